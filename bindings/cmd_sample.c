@@ -1,0 +1,11 @@
+/* cmd_sample.c - placeholder until the command is written. */
+#include <stdio.h>
+
+#include "commands.h"
+
+int bw_cmd_sample(int argc, char **argv)
+{
+    (void)argc;
+    fprintf(stderr, "blendwerk %s: not implemented yet\n", argv[0]);
+    return 2;
+}

@@ -1,0 +1,13 @@
+/* commands.h - the `blendwerk` command-line tool's subcommands. Each lives
+ * in its own bindings/cmd_<name>.c and returns the process exit code
+ * (0 success, 1 failure of the work, 2 usage error). argv[0] is the
+ * subcommand's name. */
+#ifndef BW_COMMANDS_H
+#define BW_COMMANDS_H
+
+int bw_cmd_run(int argc, char **argv);        /* run SCRIPT.lua [ARGS...] */
+int bw_cmd_info(int argc, char **argv);       /* info FILE */
+int bw_cmd_sample(int argc, char **argv);     /* sample FILE --at CLIP:TIME[:W[:P]] ... [--json] */
+int bw_cmd_plot_blend(int argc, char **argv); /* plot-blend SPEC.lua --out FILE.svg */
+
+#endif

@@ -1,0 +1,42 @@
+/* main.c - the `blendwerk` command-line tool: dispatches to subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+typedef struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *usage;
+} command;
+
+static const command commands[] = {
+    {"run", bw_cmd_run, "run SCRIPT.lua [ARGS...]        run a Lua script with the blendwerk module preloaded"},
+    {"info", bw_cmd_info, "info FILE                       joint tree and clips of a glTF / BVH file"},
+    {"sample", bw_cmd_sample, "sample FILE --at CLIP:TIME[:WEIGHT[:PRIORITY]] [--at ...] [--json]\n"
+                              "                                  sample and mix clips, print every joint"},
+    {"plot-blend", bw_cmd_plot_blend, "plot-blend SPEC.lua --out FILE.svg  draw a 2D blend space's weights"},
+};
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: blendwerk COMMAND [ARGS...]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) fprintf(to, "  %s\n", commands[i].usage);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "blendwerk: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# dev.sh - build, test and run Blendwerk on Debian.
+#
+#   ./dev.sh demo            build and run the demo (the SDL2 host when a display
+#                            is available, else the shipped example script)
+#   ./dev.sh test            build with AddressSanitizer + UBSan and run every test
+#   ./dev.sh fuzz [SECONDS]  build the libFuzzer targets (clang) and run each
+#   ./dev.sh bench [ARGS]    build optimised and run the benchmark program
+#   ./dev.sh deps            install the Debian packages the build needs
+#
+# Missing Debian packages are installed with apt-get when running as root;
+# otherwise the script prints the exact command to run.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+CORE_PKGS=(build-essential cmake pkg-config liblua5.4-dev lua5.4 libcglm-dev libcjson-dev)
+DEMO_PKGS=(libsdl2-dev)
+FUZZ_PKGS=(clang libclang-rt-14-dev)
+JOBS=$(nproc 2>/dev/null || echo 2)
+
+need() {
+    local missing=()
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$(id -u)" = 0 ]; then
+        echo "dev.sh: installing ${missing[*]}"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    else
+        echo "dev.sh: missing Debian packages. Install them with:" >&2
+        echo "  sudo apt-get install -y ${missing[*]}" >&2
+        exit 1
+    fi
+}
+
+configure_build() { # dir, cmake args...
+    local dir=$1; shift
+    cmake -S . -B "$dir" "$@" >/dev/null
+    cmake --build "$dir" -j "$JOBS"
+}
+
+cmd=${1:-help}
+shift || true
+case "$cmd" in
+deps)
+    need "${CORE_PKGS[@]}" "${DEMO_PKGS[@]}" "${FUZZ_PKGS[@]}"
+    ;;
+test)
+    need "${CORE_PKGS[@]}"
+    configure_build build-asan -DBW_SANITIZE=ON -DBW_BUILD_DEMO=ON -DCMAKE_BUILD_TYPE=Debug
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    ctest --test-dir build-asan --output-on-failure -j "$JOBS"
+    ;;
+demo)
+    need "${CORE_PKGS[@]}" "${DEMO_PKGS[@]}"
+    configure_build build -DCMAKE_BUILD_TYPE=Release
+    if [ -x build/demo/blendwerk-demo ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
+        exec build/demo/blendwerk-demo "$@"
+    fi
+    echo "(no display or no SDL2 demo: running the example script instead)"
+    exec build/blendwerk run examples/hello.lua "$@"
+    ;;
+fuzz)
+    need "${CORE_PKGS[@]}" "${FUZZ_PKGS[@]}"
+    secs=${1:-30}
+    CC=clang configure_build build-fuzz -DBW_FUZZ=ON -DBW_BUILD_TESTS=OFF -DBW_BUILD_DEMO=OFF -DBW_BUILD_BENCH=OFF
+    for f in build-fuzz/fuzz/fuzz_*; do
+        [ -x "$f" ] || continue
+        name=$(basename "$f")
+        corpus=build-fuzz/corpus/$name
+        mkdir -p "$corpus"
+        echo "== $name for ${secs}s"
+        "$f" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 "$corpus" fuzz/seeds/"${name#fuzz_}" ../shared/assets 2>&1 | tail -n 3
+    done
+    ;;
+bench)
+    need "${CORE_PKGS[@]}"
+    configure_build build-release -DCMAKE_BUILD_TYPE=Release -DBW_BUILD_TESTS=OFF -DBW_BUILD_DEMO=OFF
+    exec build-release/bench/blendwerk-bench "$@"
+    ;;
+*)
+    sed -n '2,12p' "$0"
+    ;;
+esac

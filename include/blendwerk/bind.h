@@ -1,0 +1,71 @@
+/* blendwerk/bind.h - binding a clip's tracks to a rig's joints and curves
+ * (SPEC §2).
+ *
+ * Each track binds by (parent name, joint name) first. When that fails, a
+ * name-only match is used only if the name is unambiguous in both the rig
+ * (one joint of that name) and the clip (no other track of the same channel
+ * names a different (parent, joint) with that name). Float and angle
+ * tracks bind to rig curves by name. The binding report counts bound,
+ * ambiguous and unbound tracks; unbound tracks are ignored by sampling.
+ *
+ * A binding depends on (clip, rig layout signature, retarget binding) and
+ * is cached on that key by bw_binding_cache; a rig topology revision bump
+ * invalidates it. Rest-value changes do not.
+ */
+#ifndef BLENDWERK_BIND_H
+#define BLENDWERK_BIND_H
+
+#include "blendwerk/clip.h"
+#include "blendwerk/rig.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bw_binding bw_binding;
+
+typedef enum bw_bind_status {
+    BW_BIND_EXACT = 0,   /* matched by (parent, joint) */
+    BW_BIND_BY_NAME,     /* matched by the unambiguous name alone */
+    BW_BIND_AMBIGUOUS,   /* name-only match refused: several candidates */
+    BW_BIND_UNBOUND      /* no joint / curve of that name */
+} bw_bind_status;
+
+typedef struct bw_bind_report {
+    int bound;     /* EXACT + BY_NAME */
+    int by_name;   /* of which BY_NAME */
+    int ambiguous;
+    int unbound;
+} bw_bind_report;
+
+/* `retarget_id` distinguishes bindings of the same clip and rig made for
+ * different retarget mappings (0 = none); it is part of the cache key. */
+bw_result bw_binding_create(const bw_clip *clip, const bw_rig *rig, uint64_t retarget_id,
+                            const bw_allocator *allocator, bw_binding **out_binding, bw_error *err);
+void bw_binding_destroy(bw_binding *binding);
+
+bw_bind_report bw_binding_report(const bw_binding *binding);
+bw_bind_status bw_binding_track_status(const bw_binding *binding, int track);
+/* Joint (or curve, for float channels) a track drives, -1 if unbound. */
+int bw_binding_track_target(const bw_binding *binding, int track);
+const bw_clip *bw_binding_clip(const bw_binding *binding);
+/* The key this binding was made for. */
+uint64_t bw_binding_layout_signature(const bw_binding *binding);
+uint32_t bw_binding_topology_revision(const bw_binding *binding);
+uint64_t bw_binding_retarget_id(const bw_binding *binding);
+
+/* Cache of bindings keyed by (clip serial, layout signature, topology
+ * revision, retarget id). Owns its bindings. bw_binding_cache_get returns
+ * the cached binding or creates one; entries for an older topology
+ * revision of the same rig layout are replaced. */
+typedef struct bw_binding_cache bw_binding_cache;
+bw_result bw_binding_cache_create(const bw_allocator *allocator, bw_binding_cache **out_cache);
+void bw_binding_cache_destroy(bw_binding_cache *cache);
+bw_result bw_binding_cache_get(bw_binding_cache *cache, const bw_clip *clip, const bw_rig *rig,
+                               uint64_t retarget_id, const bw_binding **out_binding, bw_error *err);
+int bw_binding_cache_create_count(const bw_binding_cache *cache);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

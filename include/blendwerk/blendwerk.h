@@ -1,0 +1,15 @@
+/* blendwerk/blendwerk.h - the whole public C API in one include. */
+#ifndef BLENDWERK_BLENDWERK_H
+#define BLENDWERK_BLENDWERK_H
+
+#include "blendwerk/types.h"
+#include "blendwerk/easing.h"
+#include "blendwerk/rig.h"
+#include "blendwerk/clip.h"
+#include "blendwerk/bind.h"
+#include "blendwerk/pose.h"
+#include "blendwerk/sample.h"
+#include "blendwerk/mix.h"
+#include "blendwerk/play.h"
+
+#endif

@@ -1,0 +1,183 @@
+/* blendwerk/clip.h - animation clips: per-channel key tracks, named markers,
+ * a length and a loop flag (SPEC §2-3).
+ *
+ * Two ways in, one object out:
+ * - bw_clip_create from channel tracks (what loaders produce: one track per
+ *   (joint, channel), each with its own key times and interpolation), and
+ * - bw_clip_compile_sequence from a keyframe sequence (per-joint keys that
+ *   each carry any of translation, rotation, scale, pose weight and mask
+ *   weight, with the key's easing), which splits into channel tracks.
+ * A compiled clip is immutable and may be shared across threads.
+ *
+ * Validation on creation (nothing is partially built on failure):
+ * - key times must be finite and strictly increasing per track
+ *   (BW_ERR_NON_FINITE, BW_ERR_UNSORTED; equal times: BW_ERR_DUPLICATE);
+ * - values must be finite; rotations are normalized (a zero quaternion is
+ *   BW_ERR_NON_FINITE); consecutive rotation keys are not re-signed, the
+ *   sampler takes the shortest arc;
+ * - a track with 0 keys is BW_ERR_EMPTY; a clip with no tracks and no
+ *   markers is valid (it covers nothing);
+ * - length: if desc.length > 0 it is used, else the last key or marker
+ *   time (a clip whose keys all sit at 0 has length 0: sampling holds the
+ *   first keys, looping playback stays at time 0 and fires no loop
+ *   signals).
+ * Key times may start after 0 (glTF rigged_simple starts at 0.0417 s):
+ * before the first key the first value holds.
+ */
+#ifndef BLENDWERK_CLIP_H
+#define BLENDWERK_CLIP_H
+
+#include "blendwerk/easing.h"
+#include "blendwerk/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bw_clip bw_clip;
+
+/* What a track animates; values per key: 3, 4 (x,y,z,w), 3, 1, 1, 1, 1. */
+typedef enum bw_channel {
+    BW_CHANNEL_TRANSLATION = 0,
+    BW_CHANNEL_ROTATION,
+    BW_CHANNEL_SCALE,
+    BW_CHANNEL_POSE_WEIGHT, /* multiplies coverage; default 1 when absent */
+    BW_CHANNEL_MASK_WEIGHT, /* coverage *= 1 - mask weight; default 0 when absent */
+    BW_CHANNEL_FLOAT,       /* a rig curve: blendshape weight, custom curve */
+    BW_CHANNEL_ANGLE,       /* a rig curve in radians, shortest-arc interpolation */
+    BW_CHANNEL_COUNT
+} bw_channel;
+
+/* Number of floats one key of `channel` holds (3, 4, 3, 1, 1, 1, 1). */
+int bw_channel_width(bw_channel channel);
+
+typedef enum bw_interp {
+    BW_INTERP_EASED = 0,  /* per-key easing of the destination key (linear by default);
+                             glTF LINEAR = linear, glTF STEP = constant */
+    BW_INTERP_CUBICSPLINE /* glTF CUBICSPLINE: each key holds in-tangent, value,
+                             out-tangent (3 x width floats), Hermite with tangents
+                             scaled by the key interval; rotations normalized after */
+} bw_interp;
+
+typedef struct bw_track_desc {
+    /* Target joint: `joint` is its name. `parent` is its parent's name, ""
+     * for a root, NULL when unknown (binding then uses the name alone, if
+     * unambiguous). For FLOAT/ANGLE channels `joint` is the curve name and
+     * `parent` is ignored. */
+    const char *parent;
+    const char *joint;
+    bw_channel channel;
+    bw_interp interp;
+    int key_count;
+    const float *times;          /* key_count seconds, strictly increasing */
+    const float *values;         /* key_count * width (x3 for CUBICSPLINE) */
+    const unsigned char *styles; /* optional, key_count bw_ease_style (NULL = linear) */
+    const unsigned char *dirs;   /* optional, key_count bw_ease_dir (NULL = in) */
+} bw_track_desc;
+
+typedef struct bw_marker_desc {
+    const char *name; /* copied; several markers may share a name */
+    float time;       /* seconds, finite; sorted by time on creation */
+} bw_marker_desc;
+
+typedef struct bw_clip_desc {
+    const char *name; /* optional; copied */
+    const bw_track_desc *tracks;
+    int track_count;
+    const bw_marker_desc *markers;
+    int marker_count;
+    float length; /* > 0 to set explicitly; <= 0: last key / marker time */
+    bool loop;    /* default loop flag for tracks that play this clip */
+    const bw_allocator *allocator;
+} bw_clip_desc;
+
+bw_result bw_clip_create(const bw_clip_desc *desc, bw_clip **out_clip, bw_error *err);
+void bw_clip_destroy(bw_clip *clip); /* NULL is a no-op */
+
+/* ---- keyframe sequences ---- */
+
+/* Which fields of a bw_joint_key are set. */
+enum {
+    BW_KEY_T = 1 << 0,
+    BW_KEY_R = 1 << 1,
+    BW_KEY_S = 1 << 2,
+    BW_KEY_POSE_WEIGHT = 1 << 3,
+    BW_KEY_MASK_WEIGHT = 1 << 4
+};
+
+typedef struct bw_joint_key {
+    float time;
+    unsigned flags; /* BW_KEY_* bits; a channel is keyed only where its bit is set */
+    float t[3], r[4], s[3];
+    float pose_weight, mask_weight;
+    bw_ease_style style; /* easing of the segment that ends at this key */
+    bw_ease_dir dir;
+} bw_joint_key;
+
+typedef struct bw_joint_keys {
+    const char *parent; /* as in bw_track_desc */
+    const char *joint;
+    const bw_joint_key *keys;
+    int key_count;
+} bw_joint_keys;
+
+typedef struct bw_curve_keys {
+    const char *name;
+    bool angle;          /* true: BW_CHANNEL_ANGLE */
+    const float *times;
+    const float *values;
+    const unsigned char *styles, *dirs; /* optional */
+    int key_count;
+} bw_curve_keys;
+
+typedef struct bw_sequence_desc {
+    uint64_t sequence_id; /* identity of the authored sequence */
+    uint32_t revision;    /* bumped by the author on every edit */
+    const char *name;
+    const bw_joint_keys *joints;
+    int joint_count;
+    const bw_curve_keys *curves;
+    int curve_count;
+    const bw_marker_desc *markers;
+    int marker_count;
+    float length;
+    bool loop;
+    const bw_allocator *allocator;
+} bw_sequence_desc;
+
+bw_result bw_clip_compile_sequence(const bw_sequence_desc *desc, bw_clip **out_clip, bw_error *err);
+
+/* ---- queries ---- */
+const char *bw_clip_name(const bw_clip *clip); /* "" when unnamed */
+float bw_clip_length(const bw_clip *clip);
+bool bw_clip_loop(const bw_clip *clip);
+int bw_clip_track_count(const bw_clip *clip);
+/* Track i's description as stored (times/values point into the clip). */
+bw_result bw_clip_track(const bw_clip *clip, int track, bw_track_desc *out);
+int bw_clip_marker_count(const bw_clip *clip);
+/* Markers sorted by time (stable for equal times). */
+const char *bw_clip_marker_name(const bw_clip *clip, int marker);
+float bw_clip_marker_time(const bw_clip *clip, int marker);
+/* Identity for caches: sequence id and revision (0, 0 for bw_clip_create),
+ * and a process-unique serial number assigned at creation. */
+uint64_t bw_clip_sequence_id(const bw_clip *clip);
+uint32_t bw_clip_revision(const bw_clip *clip);
+uint64_t bw_clip_serial(const bw_clip *clip);
+
+/* ---- the compile cache ----
+ * Maps (sequence id, revision) to a compiled clip, so re-requesting an
+ * unchanged sequence returns the same object without recompiling. The cache
+ * owns its clips; a new revision of a sequence replaces (and destroys) the
+ * old one, so callers must not keep clips of older revisions. */
+typedef struct bw_clip_cache bw_clip_cache;
+bw_result bw_clip_cache_create(const bw_allocator *allocator, bw_clip_cache **out_cache);
+void bw_clip_cache_destroy(bw_clip_cache *cache);
+bw_result bw_clip_cache_get(bw_clip_cache *cache, const bw_sequence_desc *desc, const bw_clip **out_clip,
+                            bw_error *err);
+/* How many compiles the cache has performed (for tests and tools). */
+int bw_clip_cache_compile_count(const bw_clip_cache *cache);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,58 @@
+/* blendwerk/mix.h - the per-joint priority mixer (SPEC §5).
+ *
+ * Contributions (sampled track poses, finished graph poses) are grouped by
+ * priority rank and processed lowest rank first (stable: equal ranks keep
+ * list order, which does not change the result). Within a rank, per joint:
+ *   share_i = clamp(weight_i × coverage_i, 0, 1);
+ *   translation and scale accumulate share-weighted; each quaternion is
+ *   sign-aligned to the running sum's hemisphere before it is added;
+ *   rank mean = sum / Σ share (rotation normalized);
+ *   rank coverage c_k = min(Σ share, 1).
+ * The running result (coverage c_r) is then overlaid by the rank with the
+ * same weighted-mean rule, weights (c_r × (1 − c_k), c_k):
+ *   result = mean(result, rank_mean), coverage = c_r + (1 − c_r) × c_k.
+ * With a fully covered base (the rig's current values, c_r = 1) that is
+ * result = lerp(result, rank_mean, c_k): a rank of coverage 0.25 leaves 75%
+ * of what lay below. A zero-coverage base simply takes the rank mean, so
+ * the mixer also composes partial poses (graph layers). Joints nobody
+ * covers pass through unchanged. Curves mix the same way (angle curves
+ * along the shortest arc relative to the running value).
+ *
+ * Non-finite weights count as 0. Never allocates: the mixer's scratch is
+ * sized at creation.
+ */
+#ifndef BLENDWERK_MIX_H
+#define BLENDWERK_MIX_H
+
+#include "blendwerk/pose.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bw_contribution {
+    const bw_pose *pose; /* same joint and curve counts as the output */
+    float weight;        /* playback / layer weight; clamped per joint by share */
+    int priority;        /* rank; higher ranks overlay lower ones */
+} bw_contribution;
+
+typedef struct bw_mixer bw_mixer;
+
+/* Scratch for poses of joint_count joints and curve_count curves and up to
+ * max_contributions contributions per run. */
+bw_result bw_mixer_create(int joint_count, int curve_count, int max_contributions,
+                          const bw_allocator *allocator, bw_mixer **out_mixer);
+void bw_mixer_destroy(bw_mixer *mixer);
+
+/* Mix `contributions` over `base` into `out`. `base` may be the same pose
+ * as `out` (mix in place over the current values); if NULL, `out`'s current
+ * contents are the base. Fails with BW_ERR_LIMIT when count exceeds the
+ * mixer's capacity and BW_ERR_INVALID_ARGUMENT on mismatched counts; `out`
+ * is untouched on failure. */
+bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution *contributions, int count,
+                     bw_pose *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

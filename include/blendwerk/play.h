@@ -1,0 +1,129 @@
+/* blendwerk/play.h - playback tracks, markers and signals (SPEC §4).
+ *
+ * A track set belongs to one character and one rig. It holds up to
+ * `capacity` playing tracks, each with a bound clip, time, speed (may be
+ * negative), weight and weight fade, priority and loop flag, and a pose
+ * buffer of its own. All storage is allocated at creation; nothing in
+ * advance / compose / drain allocates.
+ *
+ * A frame is:  bw_track_set_advance(set, dt)   -- times, fades, signals queued
+ *              bw_track_set_compose(set, ...)  -- sample every track, mix
+ *              bw_track_set_drain(set, fn, u)  -- deliver signals, remove
+ * so a signal callback sees the newly composed pose.
+ *
+ * Time rules:
+ * - Looping tracks keep time in [0, length): the Euclidean remainder, also
+ *   for negative speed. Non-looping tracks clamp to [0, length] and hold
+ *   the end sample (ENDED is queued once when the end is reached; the track
+ *   keeps contributing while its weight fades).
+ * - Markers fire for the interval crossed: old time excluded, new time
+ *   included, in time order forward and reverse order backward. For a
+ *   looping clip a marker time is taken modulo the length (a marker at the
+ *   length is the marker at 0). Loop crossings are followed; at most 4
+ *   cycles of markers are visited per advance (the 4 cycles nearest the
+ *   new time, so the most recent events survive a stall) and at most 16
+ *   LOOP signals are queued per track per advance.
+ * - dt and speed that are not finite are treated as 0; an advance of any
+ *   size costs at most the bounded work above.
+ * - Stopping sets the weight heading to 0 over a fade; removal happens in
+ *   drain, once a stopped track's weight is inactive (<= 1e-4), and queues
+ *   STOPPED. A weight fade toward 0 without stop never removes the track.
+ * - Seeking (bw_track_set_seek) fires no markers.
+ */
+#ifndef BLENDWERK_PLAY_H
+#define BLENDWERK_PLAY_H
+
+#include "blendwerk/bind.h"
+#include "blendwerk/mix.h"
+#include "blendwerk/pose.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BW_WEIGHT_INACTIVE 1e-4f
+
+typedef struct bw_track_set bw_track_set;
+
+typedef enum bw_signal_kind {
+    BW_SIGNAL_MARKER = 0, /* a named marker was crossed */
+    BW_SIGNAL_LOOP,       /* a looping track wrapped (once per wrap, at most 16 per advance) */
+    BW_SIGNAL_ENDED,      /* a non-looping track reached its end (or 0 in reverse) */
+    BW_SIGNAL_STOPPED     /* a stopped track faded out and left the mix */
+} bw_signal_kind;
+
+typedef struct bw_signal {
+    bw_signal_kind kind;
+    int track;          /* track handle */
+    int marker;         /* marker index in the clip (MARKER only, else -1) */
+    const char *name;   /* marker name (MARKER only; owned by the clip), else NULL */
+    float marker_time;  /* marker time in the clip */
+    void *user;         /* the track's user pointer */
+} bw_signal;
+
+typedef void (*bw_signal_fn)(void *user, const bw_signal *signal);
+
+typedef struct bw_track_set_desc {
+    const bw_rig *rig;            /* required; outlives the set */
+    int capacity;                 /* max simultaneous tracks (default 16 when 0) */
+    int signal_capacity;          /* queued signals per frame (default 256 when 0);
+                                     signals beyond it are dropped and counted */
+    const bw_allocator *allocator;
+} bw_track_set_desc;
+
+bw_result bw_track_set_create(const bw_track_set_desc *desc, bw_track_set **out_set);
+void bw_track_set_destroy(bw_track_set *set);
+
+typedef struct bw_play_desc {
+    const bw_binding *binding; /* required: clip + rig binding (outlives the track) */
+    double time;     /* start time, seconds (wrapped / clamped like playback) */
+    float speed;     /* playback rate; use bw_play_desc_defaults for 1 */
+    float weight;    /* target weight (default 1) */
+    float fade_in;   /* seconds to reach the weight from 0 (0 = immediately) */
+    int priority;    /* mixer rank */
+    int loop;        /* -1: the clip's flag, 0: no, 1: yes */
+    void *user;      /* passed back in signals */
+} bw_play_desc;
+
+/* speed 1, weight 1, fade_in 0, priority 0, loop -1, time 0. */
+bw_play_desc bw_play_desc_defaults(const bw_binding *binding);
+
+/* Start a track; returns its handle (>= 0) or -1 when the set is full or
+ * the desc is invalid (non-finite numbers, missing binding). */
+int bw_track_set_play(bw_track_set *set, const bw_play_desc *desc);
+/* Stop: the weight heads to 0 over fade_out seconds (0 = at once); the
+ * track is removed in the drain after its weight is inactive. */
+bw_result bw_track_set_stop(bw_track_set *set, int track, float fade_out);
+/* Fade the weight toward `target` over `duration` seconds. */
+bw_result bw_track_set_fade(bw_track_set *set, int track, float target, float duration);
+bw_result bw_track_set_set_speed(bw_track_set *set, int track, float speed);
+bw_result bw_track_set_set_priority(bw_track_set *set, int track, int priority);
+/* Jump to a time without firing markers. */
+bw_result bw_track_set_seek(bw_track_set *set, int track, double time);
+
+/* Queries; NaN / -1 / false for unknown handles. */
+bool bw_track_set_alive(const bw_track_set *set, int track);
+double bw_track_set_time(const bw_track_set *set, int track);
+float bw_track_set_weight(const bw_track_set *set, int track);
+float bw_track_set_speed(const bw_track_set *set, int track);
+bool bw_track_set_stopping(const bw_track_set *set, int track);
+int bw_track_set_count(const bw_track_set *set); /* live tracks */
+/* The pose the track's last compose sampled (NULL for unknown handles). */
+const bw_pose *bw_track_set_track_pose(const bw_track_set *set, int track);
+/* Signals dropped because the queue was full, since creation. */
+int bw_track_set_dropped_signals(const bw_track_set *set);
+
+/* Advance every track by dt seconds (times, fades) and queue signals. */
+void bw_track_set_advance(bw_track_set *set, float dt);
+/* Sample every live track and mix them with `mixer` over `base` (NULL:
+ * the rig's current joint values) into `out`. */
+bw_result bw_track_set_compose(bw_track_set *set, bw_mixer *mixer, const bw_pose *base, bw_pose *out);
+/* Deliver queued signals in order to fn (may be NULL to discard), then
+ * remove stopped tracks whose weight is inactive (queuing nothing more:
+ * their STOPPED signals are delivered in this same drain). */
+void bw_track_set_drain(bw_track_set *set, bw_signal_fn fn, void *user);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,55 @@
+/* blendwerk/pose.h - pose buffers and local-to-model transforms.
+ *
+ * A pose holds one local transform and one coverage in [0, 1] per rig
+ * joint, plus one value and coverage per rig curve (float channel). The
+ * caller owns the storage; bw_pose_init allocates it once so per-frame code
+ * never allocates. Coverage 0 means "this contribution says nothing about
+ * the joint": its transform is a storage default (identity), never a
+ * command to reset the joint.
+ */
+#ifndef BLENDWERK_POSE_H
+#define BLENDWERK_POSE_H
+
+#include "blendwerk/rig.h"
+#include "blendwerk/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bw_pose {
+    bw_transform *joints;  /* joint_count local transforms */
+    float *coverage;       /* joint_count values in [0, 1] */
+    float *curves;         /* curve_count values */
+    float *curve_coverage; /* curve_count values in [0, 1] */
+    int joint_count;
+    int curve_count;
+    const bw_allocator *allocator; /* what init used; deinit frees through it */
+} bw_pose;
+
+/* Allocate buffers for `rig`'s joints and curves and fill them with the
+ * identity transform, value 0 and coverage 0. */
+bw_result bw_pose_init(bw_pose *pose, const bw_rig *rig, const bw_allocator *allocator);
+/* Same for explicit counts (rig-less tools and tests). */
+bw_result bw_pose_init_counts(bw_pose *pose, int joint_count, int curve_count, const bw_allocator *allocator);
+void bw_pose_deinit(bw_pose *pose); /* zeroes the struct; safe on a zeroed pose */
+
+/* Set every joint and curve to identity / 0 with coverage 0. */
+void bw_pose_clear(bw_pose *pose);
+/* Copy the rig's current joint values (rest transforms) and curve rest
+ * values, with full coverage. Counts must match the rig. */
+void bw_pose_set_rest(bw_pose *pose, const bw_rig *rig);
+/* Copy `src` into `dst` (same counts). */
+void bw_pose_copy(bw_pose *dst, const bw_pose *src);
+
+/* Model-space matrices (column-major 4x4, cglm's mat4 layout) for every
+ * joint: model[i] = model[parent(i)] * local(i), local = T * R * S. */
+void bw_pose_local_to_model(const bw_rig *rig, const bw_pose *pose, float (*model)[4][4]);
+
+/* Compose a local transform into a column-major matrix. */
+void bw_transform_to_matrix(const bw_transform *x, float m[4][4]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,93 @@
+/* blendwerk/rig.h - skeletons: joints stored parent-first, with names and
+ * rest transforms, plus named float channels (blendshape weights, custom
+ * curves).
+ *
+ * Contract (SPEC §1):
+ * - A parent's index is always smaller than its children's. Creation fails
+ *   with BW_ERR_ORDER when a parent comes after its child, BW_ERR_CYCLE when
+ *   a joint is its own ancestor (including itself as parent), and
+ *   BW_ERR_DUPLICATE for two joints with the same (parent, name) pair.
+ * - The topology revision starts at 1 and is bumped by every change of
+ *   joint membership or parenting (bw_rig_add_joint). The layout signature
+ *   is a hash of every joint's name and parent index. Setting rest values
+ *   changes neither. Caches keyed by topology (bindings, masks) compare the
+ *   layout signature and topology revision and nothing else.
+ * - A rig is read-only while characters use it; bw_rig_add_joint and
+ *   bw_rig_set_rest must not run concurrently with sampling.
+ * - An empty rig (0 joints) is valid: every pose of it is empty.
+ */
+#ifndef BLENDWERK_RIG_H
+#define BLENDWERK_RIG_H
+
+#include "blendwerk/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bw_rig bw_rig;
+
+typedef struct bw_rig_joint_desc {
+    const char *name;  /* required, non-empty; copied */
+    int parent;        /* index of the parent joint, or -1 for a root */
+    bw_transform rest; /* rest local transform; rotation normalized on creation */
+} bw_rig_joint_desc;
+
+/* Kinds of float channel. An angle channel (radians) interpolates and
+ * blends along the shortest arc. */
+typedef enum bw_curve_kind { BW_CURVE_FLOAT = 0, BW_CURVE_ANGLE = 1 } bw_curve_kind;
+
+typedef struct bw_rig_curve_desc {
+    const char *name;   /* required, unique among curves; copied */
+    bw_curve_kind kind;
+    float rest;         /* value when nothing drives the channel */
+} bw_rig_curve_desc;
+
+typedef struct bw_rig_desc {
+    const bw_rig_joint_desc *joints; /* joint_count entries, parent-first */
+    int joint_count;
+    const bw_rig_curve_desc *curves; /* optional float channels */
+    int curve_count;
+    const bw_allocator *allocator;   /* NULL = malloc */
+} bw_rig_desc;
+
+bw_result bw_rig_create(const bw_rig_desc *desc, bw_rig **out_rig, bw_error *err);
+void bw_rig_destroy(bw_rig *rig); /* NULL is a no-op */
+
+int bw_rig_joint_count(const bw_rig *rig);
+const char *bw_rig_joint_name(const bw_rig *rig, int joint); /* NULL when out of range */
+int bw_rig_joint_parent(const bw_rig *rig, int joint);       /* -1 for roots and out of range */
+/* Array of joint_count parent indices (-1 for roots). */
+const int *bw_rig_parents(const bw_rig *rig);
+/* Array of joint_count rest transforms, the rig's current joint values. */
+const bw_transform *bw_rig_rest_pose(const bw_rig *rig);
+
+int bw_rig_curve_count(const bw_rig *rig);
+const char *bw_rig_curve_name(const bw_rig *rig, int curve);
+bw_curve_kind bw_rig_curve_kind(const bw_rig *rig, int curve);
+const float *bw_rig_curve_rest(const bw_rig *rig); /* curve_count values */
+int bw_rig_find_curve(const bw_rig *rig, const char *name); /* -1 if missing */
+
+/* Joint by (parent name, name). parent_name "" means a root joint; NULL
+ * means "any parent". Returns -1 if missing, BW_RIG_AMBIGUOUS (-2) when
+ * parent_name is NULL and several joints carry `name`. */
+#define BW_RIG_AMBIGUOUS (-2)
+int bw_rig_find(const bw_rig *rig, const char *parent_name, const char *name);
+/* Shorthand for bw_rig_find(rig, NULL, name). */
+int bw_rig_find_by_name(const bw_rig *rig, const char *name);
+
+uint32_t bw_rig_topology_revision(const bw_rig *rig);
+uint64_t bw_rig_layout_signature(const bw_rig *rig);
+
+/* Change a joint's rest transform (the rig's current joint value). Does not
+ * touch the revision or signature. Fails on a non-finite transform or an
+ * out-of-range joint; rotation is normalized. */
+bw_result bw_rig_set_rest(bw_rig *rig, int joint, const bw_transform *rest);
+/* Append a joint (its parent must already exist). Bumps the topology
+ * revision and recomputes the layout signature. */
+bw_result bw_rig_add_joint(bw_rig *rig, const bw_rig_joint_desc *joint, bw_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

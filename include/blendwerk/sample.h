@@ -1,0 +1,43 @@
+/* blendwerk/sample.h - sampling a bound clip into a pose (SPEC §3).
+ *
+ * For time τ each track finds the first key with time ≥ τ; before the first
+ * key or after the last it holds that endpoint. Between keys a and b,
+ * u = (τ − ta)/(tb − ta) is eased by b's style and direction; translation,
+ * scale, pose weight, mask weight and float curves interpolate linearly
+ * with the eased u, rotation by shortest-arc slerp, angle curves along the
+ * shortest arc. CUBICSPLINE tracks use glTF's Hermite form.
+ *
+ * Output: for every joint some track of the binding drives, the keyed
+ * channels are sampled and the joint's unkeyed channels take the rig's
+ * current joint value; its coverage is clamp(pose_weight × (1 −
+ * mask_weight), 0, 1). Joints no track drives get the identity transform
+ * and coverage 0. Curves likewise (coverage 1 when keyed, else 0).
+ * A non-finite τ samples at 0. Never allocates.
+ */
+#ifndef BLENDWERK_SAMPLE_H
+#define BLENDWERK_SAMPLE_H
+
+#include "blendwerk/bind.h"
+#include "blendwerk/pose.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* `binding` must have been made for `rig`'s current layout; `out` must be
+ * initialised for `rig`. τ is clip time in seconds (not wrapped here). */
+void bw_sample_clip(const bw_binding *binding, const bw_rig *rig, float time, bw_pose *out);
+
+/* Sample one track at time τ into `out` (width floats; rotations are
+ * normalized). For tools and tests. */
+void bw_sample_track(const bw_clip *clip, int track, float time, float *out);
+
+/* Angle interpolation along the shortest arc, radians:
+ * bw_lerp_angle(350°, 10°, 0.5) = 0 (mod 2π); the result is a + wrapped
+ * difference × u, not reduced to a canonical range. */
+float bw_lerp_angle(float a, float b, float u);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

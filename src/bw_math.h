@@ -1,0 +1,111 @@
+/* bw_math.h - private quaternion and transform helpers for the core
+ * (over cglm where it has the operation). Quaternions are float[4] x,y,z,w.
+ * Every function tolerates aliasing of input and output unless noted. */
+#ifndef BW_MATH_H
+#define BW_MATH_H
+
+#include <cglm/cglm.h>
+#include <math.h>
+
+#include "blendwerk/types.h"
+
+static inline float bw_quat_dot(const float *a, const float *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+}
+
+/* Normalize q in place; a zero or non-finite quaternion becomes identity. */
+static inline void bw_quat_normalize(float *q)
+{
+    float n2 = bw_quat_dot(q, q);
+    if (!(n2 > 1e-30f) || !isfinite(n2)) {
+        q[0] = q[1] = q[2] = 0.0f;
+        q[3] = 1.0f;
+        return;
+    }
+    float inv = 1.0f / sqrtf(n2);
+    q[0] *= inv; q[1] *= inv; q[2] *= inv; q[3] *= inv;
+}
+
+/* out = a * b (apply b, then a). */
+static inline void bw_quat_mul(const float *a, const float *b, float *out)
+{
+    float x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+    float y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+    float z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+    float w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+    out[0] = x; out[1] = y; out[2] = z; out[3] = w;
+}
+
+static inline void bw_quat_conjugate(const float *q, float *out)
+{
+    out[0] = -q[0]; out[1] = -q[1]; out[2] = -q[2]; out[3] = q[3];
+}
+
+/* Rotate vector v by unit quaternion q. */
+static inline void bw_quat_rotate(const float *q, const float *v, float *out)
+{
+    /* t = 2 * cross(q.xyz, v); out = v + w * t + cross(q.xyz, t) */
+    float tx = 2.0f * (q[1] * v[2] - q[2] * v[1]);
+    float ty = 2.0f * (q[2] * v[0] - q[0] * v[2]);
+    float tz = 2.0f * (q[0] * v[1] - q[1] * v[0]);
+    float ox = v[0] + q[3] * tx + (q[1] * tz - q[2] * ty);
+    float oy = v[1] + q[3] * ty + (q[2] * tx - q[0] * tz);
+    float oz = v[2] + q[3] * tz + (q[0] * ty - q[1] * tx);
+    out[0] = ox; out[1] = oy; out[2] = oz;
+}
+
+/* Shortest-arc spherical interpolation of unit quaternions, normalized. */
+static inline void bw_quat_slerp(const float *a, const float *b, float u, float *out)
+{
+    float d = bw_quat_dot(a, b);
+    float bs[4] = {b[0], b[1], b[2], b[3]};
+    if (d < 0.0f) { d = -d; bs[0] = -bs[0]; bs[1] = -bs[1]; bs[2] = -bs[2]; bs[3] = -bs[3]; }
+    float ka, kb;
+    if (d > 0.9995f) { /* nearly parallel: nlerp is exact to float precision */
+        ka = 1.0f - u;
+        kb = u;
+    } else {
+        float theta = acosf(d);
+        float s = sinf(theta);
+        ka = sinf((1.0f - u) * theta) / s;
+        kb = sinf(u * theta) / s;
+    }
+    float r[4] = {ka * a[0] + kb * bs[0], ka * a[1] + kb * bs[1], ka * a[2] + kb * bs[2], ka * a[3] + kb * bs[3]};
+    bw_quat_normalize(r);
+    out[0] = r[0]; out[1] = r[1]; out[2] = r[2]; out[3] = r[3];
+}
+
+/* Shortest-arc normalized linear interpolation. */
+static inline void bw_quat_nlerp(const float *a, const float *b, float u, float *out)
+{
+    float sign = bw_quat_dot(a, b) < 0.0f ? -1.0f : 1.0f;
+    float r[4];
+    for (int i = 0; i < 4; i++) r[i] = a[i] * (1.0f - u) + b[i] * u * sign;
+    bw_quat_normalize(r);
+    out[0] = r[0]; out[1] = r[1]; out[2] = r[2]; out[3] = r[3];
+}
+
+static inline void bw_vec3_lerp(const float *a, const float *b, float u, float *out)
+{
+    for (int i = 0; i < 3; i++) out[i] = a[i] + (b[i] - a[i]) * u;
+}
+
+/* Rotation of `angle` radians about the unit axis (ax, ay, az). */
+static inline void bw_quat_from_axis_angle(float ax, float ay, float az, float angle, float *out)
+{
+    float s = sinf(angle * 0.5f);
+    out[0] = ax * s; out[1] = ay * s; out[2] = az * s; out[3] = cosf(angle * 0.5f);
+}
+
+/* Every field finite. */
+static inline int bw_transform_isfinite(const bw_transform *x)
+{
+    for (int i = 0; i < 3; i++)
+        if (!isfinite(x->t[i]) || !isfinite(x->s[i])) return 0;
+    for (int i = 0; i < 4; i++)
+        if (!isfinite(x->r[i])) return 0;
+    return 1;
+}
+
+#endif

@@ -1,0 +1,52 @@
+/* common.h - private helpers shared by the core's modules: allocation
+ * through the caller's bw_allocator, error reporting and small utilities.
+ * Not part of the public API. */
+#ifndef BW_COMMON_H
+#define BW_COMMON_H
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "blendwerk/types.h"
+
+/* Allocate / resize / free through `a` (NULL = C library). bw_alloc and
+ * bw_realloc return NULL on failure; bw_alloc_zeroed clears the block. */
+void *bw_alloc(const bw_allocator *a, size_t size);
+void *bw_alloc_zeroed(const bw_allocator *a, size_t size);
+void *bw_realloc(const bw_allocator *a, void *ptr, size_t old_size, size_t new_size);
+void bw_free(const bw_allocator *a, void *ptr, size_t size);
+/* A copy of `s` (NULL stays NULL), allocated through `a`; free it with
+ * bw_free_string. */
+char *bw_strdup(const bw_allocator *a, const char *s);
+void bw_free_string(const bw_allocator *a, char *s);
+
+/* Fill `err` (may be NULL) with code and a printf-style message; returns
+ * `code` so a failing call can `return bw_fail(err, BW_ERR_X, "...")`. */
+bw_result bw_fail(bw_error *err, bw_result code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Same, with file, line and where (each may be NULL / 0). */
+bw_result bw_fail_at(bw_error *err, bw_result code, const char *file, int line, const char *where,
+                     const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
+static inline float bw_clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+static inline int bw_isfinite3(const float *v) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+static inline int bw_isfinite4(const float *v) { return bw_isfinite3(v) && isfinite(v[3]); }
+
+/* 64-bit FNV-1a, used for layout signatures and cache keys. */
+static inline uint64_t bw_hash_bytes(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    for (size_t i = 0; i < n; i++) { h ^= p[i]; h *= 1099511628211ull; }
+    return h;
+}
+#define BW_HASH_SEED 14695981039346656037ull
+
+#endif
