@@ -1,0 +1,59 @@
+/* blendwerk/asset.h - loading characters and motion from files: glTF 2.0
+ * (.gltf with external or data-URI buffers, .glb) and BVH.
+ *
+ * A loaded asset owns one rig and its clips; the objects are the same ones
+ * Lua tables build, so nothing downstream knows where a clip came from.
+ * Loading validates everything before building anything: on failure
+ * nothing is returned and `err` names the file, and the JSON path (glTF,
+ * in err->where) or line (BVH, in err->line) of the problem.
+ *
+ * Loaders never trust their input: every index, count, offset and stride is
+ * checked, sizes are bounded (bw_asset_options.max_bytes), and work is
+ * linear in the input size.
+ */
+#ifndef BLENDWERK_ASSET_H
+#define BLENDWERK_ASSET_H
+
+#include "blendwerk/clip.h"
+#include "blendwerk/rig.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum bw_asset_kind { BW_ASSET_GLTF = 0, BW_ASSET_BVH = 1 } bw_asset_kind;
+
+typedef struct bw_asset {
+    bw_asset_kind kind;
+    bw_rig *rig;          /* owned */
+    bw_clip **clips;      /* owned, clip_count entries; unnamed clips have name "" */
+    int clip_count;
+    int *joint_node;      /* per rig joint: glTF node index (-1 for BVH) */
+    float frame_time;     /* BVH: seconds per frame; glTF: 0 */
+    int frame_count;      /* BVH: frames read; glTF: 0 */
+    const bw_allocator *allocator;
+} bw_asset;
+
+typedef struct bw_asset_options {
+    const bw_allocator *allocator; /* NULL = malloc */
+    size_t max_bytes;              /* largest file / decoded buffer accepted; 0 = 512 MiB */
+    bw_logger logger;              /* warnings (e.g. a BVH frame count mismatch); optional */
+} bw_asset_options;
+
+/* Load by file name: ".gltf", ".glb" (or glTF binary magic) and ".bvh". */
+bw_result bw_asset_load_file(const char *path, const bw_asset_options *options, bw_asset **out_asset,
+                             bw_error *err);
+/* Load from memory. `name` is used in error messages and, for .gltf, as the
+ * base for external buffer URIs (may be NULL: external URIs then fail). */
+bw_result bw_asset_load_memory(bw_asset_kind kind, const void *data, size_t size, const char *name,
+                               const bw_asset_options *options, bw_asset **out_asset, bw_error *err);
+void bw_asset_destroy(bw_asset *asset); /* NULL is a no-op */
+
+/* Clip by name, or "#N" for the N-th clip (0-based, in file order).
+ * Returns the index or -1. */
+int bw_asset_find_clip(const bw_asset *asset, const char *name_or_index);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

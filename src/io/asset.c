@@ -1,0 +1,148 @@
+/* asset.c - format dispatch, file reading and the asset's lifetime. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blendwerk/asset.h"
+#include "common.h"
+#include "loaders.h"
+
+#define DEFAULT_MAX_BYTES ((size_t)512 << 20)
+
+static size_t max_bytes_of(const bw_asset_options *options)
+{
+    return options && options->max_bytes ? options->max_bytes : DEFAULT_MAX_BYTES;
+}
+
+bw_result bw_read_file(const char *path, const bw_allocator *allocator, size_t max_bytes, void **out_data,
+                       size_t *out_size, bw_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return bw_fail_at(err, BW_ERR_IO, path, 0, NULL, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 0, size = 0;
+    unsigned char *data = NULL;
+    for (;;) {
+        if (size == cap) {
+            size_t ncap = cap ? cap * 2 : 65536;
+            if (cap >= max_bytes) {
+                bw_free(allocator, data, cap);
+                fclose(f);
+                return bw_fail_at(err, BW_ERR_LIMIT, path, 0, NULL, "%s: larger than the %zu-byte limit", path,
+                                  max_bytes);
+            }
+            if (ncap > max_bytes + 1) ncap = max_bytes + 1;
+            unsigned char *nd = (unsigned char *)bw_realloc(allocator, data, cap, ncap);
+            if (!nd) {
+                bw_free(allocator, data, cap);
+                fclose(f);
+                return bw_fail_at(err, BW_ERR_OUT_OF_MEMORY, path, 0, NULL, "%s: out of memory", path);
+            }
+            data = nd;
+            cap = ncap;
+        }
+        size_t n = fread(data + size, 1, cap - size, f);
+        size += n;
+        if (n == 0) break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        bw_free(allocator, data, cap);
+        return bw_fail_at(err, BW_ERR_IO, path, 0, NULL, "%s: read error", path);
+    }
+    if (size > max_bytes) {
+        bw_free(allocator, data, cap);
+        return bw_fail_at(err, BW_ERR_LIMIT, path, 0, NULL, "%s: larger than the %zu-byte limit", path, max_bytes);
+    }
+    /* shrink to the exact size so the caller can free with `size` */
+    unsigned char *exact = (unsigned char *)bw_realloc(allocator, data, cap, size ? size : 1);
+    if (!exact) exact = data;
+    *out_data = exact;
+    *out_size = size;
+    return BW_OK;
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    if (n < m) return 0;
+    for (size_t i = 0; i < m; i++) {
+        char a = s[n - m + i], b = suffix[i];
+        if (a >= 'A' && a <= 'Z') a = (char)(a - 'A' + 'a');
+        if (a != b) return 0;
+    }
+    return 1;
+}
+
+bw_result bw_asset_load_memory(bw_asset_kind kind, const void *data, size_t size, const char *name,
+                               const bw_asset_options *options, bw_asset **out_asset, bw_error *err)
+{
+    if (!data || !out_asset) return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "bw_asset_load_memory: NULL argument");
+    const bw_allocator *allocator = options ? options->allocator : NULL;
+    if (size > max_bytes_of(options))
+        return bw_fail_at(err, BW_ERR_LIMIT, name, 0, NULL, "%s: larger than the %zu-byte limit",
+                          name ? name : "(memory)", max_bytes_of(options));
+    bw_asset *asset = (bw_asset *)bw_alloc_zeroed(allocator, sizeof *asset);
+    if (!asset) return bw_fail(err, BW_ERR_OUT_OF_MEMORY, "out of memory");
+    asset->allocator = allocator;
+    asset->kind = kind;
+    bw_result r;
+    if (kind == BW_ASSET_GLTF) r = bw_gltf_load(data, size, name, options, asset, err);
+    else if (kind == BW_ASSET_BVH) r = bw_bvh_load(data, size, name, options, asset, err);
+    else r = bw_fail(err, BW_ERR_INVALID_ARGUMENT, "unknown asset kind %d", (int)kind);
+    if (r != BW_OK) {
+        bw_free(allocator, asset, sizeof *asset);
+        return r;
+    }
+    *out_asset = asset;
+    return BW_OK;
+}
+
+bw_result bw_asset_load_file(const char *path, const bw_asset_options *options, bw_asset **out_asset,
+                             bw_error *err)
+{
+    if (!path || !out_asset) return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "bw_asset_load_file: NULL argument");
+    const bw_allocator *allocator = options ? options->allocator : NULL;
+    void *data = NULL;
+    size_t size = 0;
+    bw_result r = bw_read_file(path, allocator, max_bytes_of(options), &data, &size, err);
+    if (r != BW_OK) return r;
+    bw_asset_kind kind;
+    if (has_suffix(path, ".bvh")) kind = BW_ASSET_BVH;
+    else if (has_suffix(path, ".gltf") || has_suffix(path, ".glb") || (size >= 4 && !memcmp(data, "glTF", 4)))
+        kind = BW_ASSET_GLTF;
+    else {
+        bw_free(allocator, data, size);
+        return bw_fail_at(err, BW_ERR_UNSUPPORTED, path, 0, NULL,
+                          "%s: unknown file type (expected .gltf, .glb or .bvh)", path);
+    }
+    r = bw_asset_load_memory(kind, data, size, path, options, out_asset, err);
+    bw_free(allocator, data, size);
+    return r;
+}
+
+void bw_asset_destroy(bw_asset *asset)
+{
+    if (!asset) return;
+    const bw_allocator *a = asset->allocator;
+    for (int i = 0; i < asset->clip_count; i++) bw_clip_destroy(asset->clips[i]);
+    bw_free(a, asset->clips, sizeof(bw_clip *) * (size_t)asset->clip_count);
+    int joints = asset->rig ? bw_rig_joint_count(asset->rig) : 0;
+    bw_free(a, asset->joint_node, sizeof(int) * (size_t)joints);
+    bw_rig_destroy(asset->rig);
+    bw_free(a, asset, sizeof *asset);
+}
+
+int bw_asset_find_clip(const bw_asset *asset, const char *name_or_index)
+{
+    if (!asset || !name_or_index) return -1;
+    for (int i = 0; i < asset->clip_count; i++)
+        if (!strcmp(bw_clip_name(asset->clips[i]), name_or_index)) return i;
+    if (name_or_index[0] == '#' && name_or_index[1]) {
+        char *end = NULL;
+        long n = strtol(name_or_index + 1, &end, 10);
+        if (*end == '\0' && n >= 0 && n < asset->clip_count) return (int)n;
+    }
+    return -1;
+}
