@@ -113,6 +113,20 @@ const bw_pose *bw_track_set_track_pose(const bw_track_set *set, int track);
 /* Signals dropped because the queue was full, since creation. */
 int bw_track_set_dropped_signals(const bw_track_set *set);
 
+/* Handles of the live tracks, in play order; returns how many were
+ * written (at most max). */
+int bw_track_set_live_handles(const bw_track_set *set, int *out_handles, int max);
+/* The binding (and so clip) a track plays; NULL for unknown handles. */
+const bw_binding *bw_track_set_binding(const bw_track_set *set, int track);
+/* Whether a track loops (its resolved loop flag). */
+bool bw_track_set_looping(const bw_track_set *set, int track);
+/* The last advance of a track in unwrapped clip time: it started at clip
+ * time *from (in [0, length]) and moved by *delta seconds of clip time
+ * (speed × dt; for a non-looping track only the part before the end, so
+ * from + delta stays in [0, length]). Root-motion extraction reads this.
+ * Returns false for unknown handles. */
+bool bw_track_set_last_step(const bw_track_set *set, int track, double *from, double *delta);
+
 /* Advance every track by dt seconds (times, fades) and queue signals. */
 void bw_track_set_advance(bw_track_set *set, float dt);
 /* Sample every live track and mix them with `mixer` over `base` (NULL:
