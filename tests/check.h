@@ -87,14 +87,14 @@ static int check_tests_failed;
         exit(77);                                                               \
     } while (0)
 
-static int check_summary(void)
+static inline int check_summary(void)
 {
     printf("%d passed, %d failed\n", check_tests_passed, check_tests_failed);
     return check_tests_failed ? 1 : 0;
 }
 
 /* Path of a shared asset, or NULL (after which a test should SKIP_ALL). */
-static const char *check_asset(const char *name)
+static inline const char *check_asset(const char *name)
 {
     static char path[1024];
     const char *dir = getenv("BW_ASSET_DIR");

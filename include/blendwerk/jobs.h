@@ -1,0 +1,36 @@
+/* blendwerk/jobs.h - a small parallel-for over independent items.
+ *
+ * Characters are independent (rigs and clips are shared read-only), so a
+ * crowd update is a parallel loop over characters. A job pool owns
+ * `thread_count - 1` worker threads; the calling thread works too. Each
+ * bw_jobs_run splits [0, count) into contiguous ranges handed out from an
+ * atomic counter and returns when every item is done. Nothing allocates
+ * after creation; the pool must not be used from two threads at once.
+ */
+#ifndef BLENDWERK_JOBS_H
+#define BLENDWERK_JOBS_H
+
+#include "blendwerk/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bw_jobs bw_jobs;
+
+/* Process items [begin, end); `worker` is 0 for the caller, 1.. for pool
+ * threads (to pick per-thread scratch). */
+typedef void (*bw_job_fn)(void *user, int begin, int end, int worker);
+
+/* thread_count >= 1 (1 = run everything on the caller). */
+bw_result bw_jobs_create(int thread_count, const bw_allocator *allocator, bw_jobs **out_jobs);
+void bw_jobs_destroy(bw_jobs *jobs);
+int bw_jobs_thread_count(const bw_jobs *jobs);
+/* Run fn over [0, count) in ranges of at most `grain` items (grain <= 0:
+ * count / (4 × threads), at least 1). Blocks until all items are done. */
+void bw_jobs_run(bw_jobs *jobs, int count, int grain, bw_job_fn fn, void *user);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
