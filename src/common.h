@@ -8,6 +8,10 @@
 #include <stdarg.h>
 #include <string.h>
 
+#ifndef M_PI /* strict C11 headers do not define it */
+#define M_PI 3.14159265358979323846
+#endif
+
 #include "blendwerk/types.h"
 
 /* Allocate / resize / free through `a` (NULL = C library). bw_alloc and

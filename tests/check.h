@@ -15,6 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef M_PI /* strict C11 headers do not define it */
+#define M_PI 3.14159265358979323846
+#endif
+
 static int check_failures_in_test;
 static int check_tests_passed;
 static int check_tests_failed;
