@@ -312,11 +312,11 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static long switches(void)
+static long involuntary_switches(void)
 {
     struct rusage ru;
     getrusage(RUSAGE_THREAD, &ru);
-    return ru.ru_nvcsw + ru.ru_nivcsw;
+    return ru.ru_nivcsw;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -331,24 +331,38 @@ typedef struct result {
     int blocks, dropped;
 } result;
 
+/* One measurement. Single-threaded (jobs == NULL): each frame walks the
+ * whole crowd in short blocks of BLOCK_CHARACTERS, each timed on its own,
+ * and a block during which the thread was involuntarily descheduled is
+ * dropped. Threaded: each block is one whole frame on the pool. */
+#define BLOCK_CHARACTERS 25
 static result measure(workload *w, bw_jobs *jobs, kind k, int blocks, const char *name)
 {
     frame_job job = {w, k};
-    double per_joint = 1.0 / ((double)w->count * JOINTS);
-    for (int i = 0; i < 5; i++) bw_jobs_run(jobs, w->count, 0, run_range, &job); /* warm-up */
-    double *samples = malloc(sizeof(double) * (size_t)blocks * 4);
+    int per_frame = jobs ? 1 : (w->count + BLOCK_CHARACTERS - 1) / BLOCK_CHARACTERS;
+    for (int i = 0; i < 3; i++) run_range(&job, 0, w->count, 0); /* warm-up */
+    int cap = blocks + per_frame;
+    double *samples = malloc(sizeof(double) * (size_t)cap);
     int kept = 0, dropped = 0;
-    for (int attempt = 0; kept < blocks && attempt < blocks * 4; attempt++) {
-        long s0 = switches();
-        double t0 = now_ns();
-        bw_jobs_run(jobs, w->count, 0, run_range, &job);
-        double t1 = now_ns();
-        /* with worker threads, the caller's own switches are waits, not losses */
-        if (bw_jobs_thread_count(jobs) == 1 && switches() != s0) {
-            dropped++;
+    for (int attempt = 0; kept < blocks && attempt < blocks * 8; attempt++) {
+        if (jobs) {
+            double t0 = now_ns();
+            bw_jobs_run(jobs, w->count, 0, run_range, &job);
+            samples[kept++] = (now_ns() - t0) / ((double)w->count * JOINTS);
             continue;
         }
-        samples[kept++] = (t1 - t0) * per_joint;
+        for (int b = 0; b < w->count && kept < cap; b += BLOCK_CHARACTERS) {
+            int e = b + BLOCK_CHARACTERS < w->count ? b + BLOCK_CHARACTERS : w->count;
+            long s0 = involuntary_switches();
+            double t0 = now_ns();
+            run_range(&job, b, e, 0);
+            double t1 = now_ns();
+            if (involuntary_switches() != s0) {
+                dropped++;
+                continue;
+            }
+            samples[kept++] = (t1 - t0) / ((double)(e - b) * JOINTS);
+        }
     }
     qsort(samples, (size_t)kept, sizeof(double), cmp_double);
     result r = {name, kept ? samples[kept / 2] : NAN, kept ? samples[kept / 10] : NAN, kept, dropped};
@@ -375,7 +389,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "blendwerk-bench: --characters and --threads must be >= 1\n");
         return 2;
     }
-    int blocks = quick ? 31 : 201;
+    int blocks = quick ? 101 : 1001; /* timed blocks of 25 characters each */
 
     workload w;
     workload_init(&w, count, threads);
@@ -393,7 +407,7 @@ int main(int argc, char **argv)
     bw_jobs_run(single, count, 0, run_range, &prime);
 
     result results[KIND_COUNT + 1];
-    for (int k = 0; k < KIND_COUNT; k++) results[k] = measure(&w, single, (kind)k, blocks, kind_names[k]);
+    for (int k = 0; k < KIND_COUNT; k++) results[k] = measure(&w, NULL, (kind)k, blocks, kind_names[k]);
 
     /* allocations per frame after warm-up, over every kind of frame */
     long long calls_before = stats.calls;
@@ -405,8 +419,10 @@ int main(int argc, char **argv)
         }
     double allocs_per_frame = (double)(stats.calls - calls_before) / frames;
 
-    result threaded = measure(&w, pool, PIPE4, blocks, "pipe4_threads");
-    double speedup = threaded.median > 0 ? results[PIPE4].median / threaded.median : 0;
+    /* scaling: whole frames on one thread vs on the pool, same timing */
+    result one_thread = measure(&w, single, PIPE4, quick ? 31 : 101, "pipe4_1thread");
+    result threaded = measure(&w, pool, PIPE4, quick ? 31 : 101, "pipe4_threads");
+    double speedup = threaded.median > 0 ? one_thread.median / threaded.median : 0;
     results[KIND_COUNT] = threaded;
 
     if (json) {

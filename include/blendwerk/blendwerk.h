@@ -11,5 +11,9 @@
 #include "blendwerk/sample.h"
 #include "blendwerk/mix.h"
 #include "blendwerk/play.h"
+#include "blendwerk/blendspace.h"
+#include "blendwerk/rootmotion.h"
+#include "blendwerk/asset.h"
+#include "blendwerk/jobs.h"
 
 #endif
