@@ -1,11 +1,537 @@
-/* cmd_plot_blend.c - placeholder until the command is written. */
+/* cmd_plot_blend.c - `blendwerk plot-blend SPEC.lua --out FILE.svg [--res N]`
+ *
+ * Draws a 2D blend space so a designer can see its bands. SPEC.lua returns
+ *   { mode = "cartesian" | "directional" | "grid",      -- default cartesian
+ *     samples = { {name = "idle", x = 0, y = 0}, ... },
+ *     range = {xmin, xmax, ymin, ymax} }                 -- optional
+ * In grid mode the samples must cover every point of the lattice formed by
+ * their distinct x and y values exactly once.
+ *
+ * The spec runs in a fresh Lua state holding only the base, string, table
+ * and math libraries (no dofile / loadfile / load), text chunks only, with
+ * an instruction budget and a memory cap, so a spec file cannot touch the
+ * machine or hang the tool. The table is read with raw accesses inside a
+ * protected call: no metamethod runs and a Lua error cannot escape.
+ *
+ * The SVG holds one panel for the combined picture (each cell coloured by
+ * its dominant sample, paler where that sample's weight is lower) and one
+ * small-multiple panel per sample (white = 0 to dark blue = 1), each with
+ * the samples as dots. Heat-map cells are evaluated at their centres;
+ * neighbouring cells of identical colour in a row merge into one rect.
+ *
+ * Exit codes: 0 written; 1 bad spec, Lua error or write failure (the
+ * message names the file, and the line for Lua errors); 2 usage.
+ */
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include "blendwerk/blendspace.h"
 #include "commands.h"
+
+#define MAX_SAMPLES 64
+#define NAME_SIZE 64
+#define MEMORY_CAP (64u << 20)
+#define INSTRUCTION_BUDGET 20000000
+#define PANEL 220  /* plot area, px */
+#define TITLE 22   /* title band above a panel, px */
+#define GAP 18
+#define COLUMNS 4
+#define HEADER 40
+
+typedef enum plot_mode { MODE_CARTESIAN, MODE_DIRECTIONAL, MODE_GRID } plot_mode;
+
+typedef struct sample {
+    char name[NAME_SIZE];
+    double x, y;
+} sample;
+
+typedef struct spec {
+    const char *path;
+    plot_mode mode;
+    int count;
+    sample samples[MAX_SAMPLES];
+    bool has_range;
+    double range[4]; /* xmin, xmax, ymin, ymax */
+    /* grid mode: lattice axes and the sample at each lattice point */
+    int nx, ny;
+    float gx[MAX_SAMPLES], gy[MAX_SAMPLES];
+    int cell_sample[MAX_SAMPLES];
+} spec;
+
+/* ---- sandboxed Lua ---- */
+
+typedef struct budget {
+    size_t used, cap;
+} budget;
+
+static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    budget *b = (budget *)ud;
+    size_t old = ptr ? osize : 0; /* for new blocks osize is a type tag */
+    if (nsize == 0) {
+        b->used -= old;
+        free(ptr);
+        return NULL;
+    }
+    if (nsize > old && b->used + (nsize - old) > b->cap) return NULL;
+    void *p = realloc(ptr, nsize);
+    if (p) b->used = b->used - old + nsize;
+    return p;
+}
+
+static void budget_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    luaL_error(L, "instruction budget exceeded (endless loop?)");
+}
+
+/* Raised from inside the protected reader: "FILE: what" with no Lua
+ * position (it would point at C, not at the user's file). */
+static int spec_error(lua_State *L, const spec *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int spec_error(lua_State *L, const spec *s, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    lua_pushfstring(L, "%s: %s", s->path, msg);
+    return lua_error(L);
+}
+
+static int raw_field(lua_State *L, int table, const char *key)
+{
+    lua_pushstring(L, key);
+    return lua_rawget(L, table);
+}
+
+static double finite_number(lua_State *L, spec *s, int i, const char *key)
+{
+    int isnum = 0;
+    double v = lua_type(L, -1) == LUA_TNUMBER ? (double)lua_tonumberx(L, -1, &isnum) : 0.0;
+    if (!isnum || !isfinite(v) || fabs(v) > 3.4e38)
+        spec_error(L, s, "samples[%d].%s must be a finite number (got %s)", i, key,
+                   isnum ? "a non-finite or huge number" : luaL_typename(L, -1));
+    return v;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static int distinct_sorted(float *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_float);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (k == 0 || v[i] != v[k - 1]) v[k++] = v[i];
+    return k;
+}
+
+static int index_of(const float *v, int n, float x)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] == x) return i;
+    return -1;
+}
+
+static void build_lattice(lua_State *L, spec *s)
+{
+    for (int i = 0; i < s->count; i++) {
+        s->gx[i] = (float)s->samples[i].x;
+        s->gy[i] = (float)s->samples[i].y;
+    }
+    s->nx = distinct_sorted(s->gx, s->count);
+    s->ny = distinct_sorted(s->gy, s->count);
+    if (s->nx * s->ny != s->count)
+        spec_error(L, s, "grid mode needs exactly one sample on every point of the lattice of their distinct "
+                      "x and y values (%d x values, %d y values, %d samples)", s->nx, s->ny, s->count);
+    for (int c = 0; c < s->count; c++) s->cell_sample[c] = -1;
+    for (int i = 0; i < s->count; i++) {
+        int c = index_of(s->gy, s->ny, (float)s->samples[i].y) * s->nx + index_of(s->gx, s->nx, (float)s->samples[i].x);
+        if (s->cell_sample[c] >= 0)
+            spec_error(L, s, "grid mode: samples[%d] sits on a lattice point already taken", i + 1);
+        s->cell_sample[c] = i;
+    }
+}
+
+/* Runs protected: upvalue 1 is the spec, the chunk's result is at 1. */
+static int read_spec(lua_State *L)
+{
+    spec *s = (spec *)lua_touserdata(L, lua_upvalueindex(1));
+    if (lua_type(L, 1) != LUA_TTABLE)
+        return spec_error(L, s, "the file must return a table (got %s)", luaL_typename(L, 1));
+
+    int t = raw_field(L, 1, "mode");
+    if (t == LUA_TNIL) {
+        s->mode = MODE_CARTESIAN;
+    } else {
+        const char *m = t == LUA_TSTRING ? lua_tostring(L, -1) : "";
+        if (!strcmp(m, "cartesian")) s->mode = MODE_CARTESIAN;
+        else if (!strcmp(m, "directional")) s->mode = MODE_DIRECTIONAL;
+        else if (!strcmp(m, "grid")) s->mode = MODE_GRID;
+        else
+            return spec_error(L, s, "mode must be \"cartesian\", \"directional\" or \"grid\" (got %s)",
+                              t == LUA_TSTRING ? m : luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
+
+    if (raw_field(L, 1, "samples") != LUA_TTABLE)
+        return spec_error(L, s, "samples must be an array of {name=, x=, y=} tables (got %s)",
+                          luaL_typename(L, -1));
+    int list = lua_gettop(L);
+    lua_Unsigned n = lua_rawlen(L, list);
+    if (n == 0) return spec_error(L, s, "samples is empty");
+    if (n > MAX_SAMPLES) return spec_error(L, s, "more than %d samples", MAX_SAMPLES);
+    s->count = (int)n;
+    for (int i = 1; i <= (int)n; i++) {
+        sample *smp = &s->samples[i - 1];
+        if (lua_rawgeti(L, list, i) != LUA_TTABLE)
+            return spec_error(L, s, "samples[%d] must be a table (got %s)", i, luaL_typename(L, -1));
+        int e = lua_gettop(L);
+        int nt = raw_field(L, e, "name");
+        if (nt == LUA_TSTRING) {
+            size_t len = 0;
+            const char *name = lua_tolstring(L, -1, &len);
+            if (len >= NAME_SIZE) return spec_error(L, s, "samples[%d].name is longer than %d bytes", i, NAME_SIZE - 1);
+            memcpy(smp->name, name, len + 1);
+        } else if (nt == LUA_TNIL) {
+            snprintf(smp->name, sizeof smp->name, "sample %d", i);
+        } else {
+            return spec_error(L, s, "samples[%d].name must be a string (got %s)", i, luaL_typename(L, -1));
+        }
+        lua_pop(L, 1);
+        raw_field(L, e, "x");
+        smp->x = finite_number(L, s, i, "x");
+        lua_pop(L, 1);
+        raw_field(L, e, "y");
+        smp->y = finite_number(L, s, i, "y");
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+
+    t = raw_field(L, 1, "range");
+    if (t != LUA_TNIL) {
+        int r = lua_gettop(L);
+        bool ok = t == LUA_TTABLE;
+        for (int k = 0; ok && k < 4; k++) {
+            int isnum = 0;
+            lua_rawgeti(L, r, k + 1);
+            s->range[k] = lua_type(L, -1) == LUA_TNUMBER ? (double)lua_tonumberx(L, -1, &isnum) : 0.0;
+            ok = isnum && isfinite(s->range[k]) && fabs(s->range[k]) <= 3.4e38;
+            lua_pop(L, 1);
+        }
+        if (!ok || !(s->range[0] < s->range[1]) || !(s->range[2] < s->range[3]))
+            return spec_error(L, s, "range must be {xmin, xmax, ymin, ymax} with xmin < xmax and ymin < ymax");
+        s->has_range = true;
+    }
+    lua_pop(L, 1);
+    if (s->mode == MODE_GRID) build_lattice(L, s);
+    return 0;
+}
+
+/* Runs protected: opens the sandbox, runs the file, reads its table. */
+static int run_spec(lua_State *L)
+{
+    spec *s = (spec *)lua_touserdata(L, 1);
+    luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
+    luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
+    luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
+    luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
+    lua_pop(L, 4);
+    static const char *const unsafe[] = {"dofile", "loadfile", "load", "require", "collectgarbage"};
+    for (size_t i = 0; i < sizeof unsafe / sizeof unsafe[0]; i++) {
+        lua_pushnil(L);
+        lua_setglobal(L, unsafe[i]);
+    }
+    if (luaL_loadfilex(L, s->path, "t") != LUA_OK) return lua_error(L);
+    lua_call(L, 0, 1);
+    lua_pushlightuserdata(L, s);
+    lua_pushcclosure(L, read_spec, 1);
+    lua_insert(L, -2);
+    lua_call(L, 1, 0);
+    return 0;
+}
+
+/* Fills `s` or prints "file[:line]: message" and returns false. */
+static bool load_spec(spec *s)
+{
+    budget b = {0, MEMORY_CAP};
+    lua_State *L = lua_newstate(capped_alloc, &b);
+    if (!L) {
+        fprintf(stderr, "blendwerk plot-blend: %s: cannot create a Lua state\n", s->path);
+        return false;
+    }
+    lua_sethook(L, budget_hook, LUA_MASKCOUNT, INSTRUCTION_BUDGET);
+    lua_pushcfunction(L, run_spec);
+    lua_pushlightuserdata(L, s);
+    bool ok = lua_pcall(L, 1, 0, 0) == LUA_OK;
+    if (!ok) {
+        const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error object is not a string";
+        /* Lua's own messages already start with "file:line:"; memory errors
+         * and the like do not. */
+        if (strstr(msg, s->path)) fprintf(stderr, "blendwerk plot-blend: %s\n", msg);
+        else fprintf(stderr, "blendwerk plot-blend: %s: %s\n", s->path, msg);
+    }
+    lua_close(L);
+    return ok;
+}
+
+/* ---- drawing ---- */
+
+static const unsigned palette[12] = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd, 0x8c564b,
+                                     0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf, 0x393b79, 0x637939};
+
+static unsigned mix_rgb(unsigned a, unsigned b, double t) /* a at 0, b at 1 */
+{
+    unsigned out = 0;
+    for (int sh = 16; sh >= 0; sh -= 8) {
+        double ca = (a >> sh) & 255, cb = (b >> sh) & 255;
+        unsigned c = (unsigned)lround(ca + (cb - ca) * t);
+        out |= (c > 255 ? 255 : c) << sh;
+    }
+    return out;
+}
+
+/* White to dark blue through a mid blue, so weak weights stay visible. */
+static unsigned ramp(double w)
+{
+    if (!(w > 0.0)) return 0xffffff;
+    if (w >= 1.0) return 0x08306b;
+    return w < 0.5 ? mix_rgb(0xffffff, 0x6baed6, w / 0.5) : mix_rgb(0x6baed6, 0x08306b, (w - 0.5) / 0.5);
+}
+
+static void put_escaped(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default:
+            /* control characters are not allowed in XML 1.0 text */
+            fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+        }
+    }
+}
+
+typedef struct plot {
+    const spec *s;
+    FILE *f;
+    int res;
+    double xmin, xmax, ymin, ymax;
+    float *weights; /* res × res cells × count, row 0 at the top */
+} plot;
+
+static double px(const plot *p, double x) { return (x - p->xmin) / (p->xmax - p->xmin) * PANEL; }
+static double py(const plot *p, double y) { return (p->ymax - y) / (p->ymax - p->ymin) * PANEL; }
+
+/* Weights of every sample at every cell centre. */
+static bool compute(plot *p)
+{
+    const spec *s = p->s;
+    float pts[2 * MAX_SAMPLES], w[MAX_SAMPLES];
+    for (int i = 0; i < s->count; i++) {
+        pts[2 * i] = (float)s->samples[i].x;
+        pts[2 * i + 1] = (float)s->samples[i].y;
+    }
+    for (int r = 0; r < p->res; r++)
+        for (int c = 0; c < p->res; c++) {
+            double x = p->xmin + (c + 0.5) / p->res * (p->xmax - p->xmin);
+            double y = p->ymax - (r + 0.5) / p->res * (p->ymax - p->ymin);
+            float *out = p->weights + ((size_t)r * p->res + c) * s->count;
+            bw_result res;
+            if (s->mode == MODE_GRID) {
+                res = bw_blend_grid_weights(s->gx, s->nx, s->gy, s->ny, (float)x, (float)y, w);
+                for (int k = 0; k < s->count && res == BW_OK; k++) out[s->cell_sample[k]] = w[k];
+            } else {
+                res = bw_blend2d_weights(pts, s->count, (float)x, (float)y,
+                                         s->mode == MODE_DIRECTIONAL ? BW_BLEND2D_DIRECTIONAL : BW_BLEND2D_CARTESIAN, out);
+            }
+            if (res != BW_OK) return false;
+        }
+    return true;
+}
+
+/* Colour of a cell in panel `which` (-1 = combined). */
+static unsigned cell_colour(const plot *p, int r, int c, int which)
+{
+    const float *w = p->weights + ((size_t)r * p->res + c) * p->s->count;
+    if (which >= 0) return ramp(w[which]);
+    int best = 0;
+    for (int i = 1; i < p->s->count; i++)
+        if (w[i] > w[best]) best = i;
+    /* pale where the dominant sample shares the cell, full where it owns it */
+    return mix_rgb(0xffffff, palette[best % 12], 0.15 + 0.85 * w[best]);
+}
+
+static void draw_panel(plot *p, int which, double ox, double oy)
+{
+    FILE *f = p->f;
+    const spec *s = p->s;
+    fprintf(f, "<g transform=\"translate(%.1f,%.1f)\">\n", ox, oy);
+    fprintf(f, "<text x=\"0\" y=\"-7\" font-size=\"13\" font-weight=\"bold\">");
+    if (which < 0) fputs("combined (dominant sample)", f);
+    else put_escaped(f, s->samples[which].name);
+    fputs("</text>\n<g shape-rendering=\"crispEdges\">\n", f);
+    double cw = (double)PANEL / p->res;
+    for (int r = 0; r < p->res; r++) {
+        for (int c = 0; c < p->res;) {
+            unsigned col = cell_colour(p, r, c, which);
+            int end = c + 1;
+            while (end < p->res && cell_colour(p, r, end, which) == col) end++;
+            fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"#%06x\"/>\n", c * cw, r * cw,
+                    (end - c) * cw, cw, col);
+            c = end;
+        }
+    }
+    fputs("</g>\n", f);
+    /* the axes through the origin, when it is in view */
+    if (p->xmin < 0 && p->xmax > 0)
+        fprintf(f, "<line x1=\"%.2f\" y1=\"0\" x2=\"%.2f\" y2=\"%d\" stroke=\"#999\" stroke-width=\"0.5\"/>\n", px(p, 0),
+                px(p, 0), PANEL);
+    if (p->ymin < 0 && p->ymax > 0)
+        fprintf(f, "<line x1=\"0\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\" stroke=\"#999\" stroke-width=\"0.5\"/>\n", py(p, 0),
+                PANEL, py(p, 0));
+    fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>\n", PANEL, PANEL);
+    for (int i = 0; i < s->count; i++) {
+        double x = px(p, s->samples[i].x), y = py(p, s->samples[i].y);
+        if (x < -4 || x > PANEL + 4 || y < -4 || y > PANEL + 4) continue; /* outside the plotted range */
+        bool own = i == which;
+        fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%d\" fill=\"%s\" stroke=\"%s\" stroke-width=\"1\"/>\n", x, y,
+                own ? 5 : 3, own ? "#ffdd00" : "#222", own ? "#c00" : "#fff");
+        if (which < 0 || own) {
+            fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"9\" fill=\"#000\" stroke=\"#fff\" stroke-width=\"2\" "
+                       "paint-order=\"stroke\">", x + 5, y - 4);
+            put_escaped(f, s->samples[i].name);
+            fputs("</text>\n", f);
+        }
+    }
+    fputs("</g>\n", f);
+}
+
+static const char *mode_name(plot_mode m)
+{
+    return m == MODE_DIRECTIONAL ? "directional" : m == MODE_GRID ? "grid" : "cartesian";
+}
+
+static bool write_svg(plot *p, const char *out_path)
+{
+    const spec *s = p->s;
+    FILE *f = fopen(out_path, "w");
+    if (!f) {
+        fprintf(stderr, "blendwerk plot-blend: %s: cannot open for writing\n", out_path);
+        return false;
+    }
+    p->f = f;
+    int panels = s->count + 1;
+    int cols = panels < COLUMNS ? panels : COLUMNS;
+    int rows = (panels + COLUMNS - 1) / COLUMNS;
+    int width = GAP + cols * (PANEL + GAP);
+    int height = HEADER + rows * (TITLE + PANEL + GAP) + GAP;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+               "font-family=\"sans-serif\">\n", width, height, width, height);
+    fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", width, height);
+    fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"15\">", GAP);
+    put_escaped(f, s->path);
+    fprintf(f, " \xe2\x80\x94 %s blend space, %d samples, x [%g, %g], y [%g, %g]</text>\n", mode_name(s->mode), s->count,
+            p->xmin, p->xmax, p->ymin, p->ymax);
+    for (int k = 0; k < panels; k++) {
+        double ox = GAP + (k % COLUMNS) * (PANEL + GAP);
+        double oy = HEADER + (k / COLUMNS) * (TITLE + PANEL + GAP) + TITLE;
+        draw_panel(p, k - 1, ox, oy);
+    }
+    fputs("</svg>\n", f);
+    bool ok = !ferror(f);
+    if (fclose(f) != 0) ok = false;
+    if (!ok) fprintf(stderr, "blendwerk plot-blend: %s: write failed\n", out_path);
+    return ok;
+}
+
+static void default_range(const spec *s, double r[4])
+{
+    double lo[2] = {s->samples[0].x, s->samples[0].y}, hi[2] = {lo[0], lo[1]};
+    for (int i = 1; i < s->count; i++) {
+        double v[2] = {s->samples[i].x, s->samples[i].y};
+        for (int a = 0; a < 2; a++) {
+            if (v[a] < lo[a]) lo[a] = v[a];
+            if (v[a] > hi[a]) hi[a] = v[a];
+        }
+    }
+    for (int a = 0; a < 2; a++) {
+        double span = hi[a] - lo[a];
+        double pad = span > 0 ? 0.25 * span : 1.0;
+        r[2 * a] = lo[a] - pad;
+        r[2 * a + 1] = hi[a] + pad;
+    }
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: blendwerk plot-blend SPEC.lua --out FILE.svg [--res N]\n"
+                    "  SPEC.lua returns { mode = \"cartesian\"|\"directional\"|\"grid\",\n"
+                    "                     samples = { {name=, x=, y=}, ... }, range = {xmin, xmax, ymin, ymax} }\n"
+                    "  --res N   heat-map cells per axis (4..200, default 40)\n");
+    return 2;
+}
 
 int bw_cmd_plot_blend(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "blendwerk %s: not implemented yet\n", argv[0]);
-    return 2;
+    const char *spec_path = NULL, *out_path = NULL;
+    int res = 40;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+            out_path = argv[++i];
+        } else if (!strcmp(argv[i], "--res") && i + 1 < argc) {
+            char *end = NULL;
+            long v = strtol(argv[++i], &end, 10);
+            if (!end || *end || v < 4 || v > 200) return usage();
+            res = (int)v;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return usage();
+        } else if (!spec_path) {
+            spec_path = argv[i];
+        } else {
+            return usage();
+        }
+    }
+    if (!spec_path || !out_path) return usage();
+
+    spec *s = (spec *)calloc(1, sizeof *s);
+    if (!s) return 1;
+    s->path = spec_path;
+    if (!load_spec(s)) {
+        free(s);
+        return 1;
+    }
+    plot p = {s, NULL, res, 0, 0, 0, 0, NULL};
+    double r[4];
+    if (s->has_range) memcpy(r, s->range, sizeof r);
+    else default_range(s, r);
+    p.xmin = r[0];
+    p.xmax = r[1];
+    p.ymin = r[2];
+    p.ymax = r[3];
+    p.weights = (float *)malloc((size_t)res * res * s->count * sizeof(float));
+    bool ok = p.weights && compute(&p);
+    if (!ok) fprintf(stderr, "blendwerk plot-blend: %s: could not evaluate the blend space\n", spec_path);
+    if (ok) ok = write_svg(&p, out_path);
+    free(p.weights);
+    free(s);
+    return ok ? 0 : 1;
 }

@@ -1,11 +1,382 @@
-/* cmd_sample.c - placeholder until the command is written. */
+/* cmd_sample.c - `blendwerk sample FILE --at CLIP:TIME[:WEIGHT[:PRIORITY]]
+ * [--at ...] [--json]`: sample clips of a glTF / BVH file and mix them the
+ * way the runtime does, then print every joint's local transform.
+ *
+ * Each --at is one looping track: the clip is sampled at the Euclidean
+ * remainder of TIME by its length (TIME = length samples time 0), and the
+ * tracks go through the priority mixer (SPEC §5) over the rig's rest pose
+ * with their WEIGHT (default 1) and PRIORITY (default 0). CLIP is a clip
+ * name or "#N" (the N-th clip). Clip names may contain ':', so the numbers
+ * are taken from the right: up to three trailing numeric fields are tried,
+ * most first, and the first split whose remaining prefix names a clip wins.
+ *
+ * Output: one line per joint, or with --json exactly
+ *   {"joints":[{"name":...,"parent":P,"node":N,"t":[x,y,z],"r":[x,y,z,w],
+ *               "s":[x,y,z],"coverage":c},...]}
+ * where P is the parent's joint index (null for roots), "node" is the glTF
+ * node index (omitted for BVH) and numbers are printed with %.9g.
+ * Exit codes: 0 done, 1 the file could not be loaded or a clip is missing,
+ * 2 bad arguments. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "blendwerk/asset.h"
+#include "blendwerk/bind.h"
+#include "blendwerk/mix.h"
+#include "blendwerk/pose.h"
+#include "blendwerk/sample.h"
 #include "commands.h"
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: blendwerk sample FILE --at CLIP:TIME[:WEIGHT[:PRIORITY]] [--at ...] [--json]\n"
+                "  CLIP      clip name or #N (N-th clip, from 0)\n"
+                "  TIME      playback time in seconds; the clip loops (Euclidean remainder by its length)\n"
+                "  WEIGHT    mix weight >= 0, default 1\n"
+                "  PRIORITY  integer rank, default 0; higher ranks overlay lower ones\n"
+                "  --json    print {\"joints\":[...]} instead of one line per joint\n");
+}
+
+static void report_load_error(const char *path, const bw_error *err)
+{
+    fprintf(stderr, "blendwerk sample: ");
+    if (!strstr(err->message, path)) {
+        if (err->line > 0) fprintf(stderr, "%s:%d: ", path, err->line);
+        else fprintf(stderr, "%s: ", path);
+    }
+    fprintf(stderr, "%s", err->message[0] ? err->message : bw_result_name(err->code));
+    if (err->where[0] && !strstr(err->message, err->where)) fprintf(stderr, " (at %s)", err->where);
+    fprintf(stderr, "\n");
+}
+
+/* A whole string as a finite double / an int. */
+static int parse_double(const char *s, size_t n, double *out)
+{
+    char buf[64];
+    if (n == 0 || n >= sizeof buf) return 0;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (*end != '\0' || !isfinite(v) || errno == ERANGE) return 0;
+    *out = v;
+    return 1;
+}
+
+static int parse_int(const char *s, size_t n, int *out)
+{
+    char buf[32];
+    if (n == 0 || n >= sizeof buf) return 0;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(buf, &end, 10);
+    if (*end != '\0' || errno == ERANGE || v < INT_MIN || v > INT_MAX) return 0;
+    *out = (int)v;
+    return 1;
+}
+
+/* One --at request. */
+typedef struct request {
+    const char *spec;
+    int clip;
+    double time;
+    double weight;
+    int priority;
+} request;
+
+/* Position of the k-th ':' from the right in spec (k >= 1), or NULL. */
+static const char *colon_from_right(const char *spec, int k)
+{
+    for (const char *p = spec + strlen(spec); p > spec;) {
+        p--;
+        if (*p == ':' && --k == 0) return p;
+    }
+    return NULL;
+}
+
+/* Read `k` trailing numeric fields (TIME[, WEIGHT[, PRIORITY]]) after the
+ * k-th colon from the right. Returns 0 when they are not all valid. */
+static int parse_numbers(const char *spec, int k, request *r)
+{
+    const char *colon = colon_from_right(spec, k);
+    if (!colon || colon == spec) return 0; /* the clip part must not be empty */
+    const char *field = colon + 1;
+    for (int i = 0; i < k; i++) {
+        const char *stop = strchr(field, ':');
+        size_t n = stop ? (size_t)(stop - field) : strlen(field);
+        if (i == 0 && !parse_double(field, n, &r->time)) return 0;
+        if (i == 1 && (!parse_double(field, n, &r->weight) || r->weight < 0)) return 0;
+        if (i == 2 && !parse_int(field, n, &r->priority)) return 0;
+        field += n + 1;
+    }
+    return 1;
+}
+
+/* Resolve a request against the loaded clips, trying the most numeric
+ * fields first. Returns 0 when no split names a clip. */
+static int resolve(const bw_asset *asset, request *r)
+{
+    for (int k = 3; k >= 1; k--) {
+        request trial = {r->spec, -1, 0.0, 1.0, 0};
+        if (!parse_numbers(r->spec, k, &trial)) continue;
+        const char *colon = colon_from_right(r->spec, k);
+        size_t n = (size_t)(colon - r->spec);
+        char *name = (char *)malloc(n + 1);
+        if (!name) return 0;
+        memcpy(name, r->spec, n);
+        name[n] = '\0';
+        trial.clip = bw_asset_find_clip(asset, name);
+        free(name);
+        if (trial.clip >= 0) {
+            *r = trial;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* JSON string with escapes; bytes that are not valid UTF-8 become U+FFFD
+ * so the output always parses. */
+static void print_json_string(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    putchar('"');
+    while (*p) {
+        unsigned char c = *p;
+        if (c == '"' || c == '\\') {
+            printf("\\%c", c);
+            p++;
+        } else if (c < 0x20) {
+            printf("\\u%04x", c);
+            p++;
+        } else if (c < 0x80) {
+            putchar(c);
+            p++;
+        } else {
+            int len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+            int ok = len > 0;
+            for (int i = 1; ok && i < len; i++) ok = (p[i] & 0xc0) == 0x80;
+            if (ok && len == 3) {
+                unsigned cp = ((c & 0x0fu) << 12) | ((p[1] & 0x3fu) << 6) | (p[2] & 0x3fu);
+                ok = cp >= 0x800 && (cp < 0xd800 || cp > 0xdfff);
+            }
+            if (ok && len == 4) {
+                unsigned cp = ((c & 0x07u) << 18) | ((p[1] & 0x3fu) << 12) | ((p[2] & 0x3fu) << 6) | (p[3] & 0x3fu);
+                ok = cp >= 0x10000 && cp <= 0x10ffff;
+            }
+            if (ok) {
+                fwrite(p, 1, (size_t)len, stdout);
+                p += len;
+            } else {
+                printf("\\ufffd");
+                p++;
+            }
+        }
+    }
+    putchar('"');
+}
+
+static void print_json_number(float v)
+{
+    if (isfinite(v)) printf("%.9g", (double)v);
+    else printf("null"); /* never expected: the core keeps poses finite */
+}
+
+static void print_json_array(const float *v, int n)
+{
+    putchar('[');
+    for (int i = 0; i < n; i++) {
+        if (i) putchar(',');
+        print_json_number(v[i]);
+    }
+    putchar(']');
+}
+
+static void print_json(const bw_asset *asset, const bw_pose *pose)
+{
+    const bw_rig *rig = asset->rig;
+    printf("{\"joints\":[");
+    for (int j = 0; j < pose->joint_count; j++) {
+        const bw_transform *x = &pose->joints[j];
+        int parent = bw_rig_joint_parent(rig, j);
+        printf("%s{\"name\":", j ? "," : "");
+        print_json_string(bw_rig_joint_name(rig, j));
+        if (parent >= 0) printf(",\"parent\":%d", parent);
+        else printf(",\"parent\":null");
+        if (asset->kind == BW_ASSET_GLTF && asset->joint_node && asset->joint_node[j] >= 0)
+            printf(",\"node\":%d", asset->joint_node[j]);
+        printf(",\"t\":");
+        print_json_array(x->t, 3);
+        printf(",\"r\":");
+        print_json_array(x->r, 4);
+        printf(",\"s\":");
+        print_json_array(x->s, 3);
+        printf(",\"coverage\":");
+        print_json_number(pose->coverage[j]);
+        putchar('}');
+    }
+    printf("]}\n");
+}
+
+static void print_text(const bw_asset *asset, const bw_pose *pose)
+{
+    const bw_rig *rig = asset->rig;
+    for (int j = 0; j < pose->joint_count; j++) {
+        const bw_transform *x = &pose->joints[j];
+        printf("%d %s parent %d", j, bw_rig_joint_name(rig, j), bw_rig_joint_parent(rig, j));
+        if (asset->kind == BW_ASSET_GLTF && asset->joint_node && asset->joint_node[j] >= 0)
+            printf(" node %d", asset->joint_node[j]);
+        printf("  t %.6g %.6g %.6g  r %.6g %.6g %.6g %.6g  s %.6g %.6g %.6g  coverage %.6g\n", (double)x->t[0],
+               (double)x->t[1], (double)x->t[2], (double)x->r[0], (double)x->r[1], (double)x->r[2], (double)x->r[3],
+               (double)x->s[0], (double)x->s[1], (double)x->s[2], (double)pose->coverage[j]);
+    }
+}
+
+/* Euclidean remainder of t by the clip length, in [0, length). */
+static float loop_time(double t, float length)
+{
+    if (!(length > 0.0f)) return 0.0f;
+    double r = fmod(t, (double)length);
+    if (r < 0) r += (double)length;
+    float f = (float)r;
+    return f >= length ? 0.0f : f;
+}
+
+/* Sample and mix every request over the rest pose, then print. */
+static int run(const bw_asset *asset, const request *reqs, int count, int json)
+{
+    const bw_rig *rig = asset->rig;
+    int status = 1;
+    bw_pose out;
+    memset(&out, 0, sizeof out);
+    bw_pose *poses = (bw_pose *)calloc((size_t)count, sizeof *poses);
+    bw_contribution *contribs = (bw_contribution *)calloc((size_t)count, sizeof *contribs);
+    bw_mixer *mixer = NULL;
+    if (!poses || !contribs || bw_pose_init(&out, rig, NULL) != BW_OK ||
+        bw_mixer_create(bw_rig_joint_count(rig), bw_rig_curve_count(rig), count, NULL, &mixer) != BW_OK) {
+        fprintf(stderr, "blendwerk sample: out of memory\n");
+        goto done;
+    }
+    for (int i = 0; i < count; i++) {
+        const bw_clip *clip = asset->clips[reqs[i].clip];
+        bw_binding *binding = NULL;
+        bw_error err;
+        memset(&err, 0, sizeof err);
+        if (bw_pose_init(&poses[i], rig, NULL) != BW_OK) {
+            fprintf(stderr, "blendwerk sample: out of memory\n");
+            goto done;
+        }
+        if (bw_binding_create(clip, rig, 0, NULL, &binding, &err) != BW_OK) {
+            fprintf(stderr, "blendwerk sample: cannot bind clip '%s': %s\n", bw_clip_name(clip), err.message);
+            goto done;
+        }
+        bw_sample_clip(binding, rig, loop_time(reqs[i].time, bw_clip_length(clip)), &poses[i]);
+        bw_binding_destroy(binding);
+        contribs[i].pose = &poses[i];
+        contribs[i].weight = (float)reqs[i].weight;
+        contribs[i].priority = reqs[i].priority;
+    }
+    bw_pose_set_rest(&out, rig);
+    if (bw_mix_run(mixer, NULL, contribs, count, &out) != BW_OK) {
+        fprintf(stderr, "blendwerk sample: mixing failed\n");
+        goto done;
+    }
+    if (json) print_json(asset, &out);
+    else print_text(asset, &out);
+    status = 0;
+done:
+    if (poses)
+        for (int i = 0; i < count; i++) bw_pose_deinit(&poses[i]);
+    free(poses);
+    free(contribs);
+    bw_mixer_destroy(mixer);
+    bw_pose_deinit(&out);
+    return status;
+}
 
 int bw_cmd_sample(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "blendwerk %s: not implemented yet\n", argv[0]);
+    const char *path = NULL;
+    int json = 0, count = 0;
+    request *reqs = (request *)calloc((size_t)(argc > 0 ? argc : 1), sizeof *reqs);
+    if (!reqs) {
+        fprintf(stderr, "blendwerk sample: out of memory\n");
+        return 1;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *spec = NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            free(reqs);
+            return 0;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+            continue;
+        } else if (!strcmp(a, "--at")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "blendwerk sample: --at needs CLIP:TIME\n");
+                goto bad;
+            }
+            spec = argv[++i];
+        } else if (!strncmp(a, "--at=", 5)) {
+            spec = a + 5;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "blendwerk sample: unknown option '%s'\n", a);
+            goto bad;
+        } else if (path) {
+            fprintf(stderr, "blendwerk sample: one FILE only ('%s' and '%s')\n", path, a);
+            goto bad;
+        } else {
+            path = a;
+            continue;
+        }
+        /* the shape is checked now, the clip name once the file is loaded */
+        request r = {spec, -1, 0.0, 1.0, 0};
+        if (!parse_numbers(spec, 1, &r)) {
+            fprintf(stderr, "blendwerk sample: '--at %s' is not CLIP:TIME[:WEIGHT[:PRIORITY]] with a finite TIME\n",
+                    spec);
+            goto bad;
+        }
+        reqs[count++] = r;
+    }
+    if (!path || count == 0) {
+        fprintf(stderr, "blendwerk sample: %s\n", !path ? "FILE is missing" : "at least one --at is needed");
+        goto bad;
+    }
+
+    bw_asset *asset = NULL;
+    bw_error err;
+    memset(&err, 0, sizeof err);
+    if (bw_asset_load_file(path, NULL, &asset, &err) != BW_OK) {
+        report_load_error(path, &err);
+        free(reqs);
+        return 1;
+    }
+    for (int i = 0; i < count; i++) {
+        if (!resolve(asset, &reqs[i])) {
+            fprintf(stderr, "blendwerk sample: %s: no clip matches '--at %s' (clips:", path, reqs[i].spec);
+            for (int c = 0; c < asset->clip_count; c++) fprintf(stderr, " #%d \"%s\"", c, bw_clip_name(asset->clips[c]));
+            fprintf(stderr, ")\n");
+            bw_asset_destroy(asset);
+            free(reqs);
+            return 1;
+        }
+    }
+    int status = run(asset, reqs, count, json);
+    bw_asset_destroy(asset);
+    free(reqs);
+    return status;
+
+bad:
+    usage(stderr);
+    free(reqs);
     return 2;
 }

@@ -1,10 +1,448 @@
-/* lua_blendwerk.c - module entry point (placeholder until the bindings land). */
-#include <lauxlib.h>
+/* lua_blendwerk.c - the `blendwerk` Lua 5.4 module: luaopen_blendwerk, the
+ * module-level functions that belong to no type (ease, lerp_angle), and the
+ * helpers every bindings/lua_<type>.c shares (object lifetime, checked
+ * numbers, vectors and transforms, error messages). See lua_support.h for
+ * the lifetime rules and docs/lua-api.md for the Lua-facing API. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "lua_blendwerk.h"
+#include "lua_support.h"
+
+/* ---- object lifetime ---- */
+
+void *bw_lua_new_object(lua_State *L, size_t size, int nuv, const char *type_name, bw_lua_destroy_fn destroy)
+{
+    bw_lua_object *o = (bw_lua_object *)lua_newuserdatauv(L, size, nuv);
+    memset(o, 0, size);
+    o->type_name = type_name;
+    o->destroy = destroy;
+    luaL_setmetatable(L, type_name);
+    return o;
+}
+
+void bw_lua_object_use(bw_lua_object *self, bw_lua_object *dep)
+{
+    for (int i = 0; i < BW_LUA_MAX_DEPS; i++) {
+        if (!self->deps[i]) {
+            self->deps[i] = dep;
+            dep->users++;
+            return;
+        }
+    }
+    /* A type with more dependencies than slots is a programming error in
+     * the bindings, never a user error. */
+#ifndef NDEBUG
+    assert(!"bw_lua_object_use: too many dependencies");
+#endif
+}
+
+static void maybe_destroy(bw_lua_object *o)
+{
+    if (!o->closed || o->users > 0 || o->destroyed) return;
+    o->destroyed = true;
+    if (o->destroy) o->destroy(o);
+    /* Only after the C object is gone may what it used go too. */
+    for (int i = 0; i < BW_LUA_MAX_DEPS; i++) {
+        bw_lua_object *dep = o->deps[i];
+        o->deps[i] = NULL;
+        if (dep) bw_lua_object_unuse(dep);
+    }
+}
+
+void bw_lua_object_unuse(bw_lua_object *dep)
+{
+    if (dep->users > 0) dep->users--;
+    maybe_destroy(dep);
+}
+
+void bw_lua_object_close(bw_lua_object *self)
+{
+    if (self->closed) return;
+    self->closed = true;
+    maybe_destroy(self);
+}
+
+void *bw_lua_check_object(lua_State *L, int arg, const char *type_name)
+{
+    bw_lua_object *o = (bw_lua_object *)luaL_checkudata(L, arg, type_name);
+    if (o->closed) {
+        lua_pushfstring(L, "%s is closed", type_name);
+        luaL_argerror(L, arg, lua_tostring(L, -1));
+    }
+    return o;
+}
+
+void *bw_lua_test_object(lua_State *L, int arg, const char *type_name)
+{
+    bw_lua_object *o = (bw_lua_object *)luaL_testudata(L, arg, type_name);
+    if (o && o->closed) {
+        lua_pushfstring(L, "%s is closed", type_name);
+        luaL_argerror(L, arg, lua_tostring(L, -1));
+    }
+    return o;
+}
+
+void bw_lua_register_type(lua_State *L, const char *type_name, const luaL_Reg *methods, const luaL_Reg *meta)
+{
+    BW_LUA_STACK_BEGIN(L);
+    luaL_newmetatable(L, type_name); /* sets __name */
+    luaL_setfuncs(L, meta, 0);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+    BW_LUA_STACK_END(L, 0);
+}
+
+/* ---- numbers and vectors ---- */
+
+const char *bw_lua_to_float(double v, float *out)
+{
+    if (isnan(v)) return "is NaN";
+    if (isinf(v)) return "is infinite";
+    if (fabs(v) > (double)FLT_MAX) return "is too large for a float";
+    *out = (float)v;
+    return NULL;
+}
+
+float bw_lua_check_float(lua_State *L, int arg)
+{
+    double v = (double)luaL_checknumber(L, arg);
+    float f = 0.0f;
+    const char *why = bw_lua_to_float(v, &f);
+    if (why) {
+        lua_pushfstring(L, "number %s", why);
+        luaL_argerror(L, arg, lua_tostring(L, -1));
+    }
+    return f;
+}
+
+float bw_lua_check_time(lua_State *L, int arg)
+{
+    double v = (double)luaL_checknumber(L, arg);
+    if (isnan(v)) return NAN;
+    if (v > (double)FLT_MAX) return isinf(v) ? INFINITY : FLT_MAX;
+    if (v < -(double)FLT_MAX) return isinf(v) ? -INFINITY : -FLT_MAX;
+    return (float)v;
+}
+
+float bw_lua_opt_float(lua_State *L, int arg, float def)
+{
+    return lua_isnoneornil(L, arg) ? def : bw_lua_check_float(L, arg);
+}
+
+static const char *const component_names[4] = {"x", "y", "z", "w"};
+
+/* Descriptions are plain data: fields are read raw, so a metatable cannot
+ * hand back values (names) that nothing anchors while C holds pointers. */
+int bw_lua_raw_field(lua_State *L, int idx, const char *name)
+{
+    idx = lua_absindex(L, idx);
+    lua_pushstring(L, name);
+    return lua_rawget(L, idx);
+}
+
+static bool check_fields(lua_State *L, int idx, const char *const *allowed, char *why, size_t why_size)
+{
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1); /* value */
+        bool known = false;
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            const char *key = lua_tostring(L, -1);
+            for (const char *const *a = allowed; *a && !known; a++) known = strcmp(*a, key) == 0;
+            if (!known) snprintf(why, why_size, "unknown field '%s'", key);
+        } else if (lua_isinteger(L, -1)) {
+            snprintf(why, why_size, "unexpected list entry [%lld]", (long long)lua_tointeger(L, -1));
+        } else {
+            snprintf(why, why_size, "unexpected %s key", luaL_typename(L, -1));
+        }
+        if (!known) {
+            lua_pop(L, 1); /* key */
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool read_vector(lua_State *L, int idx, int n, const char *what, float *out, char *why, size_t why_size)
+{
+    if (lua_type(L, idx) != LUA_TTABLE) {
+        snprintf(why, why_size, "%s must be a table {x, y, z%s}, not a %s", what, n == 4 ? ", w" : "",
+                 luaL_typename(L, idx));
+        return false;
+    }
+    /* Array form if [1] is present, else named fields. */
+    bool array = lua_rawgeti(L, idx, 1) != LUA_TNIL;
+    lua_pop(L, 1);
+    float v[4] = {0, 0, 0, 0};
+    for (int i = 0; i < n; i++) {
+        int type = array ? lua_rawgeti(L, idx, i + 1) : bw_lua_raw_field(L, idx, component_names[i]);
+        if (type != LUA_TNUMBER) {
+            snprintf(why, why_size, "%s.%s %s", what, component_names[i],
+                     type == LUA_TNIL ? "is missing" : "must be a number");
+            lua_pop(L, 1);
+            return false;
+        }
+        const char *bad = bw_lua_to_float((double)lua_tonumber(L, -1), &v[i]);
+        lua_pop(L, 1);
+        if (bad) {
+            snprintf(why, why_size, "%s.%s %s", what, component_names[i], bad);
+            return false;
+        }
+    }
+    memcpy(out, v, sizeof(float) * (size_t)n);
+    return true;
+}
+
+bool bw_lua_check_fields(lua_State *L, int idx, const char *const *allowed, char *why, size_t why_size)
+{
+    BW_LUA_STACK_BEGIN(L);
+    bool ok = check_fields(L, lua_absindex(L, idx), allowed, why, why_size);
+    BW_LUA_STACK_END(L, 0);
+    return ok;
+}
+
+bool bw_lua_read_vector(lua_State *L, int idx, int n, const char *what, float *out, char *why, size_t why_size)
+{
+    BW_LUA_STACK_BEGIN(L);
+    bool ok = read_vector(L, lua_absindex(L, idx), n, what, out, why, why_size);
+    BW_LUA_STACK_END(L, 0);
+    return ok;
+}
+
+static bool read_transform(lua_State *L, int idx, bw_transform *x, char *why, size_t why_size)
+{
+    bw_transform tmp = *x;
+    bool ok = true;
+    if (bw_lua_raw_field(L, idx, "t") != LUA_TNIL) ok = read_vector(L, lua_gettop(L), 3, "t", tmp.t, why, why_size);
+    lua_pop(L, 1);
+    if (!ok) return false;
+
+    if (bw_lua_raw_field(L, idx, "r") != LUA_TNIL) {
+        ok = read_vector(L, lua_gettop(L), 4, "r", tmp.r, why, why_size);
+        if (ok && tmp.r[0] == 0 && tmp.r[1] == 0 && tmp.r[2] == 0 && tmp.r[3] == 0) {
+            snprintf(why, why_size, "r is a zero quaternion");
+            ok = false;
+        }
+    }
+    lua_pop(L, 1);
+    if (!ok) return false;
+
+    int type = bw_lua_raw_field(L, idx, "s");
+    if (type == LUA_TNUMBER) {
+        float s = 0.0f;
+        const char *bad = bw_lua_to_float((double)lua_tonumber(L, -1), &s);
+        if (bad) {
+            snprintf(why, why_size, "s %s", bad);
+            ok = false;
+        } else {
+            tmp.s[0] = tmp.s[1] = tmp.s[2] = s;
+        }
+    } else if (type != LUA_TNIL) {
+        ok = read_vector(L, lua_gettop(L), 3, "s", tmp.s, why, why_size);
+    }
+    lua_pop(L, 1);
+    if (ok) *x = tmp;
+    return ok;
+}
+
+bool bw_lua_read_transform(lua_State *L, int idx, bw_transform *x, char *why, size_t why_size)
+{
+    BW_LUA_STACK_BEGIN(L);
+    bool ok = read_transform(L, lua_absindex(L, idx), x, why, why_size);
+    BW_LUA_STACK_END(L, 0);
+    return ok;
+}
+
+static void push_floats(lua_State *L, const float *v, int n)
+{
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushnumber(L, (lua_Number)v[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+void bw_lua_push_vec3(lua_State *L, const float v[3]) { push_floats(L, v, 3); }
+void bw_lua_push_quat(lua_State *L, const float q[4]) { push_floats(L, q, 4); }
+
+void bw_lua_push_transform(lua_State *L, const bw_transform *x)
+{
+    lua_createtable(L, 0, 4);
+    bw_lua_push_vec3(L, x->t);
+    lua_setfield(L, -2, "t");
+    bw_lua_push_quat(L, x->r);
+    lua_setfield(L, -2, "r");
+    bw_lua_push_vec3(L, x->s);
+    lua_setfield(L, -2, "s");
+}
+
+void bw_lua_push_error(lua_State *L, const char *context, bw_result result, const bw_error *err)
+{
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    if (context) {
+        luaL_addstring(&b, context);
+        luaL_addstring(&b, ": ");
+    }
+    if (err && err->message[0]) {
+        /* The core's messages may already start with the file name; only
+         * prefix the location when the message does not carry it. */
+        if (err->file[0] && strncmp(err->message, err->file, strlen(err->file)) != 0) {
+            luaL_addstring(&b, err->file);
+            if (err->line > 0) {
+                char line[32];
+                snprintf(line, sizeof line, ":%d", err->line);
+                luaL_addstring(&b, line);
+            }
+            luaL_addstring(&b, ": ");
+        }
+        if (err->where[0] && !strstr(err->message, err->where)) {
+            luaL_addstring(&b, err->where);
+            luaL_addstring(&b, ": ");
+        }
+        luaL_addstring(&b, err->message);
+    } else {
+        luaL_addstring(&b, bw_result_name(result));
+    }
+    luaL_pushresult(&b);
+}
+
+/* ---- joint and curve arguments ---- */
+
+int bw_lua_check_joint(lua_State *L, int arg, const bw_rig *rig)
+{
+    int count = bw_rig_joint_count(rig);
+    if (lua_type(L, arg) == LUA_TSTRING) {
+        const char *name = lua_tostring(L, arg);
+        int j = bw_rig_find_by_name(rig, name);
+        if (j == BW_RIG_AMBIGUOUS)
+            return luaL_argerror(L, arg, lua_pushfstring(L, "joint name '%s' is ambiguous; use an index", name));
+        if (j < 0) return luaL_argerror(L, arg, lua_pushfstring(L, "no joint named '%s'", name));
+        return j;
+    }
+    int isint = 0;
+    lua_Integer i = lua_tointegerx(L, arg, &isint); /* 2.0 counts as 2, as in luaL_checkinteger */
+    if (!isint || lua_type(L, arg) != LUA_TNUMBER) return luaL_typeerror(L, arg, "joint index or name");
+    if (i < 1 || i > count)
+        return luaL_argerror(L, arg, lua_pushfstring(L, "joint index %I out of range 1..%d", (LUAI_UACINT)i, count));
+    return (int)(i - 1);
+}
+
+int bw_lua_check_curve(lua_State *L, int arg, const bw_rig *rig)
+{
+    int count = bw_rig_curve_count(rig);
+    if (lua_type(L, arg) == LUA_TSTRING) {
+        const char *name = lua_tostring(L, arg);
+        int c = bw_rig_find_curve(rig, name);
+        if (c < 0) return luaL_argerror(L, arg, lua_pushfstring(L, "no curve named '%s'", name));
+        return c;
+    }
+    int isint = 0;
+    lua_Integer i = lua_tointegerx(L, arg, &isint); /* 2.0 counts as 2, as in luaL_checkinteger */
+    if (!isint || lua_type(L, arg) != LUA_TNUMBER) return luaL_typeerror(L, arg, "curve index or name");
+    if (i < 1 || i > count)
+        return luaL_argerror(L, arg, lua_pushfstring(L, "curve index %I out of range 1..%d", (LUAI_UACINT)i, count));
+    return (int)(i - 1);
+}
+
+/* ---- the allocator ---- */
+
+static const char allocator_key[] = "blendwerk.allocator";
+
+/* lua_Alloc and bw_alloc_fn have the same contract (nsize 0 frees), so
+ * the state's allocator serves the core directly. */
+static void register_allocator(lua_State *L)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, allocator_key) == LUA_TUSERDATA) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pop(L, 1);
+    bw_allocator *a = (bw_allocator *)lua_newuserdatauv(L, sizeof *a, 0);
+    void *ud = NULL;
+    a->fn = lua_getallocf(L, &ud);
+    a->user = ud;
+    lua_setfield(L, LUA_REGISTRYINDEX, allocator_key);
+}
+
+const bw_allocator *bw_lua_allocator(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, allocator_key);
+    const bw_allocator *a = (const bw_allocator *)lua_touserdata(L, -1);
+    lua_pop(L, 1); /* the registry keeps it */
+    return a;      /* NULL (malloc) if the module was never opened here */
+}
+
+/* ---- module-level functions ---- */
+
+/* blendwerk.ease(style, dir, u) -> eased u */
+static int l_ease(lua_State *L)
+{
+    const char *style_name = luaL_checkstring(L, 1);
+    const char *dir_name = luaL_optstring(L, 2, "in");
+    double u = (double)luaL_checknumber(L, 3);
+    int style = bw_ease_style_find(style_name);
+    if (style < 0) return luaL_argerror(L, 1, lua_pushfstring(L, "unknown easing style '%s'", style_name));
+    int dir = bw_ease_dir_find(dir_name);
+    if (dir < 0) return luaL_argerror(L, 2, lua_pushfstring(L, "unknown easing direction '%s'", dir_name));
+    float uf = 0.0f;
+    if (bw_lua_to_float(u, &uf)) uf = isnan(u) ? 0.0f : (u > 0 ? 1.0f : 0.0f); /* the core clamps anyway */
+    lua_pushnumber(L, (lua_Number)bw_ease((bw_ease_style)style, (bw_ease_dir)dir, uf));
+    return 1;
+}
+
+/* blendwerk.lerp_angle(a, b, u) -> radians along the shortest arc */
+static int l_lerp_angle(lua_State *L)
+{
+    float a = bw_lua_check_float(L, 1);
+    float b = bw_lua_check_float(L, 2);
+    float u = bw_lua_check_float(L, 3);
+    lua_pushnumber(L, (lua_Number)bw_lerp_angle(a, b, u));
+    return 1;
+}
+
+static const luaL_Reg module_functions[] = {
+    {"ease", l_ease},
+    {"lerp_angle", l_lerp_angle},
+    {NULL, NULL},
+};
+
+#if defined(__SANITIZE_ADDRESS__)
+#define BW_LUA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BW_LUA_ASAN 1
+#endif
+#endif
+#ifndef BW_LUA_ASAN
+#define BW_LUA_ASAN 0
+#endif
 
 int luaopen_blendwerk(lua_State *L)
 {
-    lua_newtable(L);
+    luaL_checkversion(L);
+    register_allocator(L);
+    luaL_newlib(L, module_functions);
+    lua_pushliteral(L, "0.1.0");
+    lua_setfield(L, -2, "version");
+    /* How this module was built; lets a test that loads build/blendwerk.so
+     * into another interpreter preload the sanitizer runtime it needs. */
+    lua_createtable(L, 0, 1);
+    lua_pushboolean(L, BW_LUA_ASAN);
+    lua_setfield(L, -2, "asan");
+    lua_setfield(L, -2, "build");
+
+    bw_lua_open_rig(L);
+    bw_lua_open_clip(L);
+    bw_lua_open_binding(L);
+    bw_lua_open_pose(L);
+    bw_lua_open_track_set(L);
+    bw_lua_open_asset(L);
+    bw_lua_open_blendspace(L);
     return 1;
 }

@@ -39,14 +39,17 @@ typedef struct bw_bind_report {
 } bw_bind_report;
 
 /* `retarget_id` distinguishes bindings of the same clip and rig made for
- * different retarget mappings (0 = none); it is part of the cache key. */
+ * different retarget mappings (0 = none); it is part of the cache key.
+ * The binding points at `clip` (which must outlive it) but keeps nothing
+ * of the rig except its indices, layout signature and revision. */
 bw_result bw_binding_create(const bw_clip *clip, const bw_rig *rig, uint64_t retarget_id,
                             const bw_allocator *allocator, bw_binding **out_binding, bw_error *err);
 void bw_binding_destroy(bw_binding *binding);
 
 bw_bind_report bw_binding_report(const bw_binding *binding);
 bw_bind_status bw_binding_track_status(const bw_binding *binding, int track);
-/* Joint (or curve, for float channels) a track drives, -1 if unbound. */
+/* Joint (or curve, for float channels) a track drives, -1 if unbound or
+ * ambiguous. Out-of-range tracks report UNBOUND / -1. */
 int bw_binding_track_target(const bw_binding *binding, int track);
 const bw_clip *bw_binding_clip(const bw_binding *binding);
 /* The key this binding was made for. */
@@ -57,13 +60,22 @@ uint64_t bw_binding_retarget_id(const bw_binding *binding);
 /* Cache of bindings keyed by (clip serial, layout signature, topology
  * revision, retarget id). Owns its bindings. bw_binding_cache_get returns
  * the cached binding or creates one; entries for an older topology
- * revision of the same rig layout are replaced. */
+ * revision of the same rig layout are replaced: when the same rig object
+ * (compared by address, never dereferenced later) asks for the same clip
+ * and retarget id after a topology change, the old binding is destroyed,
+ * so callers must re-fetch bindings after bw_rig_add_joint. Rigs with
+ * equal layouts and revisions share a binding (indices are the same).
+ * A failed get leaves the cache unchanged. */
 typedef struct bw_binding_cache bw_binding_cache;
 bw_result bw_binding_cache_create(const bw_allocator *allocator, bw_binding_cache **out_cache);
 void bw_binding_cache_destroy(bw_binding_cache *cache);
 bw_result bw_binding_cache_get(bw_binding_cache *cache, const bw_clip *clip, const bw_rig *rig,
                                uint64_t retarget_id, const bw_binding **out_binding, bw_error *err);
 int bw_binding_cache_create_count(const bw_binding_cache *cache);
+/* Destroy every cached binding of `clip` (call before destroying or
+ * replacing the clip, e.g. on hot reload; entries of a destroyed clip are
+ * otherwise kept, unreachable, until the cache is destroyed). */
+void bw_binding_cache_remove_clip(bw_binding_cache *cache, const bw_clip *clip);
 
 #ifdef __cplusplus
 }

@@ -17,12 +17,23 @@
  *   sampler takes the shortest arc;
  * - a track with 0 keys is BW_ERR_EMPTY; a clip with no tracks and no
  *   markers is valid (it covers nothing);
+ * - two tracks driving the same target are BW_ERR_DUPLICATE: same channel
+ *   and same (parent, joint), where a NULL parent only equals NULL; a
+ *   FLOAT and an ANGLE track of the same curve name also collide;
+ * - unknown channel, interpolation, easing style or direction, a NULL or
+ *   empty joint name, NULL key arrays: BW_ERR_INVALID_ARGUMENT; markers
+ *   need a name and a finite time; desc.length must be finite;
  * - length: if desc.length > 0 it is used, else the last key or marker
  *   time (a clip whose keys all sit at 0 has length 0: sampling holds the
  *   first keys, looping playback stays at time 0 and fires no loop
  *   signals).
  * Key times may start after 0 (glTF rigged_simple starts at 0.0417 s):
- * before the first key the first value holds.
+ * before the first key the first value holds. Negative key and marker
+ * times are accepted (a length never goes below 0).
+ * Error messages name the track ("track 3, joint \"mixamorig:Hips\"
+ * (parent \"Armature\") rotation: key 5 ...") and err->where holds the
+ * desc path ("tracks[3].times[5]", "joints[1].keys[2]").
+ * Nothing is partially built and *out_clip is untouched on failure.
  */
 #ifndef BLENDWERK_CLIP_H
 #define BLENDWERK_CLIP_H
@@ -71,7 +82,8 @@ typedef struct bw_track_desc {
     int key_count;
     const float *times;          /* key_count seconds, strictly increasing */
     const float *values;         /* key_count * width (x3 for CUBICSPLINE) */
-    const unsigned char *styles; /* optional, key_count bw_ease_style (NULL = linear) */
+    const unsigned char *styles; /* optional, key_count bw_ease_style (NULL = linear);
+                                    ignored for CUBICSPLINE */
     const unsigned char *dirs;   /* optional, key_count bw_ease_dir (NULL = in) */
 } bw_track_desc;
 
@@ -110,7 +122,9 @@ typedef struct bw_joint_key {
     unsigned flags; /* BW_KEY_* bits; a channel is keyed only where its bit is set */
     float t[3], r[4], s[3];
     float pose_weight, mask_weight;
-    bw_ease_style style; /* easing of the segment that ends at this key */
+    bw_ease_style style; /* easing of the segment that ends at this key, for
+                            every channel keyed here (a channel skipping
+                            intermediate keys eases from its own previous key) */
     bw_ease_dir dir;
 } bw_joint_key;
 
@@ -145,6 +159,12 @@ typedef struct bw_sequence_desc {
     const bw_allocator *allocator;
 } bw_sequence_desc;
 
+/* Split the sequence into channel tracks: per joint entry, in order,
+ * translation, rotation, scale, pose weight and mask weight (each only if
+ * some key sets its flag, with just those keys), then the curves. A joint's
+ * keys must have finite, strictly increasing times whatever their flags;
+ * a joint entry with no keys is BW_ERR_EMPTY; unknown flag bits are
+ * BW_ERR_INVALID_ARGUMENT. */
 bw_result bw_clip_compile_sequence(const bw_sequence_desc *desc, bw_clip **out_clip, bw_error *err);
 
 /* ---- queries ---- */
@@ -152,10 +172,13 @@ const char *bw_clip_name(const bw_clip *clip); /* "" when unnamed */
 float bw_clip_length(const bw_clip *clip);
 bool bw_clip_loop(const bw_clip *clip);
 int bw_clip_track_count(const bw_clip *clip);
-/* Track i's description as stored (times/values point into the clip). */
+/* Track i's description as stored (names, times and values point into
+ * the clip; rotations normalized; styles and dirs are NULL when every key
+ * is linear). BW_ERR_RANGE for a bad index. */
 bw_result bw_clip_track(const bw_clip *clip, int track, bw_track_desc *out);
 int bw_clip_marker_count(const bw_clip *clip);
-/* Markers sorted by time (stable for equal times). */
+/* Markers sorted by time (stable for equal times). NULL / NaN for a bad
+ * index. */
 const char *bw_clip_marker_name(const bw_clip *clip, int marker);
 float bw_clip_marker_time(const bw_clip *clip, int marker);
 /* Identity for caches: sequence id and revision (0, 0 for bw_clip_create),
@@ -174,7 +197,9 @@ bw_result bw_clip_cache_create(const bw_allocator *allocator, bw_clip_cache **ou
 void bw_clip_cache_destroy(bw_clip_cache *cache);
 bw_result bw_clip_cache_get(bw_clip_cache *cache, const bw_sequence_desc *desc, const bw_clip **out_clip,
                             bw_error *err);
-/* How many compiles the cache has performed (for tests and tools). */
+/* How many successful compiles the cache has performed (for tests and
+ * tools). A failed compile counts nothing and leaves the cached revision,
+ * if any, in place. */
 int bw_clip_cache_compile_count(const bw_clip_cache *cache);
 
 #ifdef __cplusplus

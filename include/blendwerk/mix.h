@@ -20,6 +20,15 @@
  *
  * Non-finite weights count as 0. Never allocates: the mixer's scratch is
  * sized at creation.
+ *
+ * Defined results for bad data: a NaN coverage counts as 0; if a rank's
+ * result for a joint or curve would be non-finite (a NaN or infinite value
+ * in a contribution, or sums overflowing float), that joint or curve keeps
+ * what lay below, coverage included, so NaN never enters `out` from a
+ * contribution. Angle curves are not reduced to a canonical range: the
+ * result is the running value plus the weighted shortest-arc offsets.
+ * Float sums within a rank are formed in list order, so permutations of
+ * one rank agree to float rounding, not bit for bit.
  */
 #ifndef BLENDWERK_MIX_H
 #define BLENDWERK_MIX_H
@@ -39,16 +48,25 @@ typedef struct bw_contribution {
 typedef struct bw_mixer bw_mixer;
 
 /* Scratch for poses of joint_count joints and curve_count curves and up to
- * max_contributions contributions per run. */
+ * max_contributions contributions per run (all >= 0; BW_ERR_INVALID_ARGUMENT
+ * otherwise, BW_ERR_OUT_OF_MEMORY). *out_mixer is set only on success. */
 bw_result bw_mixer_create(int joint_count, int curve_count, int max_contributions,
                           const bw_allocator *allocator, bw_mixer **out_mixer);
-void bw_mixer_destroy(bw_mixer *mixer);
+/* Same, sized for `rig`, with the rig's curve kinds (bw_mixer_create treats
+ * every curve as BW_CURVE_FLOAT; use this when the rig has angle curves).
+ * The kinds are copied: the rig may be destroyed afterwards. */
+bw_result bw_mixer_create_for_rig(const bw_rig *rig, int max_contributions, const bw_allocator *allocator,
+                                  bw_mixer **out_mixer);
+void bw_mixer_destroy(bw_mixer *mixer); /* NULL is a no-op */
 
 /* Mix `contributions` over `base` into `out`. `base` may be the same pose
  * as `out` (mix in place over the current values); if NULL, `out`'s current
  * contents are the base. Fails with BW_ERR_LIMIT when count exceeds the
- * mixer's capacity and BW_ERR_INVALID_ARGUMENT on mismatched counts; `out`
- * is untouched on failure. */
+ * mixer's capacity and BW_ERR_INVALID_ARGUMENT on mismatched counts (out,
+ * base or any contribution pose differing from the mixer's counts), a NULL
+ * mixer, out, contribution pose, or contributions array with count > 0, or
+ * a negative count; `out` is untouched on failure. Contributions whose
+ * weight is not > 0 after sanitising are skipped. Never allocates. */
 bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution *contributions, int count,
                      bw_pose *out);
 

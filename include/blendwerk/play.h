@@ -29,6 +29,32 @@
  *   drain, once a stopped track's weight is inactive (<= 1e-4), and queues
  *   STOPPED. A weight fade toward 0 without stop never removes the track.
  * - Seeking (bw_track_set_seek) fires no markers.
+ *
+ * Decisions where SPEC §4 is silent (each is tested in tests/test_play.c):
+ * - A freshly played track includes its start time in its first moving
+ *   advance, so a marker at the start time (e.g. at 0) fires once when the
+ *   clip starts, as in other engines. After a seek the seek time is the
+ *   excluded old endpoint (seeking fires nothing, not even at the target).
+ * - Order at a loop boundary follows the direction of travel. Forward:
+ *   markers before the end, LOOP, then markers at 0 of the new pass.
+ *   Reverse: markers at 0 of the current pass, LOOP, then markers below the
+ *   length. Equal marker times fire in index order forward and reverse
+ *   index order backward. On a non-looping track ENDED follows the markers
+ *   at the end it reached.
+ * - With more than 16 wraps the LOOP signals queued are the 16 nearest the
+ *   new time (the 4 visited cycles get theirs, the rest precede them).
+ * - Negative dt is treated as 0 (time never runs backwards; use a negative
+ *   speed). Zero-length clips (length <= 0): time stays 0; looping ones
+ *   queue nothing, non-looping ones queue their markers at 0 on the first
+ *   moving advance and ENDED once.
+ * - ENDED re-arms when the time leaves the end (seek, or playing away).
+ * - A fade (bw_track_set_fade) on a stopping track cancels the stop.
+ * - Handles are slot | generation << 10: a removed track's handle never
+ *   names a later track until its slot has been reused 2^20 times.
+ * - Non-finite speed, weight, time or durations passed to the setters are
+ *   rejected (BW_ERR_NON_FINITE, nothing changes); advance additionally
+ *   treats a non-finite dt or step as 0.
+ * - Non-marker signals carry marker = -1, name = NULL, marker_time = 0.
  */
 #ifndef BLENDWERK_PLAY_H
 #define BLENDWERK_PLAY_H
@@ -42,6 +68,8 @@ extern "C" {
 #endif
 
 #define BW_WEIGHT_INACTIVE 1e-4f
+#define BW_TRACK_SET_MAX_CAPACITY 1024
+#define BW_TRACK_SET_MAX_SIGNALS (1 << 20)
 
 typedef struct bw_track_set bw_track_set;
 
@@ -65,12 +93,17 @@ typedef void (*bw_signal_fn)(void *user, const bw_signal *signal);
 
 typedef struct bw_track_set_desc {
     const bw_rig *rig;            /* required; outlives the set */
-    int capacity;                 /* max simultaneous tracks (default 16 when 0) */
+    int capacity;                 /* max simultaneous tracks (default 16 when 0,
+                                     at most BW_TRACK_SET_MAX_CAPACITY) */
     int signal_capacity;          /* queued signals per frame (default 256 when 0);
                                      signals beyond it are dropped and counted */
     const bw_allocator *allocator;
 } bw_track_set_desc;
 
+/* Allocates the track slots, one pose buffer per slot, the signal queue
+ * and the mixer input list. BW_ERR_INVALID_ARGUMENT for a NULL desc, rig or
+ * out_set or negative capacities, BW_ERR_LIMIT beyond the maximums above,
+ * BW_ERR_OUT_OF_MEMORY (nothing leaks). */
 bw_result bw_track_set_create(const bw_track_set_desc *desc, bw_track_set **out_set);
 void bw_track_set_destroy(bw_track_set *set);
 
@@ -127,14 +160,24 @@ bool bw_track_set_looping(const bw_track_set *set, int track);
  * Returns false for unknown handles. */
 bool bw_track_set_last_step(const bw_track_set *set, int track, double *from, double *delta);
 
-/* Advance every track by dt seconds (times, fades) and queue signals. */
+/* Advance every track by dt seconds (times, fades) and queue signals.
+ * Fades run on dt; clip time moves by speed × dt. */
 void bw_track_set_advance(bw_track_set *set, float dt);
 /* Sample every live track and mix them with `mixer` over `base` (NULL:
- * the rig's current joint values) into `out`. */
+ * the rig's current joint values) into `out`. Contributions enter in play
+ * order with the track's current weight and priority. Fails with
+ * BW_ERR_INVALID_ARGUMENT when `out` (or `base`) does not match the rig or
+ * a track's binding no longer matches the rig's layout (rebind after a
+ * topology change), BW_ERR_LIMIT when the mixer holds fewer contributions
+ * than there are live tracks; `out` is untouched on failure. */
 bw_result bw_track_set_compose(bw_track_set *set, bw_mixer *mixer, const bw_pose *base, bw_pose *out);
 /* Deliver queued signals in order to fn (may be NULL to discard), then
  * remove stopped tracks whose weight is inactive (queuing nothing more:
- * their STOPPED signals are delivered in this same drain). */
+ * their STOPPED signals are delivered in this same drain, directly, so a
+ * full queue never loses one). Callbacks may play, stop, fade, seek and
+ * even advance the set: signals their advance queues, and tracks they
+ * play and stop at once, wait for the next drain, so one drain always
+ * ends. A drain called from inside a callback does nothing. */
 void bw_track_set_drain(bw_track_set *set, bw_signal_fn fn, void *user);
 
 #ifdef __cplusplus

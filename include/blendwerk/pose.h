@@ -6,6 +6,10 @@
  * never allocates. Coverage 0 means "this contribution says nothing about
  * the joint": its transform is a storage default (identity), never a
  * command to reset the joint.
+ *
+ * The four arrays share one allocation. Functions taking two poses (or a
+ * pose and a rig) whose counts differ do nothing: they have no error
+ * channel and the mismatch is a programming error the caller must avoid.
  */
 #ifndef BLENDWERK_POSE_H
 #define BLENDWERK_POSE_H
@@ -28,7 +32,10 @@ typedef struct bw_pose {
 } bw_pose;
 
 /* Allocate buffers for `rig`'s joints and curves and fill them with the
- * identity transform, value 0 and coverage 0. */
+ * identity transform, value 0 and coverage 0. `pose` is written only on
+ * success (BW_ERR_INVALID_ARGUMENT for NULL pose or rig or negative counts,
+ * BW_ERR_OUT_OF_MEMORY); initialising a pose that still holds buffers
+ * leaks them. */
 bw_result bw_pose_init(bw_pose *pose, const bw_rig *rig, const bw_allocator *allocator);
 /* Same for explicit counts (rig-less tools and tests). */
 bw_result bw_pose_init_counts(bw_pose *pose, int joint_count, int curve_count, const bw_allocator *allocator);
@@ -42,11 +49,16 @@ void bw_pose_set_rest(bw_pose *pose, const bw_rig *rig);
 /* Copy `src` into `dst` (same counts). */
 void bw_pose_copy(bw_pose *dst, const bw_pose *src);
 
-/* Model-space matrices (column-major 4x4, cglm's mat4 layout) for every
- * joint: model[i] = model[parent(i)] * local(i), local = T * R * S. */
+/* Model-space matrices (column-major 4x4, cglm's mat4 layout: model[i][c]
+ * is column c, model[i][3] holds the translation) for every joint:
+ * model[i] = model[parent(i)] * local(i), local = T * R * S. `model` has
+ * room for the rig's joint count; nothing is written when the pose's joint
+ * count differs from the rig's. Never allocates. */
 void bw_pose_local_to_model(const bw_rig *rig, const bw_pose *pose, float (*model)[4][4]);
 
-/* Compose a local transform into a column-major matrix. */
+/* Compose a local transform into a column-major matrix (T * R * S). The
+ * rotation is used as q / |q| (a zero quaternion counts as identity), so a
+ * slightly denormalized quaternion does not shear the matrix. */
 void bw_transform_to_matrix(const bw_transform *x, float m[4][4]);
 
 #ifdef __cplusplus

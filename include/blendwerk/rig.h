@@ -5,13 +5,25 @@
  * Contract (SPEC §1):
  * - A parent's index is always smaller than its children's. Creation fails
  *   with BW_ERR_ORDER when a parent comes after its child, BW_ERR_CYCLE when
- *   a joint is its own ancestor (including itself as parent), and
- *   BW_ERR_DUPLICATE for two joints with the same (parent, name) pair.
+ *   a joint is its own ancestor (including itself as parent, or a parent
+ *   chain that loops), and BW_ERR_DUPLICATE for two joints with the same
+ *   (parent name, name) pair (roots count as parent name ""): that pair is
+ *   how clips name joints, so it must identify one joint. Other failures:
+ *   a NULL name is BW_ERR_INVALID_ARGUMENT, an empty name BW_ERR_EMPTY, a
+ *   parent index outside [-1, joint_count) BW_ERR_RANGE, a non-finite or
+ *   zero rest rotation / non-finite translation or scale BW_ERR_NON_FINITE,
+ *   more than BW_RIG_MAX_JOINTS joints or BW_RIG_MAX_CURVES curves
+ *   BW_ERR_LIMIT. The error message names the joint (or curve) and its
+ *   index; bw_error.where holds "joints[i]" / "curves[i]".
  * - The topology revision starts at 1 and is bumped by every change of
  *   joint membership or parenting (bw_rig_add_joint). The layout signature
- *   is a hash of every joint's name and parent index. Setting rest values
- *   changes neither. Caches keyed by topology (bindings, masks) compare the
- *   layout signature and topology revision and nothing else.
+ *   is a hash (FNV-1a, bw_hash_bytes) of every joint's name and parent
+ *   index in joint order, so two rigs with the same joints in the same
+ *   order share it. Setting rest values changes neither. Caches keyed by
+ *   topology (bindings, masks) compare the layout signature and topology
+ *   revision and nothing else.
+ * - Name lookups use a sorted index built at creation (binary search plus
+ *   strcmp): cheap, but not meant for per-frame code. Resolve names once.
  * - A rig is read-only while characters use it; bw_rig_add_joint and
  *   bw_rig_set_rest must not run concurrently with sampling.
  * - An empty rig (0 joints) is valid: every pose of it is empty.
@@ -27,6 +39,10 @@ extern "C" {
 
 typedef struct bw_rig bw_rig;
 
+/* Documented size limits (BW_ERR_LIMIT beyond them). */
+#define BW_RIG_MAX_JOINTS (1 << 20)
+#define BW_RIG_MAX_CURVES (1 << 20)
+
 typedef struct bw_rig_joint_desc {
     const char *name;  /* required, non-empty; copied */
     int parent;        /* index of the parent joint, or -1 for a root */
@@ -38,9 +54,9 @@ typedef struct bw_rig_joint_desc {
 typedef enum bw_curve_kind { BW_CURVE_FLOAT = 0, BW_CURVE_ANGLE = 1 } bw_curve_kind;
 
 typedef struct bw_rig_curve_desc {
-    const char *name;   /* required, unique among curves; copied */
+    const char *name;   /* required, non-empty, unique among curves; copied */
     bw_curve_kind kind;
-    float rest;         /* value when nothing drives the channel */
+    float rest;         /* value when nothing drives the channel; finite */
 } bw_rig_curve_desc;
 
 typedef struct bw_rig_desc {
@@ -51,6 +67,7 @@ typedef struct bw_rig_desc {
     const bw_allocator *allocator;   /* NULL = malloc */
 } bw_rig_desc;
 
+/* Validate `desc` and build a rig; *out_rig is set only on success. */
 bw_result bw_rig_create(const bw_rig_desc *desc, bw_rig **out_rig, bw_error *err);
 void bw_rig_destroy(bw_rig *rig); /* NULL is a no-op */
 
@@ -63,8 +80,8 @@ const int *bw_rig_parents(const bw_rig *rig);
 const bw_transform *bw_rig_rest_pose(const bw_rig *rig);
 
 int bw_rig_curve_count(const bw_rig *rig);
-const char *bw_rig_curve_name(const bw_rig *rig, int curve);
-bw_curve_kind bw_rig_curve_kind(const bw_rig *rig, int curve);
+const char *bw_rig_curve_name(const bw_rig *rig, int curve);     /* NULL when out of range */
+bw_curve_kind bw_rig_curve_kind(const bw_rig *rig, int curve); /* FLOAT when out of range */
 const float *bw_rig_curve_rest(const bw_rig *rig); /* curve_count values */
 int bw_rig_find_curve(const bw_rig *rig, const char *name); /* -1 if missing */
 
@@ -84,7 +101,11 @@ uint64_t bw_rig_layout_signature(const bw_rig *rig);
  * out-of-range joint; rotation is normalized. */
 bw_result bw_rig_set_rest(bw_rig *rig, int joint, const bw_transform *rest);
 /* Append a joint (its parent must already exist). Bumps the topology
- * revision and recomputes the layout signature. */
+ * revision and recomputes the layout signature. Validation and errors as
+ * for creation (its own index as parent is BW_ERR_CYCLE); on failure the
+ * rig is unchanged. Pointers from bw_rig_parents / bw_rig_rest_pose /
+ * bw_rig_joint_name may move; poses sized for the old count must be
+ * re-initialised. */
 bw_result bw_rig_add_joint(bw_rig *rig, const bw_rig_joint_desc *joint, bw_error *err);
 
 #ifdef __cplusplus

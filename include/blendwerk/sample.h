@@ -12,7 +12,16 @@
  * current joint value; its coverage is clamp(pose_weight × (1 −
  * mask_weight), 0, 1). Joints no track drives get the identity transform
  * and coverage 0. Curves likewise (coverage 1 when keyed, else 0).
- * A non-finite τ samples at 0. Never allocates.
+ * A non-finite τ samples at 0. Never allocates, never compares strings.
+ *
+ * Details:
+ * - A key's value is reached exactly at its time (u = 1), so a CONSTANT
+ *   (glTF STEP) track switches at the key, not after it.
+ * - Angle channels a half turn apart (|b − a| = π) turn the way b − a
+ *   points. CUBICSPLINE angle tracks interpolate the raw values (no wrap).
+ * - Never NaN or infinity: extreme but finite keys whose interpolation
+ *   overflows (overshooting easings, huge spline tangents) hold the nearer
+ *   key instead; a degenerate rotation spline falls back to slerp.
  */
 #ifndef BLENDWERK_SAMPLE_H
 #define BLENDWERK_SAMPLE_H
@@ -25,11 +34,15 @@ extern "C" {
 #endif
 
 /* `binding` must have been made for `rig`'s current layout; `out` must be
- * initialised for `rig`. τ is clip time in seconds (not wrapped here). */
+ * initialised for `rig`. τ is clip time in seconds (not wrapped here).
+ * `out` is always fully written: with a NULL binding, or one whose layout
+ * signature differs from the rig's, every coverage is 0. A NULL rig means
+ * identity for unkeyed channels. */
 void bw_sample_clip(const bw_binding *binding, const bw_rig *rig, float time, bw_pose *out);
 
 /* Sample one track at time τ into `out` (width floats; rotations are
- * normalized). For tools and tests. */
+ * normalized). For tools and tests; writes nothing for a NULL clip or out
+ * or a bad track index. */
 void bw_sample_track(const bw_clip *clip, int track, float time, float *out);
 
 /* Angle interpolation along the shortest arc, radians:

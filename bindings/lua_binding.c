@@ -1,0 +1,237 @@
+/* lua_binding.c - blendwerk.Binding: a clip's tracks matched to a rig's
+ * joints (bw_binding), with its report, and sampling into a Pose.
+ *
+ *   blendwerk.bind(clip, rig) / clip:bind(rig) -> Binding | nil, message
+ *
+ * A Binding keeps its Clip and Rig alive (uservalues plus counted uses),
+ * so neither can be freed while it exists, even after close(). */
+#include <string.h>
+
+#include "lua_support.h"
+
+static void destroy_binding(bw_lua_object *o)
+{
+    bw_lua_binding *b = (bw_lua_binding *)o;
+    bw_binding_destroy(b->binding);
+    b->binding = NULL;
+}
+
+bw_lua_binding *bw_lua_check_binding(lua_State *L, int arg)
+{
+    return (bw_lua_binding *)bw_lua_check_object(L, arg, BW_LUA_BINDING);
+}
+
+bw_lua_binding *bw_lua_push_binding(lua_State *L, int clip_idx, int rig_idx)
+{
+    clip_idx = lua_absindex(L, clip_idx);
+    rig_idx = lua_absindex(L, rig_idx);
+    bw_lua_clip *c = (bw_lua_clip *)lua_touserdata(L, clip_idx);
+    bw_lua_rig *r = (bw_lua_rig *)lua_touserdata(L, rig_idx);
+    bw_lua_binding *b = (bw_lua_binding *)bw_lua_new_object(L, sizeof *b, 2, BW_LUA_BINDING, destroy_binding);
+    b->clip = c;
+    b->rig = r;
+    bw_lua_object_use(&b->hdr, &c->hdr);
+    bw_lua_object_use(&b->hdr, &r->hdr);
+    lua_pushvalue(L, clip_idx);
+    lua_setiuservalue(L, -2, BW_LUA_UV_BINDING_CLIP);
+    lua_pushvalue(L, rig_idx);
+    lua_setiuservalue(L, -2, BW_LUA_UV_BINDING_RIG);
+    bw_error err;
+    memset(&err, 0, sizeof err);
+    bw_result res = bw_binding_create(c->clip, r->rig, 0, bw_lua_allocator(L), &b->binding, &err);
+    if (res != BW_OK) {
+        b->binding = NULL;
+        bw_lua_object_close(&b->hdr); /* releases the clip and rig now */
+        lua_pop(L, 1);
+        lua_pushnil(L);
+        lua_pushfstring(L, "binding clip '%s': ", bw_clip_name(c->clip));
+        bw_lua_push_error(L, NULL, res, &err);
+        lua_concat(L, 2);
+        return NULL;
+    }
+    return b;
+}
+
+static bw_lua_binding *push_cached_binding(lua_State *L, int clip_idx, int rig_idx);
+
+bw_lua_binding *bw_lua_push_cached_binding(lua_State *L, int clip_idx, int rig_idx)
+{
+    BW_LUA_STACK_BEGIN(L);
+    bw_lua_binding *b = push_cached_binding(L, lua_absindex(L, clip_idx), lua_absindex(L, rig_idx));
+    BW_LUA_STACK_END(L, b ? 1 : 2);
+    return b;
+}
+
+static bw_lua_binding *push_cached_binding(lua_State *L, int clip_idx, int rig_idx)
+{
+    if (lua_getiuservalue(L, clip_idx, BW_LUA_UV_CLIP_BINDINGS) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        /* Weak keys: the entry goes when the rig does (an ephemeron, so the
+         * binding's own reference to the rig does not pin it). */
+        lua_newtable(L);
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_pushvalue(L, -1);
+        lua_setiuservalue(L, clip_idx, BW_LUA_UV_CLIP_BINDINGS);
+    }
+    const int cache = lua_gettop(L);
+    lua_pushvalue(L, rig_idx);
+    lua_rawget(L, cache);
+    bw_lua_binding *b = (bw_lua_binding *)luaL_testudata(L, -1, BW_LUA_BINDING);
+    if (b && !b->hdr.closed) {
+        lua_remove(L, cache);
+        return b;
+    }
+    lua_pop(L, 1);
+    b = bw_lua_push_binding(L, clip_idx, rig_idx);
+    if (!b) { /* nil, message on top */
+        lua_remove(L, cache);
+        return NULL;
+    }
+    lua_pushvalue(L, rig_idx);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, cache);
+    lua_remove(L, cache);
+    return b;
+}
+
+/* blendwerk.bind(clip, rig) */
+static int l_bind(lua_State *L)
+{
+    bw_lua_check_clip(L, 1);
+    bw_lua_check_rig(L, 2);
+    return bw_lua_push_binding(L, 1, 2) ? 1 : 2;
+}
+
+/* binding:report() -> {bound=, by_name=, ambiguous=, unbound=} */
+static int l_report(lua_State *L)
+{
+    bw_bind_report r = bw_binding_report(bw_lua_check_binding(L, 1)->binding);
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, r.bound);
+    lua_setfield(L, -2, "bound");
+    lua_pushinteger(L, r.by_name);
+    lua_setfield(L, -2, "by_name");
+    lua_pushinteger(L, r.ambiguous);
+    lua_setfield(L, -2, "ambiguous");
+    lua_pushinteger(L, r.unbound);
+    lua_setfield(L, -2, "unbound");
+    return 1;
+}
+
+static int check_track(lua_State *L, int arg, const bw_lua_binding *b)
+{
+    int count = bw_clip_track_count(b->clip->clip);
+    lua_Integer i = luaL_checkinteger(L, arg);
+    if (i < 1 || i > count)
+        return luaL_argerror(L, arg, lua_pushfstring(L, "track index %I out of range 1..%d", (LUAI_UACINT)i, count));
+    return (int)(i - 1);
+}
+
+/* binding:track_status(i) -> "exact" | "by_name" | "ambiguous" | "unbound" */
+static int l_track_status(lua_State *L)
+{
+    bw_lua_binding *b = bw_lua_check_binding(L, 1);
+    static const char *const names[] = {"exact", "by_name", "ambiguous", "unbound"};
+    bw_bind_status s = bw_binding_track_status(b->binding, check_track(L, 2, b));
+    lua_pushstring(L, (unsigned)s < 4 ? names[s] : "unbound");
+    return 1;
+}
+
+/* binding:track_target(i) -> joint (or curve) index | nil */
+static int l_track_target(lua_State *L)
+{
+    bw_lua_binding *b = bw_lua_check_binding(L, 1);
+    int target = bw_binding_track_target(b->binding, check_track(L, 2, b));
+    if (target < 0) lua_pushnil(L);
+    else lua_pushinteger(L, target + 1);
+    return 1;
+}
+
+static int l_clip(lua_State *L)
+{
+    bw_lua_check_binding(L, 1);
+    lua_getiuservalue(L, 1, BW_LUA_UV_BINDING_CLIP);
+    return 1;
+}
+
+static int l_rig(lua_State *L)
+{
+    bw_lua_check_binding(L, 1);
+    lua_getiuservalue(L, 1, BW_LUA_UV_BINDING_RIG);
+    return 1;
+}
+
+/* binding:sample(time [, pose]) -> Pose */
+static int l_sample(lua_State *L)
+{
+    bw_lua_binding *b = bw_lua_check_binding(L, 1);
+    float time = bw_lua_check_time(L, 2);
+    bw_lua_pose *out;
+    if (lua_isnoneornil(L, 3)) {
+        lua_getiuservalue(L, 1, BW_LUA_UV_BINDING_RIG);
+        out = bw_lua_push_pose(L, -1);
+    } else {
+        out = bw_lua_check_pose(L, 3);
+        if (out->rig->rig != b->rig->rig) return luaL_argerror(L, 3, "pose belongs to another rig");
+        lua_pushvalue(L, 3);
+    }
+    bw_sample_clip(b->binding, b->rig->rig, time, &out->pose);
+    return 1;
+}
+
+static int l_binding_gc(lua_State *L)
+{
+    bw_lua_object_close((bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_BINDING));
+    return 0;
+}
+
+static int l_binding_close(lua_State *L)
+{
+    bw_lua_check_binding(L, 1);
+    return l_binding_gc(L);
+}
+
+static int l_binding_tostring(lua_State *L)
+{
+    bw_lua_binding *b = (bw_lua_binding *)luaL_checkudata(L, 1, BW_LUA_BINDING);
+    if (b->hdr.closed || !b->binding) {
+        lua_pushfstring(L, "%s (closed): %p", BW_LUA_BINDING, (void *)b);
+    } else {
+        bw_bind_report r = bw_binding_report(b->binding);
+        lua_pushfstring(L, "%s '%s' (%d bound, %d unbound, %d ambiguous): %p", BW_LUA_BINDING,
+                        bw_clip_name(b->clip->clip), r.bound, r.unbound, r.ambiguous, (void *)b);
+    }
+    return 1;
+}
+
+static const luaL_Reg binding_methods[] = {
+    {"report", l_report},
+    {"track_status", l_track_status},
+    {"track_target", l_track_target},
+    {"clip", l_clip},
+    {"rig", l_rig},
+    {"sample", l_sample},
+    {"close", l_binding_close},
+    {NULL, NULL},
+};
+
+static const luaL_Reg binding_meta[] = {
+    {"__gc", l_binding_gc},
+    {"__close", l_binding_gc},
+    {"__tostring", l_binding_tostring},
+    {NULL, NULL},
+};
+
+static const luaL_Reg binding_functions[] = {
+    {"bind", l_bind},
+    {NULL, NULL},
+};
+
+void bw_lua_open_binding(lua_State *L)
+{
+    bw_lua_register_type(L, BW_LUA_BINDING, binding_methods, binding_meta);
+    luaL_setfuncs(L, binding_functions, 0);
+}

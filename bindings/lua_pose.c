@@ -1,0 +1,409 @@
+/* lua_pose.c - blendwerk.Pose: one local transform and coverage per rig
+ * joint (plus curve values), read and written as Lua tables by joint index
+ * or name; local-to-model; and blendwerk.mix, the per-joint priority mixer.
+ *
+ * A Pose belongs to one Rig (kept alive through a uservalue) and is sized
+ * for it once; reading and writing never reallocate. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lua_support.h"
+
+static void destroy_pose(bw_lua_object *o)
+{
+    bw_lua_pose *p = (bw_lua_pose *)o;
+    bw_pose_deinit(&p->pose);
+}
+
+bw_lua_pose *bw_lua_check_pose(lua_State *L, int arg)
+{
+    return (bw_lua_pose *)bw_lua_check_object(L, arg, BW_LUA_POSE);
+}
+
+bw_lua_pose *bw_lua_push_pose(lua_State *L, int rig_idx)
+{
+    rig_idx = lua_absindex(L, rig_idx);
+    bw_lua_rig *r = (bw_lua_rig *)lua_touserdata(L, rig_idx);
+    bw_lua_pose *p = (bw_lua_pose *)bw_lua_new_object(L, sizeof *p, 1, BW_LUA_POSE, destroy_pose);
+    p->rig = r;
+    bw_lua_object_use(&p->hdr, &r->hdr);
+    lua_pushvalue(L, rig_idx);
+    lua_setiuservalue(L, -2, BW_LUA_UV_POSE_RIG);
+    bw_result res = bw_pose_init(&p->pose, r->rig, bw_lua_allocator(L));
+    if (res != BW_OK) {
+        luaL_error(L, "pose: %s", bw_result_name(res));
+        return NULL;
+    }
+    return p;
+}
+
+static const bw_rig *pose_rig(const bw_lua_pose *p) { return p->rig->rig; }
+
+/* A number for a weight: NaN and infinities pass through (the mixer counts
+ * them as 0); finite values beyond float range clamp. */
+static float to_weight(double v)
+{
+    if (isnan(v)) return NAN;
+    if (v > (double)FLT_MAX) return isinf(v) ? INFINITY : FLT_MAX;
+    if (v < -(double)FLT_MAX) return isinf(v) ? -INFINITY : -FLT_MAX;
+    return (float)v;
+}
+
+/* ---- reading ---- */
+
+static int l_joint_count(lua_State *L)
+{
+    lua_pushinteger(L, bw_lua_check_pose(L, 1)->pose.joint_count);
+    return 1;
+}
+
+static int l_curve_count(lua_State *L)
+{
+    lua_pushinteger(L, bw_lua_check_pose(L, 1)->pose.curve_count);
+    return 1;
+}
+
+/* pose:get(joint) -> {t={x,y,z}, r={x,y,z,w}, s={x,y,z}, coverage=c} */
+static int l_get(lua_State *L)
+{
+    bw_lua_pose *p = bw_lua_check_pose(L, 1);
+    int j = bw_lua_check_joint(L, 2, pose_rig(p));
+    bw_lua_push_transform(L, &p->pose.joints[j]);
+    lua_pushnumber(L, (lua_Number)p->pose.coverage[j]);
+    lua_setfield(L, -2, "coverage");
+    return 1;
+}
+
+static int l_t(lua_State *L)
+{
+    bw_lua_pose *p = bw_lua_check_pose(L, 1);
+    const float *v = p->pose.joints[bw_lua_check_joint(L, 2, pose_rig(p))].t;
+    for (int i = 0; i < 3; i++) lua_pushnumber(L, (lua_Number)v[i]);
+    return 3;
+}
+
+static int l_r(lua_State *L)
+{
+    bw_lua_pose *p = bw_lua_check_pose(L, 1);
+    const float *v = p->pose.joints[bw_lua_check_joint(L, 2, pose_rig(p))].r;
+    for (int i = 0; i < 4; i++) lua_pushnumber(L, (lua_Number)v[i]);
+    return 4;
+}
+
+static int l_s(lua_State *L)
+{
+    bw_lua_pose *p = bw_lua_check_pose(L, 1);
+    const float *v = p->pose.joints[bw_lua_check_joint(L, 2, pose_rig(p))].s;
+    for (int i = 0; i < 3; i++) lua_pushnumber(L, (lua_Number)v[i]);
+    return 3;
+}
+
+static int l_coverage(lua_State *L)
+{
+    bw_lua_pose *p = bw_lua_check_pose(L, 1);
+    lua_pushnumber(L, (lua_Number)p->pose.coverage[bw_lua_check_joint(L, 2, pose_rig(p))]);
+    return 1;
+}
+
+/* pose:curve(c) -> value, coverage */
+static int l_curve(lua_State *L)
+{
+    bw_lua_pose *p = bw_lua_check_pose(L, 1);
+    int c = bw_lua_check_curve(L, 2, pose_rig(p));
+    lua_pushnumber(L, (lua_Number)p->pose.curves[c]);
+    lua_pushnumber(L, (lua_Number)p->pose.curve_coverage[c]);
+    return 2;
+}
+
+/* ---- writing ---- */
+
+static float check_coverage(lua_State *L, int arg, float v)
+{
+    if (!(v >= 0.0f && v <= 1.0f)) luaL_argerror(L, arg, "coverage must be in [0, 1]");
+    return v;
+}
+
+/* pose:set(joint, {t=, r=, s=, coverage=}): absent fields keep their
+ * values; the rotation is normalized. */
+static int l_set(lua_State *L)
+{
+    bw_lua_pose *p = bw_lua_check_pose(L, 1);
+    int j = bw_lua_check_joint(L, 2, pose_rig(p));
+    luaL_checktype(L, 3, LUA_TTABLE);
+    bw_transform x = p->pose.joints[j];
+    char why[256];
+    if (!bw_lua_read_transform(L, 3, &x, why, sizeof why)) return luaL_argerror(L, 3, lua_pushstring(L, why));
+    float coverage = p->pose.coverage[j];
+    int type = bw_lua_raw_field(L, 3, "coverage");
+    if (type != LUA_TNIL) {
+        if (type != LUA_TNUMBER) return luaL_argerror(L, 3, "coverage must be a number");
+        double c = (double)lua_tonumber(L, -1);
+        if (!(c >= 0.0 && c <= 1.0)) return luaL_argerror(L, 3, "coverage must be in [0, 1]");
+        coverage = (float)c;
+    }
+    lua_pop(L, 1);
+    double n2 = 0;
+    for (int i = 0; i < 4; i++) n2 += (double)x.r[i] * x.r[i];
+    float inv = (float)(1.0 / sqrt(n2)); /* read_transform rejected a zero rotation */
+    for (int i = 0; i < 4; i++) x.r[i] *= inv;
+    p->pose.joints[j] = x;
+    p->pose.coverage[j] = coverage;
+    return 0;
+}
+
+/* pose:set_curve(c, value [, coverage = 1]) */
+static int l_set_curve(lua_State *L)
+{
+    bw_lua_pose *p = bw_lua_check_pose(L, 1);
+    int c = bw_lua_check_curve(L, 2, pose_rig(p));
+    float v = bw_lua_check_float(L, 3);
+    float cov = check_coverage(L, 4, bw_lua_opt_float(L, 4, 1.0f));
+    p->pose.curves[c] = v;
+    p->pose.curve_coverage[c] = cov;
+    return 0;
+}
+
+static int l_clear(lua_State *L)
+{
+    bw_pose_clear(&bw_lua_check_pose(L, 1)->pose);
+    return 0;
+}
+
+static int l_set_rest(lua_State *L)
+{
+    bw_lua_pose *p = bw_lua_check_pose(L, 1);
+    bw_pose_set_rest(&p->pose, pose_rig(p));
+    return 0;
+}
+
+/* pose:copy() -> a new Pose with the same contents */
+static int l_copy(lua_State *L)
+{
+    bw_lua_pose *p = bw_lua_check_pose(L, 1);
+    lua_getiuservalue(L, 1, BW_LUA_UV_POSE_RIG);
+    bw_lua_pose *q = bw_lua_push_pose(L, -1);
+    bw_pose_copy(&q->pose, &p->pose);
+    return 1;
+}
+
+static int l_rig(lua_State *L)
+{
+    bw_lua_check_pose(L, 1);
+    lua_getiuservalue(L, 1, BW_LUA_UV_POSE_RIG);
+    return 1;
+}
+
+/* ---- local to model ---- */
+
+/* Model matrices into a userdata scratch block (collected with the call). */
+static float (*model_matrices(lua_State *L, bw_lua_pose *p))[4][4]
+{
+    size_t n = (size_t)(p->pose.joint_count ? p->pose.joint_count : 1);
+    float(*m)[4][4] = (float(*)[4][4])lua_newuserdatauv(L, n * sizeof *m, 0);
+    bw_pose_local_to_model(pose_rig(p), &p->pose, m);
+    return m;
+}
+
+/* pose:local_to_model() -> { {16 numbers, column-major}, ... } per joint */
+static int l_local_to_model(lua_State *L)
+{
+    bw_lua_pose *p = bw_lua_check_pose(L, 1);
+    float(*m)[4][4] = model_matrices(L, p);
+    lua_createtable(L, p->pose.joint_count, 0);
+    for (int j = 0; j < p->pose.joint_count; j++) {
+        lua_createtable(L, 16, 0);
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 4; r++) {
+                lua_pushnumber(L, (lua_Number)m[j][c][r]);
+                lua_rawseti(L, -2, c * 4 + r + 1);
+            }
+        lua_rawseti(L, -2, j + 1);
+    }
+    return 1;
+}
+
+/* pose:model_position(joint) -> x, y, z of the joint in model space */
+static int l_model_position(lua_State *L)
+{
+    bw_lua_pose *p = bw_lua_check_pose(L, 1);
+    int j = bw_lua_check_joint(L, 2, pose_rig(p));
+    float(*m)[4][4] = model_matrices(L, p);
+    for (int i = 0; i < 3; i++) lua_pushnumber(L, (lua_Number)m[j][3][i]);
+    return 3;
+}
+
+/* ---- blendwerk.mix ---- */
+
+/* blendwerk.mix(contributions [, base [, out]]) -> Pose
+ * contributions: { entry, ... }, entry = Pose | {pose, weight, priority}
+ * | {pose=, weight=, priority=} (weight 1, priority 0 by default). */
+static int l_mix(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    bw_lua_pose *base = lua_isnoneornil(L, 2) ? NULL : bw_lua_check_pose(L, 2);
+    bw_lua_pose *out = lua_isnoneornil(L, 3) ? NULL : bw_lua_check_pose(L, 3);
+    lua_settop(L, 3);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
+    if (n > 1 << 20) return luaL_argerror(L, 1, "too many contributions");
+    bw_contribution *list =
+        (bw_contribution *)lua_newuserdatauv(L, sizeof *list * (size_t)(n ? n : 1), 0); /* 4: scratch */
+    lua_newtable(L); /* 5: anchors the pose handles while the list points at them */
+    const bw_rig *rig = base ? pose_rig(base) : NULL;
+    int rig_from = base ? 2 : 0; /* stack index of a Pose whose rig to use */
+
+    for (lua_Integer i = 1; i <= n; i++) {
+        int type = lua_rawgeti(L, 1, i);
+        bw_lua_pose *p = NULL;
+        float weight = 1.0f;
+        lua_Integer priority = 0;
+        if (type == LUA_TUSERDATA) {
+            p = (bw_lua_pose *)luaL_testudata(L, -1, BW_LUA_POSE);
+        } else if (type == LUA_TTABLE) {
+            const int e = lua_gettop(L);
+            if (lua_rawgeti(L, e, 1) == LUA_TNIL) { /* {pose, weight, priority} or named fields */
+                lua_pop(L, 1);
+                bw_lua_raw_field(L, e, "pose");
+            }
+            p = (bw_lua_pose *)luaL_testudata(L, -1, BW_LUA_POSE);
+            if (lua_rawgeti(L, e, 2) == LUA_TNIL) {
+                lua_pop(L, 1);
+                bw_lua_raw_field(L, e, "weight");
+            }
+            if (lua_type(L, -1) == LUA_TNUMBER) weight = to_weight((double)lua_tonumber(L, -1));
+            else if (!lua_isnil(L, -1))
+                return luaL_argerror(L, 1, lua_pushfstring(L, "entry %I: weight must be a number", (LUAI_UACINT)i));
+            lua_pop(L, 1);
+            if (lua_rawgeti(L, e, 3) == LUA_TNIL) {
+                lua_pop(L, 1);
+                bw_lua_raw_field(L, e, "priority");
+            }
+            if (!lua_isnil(L, -1)) {
+                int isint = 0;
+                priority = lua_tointegerx(L, -1, &isint);
+                if (!isint || priority < -(1 << 30) || priority > (1 << 30))
+                    return luaL_argerror(L, 1,
+                                         lua_pushfstring(L, "entry %I: priority must be an integer", (LUAI_UACINT)i));
+            }
+            lua_pop(L, 1);
+            lua_replace(L, e); /* the pose takes the entry's place on the stack */
+        }
+        if (!p) return luaL_argerror(L, 1, lua_pushfstring(L, "entry %I: Pose expected", (LUAI_UACINT)i));
+        if (p->hdr.closed)
+            return luaL_argerror(L, 1, lua_pushfstring(L, "entry %I: %s is closed", (LUAI_UACINT)i, BW_LUA_POSE));
+        if (!rig) {
+            rig = pose_rig(p);
+            lua_pushvalue(L, -1);
+            lua_rawseti(L, 5, 0); /* the first pose gives the rig */
+            rig_from = -1;
+        } else if (pose_rig(p) != rig) {
+            return luaL_argerror(L, 1, lua_pushfstring(L, "entry %I: pose belongs to another rig", (LUAI_UACINT)i));
+        }
+        if (out && p == out) return luaL_argerror(L, 3, "the output pose is also a contribution");
+        lua_rawseti(L, 5, i); /* anchor the pose */
+        list[i - 1].pose = &p->pose;
+        list[i - 1].weight = weight;
+        list[i - 1].priority = (int)priority;
+    }
+    if (!rig) return luaL_argerror(L, 1, "no contributions and no base pose");
+    if (out && pose_rig(out) != rig) return luaL_argerror(L, 3, "pose belongs to another rig");
+
+    if (out) {
+        lua_pushvalue(L, 3);
+    } else {
+        if (rig_from == 2) lua_getiuservalue(L, 2, BW_LUA_UV_POSE_RIG);
+        else {
+            lua_rawgeti(L, 5, 0);
+            lua_getiuservalue(L, -1, BW_LUA_UV_POSE_RIG);
+            lua_remove(L, -2);
+        }
+        out = bw_lua_push_pose(L, -1);
+        lua_remove(L, -2);
+    }
+
+    bw_mixer *mixer = NULL;
+    bw_result res = bw_mixer_create(out->pose.joint_count, out->pose.curve_count, (int)(n ? n : 1), bw_lua_allocator(L),
+                                    &mixer);
+    if (res != BW_OK) return luaL_error(L, "mix: %s", bw_result_name(res));
+    if (base) {
+        res = bw_mix_run(mixer, &base->pose, list, (int)n, &out->pose);
+    } else {
+        /* Composition starts from the rig's current joint values (SPEC §5). */
+        bw_pose_set_rest(&out->pose, rig);
+        res = bw_mix_run(mixer, NULL, list, (int)n, &out->pose);
+    }
+    bw_mixer_destroy(mixer);
+    if (res != BW_OK) return luaL_error(L, "mix: %s", bw_result_name(res));
+    return 1;
+}
+
+/* ---- lifetime ---- */
+
+static int l_pose_gc(lua_State *L)
+{
+    bw_lua_object_close((bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_POSE));
+    return 0;
+}
+
+static int l_pose_close(lua_State *L)
+{
+    bw_lua_check_pose(L, 1);
+    return l_pose_gc(L);
+}
+
+static int l_pose_tostring(lua_State *L)
+{
+    bw_lua_pose *p = (bw_lua_pose *)luaL_checkudata(L, 1, BW_LUA_POSE);
+    if (p->hdr.closed) lua_pushfstring(L, "%s (closed): %p", BW_LUA_POSE, (void *)p);
+    else lua_pushfstring(L, "%s (%d joints): %p", BW_LUA_POSE, p->pose.joint_count, (void *)p);
+    return 1;
+}
+
+/* blendwerk.pose(rig) -> empty Pose */
+static int l_pose_new(lua_State *L)
+{
+    bw_lua_check_rig(L, 1);
+    bw_lua_push_pose(L, 1);
+    return 1;
+}
+
+static const luaL_Reg pose_methods[] = {
+    {"joint_count", l_joint_count},
+    {"curve_count", l_curve_count},
+    {"get", l_get},
+    {"t", l_t},
+    {"r", l_r},
+    {"s", l_s},
+    {"coverage", l_coverage},
+    {"curve", l_curve},
+    {"set", l_set},
+    {"set_curve", l_set_curve},
+    {"clear", l_clear},
+    {"set_rest", l_set_rest},
+    {"copy", l_copy},
+    {"rig", l_rig},
+    {"local_to_model", l_local_to_model},
+    {"model_position", l_model_position},
+    {"close", l_pose_close},
+    {NULL, NULL},
+};
+
+static const luaL_Reg pose_meta[] = {
+    {"__gc", l_pose_gc},
+    {"__close", l_pose_gc},
+    {"__tostring", l_pose_tostring},
+    {NULL, NULL},
+};
+
+static const luaL_Reg pose_functions[] = {
+    {"pose", l_pose_new},
+    {"mix", l_mix},
+    {NULL, NULL},
+};
+
+void bw_lua_open_pose(lua_State *L)
+{
+    bw_lua_register_type(L, BW_LUA_POSE, pose_methods, pose_meta);
+    luaL_setfuncs(L, pose_functions, 0);
+}

@@ -1,0 +1,231 @@
+/* lua_support.h - helpers shared by the bindings/lua_<type>.c files.
+ *
+ * Every Lua type of the module (blendwerk.Rig, .Clip, .Binding, .Pose,
+ * .TrackSet, .Asset) is a full userdata whose block starts with a
+ * bw_lua_object header. The header implements the lifetime rule that keeps
+ * the C objects safe from the garbage collector and from explicit close():
+ *
+ * - A userdata is created empty (header initialised, C pointer NULL) and
+ *   given its metatable before the C object it will own is created, so a
+ *   failure at any point leaves nothing to leak: __gc destroys whatever
+ *   was built.
+ * - An object that needs another one (a Binding needs its Clip and Rig, a
+ *   Pose its Rig, a borrowed Rig its Asset) holds it twice: as a uservalue
+ *   (so the collector keeps the Lua handle) and as a counted "use" on its
+ *   header (so an explicit close() cannot free the C object underneath).
+ * - Closing or collecting a handle makes that handle unusable (every method
+ *   raises "bad argument #1 (blendwerk.X is closed)"); the C object is
+ *   destroyed once no other object uses it. __gc and __close share one
+ *   function per type.
+ *
+ * Indices on the Lua side are 1-based (joints, curves, tracks, markers,
+ * clips of an asset); track handles returned by TrackSet:play are opaque.
+ *
+ * Errors: misuse (wrong argument type, an unknown joint name, NaN where a
+ * number is needed) raises with luaL_argerror / luaL_typeerror so the
+ * message names the argument; expected failures (bad clip data, a file
+ * that will not load) return nil plus a message. See docs/lua-api.md.
+ */
+#ifndef BW_LUA_SUPPORT_H
+#define BW_LUA_SUPPORT_H
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdbool.h>
+
+#include "blendwerk/asset.h"
+#include "blendwerk/bind.h"
+#include "blendwerk/clip.h"
+#include "blendwerk/mix.h"
+#include "blendwerk/play.h"
+#include "blendwerk/pose.h"
+#include "blendwerk/rig.h"
+#include "blendwerk/sample.h"
+
+#define BW_LUA_RIG "blendwerk.Rig"
+#define BW_LUA_CLIP "blendwerk.Clip"
+#define BW_LUA_BINDING "blendwerk.Binding"
+#define BW_LUA_POSE "blendwerk.Pose"
+#define BW_LUA_TRACK_SET "blendwerk.TrackSet"
+#define BW_LUA_ASSET "blendwerk.Asset"
+
+/* Stack-balance checks for debug builds: BW_LUA_STACK_BEGIN(L) at the top
+ * of a block, BW_LUA_STACK_END(L, n) where it should have pushed n more. */
+#ifndef NDEBUG
+#include <assert.h>
+#define BW_LUA_STACK_BEGIN(L) const int bw_lua_stack_top_ = lua_gettop(L)
+#define BW_LUA_STACK_END(L, n) assert(lua_gettop(L) == bw_lua_stack_top_ + (n))
+#else
+#define BW_LUA_STACK_BEGIN(L) ((void)0)
+#define BW_LUA_STACK_END(L, n) ((void)0)
+#endif
+
+/* ---- object lifetime ---- */
+
+typedef struct bw_lua_object bw_lua_object;
+typedef void (*bw_lua_destroy_fn)(bw_lua_object *self);
+
+#define BW_LUA_MAX_DEPS 2
+
+struct bw_lua_object {
+    const char *type_name;        /* BW_LUA_RIG etc., for messages */
+    bw_lua_destroy_fn destroy;    /* frees the owned C object (tolerates NULL pointers) */
+    bw_lua_object *deps[BW_LUA_MAX_DEPS]; /* objects this one uses (each counted there) */
+    int users;                    /* how many live objects use this one */
+    bool closed;                  /* the Lua handle was closed or collected */
+    bool destroyed;               /* the C object is gone */
+};
+
+/* Create a userdata of `size` bytes (starting with a bw_lua_object) with
+ * `nuv` uservalues, zero it, initialise the header and set the metatable
+ * registered under `type_name`. Leaves it on the stack. */
+void *bw_lua_new_object(lua_State *L, size_t size, int nuv, const char *type_name, bw_lua_destroy_fn destroy);
+/* Record that `self` uses `dep` (dep->users++). At most BW_LUA_MAX_DEPS. */
+void bw_lua_object_use(bw_lua_object *self, bw_lua_object *dep);
+/* Drop a use taken by bw_lua_object_use or by hand (dep->users--), and
+ * destroy dep if it is closed and unused. */
+void bw_lua_object_unuse(bw_lua_object *dep);
+/* The handle is closed (close() or __gc): destroy when unused. Idempotent. */
+void bw_lua_object_close(bw_lua_object *self);
+
+/* luaL_checkudata plus the closed check; returns the block. */
+void *bw_lua_check_object(lua_State *L, int arg, const char *type_name);
+/* Like bw_lua_check_object but returns NULL (no error) when the value is
+ * not of that type; still raises if it is of that type but closed. */
+void *bw_lua_test_object(lua_State *L, int arg, const char *type_name);
+
+/* Register a type: metatable named `type_name` whose __index is a table of
+ * `methods`, plus the `meta` entries (__gc, __close, __tostring ...).
+ * Leaves the stack unchanged. */
+void bw_lua_register_type(lua_State *L, const char *type_name, const luaL_Reg *methods, const luaL_Reg *meta);
+
+/* ---- the types' blocks (shared so one type's file can use another) ---- */
+
+typedef struct bw_lua_rig {
+    bw_lua_object hdr;
+    bw_rig *rig;  /* owned unless borrowed from an Asset (hdr.deps[0]) */
+    bool owned;
+} bw_lua_rig;
+
+typedef struct bw_lua_clip {
+    bw_lua_object hdr;
+    bw_clip *clip; /* owned unless borrowed from an Asset (hdr.deps[0]) */
+    bool owned;
+} bw_lua_clip;
+
+typedef struct bw_lua_binding {
+    bw_lua_object hdr; /* deps: clip, rig */
+    bw_binding *binding;
+    bw_lua_clip *clip;
+    bw_lua_rig *rig;
+} bw_lua_binding;
+
+typedef struct bw_lua_pose {
+    bw_lua_object hdr; /* deps: rig */
+    bw_pose pose;
+    bw_lua_rig *rig;
+} bw_lua_pose;
+
+typedef struct bw_lua_asset {
+    bw_lua_object hdr;
+    bw_asset *asset;
+} bw_lua_asset;
+
+/* Uservalue slots. */
+enum {
+    BW_LUA_UV_RIG_ASSET = 1,     /* Rig: the Asset it is borrowed from, or nil */
+    BW_LUA_UV_CLIP_ASSET = 1,    /* Clip: the Asset it is borrowed from, or nil */
+    BW_LUA_UV_CLIP_BINDINGS = 2, /* Clip: weak-keyed table Rig -> Binding (clip:sample cache) */
+    BW_LUA_UV_BINDING_CLIP = 1,  /* Binding: its Clip */
+    BW_LUA_UV_BINDING_RIG = 2,   /* Binding: its Rig */
+    BW_LUA_UV_POSE_RIG = 1,      /* Pose: its Rig */
+    BW_LUA_UV_ASSET_CACHE = 1    /* Asset: table { rig = Rig, clips = { [i] = Clip } } */
+};
+
+/* Checked access to the C objects of each type (raise on misuse). */
+bw_lua_rig *bw_lua_check_rig(lua_State *L, int arg);
+bw_lua_clip *bw_lua_check_clip(lua_State *L, int arg);
+bw_lua_binding *bw_lua_check_binding(lua_State *L, int arg);
+bw_lua_pose *bw_lua_check_pose(lua_State *L, int arg);
+
+/* Push a Rig / Clip handle wrapping `rig` / `clip`. If `owner_idx` is not
+ * 0 the object is borrowed from the Asset at that stack index (kept alive
+ * through it); otherwise the handle owns it and destroys it. */
+bw_lua_rig *bw_lua_push_rig(lua_State *L, bw_rig *rig, int owner_idx);
+bw_lua_clip *bw_lua_push_clip(lua_State *L, bw_clip *clip, int owner_idx);
+
+/* Push a new Pose for the Rig at stack index `rig_idx` (identity
+ * transforms, coverage 0). Raises on out of memory. */
+bw_lua_pose *bw_lua_push_pose(lua_State *L, int rig_idx);
+/* Push the Binding of the Clip at `clip_idx` to the Rig at `rig_idx`,
+ * made on first use and cached on the clip (the Rig -> Binding table).
+ * On failure pushes nil and a message and returns NULL. */
+bw_lua_binding *bw_lua_push_cached_binding(lua_State *L, int clip_idx, int rig_idx);
+/* Push a fresh Binding (not cached). On failure pushes nil + message. */
+bw_lua_binding *bw_lua_push_binding(lua_State *L, int clip_idx, int rig_idx);
+
+/* A joint argument: a 1-based index or a joint name (unambiguous).
+ * Returns the 0-based joint index; raises naming the argument. */
+int bw_lua_check_joint(lua_State *L, int arg, const bw_rig *rig);
+/* A curve argument: a 1-based index or a curve name. */
+int bw_lua_check_curve(lua_State *L, int arg, const bw_rig *rig);
+
+/* ---- numbers, vectors, transforms ---- */
+
+/* A finite number that fits a float; raises naming the argument. */
+float bw_lua_check_float(lua_State *L, int arg);
+float bw_lua_opt_float(lua_State *L, int arg, float def);
+
+/* A time argument: any number. NaN and infinities pass through (the core
+ * defines them: sampling treats a non-finite time as 0); finite values
+ * beyond float range clamp to +-FLT_MAX. */
+float bw_lua_check_time(lua_State *L, int arg);
+
+/* Convert a Lua number to a finite float. Returns NULL on success or a
+ * short reason ("is NaN", "is infinite", "is too large for a float"). */
+const char *bw_lua_to_float(double v, float *out);
+
+/* Read a vector of `n` (3 or 4) finite numbers from the table at `idx`:
+ * either an array {x, y, z[, w]} or named fields {x=, y=, z=[, w=]}.
+ * `what` names the field in messages ("t", "r", "s"). On failure returns
+ * false and writes "t.y is NaN" (etc.) into why. Raw access, no
+ * metamethods. */
+bool bw_lua_read_vector(lua_State *L, int idx, int n, const char *what, float *out, char *why, size_t why_size);
+/* Read the optional fields t, r, s of the table at `idx` into *x, leaving
+ * absent fields as they are. s may be a number (uniform scale). A zero
+ * rotation fails. */
+bool bw_lua_read_transform(lua_State *L, int idx, bw_transform *x, char *why, size_t why_size);
+
+/* Check that every key of the table at `idx` is one of the NULL-terminated
+ * `allowed` strings (catches typos such as `rot =` for `r =`). On failure
+ * writes "unknown field 'rot'" into why and returns false. */
+bool bw_lua_check_fields(lua_State *L, int idx, const char *const *allowed, char *why, size_t why_size);
+/* Raw field read (no metamethods): pushes t[name], returns its type. */
+int bw_lua_raw_field(lua_State *L, int idx, const char *name);
+
+/* Push {x, y, z} / {x, y, z, w} / {t=, r=, s=} (arrays, 1-based). */
+void bw_lua_push_vec3(lua_State *L, const float v[3]);
+void bw_lua_push_quat(lua_State *L, const float q[4]);
+void bw_lua_push_transform(lua_State *L, const bw_transform *x);
+
+/* Push the message of a bw_error (file, line and where prefixed when set),
+ * or of a bare result when err is NULL or empty, prefixed by `context`
+ * ("clip 'walk'") when it is not NULL. */
+void bw_lua_push_error(lua_State *L, const char *context, bw_result result, const bw_error *err);
+
+/* The allocator every core object made from Lua uses: the lua_State's own
+ * (lua_getallocf), so that a host's memory cap on the state also bounds
+ * the rigs, clips and poses its scripts create. Registered by
+ * luaopen_blendwerk; lives as long as the state. */
+const bw_allocator *bw_lua_allocator(lua_State *L);
+
+/* ---- per-type registration (each adds constructors to the module table
+ * on top of the stack and registers its metatable) ---- */
+void bw_lua_open_rig(lua_State *L);
+void bw_lua_open_clip(lua_State *L);
+void bw_lua_open_binding(lua_State *L);
+void bw_lua_open_pose(lua_State *L);
+void bw_lua_open_track_set(lua_State *L);
+void bw_lua_open_asset(lua_State *L);
+
+#endif

@@ -1,0 +1,512 @@
+/* blendspace.c - blend-space weights, blend trees and synchronized phase
+ * (SPEC §6; contract in include/blendwerk/blendspace.h).
+ *
+ * All arithmetic runs in double: squared distances of float positions up to
+ * FLT_MAX stay finite there, so far-away or huge inputs still give finite
+ * weights. Outputs are written only after every check has passed, which is
+ * what lets the fallible calls leave their outputs untouched on failure.
+ */
+#include "blendwerk/blendspace.h"
+
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+
+#include "common.h"
+
+#define PI_D 3.14159265358979323846
+/* |p_j| below this fraction of the largest sample magnitude is "the
+ * origin" in directional mode: idle samples authored as 1e-9 still count
+ * as idle, and the test is independent of the space's units. */
+#define ORIGIN_FRACTION 1e-6
+/* Two directional samples whose band vector is shorter than this are the
+ * same sample for banding purposes (duplicates share). */
+#define BAND_EPS2 1e-12
+
+/* A non-finite query coordinate counts as 0 (header contract). */
+static double sanitize(float v) { return isfinite(v) ? (double)v : 0.0; }
+
+static bool all_finite(const float *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i])) return false;
+    return true;
+}
+
+/* ---- 1D ---- */
+
+/* Where x falls among the thresholds: the threshold values on either side
+ * (equal when x is on a threshold or clamped to an end), the fraction u
+ * toward `hi`, how many members sit at each, and whether x lies outside
+ * the range (-1 below, +1 above). Computed by scanning, so the thresholds
+ * need no sorting and no scratch. */
+typedef struct bracket {
+    double lo, hi, u;
+    int n_lo, n_hi;
+    int outside;
+} bracket;
+
+static bracket find_bracket(const float *t, int count, double x)
+{
+    bracket b = {0, 0, 0, 0, 0, 0};
+    double tmin = t[0], tmax = t[0];
+    for (int i = 1; i < count; i++) {
+        if (t[i] < tmin) tmin = t[i];
+        if (t[i] > tmax) tmax = t[i];
+    }
+    if (x <= tmin) {
+        b.lo = b.hi = tmin;
+        b.outside = x < tmin ? -1 : 0;
+    } else if (x >= tmax) {
+        b.lo = b.hi = tmax;
+        b.outside = x > tmax ? 1 : 0;
+    } else {
+        /* tmin < x < tmax, so both searches find a value. */
+        double lo = tmin, hi = tmax;
+        for (int i = 0; i < count; i++) {
+            double v = t[i];
+            if (v <= x && v > lo) lo = v;
+            if (v > x && v < hi) hi = v;
+        }
+        b.lo = lo;
+        if (lo == x) {
+            b.hi = lo;
+        } else {
+            b.hi = hi;
+            b.u = (x - lo) / (hi - lo);
+        }
+    }
+    for (int i = 0; i < count; i++) {
+        if ((double)t[i] == b.lo) b.n_lo++;
+        if ((double)t[i] == b.hi) b.n_hi++;
+    }
+    return b;
+}
+
+static double bracket_weight(const bracket *b, double v)
+{
+    if (b->lo == b->hi) return v == b->lo ? 1.0 / b->n_lo : 0.0;
+    double w = 0.0;
+    if (v == b->lo) w += (1.0 - b->u) / b->n_lo;
+    if (v == b->hi) w += b->u / b->n_hi;
+    return w;
+}
+
+/* Locomotion rate of an end member at threshold t asked for speed x. */
+static double rate_scale(double x, double t)
+{
+    if (fabs(t) <= 1e-6) return 1.0;
+    double r = x / t;
+    if (!(r > 0.0)) return 0.0;
+    return r > BW_BLEND_MAX_RATE ? BW_BLEND_MAX_RATE : r;
+}
+
+bw_result bw_blend1d_weights(const float *thresholds, int count, float x, float *out_weights,
+                             float *out_rates)
+{
+    if (!thresholds || !out_weights || count < 0) return BW_ERR_INVALID_ARGUMENT;
+    if (count == 0) return BW_ERR_EMPTY;
+    if (!all_finite(thresholds, count)) return BW_ERR_NON_FINITE;
+    double xd = sanitize(x);
+    bracket b = find_bracket(thresholds, count, xd);
+    for (int i = 0; i < count; i++) {
+        double v = thresholds[i];
+        out_weights[i] = (float)bracket_weight(&b, v);
+        if (out_rates) out_rates[i] = (float)(b.outside && v == b.lo ? rate_scale(xd, v) : 1.0);
+    }
+    return BW_OK;
+}
+
+/* ---- 2D ---- */
+
+/* An input exactly on one or more samples selects them (shared evenly).
+ * Returns whether it did. */
+static bool select_exact(const float *pts, int count, double x, double y, float *out)
+{
+    int k = 0;
+    for (int i = 0; i < count; i++)
+        if (pts[2 * i] == x && pts[2 * i + 1] == y) k++;
+    if (!k) return false;
+    for (int i = 0; i < count; i++)
+        out[i] = (pts[2 * i] == x && pts[2 * i + 1] == y) ? 1.0f / (float)k : 0.0f;
+    return true;
+}
+
+/* Every influence was 0: the nearest sample wins. Equally near samples at
+ * different places share equally, and copies at one place split that
+ * place's share (the same "duplicates share" rule as everywhere else). */
+static double dist2(const float *pts, int i, double x, double y)
+{
+    double dx = pts[2 * i] - x, dy = pts[2 * i + 1] - y;
+    return dx * dx + dy * dy;
+}
+
+static void select_nearest(const float *pts, int count, double x, double y, float *out)
+{
+    double best = INFINITY;
+    for (int i = 0; i < count; i++)
+        if (dist2(pts, i, x, y) < best) best = dist2(pts, i, x, y);
+    int places = 0;
+    for (int i = 0; i < count; i++) {
+        out[i] = 0.0f;
+        if (dist2(pts, i, x, y) != best) continue;
+        bool first = true; /* the first member at its place counts the place */
+        for (int k = 0; k < i && first; k++)
+            if (pts[2 * k] == pts[2 * i] && pts[2 * k + 1] == pts[2 * i + 1]) first = false;
+        places += first;
+    }
+    for (int i = 0; i < count; i++) {
+        if (dist2(pts, i, x, y) != best) continue;
+        int copies = 0;
+        for (int k = 0; k < count; k++)
+            if (pts[2 * k] == pts[2 * i] && pts[2 * k + 1] == pts[2 * i + 1]) copies++;
+        out[i] = (float)(1.0 / ((double)places * copies));
+    }
+}
+
+/* Raw influences are in [0, 1]; normalize them, or fall back to the
+ * nearest sample when none is positive. `raw` doubles as scratch: the
+ * caller stored the raw values in `out` already. */
+static void normalize_or_nearest(const float *pts, int count, double x, double y, float *out)
+{
+    double sum = 0.0;
+    for (int i = 0; i < count; i++) sum += out[i];
+    if (!(sum > 0.0)) {
+        select_nearest(pts, count, x, y, out);
+        return;
+    }
+    for (int i = 0; i < count; i++) out[i] = (float)(out[i] / sum);
+}
+
+/* The influence min(1, min_j h_ij) with the "any h < 0 gives 0" rule. */
+static double band_min(double w, double h) { return h < 0.0 ? -1.0 : (h < w ? h : w); }
+
+/* Duplicates of a sample do not bound its band; instead the group splits
+ * the influence one sample there would have (w / multiplicity), so adding
+ * a copy of a sample changes nothing but how its weight is divided. */
+static void cartesian_raw(const float *pts, int count, double x, double y, float *out)
+{
+    for (int i = 0; i < count; i++) {
+        double xi = pts[2 * i], yi = pts[2 * i + 1];
+        double w = 1.0;
+        int copies = 1;
+        for (int j = 0; j < count; j++) {
+            if (j == i) continue;
+            double ex = pts[2 * j] - xi, ey = pts[2 * j + 1] - yi;
+            double d2 = ex * ex + ey * ey;
+            if (d2 == 0.0) {
+                copies++;
+                continue;
+            }
+            if (w >= 0.0) w = band_min(w, 1.0 - ((x - xi) * ex + (y - yi) * ey) / d2);
+        }
+        out[i] = w < 0.0 ? 0.0f : (float)(w / copies);
+    }
+}
+
+/* Unsigned angle between two vectors, 0 when either is (numerically) the
+ * zero vector; atan2 of |cross| and dot stays accurate near 0 and π. */
+static double unsigned_angle(double ax, double ay, double bx, double by)
+{
+    return atan2(fabs(ax * by - ay * bx), ax * bx + ay * by);
+}
+
+static void directional_raw(const float *pts, int count, double x, double y, float *out)
+{
+    double max_m = 0.0;
+    for (int i = 0; i < count; i++) {
+        double m = hypot(pts[2 * i], pts[2 * i + 1]);
+        if (m > max_m) max_m = m;
+    }
+    const double eps = ORIGIN_FRACTION * max_m;
+    const double mp = hypot(x, y);
+    const bool p_origin = mp <= eps;
+
+    for (int i = 0; i < count; i++) {
+        double xi = pts[2 * i], yi = pts[2 * i + 1], mi = hypot(xi, yi);
+        bool i_origin = mi <= eps;
+        /* The angle between p and p_i (0 when p is at the origin) is used
+         * by every pair whose other end is the origin. */
+        double ang_p_i = p_origin || i_origin ? 0.0 : unsigned_angle(x, y, xi, yi);
+        double w = 1.0;
+        int copies = 1;
+        for (int j = 0; j < count; j++) {
+            if (j == i) continue;
+            double xj = pts[2 * j], yj = pts[2 * j + 1], mj = hypot(xj, yj);
+            bool j_origin = mj <= eps;
+            if (i_origin && j_origin) { /* two idles: duplicates */
+                copies++;
+                continue;
+            }
+            double alpha, th_ij, th_ip;
+            if (i_origin) {
+                alpha = 1.0;
+                th_ij = p_origin ? 0.0 : unsigned_angle(x, y, xj, yj);
+                th_ip = 0.0;
+            } else if (j_origin) {
+                alpha = 1.0;
+                th_ij = th_ip = ang_p_i;
+            } else {
+                alpha = 2.0;
+                th_ij = unsigned_angle(xi, yi, xj, yj);
+                if (p_origin) {
+                    th_ip = th_ij;
+                } else {
+                    double s = atan2(xi * y - yi * x, xi * x + yi * y); /* from p_i to p, CCW positive */
+                    if (th_ij >= 0.99 * PI_D) {
+                        th_ip = fabs(s); /* p_j nearly opposite: no meaningful side */
+                    } else {
+                        double side = xi * yj - yi * xj; /* > 0 when p_j is CCW of p_i */
+                        th_ip = side < 0.0 ? -s : s;
+                    }
+                }
+            }
+            double a = 0.5 * (mi + mj);
+            double vij0 = alpha * th_ij, vij1 = (mj - mi) / a;
+            double vip0 = alpha * th_ip, vip1 = (mp - mi) / a;
+            double d2 = vij0 * vij0 + vij1 * vij1;
+            if (d2 <= BAND_EPS2) { /* same direction and speed: duplicates */
+                copies++;
+                continue;
+            }
+            if (w >= 0.0) w = band_min(w, 1.0 - (vij0 * vip0 + vij1 * vip1) / d2);
+        }
+        out[i] = w < 0.0 ? 0.0f : (float)(w / copies);
+    }
+}
+
+bw_result bw_blend2d_weights(const float *points_xy, int count, float x, float y, bw_blend2d_mode mode,
+                             float *out_weights)
+{
+    if (!points_xy || !out_weights || count < 0) return BW_ERR_INVALID_ARGUMENT;
+    if (mode != BW_BLEND2D_CARTESIAN && mode != BW_BLEND2D_DIRECTIONAL) return BW_ERR_INVALID_ARGUMENT;
+    if (count == 0) return BW_ERR_EMPTY;
+    if (count > INT_MAX / 2) return BW_ERR_LIMIT;
+    if (!all_finite(points_xy, 2 * count)) return BW_ERR_NON_FINITE;
+    double xd = sanitize(x), yd = sanitize(y);
+    if (select_exact(points_xy, count, xd, yd, out_weights)) return BW_OK;
+    if (mode == BW_BLEND2D_CARTESIAN) cartesian_raw(points_xy, count, xd, yd, out_weights);
+    else directional_raw(points_xy, count, xd, yd, out_weights);
+    normalize_or_nearest(points_xy, count, xd, yd, out_weights);
+    return BW_OK;
+}
+
+/* ---- grid ---- */
+
+bw_result bw_blend_grid_weights(const float *x_values, int nx, const float *y_values, int ny, float x,
+                                float y, float *out_weights)
+{
+    if (!x_values || !y_values || !out_weights || nx < 0 || ny < 0) return BW_ERR_INVALID_ARGUMENT;
+    if (nx == 0 || ny == 0) return BW_ERR_EMPTY;
+    if (nx > INT_MAX / ny) return BW_ERR_LIMIT;
+    if (!all_finite(x_values, nx) || !all_finite(y_values, ny)) return BW_ERR_NON_FINITE;
+    /* Bilinear weights are the product of the two axes' 1D weights. */
+    bracket bx = find_bracket(x_values, nx, sanitize(x));
+    bracket by = find_bracket(y_values, ny, sanitize(y));
+    for (int iy = 0; iy < ny; iy++) {
+        double wy = bracket_weight(&by, y_values[iy]);
+        for (int ix = 0; ix < nx; ix++) out_weights[iy * nx + ix] = (float)(wy * bracket_weight(&bx, x_values[ix]));
+    }
+    return BW_OK;
+}
+
+/* ---- blend trees ---- */
+
+typedef struct walk {
+    const bw_blend_tree *tree;
+    bw_error *err;
+    int visits;
+    int leaves;
+    int scratch_peak;
+} walk;
+
+/* Floats of member positions a blend node reads. */
+static int position_count(const bw_blend_node *n)
+{
+    switch (n->kind) {
+    case BW_BLEND_NODE_1D: return n->child_count;
+    case BW_BLEND_NODE_2D:
+    case BW_BLEND_NODE_DIRECTIONAL: return 2 * n->child_count;
+    case BW_BLEND_NODE_GRID: return n->grid_nx + n->grid_ny;
+    default: return 0;
+    }
+}
+
+static bool param_ok(const bw_blend_tree *t, int p) { return p >= 0 && p < t->param_count; }
+
+static bw_result check_node(walk *w, int index, int depth, int scratch_used)
+{
+    const bw_blend_tree *t = w->tree;
+    if (index < 0 || index >= t->node_count)
+        return bw_fail(w->err, BW_ERR_RANGE, "blend tree: node index %d out of range [0, %d)", index,
+                       t->node_count);
+    if (depth > BW_BLEND_MAX_DEPTH)
+        return bw_fail(w->err, BW_ERR_LIMIT, "blend tree: deeper than %d levels at node %d (cyclic?)",
+                       BW_BLEND_MAX_DEPTH, index);
+    if (++w->visits > t->node_count)
+        return bw_fail(w->err, BW_ERR_LIMIT,
+                       "blend tree: more node visits than nodes (node %d shared or cyclic)", index);
+    const bw_blend_node *n = &t->nodes[index];
+    if ((int)n->kind < 0 || n->kind >= BW_BLEND_NODE_KIND_COUNT)
+        return bw_fail(w->err, BW_ERR_INVALID_ARGUMENT, "blend tree: node %d has unknown kind %d", index,
+                       (int)n->kind);
+    if (!isfinite(n->speed))
+        return bw_fail(w->err, BW_ERR_NON_FINITE, "blend tree: node %d speed is not finite", index);
+    if (n->kind == BW_BLEND_NODE_CLIP) {
+        if (!isfinite(n->length))
+            return bw_fail(w->err, BW_ERR_NON_FINITE, "blend tree: node %d length is not finite", index);
+        if (n->length < 0.0f)
+            return bw_fail(w->err, BW_ERR_INVALID_ARGUMENT, "blend tree: node %d length is negative", index);
+        w->leaves++;
+        return BW_OK;
+    }
+    if (n->child_count < 1)
+        return bw_fail(w->err, BW_ERR_EMPTY, "blend tree: node %d has no children", index);
+    if (!n->children || !n->positions)
+        return bw_fail(w->err, BW_ERR_INVALID_ARGUMENT, "blend tree: node %d lacks children or positions",
+                       index);
+    if (n->child_count > INT_MAX / 4)
+        return bw_fail(w->err, BW_ERR_LIMIT, "blend tree: node %d has too many children", index);
+    if (!param_ok(t, n->param_x) || (n->kind != BW_BLEND_NODE_1D && !param_ok(t, n->param_y)))
+        return bw_fail(w->err, BW_ERR_RANGE, "blend tree: node %d reads a parameter outside [0, %d)", index,
+                       t->param_count);
+    if (n->kind == BW_BLEND_NODE_GRID &&
+        (n->grid_nx < 1 || n->grid_ny < 1 || n->grid_nx > INT_MAX / n->grid_ny ||
+         n->grid_nx * n->grid_ny != n->child_count))
+        return bw_fail(w->err, BW_ERR_INVALID_ARGUMENT,
+                       "blend tree: grid node %d is %d x %d but has %d children", index, n->grid_nx, n->grid_ny,
+                       n->child_count);
+    if (!all_finite(n->positions, position_count(n)))
+        return bw_fail(w->err, BW_ERR_NON_FINITE, "blend tree: node %d has a non-finite position", index);
+    /* Each level keeps its children's weights and rates while descending. */
+    int used = scratch_used + 2 * n->child_count;
+    if (used < scratch_used)
+        return bw_fail(w->err, BW_ERR_LIMIT, "blend tree: scratch size overflows at node %d", index);
+    if (used > w->scratch_peak) w->scratch_peak = used;
+    for (int k = 0; k < n->child_count; k++) {
+        bw_result r = check_node(w, n->children[k], depth + 1, used);
+        if (r != BW_OK) return r;
+    }
+    return BW_OK;
+}
+
+bw_result bw_blend_tree_validate(const bw_blend_tree *tree, bw_blend_tree_sizes *out_sizes, bw_error *err)
+{
+    if (!tree || !tree->nodes || tree->node_count < 1 || tree->param_count < 0)
+        return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "blend tree: NULL tree, no nodes or negative param_count");
+    walk w = {tree, err, 0, 0, 0};
+    bw_result r = check_node(&w, tree->root, 1, 0);
+    if (r != BW_OK) return r;
+    if (out_sizes) {
+        out_sizes->max_leaves = w.leaves;
+        out_sizes->scratch_count = w.scratch_peak;
+    }
+    return BW_OK;
+}
+
+typedef struct eval {
+    const bw_blend_tree *tree;
+    const float *params;
+    bw_blend_leaf *out;
+    int count;
+} eval;
+
+static float param(const eval *e, int i) { return (float)sanitize(e->params[i]); }
+
+/* Depth-first: the children's weights and rates live in `scratch` while
+ * the children are visited, and deeper levels use what follows. The tree
+ * has been validated, so the weight calls cannot fail. */
+static void eval_node(eval *e, int index, double weight, double rate, float *scratch)
+{
+    const bw_blend_node *n = &e->tree->nodes[index];
+    rate *= n->speed;
+    if (n->kind == BW_BLEND_NODE_CLIP) {
+        bw_blend_leaf *leaf = &e->out[e->count++];
+        leaf->node = index;
+        leaf->clip = n->clip;
+        leaf->weight = (float)weight;
+        leaf->rate = (float)rate;
+        leaf->length = n->length;
+        return;
+    }
+    int cc = n->child_count;
+    float *w = scratch, *r = scratch + cc;
+    for (int k = 0; k < cc; k++) r[k] = 1.0f;
+    switch (n->kind) {
+    case BW_BLEND_NODE_1D:
+        bw_blend1d_weights(n->positions, cc, param(e, n->param_x), w, n->rate_scale ? r : NULL);
+        break;
+    case BW_BLEND_NODE_2D:
+    case BW_BLEND_NODE_DIRECTIONAL:
+        bw_blend2d_weights(n->positions, cc, param(e, n->param_x), param(e, n->param_y),
+                           n->kind == BW_BLEND_NODE_2D ? BW_BLEND2D_CARTESIAN : BW_BLEND2D_DIRECTIONAL, w);
+        break;
+    case BW_BLEND_NODE_GRID:
+        bw_blend_grid_weights(n->positions, n->grid_nx, n->positions + n->grid_nx, n->grid_ny,
+                              param(e, n->param_x), param(e, n->param_y), w);
+        break;
+    default: return;
+    }
+    for (int k = 0; k < cc; k++)
+        if (w[k] > 0.0f) eval_node(e, n->children[k], weight * w[k], rate * r[k], scratch + 2 * cc);
+}
+
+bw_result bw_blend_tree_evaluate(const bw_blend_tree *tree, const float *params, float *scratch,
+                                 int scratch_count, bw_blend_leaf *out_leaves, int leaf_capacity,
+                                 int *out_leaf_count)
+{
+    if (!out_leaves || !out_leaf_count || (tree && tree->param_count > 0 && !params))
+        return BW_ERR_INVALID_ARGUMENT;
+    bw_blend_tree_sizes sizes;
+    bw_result r = bw_blend_tree_validate(tree, &sizes, NULL);
+    if (r != BW_OK) return r;
+    if (leaf_capacity < sizes.max_leaves || scratch_count < sizes.scratch_count) return BW_ERR_LIMIT;
+    if (sizes.scratch_count > 0 && !scratch) return BW_ERR_INVALID_ARGUMENT;
+    eval e = {tree, params, out_leaves, 0};
+    eval_node(&e, tree->root, 1.0, 1.0, scratch);
+    *out_leaf_count = e.count;
+    return BW_OK;
+}
+
+/* ---- synchronized phase ---- */
+
+float bw_blend_cycle_duration(const bw_blend_leaf *leaves, int count)
+{
+    if (!leaves || count <= 0) return 0.0f;
+    double num = 0.0, den = 0.0;
+    for (int i = 0; i < count; i++) {
+        const bw_blend_leaf *l = &leaves[i];
+        double w = l->weight, s = fabs((double)l->rate), len = l->length;
+        if (!(w > BW_BLEND_NEGLIGIBLE) || !(s > BW_BLEND_NEGLIGIBLE) || !(len > 0.0)) continue;
+        if (!isfinite(w) || !isfinite(s) || !isfinite(len)) continue;
+        num += w * (len / s);
+        den += w;
+    }
+    if (!(den > 0.0)) return 0.0f;
+    double d = num / den;
+    return isfinite(d) && d < (double)FLT_MAX ? (float)d : 0.0f;
+}
+
+/* Wrap into [0, 1); the float cast can round 0.99999999 up to 1. */
+static float wrap01(double p)
+{
+    if (!isfinite(p)) return 0.0f;
+    p -= floor(p);
+    float f = (float)p;
+    return f >= 1.0f || f < 0.0f ? 0.0f : f;
+}
+
+float bw_blend_phase_advance(float progress, float dt, float cycle_duration)
+{
+    double p = sanitize(progress);
+    if (isfinite(dt) && isfinite(cycle_duration) && cycle_duration > 0.0f) p += (double)dt / cycle_duration;
+    return wrap01(p);
+}
+
+float bw_blend_leaf_time(const bw_blend_leaf *leaf, float progress)
+{
+    if (!leaf || !isfinite(leaf->length) || leaf->length <= 0.0f) return 0.0f;
+    double p = wrap01(sanitize(progress));
+    if (leaf->rate < 0.0f) p = 1.0 - p;
+    return (float)(p * leaf->length);
+}

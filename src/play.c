@@ -1,0 +1,607 @@
+/* play.c - playback tracks, markers and signals (SPEC §4, play.h).
+ *
+ * Each track keeps its clip time as a double in [0, length) (looping) or
+ * [0, length] (not looping), re-wrapped after every advance, so thousands of
+ * loops never accumulate an unbounded time whose float image loses the
+ * fraction. An advance is walked as a sequence of clip passes ("cycles") in
+ * the direction of travel: cycle 0 is the pass the track starts in, cycle n
+ * the pass it lands in. Only the last four cycles are visited for markers,
+ * and the passes before them contribute only their (capped) LOOP signals,
+ * so a stall of any length costs a bounded amount of work. Cycle numbers
+ * are doubles and only compared near the end of the walk (as distances
+ * from n), so a step of 1e9 clip lengths never needs n - 3 to be exact.
+ *
+ * Signals go to a queue allocated at creation; drain delivers them after
+ * the frame's compose, then removes stopped, silent tracks and reports each
+ * removal directly (a full queue can drop markers, never a STOPPED).
+ */
+#include "blendwerk/play.h"
+
+#include <limits.h>
+
+#include "blendwerk/sample.h"
+#include "clip_internal.h"
+#include "common.h"
+
+#define SLOT_BITS 10
+#define SLOT_MASK ((1 << SLOT_BITS) - 1)
+#define MAX_GENERATION (1 << 20)
+#define MARKER_CYCLES 4 /* cycles of markers visited per advance (SPEC §4) */
+#define MAX_LOOPS 16    /* LOOP signals per track per advance (SPEC §4) */
+
+/* Which end a non-looping track last reported ENDED at. */
+enum { ENDED_NONE = 0, ENDED_AT_END, ENDED_AT_START };
+
+typedef struct track {
+    bool used;
+    int generation; /* 1..MAX_GENERATION; bumped by every play into the slot */
+    const bw_binding *binding;
+    const bw_clip *clip;
+    const bw_clip_marker *markers; /* the clip's, sorted by time; read directly on the hot path */
+    int marker_count;
+    double length; /* clip length in seconds; 0 for zero-length clips */
+    double time;   /* [0, length) looping, [0, length] otherwise */
+    float speed;
+    float weight;
+    float fade_from, fade_to, fade_duration, fade_elapsed;
+    bool fading;
+    bool stopping;
+    bool loop;
+    bool fresh; /* the next moving advance includes the start time */
+    int ended;  /* ENDED_* */
+    int priority;
+    void *user;
+    double last_from, last_delta;
+    bw_pose pose;
+} track;
+
+struct bw_track_set {
+    const bw_rig *rig;
+    const bw_allocator *allocator;
+    int capacity;
+    track *tracks;
+    int *order; /* live slots in play order */
+    int live;
+    bw_signal *queue;
+    int queue_capacity;
+    int queue_count;
+    int dropped;
+    bw_contribution *contributions;
+    bw_pose base; /* the rig's current values when compose gets no base */
+    bool draining; /* a callback calling drain again must not re-deliver */
+};
+
+/* ---- handles ---- */
+
+static int make_handle(int slot, int generation) { return (generation << SLOT_BITS) | slot; }
+
+/* The live track a handle names, or NULL. */
+static track *find_track(const bw_track_set *set, int handle)
+{
+    if (!set || handle < 0) return NULL;
+    int slot = handle & SLOT_MASK;
+    int generation = handle >> SLOT_BITS;
+    if (slot >= set->capacity) return NULL;
+    track *tr = &set->tracks[slot];
+    if (!tr->used || tr->generation != generation) return NULL;
+    return tr;
+}
+
+static int handle_of(const bw_track_set *set, const track *tr)
+{
+    return make_handle((int)(tr - set->tracks), tr->generation);
+}
+
+/* ---- creation ---- */
+
+bw_result bw_track_set_create(const bw_track_set_desc *desc, bw_track_set **out_set)
+{
+    if (!desc || !desc->rig || !out_set || desc->capacity < 0 || desc->signal_capacity < 0)
+        return BW_ERR_INVALID_ARGUMENT;
+    int capacity = desc->capacity ? desc->capacity : 16;
+    int signal_capacity = desc->signal_capacity ? desc->signal_capacity : 256;
+    if (capacity > BW_TRACK_SET_MAX_CAPACITY || signal_capacity > BW_TRACK_SET_MAX_SIGNALS) return BW_ERR_LIMIT;
+
+    const bw_allocator *a = desc->allocator;
+    bw_track_set *set = bw_alloc_zeroed(a, sizeof *set);
+    if (!set) return BW_ERR_OUT_OF_MEMORY;
+    set->rig = desc->rig;
+    set->allocator = a;
+    set->capacity = capacity;
+    set->queue_capacity = signal_capacity;
+    set->tracks = bw_alloc_zeroed(a, sizeof *set->tracks * (size_t)capacity);
+    set->order = bw_alloc_zeroed(a, sizeof *set->order * (size_t)capacity);
+    set->queue = bw_alloc_zeroed(a, sizeof *set->queue * (size_t)signal_capacity);
+    set->contributions = bw_alloc_zeroed(a, sizeof *set->contributions * (size_t)capacity);
+    if (!set->tracks || !set->order || !set->queue || !set->contributions) goto oom;
+    if (bw_pose_init(&set->base, desc->rig, a) != BW_OK) goto oom;
+    for (int i = 0; i < capacity; i++) {
+        if (bw_pose_init(&set->tracks[i].pose, desc->rig, a) != BW_OK) goto oom;
+    }
+    *out_set = set;
+    return BW_OK;
+oom:
+    bw_track_set_destroy(set);
+    return BW_ERR_OUT_OF_MEMORY;
+}
+
+void bw_track_set_destroy(bw_track_set *set)
+{
+    if (!set) return;
+    const bw_allocator *a = set->allocator;
+    if (set->tracks) {
+        for (int i = 0; i < set->capacity; i++) bw_pose_deinit(&set->tracks[i].pose);
+    }
+    bw_pose_deinit(&set->base);
+    bw_free(a, set->tracks, sizeof *set->tracks * (size_t)set->capacity);
+    bw_free(a, set->order, sizeof *set->order * (size_t)set->capacity);
+    bw_free(a, set->queue, sizeof *set->queue * (size_t)set->queue_capacity);
+    bw_free(a, set->contributions, sizeof *set->contributions * (size_t)set->capacity);
+    bw_free(a, set, sizeof *set);
+}
+
+/* ---- time helpers ---- */
+
+/* Euclidean remainder of x by len (> 0), in [0, len). fmod is exact; the
+ * only rounding is adding len to a tiny negative remainder, which may land
+ * on len itself, so that case is pulled just below it. */
+static double wrap_time(double x, double len)
+{
+    double r = fmod(x, len);
+    if (r < 0.0) r += len;
+    if (r >= len) r = nextafter(len, 0.0);
+    return r;
+}
+
+/* Start / seek time as playback would leave it. */
+static double place_time(const track *tr, double time)
+{
+    if (tr->length <= 0.0) return 0.0;
+    if (tr->loop) return wrap_time(time, tr->length);
+    return time < 0.0 ? 0.0 : (time > tr->length ? tr->length : time);
+}
+
+/* Marker position for marker traversal: modulo the length on looping clips
+ * (a marker at the length is the marker at 0). */
+static double marker_pos(const track *tr, int marker)
+{
+    double m = (double)tr->markers[marker].time;
+    return tr->loop ? wrap_time(m, tr->length) : m;
+}
+
+static float fade_value(const track *tr)
+{
+    if (!(tr->fade_duration > 0.0f) || tr->fade_elapsed >= tr->fade_duration) return tr->fade_to;
+    float u = tr->fade_elapsed / tr->fade_duration;
+    return tr->fade_from + (tr->fade_to - tr->fade_from) * u;
+}
+
+static void start_fade(track *tr, float target, float duration)
+{
+    tr->fade_from = tr->weight;
+    tr->fade_to = target;
+    tr->fade_duration = duration;
+    tr->fade_elapsed = 0.0f;
+    tr->fading = duration > 0.0f;
+    tr->weight = fade_value(tr);
+}
+
+/* ---- signals ---- */
+
+static void push_signal(bw_track_set *set, const track *tr, bw_signal_kind kind, int marker)
+{
+    if (set->queue_count >= set->queue_capacity) {
+        if (set->dropped < INT_MAX) set->dropped++;
+        return;
+    }
+    bw_signal *s = &set->queue[set->queue_count++];
+    s->kind = kind;
+    s->track = handle_of(set, tr);
+    s->marker = kind == BW_SIGNAL_MARKER ? marker : -1;
+    s->name = kind == BW_SIGNAL_MARKER ? tr->markers[marker].name : NULL;
+    s->marker_time = kind == BW_SIGNAL_MARKER ? tr->markers[marker].time : 0.0f;
+    s->user = tr->user;
+}
+
+/* A range of marker positions [lo, hi] with open or closed ends. */
+typedef struct span {
+    double lo, hi;
+    bool lo_closed, hi_closed;
+} span;
+
+static bool in_span(const span *sp, double p)
+{
+    return (sp->lo_closed ? p >= sp->lo : p > sp->lo) && (sp->hi_closed ? p <= sp->hi : p < sp->hi);
+}
+
+/* Queue the markers whose position lies in `sp`, ordered by (position,
+ * index) ascending when forward, descending when not. Positions modulo the
+ * length need not be sorted by index (a marker at the length maps to 0), so
+ * each step selects the next key past the previous one: O(markers) per
+ * queued marker plus one final scan, no scratch. */
+static void queue_markers(bw_track_set *set, const track *tr, const span *sp, bool forward)
+{
+    int count = tr->marker_count;
+    if (count <= 0 || sp->lo > sp->hi) return;
+    double prev_pos = forward ? -INFINITY : INFINITY;
+    int prev_idx = forward ? -1 : count;
+    for (;;) {
+        int best = -1;
+        double best_pos = 0.0;
+        for (int i = 0; i < count; i++) {
+            double p = marker_pos(tr, i);
+            if (!in_span(sp, p)) continue;
+            bool after_prev = forward ? (p > prev_pos || (p == prev_pos && i > prev_idx))
+                                      : (p < prev_pos || (p == prev_pos && i < prev_idx));
+            if (!after_prev) continue;
+            bool better = best < 0 || (forward ? (p < best_pos || (p == best_pos && i < best))
+                                               : (p > best_pos || (p == best_pos && i > best)));
+            if (better) {
+                best = i;
+                best_pos = p;
+            }
+        }
+        if (best < 0) return;
+        push_signal(set, tr, BW_SIGNAL_MARKER, best);
+        prev_pos = best_pos;
+        prev_idx = best;
+    }
+}
+
+/* ---- advancing ---- */
+
+static void advance_looping(bw_track_set *set, track *tr, double step)
+{
+    double len = tr->length;
+    double t = tr->time;
+    double u = t + step;
+    bool forward = step > 0.0;
+    double nt = wrap_time(u, len);
+    /* Passes entered: forward the boundaries k·len in (t, u], reverse those
+     * in (u, t]. Rounding the exact difference avoids floor() disagreeing
+     * with fmod() right at a boundary. */
+    double n = forward ? nearbyint((u - nt) / len) : nearbyint((nt - u) / len);
+    if (!(n >= 0.0)) n = 0.0;
+    int ncap = n > 1000.0 ? 1000 : (int)n; /* exact whenever it is small */
+
+    int visited = ncap < MARKER_CYCLES - 1 ? ncap : MARKER_CYCLES - 1; /* k = 0..visited back from n */
+    int loops_total = ncap < MAX_LOOPS ? ncap : MAX_LOOPS;
+    int loops_in_visited = visited + 1 - (visited == ncap ? 1 : 0); /* cycles j >= 1 among them */
+    for (int i = loops_in_visited; i < loops_total; i++) push_signal(set, tr, BW_SIGNAL_LOOP, -1);
+
+    for (int k = visited; k >= 0; k--) {
+        bool first_cycle = k == ncap; /* j == 0 */
+        bool last_cycle = k == 0;     /* j == n */
+        if (!first_cycle) push_signal(set, tr, BW_SIGNAL_LOOP, -1);
+        span sp;
+        if (forward) {
+            sp.lo = first_cycle ? t : 0.0;
+            sp.lo_closed = first_cycle ? tr->fresh : true;
+            sp.hi = last_cycle ? nt : len;
+            sp.hi_closed = last_cycle;
+        } else {
+            sp.hi = first_cycle ? t : len;
+            sp.hi_closed = first_cycle ? tr->fresh : false;
+            sp.lo = last_cycle ? nt : 0.0;
+            sp.lo_closed = true;
+        }
+        queue_markers(set, tr, &sp, forward);
+    }
+    tr->last_from = t;
+    tr->last_delta = step;
+    tr->time = nt;
+}
+
+static void advance_once(bw_track_set *set, track *tr, double step)
+{
+    double len = tr->length;
+    double t = tr->time;
+    bool forward = step > 0.0;
+    double u = t + step;
+    if (u > len) u = len;
+    if (u < 0.0) u = 0.0;
+    span sp;
+    if (forward) {
+        sp = (span){t, u, tr->fresh, true};
+    } else {
+        sp = (span){u, t, true, tr->fresh};
+    }
+    /* A track held at an end has an empty span (the old endpoint is
+     * excluded), so its end markers fire once. */
+    queue_markers(set, tr, &sp, forward);
+    if (u > 0.0 && u < len) tr->ended = ENDED_NONE; /* left the end: ENDED re-arms */
+    if (forward && u >= len && tr->ended != ENDED_AT_END) {
+        push_signal(set, tr, BW_SIGNAL_ENDED, -1);
+        tr->ended = ENDED_AT_END;
+    } else if (!forward && u <= 0.0 && tr->ended != ENDED_AT_START) {
+        push_signal(set, tr, BW_SIGNAL_ENDED, -1);
+        tr->ended = ENDED_AT_START;
+    }
+    tr->last_from = t;
+    tr->last_delta = u - t;
+    tr->time = u;
+}
+
+static void advance_track(bw_track_set *set, track *tr, float dt)
+{
+    if (tr->fading) {
+        tr->fade_elapsed += dt;
+        if (!(tr->fade_elapsed < tr->fade_duration)) tr->fading = false;
+        tr->weight = fade_value(tr);
+    }
+    double step = (double)tr->speed * (double)dt;
+    if (!isfinite(step)) step = 0.0;
+    tr->last_from = tr->time;
+    tr->last_delta = 0.0;
+    if (step == 0.0) return;
+    if (tr->length <= 0.0) {
+        /* Zero-length: time stays 0. A looping one has nothing to report; a
+         * one-shot reaches its end at once. */
+        if (!tr->loop) advance_once(set, tr, step);
+    } else if (tr->loop) {
+        advance_looping(set, tr, step);
+    } else {
+        advance_once(set, tr, step);
+    }
+    tr->fresh = false;
+}
+
+void bw_track_set_advance(bw_track_set *set, float dt)
+{
+    if (!set) return;
+    if (!isfinite(dt) || dt < 0.0f) dt = 0.0f;
+    for (int i = 0; i < set->live; i++) advance_track(set, &set->tracks[set->order[i]], dt);
+}
+
+/* ---- playing and controlling ---- */
+
+bw_play_desc bw_play_desc_defaults(const bw_binding *binding)
+{
+    bw_play_desc d;
+    memset(&d, 0, sizeof d);
+    d.binding = binding;
+    d.speed = 1.0f;
+    d.weight = 1.0f;
+    d.loop = -1;
+    return d;
+}
+
+static bool binding_matches_rig(const bw_binding *binding, const bw_rig *rig)
+{
+    return bw_binding_layout_signature(binding) == bw_rig_layout_signature(rig) &&
+           bw_binding_topology_revision(binding) == bw_rig_topology_revision(rig);
+}
+
+int bw_track_set_play(bw_track_set *set, const bw_play_desc *desc)
+{
+    if (!set || !desc || !desc->binding) return -1;
+    const bw_clip *clip = bw_binding_clip(desc->binding);
+    if (!clip || !binding_matches_rig(desc->binding, set->rig)) return -1;
+    if (!isfinite(desc->time) || !isfinite(desc->speed) || !isfinite(desc->weight) || !isfinite(desc->fade_in))
+        return -1;
+    if (desc->weight < 0.0f || desc->fade_in < 0.0f || desc->loop < -1 || desc->loop > 1) return -1;
+    if (set->live >= set->capacity) return -1;
+    int slot = -1;
+    for (int i = 0; i < set->capacity; i++) {
+        if (!set->tracks[i].used) {
+            slot = i;
+            break;
+        }
+    }
+    if (slot < 0) return -1;
+
+    track *tr = &set->tracks[slot];
+    bw_pose pose = tr->pose; /* the slot keeps its buffer */
+    int generation = tr->generation >= MAX_GENERATION ? 1 : tr->generation + 1;
+    memset(tr, 0, sizeof *tr);
+    tr->pose = pose;
+    tr->generation = generation;
+    tr->used = true;
+    tr->binding = desc->binding;
+    tr->clip = clip;
+    tr->markers = clip->markers;
+    tr->marker_count = clip->markers ? clip->marker_count : 0;
+    float len = bw_clip_length(clip);
+    tr->length = isfinite(len) && len > 0.0f ? (double)len : 0.0;
+    tr->loop = desc->loop < 0 ? bw_clip_loop(clip) : desc->loop == 1;
+    tr->time = place_time(tr, desc->time);
+    tr->speed = desc->speed;
+    tr->priority = desc->priority;
+    tr->user = desc->user;
+    tr->fresh = true;
+    tr->weight = desc->fade_in > 0.0f ? 0.0f : desc->weight;
+    start_fade(tr, desc->weight, desc->fade_in);
+    tr->last_from = tr->time;
+    set->order[set->live++] = slot;
+    return make_handle(slot, generation);
+}
+
+bw_result bw_track_set_stop(bw_track_set *set, int handle, float fade_out)
+{
+    track *tr = find_track(set, handle);
+    if (!tr) return BW_ERR_INVALID_ARGUMENT;
+    if (!isfinite(fade_out)) return BW_ERR_NON_FINITE;
+    if (fade_out < 0.0f) return BW_ERR_INVALID_ARGUMENT;
+    start_fade(tr, 0.0f, fade_out);
+    tr->stopping = true;
+    return BW_OK;
+}
+
+bw_result bw_track_set_fade(bw_track_set *set, int handle, float target, float duration)
+{
+    track *tr = find_track(set, handle);
+    if (!tr) return BW_ERR_INVALID_ARGUMENT;
+    if (!isfinite(target) || !isfinite(duration)) return BW_ERR_NON_FINITE;
+    if (target < 0.0f || duration < 0.0f) return BW_ERR_INVALID_ARGUMENT;
+    start_fade(tr, target, duration);
+    tr->stopping = false;
+    return BW_OK;
+}
+
+bw_result bw_track_set_set_speed(bw_track_set *set, int handle, float speed)
+{
+    track *tr = find_track(set, handle);
+    if (!tr) return BW_ERR_INVALID_ARGUMENT;
+    if (!isfinite(speed)) return BW_ERR_NON_FINITE;
+    tr->speed = speed;
+    return BW_OK;
+}
+
+bw_result bw_track_set_set_priority(bw_track_set *set, int handle, int priority)
+{
+    track *tr = find_track(set, handle);
+    if (!tr) return BW_ERR_INVALID_ARGUMENT;
+    tr->priority = priority;
+    return BW_OK;
+}
+
+bw_result bw_track_set_seek(bw_track_set *set, int handle, double time)
+{
+    track *tr = find_track(set, handle);
+    if (!tr) return BW_ERR_INVALID_ARGUMENT;
+    if (!isfinite(time)) return BW_ERR_NON_FINITE;
+    tr->time = place_time(tr, time);
+    tr->fresh = false; /* the seek target is the excluded old endpoint */
+    tr->ended = ENDED_NONE;
+    tr->last_from = tr->time;
+    tr->last_delta = 0.0;
+    return BW_OK;
+}
+
+/* ---- queries ---- */
+
+bool bw_track_set_alive(const bw_track_set *set, int handle) { return find_track(set, handle) != NULL; }
+
+double bw_track_set_time(const bw_track_set *set, int handle)
+{
+    const track *tr = find_track(set, handle);
+    return tr ? tr->time : NAN;
+}
+
+float bw_track_set_weight(const bw_track_set *set, int handle)
+{
+    const track *tr = find_track(set, handle);
+    return tr ? tr->weight : NAN;
+}
+
+float bw_track_set_speed(const bw_track_set *set, int handle)
+{
+    const track *tr = find_track(set, handle);
+    return tr ? tr->speed : NAN;
+}
+
+bool bw_track_set_stopping(const bw_track_set *set, int handle)
+{
+    const track *tr = find_track(set, handle);
+    return tr ? tr->stopping : false;
+}
+
+int bw_track_set_count(const bw_track_set *set) { return set ? set->live : 0; }
+
+const bw_pose *bw_track_set_track_pose(const bw_track_set *set, int handle)
+{
+    const track *tr = find_track(set, handle);
+    return tr ? &tr->pose : NULL;
+}
+
+int bw_track_set_dropped_signals(const bw_track_set *set) { return set ? set->dropped : 0; }
+
+int bw_track_set_live_handles(const bw_track_set *set, int *out_handles, int max)
+{
+    if (!set || !out_handles || max <= 0) return 0;
+    int n = set->live < max ? set->live : max;
+    for (int i = 0; i < n; i++) out_handles[i] = handle_of(set, &set->tracks[set->order[i]]);
+    return n;
+}
+
+const bw_binding *bw_track_set_binding(const bw_track_set *set, int handle)
+{
+    const track *tr = find_track(set, handle);
+    return tr ? tr->binding : NULL;
+}
+
+bool bw_track_set_looping(const bw_track_set *set, int handle)
+{
+    const track *tr = find_track(set, handle);
+    return tr ? tr->loop : false;
+}
+
+bool bw_track_set_last_step(const bw_track_set *set, int handle, double *from, double *delta)
+{
+    const track *tr = find_track(set, handle);
+    if (!tr) return false;
+    if (from) *from = tr->last_from;
+    if (delta) *delta = tr->last_delta;
+    return true;
+}
+
+/* ---- compose and drain ---- */
+
+static bool pose_fits(const bw_pose *pose, int joints, int curves)
+{
+    return pose->joint_count == joints && pose->curve_count == curves;
+}
+
+bw_result bw_track_set_compose(bw_track_set *set, bw_mixer *mixer, const bw_pose *base, bw_pose *out)
+{
+    if (!set || !mixer || !out) return BW_ERR_INVALID_ARGUMENT;
+    int joints = bw_rig_joint_count(set->rig), curves = bw_rig_curve_count(set->rig);
+    /* The per-track buffers were sized at creation: a rig that has grown
+     * since cannot be composed by this set. */
+    if (!pose_fits(&set->base, joints, curves) || !pose_fits(out, joints, curves)) return BW_ERR_INVALID_ARGUMENT;
+    if (base && !pose_fits(base, joints, curves)) return BW_ERR_INVALID_ARGUMENT;
+    for (int i = 0; i < set->live; i++) {
+        if (!binding_matches_rig(set->tracks[set->order[i]].binding, set->rig)) return BW_ERR_INVALID_ARGUMENT;
+    }
+    for (int i = 0; i < set->live; i++) {
+        track *tr = &set->tracks[set->order[i]];
+        bw_sample_clip(tr->binding, set->rig, (float)tr->time, &tr->pose);
+        set->contributions[i] = (bw_contribution){&tr->pose, tr->weight, tr->priority};
+    }
+    if (!base) {
+        bw_pose_set_rest(&set->base, set->rig);
+        base = &set->base;
+    }
+    return bw_mix_run(mixer, base, set->contributions, set->live, out);
+}
+
+void bw_track_set_drain(bw_track_set *set, bw_signal_fn fn, void *user)
+{
+    if (!set || set->draining) return;
+    set->draining = true;
+    /* Deliver what was queued when the drain began. A callback that
+     * advances the set queues more; those wait for the next drain (moved to
+     * the front), so a callback can never keep one drain going forever. */
+    int pending = set->queue_count;
+    for (int i = 0; i < pending; i++) {
+        bw_signal s = set->queue[i]; /* a copy: the callback may touch the set */
+        if (fn) fn(user, &s);
+    }
+    int later = set->queue_count - pending;
+    if (later > 0) memmove(set->queue, set->queue + pending, sizeof *set->queue * (size_t)later);
+    set->queue_count = later;
+
+    /* Removal. Only the tracks live when the scan began are examined: a
+     * STOPPED callback may play into the freed slot (appended to the play
+     * order, behind them) and even stop that track at once, and it must not
+     * be removed and replayed again within this drain. The order is
+     * compacted before each callback so the callback sees a consistent set. */
+    int i = 0, unscanned = set->live;
+    while (unscanned > 0 && i < set->live) {
+        unscanned--;
+        track *tr = &set->tracks[set->order[i]];
+        if (tr->stopping && tr->weight <= BW_WEIGHT_INACTIVE) {
+            bw_signal s = {BW_SIGNAL_STOPPED, handle_of(set, tr), -1, NULL, 0.0f, tr->user};
+            tr->used = false;
+            tr->binding = NULL;
+            tr->clip = NULL;
+            tr->markers = NULL;
+            memmove(&set->order[i], &set->order[i + 1], sizeof *set->order * (size_t)(set->live - i - 1));
+            set->live--;
+            if (fn) fn(user, &s);
+        } else {
+            i++;
+        }
+    }
+    set->draining = false;
+}

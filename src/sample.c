@@ -1,0 +1,147 @@
+/* sample.c - evaluating a bound clip at one time into a pose (SPEC §3).
+ *
+ * The per-frame path: a binary search per track for its segment, the
+ * destination key's easing, then lerp / slerp / shortest-arc angle or a
+ * Hermite spline. No allocation, no strings. Every output is checked for
+ * finiteness last, because extreme (but finite, hence valid) keys combined
+ * with overshooting easings could otherwise overflow. */
+#include "blendwerk/sample.h"
+
+#include "bw_math.h"
+#include "clip_internal.h"
+#include "common.h"
+
+#define PI_F 3.14159265358979323846f
+#define TWO_PI_F 6.28318530717958647692f
+
+float bw_lerp_angle(float a, float b, float u)
+{
+    if (!isfinite(a)) return isfinite(b) ? b : 0.0f;
+    if (!isfinite(u)) u = 0.0f;
+    float d = b - a;
+    if (!isfinite(d)) return a;
+    d = fmodf(d, TWO_PI_F); /* (-2π, 2π), sign of b − a */
+    if (d > PI_F) d -= TWO_PI_F;
+    else if (d < -PI_F) d += TWO_PI_F;
+    /* a half turn apart (|d| = π) keeps the direction b − a points */
+    float r = a + d * u;
+    return isfinite(r) ? r : a;
+}
+
+static inline float lerpf(float a, float b, float u)
+{
+    /* this form returns a at u = 0 and b at u = 1 exactly */
+    return a * (1.0f - u) + b * u;
+}
+
+/* Sample a track into out[width]. */
+static void sample_track(const bw_track_data *t, float time, float *out)
+{
+    const int width = t->width;
+    const int value_offset = t->interp == BW_INTERP_CUBICSPLINE ? width : 0;
+    const int n = t->key_count;
+    int kb = bw_track_find_key(t, time);
+    if (kb == 0 || kb >= n) { /* hold the endpoint */
+        const float *v = t->values + (size_t)(kb == 0 ? 0 : n - 1) * (size_t)t->stride + value_offset;
+        for (int i = 0; i < width; i++) out[i] = v[i];
+        return;
+    }
+    const int ka = kb - 1;
+    const float ta = t->times[ka], tb = t->times[kb];
+    float u = (time - ta) / (tb - ta);
+    if (!(u > 0.0f)) u = 0.0f; /* NaN from overflowing differences, too */
+    else if (u > 1.0f) u = 1.0f;
+    const float *va = t->values + (size_t)ka * (size_t)t->stride;
+    const float *vb = t->values + (size_t)kb * (size_t)t->stride;
+
+    if (t->interp == BW_INTERP_CUBICSPLINE) {
+        /* glTF: p = h00 v_a + h10 dt out_a + h01 v_b + h11 dt in_b */
+        const float dt = tb - ta, s = u, s2 = s * s, s3 = s2 * s;
+        const float h00 = 2.0f * s3 - 3.0f * s2 + 1.0f, h10 = (s3 - 2.0f * s2 + s) * dt;
+        const float h01 = -2.0f * s3 + 3.0f * s2, h11 = (s3 - s2) * dt;
+        const float *pa = va + width, *oa = va + 2 * width, *ib = vb, *pb = vb + width;
+        bool finite = true;
+        for (int i = 0; i < width; i++) {
+            out[i] = h00 * pa[i] + h10 * oa[i] + h01 * pb[i] + h11 * ib[i];
+            finite = finite && isfinite(out[i]);
+        }
+        if (t->channel == BW_CHANNEL_ROTATION) {
+            float n2 = bw_quat_dot(out, out);
+            if (finite && n2 > 1e-12f && isfinite(n2)) bw_quat_normalize(out);
+            else bw_quat_slerp(pa, pb, u, out); /* degenerate spline: fall back to the arc */
+        } else if (!finite) {
+            for (int i = 0; i < width; i++) out[i] = lerpf(pa[i], pb[i], u);
+        }
+        va = pa; /* for the final guard */
+        vb = pb;
+    } else {
+        if (t->styles) u = bw_ease((bw_ease_style)t->styles[kb], (bw_ease_dir)t->dirs[kb], u);
+        switch (t->channel) {
+        case BW_CHANNEL_ROTATION: bw_quat_slerp(va, vb, u, out); return;
+        case BW_CHANNEL_ANGLE: out[0] = bw_lerp_angle(va[0], vb[0], u); return;
+        default:
+            for (int i = 0; i < width; i++) out[i] = lerpf(va[i], vb[i], u);
+            break;
+        }
+    }
+    for (int i = 0; i < width; i++) /* overflow guard: hold the nearer key */
+        if (!isfinite(out[i])) out[i] = u < 0.5f ? va[i] : vb[i];
+}
+
+void bw_sample_track(const bw_clip *clip, int track, float time, float *out)
+{
+    if (!clip || !out || track < 0 || track >= clip->track_count) return;
+    if (!isfinite(time)) time = 0.0f;
+    sample_track(&clip->tracks[track], time, out);
+}
+
+static void clear_pose(bw_pose *out)
+{
+    for (int j = 0; j < out->joint_count; j++) {
+        out->joints[j] = bw_transform_identity;
+        out->coverage[j] = 0.0f;
+    }
+    for (int c = 0; c < out->curve_count; c++) {
+        out->curves[c] = 0.0f;
+        out->curve_coverage[c] = 0.0f;
+    }
+}
+
+void bw_sample_clip(const bw_binding *binding, const bw_rig *rig, float time, bw_pose *out)
+{
+    if (!out) return;
+    clear_pose(out);
+    if (!binding || !binding->clip) return;
+    /* A binding made for another layout would write to the wrong joints:
+     * such a misuse samples nothing rather than scrambling the pose. */
+    if (rig && bw_rig_layout_signature(rig) != binding->layout_signature) return;
+    if (!isfinite(time)) time = 0.0f;
+
+    const bw_track_data *tracks = binding->clip->tracks;
+    const bw_transform *rest = rig ? bw_rig_rest_pose(rig) : NULL;
+    const int rest_count = rig ? bw_rig_joint_count(rig) : 0;
+    for (int d = 0; d < binding->driven_joint_count; d++) {
+        const bw_joint_binding *jb = &binding->driven_joints[d];
+        const int j = jb->joint;
+        if (j >= out->joint_count) continue;
+        /* unkeyed channels of a keyed joint keep the rig's current value */
+        bw_transform x = rest && j < rest_count ? rest[j] : bw_transform_identity;
+        if (jb->track[BW_SLOT_T] >= 0) sample_track(&tracks[jb->track[BW_SLOT_T]], time, x.t);
+        if (jb->track[BW_SLOT_R] >= 0) sample_track(&tracks[jb->track[BW_SLOT_R]], time, x.r);
+        if (jb->track[BW_SLOT_S] >= 0) sample_track(&tracks[jb->track[BW_SLOT_S]], time, x.s);
+        float pose_weight = 1.0f, mask_weight = 0.0f;
+        if (jb->track[BW_SLOT_POSE_WEIGHT] >= 0)
+            sample_track(&tracks[jb->track[BW_SLOT_POSE_WEIGHT]], time, &pose_weight);
+        if (jb->track[BW_SLOT_MASK_WEIGHT] >= 0)
+            sample_track(&tracks[jb->track[BW_SLOT_MASK_WEIGHT]], time, &mask_weight);
+        float coverage = pose_weight * (1.0f - mask_weight);
+        out->joints[j] = x;
+        out->coverage[j] = coverage > 0.0f ? (coverage < 1.0f ? coverage : 1.0f) : 0.0f; /* NaN → 0 */
+    }
+    for (int d = 0; d < binding->driven_curve_count; d++) {
+        const bw_curve_binding *cb = &binding->driven_curves[d];
+        if (cb->curve >= out->curve_count) continue;
+        sample_track(&tracks[cb->track], time, &out->curves[cb->curve]);
+        out->curve_coverage[cb->curve] = 1.0f;
+    }
+}

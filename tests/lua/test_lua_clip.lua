@@ -1,0 +1,298 @@
+-- test_lua_clip.lua - blendwerk.clip / Clip / Binding / sampling from Lua:
+-- exact sampled values (derived by hand in the comments), the nil, message
+-- answers for bad clip tables, and misuse errors that name the argument.
+-- Tiny test harness (each test file carries its own copy so it runs alone
+-- through `blendwerk run`): test(name, fn) runs one case; near / eq /
+-- check / raises record failures with file:line and keep going; the file
+-- ends with the line "N passed, N failed" and exits non-zero on failure.
+local bw = blendwerk or require("blendwerk")
+local passed, failed, case_ok = 0, 0, true
+
+local function report(msg)
+    local info = debug.getinfo(3, "Sl")
+    io.stderr:write(string.format("%s:%d: %s\n", info.short_src, info.currentline, msg))
+    case_ok = false
+end
+local function check(cond, what)
+    if not cond then report("check failed: " .. tostring(what)) end
+end
+local function eq(got, want, what)
+    if got ~= want then report(string.format("%s = %s, expected %s", what or "value", tostring(got), tostring(want))) end
+end
+local function near(got, want, tol, what)
+    if type(got) ~= "number" or not (math.abs(got - want) <= tol) then
+        report(string.format("%s = %s, expected %.9g (tol %g)", what or "value", tostring(got), want, tol))
+    end
+end
+-- fn must raise an error whose message contains every given fragment
+local function raises(fn, ...)
+    local ok, err = pcall(fn)
+    if ok then return report("expected an error, got none") end
+    for _, fragment in ipairs { ... } do
+        if not tostring(err):find(fragment, 1, true) then
+            return report(string.format("error %q lacks %q", tostring(err), fragment))
+        end
+    end
+end
+-- fails(fragments, f(...)): f must return nil, message where the message
+-- contains the fragment (a string, or a list of strings)
+local function fails(fragments, value, message)
+    if value ~= nil then return report("expected nil, message; got " .. tostring(value)) end
+    if type(fragments) == "string" then fragments = { fragments } end
+    for _, fragment in ipairs(fragments) do
+        if not tostring(message):find(fragment, 1, true) then
+            return report(string.format("message %q lacks %q", tostring(message), fragment))
+        end
+    end
+end
+local function test(name, fn)
+    case_ok = true
+    local ok, err = xpcall(fn, debug.traceback)
+    if not ok then
+        io.stderr:write(name .. ": " .. tostring(err) .. "\n")
+        case_ok = false
+    end
+    if case_ok then passed = passed + 1 else failed = failed + 1; io.stderr:write("FAILED: " .. name .. "\n") end
+end
+local function finish()
+    print(string.format("%d passed, %d failed", passed, failed))
+    os.exit(failed == 0 and 0 or 1, true)
+end
+
+local function q_axis(x, y, z, deg)
+    local h = math.rad(deg) / 2
+    return { x * math.sin(h), y * math.sin(h), z * math.sin(h), math.cos(h) }
+end
+
+local function make_rig()
+    return assert(bw.rig {
+        joints = {
+            { name = "hips", t = { 0, 1, 0 } },
+            { name = "spine", parent = "hips", t = { 0, 0.5, 0 } },
+            { name = "arm", parent = "spine", t = { 0.3, 0, 0 } },
+        },
+        curves = { { name = "blink" }, { name = "yaw", angle = true } },
+    })
+end
+
+test("linear translation sampled at the midpoint and a quarter", function()
+    local rig = make_rig()
+    local clip = assert(bw.clip { name = "lin", joints = {
+        { joint = "hips", parent = false, keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 2, 4, -6 } } } },
+    } })
+    -- u = 0.5: (0,0,0) + 0.5 * (2,4,-6) = (1, 2, -3); u = 0.25: (0.5, 1, -1.5)
+    local x, y, z = clip:sample(rig, 0.5):t("hips")
+    near(x, 1, 1e-6, "x(0.5)"); near(y, 2, 1e-6, "y(0.5)"); near(z, -3, 1e-6, "z(0.5)")
+    local p = clip:sample(rig, 0.25)
+    local g = p:get(1)
+    near(g.t[1], 0.5, 1e-6, "x(0.25)"); near(g.t[2], 1, 1e-6, "y(0.25)"); near(g.t[3], -1.5, 1e-6, "z(0.25)")
+    near(g.coverage, 1, 0, "coverage of a keyed joint")
+    -- unkeyed channels of the keyed joint: the rig's values (r identity, s 1)
+    near(g.r[4], 1, 1e-6, "r.w"); near(g.s[1], 1, 1e-6, "s.x")
+    -- joints the clip does not key: coverage 0 (their transform means nothing)
+    near(p:coverage("spine"), 0, 0, "spine coverage"); near(p:coverage(3), 0, 0, "arm coverage")
+    -- before the first key / after the last: hold the endpoints
+    near(clip:sample(rig, -3):t(1), 0, 0, "hold first"); near(clip:sample(rig, 7):t(1), 2, 1e-6, "hold last")
+end)
+
+test("eased keys: the destination key's style and direction", function()
+    local rig = make_rig()
+    local function clip_with(ease, dir)
+        return assert(bw.clip { name = "e", joints = { { joint = "hips", keys = {
+            { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 8, 0, 0 }, ease = ease, dir = dir } } } } })
+    end
+    -- cubic in(u) = u^3: at u = 0.5 -> 0.125, x = 8 * 0.125 = 1
+    near(clip_with("cubic"):sample(rig, 0.5):t(1), 1, 1e-5, "cubic in")
+    -- out(u) = 1 - in(1 - u) = 1 - 0.125 = 0.875 -> 7
+    near(clip_with("cubic", "out"):sample(rig, 0.5):t(1), 7, 1e-5, "cubic out")
+    -- in_out(0.25) = in(0.5) / 2 = 0.0625 -> 0.5
+    near(clip_with("cubic", "in_out"):sample(rig, 0.25):t(1), 0.5, 1e-5, "cubic in_out")
+    -- quad in_out(0.75) = 1 - in(0.5) / 2 = 1 - 0.125 = 0.875 -> 7
+    near(clip_with("quad", "in_out"):sample(rig, 0.75):t(1), 7, 1e-5, "quad in_out")
+    -- constant: a step that holds the previous key until the next one
+    near(clip_with("constant"):sample(rig, 0.99):t(1), 0, 0, "constant before the key")
+    near(clip_with("constant"):sample(rig, 1):t(1), 8, 1e-6, "constant at the key")
+    -- the module's ease() agrees with the same hand values
+    near(bw.ease("cubic", "in", 0.5), 0.125, 1e-6, "ease cubic")
+    near(bw.ease("quad", "in_out", 0.75), 0.875, 1e-6, "ease quad in_out")
+end)
+
+test("rotation slerps along the shortest arc", function()
+    local rig = make_rig()
+    -- identity to 90 deg about Y: halfway is 45 deg, (0, sin 22.5, 0, cos 22.5)
+    local clip = assert(bw.clip { name = "rot", joints = { { joint = "arm", parent = "spine", keys = {
+        { time = 0, r = { 0, 0, 0, 1 } }, { time = 2, r = q_axis(0, 1, 0, 90) } } } } })
+    local x, y, z, w = clip:sample(rig, 1):r("arm")
+    near(x, 0, 1e-6, "x"); near(y, 0.38268343, 1e-5, "y"); near(z, 0, 1e-6, "z"); near(w, 0.92387953, 1e-5, "w")
+    -- the same target given as -q takes the same (short) path
+    local neg = q_axis(0, 1, 0, 90)
+    for i = 1, 4 do neg[i] = -neg[i] end
+    local clip2 = assert(bw.clip { name = "rot2", joints = { { joint = "arm", keys = {
+        { time = 0, r = { 0, 0, 0, 1 } }, { time = 2, r = neg } } } } })
+    local _, y2, _, w2 = clip2:sample(rig, 1):r("arm")
+    near(math.abs(y2), 0.38268343, 1e-5, "|y| via -q"); near(math.abs(w2), 0.92387953, 1e-5, "|w| via -q")
+    -- an unnormalized key is normalized on load: (0,0,0,2) is identity
+    local clip3 = assert(bw.clip { name = "n", joints = { { joint = "arm", keys = { { time = 0, r = { 0, 0, 0, 2 } } } } } })
+    near(select(4, clip3:sample(rig, 0):r("arm")), 1, 1e-6, "normalized w")
+    -- unkeyed translation of a keyed joint takes the rig's rest value
+    near(clip:sample(rig, 1):t("arm"), 0.3, 1e-6, "rest t.x")
+end)
+
+test("coverage = clamp(weight * (1 - mask), 0, 1)", function()
+    local rig = make_rig()
+    local clip = assert(bw.clip { name = "cov", joints = {
+        { joint = "hips", keys = { { time = 0, weight = 0.5, mask = 0.5 }, { time = 1, weight = 0.5, mask = 0.5 } } },
+        { joint = "spine", keys = { { time = 0, weight = 0, t = { 0, 0, 0 } }, { time = 1, weight = 1, t = { 0, 0, 0 } } } },
+        { joint = "arm", keys = { { time = 0, weight = 3, t = { 0, 0, 0 } } } },
+    } })
+    local p = clip:sample(rig, 0.5)
+    near(p:coverage("hips"), 0.25, 1e-6, "0.5 * (1 - 0.5)")
+    near(p:coverage("spine"), 0.5, 1e-6, "weight lerped 0 -> 1 at u = 0.5")
+    near(p:coverage("arm"), 1, 0, "weight 3 clamps to 1")
+end)
+
+test("float and angle curves", function()
+    local rig = make_rig()
+    local clip = assert(bw.clip { name = "c", curves = {
+        { name = "blink", keys = { { time = 0, value = 0 }, { time = 2, value = 1 } } },
+        { name = "yaw", angle = true, keys = { { time = 0, value = math.rad(350) }, { time = 1, value = math.rad(10) } } },
+    } })
+    local p = clip:sample(rig, 0.5)
+    local v, c = p:curve("blink")
+    near(v, 0.25, 1e-6, "blink at 0.5 of 0..2"); near(c, 1, 0, "blink coverage")
+    -- shortest arc: 350 deg -> 10 deg halfway is 0 (mod 360), never 180
+    local yaw = p:curve(2)
+    near(math.cos(yaw), 1, 1e-6, "cos yaw"); near(math.sin(yaw), 0, 1e-5, "sin yaw")
+    local a = bw.lerp_angle(math.rad(350), math.rad(10), 0.5)
+    near(math.cos(a), 1, 1e-6, "cos lerp_angle"); near(math.sin(a), 0, 1e-5, "sin lerp_angle")
+    -- and a quarter of the way: 350 + 0.25 * 20 = 355 deg
+    local b = bw.lerp_angle(math.rad(350), math.rad(10), 0.25)
+    near(math.cos(b), math.cos(math.rad(355)), 1e-5, "cos 355"); near(math.sin(b), math.sin(math.rad(355)), 1e-5, "sin 355")
+end)
+
+test("queries: name, length, loop, markers sorted, tracks", function()
+    local clip = assert(bw.clip { name = "q", loop = true,
+        joints = { { joint = "hips", parent = false, keys = { { time = 0, t = { 0, 0, 0 }, r = { 0, 0, 0, 1 } }, { time = 0.5, t = { 1, 0, 0 } } } } },
+        markers = { { name = "b", time = 0.75 }, { name = "a", time = 0.25 } } })
+    eq(clip:name(), "q", "name"); eq(clip:loop(), true, "loop")
+    near(clip:length(), 0.75, 1e-6, "length = last key or marker time")
+    eq(clip:marker_count(), 2, "marker count")
+    local n1, t1 = clip:marker(1)
+    eq(n1, "a", "first marker by time"); near(t1, 0.25, 1e-6, "first marker time")
+    local ms = clip:markers()
+    eq(ms[2].name, "b", "second marker"); near(ms[2].time, 0.75, 1e-6, "second time")
+    -- keys carrying t and r split into a translation and a rotation track
+    eq(clip:track_count(), 2, "tracks")
+    local channels = {}
+    for i = 1, clip:track_count() do
+        local tr = clip:track(i)
+        eq(tr.joint, "hips", "track joint"); eq(tr.parent, "", "root parent")
+        channels[tr.channel] = tr.key_count
+    end
+    eq(channels.translation, 2, "translation keys"); eq(channels.rotation, 1, "rotation keys")
+    local explicit = assert(bw.clip { name = "x", length = 2, joints = { { joint = "hips", keys = { { time = 0, t = { 0, 0, 0 } } } } } })
+    near(explicit:length(), 2, 0, "explicit length")
+end)
+
+test("binding report: exact, by name, unbound, ambiguous", function()
+    local rig = make_rig()
+    local clip = assert(bw.clip { name = "b", joints = {
+        { joint = "hips", parent = false, keys = { { time = 0, t = { 0, 0, 0 } } } }, -- exact (root)
+        { joint = "arm", keys = { { time = 0, t = { 0, 0, 0 } } } },                  -- parent unknown: by name
+        { joint = "tail", parent = "hips", keys = { { time = 0, t = { 0, 0, 0 } } } }, -- no such joint
+    } })
+    local b = assert(clip:bind(rig))
+    local r = b:report()
+    eq(r.bound, 2, "bound"); eq(r.by_name, 1, "by_name"); eq(r.unbound, 1, "unbound"); eq(r.ambiguous, 0, "ambiguous")
+    local status = {}
+    for i = 1, 3 do status[clip:track(i).joint] = { b:track_status(i), b:track_target(i) } end
+    eq(status.hips[1], "exact", "hips status"); eq(status.hips[2], 1, "hips target")
+    eq(status.arm[1], "by_name", "arm status"); eq(status.arm[2], 3, "arm target")
+    eq(status.tail[1], "unbound", "tail status"); eq(status.tail[2], nil, "tail target")
+    eq(b:clip(), clip, "binding:clip()"); eq(b:rig(), rig, "binding:rig()")
+    -- binding:sample is clip:sample
+    near(b:sample(0):coverage("hips"), 1, 0, "bound joint covered")
+
+    local twins = assert(bw.rig { joints = {
+        { name = "root" },
+        { name = "l_arm", parent = "root" }, { name = "hand", parent = "l_arm" },
+        { name = "r_arm", parent = "root" }, { name = "hand", parent = "r_arm" } } })
+    local amb = assert(bw.bind(assert(bw.clip { name = "h", joints = { { joint = "hand", keys = { { time = 0, t = { 1, 0, 0 } } } } } }), twins))
+    eq(amb:report().ambiguous, 1, "a name-only match with two candidates is refused")
+    eq(amb:track_status(1), "ambiguous", "status")
+end)
+
+test("bad clip tables return nil and a message naming the problem", function()
+    local function keys(k) return { name = "walk", joints = { { joint = "arm", keys = k } } } end
+    fails("clip 'walk': joint 'arm' key 3: time is NaN",
+        bw.clip(keys { { time = 0, t = { 0, 0, 0 } }, { time = 0.5, t = { 0, 0, 0 } }, { time = 0 / 0, t = { 1, 1, 1 } } }))
+    fails({ "clip 'walk': joint 'arm' key 3:", "sorted" },
+        bw.clip(keys { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 0, 0, 0 } }, { time = 0.5, t = { 1, 1, 1 } } }))
+    fails({ "key 2:", "duplicate" }, bw.clip(keys { { time = 0, t = { 0, 0, 0 } }, { time = 0, t = { 1, 0, 0 } } }))
+    fails("key 1: t.x is infinite", bw.clip(keys { { time = 0, t = { 1 / 0, 0, 0 } } }))
+    fails("key 1: t.y is too large", bw.clip(keys { { time = 0, t = { 0, 1e300, 0 } } }))
+    fails("t.z is missing", bw.clip(keys { { time = 0, t = { 0, 0 } } }))
+    fails("r is a zero quaternion", bw.clip(keys { { time = 0, r = { 0, 0, 0, 0 } } }))
+    fails("s is NaN", bw.clip(keys { { time = 0, s = 0 / 0 } }))
+    fails("weight must be a number", bw.clip(keys { { time = 0, weight = "x" } }))
+    fails("unknown ease 'cubical'", bw.clip(keys { { time = 0, t = { 0, 0, 0 }, ease = "cubical" } }))
+    fails("unknown dir 'sideways'", bw.clip(keys { { time = 0, t = { 0, 0, 0 }, dir = "sideways" } }))
+    fails("key 1: unknown field 'rot'", bw.clip(keys { { time = 0, rot = { 0, 0, 0, 1 } } }))
+    fails("key 1: time is missing", bw.clip(keys { { t = { 0, 0, 0 } } }))
+    fails("clip 'walk': joint 1: keys is empty", bw.clip(keys {}))
+    fails("key 1: must be a table", bw.clip(keys { 5 }))
+    fails("joint 1: joint must be a non-empty string",
+        bw.clip { name = "walk", joints = { { keys = { { time = 0 } } } } })
+    fails("clip 'walk': marker 1 'step': time is NaN",
+        bw.clip { name = "walk", markers = { { name = "step", time = 0 / 0 } } })
+    fails("curve 'c' key 1: value is infinite",
+        bw.clip { name = "walk", curves = { { name = "c", keys = { { time = 0, value = 1 / 0 } } } } })
+    fails("clip 'walk': length -1 is negative", bw.clip { name = "walk", length = -1 })
+    fails("clip 'walk': unknown field 'lenght'", bw.clip { name = "walk", lenght = 1 })
+    fails("clip: joints must be a list", bw.clip { joints = 3 })
+    fails("clip 'walk': joint 'arm': listed twice (joint entries 1 and 2)", bw.clip { name = "walk", joints = {
+        { joint = "arm", keys = { { time = 0, t = { 0, 0, 0 } } } }, { joint = "arm", keys = { { time = 1, r = { 0, 0, 0, 1 } } } } } })
+    -- nothing was half-built: a good clip still compiles afterwards
+    check(bw.clip(keys { { time = 0, t = { 0, 0, 0 } } }), "good clip after failures")
+end)
+
+test("misuse raises errors naming the argument", function()
+    local rig = make_rig()
+    local clip = assert(bw.clip { name = "m", joints = { { joint = "hips", keys = { { time = 0, t = { 0, 0, 0 } } } } } })
+    raises(function() bw.clip("walk") end, "bad argument #1 to 'clip'", "table expected")
+    raises(function() clip:sample("rig", 0) end, "bad argument #1 to 'sample'", "blendwerk.Rig expected")
+    raises(function() clip:sample(rig) end, "bad argument #2 to 'sample'", "number expected")
+    raises(function() clip:sample(rig, 0, "pose") end, "bad argument #3 to 'sample'", "blendwerk.Pose expected")
+    raises(function() clip:marker(1) end, "bad argument #1 to 'marker'", "out of range")
+    raises(function() clip:track(0) end, "bad argument #1 to 'track'", "out of range")
+    raises(function() clip.length(rig) end, "blendwerk.Clip expected")
+    raises(function() bw.bind(rig, clip) end, "bad argument #1 to 'bind'", "blendwerk.Clip expected")
+    raises(function() bw.ease("wobbly", "in", 0.5) end, "bad argument #1 to 'ease'", "unknown easing style")
+    local other = make_rig()
+    raises(function() clip:sample(rig, 0, other:pose()) end, "bad argument #3 to 'sample'", "another rig")
+end)
+
+test("non-finite sample times never reach the pose", function()
+    local rig = make_rig()
+    local clip = assert(bw.clip { name = "nf", joints = { { joint = "hips", keys = {
+        { time = 0, t = { 1, 2, 3 } }, { time = 1, t = { 5, 6, 7 } } } } } })
+    -- the core samples a non-finite time at 0: the first key
+    for _, time in ipairs { 0 / 0, 1 / 0, -1 / 0 } do
+        local x, y, z = clip:sample(rig, time):t(1)
+        near(x, 1, 1e-6, "x at " .. tostring(time)); near(y, 2, 1e-6, "y"); near(z, 3, 1e-6, "z")
+    end
+    -- huge finite times hold the last key
+    near(clip:sample(rig, 1e300):t(1), 5, 1e-6, "huge time")
+end)
+
+test("sampling into a caller's pose reuses it", function()
+    local rig = make_rig()
+    local clip = assert(bw.clip { name = "r", joints = { { joint = "hips", keys = {
+        { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 1, 0, 0 } } } } } })
+    local pose = rig:pose()
+    local back = clip:sample(rig, 0.5, pose)
+    eq(back, pose, "same object returned")
+    near(pose:t(1), 0.5, 1e-6, "written in place")
+end)
+
+finish()

@@ -1,0 +1,184 @@
+-- test_lua_lifetime.lua - object lifetime from Lua: closed handles raise
+-- clear errors, <close> variables, and dependents (poses, bindings,
+-- playing tracks, borrowed rigs) keep what they use alive through close()
+-- and garbage collection. Run under ASan, use-after-free shows up here.
+-- Tiny test harness (each test file carries its own copy so it runs alone
+-- through `blendwerk run`): test(name, fn) runs one case; near / eq /
+-- check / raises record failures with file:line and keep going; the file
+-- ends with the line "N passed, N failed" and exits non-zero on failure.
+local bw = blendwerk or require("blendwerk")
+local passed, failed, case_ok = 0, 0, true
+
+local function report(msg)
+    local info = debug.getinfo(3, "Sl")
+    io.stderr:write(string.format("%s:%d: %s\n", info.short_src, info.currentline, msg))
+    case_ok = false
+end
+local function check(cond, what)
+    if not cond then report("check failed: " .. tostring(what)) end
+end
+local function eq(got, want, what)
+    if got ~= want then report(string.format("%s = %s, expected %s", what or "value", tostring(got), tostring(want))) end
+end
+local function near(got, want, tol, what)
+    if type(got) ~= "number" or not (math.abs(got - want) <= tol) then
+        report(string.format("%s = %s, expected %.9g (tol %g)", what or "value", tostring(got), want, tol))
+    end
+end
+-- fn must raise an error whose message contains every given fragment
+local function raises(fn, ...)
+    local ok, err = pcall(fn)
+    if ok then return report("expected an error, got none") end
+    for _, fragment in ipairs { ... } do
+        if not tostring(err):find(fragment, 1, true) then
+            return report(string.format("error %q lacks %q", tostring(err), fragment))
+        end
+    end
+end
+-- fails(fragments, f(...)): f must return nil, message where the message
+-- contains the fragment (a string, or a list of strings)
+local function fails(fragments, value, message)
+    if value ~= nil then return report("expected nil, message; got " .. tostring(value)) end
+    if type(fragments) == "string" then fragments = { fragments } end
+    for _, fragment in ipairs(fragments) do
+        if not tostring(message):find(fragment, 1, true) then
+            return report(string.format("message %q lacks %q", tostring(message), fragment))
+        end
+    end
+end
+local function test(name, fn)
+    case_ok = true
+    local ok, err = xpcall(fn, debug.traceback)
+    if not ok then
+        io.stderr:write(name .. ": " .. tostring(err) .. "\n")
+        case_ok = false
+    end
+    if case_ok then passed = passed + 1 else failed = failed + 1; io.stderr:write("FAILED: " .. name .. "\n") end
+end
+local function finish()
+    print(string.format("%d passed, %d failed", passed, failed))
+    os.exit(failed == 0 and 0 or 1, true)
+end
+
+local function make_rig()
+    return assert(bw.rig { joints = { { name = "hips", t = { 0, 1, 0 } }, { name = "arm", parent = "hips", t = { 1, 0, 0 } } } })
+end
+local function make_clip()
+    return assert(bw.clip { name = "walk", length = 1, loop = true,
+        joints = { { joint = "hips", keys = { { time = 0, t = { 0, 1, 0 } }, { time = 1, t = { 4, 1, 0 } } } } },
+        markers = { { name = "step", time = 0.5 } } })
+end
+
+test("a closed handle raises a clear error", function()
+    local rig = make_rig()
+    rig:close()
+    raises(function() rig:joint_count() end, "calling 'joint_count' on bad self", "blendwerk.Rig is closed")
+    raises(function() make_clip():sample(rig, 0) end, "bad argument #1 to 'sample'", "blendwerk.Rig is closed")
+    raises(function() rig:close() end, "blendwerk.Rig is closed")
+    check(tostring(rig):find("blendwerk.Rig (closed)", 1, true), "tostring: " .. tostring(rig))
+    local clip = make_clip()
+    clip:close()
+    raises(function() clip:length() end, "blendwerk.Clip is closed")
+    local pose = make_rig():pose()
+    pose:close()
+    raises(function() pose:t(1) end, "blendwerk.Pose is closed")
+    raises(function() bw.mix { pose } end, "bad argument #1 to 'mix'", "blendwerk.Pose is closed")
+end)
+
+test("<close> variables close at the end of their scope", function()
+    local escaped
+    do
+        local rig <close> = make_rig()
+        escaped = rig
+        eq(rig:joint_count(), 2, "usable inside")
+    end
+    raises(function() escaped:joint_count() end, "blendwerk.Rig is closed")
+end)
+
+test("dependents keep a closed rig and clip alive", function()
+    local rig, clip = make_rig(), make_clip()
+    local pose = rig:rest_pose()
+    local binding = assert(clip:bind(rig))
+    rig:close()
+    clip:close()
+    -- the handles are closed, the C objects live on for their users
+    near(select(2, pose:t("hips")), 1, 0, "pose reads its rig's data")
+    near(select(2, pose:model_position("arm")), 1, 1e-6, "local_to_model uses the rig")
+    local p = binding:sample(0.5)
+    near(p:t("hips"), 2, 1e-6, "the binding still samples: x = 4 * 0.5")
+    eq(binding:report().bound, 1, "report")
+    check(binding:clip() == clip and binding:rig() == rig, "the binding still refers to its handles")
+end)
+
+test("garbage collection never frees what a live object uses", function()
+    local binding, set
+    do
+        local rig, clip = make_rig(), make_clip()
+        binding = assert(clip:bind(rig))
+        set = bw.track_set(rig)
+        assert(set:play(clip, { on_marker = function() end }))
+    end
+    for _ = 1, 3 do collectgarbage("collect") end
+    near(binding:sample(0.25):t("hips"), 1, 1e-6, "binding after collection: x = 4 * 0.25")
+    local names = {}
+    set:on("marker", function(name, time) names[#names + 1] = name .. "@" .. time end)
+    for _ = 1, 4 do set:update(0.125); collectgarbage("step") end
+    eq(table.concat(names, ","), "step@0.5", "marker name from a clip only the set holds")
+    near(set:pose():t("hips"), 2, 1e-6, "composed from the collected-by-Lua clip")
+end)
+
+test("closing a clip under a playing track", function()
+    local rig, clip = make_rig(), make_clip()
+    local set = bw.track_set(rig)
+    local h = assert(set:play(clip))
+    clip:close()
+    set:update(0.25)
+    near(set:pose():t("hips"), 1, 1e-6, "still plays")
+    eq(set:clip(h), clip, "set:clip gives the (closed) handle back")
+    assert(set:stop(h))
+    set:update(0)
+    eq(set:alive(h), false, "removed")
+    collectgarbage("collect") -- the clip may go now; nothing may touch it
+    set:update(0.1)
+    near(set:pose():t("hips"), 0, 0, "rest")
+end)
+
+test("closing a track set from its own callback", function()
+    local rig = make_rig()
+    local set = bw.track_set(rig)
+    assert(set:play(make_clip(), { on_marker = function() set:close() end }))
+    set:update(0.5) -- fires "step", which closes the set mid-delivery
+    raises(function() set:update(0.1) end, "blendwerk.TrackSet is closed")
+end)
+
+test("closing in every order, then collecting", function()
+    for order = 1, 6 do
+        local rig, clip = make_rig(), make_clip()
+        local binding = assert(clip:bind(rig))
+        local set = bw.track_set(rig)
+        assert(set:play(binding))
+        local pose = binding:sample(0.5)
+        local objects = { rig, clip, binding, set, pose }
+        -- rotate the close order
+        for i = 0, #objects - 1 do objects[(i + order) % #objects + 1]:close() end
+        collectgarbage("collect")
+    end
+    check(true, "no crash")
+end)
+
+test("a borrowed rig outlives its closed asset", function()
+    local dir = os.getenv("BW_ASSET_DIR")
+    if not dir then return end -- covered by test_lua_asset when assets exist
+    local asset = bw.load(dir .. "/SimpleSkin.gltf")
+    if not asset then return end
+    local rig, clip = asset:rig(), asset:clip(1)
+    eq(asset:rig(), rig, "the same handle every call")
+    asset:close()
+    raises(function() asset:clip_count() end, "blendwerk.Asset is closed")
+    eq(rig:joint_count(), 2, "borrowed rig still usable")
+    check(clip:sample(rig, 1):coverage(2) == 1, "borrowed clip still samples")
+    rig:close(); clip:close()
+    collectgarbage("collect")
+end)
+
+finish()

@@ -1,0 +1,187 @@
+-- test_lua_module.lua - the module as a whole: what `blendwerk run` sets up
+-- (global, require, arg, "file:line: message" errors with exit 1), the
+-- type names, blendwerk.load's nil, message answers, and the same module
+-- loaded as build/blendwerk.so by the stock lua5.4 interpreter through
+-- LUA_CPATH (skipped when lua5.4 or BW_BINARY_DIR is missing).
+-- Tiny test harness (each test file carries its own copy so it runs alone
+-- through `blendwerk run`): test(name, fn) runs one case; near / eq /
+-- check / raises record failures with file:line and keep going; the file
+-- ends with the line "N passed, N failed" and exits non-zero on failure.
+local bw = blendwerk or require("blendwerk")
+local passed, failed, case_ok = 0, 0, true
+
+local function report(msg)
+    local info = debug.getinfo(3, "Sl")
+    io.stderr:write(string.format("%s:%d: %s\n", info.short_src, info.currentline, msg))
+    case_ok = false
+end
+local function check(cond, what)
+    if not cond then report("check failed: " .. tostring(what)) end
+end
+local function eq(got, want, what)
+    if got ~= want then report(string.format("%s = %s, expected %s", what or "value", tostring(got), tostring(want))) end
+end
+local function near(got, want, tol, what)
+    if type(got) ~= "number" or not (math.abs(got - want) <= tol) then
+        report(string.format("%s = %s, expected %.9g (tol %g)", what or "value", tostring(got), want, tol))
+    end
+end
+-- fn must raise an error whose message contains every given fragment
+local function raises(fn, ...)
+    local ok, err = pcall(fn)
+    if ok then return report("expected an error, got none") end
+    for _, fragment in ipairs { ... } do
+        if not tostring(err):find(fragment, 1, true) then
+            return report(string.format("error %q lacks %q", tostring(err), fragment))
+        end
+    end
+end
+-- fails(fragments, f(...)): f must return nil, message where the message
+-- contains the fragment (a string, or a list of strings)
+local function fails(fragments, value, message)
+    if value ~= nil then return report("expected nil, message; got " .. tostring(value)) end
+    if type(fragments) == "string" then fragments = { fragments } end
+    for _, fragment in ipairs(fragments) do
+        if not tostring(message):find(fragment, 1, true) then
+            return report(string.format("message %q lacks %q", tostring(message), fragment))
+        end
+    end
+end
+local function test(name, fn)
+    case_ok = true
+    local ok, err = xpcall(fn, debug.traceback)
+    if not ok then
+        io.stderr:write(name .. ": " .. tostring(err) .. "\n")
+        case_ok = false
+    end
+    if case_ok then passed = passed + 1 else failed = failed + 1; io.stderr:write("FAILED: " .. name .. "\n") end
+end
+local function finish()
+    print(string.format("%d passed, %d failed", passed, failed))
+    os.exit(failed == 0 and 0 or 1, true)
+end
+
+local bin = os.getenv("BW_BINARY_DIR")
+
+local function write_file(path, text)
+    local f = assert(io.open(path, "w"))
+    f:write(text)
+    f:close()
+end
+local function read_file(path)
+    local f = io.open(path, "r")
+    if not f then return nil end
+    local s = f:read("a")
+    f:close()
+    return s
+end
+-- run a shell command; returns exit code, stdout, stderr
+local function run(cmd)
+    local out, err = os.tmpname(), os.tmpname()
+    local ok, how, code = os.execute(cmd .. " >" .. out .. " 2>" .. err)
+    local o, e = read_file(out), read_file(err)
+    os.remove(out); os.remove(err)
+    return how == "exit" and code or -1, o or "", e or ""
+end
+local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+test("the module, its global and its types", function()
+    eq(require("blendwerk"), blendwerk, "require gives the preloaded global")
+    eq(type(bw.version), "string", "version"); eq(bw.version, "0.1.0", "version value")
+    local rig = assert(bw.rig { joints = { { name = "a" } } })
+    local clip = assert(bw.clip { name = "c", joints = { { joint = "a", keys = { { time = 0, t = { 0, 0, 0 } } } } } })
+    eq(getmetatable(rig).__name, "blendwerk.Rig", "Rig")
+    eq(getmetatable(clip).__name, "blendwerk.Clip", "Clip")
+    eq(getmetatable(clip:bind(rig)).__name, "blendwerk.Binding", "Binding")
+    eq(getmetatable(rig:pose()).__name, "blendwerk.Pose", "Pose")
+    eq(getmetatable(bw.track_set(rig)).__name, "blendwerk.TrackSet", "TrackSet")
+    for _, name in ipairs { "rig", "clip", "bind", "pose", "mix", "track_set", "load", "ease", "lerp_angle" } do
+        eq(type(bw[name]), "function", "blendwerk." .. name)
+    end
+end)
+
+test("load answers nil, message for missing and malformed files", function()
+    fails({ "no/such/file.gltf" }, bw.load("no/such/file.gltf"))
+    fails({ "no_such.bvh" }, bw.load("no_such.bvh"))
+    local bad = os.tmpname() .. ".gltf"
+    write_file(bad, "{ this is not json")
+    fails({ bad }, bw.load(bad))
+    os.remove(bad)
+    local bvh = os.tmpname() .. ".bvh"
+    write_file(bvh, "HIERARCHY\nROOT hips\n{\n  OFFSET 0 0 nan\n")
+    fails({ bvh }, bw.load(bvh))
+    os.remove(bvh)
+    raises(function() bw.load() end, "bad argument #1 to 'load'", "string expected")
+    raises(function() bw.load("x.gltf", { max = 1 }) end, "bad argument #2 to 'load'", "unknown field 'max'")
+end)
+
+test("blendwerk run: arg table, exit codes and error positions", function()
+    if not bin then return print("skip: BW_BINARY_DIR not set") end
+    local exe = bin .. "/blendwerk"
+    local script = os.tmpname() .. ".lua"
+    write_file(script, [[
+print(arg[-2], arg[-1], arg[0] == ..., select("#", ...), arg[1], arg[2], type(blendwerk))
+]])
+    -- `...` holds the arguments: its first value is arg[1], not arg[0]
+    local code, out = run(quote(exe) .. " run " .. quote(script) .. " one two")
+    eq(code, 0, "exit 0")
+    eq(out, "blendwerk\trun\tfalse\t2\tone\ttwo\ttable\n", "arg and ...")
+
+    write_file(script, "local x = 1\n\nerror('boom')\n")
+    local err
+    code, out, err = run(quote(exe) .. " run " .. quote(script))
+    eq(code, 1, "runtime error exits 1")
+    eq(err:match("^[^\n]*"), script .. ":3: boom", "first line is file:line: message")
+
+    write_file(script, "local rig = blendwerk.rig{}\nrig:joint_name(1)\n")
+    code, out, err = run(quote(exe) .. " run " .. quote(script))
+    eq(code, 1, "binding error exits 1")
+    eq(err:match("^[^\n]*"), script .. ":2: bad argument #1 to 'joint_name' (joint index 1 out of range 1..0)",
+        "binding errors carry the script's position")
+
+    write_file(script, "local = 3\n")
+    code, out, err = run(quote(exe) .. " run " .. quote(script))
+    eq(code, 1, "syntax error exits 1")
+    check(err:find(script .. ":1:", 1, true), "syntax error position: " .. err)
+
+    write_file(script, "os.exit(3)\n")
+    eq((run(quote(exe) .. " run " .. quote(script))), 3, "os.exit code")
+    os.remove(script)
+
+    code, out, err = run(quote(exe) .. " run " .. quote(script .. ".missing"))
+    eq(code, 1, "missing script exits 1"); check(err:find("cannot open", 1, true), "message: " .. err)
+    eq((run(quote(exe) .. " run")), 2, "no script: usage, exit 2")
+end)
+
+test("stock lua5.4 loads build/blendwerk.so through LUA_CPATH", function()
+    if not bin then return print("skip: BW_BINARY_DIR not set") end
+    if (run("command -v lua5.4")) ~= 0 then return print("skip: lua5.4 not installed") end
+    local so = bin .. "/blendwerk.so"
+    if not read_file(so) then return report("missing " .. so) end
+    -- A sanitized module needs the sanitizer runtime loaded first: find
+    -- the one it links against and preload it.
+    local env = "LUA_CPATH=" .. quote(bin .. "/?.so") .. " "
+    local _, deps = run("ldd " .. quote(so))
+    local asan = deps:match("(%S*libasan%.so[%.%d]*) =>") and deps:match("libasan%.so[%.%d]* => (%S+)")
+    if asan then
+        env = env .. "LD_PRELOAD=" .. quote(asan) .. " ASAN_OPTIONS=detect_leaks=0 "
+    elseif bw.build.asan then
+        return print("skip: cannot find the ASan runtime the module needs")
+    end
+    local script = os.tmpname() .. ".lua"
+    -- independent of this process: a linear clip sampled at a quarter,
+    -- x = 8 * 0.25 = 2, and the module's own type name
+    write_file(script, [[
+local bw = require("blendwerk")
+local rig = assert(bw.rig { joints = { { name = "hips" } } })
+local clip = assert(bw.clip { name = "c", joints = { { joint = "hips", keys = {
+    { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 8, 0, 0 } } } } } })
+print(bw.version, getmetatable(rig).__name, (clip:sample(rig, 0.25):t(1)), blendwerk == nil)
+]])
+    local code, out, err = run(env .. "lua5.4 " .. quote(script))
+    os.remove(script)
+    eq(code, 0, "lua5.4 exit code (" .. err .. ")")
+    eq(out, "0.1.0\tblendwerk.Rig\t2.0\ttrue\n", "output from lua5.4")
+end)
+
+finish()

@@ -1,0 +1,204 @@
+-- test_lua_rig.lua - blendwerk.rig / Rig / Pose from Lua: building rigs
+-- from tables, name and parent queries, rest transforms, pose access by
+-- index and name, local-to-model with hand-derived positions, and the
+-- nil, message / error answers to bad input.
+-- Tiny test harness (each test file carries its own copy so it runs alone
+-- through `blendwerk run`): test(name, fn) runs one case; near / eq /
+-- check / raises record failures with file:line and keep going; the file
+-- ends with the line "N passed, N failed" and exits non-zero on failure.
+local bw = blendwerk or require("blendwerk")
+local passed, failed, case_ok = 0, 0, true
+
+local function report(msg)
+    local info = debug.getinfo(3, "Sl")
+    io.stderr:write(string.format("%s:%d: %s\n", info.short_src, info.currentline, msg))
+    case_ok = false
+end
+local function check(cond, what)
+    if not cond then report("check failed: " .. tostring(what)) end
+end
+local function eq(got, want, what)
+    if got ~= want then report(string.format("%s = %s, expected %s", what or "value", tostring(got), tostring(want))) end
+end
+local function near(got, want, tol, what)
+    if type(got) ~= "number" or not (math.abs(got - want) <= tol) then
+        report(string.format("%s = %s, expected %.9g (tol %g)", what or "value", tostring(got), want, tol))
+    end
+end
+-- fn must raise an error whose message contains every given fragment
+local function raises(fn, ...)
+    local ok, err = pcall(fn)
+    if ok then return report("expected an error, got none") end
+    for _, fragment in ipairs { ... } do
+        if not tostring(err):find(fragment, 1, true) then
+            return report(string.format("error %q lacks %q", tostring(err), fragment))
+        end
+    end
+end
+-- fails(fragments, f(...)): f must return nil, message where the message
+-- contains the fragment (a string, or a list of strings)
+local function fails(fragments, value, message)
+    if value ~= nil then return report("expected nil, message; got " .. tostring(value)) end
+    if type(fragments) == "string" then fragments = { fragments } end
+    for _, fragment in ipairs(fragments) do
+        if not tostring(message):find(fragment, 1, true) then
+            return report(string.format("message %q lacks %q", tostring(message), fragment))
+        end
+    end
+end
+local function test(name, fn)
+    case_ok = true
+    local ok, err = xpcall(fn, debug.traceback)
+    if not ok then
+        io.stderr:write(name .. ": " .. tostring(err) .. "\n")
+        case_ok = false
+    end
+    if case_ok then passed = passed + 1 else failed = failed + 1; io.stderr:write("FAILED: " .. name .. "\n") end
+end
+local function finish()
+    print(string.format("%d passed, %d failed", passed, failed))
+    os.exit(failed == 0 and 0 or 1, true)
+end
+
+local S45 = math.sqrt(0.5) -- sin 45 deg = cos 45 deg
+
+local function make_rig()
+    return assert(bw.rig {
+        joints = {
+            { name = "hips", t = { 0, 1, 0 } },
+            { name = "spine", parent = "hips", t = { 0, 0.5, 0 }, r = { 0, S45, 0, S45 } }, -- 90 deg about +Y
+            { name = "arm", parent = "spine", t = { 0.3, 0, 0 } },
+            { name = "leg", parent = 1, t = { 0.1, -0.5, 0 } },                             -- parent by index
+        },
+        curves = { { name = "smile", rest = 0.25 }, { name = "turn", angle = true } },
+    })
+end
+
+test("names, parents and finds", function()
+    local rig = make_rig()
+    eq(rig:joint_count(), 4, "joint_count"); eq(rig:curve_count(), 2, "curve_count")
+    eq(rig:joint_name(3), "arm", "joint_name(3)"); eq(rig:joint_name("leg"), "leg", "joint_name by name")
+    eq(rig:joint_parent("arm"), 2, "arm's parent"); eq(rig:joint_parent(4), 1, "leg's parent (given by index)")
+    eq(rig:joint_parent(1), nil, "root has no parent")
+    eq(rig:find("spine"), 2, "find"); eq(rig:find("spine", "hips"), 2, "find with parent")
+    eq(rig:find("hips", ""), 1, "root with parent \"\"")
+    local none, why = rig:find("spine", "arm")
+    eq(none, nil, "wrong parent"); eq(why, "not found", "reason")
+    eq(rig:find_curve("turn"), 2, "find_curve"); eq(rig:find_curve("frown"), nil, "missing curve")
+    eq(rig:curve_name(1), "smile", "curve_name"); eq(rig:curve_kind("turn"), "angle", "curve_kind")
+    eq(rig:curve_kind(1), "float", "float curve")
+    eq(rig:topology_revision(), 1, "revision starts at 1")
+    -- the layout signature hashes names + parents: equal for equal rigs
+    eq(rig:layout_signature(), make_rig():layout_signature(), "same layout, same signature")
+    local other = assert(bw.rig { joints = { { name = "hips" }, { name = "spine", parent = "hips" } } })
+    check(other:layout_signature() ~= rig:layout_signature(), "different layout, different signature")
+
+    local twins = assert(bw.rig { joints = {
+        { name = "root" }, { name = "l", parent = "root" }, { name = "hand", parent = "l" },
+        { name = "r", parent = "root" }, { name = "hand", parent = "r" } } })
+    local amb, reason = twins:find("hand")
+    eq(amb, nil, "ambiguous find"); eq(reason, "ambiguous", "reason")
+    eq(twins:find("hand", "r"), 5, "disambiguated by parent")
+    raises(function() twins:rest("hand") end, "bad argument #1 to 'rest'", "ambiguous")
+end)
+
+test("rest transforms, set_rest and rest_pose", function()
+    local rig = make_rig()
+    local r = rig:rest("spine")
+    near(r.t[2], 0.5, 1e-6, "spine t.y"); near(r.r[2], S45, 1e-6, "spine r.y"); near(r.s[1], 1, 0, "default scale")
+    -- set_rest changes only the fields given; the rotation is normalized
+    rig:set_rest("arm", { r = { 0, 0, 2, 0 }, s = 3 })
+    local a = rig:rest(3)
+    near(a.t[1], 0.3, 1e-6, "t kept"); near(a.r[3], 1, 1e-6, "r normalized"); near(a.s[2], 3, 0, "uniform s")
+    eq(rig:topology_revision(), 1, "rest values do not bump the revision")
+    local p = rig:rest_pose()
+    near(p:coverage(3), 1, 0, "rest pose coverage"); near(select(3, p:r("arm")), 1, 1e-6, "rest pose r.z")
+    near(select(2, p:s(3)), 3, 0, "rest pose s.y")
+end)
+
+test("local_to_model: positions derived by hand", function()
+    local rig = make_rig()
+    local pose = rig:rest_pose()
+    -- hips at (0,1,0); spine at hips + (0,0.5,0) = (0,1.5,0), turned 90 deg about +Y;
+    -- arm's offset (0.3,0,0) turned 90 deg about Y is (0.3 cos 90, 0, -0.3 sin 90) = (0,0,-0.3)
+    local x, y, z = pose:model_position("arm")
+    near(x, 0, 1e-6, "arm x"); near(y, 1.5, 1e-6, "arm y"); near(z, -0.3, 1e-6, "arm z")
+    -- leg hangs off the hips, unaffected by the spine's turn: (0.1, 0.5, 0)
+    x, y, z = pose:model_position(4)
+    near(x, 0.1, 1e-6, "leg x"); near(y, 0.5, 1e-6, "leg y"); near(z, 0, 1e-6, "leg z")
+    -- the matrices are column-major: [13..15] hold the translation, and
+    -- the spine's first column is its +X axis turned to -Z: (0, 0, -1)
+    local m = pose:local_to_model()
+    eq(#m, 4, "one matrix per joint"); eq(#m[2], 16, "16 numbers")
+    near(m[3][13], 0, 1e-6, "m13"); near(m[3][14], 1.5, 1e-6, "m14"); near(m[3][15], -0.3, 1e-6, "m15")
+    near(m[2][1], 0, 1e-6, "spine X.x"); near(m[2][3], -1, 1e-6, "spine X.z"); near(m[2][16], 1, 0, "m44")
+    -- scale of a parent scales its children's offsets: hips s = 2 puts
+    -- spine at (0, 1 + 2 * 0.5, 0) = (0, 2, 0) and arm at (0, 2, -0.6)
+    pose:set("hips", { s = 2 })
+    x, y, z = pose:model_position("arm")
+    near(x, 0, 1e-6, "scaled arm x"); near(y, 2, 1e-6, "scaled arm y"); near(z, -0.6, 1e-6, "scaled arm z")
+end)
+
+test("pose get/set by index and name", function()
+    local rig = make_rig()
+    local pose = rig:pose()
+    eq(pose:joint_count(), 4, "joint_count"); eq(pose:curve_count(), 2, "curve_count")
+    near(pose:coverage(1), 0, 0, "a new pose covers nothing"); near(select(4, pose:r(1)), 1, 0, "identity")
+    pose:set("leg", { t = { 1, 2, 3 }, r = { 0, 0, 0, 4 }, coverage = 0.5 })
+    local g = pose:get(4)
+    near(g.t[3], 3, 0, "t.z"); near(g.r[4], 1, 1e-6, "r normalized"); near(g.coverage, 0.5, 0, "coverage")
+    pose:set_curve("smile", 0.75, 0.5)
+    local v, c = pose:curve(1)
+    near(v, 0.75, 0, "curve value"); near(c, 0.5, 0, "curve coverage")
+    local copy = pose:copy()
+    pose:set(4, { t = { 9, 9, 9 } })
+    near(select(3, copy:t("leg")), 3, 0, "a copy is independent")
+    pose:clear()
+    near(pose:coverage(4), 0, 0, "cleared"); near(pose:t(4), 0, 0, "cleared t")
+    pose:set_rest()
+    near(pose:curve("smile"), 0.25, 1e-6, "rest curve value")
+    eq(pose:rig(), rig, "pose:rig()")
+end)
+
+test("bad rig tables return nil and a message", function()
+    fails("rig: joint 2 'spine': parent 'hip' not found",
+        bw.rig { joints = { { name = "hips" }, { name = "spine", parent = "hip" } } })
+    fails({ "rig: joint 1 'spine': parent 'hips' is listed after it", "parents come first" },
+        bw.rig { joints = { { name = "spine", parent = "hips" }, { name = "hips" } } })
+    fails("parent index 2 is not an earlier joint",
+        bw.rig { joints = { { name = "a" }, { name = "b", parent = 2 } } })
+    fails("parent name 'hand' is ambiguous", bw.rig { joints = {
+        { name = "root" }, { name = "l", parent = "root" }, { name = "hand", parent = "l" },
+        { name = "r", parent = "root" }, { name = "hand", parent = "r" }, { name = "finger", parent = "hand" } } })
+    fails("joint 2: name must be a non-empty string", bw.rig { joints = { { name = "a" }, { name = "" } } })
+    fails("joint 1 'a': t.y is NaN", bw.rig { joints = { { name = "a", t = { 0, 0 / 0, 0 } } } })
+    fails("joint 1 'a': r is a zero quaternion", bw.rig { joints = { { name = "a", r = { 0, 0, 0, 0 } } } })
+    fails("joint 1 'a': unknown field 'rotation'", bw.rig { joints = { { name = "a", rotation = { 0, 0, 0, 1 } } } })
+    fails("curve 1 'c': rest is infinite", bw.rig { curves = { { name = "c", rest = 1 / 0 } } })
+    fails("rig: unknown field 'bones'", bw.rig { bones = {} })
+    -- duplicate (parent, name) pairs are the core's to refuse; the message says so
+    local dup, msg = bw.rig { joints = { { name = "a" }, { name = "b", parent = "a" }, { name = "b", parent = "a" } } }
+    eq(dup, nil, "duplicate pair refused"); check(type(msg) == "string" and msg:find("^rig: "), "message: " .. tostring(msg))
+    -- an empty rig is valid
+    local empty = assert(bw.rig {})
+    eq(empty:joint_count(), 0, "empty rig"); eq(empty:pose():joint_count(), 0, "empty pose")
+end)
+
+test("misuse raises errors naming the argument", function()
+    local rig = make_rig()
+    raises(function() bw.rig("hips") end, "bad argument #1 to 'rig'", "table expected")
+    raises(function() rig:joint_name(0) end, "bad argument #1 to 'joint_name'", "joint index 0 out of range 1..4")
+    raises(function() rig:joint_name(true) end, "bad argument #1 to 'joint_name'", "joint index or name expected")
+    raises(function() rig:joint_parent("tail") end, "bad argument #1 to 'joint_parent'", "no joint named 'tail'")
+    raises(function() rig:set_rest(1, { t = { 0 / 0, 0, 0 } }) end, "bad argument #2 to 'set_rest'", "t.x is NaN")
+    raises(function() rig:set_rest(1, 5) end, "bad argument #2 to 'set_rest'", "table expected")
+    raises(function() rig:curve_name(3) end, "bad argument #1 to 'curve_name'", "curve index 3 out of range")
+    local pose = rig:pose()
+    raises(function() pose:set(1, { coverage = 2 }) end, "bad argument #2 to 'set'", "coverage must be in [0, 1]")
+    raises(function() pose:set(1, { r = { 0, 0, 0, 0 } }) end, "bad argument #2 to 'set'", "zero quaternion")
+    raises(function() pose:set_curve("smile", 0 / 0) end, "bad argument #2 to 'set_curve'", "NaN")
+    raises(function() pose:t(5) end, "bad argument #1 to 't'", "out of range")
+    raises(function() rig.joint_count(pose) end, "blendwerk.Rig expected, got blendwerk.Pose")
+end)
+
+finish()

@@ -1,0 +1,456 @@
+/* test_cli.c - the `blendwerk info` and `blendwerk sample` commands, run as
+ * a user would (popen on the built binary) on small BVH files written here
+ * and on the shared assets. Numbers printed by `sample --json` are compared
+ * with values derived by hand from the BVH text (rotations of 90 degrees
+ * about one axis, means of two of them), and the JSON is read back with
+ * cJSON, an independent parser. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#define BIN BW_BINARY_DIR "/blendwerk"
+#define S2 0.70710678118654752 /* sqrt(1/2) = sin 45 = cos 45 */
+#define SIN22 0.38268343236508977 /* sin 22.5 degrees */
+#define COS22 0.92387953251128674
+
+static char out[1 << 20];
+static char tiny_path[512], weird_path[512], bad_path[512];
+
+/* Run a shell command, capture stdout (and stderr when `merge`) into `out`;
+ * returns the exit status, or -1 when it did not exit normally. */
+static int run(const char *cmd, int merge)
+{
+    char full[4096];
+    snprintf(full, sizeof full, "%s %s", cmd, merge ? "2>&1" : "2>/dev/null");
+    FILE *p = popen(full, "r");
+    out[0] = '\0';
+    if (!p) return -1;
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int runf(int merge, const char *fmt, const char *a, const char *b)
+{
+    char cmd[3000];
+    snprintf(cmd, sizeof cmd, fmt, a, b);
+    return run(cmd, merge);
+}
+
+static int write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return 0;
+    fputs(text, f);
+    fclose(f);
+    return 1;
+}
+
+/* Three joints: Hips (6 channels, Z X Y rotation order), Spine (rotation
+ * only), Tail (no channels: the clip never covers it). Frames at 0, 0.5
+ * and 1.0 s, so the clip is 1 s long:
+ *   frame 0: Hips t (0,1,0), all rotations 0
+ *   frame 1: Hips t (2,1,0), Hips Yrotation 90, Spine Zrotation 90
+ *   frame 2: Hips t (4,1,4), Hips Yrotation 180 */
+static const char tiny_bvh[] = "HIERARCHY\n"
+                               "ROOT Hips\n"
+                               "{\n"
+                               "  OFFSET 0 0 0\n"
+                               "  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
+                               "  JOINT Spine\n"
+                               "  {\n"
+                               "    OFFSET 0 2 0\n"
+                               "    CHANNELS 3 Zrotation Xrotation Yrotation\n"
+                               "    End Site\n"
+                               "    {\n"
+                               "      OFFSET 0 1 0\n"
+                               "    }\n"
+                               "  }\n"
+                               "  JOINT Tail\n"
+                               "  {\n"
+                               "    OFFSET 0 0 -1\n"
+                               "  }\n"
+                               "}\n"
+                               "MOTION\n"
+                               "Frames: 3\n"
+                               "Frame Time: 0.5\n"
+                               "0 1 0 0 0 0 0 0 0\n"
+                               "2 1 0 0 0 90 90 0 0\n"
+                               "4 1 4 0 0 180 0 0 0\n";
+
+/* ---- reading the JSON back ---- */
+
+static cJSON *joint_named(cJSON *root, const char *name)
+{
+    cJSON *joints = cJSON_GetObjectItemCaseSensitive(root, "joints");
+    cJSON *j;
+    cJSON_ArrayForEach(j, joints)
+    {
+        cJSON *n = cJSON_GetObjectItemCaseSensitive(j, "name");
+        if (cJSON_IsString(n) && !strcmp(n->valuestring, name)) return j;
+    }
+    return NULL;
+}
+
+/* Component i of array `key` of a joint, NaN when absent. */
+static double comp(cJSON *joint, const char *key, int i)
+{
+    cJSON *a = cJSON_GetObjectItemCaseSensitive(joint, key);
+    cJSON *v = cJSON_GetArrayItem(a, i);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static void check_vec(cJSON *joint, const char *key, const double *expect, int n, double tol, int line)
+{
+    if (!joint) {
+        fprintf(stderr, "%s:%d: joint missing\n", __FILE__, line);
+        check_failures_in_test++;
+        return;
+    }
+    /* rotations: q and -q are equal, align the sign first */
+    double sign = 1.0;
+    if (n == 4) {
+        double d = 0;
+        for (int i = 0; i < 4; i++) d += comp(joint, key, i) * expect[i];
+        if (d < 0) sign = -1.0;
+    }
+    for (int i = 0; i < n; i++) {
+        double v = comp(joint, key, i);
+        if (!(fabs(v - sign * expect[i]) <= tol)) {
+            fprintf(stderr, "%s:%d: %s[%d] = %.9g, expected %.9g\n", __FILE__, line, key, i, v, sign * expect[i]);
+            check_failures_in_test++;
+        }
+    }
+}
+#define CHECK_T(j, x, y, z) check_vec((j), "t", (const double[]){x, y, z}, 3, 1e-6, __LINE__)
+#define CHECK_R(j, x, y, z, w) check_vec((j), "r", (const double[]){x, y, z, w}, 4, 1e-6, __LINE__)
+
+/* `blendwerk sample tiny --at SPEC [--at SPEC2] --json`, parsed. */
+static cJSON *sample_json(const char *spec1, const char *spec2)
+{
+    char cmd[3000];
+    if (spec2)
+        snprintf(cmd, sizeof cmd, "'%s' sample '%s' --at '%s' --at '%s' --json", BIN, tiny_path, spec1, spec2);
+    else
+        snprintf(cmd, sizeof cmd, "'%s' sample '%s' --at '%s' --json", BIN, tiny_path, spec1);
+    int rc = run(cmd, 0);
+    CHECK_INT(rc, 0);
+    cJSON *root = cJSON_Parse(out);
+    CHECK(root != NULL);
+    if (!root) fprintf(stderr, "  not JSON: %.200s\n", out);
+    return root;
+}
+
+/* The clip of tiny_path is named after the file: "cli_<pid>_run:fast". */
+static char clip_name[256];
+
+static void spec(char *buf, size_t n, const char *rest)
+{
+    snprintf(buf, n, "%s:%s", clip_name, rest);
+}
+
+static void sample_prints_the_frames_of_the_file(void)
+{
+    char s[300];
+    /* TIME 0.5 is frame 1: Hips t (2,1,0), Yrotation 90 = (0, s, 0, s);
+     * Spine Zrotation 90 = (0, 0, s, s) at its OFFSET; Tail untouched rest
+     * (t = OFFSET, identity) with full coverage from the rest pose. */
+    const char *times[] = {"0.5", "2.5", "-0.5", "0.5:1:0"};
+    for (int i = 0; i < 4; i++) { /* 2.5 and -0.5 wrap to 0.5 (Euclidean) */
+        spec(s, sizeof s, times[i]);
+        cJSON *root = sample_json(s, NULL);
+        if (!root) continue;
+        CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "joints")), 3);
+        cJSON *hips = joint_named(root, "Hips"), *spine = joint_named(root, "Spine"), *tail = joint_named(root, "Tail");
+        CHECK_T(hips, 2, 1, 0);
+        CHECK_R(hips, 0, S2, 0, S2);
+        CHECK_T(spine, 0, 2, 0);
+        CHECK_R(spine, 0, 0, S2, S2);
+        CHECK_T(tail, 0, 0, -1);
+        CHECK_R(tail, 0, 0, 0, 1);
+        check_vec(hips, "s", (const double[]){1, 1, 1}, 3, 0, __LINE__);
+        CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(hips, "parent")));
+        CHECK_INT(cJSON_GetObjectItemCaseSensitive(spine, "parent")->valueint, 0);
+        CHECK_INT(cJSON_GetObjectItemCaseSensitive(tail, "parent")->valueint, 0);
+        CHECK(cJSON_GetObjectItemCaseSensitive(hips, "node") == NULL); /* BVH: no node */
+        CHECK_NEAR(cJSON_GetObjectItemCaseSensitive(tail, "coverage")->valuedouble, 1, 0);
+        cJSON_Delete(root);
+    }
+    /* TIME 1.0 = the length wraps to 0: frame 0 */
+    spec(s, sizeof s, "1");
+    cJSON *root = sample_json(s, NULL);
+    if (root) {
+        CHECK_T(joint_named(root, "Hips"), 0, 1, 0);
+        CHECK_R(joint_named(root, "Hips"), 0, 0, 0, 1);
+        cJSON_Delete(root);
+    }
+    /* TIME 0.75: halfway from frame 1 to 2: t (3,1,2), Y 135 degrees =
+     * (0, sin 67.5, 0, cos 67.5) = (0, cos 22.5, 0, sin 22.5); Spine
+     * halfway from Z90 to 0 = Z45 = (0, 0, sin 22.5, cos 22.5) */
+    root = sample_json("#0:0.75", NULL);
+    if (root) {
+        CHECK_T(joint_named(root, "Hips"), 3, 1, 2);
+        CHECK_R(joint_named(root, "Hips"), 0, COS22, 0, SIN22);
+        CHECK_R(joint_named(root, "Spine"), 0, 0, SIN22, COS22);
+        cJSON_Delete(root);
+    }
+}
+
+static void sample_mixes_two_times_as_their_mean(void)
+{
+    /* Same clip at 0 and 0.5, weight 1 each, one rank: the mean of frames
+     * 0 and 1. Hips t = ((0,1,0) + (2,1,0)) / 2 = (1,1,0); rotation =
+     * normalize(identity + Y90) = normalize(0, s, 0, 1 + s) = Y45 =
+     * (0, sin 22.5, 0, cos 22.5); Spine likewise Z45. */
+    char a[300], b[300];
+    spec(a, sizeof a, "0");
+    spec(b, sizeof b, "0.5:1");
+    cJSON *root = sample_json(a, b);
+    if (root) {
+        CHECK_T(joint_named(root, "Hips"), 1, 1, 0);
+        CHECK_R(joint_named(root, "Hips"), 0, SIN22, 0, COS22);
+        CHECK_R(joint_named(root, "Spine"), 0, 0, SIN22, COS22);
+        CHECK_T(joint_named(root, "Tail"), 0, 0, -1);
+        cJSON_Delete(root);
+    }
+    /* weight 0.5 alone over the rest pose: coverage 0.5 leaves half the
+     * rest (Hips rest t = OFFSET 0): t = (2,1,0) / 2 = (1, 0.5, 0), r = Y45 */
+    spec(a, sizeof a, "0.5:0.5");
+    root = sample_json(a, NULL);
+    if (root) {
+        CHECK_T(joint_named(root, "Hips"), 1, 0.5, 0);
+        CHECK_R(joint_named(root, "Hips"), 0, SIN22, 0, COS22);
+        cJSON_Delete(root);
+    }
+    /* priorities: frame 1 at rank 0 (weight 1), frame 0 at rank 1 with
+     * weight 0.25 overlays a quarter: t = 0.75 (2,1,0) + 0.25 (0,1,0) =
+     * (1.5, 1, 0); r = normalize(0.75 Y90 + 0.25 identity) =
+     * normalize(0, 0.75 s, 0, 0.75 s + 0.25). Listing order must not matter. */
+    double y = 0.75 * S2, w = 0.75 * S2 + 0.25, len = sqrt(y * y + w * w);
+    spec(a, sizeof a, "0:0.25:1");
+    spec(b, sizeof b, "0.5:1:0");
+    for (int order = 0; order < 2; order++) {
+        root = order ? sample_json(b, a) : sample_json(a, b);
+        if (!root) continue;
+        CHECK_T(joint_named(root, "Hips"), 1.5, 1, 0);
+        CHECK_R(joint_named(root, "Hips"), 0, y / len, 0, w / len);
+        cJSON_Delete(root);
+    }
+}
+
+static void text_output_has_one_line_per_joint(void)
+{
+    char s[300];
+    spec(s, sizeof s, "0.5");
+    CHECK_INT(runf(0, "'" BIN "' sample '%s' --at '%s'", tiny_path, s), 0);
+    int lines = 0;
+    for (const char *p = out; *p; p++) lines += *p == '\n';
+    CHECK_INT(lines, 3);
+    CHECK_CONTAINS(out, "Hips");
+    CHECK_CONTAINS(out, "Tail");
+    CHECK(strstr(out, "{") == NULL);
+    /* --at=SPEC works too, and "#0" names the first clip */
+    CHECK_INT(runf(0, "'" BIN "' sample '%s' --at=#0:0.5%s", tiny_path, ""), 0);
+}
+
+static void info_shows_tree_and_clip(void)
+{
+    CHECK_INT(runf(0, "'" BIN "' info '%s'%s", tiny_path, ""), 0);
+    CHECK_CONTAINS(out, "BVH, 3 joints, 1 clip");
+    CHECK_CONTAINS(out, "\n  0 Hips\n    1 Spine\n    2 Tail\n");
+    /* Hips: rotation + translation tracks, Spine: rotation; 1 s long */
+    char line[400];
+    snprintf(line, sizeof line, "#0 \"%s\"  length 1 s  3 channels  LINEAR\n", clip_name);
+    CHECK_CONTAINS(out, line);
+    CHECK_CONTAINS(out, "frames: 3, frame time 0.5 s (2 fps)");
+    CHECK(strstr(out, "node") == NULL);
+}
+
+static void json_names_are_escaped(void)
+{
+    /* joint names with a quote, a backslash, UTF-8 and an invalid byte */
+    char text[1024];
+    snprintf(text, sizeof text,
+             "HIERARCHY\nROOT a\"b\\c\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\n"
+             "JOINT caf\xc3\xa9\n{\nOFFSET 1 0 0\n}\nJOINT x\xffy\n{\nOFFSET 2 0 0\n}\n}\n"
+             "MOTION\nFrames: 1\nFrame Time: 1\n90\n");
+    CHECK(write_file(weird_path, text));
+    CHECK_INT(runf(0, "'" BIN "' sample '%s' --at '#0:0'%s --json", weird_path, ""), 0);
+    cJSON *root = cJSON_Parse(out);
+    CHECK(root != NULL);
+    if (!root) return;
+    cJSON *first = joint_named(root, "a\"b\\c");
+    CHECK(first != NULL);
+    CHECK_R(first, S2, 0, 0, S2);
+    CHECK(joint_named(root, "caf\xc3\xa9") != NULL);
+    CHECK(joint_named(root, "x\xef\xbf\xbdy") != NULL); /* U+FFFD */
+    cJSON_Delete(root);
+}
+
+static void bad_arguments_exit_2(void)
+{
+    char s[300];
+    spec(s, sizeof s, "0.5");
+    CHECK_INT(run("'" BIN "' sample", 1), 2);
+    CHECK_CONTAINS(out, "usage");
+    CHECK_INT(runf(1, "'" BIN "' sample '%s'%s", tiny_path, ""), 2);
+    CHECK_INT(runf(1, "'" BIN "' sample '%s' --at%s", tiny_path, ""), 2);
+    CHECK_INT(runf(1, "'" BIN "' sample '%s' --at Hips%s", tiny_path, ""), 2);
+    CHECK_INT(runf(1, "'" BIN "' sample '%s' --at Hips:abc%s", tiny_path, ""), 2);
+    CHECK_INT(runf(1, "'" BIN "' sample '%s' --at Hips:nan%s", tiny_path, ""), 2);
+    CHECK_INT(runf(1, "'" BIN "' sample '%s' --at Hips:1e999%s", tiny_path, ""), 2);
+    CHECK_INT(runf(1, "'" BIN "' sample '%s' --at :0.5%s", tiny_path, ""), 2);
+    CHECK_INT(runf(1, "'" BIN "' sample '%s' --at '%s' --bogus", tiny_path, s), 2);
+    CHECK_INT(runf(1, "'" BIN "' sample '%s' '%s' --at x:1", tiny_path, tiny_path), 2);
+    CHECK_INT(run("'" BIN "' info", 1), 2);
+    CHECK_CONTAINS(out, "usage");
+    CHECK_INT(runf(1, "'" BIN "' info '%s' '%s'", tiny_path, tiny_path), 2);
+    CHECK_INT(runf(1, "'" BIN "' info --verbose '%s'%s", tiny_path, ""), 2);
+}
+
+static void failures_exit_1_naming_the_file(void)
+{
+    const char *missing = "/nonexistent/dir/walk_cycle.bvh";
+    CHECK_INT(runf(1, "'" BIN "' info '%s'%s", missing, ""), 1);
+    CHECK_CONTAINS(out, missing);
+    CHECK_INT(runf(1, "'" BIN "' sample '%s' --at walk:1%s", missing, ""), 1);
+    CHECK_CONTAINS(out, missing);
+    /* a malformed file: the message has file and line (line 4: 'x') */
+    CHECK(write_file(bad_path, "HIERARCHY\nROOT A\n{\nOFFSET 0 x 0\n}\n"));
+    char where[600];
+    snprintf(where, sizeof where, "%s:4:", bad_path);
+    CHECK_INT(runf(1, "'" BIN "' info '%s'%s", bad_path, ""), 1);
+    CHECK_CONTAINS(out, where);
+    CHECK_INT(runf(1, "'" BIN "' sample '%s' --at x:1%s", bad_path, ""), 1);
+    CHECK_CONTAINS(out, where);
+    /* a clip that is not there: the work fails (1), the clips are listed */
+    CHECK_INT(runf(1, "'" BIN "' sample '%s' --at nosuchclip:1%s", tiny_path, ""), 1);
+    CHECK_CONTAINS(out, "nosuchclip");
+    CHECK_CONTAINS(out, clip_name);
+    CHECK_INT(runf(1, "'" BIN "' sample '%s' --at '#1:0'%s", tiny_path, ""), 1);
+}
+
+/* ---- shared assets ---- */
+
+static void cmu_capture_through_the_cli(const char *path)
+{
+    CHECK_INT(runf(0, "'" BIN "' info '%s'%s", path, ""), 0);
+    CHECK_CONTAINS(out, "BVH, 31 joints, 1 clip");
+    CHECK_CONTAINS(out, "frames: 2752, frame time 0.0083333 s (120 fps)");
+    CHECK_CONTAINS(out, "#0 \"cmu_01_01\"  length 22.9249 s  32 channels  LINEAR");
+    /* Head is 6 below Hips (LowerBack Spine Spine1 Neck Neck1 Head): 2 + 2 x 6 spaces */
+    CHECK_CONTAINS(out, "\n              16 Head\n");
+
+    /* frame 100 from the text (line 188 + 100, the first three numbers)
+     * against the Hips translation at 100 x 0.0083333 s */
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL);
+    if (!f) return;
+    static char line[4096];
+    double x = NAN, y = NAN, z = NAN;
+    for (int i = 1; fgets(line, sizeof line, f); i++)
+        if (i == 188 + 100) {
+            sscanf(line, "%lf %lf %lf", &x, &y, &z);
+            break;
+        }
+    fclose(f);
+    CHECK_INT(runf(0, "'" BIN "' sample '%s' --at cmu_01_01:0.83333%s --json", path, ""), 0);
+    cJSON *root = cJSON_Parse(out);
+    CHECK(root != NULL);
+    if (!root) return;
+    CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "joints")), 31);
+    check_vec(joint_named(root, "Hips"), "t", (const double[]){x, y, z}, 3, 1e-5, __LINE__);
+    cJSON_Delete(root);
+}
+
+static void gltf_assets_through_the_cli(const char *path)
+{
+    CHECK_INT(runf(0, "'" BIN "' info '%s'%s", path, ""), 0);
+    CHECK_CONTAINS(out, "glTF, 43 joints, 14 clips");
+    CHECK_CONTAINS(out, "(node ");
+    CHECK_CONTAINS(out, "\"Walking\"");
+    CHECK_INT(runf(0, "'" BIN "' sample '%s' --at Walking:0.25:0.5 --at Idle:1:0.5 --at '#12:0.3:0.7:2'%s --json",
+                   path, ""),
+              0);
+    cJSON *root = cJSON_Parse(out);
+    CHECK(root != NULL);
+    if (!root) return;
+    cJSON *joints = cJSON_GetObjectItemCaseSensitive(root, "joints");
+    CHECK_INT(cJSON_GetArraySize(joints), 43);
+    cJSON *j;
+    int i = 0;
+    cJSON_ArrayForEach(j, joints)
+    {
+        /* glTF joints carry their node; rotations are unit, coverage 1 over
+         * the fully covered rest pose */
+        CHECK(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j, "node")));
+        double n2 = 0;
+        for (int k = 0; k < 4; k++) n2 += comp(j, "r", k) * comp(j, "r", k);
+        CHECK_NEAR(n2, 1.0, 1e-5);
+        CHECK_NEAR(cJSON_GetObjectItemCaseSensitive(j, "coverage")->valuedouble, 1.0, 1e-6);
+        cJSON *parent = cJSON_GetObjectItemCaseSensitive(j, "parent");
+        CHECK(cJSON_IsNull(parent) || (cJSON_IsNumber(parent) && parent->valueint < i));
+        i++;
+    }
+    cJSON_Delete(root);
+}
+
+int main(void)
+{
+    if (access(BIN, X_OK) != 0) {
+        fprintf(stderr, "%s is not built\n", BIN);
+        return 1;
+    }
+    int pid = (int)getpid();
+    snprintf(clip_name, sizeof clip_name, "cli_%d_run:fast", pid);
+    snprintf(tiny_path, sizeof tiny_path, "%s/%s.bvh", BW_BINARY_DIR, clip_name);
+    snprintf(weird_path, sizeof weird_path, "%s/cli_%d_weird.bvh", BW_BINARY_DIR, pid);
+    snprintf(bad_path, sizeof bad_path, "%s/cli_%d_bad.bvh", BW_BINARY_DIR, pid);
+    if (!write_file(tiny_path, tiny_bvh)) {
+        fprintf(stderr, "cannot write %s\n", tiny_path);
+        return 1;
+    }
+    RUN(sample_prints_the_frames_of_the_file);
+    RUN(sample_mixes_two_times_as_their_mean);
+    RUN(text_output_has_one_line_per_joint);
+    RUN(info_shows_tree_and_clip);
+    RUN(json_names_are_escaped);
+    RUN(bad_arguments_exit_2);
+    RUN(failures_exit_1_naming_the_file);
+    remove(tiny_path);
+    remove(weird_path);
+    remove(bad_path);
+
+    const char *cmu = check_asset("cmu_01_01.bvh");
+    char cmu_path[1024] = "";
+    if (cmu) snprintf(cmu_path, sizeof cmu_path, "%s", cmu);
+    const char *robot = check_asset("RobotExpressive.glb");
+    if (!cmu && !robot) {
+        if (check_tests_failed) return check_summary();
+        SKIP_ALL("shared assets absent (the hand-written part passed)");
+    }
+    if (cmu) {
+        check_failures_in_test = 0;
+        cmu_capture_through_the_cli(cmu_path);
+        if (check_failures_in_test) {
+            fprintf(stderr, "FAIL cmu_capture_through_the_cli\n");
+            check_tests_failed++;
+        } else check_tests_passed++;
+    }
+    if (robot) {
+        check_failures_in_test = 0;
+        gltf_assets_through_the_cli(robot);
+        if (check_failures_in_test) {
+            fprintf(stderr, "FAIL gltf_assets_through_the_cli\n");
+            check_tests_failed++;
+        } else check_tests_passed++;
+    }
+    return check_summary();
+}

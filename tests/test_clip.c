@@ -1,0 +1,626 @@
+/* test_clip.c - clip creation, validation, keyframe sequences, queries and
+ * the compile cache. */
+#include <math.h>
+
+#include "blendwerk/clip.h"
+#include "check.h"
+#include "clip_internal.h"
+
+/* ---- an allocator that counts live bytes and can fail on demand ---- */
+typedef struct test_alloc {
+    long live_bytes;
+    int allocations;
+    int fail_after; /* allocations allowed before failing; -1 = never fail */
+} test_alloc;
+
+static void *test_alloc_fn(void *user, void *ptr, size_t osize, size_t nsize)
+{
+    test_alloc *t = user;
+    if (nsize == 0) {
+        t->live_bytes -= (long)osize;
+        free(ptr);
+        return NULL;
+    }
+    if (t->fail_after >= 0 && t->allocations >= t->fail_after) return NULL;
+    void *p = realloc(ptr, nsize);
+    if (p) {
+        t->allocations++;
+        t->live_bytes += (long)nsize - (long)(ptr ? osize : 0);
+    }
+    return p;
+}
+
+/* ---- fixtures ---- */
+static const float T3[3] = {0.0f, 0.5f, 1.0f};
+static const float POS3[9] = {0, 0, 0, 1, 2, 3, 2, 4, 6};
+
+static bw_track_desc translation_track(const char *parent, const char *joint)
+{
+    bw_track_desc t = {parent, joint, BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 3, T3, POS3, NULL, NULL};
+    return t;
+}
+
+static void create_should_copy_tracks_and_answer_queries(void)
+{
+    bw_track_desc tracks[2] = {translation_track("root", "Hips"), translation_track("Hips", "Spine")};
+    float rot_times[2] = {0.25f, 0.75f};
+    float rot_values[8] = {0, 0, 0, 1, 0, 1, 0, 0};
+    tracks[1].channel = BW_CHANNEL_ROTATION;
+    tracks[1].key_count = 2;
+    tracks[1].times = rot_times;
+    tracks[1].values = rot_values;
+    bw_marker_desc markers[3] = {{"b", 0.5f}, {"a", 0.25f}, {"c", 0.5f}};
+    bw_clip_desc desc = {.name = "walk", .tracks = tracks, .track_count = 2, .markers = markers,
+                         .marker_count = 3, .loop = true};
+    bw_clip *clip = NULL;
+    bw_error err;
+    CHECK_INT(bw_clip_create(&desc, &clip, &err), BW_OK);
+    if (!clip) return;
+    CHECK_STR(bw_clip_name(clip), "walk");
+    CHECK(bw_clip_loop(clip));
+    CHECK_NEAR(bw_clip_length(clip), 1.0, 0); /* last key time */
+    CHECK_INT(bw_clip_track_count(clip), 2);
+    CHECK_INT(bw_clip_sequence_id(clip), 0);
+    CHECK_INT(bw_clip_revision(clip), 0);
+    CHECK(bw_clip_serial(clip) != 0);
+
+    bw_track_desc out;
+    CHECK_INT(bw_clip_track(clip, 1, &out), BW_OK);
+    CHECK_STR(out.joint, "Spine");
+    CHECK_STR(out.parent, "Hips");
+    CHECK(out.joint != tracks[1].joint); /* copied, not borrowed */
+    CHECK(out.values != rot_values);
+    CHECK_INT(out.channel, BW_CHANNEL_ROTATION);
+    CHECK_INT(out.key_count, 2);
+    CHECK_NEAR(out.times[1], 0.75, 0);
+    CHECK_NEAR(out.values[5], 1.0, 0);
+    CHECK(out.styles == NULL); /* all-linear tracks store no easing */
+    CHECK_INT(bw_clip_track(clip, 2, &out), BW_ERR_RANGE);
+    CHECK_INT(bw_clip_track(clip, -1, &out), BW_ERR_RANGE);
+    CHECK_INT(bw_clip_track(NULL, 0, &out), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_clip_track(clip, 0, NULL), BW_ERR_INVALID_ARGUMENT);
+
+    /* markers sorted by time, stable for equal times: a(0.25), b(0.5), c(0.5) */
+    CHECK_INT(bw_clip_marker_count(clip), 3);
+    CHECK_STR(bw_clip_marker_name(clip, 0), "a");
+    CHECK_STR(bw_clip_marker_name(clip, 1), "b");
+    CHECK_STR(bw_clip_marker_name(clip, 2), "c");
+    CHECK_NEAR(bw_clip_marker_time(clip, 0), 0.25, 0);
+    CHECK(bw_clip_marker_name(clip, 3) == NULL);
+    CHECK(isnan(bw_clip_marker_time(clip, -1)));
+    bw_clip_destroy(clip);
+    bw_clip_destroy(NULL); /* no-op */
+}
+
+static void null_queries_should_return_defaults(void)
+{
+    CHECK_STR(bw_clip_name(NULL), "");
+    CHECK_NEAR(bw_clip_length(NULL), 0, 0);
+    CHECK(!bw_clip_loop(NULL));
+    CHECK_INT(bw_clip_track_count(NULL), 0);
+    CHECK_INT(bw_clip_marker_count(NULL), 0);
+    CHECK_INT(bw_clip_serial(NULL), 0);
+    CHECK_INT(bw_channel_width(BW_CHANNEL_ROTATION), 4);
+    CHECK_INT(bw_channel_width(BW_CHANNEL_ANGLE), 1);
+    CHECK_INT(bw_channel_width((bw_channel)42), 0);
+}
+
+static void length_should_follow_the_rules(void)
+{
+    bw_clip *clip = NULL;
+    /* explicit length wins over the last key */
+    bw_track_desc t = translation_track("", "root");
+    bw_clip_desc desc = {.tracks = &t, .track_count = 1, .length = 2.5f};
+    CHECK_INT(bw_clip_create(&desc, &clip, NULL), BW_OK);
+    CHECK_NEAR(bw_clip_length(clip), 2.5, 0);
+    CHECK_STR(bw_clip_name(clip), ""); /* unnamed */
+    bw_clip_destroy(clip);
+    /* a marker after the last key extends the length */
+    bw_marker_desc m = {"end", 1.5f};
+    desc.length = 0.0f;
+    desc.markers = &m;
+    desc.marker_count = 1;
+    CHECK_INT(bw_clip_create(&desc, &clip, NULL), BW_OK);
+    CHECK_NEAR(bw_clip_length(clip), 1.5, 0);
+    bw_clip_destroy(clip);
+    /* keys all at 0: length 0 */
+    float zero_time = 0.0f, v[3] = {1, 2, 3};
+    bw_track_desc z = {"", "root", BW_CHANNEL_SCALE, BW_INTERP_EASED, 1, &zero_time, v, NULL, NULL};
+    bw_clip_desc zd = {.tracks = &z, .track_count = 1, .length = -1.0f};
+    CHECK_INT(bw_clip_create(&zd, &clip, NULL), BW_OK);
+    CHECK_NEAR(bw_clip_length(clip), 0, 0);
+    bw_clip_destroy(clip);
+    /* no tracks and no markers is valid and covers nothing */
+    bw_clip_desc empty = {.name = "nothing"};
+    CHECK_INT(bw_clip_create(&empty, &clip, NULL), BW_OK);
+    CHECK_NEAR(bw_clip_length(clip), 0, 0);
+    CHECK_INT(bw_clip_track_count(clip), 0);
+    bw_clip_destroy(clip);
+    /* keys only at negative times: length clamps to 0 */
+    float neg_time = -1.0f;
+    z.times = &neg_time;
+    CHECK_INT(bw_clip_create(&zd, &clip, NULL), BW_OK);
+    CHECK_NEAR(bw_clip_length(clip), 0, 0);
+    bw_clip_destroy(clip);
+}
+
+/* Create a one-track clip expecting failure `code`; the output must stay
+ * untouched and the message must contain each of the given fragments. */
+static void expect_track_failure(const bw_track_desc *t, bw_result code, const char *frag1, const char *frag2)
+{
+    bw_clip_desc desc = {.tracks = t, .track_count = 1};
+    bw_clip *sentinel = (bw_clip *)&desc, *clip = sentinel;
+    bw_error err;
+    memset(&err, 0, sizeof err);
+    CHECK_INT(bw_clip_create(&desc, &clip, &err), code);
+    CHECK(clip == sentinel);
+    CHECK_INT(err.code, code);
+    if (frag1) CHECK_CONTAINS(err.message, frag1);
+    if (frag2) CHECK_CONTAINS(err.message, frag2);
+    if (clip != sentinel) bw_clip_destroy(clip);
+}
+
+static void bad_keys_should_fail_with_clear_messages(void)
+{
+    float times[3] = {0.0f, NAN, 1.0f};
+    float values[12] = {0};
+    bw_track_desc t = {"Spine", "mixamorig:Hips", BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 3, times, values,
+                       NULL, NULL};
+    expect_track_failure(&t, BW_ERR_NON_FINITE, "mixamorig:Hips", "key 1");
+    times[1] = INFINITY;
+    expect_track_failure(&t, BW_ERR_NON_FINITE, "translation", "key 1");
+    /* unsorted and duplicate times */
+    times[1] = -0.5f;
+    expect_track_failure(&t, BW_ERR_UNSORTED, "key 1", "Spine");
+    {
+        bw_clip_desc one = {.tracks = &t, .track_count = 1};
+        bw_clip *c = NULL;
+        bw_error e;
+        CHECK_INT(bw_clip_create(&one, &c, &e), BW_ERR_UNSORTED);
+        CHECK_STR(e.where, "tracks[0].times[1]");
+        CHECK_CONTAINS(e.message, "track 0, joint \"mixamorig:Hips\" (parent \"Spine\") translation");
+    }
+    times[1] = 0.0f;
+    expect_track_failure(&t, BW_ERR_DUPLICATE, "keys 0 and 1", NULL);
+    times[1] = 0.5f;
+    /* non-finite value */
+    values[7] = NAN;
+    expect_track_failure(&t, BW_ERR_NON_FINITE, "key 2 value", NULL);
+    values[7] = -INFINITY;
+    expect_track_failure(&t, BW_ERR_NON_FINITE, "key 2 value", NULL);
+    values[7] = 0.0f;
+    /* empty track, negative count, NULL arrays */
+    t.key_count = 0;
+    expect_track_failure(&t, BW_ERR_EMPTY, "mixamorig:Hips", "no keys");
+    t.key_count = -2;
+    expect_track_failure(&t, BW_ERR_INVALID_ARGUMENT, "negative", NULL);
+    t.key_count = 3;
+    t.times = NULL;
+    expect_track_failure(&t, BW_ERR_INVALID_ARGUMENT, "NULL", NULL);
+    t.times = times;
+    /* zero quaternion */
+    float q[12] = {0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1};
+    t.channel = BW_CHANNEL_ROTATION;
+    t.values = q;
+    expect_track_failure(&t, BW_ERR_NON_FINITE, "zero quaternion", "key 1");
+    /* unknown channel, interpolation and easing */
+    t.values = values;
+    t.channel = (bw_channel)17;
+    expect_track_failure(&t, BW_ERR_INVALID_ARGUMENT, "channel", NULL);
+    t.channel = BW_CHANNEL_TRANSLATION;
+    t.interp = (bw_interp)5;
+    expect_track_failure(&t, BW_ERR_INVALID_ARGUMENT, "interpolation", NULL);
+    t.interp = BW_INTERP_EASED;
+    unsigned char styles[3] = {0, BW_EASE_STYLE_COUNT, 0}, dirs[3] = {0, 0, 3};
+    t.styles = styles;
+    expect_track_failure(&t, BW_ERR_INVALID_ARGUMENT, "easing style", "key 1");
+    styles[1] = BW_EASE_QUAD;
+    t.dirs = dirs;
+    expect_track_failure(&t, BW_ERR_INVALID_ARGUMENT, "easing direction", "key 2");
+    t.styles = NULL;
+    t.dirs = NULL;
+    /* missing joint name */
+    t.joint = NULL;
+    expect_track_failure(&t, BW_ERR_INVALID_ARGUMENT, "name", NULL);
+    t.joint = "";
+    expect_track_failure(&t, BW_ERR_INVALID_ARGUMENT, "name", NULL);
+}
+
+static void bad_clip_desc_should_fail(void)
+{
+    bw_clip *clip = NULL;
+    bw_error err;
+    CHECK_INT(bw_clip_create(NULL, &clip, &err), BW_ERR_INVALID_ARGUMENT);
+    bw_clip_desc desc = {.track_count = 1}; /* tracks NULL */
+    CHECK_INT(bw_clip_create(&desc, &clip, &err), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_clip_create(&desc, NULL, &err), BW_ERR_INVALID_ARGUMENT);
+    bw_clip_desc neg = {.marker_count = -1};
+    CHECK_INT(bw_clip_create(&neg, &clip, &err), BW_ERR_INVALID_ARGUMENT);
+    bw_clip_desc nan_len = {.length = NAN};
+    CHECK_INT(bw_clip_create(&nan_len, &clip, &err), BW_ERR_NON_FINITE);
+    bw_marker_desc m = {"step", INFINITY};
+    bw_clip_desc bad_marker = {.markers = &m, .marker_count = 1};
+    CHECK_INT(bw_clip_create(&bad_marker, &clip, &err), BW_ERR_NON_FINITE);
+    CHECK_CONTAINS(err.message, "step");
+    m.name = NULL;
+    m.time = 0.0f;
+    CHECK_INT(bw_clip_create(&bad_marker, &clip, NULL), BW_ERR_INVALID_ARGUMENT); /* NULL err is fine */
+    CHECK(clip == NULL);
+}
+
+static void duplicate_targets_should_be_rejected(void)
+{
+    bw_track_desc tracks[4] = {translation_track("root", "Hips"), translation_track("root", "Hips"),
+                               translation_track(NULL, "Hips"), translation_track("other", "Hips")};
+    bw_clip_desc desc = {.tracks = tracks, .track_count = 2};
+    bw_clip *clip = NULL;
+    bw_error err;
+    CHECK_INT(bw_clip_create(&desc, &clip, &err), BW_ERR_DUPLICATE);
+    CHECK_CONTAINS(err.message, "tracks 0 and 1");
+    CHECK_CONTAINS(err.message, "Hips");
+    /* same joint name under other parents (or unknown parent) is not a duplicate */
+    desc.tracks = tracks + 1;
+    desc.track_count = 3;
+    CHECK_INT(bw_clip_create(&desc, &clip, &err), BW_OK);
+    bw_clip_destroy(clip);
+    /* a float and an angle track of the same curve both drive the curve */
+    float tv[1] = {0}, vv[1] = {0};
+    bw_track_desc curves[2] = {{NULL, "blink", BW_CHANNEL_FLOAT, BW_INTERP_EASED, 1, tv, vv, NULL, NULL},
+                               {"ignored", "blink", BW_CHANNEL_ANGLE, BW_INTERP_EASED, 1, tv, vv, NULL, NULL}};
+    bw_clip_desc cd = {.tracks = curves, .track_count = 2};
+    CHECK_INT(bw_clip_create(&cd, &clip, &err), BW_ERR_DUPLICATE);
+}
+
+static void rotations_should_be_normalized_on_creation(void)
+{
+    /* (0, 3, 0, 4) has norm 5: stored as (0, 0.6, 0, 0.8); (0,0,0,2) as identity */
+    float times[2] = {0, 1};
+    float q[8] = {0, 3, 0, 4, 0, 0, 0, 2};
+    bw_track_desc t = {"", "root", BW_CHANNEL_ROTATION, BW_INTERP_EASED, 2, times, q, NULL, NULL};
+    bw_clip_desc desc = {.tracks = &t, .track_count = 1};
+    bw_clip *clip = NULL;
+    CHECK_INT(bw_clip_create(&desc, &clip, NULL), BW_OK);
+    bw_track_desc out;
+    bw_clip_track(clip, 0, &out);
+    CHECK_NEAR(out.values[1], 0.6, 1e-7);
+    CHECK_NEAR(out.values[3], 0.8, 1e-7);
+    CHECK_NEAR(out.values[7], 1.0, 0);
+    CHECK_NEAR(q[1], 3.0, 0); /* the caller's array is not modified */
+    bw_clip_destroy(clip);
+
+    /* CUBICSPLINE: value (0,0,0,2) with in-tangent (0,0,2,0) and out-tangent
+     * (4,0,0,0): all three scale by 1/2 -> (0,0,1,0), (0,0,0,1), (2,0,0,0) */
+    float cq[12] = {0, 0, 2, 0, 0, 0, 0, 2, 4, 0, 0, 0};
+    bw_track_desc c = {"", "root", BW_CHANNEL_ROTATION, BW_INTERP_CUBICSPLINE, 1, times, cq, NULL, NULL};
+    desc.tracks = &c;
+    CHECK_INT(bw_clip_create(&desc, &clip, NULL), BW_OK);
+    bw_clip_track(clip, 0, &out);
+    CHECK_NEAR(out.values[2], 1.0, 0);
+    CHECK_NEAR(out.values[7], 1.0, 0);
+    CHECK_NEAR(out.values[8], 2.0, 0);
+    bw_clip_destroy(clip);
+    /* a tiny value with a huge tangent would overflow when normalized */
+    float big[12] = {3e38f, 0, 0, 0, 0, 0, 0, 1e-3f, 0, 0, 0, 0};
+    c.values = big;
+    CHECK_INT(bw_clip_create(&desc, &clip, NULL), BW_ERR_NON_FINITE);
+}
+
+static void uniform_flag_should_detect_even_spacing(void)
+{
+    /* 31 keys at i/30 s (float-rounded): uniform, spacing 1/30 */
+    float times[31], values[31];
+    for (int i = 0; i < 31; i++) {
+        times[i] = (float)i / 30.0f;
+        values[i] = (float)i;
+    }
+    float uneven[4] = {0.0f, 0.1f, 0.3f, 0.4f};
+    float single = 0.5f;
+    bw_track_desc tracks[3] = {
+        {NULL, "a", BW_CHANNEL_FLOAT, BW_INTERP_EASED, 31, times, values, NULL, NULL},
+        {NULL, "b", BW_CHANNEL_FLOAT, BW_INTERP_EASED, 4, uneven, values, NULL, NULL},
+        {NULL, "c", BW_CHANNEL_FLOAT, BW_INTERP_EASED, 1, &single, values, NULL, NULL},
+    };
+    bw_clip_desc desc = {.tracks = tracks, .track_count = 3};
+    bw_clip *clip = NULL;
+    CHECK_INT(bw_clip_create(&desc, &clip, NULL), BW_OK);
+    if (!clip) return;
+    CHECK(clip->tracks[0].uniform);
+    CHECK_NEAR(clip->tracks[0].spacing, 1.0 / 30.0, 1e-8);
+    CHECK(!clip->tracks[1].uniform);
+    CHECK(!clip->tracks[2].uniform);
+    CHECK_NEAR(clip->tracks[2].spacing, 0, 0);
+    /* the documented layout: one track's times then its values, contiguous */
+    CHECK(clip->tracks[0].values == clip->tracks[0].times + 31);
+    CHECK(clip->tracks[1].times == clip->tracks[0].values + 31);
+    CHECK_INT(clip->tracks[0].stride, 1);
+    bw_clip_destroy(clip);
+}
+
+static void easing_should_be_stored_only_when_needed(void)
+{
+    float times[2] = {0, 1}, values[2] = {0, 1};
+    unsigned char linear[2] = {BW_EASE_LINEAR, BW_EASE_LINEAR}, eased[2] = {BW_EASE_LINEAR, BW_EASE_QUAD};
+    bw_track_desc tracks[2] = {{NULL, "a", BW_CHANNEL_FLOAT, BW_INTERP_EASED, 2, times, values, linear, NULL},
+                               {NULL, "b", BW_CHANNEL_FLOAT, BW_INTERP_EASED, 2, times, values, eased, NULL}};
+    bw_clip_desc desc = {.tracks = tracks, .track_count = 2};
+    bw_clip *clip = NULL;
+    CHECK_INT(bw_clip_create(&desc, &clip, NULL), BW_OK);
+    bw_track_desc out;
+    bw_clip_track(clip, 0, &out);
+    CHECK(out.styles == NULL && out.dirs == NULL);
+    bw_clip_track(clip, 1, &out);
+    CHECK(out.styles != NULL && out.dirs != NULL);
+    if (out.styles) {
+        CHECK_INT(out.styles[1], BW_EASE_QUAD);
+        CHECK_INT(out.dirs[1], BW_EASE_IN); /* dirs NULL means "in" */
+    }
+    bw_clip_destroy(clip);
+}
+
+/* ---- sequences ---- */
+
+static bw_joint_key jkey(float time, unsigned flags)
+{
+    bw_joint_key k;
+    memset(&k, 0, sizeof k);
+    k.time = time;
+    k.flags = flags;
+    k.r[3] = 1.0f;
+    k.s[0] = k.s[1] = k.s[2] = 1.0f;
+    k.pose_weight = 1.0f;
+    return k;
+}
+
+static void sequence_should_split_into_channel_tracks(void)
+{
+    bw_joint_key keys[3] = {jkey(0.0f, BW_KEY_T | BW_KEY_R), jkey(0.5f, BW_KEY_R | BW_KEY_MASK_WEIGHT),
+                            jkey(1.0f, BW_KEY_T | BW_KEY_R)};
+    keys[0].t[0] = 1.0f;
+    keys[2].t[0] = 3.0f;
+    keys[2].style = BW_EASE_CUBIC;
+    keys[2].dir = BW_EASE_OUT;
+    keys[1].mask_weight = 0.25f;
+    keys[1].r[1] = 2.0f; /* (0,2,0,1) -> normalized (0, 2/sqrt5, 0, 1/sqrt5) */
+    bw_joint_keys joints[1] = {{"Hips", "Spine", keys, 3}};
+    float ct[2] = {0.0f, 1.0f}, cv[2] = {0.1f, 0.9f};
+    bw_curve_keys curves[1] = {{"jawOpen", true, ct, cv, NULL, NULL, 2}};
+    bw_marker_desc markers[2] = {{"foot_r", 0.75f}, {"foot_l", 0.25f}};
+    bw_sequence_desc desc = {.sequence_id = 77, .revision = 3, .name = "seq", .joints = joints, .joint_count = 1,
+                             .curves = curves, .curve_count = 1, .markers = markers, .marker_count = 2,
+                             .loop = true};
+    bw_clip *clip = NULL;
+    bw_error err;
+    CHECK_INT(bw_clip_compile_sequence(&desc, &clip, &err), BW_OK);
+    if (!clip) return;
+    CHECK_INT(bw_clip_sequence_id(clip), 77);
+    CHECK_INT(bw_clip_revision(clip), 3);
+    CHECK_STR(bw_clip_name(clip), "seq");
+    CHECK(bw_clip_loop(clip));
+    CHECK_NEAR(bw_clip_length(clip), 1.0, 0);
+    /* tracks in order T, R, MW for the joint, then the curve */
+    CHECK_INT(bw_clip_track_count(clip), 4);
+    bw_track_desc t;
+    bw_clip_track(clip, 0, &t);
+    CHECK_INT(t.channel, BW_CHANNEL_TRANSLATION);
+    CHECK_INT(t.key_count, 2);
+    CHECK_STR(t.parent, "Hips");
+    CHECK_STR(t.joint, "Spine");
+    CHECK_NEAR(t.times[1], 1.0, 0);
+    CHECK_NEAR(t.values[3], 3.0, 0);
+    CHECK(t.styles != NULL);
+    if (t.styles) {
+        CHECK_INT(t.styles[1], BW_EASE_CUBIC);
+        CHECK_INT(t.dirs[1], BW_EASE_OUT);
+    }
+    bw_clip_track(clip, 1, &t);
+    CHECK_INT(t.channel, BW_CHANNEL_ROTATION);
+    CHECK_INT(t.key_count, 3);
+    CHECK_NEAR(t.values[5], 2.0 / sqrt(5.0), 1e-6);
+    CHECK_NEAR(t.values[7], 1.0 / sqrt(5.0), 1e-6);
+    bw_clip_track(clip, 2, &t);
+    CHECK_INT(t.channel, BW_CHANNEL_MASK_WEIGHT);
+    CHECK_INT(t.key_count, 1);
+    CHECK_NEAR(t.times[0], 0.5, 0);
+    CHECK_NEAR(t.values[0], 0.25, 0);
+    bw_clip_track(clip, 3, &t);
+    CHECK_INT(t.channel, BW_CHANNEL_ANGLE);
+    CHECK_STR(t.joint, "jawOpen");
+    CHECK(t.parent == NULL);
+    CHECK_STR(bw_clip_marker_name(clip, 0), "foot_l");
+    bw_clip_destroy(clip);
+}
+
+static void bad_sequences_should_name_joint_and_key(void)
+{
+    bw_joint_key keys[3] = {jkey(0.0f, BW_KEY_T), jkey(0.5f, BW_KEY_T), jkey(1.0f, BW_KEY_R)};
+    bw_joint_keys joints[2] = {{"", "root", keys, 1}, {"root", "mixamorig:LeftArm", keys, 3}};
+    bw_sequence_desc desc = {.joints = joints, .joint_count = 2};
+    bw_clip *sentinel = (bw_clip *)&desc, *clip = sentinel;
+    bw_error err;
+
+    keys[1].t[2] = NAN;
+    CHECK_INT(bw_clip_compile_sequence(&desc, &clip, &err), BW_ERR_NON_FINITE);
+    CHECK_CONTAINS(err.message, "mixamorig:LeftArm");
+    CHECK_CONTAINS(err.message, "key 1");
+    CHECK_CONTAINS(err.message, "translation");
+    CHECK_STR(err.where, "joints[1].keys[1]");
+    keys[1].t[2] = 0.0f;
+
+    keys[2].r[3] = 0.0f; /* zero quaternion */
+    CHECK_INT(bw_clip_compile_sequence(&desc, &clip, &err), BW_ERR_NON_FINITE);
+    CHECK_CONTAINS(err.message, "key 2 rotation is the zero quaternion");
+    keys[2].r[3] = 1.0f;
+
+    keys[2].time = 0.5f;
+    CHECK_INT(bw_clip_compile_sequence(&desc, &clip, &err), BW_ERR_DUPLICATE);
+    keys[2].time = 0.25f;
+    CHECK_INT(bw_clip_compile_sequence(&desc, &clip, &err), BW_ERR_UNSORTED);
+    keys[2].time = NAN;
+    CHECK_INT(bw_clip_compile_sequence(&desc, &clip, &err), BW_ERR_NON_FINITE);
+    keys[2].time = 1.0f;
+
+    keys[0].flags = 1u << 9;
+    CHECK_INT(bw_clip_compile_sequence(&desc, &clip, &err), BW_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "flag");
+    keys[0].flags = BW_KEY_T;
+    keys[0].style = (bw_ease_style)40;
+    CHECK_INT(bw_clip_compile_sequence(&desc, &clip, &err), BW_ERR_INVALID_ARGUMENT);
+    keys[0].style = BW_EASE_LINEAR;
+
+    joints[0].key_count = 0;
+    CHECK_INT(bw_clip_compile_sequence(&desc, &clip, &err), BW_ERR_EMPTY);
+    CHECK_CONTAINS(err.message, "root");
+    joints[0].key_count = 1;
+
+    /* the same (parent, joint) twice */
+    joints[0].parent = "root";
+    joints[0].joint = "mixamorig:LeftArm";
+    CHECK_INT(bw_clip_compile_sequence(&desc, &clip, &err), BW_ERR_DUPLICATE);
+    joints[0].parent = "";
+    joints[0].joint = "root";
+
+    /* curves are validated too */
+    float ct[2] = {0.0f, 0.0f}, cv[2] = {0, 1};
+    bw_curve_keys curve = {"brow", false, ct, cv, NULL, NULL, 2};
+    desc.curves = &curve;
+    desc.curve_count = 1;
+    CHECK_INT(bw_clip_compile_sequence(&desc, &clip, &err), BW_ERR_DUPLICATE);
+    CHECK_CONTAINS(err.message, "sequence curve 0");
+    CHECK_CONTAINS(err.message, "brow");
+    CHECK_STR(err.where, "curves[0].times[1]");
+
+    CHECK(clip == sentinel);
+    CHECK_INT(bw_clip_compile_sequence(NULL, &clip, &err), BW_ERR_INVALID_ARGUMENT);
+    desc.joint_count = -1;
+    CHECK_INT(bw_clip_compile_sequence(&desc, &clip, &err), BW_ERR_INVALID_ARGUMENT);
+    CHECK(clip == sentinel);
+}
+
+static void serials_should_be_unique(void)
+{
+    bw_clip_desc desc = {0};
+    bw_clip *a = NULL, *b = NULL;
+    CHECK_INT(bw_clip_create(&desc, &a, NULL), BW_OK);
+    CHECK_INT(bw_clip_create(&desc, &b, NULL), BW_OK);
+    CHECK(bw_clip_serial(a) != bw_clip_serial(b));
+    bw_clip_destroy(a);
+    bw_clip_destroy(b);
+}
+
+/* ---- the cache ---- */
+
+static void cache_should_compile_once_per_revision(void)
+{
+    bw_clip_cache *cache = NULL;
+    CHECK_INT(bw_clip_cache_create(NULL, &cache), BW_OK);
+    if (!cache) return;
+    bw_joint_key keys[2] = {jkey(0.0f, BW_KEY_T), jkey(1.0f, BW_KEY_T)};
+    bw_joint_keys joints[1] = {{"", "root", keys, 2}};
+    bw_sequence_desc desc = {.sequence_id = 5, .revision = 1, .joints = joints, .joint_count = 1};
+    const bw_clip *c1 = NULL, *c2 = NULL, *c3 = NULL, *other = NULL;
+    CHECK_INT(bw_clip_cache_get(cache, &desc, &c1, NULL), BW_OK);
+    CHECK_INT(bw_clip_cache_compile_count(cache), 1);
+    CHECK_INT(bw_clip_cache_get(cache, &desc, &c2, NULL), BW_OK);
+    CHECK(c1 == c2);
+    CHECK_INT(bw_clip_cache_compile_count(cache), 1);
+
+    /* another sequence id is another entry */
+    desc.sequence_id = 6;
+    CHECK_INT(bw_clip_cache_get(cache, &desc, &other, NULL), BW_OK);
+    CHECK(other != c1);
+    CHECK_INT(bw_clip_cache_compile_count(cache), 2);
+
+    /* a failing new revision leaves the cached one live */
+    desc.sequence_id = 5;
+    desc.revision = 2;
+    keys[1].time = 0.0f;
+    bw_error err;
+    const bw_clip *failed = NULL;
+    CHECK_INT(bw_clip_cache_get(cache, &desc, &failed, &err), BW_ERR_DUPLICATE);
+    CHECK(failed == NULL);
+    CHECK_INT(bw_clip_cache_compile_count(cache), 2);
+    desc.revision = 1;
+    CHECK_INT(bw_clip_cache_get(cache, &desc, &c2, NULL), BW_OK);
+    CHECK(c2 == c1);
+    CHECK_INT(bw_clip_cache_compile_count(cache), 2);
+
+    /* a new revision recompiles and replaces */
+    keys[1].time = 2.0f;
+    desc.revision = 2;
+    CHECK_INT(bw_clip_cache_get(cache, &desc, &c3, NULL), BW_OK);
+    CHECK_INT(bw_clip_cache_compile_count(cache), 3);
+    CHECK_INT(bw_clip_revision(c3), 2);
+    CHECK_NEAR(bw_clip_length(c3), 2.0, 0);
+
+    CHECK_INT(bw_clip_cache_get(NULL, &desc, &c3, NULL), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_clip_cache_get(cache, NULL, &c3, NULL), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_clip_cache_compile_count(NULL), 0);
+    CHECK_INT(bw_clip_cache_create(NULL, NULL), BW_ERR_INVALID_ARGUMENT);
+    bw_clip_cache_destroy(cache);
+    bw_clip_cache_destroy(NULL);
+}
+
+/* ---- allocation failure ---- */
+
+static void allocation_failure_should_leave_nothing_behind(void)
+{
+    bw_joint_key keys[2] = {jkey(0.0f, BW_KEY_T | BW_KEY_R), jkey(1.0f, BW_KEY_T)};
+    bw_joint_keys joints[2] = {{"", "root", keys, 2}, {"root", "b", keys, 2}};
+    bw_marker_desc markers[2] = {{"x", 0.5f}, {"y", 0.1f}};
+    test_alloc ta = {0, 0, -1};
+    bw_allocator alloc = {test_alloc_fn, &ta};
+    bw_sequence_desc desc = {.sequence_id = 1, .revision = 1, .joints = joints, .joint_count = 2,
+                             .markers = markers, .marker_count = 2, .allocator = &alloc};
+    bool succeeded = false;
+    for (int fail_after = 0; fail_after < 20 && !succeeded; fail_after++) {
+        ta.allocations = 0;
+        ta.fail_after = fail_after;
+        bw_clip *clip = NULL;
+        bw_result r = bw_clip_compile_sequence(&desc, &clip, NULL);
+        if (r == BW_OK) {
+            succeeded = true;
+            CHECK_INT(bw_clip_track_count(clip), 4);
+            bw_clip_destroy(clip);
+        } else {
+            CHECK_INT(r, BW_ERR_OUT_OF_MEMORY);
+            CHECK(clip == NULL);
+        }
+        CHECK_INT(ta.live_bytes, 0);
+    }
+    CHECK(succeeded);
+
+    /* the cache: creation and growth failures */
+    ta.fail_after = 0;
+    ta.allocations = 0;
+    bw_clip_cache *cache = NULL;
+    CHECK_INT(bw_clip_cache_create(&alloc, &cache), BW_ERR_OUT_OF_MEMORY);
+    ta.fail_after = 1; /* the cache struct, then its entry array fails */
+    ta.allocations = 0;
+    CHECK_INT(bw_clip_cache_create(&alloc, &cache), BW_OK);
+    const bw_clip *c = NULL;
+    CHECK_INT(bw_clip_cache_get(cache, &desc, &c, NULL), BW_ERR_OUT_OF_MEMORY);
+    CHECK_INT(bw_clip_cache_compile_count(cache), 0);
+    ta.fail_after = -1;
+    CHECK_INT(bw_clip_cache_get(cache, &desc, &c, NULL), BW_OK);
+    bw_clip_cache_destroy(cache);
+    CHECK_INT(ta.live_bytes, 0);
+}
+
+int main(void)
+{
+    RUN(create_should_copy_tracks_and_answer_queries);
+    RUN(null_queries_should_return_defaults);
+    RUN(length_should_follow_the_rules);
+    RUN(bad_keys_should_fail_with_clear_messages);
+    RUN(bad_clip_desc_should_fail);
+    RUN(duplicate_targets_should_be_rejected);
+    RUN(rotations_should_be_normalized_on_creation);
+    RUN(uniform_flag_should_detect_even_spacing);
+    RUN(easing_should_be_stored_only_when_needed);
+    RUN(sequence_should_split_into_channel_tracks);
+    RUN(bad_sequences_should_name_joint_and_key);
+    RUN(serials_should_be_unique);
+    RUN(cache_should_compile_once_per_revision);
+    RUN(allocation_failure_should_leave_nothing_behind);
+    return check_summary();
+}

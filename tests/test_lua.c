@@ -1,0 +1,172 @@
+/* test_lua.c - C-side tests of the Lua binding: what luaopen_blendwerk
+ * leaves on the stack, and allocation failure at every point of a script
+ * that touches every type (the Lua allocator starts failing after N
+ * allocations, for every N until the script completes). Under ASan this
+ * proves that no failure point leaks, double-frees or leaves a C object
+ * half-owned; the script must either finish or fail with Lua's memory
+ * error, never with anything else. */
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "lua_blendwerk.h"
+
+static void should_push_one_module_table(void)
+{
+    lua_State *L = luaL_newstate();
+    CHECK(L != NULL);
+    if (!L) return;
+    int top = lua_gettop(L);
+    luaL_requiref(L, "blendwerk", luaopen_blendwerk, 0);
+    CHECK_INT(lua_gettop(L), top + 1);
+    CHECK(lua_istable(L, -1));
+    const char *names[] = {"rig", "clip", "bind", "pose", "mix", "track_set", "load", "ease", "lerp_angle"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        lua_getfield(L, -1, names[i]);
+        if (!lua_iscfunction(L, -1)) fprintf(stderr, "missing blendwerk.%s\n", names[i]);
+        CHECK(lua_iscfunction(L, -1));
+        lua_pop(L, 1);
+    }
+    /* every type's metatable is registered under its __name */
+    const char *types[] = {"blendwerk.Rig",  "blendwerk.Clip",     "blendwerk.Binding",
+                           "blendwerk.Pose", "blendwerk.TrackSet", "blendwerk.Asset"};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        CHECK_INT(luaL_getmetatable(L, types[i]), LUA_TTABLE);
+        lua_getfield(L, -1, "__name");
+        CHECK_STR(lua_tostring(L, -1), types[i]);
+        lua_getfield(L, -2, "__gc");
+        lua_getfield(L, -3, "__close");
+        CHECK(lua_tocfunction(L, -1) != NULL && lua_tocfunction(L, -1) == lua_tocfunction(L, -2));
+        lua_pop(L, 4);
+    }
+    CHECK_INT(lua_gettop(L), top + 1);
+    lua_close(L);
+}
+
+/* ---- allocation failure ---- */
+
+typedef struct limited {
+    long count;  /* allocations so far */
+    long limit;  /* fail every allocation after this many (-1: never) */
+    bool once;   /* fail only allocation number `limit`, then succeed again */
+    bool failed; /* an allocation was refused */
+} limited;
+
+static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    limited *l = (limited *)ud;
+    if (nsize == 0) {
+        free(ptr);
+        return NULL;
+    }
+    /* Only growth can fail (Lua assumes shrinking succeeds). */
+    if (!ptr || nsize > osize) {
+        long n = l->count++;
+        if (l->limit >= 0 && (l->once ? n == l->limit : n >= l->limit)) {
+            l->failed = true;
+            return NULL;
+        }
+    }
+    return realloc(ptr, nsize);
+}
+
+/* Touches every type, callbacks included. */
+static const char *const script =
+    "local bw = require('blendwerk')\n"
+    "local rig = assert(bw.rig{ joints = { {name='hips', t={0,1,0}}, {name='arm', parent='hips'} },\n"
+    "                           curves = { {name='blink'} } })\n"
+    "local clip = assert(bw.clip{ name='w', length=1, loop=true,\n"
+    "  joints = { {joint='hips', keys={ {time=0, t={0,1,0}}, {time=1, t={1,1,0}, ease='cubic', dir='in_out'} }},\n"
+    "             {joint='arm', parent='hips', keys={ {time=0, r={0,0,0,1}}, {time=0.5, r={0,0,1,0}} }} },\n"
+    "  curves = { {name='blink', keys={ {time=0, value=0}, {time=1, value=1} }} },\n"
+    "  markers = { {name='a', time=0.25}, {name='b', time=0.75} } })\n"
+    "local bad, msg = bw.clip{ name='x', joints={ {joint='a', keys={ {time=0/0} }} } }\n"
+    "assert(bad == nil and msg:find('NaN'))\n"
+    "local b = assert(clip:bind(rig)); b:report()\n"
+    "local p = clip:sample(rig, 0.5); p:get('hips'); p:local_to_model(); p:copy()\n"
+    "local m = bw.mix({ {p, 0.5}, {rig:rest_pose(), 0.5, 1} })\n"
+    "local set = assert(bw.track_set(rig, {capacity = 2}))\n"
+    "local n = 0\n"
+    "set:on('loop', function(h) n = n + 1 end)\n"
+    "local h = assert(set:play(clip, { on_marker = function(name, t) n = n + 1 end }))\n"
+    "for i = 1, 10 do set:update(0.125) end\n"
+    "set:stop(h, 0.1); set:update(0.2)\n"
+    "assert(bw.load('no/such/file.gltf') == nil)\n"
+    "rig:close(); clip:close()\n"
+    "return n\n";
+
+/* Protected body: open libraries, preload the module, run the script. */
+static int run_script(lua_State *L)
+{
+    luaL_openlibs(L);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+    lua_pushcfunction(L, luaopen_blendwerk);
+    lua_setfield(L, -2, "blendwerk");
+    lua_pop(L, 1);
+    if (luaL_loadstring(L, script) != LUA_OK) return lua_error(L);
+    lua_call(L, 0, 1);
+    return 1;
+}
+
+static void should_survive_allocation_failure_everywhere(void)
+{
+    /* First a run without limits: the script itself must pass, and its
+     * signal count is known by hand: markers a, b per pass over 1.25 s
+     * (a at 0.25, b at 0.75, a at 1.25) = 3, plus one loop = 4. */
+    limited l = {0, -1, false, false};
+    lua_State *L = lua_newstate(limited_alloc, &l);
+    CHECK(L != NULL);
+    if (!L) return;
+    lua_pushcfunction(L, run_script);
+    int status = lua_pcall(L, 0, 1, 0);
+    if (status != LUA_OK) fprintf(stderr, "script failed: %s\n", lua_tostring(L, -1));
+    CHECK_INT(status, LUA_OK);
+    CHECK_INT(lua_tointeger(L, -1), 4);
+    lua_close(L);
+    long total = l.count;
+    CHECK(total > 100);
+
+    /* Two sweeps: every allocation from the N-th on fails (the error path
+     * itself runs short of memory), and only the N-th fails (Lua retries
+     * its own allocations after an emergency collection, so this mostly
+     * hits the core's allocations made through the state's allocator). */
+    for (int once = 0; once < 2; once++) {
+        int completed = 0, memory_errors = 0, other_errors = 0;
+        for (long limit = 0; limit <= total; limit++) {
+            limited f = {0, limit, once != 0, false};
+            L = lua_newstate(limited_alloc, &f);
+            if (!L) continue; /* the state itself did not fit */
+            lua_pushcfunction(L, run_script);
+            status = lua_pcall(L, 0, 1, 0);
+            const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+            if (status == LUA_OK) {
+                completed++;
+            } else if (status == LUA_ERRMEM || (msg && (strstr(msg, "not enough memory") ||
+                                                         strstr(msg, "out of memory") || strstr(msg, "out_of_memory")))) {
+                memory_errors++;
+            } else {
+                other_errors++;
+                fprintf(stderr, "limit %ld%s: unexpected error: %s\n", limit, once ? " (once)" : "",
+                        msg ? msg : luaL_typename(L, -1));
+            }
+            f.limit = -1; /* let the close run */
+            lua_close(L);
+        }
+        printf("allocation failure sweep%s: %ld allocations, %d runs failed with a memory error, %d completed\n",
+               once ? " (single failures)" : "", total, memory_errors, completed);
+        CHECK_INT(other_errors, 0);
+        CHECK(memory_errors > 0);
+        CHECK(completed >= 1); /* at least the limit == total run */
+    }
+}
+
+int main(void)
+{
+    RUN(should_push_one_module_table);
+    RUN(should_survive_allocation_failure_everywhere);
+    return check_summary();
+}

@@ -1,0 +1,975 @@
+/* test_play.c - playback tracks: time wrapping, markers, loop and end
+ * signals, fades, stop vs removal, seeking, bad input (SPEC §4, play.h).
+ *
+ * Signals are recorded as a space-separated string per drain: a marker by
+ * its name, "L" for LOOP, "E" for ENDED, "S" for STOPPED. Every expected
+ * string below is derived by hand from the rules in play.h; the derivation
+ * is written beside it. Steps are powers of two (0.25, 0.5) wherever
+ * possible so times are exact in binary and boundaries are hit exactly.
+ */
+#include <float.h>
+
+#include "blendwerk/bind.h"
+#include "blendwerk/clip.h"
+#include "blendwerk/mix.h"
+#include "blendwerk/play.h"
+#include "blendwerk/rig.h"
+#include "check.h"
+
+/* ---- fixtures ---- */
+
+static bw_rig *rig;
+static bw_mixer *mixer;
+
+/* Two joints: root and bone, both at rest identity. */
+static void make_rig(void)
+{
+    bw_rig_joint_desc joints[2] = {
+        {"root", -1, {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}},
+        {"bone", 0, {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}},
+    };
+    bw_rig_desc desc = {joints, 2, NULL, 0, NULL};
+    if (bw_rig_create(&desc, &rig, NULL) != BW_OK) {
+        fprintf(stderr, "cannot create the test rig\n");
+        exit(1);
+    }
+    if (bw_mixer_create(2, 0, 16, NULL, &mixer) != BW_OK) {
+        fprintf(stderr, "cannot create the mixer\n");
+        exit(1);
+    }
+}
+
+typedef struct fixture_clip {
+    bw_clip *clip;
+    bw_binding *binding;
+} fixture_clip;
+
+/* A clip of `length` seconds whose bone translation x runs linearly from x0
+ * at 0 to x1 at `length` (no track when length is 0), with markers. */
+static fixture_clip make_clip(float length, bool loop, float x0, float x1, const bw_marker_desc *markers,
+                              int marker_count)
+{
+    fixture_clip fc = {NULL, NULL};
+    float times[2] = {0.0f, length};
+    float values[6] = {x0, 0, 0, x1, 0, 0};
+    bw_track_desc track = {"root", "bone", BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 2, times, values, NULL, NULL};
+    bw_clip_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.tracks = &track;
+    desc.track_count = length > 0.0f ? 1 : 0;
+    desc.markers = markers;
+    desc.marker_count = marker_count;
+    desc.length = length;
+    desc.loop = loop;
+    bw_error err;
+    if (bw_clip_create(&desc, &fc.clip, &err) != BW_OK) {
+        fprintf(stderr, "cannot create a test clip: %s\n", err.message);
+        exit(1);
+    }
+    if (bw_binding_create(fc.clip, rig, 0, NULL, &fc.binding, &err) != BW_OK) {
+        fprintf(stderr, "cannot bind a test clip: %s\n", err.message);
+        exit(1);
+    }
+    return fc;
+}
+
+static void free_clip(fixture_clip *fc)
+{
+    bw_binding_destroy(fc->binding);
+    bw_clip_destroy(fc->clip);
+}
+
+/* The standard clip: 1 s, looping, markers a at 0.25 and b at 0.75. */
+static fixture_clip make_ab_clip(bool loop)
+{
+    static const bw_marker_desc ab[2] = {{"a", 0.25f}, {"b", 0.75f}};
+    return make_clip(1.0f, loop, 0.0f, 1.0f, ab, 2);
+}
+
+static bw_track_set *make_set(int capacity, int signal_capacity)
+{
+    bw_track_set_desc desc = {rig, capacity, signal_capacity, NULL};
+    bw_track_set *set = NULL;
+    if (bw_track_set_create(&desc, &set) != BW_OK) {
+        fprintf(stderr, "cannot create a track set\n");
+        exit(1);
+    }
+    return set;
+}
+
+static int play_at(bw_track_set *set, const fixture_clip *fc, double time, float speed, int loop)
+{
+    bw_play_desc d = bw_play_desc_defaults(fc->binding);
+    d.time = time;
+    d.speed = speed;
+    d.loop = loop;
+    return bw_track_set_play(set, &d);
+}
+
+/* ---- signal recording ---- */
+
+typedef struct recorder {
+    char text[8192];
+    int count;
+    int loops, markers, ended, stopped;
+    int last_track;
+    /* for the compose-before-drain test */
+    const bw_pose *watch;
+    float seen_x;
+} recorder;
+
+static void record(void *user, const bw_signal *s)
+{
+    recorder *r = user;
+    const char *token = "?";
+    switch (s->kind) {
+    case BW_SIGNAL_MARKER: token = s->name; r->markers++; break;
+    case BW_SIGNAL_LOOP: token = "L"; r->loops++; break;
+    case BW_SIGNAL_ENDED: token = "E"; r->ended++; break;
+    case BW_SIGNAL_STOPPED: token = "S"; r->stopped++; break;
+    }
+    size_t len = strlen(r->text);
+    if (len + strlen(token) + 2 < sizeof r->text)
+        snprintf(r->text + len, sizeof r->text - len, "%s%s", len ? " " : "", token);
+    r->count++;
+    r->last_track = s->track;
+    if (r->watch) r->seen_x = r->watch->joints[1].t[0];
+}
+
+static void reset(recorder *r) { memset(r, 0, sizeof *r); }
+
+/* One frame: advance, drain; returns what the drain delivered. */
+static const char *frame(bw_track_set *set, float dt, recorder *r)
+{
+    r->text[0] = '\0';
+    bw_track_set_advance(set, dt);
+    bw_track_set_drain(set, record, r);
+    return r->text;
+}
+
+/* ---- tests ---- */
+
+/* Forward steps of 0.25 from 0 over two passes: each step covers
+ * (old, new], so a marker at 0.25 fires on the step that lands on it and
+ * not again on the step that leaves it. 0.75 -> 1.0 lands exactly on the
+ * wrap: LOOP, time 0 (no marker at 0 here). */
+static void forward_steps_fire_each_marker_once(void)
+{
+    fixture_clip fc = make_ab_clip(true);
+    bw_track_set *set = make_set(0, 0);
+    recorder r;
+    reset(&r);
+    int h = play_at(set, &fc, 0.0, 1.0f, -1);
+    CHECK(h >= 0);
+    static const char *expected[8] = {"a", "", "b", "L", "a", "", "b", "L"};
+    static const double times[8] = {0.25, 0.5, 0.75, 0.0, 0.25, 0.5, 0.75, 0.0};
+    for (int i = 0; i < 8; i++) {
+        CHECK_STR(frame(set, 0.25f, &r), expected[i]);
+        CHECK_NEAR(bw_track_set_time(set, h), times[i], 1e-12);
+    }
+    CHECK_INT(r.markers, 4);
+    CHECK_INT(r.loops, 2);
+    CHECK_INT(r.last_track, h);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* Speed -1 from 0 (fresh). Reverse covers [new, old): 0 -> -0.25 wraps to
+ * 0.75: nothing at 0, LOOP, then [0.75, 1) holds b. 0.75 -> 0.5 covers
+ * [0.5, 0.75): nothing (b was the landing point). 0.5 -> 0.25 covers
+ * [0.25, 0.5): a. 0.25 -> 0: nothing; 0 -> 0.75 again: L b. */
+static void reverse_playback_visits_markers_backwards(void)
+{
+    fixture_clip fc = make_ab_clip(true);
+    bw_track_set *set = make_set(0, 0);
+    recorder r;
+    reset(&r);
+    int h = play_at(set, &fc, 0.0, -1.0f, -1);
+    static const char *expected[5] = {"L b", "", "a", "", "L b"};
+    static const double times[5] = {0.75, 0.5, 0.25, 0.0, 0.75};
+    for (int i = 0; i < 5; i++) {
+        CHECK_STR(frame(set, 0.25f, &r), expected[i]);
+        CHECK_NEAR(bw_track_set_time(set, h), times[i], 1e-12);
+    }
+    /* One reverse step over both markers: 0.875 -> 0.125 covers
+     * [0.125, 0.875): b first, then a. */
+    CHECK_INT(bw_track_set_seek(set, h, 0.875), BW_OK);
+    CHECK_STR(frame(set, 0.75f, &r), "b a");
+    CHECK_NEAR(bw_track_set_time(set, h), 0.125, 1e-12);
+    /* Reverse across the loop with markers on both sides: 0.375 -> -0.375
+     * (= 0.625): [0, 0.375) gives a, LOOP, [0.625, 1) gives b. */
+    CHECK_INT(bw_track_set_seek(set, h, 0.375), BW_OK);
+    CHECK_STR(frame(set, 0.75f, &r), "a L b");
+    CHECK_NEAR(bw_track_set_time(set, h), 0.625, 1e-12);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* 0.9 -> 1.3: (0.9, 1) holds nothing, LOOP, [0, 0.3] holds a: "L a".
+ * 0.7 -> 1.3: b lies before the wrap, so "b L a" (markers in travel order,
+ * LOOP at the boundary between them). */
+static void step_across_loop_orders_markers_and_loop(void)
+{
+    fixture_clip fc = make_ab_clip(true);
+    bw_track_set *set = make_set(0, 0);
+    recorder r;
+    reset(&r);
+    int h = play_at(set, &fc, 0.9, 1.0f, -1);
+    CHECK_STR(frame(set, 0.4f, &r), "L a");
+    /* 0.9 + (double)0.4f = 1.3000000059604645, minus the wrap */
+    CHECK_NEAR(bw_track_set_time(set, h), 0.3000000059604645, 1e-9);
+    double from = -1, delta = -1;
+    CHECK(bw_track_set_last_step(set, h, &from, &delta));
+    CHECK_NEAR(from, 0.9, 1e-12);
+    CHECK_NEAR(delta, 0.4000000059604645, 1e-12); /* unwrapped: no backwards jump */
+    CHECK_INT(bw_track_set_seek(set, h, 0.7), BW_OK);
+    CHECK_STR(frame(set, 0.6f, &r), "b L a");
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* dt = 1e9 s at speed 1 from 0.9 crosses n = 1e9 boundaries. LOOPs are
+ * capped at the 16 nearest the landing time; markers come only from the 4
+ * last passes (n-3 .. n), each entered by its LOOP and holding a and b
+ * (the last pass ends at ~0.9 > 0.75). So 12 bare LOOPs, then 4 × "L a b".
+ * (float)1e9 is exactly 1e9; 1e9 + 0.9 wraps to 0.9 within double
+ * rounding at 1e9 (ulp 1.2e-7). */
+static void huge_step_is_capped(void)
+{
+    fixture_clip fc = make_ab_clip(true);
+    bw_track_set *set = make_set(0, 0);
+    recorder r;
+    reset(&r);
+    int h = play_at(set, &fc, 0.9, 1.0f, -1);
+    const char *expected = "L L L L L L L L L L L L L a b L a b L a b L a b";
+    CHECK_STR(frame(set, 1e9f, &r), expected);
+    CHECK_INT(r.loops, 16);
+    CHECK_INT(r.markers, 8);
+    CHECK_NEAR(bw_track_set_time(set, h), 0.9, 1e-6);
+    CHECK_INT(bw_track_set_dropped_signals(set), 0);
+
+    /* The same stall in reverse from 0.1: each visited pass holds b then a. */
+    reset(&r);
+    CHECK_INT(bw_track_set_seek(set, h, 0.1), BW_OK);
+    CHECK_INT(bw_track_set_set_speed(set, h, -1.0f), BW_OK);
+    CHECK_STR(frame(set, 1e9f, &r), "L L L L L L L L L L L L L b a L b a L b a L b a");
+    CHECK_NEAR(bw_track_set_time(set, h), 0.1, 1e-6);
+
+    /* The largest finite step (FLT_MAX × 1e9 ≈ 3.4e47 s of clip time): the
+     * same caps, and the time stays a valid clip time. */
+    reset(&r);
+    CHECK_INT(bw_track_set_set_speed(set, h, FLT_MAX), BW_OK);
+    frame(set, 1e9f, &r);
+    CHECK_INT(r.loops, 16);
+    CHECK(r.markers <= 8);
+    double t = bw_track_set_time(set, h);
+    CHECK(t >= 0.0 && t < 1.0);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* Five wraps (0.9 -> 5.9): passes 0..5; LOOP count 5 (below the cap);
+ * markers only from passes 2..5, so pass 1's a and b are skipped:
+ * "L" (entering pass 1) then 4 × "L a b". Reverse from 0.1 by 5 s mirrors
+ * it with "b a". */
+static void five_wraps_visit_the_last_four_cycles(void)
+{
+    fixture_clip fc = make_ab_clip(true);
+    bw_track_set *set = make_set(0, 0);
+    recorder r;
+    reset(&r);
+    int h = play_at(set, &fc, 0.875, 1.0f, -1);
+    CHECK_STR(frame(set, 5.0f, &r), "L L a b L a b L a b L a b");
+    CHECK_NEAR(bw_track_set_time(set, h), 0.875, 1e-12);
+    CHECK_INT(bw_track_set_seek(set, h, 0.125), BW_OK);
+    CHECK_INT(bw_track_set_set_speed(set, h, -1.0f), BW_OK);
+    CHECK_STR(frame(set, 5.0f, &r), "L L b a L b a L b a L b a");
+    CHECK_NEAR(bw_track_set_time(set, h), 0.125, 1e-12);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* Markers s at 0 and e at 1.0 (the length). Looping: e is taken modulo the
+ * length, so both sit at 0 and fire in index order (s, e). The fresh track
+ * includes its start: [0, 0.5] fires "s e". 0.5 -> 1.0 lands on the wrap:
+ * "L s e". Non-looping: [0, 0.5] fires s; (0.5, 1] fires e, then ENDED;
+ * held at the end nothing more fires. */
+static void events_at_zero_and_at_the_end(void)
+{
+    static const bw_marker_desc se[2] = {{"s", 0.0f}, {"e", 1.0f}};
+    fixture_clip fc = make_clip(1.0f, true, 0.0f, 1.0f, se, 2);
+    bw_track_set *set = make_set(0, 0);
+    recorder r;
+    reset(&r);
+    int h = play_at(set, &fc, 0.0, 1.0f, -1);
+    CHECK_STR(frame(set, 0.5f, &r), "s e");
+    CHECK_STR(frame(set, 0.5f, &r), "L s e");
+    CHECK_STR(frame(set, 0.5f, &r), "");
+    CHECK_STR(frame(set, 0.5f, &r), "L s e");
+    CHECK_NEAR(bw_track_set_time(set, h), 0.0, 1e-12);
+    CHECK_INT(bw_track_set_stop(set, h, 0.0f), BW_OK);
+    CHECK_STR(frame(set, 0.0f, &r), "S");
+
+    int o = play_at(set, &fc, 0.0, 1.0f, 0);
+    CHECK(o >= 0);
+    CHECK(!bw_track_set_looping(set, o));
+    CHECK_STR(frame(set, 0.5f, &r), "s");
+    CHECK_STR(frame(set, 0.5f, &r), "e E");
+    CHECK_STR(frame(set, 0.5f, &r), "");
+    CHECK_NEAR(bw_track_set_time(set, o), 1.0, 1e-12);
+    /* Reverse from the end: [0.5, 1) excludes e; [0, 0.5) reaches 0, which
+     * holds s (new endpoint included), then ENDED at the start. */
+    CHECK_INT(bw_track_set_set_speed(set, o, -1.0f), BW_OK);
+    CHECK_STR(frame(set, 0.5f, &r), "");
+    CHECK_STR(frame(set, 0.5f, &r), "s E");
+    CHECK_STR(frame(set, 0.5f, &r), "");
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* Markers a at 0.25, b at 0.75 again: one step of 2.5 s from 0 (looping)
+ * crosses passes 0, 1, 2: "a b L a b L a", landing at 0.5. Non-looping it
+ * clamps at the end: "a b E", time 1, and the step reported is 1 s. */
+static void dt_larger_than_the_clip(void)
+{
+    fixture_clip fc = make_ab_clip(true);
+    bw_track_set *set = make_set(0, 0);
+    recorder r;
+    reset(&r);
+    int h = play_at(set, &fc, 0.0, 1.0f, -1);
+    CHECK_STR(frame(set, 2.5f, &r), "a b L a b L a");
+    CHECK_NEAR(bw_track_set_time(set, h), 0.5, 1e-12);
+    CHECK_INT(bw_track_set_stop(set, h, 0.0f), BW_OK);
+    frame(set, 0.0f, &r);
+
+    int o = play_at(set, &fc, 0.0, 1.0f, 0);
+    CHECK_STR(frame(set, 2.5f, &r), "a b E");
+    CHECK_NEAR(bw_track_set_time(set, o), 1.0, 1e-12);
+    double from = -1, delta = -1;
+    CHECK(bw_track_set_last_step(set, o, &from, &delta));
+    CHECK_NEAR(from, 0.0, 1e-12);
+    CHECK_NEAR(delta, 1.0, 1e-12);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* A non-looping clip (bone x: 0 -> 1 over 1 s) reaches its end, queues
+ * ENDED once and keeps contributing its end sample while it fades out:
+ * stop(0.5) at weight 1, then 0.25 s later weight 0.5 and the composed x is
+ * lerp(rest 0, 1, 0.5) = 0.5; another 0.25 s: weight 0, x = 0, and the
+ * drain removes it with STOPPED. */
+static void non_looping_holds_end_while_fading(void)
+{
+    fixture_clip fc = make_ab_clip(false);
+    bw_track_set *set = make_set(0, 0);
+    bw_pose out;
+    CHECK_INT(bw_pose_init(&out, rig, NULL), BW_OK);
+    recorder r;
+    reset(&r);
+    int h = play_at(set, &fc, 0.5, 1.0f, -1); /* the clip's flag: not looping */
+    CHECK(!bw_track_set_looping(set, h));
+    CHECK_STR(frame(set, 0.375f, &r), "b"); /* [0.5, 0.875] */
+    CHECK_STR(frame(set, 0.375f, &r), "E"); /* (0.875, 1] */
+    CHECK_NEAR(bw_track_set_time(set, h), 1.0, 1e-12);
+    CHECK_INT(bw_track_set_compose(set, mixer, NULL, &out), BW_OK);
+    CHECK_NEAR(out.joints[1].t[0], 1.0, 1e-6);
+    CHECK_INT(bw_track_set_stop(set, h, 0.5f), BW_OK);
+    CHECK(bw_track_set_stopping(set, h));
+    CHECK_STR(frame(set, 0.25f, &r), "");
+    CHECK_NEAR(bw_track_set_weight(set, h), 0.5, 1e-6);
+    CHECK_NEAR(bw_track_set_time(set, h), 1.0, 1e-12);
+    CHECK_INT(bw_track_set_compose(set, mixer, NULL, &out), BW_OK);
+    CHECK_NEAR(out.joints[1].t[0], 0.5, 1e-6);
+    bw_track_set_advance(set, 0.25f);
+    CHECK_NEAR(bw_track_set_weight(set, h), 0.0, 1e-6);
+    CHECK(bw_track_set_alive(set, h)); /* removal waits for the drain */
+    CHECK_INT(bw_track_set_compose(set, mixer, NULL, &out), BW_OK);
+    CHECK_NEAR(out.joints[1].t[0], 0.0, 1e-6);
+    r.text[0] = '\0';
+    bw_track_set_drain(set, record, &r);
+    CHECK_STR(r.text, "S");
+    CHECK_INT(r.ended, 1);
+    CHECK(!bw_track_set_alive(set, h));
+    CHECK_INT(bw_track_set_count(set), 0);
+    bw_pose_deinit(&out);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* stop(0.4) from weight 1: linear, w(t) = 1 - t / 0.4, so after 0.1 s
+ * steps 0.75, 0.5, 0.25, 0. Only the drain after weight reaches 0 removes
+ * the track and delivers STOPPED; the handle then names nothing and the
+ * slot's next track gets a different handle. */
+static void stop_fades_then_drain_removes(void)
+{
+    fixture_clip fc = make_ab_clip(true);
+    bw_track_set *set = make_set(1, 0);
+    recorder r;
+    reset(&r);
+    bw_play_desc d = bw_play_desc_defaults(fc.binding);
+    d.speed = 0.0f; /* markers are not the subject here */
+    int user_tag = 42;
+    d.user = &user_tag;
+    int h = bw_track_set_play(set, &d);
+    CHECK(h >= 0);
+    CHECK_NEAR(bw_track_set_weight(set, h), 1.0, 0);
+    CHECK_INT(bw_track_set_stop(set, h, 0.4f), BW_OK);
+    static const double w[4] = {0.75, 0.5, 0.25, 0.0};
+    for (int i = 0; i < 3; i++) {
+        CHECK_STR(frame(set, 0.1f, &r), "");
+        CHECK_NEAR(bw_track_set_weight(set, h), w[i], 1e-6);
+        CHECK(bw_track_set_alive(set, h));
+    }
+    CHECK_INT(bw_track_set_play(set, &d), -1); /* capacity 1: full */
+    bw_track_set_advance(set, 0.1f);
+    CHECK_NEAR(bw_track_set_weight(set, h), w[3], 1e-6);
+    CHECK(bw_track_set_alive(set, h));
+    CHECK_INT(bw_track_set_count(set), 1);
+    CHECK_STR(frame(set, 0.0f, &r), "S");
+    CHECK_INT(r.last_track, h);
+    CHECK(!bw_track_set_alive(set, h));
+    CHECK(isnan(bw_track_set_weight(set, h)));
+    CHECK(isnan(bw_track_set_time(set, h)));
+    CHECK(bw_track_set_track_pose(set, h) == NULL);
+    CHECK_INT(bw_track_set_stop(set, h, 0.0f), BW_ERR_INVALID_ARGUMENT);
+
+    int h2 = bw_track_set_play(set, &d);
+    CHECK(h2 >= 0);
+    CHECK(h2 != h);
+    CHECK(!bw_track_set_alive(set, h));
+    CHECK(bw_track_set_alive(set, h2));
+
+    /* Fade-in: 0 -> 0.8 over 0.5 s is 0.4 at 0.25 s and holds 0.8 after. */
+    bw_track_set_stop(set, h2, 0.0f);
+    frame(set, 0.0f, &r);
+    d.weight = 0.8f;
+    d.fade_in = 0.5f;
+    int h3 = bw_track_set_play(set, &d);
+    CHECK_NEAR(bw_track_set_weight(set, h3), 0.0, 0);
+    frame(set, 0.25f, &r);
+    CHECK_NEAR(bw_track_set_weight(set, h3), 0.4, 1e-6);
+    frame(set, 0.5f, &r);
+    CHECK_NEAR(bw_track_set_weight(set, h3), 0.8, 1e-6);
+
+    /* A fade to 0 without stop never removes the track. */
+    CHECK_INT(bw_track_set_fade(set, h3, 0.0f, 0.2f), BW_OK);
+    for (int i = 0; i < 4; i++) frame(set, 0.1f, &r);
+    CHECK_NEAR(bw_track_set_weight(set, h3), 0.0, 1e-6);
+    CHECK(bw_track_set_alive(set, h3));
+    /* A fade cancels a pending stop: 0 -> 1 over 0.5 s. */
+    CHECK_INT(bw_track_set_stop(set, h3, 1.0f), BW_OK);
+    CHECK_INT(bw_track_set_fade(set, h3, 1.0f, 0.5f), BW_OK);
+    CHECK(!bw_track_set_stopping(set, h3));
+    frame(set, 0.25f, &r);
+    CHECK_NEAR(bw_track_set_weight(set, h3), 0.5, 1e-6);
+    CHECK(bw_track_set_alive(set, h3));
+    /* STOPPED carries the track's user pointer. */
+    bw_track_set_stop(set, h3, 0.0f);
+    bw_track_set_advance(set, 0.0f);
+    bw_track_set_drain(set, record, &r);
+    CHECK_INT(r.stopped, 3);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+static void *seen_user;
+static void keep_user(void *user, const bw_signal *s)
+{
+    (void)user;
+    seen_user = s->user;
+}
+
+/* A signal's user pointer is the track's. */
+static void signals_carry_the_track_user(void)
+{
+    fixture_clip fc = make_ab_clip(true);
+    bw_track_set *set = make_set(0, 0);
+    int tag = 7;
+    bw_play_desc d = bw_play_desc_defaults(fc.binding);
+    d.user = &tag;
+    int h = bw_track_set_play(set, &d);
+    bw_track_set_stop(set, h, 0.0f);
+    bw_track_set_drain(set, keep_user, NULL);
+    CHECK(seen_user == &tag);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* Seeking fires nothing, not even a marker exactly at the target on the
+ * next advance: seek 0.75 then (0.75, 0.875] is empty. Seek to 0.125 then
+ * (0.125, 0.25] holds a. A seek wraps like playback (-0.25 -> 0.75,
+ * 2.25 -> 0.25) and rejects NaN. */
+static void seek_fires_nothing(void)
+{
+    fixture_clip fc = make_ab_clip(true);
+    bw_track_set *set = make_set(0, 0);
+    recorder r;
+    reset(&r);
+    int h = play_at(set, &fc, 0.0, 1.0f, -1);
+    CHECK_INT(bw_track_set_seek(set, h, 0.75), BW_OK);
+    CHECK_STR(frame(set, 0.0f, &r), "");
+    CHECK_STR(frame(set, 0.125f, &r), "");
+    CHECK_INT(bw_track_set_seek(set, h, 0.125), BW_OK);
+    CHECK_STR(frame(set, 0.125f, &r), "a");
+    /* A seek across markers and the loop queues nothing. */
+    CHECK_INT(bw_track_set_seek(set, h, 5.5), BW_OK);
+    CHECK_STR(frame(set, 0.0f, &r), "");
+    CHECK_NEAR(bw_track_set_time(set, h), 0.5, 1e-12);
+    CHECK_INT(bw_track_set_seek(set, h, -0.25), BW_OK);
+    CHECK_NEAR(bw_track_set_time(set, h), 0.75, 1e-12);
+    CHECK_INT(bw_track_set_seek(set, h, 2.25), BW_OK);
+    CHECK_NEAR(bw_track_set_time(set, h), 0.25, 1e-12);
+    CHECK_INT(bw_track_set_seek(set, h, NAN), BW_ERR_NON_FINITE);
+    CHECK_INT(bw_track_set_seek(set, h, INFINITY), BW_ERR_NON_FINITE);
+    CHECK_NEAR(bw_track_set_time(set, h), 0.25, 1e-12);
+    CHECK_INT(bw_track_set_seek(set, h + 1, 0.0), BW_ERR_INVALID_ARGUMENT);
+    /* Non-looping: clamped to [0, length]. */
+    int o = play_at(set, &fc, 3.0, 1.0f, 0);
+    CHECK_NEAR(bw_track_set_time(set, o), 1.0, 0);
+    CHECK_INT(bw_track_set_seek(set, o, -2.0), BW_OK);
+    CHECK_NEAR(bw_track_set_time(set, o), 0.0, 0);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* Non-finite and negative dt are 0: time, fades and signals unchanged. A
+ * non-finite speed or start is refused. */
+static void nan_dt_and_speed(void)
+{
+    fixture_clip fc = make_ab_clip(true);
+    bw_track_set *set = make_set(0, 0);
+    recorder r;
+    reset(&r);
+    int h = play_at(set, &fc, 0.125, 1.0f, -1);
+    CHECK_INT(bw_track_set_fade(set, h, 0.0f, 1.0f), BW_OK);
+    float bad[4] = {NAN, INFINITY, -INFINITY, -0.5f};
+    for (int i = 0; i < 4; i++) {
+        CHECK_STR(frame(set, bad[i], &r), "");
+        CHECK_NEAR(bw_track_set_time(set, h), 0.125, 0);
+        CHECK_NEAR(bw_track_set_weight(set, h), 1.0, 0);
+    }
+    CHECK_INT(bw_track_set_set_speed(set, h, NAN), BW_ERR_NON_FINITE);
+    CHECK_INT(bw_track_set_set_speed(set, h, INFINITY), BW_ERR_NON_FINITE);
+    CHECK_NEAR(bw_track_set_speed(set, h), 1.0, 0);
+    /* The track is still fresh (nothing moved): its start is included on
+     * the first advance that moves; 0.125 -> 0.375 holds a. */
+    CHECK_STR(frame(set, 0.25f, &r), "a");
+    CHECK_NEAR(bw_track_set_weight(set, h), 0.75, 1e-6);
+    CHECK_INT(bw_track_set_fade(set, h, NAN, 1.0f), BW_ERR_NON_FINITE);
+    CHECK_INT(bw_track_set_fade(set, h, 1.0f, INFINITY), BW_ERR_NON_FINITE);
+    CHECK_INT(bw_track_set_fade(set, h, -1.0f, 1.0f), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_track_set_stop(set, h, NAN), BW_ERR_NON_FINITE);
+    CHECK_INT(bw_track_set_stop(set, h, -1.0f), BW_ERR_INVALID_ARGUMENT);
+    CHECK(!bw_track_set_stopping(set, h));
+
+    bw_play_desc d = bw_play_desc_defaults(fc.binding);
+    d.speed = NAN;
+    CHECK_INT(bw_track_set_play(set, &d), -1);
+    d = bw_play_desc_defaults(fc.binding);
+    d.time = INFINITY;
+    CHECK_INT(bw_track_set_play(set, &d), -1);
+    d = bw_play_desc_defaults(fc.binding);
+    d.weight = NAN;
+    CHECK_INT(bw_track_set_play(set, &d), -1);
+    d = bw_play_desc_defaults(fc.binding);
+    d.fade_in = -1.0f;
+    CHECK_INT(bw_track_set_play(set, &d), -1);
+    d = bw_play_desc_defaults(fc.binding);
+    d.loop = 3;
+    CHECK_INT(bw_track_set_play(set, &d), -1);
+    CHECK_INT(bw_track_set_play(set, NULL), -1);
+    d = bw_play_desc_defaults(NULL);
+    CHECK_INT(bw_track_set_play(set, &d), -1);
+    CHECK_INT(bw_track_set_count(set), 1);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* The callback runs in drain, after compose: bone x runs 0 -> 1 over 1 s
+ * with a marker m at 0.5; advancing 0.5 queues m, compose evaluates
+ * x = 0.5, and the callback reading the composed pose sees 0.5 (the
+ * previous frame's pose said 0). */
+static void signals_delivered_after_compose(void)
+{
+    static const bw_marker_desc m[1] = {{"m", 0.5f}};
+    fixture_clip fc = make_clip(1.0f, true, 0.0f, 1.0f, m, 1);
+    bw_track_set *set = make_set(0, 0);
+    bw_pose out;
+    CHECK_INT(bw_pose_init(&out, rig, NULL), BW_OK);
+    recorder r;
+    reset(&r);
+    r.watch = &out;
+    r.seen_x = -1.0f;
+    play_at(set, &fc, 0.0, 1.0f, -1);
+    CHECK_INT(bw_track_set_compose(set, mixer, NULL, &out), BW_OK);
+    CHECK_NEAR(out.joints[1].t[0], 0.0, 1e-6);
+    bw_track_set_advance(set, 0.5f);
+    CHECK_INT(r.count, 0); /* nothing delivered by advance */
+    CHECK_INT(bw_track_set_compose(set, mixer, NULL, &out), BW_OK);
+    CHECK_INT(r.count, 0); /* nor by compose */
+    bw_track_set_drain(set, record, &r);
+    CHECK_STR(r.text, "m");
+    CHECK_NEAR(r.seen_x, 0.5, 1e-6);
+    bw_pose_deinit(&out);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* Zero-length clips: the time stays 0. Looping: no LOOP, no markers, ever.
+ * Non-looping: the first moving advance includes 0 (marker z) and ENDED;
+ * nothing after. */
+static void zero_length_clips(void)
+{
+    static const bw_marker_desc z[1] = {{"z", 0.0f}};
+    fixture_clip fc = make_clip(0.0f, true, 0.0f, 0.0f, z, 1);
+    CHECK_NEAR(bw_clip_length(fc.clip), 0.0, 0);
+    bw_track_set *set = make_set(0, 0);
+    recorder r;
+    reset(&r);
+    int h = play_at(set, &fc, 0.0, 1.0f, -1);
+    for (int i = 0; i < 10; i++) CHECK_STR(frame(set, 0.25f, &r), "");
+    CHECK_STR(frame(set, 1e9f, &r), "");
+    CHECK_NEAR(bw_track_set_time(set, h), 0.0, 0);
+    bw_track_set_stop(set, h, 0.0f);
+    frame(set, 0.0f, &r);
+
+    int o = play_at(set, &fc, 0.0, 1.0f, 0);
+    CHECK_STR(frame(set, 0.25f, &r), "z E");
+    CHECK_STR(frame(set, 0.25f, &r), "");
+    CHECK_NEAR(bw_track_set_time(set, o), 0.0, 0);
+    bw_pose out;
+    CHECK_INT(bw_pose_init(&out, rig, NULL), BW_OK);
+    CHECK_INT(bw_track_set_compose(set, mixer, NULL, &out), BW_OK);
+    CHECK(isfinite(out.joints[1].t[0]));
+    bw_pose_deinit(&out);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* 10,000 loops keep full precision because the time is re-wrapped every
+ * advance. dt = 0.25 (exact): 40,000 steps end exactly at 0 with exactly
+ * 10,000 LOOPs and 10,000 of each marker. dt = 0.1f (= 0.100000001490116
+ * exactly): 100,000 steps travel 10000.000149011612 s, i.e. 10,000 wraps
+ * and a final time of 0.000149011612 (computed by hand from the float's
+ * exact value). */
+static void ten_thousand_loops_keep_precision(void)
+{
+    fixture_clip fc = make_ab_clip(true);
+    bw_track_set *set = make_set(0, 0);
+    recorder r;
+    reset(&r);
+    int h = play_at(set, &fc, 0.0, 1.0f, -1);
+    for (int i = 0; i < 40000; i++) frame(set, 0.25f, &r);
+    CHECK_NEAR(bw_track_set_time(set, h), 0.0, 0);
+    CHECK_INT(r.loops, 10000);
+    CHECK_INT(r.markers, 20000);
+    CHECK_INT(bw_track_set_seek(set, h, 0.0), BW_OK);
+    reset(&r);
+    for (int i = 0; i < 100000; i++) frame(set, 0.1f, &r);
+    CHECK_NEAR(bw_track_set_time(set, h), 0.000149011612, 1e-9);
+    CHECK_INT(r.loops, 10000);
+    CHECK_INT(r.markers, 20000);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* Marker times modulo the length: y at -0.75 (= 0.25), a at 0.5, x at 1.0
+ * (= 0). Sorted by raw time the clip stores y, a, x; forward from 0.875 by
+ * 0.75 the new pass [0, 0.625] must fire by position: x, y, a. Reverse from
+ * 0.625 by 0.75 (to 0.875): a, y, x, LOOP. */
+static void marker_times_taken_modulo_length(void)
+{
+    static const bw_marker_desc mk[3] = {{"a", 0.5f}, {"x", 1.0f}, {"y", -0.75f}};
+    fixture_clip fc = make_clip(1.0f, true, 0.0f, 1.0f, mk, 3);
+    bw_track_set *set = make_set(0, 0);
+    recorder r;
+    reset(&r);
+    int h = play_at(set, &fc, 0.875, 1.0f, -1);
+    CHECK_STR(frame(set, 0.75f, &r), "L x y a");
+    CHECK_NEAR(bw_track_set_time(set, h), 0.625, 1e-12);
+    CHECK_INT(bw_track_set_set_speed(set, h, -1.0f), BW_OK);
+    CHECK_STR(frame(set, 0.75f, &r), "a y x L");
+    CHECK_NEAR(bw_track_set_time(set, h), 0.875, 1e-12);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* A full queue drops and counts: capacity 4, one 1e9 s step queues 24
+ * signals (16 LOOPs + 8 markers), so 4 are delivered (the first four,
+ * bare LOOPs) and 20 dropped; a later STOPPED is never dropped. */
+static void full_queue_drops_and_counts(void)
+{
+    fixture_clip fc = make_ab_clip(true);
+    bw_track_set *set = make_set(0, 4);
+    recorder r;
+    reset(&r);
+    int h = play_at(set, &fc, 0.875, 1.0f, -1);
+    CHECK_STR(frame(set, 1e9f, &r), "L L L L");
+    CHECK_INT(bw_track_set_dropped_signals(set), 20);
+    CHECK_INT(bw_track_set_stop(set, h, 0.0f), BW_OK);
+    frame(set, 1e9f, &r);
+    CHECK_INT(r.stopped, 1);
+    CHECK_INT(bw_track_set_dropped_signals(set), 40);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* Compose hands the mixer each track's weight and priority: track A (bone
+ * x = 1 everywhere, priority 0, weight 1) under track B (x = 3, priority 1,
+ * weight 0.25) gives lerp(1, 3, 0.25) = 1.5; raising A's priority above B
+ * gives lerp(3, 1, 1) = 1. Live handles list in play order. */
+static void compose_uses_weight_and_priority(void)
+{
+    fixture_clip ca = make_clip(1.0f, true, 1.0f, 1.0f, NULL, 0);
+    fixture_clip cb = make_clip(1.0f, true, 3.0f, 3.0f, NULL, 0);
+    bw_track_set *set = make_set(0, 0);
+    bw_pose out;
+    CHECK_INT(bw_pose_init(&out, rig, NULL), BW_OK);
+    bw_play_desc d = bw_play_desc_defaults(ca.binding);
+    int a = bw_track_set_play(set, &d);
+    d = bw_play_desc_defaults(cb.binding);
+    d.weight = 0.25f;
+    d.priority = 1;
+    int b = bw_track_set_play(set, &d);
+    int handles[4] = {-1, -1, -1, -1};
+    CHECK_INT(bw_track_set_live_handles(set, handles, 4), 2);
+    CHECK_INT(handles[0], a);
+    CHECK_INT(handles[1], b);
+    CHECK_INT(bw_track_set_live_handles(set, handles, 1), 1);
+    CHECK(bw_track_set_binding(set, b) == cb.binding);
+    CHECK_INT(bw_track_set_compose(set, mixer, NULL, &out), BW_OK);
+    CHECK_NEAR(out.joints[1].t[0], 1.5, 1e-5);
+    CHECK_NEAR(out.joints[0].t[0], 0.0, 1e-6); /* root: nobody covers it, rest passes */
+    const bw_pose *pb = bw_track_set_track_pose(set, b);
+    CHECK(pb != NULL);
+    if (pb) CHECK_NEAR(pb->joints[1].t[0], 3.0, 1e-6);
+    CHECK_INT(bw_track_set_set_priority(set, a, 2), BW_OK);
+    CHECK_INT(bw_track_set_compose(set, mixer, NULL, &out), BW_OK);
+    CHECK_NEAR(out.joints[1].t[0], 1.0, 1e-5);
+
+    /* An explicit base: root x = 5 in the base passes through. */
+    bw_pose base;
+    CHECK_INT(bw_pose_init(&base, rig, NULL), BW_OK);
+    bw_pose_set_rest(&base, rig);
+    base.joints[0].t[0] = 5.0f;
+    CHECK_INT(bw_track_set_compose(set, mixer, &base, &out), BW_OK);
+    CHECK_NEAR(out.joints[0].t[0], 5.0, 1e-6);
+
+    /* A mismatched output is refused and left untouched. */
+    bw_pose wrong;
+    CHECK_INT(bw_pose_init_counts(&wrong, 3, 0, NULL), BW_OK);
+    wrong.joints[2].t[0] = 9.0f;
+    CHECK_INT(bw_track_set_compose(set, mixer, NULL, &wrong), BW_ERR_INVALID_ARGUMENT);
+    CHECK_NEAR(wrong.joints[2].t[0], 9.0, 0);
+    CHECK_INT(bw_track_set_compose(set, mixer, &wrong, &out), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_track_set_compose(set, NULL, NULL, &out), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_track_set_compose(set, mixer, NULL, NULL), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_track_set_compose(NULL, mixer, NULL, &out), BW_ERR_INVALID_ARGUMENT);
+    /* A mixer too small for the live tracks. */
+    bw_mixer *small = NULL;
+    CHECK_INT(bw_mixer_create(2, 0, 1, NULL, &small), BW_OK);
+    out.joints[1].t[0] = 7.0f;
+    CHECK_INT(bw_track_set_compose(set, small, NULL, &out), BW_ERR_LIMIT);
+    CHECK_NEAR(out.joints[1].t[0], 7.0, 0);
+    bw_mixer_destroy(small);
+    bw_pose_deinit(&wrong);
+    bw_pose_deinit(&base);
+    bw_pose_deinit(&out);
+    bw_track_set_destroy(set);
+    free_clip(&ca);
+    free_clip(&cb);
+}
+
+/* A STOPPED callback may play into the slot just freed. */
+static bw_track_set *replay_set;
+static const bw_binding *replay_binding;
+static int replayed = -1;
+static void replay_on_stop(void *user, const bw_signal *s)
+{
+    (void)user;
+    if (s->kind == BW_SIGNAL_STOPPED) {
+        bw_play_desc d = bw_play_desc_defaults(replay_binding);
+        replayed = bw_track_set_play(replay_set, &d);
+    }
+}
+
+static void stopped_callback_may_play(void)
+{
+    fixture_clip fc = make_ab_clip(true);
+    bw_track_set *set = make_set(1, 0);
+    replay_set = set;
+    replay_binding = fc.binding;
+    int h = play_at(set, &fc, 0.0, 1.0f, -1);
+    bw_track_set_stop(set, h, 0.0f);
+    bw_track_set_drain(set, replay_on_stop, NULL);
+    CHECK(replayed >= 0);
+    CHECK(replayed != h);
+    CHECK(bw_track_set_alive(set, replayed));
+    CHECK(!bw_track_set_stopping(set, replayed));
+    CHECK_INT(bw_track_set_count(set), 1);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* A STOPPED callback that plays and stops at once must not spin one drain
+ * forever: the new track is removed by the next drain. A marker callback
+ * that advances the set defers what that advance queued to the next drain;
+ * a drain called from a callback does nothing. */
+static int replay_stops;
+static void replay_and_stop(void *user, const bw_signal *s)
+{
+    (void)user;
+    if (s->kind == BW_SIGNAL_STOPPED) {
+        replay_stops++;
+        bw_play_desc d = bw_play_desc_defaults(replay_binding);
+        int h = bw_track_set_play(replay_set, &d);
+        bw_track_set_stop(replay_set, h, 0.0f);
+    }
+}
+
+static recorder nested;
+static void advance_inside(void *user, const bw_signal *s)
+{
+    record(user, s);
+    if (s->kind == BW_SIGNAL_MARKER) {
+        bw_track_set_advance(replay_set, 0.5f);
+        bw_track_set_drain(replay_set, record, &nested); /* ignored */
+    }
+}
+
+static void callbacks_cannot_spin_a_drain(void)
+{
+    fixture_clip fc = make_ab_clip(true);
+    bw_track_set *set = make_set(1, 0);
+    replay_set = set;
+    replay_binding = fc.binding;
+    int h = play_at(set, &fc, 0.0, 1.0f, -1);
+    bw_track_set_stop(set, h, 0.0f);
+    replay_stops = 0;
+    bw_track_set_drain(set, replay_and_stop, NULL);
+    CHECK_INT(replay_stops, 1);
+    CHECK_INT(bw_track_set_count(set), 1);
+    bw_track_set_drain(set, replay_and_stop, NULL);
+    CHECK_INT(replay_stops, 2);
+    bw_track_set_drain(set, NULL, NULL); /* discard: removes the last one */
+    CHECK_INT(bw_track_set_count(set), 0);
+
+    /* From 0.125: advance 0.25 queues a (0.25); the callback advances 0.5
+     * more (0.375 -> 0.875: b), which the next drain delivers. */
+    recorder r;
+    reset(&r);
+    reset(&nested);
+    h = play_at(set, &fc, 0.125, 1.0f, -1);
+    bw_track_set_advance(set, 0.25f);
+    bw_track_set_drain(set, advance_inside, &r);
+    CHECK_STR(r.text, "a");
+    CHECK_INT(nested.count, 0);
+    CHECK_NEAR(bw_track_set_time(set, h), 0.875, 1e-12);
+    r.text[0] = '\0';
+    bw_track_set_drain(set, record, &r);
+    CHECK_STR(r.text, "b");
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* Bad arguments: clear errors or defined results, never a crash. */
+static void bad_arguments(void)
+{
+    bw_track_set *set = NULL;
+    bw_track_set_desc desc = {rig, 0, 0, NULL};
+    CHECK_INT(bw_track_set_create(NULL, &set), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_track_set_create(&desc, NULL), BW_ERR_INVALID_ARGUMENT);
+    desc.rig = NULL;
+    CHECK_INT(bw_track_set_create(&desc, &set), BW_ERR_INVALID_ARGUMENT);
+    desc.rig = rig;
+    desc.capacity = -1;
+    CHECK_INT(bw_track_set_create(&desc, &set), BW_ERR_INVALID_ARGUMENT);
+    desc.capacity = BW_TRACK_SET_MAX_CAPACITY + 1;
+    CHECK_INT(bw_track_set_create(&desc, &set), BW_ERR_LIMIT);
+    desc.capacity = 0;
+    desc.signal_capacity = -3;
+    CHECK_INT(bw_track_set_create(&desc, &set), BW_ERR_INVALID_ARGUMENT);
+    CHECK(set == NULL);
+    bw_track_set_destroy(NULL);
+    bw_track_set_advance(NULL, 1.0f);
+    bw_track_set_drain(NULL, record, NULL);
+    CHECK(!bw_track_set_alive(NULL, 0));
+    CHECK_INT(bw_track_set_count(NULL), 0);
+    CHECK_INT(bw_track_set_dropped_signals(NULL), 0);
+
+    set = make_set(2, 0);
+    int unknown[5] = {-1, 0, 1 << 10, 123456, 0x7fffffff};
+    for (int i = 0; i < 5; i++) {
+        int h = unknown[i];
+        CHECK(!bw_track_set_alive(set, h));
+        CHECK(isnan(bw_track_set_time(set, h)));
+        CHECK(isnan(bw_track_set_weight(set, h)));
+        CHECK(isnan(bw_track_set_speed(set, h)));
+        CHECK(!bw_track_set_stopping(set, h));
+        CHECK(!bw_track_set_looping(set, h));
+        CHECK(bw_track_set_binding(set, h) == NULL);
+        CHECK(bw_track_set_track_pose(set, h) == NULL);
+        double from = 3, delta = 4;
+        CHECK(!bw_track_set_last_step(set, h, &from, &delta));
+        CHECK_NEAR(from, 3, 0);
+        CHECK_INT(bw_track_set_stop(set, h, 0.0f), BW_ERR_INVALID_ARGUMENT);
+        CHECK_INT(bw_track_set_fade(set, h, 1.0f, 0.0f), BW_ERR_INVALID_ARGUMENT);
+        CHECK_INT(bw_track_set_set_speed(set, h, 1.0f), BW_ERR_INVALID_ARGUMENT);
+        CHECK_INT(bw_track_set_set_priority(set, h, 1), BW_ERR_INVALID_ARGUMENT);
+        CHECK_INT(bw_track_set_seek(set, h, 0.0), BW_ERR_INVALID_ARGUMENT);
+    }
+    int handles[2];
+    CHECK_INT(bw_track_set_live_handles(set, NULL, 2), 0);
+    CHECK_INT(bw_track_set_live_handles(set, handles, 0), 0);
+    bw_track_set_drain(set, NULL, NULL); /* discarding is allowed */
+    bw_track_set_destroy(set);
+}
+
+/* A binding made for another rig layout is refused by play. */
+static void foreign_binding_refused(void)
+{
+    bw_rig_joint_desc joints[1] = {{"other", -1, {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}}};
+    bw_rig_desc rd = {joints, 1, NULL, 0, NULL};
+    bw_rig *other = NULL;
+    CHECK_INT(bw_rig_create(&rd, &other, NULL), BW_OK);
+    fixture_clip fc = make_ab_clip(true);
+    bw_binding *foreign = NULL;
+    CHECK_INT(bw_binding_create(fc.clip, other, 0, NULL, &foreign, NULL), BW_OK);
+    bw_track_set *set = make_set(0, 0);
+    bw_play_desc d = bw_play_desc_defaults(foreign);
+    CHECK_INT(bw_track_set_play(set, &d), -1);
+    bw_track_set_destroy(set);
+    bw_binding_destroy(foreign);
+    free_clip(&fc);
+    bw_rig_destroy(other);
+}
+
+int main(void)
+{
+    make_rig();
+    RUN(forward_steps_fire_each_marker_once);
+    RUN(reverse_playback_visits_markers_backwards);
+    RUN(step_across_loop_orders_markers_and_loop);
+    RUN(huge_step_is_capped);
+    RUN(five_wraps_visit_the_last_four_cycles);
+    RUN(events_at_zero_and_at_the_end);
+    RUN(dt_larger_than_the_clip);
+    RUN(non_looping_holds_end_while_fading);
+    RUN(stop_fades_then_drain_removes);
+    RUN(signals_carry_the_track_user);
+    RUN(seek_fires_nothing);
+    RUN(nan_dt_and_speed);
+    RUN(signals_delivered_after_compose);
+    RUN(zero_length_clips);
+    RUN(ten_thousand_loops_keep_precision);
+    RUN(marker_times_taken_modulo_length);
+    RUN(full_queue_drops_and_counts);
+    RUN(compose_uses_weight_and_priority);
+    RUN(stopped_callback_may_play);
+    RUN(callbacks_cannot_spin_a_drain);
+    RUN(bad_arguments);
+    RUN(foreign_binding_refused);
+    bw_mixer_destroy(mixer);
+    bw_rig_destroy(rig);
+    return check_summary();
+}
