@@ -35,7 +35,7 @@ void bw_lua_object_use(bw_lua_object *self, bw_lua_object *dep)
     /* A type with more dependencies than slots is a programming error in
      * the bindings, never a user error. */
 #ifndef NDEBUG
-    assert(!"bw_lua_object_use: too many dependencies");
+    assert(0 && "bw_lua_object_use: too many dependencies");
 #endif
 }
 

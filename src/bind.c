@@ -189,6 +189,10 @@ bw_result bw_binding_create(const bw_clip *clip, const bw_rig *rig, uint64_t ret
             dc++;
         }
     bw_free(allocator, hashes, scratch_size);
+    if (bw_binding_grid_build(b) != BW_OK) {
+        bw_free(allocator, block, total);
+        return bw_fail(err, BW_ERR_OUT_OF_MEMORY, "binding: out of memory");
+    }
     *out_binding = b;
     return BW_OK;
 }
@@ -196,6 +200,7 @@ bw_result bw_binding_create(const bw_clip *clip, const bw_rig *rig, uint64_t ret
 void bw_binding_destroy(bw_binding *binding)
 {
     if (!binding) return;
+    bw_binding_grid_free(binding);
     bw_allocator a = binding->allocator;
     bw_free(&a, binding, binding->alloc_size);
 }

@@ -60,16 +60,30 @@ static inline void bw_quat_rotate(const float *q, const float *v, float *out)
  * cut after 8 terms. For θ < 0.8 rad (key rotations less than 92° apart)
  * its error is below 4e-8, under float precision; larger angles use the
  * trigonometric form. Shared by every slerp so fast and plain paths agree. */
+#define BW_SLERP_SERIES_TERMS 8
+/* The series' coefficients a_0..a_7 for one u (shared by every joint of a
+ * sample, since u is the same for all rows of a uniform grid). */
+static inline void bw_slerp_series(float u, float *c)
+{
+    float u2 = u * u, a = u;
+    c[0] = u;
+    for (int i = 1; i < BW_SLERP_SERIES_TERMS; i++) {
+        a *= (u2 - (float)(i * i)) / (float)(i * (2 * i + 1));
+        c[i] = a;
+    }
+}
+/* Σ c_i (x − 1)^i by Horner's rule. */
+static inline float bw_slerp_series_eval(const float *c, float x)
+{
+    float d = x - 1.0f, sum = c[BW_SLERP_SERIES_TERMS - 1];
+    for (int i = BW_SLERP_SERIES_TERMS - 2; i >= 0; i--) sum = sum * d + c[i];
+    return sum;
+}
 static inline float bw_slerp_coefficient(float u, float x)
 {
-    float d = x - 1.0f, u2 = u * u;
-    float a = u, sum = u, p = 1.0f;
-    for (int i = 1; i < 8; i++) {
-        a *= (u2 - (float)(i * i)) / (float)(i * (2 * i + 1));
-        p *= d;
-        sum += a * p;
-    }
-    return sum;
+    float c[BW_SLERP_SERIES_TERMS];
+    bw_slerp_series(u, c);
+    return bw_slerp_series_eval(c, x);
 }
 #define BW_SLERP_SERIES_MIN_COS 0.69f
 

@@ -390,6 +390,10 @@ static bw_result build_clip(const bw_clip_desc *desc, uint64_t sequence_id, uint
     if (desc->length > 0.0f) clip->length = desc->length;
     else clip->length = last_time > 0.0f ? last_time : 0.0f;
 
+    if (bw_clip_grid_build(clip) != BW_OK) {
+        bw_free(a, block, total);
+        return bw_fail(err, BW_ERR_OUT_OF_MEMORY, "clip \"%s\": out of memory", clip_name);
+    }
     *out_clip = clip;
     return BW_OK;
 }
@@ -402,6 +406,7 @@ bw_result bw_clip_create(const bw_clip_desc *desc, bw_clip **out_clip, bw_error 
 void bw_clip_destroy(bw_clip *clip)
 {
     if (!clip) return;
+    bw_clip_grid_free(clip);
     bw_allocator a = clip->allocator;
     bw_free(&a, clip, clip->alloc_size);
 }

@@ -75,6 +75,7 @@ struct bw_clip {
     bw_track_data *tracks;
     bw_clip_marker *markers;
     float max_key_time;     /* largest key time over all tracks (0 with no tracks) */
+    struct bw_clip_grid *grid; /* the uniform-grid copy (clip_grid.c), NULL when ineligible */
 };
 
 /* Channels a joint can be driven on, the slots of bw_joint_binding. */
@@ -109,6 +110,7 @@ struct bw_binding {
     bw_joint_binding *driven_joints; /* ascending joint index */
     int driven_curve_count;
     bw_curve_binding *driven_curves; /* ascending curve index */
+    struct bw_grid_binding *grid;    /* offsets into the clip's grid rows (clip_grid.c), or NULL */
 };
 
 /* Index of the first key with time >= t in a track (key_count when none);
@@ -123,5 +125,48 @@ static inline int bw_track_find_key(const bw_track_data *track, float t)
     }
     return lo;
 }
+
+/* ---- the uniform-grid fast path (clip_grid.c) ----
+ *
+ * A clip whose joint tracks (translation, rotation, scale, pose and mask
+ * weight) are all linear and keyed on one uniform time grid, or hold a
+ * single constant key, also keeps a frame-major copy of those keys: row k
+ * holds every grid track's value at time start + k × spacing, so sampling
+ * reads two adjacent rows in order and needs no key search. Sampling this
+ * copy is the same interpolation as the per-track path (the same lerp and
+ * slerp), evaluated on the ideal grid times; tests/test_sample_grid.c
+ * checks the two agree. Curves (float / angle channels) always take the
+ * per-track path. */
+typedef struct bw_clip_grid {
+    int key_count;       /* rows, >= 2 */
+    float start;         /* time of row 0 */
+    float spacing;       /* seconds between rows, > 0 */
+    float inv_spacing;
+    int row_width;       /* floats per row */
+    int *track_offset;   /* per clip track: its first float in a row, -1 if not in the grid */
+    float *rows;         /* key_count × row_width */
+    size_t alloc_size;
+} bw_clip_grid;
+
+/* Per driven joint: the row offset of each BW_SLOT_* channel, -1 when
+ * that channel takes the rig's current value (or the weight default). */
+typedef struct bw_grid_joint {
+    int joint;
+    int offset[BW_SLOT_COUNT];
+} bw_grid_joint;
+
+typedef struct bw_grid_binding {
+    int joint_count;
+    bw_grid_joint *joints; /* same order as the binding's driven_joints */
+    size_t alloc_size;
+} bw_grid_binding;
+
+/* Build clip->grid when the clip is eligible (else leave it NULL).
+ * BW_ERR_OUT_OF_MEMORY only when eligible and allocation failed. */
+bw_result bw_clip_grid_build(bw_clip *clip);
+void bw_clip_grid_free(bw_clip *clip);
+/* Build binding->grid when its clip has a grid. */
+bw_result bw_binding_grid_build(bw_binding *binding);
+void bw_binding_grid_free(bw_binding *binding);
 
 #endif

@@ -196,11 +196,8 @@ typedef struct block {
 
 HOT_INLINE void block_load4(const bw_transform *x, block *o)
 {
-    const float *f0 = x[0].t, *f1 = x[1].t, *f2 = x[2].t, *f3 = x[3].t;
-    (void)f0;
     const unsigned char *p[4] = {(const unsigned char *)&x[0], (const unsigned char *)&x[1],
                                  (const unsigned char *)&x[2], (const unsigned char *)&x[3]};
-    (void)f1; (void)f2; (void)f3;
     v4 a0 = v4_load(p[0]), a1 = v4_load(p[1]), a2 = v4_load(p[2]), a3 = v4_load(p[3]);
     TRANSPOSE4(a0, a1, a2, a3, o->c[TX], o->c[TY], o->c[TZ], o->c[QX]);
     v4 b0 = v4_load(p[0] + 16), b1 = v4_load(p[1] + 16), b2 = v4_load(p[2] + 16), b3 = v4_load(p[3] + 16);
@@ -215,6 +212,8 @@ HOT_INLINE void block_store4(const block *b, bw_transform *x)
 {
     unsigned char *p[4] = {(unsigned char *)&x[0], (unsigned char *)&x[1], (unsigned char *)&x[2],
                            (unsigned char *)&x[3]};
+    /* The windows overlap in floats 6-7 (r3, s0); both writes carry the
+     * same values. */
     v4 r0, r1, r2, r3;
     TRANSPOSE4(b->c[TX], b->c[TY], b->c[TZ], b->c[QX], r0, r1, r2, r3);
     v4_store(p[0], r0); v4_store(p[1], r1); v4_store(p[2], r2); v4_store(p[3], r3);
@@ -322,7 +321,10 @@ HOT_INLINE void mix_block(const entry *entries, const int *rank_end, int rank_co
          * matter because the result is normalized anyway. */
         v4i need_unit = v4_gt(a, zero);
         v4 kq = one;
-        if (v4i_any(need_unit)) kq = v4_select(need_unit, v4_div(b, v4_sqrt(v4_select(need_unit, dot_q(&sum, &sum), one))), one);
+        if (v4i_any(need_unit)) {
+            v4 len = v4_sqrt(v4_select(need_unit, dot_q(&sum, &sum), one));
+            kq = v4_select(need_unit, v4_div(b, len), one);
+        }
         kq = v4_select(v4_lt(dot_q(&x, &sum), zero), v4_sub(zero, kq), kq);
 #define BLEND_Q(i_) n.c[i_] = v4_madd(x.c[i_], a, sum.c[i_], kq);
         FOR_Q(BLEND_Q)
@@ -347,7 +349,7 @@ HOT_INLINE void mix_block(const entry *entries, const int *rank_end, int rank_co
         }
         changed = v4i_or(changed, ok);
     }
-    if (!v4i_any(changed)) return; /* untouched joints are not even rewritten */
+    if (!v4i_any(changed)) return; /* a block nobody changed is not rewritten */
     /* Unchanged lanes still hold their loaded bits; their coverage is
      * restored raw (not clamped), so they pass through exactly. */
     if (lanes == 4) block_store4(&x, out);

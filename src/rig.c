@@ -299,8 +299,9 @@ bw_result bw_rig_create(const bw_rig_desc *desc, bw_rig **out_rig, bw_error *err
             snprintf(where, sizeof where, "joints[%d]", hi);
             const char *pn = parent_name_of(rig, hi);
             r = bw_fail_at(err, BW_ERR_DUPLICATE, NULL, 0, where,
-                           "joint '%s' (index %d) duplicates joint %d: both are named '%s' under %s%s%s", rig->names[hi],
-                           hi, lo, rig->names[hi], pn[0] ? "parent '" : "the root", pn, pn[0] ? "'" : "");
+                           "joint '%s' (index %d) duplicates joint %d: both are named '%s' under %s%s%s",
+                           rig->names[hi], hi, lo, rig->names[hi], pn[0] ? "parent '" : "the root", pn,
+                           pn[0] ? "'" : "");
             goto fail;
         }
     }

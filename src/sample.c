@@ -107,19 +107,116 @@ static void clear_pose(bw_pose *out)
     }
 }
 
+/* Slerp with the series coefficients of (1 − u) and u precomputed; the
+ * same result as bw_quat_slerp to float precision (the renormalization is
+ * one Newton step, exact enough since the series result is unit to 1e-7). */
+static inline void slerp_series(const float *a, const float *b, const float *ca, const float *cb, float u,
+                                float *out)
+{
+    float d = bw_quat_dot(a, b);
+    float sign = d < 0.0f ? -1.0f : 1.0f;
+    d *= sign;
+    if (d < BW_SLERP_SERIES_MIN_COS) {
+        bw_quat_slerp(a, b, u, out);
+        return;
+    }
+    if (d > 1.0f) d = 1.0f;
+    float ka = bw_slerp_series_eval(ca, d), kb = sign * bw_slerp_series_eval(cb, d);
+    float r0 = ka * a[0] + kb * b[0], r1 = ka * a[1] + kb * b[1];
+    float r2 = ka * a[2] + kb * b[2], r3 = ka * a[3] + kb * b[3];
+    float n = 1.5f - 0.5f * (r0 * r0 + r1 * r1 + r2 * r2 + r3 * r3);
+    out[0] = r0 * n; out[1] = r1 * n; out[2] = r2 * n; out[3] = r3 * n;
+}
+
+/* The uniform-grid fast path: two adjacent rows, one u for every joint. */
+static void sample_grid(const bw_binding *binding, const bw_transform *rest, int rest_count, float time,
+                        bw_pose *out)
+{
+    const bw_clip_grid *g = binding->clip->grid;
+    const int last = g->key_count - 1;
+    float f = (time - g->start) * g->inv_spacing, u;
+    int k;
+    if (!(f > 0.0f)) { /* before the first key (or NaN): hold row 0 */
+        k = 0;
+        u = 0.0f;
+    } else if (f >= (float)last) { /* after the last: hold the last row */
+        k = last - 1;
+        u = 1.0f;
+    } else {
+        k = (int)f;
+        if (k > last - 1) k = last - 1;
+        u = f - (float)k;
+        u = u < 0.0f ? 0.0f : (u > 1.0f ? 1.0f : u);
+    }
+    const float *ra = g->rows + (size_t)k * (size_t)g->row_width;
+    const float *rb = ra + g->row_width;
+    float ca[BW_SLERP_SERIES_TERMS], cb[BW_SLERP_SERIES_TERMS];
+    bw_slerp_series(1.0f - u, ca);
+    bw_slerp_series(u, cb);
+    const float v = 1.0f - u;
+    const bw_grid_joint *gj = binding->grid->joints;
+    for (int d = 0; d < binding->grid->joint_count; d++) {
+        const int j = gj[d].joint;
+        const int *off = gj[d].offset;
+        if (j >= out->joint_count) continue;
+        bw_transform *x = &out->joints[j];
+        if (off[BW_SLOT_T] < 0 || off[BW_SLOT_R] < 0 || off[BW_SLOT_S] < 0)
+            *x = rest && j < rest_count ? rest[j] : bw_transform_identity;
+        if (off[BW_SLOT_T] >= 0) {
+            const float *a = ra + off[BW_SLOT_T], *b = rb + off[BW_SLOT_T];
+            x->t[0] = a[0] * v + b[0] * u;
+            x->t[1] = a[1] * v + b[1] * u;
+            x->t[2] = a[2] * v + b[2] * u;
+        }
+        if (off[BW_SLOT_R] >= 0) slerp_series(ra + off[BW_SLOT_R], rb + off[BW_SLOT_R], ca, cb, u, x->r);
+        if (off[BW_SLOT_S] >= 0) {
+            const float *a = ra + off[BW_SLOT_S], *b = rb + off[BW_SLOT_S];
+            x->s[0] = a[0] * v + b[0] * u;
+            x->s[1] = a[1] * v + b[1] * u;
+            x->s[2] = a[2] * v + b[2] * u;
+        }
+        float coverage = 1.0f;
+        if (off[BW_SLOT_POSE_WEIGHT] >= 0)
+            coverage = ra[off[BW_SLOT_POSE_WEIGHT]] * v + rb[off[BW_SLOT_POSE_WEIGHT]] * u;
+        if (off[BW_SLOT_MASK_WEIGHT] >= 0)
+            coverage *= 1.0f - (ra[off[BW_SLOT_MASK_WEIGHT]] * v + rb[off[BW_SLOT_MASK_WEIGHT]] * u);
+        out->coverage[j] = coverage > 0.0f ? (coverage < 1.0f ? coverage : 1.0f) : 0.0f; /* NaN → 0 */
+        for (int i = 0; i < 3; i++) /* overflow guard, as on the per-track path */
+            if (!isfinite(x->t[i]) || !isfinite(x->s[i])) {
+                *x = rest && j < rest_count ? rest[j] : bw_transform_identity;
+                break;
+            }
+    }
+}
+
 void bw_sample_clip(const bw_binding *binding, const bw_rig *rig, float time, bw_pose *out)
 {
     if (!out) return;
-    clear_pose(out);
-    if (!binding || !binding->clip) return;
     /* A binding made for another layout would write to the wrong joints:
      * such a misuse samples nothing rather than scrambling the pose. */
-    if (rig && bw_rig_layout_signature(rig) != binding->layout_signature) return;
+    if (!binding || !binding->clip || (rig && bw_rig_layout_signature(rig) != binding->layout_signature)) {
+        clear_pose(out);
+        return;
+    }
+    /* joints (and curves) the clip does not drive read as identity with
+     * coverage 0; when it drives all of them every value is overwritten */
+    if (binding->driven_joint_count < out->joint_count || binding->driven_curve_count < out->curve_count)
+        clear_pose(out);
     if (!isfinite(time)) time = 0.0f;
 
     const bw_track_data *tracks = binding->clip->tracks;
     const bw_transform *rest = rig ? bw_rig_rest_pose(rig) : NULL;
     const int rest_count = rig ? bw_rig_joint_count(rig) : 0;
+    if (binding->grid) {
+        sample_grid(binding, rest, rest_count, time, out);
+        for (int d = 0; d < binding->driven_curve_count; d++) {
+            const bw_curve_binding *cb = &binding->driven_curves[d];
+            if (cb->curve >= out->curve_count) continue;
+            sample_track(&tracks[cb->track], time, &out->curves[cb->curve]);
+            out->curve_coverage[cb->curve] = 1.0f;
+        }
+        return;
+    }
     for (int d = 0; d < binding->driven_joint_count; d++) {
         const bw_joint_binding *jb = &binding->driven_joints[d];
         const int j = jb->joint;

@@ -44,7 +44,8 @@ static uint64_t expected_signature(const bw_rig_joint_desc *joints, int n)
     for (int i = 0; i < n; i++) {
         h = fnv(h, (const unsigned char *)joints[i].name, strlen(joints[i].name) + 1);
         uint32_t p = (uint32_t)joints[i].parent;
-        unsigned char b[4] = {(unsigned char)p, (unsigned char)(p >> 8), (unsigned char)(p >> 16), (unsigned char)(p >> 24)};
+        unsigned char b[4] = {(unsigned char)p, (unsigned char)(p >> 8), (unsigned char)(p >> 16),
+                              (unsigned char)(p >> 24)};
         h = fnv(h, b, 4);
     }
     return h;
@@ -290,7 +291,8 @@ static void duplicate_parent_name_pairs_are_reported(void)
 
 static void curves_are_validated_and_found(void)
 {
-    bw_rig_curve_desc c[3] = {{"blink_l", BW_CURVE_FLOAT, 0.0f}, {"jaw", BW_CURVE_FLOAT, 0.25f}, {"yaw", BW_CURVE_ANGLE, 1.5f}};
+    bw_rig_curve_desc c[3] = {
+        {"blink_l", BW_CURVE_FLOAT, 0.0f}, {"jaw", BW_CURVE_FLOAT, 0.25f}, {"yaw", BW_CURVE_ANGLE, 1.5f}};
     bw_rig_desc d;
     memset(&d, 0, sizeof d);
     d.curves = c;

@@ -21,14 +21,21 @@
  * Non-finite weights count as 0. Never allocates: the mixer's scratch is
  * sized at creation.
  *
- * Defined results for bad data: a NaN coverage counts as 0; if a rank's
- * result for a joint or curve would be non-finite (a NaN or infinite value
- * in a contribution, or sums overflowing float), that joint or curve keeps
- * what lay below, coverage included, so NaN never enters `out` from a
- * contribution. Angle curves are not reduced to a canonical range: the
- * result is the running value plus the weighted shortest-arc offsets.
- * Float sums within a rank are formed in list order, so permutations of
- * one rank agree to float rounding, not bit for bit.
+ * Defined results for bad data: a NaN coverage counts as 0, and where a
+ * contribution's share is 0 its transform is never read as data (NaN
+ * storage there is harmless). If a rank's result for a joint or curve
+ * would be non-finite (a NaN or infinite value in a covering contribution,
+ * or sums overflowing float), that joint or curve keeps what lay below,
+ * coverage included, so NaN never enters `out` from a contribution. Joints
+ * and curves that no rank changes keep their values and coverage bit for
+ * bit, even a coverage outside [0, 1] (which the arithmetic clamps). Angle curves are not reduced to a
+ * canonical range: the result is the running value plus the weighted
+ * shortest-arc offsets. Sums within a rank are formed in list order, so
+ * permutations of one rank agree to float rounding, not bit for bit.
+ *
+ * Cost: one pass over the joints, four at a time, each read from every
+ * contribution and from `out` once and written once; a contribution that
+ * covers none of four joints is skipped for them.
  */
 #ifndef BLENDWERK_MIX_H
 #define BLENDWERK_MIX_H
