@@ -202,7 +202,7 @@ static void workload_init(workload *w, int count, int threads)
     w->threads = threads;
     w->mixers = calloc((size_t)threads, sizeof(bw_mixer *));
     for (int t = 0; t < threads; t++) {
-        bw_result r = bw_mixer_create(JOINTS, 0, CLIPS, &counting, &w->mixers[t]);
+        bw_result r = bw_mixer_create_for_rig(w->rig, CLIPS, &counting, &w->mixers[t]);
         if (r != BW_OK) die("bw_mixer_create", r);
     }
     w->chars = calloc((size_t)count, sizeof(character));
