@@ -46,6 +46,7 @@ bw_result bw_clip_grid_build(bw_clip *clip)
     g->start = ref->times[0];
     g->spacing = ref->spacing;
     g->inv_spacing = 1.0f / ref->spacing;
+    g->times = ref->times;
     g->row_width = row_width;
     g->track_offset = (int *)(block + off_offsets);
     g->rows = (float *)(block + off_rows);

@@ -142,6 +142,7 @@ typedef struct bw_clip_grid {
     float start;         /* time of row 0 */
     float spacing;       /* seconds between rows, > 0 */
     float inv_spacing;
+    const float *times;  /* the grid's key times as stored (one of its tracks'), key_count */
     int row_width;       /* floats per row */
     int *track_offset;   /* per clip track: its first float in a row, -1 if not in the grid */
     float *rows;         /* key_count × row_width */

@@ -143,10 +143,15 @@ static void sample_grid(const bw_binding *binding, const bw_transform *rest, int
         k = last - 1;
         u = 1.0f;
     } else {
+        /* the grid guess, then corrected against the stored key times so a
+         * time exactly on a key gives that key (as the per-track search
+         * does) despite float rounding of times far from 0 */
         k = (int)f;
         if (k > last - 1) k = last - 1;
-        u = f - (float)k;
-        u = u < 0.0f ? 0.0f : (u > 1.0f ? 1.0f : u);
+        if (time < g->times[k] && k > 0) k--;
+        else if (time >= g->times[k + 1] && k + 1 < last) k++;
+        u = (time - g->times[k]) / (g->times[k + 1] - g->times[k]);
+        u = u > 0.0f ? (u < 1.0f ? u : 1.0f) : 0.0f;
     }
     const float *ra = g->rows + (size_t)k * (size_t)g->row_width;
     const float *rb = ra + g->row_width;

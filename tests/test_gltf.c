@@ -1174,6 +1174,7 @@ static void json_hazards_are_refused(void)
 static void buffer_uris_are_checked(void)
 {
     EXPECT_FAIL("\"byteLength\":64,", "\"byteLength\":100,", BW_ERR_RANGE, "buffers[0].uri");
+    EXPECT_FAIL("\"byteLength\":64,", "\"byteLength\":4000000000000,", BW_ERR_LIMIT, "buffers[0].byteLength");
     EXPECT_FAIL("\"uri\":\"@URI@\"", "\"uri\":\"data:application/octet-stream;base64,AAA*\"", BW_ERR_PARSE,
                 "buffers[0].uri");
     EXPECT_FAIL("\"uri\":\"@URI@\"", "\"uri\":\"data:text/plain,abcd\"", BW_ERR_UNSUPPORTED, "buffers[0].uri");

@@ -194,8 +194,11 @@ static bw_result load_buffer(gltf_ctx *c, int index)
     bw_gltf_path(base, "buffers[%d]", index);
     const cJSON *obj = c->buffer_json[index];
     long long len;
-    bw_result r = bw_gltf_member_int(c, obj, base, "byteLength", true, 1, (long long)c->max_bytes, 0, &len);
+    bw_result r = bw_gltf_member_int(c, obj, base, "byteLength", true, 1, LLONG_MAX, 0, &len);
     if (r != BW_OK) return r;
+    if ((unsigned long long)len > c->max_bytes)
+        return bw_gltf_fail(c, BW_ERR_LIMIT, bw_gltf_path(where, "%s.byteLength", base),
+                            "byteLength %lld exceeds the %zu-byte limit", len, c->max_bytes);
     b->size = (size_t)len;
     const char *uri;
     r = bw_gltf_member_string(c, obj, base, "uri", false, &uri);
