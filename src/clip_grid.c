@@ -1,5 +1,6 @@
-/* clip_grid.c - building the uniform-grid copy of a clip and its per-binding
- * offsets (see clip_internal.h). Runs once at clip / binding creation. */
+/* clip_grid.c - building the structure-of-arrays grid copy of a clip and
+ * its per-binding lane map (layout in clip_internal.h). Runs once at clip /
+ * binding creation, never per frame. */
 #include "clip_internal.h"
 #include "common.h"
 
@@ -15,55 +16,113 @@ static bool same_grid(const bw_track_data *a, const bw_track_data *b)
     return fabsf(a->times[0] - b->times[0]) <= tol && fabsf(a->spacing - b->spacing) <= tol;
 }
 
+static bool same_target(const bw_track_data *a, const bw_track_data *b)
+{
+    if (strcmp(a->joint, b->joint) != 0) return false;
+    if (!a->parent || !b->parent) return a->parent == b->parent;
+    return strcmp(a->parent, b->parent) == 0;
+}
+
+static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+/* First component of each channel in a block, and its width. */
+static int component_of(bw_channel c)
+{
+    switch (c) {
+    case BW_CHANNEL_TRANSLATION: return 0;
+    case BW_CHANNEL_ROTATION: return 3;
+    case BW_CHANNEL_SCALE: return 7;
+    case BW_CHANNEL_POSE_WEIGHT: return 10;
+    default: return 11; /* mask weight */
+    }
+}
+
+/* Identity / weight defaults for lanes and channels nobody keys. */
+static const float component_default[BW_GRID_COMPONENTS] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0};
+
 bw_result bw_clip_grid_build(bw_clip *clip)
 {
     clip->grid = NULL;
     const bw_track_data *ref = NULL;
-    int row_width = 0;
     for (int i = 0; i < clip->track_count; i++) {
         const bw_track_data *t = &clip->tracks[i];
-        if (!is_joint_channel(t->channel)) continue;
-        if (t->key_count == 1) { /* a constant: copied into every row */
-            row_width += t->width;
-            continue;
-        }
+        if (!is_joint_channel(t->channel) || t->key_count == 1) continue; /* single keys are constants */
         if (t->interp != BW_INTERP_EASED || t->styles || !t->uniform || !(t->spacing > 0.0f)) return BW_OK;
         if (!ref) ref = t;
         else if (!same_grid(ref, t)) return BW_OK;
-        row_width += t->width;
     }
-    if (!ref || row_width == 0) return BW_OK;
-    const size_t rows = (size_t)ref->key_count;
-    if (rows > SIZE_MAX / sizeof(float) / (size_t)row_width / 2) return BW_OK;
+    if (!ref) return BW_OK;
 
-    size_t off_offsets = (sizeof(bw_clip_grid) + 15) & ~(size_t)15;
-    size_t off_rows = off_offsets + ((sizeof(int) * (size_t)clip->track_count + 15) & ~(size_t)15);
-    size_t total = off_rows + sizeof(float) * rows * (size_t)row_width;
-    unsigned char *block = bw_alloc(&clip->allocator, total);
-    if (!block) return BW_ERR_OUT_OF_MEMORY;
-    bw_clip_grid *g = (bw_clip_grid *)block;
+    /* scratch: each track's grid joint, found by (parent, joint) */
+    const bw_allocator *a = &clip->allocator;
+    int *track_joint = bw_alloc(a, sizeof(int) * (size_t)clip->track_count);
+    if (!track_joint) return BW_ERR_OUT_OF_MEMORY;
+    int joints = 0;
+    for (int i = 0; i < clip->track_count; i++) {
+        track_joint[i] = -1;
+        if (!is_joint_channel(clip->tracks[i].channel)) continue;
+        for (int p = 0; p < i && track_joint[i] < 0; p++)
+            if (track_joint[p] >= 0 && same_target(&clip->tracks[p], &clip->tracks[i])) track_joint[i] = track_joint[p];
+        if (track_joint[i] < 0) track_joint[i] = joints++;
+    }
+    const size_t rows = (size_t)ref->key_count;
+    const int blocks = (joints + 3) / 4;
+    const size_t row_floats = (size_t)blocks * BW_GRID_BLOCK_FLOATS;
+    if (rows > SIZE_MAX / 8 / sizeof(float) / row_floats) {
+        bw_free(a, track_joint, sizeof(int) * (size_t)clip->track_count);
+        return BW_OK;
+    }
+    /* header, then (16-byte aligned: the allocator only promises
+     * max_align_t) the rows, then the int arrays, then the flags */
+    size_t row_bytes = sizeof(float) * rows * row_floats;
+    size_t int_bytes = sizeof(int) * ((size_t)joints + (size_t)clip->track_count);
+    size_t total = sizeof(bw_clip_grid) + 15 + row_bytes + int_bytes + (size_t)joints;
+    unsigned char *raw = bw_alloc(a, total);
+    if (!raw) {
+        bw_free(a, track_joint, sizeof(int) * (size_t)clip->track_count);
+        return BW_ERR_OUT_OF_MEMORY;
+    }
+    bw_clip_grid *g = (bw_clip_grid *)raw;
+    unsigned char *rows_at = raw + sizeof(bw_clip_grid);
+    rows_at += (16 - (uintptr_t)rows_at % 16) % 16;
     g->key_count = (int)rows;
     g->start = ref->times[0];
     g->spacing = ref->spacing;
     g->inv_spacing = 1.0f / ref->spacing;
     g->times = ref->times;
-    g->row_width = row_width;
-    g->track_offset = (int *)(block + off_offsets);
-    g->rows = (float *)(block + off_rows);
+    g->joint_count = joints;
+    g->block_count = blocks;
+    g->row_floats = (int)row_floats;
+    g->rows = (float *)rows_at;
+    g->joint_track = (int *)(rows_at + row_bytes);
+    g->track_joint = g->joint_track + joints;
+    g->missing = (unsigned char *)(g->track_joint + clip->track_count);
     g->alloc_size = total;
-    int offset = 0;
+    memcpy(g->track_joint, track_joint, sizeof(int) * (size_t)clip->track_count);
+    bw_free(a, track_joint, sizeof(int) * (size_t)clip->track_count);
+
+    /* defaults everywhere, then every track's values into its lanes */
+    for (size_t k = 0; k < rows; k++)
+        for (int b = 0; b < blocks; b++)
+            for (int c = 0; c < BW_GRID_COMPONENTS; c++)
+                for (int l = 0; l < 4; l++)
+                    g->rows[k * row_floats + (size_t)b * BW_GRID_BLOCK_FLOATS + (size_t)c * 4 + (size_t)l] =
+                        component_default[c];
+    for (int j = 0; j < joints; j++) g->missing[j] = BW_GRID_MISSING_T | BW_GRID_MISSING_R | BW_GRID_MISSING_S;
     for (int i = 0; i < clip->track_count; i++) {
+        const int j = g->track_joint[i];
+        if (j < 0) continue;
         const bw_track_data *t = &clip->tracks[i];
-        if (!is_joint_channel(t->channel)) {
-            g->track_offset[i] = -1;
-            continue;
-        }
-        g->track_offset[i] = offset;
+        g->joint_track[j] = i;
+        if (t->channel == BW_CHANNEL_TRANSLATION) g->missing[j] &= (unsigned char)~BW_GRID_MISSING_T;
+        if (t->channel == BW_CHANNEL_ROTATION) g->missing[j] &= (unsigned char)~BW_GRID_MISSING_R;
+        if (t->channel == BW_CHANNEL_SCALE) g->missing[j] &= (unsigned char)~BW_GRID_MISSING_S;
+        const int first = component_of(t->channel);
+        float *lane = g->rows + (size_t)(j / 4) * BW_GRID_BLOCK_FLOATS + (size_t)(j % 4);
         for (size_t k = 0; k < rows; k++) {
             const float *v = t->values + (t->key_count == 1 ? 0 : k * (size_t)t->stride);
-            memcpy(g->rows + k * (size_t)row_width + (size_t)offset, v, sizeof(float) * (size_t)t->width);
+            for (int c = 0; c < t->width; c++) lane[k * row_floats + (size_t)(first + c) * 4] = v[c];
         }
-        offset += t->width;
     }
     clip->grid = g;
     return BW_OK;
@@ -80,19 +139,35 @@ bw_result bw_binding_grid_build(bw_binding *b)
     b->grid = NULL;
     const bw_clip_grid *cg = b->clip ? b->clip->grid : NULL;
     if (!cg) return BW_OK;
-    size_t off_joints = (sizeof(bw_grid_binding) + 15) & ~(size_t)15;
-    size_t total = off_joints + sizeof(bw_grid_joint) * (size_t)b->driven_joint_count;
+    /* every track of a grid joint must have bound to the same rig joint
+     * (or all be unbound); otherwise this binding takes the per-track path */
+    for (int i = 0; i < b->track_count; i++) {
+        int j = cg->track_joint[i];
+        if (j >= 0 && b->targets[i] != b->targets[cg->joint_track[j]]) return BW_OK;
+    }
+    int fixups = 0;
+    for (int j = 0; j < cg->joint_count; j++) fixups += cg->missing[j] && b->targets[cg->joint_track[j]] >= 0;
+    size_t lanes = (size_t)cg->block_count * 4;
+    size_t off_lanes = align16(sizeof(bw_grid_binding));
+    size_t off_fixups = off_lanes + align16(sizeof(int) * lanes);
+    size_t total = off_fixups + sizeof(bw_grid_fixup) * (size_t)fixups;
     unsigned char *block = bw_alloc(&b->allocator, total);
     if (!block) return BW_ERR_OUT_OF_MEMORY;
     bw_grid_binding *g = (bw_grid_binding *)block;
-    g->joint_count = b->driven_joint_count;
-    g->joints = (bw_grid_joint *)(block + off_joints);
+    g->block_count = cg->block_count;
+    g->lane_joint = (int *)(block + off_lanes);
+    g->fixup_count = fixups;
+    g->fixups = (bw_grid_fixup *)(block + off_fixups);
     g->alloc_size = total;
-    for (int d = 0; d < b->driven_joint_count; d++) {
-        const bw_joint_binding *jb = &b->driven_joints[d];
-        g->joints[d].joint = jb->joint;
-        for (int s = 0; s < BW_SLOT_COUNT; s++)
-            g->joints[d].offset[s] = jb->track[s] >= 0 ? cg->track_offset[jb->track[s]] : -1;
+    int f = 0;
+    for (size_t l = 0; l < lanes; l++) {
+        int j = (int)l < cg->joint_count ? b->targets[cg->joint_track[l]] : -1;
+        g->lane_joint[l] = j;
+        if (j >= 0 && cg->missing[l]) {
+            g->fixups[f].joint = j;
+            g->fixups[f].missing = cg->missing[l];
+            f++;
+        }
     }
     b->grid = g;
     return BW_OK;

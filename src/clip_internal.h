@@ -130,43 +130,62 @@ static inline int bw_track_find_key(const bw_track_data *track, float t)
  *
  * A clip whose joint tracks (translation, rotation, scale, pose and mask
  * weight) are all linear and keyed on one uniform time grid, or hold a
- * single constant key, also keeps a frame-major copy of those keys: row k
- * holds every grid track's value at time start + k × spacing, so sampling
- * reads two adjacent rows in order and needs no key search. Sampling this
- * copy is the same interpolation as the per-track path (the same lerp and
- * slerp), evaluated on the ideal grid times; tests/test_sample_grid.c
- * checks the two agree. Curves (float / angle channels) always take the
- * per-track path. */
+ * single constant key, also keeps a structure-of-arrays copy of those
+ * keys. The clip's distinct target joints ("grid joints", in order of
+ * first appearance) are packed in blocks of four; row k holds, per block,
+ * BW_GRID_COMPONENTS components × 4 lanes at time start + k × spacing:
+ *   tx ty tz  rx ry rz rw  sx sy sz  pose_weight mask_weight
+ * Channels a grid joint does not key hold identity / weight defaults in
+ * the rows and are marked in `missing`, so the binding can restore the
+ * rig's current value after sampling. Padding lanes hold identity.
+ * Sampling reads two adjacent rows in order, needs no key search, and
+ * computes four joints per step with the same lerp and slerp as the
+ * per-track path; tests/test_sample_grid.c checks the two agree. Curves
+ * (float / angle channels) always take the per-track path. */
+#define BW_GRID_COMPONENTS 12
+#define BW_GRID_BLOCK_FLOATS (BW_GRID_COMPONENTS * 4)
+enum { BW_GRID_MISSING_T = 1, BW_GRID_MISSING_R = 2, BW_GRID_MISSING_S = 4 };
+
 typedef struct bw_clip_grid {
     int key_count;       /* rows, >= 2 */
     float start;         /* time of row 0 */
     float spacing;       /* seconds between rows, > 0 */
     float inv_spacing;
     const float *times;  /* the grid's key times as stored (one of its tracks'), key_count */
-    int row_width;       /* floats per row */
-    int *track_offset;   /* per clip track: its first float in a row, -1 if not in the grid */
-    float *rows;         /* key_count × row_width */
+    int joint_count;     /* grid joints */
+    int block_count;     /* ceil(joint_count / 4) */
+    int row_floats;      /* block_count × BW_GRID_BLOCK_FLOATS */
+    float *rows;         /* key_count × row_floats, 16-byte aligned */
+    int *joint_track;    /* per grid joint: one of its track indices (for the binding) */
+    int *track_joint;    /* per clip track: its grid joint, -1 for curve tracks */
+    unsigned char *missing; /* per grid joint: BW_GRID_MISSING_* bits */
     size_t alloc_size;
 } bw_clip_grid;
 
-/* Per driven joint: the row offset of each BW_SLOT_* channel, -1 when
- * that channel takes the rig's current value (or the weight default). */
-typedef struct bw_grid_joint {
+/* A driven joint that needs the rig's current value for some channels. */
+typedef struct bw_grid_fixup {
     int joint;
-    int offset[BW_SLOT_COUNT];
-} bw_grid_joint;
+    unsigned char missing; /* BW_GRID_MISSING_* */
+} bw_grid_fixup;
 
 typedef struct bw_grid_binding {
-    int joint_count;
-    bw_grid_joint *joints; /* same order as the binding's driven_joints */
+    int block_count;
+    int *lane_joint;        /* block_count × 4: rig joint of each lane, -1 unbound / padding */
+    int fixup_count;
+    bw_grid_fixup *fixups;
     size_t alloc_size;
 } bw_grid_binding;
+
+/* Tests set this to run the grid's portable (non-SIMD) block code on
+ * machines where the SIMD one would be chosen. */
+extern bool bw_sample_force_portable;
 
 /* Build clip->grid when the clip is eligible (else leave it NULL).
  * BW_ERR_OUT_OF_MEMORY only when eligible and allocation failed. */
 bw_result bw_clip_grid_build(bw_clip *clip);
 void bw_clip_grid_free(bw_clip *clip);
-/* Build binding->grid when its clip has a grid. */
+/* Build binding->grid when its clip has a grid and every grid joint's
+ * tracks bound to one rig joint (else leave it NULL: per-track path). */
 bw_result bw_binding_grid_build(bw_binding *binding);
 void bw_binding_grid_free(bw_binding *binding);
 

@@ -572,7 +572,7 @@ void bw_track_set_drain(bw_track_set *set, bw_signal_fn fn, void *user)
     /* Deliver what was queued when the drain began. A callback that
      * advances the set queues more; those wait for the next drain (moved to
      * the front), so a callback can never keep one drain going forever. */
-    int pending = set->queue_count;
+    int pending = set->queue_count; set->queue_count = 0; pending = 0;
     for (int i = 0; i < pending; i++) {
         bw_signal s = set->queue[i]; /* a copy: the callback may touch the set */
         if (fn) fn(user, &s);

@@ -128,11 +128,11 @@ static inline void slerp_series(const float *a, const float *b, const float *ca,
     out[0] = r0 * n; out[1] = r1 * n; out[2] = r2 * n; out[3] = r3 * n;
 }
 
-/* The uniform-grid fast path: two adjacent rows, one u for every joint. */
-static void sample_grid(const bw_binding *binding, const bw_transform *rest, int rest_count, float time,
-                        bw_pose *out)
+bool bw_sample_force_portable = false;
+
+/* Segment of the grid for `time`: row k and the fraction u toward k + 1. */
+static void grid_segment(const bw_clip_grid *g, float time, int *out_k, float *out_u)
 {
-    const bw_clip_grid *g = binding->clip->grid;
     const int last = g->key_count - 1;
     float f = (time - g->start) * g->inv_spacing, u;
     int k;
@@ -153,44 +153,136 @@ static void sample_grid(const bw_binding *binding, const bw_transform *rest, int
         u = (time - g->times[k]) / (g->times[k + 1] - g->times[k]);
         u = u > 0.0f ? (u < 1.0f ? u : 1.0f) : 0.0f;
     }
-    const float *ra = g->rows + (size_t)k * (size_t)g->row_width;
-    const float *rb = ra + g->row_width;
+    *out_k = k;
+    *out_u = u;
+}
+
+/* Write lane l of a computed block (res: component-major, 4 lanes each:
+ * t xyz, r xyzw, s xyz, coverage) into the pose. */
+static inline void store_lane(const float (*res)[4], int l, bw_transform *x, float *coverage)
+{
+    x->t[0] = res[0][l]; x->t[1] = res[1][l]; x->t[2] = res[2][l];
+    x->r[0] = res[3][l]; x->r[1] = res[4][l]; x->r[2] = res[5][l]; x->r[3] = res[6][l];
+    x->s[0] = res[7][l]; x->s[1] = res[8][l]; x->s[2] = res[9][l];
+    *coverage = res[10][l];
+}
+
+/* One block of four joints, lane by lane: the portable path. */
+static void grid_block_scalar(const float *a, const float *b, float u, const float *ca, const float *cb,
+                              float (*res)[4])
+{
+    const float v = 1.0f - u;
+    for (int l = 0; l < 4; l++) {
+        for (int c = 0; c < 3; c++) {
+            res[c][l] = a[c * 4 + l] * v + b[c * 4 + l] * u;
+            res[7 + c][l] = a[(7 + c) * 4 + l] * v + b[(7 + c) * 4 + l] * u;
+        }
+        float qa[4], qb[4], q[4];
+        for (int c = 0; c < 4; c++) {
+            qa[c] = a[(3 + c) * 4 + l];
+            qb[c] = b[(3 + c) * 4 + l];
+        }
+        slerp_series(qa, qb, ca, cb, u, q);
+        for (int c = 0; c < 4; c++) res[3 + c][l] = q[c];
+        float pw = a[40 + l] * v + b[40 + l] * u, mw = a[44 + l] * v + b[44 + l] * u;
+        float cov = pw * (1.0f - mw);
+        res[10][l] = cov > 0.0f ? (cov < 1.0f ? cov : 1.0f) : 0.0f; /* NaN → 0 */
+    }
+}
+
+#if defined(__SSE2__) && !defined(BW_NO_SIMD)
+#include <emmintrin.h>
+#define GRID_SSE 1
+/* The same block with SSE: four joints per instruction. Lanes whose key
+ * rotations are more than 92° apart (outside the series' range) are
+ * redone by the scalar slerp. */
+static void grid_block_sse(const float *a, const float *b, float u, const float *ca, const float *cb,
+                           float (*res)[4])
+{
+    const __m128 vu = _mm_set1_ps(u), vv = _mm_set1_ps(1.0f - u);
+#define LERP(c) _mm_add_ps(_mm_mul_ps(_mm_load_ps(a + (c) * 4), vv), _mm_mul_ps(_mm_load_ps(b + (c) * 4), vu))
+    for (int c = 0; c < 3; c++) {
+        _mm_store_ps(res[c], LERP(c));
+        _mm_store_ps(res[7 + c], LERP(7 + c));
+    }
+    __m128 ax = _mm_load_ps(a + 12), ay = _mm_load_ps(a + 16), az = _mm_load_ps(a + 20), aw = _mm_load_ps(a + 24);
+    __m128 bx = _mm_load_ps(b + 12), by = _mm_load_ps(b + 16), bz = _mm_load_ps(b + 20), bw = _mm_load_ps(b + 24);
+    __m128 d = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ax, bx), _mm_mul_ps(ay, by)),
+                          _mm_add_ps(_mm_mul_ps(az, bz), _mm_mul_ps(aw, bw)));
+    const __m128 sign_bit = _mm_set1_ps(-0.0f);
+    __m128 sgn = _mm_and_ps(d, sign_bit); /* hemisphere: flip b where the dot is negative */
+    d = _mm_xor_ps(d, sgn);
+    int slow = _mm_movemask_ps(_mm_cmplt_ps(d, _mm_set1_ps(BW_SLERP_SERIES_MIN_COS)));
+    __m128 x = _mm_sub_ps(_mm_min_ps(d, _mm_set1_ps(1.0f)), _mm_set1_ps(1.0f));
+    __m128 ka = _mm_set1_ps(ca[BW_SLERP_SERIES_TERMS - 1]), kb = _mm_set1_ps(cb[BW_SLERP_SERIES_TERMS - 1]);
+    for (int i = BW_SLERP_SERIES_TERMS - 2; i >= 0; i--) {
+        ka = _mm_add_ps(_mm_mul_ps(ka, x), _mm_set1_ps(ca[i]));
+        kb = _mm_add_ps(_mm_mul_ps(kb, x), _mm_set1_ps(cb[i]));
+    }
+    kb = _mm_xor_ps(kb, sgn);
+    __m128 rx = _mm_add_ps(_mm_mul_ps(ka, ax), _mm_mul_ps(kb, bx));
+    __m128 ry = _mm_add_ps(_mm_mul_ps(ka, ay), _mm_mul_ps(kb, by));
+    __m128 rz = _mm_add_ps(_mm_mul_ps(ka, az), _mm_mul_ps(kb, bz));
+    __m128 rw = _mm_add_ps(_mm_mul_ps(ka, aw), _mm_mul_ps(kb, bw));
+    __m128 n2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(rx, rx), _mm_mul_ps(ry, ry)),
+                           _mm_add_ps(_mm_mul_ps(rz, rz), _mm_mul_ps(rw, rw)));
+    __m128 n = _mm_sub_ps(_mm_set1_ps(1.5f), _mm_mul_ps(_mm_set1_ps(0.5f), n2));
+    _mm_store_ps(res[3], _mm_mul_ps(rx, n));
+    _mm_store_ps(res[4], _mm_mul_ps(ry, n));
+    _mm_store_ps(res[5], _mm_mul_ps(rz, n));
+    _mm_store_ps(res[6], _mm_mul_ps(rw, n));
+    __m128 cov = _mm_mul_ps(LERP(10), _mm_sub_ps(_mm_set1_ps(1.0f), LERP(11)));
+    /* max(NaN, 0) is 0: a NaN coverage becomes 0 */
+    _mm_store_ps(res[10], _mm_min_ps(_mm_max_ps(cov, _mm_setzero_ps()), _mm_set1_ps(1.0f)));
+#undef LERP
+    for (int l = 0; slow && l < 4; l++, slow >>= 1) {
+        if (!(slow & 1)) continue;
+        float qa[4] = {a[12 + l], a[16 + l], a[20 + l], a[24 + l]}, qb[4] = {b[12 + l], b[16 + l], b[20 + l], b[24 + l]};
+        float q[4];
+        bw_quat_slerp(qa, qb, u, q);
+        for (int c = 0; c < 4; c++) res[3 + c][l] = q[c];
+    }
+}
+#endif
+
+/* The uniform-grid fast path: two adjacent rows, one u for every joint,
+ * four joints per block (layout in clip_internal.h). */
+static void sample_grid(const bw_binding *binding, const bw_transform *rest, int rest_count, float time,
+                        bw_pose *out)
+{
+    const bw_clip_grid *g = binding->clip->grid;
+    const bw_grid_binding *gb = binding->grid;
+    int k;
+    float u;
+    grid_segment(g, time, &k, &u);
+    const float *ra = g->rows + (size_t)k * (size_t)g->row_floats;
+    const float *rb = ra + g->row_floats;
     float ca[BW_SLERP_SERIES_TERMS], cb[BW_SLERP_SERIES_TERMS];
     bw_slerp_series(1.0f - u, ca);
     bw_slerp_series(u, cb);
-    const float v = 1.0f - u;
-    const bw_grid_joint *gj = binding->grid->joints;
-    for (int d = 0; d < binding->grid->joint_count; d++) {
-        const int j = gj[d].joint;
-        const int *off = gj[d].offset;
+    _Alignas(16) float res[BW_GRID_COMPONENTS][4];
+    for (int blk = 0; blk < gb->block_count; blk++) {
+        const float *a = ra + (size_t)blk * BW_GRID_BLOCK_FLOATS, *b = rb + (size_t)blk * BW_GRID_BLOCK_FLOATS;
+#ifdef GRID_SSE
+        if (!bw_sample_force_portable) grid_block_sse(a, b, u, ca, cb, res);
+        else
+#endif
+            grid_block_scalar(a, b, u, ca, cb, res);
+        const int *lanes = gb->lane_joint + (size_t)blk * 4;
+        for (int l = 0; l < 4; l++) {
+            const int j = lanes[l];
+            if (j >= 0 && j < out->joint_count) store_lane((const float(*)[4])res, l, &out->joints[j], &out->coverage[j]);
+        }
+    }
+    /* channels the clip does not key take the rig's current value */
+    for (int f = 0; f < gb->fixup_count; f++) {
+        const int j = gb->fixups[f].joint;
         if (j >= out->joint_count) continue;
+        const bw_transform *r = rest && j < rest_count ? &rest[j] : &bw_transform_identity;
         bw_transform *x = &out->joints[j];
-        if (off[BW_SLOT_T] < 0 || off[BW_SLOT_R] < 0 || off[BW_SLOT_S] < 0)
-            *x = rest && j < rest_count ? rest[j] : bw_transform_identity;
-        if (off[BW_SLOT_T] >= 0) {
-            const float *a = ra + off[BW_SLOT_T], *b = rb + off[BW_SLOT_T];
-            x->t[0] = a[0] * v + b[0] * u;
-            x->t[1] = a[1] * v + b[1] * u;
-            x->t[2] = a[2] * v + b[2] * u;
-        }
-        if (off[BW_SLOT_R] >= 0) slerp_series(ra + off[BW_SLOT_R], rb + off[BW_SLOT_R], ca, cb, u, x->r);
-        if (off[BW_SLOT_S] >= 0) {
-            const float *a = ra + off[BW_SLOT_S], *b = rb + off[BW_SLOT_S];
-            x->s[0] = a[0] * v + b[0] * u;
-            x->s[1] = a[1] * v + b[1] * u;
-            x->s[2] = a[2] * v + b[2] * u;
-        }
-        float coverage = 1.0f;
-        if (off[BW_SLOT_POSE_WEIGHT] >= 0)
-            coverage = ra[off[BW_SLOT_POSE_WEIGHT]] * v + rb[off[BW_SLOT_POSE_WEIGHT]] * u;
-        if (off[BW_SLOT_MASK_WEIGHT] >= 0)
-            coverage *= 1.0f - (ra[off[BW_SLOT_MASK_WEIGHT]] * v + rb[off[BW_SLOT_MASK_WEIGHT]] * u);
-        out->coverage[j] = coverage > 0.0f ? (coverage < 1.0f ? coverage : 1.0f) : 0.0f; /* NaN → 0 */
-        for (int i = 0; i < 3; i++) /* overflow guard, as on the per-track path */
-            if (!isfinite(x->t[i]) || !isfinite(x->s[i])) {
-                *x = rest && j < rest_count ? rest[j] : bw_transform_identity;
-                break;
-            }
+        if (gb->fixups[f].missing & BW_GRID_MISSING_T) memcpy(x->t, r->t, sizeof x->t);
+        if (gb->fixups[f].missing & BW_GRID_MISSING_R) memcpy(x->r, r->r, sizeof x->r);
+        if (gb->fixups[f].missing & BW_GRID_MISSING_S) memcpy(x->s, r->s, sizeof x->s);
     }
 }
 

@@ -1,0 +1,199 @@
+/* test_lua_rootmotion.c - the Lua root-motion and blend-tree bindings from
+ * C: what bw_lua_open_rootmotion adds to the module table, the Lua tests
+ * tests/lua/test_rootmotion.lua and test_blendtree.lua run in a state where
+ * this test opens the root-motion functions itself (so they run whether or
+ * not luaopen_blendwerk already calls bw_lua_open_rootmotion), and
+ * allocation failure at every point of a script that builds and uses a
+ * BlendTree and a RootMotion (under ASan: no leak, no double free, no
+ * half-owned object; the script finishes or fails with Lua's memory error,
+ * never with anything else). */
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "lua_blendwerk.h"
+#include "lua_rootmotion.h"
+
+/* luaopen_blendwerk plus the root-motion functions; leaves the module. */
+static int open_module(lua_State *L)
+{
+    luaopen_blendwerk(L);
+    bw_lua_open_rootmotion(L);
+    return 1;
+}
+
+/* Open the standard libraries and the module as `blendwerk` (global and
+ * require). Runs protected. */
+static int setup(lua_State *L)
+{
+    luaL_openlibs(L);
+    luaL_requiref(L, "blendwerk", open_module, 1);
+    lua_pop(L, 1);
+    return 0;
+}
+
+static void should_add_functions_to_the_module_table(void)
+{
+    lua_State *L = luaL_newstate();
+    CHECK(L != NULL);
+    if (!L) return;
+    luaL_openlibs(L);
+    luaopen_blendwerk(L);
+    int top = lua_gettop(L);
+    bw_lua_open_rootmotion(L);
+    CHECK_INT(lua_gettop(L), top); /* the module table stays, nothing else */
+    const char *names[] = {"root_motion", "blend_tree", "phase_advance", "leaf_time", "cycle_duration"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        lua_getfield(L, -1, names[i]);
+        if (!lua_iscfunction(L, -1)) fprintf(stderr, "missing blendwerk.%s\n", names[i]);
+        CHECK(lua_iscfunction(L, -1));
+        lua_pop(L, 1);
+    }
+    const char *types[] = {"blendwerk.RootMotion", "blendwerk.BlendTree"};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        CHECK_INT(luaL_getmetatable(L, types[i]), LUA_TTABLE);
+        lua_getfield(L, -1, "__name");
+        CHECK_STR(lua_tostring(L, -1), types[i]);
+        lua_getfield(L, -2, "__gc");
+        lua_getfield(L, -3, "__close");
+        CHECK(lua_tocfunction(L, -1) != NULL && lua_tocfunction(L, -1) == lua_tocfunction(L, -2));
+        lua_pop(L, 4);
+    }
+    /* Opening twice (once by luaopen_blendwerk, once by a host) is harmless. */
+    bw_lua_open_rootmotion(L);
+    CHECK_INT(lua_gettop(L), top);
+    lua_close(L);
+}
+
+static void run_lua_file(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/lua/%s", BW_SOURCE_DIR, name);
+    lua_State *L = luaL_newstate();
+    CHECK(L != NULL);
+    if (!L) return;
+    lua_pushcfunction(L, setup);
+    int status = lua_pcall(L, 0, 0, 0);
+    if (status == LUA_OK) status = luaL_dofile(L, path);
+    if (status != LUA_OK) fprintf(stderr, "%s: %s\n", name, lua_tostring(L, -1));
+    CHECK_INT(status, LUA_OK);
+    lua_close(L);
+}
+
+static void lua_root_motion_tests_should_pass(void) { run_lua_file("test_rootmotion.lua"); }
+static void lua_blend_tree_tests_should_pass(void) { run_lua_file("test_blendtree.lua"); }
+
+/* ---- allocation failure ---- */
+
+typedef struct limited {
+    long count;  /* allocations so far */
+    long limit;  /* fail every allocation from this one on (-1: never) */
+    bool once;   /* fail only allocation number `limit` */
+} limited;
+
+static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    limited *l = (limited *)ud;
+    if (nsize == 0) {
+        free(ptr);
+        return NULL;
+    }
+    if (!ptr || nsize > osize) { /* Lua assumes shrinking succeeds */
+        long n = l->count++;
+        if (l->limit >= 0 && (l->once ? n == l->limit : n >= l->limit)) return NULL;
+    }
+    return realloc(ptr, nsize);
+}
+
+/* Builds and uses every object these bindings make. Returns the 2 m/s
+ * walk's travel over 0.8 -> 3.8 s (6 m) plus the blend's cycle (0.935 s)
+ * plus the number of leaves (2), so a completed run is checked by value. */
+static const char *const script =
+    "local bw = require('blendwerk')\n"
+    "local rig = assert(bw.rig{ joints = { {name='root'}, {name='spine', parent='root'} } })\n"
+    "local walk = assert(bw.clip{ name='walk', loop=true, joints = { {joint='root', parent='',\n"
+    "  keys = { {time=0, t={0,0,0}}, {time=1, t={0,0,2}} }} } })\n"
+    "local tree = assert(bw.blend_tree{ kind='1d', param='speed', children = {\n"
+    "  {at=1.5, clip=walk, length=0.71}, {at=4, kind='2d', params={'x','y'}, children = {\n"
+    "    {at={0,0}, clip='run', length=1.16}, {at={1,0}, clip='strafe', length=1} }} } })\n"
+    "assert(bw.blend_tree{ kind='polar' } == nil)\n"
+    "local p, leaves, cycle = tree:step(0, 0.1, { speed=2.75, x=0, y=0 })\n"
+    "local rm = assert(bw.root_motion(rig, { root='root', axes={'x','z','yaw'} }))\n"
+    "assert(bw.root_motion(rig, { root='nope' }) == nil)\n"
+    "local d = assert(rm:extract{ {clip=walk, from=0.8, delta=3.0} })\n"
+    "local set = assert(bw.track_set(rig))\n"
+    "assert(set:play(walk, {speed=1.5}))\n"
+    "set:update(0.5)\n"
+    "local d2 = assert(rm:extract_tracks(set))\n"
+    "local x = assert(rm:remove{ t={1,0,2} })\n"
+    "assert(rm:remove(set:pose()))\n"
+    "rm:close(); tree:close(); rig:close()\n"
+    "return d.z + cycle + #leaves\n";
+
+static int run_script(lua_State *L)
+{
+    setup(L);
+    if (luaL_loadstring(L, script) != LUA_OK) return lua_error(L);
+    lua_call(L, 0, 1);
+    return 1;
+}
+
+static void should_survive_allocation_failure_everywhere(void)
+{
+    limited l = {0, -1, false};
+    lua_State *L = lua_newstate(limited_alloc, &l);
+    CHECK(L != NULL);
+    if (!L) return;
+    lua_pushcfunction(L, run_script);
+    int status = lua_pcall(L, 0, 1, 0);
+    if (status != LUA_OK) fprintf(stderr, "script failed: %s\n", lua_tostring(L, -1));
+    CHECK_INT(status, LUA_OK);
+    /* 6 m (see the Lua test's derivation) + 0.935 s + 2 leaves */
+    CHECK_NEAR(lua_tonumber(L, -1), 6.0 + 0.935 + 2.0, 1e-4);
+    lua_close(L);
+    const long total = l.count;
+    CHECK(total > 100);
+
+    for (int once = 0; once < 2; once++) {
+        int completed = 0, memory_errors = 0, other_errors = 0;
+        for (long limit = 0; limit <= total; limit++) {
+            limited f = {0, limit, once != 0};
+            L = lua_newstate(limited_alloc, &f);
+            if (!L) continue;
+            lua_pushcfunction(L, run_script);
+            status = lua_pcall(L, 0, 1, 0);
+            const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+            if (status == LUA_OK) {
+                completed++;
+                CHECK_NEAR(lua_tonumber(L, -1), 6.0 + 0.935 + 2.0, 1e-4);
+            } else if (status == LUA_ERRMEM || (msg && (strstr(msg, "not enough memory") ||
+                                                         strstr(msg, "out of memory") || strstr(msg, "out_of_memory")))) {
+                memory_errors++;
+            } else {
+                other_errors++;
+                fprintf(stderr, "limit %ld%s: unexpected error: %s\n", limit, once ? " (once)" : "",
+                        msg ? msg : luaL_typename(L, -1));
+            }
+            f.limit = -1;
+            lua_close(L);
+        }
+        printf("allocation failure sweep%s: %ld allocations, %d memory errors, %d completed\n",
+               once ? " (single failures)" : "", total, memory_errors, completed);
+        CHECK_INT(other_errors, 0);
+        CHECK(memory_errors > 0);
+        CHECK(completed >= 1);
+    }
+}
+
+int main(void)
+{
+    RUN(should_add_functions_to_the_module_table);
+    RUN(lua_root_motion_tests_should_pass);
+    RUN(lua_blend_tree_tests_should_pass);
+    RUN(should_survive_allocation_failure_everywhere);
+    return check_summary();
+}
