@@ -275,20 +275,21 @@ static void run_range(void *user, int begin, int end, int worker)
         case SAMPLE4_FWD:
             for (int c = 0; c < CLIPS; c++) bw_sample_clip(w->bindings[c], w->rig, advance(ch, c), &ch->sampled[c]);
             break;
-        case BLEND4_ONLY:
-        case PIPE4: {
-            if (job->k == PIPE4)
-                for (int c = 0; c < CLIPS; c++)
-                    bw_sample_clip(w->bindings[c], w->rig, advance(ch, c), &ch->sampled[c]);
+        case BLEND4_ONLY: {
             bw_contribution contrib[CLIPS];
-            for (int c = 0; c < CLIPS; c++) {
-                contrib[c].pose = &ch->sampled[c];
-                contrib[c].weight = 0.25f;
-                contrib[c].priority = 0;
-            }
+            for (int c = 0; c < CLIPS; c++) contrib[c] = (bw_contribution){&ch->sampled[c], 0.25f, 0};
             bw_pose_set_rest(&ch->mixed, w->rig);
             bw_mix_run(mixer, NULL, contrib, CLIPS, &ch->mixed);
-            if (job->k == PIPE4) bw_pose_local_to_model(w->rig, &ch->mixed, ch->model);
+            break;
+        }
+        case PIPE4: {
+            /* the fused path a game would call: sample the four clips and mix
+             * them in one pass over the joints, then local-to-model */
+            bw_clip_contribution clips[CLIPS];
+            for (int c = 0; c < CLIPS; c++) clips[c] = (bw_clip_contribution){w->bindings[c], advance(ch, c), 0.25f, 0};
+            bw_pose_set_rest(&ch->mixed, w->rig);
+            bw_mix_run_clips(mixer, w->rig, NULL, clips, CLIPS, &ch->mixed);
+            bw_pose_local_to_model(w->rig, &ch->mixed, ch->model);
             break;
         }
         case L2M:

@@ -612,7 +612,8 @@ static int l_blend_tree(lua_State *L)
     strcpy(b.path, "root");
     int at = bw_lua_raw_field(L, 1, "at");
     lua_pop(L, 1);
-    int root = at != LUA_TNIL ? build_fail(&b, "the root has no parent to place it in; remove at") : build_node(&b, 1, 1);
+    int root = at != LUA_TNIL ? build_fail(&b, "the root has no parent to place it in; remove at")
+                              : build_node(&b, 1, 1);
     if (root < 0) {
         lua_settop(L, base);
         lua_pushnil(L);
@@ -724,7 +725,8 @@ static void read_values(lua_State *L, tree_obj *t, int arg)
             lua_rawgeti(L, names, i + 1);
             const char *name = lua_tostring(L, -1);
             if (type == LUA_TNIL) luaL_argerror(L, arg, lua_pushfstring(L, "values.%s is missing", name));
-            luaL_argerror(L, arg, lua_pushfstring(L, "values.%s must be a number (got %s)", name, lua_typename(L, type)));
+            luaL_argerror(L, arg,
+                          lua_pushfstring(L, "values.%s must be a number (got %s)", name, lua_typename(L, type)));
         }
         t->params[i] = to_float_clamped(lua_tonumber(L, -1));
         lua_pop(L, 1);

@@ -185,6 +185,27 @@ static void push_delta(lua_State *L, const bw_root_delta *d, int out_arg)
 
 static const char *const play_fields[] = {"binding", "clip", "from", "delta", "loop", "weight", NULL};
 
+/* Whether the play table at e holds nothing but play_fields. Per frame
+ * this counts keys instead of comparing names; only a table that fails
+ * goes through bw_lua_check_fields for the message. */
+static bool only_known_fields(lua_State *L, int e)
+{
+    int known = 0, total = 0;
+    for (const char *const *f = play_fields; *f; f++) {
+        if (bw_lua_raw_field(L, e, *f) != LUA_TNIL) known++;
+        lua_pop(L, 1);
+    }
+    lua_pushnil(L);
+    while (lua_next(L, e)) {
+        lua_pop(L, 1);
+        if (++total > known) {
+            lua_pop(L, 1);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* A number field of the play table at e: *out gets it (NaN and infinities
  * included); returns 1 if present, 0 if absent, -1 if not a number. */
 static int play_number(lua_State *L, int e, const char *field, double *out)
@@ -218,8 +239,11 @@ static int l_extract(lua_State *L)
         if (lua_rawgeti(L, 2, i) != LUA_TTABLE)
             return fail(L, "plays[%d] must be a table {binding = .., from = .., delta = ..}, not a %s", i,
                         luaL_typename(L, e));
-        char why[160];
-        if (!bw_lua_check_fields(L, e, play_fields, why, sizeof why)) return fail(L, "plays[%d]: %s", i, why);
+        if (!only_known_fields(L, e)) {
+            char why[160];
+            bw_lua_check_fields(L, e, play_fields, why, sizeof why);
+            return fail(L, "plays[%d]: %s", i, why);
+        }
 
         bool has_binding = bw_lua_raw_field(L, e, "binding") != LUA_TNIL; /* e + 1 */
         bool has_clip = bw_lua_raw_field(L, e, "clip") != LUA_TNIL;       /* e + 2 */

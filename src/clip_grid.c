@@ -169,6 +169,8 @@ bw_result bw_binding_grid_build(bw_binding *b)
             f++;
         }
     }
+    g->dense = fixups == 0 && b->driven_curve_count == 0 && cg->joint_count == b->joint_count;
+    for (int l = 0; g->dense && l < cg->joint_count; l++) g->dense = g->lane_joint[l] == l;
     b->grid = g;
     return BW_OK;
 }

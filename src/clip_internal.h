@@ -173,6 +173,10 @@ typedef struct bw_grid_binding {
     int *lane_joint;        /* block_count × 4: rig joint of each lane, -1 unbound / padding */
     int fixup_count;
     bw_grid_fixup *fixups;
+    /* Lane l drives rig joint l for every joint of the rig, no channel needs
+     * a fixup and no curve is driven: the mixer can then consume grid
+     * blocks directly as its joint blocks (bw_mix_run_clips). */
+    bool dense;
     size_t alloc_size;
 } bw_grid_binding;
 

@@ -24,7 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blendwerk/sample.h"
 #include "common.h"
+#include "grid_sample.h"
 
 #if defined(__SSE__) || defined(_M_X64)
 #include <xmmintrin.h>
@@ -38,6 +40,12 @@ typedef struct entry {
     const float *curves;
     const float *curve_coverage;
     float weight; /* sanitized: finite and > 0 */
+    /* A grid clip sampled on the fly (bw_mix_run_clips): its two key rows,
+     * the fraction between them and the slerp series for u and 1 − u. NULL
+     * grid_a: the entry reads `joints` / `coverage`. */
+    const float *grid_a, *grid_b;
+    float u;
+    float ca[BW_SLERP_SERIES_TERMS], cb[BW_SLERP_SERIES_TERMS];
 } entry;
 
 struct bw_mixer {
@@ -50,6 +58,8 @@ struct bw_mixer {
     entry *entries;             /* max_contributions: the same, flattened */
     int *rank_end;              /* max_contributions: one past each rank's last entry */
     unsigned char *curve_angle; /* curve_count: 1 for BW_CURVE_ANGLE */
+    bw_pose *scratch;           /* max_contributions poses for bw_mix_run_clips' other clips */
+    bw_contribution *sampled;   /* max_contributions: contributions built by bw_mix_run_clips */
 };
 
 #define TWO_PI 6.28318530717958647692f
@@ -281,12 +291,25 @@ HOT_INLINE void mix_block(const entry *entries, const int *rank_end, int rank_co
         FOR_ALL(ZERO_SUM)
         v4 share = zero;
         for (int end = rank_end[r]; e < end; e++) {
-            v4 sh = v4_clamp01(v4_mul(v4_set1(entries[e].weight), cov_load(entries[e].coverage + j, lanes)));
-            v4i live = v4_gt(sh, zero);
-            if (!v4i_any(live)) continue; /* nothing covered here: skip the loads */
             block y;
-            if (lanes == 4) block_load4(entries[e].joints + j, &y);
-            else block_load_tail(entries[e].joints + j, lanes, &y);
+            v4 sh;
+            if (entries[e].grid_a) {
+                /* sample this block of the clip's grid in place */
+                _Alignas(16) float res[BW_GRID_COMPONENTS][4];
+                const size_t at = (size_t)(j / 4) * BW_GRID_BLOCK_FLOATS;
+                bw_grid_block(entries[e].grid_a + at, entries[e].grid_b + at, entries[e].u, entries[e].ca,
+                              entries[e].cb, res);
+                sh = v4_clamp01(v4_mul(v4_set1(entries[e].weight), cov_load(res[10], lanes)));
+#define LOAD_RES(i_) y.c[i_] = v4_load(res[i_]);
+                FOR_ALL(LOAD_RES)
+                if (!v4i_any(v4_gt(sh, zero))) continue;
+            } else {
+                sh = v4_clamp01(v4_mul(v4_set1(entries[e].weight), cov_load(entries[e].coverage + j, lanes)));
+                if (!v4i_any(v4_gt(sh, zero))) continue; /* nothing covered here: skip the loads */
+                if (lanes == 4) block_load4(entries[e].joints + j, &y);
+                else block_load_tail(entries[e].joints + j, lanes, &y);
+            }
+            v4i live = v4_gt(sh, zero);
             /* Align each quaternion to the running sum's hemisphere (q and
              * −q must never cancel); the first one meets a zero sum and
              * keeps its sign. */
@@ -378,6 +401,10 @@ static void mixer_free(bw_mixer *m)
     bw_free(a, m->entries, nm * sizeof *m->entries);
     bw_free(a, m->rank_end, nm * sizeof *m->rank_end);
     bw_free(a, m->curve_angle, nc * sizeof *m->curve_angle);
+    if (m->scratch)
+        for (size_t i = 0; i < nm; i++) bw_pose_deinit(&m->scratch[i]);
+    bw_free(a, m->scratch, nm * sizeof *m->scratch);
+    bw_free(a, m->sampled, nm * sizeof *m->sampled);
     bw_allocator copy = m->alloc_copy;
     bw_free(m->alloc ? &copy : NULL, m, sizeof *m);
 }
@@ -402,10 +429,17 @@ bw_result bw_mixer_create(int joint_count, int curve_count, int max_contribution
     m->entries = (entry *)bw_alloc(a, nm * sizeof *m->entries);
     m->rank_end = (int *)bw_alloc(a, nm * sizeof *m->rank_end);
     m->curve_angle = (unsigned char *)bw_alloc_zeroed(a, nc * sizeof *m->curve_angle);
-    if (!m->order || !m->entries || !m->rank_end || !m->curve_angle) {
+    m->scratch = (bw_pose *)bw_alloc_zeroed(a, nm * sizeof *m->scratch);
+    m->sampled = (bw_contribution *)bw_alloc(a, nm * sizeof *m->sampled);
+    if (!m->order || !m->entries || !m->rank_end || !m->curve_angle || !m->scratch || !m->sampled) {
         mixer_free(m);
         return BW_ERR_OUT_OF_MEMORY;
     }
+    for (size_t i = 0; i < nm; i++)
+        if (bw_pose_init_counts(&m->scratch[i], joint_count, curve_count, a) != BW_OK) {
+            mixer_free(m);
+            return BW_ERR_OUT_OF_MEMORY;
+        }
     *out_mixer = m;
     return BW_OK;
 }
@@ -460,6 +494,7 @@ static void mix_curves(const entry *entries, const int *rank_end, int rank_count
             int has_ref = clamp01(cr) > 0.0f;
             float share = 0.0f, sum = 0.0f;
             for (int end = rank_end[r]; e < end; e++) {
+                if (!entries[e].curves) continue; /* a grid clip drives no curves */
                 float sh = clamp01(entries[e].weight * entries[e].curve_coverage[i]);
                 if (!(sh > 0.0f)) continue;
                 float val = entries[e].curves[i];
@@ -490,17 +525,12 @@ static void mix_curves(const entry *entries, const int *rank_end, int rank_count
     }
 }
 
-bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution *contributions, int count,
-                     bw_pose *out)
+/* Sort the live contributions by priority into entries and mix. A
+ * contribution with a NULL pose is clip `clips[i]` sampled from its grid
+ * on the fly (bw_mix_run_clips). Inputs are already validated. */
+static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const bw_clip_contribution *clips,
+                    int count, bw_pose *out)
 {
-    if (!mixer || !out || count < 0 || (count > 0 && !contributions)) return BW_ERR_INVALID_ARGUMENT;
-    if (count > mixer->max_contributions) return BW_ERR_LIMIT;
-    if (!pose_fits(mixer, out) || (base && !pose_fits(mixer, base))) return BW_ERR_INVALID_ARGUMENT;
-    for (int i = 0; i < count; i++)
-        if (!pose_fits(mixer, contributions[i].pose)) return BW_ERR_INVALID_ARGUMENT;
-
-    if (base && base != out) bw_pose_copy(out, base);
-
     /* Stable insertion sort of the live contributions by priority. */
     int n = 0;
     int *order = mixer->order;
@@ -517,13 +547,67 @@ bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution
     int ranks = 0;
     for (int k = 0; k < n; k++) {
         const bw_contribution *c = &contributions[order[k]];
-        mixer->entries[k] = (entry){c->pose->joints, c->pose->coverage, c->pose->curves, c->pose->curve_coverage,
-                                    sanitize_weight(c->weight)};
+        entry *en = &mixer->entries[k];
+        if (c->pose) {
+            *en = (entry){c->pose->joints, c->pose->coverage, c->pose->curves, c->pose->curve_coverage,
+                          sanitize_weight(c->weight), NULL, NULL, 0.0f, {0}, {0}};
+        } else {
+            const bw_clip_contribution *cc = &clips[order[k]];
+            const bw_clip_grid *g = cc->binding->clip->grid;
+            int row;
+            float u, time = isfinite(cc->time) ? cc->time : 0.0f;
+            bw_grid_segment(g, time, &row, &u);
+            *en = (entry){NULL, NULL, NULL, NULL, sanitize_weight(c->weight), g->rows + (size_t)row * (size_t)g->row_floats,
+                          g->rows + (size_t)(row + 1) * (size_t)g->row_floats, u, {0}, {0}};
+            bw_slerp_series(1.0f - u, en->ca);
+            bw_slerp_series(u, en->cb);
+        }
         if (k + 1 == n || contributions[order[k + 1]].priority != c->priority) mixer->rank_end[ranks++] = k + 1;
     }
-    if (ranks == 0) return BW_OK;
+    if (ranks == 0) return;
     mix_joints(mixer->entries, mixer->rank_end, ranks, mixer->joint_count, out->joints, out->coverage);
     mix_curves(mixer->entries, mixer->rank_end, ranks, mixer->curve_count, mixer->curve_angle, out->curves,
                out->curve_coverage);
+}
+
+bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution *contributions, int count,
+                     bw_pose *out)
+{
+    if (!mixer || !out || count < 0 || (count > 0 && !contributions)) return BW_ERR_INVALID_ARGUMENT;
+    if (count > mixer->max_contributions) return BW_ERR_LIMIT;
+    if (!pose_fits(mixer, out) || (base && !pose_fits(mixer, base))) return BW_ERR_INVALID_ARGUMENT;
+    for (int i = 0; i < count; i++)
+        if (!pose_fits(mixer, contributions[i].pose)) return BW_ERR_INVALID_ARGUMENT;
+    if (base && base != out) bw_pose_copy(out, base);
+    run_mix(mixer, contributions, NULL, count, out);
+    return BW_OK;
+}
+
+bw_result bw_mix_run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base,
+                           const bw_clip_contribution *clips, int count, bw_pose *out)
+{
+    if (!mixer || !rig || !out || count < 0 || (count > 0 && !clips)) return BW_ERR_INVALID_ARGUMENT;
+    if (count > mixer->max_contributions) return BW_ERR_LIMIT;
+    if (!pose_fits(mixer, out) || (base && !pose_fits(mixer, base))) return BW_ERR_INVALID_ARGUMENT;
+    const uint64_t signature = bw_rig_layout_signature(rig);
+    for (int i = 0; i < count; i++) {
+        const bw_binding *b = clips[i].binding;
+        if (!b || !b->clip || b->layout_signature != signature || b->joint_count != mixer->joint_count)
+            return BW_ERR_INVALID_ARGUMENT;
+    }
+    if (base && base != out) bw_pose_copy(out, base);
+    for (int i = 0; i < count; i++) {
+        const bw_binding *b = clips[i].binding;
+        bw_contribution *c = &mixer->sampled[i];
+        c->weight = clips[i].weight;
+        c->priority = clips[i].priority;
+        if (b->grid && b->grid->dense) {
+            c->pose = NULL; /* sampled block by block inside the mix */
+        } else {
+            bw_sample_clip(b, rig, clips[i].time, &mixer->scratch[i]);
+            c->pose = &mixer->scratch[i];
+        }
+    }
+    run_mix(mixer, mixer->sampled, clips, count, out);
     return BW_OK;
 }

@@ -39,6 +39,7 @@ typedef struct track {
     const bw_clip *clip;
     const bw_clip_marker *markers; /* the clip's, sorted by time; read directly on the hot path */
     int marker_count;
+    bool markers_in_order; /* positions (after the modulo) ascend with the index */
     double length; /* clip length in seconds; 0 for zero-length clips */
     double time;   /* [0, length) looping, [0, length] otherwise */
     float speed;
@@ -166,7 +167,8 @@ static double place_time(const track *tr, double time)
 static double marker_pos(const track *tr, int marker)
 {
     double m = (double)tr->markers[marker].time;
-    return tr->loop ? wrap_time(m, tr->length) : m;
+    if (!tr->loop || (m >= 0.0 && m < tr->length)) return m; /* the usual case: no fmod */
+    return wrap_time(m, tr->length);
 }
 
 static float fade_value(const track *tr)
@@ -223,6 +225,13 @@ static void queue_markers(bw_track_set *set, const track *tr, const span *sp, bo
 {
     int count = tr->marker_count;
     if (count <= 0 || sp->lo > sp->hi) return;
+    if (tr->markers_in_order) { /* index order is (position, index) order: one pass */
+        for (int k = 0; k < count; k++) {
+            int i = forward ? k : count - 1 - k;
+            if (in_span(sp, marker_pos(tr, i))) push_signal(set, tr, BW_SIGNAL_MARKER, i);
+        }
+        return;
+    }
     double prev_pos = forward ? -INFINITY : INFINITY;
     int prev_idx = forward ? -1 : count;
     for (;;) {
@@ -404,6 +413,13 @@ int bw_track_set_play(bw_track_set *set, const bw_play_desc *desc)
     float len = bw_clip_length(clip);
     tr->length = isfinite(len) && len > 0.0f ? (double)len : 0.0;
     tr->loop = desc->loop < 0 ? bw_clip_loop(clip) : desc->loop == 1;
+    /* Checked once here so the usual clip (markers within [0, length)) is
+     * walked in one pass per cycle; only a clip with markers at or past the
+     * length, or before 0, needs the selection walk. */
+    tr->markers_in_order = true;
+    for (int i = 1; i < tr->marker_count && tr->length > 0.0; i++) {
+        if (marker_pos(tr, i) < marker_pos(tr, i - 1)) tr->markers_in_order = false;
+    }
     tr->time = place_time(tr, desc->time);
     tr->speed = desc->speed;
     tr->priority = desc->priority;
@@ -572,7 +588,7 @@ void bw_track_set_drain(bw_track_set *set, bw_signal_fn fn, void *user)
     /* Deliver what was queued when the drain began. A callback that
      * advances the set queues more; those wait for the next drain (moved to
      * the front), so a callback can never keep one drain going forever. */
-    int pending = set->queue_count; set->queue_count = 0; pending = 0;
+    int pending = set->queue_count;
     for (int i = 0; i < pending; i++) {
         bw_signal s = set->queue[i]; /* a copy: the callback may touch the set */
         if (fn) fn(user, &s);

@@ -170,8 +170,9 @@ static void should_survive_allocation_failure_everywhere(void)
             if (status == LUA_OK) {
                 completed++;
                 CHECK_NEAR(lua_tonumber(L, -1), 6.0 + 0.935 + 2.0, 1e-4);
-            } else if (status == LUA_ERRMEM || (msg && (strstr(msg, "not enough memory") ||
-                                                         strstr(msg, "out of memory") || strstr(msg, "out_of_memory")))) {
+            } else if (status == LUA_ERRMEM ||
+                       (msg && (strstr(msg, "not enough memory") || strstr(msg, "out of memory") ||
+                                strstr(msg, "out_of_memory")))) {
                 memory_errors++;
             } else {
                 other_errors++;

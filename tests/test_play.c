@@ -317,6 +317,12 @@ static void events_at_zero_and_at_the_end(void)
     CHECK_STR(frame(set, 0.5f, &r), "e E");
     CHECK_STR(frame(set, 0.5f, &r), "");
     CHECK_NEAR(bw_track_set_time(set, o), 1.0, 1e-12);
+    /* Leaving the end re-arms ENDED: back to 0.5 ([0.5, 1) excludes e),
+     * then forward again: (0.5, 1] gives e and a second ENDED. */
+    CHECK_INT(bw_track_set_set_speed(set, o, -1.0f), BW_OK);
+    CHECK_STR(frame(set, 0.5f, &r), "");
+    CHECK_INT(bw_track_set_set_speed(set, o, 1.0f), BW_OK);
+    CHECK_STR(frame(set, 0.5f, &r), "e E");
     /* Reverse from the end: [0.5, 1) excludes e; [0, 0.5) reaches 0, which
      * holds s (new endpoint included), then ENDED at the start. */
     CHECK_INT(bw_track_set_set_speed(set, o, -1.0f), BW_OK);
@@ -944,6 +950,44 @@ static void foreign_binding_refused(void)
     bw_rig_destroy(other);
 }
 
+/* After bw_rig_add_joint the set's buffers and the track's binding no
+ * longer match the rig: compose refuses (out untouched) instead of
+ * sampling with stale indices. */
+static void topology_change_refused_by_compose(void)
+{
+    bw_rig_joint_desc joints[2] = {
+        {"root", -1, {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}},
+        {"bone", 0, {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}},
+    };
+    bw_rig_desc rd = {joints, 2, NULL, 0, NULL};
+    bw_rig *local = NULL;
+    CHECK_INT(bw_rig_create(&rd, &local, NULL), BW_OK);
+    if (!local) return;
+    bw_rig *saved = rig;
+    rig = local; /* the fixtures build against `rig` */
+    fixture_clip fc = make_ab_clip(true);
+    bw_track_set *set = make_set(0, 0);
+    bw_pose out;
+    CHECK_INT(bw_pose_init(&out, local, NULL), BW_OK);
+    CHECK(play_at(set, &fc, 0.5, 1.0f, -1) >= 0);
+    CHECK_INT(bw_track_set_compose(set, mixer, NULL, &out), BW_OK);
+    CHECK_NEAR(out.joints[1].t[0], 0.5, 1e-6);
+    bw_rig_joint_desc extra = {"tip", 1, {{0, 1, 0}, {0, 0, 0, 1}, {1, 1, 1}}};
+    CHECK_INT(bw_rig_add_joint(local, &extra, NULL), BW_OK);
+    bw_pose out3;
+    CHECK_INT(bw_pose_init(&out3, local, NULL), BW_OK);
+    out3.joints[1].t[0] = 4.0f;
+    CHECK_INT(bw_track_set_compose(set, mixer, NULL, &out3), BW_ERR_INVALID_ARGUMENT);
+    CHECK_NEAR(out3.joints[1].t[0], 4.0, 0);
+    CHECK_INT(bw_track_set_compose(set, mixer, NULL, &out), BW_ERR_INVALID_ARGUMENT);
+    bw_pose_deinit(&out3);
+    bw_pose_deinit(&out);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+    rig = saved;
+    bw_rig_destroy(local);
+}
+
 int main(void)
 {
     make_rig();
@@ -969,6 +1013,7 @@ int main(void)
     RUN(callbacks_cannot_spin_a_drain);
     RUN(bad_arguments);
     RUN(foreign_binding_refused);
+    RUN(topology_change_refused_by_compose);
     bw_mixer_destroy(mixer);
     bw_rig_destroy(rig);
     return check_summary();

@@ -42,6 +42,8 @@
 
 #include "blendwerk/pose.h"
 
+struct bw_binding;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -76,6 +78,26 @@ void bw_mixer_destroy(bw_mixer *mixer); /* NULL is a no-op */
  * weight is not > 0 after sanitising are skipped. Never allocates. */
 bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution *contributions, int count,
                      bw_pose *out);
+
+/* A clip to sample and mix in the same pass (bw_mix_run_clips). */
+typedef struct bw_clip_contribution {
+    const struct bw_binding *binding; /* made for the rig the mixer serves */
+    float time;                       /* clip time in seconds (wrap it first for looping playback) */
+    float weight;
+    int priority;
+} bw_clip_contribution;
+
+/* Sample every clip at its time (as bw_sample_clip does) and mix the
+ * samples over `base` into `out` (as bw_mix_run does), in one pass: the
+ * result equals sampling into poses and mixing them, to float rounding.
+ * Clips on a uniform grid whose binding drives every rig joint in order
+ * (the usual exported clip) go straight from the clip's key rows into the
+ * mixer's accumulators, four joints at a time, with no intermediate pose;
+ * other clips are sampled into scratch poses the mixer owns. `rig` must be
+ * the rig the bindings were made for; its current joint values fill
+ * unkeyed channels. Never allocates. */
+bw_result bw_mix_run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base,
+                           const bw_clip_contribution *clips, int count, bw_pose *out);
 
 #ifdef __cplusplus
 }

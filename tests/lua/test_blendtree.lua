@@ -105,6 +105,13 @@ check("a whole cycle wraps to 0", progress < 1e-5 or progress > 1 - 1e-5, tostri
 check("both leaves back at their start", (leaves[1].time < 1e-5 or leaves[1].time > 0.71 - 1e-5)
   and (leaves[2].time < 1e-5 or leaves[2].time > 1.16 - 1e-5))
 
+-- A bad dt leaves the progress where it was; a bad progress counts as 0.
+near("NaN dt keeps the progress", (loco:step(0.3, 0 / 0, { speed = 2.75 })), 0.3)
+near("infinite dt keeps the progress", (loco:step(0.3, math.huge, { speed = 2.75 })), 0.3)
+near("NaN progress counts as 0", (loco:step(0 / 0, 0.4675, { speed = 2.75 })), 0.5)
+-- Negative dt runs backwards: 0.25 - 0.5 wraps to 0.75.
+near("negative dt wraps backwards", (loco:step(0.25, -0.4675, { speed = 2.75 })), 0.75)
+
 -- Values by index give the same as by name; the index is found once.
 check("param index", loco:param_index("speed") == 1 and loco:param_index("nope") == nil)
 local by_index = loco:evaluate { 2.75 }
@@ -214,6 +221,8 @@ near("reverse leaf time", leaves[1].time, 0.6)
 near("phase_advance", bw.phase_advance(0.25, 0.4675, 0.935), 0.75)
 near("phase_advance wraps backwards", bw.phase_advance(0.25, -0.4675, 0.935), 0.75)
 near("phase_advance without a cycle", bw.phase_advance(0.3, 1, 0), 0.3)
+near("phase_advance with an infinite cycle", bw.phase_advance(0.3, 1, math.huge), 0.3)
+near("leaf_time of a zero-length leaf", bw.leaf_time(0.5, 0), 0)
 near("leaf_time", bw.leaf_time(0.5, 1.16), 0.58)
 near("leaf_time reverse", bw.leaf_time(0.25, 0.8, -1), 0.6)
 near("cycle_duration", bw.cycle_duration { { weight = 0.5, length = 0.71 }, { weight = 0.5, length = 1.16, rate = 1 } }, 0.935)

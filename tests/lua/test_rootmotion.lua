@@ -263,6 +263,7 @@ refused("play delta type", "plays[2].delta must be a number", rm:extract { { cli
 refused("play typo", "plays[1]: unknown field 'speed'", rm:extract { { clip = walk, delta = 1, speed = 2 } })
 refused("play clip type", "plays[1].clip must be a blendwerk.Clip, not a string", rm:extract { { clip = "walk", delta = 1 } })
 refused("play with both", "not both", rm:extract { { clip = walk, binding = walk_binding, delta = 1 } })
+refused("play as a list", "plays[1]: unexpected list entry [1]", rm:extract { { walk, delta = 1 } })
 refused("play not a table", "plays[1] must be a table", rm:extract { 5 })
 refused("play loop type", "plays[1].loop must be a boolean", rm:extract { { clip = walk, delta = 1, loop = 1 } })
 refused("transform NaN", "transform: t.x is NaN", rm:remove { t = { 0 / 0, 0, 0 } })

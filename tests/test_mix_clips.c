@@ -1,0 +1,188 @@
+/* test_mix_clips.c - bw_mix_run_clips (sample + mix in one pass) against
+ * its definition: bw_sample_clip into poses, then bw_mix_run. */
+#include "blendwerk/blendwerk.h"
+#include "check.h"
+#include "clip_internal.h"
+
+#define JOINTS 10 /* two blocks of four and a tail of two */
+#define KEYS 16
+
+static bw_rig *make_rig(void)
+{
+    static char names[JOINTS][8];
+    bw_rig_joint_desc j[JOINTS];
+    for (int i = 0; i < JOINTS; i++) {
+        snprintf(names[i], sizeof names[i], "j%d", i);
+        j[i].name = names[i];
+        j[i].parent = i - 1;
+        j[i].rest = bw_transform_identity;
+        j[i].rest.t[0] = 0.25f * (float)i;
+        j[i].rest.s[2] = 2.0f;
+    }
+    bw_rig_curve_desc curve = {"blink", BW_CURVE_FLOAT, 0.5f};
+    bw_rig_desc d = {j, JOINTS, &curve, 1, NULL};
+    bw_rig *rig = NULL;
+    CHECK_INT(bw_rig_create(&d, &rig, NULL), BW_OK);
+    return rig;
+}
+
+/* kind 0: dense grid clip; 1: grid clip whose joint 3 has no scale track
+ * and which skips joint 7 (so not dense); 2: eased keys (no grid) with a
+ * pose-weight track and a curve. */
+static bw_clip *make_clip(const bw_rig *rig, int kind, float phase)
+{
+    static float times[KEYS], v[JOINTS][3][KEYS * 4], pw[KEYS], curve[KEYS];
+    static unsigned char styles[KEYS];
+    bw_track_desc tracks[JOINTS * 3 + 2];
+    int n = 0;
+    for (int k = 0; k < KEYS; k++) {
+        times[k] = 0.1f * (float)k;
+        styles[k] = BW_EASE_SINE;
+        pw[k] = 0.5f + 0.5f * sinf((float)k);
+        curve[k] = 0.05f * (float)k;
+    }
+    for (int j = 0; j < JOINTS; j++) {
+        if (kind == 1 && j == 7) continue;
+        for (int k = 0; k < KEYS; k++) {
+            float a = phase + 0.9f * (float)k + 0.3f * (float)j, ang = 1.2f * sinf(a);
+            v[j][0][3 * k] = sinf(a);
+            v[j][0][3 * k + 1] = cosf(a);
+            v[j][0][3 * k + 2] = (float)j;
+            v[j][1][4 * k] = 0.6f * sinf(ang);
+            v[j][1][4 * k + 1] = 0.8f * sinf(ang);
+            v[j][1][4 * k + 2] = 0.0f;
+            v[j][1][4 * k + 3] = cosf(ang);
+            v[j][2][3 * k] = v[j][2][3 * k + 1] = v[j][2][3 * k + 2] = 1.0f + 0.3f * cosf(a);
+        }
+        const bw_channel ch[3] = {BW_CHANNEL_TRANSLATION, BW_CHANNEL_ROTATION, BW_CHANNEL_SCALE};
+        for (int c = 0; c < 3; c++) {
+            if (kind == 1 && j == 3 && c == 2) continue;
+            bw_track_desc *t = &tracks[n++];
+            memset(t, 0, sizeof *t);
+            t->parent = j == 0 ? "" : bw_rig_joint_name(rig, j - 1);
+            t->joint = bw_rig_joint_name(rig, j);
+            t->channel = ch[c];
+            t->key_count = KEYS;
+            t->times = times;
+            t->values = v[j][c];
+            t->styles = kind == 2 ? styles : NULL;
+        }
+    }
+    if (kind == 2) {
+        bw_track_desc *t = &tracks[n++];
+        memset(t, 0, sizeof *t);
+        t->parent = "j1";
+        t->joint = "j2";
+        t->channel = BW_CHANNEL_POSE_WEIGHT;
+        t->key_count = KEYS;
+        t->times = times;
+        t->values = pw;
+        t = &tracks[n++];
+        memset(t, 0, sizeof *t);
+        t->joint = "blink";
+        t->channel = BW_CHANNEL_FLOAT;
+        t->key_count = KEYS;
+        t->times = times;
+        t->values = curve;
+    }
+    bw_clip_desc desc = {0};
+    desc.tracks = tracks;
+    desc.track_count = n;
+    bw_clip *clip = NULL;
+    CHECK_INT(bw_clip_create(&desc, &clip, NULL), BW_OK);
+    return clip;
+}
+
+static double pose_difference(const bw_pose *a, const bw_pose *b)
+{
+    double worst = 0;
+    for (int j = 0; j < a->joint_count; j++) {
+        const bw_transform *x = &a->joints[j], *y = &b->joints[j];
+        float sign = x->r[0] * y->r[0] + x->r[1] * y->r[1] + x->r[2] * y->r[2] + x->r[3] * y->r[3] < 0 ? -1.f : 1.f;
+        for (int c = 0; c < 3; c++) worst = fmax(worst, fmax(fabs(x->t[c] - y->t[c]), fabs(x->s[c] - y->s[c])));
+        for (int c = 0; c < 4; c++) worst = fmax(worst, fabs(x->r[c] - sign * y->r[c]));
+        worst = fmax(worst, fabs(a->coverage[j] - b->coverage[j]));
+    }
+    for (int c = 0; c < a->curve_count; c++)
+        worst = fmax(worst, fmax(fabs(a->curves[c] - b->curves[c]), fabs(a->curve_coverage[c] - b->curve_coverage[c])));
+    return worst;
+}
+
+static void one_pass_equals_sample_then_mix(void)
+{
+    bw_rig *rig = make_rig();
+    bw_clip *clips[4] = {make_clip(rig, 0, 0.0f), make_clip(rig, 0, 1.3f), make_clip(rig, 1, 2.1f),
+                         make_clip(rig, 2, 0.4f)};
+    bw_binding *bindings[4];
+    for (int i = 0; i < 4; i++) CHECK_INT(bw_binding_create(clips[i], rig, 0, NULL, &bindings[i], NULL), BW_OK);
+    /* the cases this test is about really occur */
+    CHECK(bindings[0]->grid && bindings[0]->grid->dense);
+    CHECK(bindings[2]->grid && !bindings[2]->grid->dense);
+    CHECK(bindings[3]->grid == NULL);
+
+    bw_mixer *mixer = NULL;
+    CHECK_INT(bw_mixer_create_for_rig(rig, 4, NULL, &mixer), BW_OK);
+    bw_pose sampled[4], expected, got;
+    for (int i = 0; i < 4; i++) bw_pose_init(&sampled[i], rig, NULL);
+    bw_pose_init(&expected, rig, NULL);
+    bw_pose_init(&got, rig, NULL);
+
+    /* weights, priorities (two ranks, one contribution at 0.3 weight) */
+    const float weights[4] = {0.5f, 0.5f, 0.3f, 0.8f};
+    const int priorities[4] = {0, 0, 1, 0};
+    double worst = 0;
+    for (int mode = 0; mode < 2; mode++) {
+        bw_sample_force_portable = mode == 1;
+        for (int step = -3; step < 40; step++) {
+            float time = 0.037f * (float)step;
+            bw_clip_contribution cc[4];
+            bw_contribution pc[4];
+            for (int i = 0; i < 4; i++) {
+                float ti = time + 0.11f * (float)i;
+                cc[i] = (bw_clip_contribution){bindings[i], ti, weights[i], priorities[i]};
+                bw_sample_clip(bindings[i], rig, ti, &sampled[i]);
+                pc[i] = (bw_contribution){&sampled[i], weights[i], priorities[i]};
+            }
+            bw_pose_set_rest(&expected, rig);
+            CHECK_INT(bw_mix_run(mixer, NULL, pc, 4, &expected), BW_OK);
+            bw_pose_set_rest(&got, rig);
+            CHECK_INT(bw_mix_run_clips(mixer, rig, NULL, cc, 4, &got), BW_OK);
+            worst = fmax(worst, pose_difference(&expected, &got));
+        }
+    }
+    bw_sample_force_portable = false;
+    printf("mix_run_clips vs sample + mix_run: worst difference %.3g\n", worst);
+    CHECK(worst < 1e-6);
+    /* the curve really was mixed: at time 0.5 the eased clip's curve is
+     * 0.05 × 5 = 0.25 with weight 0.8 over rest 0.5 → 0.5 + 0.8 × (0.25 − 0.5) */
+    bw_clip_contribution only = {bindings[3], 0.5f, 0.8f, 0};
+    bw_pose_set_rest(&got, rig);
+    CHECK_INT(bw_mix_run_clips(mixer, rig, NULL, &only, 1, &got), BW_OK);
+    CHECK_NEAR(got.curves[0], 0.5 + 0.8 * (0.25 - 0.5), 1e-6);
+
+    /* misuse: a binding for another rig layout, too many clips */
+    bw_rig *other = make_rig();
+    bw_rig_joint_desc extra = {"extra", 0, bw_transform_identity};
+    CHECK_INT(bw_rig_add_joint(other, &extra, NULL), BW_OK);
+    bw_clip_contribution bad = {bindings[0], 0.0f, 1.0f, 0};
+    CHECK_INT(bw_mix_run_clips(mixer, other, NULL, &bad, 1, &got), BW_ERR_INVALID_ARGUMENT);
+    bw_clip_contribution five[5] = {bad, bad, bad, bad, bad};
+    CHECK_INT(bw_mix_run_clips(mixer, rig, NULL, five, 5, &got), BW_ERR_LIMIT);
+    bw_rig_destroy(other);
+
+    for (int i = 0; i < 4; i++) {
+        bw_pose_deinit(&sampled[i]);
+        bw_binding_destroy(bindings[i]);
+        bw_clip_destroy(clips[i]);
+    }
+    bw_pose_deinit(&expected);
+    bw_pose_deinit(&got);
+    bw_mixer_destroy(mixer);
+    bw_rig_destroy(rig);
+}
+
+int main(void)
+{
+    RUN(one_pass_equals_sample_then_mix);
+    return check_summary();
+}
