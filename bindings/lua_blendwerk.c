@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lua_blendwerk.h"
+#include "lua_rootmotion.h"
 #include "lua_support.h"
 
 /* ---- object lifetime ---- */
@@ -444,5 +445,6 @@ int luaopen_blendwerk(lua_State *L)
     bw_lua_open_track_set(L);
     bw_lua_open_asset(L);
     bw_lua_open_blendspace(L);
+    bw_lua_open_rootmotion(L);
     return 1;
 }

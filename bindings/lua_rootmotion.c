@@ -298,85 +298,6 @@ static int l_extract(lua_State *L)
     return 1;
 }
 
-/* ---- reaching the bw_track_set behind a blendwerk.TrackSet ----
- *
- * lua_support.h shares the blocks of Rig, Clip, Binding, Pose and Asset,
- * but not TrackSet's (its struct is private to lua_trackset.c). Until it
- * does, the structs below mirror that file's private blocks field for
- * field, and track_set_of accepts a TrackSet only when its block matches
- * this mirror in everything that can be checked without trusting it: the
- * block's exact size, the addresses of the slot and signal arrays the
- * block points into itself, and its rig and output pose against its
- * uservalues. Any change to lua_trackset.c's layout makes extract_tracks
- * raise instead of reading the wrong field. */
-typedef struct ts_slot_view {
-    int handle;
-    bool in_use;
-    bool dead;
-    bw_lua_binding *binding;
-    int binding_ref;
-    int callbacks[4];
-} ts_slot_view;
-
-typedef struct ts_queued_view {
-    bw_signal_kind kind;
-    int track;
-    int marker;
-    float marker_time;
-    int slot;
-} ts_queued_view;
-
-typedef struct ts_view {
-    bw_lua_object hdr;
-    bw_track_set *set;
-    bw_mixer *mixer;
-    bw_lua_rig *rig;
-    bw_lua_pose *out;
-    int capacity;
-    int signal_capacity;
-    int slot_count;
-    ts_slot_view *slots;
-    ts_queued_view *queue;
-    int queued;
-    int lost;
-    int callbacks[4];
-    bool delivering;
-} ts_view;
-
-static size_t align16(size_t n) { return (n + 15u) & ~(size_t)15u; }
-
-static bool track_set_layout_matches(lua_State *L, int arg, const ts_view *v)
-{
-    const size_t size = lua_rawlen(L, arg);
-    if (size < sizeof(ts_view)) return false;
-    if (v->capacity < 1 || v->capacity > BW_TRACK_SET_MAX_CAPACITY || v->slot_count != 2 * v->capacity ||
-        v->signal_capacity < 1 || v->signal_capacity > BW_TRACK_SET_MAX_SIGNALS)
-        return false;
-    const unsigned char *block = (const unsigned char *)v;
-    const size_t off_slots = align16(sizeof(ts_view));
-    const size_t off_queue = align16(off_slots + sizeof(ts_slot_view) * (size_t)v->slot_count);
-    if ((const unsigned char *)v->slots != block + off_slots || (const unsigned char *)v->queue != block + off_queue ||
-        size != off_queue + sizeof(ts_queued_view) * (size_t)v->signal_capacity)
-        return false;
-    lua_getiuservalue(L, arg, 1); /* the set's Rig */
-    bool ok = luaL_testudata(L, -1, BW_LUA_RIG) && lua_touserdata(L, -1) == (void *)v->rig;
-    lua_pop(L, 1);
-    lua_getiuservalue(L, arg, 3); /* the set's output Pose */
-    ok = ok && luaL_testudata(L, -1, BW_LUA_POSE) && lua_touserdata(L, -1) == (void *)v->out;
-    lua_pop(L, 1);
-    return ok && v->set && v->rig->rig;
-}
-
-static const bw_track_set *track_set_of(lua_State *L, int arg, const bw_rig **out_rig)
-{
-    const ts_view *v = (const ts_view *)bw_lua_check_object(L, arg, BW_LUA_TRACK_SET);
-    if (!track_set_layout_matches(L, arg, v))
-        luaL_error(L, "extract_tracks: blendwerk.TrackSet's block differs from the layout lua_rootmotion.c "
-                      "mirrors; lua_support.h needs to expose the TrackSet (see lua_rootmotion.c)");
-    *out_rig = v->rig->rig;
-    return v->set;
-}
-
 /* rm:extract_tracks(set [, out]) -> delta | nil, message
  * Call it after set:advance(dt) (or set:update(dt)): it reads each live
  * track's last advance. */
@@ -384,7 +305,7 @@ static int l_extract_tracks(lua_State *L)
 {
     root_motion *rm = check_rm(L, 1);
     const bw_rig *set_rig = NULL;
-    const bw_track_set *set = track_set_of(L, 2, &set_rig);
+    const bw_track_set *set = bw_lua_check_track_set(L, 2, &set_rig);
     if (set_rig != rm->rig->rig) return luaL_argerror(L, 2, "the track set plays on another rig");
     if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
     bw_root_delta d;

@@ -147,6 +147,9 @@ bw_lua_rig *bw_lua_check_rig(lua_State *L, int arg);
 bw_lua_clip *bw_lua_check_clip(lua_State *L, int arg);
 bw_lua_binding *bw_lua_check_binding(lua_State *L, int arg);
 bw_lua_pose *bw_lua_check_pose(lua_State *L, int arg);
+/* The C track set behind a blendwerk.TrackSet at `arg` (raises if it is
+ * not one, or closed) and the rig it plays on. */
+const struct bw_track_set *bw_lua_check_track_set(lua_State *L, int arg, const bw_rig **out_rig);
 
 /* Push a Rig / Clip handle wrapping `rig` / `clip`. If `owner_idx` is not
  * 0 the object is borrowed from the Asset at that stack index (kept alive

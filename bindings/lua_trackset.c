@@ -67,6 +67,13 @@ typedef struct track_set {
     bool delivering;
 } track_set;
 
+const bw_track_set *bw_lua_check_track_set(lua_State *L, int arg, const bw_rig **out_rig)
+{
+    track_set *ts = (track_set *)bw_lua_check_object(L, arg, BW_LUA_TRACK_SET);
+    if (out_rig) *out_rig = ts->rig->rig;
+    return ts->set;
+}
+
 static void destroy_track_set(bw_lua_object *o)
 {
     track_set *ts = (track_set *)o;

@@ -651,7 +651,27 @@ static void read_scene(lua_State *L, int t, demo_character *c)
     t = lua_absindex(L, t);
     check_fields(L, t, "scene", scene_fields);
     opt_float(L, t, "scene", "crossfade", 0, 10, &s->crossfade);
-    opt_float(L, t, "scene", "ground_speed", -100, 100, &s->ground_speed);
+
+    lua_pushliteral(L, "ground_speed");
+    int gty = lua_rawget(L, t);
+    if (gty == LUA_TTABLE) {
+        int g = lua_gettop(L);
+        lua_pushnil(L);
+        while (lua_next(L, g)) {
+            char path[DEMO_NAME_MAX + 32];
+            lua_pushvalue(L, -2); /* clip_ref reads the key at the top */
+            int ci = clip_ref(L, c, "scene.ground_speed key");
+            lua_pop(L, 1);
+            snprintf(path, sizeof path, "scene.ground_speed['%s']", c->clips[ci].name);
+            double v = lua_type(L, -1) == LUA_TNUMBER ? (double)lua_tonumber(L, -1) : NAN;
+            if (!isfinite(v) || fabs(v) > 100) luaL_error(L, "%s: expected a number in [-100, 100] (m/s)", path);
+            s->ground_speed[ci] = (float)v;
+            lua_pop(L, 1);
+        }
+    } else if (gty != LUA_TNIL) {
+        luaL_error(L, "scene.ground_speed: expected a table {clip name = m/s}, got a %s", lua_typename(L, gty));
+    }
+    lua_pop(L, 1);
 
     lua_pushliteral(L, "view");
     if (lua_rawget(L, t) != LUA_TNIL) {

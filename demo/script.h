@@ -98,7 +98,9 @@ typedef struct demo_scene {
     float gesture_fade_in, gesture_fade_out; /* seconds */
     float crossfade;       /* seconds, keys 1..9 and removed clips on reload */
     float view_yaw, view_pitch; /* degrees: initial camera */
-    float ground_speed;    /* m/s the ground grid scrolls under the figure (display only) */
+    /* m/s the ground scrolls under the figure per clip at full weight
+     * (display only: the host scrolls by the weighted sum over tracks) */
+    float ground_speed[DEMO_MAX_CLIPS];
 } demo_scene;
 
 typedef struct demo_character {
