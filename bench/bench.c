@@ -390,7 +390,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "blendwerk-bench: --characters and --threads must be >= 1\n");
         return 2;
     }
-    int blocks = quick ? 101 : 1001; /* timed blocks of 25 characters each */
+    int blocks = quick ? 401 : 4001; /* timed blocks of 25 characters each */
 
     workload w;
     workload_init(&w, count, threads);
@@ -421,8 +421,8 @@ int main(int argc, char **argv)
     double allocs_per_frame = (double)(stats.calls - calls_before) / frames;
 
     /* scaling: whole frames on one thread vs on the pool, same timing */
-    result one_thread = measure(&w, single, PIPE4, quick ? 31 : 101, "pipe4_1thread");
-    result threaded = measure(&w, pool, PIPE4, quick ? 31 : 101, "pipe4_threads");
+    result one_thread = measure(&w, single, PIPE4, quick ? 61 : 301, "pipe4_1thread");
+    result threaded = measure(&w, pool, PIPE4, quick ? 61 : 301, "pipe4_threads");
     double speedup = threaded.median > 0 ? one_thread.median / threaded.median : 0;
     results[KIND_COUNT] = threaded;
 
