@@ -15,7 +15,7 @@ cd "$(dirname "$0")"
 
 CORE_PKGS=(build-essential cmake pkg-config liblua5.4-dev lua5.4 libcglm-dev libcjson-dev)
 DEMO_PKGS=(libsdl2-dev)
-FUZZ_PKGS=(clang libclang-rt-14-dev)
+FUZZ_PKGS=(clang libclang-rt-dev)
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 need() {
@@ -72,7 +72,9 @@ fuzz)
         corpus=build-fuzz/corpus/$name
         mkdir -p "$corpus"
         echo "== $name for ${secs}s"
-        "$f" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 "$corpus" fuzz/seeds/"${name#fuzz_}" ../shared/assets 2>&1 | tail -n 3
+        seeds=(fuzz/seeds/"${name#fuzz_}")
+        [ -d ../shared/assets ] && seeds+=(../shared/assets) # optional: absent on a bare checkout
+        "$f" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 "$corpus" "${seeds[@]}" 2>&1 | tail -n 3
     done
     ;;
 bench)

@@ -555,7 +555,7 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
             const bw_clip_contribution *cc = &clips[order[k]];
             const bw_clip_grid *g = cc->binding->clip->grid;
             int row;
-            float u, time = isfinite(cc->time) ? cc->time : 0.0f;
+            float u, time = isnan(cc->time) ? 0.0f : cc->time; /* as bw_sample_clip */
             bw_grid_segment(g, time, &row, &u);
             *en = (entry){NULL, NULL, NULL, NULL, sanitize_weight(c->weight), g->rows + (size_t)row * (size_t)g->row_floats,
                           g->rows + (size_t)(row + 1) * (size_t)g->row_floats, u, {0}, {0}};

@@ -92,7 +92,7 @@ static void sample_track(const bw_track_data *t, float time, float *out)
 void bw_sample_track(const bw_clip *clip, int track, float time, float *out)
 {
     if (!clip || !out || track < 0 || track >= clip->track_count) return;
-    if (!isfinite(time)) time = 0.0f;
+    if (isnan(time)) time = 0.0f; /* ±inf hold the last / first key like any time past the ends */
     sample_track(&clip->tracks[track], time, out);
 }
 
@@ -170,7 +170,7 @@ void bw_sample_clip(const bw_binding *binding, const bw_rig *rig, float time, bw
      * coverage 0; when it drives all of them every value is overwritten */
     if (binding->driven_joint_count < out->joint_count || binding->driven_curve_count < out->curve_count)
         clear_pose(out);
-    if (!isfinite(time)) time = 0.0f;
+    if (isnan(time)) time = 0.0f; /* ±inf hold the last / first key like any time past the ends */
 
     const bw_track_data *tracks = binding->clip->tracks;
     const bw_transform *rest = rig ? bw_rig_rest_pose(rig) : NULL;

@@ -14,6 +14,7 @@
 #include "blendwerk/pose.h"
 #include "blendwerk/rig.h"
 #include "check.h"
+#include "clip_internal.h"
 
 typedef struct counter {
     long allocations; /* calls that allocate or reallocate (nsize > 0) */
@@ -47,6 +48,8 @@ typedef struct world {
     bw_track_set *set;
     bw_mixer *mixer;
     bw_pose out;
+    bw_pose fused;                 /* bw_mix_run_clips' output */
+    float (*model)[4][4];          /* local-to-model output */
     /* what the frames did, to show the loop exercised every path */
     int markers, loops, ended, stopped, plays, refused;
 } world;
@@ -64,12 +67,16 @@ static bw_result build_rig(world *w)
         if (i == 15) parent = 7;
         joints[i] = (bw_rig_joint_desc){names[i], parent, {{0, 0.1f * (float)i, 0}, {0, 0, 0, 1}, {1, 1, 1}}};
     }
-    bw_rig_desc desc = {joints, JOINTS, NULL, 0, &w->allocator};
+    bw_rig_curve_desc curve = {"tail", BW_CURVE_ANGLE, 0.0f};
+    bw_rig_desc desc = {joints, JOINTS, &curve, 1, &w->allocator};
     return bw_rig_create(&desc, &w->rig, NULL);
 }
 
 /* Clip c: a rotation track and a translation track on each of several
- * joints, markers every quarter of its length; clip 2 does not loop. */
+ * joints, markers every quarter of its length; clip 2 does not loop.
+ * Clips 0 and 2 are linear on a uniform grid (the grid fast path); clip 1
+ * has eased keys and an angle curve (the per-track path, key search,
+ * easing, shortest-arc angles). */
 static bw_result build_clip(world *w, int c)
 {
     static const float times[3] = {0.0f, 0.5f, 1.0f};
@@ -84,17 +91,22 @@ static bw_result build_clip(world *w, int c)
         pos[3 * k + 1] = 0.5f;
         pos[3 * k + 2] = 0.0f;
     }
+    static const unsigned char styles[3] = {BW_EASE_LINEAR, BW_EASE_CUBIC, BW_EASE_BOUNCE};
+    static const unsigned char dirs[3] = {BW_EASE_IN, BW_EASE_IN_OUT, BW_EASE_OUT};
+    static const float angles[3] = {3.0f, -3.0f, 3.0f}; /* crossing ±π */
+    const unsigned char *st = c == 1 ? styles : NULL, *di = c == 1 ? dirs : NULL;
     char names[JOINTS][16], parents[JOINTS][16];
-    bw_track_desc tracks[2 * JOINTS];
+    bw_track_desc tracks[2 * JOINTS + 1];
     int n = 0;
     for (int j = c; j < JOINTS; j += 2) {
         snprintf(names[j], sizeof names[j], "j%d", j);
         int parent = j == 0 ? -1 : (j == 10 ? 5 : (j == 15 ? 7 : j - 1));
         if (parent < 0) snprintf(parents[j], sizeof parents[j], "%s", "");
         else snprintf(parents[j], sizeof parents[j], "j%d", parent);
-        tracks[n++] = (bw_track_desc){parents[j], names[j], BW_CHANNEL_ROTATION, BW_INTERP_EASED, 3, times, rot, NULL, NULL};
-        tracks[n++] = (bw_track_desc){parents[j], names[j], BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 3, times, pos, NULL, NULL};
+        tracks[n++] = (bw_track_desc){parents[j], names[j], BW_CHANNEL_ROTATION, BW_INTERP_EASED, 3, times, rot, st, di};
+        tracks[n++] = (bw_track_desc){parents[j], names[j], BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 3, times, pos, st, di};
     }
+    if (c == 1) tracks[n++] = (bw_track_desc){NULL, "tail", BW_CHANNEL_ANGLE, BW_INTERP_EASED, 3, times, angles, st, di};
     bw_marker_desc markers[4] = {{"q0", 0.0f}, {"q1", 0.25f}, {"q2", 0.5f}, {"q3", 0.75f}};
     bw_clip_desc desc;
     memset(&desc, 0, sizeof desc);
@@ -169,6 +181,12 @@ static void run_frame(world *w, int i)
     if (res != BW_OK) fprintf(stderr, "compose failed: %s\n", bw_result_name(res));
     CHECK_INT(res, BW_OK);
     bw_track_set_drain(w->set, on_signal, w);
+    /* the fused sample + mix over both kinds of clip, and local-to-model */
+    bw_clip_contribution clips[2] = {{w->bindings[0], 0.01f * (float)(i % 100), 0.5f, 0},
+                                     {w->bindings[1], 0.013f * (float)(i % 77), 0.5f, 1}};
+    bw_pose_set_rest(&w->fused, w->rig);
+    CHECK_INT(bw_mix_run_clips(w->mixer, w->rig, NULL, clips, 2, &w->fused), BW_OK);
+    bw_pose_local_to_model(w->rig, &w->out, w->model);
 }
 
 static void per_frame_path_does_not_allocate(void)
@@ -181,9 +199,14 @@ static void per_frame_path_does_not_allocate(void)
     for (int c = 0; c < CLIPS; c++) CHECK_INT(build_clip(&w, c), BW_OK);
     bw_track_set_desc sd = {w.rig, 4, 64, &w.allocator};
     CHECK_INT(bw_track_set_create(&sd, &w.set), BW_OK);
-    CHECK_INT(bw_mixer_create(JOINTS, 0, 4, &w.allocator, &w.mixer), BW_OK);
+    CHECK_INT(bw_mixer_create_for_rig(w.rig, 4, &w.allocator, &w.mixer), BW_OK);
     CHECK_INT(bw_pose_init(&w.out, w.rig, &w.allocator), BW_OK);
-    if (!w.set || !w.mixer || !w.bindings[CLIPS - 1]) return;
+    CHECK_INT(bw_pose_init(&w.fused, w.rig, &w.allocator), BW_OK);
+    w.model = counting_alloc(&w.count, NULL, 0, sizeof(float[4][4]) * JOINTS);
+    if (!w.set || !w.mixer || !w.bindings[CLIPS - 1] || !w.model) return;
+    /* both sampling paths are in the counted loop */
+    CHECK(w.clips[0]->grid != NULL);
+    CHECK(w.clips[1]->grid == NULL);
 
     play(&w, 0, 1.0f, 0.0f);
     play(&w, 1, 1.25f, 0.2f);
@@ -208,7 +231,10 @@ static void per_frame_path_does_not_allocate(void)
         CHECK(isfinite(w.out.joints[j].t[0]) && isfinite(w.out.joints[j].r[3]));
     }
 
+    CHECK(isfinite(w.fused.curves[0]) && w.fused.curve_coverage[0] > 0.0f); /* the angle curve was mixed */
     bw_pose_deinit(&w.out);
+    bw_pose_deinit(&w.fused);
+    counting_alloc(&w.count, w.model, sizeof(float[4][4]) * JOINTS, 0);
     bw_mixer_destroy(w.mixer);
     bw_track_set_destroy(w.set);
     for (int c = 0; c < CLIPS; c++) {

@@ -336,6 +336,11 @@ static void events_at_zero_and_at_the_end(void)
 /* Markers a at 0.25, b at 0.75 again: one step of 2.5 s from 0 (looping)
  * crosses passes 0, 1, 2: "a b L a b L a", landing at 0.5. Non-looping it
  * clamps at the end: "a b E", time 1, and the step reported is 1 s. */
+static void count_marker(void *user, const bw_signal *s)
+{
+    if (s->kind == BW_SIGNAL_MARKER) (*(int *)user)++;
+}
+
 static void dt_larger_than_the_clip(void)
 {
     fixture_clip fc = make_ab_clip(true);
@@ -355,8 +360,62 @@ static void dt_larger_than_the_clip(void)
     CHECK(bw_track_set_last_step(set, o, &from, &delta));
     CHECK_NEAR(from, 0.0, 1e-12);
     CHECK_NEAR(delta, 1.0, 1e-12);
+    CHECK_INT(bw_track_set_stop(set, o, 0.0f), BW_OK);
+    frame(set, 0.0f, &r);
+
+    /* a one-shot given a 1e9 s step: its markers once, ENDED, held at the end */
+    int big = play_at(set, &fc, 0.0, 1.0f, 0);
+    CHECK_STR(frame(set, 1e9f, &r), "a b E");
+    CHECK_NEAR(bw_track_set_time(set, big), 1.0, 1e-12);
+    CHECK(bw_track_set_last_step(set, big, &from, &delta));
+    CHECK_NEAR(from + delta, 1.0, 1e-12);
     bw_track_set_destroy(set);
     free_clip(&fc);
+}
+
+/* A rig with no joints: binding, playing, a 1e9 s advance, compose and
+ * drain all work and produce the (empty) pose; markers still fire. */
+static void empty_rig_plays_and_composes(void)
+{
+    bw_rig_desc rd = {NULL, 0, NULL, 0, NULL};
+    bw_rig *empty = NULL;
+    CHECK_INT(bw_rig_create(&rd, &empty, NULL), BW_OK);
+    bw_marker_desc m = {"tick", 0.5f};
+    bw_clip_desc cd = {0};
+    cd.markers = &m;
+    cd.marker_count = 1;
+    cd.length = 1.0f;
+    cd.loop = true;
+    bw_clip *clip = NULL;
+    CHECK_INT(bw_clip_create(&cd, &clip, NULL), BW_OK);
+    bw_binding *b = NULL;
+    CHECK_INT(bw_binding_create(clip, empty, 0, NULL, &b, NULL), BW_OK);
+    bw_track_set_desc sd = {empty, 2, 0, NULL};
+    bw_track_set *set = NULL;
+    CHECK_INT(bw_track_set_create(&sd, &set), BW_OK);
+    bw_mixer *mx = NULL;
+    CHECK_INT(bw_mixer_create_for_rig(empty, 2, NULL, &mx), BW_OK);
+    bw_pose out;
+    CHECK_INT(bw_pose_init(&out, empty, NULL), BW_OK);
+    bw_play_desc pd = bw_play_desc_defaults(b);
+    int h = bw_track_set_play(set, &pd);
+    CHECK(h >= 0);
+    int ticks = 0;
+    bw_track_set_advance(set, 0.75f);
+    CHECK_INT(bw_track_set_compose(set, mx, NULL, &out), BW_OK);
+    bw_track_set_drain(set, count_marker, &ticks);
+    CHECK_INT(ticks, 1);
+    bw_track_set_advance(set, 1e9f);
+    CHECK_INT(bw_track_set_compose(set, mx, NULL, &out), BW_OK);
+    bw_track_set_drain(set, count_marker, &ticks);
+    CHECK_INT(ticks, 5); /* plus the 4 cycles of markers a step may visit */
+    CHECK_INT(out.joint_count, 0);
+    bw_pose_deinit(&out);
+    bw_mixer_destroy(mx);
+    bw_track_set_destroy(set);
+    bw_binding_destroy(b);
+    bw_clip_destroy(clip);
+    bw_rig_destroy(empty);
 }
 
 /* A non-looping clip (bone x: 0 -> 1 over 1 s) reaches its end, queues
@@ -998,6 +1057,7 @@ int main(void)
     RUN(five_wraps_visit_the_last_four_cycles);
     RUN(events_at_zero_and_at_the_end);
     RUN(dt_larger_than_the_clip);
+    RUN(empty_rig_plays_and_composes);
     RUN(non_looping_holds_end_while_fading);
     RUN(stop_fades_then_drain_removes);
     RUN(signals_carry_the_track_user);

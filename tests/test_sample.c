@@ -224,12 +224,13 @@ static void loop_with_repeated_first_key_should_not_pop(void)
     bw_clip_destroy(clip);
 }
 
-static void non_finite_time_should_sample_at_zero(void)
+/* NaN samples at 0; ±inf are times past the ends and hold them. */
+static void nan_time_samples_at_zero_and_infinities_hold_the_ends(void)
 {
     float times[2] = {0.0f, 1.0f}, values[2] = {4.0f, 8.0f};
     bw_clip *clip = one_track(BW_CHANNEL_FLOAT, BW_INTERP_EASED, 2, times, values, NULL, NULL);
     CHECK_NEAR(sample1(clip, NAN), 4.0, 0);
-    CHECK_NEAR(sample1(clip, INFINITY), 4.0, 0);
+    CHECK_NEAR(sample1(clip, INFINITY), 8.0, 0);
     CHECK_NEAR(sample1(clip, -INFINITY), 4.0, 0);
     CHECK_NEAR(sample1(clip, 3e38f), 8.0, 0); /* huge but finite: the end */
     /* invalid track index or NULL clip writes nothing */
@@ -438,7 +439,7 @@ int main(void)
     RUN(cubic_spline_should_follow_the_hermite_basis);
     RUN(lerp_angle_should_take_the_short_way);
     RUN(loop_with_repeated_first_key_should_not_pop);
-    RUN(non_finite_time_should_sample_at_zero);
+    RUN(nan_time_samples_at_zero_and_infinities_hold_the_ends);
     RUN(extreme_values_should_never_produce_nan);
     RUN(pose_should_fill_unkeyed_channels_from_the_rig);
     RUN(coverage_should_clamp_pose_and_mask_weights);

@@ -12,7 +12,8 @@
  * current joint value; its coverage is clamp(pose_weight × (1 −
  * mask_weight), 0, 1). Joints no track drives get the identity transform
  * and coverage 0. Curves likewise (coverage 1 when keyed, else 0).
- * A non-finite τ samples at 0. Never allocates, never compares strings.
+ * A NaN τ samples at 0; +inf and −inf hold the last and first keys, like
+ * any time past the ends. Never allocates, never compares strings.
  *
  * Details:
  * - A key's value is reached exactly at its time (u = 1), so a CONSTANT
