@@ -12,9 +12,12 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-#define TEXT_SCALE 2
-#define CHAR_W (DEMO_FONT_ADVANCE * TEXT_SCALE)
-#define LINE_H (DEMO_FONT_LINE * TEXT_SCALE)
+/* Text is drawn at scale 2, or 1 in windows narrower than WIDE_WINDOW so
+ * the figure keeps its room. Set once per frame by demo_render. */
+#define WIDE_WINDOW 900
+static int text_scale = 2;
+#define CHAR_W (DEMO_FONT_ADVANCE * text_scale)
+#define LINE_H (DEMO_FONT_LINE * text_scale)
 #define MARGIN 12
 #define PANEL_CHARS 36 /* the text column on the left; the figure stands right of it */
 
@@ -180,8 +183,8 @@ static frame_geom make_geom(const demo_view *v, int w, int h)
 {
     frame_geom g;
     float panel = (float)(MARGIN + PANEL_CHARS * CHAR_W);
-    g.ox = panel + 0.5f * ((float)w - panel);
-    if (g.ox < 0.5f * (float)w) g.ox = 0.5f * (float)w;
+    /* right of the text column when there is room, else overlapping it */
+    g.ox = (float)w - panel >= 0.4f * (float)w ? panel + 0.5f * ((float)w - panel) : 0.6f * (float)w;
     g.oy = 0.84f * (float)h;
     float extent = v->extent > 0.0f ? v->extent : 1.0f;
     g.scale = v->zoom * 0.66f * (float)h / extent;
@@ -368,7 +371,15 @@ static void draw_skeleton(SDL_Renderer *r, const frame_geom *g, const demo_view 
 static int text(SDL_Renderer *r, int x, int y, rgb c, const char *s)
 {
     set_color(r, c, 255);
-    return demo_font_draw(r, x, y, TEXT_SCALE, s);
+    return demo_font_draw(r, x, y, text_scale, s);
+}
+
+/* Text in the left column: at most PANEL_CHARS characters from column x. */
+static int panel_text(SDL_Renderer *r, int x, int y, rgb c, const char *s)
+{
+    int cols = PANEL_CHARS - (x - MARGIN) / CHAR_W;
+    set_color(r, c, 255);
+    return demo_font_draw_n(r, x, y, text_scale, s, cols > 0 ? (size_t)cols : 0);
 }
 
 /* Word-wrap `msg` into lines of at most `cols` characters, starting at y;
@@ -389,7 +400,7 @@ static int wrapped(SDL_Renderer *r, int x, int y, int cols, int max_lines, rgb c
                 }
             }
         }
-        demo_font_draw_n(r, x, y, TEXT_SCALE, s, take);
+        demo_font_draw_n(r, x, y, text_scale, s, take);
         y += LINE_H;
         s += take;
         while (*s == ' ' || *s == '\n') s++;
@@ -411,27 +422,30 @@ static int draw_panel(SDL_Renderer *r, int y, const demo_player *p, const demo_h
     char line[160];
     int x = MARGIN;
     snprintf(line, sizeof line, "t %.2f s  frame %ld  dt %.4f", p->time, p->frame, (double)hud->dt);
-    text(r, x, y, color_dim, line);
+    panel_text(r, x, y, color_dim, line);
     y += LINE_H + 6;
 
-    text(r, x, y, color_accent, "CLIPS");
+    panel_text(r, x, y, color_accent, "CLIPS");
     y += LINE_H;
     int cx = x;
     for (int i = 0; i < p->character->clip_count; i++) {
         if (i < 9)
-            snprintf(line, sizeof line, "%d %s  ", i + 1, p->character->clips[i].name);
+            snprintf(line, sizeof line, "%d %.24s  ", i + 1, p->character->clips[i].name);
         else
-            snprintf(line, sizeof line, "- %s  ", p->character->clips[i].name);
+            snprintf(line, sizeof line, "- %.24s  ", p->character->clips[i].name);
         int wpx = (int)strlen(line) * CHAR_W;
         if (cx + wpx > MARGIN + PANEL_CHARS * CHAR_W && cx > x) {
             cx = x;
             y += LINE_H;
         }
-        cx += text(r, cx, y, clip_playing(p, p->character->clips[i].clip) ? color_text : color_dim, line);
+        cx += panel_text(r, cx, y, clip_playing(p, p->character->clips[i].clip) ? color_text : color_dim, line);
     }
     y += LINE_H + 6;
 
-    text(r, x, y, color_accent, "TRACKS     prio  time  weight");
+    /* name, priority, clip time, a weight bar, the weight, and what the
+     * track is doing: "fade" (stopping), "once" (the gesture one-shot),
+     * "gone" (its clip was removed by a reload) */
+    panel_text(r, x, y, color_accent, "TRACKS    pr  time weight");
     y += LINE_H;
     const demo_track *recs[DEMO_TRACK_CAPACITY];
     int n = demo_player_tracks(p, recs, DEMO_TRACK_CAPACITY);
@@ -440,38 +454,39 @@ static int draw_panel(SDL_Renderer *r, int y, const demo_player *p, const demo_h
         float w = bw_track_set_weight(p->set, tr->handle);
         double t = bw_track_set_time(p->set, tr->handle);
         bool stopping = bw_track_set_stopping(p->set, tr->handle);
-        snprintf(line, sizeof line, "%-10.10s %3d %6.2f", tr->name, tr->priority, t);
+        snprintf(line, sizeof line, "%-8.8s %2d %5.2f", tr->name, tr->priority, t);
         rgb c = stopping ? color_dim : color_text;
-        int wx = x + text(r, x, y, c, line) + CHAR_W;
-        int bar = 8 * CHAR_W;
+        int wx = x + panel_text(r, x, y, c, line) + CHAR_W;
+        int bar = 7 * CHAR_W;
         set_color(r, color_grid, 255);
-        SDL_Rect back = {wx, y + 2, bar, LINE_H - 8};
+        SDL_Rect back = {wx, y + text_scale, bar, LINE_H - 4 * text_scale};
         SDL_RenderFillRect(r, &back);
         set_color(r, tr->role == DEMO_ROLE_GESTURE ? color_accent : tr->removed ? color_error : color_left, 255);
-        SDL_Rect fill = {wx, y + 2, (int)((float)bar * fminf(fmaxf(w, 0.0f), 1.0f) + 0.5f), LINE_H - 8};
+        SDL_Rect fill = {wx, y + text_scale, (int)((float)bar * fminf(fmaxf(w, 0.0f), 1.0f) + 0.5f),
+                         LINE_H - 4 * text_scale};
         SDL_RenderFillRect(r, &fill);
-        snprintf(line, sizeof line, "%.2f%s", (double)w,
-                 tr->removed ? " removed" : tr->role == DEMO_ROLE_GESTURE ? " gesture" : stopping ? " out" : "");
-        text(r, wx + bar + CHAR_W / 2, y, c, line);
+        snprintf(line, sizeof line, "%4.2f %s", (double)w,
+                 tr->removed ? "gone" : stopping ? "fade" : tr->role == DEMO_ROLE_GESTURE ? "once" : "");
+        panel_text(r, wx + bar + CHAR_W, y, c, line);
         y += LINE_H;
     }
     if (n == 0) {
-        text(r, x, y, color_dim, "(nothing plays: press 1-9)");
+        panel_text(r, x, y, color_dim, "(nothing plays: press 1-9)");
         y += LINE_H;
     }
     y += 6;
 
-    text(r, x, y, color_accent, "EVENTS");
+    panel_text(r, x, y, color_accent, "EVENTS");
     y += LINE_H;
     for (long k = p->log_total - 1; k >= 0 && k >= p->log_total - 10; k--) {
         const demo_event *ev = demo_player_event(p, k);
         if (!ev) break;
         if (ev->kind == DEMO_EVENT_MARKER)
-            snprintf(line, sizeof line, "%7.2f %-8.8s %s", ev->time, ev->clip, ev->name);
+            snprintf(line, sizeof line, "%6.2f %-8.8s %s", ev->time, ev->clip, ev->name);
         else
-            snprintf(line, sizeof line, "%7.2f %-8.8s <%s>", ev->time, ev->clip,
+            snprintf(line, sizeof line, "%6.2f %-8.8s <%s>", ev->time, ev->clip,
                      ev->kind == DEMO_EVENT_ENDED ? "ended" : "stopped");
-        text(r, x, y, ev->kind == DEMO_EVENT_MARKER ? color_text : color_dim, line);
+        panel_text(r, x, y, ev->kind == DEMO_EVENT_MARKER ? color_text : color_dim, line);
         y += LINE_H;
     }
     return y;
@@ -479,6 +494,7 @@ static int draw_panel(SDL_Renderer *r, int y, const demo_player *p, const demo_h
 
 void demo_render(SDL_Renderer *r, int w, int h, const demo_view *view, const demo_player *p, const demo_hud *hud)
 {
+    text_scale = w >= WIDE_WINDOW ? 2 : 1;
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
     set_color(r, color_bg, 255);
     SDL_RenderClear(r);
@@ -491,7 +507,7 @@ void demo_render(SDL_Renderer *r, int w, int h, const demo_view *view, const dem
     char line[160];
     int y = MARGIN;
     snprintf(line, sizeof line, "BLENDWERK DEMO  %s", hud->script_name ? hud->script_name : "");
-    text(r, MARGIN, y, color_accent, line);
+    panel_text(r, MARGIN, y, color_accent, line);
     y += LINE_H + 4;
     if (p && p->character) draw_panel(r, y, p, hud);
 
@@ -502,7 +518,7 @@ void demo_render(SDL_Renderer *r, int w, int h, const demo_view *view, const dem
     if (hud->flash && hud->flash_alpha > 0.0f) {
         int fw = (int)strlen(hud->flash) * CHAR_W;
         set_color(r, color_ok, (Uint8)(255.0f * fminf(hud->flash_alpha, 1.0f)));
-        demo_font_draw(r, w - MARGIN - fw, MARGIN, TEXT_SCALE, hud->flash);
+        demo_font_draw(r, w - MARGIN - fw, MARGIN, text_scale, hud->flash);
     }
 
     const char *err = hud->reloader && hud->reloader->error[0] ? hud->reloader->error : NULL;

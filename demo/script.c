@@ -40,6 +40,7 @@ typedef struct sandbox {
     bool time_hit;
     char dir[DEMO_PATH_MAX];      /* folder of the script: includes and assets resolve here */
     char chunk[DEMO_NAME_MAX];    /* the script's file name, used as its chunk name */
+    const char *path;             /* the script as given */
     const char *asset;            /* the host's --asset path, or NULL */
     demo_watch *watch;
     int printed;
@@ -800,9 +801,8 @@ static void extract(lua_State *L, int t, demo_character *c)
 static int run_script(lua_State *L)
 {
     sandbox *sb = (sandbox *)lua_touserdata(L, 1);
-    const char *path = lua_tostring(L, 2);
     open_sandbox(L, sb);
-    push_file_chunk(L, path, sb->chunk);
+    push_file_chunk(L, sb->path, sb->chunk);
     lua_call(L, 0, 1);
     sb->extracting = true; /* errors from here on concern the returned table */
     extract(L, lua_gettop(L), sb->character);
@@ -848,6 +848,7 @@ bool demo_character_load(const char *script_path, const char *asset_path, const 
     sb.cap = lim.memory;
     sb.budget = lim.instructions;
     sb.seconds = lim.seconds;
+    sb.path = script_path;
     sb.asset = asset_path && asset_path[0] ? asset_path : NULL;
     sb.watch = w;
     split_path(script_path, sb.dir, sizeof sb.dir, sb.chunk, sizeof sb.chunk);
@@ -871,9 +872,9 @@ bool demo_character_load(const char *script_path, const char *asset_path, const 
     sb.deadline = now_seconds() + sb.seconds;
     lua_pushcfunction(L, message_handler);
     lua_pushcfunction(L, run_script);
+    /* nothing before the protected call may allocate: the cap may be tiny */
     lua_pushlightuserdata(L, &sb);
-    lua_pushstring(L, script_path);
-    int status = lua_pcall(L, 2, 0, 1);
+    int status = lua_pcall(L, 1, 0, 1);
 
     bool ok = status == LUA_OK && !sb.cap_hit && !sb.budget_hit && !sb.time_hit;
     if (!ok) {

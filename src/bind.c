@@ -4,6 +4,8 @@
  * All name comparison happens here, once per (clip, rig layout); the
  * binding stores plain indices (per track, and per driven joint a track
  * per channel) so sampling never touches a string. */
+#include <stdlib.h>
+
 #include "clip_internal.h"
 #include "common.h"
 
@@ -31,22 +33,63 @@ static bool same_parent(const char *a, const char *b)
     return !strcmp(a, b);
 }
 
-/* Does another track of the same channel name a different (parent, joint)
- * with this joint name? Then a name-only match would be a guess. */
-static bool ambiguous_in_clip(const bw_clip *clip, const uint64_t *hashes, int track)
+/* A track's name hash (channel + joint name) and index, sorted so that
+ * tracks sharing a name are adjacent. */
+typedef struct hashed_track {
+    uint64_t hash;
+    int index;
+} hashed_track;
+
+static int compare_hashed(const void *pa, const void *pb)
 {
-    const bw_track_data *t = &clip->tracks[track];
-    for (int i = 0; i < clip->track_count; i++) {
-        if (i == track || hashes[i] != hashes[track]) continue;
-        const bw_track_data *o = &clip->tracks[i];
-        if (o->channel == t->channel && !strcmp(o->joint, t->joint) && !same_parent(o->parent, t->parent))
-            return true;
+    const hashed_track *a = pa, *b = pb;
+    if (a->hash != b->hash) return a->hash < b->hash ? -1 : 1;
+    return a->index - b->index;
+}
+
+static bool same_name(const bw_track_data *a, const bw_track_data *b)
+{
+    return a->channel == b->channel && !strcmp(a->joint, b->joint);
+}
+
+/* ambiguous[i] = another track of the same channel names a different
+ * (parent, joint) with track i's joint name, so a name-only match for
+ * track i would be a guess. Sorting by name hash keeps this O(n log n).
+ * Two tracks with the same channel, joint and parent are rejected when the
+ * clip is built, so within one name every other track has another parent. */
+static void mark_ambiguous(const bw_clip *clip, hashed_track *h, unsigned char *ambiguous)
+{
+    const int n = clip->track_count;
+    for (int i = 0; i < n; i++) {
+        h[i].hash = name_hash(clip->tracks[i].channel, clip->tracks[i].joint);
+        h[i].index = i;
+        ambiguous[i] = 0;
     }
-    return false;
+    qsort(h, (size_t)n, sizeof *h, compare_hashed);
+    for (int start = 0, end; start < n; start = end) {
+        for (end = start + 1; end < n && h[end].hash == h[start].hash;) end++;
+        if (end - start < 2) continue;
+        /* The usual run: one name. Duplicates were rejected, so its tracks
+         * all have different parents and each is ambiguous. */
+        bool one_name = true;
+        for (int r = start + 1; r < end && one_name; r++)
+            one_name = same_name(&clip->tracks[h[start].index], &clip->tracks[h[r].index]);
+        if (one_name) {
+            for (int r = start; r < end; r++) ambiguous[h[r].index] = 1;
+            continue;
+        }
+        /* a hash collision between different names: pair them by name */
+        for (int p = start; p < end; p++)
+            for (int q = p + 1; q < end; q++) {
+                const bw_track_data *a = &clip->tracks[h[p].index], *b = &clip->tracks[h[q].index];
+                if (same_name(a, b) && !same_parent(a->parent, b->parent))
+                    ambiguous[h[p].index] = ambiguous[h[q].index] = 1;
+            }
+    }
 }
 
 /* Target and status of one track. */
-static bw_bind_status resolve(const bw_clip *clip, const uint64_t *hashes, int track, const bw_rig *rig,
+static bw_bind_status resolve(const bw_clip *clip, const unsigned char *ambiguous, int track, const bw_rig *rig,
                               int *out_target)
 {
     const bw_track_data *t = &clip->tracks[track];
@@ -66,7 +109,7 @@ static bw_bind_status resolve(const bw_clip *clip, const uint64_t *hashes, int t
     }
     int j = bw_rig_find_by_name(rig, t->joint);
     if (j == -1) return BW_BIND_UNBOUND;
-    if (j < 0 || ambiguous_in_clip(clip, hashes, track)) return BW_BIND_AMBIGUOUS;
+    if (j < 0 || ambiguous[track]) return BW_BIND_AMBIGUOUS;
     *out_target = j;
     return BW_BIND_BY_NAME;
 }
@@ -91,25 +134,26 @@ bw_result bw_binding_create(const bw_clip *clip, const bw_rig *rig, uint64_t ret
     const int joints = bw_rig_joint_count(rig), curves = bw_rig_curve_count(rig);
     if (joints < 0 || curves < 0) return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "binding: invalid rig");
 
-    /* scratch: per-track target, status and name hash; per-joint slots;
-     * per-curve track */
+    /* scratch: per-track name hash, target, status and ambiguity; per-joint
+     * slots; per-curve track */
     size_t n_slots = (size_t)joints * BW_SLOT_COUNT;
-    size_t scratch_size = sizeof(uint64_t) * (size_t)tracks + sizeof(int) * (size_t)tracks +
-                          sizeof(unsigned char) * (size_t)tracks + sizeof(int) * (n_slots + (size_t)curves);
-    uint64_t *hashes = bw_alloc(allocator, scratch_size);
+    size_t scratch_size = sizeof(hashed_track) * (size_t)tracks + sizeof(int) * (size_t)tracks +
+                          sizeof(int) * (n_slots + (size_t)curves) + 2 * (size_t)tracks;
+    hashed_track *hashes = bw_alloc(allocator, scratch_size);
     if (!hashes) return bw_fail(err, BW_ERR_OUT_OF_MEMORY, "binding: out of memory");
     int *target = (int *)(hashes + tracks);
     int *slots = target + tracks;
     int *curve_track = slots + n_slots;
     unsigned char *status = (unsigned char *)(curve_track + curves);
+    unsigned char *ambiguous = status + tracks;
 
-    for (int i = 0; i < tracks; i++) hashes[i] = name_hash(clip->tracks[i].channel, clip->tracks[i].joint);
+    mark_ambiguous(clip, hashes, ambiguous);
     for (size_t i = 0; i < n_slots; i++) slots[i] = -1;
     for (int i = 0; i < curves; i++) curve_track[i] = -1;
 
     bw_bind_report report = {0, 0, 0, 0};
     for (int i = 0; i < tracks; i++) {
-        bw_bind_status s = resolve(clip, hashes, i, rig, &target[i]);
+        bw_bind_status s = resolve(clip, ambiguous, i, rig, &target[i]);
         if (target[i] >= (is_curve_channel(clip->tracks[i].channel) ? curves : joints)) { /* defensive */
             target[i] = -1;
             s = BW_BIND_UNBOUND;

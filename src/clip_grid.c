@@ -23,6 +23,13 @@ static bool same_target(const bw_track_data *a, const bw_track_data *b)
     return strcmp(a->parent, b->parent) == 0;
 }
 
+static uint64_t target_hash(const bw_track_data *t)
+{
+    uint64_t h = bw_hash_bytes(BW_HASH_SEED, t->joint, strlen(t->joint));
+    h = bw_hash_bytes(h, "/", 1); /* separates parent "" from parent NULL below */
+    return t->parent ? bw_hash_bytes(h, t->parent, strlen(t->parent) + 1) : h;
+}
+
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
 /* First component of each channel in a block, and its width. */
@@ -53,23 +60,36 @@ bw_result bw_clip_grid_build(bw_clip *clip)
     }
     if (!ref) return BW_OK;
 
-    /* scratch: each track's grid joint, found by (parent, joint) */
+    /* scratch: each track's grid joint, found by (parent, joint) through
+     * an open-addressed table of first tracks, so building stays linear in
+     * the number of tracks */
     const bw_allocator *a = &clip->allocator;
-    int *track_joint = bw_alloc(a, sizeof(int) * (size_t)clip->track_count);
+    size_t slots = 16;
+    while (slots < 2 * (size_t)clip->track_count) slots *= 2;
+    size_t scratch_size = sizeof(int) * ((size_t)clip->track_count + slots);
+    int *track_joint = bw_alloc(a, scratch_size);
     if (!track_joint) return BW_ERR_OUT_OF_MEMORY;
+    int *table = track_joint + clip->track_count; /* first track of each target, -1 empty */
+    for (size_t i = 0; i < slots; i++) table[i] = -1;
     int joints = 0;
     for (int i = 0; i < clip->track_count; i++) {
         track_joint[i] = -1;
-        if (!is_joint_channel(clip->tracks[i].channel)) continue;
-        for (int p = 0; p < i && track_joint[i] < 0; p++)
-            if (track_joint[p] >= 0 && same_target(&clip->tracks[p], &clip->tracks[i])) track_joint[i] = track_joint[p];
-        if (track_joint[i] < 0) track_joint[i] = joints++;
+        const bw_track_data *t = &clip->tracks[i];
+        if (!is_joint_channel(t->channel)) continue;
+        size_t at = (size_t)target_hash(t) & (slots - 1);
+        while (table[at] >= 0 && !same_target(&clip->tracks[table[at]], t)) at = (at + 1) & (slots - 1);
+        if (table[at] < 0) {
+            table[at] = i;
+            track_joint[i] = joints++;
+        } else {
+            track_joint[i] = track_joint[table[at]];
+        }
     }
     const size_t rows = (size_t)ref->key_count;
     const int blocks = (joints + 3) / 4;
     const size_t row_floats = (size_t)blocks * BW_GRID_BLOCK_FLOATS;
     if (rows > SIZE_MAX / 8 / sizeof(float) / row_floats) {
-        bw_free(a, track_joint, sizeof(int) * (size_t)clip->track_count);
+        bw_free(a, track_joint, scratch_size);
         return BW_OK;
     }
     /* header, then (16-byte aligned: the allocator only promises
@@ -79,7 +99,7 @@ bw_result bw_clip_grid_build(bw_clip *clip)
     size_t total = sizeof(bw_clip_grid) + 15 + row_bytes + int_bytes + (size_t)joints;
     unsigned char *raw = bw_alloc(a, total);
     if (!raw) {
-        bw_free(a, track_joint, sizeof(int) * (size_t)clip->track_count);
+        bw_free(a, track_joint, scratch_size);
         return BW_ERR_OUT_OF_MEMORY;
     }
     bw_clip_grid *g = (bw_clip_grid *)raw;
@@ -99,7 +119,7 @@ bw_result bw_clip_grid_build(bw_clip *clip)
     g->missing = (unsigned char *)(g->track_joint + clip->track_count);
     g->alloc_size = total;
     memcpy(g->track_joint, track_joint, sizeof(int) * (size_t)clip->track_count);
-    bw_free(a, track_joint, sizeof(int) * (size_t)clip->track_count);
+    bw_free(a, track_joint, scratch_size);
 
     /* defaults everywhere, then every track's values into its lanes */
     for (size_t k = 0; k < rows; k++)
