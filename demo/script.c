@@ -187,6 +187,15 @@ static void watch_add(sandbox *sb, const char *path)
     if (w->count < DEMO_MAX_FILES) demo_file_stamp_take(&w->files[w->count++], path);
 }
 
+/* Whether `path` is watched already or can still be: the files a script
+ * reads are bounded, so the host can always watch all of them. */
+static bool watch_has_room(const sandbox *sb, const char *path)
+{
+    for (int i = 0; i < sb->watch->count; i++)
+        if (strcmp(sb->watch->files[i].path, path) == 0) return true;
+    return sb->watch->count < DEMO_MAX_FILES;
+}
+
 /* Scripts may name files beside them only: relative, no "..", plain
  * characters. Returns why a path is refused, or NULL. */
 static const char *refuse_path(const char *path)
@@ -312,9 +321,7 @@ static int sandbox_include(lua_State *L)
     char full[DEMO_PATH_MAX];
     if (snprintf(full, sizeof full, "%s/%s", sb->dir, rel) >= (int)sizeof full)
         return luaL_error(L, "include '%s': the path is too long", rel);
-    bool known = false;
-    for (int i = 0; i < sb->watch->count; i++) known = known || strcmp(sb->watch->files[i].path, full) == 0;
-    if (!known && sb->watch->count >= DEMO_MAX_FILES)
+    if (!watch_has_room(sb, full))
         return luaL_error(L, "include '%s': a character may use at most %d files", rel, DEMO_MAX_FILES);
     watch_add(sb, full);
     lua_settop(L, 1);
@@ -338,7 +345,7 @@ static int sandbox_asset_load(lua_State *L)
         if (snprintf(full, sizeof full, "%s/%s", sb->dir, path) >= (int)sizeof full)
             return luaL_error(L, "blendwerk.load '%s': the path is too long", path);
     }
-    if (sb->watch->count >= DEMO_MAX_FILES)
+    if (!watch_has_room(sb, full))
         return luaL_error(L, "blendwerk.load '%s': a character may use at most %d files", path, DEMO_MAX_FILES);
     watch_add(sb, full);
     int n = lua_gettop(L);

@@ -17,14 +17,23 @@
  *   (rotation by the sampler's shortest-arc slerp), loop flag off. A joint
  *   gets a rotation track when it has rotation channels and a translation
  *   track when it has position channels; one with no channels has none.
+ * - Joint names: a joint whose (parent name, name) pair is already taken
+ *   by a joint under another parent of the same name is renamed
+ *   "<name>#<N>" (N = its joint index, in file order) with a warning, the
+ *   glTF loader's rule, because clips and the rig identify joints by that
+ *   pair. Two same-named joints under one parent (or two same-named
+ *   ROOTs) are an error instead.
  * - A Frames header that disagrees with the data is a warning through
- *   options->logger; the frames actually present are used. A frame line
- *   with the wrong number of values is an error (a truncated file).
+ *   options->logger; the frames actually present are used, however large
+ *   the header number. A last frame line cut off by the end of the file
+ *   (fewer values than channels and no line break after it) is dropped
+ *   with a warning; a short or long line anywhere else is an error.
  * - Limits (BW_ERR_LIMIT): 1024 joints, nesting depth 256, 6 channels per
- *   joint, 4,194,304 frames (header and data), names of 255 bytes, numbers
- *   of magnitude above 1e9. NaN, infinity and overflowing numbers are
- *   BW_ERR_NON_FINITE; everything else malformed is BW_ERR_PARSE.
- * Every error message starts with "FILE:LINE:" and err->line is that line.
+ *   joint, 4,194,304 frame lines, names of 255 bytes, numbers of magnitude
+ *   above 1e9. NaN, infinity and overflowing numbers are BW_ERR_NON_FINITE;
+ *   everything else malformed is BW_ERR_PARSE.
+ * Every error message starts with "FILE:LINE:" and err->line is that line;
+ * every warning starts with "FILE:LINE:" too.
  * Nothing is allocated in proportion to a header count: the frame data is
  * counted first, so memory is bounded by the input size.
  */
@@ -72,6 +81,7 @@ typedef struct parser {
     const char *name; /* display name for messages */
     const char *file; /* err->file (may be NULL) */
     bw_error *err;
+    bw_logger logger; /* warnings; fn may be NULL */
     const bw_allocator *a;
     joint_info *joints;
     int joint_count, joint_cap;
@@ -93,6 +103,25 @@ static bw_result fail(parser *ps, int line, bw_result code, const char *fmt, ...
     va_end(ap);
     if (line <= 0) return bw_fail_at(ps->err, code, ps->file, 0, NULL, "%s: %s", ps->name, msg);
     return bw_fail_at(ps->err, code, ps->file, line, NULL, "%s:%d: %s", ps->name, line, msg);
+}
+
+static void warn(parser *ps, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* A warning through the caller's logger, "FILE:LINE: message" like errors. */
+static void warn(parser *ps, int line, const char *fmt, ...)
+{
+    if (!ps->logger.fn) return;
+    char msg[400], full[700];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(full, sizeof full, "%s:%d: %s", ps->name, line, msg);
+    ps->logger.fn(ps->logger.user, BW_LOG_WARNING, full);
 }
 
 /* A token quoted for a message: at most 40 bytes, control bytes never
@@ -265,11 +294,23 @@ static bw_result number(parser *ps, const token *t, double *out)
 
 /* ---- HIERARCHY ---- */
 
+/* Index of the joint named `name` whose parent is named `parent_name`
+ * ("" for roots), or -1. Quadratic over at most MAX_JOINTS joints. */
+static int find_pair(const parser *ps, const char *parent_name, const char *name)
+{
+    for (int i = 0; i < ps->joint_count; i++) {
+        const joint_info *j = &ps->joints[i];
+        const char *pn = j->parent >= 0 ? ps->joints[j->parent].name : "";
+        if (!strcmp(j->name, name) && !strcmp(pn, parent_name)) return i;
+    }
+    return -1;
+}
+
 static bw_result add_joint(parser *ps, int parent, int line, token *opener_out, bool *has_opener)
 {
     /* The name is the rest of the line up to '{': several tokens join with
      * single spaces, so names with spaces survive. */
-    char name[MAX_NAME + 1];
+    char name[MAX_NAME + 16]; /* room for a "#N" suffix */
     size_t len = 0;
     token t;
     int r;
@@ -291,10 +332,27 @@ static bw_result add_joint(parser *ps, int parent, int line, token *opener_out, 
     if (len == 0) return fail(ps, line, BW_ERR_PARSE, "joint without a name");
     name[len] = '\0';
     if (ps->joint_count >= MAX_JOINTS) return fail(ps, line, BW_ERR_LIMIT, "more than %d joints", MAX_JOINTS);
-    for (int i = 0; i < ps->joint_count; i++)
-        if (ps->joints[i].parent == parent && !strcmp(ps->joints[i].name, name))
+    /* The rig and clips name a joint by (parent name, name), so that pair
+     * must be unique. Under one parent a repeat is an authoring error;
+     * under another parent that merely shares the name, the later joint is
+     * renamed, as the glTF loader does. */
+    const char *pname = parent >= 0 ? ps->joints[parent].name : "";
+    int clash = find_pair(ps, pname, name);
+    char renamed[MAX_NAME + 16];
+    if (clash >= 0) {
+        if (ps->joints[clash].parent == parent)
             return fail(ps, line, BW_ERR_DUPLICATE, "joint '%s' appears twice under the same parent (first on line %d)",
-                        name, ps->joints[i].line);
+                        name, ps->joints[clash].line);
+        snprintf(renamed, sizeof renamed, "%.255s#%d", name, ps->joint_count);
+        if (find_pair(ps, pname, renamed) >= 0)
+            return fail(ps, line, BW_ERR_DUPLICATE,
+                        "joint '%s' under a parent named '%s' is taken twice (lines %d and %d), and so is '%s'", name,
+                        pname, ps->joints[clash].line, line, renamed);
+        warn(ps, line, "joint '%s' under a parent named '%s' is already on line %d; this one becomes '%s'", name, pname,
+             ps->joints[clash].line, renamed);
+        len = strlen(renamed);
+        memcpy(name, renamed, len + 1);
+    }
     if (ps->joint_count == ps->joint_cap) {
         int ncap = ps->joint_cap ? ps->joint_cap * 2 : 32;
         joint_info *nj = (joint_info *)bw_realloc(ps->a, ps->joints, sizeof *nj * (size_t)ps->joint_cap,
@@ -495,7 +553,10 @@ static bw_result label_value(parser *ps, const char *shown, token *t)
 }
 
 /* Count the frame lines after the header: every non-blank line must hold
- * exactly column_count values. Numbers are parsed in the second pass. */
+ * exactly column_count values, except a last line that the end of the
+ * file cuts short (a download or copy that stopped mid-line): it is
+ * dropped with a warning, since the frames before it are intact. Numbers
+ * are parsed in the second pass. */
 static bw_result count_frames(parser *ps, int *out_frames)
 {
     int frames = 0;
@@ -506,8 +567,14 @@ static bw_result count_frames(parser *ps, int *out_frames)
         int r;
         while ((r = next(ps, &t, false)) == 1) values++;
         if (r < 0) return BW_ERR_PARSE;
-        if (ps->p < ps->end) eat_eol(ps);
+        bool at_end = ps->p >= ps->end; /* no line break after this line */
+        if (!at_end) eat_eol(ps);
         if (values == 0) continue;
+        if (at_end && values < ps->column_count) {
+            warn(ps, line, "the last frame line is cut off (%ld of %d values); it is dropped", values,
+                 ps->column_count);
+            break;
+        }
         if (values != ps->column_count)
             return fail(ps, line, BW_ERR_PARSE, "frame %d has %ld values, expected %d (one per channel)", frames,
                         values, ps->column_count);
@@ -560,8 +627,10 @@ static char *clip_name(const bw_allocator *a, const char *path)
 }
 
 typedef struct motion {
-    int frames;        /* frames read from the data */
-    long header_frames; /* what the Frames: line said */
+    int frames;         /* frames read from the data */
+    long header_frames; /* what the Frames: line said, saturated at MAX_FRAMES + 1 */
+    char header_text[48]; /* the Frames: value as written, for messages */
+    bool header_clamped;  /* no channels and a header beyond the limit: already warned */
     int frames_line;
     float frame_time;
     float *times; /* frames */
@@ -629,9 +698,12 @@ static bw_result parse_motion(parser *ps, motion *m)
             return fail(ps, m->frames_line, BW_ERR_PARSE, "Frames: '%s' is not a non-negative integer", quote(&t, q));
         if (header <= MAX_FRAMES) header = header * 10 + (t.s[i] - '0');
     }
-    if (header > MAX_FRAMES)
-        return fail(ps, m->frames_line, BW_ERR_LIMIT, "Frames: '%s' beyond the limit of %d", quote(&t, q), MAX_FRAMES);
+    /* A header number is only a claim: memory follows the frame lines
+     * that are there, so a huge one is the same mismatch as any other
+     * (a warning once the data is counted), not an error. */
+    if (header > MAX_FRAMES) header = MAX_FRAMES + 1L;
     m->header_frames = header;
+    quote(&t, m->header_text);
 
     e = expect_label(ps, time_words, 2, "Frame Time:");
     if (e != BW_OK) return e;
@@ -653,8 +725,16 @@ static bw_result parse_motion(parser *ps, motion *m)
     e = count_frames(ps, &frames);
     if (e != BW_OK) return e;
     /* without channels a frame line is empty and cannot be counted: the
-     * header is all there is, and there is nothing to key */
-    if (ps->column_count == 0) frames = (int)header;
+     * header is all there is, and there is nothing to key (nothing is
+     * allocated per frame either) */
+    if (ps->column_count == 0) {
+        frames = header > MAX_FRAMES ? MAX_FRAMES : (int)header;
+        if (header > MAX_FRAMES) {
+            warn(ps, m->frames_line, "Frames: %s is beyond the limit of %d; using %d", m->header_text, MAX_FRAMES,
+                 MAX_FRAMES);
+            m->header_clamped = true;
+        }
+    }
 
     const bw_allocator *a = ps->a;
     size_t f = (size_t)frames;
@@ -823,6 +903,7 @@ bw_result bw_bvh_load(const void *data, size_t size, const char *name, const bw_
     ps.file = name;
     ps.err = err;
     ps.a = options ? options->allocator : NULL;
+    if (options) ps.logger = options->logger;
 
     /* a UTF-8 byte order mark is not part of the first keyword */
     if (size >= 3 && !memcmp(ps.p, "\xEF\xBB\xBF", 3)) ps.p += 3;
@@ -847,12 +928,9 @@ bw_result bw_bvh_load(const void *data, size_t size, const char *name, const bw_
     e = build(&ps, &m, asset);
     if (e != BW_OK) goto done;
 
-    if (m.header_frames != m.frames && options && options->logger.fn) {
-        char msg[600];
-        snprintf(msg, sizeof msg, "%s:%d: the header says Frames: %ld but %d frame%s follow; using %d", ps.name,
-                 m.frames_line, m.header_frames, m.frames, m.frames == 1 ? "" : "s", m.frames);
-        options->logger.fn(options->logger.user, BW_LOG_WARNING, msg);
-    }
+    if (m.header_frames != m.frames && !m.header_clamped)
+        warn(&ps, m.frames_line, "the header says Frames: %s but %d frame%s follow; using %d", m.header_text, m.frames,
+             m.frames == 1 ? "" : "s", m.frames);
 done:
     motion_free(ps.a, &m, ps.joint_count, ps.column_count);
     free_joints(&ps);

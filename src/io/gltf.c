@@ -831,7 +831,9 @@ static bw_result read_animation(loader *L, int ai, int *stamps)
         const sampler_info *s = &si[ch->sampler];
         bw_gltf_path(iwhere, "%s.samplers[%d].input", abase, ch->sampler);
         bw_gltf_path(owhere, "%s.samplers[%d].output", abase, ch->sampler);
-        const gltf_floats *times, *values;
+        /* NULL so no path can read them unset (GCC cannot see that
+         * read_times sets `times` whenever it returns BW_OK) */
+        const gltf_floats *times = NULL, *values = NULL;
         r = read_times(L, s, iwhere, &times);
         if (r != BW_OK) return r;
         static const int widths[] = {3, 4, 3, 1};

@@ -283,11 +283,14 @@ bw_result bw_gltf_int(gltf_ctx *c, const cJSON *item, const char *where, long lo
 {
     if (!cJSON_IsNumber(item)) return bw_gltf_fail(c, BW_ERR_PARSE, where, "expected an integer, found %s", type_name(item));
     double d = item->valuedouble;
+    /* Integer-ness first: 1.5 where [0, 0] is allowed is wrong because it
+     * is a fraction, and saying "outside [0, 0]" would hide that. */
+    if (!isfinite(d)) return bw_gltf_fail(c, BW_ERR_NON_FINITE, where, "must be an integer, found %g", d);
+    if (d != floor(d)) return bw_gltf_fail(c, BW_ERR_PARSE, where, "must be an integer, found %.15g", d);
     /* beyond 2^53 doubles are not exact integers, and converting one past
      * LLONG_MAX would be undefined: refuse before converting */
-    if (!isfinite(d) || d < (double)lo || d > (double)hi || fabs(d) > 9007199254740992.0)
-        return bw_gltf_fail(c, BW_ERR_RANGE, where, "%g is outside [%lld, %lld]", d, lo, hi);
-    if (d != floor(d)) return bw_gltf_fail(c, BW_ERR_PARSE, where, "%g is not an integer", d);
+    if (d < (double)lo || d > (double)hi || fabs(d) > 9007199254740992.0)
+        return bw_gltf_fail(c, BW_ERR_RANGE, where, "%.15g is outside [%lld, %lld]", d, lo, hi);
     *out = (long long)d;
     return BW_OK;
 }
