@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # dev.sh - build, test and run Blendwerk on Debian.
 #
-#   ./dev.sh demo            build and run the demo (the SDL2 host when a display
-#                            is available, else the shipped example script)
+#   ./dev.sh demo            build and run the SDL2 demo (headless, printing what
+#                            plays and saving a frame, when there is no display)
 #   ./dev.sh test            build with AddressSanitizer + UBSan and run every test
 #   ./dev.sh fuzz [SECONDS]  build the libFuzzer targets (clang) and run each
 #   ./dev.sh bench [ARGS]    build optimised and run the benchmark program
@@ -56,10 +56,14 @@ test)
 demo)
     need "${CORE_PKGS[@]}" "${DEMO_PKGS[@]}"
     configure_build build -DCMAKE_BUILD_TYPE=Release
-    if [ -x build/demo/blendwerk-demo ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
-        exec build/demo/blendwerk-demo "$@"
+    if [ -x build/demo/blendwerk-demo ]; then
+        if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
+            exec build/demo/blendwerk-demo "$@"
+        fi
+        echo "(no display: running the demo headless for 3 s of animation; its last frame goes to build/demo.bmp)"
+        exec build/demo/blendwerk-demo --headless --frames 180 --keys 60:space --screenshot build/demo.bmp "$@"
     fi
-    echo "(no display or no SDL2 demo: running the example script instead)"
+    echo "(the SDL2 demo was not built: running examples/hello.lua instead)"
     exec build/blendwerk run examples/hello.lua "$@"
     ;;
 fuzz)

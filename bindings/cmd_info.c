@@ -2,7 +2,9 @@
  * runtime sees it. Prints the joint tree (indented by depth, with the glTF
  * node index of each joint) and every clip with its index, name, length,
  * track count and the interpolation kinds its tracks use. Uses only the
- * public asset API, so it shows exactly what a game would get.
+ * public asset API, so it shows exactly what a game would get. Loader
+ * warnings (a BVH frame count that disagrees with its data, skipped glTF
+ * channels, renamed joints) go to stderr as "warning: FILE: message".
  * Exit codes: 0 done, 1 the file could not be loaded (the message names the
  * file and the line or JSON path), 2 bad arguments. */
 #include <stdio.h>
@@ -31,6 +33,17 @@ static void report_load_error(const char *cmd, const char *path, const bw_error 
     fprintf(stderr, "%s", err->message[0] ? err->message : bw_result_name(err->code));
     if (err->where[0] && !strstr(err->message, err->where)) fprintf(stderr, " (at %s)", err->where);
     fprintf(stderr, "\n");
+}
+
+/* The loader's logger: one line per message on stderr. Loader messages
+ * usually start with the file name (and line or JSON path) already, so the
+ * name is added only when it is missing. `user` is the path. */
+static void print_log(void *user, bw_log_level level, const char *message)
+{
+    const char *path = (const char *)user;
+    const char *label = level == BW_LOG_ERROR ? "error" : level == BW_LOG_INFO ? "note" : "warning";
+    if (strstr(message, path)) fprintf(stderr, "%s: %s\n", label, message);
+    else fprintf(stderr, "%s: %s: %s\n", label, path, message);
 }
 
 /* Interpolation kinds a clip's tracks use, as bits. A track's first key
@@ -125,7 +138,11 @@ int bw_cmd_info(int argc, char **argv)
     bw_asset *asset = NULL;
     bw_error err;
     memset(&err, 0, sizeof err);
-    if (bw_asset_load_file(path, NULL, &asset, &err) != BW_OK) {
+    bw_asset_options options;
+    memset(&options, 0, sizeof options);
+    options.logger.fn = print_log;
+    options.logger.user = (void *)path;
+    if (bw_asset_load_file(path, &options, &asset, &err) != BW_OK) {
         report_load_error("info", path, &err);
         return 1;
     }

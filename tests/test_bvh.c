@@ -512,6 +512,189 @@ static void malformed_input_fails_with_the_line(void)
     expect_error(nul, sizeof nul - 1, BW_ERR_PARSE, 2, __LINE__);
 }
 
+/* An allocator that records the peak of live bytes. */
+typedef struct peak_alloc {
+    long long live, peak;
+} peak_alloc;
+
+static void *peak_fn(void *user, void *ptr, size_t osize, size_t nsize)
+{
+    peak_alloc *p = (peak_alloc *)user;
+    if (nsize == 0) {
+        if (ptr) p->live -= (long long)osize;
+        free(ptr);
+        return NULL;
+    }
+    void *q = realloc(ptr, nsize);
+    if (q) {
+        p->live += (long long)nsize - (ptr ? (long long)osize : 0);
+        if (p->live > p->peak) p->peak = p->live;
+    }
+    return q;
+}
+
+/* A Frames header is only a claim: one far beyond the data (even beyond
+ * the 4,194,304-frame limit, or past any integer type) is the same
+ * mismatch as a small one: a warning, and the frames present are used.
+ * Memory follows the data: 5,000,000 claimed frames of 3 channels would
+ * be 80 MB of keys if the header were believed; the peak stays small. */
+static void huge_frames_header_uses_the_data(void)
+{
+    log_capture c;
+    bw_error err;
+    /* lines: H 1-5, "}" 6, MOTION 7, Frames 8, Frame Time 9, frames 10-11 */
+    bw_asset *a = load_logged(H "}\nMOTION\nFrames: 99999999999999999999\nFrame Time: 0.1\n0 0 0\n90 0 0\n", &c, &err);
+    CHECK(a != NULL);
+    if (a) {
+        CHECK_INT(a->frame_count, 2);
+        CHECK_NEAR(bw_clip_length(a->clips[0]), 0.1, 1e-7);
+        bw_transform x;
+        CHECK(sample_joint(a, 0, 0.1f, &x, NULL));
+        CHECK_QUAT(x.r, 0, 0, S2, S2, 1e-6); /* frame 1: 90 degrees about z */
+    }
+    CHECK_INT(c.warnings, 1);
+    CHECK_CONTAINS(c.last, "m.bvh:8:");
+    CHECK_CONTAINS(c.last, "Frames: 99999999999999999999 but 2 frames follow");
+    bw_asset_destroy(a);
+
+    peak_alloc pk = {0, 0};
+    bw_allocator al = {peak_fn, &pk};
+    bw_asset_options o = {0};
+    o.allocator = &al;
+    static const char big[] = H "}\nMOTION\nFrames: 5000000\nFrame Time: 0.1\n0 0 0\n";
+    a = NULL;
+    CHECK_INT(bw_asset_load_memory(BW_ASSET_BVH, big, strlen(big), "m.bvh", &o, &a, &err), BW_OK);
+    if (a) CHECK_INT(a->frame_count, 1);
+    bw_asset_destroy(a);
+    CHECK(pk.peak > 0 && pk.peak < (1 << 20));
+    CHECK_INT(pk.live, 0);
+
+    /* without channels a frame line is empty, so only the header can say
+     * how many frames there are; past the limit it is clamped, with a
+     * warning, and still nothing is allocated per frame */
+    pk.live = pk.peak = 0;
+    memset(&c, 0, sizeof c);
+    o.logger.fn = capture;
+    o.logger.user = &c;
+    static const char bare[] = "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\n}\nMOTION\nFrames: 5000000\nFrame Time: 0.1\n";
+    a = NULL;
+    CHECK_INT(bw_asset_load_memory(BW_ASSET_BVH, bare, strlen(bare), "m.bvh", &o, &a, &err), BW_OK);
+    if (a) {
+        CHECK_INT(a->frame_count, 4194304);
+        CHECK_INT(bw_clip_track_count(a->clips[0]), 0);
+    }
+    CHECK_INT(c.warnings, 1);
+    CHECK_CONTAINS(c.last, "m.bvh:7:");
+    CHECK_CONTAINS(c.last, "beyond the limit");
+    bw_asset_destroy(a);
+    CHECK(pk.peak < (1 << 20));
+}
+
+/* A file cut off in the middle of its last frame line (no line break after
+ * it, fewer values than channels) keeps the frames before it. */
+static void cut_off_last_frame_line_is_dropped(void)
+{
+    log_capture c;
+    bw_error err;
+    /* header 2, frames on lines 10 and 11, line 12 cut after "45 4" */
+    bw_asset *a = load_logged(H M "0 0 0\n90 0 0\n45 4", &c, &err);
+    CHECK(a != NULL);
+    if (a) {
+        CHECK_INT(a->frame_count, 2);
+        CHECK_NEAR(bw_clip_length(a->clips[0]), 0.1, 1e-7);
+        bw_transform x;
+        CHECK(sample_joint(a, 0, 0.1f, &x, NULL));
+        CHECK_QUAT(x.r, 0, 0, S2, S2, 1e-6); /* the last whole frame, not 45 degrees */
+    }
+    CHECK_INT(c.warnings, 1); /* the header agrees with the 2 whole frames */
+    CHECK_CONTAINS(c.last, "m.bvh:12:");
+    CHECK_CONTAINS(c.last, "cut off (2 of 3 values)");
+    bw_asset_destroy(a);
+
+    /* one whole frame and a cut one under a header of 2: two warnings, the
+     * cut line (11) and the mismatch (8) */
+    a = load_logged(H M "90 0 0\n10 20", &c, &err);
+    CHECK(a != NULL);
+    if (a) {
+        CHECK_INT(a->frame_count, 1);
+        bw_transform x;
+        CHECK(sample_joint(a, 0, 0.0f, &x, NULL));
+        CHECK_QUAT(x.r, 0, 0, S2, S2, 1e-6);
+    }
+    CHECK_INT(c.warnings, 2);
+    CHECK_CONTAINS(c.all, "m.bvh:11: the last frame line is cut off (2 of 3 values)");
+    CHECK_CONTAINS(c.all, "m.bvh:8: the header says Frames: 2 but 1 frame follow");
+    bw_asset_destroy(a);
+}
+
+/* Rig and clips name a joint by (parent name, name). Two "Foot" joints
+ * under two different joints both named "Leg" would give the pair
+ * ("Leg", "Foot") twice, which the rig refuses: the later one becomes
+ * "Foot#6" (6 = its joint index in file order), with a warning naming its
+ * line, and its track follows it. Joints: Hips 0, Left 1, Leg 2, Foot 3,
+ * Right 4, Leg 5, Foot 6. The frame turns Foot 90 degrees about z and the
+ * renamed one 90 degrees about x, so a swapped binding would show. */
+static void same_pair_under_namesake_parents_is_renamed(void)
+{
+    static const char text[] = "HIERARCHY\n"                                  /* 1 */
+                               "ROOT Hips\n{\nOFFSET 0 0 0\n"                 /* 2-4 */
+                               "CHANNELS 3 Zrotation Xrotation Yrotation\n"   /* 5 */
+                               "JOINT Left\n{\nOFFSET 1 0 0\n"                /* 6-8 */
+                               "JOINT Leg\n{\nOFFSET 0 -1 0\n"                /* 9-11 */
+                               "JOINT Foot\n{\nOFFSET 0 -1 0\n"               /* 12-14 */
+                               "CHANNELS 1 Zrotation\n}\n}\n}\n"              /* 15-18 */
+                               "JOINT Right\n{\nOFFSET -1 0 0\n"              /* 19-21 */
+                               "JOINT Leg\n{\nOFFSET 0 -1 0\n"                /* 22-24 */
+                               "JOINT Foot\n{\nOFFSET 0 -2 0\n"               /* 25-27 */
+                               "CHANNELS 1 Xrotation\n}\n}\n}\n}\n"           /* 28-32 */
+                               "MOTION\nFrames: 1\nFrame Time: 0.1\n"
+                               "0 0 0 90 90\n";
+    log_capture c;
+    bw_error err;
+    bw_asset *a = load_logged(text, &c, &err);
+    CHECK(a != NULL);
+    CHECK_INT(c.warnings, 1);
+    CHECK_CONTAINS(c.last, "m.bvh:25:");
+    CHECK_CONTAINS(c.last, "'Foot#6'");
+    if (!a) return;
+    CHECK_INT(bw_rig_joint_count(a->rig), 7);
+    CHECK_STR(bw_rig_joint_name(a->rig, 3), "Foot");
+    CHECK_STR(bw_rig_joint_name(a->rig, 6), "Foot#6");
+    CHECK_INT(bw_rig_joint_parent(a->rig, 6), 5);
+    CHECK_INT(bw_rig_find(a->rig, "Leg", "Foot"), 3);
+    CHECK_INT(bw_rig_find(a->rig, "Leg", "Foot#6"), 6);
+    CHECK_NEAR(bw_rig_rest_pose(a->rig)[6].t[1], -2, 0);
+    bw_binding *b = NULL;
+    CHECK(bw_binding_create(a->clips[0], a->rig, 0, NULL, &b, NULL) == BW_OK);
+    if (b) {
+        bw_bind_report rep = bw_binding_report(b);
+        CHECK_INT(rep.bound, 3); /* Hips, Foot, Foot#6 rotations */
+        CHECK_INT(rep.unbound, 0);
+        CHECK_INT(rep.by_name, 0);
+        bw_binding_destroy(b);
+    }
+    bw_transform x;
+    CHECK(sample_joint(a, 3, 0.0f, &x, NULL));
+    CHECK_QUAT(x.r, 0, 0, S2, S2, 1e-6); /* 90 degrees about z */
+    CHECK(sample_joint(a, 6, 0.0f, &x, NULL));
+    CHECK_QUAT(x.r, S2, 0, 0, S2, 1e-6); /* 90 degrees about x */
+    bw_asset_destroy(a);
+
+    /* when "Foot#7" is already taken under a "Leg", the renamed joint would
+     * clash again: an error naming the line of the second Foot (17) */
+    static const char clash[] = "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\n"  /* 1-4 */
+                                "JOINT Left {\nOFFSET 0 0 0\n"              /* 5-6 */
+                                "JOINT Leg {\nOFFSET 0 0 0\n"               /* 7-8 */
+                                "JOINT Foot { OFFSET 0 0 0 }\n"             /* 9: joint 3 */
+                                "JOINT Foot#7 { OFFSET 0 0 0 }\n"           /* 10: joint 4 */
+                                "}\n}\n"                                    /* 11-12 */
+                                "JOINT Right {\nOFFSET 0 0 0\n"             /* 13-14: joint 5 */
+                                "JOINT Leg {\nOFFSET 0 0 0\n"               /* 15-16: joint 6 */
+                                "JOINT Foot { OFFSET 0 0 0 }\n"             /* 17: joint 7 */
+                                "}\n}\n}\nMOTION\nFrames: 0\nFrame Time: 0.1\n";
+    EXPECT_ERROR(clash, BW_ERR_DUPLICATE, 17);
+}
+
 static void size_limits_are_errors(void)
 {
     /* 1025 joints: the root plus 1024 children; the child on line
@@ -833,6 +1016,9 @@ int main(void)
     RUN(end_sites_are_not_joints_and_roots_may_repeat);
     RUN(frame_count_mismatch_warns_and_uses_the_data);
     RUN(malformed_input_fails_with_the_line);
+    RUN(huge_frames_header_uses_the_data);
+    RUN(cut_off_last_frame_line_is_dropped);
+    RUN(same_pair_under_namesake_parents_is_renamed);
     RUN(size_limits_are_errors);
     RUN(rest_pose_and_zero_frames);
     RUN(null_arguments_are_rejected);
