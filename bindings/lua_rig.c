@@ -76,7 +76,8 @@ static bool resolve_parent(lua_State *L, int names, int joints, int i, int *out,
         }
         lua_Integer p = lua_tointeger(L, -1);
         if (p < 1 || p > i) { /* i is this joint's 0-based index: earlier joints are 1..i */
-            snprintf(why, why_size, "parent index %lld is not an earlier joint (1..%d)", (long long)p, i);
+            if (i == 0) snprintf(why, why_size, "parent index %lld: the first joint can only be a root", (long long)p);
+            else snprintf(why, why_size, "parent index %lld is not an earlier joint (1..%d)", (long long)p, i);
             return false;
         }
         *out = (int)p - 1;

@@ -298,10 +298,10 @@ bw_result bw_rig_create(const bw_rig_desc *desc, bw_rig **out_rig, bw_error *err
             char where[64];
             snprintf(where, sizeof where, "joints[%d]", hi);
             const char *pn = parent_name_of(rig, hi);
+            (void)lo;
             r = bw_fail_at(err, BW_ERR_DUPLICATE, NULL, 0, where,
-                           "joint '%s' (index %d) duplicates joint %d: both are named '%s' under %s%s%s",
-                           rig->names[hi], hi, lo, rig->names[hi], pn[0] ? "parent '" : "the root", pn,
-                           pn[0] ? "'" : "");
+                           "joint '%s' appears twice under %s%s%s (a (parent, name) pair must be unique)",
+                           rig->names[hi], pn[0] ? "parent '" : "the root", pn, pn[0] ? "'" : "");
             goto fail;
         }
     }
@@ -433,8 +433,8 @@ bw_result bw_rig_add_joint(bw_rig *rig, const bw_rig_joint_desc *joint, bw_error
     int existing = bw_rig_find(rig, pn, joint->name);
     if (existing >= 0)
         return bw_fail_at(err, BW_ERR_DUPLICATE, NULL, 0, where,
-                          "joint '%s' (index %d) duplicates joint %d: both are named '%s' under %s%s%s", joint->name, n,
-                          existing, joint->name, pn[0] ? "parent '" : "the root", pn, pn[0] ? "'" : "");
+                          "joint '%s' appears twice under %s%s%s (a (parent, name) pair must be unique)", joint->name,
+                          pn[0] ? "parent '" : "the root", pn, pn[0] ? "'" : "");
 
     const bw_allocator *a = rig->alloc;
     char *name = bw_strdup(a, joint->name);

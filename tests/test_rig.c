@@ -274,7 +274,7 @@ static void duplicate_parent_name_pairs_are_reported(void)
     bw_rig *rig = NULL;
     make(dup, 4, &rig, &err);
     CHECK_CONTAINS(err.message, "'arm'");
-    CHECK_CONTAINS(err.message, "joint 2");
+    CHECK_CONTAINS(err.message, "appears twice");
     /* two roots with one name */
     bw_rig_joint_desc roots[2] = {J("root", -1), J("root", -1)};
     expect_error(roots, 2, BW_ERR_DUPLICATE, "root", "joints[1]");
