@@ -506,6 +506,12 @@ float bw_track_set_speed(const bw_track_set *set, int handle)
     return tr ? tr->speed : NAN;
 }
 
+int bw_track_set_priority(const bw_track_set *set, int handle)
+{
+    const track *tr = find_track(set, handle);
+    return tr ? tr->priority : 0;
+}
+
 bool bw_track_set_stopping(const bw_track_set *set, int handle)
 {
     const track *tr = find_track(set, handle);

@@ -139,6 +139,7 @@ bool bw_track_set_alive(const bw_track_set *set, int track);
 double bw_track_set_time(const bw_track_set *set, int track);
 float bw_track_set_weight(const bw_track_set *set, int track);
 float bw_track_set_speed(const bw_track_set *set, int track);
+int bw_track_set_priority(const bw_track_set *set, int track); /* 0 for unknown handles */
 bool bw_track_set_stopping(const bw_track_set *set, int track);
 int bw_track_set_count(const bw_track_set *set); /* live tracks */
 /* The pose the track's last compose sampled (NULL for unknown handles). */
