@@ -809,6 +809,7 @@ static void compose_uses_weight_and_priority(void)
     CHECK(pb != NULL);
     if (pb) CHECK_NEAR(pb->joints[1].t[0], 3.0, 1e-6);
     CHECK_INT(bw_track_set_set_priority(set, a, 2), BW_OK);
+    CHECK_INT(bw_track_set_priority(set, a), 2);
     CHECK_INT(bw_track_set_compose(set, mixer, NULL, &out), BW_OK);
     CHECK_NEAR(out.joints[1].t[0], 1.0, 1e-5);
 
