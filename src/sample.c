@@ -157,34 +157,11 @@ static void sample_grid(const bw_binding *binding, const bw_transform *rest, int
     }
 }
 
-void bw_sample_clip(const bw_binding *binding, const bw_rig *rig, float time, bw_pose *out)
+/* The per-track path for joints: a key search per track. */
+static void sample_joints(const bw_binding *binding, const bw_transform *rest, int rest_count, float time,
+                          bw_pose *out)
 {
-    if (!out) return;
-    /* A binding made for another layout would write to the wrong joints:
-     * such a misuse samples nothing rather than scrambling the pose. */
-    if (!binding || !binding->clip || (rig && bw_rig_layout_signature(rig) != binding->layout_signature)) {
-        clear_pose(out);
-        return;
-    }
-    /* joints (and curves) the clip does not drive read as identity with
-     * coverage 0; when it drives all of them every value is overwritten */
-    if (binding->driven_joint_count < out->joint_count || binding->driven_curve_count < out->curve_count)
-        clear_pose(out);
-    if (isnan(time)) time = 0.0f; /* ±inf hold the last / first key like any time past the ends */
-
     const bw_track_data *tracks = binding->clip->tracks;
-    const bw_transform *rest = rig ? bw_rig_rest_pose(rig) : NULL;
-    const int rest_count = rig ? bw_rig_joint_count(rig) : 0;
-    if (binding->grid) {
-        sample_grid(binding, rest, rest_count, time, out);
-        for (int d = 0; d < binding->driven_curve_count; d++) {
-            const bw_curve_binding *cb = &binding->driven_curves[d];
-            if (cb->curve >= out->curve_count) continue;
-            sample_track(&tracks[cb->track], time, &out->curves[cb->curve]);
-            out->curve_coverage[cb->curve] = 1.0f;
-        }
-        return;
-    }
     for (int d = 0; d < binding->driven_joint_count; d++) {
         const bw_joint_binding *jb = &binding->driven_joints[d];
         const int j = jb->joint;
@@ -203,6 +180,29 @@ void bw_sample_clip(const bw_binding *binding, const bw_rig *rig, float time, bw
         out->joints[j] = x;
         out->coverage[j] = coverage > 0.0f ? (coverage < 1.0f ? coverage : 1.0f) : 0.0f; /* NaN → 0 */
     }
+}
+
+void bw_sample_clip(const bw_binding *binding, const bw_rig *rig, float time, bw_pose *out)
+{
+    if (!out) return;
+    /* A binding made for another layout would write to the wrong joints:
+     * such a misuse samples nothing rather than scrambling the pose. */
+    if (!binding || !binding->clip || (rig && bw_rig_layout_signature(rig) != binding->layout_signature)) {
+        clear_pose(out);
+        return;
+    }
+    /* joints (and curves) the clip does not drive read as identity with
+     * coverage 0; when it drives all of them every value is overwritten */
+    if (binding->driven_joint_count < out->joint_count || binding->driven_curve_count < out->curve_count)
+        clear_pose(out);
+    if (isnan(time)) time = 0.0f; /* ±inf hold the last / first key like any time past the ends */
+
+    const bw_track_data *tracks = binding->clip->tracks;
+    const bw_transform *rest = rig ? bw_rig_rest_pose(rig) : NULL;
+    const int rest_count = rig ? bw_rig_joint_count(rig) : 0;
+    if (binding->grid) sample_grid(binding, rest, rest_count, time, out);
+    else sample_joints(binding, rest, rest_count, time, out);
+    /* curves always take the per-track path */
     for (int d = 0; d < binding->driven_curve_count; d++) {
         const bw_curve_binding *cb = &binding->driven_curves[d];
         if (cb->curve >= out->curve_count) continue;
