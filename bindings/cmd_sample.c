@@ -9,12 +9,17 @@
  * name or "#N" (the N-th clip). Clip names may contain ':', so the numbers
  * are taken from the right: up to three trailing numeric fields are tried,
  * most first, and the first split whose remaining prefix names a clip wins.
+ * When no split with valid numbers names a clip but one with number-shaped
+ * fields does (walk:0.3:-1, walk:0.3:nan), the bad field is reported by
+ * name (a bad WEIGHT, TIME or PRIORITY, exit 2) rather than as a missing
+ * clip. Loader warnings go to stderr as "warning: FILE: message".
  *
  * Output: one line per joint, or with --json exactly
  *   {"joints":[{"name":...,"parent":P,"node":N,"t":[x,y,z],"r":[x,y,z,w],
  *               "s":[x,y,z],"coverage":c},...]}
- * where P is the parent's joint index (null for roots), "node" is the glTF
- * node index (omitted for BVH) and numbers are printed with %.9g.
+ * where P is the parent's joint index in this same "joints" array (null
+ * for roots; never a glTF node index), "node" is the glTF node index
+ * (omitted for BVH) and numbers are printed with %.9g.
  * Exit codes: 0 done, 1 the file could not be loaded or a clip is missing,
  * 2 bad arguments. */
 #include <errno.h>
@@ -38,7 +43,9 @@ static void usage(FILE *to)
                 "  TIME      playback time in seconds; the clip loops (Euclidean remainder by its length)\n"
                 "  WEIGHT    mix weight >= 0, default 1\n"
                 "  PRIORITY  integer rank, default 0; higher ranks overlay lower ones\n"
-                "  --json    print {\"joints\":[...]} instead of one line per joint\n");
+                "  --json    print {\"joints\":[...]} instead of one line per joint; each joint's \"parent\"\n"
+                "            is its parent's index in that same array (null for a root), not a glTF node\n"
+                "            index (that one is \"node\")\n");
 }
 
 static void report_load_error(const char *path, const bw_error *err)
@@ -51,6 +58,29 @@ static void report_load_error(const char *path, const bw_error *err)
     fprintf(stderr, "%s", err->message[0] ? err->message : bw_result_name(err->code));
     if (err->where[0] && !strstr(err->message, err->where)) fprintf(stderr, " (at %s)", err->where);
     fprintf(stderr, "\n");
+}
+
+/* The loader's logger: one line per message on stderr, "warning: FILE:
+ * message" (loader messages usually carry the file name already). */
+static void print_log(void *user, bw_log_level level, const char *message)
+{
+    const char *path = (const char *)user;
+    const char *label = level == BW_LOG_ERROR ? "error" : level == BW_LOG_INFO ? "note" : "warning";
+    if (strstr(message, path)) fprintf(stderr, "%s: %s\n", label, message);
+    else fprintf(stderr, "%s: %s: %s\n", label, path, message);
+}
+
+/* A whole string read by strtod, finite or not ("nan", "-inf", "1e999"
+ * count): the shape of a number, whatever its value. */
+static int numeric_shape(const char *s, size_t n)
+{
+    char buf[64];
+    if (n == 0 || n >= sizeof buf) return 0;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    char *end = NULL;
+    (void)strtod(buf, &end);
+    return end != buf && *end == '\0';
 }
 
 /* A whole string as a finite double / an int. */
@@ -119,6 +149,74 @@ static int parse_numbers(const char *spec, int k, request *r)
     return 1;
 }
 
+/* The clip name before the k-th colon from the right, or -1. */
+static int clip_before(const bw_asset *asset, const char *spec, int k)
+{
+    const char *colon = colon_from_right(spec, k);
+    if (!colon || colon == spec) return -1;
+    size_t n = (size_t)(colon - spec);
+    char *name = (char *)malloc(n + 1);
+    if (!name) return -1;
+    memcpy(name, spec, n);
+    name[n] = '\0';
+    int clip = bw_asset_find_clip(asset, name);
+    free(name);
+    return clip;
+}
+
+/* After resolve() failed: is there a split whose prefix names a clip and
+ * whose fields all look like numbers, one of them out of range? Then the
+ * user meant that clip and got a value wrong; name the field. Returns 1
+ * after printing the message. */
+static int report_bad_field(const bw_asset *asset, const char *path, const char *spec)
+{
+    static const char *const what[3] = {"time", "weight", "priority"};
+    static const char *const rule[3] = {"TIME must be a finite number", "WEIGHT must be a finite number >= 0",
+                                        "PRIORITY must be an integer"};
+    for (int k = 3; k >= 1; k--) {
+        const char *colon = colon_from_right(spec, k);
+        if (!colon || colon == spec) continue;
+        const char *field = colon + 1;
+        int shaped = 1;
+        for (int i = 0; i < k && shaped; i++) {
+            const char *stop = strchr(field, ':');
+            size_t n = stop ? (size_t)(stop - field) : strlen(field);
+            shaped = numeric_shape(field, n);
+            field += n + 1;
+        }
+        if (!shaped || clip_before(asset, spec, k) < 0) continue;
+        field = colon + 1;
+        for (int i = 0; i < k; i++) {
+            const char *stop = strchr(field, ':');
+            size_t n = stop ? (size_t)(stop - field) : strlen(field);
+            double d;
+            int p;
+            int ok = i == 0 ? parse_double(field, n, &d)
+                     : i == 1 ? parse_double(field, n, &d) && d >= 0
+                              : parse_int(field, n, &p);
+            if (!ok) {
+                fprintf(stderr, "blendwerk sample: %s: bad %s '%.*s' in '--at %s': %s\n", path, what[i], (int)n, field,
+                        spec, rule[i]);
+                return 1;
+            }
+            field += n + 1;
+        }
+    }
+    return 0;
+}
+
+/* CLIP:TIME:WEIGHT with a number-shaped but non-finite WEIGHT (walk:0.3:nan)
+ * fails the TIME check of a one-number split; whether it is a bad WEIGHT
+ * or a bad TIME of a clip named "walk:0.3" depends on the clip names, so
+ * the verdict waits until the file is loaded. */
+static int maybe_bad_weight(const char *spec)
+{
+    const char *c1 = colon_from_right(spec, 1), *c2 = colon_from_right(spec, 2);
+    if (!c1 || !c2 || c2 == spec) return 0;
+    double t;
+    return numeric_shape(c1 + 1, strlen(c1 + 1)) && parse_double(c2 + 1, (size_t)(c1 - c2 - 1), &t);
+}
+
 /* Resolve a request against the loaded clips, trying the most numeric
  * fields first. Returns 0 when no split names a clip. */
 static int resolve(const bw_asset *asset, request *r)
@@ -126,14 +224,7 @@ static int resolve(const bw_asset *asset, request *r)
     for (int k = 3; k >= 1; k--) {
         request trial = {r->spec, -1, 0.0, 1.0, 0};
         if (!parse_numbers(r->spec, k, &trial)) continue;
-        const char *colon = colon_from_right(r->spec, k);
-        size_t n = (size_t)(colon - r->spec);
-        char *name = (char *)malloc(n + 1);
-        if (!name) return 0;
-        memcpy(name, r->spec, n);
-        name[n] = '\0';
-        trial.clip = bw_asset_find_clip(asset, name);
-        free(name);
+        trial.clip = clip_before(asset, r->spec, k);
         if (trial.clip >= 0) {
             *r = trial;
             return 1;
@@ -340,7 +431,7 @@ int bw_cmd_sample(int argc, char **argv)
         }
         /* the shape is checked now, the clip name once the file is loaded */
         request r = {spec, -1, 0.0, 1.0, 0};
-        if (!parse_numbers(spec, 1, &r)) {
+        if (!parse_numbers(spec, 1, &r) && !maybe_bad_weight(spec)) {
             fprintf(stderr, "blendwerk sample: '--at %s' is not CLIP:TIME[:WEIGHT[:PRIORITY]] with a finite TIME\n",
                     spec);
             goto bad;
@@ -355,13 +446,22 @@ int bw_cmd_sample(int argc, char **argv)
     bw_asset *asset = NULL;
     bw_error err;
     memset(&err, 0, sizeof err);
-    if (bw_asset_load_file(path, NULL, &asset, &err) != BW_OK) {
+    bw_asset_options options;
+    memset(&options, 0, sizeof options);
+    options.logger.fn = print_log;
+    options.logger.user = (void *)path;
+    if (bw_asset_load_file(path, &options, &asset, &err) != BW_OK) {
         report_load_error(path, &err);
         free(reqs);
         return 1;
     }
     for (int i = 0; i < count; i++) {
         if (!resolve(asset, &reqs[i])) {
+            if (report_bad_field(asset, path, reqs[i].spec)) {
+                bw_asset_destroy(asset);
+                free(reqs);
+                return 2;
+            }
             fprintf(stderr, "blendwerk sample: %s: no clip matches '--at %s' (clips:", path, reqs[i].spec);
             for (int c = 0; c < asset->clip_count; c++) fprintf(stderr, " #%d \"%s\"", c, bw_clip_name(asset->clips[c]));
             fprintf(stderr, ")\n");

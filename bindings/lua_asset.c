@@ -7,7 +7,14 @@
  * handles that borrow them and keep the asset alive, so closing the asset
  * while a borrowed rig is in use is safe (the asset's memory goes with the
  * last borrower). Each borrowed object is made once and cached, so
- * asset:rig() returns the same Rig every time. */
+ * asset:rig() returns the same Rig every time.
+ *
+ * Loader warnings (a BVH frame count that disagrees with the data, skipped
+ * glTF channels, renamed joints) are collected during the load and kept
+ * with the asset: asset:warnings() returns them as a list of strings. They
+ * are gathered in a fixed buffer, not in Lua tables, because the logger
+ * runs inside the loader: a Lua allocation error raised there would jump
+ * over the loader's cleanup. */
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +33,47 @@ static bw_lua_asset *check_asset(lua_State *L, int arg)
 }
 
 static const char *const load_fields[] = {"max_bytes", NULL};
+
+/* Warnings of one load, NUL-terminated back to back; what does not fit is
+ * counted. 16 KiB holds dozens of loader messages (each under 700 bytes). */
+typedef struct warning_buffer {
+    char text[16384];
+    size_t used;
+    int count;
+    int dropped;
+} warning_buffer;
+
+static void collect_warning(void *user, bw_log_level level, const char *message)
+{
+    warning_buffer *w = (warning_buffer *)user;
+    (void)level; /* loaders only warn; every level is kept alike */
+    size_t n = strlen(message) + 1;
+    if (n > sizeof w->text - w->used) {
+        w->dropped++;
+        return;
+    }
+    memcpy(w->text + w->used, message, n);
+    w->used += n;
+    w->count++;
+}
+
+/* Store the collected warnings as a list in the asset's cache table (at
+ * index `cache`). */
+static void store_warnings(lua_State *L, int cache, const warning_buffer *w)
+{
+    lua_createtable(L, w->count + (w->dropped ? 1 : 0), 0);
+    const char *p = w->text;
+    for (int i = 0; i < w->count; i++) {
+        lua_pushstring(L, p);
+        lua_rawseti(L, -2, i + 1);
+        p += strlen(p) + 1;
+    }
+    if (w->dropped) {
+        lua_pushfstring(L, "(%d more warning%s not kept)", w->dropped, w->dropped == 1 ? "" : "s");
+        lua_rawseti(L, -2, w->count + 1);
+    }
+    lua_setfield(L, cache, "warnings");
+}
 
 static int l_load(lua_State *L)
 {
@@ -48,14 +96,27 @@ static int l_load(lua_State *L)
     }
     lua_settop(L, 2);
     bw_lua_asset *a = (bw_lua_asset *)bw_lua_new_object(L, sizeof *a, 1, BW_LUA_ASSET, destroy_asset);
-    lua_createtable(L, 0, 2); /* cache of borrowed handles */
+    lua_createtable(L, 0, 3); /* cache of borrowed handles, and the warnings */
     lua_newtable(L);
     lua_setfield(L, -2, "clips");
-    lua_setiuservalue(L, -2, BW_LUA_UV_ASSET_CACHE);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, -3, BW_LUA_UV_ASSET_CACHE);
+    const int cache = lua_gettop(L);
+    /* userdata, not a C local: a 16 KiB frame is a lot of C stack, and
+     * Lua frees it whatever happens */
+    warning_buffer *warnings = (warning_buffer *)lua_newuserdatauv(L, sizeof *warnings, 0);
+    warnings->used = 0;
+    warnings->count = warnings->dropped = 0;
+    options.logger.fn = collect_warning;
+    options.logger.user = warnings;
     bw_error err;
     memset(&err, 0, sizeof err);
     bw_result res = bw_asset_load_file(path, &options, &a->asset, &err);
-    if (res != BW_OK) {
+    if (res == BW_OK) {
+        store_warnings(L, cache, warnings);
+        lua_settop(L, cache - 1); /* the Asset on top */
+    } else {
+        lua_settop(L, cache - 1);
         a->asset = NULL;
         bw_lua_object_close(&a->hdr);
         lua_pushnil(L);
@@ -86,6 +147,24 @@ static int l_rig(lua_State *L)
     bw_lua_push_rig(L, a->asset->rig, 1);
     lua_pushvalue(L, -1);
     lua_setfield(L, 2, "rig");
+    return 1;
+}
+
+/* asset:warnings() -> { message, ... } (a new list each call, possibly
+ * empty) */
+static int l_warnings(lua_State *L)
+{
+    check_asset(L, 1);
+    lua_getiuservalue(L, 1, BW_LUA_UV_ASSET_CACHE); /* 2 */
+    lua_newtable(L);                                /* 3 */
+    if (lua_getfield(L, 2, "warnings") == LUA_TTABLE) {
+        lua_Integer n = luaL_len(L, 4);
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_rawgeti(L, 4, i);
+            lua_rawseti(L, 3, i);
+        }
+    }
+    lua_settop(L, 3);
     return 1;
 }
 
@@ -196,6 +275,7 @@ static const luaL_Reg asset_methods[] = {
     {"kind", l_kind},
     {"frame_time", l_frame_time},
     {"frame_count", l_frame_count},
+    {"warnings", l_warnings},
     {"close", l_asset_close},
     {NULL, NULL},
 };

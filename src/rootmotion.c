@@ -1,6 +1,6 @@
-/* rootmotion.c - travel of plays' root tracks, blended by weight, and its
- * removal from the evaluated root (SPEC §8; the model is in rootmotion.h
- * and docs/root-motion.md).
+/* rootmotion.c - travel of plays' root tracks, blended by the mixer's
+ * rule (SPEC §5 over the root joint), and its removal from the evaluated
+ * root (SPEC §8; the model is in rootmotion.h and docs/root-motion.md).
  *
  * Travel is a planar rigid motion (translation in 3D, rotation about +Y
  * only), computed in double: clip samples are float, but per-frame deltas
@@ -27,8 +27,10 @@ typedef struct parent_frame {
 /* Where one play's root channels live. */
 typedef struct root_source {
     const bw_clip *clip;
-    int t_track, r_track;  /* -1: the channel is unkeyed and holds the rest value */
-    const float *r_times;  /* rotation key times (for the yaw walk) */
+    int t_track, r_track;   /* -1: the channel is unkeyed and holds the rest value */
+    int pw_track, mw_track; /* pose and mask weight; -1: 1 and 0 */
+    bool keyed;             /* some joint channel of the clip drives the root */
+    const float *r_times;   /* rotation key times (for the yaw walk) */
     int r_keys;
 } root_source;
 
@@ -143,27 +145,70 @@ static void compute_parent_frame(const bw_rig *rig, int root, parent_frame *f)
     }
 }
 
-/* The root's translation and rotation tracks in the play's clip: a scan
- * over the clip's tracks comparing indices only. */
+/* The root's tracks in the play's clip: a scan over the clip's tracks
+ * comparing indices only. Curve channels are skipped: their binding target
+ * is a curve index, which may equal the root's joint index. */
 static void find_source(const bw_binding *binding, int root, root_source *src)
 {
     src->clip = bw_binding_clip(binding);
-    src->t_track = src->r_track = -1;
+    src->t_track = src->r_track = src->pw_track = src->mw_track = -1;
+    src->keyed = false;
     src->r_times = NULL;
     src->r_keys = 0;
     int n = bw_clip_track_count(src->clip);
-    for (int i = 0; i < n && (src->t_track < 0 || src->r_track < 0); i++) {
+    for (int i = 0; i < n; i++) {
         if (bw_binding_track_target(binding, i) != root) continue;
         bw_track_desc d;
         if (bw_clip_track(src->clip, i, &d) != BW_OK) continue;
-        if (d.channel == BW_CHANNEL_TRANSLATION && src->t_track < 0) {
-            src->t_track = i;
-        } else if (d.channel == BW_CHANNEL_ROTATION && src->r_track < 0) {
-            src->r_track = i;
-            src->r_times = d.times;
-            src->r_keys = d.key_count;
+        switch (d.channel) {
+        case BW_CHANNEL_TRANSLATION:
+            if (src->t_track < 0) src->t_track = i;
+            break;
+        case BW_CHANNEL_ROTATION:
+            if (src->r_track < 0) {
+                src->r_track = i;
+                src->r_times = d.times;
+                src->r_keys = d.key_count;
+            }
+            break;
+        case BW_CHANNEL_POSE_WEIGHT:
+            if (src->pw_track < 0) src->pw_track = i;
+            break;
+        case BW_CHANNEL_MASK_WEIGHT:
+            if (src->mw_track < 0) src->mw_track = i;
+            break;
+        case BW_CHANNEL_SCALE:
+            break;
+        default:
+            continue; /* a curve, not the root joint */
         }
+        src->keyed = true;
     }
+}
+
+/* The clip's coverage of the root at clip time `time`, as bw_sample_clip
+ * computes a joint's coverage: clamp(pose weight × (1 − mask weight), 0, 1)
+ * where some track drives the root, else 0. */
+static double root_coverage(const root_source *src, double time)
+{
+    if (!src->keyed) return 0.0;
+    float pw = 1.0f, mw = 0.0f;
+    if (src->pw_track >= 0) bw_sample_track(src->clip, src->pw_track, (float)time, &pw);
+    if (src->mw_track >= 0) bw_sample_track(src->clip, src->mw_track, (float)time, &mw);
+    float c = pw * (1.0f - mw);
+    return c > 0.0f ? (c < 1.0f ? (double)c : 1.0) : 0.0; /* NaN → 0 */
+}
+
+/* Where the play's step ends, in the clip's own time (what the track set
+ * samples, and so what the mixer shows, after the step). */
+static double end_time(const bw_clip *clip, const bw_root_play *play)
+{
+    double len = (double)bw_clip_length(clip);
+    if (!(len > 0.0)) return 0.0;
+    double e = play->from + play->delta;
+    if (!play->loop) return e < 0.0 ? 0.0 : (e > len ? len : e);
+    e -= floor(e / len) * len;
+    return (e >= 0.0 && e < len) ? e : 0.0; /* rounding at the wrap; a huge e */
 }
 
 /* The root's model position at clip time `time`, up to the parent's

@@ -20,7 +20,7 @@
 #define COS22 0.92387953251128674
 
 static char out[1 << 20];
-static char tiny_path[512], weird_path[512], bad_path[512];
+static char tiny_path[512], weird_path[512], bad_path[512], short_path[512], lua_path[512];
 
 /* Run a shell command, capture stdout (and stderr when `merge`) into `out`;
  * returns the exit status, or -1 when it did not exit normally. */
@@ -28,6 +28,21 @@ static int run(const char *cmd, int merge)
 {
     char full[4096];
     snprintf(full, sizeof full, "%s %s", cmd, merge ? "2>&1" : "2>/dev/null");
+    FILE *p = popen(full, "r");
+    out[0] = '\0';
+    if (!p) return -1;
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Run a shell command and capture only its stderr into `out` (stdout is
+ * dropped); returns the exit status as run() does. */
+static int run_stderr(const char *cmd)
+{
+    char full[4096];
+    snprintf(full, sizeof full, "%s 2>&1 >/dev/null", cmd);
     FILE *p = popen(full, "r");
     out[0] = '\0';
     if (!p) return -1;
@@ -337,6 +352,107 @@ static void failures_exit_1_naming_the_file(void)
     CHECK_INT(runf(1, "'" BIN "' sample '%s' --at '#1:0'%s", tiny_path, ""), 1);
 }
 
+/* A BVH whose header says 3 frames where 2 follow (line 7 is "Frames:").
+ * The loader warns and uses the 2; the warning must reach the user: on
+ * stderr from `info` and `sample` (stdout stays clean), and in Lua as
+ * asset:warnings(). */
+static const char short_bvh[] = "HIERARCHY\n"
+                                "ROOT Hips\n"
+                                "{\n"
+                                "  OFFSET 0 0 0\n"
+                                "  CHANNELS 1 Yrotation\n"
+                                "}\n"
+                                "MOTION\n"
+                                "Frames: 3\n"
+                                "Frame Time: 0.5\n"
+                                "0\n"
+                                "90\n";
+
+static void load_warnings_reach_the_user(void)
+{
+    CHECK(write_file(short_path, short_bvh));
+    char want[700];
+    snprintf(want, sizeof want, "warning: %s:8: the header says Frames: 3 but 2 frames follow; using 2\n", short_path);
+    char cmd[2400];
+    snprintf(cmd, sizeof cmd, "'%s' info '%s'", BIN, short_path);
+    CHECK_INT(run_stderr(cmd), 0);
+    CHECK_STR(out, want); /* exactly one line: the warning */
+    CHECK_INT(runf(0, "'" BIN "' info '%s'%s", short_path, ""), 0);
+    CHECK_CONTAINS(out, "frames: 2, frame time 0.5 s");
+    CHECK(strstr(out, "warning") == NULL); /* stdout has only the report */
+    snprintf(cmd, sizeof cmd, "'%s' sample '%s' --at '#0:0.5' --json", BIN, short_path);
+    CHECK_INT(run_stderr(cmd), 0);
+    CHECK_STR(out, want);
+    /* a file without anything to warn about prints nothing on stderr */
+    snprintf(cmd, sizeof cmd, "'%s' info '%s'", BIN, tiny_path);
+    CHECK_INT(run_stderr(cmd), 0);
+    CHECK_STR(out, "");
+
+    /* Lua: the same file gives one warning, the clean one none; the list
+     * is a fresh table each call */
+    static const char script[] = "local bw = blendwerk or require('blendwerk')\n"
+                                 "local a = assert(bw.load(arg[1]))\n"
+                                 "local w = a:warnings()\n"
+                                 "assert(type(w) == 'table')\n"
+                                 "print('count ' .. #w)\n"
+                                 "for _, m in ipairs(w) do print('warning ' .. m) end\n"
+                                 "w[1] = 'changed'\n"
+                                 "assert(a:warnings()[1] ~= 'changed')\n"
+                                 "local clean = assert(bw.load(arg[2]))\n"
+                                 "print('clean ' .. #clean:warnings())\n";
+    CHECK(write_file(lua_path, script));
+    snprintf(cmd, sizeof cmd, "'%s' run '%s' '%s' '%s'", BIN, lua_path, short_path, tiny_path);
+    CHECK_INT(run(cmd, 1), 0);
+    char line[800];
+    snprintf(line, sizeof line, "count 1\nwarning %s:8: the header says Frames: 3 but 2 frames follow; using 2\nclean 0\n",
+             short_path);
+    CHECK_STR(out, line);
+}
+
+/* A negative or non-finite WEIGHT is a bad argument (exit 2) named as a
+ * bad weight, not reported as a missing clip; a bad TIME or PRIORITY of a
+ * clip that exists likewise. */
+static void bad_weights_are_named(void)
+{
+    static const char *const weights[] = {"-1", "-0.5", "nan", "inf", "-inf", "1e999"};
+    char s[400], cmd[1400], want[300];
+    for (int i = 0; i < 6; i++) {
+        char rest[64];
+        snprintf(rest, sizeof rest, "0.5:%s", weights[i]);
+        spec(s, sizeof s, rest);
+        snprintf(cmd, sizeof cmd, "'%s' sample '%s' --at '%s'", BIN, tiny_path, s);
+        CHECK_INT(run_stderr(cmd), 2);
+        snprintf(want, sizeof want, "bad weight '%s'", weights[i]);
+        CHECK_CONTAINS(out, want);
+        CHECK_CONTAINS(out, "WEIGHT must be a finite number >= 0");
+        CHECK(strstr(out, "no clip matches") == NULL);
+        /* with a priority after it too */
+        snprintf(rest, sizeof rest, "0.5:%s:1", weights[i]);
+        spec(s, sizeof s, rest);
+        snprintf(cmd, sizeof cmd, "'%s' sample '%s' --at '%s'", BIN, tiny_path, s);
+        CHECK_INT(run_stderr(cmd), 2);
+        CHECK_CONTAINS(out, want);
+    }
+    spec(s, sizeof s, "nan:1");
+    snprintf(cmd, sizeof cmd, "'%s' sample '%s' --at '%s'", BIN, tiny_path, s);
+    CHECK_INT(run_stderr(cmd), 2);
+    CHECK_CONTAINS(out, "bad time 'nan'");
+    spec(s, sizeof s, "0.5:1:1.5");
+    snprintf(cmd, sizeof cmd, "'%s' sample '%s' --at '%s'", BIN, tiny_path, s);
+    CHECK_INT(run_stderr(cmd), 2);
+    CHECK_CONTAINS(out, "bad priority '1.5'");
+    /* a bad weight of a clip that is not in the file is still a missing clip */
+    snprintf(cmd, sizeof cmd, "'%s' sample '%s' --at 'nosuch:0.5:-1'", BIN, tiny_path);
+    CHECK_INT(run_stderr(cmd), 1);
+    CHECK_CONTAINS(out, "no clip matches");
+    /* weight 0 is valid: nothing covers, the rest pose comes out */
+    spec(s, sizeof s, "0.5:0");
+    CHECK_INT(runf(0, "'" BIN "' sample '%s' --at '%s' --json", tiny_path, s), 0);
+    /* the usage text says what "parent" is in --json */
+    CHECK_INT(run("'" BIN "' sample --help", 0), 0);
+    CHECK_CONTAINS(out, "parent's index in that same array");
+}
+
 /* ---- shared assets ---- */
 
 static void cmu_capture_through_the_cli(const char *path)
@@ -413,6 +529,8 @@ int main(void)
     snprintf(tiny_path, sizeof tiny_path, "%s/%s.bvh", BW_BINARY_DIR, clip_name);
     snprintf(weird_path, sizeof weird_path, "%s/cli_%d_weird.bvh", BW_BINARY_DIR, pid);
     snprintf(bad_path, sizeof bad_path, "%s/cli_%d_bad.bvh", BW_BINARY_DIR, pid);
+    snprintf(short_path, sizeof short_path, "%s/cli_%d_short.bvh", BW_BINARY_DIR, pid);
+    snprintf(lua_path, sizeof lua_path, "%s/cli_%d_warnings.lua", BW_BINARY_DIR, pid);
     if (!write_file(tiny_path, tiny_bvh)) {
         fprintf(stderr, "cannot write %s\n", tiny_path);
         return 1;
@@ -424,9 +542,13 @@ int main(void)
     RUN(json_names_are_escaped);
     RUN(bad_arguments_exit_2);
     RUN(failures_exit_1_naming_the_file);
+    RUN(load_warnings_reach_the_user);
+    RUN(bad_weights_are_named);
     remove(tiny_path);
     remove(weird_path);
     remove(bad_path);
+    remove(short_path);
+    remove(lua_path);
 
     const char *cmu = check_asset("cmu_01_01.bvh");
     char cmu_path[1024] = "";
