@@ -34,6 +34,7 @@
 #include "blendwerk/mix.h"
 #include "blendwerk/pose.h"
 #include "blendwerk/sample.h"
+#include "cli_load.h"
 #include "commands.h"
 
 static void usage(FILE *to)
@@ -46,28 +47,6 @@ static void usage(FILE *to)
                 "  --json    print {\"joints\":[...]} instead of one line per joint; each joint's \"parent\"\n"
                 "            is its parent's index in that same array (null for a root), not a glTF node\n"
                 "            index (that one is \"node\")\n");
-}
-
-static void report_load_error(const char *path, const bw_error *err)
-{
-    fprintf(stderr, "blendwerk sample: ");
-    if (!strstr(err->message, path)) {
-        if (err->line > 0) fprintf(stderr, "%s:%d: ", path, err->line);
-        else fprintf(stderr, "%s: ", path);
-    }
-    fprintf(stderr, "%s", err->message[0] ? err->message : bw_result_name(err->code));
-    if (err->where[0] && !strstr(err->message, err->where)) fprintf(stderr, " (at %s)", err->where);
-    fprintf(stderr, "\n");
-}
-
-/* The loader's logger: one line per message on stderr, "warning: FILE:
- * message" (loader messages usually carry the file name already). */
-static void print_log(void *user, bw_log_level level, const char *message)
-{
-    const char *path = (const char *)user;
-    const char *label = level == BW_LOG_ERROR ? "error" : level == BW_LOG_INFO ? "note" : "warning";
-    if (strstr(message, path)) fprintf(stderr, "%s: %s\n", label, message);
-    else fprintf(stderr, "%s: %s: %s\n", label, path, message);
 }
 
 /* A whole string read by strtod, finite or not ("nan", "-inf", "1e999"
@@ -443,15 +422,8 @@ int bw_cmd_sample(int argc, char **argv)
         goto bad;
     }
 
-    bw_asset *asset = NULL;
-    bw_error err;
-    memset(&err, 0, sizeof err);
-    bw_asset_options options;
-    memset(&options, 0, sizeof options);
-    options.logger.fn = print_log;
-    options.logger.user = (void *)path;
-    if (bw_asset_load_file(path, &options, &asset, &err) != BW_OK) {
-        report_load_error(path, &err);
+    bw_asset *asset = bw_cli_load_asset("sample", path);
+    if (!asset) {
         free(reqs);
         return 1;
     }
