@@ -11,12 +11,14 @@
  * in member order (row-major, x fastest, for the grid); blend1d_weights
  * also returns each member's locomotion rate multiplier (1 inside the
  * range; x / threshold for the end members outside it). The query numbers
- * follow the C rules: NaN or infinite counts as 0.
+ * follow the C rules: NaN or infinite counts as 0; a finite number beyond
+ * float range clamps to ±FLT_MAX (1e39 is far past the end, not 0).
  *
  * Blend trees (blendwerk.BlendTree) and synchronized phase:
  *   blendwerk.blend_tree(root [, {params = {names}}]) -> BlendTree | nil, message
  *   tree:evaluate(values [, out])              -> leaves, cycle_duration
- *   tree:step(progress, dt, values [, out])    -> progress', leaves (with .time), cycle
+ *   tree:step(progress, dt, values [, out])    -> progress', leaves (with .time,
+ *                                                 .from, .delta), cycle
  *   tree:params(), tree:param_index(name), tree:clips(), tree:leaf_count(),
  *   tree:node_count(), tree:close()
  *   blendwerk.phase_advance(progress, dt, cycle) -> progress'
@@ -49,6 +51,16 @@
 
 /* Largest member array accepted; the 2D modes are O(n²). */
 #define MAX_MEMBERS 4096
+
+/* A number argument as a float: NaN and infinities pass through (the core
+ * counts them as 0 or ignores them, as documented per call); finite values
+ * beyond float range clamp, so "huge" stays "far past the end". */
+static float to_float_clamped(lua_Number v)
+{
+    if (v > (lua_Number)FLT_MAX) return isinf(v) ? INFINITY : FLT_MAX;
+    if (v < -(lua_Number)FLT_MAX) return isinf(v) ? -INFINITY : -FLT_MAX;
+    return (float)v;
+}
 
 static float *scratch(lua_State *L, size_t floats)
 {
@@ -86,13 +98,15 @@ static float *check_numbers(lua_State *L, int arg, const char *what, int *out_co
 }
 
 /* A query coordinate: any number (NaN and ±inf are allowed and count as
- * 0 in the core), anything else names the argument. */
+ * 0 in the core; finite values beyond float range clamp to ±FLT_MAX, so a
+ * huge query stays "far past the end" instead of becoming inf, which the
+ * core would read as 0), anything else names the argument. */
 static float check_coordinate(lua_State *L, int arg, const char *what)
 {
     int isnum = 0;
     lua_Number v = lua_type(L, arg) == LUA_TNUMBER ? lua_tonumberx(L, arg, &isnum) : 0;
     if (!isnum) luaL_argerror(L, arg, lua_pushfstring(L, "%s must be a number (got %s)", what, luaL_typename(L, arg)));
-    return (float)v;
+    return to_float_clamped(v);
 }
 
 static void push_array(lua_State *L, const float *v, int n)
@@ -695,16 +709,6 @@ static tree_obj *check_tree(lua_State *L, int arg)
     return (tree_obj *)bw_lua_check_object(L, arg, BW_LUA_BLEND_TREE);
 }
 
-/* A number argument as a float: NaN and infinities pass through (the core
- * counts them as 0 or ignores them, as documented per call); finite values
- * beyond float range clamp, so "huge" stays "far past the end". */
-static float to_float_clamped(lua_Number v)
-{
-    if (v > (lua_Number)FLT_MAX) return isinf(v) ? INFINITY : FLT_MAX;
-    if (v < -(lua_Number)FLT_MAX) return isinf(v) ? -INFINITY : -FLT_MAX;
-    return (float)v;
-}
-
 /* Read the parameter values from the table at `arg`: entry i by index
  * ([i]) or by name; each must be a number. */
 static void read_values(lua_State *L, tree_obj *t, int arg)
@@ -751,11 +755,23 @@ static void set_number(lua_State *L, int table, const char *key, lua_Number v)
     lua_rawset(L, table);
 }
 
+/* What a step did to the phase: the progress before it and the signed
+ * advance of the progress (unwrapped, so whole cycles count). */
+typedef struct phase_step {
+    float progress; /* before the step */
+    float next;     /* after it, in [0, 1) */
+    double advance; /* dt / cycle, as bw_blend_phase_advance adds it; 0 when it adds nothing */
+} phase_step;
+
 /* Push the list of the first n evaluated leaves, into the table at out_arg
  * when it is one (its leaf tables are reused and entries past n cleared),
- * else into a new table. With a progress, each leaf also gets its sample
- * time. Raw sets only: an out table's metatable never runs. */
-static void push_leaves(lua_State *L, tree_obj *t, int n, int out_arg, bool timed, float progress)
+ * else into a new table. With a step, each leaf also gets its sample time
+ * after the step, and `from` / `delta` for root motion: its clip time
+ * before the step and the signed clip-time advance (advance × length,
+ * negative for a leaf that plays in reverse), so from + delta lands on
+ * time modulo the length. Without a step those fields are cleared. Raw
+ * sets only: an out table's metatable never runs. */
+static void push_leaves(lua_State *L, tree_obj *t, int n, int out_arg, const phase_step *step)
 {
     luaL_checkstack(L, 6, "blend tree leaves");
     if (lua_istable(L, out_arg)) lua_pushvalue(L, out_arg);
@@ -767,7 +783,7 @@ static void push_leaves(lua_State *L, tree_obj *t, int n, int out_arg, bool time
         const bw_blend_leaf *leaf = &t->leaves[i];
         if (lua_rawgeti(L, out, i + 1) != LUA_TTABLE) {
             lua_pop(L, 1);
-            lua_createtable(L, 0, 6);
+            lua_createtable(L, 0, 8);
             lua_pushvalue(L, -1);
             lua_rawseti(L, out, i + 1);
         }
@@ -781,10 +797,22 @@ static void push_leaves(lua_State *L, tree_obj *t, int n, int out_arg, bool time
         lua_pushliteral(L, "leaf");
         lua_pushinteger(L, leaf->clip + 1);
         lua_rawset(L, e);
-        lua_pushliteral(L, "time");
-        if (timed) lua_pushnumber(L, (lua_Number)bw_blend_leaf_time(leaf, progress));
-        else lua_pushnil(L);
-        lua_rawset(L, e);
+        static const char *const timed[3] = {"time", "from", "delta"};
+        lua_Number values[3] = {0, 0, 0};
+        if (step) {
+            /* a leaf without a usable length stays at time 0 (leaf_time) */
+            bool moving = isfinite(leaf->length) && leaf->length > 0.0f;
+            values[0] = (lua_Number)bw_blend_leaf_time(leaf, step->next);
+            values[1] = (lua_Number)bw_blend_leaf_time(leaf, step->progress);
+            values[2] = moving ? (lua_Number)(step->advance * (double)leaf->length * (leaf->rate < 0.0f ? -1.0 : 1.0))
+                               : 0;
+        }
+        for (int k = 0; k < 3; k++) {
+            lua_pushstring(L, timed[k]);
+            if (step) lua_pushnumber(L, values[k]);
+            else lua_pushnil(L);
+            lua_rawset(L, e);
+        }
         lua_pop(L, 1);
     }
     for (int i = n + 1; lua_rawgeti(L, out, i) != LUA_TNIL; i++) {
@@ -802,7 +830,7 @@ static int l_tree_evaluate(lua_State *L)
     if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
     int n = evaluate(L, t, 2);
     float cycle = bw_blend_cycle_duration(t->leaves, n);
-    push_leaves(L, t, n, 3, false, 0.0f);
+    push_leaves(L, t, n, 3, NULL);
     lua_pushnumber(L, (lua_Number)cycle);
     return 2;
 }
@@ -816,9 +844,13 @@ static int l_tree_step(lua_State *L)
     if (!lua_isnoneornil(L, 5)) luaL_checktype(L, 5, LUA_TTABLE);
     int n = evaluate(L, t, 4);
     float cycle = bw_blend_cycle_duration(t->leaves, n);
-    float next = bw_blend_phase_advance(progress, dt, cycle);
-    lua_pushnumber(L, (lua_Number)next);
-    push_leaves(L, t, n, 5, true, next);
+    phase_step step;
+    step.progress = progress;
+    step.next = bw_blend_phase_advance(progress, dt, cycle);
+    /* the advance bw_blend_phase_advance applies, before its wrap */
+    step.advance = isfinite(dt) && isfinite(cycle) && cycle > 0.0f ? (double)dt / (double)cycle : 0.0;
+    lua_pushnumber(L, (lua_Number)step.next);
+    push_leaves(L, t, n, 5, &step);
     lua_pushnumber(L, (lua_Number)cycle);
     return 3;
 }

@@ -4,8 +4,9 @@
  *   local rm = blendwerk.root_motion(rig [, {root = "hips" | 1,
  *                                           axes = {"x", "z", "yaw"}}])
  *       -> RootMotion | nil, message
- *   rm:extract({ {binding = b | clip = c, from =, delta =, loop =, weight =}, ... } [, out])
- *       -> {x =, y =, z =, yaw =, weight =, used =, skipped =} | nil, message
+ *   rm:extract({ {binding = b | clip = c, from =, delta =, loop =, weight =,
+ *                 priority =}, ... } [, out])
+ *       -> {x =, y =, z =, yaw =, coverage =, used =, skipped =} | nil, message
  *   rm:extract_tracks(track_set [, out])   -> the same, from the set's last advance
  *   rm:remove(pose | {t =, r =, s =})      -> the pose (changed in place) |
  *                                             a new transform table | nil, message
@@ -24,6 +25,7 @@
  * not errors: the core skips such a play and counts it in `skipped`, so
  * one broken play does not stop the character. */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -169,7 +171,7 @@ static void push_delta(lua_State *L, const bw_root_delta *d, int out_arg)
     const struct {
         const char *key;
         lua_Number value;
-    } numbers[] = {{"x", d->t[0]}, {"y", d->t[1]}, {"z", d->t[2]}, {"yaw", d->yaw}, {"weight", d->weight}};
+    } numbers[] = {{"x", d->t[0]}, {"y", d->t[1]}, {"z", d->t[2]}, {"yaw", d->yaw}, {"coverage", d->coverage}};
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
         lua_pushstring(L, numbers[i].key);
         lua_pushnumber(L, numbers[i].value);
@@ -183,7 +185,7 @@ static void push_delta(lua_State *L, const bw_root_delta *d, int out_arg)
     lua_rawset(L, t);
 }
 
-static const char *const play_fields[] = {"binding", "clip", "from", "delta", "loop", "weight", NULL};
+static const char *const play_fields[] = {"binding", "clip", "from", "delta", "loop", "weight", "priority", NULL};
 
 /* Whether the play table at e holds nothing but play_fields. Per frame
  * this counts keys instead of comparing names; only a table that fails
@@ -285,6 +287,15 @@ static int l_extract(lua_State *L)
         int type = bw_lua_raw_field(L, e, "loop");
         if (type != LUA_TNIL && type != LUA_TBOOLEAN) return fail(L, "plays[%d].loop must be a boolean", i);
         p->loop = type == LUA_TNIL ? bw_clip_loop(b->clip->clip) : lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        type = bw_lua_raw_field(L, e, "priority");
+        if (type != LUA_TNIL) {
+            int isint = 0;
+            lua_Integer prio = lua_tointegerx(L, -1, &isint);
+            if (type != LUA_TNUMBER || !isint || prio < INT_MIN || prio > INT_MAX)
+                return fail(L, "plays[%d].priority must be an integer", i);
+            p->priority = (int)prio;
+        }
         lua_pop(L, 1);
 
         lua_copy(L, e + 1, e); /* the binding takes the entry's slot */

@@ -340,6 +340,26 @@ bw_result bw_root_motion_config_init(bw_root_motion_config *cfg, const bw_rig *r
     return BW_OK;
 }
 
+/* The smallest priority above `prev` (any priority when !have_prev) among
+ * the plays; false when there is none. Ranks are visited this way, lowest
+ * first, so grouping needs no sorted copy of the list (extraction never
+ * allocates); the cost is one pass per distinct rank. */
+static bool next_rank(const bw_root_play *plays, int count, bool have_prev, int prev, int *out)
+{
+    bool found = false;
+    int best = 0;
+    for (int i = 0; i < count; i++) {
+        int p = plays[i].priority;
+        if (have_prev && p <= prev) continue;
+        if (!found || p < best) {
+            best = p;
+            found = true;
+        }
+    }
+    *out = best;
+    return found;
+}
+
 bw_result bw_root_motion_extract(const bw_rig *rig, const bw_root_motion_config *cfg, const bw_root_play *plays,
                                  int play_count, bw_root_delta *out)
 {
@@ -354,45 +374,63 @@ bw_result bw_root_motion_extract(const bw_rig *rig, const bw_root_motion_config 
     uint64_t signature = bw_rig_layout_signature(rig);
     uint32_t revision = bw_rig_topology_revision(rig);
 
-    double sum[3] = {0, 0, 0}, sum_yaw = 0.0, total = 0.0;
-    int used = 0, skipped = 0;
-    for (int i = 0; i < play_count; i++) {
-        const bw_root_play *p = &plays[i];
-        if (!p->binding || bw_binding_layout_signature(p->binding) != signature ||
-            bw_binding_topology_revision(p->binding) != revision || !isfinite(p->from) || !isfinite(p->delta) ||
-            !isfinite(p->weight)) {
-            skipped++;
-            continue;
+    /* SPEC §5 over the root joint, the rest pose being "no travel": per
+     * rank, the share-weighted mean travel overlays what lay below by the
+     * rank's coverage. */
+    motion result = motion_identity;
+    double coverage = 0.0;
+    int used = 0, skipped = 0, rank = 0;
+    bool have_rank = false;
+    while (next_rank(plays, play_count, have_rank, rank, &rank)) {
+        have_rank = true;
+        double sum[3] = {0, 0, 0}, sum_yaw = 0.0, sum_share = 0.0;
+        for (int i = 0; i < play_count; i++) {
+            const bw_root_play *p = &plays[i];
+            if (p->priority != rank) continue;
+            if (!p->binding || bw_binding_layout_signature(p->binding) != signature ||
+                bw_binding_topology_revision(p->binding) != revision || !isfinite(p->from) ||
+                !isfinite(p->delta) || !isfinite(p->weight)) {
+                skipped++;
+                continue;
+            }
+            if (!(p->weight > 0.0f)) continue; /* silent, not broken */
+            root_source src;
+            find_source(p->binding, cfg->root_joint, &src);
+            double share = (double)p->weight * root_coverage(&src, end_time(src.clip, p));
+            if (share > 1.0) share = 1.0;
+            if (!(share > 0.0)) continue; /* the play does not show on the root */
+            motion m = play_travel(&src, &f, p, yaw_on);
+            if (!isfinite(m.d[0]) || !isfinite(m.d[1]) || !isfinite(m.d[2]) || !isfinite(m.yaw)) {
+                skipped++;
+                continue;
+            }
+            for (int k = 0; k < 3; k++) sum[k] += share * m.d[k];
+            sum_yaw += share * m.yaw;
+            sum_share += share;
+            used++;
         }
-        if (!(p->weight > 0.0f)) continue; /* silent, not broken */
-        root_source src;
-        find_source(p->binding, cfg->root_joint, &src);
-        motion m = play_travel(&src, &f, p, yaw_on);
-        if (!isfinite(m.d[0]) || !isfinite(m.d[1]) || !isfinite(m.d[2]) || !isfinite(m.yaw)) {
-            skipped++;
-            continue;
-        }
-        double w = p->weight;
-        for (int k = 0; k < 3; k++) sum[k] += w * m.d[k];
-        sum_yaw += w * m.yaw;
-        total += w;
-        used++;
+        if (!(sum_share > 0.0)) continue;
+        double c = sum_share < 1.0 ? sum_share : 1.0;
+        for (int k = 0; k < 3; k++) result.d[k] = result.d[k] * (1.0 - c) + sum[k] / sum_share * c;
+        result.yaw = result.yaw * (1.0 - c) + sum_yaw / sum_share * c;
+        coverage += (1.0 - coverage) * c;
     }
 
     bw_root_delta d;
     memset(&d, 0, sizeof d);
-    if (total > 0.0 && isfinite(total)) {
-        for (int k = 0; k < 3; k++) d.t[k] = (float)(sum[k] / total);
-        d.yaw = (float)(sum_yaw / total);
-        d.weight = (float)total;
+    if (used > 0) {
+        for (int k = 0; k < 3; k++) d.t[k] = result.d[k];
+        d.yaw = result.yaw;
+        d.coverage = coverage;
         d.used = used;
     }
-    if (!(axes & BW_ROOT_X)) d.t[0] = 0.0f;
-    if (!(axes & BW_ROOT_Y)) d.t[1] = 0.0f;
-    if (!(axes & BW_ROOT_Z)) d.t[2] = 0.0f;
-    if (!yaw_on) d.yaw = 0.0f;
-    /* the float conversion of huge but finite sums can still overflow */
-    if (!bw_isfinite3(d.t) || !isfinite(d.yaw)) {
+    if (!(axes & BW_ROOT_X)) d.t[0] = 0.0;
+    if (!(axes & BW_ROOT_Y)) d.t[1] = 0.0;
+    if (!(axes & BW_ROOT_Z)) d.t[2] = 0.0;
+    if (!yaw_on) d.yaw = 0.0;
+    /* finite travels can still sum past the double range (2^20 cycles of
+     * clip values near FLT_MAX) */
+    if (!isfinite(d.t[0]) || !isfinite(d.t[1]) || !isfinite(d.t[2]) || !isfinite(d.yaw)) {
         memset(&d, 0, sizeof d);
         skipped += used;
     }
@@ -424,6 +462,7 @@ bw_result bw_root_motion_extract_tracks(const bw_track_set *set, const bw_rig *r
         p->binding = bw_track_set_binding(set, handles[i]);
         p->loop = bw_track_set_looping(set, handles[i]);
         p->weight = bw_track_set_weight(set, handles[i]);
+        p->priority = bw_track_set_priority(set, handles[i]);
         count++;
     }
     int live = bw_track_set_count(set);

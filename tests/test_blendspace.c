@@ -1063,6 +1063,119 @@ static void write_text(const char *path, const char *text)
     fclose(f);
 }
 
+/* <g> elements nest: scanning in order, every "</g>" closes an open "<g"
+ * and none is left open. */
+static bool groups_nest(const char *s)
+{
+    int depth = 0;
+    for (const char *p = strchr(s, '<'); p; p = strchr(p + 1, '<')) {
+        if (strncmp(p, "<g ", 3) == 0 || strncmp(p, "<g>", 3) == 0) depth++;
+        else if (strncmp(p, "</g>", 4) == 0 && --depth < 0) return false;
+    }
+    return depth == 0;
+}
+
+/* Every '&' starts one of XML's predefined entities (or a character
+ * reference), so the text parses. */
+static bool entities_ok(const char *s)
+{
+    static const char *const ents[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;", "&#"};
+    for (const char *p = strchr(s, '&'); p; p = strchr(p + 1, '&')) {
+        bool known = false;
+        for (size_t i = 0; i < sizeof ents / sizeof ents[0] && !known; i++)
+            known = strncmp(p, ents[i], strlen(ents[i])) == 0;
+        if (!known) return false;
+    }
+    return true;
+}
+
+/* Write `spec_text` to a spec file, plot it at 8 × 8 cells and check the
+ * SVG's structure: `count` samples give count + 1 panels (the combined one
+ * and one per sample); every panel draws a dot per sample (all inside the
+ * range), so (count + 1) × count circles; each name is written three times
+ * (its label in the combined panel, its panel's title and its own label).
+ * Returns the SVG (caller frees) or NULL. */
+static char *plot_spec(const char *tag, const char *spec_text, int count, const char *mode, const char *const *names)
+{
+    char spec[512], out[512], cmd[1600];
+    snprintf(spec, sizeof spec, "%s/test_blendspace_%s.lua", BW_BINARY_DIR, tag);
+    snprintf(out, sizeof out, "%s/test_blendspace_%s.svg", BW_BINARY_DIR, tag);
+    write_text(spec, spec_text);
+    remove(out);
+    snprintf(cmd, sizeof cmd, "\"%s/blendwerk\" plot-blend \"%s\" --out \"%s\" --res 8", BW_BINARY_DIR, spec, out);
+    CHECK_INT(run_command(cmd), 0);
+    char *svg = read_all(out);
+    CHECK(svg != NULL);
+    if (!svg) return NULL;
+    CHECK(strncmp(svg, "<svg", 4) == 0);
+    size_t n = strlen(svg);
+    while (n && (svg[n - 1] == '\n' || svg[n - 1] == ' ')) n--;
+    CHECK(n >= 6 && strncmp(svg + n - 6, "</svg>", 6) == 0);
+    CHECK_INT(count_of(svg, "<svg"), 1);
+    CHECK(tags_balanced(svg, "rect"));
+    CHECK(tags_balanced(svg, "circle"));
+    CHECK(tags_balanced(svg, "text"));
+    CHECK(groups_nest(svg));
+    CHECK_INT(count_of(svg, "<text"), count_of(svg, "</text>"));
+    CHECK_INT(count_of(svg, "<g"), count_of(svg, "</g>"));
+    CHECK(entities_ok(svg));
+    CHECK_INT(count_of(svg, "<g transform="), count + 1);
+    CHECK_INT(count_of(svg, "<circle"), (count + 1) * count);
+    char title[64];
+    snprintf(title, sizeof title, "%s blend space, %d samples", mode, count);
+    CHECK_CONTAINS(svg, title);
+    for (int i = 0; i < count; i++) {
+        char label[96];
+        snprintf(label, sizeof label, ">%s</text>", names[i]);
+        CHECK_INT(count_of(svg, label), 3);
+    }
+    remove(spec);
+    return svg;
+}
+
+static void plot_blend_draws_cartesian_and_grid_modes(void)
+{
+    /* cartesian: a triangle, one name full of XML's special characters */
+    static const char *const tri_names[] = {"idle", "a&amp;b&lt;c&gt;d&quot;e&apos;f", "strafe"};
+    char *svg = plot_spec("cartesian",
+                          "return { mode = 'cartesian', range = {-1, 3, -1, 3}, samples = {\n"
+                          "  {name = 'idle', x = 0, y = 0},\n"
+                          "  {name = [[a&b<c>d\"e'f]], x = 2, y = 0},\n"
+                          "  {name = 'strafe', x = 0, y = 2} } }\n",
+                          3, "cartesian", tri_names);
+    if (svg) {
+        /* the raw name never reaches the file */
+        CHECK(strstr(svg, "a&b") == NULL);
+        CHECK(strstr(svg, "<c>") == NULL);
+        CHECK(strstr(svg, "d\"e") == NULL);
+        free(svg);
+    }
+
+    /* grid: a 2 × 2 lattice given out of order (x {-1, 1} × y {0, 2}) */
+    static const char *const grid_names[] = {"ru", "ld", "lu", "rd"};
+    svg = plot_spec("grid",
+                    "return { mode = 'grid', range = {-2, 2, -1, 3}, samples = {\n"
+                    "  {name = 'ru', x = 1, y = 2}, {name = 'ld', x = -1, y = 0},\n"
+                    "  {name = 'lu', x = -1, y = 2}, {name = 'rd', x = 1, y = 0} } }\n",
+                    4, "grid", grid_names);
+    if (svg) {
+        /* each sample's own panel is dark somewhere (weight 1 at its corner,
+         * #08306b) and white somewhere (weight 0 at the opposite one) */
+        CHECK(count_of(svg, "fill=\"#08306b\"") >= 4);
+        free(svg);
+    }
+
+    /* grid mode refuses a lattice with a hole */
+    char spec[512], cmd[1600];
+    snprintf(spec, sizeof spec, "%s/test_blendspace_hole.lua", BW_BINARY_DIR);
+    write_text(spec, "return { mode = 'grid', samples = {\n"
+                     "  {name = 'a', x = 0, y = 0}, {name = 'b', x = 1, y = 0}, {name = 'c', x = 0, y = 1} } }\n");
+    snprintf(cmd, sizeof cmd, "\"%s/blendwerk\" plot-blend \"%s\" --out \"%s/test_blendspace_hole.svg\" 2>/dev/null",
+             BW_BINARY_DIR, spec, BW_BINARY_DIR);
+    CHECK_INT(run_command(cmd), 1);
+    remove(spec);
+}
+
 static void plot_blend_reports_bad_specs_with_file_and_line(void)
 {
     const char *spec = BW_BINARY_DIR "/test_blendspace_bad.lua";
@@ -1140,6 +1253,7 @@ int main(void)
     RUN(random_layouts_give_valid_weights_and_exact_selection);
     RUN(small_input_moves_give_small_weight_changes);
     RUN(plot_blend_writes_a_valid_svg);
+    RUN(plot_blend_draws_cartesian_and_grid_modes);
     RUN(plot_blend_reports_bad_specs_with_file_and_line);
     return check_summary();
 }

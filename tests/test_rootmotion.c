@@ -9,6 +9,7 @@
  *     position += rotY(heading) · delta.t;   heading += delta.yaw
  * with rotY(a)·(x, y, z) = (x cos a + z sin a, y, −x sin a + z cos a).
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -148,7 +149,7 @@ static bw_clip *make_walk(void)
 static bw_root_delta extract1(const bw_rig *rig, const bw_root_motion_config *cfg, const bw_binding *b, double from,
                               double delta, bool loop, float weight)
 {
-    bw_root_play p = {b, from, delta, loop, weight};
+    bw_root_play p = {b, from, delta, loop, weight, 0};
     bw_root_delta d;
     memset(&d, 0, sizeof d);
     CHECK(bw_root_motion_extract(rig, cfg, &p, 1, &d) == BW_OK);
@@ -474,7 +475,7 @@ static bw_clip *make_strafe_turn(void)
     return make_clip(times, 2, t, r, 1.0f, true);
 }
 
-static void crossfade_should_blend_by_normalized_weight(void)
+static void crossfade_should_blend_by_fade_weights(void)
 {
     bw_rig *rig = make_rig1();
     bw_clip *ca = make_walk(), *cb = make_strafe_turn();
@@ -482,35 +483,39 @@ static void crossfade_should_blend_by_normalized_weight(void)
     bw_root_motion_config cfg = {0};
     /* A over [0.2, 0.3]: (0, 0, 0.2), yaw 0. B over [0.2, 0.3]: heading
      * 12° at 0.2, model displacement (0.3, 0, 0), in the character frame
-     * rotY(−12°)·(0.3,0,0) = (0.3 cos 12°, 0, 0.3 sin 12°), yaw 6°. */
+     * rotY(−12°)·(0.3,0,0) = (0.3 cos 12°, 0, 0.3 sin 12°), yaw 6°. Both
+     * clips key the root (coverage 1), one rank: shares 0.25 and 0.75, Σ 1,
+     * so the rank mean is the plain fade blend and covers the root fully. */
     double bx = 0.3 * cos(12 * DEG), bz = 0.3 * sin(12 * DEG);
-    bw_root_play plays[2] = {{ba, 0.2, 0.1, true, 0.25f}, {bb, 0.2, 0.1, true, 0.75f}};
+    bw_root_play plays[2] = {{ba, 0.2, 0.1, true, 0.25f, 0}, {bb, 0.2, 0.1, true, 0.75f, 0}};
     bw_root_delta d;
     CHECK(bw_root_motion_extract(rig, &cfg, plays, 2, &d) == BW_OK);
     CHECK_NEAR(d.t[0], 0.75 * bx, 1e-6);
     CHECK_NEAR(d.t[2], 0.25 * 0.2 + 0.75 * bz, 1e-6);
     CHECK_NEAR(d.yaw, 0.75 * 6 * DEG, 1e-6);
     CHECK_INT(d.used, 2);
-    CHECK_NEAR(d.weight, 1.0, 1e-6);
-    /* weights 1 and 3 normalize to the same blend */
+    CHECK_NEAR(d.coverage, 1.0, 1e-12);
+    /* weights 1 and 3: each share clamps to 1 (as in the mixer), so the
+     * two form an equal mean: t = ((0 + bx)/2, 0, (0.2 + bz)/2), yaw 3° */
     plays[0].weight = 1.0f;
     plays[1].weight = 3.0f;
-    bw_root_delta d2;
-    CHECK(bw_root_motion_extract(rig, &cfg, plays, 2, &d2) == BW_OK);
-    CHECK_NEAR(d2.t[0], d.t[0], 1e-6);
-    CHECK_NEAR(d2.t[2], d.t[2], 1e-6);
-    CHECK_NEAR(d2.yaw, d.yaw, 1e-6);
-    CHECK_NEAR(d2.weight, 4.0, 1e-6);
-    /* a lone play fading in (weight 0.3) travels at full rate */
+    CHECK(bw_root_motion_extract(rig, &cfg, plays, 2, &d) == BW_OK);
+    CHECK_NEAR(d.t[0], 0.5 * bx, 1e-6);
+    CHECK_NEAR(d.t[2], 0.5 * (0.2 + bz), 1e-6);
+    CHECK_NEAR(d.yaw, 3 * DEG, 1e-6);
+    CHECK_NEAR(d.coverage, 1.0, 1e-12);
+    /* a lone play fading in at weight 0.3 shows 30% of its pose over the
+     * rest pose: 0.3 × 0.2 m */
     d = extract1(rig, &cfg, ba, 0.2, 0.1, true, 0.3f);
-    CHECK_NEAR(d.t[2], 0.2, 1e-6);
+    CHECK_NEAR(d.t[2], 0.3 * 0.2, 1e-7);
+    CHECK_NEAR(d.coverage, 0.3, 1e-7);
     /* weight 0 and negative weights say nothing */
     plays[0].weight = 0.0f;
     plays[1].weight = -1.0f;
     CHECK(bw_root_motion_extract(rig, &cfg, plays, 2, &d) == BW_OK);
     CHECK_INT(d.used, 0);
     CHECK_INT(d.skipped, 0);
-    CHECK(d.t[0] == 0.0f && d.t[2] == 0.0f && d.yaw == 0.0f);
+    CHECK(d.t[0] == 0.0 && d.t[2] == 0.0 && d.yaw == 0.0 && d.coverage == 0.0);
     /* no plays at all */
     CHECK(bw_root_motion_extract(rig, &cfg, NULL, 0, &d) == BW_OK);
     CHECK_INT(d.used, 0);
@@ -518,6 +523,240 @@ static void crossfade_should_blend_by_normalized_weight(void)
     bw_binding_destroy(bb);
     bw_clip_destroy(ca);
     bw_clip_destroy(cb);
+    bw_rig_destroy(rig);
+}
+
+/* ---- weighting as the mixer composes the root (SPEC §5) ---- */
+
+/* A clip with one track of `channel` on (parent, joint), keys `values`
+ * (width per key) at `times`. */
+static bw_clip *make_track_clip(const char *parent, const char *joint, bw_channel channel, const float *times, int n,
+                                const float *values, float length)
+{
+    bw_track_desc tr;
+    memset(&tr, 0, sizeof tr);
+    tr.parent = parent;
+    tr.joint = joint;
+    tr.channel = channel;
+    tr.key_count = n;
+    tr.times = times;
+    tr.values = values;
+    bw_clip_desc d = {0};
+    d.tracks = &tr;
+    d.track_count = 1;
+    d.length = length;
+    d.loop = true;
+    bw_clip *clip = NULL;
+    CHECK(bw_clip_create(&d, &clip, NULL) == BW_OK);
+    return clip;
+}
+
+/* The 2 m/s walk plus a second track on the root: pose or mask weight. */
+static bw_clip *make_walk_with(bw_channel channel, const float *times, int n, const float *values)
+{
+    static const float wt[2] = {0.0f, 1.0f};
+    static const float wv[6] = {0, 0, 0, 0, 0, 2};
+    bw_track_desc tr[2];
+    memset(tr, 0, sizeof tr);
+    tr[0].parent = tr[1].parent = "";
+    tr[0].joint = tr[1].joint = "root";
+    tr[0].channel = BW_CHANNEL_TRANSLATION;
+    tr[0].key_count = 2;
+    tr[0].times = wt;
+    tr[0].values = wv;
+    tr[1].channel = channel;
+    tr[1].key_count = n;
+    tr[1].times = times;
+    tr[1].values = values;
+    bw_clip_desc d = {0};
+    d.tracks = tr;
+    d.track_count = 2;
+    d.length = 1.0f;
+    d.loop = true;
+    bw_clip *clip = NULL;
+    CHECK(bw_clip_create(&d, &clip, NULL) == BW_OK);
+    return clip;
+}
+
+static void weighting_should_follow_the_mixer(void)
+{
+    /* rig: root, child, and a curve "blink" (curve index 0, the root's
+     * joint index too) */
+    bw_rig_joint_desc j[2] = {{"root", -1, bw_transform_identity}, {"child", 0, bw_transform_identity}};
+    bw_rig_curve_desc cv = {"blink", BW_CURVE_FLOAT, 0.0f};
+    bw_rig_desc rd = {0};
+    rd.joints = j;
+    rd.joint_count = 2;
+    rd.curves = &cv;
+    rd.curve_count = 1;
+    bw_rig *rig = NULL;
+    CHECK(bw_rig_create(&rd, &rig, NULL) == BW_OK);
+    if (!rig) return;
+    static const float t01[2] = {0.0f, 1.0f};
+    float rv[8];
+    q_axis(1, 0, 0, 0, &rv[0]);
+    q_axis(1, 0, 0, 60, &rv[4]);
+    static const float still[6] = {0, 0, 0, 0, 0, 0};
+    static const float blink[2] = {0.0f, 1.0f};
+    static const float pw[2] = {0.0f, 1.0f};  /* pose weight 0 → 1 over the loop */
+    static const float mw[2] = {0.75f, 0.75f}; /* mask weight 0.75 throughout */
+    bw_clip *walk = make_walk();
+    bw_clip *wave = make_track_clip("root", "child", BW_CHANNEL_ROTATION, t01, 2, rv, 1.0f); /* arm only */
+    bw_clip *stand = make_track_clip("", "root", BW_CHANNEL_TRANSLATION, t01, 2, still, 1.0f);
+    bw_clip *curve = make_track_clip(NULL, "blink", BW_CHANNEL_FLOAT, t01, 2, blink, 1.0f);
+    bw_clip *faded = make_walk_with(BW_CHANNEL_POSE_WEIGHT, t01, 2, pw);
+    bw_clip *masked = make_walk_with(BW_CHANNEL_MASK_WEIGHT, t01, 2, mw);
+    bw_clip *turn = make_strafe_turn();
+    bw_binding *bw = bind(walk, rig), *bv = bind(wave, rig), *bs = bind(stand, rig), *bc = bind(curve, rig);
+    bw_binding *bf = bind(faded, rig), *bm = bind(masked, rig), *bt = bind(turn, rig);
+    CHECK_INT(bw_binding_track_target(bc, 0), 0); /* the curve's index equals the root's */
+    bw_root_motion_config cfg = {0};
+    bw_root_delta d;
+
+    /* Every step below is 0.2 → 0.3 s, where the walk moves 0.1 s × 2 m/s
+     * = 0.2 m along +Z. */
+
+    /* (1) walk (rank 0) + arm-only wave at priority 5: the wave covers no
+     * root joint (share 0), rank 5 has coverage 0 and leaves rank 0's
+     * travel: 0.2 m (the old normalized average said 0.1). */
+    bw_root_play p2[2] = {{bw, 0.2, 0.1, true, 1.0f, 0}, {bv, 0.2, 0.1, true, 1.0f, 5}};
+    CHECK(bw_root_motion_extract(rig, &cfg, p2, 2, &d) == BW_OK);
+    CHECK_NEAR(d.t[2], 0.2, 1e-7);
+    CHECK_NEAR(d.t[0], 0.0, 1e-12);
+    CHECK_INT(d.used, 1);
+    CHECK_NEAR(d.coverage, 1.0, 1e-12);
+    /* the same wave at the walk's own rank changes nothing either */
+    p2[1].priority = 0;
+    CHECK(bw_root_motion_extract(rig, &cfg, p2, 2, &d) == BW_OK);
+    CHECK_NEAR(d.t[2], 0.2, 1e-7);
+    /* nor does a curve-only clip, whose track targets curve 0 */
+    p2[1] = (bw_root_play){bc, 0.2, 0.1, true, 1.0f, 0};
+    CHECK(bw_root_motion_extract(rig, &cfg, p2, 2, &d) == BW_OK);
+    CHECK_NEAR(d.t[2], 0.2, 1e-7);
+    CHECK_INT(d.used, 1);
+
+    /* (2) walk + root-keyed "stand" at priority 1, weight 1: rank 1 covers
+     * the root fully with zero travel: result = 0.2 × (1 − 1) + 0 = 0 m. */
+    p2[1] = (bw_root_play){bs, 0.2, 0.1, true, 1.0f, 1};
+    CHECK(bw_root_motion_extract(rig, &cfg, p2, 2, &d) == BW_OK);
+    CHECK_NEAR(d.t[2], 0.0, 1e-12);
+    CHECK_INT(d.used, 2);
+    CHECK_NEAR(d.coverage, 1.0, 1e-12);
+    /* stand at weight 0.25: 0.2 × 0.75 + 0 × 0.25 = 0.15 m */
+    p2[1].weight = 0.25f;
+    CHECK(bw_root_motion_extract(rig, &cfg, p2, 2, &d) == BW_OK);
+    CHECK_NEAR(d.t[2], 0.15, 1e-7);
+    /* the list order does not matter, only the ranks */
+    bw_root_play swapped[2] = {p2[1], p2[0]};
+    CHECK(bw_root_motion_extract(rig, &cfg, swapped, 2, &d) == BW_OK);
+    CHECK_NEAR(d.t[2], 0.15, 1e-7);
+    /* stand below the walk (rank −3): the walk overlays it completely */
+    p2[1].priority = -3;
+    p2[1].weight = 1.0f;
+    CHECK(bw_root_motion_extract(rig, &cfg, p2, 2, &d) == BW_OK);
+    CHECK_NEAR(d.t[2], 0.2, 1e-7);
+    /* the extreme ranks order like any others: walk at INT_MIN, stand at
+     * INT_MAX with weight 0.25: 0.15 m again */
+    bw_root_play extreme[2] = {{bw, 0.2, 0.1, true, 1.0f, INT_MIN}, {bs, 0.2, 0.1, true, 0.25f, INT_MAX}};
+    CHECK(bw_root_motion_extract(rig, &cfg, extreme, 2, &d) == BW_OK);
+    CHECK_NEAR(d.t[2], 0.15, 1e-7);
+    CHECK_INT(d.used, 2);
+    /* same rank, weights 3 and 1: shares clamp to 1 and 1, mean 0.1 m */
+    p2[0].weight = 3.0f;
+    p2[1].priority = 0;
+    CHECK(bw_root_motion_extract(rig, &cfg, p2, 2, &d) == BW_OK);
+    CHECK_NEAR(d.t[2], 0.1, 1e-7);
+
+    /* (3) the walk fading out, weight 0.5 alone: its pose moves half way
+     * over the rest pose, so 0.5 × 0.2 = 0.1 m */
+    d = extract1(rig, &cfg, bw, 0.2, 0.1, true, 0.5f);
+    CHECK_NEAR(d.t[2], 0.1, 1e-7);
+    CHECK_NEAR(d.coverage, 0.5, 1e-7);
+
+    /* coverage from the clip: pose weight keyed 0 → 1 over the loop is 0.3
+     * at the step's end (0.3 s): 0.3 × 0.2 = 0.06 m; mask weight 0.75 gives
+     * coverage 0.25: 0.25 × 0.2 = 0.05 m */
+    d = extract1(rig, &cfg, bf, 0.2, 0.1, true, 1.0f);
+    CHECK_NEAR(d.t[2], 0.06, 1e-7);
+    CHECK_NEAR(d.coverage, 0.3, 1e-7);
+    d = extract1(rig, &cfg, bm, 0.2, 0.1, true, 1.0f);
+    CHECK_NEAR(d.t[2], 0.05, 1e-7);
+    /* at the end of a wrapping step the pose weight is read at the wrapped
+     * time: 0.9 → 1.2 ends at 0.2, coverage 0.2, travel 0.3 × 2 m × 0.2 */
+    d = extract1(rig, &cfg, bf, 0.9, 0.3, true, 1.0f);
+    CHECK_NEAR(d.t[2], 0.2 * 0.6, 1e-6);
+    /* at time 0 the pose weight is 0: no share, nothing used */
+    d = extract1(rig, &cfg, bf, 0.9, 0.1, true, 1.0f);
+    CHECK_NEAR(d.t[2], 0.0, 1e-12);
+    CHECK_INT(d.used, 0);
+
+    /* yaw and translation both: the strafe-turn at rank 1, weight 0.5, over
+     * the walk: t = 0.5 × (0, 0, 0.2) + 0.5 × (0.3 cos 12°, 0, 0.3 sin 12°),
+     * yaw = 0.5 × 0 + 0.5 × 6° (clip B's numbers: the crossfade test) */
+    bw_root_play p3[3] = {{bw, 0.2, 0.1, true, 1.0f, 0}, {bt, 0.2, 0.1, true, 0.5f, 1},
+                          {bv, 0.2, 0.1, true, 1.0f, 2}};
+    CHECK(bw_root_motion_extract(rig, &cfg, p3, 3, &d) == BW_OK);
+    CHECK_NEAR(d.t[0], 0.5 * 0.3 * cos(12 * DEG), 1e-6);
+    CHECK_NEAR(d.t[2], 0.5 * 0.2 + 0.5 * 0.3 * sin(12 * DEG), 1e-6);
+    CHECK_NEAR(d.yaw, 3 * DEG, 1e-6);
+    CHECK_INT(d.used, 2);
+    /* two partial ranks over the rest pose: walk 0.5 (rank 0), turn 0.5
+     * (rank 1): ((0.2 × 0.5) × 0.5 + B × 0.5); coverage 1 − 0.5 × 0.5 */
+    p3[0].weight = 0.5f;
+    CHECK(bw_root_motion_extract(rig, &cfg, p3, 3, &d) == BW_OK);
+    CHECK_NEAR(d.t[0], 0.5 * 0.3 * cos(12 * DEG), 1e-6);
+    CHECK_NEAR(d.t[2], 0.25 * 0.2 + 0.5 * 0.3 * sin(12 * DEG), 1e-6);
+    CHECK_NEAR(d.yaw, 3 * DEG, 1e-6);
+    CHECK_NEAR(d.coverage, 0.75, 1e-7);
+
+    /* through a track set (extract_tracks): the fading walk and the wave */
+    bw_track_set_desc sd = {0};
+    sd.rig = rig;
+    bw_track_set *set = NULL;
+    CHECK(bw_track_set_create(&sd, &set) == BW_OK);
+    if (set) {
+        bw_play_desc pd = bw_play_desc_defaults(bw);
+        pd.time = 0.2;
+        int hw = bw_track_set_play(set, &pd);
+        bw_play_desc pv = bw_play_desc_defaults(bv);
+        pv.priority = 5;
+        CHECK(bw_track_set_play(set, &pv) >= 0);
+        /* 0.1 s (as a float: 0.100000001 s) at 2 m/s */
+        bw_track_set_advance(set, 0.1f);
+        CHECK(bw_root_motion_extract_tracks(set, rig, &cfg, &d) == BW_OK);
+        CHECK_NEAR(d.t[2], 0.2, 1e-6);
+        CHECK_INT(d.used, 1);
+        CHECK(bw_track_set_fade(set, hw, 0.5f, 0.0f) == BW_OK);
+        bw_track_set_advance(set, 0.1f);
+        CHECK(bw_root_motion_extract_tracks(set, rig, &cfg, &d) == BW_OK);
+        CHECK_NEAR(d.t[2], 0.1, 1e-6);
+        CHECK_NEAR(d.coverage, 0.5, 1e-7);
+        /* a root-keyed "stand" at priority 1 over the walk: the track set's
+         * priorities reach the extraction, and the walk's travel is hidden
+         * (0 m), as the composed root shows */
+        bw_play_desc ps = bw_play_desc_defaults(bs);
+        ps.priority = 1;
+        CHECK(bw_track_set_play(set, &ps) >= 0);
+        bw_track_set_advance(set, 0.1f);
+        CHECK(bw_root_motion_extract_tracks(set, rig, &cfg, &d) == BW_OK);
+        CHECK_NEAR(d.t[2], 0.0, 1e-7);
+        CHECK_NEAR(d.coverage, 1.0, 1e-7);
+        bw_track_set_destroy(set);
+    }
+    bw_binding_destroy(bw);
+    bw_binding_destroy(bv);
+    bw_binding_destroy(bs);
+    bw_binding_destroy(bc);
+    bw_binding_destroy(bf);
+    bw_binding_destroy(bm);
+    bw_binding_destroy(bt);
+    bw_clip_destroy(walk);
+    bw_clip_destroy(wave);
+    bw_clip_destroy(stand);
+    bw_clip_destroy(curve);
+    bw_clip_destroy(faded);
+    bw_clip_destroy(masked);
+    bw_clip_destroy(turn);
     bw_rig_destroy(rig);
 }
 
@@ -760,14 +999,20 @@ static void track_set_extraction_should_follow_live_tracks(void)
     CHECK_NEAR(d.t[0], 0.75 * 0.3 * cos(12 * DEG), 1e-5);
     CHECK_NEAR(d.t[2], 0.25 * 0.2 + 0.75 * 0.3 * sin(12 * DEG), 1e-5);
     CHECK_NEAR(d.yaw, 0.75 * 6 * DEG, 1e-5);
-    /* reverse speed on A alone: backwards travel */
+    /* reverse speed on A alone: backwards travel, −2 × 0.25 s of clip ×
+     * 2 m/s = −1 m, of which A (still at weight 0.25 over the rest pose)
+     * shows a quarter: −0.25 m; back at weight 1, the full −1 m */
     CHECK(bw_track_set_stop(set, hb, 0.0f) == BW_OK);
     bw_track_set_drain(set, NULL, NULL);
     CHECK(bw_track_set_set_speed(set, ha, -2.0f) == BW_OK);
     bw_track_set_advance(set, 0.25f);
     CHECK(bw_root_motion_extract_tracks(set, rig, &cfg, &d) == BW_OK);
     CHECK_INT(d.used, 1);
-    CHECK_NEAR(d.t[2], -1.0, 1e-5); /* −2 × 0.25 s of clip × 2 m/s */
+    CHECK_NEAR(d.t[2], -0.25, 1e-5);
+    CHECK(bw_track_set_fade(set, ha, 1.0f, 0.0f) == BW_OK);
+    bw_track_set_advance(set, 0.25f);
+    CHECK(bw_root_motion_extract_tracks(set, rig, &cfg, &d) == BW_OK);
+    CHECK_NEAR(d.t[2], -1.0, 1e-5);
     CHECK(bw_root_motion_extract_tracks(NULL, rig, &cfg, &d) == BW_ERR_INVALID_ARGUMENT);
     bw_track_set_destroy(set);
 done:
@@ -778,6 +1023,173 @@ done:
     bw_rig_destroy(rig);
 }
 
+/* ---- a turning loop through a real track set, 10,000+ crossings ---- */
+
+/* A 0.75 s loop that turns 70° about +Y while walking forward along its
+ * own heading: heading θ(u) = 70°·u and path p(u) = ρ(1 − cos θ, 0, sin θ)
+ * (radius ρ = 1.5 m), keyed at u = k/8 for translation and rotation
+ * (Y(8.75°·k)). Key times k × 0.09375 s are exact in binary. */
+#define TURN_LEN 0.75
+#define TURN_KEYS 9
+typedef struct turn_keys {
+    float times[TURN_KEYS];
+    float t[3 * TURN_KEYS];
+    float r[4 * TURN_KEYS];
+} turn_keys;
+
+static void make_turn_keys(turn_keys *k)
+{
+    for (int i = 0; i < TURN_KEYS; i++) {
+        double th = 70.0 * DEG * i / 8.0;
+        k->times[i] = (float)(TURN_LEN * i / 8.0);
+        k->t[3 * i + 0] = (float)(1.5 * (1.0 - cos(th)));
+        k->t[3 * i + 1] = 0.0f;
+        k->t[3 * i + 2] = (float)(1.5 * sin(th));
+        q_axis(0, 1, 0, 70.0 * i / 8.0, &k->r[4 * i]);
+    }
+}
+
+/* Heading of key i, from the float key itself (2·atan2(y, w)): the clip
+ * turns by exactly this much per loop, not by 70° (float keys). */
+static double key_heading(const turn_keys *k, int i)
+{
+    return 2.0 * atan2((double)k->r[4 * i + 1], (double)k->r[4 * i + 3]);
+}
+
+/* Position and heading of the root at clip time τ in [0, L]: linear
+ * translation between keys, and a slerp between two Y rotations is a
+ * linear heading. */
+static void turn_at(const turn_keys *k, double tau, double *p, double *psi)
+{
+    int i = (int)floor(tau / (TURN_LEN / 8.0));
+    if (i < 0) i = 0;
+    if (i > TURN_KEYS - 2) i = TURN_KEYS - 2;
+    double u = (tau - k->times[i]) / ((double)k->times[i + 1] - k->times[i]);
+    for (int c = 0; c < 3; c++) p[c] = k->t[3 * i + c] + u * ((double)k->t[3 * (i + 1) + c] - k->t[3 * i + c]);
+    *psi = key_heading(k, i) + u * (key_heading(k, i + 1) - key_heading(k, i));
+}
+
+/* Where the game is after the clip has advanced by `total` seconds of clip
+ * time from time 0, composing per-cycle rigid motions. One cycle C moves
+ * by D = p(L) − p(0) = the last key (the first is 0, heading 0) and turns
+ * by θ = the last key's heading. After n whole cycles (n = floor(total/L),
+ * negative when playing backwards) the heading is nθ and the position is
+ * Σ_{c=0}^{n−1} rotY(cθ)·D (for n < 0: −Σ_{c=n}^{−1} rotY(cθ)·D, the
+ * inverse cycles), then the partial cycle from 0 to r = total − nL adds
+ * rotY(nθ)·p(r) and ψ(r). */
+static void turn_expected(const turn_keys *k, double total, double *pos, double *heading)
+{
+    double n = floor(total / TURN_LEN), r = total - n * TURN_LEN;
+    double d[3] = {k->t[3 * 8 + 0], k->t[3 * 8 + 1], k->t[3 * 8 + 2]}, w[3];
+    double theta = key_heading(k, 8);
+    pos[0] = pos[1] = pos[2] = 0.0;
+    if (n >= 0) {
+        for (long c = 0; c < (long)n; c++) {
+            rot_y((double)c * theta, d, w);
+            for (int i = 0; i < 3; i++) pos[i] += w[i];
+        }
+    } else {
+        for (long c = (long)n; c < 0; c++) {
+            rot_y((double)c * theta, d, w);
+            for (int i = 0; i < 3; i++) pos[i] -= w[i];
+        }
+    }
+    double pr[3], psr;
+    turn_at(k, r, pr, &psr);
+    rot_y(n * theta, pr, w);
+    for (int i = 0; i < 3; i++) pos[i] += w[i];
+    *heading = n * theta + psr;
+}
+
+static void turning_loop_through_track_set(float speed)
+{
+    bw_rig *rig = make_rig1();
+    turn_keys k;
+    make_turn_keys(&k);
+    bw_track_desc tr[2];
+    memset(tr, 0, sizeof tr);
+    tr[0].parent = tr[1].parent = "";
+    tr[0].joint = tr[1].joint = "root";
+    tr[0].channel = BW_CHANNEL_TRANSLATION;
+    tr[0].key_count = TURN_KEYS;
+    tr[0].times = k.times;
+    tr[0].values = k.t;
+    tr[1].channel = BW_CHANNEL_ROTATION;
+    tr[1].key_count = TURN_KEYS;
+    tr[1].times = k.times;
+    tr[1].values = k.r;
+    bw_clip_desc cd = {0};
+    cd.tracks = tr;
+    cd.track_count = 2;
+    cd.length = (float)TURN_LEN;
+    cd.loop = true;
+    bw_clip *clip = NULL;
+    CHECK(bw_clip_create(&cd, &clip, NULL) == BW_OK);
+    if (!clip) return;
+    /* the expectation reads the keys as given; the clip must hold them
+     * unchanged (its normalization leaves these unit quaternions alone) */
+    bw_track_desc stored;
+    CHECK(bw_clip_track(clip, 1, &stored) == BW_OK);
+    CHECK(memcmp(stored.values, k.r, sizeof k.r) == 0);
+    CHECK_NEAR(key_heading(&k, 8), 70.0 * DEG, 1e-6);
+    bw_binding *b = bind(clip, rig);
+    bw_track_set_desc sd = {0};
+    sd.rig = rig;
+    bw_track_set *set = NULL;
+    CHECK(bw_track_set_create(&sd, &set) == BW_OK);
+    bw_play_desc pd = bw_play_desc_defaults(b);
+    pd.speed = speed;
+    int h = set ? bw_track_set_play(set, &pd) : -1;
+    CHECK(h >= 0);
+    if (h < 0) goto done;
+
+    const float dt = 1.0f / 60.0f;
+    /* play.h advances clip time by (double)speed × (double)dt per frame;
+     * run until 10,000.4 loops' worth, so the end phase is well inside a
+     * cycle */
+    const double step = (double)speed * (double)dt;
+    const long frames = (long)ceil(10000.4 * TURN_LEN / fabs(step));
+    bw_root_motion_config cfg = {0};
+    mover m = {{0, 0, 0}, 0};
+    int bad = 0;
+    for (long f = 0; f < frames; f++) {
+        bw_track_set_advance(set, dt);
+        bw_root_delta d;
+        if (bw_root_motion_extract_tracks(set, rig, &cfg, &d) != BW_OK || d.used != 1) bad++;
+        mover_apply(&m, &d);
+    }
+    CHECK_INT(bad, 0);
+    double total = (double)frames * step, pos[3], heading;
+    double cycles = floor(total / TURN_LEN);
+    CHECK(fabs(cycles) >= 10000.0);
+    /* the set's own clock agrees with the bookkeeping here */
+    CHECK_NEAR(bw_track_set_time(set, h), total - cycles * TURN_LEN, 1e-6);
+    turn_expected(&k, total, pos, &heading);
+    /* the orbit's scale: one cycle's displacement |D| ≈ 2ρ sin 35° */
+    double dlen = hypot(k.t[3 * 8], k.t[3 * 8 + 2]);
+    double scale = fmax(hypot(pos[0], pos[2]), dlen);
+    double err = hypot(m.pos[0] - pos[0], m.pos[2] - pos[2]);
+    printf("speed %g: %ld frames, %.0f cycles, position (%.6f, %.6f) expected (%.6f, %.6f), error %.3g; "
+           "heading error %.3g rad\n",
+           speed, frames, cycles, m.pos[0], m.pos[2], pos[0], pos[2], err, m.heading - heading);
+    CHECK(err <= 1e-4 * scale);
+    CHECK_NEAR(m.pos[1], 0.0, 1e-9);
+    CHECK_NEAR(m.heading, heading, 1e-4 * fabs(heading));
+    /* tighter than 1e-4 relative, which would allow a whole radian of
+     * ~12,000: per-frame yaws telescope, so only double rounding remains */
+    CHECK_NEAR(m.heading, heading, 1e-6);
+done:
+    bw_track_set_destroy(set);
+    bw_binding_destroy(b);
+    bw_clip_destroy(clip);
+    bw_rig_destroy(rig);
+}
+
+static void turning_loop_forward_through_track_set(void) { turning_loop_through_track_set(1.0f); }
+static void turning_loop_reverse_through_track_set(void) { turning_loop_through_track_set(-1.0f); }
+static void turning_loop_odd_speed_through_track_set(void) { turning_loop_through_track_set(0.7312f); }
+static void turning_loop_fast_reverse_through_track_set(void) { turning_loop_through_track_set(-1.37f); }
+
 /* ---- bad input ---- */
 
 static void bad_input_should_fail_cleanly(void)
@@ -786,7 +1198,7 @@ static void bad_input_should_fail_cleanly(void)
     bw_clip *clip = make_walk();
     bw_binding *b = bind(clip, rig);
     bw_root_motion_config cfg = {0};
-    bw_root_play ok = {b, 0.2, 0.1, true, 1.0f};
+    bw_root_play ok = {b, 0.2, 0.1, true, 1.0f, 0};
     bw_root_delta d, sentinel;
     memset(&sentinel, 0x5a, sizeof sentinel);
     d = sentinel;
@@ -813,11 +1225,11 @@ static void bad_input_should_fail_cleanly(void)
     CHECK(bw_rig_create(&od, &other, NULL) == BW_OK);
     bw_binding *bo = other ? bind(clip, other) : NULL;
     bw_root_play plays[6] = {
-        {b, NAN, 0.1, true, 1.0f},
-        {b, 0.2, INFINITY, true, 1.0f},
-        {b, 0.2, 0.1, true, NAN},
-        {NULL, 0.2, 0.1, true, 1.0f},
-        {bo, 0.2, 0.1, true, 1.0f}, /* made for another rig's layout */
+        {b, NAN, 0.1, true, 1.0f, 0},
+        {b, 0.2, INFINITY, true, 1.0f, 0},
+        {b, 0.2, 0.1, true, NAN, 0},
+        {NULL, 0.2, 0.1, true, 1.0f, 0},
+        {bo, 0.2, 0.1, true, 1.0f, 0}, /* made for another rig's layout */
         ok,
     };
     CHECK(bw_root_motion_extract(rig, &cfg, plays, 6, &d) == BW_OK);
@@ -1039,11 +1451,16 @@ int main(void)
     RUN(large_turn_in_one_step_should_not_wrap);
     RUN(yaw_removal_should_keep_swing_exactly);
     RUN(yaw_extraction_with_swing_should_report_only_yaw);
-    RUN(crossfade_should_blend_by_normalized_weight);
+    RUN(crossfade_should_blend_by_fade_weights);
+    RUN(weighting_should_follow_the_mixer);
     RUN(axis_flags_should_select_components);
     RUN(one_loop_should_sum_to_clip_travel);
     RUN(parent_frame_should_convert_units_and_axes);
     RUN(track_set_extraction_should_follow_live_tracks);
+    RUN(turning_loop_forward_through_track_set);
+    RUN(turning_loop_reverse_through_track_set);
+    RUN(turning_loop_odd_speed_through_track_set);
+    RUN(turning_loop_fast_reverse_through_track_set);
     RUN(bad_input_should_fail_cleanly);
     RUN(bvh_travel_should_match_hips_displacement);
     return check_summary();

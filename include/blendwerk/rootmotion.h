@@ -6,8 +6,8 @@
  * place while the game's movement code applies the reported delta. This
  * module does not care where the plays come from: extraction is a pure
  * function over a list of {binding, clip time before the step, signed
- * clip-time advance, loop flag, weight}; bw_root_motion_extract_tracks fills
- * that list from a bw_track_set.
+ * clip-time advance, loop flag, weight, priority};
+ * bw_root_motion_extract_tracks fills that list from a bw_track_set.
  *
  * Frames. Positions and rotations of the root are taken in model space:
  * the root's sampled local transform is carried through its ancestors at
@@ -45,10 +45,21 @@
  * non-looping play travels only inside [0, length]. Whole cycles counted in
  * one step are capped at BW_ROOT_MOTION_MAX_CYCLES.
  *
- * Weights. Plays blend their travels (t and yaw, each in its own character
- * frame at the start of the step) by normalized weight: w_i / Σ w. During a
- * crossfade the outgoing play's travel thus blends in by its fade weight; a
- * lone play fading in travels at full rate.
+ * Weights: the mixer's rule (SPEC §5, mix.h) applied to the root joint,
+ * so the reported travel is the travel of the root the mixer shows. Each
+ * play's share is clamp(weight × coverage, 0, 1), where coverage is its
+ * clip's coverage of the root joint at the end of the step, as sampling
+ * computes it: pose weight × (1 − mask weight), and 0 when no track of the
+ * clip drives the root (an arm-only wave moves no root and reports no
+ * travel). Plays are grouped by priority, lowest rank first; per rank
+ *     mean = Σ share_i × travel_i / Σ share_i,   c = min(Σ share_i, 1),
+ *     result = result × (1 − c) + mean × c,
+ * starting from zero travel (the rest pose does not travel). Translation
+ * and yaw blend alike, each play's in its own character frame at the start
+ * of the step. So a crossfade (weights 1 − f and f, one rank) blends the
+ * travels by the fade weights; a lone walk fading out at weight 0.5 reports
+ * half its travel, as its pose moves half as far; a root-keyed "stand" on a
+ * higher rank at weight 1 reports none.
  *
  * Removal (bw_root_motion_remove) takes the evaluated root, un-yaws its
  * model rotation by its twist about +Y (q' = twist⁻¹ · q: the swing, e.g. a
@@ -115,23 +126,27 @@ typedef struct bw_root_play {
                                   [0, length]) */
     double delta;              /* clip-time advance of the step (speed × dt), signed */
     bool loop;                 /* the play's resolved loop flag */
-    float weight;              /* >= 0; blended after normalization (negative = 0) */
+    float weight;              /* playback weight, >= 0 (negative = 0); share as above */
+    int priority;              /* mixer rank (bw_contribution.priority); 0 by default */
 } bw_root_play;
 
-/* The frame's travel, in the character frame at the start of the step. */
+/* The frame's travel, in the character frame at the start of the step.
+ * Double, so that a game summing a frame's delta for hours (10^6 frames
+ * and more) loses nothing to the output's rounding. */
 typedef struct bw_root_delta {
-    float t[3];   /* translation in rig units (model space); disabled axes are 0 */
-    float yaw;    /* radians about +Y, positive turns +Z toward +X; 0 when disabled */
-    float weight; /* Σ of the contributing plays' weights (before normalizing) */
-    int used;     /* plays that contributed */
-    int skipped;  /* plays ignored: NULL binding, binding made for another rig
-                     layout, non-finite from / delta / weight, or a non-finite
-                     travel (clip values near the float range) */
+    double t[3];     /* translation in rig units (model space); disabled axes are 0 */
+    double yaw;      /* radians about +Y, positive turns +Z toward +X; 0 when disabled */
+    double coverage; /* [0, 1]: how much of the shown root the plays make up,
+                        1 − Π over ranks (1 − c); the rest is the rest pose */
+    int used;        /* plays that contributed (share > 0) */
+    int skipped;     /* plays ignored: NULL binding, binding made for another
+                        rig layout, non-finite from / delta / weight, or a
+                        non-finite travel (clip values near the float range) */
 } bw_root_delta;
 
-/* Blend the travels of `plays`. With no usable play, or a total weight of
- * 0, the delta is zero (used = 0). BW_ERR_INVALID_ARGUMENT for NULL rig,
- * cfg or out, NULL plays with count > 0, negative count or unknown axis
+/* Blend the travels of `plays`. With no usable play, or no play with a
+ * share > 0, the delta is zero (used = 0). BW_ERR_INVALID_ARGUMENT for NULL
+ * rig, cfg or out, NULL plays with count > 0, negative count or unknown axis
  * bits; BW_ERR_RANGE for a root joint outside the rig. `out` is untouched
  * on failure. Bad plays are skipped, not errors: one broken play must not
  * freeze the character's movement. Never allocates. */
@@ -142,7 +157,9 @@ bw_result bw_root_motion_extract(const bw_rig *rig, const bw_root_motion_config 
  * play order), using each track's last advance (bw_track_set_last_step),
  * binding, loop flag and current weight. Call it after
  * bw_track_set_advance. `rig` is the set's rig. Errors as above (NULL set
- * too). */
+ * too). Priority: play.h offers no query for a track's priority yet, so
+ * every track counts at rank 0 (right whenever the set's tracks share one
+ * rank, or the higher ranks do not drive the root). */
 bw_result bw_root_motion_extract_tracks(const bw_track_set *set, const bw_rig *rig, const bw_root_motion_config *cfg,
                                         bw_root_delta *out);
 

@@ -93,6 +93,28 @@ near_array("directional by angle", bw.blend2d_weights({ { 0, 1 }, { 1, 0 } }, 0.
 near_array("grid bilinear", bw.grid_weights({ 0, 1, 2 }, { 0, 10 }, 0.5, 2.5), { 0.375, 0.375, 0, 0.125, 0.125, 0 })
 near_array("grid clamped", bw.grid_weights({ 0, 1, 2 }, { 0, 10 }, 5, -3), { 0, 0, 1, 0, 0, 0 })
 
+-- Query numbers beyond float range clamp to +-FLT_MAX (3.4e38): "far past
+-- the end", not inf (which the core reads as 0). 1e39 on idle 0 / walk 1.5
+-- / run 4 is far above the run: the run alone, at its rate cap of 100
+-- (x / 4 is far above it); -1e39 is below idle, whose threshold 0 keeps
+-- rate 1. (A plain (float) cast gave inf here and so selected idle.)
+w, r = bw.blend1d_weights({ 0, 1.5, 4 }, 1e39)
+near_array("1d huge x selects the far end", w, { 0, 0, 1 })
+near_array("1d huge x: rate capped", r, { 1, 1, 100 })
+w, r = bw.blend1d_weights({ 0, 1.5, 4 }, -1e39)
+near_array("1d huge negative x selects the near end", w, { 1, 0, 0 })
+near_array("1d huge negative x: rate 1 at threshold 0", r, { 1, 1, 1 })
+-- Triangle A(0,0) B(2,0) C(0,2) at (1e39, 0): for A, h_AB = 1 - p.B/4 < 0;
+-- for C, h_CB = 1 - (p - C).(B - C)/8 < 0; B's bands are all >= 1: B alone
+-- (the cast gave (0, 0): A alone).
+near_array("2d huge x", bw.blend2d_weights(tri, 1e39, 0), { 0, 1, 0 })
+-- Directional idle / forward / right at (0, 1e39): straight ahead, far
+-- beyond forward's speed: forward alone.
+near_array("directional huge y", bw.blend2d_weights(pts, 0, 1e39, "directional"), { 0, 1, 0 })
+-- Grid x {0,1,2}, y {0,10} at (1e39, -1e39): clamped to the corner (2, 0),
+-- member 3 (the cast gave (0, 0): member 1).
+near_array("grid huge", bw.grid_weights({ 0, 1, 2 }, { 0, 10 }, 1e39, -1e39), { 0, 0, 1, 0, 0, 0 })
+
 -- Misuse names the argument.
 raises("1d bad element", bw.blend1d_weights, "#1", "thresholds[2]")({ 1, "a" }, 1)
 raises("1d not a table", bw.blend1d_weights, "#1", "thresholds")(nil, 1)

@@ -94,13 +94,21 @@ local leaves, cycle = loco:evaluate { speed = 2.75 }
 leaves_are("walk/run 50/50", leaves, { { "walk", 0.5, 1 }, { "run", 0.5, 1 } })
 near("walk/run cycle", cycle, 0.935)
 check("leaf fields", leaves[1].length and math.abs(leaves[1].length - 0.71) < 1e-6 and leaves[1].leaf == 1
-  and leaves[2].leaf == 2 and leaves[1].time == nil)
+  and leaves[2].leaf == 2 and leaves[1].time == nil and leaves[1].from == nil and leaves[1].delta == nil)
 local progress
 progress, leaves, cycle = loco:step(0, 0.4675, { speed = 2.75 })
 near("half a cycle: progress", progress, 0.5)
 leaves_are("half a cycle: per-leaf times", leaves, { { "walk", 0.5, 1, 0.355 }, { "run", 0.5, 1, 0.58 } })
 near("step reports the cycle", cycle, 0.935)
+-- from / delta for root motion: both leaves start at 0 and advance by half
+-- their length (0.4675 / 0.935 = 0.5 of a cycle): 0.355 and 0.58 s.
+near("walk from", leaves[1].from, 0)
+near("walk delta", leaves[1].delta, 0.355)
+near("run from", leaves[2].from, 0)
+near("run delta", leaves[2].delta, 0.58)
 progress, leaves = loco:step(progress, 0.4675, { speed = 2.75 })
+near("second half: walk from", leaves[1].from, 0.355)
+near("second half: walk delta", leaves[1].delta, 0.355)
 check("a whole cycle wraps to 0", progress < 1e-5 or progress > 1 - 1e-5, tostring(progress))
 check("both leaves back at their start", (leaves[1].time < 1e-5 or leaves[1].time > 0.71 - 1e-5)
   and (leaves[2].time < 1e-5 or leaves[2].time > 1.16 - 1e-5))
@@ -213,9 +221,72 @@ check("clip leaf keeps the Clip", leaves[1].clip == clip)
 near("clip leaf length", leaves[1].length, 0.8)
 near("reverse leaf cycle uses |rate|", cycle, 0.4)
 -- A reverse leaf samples at (1 - progress) * length: progress 0.25 -> 0.6.
+-- It starts at (1 - 0) * 0.8 = 0.8 and moves back by 0.25 * 0.8 = 0.2 s.
 progress, leaves = single:step(0, 0.1, nil)
 near("reverse progress", progress, 0.25)
 near("reverse leaf time", leaves[1].time, 0.6)
+near("reverse leaf from", leaves[1].from, 0.8)
+near("reverse leaf delta is negative", leaves[1].delta, -0.2)
+-- Several cycles in one step count whole: 0.25 -> 0.25 + 2.5 cycles; the
+-- delta is 2.5 x 0.8 = 2 s back, and from + delta lands on time (mod 0.8).
+progress, leaves = single:step(0.25, 1.0, nil)
+near("multi-cycle progress", progress, 0.75)
+near("multi-cycle from", leaves[1].from, 0.6)
+near("multi-cycle delta", leaves[1].delta, -2.0)
+near("multi-cycle time", leaves[1].time, 0.2)
+-- A step that changes nothing (NaN dt) reports a zero delta.
+progress, leaves = single:step(0.25, 0 / 0, nil)
+near("NaN dt: delta 0", leaves[1].delta, 0)
+near("NaN dt: from", leaves[1].from, 0.6)
+-- evaluate into a table a step filled clears the step's fields.
+local reused = {}
+single:step(0, 0.1, nil, reused)
+single:evaluate(nil, reused)
+check("evaluate clears time, from and delta", reused[1].time == nil and reused[1].from == nil and reused[1].delta == nil)
+
+-- ---- end to end: a blend tree's step driving root motion ----------------
+-- Two straight walks on the root: "slow" 1.5 m along +Z per 1 s loop
+-- (1.5 m/s), "fast" 3.2 m per 0.8 s loop (4 m/s). At speed 2.75 (midway
+-- between thresholds 1.5 and 4) each weighs 1/2, both at rate 1; cycle =
+-- 0.5 x 1 + 0.5 x 0.8 = 0.9 s.
+-- One step of 0.09 s advances the phase by 0.1: slow by 0.1 s (0.15 m),
+-- fast by 0.08 s (0.32 m). One rank, shares 1/2 + 1/2 = 1: the travel is
+-- their mean, (0.15 + 0.32) / 2 = 0.235 m.
+-- 25 such steps are 2.5 cycles, crossing both loop points twice:
+-- 2.5 x (0.5 x 1.5 + 0.5 x 3.2) = 5.875 m, never a jump back.
+if bw.root_motion then
+  local rig = assert(bw.rig { joints = { { name = "root" } } })
+  local slow = assert(bw.clip { name = "slow", loop = true, joints = { { joint = "root", parent = "", keys = {
+    { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 0, 0, 1.5 } } } } } })
+  local fast = assert(bw.clip { name = "fast", loop = true, joints = { { joint = "root", parent = "", keys = {
+    { time = 0, t = { 0, 0, 0 } }, { time = 0.8, t = { 0, 0, 3.2 } } } } } })
+  local tree = assert(bw.blend_tree { kind = "1d", param = "speed", children = {
+    { at = 1.5, clip = slow }, { at = 4, clip = fast } } })
+  local rm = assert(bw.root_motion(rig))
+  local plays, out = { {}, {} }, {}
+  local function feed(ls)
+    for i, leaf in ipairs(ls) do
+      local p = plays[i]
+      p.clip, p.from, p.delta, p.weight = leaf.clip, leaf.from, leaf.delta, leaf.weight
+    end
+    return rm:extract(plays, out)
+  end
+  local p, ls, c = tree:step(0, 0.09, { speed = 2.75 })
+  near("tree cycle", c, 0.9)
+  local d = feed(ls)
+  near("one step of the tree: 0.235 m", d.z, 0.235)
+  check("one step: straight, both leaves used", math.abs(d.x) < 1e-9 and math.abs(d.yaw) < 1e-9 and d.used == 2)
+  local z, backwards = d.z, 0
+  for _ = 2, 25 do
+    p, ls = tree:step(p, 0.09, { speed = 2.75 }, ls)
+    d = feed(ls)
+    if d.z <= 0 then backwards = backwards + 1 end
+    z = z + d.z
+  end
+  near("2.5 cycles of the tree: 5.875 m", z, 5.875, 1e-4)
+  check("no step went backwards", backwards == 0)
+  near("2.5 cycles end half way", p, 0.5, 1e-5)
+end
 
 -- ---- module-level phase helpers -----------------------------------------
 near("phase_advance", bw.phase_advance(0.25, 0.4675, 0.935), 0.75)

@@ -111,7 +111,7 @@ check("rig()", rm:rig() == rig)
 -- i.e. speed × time × 2 m/s = 1.5 × 2 × 2. No backwards jump at a wrap.
 local d = rm:extract { { clip = walk, from = 0.8, delta = 1.5 * 2.0 } }
 delta_is("walk across three wraps", d, { 0, 0, 6, 0 })
-check("one play used", d.used == 1 and d.skipped == 0 and d.weight == 1)
+check("one play used", d.used == 1 and d.skipped == 0 and d.coverage == 1)
 -- Backwards by the same amount: the exact mirror, -6 m.
 delta_is("reverse across three wraps", rm:extract { { clip = walk, from = 0.8, delta = -3.0 } }, { 0, 0, -6, 0 })
 -- From a Binding instead of a Clip: the same travel.
@@ -152,16 +152,41 @@ do
   raises("closed track set", function() rm:extract_tracks(set3) end, "blendwerk.TrackSet is closed")
 end
 
--- ---- weights --------------------------------------------------------------
--- walk (weight 1) 0 -> 0.5 travels 1 m; still (weight 3) 0 m. Normalized:
--- 1/4 × 1 + 3/4 × 0 = 0.25 m; the reported weight is the sum, 4.
+-- ---- weights: the mixer's rule over the root --------------------------------
+-- Each play's share is clamp(weight x its clip's coverage of the root, 0, 1);
+-- per priority rank, lowest first, the share-weighted mean travel overlays
+-- what lay below by the rank's coverage min(sum of shares, 1), starting
+-- from the rest pose's zero travel.
+-- walk (0.25) 0 -> 0.5 travels 1 m; still (0.75) 0 m; one rank, shares sum
+-- to 1: 0.25 x 1 = 0.25 m, covering the root fully.
+d = rm:extract { { clip = walk, from = 0, delta = 0.5, weight = 0.25 }, { clip = still, from = 0, delta = 0.5, weight = 0.75 } }
+delta_is("fade blend", d, { 0, 0, 0.25, 0 })
+check("fade blend counts", d.used == 2 and d.skipped == 0 and math.abs(d.coverage - 1) < 1e-12)
+-- Weights 1 and 3: each share clamps to 1, an equal mean: 0.5 m.
 d = rm:extract { { clip = walk, from = 0, delta = 0.5, weight = 1 }, { clip = still, from = 0, delta = 0.5, weight = 3 } }
-delta_is("weighted blend", d, { 0, 0, 0.25, 0 })
-check("weighted blend counts", d.used == 2 and d.skipped == 0 and math.abs(d.weight - 4) < 1e-6)
+delta_is("shares clamp to 1", d, { 0, 0, 0.5, 0 })
+-- The walk fading out alone at weight 0.5 shows half its pose over the
+-- rest pose: 0.5 m, coverage 0.5.
+d = rm:extract { { clip = walk, from = 0, delta = 0.5, weight = 0.5 } }
+delta_is("lone walk at weight 0.5", d, { 0, 0, 0.5, 0 })
+check("lone walk coverage", math.abs(d.coverage - 0.5) < 1e-7)
+-- "still" keys the root: at a higher priority it overlays the walk
+-- completely (0 m); at weight 0.25 it leaves 3/4 of the walk's 1 m.
+d = rm:extract { { clip = walk, from = 0, delta = 0.5 }, { clip = still, from = 0, delta = 0.5, priority = 1 } }
+delta_is("root-keyed clip on a higher rank", d, { 0, 0, 0, 0 })
+d = rm:extract { { clip = walk, from = 0, delta = 0.5 }, { clip = still, from = 0, delta = 0.5, priority = 1, weight = 0.25 } }
+delta_is("partial higher rank", d, { 0, 0, 0.75, 0 })
+-- An arm-only wave does not touch the root (share 0): the walk's full 1 m,
+-- at any priority.
+local wave = assert(bw.clip { name = "wave", loop = true, joints = { { joint = "spine", parent = "root", keys = {
+  { time = 0, r = qx(0) }, { time = 1, r = qx(40) } } } } })
+d = rm:extract { { clip = walk, from = 0, delta = 0.5 }, { clip = wave, from = 0, delta = 0.5, priority = 5 } }
+delta_is("arm-only clip at priority 5", d, { 0, 0, 1, 0 })
+check("arm-only clip is not used", d.used == 1 and d.coverage == 1)
 -- No plays at all: a zero delta, nothing used.
 d = rm:extract {}
 delta_is("no plays", d, { 0, 0, 0, 0 })
-check("no plays counts", d.used == 0 and d.skipped == 0)
+check("no plays counts", d.used == 0 and d.skipped == 0 and d.coverage == 0)
 
 -- ---- yaw -----------------------------------------------------------------
 -- The turn clip slerps 0 -> 90 degrees over 1 s: half a second turns 45
@@ -266,6 +291,8 @@ refused("play with both", "not both", rm:extract { { clip = walk, binding = walk
 refused("play as a list", "plays[1]: unexpected list entry [1]", rm:extract { { walk, delta = 1 } })
 refused("play not a table", "plays[1] must be a table", rm:extract { 5 })
 refused("play loop type", "plays[1].loop must be a boolean", rm:extract { { clip = walk, delta = 1, loop = 1 } })
+refused("play priority type", "plays[1].priority must be an integer", rm:extract { { clip = walk, delta = 1, priority = 0.5 } })
+refused("play priority range", "plays[1].priority must be an integer", rm:extract { { clip = walk, delta = 1, priority = 2 ^ 40 } })
 refused("transform NaN", "transform: t.x is NaN", rm:remove { t = { 0 / 0, 0, 0 } })
 refused("transform zero rotation", "zero quaternion", rm:remove { r = { 0, 0, 0, 0 } })
 do
