@@ -15,32 +15,13 @@
 #include "blendwerk/rig.h"
 #include "check.h"
 #include "clip_internal.h"
-
-typedef struct counter {
-    long allocations; /* calls that allocate or reallocate (nsize > 0) */
-    long blocks;      /* new blocks (ptr == NULL, nsize > 0) */
-    long frees;
-} counter;
-
-static void *counting_alloc(void *user, void *ptr, size_t osize, size_t nsize)
-{
-    counter *c = user;
-    (void)osize;
-    if (nsize == 0) {
-        c->frees++;
-        free(ptr);
-        return NULL;
-    }
-    c->allocations++;
-    if (!ptr) c->blocks++;
-    return realloc(ptr, nsize);
-}
+#include "test_alloc_counter.h"
 
 #define JOINTS 20
 #define CLIPS 3
 
 typedef struct world {
-    counter count;
+    alloc_counter count;
     bw_allocator allocator;
     bw_rig *rig;
     bw_clip *clips[CLIPS];
@@ -193,7 +174,8 @@ static void per_frame_path_does_not_allocate(void)
 {
     static world w;
     memset(&w, 0, sizeof w);
-    w.allocator = (bw_allocator){counting_alloc, &w.count};
+    w.count = ALLOC_COUNTER(-1);
+    w.allocator = (bw_allocator){alloc_counter_fn, &w.count};
     CHECK_INT(build_rig(&w), BW_OK);
     if (!w.rig) return;
     for (int c = 0; c < CLIPS; c++) CHECK_INT(build_clip(&w, c), BW_OK);
@@ -202,7 +184,7 @@ static void per_frame_path_does_not_allocate(void)
     CHECK_INT(bw_mixer_create_for_rig(w.rig, 4, &w.allocator, &w.mixer), BW_OK);
     CHECK_INT(bw_pose_init(&w.out, w.rig, &w.allocator), BW_OK);
     CHECK_INT(bw_pose_init(&w.fused, w.rig, &w.allocator), BW_OK);
-    w.model = counting_alloc(&w.count, NULL, 0, sizeof(float[4][4]) * JOINTS);
+    w.model = alloc_counter_fn(&w.count, NULL, 0, sizeof(float[4][4]) * JOINTS);
     if (!w.set || !w.mixer || !w.bindings[CLIPS - 1] || !w.model) return;
     /* both sampling paths are in the counted loop */
     CHECK(w.clips[0]->grid != NULL);
@@ -234,7 +216,7 @@ static void per_frame_path_does_not_allocate(void)
     CHECK(isfinite(w.fused.curves[0]) && w.fused.curve_coverage[0] > 0.0f); /* the angle curve was mixed */
     bw_pose_deinit(&w.out);
     bw_pose_deinit(&w.fused);
-    counting_alloc(&w.count, w.model, sizeof(float[4][4]) * JOINTS, 0);
+    alloc_counter_fn(&w.count, w.model, sizeof(float[4][4]) * JOINTS, 0);
     bw_mixer_destroy(w.mixer);
     bw_track_set_destroy(w.set);
     for (int c = 0; c < CLIPS; c++) {
@@ -243,6 +225,8 @@ static void per_frame_path_does_not_allocate(void)
     }
     bw_rig_destroy(w.rig);
     CHECK_INT(w.count.frees, w.count.blocks); /* nothing leaked or freed twice */
+    CHECK_INT(w.count.live_blocks, 0);
+    CHECK_INT(w.count.live_bytes, 0); /* every free named the size it was given */
 }
 
 int main(void)

@@ -3,30 +3,8 @@
  * report, and the binding cache's invalidation rules. */
 #include "blendwerk/bind.h"
 #include "check.h"
+#include "test_alloc_counter.h"
 #include "clip_internal.h"
-
-typedef struct test_alloc {
-    long live_bytes;
-    int allocations;
-    int fail_after; /* -1 = never fail */
-} test_alloc;
-
-static void *test_alloc_fn(void *user, void *ptr, size_t osize, size_t nsize)
-{
-    test_alloc *t = user;
-    if (nsize == 0) {
-        t->live_bytes -= (long)osize;
-        free(ptr);
-        return NULL;
-    }
-    if (t->fail_after >= 0 && t->allocations >= t->fail_after) return NULL;
-    void *p = realloc(ptr, nsize);
-    if (p) {
-        t->allocations++;
-        t->live_bytes += (long)nsize - (long)(ptr ? osize : 0);
-    }
-    return p;
-}
 
 /* Rig:  0 mixamorig:Hips (root)
  *       1 Spine           <- 0
@@ -299,12 +277,11 @@ static void allocation_failure_should_leave_nothing_behind(void)
     bw_rig *rig = make_rig();
     bw_track_desc tracks[2] = {track("LeftArm", "Hand", BW_CHANNEL_ROTATION), track(NULL, "blink", BW_CHANNEL_FLOAT)};
     bw_clip *clip = make_clip(tracks, 2);
-    test_alloc ta = {0, 0, -1};
-    bw_allocator alloc = {test_alloc_fn, &ta};
+    alloc_counter ta = ALLOC_COUNTER(-1); /* budget set per attempt */
+    bw_allocator alloc = {alloc_counter_fn, &ta};
     bool ok = false;
     for (int fail_after = 0; fail_after < 10 && !ok; fail_after++) {
-        ta.allocations = 0;
-        ta.fail_after = fail_after;
+        ta.budget = fail_after;
         bw_binding *b = NULL;
         bw_result r = bw_binding_create(clip, rig, 0, &alloc, &b, NULL);
         if (r == BW_OK) {
@@ -319,16 +296,15 @@ static void allocation_failure_should_leave_nothing_behind(void)
     }
     CHECK(ok);
     /* the cache: a failed create keeps the count and the cache usable */
-    ta.fail_after = -1;
+    ta.budget = -1;
     bw_binding_cache *cache = NULL;
     CHECK_INT(bw_binding_cache_create(&alloc, &cache), BW_OK);
-    ta.allocations = 0;
-    ta.fail_after = 1; /* entry array succeeds, the binding's scratch fails */
+    ta.budget = 1; /* entry array succeeds, the binding's scratch fails */
     const bw_binding *b = NULL;
     CHECK_INT(bw_binding_cache_get(cache, clip, rig, 0, &b, NULL), BW_ERR_OUT_OF_MEMORY);
     CHECK(b == NULL);
     CHECK_INT(bw_binding_cache_create_count(cache), 0);
-    ta.fail_after = -1;
+    ta.budget = -1;
     CHECK_INT(bw_binding_cache_get(cache, clip, rig, 0, &b, NULL), BW_OK);
     CHECK_INT(bw_binding_cache_create_count(cache), 1);
     bw_binding_cache_destroy(cache);

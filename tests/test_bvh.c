@@ -12,6 +12,7 @@
 #include "blendwerk/bind.h"
 #include "blendwerk/sample.h"
 #include "check.h"
+#include "test_alloc_counter.h"
 
 #define S2 0.70710678118654752 /* sqrt(1/2) */
 #define PI_D 3.14159265358979323846
@@ -512,27 +513,6 @@ static void malformed_input_fails_with_the_line(void)
     expect_error(nul, sizeof nul - 1, BW_ERR_PARSE, 2, __LINE__);
 }
 
-/* An allocator that records the peak of live bytes. */
-typedef struct peak_alloc {
-    long long live, peak;
-} peak_alloc;
-
-static void *peak_fn(void *user, void *ptr, size_t osize, size_t nsize)
-{
-    peak_alloc *p = (peak_alloc *)user;
-    if (nsize == 0) {
-        if (ptr) p->live -= (long long)osize;
-        free(ptr);
-        return NULL;
-    }
-    void *q = realloc(ptr, nsize);
-    if (q) {
-        p->live += (long long)nsize - (ptr ? (long long)osize : 0);
-        if (p->live > p->peak) p->peak = p->live;
-    }
-    return q;
-}
-
 /* A Frames header is only a claim: one far beyond the data (even beyond
  * the 4,194,304-frame limit, or past any integer type) is the same
  * mismatch as a small one: a warning, and the frames present are used.
@@ -557,8 +537,8 @@ static void huge_frames_header_uses_the_data(void)
     CHECK_CONTAINS(c.last, "Frames: 99999999999999999999 but 2 frames follow");
     bw_asset_destroy(a);
 
-    peak_alloc pk = {0, 0};
-    bw_allocator al = {peak_fn, &pk};
+    alloc_counter pk = ALLOC_COUNTER(-1); /* records the peak of live bytes */
+    bw_allocator al = {alloc_counter_fn, &pk};
     bw_asset_options o = {0};
     o.allocator = &al;
     static const char big[] = H "}\nMOTION\nFrames: 5000000\nFrame Time: 0.1\n0 0 0\n";
@@ -566,13 +546,13 @@ static void huge_frames_header_uses_the_data(void)
     CHECK_INT(bw_asset_load_memory(BW_ASSET_BVH, big, strlen(big), "m.bvh", &o, &a, &err), BW_OK);
     if (a) CHECK_INT(a->frame_count, 1);
     bw_asset_destroy(a);
-    CHECK(pk.peak > 0 && pk.peak < (1 << 20));
-    CHECK_INT(pk.live, 0);
+    CHECK(pk.peak_bytes > 0 && pk.peak_bytes < (1 << 20));
+    CHECK_INT(pk.live_bytes, 0);
 
     /* without channels a frame line is empty, so only the header can say
      * how many frames there are; past the limit it is clamped, with a
      * warning, and still nothing is allocated per frame */
-    pk.live = pk.peak = 0;
+    pk = ALLOC_COUNTER(-1);
     memset(&c, 0, sizeof c);
     o.logger.fn = capture;
     o.logger.user = &c;
@@ -587,7 +567,7 @@ static void huge_frames_header_uses_the_data(void)
     CHECK_CONTAINS(c.last, "m.bvh:7:");
     CHECK_CONTAINS(c.last, "beyond the limit");
     bw_asset_destroy(a);
-    CHECK(pk.peak < (1 << 20));
+    CHECK(pk.peak_bytes < (1 << 20));
 }
 
 /* A file cut off in the middle of its last frame line (no line break after
@@ -767,32 +747,6 @@ static void null_arguments_are_rejected(void)
     CHECK(a == NULL);
 }
 
-/* An allocator that fails after `budget` successful allocations and tracks
- * live bytes, to prove every failure path frees what it took. */
-typedef struct budget_alloc {
-    int budget;
-    long long live;
-    int failed;
-} budget_alloc;
-
-static void *budget_fn(void *user, void *ptr, size_t osize, size_t nsize)
-{
-    budget_alloc *b = (budget_alloc *)user;
-    if (nsize == 0) {
-        if (ptr) b->live -= (long long)osize;
-        free(ptr);
-        return NULL;
-    }
-    if (b->budget <= 0) {
-        b->failed = 1;
-        return NULL;
-    }
-    b->budget--;
-    void *p = realloc(ptr, nsize);
-    if (p) b->live += (long long)nsize - (ptr ? (long long)osize : 0);
-    return p;
-}
-
 static void allocation_failure_is_clean(void)
 {
     const char *text = "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\n"
@@ -803,8 +757,8 @@ static void allocation_failure_is_clean(void)
                        "0 1 2 3 4 5 6 7 8\n1 2 3 4 5 6 7 8 9\n2 3 4 5 6 7 8 9 10\n";
     int succeeded = 0;
     for (int budget = 0; budget < 400 && !succeeded; budget++) {
-        budget_alloc b = {budget, 0, 0};
-        bw_allocator al = {budget_fn, &b};
+        alloc_counter b = ALLOC_COUNTER(budget);
+        bw_allocator al = {alloc_counter_fn, &b};
         bw_asset_options o = {0};
         o.allocator = &al;
         bw_asset *a = NULL;
@@ -818,7 +772,7 @@ static void allocation_failure_is_clean(void)
             CHECK_INT(r, BW_ERR_OUT_OF_MEMORY);
             CHECK(a == NULL);
         }
-        CHECK_INT(b.live, 0);
+        CHECK_INT(b.live_bytes, 0);
     }
     CHECK(succeeded);
 }

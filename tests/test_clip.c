@@ -4,31 +4,8 @@
 
 #include "blendwerk/clip.h"
 #include "check.h"
+#include "test_alloc_counter.h"
 #include "clip_internal.h"
-
-/* ---- an allocator that counts live bytes and can fail on demand ---- */
-typedef struct test_alloc {
-    long live_bytes;
-    int allocations;
-    int fail_after; /* allocations allowed before failing; -1 = never fail */
-} test_alloc;
-
-static void *test_alloc_fn(void *user, void *ptr, size_t osize, size_t nsize)
-{
-    test_alloc *t = user;
-    if (nsize == 0) {
-        t->live_bytes -= (long)osize;
-        free(ptr);
-        return NULL;
-    }
-    if (t->fail_after >= 0 && t->allocations >= t->fail_after) return NULL;
-    void *p = realloc(ptr, nsize);
-    if (p) {
-        t->allocations++;
-        t->live_bytes += (long)nsize - (long)(ptr ? osize : 0);
-    }
-    return p;
-}
 
 /* ---- fixtures ---- */
 static const float T3[3] = {0.0f, 0.5f, 1.0f};
@@ -567,14 +544,13 @@ static void allocation_failure_should_leave_nothing_behind(void)
     bw_joint_key keys[2] = {jkey(0.0f, BW_KEY_T | BW_KEY_R), jkey(1.0f, BW_KEY_T)};
     bw_joint_keys joints[2] = {{"", "root", keys, 2}, {"root", "b", keys, 2}};
     bw_marker_desc markers[2] = {{"x", 0.5f}, {"y", 0.1f}};
-    test_alloc ta = {0, 0, -1};
-    bw_allocator alloc = {test_alloc_fn, &ta};
+    alloc_counter ta = ALLOC_COUNTER(-1); /* budget set per attempt */
+    bw_allocator alloc = {alloc_counter_fn, &ta};
     bw_sequence_desc desc = {.sequence_id = 1, .revision = 1, .joints = joints, .joint_count = 2,
                              .markers = markers, .marker_count = 2, .allocator = &alloc};
     bool succeeded = false;
     for (int fail_after = 0; fail_after < 20 && !succeeded; fail_after++) {
-        ta.allocations = 0;
-        ta.fail_after = fail_after;
+        ta.budget = fail_after;
         bw_clip *clip = NULL;
         bw_result r = bw_clip_compile_sequence(&desc, &clip, NULL);
         if (r == BW_OK) {
@@ -590,17 +566,15 @@ static void allocation_failure_should_leave_nothing_behind(void)
     CHECK(succeeded);
 
     /* the cache: creation and growth failures */
-    ta.fail_after = 0;
-    ta.allocations = 0;
+    ta.budget = 0;
     bw_clip_cache *cache = NULL;
     CHECK_INT(bw_clip_cache_create(&alloc, &cache), BW_ERR_OUT_OF_MEMORY);
-    ta.fail_after = 1; /* the cache struct, then its entry array fails */
-    ta.allocations = 0;
+    ta.budget = 1; /* the cache struct, then its entry array fails */
     CHECK_INT(bw_clip_cache_create(&alloc, &cache), BW_OK);
     const bw_clip *c = NULL;
     CHECK_INT(bw_clip_cache_get(cache, &desc, &c, NULL), BW_ERR_OUT_OF_MEMORY);
     CHECK_INT(bw_clip_cache_compile_count(cache), 0);
-    ta.fail_after = -1;
+    ta.budget = -1;
     CHECK_INT(bw_clip_cache_get(cache, &desc, &c, NULL), BW_OK);
     bw_clip_cache_destroy(cache);
     CHECK_INT(ta.live_bytes, 0);

@@ -29,6 +29,7 @@
 #include "blendwerk/mix.h"
 #include "blendwerk/sample.h"
 #include "check.h"
+#include "test_alloc_counter.h"
 
 #define BIN BW_BINARY_DIR "/blendwerk"
 
@@ -1966,7 +1967,7 @@ static void rig_assembly_rules(void)
  * columns of R_x(-90) are (1,0,0), (0,0,-1), (0,1,0), scaled by 2, 3, 4;
  * expected t = (1,2,3), s = (2,3,4), r = (-sin 45, 0, 0, cos 45).
  * (b) diag(-1,1,1) has a negative determinant: s = (-1,1,1), r = identity. */
-static void matrices_decompose(void)
+static void node_matrices_should_decompose_to_trs(void)
 {
     const char *doc = "{\"asset\":{\"version\":\"2.0\"},\"nodes\":["
                       "{\"name\":\"a\",\"matrix\":[2,0,0,0, 0,0,-3,0, 0,4,0,0, 1,2,3,1]},"
@@ -2027,29 +2028,6 @@ static void morph_curve_names(void)
 
 /* ---- allocation failure: every failing allocation is reported, nothing leaks ---- */
 
-typedef struct fail_alloc {
-    long budget; /* allocations left before failing */
-    long live;
-    size_t bytes;
-} fail_alloc;
-
-static void *failing(void *user, void *ptr, size_t osize, size_t nsize)
-{
-    fail_alloc *f = user;
-    if (nsize == 0) {
-        f->live--;
-        f->bytes -= osize;
-        free(ptr);
-        return NULL;
-    }
-    if (f->budget-- <= 0) return NULL;
-    void *p = realloc(ptr, nsize);
-    if (!p) return NULL;
-    if (!ptr) f->live++;
-    f->bytes += nsize - (ptr ? osize : 0);
-    return p;
-}
-
 static void allocation_failures_are_clean(void)
 {
     unsigned char b[64];
@@ -2067,8 +2045,8 @@ static void allocation_failures_are_clean(void)
         char *text = make_doc(docs[d], NULL, NULL, b, 64);
         int succeeded = 0;
         for (long budget = 0; budget < 2000 && !succeeded; budget++) {
-            fail_alloc f = {budget, 0, 0};
-            bw_allocator al = {failing, &f};
+            alloc_counter f = ALLOC_COUNTER(budget);
+            bw_allocator al = {alloc_counter_fn, &f};
             bw_asset_options opt = {0};
             opt.allocator = &al;
             bw_asset *a = NULL;
@@ -2076,14 +2054,14 @@ static void allocation_failures_are_clean(void)
             bw_result r = bw_asset_load_memory(BW_ASSET_GLTF, text, strlen(text), NULL, &opt, &a, &err);
             if (r == BW_OK) {
                 succeeded = 1;
-                CHECK(f.live > 0);
+                CHECK(f.live_blocks > 0);
                 bw_asset_destroy(a);
             } else {
                 CHECK_INT(r, BW_ERR_OUT_OF_MEMORY);
                 CHECK(a == NULL);
             }
-            CHECK_INT(f.live, 0);
-            CHECK_INT(f.bytes, 0);
+            CHECK_INT(f.live_blocks, 0);
+            CHECK_INT(f.live_bytes, 0);
         }
         CHECK(succeeded);
         free(text);
@@ -2102,7 +2080,7 @@ int main(void)
     RUN(glb_container_is_checked);
     RUN(normalized_and_sparse_accessors_decode);
     RUN(rig_assembly_rules);
-    RUN(matrices_decompose);
+    RUN(node_matrices_should_decompose_to_trs);
     RUN(morph_curve_names);
     RUN(allocation_failures_are_clean);
     RUN(fractional_index_is_not_an_integer);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "test_alloc_counter.h"
 #include "lua_blendwerk.h"
 
 static void should_push_one_module_table(void)
@@ -48,31 +49,6 @@ static void should_push_one_module_table(void)
 }
 
 /* ---- allocation failure ---- */
-
-typedef struct limited {
-    long count;  /* allocations so far */
-    long limit;  /* fail every allocation after this many (-1: never) */
-    bool once;   /* fail only allocation number `limit`, then succeed again */
-    bool failed; /* an allocation was refused */
-} limited;
-
-static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
-{
-    limited *l = (limited *)ud;
-    if (nsize == 0) {
-        free(ptr);
-        return NULL;
-    }
-    /* Only growth can fail (Lua assumes shrinking succeeds). */
-    if (!ptr || nsize > osize) {
-        long n = l->count++;
-        if (l->limit >= 0 && (l->once ? n == l->limit : n >= l->limit)) {
-            l->failed = true;
-            return NULL;
-        }
-    }
-    return realloc(ptr, nsize);
-}
 
 /* Touches every type, callbacks included. */
 static const char *const script =
@@ -117,8 +93,8 @@ static void should_survive_allocation_failure_everywhere(void)
     /* First a run without limits: the script itself must pass, and its
      * signal count is known by hand: markers a, b per pass over 1.25 s
      * (a at 0.25, b at 0.75, a at 1.25) = 3, plus one loop = 4. */
-    limited l = {0, -1, false, false};
-    lua_State *L = lua_newstate(limited_alloc, &l);
+    lua_limit l = {0, -1, false, false};
+    lua_State *L = lua_newstate(lua_limit_fn, &l);
     CHECK(L != NULL);
     if (!L) return;
     lua_pushcfunction(L, run_script);
@@ -137,8 +113,8 @@ static void should_survive_allocation_failure_everywhere(void)
     for (int once = 0; once < 2; once++) {
         int completed = 0, memory_errors = 0, other_errors = 0;
         for (long limit = 0; limit <= total; limit++) {
-            limited f = {0, limit, once != 0, false};
-            L = lua_newstate(limited_alloc, &f);
+            lua_limit f = {0, limit, once != 0, false};
+            L = lua_newstate(lua_limit_fn, &f);
             if (!L) continue; /* the state itself did not fit */
             lua_pushcfunction(L, run_script);
             status = lua_pcall(L, 0, 1, 0);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "test_alloc_counter.h"
 #include "lua_blendwerk.h"
 #include "lua_rootmotion.h"
 
@@ -69,6 +70,33 @@ static void should_add_functions_to_the_module_table(void)
     lua_close(L);
 }
 
+/* os.exit for a script run inside this test process: the shared harness's
+ * finish() ends with os.exit(0 or 1, true), which must not end the test
+ * executable. Success returns (finish() is a script's last statement); a
+ * failure becomes an error, which the caller sees as a failed dofile. */
+static int exit_as_error(lua_State *L)
+{
+    int ok = lua_isboolean(L, 1) ? lua_toboolean(L, 1) : luaL_optinteger(L, 1, 0) == 0;
+    if (!ok) return luaL_error(L, "the script reported failures (os.exit(%s))", luaL_tolstring(L, 1, NULL));
+    return 0;
+}
+
+/* What `blendwerk run` gives a script and the harness relies on: arg[0],
+ * the script's path (harness.lua is found beside it), and an os.exit that
+ * returns here. Runs protected; the path is argument 1. */
+static int prepare_script(lua_State *L)
+{
+    lua_getglobal(L, "os");
+    lua_pushcfunction(L, exit_as_error);
+    lua_setfield(L, -2, "exit");
+    lua_pop(L, 1);
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, 1);
+    lua_rawseti(L, -2, 0);
+    lua_setglobal(L, "arg");
+    return 0;
+}
+
 static void run_lua_file(const char *name)
 {
     char path[1024];
@@ -78,6 +106,11 @@ static void run_lua_file(const char *name)
     if (!L) return;
     lua_pushcfunction(L, setup);
     int status = lua_pcall(L, 0, 0, 0);
+    if (status == LUA_OK) {
+        lua_pushcfunction(L, prepare_script);
+        lua_pushstring(L, path);
+        status = lua_pcall(L, 1, 0, 0);
+    }
     if (status == LUA_OK) status = luaL_dofile(L, path);
     if (status != LUA_OK) fprintf(stderr, "%s: %s\n", name, lua_tostring(L, -1));
     CHECK_INT(status, LUA_OK);
@@ -88,26 +121,6 @@ static void lua_root_motion_tests_should_pass(void) { run_lua_file("test_rootmot
 static void lua_blend_tree_tests_should_pass(void) { run_lua_file("test_blendtree.lua"); }
 
 /* ---- allocation failure ---- */
-
-typedef struct limited {
-    long count;  /* allocations so far */
-    long limit;  /* fail every allocation from this one on (-1: never) */
-    bool once;   /* fail only allocation number `limit` */
-} limited;
-
-static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
-{
-    limited *l = (limited *)ud;
-    if (nsize == 0) {
-        free(ptr);
-        return NULL;
-    }
-    if (!ptr || nsize > osize) { /* Lua assumes shrinking succeeds */
-        long n = l->count++;
-        if (l->limit >= 0 && (l->once ? n == l->limit : n >= l->limit)) return NULL;
-    }
-    return realloc(ptr, nsize);
-}
 
 /* Builds and uses every object these bindings make. Returns the 2 m/s
  * walk's travel over 0.8 -> 3.8 s (6 m) plus the blend's cycle (0.935 s)
@@ -144,8 +157,8 @@ static int run_script(lua_State *L)
 
 static void should_survive_allocation_failure_everywhere(void)
 {
-    limited l = {0, -1, false};
-    lua_State *L = lua_newstate(limited_alloc, &l);
+    lua_limit l = {0, -1, false, false};
+    lua_State *L = lua_newstate(lua_limit_fn, &l);
     CHECK(L != NULL);
     if (!L) return;
     lua_pushcfunction(L, run_script);
@@ -161,8 +174,8 @@ static void should_survive_allocation_failure_everywhere(void)
     for (int once = 0; once < 2; once++) {
         int completed = 0, memory_errors = 0, other_errors = 0;
         for (long limit = 0; limit <= total; limit++) {
-            limited f = {0, limit, once != 0};
-            L = lua_newstate(limited_alloc, &f);
+            lua_limit f = {0, limit, once != 0, false};
+            L = lua_newstate(lua_limit_fn, &f);
             if (!L) continue;
             lua_pushcfunction(L, run_script);
             status = lua_pcall(L, 0, 1, 0);

@@ -12,6 +12,7 @@
 #include "blendwerk/mix.h"
 #include "blendwerk/rig.h"
 #include "check.h"
+#include "test_alloc_counter.h"
 
 #define PI_F 3.14159265358979f
 #define PI_D 3.14159265358979323846
@@ -642,33 +643,12 @@ static void blocks_and_tails_mix_each_joint_on_its_own(void)
     bw_mixer_destroy(m);
 }
 
-/* Allocator that fails after `budget` allocations and tracks live bytes
- * through the osize it is given, so a wrong size on free shows up. */
-typedef struct counting {
-    int budget;
-    long long live;
-} counting;
-
-static void *counting_alloc(void *user, void *ptr, size_t osize, size_t nsize)
-{
-    counting *c = (counting *)user;
-    if (nsize == 0) {
-        c->live -= (long long)osize;
-        free(ptr);
-        return NULL;
-    }
-    if (c->budget-- <= 0) return NULL;
-    void *p = realloc(ptr, nsize);
-    if (p) c->live += (long long)nsize - (long long)(ptr ? osize : 0);
-    return p;
-}
-
 static void allocation_failure_is_reported_and_clean(void)
 {
     int succeeded = 0;
     for (int budget = 0; budget < 20 && !succeeded; budget++) {
-        counting ctr = {budget, 0};
-        bw_allocator a = {counting_alloc, &ctr};
+        alloc_counter ctr = ALLOC_COUNTER(budget);
+        bw_allocator a = {alloc_counter_fn, &ctr};
         bw_mixer *m = NULL;
         bw_result r = bw_mixer_create(3, 2, 4, &a, &m);
         if (r == BW_OK) {
@@ -678,7 +658,7 @@ static void allocation_failure_is_reported_and_clean(void)
             CHECK_INT(r, BW_ERR_OUT_OF_MEMORY);
             CHECK(m == NULL);
         }
-        CHECK_INT(ctr.live, 0);
+        CHECK_INT(ctr.live_bytes, 0);
     }
     CHECK(succeeded);
 }

@@ -939,7 +939,7 @@ static void callbacks_cannot_spin_a_drain(void)
 }
 
 /* Bad arguments: clear errors or defined results, never a crash. */
-static void bad_arguments(void)
+static void bad_arguments_should_fail_cleanly(void)
 {
     bw_track_set *set = NULL;
     bw_track_set_desc desc = {rig, 0, 0, NULL};
@@ -1072,7 +1072,7 @@ int main(void)
     RUN(compose_uses_weight_and_priority);
     RUN(stopped_callback_may_play);
     RUN(callbacks_cannot_spin_a_drain);
-    RUN(bad_arguments);
+    RUN(bad_arguments_should_fail_cleanly);
     RUN(foreign_binding_refused);
     RUN(topology_change_refused_by_compose);
     bw_mixer_destroy(mixer);

@@ -5,6 +5,7 @@
 
 #include "blendwerk/rig.h"
 #include "check.h"
+#include "test_alloc_counter.h"
 
 static const bw_transform ID = {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
 
@@ -430,26 +431,6 @@ static void add_joint_bumps_revision_and_signature(void)
     bw_rig_destroy(rig);
 }
 
-/* Fails after `budget` allocations; tracks live bytes through osize. */
-typedef struct counting {
-    int budget;
-    long long live;
-} counting;
-
-static void *counting_alloc(void *user, void *ptr, size_t osize, size_t nsize)
-{
-    counting *c = (counting *)user;
-    if (nsize == 0) {
-        c->live -= (long long)osize;
-        free(ptr);
-        return NULL;
-    }
-    if (c->budget-- <= 0) return NULL;
-    void *p = realloc(ptr, nsize);
-    if (p) c->live += (long long)nsize - (long long)(ptr ? osize : 0);
-    return p;
-}
-
 static void allocation_failures_are_clean(void)
 {
     int n;
@@ -458,8 +439,8 @@ static void allocation_failures_are_clean(void)
     bw_rig_desc d = {j, n - 1, c, 2, NULL};
     int created = 0;
     for (int budget = 0; budget < 100 && !created; budget++) {
-        counting ctr = {budget, 0};
-        bw_allocator a = {counting_alloc, &ctr};
+        alloc_counter ctr = ALLOC_COUNTER(budget);
+        bw_allocator a = {alloc_counter_fn, &ctr};
         d.allocator = &a;
         bw_rig *rig = NULL;
         bw_error err;
@@ -471,7 +452,7 @@ static void allocation_failures_are_clean(void)
             CHECK_INT(r, BW_ERR_OUT_OF_MEMORY);
             CHECK(rig == NULL);
         }
-        CHECK_INT(ctr.live, 0);
+        CHECK_INT(ctr.live_bytes, 0);
     }
     CHECK(created);
 
@@ -479,8 +460,8 @@ static void allocation_failures_are_clean(void)
      * exactly as it was. */
     int added = 0;
     for (int budget = 0; budget < 20 && !added; budget++) {
-        counting ctr = {1000, 0};
-        bw_allocator a = {counting_alloc, &ctr};
+        alloc_counter ctr = ALLOC_COUNTER(-1);
+        bw_allocator a = {alloc_counter_fn, &ctr};
         d.allocator = &a;
         bw_rig *rig = NULL;
         CHECK_INT(bw_rig_create(&d, &rig, NULL), BW_OK);
@@ -496,7 +477,7 @@ static void allocation_failures_are_clean(void)
             CHECK_INT(bw_rig_find(rig, "arm_l", "hand"), 5);
         }
         bw_rig_destroy(rig);
-        CHECK_INT(ctr.live, 0);
+        CHECK_INT(ctr.live_bytes, 0);
     }
     CHECK(added);
 }

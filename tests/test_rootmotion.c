@@ -92,38 +92,42 @@ static bw_rig *make_rig1(void)
 
 /* A clip on joint (parent, joint) with optional translation (n × 3) and
  * rotation (n × 4) keys at `times`. */
-static bw_clip *make_clip_on(const char *parent, const char *joint, const float *times, int n, const float *t,
-                             const float *r, float length, bool loop)
+/* One track of n keys on `joint` under `parent`. */
+static bw_track_desc track_of(const char *parent, const char *joint, bw_channel channel, const float *times, int n,
+                              const float *values)
 {
-    bw_track_desc tr[2];
-    int count = 0;
-    memset(tr, 0, sizeof tr);
-    if (t) {
-        tr[count].parent = parent;
-        tr[count].joint = joint;
-        tr[count].channel = BW_CHANNEL_TRANSLATION;
-        tr[count].key_count = n;
-        tr[count].times = times;
-        tr[count].values = t;
-        count++;
-    }
-    if (r) {
-        tr[count].parent = parent;
-        tr[count].joint = joint;
-        tr[count].channel = BW_CHANNEL_ROTATION;
-        tr[count].key_count = n;
-        tr[count].times = times;
-        tr[count].values = r;
-        count++;
-    }
+    bw_track_desc t;
+    memset(&t, 0, sizeof t);
+    t.parent = parent;
+    t.joint = joint;
+    t.channel = channel;
+    t.key_count = n;
+    t.times = times;
+    t.values = values;
+    return t;
+}
+
+/* A clip of the given tracks; a refused clip is a test failure (NULL). */
+static bw_clip *clip_of(const bw_track_desc *tracks, int count, float length, bool loop)
+{
     bw_clip_desc d = {0};
-    d.tracks = tr;
+    d.tracks = tracks;
     d.track_count = count;
     d.length = length;
     d.loop = loop;
     bw_clip *clip = NULL;
     CHECK(bw_clip_create(&d, &clip, NULL) == BW_OK);
     return clip;
+}
+
+static bw_clip *make_clip_on(const char *parent, const char *joint, const float *times, int n, const float *t,
+                             const float *r, float length, bool loop)
+{
+    bw_track_desc tr[2];
+    int count = 0;
+    if (t) tr[count++] = track_of(parent, joint, BW_CHANNEL_TRANSLATION, times, n, t);
+    if (r) tr[count++] = track_of(parent, joint, BW_CHANNEL_ROTATION, times, n, r);
+    return clip_of(tr, count, length, loop);
 }
 
 static bw_clip *make_clip(const float *times, int n, const float *t, const float *r, float length, bool loop)
@@ -259,26 +263,9 @@ static bw_clip *make_turning_walk(void)
         tv[3 * k + 2] = (float)sin(th);
     }
     for (int k = 0; k < 3; k++) q_axis(0, 1, 0, 45.0 * k, &rv[4 * k]);
-    bw_track_desc tr[2];
-    memset(tr, 0, sizeof tr);
-    tr[0].parent = tr[1].parent = "";
-    tr[0].joint = tr[1].joint = "root";
-    tr[0].channel = BW_CHANNEL_TRANSLATION;
-    tr[0].key_count = 9;
-    tr[0].times = tt;
-    tr[0].values = tv;
-    tr[1].channel = BW_CHANNEL_ROTATION;
-    tr[1].key_count = 3;
-    tr[1].times = rt;
-    tr[1].values = rv;
-    bw_clip_desc d = {0};
-    d.tracks = tr;
-    d.track_count = 2;
-    d.length = 1.0f;
-    d.loop = true;
-    bw_clip *clip = NULL;
-    CHECK(bw_clip_create(&d, &clip, NULL) == BW_OK);
-    return clip;
+    bw_track_desc tr[2] = {track_of("", "root", BW_CHANNEL_TRANSLATION, tt, 9, tv),
+                           track_of("", "root", BW_CHANNEL_ROTATION, rt, 3, rv)};
+    return clip_of(tr, 2, 1.0f, true);
 }
 
 static void turning_walk_should_walk_a_square(void)
@@ -533,22 +520,8 @@ static void crossfade_should_blend_by_fade_weights(void)
 static bw_clip *make_track_clip(const char *parent, const char *joint, bw_channel channel, const float *times, int n,
                                 const float *values, float length)
 {
-    bw_track_desc tr;
-    memset(&tr, 0, sizeof tr);
-    tr.parent = parent;
-    tr.joint = joint;
-    tr.channel = channel;
-    tr.key_count = n;
-    tr.times = times;
-    tr.values = values;
-    bw_clip_desc d = {0};
-    d.tracks = &tr;
-    d.track_count = 1;
-    d.length = length;
-    d.loop = true;
-    bw_clip *clip = NULL;
-    CHECK(bw_clip_create(&d, &clip, NULL) == BW_OK);
-    return clip;
+    bw_track_desc tr = track_of(parent, joint, channel, times, n, values);
+    return clip_of(&tr, 1, length, true);
 }
 
 /* The 2 m/s walk plus a second track on the root: pose or mask weight. */
@@ -556,26 +529,9 @@ static bw_clip *make_walk_with(bw_channel channel, const float *times, int n, co
 {
     static const float wt[2] = {0.0f, 1.0f};
     static const float wv[6] = {0, 0, 0, 0, 0, 2};
-    bw_track_desc tr[2];
-    memset(tr, 0, sizeof tr);
-    tr[0].parent = tr[1].parent = "";
-    tr[0].joint = tr[1].joint = "root";
-    tr[0].channel = BW_CHANNEL_TRANSLATION;
-    tr[0].key_count = 2;
-    tr[0].times = wt;
-    tr[0].values = wv;
-    tr[1].channel = channel;
-    tr[1].key_count = n;
-    tr[1].times = times;
-    tr[1].values = values;
-    bw_clip_desc d = {0};
-    d.tracks = tr;
-    d.track_count = 2;
-    d.length = 1.0f;
-    d.loop = true;
-    bw_clip *clip = NULL;
-    CHECK(bw_clip_create(&d, &clip, NULL) == BW_OK);
-    return clip;
+    bw_track_desc tr[2] = {track_of("", "root", BW_CHANNEL_TRANSLATION, wt, 2, wv),
+                           track_of("", "root", channel, times, n, values)};
+    return clip_of(tr, 2, 1.0f, true);
 }
 
 static void weighting_should_follow_the_mixer(void)
