@@ -34,6 +34,7 @@
 
 #include "blendwerk/blendspace.h"
 #include "commands.h"
+#include "lua_support.h"
 
 #define MAX_SAMPLES 64
 #define NAME_SIZE 64
@@ -110,17 +111,12 @@ static int spec_error(lua_State *L, const spec *s, const char *fmt, ...)
     return lua_error(L);
 }
 
-static int raw_field(lua_State *L, int table, const char *key)
-{
-    lua_pushstring(L, key);
-    return lua_rawget(L, table);
-}
-
 static double finite_number(lua_State *L, spec *s, int i, const char *key)
 {
     int isnum = 0;
     double v = lua_type(L, -1) == LUA_TNUMBER ? (double)lua_tonumberx(L, -1, &isnum) : 0.0;
-    if (!isnum || !isfinite(v) || fabs(v) > 3.4e38)
+    float f = 0.0f;
+    if (!isnum || bw_lua_to_float(v, &f))
         spec_error(L, s, "samples[%d].%s must be a finite number (got %s)", i, key,
                    isnum ? "a non-finite or huge number" : luaL_typename(L, -1));
     return v;
@@ -175,7 +171,7 @@ static int read_spec(lua_State *L)
     if (lua_type(L, 1) != LUA_TTABLE)
         return spec_error(L, s, "the file must return a table (got %s)", luaL_typename(L, 1));
 
-    int t = raw_field(L, 1, "mode");
+    int t = bw_lua_raw_field(L, 1, "mode");
     if (t == LUA_TNIL) {
         s->mode = MODE_CARTESIAN;
     } else {
@@ -189,7 +185,7 @@ static int read_spec(lua_State *L)
     }
     lua_pop(L, 1);
 
-    if (raw_field(L, 1, "samples") != LUA_TTABLE)
+    if (bw_lua_raw_field(L, 1, "samples") != LUA_TTABLE)
         return spec_error(L, s, "samples must be an array of {name=, x=, y=} tables (got %s)",
                           luaL_typename(L, -1));
     int list = lua_gettop(L);
@@ -202,7 +198,7 @@ static int read_spec(lua_State *L)
         if (lua_rawgeti(L, list, i) != LUA_TTABLE)
             return spec_error(L, s, "samples[%d] must be a table (got %s)", i, luaL_typename(L, -1));
         int e = lua_gettop(L);
-        int nt = raw_field(L, e, "name");
+        int nt = bw_lua_raw_field(L, e, "name");
         if (nt == LUA_TSTRING) {
             size_t len = 0;
             const char *name = lua_tolstring(L, -1, &len);
@@ -214,24 +210,25 @@ static int read_spec(lua_State *L)
             return spec_error(L, s, "samples[%d].name must be a string (got %s)", i, luaL_typename(L, -1));
         }
         lua_pop(L, 1);
-        raw_field(L, e, "x");
+        bw_lua_raw_field(L, e, "x");
         smp->x = finite_number(L, s, i, "x");
         lua_pop(L, 1);
-        raw_field(L, e, "y");
+        bw_lua_raw_field(L, e, "y");
         smp->y = finite_number(L, s, i, "y");
         lua_pop(L, 2);
     }
     lua_pop(L, 1);
 
-    t = raw_field(L, 1, "range");
+    t = bw_lua_raw_field(L, 1, "range");
     if (t != LUA_TNIL) {
         int r = lua_gettop(L);
         bool ok = t == LUA_TTABLE;
         for (int k = 0; ok && k < 4; k++) {
             int isnum = 0;
+            float f = 0.0f;
             lua_rawgeti(L, r, k + 1);
             s->range[k] = lua_type(L, -1) == LUA_TNUMBER ? (double)lua_tonumberx(L, -1, &isnum) : 0.0;
-            ok = isnum && isfinite(s->range[k]) && fabs(s->range[k]) <= 3.4e38;
+            ok = isnum && !bw_lua_to_float(s->range[k], &f);
             lua_pop(L, 1);
         }
         if (!ok || !(s->range[0] < s->range[1]) || !(s->range[2] < s->range[3]))

@@ -49,14 +49,21 @@ static void usage(FILE *to)
                 "            index (that one is \"node\")\n");
 }
 
+/* Copy the n-byte field s into buf as a C string; 0 if empty or too long. */
+static int terminate(const char *s, size_t n, char *buf, size_t size)
+{
+    if (n == 0 || n >= size) return 0;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return 1;
+}
+
 /* A whole string read by strtod, finite or not ("nan", "-inf", "1e999"
  * count): the shape of a number, whatever its value. */
 static int numeric_shape(const char *s, size_t n)
 {
     char buf[64];
-    if (n == 0 || n >= sizeof buf) return 0;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
+    if (!terminate(s, n, buf, sizeof buf)) return 0;
     char *end = NULL;
     (void)strtod(buf, &end);
     return end != buf && *end == '\0';
@@ -66,9 +73,7 @@ static int numeric_shape(const char *s, size_t n)
 static int parse_double(const char *s, size_t n, double *out)
 {
     char buf[64];
-    if (n == 0 || n >= sizeof buf) return 0;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
+    if (!terminate(s, n, buf, sizeof buf)) return 0;
     char *end = NULL;
     errno = 0;
     double v = strtod(buf, &end);
@@ -80,9 +85,7 @@ static int parse_double(const char *s, size_t n, double *out)
 static int parse_int(const char *s, size_t n, int *out)
 {
     char buf[32];
-    if (n == 0 || n >= sizeof buf) return 0;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
+    if (!terminate(s, n, buf, sizeof buf)) return 0;
     char *end = NULL;
     errno = 0;
     long v = strtol(buf, &end, 10);

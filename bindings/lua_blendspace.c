@@ -37,7 +37,6 @@
  * the node ("blend tree: root.children[2]: length is missing").
  * Scratch arrays are userdata, so an error mid-call leaks nothing.
  */
-#include <float.h>
 #include <lauxlib.h>
 #include <lua.h>
 #include <math.h>
@@ -52,16 +51,6 @@
 /* Largest member array accepted; the 2D modes are O(n²). */
 #define MAX_MEMBERS 4096
 
-/* A number argument as a float: NaN and infinities pass through (the core
- * counts them as 0 or ignores them, as documented per call); finite values
- * beyond float range clamp, so "huge" stays "far past the end". */
-static float to_float_clamped(lua_Number v)
-{
-    if (v > (lua_Number)FLT_MAX) return isinf(v) ? INFINITY : FLT_MAX;
-    if (v < -(lua_Number)FLT_MAX) return isinf(v) ? -INFINITY : -FLT_MAX;
-    return (float)v;
-}
-
 static float *scratch(lua_State *L, size_t floats)
 {
     return (float *)lua_newuserdatauv(L, floats * sizeof(float), 0);
@@ -73,9 +62,10 @@ static float number_at(lua_State *L, int arg, const char *what, int i)
     lua_Number v = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumberx(L, -1, &isnum) : 0;
     if (!isnum)
         luaL_argerror(L, arg, lua_pushfstring(L, "%s[%d] is not a number (got %s)", what, i, luaL_typename(L, -1)));
-    if (!isfinite(v) || fabs(v) > 3.4e38)
+    float f = 0.0f;
+    if (bw_lua_to_float((double)v, &f))
         luaL_argerror(L, arg, lua_pushfstring(L, "%s[%d] is not a finite float", what, i));
-    return (float)v;
+    return f;
 }
 
 /* An array of numbers at `arg`, copied into new userdata scratch (left on
@@ -106,16 +96,7 @@ static float check_coordinate(lua_State *L, int arg, const char *what)
     int isnum = 0;
     lua_Number v = lua_type(L, arg) == LUA_TNUMBER ? lua_tonumberx(L, arg, &isnum) : 0;
     if (!isnum) luaL_argerror(L, arg, lua_pushfstring(L, "%s must be a number (got %s)", what, luaL_typename(L, arg)));
-    return to_float_clamped(v);
-}
-
-static void push_array(lua_State *L, const float *v, int n)
-{
-    lua_createtable(L, n, 0);
-    for (int i = 0; i < n; i++) {
-        lua_pushnumber(L, (lua_Number)v[i]);
-        lua_rawseti(L, -2, i + 1);
-    }
+    return bw_lua_clamp_float(v);
 }
 
 static int l_blend1d_weights(lua_State *L)
@@ -125,8 +106,8 @@ static int l_blend1d_weights(lua_State *L)
     float x = check_coordinate(L, 2, "x");
     float *w = scratch(L, 2 * (size_t)n), *r = w + n;
     if (bw_blend1d_weights(t, n, x, w, r) != BW_OK) return luaL_error(L, "blend1d_weights: %s", "failed");
-    push_array(L, w, n);
-    push_array(L, r, n);
+    bw_lua_push_floats(L, w, n);
+    bw_lua_push_floats(L, r, n);
     return 2;
 }
 
@@ -148,9 +129,8 @@ static void point_at(lua_State *L, int arg, int i, float *out)
         if (!isnum)
             luaL_argerror(L, arg, lua_pushfstring(L, "points[%d].%s is not a number (got %s)", i, keys[c],
                                                   luaL_typename(L, -1)));
-        if (!isfinite(v) || fabs(v) > 3.4e38)
+        if (bw_lua_to_float((double)v, &out[c]))
             luaL_argerror(L, arg, lua_pushfstring(L, "points[%d].%s is not a finite float", i, keys[c]));
-        out[c] = (float)v;
         lua_pop(L, 1);
     }
 }
@@ -178,7 +158,7 @@ static int l_blend2d_weights(lua_State *L)
         lua_pop(L, 1);
     }
     if (bw_blend2d_weights(p, (int)n, x, y, mode, w) != BW_OK) return luaL_error(L, "blend2d_weights: failed");
-    push_array(L, w, (int)n);
+    bw_lua_push_floats(L, w, (int)n);
     return 1;
 }
 
@@ -193,7 +173,7 @@ static int l_grid_weights(lua_State *L)
         luaL_argerror(L, 2, lua_pushfstring(L, "the grid has more than %d cells", MAX_MEMBERS));
     float *w = scratch(L, (size_t)nx * (size_t)ny);
     if (bw_blend_grid_weights(xs, nx, ys, ny, x, y, w) != BW_OK) return luaL_error(L, "grid_weights: failed");
-    push_array(L, w, nx * ny);
+    bw_lua_push_floats(L, w, nx * ny);
     return 1;
 }
 
@@ -732,7 +712,7 @@ static void read_values(lua_State *L, tree_obj *t, int arg)
             luaL_argerror(L, arg,
                           lua_pushfstring(L, "values.%s must be a number (got %s)", name, lua_typename(L, type)));
         }
-        t->params[i] = to_float_clamped(lua_tonumber(L, -1));
+        t->params[i] = bw_lua_clamp_float(lua_tonumber(L, -1));
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -839,8 +819,8 @@ static int l_tree_evaluate(lua_State *L)
 static int l_tree_step(lua_State *L)
 {
     tree_obj *t = check_tree(L, 1);
-    float progress = to_float_clamped(luaL_checknumber(L, 2));
-    float dt = to_float_clamped(luaL_checknumber(L, 3));
+    float progress = bw_lua_clamp_float(luaL_checknumber(L, 2));
+    float dt = bw_lua_clamp_float(luaL_checknumber(L, 3));
     if (!lua_isnoneornil(L, 5)) luaL_checktype(L, 5, LUA_TTABLE);
     int n = evaluate(L, t, 4);
     float cycle = bw_blend_cycle_duration(t->leaves, n);
@@ -939,9 +919,9 @@ static int l_tree_tostring(lua_State *L)
 /* blendwerk.phase_advance(progress, dt, cycle) -> progress' in [0, 1) */
 static int l_phase_advance(lua_State *L)
 {
-    float progress = to_float_clamped(luaL_checknumber(L, 1));
-    float dt = to_float_clamped(luaL_checknumber(L, 2));
-    float cycle = to_float_clamped(luaL_checknumber(L, 3));
+    float progress = bw_lua_clamp_float(luaL_checknumber(L, 1));
+    float dt = bw_lua_clamp_float(luaL_checknumber(L, 2));
+    float cycle = bw_lua_clamp_float(luaL_checknumber(L, 3));
     lua_pushnumber(L, (lua_Number)bw_blend_phase_advance(progress, dt, cycle));
     return 1;
 }
@@ -951,9 +931,9 @@ static int l_leaf_time(lua_State *L)
 {
     bw_blend_leaf leaf;
     memset(&leaf, 0, sizeof leaf);
-    float progress = to_float_clamped(luaL_checknumber(L, 1));
-    leaf.length = to_float_clamped(luaL_checknumber(L, 2));
-    leaf.rate = to_float_clamped(luaL_optnumber(L, 3, 1.0));
+    float progress = bw_lua_clamp_float(luaL_checknumber(L, 1));
+    leaf.length = bw_lua_clamp_float(luaL_checknumber(L, 2));
+    leaf.rate = bw_lua_clamp_float(luaL_optnumber(L, 3, 1.0));
     leaf.weight = 1.0f;
     lua_pushnumber(L, (lua_Number)bw_blend_leaf_time(&leaf, progress));
     return 1;
@@ -964,7 +944,7 @@ static float leaf_field(lua_State *L, int i, const char *field, bool required, f
 {
     int type = bw_lua_raw_field(L, -1, field);
     float v = def;
-    if (type == LUA_TNUMBER) v = to_float_clamped(lua_tonumber(L, -1));
+    if (type == LUA_TNUMBER) v = bw_lua_clamp_float(lua_tonumber(L, -1));
     else if (type != LUA_TNIL || required)
         luaL_argerror(L, 1, lua_pushfstring(L, "leaves[%d].%s %s", i, field,
                                             type == LUA_TNIL ? "is missing" : "must be a number"));

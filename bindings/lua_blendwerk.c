@@ -121,14 +121,15 @@ float bw_lua_check_float(lua_State *L, int arg)
     return f;
 }
 
-float bw_lua_check_time(lua_State *L, int arg)
+float bw_lua_clamp_float(double v)
 {
-    double v = (double)luaL_checknumber(L, arg);
     if (isnan(v)) return NAN;
     if (v > (double)FLT_MAX) return isinf(v) ? INFINITY : FLT_MAX;
     if (v < -(double)FLT_MAX) return isinf(v) ? -INFINITY : -FLT_MAX;
     return (float)v;
 }
+
+float bw_lua_check_time(lua_State *L, int arg) { return bw_lua_clamp_float((double)luaL_checknumber(L, arg)); }
 
 float bw_lua_opt_float(lua_State *L, int arg, float def)
 {
@@ -207,14 +208,6 @@ bool bw_lua_check_fields(lua_State *L, int idx, const char *const *allowed, char
     return ok;
 }
 
-bool bw_lua_read_vector(lua_State *L, int idx, int n, const char *what, float *out, char *why, size_t why_size)
-{
-    BW_LUA_STACK_BEGIN(L);
-    bool ok = read_vector(L, lua_absindex(L, idx), n, what, out, why, why_size);
-    BW_LUA_STACK_END(L, 0);
-    return ok;
-}
-
 static bool read_transform(lua_State *L, int idx, bw_transform *x, char *why, size_t why_size)
 {
     bw_transform tmp = *x;
@@ -259,7 +252,7 @@ bool bw_lua_read_transform(lua_State *L, int idx, bw_transform *x, char *why, si
     return ok;
 }
 
-static void push_floats(lua_State *L, const float *v, int n)
+void bw_lua_push_floats(lua_State *L, const float *v, int n)
 {
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
@@ -268,17 +261,14 @@ static void push_floats(lua_State *L, const float *v, int n)
     }
 }
 
-void bw_lua_push_vec3(lua_State *L, const float v[3]) { push_floats(L, v, 3); }
-void bw_lua_push_quat(lua_State *L, const float q[4]) { push_floats(L, q, 4); }
-
 void bw_lua_push_transform(lua_State *L, const bw_transform *x)
 {
     lua_createtable(L, 0, 4);
-    bw_lua_push_vec3(L, x->t);
+    bw_lua_push_floats(L, x->t, 3);
     lua_setfield(L, -2, "t");
-    bw_lua_push_quat(L, x->r);
+    bw_lua_push_floats(L, x->r, 4);
     lua_setfield(L, -2, "r");
-    bw_lua_push_vec3(L, x->s);
+    bw_lua_push_floats(L, x->s, 3);
     lua_setfield(L, -2, "s");
 }
 
@@ -315,6 +305,20 @@ void bw_lua_push_error(lua_State *L, const char *context, bw_result result, cons
 
 /* ---- joint and curve arguments ---- */
 
+/* A 1-based index argument (2.0 counts as 2, as in luaL_checkinteger)
+ * for one of `count` joints or curves; returns it 0-based. */
+static int check_index(lua_State *L, int arg, const char *what, int count)
+{
+    int isint = 0;
+    lua_Integer i = lua_tointegerx(L, arg, &isint);
+    if (!isint || lua_type(L, arg) != LUA_TNUMBER)
+        return luaL_typeerror(L, arg, lua_pushfstring(L, "%s index or name", what));
+    if (i < 1 || i > count)
+        return luaL_argerror(L, arg,
+                             lua_pushfstring(L, "%s index %I out of range 1..%d", what, (LUAI_UACINT)i, count));
+    return (int)(i - 1);
+}
+
 int bw_lua_check_joint(lua_State *L, int arg, const bw_rig *rig)
 {
     int count = bw_rig_joint_count(rig);
@@ -326,12 +330,7 @@ int bw_lua_check_joint(lua_State *L, int arg, const bw_rig *rig)
         if (j < 0) return luaL_argerror(L, arg, lua_pushfstring(L, "no joint named '%s'", name));
         return j;
     }
-    int isint = 0;
-    lua_Integer i = lua_tointegerx(L, arg, &isint); /* 2.0 counts as 2, as in luaL_checkinteger */
-    if (!isint || lua_type(L, arg) != LUA_TNUMBER) return luaL_typeerror(L, arg, "joint index or name");
-    if (i < 1 || i > count)
-        return luaL_argerror(L, arg, lua_pushfstring(L, "joint index %I out of range 1..%d", (LUAI_UACINT)i, count));
-    return (int)(i - 1);
+    return check_index(L, arg, "joint", count);
 }
 
 int bw_lua_check_curve(lua_State *L, int arg, const bw_rig *rig)
@@ -343,12 +342,7 @@ int bw_lua_check_curve(lua_State *L, int arg, const bw_rig *rig)
         if (c < 0) return luaL_argerror(L, arg, lua_pushfstring(L, "no curve named '%s'", name));
         return c;
     }
-    int isint = 0;
-    lua_Integer i = lua_tointegerx(L, arg, &isint); /* 2.0 counts as 2, as in luaL_checkinteger */
-    if (!isint || lua_type(L, arg) != LUA_TNUMBER) return luaL_typeerror(L, arg, "curve index or name");
-    if (i < 1 || i > count)
-        return luaL_argerror(L, arg, lua_pushfstring(L, "curve index %I out of range 1..%d", (LUAI_UACINT)i, count));
-    return (int)(i - 1);
+    return check_index(L, arg, "curve", count);
 }
 
 /* ---- the allocator ---- */

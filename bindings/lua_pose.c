@@ -76,28 +76,30 @@ static int l_get(lua_State *L)
     return 1;
 }
 
+/* pose:t(j) -> x, y, z; pose:r(j) -> x, y, z, w; pose:s(j) -> x, y, z
+ * (multiple returns: no table per call). */
+static int push_numbers(lua_State *L, const float *v, int n)
+{
+    for (int i = 0; i < n; i++) lua_pushnumber(L, (lua_Number)v[i]);
+    return n;
+}
+
 static int l_t(lua_State *L)
 {
     bw_lua_pose *p = bw_lua_check_pose(L, 1);
-    const float *v = p->pose.joints[bw_lua_check_joint(L, 2, pose_rig(p))].t;
-    for (int i = 0; i < 3; i++) lua_pushnumber(L, (lua_Number)v[i]);
-    return 3;
+    return push_numbers(L, p->pose.joints[bw_lua_check_joint(L, 2, pose_rig(p))].t, 3);
 }
 
 static int l_r(lua_State *L)
 {
     bw_lua_pose *p = bw_lua_check_pose(L, 1);
-    const float *v = p->pose.joints[bw_lua_check_joint(L, 2, pose_rig(p))].r;
-    for (int i = 0; i < 4; i++) lua_pushnumber(L, (lua_Number)v[i]);
-    return 4;
+    return push_numbers(L, p->pose.joints[bw_lua_check_joint(L, 2, pose_rig(p))].r, 4);
 }
 
 static int l_s(lua_State *L)
 {
     bw_lua_pose *p = bw_lua_check_pose(L, 1);
-    const float *v = p->pose.joints[bw_lua_check_joint(L, 2, pose_rig(p))].s;
-    for (int i = 0; i < 3; i++) lua_pushnumber(L, (lua_Number)v[i]);
-    return 3;
+    return push_numbers(L, p->pose.joints[bw_lua_check_joint(L, 2, pose_rig(p))].s, 3);
 }
 
 static int l_coverage(lua_State *L)

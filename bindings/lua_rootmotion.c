@@ -24,9 +24,7 @@
  * delta is missing"). Non-finite from / delta / weight inside a play are
  * not errors: the core skips such a play and counts it in `skipped`, so
  * one broken play does not stop the character. */
-#include <float.h>
 #include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -80,14 +78,6 @@ static const char *result_reason(bw_result res)
     }
 }
 
-/* A number argument as a float: NaN and infinities pass through (the core
- * skips such a play); finite values beyond float range clamp. */
-static float to_float_clamped(lua_Number v)
-{
-    if (v > (lua_Number)FLT_MAX) return isinf(v) ? INFINITY : FLT_MAX;
-    if (v < -(lua_Number)FLT_MAX) return isinf(v) ? -INFINITY : -FLT_MAX;
-    return (float)v;
-}
 
 /* ---- the config ---- */
 
@@ -283,7 +273,7 @@ static int l_extract(lua_State *L)
         p->delta = v;
         got = play_number(L, e, "weight", &v);
         if (got < 0) return fail(L, "plays[%d].weight must be a number", i);
-        p->weight = got ? to_float_clamped(v) : 1.0f;
+        p->weight = got ? bw_lua_clamp_float(v) : 1.0f;
         int type = bw_lua_raw_field(L, e, "loop");
         if (type != LUA_TNIL && type != LUA_TBOOLEAN) return fail(L, "plays[%d].loop must be a boolean", i);
         p->loop = type == LUA_TNIL ? bw_clip_loop(b->clip->clip) : lua_toboolean(L, -1);

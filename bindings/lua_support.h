@@ -183,20 +183,20 @@ float bw_lua_opt_float(lua_State *L, int arg, float def);
  * defines them: sampling treats a non-finite time as 0); finite values
  * beyond float range clamp to +-FLT_MAX. */
 float bw_lua_check_time(lua_State *L, int arg);
+/* The same conversion for a number already read: NaN and infinities pass
+ * through, finite values beyond float range clamp to +-FLT_MAX (so "huge"
+ * stays "far past the end" instead of becoming inf). */
+float bw_lua_clamp_float(double v);
 
 /* Convert a Lua number to a finite float. Returns NULL on success or a
  * short reason ("is NaN", "is infinite", "is too large for a float"). */
 const char *bw_lua_to_float(double v, float *out);
 
-/* Read a vector of `n` (3 or 4) finite numbers from the table at `idx`:
- * either an array {x, y, z[, w]} or named fields {x=, y=, z=[, w=]}.
- * `what` names the field in messages ("t", "r", "s"). On failure returns
- * false and writes "t.y is NaN" (etc.) into why. Raw access, no
- * metamethods. */
-bool bw_lua_read_vector(lua_State *L, int idx, int n, const char *what, float *out, char *why, size_t why_size);
 /* Read the optional fields t, r, s of the table at `idx` into *x, leaving
- * absent fields as they are. s may be a number (uniform scale). A zero
- * rotation fails. */
+ * absent fields as they are. Each vector is an array {x, y, z[, w]} or
+ * named fields {x=, y=, z=[, w=]} of finite numbers; s may be a number
+ * (uniform scale). A zero rotation fails. On failure returns false and
+ * writes "t.y is NaN" (etc.) into why. Raw access, no metamethods. */
 bool bw_lua_read_transform(lua_State *L, int idx, bw_transform *x, char *why, size_t why_size);
 
 /* Check that every key of the table at `idx` is one of the NULL-terminated
@@ -206,9 +206,8 @@ bool bw_lua_check_fields(lua_State *L, int idx, const char *const *allowed, char
 /* Raw field read (no metamethods): pushes t[name], returns its type. */
 int bw_lua_raw_field(lua_State *L, int idx, const char *name);
 
-/* Push {x, y, z} / {x, y, z, w} / {t=, r=, s=} (arrays, 1-based). */
-void bw_lua_push_vec3(lua_State *L, const float v[3]);
-void bw_lua_push_quat(lua_State *L, const float q[4]);
+/* Push the array {v[0], ..., v[n-1]} (1-based) / {t=, r=, s=}. */
+void bw_lua_push_floats(lua_State *L, const float *v, int n);
 void bw_lua_push_transform(lua_State *L, const bw_transform *x);
 
 /* Push the message of a bw_error (file, line and where prefixed when set),

@@ -15,7 +15,8 @@ static const command commands[] = {
     {"info", bw_cmd_info, "info FILE                       joint tree and clips of a glTF / BVH file"},
     {"sample", bw_cmd_sample, "sample FILE --at CLIP:TIME[:WEIGHT[:PRIORITY]] [--at ...] [--json]\n"
                               "                                  sample and mix clips, print every joint"},
-    {"plot-blend", bw_cmd_plot_blend, "plot-blend SPEC.lua --out FILE.svg  draw a 2D blend space's weights"},
+    {"plot-blend", bw_cmd_plot_blend, "plot-blend SPEC.lua --out FILE.svg [--res N]\n"
+                                      "                                  draw a 2D blend space's weights"},
 };
 
 static void usage(FILE *to)

@@ -155,7 +155,8 @@ static int message_handler(lua_State *L)
 
 /* ---- files ---- */
 
-void demo_file_stamp_take(demo_file_stamp *stamp, const char *path)
+/* Stamp a file as it is now (mtime -1 when it does not exist). */
+static void file_stamp_take(demo_file_stamp *stamp, const char *path)
 {
     snprintf(stamp->path, sizeof stamp->path, "%s", path);
     struct stat st;
@@ -173,7 +174,7 @@ bool demo_watch_changed(const demo_watch *watch)
     if (!watch) return false;
     for (int i = 0; i < watch->count; i++) {
         demo_file_stamp now;
-        demo_file_stamp_take(&now, watch->files[i].path);
+        file_stamp_take(&now, watch->files[i].path);
         if (now.mtime_ns != watch->files[i].mtime_ns || now.size != watch->files[i].size) return true;
     }
     return false;
@@ -184,7 +185,7 @@ static void watch_add(sandbox *sb, const char *path)
     demo_watch *w = sb->watch;
     for (int i = 0; i < w->count; i++)
         if (strcmp(w->files[i].path, path) == 0) return;
-    if (w->count < DEMO_MAX_FILES) demo_file_stamp_take(&w->files[w->count++], path);
+    if (w->count < DEMO_MAX_FILES) file_stamp_take(&w->files[w->count++], path);
 }
 
 /* Whether `path` is watched already or can still be: the files a script

@@ -128,8 +128,6 @@ void demo_character_destroy(demo_character *character); /* NULL is a no-op */
 /* Index of the clip named `name`, or -1. */
 int demo_character_find_clip(const demo_character *character, const char *name);
 
-/* Stamp a file as it is now (mtime -1 when it does not exist). */
-void demo_file_stamp_take(demo_file_stamp *stamp, const char *path);
 /* Whether any watched file differs from its stamp. */
 bool demo_watch_changed(const demo_watch *watch);
 
