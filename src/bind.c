@@ -9,22 +9,11 @@
 #include "clip_internal.h"
 #include "common.h"
 
-static bool is_curve_channel(bw_channel channel)
-{
-    return channel == BW_CHANNEL_FLOAT || channel == BW_CHANNEL_ANGLE;
-}
-
-static size_t align_up(size_t n)
-{
-    const size_t a = _Alignof(max_align_t);
-    return (n + a - 1) / a * a;
-}
-
 static uint64_t name_hash(bw_channel channel, const char *joint)
 {
     int ch = (int)channel;
     uint64_t h = bw_hash_bytes(BW_HASH_SEED, &ch, sizeof ch);
-    return bw_hash_bytes(h, joint, strlen(joint));
+    return bw_hash_string(h, joint);
 }
 
 static bool same_parent(const char *a, const char *b)
@@ -94,7 +83,7 @@ static bw_bind_status resolve(const bw_clip *clip, const unsigned char *ambiguou
 {
     const bw_track_data *t = &clip->tracks[track];
     *out_target = -1;
-    if (is_curve_channel(t->channel)) {
+    if (bw_channel_is_curve(t->channel)) {
         int c = bw_rig_find_curve(rig, t->joint);
         if (c < 0) return BW_BIND_UNBOUND;
         *out_target = c;
@@ -154,7 +143,7 @@ bw_result bw_binding_create(const bw_clip *clip, const bw_rig *rig, uint64_t ret
     bw_bind_report report = {0, 0, 0, 0};
     for (int i = 0; i < tracks; i++) {
         bw_bind_status s = resolve(clip, ambiguous, i, rig, &target[i]);
-        if (target[i] >= (is_curve_channel(clip->tracks[i].channel) ? curves : joints)) { /* defensive */
+        if (target[i] >= (bw_channel_is_curve(clip->tracks[i].channel) ? curves : joints)) { /* defensive */
             target[i] = -1;
             s = BW_BIND_UNBOUND;
         }
@@ -173,7 +162,7 @@ bw_result bw_binding_create(const bw_clip *clip, const bw_rig *rig, uint64_t ret
         for (int i = 0; i < tracks; i++) {
             if (target[i] < 0 || (pass == 0) != (status[i] == BW_BIND_EXACT)) continue;
             const bw_track_data *t = &clip->tracks[i];
-            int *slot = is_curve_channel(t->channel) ? &curve_track[target[i]]
+            int *slot = bw_channel_is_curve(t->channel) ? &curve_track[target[i]]
                                                      : &slots[(size_t)target[i] * BW_SLOT_COUNT + slot_of(t->channel)];
             if (*slot < 0) *slot = i;
         }
@@ -184,10 +173,10 @@ bw_result bw_binding_create(const bw_clip *clip, const bw_rig *rig, uint64_t ret
             if (slots[(size_t)j * BW_SLOT_COUNT + s] >= 0) { driven_joints++; break; }
     for (int c = 0; c < curves; c++) driven_curves += curve_track[c] >= 0;
 
-    size_t off_targets = align_up(sizeof(struct bw_binding));
-    size_t off_status = off_targets + align_up(sizeof(int) * (size_t)tracks);
-    size_t off_joints = off_status + align_up((size_t)tracks);
-    size_t off_curves = off_joints + align_up(sizeof(bw_joint_binding) * (size_t)driven_joints);
+    size_t off_targets = bw_align_up(sizeof(struct bw_binding), BW_MAX_ALIGN);
+    size_t off_status = off_targets + bw_align_up(sizeof(int) * (size_t)tracks, BW_MAX_ALIGN);
+    size_t off_joints = off_status + bw_align_up((size_t)tracks, BW_MAX_ALIGN);
+    size_t off_curves = off_joints + bw_align_up(sizeof(bw_joint_binding) * (size_t)driven_joints, BW_MAX_ALIGN);
     size_t total = off_curves + sizeof(bw_curve_binding) * (size_t)driven_curves;
     unsigned char *block = bw_alloc_zeroed(allocator, total);
     if (!block) {

@@ -14,7 +14,6 @@
 
 #include "common.h"
 
-#define PI_D 3.14159265358979323846
 /* |p_j| below this fraction of the largest sample magnitude is "the
  * origin" in directional mode: idle samples authored as 1e-9 still count
  * as idle, and the test is independent of the space's units. */
@@ -164,9 +163,9 @@ static void select_nearest(const float *pts, int count, double x, double y, floa
     }
 }
 
-/* Raw influences are in [0, 1]; normalize them, or fall back to the
- * nearest sample when none is positive. `raw` doubles as scratch: the
- * caller stored the raw values in `out` already. */
+/* The raw influences (in [0, 1]), which the caller stored in `out`, are
+ * normalized in place, or replaced by the nearest-sample fallback when
+ * none is positive. */
 static void normalize_or_nearest(const float *pts, int count, double x, double y, float *out)
 {
     double sum = 0.0;
@@ -253,7 +252,7 @@ static void directional_raw(const float *pts, int count, double x, double y, flo
                     th_ip = th_ij;
                 } else {
                     double s = atan2(xi * y - yi * x, xi * x + yi * y); /* from p_i to p, CCW positive */
-                    if (th_ij >= 0.99 * PI_D) {
+                    if (th_ij >= 0.99 * M_PI) {
                         th_ip = fabs(s); /* p_j nearly opposite: no meaningful side */
                     } else {
                         double side = xi * yj - yi * xj; /* > 0 when p_j is CCW of p_i */

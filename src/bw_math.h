@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "blendwerk/types.h"
+#include "common.h"
 
 static inline float bw_quat_dot(const float *a, const float *b)
 {
@@ -110,21 +111,6 @@ static inline void bw_quat_slerp(const float *a, const float *b, float u, float 
     out[0] = r[0]; out[1] = r[1]; out[2] = r[2]; out[3] = r[3];
 }
 
-/* Shortest-arc normalized linear interpolation. */
-static inline void bw_quat_nlerp(const float *a, const float *b, float u, float *out)
-{
-    float sign = bw_quat_dot(a, b) < 0.0f ? -1.0f : 1.0f;
-    float r[4];
-    for (int i = 0; i < 4; i++) r[i] = a[i] * (1.0f - u) + b[i] * u * sign;
-    bw_quat_normalize(r);
-    out[0] = r[0]; out[1] = r[1]; out[2] = r[2]; out[3] = r[3];
-}
-
-static inline void bw_vec3_lerp(const float *a, const float *b, float u, float *out)
-{
-    for (int i = 0; i < 3; i++) out[i] = a[i] + (b[i] - a[i]) * u;
-}
-
 /* Rotation of `angle` radians about the unit axis (ax, ay, az). */
 static inline void bw_quat_from_axis_angle(float ax, float ay, float az, float angle, float *out)
 {
@@ -135,11 +121,21 @@ static inline void bw_quat_from_axis_angle(float ax, float ay, float az, float a
 /* Every field finite. */
 static inline int bw_transform_isfinite(const bw_transform *x)
 {
-    for (int i = 0; i < 3; i++)
-        if (!isfinite(x->t[i]) || !isfinite(x->s[i])) return 0;
-    for (int i = 0; i < 4; i++)
-        if (!isfinite(x->r[i])) return 0;
-    return 1;
+    return bw_isfinite3(x->t) && bw_isfinite4(x->r) && bw_isfinite3(x->s);
+}
+
+/* An angle difference d (radians) reduced to [−π, π], the shortest arc, for
+ * angle curves (sampling and mixing share it). fmodf is exact and so is the
+ * one correction (Sterbenz), so the result is d − 2πk exactly; a half turn
+ * (|result| = π) keeps the sign of d, so it turns the way d points.
+ * NaN for a non-finite d. */
+static inline float bw_wrap_angle(float d)
+{
+    const float pi = (float)M_PI, two_pi = (float)(2.0 * M_PI);
+    d = fmodf(d, two_pi); /* (−2π, 2π), sign of d */
+    if (d > pi) d -= two_pi;
+    else if (d < -pi) d += two_pi;
+    return d;
 }
 
 #endif

@@ -27,24 +27,13 @@ int bw_channel_width(bw_channel channel)
     return (unsigned)channel < BW_CHANNEL_COUNT ? widths[channel] : 0;
 }
 
-static bool is_curve_channel(bw_channel channel)
-{
-    return channel == BW_CHANNEL_FLOAT || channel == BW_CHANNEL_ANGLE;
-}
-
-static size_t align_up(size_t n)
-{
-    const size_t a = _Alignof(max_align_t);
-    return (n + a - 1) / a * a;
-}
-
 /* "joint \"Hips\" (parent \"root\") rotation" or "curve \"blink\" (float)":
  * how every validation message names a track. */
 static void describe_target(char *buf, size_t size, const char *parent, const char *joint, bw_channel channel)
 {
     const char *ch = (unsigned)channel < BW_CHANNEL_COUNT ? channel_names[channel] : "unknown channel";
     if (!joint) joint = "(null)";
-    if (is_curve_channel(channel)) snprintf(buf, size, "curve \"%s\" (%s)", joint, ch);
+    if (bw_channel_is_curve(channel)) snprintf(buf, size, "curve \"%s\" (%s)", joint, ch);
     else if (!parent) snprintf(buf, size, "joint \"%s\" (parent unknown) %s", joint, ch);
     else if (!parent[0]) snprintf(buf, size, "joint \"%s\" (root) %s", joint, ch);
     else snprintf(buf, size, "joint \"%s\" (parent \"%s\") %s", joint, parent, ch);
@@ -138,7 +127,7 @@ static bw_result check_track(const bw_track_desc *t, int index, const char *labe
  * angle count as one: both drive the rig curve) and target. */
 static bool same_target(const bw_track_desc *a, const bw_track_desc *b)
 {
-    if (is_curve_channel(a->channel)) return is_curve_channel(b->channel) && !strcmp(a->joint, b->joint);
+    if (bw_channel_is_curve(a->channel)) return bw_channel_is_curve(b->channel) && !strcmp(a->joint, b->joint);
     if (a->channel != b->channel || strcmp(a->joint, b->joint)) return false;
     if (!a->parent || !b->parent) return !a->parent && !b->parent;
     return !strcmp(a->parent, b->parent);
@@ -146,10 +135,10 @@ static bool same_target(const bw_track_desc *a, const bw_track_desc *b)
 
 static uint64_t target_hash(const bw_track_desc *t)
 {
-    int family = is_curve_channel(t->channel) ? BW_CHANNEL_FLOAT : (int)t->channel;
+    int family = bw_channel_is_curve(t->channel) ? BW_CHANNEL_FLOAT : (int)t->channel;
     uint64_t h = bw_hash_bytes(BW_HASH_SEED, &family, sizeof family);
-    h = bw_hash_bytes(h, t->joint, strlen(t->joint) + 1);
-    if (!is_curve_channel(t->channel) && t->parent) h = bw_hash_bytes(h, t->parent, strlen(t->parent) + 1);
+    h = bw_hash_string(h, t->joint);
+    if (!bw_channel_is_curve(t->channel) && t->parent) h = bw_hash_string(h, t->parent);
     return h;
 }
 
@@ -282,17 +271,17 @@ static bw_result build_clip(const bw_clip_desc *desc, uint64_t sequence_id, uint
         size_t stride = t->interp == BW_INTERP_CUBICSPLINE ? 3 * width : width;
         floats += (size_t)t->key_count * (1 + stride);
         if (track_needs_easing(t)) easing_bytes += 2 * (size_t)t->key_count;
-        strings += string_size(t->joint) + (is_curve_channel(t->channel) ? 0 : string_size(t->parent));
+        strings += string_size(t->joint) + (bw_channel_is_curve(t->channel) ? 0 : string_size(t->parent));
     }
     for (int i = 0; i < desc->marker_count; i++) strings += string_size(desc->markers[i].name);
     if (floats > (SIZE_MAX / 8) / sizeof(float))
         return bw_fail(err, BW_ERR_LIMIT, "clip \"%s\": too many keys", clip_name);
 
-    size_t off_tracks = align_up(sizeof(struct bw_clip));
-    size_t off_markers = off_tracks + align_up(sizeof(bw_track_data) * (size_t)desc->track_count);
-    size_t off_floats = off_markers + align_up(sizeof(bw_clip_marker) * (size_t)desc->marker_count);
-    size_t off_easing = off_floats + align_up(sizeof(float) * floats);
-    size_t off_strings = off_easing + align_up(easing_bytes);
+    size_t off_tracks = bw_align_up(sizeof(struct bw_clip), BW_MAX_ALIGN);
+    size_t off_markers = off_tracks + bw_align_up(sizeof(bw_track_data) * (size_t)desc->track_count, BW_MAX_ALIGN);
+    size_t off_floats = off_markers + bw_align_up(sizeof(bw_clip_marker) * (size_t)desc->marker_count, BW_MAX_ALIGN);
+    size_t off_easing = off_floats + bw_align_up(sizeof(float) * floats, BW_MAX_ALIGN);
+    size_t off_strings = off_easing + bw_align_up(easing_bytes, BW_MAX_ALIGN);
     size_t total = off_strings + strings;
 
     /* markers are sorted through a scratch index before the block exists,
@@ -338,7 +327,7 @@ static bw_result build_clip(const bw_clip_desc *desc, uint64_t sequence_id, uint
         bw_track_data *t = &clip->tracks[i];
         const bool cubic = src->interp == BW_INTERP_CUBICSPLINE;
         t->joint = copy_string(&scur, src->joint);
-        t->parent = is_curve_channel(src->channel) ? NULL : copy_string(&scur, src->parent);
+        t->parent = bw_channel_is_curve(src->channel) ? NULL : copy_string(&scur, src->parent);
         t->channel = src->channel;
         t->interp = src->interp;
         t->width = bw_channel_width(src->channel);
@@ -376,7 +365,6 @@ static bw_result build_clip(const bw_clip_desc *desc, uint64_t sequence_id, uint
         if (!any_time || tl > last_time) last_time = tl;
         any_time = true;
     }
-    clip->max_key_time = any_time ? last_time : 0.0f;
 
     for (int i = 0; i < desc->marker_count; i++) {
         const bw_marker_desc *m = &desc->markers[order[i].index];
@@ -533,8 +521,8 @@ bw_result bw_clip_compile_sequence(const bw_sequence_desc *desc, bw_clip **out_c
 
     /* scratch: track descs, then times/values, then styles/dirs */
     const bw_allocator *a = desc->allocator;
-    size_t off_floats = align_up(sizeof(bw_track_desc) * track_count);
-    size_t off_bytes = off_floats + align_up(sizeof(float) * floats);
+    size_t off_floats = bw_align_up(sizeof(bw_track_desc) * track_count, BW_MAX_ALIGN);
+    size_t off_bytes = off_floats + bw_align_up(sizeof(float) * floats, BW_MAX_ALIGN);
     size_t scratch_size = off_bytes + bytes;
     unsigned char *scratch = bw_alloc(a, scratch_size);
     if (!scratch) return bw_fail(err, BW_ERR_OUT_OF_MEMORY, "sequence: out of memory");

@@ -4,8 +4,6 @@
 #include "clip_internal.h"
 #include "common.h"
 
-static bool is_joint_channel(bw_channel c) { return c <= BW_CHANNEL_MASK_WEIGHT; }
-
 /* Same grid: key count, start and spacing within a few float ulps of the
  * times involved (the tolerance detect_uniform uses). */
 static bool same_grid(const bw_track_data *a, const bw_track_data *b)
@@ -25,12 +23,10 @@ static bool same_target(const bw_track_data *a, const bw_track_data *b)
 
 static uint64_t target_hash(const bw_track_data *t)
 {
-    uint64_t h = bw_hash_bytes(BW_HASH_SEED, t->joint, strlen(t->joint));
-    h = bw_hash_bytes(h, "/", 1); /* separates parent "" from parent NULL below */
-    return t->parent ? bw_hash_bytes(h, t->parent, strlen(t->parent) + 1) : h;
+    /* parent NULL folds nothing, parent "" one terminator: they differ */
+    uint64_t h = bw_hash_string(BW_HASH_SEED, t->joint);
+    return t->parent ? bw_hash_string(h, t->parent) : h;
 }
-
-static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
 /* First component of each channel in a block, and its width. */
 static int component_of(bw_channel c)
@@ -53,7 +49,7 @@ bw_result bw_clip_grid_build(bw_clip *clip)
     const bw_track_data *ref = NULL;
     for (int i = 0; i < clip->track_count; i++) {
         const bw_track_data *t = &clip->tracks[i];
-        if (!is_joint_channel(t->channel) || t->key_count == 1) continue; /* single keys are constants */
+        if (bw_channel_is_curve(t->channel) || t->key_count == 1) continue; /* single keys are constants */
         if (t->interp != BW_INTERP_EASED || t->styles || !t->uniform || !(t->spacing > 0.0f)) return BW_OK;
         if (!ref) ref = t;
         else if (!same_grid(ref, t)) return BW_OK;
@@ -75,7 +71,7 @@ bw_result bw_clip_grid_build(bw_clip *clip)
     for (int i = 0; i < clip->track_count; i++) {
         track_joint[i] = -1;
         const bw_track_data *t = &clip->tracks[i];
-        if (!is_joint_channel(t->channel)) continue;
+        if (bw_channel_is_curve(t->channel)) continue;
         size_t at = (size_t)target_hash(t) & (slots - 1);
         while (table[at] >= 0 && !same_target(&clip->tracks[table[at]], t)) at = (at + 1) & (slots - 1);
         if (table[at] < 0) {
@@ -168,8 +164,8 @@ bw_result bw_binding_grid_build(bw_binding *b)
     int fixups = 0;
     for (int j = 0; j < cg->joint_count; j++) fixups += cg->missing[j] && b->targets[cg->joint_track[j]] >= 0;
     size_t lanes = (size_t)cg->block_count * 4;
-    size_t off_lanes = align16(sizeof(bw_grid_binding));
-    size_t off_fixups = off_lanes + align16(sizeof(int) * lanes);
+    size_t off_lanes = bw_align_up(sizeof(bw_grid_binding), 16);
+    size_t off_fixups = off_lanes + bw_align_up(sizeof(int) * lanes, 16);
     size_t total = off_fixups + sizeof(bw_grid_fixup) * (size_t)fixups;
     unsigned char *block = bw_alloc(&b->allocator, total);
     if (!block) return BW_ERR_OUT_OF_MEMORY;

@@ -3,7 +3,7 @@
  * benchmark). Not part of the public API.
  *
  * Clip memory: one allocation holds, in this order (each section aligned to
- * max_align_t):
+ * max_align_t, offsets from bw_align_up):
  *   struct bw_clip
  *   bw_track_data tracks[track_count]      (in creation order)
  *   bw_clip_marker markers[marker_count]   (sorted by time, stable)
@@ -13,8 +13,9 @@
  *   unsigned char easing                   (per track that needs it:
  *                                           styles[key_count], dirs[key_count])
  *   char strings                           (clip name, track names, marker names)
- * so destroying a clip is a single free, and a track's keys are two
- * contiguous arrays that a later uniform-grid fast path can index directly.
+ * so a track's keys are two contiguous arrays. The optional uniform-grid
+ * copy (clip->grid, below) is a second allocation made from the same
+ * allocator; bw_clip_destroy frees both.
  *
  * Value layout per key: `width` floats (bw_channel_width) for EASED tracks;
  * for CUBICSPLINE tracks `stride` = 3 × width floats in glTF order:
@@ -24,7 +25,8 @@
  * so the normalized curve is unchanged.
  *
  * The binding is likewise one allocation: the struct, then per-track
- * targets and statuses, then the driven joints and driven curves.
+ * targets and statuses, then the driven joints and driven curves; its
+ * optional grid lane map (binding->grid) is a second one.
  */
 #ifndef BW_CLIP_INTERNAL_H
 #define BW_CLIP_INTERNAL_H
@@ -74,9 +76,14 @@ struct bw_clip {
     int marker_count;
     bw_track_data *tracks;
     bw_clip_marker *markers;
-    float max_key_time;     /* largest key time over all tracks (0 with no tracks) */
     struct bw_clip_grid *grid; /* the uniform-grid copy (clip_grid.c), NULL when ineligible */
 };
+
+/* FLOAT and ANGLE tracks drive rig curves; every other channel a joint. */
+static inline bool bw_channel_is_curve(bw_channel channel)
+{
+    return channel == BW_CHANNEL_FLOAT || channel == BW_CHANNEL_ANGLE;
+}
 
 /* Channels a joint can be driven on, the slots of bw_joint_binding. */
 enum { BW_SLOT_T = 0, BW_SLOT_R, BW_SLOT_S, BW_SLOT_POSE_WEIGHT, BW_SLOT_MASK_WEIGHT, BW_SLOT_COUNT };
@@ -130,8 +137,8 @@ static inline int bw_track_find_key(const bw_track_data *track, float t)
  *
  * A clip whose joint tracks (translation, rotation, scale, pose and mask
  * weight) are all linear and keyed on one uniform time grid, or hold a
- * single constant key, also keeps a structure-of-arrays copy of those
- * keys. The clip's distinct target joints ("grid joints", in order of
+ * single constant key, with at least one track on the grid, also keeps a
+ * structure-of-arrays copy of those keys. The clip's distinct target joints ("grid joints", in order of
  * first appearance) are packed in blocks of four; row k holds, per block,
  * BW_GRID_COMPONENTS components × 4 lanes at time start + k × spacing:
  *   tx ty tz  rx ry rz rw  sx sy sz  pose_weight mask_weight
@@ -159,7 +166,7 @@ typedef struct bw_clip_grid {
     int *joint_track;    /* per grid joint: one of its track indices (for the binding) */
     int *track_joint;    /* per clip track: its grid joint, -1 for curve tracks */
     unsigned char *missing; /* per grid joint: BW_GRID_MISSING_* bits */
-    size_t alloc_size;
+    size_t alloc_size;   /* bytes of this block: header, rows, then the arrays above */
 } bw_clip_grid;
 
 /* A driven joint that needs the rig's current value for some channels. */

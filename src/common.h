@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <string.h>
 
 #ifndef M_PI /* strict C11 headers do not define it */
@@ -40,7 +41,15 @@ bw_result bw_fail_at(bw_error *err, bw_result code, const char *file, int line, 
 #endif
     ;
 
-static inline float bw_clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+/* x clamped to [0, 1]; NaN fails both comparisons and becomes 0. */
+static inline float bw_clamp01(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }
+/* A sampled joint's coverage (SPEC §3): clamp(pose_weight × (1 − mask_weight),
+ * 0, 1), NaN → 0. The one definition sampling, the grid kernels and root
+ * motion share (the SIMD grid kernel computes the same per lane). */
+static inline float bw_coverage(float pose_weight, float mask_weight)
+{
+    return bw_clamp01(pose_weight * (1.0f - mask_weight));
+}
 static inline int bw_isfinite3(const float *v) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 static inline int bw_isfinite4(const float *v) { return bw_isfinite3(v) && isfinite(v[3]); }
 
@@ -52,5 +61,13 @@ static inline uint64_t bw_hash_bytes(uint64_t h, const void *data, size_t n)
     return h;
 }
 #define BW_HASH_SEED 14695981039346656037ull
+/* Fold a string with its terminator, so consecutive strings cannot run
+ * into each other ("ab","c" and "a","bc" differ). */
+static inline uint64_t bw_hash_string(uint64_t h, const char *s) { return bw_hash_bytes(h, s, strlen(s) + 1); }
+
+/* n rounded up to a multiple of `align` (> 0): section offsets inside the
+ * single-block objects (clips, bindings, grids). */
+static inline size_t bw_align_up(size_t n, size_t align) { return (n + align - 1) / align * align; }
+#define BW_MAX_ALIGN ((size_t)_Alignof(max_align_t))
 
 #endif

@@ -7,10 +7,9 @@
  * reached exactly when its time is. */
 #include "blendwerk/easing.h"
 
-#include <math.h>
-#include <string.h>
+#include "common.h"
 
-#define PI_F 3.14159265358979323846f
+#define PI_F ((float)M_PI)
 
 static float bounce_out(float x)
 {

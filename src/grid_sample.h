@@ -49,7 +49,7 @@ static inline void bw_grid_segment(const bw_clip_grid *g, float time, int *out_k
         if (time < g->times[k] && k > 0) k--;
         else if (time >= g->times[k + 1] && k + 1 < last) k++;
         u = (time - g->times[k]) / (g->times[k + 1] - g->times[k]);
-        u = u > 0.0f ? (u < 1.0f ? u : 1.0f) : 0.0f;
+        u = bw_clamp01(u);
     }
     *out_k = k;
     *out_u = u;
@@ -73,8 +73,7 @@ static inline void bw_grid_block_portable(const float *a, const float *b, float 
         bw_grid_slerp(qa, qb, ca, cb, u, q);
         for (int c = 0; c < 4; c++) res[3 + c][l] = q[c];
         float pw = a[40 + l] * v + b[40 + l] * u, mw = a[44 + l] * v + b[44 + l] * u;
-        float cov = pw * (1.0f - mw);
-        res[10][l] = cov > 0.0f ? (cov < 1.0f ? cov : 1.0f) : 0.0f; /* NaN → 0 */
+        res[10][l] = bw_coverage(pw, mw);
     }
 }
 

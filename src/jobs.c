@@ -12,7 +12,8 @@
 
 struct bw_jobs {
     const bw_allocator *allocator;
-    int thread_count;
+    int thread_count;      /* caller + workers started */
+    int threads_allocated; /* worker slots in `threads` (its block's size) */
     pthread_t *threads;
     pthread_mutex_t lock;
     pthread_cond_t wake;
@@ -82,6 +83,7 @@ bw_result bw_jobs_create(int thread_count, const bw_allocator *allocator, bw_job
         bw_free(allocator, jobs, sizeof *jobs);
         return BW_ERR_OUT_OF_MEMORY;
     }
+    jobs->threads_allocated = workers;
     worker_arg *args = (worker_arg *)(jobs->threads + (workers > 0 ? workers : 1));
     pthread_mutex_init(&jobs->lock, NULL);
     pthread_cond_init(&jobs->wake, NULL);
@@ -112,7 +114,7 @@ void bw_jobs_destroy(bw_jobs *jobs)
     pthread_cond_destroy(&jobs->done);
     pthread_cond_destroy(&jobs->wake);
     pthread_mutex_destroy(&jobs->lock);
-    bw_free(jobs->allocator, jobs->threads, threads_block_size(workers));
+    bw_free(jobs->allocator, jobs->threads, threads_block_size(jobs->threads_allocated));
     bw_free(jobs->allocator, jobs, sizeof *jobs);
 }
 

@@ -62,8 +62,6 @@ struct bw_mixer {
     bw_contribution *sampled;   /* max_contributions: contributions built by bw_mix_run_clips */
 };
 
-#define TWO_PI 6.28318530717958647692f
-
 /* The vector helpers must inline into the block loop; a call per
  * operation would cost more than the operation. */
 #if defined(__GNUC__)
@@ -300,9 +298,9 @@ HOT_INLINE void mix_block(const entry *entries, const int *rank_end, int rank_co
                 bw_grid_block(entries[e].grid_a + at, entries[e].grid_b + at, entries[e].u, entries[e].ca,
                               entries[e].cb, res);
                 sh = v4_clamp01(v4_mul(v4_set1(entries[e].weight), cov_load(res[10], lanes)));
+                if (!v4i_any(v4_gt(sh, zero))) continue;
 #define LOAD_RES(i_) y.c[i_] = v4_load(res[i_]);
                 FOR_ALL(LOAD_RES)
-                if (!v4i_any(v4_gt(sh, zero))) continue;
             } else {
                 sh = v4_clamp01(v4_mul(v4_set1(entries[e].weight), cov_load(entries[e].coverage + j, lanes)));
                 if (!v4i_any(v4_gt(sh, zero))) continue; /* nothing covered here: skip the loads */
@@ -379,15 +377,6 @@ HOT_INLINE void mix_block(const entry *entries, const int *rank_end, int rank_co
     else block_store_tail(&x, out, lanes);
     cov_store(out_coverage, v4_select(changed, cr, cov_raw), lanes);
 }
-
-HOT_INLINE float clamp01(float x)
-{
-    /* NaN fails both comparisons and becomes 0. */
-    return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f;
-}
-
-/* Offset d wrapped into [-π, π]; NaN for non-finite d. */
-static inline float wrap_angle(float d) { return remainderf(d, TWO_PI); }
 
 static inline float sanitize_weight(float w) { return (isfinite(w) && w > 0.0f) ? w : 0.0f; }
 
@@ -491,11 +480,11 @@ static void mix_curves(const entry *entries, const int *rank_end, int rank_count
              * the running value when it is covered (so the overlay also
              * takes the short way), else the rank's first value. */
             float ref = v;
-            int has_ref = clamp01(cr) > 0.0f;
+            int has_ref = bw_clamp01(cr) > 0.0f;
             float share = 0.0f, sum = 0.0f;
             for (int end = rank_end[r]; e < end; e++) {
                 if (!entries[e].curves) continue; /* a grid clip drives no curves */
-                float sh = clamp01(entries[e].weight * entries[e].curve_coverage[i]);
+                float sh = bw_clamp01(entries[e].weight * entries[e].curve_coverage[i]);
                 if (!(sh > 0.0f)) continue;
                 float val = entries[e].curves[i];
                 if (angle[i]) {
@@ -503,14 +492,14 @@ static void mix_curves(const entry *entries, const int *rank_end, int rank_count
                         ref = val;
                         has_ref = 1;
                     }
-                    val = ref + wrap_angle(val - ref);
+                    val = ref + bw_wrap_angle(val - ref);
                 }
                 sum += sh * val;
                 share += sh;
             }
             if (!(share > 0.0f)) continue;
             float ck = share < 1.0f ? share : 1.0f;
-            float wa = clamp01(cr) * (1.0f - ck);
+            float wa = bw_clamp01(cr) * (1.0f - ck);
             float total = wa + ck;
             float nv = (wa * v + ck * (sum / share)) / total;
             if (!isfinite(nv)) continue; /* bad data: keep what lay below */

@@ -36,7 +36,6 @@ typedef struct track {
     bool used;
     int generation; /* 1..MAX_GENERATION; bumped by every play into the slot */
     const bw_binding *binding;
-    const bw_clip *clip;
     const bw_clip_marker *markers; /* the clip's, sorted by time; read directly on the hot path */
     int marker_count;
     bool markers_in_order; /* positions (after the modulo) ascend with the index */
@@ -407,7 +406,6 @@ int bw_track_set_play(bw_track_set *set, const bw_play_desc *desc)
     tr->generation = generation;
     tr->used = true;
     tr->binding = desc->binding;
-    tr->clip = clip;
     tr->markers = clip->markers;
     tr->marker_count = clip->markers ? clip->marker_count : 0;
     float len = bw_clip_length(clip);
@@ -616,7 +614,6 @@ void bw_track_set_drain(bw_track_set *set, bw_signal_fn fn, void *user)
             bw_signal s = {BW_SIGNAL_STOPPED, handle_of(set, tr), -1, NULL, 0.0f, tr->user};
             tr->used = false;
             tr->binding = NULL;
-            tr->clip = NULL;
             tr->markers = NULL;
             memmove(&set->order[i], &set->order[i + 1], sizeof *set->order * (size_t)(set->live - i - 1));
             set->live--;

@@ -118,21 +118,27 @@ static inline void rotation_scale_columns(const bw_transform *x, float c[3][3])
     c[2][2] = (1.0f - xx - yy) * sz;
 }
 
+/* The affine matrix [c | t] (last row 0 0 0 1). */
+static inline void store_affine(const float c[3][3], const float *t, float m[4][4])
+{
+    for (int k = 0; k < 3; k++) {
+        m[k][0] = c[k][0];
+        m[k][1] = c[k][1];
+        m[k][2] = c[k][2];
+        m[k][3] = 0.0f;
+    }
+    m[3][0] = t[0];
+    m[3][1] = t[1];
+    m[3][2] = t[2];
+    m[3][3] = 1.0f;
+}
+
 void bw_transform_to_matrix(const bw_transform *x, float m[4][4])
 {
     if (!x || !m) return;
     float c[3][3];
     rotation_scale_columns(x, c);
-    for (int i = 0; i < 3; i++) {
-        m[i][0] = c[i][0];
-        m[i][1] = c[i][1];
-        m[i][2] = c[i][2];
-        m[i][3] = 0.0f;
-    }
-    m[3][0] = x->t[0];
-    m[3][1] = x->t[1];
-    m[3][2] = x->t[2];
-    m[3][3] = 1.0f;
+    store_affine(c, x->t, m);
 }
 
 #if defined(__GNUC__) && !defined(BW_NO_VECTOR_EXT)
@@ -187,16 +193,7 @@ void bw_pose_local_to_model(const bw_rig *rig, const bw_pose *pose, float (*mode
         float(*m)[4] = model[i];
         int p = parents[i];
         if (p < 0) {
-            for (int k = 0; k < 3; k++) {
-                m[k][0] = c[k][0];
-                m[k][1] = c[k][1];
-                m[k][2] = c[k][2];
-                m[k][3] = 0.0f;
-            }
-            m[3][0] = x->t[0];
-            m[3][1] = x->t[1];
-            m[3][2] = x->t[2];
-            m[3][3] = 1.0f;
+            store_affine(c, x->t, m);
             continue;
         }
         /* model = parent · local. Both are affine (last row 0 0 0 1), so

@@ -98,8 +98,7 @@ static uint64_t hash_joint(uint64_t h, const char *name, int parent)
     uint32_t p = (uint32_t)parent;
     unsigned char bytes[4] = {(unsigned char)(p & 0xffu), (unsigned char)((p >> 8) & 0xffu),
                               (unsigned char)((p >> 16) & 0xffu), (unsigned char)((p >> 24) & 0xffu)};
-    h = bw_hash_bytes(h, name, strlen(name) + 1);
-    return bw_hash_bytes(h, bytes, sizeof bytes);
+    return bw_hash_bytes(bw_hash_string(h, name), bytes, sizeof bytes);
 }
 
 /* Normalize a rest rotation, scaling by the largest component first so that
@@ -294,11 +293,10 @@ bw_result bw_rig_create(const bw_rig_desc *desc, bw_rig **out_rig, bw_error *err
     for (int k = 1; k < n; k++) {
         int x = rig->order[k - 1], y = rig->order[k];
         if (joint_key_cmp(rig, x, y) == 0) {
-            int lo = x < y ? x : y, hi = x < y ? y : x;
+            int hi = x < y ? y : x;
             char where[64];
             snprintf(where, sizeof where, "joints[%d]", hi);
             const char *pn = parent_name_of(rig, hi);
-            (void)lo;
             r = bw_fail_at(err, BW_ERR_DUPLICATE, NULL, 0, where,
                            "joint '%s' appears twice under %s%s%s (a (parent, name) pair must be unique)",
                            rig->names[hi], pn[0] ? "parent '" : "the root", pn, pn[0] ? "'" : "");

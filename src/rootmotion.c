@@ -9,10 +9,10 @@
 
 #include "blendwerk/sample.h"
 #include "bw_math.h"
+#include "clip_internal.h"
 #include "common.h"
 
-#define PI_D 3.141592653589793238462643383280
-#define TWO_PI (2.0 * PI_D)
+#define TWO_PI (2.0 * M_PI)
 
 /* The root's parent frame in model space, from the rig's current joint
  * values: model point = lin · local point + pos; model rotation =
@@ -43,9 +43,11 @@ typedef struct motion {
 
 static const motion motion_identity = {{0.0, 0.0, 0.0}, 0.0};
 
+/* x reduced to [−π, π), in double (bw_wrap_angle is the float form for
+ * curves; headings here are summed over many keys and cycles). */
 static double wrap_pi(double x)
 {
-    return x - TWO_PI * floor((x + PI_D) / TWO_PI);
+    return x - TWO_PI * floor((x + M_PI) / TWO_PI);
 }
 
 /* v rotated by angle about +Y (+Z turns toward +X). */
@@ -145,44 +147,32 @@ static void compute_parent_frame(const bw_rig *rig, int root, parent_frame *f)
     }
 }
 
-/* The root's tracks in the play's clip: a scan over the clip's tracks
- * comparing indices only. Curve channels are skipped: their binding target
- * is a curve index, which may equal the root's joint index. */
+/* The root's tracks in the play's clip: the binding's entry for the root
+ * joint (driven joints are sorted by index, so a binary search), i.e. the
+ * very tracks bw_sample_clip reads for it. No entry: nothing drives it. */
 static void find_source(const bw_binding *binding, int root, root_source *src)
 {
-    src->clip = bw_binding_clip(binding);
+    src->clip = binding->clip;
     src->t_track = src->r_track = src->pw_track = src->mw_track = -1;
     src->keyed = false;
     src->r_times = NULL;
     src->r_keys = 0;
-    int n = bw_clip_track_count(src->clip);
-    for (int i = 0; i < n; i++) {
-        if (bw_binding_track_target(binding, i) != root) continue;
-        bw_track_desc d;
-        if (bw_clip_track(src->clip, i, &d) != BW_OK) continue;
-        switch (d.channel) {
-        case BW_CHANNEL_TRANSLATION:
-            if (src->t_track < 0) src->t_track = i;
-            break;
-        case BW_CHANNEL_ROTATION:
-            if (src->r_track < 0) {
-                src->r_track = i;
-                src->r_times = d.times;
-                src->r_keys = d.key_count;
-            }
-            break;
-        case BW_CHANNEL_POSE_WEIGHT:
-            if (src->pw_track < 0) src->pw_track = i;
-            break;
-        case BW_CHANNEL_MASK_WEIGHT:
-            if (src->mw_track < 0) src->mw_track = i;
-            break;
-        case BW_CHANNEL_SCALE:
-            break;
-        default:
-            continue; /* a curve, not the root joint */
-        }
-        src->keyed = true;
+    int lo = 0, hi = binding->driven_joint_count;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (binding->driven_joints[mid].joint < root) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == binding->driven_joint_count || binding->driven_joints[lo].joint != root) return;
+    const bw_joint_binding *jb = &binding->driven_joints[lo];
+    src->keyed = true;
+    src->t_track = jb->track[BW_SLOT_T];
+    src->r_track = jb->track[BW_SLOT_R];
+    src->pw_track = jb->track[BW_SLOT_POSE_WEIGHT];
+    src->mw_track = jb->track[BW_SLOT_MASK_WEIGHT];
+    if (src->r_track >= 0) {
+        src->r_times = src->clip->tracks[src->r_track].times;
+        src->r_keys = src->clip->tracks[src->r_track].key_count;
     }
 }
 
@@ -195,8 +185,7 @@ static double root_coverage(const root_source *src, double time)
     float pw = 1.0f, mw = 0.0f;
     if (src->pw_track >= 0) bw_sample_track(src->clip, src->pw_track, (float)time, &pw);
     if (src->mw_track >= 0) bw_sample_track(src->clip, src->mw_track, (float)time, &mw);
-    float c = pw * (1.0f - mw);
-    return c > 0.0f ? (c < 1.0f ? (double)c : 1.0) : 0.0; /* NaN → 0 */
+    return (double)bw_coverage(pw, mw);
 }
 
 /* Where the play's step ends, in the clip's own time (what the track set

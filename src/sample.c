@@ -12,19 +12,14 @@
 #include "common.h"
 #include "grid_sample.h"
 
-#define PI_F 3.14159265358979323846f
-#define TWO_PI_F 6.28318530717958647692f
-
 float bw_lerp_angle(float a, float b, float u)
 {
     if (!isfinite(a)) return isfinite(b) ? b : 0.0f;
     if (!isfinite(u)) u = 0.0f;
     float d = b - a;
     if (!isfinite(d)) return a;
-    d = fmodf(d, TWO_PI_F); /* (-2π, 2π), sign of b − a */
-    if (d > PI_F) d -= TWO_PI_F;
-    else if (d < -PI_F) d += TWO_PI_F;
     /* a half turn apart (|d| = π) keeps the direction b − a points */
+    d = bw_wrap_angle(d);
     float r = a + d * u;
     return isfinite(r) ? r : a;
 }
@@ -96,18 +91,6 @@ void bw_sample_track(const bw_clip *clip, int track, float time, float *out)
     sample_track(&clip->tracks[track], time, out);
 }
 
-static void clear_pose(bw_pose *out)
-{
-    for (int j = 0; j < out->joint_count; j++) {
-        out->joints[j] = bw_transform_identity;
-        out->coverage[j] = 0.0f;
-    }
-    for (int c = 0; c < out->curve_count; c++) {
-        out->curves[c] = 0.0f;
-        out->curve_coverage[c] = 0.0f;
-    }
-}
-
 /* Write lane l of a computed block (res: component-major, 4 lanes each:
  * t xyz, r xyzw, s xyz, coverage) into the pose. */
 static inline void store_lane(const float (*res)[4], int l, bw_transform *x, float *coverage)
@@ -176,9 +159,8 @@ static void sample_joints(const bw_binding *binding, const bw_transform *rest, i
             sample_track(&tracks[jb->track[BW_SLOT_POSE_WEIGHT]], time, &pose_weight);
         if (jb->track[BW_SLOT_MASK_WEIGHT] >= 0)
             sample_track(&tracks[jb->track[BW_SLOT_MASK_WEIGHT]], time, &mask_weight);
-        float coverage = pose_weight * (1.0f - mask_weight);
         out->joints[j] = x;
-        out->coverage[j] = coverage > 0.0f ? (coverage < 1.0f ? coverage : 1.0f) : 0.0f; /* NaN → 0 */
+        out->coverage[j] = bw_coverage(pose_weight, mask_weight);
     }
 }
 
@@ -188,13 +170,13 @@ void bw_sample_clip(const bw_binding *binding, const bw_rig *rig, float time, bw
     /* A binding made for another layout would write to the wrong joints:
      * such a misuse samples nothing rather than scrambling the pose. */
     if (!binding || !binding->clip || (rig && bw_rig_layout_signature(rig) != binding->layout_signature)) {
-        clear_pose(out);
+        bw_pose_clear(out);
         return;
     }
     /* joints (and curves) the clip does not drive read as identity with
      * coverage 0; when it drives all of them every value is overwritten */
     if (binding->driven_joint_count < out->joint_count || binding->driven_curve_count < out->curve_count)
-        clear_pose(out);
+        bw_pose_clear(out);
     if (isnan(time)) time = 0.0f; /* ±inf hold the last / first key like any time past the ends */
 
     const bw_track_data *tracks = binding->clip->tracks;

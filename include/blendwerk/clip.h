@@ -94,13 +94,15 @@ typedef struct bw_marker_desc {
 
 typedef struct bw_clip_desc {
     const char *name; /* optional; copied */
-    const bw_track_desc *tracks;
-    int track_count;
-    const bw_marker_desc *markers;
-    int marker_count;
-    float length; /* > 0 to set explicitly; <= 0: last key / marker time */
+    const bw_track_desc *tracks;   /* track_count entries; read during creation only
+                                      (names, keys and easing are copied) */
+    int track_count;               /* >= 0 */
+    const bw_marker_desc *markers; /* marker_count entries; copied */
+    int marker_count;              /* >= 0 */
+    float length; /* seconds, finite; > 0 to set explicitly; <= 0: last key / marker time */
     bool loop;    /* default loop flag for tracks that play this clip */
-    const bw_allocator *allocator;
+    const bw_allocator *allocator; /* NULL = malloc; copied (the allocator itself
+                                      must outlive the clip) */
 } bw_clip_desc;
 
 bw_result bw_clip_create(const bw_clip_desc *desc, bw_clip **out_clip, bw_error *err);
@@ -118,10 +120,11 @@ enum {
 };
 
 typedef struct bw_joint_key {
-    float time;
+    float time;     /* seconds, finite */
     unsigned flags; /* BW_KEY_* bits; a channel is keyed only where its bit is set */
-    float t[3], r[4], s[3];
-    float pose_weight, mask_weight;
+    float t[3], r[4], s[3];         /* translation, rotation (x,y,z,w; normalized on
+                                       compile), scale; finite where flagged */
+    float pose_weight, mask_weight; /* usually in [0, 1]; coverage clamps (SPEC §3) */
     bw_ease_style style; /* easing of the segment that ends at this key, for
                             every channel keyed here (a channel skipping
                             intermediate keys eases from its own previous key) */
@@ -136,27 +139,27 @@ typedef struct bw_joint_keys {
 } bw_joint_keys;
 
 typedef struct bw_curve_keys {
-    const char *name;
-    bool angle;          /* true: BW_CHANNEL_ANGLE */
-    const float *times;
-    const float *values;
-    const unsigned char *styles, *dirs; /* optional */
+    const char *name;    /* the rig curve it drives; copied */
+    bool angle;          /* true: BW_CHANNEL_ANGLE (values in radians) */
+    const float *times;  /* key_count seconds, strictly increasing */
+    const float *values; /* key_count values */
+    const unsigned char *styles, *dirs; /* optional, as in bw_track_desc */
     int key_count;
 } bw_curve_keys;
 
 typedef struct bw_sequence_desc {
     uint64_t sequence_id; /* identity of the authored sequence */
     uint32_t revision;    /* bumped by the author on every edit */
-    const char *name;
-    const bw_joint_keys *joints;
+    const char *name;     /* optional; copied */
+    const bw_joint_keys *joints; /* joint_count entries; read during compilation only */
     int joint_count;
-    const bw_curve_keys *curves;
+    const bw_curve_keys *curves; /* curve_count entries; read during compilation only */
     int curve_count;
     const bw_marker_desc *markers;
     int marker_count;
-    float length;
+    float length;         /* as bw_clip_desc.length */
     bool loop;
-    const bw_allocator *allocator;
+    const bw_allocator *allocator; /* as bw_clip_desc.allocator */
 } bw_sequence_desc;
 
 /* Split the sequence into channel tracks: per joint entry, in order,

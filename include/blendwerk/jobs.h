@@ -22,7 +22,10 @@ typedef struct bw_jobs bw_jobs;
  * threads (to pick per-thread scratch). */
 typedef void (*bw_job_fn)(void *user, int begin, int end, int worker);
 
-/* thread_count >= 1 (1 = run everything on the caller). */
+/* thread_count in [1, 256] (1 = run everything on the caller; else
+ * BW_ERR_INVALID_ARGUMENT). BW_ERR_OUT_OF_MEMORY, or BW_ERR_LIMIT when the
+ * system refuses a thread (nothing is left running). The allocator must
+ * outlive the pool. */
 bw_result bw_jobs_create(int thread_count, const bw_allocator *allocator, bw_jobs **out_jobs);
 void bw_jobs_destroy(bw_jobs *jobs);
 int bw_jobs_thread_count(const bw_jobs *jobs);

@@ -49,8 +49,9 @@ extern "C" {
 #endif
 
 typedef struct bw_contribution {
-    const bw_pose *pose; /* same joint and curve counts as the output */
-    float weight;        /* playback / layer weight; clamped per joint by share */
+    const bw_pose *pose; /* same joint and curve counts as the output; borrowed */
+    float weight;        /* playback / layer weight, >= 0 (not finite or <= 0: skipped);
+                            each joint's share clamps weight × coverage to [0, 1] */
     int priority;        /* rank; higher ranks overlay lower ones */
 } bw_contribution;
 
@@ -58,7 +59,10 @@ typedef struct bw_mixer bw_mixer;
 
 /* Scratch for poses of joint_count joints and curve_count curves and up to
  * max_contributions contributions per run (all >= 0; BW_ERR_INVALID_ARGUMENT
- * otherwise, BW_ERR_OUT_OF_MEMORY). *out_mixer is set only on success. */
+ * otherwise; BW_ERR_LIMIT beyond 2^26 joints or curves or 2^20
+ * contributions; BW_ERR_OUT_OF_MEMORY). The scratch includes one pose per
+ * contribution slot for bw_mix_run_clips, so memory grows with
+ * max_contributions × (joints + curves). *out_mixer is set only on success. */
 bw_result bw_mixer_create(int joint_count, int curve_count, int max_contributions,
                           const bw_allocator *allocator, bw_mixer **out_mixer);
 /* Same, sized for `rig`, with the rig's curve kinds (bw_mixer_create treats
@@ -81,21 +85,28 @@ bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution
 
 /* A clip to sample and mix in the same pass (bw_mix_run_clips). */
 typedef struct bw_clip_contribution {
-    const struct bw_binding *binding; /* made for the rig the mixer serves */
-    float time;                       /* clip time in seconds (wrap it first for looping playback) */
-    float weight;
-    int priority;
+    const struct bw_binding *binding; /* made for the rig the mixer serves; borrowed */
+    float time;                       /* clip time in seconds (wrap it first for looping
+                                         playback; NaN samples at 0, as bw_sample_clip) */
+    float weight;                     /* as bw_contribution.weight */
+    int priority;                     /* as bw_contribution.priority */
 } bw_clip_contribution;
 
 /* Sample every clip at its time (as bw_sample_clip does) and mix the
  * samples over `base` into `out` (as bw_mix_run does), in one pass: the
  * result equals sampling into poses and mixing them, to float rounding.
- * Clips on a uniform grid whose binding drives every rig joint in order
- * (the usual exported clip) go straight from the clip's key rows into the
- * mixer's accumulators, four joints at a time, with no intermediate pose;
- * other clips are sampled into scratch poses the mixer owns. `rig` must be
- * the rig the bindings were made for; its current joint values fill
- * unkeyed channels. Never allocates. */
+ * A clip whose binding is "dense" (the clip is on a uniform grid, grid
+ * lane l drives rig joint l for every joint, every joint keys translation,
+ * rotation and scale, and no curve is driven: the usual exported clip)
+ * goes straight from the clip's key rows into the mixer's accumulators,
+ * four joints at a time, with no intermediate pose; other clips are
+ * sampled into scratch poses the mixer owns. `rig` is the rig the bindings
+ * were made for; its current joint values fill unkeyed channels.
+ * Errors (`out` untouched): BW_ERR_INVALID_ARGUMENT for a NULL mixer, rig
+ * or out, NULL clips with count > 0, a negative count, poses not matching
+ * the mixer, or a NULL binding or one whose layout signature differs from
+ * the rig's or whose joint count differs from the mixer's; BW_ERR_LIMIT
+ * when count exceeds the mixer's capacity. Never allocates. */
 bw_result bw_mix_run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base,
                            const bw_clip_contribution *clips, int count, bw_pose *out);
 

@@ -26,8 +26,9 @@
  * - dt and speed that are not finite are treated as 0; an advance of any
  *   size costs at most the bounded work above.
  * - Stopping sets the weight heading to 0 over a fade; removal happens in
- *   drain, once a stopped track's weight is inactive (<= 1e-4), and queues
- *   STOPPED. A weight fade toward 0 without stop never removes the track.
+ *   drain, once a stopped track's weight is inactive (<= 1e-4), which
+ *   delivers STOPPED directly (it never waits in the queue). A weight fade
+ *   toward 0 without stop never removes the track.
  * - Seeking (bw_track_set_seek) fires no markers.
  *
  * Decisions where SPEC §4 is silent (each is tested in tests/test_play.c):
@@ -85,7 +86,7 @@ typedef struct bw_signal {
     int track;          /* track handle */
     int marker;         /* marker index in the clip (MARKER only, else -1) */
     const char *name;   /* marker name (MARKER only; owned by the clip), else NULL */
-    float marker_time;  /* marker time in the clip */
+    float marker_time;  /* marker time in the clip, seconds (0 for other kinds) */
     void *user;         /* the track's user pointer */
 } bw_signal;
 
@@ -108,21 +109,26 @@ bw_result bw_track_set_create(const bw_track_set_desc *desc, bw_track_set **out_
 void bw_track_set_destroy(bw_track_set *set);
 
 typedef struct bw_play_desc {
-    const bw_binding *binding; /* required: clip + rig binding (outlives the track) */
-    double time;     /* start time, seconds (wrapped / clamped like playback) */
-    float speed;     /* playback rate; use bw_play_desc_defaults for 1 */
-    float weight;    /* target weight (default 1) */
-    float fade_in;   /* seconds to reach the weight from 0 (0 = immediately) */
-    int priority;    /* mixer rank */
+    const bw_binding *binding; /* required: clip + rig binding made for the set's rig
+                                  (same layout and topology revision); borrowed,
+                                  outlives the track */
+    double time;     /* start time, clip seconds, finite (wrapped / clamped like playback) */
+    float speed;     /* clip seconds per second, finite, any sign (bw_play_desc_defaults: 1) */
+    float weight;    /* target weight, finite, >= 0 (default 1; the mixer clamps
+                        each joint's share to 1) */
+    float fade_in;   /* seconds to reach the weight from 0, finite, >= 0 (0 = at once) */
+    int priority;    /* mixer rank (bw_contribution.priority) */
     int loop;        /* -1: the clip's flag, 0: no, 1: yes */
-    void *user;      /* passed back in signals */
+    void *user;      /* passed back in signals; not owned */
 } bw_play_desc;
 
 /* speed 1, weight 1, fade_in 0, priority 0, loop -1, time 0. */
 bw_play_desc bw_play_desc_defaults(const bw_binding *binding);
 
 /* Start a track; returns its handle (>= 0) or -1 when the set is full or
- * the desc is invalid (non-finite numbers, missing binding). */
+ * the desc is invalid (missing binding, a binding made for another layout
+ * or topology revision, non-finite numbers, negative weight or fade_in, a
+ * loop value outside -1..1). */
 int bw_track_set_play(bw_track_set *set, const bw_play_desc *desc);
 /* Stop: the weight heads to 0 over fade_out seconds (0 = at once); the
  * track is removed in the drain after its weight is inactive. */

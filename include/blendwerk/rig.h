@@ -60,11 +60,12 @@ typedef struct bw_rig_curve_desc {
 } bw_rig_curve_desc;
 
 typedef struct bw_rig_desc {
-    const bw_rig_joint_desc *joints; /* joint_count entries, parent-first */
-    int joint_count;
-    const bw_rig_curve_desc *curves; /* optional float channels */
-    int curve_count;
-    const bw_allocator *allocator;   /* NULL = malloc */
+    const bw_rig_joint_desc *joints; /* joint_count entries, parent-first; copied */
+    int joint_count;                 /* [0, BW_RIG_MAX_JOINTS] */
+    const bw_rig_curve_desc *curves; /* optional float channels; copied */
+    int curve_count;                 /* [0, BW_RIG_MAX_CURVES] */
+    const bw_allocator *allocator;   /* NULL = malloc; copied (the allocator itself
+                                        must outlive the rig) */
 } bw_rig_desc;
 
 /* Validate `desc` and build a rig; *out_rig is set only on success. */

@@ -138,7 +138,8 @@ typedef struct bw_root_delta {
     double yaw;      /* radians about +Y, positive turns +Z toward +X; 0 when disabled */
     double coverage; /* [0, 1]: how much of the shown root the plays make up,
                         1 − Π over ranks (1 − c); the rest is the rest pose */
-    int used;        /* plays that contributed (share > 0) */
+    int used;        /* plays that contributed (share > 0); 0 when the blended
+                        travel overflowed (those plays move to skipped) */
     int skipped;     /* plays ignored: NULL binding, binding made for another
                         rig layout, non-finite from / delta / weight, or a
                         non-finite travel (clip values near the float range) */
@@ -155,11 +156,10 @@ bw_result bw_root_motion_extract(const bw_rig *rig, const bw_root_motion_config 
 
 /* Same over the live tracks of `set` (up to BW_ROOT_MOTION_MAX_TRACKS, in
  * play order), using each track's last advance (bw_track_set_last_step),
- * binding, loop flag and current weight. Call it after
- * bw_track_set_advance. `rig` is the set's rig. Errors as above (NULL set
- * too). Priority: play.h offers no query for a track's priority yet, so
- * every track counts at rank 0 (right whenever the set's tracks share one
- * rank, or the higher ranks do not drive the root). */
+ * binding, loop flag, current weight and priority, so the ranks are those
+ * bw_track_set_compose mixes. Call it after bw_track_set_advance. `rig` is
+ * the set's rig. Errors as above (NULL set too); live tracks beyond the
+ * limit are counted in `skipped`. */
 bw_result bw_root_motion_extract_tracks(const bw_track_set *set, const bw_rig *rig, const bw_root_motion_config *cfg,
                                         bw_root_delta *out);
 

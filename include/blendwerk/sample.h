@@ -42,8 +42,9 @@ extern "C" {
 void bw_sample_clip(const bw_binding *binding, const bw_rig *rig, float time, bw_pose *out);
 
 /* Sample one track at time τ into `out` (width floats; rotations are
- * normalized). For tools and tests; writes nothing for a NULL clip or out
- * or a bad track index. */
+ * normalized), with the same rules as bw_sample_clip (a NaN τ samples at
+ * 0, ±inf hold the ends). For tools, root motion and tests; writes nothing
+ * for a NULL clip or out or a bad track index. */
 void bw_sample_track(const bw_clip *clip, int track, float time, float *out);
 
 /* Angle interpolation along the shortest arc, radians:

@@ -122,8 +122,7 @@ typedef struct name_set {
 
 static uint64_t name_hash(const char *parent, const char *name)
 {
-    uint64_t h = bw_hash_bytes(BW_HASH_SEED, parent, strlen(parent) + 1);
-    return bw_hash_bytes(h, name, strlen(name));
+    return bw_hash_string(bw_hash_string(BW_HASH_SEED, parent), name);
 }
 
 static bool set_init(gltf_ctx *c, name_set *s, size_t capacity, const char **names, const char **parents)
@@ -691,7 +690,7 @@ typedef struct channel_info {
     int sampler, node, path;
 } channel_info;
 
-static bw_result read_samplers(loader *L, const char *abase, const cJSON *arr, int count, sampler_info *out)
+static bw_result read_samplers(loader *L, const char *abase, const cJSON *arr, sampler_info *out)
 {
     gltf_ctx *c = &L->c;
     char base[GLTF_PATH_SIZE], where[GLTF_PATH_SIZE];
@@ -723,7 +722,6 @@ static bw_result read_samplers(loader *L, const char *abase, const cJSON *arr, i
                                 "unknown interpolation \"%.32s\"", interp);
         }
     }
-    (void)count;
     return BW_OK;
 }
 
@@ -796,7 +794,7 @@ static bw_result read_animation(loader *L, int ai, int *stamps)
     sampler_info *si = (sampler_info *)arena_alloc(c, (size_t)(ns ? ns : 1) * sizeof *si);
     channel_info *ci = (channel_info *)arena_alloc(c, (size_t)(nc ? nc : 1) * sizeof *ci);
     if (!si || !ci) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, abase, "out of memory");
-    r = read_samplers(L, abase, samplers, ns, si);
+    r = read_samplers(L, abase, samplers, si);
     if (r == BW_OK) r = read_channels(L, abase, channels, ns, ci);
     if (r != BW_OK) return r;
     /* Which channels make tracks, and how many. */
