@@ -73,6 +73,12 @@ static int run_main(lua_State *L)
 
 int bw_cmd_run(int argc, char **argv)
 {
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: blendwerk run SCRIPT.lua [ARGS...]\n"
+               "runs SCRIPT.lua with the blendwerk module loaded (global `blendwerk`, require \"blendwerk\");\n"
+               "ARGS become the script's `arg` table and its `...`, as with lua5.4\n");
+        return 0;
+    }
     if (argc < 2) {
         fprintf(stderr, "usage: blendwerk run SCRIPT.lua [ARGS...]\n");
         return 2;

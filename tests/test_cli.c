@@ -518,6 +518,16 @@ static void gltf_assets_through_the_cli(const char *path)
     cJSON_Delete(root);
 }
 
+/* `run --help` prints its usage and succeeds; `run` alone is a usage
+ * error (exit 2). */
+static void run_help_prints_usage(void)
+{
+    CHECK_INT(run("'" BIN "' run --help", 0), 0);
+    CHECK_CONTAINS(out, "usage: blendwerk run SCRIPT.lua [ARGS...]");
+    CHECK_INT(run("'" BIN "' run", 1), 2);
+    CHECK_CONTAINS(out, "usage: blendwerk run");
+}
+
 int main(void)
 {
     if (access(BIN, X_OK) != 0) {
@@ -535,6 +545,7 @@ int main(void)
         fprintf(stderr, "cannot write %s\n", tiny_path);
         return 1;
     }
+    RUN(run_help_prints_usage);
     RUN(sample_prints_the_frames_of_the_file);
     RUN(sample_mixes_two_times_as_their_mean);
     RUN(text_output_has_one_line_per_joint);
