@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "test_alloc_counter.h"
+#include "test_lua_sweep.h"
 #include "lua_blendwerk.h"
 
 static void should_push_one_module_table(void)
@@ -88,56 +89,13 @@ static int run_script(lua_State *L)
     return 1;
 }
 
+/* The script's signal count, known by hand: markers a, b per pass over
+ * 1.25 s (a at 0.25, b at 0.75, a at 1.25) = 3, plus one loop = 4. */
+static void four_signals(lua_State *L) { CHECK_INT(lua_tointeger(L, -1), 4); }
+
 static void should_survive_allocation_failure_everywhere(void)
 {
-    /* First a run without limits: the script itself must pass, and its
-     * signal count is known by hand: markers a, b per pass over 1.25 s
-     * (a at 0.25, b at 0.75, a at 1.25) = 3, plus one loop = 4. */
-    lua_limit l = {0, -1, false, false};
-    lua_State *L = lua_newstate(lua_limit_fn, &l);
-    CHECK(L != NULL);
-    if (!L) return;
-    lua_pushcfunction(L, run_script);
-    int status = lua_pcall(L, 0, 1, 0);
-    if (status != LUA_OK) fprintf(stderr, "script failed: %s\n", lua_tostring(L, -1));
-    CHECK_INT(status, LUA_OK);
-    CHECK_INT(lua_tointeger(L, -1), 4);
-    lua_close(L);
-    long total = l.count;
-    CHECK(total > 100);
-
-    /* Two sweeps: every allocation from the N-th on fails (the error path
-     * itself runs short of memory), and only the N-th fails (Lua retries
-     * its own allocations after an emergency collection, so this mostly
-     * hits the core's allocations made through the state's allocator). */
-    for (int once = 0; once < 2; once++) {
-        int completed = 0, memory_errors = 0, other_errors = 0;
-        for (long limit = 0; limit <= total; limit++) {
-            lua_limit f = {0, limit, once != 0, false};
-            L = lua_newstate(lua_limit_fn, &f);
-            if (!L) continue; /* the state itself did not fit */
-            lua_pushcfunction(L, run_script);
-            status = lua_pcall(L, 0, 1, 0);
-            const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-            if (status == LUA_OK) {
-                completed++;
-            } else if (status == LUA_ERRMEM || (msg && (strstr(msg, "not enough memory") ||
-                                                         strstr(msg, "out of memory") || strstr(msg, "out_of_memory")))) {
-                memory_errors++;
-            } else {
-                other_errors++;
-                fprintf(stderr, "limit %ld%s: unexpected error: %s\n", limit, once ? " (once)" : "",
-                        msg ? msg : luaL_typename(L, -1));
-            }
-            f.limit = -1; /* let the close run */
-            lua_close(L);
-        }
-        printf("allocation failure sweep%s: %ld allocations, %d runs failed with a memory error, %d completed\n",
-               once ? " (single failures)" : "", total, memory_errors, completed);
-        CHECK_INT(other_errors, 0);
-        CHECK(memory_errors > 0);
-        CHECK(completed >= 1); /* at least the limit == total run */
-    }
+    lua_allocation_failure_sweep(run_script, four_signals);
 }
 
 int main(void)

@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "test_alloc_counter.h"
+#include "test_lua_sweep.h"
 #include "lua_blendwerk.h"
 #include "lua_rootmotion.h"
 
@@ -155,52 +156,12 @@ static int run_script(lua_State *L)
     return 1;
 }
 
+/* 6 m (see the Lua test's derivation) + 0.935 s + 2 leaves */
+static void expected_sum(lua_State *L) { CHECK_NEAR(lua_tonumber(L, -1), 6.0 + 0.935 + 2.0, 1e-4); }
+
 static void should_survive_allocation_failure_everywhere(void)
 {
-    lua_limit l = {0, -1, false, false};
-    lua_State *L = lua_newstate(lua_limit_fn, &l);
-    CHECK(L != NULL);
-    if (!L) return;
-    lua_pushcfunction(L, run_script);
-    int status = lua_pcall(L, 0, 1, 0);
-    if (status != LUA_OK) fprintf(stderr, "script failed: %s\n", lua_tostring(L, -1));
-    CHECK_INT(status, LUA_OK);
-    /* 6 m (see the Lua test's derivation) + 0.935 s + 2 leaves */
-    CHECK_NEAR(lua_tonumber(L, -1), 6.0 + 0.935 + 2.0, 1e-4);
-    lua_close(L);
-    const long total = l.count;
-    CHECK(total > 100);
-
-    for (int once = 0; once < 2; once++) {
-        int completed = 0, memory_errors = 0, other_errors = 0;
-        for (long limit = 0; limit <= total; limit++) {
-            lua_limit f = {0, limit, once != 0, false};
-            L = lua_newstate(lua_limit_fn, &f);
-            if (!L) continue;
-            lua_pushcfunction(L, run_script);
-            status = lua_pcall(L, 0, 1, 0);
-            const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-            if (status == LUA_OK) {
-                completed++;
-                CHECK_NEAR(lua_tonumber(L, -1), 6.0 + 0.935 + 2.0, 1e-4);
-            } else if (status == LUA_ERRMEM ||
-                       (msg && (strstr(msg, "not enough memory") || strstr(msg, "out of memory") ||
-                                strstr(msg, "out_of_memory")))) {
-                memory_errors++;
-            } else {
-                other_errors++;
-                fprintf(stderr, "limit %ld%s: unexpected error: %s\n", limit, once ? " (once)" : "",
-                        msg ? msg : luaL_typename(L, -1));
-            }
-            f.limit = -1;
-            lua_close(L);
-        }
-        printf("allocation failure sweep%s: %ld allocations, %d memory errors, %d completed\n",
-               once ? " (single failures)" : "", total, memory_errors, completed);
-        CHECK_INT(other_errors, 0);
-        CHECK(memory_errors > 0);
-        CHECK(completed >= 1);
-    }
+    lua_allocation_failure_sweep(run_script, expected_sum);
 }
 
 int main(void)
