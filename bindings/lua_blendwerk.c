@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "lua_blendwerk.h"
-#include "lua_rootmotion.h"
 #include "lua_support.h"
 
 /* ---- object lifetime ---- */

@@ -14,9 +14,19 @@
 /* Open the module: pushes the `blendwerk` table. */
 int luaopen_blendwerk(lua_State *L);
 
-/* Each bindings/lua_<area>.c adds its functions to the module table on top
- * of the stack (luaopen_blendwerk calls every one of these; the per-type
- * openers of the core types are declared in lua_support.h). */
+/* The openers of the areas, one per bindings/lua_<area>.c. Each adds its
+ * functions to the module table on top of the stack and registers its
+ * type's metatable, leaving the stack as it found it. luaopen_blendwerk
+ * calls every one of them, the core types (rig, clip, binding, pose, track
+ * set, asset) first; the others only need those metatables when their
+ * functions run, not at open time. */
+void bw_lua_open_rig(lua_State *L);
+void bw_lua_open_clip(lua_State *L);
+void bw_lua_open_binding(lua_State *L);
+void bw_lua_open_pose(lua_State *L);
+void bw_lua_open_track_set(lua_State *L);
+void bw_lua_open_asset(lua_State *L);
 void bw_lua_open_blendspace(lua_State *L);
+void bw_lua_open_rootmotion(lua_State *L); /* blendwerk.root_motion, blendwerk.RootMotion */
 
 #endif

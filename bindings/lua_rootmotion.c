@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "blendwerk/rootmotion.h"
-#include "lua_rootmotion.h"
+#include "lua_blendwerk.h"
 #include "lua_support.h"
 
 #define BW_LUA_ROOT_MOTION "blendwerk.RootMotion"

@@ -41,6 +41,7 @@
 #include "blendwerk/pose.h"
 #include "blendwerk/rig.h"
 #include "blendwerk/sample.h"
+#include "lua_blendwerk.h"
 
 #define BW_LUA_RIG "blendwerk.Rig"
 #define BW_LUA_CLIP "blendwerk.Clip"
@@ -220,14 +221,5 @@ void bw_lua_push_error(lua_State *L, const char *context, bw_result result, cons
  * the rigs, clips and poses its scripts create. Registered by
  * luaopen_blendwerk; lives as long as the state. */
 const bw_allocator *bw_lua_allocator(lua_State *L);
-
-/* ---- per-type registration (each adds constructors to the module table
- * on top of the stack and registers its metatable) ---- */
-void bw_lua_open_rig(lua_State *L);
-void bw_lua_open_clip(lua_State *L);
-void bw_lua_open_binding(lua_State *L);
-void bw_lua_open_pose(lua_State *L);
-void bw_lua_open_track_set(lua_State *L);
-void bw_lua_open_asset(lua_State *L);
 
 #endif

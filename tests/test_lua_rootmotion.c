@@ -18,7 +18,6 @@
 #include "test_alloc_counter.h"
 #include "test_lua_sweep.h"
 #include "lua_blendwerk.h"
-#include "lua_rootmotion.h"
 
 /* luaopen_blendwerk plus the root-motion functions; leaves the module. */
 static int open_module(lua_State *L)

@@ -1,5 +1,5 @@
 /* commands.h - the `blendwerk` command-line tool's subcommands. Each lives
- * in its own bindings/cmd_<name>.c and returns the process exit code
+ * in its own cli/cmd_<name>.c and returns the process exit code
  * (0 success, 1 failure of the work, 2 usage error). argv[0] is the
  * subcommand's name. */
 #ifndef BW_COMMANDS_H
