@@ -3,6 +3,7 @@
  * report, and the binding cache's invalidation rules. */
 #include "blendwerk/bind.h"
 #include "check.h"
+#include "fixtures.h"
 #include "test_alloc_counter.h"
 #include "clip_internal.h"
 
@@ -30,10 +31,7 @@ static bw_rig *make_rig(void)
     }
     bw_rig_curve_desc curves[2] = {{"blink", BW_CURVE_FLOAT, 0.0f}, {"jaw_yaw", BW_CURVE_ANGLE, 0.0f}};
     bw_rig_desc desc = {joints, JOINTS, curves, 2, NULL};
-    bw_rig *rig = NULL;
-    bw_error err;
-    if (bw_rig_create(&desc, &rig, &err) != BW_OK) fprintf(stderr, "rig: %s\n", err.message);
-    return rig;
+    return fixture_rig_desc(&desc);
 }
 
 static const float T1[1] = {0.0f};
@@ -45,14 +43,7 @@ static bw_track_desc track(const char *parent, const char *joint, bw_channel cha
     return t;
 }
 
-static bw_clip *make_clip(const bw_track_desc *tracks, int count)
-{
-    bw_clip_desc desc = {.tracks = tracks, .track_count = count};
-    bw_clip *clip = NULL;
-    bw_error err;
-    if (bw_clip_create(&desc, &clip, &err) != BW_OK) fprintf(stderr, "clip: %s\n", err.message);
-    return clip;
-}
+static bw_clip *make_clip(const bw_track_desc *tracks, int count) { return fixture_clip(tracks, count); }
 
 static void exact_matches_should_bind_duplicate_names_by_parent(void)
 {
