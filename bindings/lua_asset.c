@@ -75,9 +75,13 @@ static void store_warnings(lua_State *L, int cache, const warning_buffer *w)
     lua_setfield(L, cache, "warnings");
 }
 
-static int l_load(lua_State *L)
+/* The load behind blendwerk.load and the folder-bound loaders:
+ * `dir` NULL loads `path` as named (bw_asset_load_file), otherwise
+ * beneath `dir` (bw_asset_load_beneath). */
+static int load_asset(lua_State *L, const char *dir)
 {
-    const char *path = luaL_checkstring(L, 1);
+    size_t path_len = 0;
+    const char *path = luaL_checklstring(L, 1, &path_len);
     bw_asset_options options;
     memset(&options, 0, sizeof options);
     options.allocator = bw_lua_allocator(L);
@@ -93,6 +97,11 @@ static int l_load(lua_State *L)
             options.max_bytes = (size_t)n;
         }
         lua_pop(L, 1);
+    }
+    if (strlen(path) != path_len) { /* C would see a shorter name: refuse, do not truncate */
+        lua_pushnil(L);
+        lua_pushfstring(L, "'%s': the path contains a NUL byte", path);
+        return 2;
     }
     lua_settop(L, 2);
     bw_lua_asset *a = (bw_lua_asset *)bw_lua_new_object(L, sizeof *a, 1, BW_LUA_ASSET, destroy_asset);
@@ -111,7 +120,8 @@ static int l_load(lua_State *L)
     options.logger.user = warnings;
     bw_error err;
     memset(&err, 0, sizeof err);
-    bw_result res = bw_asset_load_file(path, &options, &a->asset, &err);
+    bw_result res = dir ? bw_asset_load_beneath(dir, path, &options, &a->asset, &err)
+                        : bw_asset_load_file(path, &options, &a->asset, &err);
     if (res == BW_OK) {
         store_warnings(L, cache, warnings);
         lua_settop(L, cache - 1); /* the Asset on top */
@@ -133,6 +143,16 @@ static int l_load(lua_State *L)
         return 2;
     }
     return 1;
+}
+
+static int l_load(lua_State *L) { return load_asset(L, NULL); }
+
+static int l_load_beneath(lua_State *L) { return load_asset(L, lua_tostring(L, lua_upvalueindex(1))); }
+
+void bw_lua_push_loader_beneath(lua_State *L, const char *dir)
+{
+    lua_pushstring(L, dir ? dir : "");
+    lua_pushcclosure(L, l_load_beneath, 1);
 }
 
 /* asset:rig() -> Rig (borrowed; the same handle every call) */

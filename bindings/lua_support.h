@@ -174,6 +174,17 @@ int bw_lua_check_joint(lua_State *L, int arg, const bw_rig *rig);
 /* A curve argument: a 1-based index or a curve name. */
 int bw_lua_check_curve(lua_State *L, int arg, const bw_rig *rig);
 
+/* ---- loading for sandboxing hosts ---- */
+
+/* Push a function load(path [, {max_bytes=}]) -> Asset | nil, message that
+ * behaves like blendwerk.load but resolves `path` beneath the folder `dir`
+ * (copied; NULL or "" = the current folder) with bw_asset_load_beneath:
+ * relative, no "..", no symbolic link in any component, regular files
+ * only. A host that confines scripts to a folder installs it (or calls it
+ * from its own blendwerk.load) instead of joining dir and path itself:
+ * a joined path would follow links out of the folder. */
+void bw_lua_push_loader_beneath(lua_State *L, const char *dir);
+
 /* ---- numbers, vectors, transforms ---- */
 
 /* A finite number that fits a float; raises naming the argument. */

@@ -1,66 +1,18 @@
-/* asset.c - format dispatch, file reading and the asset's lifetime. */
-#include <errno.h>
-#include <stdio.h>
+/* asset.c - format dispatch, file reading (through safe_file.h only) and
+ * the asset's lifetime. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "blendwerk/asset.h"
 #include "common.h"
 #include "loaders.h"
+#include "safe_file.h"
 
 #define DEFAULT_MAX_BYTES ((size_t)512 << 20)
 
 static size_t max_bytes_of(const bw_asset_options *options)
 {
     return options && options->max_bytes ? options->max_bytes : DEFAULT_MAX_BYTES;
-}
-
-bw_result bw_read_file(const char *path, const bw_allocator *allocator, size_t max_bytes, void **out_data,
-                       size_t *out_size, bw_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return bw_fail_at(err, BW_ERR_IO, path, 0, NULL, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 0, size = 0;
-    unsigned char *data = NULL;
-    for (;;) {
-        if (size == cap) {
-            size_t ncap = cap ? cap * 2 : 65536;
-            if (cap >= max_bytes) {
-                bw_free(allocator, data, cap);
-                fclose(f);
-                return bw_fail_at(err, BW_ERR_LIMIT, path, 0, NULL, "%s: larger than the %zu-byte limit", path,
-                                  max_bytes);
-            }
-            if (ncap > max_bytes + 1) ncap = max_bytes + 1;
-            unsigned char *nd = (unsigned char *)bw_realloc(allocator, data, cap, ncap);
-            if (!nd) {
-                bw_free(allocator, data, cap);
-                fclose(f);
-                return bw_fail_at(err, BW_ERR_OUT_OF_MEMORY, path, 0, NULL, "%s: out of memory", path);
-            }
-            data = nd;
-            cap = ncap;
-        }
-        size_t n = fread(data + size, 1, cap - size, f);
-        size += n;
-        if (n == 0) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        bw_free(allocator, data, cap);
-        return bw_fail_at(err, BW_ERR_IO, path, 0, NULL, "%s: read error", path);
-    }
-    if (size > max_bytes) {
-        bw_free(allocator, data, cap);
-        return bw_fail_at(err, BW_ERR_LIMIT, path, 0, NULL, "%s: larger than the %zu-byte limit", path, max_bytes);
-    }
-    /* shrink to the exact size so the caller can free with `size` */
-    unsigned char *exact = (unsigned char *)bw_realloc(allocator, data, cap, size ? size : 1);
-    if (!exact) exact = data;
-    *out_data = exact;
-    *out_size = size;
-    return BW_OK;
 }
 
 static int has_suffix(const char *s, const char *suffix)
@@ -75,10 +27,10 @@ static int has_suffix(const char *s, const char *suffix)
     return 1;
 }
 
-bw_result bw_asset_load_memory(bw_asset_kind kind, const void *data, size_t size, const char *name,
-                               const bw_asset_options *options, bw_asset **out_asset, bw_error *err)
+static bw_result load_memory(bw_asset_kind kind, const void *data, size_t size, const char *name,
+                             const bw_io_origin *origin, const bw_asset_options *options, bw_asset **out_asset,
+                             bw_error *err)
 {
-    if (!data || !out_asset) return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "bw_asset_load_memory: NULL argument");
     const bw_allocator *allocator = options ? options->allocator : NULL;
     if (size > max_bytes_of(options))
         return bw_fail_at(err, BW_ERR_LIMIT, name, 0, NULL, "%s: larger than the %zu-byte limit",
@@ -88,7 +40,7 @@ bw_result bw_asset_load_memory(bw_asset_kind kind, const void *data, size_t size
     asset->allocator = allocator;
     asset->kind = kind;
     bw_result r;
-    if (kind == BW_ASSET_GLTF) r = bw_gltf_load(data, size, name, options, asset, err);
+    if (kind == BW_ASSET_GLTF) r = bw_gltf_load(data, size, name, origin, options, asset, err);
     else if (kind == BW_ASSET_BVH) r = bw_bvh_load(data, size, name, options, asset, err);
     else r = bw_fail(err, BW_ERR_INVALID_ARGUMENT, "unknown asset kind %d", (int)kind);
     if (r != BW_OK) {
@@ -99,26 +51,57 @@ bw_result bw_asset_load_memory(bw_asset_kind kind, const void *data, size_t size
     return BW_OK;
 }
 
-bw_result bw_asset_load_file(const char *path, const bw_asset_options *options, bw_asset **out_asset,
-                             bw_error *err)
+bw_result bw_asset_load_memory(bw_asset_kind kind, const void *data, size_t size, const char *name,
+                               const bw_asset_options *options, bw_asset **out_asset, bw_error *err)
 {
-    if (!path || !out_asset) return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "bw_asset_load_file: NULL argument");
-    const bw_allocator *allocator = options ? options->allocator : NULL;
-    void *data = NULL;
-    size_t size = 0;
-    bw_result r = bw_read_file(path, allocator, max_bytes_of(options), &data, &size, err);
-    if (r != BW_OK) return r;
+    if (!data || !out_asset) return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "bw_asset_load_memory: NULL argument");
+    /* the name's folder is where external buffers are looked up */
+    bw_io_origin origin = {name, name ? bw_io_dir_length(name) : 0, "", 0};
+    return load_memory(kind, data, size, name, name ? &origin : NULL, options, out_asset, err);
+}
+
+/* Read the file (already opened safely), pick the format, load. */
+static bw_result load_read(const char *path, const void *data, size_t size, const bw_io_origin *origin,
+                           const bw_asset_options *options, bw_asset **out_asset, bw_error *err)
+{
     bw_asset_kind kind;
     if (has_suffix(path, ".bvh")) kind = BW_ASSET_BVH;
     else if (has_suffix(path, ".gltf") || has_suffix(path, ".glb") || (size >= 4 && !memcmp(data, "glTF", 4)))
         kind = BW_ASSET_GLTF;
-    else {
-        bw_free(allocator, data, size);
+    else
         return bw_fail_at(err, BW_ERR_UNSUPPORTED, path, 0, NULL,
                           "%s: unknown file type (expected .gltf, .glb or .bvh)", path);
-    }
-    r = bw_asset_load_memory(kind, data, size, path, options, out_asset, err);
-    bw_free(allocator, data, size);
+    return load_memory(kind, data, size, path, origin, options, out_asset, err);
+}
+
+bw_result bw_asset_load_file(const char *path, const bw_asset_options *options, bw_asset **out_asset,
+                             bw_error *err)
+{
+    if (!path || !out_asset) return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "bw_asset_load_file: NULL argument");
+    bw_io_read req = {NULL, options ? options->allocator : NULL, max_bytes_of(options), 0};
+    void *data = NULL;
+    size_t size = 0;
+    bw_result r = bw_io_read_path(path, strlen(path), &req, &data, &size, err);
+    if (r != BW_OK) return r;
+    bw_io_origin origin = {path, bw_io_dir_length(path), "", 0};
+    r = load_read(path, data, size, &origin, options, out_asset, err);
+    bw_io_free(req.allocator, data, size);
+    return r;
+}
+
+bw_result bw_asset_load_beneath(const char *dir, const char *path, const bw_asset_options *options,
+                                bw_asset **out_asset, bw_error *err)
+{
+    if (!path || !out_asset) return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "bw_asset_load_beneath: NULL argument");
+    bw_io_read req = {NULL, options ? options->allocator : NULL, max_bytes_of(options), 0};
+    void *data = NULL;
+    size_t size = 0;
+    bw_result r = bw_io_read_beneath(dir, path, strlen(path), &req, &data, &size, err);
+    if (r != BW_OK) return r;
+    /* the file's buffers resolve beneath the same folder, next to the file */
+    bw_io_origin origin = {dir ? dir : "", dir ? strlen(dir) : 0, path, bw_io_dir_length(path)};
+    r = load_read(path, data, size, &origin, options, out_asset, err);
+    bw_io_free(req.allocator, data, size);
     return r;
 }
 

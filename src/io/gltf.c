@@ -1063,8 +1063,8 @@ static bw_result load(loader *L, const void *data, size_t size, bw_asset *asset)
     return BW_OK;
 }
 
-bw_result bw_gltf_load(const void *data, size_t size, const char *name, const bw_asset_options *options,
-                       bw_asset *asset, bw_error *err)
+bw_result bw_gltf_load(const void *data, size_t size, const char *name, const bw_io_origin *origin,
+                       const bw_asset_options *options, bw_asset *asset, bw_error *err)
 {
     if (!data || !asset) return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "bw_gltf_load: NULL argument");
     loader L;
@@ -1072,6 +1072,7 @@ bw_result bw_gltf_load(const void *data, size_t size, const char *name, const bw
     L.c.a = options ? options->allocator : NULL;
     L.c.err = err;
     L.c.name = name;
+    L.c.origin = origin;
     if (options) L.c.logger = options->logger;
     L.c.max_bytes = options && options->max_bytes ? options->max_bytes : ((size_t)512 << 20);
     L.c.float_budget = L.c.max_bytes / sizeof(float);

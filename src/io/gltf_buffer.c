@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "gltf_internal.h"
-#include "loaders.h"
+#include "safe_file.h"
 
 #define GLB_MAGIC 0x46546C67u /* "glTF" */
 #define GLB_CHUNK_JSON 0x4E4F534Au
@@ -119,23 +119,34 @@ static int hex_value(char ch)
     return -1;
 }
 
-/* A relative file reference inside the .gltf's folder: no scheme, no
- * absolute path, no ".." segment (checked after %-decoding, so "%2e%2e"
- * cannot sneak out either). */
+/* A relative file reference inside the .gltf's folder. Schemes and drive
+ * letters are refused here; %-escapes are decoded and the decoded path
+ * goes to bw_io_read_beneath, which refuses absolute paths, ".." (so
+ * "%2e%2e" cannot sneak out either), NUL ("%00") and symbolic links, and
+ * checks the file against byteLength before reading it. */
 static bw_result load_file_uri(gltf_ctx *c, gltf_buffer *b, const char *uri, const char *where)
 {
-    if (!c->name)
+    const bw_io_origin *o = c->origin;
+    if (!o)
         return bw_gltf_fail(c, BW_ERR_IO, where, "external buffer \"%.64s\" but the glTF was loaded from memory", uri);
     size_t n = strlen(uri);
-    size_t dir = 0;
-    for (size_t i = 0; c->name[i]; i++)
-        if (c->name[i] == '/' || c->name[i] == '\\') dir = i + 1;
-    size_t cap = dir + n + 1;
-    char *path = (char *)bw_alloc(c->a, cap);
-    if (!path) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, where, "out of memory");
-    memcpy(path, c->name, dir);
-    size_t len = dir;
-    bw_result r = BW_OK;
+    if (n == 0) return bw_gltf_fail(c, BW_ERR_PARSE, where, "empty URI");
+    const char *slash = strpbrk(uri, "/\\");
+    const char *colon = strchr(uri, ':');
+    if (colon && (!slash || colon < slash))
+        return bw_gltf_fail(c, BW_ERR_UNSUPPORTED, where, "URI schemes and drive letters are refused (%.64s)", uri);
+    /* root as a NUL-terminated folder name, then prefix + decoded uri */
+    size_t root_cap = o->root_len + 1, rel_cap = o->prefix_len + n + 1;
+    char *root = (char *)bw_alloc(c->a, root_cap);
+    char *rel = (char *)bw_alloc(c->a, rel_cap);
+    bw_result r = root && rel ? BW_OK : bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, where, "out of memory");
+    size_t len = 0;
+    if (r == BW_OK) {
+        memcpy(root, o->root, o->root_len);
+        root[o->root_len] = '\0';
+        memcpy(rel, o->prefix, o->prefix_len);
+        len = o->prefix_len;
+    }
     for (size_t i = 0; i < n && r == BW_OK; i++) {
         char ch = uri[i];
         if (ch == '%') {
@@ -144,44 +155,29 @@ static bw_result load_file_uri(gltf_ctx *c, gltf_buffer *b, const char *uri, con
             if (hi < 0 || lo < 0) r = bw_gltf_fail(c, BW_ERR_PARSE, where, "bad %%-escape in the URI");
             ch = (char)(hi * 16 + lo);
             i += 2;
-            if (ch == '\0' && r == BW_OK) r = bw_gltf_fail(c, BW_ERR_PARSE, where, "NUL in the URI");
         }
-        path[len++] = ch;
-    }
-    path[len] = '\0';
-    const char *rel = path + dir;
-    if (r == BW_OK && rel[0] == '\0') r = bw_gltf_fail(c, BW_ERR_PARSE, where, "empty URI");
-    if (r == BW_OK && (rel[0] == '/' || rel[0] == '\\'))
-        r = bw_gltf_fail(c, BW_ERR_UNSUPPORTED, where, "absolute buffer paths are refused");
-    if (r == BW_OK) {
-        const char *slash = strpbrk(rel, "/\\");
-        const char *colon = strchr(rel, ':');
-        if (colon && (!slash || colon < slash))
-            r = bw_gltf_fail(c, BW_ERR_UNSUPPORTED, where, "URI schemes and drive letters are refused (%.64s)", uri);
-    }
-    for (const char *seg = rel; r == BW_OK && *seg;) {
-        size_t sl = strcspn(seg, "/\\");
-        if (sl == 2 && seg[0] == '.' && seg[1] == '.')
-            r = bw_gltf_fail(c, BW_ERR_UNSUPPORTED, where, "\"..\" in a buffer path is refused");
-        seg += sl;
-        if (*seg) seg++;
+        rel[len++] = ch;
     }
     void *data = NULL;
     size_t size = 0;
     if (r == BW_OK) {
+        rel[len] = '\0';
+        /* "buffers[0].uri 'x.bin': not a regular file (FIFO)": the field
+         * and the URI as written, then what is wrong with the file */
+        char label[GLTF_PATH_SIZE + 80];
+        snprintf(label, sizeof label, "%s '%.64s'", where, uri);
+        bw_io_read req = {label, c->a, c->max_bytes, b->size};
         bw_error io;
         memset(&io, 0, sizeof io);
-        r = bw_read_file(path, c->a, c->max_bytes, &data, &size, &io);
-        if (r != BW_OK) bw_gltf_fail(c, r, where, "%s", io.message);
+        r = bw_io_read_beneath(root, rel, len, &req, &data, &size, &io);
+        if (r != BW_OK)
+            bw_fail_at(c->err, r, c->name, 0, where, "%s: %s", c->name ? c->name : "(memory)", io.message);
     }
-    bw_free(c->a, path, cap);
+    if (root) bw_free(c->a, root, root_cap);
+    if (rel) bw_free(c->a, rel, rel_cap);
     if (r != BW_OK) return r;
-    if (size < b->size) {
-        bw_free(c->a, data, size);
-        return bw_gltf_fail(c, BW_ERR_RANGE, where, "the file holds %zu bytes but byteLength is %zu", size, b->size);
-    }
     b->owned = (unsigned char *)data;
-    b->owned_size = size;
+    b->owned_size = size ? size : 1;
     b->data = b->owned;
     return BW_OK;
 }

@@ -26,6 +26,7 @@
 
 #include "blendwerk/asset.h"
 #include "common.h"
+#include "loaders.h"
 
 /* Limits beyond which input is refused with BW_ERR_LIMIT. The JSON depth
  * limit sits far below cJSON's own (CJSON_NESTING_LIMIT, 1000) so cJSON's
@@ -58,7 +59,8 @@ typedef struct gltf_floats {
 typedef struct gltf_ctx {
     const bw_allocator *a;
     bw_error *err;
-    const char *name; /* file name for messages and URI base; may be NULL */
+    const char *name; /* file name for messages; may be NULL */
+    const bw_io_origin *origin; /* where external URIs resolve; NULL: from memory, they fail */
     bw_logger logger;
     size_t max_bytes;
     size_t float_budget; /* floats we may still decode / copy (BW_ERR_LIMIT past it) */
