@@ -100,7 +100,7 @@ static int load_asset(lua_State *L, const char *dir)
     }
     if (strlen(path) != path_len) { /* C would see a shorter name: refuse, do not truncate */
         lua_pushnil(L);
-        lua_pushfstring(L, "'%s': the path contains a NUL byte", path);
+        lua_pushfstring(L, "%s: the path contains a NUL byte", path);
         return 2;
     }
     lua_settop(L, 2);

@@ -27,7 +27,8 @@
 #define FILE_FLAGS (O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
-/* How messages name the file: the caller's label or the quoted path. */
+/* How messages name the file: the caller's label or the path (so the
+ * message starts with err->file, as the other loader messages do). */
 typedef struct file_name {
     char text[320];
 } file_name;
@@ -35,7 +36,7 @@ typedef struct file_name {
 static const char *name_of(file_name *n, const bw_io_read *req, const char *path, size_t path_len)
 {
     if (req->label) snprintf(n->text, sizeof n->text, "%s", req->label);
-    else snprintf(n->text, sizeof n->text, "'%.*s'", (int)(path_len > 256 ? 256 : path_len), path);
+    else snprintf(n->text, sizeof n->text, "%.*s", (int)(path_len > 300 ? 300 : path_len), path);
     return n->text;
 }
 
@@ -132,17 +133,7 @@ bw_result bw_io_read_path(const char *path, size_t path_len, const bw_io_read *r
         return bw_fail_at(err, BW_ERR_UNSUPPORTED, NULL, 0, NULL, "%s: %s", name,
                           path_len ? "the path contains a NUL byte" : "empty path");
     int fd = open(path, FILE_FLAGS);
-    if (fd < 0) {
-        int e = errno;
-        size_t dir = bw_io_dir_length(path);
-        if (dir == 0) return open_failed(err, path, name, AT_FDCWD, path, e, false);
-        /* classify the last component inside its folder */
-        struct stat st;
-        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-            return bw_fail_at(err, BW_ERR_UNSUPPORTED, path, 0, NULL, "%s: is a symbolic link (links are not followed)",
-                              name);
-        return bw_fail_at(err, BW_ERR_IO, path, 0, NULL, "%s: cannot open: %s", name, strerror(e));
-    }
+    if (fd < 0) return open_failed(err, path, name, AT_FDCWD, path, errno, false);
     return read_fd(fd, path, name, req, out_data, out_size, err);
 }
 
@@ -153,7 +144,7 @@ bw_result bw_io_read_beneath(const char *dir, const char *rel, size_t rel_len, c
 {
     file_name n;
     const char *name = name_of(&n, req, rel, rel_len);
-    const char *file = dir && dir[0] ? dir : NULL;
+    const char *file = rel; /* NUL-terminated by the caller (perhaps early, at a NUL refused below) */
     if (memchr(rel, '\0', rel_len))
         return bw_fail_at(err, BW_ERR_UNSUPPORTED, file, 0, NULL, "%s: the path contains a NUL byte", name);
     if (rel_len == 0) return bw_fail_at(err, BW_ERR_UNSUPPORTED, file, 0, NULL, "%s: empty path", name);
@@ -173,10 +164,11 @@ bw_result bw_io_read_beneath(const char *dir, const char *rel, size_t rel_len, c
     if (is_separator(rel[rel_len - 1]) || (rel_len - last == 1 && rel[last] == '.'))
         return bw_fail_at(err, BW_ERR_IO, file, 0, NULL, "%s: names a folder, not a file", name);
 
-    int dfd = open(file ? file : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* the folder itself is trusted */
+    const char *folder = dir && dir[0] ? dir : ".";
+    int dfd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* the folder itself is trusted */
     if (dfd < 0)
-        return bw_fail_at(err, BW_ERR_IO, file, 0, NULL, "%s: cannot open the folder '%s': %s", name,
-                          file ? file : ".", strerror(errno));
+        return bw_fail_at(err, BW_ERR_IO, file, 0, NULL, "%s: cannot open the folder '%s': %s", name, folder,
+                          strerror(errno));
     char comp[256];
     for (size_t i = 0; i < last;) {
         size_t j = i;

@@ -17,7 +17,8 @@
  * - descriptors are O_CLOEXEC and closed on every path.
  *
  * Messages start with the caller's label ("buffers[0].uri 'x.bin'") or,
- * without one, the quoted path: "'x.bin': not a regular file (FIFO)".
+ * without one, the path: "x.bin: not a regular file (FIFO)"; err->file is
+ * the path.
  * Result codes: BW_ERR_UNSUPPORTED for paths refused by the rules above
  * (absolute, "..", a symbolic link, NUL), BW_ERR_IO for files that do not
  * exist, are not regular or fail to read, BW_ERR_LIMIT over max_bytes,
@@ -28,7 +29,7 @@
 #include "common.h"
 
 typedef struct bw_io_read {
-    const char *label;       /* names the file in messages; NULL = the quoted path */
+    const char *label;       /* names the file in messages; NULL = the path */
     const bw_allocator *allocator;
     size_t max_bytes;        /* files larger than this are refused (BW_ERR_LIMIT); > 0 */
     size_t want_bytes;       /* 0: read the whole file; else the file must hold at least
@@ -43,7 +44,8 @@ typedef struct bw_io_read {
 bw_result bw_io_read_path(const char *path, size_t path_len, const bw_io_read *req, void **out_data,
                           size_t *out_size, bw_error *err);
 
-/* Read `rel` (`rel_len` bytes) resolved beneath the folder `dir` (NULL or
+/* Read `rel` (`rel_len` bytes, NUL-terminated at rel_len or earlier)
+ * resolved beneath the folder `dir` (NULL or
  * "" = the current folder; the folder itself is trusted): relative, no
  * ".." component, no symbolic link in any component, "." and empty
  * components skipped, '/' and '\\' both separate. */
