@@ -150,10 +150,13 @@ static int l_track_target(lua_State *L)
     return 1;
 }
 
+/* binding:clip() / binding:rig() -> borrowed handles (closing them
+ * leaves them open; they equal the handles the binding was made from) */
 static int l_clip(lua_State *L)
 {
     bw_lua_check_binding(L, 1);
     lua_getiuservalue(L, 1, BW_LUA_UV_BINDING_CLIP);
+    bw_lua_push_shared(L, -1);
     return 1;
 }
 
@@ -161,6 +164,7 @@ static int l_rig(lua_State *L)
 {
     bw_lua_check_binding(L, 1);
     lua_getiuservalue(L, 1, BW_LUA_UV_BINDING_RIG);
+    bw_lua_push_shared(L, -1);
     return 1;
 }
 

@@ -58,11 +58,50 @@ void bw_lua_object_unuse(bw_lua_object *dep)
     maybe_destroy(dep);
 }
 
-void bw_lua_object_close(bw_lua_object *self)
+void bw_lua_object_collect(bw_lua_object *self)
 {
     if (self->closed) return;
     self->closed = true;
     maybe_destroy(self);
+}
+
+void bw_lua_object_close(bw_lua_object *self)
+{
+    /* Others hold a borrowed handle too: closing it for one holder would
+     * close it for all (docs/lua-api.md, "Borrowed handles"). */
+    if (self->borrowed) return;
+    bw_lua_object_collect(self);
+}
+
+void bw_lua_object_gc_or_close(lua_State *L, bw_lua_object *self)
+{
+    if (lua_gettop(L) >= 2) bw_lua_object_close(self);
+    else bw_lua_object_collect(self);
+}
+
+void bw_lua_push_shared(lua_State *L, int idx)
+{
+    BW_LUA_STACK_BEGIN(L);
+    idx = lua_absindex(L, idx);
+    bw_lua_rig *r = (bw_lua_rig *)luaL_testudata(L, idx, BW_LUA_RIG);
+    bw_lua_object *o = r ? &r->hdr : (bw_lua_object *)luaL_checkudata(L, idx, BW_LUA_CLIP);
+    if (o->borrowed) {
+        lua_pushvalue(L, idx);
+    } else {
+        const int slot = r ? BW_LUA_UV_RIG_SHARED : BW_LUA_UV_CLIP_SHARED;
+        lua_getiuservalue(L, idx, slot);
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            /* The twin borrows from the original (a counted use and a
+             * uservalue), the original caches the twin: a cycle the
+             * collector takes apart like any other. */
+            if (r) bw_lua_push_rig(L, r->rig, idx);
+            else bw_lua_push_clip(L, ((bw_lua_clip *)o)->clip, idx);
+            lua_pushvalue(L, -1);
+            lua_setiuservalue(L, idx, slot);
+        }
+    }
+    BW_LUA_STACK_END(L, 1);
 }
 
 void *bw_lua_check_object(lua_State *L, int arg, const char *type_name)

@@ -29,9 +29,10 @@ static void destroy_clip(bw_lua_object *o)
 bw_lua_clip *bw_lua_push_clip(lua_State *L, bw_clip *clip, int owner_idx)
 {
     if (owner_idx) owner_idx = lua_absindex(L, owner_idx);
-    bw_lua_clip *c = (bw_lua_clip *)bw_lua_new_object(L, sizeof *c, 2, BW_LUA_CLIP, destroy_clip);
+    bw_lua_clip *c = (bw_lua_clip *)bw_lua_new_object(L, sizeof *c, 3, BW_LUA_CLIP, destroy_clip);
     c->clip = clip;
     if (owner_idx) {
+        c->hdr.borrowed = true;
         bw_lua_object_use(&c->hdr, (bw_lua_object *)lua_touserdata(L, owner_idx));
         lua_pushvalue(L, owner_idx);
         lua_setiuservalue(L, -2, BW_LUA_UV_CLIP_ASSET);
@@ -593,19 +594,38 @@ static int l_sample(lua_State *L)
     return 1;
 }
 
+/* Drop the binding cache of a closed clip now rather than at collection. */
+static int clip_closed(lua_State *L, bw_lua_clip *c)
+{
+    if (c->hdr.closed) {
+        lua_pushnil(L);
+        lua_setiuservalue(L, 1, BW_LUA_UV_CLIP_BINDINGS);
+    }
+    return 0;
+}
+
+/* __gc and __close (closing is a no-op on a borrowed Clip) */
 static int l_clip_gc(lua_State *L)
 {
-    bw_lua_object_close((bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_CLIP));
-    /* Drop the binding cache now rather than at collection. */
-    lua_pushnil(L);
-    lua_setiuservalue(L, 1, BW_LUA_UV_CLIP_BINDINGS);
-    return 0;
+    bw_lua_clip *c = (bw_lua_clip *)luaL_checkudata(L, 1, BW_LUA_CLIP);
+    bw_lua_object_gc_or_close(L, &c->hdr);
+    return clip_closed(L, c);
 }
 
 static int l_clip_close(lua_State *L)
 {
-    bw_lua_check_clip(L, 1);
-    return l_clip_gc(L);
+    bw_lua_clip *c = bw_lua_check_clip(L, 1);
+    bw_lua_object_close(&c->hdr);
+    return clip_closed(L, c);
+}
+
+/* Handles on the same clip compare equal (a Clip and its shared twin). */
+static int l_clip_eq(lua_State *L)
+{
+    bw_lua_clip *a = (bw_lua_clip *)luaL_testudata(L, 1, BW_LUA_CLIP);
+    bw_lua_clip *b = (bw_lua_clip *)luaL_testudata(L, 2, BW_LUA_CLIP);
+    lua_pushboolean(L, a && b && a->clip && a->clip == b->clip);
+    return 1;
 }
 
 static int l_clip_tostring(lua_State *L)
@@ -613,8 +633,9 @@ static int l_clip_tostring(lua_State *L)
     bw_lua_clip *c = (bw_lua_clip *)luaL_checkudata(L, 1, BW_LUA_CLIP);
     if (c->hdr.closed) lua_pushfstring(L, "%s (closed): %p", BW_LUA_CLIP, (void *)c);
     else
-        lua_pushfstring(L, "%s '%s' (%f s%s): %p", BW_LUA_CLIP, bw_clip_name(c->clip),
-                        (lua_Number)bw_clip_length(c->clip), bw_clip_loop(c->clip) ? ", loop" : "", (void *)c);
+        lua_pushfstring(L, "%s '%s' (%f s%s%s): %p", BW_LUA_CLIP, bw_clip_name(c->clip),
+                        (lua_Number)bw_clip_length(c->clip), bw_clip_loop(c->clip) ? ", loop" : "",
+                        c->hdr.borrowed ? ", borrowed" : "", (void *)c);
     return 1;
 }
 
@@ -637,6 +658,7 @@ static const luaL_Reg clip_methods[] = {
 static const luaL_Reg clip_meta[] = {
     {"__gc", l_clip_gc},
     {"__close", l_clip_gc},
+    {"__eq", l_clip_eq},
     {"__tostring", l_clip_tostring},
     {NULL, NULL},
 };

@@ -190,10 +190,12 @@ static int l_copy(lua_State *L)
     return 1;
 }
 
+/* pose:rig() -> the Rig, borrowed (closing it leaves it open) */
 static int l_rig(lua_State *L)
 {
     bw_lua_check_pose(L, 1);
     lua_getiuservalue(L, 1, BW_LUA_UV_POSE_RIG);
+    bw_lua_push_shared(L, -1);
     return 1;
 }
 
@@ -342,23 +344,27 @@ static int l_mix(lua_State *L)
 
 /* ---- lifetime ---- */
 
+/* __gc and __close (closing is a no-op on a borrowed Pose: a track set's
+ * output) */
 static int l_pose_gc(lua_State *L)
 {
-    bw_lua_object_close((bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_POSE));
+    bw_lua_object_gc_or_close(L, (bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_POSE));
     return 0;
 }
 
 static int l_pose_close(lua_State *L)
 {
-    bw_lua_check_pose(L, 1);
-    return l_pose_gc(L);
+    bw_lua_object_close(&bw_lua_check_pose(L, 1)->hdr);
+    return 0;
 }
 
 static int l_pose_tostring(lua_State *L)
 {
     bw_lua_pose *p = (bw_lua_pose *)luaL_checkudata(L, 1, BW_LUA_POSE);
     if (p->hdr.closed) lua_pushfstring(L, "%s (closed): %p", BW_LUA_POSE, (void *)p);
-    else lua_pushfstring(L, "%s (%d joints): %p", BW_LUA_POSE, p->pose.joint_count, (void *)p);
+    else
+        lua_pushfstring(L, "%s (%s%d joints): %p", BW_LUA_POSE, p->hdr.borrowed ? "borrowed, " : "",
+                        p->pose.joint_count, (void *)p);
     return 1;
 }
 

@@ -24,9 +24,10 @@ static void destroy_rig(bw_lua_object *o)
 bw_lua_rig *bw_lua_push_rig(lua_State *L, bw_rig *rig, int owner_idx)
 {
     if (owner_idx) owner_idx = lua_absindex(L, owner_idx);
-    bw_lua_rig *r = (bw_lua_rig *)bw_lua_new_object(L, sizeof *r, 1, BW_LUA_RIG, destroy_rig);
+    bw_lua_rig *r = (bw_lua_rig *)bw_lua_new_object(L, sizeof *r, 2, BW_LUA_RIG, destroy_rig);
     r->rig = rig;
     if (owner_idx) {
+        r->hdr.borrowed = true;
         bw_lua_object_use(&r->hdr, (bw_lua_object *)lua_touserdata(L, owner_idx));
         lua_pushvalue(L, owner_idx);
         lua_setiuservalue(L, -2, BW_LUA_UV_RIG_ASSET);
@@ -346,16 +347,26 @@ static int l_rest_pose(lua_State *L)
     return 1;
 }
 
+/* __gc and __close (closing is a no-op on a borrowed Rig) */
 static int l_rig_gc(lua_State *L)
 {
-    bw_lua_object_close((bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_RIG));
+    bw_lua_object_gc_or_close(L, (bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_RIG));
     return 0;
 }
 
 static int l_rig_close(lua_State *L)
 {
-    bw_lua_check_rig(L, 1);
-    return l_rig_gc(L);
+    bw_lua_object_close(&bw_lua_check_rig(L, 1)->hdr);
+    return 0;
+}
+
+/* Handles on the same rig compare equal (a Rig and its shared twin). */
+static int l_rig_eq(lua_State *L)
+{
+    bw_lua_rig *a = (bw_lua_rig *)luaL_testudata(L, 1, BW_LUA_RIG);
+    bw_lua_rig *b = (bw_lua_rig *)luaL_testudata(L, 2, BW_LUA_RIG);
+    lua_pushboolean(L, a && b && a->rig && a->rig == b->rig);
+    return 1;
 }
 
 static int l_rig_tostring(lua_State *L)
@@ -363,8 +374,8 @@ static int l_rig_tostring(lua_State *L)
     bw_lua_rig *r = (bw_lua_rig *)luaL_checkudata(L, 1, BW_LUA_RIG);
     if (r->hdr.closed) lua_pushfstring(L, "%s (closed): %p", BW_LUA_RIG, (void *)r);
     else
-        lua_pushfstring(L, "%s (%d joints, %d curves): %p", BW_LUA_RIG, bw_rig_joint_count(r->rig),
-                        bw_rig_curve_count(r->rig), (void *)r);
+        lua_pushfstring(L, "%s (%s%d joints, %d curves): %p", BW_LUA_RIG, r->hdr.borrowed ? "borrowed, " : "",
+                        bw_rig_joint_count(r->rig), bw_rig_curve_count(r->rig), (void *)r);
     return 1;
 }
 
@@ -390,6 +401,7 @@ static const luaL_Reg rig_methods[] = {
 static const luaL_Reg rig_meta[] = {
     {"__gc", l_rig_gc},
     {"__close", l_rig_gc},
+    {"__eq", l_rig_eq},
     {"__tostring", l_rig_tostring},
     {NULL, NULL},
 };

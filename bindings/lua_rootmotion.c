@@ -373,10 +373,12 @@ static int l_axes(lua_State *L)
     return 1;
 }
 
+/* rm:rig() -> the Rig, borrowed (closing it leaves it open) */
 static int l_rig(lua_State *L)
 {
     check_rm(L, 1);
     lua_getiuservalue(L, 1, UV_RIG);
+    bw_lua_push_shared(L, -1);
     return 1;
 }
 

@@ -15,8 +15,19 @@
  *   header (so an explicit close() cannot free the C object underneath).
  * - Closing or collecting a handle makes that handle unusable (every method
  *   raises "bad argument #1 (blendwerk.X is closed)"); the C object is
- *   destroyed once no other object uses it. __gc and __close share one
- *   function per type.
+ *   destroyed once no other object uses it.
+ * - A borrowed handle is one an owner hands out and hands out again on
+ *   later calls (binding:clip(), binding:rig(), pose:rig(), set:clip(h),
+ *   the track set's output pose, asset:rig(), asset:clip(i),
+ *   root_motion:rig()): many holders share it, so close() and <close> on
+ *   it do nothing (it stays usable for everyone); only __gc releases it.
+ *   For a Rig or Clip the user made (owned), the accessors hand out its
+ *   shared twin (bw_lua_push_shared): a second, borrowed handle on the
+ *   same C object, made once and cached on the original, which compares
+ *   equal (__eq) to the original. Closing the original closes only the
+ *   original; the twin keeps the C object alive until it is collected.
+ *   __gc and __close share one function per type
+ *   (bw_lua_object_gc_or_close tells them apart).
  *
  * Indices on the Lua side are 1-based (joints, curves, tracks, markers,
  * clips of an asset); track handles returned by TrackSet:play are opaque.
@@ -74,6 +85,7 @@ struct bw_lua_object {
     bw_lua_object *deps[BW_LUA_MAX_DEPS]; /* objects this one uses (each counted there) */
     int users;                    /* how many live objects use this one */
     bool closed;                  /* the Lua handle was closed or collected */
+    bool borrowed;                /* shared handle: close() is a no-op, only __gc closes it */
     bool destroyed;               /* the C object is gone */
 };
 
@@ -86,8 +98,21 @@ void bw_lua_object_use(bw_lua_object *self, bw_lua_object *dep);
 /* Drop a use taken by bw_lua_object_use or by hand (dep->users--), and
  * destroy dep if it is closed and unused. */
 void bw_lua_object_unuse(bw_lua_object *dep);
-/* The handle is closed (close() or __gc): destroy when unused. Idempotent. */
+/* close() / <close> on the handle: destroy when unused. Idempotent; does
+ * nothing on a borrowed handle. */
 void bw_lua_object_close(bw_lua_object *self);
+/* __gc: the handle is gone (borrowed or not): destroy when unused. */
+void bw_lua_object_collect(bw_lua_object *self);
+/* The body of the one function a type registers as both __gc and
+ * __close: Lua calls __gc with the object alone and __close with the
+ * object and an error value (nil when there is none), so one argument
+ * collects and two close (a no-op on a borrowed handle). */
+void bw_lua_object_gc_or_close(lua_State *L, bw_lua_object *self);
+/* Push the shared (borrowed) handle of the Rig or Clip at `idx`: itself if
+ * it is borrowed already, else its twin, made on first use and cached in
+ * the original's BW_LUA_UV_*_SHARED slot. For accessors that hand out an
+ * object the caller may not own. */
+void bw_lua_push_shared(lua_State *L, int idx);
 
 /* luaL_checkudata plus the closed check; returns the block. */
 void *bw_lua_check_object(lua_State *L, int arg, const char *type_name);
@@ -134,9 +159,11 @@ typedef struct bw_lua_asset {
 
 /* Uservalue slots. */
 enum {
-    BW_LUA_UV_RIG_ASSET = 1,     /* Rig: the Asset it is borrowed from, or nil */
-    BW_LUA_UV_CLIP_ASSET = 1,    /* Clip: the Asset it is borrowed from, or nil */
+    BW_LUA_UV_RIG_ASSET = 1,     /* Rig: the Asset (or owned Rig) it is borrowed from, or nil */
+    BW_LUA_UV_RIG_SHARED = 2,    /* Rig: its shared twin (bw_lua_push_shared), or nil */
+    BW_LUA_UV_CLIP_ASSET = 1,    /* Clip: the Asset (or owned Clip) it is borrowed from, or nil */
     BW_LUA_UV_CLIP_BINDINGS = 2, /* Clip: weak-keyed table Rig -> Binding (clip:sample cache) */
+    BW_LUA_UV_CLIP_SHARED = 3,   /* Clip: its shared twin (bw_lua_push_shared), or nil */
     BW_LUA_UV_BINDING_CLIP = 1,  /* Binding: its Clip */
     BW_LUA_UV_BINDING_RIG = 2,   /* Binding: its Rig */
     BW_LUA_UV_POSE_RIG = 1,      /* Pose: its Rig */
@@ -153,8 +180,10 @@ bw_lua_pose *bw_lua_check_pose(lua_State *L, int arg);
 const struct bw_track_set *bw_lua_check_track_set(lua_State *L, int arg, const bw_rig **out_rig);
 
 /* Push a Rig / Clip handle wrapping `rig` / `clip`. If `owner_idx` is not
- * 0 the object is borrowed from the Asset at that stack index (kept alive
- * through it); otherwise the handle owns it and destroys it. */
+ * 0 the object is borrowed from the handle at that stack index (an Asset,
+ * or the Rig / Clip it is the shared twin of; kept alive through it) and
+ * the new handle is marked borrowed; otherwise the handle owns it and
+ * destroys it. */
 bw_lua_rig *bw_lua_push_rig(lua_State *L, bw_rig *rig, int owner_idx);
 bw_lua_clip *bw_lua_push_clip(lua_State *L, bw_clip *clip, int owner_idx);
 

@@ -433,7 +433,7 @@ static int l_handles(lua_State *L)
     return 1;
 }
 
-/* set:clip(h) -> the Clip the track plays, or nil */
+/* set:clip(h) -> the Clip the track plays (borrowed), or nil */
 static int l_clip(lua_State *L)
 {
     track_set *ts = check_set(L, 1);
@@ -445,6 +445,7 @@ static int l_clip(lua_State *L)
     lua_getiuservalue(L, 1, UV_REFS);
     lua_rawgeti(L, -1, s->binding_ref);
     lua_getiuservalue(L, -1, BW_LUA_UV_BINDING_CLIP);
+    bw_lua_push_shared(L, -1); /* borrowed: closing it leaves it open */
     return 1;
 }
 
@@ -470,11 +471,19 @@ static int l_dropped_signals(lua_State *L)
     return 1;
 }
 
+/* The set's output Pose: the same handle every frame, so it is borrowed
+ * (close() and <close> leave it open for the set and every holder). */
+static int push_output(lua_State *L)
+{
+    lua_getiuservalue(L, 1, UV_POSE);
+    ((bw_lua_object *)lua_touserdata(L, -1))->borrowed = true;
+    return 1;
+}
+
 static int l_pose(lua_State *L)
 {
     check_set(L, 1);
-    lua_getiuservalue(L, 1, UV_POSE);
-    return 1;
+    return push_output(L);
 }
 
 /* ---- the frame ---- */
@@ -502,8 +511,7 @@ static int l_compose(lua_State *L)
 {
     track_set *ts = check_set(L, 1);
     compose(L, ts, 2);
-    lua_getiuservalue(L, 1, UV_POSE);
-    return 1;
+    return push_output(L);
 }
 
 static void collect(void *user, const bw_signal *sig)
@@ -606,8 +614,7 @@ static int l_update(lua_State *L)
     bw_track_set_advance(ts->set, dt);
     compose(L, ts, 3);
     drain(L, ts);
-    lua_getiuservalue(L, 1, UV_POSE);
-    return 1;
+    return push_output(L);
 }
 
 /* set:on(kind, fn | nil): a set-wide callback, run after the track's own */

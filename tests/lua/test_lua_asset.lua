@@ -37,6 +37,11 @@ test("SimpleSkin.gltf: rig, clip and sampled keys", function()
     near(x, 0, 1e-6, "x"); near(y, 0, 1e-6, "y")
     local r = clip:bind(rig):report()
     eq(r.unbound, 0, "every track binds to the asset's own rig")
+    -- asset:rig() and asset:clip() are borrowed: closing them leaves them open
+    do local rr <close> = asset:rig(); local cc <close> = asset:clip(1) end
+    rig:close(); clip:close()
+    check(rawequal(asset:rig(), rig) and rawequal(asset:clip(1), clip), "the same handles after close()")
+    eq(rig:joint_count(), 2, "the rig still open"); near(clip:length(), 5.5, 1e-6, "the clip still open")
 end)
 
 test("Fox.glb: 24 joints and three named clips", function()

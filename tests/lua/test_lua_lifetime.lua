@@ -132,4 +132,61 @@ test("a borrowed rig outlives its closed asset", function()
     collectgarbage("collect")
 end)
 
+-- Borrowed handles: what an owner hands out again on later calls is shared
+-- by every holder, so close() and <close> leave it open (docs/lua-api.md).
+-- The clip moves hips x = 4 * t.
+test("the track set's output pose survives <close> and close()", function()
+    local rig, clip = make_rig(), make_clip()
+    local set = bw.track_set(rig)
+    assert(set:play(clip))
+    do local p <close> = set:update(0.25) end
+    local p = set:update(0.25)
+    near(p:t("hips"), 2, 1e-6, "x = 4 * 0.5 after two updates")
+    p:close()
+    near(set:update(0.25):t("hips"), 3, 1e-6, "x = 4 * 0.75: the set still composes into it")
+    near(p:t("hips"), 3, 1e-6, "the closed-by-a-holder handle still reads")
+    check(rawequal(set:pose(), p) and rawequal(set:compose(), p), "the same handle every call")
+    do local q <close> = set:compose() end
+    check(tostring(p):find("borrowed", 1, true), "tostring: " .. tostring(p))
+    set:close()
+    near(p:t("hips"), 3, 1e-6, "the output outlives its closed set")
+    collectgarbage("collect")
+end)
+
+test("set:clip(h), binding:clip(), binding:rig() and pose:rig() survive close()", function()
+    local rig, clip = make_rig(), make_clip()
+    local set = bw.track_set(rig)
+    local h = assert(set:play(clip))
+    do local c <close> = set:clip(h) end
+    set:clip(h):close()
+    eq(set:clip(h):name(), "walk", "set:clip(h) still open")
+    check(rawequal(set:clip(h), set:clip(h)), "set:clip(h): the same handle every call")
+    eq(set:clip(h), clip, "equal (__eq) to the played clip")
+    eq(clip:length(), 1, "the user's own clip is untouched")
+    local b = assert(clip:bind(rig))
+    do local c <close> = b:clip(); local r <close> = b:rig() end
+    b:clip():close(); b:rig():close()
+    eq(b:clip():length(), 1, "binding:clip() still open"); eq(b:rig():joint_count(), 2, "binding:rig() still open")
+    eq(clip:name(), "walk", "clip open"); eq(rig:joint_count(), 2, "rig open")
+    local pose = rig:pose()
+    do local r <close> = pose:rig() end
+    pose:rig():close()
+    eq(pose:rig():joint_count(), 2, "pose:rig() still open")
+    check(rawequal(pose:rig(), b:rig()), "one shared twin per rig")
+    eq(pose:rig(), rig, "equal (__eq) to the rig")
+    check(not rawequal(pose:rig(), rig), "a twin, not the user's handle")
+    -- closing the user's own handles closes only those
+    rig:close(); clip:close()
+    raises(function() rig:joint_count() end, "blendwerk.Rig is closed")
+    raises(function() clip:length() end, "blendwerk.Clip is closed")
+    eq(pose:rig():joint_count(), 2, "the twin outlives the closed rig")
+    eq(b:clip():name(), "walk", "the twin outlives the closed clip")
+    near(b:sample(0.5, pose):t("hips"), 2, 1e-6, "still samples: x = 4 * 0.5")
+    eq(b:clip(), clip, "still equal to the closed original: the same C clip")
+    set:update(0.25)
+    near(set:pose():t("hips"), 1, 1e-6, "the set still plays: x = 4 * 0.25")
+    pose, b, set = nil, nil, nil
+    collectgarbage("collect") -- ASan: everything goes, nothing is used after free
+end)
+
 finish()

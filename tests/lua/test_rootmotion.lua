@@ -67,6 +67,9 @@ test("a RootMotion reports its defaults: root joint 1, axes x z yaw", function()
   check(#axes == 3 and axes[1] == "x" and axes[2] == "z" and axes[3] == "yaw", "default axes")
   check(tostring(rm):find("root 1 'root', axes x z yaw", 1, true) ~= nil, "tostring: " .. tostring(rm))
   check(rm:rig() == rig, "rig()")
+  do local r <close> = rm:rig() end
+  rm:rig():close()
+  check(rm:rig():joint_count() == rig:joint_count() and rig:joint_count() > 0, "rig() is borrowed: close() leaves it open")
 end)
 
 -- ---- straight walk over loop crossings -----------------------------------
