@@ -124,6 +124,52 @@ void *bw_lua_test_object(lua_State *L, int arg, const char *type_name)
     return o;
 }
 
+/* __close / __gc as scripts see them through getmetatable: the type's own
+ * __close called as Lua calls it at scope end (value, nil), so it closes
+ * like h:close() (a no-op on a borrowed handle, no error on a closed one)
+ * and never collects: a script cannot free a handle others still use. */
+static int view_close(lua_State *L)
+{
+    lua_settop(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_pushnil(L);
+    lua_call(L, 2, 0);
+    return 0;
+}
+
+static int view_newindex(lua_State *L)
+{
+    return luaL_error(L, "the metatable of %s is protected", lua_tostring(L, lua_upvalueindex(1)));
+}
+
+/* The __metatable guard: getmetatable(handle) gives a read-only view (a
+ * userdata, so rawset cannot write into it either) holding __name and the
+ * closing view_close as __close and __gc, never the metatable itself,
+ * whose __index, __gc and methods stay out of a script's reach.
+ * Metatable at the top of the stack. */
+static void set_metatable_guard(lua_State *L, const char *type_name)
+{
+    lua_newuserdatauv(L, 0, 0);   /* the view */
+    lua_createtable(L, 0, 3);     /* its metatable */
+    lua_createtable(L, 0, 3);     /* what reading the view gives */
+    lua_pushstring(L, type_name);
+    lua_setfield(L, -2, "__name");
+    lua_getfield(L, -4, "__close");
+    lua_pushcclosure(L, view_close, 1);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, "__close");
+    lua_setfield(L, -2, "__gc");
+    lua_setfield(L, -2, "__index");
+    lua_pushstring(L, type_name);
+    lua_pushcclosure(L, view_newindex, 1);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, -2, "__metatable");
+}
+
 void bw_lua_register_type(lua_State *L, const char *type_name, const luaL_Reg *methods, const luaL_Reg *meta)
 {
     BW_LUA_STACK_BEGIN(L);
@@ -132,6 +178,7 @@ void bw_lua_register_type(lua_State *L, const char *type_name, const luaL_Reg *m
     lua_newtable(L);
     luaL_setfuncs(L, methods, 0);
     lua_setfield(L, -2, "__index");
+    set_metatable_guard(L, type_name);
     lua_pop(L, 1);
     BW_LUA_STACK_END(L, 0);
 }

@@ -121,7 +121,11 @@ void *bw_lua_check_object(lua_State *L, int arg, const char *type_name);
 void *bw_lua_test_object(lua_State *L, int arg, const char *type_name);
 
 /* Register a type: metatable named `type_name` whose __index is a table of
- * `methods`, plus the `meta` entries (__gc, __close, __tostring ...).
+ * `methods`, plus the `meta` entries (__gc, __close, __tostring ...; every
+ * type has __close). The metatable is guarded: its __metatable is a
+ * read-only view, so getmetatable(handle) in Lua gives { __name = type,
+ * __close = __gc = a function that closes like handle:close() without
+ * raising on a closed handle }, and setmetatable on a handle fails.
  * Leaves the stack unchanged. */
 void bw_lua_register_type(lua_State *L, const char *type_name, const luaL_Reg *methods, const luaL_Reg *meta);
 

@@ -47,6 +47,34 @@ test("the module, its global and its types", function()
     end
 end)
 
+test("metatables are guarded: getmetatable gives a read-only view", function()
+    local rig = assert(bw.rig { joints = { { name = "a" } } })
+    local clip = assert(bw.clip { name = "c", joints = { { joint = "a", keys = { { time = 0, t = { 0, 0, 0 } } } } } })
+    local set = bw.track_set(rig)
+    local objects = { Rig = rig, Clip = clip, Binding = clip:bind(rig), Pose = rig:pose(), TrackSet = set,
+        RootMotion = bw.root_motion(rig) }
+    for name, o in pairs(objects) do
+        local mt = getmetatable(o)
+        eq(type(mt), "userdata", name .. ": the view, not the metatable")
+        eq(mt.__name, "blendwerk." .. name, name .. " __name")
+        eq(mt.__index, nil, name .. ": the methods table is out of reach")
+        eq(mt.__gc, mt.__close, name .. ": __gc and __close are one closing function")
+        raises(function() mt.__index = {} end, "the metatable of blendwerk." .. name .. " is protected")
+        raises(function() rawset(mt, "__index", {}) end, "bad argument #1 to 'rawset' (table expected, got userdata)")
+        eq(getmetatable(mt), false, name .. ": the view's own metatable is hidden too")
+    end
+    eq(rig:joint_count(), 1, "methods still work")
+    raises(function() setmetatable(rig, {}) end, "bad argument #1 to 'setmetatable' (table expected, got blendwerk.Rig)")
+    -- the view's __gc closes like close(): the pose goes, a borrowed handle stays
+    local pose = rig:pose()
+    getmetatable(pose).__gc(pose)
+    raises(function() pose:t(1) end, "blendwerk.Pose is closed")
+    getmetatable(pose).__gc(pose) -- no error on a closed handle
+    local out = set:update(0)
+    getmetatable(out).__gc(out)
+    eq(out:joint_count(), 1, "a borrowed handle stays open")
+end)
+
 test("load answers nil, message for missing and malformed files", function()
     fails({ "no/such/file.gltf" }, bw.load("no/such/file.gltf"))
     fails({ "no_such.bvh" }, bw.load("no_such.bvh"))
