@@ -87,8 +87,8 @@ static int load_asset(lua_State *L, const char *dir)
     options.allocator = bw_lua_allocator(L);
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
-        char why[128];
-        if (!bw_lua_check_fields(L, 2, load_fields, why, sizeof why))
+        char why[256];
+        if (!bw_lua_check_fields_hint(L, 2, load_fields, why, sizeof why))
             return luaL_argerror(L, 2, lua_pushstring(L, why));
         if (bw_lua_raw_field(L, 2, "max_bytes") != LUA_TNIL) {
             int isint = 0;

@@ -232,20 +232,51 @@ int bw_lua_raw_field(lua_State *L, int idx, const char *name)
     return lua_rawget(L, idx);
 }
 
-static bool check_fields(lua_State *L, int idx, const char *const *allowed, char *why, size_t why_size)
+/* "t, r, s, coverage": the accepted fields, for messages. */
+static void list_names(const char *const *allowed, char *out, size_t out_size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (const char *const *a = allowed; *a && used < out_size; a++) {
+        int n = snprintf(out + used, out_size - used, "%s%s", a == allowed ? "" : ", ", *a);
+        if (n < 0) break;
+        used += (size_t)n;
+    }
+}
+
+/* Every key of the table at idx is one of `allowed` or an integer in
+ * 1..list_len; else why names the first other key and, when `hint`, what
+ * is accepted. */
+static bool check_keys(lua_State *L, int idx, const char *const *allowed, lua_Integer list_len, bool hint,
+                       char *why, size_t why_size)
 {
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         lua_pop(L, 1); /* value */
         bool known = false;
+        char expected[160] = "";
+        if (!hint) {
+        } else if (allowed[0]) {
+            char names[140];
+            list_names(allowed, names, sizeof names);
+            snprintf(expected, sizeof expected, "accepted fields: %s", names);
+        } else {
+            snprintf(expected, sizeof expected, "a list of %lld entries", (long long)list_len);
+        }
         if (lua_type(L, -1) == LUA_TSTRING) {
             const char *key = lua_tostring(L, -1);
             for (const char *const *a = allowed; *a && !known; a++) known = strcmp(*a, key) == 0;
             if (!known) snprintf(why, why_size, "unknown field '%s'", key);
         } else if (lua_isinteger(L, -1)) {
-            snprintf(why, why_size, "unexpected list entry [%lld]", (long long)lua_tointeger(L, -1));
+            lua_Integer i = lua_tointeger(L, -1);
+            known = i >= 1 && i <= list_len;
+            if (!known) snprintf(why, why_size, "unexpected list entry [%lld]", (long long)i);
         } else {
             snprintf(why, why_size, "unexpected %s key", luaL_typename(L, -1));
+        }
+        if (!known && hint) {
+            size_t used = strlen(why);
+            snprintf(why + used, why_size - used, " (%s)", expected);
         }
         if (!known) {
             lua_pop(L, 1); /* key */
@@ -255,6 +286,12 @@ static bool check_fields(lua_State *L, int idx, const char *const *allowed, char
     return true;
 }
 
+const char *const bw_lua_transform_fields[] = {"t", "r", "s", NULL};
+const char *const bw_lua_joint_fields[] = {"t", "r", "s", "coverage", NULL};
+static const char *const no_fields[] = {NULL};
+static const char *const xyz_fields[] = {"x", "y", "z", NULL};
+static const char *const xyzw_fields[] = {"x", "y", "z", "w", NULL};
+
 static bool read_vector(lua_State *L, int idx, int n, const char *what, float *out, char *why, size_t why_size)
 {
     if (lua_type(L, idx) != LUA_TTABLE) {
@@ -262,9 +299,15 @@ static bool read_vector(lua_State *L, int idx, int n, const char *what, float *o
                  luaL_typename(L, idx));
         return false;
     }
-    /* Array form if [1] is present, else named fields. */
+    /* Array form if [1] is present, else named fields; nothing else. */
     bool array = lua_rawgeti(L, idx, 1) != LUA_TNIL;
     lua_pop(L, 1);
+    char bad_key[200];
+    if (!check_keys(L, idx, array ? no_fields : n == 4 ? xyzw_fields : xyz_fields, array ? n : 0, true, bad_key,
+                    sizeof bad_key)) {
+        snprintf(why, why_size, "%s: %s", what, bad_key);
+        return false;
+    }
     float v[4] = {0, 0, 0, 0};
     for (int i = 0; i < n; i++) {
         int type = array ? lua_rawgeti(L, idx, i + 1) : bw_lua_raw_field(L, idx, component_names[i]);
@@ -288,7 +331,24 @@ static bool read_vector(lua_State *L, int idx, int n, const char *what, float *o
 bool bw_lua_check_fields(lua_State *L, int idx, const char *const *allowed, char *why, size_t why_size)
 {
     BW_LUA_STACK_BEGIN(L);
-    bool ok = check_fields(L, lua_absindex(L, idx), allowed, why, why_size);
+    bool ok = check_keys(L, lua_absindex(L, idx), allowed, 0, false, why, why_size);
+    BW_LUA_STACK_END(L, 0);
+    return ok;
+}
+
+bool bw_lua_check_fields_hint(lua_State *L, int idx, const char *const *allowed, char *why, size_t why_size)
+{
+    BW_LUA_STACK_BEGIN(L);
+    bool ok = check_keys(L, lua_absindex(L, idx), allowed, 0, true, why, why_size);
+    BW_LUA_STACK_END(L, 0);
+    return ok;
+}
+
+bool bw_lua_check_list(lua_State *L, int idx, char *why, size_t why_size)
+{
+    BW_LUA_STACK_BEGIN(L);
+    idx = lua_absindex(L, idx);
+    bool ok = check_keys(L, idx, no_fields, (lua_Integer)lua_rawlen(L, idx), true, why, why_size);
     BW_LUA_STACK_END(L, 0);
     return ok;
 }

@@ -158,6 +158,11 @@ static lua_Integer list_field(parse *p, int idx, const char *field)
         snprintf(p->why, sizeof p->why, "%s must be a list of tables, not a %s", field, luaL_typename(p->L, -1));
         return -1;
     }
+    char why[sizeof p->why - 64];
+    if (!bw_lua_check_list(p->L, -1, why, sizeof why)) {
+        snprintf(p->why, sizeof p->why, "%s: %s", field, why);
+        return -1;
+    }
     return (lua_Integer)lua_rawlen(p->L, -1);
 }
 
@@ -182,7 +187,7 @@ static int l_clip_new(lua_State *L)
         snprintf(p.why, sizeof p.why, "name must be a string");
         return fail(&p);
     }
-    if (!bw_lua_check_fields(L, 1, clip_fields, p.why, sizeof p.why)) return fail(&p);
+    if (!bw_lua_check_fields_hint(L, 1, clip_fields, p.why, sizeof p.why)) return fail(&p);
 
     bw_sequence_desc desc;
     memset(&desc, 0, sizeof desc);
@@ -295,7 +300,7 @@ static int l_clip_new(lua_State *L)
         jk->joint = lua_tostring(L, -1);
         lua_pop(L, 1);
         snprintf(p.where, sizeof p.where, "joint '%s'", jk->joint);
-        if (!bw_lua_check_fields(L, e, joint_fields, p.why, sizeof p.why)) return fail(&p);
+        if (!bw_lua_check_fields_hint(L, e, joint_fields, p.why, sizeof p.why)) return fail(&p);
         int pt = bw_lua_raw_field(L, e, "parent");
         if (pt == LUA_TSTRING) jk->parent = lua_tostring(L, -1);
         else if (pt == LUA_TBOOLEAN && !lua_toboolean(L, -1)) jk->parent = ""; /* false: a root */
@@ -332,7 +337,7 @@ static int l_clip_new(lua_State *L)
                 return fail(&p);
             }
             const int ki = lua_gettop(L);
-            if (!bw_lua_check_fields(L, ki, key_fields, p.why, sizeof p.why)) return fail(&p);
+            if (!bw_lua_check_fields_hint(L, ki, key_fields, p.why, sizeof p.why)) return fail(&p);
             if (!read_number(&p, ki, "time", true, &kp->time, NULL)) return fail(&p);
             if (!check_order(&p, (int)k - 1, kp->time, k > 1 ? kp[-1].time : 0.0f)) return fail(&p);
             /* t / r / s: only the present ones are keyed */
@@ -374,7 +379,7 @@ static int l_clip_new(lua_State *L)
         ck->name = lua_tostring(L, -1);
         lua_pop(L, 1);
         snprintf(p.where, sizeof p.where, "curve '%s'", ck->name);
-        if (!bw_lua_check_fields(L, e, curve_fields, p.why, sizeof p.why)) return fail(&p);
+        if (!bw_lua_check_fields_hint(L, e, curve_fields, p.why, sizeof p.why)) return fail(&p);
         int at = bw_lua_raw_field(L, e, "angle");
         if (at != LUA_TNIL && at != LUA_TBOOLEAN) {
             snprintf(p.why, sizeof p.why, "angle must be a boolean");
@@ -397,7 +402,7 @@ static int l_clip_new(lua_State *L)
                 return fail(&p);
             }
             const int ki = lua_gettop(L);
-            if (!bw_lua_check_fields(L, ki, curve_key_fields, p.why, sizeof p.why)) return fail(&p);
+            if (!bw_lua_check_fields_hint(L, ki, curve_key_fields, p.why, sizeof p.why)) return fail(&p);
             if (!read_number(&p, ki, "time", true, &ctimes[ck_at], NULL)) return fail(&p);
             if (!check_order(&p, (int)k - 1, ctimes[ck_at], k > 1 ? ctimes[ck_at - 1] : 0.0f)) return fail(&p);
             if (!read_number(&p, ki, "value", true, &cvalues[ck_at], NULL)) return fail(&p);
@@ -426,7 +431,7 @@ static int l_clip_new(lua_State *L)
         markers[i - 1].name = lua_tostring(L, -1);
         snprintf(p.where, sizeof p.where, "marker %lld '%s'", (long long)i, markers[i - 1].name);
         lua_pop(L, 1);
-        if (!bw_lua_check_fields(L, e, marker_fields, p.why, sizeof p.why)) return fail(&p);
+        if (!bw_lua_check_fields_hint(L, e, marker_fields, p.why, sizeof p.why)) return fail(&p);
         if (!read_number(&p, e, "time", true, &markers[i - 1].time, NULL)) return fail(&p);
         lua_settop(L, scratch_top);
     }

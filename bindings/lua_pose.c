@@ -128,7 +128,7 @@ static float check_coverage(lua_State *L, int arg, float v)
 }
 
 /* pose:set(joint, {t=, r=, s=, coverage=}): absent fields keep their
- * values; the rotation is normalized. */
+ * values; the rotation is normalized; any other field is refused. */
 static int l_set(lua_State *L)
 {
     bw_lua_pose *p = bw_lua_check_pose(L, 1);
@@ -136,7 +136,9 @@ static int l_set(lua_State *L)
     luaL_checktype(L, 3, LUA_TTABLE);
     bw_transform x = p->pose.joints[j];
     char why[256];
-    if (!bw_lua_read_transform(L, 3, &x, why, sizeof why)) return luaL_argerror(L, 3, lua_pushstring(L, why));
+    if (!bw_lua_check_fields_hint(L, 3, bw_lua_joint_fields, why, sizeof why) ||
+        !bw_lua_read_transform(L, 3, &x, why, sizeof why))
+        return luaL_argerror(L, 3, lua_pushstring(L, why));
     float coverage = p->pose.coverage[j];
     int type = bw_lua_raw_field(L, 3, "coverage");
     if (type != LUA_TNIL) {

@@ -125,12 +125,19 @@ static int l_rig_new(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
     rig_parse p;
-    if (!bw_lua_check_fields(L, 1, rig_fields, p.why, sizeof p.why)) return parse_fail(L, NULL, p.why);
+    if (!bw_lua_check_fields_hint(L, 1, rig_fields, p.why, sizeof p.why)) return parse_fail(L, NULL, p.why);
 
     int jt = bw_lua_raw_field(L, 1, "joints"); /* index 2 */
     if (jt != LUA_TTABLE && jt != LUA_TNIL) return parse_fail(L, NULL, "joints must be a list of tables");
     int ct = bw_lua_raw_field(L, 1, "curves"); /* index 3 */
     if (ct != LUA_TTABLE && ct != LUA_TNIL) return parse_fail(L, NULL, "curves must be a list of tables");
+    for (int list = 2; list <= 3; list++) {
+        char why[300];
+        if (lua_istable(L, list) && !bw_lua_check_list(L, list, why, sizeof why)) {
+            snprintf(p.why, sizeof p.why, "%s: %s", list == 2 ? "joints" : "curves", why);
+            return parse_fail(L, NULL, p.why);
+        }
+    }
     lua_Integer joint_count = jt == LUA_TTABLE ? (lua_Integer)lua_rawlen(L, 2) : 0;
     lua_Integer curve_count = ct == LUA_TTABLE ? (lua_Integer)lua_rawlen(L, 3) : 0;
     if (joint_count > BW_RIG_MAX_JOINTS) return parse_fail(L, NULL, "too many joints");
@@ -154,7 +161,7 @@ static int l_rig_new(lua_State *L)
         /* The name string stays anchored by the description table. */
         const char *name = lua_tostring(L, -1);
         snprintf(context, sizeof context, "joint %lld '%s'", (long long)(i + 1), name);
-        if (!bw_lua_check_fields(L, e, joint_fields, p.why, sizeof p.why)) return parse_fail(L, context, p.why);
+        if (!bw_lua_check_fields_hint(L, e, joint_fields, p.why, sizeof p.why)) return parse_fail(L, context, p.why);
         bw_rig_joint_desc *d = &joints[i];
         d->name = name;
         d->rest = bw_transform_identity;
@@ -186,7 +193,7 @@ static int l_rig_new(lua_State *L)
         bw_rig_curve_desc *d = &curves[i];
         d->name = lua_tostring(L, -1);
         snprintf(context, sizeof context, "curve %lld '%s'", (long long)(i + 1), d->name);
-        if (!bw_lua_check_fields(L, e, curve_fields, p.why, sizeof p.why)) return parse_fail(L, context, p.why);
+        if (!bw_lua_check_fields_hint(L, e, curve_fields, p.why, sizeof p.why)) return parse_fail(L, context, p.why);
         lua_pop(L, 1);
         int at = bw_lua_raw_field(L, e, "angle");
         if (at != LUA_TNIL && at != LUA_TBOOLEAN) return parse_fail(L, context, "angle must be a boolean");
@@ -311,7 +318,9 @@ static int l_set_rest(lua_State *L)
     luaL_checktype(L, 3, LUA_TTABLE);
     bw_transform x = bw_rig_rest_pose(r->rig)[j];
     char why[256];
-    if (!bw_lua_read_transform(L, 3, &x, why, sizeof why)) return luaL_argerror(L, 3, lua_pushstring(L, why));
+    if (!bw_lua_check_fields_hint(L, 3, bw_lua_transform_fields, why, sizeof why) ||
+        !bw_lua_read_transform(L, 3, &x, why, sizeof why))
+        return luaL_argerror(L, 3, lua_pushstring(L, why));
     bw_result res = bw_rig_set_rest(r->rig, j, &x);
     if (res != BW_OK) return luaL_error(L, "set_rest failed: %s", bw_result_name(res));
     return 0;

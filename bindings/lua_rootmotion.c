@@ -93,10 +93,11 @@ static int l_root_motion(lua_State *L)
     int root = -1;
     const char *root_name = NULL;
     if (lua_istable(L, 2)) {
-        char why[160];
-        if (!bw_lua_check_fields(L, 2, config_fields, why, sizeof why)) return fail(L, "%s", why);
+        char why[256];
+        if (!bw_lua_check_fields_hint(L, 2, config_fields, why, sizeof why)) return fail(L, "%s", why);
         int type = bw_lua_raw_field(L, 2, "axes"); /* 3 */
         if (type == LUA_TTABLE) {
+            if (!bw_lua_check_list(L, 3, why, sizeof why)) return fail(L, "axes: %s", why);
             lua_Unsigned n = lua_rawlen(L, 3);
             if (n == 0) return fail(L, "axes is empty (use a list such as {\"x\", \"z\", \"yaw\"})");
             if (n > 16) return fail(L, "axes has more than 16 entries");
@@ -179,7 +180,7 @@ static const char *const play_fields[] = {"binding", "clip", "from", "delta", "l
 
 /* Whether the play table at e holds nothing but play_fields. Per frame
  * this counts keys instead of comparing names; only a table that fails
- * goes through bw_lua_check_fields for the message. */
+ * goes through bw_lua_check_fields_hint for the message. */
 static bool only_known_fields(lua_State *L, int e)
 {
     int known = 0, total = 0;
@@ -232,8 +233,8 @@ static int l_extract(lua_State *L)
             return fail(L, "plays[%d] must be a table {binding = .., from = .., delta = ..}, not a %s", i,
                         luaL_typename(L, e));
         if (!only_known_fields(L, e)) {
-            char why[160];
-            bw_lua_check_fields(L, e, play_fields, why, sizeof why);
+            char why[256];
+            bw_lua_check_fields_hint(L, e, play_fields, why, sizeof why);
             return fail(L, "plays[%d]: %s", i, why);
         }
 
@@ -335,8 +336,11 @@ static int l_remove(lua_State *L)
     }
     if (lua_type(L, 2) != LUA_TTABLE) return luaL_typeerror(L, 2, "blendwerk.Pose or transform table");
     bw_transform x = bw_transform_identity;
-    char why[200];
-    if (!bw_lua_read_transform(L, 2, &x, why, sizeof why)) return fail(L, "transform: %s", why);
+    char why[256];
+    /* coverage is accepted (and ignored) so that rm:remove(pose:get(j)) works */
+    if (!bw_lua_check_fields_hint(L, 2, bw_lua_joint_fields, why, sizeof why) ||
+        !bw_lua_read_transform(L, 2, &x, why, sizeof why))
+        return fail(L, "transform: %s", why);
     bw_result res = bw_root_motion_remove(rm->rig->rig, &rm->cfg, &x);
     if (res != BW_OK) return fail(L, "%s", result_reason(res));
     bw_lua_push_transform(L, &x);

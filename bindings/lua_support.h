@@ -239,15 +239,30 @@ const char *bw_lua_to_float(double v, float *out);
 
 /* Read the optional fields t, r, s of the table at `idx` into *x, leaving
  * absent fields as they are. Each vector is an array {x, y, z[, w]} or
- * named fields {x=, y=, z=[, w=]} of finite numbers; s may be a number
- * (uniform scale). A zero rotation fails. On failure returns false and
- * writes "t.y is NaN" (etc.) into why. Raw access, no metamethods. */
+ * named fields {x=, y=, z=[, w=]} of finite numbers, with nothing else in
+ * it; s may be a number (uniform scale). A zero rotation fails. On failure
+ * returns false and writes "t.y is NaN" (etc.) into why. Raw access, no
+ * metamethods. The caller checks the table's own fields
+ * (bw_lua_check_fields with its list, e.g. bw_lua_transform_fields). */
 bool bw_lua_read_transform(lua_State *L, int idx, bw_transform *x, char *why, size_t why_size);
+/* {"t", "r", "s", NULL} and {"t", "r", "s", "coverage", NULL} (the shape
+ * pose:get returns, accepted back by pose:set and root_motion:remove). */
+extern const char *const bw_lua_transform_fields[];
+extern const char *const bw_lua_joint_fields[];
 
 /* Check that every key of the table at `idx` is one of the NULL-terminated
  * `allowed` strings (catches typos such as `rot =` for `r =`). On failure
- * writes "unknown field 'rot'" into why and returns false. */
+ * writes "unknown field 'rot'" (or "unexpected list entry [1]") into why
+ * and returns false; callers may append their own context. */
 bool bw_lua_check_fields(lua_State *L, int idx, const char *const *allowed, char *why, size_t why_size);
+/* The same check, the message naming what is accepted: "unknown field
+ * 'rot' (accepted fields: t, r, s, coverage)". Every description the core
+ * types read from Lua (rig, clip, pose:set, rig:set_rest, load options,
+ * root motion) goes through this one. */
+bool bw_lua_check_fields_hint(lua_State *L, int idx, const char *const *allowed, char *why, size_t why_size);
+/* Check that the table at `idx` is a plain list: its keys are exactly
+ * 1..#t ("unknown field 'jionts' (a list of 2 entries)" otherwise). */
+bool bw_lua_check_list(lua_State *L, int idx, char *why, size_t why_size);
 /* Raw field read (no metamethods): pushes t[name], returns its type. */
 int bw_lua_raw_field(lua_State *L, int idx, const char *name);
 

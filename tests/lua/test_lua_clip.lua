@@ -196,6 +196,24 @@ test("bad clip tables return nil and a message naming the problem", function()
         bw.clip { name = "walk", curves = { { name = "c", keys = { { time = 0, value = 1 / 0 } } } } })
     fails("clip 'walk': length -1 is negative", bw.clip { name = "walk", length = -1 })
     fails("clip 'walk': unknown field 'lenght'", bw.clip { name = "walk", lenght = 1 })
+    fails("clip 'walk': unknown field 'lenght' (accepted fields: name, length, loop, id, revision, joints, curves, markers)",
+        bw.clip { name = "walk", lenght = 1 })
+    fails("key 1: unknown field 'rot' (accepted fields: time, t, r, s, weight, mask, ease, dir)",
+        bw.clip(keys { { time = 0, rot = { 0, 0, 0, 1 } } }))
+    fails("joint 'hips': unknown field 'key' (accepted fields: joint, parent, keys)",
+        bw.clip { name = "walk", joints = { { joint = "hips", key = {}, keys = { { time = 0 } } } } })
+    fails("curve 'c': unknown field 'kind' (accepted fields: name, angle, keys)",
+        bw.clip { name = "walk", curves = { { name = "c", kind = 1, keys = { { time = 0, value = 0 } } } } })
+    fails("curve 'c' key 1: unknown field 'v' (accepted fields: time, value, ease, dir)",
+        bw.clip { name = "walk", curves = { { name = "c", keys = { { time = 0, value = 0, v = 1 } } } } })
+    fails("marker 1 'step': unknown field 'at' (accepted fields: name, time)",
+        bw.clip { name = "walk", markers = { { name = "step", time = 0, at = 1 } } })
+    fails("clip 'walk': markers: unknown field 'n' (a list of 1 entries)",
+        bw.clip { name = "walk", markers = { { name = "step", time = 0 }, n = 1 } })
+    fails("joint 1: keys: unknown field 'first' (a list of 1 entries)",
+        bw.clip { name = "walk", joints = { { joint = "hips", keys = { { time = 0 }, first = 0 } } } })
+    fails("key 1: r: unknown field 'angle' (accepted fields: x, y, z, w)",
+        bw.clip(keys { { time = 0, r = { x = 0, y = 0, z = 0, w = 1, angle = 0 } } }))
     fails("clip: joints must be a list", bw.clip { joints = 3 })
     fails("clip 'walk': joint 'arm': listed twice (joint entries 1 and 2)", bw.clip { name = "walk", joints = {
         { joint = "arm", keys = { { time = 0, t = { 0, 0, 0 } } } }, { joint = "arm", keys = { { time = 1, r = { 0, 0, 0, 1 } } } } } })

@@ -88,6 +88,7 @@ test("load answers nil, message for missing and malformed files", function()
     os.remove(bvh)
     raises(function() bw.load() end, "bad argument #1 to 'load'", "string expected")
     raises(function() bw.load("x.gltf", { max = 1 }) end, "bad argument #2 to 'load'", "unknown field 'max'")
+    raises(function() bw.load("x.gltf", { max = 1 }) end, "unknown field 'max' (accepted fields: max_bytes)")
 end)
 
 test("blendwerk run: arg table, exit codes and error positions", function()

@@ -107,6 +107,27 @@ test("pose get/set by index and name", function()
     eq(pose:rig(), rig, "pose:rig()")
 end)
 
+test("pose:set and rig:set_rest refuse unknown fields, naming what they accept", function()
+    local rig = make_rig()
+    local pose = rig:pose()
+    pose:set(1, { t = { 1, 2, 3 } })
+    raises(function() pose:set(1, { rot = { 0, 0, 0, 1 } }) end, "bad argument #2 to 'set'",
+        "unknown field 'rot' (accepted fields: t, r, s, coverage)")
+    raises(function() pose:set(1, { t = { 1, 2, 3, 4 } }) end, "t: unexpected list entry [4] (a list of 3 entries)")
+    raises(function() pose:set(1, { t = { x = 1, y = 2, z = 3, q = 4 } }) end,
+        "t: unknown field 'q' (accepted fields: x, y, z)")
+    raises(function() pose:set(1, { r = { x = 0, y = 0, z = 0, w = 1, v = 0 } }) end,
+        "r: unknown field 'v' (accepted fields: x, y, z, w)")
+    raises(function() pose:set(1, { [1] = 0 }) end, "unexpected list entry [1] (accepted fields: t, r, s, coverage)")
+    near(pose:t(1), 1, 0, "a refused set changes nothing")
+    pose:set(1, pose:get(2)) -- what get returns, set takes back
+    near(pose:t(1), select(1, pose:t(2)), 0, "round trip")
+    raises(function() rig:set_rest(1, { coverage = 1 }) end, "bad argument #2 to 'set_rest'",
+        "unknown field 'coverage' (accepted fields: t, r, s)")
+    raises(function() rig:set_rest(1, { t = { 0, 0, 0 }, scale = 2 }) end, "unknown field 'scale'")
+    rig:set_rest(1, rig:rest(2)) -- what rest returns, set_rest takes back
+end)
+
 test("bad rig tables return nil and a message", function()
     fails("rig: joint 2 'spine': parent 'hip' not found",
         bw.rig { joints = { { name = "hips" }, { name = "spine", parent = "hip" } } })
@@ -123,6 +144,15 @@ test("bad rig tables return nil and a message", function()
     fails("joint 1 'a': unknown field 'rotation'", bw.rig { joints = { { name = "a", rotation = { 0, 0, 0, 1 } } } })
     fails("curve 1 'c': rest is infinite", bw.rig { curves = { { name = "c", rest = 1 / 0 } } })
     fails("rig: unknown field 'bones'", bw.rig { bones = {} })
+    fails("rig: unknown field 'bones' (accepted fields: joints, curves)", bw.rig { bones = {} })
+    fails("joint 1 'a': unknown field 'rotation' (accepted fields: name, parent, t, r, s)",
+        bw.rig { joints = { { name = "a", rotation = { 0, 0, 0, 1 } } } })
+    fails("curve 1 'c': unknown field 'kind' (accepted fields: name, angle, rest)",
+        bw.rig { curves = { { name = "c", kind = "angle" } } })
+    fails("rig: joints: unknown field 'extra' (a list of 1 entries)", bw.rig { joints = { { name = "a" }, extra = 1 } })
+    fails("rig: curves: unexpected list entry [3] (a list of 1 entries)", bw.rig { curves = { { name = "c" }, [3] = {} } })
+    fails("joint 1 'a': t: unknown field 'w' (accepted fields: x, y, z)",
+        bw.rig { joints = { { name = "a", t = { x = 0, y = 0, z = 0, w = 1 } } } })
     -- duplicate (parent, name) pairs are the core's to refuse; the message says so
     local dup, msg = bw.rig { joints = { { name = "a" }, { name = "b", parent = "a" }, { name = "b", parent = "a" } } }
     eq(dup, nil, "duplicate pair refused"); check(type(msg) == "string" and msg:find("^rig: "), "message: " .. tostring(msg))
