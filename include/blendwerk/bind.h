@@ -59,13 +59,14 @@ uint64_t bw_binding_retarget_id(const bw_binding *binding);
 
 /* Cache of bindings keyed by (clip serial, layout signature, topology
  * revision, retarget id). Owns its bindings. bw_binding_cache_get returns
- * the cached binding or creates one; entries for an older topology
- * revision of the same rig layout are replaced: when the same rig object
- * (compared by address, never dereferenced later) asks for the same clip
- * and retarget id after a topology change, the old binding is destroyed,
- * so callers must re-fetch bindings after bw_rig_add_joint. Rigs with
- * equal layouts and revisions share a binding (indices are the same).
- * A failed get leaves the cache unchanged. */
+ * the cached binding or creates one. Rigs with equal layouts and revisions
+ * share a binding (indices are the same). When the rig that made an entry
+ * (told apart by bw_rig_serial, so a new rig at a reused address is
+ * another rig) asks for the same clip and retarget id after a topology
+ * change, its old binding is destroyed and replaced, so callers must
+ * re-fetch bindings after bw_rig_add_joint; an entry that was also handed
+ * to another rig is kept instead (that rig may still use it) and the new
+ * binding gets its own entry. A failed get leaves the cache unchanged. */
 typedef struct bw_binding_cache bw_binding_cache;
 bw_result bw_binding_cache_create(const bw_allocator *allocator, bw_binding_cache **out_cache);
 void bw_binding_cache_destroy(bw_binding_cache *cache);
