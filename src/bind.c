@@ -266,6 +266,7 @@ uint64_t bw_binding_retarget_id(const bw_binding *binding) { return binding ? bi
 typedef struct binding_entry {
     uint64_t clip_serial;
     uint64_t layout_signature;
+    uint64_t curve_signature; /* same joints but other curves: other targets */
     uint32_t topology_revision;
     uint64_t retarget_id;
     uint64_t rig_serial; /* the rig that made it: finds the entry a topology
@@ -307,13 +308,13 @@ bw_result bw_binding_cache_get(bw_binding_cache *cache, const bw_clip *clip, con
     if (!cache || !clip || !rig || !out_binding)
         return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "binding cache: cache, clip, rig and out_binding are required");
     const uint64_t serial = clip->serial, signature = bw_rig_layout_signature(rig);
-    const uint64_t rig_serial = bw_rig_serial(rig);
+    const uint64_t rig_serial = bw_rig_serial(rig), curves = bw_rig_curve_signature(rig);
     const uint32_t revision = bw_rig_topology_revision(rig);
     int replace = -1;
     for (int i = 0; i < cache->count; i++) {
         binding_entry *e = &cache->entries[i];
         if (e->clip_serial != serial || e->retarget_id != retarget_id) continue;
-        if (e->layout_signature == signature && e->topology_revision == revision) {
+        if (e->layout_signature == signature && e->topology_revision == revision && e->curve_signature == curves) {
             if (e->rig_serial != rig_serial) e->shared = true;
             *out_binding = e->binding;
             return BW_OK;
@@ -337,6 +338,7 @@ bw_result bw_binding_cache_get(bw_binding_cache *cache, const bw_clip *clip, con
     binding_entry *e = &cache->entries[replace];
     e->clip_serial = serial;
     e->layout_signature = signature;
+    e->curve_signature = curves;
     e->topology_revision = revision;
     e->retarget_id = retarget_id;
     e->rig_serial = rig_serial;

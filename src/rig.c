@@ -34,6 +34,7 @@ struct bw_rig {
 
     uint32_t revision;
     uint64_t signature;
+    uint64_t curve_signature; /* FNV-1a of curve names and kinds, in order */
     uint64_t serial; /* process-unique, from 1; a clone gets its own */
 };
 
@@ -289,8 +290,11 @@ bw_result bw_rig_create(const bw_rig_desc *desc, bw_rig **out_rig, bw_error *err
         rig->order[i] = i;
         rig->signature = hash_joint(rig->signature, j->name, j->parent);
     }
+    rig->curve_signature = BW_HASH_SEED;
     for (int i = 0; i < nc; i++) {
         if (!(rig->curve_names[i] = bw_strdup(a, desc->curves[i].name))) goto oom;
+        unsigned char kind = (unsigned char)desc->curves[i].kind;
+        rig->curve_signature = bw_hash_bytes(bw_hash_string(rig->curve_signature, rig->curve_names[i]), &kind, 1);
         rig->curve_kinds[i] = desc->curves[i].kind;
         rig->curve_rest[i] = desc->curves[i].rest;
         rig->curve_order[i] = i;
@@ -381,6 +385,7 @@ bw_result bw_rig_clone(const bw_rig *src, const bw_allocator *allocator, bw_rig 
     }
     rig->revision = src->revision;
     rig->signature = src->signature;
+    rig->curve_signature = src->curve_signature;
     rig->serial = atomic_fetch_add(&next_serial, 1);
     *out = rig;
     return BW_OK;
@@ -454,6 +459,7 @@ int bw_rig_find_by_name(const bw_rig *rig, const char *name) { return bw_rig_fin
 uint32_t bw_rig_topology_revision(const bw_rig *rig) { return rig ? rig->revision : 0; }
 uint64_t bw_rig_layout_signature(const bw_rig *rig) { return rig ? rig->signature : 0; }
 uint64_t bw_rig_serial(const bw_rig *rig) { return rig ? rig->serial : 0; }
+uint64_t bw_rig_curve_signature(const bw_rig *rig) { return rig ? rig->curve_signature : 0; }
 
 /* ---- edits ---- */
 

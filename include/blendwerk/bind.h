@@ -8,9 +8,9 @@
  * tracks bind to rig curves by name. The binding report counts bound,
  * ambiguous and unbound tracks; unbound tracks are ignored by sampling.
  *
- * A binding depends on (clip, rig layout signature, retarget binding) and
- * is cached on that key by bw_binding_cache; a rig topology revision bump
- * invalidates it. Rest-value changes do not.
+ * A binding depends on (clip, rig layout and curve signatures, retarget
+ * binding) and is cached on that key by bw_binding_cache; a rig topology
+ * revision bump invalidates it. Rest-value changes do not.
  */
 #ifndef BLENDWERK_BIND_H
 #define BLENDWERK_BIND_H
@@ -57,10 +57,11 @@ uint64_t bw_binding_layout_signature(const bw_binding *binding);
 uint32_t bw_binding_topology_revision(const bw_binding *binding);
 uint64_t bw_binding_retarget_id(const bw_binding *binding);
 
-/* Cache of bindings keyed by (clip serial, layout signature, topology
- * revision, retarget id). Owns its bindings. bw_binding_cache_get returns
- * the cached binding or creates one. Rigs with equal layouts and revisions
- * share a binding (indices are the same). When the rig that made an entry
+/* Cache of bindings keyed by (clip serial, layout signature, curve
+ * signature, topology revision, retarget id). Owns its bindings.
+ * bw_binding_cache_get returns the cached binding or creates one. Rigs with
+ * equal layouts, curves and revisions share a binding (indices are the
+ * same). When the rig that made an entry
  * (told apart by bw_rig_serial, so a new rig at a reused address is
  * another rig) asks for the same clip and retarget id after a topology
  * change, its old binding is destroyed and replaced, so callers must

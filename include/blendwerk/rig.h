@@ -112,6 +112,11 @@ uint32_t bw_rig_topology_revision(const bw_rig *rig);
 uint64_t bw_rig_layout_signature(const bw_rig *rig);
 /* Process-unique, from 1 (0 for NULL); a clone has its own. */
 uint64_t bw_rig_serial(const bw_rig *rig);
+/* FNV-1a hash of every curve's name and kind in curve order (curves never
+ * change after creation). Rigs with the same joints but other curves have
+ * the same layout signature and differ here; the binding cache keys on
+ * both. */
+uint64_t bw_rig_curve_signature(const bw_rig *rig);
 
 /* Change a joint's rest transform (the rig's current joint value). Does not
  * touch the revision or signature. Fails on a non-finite transform or an
