@@ -40,8 +40,10 @@ typedef struct bw_bind_report {
 
 /* `retarget_id` distinguishes bindings of the same clip and rig made for
  * different retarget mappings (0 = none); it is part of the cache key.
- * The binding points at `clip` (which must outlive it) but keeps nothing
- * of the rig except its indices, layout signature and revision. */
+ * The binding points at `clip` (which must outlive it: it holds no
+ * reference, so whoever keeps a binding keeps the clip alive, e.g. with
+ * bw_clip_retain) but keeps nothing of the rig except its indices, layout
+ * signature and revision. */
 bw_result bw_binding_create(const bw_clip *clip, const bw_rig *rig, uint64_t retarget_id,
                             const bw_allocator *allocator, bw_binding **out_binding, bw_error *err);
 void bw_binding_destroy(bw_binding *binding);
