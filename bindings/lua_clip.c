@@ -22,6 +22,11 @@
 static void destroy_clip(bw_lua_object *o)
 {
     bw_lua_clip *c = (bw_lua_clip *)o;
+    /* An owned clip has this one handle and dies here: drop its cached
+     * bindings. A clip borrowed from an Asset may get a second handle after
+     * this one is closed, sharing those entries, so they stay (unreachable
+     * once the Asset frees the clip, until the state closes). */
+    if (c->owned && c->bindings && c->clip) bw_binding_cache_remove_clip(c->bindings, c->clip);
     if (c->owned) bw_clip_destroy(c->clip);
     c->clip = NULL;
 }
@@ -29,7 +34,7 @@ static void destroy_clip(bw_lua_object *o)
 bw_lua_clip *bw_lua_push_clip(lua_State *L, bw_clip *clip, int owner_idx)
 {
     if (owner_idx) owner_idx = lua_absindex(L, owner_idx);
-    bw_lua_clip *c = (bw_lua_clip *)bw_lua_new_object(L, sizeof *c, 2, BW_LUA_CLIP, destroy_clip);
+    bw_lua_clip *c = (bw_lua_clip *)bw_lua_new_object(L, sizeof *c, 1, BW_LUA_CLIP, destroy_clip);
     c->clip = clip;
     if (owner_idx) {
         bw_lua_object_use(&c->hdr, (bw_lua_object *)lua_touserdata(L, owner_idx));
@@ -585,20 +590,17 @@ static int l_sample(lua_State *L)
         if (out->rig->rig != r->rig) return luaL_argerror(L, 4, "pose belongs to another rig");
     }
     lua_settop(L, 4);
-    bw_lua_binding *b = bw_lua_push_cached_binding(L, 1, 2); /* 5 */
+    const bw_binding *b = bw_lua_cached_binding(L, 1, 2);
     if (!b) return lua_error(L); /* binding failed (out of memory): the message is on top */
     if (!out) out = bw_lua_push_pose(L, 2);
     else lua_pushvalue(L, 4);
-    bw_sample_clip(b->binding, r->rig, time, &out->pose);
+    bw_sample_clip(b, r->rig, time, &out->pose);
     return 1;
 }
 
 static int l_clip_gc(lua_State *L)
 {
     bw_lua_object_close((bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_CLIP));
-    /* Drop the binding cache now rather than at collection. */
-    lua_pushnil(L);
-    lua_setiuservalue(L, 1, BW_LUA_UV_CLIP_BINDINGS);
     return 0;
 }
 
