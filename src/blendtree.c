@@ -505,37 +505,50 @@ static bw_result check_emit(const bw_blend_tree_state *s, const bw_binding *cons
     return BW_OK;
 }
 
+/* Write one emitted leaf as entry k of `out`. */
+typedef void (*emit_fn)(void *out, int k, const bw_binding *binding, const bw_blend_step_leaf *leaf, float weight,
+                        int priority);
+
+static void write_contribution(void *out, int k, const bw_binding *binding, const bw_blend_step_leaf *leaf,
+                               float weight, int priority)
+{
+    ((bw_clip_contribution *)out)[k] = (bw_clip_contribution){binding, leaf->time, weight, priority};
+}
+
+static void write_root_play(void *out, int k, const bw_binding *binding, const bw_blend_step_leaf *leaf,
+                            float weight, int priority)
+{
+    /* blend leaves loop (SPEC §12.1: blends loop) */
+    ((bw_root_play *)out)[k] = (bw_root_play){binding, leaf->from, leaf->delta, true, weight, priority};
+}
+
+static bw_result emit(const bw_blend_tree_state *s, const bw_binding *const *bindings, int binding_count,
+                      float layer_weight, int priority, void *out, int capacity, int *out_count, emit_fn write)
+{
+    int n = 0;
+    bw_result r = check_emit(s, bindings, binding_count, layer_weight, out, capacity, out_count, &n);
+    if (r != BW_OK) return r;
+    int k = 0;
+    for (int i = 0; i < s->leaf_count; i++) {
+        const bw_blend_step_leaf *leaf = &s->leaves[i];
+        float w = emitted_weight(layer_weight, leaf);
+        if (w > 0.0f) write(out, k++, bindings[leaf->leaf.clip], leaf, w, priority);
+    }
+    *out_count = k;
+    return BW_OK;
+}
+
 bw_result bw_blend_tree_state_emit(const bw_blend_tree_state *state, const bw_binding *const *bindings,
                                    int binding_count, float layer_weight, int priority,
                                    bw_clip_contribution *out, int capacity, int *out_count)
 {
-    int n = 0;
-    bw_result r = check_emit(state, bindings, binding_count, layer_weight, out, capacity, out_count, &n);
-    if (r != BW_OK) return r;
-    int k = 0;
-    for (int i = 0; i < state->leaf_count; i++) {
-        const bw_blend_step_leaf *leaf = &state->leaves[i];
-        float w = emitted_weight(layer_weight, leaf);
-        if (w > 0.0f) out[k++] = (bw_clip_contribution){bindings[leaf->leaf.clip], leaf->time, w, priority};
-    }
-    *out_count = k;
-    return BW_OK;
+    return emit(state, bindings, binding_count, layer_weight, priority, out, capacity, out_count,
+                write_contribution);
 }
 
 bw_result bw_blend_tree_state_emit_root_plays(const bw_blend_tree_state *state, const bw_binding *const *bindings,
                                               int binding_count, float layer_weight, int priority,
                                               bw_root_play *out, int capacity, int *out_count)
 {
-    int n = 0;
-    bw_result r = check_emit(state, bindings, binding_count, layer_weight, out, capacity, out_count, &n);
-    if (r != BW_OK) return r;
-    int k = 0;
-    for (int i = 0; i < state->leaf_count; i++) {
-        const bw_blend_step_leaf *leaf = &state->leaves[i];
-        float w = emitted_weight(layer_weight, leaf);
-        if (w > 0.0f)
-            out[k++] = (bw_root_play){bindings[leaf->leaf.clip], leaf->from, leaf->delta, true, w, priority};
-    }
-    *out_count = k;
-    return BW_OK;
+    return emit(state, bindings, binding_count, layer_weight, priority, out, capacity, out_count, write_root_play);
 }

@@ -45,6 +45,18 @@ static bw_mixer *make_mixer(const bw_rig *rig, int max_contributions)
     return m;
 }
 
+/* The 2-leaf 1D tree most tests below use: node 0 reads param 0 with
+ * thresholds 0 and 1 over node 1 (clip 0, len_a seconds) and node 2
+ * (clip 1, len_b seconds). */
+static void two_leaf_nodes(bw_blend_node nodes[3], float len_a, float len_b)
+{
+    static const int kids[2] = {1, 2};
+    static const float th[2] = {0, 1};
+    nodes[0] = bw_blend_1d_node(kids, th, 2, 0, false);
+    nodes[1] = bw_blend_clip_node(0, len_a);
+    nodes[2] = bw_blend_clip_node(1, len_b);
+}
+
 /* ---------------------------------------------- ported from test_blendspace */
 
 /* Node layout:
@@ -293,9 +305,7 @@ static void compile_errors_name_the_node_and_the_problem(void)
     const int kids[2] = {1, 2};
     const float th[2] = {0, 1};
     bw_blend_node nodes[3];
-    nodes[0] = bw_blend_1d_node(kids, th, 2, 0, false);
-    nodes[1] = bw_blend_clip_node(0, 1.0f);
-    nodes[2] = bw_blend_clip_node(1, -1.0f);
+    two_leaf_nodes(nodes, 1.0f, -1.0f);
     refuses(nodes, 3, 0, 1, BW_ERR_INVALID_ARGUMENT, "blend tree: node 2: length -1 is negative");
     nodes[2].length = 1.0f;
 
@@ -375,12 +385,8 @@ static void compile_errors_name_the_node_and_the_problem(void)
  * u = 0.25: rates 1 (0 -> 1) and −2; the compiled copy shows speed 1. */
 static void speed_zero_means_the_default_one(void)
 {
-    const int kids[2] = {1, 2};
-    const float th[2] = {0, 1};
     bw_blend_node nodes[3];
-    nodes[0] = bw_blend_1d_node(kids, th, 2, 0, false);
-    nodes[1] = bw_blend_clip_node(0, 1.0f);
-    nodes[2] = bw_blend_clip_node(1, 1.0f);
+    two_leaf_nodes(nodes, 1.0f, 1.0f);
     CHECK_NEAR(nodes[0].speed, 0.0, 0); /* the constructors leave the default */
     CHECK_NEAR(nodes[1].speed, 0.0, 0);
     nodes[2].speed = -2.0f;
@@ -409,12 +415,8 @@ static void speed_zero_means_the_default_one(void)
  * B (clip 1, 2 s) at threshold 1, param 0. */
 static bw_blend_tree *two_leaf_tree(float speed_b)
 {
-    static const int kids[2] = {1, 2};
-    static const float th[2] = {0, 1};
     bw_blend_node nodes[3];
-    nodes[0] = bw_blend_1d_node(kids, th, 2, 0, false);
-    nodes[1] = bw_blend_clip_node(0, 1.0f);
-    nodes[2] = bw_blend_clip_node(1, 2.0f);
+    two_leaf_nodes(nodes, 1.0f, 2.0f);
     nodes[2].speed = speed_b;
     return compile(nodes, 3, 0, 1);
 }
@@ -570,12 +572,8 @@ static bw_blend_tree *compile_with(const bw_blend_node *nodes, int count, alloc_
 
 static void tree_is_one_block_and_the_frame_path_allocates_nothing(void)
 {
-    static const int kids[2] = {1, 2};
-    static const float th[2] = {0, 1};
     bw_blend_node nodes[3];
-    nodes[0] = bw_blend_1d_node(kids, th, 2, 0, false);
-    nodes[1] = bw_blend_clip_node(0, 1.0f);
-    nodes[2] = bw_blend_clip_node(1, 2.0f);
+    two_leaf_nodes(nodes, 1.0f, 2.0f);
     alloc_counter c = ALLOC_COUNTER(-1);
     bw_result r;
     bw_blend_tree *t = compile_with(nodes, 3, &c, &r);
@@ -615,12 +613,8 @@ static void tree_is_one_block_and_the_frame_path_allocates_nothing(void)
  * budget that suffices succeeds. */
 static void allocation_failure_leaves_nothing_behind(void)
 {
-    static const int kids[2] = {1, 2};
-    static const float th[2] = {0, 1};
     bw_blend_node nodes[3];
-    nodes[0] = bw_blend_1d_node(kids, th, 2, 0, false);
-    nodes[1] = bw_blend_clip_node(0, 1.0f);
-    nodes[2] = bw_blend_clip_node(1, 2.0f);
+    two_leaf_nodes(nodes, 1.0f, 2.0f);
     int failures = 0, successes = 0;
     for (long budget = 0; budget < 4; budget++) {
         alloc_counter c = ALLOC_COUNTER(budget);
