@@ -451,8 +451,17 @@ void bw_blend_tree_state_set_phase(bw_blend_tree_state *s, float progress)
 
 bw_result bw_blend_tree_state_update(bw_blend_tree_state *s, float dt)
 {
+    return bw_blend_tree_state_update_scaled(s, dt, 1.0f);
+}
+
+bw_result bw_blend_tree_state_update_scaled(bw_blend_tree_state *s, float dt, float rate)
+{
     if (!s) return BW_ERR_INVALID_ARGUMENT;
     int n = run_eval(s->tree, s->params, s->scratch, s->eval);
+    if (rate != 1.0f) {
+        float r = isfinite(rate) ? rate : 0.0f;
+        for (int i = 0; i < n; i++) s->eval[i].rate *= r;
+    }
     float cycle = bw_blend_cycle_duration(s->eval, n);
     double advance = bw_blend_phase_delta(dt, cycle);
     float before = s->progress, after = bw_blend_phase_advance(before, dt, cycle);

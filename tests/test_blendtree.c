@@ -512,6 +512,49 @@ static void update_steps_the_phase_and_gives_from_and_delta(void)
     bw_blend_tree_destroy(t);
 }
 
+/* A state speed multiplies every leaf's rate (SPEC §12.2). Same tree at
+ * x = 0.5: rate 2 -> leaf rates 2, cycle (0.5·1 + 0.5·2) / 2 = 0.75 s; dt
+ * 0.3 -> phase 0.4: A delta 0.4, B delta 0.8. Rate −1 from phase 0: cycle
+ * 1.5 s, phase 0.2, every leaf reversed: A from (1 − 0)·1 = 1 by −0.2 to
+ * (1 − 0.2)·1 = 0.8; B from 2 by −0.4 to 1.6. Rate 0: cycle 0, the phase
+ * stays and nothing moves. */
+static void a_state_speed_scales_every_leaf(void)
+{
+    bw_blend_tree *t = two_leaf_tree(0.0f);
+    bw_blend_tree_state *s = NULL;
+    CHECK_INT(bw_blend_tree_state_create(t, NULL, &s), BW_OK);
+    if (!s) return;
+    bw_blend_tree_state_set_param(s, 0, 0.5f);
+    int n = 0;
+    CHECK_INT(bw_blend_tree_state_update_scaled(s, 0.3f, 2.0f), BW_OK);
+    const bw_blend_step_leaf *l = bw_blend_tree_state_leaves(s, &n);
+    CHECK_NEAR(bw_blend_tree_state_cycle(s), 0.75, 1e-6);
+    CHECK_NEAR(bw_blend_tree_state_phase(s), 0.4, 1e-6);
+    CHECK_NEAR(l[0].leaf.rate, 2.0, 0);
+    CHECK_NEAR(l[0].delta, 0.4, 1e-6);
+    CHECK_NEAR(l[1].delta, 0.8, 1e-6);
+    bw_blend_tree_state_set_phase(s, 0.0f);
+    CHECK_INT(bw_blend_tree_state_update_scaled(s, 0.3f, -1.0f), BW_OK);
+    l = bw_blend_tree_state_leaves(s, &n);
+    CHECK_NEAR(bw_blend_tree_state_cycle(s), 1.5, 1e-6);
+    CHECK_NEAR(bw_blend_tree_state_phase(s), 0.2, 1e-6);
+    CHECK_NEAR(l[0].from, 1.0, 1e-6);
+    CHECK_NEAR(l[0].delta, -0.2, 1e-6);
+    CHECK_NEAR(l[0].time, 0.8, 1e-6);
+    CHECK_NEAR(l[1].from, 2.0, 1e-6);
+    CHECK_NEAR(l[1].delta, -0.4, 1e-6);
+    CHECK_NEAR(l[1].time, 1.6, 1e-6);
+    CHECK_INT(bw_blend_tree_state_update_scaled(s, 0.3f, 0.0f), BW_OK);
+    l = bw_blend_tree_state_leaves(s, &n);
+    CHECK_NEAR(bw_blend_tree_state_cycle(s), 0.0, 0);
+    CHECK_NEAR(bw_blend_tree_state_phase(s), 0.2, 1e-6);
+    CHECK_NEAR(l[1].delta, 0.0, 0);
+    CHECK_INT(bw_blend_tree_state_update_scaled(s, 0.3f, NAN), BW_OK); /* counts as 0 */
+    CHECK_NEAR(bw_blend_tree_state_phase(s), 0.2, 1e-6);
+    bw_blend_tree_state_destroy(s);
+    bw_blend_tree_destroy(t);
+}
+
 /* One compiled tree, two characters: the states keep their own parameters
  * and phases. State 1 at x = 0.5 steps 0.3 s (cycle 1.5, phase 0.2); state
  * 2 at x = 1 (B alone, cycle 2 s) steps 0.5 s (phase 0.25, B time 0.5).
@@ -820,6 +863,7 @@ int main(void)
     RUN(compile_errors_name_the_node_and_the_problem);
     RUN(speed_zero_means_the_default_one);
     RUN(update_steps_the_phase_and_gives_from_and_delta);
+    RUN(a_state_speed_scales_every_leaf);
     RUN(two_states_of_one_tree_are_independent);
     RUN(tree_is_one_block_and_the_frame_path_allocates_nothing);
     RUN(allocation_failure_leaves_nothing_behind);

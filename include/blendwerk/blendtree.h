@@ -219,6 +219,11 @@ void bw_blend_tree_state_set_phase(bw_blend_tree_state *state, float progress);
  * give every leaf its time, from and delta. update(0) re-evaluates in
  * place (delta 0). BW_ERR_INVALID_ARGUMENT for NULL. Never allocates. */
 bw_result bw_blend_tree_state_update(bw_blend_tree_state *state, float dt);
+/* The same with every leaf's rate multiplied by `rate` (a graph state's
+ * speed, SPEC §12.2; non-finite counts as 0). The cycle shrinks by |rate|,
+ * a negative rate plays every leaf backwards, and 0 stands still (no
+ * leaf moves, so the cycle is 0). update(dt) is update_scaled(dt, 1). */
+bw_result bw_blend_tree_state_update_scaled(bw_blend_tree_state *state, float dt, float rate);
 /* The leaves of the last update (count in *out_count; 0 before the first
  * update), valid until the next update; and that update's cycle duration
  * in seconds (0: no moving leaf). */
