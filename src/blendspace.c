@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <math.h>
 
+#include "blendspace_internal.h"
 #include "common.h"
 
 /* |p_j| below this fraction of the largest sample magnitude is "the
@@ -107,6 +108,12 @@ bw_result bw_blend1d_weights(const float *thresholds, int count, float x, float 
     if (!thresholds || !out_weights || count < 0) return BW_ERR_INVALID_ARGUMENT;
     if (count == 0) return BW_ERR_EMPTY;
     if (!all_finite(thresholds, count)) return BW_ERR_NON_FINITE;
+    bw_blend1d_weights_checked(thresholds, count, x, out_weights, out_rates);
+    return BW_OK;
+}
+
+void bw_blend1d_weights_checked(const float *thresholds, int count, float x, float *out_weights, float *out_rates)
+{
     double xd = sanitize(x);
     bracket b = find_bracket(thresholds, count, xd);
     for (int i = 0; i < count; i++) {
@@ -114,7 +121,6 @@ bw_result bw_blend1d_weights(const float *thresholds, int count, float x, float 
         out_weights[i] = (float)bracket_weight(&b, v);
         if (out_rates) out_rates[i] = (float)(b.outside && v == b.lo ? rate_scale(xd, v) : 1.0);
     }
-    return BW_OK;
 }
 
 /* ---- 2D ---- */
@@ -283,12 +289,18 @@ bw_result bw_blend2d_weights(const float *points_xy, int count, float x, float y
     if (count == 0) return BW_ERR_EMPTY;
     if (count > INT_MAX / 2) return BW_ERR_LIMIT;
     if (!all_finite(points_xy, 2 * count)) return BW_ERR_NON_FINITE;
+    bw_blend2d_weights_checked(points_xy, count, x, y, mode, out_weights);
+    return BW_OK;
+}
+
+void bw_blend2d_weights_checked(const float *points_xy, int count, float x, float y, bw_blend2d_mode mode,
+                                float *out_weights)
+{
     double xd = sanitize(x), yd = sanitize(y);
-    if (select_exact(points_xy, count, xd, yd, out_weights)) return BW_OK;
+    if (select_exact(points_xy, count, xd, yd, out_weights)) return;
     if (mode == BW_BLEND2D_CARTESIAN) cartesian_raw(points_xy, count, xd, yd, out_weights);
     else directional_raw(points_xy, count, xd, yd, out_weights);
     normalize_or_nearest(points_xy, count, xd, yd, out_weights);
-    return BW_OK;
 }
 
 /* ---- grid ---- */
@@ -300,6 +312,13 @@ bw_result bw_blend_grid_weights(const float *x_values, int nx, const float *y_va
     if (nx == 0 || ny == 0) return BW_ERR_EMPTY;
     if (nx > INT_MAX / ny) return BW_ERR_LIMIT;
     if (!all_finite(x_values, nx) || !all_finite(y_values, ny)) return BW_ERR_NON_FINITE;
+    bw_blend_grid_weights_checked(x_values, nx, y_values, ny, x, y, out_weights);
+    return BW_OK;
+}
+
+void bw_blend_grid_weights_checked(const float *x_values, int nx, const float *y_values, int ny, float x, float y,
+                                   float *out_weights)
+{
     /* Bilinear weights are the product of the two axes' 1D weights. */
     bracket bx = find_bracket(x_values, nx, sanitize(x));
     bracket by = find_bracket(y_values, ny, sanitize(y));
@@ -307,7 +326,6 @@ bw_result bw_blend_grid_weights(const float *x_values, int nx, const float *y_va
         double wy = bracket_weight(&by, y_values[iy]);
         for (int ix = 0; ix < nx; ix++) out_weights[iy * nx + ix] = (float)(wy * bracket_weight(&bx, x_values[ix]));
     }
-    return BW_OK;
 }
 
 /* ---- synchronized phase ---- */
