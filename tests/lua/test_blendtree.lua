@@ -391,6 +391,13 @@ test("self-containing, too deep and shared-table descriptions are handled", func
   for _ = 1, 16 do deep = { at = 0, kind = "1d", param = "s", children = { deep } } end
   deep.at = nil
   fails({ "nested deeper than 16 levels" }, bw.blend_tree(deep)) -- too deep
+  -- the reader itself stops at 64 levels of tables (its recursion bound)
+  local very = { at = 0, clip = "leaf", length = 1 }
+  for _ = 1, 64 do very = { at = 0, kind = "1d", param = "s", children = { very } } end
+  very.at = nil
+  fails({ "nested deeper than 64 levels" }, bw.blend_tree(very)) -- reader bound
+  -- a number a float cannot hold is the reader's to refuse
+  fails({ "root: length is too large for a float" }, bw.blend_tree { clip = "a", length = 1e39 })
   -- 16 levels are fine, and a table used twice is two nodes
   deep = deep.children[1]
   deep.at = nil
