@@ -3,7 +3,9 @@
 #
 #   ./dev.sh demo            build and run the SDL2 demo (headless, printing what
 #                            plays and saving a frame, when there is no display)
-#   ./dev.sh test            build with AddressSanitizer + UBSan and run every test
+#   ./dev.sh test [KIND]     build and run every test; KIND is asan (the default:
+#                            gcc, AddressSanitizer + UBSan), release (gcc -O2,
+#                            NDEBUG) or clang; warnings are errors in all three
 #   ./dev.sh fuzz [SECONDS]  build the libFuzzer targets (clang) and run each
 #   ./dev.sh bench [ARGS]    build optimised and run the benchmark program
 #   ./dev.sh deps            install the Debian packages the build needs
@@ -48,10 +50,30 @@ deps)
     need "${CORE_PKGS[@]}" "${DEMO_PKGS[@]}" "${FUZZ_PKGS[@]}"
     ;;
 test)
-    need "${CORE_PKGS[@]}"
-    configure_build build-asan -DBW_SANITIZE=ON -DBW_BUILD_DEMO=ON -DCMAKE_BUILD_TYPE=Debug
-    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-    ctest --test-dir build-asan --output-on-failure -j "$JOBS"
+    kind=${1:-asan}
+    case "$kind" in
+    asan)
+        need "${CORE_PKGS[@]}"
+        dir=build-asan
+        configure_build $dir -DBW_SANITIZE=ON -DBW_WERROR=ON -DBW_BUILD_DEMO=ON -DCMAKE_BUILD_TYPE=Debug
+        export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+        ;;
+    release)
+        need "${CORE_PKGS[@]}"
+        dir=build-release-tests
+        configure_build $dir -DBW_WERROR=ON -DBW_BUILD_DEMO=ON -DCMAKE_BUILD_TYPE=Release
+        ;;
+    clang)
+        need "${CORE_PKGS[@]}" clang
+        dir=build-clang
+        CC=clang configure_build $dir -DBW_WERROR=ON -DBW_BUILD_DEMO=ON -DCMAKE_BUILD_TYPE=Debug
+        ;;
+    *)
+        echo "dev.sh test: unknown kind '$kind' (asan, release or clang)" >&2
+        exit 2
+        ;;
+    esac
+    ctest --test-dir $dir --output-on-failure -j "$JOBS"
     ;;
 demo)
     need "${CORE_PKGS[@]}" "${DEMO_PKGS[@]}"

@@ -398,7 +398,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < count; i++) bytes_per_character = character_init(&w, &w.chars[i]);
 
     bw_jobs *single = NULL, *pool = NULL;
-    if (bw_jobs_create(1, NULL, &single) != BW_OK || bw_jobs_create(threads, NULL, &pool) != BW_OK) {
+    bw_jobs_desc single_desc = {.thread_count = 1}, pool_desc = {.thread_count = threads};
+    if (bw_jobs_create(&single_desc, &single) != BW_OK || bw_jobs_create(&pool_desc, &pool) != BW_OK) {
         fprintf(stderr, "blendwerk-bench: cannot start threads\n");
         return 1;
     }

@@ -4,7 +4,17 @@
  *   blendwerk.bind(clip, rig) / clip:bind(rig) -> Binding | nil, message
  *
  * A Binding keeps its Clip and Rig alive (uservalues plus counted uses),
- * so neither can be freed while it exists, even after close(). */
+ * so neither can be freed while it exists, even after close().
+ *
+ * The bindings clip:sample, TrackSet:play and root motion make on their
+ * own come from the core's bw_binding_cache, one per lua_State, created
+ * when the module is opened and kept in the registry (the only binding
+ * cache: Lua keeps none of its own). A Binding handle to a cached binding
+ * borrows it; the cache frees it when the clip's C object is destroyed
+ * (the Clip drops its entries) or when the state closes. That is safe
+ * because a handle uses its Clip, and the cache, made at module open
+ * before any Clip, is finalized after every Clip and handle when the state
+ * closes (Lua finalizes in reverse order of creation). */
 #include <string.h>
 
 #include "lua_support.h"
@@ -12,7 +22,7 @@
 static void destroy_binding(bw_lua_object *o)
 {
     bw_lua_binding *b = (bw_lua_binding *)o;
-    bw_binding_destroy(b->binding);
+    if (!b->cached) bw_binding_destroy(b->binding);
     b->binding = NULL;
 }
 
@@ -21,10 +31,10 @@ bw_lua_binding *bw_lua_check_binding(lua_State *L, int arg)
     return (bw_lua_binding *)bw_lua_check_object(L, arg, BW_LUA_BINDING);
 }
 
-bw_lua_binding *bw_lua_push_binding(lua_State *L, int clip_idx, int rig_idx)
+/* Push an empty Binding handle that uses the Clip and Rig at these
+ * (absolute) indices. */
+static bw_lua_binding *push_handle(lua_State *L, int clip_idx, int rig_idx)
 {
-    clip_idx = lua_absindex(L, clip_idx);
-    rig_idx = lua_absindex(L, rig_idx);
     bw_lua_clip *c = (bw_lua_clip *)lua_touserdata(L, clip_idx);
     bw_lua_rig *r = (bw_lua_rig *)lua_touserdata(L, rig_idx);
     bw_lua_binding *b = (bw_lua_binding *)bw_lua_new_object(L, sizeof *b, 2, BW_LUA_BINDING, destroy_binding);
@@ -36,6 +46,16 @@ bw_lua_binding *bw_lua_push_binding(lua_State *L, int clip_idx, int rig_idx)
     lua_setiuservalue(L, -2, BW_LUA_UV_BINDING_CLIP);
     lua_pushvalue(L, rig_idx);
     lua_setiuservalue(L, -2, BW_LUA_UV_BINDING_RIG);
+    return b;
+}
+
+bw_lua_binding *bw_lua_push_binding(lua_State *L, int clip_idx, int rig_idx)
+{
+    clip_idx = lua_absindex(L, clip_idx);
+    rig_idx = lua_absindex(L, rig_idx);
+    bw_lua_binding *b = push_handle(L, clip_idx, rig_idx);
+    bw_lua_clip *c = b->clip;
+    bw_lua_rig *r = b->rig;
     bw_error err;
     memset(&err, 0, sizeof err);
     bw_result res = bw_binding_create(c->clip, r->rig, 0, bw_lua_allocator(L), &b->binding, &err);
@@ -52,48 +72,96 @@ bw_lua_binding *bw_lua_push_binding(lua_State *L, int clip_idx, int rig_idx)
     return b;
 }
 
-static bw_lua_binding *push_cached_binding(lua_State *L, int clip_idx, int rig_idx);
+/* ---- the state's binding cache ---- */
+
+static const char binding_cache_key[] = "blendwerk.binding_cache";
+#define BINDING_CACHE_TYPE "blendwerk.BindingCache"
+
+typedef struct cache_holder {
+    bw_binding_cache *cache;
+} cache_holder;
+
+static int l_cache_gc(lua_State *L)
+{
+    cache_holder *h = (cache_holder *)luaL_checkudata(L, 1, BINDING_CACHE_TYPE);
+    bw_binding_cache_destroy(h->cache);
+    h->cache = NULL;
+    return 0;
+}
+
+/* Make the state's cache unless the module was opened here before. The
+ * holder is registered before the cache is made, so a failure leaves
+ * nothing to leak. */
+static void open_binding_cache(lua_State *L)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, binding_cache_key) == LUA_TUSERDATA) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pop(L, 1);
+    cache_holder *h = (cache_holder *)lua_newuserdatauv(L, sizeof *h, 0);
+    h->cache = NULL;
+    if (luaL_newmetatable(L, BINDING_CACHE_TYPE)) {
+        lua_pushcfunction(L, l_cache_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, binding_cache_key);
+    bw_result res = bw_binding_cache_create(bw_lua_allocator(L), &h->cache);
+    lua_pop(L, 1);
+    if (res != BW_OK) luaL_error(L, "blendwerk: creating the binding cache: %s", bw_result_name(res));
+}
+
+static bw_binding_cache *binding_cache(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, binding_cache_key);
+    cache_holder *h = (cache_holder *)luaL_testudata(L, -1, BINDING_CACHE_TYPE);
+    lua_pop(L, 1); /* the registry keeps it */
+    return h ? h->cache : NULL;
+}
+
+const bw_binding *bw_lua_cached_binding(lua_State *L, int clip_idx, int rig_idx)
+{
+    bw_lua_clip *c = (bw_lua_clip *)lua_touserdata(L, clip_idx);
+    bw_lua_rig *r = (bw_lua_rig *)lua_touserdata(L, rig_idx);
+    bw_binding_cache *cache = binding_cache(L);
+    if (!cache) {
+        lua_pushnil(L);
+        lua_pushliteral(L, "blendwerk: the module was not opened in this state (no binding cache)");
+        return NULL;
+    }
+    const bw_binding *binding = NULL;
+    bw_error err;
+    memset(&err, 0, sizeof err);
+    bw_result res = bw_binding_cache_get(cache, c->clip, r->rig, 0, &binding, &err);
+    if (res != BW_OK) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "binding clip '%s': ", bw_clip_name(c->clip));
+        bw_lua_push_error(L, NULL, res, &err);
+        lua_concat(L, 2);
+        return NULL;
+    }
+    c->bindings = cache; /* its destroy drops the clip's entries */
+    return binding;
+}
 
 bw_lua_binding *bw_lua_push_cached_binding(lua_State *L, int clip_idx, int rig_idx)
 {
     BW_LUA_STACK_BEGIN(L);
-    bw_lua_binding *b = push_cached_binding(L, lua_absindex(L, clip_idx), lua_absindex(L, rig_idx));
-    BW_LUA_STACK_END(L, b ? 1 : 2);
-    return b;
-}
-
-static bw_lua_binding *push_cached_binding(lua_State *L, int clip_idx, int rig_idx)
-{
-    if (lua_getiuservalue(L, clip_idx, BW_LUA_UV_CLIP_BINDINGS) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        /* Weak keys: the entry goes when the rig does (an ephemeron, so the
-         * binding's own reference to the rig does not pin it). */
-        lua_newtable(L);
-        lua_createtable(L, 0, 1);
-        lua_pushliteral(L, "k");
-        lua_setfield(L, -2, "__mode");
-        lua_setmetatable(L, -2);
-        lua_pushvalue(L, -1);
-        lua_setiuservalue(L, clip_idx, BW_LUA_UV_CLIP_BINDINGS);
-    }
-    const int cache = lua_gettop(L);
-    lua_pushvalue(L, rig_idx);
-    lua_rawget(L, cache);
-    bw_lua_binding *b = (bw_lua_binding *)luaL_testudata(L, -1, BW_LUA_BINDING);
-    if (b && !b->hdr.closed) {
-        lua_remove(L, cache);
-        return b;
-    }
-    lua_pop(L, 1);
-    b = bw_lua_push_binding(L, clip_idx, rig_idx);
-    if (!b) { /* nil, message on top */
-        lua_remove(L, cache);
+    clip_idx = lua_absindex(L, clip_idx);
+    rig_idx = lua_absindex(L, rig_idx);
+    const bw_binding *binding = bw_lua_cached_binding(L, clip_idx, rig_idx);
+    if (!binding) {
+        BW_LUA_STACK_END(L, 2); /* nil, message */
         return NULL;
     }
-    lua_pushvalue(L, rig_idx);
-    lua_pushvalue(L, -2);
-    lua_rawset(L, cache);
-    lua_remove(L, cache);
+    bw_lua_binding *b = push_handle(L, clip_idx, rig_idx);
+    /* borrowed from the cache, which only reads it through const too: the
+     * handle's pointer is non-const because fresh bindings are owned */
+    b->binding = (bw_binding *)binding;
+    b->cached = true;
+    BW_LUA_STACK_END(L, 1);
     return b;
 }
 
@@ -236,6 +304,7 @@ static const luaL_Reg binding_functions[] = {
 
 void bw_lua_open_binding(lua_State *L)
 {
+    open_binding_cache(L);
     bw_lua_register_type(L, BW_LUA_BINDING, binding_methods, binding_meta);
     luaL_setfuncs(L, binding_functions, 0);
 }

@@ -584,6 +584,7 @@ int luaopen_blendwerk(lua_State *L)
     bw_lua_open_track_set(L);
     bw_lua_open_asset(L);
     bw_lua_open_blendspace(L);
+    bw_lua_open_blendtree(L);
     bw_lua_open_rootmotion(L);
     return 1;
 }

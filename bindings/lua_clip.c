@@ -22,6 +22,16 @@
 static void destroy_clip(bw_lua_object *o)
 {
     bw_lua_clip *c = (bw_lua_clip *)o;
+    /* An owned clip has this one handle and dies here: drop its cached
+     * bindings. A clip borrowed from an Asset may get a second handle after
+     * this one is closed, sharing those entries, so they stay (unreachable
+     * once the Asset frees the clip, until the state closes). */
+    if (c->owned && c->bindings && c->clip) bw_binding_cache_remove_clip(c->bindings, c->clip);
+    /* A shared twin (bw_lua_push_shared) hands the cache on to the owned
+     * Clip it borrows from, which is destroyed after it and drops them. */
+    bw_lua_object *from = c->hdr.deps[0];
+    if (!c->owned && c->bindings && from && strcmp(from->type_name, BW_LUA_CLIP) == 0)
+        ((bw_lua_clip *)from)->bindings = c->bindings;
     if (c->owned) bw_clip_destroy(c->clip);
     c->clip = NULL;
 }
@@ -29,7 +39,7 @@ static void destroy_clip(bw_lua_object *o)
 bw_lua_clip *bw_lua_push_clip(lua_State *L, bw_clip *clip, int owner_idx)
 {
     if (owner_idx) owner_idx = lua_absindex(L, owner_idx);
-    bw_lua_clip *c = (bw_lua_clip *)bw_lua_new_object(L, sizeof *c, 3, BW_LUA_CLIP, destroy_clip);
+    bw_lua_clip *c = (bw_lua_clip *)bw_lua_new_object(L, sizeof *c, 2, BW_LUA_CLIP, destroy_clip);
     c->clip = clip;
     if (owner_idx) {
         c->hdr.borrowed = true;
@@ -591,37 +601,25 @@ static int l_sample(lua_State *L)
         if (out->rig->rig != r->rig) return luaL_argerror(L, 4, "pose belongs to another rig");
     }
     lua_settop(L, 4);
-    bw_lua_binding *b = bw_lua_push_cached_binding(L, 1, 2); /* 5 */
+    const bw_binding *b = bw_lua_cached_binding(L, 1, 2);
     if (!b) return lua_error(L); /* binding failed (out of memory): the message is on top */
     if (!out) out = bw_lua_push_pose(L, 2);
     else lua_pushvalue(L, 4);
-    bw_sample_clip(b->binding, r->rig, time, &out->pose);
+    bw_sample_clip(b, r->rig, time, &out->pose);
     return 1;
-}
-
-/* Drop the binding cache of a closed clip now rather than at collection. */
-static int clip_closed(lua_State *L, bw_lua_clip *c)
-{
-    if (c->hdr.closed) {
-        lua_pushnil(L);
-        lua_setiuservalue(L, 1, BW_LUA_UV_CLIP_BINDINGS);
-    }
-    return 0;
 }
 
 /* __gc and __close (closing is a no-op on a borrowed Clip) */
 static int l_clip_gc(lua_State *L)
 {
-    bw_lua_clip *c = (bw_lua_clip *)luaL_checkudata(L, 1, BW_LUA_CLIP);
-    bw_lua_object_gc_or_close(L, &c->hdr);
-    return clip_closed(L, c);
+    bw_lua_object_gc_or_close(L, (bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_CLIP));
+    return 0;
 }
 
 static int l_clip_close(lua_State *L)
 {
-    bw_lua_clip *c = bw_lua_check_clip(L, 1);
-    bw_lua_object_close(&c->hdr);
-    return clip_closed(L, c);
+    bw_lua_object_close(&bw_lua_check_clip(L, 1)->hdr);
+    return 0;
 }
 
 /* Handles on the same clip compare equal (a Clip and its shared twin). */

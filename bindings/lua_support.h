@@ -141,13 +141,16 @@ typedef struct bw_lua_clip {
     bw_lua_object hdr;
     bw_clip *clip; /* owned unless borrowed from an Asset (hdr.deps[0]) */
     bool owned;
+    bw_binding_cache *bindings; /* the state's cache once it bound this clip
+                                   (its entries go when the clip does), or NULL */
 } bw_lua_clip;
 
 typedef struct bw_lua_binding {
     bw_lua_object hdr; /* deps: clip, rig */
-    bw_binding *binding;
+    bw_binding *binding; /* owned, or borrowed from the state's cache when `cached` */
     bw_lua_clip *clip;
     bw_lua_rig *rig;
+    bool cached;
 } bw_lua_binding;
 
 typedef struct bw_lua_pose {
@@ -166,8 +169,7 @@ enum {
     BW_LUA_UV_RIG_ASSET = 1,     /* Rig: the Asset (or owned Rig) it is borrowed from, or nil */
     BW_LUA_UV_RIG_SHARED = 2,    /* Rig: its shared twin (bw_lua_push_shared), or nil */
     BW_LUA_UV_CLIP_ASSET = 1,    /* Clip: the Asset (or owned Clip) it is borrowed from, or nil */
-    BW_LUA_UV_CLIP_BINDINGS = 2, /* Clip: weak-keyed table Rig -> Binding (clip:sample cache) */
-    BW_LUA_UV_CLIP_SHARED = 3,   /* Clip: its shared twin (bw_lua_push_shared), or nil */
+    BW_LUA_UV_CLIP_SHARED = 2,   /* Clip: its shared twin (bw_lua_push_shared), or nil */
     BW_LUA_UV_BINDING_CLIP = 1,  /* Binding: its Clip */
     BW_LUA_UV_BINDING_RIG = 2,   /* Binding: its Rig */
     BW_LUA_UV_POSE_RIG = 1,      /* Pose: its Rig */
@@ -194,9 +196,14 @@ bw_lua_clip *bw_lua_push_clip(lua_State *L, bw_clip *clip, int owner_idx);
 /* Push a new Pose for the Rig at stack index `rig_idx` (identity
  * transforms, coverage 0). Raises on out of memory. */
 bw_lua_pose *bw_lua_push_pose(lua_State *L, int rig_idx);
-/* Push the Binding of the Clip at `clip_idx` to the Rig at `rig_idx`,
- * made on first use and cached on the clip (the Rig -> Binding table).
- * On failure pushes nil and a message and returns NULL. */
+/* The binding of the Clip at `clip_idx` to the Rig at `rig_idx` from the
+ * state's bw_binding_cache (lua_binding.c), made on first use. Pushes
+ * nothing on success; on failure pushes nil and a message and returns
+ * NULL. Valid while the Clip's C object lives. */
+const bw_binding *bw_lua_cached_binding(lua_State *L, int clip_idx, int rig_idx);
+/* The same binding wrapped in a new Binding handle that borrows it (and
+ * keeps the Clip and Rig alive). On failure pushes nil and a message and
+ * returns NULL. */
 bw_lua_binding *bw_lua_push_cached_binding(lua_State *L, int clip_idx, int rig_idx);
 /* Push a fresh Binding (not cached). On failure pushes nil + message. */
 bw_lua_binding *bw_lua_push_binding(lua_State *L, int clip_idx, int rig_idx);

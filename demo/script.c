@@ -468,11 +468,15 @@ static void open_sandbox(lua_State *L, sandbox *sb)
     lua_pop(L, 2);
 }
 
-/* ---- copying the script's objects ---- */
+/* ---- copying the script's objects ----
+ *
+ * The script's rig and clips live in its Lua state's capped allocator and
+ * die with the state, so the character keeps clones made with malloc
+ * (bw_rig_clone / bw_clip_clone: exact copies, independent of the state). */
 
-static bool copy_rig(const bw_rig *src, bw_rig **out, char *why, size_t why_size)
+static bool rig_is_drawable(const bw_rig *rig, char *why, size_t why_size)
 {
-    int jc = bw_rig_joint_count(src), cc = bw_rig_curve_count(src);
+    int jc = bw_rig_joint_count(rig);
     if (jc < 1) {
         snprintf(why, why_size, "the rig has no joints: nothing to draw");
         return false;
@@ -481,67 +485,7 @@ static bool copy_rig(const bw_rig *src, bw_rig **out, char *why, size_t why_size
         snprintf(why, why_size, "the rig has %d joints; the demo draws at most %d", jc, DEMO_MAX_JOINTS);
         return false;
     }
-    bw_rig_joint_desc *joints = (bw_rig_joint_desc *)calloc((size_t)jc, sizeof *joints);
-    bw_rig_curve_desc *curves = (bw_rig_curve_desc *)calloc((size_t)(cc > 0 ? cc : 1), sizeof *curves);
-    bool ok = joints && curves;
-    if (ok) {
-        const bw_transform *rest = bw_rig_rest_pose(src);
-        for (int j = 0; j < jc; j++) {
-            joints[j].name = bw_rig_joint_name(src, j);
-            joints[j].parent = bw_rig_joint_parent(src, j);
-            joints[j].rest = rest[j];
-        }
-        const float *curve_rest = bw_rig_curve_rest(src);
-        for (int c = 0; c < cc; c++) {
-            curves[c].name = bw_rig_curve_name(src, c);
-            curves[c].kind = bw_rig_curve_kind(src, c);
-            curves[c].rest = curve_rest[c];
-        }
-        bw_rig_desc desc = {joints, jc, curves, cc, NULL};
-        bw_error err = {0};
-        if (bw_rig_create(&desc, out, &err) != BW_OK) {
-            snprintf(why, why_size, "copying the rig: %s", err.message);
-            ok = false;
-        }
-    } else {
-        snprintf(why, why_size, "out of memory copying the rig");
-    }
-    free(joints);
-    free(curves);
-    return ok;
-}
-
-static bool copy_clip(const bw_clip *src, bw_clip **out, char *why, size_t why_size)
-{
-    int tc = bw_clip_track_count(src), mc = bw_clip_marker_count(src);
-    bw_track_desc *tracks = (bw_track_desc *)calloc((size_t)(tc > 0 ? tc : 1), sizeof *tracks);
-    bw_marker_desc *markers = (bw_marker_desc *)calloc((size_t)(mc > 0 ? mc : 1), sizeof *markers);
-    bool ok = tracks && markers;
-    for (int i = 0; ok && i < tc; i++) ok = bw_clip_track(src, i, &tracks[i]) == BW_OK;
-    for (int i = 0; ok && i < mc; i++) {
-        markers[i].name = bw_clip_marker_name(src, i);
-        markers[i].time = bw_clip_marker_time(src, i);
-    }
-    if (ok) {
-        bw_clip_desc desc = {0};
-        desc.name = bw_clip_name(src);
-        desc.tracks = tracks;
-        desc.track_count = tc;
-        desc.markers = markers;
-        desc.marker_count = mc;
-        desc.length = bw_clip_length(src);
-        desc.loop = bw_clip_loop(src);
-        bw_error err = {0};
-        if (bw_clip_create(&desc, out, &err) != BW_OK) {
-            snprintf(why, why_size, "copying clip '%s': %s", bw_clip_name(src), err.message);
-            ok = false;
-        }
-    } else {
-        snprintf(why, why_size, "out of memory copying clip '%s'", bw_clip_name(src));
-    }
-    free(tracks);
-    free(markers);
-    return ok;
+    return true;
 }
 
 /* ---- reading the returned table (raw access: plain data, no metamethods) ---- */
@@ -762,7 +706,9 @@ static void extract(lua_State *L, int t, demo_character *c)
     bw_lua_rig *r = (bw_lua_rig *)luaL_testudata(L, -1, BW_LUA_RIG);
     if (!r) luaL_error(L, "rig: expected a blendwerk.Rig, got a %s", luaL_typename(L, -1));
     if (r->hdr.closed || r->hdr.destroyed || !r->rig) luaL_error(L, "rig: the Rig is closed");
-    if (!copy_rig(r->rig, &c->rig, why, sizeof why)) luaL_error(L, "rig: %s", why);
+    if (!rig_is_drawable(r->rig, why, sizeof why)) luaL_error(L, "rig: %s", why);
+    bw_error err = {0};
+    if (bw_rig_clone(r->rig, NULL, &c->rig, &err) != BW_OK) luaL_error(L, "rig: copying the rig: %s", err.message);
     lua_pop(L, 1);
 
     lua_pushliteral(L, "clips");
@@ -787,7 +733,8 @@ static void extract(lua_State *L, int t, demo_character *c)
         }
         int dup = demo_character_find_clip(c, dc->name);
         if (dup >= 0) luaL_error(L, "clips[%d]: the name '%s' repeats clips[%d]'s", i, dc->name, dup + 1);
-        if (!copy_clip(lc->clip, &dc->clip, why, sizeof why)) luaL_error(L, "clips[%d]: %s", i, why);
+        if (bw_clip_clone(lc->clip, NULL, &dc->clip, &err) != BW_OK)
+            luaL_error(L, "clips[%d]: copying clip '%s': %s", i, name, err.message);
         c->clip_count++;
         lua_pop(L, 1);
     }

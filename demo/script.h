@@ -6,8 +6,8 @@
  *     { rig = Rig, clips = { Clip, ... }, scene = { ... } }
  *
  * (docs/demo.md describes the format). demo_character_load runs it in a
- * fresh lua_State, copies the rig and clips into core objects the host owns
- * and closes the state again. Nothing of the script stays alive, so the
+ * fresh lua_State, clones the rig and clips into core objects the host owns
+ * (bw_rig_clone / bw_clip_clone, with malloc) and closes the state again. Nothing of the script stays alive, so the
  * running character never depends on a Lua state, and a reload builds the
  * next version beside the current one without touching it.
  *

@@ -266,10 +266,13 @@ uint64_t bw_binding_retarget_id(const bw_binding *binding) { return binding ? bi
 typedef struct binding_entry {
     uint64_t clip_serial;
     uint64_t layout_signature;
+    uint64_t curve_signature; /* same joints but other curves: other targets */
     uint32_t topology_revision;
     uint64_t retarget_id;
-    const void *rig; /* identity only, never dereferenced: finds the entry a
-                        topology change of this rig replaces */
+    uint64_t rig_serial; /* the rig that made it: finds the entry a topology
+                            change of that rig replaces */
+    bool shared;         /* another rig (same layout) was handed it too, so a
+                            topology change of the first must not free it */
     bw_binding *binding;
 } binding_entry;
 
@@ -305,16 +308,18 @@ bw_result bw_binding_cache_get(bw_binding_cache *cache, const bw_clip *clip, con
     if (!cache || !clip || !rig || !out_binding)
         return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "binding cache: cache, clip, rig and out_binding are required");
     const uint64_t serial = clip->serial, signature = bw_rig_layout_signature(rig);
+    const uint64_t rig_serial = bw_rig_serial(rig), curves = bw_rig_curve_signature(rig);
     const uint32_t revision = bw_rig_topology_revision(rig);
     int replace = -1;
     for (int i = 0; i < cache->count; i++) {
-        const binding_entry *e = &cache->entries[i];
+        binding_entry *e = &cache->entries[i];
         if (e->clip_serial != serial || e->retarget_id != retarget_id) continue;
-        if (e->layout_signature == signature && e->topology_revision == revision) {
+        if (e->layout_signature == signature && e->topology_revision == revision && e->curve_signature == curves) {
+            if (e->rig_serial != rig_serial) e->shared = true;
             *out_binding = e->binding;
             return BW_OK;
         }
-        if (e->rig == (const void *)rig) replace = i;
+        if (e->rig_serial == rig_serial && !e->shared) replace = i;
     }
     if (replace < 0 && cache->count == cache->capacity) {
         int cap = cache->capacity ? cache->capacity * 2 : 8;
@@ -333,9 +338,11 @@ bw_result bw_binding_cache_get(bw_binding_cache *cache, const bw_clip *clip, con
     binding_entry *e = &cache->entries[replace];
     e->clip_serial = serial;
     e->layout_signature = signature;
+    e->curve_signature = curves;
     e->topology_revision = revision;
     e->retarget_id = retarget_id;
-    e->rig = rig;
+    e->rig_serial = rig_serial;
+    e->shared = false;
     e->binding = b;
     *out_binding = b;
     return BW_OK;

@@ -1,5 +1,6 @@
-/* blendspace.c - blend-space weights, blend trees and synchronized phase
- * (SPEC §6; contract in include/blendwerk/blendspace.h).
+/* blendspace.c - blend-space weights and synchronized phase (SPEC §6;
+ * contract in include/blendwerk/blendspace.h). Blend trees are in
+ * blendtree.c.
  *
  * All arithmetic runs in double: squared distances of float positions up to
  * FLT_MAX stay finite there, so far-away or huge inputs still give finite
@@ -12,6 +13,7 @@
 #include <limits.h>
 #include <math.h>
 
+#include "blendspace_internal.h"
 #include "common.h"
 
 /* |p_j| below this fraction of the largest sample magnitude is "the
@@ -106,6 +108,12 @@ bw_result bw_blend1d_weights(const float *thresholds, int count, float x, float 
     if (!thresholds || !out_weights || count < 0) return BW_ERR_INVALID_ARGUMENT;
     if (count == 0) return BW_ERR_EMPTY;
     if (!all_finite(thresholds, count)) return BW_ERR_NON_FINITE;
+    bw_blend1d_weights_checked(thresholds, count, x, out_weights, out_rates);
+    return BW_OK;
+}
+
+void bw_blend1d_weights_checked(const float *thresholds, int count, float x, float *out_weights, float *out_rates)
+{
     double xd = sanitize(x);
     bracket b = find_bracket(thresholds, count, xd);
     for (int i = 0; i < count; i++) {
@@ -113,7 +121,6 @@ bw_result bw_blend1d_weights(const float *thresholds, int count, float x, float 
         out_weights[i] = (float)bracket_weight(&b, v);
         if (out_rates) out_rates[i] = (float)(b.outside && v == b.lo ? rate_scale(xd, v) : 1.0);
     }
-    return BW_OK;
 }
 
 /* ---- 2D ---- */
@@ -282,12 +289,18 @@ bw_result bw_blend2d_weights(const float *points_xy, int count, float x, float y
     if (count == 0) return BW_ERR_EMPTY;
     if (count > INT_MAX / 2) return BW_ERR_LIMIT;
     if (!all_finite(points_xy, 2 * count)) return BW_ERR_NON_FINITE;
+    bw_blend2d_weights_checked(points_xy, count, x, y, mode, out_weights);
+    return BW_OK;
+}
+
+void bw_blend2d_weights_checked(const float *points_xy, int count, float x, float y, bw_blend2d_mode mode,
+                                float *out_weights)
+{
     double xd = sanitize(x), yd = sanitize(y);
-    if (select_exact(points_xy, count, xd, yd, out_weights)) return BW_OK;
+    if (select_exact(points_xy, count, xd, yd, out_weights)) return;
     if (mode == BW_BLEND2D_CARTESIAN) cartesian_raw(points_xy, count, xd, yd, out_weights);
     else directional_raw(points_xy, count, xd, yd, out_weights);
     normalize_or_nearest(points_xy, count, xd, yd, out_weights);
-    return BW_OK;
 }
 
 /* ---- grid ---- */
@@ -299,6 +312,13 @@ bw_result bw_blend_grid_weights(const float *x_values, int nx, const float *y_va
     if (nx == 0 || ny == 0) return BW_ERR_EMPTY;
     if (nx > INT_MAX / ny) return BW_ERR_LIMIT;
     if (!all_finite(x_values, nx) || !all_finite(y_values, ny)) return BW_ERR_NON_FINITE;
+    bw_blend_grid_weights_checked(x_values, nx, y_values, ny, x, y, out_weights);
+    return BW_OK;
+}
+
+void bw_blend_grid_weights_checked(const float *x_values, int nx, const float *y_values, int ny, float x, float y,
+                                   float *out_weights)
+{
     /* Bilinear weights are the product of the two axes' 1D weights. */
     bracket bx = find_bracket(x_values, nx, sanitize(x));
     bracket by = find_bracket(y_values, ny, sanitize(y));
@@ -306,165 +326,6 @@ bw_result bw_blend_grid_weights(const float *x_values, int nx, const float *y_va
         double wy = bracket_weight(&by, y_values[iy]);
         for (int ix = 0; ix < nx; ix++) out_weights[iy * nx + ix] = (float)(wy * bracket_weight(&bx, x_values[ix]));
     }
-    return BW_OK;
-}
-
-/* ---- blend trees ---- */
-
-typedef struct walk {
-    const bw_blend_tree *tree;
-    bw_error *err;
-    int visits;
-    int leaves;
-    int scratch_peak;
-} walk;
-
-/* Floats of member positions a blend node reads. */
-static int position_count(const bw_blend_node *n)
-{
-    switch (n->kind) {
-    case BW_BLEND_NODE_1D: return n->child_count;
-    case BW_BLEND_NODE_2D:
-    case BW_BLEND_NODE_DIRECTIONAL: return 2 * n->child_count;
-    case BW_BLEND_NODE_GRID: return n->grid_nx + n->grid_ny;
-    default: return 0;
-    }
-}
-
-static bool param_ok(const bw_blend_tree *t, int p) { return p >= 0 && p < t->param_count; }
-
-static bw_result check_node(walk *w, int index, int depth, int scratch_used)
-{
-    const bw_blend_tree *t = w->tree;
-    if (index < 0 || index >= t->node_count)
-        return bw_fail(w->err, BW_ERR_RANGE, "blend tree: node index %d out of range [0, %d)", index,
-                       t->node_count);
-    if (depth > BW_BLEND_MAX_DEPTH)
-        return bw_fail(w->err, BW_ERR_LIMIT, "blend tree: deeper than %d levels at node %d (cyclic?)",
-                       BW_BLEND_MAX_DEPTH, index);
-    if (++w->visits > t->node_count)
-        return bw_fail(w->err, BW_ERR_LIMIT,
-                       "blend tree: more node visits than nodes (node %d shared or cyclic)", index);
-    const bw_blend_node *n = &t->nodes[index];
-    if ((int)n->kind < 0 || n->kind >= BW_BLEND_NODE_KIND_COUNT)
-        return bw_fail(w->err, BW_ERR_INVALID_ARGUMENT, "blend tree: node %d has unknown kind %d", index,
-                       (int)n->kind);
-    if (!isfinite(n->speed))
-        return bw_fail(w->err, BW_ERR_NON_FINITE, "blend tree: node %d speed is not finite", index);
-    if (n->kind == BW_BLEND_NODE_CLIP) {
-        if (!isfinite(n->length))
-            return bw_fail(w->err, BW_ERR_NON_FINITE, "blend tree: node %d length is not finite", index);
-        if (n->length < 0.0f)
-            return bw_fail(w->err, BW_ERR_INVALID_ARGUMENT, "blend tree: node %d length is negative", index);
-        w->leaves++;
-        return BW_OK;
-    }
-    if (n->child_count < 1)
-        return bw_fail(w->err, BW_ERR_EMPTY, "blend tree: node %d has no children", index);
-    if (!n->children || !n->positions)
-        return bw_fail(w->err, BW_ERR_INVALID_ARGUMENT, "blend tree: node %d lacks children or positions",
-                       index);
-    if (n->child_count > INT_MAX / 4)
-        return bw_fail(w->err, BW_ERR_LIMIT, "blend tree: node %d has too many children", index);
-    if (!param_ok(t, n->param_x) || (n->kind != BW_BLEND_NODE_1D && !param_ok(t, n->param_y)))
-        return bw_fail(w->err, BW_ERR_RANGE, "blend tree: node %d reads a parameter outside [0, %d)", index,
-                       t->param_count);
-    if (n->kind == BW_BLEND_NODE_GRID &&
-        (n->grid_nx < 1 || n->grid_ny < 1 || n->grid_nx > INT_MAX / n->grid_ny ||
-         n->grid_nx * n->grid_ny != n->child_count))
-        return bw_fail(w->err, BW_ERR_INVALID_ARGUMENT,
-                       "blend tree: grid node %d is %d x %d but has %d children", index, n->grid_nx, n->grid_ny,
-                       n->child_count);
-    if (!all_finite(n->positions, position_count(n)))
-        return bw_fail(w->err, BW_ERR_NON_FINITE, "blend tree: node %d has a non-finite position", index);
-    /* Each level keeps its children's weights and rates while descending. */
-    int used = scratch_used + 2 * n->child_count;
-    if (used < scratch_used)
-        return bw_fail(w->err, BW_ERR_LIMIT, "blend tree: scratch size overflows at node %d", index);
-    if (used > w->scratch_peak) w->scratch_peak = used;
-    for (int k = 0; k < n->child_count; k++) {
-        bw_result r = check_node(w, n->children[k], depth + 1, used);
-        if (r != BW_OK) return r;
-    }
-    return BW_OK;
-}
-
-bw_result bw_blend_tree_validate(const bw_blend_tree *tree, bw_blend_tree_sizes *out_sizes, bw_error *err)
-{
-    if (!tree || !tree->nodes || tree->node_count < 1 || tree->param_count < 0)
-        return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "blend tree: NULL tree, no nodes or negative param_count");
-    walk w = {tree, err, 0, 0, 0};
-    bw_result r = check_node(&w, tree->root, 1, 0);
-    if (r != BW_OK) return r;
-    if (out_sizes) {
-        out_sizes->max_leaves = w.leaves;
-        out_sizes->scratch_count = w.scratch_peak;
-    }
-    return BW_OK;
-}
-
-typedef struct eval {
-    const bw_blend_tree *tree;
-    const float *params;
-    bw_blend_leaf *out;
-    int count;
-} eval;
-
-static float param(const eval *e, int i) { return (float)sanitize(e->params[i]); }
-
-/* Depth-first: the children's weights and rates live in `scratch` while
- * the children are visited, and deeper levels use what follows. The tree
- * has been validated, so the weight calls cannot fail. */
-static void eval_node(eval *e, int index, double weight, double rate, float *scratch)
-{
-    const bw_blend_node *n = &e->tree->nodes[index];
-    rate *= n->speed;
-    if (n->kind == BW_BLEND_NODE_CLIP) {
-        bw_blend_leaf *leaf = &e->out[e->count++];
-        leaf->node = index;
-        leaf->clip = n->clip;
-        leaf->weight = (float)weight;
-        leaf->rate = (float)rate;
-        leaf->length = n->length;
-        return;
-    }
-    int cc = n->child_count;
-    float *w = scratch, *r = scratch + cc;
-    for (int k = 0; k < cc; k++) r[k] = 1.0f;
-    switch (n->kind) {
-    case BW_BLEND_NODE_1D:
-        bw_blend1d_weights(n->positions, cc, param(e, n->param_x), w, n->rate_scale ? r : NULL);
-        break;
-    case BW_BLEND_NODE_2D:
-    case BW_BLEND_NODE_DIRECTIONAL:
-        bw_blend2d_weights(n->positions, cc, param(e, n->param_x), param(e, n->param_y),
-                           n->kind == BW_BLEND_NODE_2D ? BW_BLEND2D_CARTESIAN : BW_BLEND2D_DIRECTIONAL, w);
-        break;
-    case BW_BLEND_NODE_GRID:
-        bw_blend_grid_weights(n->positions, n->grid_nx, n->positions + n->grid_nx, n->grid_ny,
-                              param(e, n->param_x), param(e, n->param_y), w);
-        break;
-    default: return;
-    }
-    for (int k = 0; k < cc; k++)
-        if (w[k] > 0.0f) eval_node(e, n->children[k], weight * w[k], rate * r[k], scratch + 2 * cc);
-}
-
-bw_result bw_blend_tree_evaluate(const bw_blend_tree *tree, const float *params, float *scratch,
-                                 int scratch_count, bw_blend_leaf *out_leaves, int leaf_capacity,
-                                 int *out_leaf_count)
-{
-    if (!out_leaves || !out_leaf_count || (tree && tree->param_count > 0 && !params))
-        return BW_ERR_INVALID_ARGUMENT;
-    bw_blend_tree_sizes sizes;
-    bw_result r = bw_blend_tree_validate(tree, &sizes, NULL);
-    if (r != BW_OK) return r;
-    if (leaf_capacity < sizes.max_leaves || scratch_count < sizes.scratch_count) return BW_ERR_LIMIT;
-    if (sizes.scratch_count > 0 && !scratch) return BW_ERR_INVALID_ARGUMENT;
-    eval e = {tree, params, out_leaves, 0};
-    eval_node(&e, tree->root, 1.0, 1.0, scratch);
-    *out_leaf_count = e.count;
-    return BW_OK;
 }
 
 /* ---- synchronized phase ---- */
@@ -495,11 +356,15 @@ static float wrap01(double p)
     return f >= 1.0f || f < 0.0f ? 0.0f : f;
 }
 
+double bw_blend_phase_delta(float dt, float cycle_duration)
+{
+    if (isfinite(dt) && isfinite(cycle_duration) && cycle_duration > 0.0f) return (double)dt / cycle_duration;
+    return 0.0;
+}
+
 float bw_blend_phase_advance(float progress, float dt, float cycle_duration)
 {
-    double p = sanitize(progress);
-    if (isfinite(dt) && isfinite(cycle_duration) && cycle_duration > 0.0f) p += (double)dt / cycle_duration;
-    return wrap01(p);
+    return wrap01(sanitize(progress) + bw_blend_phase_delta(dt, cycle_duration));
 }
 
 float bw_blend_leaf_time(const bw_blend_leaf *leaf, float progress)

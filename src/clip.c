@@ -310,6 +310,7 @@ static bw_result build_clip(const bw_clip_desc *desc, uint64_t sequence_id, uint
     clip->sequence_id = sequence_id;
     clip->revision = revision;
     clip->serial = atomic_fetch_add(&next_serial, 1);
+    atomic_init(&clip->refs, 1);
     clip->loop = desc->loop;
     clip->track_count = desc->track_count;
     clip->marker_count = desc->marker_count;
@@ -391,12 +392,77 @@ bw_result bw_clip_create(const bw_clip_desc *desc, bw_clip **out_clip, bw_error 
     return build_clip(desc, 0, 0, out_clip, err);
 }
 
-void bw_clip_destroy(bw_clip *clip)
+void bw_clip_retain(const bw_clip *clip)
+{
+    /* The count is the one mutable part of a shared clip; the clip itself
+     * was allocated non-const, so writing through the cast is defined. */
+    if (clip) atomic_fetch_add_explicit(&((bw_clip *)clip)->refs, 1, memory_order_relaxed);
+}
+
+void bw_clip_release(const bw_clip *clip)
 {
     if (!clip) return;
-    bw_clip_grid_free(clip);
-    bw_allocator a = clip->allocator;
-    bw_free(&a, clip, clip->alloc_size);
+    bw_clip *c = (bw_clip *)clip;
+    /* acq_rel: every other holder's reads happen before the free */
+    if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1) return;
+    bw_clip_grid_free(c);
+    bw_allocator a = c->allocator;
+    bw_free(&a, c, c->alloc_size);
+}
+
+void bw_clip_destroy(bw_clip *clip) { bw_clip_release(clip); }
+
+/* Where `p`, a pointer into `from`'s block, lands in the copy at `to`. */
+static const void *relocate(const void *p, const bw_clip *from, unsigned char *to)
+{
+    return p ? to + ((const unsigned char *)p - (const unsigned char *)from) : NULL;
+}
+
+bw_result bw_clip_clone(const bw_clip *src, const bw_allocator *allocator, bw_clip **out, bw_error *err)
+{
+    if (!src || !out) return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "bw_clip_clone: src and out are required");
+    unsigned char *block = bw_alloc(allocator, src->alloc_size);
+    if (!block) return bw_fail(err, BW_ERR_OUT_OF_MEMORY, "bw_clip_clone: clip \"%s\": out of memory", src->name);
+    /* The sections after the header are position-independent data plus
+     * pointers into the block: copy them and move the pointers. The header
+     * is copied field by field, never reading the source's reference
+     * count, which other threads may be changing. */
+    const size_t header = bw_align_up(sizeof(struct bw_clip), BW_MAX_ALIGN);
+    memcpy(block + header, (const unsigned char *)src + header, src->alloc_size - header);
+    bw_clip *clip = (bw_clip *)block;
+    memset(clip, 0, sizeof *clip);
+    if (allocator) clip->allocator = *allocator;
+    clip->alloc_size = src->alloc_size;
+    clip->name = relocate(src->name, src, block);
+    clip->length = src->length;
+    clip->loop = src->loop;
+    clip->sequence_id = src->sequence_id;
+    clip->revision = src->revision;
+    clip->serial = atomic_fetch_add(&next_serial, 1);
+    atomic_init(&clip->refs, 1);
+    clip->track_count = src->track_count;
+    clip->marker_count = src->marker_count;
+    clip->tracks = (bw_track_data *)relocate(src->tracks, src, block);
+    clip->markers = (bw_clip_marker *)relocate(src->markers, src, block);
+    for (int i = 0; i < clip->track_count; i++) {
+        bw_track_data *t = &clip->tracks[i];
+        t->parent = relocate(t->parent, src, block);
+        t->joint = relocate(t->joint, src, block);
+        t->times = relocate(t->times, src, block);
+        t->values = relocate(t->values, src, block);
+        t->styles = relocate(t->styles, src, block);
+        t->dirs = relocate(t->dirs, src, block);
+    }
+    for (int i = 0; i < clip->marker_count; i++)
+        clip->markers[i].name = relocate(clip->markers[i].name, src, block);
+    /* The grid is derived from the tracks alone, so building it again gives
+     * the source's rows bit for bit (and aligns them for this block). */
+    if (bw_clip_grid_build(clip) != BW_OK) {
+        bw_free(allocator, block, clip->alloc_size);
+        return bw_fail(err, BW_ERR_OUT_OF_MEMORY, "bw_clip_clone: clip \"%s\": out of memory", src->name);
+    }
+    *out = clip;
+    return BW_OK;
 }
 
 /* ---- keyframe sequences ---- */
@@ -663,7 +729,7 @@ void bw_clip_cache_destroy(bw_clip_cache *cache)
 {
     if (!cache) return;
     bw_allocator a = cache->allocator;
-    for (int i = 0; i < cache->count; i++) bw_clip_destroy(cache->entries[i].clip);
+    for (int i = 0; i < cache->count; i++) bw_clip_release(cache->entries[i].clip);
     bw_free(&a, cache->entries, sizeof(cache_entry) * (size_t)cache->capacity);
     bw_free(&a, cache, sizeof *cache);
 }
@@ -694,7 +760,7 @@ bw_result bw_clip_cache_get(bw_clip_cache *cache, const bw_sequence_desc *desc, 
     if (r != BW_OK) return r; /* the previous revision, if any, stays cached */
     cache->compile_count++;
     if (found >= 0) {
-        bw_clip_destroy(cache->entries[found].clip);
+        bw_clip_release(cache->entries[found].clip); /* holders that retained it keep it */
     } else {
         found = cache->count++;
         cache->entries[found].sequence_id = desc->sequence_id;

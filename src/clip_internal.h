@@ -15,7 +15,7 @@
  *   char strings                           (clip name, track names, marker names)
  * so a track's keys are two contiguous arrays. The optional uniform-grid
  * copy (clip->grid, below) is a second allocation made from the same
- * allocator; bw_clip_destroy frees both.
+ * allocator; the last bw_clip_release (bw_clip_destroy) frees both.
  *
  * Value layout per key: `width` floats (bw_channel_width) for EASED tracks;
  * for CUBICSPLINE tracks `stride` = 3 × width floats in glTF order:
@@ -30,6 +30,8 @@
  */
 #ifndef BW_CLIP_INTERNAL_H
 #define BW_CLIP_INTERNAL_H
+
+#include <stdatomic.h>
 
 #include "blendwerk/bind.h"
 #include "blendwerk/clip.h"
@@ -72,6 +74,7 @@ struct bw_clip {
     uint64_t sequence_id;   /* 0 for bw_clip_create */
     uint32_t revision;
     uint64_t serial;        /* process-unique, from 1 */
+    atomic_int refs;        /* references (bw_clip_retain / bw_clip_release); 1 at creation */
     int track_count;
     int marker_count;
     bw_track_data *tracks;

@@ -11,7 +11,7 @@
 #include "common.h"
 
 struct bw_jobs {
-    const bw_allocator *allocator;
+    bw_allocator allocator;
     int thread_count;      /* caller + workers started */
     int threads_allocated; /* worker slots in `threads` (its block's size) */
     pthread_t *threads;
@@ -70,12 +70,14 @@ static size_t threads_block_size(int workers)
     return (sizeof(pthread_t) + sizeof(worker_arg)) * (size_t)(workers > 0 ? workers : 1);
 }
 
-bw_result bw_jobs_create(int thread_count, const bw_allocator *allocator, bw_jobs **out_jobs)
+bw_result bw_jobs_create(const bw_jobs_desc *desc, bw_jobs **out_jobs)
 {
-    if (!out_jobs || thread_count < 1 || thread_count > 256) return BW_ERR_INVALID_ARGUMENT;
+    if (!desc || !out_jobs || desc->thread_count < 0 || desc->thread_count > 256) return BW_ERR_INVALID_ARGUMENT;
+    const int thread_count = desc->thread_count ? desc->thread_count : 1;
+    const bw_allocator *allocator = &desc->allocator;
     bw_jobs *jobs = (bw_jobs *)bw_alloc_zeroed(allocator, sizeof *jobs);
     if (!jobs) return BW_ERR_OUT_OF_MEMORY;
-    jobs->allocator = allocator;
+    jobs->allocator = desc->allocator;
     jobs->thread_count = thread_count;
     int workers = thread_count - 1;
     jobs->threads = (pthread_t *)bw_alloc_zeroed(allocator, threads_block_size(workers));
@@ -114,8 +116,9 @@ void bw_jobs_destroy(bw_jobs *jobs)
     pthread_cond_destroy(&jobs->done);
     pthread_cond_destroy(&jobs->wake);
     pthread_mutex_destroy(&jobs->lock);
-    bw_free(jobs->allocator, jobs->threads, threads_block_size(jobs->threads_allocated));
-    bw_free(jobs->allocator, jobs, sizeof *jobs);
+    bw_allocator allocator = jobs->allocator; /* the block holding it is freed last */
+    bw_free(&allocator, jobs->threads, threads_block_size(jobs->threads_allocated));
+    bw_free(&allocator, jobs, sizeof *jobs);
 }
 
 int bw_jobs_thread_count(const bw_jobs *jobs) { return jobs ? jobs->thread_count : 0; }

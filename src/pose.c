@@ -25,7 +25,7 @@ bw_result bw_pose_init_counts(bw_pose *pose, int joint_count, int curve_count, c
     bw_pose p = {0};
     p.joint_count = joint_count;
     p.curve_count = curve_count;
-    p.allocator = allocator;
+    if (allocator) p.allocator = *allocator;
     size_t size = block_size(joint_count, curve_count);
     if (size > 0) {
         unsigned char *block = (unsigned char *)bw_alloc(allocator, size);
@@ -49,7 +49,7 @@ bw_result bw_pose_init(bw_pose *pose, const bw_rig *rig, const bw_allocator *all
 void bw_pose_deinit(bw_pose *pose)
 {
     if (!pose) return;
-    if (pose->joints) bw_free(pose->allocator, pose->joints, block_size(pose->joint_count, pose->curve_count));
+    if (pose->joints) bw_free(&pose->allocator, pose->joints, block_size(pose->joint_count, pose->curve_count));
     memset(pose, 0, sizeof *pose);
 }
 

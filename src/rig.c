@@ -9,6 +9,7 @@
  */
 #include "blendwerk/rig.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -33,7 +34,13 @@ struct bw_rig {
 
     uint32_t revision;
     uint64_t signature;
+    uint64_t curve_signature; /* FNV-1a of curve names and kinds, in order */
+    uint64_t serial; /* process-unique, from 1; a clone gets its own */
 };
+
+/* Process-unique rig serials: the binding cache tells rigs apart by them,
+ * so a rig created at a reused address is never taken for a destroyed one. */
+static atomic_uint_fast64_t next_serial = 1;
 
 /* ---- sorting index arrays with a context (qsort has none in C11) ---- */
 
@@ -253,6 +260,7 @@ bw_result bw_rig_create(const bw_rig_desc *desc, bw_rig **out_rig, bw_error *err
     a = rig->alloc;
     rig->revision = 1;
     rig->signature = BW_HASH_SEED;
+    rig->serial = atomic_fetch_add(&next_serial, 1);
 
     /* Capacity at least 1 so add_joint on an empty rig has arrays to grow. */
     int cap = n > 0 ? n : 1;
@@ -282,8 +290,11 @@ bw_result bw_rig_create(const bw_rig_desc *desc, bw_rig **out_rig, bw_error *err
         rig->order[i] = i;
         rig->signature = hash_joint(rig->signature, j->name, j->parent);
     }
+    rig->curve_signature = BW_HASH_SEED;
     for (int i = 0; i < nc; i++) {
         if (!(rig->curve_names[i] = bw_strdup(a, desc->curves[i].name))) goto oom;
+        unsigned char kind = (unsigned char)desc->curves[i].kind;
+        rig->curve_signature = bw_hash_bytes(bw_hash_string(rig->curve_signature, rig->curve_names[i]), &kind, 1);
         rig->curve_kinds[i] = desc->curves[i].kind;
         rig->curve_rest[i] = desc->curves[i].rest;
         rig->curve_order[i] = i;
@@ -325,6 +336,59 @@ fail:
     bw_free(a, tmp, tmp_size);
     bw_rig_destroy(rig);
     return r;
+}
+
+/* ---- cloning ---- */
+
+/* `capacity` elements of `size` bytes, the first `count` copied from src. */
+static void *clone_array(const bw_allocator *a, const void *src, size_t count, size_t capacity, size_t size)
+{
+    void *p = bw_alloc(a, capacity * size);
+    if (p && count) memcpy(p, src, count * size);
+    return p;
+}
+
+bw_result bw_rig_clone(const bw_rig *src, const bw_allocator *allocator, bw_rig **out, bw_error *err)
+{
+    if (!src || !out) return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "bw_rig_clone: src and out are required");
+    bw_allocator copy = {0};
+    if (allocator) copy = *allocator;
+    bw_rig *rig = (bw_rig *)bw_alloc_zeroed(allocator ? &copy : NULL, sizeof *rig);
+    if (!rig) return bw_fail(err, BW_ERR_OUT_OF_MEMORY, "bw_rig_clone: out of memory");
+    rig->alloc_copy = copy;
+    rig->alloc = allocator ? &rig->alloc_copy : NULL;
+    const bw_allocator *a = rig->alloc;
+    const size_t n = (size_t)src->joint_count, cn = (size_t)src->curve_count;
+    const size_t cap = n > 0 ? n : 1; /* as bw_rig_create: add_joint needs arrays to grow */
+    /* joint_count stays 0 until names are copied, so destroy on failure
+     * frees exactly what exists */
+    rig->joint_capacity = (int)cap;
+    rig->names = (char **)bw_alloc_zeroed(a, cap * sizeof *rig->names);
+    rig->parents = (int *)clone_array(a, src->parents, n, cap, sizeof *rig->parents);
+    rig->rest = (bw_transform *)clone_array(a, src->rest, n, cap, sizeof *rig->rest);
+    rig->order = (int *)clone_array(a, src->order, n, cap, sizeof *rig->order);
+    rig->curve_names = (char **)bw_alloc_zeroed(a, cn * sizeof *rig->curve_names);
+    rig->curve_kinds = (bw_curve_kind *)clone_array(a, src->curve_kinds, cn, cn, sizeof *rig->curve_kinds);
+    rig->curve_rest = (float *)clone_array(a, src->curve_rest, cn, cn, sizeof *rig->curve_rest);
+    rig->curve_order = (int *)clone_array(a, src->curve_order, cn, cn, sizeof *rig->curve_order);
+    rig->curve_count = (int)cn;
+    bool ok = rig->names && rig->parents && rig->rest && rig->order && rig->curve_names && rig->curve_kinds &&
+              rig->curve_rest && rig->curve_order;
+    for (size_t i = 0; ok && i < n; i++) {
+        ok = (rig->names[i] = bw_strdup(a, src->names[i])) != NULL;
+        rig->joint_count = (int)i + 1;
+    }
+    for (size_t i = 0; ok && i < cn; i++) ok = (rig->curve_names[i] = bw_strdup(a, src->curve_names[i])) != NULL;
+    if (!ok) {
+        bw_rig_destroy(rig);
+        return bw_fail(err, BW_ERR_OUT_OF_MEMORY, "bw_rig_clone: out of memory");
+    }
+    rig->revision = src->revision;
+    rig->signature = src->signature;
+    rig->curve_signature = src->curve_signature;
+    rig->serial = atomic_fetch_add(&next_serial, 1);
+    *out = rig;
+    return BW_OK;
 }
 
 /* ---- queries ---- */
@@ -394,6 +458,8 @@ int bw_rig_find_by_name(const bw_rig *rig, const char *name) { return bw_rig_fin
 
 uint32_t bw_rig_topology_revision(const bw_rig *rig) { return rig ? rig->revision : 0; }
 uint64_t bw_rig_layout_signature(const bw_rig *rig) { return rig ? rig->signature : 0; }
+uint64_t bw_rig_serial(const bw_rig *rig) { return rig ? rig->serial : 0; }
+uint64_t bw_rig_curve_signature(const bw_rig *rig) { return rig ? rig->curve_signature : 0; }
 
 /* ---- edits ---- */
 

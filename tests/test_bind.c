@@ -246,6 +246,13 @@ static void cache_should_invalidate_on_topology_but_not_rest_changes(void)
     CHECK_INT(bw_binding_cache_get(cache, clip, rig, 0, &b3, NULL), BW_OK);
     CHECK(b3 == b2);
     CHECK_INT(bw_binding_cache_create_count(cache), 3);
+    /* the twin was handed the old binding, so the rig's topology change
+     * kept it (ASan: b4 is still readable) and the twin still gets it */
+    CHECK_INT(bw_binding_track_status(b4, 1), BW_BIND_UNBOUND);
+    const bw_binding *b5 = NULL;
+    CHECK_INT(bw_binding_cache_get(cache, clip, twin, 0, &b5, NULL), BW_OK);
+    CHECK(b5 == b4);
+    CHECK_INT(bw_binding_cache_create_count(cache), 3);
 
     /* removing a clip's entries forces a rebuild */
     bw_binding_cache_remove_clip(cache, clip);
@@ -304,6 +311,45 @@ static void allocation_failure_should_leave_nothing_behind(void)
     bw_rig_destroy(rig);
 }
 
+static void cache_should_tell_rigs_with_other_curves_apart(void)
+{
+    /* the same joints (so the same layout signature), curves swapped */
+    static const char *names[2] = {"root", "head"};
+    static const int parents[2] = {-1, 0};
+    bw_rig_joint_desc joints[2] = {{names[0], parents[0], bw_transform_identity},
+                                   {names[1], parents[1], bw_transform_identity}};
+    bw_rig_curve_desc ab[2] = {{"blink", BW_CURVE_FLOAT, 0.0f}, {"jaw_yaw", BW_CURVE_ANGLE, 0.0f}};
+    bw_rig_curve_desc ba[2] = {{"jaw_yaw", BW_CURVE_ANGLE, 0.0f}, {"blink", BW_CURVE_FLOAT, 0.0f}};
+    bw_rig_desc da = {joints, 2, ab, 2, NULL}, db = {joints, 2, ba, 2, NULL};
+    bw_rig *rig_a = fixture_rig_desc(&da), *rig_b = fixture_rig_desc(&db);
+    CHECK(bw_rig_layout_signature(rig_a) == bw_rig_layout_signature(rig_b));
+    CHECK(bw_rig_curve_signature(rig_a) != bw_rig_curve_signature(rig_b));
+    bw_track_desc tracks[1] = {track(NULL, "blink", BW_CHANNEL_FLOAT)};
+    bw_clip *clip = make_clip(tracks, 1);
+    bw_binding_cache *cache = NULL;
+    CHECK_INT(bw_binding_cache_create(NULL, &cache), BW_OK);
+    const bw_binding *ba_ = NULL, *bb_ = NULL;
+    CHECK_INT(bw_binding_cache_get(cache, clip, rig_a, 0, &ba_, NULL), BW_OK);
+    CHECK_INT(bw_binding_cache_get(cache, clip, rig_b, 0, &bb_, NULL), BW_OK);
+    CHECK(ba_ != bb_);
+    CHECK_INT(bw_binding_track_target(ba_, 0), 0); /* blink is curve 0 of rig a */
+    CHECK_INT(bw_binding_track_target(bb_, 0), 1); /* and curve 1 of rig b */
+    CHECK_INT(bw_binding_cache_create_count(cache), 2);
+
+    /* a clone has the source's signatures, so it shares the binding */
+    bw_rig *twin = NULL;
+    CHECK_INT(bw_rig_clone(rig_a, NULL, &twin, NULL), BW_OK);
+    const bw_binding *bt = NULL;
+    CHECK_INT(bw_binding_cache_get(cache, clip, twin, 0, &bt, NULL), BW_OK);
+    CHECK(bt == ba_);
+    CHECK_INT(bw_binding_cache_create_count(cache), 2);
+    bw_binding_cache_destroy(cache);
+    bw_clip_destroy(clip);
+    bw_rig_destroy(twin);
+    bw_rig_destroy(rig_a);
+    bw_rig_destroy(rig_b);
+}
+
 int main(void)
 {
     RUN(exact_matches_should_bind_duplicate_names_by_parent);
@@ -312,6 +358,7 @@ int main(void)
     RUN(curves_should_bind_by_name);
     RUN(bad_arguments_should_fail_cleanly);
     RUN(cache_should_invalidate_on_topology_but_not_rest_changes);
+    RUN(cache_should_tell_rigs_with_other_curves_apart);
     RUN(allocation_failure_should_leave_nothing_behind);
     return check_summary();
 }

@@ -1,9 +1,13 @@
 /* test_clip.c - clip creation, validation, keyframe sequences, queries and
  * the compile cache. */
 #include <math.h>
+#include <pthread.h>
+#include <string.h>
 
 #include "blendwerk/clip.h"
+#include "blendwerk/sample.h"
 #include "check.h"
+#include "fixtures.h"
 #include "test_alloc_counter.h"
 #include "clip_internal.h"
 
@@ -537,6 +541,288 @@ static void cache_should_compile_once_per_revision(void)
     bw_clip_cache_destroy(NULL);
 }
 
+
+/* ---- cloning ---- */
+
+/* Times the clone comparisons sample at: before, on and between keys,
+ * past the end, and NaN (sampled as 0). */
+#define SAMPLE_TIMES 9
+static const float sample_times[SAMPLE_TIMES] = {-0.5f, 0.0f, 0.1f, 0.25f, 0.5f, 0.6f, 1.0f, 1.5f, NAN};
+
+/* Every track of `clip` at every sample time, 4 floats per sample. */
+static void sample_all_tracks(const bw_clip *clip, float *out)
+{
+    for (int t = 0; t < bw_clip_track_count(clip); t++)
+        for (int k = 0; k < SAMPLE_TIMES; k++) {
+            float *v = out + ((size_t)t * SAMPLE_TIMES + (size_t)k) * 4;
+            memset(v, 0, 4 * sizeof *v);
+            bw_sample_track(clip, t, sample_times[k], v);
+        }
+}
+
+static void clone_should_sample_bit_identically_after_the_source_is_gone(void)
+{
+    /* every kind of track: eased translation with per-key easing, a
+     * cubic-spline rotation, a float and an angle curve; and markers */
+    static const float t_times[3] = {0.0f, 0.5f, 1.0f};
+    static const float t_values[9] = {0, 0, 0, 1, 2, 3, -1, 0.5f, 7};
+    static const unsigned char styles[3] = {BW_EASE_LINEAR, BW_EASE_QUAD, BW_EASE_SINE};
+    static const unsigned char dirs[3] = {BW_EASE_IN, BW_EASE_OUT, BW_EASE_IN_OUT};
+    static const float r_times[2] = {0.0f, 1.0f};
+    static const float r_values[24] = {0, 0, 0, 0, 0, 0, 0, 1, 0.1f, 0, 0, 0,
+                                       0, 0.2f, 0, 0, 0, 0.6f, 0, 0.8f, 0, 0, 0, 0};
+    static const float c_values[2] = {0.0f, 1.0f}, a_values[2] = {3.0f, -3.0f};
+    bw_track_desc tracks[4] = {
+        {"", "root", BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 3, t_times, t_values, styles, dirs},
+        {"root", "spine", BW_CHANNEL_ROTATION, BW_INTERP_CUBICSPLINE, 2, r_times, r_values, NULL, NULL},
+        {NULL, "blink", BW_CHANNEL_FLOAT, BW_INTERP_EASED, 2, r_times, c_values, NULL, NULL},
+        {NULL, "yaw", BW_CHANNEL_ANGLE, BW_INTERP_EASED, 2, r_times, a_values, NULL, NULL},
+    };
+    bw_marker_desc markers[2] = {{"late", 0.75f}, {"early", 0.25f}};
+    bw_clip_desc desc = {.name = "mix", .tracks = tracks, .track_count = 4, .markers = markers,
+                         .marker_count = 2, .loop = true};
+    bw_clip *src = fixture_clip_desc(&desc);
+    float before[4 * SAMPLE_TIMES * 4], after[4 * SAMPLE_TIMES * 4];
+    sample_all_tracks(src, before);
+    const uint64_t serial = bw_clip_serial(src);
+
+    bw_clip *clone = NULL;
+    bw_error err = {0};
+    CHECK_INT(bw_clip_clone(src, NULL, &clone, &err), BW_OK);
+    if (!clone) return;
+    bw_clip_destroy(src); /* ASan: the clone must not read it */
+
+    sample_all_tracks(clone, after);
+    CHECK(memcmp(before, after, sizeof before) == 0);
+    /* one sample by hand: 0.25 s is halfway to key 1, which eases quad-out:
+     * 1 - (1 - 0.5)^2 = 0.75 of the way to (1, 2, 3), so (0.75, 1.5, 2.25) */
+    CHECK_NEAR(after[(0 * SAMPLE_TIMES + 3) * 4 + 0], 0.75, 1e-6);
+    CHECK_NEAR(after[(0 * SAMPLE_TIMES + 3) * 4 + 2], 2.25, 1e-6);
+    CHECK_STR(bw_clip_name(clone), "mix");
+    CHECK(bw_clip_loop(clone));
+    CHECK(bw_clip_length(clone) == 1.0f);
+    CHECK_INT(bw_clip_track_count(clone), 4);
+    static const bw_channel channels[4] = {BW_CHANNEL_TRANSLATION, BW_CHANNEL_ROTATION, BW_CHANNEL_FLOAT,
+                                           BW_CHANNEL_ANGLE};
+    for (int i = 0; i < 4; i++) {
+        bw_track_desc d;
+        CHECK_INT(bw_clip_track(clone, i, &d), BW_OK);
+        CHECK_INT(d.channel, channels[i]);
+        CHECK_INT(d.interp, i == 1 ? BW_INTERP_CUBICSPLINE : BW_INTERP_EASED);
+        CHECK_INT(d.key_count, tracks[i].key_count);
+        CHECK(memcmp(d.times, tracks[i].times, sizeof(float) * (size_t)d.key_count) == 0);
+        CHECK_STR(d.joint, tracks[i].joint);
+    }
+    bw_track_desc d0;
+    CHECK_INT(bw_clip_track(clone, 0, &d0), BW_OK);
+    CHECK_STR(d0.parent, "");
+    CHECK(memcmp(d0.values, t_values, sizeof t_values) == 0);
+    CHECK(d0.styles && memcmp(d0.styles, styles, 3) == 0);
+    CHECK(d0.dirs && memcmp(d0.dirs, dirs, 3) == 0);
+    CHECK_INT(bw_clip_marker_count(clone), 2);
+    CHECK_STR(bw_clip_marker_name(clone, 0), "early");
+    CHECK(bw_clip_marker_time(clone, 1) == 0.75f);
+    CHECK(bw_clip_serial(clone) != serial);
+    CHECK_INT(bw_clip_sequence_id(clone), 0);
+    bw_clip_destroy(clone);
+
+    /* a compiled sequence keeps its identity (id, revision) in the clone */
+    bw_joint_key keys[2] = {jkey(0.0f, BW_KEY_T), jkey(1.0f, BW_KEY_T)};
+    bw_joint_keys joints[1] = {{"", "root", keys, 2}};
+    bw_sequence_desc seq = {.sequence_id = 42, .revision = 7, .joints = joints, .joint_count = 1};
+    bw_clip *compiled = NULL, *copy = NULL;
+    CHECK_INT(bw_clip_compile_sequence(&seq, &compiled, NULL), BW_OK);
+    CHECK_INT(bw_clip_clone(compiled, NULL, &copy, NULL), BW_OK);
+    CHECK_INT(bw_clip_sequence_id(copy), 42);
+    CHECK_INT(bw_clip_revision(copy), 7);
+    bw_clip_destroy(compiled);
+    bw_clip_destroy(copy);
+
+    bw_clip *untouched = (bw_clip *)&err;
+    CHECK_INT(bw_clip_clone(NULL, NULL, &untouched, &err), BW_ERR_INVALID_ARGUMENT);
+    CHECK(untouched == (bw_clip *)&err);
+}
+
+/* Two joints on one uniform 3-key grid: eligible for the grid fast path. */
+static bw_clip *grid_clip(const bw_allocator *allocator)
+{
+    static const float times[3] = {0.0f, 0.5f, 1.0f};
+    static const float pos[9] = {0, 0, 0, 1, 0, 0, 2, 1, 0};
+    static const float rot[12] = {0, 0, 0, 1, 0, 0.6f, 0, 0.8f, 0.6f, 0, 0, 0.8f};
+    bw_track_desc tracks[3] = {
+        {"", "root", BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 3, times, pos, NULL, NULL},
+        {"", "root", BW_CHANNEL_ROTATION, BW_INTERP_EASED, 3, times, rot, NULL, NULL},
+        {"root", "spine", BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 3, times, pos, NULL, NULL},
+    };
+    bw_clip_desc desc = {.tracks = tracks, .track_count = 3, .allocator = allocator};
+    return fixture_clip_desc(&desc);
+}
+
+static void clone_should_keep_the_grid_fast_path(void)
+{
+    static const char *const names[2] = {"root", "spine"};
+    static const int parents[2] = {-1, 0};
+    bw_rig *rig = fixture_rig(names, parents, 2);
+    bw_clip *src = grid_clip(NULL);
+    CHECK(src->grid != NULL);
+    if (!src->grid) return;
+    const bw_clip_grid g = *src->grid;
+    const size_t row_bytes = sizeof(float) * (size_t)g.key_count * (size_t)g.row_floats;
+    float *rows = malloc(row_bytes);
+    memcpy(rows, g.rows, row_bytes);
+    bw_pose before = {0}, after = {0};
+    CHECK_INT(bw_pose_init(&before, rig, NULL), BW_OK);
+    CHECK_INT(bw_pose_init(&after, rig, NULL), BW_OK);
+    bw_binding *b = fixture_binding(src, rig);
+    CHECK(b->grid != NULL); /* the sampler takes the grid path */
+    bw_sample_clip(b, rig, 0.3f, &before);
+    bw_binding_destroy(b);
+
+    bw_clip *clone = NULL;
+    CHECK_INT(bw_clip_clone(src, NULL, &clone, NULL), BW_OK);
+    bw_clip_destroy(src);
+    CHECK(clone->grid != NULL);
+    if (clone->grid) {
+        CHECK_INT(clone->grid->key_count, 3);
+        CHECK_INT(clone->grid->joint_count, 2);
+        CHECK(clone->grid->start == g.start && clone->grid->spacing == g.spacing);
+        CHECK(memcmp(clone->grid->rows, rows, row_bytes) == 0);
+        CHECK((uintptr_t)clone->grid->rows % 16 == 0);
+        CHECK(clone->grid->times == clone->tracks[0].times); /* points into the clone */
+    }
+    b = fixture_binding(clone, rig);
+    CHECK(b->grid != NULL);
+    bw_sample_clip(b, rig, 0.3f, &after);
+    CHECK(memcmp(before.joints, after.joints, sizeof *before.joints * 2) == 0);
+    CHECK(memcmp(before.coverage, after.coverage, sizeof *before.coverage * 2) == 0);
+    /* by hand: 0.3 s is 0.6 of the way from key 0 to key 1: x = 0.6 */
+    CHECK_NEAR(after.joints[1].t[0], 0.6, 1e-6);
+    bw_binding_destroy(b);
+    bw_clip_destroy(clone);
+    bw_pose_deinit(&before);
+    bw_pose_deinit(&after);
+    bw_rig_destroy(rig);
+    free(rows);
+}
+
+static void clone_allocation_failure_should_leave_nothing_behind(void)
+{
+    bw_clip *src = grid_clip(NULL);
+    /* three allocations: the block, the grid builder's scratch, the grid */
+    int attempts = 0;
+    bool cloned = false;
+    for (long budget = 0; budget < 10 && !cloned; budget++, attempts++) {
+        alloc_counter ctr = ALLOC_COUNTER(budget);
+        bw_allocator a = {alloc_counter_fn, &ctr};
+        bw_clip *clone = NULL;
+        bw_error err = {0};
+        bw_result r = bw_clip_clone(src, &a, &clone, &err);
+        if (r == BW_OK) {
+            cloned = true;
+            CHECK_INT(ctr.live_blocks, 2);
+            bw_clip_destroy(clone);
+        } else {
+            CHECK_INT(r, BW_ERR_OUT_OF_MEMORY);
+            CHECK(clone == NULL);
+            CHECK_CONTAINS(err.message, "out of memory");
+        }
+        CHECK_INT(ctr.live_blocks, 0);
+        CHECK_INT(ctr.live_bytes, 0);
+    }
+    CHECK(cloned);
+    CHECK_INT(attempts, 4);
+    bw_clip_destroy(src);
+}
+
+/* ---- reference counts ---- */
+
+static void retained_revision_should_outlive_its_recompile(void)
+{
+    alloc_counter ctr = ALLOC_COUNTER(-1);
+    bw_allocator alloc = {alloc_counter_fn, &ctr};
+    bw_clip_cache *cache = NULL;
+    CHECK_INT(bw_clip_cache_create(&alloc, &cache), BW_OK);
+    if (!cache) return;
+    bw_joint_key keys[2] = {jkey(0.0f, BW_KEY_T), jkey(1.0f, BW_KEY_T)};
+    keys[1].t[0] = 2.0f;
+    bw_joint_keys joints[1] = {{"", "root", keys, 2}};
+    bw_sequence_desc desc = {.sequence_id = 9, .revision = 1, .joints = joints, .joint_count = 1,
+                             .allocator = &alloc};
+    const bw_clip *rev1 = NULL, *rev2 = NULL, *rev3 = NULL;
+    CHECK_INT(bw_clip_cache_get(cache, &desc, &rev1, NULL), BW_OK);
+    if (!rev1) return;
+    /* 2 linear keys on a grid: each clip is 2 blocks (clip, grid) */
+    const long blocks_with_rev1 = ctr.live_blocks;
+    bw_clip_retain(rev1); /* a running character keeps it */
+
+    keys[1].t[0] = 4.0f;
+    desc.revision = 2;
+    CHECK_INT(bw_clip_cache_get(cache, &desc, &rev2, NULL), BW_OK);
+    CHECK(rev2 != rev1);
+    CHECK_INT(ctr.live_blocks, blocks_with_rev1 + 2); /* rev 1 was released, not freed */
+    float v[3] = {0, 0, 0};
+    bw_sample_track(rev1, 0, 0.5f, v); /* rev 1: halfway to x = 2 */
+    CHECK_NEAR(v[0], 1.0, 1e-6);
+    CHECK_INT(bw_clip_revision(rev1), 1);
+    bw_sample_track(rev2, 0, 0.5f, v); /* rev 2: halfway to x = 4 */
+    CHECK_NEAR(v[0], 2.0, 1e-6);
+
+    const long frees = ctr.frees;
+    bw_clip_release(rev1); /* the last reference: freed now */
+    CHECK_INT(ctr.frees - frees, 2);
+    CHECK_INT(ctr.live_blocks, blocks_with_rev1);
+
+    /* nobody retained rev 2: recompiling frees it at once */
+    desc.revision = 3;
+    CHECK_INT(bw_clip_cache_get(cache, &desc, &rev3, NULL), BW_OK);
+    CHECK_INT(ctr.live_blocks, blocks_with_rev1);
+
+    /* a retain outlives the cache itself */
+    bw_clip_retain(rev3);
+    bw_clip_cache_destroy(cache);
+    CHECK_INT(ctr.live_blocks, 2);
+    bw_sample_track(rev3, 0, 1.0f, v);
+    CHECK_NEAR(v[0], 4.0, 0);
+    bw_clip_release(rev3);
+    CHECK_INT(ctr.live_blocks, 0);
+    CHECK_INT(ctr.live_bytes, 0);
+    bw_clip_retain(NULL);
+    bw_clip_release(NULL);
+}
+
+#define RETAIN_THREADS 4
+#define RETAINS_PER_THREAD 20000
+
+static void *retain_and_release(void *clip)
+{
+    /* all retains first, so the count climbs high while the other threads
+     * do the same; then the releases */
+    for (int i = 0; i < RETAINS_PER_THREAD; i++) bw_clip_retain(clip);
+    for (int i = 0; i < RETAINS_PER_THREAD; i++) {
+        float v[3];
+        bw_sample_track(clip, 0, 0.25f, v);
+        bw_clip_release(clip);
+    }
+    return NULL;
+}
+
+static void retain_and_release_should_be_thread_safe(void)
+{
+    alloc_counter ctr = ALLOC_COUNTER(-1);
+    bw_allocator alloc = {alloc_counter_fn, &ctr};
+    bw_clip *clip = grid_clip(&alloc);
+    const long frees = ctr.frees; /* creation's scratch */
+    pthread_t threads[RETAIN_THREADS];
+    for (int i = 0; i < RETAIN_THREADS; i++) CHECK_INT(pthread_create(&threads[i], NULL, retain_and_release, clip), 0);
+    for (int i = 0; i < RETAIN_THREADS; i++) pthread_join(threads[i], NULL);
+    /* lost updates would have freed it early (ASan) or left extra counts */
+    CHECK_INT(ctr.frees - frees, 0);
+    CHECK_INT(ctr.live_blocks, 2);
+    bw_clip_destroy(clip); /* the creator's reference was the last */
+    CHECK_INT(ctr.live_blocks, 0);
+    CHECK_INT(ctr.frees - frees, 2);
+}
+
 /* ---- allocation failure ---- */
 
 static void allocation_failure_should_leave_nothing_behind(void)
@@ -596,5 +882,10 @@ int main(void)
     RUN(serials_should_be_unique);
     RUN(cache_should_compile_once_per_revision);
     RUN(allocation_failure_should_leave_nothing_behind);
+    RUN(clone_should_sample_bit_identically_after_the_source_is_gone);
+    RUN(clone_should_keep_the_grid_fast_path);
+    RUN(clone_allocation_failure_should_leave_nothing_behind);
+    RUN(retained_revision_should_outlive_its_recompile);
+    RUN(retain_and_release_should_be_thread_safe);
     return check_summary();
 }

@@ -2,10 +2,10 @@
  * playback of the default character, and the blendwerk-demo binary run
  * headless.
  *
- * The reload logic has no SDL in it, so demo/script.c, demo/player.c and
- * demo/reload.c are compiled straight into this test (tests/CMakeLists.txt
- * builds every tests/test_*.c against blendwerk_lua only). The binary
- * tests run BW_BINARY_DIR/demo/blendwerk-demo through popen; when it was
+ * The reload logic has no SDL in it: demo/script.c, demo/player.c and
+ * demo/reload.c form the blendwerk_demo_logic library (demo/CMakeLists.txt),
+ * which this test links and reaches through the demo's headers only, so
+ * it runs even where SDL2 is missing. The binary tests run BW_BINARY_DIR/demo/blendwerk-demo through popen; when it was
  * not built (no SDL2, or BW_BUILD_DEMO=OFF) they are skipped and, if
  * everything else passed, the whole test reports a skip (exit 77).
  *
@@ -26,10 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../demo/player.c"
-#include "../demo/reload.c"
-#include "../demo/script.c"
 #include "check.h"
+#include "player.h"
+#include "reload.h"
+#include "script.h"
 
 #define DEMO_BINARY BW_BINARY_DIR "/demo/blendwerk-demo"
 #define DEFAULT_SCRIPT BW_SOURCE_DIR "/demo/character.lua"

@@ -5,6 +5,7 @@
 
 #include "blendwerk/rig.h"
 #include "check.h"
+#include "fixtures.h"
 #include "test_alloc_counter.h"
 
 static const bw_transform ID = {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
@@ -482,6 +483,122 @@ static void allocation_failures_are_clean(void)
     CHECK(added);
 }
 
+
+/* ---- cloning ---- */
+
+/* A rig with a non-trivial rest pose, both curve kinds and one appended
+ * joint (revision 2), so the clone has every field to get right. */
+static bw_rig *clone_source(const bw_allocator *allocator)
+{
+    bw_transform tilted = bw_transform_identity;
+    tilted.t[1] = 0.75f;
+    tilted.r[0] = 0.3f; /* normalized on creation: bits the clone must keep, not recompute */
+    tilted.r[3] = 0.9f;
+    tilted.s[2] = 2.0f;
+    bw_rig_joint_desc joints[3] = {{"root", -1, bw_transform_identity}, {"spine", 0, tilted}, {"arm", 1, tilted}};
+    bw_rig_curve_desc curves[2] = {{"blink", BW_CURVE_FLOAT, 0.25f}, {"yaw", BW_CURVE_ANGLE, -1.5f}};
+    bw_rig_desc desc = {joints, 3, curves, 2, allocator};
+    bw_rig *rig = fixture_rig_desc(&desc);
+    bw_rig_joint_desc hand = {"hand", 2, tilted};
+    CHECK_INT(bw_rig_add_joint(rig, &hand, NULL), BW_OK);
+    return rig;
+}
+
+static void clone_should_copy_everything_and_outlive_the_source(void)
+{
+    bw_rig *src = clone_source(NULL);
+    bw_transform rest[4];
+    memcpy(rest, bw_rig_rest_pose(src), sizeof rest);
+    const uint64_t signature = bw_rig_layout_signature(src), serial = bw_rig_serial(src);
+    CHECK_INT(bw_rig_topology_revision(src), 2);
+
+    bw_rig *clone = NULL;
+    bw_error err = {0};
+    CHECK_INT(bw_rig_clone(src, NULL, &clone, &err), BW_OK);
+    if (!clone) return;
+    bw_rig_destroy(src); /* the clone shares nothing with it (ASan checks) */
+
+    CHECK_INT(bw_rig_joint_count(clone), 4);
+    static const char *const names[4] = {"root", "spine", "arm", "hand"};
+    for (int j = 0; j < 4; j++) {
+        CHECK_STR(bw_rig_joint_name(clone, j), names[j]);
+        CHECK_INT(bw_rig_joint_parent(clone, j), j - 1);
+    }
+    CHECK(memcmp(bw_rig_rest_pose(clone), rest, sizeof rest) == 0);
+    CHECK_INT(bw_rig_curve_count(clone), 2);
+    CHECK_STR(bw_rig_curve_name(clone, 1), "yaw");
+    CHECK_INT(bw_rig_curve_kind(clone, 0), BW_CURVE_FLOAT);
+    CHECK_INT(bw_rig_curve_kind(clone, 1), BW_CURVE_ANGLE);
+    CHECK(bw_rig_curve_rest(clone)[0] == 0.25f);
+    CHECK(bw_rig_curve_rest(clone)[1] == -1.5f);
+    /* same topology identity, new object identity */
+    CHECK_INT(bw_rig_topology_revision(clone), 2);
+    CHECK(bw_rig_layout_signature(clone) == signature);
+    CHECK(bw_rig_serial(clone) != serial);
+    CHECK(bw_rig_serial(clone) != 0);
+    /* the name index came along */
+    CHECK_INT(bw_rig_find(clone, "arm", "hand"), 3);
+    CHECK_INT(bw_rig_find_curve(clone, "yaw"), 1);
+    /* and it is a full rig: it can grow (5 joints, capacity was 4) */
+    bw_rig_joint_desc finger = {"finger", 3, bw_transform_identity};
+    CHECK_INT(bw_rig_add_joint(clone, &finger, NULL), BW_OK);
+    CHECK_INT(bw_rig_find(clone, "hand", "finger"), 4);
+    CHECK_INT(bw_rig_topology_revision(clone), 3);
+    bw_rig_destroy(clone);
+
+    /* an empty rig clones to an empty rig that can grow */
+    bw_rig_desc empty_desc = {0};
+    bw_rig *empty = fixture_rig_desc(&empty_desc), *empty_clone = NULL;
+    CHECK_INT(bw_rig_clone(empty, NULL, &empty_clone, NULL), BW_OK);
+    bw_rig_destroy(empty);
+    CHECK_INT(bw_rig_joint_count(empty_clone), 0);
+    bw_rig_joint_desc root = {"root", -1, bw_transform_identity};
+    CHECK_INT(bw_rig_add_joint(empty_clone, &root, NULL), BW_OK);
+    CHECK_INT(bw_rig_find_by_name(empty_clone, "root"), 0);
+    bw_rig_destroy(empty_clone);
+
+    bw_rig *untouched = (bw_rig *)&err; /* any non-NULL sentinel */
+    CHECK_INT(bw_rig_clone(NULL, NULL, &untouched, &err), BW_ERR_INVALID_ARGUMENT);
+    CHECK(untouched == (bw_rig *)&err);
+    bw_rig *again = clone_source(NULL);
+    CHECK_INT(bw_rig_clone(again, NULL, NULL, NULL), BW_ERR_INVALID_ARGUMENT);
+    bw_rig_destroy(again);
+    CHECK(bw_rig_serial(NULL) == 0);
+}
+
+static void clone_allocation_failures_leave_nothing_behind(void)
+{
+    alloc_counter src_ctr = ALLOC_COUNTER(-1);
+    bw_allocator src_alloc = {alloc_counter_fn, &src_ctr};
+    bw_rig *src = clone_source(&src_alloc);
+    const long src_blocks = src_ctr.live_blocks;
+    /* struct, 4 joint arrays, 4 curve arrays, 4 + 2 names: 15 blocks */
+    int cloned = 0, budget = 0;
+    for (; budget < 40 && !cloned; budget++) {
+        alloc_counter ctr = ALLOC_COUNTER(budget);
+        bw_allocator a = {alloc_counter_fn, &ctr};
+        bw_rig *clone = NULL;
+        bw_error err = {0};
+        bw_result r = bw_rig_clone(src, &a, &clone, &err);
+        if (r == BW_OK) {
+            cloned = 1;
+            CHECK_INT(ctr.live_blocks, 15);
+            CHECK_INT(bw_rig_joint_count(clone), 4);
+            bw_rig_destroy(clone);
+        } else {
+            CHECK_INT(r, BW_ERR_OUT_OF_MEMORY);
+            CHECK(clone == NULL);
+        }
+        CHECK_INT(ctr.live_blocks, 0);
+        CHECK_INT(ctr.live_bytes, 0);
+    }
+    CHECK(cloned);
+    CHECK_INT(budget, 16); /* failed at each of the 15 allocations first */
+    CHECK_INT(src_ctr.live_blocks, src_blocks); /* the source was not touched */
+    bw_rig_destroy(src);
+    CHECK_INT(src_ctr.live_bytes, 0);
+}
+
 int main(void)
 {
     RUN(create_valid_rig_and_query_it);
@@ -496,5 +613,7 @@ int main(void)
     RUN(set_rest_changes_values_only);
     RUN(add_joint_bumps_revision_and_signature);
     RUN(allocation_failures_are_clean);
+    RUN(clone_should_copy_everything_and_outlive_the_source);
+    RUN(clone_allocation_failures_leave_nothing_behind);
     return check_summary();
 }

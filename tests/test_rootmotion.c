@@ -21,6 +21,7 @@
 #include "blendwerk/rig.h"
 #include "blendwerk/rootmotion.h"
 #include "check.h"
+#include "fixtures.h"
 
 #define PI 3.14159265358979323846
 #define DEG (PI / 180.0)
@@ -85,9 +86,7 @@ static bw_rig *make_rig1(void)
     bw_rig_desc d = {0};
     d.joints = j;
     d.joint_count = 2;
-    bw_rig *rig = NULL;
-    CHECK(bw_rig_create(&d, &rig, NULL) == BW_OK);
-    return rig;
+    return fixture_rig_desc(&d);
 }
 
 /* A clip on joint (parent, joint) with optional translation (n × 3) and
@@ -107,7 +106,7 @@ static bw_track_desc track_of(const char *parent, const char *joint, bw_channel 
     return t;
 }
 
-/* A clip of the given tracks; a refused clip is a test failure (NULL). */
+/* A clip of the given tracks (a refused one stops the test). */
 static bw_clip *clip_of(const bw_track_desc *tracks, int count, float length, bool loop)
 {
     bw_clip_desc d = {0};
@@ -115,9 +114,7 @@ static bw_clip *clip_of(const bw_track_desc *tracks, int count, float length, bo
     d.track_count = count;
     d.length = length;
     d.loop = loop;
-    bw_clip *clip = NULL;
-    CHECK(bw_clip_create(&d, &clip, NULL) == BW_OK);
-    return clip;
+    return fixture_clip_desc(&d);
 }
 
 static bw_clip *make_clip_on(const char *parent, const char *joint, const float *times, int n, const float *t,
@@ -135,12 +132,7 @@ static bw_clip *make_clip(const float *times, int n, const float *t, const float
     return make_clip_on("", "root", times, n, t, r, length, loop);
 }
 
-static bw_binding *bind(const bw_clip *clip, const bw_rig *rig)
-{
-    bw_binding *b = NULL;
-    CHECK(bw_binding_create(clip, rig, 0, NULL, &b, NULL) == BW_OK);
-    return b;
-}
+static bw_binding *bind(const bw_clip *clip, const bw_rig *rig) { return fixture_binding(clip, rig); }
 
 /* Straight walk: (0,0,0) → (0,0,2) over 1 s, linear: 2 m/s. */
 static bw_clip *make_walk(void)

@@ -8,9 +8,9 @@
  * tracks bind to rig curves by name. The binding report counts bound,
  * ambiguous and unbound tracks; unbound tracks are ignored by sampling.
  *
- * A binding depends on (clip, rig layout signature, retarget binding) and
- * is cached on that key by bw_binding_cache; a rig topology revision bump
- * invalidates it. Rest-value changes do not.
+ * A binding depends on (clip, rig layout and curve signatures, retarget
+ * binding) and is cached on that key by bw_binding_cache; a rig topology
+ * revision bump invalidates it. Rest-value changes do not.
  */
 #ifndef BLENDWERK_BIND_H
 #define BLENDWERK_BIND_H
@@ -40,8 +40,10 @@ typedef struct bw_bind_report {
 
 /* `retarget_id` distinguishes bindings of the same clip and rig made for
  * different retarget mappings (0 = none); it is part of the cache key.
- * The binding points at `clip` (which must outlive it) but keeps nothing
- * of the rig except its indices, layout signature and revision. */
+ * The binding points at `clip` (which must outlive it: it holds no
+ * reference, so whoever keeps a binding keeps the clip alive, e.g. with
+ * bw_clip_retain) but keeps nothing of the rig except its indices, layout
+ * signature and revision. */
 bw_result bw_binding_create(const bw_clip *clip, const bw_rig *rig, uint64_t retarget_id,
                             const bw_allocator *allocator, bw_binding **out_binding, bw_error *err);
 void bw_binding_destroy(bw_binding *binding);
@@ -57,15 +59,17 @@ uint64_t bw_binding_layout_signature(const bw_binding *binding);
 uint32_t bw_binding_topology_revision(const bw_binding *binding);
 uint64_t bw_binding_retarget_id(const bw_binding *binding);
 
-/* Cache of bindings keyed by (clip serial, layout signature, topology
- * revision, retarget id). Owns its bindings. bw_binding_cache_get returns
- * the cached binding or creates one; entries for an older topology
- * revision of the same rig layout are replaced: when the same rig object
- * (compared by address, never dereferenced later) asks for the same clip
- * and retarget id after a topology change, the old binding is destroyed,
- * so callers must re-fetch bindings after bw_rig_add_joint. Rigs with
- * equal layouts and revisions share a binding (indices are the same).
- * A failed get leaves the cache unchanged. */
+/* Cache of bindings keyed by (clip serial, layout signature, curve
+ * signature, topology revision, retarget id). Owns its bindings.
+ * bw_binding_cache_get returns the cached binding or creates one. Rigs with
+ * equal layouts, curves and revisions share a binding (indices are the
+ * same). When the rig that made an entry
+ * (told apart by bw_rig_serial, so a new rig at a reused address is
+ * another rig) asks for the same clip and retarget id after a topology
+ * change, its old binding is destroyed and replaced, so callers must
+ * re-fetch bindings after bw_rig_add_joint; an entry that was also handed
+ * to another rig is kept instead (that rig may still use it) and the new
+ * binding gets its own entry. A failed get leaves the cache unchanged. */
 typedef struct bw_binding_cache bw_binding_cache;
 bw_result bw_binding_cache_create(const bw_allocator *allocator, bw_binding_cache **out_cache);
 void bw_binding_cache_destroy(bw_binding_cache *cache);

@@ -1,5 +1,6 @@
-/* blendwerk/blendspace.h - blend-space weights, blend trees and
- * synchronized phase (SPEC §6).
+/* blendwerk/blendspace.h - blend-space weights and synchronized phase
+ * (SPEC §6). Blend trees, which nest these spaces, are compiled in
+ * blendwerk/blendtree.h.
  *
  * Pure functions: every weight function reads the caller's arrays and
  * writes one weight per member into the caller's output array. Nothing here
@@ -64,8 +65,6 @@ extern "C" {
 #define BW_BLEND_MAX_RATE 100.0f
 /* Leaves at or below this weight or |rate| do not count toward a cycle. */
 #define BW_BLEND_NEGLIGIBLE 1e-4f
-/* Deepest blend tree evaluated (root = depth 1). */
-#define BW_BLEND_MAX_DEPTH 16
 
 /* ---- weight functions ---- */
 
@@ -90,111 +89,17 @@ bw_result bw_blend2d_weights(const float *points_xy, int count, float x, float y
 bw_result bw_blend_grid_weights(const float *x_values, int nx, const float *y_values, int ny, float x,
                                 float y, float *out_weights);
 
-/* ---- blend trees ----
+/* ---- synchronized phase ----
  *
- * A blend tree is a caller-owned array of node descriptors. A leaf names a
- * clip (by the caller's id) with its length; a blend node lists child node
- * indices, their positions in its space and the parameter indices it
- * reads. Evaluation walks from the root and reports every leaf reached
- * with a weight > 0:
- *   weight = product of the influences along the path (sums to 1),
- *   rate   = product of every node's `speed` along the path (root and leaf
- *            included) and of 1D rate-scaling factors.
- * A child of weight 0 is not descended into. A node may be the child of
- * more than one parent (each path gives its own leaf entry) as long as one
- * walk visits at most node_count nodes, which bounds the work and rejects
- * cycles; the depth is limited to BW_BLEND_MAX_DEPTH.
- */
-typedef enum bw_blend_node_kind {
-    BW_BLEND_NODE_CLIP = 0,    /* leaf */
-    BW_BLEND_NODE_1D,          /* positions: child_count thresholds; reads param_x */
-    BW_BLEND_NODE_2D,          /* positions: child_count (x, y) pairs; cartesian gradient band */
-    BW_BLEND_NODE_DIRECTIONAL, /* positions: child_count (x, y) pairs; polar gradient band */
-    BW_BLEND_NODE_GRID,        /* positions: grid_nx x values then grid_ny y values;
-                                  child_count = grid_nx × grid_ny, row-major */
-    BW_BLEND_NODE_KIND_COUNT
-} bw_blend_node_kind;
-
-typedef struct bw_blend_node {
-    bw_blend_node_kind kind;
-    float speed;            /* playback rate multiplier of this node; finite; 1 = as authored
-                               (the helpers below set it). Negative plays in reverse. */
-    /* leaf */
-    int clip;               /* the caller's clip id, reported back untouched */
-    float length;           /* clip length in seconds (>= 0, finite) */
-    /* blend nodes */
-    const int *children;    /* child_count node indices (borrowed) */
-    int child_count;        /* >= 1 */
-    const float *positions; /* member positions as described per kind (borrowed) */
-    int grid_nx, grid_ny;   /* GRID only */
-    int param_x, param_y;   /* parameter indices (param_y: 2D, directional, grid) */
-    bool rate_scale;        /* 1D only: locomotion rate scaling outside the range */
-} bw_blend_node;
-
-/* Convenience constructors (speed 1). */
-static inline bw_blend_node bw_blend_clip_node(int clip, float length)
-{
-    bw_blend_node n = {BW_BLEND_NODE_CLIP, 1.0f, clip, length, NULL, 0, NULL, 0, 0, -1, -1, false};
-    return n;
-}
-static inline bw_blend_node bw_blend_1d_node(const int *children, const float *thresholds, int count,
-                                             int param_x, bool rate_scale)
-{
-    bw_blend_node n = {BW_BLEND_NODE_1D, 1.0f, -1, 0.0f, children, count, thresholds, 0, 0, param_x, -1,
-                       rate_scale};
-    return n;
-}
-static inline bw_blend_node bw_blend_2d_node(bw_blend_node_kind kind, const int *children,
-                                             const float *points_xy, int count, int param_x, int param_y)
-{
-    bw_blend_node n = {kind, 1.0f, -1, 0.0f, children, count, points_xy, 0, 0, param_x, param_y, false};
-    return n;
-}
-static inline bw_blend_node bw_blend_grid_node(const int *children, const float *x_then_y_values, int nx,
-                                               int ny, int param_x, int param_y)
-{
-    bw_blend_node n = {BW_BLEND_NODE_GRID, 1.0f, -1, 0.0f, children, nx * ny, x_then_y_values, nx, ny,
-                       param_x, param_y, false};
-    return n;
-}
-
-typedef struct bw_blend_tree {
-    const bw_blend_node *nodes; /* borrowed */
-    int node_count;
-    int root;                   /* index of the root node */
-    int param_count;            /* every param index must be in [0, param_count) */
-} bw_blend_tree;
-
-/* What one evaluation needs, from bw_blend_tree_validate. */
-typedef struct bw_blend_tree_sizes {
-    int max_leaves;    /* leaf entries one evaluation can produce */
-    int scratch_count; /* floats of scratch one evaluation needs */
-} bw_blend_tree_sizes;
-
+ * A leaf of a blend, as a compiled blend tree reports it (blendtree.h) or
+ * as a caller assembles it. */
 typedef struct bw_blend_leaf {
-    int node;     /* index of the leaf node */
+    int node;     /* index of the leaf node (blend trees; else the caller's) */
     int clip;     /* its clip id */
     float weight; /* total influence, (0, 1]; all leaves sum to 1 */
     float rate;   /* total playback rate (speeds and rate scaling multiplied) */
     float length; /* clip length, seconds */
 } bw_blend_leaf;
-
-/* Check a tree (indices, kinds, counts, parameter indices, finite
- * positions / speeds / lengths, depth, visits) and report the sizes one
- * evaluation needs. `out_sizes` and `err` may be NULL. Never allocates. */
-bw_result bw_blend_tree_validate(const bw_blend_tree *tree, bw_blend_tree_sizes *out_sizes, bw_error *err);
-
-/* Evaluate for parameter values `params` (tree->param_count floats;
- * non-finite values count as 0). Writes the leaves with weight > 0 into
- * out_leaves (in depth-first order) and their number into
- * *out_leaf_count. Validates first: BW_ERR_LIMIT when leaf_capacity or
- * scratch_count is below what validate reports, and the validation errors
- * above; on failure nothing is written. */
-bw_result bw_blend_tree_evaluate(const bw_blend_tree *tree, const float *params, float *scratch,
-                                 int scratch_count, bw_blend_leaf *out_leaves, int leaf_capacity,
-                                 int *out_leaf_count);
-
-/* ---- synchronized phase ---- */
 
 /* Cycle duration of a blend: Σ w_i × (length_i / |rate_i|) / Σ w_i over
  * leaves whose weight and |rate| exceed BW_BLEND_NEGLIGIBLE and whose
@@ -206,6 +111,11 @@ float bw_blend_cycle_duration(const bw_blend_leaf *leaves, int count);
  * runs backwards). A non-finite progress counts as 0; a non-finite dt or a
  * cycle duration that is not finite and > 0 leaves the progress as is. */
 float bw_blend_phase_advance(float progress, float dt, float cycle_duration);
+/* The unwrapped progress advance bw_blend_phase_advance adds: dt /
+ * cycle_duration, or 0 when it adds nothing (non-finite dt, cycle not
+ * finite and > 0). Whole cycles count; root motion scales it by a leaf's
+ * length. */
+double bw_blend_phase_delta(float dt, float cycle_duration);
 
 /* Sample time of a leaf at normalized progress: progress × length, or
  * (1 − progress) × length for a leaf with negative rate (it plays in

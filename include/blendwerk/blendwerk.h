@@ -12,6 +12,7 @@
 #include "blendwerk/mix.h"
 #include "blendwerk/play.h"
 #include "blendwerk/blendspace.h"
+#include "blendwerk/blendtree.h"
 #include "blendwerk/rootmotion.h"
 #include "blendwerk/asset.h"
 #include "blendwerk/jobs.h"

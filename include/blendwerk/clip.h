@@ -34,6 +34,25 @@
  * (parent \"Armature\") rotation: key 5 ...") and err->where holds the
  * desc path ("tracks[3].times[5]", "joints[1].keys[2]").
  * Nothing is partially built and *out_clip is untouched on failure.
+ *
+ * Lifetime (reference counts): a clip starts with one reference, its
+ * creator's. bw_clip_retain adds one, bw_clip_release drops one, and the
+ * last release frees the clip; bw_clip_destroy is bw_clip_release of the
+ * creator's reference (the name stays for the common single-owner case).
+ * Retain and release are atomic (C11 atomics), so threads sharing a clip
+ * may retain and release it concurrently; everything else about a clip is
+ * immutable. Whoever keeps a clip beyond the lifetime of the object that
+ * handed it out (a running character holding a cache's clip across a
+ * reload) retains it and releases it when done. A binding does not hold a
+ * reference: it needs its clip alive for as long as it exists.
+ *
+ * Cloning: bw_clip_clone makes an exact, independent copy (name, length,
+ * loop flag, every track with its channel kind, interpolation, key times,
+ * values and easing bit for bit, markers in order, the uniform-grid fast
+ * path data, sequence id and revision). It has a new serial (it is another
+ * object: binding caches must not hand it the source's bindings), its own
+ * reference count of 1, and shares no memory with the source, which may
+ * be released right after.
  */
 #ifndef BLENDWERK_CLIP_H
 #define BLENDWERK_CLIP_H
@@ -106,7 +125,19 @@ typedef struct bw_clip_desc {
 } bw_clip_desc;
 
 bw_result bw_clip_create(const bw_clip_desc *desc, bw_clip **out_clip, bw_error *err);
-void bw_clip_destroy(bw_clip *clip); /* NULL is a no-op */
+/* Release the creator's reference (see Lifetime above); frees the clip if
+ * no other reference remains. NULL is a no-op. */
+void bw_clip_destroy(bw_clip *clip);
+/* Take / drop one reference; thread-safe. NULL is a no-op. Every retain
+ * needs exactly one release. */
+void bw_clip_retain(const bw_clip *clip);
+void bw_clip_release(const bw_clip *clip);
+/* Copy `src` (see Cloning above) into a new clip allocated through
+ * `allocator` (NULL = malloc; copied, the allocator itself must outlive
+ * the clone). *out is set only on success; on failure
+ * (BW_ERR_OUT_OF_MEMORY, or BW_ERR_INVALID_ARGUMENT for a NULL src / out)
+ * nothing is left behind. */
+bw_result bw_clip_clone(const bw_clip *src, const bw_allocator *allocator, bw_clip **out, bw_error *err);
 
 /* ---- keyframe sequences ---- */
 
@@ -193,8 +224,14 @@ uint64_t bw_clip_serial(const bw_clip *clip);
 /* ---- the compile cache ----
  * Maps (sequence id, revision) to a compiled clip, so re-requesting an
  * unchanged sequence returns the same object without recompiling. The cache
- * owns its clips; a new revision of a sequence replaces (and destroys) the
- * old one, so callers must not keep clips of older revisions. */
+ * holds one reference to each clip it caches. A new revision of a sequence
+ * replaces the old one in the cache and releases (does not destroy) it:
+ * the old clip is freed at once if nobody else holds it, and otherwise
+ * stays valid until its last holder releases it. So the clip
+ * bw_clip_cache_get returns is borrowed, valid while the cache keeps that
+ * revision (until a newer revision is compiled or the cache is destroyed);
+ * a character that must keep playing it across a recompile retains it and
+ * releases it when it lets go. Destroying the cache releases every clip. */
 typedef struct bw_clip_cache bw_clip_cache;
 bw_result bw_clip_cache_create(const bw_allocator *allocator, bw_clip_cache **out_cache);
 void bw_clip_cache_destroy(bw_clip_cache *cache);

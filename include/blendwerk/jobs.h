@@ -22,11 +22,19 @@ typedef struct bw_jobs bw_jobs;
  * threads (to pick per-thread scratch). */
 typedef void (*bw_job_fn)(void *user, int begin, int end, int worker);
 
-/* thread_count in [1, 256] (1 = run everything on the caller; else
- * BW_ERR_INVALID_ARGUMENT). BW_ERR_OUT_OF_MEMORY, or BW_ERR_LIMIT when the
- * system refuses a thread (nothing is left running). The allocator must
- * outlive the pool. */
-bw_result bw_jobs_create(int thread_count, const bw_allocator *allocator, bw_jobs **out_jobs);
+/* All-zero means the defaults. */
+typedef struct bw_jobs_desc {
+    int thread_count;       /* threads including the caller, in [1, 256]; 0 = 1 (run
+                               everything on the calling thread) */
+    bw_allocator allocator; /* copied; fn NULL = malloc. What it points to must
+                               outlive the pool */
+} bw_jobs_desc;
+
+/* BW_ERR_INVALID_ARGUMENT for a NULL desc or out_jobs or a thread count
+ * outside [0, 256]; BW_ERR_OUT_OF_MEMORY; BW_ERR_LIMIT when the system
+ * refuses a thread (nothing is left running). *out_jobs is set only on
+ * success. */
+bw_result bw_jobs_create(const bw_jobs_desc *desc, bw_jobs **out_jobs);
 void bw_jobs_destroy(bw_jobs *jobs);
 int bw_jobs_thread_count(const bw_jobs *jobs);
 /* Run fn over [0, count) in ranges of at most `grain` items (grain <= 0:

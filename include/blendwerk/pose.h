@@ -28,8 +28,8 @@ typedef struct bw_pose {
     float *curve_coverage; /* curve_count values in [0, 1] */
     int joint_count;
     int curve_count;
-    const bw_allocator *allocator; /* what init used (not copied: it must outlive
-                                      the pose); deinit frees through it */
+    bw_allocator allocator; /* what init used, copied (fn NULL = malloc); what it
+                               points to must outlive the pose; deinit frees through it */
 } bw_pose;
 
 /* Allocate buffers for `rig`'s joints and curves and fill them with the

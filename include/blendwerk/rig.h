@@ -27,6 +27,15 @@
  * - A rig is read-only while characters use it; bw_rig_add_joint and
  *   bw_rig_set_rest must not run concurrently with sampling.
  * - An empty rig (0 joints) is valid: every pose of it is empty.
+ * - Every rig has a process-unique serial number (bw_rig_serial), assigned
+ *   at creation and never reused, so caches can tell a new rig from a
+ *   destroyed one that had the same address.
+ * - bw_rig_clone makes an independent exact copy (reload keeps the running
+ *   rig while a script's rig is rebuilt): same joints, names, parents, rest
+ *   transforms bit for bit, curves with their kinds and rest values, the
+ *   same topology revision and layout signature (so bindings made for the
+ *   source fit the clone), and a new serial. It shares no memory with the
+ *   source, which may be destroyed right after.
  */
 #ifndef BLENDWERK_RIG_H
 #define BLENDWERK_RIG_H
@@ -71,6 +80,11 @@ typedef struct bw_rig_desc {
 /* Validate `desc` and build a rig; *out_rig is set only on success. */
 bw_result bw_rig_create(const bw_rig_desc *desc, bw_rig **out_rig, bw_error *err);
 void bw_rig_destroy(bw_rig *rig); /* NULL is a no-op */
+/* Copy `src` (see the contract above) into a new rig allocated through
+ * `allocator` (NULL = malloc; copied, the allocator itself must outlive
+ * the clone). *out is set only on success; on failure (BW_ERR_OUT_OF_MEMORY,
+ * or BW_ERR_INVALID_ARGUMENT for a NULL src / out) nothing is left behind. */
+bw_result bw_rig_clone(const bw_rig *src, const bw_allocator *allocator, bw_rig **out, bw_error *err);
 
 int bw_rig_joint_count(const bw_rig *rig);
 const char *bw_rig_joint_name(const bw_rig *rig, int joint); /* NULL when out of range */
@@ -96,6 +110,13 @@ int bw_rig_find_by_name(const bw_rig *rig, const char *name);
 
 uint32_t bw_rig_topology_revision(const bw_rig *rig);
 uint64_t bw_rig_layout_signature(const bw_rig *rig);
+/* Process-unique, from 1 (0 for NULL); a clone has its own. */
+uint64_t bw_rig_serial(const bw_rig *rig);
+/* FNV-1a hash of every curve's name and kind in curve order (curves never
+ * change after creation). Rigs with the same joints but other curves have
+ * the same layout signature and differ here; the binding cache keys on
+ * both. */
+uint64_t bw_rig_curve_signature(const bw_rig *rig);
 
 /* Change a joint's rest transform (the rig's current joint value). Does not
  * touch the revision or signature. Fails on a non-finite transform or an

@@ -319,7 +319,8 @@ test("bad descriptions return nil and a message naming the node", function()
   fails({ "root.children[1].children[1]: length -1 is negative" }, bw.blend_tree {
     kind = "1d", param = "s", children = { { at = 0, kind = "2d", params = { "x", "y" },
       children = { { at = { 0, 0 }, clip = "a", length = -1 } } } } }) -- negative length
-  fails({ "root.children[1]: at is NaN" }, bw.blend_tree {
+  -- the core names the child whose place (at) is bad, and the node it is in
+  fails({ "root.children[1]: position in root is NaN" }, bw.blend_tree {
     kind = "1d", param = "s", children = { { at = 0 / 0, clip = "a", length = 1 } } }) -- NaN threshold
   fails({ "root.children[1]: at is missing" }, bw.blend_tree {
     kind = "1d", param = "s", children = { { clip = "a", length = 1 } } }) -- missing at
@@ -344,7 +345,7 @@ test("bad descriptions return nil and a message naming the node", function()
   fails({ "root.children[1]: a grid child takes its place" }, bw.blend_tree {
     kind = "grid", params = { "x", "y" }, x_values = { 0 }, y_values = { 0 },
     children = { { at = 0, clip = "a", length = 1 } } }) -- grid child with at
-  fails({ "x_values[2] is infinite" }, bw.blend_tree {
+  fails({ "root: grid x value 1 is infinite" }, bw.blend_tree { -- 0-based, as the core counts
     kind = "grid", params = { "x", "y" }, x_values = { 0, math.huge }, y_values = { 0 },
     children = { { clip = "a", length = 1 }, { clip = "b", length = 1 } } }) -- grid value
   fails({ "root: the root has no parent" }, bw.blend_tree { at = 1, clip = "a", length = 1 }) -- root with at
@@ -353,6 +354,27 @@ test("bad descriptions return nil and a message naming the node", function()
   fails({ "root: speed is NaN" }, bw.blend_tree { clip = "a", length = 1, speed = 0 / 0 }) -- speed NaN
   fails({ "rate_scale must be a boolean" }, bw.blend_tree {
     kind = "1d", param = "s", rate_scale = 1, children = { { at = 0, clip = "a", length = 1 } } }) -- rate_scale type
+end)
+
+-- Unknown fields are refused with the path of the table they are in.
+test("unknown fields name the field and the node's path", function()
+  fails({ "blend tree: root.children[2]: unknown field 'sped' of a leaf" }, bw.blend_tree {
+    kind = "1d", param = "s", children = { { at = 0, clip = "a", length = 1 }, { at = 1, clip = "b", length = 1, sped = 2 } } })
+  fails({ "blend tree: root.children[1]: unknown field 'param' of a 2d node" }, bw.blend_tree {
+    kind = "1d", param = "s", children = { { at = 0, kind = "2d", param = "x", params = { "x", "y" },
+      children = { { at = { 0, 0 }, clip = "a", length = 1 } } } } })
+end)
+
+-- speed = 0 (or absent) is the default 1, as in the C core; -0.5 halves
+-- and reverses: a 2 s leaf at rate -0.5 has a cycle of 2 / 0.5 = 4 s.
+test("speed 0 means the default 1", function()
+  local t = assert(bw.blend_tree { clip = "a", length = 2, speed = 0 })
+  local leaves, cycle = t:evaluate()
+  near(leaves[1].rate, 1, 0, "speed 0 plays at 1")
+  near(cycle, 2, 1e-6, "speed 0: cycle is the length")
+  leaves, cycle = assert(bw.blend_tree { clip = "a", length = 2, speed = -0.5 }):evaluate()
+  near(leaves[1].rate, -0.5, 0, "negative speed kept")
+  near(cycle, 4, 1e-6, "cycle uses |rate|")
 end)
 
 test("self-containing, too deep and shared-table descriptions are handled", function()
@@ -369,6 +391,13 @@ test("self-containing, too deep and shared-table descriptions are handled", func
   for _ = 1, 16 do deep = { at = 0, kind = "1d", param = "s", children = { deep } } end
   deep.at = nil
   fails({ "nested deeper than 16 levels" }, bw.blend_tree(deep)) -- too deep
+  -- the reader itself stops at 64 levels of tables (its recursion bound)
+  local very = { at = 0, clip = "leaf", length = 1 }
+  for _ = 1, 64 do very = { at = 0, kind = "1d", param = "s", children = { very } } end
+  very.at = nil
+  fails({ "nested deeper than 64 levels" }, bw.blend_tree(very)) -- reader bound
+  -- a number a float cannot hold is the reader's to refuse
+  fails({ "root: length is too large for a float" }, bw.blend_tree { clip = "a", length = 1e39 })
   -- 16 levels are fine, and a table used twice is two nodes
   deep = deep.children[1]
   deep.at = nil
