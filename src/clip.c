@@ -343,11 +343,22 @@ static bw_result build_clip(const bw_clip_desc *desc, uint64_t sequence_id, uint
         memcpy(values, src->values, sizeof(float) * nvalues);
         fcur += nvalues;
         if (t->channel == BW_CHANNEL_ROTATION) {
+            int off = 0, first = -1;
+            double first_len = 1.0;
             for (int k = 0; k < t->key_count; k++) {
                 float *v = values + (size_t)k * (size_t)t->stride;
                 double n = quat_norm(cubic ? v + t->width : v);
+                if (fabs(n - 1.0) > BW_QUAT_WARN_TOLERANCE && off++ == 0) {
+                    first = k;
+                    first_len = n;
+                }
                 for (int c = 0; c < t->stride; c++) v[c] = (float)((double)v[c] / n);
             }
+            if (off)
+                bw_log(&desc->logger, BW_LOG_WARNING,
+                       "clip \"%s\": track %d (joint \"%s\" rotation): %d of %d keys were not unit length "
+                       "(first: key %d, length %g); normalized",
+                       clip_name, i, t->joint, off, t->key_count, first, first_len);
         }
         t->times = times;
         t->values = values;
@@ -654,6 +665,7 @@ bw_result bw_clip_compile_sequence(const bw_sequence_desc *desc, bw_clip **out_c
         .length = desc->length,
         .loop = desc->loop,
         .allocator = a,
+        .logger = desc->logger,
     };
     bw_result r = build_clip(&cd, desc->sequence_id, desc->revision, out_clip, err);
     bw_free(a, scratch, scratch_size);

@@ -91,3 +91,14 @@ bw_result bw_fail_at(bw_error *err, bw_result code, const char *file, int line, 
     va_end(ap);
     return code;
 }
+
+void bw_log(const bw_logger *logger, bw_log_level level, const char *fmt, ...)
+{
+    if (!logger || !logger->fn) return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    logger->fn(logger->user, level, msg);
+}

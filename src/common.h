@@ -41,6 +41,18 @@ bw_result bw_fail_at(bw_error *err, bw_result code, const char *file, int line, 
 #endif
     ;
 
+/* Send a printf-style line to `logger` (NULL, or no fn: nothing is
+ * formatted). Messages are cut at 512 bytes. */
+void bw_log(const bw_logger *logger, bw_log_level level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* How far from 1 a quaternion's length may be before normalizing it is
+ * worth a warning: float rounding of authored unit quaternions stays
+ * orders of magnitude below, a hand-typed {0, 0, 0, 2} does not. */
+#define BW_QUAT_WARN_TOLERANCE 1e-3
+
 /* x clamped to [0, 1]; NaN fails both comparisons and becomes 0. */
 static inline float bw_clamp01(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }
 /* A sampled joint's coverage (SPEC §3): clamp(pose_weight × (1 − mask_weight),

@@ -122,6 +122,9 @@ typedef struct bw_clip_desc {
     bool loop;    /* default loop flag for tracks that play this clip */
     const bw_allocator *allocator; /* NULL = malloc; copied (the allocator itself
                                       must outlive the clip) */
+    bw_logger logger;              /* optional; warnings during creation only: rotation
+                                      keys that were not unit length (normalized), one
+                                      line per track */
 } bw_clip_desc;
 
 bw_result bw_clip_create(const bw_clip_desc *desc, bw_clip **out_clip, bw_error *err);
@@ -191,6 +194,7 @@ typedef struct bw_sequence_desc {
     float length;         /* as bw_clip_desc.length */
     bool loop;
     const bw_allocator *allocator; /* as bw_clip_desc.allocator */
+    bw_logger logger;              /* as bw_clip_desc.logger */
 } bw_sequence_desc;
 
 /* Split the sequence into channel tracks: per joint entry, in order,

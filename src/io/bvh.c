@@ -859,7 +859,7 @@ static bw_result build(parser *ps, const motion *m, bw_asset *asset)
             tc++;
         }
     }
-    bw_clip_desc cd = {.name = name, .tracks = td, .track_count = tc, .allocator = a};
+    bw_clip_desc cd = {.name = name, .tracks = td, .track_count = tc, .allocator = a, .logger = ps->logger};
     e = bw_clip_create(&cd, &clip, ps->err);
     if (e != BW_OK) {
         core_failed(ps, e, "the clip");

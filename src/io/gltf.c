@@ -1043,6 +1043,7 @@ static bw_result load(loader *L, const void *data, size_t size, bw_asset *asset)
         cd.track_count = L->anims[i].count;
         cd.loop = true;
         cd.allocator = c->a;
+        cd.logger = c->logger;
         r = bw_clip_create(&cd, &clips[i], &sub);
         if (r != BW_OK) {
             char where[GLTF_PATH_SIZE];
