@@ -73,6 +73,22 @@ void bw_lua_object_close(bw_lua_object *self)
     bw_lua_object_collect(self);
 }
 
+/* The C object behind a Rig or Clip handle at `i`, or NULL. */
+static const void *wrapped_object(lua_State *L, int i)
+{
+    const bw_lua_rig *r = (const bw_lua_rig *)luaL_testudata(L, i, BW_LUA_RIG);
+    if (r) return r->rig;
+    const bw_lua_clip *c = (const bw_lua_clip *)luaL_testudata(L, i, BW_LUA_CLIP);
+    return c ? c->clip : NULL;
+}
+
+int bw_lua_shared_eq(lua_State *L)
+{
+    const void *a = wrapped_object(L, 1);
+    lua_pushboolean(L, a && a == wrapped_object(L, 2));
+    return 1;
+}
+
 void bw_lua_object_gc_or_close(lua_State *L, bw_lua_object *self)
 {
     if (lua_gettop(L) >= 2) bw_lua_object_close(self);

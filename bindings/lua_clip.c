@@ -622,15 +622,6 @@ static int l_clip_close(lua_State *L)
     return 0;
 }
 
-/* Handles on the same clip compare equal (a Clip and its shared twin). */
-static int l_clip_eq(lua_State *L)
-{
-    bw_lua_clip *a = (bw_lua_clip *)luaL_testudata(L, 1, BW_LUA_CLIP);
-    bw_lua_clip *b = (bw_lua_clip *)luaL_testudata(L, 2, BW_LUA_CLIP);
-    lua_pushboolean(L, a && b && a->clip && a->clip == b->clip);
-    return 1;
-}
-
 static int l_clip_tostring(lua_State *L)
 {
     bw_lua_clip *c = (bw_lua_clip *)luaL_checkudata(L, 1, BW_LUA_CLIP);
@@ -661,7 +652,7 @@ static const luaL_Reg clip_methods[] = {
 static const luaL_Reg clip_meta[] = {
     {"__gc", l_clip_gc},
     {"__close", l_clip_gc},
-    {"__eq", l_clip_eq},
+    {"__eq", bw_lua_shared_eq},
     {"__tostring", l_clip_tostring},
     {NULL, NULL},
 };

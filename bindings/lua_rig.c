@@ -369,15 +369,6 @@ static int l_rig_close(lua_State *L)
     return 0;
 }
 
-/* Handles on the same rig compare equal (a Rig and its shared twin). */
-static int l_rig_eq(lua_State *L)
-{
-    bw_lua_rig *a = (bw_lua_rig *)luaL_testudata(L, 1, BW_LUA_RIG);
-    bw_lua_rig *b = (bw_lua_rig *)luaL_testudata(L, 2, BW_LUA_RIG);
-    lua_pushboolean(L, a && b && a->rig && a->rig == b->rig);
-    return 1;
-}
-
 static int l_rig_tostring(lua_State *L)
 {
     bw_lua_rig *r = (bw_lua_rig *)luaL_checkudata(L, 1, BW_LUA_RIG);
@@ -410,7 +401,7 @@ static const luaL_Reg rig_methods[] = {
 static const luaL_Reg rig_meta[] = {
     {"__gc", l_rig_gc},
     {"__close", l_rig_gc},
-    {"__eq", l_rig_eq},
+    {"__eq", bw_lua_shared_eq},
     {"__tostring", l_rig_tostring},
     {NULL, NULL},
 };

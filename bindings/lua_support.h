@@ -113,6 +113,10 @@ void bw_lua_object_gc_or_close(lua_State *L, bw_lua_object *self);
  * the original's BW_LUA_UV_*_SHARED slot. For accessors that hand out an
  * object the caller may not own. */
 void bw_lua_push_shared(lua_State *L, int idx);
+/* __eq of Rig and Clip: true when both handles wrap the same C object (a
+ * handle and its shared twin), also after either was closed while the
+ * object lives on. */
+int bw_lua_shared_eq(lua_State *L);
 
 /* luaL_checkudata plus the closed check; returns the block. */
 void *bw_lua_check_object(lua_State *L, int arg, const char *type_name);

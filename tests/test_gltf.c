@@ -28,6 +28,7 @@
 #include "blendwerk/bind.h"
 #include "blendwerk/mix.h"
 #include "blendwerk/sample.h"
+#include "gltf_std_doc.h"
 #include "check.h"
 #include "test_alloc_counter.h"
 
@@ -1255,27 +1256,6 @@ static void robot_unnormalized_skin_weights_load(void)
 
 /* Standard payload (64 bytes): times [0, 1]; translations (0,0,0),
  * (1,2,3); rotations (0,0,0,1), (0,1,0,0). */
-static void std_bytes(unsigned char out[64])
-{
-    const float f[16] = {0, 1, 0, 0, 0, 1, 2, 3, 0, 0, 0, 1, 0, 1, 0, 0};
-    memcpy(out, f, 64);
-}
-
-static const char STD_DOC[] =
-    "{\"asset\":{\"version\":\"2.0\"},"
-    "\"nodes\":[{\"name\":\"a\",\"children\":[1]},{\"name\":\"b\"}],"
-    "\"skins\":[{\"joints\":[0,1]}],"
-    "\"animations\":[{\"name\":\"go\",\"samplers\":[{\"input\":0,\"output\":1},{\"input\":0,\"output\":2}],"
-    "\"channels\":[{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"translation\"}},"
-    "{\"sampler\":1,\"target\":{\"node\":1,\"path\":\"rotation\"}}]}],"
-    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
-    "{\"bufferView\":1,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"},"
-    "{\"bufferView\":2,\"componentType\":5126,\"count\":2,\"type\":\"VEC4\"}],"
-    "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":8},"
-    "{\"buffer\":0,\"byteOffset\":8,\"byteLength\":24},"
-    "{\"buffer\":0,\"byteOffset\":32,\"byteLength\":32}],"
-    "\"buffers\":[{\"byteLength\":64,\"uri\":\"@URI@\"}]}";
-
 /* `doc` with its first `old` replaced by `new_` (must occur), and @URI@
  * replaced by a base64 data URI of `bytes`. Caller frees. */
 static char *make_doc(const char *doc, const char *old, const char *new_, const unsigned char *bytes, size_t n)

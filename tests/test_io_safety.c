@@ -27,30 +27,12 @@
 #include "blendwerk/sample.h"
 #include "check.h"
 #include "fixtures.h"
+#include "gltf_std_doc.h"
 #include "lua_blendwerk.h"
 #include "lua_support.h"
 #include "test_alloc_counter.h"
 
 static char root[900]; /* the fresh folder; the asset folder is root/asset */
-
-/* Two keys of translation and rotation on joint "b" (64 bytes):
- * times {0, 1}, t {0,0,0} -> {1,2,3}, r identity -> {0,1,0,0}. */
-static const float BUFFER[16] = {0, 1, 0, 0, 0, 1, 2, 3, 0, 0, 0, 1, 0, 1, 0, 0};
-
-static const char DOC[] =
-    "{\"asset\":{\"version\":\"2.0\"},"
-    "\"nodes\":[{\"name\":\"a\",\"children\":[1]},{\"name\":\"b\"}],"
-    "\"skins\":[{\"joints\":[0,1]}],"
-    "\"animations\":[{\"name\":\"go\",\"samplers\":[{\"input\":0,\"output\":1},{\"input\":0,\"output\":2}],"
-    "\"channels\":[{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"translation\"}},"
-    "{\"sampler\":1,\"target\":{\"node\":1,\"path\":\"rotation\"}}]}],"
-    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
-    "{\"bufferView\":1,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"},"
-    "{\"bufferView\":2,\"componentType\":5126,\"count\":2,\"type\":\"VEC4\"}],"
-    "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":8},"
-    "{\"buffer\":0,\"byteOffset\":8,\"byteLength\":24},"
-    "{\"buffer\":0,\"byteOffset\":32,\"byteLength\":32}],"
-    "\"buffers\":[{\"byteLength\":%s,\"uri\":\"%s\"}]}";
 
 static const char *at(char *buf, size_t n, const char *rel)
 {
@@ -67,11 +49,14 @@ static void write_file(const char *path, const void *data, size_t n)
     fclose(f);
 }
 
-/* root/<rel> := DOC with that byteLength and uri */
+/* root/<rel> := STD_DOC with that buffer byteLength and uri */
 static void write_doc(const char *rel, const char *byte_length, const char *uri)
 {
+    static const char buffer[] = "\"byteLength\":64,\"uri\":\"@URI@\"";
+    const char *b = strstr(STD_DOC, buffer);
     char text[4096], path[1024];
-    snprintf(text, sizeof text, DOC, byte_length, uri);
+    snprintf(text, sizeof text, "%.*s\"byteLength\":%s,\"uri\":\"%s\"%s", (int)(b - STD_DOC), STD_DOC, byte_length,
+             uri, b + strlen(buffer));
     write_file(at(path, sizeof path, rel), text, strlen(text));
 }
 
@@ -135,9 +120,11 @@ static void setup(void)
     mkdir(at(path, sizeof path, "asset"), 0755);
     mkdir(at(path, sizeof path, "asset/sub"), 0755);
     mkdir(at(path, sizeof path, "outside"), 0755);
-    write_file(at(path, sizeof path, "asset/data.bin"), BUFFER, sizeof BUFFER);
-    write_file(at(path, sizeof path, "asset/sub/data.bin"), BUFFER, sizeof BUFFER);
-    write_file(at(path, sizeof path, "outside/secret.bin"), BUFFER, sizeof BUFFER);
+    unsigned char bytes[64];
+    std_bytes(bytes);
+    write_file(at(path, sizeof path, "asset/data.bin"), bytes, sizeof bytes);
+    write_file(at(path, sizeof path, "asset/sub/data.bin"), bytes, sizeof bytes);
+    write_file(at(path, sizeof path, "outside/secret.bin"), bytes, sizeof bytes);
     CHECK_INT(mkfifo(at(path, sizeof path, "asset/fifo.bin"), 0600), 0);
     CHECK_INT(symlink("/dev/zero", at(path, sizeof path, "asset/zero.bin")), 0);
     CHECK_INT(symlink("../outside/secret.bin", at(path, sizeof path, "asset/escape.bin")), 0);

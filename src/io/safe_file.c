@@ -139,6 +139,17 @@ bw_result bw_io_read_path(const char *path, size_t path_len, const bw_io_read *r
 
 static bool is_separator(char ch) { return ch == '/' || ch == '\\'; }
 
+/* One step of the walk: open `comp` (a folder, or the file) relative to
+ * *fd, which is closed either way and replaced by the new descriptor. */
+static bw_result step(int *fd, const char *comp, bool folder, const char *file, const char *name, bw_error *err)
+{
+    int next = openat(*fd, comp, folder ? DIR_FLAGS : FILE_FLAGS);
+    bw_result r = next < 0 ? open_failed(err, file, name, *fd, comp, errno, folder) : BW_OK;
+    close(*fd);
+    *fd = next;
+    return r;
+}
+
 bw_result bw_io_read_beneath(const char *dir, const char *rel, size_t rel_len, const bw_io_read *req,
                              void **out_data, size_t *out_size, bw_error *err)
 {
@@ -178,25 +189,14 @@ bw_result bw_io_read_beneath(const char *dir, const char *rel, size_t rel_len, c
         if (len == 0 || (len == 1 && rel[j - 1] == '.')) continue;
         memcpy(comp, rel + j - len, len);
         comp[len] = '\0';
-        int nfd = openat(dfd, comp, DIR_FLAGS);
-        if (nfd < 0) {
-            bw_result r = open_failed(err, file, name, dfd, comp, errno, true);
-            close(dfd);
-            return r;
-        }
-        close(dfd);
-        dfd = nfd;
+        bw_result r = step(&dfd, comp, true, file, name, err);
+        if (r != BW_OK) return r;
     }
     memcpy(comp, rel + last, rel_len - last);
     comp[rel_len - last] = '\0';
-    int fd = openat(dfd, comp, FILE_FLAGS);
-    if (fd < 0) {
-        bw_result r = open_failed(err, file, name, dfd, comp, errno, false);
-        close(dfd);
-        return r;
-    }
-    close(dfd);
-    return read_fd(fd, file, name, req, out_data, out_size, err);
+    bw_result r = step(&dfd, comp, false, file, name, err);
+    if (r != BW_OK) return r;
+    return read_fd(dfd, file, name, req, out_data, out_size, err);
 }
 
 void bw_io_free(const bw_allocator *allocator, void *data, size_t size)
