@@ -5,7 +5,11 @@
  * at 30 per second on translation, rotation and scale of every joint
  * (smooth periodic curves); 1,000 characters, each with its own playback
  * state and output buffers and a random phase; forward playback at 1/60 s
- * per frame.
+ * per frame. `pipe4` is the product path: each character's bw_track_set
+ * playing the four clips, advanced, composed (bw_track_set_compose, the
+ * fused bw_mix_run_clips pass) and drained, then local-to-model; the
+ * kernels measured alone keep their own names (`fused4` is
+ * bw_mix_run_clips called directly).
  *
  * A timed block is one frame of the whole crowd. Each measurement runs at
  * least 31 blocks after a warm-up, drops blocks in which the thread was
