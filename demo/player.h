@@ -53,7 +53,8 @@ typedef struct demo_track {
     bool removed;          /* its clip left the character in a reload */
     float target;          /* the weight it is heading to */
     double fade_end;       /* simulated time at which that fade completes */
-    bool fresh;            /* not advanced yet: markers at its start are still due */
+    bool fresh;            /* not advanced yet (informational: the track set itself keeps
+                              whether the start's markers are due, across swaps too) */
 } demo_track;
 
 typedef enum demo_event_kind { DEMO_EVENT_MARKER = 0, DEMO_EVENT_ENDED, DEMO_EVENT_STOPPED } demo_event_kind;

@@ -109,17 +109,52 @@ static double pose_difference(const bw_pose *a, const bw_pose *b)
     return worst;
 }
 
+/* The rig and four clips at the given phases: two dense grid clips, a
+ * sparse grid clip and an eased one (so every path really occurs). */
+typedef struct four_clips {
+    bw_rig *rig;
+    bw_clip *clips[4];
+    bw_binding *bindings[4];
+} four_clips;
+
+static four_clips make_four(const float phase[4])
+{
+    four_clips f;
+    f.rig = make_rig();
+    const int kinds[4] = {0, 0, 1, 2};
+    for (int i = 0; i < 4; i++) {
+        f.clips[i] = make_clip(f.rig, kinds[i], phase[i]);
+        f.bindings[i] = fixture_binding(f.clips[i], f.rig);
+    }
+    CHECK(f.bindings[0]->grid && f.bindings[0]->grid->dense);
+    CHECK(f.bindings[2]->grid && !f.bindings[2]->grid->dense);
+    CHECK(f.bindings[3]->grid == NULL);
+    return f;
+}
+
+static void free_four(four_clips *f)
+{
+    for (int i = 0; i < 4; i++) {
+        bw_binding_destroy(f->bindings[i]);
+        bw_clip_destroy(f->clips[i]);
+    }
+    bw_rig_destroy(f->rig);
+}
+
+/* make_rig() plus one more joint: a layout no binding above was made for. */
+static bw_rig *make_grown_rig(void)
+{
+    bw_rig *other = make_rig();
+    bw_rig_joint_desc extra = {"extra", 0, bw_transform_identity};
+    CHECK_INT(bw_rig_add_joint(other, &extra, NULL), BW_OK);
+    return other;
+}
+
 static void one_pass_equals_sample_then_mix(void)
 {
-    bw_rig *rig = make_rig();
-    bw_clip *clips[4] = {make_clip(rig, 0, 0.0f), make_clip(rig, 0, 1.3f), make_clip(rig, 1, 2.1f),
-                         make_clip(rig, 2, 0.4f)};
-    bw_binding *bindings[4];
-    for (int i = 0; i < 4; i++) bindings[i] = fixture_binding(clips[i], rig);
-    /* the cases this test is about really occur */
-    CHECK(bindings[0]->grid && bindings[0]->grid->dense);
-    CHECK(bindings[2]->grid && !bindings[2]->grid->dense);
-    CHECK(bindings[3]->grid == NULL);
+    four_clips f = make_four((const float[4]){0.0f, 1.3f, 2.1f, 0.4f});
+    bw_rig *rig = f.rig;
+    bw_binding **bindings = f.bindings;
 
     /* mode 0: the SIMD kernels; mode 1: the portable ones (per mixer) */
     bw_mixer *mixers[2] = {NULL, NULL};
@@ -166,25 +201,19 @@ static void one_pass_equals_sample_then_mix(void)
     CHECK_NEAR(got.curves[0], 0.5 + 0.8 * (0.25 - 0.5), 1e-6);
 
     /* misuse: a binding for another rig layout, too many clips */
-    bw_rig *other = make_rig();
-    bw_rig_joint_desc extra = {"extra", 0, bw_transform_identity};
-    CHECK_INT(bw_rig_add_joint(other, &extra, NULL), BW_OK);
+    bw_rig *other = make_grown_rig();
     bw_clip_contribution bad = {bindings[0], 0.0f, 1.0f, 0};
     CHECK_INT(bw_mix_run_clips(mixer, other, NULL, &bad, 1, &got), BW_ERR_INVALID_ARGUMENT);
     bw_clip_contribution five[5] = {bad, bad, bad, bad, bad};
     CHECK_INT(bw_mix_run_clips(mixer, rig, NULL, five, 5, &got), BW_ERR_LIMIT);
     bw_rig_destroy(other);
 
-    for (int i = 0; i < 4; i++) {
-        bw_pose_deinit(&sampled[i]);
-        bw_binding_destroy(bindings[i]);
-        bw_clip_destroy(clips[i]);
-    }
+    for (int i = 0; i < 4; i++) bw_pose_deinit(&sampled[i]);
     bw_pose_deinit(&expected);
     bw_pose_deinit(&got);
     bw_mixer_destroy(mixers[0]);
     bw_mixer_destroy(mixers[1]);
-    bw_rig_destroy(rig);
+    free_four(&f);
 }
 
 /* The track set's compose is the fused pass: it must equal sampling each
@@ -193,14 +222,8 @@ static void one_pass_equals_sample_then_mix(void)
  * others (the mixer's scratch poses), over the rest pose and over a base. */
 static void track_set_compose_equals_per_track_sampling(void)
 {
-    bw_rig *rig = make_rig();
-    bw_clip *clips[4] = {make_clip(rig, 0, 0.2f), make_clip(rig, 0, 0.9f), make_clip(rig, 1, 1.7f),
-                         make_clip(rig, 2, 0.6f)};
-    bw_binding *bindings[4];
-    for (int i = 0; i < 4; i++) bindings[i] = fixture_binding(clips[i], rig);
-    CHECK(bindings[0]->grid && bindings[0]->grid->dense);
-    CHECK(bindings[2]->grid && !bindings[2]->grid->dense);
-    CHECK(bindings[3]->grid == NULL);
+    four_clips f = make_four((const float[4]){0.2f, 0.9f, 1.7f, 0.6f});
+    bw_rig *rig = f.rig;
     bw_mixer_desc md = {.rig = rig}; /* default capacity (16) */
     bw_mixer *mixer = NULL;
     CHECK_INT(bw_mixer_create(&md, &mixer), BW_OK);
@@ -211,7 +234,7 @@ static void track_set_compose_equals_per_track_sampling(void)
     const int priorities[4] = {0, 0, 2, 1};
     int handles[4];
     for (int i = 0; i < 4; i++) {
-        bw_play_desc pd = {.binding = bindings[i], .time = 0.3 * i, .speed = speeds[i], .weight = weights[i],
+        bw_play_desc pd = {.binding = f.bindings[i], .time = 0.3 * i, .speed = speeds[i], .weight = weights[i],
                            .fade_in = i == 1 ? 0.5f : 0.0f, .priority = priorities[i]};
         CHECK_INT(bw_track_set_play(set, &pd, &handles[i]), BW_OK);
     }
@@ -222,7 +245,10 @@ static void track_set_compose_equals_per_track_sampling(void)
     bw_pose_init(&base, rig, NULL);
     bw_pose_set_rest(&base, rig);
     for (int j = 0; j < JOINTS; j++) base.joints[j].t[1] = 0.5f; /* a base that is not the rest pose */
-    double worst = 0;
+    bw_pose rest;
+    bw_pose_init(&rest, rig, NULL);
+    bw_pose_set_rest(&rest, rig);
+    double worst = 0, moved = 0;
     for (int frame = 0; frame < 40; frame++) {
         bw_track_set_advance(set, 1.0f / 30.0f);
         const bw_pose *over = frame % 2 ? &base : NULL;
@@ -236,13 +262,14 @@ static void track_set_compose_equals_per_track_sampling(void)
         CHECK_INT(bw_mix_run(mixer, NULL, pc, 4, &expected), BW_OK);
         CHECK_INT(bw_track_set_compose(set, mixer, over, &got), BW_OK);
         worst = fmax(worst, pose_difference(&expected, &got));
+        /* how far the tracks moved the pose from what lay below: real motion */
+        moved = fmax(moved, pose_difference(over ? &base : &rest, &got));
     }
+    CHECK(moved > 0.1);
     printf("track set compose vs per-track sampling + mix_run: worst difference %.3g\n", worst);
     CHECK(worst < 1e-5);
     /* a mixer for another rig is refused, out untouched */
-    bw_rig *other = make_rig();
-    bw_rig_joint_desc extra = {"extra", 0, bw_transform_identity};
-    CHECK_INT(bw_rig_add_joint(other, &extra, NULL), BW_OK);
+    bw_rig *other = make_grown_rig();
     bw_mixer_desc od = {.rig = other};
     bw_mixer *wrong = NULL;
     CHECK_INT(bw_mixer_create(&od, &wrong), BW_OK);
@@ -253,16 +280,13 @@ static void track_set_compose_equals_per_track_sampling(void)
     bw_rig_destroy(other);
 
     bw_track_set_destroy(set);
-    for (int i = 0; i < 4; i++) {
-        bw_pose_deinit(&sampled[i]);
-        bw_binding_destroy(bindings[i]);
-        bw_clip_destroy(clips[i]);
-    }
+    for (int i = 0; i < 4; i++) bw_pose_deinit(&sampled[i]);
     bw_pose_deinit(&expected);
     bw_pose_deinit(&got);
     bw_pose_deinit(&base);
+    bw_pose_deinit(&rest);
     bw_mixer_destroy(mixer);
-    bw_rig_destroy(rig);
+    free_four(&f);
 }
 
 int main(void)
