@@ -1076,6 +1076,25 @@ static void topology_change_refused_by_compose(void)
     CHECK_INT(bw_track_set_compose(set, mixer, NULL, &out3), BW_ERR_INVALID_ARGUMENT);
     CHECK_NEAR(out3.joints[1].t[0], 4.0, 0);
     CHECK_INT(bw_track_set_compose(set, mixer, NULL, &out), BW_ERR_INVALID_ARGUMENT);
+    /* the reload path for the same rig grown in place: set_rig re-sizes the
+     * set, the track is rebound to a new binding, and a mixer for the grown
+     * rig composes: bone x = 0.5 as before, the new tip at its rest y = 1 */
+    bw_binding *grown = NULL;
+    CHECK_INT(bw_binding_create(fc.clip, local, 0, NULL, &grown, NULL), BW_OK);
+    bw_mixer_desc md = {.rig = local};
+    bw_mixer *mx3 = NULL;
+    CHECK_INT(bw_mixer_create(&md, &mx3), BW_OK);
+    CHECK_INT(bw_track_set_set_rig(set, local), BW_OK);
+    int handles[1];
+    CHECK_INT(bw_track_set_live_handles(set, handles, 1), 1);
+    CHECK_INT(bw_track_set_rebind(set, handles[0], grown), BW_OK);
+    CHECK_INT(bw_track_set_compose(set, mx3, NULL, &out3), BW_OK);
+    CHECK_NEAR(out3.joints[1].t[0], 0.5, 1e-6);
+    CHECK_NEAR(out3.joints[2].t[1], 1.0, 0);
+    bw_mixer_destroy(mx3);
+    bw_track_set_destroy(set);
+    set = NULL;
+    bw_binding_destroy(grown);
     bw_pose_deinit(&out3);
     bw_pose_deinit(&out);
     bw_track_set_destroy(set);

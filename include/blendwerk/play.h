@@ -187,7 +187,7 @@ bw_result bw_track_set_seek(bw_track_set *set, int track, double time);
  * rig (layout and topology revision). */
 bw_result bw_track_set_rebind(bw_track_set *set, int track, const bw_binding *binding);
 /* Switch the set to `rig` (a rebuilt version of its rig, possibly with
- * other joint or curve counts). Reallocates the set's base pose:
+ * other joint or curve counts, or the same rig after bw_rig_add_joint). Reallocates the set's base pose:
  * BW_ERR_OUT_OF_MEMORY leaves the set as it was; BW_ERR_INVALID_ARGUMENT
  * for a NULL set or rig. Tracks keep playing their old bindings, which
  * compose then refuses: rebinding every live track (bw_track_set_rebind)
