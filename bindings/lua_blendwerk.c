@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lua_blendwerk.h"
 #include "clamp_float.h"
+#include "lua_blendwerk.h"
 #include "lua_support.h"
 
 /* ---- object lifetime ---- */

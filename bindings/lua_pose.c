@@ -263,7 +263,8 @@ static int l_mix(lua_State *L)
                 lua_pop(L, 1);
                 bw_lua_raw_field(L, e, "weight");
             }
-            if (lua_type(L, -1) == LUA_TNUMBER) weight = bw_lua_clamp_float((double)lua_tonumber(L, -1)); /* as `blendwerk sample` */
+            /* beyond float range: full weight, as `blendwerk sample` reads it */
+            if (lua_type(L, -1) == LUA_TNUMBER) weight = bw_lua_clamp_float((double)lua_tonumber(L, -1));
             else if (!lua_isnil(L, -1))
                 return luaL_argerror(L, 1, lua_pushfstring(L, "entry %I: weight must be a number", (LUAI_UACINT)i));
             lua_pop(L, 1);

@@ -90,7 +90,8 @@ static bw_result build_clip(world *w, int c)
         tracks[n++] = (bw_track_desc){parents[j], names[j], BW_CHANNEL_ROTATION, BW_INTERP_EASED, 3, times, rot, st, di};
         tracks[n++] = (bw_track_desc){parents[j], names[j], BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 3, times, pos, st, di};
         if (c == 3)
-            tracks[n++] = (bw_track_desc){parents[j], names[j], BW_CHANNEL_SCALE, BW_INTERP_EASED, 3, times, scale, NULL, NULL};
+            tracks[n++] =
+                (bw_track_desc){parents[j], names[j], BW_CHANNEL_SCALE, BW_INTERP_EASED, 3, times, scale, NULL, NULL};
     }
     if (c == 1) tracks[n++] = (bw_track_desc){NULL, "tail", BW_CHANNEL_ANGLE, BW_INTERP_EASED, 3, times, angles, st, di};
     bw_marker_desc markers[4] = {{"q0", 0.0f}, {"q1", 0.25f}, {"q2", 0.5f}, {"q3", 0.75f}};
