@@ -5,7 +5,11 @@
  * at 30 per second on translation, rotation and scale of every joint
  * (smooth periodic curves); 1,000 characters, each with its own playback
  * state and output buffers and a random phase; forward playback at 1/60 s
- * per frame.
+ * per frame. `pipe4` is the product path: each character's bw_track_set
+ * playing the four clips, advanced, composed (bw_track_set_compose, the
+ * fused bw_mix_run_clips pass) and drained, then local-to-model; the
+ * kernels measured alone keep their own names (`fused4` is
+ * bw_mix_run_clips called directly).
  *
  * A timed block is one frame of the whole crowd. Each measurement runs at
  * least 31 blocks after a warm-up, drops blocks in which the thread was
@@ -62,6 +66,7 @@ typedef struct character {
     bw_pose sampled[CLIPS];
     bw_pose mixed;
     float (*model)[4][4];
+    bw_track_set *set; /* four looping tracks (pipe4: the product path) */
 } character;
 
 typedef struct workload {
@@ -202,7 +207,8 @@ static void workload_init(workload *w, int count, int threads)
     w->threads = threads;
     w->mixers = calloc((size_t)threads, sizeof(bw_mixer *));
     for (int t = 0; t < threads; t++) {
-        bw_result r = bw_mixer_create_for_rig(w->rig, CLIPS, &counting, &w->mixers[t]);
+        bw_mixer_desc md = {w->rig, CLIPS, counting, false};
+        bw_result r = bw_mixer_create(&md, &w->mixers[t]);
         if (r != BW_OK) die("bw_mixer_create", r);
     }
     w->chars = calloc((size_t)count, sizeof(character));
@@ -219,6 +225,16 @@ static long long character_init(const workload *w, character *ch)
     }
     if (bw_pose_init(&ch->mixed, w->rig, &counting) != BW_OK) die("bw_pose_init", BW_ERR_OUT_OF_MEMORY);
     ch->model = counting_alloc(&stats, NULL, 0, sizeof(float[4][4]) * JOINTS);
+    /* the same four clips as playing tracks, at the same phases and a
+     * quarter weight each */
+    bw_track_set_desc sd = {w->rig, CLIPS, 0, counting};
+    bw_result r = bw_track_set_create(&sd, &ch->set);
+    if (r != BW_OK) die("bw_track_set_create", r);
+    for (int c = 0; c < CLIPS; c++) {
+        bw_play_desc pd = {.binding = w->bindings[c], .time = ch->time[c], .weight = 0.25f};
+        r = bw_track_set_play(ch->set, &pd, NULL);
+        if (r != BW_OK) die("bw_track_set_play", r);
+    }
     return stats.bytes - before + (long long)sizeof(character);
 }
 
@@ -228,6 +244,7 @@ static void workload_deinit(workload *w)
         for (int c = 0; c < CLIPS; c++) bw_pose_deinit(&w->chars[i].sampled[c]);
         bw_pose_deinit(&w->chars[i].mixed);
         free(w->chars[i].model);
+        bw_track_set_destroy(w->chars[i].set);
     }
     free(w->chars);
     for (int t = 0; t < w->threads; t++) bw_mixer_destroy(w->mixers[t]);
@@ -249,9 +266,19 @@ static inline float advance(character *ch, int c)
     return (float)t;
 }
 
-typedef enum kind { SAMPLE1_FWD, SAMPLE1_RAND, SAMPLE4_FWD, BLEND4_ONLY, L2M, PIPE1, PIPE4, KIND_COUNT } kind;
+typedef enum kind {
+    SAMPLE1_FWD,
+    SAMPLE1_RAND,
+    SAMPLE4_FWD,
+    BLEND4_ONLY,
+    L2M,
+    PIPE1,
+    FUSED4,
+    PIPE4,
+    KIND_COUNT
+} kind;
 static const char *const kind_names[KIND_COUNT] = {"sample1_fwd", "sample1_rand", "sample4_fwd", "blend4_only",
-                                                   "l2m",         "pipe1",        "pipe4"};
+                                                   "l2m",         "pipe1",        "fused4",      "pipe4"};
 
 typedef struct frame_job {
     workload *w;
@@ -282,9 +309,17 @@ static void run_range(void *user, int begin, int end, int worker)
             bw_mix_run(mixer, NULL, contrib, CLIPS, &ch->mixed);
             break;
         }
-        case PIPE4: {
-            /* the fused path a game would call: sample the four clips and mix
-             * them in one pass over the joints, then local-to-model */
+        case PIPE4:
+            /* the product path: a track set playing the four clips (clock,
+             * signals, then the fused compose) and local-to-model */
+            bw_track_set_advance(ch->set, FRAME_DT);
+            bw_track_set_compose(ch->set, mixer, NULL, &ch->mixed);
+            bw_track_set_drain(ch->set, NULL, NULL);
+            bw_pose_local_to_model(w->rig, &ch->mixed, ch->model);
+            break;
+        case FUSED4: {
+            /* the kernel alone: sample the four clips and mix them in one
+             * pass over the joints (bw_mix_run_clips), then local-to-model */
             bw_clip_contribution clips[CLIPS];
             for (int c = 0; c < CLIPS; c++) clips[c] = (bw_clip_contribution){w->bindings[c], advance(ch, c), 0.25f, 0};
             bw_pose_set_rest(&ch->mixed, w->rig);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clamp_float.h"
 #include "lua_blendwerk.h"
 #include "lua_support.h"
 
@@ -222,13 +223,7 @@ float bw_lua_check_float(lua_State *L, int arg)
     return f;
 }
 
-float bw_lua_clamp_float(double v)
-{
-    if (isnan(v)) return NAN;
-    if (v > (double)FLT_MAX) return isinf(v) ? INFINITY : FLT_MAX;
-    if (v < -(double)FLT_MAX) return isinf(v) ? -INFINITY : -FLT_MAX;
-    return (float)v;
-}
+float bw_lua_clamp_float(double v) { return bw_clamp_to_float(v); }
 
 float bw_lua_check_time(lua_State *L, int arg) { return bw_lua_clamp_float((double)luaL_checknumber(L, arg)); }
 
@@ -532,6 +527,13 @@ const bw_allocator *bw_lua_allocator(lua_State *L)
     const bw_allocator *a = (const bw_allocator *)lua_touserdata(L, -1);
     lua_pop(L, 1); /* the registry keeps it */
     return a;      /* NULL (malloc) if the module was never opened here */
+}
+
+bw_allocator bw_lua_allocator_value(lua_State *L)
+{
+    const bw_allocator *a = bw_lua_allocator(L);
+    bw_allocator v = {NULL, NULL}; /* fn NULL: malloc */
+    return a ? *a : v;
 }
 
 /* ---- module-level functions ---- */

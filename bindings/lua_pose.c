@@ -41,16 +41,6 @@ bw_lua_pose *bw_lua_push_pose(lua_State *L, int rig_idx)
 
 static const bw_rig *pose_rig(const bw_lua_pose *p) { return p->rig->rig; }
 
-/* A number for a weight: NaN and infinities pass through (the mixer counts
- * them as 0); finite values beyond float range clamp. */
-static float to_weight(double v)
-{
-    if (isnan(v)) return NAN;
-    if (v > (double)FLT_MAX) return isinf(v) ? INFINITY : FLT_MAX;
-    if (v < -(double)FLT_MAX) return isinf(v) ? -INFINITY : -FLT_MAX;
-    return (float)v;
-}
-
 /* ---- reading ---- */
 
 static int l_joint_count(lua_State *L)
@@ -277,7 +267,8 @@ static int l_mix(lua_State *L)
                 lua_pop(L, 1);
                 bw_lua_raw_field(L, e, "weight");
             }
-            if (lua_type(L, -1) == LUA_TNUMBER) weight = to_weight((double)lua_tonumber(L, -1));
+            /* beyond float range: full weight, as `blendwerk sample` reads it */
+            if (lua_type(L, -1) == LUA_TNUMBER) weight = bw_lua_clamp_float((double)lua_tonumber(L, -1));
             else if (!lua_isnil(L, -1))
                 return luaL_argerror(L, 1, lua_pushfstring(L, "entry %I: weight must be a number", (LUAI_UACINT)i));
             lua_pop(L, 1);
@@ -328,9 +319,10 @@ static int l_mix(lua_State *L)
         lua_remove(L, -2);
     }
 
+    /* a mixer for the rig, so its angle curves mix along the shortest arc */
+    bw_mixer_desc md = {rig, (int)(n ? n : 1), bw_lua_allocator_value(L), false};
     bw_mixer *mixer = NULL;
-    bw_result res = bw_mixer_create(out->pose.joint_count, out->pose.curve_count, (int)(n ? n : 1), bw_lua_allocator(L),
-                                    &mixer);
+    bw_result res = bw_mixer_create(&md, &mixer);
     if (res != BW_OK) return luaL_error(L, "mix: %s", bw_result_name(res));
     if (base) {
         res = bw_mix_run(mixer, &base->pose, list, (int)n, &out->pose);

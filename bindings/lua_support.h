@@ -291,5 +291,7 @@ void bw_lua_push_error(lua_State *L, const char *context, bw_result result, cons
  * the rigs, clips and poses its scripts create. Registered by
  * luaopen_blendwerk; lives as long as the state. */
 const bw_allocator *bw_lua_allocator(lua_State *L);
+/* The same allocator by value, for descs that take one (fn NULL: malloc). */
+bw_allocator bw_lua_allocator_value(lua_State *L);
 
 #endif

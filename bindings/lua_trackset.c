@@ -185,11 +185,13 @@ static int l_track_set_new(lua_State *L)
     desc.rig = r->rig;
     desc.capacity = capacity;
     desc.signal_capacity = signal_capacity;
-    desc.allocator = bw_lua_allocator(L);
+    desc.allocator = bw_lua_allocator_value(L);
     bw_result res = bw_track_set_create(&desc, &ts->set);
-    if (res == BW_OK)
-        res = bw_mixer_create(bw_rig_joint_count(r->rig), bw_rig_curve_count(r->rig), capacity, bw_lua_allocator(L),
-                              &ts->mixer);
+    if (res == BW_OK) {
+        /* made for the rig: angle curves mix along the shortest arc */
+        bw_mixer_desc md = {r->rig, capacity, desc.allocator, false};
+        res = bw_mixer_create(&md, &ts->mixer);
+    }
     if (res != BW_OK) {
         bw_lua_object_close(&ts->hdr);
         lua_pushnil(L);
@@ -215,6 +217,16 @@ static float opt_field_float(lua_State *L, const char *field, float def)
     }
     lua_pop(L, 1);
     return v;
+}
+
+/* nil, why the core refused a play. The options were checked above, so
+ * what remains is a full set or a binding that no longer fits the rig. */
+static int play_refused(lua_State *L, const track_set *ts, bw_result res)
+{
+    lua_pushnil(L);
+    if (res == BW_ERR_LIMIT) lua_pushfstring(L, "track set is full (capacity %d)", ts->capacity);
+    else lua_pushfstring(L, "play refused: %s", bw_result_name(res));
+    return 2;
 }
 
 /* set:play(clip_or_binding [, options]) -> handle | nil, message */
@@ -251,7 +263,11 @@ static int l_play(lua_State *L)
     desc.speed = opt_field_float(L, "speed", desc.speed);
     desc.weight = opt_field_float(L, "weight", desc.weight);
     desc.fade_in = opt_field_float(L, "fade_in", desc.fade_in);
+    if (desc.weight < 0) return luaL_argerror(L, 3, "weight must be >= 0");
     if (desc.fade_in < 0) return luaL_argerror(L, 3, "fade_in must be >= 0");
+    /* In Lua an explicit 0 means 0 (in the C desc 0 selects the default) */
+    desc.held = desc.speed == 0.0f;
+    desc.silent = desc.weight == 0.0f;
     int type = bw_lua_raw_field(L, 3, "priority");
     if (type != LUA_TNIL) {
         int isint = 0;
@@ -262,7 +278,7 @@ static int l_play(lua_State *L)
     lua_pop(L, 1);
     type = bw_lua_raw_field(L, 3, "loop");
     if (type != LUA_TNIL && type != LUA_TBOOLEAN) return luaL_argerror(L, 3, "loop must be a boolean or nil");
-    desc.loop = type == LUA_TNIL ? -1 : lua_toboolean(L, -1);
+    desc.loop = type == LUA_TNIL ? BW_LOOP_CLIP : lua_toboolean(L, -1) ? BW_LOOP_ON : BW_LOOP_OFF;
     lua_pop(L, 1);
     for (int k = 0; k < SIGNAL_KINDS; k++) {
         type = bw_lua_raw_field(L, 3, callback_fields[k]);
@@ -274,11 +290,7 @@ static int l_play(lua_State *L)
     slot *s = NULL;
     for (int i = 0; i < ts->slot_count && !s; i++)
         if (!ts->slots[i].in_use) s = &ts->slots[i];
-    if (!s) {
-        lua_pushnil(L);
-        lua_pushfstring(L, "track set is full (%d tracks)", ts->capacity);
-        return 2;
-    }
+    if (!s) return play_refused(L, ts, BW_ERR_LIMIT);
     /* Take the references first: luaL_ref can raise (out of memory), and
      * nothing may be playing yet when it does. */
     s->binding_ref = LUA_NOREF;
@@ -291,14 +303,13 @@ static int l_play(lua_State *L)
         else lua_pop(L, 1);
     }
     desc.user = (void *)(intptr_t)(s - ts->slots + 1);
-    int handle = bw_track_set_play(ts->set, &desc);
-    if (handle < 0) {
+    int handle = -1;
+    bw_result res = bw_track_set_play(ts->set, &desc, &handle);
+    if (res != BW_OK) {
         luaL_unref(L, 5, s->binding_ref);
         for (int k = 0; k < SIGNAL_KINDS; k++) luaL_unref(L, 5, s->callbacks[k]);
         memset(s, 0, sizeof *s);
-        lua_pushnil(L);
-        lua_pushfstring(L, "track set is full (%d tracks)", ts->capacity);
-        return 2;
+        return play_refused(L, ts, res);
     }
     s->in_use = true;
     s->dead = false;
@@ -449,18 +460,19 @@ static int l_clip(lua_State *L)
     return 1;
 }
 
-/* set:track_pose(h) -> a copy of what the track's last compose sampled */
+/* set:track_pose(h) -> a new Pose: the track sampled alone at its current
+ * time (what it contributes to the next compose), or nil */
 static int l_track_pose(lua_State *L)
 {
     track_set *ts = check_set(L, 1);
-    const bw_pose *src = bw_track_set_track_pose(ts->set, check_handle(L, 2));
-    if (!src) {
+    int h = check_handle(L, 2);
+    if (!bw_track_set_alive(ts->set, h)) {
         lua_pushnil(L);
         return 1;
     }
     lua_getiuservalue(L, 1, UV_RIG);
     bw_lua_pose *p = bw_lua_push_pose(L, -1);
-    bw_pose_copy(&p->pose, src);
+    if (bw_track_set_sample_track(ts->set, h, &p->pose) != BW_OK) lua_pushnil(L);
     return 1;
 }
 

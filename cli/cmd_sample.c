@@ -5,7 +5,9 @@
  * Each --at is one looping track: the clip is sampled at the Euclidean
  * remainder of TIME by its length (TIME = length samples time 0), and the
  * tracks go through the priority mixer (SPEC §5) over the rig's rest pose
- * with their WEIGHT (default 1) and PRIORITY (default 0). CLIP is a clip
+ * with their WEIGHT (default 1; beyond float range it clamps to FLT_MAX as
+ * in Lua's blendwerk.mix, so it is full weight) and PRIORITY (default 0).
+ * Angle curves mix along the shortest arc. CLIP is a clip
  * name or "#N" (the N-th clip). Clip names may contain ':', so the numbers
  * are taken from the right: up to three trailing numeric fields are tried,
  * most first, and the first split whose remaining prefix names a clip wins.
@@ -34,6 +36,7 @@
 #include "blendwerk/mix.h"
 #include "blendwerk/pose.h"
 #include "blendwerk/sample.h"
+#include "clamp_float.h"
 #include "cli_load.h"
 #include "commands.h"
 
@@ -322,42 +325,40 @@ static float loop_time(double t, float length)
     return f >= length ? 0.0f : f;
 }
 
-/* Sample and mix every request over the rest pose, then print. */
+/* Sample and mix every request over the rest pose, then print: one fused
+ * pass (bw_mix_run_clips) through a mixer made for the rig, so angle
+ * curves mix along the shortest arc, as in a track set. */
 static int run(const bw_asset *asset, const request *reqs, int count, int json)
 {
     const bw_rig *rig = asset->rig;
     int status = 1;
     bw_pose out;
     memset(&out, 0, sizeof out);
-    bw_pose *poses = (bw_pose *)calloc((size_t)count, sizeof *poses);
-    bw_contribution *contribs = (bw_contribution *)calloc((size_t)count, sizeof *contribs);
+    bw_binding **bindings = (bw_binding **)calloc((size_t)count, sizeof *bindings);
+    bw_clip_contribution *clips = (bw_clip_contribution *)calloc((size_t)count, sizeof *clips);
     bw_mixer *mixer = NULL;
-    if (!poses || !contribs || bw_pose_init(&out, rig, NULL) != BW_OK ||
-        bw_mixer_create(bw_rig_joint_count(rig), bw_rig_curve_count(rig), count, NULL, &mixer) != BW_OK) {
+    bw_mixer_desc md = {rig, count, {NULL, NULL}, false};
+    if (!bindings || !clips || bw_pose_init(&out, rig, NULL) != BW_OK || bw_mixer_create(&md, &mixer) != BW_OK) {
         fprintf(stderr, "blendwerk sample: out of memory\n");
         goto done;
     }
     for (int i = 0; i < count; i++) {
         const bw_clip *clip = asset->clips[reqs[i].clip];
-        bw_binding *binding = NULL;
         bw_error err;
         memset(&err, 0, sizeof err);
-        if (bw_pose_init(&poses[i], rig, NULL) != BW_OK) {
-            fprintf(stderr, "blendwerk sample: out of memory\n");
-            goto done;
-        }
-        if (bw_binding_create(clip, rig, 0, NULL, &binding, &err) != BW_OK) {
+        if (bw_binding_create(clip, rig, 0, NULL, &bindings[i], &err) != BW_OK) {
             fprintf(stderr, "blendwerk sample: cannot bind clip '%s': %s\n", bw_clip_name(clip), err.message);
             goto done;
         }
-        bw_sample_clip(binding, rig, loop_time(reqs[i].time, bw_clip_length(clip)), &poses[i]);
-        bw_binding_destroy(binding);
-        contribs[i].pose = &poses[i];
-        contribs[i].weight = (float)reqs[i].weight;
-        contribs[i].priority = reqs[i].priority;
+        clips[i].binding = bindings[i];
+        clips[i].time = loop_time(reqs[i].time, bw_clip_length(clip));
+        /* the same float conversion as Lua's blendwerk.mix: 3.5e38 is full
+         * weight (FLT_MAX), not an overflow to inf that counts as 0 */
+        clips[i].weight = bw_clamp_to_float(reqs[i].weight);
+        clips[i].priority = reqs[i].priority;
     }
     bw_pose_set_rest(&out, rig);
-    if (bw_mix_run(mixer, NULL, contribs, count, &out) != BW_OK) {
+    if (bw_mix_run_clips(mixer, rig, NULL, clips, count, &out) != BW_OK) {
         fprintf(stderr, "blendwerk sample: mixing failed\n");
         goto done;
     }
@@ -365,10 +366,10 @@ static int run(const bw_asset *asset, const request *reqs, int count, int json)
     else print_text(asset, &out);
     status = 0;
 done:
-    if (poses)
-        for (int i = 0; i < count; i++) bw_pose_deinit(&poses[i]);
-    free(poses);
-    free(contribs);
+    if (bindings)
+        for (int i = 0; i < count; i++) bw_binding_destroy(bindings[i]);
+    free(bindings);
+    free(clips);
     bw_mixer_destroy(mixer);
     bw_pose_deinit(&out);
     return status;

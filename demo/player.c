@@ -25,16 +25,19 @@ static void kit_destroy(kit *k)
     memset(k, 0, sizeof *k);
 }
 
-static bool kit_create(kit *k, const demo_character *c, char *err, size_t err_size)
+/* Everything for playing character `c`; the track set only when
+ * `with_set` (a swap keeps the player's set and moves it to the new rig). */
+static bool kit_create(kit *k, const demo_character *c, bool with_set, char *err, size_t err_size)
 {
     memset(k, 0, sizeof *k);
     int joints = bw_rig_joint_count(c->rig);
     bw_track_set_desc sd = {.rig = c->rig, .capacity = DEMO_TRACK_CAPACITY, .signal_capacity = 256};
+    bw_mixer_desc md = {.rig = c->rig, .max_contributions = DEMO_TRACK_CAPACITY};
     bw_error e = {0};
     const char *what = NULL;
-    if (bw_track_set_create(&sd, &k->set) != BW_OK)
+    if (with_set && bw_track_set_create(&sd, &k->set) != BW_OK)
         what = "the track set";
-    else if (bw_mixer_create_for_rig(c->rig, DEMO_TRACK_CAPACITY, NULL, &k->mixer) != BW_OK)
+    else if (bw_mixer_create(&md, &k->mixer) != BW_OK)
         what = "the mixer";
     else if (bw_pose_init(&k->pose, c->rig, NULL) != BW_OK)
         what = "the pose";
@@ -142,6 +145,14 @@ static void on_signal(void *user, const bw_signal *s)
     }
 }
 
+static void free_retired(demo_retired *slots)
+{
+    for (int i = 0; i < DEMO_MAX_RETIRED; i++) {
+        bw_binding_destroy(slots[i].binding);
+        bw_clip_destroy(slots[i].clip);
+    }
+}
+
 /* Free retired clips no track plays any more. */
 static void reap_retired(demo_player *p)
 {
@@ -186,12 +197,14 @@ static demo_track *start_track(demo_player *p, const start_args *a)
     d.time = a->time;
     d.speed = a->speed;
     d.weight = a->weight;
+    d.held = a->speed == 0.0f; /* a scene's speed 0 / weight 0 mean just that */
+    d.silent = a->weight == 0.0f;
     d.fade_in = a->fade_in;
     d.priority = a->priority;
-    d.loop = a->loop;
+    d.loop = a->loop < 0 ? BW_LOOP_CLIP : a->loop ? BW_LOOP_ON : BW_LOOP_OFF;
     d.user = tr;
-    int h = bw_track_set_play(p->set, &d);
-    if (h < 0) return NULL;
+    int h = -1;
+    if (bw_track_set_play(p->set, &d, &h) != BW_OK) return NULL;
     memset(tr, 0, sizeof *tr);
     tr->used = true;
     tr->handle = h;
@@ -234,7 +247,7 @@ bool demo_player_init(demo_player *player, demo_character *character, char *err,
     }
     memset(player, 0, sizeof *player);
     kit k;
-    if (!kit_create(&k, character, err, err_size)) return false;
+    if (!kit_create(&k, character, true, err, err_size)) return false;
     kit_take(player, &k);
     player->character = character;
     start_scene(player);
@@ -246,10 +259,7 @@ void demo_player_deinit(demo_player *player)
     if (!player) return;
     kit k = kit_of(player);
     kit_destroy(&k);
-    for (int i = 0; i < DEMO_MAX_RETIRED; i++) {
-        bw_binding_destroy(player->retired[i].binding);
-        bw_clip_destroy(player->retired[i].clip);
-    }
+    free_retired(player->retired);
     demo_character_destroy(player->character);
     memset(player, 0, sizeof *player);
 }
@@ -327,7 +337,7 @@ void demo_player_restart(demo_player *p)
     /* a fresh set is simplest: nothing of the old tracks may linger */
     kit k;
     char err[DEMO_ERROR_MAX];
-    if (!kit_create(&k, p->character, err, sizeof err)) return;
+    if (!kit_create(&k, p->character, true, err, sizeof err)) return;
     kit old = kit_of(p);
     kit_destroy(&old);
     kit_take(p, &k);
@@ -336,42 +346,46 @@ void demo_player_restart(demo_player *p)
     start_scene(p);
 }
 
-/* Find or make the retired slot (in `slots`) for `clip`, bound to `rig`.
- * Ownership of the clip moves there from the old character or the old
- * retired slots. Returns NULL when no slot or binding can be had. */
-static demo_retired *retire(demo_player *p, demo_retired *slots, const bw_clip *clip, const bw_rig *rig)
+/* The slot of `slots` for `clip`: the one already holding it, else a free
+ * one (NULL when none is left). */
+static demo_retired *retired_slot(demo_retired *slots, const bw_clip *clip)
 {
     demo_retired *free_slot = NULL;
     for (int i = 0; i < DEMO_MAX_RETIRED; i++) {
         if (slots[i].clip == clip) return &slots[i];
         if (!slots[i].clip && !free_slot) free_slot = &slots[i];
     }
-    if (!free_slot) return NULL;
-    bw_binding *b = NULL;
-    if (bw_binding_create(clip, rig, 0, NULL, &b, NULL) != BW_OK) return NULL;
-    bw_clip *owned = NULL;
-    demo_character *old = p->character;
-    for (int i = 0; i < old->clip_count && !owned; i++) {
-        if (old->clips[i].clip == clip) {
-            owned = old->clips[i].clip;
-            old->clips[i].clip = NULL;
-        }
-    }
-    for (int i = 0; i < DEMO_MAX_RETIRED && !owned; i++) {
-        if (p->retired[i].clip == clip) {
-            owned = p->retired[i].clip;
-            p->retired[i].clip = NULL;
-        }
-    }
-    if (!owned) { /* cannot happen: every record's clip has an owner */
-        bw_binding_destroy(b);
-        return NULL;
-    }
-    free_slot->clip = owned;
-    free_slot->binding = b;
     return free_slot;
 }
 
+/* Move ownership of `clip` out of the old character or the old retired
+ * slots (whichever holds it); NULL if neither does. */
+static bw_clip *take_clip(demo_player *p, const bw_clip *clip)
+{
+    demo_character *old = p->character;
+    for (int i = 0; i < old->clip_count; i++) {
+        if (old->clips[i].clip == clip) {
+            bw_clip *owned = old->clips[i].clip;
+            old->clips[i].clip = NULL;
+            return owned;
+        }
+    }
+    for (int i = 0; i < DEMO_MAX_RETIRED; i++) {
+        if (p->retired[i].clip == clip) {
+            bw_clip *owned = p->retired[i].clip;
+            p->retired[i].clip = NULL;
+            return owned;
+        }
+    }
+    return NULL;
+}
+
+/* The swap keeps the track set and its tracks: it moves the set to the new
+ * rig (bw_track_set_set_rig) and rebinds each live track in place
+ * (bw_track_set_rebind), which keeps time, speed, weight, fade, stop,
+ * priority, loop choice and user and fires nothing. Everything that can
+ * fail happens first (kit, retired bindings, set_rig), so a failure
+ * changes nothing. */
 bool demo_player_swap(demo_player *p, demo_character *c, char *err, size_t err_size)
 {
     if (!p || !c || !c->rig || !p->set) {
@@ -379,73 +393,71 @@ bool demo_player_swap(demo_player *p, demo_character *c, char *err, size_t err_s
         return false;
     }
     kit k;
-    if (!kit_create(&k, c, err, err_size)) return false;
-    /* From here on the swap cannot fail; a track that cannot be carried
-     * over (no retired slot left) is dropped. */
-    demo_track next[DEMO_TRACK_CAPACITY];
+    if (!kit_create(&k, c, false, err, err_size)) return false;
+    /* Each live track's new binding: its clip in the new version, else its
+     * old clip retired and bound to the new rig. Retired slots only record
+     * the clip here; ownership moves once nothing can fail. */
     demo_retired next_retired[DEMO_MAX_RETIRED];
-    memset(next, 0, sizeof next);
     memset(next_retired, 0, sizeof next_retired);
-    int handles[DEMO_TRACK_CAPACITY];
-    int count = bw_track_set_live_handles(p->set, handles, DEMO_TRACK_CAPACITY);
-    int n = 0;
-    for (int i = 0; i < count; i++) {
-        int h = handles[i];
-        demo_track *tr = NULL;
-        for (int j = 0; j < DEMO_TRACK_CAPACITY && !tr; j++)
-            if (p->tracks[j].used && p->tracks[j].handle == h) tr = &p->tracks[j];
-        if (!tr) continue;
-        demo_track nt = *tr;
+    const bw_binding *bind_to[DEMO_TRACK_CAPACITY];
+    int ci_of[DEMO_TRACK_CAPACITY];
+    const char *fail = NULL;
+    for (int j = 0; j < DEMO_TRACK_CAPACITY && !fail; j++) {
+        demo_track *tr = &p->tracks[j];
+        bind_to[j] = NULL;
+        ci_of[j] = -1;
+        if (!tr->used || !bw_track_set_alive(p->set, tr->handle)) continue;
         int ci = tr->removed ? -1 : demo_character_find_clip(c, tr->name);
-        const bw_binding *b;
+        ci_of[j] = ci;
         if (ci >= 0) {
-            b = k.bindings[ci];
-            nt.clip = c->clips[ci].clip;
-        } else {
-            demo_retired *slot = retire(p, next_retired, tr->clip, c->rig);
-            if (!slot) continue;
-            b = slot->binding;
+            bind_to[j] = k.bindings[ci];
+            continue;
         }
-        double t = bw_track_set_time(p->set, h);
-        double remaining = tr->fade_end - p->time;
-        if (remaining < 0) remaining = 0;
-        bw_play_desc d = bw_play_desc_defaults(b);
-        d.time = tr->fresh ? t : 0.0;
-        d.speed = bw_track_set_speed(p->set, h);
-        d.weight = bw_track_set_weight(p->set, h);
-        d.priority = tr->priority;
-        d.loop = bw_track_set_looping(p->set, h) ? 1 : 0;
-        d.user = &p->tracks[n];
-        int nh = bw_track_set_play(k.set, &d);
-        if (nh < 0) continue;
-        /* seeking fires nothing: markers up to t were delivered already */
-        if (!tr->fresh) bw_track_set_seek(k.set, nh, t);
-        nt.handle = nh;
-        if (ci < 0 && !tr->removed) {
+        demo_retired *slot = retired_slot(next_retired, tr->clip);
+        if (!slot) fail = "too many removed clips still playing";
+        else if (!slot->binding && bw_binding_create(tr->clip, c->rig, 0, NULL, &slot->binding, NULL) != BW_OK)
+            fail = "cannot bind a removed clip to the new rig (out of memory)";
+        else slot->clip = (bw_clip *)tr->clip; /* owner recorded below */
+        bind_to[j] = slot ? slot->binding : NULL;
+    }
+    if (!fail && bw_track_set_set_rig(p->set, c->rig) != BW_OK) fail = "cannot move the track set to the new rig";
+    if (fail) {
+        for (int i = 0; i < DEMO_MAX_RETIRED; i++) bw_binding_destroy(next_retired[i].binding);
+        kit_destroy(&k);
+        if (err && err_size) snprintf(err, err_size, "%s", fail);
+        return false;
+    }
+    /* From here on nothing fails. */
+    for (int i = 0; i < DEMO_MAX_RETIRED; i++)
+        if (next_retired[i].clip) next_retired[i].clip = take_clip(p, next_retired[i].clip);
+    for (int j = 0; j < DEMO_TRACK_CAPACITY; j++) {
+        demo_track *tr = &p->tracks[j];
+        if (!bind_to[j]) continue;
+        bw_track_set_rebind(p->set, tr->handle, bind_to[j]);
+        if (ci_of[j] >= 0) {
+            tr->clip = c->clips[ci_of[j]].clip;
+        } else if (!tr->removed) {
+            /* its clip left the character: fade it out over the new scene's
+             * crossfade, or sooner if it was stopping already */
             float fade = c->scene.crossfade;
-            if (bw_track_set_stopping(p->set, h) && remaining < fade) fade = (float)remaining;
-            bw_track_set_stop(k.set, nh, fade);
-            nt.removed = true;
-            nt.target = 0.0f;
-            nt.fade_end = p->time + fade;
-        } else if (bw_track_set_stopping(p->set, h)) {
-            bw_track_set_stop(k.set, nh, (float)remaining);
-        } else if (d.weight != tr->target) {
-            bw_track_set_fade(k.set, nh, tr->target, (float)remaining);
+            double remaining = tr->fade_end - p->time;
+            if (bw_track_set_stopping(p->set, tr->handle) && remaining < fade)
+                fade = remaining > 0 ? (float)remaining : 0.0f;
+            bw_track_set_stop(p->set, tr->handle, fade);
+            tr->removed = true;
+            tr->target = 0.0f;
+            tr->fade_end = p->time + fade;
         }
-        next[n++] = nt;
     }
-    /* retire the old version: tracks first, then bindings, then clips */
+    /* retire the old version: bindings (no track uses them now), then clips */
     kit old = kit_of(p);
+    old.set = NULL; /* kept */
     kit_destroy(&old);
-    for (int i = 0; i < DEMO_MAX_RETIRED; i++) {
-        bw_binding_destroy(p->retired[i].binding);
-        bw_clip_destroy(p->retired[i].clip); /* those still used moved to next_retired */
-    }
+    free_retired(p->retired); /* those still used moved to next_retired */
     demo_character_destroy(p->character);
+    k.set = p->set;
     kit_take(p, &k);
     memcpy(p->retired, next_retired, sizeof p->retired);
-    memcpy(p->tracks, next, sizeof p->tracks);
     p->character = c;
     /* show the new rest pose until the next step composes */
     bw_pose_local_to_model(c->rig, &p->pose, p->model);

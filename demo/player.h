@@ -16,8 +16,11 @@
  * track is gone. The scene's `play` list is not replayed: what plays stays
  * what the user made play (demo_player_restart replays it). Markers
  * already delivered do not fire again: a swapped track resumes from its
- * time without re-crossing it. If the new version cannot be set up (out
- * of memory) nothing changes and the caller keeps ownership of it.
+ * time without re-crossing it. The player's track set is kept: it moves
+ * to the new rig and each track is rebound in place (handles stay the
+ * same). If the new version cannot be set up (out of memory, or more than
+ * DEMO_MAX_RETIRED removed clips still playing) nothing changes and the
+ * caller keeps ownership of it.
  */
 #ifndef BW_DEMO_PLAYER_H
 #define BW_DEMO_PLAYER_H
@@ -50,7 +53,8 @@ typedef struct demo_track {
     bool removed;          /* its clip left the character in a reload */
     float target;          /* the weight it is heading to */
     double fade_end;       /* simulated time at which that fade completes */
-    bool fresh;            /* not advanced yet: markers at its start are still due */
+    bool fresh;            /* not advanced yet (informational: the track set itself keeps
+                              whether the start's markers are due, across swaps too) */
 } demo_track;
 
 typedef enum demo_event_kind { DEMO_EVENT_MARKER = 0, DEMO_EVENT_ENDED, DEMO_EVENT_STOPPED } demo_event_kind;

@@ -190,10 +190,6 @@ typedef struct bw_grid_binding {
     size_t alloc_size;
 } bw_grid_binding;
 
-/* Tests set this to run the grid's portable (non-SIMD) block code on
- * machines where the SIMD one would be chosen. */
-extern bool bw_sample_force_portable;
-
 /* Build clip->grid when the clip is eligible (else leave it NULL).
  * BW_ERR_OUT_OF_MEMORY only when eligible and allocation failed. */
 bw_result bw_clip_grid_build(bw_clip *clip);

@@ -133,16 +133,18 @@ static inline void bw_grid_block_sse(const float *a, const float *b, float u, co
 #endif
 
 /* Compute one block (four grid joints) into res: component-major, 4
- * lanes each: t xyz, r xyzw, s xyz, coverage. */
+ * lanes each: t xyz, r xyzw, s xyz, coverage. `portable` picks the scalar
+ * kernel (per call, from the caller's options: no global switch). */
 static inline void bw_grid_block(const float *a, const float *b, float u, const float *ca, const float *cb,
-                                 float (*res)[4])
+                                 bool portable, float (*res)[4])
 {
 #ifdef BW_GRID_SSE
-    if (!bw_sample_force_portable) {
+    if (!portable) {
         bw_grid_block_sse(a, b, u, ca, cb, res);
         return;
     }
 #endif
+    (void)portable;
     bw_grid_block_portable(a, b, u, ca, cb, res);
 }
 

@@ -49,8 +49,8 @@ typedef struct entry {
 } entry;
 
 struct bw_mixer {
-    bw_allocator alloc_copy;
-    const bw_allocator *alloc;
+    bw_allocator alloc; /* by value (fn NULL: malloc) */
+    bool portable;      /* scalar grid kernels (bw_mixer_desc.portable) */
     int joint_count;
     int curve_count;
     int max_contributions;
@@ -273,7 +273,7 @@ HOT_INLINE v4 dot_q(const block *a, const block *b)
 }
 
 /* Mix one block of `lanes` (1-4) joints starting at out[0]. */
-HOT_INLINE void mix_block(const entry *entries, const int *rank_end, int rank_count, int j, int lanes,
+HOT_INLINE void mix_block(const entry *entries, const int *rank_end, int rank_count, int j, int lanes, bool portable,
                           bw_transform *out, float *out_coverage)
 {
     const v4 zero = v4_set1(0.0f), one = v4_set1(1.0f);
@@ -296,7 +296,7 @@ HOT_INLINE void mix_block(const entry *entries, const int *rank_end, int rank_co
                 _Alignas(16) float res[BW_GRID_COMPONENTS][4];
                 const size_t at = (size_t)(j / 4) * BW_GRID_BLOCK_FLOATS;
                 bw_grid_block(entries[e].grid_a + at, entries[e].grid_b + at, entries[e].u, entries[e].ca,
-                              entries[e].cb, res);
+                              entries[e].cb, portable, res);
                 sh = v4_clamp01(v4_mul(v4_set1(entries[e].weight), cov_load(res[10], lanes)));
                 if (!v4i_any(v4_gt(sh, zero))) continue;
 #define LOAD_RES(i_) y.c[i_] = v4_load(res[i_]);
@@ -384,7 +384,7 @@ static inline float sanitize_weight(float w) { return (isfinite(w) && w > 0.0f) 
 
 static void mixer_free(bw_mixer *m)
 {
-    const bw_allocator *a = m->alloc;
+    const bw_allocator *a = &m->alloc;
     size_t nc = (size_t)m->curve_count, nm = (size_t)m->max_contributions;
     bw_free(a, m->order, nm * sizeof *m->order);
     bw_free(a, m->entries, nm * sizeof *m->entries);
@@ -394,25 +394,24 @@ static void mixer_free(bw_mixer *m)
         for (size_t i = 0; i < nm; i++) bw_pose_deinit(&m->scratch[i]);
     bw_free(a, m->scratch, nm * sizeof *m->scratch);
     bw_free(a, m->sampled, nm * sizeof *m->sampled);
-    bw_allocator copy = m->alloc_copy;
-    bw_free(m->alloc ? &copy : NULL, m, sizeof *m);
+    bw_allocator copy = m->alloc; /* m is freed through its own copy */
+    bw_free(&copy, m, sizeof *m);
 }
 
-bw_result bw_mixer_create(int joint_count, int curve_count, int max_contributions, const bw_allocator *allocator,
-                          bw_mixer **out_mixer)
+bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer)
 {
-    if (!out_mixer || joint_count < 0 || curve_count < 0 || max_contributions < 0) return BW_ERR_INVALID_ARGUMENT;
+    if (!desc || !desc->rig || !out_mixer || desc->max_contributions < 0) return BW_ERR_INVALID_ARGUMENT;
+    const int joint_count = bw_rig_joint_count(desc->rig), curve_count = bw_rig_curve_count(desc->rig);
+    const int max_contributions = desc->max_contributions ? desc->max_contributions : BW_MIXER_DEFAULT_CONTRIBUTIONS;
     if (joint_count > (1 << 26) || curve_count > (1 << 26) || max_contributions > (1 << 20)) return BW_ERR_LIMIT;
-    bw_allocator copy = {0};
-    if (allocator) copy = *allocator;
-    bw_mixer *m = (bw_mixer *)bw_alloc_zeroed(allocator ? &copy : NULL, sizeof *m);
+    bw_mixer *m = (bw_mixer *)bw_alloc_zeroed(&desc->allocator, sizeof *m);
     if (!m) return BW_ERR_OUT_OF_MEMORY;
-    m->alloc_copy = copy;
-    m->alloc = allocator ? &m->alloc_copy : NULL;
+    m->alloc = desc->allocator;
+    m->portable = desc->portable;
     m->joint_count = joint_count;
     m->curve_count = curve_count;
     m->max_contributions = max_contributions;
-    const bw_allocator *a = m->alloc;
+    const bw_allocator *a = &m->alloc;
     size_t nc = (size_t)curve_count, nm = (size_t)max_contributions;
     m->order = (int *)bw_alloc(a, nm * sizeof *m->order);
     m->entries = (entry *)bw_alloc(a, nm * sizeof *m->entries);
@@ -429,18 +428,7 @@ bw_result bw_mixer_create(int joint_count, int curve_count, int max_contribution
             mixer_free(m);
             return BW_ERR_OUT_OF_MEMORY;
         }
-    *out_mixer = m;
-    return BW_OK;
-}
-
-bw_result bw_mixer_create_for_rig(const bw_rig *rig, int max_contributions, const bw_allocator *allocator,
-                                  bw_mixer **out_mixer)
-{
-    if (!rig) return BW_ERR_INVALID_ARGUMENT;
-    bw_mixer *m = NULL;
-    bw_result r = bw_mixer_create(bw_rig_joint_count(rig), bw_rig_curve_count(rig), max_contributions, allocator, &m);
-    if (r != BW_OK) return r;
-    for (int i = 0; i < m->curve_count; i++) m->curve_angle[i] = bw_rig_curve_kind(rig, i) == BW_CURVE_ANGLE;
+    for (int i = 0; i < curve_count; i++) m->curve_angle[i] = bw_rig_curve_kind(desc->rig, i) == BW_CURVE_ANGLE;
     *out_mixer = m;
     return BW_OK;
 }
@@ -460,13 +448,14 @@ static int pose_fits(const bw_mixer *m, const bw_pose *p)
     return 1;
 }
 
-static void mix_joints(const entry *entries, const int *rank_end, int rank_count, int joint_count, bw_transform *out,
-                       float *out_coverage)
+static void mix_joints(const entry *entries, const int *rank_end, int rank_count, int joint_count, bool portable,
+                       bw_transform *out, float *out_coverage)
 {
     int j = 0;
-    for (; j + 4 <= joint_count; j += 4) mix_block(entries, rank_end, rank_count, j, 4, out + j, out_coverage + j);
+    for (; j + 4 <= joint_count; j += 4)
+        mix_block(entries, rank_end, rank_count, j, 4, portable, out + j, out_coverage + j);
     if (j < joint_count)
-        mix_block(entries, rank_end, rank_count, j, joint_count - j, out + j, out_coverage + j);
+        mix_block(entries, rank_end, rank_count, j, joint_count - j, portable, out + j, out_coverage + j);
 }
 
 static void mix_curves(const entry *entries, const int *rank_end, int rank_count, int curve_count,
@@ -554,7 +543,8 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
         if (k + 1 == n || contributions[order[k + 1]].priority != c->priority) mixer->rank_end[ranks++] = k + 1;
     }
     if (ranks == 0) return;
-    mix_joints(mixer->entries, mixer->rank_end, ranks, mixer->joint_count, out->joints, out->coverage);
+    mix_joints(mixer->entries, mixer->rank_end, ranks, mixer->joint_count, mixer->portable, out->joints,
+               out->coverage);
     mix_curves(mixer->entries, mixer->rank_end, ranks, mixer->curve_count, mixer->curve_angle, out->curves,
                out->curve_coverage);
 }
@@ -593,7 +583,8 @@ bw_result bw_mix_run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *ba
         if (b->grid && b->grid->dense) {
             c->pose = NULL; /* sampled block by block inside the mix */
         } else {
-            bw_sample_clip(b, rig, clips[i].time, &mixer->scratch[i]);
+            const bw_sample_options so = {mixer->portable};
+            bw_sample_clip_with(b, rig, clips[i].time, &so, &mixer->scratch[i]);
             c->pose = &mixer->scratch[i];
         }
     }

@@ -43,21 +43,22 @@ typedef struct track {
     double time;   /* [0, length) looping, [0, length] otherwise */
     float speed;
     float weight;
-    float fade_from, fade_to, fade_duration, fade_elapsed;
+    float fade_from, fade_to;
+    double fade_duration, fade_elapsed; /* double: long fades reach their end exactly */
     bool fading;
     bool stopping;
-    bool loop;
+    bool loop;             /* resolved from loop_mode */
+    bw_loop_mode loop_mode; /* as played: BW_LOOP_CLIP re-reads the clip on rebind */
     bool fresh; /* the next moving advance includes the start time */
     int ended;  /* ENDED_* */
     int priority;
     void *user;
     double last_from, last_delta;
-    bw_pose pose;
 } track;
 
 struct bw_track_set {
     const bw_rig *rig;
-    const bw_allocator *allocator;
+    bw_allocator allocator; /* by value (fn NULL: malloc) */
     int capacity;
     track *tracks;
     int *order; /* live slots in play order */
@@ -66,7 +67,7 @@ struct bw_track_set {
     int queue_capacity;
     int queue_count;
     int dropped;
-    bw_contribution *contributions;
+    bw_clip_contribution *clips; /* capacity: the fused mixer's input list */
     bw_pose base; /* the rig's current values when compose gets no base */
     bool draining; /* a callback calling drain again must not re-deliver */
 };
@@ -102,42 +103,36 @@ bw_result bw_track_set_create(const bw_track_set_desc *desc, bw_track_set **out_
     int signal_capacity = desc->signal_capacity ? desc->signal_capacity : 256;
     if (capacity > BW_TRACK_SET_MAX_CAPACITY || signal_capacity > BW_TRACK_SET_MAX_SIGNALS) return BW_ERR_LIMIT;
 
-    const bw_allocator *a = desc->allocator;
-    bw_track_set *set = bw_alloc_zeroed(a, sizeof *set);
+    bw_track_set *set = bw_alloc_zeroed(&desc->allocator, sizeof *set);
     if (!set) return BW_ERR_OUT_OF_MEMORY;
+    set->allocator = desc->allocator;
+    const bw_allocator *a = &set->allocator;
     set->rig = desc->rig;
-    set->allocator = a;
     set->capacity = capacity;
     set->queue_capacity = signal_capacity;
     set->tracks = bw_alloc_zeroed(a, sizeof *set->tracks * (size_t)capacity);
     set->order = bw_alloc_zeroed(a, sizeof *set->order * (size_t)capacity);
     set->queue = bw_alloc_zeroed(a, sizeof *set->queue * (size_t)signal_capacity);
-    set->contributions = bw_alloc_zeroed(a, sizeof *set->contributions * (size_t)capacity);
-    if (!set->tracks || !set->order || !set->queue || !set->contributions) goto oom;
-    if (bw_pose_init(&set->base, desc->rig, a) != BW_OK) goto oom;
-    for (int i = 0; i < capacity; i++) {
-        if (bw_pose_init(&set->tracks[i].pose, desc->rig, a) != BW_OK) goto oom;
+    set->clips = bw_alloc_zeroed(a, sizeof *set->clips * (size_t)capacity);
+    if (!set->tracks || !set->order || !set->queue || !set->clips || bw_pose_init(&set->base, desc->rig, a) != BW_OK) {
+        bw_track_set_destroy(set);
+        return BW_ERR_OUT_OF_MEMORY;
     }
     *out_set = set;
     return BW_OK;
-oom:
-    bw_track_set_destroy(set);
-    return BW_ERR_OUT_OF_MEMORY;
 }
 
 void bw_track_set_destroy(bw_track_set *set)
 {
     if (!set) return;
-    const bw_allocator *a = set->allocator;
-    if (set->tracks) {
-        for (int i = 0; i < set->capacity; i++) bw_pose_deinit(&set->tracks[i].pose);
-    }
+    const bw_allocator *a = &set->allocator;
     bw_pose_deinit(&set->base);
     bw_free(a, set->tracks, sizeof *set->tracks * (size_t)set->capacity);
     bw_free(a, set->order, sizeof *set->order * (size_t)set->capacity);
     bw_free(a, set->queue, sizeof *set->queue * (size_t)set->queue_capacity);
-    bw_free(a, set->contributions, sizeof *set->contributions * (size_t)set->capacity);
-    bw_free(a, set, sizeof *set);
+    bw_free(a, set->clips, sizeof *set->clips * (size_t)set->capacity);
+    bw_allocator copy = set->allocator; /* the set is freed through its own copy */
+    bw_free(&copy, set, sizeof *set);
 }
 
 /* ---- time helpers ---- */
@@ -170,19 +165,21 @@ static double marker_pos(const track *tr, int marker)
     return wrap_time(m, tr->length);
 }
 
+/* The weight along the fade, in double so that the end is met exactly:
+ * once elapsed reaches the duration the value is the target itself. */
 static float fade_value(const track *tr)
 {
-    if (!(tr->fade_duration > 0.0f) || tr->fade_elapsed >= tr->fade_duration) return tr->fade_to;
-    float u = tr->fade_elapsed / tr->fade_duration;
-    return tr->fade_from + (tr->fade_to - tr->fade_from) * u;
+    if (!(tr->fade_duration > 0.0) || tr->fade_elapsed >= tr->fade_duration) return tr->fade_to;
+    double u = tr->fade_elapsed / tr->fade_duration;
+    return (float)((double)tr->fade_from + ((double)tr->fade_to - (double)tr->fade_from) * u);
 }
 
 static void start_fade(track *tr, float target, float duration)
 {
     tr->fade_from = tr->weight;
     tr->fade_to = target;
-    tr->fade_duration = duration;
-    tr->fade_elapsed = 0.0f;
+    tr->fade_duration = (double)duration;
+    tr->fade_elapsed = 0.0;
     tr->fading = duration > 0.0f;
     tr->weight = fade_value(tr);
 }
@@ -333,7 +330,7 @@ static void advance_once(bw_track_set *set, track *tr, double step)
 static void advance_track(bw_track_set *set, track *tr, float dt)
 {
     if (tr->fading) {
-        tr->fade_elapsed += dt;
+        tr->fade_elapsed += (double)dt;
         if (!(tr->fade_elapsed < tr->fade_duration)) tr->fading = false;
         tr->weight = fade_value(tr);
     }
@@ -370,47 +367,27 @@ bw_play_desc bw_play_desc_defaults(const bw_binding *binding)
     d.binding = binding;
     d.speed = 1.0f;
     d.weight = 1.0f;
-    d.loop = -1;
+    d.loop = BW_LOOP_CLIP;
     return d;
 }
 
 static bool binding_matches_rig(const bw_binding *binding, const bw_rig *rig)
 {
-    return bw_binding_layout_signature(binding) == bw_rig_layout_signature(rig) &&
+    return binding && bw_binding_clip(binding) &&
+           bw_binding_layout_signature(binding) == bw_rig_layout_signature(rig) &&
            bw_binding_topology_revision(binding) == bw_rig_topology_revision(rig);
 }
 
-int bw_track_set_play(bw_track_set *set, const bw_play_desc *desc)
+/* Point a track at a binding's clip: markers, length and loop flag. */
+static void attach_clip(track *tr, const bw_binding *binding)
 {
-    if (!set || !desc || !desc->binding) return -1;
-    const bw_clip *clip = bw_binding_clip(desc->binding);
-    if (!clip || !binding_matches_rig(desc->binding, set->rig)) return -1;
-    if (!isfinite(desc->time) || !isfinite(desc->speed) || !isfinite(desc->weight) || !isfinite(desc->fade_in))
-        return -1;
-    if (desc->weight < 0.0f || desc->fade_in < 0.0f || desc->loop < -1 || desc->loop > 1) return -1;
-    if (set->live >= set->capacity) return -1;
-    int slot = -1;
-    for (int i = 0; i < set->capacity; i++) {
-        if (!set->tracks[i].used) {
-            slot = i;
-            break;
-        }
-    }
-    if (slot < 0) return -1;
-
-    track *tr = &set->tracks[slot];
-    bw_pose pose = tr->pose; /* the slot keeps its buffer */
-    int generation = tr->generation >= MAX_GENERATION ? 1 : tr->generation + 1;
-    memset(tr, 0, sizeof *tr);
-    tr->pose = pose;
-    tr->generation = generation;
-    tr->used = true;
-    tr->binding = desc->binding;
+    const bw_clip *clip = bw_binding_clip(binding);
+    tr->binding = binding;
     tr->markers = clip->markers;
     tr->marker_count = clip->markers ? clip->marker_count : 0;
     float len = bw_clip_length(clip);
     tr->length = isfinite(len) && len > 0.0f ? (double)len : 0.0;
-    tr->loop = desc->loop < 0 ? bw_clip_loop(clip) : desc->loop == 1;
+    tr->loop = tr->loop_mode == BW_LOOP_CLIP ? bw_clip_loop(clip) : tr->loop_mode == BW_LOOP_ON;
     /* Checked once here so the usual clip (markers within [0, length)) is
      * walked in one pass per cycle; only a clip with markers at or past the
      * length, or before 0, needs the selection walk. */
@@ -418,16 +395,91 @@ int bw_track_set_play(bw_track_set *set, const bw_play_desc *desc)
     for (int i = 1; i < tr->marker_count && tr->length > 0.0; i++) {
         if (marker_pos(tr, i) < marker_pos(tr, i - 1)) tr->markers_in_order = false;
     }
+}
+
+static bw_result check_play_desc(const bw_track_set *set, const bw_play_desc *desc)
+{
+    if (!set || !desc || !binding_matches_rig(desc->binding, set->rig)) return BW_ERR_INVALID_ARGUMENT;
+    if (!isfinite(desc->time) || !isfinite(desc->speed) || !isfinite(desc->weight) || !isfinite(desc->fade_in))
+        return BW_ERR_NON_FINITE;
+    if (desc->weight < 0.0f || desc->fade_in < 0.0f) return BW_ERR_INVALID_ARGUMENT;
+    if ((unsigned)desc->loop > (unsigned)BW_LOOP_ON) return BW_ERR_INVALID_ARGUMENT;
+    if ((desc->held && desc->speed != 0.0f) || (desc->silent && desc->weight != 0.0f)) return BW_ERR_INVALID_ARGUMENT;
+    return BW_OK;
+}
+
+bw_result bw_track_set_play(bw_track_set *set, const bw_play_desc *desc, int *out_track)
+{
+    bw_result r = check_play_desc(set, desc);
+    if (r != BW_OK) return r;
+    int slot = -1;
+    for (int i = 0; i < set->capacity && set->live < set->capacity; i++) {
+        if (!set->tracks[i].used) {
+            slot = i;
+            break;
+        }
+    }
+    if (slot < 0) return BW_ERR_LIMIT;
+
+    track *tr = &set->tracks[slot];
+    int generation = tr->generation >= MAX_GENERATION ? 1 : tr->generation + 1;
+    memset(tr, 0, sizeof *tr);
+    tr->generation = generation;
+    tr->used = true;
+    tr->loop_mode = desc->loop;
+    attach_clip(tr, desc->binding);
     tr->time = place_time(tr, desc->time);
-    tr->speed = desc->speed;
+    tr->speed = desc->held ? 0.0f : desc->speed != 0.0f ? desc->speed : 1.0f;
+    const float weight = desc->silent ? 0.0f : desc->weight != 0.0f ? desc->weight : 1.0f;
     tr->priority = desc->priority;
     tr->user = desc->user;
     tr->fresh = true;
-    tr->weight = desc->fade_in > 0.0f ? 0.0f : desc->weight;
-    start_fade(tr, desc->weight, desc->fade_in);
+    tr->weight = desc->fade_in > 0.0f ? 0.0f : weight;
+    start_fade(tr, weight, desc->fade_in);
     tr->last_from = tr->time;
     set->order[set->live++] = slot;
-    return make_handle(slot, generation);
+    if (out_track) *out_track = make_handle(slot, generation);
+    return BW_OK;
+}
+
+bw_result bw_track_set_rebind(bw_track_set *set, int handle, const bw_binding *binding)
+{
+    track *tr = find_track(set, handle);
+    if (!tr || !binding_matches_rig(binding, set->rig)) return BW_ERR_INVALID_ARGUMENT;
+    attach_clip(tr, binding);
+    tr->time = place_time(tr, tr->time);
+    /* ENDED stays reported only while the time still sits at that end */
+    if ((tr->ended == ENDED_AT_END && !(tr->time >= tr->length)) ||
+        (tr->ended == ENDED_AT_START && tr->time > 0.0))
+        tr->ended = ENDED_NONE;
+    tr->last_from = tr->time;
+    tr->last_delta = 0.0;
+    return BW_OK;
+}
+
+bw_result bw_track_set_set_rig(bw_track_set *set, const bw_rig *rig)
+{
+    if (!set || !rig) return BW_ERR_INVALID_ARGUMENT;
+    bw_pose base;
+    if (bw_pose_init(&base, rig, &set->allocator) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
+    bw_pose_deinit(&set->base);
+    set->base = base;
+    set->rig = rig;
+    return BW_OK;
+}
+
+const bw_rig *bw_track_set_rig(const bw_track_set *set) { return set ? set->rig : NULL; }
+
+bool bw_track_set_fade_state(const bw_track_set *set, int handle, bw_track_fade *out)
+{
+    const track *tr = find_track(set, handle);
+    if (!tr || !out) return false;
+    if (tr->fading) {
+        *out = (bw_track_fade){tr->fade_from, tr->fade_to, tr->fade_duration, tr->fade_elapsed, true, tr->stopping};
+    } else {
+        *out = (bw_track_fade){tr->weight, tr->weight, 0.0, 0.0, false, tr->stopping};
+    }
+    return true;
 }
 
 bw_result bw_track_set_stop(bw_track_set *set, int handle, float fade_out)
@@ -518,12 +570,6 @@ bool bw_track_set_stopping(const bw_track_set *set, int handle)
 
 int bw_track_set_count(const bw_track_set *set) { return set ? set->live : 0; }
 
-const bw_pose *bw_track_set_track_pose(const bw_track_set *set, int handle)
-{
-    const track *tr = find_track(set, handle);
-    return tr ? &tr->pose : NULL;
-}
-
 int bw_track_set_dropped_signals(const bw_track_set *set) { return set ? set->dropped : 0; }
 
 int bw_track_set_live_handles(const bw_track_set *set, int *out_handles, int max)
@@ -562,27 +608,34 @@ static bool pose_fits(const bw_pose *pose, int joints, int curves)
     return pose->joint_count == joints && pose->curve_count == curves;
 }
 
+bw_result bw_track_set_sample_track(const bw_track_set *set, int handle, bw_pose *out)
+{
+    const track *tr = find_track(set, handle);
+    if (!tr || !out || !binding_matches_rig(tr->binding, set->rig)) return BW_ERR_INVALID_ARGUMENT;
+    if (!pose_fits(out, bw_rig_joint_count(set->rig), bw_rig_curve_count(set->rig))) return BW_ERR_INVALID_ARGUMENT;
+    bw_sample_clip(tr->binding, set->rig, (float)tr->time, out);
+    return BW_OK;
+}
+
 bw_result bw_track_set_compose(bw_track_set *set, bw_mixer *mixer, const bw_pose *base, bw_pose *out)
 {
     if (!set || !mixer || !out) return BW_ERR_INVALID_ARGUMENT;
     int joints = bw_rig_joint_count(set->rig), curves = bw_rig_curve_count(set->rig);
-    /* The per-track buffers were sized at creation: a rig that has grown
-     * since cannot be composed by this set. */
+    /* The base buffer was sized for the rig by create / set_rig: a rig
+     * that has grown since cannot be composed until set_rig is called. */
     if (!pose_fits(&set->base, joints, curves) || !pose_fits(out, joints, curves)) return BW_ERR_INVALID_ARGUMENT;
     if (base && !pose_fits(base, joints, curves)) return BW_ERR_INVALID_ARGUMENT;
     for (int i = 0; i < set->live; i++) {
-        if (!binding_matches_rig(set->tracks[set->order[i]].binding, set->rig)) return BW_ERR_INVALID_ARGUMENT;
-    }
-    for (int i = 0; i < set->live; i++) {
-        track *tr = &set->tracks[set->order[i]];
-        bw_sample_clip(tr->binding, set->rig, (float)tr->time, &tr->pose);
-        set->contributions[i] = (bw_contribution){&tr->pose, tr->weight, tr->priority};
+        const track *tr = &set->tracks[set->order[i]];
+        if (!binding_matches_rig(tr->binding, set->rig)) return BW_ERR_INVALID_ARGUMENT;
+        set->clips[i] = (bw_clip_contribution){tr->binding, (float)tr->time, tr->weight, tr->priority};
     }
     if (!base) {
         bw_pose_set_rest(&set->base, set->rig);
         base = &set->base;
     }
-    return bw_mix_run(mixer, base, set->contributions, set->live, out);
+    /* The fused sample-and-mix pass: the benchmarked path is this one. */
+    return bw_mix_run_clips(mixer, set->rig, base, set->clips, set->live, out);
 }
 
 void bw_track_set_drain(bw_track_set *set, bw_signal_fn fn, void *user)

@@ -103,10 +103,8 @@ static inline void store_lane(const float (*res)[4], int l, bw_transform *x, flo
 
 /* The uniform-grid fast path: two adjacent rows, one u for every joint,
  * four joints per block (layout in clip_internal.h). */
-bool bw_sample_force_portable = false;
-
 static void sample_grid(const bw_binding *binding, const bw_transform *rest, int rest_count, float time,
-                        bw_pose *out)
+                        bool portable, bw_pose *out)
 {
     const bw_clip_grid *g = binding->clip->grid;
     const bw_grid_binding *gb = binding->grid;
@@ -121,7 +119,7 @@ static void sample_grid(const bw_binding *binding, const bw_transform *rest, int
     _Alignas(16) float res[BW_GRID_COMPONENTS][4];
     for (int blk = 0; blk < gb->block_count; blk++) {
         const float *a = ra + (size_t)blk * BW_GRID_BLOCK_FLOATS, *b = rb + (size_t)blk * BW_GRID_BLOCK_FLOATS;
-        bw_grid_block(a, b, u, ca, cb, res);
+        bw_grid_block(a, b, u, ca, cb, portable, res);
         const int *lanes = gb->lane_joint + (size_t)blk * 4;
         for (int l = 0; l < 4; l++) {
             const int j = lanes[l];
@@ -166,7 +164,14 @@ static void sample_joints(const bw_binding *binding, const bw_transform *rest, i
 
 void bw_sample_clip(const bw_binding *binding, const bw_rig *rig, float time, bw_pose *out)
 {
+    bw_sample_clip_with(binding, rig, time, NULL, out);
+}
+
+void bw_sample_clip_with(const bw_binding *binding, const bw_rig *rig, float time, const bw_sample_options *options,
+                         bw_pose *out)
+{
     if (!out) return;
+    const bool portable = options && options->portable;
     /* A binding made for another layout would write to the wrong joints:
      * such a misuse samples nothing rather than scrambling the pose. */
     if (!binding || !binding->clip || (rig && bw_rig_layout_signature(rig) != binding->layout_signature)) {
@@ -182,7 +187,7 @@ void bw_sample_clip(const bw_binding *binding, const bw_rig *rig, float time, bw
     const bw_track_data *tracks = binding->clip->tracks;
     const bw_transform *rest = rig ? bw_rig_rest_pose(rig) : NULL;
     const int rest_count = rig ? bw_rig_joint_count(rig) : 0;
-    if (binding->grid) sample_grid(binding, rest, rest_count, time, out);
+    if (binding->grid) sample_grid(binding, rest, rest_count, time, portable, out);
     else sample_joints(binding, rest, rest_count, time, out);
     /* curves always take the per-track path */
     for (int d = 0; d < binding->driven_curve_count; d++) {

@@ -18,7 +18,7 @@
 #include "test_alloc_counter.h"
 
 #define JOINTS 20
-#define CLIPS 3
+#define CLIPS 4
 
 typedef struct world {
     alloc_counter count;
@@ -57,7 +57,9 @@ static bw_result build_rig(world *w)
  * joints, markers every quarter of its length; clip 2 does not loop.
  * Clips 0 and 2 are linear on a uniform grid (the grid fast path); clip 1
  * has eased keys and an angle curve (the per-track path, key search,
- * easing, shortest-arc angles). */
+ * easing, shortest-arc angles); clip 3 keys translation, rotation and
+ * scale of every joint on the grid, so its binding is dense and compose
+ * mixes it straight from the key rows. */
 static bw_result build_clip(world *w, int c)
 {
     static const float times[3] = {0.0f, 0.5f, 1.0f};
@@ -76,16 +78,20 @@ static bw_result build_clip(world *w, int c)
     static const unsigned char dirs[3] = {BW_EASE_IN, BW_EASE_IN_OUT, BW_EASE_OUT};
     static const float angles[3] = {3.0f, -3.0f, 3.0f}; /* crossing ±π */
     const unsigned char *st = c == 1 ? styles : NULL, *di = c == 1 ? dirs : NULL;
+    static const float scale[9] = {1, 1, 1, 1.5f, 1.5f, 1.5f, 1, 1, 1};
     char names[JOINTS][16], parents[JOINTS][16];
-    bw_track_desc tracks[2 * JOINTS + 1];
+    bw_track_desc tracks[3 * JOINTS + 1];
     int n = 0;
-    for (int j = c; j < JOINTS; j += 2) {
+    for (int j = c == 3 ? 0 : c; j < JOINTS; j += c == 3 ? 1 : 2) {
         snprintf(names[j], sizeof names[j], "j%d", j);
         int parent = j == 0 ? -1 : (j == 10 ? 5 : (j == 15 ? 7 : j - 1));
         if (parent < 0) snprintf(parents[j], sizeof parents[j], "%s", "");
         else snprintf(parents[j], sizeof parents[j], "j%d", parent);
         tracks[n++] = (bw_track_desc){parents[j], names[j], BW_CHANNEL_ROTATION, BW_INTERP_EASED, 3, times, rot, st, di};
         tracks[n++] = (bw_track_desc){parents[j], names[j], BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 3, times, pos, st, di};
+        if (c == 3)
+            tracks[n++] =
+                (bw_track_desc){parents[j], names[j], BW_CHANNEL_SCALE, BW_INTERP_EASED, 3, times, scale, NULL, NULL};
     }
     if (c == 1) tracks[n++] = (bw_track_desc){NULL, "tail", BW_CHANNEL_ANGLE, BW_INTERP_EASED, 3, times, angles, st, di};
     bw_marker_desc markers[4] = {{"q0", 0.0f}, {"q1", 0.25f}, {"q2", 0.5f}, {"q3", 0.75f}};
@@ -111,8 +117,8 @@ static int play(world *w, int c, float speed, float fade_in)
     d.fade_in = fade_in;
     d.priority = c == 2 ? 1 : 0;
     d.weight = c == 2 ? 0.6f : 1.0f;
-    int h = bw_track_set_play(w->set, &d);
-    if (h >= 0) w->plays++;
+    int h = -1;
+    if (bw_track_set_play(w->set, &d, &h) == BW_OK) w->plays++;
     else w->refused++;
     return h;
 }
@@ -158,6 +164,17 @@ static void run_frame(world *w, int i)
         if (n > 0) bw_track_set_fade(w->set, handles[n - 1], 0.5f + 0.25f * (float)(i % 3), 0.2f);
     }
     bw_track_set_advance(w->set, dt);
+    /* the reload primitives and queries are allocation-free too */
+    if (i % 7 == 0) {
+        int handles[8];
+        int n = bw_track_set_live_handles(w->set, handles, 8);
+        bw_track_fade fade;
+        for (int k = 0; k < n; k++) {
+            CHECK_INT(bw_track_set_rebind(w->set, handles[k], bw_track_set_binding(w->set, handles[k])), BW_OK);
+            CHECK(bw_track_set_fade_state(w->set, handles[k], &fade));
+        }
+        if (n > 0) CHECK_INT(bw_track_set_sample_track(w->set, handles[0], &w->fused), BW_OK);
+    }
     bw_result res = bw_track_set_compose(w->set, w->mixer, NULL, &w->out);
     if (res != BW_OK) fprintf(stderr, "compose failed: %s\n", bw_result_name(res));
     CHECK_INT(res, BW_OK);
@@ -179,9 +196,10 @@ static void per_frame_path_does_not_allocate(void)
     CHECK_INT(build_rig(&w), BW_OK);
     if (!w.rig) return;
     for (int c = 0; c < CLIPS; c++) CHECK_INT(build_clip(&w, c), BW_OK);
-    bw_track_set_desc sd = {w.rig, 4, 64, &w.allocator};
+    bw_track_set_desc sd = {w.rig, 4, 64, w.allocator};
     CHECK_INT(bw_track_set_create(&sd, &w.set), BW_OK);
-    CHECK_INT(bw_mixer_create_for_rig(w.rig, 4, &w.allocator, &w.mixer), BW_OK);
+    bw_mixer_desc md = {w.rig, 4, w.allocator, false};
+    CHECK_INT(bw_mixer_create(&md, &w.mixer), BW_OK);
     CHECK_INT(bw_pose_init(&w.out, w.rig, &w.allocator), BW_OK);
     CHECK_INT(bw_pose_init(&w.fused, w.rig, &w.allocator), BW_OK);
     w.model = alloc_counter_fn(&w.count, NULL, 0, sizeof(float[4][4]) * JOINTS);
@@ -189,9 +207,14 @@ static void per_frame_path_does_not_allocate(void)
     /* both sampling paths are in the counted loop */
     CHECK(w.clips[0]->grid != NULL);
     CHECK(w.clips[1]->grid == NULL);
+    /* and compose's two kinds of input: dense (straight from the key rows)
+     * and not (through the mixer's scratch poses) */
+    CHECK(w.bindings[3]->grid && w.bindings[3]->grid->dense);
+    CHECK(w.bindings[0]->grid && !w.bindings[0]->grid->dense);
 
     play(&w, 0, 1.0f, 0.0f);
     play(&w, 1, 1.25f, 0.2f);
+    play(&w, 3, 0.8f, 0.0f);
     for (int i = 1; i <= 10; i++) run_frame(&w, i);
     long before = w.count.allocations;
     long frees_before = w.count.frees;

@@ -41,7 +41,8 @@ static bw_blend_tree *compile(const bw_blend_node *nodes, int count, int root, i
 static bw_mixer *make_mixer(const bw_rig *rig, int max_contributions)
 {
     bw_mixer *m = NULL;
-    CHECK_INT(bw_mixer_create_for_rig(rig, max_contributions, NULL, &m), BW_OK);
+    bw_mixer_desc desc = {.rig = rig, .max_contributions = max_contributions};
+    CHECK_INT(bw_mixer_create(&desc, &m), BW_OK);
     return m;
 }
 

@@ -218,6 +218,24 @@ static void sample_prints_the_frames_of_the_file(void)
     }
 }
 
+/* A WEIGHT past float range is full weight, as in Lua's blendwerk.mix (one
+ * clamp helper): 3.5e38 becomes FLT_MAX, not an infinity that counts as 0.
+ * Alone, frame 1 at that weight: share clamp(FLT_MAX x 1) = 1, so Hips t
+ * is the frame's (2,1,0), not the rest (0,0,0). With frame 0 at weight 1
+ * in the same rank both shares are 1: the mean (1,1,0) of the test above. */
+static void sample_clamps_huge_weights_like_lua(void)
+{
+    char a[300], b[300];
+    spec(a, sizeof a, "0.5:3.5e38");
+    spec(b, sizeof b, "0:1");
+    for (int both = 0; both < 2; both++) {
+        cJSON *root = sample_json(a, both ? b : NULL);
+        if (!root) continue;
+        CHECK_T(joint_named(root, "Hips"), both ? 1 : 2, 1, 0);
+        cJSON_Delete(root);
+    }
+}
+
 static void sample_mixes_two_times_as_their_mean(void)
 {
     /* Same clip at 0 and 0.5, weight 1 each, one rank: the mean of frames
@@ -548,6 +566,7 @@ int main(void)
     RUN(run_help_prints_usage);
     RUN(sample_prints_the_frames_of_the_file);
     RUN(sample_mixes_two_times_as_their_mean);
+    RUN(sample_clamps_huge_weights_like_lua);
     RUN(text_output_has_one_line_per_joint);
     RUN(info_shows_tree_and_clip);
     RUN(json_names_are_escaped);

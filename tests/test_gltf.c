@@ -1131,7 +1131,8 @@ static void fox_half_half_mix_matches_the_bytes(void)
     CHECK(bw_pose_init(&ps[0], a->rig, NULL) == BW_OK);
     CHECK(bw_pose_init(&ps[1], a->rig, NULL) == BW_OK);
     CHECK(bw_pose_init(&out, a->rig, NULL) == BW_OK);
-    CHECK(bw_mixer_create_for_rig(a->rig, 2, NULL, &mixer) == BW_OK);
+    bw_mixer_desc md = {.rig = a->rig, .max_contributions = 2};
+    CHECK(bw_mixer_create(&md, &mixer) == BW_OK);
     if (bw && br && mixer && out.joints) {
         bw_sample_clip(bw, a->rig, 0.3f, &ps[0]);
         bw_sample_clip(br, a->rig, 0.4f, &ps[1]);

@@ -12,6 +12,7 @@
 #include "blendwerk/mix.h"
 #include "blendwerk/rig.h"
 #include "check.h"
+#include "fixtures.h"
 #include "test_alloc_counter.h"
 
 #define PI_F 3.14159265358979f
@@ -74,6 +75,37 @@ static int pose_equal_bits(const bw_pose *a, const bw_pose *b)
            memcmp(a->curve_coverage, b->curve_coverage, nc * sizeof(float)) == 0;
 }
 
+/* A rig of `joints` joints at identity rest and `curves` float curves
+ * (default 0), for the tests whose poses are built by hand. */
+static bw_rig *counts_rig(int joints, int curves)
+{
+    static char names[32][8], curve_names[8][8];
+    bw_rig_joint_desc jd[32];
+    bw_rig_curve_desc cd[8];
+    for (int j = 0; j < joints && j < 32; j++) {
+        snprintf(names[j], sizeof names[j], "j%d", j);
+        jd[j] = (bw_rig_joint_desc){names[j], j - 1, bw_transform_identity};
+    }
+    for (int i = 0; i < curves && i < 8; i++) {
+        snprintf(curve_names[i], sizeof curve_names[i], "c%d", i);
+        cd[i] = (bw_rig_curve_desc){curve_names[i], BW_CURVE_FLOAT, 0.0f};
+    }
+    bw_rig_desc rd = {jd, joints, cd, curves, NULL};
+    return fixture_rig_desc(&rd);
+}
+
+/* bw_mixer_create for such a rig; the mixer copies what it needs, so the
+ * rig goes at once. */
+static bw_result counts_mixer(int joints, int curves, int max, const bw_allocator *allocator, bw_mixer **out)
+{
+    bw_rig *rig = counts_rig(joints, curves);
+    bw_mixer_desc md = {rig, max, {NULL, NULL}, false};
+    if (allocator) md.allocator = *allocator;
+    bw_result r = bw_mixer_create(&md, out);
+    bw_rig_destroy(rig);
+    return r;
+}
+
 static void check_rot(const float *q, float x, float y, float z, float w, float tol)
 {
     CHECK_NEAR(q[0], x, tol);
@@ -90,7 +122,7 @@ static void equal_priority_full_coverage_forms_one_mean(void)
      * about Y: the normalized sum of two unit quaternions is their bisector,
      * 45°: (0, sin 22.5°, 0, cos 22.5°) = (0, 0.38268343, 0, 0.92387953). */
     bw_mixer *m = NULL;
-    CHECK_INT(bw_mixer_create(1, 0, 4, NULL, &m), BW_OK);
+    CHECK_INT(counts_mixer(1, 0, 4, NULL, &m), BW_OK);
     bw_pose base = make_pose(1, 0, 1.0f), a = make_pose(1, 0, 1.0f);
     bw_pose b = make_pose(1, 0, 1.0f), out = make_pose(1, 0, 0.0f);
     set_joint(&base, 0, 9, 9, 9, 30, 5, 1);
@@ -120,7 +152,7 @@ static void quarter_coverage_overlay_leaves_three_quarters(void)
      * 0.25·(0, sin45°, 0, cos45°)) = normalize(0, 0.1767767, 0, 0.9267767)
      * = (0, 0.18736555, 0, 0.98229026), i.e. 21.598°, not 22.5° (nlerp). */
     bw_mixer *m = NULL;
-    CHECK_INT(bw_mixer_create(2, 0, 4, NULL, &m), BW_OK);
+    CHECK_INT(counts_mixer(2, 0, 4, NULL, &m), BW_OK);
     bw_pose base = make_pose(2, 0, 1.0f), top = make_pose(2, 0, 0.0f), out = make_pose(2, 0, 0.0f);
     set_joint(&top, 0, 4, 0, 0, 90, 1, 0.25f);
     set_joint(&top, 1, 4, 0, 0, 90, 1, 0.5f);
@@ -157,7 +189,7 @@ static void q_and_minus_q_never_cancel(void)
      * q's hemisphere before it is added, so the sum is (w1 + w2)·q. Naive
      * addition would give (w1 − w2)·q: zero at equal weights. */
     bw_mixer *m = NULL;
-    CHECK_INT(bw_mixer_create(1, 0, 4, NULL, &m), BW_OK);
+    CHECK_INT(counts_mixer(1, 0, 4, NULL, &m), BW_OK);
     bw_pose base = make_pose(1, 0, 1.0f), a = make_pose(1, 0, 1.0f);
     bw_pose b = make_pose(1, 0, 1.0f), out = make_pose(1, 0, 0.0f);
     set_joint(&a, 0, 0, 0, 0, 60, 1, 1);
@@ -202,7 +234,8 @@ static void thin_weights_fill_from_rest(void)
     bw_rig *rig = NULL;
     CHECK_INT(bw_rig_create(&rd, &rig, NULL), BW_OK);
     bw_mixer *m = NULL;
-    CHECK_INT(bw_mixer_create_for_rig(rig, 4, NULL, &m), BW_OK);
+    bw_mixer_desc md = {.rig = rig, .max_contributions = 4};
+    CHECK_INT(bw_mixer_create(&md, &m), BW_OK);
     bw_pose base, a, b, out;
     CHECK_INT(bw_pose_init(&base, rig, NULL), BW_OK);
     CHECK_INT(bw_pose_init(&a, rig, NULL), BW_OK);
@@ -237,7 +270,7 @@ static void uncovered_joints_pass_through_unchanged(void)
      * its storage default is identity and, worse, NaN), so joint 2 must
      * come out bit for bit as the base had it. */
     bw_mixer *m = NULL;
-    CHECK_INT(bw_mixer_create(3, 1, 4, NULL, &m), BW_OK);
+    CHECK_INT(counts_mixer(3, 1, 4, NULL, &m), BW_OK);
     bw_pose base = make_pose(3, 1, 1.0f), a = make_pose(3, 1, 1.0f);
     bw_pose b = make_pose(3, 1, 1.0f), out = make_pose(3, 1, 0.0f);
     set_joint(&base, 2, 7, 8, 9, 33, 2, 1);
@@ -286,7 +319,7 @@ static void permutations_within_a_rank_agree(void)
      * normalize(0, 0.30177670, 0, 0.89328305) = (0, 0.32005824, 0,
      * 0.94739787) (37.33°; computed independently in double precision). */
     bw_mixer *m = NULL;
-    CHECK_INT(bw_mixer_create(1, 1, 8, NULL, &m), BW_OK);
+    CHECK_INT(counts_mixer(1, 1, 8, NULL, &m), BW_OK);
     bw_pose base = make_pose(1, 1, 1.0f), out = make_pose(1, 1, 0.0f);
     bw_pose p[3] = {make_pose(1, 1, 1.0f), make_pose(1, 1, 1.0f), make_pose(1, 1, 1.0f)};
     set_joint(&p[0], 0, 1, 0, 0, 0, 1, 0.5f);
@@ -328,7 +361,7 @@ static void priority_order_independent_of_list_order(void)
      * A priority −3 rank at t = 100 (full) lies under both and is
      * overwritten by priority 1. */
     bw_mixer *m = NULL;
-    CHECK_INT(bw_mixer_create(1, 0, 4, NULL, &m), BW_OK);
+    CHECK_INT(counts_mixer(1, 0, 4, NULL, &m), BW_OK);
     bw_pose base = make_pose(1, 0, 1.0f), lo = make_pose(1, 0, 1.0f), hi = make_pose(1, 0, 1.0f),
             neg = make_pose(1, 0, 1.0f), out = make_pose(1, 0, 0.0f);
     set_joint(&lo, 0, 4, 0, 0, 0, 1, 1);
@@ -359,7 +392,7 @@ static void zero_coverage_base_takes_the_rank(void)
      * weights (0.25·0.5, 0.5) = (0.125, 0.5), t = (0.125·4 + 0.5·8)/0.625
      * = 7.2, coverage 0.25 + 0.75·0.5 = 0.625. */
     bw_mixer *m = NULL;
-    CHECK_INT(bw_mixer_create(1, 0, 4, NULL, &m), BW_OK);
+    CHECK_INT(counts_mixer(1, 0, 4, NULL, &m), BW_OK);
     bw_pose a = make_pose(1, 0, 1.0f), b = make_pose(1, 0, 1.0f), out = make_pose(1, 0, 0.0f);
     set_joint(&a, 0, 4, 0, 0, 0, 1, 0.25f);
     set_joint(&b, 0, 8, 0, 0, 0, 1, 0.5f);
@@ -384,7 +417,7 @@ static void weights_above_one_and_bad_weights(void)
      * change nothing; a huge finite weight × coverage 0.5 clamps to 1. A
      * NaN coverage counts as 0. Base t = 0, contribution t = 6. */
     bw_mixer *m = NULL;
-    CHECK_INT(bw_mixer_create(2, 0, 8, NULL, &m), BW_OK);
+    CHECK_INT(counts_mixer(2, 0, 8, NULL, &m), BW_OK);
     bw_pose base = make_pose(2, 0, 1.0f), a = make_pose(2, 0, 1.0f), out = make_pose(2, 0, 0.0f);
     set_joint(&a, 0, 6, 0, 0, 0, 1, 0.5f);
     set_joint(&a, 1, 6, 0, 0, 0, 1, NAN);
@@ -423,7 +456,7 @@ static void non_finite_contribution_values_keep_what_lay_below(void)
      * other joints mix normally (t = 5). Huge finite values stay finite:
      * 0.5·1 + 0.5·3e38 = 1.5e38. */
     bw_mixer *m = NULL;
-    CHECK_INT(bw_mixer_create(4, 1, 4, NULL, &m), BW_OK);
+    CHECK_INT(counts_mixer(4, 1, 4, NULL, &m), BW_OK);
     bw_pose base = make_pose(4, 1, 1.0f), a = make_pose(4, 1, 1.0f), b = make_pose(4, 1, 1.0f),
             out = make_pose(4, 1, 0.0f);
     for (int j = 0; j < 4; j++) set_joint(&base, j, 1, 0, 0, 0, 1, 1);
@@ -468,7 +501,8 @@ static void curves_mix_like_translations_and_angles_take_the_short_way(void)
     bw_rig *rig = NULL;
     CHECK_INT(bw_rig_create(&rd, &rig, NULL), BW_OK);
     bw_mixer *m = NULL;
-    CHECK_INT(bw_mixer_create_for_rig(rig, 4, NULL, &m), BW_OK);
+    bw_mixer_desc md = {.rig = rig, .max_contributions = 4};
+    CHECK_INT(bw_mixer_create(&md, &m), BW_OK);
     bw_pose base, a, b, out;
     CHECK_INT(bw_pose_init(&base, rig, NULL), BW_OK);
     CHECK_INT(bw_pose_init(&a, rig, NULL), BW_OK);
@@ -516,7 +550,7 @@ static void curves_mix_like_translations_and_angles_take_the_short_way(void)
 static void failures_leave_out_untouched(void)
 {
     bw_mixer *m = NULL;
-    CHECK_INT(bw_mixer_create(2, 1, 2, NULL, &m), BW_OK);
+    CHECK_INT(counts_mixer(2, 1, 2, NULL, &m), BW_OK);
     bw_pose base = make_pose(2, 1, 1.0f), a = make_pose(2, 1, 1.0f), out = make_pose(2, 1, 0.0f),
             ref = make_pose(2, 1, 0.0f), small = make_pose(1, 1, 1.0f), nocurve = make_pose(2, 0, 1.0f);
     set_joint(&a, 0, 3, 0, 0, 45, 2, 1);
@@ -547,12 +581,15 @@ static void failures_leave_out_untouched(void)
     CHECK(pose_equal_bits(&out, &ref));
     /* creation errors */
     bw_mixer *bad = (bw_mixer *)&m; /* sentinel: must stay as is */
-    CHECK_INT(bw_mixer_create(-1, 0, 1, NULL, &bad), BW_ERR_INVALID_ARGUMENT);
-    CHECK_INT(bw_mixer_create(1, -1, 1, NULL, &bad), BW_ERR_INVALID_ARGUMENT);
-    CHECK_INT(bw_mixer_create(1, 0, -1, NULL, &bad), BW_ERR_INVALID_ARGUMENT);
-    CHECK_INT(bw_mixer_create(1, 0, 1, NULL, NULL), BW_ERR_INVALID_ARGUMENT);
-    CHECK_INT(bw_mixer_create_for_rig(NULL, 1, NULL, &bad), BW_ERR_INVALID_ARGUMENT);
+    bw_rig *one = counts_rig(1, 0);
+    bw_mixer_desc negative = {one, -1, {NULL, NULL}, false}, no_rig = {NULL, 1, {NULL, NULL}, false};
+    bw_mixer_desc fine = {one, 1, {NULL, NULL}, false};
+    CHECK_INT(bw_mixer_create(NULL, &bad), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_mixer_create(&no_rig, &bad), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_mixer_create(&negative, &bad), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_mixer_create(&fine, NULL), BW_ERR_INVALID_ARGUMENT);
     CHECK(bad == (bw_mixer *)&m);
+    bw_rig_destroy(one);
     bw_mixer_destroy(NULL);
     bw_pose_deinit(&base);
     bw_pose_deinit(&a);
@@ -566,13 +603,17 @@ static void failures_leave_out_untouched(void)
 static void empty_poses_and_zero_capacity(void)
 {
     bw_mixer *m = NULL;
-    CHECK_INT(bw_mixer_create(0, 0, 0, NULL, &m), BW_OK);
+    /* max_contributions 0 is the default, 16: the 17th is over the limit */
+    CHECK_INT(counts_mixer(0, 0, 0, NULL, &m), BW_OK);
     bw_pose e = make_pose(0, 0, 0.0f), out = make_pose(0, 0, 0.0f);
     CHECK_INT(bw_mix_run(m, &e, NULL, 0, &out), BW_OK);
-    bw_contribution c = {&e, 1, 0};
-    CHECK_INT(bw_mix_run(m, &e, &c, 1, &out), BW_ERR_LIMIT);
+    bw_contribution c17[BW_MIXER_DEFAULT_CONTRIBUTIONS + 1];
+    for (int i = 0; i <= BW_MIXER_DEFAULT_CONTRIBUTIONS; i++) c17[i] = (bw_contribution){&e, 1, 0};
+    CHECK_INT(BW_MIXER_DEFAULT_CONTRIBUTIONS, 16);
+    CHECK_INT(bw_mix_run(m, &e, c17, 16, &out), BW_OK);
+    CHECK_INT(bw_mix_run(m, &e, c17, 17, &out), BW_ERR_LIMIT);
     bw_mixer_destroy(m);
-    CHECK_INT(bw_mixer_create(0, 0, 3, NULL, &m), BW_OK);
+    CHECK_INT(counts_mixer(0, 0, 3, NULL, &m), BW_OK);
     bw_contribution cc[3] = {{&e, 1, 0}, {&e, 1, 0}, {&e, 1, 1}};
     CHECK_INT(bw_mix_run(m, &e, cc, 3, &out), BW_OK);
     bw_pose_deinit(&e);
@@ -595,7 +636,7 @@ static void blocks_and_tails_mix_each_joint_on_its_own(void)
      * j % 3 == 2: nobody covers it: bit for bit the base. */
     enum { N = 11 };
     bw_mixer *m = NULL;
-    CHECK_INT(bw_mixer_create(N, 0, 2, NULL, &m), BW_OK);
+    CHECK_INT(counts_mixer(N, 0, 2, NULL, &m), BW_OK);
     bw_pose base = make_pose(N, 0, 1.0f), a = make_pose(N, 0, 0.0f);
     bw_pose b = make_pose(N, 0, 0.0f), out = make_pose(N, 0, 0.0f);
     const float cov_a[3] = {1.0f, 0.5f, 0.0f};
@@ -650,7 +691,7 @@ static void allocation_failure_is_reported_and_clean(void)
         alloc_counter ctr = ALLOC_COUNTER(budget);
         bw_allocator a = {alloc_counter_fn, &ctr};
         bw_mixer *m = NULL;
-        bw_result r = bw_mixer_create(3, 2, 4, &a, &m);
+        bw_result r = counts_mixer(3, 2, 4, &a, &m);
         if (r == BW_OK) {
             succeeded = 1;
             bw_mixer_destroy(m);

@@ -1,8 +1,11 @@
 /* test_mix_clips.c - bw_mix_run_clips (sample + mix in one pass) against
- * its definition: bw_sample_clip into poses, then bw_mix_run. */
+ * its definition: bw_sample_clip into poses, then bw_mix_run; and the
+ * track set's compose, which is that fused pass, against sampling each
+ * track alone and mixing. */
 #include "blendwerk/blendwerk.h"
 #include "check.h"
 #include "clip_internal.h"
+#include "fixtures.h"
 
 #define JOINTS 10 /* two blocks of four and a tail of two */
 #define KEYS 16
@@ -21,9 +24,7 @@ static bw_rig *make_rig(void)
     }
     bw_rig_curve_desc curve = {"blink", BW_CURVE_FLOAT, 0.5f};
     bw_rig_desc d = {j, JOINTS, &curve, 1, NULL};
-    bw_rig *rig = NULL;
-    CHECK_INT(bw_rig_create(&d, &rig, NULL), BW_OK);
-    return rig;
+    return fixture_rig_desc(&d);
 }
 
 /* kind 0: dense grid clip; 1: grid clip whose joint 3 has no scale track
@@ -88,9 +89,9 @@ static bw_clip *make_clip(const bw_rig *rig, int kind, float phase)
     bw_clip_desc desc = {0};
     desc.tracks = tracks;
     desc.track_count = n;
-    bw_clip *clip = NULL;
-    CHECK_INT(bw_clip_create(&desc, &clip, NULL), BW_OK);
-    return clip;
+    desc.length = 0.1f * (float)(KEYS - 1);
+    desc.loop = true;
+    return fixture_clip_desc(&desc);
 }
 
 static double pose_difference(const bw_pose *a, const bw_pose *b)
@@ -108,20 +109,60 @@ static double pose_difference(const bw_pose *a, const bw_pose *b)
     return worst;
 }
 
+/* The rig and four clips at the given phases: two dense grid clips, a
+ * sparse grid clip and an eased one (so every path really occurs). */
+typedef struct four_clips {
+    bw_rig *rig;
+    bw_clip *clips[4];
+    bw_binding *bindings[4];
+} four_clips;
+
+static four_clips make_four(const float phase[4])
+{
+    four_clips f;
+    f.rig = make_rig();
+    const int kinds[4] = {0, 0, 1, 2};
+    for (int i = 0; i < 4; i++) {
+        f.clips[i] = make_clip(f.rig, kinds[i], phase[i]);
+        f.bindings[i] = fixture_binding(f.clips[i], f.rig);
+    }
+    CHECK(f.bindings[0]->grid && f.bindings[0]->grid->dense);
+    CHECK(f.bindings[2]->grid && !f.bindings[2]->grid->dense);
+    CHECK(f.bindings[3]->grid == NULL);
+    return f;
+}
+
+static void free_four(four_clips *f)
+{
+    for (int i = 0; i < 4; i++) {
+        bw_binding_destroy(f->bindings[i]);
+        bw_clip_destroy(f->clips[i]);
+    }
+    bw_rig_destroy(f->rig);
+}
+
+/* make_rig() plus one more joint: a layout no binding above was made for. */
+static bw_rig *make_grown_rig(void)
+{
+    bw_rig *other = make_rig();
+    bw_rig_joint_desc extra = {"extra", 0, bw_transform_identity};
+    CHECK_INT(bw_rig_add_joint(other, &extra, NULL), BW_OK);
+    return other;
+}
+
 static void one_pass_equals_sample_then_mix(void)
 {
-    bw_rig *rig = make_rig();
-    bw_clip *clips[4] = {make_clip(rig, 0, 0.0f), make_clip(rig, 0, 1.3f), make_clip(rig, 1, 2.1f),
-                         make_clip(rig, 2, 0.4f)};
-    bw_binding *bindings[4];
-    for (int i = 0; i < 4; i++) CHECK_INT(bw_binding_create(clips[i], rig, 0, NULL, &bindings[i], NULL), BW_OK);
-    /* the cases this test is about really occur */
-    CHECK(bindings[0]->grid && bindings[0]->grid->dense);
-    CHECK(bindings[2]->grid && !bindings[2]->grid->dense);
-    CHECK(bindings[3]->grid == NULL);
+    four_clips f = make_four((const float[4]){0.0f, 1.3f, 2.1f, 0.4f});
+    bw_rig *rig = f.rig;
+    bw_binding **bindings = f.bindings;
 
-    bw_mixer *mixer = NULL;
-    CHECK_INT(bw_mixer_create_for_rig(rig, 4, NULL, &mixer), BW_OK);
+    /* mode 0: the SIMD kernels; mode 1: the portable ones (per mixer) */
+    bw_mixer *mixers[2] = {NULL, NULL};
+    for (int mode = 0; mode < 2; mode++) {
+        bw_mixer_desc md = {rig, 4, {NULL, NULL}, mode == 1};
+        CHECK_INT(bw_mixer_create(&md, &mixers[mode]), BW_OK);
+    }
+    bw_mixer *mixer = mixers[0];
     bw_pose sampled[4], expected, got;
     for (int i = 0; i < 4; i++) bw_pose_init(&sampled[i], rig, NULL);
     bw_pose_init(&expected, rig, NULL);
@@ -132,7 +173,7 @@ static void one_pass_equals_sample_then_mix(void)
     const int priorities[4] = {0, 0, 1, 0};
     double worst = 0;
     for (int mode = 0; mode < 2; mode++) {
-        bw_sample_force_portable = mode == 1;
+        const bw_sample_options so = {mode == 1};
         for (int step = -3; step < 40; step++) {
             float time = 0.037f * (float)step;
             bw_clip_contribution cc[4];
@@ -140,17 +181,16 @@ static void one_pass_equals_sample_then_mix(void)
             for (int i = 0; i < 4; i++) {
                 float ti = time + 0.11f * (float)i;
                 cc[i] = (bw_clip_contribution){bindings[i], ti, weights[i], priorities[i]};
-                bw_sample_clip(bindings[i], rig, ti, &sampled[i]);
+                bw_sample_clip_with(bindings[i], rig, ti, &so, &sampled[i]);
                 pc[i] = (bw_contribution){&sampled[i], weights[i], priorities[i]};
             }
             bw_pose_set_rest(&expected, rig);
-            CHECK_INT(bw_mix_run(mixer, NULL, pc, 4, &expected), BW_OK);
+            CHECK_INT(bw_mix_run(mixers[mode], NULL, pc, 4, &expected), BW_OK);
             bw_pose_set_rest(&got, rig);
-            CHECK_INT(bw_mix_run_clips(mixer, rig, NULL, cc, 4, &got), BW_OK);
+            CHECK_INT(bw_mix_run_clips(mixers[mode], rig, NULL, cc, 4, &got), BW_OK);
             worst = fmax(worst, pose_difference(&expected, &got));
         }
     }
-    bw_sample_force_portable = false;
     printf("mix_run_clips vs sample + mix_run: worst difference %.3g\n", worst);
     CHECK(worst < 1e-6);
     /* the curve really was mixed: at time 0.5 the eased clip's curve is
@@ -161,28 +201,97 @@ static void one_pass_equals_sample_then_mix(void)
     CHECK_NEAR(got.curves[0], 0.5 + 0.8 * (0.25 - 0.5), 1e-6);
 
     /* misuse: a binding for another rig layout, too many clips */
-    bw_rig *other = make_rig();
-    bw_rig_joint_desc extra = {"extra", 0, bw_transform_identity};
-    CHECK_INT(bw_rig_add_joint(other, &extra, NULL), BW_OK);
+    bw_rig *other = make_grown_rig();
     bw_clip_contribution bad = {bindings[0], 0.0f, 1.0f, 0};
     CHECK_INT(bw_mix_run_clips(mixer, other, NULL, &bad, 1, &got), BW_ERR_INVALID_ARGUMENT);
     bw_clip_contribution five[5] = {bad, bad, bad, bad, bad};
     CHECK_INT(bw_mix_run_clips(mixer, rig, NULL, five, 5, &got), BW_ERR_LIMIT);
     bw_rig_destroy(other);
 
-    for (int i = 0; i < 4; i++) {
-        bw_pose_deinit(&sampled[i]);
-        bw_binding_destroy(bindings[i]);
-        bw_clip_destroy(clips[i]);
-    }
+    for (int i = 0; i < 4; i++) bw_pose_deinit(&sampled[i]);
     bw_pose_deinit(&expected);
     bw_pose_deinit(&got);
+    bw_mixer_destroy(mixers[0]);
+    bw_mixer_destroy(mixers[1]);
+    free_four(&f);
+}
+
+/* The track set's compose is the fused pass: it must equal sampling each
+ * track alone (bw_track_set_sample_track) and mixing the poses with
+ * bw_mix_run, for dense bindings (straight from the key rows) and the
+ * others (the mixer's scratch poses), over the rest pose and over a base. */
+static void track_set_compose_equals_per_track_sampling(void)
+{
+    four_clips f = make_four((const float[4]){0.2f, 0.9f, 1.7f, 0.6f});
+    bw_rig *rig = f.rig;
+    bw_mixer_desc md = {.rig = rig}; /* default capacity (16) */
+    bw_mixer *mixer = NULL;
+    CHECK_INT(bw_mixer_create(&md, &mixer), BW_OK);
+    bw_track_set_desc sd = {.rig = rig};
+    bw_track_set *set = NULL;
+    CHECK_INT(bw_track_set_create(&sd, &set), BW_OK);
+    const float weights[4] = {0.7f, 0.4f, 0.3f, 0.9f}, speeds[4] = {1.0f, -0.5f, 1.25f, 0.75f};
+    const int priorities[4] = {0, 0, 2, 1};
+    int handles[4];
+    for (int i = 0; i < 4; i++) {
+        bw_play_desc pd = {.binding = f.bindings[i], .time = 0.3 * i, .speed = speeds[i], .weight = weights[i],
+                           .fade_in = i == 1 ? 0.5f : 0.0f, .priority = priorities[i]};
+        CHECK_INT(bw_track_set_play(set, &pd, &handles[i]), BW_OK);
+    }
+    bw_pose sampled[4], expected, got, base;
+    for (int i = 0; i < 4; i++) bw_pose_init(&sampled[i], rig, NULL);
+    bw_pose_init(&expected, rig, NULL);
+    bw_pose_init(&got, rig, NULL);
+    bw_pose_init(&base, rig, NULL);
+    bw_pose_set_rest(&base, rig);
+    for (int j = 0; j < JOINTS; j++) base.joints[j].t[1] = 0.5f; /* a base that is not the rest pose */
+    bw_pose rest;
+    bw_pose_init(&rest, rig, NULL);
+    bw_pose_set_rest(&rest, rig);
+    double worst = 0, moved = 0;
+    for (int frame = 0; frame < 40; frame++) {
+        bw_track_set_advance(set, 1.0f / 30.0f);
+        const bw_pose *over = frame % 2 ? &base : NULL;
+        bw_contribution pc[4];
+        for (int i = 0; i < 4; i++) {
+            CHECK_INT(bw_track_set_sample_track(set, handles[i], &sampled[i]), BW_OK);
+            pc[i] = (bw_contribution){&sampled[i], bw_track_set_weight(set, handles[i]), priorities[i]};
+        }
+        if (over) bw_pose_copy(&expected, over);
+        else bw_pose_set_rest(&expected, rig);
+        CHECK_INT(bw_mix_run(mixer, NULL, pc, 4, &expected), BW_OK);
+        CHECK_INT(bw_track_set_compose(set, mixer, over, &got), BW_OK);
+        worst = fmax(worst, pose_difference(&expected, &got));
+        /* how far the tracks moved the pose from what lay below: real motion */
+        moved = fmax(moved, pose_difference(over ? &base : &rest, &got));
+    }
+    CHECK(moved > 0.1);
+    printf("track set compose vs per-track sampling + mix_run: worst difference %.3g\n", worst);
+    CHECK(worst < 1e-5);
+    /* a mixer for another rig is refused, out untouched */
+    bw_rig *other = make_grown_rig();
+    bw_mixer_desc od = {.rig = other};
+    bw_mixer *wrong = NULL;
+    CHECK_INT(bw_mixer_create(&od, &wrong), BW_OK);
+    got.joints[0].t[0] = 42.0f;
+    CHECK_INT(bw_track_set_compose(set, wrong, NULL, &got), BW_ERR_INVALID_ARGUMENT);
+    CHECK(got.joints[0].t[0] == 42.0f);
+    bw_mixer_destroy(wrong);
+    bw_rig_destroy(other);
+
+    bw_track_set_destroy(set);
+    for (int i = 0; i < 4; i++) bw_pose_deinit(&sampled[i]);
+    bw_pose_deinit(&expected);
+    bw_pose_deinit(&got);
+    bw_pose_deinit(&base);
+    bw_pose_deinit(&rest);
     bw_mixer_destroy(mixer);
-    bw_rig_destroy(rig);
+    free_four(&f);
 }
 
 int main(void)
 {
     RUN(one_pass_equals_sample_then_mix);
+    RUN(track_set_compose_equals_per_track_sampling);
     return check_summary();
 }

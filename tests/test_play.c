@@ -33,7 +33,8 @@ static void make_rig(void)
         fprintf(stderr, "cannot create the test rig\n");
         exit(1);
     }
-    if (bw_mixer_create(2, 0, 16, NULL, &mixer) != BW_OK) {
+    bw_mixer_desc md = {.rig = rig}; /* the default 16 contributions */
+    if (bw_mixer_create(&md, &mixer) != BW_OK) {
         fprintf(stderr, "cannot create the mixer\n");
         exit(1);
     }
@@ -88,7 +89,7 @@ static fixture_clip make_ab_clip(bool loop)
 
 static bw_track_set *make_set(int capacity, int signal_capacity)
 {
-    bw_track_set_desc desc = {rig, capacity, signal_capacity, NULL};
+    bw_track_set_desc desc = {.rig = rig, .capacity = capacity, .signal_capacity = signal_capacity};
     bw_track_set *set = NULL;
     if (bw_track_set_create(&desc, &set) != BW_OK) {
         fprintf(stderr, "cannot create a track set\n");
@@ -97,13 +98,21 @@ static bw_track_set *make_set(int capacity, int signal_capacity)
     return set;
 }
 
+/* bw_track_set_play as a handle, or -1 when refused. */
+static int play(bw_track_set *set, const bw_play_desc *d)
+{
+    int h = -1;
+    return bw_track_set_play(set, d, &h) == BW_OK ? h : -1;
+}
+
+/* loop: -1 the clip's flag, 0 off, 1 on. */
 static int play_at(bw_track_set *set, const fixture_clip *fc, double time, float speed, int loop)
 {
     bw_play_desc d = bw_play_desc_defaults(fc->binding);
     d.time = time;
     d.speed = speed;
-    d.loop = loop;
-    return bw_track_set_play(set, &d);
+    d.loop = loop < 0 ? BW_LOOP_CLIP : loop ? BW_LOOP_ON : BW_LOOP_OFF;
+    return play(set, &d);
 }
 
 /* ---- signal recording ---- */
@@ -390,15 +399,16 @@ static void empty_rig_plays_and_composes(void)
     CHECK_INT(bw_clip_create(&cd, &clip, NULL), BW_OK);
     bw_binding *b = NULL;
     CHECK_INT(bw_binding_create(clip, empty, 0, NULL, &b, NULL), BW_OK);
-    bw_track_set_desc sd = {empty, 2, 0, NULL};
+    bw_track_set_desc sd = {.rig = empty, .capacity = 2};
     bw_track_set *set = NULL;
     CHECK_INT(bw_track_set_create(&sd, &set), BW_OK);
     bw_mixer *mx = NULL;
-    CHECK_INT(bw_mixer_create_for_rig(empty, 2, NULL, &mx), BW_OK);
+    bw_mixer_desc md = {.rig = empty, .max_contributions = 2};
+    CHECK_INT(bw_mixer_create(&md, &mx), BW_OK);
     bw_pose out;
     CHECK_INT(bw_pose_init(&out, empty, NULL), BW_OK);
     bw_play_desc pd = bw_play_desc_defaults(b);
-    int h = bw_track_set_play(set, &pd);
+    int h = play(set, &pd);
     CHECK(h >= 0);
     int ticks = 0;
     bw_track_set_advance(set, 0.75f);
@@ -472,10 +482,11 @@ static void stop_fades_then_drain_removes(void)
     recorder r;
     reset(&r);
     bw_play_desc d = bw_play_desc_defaults(fc.binding);
-    d.speed = 0.0f; /* markers are not the subject here */
+    d.speed = 0.0f;
+    d.held = true; /* speed 0 (markers are not the subject here) */
     int user_tag = 42;
     d.user = &user_tag;
-    int h = bw_track_set_play(set, &d);
+    int h = play(set, &d);
     CHECK(h >= 0);
     CHECK_NEAR(bw_track_set_weight(set, h), 1.0, 0);
     CHECK_INT(bw_track_set_stop(set, h, 0.4f), BW_OK);
@@ -485,7 +496,9 @@ static void stop_fades_then_drain_removes(void)
         CHECK_NEAR(bw_track_set_weight(set, h), w[i], 1e-6);
         CHECK(bw_track_set_alive(set, h));
     }
-    CHECK_INT(bw_track_set_play(set, &d), -1); /* capacity 1: full */
+    int refused = 77;
+    CHECK_INT(bw_track_set_play(set, &d, &refused), BW_ERR_LIMIT); /* capacity 1: full */
+    CHECK_INT(refused, 77);                                       /* untouched */
     bw_track_set_advance(set, 0.1f);
     CHECK_NEAR(bw_track_set_weight(set, h), w[3], 1e-6);
     CHECK(bw_track_set_alive(set, h));
@@ -495,10 +508,13 @@ static void stop_fades_then_drain_removes(void)
     CHECK(!bw_track_set_alive(set, h));
     CHECK(isnan(bw_track_set_weight(set, h)));
     CHECK(isnan(bw_track_set_time(set, h)));
-    CHECK(bw_track_set_track_pose(set, h) == NULL);
+    bw_pose probe;
+    CHECK_INT(bw_pose_init(&probe, rig, NULL), BW_OK);
+    CHECK_INT(bw_track_set_sample_track(set, h, &probe), BW_ERR_INVALID_ARGUMENT);
+    bw_pose_deinit(&probe);
     CHECK_INT(bw_track_set_stop(set, h, 0.0f), BW_ERR_INVALID_ARGUMENT);
 
-    int h2 = bw_track_set_play(set, &d);
+    int h2 = play(set, &d);
     CHECK(h2 >= 0);
     CHECK(h2 != h);
     CHECK(!bw_track_set_alive(set, h));
@@ -509,7 +525,7 @@ static void stop_fades_then_drain_removes(void)
     frame(set, 0.0f, &r);
     d.weight = 0.8f;
     d.fade_in = 0.5f;
-    int h3 = bw_track_set_play(set, &d);
+    int h3 = play(set, &d);
     CHECK_NEAR(bw_track_set_weight(set, h3), 0.0, 0);
     frame(set, 0.25f, &r);
     CHECK_NEAR(bw_track_set_weight(set, h3), 0.4, 1e-6);
@@ -552,7 +568,7 @@ static void signals_carry_the_track_user(void)
     int tag = 7;
     bw_play_desc d = bw_play_desc_defaults(fc.binding);
     d.user = &tag;
-    int h = bw_track_set_play(set, &d);
+    int h = play(set, &d);
     bw_track_set_stop(set, h, 0.0f);
     bw_track_set_drain(set, keep_user, NULL);
     CHECK(seen_user == &tag);
@@ -627,24 +643,36 @@ static void nan_dt_and_speed(void)
     CHECK_INT(bw_track_set_stop(set, h, -1.0f), BW_ERR_INVALID_ARGUMENT);
     CHECK(!bw_track_set_stopping(set, h));
 
+    /* refusals say why: non-finite numbers, bad values, a full set */
     bw_play_desc d = bw_play_desc_defaults(fc.binding);
     d.speed = NAN;
-    CHECK_INT(bw_track_set_play(set, &d), -1);
+    CHECK_INT(bw_track_set_play(set, &d, NULL), BW_ERR_NON_FINITE);
     d = bw_play_desc_defaults(fc.binding);
     d.time = INFINITY;
-    CHECK_INT(bw_track_set_play(set, &d), -1);
+    CHECK_INT(bw_track_set_play(set, &d, NULL), BW_ERR_NON_FINITE);
     d = bw_play_desc_defaults(fc.binding);
     d.weight = NAN;
-    CHECK_INT(bw_track_set_play(set, &d), -1);
+    CHECK_INT(bw_track_set_play(set, &d, NULL), BW_ERR_NON_FINITE);
     d = bw_play_desc_defaults(fc.binding);
     d.fade_in = -1.0f;
-    CHECK_INT(bw_track_set_play(set, &d), -1);
+    CHECK_INT(bw_track_set_play(set, &d, NULL), BW_ERR_INVALID_ARGUMENT);
     d = bw_play_desc_defaults(fc.binding);
-    d.loop = 3;
-    CHECK_INT(bw_track_set_play(set, &d), -1);
-    CHECK_INT(bw_track_set_play(set, NULL), -1);
+    d.weight = -1.0f;
+    CHECK_INT(bw_track_set_play(set, &d, NULL), BW_ERR_INVALID_ARGUMENT);
+    d = bw_play_desc_defaults(fc.binding);
+    d.loop = (bw_loop_mode)3;
+    CHECK_INT(bw_track_set_play(set, &d, NULL), BW_ERR_INVALID_ARGUMENT);
+    d = bw_play_desc_defaults(fc.binding); /* held with a speed, silent with a weight: contradictions */
+    d.held = true;
+    CHECK_INT(bw_track_set_play(set, &d, NULL), BW_ERR_INVALID_ARGUMENT);
+    d = bw_play_desc_defaults(fc.binding);
+    d.silent = true;
+    CHECK_INT(bw_track_set_play(set, &d, NULL), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_track_set_play(set, NULL, NULL), BW_ERR_INVALID_ARGUMENT);
     d = bw_play_desc_defaults(NULL);
-    CHECK_INT(bw_track_set_play(set, &d), -1);
+    CHECK_INT(bw_track_set_play(set, &d, NULL), BW_ERR_INVALID_ARGUMENT);
+    d = bw_play_desc_defaults(fc.binding);
+    CHECK_INT(bw_track_set_play(NULL, &d, NULL), BW_ERR_INVALID_ARGUMENT);
     CHECK_INT(bw_track_set_count(set), 1);
     bw_track_set_destroy(set);
     free_clip(&fc);
@@ -791,11 +819,11 @@ static void compose_uses_weight_and_priority(void)
     bw_pose out;
     CHECK_INT(bw_pose_init(&out, rig, NULL), BW_OK);
     bw_play_desc d = bw_play_desc_defaults(ca.binding);
-    int a = bw_track_set_play(set, &d);
+    int a = play(set, &d);
     d = bw_play_desc_defaults(cb.binding);
     d.weight = 0.25f;
     d.priority = 1;
-    int b = bw_track_set_play(set, &d);
+    int b = play(set, &d);
     int handles[4] = {-1, -1, -1, -1};
     CHECK_INT(bw_track_set_live_handles(set, handles, 4), 2);
     CHECK_INT(handles[0], a);
@@ -805,9 +833,13 @@ static void compose_uses_weight_and_priority(void)
     CHECK_INT(bw_track_set_compose(set, mixer, NULL, &out), BW_OK);
     CHECK_NEAR(out.joints[1].t[0], 1.5, 1e-5);
     CHECK_NEAR(out.joints[0].t[0], 0.0, 1e-6); /* root: nobody covers it, rest passes */
-    const bw_pose *pb = bw_track_set_track_pose(set, b);
-    CHECK(pb != NULL);
-    if (pb) CHECK_NEAR(pb->joints[1].t[0], 3.0, 1e-6);
+    bw_pose pb; /* track b alone, sampled on request */
+    CHECK_INT(bw_pose_init(&pb, rig, NULL), BW_OK);
+    CHECK_INT(bw_track_set_sample_track(set, b, &pb), BW_OK);
+    CHECK_NEAR(pb.joints[1].t[0], 3.0, 1e-6);
+    CHECK_NEAR(pb.coverage[1], 1.0, 0);
+    CHECK_INT(bw_track_set_sample_track(set, b, NULL), BW_ERR_INVALID_ARGUMENT);
+    bw_pose_deinit(&pb);
     CHECK_INT(bw_track_set_set_priority(set, a, 2), BW_OK);
     CHECK_INT(bw_track_set_priority(set, a), 2);
     CHECK_INT(bw_track_set_compose(set, mixer, NULL, &out), BW_OK);
@@ -833,7 +865,8 @@ static void compose_uses_weight_and_priority(void)
     CHECK_INT(bw_track_set_compose(NULL, mixer, NULL, &out), BW_ERR_INVALID_ARGUMENT);
     /* A mixer too small for the live tracks. */
     bw_mixer *small = NULL;
-    CHECK_INT(bw_mixer_create(2, 0, 1, NULL, &small), BW_OK);
+    bw_mixer_desc one = {.rig = rig, .max_contributions = 1};
+    CHECK_INT(bw_mixer_create(&one, &small), BW_OK);
     out.joints[1].t[0] = 7.0f;
     CHECK_INT(bw_track_set_compose(set, small, NULL, &out), BW_ERR_LIMIT);
     CHECK_NEAR(out.joints[1].t[0], 7.0, 0);
@@ -855,7 +888,7 @@ static void replay_on_stop(void *user, const bw_signal *s)
     (void)user;
     if (s->kind == BW_SIGNAL_STOPPED) {
         bw_play_desc d = bw_play_desc_defaults(replay_binding);
-        replayed = bw_track_set_play(replay_set, &d);
+        replayed = play(replay_set, &d);
     }
 }
 
@@ -888,7 +921,7 @@ static void replay_and_stop(void *user, const bw_signal *s)
     if (s->kind == BW_SIGNAL_STOPPED) {
         replay_stops++;
         bw_play_desc d = bw_play_desc_defaults(replay_binding);
-        int h = bw_track_set_play(replay_set, &d);
+        int h = play(replay_set, &d);
         bw_track_set_stop(replay_set, h, 0.0f);
     }
 }
@@ -942,7 +975,7 @@ static void callbacks_cannot_spin_a_drain(void)
 static void bad_arguments_should_fail_cleanly(void)
 {
     bw_track_set *set = NULL;
-    bw_track_set_desc desc = {rig, 0, 0, NULL};
+    bw_track_set_desc desc = {.rig = rig};
     CHECK_INT(bw_track_set_create(NULL, &set), BW_ERR_INVALID_ARGUMENT);
     CHECK_INT(bw_track_set_create(&desc, NULL), BW_ERR_INVALID_ARGUMENT);
     desc.rig = NULL;
@@ -974,7 +1007,10 @@ static void bad_arguments_should_fail_cleanly(void)
         CHECK(!bw_track_set_stopping(set, h));
         CHECK(!bw_track_set_looping(set, h));
         CHECK(bw_track_set_binding(set, h) == NULL);
-        CHECK(bw_track_set_track_pose(set, h) == NULL);
+        bw_track_fade fade = {0.5f, 0.5f, 1.0, 1.0, true, true};
+        CHECK(!bw_track_set_fade_state(set, h, &fade));
+        CHECK_NEAR(fade.start_weight, 0.5, 0); /* untouched */
+        CHECK_INT(bw_track_set_rebind(set, h, NULL), BW_ERR_INVALID_ARGUMENT);
         double from = 3, delta = 4;
         CHECK(!bw_track_set_last_step(set, h, &from, &delta));
         CHECK_NEAR(from, 3, 0);
@@ -1003,7 +1039,7 @@ static void foreign_binding_refused(void)
     CHECK_INT(bw_binding_create(fc.clip, other, 0, NULL, &foreign, NULL), BW_OK);
     bw_track_set *set = make_set(0, 0);
     bw_play_desc d = bw_play_desc_defaults(foreign);
-    CHECK_INT(bw_track_set_play(set, &d), -1);
+    CHECK_INT(bw_track_set_play(set, &d, NULL), BW_ERR_INVALID_ARGUMENT);
     bw_track_set_destroy(set);
     bw_binding_destroy(foreign);
     free_clip(&fc);
@@ -1040,12 +1076,343 @@ static void topology_change_refused_by_compose(void)
     CHECK_INT(bw_track_set_compose(set, mixer, NULL, &out3), BW_ERR_INVALID_ARGUMENT);
     CHECK_NEAR(out3.joints[1].t[0], 4.0, 0);
     CHECK_INT(bw_track_set_compose(set, mixer, NULL, &out), BW_ERR_INVALID_ARGUMENT);
+    /* the reload path for the same rig grown in place: set_rig re-sizes the
+     * set, the track is rebound to a new binding, and a mixer for the grown
+     * rig composes: bone x = 0.5 as before, the new tip at its rest y = 1 */
+    bw_binding *grown = NULL;
+    CHECK_INT(bw_binding_create(fc.clip, local, 0, NULL, &grown, NULL), BW_OK);
+    bw_mixer_desc md = {.rig = local};
+    bw_mixer *mx3 = NULL;
+    CHECK_INT(bw_mixer_create(&md, &mx3), BW_OK);
+    CHECK_INT(bw_track_set_set_rig(set, local), BW_OK);
+    int handles[1];
+    CHECK_INT(bw_track_set_live_handles(set, handles, 1), 1);
+    CHECK_INT(bw_track_set_rebind(set, handles[0], grown), BW_OK);
+    CHECK_INT(bw_track_set_compose(set, mx3, NULL, &out3), BW_OK);
+    CHECK_NEAR(out3.joints[1].t[0], 0.5, 1e-6);
+    CHECK_NEAR(out3.joints[2].t[1], 1.0, 0);
+    bw_mixer_destroy(mx3);
+    bw_track_set_destroy(set);
+    set = NULL;
+    bw_binding_destroy(grown);
     bw_pose_deinit(&out3);
     bw_pose_deinit(&out);
     bw_track_set_destroy(set);
     free_clip(&fc);
     rig = saved;
     bw_rig_destroy(local);
+}
+
+/* ---- the desc defaults, play refusals, long fades, reload primitives ---- */
+
+/* All-zero except the binding means: time 0, speed 1, weight 1, no fade,
+ * priority 0, the clip's loop flag. Held / silent ask for speed 0 /
+ * weight 0 explicitly. */
+static void zero_desc_means_defaults(void)
+{
+    fixture_clip loops = make_ab_clip(true), once = make_ab_clip(false);
+    bw_track_set *set = make_set(0, 0);
+    bw_play_desc d = {.binding = loops.binding};
+    int h = -1;
+    CHECK_INT(bw_track_set_play(set, &d, &h), BW_OK);
+    CHECK_NEAR(bw_track_set_speed(set, h), 1.0, 0);
+    CHECK_NEAR(bw_track_set_weight(set, h), 1.0, 0);
+    CHECK_NEAR(bw_track_set_time(set, h), 0.0, 0);
+    CHECK_INT(bw_track_set_priority(set, h), 0);
+    CHECK(bw_track_set_looping(set, h)); /* BW_LOOP_CLIP: the clip loops */
+    bw_play_desc e = {.binding = once.binding};
+    CHECK_INT(bw_track_set_play(set, &e, &h), BW_OK);
+    CHECK(!bw_track_set_looping(set, h));
+    e.loop = BW_LOOP_ON;
+    CHECK_INT(bw_track_set_play(set, &e, &h), BW_OK);
+    CHECK(bw_track_set_looping(set, h));
+    /* the spelled-out defaults are the zero desc */
+    bw_play_desc spelled = bw_play_desc_defaults(loops.binding);
+    CHECK_INT(bw_track_set_play(set, &spelled, &h), BW_OK);
+    CHECK_NEAR(bw_track_set_speed(set, h), 1.0, 0);
+    CHECK_NEAR(bw_track_set_weight(set, h), 1.0, 0);
+    /* held: speed 0, the time stays at 0.5 through a 0.25 s advance;
+     * silent: target weight 0 */
+    bw_play_desc held = {.binding = loops.binding, .time = 0.5, .held = true, .silent = true};
+    CHECK_INT(bw_track_set_play(set, &held, &h), BW_OK);
+    CHECK_NEAR(bw_track_set_speed(set, h), 0.0, 0);
+    CHECK_NEAR(bw_track_set_weight(set, h), 0.0, 0);
+    bw_track_set_advance(set, 0.25f);
+    CHECK_NEAR(bw_track_set_time(set, h), 0.5, 0);
+    CHECK_NEAR(bw_track_set_weight(set, h), 0.0, 0);
+    bw_track_set_destroy(set);
+    free_clip(&loops);
+    free_clip(&once);
+}
+
+/* A full set (BW_ERR_LIMIT) and a bad desc are told apart; the handle is
+ * written only on success. */
+static void play_refusals_are_distinguished(void)
+{
+    fixture_clip fc = make_ab_clip(true);
+    bw_track_set *set = make_set(1, 0);
+    bw_play_desc good = {.binding = fc.binding};
+    bw_play_desc negative = {.binding = fc.binding, .weight = -1.0f};
+    bw_play_desc infinite = {.binding = fc.binding, .fade_in = INFINITY};
+    int h = -5;
+    CHECK_INT(bw_track_set_play(set, &negative, &h), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_track_set_play(set, &infinite, &h), BW_ERR_NON_FINITE);
+    CHECK_INT(h, -5);
+    CHECK_INT(bw_track_set_play(set, &good, &h), BW_OK);
+    CHECK(h >= 0);
+    int again = -5;
+    CHECK_INT(bw_track_set_play(set, &good, &again), BW_ERR_LIMIT);
+    /* a bad desc on a full set is still a bad desc */
+    CHECK_INT(bw_track_set_play(set, &negative, &again), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(again, -5);
+    CHECK_INT(bw_track_set_count(set), 1);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* A 16,667 s fade-in fed 60 Hz frames (dt = 1/60 as a float,
+ * 0.0166666675 s): the elapsed time passes 16,667 s on frame
+ * ceil(16667 / 0.0166666675) = 1,000,020 (1,000,019 frames make
+ * 16666.98 s). The weight is then exactly the target, 1, as the fade's
+ * clock is a double; one frame earlier it is 16666.98 / 16667 < 1. (With
+ * the former float clock each addition rounded to the ulp of ~16,000 s,
+ * 2^-10 s, and the weight was 0.9976 after the duration.) */
+static void long_fade_reaches_its_target(void)
+{
+    fixture_clip fc = make_clip(1.0f, true, 0.0f, 1.0f, NULL, 0);
+    bw_track_set *set = make_set(0, 0);
+    bw_play_desc d = {.binding = fc.binding, .held = true, .fade_in = 16667.0f};
+    int h = -1;
+    CHECK_INT(bw_track_set_play(set, &d, &h), BW_OK);
+    bw_track_fade f;
+    CHECK(bw_track_set_fade_state(set, h, &f));
+    CHECK_NEAR(f.start_weight, 0.0, 0);
+    CHECK_NEAR(f.target_weight, 1.0, 0);
+    CHECK_NEAR(f.duration, 16667.0, 0);
+    CHECK_NEAR(f.elapsed, 0.0, 0);
+    CHECK(f.active && !f.stopping);
+    const float dt = 1.0f / 60.0f;
+    for (long i = 0; i < 1000019; i++) bw_track_set_advance(set, dt);
+    CHECK(bw_track_set_weight(set, h) < 1.0f);
+    CHECK_NEAR(bw_track_set_weight(set, h), 1000019.0 * (double)dt / 16667.0, 1e-6);
+    bw_track_set_advance(set, dt);
+    CHECK(bw_track_set_weight(set, h) == 1.0f);
+    CHECK(bw_track_set_fade_state(set, h, &f));
+    CHECK(!f.active);
+    CHECK_NEAR(f.start_weight, 1.0, 0);
+    CHECK_NEAR(f.target_weight, 1.0, 0);
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* Fade state while a fade runs and after a stop: fade 1 -> 0.25 over 2 s;
+ * after 0.5 s the weight is 1 + (0.25 − 1) × 0.25 = 0.8125; a stop over
+ * 1 s then starts from there. */
+static void fade_state_reports_the_fade(void)
+{
+    fixture_clip fc = make_ab_clip(true);
+    bw_track_set *set = make_set(0, 0);
+    int h = play_at(set, &fc, 0.0, 1.0f, -1);
+    bw_track_fade f;
+    CHECK(bw_track_set_fade_state(set, h, &f)); /* no fade: start = target = weight */
+    CHECK(!f.active && !f.stopping);
+    CHECK_NEAR(f.start_weight, 1.0, 0);
+    CHECK_NEAR(f.target_weight, 1.0, 0);
+    CHECK_NEAR(f.duration, 0.0, 0);
+    CHECK_INT(bw_track_set_fade(set, h, 0.25f, 2.0f), BW_OK);
+    bw_track_set_advance(set, 0.5f);
+    CHECK(bw_track_set_fade_state(set, h, &f));
+    CHECK(f.active && !f.stopping);
+    CHECK_NEAR(f.start_weight, 1.0, 0);
+    CHECK_NEAR(f.target_weight, 0.25, 0);
+    CHECK_NEAR(f.duration, 2.0, 0);
+    CHECK_NEAR(f.elapsed, 0.5, 0);
+    CHECK_NEAR(bw_track_set_weight(set, h), 0.8125, 1e-7);
+    CHECK_INT(bw_track_set_stop(set, h, 1.0f), BW_OK);
+    CHECK(bw_track_set_fade_state(set, h, &f));
+    CHECK(f.active && f.stopping);
+    CHECK_NEAR(f.start_weight, 0.8125, 1e-7);
+    CHECK_NEAR(f.target_weight, 0.0, 0);
+    CHECK_NEAR(f.duration, 1.0, 0);
+    CHECK_NEAR(f.elapsed, 0.0, 0);
+    CHECK(!bw_track_set_fade_state(set, h, NULL));
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
+/* Rebinding keeps the track's state and takes the new clip's length.
+ * Old clip A: 1 s, bone x = t. New clip B: 0.75 s, bone x = 4t (0 -> 3).
+ * A looping track at 0.9 s, speed 0.5, mid-fade (1 -> 0.5 over 1 s, 0.25 s
+ * in: weight 0.875), priority 3: after the rebind its time is 0.9 mod 0.75
+ * = 0.15 and it samples x = 4 × 0.15 = 0.6; speed, weight, fade, priority,
+ * loop and user are as they were. A one-shot at 0.9 clamps to B's end,
+ * 0.75 (x = 3). A track on BW_LOOP_CLIP takes the new clip's flag. */
+static void rebind_keeps_state_and_wraps_time(void)
+{
+    fixture_clip a = make_clip(1.0f, true, 0.0f, 1.0f, NULL, 0);
+    fixture_clip b = make_clip(0.75f, true, 0.0f, 3.0f, NULL, 0);
+    fixture_clip b_once = make_clip(0.75f, false, 0.0f, 3.0f, NULL, 0);
+    bw_track_set *set = make_set(0, 0);
+    int tag = 9;
+    bw_play_desc d = {.binding = a.binding, .time = 0.65, .speed = 0.5f, .priority = 3, .user = &tag};
+    int h = -1;
+    CHECK_INT(bw_track_set_play(set, &d, &h), BW_OK);
+    CHECK_INT(bw_track_set_fade(set, h, 0.5f, 1.0f), BW_OK);
+    bw_track_set_advance(set, 0.25f); /* 0.65 + 0.125 = 0.775; weight 0.875 */
+    CHECK_INT(bw_track_set_seek(set, h, 0.9), BW_OK);
+    CHECK_INT(bw_track_set_rebind(set, h, b.binding), BW_OK);
+    CHECK_NEAR(bw_track_set_time(set, h), 0.15, 1e-12);
+    CHECK_NEAR(bw_track_set_speed(set, h), 0.5, 0);
+    CHECK_NEAR(bw_track_set_weight(set, h), 0.875, 1e-7);
+    CHECK_INT(bw_track_set_priority(set, h), 3);
+    CHECK(bw_track_set_looping(set, h));
+    CHECK(bw_track_set_binding(set, h) == b.binding);
+    bw_track_fade f;
+    CHECK(bw_track_set_fade_state(set, h, &f));
+    CHECK(f.active);
+    CHECK_NEAR(f.elapsed, 0.25, 0);
+    CHECK_NEAR(f.target_weight, 0.5, 0);
+    double from = -1, delta = -1;
+    CHECK(bw_track_set_last_step(set, h, &from, &delta));
+    CHECK_NEAR(from, 0.15, 1e-12);
+    CHECK_NEAR(delta, 0.0, 0);
+    bw_pose p;
+    CHECK_INT(bw_pose_init(&p, rig, NULL), BW_OK);
+    CHECK_INT(bw_track_set_sample_track(set, h, &p), BW_OK);
+    CHECK_NEAR(p.joints[1].t[0], 0.6, 1e-6);
+    /* the fade goes on: 0.75 s later it has reached 0.5; time 0.15 + 0.375 */
+    bw_track_set_advance(set, 0.75f);
+    CHECK_NEAR(bw_track_set_weight(set, h), 0.5, 0);
+    CHECK_NEAR(bw_track_set_time(set, h), 0.525, 1e-7);
+    /* the user pointer survives: the STOPPED signal carries it */
+    bw_track_set_stop(set, h, 0.0f);
+    seen_user = NULL;
+    bw_track_set_drain(set, keep_user, NULL);
+    CHECK(seen_user == &tag);
+
+    /* a one-shot clamps to the new, shorter length */
+    int o = play_at(set, &a, 0.9, 1.0f, 0);
+    CHECK_INT(bw_track_set_rebind(set, o, b_once.binding), BW_OK);
+    CHECK_NEAR(bw_track_set_time(set, o), 0.75, 0);
+    CHECK(!bw_track_set_looping(set, o));
+    CHECK_INT(bw_track_set_sample_track(set, o, &p), BW_OK);
+    CHECK_NEAR(p.joints[1].t[0], 3.0, 1e-6);
+    /* BW_LOOP_CLIP follows the new clip: A loops, B_once does not */
+    int c = play_at(set, &a, 0.5, 1.0f, -1);
+    CHECK(bw_track_set_looping(set, c));
+    CHECK_INT(bw_track_set_rebind(set, c, b_once.binding), BW_OK);
+    CHECK(!bw_track_set_looping(set, c));
+    CHECK_NEAR(bw_track_set_time(set, c), 0.5, 0);
+    /* an unknown handle or a NULL binding */
+    CHECK_INT(bw_track_set_rebind(set, h, b.binding), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_track_set_rebind(set, c, NULL), BW_ERR_INVALID_ARGUMENT);
+    bw_pose_deinit(&p);
+    bw_track_set_destroy(set);
+    free_clip(&a);
+    free_clip(&b);
+    free_clip(&b_once);
+}
+
+/* A rebuilt rig (a tip joint added under the bone, rest t = (0,1,0)):
+ * set_rig moves the set over; the old binding is then refused by compose
+ * until the track is rebound to a binding for the new rig, and a binding
+ * for the old rig is refused by rebind. After the rebind the bone plays on
+ * at its time (x = 0.25) and the tip, which no track drives, rests. */
+static void set_rig_then_rebind(void)
+{
+    fixture_clip fc = make_clip(1.0f, true, 0.0f, 1.0f, NULL, 0);
+    bw_track_set *set = make_set(0, 0);
+    int h = play_at(set, &fc, 0.25, 1.0f, -1);
+    bw_rig_joint_desc joints[3] = {
+        {"root", -1, {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}},
+        {"bone", 0, {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}},
+        {"tip", 1, {{0, 1, 0}, {0, 0, 0, 1}, {1, 1, 1}}},
+    };
+    bw_rig_desc rd = {joints, 3, NULL, 0, NULL};
+    bw_rig *rebuilt = NULL;
+    CHECK_INT(bw_rig_create(&rd, &rebuilt, NULL), BW_OK);
+    bw_binding *nb = NULL;
+    CHECK_INT(bw_binding_create(fc.clip, rebuilt, 0, NULL, &nb, NULL), BW_OK);
+    bw_mixer_desc md = {.rig = rebuilt};
+    bw_mixer *mx = NULL;
+    CHECK_INT(bw_mixer_create(&md, &mx), BW_OK);
+    bw_pose out;
+    CHECK_INT(bw_pose_init(&out, rebuilt, NULL), BW_OK);
+
+    CHECK_INT(bw_track_set_set_rig(set, NULL), BW_ERR_INVALID_ARGUMENT);
+    CHECK(bw_track_set_rig(set) == rig);
+    CHECK_INT(bw_track_set_set_rig(set, rebuilt), BW_OK);
+    CHECK(bw_track_set_rig(set) == rebuilt);
+    CHECK_INT(bw_track_set_compose(set, mx, NULL, &out), BW_ERR_INVALID_ARGUMENT); /* not rebound yet */
+    CHECK_INT(bw_track_set_rebind(set, h, fc.binding), BW_ERR_INVALID_ARGUMENT);   /* the old rig's */
+    CHECK_INT(bw_track_set_rebind(set, h, nb), BW_OK);
+    CHECK_INT(bw_track_set_compose(set, mx, NULL, &out), BW_OK);
+    CHECK_NEAR(out.joints[1].t[0], 0.25, 1e-6);
+    CHECK_NEAR(out.joints[2].t[1], 1.0, 0);
+    CHECK_NEAR(bw_track_set_time(set, h), 0.25, 0);
+    /* a fresh play needs a binding for the new rig too */
+    bw_play_desc old = {.binding = fc.binding};
+    CHECK_INT(bw_track_set_play(set, &old, NULL), BW_ERR_INVALID_ARGUMENT);
+    bw_pose_deinit(&out);
+    bw_mixer_destroy(mx);
+    bw_track_set_destroy(set);
+    bw_binding_destroy(nb);
+    free_clip(&fc);
+    bw_rig_destroy(rebuilt);
+}
+
+/* Angle curves compose along the shortest arc through the track set: two
+ * tracks holding 350° and 10° (as radians) at weight 0.5 each in one rank,
+ * over the rig's default 0. The mixer unwraps each to within π of the
+ * covered running value 0: 350° → −10°, 10° → 10°; mean 0 rad (not 2π,
+ * and not the 180° a float mix of 6.1087 and 0.1745 would give). */
+static void angle_curves_compose_the_short_way(void)
+{
+    bw_rig_joint_desc joints[1] = {{"root", -1, {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}}};
+    bw_rig_curve_desc curve = {"yaw", BW_CURVE_ANGLE, 0.0f};
+    bw_rig_desc rd = {joints, 1, &curve, 1, NULL};
+    bw_rig *arig = NULL;
+    CHECK_INT(bw_rig_create(&rd, &arig, NULL), BW_OK);
+    static const float t0[1] = {0.0f};
+    const float deg = 3.14159265358979f / 180.0f;
+    const float v350[1] = {350.0f * deg}, v10[1] = {10.0f * deg};
+    bw_clip *clips[2];
+    bw_binding *bindings[2];
+    for (int i = 0; i < 2; i++) {
+        bw_track_desc td = {NULL, "yaw", BW_CHANNEL_ANGLE, BW_INTERP_EASED, 1, t0, i ? v10 : v350, NULL, NULL};
+        bw_clip_desc cd = {0};
+        cd.tracks = &td;
+        cd.track_count = 1;
+        cd.length = 1.0f;
+        cd.loop = true;
+        clips[i] = NULL;
+        CHECK_INT(bw_clip_create(&cd, &clips[i], NULL), BW_OK);
+        CHECK_INT(bw_binding_create(clips[i], arig, 0, NULL, &bindings[i], NULL), BW_OK);
+    }
+    bw_track_set_desc sd = {.rig = arig};
+    bw_track_set *set = NULL;
+    CHECK_INT(bw_track_set_create(&sd, &set), BW_OK);
+    bw_mixer_desc md = {.rig = arig};
+    bw_mixer *mx = NULL;
+    CHECK_INT(bw_mixer_create(&md, &mx), BW_OK);
+    for (int i = 0; i < 2; i++) {
+        bw_play_desc pd = {.binding = bindings[i], .weight = 0.5f};
+        CHECK_INT(bw_track_set_play(set, &pd, NULL), BW_OK);
+    }
+    bw_pose out;
+    CHECK_INT(bw_pose_init(&out, arig, NULL), BW_OK);
+    bw_track_set_advance(set, 0.25f);
+    CHECK_INT(bw_track_set_compose(set, mx, NULL, &out), BW_OK);
+    CHECK_NEAR(out.curves[0], 0.0, 1e-6);
+    CHECK_NEAR(out.curve_coverage[0], 1.0, 0);
+    bw_pose_deinit(&out);
+    bw_mixer_destroy(mx);
+    bw_track_set_destroy(set);
+    for (int i = 0; i < 2; i++) {
+        bw_binding_destroy(bindings[i]);
+        bw_clip_destroy(clips[i]);
+    }
+    bw_rig_destroy(arig);
 }
 
 int main(void)
@@ -1075,6 +1442,13 @@ int main(void)
     RUN(bad_arguments_should_fail_cleanly);
     RUN(foreign_binding_refused);
     RUN(topology_change_refused_by_compose);
+    RUN(zero_desc_means_defaults);
+    RUN(play_refusals_are_distinguished);
+    RUN(long_fade_reaches_its_target);
+    RUN(fade_state_reports_the_fade);
+    RUN(rebind_keeps_state_and_wraps_time);
+    RUN(set_rig_then_rebind);
+    RUN(angle_curves_compose_the_short_way);
     bw_mixer_destroy(mixer);
     bw_rig_destroy(rig);
     return check_summary();

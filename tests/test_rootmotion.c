@@ -665,10 +665,11 @@ static void weighting_should_follow_the_mixer(void)
     if (set) {
         bw_play_desc pd = bw_play_desc_defaults(bw);
         pd.time = 0.2;
-        int hw = bw_track_set_play(set, &pd);
+        int hw = -1;
+        CHECK(bw_track_set_play(set, &pd, &hw) == BW_OK);
         bw_play_desc pv = bw_play_desc_defaults(bv);
         pv.priority = 5;
-        CHECK(bw_track_set_play(set, &pv) >= 0);
+        CHECK(bw_track_set_play(set, &pv, NULL) == BW_OK);
         /* 0.1 s (as a float: 0.100000001 s) at 2 m/s */
         bw_track_set_advance(set, 0.1f);
         CHECK(bw_root_motion_extract_tracks(set, rig, &cfg, &d) == BW_OK);
@@ -684,7 +685,7 @@ static void weighting_should_follow_the_mixer(void)
          * (0 m), as the composed root shows */
         bw_play_desc ps = bw_play_desc_defaults(bs);
         ps.priority = 1;
-        CHECK(bw_track_set_play(set, &ps) >= 0);
+        CHECK(bw_track_set_play(set, &ps, NULL) == BW_OK);
         bw_track_set_advance(set, 0.1f);
         CHECK(bw_root_motion_extract_tracks(set, rig, &cfg, &d) == BW_OK);
         CHECK_NEAR(d.t[2], 0.0, 1e-7);
@@ -920,7 +921,8 @@ static void track_set_extraction_should_follow_live_tracks(void)
     CHECK_INT(d.used, 0);
     bw_play_desc pa = bw_play_desc_defaults(ba);
     pa.time = 0.2;
-    int ha = bw_track_set_play(set, &pa);
+    int ha = -1;
+    CHECK(bw_track_set_play(set, &pa, &ha) == BW_OK);
     CHECK(ha >= 0);
     /* 1.5 s in 90 frames at speed 1: 3 m, across one wrap */
     double sum = 0.0;
@@ -939,7 +941,8 @@ static void track_set_extraction_should_follow_live_tracks(void)
     bw_play_desc pb = bw_play_desc_defaults(bb);
     pb.time = 0.2;
     pb.weight = 0.75f;
-    int hb = bw_track_set_play(set, &pb);
+    int hb = -1;
+    CHECK(bw_track_set_play(set, &pb, &hb) == BW_OK);
     CHECK(hb >= 0);
     bw_track_set_advance(set, 0.1f);
     CHECK(bw_root_motion_extract_tracks(set, rig, &cfg, &d) == BW_OK);
@@ -1087,7 +1090,8 @@ static void turning_loop_through_track_set(float speed)
     CHECK(bw_track_set_create(&sd, &set) == BW_OK);
     bw_play_desc pd = bw_play_desc_defaults(b);
     pd.speed = speed;
-    int h = set ? bw_track_set_play(set, &pd) : -1;
+    int h = -1;
+    if (set) CHECK(bw_track_set_play(set, &pd, &h) == BW_OK);
     CHECK(h >= 0);
     if (h < 0) goto done;
 

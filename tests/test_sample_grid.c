@@ -102,7 +102,7 @@ static void uniform_linear_clips_take_the_grid_and_match_the_reference(void)
     const float starts[] = {0.0f, 0.0417f};
     /* both block implementations: SIMD (where built) and portable */
     for (int s = 0; s < 4; s++) {
-        bw_sample_force_portable = s >= 2;
+        const bw_sample_options so = {s >= 2}; /* per call: no global switch */
         bw_clip *clip = make_clip(rig, starts[s % 2], 1.0f / 30.0f, false, false);
         CHECK(clip->grid != NULL);
         bw_binding *b = NULL;
@@ -114,7 +114,7 @@ static void uniform_linear_clips_take_the_grid_and_match_the_reference(void)
         /* before the first key, every in-between, exactly on keys, after */
         for (int i = -20; i <= 1100; i++) {
             float time = starts[s % 2] + (float)i * (1.0f / 1000.0f);
-            bw_sample_clip(b, rig, time, &pose);
+            bw_sample_clip_with(b, rig, time, &so, &pose);
             for (int j = 0; j < JOINTS; j++) {
                 bw_transform ref;
                 reference_joint(clip, rig, j, time, &ref);
@@ -130,11 +130,11 @@ static void uniform_linear_clips_take_the_grid_and_match_the_reference(void)
             }
         }
         printf("grid (%s) vs per-track, start %.4f: worst difference %.3g\n",
-               bw_sample_force_portable ? "portable" : "simd", starts[s % 2], worst);
+               so.portable ? "portable" : "simd", starts[s % 2], worst);
         CHECK(worst < 1e-6);
         /* the hand joint's single key holds everywhere; its rotation and
          * scale come from the rig */
-        bw_sample_clip(b, rig, 0.5f, &pose);
+        bw_sample_clip_with(b, rig, 0.5f, &so, &pose);
         CHECK_NEAR(pose.joints[5].t[0], 1, 0);
         CHECK_NEAR(pose.joints[5].t[2], 3, 0);
         CHECK_NEAR(pose.joints[5].s[0], 1.5, 1e-6);
@@ -143,7 +143,6 @@ static void uniform_linear_clips_take_the_grid_and_match_the_reference(void)
         bw_binding_destroy(b);
         bw_clip_destroy(clip);
     }
-    bw_sample_force_portable = false;
     bw_rig_destroy(rig);
 }
 

@@ -57,19 +57,30 @@ typedef struct bw_contribution {
 
 typedef struct bw_mixer bw_mixer;
 
-/* Scratch for poses of joint_count joints and curve_count curves and up to
- * max_contributions contributions per run (all >= 0; BW_ERR_INVALID_ARGUMENT
- * otherwise; BW_ERR_LIMIT beyond 2^26 joints or curves or 2^20
- * contributions; BW_ERR_OUT_OF_MEMORY). The scratch includes one pose per
- * contribution slot for bw_mix_run_clips, so memory grows with
- * max_contributions × (joints + curves). *out_mixer is set only on success. */
-bw_result bw_mixer_create(int joint_count, int curve_count, int max_contributions,
-                          const bw_allocator *allocator, bw_mixer **out_mixer);
-/* Same, sized for `rig`, with the rig's curve kinds (bw_mixer_create treats
- * every curve as BW_CURVE_FLOAT; use this when the rig has angle curves).
- * The kinds are copied: the rig may be destroyed afterwards. */
-bw_result bw_mixer_create_for_rig(const bw_rig *rig, int max_contributions, const bw_allocator *allocator,
-                                  bw_mixer **out_mixer);
+/* How to build a mixer. All-zero except `rig` means the defaults. */
+typedef struct bw_mixer_desc {
+    const bw_rig *rig;       /* required: the joint and curve counts and each curve's kind
+                                (angle curves mix along the shortest arc) are copied, so the
+                                rig may be destroyed afterwards; a rig rebuilt with other
+                                counts needs a new mixer */
+    int max_contributions;   /* contributions per run, >= 0 (0: BW_MIXER_DEFAULT_CONTRIBUTIONS) */
+    bw_allocator allocator;  /* by value, kept in the mixer; fn NULL: malloc / free */
+    bool portable;           /* run the portable scalar sampling kernels instead of the SIMD
+                                ones in bw_mix_run_clips (tests compare the two); same results
+                                to float rounding */
+} bw_mixer_desc;
+
+#define BW_MIXER_DEFAULT_CONTRIBUTIONS 16
+
+/* Scratch for poses of the rig's joints and curves and up to
+ * max_contributions contributions per run. BW_ERR_INVALID_ARGUMENT for a
+ * NULL desc, rig or out_mixer or a negative max_contributions;
+ * BW_ERR_LIMIT beyond 2^26 joints or curves or 2^20 contributions;
+ * BW_ERR_OUT_OF_MEMORY (nothing leaks). The scratch includes one pose per
+ * contribution slot for bw_mix_run_clips' non-dense clips, so memory grows
+ * with max_contributions × (joints + curves). *out_mixer is set only on
+ * success. */
+bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer);
 void bw_mixer_destroy(bw_mixer *mixer); /* NULL is a no-op */
 
 /* Mix `contributions` over `base` into `out`. `base` may be the same pose
@@ -92,15 +103,17 @@ typedef struct bw_clip_contribution {
     int priority;                     /* as bw_contribution.priority */
 } bw_clip_contribution;
 
-/* Sample every clip at its time (as bw_sample_clip does) and mix the
+/* Sample every clip at its time (as bw_sample_clip does, with the
+ * mixer's `portable` choice of kernels) and mix the
  * samples over `base` into `out` (as bw_mix_run does), in one pass: the
  * result equals sampling into poses and mixing them, to float rounding.
  * A clip whose binding is "dense" (the clip is on a uniform grid, grid
  * lane l drives rig joint l for every joint, every joint keys translation,
  * rotation and scale, and no curve is driven: the usual exported clip)
  * goes straight from the clip's key rows into the mixer's accumulators,
- * four joints at a time, with no intermediate pose; other clips are
- * sampled into scratch poses the mixer owns. `rig` is the rig the bindings
+ * four joints at a time, with no intermediate pose; other clips (sparse
+ * grids, eased or spline keys, curves) are sampled into scratch poses the
+ * mixer owns, so every binding made for `rig` is accepted. `rig` is the rig the bindings
  * were made for; its current joint values fill unkeyed channels.
  * Errors (`out` untouched): BW_ERR_INVALID_ARGUMENT for a NULL mixer, rig
  * or out, NULL clips with count > 0, a negative count, poses not matching

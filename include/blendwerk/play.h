@@ -2,12 +2,15 @@
  *
  * A track set belongs to one character and one rig. It holds up to
  * `capacity` playing tracks, each with a bound clip, time, speed (may be
- * negative), weight and weight fade, priority and loop flag, and a pose
- * buffer of its own. All storage is allocated at creation; nothing in
- * advance / compose / drain allocates.
+ * negative), weight and weight fade, priority and loop choice. Tracks own
+ * no pose buffers: compose samples and mixes them in one pass through the
+ * mixer (bw_mix_run_clips), and bw_track_set_sample_track samples one
+ * track into a caller's pose on request. All storage is allocated at
+ * creation (or by bw_track_set_set_rig); nothing in advance / compose /
+ * drain allocates.
  *
  * A frame is:  bw_track_set_advance(set, dt)   -- times, fades, signals queued
- *              bw_track_set_compose(set, ...)  -- sample every track, mix
+ *              bw_track_set_compose(set, ...)  -- sample and mix every track
  *              bw_track_set_drain(set, fn, u)  -- deliver signals, remove
  * so a signal callback sees the newly composed pose.
  *
@@ -56,6 +59,18 @@
  *   rejected (BW_ERR_NON_FINITE, nothing changes); advance additionally
  *   treats a non-finite dt or step as 0.
  * - Non-marker signals carry marker = -1, name = NULL, marker_time = 0.
+ * - Clock arithmetic is double: clip time, and a fade's elapsed time and
+ *   duration, so a fade of 16,667 s fed 60 Hz frames reaches exactly its
+ *   target once its duration has passed (a float sum would stall short).
+ *
+ * Reloading (a new clip revision, a rebuilt rig) without replaying:
+ *   bw_track_set_set_rig(set, new_rig);            -- if the rig was rebuilt
+ *   for each live track h: bw_track_set_rebind(set, h, binding_for_new_rig);
+ * Every live track must be rebound to a binding for the set's current rig
+ * before the next compose (compose refuses stale bindings); the mixer must
+ * be one made for the new rig. Rebinding keeps time (wrapped or clamped to
+ * the new length), speed, weight, fade, stop, priority, loop choice and
+ * user, and fires nothing.
  */
 #ifndef BLENDWERK_PLAY_H
 #define BLENDWERK_PLAY_H
@@ -93,43 +108,62 @@ typedef struct bw_signal {
 typedef void (*bw_signal_fn)(void *user, const bw_signal *signal);
 
 typedef struct bw_track_set_desc {
-    const bw_rig *rig;            /* required; outlives the set */
+    const bw_rig *rig;            /* required; outlives the set (or until bw_track_set_set_rig) */
     int capacity;                 /* max simultaneous tracks (default 16 when 0,
                                      at most BW_TRACK_SET_MAX_CAPACITY) */
     int signal_capacity;          /* queued signals per frame (default 256 when 0);
                                      signals beyond it are dropped and counted */
-    const bw_allocator *allocator;
+    bw_allocator allocator;       /* by value, kept in the set; fn NULL: malloc / free */
 } bw_track_set_desc;
 
-/* Allocates the track slots, one pose buffer per slot, the signal queue
- * and the mixer input list. BW_ERR_INVALID_ARGUMENT for a NULL desc, rig or
- * out_set or negative capacities, BW_ERR_LIMIT beyond the maximums above,
+/* Allocates the track slots, the signal queue, the mixer input list and
+ * one base pose. BW_ERR_INVALID_ARGUMENT for a NULL desc, rig or out_set
+ * or negative capacities, BW_ERR_LIMIT beyond the maximums above,
  * BW_ERR_OUT_OF_MEMORY (nothing leaks). */
 bw_result bw_track_set_create(const bw_track_set_desc *desc, bw_track_set **out_set);
 void bw_track_set_destroy(bw_track_set *set);
 
+/* Loop choice of a track. Zero means "as the clip says". */
+typedef enum bw_loop_mode {
+    BW_LOOP_CLIP = 0, /* the clip's own loop flag (re-read on rebind) */
+    BW_LOOP_OFF,      /* play once and hold the end */
+    BW_LOOP_ON        /* loop */
+} bw_loop_mode;
+
+/* How to start a track. All-zero except `binding` means the defaults:
+ * time 0, speed 1, weight 1, no fade-in, priority 0, the clip's loop flag.
+ * Because 0 selects the default for speed and weight, starting held
+ * (speed 0) or silent (target weight 0) is asked for with `held` /
+ * `silent`; the track can later be sped up with bw_track_set_set_speed or
+ * faded in with bw_track_set_fade. */
 typedef struct bw_play_desc {
     const bw_binding *binding; /* required: clip + rig binding made for the set's rig
                                   (same layout and topology revision); borrowed,
                                   outlives the track */
-    double time;     /* start time, clip seconds, finite (wrapped / clamped like playback) */
-    float speed;     /* clip seconds per second, finite, any sign (bw_play_desc_defaults: 1) */
-    float weight;    /* target weight, finite, >= 0 (default 1; the mixer clamps
-                        each joint's share to 1) */
-    float fade_in;   /* seconds to reach the weight from 0, finite, >= 0 (0 = at once) */
-    int priority;    /* mixer rank (bw_contribution.priority) */
-    int loop;        /* -1: the clip's flag, 0: no, 1: yes */
-    void *user;      /* passed back in signals; not owned */
+    double time;       /* start time, clip seconds, finite (wrapped / clamped like playback) */
+    float speed;       /* clip seconds per second, finite, any sign; 0: 1 (see `held`) */
+    float weight;      /* target weight, finite, >= 0; 0: 1 (see `silent`). The mixer
+                          clamps each joint's share to 1 */
+    float fade_in;     /* seconds to reach the weight from 0, finite, >= 0 (0 = at once) */
+    int priority;      /* mixer rank (bw_contribution.priority) */
+    bw_loop_mode loop; /* BW_LOOP_CLIP (0), BW_LOOP_OFF or BW_LOOP_ON */
+    bool held;         /* start with speed 0 (`speed` must then be 0) */
+    bool silent;       /* start with target weight 0 (`weight` must then be 0) */
+    void *user;        /* passed back in signals; not owned */
 } bw_play_desc;
 
-/* speed 1, weight 1, fade_in 0, priority 0, loop -1, time 0. */
+/* The defaults spelled out: the same as (bw_play_desc){.binding = binding}. */
 bw_play_desc bw_play_desc_defaults(const bw_binding *binding);
 
-/* Start a track; returns its handle (>= 0) or -1 when the set is full or
- * the desc is invalid (missing binding, a binding made for another layout
- * or topology revision, non-finite numbers, negative weight or fade_in, a
- * loop value outside -1..1). */
-int bw_track_set_play(bw_track_set *set, const bw_play_desc *desc);
+/* Start a track; *out_track receives its handle (>= 0; out_track may be
+ * NULL). Results, nothing changing on failure:
+ * BW_ERR_INVALID_ARGUMENT for a NULL set or desc, a missing binding, a
+ *   binding made for another layout or topology revision, a negative
+ *   weight or fade_in, a loop value outside bw_loop_mode, `held` with a
+ *   non-zero speed or `silent` with a non-zero weight;
+ * BW_ERR_NON_FINITE for a non-finite time, speed, weight or fade_in;
+ * BW_ERR_LIMIT when the set already holds `capacity` tracks. */
+bw_result bw_track_set_play(bw_track_set *set, const bw_play_desc *desc, int *out_track);
 /* Stop: the weight heads to 0 over fade_out seconds (0 = at once); the
  * track is removed in the drain after its weight is inactive. */
 bw_result bw_track_set_stop(bw_track_set *set, int track, float fade_out);
@@ -140,6 +174,43 @@ bw_result bw_track_set_set_priority(bw_track_set *set, int track, int priority);
 /* Jump to a time without firing markers. */
 bw_result bw_track_set_seek(bw_track_set *set, int track, double time);
 
+/* Play a different binding on a live track (a new revision of its clip,
+ * or the binding of its clip for a rebuilt rig), firing nothing. Kept:
+ * time (wrapped to the new length when looping, clamped to [0, length]
+ * otherwise), speed, weight, fade in progress, stop, priority, loop
+ * choice (BW_LOOP_CLIP re-reads the new clip's flag), user, and whether
+ * the start time is still due to fire its markers. The new clip's
+ * markers apply from the next advance; the last step (for root motion)
+ * restarts at the kept time with delta 0; ENDED re-arms unless the time
+ * still sits at the end it reported. BW_ERR_INVALID_ARGUMENT for an
+ * unknown handle or a NULL binding or one not made for the set's current
+ * rig (layout and topology revision). */
+bw_result bw_track_set_rebind(bw_track_set *set, int track, const bw_binding *binding);
+/* Switch the set to `rig` (a rebuilt version of its rig, possibly with
+ * other joint or curve counts, or the same rig after bw_rig_add_joint). Reallocates the set's base pose:
+ * BW_ERR_OUT_OF_MEMORY leaves the set as it was; BW_ERR_INVALID_ARGUMENT
+ * for a NULL set or rig. Tracks keep playing their old bindings, which
+ * compose then refuses: rebinding every live track (bw_track_set_rebind)
+ * before the next compose is the caller's duty, and so is a mixer made
+ * for the new rig. `rig` must outlive the set or the next set_rig. */
+bw_result bw_track_set_set_rig(bw_track_set *set, const bw_rig *rig);
+/* The rig the set currently serves. */
+const bw_rig *bw_track_set_rig(const bw_track_set *set);
+
+/* A track's weight fade. With no fade running, start = target = the
+ * current weight, duration = elapsed = 0. */
+typedef struct bw_track_fade {
+    float start_weight;  /* weight when the fade began */
+    float target_weight; /* weight it heads to */
+    double duration;     /* seconds, >= 0 */
+    double elapsed;      /* seconds since it began, in [0, duration] */
+    bool active;         /* still moving (elapsed < duration) */
+    bool stopping;       /* a stop: the track is removed once its weight is inactive */
+} bw_track_fade;
+/* Fill *out with the track's fade; false (out untouched) for unknown
+ * handles or a NULL out. */
+bool bw_track_set_fade_state(const bw_track_set *set, int track, bw_track_fade *out);
+
 /* Queries; NaN / -1 / false for unknown handles. */
 bool bw_track_set_alive(const bw_track_set *set, int track);
 double bw_track_set_time(const bw_track_set *set, int track);
@@ -148,8 +219,13 @@ float bw_track_set_speed(const bw_track_set *set, int track);
 int bw_track_set_priority(const bw_track_set *set, int track); /* 0 for unknown handles */
 bool bw_track_set_stopping(const bw_track_set *set, int track);
 int bw_track_set_count(const bw_track_set *set); /* live tracks */
-/* The pose the track's last compose sampled (NULL for unknown handles). */
-const bw_pose *bw_track_set_track_pose(const bw_track_set *set, int track);
+/* Sample one track alone, at its current time, into `out` (a pose
+ * initialised for the set's rig), as bw_sample_clip does: what that track
+ * contributes to the next compose before its weight is applied. Replaces
+ * the per-track pose buffers of earlier versions. BW_ERR_INVALID_ARGUMENT
+ * for an unknown handle, a NULL out, a pose not sized for the rig or a
+ * track whose binding no longer matches the rig (out untouched). */
+bw_result bw_track_set_sample_track(const bw_track_set *set, int track, bw_pose *out);
 /* Signals dropped because the queue was full, since creation. */
 int bw_track_set_dropped_signals(const bw_track_set *set);
 
@@ -171,12 +247,16 @@ bool bw_track_set_last_step(const bw_track_set *set, int track, double *from, do
  * Fades run on dt; clip time moves by speed × dt. */
 void bw_track_set_advance(bw_track_set *set, float dt);
 /* Sample every live track and mix them with `mixer` over `base` (NULL:
- * the rig's current joint values) into `out`. Contributions enter in play
- * order with the track's current weight and priority. Fails with
- * BW_ERR_INVALID_ARGUMENT when `out` (or `base`) does not match the rig or
- * a track's binding no longer matches the rig's layout (rebind after a
- * topology change), BW_ERR_LIMIT when the mixer holds fewer contributions
- * than there are live tracks; `out` is untouched on failure. */
+ * the rig's current joint values) into `out`, in one pass: this is
+ * bw_mix_run_clips (dense grid clips straight into the mixer, the others
+ * through its scratch poses), equal to sampling each track with
+ * bw_track_set_sample_track and mixing with bw_mix_run to float rounding.
+ * Contributions enter in play order with the track's current weight and
+ * priority. Fails with BW_ERR_INVALID_ARGUMENT when the mixer, `out` (or
+ * `base`) does not match the rig or a track's binding no longer matches
+ * the rig's layout and topology (rebind after a change), BW_ERR_LIMIT
+ * when the mixer holds fewer contributions than there are live tracks;
+ * `out` is untouched on failure. */
 bw_result bw_track_set_compose(bw_track_set *set, bw_mixer *mixer, const bw_pose *base, bw_pose *out);
 /* Deliver queued signals in order to fn (may be NULL to discard), then
  * remove stopped tracks whose weight is inactive (queuing nothing more:

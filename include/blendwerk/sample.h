@@ -41,6 +41,18 @@ extern "C" {
  * identity for unkeyed channels. */
 void bw_sample_clip(const bw_binding *binding, const bw_rig *rig, float time, bw_pose *out);
 
+/* Per-call sampling options; all-zero (or a NULL pointer) means the
+ * defaults, which is what bw_sample_clip uses. */
+typedef struct bw_sample_options {
+    bool portable; /* run the portable scalar uniform-grid kernel instead of the SIMD one
+                      (tests compare the two; results agree to float rounding). There is
+                      no global switch: the choice travels with each call. */
+} bw_sample_options;
+
+/* bw_sample_clip with options (NULL: defaults). */
+void bw_sample_clip_with(const bw_binding *binding, const bw_rig *rig, float time, const bw_sample_options *options,
+                         bw_pose *out);
+
 /* Sample one track at time τ into `out` (width floats; rotations are
  * normalized), with the same rules as bw_sample_clip (a NaN τ samples at
  * 0, ±inf hold the ends). For tools, root motion and tests; writes nothing

@@ -192,4 +192,35 @@ test("misuse raises errors naming the argument", function()
     raises(function() set:count() end, "calling 'count' on bad self", "blendwerk.TrackSet is closed")
 end)
 
+test("play refusals say why; 0 speed holds and 0 weight silences", function()
+    local set = bw.track_set(rig, { capacity = 1 })
+    raises(function() set:play(walk, { weight = -1 }) end, "bad argument #2 to 'play'", "weight must be >= 0")
+    raises(function() set:play(walk, { fade_in = -1 }) end, "bad argument #2 to 'play'", "fade_in must be >= 0")
+    raises(function() set:play(walk, { wieght = 1 }) end, "bad argument #2 to 'play'", "unknown field 'wieght'")
+    local held = assert(set:play(walk, { time = 0.5, speed = 0, weight = 0 }))
+    local h, msg = set:play(walk)
+    eq(h, nil, "full"); eq(msg, "track set is full (capacity 1)", "full message")
+    set:update(0.25)
+    -- held: the time stays at 0.5; silent: weight 0, so the hips show the rest x = 0
+    near(set:time(held), 0.5, 0, "held"); near(set:weight(held), 0, 0, "silent")
+    near(set:pose():t("hips"), 0, 0, "silent track contributes nothing")
+    -- track_pose samples the track alone on request: hips x = clip time 0.5
+    near(set:track_pose(held):t("hips"), 0.5, 1e-6, "track pose")
+    eq(set:track_pose(12345), nil, "unknown handle")
+end)
+
+test("angle curves compose along the shortest arc", function()
+    -- two tracks holding 350 deg and 10 deg at weight 0.5 each, one rank,
+    -- over the rig's rest 0: unwrapped to -10 and +10 deg, mean 0 rad
+    local arig = assert(bw.rig { joints = { { name = "hips" } }, curves = { { name = "yaw", angle = true } } })
+    local function hold(deg)
+        return assert(bw.clip { name = "y" .. deg, length = 1, loop = true,
+            curves = { { name = "yaw", angle = true, keys = { { time = 0, value = math.rad(deg) } } } } })
+    end
+    local set = bw.track_set(arig)
+    assert(set:play(hold(350), { weight = 0.5 })); assert(set:play(hold(10), { weight = 0.5 }))
+    local yaw, cov = set:update(0.125):curve("yaw")
+    near(yaw, 0, 1e-6, "yaw 0 rad"); near(cov, 1, 0, "coverage")
+end)
+
 finish()
