@@ -195,6 +195,14 @@ static void the_top_level_file_obeys_the_same_rules(void)
     expect_load("asset/folder.gltf", BW_ERR_IO, "folder.gltf: is a directory");
     expect_load("asset/zero.bvh", BW_ERR_UNSUPPORTED, "zero.bvh: is a symbolic link");
     expect_load("asset/missing.gltf", BW_ERR_IO, "missing.gltf: cannot open");
+    /* a device named directly (no link): refused by fstat before any read */
+    bw_asset *dev = NULL;
+    bw_error dev_err;
+    double t0 = now();
+    CHECK_INT(bw_asset_load_file("/dev/zero", NULL, &dev, &dev_err), BW_ERR_IO);
+    CHECK_STR(dev_err.message, "/dev/zero: not a regular file (character device)");
+    CHECK(now() - t0 < 1.0);
+    CHECK(dev == NULL);
     /* over the limit: refused by size before reading */
     char path[1024];
     bw_asset_options opt = {0};
