@@ -265,15 +265,6 @@ static bool check_keys(lua_State *L, int idx, const char *const *allowed, lua_In
     while (lua_next(L, idx)) {
         lua_pop(L, 1); /* value */
         bool known = false;
-        char expected[160] = "";
-        if (!hint) {
-        } else if (allowed[0]) {
-            char names[140];
-            list_names(allowed, names, sizeof names);
-            snprintf(expected, sizeof expected, "accepted fields: %s", names);
-        } else {
-            snprintf(expected, sizeof expected, "a list of %lld entries", (long long)list_len);
-        }
         if (lua_type(L, -1) == LUA_TSTRING) {
             const char *key = lua_tostring(L, -1);
             for (const char *const *a = allowed; *a && !known; a++) known = strcmp(*a, key) == 0;
@@ -287,7 +278,12 @@ static bool check_keys(lua_State *L, int idx, const char *const *allowed, lua_In
         }
         if (!known && hint) {
             size_t used = strlen(why);
-            snprintf(why + used, why_size - used, " (%s)", expected);
+            char names[140];
+            list_names(allowed, names, sizeof names);
+            if (allowed[0]) snprintf(why + used, why_size - used, " (accepted fields: %s)", names);
+            else
+                snprintf(why + used, why_size - used, " (a list of %lld entr%s)", (long long)list_len,
+                         list_len == 1 ? "y" : "ies");
         }
         if (!known) {
             lua_pop(L, 1); /* key */

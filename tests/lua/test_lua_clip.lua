@@ -208,9 +208,9 @@ test("bad clip tables return nil and a message naming the problem", function()
         bw.clip { name = "walk", curves = { { name = "c", keys = { { time = 0, value = 0, v = 1 } } } } })
     fails("marker 1 'step': unknown field 'at' (accepted fields: name, time)",
         bw.clip { name = "walk", markers = { { name = "step", time = 0, at = 1 } } })
-    fails("clip 'walk': markers: unknown field 'n' (a list of 1 entries)",
+    fails("clip 'walk': markers: unknown field 'n' (a list of 1 entry)",
         bw.clip { name = "walk", markers = { { name = "step", time = 0 }, n = 1 } })
-    fails("joint 1: keys: unknown field 'first' (a list of 1 entries)",
+    fails("joint 1: keys: unknown field 'first' (a list of 1 entry)",
         bw.clip { name = "walk", joints = { { joint = "hips", keys = { { time = 0 }, first = 0 } } } })
     fails("key 1: r: unknown field 'angle' (accepted fields: x, y, z, w)",
         bw.clip(keys { { time = 0, r = { x = 0, y = 0, z = 0, w = 1, angle = 0 } } }))

@@ -149,8 +149,8 @@ test("bad rig tables return nil and a message", function()
         bw.rig { joints = { { name = "a", rotation = { 0, 0, 0, 1 } } } })
     fails("curve 1 'c': unknown field 'kind' (accepted fields: name, angle, rest)",
         bw.rig { curves = { { name = "c", kind = "angle" } } })
-    fails("rig: joints: unknown field 'extra' (a list of 1 entries)", bw.rig { joints = { { name = "a" }, extra = 1 } })
-    fails("rig: curves: unexpected list entry [3] (a list of 1 entries)", bw.rig { curves = { { name = "c" }, [3] = {} } })
+    fails("rig: joints: unknown field 'extra' (a list of 1 entry)", bw.rig { joints = { { name = "a" }, extra = 1 } })
+    fails("rig: curves: unexpected list entry [3] (a list of 1 entry)", bw.rig { curves = { { name = "c" }, [3] = {} } })
     fails("joint 1 'a': t: unknown field 'w' (accepted fields: x, y, z)",
         bw.rig { joints = { { name = "a", t = { x = 0, y = 0, z = 0, w = 1 } } } })
     -- duplicate (parent, name) pairs are the core's to refuse; the message says so

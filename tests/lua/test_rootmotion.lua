@@ -262,7 +262,7 @@ test("bad tables return nil and a message naming the entry", function()
   fails("axes is empty", bw.root_motion(rig, { axes = {} })) -- empty axes
   fails("unknown field 'axis'", bw.root_motion(rig, { axis = { "x" } })) -- config typo
   fails("unknown field 'axis' (accepted fields: root, axes)", bw.root_motion(rig, { axis = { "x" } })) -- config typo, named
-  fails("axes: unknown field 'yaw' (a list of 1 entries)", bw.root_motion(rig, { axes = { "x", yaw = true } })) -- axes not a list
+  fails("axes: unknown field 'yaw' (a list of 1 entry)", bw.root_motion(rig, { axes = { "x", yaw = true } })) -- axes not a list
   fails("plays[1]: unknown field 'speed' (accepted fields: binding, clip, from, delta, loop, weight, priority)",
     rm:extract { { clip = walk, delta = 1, speed = 2 } }) -- play typo, named
   fails("transform: unknown field 'rot' (accepted fields: t, r, s, coverage)", rm:remove { rot = qy(30) }) -- remove typo
