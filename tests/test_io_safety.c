@@ -142,6 +142,8 @@ static void setup(void)
     write_doc("asset/updir.gltf", "64", "sub/%2e%2e/data.bin");
     write_doc("asset/short.gltf", "65", "data.bin");
     write_doc("outside/x.gltf", "64", "secret.bin");
+    write_doc("asset/sub/inner.gltf", "64", "data.bin");   /* asset/sub/data.bin */
+    write_doc("asset/sub/up.gltf", "64", "../data.bin");   /* asset/data.bin, but through ".." */
     CHECK_INT(symlink("good.gltf", at(path, sizeof path, "asset/link.gltf")), 0);
     CHECK_INT(mkfifo(at(path, sizeof path, "asset/pipe.gltf"), 0600), 0);
     mkdir(at(path, sizeof path, "asset/folder.gltf"), 0755);
@@ -220,10 +222,14 @@ static void load_beneath_keeps_the_load_in_its_folder(void)
     at(dir, sizeof dir, "asset");
     bw_asset *asset = NULL;
     bw_error err;
-    CHECK_INT(bw_asset_load_beneath(dir, "good.gltf", NULL, &asset, &err), BW_OK);
-    if (asset) check_sample(asset);
-    bw_asset_destroy(asset);
-    asset = NULL;
+    const char *loads[] = {"good.gltf", "sub/inner.gltf", "./sub//inner.gltf"};
+    for (int i = 0; i < 3; i++) {
+        /* the buffer resolves beside the file, beneath dir */
+        CHECK_INT(bw_asset_load_beneath(dir, loads[i], NULL, &asset, &err), BW_OK);
+        if (asset) check_sample(asset);
+        bw_asset_destroy(asset);
+        asset = NULL;
+    }
     static const struct {
         const char *path;
         bw_result code;
@@ -231,6 +237,7 @@ static void load_beneath_keeps_the_load_in_its_folder(void)
     } refused[] = {
         {"../outside/x.gltf", BW_ERR_UNSUPPORTED, "\"..\" would leave the folder"},
         {"linked/../good.gltf", BW_ERR_UNSUPPORTED, "\"..\" would leave the folder"},
+        {"sub/up.gltf", BW_ERR_UNSUPPORTED, "buffers[0].uri '../data.bin': \"..\" would leave the folder"},
         {"/etc/passwd", BW_ERR_UNSUPPORTED, "absolute paths are refused"},
         {"link.gltf", BW_ERR_UNSUPPORTED, "link.gltf: is a symbolic link"},
         {"linked/x.gltf", BW_ERR_UNSUPPORTED, "folder 'linked' is a symbolic link"},
