@@ -23,6 +23,12 @@
 static void destroy_asset(bw_lua_object *o)
 {
     bw_lua_asset *a = (bw_lua_asset *)o;
+    /* Every Clip handle borrowing from the asset is gone (they use it), and
+     * so is every Binding of them: the cached bindings of its clips can go
+     * before the clips do, so a long-lived state that loads assets over and
+     * over (hot reload) does not keep them. */
+    if (a->bindings && a->asset)
+        for (int i = 0; i < a->asset->clip_count; i++) bw_binding_cache_remove_clip(a->bindings, a->asset->clips[i]);
     bw_asset_destroy(a->asset);
     a->asset = NULL;
 }

@@ -23,15 +23,17 @@ static void destroy_clip(bw_lua_object *o)
 {
     bw_lua_clip *c = (bw_lua_clip *)o;
     /* An owned clip has this one handle and dies here: drop its cached
-     * bindings. A clip borrowed from an Asset may get a second handle after
-     * this one is closed, sharing those entries, so they stay (unreachable
-     * once the Asset frees the clip, until the state closes). */
+     * bindings. A borrowed handle hands the cache on to its owner, which is
+     * destroyed after it: a shared twin (bw_lua_push_shared) to the owned
+     * Clip, an Asset's clip to the Asset (another handle for the same clip
+     * may follow this one and share the entries, so they go with the
+     * Asset). */
     if (c->owned && c->bindings && c->clip) bw_binding_cache_remove_clip(c->bindings, c->clip);
-    /* A shared twin (bw_lua_push_shared) hands the cache on to the owned
-     * Clip it borrows from, which is destroyed after it and drops them. */
     bw_lua_object *from = c->hdr.deps[0];
     if (!c->owned && c->bindings && from && strcmp(from->type_name, BW_LUA_CLIP) == 0)
         ((bw_lua_clip *)from)->bindings = c->bindings;
+    if (!c->owned && c->bindings && from && strcmp(from->type_name, BW_LUA_ASSET) == 0)
+        ((bw_lua_asset *)from)->bindings = c->bindings;
     if (c->owned) bw_clip_destroy(c->clip);
     c->clip = NULL;
 }

@@ -166,6 +166,8 @@ typedef struct bw_lua_pose {
 typedef struct bw_lua_asset {
     bw_lua_object hdr;
     bw_asset *asset;
+    bw_binding_cache *bindings; /* the state's cache once one of its clips bound
+                                   (the clips' entries go with the asset), or NULL */
 } bw_lua_asset;
 
 /* Uservalue slots. */
