@@ -126,7 +126,7 @@ static bw_rig *make_rig(void)
         joints[i].rest = bw_transform_identity;
         joints[i].rest.t[1] = 0.1f;
     }
-    bw_rig_desc desc = {joints, JOINTS, NULL, 0, &counting};
+    bw_rig_desc desc = {.joints = joints, .joint_count = JOINTS, .allocator = counting};
     bw_rig *rig = NULL;
     bw_result r = bw_rig_create(&desc, &rig, NULL);
     if (r != BW_OK) die("bw_rig_create", r);
@@ -180,7 +180,7 @@ static bw_clip *make_clip(const bw_rig *rig, int c)
     desc.track_count = 3 * JOINTS;
     desc.length = length;
     desc.loop = true;
-    desc.allocator = &counting;
+    desc.allocator = counting;
     bw_clip *clip = NULL;
     bw_error err;
     bw_result r = bw_clip_create(&desc, &clip, &err);
@@ -200,7 +200,7 @@ static void workload_init(workload *w, int count, int threads)
     w->rig = make_rig();
     for (int c = 0; c < CLIPS; c++) {
         w->clips[c] = make_clip(w->rig, c);
-        bw_result r = bw_binding_create(w->clips[c], w->rig, 0, &counting, &w->bindings[c], NULL);
+        bw_result r = bw_binding_create(&(bw_binding_desc){.clip = w->clips[c], .rig = w->rig, .allocator = counting}, &w->bindings[c], NULL);
         if (r != BW_OK) die("bw_binding_create", r);
     }
     w->count = count;

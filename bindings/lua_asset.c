@@ -90,7 +90,7 @@ static int load_asset(lua_State *L, const char *dir)
     const char *path = luaL_checklstring(L, 1, &path_len);
     bw_asset_options options;
     memset(&options, 0, sizeof options);
-    options.allocator = bw_lua_allocator(L);
+    options.allocator = bw_lua_allocator_value(L);
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
         char why[256];

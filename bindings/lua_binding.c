@@ -58,7 +58,7 @@ bw_lua_binding *bw_lua_push_binding(lua_State *L, int clip_idx, int rig_idx)
     bw_lua_rig *r = b->rig;
     bw_error err;
     memset(&err, 0, sizeof err);
-    bw_result res = bw_binding_create(c->clip, r->rig, 0, bw_lua_allocator(L), &b->binding, &err);
+    bw_result res = bw_binding_create(&(bw_binding_desc){.clip = c->clip, .rig = r->rig, .allocator = *bw_lua_allocator(L)}, &b->binding, &err);
     if (res != BW_OK) {
         b->binding = NULL;
         bw_lua_object_close(&b->hdr); /* releases the clip and rig now */

@@ -455,7 +455,7 @@ static int l_clip_new(lua_State *L)
     desc.curve_count = (int)curve_count;
     desc.markers = markers;
     desc.marker_count = (int)marker_count;
-    desc.allocator = bw_lua_allocator(L);
+    desc.allocator = bw_lua_allocator_value(L);
 
     bw_lua_clip *c = bw_lua_push_clip(L, NULL, 0); /* the empty handle first */
     bw_error err;

@@ -219,7 +219,7 @@ static int l_rig_new(lua_State *L)
     desc.joint_count = (int)joint_count;
     desc.curves = curves;
     desc.curve_count = (int)curve_count;
-    desc.allocator = bw_lua_allocator(L);
+    desc.allocator = bw_lua_allocator_value(L);
     bw_lua_rig *r = bw_lua_push_rig(L, NULL, 0); /* empty handle first, then the rig it owns */
     bw_error err;
     memset(&err, 0, sizeof err);

@@ -346,7 +346,7 @@ static int run(const bw_asset *asset, const request *reqs, int count, int json)
         const bw_clip *clip = asset->clips[reqs[i].clip];
         bw_error err;
         memset(&err, 0, sizeof err);
-        if (bw_binding_create(clip, rig, 0, NULL, &bindings[i], &err) != BW_OK) {
+        if (bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = rig}, &bindings[i], &err) != BW_OK) {
             fprintf(stderr, "blendwerk sample: cannot bind clip '%s': %s\n", bw_clip_name(clip), err.message);
             goto done;
         }

@@ -44,7 +44,7 @@ static bool kit_create(kit *k, const demo_character *c, bool with_set, char *err
     else if (!(k->model = calloc((size_t)(joints > 0 ? joints : 1), sizeof *k->model)))
         what = "the model-space buffer";
     for (int i = 0; !what && i < c->clip_count; i++) {
-        if (bw_binding_create(c->clips[i].clip, c->rig, 0, NULL, &k->bindings[i], &e) != BW_OK) {
+        if (bw_binding_create(&(bw_binding_desc){.clip = c->clips[i].clip, .rig = c->rig}, &k->bindings[i], &e) != BW_OK) {
             snprintf(err, err_size, "binding clip '%s': %s", c->clips[i].name, e.message);
             kit_destroy(k);
             return false;
@@ -415,7 +415,7 @@ bool demo_player_swap(demo_player *p, demo_character *c, char *err, size_t err_s
         }
         demo_retired *slot = retired_slot(next_retired, tr->clip);
         if (!slot) fail = "too many removed clips still playing";
-        else if (!slot->binding && bw_binding_create(tr->clip, c->rig, 0, NULL, &slot->binding, NULL) != BW_OK)
+        else if (!slot->binding && bw_binding_create(&(bw_binding_desc){.clip = tr->clip, .rig = c->rig}, &slot->binding, NULL) != BW_OK)
             fail = "cannot bind a removed clip to the new rig (out of memory)";
         else slot->clip = (bw_clip *)tr->clip; /* owner recorded below */
         bind_to[j] = slot ? slot->binding : NULL;

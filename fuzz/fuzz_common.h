@@ -54,7 +54,7 @@ static void fuzz_load_and_sample(bw_asset_kind kind, const uint8_t *data, size_t
     if (bw_pose_init(&pose, asset->rig, NULL) == BW_OK) {
         for (int i = 0; i < asset->clip_count && i < 8; i++) {
             bw_binding *binding = NULL;
-            if (bw_binding_create(asset->clips[i], asset->rig, 0, NULL, &binding, NULL) != BW_OK) continue;
+            if (bw_binding_create(&(bw_binding_desc){.clip = asset->clips[i], .rig = asset->rig}, &binding, NULL) != BW_OK) continue;
             float len = bw_clip_length(asset->clips[i]);
             const float times[] = {0.0f, len * 0.37f, len, len + 1.0f, -1.0f};
             for (int k = 0; k < 5; k++) {

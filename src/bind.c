@@ -114,11 +114,37 @@ static int slot_of(bw_channel channel)
     }
 }
 
-bw_result bw_binding_create(const bw_clip *clip, const bw_rig *rig, uint64_t retarget_id,
-                            const bw_allocator *allocator, bw_binding **out_binding, bw_error *err)
+/* At most this many ambiguous tracks are named one by one in the log. */
+#define AMBIGUITY_WARNINGS 8
+
+static void warn_ambiguous(const bw_logger *logger, const bw_clip *clip, const bw_rig *rig,
+                           const unsigned char *status, int tracks, int ambiguous_count)
 {
-    if (!clip || !rig || !out_binding)
-        return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "binding: clip, rig and out_binding are required");
+    if (!logger->fn || ambiguous_count == 0) return;
+    int named = 0;
+    for (int i = 0; i < tracks && named < AMBIGUITY_WARNINGS; i++) {
+        if (status[i] != BW_BIND_AMBIGUOUS) continue;
+        const bw_track_data *t = &clip->tracks[i];
+        bw_log(logger, BW_LOG_WARNING,
+               "clip '%s': track %d (joint '%s'%s%s%s) matches %s by name alone; it stays unbound", bw_clip_name(clip), i,
+               t->joint, t->parent ? " under '" : "", t->parent ? t->parent : "", t->parent ? "'" : "",
+               bw_rig_find_by_name(rig, t->joint) == BW_RIG_AMBIGUOUS ? "several joints of the rig"
+                                                       : "a joint other tracks of the clip also name");
+        named++;
+    }
+    if (ambiguous_count > named)
+        bw_log(logger, BW_LOG_WARNING, "clip '%s': %d more ambiguous tracks stay unbound", bw_clip_name(clip),
+               ambiguous_count - named);
+}
+
+bw_result bw_binding_create(const bw_binding_desc *desc, bw_binding **out_binding, bw_error *err)
+{
+    if (!desc || !desc->clip || !desc->rig || !out_binding)
+        return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "binding: a desc with clip and rig, and out_binding, are required");
+    const bw_clip *clip = desc->clip;
+    const bw_rig *rig = desc->rig;
+    const uint64_t retarget_id = desc->retarget_id;
+    const bw_allocator *allocator = &desc->allocator;
     const int tracks = clip->track_count;
     const int joints = bw_rig_joint_count(rig), curves = bw_rig_curve_count(rig);
     if (joints < 0 || curves < 0) return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "binding: invalid rig");
@@ -184,7 +210,7 @@ bw_result bw_binding_create(const bw_clip *clip, const bw_rig *rig, uint64_t ret
         return bw_fail(err, BW_ERR_OUT_OF_MEMORY, "binding: out of memory");
     }
     bw_binding *b = (bw_binding *)block;
-    if (allocator) b->allocator = *allocator;
+    b->allocator = desc->allocator;
     b->alloc_size = total;
     b->clip = clip;
     b->layout_signature = bw_rig_layout_signature(rig);
@@ -226,6 +252,7 @@ bw_result bw_binding_create(const bw_clip *clip, const bw_rig *rig, uint64_t ret
         bw_free(allocator, block, total);
         return bw_fail(err, BW_ERR_OUT_OF_MEMORY, "binding: out of memory");
     }
+    warn_ambiguous(&desc->logger, clip, rig, b->status, tracks, report.ambiguous);
     *out_binding = b;
     return BW_OK;
 }
@@ -330,7 +357,8 @@ bw_result bw_binding_cache_get(bw_binding_cache *cache, const bw_clip *clip, con
         cache->capacity = cap;
     }
     bw_binding *b = NULL;
-    bw_result r = bw_binding_create(clip, rig, retarget_id, &cache->allocator, &b, err);
+    bw_binding_desc desc = {.clip = clip, .rig = rig, .retarget_id = retarget_id, .allocator = cache->allocator};
+    bw_result r = bw_binding_create(&desc, &b, err);
     if (r != BW_OK) return r;
     cache->create_count++;
     if (replace >= 0) bw_binding_destroy(cache->entries[replace].binding);

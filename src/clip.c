@@ -244,7 +244,7 @@ static bw_result build_clip(const bw_clip_desc *desc, uint64_t sequence_id, uint
     if (!isfinite(desc->length))
         return bw_fail_at(err, BW_ERR_NON_FINITE, NULL, 0, "length", "clip \"%s\": length is not finite", clip_name);
 
-    const bw_allocator *a = desc->allocator;
+    const bw_allocator *a = &desc->allocator;
     for (int i = 0; i < desc->track_count; i++) {
         bw_result r = check_track(&desc->tracks[i], i, "track", "tracks", err);
         if (r != BW_OK) return r;
@@ -305,7 +305,7 @@ static bw_result build_clip(const bw_clip_desc *desc, uint64_t sequence_id, uint
 
     /* ---- fill ---- */
     bw_clip *clip = (bw_clip *)block;
-    if (a) clip->allocator = *a;
+    clip->allocator = *a;
     clip->alloc_size = total;
     clip->sequence_id = sequence_id;
     clip->revision = revision;
@@ -597,7 +597,7 @@ bw_result bw_clip_compile_sequence(const bw_sequence_desc *desc, bw_clip **out_c
         return bw_fail(err, BW_ERR_LIMIT, "sequence: too many tracks");
 
     /* scratch: track descs, then times/values, then styles/dirs */
-    const bw_allocator *a = desc->allocator;
+    const bw_allocator *a = &desc->allocator;
     size_t off_floats = bw_align_up(sizeof(bw_track_desc) * track_count, BW_MAX_ALIGN);
     size_t off_bytes = off_floats + bw_align_up(sizeof(float) * floats, BW_MAX_ALIGN);
     size_t scratch_size = off_bytes + bytes;
@@ -664,7 +664,7 @@ bw_result bw_clip_compile_sequence(const bw_sequence_desc *desc, bw_clip **out_c
         .marker_count = desc->marker_count,
         .length = desc->length,
         .loop = desc->loop,
-        .allocator = a,
+        .allocator = desc->allocator,
         .logger = desc->logger,
     };
     bw_result r = build_clip(&cd, desc->sequence_id, desc->revision, out_clip, err);

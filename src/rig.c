@@ -126,6 +126,21 @@ static int normalize_rest_rotation(const float *q, float *out)
     return 1;
 }
 
+/* One warning per rest rotation whose length was not 1 (to the tolerance
+ * clips use): the rig stores it normalized, which the author may not have
+ * meant (a quaternion written in the wrong order, say). */
+static void warn_unnormalized_rest(const bw_logger *logger, const bw_rig_joint_desc *joints, int n)
+{
+    if (!logger->fn) return;
+    for (int i = 0; i < n; i++) {
+        const float *q = joints[i].rest.r;
+        double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]);
+        if (fabs(len - 1.0) > BW_QUAT_WARN_TOLERANCE)
+            bw_log(logger, BW_LOG_WARNING, "rig: joint '%s' (index %d): rest rotation had length %g; normalized",
+                   joints[i].name, i, len);
+    }
+}
+
 /* Check a rest transform and produce its stored (normalized) form. */
 static bw_result prepare_rest(const bw_transform *in, bw_transform *out, bw_error *err, const char *what,
                               int index, const char *name)
@@ -250,14 +265,11 @@ bw_result bw_rig_create(const bw_rig_desc *desc, bw_rig **out_rig, bw_error *err
                               c->name, i);
     }
 
-    bw_allocator copy = {0};
-    if (desc->allocator) copy = *desc->allocator;
-    const bw_allocator *a = desc->allocator ? &copy : NULL;
-    bw_rig *rig = (bw_rig *)bw_alloc_zeroed(a, sizeof *rig);
+    bw_rig *rig = (bw_rig *)bw_alloc_zeroed(&desc->allocator, sizeof *rig);
     if (!rig) return bw_fail(err, BW_ERR_OUT_OF_MEMORY, "bw_rig_create: out of memory");
-    rig->alloc_copy = copy;
-    rig->alloc = desc->allocator ? &rig->alloc_copy : NULL;
-    a = rig->alloc;
+    rig->alloc_copy = desc->allocator;
+    rig->alloc = &rig->alloc_copy;
+    const bw_allocator *a = rig->alloc;
     rig->revision = 1;
     rig->signature = BW_HASH_SEED;
     rig->serial = atomic_fetch_add(&next_serial, 1);
@@ -327,6 +339,7 @@ bw_result bw_rig_create(const bw_rig_desc *desc, bw_rig **out_rig, bw_error *err
         }
     }
     bw_free(a, tmp, tmp_size);
+    warn_unnormalized_rest(&desc->logger, desc->joints, n);
     *out_rig = rig;
     return BW_OK;
 

@@ -72,7 +72,7 @@ static inline bw_binding *fixture_binding_at_(const bw_clip *clip, const bw_rig 
 {
     bw_binding *binding = NULL;
     bw_error err = {0};
-    if (bw_binding_create(clip, rig, 0, NULL, &binding, &err) != BW_OK) fixture_fail_(file, line, "binding", &err);
+    if (bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = rig}, &binding, &err) != BW_OK) fixture_fail_(file, line, "binding", &err);
     return binding;
 }
 

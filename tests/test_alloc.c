@@ -49,7 +49,7 @@ static bw_result build_rig(world *w)
         joints[i] = (bw_rig_joint_desc){names[i], parent, {{0, 0.1f * (float)i, 0}, {0, 0, 0, 1}, {1, 1, 1}}};
     }
     bw_rig_curve_desc curve = {"tail", BW_CURVE_ANGLE, 0.0f};
-    bw_rig_desc desc = {joints, JOINTS, &curve, 1, &w->allocator};
+    bw_rig_desc desc = {.joints = joints, .joint_count = JOINTS, .curves = &curve, .curve_count = 1, .allocator = w->allocator};
     return bw_rig_create(&desc, &w->rig, NULL);
 }
 
@@ -104,10 +104,10 @@ static bw_result build_clip(world *w, int c)
     desc.marker_count = 4;
     desc.length = 1.0f;
     desc.loop = c != 2;
-    desc.allocator = &w->allocator;
+    desc.allocator = w->allocator;
     bw_result res = bw_clip_create(&desc, &w->clips[c], NULL);
     if (res != BW_OK) return res;
-    return bw_binding_create(w->clips[c], w->rig, 0, &w->allocator, &w->bindings[c], NULL);
+    return bw_binding_create(&(bw_binding_desc){.clip = w->clips[c], .rig = w->rig, .allocator = w->allocator}, &w->bindings[c], NULL);
 }
 
 static int play(world *w, int c, float speed, float fade_in)

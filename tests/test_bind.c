@@ -30,7 +30,7 @@ static bw_rig *make_rig(void)
         joints[i].rest = bw_transform_identity;
     }
     bw_rig_curve_desc curves[2] = {{"blink", BW_CURVE_FLOAT, 0.0f}, {"jaw_yaw", BW_CURVE_ANGLE, 0.0f}};
-    bw_rig_desc desc = {joints, JOINTS, curves, 2, NULL};
+    bw_rig_desc desc = {.joints = joints, .joint_count = JOINTS, .curves = curves, .curve_count = 2};
     return fixture_rig_desc(&desc);
 }
 
@@ -56,7 +56,7 @@ static void exact_matches_should_bind_duplicate_names_by_parent(void)
     };
     bw_clip *clip = make_clip(tracks, 4);
     bw_binding *b = NULL;
-    CHECK_INT(bw_binding_create(clip, rig, 0, NULL, &b, NULL), BW_OK);
+    CHECK_INT(bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = rig}, &b, NULL), BW_OK);
     CHECK_INT(bw_binding_track_status(b, 0), BW_BIND_EXACT);
     CHECK_INT(bw_binding_track_target(b, 0), LEFT_HAND);
     CHECK_INT(bw_binding_track_status(b, 1), BW_BIND_EXACT);
@@ -98,7 +98,7 @@ static void name_only_fallback_should_require_unambiguity(void)
     };
     bw_clip *clip = make_clip(tracks, 7);
     bw_binding *b = NULL;
-    CHECK_INT(bw_binding_create(clip, rig, 0, NULL, &b, NULL), BW_OK);
+    CHECK_INT(bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = rig}, &b, NULL), BW_OK);
     CHECK_INT(bw_binding_track_status(b, 0), BW_BIND_BY_NAME);
     CHECK_INT(bw_binding_track_target(b, 0), SPINE);
     CHECK_INT(bw_binding_track_status(b, 1), BW_BIND_BY_NAME);
@@ -124,6 +124,53 @@ static void name_only_fallback_should_require_unambiguity(void)
     bw_rig_destroy(rig);
 }
 
+typedef struct log_lines {
+    int count;
+    char text[16][512];
+} log_lines;
+
+static void keep_line(void *user, bw_log_level level, const char *message)
+{
+    log_lines *l = (log_lines *)user;
+    CHECK_INT(level, BW_LOG_WARNING);
+    if (l->count < 16) snprintf(l->text[l->count], sizeof l->text[0], "%s", message);
+    l->count++;
+}
+
+/* The same tracks as above through a desc with a logger: one warning per
+ * ambiguous track (tracks 2, 3, 5, 6), in track order, saying which kind
+ * of ambiguity refused it; nothing for the by-name and unbound ones. */
+static void ambiguous_tracks_should_be_logged_one_by_one(void)
+{
+    bw_rig *rig = make_rig();
+    bw_track_desc tracks[7] = {
+        track(NULL, "Spine", BW_CHANNEL_ROTATION),   track("Pelvis", "mixamorig:Hips", BW_CHANNEL_SCALE),
+        track(NULL, "Hand", BW_CHANNEL_TRANSLATION), track("Wrist", "Hand", BW_CHANNEL_SCALE),
+        track("root", "Tail", BW_CHANNEL_ROTATION),  track("A", "Neck", BW_CHANNEL_TRANSLATION),
+        track("B", "Neck", BW_CHANNEL_TRANSLATION),
+    };
+    bw_clip *clip = make_clip(tracks, 7);
+    log_lines lines = {0};
+    bw_binding_desc desc = {.clip = clip, .rig = rig, .logger = {keep_line, &lines}};
+    bw_binding *b = NULL;
+    CHECK_INT(bw_binding_create(&desc, &b, NULL), BW_OK);
+    CHECK_INT(lines.count, 4);
+    CHECK_STR(lines.text[0], "clip '': track 2 (joint 'Hand') matches several joints of the rig by name alone; "
+                             "it stays unbound");
+    CHECK_STR(lines.text[1], "clip '': track 3 (joint 'Hand' under 'Wrist') matches several joints of the rig by "
+                             "name alone; it stays unbound");
+    CHECK_STR(lines.text[2], "clip '': track 5 (joint 'Neck' under 'A') matches a joint other tracks of the clip also "
+                             "name by name alone; it stays unbound");
+    CHECK(strstr(lines.text[3], "track 6 (joint 'Neck' under 'B')") != NULL);
+    bw_binding_destroy(b);
+    /* a NULL desc is refused like a missing clip */
+    b = NULL;
+    CHECK_INT(bw_binding_create(NULL, &b, NULL), BW_ERR_INVALID_ARGUMENT);
+    CHECK(b == NULL);
+    bw_clip_destroy(clip);
+    bw_rig_destroy(rig);
+}
+
 static void clip_ambiguity_should_be_per_channel_and_spare_exact_matches(void)
 {
     bw_rig *rig = make_rig();
@@ -135,7 +182,7 @@ static void clip_ambiguity_should_be_per_channel_and_spare_exact_matches(void)
     };
     bw_clip *clip = make_clip(tracks, 4);
     bw_binding *b = NULL;
-    CHECK_INT(bw_binding_create(clip, rig, 0, NULL, &b, NULL), BW_OK);
+    CHECK_INT(bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = rig}, &b, NULL), BW_OK);
     CHECK_INT(bw_binding_track_status(b, 0), BW_BIND_EXACT);
     CHECK_INT(bw_binding_track_status(b, 1), BW_BIND_AMBIGUOUS);
     CHECK_INT(bw_binding_track_status(b, 2), BW_BIND_BY_NAME);
@@ -160,7 +207,7 @@ static void curves_should_bind_by_name(void)
     };
     bw_clip *clip = make_clip(tracks, 3);
     bw_binding *b = NULL;
-    CHECK_INT(bw_binding_create(clip, rig, 0, NULL, &b, NULL), BW_OK);
+    CHECK_INT(bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = rig}, &b, NULL), BW_OK);
     CHECK_INT(bw_binding_track_status(b, 0), BW_BIND_EXACT);
     CHECK_INT(bw_binding_track_target(b, 0), bw_rig_find_curve(rig, "jaw_yaw"));
     CHECK_INT(bw_binding_track_target(b, 1), bw_rig_find_curve(rig, "blink"));
@@ -181,12 +228,12 @@ static void bad_arguments_should_fail_cleanly(void)
     bw_clip *clip = make_clip(NULL, 0);
     bw_binding *b = (bw_binding *)rig, *sentinel = b;
     bw_error err;
-    CHECK_INT(bw_binding_create(NULL, rig, 0, NULL, &b, &err), BW_ERR_INVALID_ARGUMENT);
-    CHECK_INT(bw_binding_create(clip, NULL, 0, NULL, &b, &err), BW_ERR_INVALID_ARGUMENT);
-    CHECK_INT(bw_binding_create(clip, rig, 0, NULL, NULL, &err), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_binding_create(&(bw_binding_desc){.rig = rig}, &b, &err), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_binding_create(&(bw_binding_desc){.clip = clip}, &b, &err), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = rig}, NULL, &err), BW_ERR_INVALID_ARGUMENT);
     CHECK(b == sentinel);
     /* an empty clip binds nothing, successfully */
-    CHECK_INT(bw_binding_create(clip, rig, 0, NULL, &b, &err), BW_OK);
+    CHECK_INT(bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = rig}, &b, &err), BW_OK);
     CHECK_INT(bw_binding_report(b).bound, 0);
     bw_binding_destroy(b);
     bw_binding_destroy(NULL);
@@ -281,7 +328,7 @@ static void allocation_failure_should_leave_nothing_behind(void)
     for (int fail_after = 0; fail_after < 10 && !ok; fail_after++) {
         ta.budget = fail_after;
         bw_binding *b = NULL;
-        bw_result r = bw_binding_create(clip, rig, 0, &alloc, &b, NULL);
+        bw_result r = bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = rig, .allocator = alloc}, &b, NULL);
         if (r == BW_OK) {
             ok = true;
             CHECK_INT(bw_binding_report(b).bound, 2);
@@ -320,7 +367,7 @@ static void cache_should_tell_rigs_with_other_curves_apart(void)
                                    {names[1], parents[1], bw_transform_identity}};
     bw_rig_curve_desc ab[2] = {{"blink", BW_CURVE_FLOAT, 0.0f}, {"jaw_yaw", BW_CURVE_ANGLE, 0.0f}};
     bw_rig_curve_desc ba[2] = {{"jaw_yaw", BW_CURVE_ANGLE, 0.0f}, {"blink", BW_CURVE_FLOAT, 0.0f}};
-    bw_rig_desc da = {joints, 2, ab, 2, NULL}, db = {joints, 2, ba, 2, NULL};
+    bw_rig_desc da = {.joints = joints, .joint_count = 2, .curves = ab, .curve_count = 2}, db = {.joints = joints, .joint_count = 2, .curves = ba, .curve_count = 2};
     bw_rig *rig_a = fixture_rig_desc(&da), *rig_b = fixture_rig_desc(&db);
     CHECK(bw_rig_layout_signature(rig_a) == bw_rig_layout_signature(rig_b));
     CHECK(bw_rig_curve_signature(rig_a) != bw_rig_curve_signature(rig_b));
@@ -354,6 +401,7 @@ int main(void)
 {
     RUN(exact_matches_should_bind_duplicate_names_by_parent);
     RUN(name_only_fallback_should_require_unambiguity);
+    RUN(ambiguous_tracks_should_be_logged_one_by_one);
     RUN(clip_ambiguity_should_be_per_channel_and_spare_exact_matches);
     RUN(curves_should_bind_by_name);
     RUN(bad_arguments_should_fail_cleanly);

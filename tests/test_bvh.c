@@ -31,7 +31,7 @@ static bw_asset *load_text(const char *text, const char *name, bw_error *err)
 static int sample_joint(const bw_asset *a, int joint, float t, bw_transform *out, float *coverage)
 {
     bw_binding *b = NULL;
-    if (bw_binding_create(a->clips[0], a->rig, 0, NULL, &b, NULL) != BW_OK) return 0;
+    if (bw_binding_create(&(bw_binding_desc){.clip = a->clips[0], .rig = a->rig}, &b, NULL) != BW_OK) return 0;
     bw_pose pose;
     if (bw_pose_init(&pose, a->rig, NULL) != BW_OK) {
         bw_binding_destroy(b);
@@ -540,7 +540,7 @@ static void huge_frames_header_uses_the_data(void)
     alloc_counter pk = ALLOC_COUNTER(-1); /* records the peak of live bytes */
     bw_allocator al = {alloc_counter_fn, &pk};
     bw_asset_options o = {0};
-    o.allocator = &al;
+    o.allocator = al;
     static const char big[] = H "}\nMOTION\nFrames: 5000000\nFrame Time: 0.1\n0 0 0\n";
     a = NULL;
     CHECK_INT(bw_asset_load_memory(BW_ASSET_BVH, big, strlen(big), "m.bvh", &o, &a, &err), BW_OK);
@@ -645,7 +645,7 @@ static void same_pair_under_namesake_parents_is_renamed(void)
     CHECK_INT(bw_rig_find(a->rig, "Leg", "Foot#6"), 6);
     CHECK_NEAR(bw_rig_rest_pose(a->rig)[6].t[1], -2, 0);
     bw_binding *b = NULL;
-    CHECK(bw_binding_create(a->clips[0], a->rig, 0, NULL, &b, NULL) == BW_OK);
+    CHECK(bw_binding_create(&(bw_binding_desc){.clip = a->clips[0], .rig = a->rig}, &b, NULL) == BW_OK);
     if (b) {
         bw_bind_report rep = bw_binding_report(b);
         CHECK_INT(rep.bound, 3); /* Hips, Foot, Foot#6 rotations */
@@ -760,7 +760,7 @@ static void allocation_failure_is_clean(void)
         alloc_counter b = ALLOC_COUNTER(budget);
         bw_allocator al = {alloc_counter_fn, &b};
         bw_asset_options o = {0};
-        o.allocator = &al;
+        o.allocator = al;
         bw_asset *a = NULL;
         bw_error err;
         bw_result r = bw_asset_load_memory(BW_ASSET_BVH, text, strlen(text), "oom.bvh", &o, &a, &err);
@@ -915,7 +915,7 @@ static void cmu_capture_loads_and_matches_its_text(const char *path)
     bw_binding *b = NULL;
     bw_pose pose;
     memset(&pose, 0, sizeof pose);
-    CHECK_INT(bw_binding_create(clip, a->rig, 0, NULL, &b, NULL), BW_OK);
+    CHECK_INT(bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = a->rig}, &b, NULL), BW_OK);
     CHECK_INT(bw_pose_init(&pose, a->rig, NULL), BW_OK);
     if (b && pose.joints) {
         /* the hips travel: first vs last frame from the text, and the

@@ -654,7 +654,8 @@ static bw_clip *grid_clip(const bw_allocator *allocator)
         {"", "root", BW_CHANNEL_ROTATION, BW_INTERP_EASED, 3, times, rot, NULL, NULL},
         {"root", "spine", BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 3, times, pos, NULL, NULL},
     };
-    bw_clip_desc desc = {.tracks = tracks, .track_count = 3, .allocator = allocator};
+    bw_clip_desc desc = {.tracks = tracks, .track_count = 3};
+    if (allocator) desc.allocator = *allocator;
     return fixture_clip_desc(&desc);
 }
 
@@ -747,7 +748,7 @@ static void retained_revision_should_outlive_its_recompile(void)
     keys[1].t[0] = 2.0f;
     bw_joint_keys joints[1] = {{"", "root", keys, 2}};
     bw_sequence_desc desc = {.sequence_id = 9, .revision = 1, .joints = joints, .joint_count = 1,
-                             .allocator = &alloc};
+                             .allocator = alloc};
     const bw_clip *rev1 = NULL, *rev2 = NULL, *rev3 = NULL;
     CHECK_INT(bw_clip_cache_get(cache, &desc, &rev1, NULL), BW_OK);
     if (!rev1) return;
@@ -833,7 +834,7 @@ static void allocation_failure_should_leave_nothing_behind(void)
     alloc_counter ta = ALLOC_COUNTER(-1); /* budget set per attempt */
     bw_allocator alloc = {alloc_counter_fn, &ta};
     bw_sequence_desc desc = {.sequence_id = 1, .revision = 1, .joints = joints, .joint_count = 2,
-                             .markers = markers, .marker_count = 2, .allocator = &alloc};
+                             .markers = markers, .marker_count = 2, .allocator = alloc};
     bool succeeded = false;
     for (int fail_after = 0; fail_after < 20 && !succeeded; fail_after++) {
         ta.budget = fail_after;

@@ -544,7 +544,7 @@ static void fox_pose_wraps_around(void)
     CHECK(bw_pose_init(&pose, a->rig, NULL) == BW_OK);
     for (int c = 1; c <= 2; c++) {
         bw_binding *b = NULL;
-        CHECK(bw_binding_create(a->clips[c], a->rig, 0, NULL, &b, NULL) == BW_OK);
+        CHECK(bw_binding_create(&(bw_binding_desc){.clip = a->clips[c], .rig = a->rig}, &b, NULL) == BW_OK);
         if (!b) continue;
         bw_bind_report rep = bw_binding_report(b);
         CHECK_INT(rep.bound, bw_clip_track_count(a->clips[c]));
@@ -777,7 +777,7 @@ static void robot_two_skins_make_one_rig(void)
     /* the weights tracks bind to the curves */
     bw_binding *b = NULL;
     int dance = bw_asset_find_clip(a, "Dance");
-    CHECK(bw_binding_create(a->clips[dance], a->rig, 0, NULL, &b, NULL) == BW_OK);
+    CHECK(bw_binding_create(&(bw_binding_desc){.clip = a->clips[dance], .rig = a->rig}, &b, NULL) == BW_OK);
     if (b) {
         bw_bind_report rep = bw_binding_report(b);
         CHECK_INT(rep.unbound, 0);
@@ -804,7 +804,7 @@ static void morph_cube_weights(void)
     /* and through a pose: curves are keyed with coverage 1 */
     bw_binding *b = NULL;
     bw_pose pose = {0};
-    CHECK(bw_binding_create(a->clips[0], a->rig, 0, NULL, &b, NULL) == BW_OK);
+    CHECK(bw_binding_create(&(bw_binding_desc){.clip = a->clips[0], .rig = a->rig}, &b, NULL) == BW_OK);
     CHECK(bw_pose_init(&pose, a->rig, NULL) == BW_OK);
     if (b && pose.curve_count == 2) {
         bw_sample_clip(b, a->rig, 2.71f, &pose);
@@ -997,7 +997,7 @@ static void check_sampled_pose(const ref *r, const bw_asset *a, int anim, double
     ref_pose_eval(r, a, anim, tau, &want);
     bw_binding *b = NULL;
     bw_pose pose = {0};
-    CHECK(bw_binding_create(a->clips[anim], a->rig, 0, NULL, &b, NULL) == BW_OK);
+    CHECK(bw_binding_create(&(bw_binding_desc){.clip = a->clips[anim], .rig = a->rig}, &b, NULL) == BW_OK);
     CHECK(bw_pose_init(&pose, a->rig, NULL) == BW_OK);
     if (b && pose.joints) {
         bw_bind_report rep = bw_binding_report(b);
@@ -1126,8 +1126,8 @@ static void fox_half_half_mix_matches_the_bytes(void)
     bw_binding *bw = NULL, *br = NULL;
     bw_pose ps[2] = {{0}, {0}}, out = {0};
     bw_mixer *mixer = NULL;
-    CHECK(bw_binding_create(a->clips[walk], a->rig, 0, NULL, &bw, NULL) == BW_OK);
-    CHECK(bw_binding_create(a->clips[run], a->rig, 0, NULL, &br, NULL) == BW_OK);
+    CHECK(bw_binding_create(&(bw_binding_desc){.clip = a->clips[walk], .rig = a->rig}, &bw, NULL) == BW_OK);
+    CHECK(bw_binding_create(&(bw_binding_desc){.clip = a->clips[run], .rig = a->rig}, &br, NULL) == BW_OK);
     CHECK(bw_pose_init(&ps[0], a->rig, NULL) == BW_OK);
     CHECK(bw_pose_init(&ps[1], a->rig, NULL) == BW_OK);
     CHECK(bw_pose_init(&out, a->rig, NULL) == BW_OK);
@@ -2029,7 +2029,7 @@ static void allocation_failures_are_clean(void)
             alloc_counter f = ALLOC_COUNTER(budget);
             bw_allocator al = {alloc_counter_fn, &f};
             bw_asset_options opt = {0};
-            opt.allocator = &al;
+            opt.allocator = al;
             bw_asset *a = NULL;
             bw_error err;
             bw_result r = bw_asset_load_memory(BW_ASSET_GLTF, text, strlen(text), NULL, &opt, &a, &err);

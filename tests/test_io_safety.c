@@ -76,7 +76,7 @@ static void expect_load(const char *rel, bw_result code, const char *fragment)
     alloc_counter count = ALLOC_COUNTER(-1);
     bw_allocator a = {alloc_counter_fn, &count};
     bw_asset_options opt = {0};
-    opt.allocator = &a;
+    opt.allocator = a;
     bw_asset *asset = NULL;
     bw_error err;
     memset(&err, 0, sizeof err);

@@ -1,11 +1,14 @@
 /* test_logger.c - the optional loggers of the creation calls that can
  * warn: bw_clip_desc.logger and bw_sequence_desc.logger (rotation keys
- * that were not unit length, one line per track). Each warns exactly once
+ * that were not unit length, one line per track), bw_rig_desc.logger (rest
+ * rotations that were not unit length; bw_binding_desc.logger is tested in
+ * test_bind.c). Each warns exactly once
  * with the message below and says nothing for unit input (float rounding
  * included); without a logger the same clip is made silently. */
 #include <string.h>
 
 #include "blendwerk/clip.h"
+#include "blendwerk/rig.h"
 #include "blendwerk/sample.h"
 #include "check.h"
 #include "fixtures.h"
@@ -82,9 +85,28 @@ static void sequence_passes_its_logger_on(void)
     bw_clip_destroy(clip);
 }
 
+/* A rest rotation of length 2 (0, 0, 0, 2) is stored as identity and
+ * warned about once; a unit one, (0, 0.6, 0, 0.8), says nothing. */
+static void rig_warns_about_non_unit_rest_rotations(void)
+{
+    log_record log = {0};
+    bw_rig_joint_desc joints[2] = {{"root", -1, bw_transform_identity}, {"arm", 0, bw_transform_identity}};
+    joints[0].rest.r[1] = 0.6f;
+    joints[0].rest.r[3] = 0.8f;
+    joints[1].rest.r[3] = 2.0f;
+    bw_rig_desc desc = {.joints = joints, .joint_count = 2, .logger = {record, &log}};
+    bw_rig *rig = fixture_rig_desc(&desc);
+    CHECK_INT(log.count, 1);
+    CHECK_INT(log.level, BW_LOG_WARNING);
+    CHECK_STR(log.last, "rig: joint 'arm' (index 1): rest rotation had length 2; normalized");
+    CHECK_NEAR(bw_rig_rest_pose(rig)[1].r[3], 1.0, 0.0);
+    bw_rig_destroy(rig);
+}
+
 int main(void)
 {
     RUN(clip_warns_once_per_track_about_non_unit_keys);
     RUN(sequence_passes_its_logger_on);
+    RUN(rig_warns_about_non_unit_rest_rotations);
     return check_summary();
 }

@@ -90,7 +90,7 @@ static bw_rig *counts_rig(int joints, int curves)
         snprintf(curve_names[i], sizeof curve_names[i], "c%d", i);
         cd[i] = (bw_rig_curve_desc){curve_names[i], BW_CURVE_FLOAT, 0.0f};
     }
-    bw_rig_desc rd = {jd, joints, cd, curves, NULL};
+    bw_rig_desc rd = {.joints = jd, .joint_count = joints, .curves = cd, .curve_count = curves};
     return fixture_rig_desc(&rd);
 }
 
@@ -230,7 +230,7 @@ static void thin_weights_fill_from_rest(void)
      * (coverage 1) at t = (0,3,0), 90°: the missing half comes from rest:
      * t = 0.5·1 + 0.5·3 = 2; rotation = bisector(0°, 90°) = 45°. */
     bw_rig_joint_desc jd = {"hips", -1, {{0, 1, 0}, {0, 0, 0, 1}, {1, 1, 1}}};
-    bw_rig_desc rd = {&jd, 1, NULL, 0, NULL};
+    bw_rig_desc rd = {.joints = &jd, .joint_count = 1};
     bw_rig *rig = NULL;
     CHECK_INT(bw_rig_create(&rd, &rig, NULL), BW_OK);
     bw_mixer *m = NULL;
@@ -497,7 +497,7 @@ static void curves_mix_like_translations_and_angles_take_the_short_way(void)
      * uncovered base: unwrapped to 170° and 190°, mean 180° (mod 360°);
      * a float curve with the same numbers gives 0. */
     bw_rig_curve_desc cd[2] = {{"smile", BW_CURVE_FLOAT, 0.2f}, {"yaw", BW_CURVE_ANGLE, DEG(350)}};
-    bw_rig_desc rd = {NULL, 0, cd, 2, NULL};
+    bw_rig_desc rd = {.curves = cd, .curve_count = 2};
     bw_rig *rig = NULL;
     CHECK_INT(bw_rig_create(&rd, &rig, NULL), BW_OK);
     bw_mixer *m = NULL;

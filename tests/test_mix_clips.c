@@ -23,7 +23,7 @@ static bw_rig *make_rig(void)
         j[i].rest.s[2] = 2.0f;
     }
     bw_rig_curve_desc curve = {"blink", BW_CURVE_FLOAT, 0.5f};
-    bw_rig_desc d = {j, JOINTS, &curve, 1, NULL};
+    bw_rig_desc d = {.joints = j, .joint_count = JOINTS, .curves = &curve, .curve_count = 1};
     return fixture_rig_desc(&d);
 }
 

@@ -28,7 +28,7 @@ static void make_rig(void)
         {"root", -1, {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}},
         {"bone", 0, {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}},
     };
-    bw_rig_desc desc = {joints, 2, NULL, 0, NULL};
+    bw_rig_desc desc = {.joints = joints, .joint_count = 2};
     if (bw_rig_create(&desc, &rig, NULL) != BW_OK) {
         fprintf(stderr, "cannot create the test rig\n");
         exit(1);
@@ -67,7 +67,7 @@ static fixture_clip make_clip(float length, bool loop, float x0, float x1, const
         fprintf(stderr, "cannot create a test clip: %s\n", err.message);
         exit(1);
     }
-    if (bw_binding_create(fc.clip, rig, 0, NULL, &fc.binding, &err) != BW_OK) {
+    if (bw_binding_create(&(bw_binding_desc){.clip = fc.clip, .rig = rig}, &fc.binding, &err) != BW_OK) {
         fprintf(stderr, "cannot bind a test clip: %s\n", err.message);
         exit(1);
     }
@@ -386,7 +386,7 @@ static void dt_larger_than_the_clip(void)
  * drain all work and produce the (empty) pose; markers still fire. */
 static void empty_rig_plays_and_composes(void)
 {
-    bw_rig_desc rd = {NULL, 0, NULL, 0, NULL};
+    bw_rig_desc rd = {0};
     bw_rig *empty = NULL;
     CHECK_INT(bw_rig_create(&rd, &empty, NULL), BW_OK);
     bw_marker_desc m = {"tick", 0.5f};
@@ -398,7 +398,7 @@ static void empty_rig_plays_and_composes(void)
     bw_clip *clip = NULL;
     CHECK_INT(bw_clip_create(&cd, &clip, NULL), BW_OK);
     bw_binding *b = NULL;
-    CHECK_INT(bw_binding_create(clip, empty, 0, NULL, &b, NULL), BW_OK);
+    CHECK_INT(bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = empty}, &b, NULL), BW_OK);
     bw_track_set_desc sd = {.rig = empty, .capacity = 2};
     bw_track_set *set = NULL;
     CHECK_INT(bw_track_set_create(&sd, &set), BW_OK);
@@ -1031,12 +1031,12 @@ static void bad_arguments_should_fail_cleanly(void)
 static void foreign_binding_refused(void)
 {
     bw_rig_joint_desc joints[1] = {{"other", -1, {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}}};
-    bw_rig_desc rd = {joints, 1, NULL, 0, NULL};
+    bw_rig_desc rd = {.joints = joints, .joint_count = 1};
     bw_rig *other = NULL;
     CHECK_INT(bw_rig_create(&rd, &other, NULL), BW_OK);
     fixture_clip fc = make_ab_clip(true);
     bw_binding *foreign = NULL;
-    CHECK_INT(bw_binding_create(fc.clip, other, 0, NULL, &foreign, NULL), BW_OK);
+    CHECK_INT(bw_binding_create(&(bw_binding_desc){.clip = fc.clip, .rig = other}, &foreign, NULL), BW_OK);
     bw_track_set *set = make_set(0, 0);
     bw_play_desc d = bw_play_desc_defaults(foreign);
     CHECK_INT(bw_track_set_play(set, &d, NULL), BW_ERR_INVALID_ARGUMENT);
@@ -1055,7 +1055,7 @@ static void topology_change_refused_by_compose(void)
         {"root", -1, {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}},
         {"bone", 0, {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}},
     };
-    bw_rig_desc rd = {joints, 2, NULL, 0, NULL};
+    bw_rig_desc rd = {.joints = joints, .joint_count = 2};
     bw_rig *local = NULL;
     CHECK_INT(bw_rig_create(&rd, &local, NULL), BW_OK);
     if (!local) return;
@@ -1080,7 +1080,7 @@ static void topology_change_refused_by_compose(void)
      * set, the track is rebound to a new binding, and a mixer for the grown
      * rig composes: bone x = 0.5 as before, the new tip at its rest y = 1 */
     bw_binding *grown = NULL;
-    CHECK_INT(bw_binding_create(fc.clip, local, 0, NULL, &grown, NULL), BW_OK);
+    CHECK_INT(bw_binding_create(&(bw_binding_desc){.clip = fc.clip, .rig = local}, &grown, NULL), BW_OK);
     bw_mixer_desc md = {.rig = local};
     bw_mixer *mx3 = NULL;
     CHECK_INT(bw_mixer_create(&md, &mx3), BW_OK);
@@ -1328,11 +1328,11 @@ static void set_rig_then_rebind(void)
         {"bone", 0, {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}},
         {"tip", 1, {{0, 1, 0}, {0, 0, 0, 1}, {1, 1, 1}}},
     };
-    bw_rig_desc rd = {joints, 3, NULL, 0, NULL};
+    bw_rig_desc rd = {.joints = joints, .joint_count = 3};
     bw_rig *rebuilt = NULL;
     CHECK_INT(bw_rig_create(&rd, &rebuilt, NULL), BW_OK);
     bw_binding *nb = NULL;
-    CHECK_INT(bw_binding_create(fc.clip, rebuilt, 0, NULL, &nb, NULL), BW_OK);
+    CHECK_INT(bw_binding_create(&(bw_binding_desc){.clip = fc.clip, .rig = rebuilt}, &nb, NULL), BW_OK);
     bw_mixer_desc md = {.rig = rebuilt};
     bw_mixer *mx = NULL;
     CHECK_INT(bw_mixer_create(&md, &mx), BW_OK);
@@ -1370,7 +1370,7 @@ static void angle_curves_compose_the_short_way(void)
 {
     bw_rig_joint_desc joints[1] = {{"root", -1, {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}}};
     bw_rig_curve_desc curve = {"yaw", BW_CURVE_ANGLE, 0.0f};
-    bw_rig_desc rd = {joints, 1, &curve, 1, NULL};
+    bw_rig_desc rd = {.joints = joints, .joint_count = 1, .curves = &curve, .curve_count = 1};
     bw_rig *arig = NULL;
     CHECK_INT(bw_rig_create(&rd, &arig, NULL), BW_OK);
     static const float t0[1] = {0.0f};
@@ -1387,7 +1387,7 @@ static void angle_curves_compose_the_short_way(void)
         cd.loop = true;
         clips[i] = NULL;
         CHECK_INT(bw_clip_create(&cd, &clips[i], NULL), BW_OK);
-        CHECK_INT(bw_binding_create(clips[i], arig, 0, NULL, &bindings[i], NULL), BW_OK);
+        CHECK_INT(bw_binding_create(&(bw_binding_desc){.clip = clips[i], .rig = arig}, &bindings[i], NULL), BW_OK);
     }
     bw_track_set_desc sd = {.rig = arig};
     bw_track_set *set = NULL;

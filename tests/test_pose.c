@@ -68,7 +68,7 @@ static void set_rest_copy_and_clear(void)
     bw_rig_joint_desc j[2] = {{"root", -1, {{1, 2, 3}, {0, 0, 0, 1}, {1, 1, 1}}},
                               {"tip", 0, {{0, 5, 0}, {0, 1, 0, 0}, {2, 2, 2}}}};
     bw_rig_curve_desc c[1] = {{"jaw", BW_CURVE_FLOAT, 0.4f}};
-    bw_rig_desc d = {j, 2, c, 1, NULL};
+    bw_rig_desc d = {.joints = j, .joint_count = 2, .curves = c, .curve_count = 1};
     bw_rig *rig = NULL;
     CHECK_INT(bw_rig_create(&d, &rig, NULL), BW_OK);
     bw_pose p, q, small;
@@ -158,7 +158,7 @@ static void local_to_model_of_a_three_joint_chain(void)
                               {"child", 0, {{0, 0, 2}, {0, 0, 0, 1}, {1, 1, 1}}},
                               {"side", 0, {{0, 3, 0}, {0, 0, 0, 1}, {1, 1, 1}}},
                               {"tip", 1, {{1, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}}};
-    bw_rig_desc d = {j, 4, NULL, 0, NULL};
+    bw_rig_desc d = {.joints = j, .joint_count = 4};
     bw_rig *rig = NULL;
     CHECK_INT(bw_rig_create(&d, &rig, NULL), BW_OK);
     bw_pose p;

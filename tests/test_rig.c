@@ -437,12 +437,12 @@ static void allocation_failures_are_clean(void)
     int n;
     const bw_rig_joint_desc *j = humanoid(&n);
     bw_rig_curve_desc c[2] = {{"a", BW_CURVE_FLOAT, 0}, {"b", BW_CURVE_ANGLE, 0}};
-    bw_rig_desc d = {j, n - 1, c, 2, NULL};
+    bw_rig_desc d = {.joints = j, .joint_count = n - 1, .curves = c, .curve_count = 2};
     int created = 0;
     for (int budget = 0; budget < 100 && !created; budget++) {
         alloc_counter ctr = ALLOC_COUNTER(budget);
         bw_allocator a = {alloc_counter_fn, &ctr};
-        d.allocator = &a;
+        d.allocator = a;
         bw_rig *rig = NULL;
         bw_error err;
         bw_result r = bw_rig_create(&d, &rig, &err);
@@ -463,7 +463,7 @@ static void allocation_failures_are_clean(void)
     for (int budget = 0; budget < 20 && !added; budget++) {
         alloc_counter ctr = ALLOC_COUNTER(-1);
         bw_allocator a = {alloc_counter_fn, &ctr};
-        d.allocator = &a;
+        d.allocator = a;
         bw_rig *rig = NULL;
         CHECK_INT(bw_rig_create(&d, &rig, NULL), BW_OK);
         ctr.budget = budget;
@@ -497,7 +497,8 @@ static bw_rig *clone_source(const bw_allocator *allocator)
     tilted.s[2] = 2.0f;
     bw_rig_joint_desc joints[3] = {{"root", -1, bw_transform_identity}, {"spine", 0, tilted}, {"arm", 1, tilted}};
     bw_rig_curve_desc curves[2] = {{"blink", BW_CURVE_FLOAT, 0.25f}, {"yaw", BW_CURVE_ANGLE, -1.5f}};
-    bw_rig_desc desc = {joints, 3, curves, 2, allocator};
+    bw_rig_desc desc = {.joints = joints, .joint_count = 3, .curves = curves, .curve_count = 2};
+    if (allocator) desc.allocator = *allocator;
     bw_rig *rig = fixture_rig_desc(&desc);
     bw_rig_joint_desc hand = {"hand", 2, tilted};
     CHECK_INT(bw_rig_add_joint(rig, &hand, NULL), BW_OK);

@@ -281,7 +281,7 @@ static bw_rig *make_rig(void)
     joints[1].rest = spine;
     joints[2].rest.t[1] = 7.0f;
     bw_rig_curve_desc curves[2] = {{"blink", BW_CURVE_FLOAT, 0.3f}, {"jaw", BW_CURVE_ANGLE, 0.0f}};
-    bw_rig_desc desc = {joints, 3, curves, 2, NULL};
+    bw_rig_desc desc = {.joints = joints, .joint_count = 3, .curves = curves, .curve_count = 2};
     bw_rig *rig = NULL;
     bw_rig_create(&desc, &rig, NULL);
     return rig;
@@ -306,7 +306,7 @@ static void pose_should_fill_unkeyed_channels_from_the_rig(void)
     bw_pose pose;
     memset(&pose, 0, sizeof pose);
     CHECK_INT(bw_clip_create(&desc, &clip, NULL), BW_OK);
-    CHECK_INT(bw_binding_create(clip, rig, 0, NULL, &b, NULL), BW_OK);
+    CHECK_INT(bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = rig}, &b, NULL), BW_OK);
     CHECK_INT(bw_pose_init(&pose, rig, NULL), BW_OK);
     if (!clip || !b || !pose.joints) return;
 
@@ -371,7 +371,7 @@ static void coverage_should_clamp_pose_and_mask_weights(void)
     bw_pose pose;
     memset(&pose, 0, sizeof pose);
     bw_clip_create(&desc, &clip, NULL);
-    bw_binding_create(clip, rig, 0, NULL, &b, NULL);
+    bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = rig}, &b, NULL);
     bw_pose_init(&pose, rig, NULL);
     if (!clip || !b || !pose.joints) return;
     bw_sample_clip(b, rig, 0.25f, &pose);
@@ -401,7 +401,7 @@ static void mismatched_or_missing_binding_should_cover_nothing(void)
     bw_pose pose;
     memset(&pose, 0, sizeof pose);
     bw_clip_create(&desc, &clip, NULL);
-    bw_binding_create(clip, rig, 0, NULL, &b, NULL);
+    bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = rig}, &b, NULL);
     bw_pose_init(&pose, rig, NULL);
     if (!clip || !b || !pose.joints) return;
     bw_sample_clip(b, rig, 0.0f, &pose);

@@ -21,7 +21,7 @@ static bw_rig *make_rig(void)
         j[i].rest.t[1] = 0.5f * (float)i; /* distinct rest values for unkeyed channels */
         j[i].rest.s[0] = 1.0f + 0.1f * (float)i;
     }
-    bw_rig_desc d = {j, JOINTS, NULL, 0, NULL};
+    bw_rig_desc d = {.joints = j, .joint_count = JOINTS};
     bw_rig *rig = NULL;
     CHECK_INT(bw_rig_create(&d, &rig, NULL), BW_OK);
     return rig;
@@ -106,7 +106,7 @@ static void uniform_linear_clips_take_the_grid_and_match_the_reference(void)
         bw_clip *clip = make_clip(rig, starts[s % 2], 1.0f / 30.0f, false, false);
         CHECK(clip->grid != NULL);
         bw_binding *b = NULL;
-        CHECK_INT(bw_binding_create(clip, rig, 0, NULL, &b, NULL), BW_OK);
+        CHECK_INT(bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = rig}, &b, NULL), BW_OK);
         CHECK(b->grid != NULL);
         bw_pose pose;
         CHECK_INT(bw_pose_init(&pose, rig, NULL), BW_OK);
@@ -180,7 +180,7 @@ static void sampling_exactly_on_a_key_gives_that_key_far_from_zero(void)
     CHECK_INT(bw_clip_create(&desc, &clip, NULL), BW_OK);
     CHECK(clip->grid != NULL);
     bw_binding *b = NULL;
-    CHECK_INT(bw_binding_create(clip, rig, 0, NULL, &b, NULL), BW_OK);
+    CHECK_INT(bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = rig}, &b, NULL), BW_OK);
     bw_pose pose;
     CHECK_INT(bw_pose_init(&pose, rig, NULL), BW_OK);
     int wrong = 0;
@@ -220,7 +220,7 @@ static void thousands_of_joints_group_and_bind_by_name(void)
         tracks[2 * j + 1] = (bw_track_desc){NULL, names[j], BW_CHANNEL_ROTATION, BW_INTERP_EASED, 2, times,
                                             r_values[j], NULL, NULL};
     }
-    bw_rig_desc rd = {joints, N, NULL, 0, NULL};
+    bw_rig_desc rd = {.joints = joints, .joint_count = N};
     bw_rig *rig = NULL;
     CHECK_INT(bw_rig_create(&rd, &rig, NULL), BW_OK);
     bw_clip_desc cd = {0};
@@ -232,7 +232,7 @@ static void thousands_of_joints_group_and_bind_by_name(void)
     CHECK(clip->grid != NULL);
     if (clip->grid) CHECK_INT(clip->grid->joint_count, N);
     bw_binding *b = NULL;
-    CHECK_INT(bw_binding_create(clip, rig, 0, NULL, &b, NULL), BW_OK);
+    CHECK_INT(bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = rig}, &b, NULL), BW_OK);
     bw_bind_report rep = bw_binding_report(b);
     CHECK_INT(rep.bound, 2 * N);
     CHECK_INT(rep.by_name, 2 * N);

@@ -47,11 +47,11 @@ typedef struct bw_asset {
     int *joint_node;      /* per rig joint: glTF node index (-1 for BVH) */
     float frame_time;     /* BVH: seconds per frame; glTF: 0 */
     int frame_count;      /* BVH: frames read; glTF: 0 */
-    const bw_allocator *allocator;
+    bw_allocator allocator; /* what loaded it, copied (fn NULL = malloc) */
 } bw_asset;
 
 typedef struct bw_asset_options {
-    const bw_allocator *allocator; /* NULL = malloc */
+    bw_allocator allocator;        /* copied; fn NULL = malloc */
     size_t max_bytes;              /* largest file / decoded buffer accepted; 0 = 512 MiB */
     bw_logger logger;              /* warnings (e.g. a BVH frame count mismatch); optional */
 } bw_asset_options;

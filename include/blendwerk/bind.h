@@ -38,14 +38,26 @@ typedef struct bw_bind_report {
     int unbound;
 } bw_bind_report;
 
-/* `retarget_id` distinguishes bindings of the same clip and rig made for
- * different retarget mappings (0 = none); it is part of the cache key.
+/* What a binding is made of; all-zero fields mean the defaults.
  * The binding points at `clip` (which must outlive it: it holds no
  * reference, so whoever keeps a binding keeps the clip alive, e.g. with
  * bw_clip_retain) but keeps nothing of the rig except its indices, layout
  * signature and revision. */
-bw_result bw_binding_create(const bw_clip *clip, const bw_rig *rig, uint64_t retarget_id,
-                            const bw_allocator *allocator, bw_binding **out_binding, bw_error *err);
+typedef struct bw_binding_desc {
+    const bw_clip *clip;    /* required */
+    const bw_rig *rig;      /* required */
+    uint64_t retarget_id;   /* distinguishes bindings of the same clip and rig made
+                               for different retarget mappings (0 = none); part of
+                               the cache key */
+    bw_allocator allocator; /* copied; fn NULL = malloc */
+    bw_logger logger;       /* optional: one warning per track that a name-only
+                               match would bind but several joints share the name
+                               (at most 8, then a count) */
+} bw_binding_desc;
+
+/* BW_ERR_INVALID_ARGUMENT for a NULL desc, clip, rig or out_binding;
+ * BW_ERR_OUT_OF_MEMORY. *out_binding is set only on success. */
+bw_result bw_binding_create(const bw_binding_desc *desc, bw_binding **out_binding, bw_error *err);
 void bw_binding_destroy(bw_binding *binding);
 
 bw_bind_report bw_binding_report(const bw_binding *binding);

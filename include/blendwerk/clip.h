@@ -120,7 +120,7 @@ typedef struct bw_clip_desc {
     int marker_count;              /* >= 0 */
     float length; /* seconds, finite; > 0 to set explicitly; <= 0: last key / marker time */
     bool loop;    /* default loop flag for tracks that play this clip */
-    const bw_allocator *allocator; /* NULL = malloc; copied (the allocator itself
+    bw_allocator allocator;        /* copied; fn NULL = malloc (what it points to
                                       must outlive the clip) */
     bw_logger logger;              /* optional; warnings during creation only: rotation
                                       keys that were not unit length (normalized), one
@@ -193,7 +193,7 @@ typedef struct bw_sequence_desc {
     int marker_count;
     float length;         /* as bw_clip_desc.length */
     bool loop;
-    const bw_allocator *allocator; /* as bw_clip_desc.allocator */
+    bw_allocator allocator;        /* as bw_clip_desc.allocator */
     bw_logger logger;              /* as bw_clip_desc.logger */
 } bw_sequence_desc;
 

@@ -73,8 +73,10 @@ typedef struct bw_rig_desc {
     int joint_count;                 /* [0, BW_RIG_MAX_JOINTS] */
     const bw_rig_curve_desc *curves; /* optional float channels; copied */
     int curve_count;                 /* [0, BW_RIG_MAX_CURVES] */
-    const bw_allocator *allocator;   /* NULL = malloc; copied (the allocator itself
+    bw_allocator allocator;          /* copied; fn NULL = malloc (what it points to
                                         must outlive the rig) */
+    bw_logger logger;                /* optional; creation only: one warning per rest
+                                        rotation that was not unit length (normalized) */
 } bw_rig_desc;
 
 /* Validate `desc` and build a rig; *out_rig is set only on success. */

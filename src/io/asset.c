@@ -31,13 +31,13 @@ static bw_result load_memory(bw_asset_kind kind, const void *data, size_t size, 
                              const bw_io_origin *origin, const bw_asset_options *options, bw_asset **out_asset,
                              bw_error *err)
 {
-    const bw_allocator *allocator = options ? options->allocator : NULL;
+    const bw_allocator *allocator = options ? &options->allocator : NULL;
     if (size > max_bytes_of(options))
         return bw_fail_at(err, BW_ERR_LIMIT, name, 0, NULL, "%s: larger than the %zu-byte limit",
                           name ? name : "(memory)", max_bytes_of(options));
     bw_asset *asset = (bw_asset *)bw_alloc_zeroed(allocator, sizeof *asset);
     if (!asset) return bw_fail(err, BW_ERR_OUT_OF_MEMORY, "out of memory");
-    asset->allocator = allocator;
+    if (allocator) asset->allocator = *allocator;
     asset->kind = kind;
     bw_result r;
     if (kind == BW_ASSET_GLTF) r = bw_gltf_load(data, size, name, origin, options, asset, err);
@@ -78,7 +78,7 @@ bw_result bw_asset_load_file(const char *path, const bw_asset_options *options, 
                              bw_error *err)
 {
     if (!path || !out_asset) return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "bw_asset_load_file: NULL argument");
-    bw_io_read req = {NULL, options ? options->allocator : NULL, max_bytes_of(options), 0};
+    bw_io_read req = {NULL, options ? &options->allocator : NULL, max_bytes_of(options), 0};
     void *data = NULL;
     size_t size = 0;
     bw_result r = bw_io_read_path(path, strlen(path), &req, &data, &size, err);
@@ -93,7 +93,7 @@ bw_result bw_asset_load_beneath(const char *dir, const char *path, const bw_asse
                                 bw_asset **out_asset, bw_error *err)
 {
     if (!path || !out_asset) return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "bw_asset_load_beneath: NULL argument");
-    bw_io_read req = {NULL, options ? options->allocator : NULL, max_bytes_of(options), 0};
+    bw_io_read req = {NULL, options ? &options->allocator : NULL, max_bytes_of(options), 0};
     void *data = NULL;
     size_t size = 0;
     bw_result r = bw_io_read_beneath(dir, path, strlen(path), &req, &data, &size, err);
@@ -108,7 +108,8 @@ bw_result bw_asset_load_beneath(const char *dir, const char *path, const bw_asse
 void bw_asset_destroy(bw_asset *asset)
 {
     if (!asset) return;
-    const bw_allocator *a = asset->allocator;
+    bw_allocator a_copy = asset->allocator; /* the asset block holding it is freed too */
+    const bw_allocator *a = &a_copy;
     for (int i = 0; i < asset->clip_count; i++) bw_clip_destroy(asset->clips[i]);
     bw_free(a, asset->clips, sizeof(bw_clip *) * (size_t)asset->clip_count);
     int joints = asset->rig ? bw_rig_joint_count(asset->rig) : 0;

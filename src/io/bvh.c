@@ -835,7 +835,8 @@ static bw_result build(parser *ps, const motion *m, bw_asset *asset)
         memcpy(jd[j].rest.t, ps->joints[j].offset, sizeof jd[j].rest.t);
         nodes[j] = -1;
     }
-    bw_rig_desc rd = {.joints = jd, .joint_count = jc, .allocator = a};
+    bw_rig_desc rd = {.joints = jd, .joint_count = jc};
+    if (a) rd.allocator = *a;
     e = bw_rig_create(&rd, &rig, ps->err);
     if (e != BW_OK) {
         core_failed(ps, e, "the rig");
@@ -859,7 +860,8 @@ static bw_result build(parser *ps, const motion *m, bw_asset *asset)
             tc++;
         }
     }
-    bw_clip_desc cd = {.name = name, .tracks = td, .track_count = tc, .allocator = a, .logger = ps->logger};
+    bw_clip_desc cd = {.name = name, .tracks = td, .track_count = tc, .logger = ps->logger};
+    if (a) cd.allocator = *a;
     e = bw_clip_create(&cd, &clip, ps->err);
     if (e != BW_OK) {
         core_failed(ps, e, "the clip");
@@ -874,7 +876,7 @@ static bw_result build(parser *ps, const motion *m, bw_asset *asset)
     asset->joint_node = nodes;
     asset->frame_time = m->frame_time;
     asset->frame_count = m->frames;
-    asset->allocator = a;
+    if (a) asset->allocator = *a;
     rig = NULL;
     clip = NULL;
     clips = NULL;
@@ -902,7 +904,7 @@ bw_result bw_bvh_load(const void *data, size_t size, const char *name, const bw_
     ps.name = name ? name : "(bvh)";
     ps.file = name;
     ps.err = err;
-    ps.a = options ? options->allocator : NULL;
+    ps.a = options ? &options->allocator : NULL;
     if (options) ps.logger = options->logger;
 
     /* a UTF-8 byte order mark is not part of the first keyword */

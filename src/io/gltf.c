@@ -1021,7 +1021,7 @@ static bw_result load(loader *L, const void *data, size_t size, bw_asset *asset)
     rd.joint_count = L->joint_count;
     rd.curves = L->curves;
     rd.curve_count = L->curve_count;
-    rd.allocator = c->a;
+    if (c->a) rd.allocator = *c->a;
     bw_error sub;
     memset(&sub, 0, sizeof sub);
     bw_rig *rig = NULL;
@@ -1042,7 +1042,7 @@ static bw_result load(loader *L, const void *data, size_t size, bw_asset *asset)
         cd.tracks = L->anims[i].tracks;
         cd.track_count = L->anims[i].count;
         cd.loop = true;
-        cd.allocator = c->a;
+        if (c->a) cd.allocator = *c->a;
         cd.logger = c->logger;
         r = bw_clip_create(&cd, &clips[i], &sub);
         if (r != BW_OK) {
@@ -1070,7 +1070,7 @@ bw_result bw_gltf_load(const void *data, size_t size, const char *name, const bw
     if (!data || !asset) return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "bw_gltf_load: NULL argument");
     loader L;
     memset(&L, 0, sizeof L);
-    L.c.a = options ? options->allocator : NULL;
+    L.c.a = options ? &options->allocator : NULL;
     L.c.err = err;
     L.c.name = name;
     L.c.origin = origin;
