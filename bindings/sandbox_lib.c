@@ -58,11 +58,26 @@ static int sb_pcall(lua_State *L)
     return finish_pcall(L, status, 0);
 }
 
+/* Lua raises an error thrown from a hook with hooks still disabled until
+ * the protected call that catches it, so a message handler would run
+ * unbudgeted after a stop: after a stop the script's handler is skipped. */
+static int xpcall_handler(lua_State *L)
+{
+    if (bw_sandbox_of(L)->stop != BW_SANDBOX_OK) return 1;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
 static int sb_xpcall(lua_State *L)
 {
     int n = lua_gettop(L);
     luaL_checktype(L, 2, LUA_TFUNCTION);
     bw_sandbox_check_stop(L);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, xpcall_handler, 1);
+    lua_replace(L, 2);
     lua_pushboolean(L, 1);
     lua_pushvalue(L, 1);
     lua_rotate(L, 3, 2); /* f, handler, true, f, args... */
@@ -377,6 +392,40 @@ static void enter_coroutine(lua_State *L, lua_State *co)
     sb->current = co;
 }
 
+/* A coroutine a stop killed keeps hooks disabled (Lua restores them only
+ * at a protected call inside it), so its to-be-closed variables must never
+ * run: such threads are remembered and never closed. */
+static const char stopped_key[] = "blendwerk.sandbox.stopped";
+
+static void mark_stopped(lua_State *L, lua_State *co)
+{
+    if (luaL_getsubtable(L, LUA_REGISTRYINDEX, stopped_key) == 0) {
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+    }
+    lua_pushthread(co);
+    lua_xmove(co, L, 1);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+static bool was_stopped(lua_State *L, lua_State *co)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, stopped_key);
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        return false;
+    }
+    lua_pushthread(co);
+    lua_xmove(co, L, 1);
+    bool stopped = lua_rawget(L, -2) != LUA_TNIL;
+    lua_pop(L, 2);
+    return stopped;
+}
+
 static void leave_coroutine(lua_State *L, lua_State *prev)
 {
     bw_sandbox *sb = bw_sandbox_of(L);
@@ -420,6 +469,7 @@ static int resume(lua_State *L, lua_State *co, int nargs, int *st)
         return nres;
     }
     lua_xmove(co, L, 1);
+    if (bw_sandbox_of(L)->stop != BW_SANDBOX_OK) mark_stopped(L, co);
     return -1;
 }
 
@@ -460,7 +510,7 @@ static int wrapped_call(lua_State *L)
         return r;
     }
     int cs = lua_status(co);
-    if (cs != LUA_OK && cs != LUA_YIELD) { /* an error in the body: close its variables */
+    if (cs != LUA_OK && cs != LUA_YIELD && !was_stopped(L, co)) { /* an error in the body: close its variables */
         bw_sandbox *sb = bw_sandbox_of(L);
         lua_State *prev = sb->current;
         enter_coroutine(L, co);
@@ -497,6 +547,11 @@ static int sb_close(lua_State *L)
     bool closable = co != L && (status == LUA_YIELD || (status == LUA_OK && !lua_getstack(co, 0, &ar)) ||
                                 (status != LUA_OK && status != LUA_YIELD));
     if (!closable) return luaL_error(L, "cannot close a %s coroutine", co == L ? "running" : "normal");
+    if (was_stopped(L, co)) {
+        lua_pushboolean(L, 0);
+        lua_pushliteral(L, "the sandbox stopped this coroutine: its to-be-closed variables are not run");
+        return 2;
+    }
     bw_sandbox *sb = bw_sandbox_of(L);
     lua_State *prev = sb->current;
     enter_coroutine(L, co);
