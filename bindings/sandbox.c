@@ -651,6 +651,17 @@ bool bw_sandbox_allow_file(bw_sandbox *sb, const char *path)
     return true;
 }
 
+const char *bw_sandbox_split_path(const char *path, char *dir, size_t dir_size)
+{
+    const char *slash = strrchr(path, '/');
+    int n = 0;
+    if (!slash) n = snprintf(dir, dir_size, ".");
+    else if (slash == path) n = snprintf(dir, dir_size, "/");
+    else n = snprintf(dir, dir_size, "%.*s", (int)(slash - path), path);
+    if (n < 0 || (size_t)n >= dir_size) return NULL;
+    return slash ? slash + 1 : path;
+}
+
 const char *bw_sandbox_error(const bw_sandbox *sb) { return sb ? sb->error : "no sandbox"; }
 
 /* ---- calls ---- */

@@ -150,6 +150,11 @@ bw_sandbox_status bw_sandbox_call(bw_sandbox *sb, int nargs, int nresults);
  * wherever a line is known. */
 const char *bw_sandbox_error(const bw_sandbox *sb);
 
+/* Split a script's path into its folder (the mod's folder: "." when there
+ * is no slash) and its file name, which is returned (a pointer into
+ * path); NULL when the folder does not fit dir_size. */
+const char *bw_sandbox_split_path(const char *path, char *dir, size_t dir_size);
+
 /* For C functions the host adds to the sandbox: load the mod's file
  * `name` and push it, or raise a Lua error (refused path, missing file,
  * syntax error). */

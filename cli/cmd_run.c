@@ -125,14 +125,11 @@ static int run_sandboxed(int argc, char **argv)
         return 2;
     }
     char dir[BW_SANDBOX_PATH_MAX];
-    const char *slash = strrchr(script, '/');
-    if (strlen(script) >= sizeof dir) {
+    const char *name = bw_sandbox_split_path(script, dir, sizeof dir);
+    if (!name) {
         fprintf(stderr, "blendwerk run: %s: the path is too long\n", script);
         return 2;
     }
-    if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash == script ? 1 : slash - script), script);
-    else snprintf(dir, sizeof dir, ".");
-    const char *name = slash ? slash + 1 : script;
     char err[BW_SANDBOX_ERROR_MAX];
     bw_sandbox_desc desc = {.limits = lim, .dir = dir, .name = name};
     bw_sandbox *sb = bw_sandbox_create(&desc, err, sizeof err);
