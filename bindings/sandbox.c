@@ -292,7 +292,11 @@ static int open_inside(const char *dir, const char *rel, char *why, size_t why_s
 static int open_mod_file(lua_State *L, const char *what, const char *name, char *full, size_t full_size)
 {
     bw_sandbox *sb = bw_sandbox_of(L);
-    const char *bad = bw_sandbox_refuse_name(name);
+    const char *bad = what ? bw_sandbox_refuse_name(name) : NULL;
+    if (!what) { /* the host's own load: any file name, still inside the folder */
+        what = "load";
+        if (!name[0] || strchr(name, '/')) bad = "must be a file name inside the mod's folder";
+    }
     if (bad) luaL_error(L, "%s '%s': the name %s", what, name, bad);
     if (!sb->dir[0]) luaL_error(L, "%s '%s': this sandbox has no files", what, name);
     if (snprintf(full, full_size, "%s/%s", sb->dir, name) >= (int)full_size)
@@ -311,10 +315,10 @@ static int new_buffer(lua_State *L)
     return 1;
 }
 
-void bw_sandbox_push_file(lua_State *L, const char *name)
+void bw_sandbox_push_file(lua_State *L, const char *what, const char *name)
 {
     char full[BW_SANDBOX_PATH_MAX];
-    int fd = open_mod_file(L, "open", name, full, sizeof full);
+    int fd = open_mod_file(L, what, name, full, sizeof full);
     struct stat st;
     if (fstat(fd, &st) != 0 || (size_t)st.st_size > BW_SANDBOX_MAX_SCRIPT) {
         close(fd);
@@ -393,7 +397,7 @@ static int sandbox_require(lua_State *L)
     lua_pop(L, 1);
     lua_pushlightuserdata(L, (void *)sandbox_require); /* loading */
     lua_setfield(L, 2, name);
-    bw_sandbox_push_file(L, file);
+    bw_sandbox_push_file(L, "require", file);
     lua_pushstring(L, name);
     lua_call(L, 1, 1);
     if (lua_isnil(L, -1)) {
@@ -743,7 +747,7 @@ static int load_protected(lua_State *L)
 {
     const load_args *a = (const load_args *)lua_touserdata(L, 1);
     if (a->name) {
-        bw_sandbox_push_file(L, a->name);
+        bw_sandbox_push_file(L, NULL, a->name);
         return 1;
     }
     if (a->size > BW_SANDBOX_MAX_SCRIPT) return luaL_error(L, "%s is larger than %d bytes", a->chunkname, (int)BW_SANDBOX_MAX_SCRIPT);

@@ -156,9 +156,9 @@ const char *bw_sandbox_error(const bw_sandbox *sb);
 const char *bw_sandbox_split_path(const char *path, char *dir, size_t dir_size);
 
 /* For C functions the host adds to the sandbox: load the mod's file
- * `name` and push it, or raise a Lua error (refused path, missing file,
- * syntax error). */
-void bw_sandbox_push_file(lua_State *L, const char *name);
+ * `name` and push it, or raise a Lua error that starts with `what`
+ * (refused name, missing file, syntax error), e.g. what = "include". */
+void bw_sandbox_push_file(lua_State *L, const char *what, const char *name);
 
 /* ---- per-frame callbacks ---- */
 
