@@ -304,6 +304,9 @@ static int open_mod_file(lua_State *L, const char *what, const char *name, char 
     char why[256];
     if (sb->on_open && !sb->on_open(sb->user, full, why, sizeof why)) luaL_error(L, "%s '%s': %s", what, name, why);
     int fd = open_inside(sb->dir, name, why, sizeof why);
+    if (fd < 0 && strcmp(what, "require") == 0)
+        luaL_error(L, "require: cannot open %s: %s (only \"blendwerk\" and the mod's own modules can be required)",
+                   name, why);
     if (fd < 0) luaL_error(L, "cannot open %s: %s", name, why);
     return fd;
 }
