@@ -167,6 +167,11 @@ void bw_sandbox_charge(lua_State *L, double work)
         bw_sandbox_raise_stop(sb, L);
     }
     sb->spent += (long long)work;
+    /* charged calls do C work between hook points: check the clock too */
+    if (bw_sandbox_now() > sb->deadline) {
+        bw_sandbox_set_stop(sb, L, BW_SANDBOX_TIME);
+        bw_sandbox_raise_stop(sb, L);
+    }
 }
 
 double bw_sandbox_remaining(lua_State *L)
@@ -198,7 +203,34 @@ static void count_hook(lua_State *L, lua_Debug *ar)
 /* Growth beyond the cap is refused, so Lua raises "not enough memory";
  * shrinking always succeeds, as Lua requires. The module's core objects use
  * this allocator too. The position of the refused allocation is kept for
- * the report (lua_getinfo reads the call stack and does not allocate). */
+ * the report (lua_getinfo reads the call stack and does not allocate).
+ *
+ * Big allocations are also where single instructions do a lot of C work
+ * (`s .. s` on a long string, string.upper of 16 MiB, a table resize), so
+ * during a call each one is charged against the budget (one instruction
+ * per ALLOC_BYTES_PER_INSTRUCTION bytes) and checks the clock; a spent
+ * budget or a passed deadline refuses the allocation and stops the call. */
+#define ALLOC_CHARGE_MIN 4096
+#define ALLOC_BYTES_PER_INSTRUCTION 16
+
+static bool alloc_allowed(bw_sandbox *sb, size_t grow)
+{
+    if (sb->used > sb->lim.memory || grow > sb->lim.memory - sb->used) {
+        sb->mem_refused++;
+        if (sb->running && sb->current && sb->stop == BW_SANDBOX_OK)
+            bw_sandbox_where(sb->current, sb->mem_where, sizeof sb->mem_where);
+        return false;
+    }
+    if (!sb->running || grow < ALLOC_CHARGE_MIN || !sb->current) return true;
+    if (sb->stop != BW_SANDBOX_OK) return false; /* stopped: unwind, do not build */
+    sb->spent += (long long)(grow / ALLOC_BYTES_PER_INSTRUCTION);
+    if (sb->spent > sb->budget)
+        bw_sandbox_set_stop(sb, sb->current, BW_SANDBOX_BUDGET);
+    else if (bw_sandbox_now() > sb->deadline)
+        bw_sandbox_set_stop(sb, sb->current, BW_SANDBOX_TIME);
+    return sb->stop == BW_SANDBOX_OK;
+}
+
 static void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     bw_sandbox *sb = (bw_sandbox *)ud;
@@ -208,12 +240,7 @@ static void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         sb->used = old <= sb->used ? sb->used - old : 0;
         return NULL;
     }
-    if (nsize > old && (sb->used > sb->lim.memory || nsize - old > sb->lim.memory - sb->used)) {
-        sb->mem_refused++;
-        if (sb->running && sb->current && sb->stop == BW_SANDBOX_OK)
-            bw_sandbox_where(sb->current, sb->mem_where, sizeof sb->mem_where);
-        return NULL;
-    }
+    if (nsize > old && !alloc_allowed(sb, nsize - old)) return NULL;
     void *p = realloc(ptr, nsize);
     if (!p) return NULL;
     sb->used = sb->used - (old <= sb->used ? old : sb->used) + nsize;
@@ -536,6 +563,7 @@ static int open_env(lua_State *L)
         lua_getfield(L, os, os_kept[i]);
         lua_setfield(L, -2, os_kept[i]);
     }
+    bw_sandbox_open_os(L, lua_gettop(L));
     lua_setfield(L, g, LUA_OSLIBNAME);
     lua_pop(L, 1);
 
@@ -795,21 +823,31 @@ bw_sandbox_status bw_sandbox_load_string(bw_sandbox *sb, const char *text, size_
 
 /* ---- per-frame callbacks ---- */
 
+static int ref_protected(lua_State *L)
+{
+    lua_pushinteger(L, luaL_ref(L, LUA_REGISTRYINDEX)); /* pops the function */
+    return 1;
+}
+
 bool bw_sandbox_callback_init(bw_sandbox *sb, bw_sandbox_callback *cb)
 {
+    lua_State *L = sb->L;
     memset(cb, 0, sizeof *cb);
     cb->ref = LUA_NOREF;
-    if (!lua_isfunction(sb->L, -1)) {
-        lua_pop(sb->L, 1);
+    if (!lua_isfunction(L, -1)) {
+        lua_pop(L, 1);
         return false;
     }
-    /* luaL_ref allocates: keep it in protected mode by way of the registry
-     * table's own slot reuse; a failure leaves the callback empty */
-    if (!lua_checkstack(sb->L, 2)) {
-        lua_pop(sb->L, 1);
+    /* luaL_ref may grow the registry: in protected mode, since the state
+     * may be at its cap; a failure leaves the callback empty */
+    lua_pushcfunction(L, ref_protected);
+    lua_insert(L, -2);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        lua_pop(L, 1);
         return false;
     }
-    cb->ref = luaL_ref(sb->L, LUA_REGISTRYINDEX);
+    cb->ref = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
     return cb->ref != LUA_REFNIL && cb->ref != LUA_NOREF;
 }
 

@@ -82,5 +82,6 @@ void bw_sandbox_open_base(lua_State *L, int t);
 void bw_sandbox_open_string(lua_State *L, int t);
 void bw_sandbox_open_table(lua_State *L, int t);
 void bw_sandbox_open_coroutine(lua_State *L, int t);
+void bw_sandbox_open_os(lua_State *L, int t); /* t: the table of clock, time, date */
 
 #endif

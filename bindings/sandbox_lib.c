@@ -190,7 +190,7 @@ void bw_sandbox_open_base(lua_State *L, int t)
  * steps, or more than PATTERN_STEPS steps per instruction left in the
  * budget (a per-frame callback with a small budget gets a small bound). */
 #define PATTERN_COST_LIMIT 5e8
-#define PATTERN_STEPS 10.0
+#define PATTERN_STEPS 4.0
 
 /* Rough worst-case step count of a pattern call: each repetition item
  * (*, +, -, %b) can rescan the subject from every position it is tried at,
@@ -241,6 +241,8 @@ static int sb_pattern(lua_State *L)
         if (cost > limit && cost > 1e4)
             return luaL_error(L, "string.%s: refused: a %d-byte subject with this %d-byte pattern could run "
                                  "longer than the sandbox allows", pattern_names[kind], (int)n, (int)m);
+        /* the subject is scanned about once in the usual case */
+        bw_sandbox_charge(L, (double)(n + m) / 4.0);
     }
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
@@ -362,6 +364,15 @@ static int sb_concat(lua_State *L)
     return call_original(L);
 }
 
+/* table.insert(t, pos, v) and table.remove(t, pos) shift the elements
+ * above pos: charged by the table's length. */
+static int sb_shift(lua_State *L)
+{
+    if (lua_gettop(L) >= 3 || (lua_gettop(L) == 2 && lua_tointeger(L, lua_upvalueindex(2)) == 1))
+        bw_sandbox_charge(L, (double)luaL_len(L, 1));
+    return call_original(L);
+}
+
 static int sb_sort(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -376,7 +387,28 @@ void bw_sandbox_open_table(lua_State *L, int t)
     install(L, t, "unpack", sb_unpack);
     install(L, t, "concat", sb_concat);
     install(L, t, "sort", sb_sort);
+    static const char *const shifting[] = {"insert", "remove"};
+    for (int k = 0; k < 2; k++) {
+        lua_getfield(L, t, shifting[k]);
+        lua_pushinteger(L, k); /* remove shifts with two arguments, insert with three */
+        lua_pushcclosure(L, sb_shift, 2);
+        lua_setfield(L, t, shifting[k]);
+    }
 }
+
+/* ---- os ---- */
+
+/* os.date runs strftime once per conversion of its format in one C call:
+ * the format is charged per byte. */
+static int sb_date(lua_State *L)
+{
+    size_t len = 0;
+    if (lua_type(L, 1) == LUA_TSTRING) lua_tolstring(L, 1, &len);
+    bw_sandbox_charge(L, (double)len * 4.0);
+    return call_original(L);
+}
+
+void bw_sandbox_open_os(lua_State *L, int t) { install(L, t, "date", sb_date); }
 
 /* ---- coroutine ---- */
 

@@ -103,6 +103,14 @@ static const sandbox_case cases[] = {
     {"rep_empty", "\nstring.rep('', math.maxinteger)\n", "instruction budget", 2, KIND_BUDGET, 0, 0},
     {"move_huge", "\ntable.move({}, 1, 1e15, 2)\n", "instruction budget", 2, KIND_BUDGET, 0, 0},
     {"concat_count", "\ntable.concat({}, '', 1, math.maxinteger)\n", "instruction budget", 2, KIND_BUDGET, 0, 0},
+    /* one instruction, much C work: big allocations are charged */
+    {"concat_big", "local s = string.rep('xxxxxxxxxxxxxxxx', 1 << 18)\nwhile true do local t = s .. 'x' end\n",
+     "instruction budget", 2, KIND_BUDGET, 10000000LL, 0},
+    {"upper_loop", "local s = string.rep('xxxxxxxxxxxxxxxx', 1 << 18)\nwhile true do s:upper() end\n", "instruction budget", 2,
+     KIND_BUDGET, 10000000LL, 0},
+    {"insert_front", "local t = {}\nfor i = 1, 100000 do t[i] = i end\nwhile true do table.insert(t, 1, 0) end\n",
+     "instruction budget", 3, KIND_BUDGET, 0, 0},
+    {"date_format", "\nos.date(string.rep('%c', 1000000))\n", "instruction budget", 2, KIND_BUDGET, 0, 0},
     {"unpack_huge", "\nreturn table.unpack({}, 1, 1e12)\n", "instruction budget", 2, KIND_BUDGET, 0, 0},
     /* the wall clock (a budget that would take hours) */
     {"time_loop", "\nwhile true do end\n", "time limit of 0.1 s exceeded", 2, KIND_TIME, 1000000000000LL, 0},
@@ -303,7 +311,8 @@ static void cases_stop_through_the_c_api(void)
         /* the bound for this kind of stop */
         double bound = 0, took = cpu;
         if (c->kind == KIND_BUDGET)
-            bound = reference_cpu * BUDGET_MARGIN + 0.001 * SLACK_FACTOR;
+            bound = reference_cpu * (double)(c->budget ? c->budget : BUDGET) / (double)BUDGET * BUDGET_MARGIN +
+                    0.001 * SLACK_FACTOR;
         else if (c->kind == KIND_TIME) {
             bound = TIME_CASE_SECONDS + 0.010 * SLACK_FACTOR;
             took = wall;
