@@ -643,7 +643,12 @@ bw_sandbox *bw_sandbox_create(const bw_sandbox_desc *desc, char *err, size_t err
         return NULL;
     }
     sb->lim = bw_sandbox_limits_resolve(&d.limits);
-    if (d.dir && strlen(d.dir) + 256 < sizeof sb->dir) snprintf(sb->dir, sizeof sb->dir, "%s", d.dir[0] ? d.dir : ".");
+    if (d.dir && strlen(d.dir) + 256 >= sizeof sb->dir) {
+        if (err && err_size) snprintf(err, err_size, "the mod's folder path is too long");
+        free(sb);
+        return NULL;
+    }
+    if (d.dir) snprintf(sb->dir, sizeof sb->dir, "%s", d.dir[0] ? d.dir : ".");
     snprintf(sb->name, sizeof sb->name, "%s", d.name ? d.name : "script");
     snprintf(sb->chunk, sizeof sb->chunk, "%s", sb->name);
     sb->on_open = d.on_open;

@@ -134,8 +134,9 @@ lua_State *bw_sandbox_state(bw_sandbox *sb);
  * outside the mod's folder). Returns false when no room is left (16). */
 bool bw_sandbox_allow_file(bw_sandbox *sb, const char *path);
 
-/* Load the mod's file `name` (relative to desc->dir) or a text chunk as a
- * function and push it. On failure nothing is pushed, the error is kept
+/* Load the mod's file `name` (a file name inside desc->dir, any
+ * characters but '/'; its chunk name) or a text chunk as a function and
+ * push it. On failure nothing is pushed, the error is kept
  * for bw_sandbox_error and the status returned. Binary chunks are refused. */
 bw_sandbox_status bw_sandbox_load_file(bw_sandbox *sb, const char *name);
 bw_sandbox_status bw_sandbox_load_string(bw_sandbox *sb, const char *text, size_t size, const char *chunkname);

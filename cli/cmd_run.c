@@ -105,6 +105,7 @@ static int run_sandboxed(int argc, char **argv)
         bool known = !strcmp(a, "--budget") || !strcmp(a, "--memory-mb") || !strcmp(a, "--time-limit");
         if (known) {
             double v = option_number(i + 1 < argc ? argv[i + 1] : NULL);
+            if (!strcmp(a, "--memory-mb") && v > 1048576.0) v = -1.0; /* more than a TiB: a typo */
             if (v < 0) {
                 fprintf(stderr, "blendwerk run: %s needs a positive number\n" RUN_USAGE, a);
                 return 2;
