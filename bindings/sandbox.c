@@ -513,17 +513,6 @@ static void guard_metatable(lua_State *L, int mt)
 
 /* ---- building the environment ---- */
 
-static void set_function(lua_State *L, int table, const char *name, lua_CFunction fn, bool wrap)
-{
-    if (wrap) {
-        lua_getfield(L, table, name);
-        lua_pushcclosure(L, fn, 1);
-    } else {
-        lua_pushcfunction(L, fn);
-    }
-    lua_setfield(L, table, name);
-}
-
 static int open_env(lua_State *L)
 {
     static const luaL_Reg libs[] = {
@@ -552,7 +541,8 @@ static int open_env(lua_State *L)
         lua_setfield(L, g, removed[i]);
     }
     bw_sandbox_open_base(L, g);
-    set_function(L, g, "require", sandbox_require, false);
+    lua_pushcfunction(L, sandbox_require);
+    lua_setfield(L, g, "require");
 
     /* os: clock, time and date only */
     luaL_requiref(L, LUA_OSLIBNAME, luaopen_os, 0);
@@ -582,7 +572,7 @@ static int open_env(lua_State *L)
 
     /* the module, its load limited to the mod's files */
     luaL_requiref(L, "blendwerk", luaopen_blendwerk, 0);
-    set_function(L, lua_gettop(L), "load", sandbox_asset_load, true);
+    bw_sandbox_install(L, lua_gettop(L), "load", sandbox_asset_load);
     lua_setfield(L, g, "blendwerk");
 
     /* every metatable a script can reach guards itself */

@@ -76,6 +76,9 @@ double bw_sandbox_remaining(lua_State *L);
 const char *bw_sandbox_refuse_name(const char *path);
 bool bw_sandbox_is_readonly(lua_State *L, int idx);
 
+/* Replace t[name] by the C closure fn holding the original as upvalue 1. */
+void bw_sandbox_install(lua_State *L, int t, const char *name, lua_CFunction fn);
+
 /* sandbox_lib.c: install the wrapped functions into the library table at
  * index `t` (the global table for base). */
 void bw_sandbox_open_base(lua_State *L, int t);

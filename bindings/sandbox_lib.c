@@ -27,7 +27,7 @@ static int call_original(lua_State *L)
     return lua_gettop(L);
 }
 
-static void install(lua_State *L, int t, const char *name, lua_CFunction fn)
+void bw_sandbox_install(lua_State *L, int t, const char *name, lua_CFunction fn)
 {
     lua_getfield(L, t, name);
     lua_pushcclosure(L, fn, 1);
@@ -168,19 +168,23 @@ static int sb_print(lua_State *L)
     return 0;
 }
 
+/* Set the functions of `regs` into the table at t. */
+static void set_functions(lua_State *L, int t, const luaL_Reg *regs)
+{
+    lua_pushvalue(L, t);
+    luaL_setfuncs(L, regs, 0);
+    lua_pop(L, 1);
+}
+
 void bw_sandbox_open_base(lua_State *L, int t)
 {
-    lua_pushcfunction(L, sb_pcall);
-    lua_setfield(L, t, "pcall");
-    lua_pushcfunction(L, sb_xpcall);
-    lua_setfield(L, t, "xpcall");
-    install(L, t, "load", sb_load);
-    install(L, t, "setmetatable", sb_setmetatable);
-    install(L, t, "rawset", sb_rawset);
-    lua_pushcfunction(L, sb_collectgarbage);
-    lua_setfield(L, t, "collectgarbage");
-    lua_pushcfunction(L, sb_print);
-    lua_setfield(L, t, "print");
+    static const luaL_Reg replaced[] = {
+        {"pcall", sb_pcall}, {"xpcall", sb_xpcall}, {"collectgarbage", sb_collectgarbage}, {"print", sb_print}, {NULL, NULL},
+    };
+    set_functions(L, t, replaced);
+    bw_sandbox_install(L, t, "load", sb_load);
+    bw_sandbox_install(L, t, "setmetatable", sb_setmetatable);
+    bw_sandbox_install(L, t, "rawset", sb_rawset);
 }
 
 /* ---- string ---- */
@@ -312,8 +316,8 @@ void bw_sandbox_open_string(lua_State *L, int t)
         lua_pushcclosure(L, sb_pattern, 2);
         lua_setfield(L, t, pattern_names[k]);
     }
-    install(L, t, "rep", sb_rep);
-    install(L, t, "format", sb_format);
+    bw_sandbox_install(L, t, "rep", sb_rep);
+    bw_sandbox_install(L, t, "format", sb_format);
 }
 
 /* ---- table ---- */
@@ -383,10 +387,10 @@ static int sb_sort(lua_State *L)
 
 void bw_sandbox_open_table(lua_State *L, int t)
 {
-    install(L, t, "move", sb_move);
-    install(L, t, "unpack", sb_unpack);
-    install(L, t, "concat", sb_concat);
-    install(L, t, "sort", sb_sort);
+    bw_sandbox_install(L, t, "move", sb_move);
+    bw_sandbox_install(L, t, "unpack", sb_unpack);
+    bw_sandbox_install(L, t, "concat", sb_concat);
+    bw_sandbox_install(L, t, "sort", sb_sort);
     static const char *const shifting[] = {"insert", "remove"};
     for (int k = 0; k < 2; k++) {
         lua_getfield(L, t, shifting[k]);
@@ -408,7 +412,7 @@ static int sb_date(lua_State *L)
     return call_original(L);
 }
 
-void bw_sandbox_open_os(lua_State *L, int t) { install(L, t, "date", sb_date); }
+void bw_sandbox_open_os(lua_State *L, int t) { bw_sandbox_install(L, t, "date", sb_date); }
 
 /* ---- coroutine ---- */
 
@@ -611,10 +615,6 @@ static int sb_close(lua_State *L)
 
 void bw_sandbox_open_coroutine(lua_State *L, int t)
 {
-    lua_pushcfunction(L, sb_resume);
-    lua_setfield(L, t, "resume");
-    lua_pushcfunction(L, sb_wrap);
-    lua_setfield(L, t, "wrap");
-    lua_pushcfunction(L, sb_close);
-    lua_setfield(L, t, "close");
+    static const luaL_Reg replaced[] = {{"resume", sb_resume}, {"wrap", sb_wrap}, {"close", sb_close}, {NULL, NULL}};
+    set_functions(L, t, replaced);
 }
