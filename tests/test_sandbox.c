@@ -99,6 +99,13 @@ static const sandbox_case cases[] = {
      "instruction budget", 3, KIND_BUDGET, 0, 0},
     {"loop_close", "do\n  local x <close> = setmetatable({}, { __close = function() while true do end end })\nend\n",
      "instruction budget", 2, KIND_BUDGET, 0, 0},
+    {"loop_close_unwind", "do\n  local x <close> = setmetatable({}, { __close = function() while true do end end })\n"
+                          "  while true do end\nend\n",
+     "instruction budget", 3, KIND_BUDGET, 0, 0},
+    {"loop_close_coroutine", "local co = coroutine.wrap(function()\n"
+                             "  local x <close> = setmetatable({}, { __close = function() while true do end end })\n"
+                             "  while true do end\nend)\nco()\n",
+     "instruction budget", 3, KIND_BUDGET, 0, 0},
     /* single C calls the hook never interrupts */
     {"rep_empty", "\nstring.rep('', math.maxinteger)\n", "instruction budget", 2, KIND_BUDGET, 0, 0},
     {"move_huge", "\ntable.move({}, 1, 1e15, 2)\n", "instruction budget", 2, KIND_BUDGET, 0, 0},
