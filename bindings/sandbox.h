@@ -34,8 +34,10 @@
  *   core objects use it too): a memory bomb ends in "not enough memory";
  * - C functions the hook cannot interrupt are bounded: string.rep,
  *   string.format, table.concat results at most `max_string` bytes;
- *   string.rep, table.move, table.concat, table.unpack, table.sort and
- *   load charge their work against the budget; a pattern call whose
+ *   string.rep, table.move, table.concat, table.unpack, table.sort,
+ *   table.insert / remove with a position, os.date, load, pcall, xpcall,
+ *   coroutine switches and allocations of 4 KiB or more charge their work
+ *   against the budget (and check the clock); a pattern call whose
  *   worst-case cost exceeds a bound is refused;
  * - nested coroutine.resume / wrap / close (and the C stack they use) are
  *   capped, which keeps Lua 5.4.4's unbounded recursion in
