@@ -41,11 +41,15 @@ void bw_sandbox_install(lua_State *L, int t, const char *name, lua_CFunction fn)
  * as this many: a loop of pcall(error) spends its budget in about the
  * time a plain loop does. */
 #define SWITCH_COST 30.0
+/* Raising and catching an error (its message, the long jump, the
+ * unwinding) costs about this many instructions on top. */
+#define CATCH_COST 300.0
 
 static int finish_pcall(lua_State *L, int status, lua_KContext extra)
 {
     if (status != LUA_OK && status != LUA_YIELD) {
         bw_sandbox_after_protected(L, status);
+        bw_sandbox_charge(L, CATCH_COST);
         lua_pushboolean(L, 0);
         lua_pushvalue(L, -2);
         return 2;
@@ -527,6 +531,7 @@ static int sb_resume(lua_State *L)
     int r = resume(L, co, lua_gettop(L) - 1, &st);
     bw_sandbox_after_protected(L, r < 0 ? st : LUA_OK);
     if (r < 0) {
+        bw_sandbox_charge(L, CATCH_COST);
         lua_pushboolean(L, 0);
         lua_insert(L, -2);
         return 2;
