@@ -152,6 +152,9 @@ static int sb_collectgarbage(lua_State *L)
     return 1;
 }
 
+/* What one print line shows at most: 100 lines of 16 MiB are not a log. */
+#define PRINT_MAX_BYTES 1000
+
 static int sb_print(lua_State *L)
 {
     bw_sandbox *sb = bw_sandbox_of(L);
@@ -164,8 +167,11 @@ static int sb_print(lua_State *L)
         luaL_addvalue(&b);
     }
     luaL_pushresult(&b);
+    size_t len = 0;
+    const char *line = lua_tolstring(L, -1, &len);
     if (sb->printed < BW_SANDBOX_MAX_PRINT_LINES)
-        fprintf(stderr, "[%s] %s\n", sb->name, lua_tostring(L, -1));
+        fprintf(stderr, "[%s] %.*s%s\n", sb->name, len > PRINT_MAX_BYTES ? PRINT_MAX_BYTES : (int)len, line,
+                len > PRINT_MAX_BYTES ? " ..." : "");
     else if (sb->printed == BW_SANDBOX_MAX_PRINT_LINES)
         fprintf(stderr, "[%s] (further output suppressed)\n", sb->name);
     sb->printed++;

@@ -387,6 +387,14 @@ static void cases_stop_through_run_sandbox(void)
     out[n] = '\0';
     CHECK(p && pclose(p) == 0);
     CHECK_STR(out, "[args.lua] 2\n");
+    /* print lines are cut at 1000 bytes: "[print.lua] " + 1000 + " ...\n" */
+    write_text(mod_path("print.lua"), "print(string.rep('x', 5000))\n");
+    snprintf(cmd, sizeof cmd, "'%s' run --sandbox '%s' 2>&1 | wc -c", BLENDWERK, mod_path("print.lua"));
+    p = popen(cmd, "r");
+    n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[n] = '\0';
+    if (p) pclose(p);
+    CHECK_INT(atoi(out), 12 + 1000 + 5);
     snprintf(cmd, sizeof cmd, "'%s' run --sandbox '%s' >/dev/null 2>&1", BLENDWERK, mod_path("harmless.lua"));
     CHECK_INT(system(cmd), 0);
     /* bad options are usage errors */
