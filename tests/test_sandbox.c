@@ -406,6 +406,34 @@ static void cases_stop_through_run_sandbox(void)
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
 }
 
+/* plot-blend's specs run in the same sandbox: the issue's plot-blend
+ * escapes end with the file and line, fast (its budget is 20 million). */
+static void plot_blend_specs_are_sandboxed(void)
+{
+    static const struct {
+        const char *script, *want;
+    } specs[] = {
+        {"while true do\n  pcall(function() while true do end end)\nend\n", "pb.lua:2: instruction budget of 20000000 exceeded"},
+        {"\nsetmetatable({}, { __gc = function() while true do end end })\n", "pb.lua:2: setmetatable: __gc"},
+        {"\nstring.find(string.rep('a', 200), 'a*a*a*a*a*a*b')\n", "pb.lua:2: string.find: refused"},
+        {"\nstring.rep('', math.maxinteger)\n", "pb.lua:2: instruction budget of 20000000 exceeded"},
+        {"\nos.exit(0)\n", "pb.lua:2: attempt to call a nil value (field 'exit')"},
+    };
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        write_text(mod_path("pb.lua"), specs[i].script);
+        char cmd[1024], out[2048] = "";
+        snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out '%s' 2>&1", BLENDWERK, mod_path("pb.lua"), mod_path("pb.svg"));
+        double t0 = wall_now();
+        FILE *p = popen(cmd, "r");
+        size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+        out[n] = '\0';
+        int status = p ? pclose(p) : -1;
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+        CHECK_CONTAINS(out, specs[i].want);
+        CHECK(wall_now() - t0 < 2.0); /* 20 s before the shared sandbox */
+    }
+}
+
 static demo_limits demo_case_limits(const sandbox_case *c)
 {
     bw_sandbox_limits lim = case_limits(c);
@@ -670,6 +698,7 @@ int main(void)
     RUN(limits_resolve_to_the_documented_defaults);
     RUN(cases_stop_through_the_c_api);
     RUN(cases_stop_through_run_sandbox);
+    RUN(plot_blend_specs_are_sandboxed);
     RUN(cases_stop_through_demo_loading);
     RUN(cases_stop_through_demo_hot_reload);
     RUN(string_results_are_capped_by_max_string);
