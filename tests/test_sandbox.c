@@ -177,6 +177,15 @@ static const sandbox_case cases[] = {
                     "      if cos[i + 1] then assert(coroutine.close(cos[i + 1])) end\n    end })\n"
                     "    coroutine.yield()\n  end)\n  coroutine.resume(cos[i])\nend\ncoroutine.close(cos[1])\n",
      "coroutines nested deeper than 64", 5, KIND_REFUSED, 100000000LL, 64},
+    /* the same with 180 levels of C recursion in each close: the C stack
+     * guard (or, with small frames, the depth cap) stops it */
+    {"close_deep", "local cos = {}\nlocal function deep(n, i)\n  if n == 0 then\n"
+                   "    if cos[i + 1] then coroutine.close(cos[i + 1]) end\n    return\n  end\n"
+                   "  local t = setmetatable({}, { __index = function() deep(n - 1, i) return 1 end })\n  return t.x\nend\n"
+                   "for i = 1, 2000 do\n  cos[i] = coroutine.create(function()\n"
+                   "    local x <close> = setmetatable({}, { __close = function() deep(180, i) end })\n"
+                   "    coroutine.yield()\n  end)\n  coroutine.resume(cos[i])\nend\ncoroutine.close(cos[1])\n",
+     "coroutines nested", 4, KIND_REFUSED, 100000000LL, 0},
     /* files: only the mod's own, no symbolic link out of its folder */
     {"symlink_file", "\nreturn require('evil')\n", "'evil.lua' is a symbolic link", 2, KIND_REFUSED, 0, 0},
     {"symlink_folder", "\nreturn require('outside.secret')\n", "'outside' is a symbolic link", 2, KIND_REFUSED, 0, 0},
