@@ -296,7 +296,7 @@ static int open_inside(const char *dir, const char *rel, char *why, size_t why_s
         close(fd);
         if (next < 0) {
             if (e == ELOOP || e == ENOTDIR)
-                snprintf(why, why_size, "'%s' is a symbolic link or not a folder (links are not followed)", part);
+                snprintf(why, why_size, "'%.100s' is a symbolic link or not a folder (links are not followed)", part);
             else
                 snprintf(why, why_size, "%s", strerror(e));
             return -1;
