@@ -159,8 +159,10 @@ const char *bw_sandbox_error(const bw_sandbox *sb);
 const char *bw_sandbox_split_path(const char *path, char *dir, size_t dir_size);
 
 /* For C functions the host adds to the sandbox: load the mod's file
- * `name` and push it, or raise a Lua error that starts with `what`
- * (refused name, missing file, syntax error), e.g. what = "include". */
+ * `name` (the rules of a mod's file names) and push it, or raise a Lua
+ * error: "WHAT 'name': the name ..." for a refused name, "cannot open
+ * name: why" for a missing file or a symbolic link, or the syntax error.
+ * `what` names the caller, e.g. "include". */
 void bw_sandbox_push_file(lua_State *L, const char *what, const char *name);
 
 /* ---- per-frame callbacks ---- */
