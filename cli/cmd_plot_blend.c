@@ -7,11 +7,12 @@
  * In grid mode the samples must cover every point of the lattice formed by
  * their distinct x and y values exactly once.
  *
- * The spec runs in a fresh Lua state holding only the base, string, table
- * and math libraries (no dofile / loadfile / load), text chunks only, with
- * an instruction budget and a memory cap, so a spec file cannot touch the
- * machine or hang the tool. The table is read with raw accesses inside a
- * protected call: no metamethod runs and a Lua error cannot escape.
+ * The spec is untrusted: it runs in the sandbox every mod script gets
+ * (bindings/sandbox.h, docs/sandbox.md) with a 20 million instruction
+ * budget and a 64 MiB cap, its folder as the mod's folder, so a spec file
+ * cannot touch the machine or hang the tool. The table is read with raw
+ * accesses inside the sandbox: no metamethod runs and a Lua error cannot
+ * escape.
  *
  * The SVG holds one panel for the combined picture (each cell coloured by
  * its dominant sample, paler where that sample's weight is lower) and one
@@ -30,11 +31,11 @@
 
 #include <lauxlib.h>
 #include <lua.h>
-#include <lualib.h>
 
 #include "blendwerk/blendspace.h"
 #include "commands.h"
 #include "lua_support.h"
+#include "sandbox.h"
 
 #define MAX_SAMPLES 64
 #define NAME_SIZE 64
@@ -66,32 +67,7 @@ typedef struct spec {
     int cell_sample[MAX_SAMPLES];
 } spec;
 
-/* ---- sandboxed Lua ---- */
-
-typedef struct budget {
-    size_t used, cap;
-} budget;
-
-static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
-{
-    budget *b = (budget *)ud;
-    size_t old = ptr ? osize : 0; /* for new blocks osize is a type tag */
-    if (nsize == 0) {
-        b->used -= old;
-        free(ptr);
-        return NULL;
-    }
-    if (nsize > old && b->used + (nsize - old) > b->cap) return NULL;
-    void *p = realloc(ptr, nsize);
-    if (p) b->used = b->used - old + nsize;
-    return p;
-}
-
-static void budget_hook(lua_State *L, lua_Debug *ar)
-{
-    (void)ar;
-    luaL_error(L, "instruction budget exceeded (endless loop?)");
-}
+/* ---- the spec runs in the sandbox (bindings/sandbox.h) ---- */
 
 /* Raised from inside the protected reader: "FILE: what" with no Lua
  * position (it would point at C, not at the user's file). */
@@ -164,10 +140,10 @@ static void build_lattice(lua_State *L, spec *s)
     }
 }
 
-/* Runs protected: upvalue 1 is the spec, the chunk's result is at 1. */
+/* Runs in the sandbox: the chunk's result is at 1, the spec at 2. */
 static int read_spec(lua_State *L)
 {
-    spec *s = (spec *)lua_touserdata(L, lua_upvalueindex(1));
+    spec *s = (spec *)lua_touserdata(L, 2);
     if (lua_type(L, 1) != LUA_TTABLE)
         return spec_error(L, s, "the file must return a table (got %s)", luaL_typename(L, 1));
 
@@ -240,50 +216,39 @@ static int read_spec(lua_State *L)
     return 0;
 }
 
-/* Runs protected: opens the sandbox, runs the file, reads its table. */
-static int run_spec(lua_State *L)
-{
-    spec *s = (spec *)lua_touserdata(L, 1);
-    luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
-    luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
-    luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
-    luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
-    lua_pop(L, 4);
-    static const char *const unsafe[] = {"dofile", "loadfile", "load", "require", "collectgarbage"};
-    for (size_t i = 0; i < sizeof unsafe / sizeof unsafe[0]; i++) {
-        lua_pushnil(L);
-        lua_setglobal(L, unsafe[i]);
-    }
-    if (luaL_loadfilex(L, s->path, "t") != LUA_OK) return lua_error(L);
-    lua_call(L, 0, 1);
-    lua_pushlightuserdata(L, s);
-    lua_pushcclosure(L, read_spec, 1);
-    lua_insert(L, -2);
-    lua_call(L, 1, 0);
-    return 0;
-}
-
-/* Fills `s` or prints "file[:line]: message" and returns false. */
+/* Fills `s` or prints "file[:line]: message" and returns false. The spec
+ * runs as untrusted code in a sandbox whose folder is the spec's. */
 static bool load_spec(spec *s)
 {
-    budget b = {0, MEMORY_CAP};
-    lua_State *L = lua_newstate(capped_alloc, &b);
-    if (!L) {
-        fprintf(stderr, "blendwerk plot-blend: %s: cannot create a Lua state\n", s->path);
+    char dir[BW_SANDBOX_PATH_MAX], err[BW_SANDBOX_ERROR_MAX];
+    const char *name = bw_sandbox_split_path(s->path, dir, sizeof dir);
+    if (!name) {
+        fprintf(stderr, "blendwerk plot-blend: %s: the path is too long\n", s->path);
         return false;
     }
-    lua_sethook(L, budget_hook, LUA_MASKCOUNT, INSTRUCTION_BUDGET);
-    lua_pushcfunction(L, run_spec);
-    lua_pushlightuserdata(L, s);
-    bool ok = lua_pcall(L, 1, 0, 0) == LUA_OK;
+    bw_sandbox_desc desc = {.limits = {.instructions = INSTRUCTION_BUDGET, .memory = MEMORY_CAP}, .dir = dir, .name = name};
+    bw_sandbox *sb = bw_sandbox_create(&desc, err, sizeof err);
+    if (!sb) {
+        fprintf(stderr, "blendwerk plot-blend: %s: %s\n", s->path, err);
+        return false;
+    }
+    lua_State *L = bw_sandbox_state(sb);
+    bool ok = bw_sandbox_load_file(sb, name) == BW_SANDBOX_OK && bw_sandbox_call(sb, 0, 1) == BW_SANDBOX_OK;
+    if (ok) {
+        /* the table is read with raw accesses under the same limits;
+         * pushing a light C function and a pointer allocates nothing */
+        lua_pushcfunction(L, read_spec);
+        lua_insert(L, -2);
+        lua_pushlightuserdata(L, s);
+        ok = bw_sandbox_call(sb, 2, 0) == BW_SANDBOX_OK;
+    }
     if (!ok) {
-        const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error object is not a string";
-        /* Lua's own messages already start with "file:line:"; memory errors
-         * and the like do not. */
-        if (strstr(msg, s->path)) fprintf(stderr, "blendwerk plot-blend: %s\n", msg);
+        const char *msg = bw_sandbox_error(sb);
+        /* script messages start with "name:line:", the reader's with the path */
+        if (!strncmp(msg, name, strlen(name)) || strstr(msg, s->path)) fprintf(stderr, "blendwerk plot-blend: %s\n", msg);
         else fprintf(stderr, "blendwerk plot-blend: %s: %s\n", s->path, msg);
     }
-    lua_close(L);
+    bw_sandbox_destroy(sb);
     return ok;
 }
 

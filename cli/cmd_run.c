@@ -1,6 +1,15 @@
 /* cmd_run.c - `blendwerk run SCRIPT.lua [ARGS...]`: run a Lua script with
- * the blendwerk module preloaded, the way the stock lua5.4 interpreter runs
- * one:
+ * the blendwerk module preloaded.
+ *
+ * `blendwerk run --sandbox SCRIPT.lua [--budget N] [--memory-mb N]
+ * [--time-limit S] [ARGS...]` runs it as untrusted mod code instead, in
+ * the sandbox every script of a mod gets (bindings/sandbox.h,
+ * docs/sandbox.md): the mod's folder is the script's folder, ARGS are the
+ * chunk's `...`, and an error or a stop prints "file:line: message" and
+ * exits with 1. Anyone can check a mod this way.
+ *
+ * Without --sandbox it runs the way the stock lua5.4 interpreter runs
+ * a script (TRUSTED: full standard libraries):
  * - the standard libraries are open (this is a tool for the developer's
  *   own scripts, not the sandbox that graph and control scripts get);
  * - `require "blendwerk"` works (package.preload) and the global
@@ -18,8 +27,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "commands.h"
 #include "lua_blendwerk.h"
+#include "sandbox.h"
 
 /* Message handler: turn the error into a string and add a traceback. */
 static int message_handler(lua_State *L)
@@ -71,16 +83,93 @@ static int run_main(lua_State *L)
     return 0;
 }
 
+#define RUN_USAGE                                                                                           \
+    "usage: blendwerk run SCRIPT.lua [ARGS...]\n"                                                          \
+    "       blendwerk run --sandbox SCRIPT.lua [--budget N] [--memory-mb N] [--time-limit S] [ARGS...]\n"
+
+/* A positive number option's value, or -1. */
+static double option_number(const char *v)
+{
+    char *end = NULL;
+    double x = v ? strtod(v, &end) : -1.0;
+    return v && end != v && *end == '\0' && x > 0 && x < 1e15 ? x : -1.0;
+}
+
+static int run_sandboxed(int argc, char **argv)
+{
+    const char *script = NULL;
+    bw_sandbox_limits lim = {0};
+    int first_arg = argc;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        bool known = !strcmp(a, "--budget") || !strcmp(a, "--memory-mb") || !strcmp(a, "--time-limit");
+        if (known) {
+            double v = option_number(i + 1 < argc ? argv[i + 1] : NULL);
+            if (!strcmp(a, "--memory-mb") && v > 1048576.0) v = -1.0; /* more than a TiB: a typo */
+            if (v < 0) {
+                fprintf(stderr, "blendwerk run: %s needs a positive number\n" RUN_USAGE, a);
+                return 2;
+            }
+            if (!strcmp(a, "--budget")) lim.instructions = (long long)v;
+            else if (!strcmp(a, "--memory-mb")) lim.memory = (size_t)(v * 1048576.0);
+            else lim.seconds = v;
+            i++;
+        } else if (!script) {
+            script = a;
+        } else {
+            first_arg = i;
+            break;
+        }
+    }
+    if (!script || !strcmp(script, "-")) {
+        fprintf(stderr, "blendwerk run --sandbox: a script file is needed (standard input is not a mod)\n" RUN_USAGE);
+        return 2;
+    }
+    char dir[BW_SANDBOX_PATH_MAX];
+    const char *name = bw_sandbox_split_path(script, dir, sizeof dir);
+    if (!name) {
+        fprintf(stderr, "blendwerk run: %s: the path is too long\n", script);
+        return 2;
+    }
+    char err[BW_SANDBOX_ERROR_MAX];
+    bw_sandbox_desc desc = {.limits = lim, .dir = dir, .name = name};
+    bw_sandbox *sb = bw_sandbox_create(&desc, err, sizeof err);
+    if (!sb) {
+        fprintf(stderr, "blendwerk run: %s: %s\n", name, err);
+        return 1;
+    }
+    bool ok = bw_sandbox_load_file(sb, name) == BW_SANDBOX_OK;
+    if (ok) {
+        lua_State *L = bw_sandbox_state(sb);
+        int nargs = 0;
+        ok = lua_checkstack(L, argc);
+        for (int i = first_arg; ok && i < argc; i++, nargs++) lua_pushstring(L, argv[i]);
+        ok = ok && bw_sandbox_call(sb, nargs, 0) == BW_SANDBOX_OK;
+    }
+    if (!ok) fprintf(stderr, "%s\n", bw_sandbox_error(sb));
+    bw_sandbox_destroy(sb);
+    return ok ? 0 : 1;
+}
+
 int bw_cmd_run(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: blendwerk run SCRIPT.lua [ARGS...]\n"
+        printf(RUN_USAGE
                "runs SCRIPT.lua with the blendwerk module loaded (global `blendwerk`, require \"blendwerk\");\n"
-               "ARGS become the script's `arg` table and its `...`, as with lua5.4\n");
+               "ARGS become the script's `arg` table and its `...`, as with lua5.4.\n"
+               "Without --sandbox the script is TRUSTED: it gets the full standard libraries (io, os, debug,\n"
+               "package) and no limits; use it for your own tools only.\n"
+               "--sandbox runs it as untrusted mod code (docs/sandbox.md): no io/os/debug/package, files only\n"
+               "inside the script's folder, ARGS as its `...`, and per-run limits:\n"
+               "  --budget N        VM instructions (default %lld)\n"
+               "  --memory-mb N     memory cap in MiB (default %d)\n"
+               "  --time-limit S    wall-clock seconds (default %g)\n",
+               BW_SANDBOX_DEFAULT_INSTRUCTIONS, (int)(BW_SANDBOX_DEFAULT_MEMORY >> 20), BW_SANDBOX_DEFAULT_SECONDS);
         return 0;
     }
+    if (argc >= 2 && !strcmp(argv[1], "--sandbox")) return run_sandboxed(argc, argv);
     if (argc < 2) {
-        fprintf(stderr, "usage: blendwerk run SCRIPT.lua [ARGS...]\n");
+        fprintf(stderr, RUN_USAGE);
         return 2;
     }
     lua_State *L = luaL_newstate();

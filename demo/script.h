@@ -11,23 +11,15 @@
  * running character never depends on a Lua state, and a reload builds the
  * next version beside the current one without touching it.
  *
- * Scripts are untrusted. Their state has:
- * - base (no dofile / loadfile; `load` accepts text chunks only), string
- *   (no dump; find / match / gmatch / gsub refuse subject and pattern pairs
- *   whose worst-case cost is super-linear beyond a fixed bound, since a C
- *   pattern match cannot be interrupted), table, math, utf8, coroutine;
- *   no io, os, debug or package;
- * - `blendwerk` (its `load` opens only the host's --asset file or files
- *   beside the script), `require("blendwerk")`, `include(path)` for another
- *   script beside it, `print` (to stderr, capped), and the `demo` table;
- * - an instruction budget (count hook) with a wall-clock limit checked in
- *   the same hook, and a memory cap enforced by the state's allocator,
- *   which the module also uses for the core objects it creates.
- * A runaway script is stopped at the limit and reported. Every failure
- * gives a message, "file:line: message" wherever a line is known (syntax
- * and runtime errors, failed asserts, bad clip data at the offending
- * blendwerk.clip call, budget stops); memory-cap stops and problems in
- * the returned table name the file and the field instead.
+ * Scripts are untrusted: they run in the shared sandbox (bindings/sandbox.h,
+ * docs/sandbox.md) whose folder is the script's, with the limits below per
+ * run. On top of it the demo adds `include(path)` (another script beside
+ * this one; its results are returned), the `demo` table, and grants the
+ * host's --asset file to blendwerk.load. Every file the script opens is
+ * watched. Every failure gives a message, "file:line: message" wherever a
+ * line is known (syntax and runtime errors, failed asserts, bad clip data
+ * at the offending blendwerk.clip call, budget, time and memory stops);
+ * problems in the returned table name the file and the field instead.
  */
 #ifndef BW_DEMO_SCRIPT_H
 #define BW_DEMO_SCRIPT_H

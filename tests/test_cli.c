@@ -544,6 +544,13 @@ static void run_help_prints_usage(void)
     CHECK_CONTAINS(out, "usage: blendwerk run SCRIPT.lua [ARGS...]");
     CHECK_INT(run("'" BIN "' run", 1), 2);
     CHECK_CONTAINS(out, "usage: blendwerk run");
+    /* the help says which mode is trusted and how to run a mod (the
+     * sandbox's cases are in tests/test_sandbox.c) */
+    CHECK_INT(run("'" BIN "' run --help", 0), 0);
+    CHECK_CONTAINS(out, "blendwerk run --sandbox SCRIPT.lua [--budget N] [--memory-mb N] [--time-limit S] [ARGS...]");
+    CHECK_CONTAINS(out, "Without --sandbox the script is TRUSTED");
+    CHECK_INT(run("'" BIN "' help", 0), 0);
+    CHECK_CONTAINS(out, "run --sandbox SCRIPT.lua");
 }
 
 int main(void)

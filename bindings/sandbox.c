@@ -1,0 +1,886 @@
+/* sandbox.c - the hardened Lua state for untrusted scripts (sandbox.h).
+ *
+ * The library wrappers (string, table, coroutine, base) are in
+ * sandbox_lib.c; this file holds the state, its allocator and hook, the
+ * environment, the mod's files and the host-facing calls. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "lua_blendwerk.h"
+#include "sandbox_internal.h"
+
+static const char readonly_key[] = "blendwerk.sandbox.readonly";
+static const char module_key[] = "blendwerk.sandbox.module";
+
+bw_sandbox *bw_sandbox_of(lua_State *L)
+{
+    void *ud = NULL;
+    lua_getallocf(L, &ud);
+    return (bw_sandbox *)ud;
+}
+
+double bw_sandbox_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+bw_sandbox_limits bw_sandbox_limits_resolve(const bw_sandbox_limits *limits)
+{
+    bw_sandbox_limits out = {0};
+    if (limits) out = *limits;
+    if (out.instructions <= 0) out.instructions = BW_SANDBOX_DEFAULT_INSTRUCTIONS;
+    if (!(out.seconds > 0.0) || !isfinite(out.seconds)) out.seconds = BW_SANDBOX_DEFAULT_SECONDS;
+    if (out.memory == 0) out.memory = BW_SANDBOX_DEFAULT_MEMORY;
+    if (out.callback_instructions <= 0) out.callback_instructions = BW_SANDBOX_DEFAULT_CALLBACK_INSTRUCTIONS;
+    if (!(out.callback_seconds > 0.0) || !isfinite(out.callback_seconds))
+        out.callback_seconds = BW_SANDBOX_DEFAULT_CALLBACK_SECONDS;
+    if (out.max_string == 0) out.max_string = BW_SANDBOX_DEFAULT_MAX_STRING;
+    if (out.max_coroutine_depth <= 0) out.max_coroutine_depth = BW_SANDBOX_DEFAULT_COROUTINE_DEPTH;
+    return out;
+}
+
+/* ---- where a script is ---- */
+
+void bw_sandbox_where(lua_State *L, char *buf, size_t size)
+{
+    lua_Debug ar;
+    buf[0] = '\0';
+    for (int level = 0; lua_getstack(L, level, &ar); level++) {
+        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+            snprintf(buf, size, "%s:%d", ar.short_src, ar.currentline);
+            return;
+        }
+    }
+}
+
+/* "name:digits:" at the start: the message already says where. */
+static bool has_position(const char *msg)
+{
+    const char *colon = strchr(msg, ':');
+    if (!colon || colon == msg || colon[1] < '0' || colon[1] > '9') return false;
+    const char *d = colon + 1;
+    while (*d >= '0' && *d <= '9') d++;
+    return *d == ':';
+}
+
+/* Message handler of every host call: errors raised without a position
+ * (error(msg, 0), a table as error object, a C function's refusal) get the
+ * innermost script line that was running. */
+static int message_handler(lua_State *L)
+{
+    const char *msg = lua_tostring(L, 1);
+    if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    if (has_position(msg)) return 1;
+    char where[256];
+    bw_sandbox_where(L, where, sizeof where);
+    if (where[0]) lua_pushfstring(L, "%s: %s", where, msg);
+    return 1;
+}
+
+/* ---- stops ---- */
+
+void bw_sandbox_set_stop(bw_sandbox *sb, lua_State *L, bw_sandbox_status why)
+{
+    if (sb->stop != BW_SANDBOX_OK) return;
+    sb->stop = why;
+    char where[256] = "";
+    if (why == BW_SANDBOX_MEMORY)
+        snprintf(where, sizeof where, "%s", sb->mem_where);
+    else
+        bw_sandbox_where(L, where, sizeof where);
+    const char *place = where[0] ? where : sb->chunk;
+    switch (why) {
+    case BW_SANDBOX_BUDGET:
+        snprintf(sb->stop_msg, sizeof sb->stop_msg, "%s: instruction budget of %lld exceeded: script stopped", place,
+                 sb->budget);
+        break;
+    case BW_SANDBOX_TIME:
+        snprintf(sb->stop_msg, sizeof sb->stop_msg, "%s: time limit of %g s exceeded: script stopped", place,
+                 sb->seconds);
+        break;
+    default:
+        snprintf(sb->stop_msg, sizeof sb->stop_msg,
+                 "%s: memory cap of %zu KiB exceeded: not enough memory, script stopped", place,
+                 sb->lim.memory >> 10);
+        break;
+    }
+}
+
+void bw_sandbox_stop_refused(lua_State *L, const char *what)
+{
+    bw_sandbox *sb = bw_sandbox_of(L);
+    if (sb->stop == BW_SANDBOX_OK) {
+        char where[256];
+        bw_sandbox_where(L, where, sizeof where);
+        sb->stop = BW_SANDBOX_ERROR;
+        snprintf(sb->stop_msg, sizeof sb->stop_msg, "%s: %s: script stopped", where[0] ? where : sb->chunk, what);
+    }
+    bw_sandbox_raise_stop(sb, L);
+}
+
+/* Every thread that runs after a stop raises on its next instruction. */
+static void count_hook(lua_State *L, lua_Debug *ar);
+
+void bw_sandbox_raise_stop(bw_sandbox *sb, lua_State *L)
+{
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    if (L != sb->L) lua_sethook(sb->L, count_hook, LUA_MASKCOUNT, 1);
+    lua_pushstring(L, sb->stop_msg);
+    lua_error(L);
+}
+
+void bw_sandbox_check_stop(lua_State *L)
+{
+    bw_sandbox *sb = bw_sandbox_of(L);
+    if (sb->stop != BW_SANDBOX_OK) bw_sandbox_raise_stop(sb, L);
+}
+
+void bw_sandbox_after_protected(lua_State *L, int status)
+{
+    bw_sandbox *sb = bw_sandbox_of(L);
+    if (status == LUA_ERRMEM) bw_sandbox_set_stop(sb, L, BW_SANDBOX_MEMORY);
+    if (sb->stop != BW_SANDBOX_OK) bw_sandbox_raise_stop(sb, L);
+}
+
+void bw_sandbox_charge(lua_State *L, double work)
+{
+    bw_sandbox *sb = bw_sandbox_of(L);
+    bw_sandbox_check_stop(L);
+    if (!sb->running) return;
+    if (work > (double)(sb->budget - sb->spent)) {
+        sb->spent = sb->budget + 1;
+        bw_sandbox_set_stop(sb, L, BW_SANDBOX_BUDGET);
+        bw_sandbox_raise_stop(sb, L);
+    }
+    sb->spent += (long long)work;
+    /* charged calls do C work between hook points: check the clock too */
+    if (bw_sandbox_now() > sb->deadline) {
+        bw_sandbox_set_stop(sb, L, BW_SANDBOX_TIME);
+        bw_sandbox_raise_stop(sb, L);
+    }
+}
+
+double bw_sandbox_remaining(lua_State *L)
+{
+    bw_sandbox *sb = bw_sandbox_of(L);
+    return sb->running ? (double)(sb->budget - sb->spent) : (double)sb->lim.instructions;
+}
+
+/* The instruction budget and the wall-clock limit. */
+static void count_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    bw_sandbox *sb = bw_sandbox_of(L);
+    if (!sb->running) return;
+    if (sb->stop == BW_SANDBOX_OK) {
+        sb->spent += lua_gethookcount(L);
+        if (sb->spent > sb->budget)
+            bw_sandbox_set_stop(sb, L, BW_SANDBOX_BUDGET);
+        else if (bw_sandbox_now() > sb->deadline)
+            bw_sandbox_set_stop(sb, L, BW_SANDBOX_TIME);
+        else
+            return;
+    }
+    bw_sandbox_raise_stop(sb, L);
+}
+
+/* ---- the allocator: the memory cap ---- */
+
+/* Growth beyond the cap is refused, so Lua raises "not enough memory";
+ * shrinking always succeeds, as Lua requires. The module's core objects use
+ * this allocator too. The position of the refused allocation is kept for
+ * the report (lua_getinfo reads the call stack and does not allocate).
+ *
+ * Big allocations are also where single instructions do a lot of C work
+ * (`s .. s` on a long string, string.upper of 16 MiB, a table resize), so
+ * during a call each one is charged against the budget (one instruction
+ * per ALLOC_BYTES_PER_INSTRUCTION bytes) and checks the clock; a spent
+ * budget or a passed deadline refuses the allocation and stops the call. */
+#define ALLOC_CHARGE_MIN 4096
+#define ALLOC_BYTES_PER_INSTRUCTION 16
+
+static bool alloc_allowed(bw_sandbox *sb, size_t grow)
+{
+    if (sb->used > sb->lim.memory || grow > sb->lim.memory - sb->used) {
+        sb->mem_refused++;
+        if (sb->running && sb->current && sb->stop == BW_SANDBOX_OK)
+            bw_sandbox_where(sb->current, sb->mem_where, sizeof sb->mem_where);
+        return false;
+    }
+    if (!sb->running || grow < ALLOC_CHARGE_MIN || !sb->current) return true;
+    if (sb->stop != BW_SANDBOX_OK) return false; /* stopped: unwind, do not build */
+    sb->spent += (long long)(grow / ALLOC_BYTES_PER_INSTRUCTION);
+    if (sb->spent > sb->budget)
+        bw_sandbox_set_stop(sb, sb->current, BW_SANDBOX_BUDGET);
+    else if (bw_sandbox_now() > sb->deadline)
+        bw_sandbox_set_stop(sb, sb->current, BW_SANDBOX_TIME);
+    return sb->stop == BW_SANDBOX_OK;
+}
+
+static void *sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    bw_sandbox *sb = (bw_sandbox *)ud;
+    size_t old = ptr ? osize : 0; /* for a new block osize is a type tag */
+    if (nsize == 0) {
+        free(ptr);
+        sb->used = old <= sb->used ? sb->used - old : 0;
+        return NULL;
+    }
+    if (nsize > old && !alloc_allowed(sb, nsize - old)) return NULL;
+    void *p = realloc(ptr, nsize);
+    if (!p) return NULL;
+    sb->used = sb->used - (old <= sb->used ? old : sb->used) + nsize;
+    return p;
+}
+
+/* ---- the mod's files ---- */
+
+/* Mods name their files relative to their folder: plain characters, no
+ * empty or ".." component, not absolute. Returns why a name is refused. */
+const char *bw_sandbox_refuse_name(const char *path)
+{
+    size_t n = strlen(path);
+    if (n == 0) return "is empty";
+    if (n > 200) return "is too long";
+    if (path[0] == '/') return "is absolute (a mod may open files inside its folder only)";
+    const char *seg = path;
+    for (size_t i = 0; i <= n; i++) {
+        char c = path[i];
+        if (c == '/' || c == '\0') {
+            size_t len = (size_t)(path + i - seg);
+            if (len == 0) return "has an empty component";
+            if (len == 2 && seg[0] == '.' && seg[1] == '.') return "leaves the mod's folder";
+            seg = path + i + 1;
+        } else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                     c == '-' || c == '.')) {
+            return "has characters other than letters, digits, '_', '-', '.' and '/'";
+        }
+    }
+    return NULL;
+}
+
+/* Open `rel` inside the folder `dir` one component at a time with
+ * O_NOFOLLOW, so no symbolic link (planted in the mod, or swapped in after
+ * a check) leads out of it. Returns the descriptor of a regular file, or
+ * -1 with the reason in why. */
+static int open_inside(const char *dir, const char *rel, char *why, size_t why_size)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, why_size, "cannot open the mod's folder: %s", strerror(errno));
+        return -1;
+    }
+    char part[256];
+    const char *p = rel;
+    for (;;) {
+        const char *slash = strchr(p, '/');
+        size_t len = slash ? (size_t)(slash - p) : strlen(p);
+        snprintf(part, sizeof part, "%.*s", (int)len, p);
+        int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (slash ? O_DIRECTORY : 0);
+        int next = openat(fd, part, flags);
+        int e = errno;
+        close(fd);
+        if (next < 0) {
+            if (e == ELOOP || e == ENOTDIR)
+                snprintf(why, why_size, "'%.100s' is a symbolic link or not a folder (links are not followed)", part);
+            else
+                snprintf(why, why_size, "%s", strerror(e));
+            return -1;
+        }
+        fd = next;
+        if (!slash) break;
+        p = slash + 1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        snprintf(why, why_size, "not a regular file");
+        return -1;
+    }
+    return fd;
+}
+
+/* Check a file the script names and tell the host: full path in `full`,
+ * or a Lua error naming `what`. Returns an open descriptor. */
+static int open_mod_file(lua_State *L, const char *what, const char *name, char *full, size_t full_size)
+{
+    bw_sandbox *sb = bw_sandbox_of(L);
+    const char *bad = what ? bw_sandbox_refuse_name(name) : NULL;
+    if (!what) { /* the host's own load: any file name, still inside the folder */
+        what = "load";
+        if (!name[0] || strchr(name, '/')) bad = "must be a file name inside the mod's folder";
+    }
+    if (bad) luaL_error(L, "%s '%s': the name %s", what, name, bad);
+    if (!sb->dir[0]) luaL_error(L, "%s '%s': this sandbox has no files", what, name);
+    if (snprintf(full, full_size, "%s/%s", sb->dir, name) >= (int)full_size)
+        luaL_error(L, "%s '%s': the path is too long", what, name);
+    char why[256];
+    if (sb->on_open && !sb->on_open(sb->user, full, why, sizeof why)) luaL_error(L, "%s '%s': %s", what, name, why);
+    int fd = open_inside(sb->dir, name, why, sizeof why);
+    if (fd < 0 && strcmp(what, "require") == 0)
+        luaL_error(L, "require: cannot open %s: %s (only \"blendwerk\" and the mod's own modules can be required)",
+                   name, why);
+    if (fd < 0) luaL_error(L, "cannot open %s: %s", name, why);
+    return fd;
+}
+
+static int new_buffer(lua_State *L)
+{
+    size_t size = *(const size_t *)lua_touserdata(L, 1);
+    lua_newuserdatauv(L, size ? size : 1, 0);
+    return 1;
+}
+
+void bw_sandbox_push_file(lua_State *L, const char *what, const char *name)
+{
+    char full[BW_SANDBOX_PATH_MAX];
+    int fd = open_mod_file(L, what, name, full, sizeof full);
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size > BW_SANDBOX_MAX_SCRIPT) {
+        close(fd);
+        luaL_error(L, "%s is larger than %d bytes", name, (int)BW_SANDBOX_MAX_SCRIPT);
+    }
+    size_t size = (size_t)st.st_size;
+    /* the bytes go into a userdata, so the cap covers them and an error
+     * cannot leak them; allocated in protected mode so that a memory error
+     * cannot leak the descriptor either */
+    lua_pushcfunction(L, new_buffer);
+    lua_pushlightuserdata(L, &size);
+    int status = lua_pcall(L, 1, 1, 0);
+    if (status != LUA_OK) {
+        close(fd);
+        lua_error(L);
+    }
+    char *buf = (char *)lua_touserdata(L, -1);
+    size_t got = 0;
+    while (got < size) {
+        ssize_t r = read(fd, buf + got, size - got);
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    close(fd);
+    const char *chunkname = lua_pushfstring(L, "@%s", name);
+    if (luaL_loadbufferx(L, buf, got, chunkname, "t") != LUA_OK) lua_error(L);
+    lua_replace(L, -3); /* the chunk over the buffer, drop the name */
+    lua_pop(L, 1);
+}
+
+/* blendwerk.load(path [, options]): a file the host granted, or one of
+ * the mod's files. */
+static int sandbox_asset_load(lua_State *L)
+{
+    bw_sandbox *sb = bw_sandbox_of(L);
+    const char *path = luaL_checkstring(L, 1);
+    char full[BW_SANDBOX_PATH_MAX] = "";
+    for (int i = 0; i < sb->allowed_count && !full[0]; i++)
+        if (strcmp(path, sb->allowed[i]) == 0) {
+            char why[256];
+            if (sb->on_open && !sb->on_open(sb->user, path, why, sizeof why))
+                return luaL_error(L, "blendwerk.load '%s': %s", path, why);
+            snprintf(full, sizeof full, "%s", path);
+        }
+    if (!full[0]) close(open_mod_file(L, "blendwerk.load", path, full, sizeof full));
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushstring(L, full);
+    for (int i = 2; i <= n; i++) lua_pushvalue(L, i);
+    lua_call(L, n, LUA_MULTRET);
+    return lua_gettop(L) - n;
+}
+
+/* require("blendwerk") or one of the mod's files: require("lib.util")
+ * runs lib/util.lua once and keeps its result. */
+static int sandbox_require(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    if (strcmp(name, "blendwerk") == 0) {
+        lua_getfield(L, LUA_REGISTRYINDEX, module_key);
+        return 1;
+    }
+    char file[256];
+    size_t n = strlen(name);
+    if (n == 0 || n > 200 || strchr(name, '/'))
+        return luaL_error(L, "require '%s': only \"blendwerk\" and the mod's own modules (\"name\" or "
+                             "\"folder.name\" for name.lua inside the mod's folder) can be required", name);
+    for (size_t i = 0; i <= n; i++) file[i] = name[i] == '.' ? '/' : name[i];
+    snprintf(file + n, sizeof file - n, ".lua");
+    lua_settop(L, 1);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, "blendwerk.sandbox.required");
+    if (lua_getfield(L, 2, name) != LUA_TNIL) {
+        if (lua_type(L, -1) == LUA_TLIGHTUSERDATA) return luaL_error(L, "require '%s': a require loop", name);
+        return 1;
+    }
+    lua_pop(L, 1);
+    lua_pushlightuserdata(L, (void *)sandbox_require); /* loading */
+    lua_setfield(L, 2, name);
+    bw_sandbox_push_file(L, "require", file);
+    lua_pushstring(L, name);
+    lua_call(L, 1, 1);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushboolean(L, 1);
+    }
+    lua_pushvalue(L, -1);
+    lua_setfield(L, 2, name);
+    return 1;
+}
+
+/* ---- read-only libraries ---- */
+
+static int readonly_newindex(lua_State *L)
+{
+    return luaL_error(L, "the library '%s' is read-only", lua_tostring(L, lua_upvalueindex(1)));
+}
+
+static int readonly_next(lua_State *L)
+{
+    lua_settop(L, 2);
+    if (lua_next(L, lua_upvalueindex(1))) return 2;
+    return 0;
+}
+
+static int readonly_pairs(lua_State *L)
+{
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushcclosure(L, readonly_next, 1);
+    lua_pushvalue(L, 1);
+    lua_pushnil(L);
+    return 3;
+}
+
+bool bw_sandbox_is_readonly(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    lua_getfield(L, LUA_REGISTRYINDEX, readonly_key);
+    lua_pushvalue(L, idx);
+    bool ro = lua_rawget(L, -2) != LUA_TNIL;
+    lua_pop(L, 2);
+    return ro;
+}
+
+/* Replace the table on top with an empty proxy that reads through to it,
+ * refuses writes and hides it (pairs iterates it without handing it out). */
+static void make_readonly(lua_State *L, const char *name)
+{
+    int real = lua_gettop(L);
+    lua_newtable(L);
+    lua_createtable(L, 0, 4);
+    lua_pushvalue(L, real);
+    lua_setfield(L, -2, "__index");
+    lua_pushstring(L, name);
+    lua_pushcclosure(L, readonly_newindex, 1);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushvalue(L, real);
+    lua_pushcclosure(L, readonly_pairs, 1);
+    lua_setfield(L, -2, "__pairs");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+    lua_getfield(L, LUA_REGISTRYINDEX, readonly_key);
+    lua_pushvalue(L, -2);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    lua_replace(L, real);
+}
+
+/* __metatable = false on a metatable, unless it guards itself already. */
+static void guard_metatable(lua_State *L, int mt)
+{
+    mt = lua_absindex(L, mt);
+    lua_pushliteral(L, "__metatable");
+    if (lua_rawget(L, mt) == LUA_TNIL) {
+        lua_pushliteral(L, "__metatable");
+        lua_pushboolean(L, 0);
+        lua_rawset(L, mt);
+    }
+    lua_pop(L, 1);
+}
+
+/* ---- building the environment ---- */
+
+static int open_env(lua_State *L)
+{
+    static const luaL_Reg libs[] = {
+        {LUA_GNAME, luaopen_base},        {LUA_STRLIBNAME, luaopen_string}, {LUA_TABLIBNAME, luaopen_table},
+        {LUA_MATHLIBNAME, luaopen_math},  {LUA_UTF8LIBNAME, luaopen_utf8},  {LUA_COLIBNAME, luaopen_coroutine},
+        {NULL, NULL},
+    };
+    lua_newtable(L);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, readonly_key);
+
+    for (const luaL_Reg *lib = libs; lib->func; lib++) {
+        luaL_requiref(L, lib->name, lib->func, 1);
+        lua_pop(L, 1);
+    }
+    lua_pushglobaltable(L);
+    int g = lua_gettop(L);
+
+    /* base */
+    static const char *const removed[] = {"dofile", "loadfile", "warn", NULL};
+    for (int i = 0; removed[i]; i++) {
+        lua_pushnil(L);
+        lua_setfield(L, g, removed[i]);
+    }
+    bw_sandbox_open_base(L, g);
+    lua_pushcfunction(L, sandbox_require);
+    lua_setfield(L, g, "require");
+
+    /* os: clock, time and date only */
+    luaL_requiref(L, LUA_OSLIBNAME, luaopen_os, 0);
+    int os = lua_gettop(L);
+    lua_createtable(L, 0, 3);
+    static const char *const os_kept[] = {"clock", "time", "date", NULL};
+    for (int i = 0; os_kept[i]; i++) {
+        lua_getfield(L, os, os_kept[i]);
+        lua_setfield(L, -2, os_kept[i]);
+    }
+    bw_sandbox_open_os(L, lua_gettop(L));
+    lua_setfield(L, g, LUA_OSLIBNAME);
+    lua_pop(L, 1);
+
+    /* string, table, coroutine */
+    lua_getfield(L, g, LUA_STRLIBNAME);
+    lua_pushnil(L);
+    lua_setfield(L, -2, "dump");
+    bw_sandbox_open_string(L, lua_gettop(L));
+    lua_pop(L, 1);
+    lua_getfield(L, g, LUA_TABLIBNAME);
+    bw_sandbox_open_table(L, lua_gettop(L));
+    lua_pop(L, 1);
+    lua_getfield(L, g, LUA_COLIBNAME);
+    bw_sandbox_open_coroutine(L, lua_gettop(L));
+    lua_pop(L, 1);
+
+    /* the module, its load limited to the mod's files */
+    luaL_requiref(L, "blendwerk", luaopen_blendwerk, 0);
+    bw_sandbox_install(L, lua_gettop(L), "load", sandbox_asset_load);
+    lua_setfield(L, g, "blendwerk");
+
+    /* every metatable a script can reach guards itself */
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);
+    guard_metatable(L, -1);
+    lua_pop(L, 2);
+    lua_pushnil(L);
+    while (lua_next(L, LUA_REGISTRYINDEX)) {
+        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TTABLE &&
+            strncmp(lua_tostring(L, -2), "blendwerk.", 10) == 0) {
+            lua_pushliteral(L, "__name");
+            if (lua_rawget(L, -2) == LUA_TSTRING) guard_metatable(L, -2);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+
+    /* the libraries become read-only proxies (the module's subtables too) */
+    static const char *const shared[] = {LUA_STRLIBNAME, LUA_TABLIBNAME, LUA_MATHLIBNAME, LUA_UTF8LIBNAME,
+                                         LUA_COLIBNAME,  LUA_OSLIBNAME,  "blendwerk",     NULL};
+    for (int i = 0; shared[i]; i++) {
+        lua_getfield(L, g, shared[i]);
+        int lib = lua_gettop(L);
+        lua_pushnil(L);
+        while (lua_next(L, lib)) {
+            if (lua_type(L, -1) != LUA_TTABLE) {
+                lua_pop(L, 1);
+            } else if (lua_getmetatable(L, -1)) {
+                lua_pop(L, 2);
+            } else {
+                make_readonly(L, shared[i]);
+                lua_pushvalue(L, -2);
+                lua_insert(L, -2);
+                lua_rawset(L, lib); /* an existing field: allowed while traversing */
+            }
+        }
+        make_readonly(L, shared[i]);
+        if (strcmp(shared[i], "blendwerk") == 0) {
+            lua_pushvalue(L, -1);
+            lua_setfield(L, LUA_REGISTRYINDEX, module_key);
+        }
+        lua_setfield(L, g, shared[i]);
+    }
+    lua_pop(L, 1);
+    return 0;
+}
+
+/* ---- creating and destroying ---- */
+
+bw_sandbox *bw_sandbox_create(const bw_sandbox_desc *desc, char *err, size_t err_size)
+{
+    bw_sandbox_desc d = {0};
+    if (desc) d = *desc;
+    bw_sandbox *sb = (bw_sandbox *)calloc(1, sizeof *sb);
+    if (!sb) {
+        if (err && err_size) snprintf(err, err_size, "out of memory");
+        return NULL;
+    }
+    sb->lim = bw_sandbox_limits_resolve(&d.limits);
+    if (d.dir && strlen(d.dir) + 256 >= sizeof sb->dir) {
+        if (err && err_size) snprintf(err, err_size, "the mod's folder path is too long");
+        free(sb);
+        return NULL;
+    }
+    if (d.dir) snprintf(sb->dir, sizeof sb->dir, "%s", d.dir[0] ? d.dir : ".");
+    snprintf(sb->name, sizeof sb->name, "%s", d.name ? d.name : "script");
+    snprintf(sb->chunk, sizeof sb->chunk, "%s", sb->name);
+    sb->on_open = d.on_open;
+    sb->report = d.report;
+    sb->user = d.user;
+    sb->L = lua_newstate(sandbox_alloc, sb);
+    if (!sb->L) {
+        if (err && err_size)
+            snprintf(err, err_size, "cannot create a Lua state within the memory cap of %zu bytes", sb->lim.memory);
+        free(sb);
+        return NULL;
+    }
+    lua_State *L = sb->L;
+    lua_pushcfunction(L, open_env);
+    if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
+        if (err && err_size)
+            snprintf(err, err_size, "cannot open the sandbox's libraries within the memory cap of %zu bytes: %s",
+                     sb->lim.memory, lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error");
+        bw_sandbox_destroy(sb);
+        return NULL;
+    }
+    return sb;
+}
+
+void bw_sandbox_destroy(bw_sandbox *sb)
+{
+    if (!sb) return;
+    /* No Lua finalizer can exist (setmetatable refuses __gc and the module's
+     * metatables are guarded), so closing runs C code only. */
+    if (sb->L) lua_close(sb->L);
+    free(sb);
+}
+
+lua_State *bw_sandbox_state(bw_sandbox *sb) { return sb ? sb->L : NULL; }
+
+bool bw_sandbox_allow_file(bw_sandbox *sb, const char *path)
+{
+    if (!sb || !path || sb->allowed_count >= BW_SANDBOX_MAX_ALLOWED || strlen(path) >= BW_SANDBOX_PATH_MAX) return false;
+    snprintf(sb->allowed[sb->allowed_count++], BW_SANDBOX_PATH_MAX, "%s", path);
+    return true;
+}
+
+const char *bw_sandbox_split_path(const char *path, char *dir, size_t dir_size)
+{
+    const char *slash = strrchr(path, '/');
+    int n = 0;
+    if (!slash) n = snprintf(dir, dir_size, ".");
+    else if (slash == path) n = snprintf(dir, dir_size, "/");
+    else n = snprintf(dir, dir_size, "%.*s", (int)(slash - path), path);
+    if (n < 0 || (size_t)n >= dir_size) return NULL;
+    return slash ? slash + 1 : path;
+}
+
+const char *bw_sandbox_error(const bw_sandbox *sb) { return sb ? sb->error : "no sandbox"; }
+
+/* ---- calls ---- */
+
+static void keep_error(bw_sandbox *sb, int status)
+{
+    lua_State *L = sb->L;
+    if (sb->stop != BW_SANDBOX_OK) {
+        snprintf(sb->error, sizeof sb->error, "%s", sb->stop_msg);
+    } else if (status == LUA_ERRMEM) {
+        bw_sandbox_set_stop(sb, L, BW_SANDBOX_MEMORY);
+        snprintf(sb->error, sizeof sb->error, "%s", sb->stop_msg);
+    } else if (lua_type(L, -1) == LUA_TSTRING) {
+        snprintf(sb->error, sizeof sb->error, "%s", lua_tostring(L, -1));
+    } else {
+        snprintf(sb->error, sizeof sb->error, "%s: (error object is a %s value)", sb->chunk, luaL_typename(L, -1));
+    }
+}
+
+static bw_sandbox_status status_of(const bw_sandbox *sb, int status)
+{
+    if (sb->stop != BW_SANDBOX_OK) return sb->stop;
+    if (status == LUA_ERRMEM) return BW_SANDBOX_MEMORY;
+    return status == LUA_OK ? BW_SANDBOX_OK : BW_SANDBOX_ERROR;
+}
+
+/* The function below nargs arguments, with the given limits. */
+static bw_sandbox_status run(bw_sandbox *sb, int nargs, int nresults, long long budget, double seconds)
+{
+    lua_State *L = sb->L;
+    int base = lua_gettop(L) - nargs; /* the function */
+    bool outer = !sb->running;
+    if (outer) {
+        sb->budget = budget;
+        sb->seconds = seconds;
+        sb->spent = 0;
+        sb->stop = BW_SANDBOX_OK;
+        sb->depth = 0;
+        sb->mem_where[0] = '\0';
+        sb->current = L;
+        sb->stack_base = (char *)__builtin_frame_address(0);
+        sb->deadline = bw_sandbox_now() + seconds;
+        int step = budget < 10 * BW_SANDBOX_HOOK_STEP ? (int)(budget / 10 > 0 ? budget / 10 : 1) : BW_SANDBOX_HOOK_STEP;
+        lua_sethook(L, count_hook, LUA_MASKCOUNT, step);
+        sb->running = true;
+    }
+    lua_pushcfunction(L, message_handler);
+    lua_insert(L, base);
+    int status = lua_pcall(L, nargs, nresults, base);
+    lua_remove(L, base);
+    if (outer) sb->running = false;
+    bw_sandbox_status result = status_of(sb, status);
+    if (result != BW_SANDBOX_OK) {
+        if (status == LUA_OK) { /* the script caught it: stopped all the same */
+            lua_settop(L, base - 1);
+            snprintf(sb->error, sizeof sb->error, "%s", sb->stop_msg);
+        } else {
+            keep_error(sb, status);
+            lua_pop(L, 1);
+        }
+    } else {
+        sb->error[0] = '\0';
+    }
+    if (outer) sb->stop = BW_SANDBOX_OK; /* a stop ends with its call; the report stays in error */
+    return result;
+}
+
+bw_sandbox_status bw_sandbox_call(bw_sandbox *sb, int nargs, int nresults)
+{
+    return run(sb, nargs, nresults, sb->lim.instructions, sb->lim.seconds);
+}
+
+typedef struct load_args {
+    const char *name, *text, *chunkname;
+    size_t size;
+} load_args;
+
+static int load_protected(lua_State *L)
+{
+    const load_args *a = (const load_args *)lua_touserdata(L, 1);
+    if (a->name) {
+        bw_sandbox_push_file(L, NULL, a->name);
+        return 1;
+    }
+    if (a->size > BW_SANDBOX_MAX_SCRIPT) return luaL_error(L, "%s is larger than %d bytes", a->chunkname, (int)BW_SANDBOX_MAX_SCRIPT);
+    if (luaL_loadbufferx(L, a->text, a->size, a->chunkname, "t") != LUA_OK) return lua_error(L);
+    return 1;
+}
+
+static bw_sandbox_status load_chunk(bw_sandbox *sb, const load_args *a, const char *shown)
+{
+    if (!sb) return BW_SANDBOX_ERROR;
+    snprintf(sb->chunk, sizeof sb->chunk, "%s", shown);
+    lua_State *L = sb->L;
+    lua_pushcfunction(L, load_protected);
+    lua_pushlightuserdata(L, (void *)a);
+    int status = lua_pcall(L, 1, 1, 0);
+    if (status == LUA_OK) {
+        sb->error[0] = '\0';
+        return BW_SANDBOX_OK;
+    }
+    if (status == LUA_ERRMEM)
+        snprintf(sb->error, sizeof sb->error, "%s: memory cap of %zu KiB exceeded: not enough memory", shown,
+                 sb->lim.memory >> 10);
+    else
+        snprintf(sb->error, sizeof sb->error, "%s",
+                 lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "cannot load the chunk");
+    lua_pop(L, 1);
+    return status == LUA_ERRMEM ? BW_SANDBOX_MEMORY : BW_SANDBOX_ERROR;
+}
+
+bw_sandbox_status bw_sandbox_load_file(bw_sandbox *sb, const char *name)
+{
+    load_args a = {name ? name : "", NULL, NULL, 0};
+    return load_chunk(sb, &a, a.name);
+}
+
+bw_sandbox_status bw_sandbox_load_string(bw_sandbox *sb, const char *text, size_t size, const char *chunkname)
+{
+    load_args a = {NULL, text ? text : "", chunkname ? chunkname : "=string", text ? size : 0};
+    const char *shown = a.chunkname[0] == '@' || a.chunkname[0] == '=' ? a.chunkname + 1 : a.chunkname;
+    return load_chunk(sb, &a, shown);
+}
+
+/* ---- per-frame callbacks ---- */
+
+static int ref_protected(lua_State *L)
+{
+    lua_pushinteger(L, luaL_ref(L, LUA_REGISTRYINDEX)); /* pops the function */
+    return 1;
+}
+
+bool bw_sandbox_callback_init(bw_sandbox *sb, bw_sandbox_callback *cb)
+{
+    lua_State *L = sb->L;
+    memset(cb, 0, sizeof *cb);
+    cb->ref = LUA_NOREF;
+    if (!lua_isfunction(L, -1)) {
+        lua_pop(L, 1);
+        return false;
+    }
+    /* luaL_ref may grow the registry: in protected mode, since the state
+     * may be at its cap; a failure leaves the callback empty */
+    lua_pushcfunction(L, ref_protected);
+    lua_insert(L, -2);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        return false;
+    }
+    cb->ref = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return cb->ref != LUA_REFNIL && cb->ref != LUA_NOREF;
+}
+
+void bw_sandbox_callback_deinit(bw_sandbox *sb, bw_sandbox_callback *cb)
+{
+    if (!sb || !cb || cb->ref == LUA_NOREF || cb->ref == LUA_REFNIL) return;
+    luaL_unref(sb->L, LUA_REGISTRYINDEX, cb->ref);
+    cb->ref = LUA_NOREF;
+}
+
+bw_sandbox_status bw_sandbox_callback_call(bw_sandbox *sb, bw_sandbox_callback *cb, int nargs, int nresults)
+{
+    lua_State *L = sb->L;
+    if (cb->ref == LUA_NOREF || cb->ref == LUA_REFNIL) {
+        lua_pop(L, nargs);
+        return BW_SANDBOX_ERROR;
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, cb->ref);
+    lua_insert(L, -nargs - 1);
+    bw_sandbox_status st = run(sb, nargs, nresults, sb->lim.callback_instructions, sb->lim.callback_seconds);
+    if (st != BW_SANDBOX_OK) {
+        cb->failures++;
+        if (!cb->reported) {
+            cb->reported = true;
+            snprintf(cb->error, sizeof cb->error, "%s", sb->error);
+            if (sb->report)
+                sb->report(sb->user, cb->error);
+            else
+                fprintf(stderr, "%s (reported once; the call counts as false)\n", cb->error);
+        }
+    }
+    return st;
+}
+
+bool bw_sandbox_predicate(bw_sandbox *sb, bw_sandbox_callback *cb, int nargs)
+{
+    if (bw_sandbox_callback_call(sb, cb, nargs, 1) != BW_SANDBOX_OK) return false;
+    bool v = lua_toboolean(sb->L, -1);
+    lua_pop(sb->L, 1);
+    return v;
+}

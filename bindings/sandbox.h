@@ -1,0 +1,183 @@
+/* sandbox.h - one hardened Lua 5.4 state for untrusted scripts (mods).
+ *
+ * Everything that runs a script nobody reviewed (the demo's character
+ * scripts and their hot reload, `blendwerk plot-blend` specs,
+ * `blendwerk run --sandbox`, graph files and their per-frame predicates,
+ * procedural controls and envelopes) goes through this one sandbox. The
+ * contract is SPEC section 10; docs/sandbox.md is the user's view.
+ *
+ * What a script sees (an allowlist; nothing else is reachable):
+ * - base: assert, error, getmetatable, ipairs, next, pairs, pcall, print
+ *   (stderr, prefixed, capped), rawequal, rawget, rawlen, rawset (refused
+ *   on the libraries), select, setmetatable (refuses __gc), tonumber,
+ *   tostring, type, xpcall, _G, _VERSION, load (text chunks only),
+ *   collectgarbage("count") and require;
+ * - string (no dump; pattern functions with a cost guard; rep and format
+ *   with size limits), table (move, concat, sort, unpack charged against
+ *   the budget), math, utf8, coroutine (nesting capped), os.clock,
+ *   os.time, os.date, and the `blendwerk` module whose `load` opens only
+ *   the mod's own files and files the host granted;
+ * - require("blendwerk"), and require("name") / the host's file loads for
+ *   the mod's own files: a relative name inside the mod's folder, plain
+ *   characters, no "..", no symbolic link anywhere on the way.
+ * The libraries are read-only proxies and every metatable a script can
+ * reach (strings, the module's types, the proxies) has __metatable set.
+ *
+ * Limits, per call (bw_sandbox_call, bw_sandbox_callback_call):
+ * - an instruction budget (a C count hook that every coroutine inherits);
+ *   once a stop happened (budget, time or memory) it stays: every further
+ *   instruction and every pcall, xpcall, coroutine.resume / wrap / close
+ *   and load that returns re-raises it, and the host sees the stop when
+ *   the call returns even if the script caught the error;
+ * - a wall-clock limit checked in the same hook;
+ * - a memory cap on the whole state through its allocator (the module's
+ *   core objects use it too): a memory bomb ends in "not enough memory";
+ * - C functions the hook cannot interrupt are bounded: string.rep,
+ *   string.format, table.concat results at most `max_string` bytes;
+ *   string.rep, table.move, table.concat, table.unpack, table.sort,
+ *   table.insert / remove with a position, os.date, load, pcall, xpcall,
+ *   coroutine switches and allocations of 4 KiB or more charge their work
+ *   against the budget (and check the clock); a pattern call whose
+ *   worst-case cost exceeds a bound is refused;
+ * - nested coroutine.resume / wrap / close (and the C stack they use) are
+ *   capped, which keeps Lua 5.4.4's unbounded recursion in
+ *   coroutine.close out of reach;
+ * - no Lua finalizer can exist (setmetatable refuses __gc, the module's
+ *   userdata have C finalizers and guarded metatables), so lua_close in
+ *   bw_sandbox_destroy only runs C code.
+ * Errors carry "file:line:" wherever a line is known (syntax, runtime,
+ * budget and time stops, and memory stops at the allocation that failed).
+ *
+ * Per-frame callbacks (graph predicates, procedural controls, envelopes)
+ * are held in a bw_sandbox_callback and called with the small callback
+ * budget; a failure makes the call count as false / skipped for that
+ * frame, is reported once through the desc's report function, and leaves
+ * the sandbox usable for the next call.
+ *
+ * One sandbox is one lua_State: sandboxes share nothing, and one thread
+ * uses a sandbox at a time. */
+#ifndef BW_SANDBOX_H
+#define BW_SANDBOX_H
+
+#include <lua.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define BW_SANDBOX_ERROR_MAX 1024
+#define BW_SANDBOX_PATH_MAX 1024
+
+#define BW_SANDBOX_DEFAULT_INSTRUCTIONS 50000000LL
+#define BW_SANDBOX_DEFAULT_SECONDS 2.0
+#define BW_SANDBOX_DEFAULT_MEMORY ((size_t)64 << 20)
+#define BW_SANDBOX_DEFAULT_CALLBACK_INSTRUCTIONS 100000LL
+#define BW_SANDBOX_DEFAULT_CALLBACK_SECONDS 0.005
+#define BW_SANDBOX_DEFAULT_MAX_STRING ((size_t)16 << 20)
+#define BW_SANDBOX_DEFAULT_COROUTINE_DEPTH 64
+
+/* Zero fields take the defaults (bw_sandbox_limits_resolve). */
+typedef struct bw_sandbox_limits {
+    long long instructions;          /* VM instructions per bw_sandbox_call (default 50 million) */
+    double seconds;                  /* wall-clock seconds per bw_sandbox_call (default 2) */
+    size_t memory;                   /* bytes the whole state may hold (default 64 MiB) */
+    long long callback_instructions; /* per bw_sandbox_callback_call (default 100000) */
+    double callback_seconds;         /* per bw_sandbox_callback_call (default 0.005) */
+    size_t max_string;               /* bytes of one string.rep / format / table.concat result (default 16 MiB) */
+    int max_coroutine_depth;         /* nested resume / wrap / close (default 64) */
+} bw_sandbox_limits;
+
+/* How a call ended. */
+typedef enum bw_sandbox_status {
+    BW_SANDBOX_OK = 0,
+    BW_SANDBOX_ERROR,  /* syntax or runtime error, refused operation */
+    BW_SANDBOX_BUDGET, /* instruction budget spent */
+    BW_SANDBOX_TIME,   /* wall-clock limit reached */
+    BW_SANDBOX_MEMORY  /* memory cap reached */
+} bw_sandbox_status;
+
+/* Called with the full path of every file the script opens (its own files
+ * through require or the host's loads, and blendwerk.load), before it is
+ * opened; return false with a reason in `why` to refuse it. */
+typedef bool (*bw_sandbox_open_fn)(void *user, const char *path, char *why, size_t why_size);
+/* Receives the first failure of each callback (bw_sandbox_callback_call). */
+typedef void (*bw_sandbox_report_fn)(void *user, const char *message);
+
+typedef struct bw_sandbox_desc {
+    bw_sandbox_limits limits;
+    const char *dir;            /* the mod's folder; NULL: the script may open no files */
+    const char *name;           /* prefix of print's lines, e.g. the script's file name (may be NULL) */
+    bw_sandbox_open_fn on_open; /* may be NULL */
+    bw_sandbox_report_fn report; /* may be NULL: failures go to stderr */
+    void *user;                 /* passed to on_open and report */
+} bw_sandbox_desc;
+
+typedef struct bw_sandbox bw_sandbox;
+
+/* A Lua function held for per-frame calls. */
+typedef struct bw_sandbox_callback {
+    int ref;                           /* registry reference; LUA_NOREF when empty */
+    int failures;                      /* calls that failed */
+    bool reported;                     /* the first failure was reported */
+    char error[BW_SANDBOX_ERROR_MAX];  /* the first failure, "file:line: message" */
+} bw_sandbox_callback;
+
+/* Fill zero (or invalid) fields with the defaults. */
+bw_sandbox_limits bw_sandbox_limits_resolve(const bw_sandbox_limits *limits);
+
+/* Create a sandbox (desc may be NULL: defaults, no files). Returns NULL
+ * with a message in err when the state cannot be built within the cap. */
+bw_sandbox *bw_sandbox_create(const bw_sandbox_desc *desc, char *err, size_t err_size);
+void bw_sandbox_destroy(bw_sandbox *sb); /* NULL is a no-op */
+
+/* The state, for the host to push values and read results. Do not open
+ * libraries in it or change its hook or allocator. */
+lua_State *bw_sandbox_state(bw_sandbox *sb);
+
+/* Let blendwerk.load open `path` exactly as given (a host-chosen asset
+ * outside the mod's folder). Returns false when no room is left (16). */
+bool bw_sandbox_allow_file(bw_sandbox *sb, const char *path);
+
+/* Load the mod's file `name` (a file name inside desc->dir, any
+ * characters but '/'; its chunk name) or a text chunk as a function and
+ * push it. On failure nothing is pushed, the error is kept
+ * for bw_sandbox_error and the status returned. Binary chunks are refused. */
+bw_sandbox_status bw_sandbox_load_file(bw_sandbox *sb, const char *name);
+bw_sandbox_status bw_sandbox_load_string(bw_sandbox *sb, const char *text, size_t size, const char *chunkname);
+
+/* Call the function below `nargs` arguments on the stack with the full
+ * per-call limits, like lua_pcall(L, nargs, nresults, 0). On failure the
+ * function and arguments are popped, nothing is pushed and the error is
+ * kept for bw_sandbox_error. */
+bw_sandbox_status bw_sandbox_call(bw_sandbox *sb, int nargs, int nresults);
+
+/* The last failure's message ("" after a success): "file:line: message"
+ * wherever a line is known. */
+const char *bw_sandbox_error(const bw_sandbox *sb);
+
+/* Split a script's path into its folder (the mod's folder: "." when there
+ * is no slash) and its file name, which is returned (a pointer into
+ * path); NULL when the folder does not fit dir_size. */
+const char *bw_sandbox_split_path(const char *path, char *dir, size_t dir_size);
+
+/* For C functions the host adds to the sandbox: load the mod's file
+ * `name` (the rules of a mod's file names) and push it, or raise a Lua
+ * error: "WHAT 'name': the name ..." for a refused name, "cannot open
+ * name: why" for a missing file or a symbolic link, or the syntax error.
+ * `what` names the caller, e.g. "include". */
+void bw_sandbox_push_file(lua_State *L, const char *what, const char *name);
+
+/* ---- per-frame callbacks ---- */
+
+/* Take the function on top of the stack (popped) into `cb`. Returns false
+ * (and pops) when it is not a function. */
+bool bw_sandbox_callback_init(bw_sandbox *sb, bw_sandbox_callback *cb);
+void bw_sandbox_callback_deinit(bw_sandbox *sb, bw_sandbox_callback *cb); /* empty cb is a no-op */
+/* Call cb's function with the `nargs` values on top of the stack with the
+ * callback limits. On success `nresults` results replace the arguments;
+ * on failure the arguments are popped, nothing is pushed, the failure is
+ * counted and (the first time only) reported. */
+bw_sandbox_status bw_sandbox_callback_call(bw_sandbox *sb, bw_sandbox_callback *cb, int nargs, int nresults);
+/* A predicate: true only if the call succeeded and returned a true value
+ * (a failure counts as false for this call). Pops the arguments. */
+bool bw_sandbox_predicate(bw_sandbox *sb, bw_sandbox_callback *cb, int nargs);
+
+#endif

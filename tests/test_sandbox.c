@@ -1,0 +1,723 @@
+/* test_sandbox.c - the adversarial suite for the shared sandbox
+ * (bindings/sandbox.h, docs/sandbox.md, SPEC section 10).
+ *
+ * Every case is a small mod script written into a temporary mod folder and
+ * run four ways:
+ * - through the C API (bw_sandbox_load_file + bw_sandbox_call), timed;
+ * - through `blendwerk run --sandbox` (the built binary, popen);
+ * - through the demo's script loading (demo_character_load);
+ * - through the demo's hot reload (a good character, then the case saved
+ *   over it: the reload fails, the old character keeps playing, a good
+ *   save afterwards loads again).
+ * Each must end with the case's error, naming the file and line, and the
+ * process keeps running: after every case a bystander sandbox created at
+ * the start still counts correctly, the stopped sandbox runs a harmless
+ * chunk, and a new sandbox runs a harmless script.
+ *
+ * Timing: an instruction-budget stop must come within the CPU time of a
+ * plain loop spending the same budget (measured here, the reference) times
+ * a margin for costlier instructions, plus 1 ms; a wall-clock stop within
+ * the limit plus 10 ms; refusals and memory stops within the reference
+ * plus 1 ms. Under AddressSanitizer the slack is multiplied by SLACK_FACTOR
+ * (the reference is measured under it too). CPU time of this thread is
+ * used where the limit is an instruction count, so other processes on the
+ * machine do not make the test flaky.
+ *
+ * demo/script.c, demo/reload.c and demo/player.c are compiled in, as
+ * tests/test_demo.c does, so the demo's loading is tested without SDL.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../demo/player.c"
+#include "../demo/reload.c"
+#include "../demo/script.c"
+#include "check.h"
+#include "sandbox.h"
+
+#define BLENDWERK BW_BINARY_DIR "/blendwerk"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SLACK_FACTOR 8.0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SLACK_FACTOR 8.0
+#endif
+#endif
+#ifndef SLACK_FACTOR
+#define SLACK_FACTOR 1.0
+#endif
+
+/* The limits every case runs with (some cases raise the budget). */
+#define BUDGET 1000000LL
+#define MEMORY_MB 16
+#define SECONDS 2.0        /* the wall clock never decides a budget case */
+#define TIME_CASE_SECONDS 0.05
+/* A costlier instruction mix (C calls, metamethods) than the plain loop. */
+#define BUDGET_MARGIN 10.0
+
+static char parent_dir[256]; /* holds the mod folder and a file outside it */
+static char mod_dir[300];
+static double reference_cpu; /* seconds to spend BUDGET in a plain loop */
+
+typedef enum stop_kind { KIND_BUDGET, KIND_TIME, KIND_MEMORY, KIND_REFUSED } stop_kind;
+
+typedef struct sandbox_case {
+    const char *name;   /* the file is name.lua in the mod folder */
+    const char *script;
+    const char *want;   /* the error contains this */
+    int line;           /* and starts with "name.lua:line:" (0: any line) */
+    stop_kind kind;
+    long long budget;   /* 0: BUDGET */
+    int memory_mb;      /* 0: MEMORY_MB */
+} sandbox_case;
+
+static const sandbox_case cases[] = {
+    /* infinite loops */
+    {"loop_plain", "local x = 0\nwhile true do x = x + 1 end\n", "instruction budget of 1000000 exceeded", 2, KIND_BUDGET, 0, 0},
+    {"loop_pcall", "while true do\n  pcall(function() while true do end end)\nend\n", "instruction budget", 0, KIND_BUDGET, 0, 0},
+    {"loop_pcall_error", "while true do\n  pcall(error, 'x')\nend\n", "instruction budget", 0, KIND_BUDGET, 0, 0},
+    {"loop_xpcall", "xpcall(function() while true do end end,\n  function(e) while true do end end)\n", "instruction budget", 1,
+     KIND_BUDGET, 0, 0},
+    {"loop_coroutine", "local co = coroutine.wrap(function() while true do end end)\nco()\n", "instruction budget", 1,
+     KIND_BUDGET, 0, 0},
+    {"loop_resume", "while true do\n  coroutine.resume(coroutine.create(function() while true do end end))\nend\n",
+     "instruction budget", 2, KIND_BUDGET, 0, 0},
+    {"loop_index", "local t = setmetatable({}, { __index = function(t, k)\n  while true do end\nend })\nreturn t.x\n",
+     "instruction budget", 2, KIND_BUDGET, 0, 0},
+    {"loop_lt", "local mt = { __lt = function()\n  while true do end\nend }\nreturn setmetatable({}, mt) < setmetatable({}, mt)\n",
+     "instruction budget", 2, KIND_BUDGET, 0, 0},
+    {"loop_sort", "local t = {}\nfor i = 1, 100 do t[i] = i end\ntable.sort(t, function(a, b) while true do end end)\n",
+     "instruction budget", 3, KIND_BUDGET, 0, 0},
+    {"loop_close", "do\n  local x <close> = setmetatable({}, { __close = function() while true do end end })\nend\n",
+     "instruction budget", 2, KIND_BUDGET, 0, 0},
+    {"loop_close_unwind", "do\n  local x <close> = setmetatable({}, { __close = function() while true do end end })\n"
+                          "  while true do end\nend\n",
+     "instruction budget", 3, KIND_BUDGET, 0, 0},
+    {"loop_close_coroutine", "local co = coroutine.wrap(function()\n"
+                             "  local x <close> = setmetatable({}, { __close = function() while true do end end })\n"
+                             "  while true do end\nend)\nco()\n",
+     "instruction budget", 3, KIND_BUDGET, 0, 0},
+    /* single C calls the hook never interrupts */
+    {"rep_empty", "\nstring.rep('', math.maxinteger)\n", "instruction budget", 2, KIND_BUDGET, 0, 0},
+    {"move_huge", "\ntable.move({}, 1, 1e15, 2)\n", "instruction budget", 2, KIND_BUDGET, 0, 0},
+    {"concat_count", "\ntable.concat({}, '', 1, math.maxinteger)\n", "instruction budget", 2, KIND_BUDGET, 0, 0},
+    /* one instruction, much C work: big allocations are charged */
+    {"concat_big", "local s = string.rep('xxxxxxxxxxxxxxxx', 1 << 17)\nwhile true do local t = s .. 'x' end\n",
+     "instruction budget", 2, KIND_BUDGET, 4000000LL, 0},
+    {"upper_loop", "local s = string.rep('xxxxxxxxxxxxxxxx', 1 << 17)\nwhile true do s:upper() end\n", "instruction budget", 2,
+     KIND_BUDGET, 4000000LL, 0},
+    {"insert_front", "local t = {}\nfor i = 1, 100000 do t[i] = i end\nwhile true do table.insert(t, 1, 0) end\n",
+     "instruction budget", 3, KIND_BUDGET, 0, 0},
+    {"date_format", "\nos.date(string.rep('%c', 1000000))\n", "instruction budget", 2, KIND_BUDGET, 0, 0},
+    {"unpack_huge", "\nreturn table.unpack({}, 1, 1e12)\n", "instruction budget", 2, KIND_BUDGET, 0, 0},
+    /* the wall clock (a budget that would take hours) */
+    {"time_loop", "\nwhile true do end\n", "time limit of 0.05 s exceeded", 2, KIND_TIME, 1000000000000LL, 0},
+    /* memory bombs */
+    {"mem_doubling", "local s = 'x'\nwhile true do s = s .. s end\n", "memory cap of 16384 KiB exceeded", 2, KIND_MEMORY,
+     100000000LL, 0},
+    {"mem_table", "local t = {}\nwhile true do t[#t + 1] = {} end\n", "memory cap of 16384 KiB exceeded", 2, KIND_MEMORY,
+     100000000LL, 0},
+    {"mem_rep", "\nlocal s = string.rep('x', 1 << 30)\n", "memory cap of 16384 KiB exceeded", 2, KIND_MEMORY, 0, 0},
+    {"mem_rep_caught", "\npcall(string.rep, 'x', 1 << 30)\nreturn 1\n", "memory cap of 16384 KiB exceeded", 2, KIND_MEMORY, 0, 0},
+    {"mem_concat", "local t = {}\nfor i = 1, 500 do t[i] = string.rep('x', 4096) end\nlocal s = table.concat(t)\n"
+                   "local u = table.concat({ s, s, s, s, s, s, s, s })\n",
+     "memory cap of 16384 KiB exceeded", 4, KIND_MEMORY, 100000000LL, 0},
+    {"mem_format", "\nlocal s = string.format('%s%s%s', string.rep('x', 1 << 22), string.rep('x', 1 << 22), string.rep('x', 1 << 22))\n",
+     "memory cap of 16384 KiB exceeded", 2, KIND_MEMORY, 100000000LL, 0},
+    /* metatable and environment escapes */
+    {"escape_string_mt", "\ngetmetatable('').__index.upper = nil\n", "attempt to index a boolean value", 2, KIND_REFUSED, 0, 0},
+    {"escape_rawset", "\nrawset(string, 'find', print)\n", "rawset: the sandbox's libraries are read-only", 2, KIND_REFUSED, 0, 0},
+    {"escape_assign", "\nstring.find = print\n", "the library 'string' is read-only", 2, KIND_REFUSED, 0, 0},
+    {"escape_module_assign", "\nblendwerk.rig = print\n", "the library 'blendwerk' is read-only", 2, KIND_REFUSED, 0, 0},
+    {"escape_module_mt", "local r = blendwerk.rig { joints = { { name = 'root' } } }\n"
+                         "getmetatable(r).__gc = function() while true do end end\n",
+     "attempt to index a", 2, KIND_REFUSED, 0, 0}, /* getmetatable gives the guard, not the metatable */
+    {"escape_env", "local _ENV = setmetatable({}, { __index = _G })\nreturn io.open('/etc/passwd')\n", "attempt to index a nil value", 2,
+     KIND_REFUSED, 0, 0},
+    {"escape_load_env", "\nreturn load('return io')().open('/etc/passwd')\n", "attempt to index a nil value", 2, KIND_REFUSED, 0, 0},
+    {"escape_pairs", "for k, v in pairs(string) do\n  if k == 'find' then rawset(string, k, nil) end\nend\n",
+     "read-only", 2, KIND_REFUSED, 0, 0},
+    /* __gc loops and resurrection */
+    {"gc_loop", "\nsetmetatable({}, { __gc = function() while true do end end })\n", "setmetatable: __gc metamethods are not allowed", 2,
+     KIND_REFUSED, 0, 0},
+    {"gc_resurrect", "local keep\nsetmetatable({}, { __gc = function(o) keep = o end })\n", "__gc metamethods are not allowed", 2,
+     KIND_REFUSED, 0, 0},
+    {"gc_added_later", "local mt = {}\nlocal t = setmetatable({}, mt)\nmt.__gc = function() while true do end end\nt = nil\n"
+                       "error('finalizers added later never run')\n",
+     "finalizers added later never run", 5, KIND_REFUSED, 0, 0},
+    /* binary chunks, io / os / package / debug */
+    {"binary_chunk", "\nassert(load('\\27Lua\\84\\0\\25\\147\\13\\10\\26\\10', 'b', 'b'))\n", "attempt to load a binary chunk", 2,
+     KIND_REFUSED, 0, 0},
+    {"dump", "\nreturn string.dump(print)\n", "attempt to call a nil value (field 'dump')", 2, KIND_REFUSED, 0, 0},
+    {"io_open", "\nreturn io.open('/etc/passwd')\n", "attempt to index a nil value (global 'io')", 2, KIND_REFUSED, 0, 0},
+    {"os_execute", "\nos.execute('true')\n", "attempt to call a nil value (field 'execute')", 2, KIND_REFUSED, 0, 0},
+    {"package_loadlib", "\npackage.loadlib('libc.so.6', 'system')\n", "attempt to index a nil value (global 'package')", 2,
+     KIND_REFUSED, 0, 0},
+    {"debug_sethook", "\ndebug.sethook()\n", "attempt to index a nil value (global 'debug')", 2, KIND_REFUSED, 0, 0},
+    {"require_io", "\nrequire('io')\n", "only \"blendwerk\" and the mod's own modules can be required", 2, KIND_REFUSED, 0, 0},
+    {"dofile", "\ndofile('/etc/passwd')\n", "attempt to call a nil value (global 'dofile')", 2, KIND_REFUSED, 0, 0},
+    {"collect", "\ncollectgarbage()\n", "only collectgarbage(\"count\")", 2, KIND_REFUSED, 0, 0},
+    /* pattern bombs */
+    {"pattern_find", "\nstring.find(string.rep('a', 200), 'a*a*a*a*a*a*b')\n", "string.find: refused", 2, KIND_REFUSED, 0, 0},
+    {"pattern_gsub", "\nstring.gsub(string.rep('a', 5000), '.-.-.-b', '')\n", "string.gsub: refused", 2, KIND_REFUSED, 0, 0},
+    {"pattern_gmatch", "\nfor x in string.rep('a', 5000):gmatch('(.-)(.-)(.-)b') do end\n", "string.gmatch: refused", 2,
+     KIND_REFUSED, 0, 0},
+    /* the Lua 5.4.4 coroutine.close crash (unbounded C recursion) */
+    {"close_crash", "local cos = {}\nfor i = 1, 20000 do\n  cos[i] = coroutine.create(function()\n"
+                    "    local x <close> = setmetatable({}, { __close = function()\n"
+                    "      if cos[i + 1] then assert(coroutine.close(cos[i + 1])) end\n    end })\n"
+                    "    coroutine.yield()\n  end)\n  coroutine.resume(cos[i])\nend\ncoroutine.close(cos[1])\n",
+     "coroutines nested deeper than 64", 5, KIND_REFUSED, 100000000LL, 64},
+    /* the same with 180 levels of C recursion in each close: the C stack
+     * guard (or, with small frames, the depth cap) stops it */
+    {"close_deep", "local cos = {}\nlocal function deep(n, i)\n  if n == 0 then\n"
+                   "    if cos[i + 1] then coroutine.close(cos[i + 1]) end\n    return\n  end\n"
+                   "  local t = setmetatable({}, { __index = function() deep(n - 1, i) return 1 end })\n  return t.x\nend\n"
+                   "for i = 1, 2000 do\n  cos[i] = coroutine.create(function()\n"
+                   "    local x <close> = setmetatable({}, { __close = function() deep(180, i) end })\n"
+                   "    coroutine.yield()\n  end)\n  coroutine.resume(cos[i])\nend\ncoroutine.close(cos[1])\n",
+     "coroutines nested", 4, KIND_REFUSED, 100000000LL, 0},
+    /* files: only the mod's own, no symbolic link out of its folder */
+    {"symlink_file", "\nreturn require('evil')\n", "'evil.lua' is a symbolic link", 2, KIND_REFUSED, 0, 0},
+    {"symlink_folder", "\nreturn require('outside.secret')\n", "'outside' is a symbolic link", 2, KIND_REFUSED, 0, 0},
+    {"parent_folder", "\nreturn blendwerk.load('../secret.lua')\n", "leaves the mod's folder", 2, KIND_REFUSED, 0, 0},
+    {"absolute_path", "\nreturn blendwerk.load('/etc/passwd')\n", "is absolute", 2, KIND_REFUSED, 0, 0},
+};
+#define CASE_COUNT ((int)(sizeof cases / sizeof cases[0]))
+
+static const char harmless[] =
+    "local own = require('own')\n"
+    "assert(own.answer == 42 and require('own') == own)\n"
+    "assert(('arm_l'):gsub('_l$', '_r') == 'arm_r' and string.rep('ab', 3, ',') == 'ab,ab,ab')\n"
+    "local co = coroutine.wrap(function(a) local b = coroutine.yield(a + 1) return b * 2 end)\n"
+    "assert(co(1) == 2 and co(5) == 10)\n"
+    "assert(pcall(error, 'x') == false and select(2, pcall(error, 'x', 0)) == 'x')\n"
+    "assert(table.concat({ 1, 2, 3 }, '-') == '1-2-3' and os.time() > 0 and collectgarbage('count') > 0)\n"
+    "local rig = blendwerk.rig { joints = { { name = 'root' } } }\n"
+    "local c = blendwerk.clip { name = 'c', joints = { { joint = 'root', keys = { { time = 0, t = { 0, 1, 0 } } } } } }\n"
+    "return { rig = rig, clips = { c } }\n";
+
+/* ---- helpers ---- */
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
+        return;
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+static const char *mod_path(const char *name)
+{
+    static char paths[4][512];
+    static int next;
+    char *p = paths[next++ % 4];
+    snprintf(p, 512, "%s/%s", mod_dir, name);
+    return p;
+}
+
+static const char *case_file(const sandbox_case *c)
+{
+    static char name[128];
+    snprintf(name, sizeof name, "%s.lua", c->name);
+    return name;
+}
+
+static bw_sandbox_limits case_limits(const sandbox_case *c)
+{
+    bw_sandbox_limits lim = {0};
+    lim.instructions = c->budget ? c->budget : BUDGET;
+    lim.memory = (size_t)(c->memory_mb ? c->memory_mb : MEMORY_MB) << 20;
+    lim.seconds = c->kind == KIND_TIME ? TIME_CASE_SECONDS : SECONDS;
+    return lim;
+}
+
+/* The error names the file and the case's line, and says what happened. */
+static void check_message(const sandbox_case *c, const char *path_name, const char *err)
+{
+    char prefix[160];
+    if (c->line > 0)
+        snprintf(prefix, sizeof prefix, "%s.lua:%d:", c->name, c->line);
+    else
+        snprintf(prefix, sizeof prefix, "%s.lua:", c->name);
+    bool ok = strstr(err, prefix) != NULL && strstr(err, c->want) != NULL;
+    if (!ok) fprintf(stderr, "case %s through %s: got \"%s\", want \"%s\" ... \"%s\"\n", c->name, path_name, err, prefix, c->want);
+    CHECK(ok);
+}
+
+static bw_sandbox *new_sandbox(const bw_sandbox_limits *lim)
+{
+    char err[BW_SANDBOX_ERROR_MAX];
+    bw_sandbox_desc desc = {.dir = mod_dir, .name = "test"};
+    if (lim) desc.limits = *lim;
+    bw_sandbox *sb = bw_sandbox_create(&desc, err, sizeof err);
+    if (!sb) fprintf(stderr, "bw_sandbox_create: %s\n", err);
+    return sb;
+}
+
+/* Run a chunk of text in sb; returns the status. */
+static bw_sandbox_status run_text(bw_sandbox *sb, const char *text, int nresults)
+{
+    bw_sandbox_status st = bw_sandbox_load_string(sb, text, strlen(text), "=chunk");
+    return st != BW_SANDBOX_OK ? st : bw_sandbox_call(sb, 0, nresults);
+}
+
+/* ---- the bystander: a sandbox that lives through every case ---- */
+
+static bw_sandbox *bystander;
+static int bystander_count;
+
+static void bystander_still_counts(void)
+{
+    lua_State *L = bw_sandbox_state(bystander);
+    CHECK_INT(run_text(bystander, "counter = counter + 1\nreturn counter, ('a.b'):find('.', 1, true)", 2), BW_SANDBOX_OK);
+    bystander_count++;
+    CHECK_INT(lua_tointeger(L, -2), bystander_count);
+    CHECK_INT(lua_tointeger(L, -1), 2);
+    lua_pop(L, 2);
+}
+
+/* ---- the cases through each path ---- */
+
+static void cases_stop_through_the_c_api(void)
+{
+    for (int i = 0; i < CASE_COUNT; i++) {
+        const sandbox_case *c = &cases[i];
+        bw_sandbox_limits lim = case_limits(c);
+        bw_sandbox *sb = new_sandbox(&lim);
+        CHECK(sb != NULL);
+        if (!sb) return;
+        double w0 = wall_now(), c0 = cpu_now();
+        bw_sandbox_status st = bw_sandbox_load_file(sb, case_file(c));
+        if (st == BW_SANDBOX_OK) st = bw_sandbox_call(sb, 0, 0);
+        double wall = wall_now() - w0, cpu = cpu_now() - c0;
+        bw_sandbox_status want = c->kind == KIND_BUDGET ? BW_SANDBOX_BUDGET
+                                 : c->kind == KIND_TIME ? BW_SANDBOX_TIME
+                                 : c->kind == KIND_MEMORY ? BW_SANDBOX_MEMORY
+                                                          : BW_SANDBOX_ERROR;
+        if ((int)st != (int)want) fprintf(stderr, "case %s: status %d, want %d (%s)\n", c->name, st, want, bw_sandbox_error(sb));
+        CHECK_INT(st, want);
+        check_message(c, "the C API", bw_sandbox_error(sb));
+        /* the bound for this kind of stop */
+        double bound = 0, took = cpu;
+        if (c->kind == KIND_BUDGET)
+            bound = reference_cpu * (double)(c->budget ? c->budget : BUDGET) / (double)BUDGET * BUDGET_MARGIN +
+                    0.001 * SLACK_FACTOR;
+        else if (c->kind == KIND_TIME) {
+            bound = TIME_CASE_SECONDS + 0.010 * SLACK_FACTOR;
+            took = wall;
+        } else if (c->budget == 0)
+            bound = reference_cpu + 0.001 * SLACK_FACTOR;
+        else /* memory bombs and the close chain, given a larger budget to reach their limit */
+            bound = reference_cpu * (double)c->budget / (double)BUDGET * BUDGET_MARGIN;
+        if (took > bound) fprintf(stderr, "case %s: took %.4f s, bound %.4f s\n", c->name, took, bound);
+        CHECK(took <= bound);
+        if (c->kind == KIND_TIME) CHECK(wall >= TIME_CASE_SECONDS); /* not stopped early */
+        /* a stop ends with its call: the same sandbox runs the next one */
+        CHECK_INT(run_text(sb, "return 6 * 7", 1), BW_SANDBOX_OK);
+        CHECK_INT(lua_tointeger(bw_sandbox_state(sb), -1), 42);
+        CHECK_STR(bw_sandbox_error(sb), "");
+        lua_pop(bw_sandbox_state(sb), 1);
+        double d0 = wall_now();
+        bw_sandbox_destroy(sb); /* no finalizer of the script runs here */
+        CHECK(wall_now() - d0 < 0.5);
+        bystander_still_counts();
+        /* and a harmless script still runs in a new sandbox */
+        sb = new_sandbox(NULL);
+        CHECK_INT(bw_sandbox_load_file(sb, "harmless.lua"), BW_SANDBOX_OK);
+        CHECK_INT(bw_sandbox_call(sb, 0, 0), BW_SANDBOX_OK);
+        bw_sandbox_destroy(sb);
+    }
+}
+
+static void cases_stop_through_run_sandbox(void)
+{
+    if (access(BLENDWERK, X_OK) != 0) {
+        fprintf(stderr, "%s is not built\n", BLENDWERK);
+        CHECK(!"blendwerk built");
+        return;
+    }
+    /* a few processes at a time: each case's output fits a pipe's buffer */
+    enum { BATCH = 6 };
+    for (int first = 0; first < CASE_COUNT; first += BATCH) {
+        FILE *pipes[BATCH] = {NULL};
+        int count = CASE_COUNT - first < BATCH ? CASE_COUNT - first : BATCH;
+        for (int k = 0; k < count; k++) {
+            const sandbox_case *c = &cases[first + k];
+            bw_sandbox_limits lim = case_limits(c);
+            char cmd[1024];
+            snprintf(cmd, sizeof cmd, "'%s' run --sandbox '%s' --budget %lld --memory-mb %d --time-limit %g 2>&1",
+                     BLENDWERK, mod_path(case_file(c)), lim.instructions, (int)(lim.memory >> 20), lim.seconds);
+            pipes[k] = popen(cmd, "r");
+            CHECK(pipes[k] != NULL);
+        }
+        for (int k = 0; k < count; k++) {
+            if (!pipes[k]) continue;
+            char out[4096] = "";
+            size_t n = fread(out, 1, sizeof out - 1, pipes[k]);
+            out[n] = '\0';
+            int status = pclose(pipes[k]);
+            CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+            check_message(&cases[first + k], "run --sandbox", out);
+        }
+    }
+    /* the harmless script passes, and its arguments are its `...` */
+    write_text(mod_path("args.lua"), "local a, b = ...\nassert(a == 'x' and b == 'y')\nprint(select('#', ...))\n");
+    char cmd[1024], out[256] = "";
+    snprintf(cmd, sizeof cmd, "'%s' run --sandbox '%s' x y 2>&1", BLENDWERK, mod_path("args.lua"));
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[n] = '\0';
+    CHECK(p && pclose(p) == 0);
+    CHECK_STR(out, "[args.lua] 2\n");
+    /* print lines are cut at 1000 bytes: "[print.lua] " + 1000 + " ...\n" */
+    write_text(mod_path("print.lua"), "print(string.rep('x', 5000))\n");
+    snprintf(cmd, sizeof cmd, "'%s' run --sandbox '%s' 2>&1 | wc -c", BLENDWERK, mod_path("print.lua"));
+    p = popen(cmd, "r");
+    n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[n] = '\0';
+    if (p) pclose(p);
+    CHECK_INT(atoi(out), 12 + 1000 + 5);
+    snprintf(cmd, sizeof cmd, "'%s' run --sandbox '%s' >/dev/null 2>&1", BLENDWERK, mod_path("harmless.lua"));
+    CHECK_INT(system(cmd), 0);
+    /* bad options are usage errors */
+    snprintf(cmd, sizeof cmd, "'%s' run --sandbox '%s' --budget -3 >/dev/null 2>&1", BLENDWERK, mod_path("harmless.lua"));
+    int st = system(cmd);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+    snprintf(cmd, sizeof cmd, "'%s' run --sandbox >/dev/null 2>&1", BLENDWERK);
+    st = system(cmd);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+}
+
+/* plot-blend's specs run in the same sandbox: the issue's plot-blend
+ * escapes end with the file and line, fast (its budget is 20 million). */
+static void plot_blend_specs_are_sandboxed(void)
+{
+    static const struct {
+        const char *script, *want;
+    } specs[] = {
+        {"while true do\n  pcall(function() while true do end end)\nend\n", "pb.lua:2: instruction budget of 20000000 exceeded"},
+        {"\nsetmetatable({}, { __gc = function() while true do end end })\n", "pb.lua:2: setmetatable: __gc"},
+        {"\nstring.find(string.rep('a', 200), 'a*a*a*a*a*a*b')\n", "pb.lua:2: string.find: refused"},
+        {"\nstring.rep('', math.maxinteger)\n", "pb.lua:2: instruction budget of 20000000 exceeded"},
+        {"\nos.exit(0)\n", "pb.lua:2: attempt to call a nil value (field 'exit')"},
+    };
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        write_text(mod_path("pb.lua"), specs[i].script);
+        char cmd[1024], out[2048] = "";
+        snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out '%s' 2>&1", BLENDWERK, mod_path("pb.lua"), mod_path("pb.svg"));
+        double t0 = wall_now();
+        FILE *p = popen(cmd, "r");
+        size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+        out[n] = '\0';
+        int status = p ? pclose(p) : -1;
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+        CHECK_CONTAINS(out, specs[i].want);
+        CHECK(wall_now() - t0 < 2.0); /* 20 s before the shared sandbox */
+    }
+}
+
+static demo_limits demo_case_limits(const sandbox_case *c)
+{
+    bw_sandbox_limits lim = case_limits(c);
+    demo_limits d = {.instructions = lim.instructions, .memory = lim.memory, .seconds = lim.seconds};
+    return d;
+}
+
+static void cases_stop_through_demo_loading(void)
+{
+    for (int i = 0; i < CASE_COUNT; i++) {
+        const sandbox_case *c = &cases[i];
+        demo_limits lim = demo_case_limits(c);
+        char err[DEMO_ERROR_MAX] = "";
+        demo_character *ch = NULL;
+        CHECK(!demo_character_load(mod_path(case_file(c)), NULL, &lim, &ch, NULL, err, sizeof err));
+        CHECK(ch == NULL);
+        check_message(c, "the demo", err);
+    }
+    char err[DEMO_ERROR_MAX] = "";
+    demo_character *ch = NULL;
+    CHECK(demo_character_load(mod_path("harmless.lua"), NULL, NULL, &ch, NULL, err, sizeof err));
+    if (!ch) fprintf(stderr, "harmless: %s\n", err);
+    CHECK(ch != NULL && ch->clip_count == 1);
+    demo_character_destroy(ch);
+}
+
+static void cases_stop_through_demo_hot_reload(void)
+{
+    demo_reloader r;
+    demo_player player;
+    const char *live = mod_path("live.lua");
+    write_text(live, harmless);
+    for (int i = 0; i < CASE_COUNT; i++) {
+        const sandbox_case *c = &cases[i];
+        demo_limits lim = demo_case_limits(c);
+        demo_reloader_init(&r, live, NULL, &lim);
+        demo_character *first = demo_reloader_load(&r);
+        CHECK(first != NULL);
+        if (!first) return;
+        char err[DEMO_ERROR_MAX];
+        CHECK(demo_player_init(&player, first, err, sizeof err));
+        /* the case is saved over the live script, under the case's name
+         * in the message: it is included from the live file's place */
+        char text[2048];
+        snprintf(text, sizeof text, "return include('%s')\n", case_file(c));
+        write_text(live, text);
+        CHECK(!demo_reloader_apply(&r, &player));
+        check_message(c, "the demo's hot reload", r.error);
+        CHECK(player.character == first); /* the old version keeps playing */
+        write_text(live, harmless);
+        CHECK(demo_reloader_apply(&r, &player));
+        CHECK_STR(r.error, "");
+        CHECK(player.character != first);
+        demo_player_deinit(&player);
+    }
+}
+
+/* ---- the limits and the API ---- */
+
+static void limits_resolve_to_the_documented_defaults(void)
+{
+    bw_sandbox_limits d = bw_sandbox_limits_resolve(NULL);
+    CHECK_INT(d.instructions, 50000000LL);
+    CHECK_NEAR(d.seconds, 2.0, 0.0);
+    CHECK_INT((long long)d.memory, 64LL << 20);
+    CHECK_INT(d.callback_instructions, 100000LL);
+    CHECK_NEAR(d.callback_seconds, 0.005, 0.0);
+    CHECK_INT((long long)d.max_string, 16LL << 20);
+    CHECK_INT(d.max_coroutine_depth, 64);
+    bw_sandbox_limits odd = {.seconds = NAN, .callback_seconds = -1, .instructions = -5};
+    d = bw_sandbox_limits_resolve(&odd);
+    CHECK_NEAR(d.seconds, 2.0, 0.0);
+    CHECK_NEAR(d.callback_seconds, 0.005, 0.0);
+    CHECK_INT(d.instructions, 50000000LL);
+    /* a cap too small for the libraries fails cleanly */
+    char err[BW_SANDBOX_ERROR_MAX] = "";
+    bw_sandbox_desc tiny = {.limits = {.memory = 4096}};
+    CHECK(bw_sandbox_create(&tiny, err, sizeof err) == NULL);
+    CHECK_CONTAINS(err, "memory cap of 4096 bytes");
+    bw_sandbox_destroy(NULL);
+}
+
+static void string_results_are_capped_by_max_string(void)
+{
+    bw_sandbox_limits lim = {.max_string = 1000};
+    bw_sandbox *sb = new_sandbox(&lim);
+    CHECK_INT(run_text(sb, "local s = string.rep('x', 1000)\nreturn #s", 1), BW_SANDBOX_OK);
+    CHECK_INT(lua_tointeger(bw_sandbox_state(sb), -1), 1000);
+    lua_pop(bw_sandbox_state(sb), 1);
+    CHECK_INT(run_text(sb, "\nreturn string.rep('x', 1001)", 1), BW_SANDBOX_ERROR);
+    CHECK_STR(bw_sandbox_error(sb), "chunk:2: string.rep: a result of 1001 bytes; the sandbox allows at most 1000");
+    CHECK_INT(run_text(sb, "return table.concat({ string.rep('x', 600), string.rep('y', 600) })", 1), BW_SANDBOX_ERROR);
+    CHECK_CONTAINS(bw_sandbox_error(sb), "table.concat: a result of 1200 bytes");
+    bw_sandbox_destroy(sb);
+}
+
+static void a_caught_stop_stays_spent(void)
+{
+    bw_sandbox_limits lim = {.instructions = 100000};
+    bw_sandbox *sb = new_sandbox(&lim);
+    /* every construct that catches errors re-raises the stop */
+    static const char *const catchers[] = {
+        "local ok = pcall(function() while true do end end)\nreturn 'escaped'",
+        "local ok = xpcall(function() while true do end end, debug and debug.traceback or tostring)\nreturn 'escaped'",
+        "local co = coroutine.create(function() while true do end end)\nlocal ok = coroutine.resume(co)\nreturn 'escaped'",
+        "local ok = pcall(coroutine.wrap(function() while true do end end))\nreturn 'escaped'",
+        "local f = load(function() while true do end end)\nreturn 'escaped'",
+    };
+    for (size_t i = 0; i < sizeof catchers / sizeof catchers[0]; i++) {
+        CHECK_INT(run_text(sb, catchers[i], 1), BW_SANDBOX_BUDGET);
+        CHECK_CONTAINS(bw_sandbox_error(sb), "instruction budget of 100000 exceeded: script stopped");
+        CHECK(lua_gettop(bw_sandbox_state(sb)) == 0); /* nothing returned */
+    }
+    /* a coroutine the stop killed never runs its __close handler later */
+    CHECK_INT(run_text(sb, "co = coroutine.create(function()\n"
+                           "  local x <close> = setmetatable({}, { __close = function() while true do end end })\n"
+                           "  while true do end\nend)\ncoroutine.resume(co)\n",
+                       0),
+              BW_SANDBOX_BUDGET);
+    CHECK_INT(run_text(sb, "return coroutine.close(co)", 2), BW_SANDBOX_OK);
+    lua_State *L = bw_sandbox_state(sb);
+    CHECK(!lua_toboolean(L, -2));
+    CHECK_CONTAINS(lua_tostring(L, -1), "the sandbox stopped this coroutine");
+    lua_pop(L, 2);
+    bw_sandbox_destroy(sb);
+}
+
+/* ---- per-frame callbacks ---- */
+
+static int reports;
+static char last_report[BW_SANDBOX_ERROR_MAX];
+
+static void count_report(void *user, const char *message)
+{
+    (void)user;
+    reports++;
+    snprintf(last_report, sizeof last_report, "%s", message);
+}
+
+static void predicates_fail_as_false_and_report_once(void)
+{
+    bw_sandbox_desc desc = {.limits = {.callback_instructions = 20000}, .dir = mod_dir, .report = count_report};
+    char err[BW_SANDBOX_ERROR_MAX];
+    bw_sandbox *sb = bw_sandbox_create(&desc, err, sizeof err);
+    CHECK(sb != NULL);
+    if (!sb) return;
+    lua_State *L = bw_sandbox_state(sb);
+    write_text(mod_path("graph.lua"), "return {\n"
+                                      "  fast = function(p) return p > 0.5 end,\n"
+                                      "  flaky = function(p)\n    if p > 2 then error('speed is off the chart') end\n    return true\n  end,\n"
+                                      "  runaway = function(p) while true do end end,\n"
+                                      "}\n");
+    CHECK_INT(bw_sandbox_load_file(sb, "graph.lua"), BW_SANDBOX_OK);
+    CHECK_INT(bw_sandbox_call(sb, 0, 1), BW_SANDBOX_OK);
+    bw_sandbox_callback fast, flaky, runaway;
+    lua_getfield(L, -1, "fast");
+    CHECK(bw_sandbox_callback_init(sb, &fast));
+    lua_getfield(L, -1, "flaky");
+    CHECK(bw_sandbox_callback_init(sb, &flaky));
+    lua_getfield(L, -1, "runaway");
+    CHECK(bw_sandbox_callback_init(sb, &runaway));
+    lua_pushnumber(L, 1);
+    bw_sandbox_callback not_a_function;
+    CHECK(!bw_sandbox_callback_init(sb, &not_a_function));
+    lua_pop(L, 1);
+    CHECK_INT(lua_gettop(L), 0);
+
+    reports = 0;
+    int trues = 0;
+    double worst = 0;
+    for (int frame = 0; frame < 100; frame++) {
+        double p = frame / 20.0; /* 0 .. 4.95 exactly: flaky fails from frame 41 on */
+        lua_pushnumber(L, p);
+        trues += bw_sandbox_predicate(sb, &fast, 1);
+        lua_pushnumber(L, p);
+        trues += bw_sandbox_predicate(sb, &flaky, 1);
+        double t0 = cpu_now();
+        lua_pushnumber(L, p);
+        CHECK(!bw_sandbox_predicate(sb, &runaway, 1));
+        double t = cpu_now() - t0;
+        if (t > worst) worst = t;
+        CHECK_INT(lua_gettop(L), 0);
+    }
+    /* fast: p > 0.5 from frame 11 on (89 frames); flaky: frames 0..40 */
+    CHECK_INT(trues, 89 + 41);
+    CHECK_INT(flaky.failures, 59);
+    CHECK_INT(runaway.failures, 100);
+    CHECK_INT(fast.failures, 0);
+    CHECK_INT(reports, 2); /* once per failing callback, not per frame */
+    CHECK_STR(flaky.error, "graph.lua:4: speed is off the chart");
+    CHECK_STR(runaway.error, "graph.lua:7: instruction budget of 20000 exceeded: script stopped");
+    CHECK_STR(last_report, flaky.error); /* runaway reported at frame 0, flaky at frame 41 */
+    /* a small budget is a small time: 20000 instructions are 1/50 of the reference's */
+    CHECK(worst <= reference_cpu / 50.0 * BUDGET_MARGIN + 0.001 * SLACK_FACTOR);
+    /* the callback results come back on success */
+    lua_pushnumber(L, 3);
+    CHECK_INT(bw_sandbox_callback_call(sb, &fast, 1, 1), BW_SANDBOX_OK);
+    CHECK(lua_toboolean(L, -1));
+    lua_pop(L, 1);
+    bw_sandbox_callback_deinit(sb, &fast);
+    bw_sandbox_callback_deinit(sb, &fast); /* empty: a no-op */
+    lua_pushnumber(L, 3);
+    CHECK(!bw_sandbox_predicate(sb, &fast, 1));
+    bw_sandbox_callback_deinit(sb, &flaky);
+    bw_sandbox_callback_deinit(sb, &runaway);
+    CHECK_INT(lua_gettop(L), 0);
+    bw_sandbox_destroy(sb);
+}
+
+static void host_granted_files_and_watches(void)
+{
+    /* blendwerk.load opens a granted path as given, and tells the host */
+    bw_sandbox *sb = new_sandbox(NULL);
+    char outside[512];
+    snprintf(outside, sizeof outside, "%s/secret.lua", parent_dir);
+    CHECK(bw_sandbox_allow_file(sb, outside));
+    char script[1024];
+    snprintf(script, sizeof script, "local a, e = blendwerk.load('%s')\nreturn a == nil and e ~= nil", outside);
+    CHECK_INT(run_text(sb, script, 1), BW_SANDBOX_OK); /* opened: not an asset, so a load error, not a refusal */
+    CHECK(lua_toboolean(bw_sandbox_state(sb), -1));
+    lua_pop(bw_sandbox_state(sb), 1);
+    bw_sandbox_destroy(sb);
+}
+
+int main(void)
+{
+    snprintf(parent_dir, sizeof parent_dir, "/tmp/bw_test_sandbox_XXXXXX");
+    if (!mkdtemp(parent_dir)) {
+        fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
+        return 1;
+    }
+    snprintf(mod_dir, sizeof mod_dir, "%s/mod", parent_dir);
+    mkdir(mod_dir, 0755);
+    char path[512], target[512];
+    snprintf(path, sizeof path, "%s/secret.lua", parent_dir);
+    write_text(path, "return 'the secret'\n");
+    snprintf(path, sizeof path, "%s/evil.lua", mod_dir);
+    snprintf(target, sizeof target, "%s/secret.lua", parent_dir);
+    if (symlink(target, path) != 0) fprintf(stderr, "symlink: %s\n", strerror(errno));
+    snprintf(path, sizeof path, "%s/outside", mod_dir);
+    if (symlink(parent_dir, path) != 0) fprintf(stderr, "symlink: %s\n", strerror(errno));
+    write_text(mod_path("own.lua"), "return { answer = 42 }\n");
+    write_text(mod_path("harmless.lua"), harmless);
+    for (int i = 0; i < CASE_COUNT; i++) write_text(mod_path(case_file(&cases[i])), cases[i].script);
+
+    /* the reference: CPU seconds a plain loop takes to spend BUDGET */
+    bw_sandbox_limits lim = {.instructions = BUDGET, .seconds = 60};
+    bw_sandbox *ref = new_sandbox(&lim);
+    reference_cpu = 1e9;
+    for (int k = 0; k < 3; k++) {
+        double c0 = cpu_now();
+        CHECK_INT(run_text(ref, "while true do end", 0), BW_SANDBOX_BUDGET);
+        double t = cpu_now() - c0;
+        if (t < reference_cpu) reference_cpu = t;
+    }
+    bw_sandbox_destroy(ref);
+    printf("reference: %.2f ms for %lld instructions\n", reference_cpu * 1e3, BUDGET);
+
+    bystander = new_sandbox(NULL);
+    CHECK_INT(run_text(bystander, "counter = 0", 0), BW_SANDBOX_OK);
+
+    RUN(limits_resolve_to_the_documented_defaults);
+    RUN(cases_stop_through_the_c_api);
+    RUN(cases_stop_through_run_sandbox);
+    RUN(plot_blend_specs_are_sandboxed);
+    RUN(cases_stop_through_demo_loading);
+    RUN(cases_stop_through_demo_hot_reload);
+    RUN(string_results_are_capped_by_max_string);
+    RUN(a_caught_stop_stays_spent);
+    RUN(predicates_fail_as_false_and_report_once);
+    RUN(host_granted_files_and_watches);
+    bw_sandbox_destroy(bystander);
+
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", parent_dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", parent_dir);
+    return check_summary();
+}
