@@ -19,6 +19,7 @@
 #include <lualib.h>
 
 #include "lua_blendwerk.h"
+#include "lua_support.h"
 #include "sandbox_internal.h"
 
 static const char readonly_key[] = "blendwerk.sandbox.readonly";
@@ -379,25 +380,33 @@ void bw_sandbox_push_file(lua_State *L, const char *what, const char *name)
     lua_pop(L, 1);
 }
 
-/* blendwerk.load(path [, options]): a file the host granted, or one of
- * the mod's files. */
+/* blendwerk.load(path [, options]): a file the host granted (the module's
+ * own loader, by that path), or one of the mod's files: checked and
+ * reported to the host like every mod file, then loaded by the loader
+ * that resolves it beneath the mod's folder itself (no link followed, no
+ * component reopened by path), so a link swapped in after the check
+ * cannot lead outside. */
 static int sandbox_asset_load(lua_State *L)
 {
     bw_sandbox *sb = bw_sandbox_of(L);
     const char *path = luaL_checkstring(L, 1);
-    char full[BW_SANDBOX_PATH_MAX] = "";
-    for (int i = 0; i < sb->allowed_count && !full[0]; i++)
+    bool granted = false;
+    for (int i = 0; i < sb->allowed_count && !granted; i++)
         if (strcmp(path, sb->allowed[i]) == 0) {
             char why[256];
             if (sb->on_open && !sb->on_open(sb->user, path, why, sizeof why))
                 return luaL_error(L, "blendwerk.load '%s': %s", path, why);
-            snprintf(full, sizeof full, "%s", path);
+            granted = true;
         }
-    if (!full[0]) close(open_mod_file(L, "blendwerk.load", path, full, sizeof full));
     int n = lua_gettop(L);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_pushstring(L, full);
-    for (int i = 2; i <= n; i++) lua_pushvalue(L, i);
+    if (granted) {
+        lua_pushvalue(L, lua_upvalueindex(1));
+    } else {
+        char full[BW_SANDBOX_PATH_MAX];
+        close(open_mod_file(L, "blendwerk.load", path, full, sizeof full));
+        bw_lua_push_loader_beneath(L, sb->dir);
+    }
+    for (int i = 1; i <= n; i++) lua_pushvalue(L, i);
     lua_call(L, n, LUA_MULTRET);
     return lua_gettop(L) - n;
 }
