@@ -456,7 +456,9 @@ bw_result bw_blend_tree_evaluate(const bw_blend_tree *tree, const float *params,
 {
     if (!out_leaves || !out_leaf_count || (tree && tree->param_count > 0 && !params))
         return BW_ERR_INVALID_ARGUMENT;
-    bw_blend_tree_sizes sizes;
+    /* validate sets it on success; zeroed because gcc -O2 inlines validate
+     * (hidden visibility) and then warns that it may be uninitialized */
+    bw_blend_tree_sizes sizes = {0};
     bw_result r = bw_blend_tree_validate(tree, &sizes, NULL);
     if (r != BW_OK) return r;
     if (leaf_capacity < sizes.max_leaves || scratch_count < sizes.scratch_count) return BW_ERR_LIMIT;
