@@ -8,6 +8,10 @@
 #                            NDEBUG) or clang; warnings are errors in all three
 #   ./dev.sh fuzz [SECONDS]  build the libFuzzer targets (clang) and run each
 #   ./dev.sh bench [ARGS]    build optimised and run the benchmark program
+#   ./dev.sh package-check   install into a temporary prefix and use it as
+#                            docs/embedding.md says: examples/embed (CMake,
+#                            pkg-config), lua5.4, luarocks make (reuses the
+#                            `test release` build)
 #   ./dev.sh deps            install the Debian packages the build needs
 #
 # Missing Debian packages are installed with apt-get when running as root;
@@ -18,6 +22,7 @@ cd "$(dirname "$0")"
 CORE_PKGS=(build-essential cmake pkg-config liblua5.4-dev lua5.4 libcglm-dev libcjson-dev)
 DEMO_PKGS=(libsdl2-dev)
 FUZZ_PKGS=(clang libclang-rt-dev)
+PACKAGE_PKGS=(luarocks)
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 need() {
@@ -47,7 +52,7 @@ cmd=${1:-help}
 shift || true
 case "$cmd" in
 deps)
-    need "${CORE_PKGS[@]}" "${DEMO_PKGS[@]}" "${FUZZ_PKGS[@]}"
+    need "${CORE_PKGS[@]}" "${DEMO_PKGS[@]}" "${FUZZ_PKGS[@]}" "${PACKAGE_PKGS[@]}"
     ;;
 test)
     kind=${1:-asan}
@@ -105,12 +110,18 @@ fuzz)
         "$f" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 "$corpus" "${seeds[@]}" 2>&1 | tail -n 3
     done
     ;;
+package-check)
+    need "${CORE_PKGS[@]}" "${PACKAGE_PKGS[@]}"
+    # the same configuration as `./dev.sh test release`, so CI builds it once
+    configure_build build-release-tests -DBW_WERROR=ON -DBW_BUILD_DEMO=ON -DCMAKE_BUILD_TYPE=Release
+    exec tests/package/check.sh build-release-tests
+    ;;
 bench)
     need "${CORE_PKGS[@]}"
     configure_build build-release -DCMAKE_BUILD_TYPE=Release -DBW_BUILD_TESTS=OFF -DBW_BUILD_DEMO=OFF
     exec build-release/bench/blendwerk-bench "$@"
     ;;
 *)
-    sed -n '2,12p' "$0"
+    sed -n '2,16p' "$0"
     ;;
 esac
