@@ -60,7 +60,7 @@ fi
 step "examples/embed with pkg-config only"
 PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig" make -s -f examples/embed/pkg-config.mk BUILD="$tmp/embed-pc" \
     CFLAGS="-O2 -Wall -Wextra -Werror"
-"$tmp/embed-pc/embed" >"$tmp/pc.out"
+LD_LIBRARY_PATH="$prefix/$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/embed-pc/embed" >"$tmp/pc.out" # (a shared install)
 cmp -s "$tmp/cmake.out" "$tmp/pc.out" || die "the pkg-config build prints other frames"
 
 step "examples/embed with add_subdirectory (blendwerk::blendwerk as an ALIAS)"
