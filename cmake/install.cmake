@@ -7,6 +7,7 @@
 #   <prefix>/lib/cmake/blendwerk/            blendwerkConfig.cmake, ...Version.cmake, ...Targets.cmake
 #   <prefix>/lib/pkgconfig/                  blendwerk.pc, blendwerk-lua.pc
 #   <prefix>/lib/lua/5.4/blendwerk.so        the Lua module (BW_INSTALL_LUA_CMODDIR)
+#   <prefix>/share/blendwerk/types/          LuaCATS annotations for lua-language-server
 #
 # With BW_LUA_MODULE_ONLY (luarocks) only the module is installed.
 install(TARGETS blendwerk_module LIBRARY DESTINATION ${BW_INSTALL_LUA_CMODDIR} COMPONENT lua_module)
@@ -24,6 +25,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/blendwerk DESTINATION ${CMAKE_IN
   FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/include/blendwerk/version.h ${PROJECT_SOURCE_DIR}/bindings/lua_blendwerk.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/blendwerk)
+
+install(FILES ${PROJECT_SOURCE_DIR}/types/blendwerk.lua DESTINATION ${CMAKE_INSTALL_DATADIR}/blendwerk/types)
 
 install(EXPORT blendwerkTargets NAMESPACE blendwerk:: DESTINATION ${BW_INSTALL_CMAKEDIR})
 configure_package_config_file(cmake/blendwerkConfig.cmake.in ${PROJECT_BINARY_DIR}/blendwerkConfig.cmake

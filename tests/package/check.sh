@@ -6,7 +6,8 @@
 #   2. examples/embed built with find_package(blendwerk CONFIG) against that
 #      prefix, with pkg-config only, and with add_subdirectory (the ALIAS
 #      targets); all three print the same 100 frames of the root joint;
-#   3. the installed blendwerk.so loads in the stock lua5.4;
+#   3. a Lua host linking blendwerk::lua (and blendwerk-lua.pc) runs a
+#      chunk; the installed blendwerk.so loads in the stock lua5.4;
 #   4. `luarocks make` of blendwerk-scm-1.rockspec into a temporary tree;
 #      `require "blendwerk"` from there with lua5.4, and the annotation
 #      test (tests/package/annotations.lua) against that module.
@@ -30,7 +31,7 @@ libdir=$(cd "$prefix" && find . -path '*/pkgconfig/blendwerk.pc' | sed 's|^\./||
 for f in include/blendwerk/blendwerk.h include/blendwerk/types.h include/blendwerk/version.h \
     include/blendwerk/lua_blendwerk.h bin/blendwerk "$libdir/pkgconfig/blendwerk.pc" "$libdir/pkgconfig/blendwerk-lua.pc" \
     "$libdir/cmake/blendwerk/blendwerkConfig.cmake" "$libdir/cmake/blendwerk/blendwerkConfigVersion.cmake" \
-    "$libdir/lua/5.4/blendwerk.so"; do
+    "$libdir/lua/5.4/blendwerk.so" share/blendwerk/types/blendwerk.lua; do
     [ -e "$prefix/$f" ] || die "$f is not installed"
 done
 ls "$prefix/$libdir"/libblendwerk.* "$prefix/$libdir"/libblendwerk_lua.* >/dev/null || die "libraries missing"
@@ -68,6 +69,17 @@ cmake -S examples/embed -B "$tmp/embed-sub" -DCMAKE_BUILD_TYPE=Release -DBLENDWE
 cmake --build "$tmp/embed-sub" -j "$jobs" >/dev/null
 "$tmp/embed-sub/embed" >"$tmp/sub.out"
 cmp -s "$tmp/cmake.out" "$tmp/sub.out" || die "the add_subdirectory build prints other frames"
+
+step "a Lua host (tests/package/host) with blendwerk::lua and with blendwerk-lua.pc"
+cmake -S tests/package/host -B "$tmp/host" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" >/dev/null
+cmake --build "$tmp/host" >/dev/null
+[ "$("$tmp/host/host")" = "$version $version 0.5" ] || die "the Lua host printed '$("$tmp/host/host")'"
+# shellcheck disable=SC2046 # word splitting of pkg-config's flags is intended
+cc -std=c11 -Wall -Wextra -Werror -o "$tmp/host-pc" tests/package/host/host.c \
+    $(PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig" pkg-config --cflags --libs blendwerk-lua)
+[ "$(LD_LIBRARY_PATH="$prefix/$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/host-pc")" = "$version $version 0.5" ] ||
+    die "the pkg-config Lua host"
 
 step "the installed blendwerk.so in the stock lua5.4"
 got=$(LUA_CPATH="$prefix/$libdir/lua/5.4/?.so" lua5.4 -e 'io.write(require("blendwerk").version)')
