@@ -10,8 +10,8 @@
 #   <prefix>/share/blendwerk/types/          LuaCATS annotations for lua-language-server
 #
 # With BW_LUA_MODULE_ONLY (luarocks) only the module is installed.
-install(TARGETS blendwerk_module LIBRARY DESTINATION ${BW_INSTALL_LUA_CMODDIR} COMPONENT lua_module)
 if(BW_LUA_MODULE_ONLY)
+  install(TARGETS blendwerk_module LIBRARY DESTINATION ${BW_INSTALL_LUA_CMODDIR})
   return()
 endif()
 
@@ -21,6 +21,9 @@ install(TARGETS ${BW_CORE_TARGET} ${BW_LUA_TARGET} blendwerk EXPORT blendwerkTar
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# blendwerk::module: the Lua module, for consumers that want its path
+# ($<TARGET_FILE:blendwerk::module>, e.g. to set LUA_CPATH in a test)
+install(TARGETS blendwerk_module EXPORT blendwerkTargets LIBRARY DESTINATION ${BW_INSTALL_LUA_CMODDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/blendwerk DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/include/blendwerk/version.h ${PROJECT_SOURCE_DIR}/bindings/lua_blendwerk.h
