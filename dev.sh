@@ -11,7 +11,7 @@
 #   ./dev.sh package-check   install into a temporary prefix and use it as
 #                            docs/embedding.md says: examples/embed (CMake,
 #                            pkg-config), lua5.4, luarocks make (reuses the
-#                            `test release` build)
+#                            `test release` build); then with shared libraries
 #   ./dev.sh deps            install the Debian packages the build needs
 #
 # Missing Debian packages are installed with apt-get when running as root;
@@ -114,7 +114,18 @@ package-check)
     need "${CORE_PKGS[@]}" "${PACKAGE_PKGS[@]}"
     # the same configuration as `./dev.sh test release`, so CI builds it once
     configure_build build-release-tests -DBW_WERROR=ON -DBW_BUILD_DEMO=ON -DCMAKE_BUILD_TYPE=Release
-    exec tests/package/check.sh build-release-tests
+    tests/package/check.sh build-release-tests
+    # The same with BUILD_SHARED_LIBS=ON. A shared libblendwerk exports only
+    # what the headers declare BW_API, so this waits until they do.
+    if grep -q '^BW_API ' include/blendwerk/*.h; then
+        configure_build build-package-shared -DBUILD_SHARED_LIBS=ON -DBW_WERROR=ON -DCMAKE_BUILD_TYPE=Release \
+            -DBW_BUILD_TESTS=OFF -DBW_BUILD_DEMO=OFF -DBW_BUILD_BENCH=OFF
+        sh tests/tools/exported_symbols.sh build-package-shared/libblendwerk.so include/blendwerk core
+        sh tests/tools/exported_symbols.sh build-package-shared/blendwerk.so include/blendwerk
+        BW_PACKAGE_LUAROCKS=0 tests/package/check.sh build-package-shared
+    else
+        echo "dev.sh package-check: no public header declares BW_API yet: the shared-library check is skipped"
+    fi
     ;;
 bench)
     need "${CORE_PKGS[@]}"
