@@ -7,7 +7,8 @@
 -- debug.getregistry(), so a __metatable guard does not hide them). The
 -- annotation side is read from the file: `function blendwerk.NAME(`,
 -- `---@field` lines of `---@class blendwerk`, and `function Local:NAME(`
--- after `---@class blendwerk.Type` / `local Local = {}`. Runs in
+-- after `---@class blendwerk.Type` / `local Local = {}`; each function's
+-- parameters must have their `---@param` lines. Runs in
 -- `blendwerk run` (ctest) and in the stock lua5.4 (the package check).
 local path = assert(arg and arg[1], "usage: annotations.lua types/blendwerk.lua")
 local bw = require "blendwerk"
@@ -44,10 +45,26 @@ end
 -- the annotations
 local annotated = { functions = {}, fields = {}, classes = {} }
 local class, locals = nil, {}
+local params = {} -- the ---@param names above the next function
 local n = 0
+-- every parameter of an annotated function has a ---@param line, in order
+local function check_params(line)
+    local list = line:match("^function%s+[%w_%.:]+%s*%((.-)%)")
+    if not list then return end
+    local names = {}
+    for name in list:gmatch("[^,%s]+") do names[#names + 1] = name end
+    if table.concat(names, ", ") ~= table.concat(params, ", ") then
+        problems[#problems + 1] = ("%s:%d: the parameters (%s) and the ---@param lines (%s) differ"):format(
+            path, n, table.concat(names, ", "), table.concat(params, ", "))
+    end
+end
 for line in io.lines(path) do
     n = n + 1
     local c = line:match("^%-%-%-@class%s+([%w_%.]+)")
+    local p = line:match("^%-%-%-@param%s+([%w_%.]+)")
+    if p then params[#params + 1] = p end
+    if line:match("^function") then check_params(line) end
+    if not line:match("^%-%-") then params = {} end
     if c then
         class = c
     elseif line:match("^%-%-%-@field") then
