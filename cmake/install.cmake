@@ -32,7 +32,7 @@ install(FILES ${PROJECT_BINARY_DIR}/include/blendwerk/version.h ${PROJECT_SOURCE
 install(FILES ${PROJECT_SOURCE_DIR}/types/blendwerk.lua DESTINATION ${CMAKE_INSTALL_DATADIR}/blendwerk/types)
 
 install(EXPORT blendwerkTargets NAMESPACE blendwerk:: DESTINATION ${BW_INSTALL_CMAKEDIR})
-configure_package_config_file(cmake/blendwerkConfig.cmake.in ${PROJECT_BINARY_DIR}/blendwerkConfig.cmake
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/blendwerkConfig.cmake.in ${PROJECT_BINARY_DIR}/blendwerkConfig.cmake
   INSTALL_DESTINATION ${BW_INSTALL_CMAKEDIR}
   PATH_VARS CMAKE_INSTALL_INCLUDEDIR BW_INSTALL_LUA_CMODDIR)
 # 0.x: a new minor version may break the API, so only the same minor matches.
@@ -88,7 +88,7 @@ else()
   set(BW_PC_LIBS " ${BW_PC_SYSLIBS}")
   set(BW_PC_LIBS_PRIVATE "")
 endif()
-configure_file(cmake/blendwerk.pc.in ${PROJECT_BINARY_DIR}/blendwerk.pc @ONLY)
-configure_file(cmake/blendwerk-lua.pc.in ${PROJECT_BINARY_DIR}/blendwerk-lua.pc @ONLY)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/blendwerk.pc.in ${PROJECT_BINARY_DIR}/blendwerk.pc @ONLY)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/blendwerk-lua.pc.in ${PROJECT_BINARY_DIR}/blendwerk-lua.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/blendwerk.pc ${PROJECT_BINARY_DIR}/blendwerk-lua.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
