@@ -12,6 +12,7 @@
 -- `blendwerk run` (ctest) and in the stock lua5.4 (the package check).
 local path = assert(arg and arg[1], "usage: annotations.lua types/blendwerk.lua")
 local bw = require "blendwerk"
+assert(loadfile(path)) -- the annotations are valid Lua (a syntax error would confuse the language server)
 
 local function set_of(t)
     local s = {}
