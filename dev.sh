@@ -8,6 +8,10 @@
 #                            NDEBUG) or clang; warnings are errors in all three
 #   ./dev.sh fuzz [SECONDS]  build the libFuzzer targets (clang) and run each
 #   ./dev.sh bench [ARGS]    build optimised and run the benchmark program
+#   ./dev.sh package-check   install into a temporary prefix and use it as
+#                            docs/embedding.md says: examples/embed (CMake,
+#                            pkg-config), lua5.4, luarocks make (reuses the
+#                            `test release` build); then with shared libraries
 #   ./dev.sh deps            install the Debian packages the build needs
 #
 # Missing Debian packages are installed with apt-get when running as root;
@@ -18,6 +22,7 @@ cd "$(dirname "$0")"
 CORE_PKGS=(build-essential cmake pkg-config liblua5.4-dev lua5.4 libcglm-dev libcjson-dev)
 DEMO_PKGS=(libsdl2-dev)
 FUZZ_PKGS=(clang libclang-rt-dev)
+PACKAGE_PKGS=(luarocks)
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 need() {
@@ -47,7 +52,7 @@ cmd=${1:-help}
 shift || true
 case "$cmd" in
 deps)
-    need "${CORE_PKGS[@]}" "${DEMO_PKGS[@]}" "${FUZZ_PKGS[@]}"
+    need "${CORE_PKGS[@]}" "${DEMO_PKGS[@]}" "${FUZZ_PKGS[@]}" "${PACKAGE_PKGS[@]}"
     ;;
 test)
     kind=${1:-asan}
@@ -105,12 +110,29 @@ fuzz)
         "$f" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 "$corpus" "${seeds[@]}" 2>&1 | tail -n 3
     done
     ;;
+package-check)
+    need "${CORE_PKGS[@]}" "${PACKAGE_PKGS[@]}"
+    # the same configuration as `./dev.sh test release`, so CI builds it once
+    configure_build build-release-tests -DBW_WERROR=ON -DBW_BUILD_DEMO=ON -DCMAKE_BUILD_TYPE=Release
+    tests/package/check.sh build-release-tests
+    # The same with BUILD_SHARED_LIBS=ON. A shared libblendwerk exports only
+    # what the headers declare BW_API, so this waits until they do.
+    if grep -q '^BW_API ' include/blendwerk/*.h; then
+        configure_build build-package-shared -DBUILD_SHARED_LIBS=ON -DBW_WERROR=ON -DCMAKE_BUILD_TYPE=Release \
+            -DBW_BUILD_TESTS=OFF -DBW_BUILD_DEMO=OFF -DBW_BUILD_BENCH=OFF
+        sh tests/tools/exported_symbols.sh build-package-shared/libblendwerk.so include/blendwerk core
+        sh tests/tools/exported_symbols.sh build-package-shared/blendwerk.so include/blendwerk
+        BW_PACKAGE_LUAROCKS=0 tests/package/check.sh build-package-shared
+    else
+        echo "dev.sh package-check: no public header declares BW_API yet: the shared-library check is skipped"
+    fi
+    ;;
 bench)
     need "${CORE_PKGS[@]}"
     configure_build build-release -DCMAKE_BUILD_TYPE=Release -DBW_BUILD_TESTS=OFF -DBW_BUILD_DEMO=OFF
     exec build-release/bench/blendwerk-bench "$@"
     ;;
 *)
-    sed -n '2,12p' "$0"
+    sed -n '2,16p' "$0"
     ;;
 esac

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "blendwerk/version.h"
 #include "clamp_float.h"
 #include "lua_blendwerk.h"
 #include "lua_support.h"
@@ -582,7 +583,7 @@ int luaopen_blendwerk(lua_State *L)
     luaL_checkversion(L);
     register_allocator(L);
     luaL_newlib(L, module_functions);
-    lua_pushliteral(L, "0.1.0");
+    lua_pushliteral(L, BW_VERSION_STRING);
     lua_setfield(L, -2, "version");
     /* How this module was built; lets a test that loads build/blendwerk.so
      * into another interpreter preload the sanitizer runtime it needs. */

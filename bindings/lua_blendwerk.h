@@ -11,8 +11,11 @@
 
 #include <lua.h>
 
-/* Open the module: pushes the `blendwerk` table. */
-int luaopen_blendwerk(lua_State *L);
+#include "blendwerk/types.h"
+
+/* Open the module: pushes the `blendwerk` table. The only exported name of
+ * the bindings (a host calls it through luaL_requiref). */
+BW_API int luaopen_blendwerk(lua_State *L);
 
 /* The openers of the areas, one per bindings/lua_<area>.c. Each adds its
  * functions to the module table on top of the stack and registers its

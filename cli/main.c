@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "blendwerk/version.h"
 #include "commands.h"
 
 typedef struct command {
@@ -23,7 +24,7 @@ static const command commands[] = {
 
 static void usage(FILE *to)
 {
-    fprintf(to, "usage: blendwerk COMMAND [ARGS...]\n\ncommands:\n");
+    fprintf(to, "usage: blendwerk COMMAND [ARGS...]\n       blendwerk --version\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) fprintf(to, "  %s\n", commands[i].usage);
 }
 
@@ -35,6 +36,10 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("blendwerk %s\n", BW_VERSION_STRING);
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

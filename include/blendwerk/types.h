@@ -15,6 +15,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* BW_API marks every function and object of the public API: the one export
+ * macro. Blendwerk is compiled with hidden visibility (C_VISIBILITY_PRESET
+ * hidden), so in libblendwerk.so, libblendwerk_lua.so and the Lua module
+ * blendwerk.so only what a public header declares BW_API is visible to
+ * other programs; internal helpers shared between source files stay out of
+ * the ABI. Static libraries are unaffected. tests/tools/exported_symbols.sh
+ * checks the result. */
+#if defined(__GNUC__) || defined(__clang__)
+#define BW_API __attribute__((visibility("default")))
+#else
+#define BW_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -1,0 +1,769 @@
+---@meta blendwerk
+-- LuaCATS annotations of the `blendwerk` Lua module (docs/lua-api.md,
+-- docs/lua-rootmotion-blendtree.md) for lua-language-server: add this
+-- folder to `workspace.library` (see docs/embedding.md). Definitions only:
+-- nothing here runs. tests/package/annotations.lua checks that every
+-- function and method listed here exists in the module and the other way
+-- round; shapes of plain tables (descriptions, options, results) are
+-- classes without a metatable and are not checked by it.
+
+---{x, y, z}, or a table with fields x, y, z
+---@alias blendwerk.Vec3 number[]|{x: number, y: number, z: number}
+---{x, y, z, w}, a unit quaternion (inputs are normalized)
+---@alias blendwerk.Quat number[]|{x: number, y: number, z: number, w: number}
+---1-based joint index or an unambiguous joint name
+---@alias blendwerk.Joint integer|string
+---1-based curve index or curve name
+---@alias blendwerk.Curve integer|string
+---@alias blendwerk.EaseStyle "linear"|"constant"|"quad"|"cubic"|"quart"|"quint"|"sine"|"exponential"|"circular"|"back"|"elastic"|"bounce"
+---@alias blendwerk.EaseDir "in"|"out"|"in_out"
+---An opaque track handle from TrackSet:play (not an index)
+---@alias blendwerk.Handle integer
+---@alias blendwerk.SignalKind "marker"|"loop"|"ended"|"stopped"
+---@alias blendwerk.Axis "x"|"y"|"z"|"yaw"
+
+---The module table: `local bw = require "blendwerk"` (a global in `blendwerk run`).
+---@class blendwerk
+---@field version string the library version, e.g. "0.1.0" (BW_VERSION_STRING)
+---@field build blendwerk.BuildInfo how this module was compiled
+local blendwerk = {}
+
+---@class blendwerk.BuildInfo
+---@field asan boolean true when compiled with AddressSanitizer
+
+-- ---------------------------------------------------------------------
+-- Descriptions (plain tables read raw; unknown fields are refused)
+
+---@class blendwerk.TransformDesc
+---@field t? blendwerk.Vec3 translation
+---@field r? blendwerk.Quat rotation
+---@field s? blendwerk.Vec3|number scale (a number is uniform)
+
+---@class blendwerk.JointDesc: blendwerk.TransformDesc
+---@field name string non-empty
+---@field parent? string|integer|false an earlier joint's name or 1-based index; nil/false for a root
+
+---@class blendwerk.CurveDesc
+---@field name string unique
+---@field angle? boolean radians, interpolated along the shortest arc
+---@field rest? number default 0
+
+---@class blendwerk.RigDesc
+---@field joints? blendwerk.JointDesc[] parent-first
+---@field curves? blendwerk.CurveDesc[]
+
+---@class blendwerk.KeyDesc
+---@field time number seconds, strictly increasing within a track
+---@field t? blendwerk.Vec3
+---@field r? blendwerk.Quat
+---@field s? blendwerk.Vec3|number
+---@field weight? number pose weight, default 1
+---@field mask? number mask weight, default 0
+---@field ease? blendwerk.EaseStyle shapes the segment that ends at this key (default "linear")
+---@field dir? blendwerk.EaseDir default "in"
+
+---@class blendwerk.JointTrackDesc
+---@field joint string the joint's name
+---@field parent? string|false the parent's name, "" or false for a root, nil when unknown
+---@field keys blendwerk.KeyDesc[] non-empty
+
+---@class blendwerk.CurveKeyDesc
+---@field time number
+---@field value number
+---@field ease? blendwerk.EaseStyle
+---@field dir? blendwerk.EaseDir
+
+---@class blendwerk.CurveTrackDesc
+---@field name string the rig curve's name
+---@field angle? boolean
+---@field keys blendwerk.CurveKeyDesc[]
+
+---@class blendwerk.Marker
+---@field name string
+---@field time number seconds
+
+---@class blendwerk.ClipDesc
+---@field name? string
+---@field length? number seconds >= 0; 0 or nil: the last key or marker time
+---@field loop? boolean default false
+---@field id? integer cache identity, >= 0
+---@field revision? integer cache identity, >= 0
+---@field joints? blendwerk.JointTrackDesc[]
+---@field curves? blendwerk.CurveTrackDesc[]
+---@field markers? blendwerk.Marker[]
+
+---@class blendwerk.Contribution
+---@field [1] blendwerk.Pose
+---@field [2] number? weight (default 1)
+---@field [3] integer? priority (default 0)
+---@field pose? blendwerk.Pose
+---@field weight? number
+---@field priority? integer
+
+---@class blendwerk.TrackSetOptions
+---@field capacity? integer max simultaneous tracks (default 16, at most 1024)
+---@field signal_capacity? integer signals queued per frame (default 256)
+
+---@class blendwerk.LoadOptions
+---@field max_bytes? integer largest file / buffer accepted (default 512 MiB)
+
+---@class blendwerk.PlayOptions
+---@field time? number start time (default 0)
+---@field speed? number default 1; negative plays in reverse
+---@field weight? number target weight (default 1)
+---@field fade_in? number seconds from weight 0 (default 0)
+---@field priority? integer mixer rank (default 0)
+---@field loop? boolean default: the clip's flag
+---@field on_marker? fun(name: string, marker_time: number, handle: blendwerk.Handle)
+---@field on_loop? fun(handle: blendwerk.Handle)
+---@field on_ended? fun(handle: blendwerk.Handle)
+---@field on_stopped? fun(handle: blendwerk.Handle)
+
+---@class blendwerk.BlendTreeNode
+---@field kind? "1d"|"2d"|"cartesian"|"directional"|"grid" absent: a leaf
+---@field clip? any a leaf's clip (a Clip supplies its length), reported back untouched
+---@field length? number a leaf's length in seconds (needed unless clip is a Clip)
+---@field speed? number playback multiplier (default 1)
+---@field at? number|number[]|{x: number, y: number} place in the parent's space
+---@field param? string a 1d node's parameter
+---@field params? string[] {x_name, y_name} of a 2D or grid node
+---@field rate_scale? boolean 1d: outside the range the end member plays at x / threshold
+---@field x_values? number[] grid columns
+---@field y_values? number[] grid rows
+---@field children? blendwerk.BlendTreeNode[]
+
+---@class blendwerk.BlendTreeOptions
+---@field params? string[] parameter names in index order (fixes the set)
+
+---@class blendwerk.RootMotionConfig
+---@field root? blendwerk.Joint default joint 1
+---@field axes? blendwerk.Axis[] default {"x", "z", "yaw"}
+
+---@class blendwerk.Play
+---@field binding? blendwerk.Binding
+---@field clip? blendwerk.Clip
+---@field from? number clip time before the step (default 0)
+---@field delta number signed clip-time advance of the step
+---@field loop? boolean default: the clip's flag
+---@field weight? number >= 0, default 1
+---@field priority? integer default 0
+
+---@class blendwerk.PhaseLeaf
+---@field weight number
+---@field length number
+---@field rate? number default 1
+
+-- ---------------------------------------------------------------------
+-- Results
+
+---@class blendwerk.Transform
+---@field t number[] {x, y, z}
+---@field r number[] {x, y, z, w}
+---@field s number[] {x, y, z}
+
+---@class blendwerk.JointPose: blendwerk.Transform
+---@field coverage number in [0, 1]
+
+---@class blendwerk.PoseSet
+---@field t? blendwerk.Vec3
+---@field r? blendwerk.Quat
+---@field s? blendwerk.Vec3|number
+---@field coverage? number in [0, 1]
+
+---@class blendwerk.TrackInfo
+---@field joint string
+---@field parent? string "" for a root, nil when unknown
+---@field channel "translation"|"rotation"|"scale"|"weight"|"mask"|"float"|"angle"
+---@field interp "eased"|"cubicspline"
+---@field key_count integer
+
+---@class blendwerk.BindingReport
+---@field bound integer tracks bound (by_name included)
+---@field by_name integer
+---@field ambiguous integer
+---@field unbound integer
+
+---@class blendwerk.Leaf
+---@field clip any the leaf's clip value from the description
+---@field weight number in (0, 1]; the leaves sum to 1
+---@field rate number total playback rate
+---@field length number seconds
+---@field leaf integer the leaf's 1-based number
+---@field time? number sample time after the step (step only)
+---@field from? number clip time before the step (step only)
+---@field delta? number signed clip-time advance (step only)
+
+---@class blendwerk.RootDelta
+---@field x number character-frame translation at the start of the step
+---@field y number
+---@field z number
+---@field yaw number radians about +Y
+---@field coverage number 0..1
+---@field used integer plays that contributed
+---@field skipped integer plays skipped (non-finite, wrong layout)
+
+-- ---------------------------------------------------------------------
+-- Module functions
+
+---A rig from a description, or nil and a message.
+---@param desc blendwerk.RigDesc
+---@return blendwerk.Rig? rig
+---@return string? message
+function blendwerk.rig(desc) end
+
+---A clip compiled from a keyframe sequence, or nil and a message.
+---@param desc blendwerk.ClipDesc
+---@return blendwerk.Clip? clip
+---@return string? message
+function blendwerk.clip(desc) end
+
+---Matches the clip's tracks to the rig's joints (a new Binding each call).
+---@param clip blendwerk.Clip
+---@param rig blendwerk.Rig
+---@return blendwerk.Binding? binding
+---@return string? message
+function blendwerk.bind(clip, rig) end
+
+---An empty pose for the rig: identity transforms, coverage 0.
+---@param rig blendwerk.Rig
+---@return blendwerk.Pose
+function blendwerk.pose(rig) end
+
+---The per-joint priority mixer. Writes into `out` (returned) when given.
+---@param contributions (blendwerk.Pose|blendwerk.Contribution)[]
+---@param base? blendwerk.Pose what the ranks overlay (default: the rest pose)
+---@param out? blendwerk.Pose
+---@return blendwerk.Pose
+function blendwerk.mix(contributions, base, out) end
+
+---A track set playing clips on the rig.
+---@param rig blendwerk.Rig
+---@param options? blendwerk.TrackSetOptions
+---@return blendwerk.TrackSet? set
+---@return string? message
+function blendwerk.track_set(rig, options) end
+
+---Loads a glTF 2.0 (.gltf, .glb) or BVH (.bvh) file.
+---@param path string
+---@param options? blendwerk.LoadOptions
+---@return blendwerk.Asset? asset
+---@return string? message names the file and the line or JSON path
+function blendwerk.load(path, options) end
+
+---The easing curve value at u (clamped to [0, 1]).
+---@param style blendwerk.EaseStyle
+---@param dir blendwerk.EaseDir|nil default "in"
+---@param u number
+---@return number
+function blendwerk.ease(style, dir, u) end
+
+---Angle interpolation along the shortest arc (radians, not reduced to a range).
+---@param a number
+---@param b number
+---@param u number
+---@return number
+function blendwerk.lerp_angle(a, b, u) end
+
+---1D blend-space weights and playback rates for parameter x.
+---@param thresholds number[]
+---@param x number
+---@return number[] weights
+---@return number[] rates
+function blendwerk.blend1d_weights(thresholds, x) end
+
+---2D blend-space weights (gradient bands).
+---@param points (number[]|{x: number, y: number})[]
+---@param x number
+---@param y number
+---@param mode? "cartesian"|"directional" default "cartesian"
+---@return number[] weights
+function blendwerk.blend2d_weights(points, x, y, mode) end
+
+---Grid blend-space weights, row-major (index iy * #x_values + ix + 1).
+---@param x_values number[]
+---@param y_values number[]
+---@param x number
+---@param y number
+---@return number[] weights
+function blendwerk.grid_weights(x_values, y_values, x, y) end
+
+---A blend tree from a nested description, or nil and a message.
+---@param root blendwerk.BlendTreeNode
+---@param options? blendwerk.BlendTreeOptions
+---@return blendwerk.BlendTree? tree
+---@return string? message
+function blendwerk.blend_tree(root, options) end
+
+---Advances a normalized progress by dt seconds against a cycle duration.
+---@param progress number
+---@param dt number
+---@param cycle number seconds
+---@return number progress in [0, 1)
+function blendwerk.phase_advance(progress, dt, cycle) end
+
+---A leaf's sample time at a progress (reverse for rate < 0; 0 for length <= 0).
+---@param progress number
+---@param length number
+---@param rate? number default 1
+---@return number seconds
+function blendwerk.leaf_time(progress, length, rate) end
+
+---The cycle duration of a blend of leaves.
+---@param leaves blendwerk.PhaseLeaf[]
+---@return number seconds
+function blendwerk.cycle_duration(leaves) end
+
+---A root-motion extractor bound to the rig, or nil and a message.
+---@param rig blendwerk.Rig
+---@param config? blendwerk.RootMotionConfig
+---@return blendwerk.RootMotion? rm
+---@return string? message
+function blendwerk.root_motion(rig, config) end
+
+-- ---------------------------------------------------------------------
+-- Rig
+
+---A skeleton: joints (parent-first) and float curves. Immutable topology.
+---@class blendwerk.Rig
+local Rig = {}
+
+---@return integer
+function Rig:joint_count() end
+
+---@return integer
+function Rig:curve_count() end
+
+---@param joint blendwerk.Joint
+---@return string
+function Rig:joint_name(joint) end
+
+---@param joint blendwerk.Joint
+---@return integer? parent nil for a root
+function Rig:joint_parent(joint) end
+
+---@param name string
+---@param parent_name? string "" means a root; absent means any parent
+---@return integer? index
+---@return "not found"|"ambiguous"|nil message
+function Rig:find(name, parent_name) end
+
+---@param name string
+---@return integer?
+function Rig:find_curve(name) end
+
+---@param curve blendwerk.Curve
+---@return string
+function Rig:curve_name(curve) end
+
+---@param curve blendwerk.Curve
+---@return "float"|"angle"
+function Rig:curve_kind(curve) end
+
+---@param joint blendwerk.Joint
+---@return blendwerk.Transform
+function Rig:rest(joint) end
+
+---Changes only the fields given; the revision and signature stay.
+---@param joint blendwerk.Joint
+---@param transform blendwerk.TransformDesc
+function Rig:set_rest(joint, transform) end
+
+---@return integer starts at 1
+function Rig:topology_revision() end
+
+---@return integer 64-bit hash of names and parents
+function Rig:layout_signature() end
+
+---@return blendwerk.Pose empty (identity, coverage 0)
+function Rig:pose() end
+
+---@return blendwerk.Pose the current joint values, coverage 1
+function Rig:rest_pose() end
+
+function Rig:close() end
+
+-- ---------------------------------------------------------------------
+-- Clip
+
+---Immutable animation data: joint and curve tracks, markers.
+---@class blendwerk.Clip
+local Clip = {}
+
+---@return string "" when unnamed
+function Clip:name() end
+
+---@return number seconds
+function Clip:length() end
+
+---@return boolean
+function Clip:loop() end
+
+---@return integer
+function Clip:track_count() end
+
+---@param i integer
+---@return blendwerk.TrackInfo
+function Clip:track(i) end
+
+---@param i integer
+---@param time number
+---@return number ... the track's values: 1, 3 or 4 numbers
+function Clip:sample_track(i, time) end
+
+---@return integer
+function Clip:marker_count() end
+
+---@param i integer
+---@return string name
+---@return number time
+function Clip:marker(i) end
+
+---@return blendwerk.Marker[] sorted by time
+function Clip:markers() end
+
+---@param rig blendwerk.Rig
+---@return blendwerk.Binding? binding a new one each call
+---@return string? message
+function Clip:bind(rig) end
+
+---Samples at clip time `time` (not wrapped); into `pose` when given.
+---@param rig blendwerk.Rig
+---@param time number
+---@param pose? blendwerk.Pose
+---@return blendwerk.Pose
+function Clip:sample(rig, time, pose) end
+
+function Clip:close() end
+
+-- ---------------------------------------------------------------------
+-- Binding
+
+---A clip's tracks matched to one rig layout.
+---@class blendwerk.Binding
+local Binding = {}
+
+---@return blendwerk.BindingReport
+function Binding:report() end
+
+---@param i integer
+---@return "exact"|"by_name"|"ambiguous"|"unbound"
+function Binding:track_status(i) end
+
+---@param i integer
+---@return integer? target joint (or curve) index, nil when unbound
+function Binding:track_target(i) end
+
+---@return blendwerk.Clip
+function Binding:clip() end
+
+---@return blendwerk.Rig
+function Binding:rig() end
+
+---@param time number
+---@param pose? blendwerk.Pose
+---@return blendwerk.Pose
+function Binding:sample(time, pose) end
+
+function Binding:close() end
+
+-- ---------------------------------------------------------------------
+-- Pose
+
+---One local transform and coverage per joint, one value and coverage per curve.
+---@class blendwerk.Pose
+local Pose = {}
+
+---@return integer
+function Pose:joint_count() end
+
+---@return integer
+function Pose:curve_count() end
+
+---@param joint blendwerk.Joint
+---@return blendwerk.JointPose
+function Pose:get(joint) end
+
+---@param joint blendwerk.Joint
+---@return number x
+---@return number y
+---@return number z
+function Pose:t(joint) end
+
+---@param joint blendwerk.Joint
+---@return number x
+---@return number y
+---@return number z
+---@return number w
+function Pose:r(joint) end
+
+---@param joint blendwerk.Joint
+---@return number x
+---@return number y
+---@return number z
+function Pose:s(joint) end
+
+---@param joint blendwerk.Joint
+---@return number coverage in [0, 1]
+function Pose:coverage(joint) end
+
+---@param curve blendwerk.Curve
+---@return number value
+---@return number coverage
+function Pose:curve(curve) end
+
+---Absent fields keep their values; r is normalized.
+---@param joint blendwerk.Joint
+---@param values blendwerk.PoseSet
+function Pose:set(joint, values) end
+
+---@param curve blendwerk.Curve
+---@param value number
+---@param coverage? number default 1
+function Pose:set_curve(curve, value, coverage) end
+
+---Identity transforms, coverage 0.
+function Pose:clear() end
+
+---The rig's current values, coverage 1.
+function Pose:set_rest() end
+
+---@return blendwerk.Pose
+function Pose:copy() end
+
+---@return blendwerk.Rig
+function Pose:rig() end
+
+---Per joint a 16-number column-major 4x4 model-space matrix.
+---@return number[][]
+function Pose:local_to_model() end
+
+---@param joint blendwerk.Joint
+---@return number x
+---@return number y
+---@return number z
+function Pose:model_position(joint) end
+
+function Pose:close() end
+
+-- ---------------------------------------------------------------------
+-- TrackSet
+
+---Plays clips on one rig; signals are delivered in the drain step.
+---@class blendwerk.TrackSet
+local TrackSet = {}
+
+---@param clip blendwerk.Clip|blendwerk.Binding
+---@param options? blendwerk.PlayOptions
+---@return blendwerk.Handle? handle
+---@return string? message when the set is full
+function TrackSet:play(clip, options) end
+
+---@param h blendwerk.Handle
+---@param fade_out? number seconds (default 0)
+---@return true? ok
+---@return string? message
+function TrackSet:stop(h, fade_out) end
+
+---@param h blendwerk.Handle
+---@param target number
+---@param duration? number seconds (default 0)
+---@return true? ok
+---@return string? message
+function TrackSet:fade(h, target, duration) end
+
+---@param h blendwerk.Handle
+---@param speed number
+---@return true? ok
+---@return string? message
+function TrackSet:set_speed(h, speed) end
+
+---@param h blendwerk.Handle
+---@param priority integer
+---@return true? ok
+---@return string? message
+function TrackSet:set_priority(h, priority) end
+
+---Fires no markers.
+---@param h blendwerk.Handle
+---@param time number
+---@return true? ok
+---@return string? message
+function TrackSet:seek(h, time) end
+
+---@param h blendwerk.Handle
+---@return boolean
+function TrackSet:alive(h) end
+
+---@param h blendwerk.Handle
+---@return number?
+function TrackSet:time(h) end
+
+---@param h blendwerk.Handle
+---@return number?
+function TrackSet:weight(h) end
+
+---@param h blendwerk.Handle
+---@return number?
+function TrackSet:speed(h) end
+
+---@param h blendwerk.Handle
+---@return boolean
+function TrackSet:stopping(h) end
+
+---@param h blendwerk.Handle
+---@return boolean
+function TrackSet:looping(h) end
+
+---@return integer live tracks
+function TrackSet:count() end
+
+---@return blendwerk.Handle[] in play order
+function TrackSet:handles() end
+
+---@param h blendwerk.Handle
+---@return blendwerk.Clip?
+function TrackSet:clip(h) end
+
+---@param h blendwerk.Handle
+---@return blendwerk.Pose? copy of the track's last sampled pose
+function TrackSet:track_pose(h) end
+
+---@return integer signals dropped because the queue was full
+function TrackSet:dropped_signals() end
+
+---@param dt number seconds
+function TrackSet:advance(dt) end
+
+---@param base? blendwerk.Pose
+---@return blendwerk.Pose the set's output pose (the same object every frame)
+function TrackSet:compose(base) end
+
+---@return integer signals delivered
+function TrackSet:drain() end
+
+---advance(dt), compose(base), drain().
+---@param dt number seconds
+---@param base? blendwerk.Pose
+---@return blendwerk.Pose
+function TrackSet:update(dt, base) end
+
+---@return blendwerk.Pose
+function TrackSet:pose() end
+
+---A set-wide callback for a signal kind (nil removes it).
+---@param kind blendwerk.SignalKind
+---@param fn? function arguments as the PlayOptions callbacks of that kind
+function TrackSet:on(kind, fn) end
+
+function TrackSet:close() end
+
+-- ---------------------------------------------------------------------
+-- Asset
+
+---A loaded glTF or BVH file: one rig and its clips.
+---@class blendwerk.Asset
+local Asset = {}
+
+---@return blendwerk.Rig borrowed; the same handle every call
+function Asset:rig() end
+
+---@return integer
+function Asset:clip_count() end
+
+---@param name_or_index string|integer a name, "#N" (0-based, file order) or a 1-based number
+---@return blendwerk.Clip?
+function Asset:clip(name_or_index) end
+
+---@return blendwerk.Clip[] in file order
+function Asset:clips() end
+
+---@return "gltf"|"bvh"
+function Asset:kind() end
+
+---@return number BVH seconds per frame (0 for glTF)
+function Asset:frame_time() end
+
+---@return integer BVH frames read (0 for glTF)
+function Asset:frame_count() end
+
+---@return string[] the loader's warnings, in order
+function Asset:warnings() end
+
+function Asset:close() end
+
+-- ---------------------------------------------------------------------
+-- BlendTree
+
+---A compiled blend tree; the caller keeps the progress, the tree is shared.
+---@class blendwerk.BlendTree
+local BlendTree = {}
+
+---@param values? table<integer|string, number> one number per parameter, by index or name
+---@param out? table reused result table
+---@return blendwerk.Leaf[] leaves
+---@return number cycle seconds
+function BlendTree:evaluate(values, out) end
+
+---@param progress number
+---@param dt number seconds
+---@param values? table<integer|string, number>
+---@param out? table reused result table
+---@return number progress in [0, 1)
+---@return blendwerk.Leaf[] leaves
+---@return number cycle seconds
+function BlendTree:step(progress, dt, values, out) end
+
+---@return string[] parameter names in index order
+function BlendTree:params() end
+
+---@param name string
+---@return integer?
+function BlendTree:param_index(name) end
+
+---@return any[] the leaves' clip values in leaf order
+function BlendTree:clips() end
+
+---@return integer
+function BlendTree:leaf_count() end
+
+---@return integer
+function BlendTree:node_count() end
+
+function BlendTree:close() end
+
+-- ---------------------------------------------------------------------
+-- RootMotion
+
+---Root-motion extraction and removal for one rig's root joint.
+---@class blendwerk.RootMotion
+local RootMotion = {}
+
+---@param plays blendwerk.Play[] at most 64
+---@param out? table
+---@return blendwerk.RootDelta? delta
+---@return string? message
+function RootMotion:extract(plays, out) end
+
+---@param set blendwerk.TrackSet
+---@param out? table
+---@return blendwerk.RootDelta
+function RootMotion:extract_tracks(set, out) end
+
+---@param target blendwerk.Pose|blendwerk.TransformDesc
+---@return blendwerk.Pose|blendwerk.Transform|nil result
+---@return string? message
+function RootMotion:remove(target) end
+
+---@return integer index
+---@return string name
+function RootMotion:root() end
+
+---@return blendwerk.Axis[]
+function RootMotion:axes() end
+
+---@return blendwerk.Rig
+function RootMotion:rig() end
+
+function RootMotion:close() end
+
+return blendwerk
