@@ -59,7 +59,7 @@ typedef struct bw_asset_options {
 /* Load by file name: ".gltf", ".glb" (or glTF binary magic) and ".bvh".
  * `path` is trusted up to its last component (folders on the way may be
  * links); external buffers resolve beneath its folder. */
-bw_result bw_asset_load_file(const char *path, const bw_asset_options *options, bw_asset **out_asset,
+BW_API bw_result bw_asset_load_file(const char *path, const bw_asset_options *options, bw_asset **out_asset,
                              bw_error *err);
 /* Load `path` resolved beneath the folder `dir` (NULL or "" = the current
  * folder; `dir` itself is trusted): `path` must be relative, without ".."
@@ -67,18 +67,18 @@ bw_result bw_asset_load_file(const char *path, const bw_asset_options *options, 
  * every external buffer it names, stays inside `dir` whatever is on disk
  * (the walk opens each component relative to the previous one, so a link
  * swapped in meanwhile is refused too). Messages name `path`. */
-bw_result bw_asset_load_beneath(const char *dir, const char *path, const bw_asset_options *options,
+BW_API bw_result bw_asset_load_beneath(const char *dir, const char *path, const bw_asset_options *options,
                                 bw_asset **out_asset, bw_error *err);
 /* Load from memory. `name` is used in error messages and, for .gltf, as the
  * base for external buffer URIs (resolved beneath name's folder as above;
  * may be NULL: external URIs then fail without touching any file). */
-bw_result bw_asset_load_memory(bw_asset_kind kind, const void *data, size_t size, const char *name,
+BW_API bw_result bw_asset_load_memory(bw_asset_kind kind, const void *data, size_t size, const char *name,
                                const bw_asset_options *options, bw_asset **out_asset, bw_error *err);
-void bw_asset_destroy(bw_asset *asset); /* NULL is a no-op */
+BW_API void bw_asset_destroy(bw_asset *asset); /* NULL is a no-op */
 
 /* Clip by name, or "#N" for the N-th clip (0-based, in file order).
  * Returns the index or -1. */
-int bw_asset_find_clip(const bw_asset *asset, const char *name_or_index);
+BW_API int bw_asset_find_clip(const bw_asset *asset, const char *name_or_index);
 
 #ifdef __cplusplus
 }

@@ -57,19 +57,19 @@ typedef struct bw_binding_desc {
 
 /* BW_ERR_INVALID_ARGUMENT for a NULL desc, clip, rig or out_binding;
  * BW_ERR_OUT_OF_MEMORY. *out_binding is set only on success. */
-bw_result bw_binding_create(const bw_binding_desc *desc, bw_binding **out_binding, bw_error *err);
-void bw_binding_destroy(bw_binding *binding);
+BW_API bw_result bw_binding_create(const bw_binding_desc *desc, bw_binding **out_binding, bw_error *err);
+BW_API void bw_binding_destroy(bw_binding *binding);
 
-bw_bind_report bw_binding_report(const bw_binding *binding);
-bw_bind_status bw_binding_track_status(const bw_binding *binding, int track);
+BW_API bw_bind_report bw_binding_report(const bw_binding *binding);
+BW_API bw_bind_status bw_binding_track_status(const bw_binding *binding, int track);
 /* Joint (or curve, for float channels) a track drives, -1 if unbound or
  * ambiguous. Out-of-range tracks report UNBOUND / -1. */
-int bw_binding_track_target(const bw_binding *binding, int track);
-const bw_clip *bw_binding_clip(const bw_binding *binding);
+BW_API int bw_binding_track_target(const bw_binding *binding, int track);
+BW_API const bw_clip *bw_binding_clip(const bw_binding *binding);
 /* The key this binding was made for. */
-uint64_t bw_binding_layout_signature(const bw_binding *binding);
-uint32_t bw_binding_topology_revision(const bw_binding *binding);
-uint64_t bw_binding_retarget_id(const bw_binding *binding);
+BW_API uint64_t bw_binding_layout_signature(const bw_binding *binding);
+BW_API uint32_t bw_binding_topology_revision(const bw_binding *binding);
+BW_API uint64_t bw_binding_retarget_id(const bw_binding *binding);
 
 /* Cache of bindings keyed by (clip serial, layout signature, curve
  * signature, topology revision, retarget id). Owns its bindings.
@@ -83,15 +83,15 @@ uint64_t bw_binding_retarget_id(const bw_binding *binding);
  * to another rig is kept instead (that rig may still use it) and the new
  * binding gets its own entry. A failed get leaves the cache unchanged. */
 typedef struct bw_binding_cache bw_binding_cache;
-bw_result bw_binding_cache_create(const bw_allocator *allocator, bw_binding_cache **out_cache);
-void bw_binding_cache_destroy(bw_binding_cache *cache);
-bw_result bw_binding_cache_get(bw_binding_cache *cache, const bw_clip *clip, const bw_rig *rig,
+BW_API bw_result bw_binding_cache_create(const bw_allocator *allocator, bw_binding_cache **out_cache);
+BW_API void bw_binding_cache_destroy(bw_binding_cache *cache);
+BW_API bw_result bw_binding_cache_get(bw_binding_cache *cache, const bw_clip *clip, const bw_rig *rig,
                                uint64_t retarget_id, const bw_binding **out_binding, bw_error *err);
-int bw_binding_cache_create_count(const bw_binding_cache *cache);
+BW_API int bw_binding_cache_create_count(const bw_binding_cache *cache);
 /* Destroy every cached binding of `clip` (call before destroying or
  * replacing the clip, e.g. on hot reload; entries of a destroyed clip are
  * otherwise kept, unreachable, until the cache is destroyed). */
-void bw_binding_cache_remove_clip(bw_binding_cache *cache, const bw_clip *clip);
+BW_API void bw_binding_cache_remove_clip(bw_binding_cache *cache, const bw_clip *clip);
 
 #ifdef __cplusplus
 }

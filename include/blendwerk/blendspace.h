@@ -71,7 +71,7 @@ extern "C" {
 /* 1D weights of `count` members at `thresholds` for input x.
  * `out_rates` may be NULL; otherwise it receives each member's playback
  * rate multiplier under locomotion rate scaling (see above). */
-bw_result bw_blend1d_weights(const float *thresholds, int count, float x, float *out_weights,
+BW_API bw_result bw_blend1d_weights(const float *thresholds, int count, float x, float *out_weights,
                              float *out_rates);
 
 typedef enum bw_blend2d_mode {
@@ -82,11 +82,11 @@ typedef enum bw_blend2d_mode {
 /* 2D weights of `count` members at `points_xy` (interleaved x0, y0, x1,
  * y1, ...: 2 × count floats) for input (x, y). A mode outside the enum is
  * BW_ERR_INVALID_ARGUMENT. */
-bw_result bw_blend2d_weights(const float *points_xy, int count, float x, float y, bw_blend2d_mode mode,
+BW_API bw_result bw_blend2d_weights(const float *points_xy, int count, float x, float y, bw_blend2d_mode mode,
                              float *out_weights);
 
 /* Grid weights of nx × ny members (row-major, x fastest) for input (x, y). */
-bw_result bw_blend_grid_weights(const float *x_values, int nx, const float *y_values, int ny, float x,
+BW_API bw_result bw_blend_grid_weights(const float *x_values, int nx, const float *y_values, int ny, float x,
                                 float y, float *out_weights);
 
 /* ---- synchronized phase ----
@@ -104,23 +104,23 @@ typedef struct bw_blend_leaf {
 /* Cycle duration of a blend: Σ w_i × (length_i / |rate_i|) / Σ w_i over
  * leaves whose weight and |rate| exceed BW_BLEND_NEGLIGIBLE and whose
  * length is > 0. 0 when no leaf qualifies (the phase then stands still). */
-float bw_blend_cycle_duration(const bw_blend_leaf *leaves, int count);
+BW_API float bw_blend_cycle_duration(const bw_blend_leaf *leaves, int count);
 
 /* Advance a normalized progress in [0, 1) by dt seconds against a cycle of
  * `cycle_duration` seconds, wrapped into [0, 1) (Euclidean, so negative dt
  * runs backwards). A non-finite progress counts as 0; a non-finite dt or a
  * cycle duration that is not finite and > 0 leaves the progress as is. */
-float bw_blend_phase_advance(float progress, float dt, float cycle_duration);
+BW_API float bw_blend_phase_advance(float progress, float dt, float cycle_duration);
 /* The unwrapped progress advance bw_blend_phase_advance adds: dt /
  * cycle_duration, or 0 when it adds nothing (non-finite dt, cycle not
  * finite and > 0). Whole cycles count; root motion scales it by a leaf's
  * length. */
-double bw_blend_phase_delta(float dt, float cycle_duration);
+BW_API double bw_blend_phase_delta(float dt, float cycle_duration);
 
 /* Sample time of a leaf at normalized progress: progress × length, or
  * (1 − progress) × length for a leaf with negative rate (it plays in
  * reverse). Every leaf thus completes its cycle together with the others. */
-float bw_blend_leaf_time(const bw_blend_leaf *leaf, float progress);
+BW_API float bw_blend_leaf_time(const bw_blend_leaf *leaf, float progress);
 
 #ifdef __cplusplus
 }

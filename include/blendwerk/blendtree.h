@@ -148,24 +148,24 @@ typedef struct bw_blend_tree bw_blend_tree;
  * children), BW_ERR_NON_FINITE, BW_ERR_DUPLICATE (repeated parameter name),
  * BW_ERR_LIMIT (depth, visits, sizes), BW_ERR_OUT_OF_MEMORY. `err` (may be
  * NULL) names the node. *out is set only on success. */
-bw_result bw_blend_tree_compile(const bw_blend_tree_desc *desc, bw_blend_tree **out, bw_error *err);
+BW_API bw_result bw_blend_tree_compile(const bw_blend_tree_desc *desc, bw_blend_tree **out, bw_error *err);
 /* Free a compiled tree (NULL is a no-op). Destroy its states first. */
-void bw_blend_tree_destroy(bw_blend_tree *tree);
+BW_API void bw_blend_tree_destroy(bw_blend_tree *tree);
 
 /* Queries (0 or -1 for a NULL tree). */
-int bw_blend_tree_node_count(const bw_blend_tree *tree);
-int bw_blend_tree_leaf_count(const bw_blend_tree *tree);    /* leaf nodes in the description */
-int bw_blend_tree_max_leaves(const bw_blend_tree *tree);    /* leaf entries one evaluation can report */
-int bw_blend_tree_param_count(const bw_blend_tree *tree);
-int bw_blend_tree_scratch_count(const bw_blend_tree *tree); /* floats of scratch one evaluation needs */
-int bw_blend_tree_root(const bw_blend_tree *tree);
+BW_API int bw_blend_tree_node_count(const bw_blend_tree *tree);
+BW_API int bw_blend_tree_leaf_count(const bw_blend_tree *tree);    /* leaf nodes in the description */
+BW_API int bw_blend_tree_max_leaves(const bw_blend_tree *tree);    /* leaf entries one evaluation can report */
+BW_API int bw_blend_tree_param_count(const bw_blend_tree *tree);
+BW_API int bw_blend_tree_scratch_count(const bw_blend_tree *tree); /* floats of scratch one evaluation needs */
+BW_API int bw_blend_tree_root(const bw_blend_tree *tree);
 /* The compiled copy of node `index` (speed already resolved: never 0), or
  * NULL out of range. Its arrays point into the tree. */
-const bw_blend_node *bw_blend_tree_node(const bw_blend_tree *tree, int index);
+BW_API const bw_blend_node *bw_blend_tree_node(const bw_blend_tree *tree, int index);
 /* Parameter names, if the desc gave them: name of index i (NULL if none or
  * out of range); index of a name (-1 if missing). Not for the frame path. */
-const char *bw_blend_tree_param_name(const bw_blend_tree *tree, int index);
-int bw_blend_tree_find_param(const bw_blend_tree *tree, const char *name);
+BW_API const char *bw_blend_tree_param_name(const bw_blend_tree *tree, int index);
+BW_API int bw_blend_tree_find_param(const bw_blend_tree *tree, const char *name);
 
 /* Stateless evaluation for parameter values `params` (param_count floats;
  * non-finite count as 0) with caller buffers: writes the leaves with
@@ -174,7 +174,7 @@ int bw_blend_tree_find_param(const bw_blend_tree *tree, const char *name);
  * scratch is needed; BW_ERR_LIMIT when leaf_capacity < max_leaves or
  * scratch_count < the tree's scratch count. Nothing is written on failure.
  * Never allocates and never re-validates. */
-bw_result bw_blend_tree_evaluate(const bw_blend_tree *tree, const float *params, float *scratch,
+BW_API bw_result bw_blend_tree_evaluate(const bw_blend_tree *tree, const float *params, float *scratch,
                                  int scratch_count, bw_blend_leaf *out_leaves, int leaf_capacity,
                                  int *out_leaf_count);
 
@@ -192,43 +192,43 @@ typedef struct bw_blend_step_leaf {
 typedef struct bw_blend_tree_state bw_blend_tree_state;
 
 /* Bytes of a state for `tree` (0 for NULL), a multiple of max_align_t. */
-size_t bw_blend_tree_state_size(const bw_blend_tree *tree);
+BW_API size_t bw_blend_tree_state_size(const bw_blend_tree *tree);
 /* Place a state for `tree` in caller memory (`size` >= the size above,
  * aligned for max_align_t; the memory must outlive the state and nothing
  * needs freeing). Parameters 0, phase 0, no leaves. BW_ERR_INVALID_ARGUMENT
  * (NULL arguments, misaligned memory), BW_ERR_LIMIT (size too small).
  * The tree must outlive the state. */
-bw_result bw_blend_tree_state_init(const bw_blend_tree *tree, void *memory, size_t size,
+BW_API bw_result bw_blend_tree_state_init(const bw_blend_tree *tree, void *memory, size_t size,
                                    bw_blend_tree_state **out_state);
 /* The same in one allocation through `allocator` (NULL = malloc). */
-bw_result bw_blend_tree_state_create(const bw_blend_tree *tree, const bw_allocator *allocator,
+BW_API bw_result bw_blend_tree_state_create(const bw_blend_tree *tree, const bw_allocator *allocator,
                                      bw_blend_tree_state **out_state);
-void bw_blend_tree_state_destroy(bw_blend_tree_state *state); /* NULL is a no-op; only for _create */
+BW_API void bw_blend_tree_state_destroy(bw_blend_tree_state *state); /* NULL is a no-op; only for _create */
 
-const bw_blend_tree *bw_blend_tree_state_tree(const bw_blend_tree_state *state);
+BW_API const bw_blend_tree *bw_blend_tree_state_tree(const bw_blend_tree_state *state);
 /* Set parameter `index` (non-finite stores 0). BW_ERR_RANGE out of range. */
-bw_result bw_blend_tree_state_set_param(bw_blend_tree_state *state, int index, float value);
-float bw_blend_tree_state_param(const bw_blend_tree_state *state, int index); /* 0 out of range */
+BW_API bw_result bw_blend_tree_state_set_param(bw_blend_tree_state *state, int index, float value);
+BW_API float bw_blend_tree_state_param(const bw_blend_tree_state *state, int index); /* 0 out of range */
 /* Normalized phase in [0, 1); setting wraps (Euclidean), non-finite is 0.
  * Setting it does not move the leaves until the next update. */
-float bw_blend_tree_state_phase(const bw_blend_tree_state *state);
-void bw_blend_tree_state_set_phase(bw_blend_tree_state *state, float progress);
+BW_API float bw_blend_tree_state_phase(const bw_blend_tree_state *state);
+BW_API void bw_blend_tree_state_set_phase(bw_blend_tree_state *state, float progress);
 
 /* Evaluate the tree for the state's parameters, advance the phase by dt
  * seconds (negative runs backwards; non-finite dt does not move it) and
  * give every leaf its time, from and delta. update(0) re-evaluates in
  * place (delta 0). BW_ERR_INVALID_ARGUMENT for NULL. Never allocates. */
-bw_result bw_blend_tree_state_update(bw_blend_tree_state *state, float dt);
+BW_API bw_result bw_blend_tree_state_update(bw_blend_tree_state *state, float dt);
 /* The same with every leaf's rate multiplied by `rate` (a graph state's
  * speed, SPEC §12.2; non-finite counts as 0). The cycle shrinks by |rate|,
  * a negative rate plays every leaf backwards, and 0 stands still (no
  * leaf moves, so the cycle is 0). update(dt) is update_scaled(dt, 1). */
-bw_result bw_blend_tree_state_update_scaled(bw_blend_tree_state *state, float dt, float rate);
+BW_API bw_result bw_blend_tree_state_update_scaled(bw_blend_tree_state *state, float dt, float rate);
 /* The leaves of the last update (count in *out_count; 0 before the first
  * update), valid until the next update; and that update's cycle duration
  * in seconds (0: no moving leaf). */
-const bw_blend_step_leaf *bw_blend_tree_state_leaves(const bw_blend_tree_state *state, int *out_count);
-float bw_blend_tree_state_cycle(const bw_blend_tree_state *state);
+BW_API const bw_blend_step_leaf *bw_blend_tree_state_leaves(const bw_blend_tree_state *state, int *out_count);
+BW_API float bw_blend_tree_state_cycle(const bw_blend_tree_state *state);
 
 /* Mixer contributions of the last update's leaves for bw_mix_run_clips:
  * binding = bindings[leaf clip id], time = the leaf's time, weight =
@@ -238,12 +238,12 @@ float bw_blend_tree_state_cycle(const bw_blend_tree_state *state);
  * outputs, a NULL binding for a reported leaf), BW_ERR_RANGE (a leaf's
  * clip id outside [0, binding_count)), BW_ERR_LIMIT (capacity below the
  * leaves to write); nothing is written on failure. Never allocates. */
-bw_result bw_blend_tree_state_emit(const bw_blend_tree_state *state, const bw_binding *const *bindings,
+BW_API bw_result bw_blend_tree_state_emit(const bw_blend_tree_state *state, const bw_binding *const *bindings,
                                    int binding_count, float layer_weight, int priority,
                                    bw_clip_contribution *out, int capacity, int *out_count);
 /* The same leaves as root-motion plays for bw_root_motion_extract: from,
  * delta, loop = true (blends loop), weight and priority as above. */
-bw_result bw_blend_tree_state_emit_root_plays(const bw_blend_tree_state *state, const bw_binding *const *bindings,
+BW_API bw_result bw_blend_tree_state_emit_root_plays(const bw_blend_tree_state *state, const bw_binding *const *bindings,
                                               int binding_count, float layer_weight, int priority,
                                               bw_root_play *out, int capacity, int *out_count);
 

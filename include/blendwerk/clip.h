@@ -79,7 +79,7 @@ typedef enum bw_channel {
 } bw_channel;
 
 /* Number of floats one key of `channel` holds (3, 4, 3, 1, 1, 1, 1). */
-int bw_channel_width(bw_channel channel);
+BW_API int bw_channel_width(bw_channel channel);
 
 typedef enum bw_interp {
     BW_INTERP_EASED = 0,  /* per-key easing of the destination key (linear by default);
@@ -127,20 +127,20 @@ typedef struct bw_clip_desc {
                                       line per track */
 } bw_clip_desc;
 
-bw_result bw_clip_create(const bw_clip_desc *desc, bw_clip **out_clip, bw_error *err);
+BW_API bw_result bw_clip_create(const bw_clip_desc *desc, bw_clip **out_clip, bw_error *err);
 /* Release the creator's reference (see Lifetime above); frees the clip if
  * no other reference remains. NULL is a no-op. */
-void bw_clip_destroy(bw_clip *clip);
+BW_API void bw_clip_destroy(bw_clip *clip);
 /* Take / drop one reference; thread-safe. NULL is a no-op. Every retain
  * needs exactly one release. */
-void bw_clip_retain(const bw_clip *clip);
-void bw_clip_release(const bw_clip *clip);
+BW_API void bw_clip_retain(const bw_clip *clip);
+BW_API void bw_clip_release(const bw_clip *clip);
 /* Copy `src` (see Cloning above) into a new clip allocated through
  * `allocator` (NULL = malloc; copied, the allocator itself must outlive
  * the clone). *out is set only on success; on failure
  * (BW_ERR_OUT_OF_MEMORY, or BW_ERR_INVALID_ARGUMENT for a NULL src / out)
  * nothing is left behind. */
-bw_result bw_clip_clone(const bw_clip *src, const bw_allocator *allocator, bw_clip **out, bw_error *err);
+BW_API bw_result bw_clip_clone(const bw_clip *src, const bw_allocator *allocator, bw_clip **out, bw_error *err);
 
 /* ---- keyframe sequences ---- */
 
@@ -203,27 +203,27 @@ typedef struct bw_sequence_desc {
  * keys must have finite, strictly increasing times whatever their flags;
  * a joint entry with no keys is BW_ERR_EMPTY; unknown flag bits are
  * BW_ERR_INVALID_ARGUMENT. */
-bw_result bw_clip_compile_sequence(const bw_sequence_desc *desc, bw_clip **out_clip, bw_error *err);
+BW_API bw_result bw_clip_compile_sequence(const bw_sequence_desc *desc, bw_clip **out_clip, bw_error *err);
 
 /* ---- queries ---- */
-const char *bw_clip_name(const bw_clip *clip); /* "" when unnamed */
-float bw_clip_length(const bw_clip *clip);
-bool bw_clip_loop(const bw_clip *clip);
-int bw_clip_track_count(const bw_clip *clip);
+BW_API const char *bw_clip_name(const bw_clip *clip); /* "" when unnamed */
+BW_API float bw_clip_length(const bw_clip *clip);
+BW_API bool bw_clip_loop(const bw_clip *clip);
+BW_API int bw_clip_track_count(const bw_clip *clip);
 /* Track i's description as stored (names, times and values point into
  * the clip; rotations normalized; styles and dirs are NULL when every key
  * is linear). BW_ERR_RANGE for a bad index. */
-bw_result bw_clip_track(const bw_clip *clip, int track, bw_track_desc *out);
-int bw_clip_marker_count(const bw_clip *clip);
+BW_API bw_result bw_clip_track(const bw_clip *clip, int track, bw_track_desc *out);
+BW_API int bw_clip_marker_count(const bw_clip *clip);
 /* Markers sorted by time (stable for equal times). NULL / NaN for a bad
  * index. */
-const char *bw_clip_marker_name(const bw_clip *clip, int marker);
-float bw_clip_marker_time(const bw_clip *clip, int marker);
+BW_API const char *bw_clip_marker_name(const bw_clip *clip, int marker);
+BW_API float bw_clip_marker_time(const bw_clip *clip, int marker);
 /* Identity for caches: sequence id and revision (0, 0 for bw_clip_create),
  * and a process-unique serial number assigned at creation. */
-uint64_t bw_clip_sequence_id(const bw_clip *clip);
-uint32_t bw_clip_revision(const bw_clip *clip);
-uint64_t bw_clip_serial(const bw_clip *clip);
+BW_API uint64_t bw_clip_sequence_id(const bw_clip *clip);
+BW_API uint32_t bw_clip_revision(const bw_clip *clip);
+BW_API uint64_t bw_clip_serial(const bw_clip *clip);
 
 /* ---- the compile cache ----
  * Maps (sequence id, revision) to a compiled clip, so re-requesting an
@@ -237,14 +237,14 @@ uint64_t bw_clip_serial(const bw_clip *clip);
  * a character that must keep playing it across a recompile retains it and
  * releases it when it lets go. Destroying the cache releases every clip. */
 typedef struct bw_clip_cache bw_clip_cache;
-bw_result bw_clip_cache_create(const bw_allocator *allocator, bw_clip_cache **out_cache);
-void bw_clip_cache_destroy(bw_clip_cache *cache);
-bw_result bw_clip_cache_get(bw_clip_cache *cache, const bw_sequence_desc *desc, const bw_clip **out_clip,
+BW_API bw_result bw_clip_cache_create(const bw_allocator *allocator, bw_clip_cache **out_cache);
+BW_API void bw_clip_cache_destroy(bw_clip_cache *cache);
+BW_API bw_result bw_clip_cache_get(bw_clip_cache *cache, const bw_sequence_desc *desc, const bw_clip **out_clip,
                             bw_error *err);
 /* How many successful compiles the cache has performed (for tests and
  * tools). A failed compile counts nothing and leaves the cached revision,
  * if any, in place. */
-int bw_clip_cache_compile_count(const bw_clip_cache *cache);
+BW_API int bw_clip_cache_compile_count(const bw_clip_cache *cache);
 
 #ifdef __cplusplus
 }

@@ -38,6 +38,8 @@
 #ifndef BLENDWERK_EASING_H
 #define BLENDWERK_EASING_H
 
+#include "blendwerk/types.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -63,16 +65,16 @@ typedef enum bw_ease_dir { BW_EASE_IN = 0, BW_EASE_OUT, BW_EASE_IN_OUT, BW_EASE_
 /* Eased value of u (clamped to [0, 1] first; NaN counts as 0). An unknown
  * style or direction (out of the enum's range) behaves as LINEAR. Never
  * returns NaN. */
-float bw_ease(bw_ease_style style, bw_ease_dir dir, float u);
+BW_API float bw_ease(bw_ease_style style, bw_ease_dir dir, float u);
 
 /* Names as used by the Lua API: "linear", "constant", "quad", "cubic",
  * "quart", "quint", "sine", "exponential", "circular", "back", "elastic",
  * "bounce"; directions "in", "out", "in_out". Lookups return -1 if unknown
  * (or NULL); the name functions return "unknown" for out-of-range values. */
-const char *bw_ease_style_name(bw_ease_style style);
-const char *bw_ease_dir_name(bw_ease_dir dir);
-int bw_ease_style_find(const char *name);
-int bw_ease_dir_find(const char *name);
+BW_API const char *bw_ease_style_name(bw_ease_style style);
+BW_API const char *bw_ease_dir_name(bw_ease_dir dir);
+BW_API int bw_ease_style_find(const char *name);
+BW_API int bw_ease_dir_find(const char *name);
 
 #ifdef __cplusplus
 }

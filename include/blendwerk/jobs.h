@@ -34,12 +34,12 @@ typedef struct bw_jobs_desc {
  * outside [0, 256]; BW_ERR_OUT_OF_MEMORY; BW_ERR_LIMIT when the system
  * refuses a thread (nothing is left running). *out_jobs is set only on
  * success. */
-bw_result bw_jobs_create(const bw_jobs_desc *desc, bw_jobs **out_jobs);
-void bw_jobs_destroy(bw_jobs *jobs);
-int bw_jobs_thread_count(const bw_jobs *jobs);
+BW_API bw_result bw_jobs_create(const bw_jobs_desc *desc, bw_jobs **out_jobs);
+BW_API void bw_jobs_destroy(bw_jobs *jobs);
+BW_API int bw_jobs_thread_count(const bw_jobs *jobs);
 /* Run fn over [0, count) in ranges of at most `grain` items (grain <= 0:
  * count / (4 × threads), at least 1). Blocks until all items are done. */
-void bw_jobs_run(bw_jobs *jobs, int count, int grain, bw_job_fn fn, void *user);
+BW_API void bw_jobs_run(bw_jobs *jobs, int count, int grain, bw_job_fn fn, void *user);
 
 #ifdef __cplusplus
 }

@@ -80,8 +80,8 @@ typedef struct bw_mixer_desc {
  * contribution slot for bw_mix_run_clips' non-dense clips, so memory grows
  * with max_contributions × (joints + curves). *out_mixer is set only on
  * success. */
-bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer);
-void bw_mixer_destroy(bw_mixer *mixer); /* NULL is a no-op */
+BW_API bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer);
+BW_API void bw_mixer_destroy(bw_mixer *mixer); /* NULL is a no-op */
 
 /* Mix `contributions` over `base` into `out`. `base` may be the same pose
  * as `out` (mix in place over the current values); if NULL, `out`'s current
@@ -91,7 +91,7 @@ void bw_mixer_destroy(bw_mixer *mixer); /* NULL is a no-op */
  * mixer, out, contribution pose, or contributions array with count > 0, or
  * a negative count; `out` is untouched on failure. Contributions whose
  * weight is not > 0 after sanitising are skipped. Never allocates. */
-bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution *contributions, int count,
+BW_API bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution *contributions, int count,
                      bw_pose *out);
 
 /* A clip to sample and mix in the same pass (bw_mix_run_clips). */
@@ -120,7 +120,7 @@ typedef struct bw_clip_contribution {
  * the mixer, or a NULL binding or one whose layout signature differs from
  * the rig's or whose joint count differs from the mixer's; BW_ERR_LIMIT
  * when count exceeds the mixer's capacity. Never allocates. */
-bw_result bw_mix_run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base,
+BW_API bw_result bw_mix_run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base,
                            const bw_clip_contribution *clips, int count, bw_pose *out);
 
 #ifdef __cplusplus

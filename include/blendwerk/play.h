@@ -120,8 +120,8 @@ typedef struct bw_track_set_desc {
  * one base pose. BW_ERR_INVALID_ARGUMENT for a NULL desc, rig or out_set
  * or negative capacities, BW_ERR_LIMIT beyond the maximums above,
  * BW_ERR_OUT_OF_MEMORY (nothing leaks). */
-bw_result bw_track_set_create(const bw_track_set_desc *desc, bw_track_set **out_set);
-void bw_track_set_destroy(bw_track_set *set);
+BW_API bw_result bw_track_set_create(const bw_track_set_desc *desc, bw_track_set **out_set);
+BW_API void bw_track_set_destroy(bw_track_set *set);
 
 /* Loop choice of a track. Zero means "as the clip says". */
 typedef enum bw_loop_mode {
@@ -153,7 +153,7 @@ typedef struct bw_play_desc {
 } bw_play_desc;
 
 /* The defaults spelled out: the same as (bw_play_desc){.binding = binding}. */
-bw_play_desc bw_play_desc_defaults(const bw_binding *binding);
+BW_API bw_play_desc bw_play_desc_defaults(const bw_binding *binding);
 
 /* Start a track; *out_track receives its handle (>= 0; out_track may be
  * NULL). Results, nothing changing on failure:
@@ -163,16 +163,16 @@ bw_play_desc bw_play_desc_defaults(const bw_binding *binding);
  *   non-zero speed or `silent` with a non-zero weight;
  * BW_ERR_NON_FINITE for a non-finite time, speed, weight or fade_in;
  * BW_ERR_LIMIT when the set already holds `capacity` tracks. */
-bw_result bw_track_set_play(bw_track_set *set, const bw_play_desc *desc, int *out_track);
+BW_API bw_result bw_track_set_play(bw_track_set *set, const bw_play_desc *desc, int *out_track);
 /* Stop: the weight heads to 0 over fade_out seconds (0 = at once); the
  * track is removed in the drain after its weight is inactive. */
-bw_result bw_track_set_stop(bw_track_set *set, int track, float fade_out);
+BW_API bw_result bw_track_set_stop(bw_track_set *set, int track, float fade_out);
 /* Fade the weight toward `target` over `duration` seconds. */
-bw_result bw_track_set_fade(bw_track_set *set, int track, float target, float duration);
-bw_result bw_track_set_set_speed(bw_track_set *set, int track, float speed);
-bw_result bw_track_set_set_priority(bw_track_set *set, int track, int priority);
+BW_API bw_result bw_track_set_fade(bw_track_set *set, int track, float target, float duration);
+BW_API bw_result bw_track_set_set_speed(bw_track_set *set, int track, float speed);
+BW_API bw_result bw_track_set_set_priority(bw_track_set *set, int track, int priority);
 /* Jump to a time without firing markers. */
-bw_result bw_track_set_seek(bw_track_set *set, int track, double time);
+BW_API bw_result bw_track_set_seek(bw_track_set *set, int track, double time);
 
 /* Play a different binding on a live track (a new revision of its clip,
  * or the binding of its clip for a rebuilt rig), firing nothing. Kept:
@@ -185,7 +185,7 @@ bw_result bw_track_set_seek(bw_track_set *set, int track, double time);
  * still sits at the end it reported. BW_ERR_INVALID_ARGUMENT for an
  * unknown handle or a NULL binding or one not made for the set's current
  * rig (layout and topology revision). */
-bw_result bw_track_set_rebind(bw_track_set *set, int track, const bw_binding *binding);
+BW_API bw_result bw_track_set_rebind(bw_track_set *set, int track, const bw_binding *binding);
 /* Switch the set to `rig` (a rebuilt version of its rig, possibly with
  * other joint or curve counts, or the same rig after bw_rig_add_joint). Reallocates the set's base pose:
  * BW_ERR_OUT_OF_MEMORY leaves the set as it was; BW_ERR_INVALID_ARGUMENT
@@ -193,9 +193,9 @@ bw_result bw_track_set_rebind(bw_track_set *set, int track, const bw_binding *bi
  * compose then refuses: rebinding every live track (bw_track_set_rebind)
  * before the next compose is the caller's duty, and so is a mixer made
  * for the new rig. `rig` must outlive the set or the next set_rig. */
-bw_result bw_track_set_set_rig(bw_track_set *set, const bw_rig *rig);
+BW_API bw_result bw_track_set_set_rig(bw_track_set *set, const bw_rig *rig);
 /* The rig the set currently serves. */
-const bw_rig *bw_track_set_rig(const bw_track_set *set);
+BW_API const bw_rig *bw_track_set_rig(const bw_track_set *set);
 
 /* A track's weight fade. With no fade running, start = target = the
  * current weight, duration = elapsed = 0. */
@@ -209,43 +209,43 @@ typedef struct bw_track_fade {
 } bw_track_fade;
 /* Fill *out with the track's fade; false (out untouched) for unknown
  * handles or a NULL out. */
-bool bw_track_set_fade_state(const bw_track_set *set, int track, bw_track_fade *out);
+BW_API bool bw_track_set_fade_state(const bw_track_set *set, int track, bw_track_fade *out);
 
 /* Queries; NaN / -1 / false for unknown handles. */
-bool bw_track_set_alive(const bw_track_set *set, int track);
-double bw_track_set_time(const bw_track_set *set, int track);
-float bw_track_set_weight(const bw_track_set *set, int track);
-float bw_track_set_speed(const bw_track_set *set, int track);
-int bw_track_set_priority(const bw_track_set *set, int track); /* 0 for unknown handles */
-bool bw_track_set_stopping(const bw_track_set *set, int track);
-int bw_track_set_count(const bw_track_set *set); /* live tracks */
+BW_API bool bw_track_set_alive(const bw_track_set *set, int track);
+BW_API double bw_track_set_time(const bw_track_set *set, int track);
+BW_API float bw_track_set_weight(const bw_track_set *set, int track);
+BW_API float bw_track_set_speed(const bw_track_set *set, int track);
+BW_API int bw_track_set_priority(const bw_track_set *set, int track); /* 0 for unknown handles */
+BW_API bool bw_track_set_stopping(const bw_track_set *set, int track);
+BW_API int bw_track_set_count(const bw_track_set *set); /* live tracks */
 /* Sample one track alone, at its current time, into `out` (a pose
  * initialised for the set's rig), as bw_sample_clip does: what that track
  * contributes to the next compose before its weight is applied. Replaces
  * the per-track pose buffers of earlier versions. BW_ERR_INVALID_ARGUMENT
  * for an unknown handle, a NULL out, a pose not sized for the rig or a
  * track whose binding no longer matches the rig (out untouched). */
-bw_result bw_track_set_sample_track(const bw_track_set *set, int track, bw_pose *out);
+BW_API bw_result bw_track_set_sample_track(const bw_track_set *set, int track, bw_pose *out);
 /* Signals dropped because the queue was full, since creation. */
-int bw_track_set_dropped_signals(const bw_track_set *set);
+BW_API int bw_track_set_dropped_signals(const bw_track_set *set);
 
 /* Handles of the live tracks, in play order; returns how many were
  * written (at most max). */
-int bw_track_set_live_handles(const bw_track_set *set, int *out_handles, int max);
+BW_API int bw_track_set_live_handles(const bw_track_set *set, int *out_handles, int max);
 /* The binding (and so clip) a track plays; NULL for unknown handles. */
-const bw_binding *bw_track_set_binding(const bw_track_set *set, int track);
+BW_API const bw_binding *bw_track_set_binding(const bw_track_set *set, int track);
 /* Whether a track loops (its resolved loop flag). */
-bool bw_track_set_looping(const bw_track_set *set, int track);
+BW_API bool bw_track_set_looping(const bw_track_set *set, int track);
 /* The last advance of a track in unwrapped clip time: it started at clip
  * time *from (in [0, length]) and moved by *delta seconds of clip time
  * (speed × dt; for a non-looping track only the part before the end, so
  * from + delta stays in [0, length]). Root-motion extraction reads this.
  * Returns false for unknown handles. */
-bool bw_track_set_last_step(const bw_track_set *set, int track, double *from, double *delta);
+BW_API bool bw_track_set_last_step(const bw_track_set *set, int track, double *from, double *delta);
 
 /* Advance every track by dt seconds (times, fades) and queue signals.
  * Fades run on dt; clip time moves by speed × dt. */
-void bw_track_set_advance(bw_track_set *set, float dt);
+BW_API void bw_track_set_advance(bw_track_set *set, float dt);
 /* Sample every live track and mix them with `mixer` over `base` (NULL:
  * the rig's current joint values) into `out`, in one pass: this is
  * bw_mix_run_clips (dense grid clips straight into the mixer, the others
@@ -257,7 +257,7 @@ void bw_track_set_advance(bw_track_set *set, float dt);
  * the rig's layout and topology (rebind after a change), BW_ERR_LIMIT
  * when the mixer holds fewer contributions than there are live tracks;
  * `out` is untouched on failure. */
-bw_result bw_track_set_compose(bw_track_set *set, bw_mixer *mixer, const bw_pose *base, bw_pose *out);
+BW_API bw_result bw_track_set_compose(bw_track_set *set, bw_mixer *mixer, const bw_pose *base, bw_pose *out);
 /* Deliver queued signals in order to fn (may be NULL to discard), then
  * remove stopped tracks whose weight is inactive (queuing nothing more:
  * their STOPPED signals are delivered in this same drain, directly, so a
@@ -265,7 +265,7 @@ bw_result bw_track_set_compose(bw_track_set *set, bw_mixer *mixer, const bw_pose
  * even advance the set: signals their advance queues, and tracks they
  * play and stop at once, wait for the next drain, so one drain always
  * ends. A drain called from inside a callback does nothing. */
-void bw_track_set_drain(bw_track_set *set, bw_signal_fn fn, void *user);
+BW_API void bw_track_set_drain(bw_track_set *set, bw_signal_fn fn, void *user);
 
 #ifdef __cplusplus
 }

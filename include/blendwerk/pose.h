@@ -37,30 +37,30 @@ typedef struct bw_pose {
  * success (BW_ERR_INVALID_ARGUMENT for NULL pose or rig or negative counts,
  * BW_ERR_OUT_OF_MEMORY); initialising a pose that still holds buffers
  * leaks them. */
-bw_result bw_pose_init(bw_pose *pose, const bw_rig *rig, const bw_allocator *allocator);
+BW_API bw_result bw_pose_init(bw_pose *pose, const bw_rig *rig, const bw_allocator *allocator);
 /* Same for explicit counts (rig-less tools and tests). */
-bw_result bw_pose_init_counts(bw_pose *pose, int joint_count, int curve_count, const bw_allocator *allocator);
-void bw_pose_deinit(bw_pose *pose); /* zeroes the struct; safe on a zeroed pose */
+BW_API bw_result bw_pose_init_counts(bw_pose *pose, int joint_count, int curve_count, const bw_allocator *allocator);
+BW_API void bw_pose_deinit(bw_pose *pose); /* zeroes the struct; safe on a zeroed pose */
 
 /* Set every joint and curve to identity / 0 with coverage 0. */
-void bw_pose_clear(bw_pose *pose);
+BW_API void bw_pose_clear(bw_pose *pose);
 /* Copy the rig's current joint values (rest transforms) and curve rest
  * values, with full coverage. Counts must match the rig. */
-void bw_pose_set_rest(bw_pose *pose, const bw_rig *rig);
+BW_API void bw_pose_set_rest(bw_pose *pose, const bw_rig *rig);
 /* Copy `src` into `dst` (same counts). */
-void bw_pose_copy(bw_pose *dst, const bw_pose *src);
+BW_API void bw_pose_copy(bw_pose *dst, const bw_pose *src);
 
 /* Model-space matrices (column-major 4x4, cglm's mat4 layout: model[i][c]
  * is column c, model[i][3] holds the translation) for every joint:
  * model[i] = model[parent(i)] * local(i), local = T * R * S. `model` has
  * room for the rig's joint count; nothing is written when the pose's joint
  * count differs from the rig's. Never allocates. */
-void bw_pose_local_to_model(const bw_rig *rig, const bw_pose *pose, float (*model)[4][4]);
+BW_API void bw_pose_local_to_model(const bw_rig *rig, const bw_pose *pose, float (*model)[4][4]);
 
 /* Compose a local transform into a column-major matrix (T * R * S). The
  * rotation is used as q / |q| (a zero quaternion counts as identity), so a
  * slightly denormalized quaternion does not shear the matrix. */
-void bw_transform_to_matrix(const bw_transform *x, float m[4][4]);
+BW_API void bw_transform_to_matrix(const bw_transform *x, float m[4][4]);
 
 #ifdef __cplusplus
 }

@@ -80,57 +80,57 @@ typedef struct bw_rig_desc {
 } bw_rig_desc;
 
 /* Validate `desc` and build a rig; *out_rig is set only on success. */
-bw_result bw_rig_create(const bw_rig_desc *desc, bw_rig **out_rig, bw_error *err);
-void bw_rig_destroy(bw_rig *rig); /* NULL is a no-op */
+BW_API bw_result bw_rig_create(const bw_rig_desc *desc, bw_rig **out_rig, bw_error *err);
+BW_API void bw_rig_destroy(bw_rig *rig); /* NULL is a no-op */
 /* Copy `src` (see the contract above) into a new rig allocated through
  * `allocator` (NULL = malloc; copied, the allocator itself must outlive
  * the clone). *out is set only on success; on failure (BW_ERR_OUT_OF_MEMORY,
  * or BW_ERR_INVALID_ARGUMENT for a NULL src / out) nothing is left behind. */
-bw_result bw_rig_clone(const bw_rig *src, const bw_allocator *allocator, bw_rig **out, bw_error *err);
+BW_API bw_result bw_rig_clone(const bw_rig *src, const bw_allocator *allocator, bw_rig **out, bw_error *err);
 
-int bw_rig_joint_count(const bw_rig *rig);
-const char *bw_rig_joint_name(const bw_rig *rig, int joint); /* NULL when out of range */
-int bw_rig_joint_parent(const bw_rig *rig, int joint);       /* -1 for roots and out of range */
+BW_API int bw_rig_joint_count(const bw_rig *rig);
+BW_API const char *bw_rig_joint_name(const bw_rig *rig, int joint); /* NULL when out of range */
+BW_API int bw_rig_joint_parent(const bw_rig *rig, int joint);       /* -1 for roots and out of range */
 /* Array of joint_count parent indices (-1 for roots). */
-const int *bw_rig_parents(const bw_rig *rig);
+BW_API const int *bw_rig_parents(const bw_rig *rig);
 /* Array of joint_count rest transforms, the rig's current joint values. */
-const bw_transform *bw_rig_rest_pose(const bw_rig *rig);
+BW_API const bw_transform *bw_rig_rest_pose(const bw_rig *rig);
 
-int bw_rig_curve_count(const bw_rig *rig);
-const char *bw_rig_curve_name(const bw_rig *rig, int curve);     /* NULL when out of range */
-bw_curve_kind bw_rig_curve_kind(const bw_rig *rig, int curve); /* FLOAT when out of range */
-const float *bw_rig_curve_rest(const bw_rig *rig); /* curve_count values */
-int bw_rig_find_curve(const bw_rig *rig, const char *name); /* -1 if missing */
+BW_API int bw_rig_curve_count(const bw_rig *rig);
+BW_API const char *bw_rig_curve_name(const bw_rig *rig, int curve);     /* NULL when out of range */
+BW_API bw_curve_kind bw_rig_curve_kind(const bw_rig *rig, int curve); /* FLOAT when out of range */
+BW_API const float *bw_rig_curve_rest(const bw_rig *rig); /* curve_count values */
+BW_API int bw_rig_find_curve(const bw_rig *rig, const char *name); /* -1 if missing */
 
 /* Joint by (parent name, name). parent_name "" means a root joint; NULL
  * means "any parent". Returns -1 if missing, BW_RIG_AMBIGUOUS (-2) when
  * parent_name is NULL and several joints carry `name`. */
 #define BW_RIG_AMBIGUOUS (-2)
-int bw_rig_find(const bw_rig *rig, const char *parent_name, const char *name);
+BW_API int bw_rig_find(const bw_rig *rig, const char *parent_name, const char *name);
 /* Shorthand for bw_rig_find(rig, NULL, name). */
-int bw_rig_find_by_name(const bw_rig *rig, const char *name);
+BW_API int bw_rig_find_by_name(const bw_rig *rig, const char *name);
 
-uint32_t bw_rig_topology_revision(const bw_rig *rig);
-uint64_t bw_rig_layout_signature(const bw_rig *rig);
+BW_API uint32_t bw_rig_topology_revision(const bw_rig *rig);
+BW_API uint64_t bw_rig_layout_signature(const bw_rig *rig);
 /* Process-unique, from 1 (0 for NULL); a clone has its own. */
-uint64_t bw_rig_serial(const bw_rig *rig);
+BW_API uint64_t bw_rig_serial(const bw_rig *rig);
 /* FNV-1a hash of every curve's name and kind in curve order (curves never
  * change after creation). Rigs with the same joints but other curves have
  * the same layout signature and differ here; the binding cache keys on
  * both. */
-uint64_t bw_rig_curve_signature(const bw_rig *rig);
+BW_API uint64_t bw_rig_curve_signature(const bw_rig *rig);
 
 /* Change a joint's rest transform (the rig's current joint value). Does not
  * touch the revision or signature. Fails on a non-finite transform or an
  * out-of-range joint; rotation is normalized. */
-bw_result bw_rig_set_rest(bw_rig *rig, int joint, const bw_transform *rest);
+BW_API bw_result bw_rig_set_rest(bw_rig *rig, int joint, const bw_transform *rest);
 /* Append a joint (its parent must already exist). Bumps the topology
  * revision and recomputes the layout signature. Validation and errors as
  * for creation (its own index as parent is BW_ERR_CYCLE); on failure the
  * rig is unchanged. Pointers from bw_rig_parents / bw_rig_rest_pose /
  * bw_rig_joint_name may move; poses sized for the old count must be
  * re-initialised. */
-bw_result bw_rig_add_joint(bw_rig *rig, const bw_rig_joint_desc *joint, bw_error *err);
+BW_API bw_result bw_rig_add_joint(bw_rig *rig, const bw_rig_joint_desc *joint, bw_error *err);
 
 #ifdef __cplusplus
 }

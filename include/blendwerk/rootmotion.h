@@ -115,7 +115,7 @@ typedef struct bw_root_motion_config {
  * BW_ERR_EMPTY (rig without joints), BW_ERR_NOT_FOUND (no such joint),
  * BW_ERR_DUPLICATE (several joints carry the name; the caller must pick
  * the index). `cfg` is untouched on failure. */
-bw_result bw_root_motion_config_init(bw_root_motion_config *cfg, const bw_rig *rig, const char *root_name,
+BW_API bw_result bw_root_motion_config_init(bw_root_motion_config *cfg, const bw_rig *rig, const char *root_name,
                                      unsigned axes, bw_error *err);
 
 /* One play over one step. */
@@ -151,7 +151,7 @@ typedef struct bw_root_delta {
  * bits; BW_ERR_RANGE for a root joint outside the rig. `out` is untouched
  * on failure. Bad plays are skipped, not errors: one broken play must not
  * freeze the character's movement. Never allocates. */
-bw_result bw_root_motion_extract(const bw_rig *rig, const bw_root_motion_config *cfg, const bw_root_play *plays,
+BW_API bw_result bw_root_motion_extract(const bw_rig *rig, const bw_root_motion_config *cfg, const bw_root_play *plays,
                                  int play_count, bw_root_delta *out);
 
 /* Same over the live tracks of `set` (up to BW_ROOT_MOTION_MAX_TRACKS, in
@@ -160,7 +160,7 @@ bw_result bw_root_motion_extract(const bw_rig *rig, const bw_root_motion_config 
  * bw_track_set_compose mixes. Call it after bw_track_set_advance. `rig` is
  * the set's rig. Errors as above (NULL set too); live tracks beyond the
  * limit are counted in `skipped`. */
-bw_result bw_root_motion_extract_tracks(const bw_track_set *set, const bw_rig *rig, const bw_root_motion_config *cfg,
+BW_API bw_result bw_root_motion_extract_tracks(const bw_track_set *set, const bw_rig *rig, const bw_root_motion_config *cfg,
                                         bw_root_delta *out);
 
 /* Remove the extracted parts from an evaluated root local transform (e.g.
@@ -169,7 +169,7 @@ bw_result bw_root_motion_extract_tracks(const bw_track_set *set, const bw_rig *r
  * ancestors whose scale cannot be inverted), BW_ERR_RANGE (root joint
  * outside the rig), BW_ERR_NON_FINITE (non-finite transform); `root_local`
  * is untouched on failure. A non-unit rotation is normalized. */
-bw_result bw_root_motion_remove(const bw_rig *rig, const bw_root_motion_config *cfg, bw_transform *root_local);
+BW_API bw_result bw_root_motion_remove(const bw_rig *rig, const bw_root_motion_config *cfg, bw_transform *root_local);
 
 #ifdef __cplusplus
 }

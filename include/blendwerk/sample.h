@@ -39,7 +39,7 @@ extern "C" {
  * `out` is always fully written: with a NULL binding, or one whose layout
  * signature differs from the rig's, every coverage is 0. A NULL rig means
  * identity for unkeyed channels. */
-void bw_sample_clip(const bw_binding *binding, const bw_rig *rig, float time, bw_pose *out);
+BW_API void bw_sample_clip(const bw_binding *binding, const bw_rig *rig, float time, bw_pose *out);
 
 /* Per-call sampling options; all-zero (or a NULL pointer) means the
  * defaults, which is what bw_sample_clip uses. */
@@ -50,19 +50,19 @@ typedef struct bw_sample_options {
 } bw_sample_options;
 
 /* bw_sample_clip with options (NULL: defaults). */
-void bw_sample_clip_with(const bw_binding *binding, const bw_rig *rig, float time, const bw_sample_options *options,
+BW_API void bw_sample_clip_with(const bw_binding *binding, const bw_rig *rig, float time, const bw_sample_options *options,
                          bw_pose *out);
 
 /* Sample one track at time τ into `out` (width floats; rotations are
  * normalized), with the same rules as bw_sample_clip (a NaN τ samples at
  * 0, ±inf hold the ends). For tools, root motion and tests; writes nothing
  * for a NULL clip or out or a bad track index. */
-void bw_sample_track(const bw_clip *clip, int track, float time, float *out);
+BW_API void bw_sample_track(const bw_clip *clip, int track, float time, float *out);
 
 /* Angle interpolation along the shortest arc, radians:
  * bw_lerp_angle(350°, 10°, 0.5) = 0 (mod 2π); the result is a + wrapped
  * difference × u, not reduced to a canonical range. */
-float bw_lerp_angle(float a, float b, float u);
+BW_API float bw_lerp_angle(float a, float b, float u);
 
 #ifdef __cplusplus
 }

@@ -53,7 +53,7 @@ typedef enum bw_result {
 } bw_result;
 
 /* Stable lowercase name of a result, e.g. "non_finite". Never NULL. */
-const char *bw_result_name(bw_result result);
+BW_API const char *bw_result_name(bw_result result);
 
 /* Allocator in the style of lua_Alloc: nsize == 0 frees `ptr` and returns
  * NULL; otherwise it (re)allocates from osize to nsize bytes and returns the
@@ -97,7 +97,7 @@ typedef struct bw_transform {
 } bw_transform;
 
 /* The identity transform: t = 0, r = (0,0,0,1), s = 1. */
-extern const bw_transform bw_transform_identity;
+BW_API extern const bw_transform bw_transform_identity;
 
 #ifdef __cplusplus
 }
