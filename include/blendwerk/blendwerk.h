@@ -13,6 +13,7 @@
 #include "blendwerk/play.h"
 #include "blendwerk/blendspace.h"
 #include "blendwerk/rootmotion.h"
+#include "blendwerk/graph.h"
 #include "blendwerk/asset.h"
 #include "blendwerk/jobs.h"
 

@@ -1,0 +1,794 @@
+/* graph_cursor.c - one character's instance of a compiled graph: the
+ * update of SPEC §12.2 (advance, select, fire), travel, events, and the
+ * evaluation of layer poses through the fused sample-and-mix kernel.
+ * Everything is allocated in bw_graph_cursor_create; nothing after it
+ * allocates or compares a string. */
+#include <stdio.h>
+
+#include "blendwerk/mix.h"
+#include "common.h"
+#include "graph_internal.h"
+
+/* Marker traversal visits at most this many cycles per advance (play.h). */
+#define MAX_MARKER_CYCLES 4
+
+/* One clip-state play: a state and its accumulated normalized progress. */
+typedef struct play {
+    int state;  /* layer-local, -1 = none (a frozen source) */
+    double p;   /* accumulated progress; non-looping saturates at 1 */
+    bool fresh; /* entered and not yet advanced: the first advance includes the start */
+} play;
+
+/* What one advance did (for the exit-time gate and markers). */
+typedef struct step {
+    double old_p, new_p;
+    bool fresh; /* the advance started at a freshly entered start */
+    double rate;
+} step;
+
+typedef struct layer_rt {
+    play cur;
+    /* the transition in flight */
+    bool fading;
+    int tr;         /* layer-local transition index */
+    int from;       /* state current when it fired */
+    float timer, duration;
+    bool frozen;    /* source is `snapshot` */
+    play src;       /* live source (state -1 when frozen) */
+    float src_speed;
+    /* travel */
+    int *route;     /* max_states transition indices */
+    int route_len, route_pos;
+    /* layer weight and its fade */
+    float weight, w_from, w_to, w_elapsed, w_duration;
+    /* poses */
+    bw_pose pose;     /* the layer's own pose, last evaluated */
+    bw_pose snapshot; /* frozen source */
+    float *mask;      /* joint_count weights, NULL = every joint at 1 */
+    float *masked;    /* joint_count: pose coverage × mask, for composing */
+    bw_pose masked_view; /* `pose`'s transforms and curves with `masked` coverage (borrows
+                            both; never initialised or freed as a pose) */
+} layer_rt;
+
+struct bw_graph_cursor {
+    const bw_graph *g;
+    const bw_rig *rig;
+    bw_allocator alloc;
+    int joint_count, curve_count;
+    const bw_binding **bindings; /* clip_count */
+    float *params;               /* param_count */
+    double *age;                 /* param_count: trigger age since fire */
+    layer_rt *layers;            /* layer_count */
+    int *routes;                 /* layer_count × max_states */
+    int *bfs;                    /* 3 × max_states: queue, parent, edge */
+    bw_contribution *contributions; /* layer_count (or 2) */
+    bw_mixer *mixer;
+    bw_pose scratch;             /* destination alone, for a frozen fade */
+    bw_graph_event *events;
+    int event_capacity, event_count, dropped;
+    bool started;
+};
+
+/* ---- the one mixer constructor call (its signature is changing: keep
+ * every mixer creation here) ---- */
+static bw_result make_mixer(const bw_rig *rig, int max_contributions, const bw_allocator *a, bw_mixer **out)
+{
+    return bw_mixer_create_for_rig(rig, max_contributions, a, out);
+}
+
+/* ---- small helpers ---- */
+
+static const g_layer *layer_of(const bw_graph_cursor *c, int l) { return &c->g->layers[l]; }
+static const g_state *state_of(const bw_graph_cursor *c, int l, int s)
+{
+    return &c->g->states[c->g->layers[l].state_first + s];
+}
+static const g_transition *transition_of(const bw_graph_cursor *c, int l, int t)
+{
+    return &c->g->transitions[c->g->layers[l].transition_first + t];
+}
+
+static double state_rate(const bw_graph_cursor *c, const g_state *s)
+{
+    double r = s->speed;
+    if (s->speed_param >= 0) r *= c->params[s->speed_param];
+    return isfinite(r) ? r : 0.0;
+}
+
+static void push_event(bw_graph_cursor *c, bw_graph_event e)
+{
+    if (c->event_count < c->event_capacity) c->events[c->event_count++] = e;
+    else c->dropped++;
+}
+
+static void push_state_event(bw_graph_cursor *c, bw_graph_event_kind kind, int l, int s)
+{
+    push_event(c, (bw_graph_event){kind, l, s, -1, -1, state_of(c, l, s)->name, 0.0f});
+}
+
+static float fade_weight(const bw_graph_cursor *c, int l)
+{
+    const layer_rt *R = &c->layers[l];
+    const g_transition *tr = transition_of(c, l, R->tr);
+    return bw_ease(tr->curve, tr->curve_dir, R->duration > 0.0f ? R->timer / R->duration : 1.0f);
+}
+
+static float layer_weight(const bw_graph_cursor *c, int l)
+{
+    int p = layer_of(c, l)->weight_param;
+    if (p < 0) return c->layers[l].weight;
+    float w = c->params[p];
+    return w > 0.0f ? w : 0.0f; /* NaN fails the comparison */
+}
+
+/* Clip time of a state at progress p: looping states wrap (a negative rate
+ * plays the pass backwards), non-looping ones clamp. */
+static float clip_time(const bw_graph_cursor *c, const g_state *s, double p, double rate)
+{
+    float len = c->g->clips[s->clip].length;
+    if (!(len > 0.0f)) return 0.0f;
+    double f = s->loop ? p - floor(p) : (p < 0.0 ? 0.0 : p > 1.0 ? 1.0 : p);
+    if (rate < 0.0) f = 1.0 - f;
+    double t = f * len;
+    if (s->loop && t >= len) t -= len;
+    return (float)t;
+}
+
+/* ---- advance ---- */
+
+static step advance_play(const bw_graph_cursor *c, const g_state *s, play *pl, double dt)
+{
+    step st = {pl->p, pl->p, pl->fresh, state_rate(c, s)};
+    float len = c->g->clips[s->clip].length;
+    if (dt > 0.0) {
+        if (len > 0.0f) pl->p += dt * fabs(st.rate) / len;
+        else if (!s->loop) pl->p = 1.0; /* a zero-length one-shot is over at once */
+        if (!s->loop && pl->p > 1.0) pl->p = 1.0;
+        pl->fresh = false;
+    }
+    st.new_p = pl->p;
+    return st;
+}
+
+static void marker_if_crossed(bw_graph_cursor *c, int l, int s, const g_clip *clip, int k, double x, double lo,
+                              double hi, bool inclusive)
+{
+    if (!((x > lo || (inclusive && x == lo)) && x <= hi)) return;
+    const g_marker *m = &c->g->markers[clip->marker_first + k];
+    push_event(c, (bw_graph_event){BW_GRAPH_EVENT_MARKER, l, s, (int)(clip - c->g->clips), k, m->name, m->time});
+}
+
+/* Queue the markers one advance of state s crossed, in the order of
+ * travel. Positions are in "progress seconds" p × length, which grow for
+ * either sign of the rate; a marker at clip time m sits at m (forward) or
+ * length − m (reverse). */
+static void emit_markers(bw_graph_cursor *c, int l, int s, step st)
+{
+    const g_state *gs = state_of(c, l, s);
+    const g_clip *clip = &c->g->clips[gs->clip];
+    double len = clip->length;
+    int n = clip->marker_count;
+    if (n == 0) return;
+    double lo = st.old_p * len, hi = st.new_p * len;
+    bool incl = st.fresh, rev = st.rate < 0.0;
+    if (!gs->loop) {
+        for (int i = 0; i < n; i++) {
+            int k = rev ? n - 1 - i : i;
+            double m = c->g->markers[clip->marker_first + k].time;
+            if (m < 0.0 || m > len) continue;
+            marker_if_crossed(c, l, s, clip, k, rev ? len - m : m, lo, hi, incl);
+        }
+        return;
+    }
+    if (!(len > 0.0)) return;
+    if (hi - lo > MAX_MARKER_CYCLES * len) {
+        lo = hi - MAX_MARKER_CYCLES * len;
+        incl = false;
+    }
+    const int *order = &c->g->loop_order[clip->marker_first];
+    for (double k = floor(lo / len); k * len <= hi; k += 1.0) {
+        double base = k * len;
+        if (!rev) {
+            for (int i = 0; i < n; i++)
+                marker_if_crossed(c, l, s, clip, order[i], base + c->g->markers[clip->marker_first + order[i]].wrapped,
+                                  lo, hi, incl);
+            continue;
+        }
+        /* reverse: markers at 0 of this pass first, then descending time */
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = n - 1; i >= 0; i--) {
+                double w = c->g->markers[clip->marker_first + order[i]].wrapped;
+                if ((w == 0.0) != (pass == 0)) continue;
+                marker_if_crossed(c, l, s, clip, order[i], base + (w == 0.0 ? 0.0 : len - w), lo, hi, incl);
+            }
+    }
+}
+
+/* ---- select ---- */
+
+static bool gate_open(const g_transition *tr, const g_state *s, step st)
+{
+    if (!tr->has_exit_time) return true;
+    double e = tr->exit_time;
+    if (!s->loop) return st.new_p >= e;
+    if (e > 1.0) return st.old_p < e && e <= st.new_p;
+    double n = floor(st.old_p - e) + 1.0; /* the first n with n + e > old p */
+    if (n < 0.0) n = 0.0;
+    return st.old_p < n + e && n + e <= st.new_p;
+}
+
+static bool compare(bw_graph_op op, float a, float b)
+{
+    switch (op) {
+    case BW_GRAPH_LT: return a < b;
+    case BW_GRAPH_LE: return a <= b;
+    case BW_GRAPH_GT: return a > b;
+    case BW_GRAPH_GE: return a >= b;
+    case BW_GRAPH_EQ: return a == b;
+    case BW_GRAPH_NE: return a != b;
+    default: return false;
+    }
+}
+
+static bool conditions_hold(const bw_graph_cursor *c, const g_transition *tr)
+{
+    for (int i = 0; i < tr->cond_count; i++) {
+        const g_condition *k = &c->g->conditions[tr->cond_first + i];
+        bool ok;
+        switch (k->kind) {
+        case BW_GRAPH_COND_COMPARE: ok = compare(k->op, c->params[k->param], k->value); break;
+        case BW_GRAPH_COND_TRUE: ok = c->params[k->param] != 0.0f; break;
+        case BW_GRAPH_COND_NOT: ok = c->params[k->param] == 0.0f; break;
+        default: ok = k->fn(k->user, c->params, c->g->param_count); break;
+        }
+        if (!ok) return false;
+    }
+    return true;
+}
+
+/* The transition to fire this update, or -1. */
+static int select_transition(bw_graph_cursor *c, int l, step st)
+{
+    layer_rt *R = &c->layers[l];
+    const g_layer *L = layer_of(c, l);
+    const g_state *cs = state_of(c, l, R->cur.state);
+    if (R->route_pos < R->route_len) {
+        int t = R->route[R->route_pos];
+        const g_transition *tr = transition_of(c, l, t);
+        if ((tr->from < 0 || tr->from == R->cur.state) && gate_open(tr, cs, st)) {
+            R->route_pos++;
+            if (R->route_pos == R->route_len) R->route_len = R->route_pos = 0;
+            return t;
+        }
+        return -1;
+    }
+    for (int pass = 0; pass < 2; pass++)
+        for (int t = 0; t < L->transition_count; t++) {
+            const g_transition *tr = transition_of(c, l, t);
+            if (pass == 0 ? tr->from >= 0 || (tr->to == R->cur.state && !tr->to_self) : tr->from != R->cur.state)
+                continue;
+            if (gate_open(tr, cs, st) && conditions_hold(c, tr)) return t;
+        }
+    return -1;
+}
+
+/* ---- fire ---- */
+
+static void fire(bw_graph_cursor *c, int l, int t)
+{
+    layer_rt *R = &c->layers[l];
+    const g_transition *tr = transition_of(c, l, t);
+    for (int i = 0; i < tr->cond_count; i++) {
+        const g_condition *k = &c->g->conditions[tr->cond_first + i];
+        if (k->param >= 0 && c->g->params[k->param].kind == BW_GRAPH_PARAM_TRIGGER) c->params[k->param] = 0.0f;
+    }
+    int from = R->cur.state;
+    if (tr->duration > 0.0f) {
+        R->frozen = R->fading || tr->mode == BW_GRAPH_FREEZE;
+        if (R->frozen) {
+            bw_pose_copy(&R->snapshot, &R->pose);
+            R->src = (play){-1, 0.0, false};
+        } else {
+            R->src = R->cur;
+            R->src.fresh = false;
+            R->src_speed = tr->source_speed;
+        }
+        R->fading = true;
+        R->tr = t;
+        R->from = from;
+        R->timer = 0.0f;
+        R->duration = tr->duration;
+    } else {
+        R->fading = false;
+    }
+    R->cur = (play){tr->to, state_of(c, l, tr->to)->offset, true};
+    push_state_event(c, BW_GRAPH_EVENT_EXIT, l, from);
+    push_state_event(c, BW_GRAPH_EVENT_ENTER, l, tr->to);
+}
+
+/* ---- update ---- */
+
+static void update_layer(bw_graph_cursor *c, int l, double dt)
+{
+    layer_rt *R = &c->layers[l];
+    /* 1. advance */
+    int cur_state = R->cur.state;
+    step cur = advance_play(c, state_of(c, l, cur_state), &R->cur, dt);
+    step src = {0};
+    int src_state = R->fading ? R->src.state : -1;
+    if (src_state >= 0) src = advance_play(c, state_of(c, l, src_state), &R->src, dt * R->src_speed);
+    if (R->fading) {
+        R->timer += (float)dt;
+        if (R->timer >= R->duration) R->fading = false;
+    }
+    if (R->w_elapsed < R->w_duration) {
+        R->w_elapsed += (float)dt;
+        float u = R->w_elapsed >= R->w_duration ? 1.0f : R->w_elapsed / R->w_duration;
+        R->weight = R->w_from + (R->w_to - R->w_from) * u;
+    }
+    if (dt > 0.0) {
+        if (!R->fading) emit_markers(c, l, cur_state, cur);
+        else if (R->timer >= 0.5f * R->duration) emit_markers(c, l, cur_state, cur);
+        else if (src_state >= 0) emit_markers(c, l, src_state, src);
+    }
+    /* 2. select, 3. fire */
+    if (R->fading && !transition_of(c, l, R->tr)->interruptible) return;
+    int t = select_transition(c, l, cur);
+    if (t >= 0) fire(c, l, t);
+}
+
+void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
+{
+    if (!c) return;
+    double d = isfinite(dt) && dt > 0.0f ? (double)dt : 0.0;
+    const bw_graph *g = c->g;
+    if (!c->started) {
+        for (int l = 0; l < g->layer_count; l++) push_state_event(c, BW_GRAPH_EVENT_ENTER, l, c->layers[l].cur.state);
+        c->started = true;
+    }
+    for (int l = 0; l < g->layer_count; l++) update_layer(c, l, d);
+    for (int i = 0; i < g->param_count; i++) {
+        if (g->params[i].kind != BW_GRAPH_PARAM_TRIGGER || g->params[i].expires <= 0.0f || c->params[i] == 0.0f)
+            continue;
+        c->age[i] += d;
+        if (c->age[i] >= g->params[i].expires) c->params[i] = 0.0f;
+    }
+}
+
+/* ---- evaluation ---- */
+
+static bw_clip_contribution play_contribution(const bw_graph_cursor *c, int l, const play *pl, float weight)
+{
+    const g_state *s = state_of(c, l, pl->state);
+    return (bw_clip_contribution){c->bindings[s->clip], clip_time(c, s, pl->p, state_rate(c, s)), weight, 0};
+}
+
+static bw_result evaluate_layer(bw_graph_cursor *c, int l)
+{
+    layer_rt *R = &c->layers[l];
+    bw_clip_contribution clips[2];
+    bw_pose_clear(&R->pose);
+    if (!R->fading) {
+        clips[0] = play_contribution(c, l, &R->cur, 1.0f);
+        return bw_mix_run_clips(c->mixer, c->rig, NULL, clips, 1, &R->pose);
+    }
+    float w = fade_weight(c, l);
+    if (!R->frozen) {
+        clips[0] = play_contribution(c, l, &R->src, 1.0f - w);
+        clips[1] = play_contribution(c, l, &R->cur, w);
+        return bw_mix_run_clips(c->mixer, c->rig, NULL, clips, 2, &R->pose);
+    }
+    /* Frozen source: the destination alone, then one weighted mean with
+     * the snapshot (the same rank rule as two clips). */
+    bw_pose_clear(&c->scratch);
+    clips[0] = play_contribution(c, l, &R->cur, 1.0f);
+    bw_result r = bw_mix_run_clips(c->mixer, c->rig, NULL, clips, 1, &c->scratch);
+    if (r != BW_OK) return r;
+    bw_contribution both[2] = {{&R->snapshot, 1.0f - w, 0}, {&c->scratch, w, 0}};
+    return bw_mix_run(c->mixer, NULL, both, 2, &R->pose);
+}
+
+static bool pose_fits_rig(const bw_graph_cursor *c, const bw_pose *p)
+{
+    return p && p->joint_count == c->joint_count && p->curve_count == c->curve_count &&
+           (c->joint_count == 0 || (p->joints && p->coverage)) &&
+           (c->curve_count == 0 || (p->curves && p->curve_coverage));
+}
+
+bw_result bw_graph_cursor_evaluate(bw_graph_cursor *c, const bw_pose *base, bw_pose *out)
+{
+    if (!c || !pose_fits_rig(c, out) || (base && !pose_fits_rig(c, base))) return BW_ERR_INVALID_ARGUMENT;
+    int n = c->g->layer_count;
+    for (int l = 0; l < n; l++) {
+        bw_result r = evaluate_layer(c, l);
+        if (r != BW_OK) return r;
+    }
+    for (int l = 0; l < n; l++) {
+        layer_rt *R = &c->layers[l];
+        if (R->mask)
+            for (int j = 0; j < c->joint_count; j++) R->masked[j] = R->pose.coverage[j] * R->mask[j];
+        c->contributions[l] = (bw_contribution){R->mask ? &R->masked_view : &R->pose, layer_weight(c, l), l};
+    }
+    if (base) {
+        if (base != out) bw_pose_copy(out, base);
+    } else {
+        bw_pose_set_rest(out, c->rig);
+    }
+    return bw_mix_run(c->mixer, NULL, c->contributions, n, out);
+}
+
+const bw_pose *bw_graph_cursor_layer_pose(const bw_graph_cursor *c, int layer)
+{
+    return c && layer >= 0 && layer < c->g->layer_count ? &c->layers[layer].pose : NULL;
+}
+
+/* ---- parameters, triggers, layer weights ---- */
+
+static bool param_ok(const bw_graph_cursor *c, int param) { return c && param >= 0 && param < c->g->param_count; }
+
+bw_result bw_graph_cursor_set_param(bw_graph_cursor *c, int param, float value)
+{
+    if (!param_ok(c, param)) return c ? BW_ERR_RANGE : BW_ERR_INVALID_ARGUMENT;
+    bw_graph_param_kind kind = c->g->params[param].kind;
+    if (kind == BW_GRAPH_PARAM_TRIGGER) return BW_ERR_INVALID_ARGUMENT;
+    if (!isfinite(value)) return BW_ERR_NON_FINITE;
+    c->params[param] = kind == BW_GRAPH_PARAM_BOOL ? (value != 0.0f ? 1.0f : 0.0f) : value;
+    return BW_OK;
+}
+
+float bw_graph_cursor_param(const bw_graph_cursor *c, int param)
+{
+    return param_ok(c, param) ? c->params[param] : NAN;
+}
+
+static bw_result set_trigger(bw_graph_cursor *c, int trigger, float value)
+{
+    if (!param_ok(c, trigger)) return c ? BW_ERR_RANGE : BW_ERR_INVALID_ARGUMENT;
+    if (c->g->params[trigger].kind != BW_GRAPH_PARAM_TRIGGER) return BW_ERR_INVALID_ARGUMENT;
+    c->params[trigger] = value;
+    c->age[trigger] = 0.0;
+    return BW_OK;
+}
+
+bw_result bw_graph_cursor_fire(bw_graph_cursor *c, int trigger) { return set_trigger(c, trigger, 1.0f); }
+bw_result bw_graph_cursor_reset_trigger(bw_graph_cursor *c, int trigger) { return set_trigger(c, trigger, 0.0f); }
+
+static bool layer_ok(const bw_graph_cursor *c, int layer) { return c && layer >= 0 && layer < c->g->layer_count; }
+
+bw_result bw_graph_cursor_set_layer_weight(bw_graph_cursor *c, int layer, float weight, float fade)
+{
+    if (!layer_ok(c, layer)) return c ? BW_ERR_RANGE : BW_ERR_INVALID_ARGUMENT;
+    if (layer_of(c, layer)->weight_param >= 0) return BW_ERR_INVALID_ARGUMENT;
+    if (!isfinite(weight) || !isfinite(fade)) return BW_ERR_NON_FINITE;
+    if (weight < 0.0f || fade < 0.0f) return BW_ERR_RANGE;
+    layer_rt *R = &c->layers[layer];
+    R->w_from = R->weight;
+    R->w_to = weight;
+    R->w_elapsed = 0.0f;
+    R->w_duration = fade;
+    if (fade == 0.0f) R->weight = weight;
+    return BW_OK;
+}
+
+/* ---- travel ---- */
+
+bw_result bw_graph_cursor_travel(bw_graph_cursor *c, int layer, int state)
+{
+    if (!layer_ok(c, layer)) return c ? BW_ERR_RANGE : BW_ERR_INVALID_ARGUMENT;
+    const g_layer *L = layer_of(c, layer);
+    if (state < 0 || state >= L->state_count) return BW_ERR_RANGE;
+    layer_rt *R = &c->layers[layer];
+    int start = R->cur.state;
+    if (state == start) {
+        R->route_len = R->route_pos = 0;
+        return BW_OK;
+    }
+    int n = c->g->max_states;
+    int *queue = c->bfs, *parent = c->bfs + n, *edge = c->bfs + 2 * n;
+    for (int s = 0; s < L->state_count; s++) parent[s] = -2; /* unvisited */
+    parent[start] = -1;
+    int head = 0, tail = 0;
+    queue[tail++] = start;
+    while (head < tail && parent[state] == -2) {
+        int u = queue[head++];
+        for (int t = 0; t < L->transition_count && parent[state] == -2; t++) {
+            const g_transition *tr = transition_of(c, layer, t);
+            if (!(tr->from == u || (tr->from < 0 && tr->to != u)) || parent[tr->to] != -2) continue;
+            parent[tr->to] = u;
+            edge[tr->to] = t;
+            queue[tail++] = tr->to;
+        }
+    }
+    if (parent[state] == -2) return BW_ERR_NOT_FOUND;
+    int len = 0;
+    for (int s = state; s != start; s = parent[s]) len++;
+    int i = len;
+    for (int s = state; s != start; s = parent[s]) R->route[--i] = edge[s];
+    R->route_len = len;
+    R->route_pos = 0;
+    return BW_OK;
+}
+
+int bw_graph_cursor_travel_pending(const bw_graph_cursor *c, int layer)
+{
+    if (!layer_ok(c, layer)) return -1;
+    return c->layers[layer].route_len - c->layers[layer].route_pos;
+}
+
+/* ---- queries ---- */
+
+bw_result bw_graph_cursor_layer_status(const bw_graph_cursor *c, int layer, bw_graph_layer_status *out)
+{
+    if (!c || !out) return BW_ERR_INVALID_ARGUMENT;
+    if (!layer_ok(c, layer)) return BW_ERR_RANGE;
+    const layer_rt *R = &c->layers[layer];
+    bw_graph_layer_status s = {0};
+    s.state = R->cur.state;
+    s.progress = R->cur.p;
+    s.normalized = state_of(c, layer, R->cur.state)->loop ? (float)(R->cur.p - floor(R->cur.p))
+                                                          : (float)(R->cur.p < 1.0 ? R->cur.p : 1.0);
+    if (s.normalized >= 1.0f && state_of(c, layer, R->cur.state)->loop) s.normalized = 0.0f;
+    s.weight = layer_weight(c, layer);
+    bw_graph_transition_status *t = &s.transition;
+    t->transition = t->from = t->to = t->source_state = -1;
+    if (R->fading) {
+        t->active = true;
+        t->transition = R->tr;
+        t->from = R->from;
+        t->to = R->cur.state;
+        t->elapsed = R->timer;
+        t->duration = R->duration;
+        t->weight = fade_weight(c, layer);
+        t->mode = transition_of(c, layer, R->tr)->mode;
+        t->frozen = R->frozen;
+        t->source_state = R->frozen ? -1 : R->src.state;
+        t->source_progress = R->frozen ? 0.0 : R->src.p;
+    }
+    *out = s;
+    return BW_OK;
+}
+
+const bw_graph *bw_graph_cursor_graph(const bw_graph_cursor *c) { return c ? c->g : NULL; }
+
+/* ---- events ---- */
+
+void bw_graph_cursor_drain(bw_graph_cursor *c, bw_graph_event_fn fn, void *user)
+{
+    if (!c) return;
+    int n = c->event_count;
+    c->event_count = 0; /* callbacks cannot queue events (they must not update) */
+    if (fn)
+        for (int i = 0; i < n; i++) fn(user, &c->events[i]);
+}
+
+int bw_graph_cursor_event_count(const bw_graph_cursor *c) { return c ? c->event_count : 0; }
+int bw_graph_cursor_dropped_events(const bw_graph_cursor *c) { return c ? c->dropped : 0; }
+
+/* ---- creation ---- */
+
+/* A mask joint by "name", or "parent/child" when the name alone is
+ * ambiguous (the whole string is tried as a name first, so names that
+ * contain '/' still resolve). -1 missing, BW_RIG_AMBIGUOUS ambiguous. */
+static int find_mask_joint(const bw_rig *rig, const char *name)
+{
+    int j = bw_rig_find_by_name(rig, name);
+    if (j != -1) return j;
+    const char *slash = strrchr(name, '/');
+    char parent[256];
+    size_t n = slash ? (size_t)(slash - name) : 0;
+    if (!slash || n >= sizeof parent) return -1;
+    memcpy(parent, name, n);
+    parent[n] = '\0';
+    return bw_rig_find(rig, parent, slash + 1);
+}
+
+/* Resolve mask `m` on the rig into weights[joint_count] (SPEC §7):
+ * an entry sets its joint and, if it propagates, the descendants without
+ * an entry of their own; everything else is 0. `own` and `inherit` are
+ * joint_count scratch floats, `has` joint_count flags. */
+static void resolve_mask(const bw_graph_cursor *c, const g_mask *m, const int *joints, float *weights,
+                         float *inherit, unsigned char *has)
+{
+    const int *parents = bw_rig_parents(c->rig);
+    memset(has, 0, (size_t)c->joint_count);
+    for (int e = 0; e < m->entry_count; e++) {
+        int j = joints[e];
+        const g_mask_entry *en = &c->g->mask_entries[m->entry_first + e];
+        weights[j] = en->weight;
+        has[j] = en->propagate ? 1 : 2;
+    }
+    for (int j = 0; j < c->joint_count; j++) {
+        float up = parents[j] >= 0 ? inherit[parents[j]] : 0.0f;
+        if (!has[j]) weights[j] = up;
+        inherit[j] = has[j] == 1 ? weights[j] : up;
+    }
+}
+
+static void cursor_free(bw_graph_cursor *c)
+{
+    const bw_allocator *a = &c->alloc;
+    const bw_graph *g = c->g;
+    size_t nl = (size_t)g->layer_count, nj = (size_t)c->joint_count, ns = (size_t)g->max_states;
+    if (c->layers)
+        for (size_t l = 0; l < nl; l++) {
+            bw_pose_deinit(&c->layers[l].pose);
+            bw_pose_deinit(&c->layers[l].snapshot);
+            bw_free(a, c->layers[l].mask, nj * sizeof(float));
+            bw_free(a, c->layers[l].masked, nj * sizeof(float));
+        }
+    bw_pose_deinit(&c->scratch);
+    bw_mixer_destroy(c->mixer);
+    bw_free(a, c->layers, nl * sizeof *c->layers);
+    bw_free(a, c->bindings, (size_t)g->clip_count * sizeof *c->bindings);
+    bw_free(a, c->params, (size_t)g->param_count * sizeof *c->params);
+    bw_free(a, c->age, (size_t)g->param_count * sizeof *c->age);
+    bw_free(a, c->routes, nl * ns * sizeof *c->routes);
+    bw_free(a, c->bfs, 3 * ns * sizeof *c->bfs);
+    bw_free(a, c->contributions, nl * sizeof *c->contributions);
+    bw_free(a, c->events, (size_t)c->event_capacity * sizeof *c->events);
+    bw_allocator copy = c->alloc;
+    bw_free(&copy, c, sizeof *c);
+}
+
+void bw_graph_cursor_destroy(bw_graph_cursor *c)
+{
+    if (c) cursor_free(c);
+}
+
+/* Report every problem of `d` against the graph: bindings, and mask
+ * joints (resolved into mask_joints[mask_entry_count]). */
+static void check_cursor_desc(const bw_graph *g, const bw_graph_cursor_desc *d, int *mask_joints, bw_graph_report *r)
+{
+    char where[256];
+    if (d->event_capacity < 0)
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, "event_capacity", "negative event capacity %d", d->event_capacity);
+    if (d->binding_count != g->clip_count || (d->binding_count > 0 && !d->bindings)) {
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, "bindings", "%d bindings for a graph of %d clips",
+                         d->bindings ? d->binding_count : 0, g->clip_count);
+    } else {
+        uint64_t sig = bw_rig_layout_signature(d->rig);
+        uint32_t rev = bw_rig_topology_revision(d->rig);
+        for (int i = 0; i < g->state_count; i++) {
+            int clip = g->states[i].clip;
+            const bw_binding *b = d->bindings[clip];
+            snprintf(where, sizeof where, "bindings[%d]", clip);
+            bool reported = false; /* once per clip */
+            for (int k = 0; k < i; k++) reported |= g->states[k].clip == clip;
+            if (reported) continue;
+            if (!b) bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, where, "no binding for clip %d (state '%s')", clip,
+                                     g->states[i].name);
+            else if (bw_binding_layout_signature(b) != sig || bw_binding_topology_revision(b) != rev)
+                bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, where, "binding of clip %d was made for another rig layout",
+                                 clip);
+        }
+    }
+    for (int m = 0; m < g->mask_count; m++)
+        for (int e = 0; e < g->masks[m].entry_count; e++) {
+            int k = g->masks[m].entry_first + e;
+            const char *name = g->mask_entries[k].joint;
+            int j = find_mask_joint(d->rig, name);
+            mask_joints[k] = j;
+            snprintf(where, sizeof where, "masks[%d].entries[%d].joint", m, e);
+            if (j == BW_RIG_AMBIGUOUS)
+                bw_graph_problem(r, BW_ERR_DUPLICATE, where, "joint name '%s' is ambiguous in the rig (mask '%s'; "
+                                 "write 'parent/%s')", name, g->masks[m].name, name);
+            else if (j < 0)
+                bw_graph_problem(r, BW_ERR_NOT_FOUND, where, "no joint '%s' in the rig (mask '%s')", name,
+                                 g->masks[m].name);
+        }
+}
+
+static bw_result allocate_cursor(bw_graph_cursor *c, int event_capacity)
+{
+    const bw_allocator *a = &c->alloc;
+    const bw_graph *g = c->g;
+    size_t nl = (size_t)g->layer_count, nj = (size_t)c->joint_count, ns = (size_t)g->max_states;
+    c->event_capacity = event_capacity;
+    c->bindings = (const bw_binding **)bw_alloc_zeroed(a, (size_t)g->clip_count * sizeof *c->bindings);
+    c->params = (float *)bw_alloc_zeroed(a, (size_t)g->param_count * sizeof *c->params);
+    c->age = (double *)bw_alloc_zeroed(a, (size_t)g->param_count * sizeof *c->age);
+    c->layers = (layer_rt *)bw_alloc_zeroed(a, nl * sizeof *c->layers);
+    c->routes = (int *)bw_alloc_zeroed(a, nl * ns * sizeof *c->routes);
+    c->bfs = (int *)bw_alloc_zeroed(a, 3 * ns * sizeof *c->bfs);
+    c->contributions = (bw_contribution *)bw_alloc_zeroed(a, nl * sizeof *c->contributions);
+    c->events = (bw_graph_event *)bw_alloc_zeroed(a, (size_t)event_capacity * sizeof *c->events);
+    if (!c->bindings || !c->params || !c->age || !c->layers || !c->routes || !c->bfs || !c->contributions ||
+        !c->events)
+        return BW_ERR_OUT_OF_MEMORY;
+    if (bw_pose_init(&c->scratch, c->rig, a) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
+    for (size_t l = 0; l < nl; l++) {
+        layer_rt *R = &c->layers[l];
+        if (bw_pose_init(&R->pose, c->rig, a) != BW_OK || bw_pose_init(&R->snapshot, c->rig, a) != BW_OK)
+            return BW_ERR_OUT_OF_MEMORY;
+        if (g->layers[l].mask >= 0) {
+            R->mask = (float *)bw_alloc_zeroed(a, nj * sizeof(float));
+            R->masked = (float *)bw_alloc_zeroed(a, nj * sizeof(float));
+            if (!R->mask || !R->masked) return BW_ERR_OUT_OF_MEMORY;
+            R->masked_view = R->pose;
+            R->masked_view.coverage = R->masked;
+        }
+    }
+    int max_contributions = g->layer_count > 2 ? g->layer_count : 2;
+    bw_result res = make_mixer(c->rig, max_contributions, a, &c->mixer);
+    return res == BW_OK ? BW_OK : BW_ERR_OUT_OF_MEMORY;
+}
+
+/* Masks resolved on the rig, through scratch that lives only here. */
+static bw_result resolve_masks(bw_graph_cursor *c, const int *mask_joints)
+{
+    size_t nj = (size_t)c->joint_count;
+    size_t bytes = nj * sizeof(float) + nj;
+    float *inherit = (float *)bw_alloc(&c->alloc, bytes);
+    if (!inherit) return BW_ERR_OUT_OF_MEMORY;
+    unsigned char *has = (unsigned char *)(inherit + nj);
+    for (int l = 0; l < c->g->layer_count; l++) {
+        int m = c->g->layers[l].mask;
+        if (m >= 0)
+            resolve_mask(c, &c->g->masks[m], mask_joints + c->g->masks[m].entry_first, c->layers[l].mask, inherit,
+                         has);
+    }
+    bw_free(&c->alloc, inherit, bytes);
+    return BW_OK;
+}
+
+static void reset_state(bw_graph_cursor *c, const bw_graph_cursor_desc *d)
+{
+    const bw_graph *g = c->g;
+    for (int i = 0; i < g->clip_count; i++) c->bindings[i] = d->bindings[i];
+    for (int i = 0; i < g->param_count; i++) c->params[i] = g->params[i].value;
+    for (int l = 0; l < g->layer_count; l++) {
+        layer_rt *R = &c->layers[l];
+        const g_layer *L = &g->layers[l];
+        R->cur = (play){L->entry, state_of(c, l, L->entry)->offset, true};
+        R->src = (play){-1, 0.0, false};
+        R->tr = R->from = -1;
+        R->route = c->routes + (size_t)l * (size_t)g->max_states;
+        R->weight = R->w_from = R->w_to = L->weight;
+    }
+}
+
+bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_desc *desc, bw_graph_cursor **out_cursor,
+                                 bw_graph_errors *errors)
+{
+    bw_graph_report r;
+    bw_graph_report_begin(&r, errors);
+    if (!graph || !desc || !desc->rig || !out_cursor) {
+        bw_graph_problem(&r, BW_ERR_INVALID_ARGUMENT, "", "NULL %s",
+                         !graph ? "graph" : !desc ? "desc" : !desc->rig ? "rig" : "out_cursor");
+        return r.first;
+    }
+    bw_allocator alloc = desc->allocator ? *desc->allocator : (bw_allocator){0};
+    size_t mj_bytes = (size_t)graph->mask_entry_count * sizeof(int);
+    int *mask_joints = (int *)bw_alloc(&alloc, mj_bytes);
+    if (!mask_joints) {
+        bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory");
+        return r.first;
+    }
+    check_cursor_desc(graph, desc, mask_joints, &r);
+    bw_graph_cursor *c = NULL;
+    if (r.count == 0) c = (bw_graph_cursor *)bw_alloc_zeroed(&alloc, sizeof *c);
+    if (r.count == 0 && !c) bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory");
+    if (c) {
+        c->g = graph;
+        c->rig = desc->rig;
+        c->alloc = alloc;
+        c->joint_count = bw_rig_joint_count(desc->rig);
+        c->curve_count = bw_rig_curve_count(desc->rig);
+        bw_result res = allocate_cursor(c, desc->event_capacity > 0 ? desc->event_capacity : 64);
+        if (res == BW_OK) res = resolve_masks(c, mask_joints);
+        if (res == BW_OK) {
+            reset_state(c, desc);
+            /* The entry poses: the freeze snapshot source before the first evaluation. */
+            for (int l = 0; l < graph->layer_count && res == BW_OK; l++) res = evaluate_layer(c, l);
+        }
+        if (res != BW_OK) {
+            bw_graph_problem(&r, res, "", "%s", res == BW_ERR_OUT_OF_MEMORY ? "out of memory" : "entry pose failed");
+            cursor_free(c);
+            c = NULL;
+        }
+    }
+    bw_free(&alloc, mask_joints, mj_bytes);
+    if (!c) return r.first;
+    *out_cursor = c;
+    return BW_OK;
+}
