@@ -927,6 +927,201 @@ static void coverage_should_fade_a_joint_present_on_one_side_only(void)
     bw_graph_destroy(g);
 }
 
+static int drain_markers(bw_graph_cursor *c, char names[][16], int max)
+{
+    recorded r = {0};
+    bw_graph_cursor_drain(c, record, &r);
+    int n = 0;
+    for (int k = 0; k < r.count; k++)
+        if (r.kind[k] == BW_GRAPH_EVENT_MARKER && n < max) snprintf(names[n++], 16, "%s", r.name[k]);
+    return n;
+}
+
+/* walk plays MOVE (length 2, markers foot_l 0.5, foot_r 1.5) in "progress
+ * seconds" p × 2.
+ * Forward: dt 0.25 -> (0, 0.25]: none; dt 5 -> (0.25, 5.25]: 0.5 1.5 2.5
+ * 3.5 4.5 = foot_l foot_r foot_l foot_r foot_l; dt 20 -> (5.25, 25.25] is
+ * more than 4 cycles: only (17.25, 25.25], 8 markers, from foot_r (17.5 =
+ * 16 + 1.5) to foot_l (24.5 = 24 + 0.5).
+ * Reverse (speed -1): a marker at clip time m sits at 2 − m: foot_r at 0.5,
+ * foot_l at 1.5. dt 0.75 -> [0, 0.75] (fresh: start included): foot_r;
+ * dt 1 -> (0.75, 1.75]: foot_l; dt 2.5 -> (1.75, 4.25]: 2.5 foot_r, 3.5
+ * foot_l. */
+static void markers_should_follow_loops_and_reverse_playback(void)
+{
+    for (int reverse = 0; reverse < 2; reverse++) {
+        bw_graph_state_desc states[1] = {{.name = "walk", .clip = MOVE, .speed = reverse ? -1.0f : 1.0f}};
+        bw_graph_layer_desc layers[1] = {layer("base", "walk", states, 1, NULL, 0)};
+        bw_graph_desc d = graph_desc(layers, 1, NULL, 0);
+        bw_graph *g = compile(&d);
+        bw_graph_cursor *c = cursor_for(g, NULL);
+        char names[16][16];
+        if (!reverse) {
+            bw_graph_cursor_update(c, 0.25f);
+            CHECK_INT(drain_markers(c, names, 16), 0);
+            bw_graph_cursor_update(c, 5.0f);
+            CHECK_INT(drain_markers(c, names, 16), 5);
+            CHECK_STR(names[0], "foot_l");
+            CHECK_STR(names[3], "foot_r");
+            CHECK_STR(names[4], "foot_l");
+            bw_graph_cursor_update(c, 20.0f);
+            CHECK_INT(drain_markers(c, names, 16), 8);
+            CHECK_STR(names[0], "foot_r");
+            CHECK_STR(names[7], "foot_l");
+            /* p = 25.25 / 2 = 12.625: the 13th pass, normalized 0.625 */
+            CHECK_NEAR(status(c, 0).progress, 12.625, 1e-5);
+            CHECK_NEAR(status(c, 0).normalized, 0.625f, 1e-5);
+        } else {
+            bw_graph_cursor_update(c, 0.75f);
+            CHECK_INT(drain_markers(c, names, 16), 1);
+            CHECK_STR(names[0], "foot_r");
+            bw_graph_cursor_update(c, 1.0f);
+            CHECK_INT(drain_markers(c, names, 16), 1);
+            CHECK_STR(names[0], "foot_l");
+            bw_graph_cursor_update(c, 2.5f);
+            CHECK_INT(drain_markers(c, names, 16), 2);
+            CHECK_STR(names[0], "foot_r");
+            CHECK_STR(names[1], "foot_l");
+            /* p = 4.25 / 2 = 2.125: clip time (1 − 0.125) × 2 = 1.75 -> x 1.75 */
+            bw_pose out = new_pose();
+            CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+            CHECK_NEAR(out.joints[ROOT].t[0], 1.75f, tol);
+            bw_pose_deinit(&out);
+        }
+        bw_graph_cursor_destroy(c);
+        bw_graph_destroy(g);
+    }
+}
+
+/* A state's speed multiplied by a parameter, a layer weight that follows
+ * a parameter, a quad fade curve, and dts the update ignores. */
+static void parameters_should_drive_speed_layer_weight_and_curves(void)
+{
+    bw_graph_param_desc params[3] = {{"rate", BW_GRAPH_PARAM_FLOAT, 2, 0},
+                                     {"blend", BW_GRAPH_PARAM_FLOAT, 0.5f, 0},
+                                     {"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_state_desc states[2] = {{.name = "a", .clip = MOVE, .speed = 0.5f, .speed_param = "rate"},
+                                     {.name = "b", .clip = IDLE}};
+    bw_graph_condition_desc go = cond_is("go");
+    bw_graph_transition_desc trs[1] = {edge("a", "b", &go, 1, 1.0f)};
+    trs[0].curve = BW_EASE_QUAD;
+    bw_graph_layer_desc layers[1] = {layer("base", "a", states, 2, trs, 1)};
+    layers[0].weight_param = "blend";
+    bw_graph_desc d = graph_desc(layers, 1, params, 3);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    /* rate 0.5 × 2 = 1 on a 2 s clip: dt 0.5 -> p 0.25 */
+    bw_graph_cursor_update(c, 0.5f);
+    CHECK_NEAR(status(c, 0).progress, 0.25, 1e-9);
+    CHECK_NEAR(status(c, 0).weight, 0.5f, 0);
+    bw_graph_cursor_set_param(c, 0, 0.0f); /* rate 0: the state holds */
+    bw_graph_cursor_update(c, 0.5f);
+    CHECK_NEAR(status(c, 0).progress, 0.25, 1e-9);
+    bw_graph_cursor_update(c, NAN);
+    bw_graph_cursor_update(c, -3.0f);
+    bw_graph_cursor_set_param(c, 0, 4.0f);
+    bw_graph_cursor_update(c, INFINITY);
+    CHECK_NEAR(status(c, 0).progress, 0.25, 1e-9);
+    bw_graph_cursor_set_param(c, 1, -2.0f); /* a negative parameter weight counts as 0 */
+    CHECK_NEAR(status(c, 0).weight, 0.0f, 0);
+    CHECK_INT(bw_graph_cursor_set_layer_weight(c, 0, 1.0f, 0.0f), BW_ERR_INVALID_ARGUMENT);
+    /* quad fade: weight at elapsed 0.5 of 1 is 0.25 */
+    bw_graph_cursor_set_param(c, 2, 1.0f);
+    bw_graph_cursor_update(c, 0.5f);
+    bw_graph_cursor_update(c, 0.5f);
+    CHECK_NEAR(status(c, 0).transition.weight, 0.25f, tol);
+    bw_graph_cursor_destroy(c);
+    bw_graph_destroy(g);
+}
+
+/* A -> B when go, B -> A when not go, both 0.5 s, dt 0.125 (SPEC §11:
+ * A -> B -> A never jumps). go flips back at 50%: the interruption's first
+ * evaluated pose equals the last one on screen, and each later frame
+ * moves by at most the fade's own step. */
+static void going_back_mid_fade_should_not_jump(void)
+{
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 1, 0}};
+    bw_graph_state_desc states[2] = {{.name = "A", .clip = IDLE}, {.name = "B", .clip = MOVE}};
+    bw_graph_condition_desc go = cond_is("go");
+    bw_graph_condition_desc stay = {.kind = BW_GRAPH_COND_NOT, .param = "go"};
+    bw_graph_transition_desc trs[2] = {edge("A", "B", &go, 1, 0.5f), edge("B", "A", &stay, 1, 0.5f)};
+    bw_graph_layer_desc layers[1] = {layer("base", "A", states, 2, trs, 2)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 1);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_pose out = new_pose();
+    float last_y = 0.0f, worst_step = 0.0f;
+    for (int frame = 0; frame < 12; frame++) {
+        if (frame == 3) bw_graph_cursor_set_param(c, 0, 0.0f); /* B at weight 0.5 on screen */
+        bw_graph_cursor_update(c, 0.125f);
+        bw_graph_cursor_evaluate(c, NULL, &out);
+        float y = out.joints[ROOT].t[1];
+        if (frame == 3) {
+            CHECK_INT(status(c, 0).state, 0);
+            CHECK(status(c, 0).transition.frozen);
+            CHECK_NEAR(y, last_y, 0); /* = 5: the pose on screen */
+        }
+        if (frame > 0 && fabsf(y - last_y) > worst_step) worst_step = fabsf(y - last_y);
+        last_y = y;
+    }
+    /* A's y is 0 and B's 10: a fade step of 0.25 weight moves y by 2.5;
+     * from the frozen 5 back to 0 over 4 steps, 1.25 per step. */
+    CHECK_NEAR(worst_step, 2.5f, tol);
+    CHECK_NEAR(last_y, 0.0f, tol);
+    bw_pose_deinit(&out);
+    bw_graph_cursor_destroy(c);
+    bw_graph_destroy(g);
+}
+
+/* Travel over an any-state edge: a -> b via "*" -> x, x -> b. From x the
+ * any-state edge into x itself is excluded. */
+static void travel_should_use_any_state_edges(void)
+{
+    bw_graph_param_desc params[1] = {{"never", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_state_desc states[3] = {{.name = "a", .clip = IDLE}, {.name = "b", .clip = IDLE}, {.name = "x", .clip = IDLE}};
+    bw_graph_condition_desc never = cond_is("never");
+    bw_graph_transition_desc trs[2] = {edge("*", "x", &never, 1, 0.0f), edge("x", "b", &never, 1, 0.0f)};
+    bw_graph_layer_desc layers[1] = {layer("base", "a", states, 3, trs, 2)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 1);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    CHECK_INT(bw_graph_cursor_travel(c, 0, 1), BW_OK);
+    CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 2);
+    bw_graph_cursor_update(c, 0.125f);
+    CHECK_INT(status(c, 0).state, 2);
+    bw_graph_cursor_update(c, 0.125f);
+    CHECK_INT(status(c, 0).state, 1);
+    /* from b, a is unreachable (nothing leads to a): the error changes nothing */
+    CHECK_INT(bw_graph_cursor_travel(c, 0, 0), BW_ERR_NOT_FOUND);
+    bw_graph_cursor_destroy(c);
+    bw_graph_destroy(g);
+}
+
+/* A queue of 2 events: frame 0 of three layers queues 3 enters. */
+static void a_full_event_queue_should_drop_and_count(void)
+{
+    bw_graph_state_desc states[1] = {{.name = "idle", .clip = IDLE}};
+    bw_graph_layer_desc layers[3] = {layer("l0", "idle", states, 1, NULL, 0), layer("l1", "idle", states, 1, NULL, 0),
+                                     layer("l2", "idle", states, 1, NULL, 0)};
+    bw_graph_desc d = graph_desc(layers, 3, NULL, 0);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor_desc cd = {rig, (const bw_binding *const *)bindings, CLIPS, 2, NULL};
+    bw_graph_cursor *c = NULL;
+    CHECK_INT(bw_graph_cursor_create(g, &cd, &c, NULL), BW_OK);
+    bw_graph_cursor_update(c, 0.125f);
+    CHECK_INT(bw_graph_cursor_event_count(c), 2);
+    CHECK_INT(bw_graph_cursor_dropped_events(c), 1);
+    recorded r = {0};
+    bw_graph_cursor_drain(c, record, &r);
+    CHECK_EVENT(&r, 1, BW_GRAPH_EVENT_ENTER, 1, "idle");
+    CHECK_INT(bw_graph_find_layer(g, "l2"), 2);
+    CHECK_STR(bw_graph_layer_name(g, 2), "l2");
+    CHECK_STR(bw_graph_state_name(g, 1, 0), "idle");
+    CHECK(bw_graph_state_name(g, 1, 1) == NULL);
+    bw_graph_cursor_destroy(c);
+    bw_graph_destroy(g);
+}
+
 static bool speed_is_high(void *user, const float *params, int count)
 {
     (*(int *)user)++;
@@ -1064,6 +1259,11 @@ int main(void)
     RUN(fade_markers_should_switch_from_source_to_destination_at_the_midpoint);
     RUN(masks_should_propagate_and_own_entries_override);
     RUN(coverage_should_fade_a_joint_present_on_one_side_only);
+    RUN(markers_should_follow_loops_and_reverse_playback);
+    RUN(parameters_should_drive_speed_layer_weight_and_curves);
+    RUN(going_back_mid_fade_should_not_jump);
+    RUN(travel_should_use_any_state_edges);
+    RUN(a_full_event_queue_should_drop_and_count);
     RUN(ten_thousand_frames_should_not_allocate);
     RUN(allocation_failures_should_be_reported_and_leak_nothing);
     RUN(cursor_create_should_check_its_bindings);
