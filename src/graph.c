@@ -111,12 +111,14 @@ static void check_name(bw_graph_report *r, const void *items, size_t stride, int
 {
     const char *name = *(const char *const *)((const char *)items + stride * (size_t)i);
     if (!has_name(name)) bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, where, "%s needs a name", what);
-    else if (duplicate_before(items, stride, i)) bw_graph_problem(r, BW_ERR_DUPLICATE, where, "duplicate %s '%s'", what, name);
+    else if (duplicate_before(items, stride, i))
+        bw_graph_problem(r, BW_ERR_DUPLICATE, where, "duplicate %s '%s'", what, name);
 }
 
 /* A parameter reference: must name a parameter (kinds allowed as a mask
  * of 1 << kind). Returns its index or -1. */
-static int check_param_ref(bw_graph_report *r, const bw_graph_desc *d, const char *name, unsigned kinds, const char *where)
+static int check_param_ref(bw_graph_report *r, const bw_graph_desc *d, const char *name, unsigned kinds,
+                           const char *where)
 {
     int p = desc_param(d, name);
     if (p < 0) {
@@ -141,9 +143,11 @@ static void validate_params(bw_graph_report *r, const bw_graph_desc *d)
         const bw_graph_param_desc *p = &d->params[i];
         check_name(r, d->params, sizeof *p, i, WHERE("params[%d].name", i), "parameter");
         if ((unsigned)p->kind >= BW_GRAPH_PARAM_KIND_COUNT)
-            bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("params[%d].kind", i), "unknown parameter kind %d", (int)p->kind);
+            bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("params[%d].kind", i), "unknown parameter kind %d",
+                             (int)p->kind);
         if (!isfinite(p->value))
-            bw_graph_problem(r, BW_ERR_NON_FINITE, WHERE("params[%d].value", i), "default of '%s' is not finite", shown(p->name));
+            bw_graph_problem(r, BW_ERR_NON_FINITE, WHERE("params[%d].value", i), "default of '%s' is not finite",
+                             shown(p->name));
         if (!isfinite(p->expires) || p->expires < 0.0f)
             bw_graph_problem(r, BW_ERR_RANGE, WHERE("params[%d].expires", i), "expires must be finite and >= 0");
         else if (p->expires > 0.0f && p->kind != BW_GRAPH_PARAM_TRIGGER)
@@ -161,9 +165,11 @@ static void validate_masks(bw_graph_report *r, const bw_graph_desc *d)
         if (!check_list(r, m->entries, m->entry_count, WHERE("masks[%d].entries", i), false)) continue;
         for (int e = 0; e < m->entry_count; e++) {
             if (!has_name(m->entries[e].joint))
-                bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("masks[%d].entries[%d].joint", i, e), "needs a joint name");
+                bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("masks[%d].entries[%d].joint", i, e),
+                                 "needs a joint name");
             if (!isfinite(m->entries[e].weight))
-                bw_graph_problem(r, BW_ERR_NON_FINITE, WHERE("masks[%d].entries[%d].weight", i, e), "weight is not finite");
+                bw_graph_problem(r, BW_ERR_NON_FINITE, WHERE("masks[%d].entries[%d].weight", i, e),
+                                 "weight is not finite");
         }
     }
 }
@@ -174,24 +180,30 @@ static void validate_state(bw_graph_report *r, const bw_graph_desc *d, int l, in
     const bw_graph_state_desc *st = &d->layers[l].states[s];
     check_name(r, d->layers[l].states, sizeof *st, s, WHERE("layers[%d].states[%d].name", l, s), "state");
     if (st->name && strcmp(st->name, BW_GRAPH_NAME_ANY) == 0)
-        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].states[%d].name", l, s), "'*' is reserved for any-state");
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].states[%d].name", l, s),
+                         "'*' is reserved for any-state");
     if (st->blend)
         bw_graph_problem(r, BW_ERR_UNSUPPORTED, WHERE("layers[%d].states[%d].blend", l, s),
-                "blend-tree states are not supported yet (state '%s')", shown(st->name));
+                         "blend-tree states are not supported yet (state '%s')", shown(st->name));
     else if (st->clip < 0 || st->clip >= d->clip_count)
-        bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].clip", l, s), "clip index %d outside [0, %d)", st->clip,
-                d->clip_count);
+        bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].clip", l, s), "clip index %d outside [0, %d)",
+                         st->clip, d->clip_count);
     if (st->sync)
-        bw_graph_problem(r, BW_ERR_UNSUPPORTED, WHERE("layers[%d].states[%d].sync", l, s), "sync groups are not supported yet");
-    if (!isfinite(st->speed)) bw_graph_problem(r, BW_ERR_NON_FINITE, WHERE("layers[%d].states[%d].speed", l, s), "speed is not finite");
-    if (st->speed_param) check_param_ref(r, d, st->speed_param, KINDS_NUMERIC, WHERE("layers[%d].states[%d].speed_param", l, s));
+        bw_graph_problem(r, BW_ERR_UNSUPPORTED, WHERE("layers[%d].states[%d].sync", l, s),
+                         "sync groups are not supported yet");
+    if (!isfinite(st->speed))
+        bw_graph_problem(r, BW_ERR_NON_FINITE, WHERE("layers[%d].states[%d].speed", l, s), "speed is not finite");
+    if (st->speed_param)
+        check_param_ref(r, d, st->speed_param, KINDS_NUMERIC, WHERE("layers[%d].states[%d].speed_param", l, s));
     if ((unsigned)st->loop >= BW_GRAPH_LOOP_COUNT)
-        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].states[%d].loop", l, s), "unknown loop value %d", (int)st->loop);
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].states[%d].loop", l, s), "unknown loop value %d",
+                         (int)st->loop);
     if (!(st->offset >= 0.0f && st->offset <= 1.0f))
         bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].offset", l, s), "offset must be in [0, 1]");
 }
 
-static void validate_condition(bw_graph_report *r, const bw_graph_desc *d, const bw_graph_condition_desc *c, const char *base)
+static void validate_condition(bw_graph_report *r, const bw_graph_desc *d, const bw_graph_condition_desc *c,
+                               const char *base)
 {
     char where[320];
     switch (c->kind) {
@@ -199,14 +211,16 @@ static void validate_condition(bw_graph_report *r, const bw_graph_desc *d, const
         check_param_ref(r, d, c->param, KINDS_ANY, WHERE("%s.param", base));
         if ((unsigned)c->op >= BW_GRAPH_OP_COUNT)
             bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("%s.op", base), "unknown operator %d", (int)c->op);
-        if (!isfinite(c->value)) bw_graph_problem(r, BW_ERR_NON_FINITE, WHERE("%s.value", base), "constant is not finite");
+        if (!isfinite(c->value))
+            bw_graph_problem(r, BW_ERR_NON_FINITE, WHERE("%s.value", base), "constant is not finite");
         break;
     case BW_GRAPH_COND_TRUE:
     case BW_GRAPH_COND_NOT: check_param_ref(r, d, c->param, KINDS_ANY, WHERE("%s.param", base)); break;
     case BW_GRAPH_COND_PREDICATE:
         if (!c->fn) bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("%s.fn", base), "predicate without a function");
         break;
-    default: bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("%s.kind", base), "unknown condition kind %d", (int)c->kind);
+    default:
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("%s.kind", base), "unknown condition kind %d", (int)c->kind);
     }
 }
 
@@ -217,23 +231,29 @@ static void validate_transition(bw_graph_report *r, const bw_graph_desc *d, int 
     const bw_graph_transition_desc *tr = &L->transitions[t];
     bool any = tr->from && strcmp(tr->from, BW_GRAPH_NAME_ANY) == 0;
     if (!any && desc_state(L, tr->from) < 0)
-        bw_graph_problem(r, BW_ERR_NOT_FOUND, WHERE("layers[%d].transitions[%d].from", l, t), "unknown state '%s'", shown(tr->from));
+        bw_graph_problem(r, BW_ERR_NOT_FOUND, WHERE("layers[%d].transitions[%d].from", l, t), "unknown state '%s'",
+                         shown(tr->from));
     if (desc_state(L, tr->to) < 0)
-        bw_graph_problem(r, BW_ERR_NOT_FOUND, WHERE("layers[%d].transitions[%d].to", l, t), "unknown state '%s'", shown(tr->to));
+        bw_graph_problem(r, BW_ERR_NOT_FOUND, WHERE("layers[%d].transitions[%d].to", l, t), "unknown state '%s'",
+                         shown(tr->to));
     if (!isfinite(tr->duration) || tr->duration < 0.0f)
-        bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].transitions[%d].duration", l, t), "duration must be finite and >= 0");
+        bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].transitions[%d].duration", l, t),
+                         "duration must be finite and >= 0");
     if (tr->has_exit_time && (!isfinite(tr->exit_time) || tr->exit_time < 0.0f))
-        bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].transitions[%d].exit_time", l, t), "exit time must be finite and >= 0");
+        bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].transitions[%d].exit_time", l, t),
+                         "exit time must be finite and >= 0");
     if ((unsigned)tr->mode >= BW_GRAPH_MODE_COUNT)
-        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].transitions[%d].mode", l, t), "unknown mode %d", (int)tr->mode);
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].transitions[%d].mode", l, t), "unknown mode %d",
+                         (int)tr->mode);
     if (!isfinite(tr->source_speed) || tr->source_speed < 0.0f)
         bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].transitions[%d].source_speed", l, t),
-                "source speed must be finite and >= 0");
+                         "source speed must be finite and >= 0");
     if ((unsigned)tr->curve >= BW_EASE_STYLE_COUNT || (unsigned)tr->curve_dir >= BW_EASE_DIR_COUNT)
-        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].transitions[%d].curve", l, t), "unknown easing curve");
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].transitions[%d].curve", l, t),
+                         "unknown easing curve");
     if (tr->to_self && !any)
         bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].transitions[%d].to_self", l, t),
-                "to_self applies to any-state transitions only");
+                         "to_self applies to any-state transitions only");
     path(base, sizeof base, "layers[%d].transitions[%d].conditions", l, t);
     if (!check_list(r, tr->conditions, tr->condition_count, base, false)) return;
     for (int c = 0; c < tr->condition_count; c++) {
@@ -251,9 +271,11 @@ static void validate_layers(bw_graph_report *r, const bw_graph_desc *d)
         const bw_graph_layer_desc *L = &d->layers[l];
         check_name(r, d->layers, sizeof *L, l, WHERE("layers[%d].name", l), "layer");
         if ((unsigned)L->mode >= BW_GRAPH_LAYER_MODE_COUNT)
-            bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].mode", l), "unknown layer mode %d", (int)L->mode);
+            bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].mode", l), "unknown layer mode %d",
+                             (int)L->mode);
         else if (L->mode == BW_GRAPH_ADDITIVE)
-            bw_graph_problem(r, BW_ERR_UNSUPPORTED, WHERE("layers[%d].mode", l), "additive layers are not supported yet");
+            bw_graph_problem(r, BW_ERR_UNSUPPORTED, WHERE("layers[%d].mode", l),
+                             "additive layers are not supported yet");
         if (!isfinite(L->weight) || L->weight < 0.0f)
             bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].weight", l), "weight must be finite and >= 0");
         if (L->weight_param) check_param_ref(r, d, L->weight_param, KINDS_NUMERIC, WHERE("layers[%d].weight_param", l));
@@ -431,7 +453,7 @@ static void copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
         const bw_graph_param_desc *p = &d->params[i];
         g->params[i].name = pool_copy(strings, p->name);
         g->params[i].kind = p->kind;
-        g->params[i].value = p->kind == BW_GRAPH_PARAM_FLOAT ? p->value
+        g->params[i].value = p->kind == BW_GRAPH_PARAM_FLOAT  ? p->value
                              : p->kind == BW_GRAPH_PARAM_BOOL ? (p->value != 0.0f ? 1.0f : 0.0f)
                                                               : 0.0f;
         g->params[i].expires = p->kind == BW_GRAPH_PARAM_TRIGGER ? p->expires : 0.0f;

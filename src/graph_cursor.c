@@ -30,22 +30,22 @@ typedef struct layer_rt {
     play cur;
     /* the transition in flight */
     bool fading;
-    int tr;         /* layer-local transition index */
-    int from;       /* state current when it fired */
+    int tr;   /* layer-local transition index */
+    int from; /* state current when it fired */
     float timer, duration;
-    bool frozen;    /* source is `snapshot` */
-    play src;       /* live source (state -1 when frozen) */
+    bool frozen; /* source is `snapshot` */
+    play src;    /* live source (state -1 when frozen) */
     float src_speed;
     /* travel */
-    int *route;     /* max_states transition indices */
+    int *route; /* max_states transition indices */
     int route_len, route_pos;
     /* layer weight and its fade */
     float weight, w_from, w_to, w_elapsed, w_duration;
     /* poses */
-    bw_pose pose;     /* the layer's own pose, last evaluated */
-    bw_pose snapshot; /* frozen source */
-    float *mask;      /* joint_count weights, NULL = every joint at 1 */
-    float *masked;    /* joint_count: pose coverage × mask, for composing */
+    bw_pose pose;        /* the layer's own pose, last evaluated */
+    bw_pose snapshot;    /* frozen source */
+    float *mask;         /* joint_count weights, NULL = every joint at 1 */
+    float *masked;       /* joint_count: pose coverage × mask, for composing */
     bw_pose masked_view; /* `pose`'s transforms and curves with `masked` coverage (borrows
                             both; never initialised or freed as a pose) */
 } layer_rt;
@@ -55,15 +55,15 @@ struct bw_graph_cursor {
     const bw_rig *rig;
     bw_allocator alloc;
     int joint_count, curve_count;
-    const bw_binding **bindings; /* clip_count */
-    float *params;               /* param_count */
-    double *age;                 /* param_count: trigger age since fire */
-    layer_rt *layers;            /* layer_count */
-    int *routes;                 /* layer_count × max_states */
-    int *bfs;                    /* 3 × max_states: queue, parent, edge */
+    const bw_binding **bindings;    /* clip_count */
+    float *params;                  /* param_count */
+    double *age;                    /* param_count: trigger age since fire */
+    layer_rt *layers;               /* layer_count */
+    int *routes;                    /* layer_count × max_states */
+    int *bfs;                       /* 3 × max_states: queue, parent, edge */
     bw_contribution *contributions; /* layer_count (or 2) */
     bw_mixer *mixer;
-    bw_pose scratch;             /* destination alone, for a frozen fade */
+    bw_pose scratch; /* destination alone, for a frozen fade */
     bw_graph_event *events;
     int event_capacity, event_count, dropped;
     bool started;
@@ -436,10 +436,7 @@ bw_result bw_graph_cursor_set_param(bw_graph_cursor *c, int param, float value)
     return BW_OK;
 }
 
-float bw_graph_cursor_param(const bw_graph_cursor *c, int param)
-{
-    return param_ok(c, param) ? c->params[param] : NAN;
-}
+float bw_graph_cursor_param(const bw_graph_cursor *c, int param) { return param_ok(c, param) ? c->params[param] : NAN; }
 
 static bw_result set_trigger(bw_graph_cursor *c, int trigger, float value)
 {
@@ -584,10 +581,11 @@ static int find_mask_joint(const bw_rig *rig, const char *name)
 
 /* Resolve mask `m` on the rig into weights[joint_count] (SPEC §7):
  * an entry sets its joint and, if it propagates, the descendants without
- * an entry of their own; everything else is 0. `own` and `inherit` are
- * joint_count scratch floats, `has` joint_count flags. */
-static void resolve_mask(const bw_graph_cursor *c, const g_mask *m, const int *joints, float *weights,
-                         float *inherit, unsigned char *has)
+ * an entry of their own; everything else is 0. `inherit` (what a joint
+ * passes to its children) is joint_count scratch floats, `has`
+ * joint_count flags (0 no entry, 1 propagating entry, 2 own only). */
+static void resolve_mask(const bw_graph_cursor *c, const g_mask *m, const int *joints, float *weights, float *inherit,
+                         unsigned char *has)
 {
     const int *parents = bw_rig_parents(c->rig);
     memset(has, 0, (size_t)c->joint_count);
@@ -655,11 +653,12 @@ static void check_cursor_desc(const bw_graph *g, const bw_graph_cursor_desc *d, 
             bool reported = false; /* once per clip */
             for (int k = 0; k < i; k++) reported |= g->states[k].clip == clip;
             if (reported) continue;
-            if (!b) bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, where, "no binding for clip %d (state '%s')", clip,
-                                     g->states[i].name);
+            if (!b)
+                bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, where, "no binding for clip %d (state '%s')", clip,
+                                 g->states[i].name);
             else if (bw_binding_layout_signature(b) != sig || bw_binding_topology_revision(b) != rev)
-                bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, where, "binding of clip %d was made for another rig layout",
-                                 clip);
+                bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, where,
+                                 "binding of clip %d was made for another rig layout", clip);
         }
     }
     for (int m = 0; m < g->mask_count; m++)
@@ -670,8 +669,10 @@ static void check_cursor_desc(const bw_graph *g, const bw_graph_cursor_desc *d, 
             mask_joints[k] = j;
             snprintf(where, sizeof where, "masks[%d].entries[%d].joint", m, e);
             if (j == BW_RIG_AMBIGUOUS)
-                bw_graph_problem(r, BW_ERR_DUPLICATE, where, "joint name '%s' is ambiguous in the rig (mask '%s'; "
-                                 "write 'parent/%s')", name, g->masks[m].name, name);
+                bw_graph_problem(r, BW_ERR_DUPLICATE, where,
+                                 "joint name '%s' is ambiguous in the rig (mask '%s'; "
+                                 "write 'parent/%s')",
+                                 name, g->masks[m].name, name);
             else if (j < 0)
                 bw_graph_problem(r, BW_ERR_NOT_FOUND, where, "no joint '%s' in the rig (mask '%s')", name,
                                  g->masks[m].name);
@@ -692,8 +693,7 @@ static bw_result allocate_cursor(bw_graph_cursor *c, int event_capacity)
     c->bfs = (int *)bw_alloc_zeroed(a, 3 * ns * sizeof *c->bfs);
     c->contributions = (bw_contribution *)bw_alloc_zeroed(a, nl * sizeof *c->contributions);
     c->events = (bw_graph_event *)bw_alloc_zeroed(a, (size_t)event_capacity * sizeof *c->events);
-    if (!c->bindings || !c->params || !c->age || !c->layers || !c->routes || !c->bfs || !c->contributions ||
-        !c->events)
+    if (!c->bindings || !c->params || !c->age || !c->layers || !c->routes || !c->bfs || !c->contributions || !c->events)
         return BW_ERR_OUT_OF_MEMORY;
     if (bw_pose_init(&c->scratch, c->rig, a) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
     for (size_t l = 0; l < nl; l++) {
@@ -724,8 +724,7 @@ static bw_result resolve_masks(bw_graph_cursor *c, const int *mask_joints)
     for (int l = 0; l < c->g->layer_count; l++) {
         int m = c->g->layers[l].mask;
         if (m >= 0)
-            resolve_mask(c, &c->g->masks[m], mask_joints + c->g->masks[m].entry_first, c->layers[l].mask, inherit,
-                         has);
+            resolve_mask(c, &c->g->masks[m], mask_joints + c->g->masks[m].entry_first, c->layers[l].mask, inherit, has);
     }
     bw_free(&c->alloc, inherit, bytes);
     return BW_OK;
@@ -754,7 +753,10 @@ bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_de
     bw_graph_report_begin(&r, errors);
     if (!graph || !desc || !desc->rig || !out_cursor) {
         bw_graph_problem(&r, BW_ERR_INVALID_ARGUMENT, "", "NULL %s",
-                         !graph ? "graph" : !desc ? "desc" : !desc->rig ? "rig" : "out_cursor");
+                         !graph       ? "graph"
+                         : !desc      ? "desc"
+                         : !desc->rig ? "rig"
+                                      : "out_cursor");
         return r.first;
     }
     bw_allocator alloc = desc->allocator ? *desc->allocator : (bw_allocator){0};

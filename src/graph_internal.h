@@ -72,10 +72,10 @@ typedef struct g_state {
 
 typedef struct g_layer {
     const char *name;
-    int entry;          /* layer-local state */
-    int mask;           /* -1 = none */
+    int entry; /* layer-local state */
+    int mask;  /* -1 = none */
     float weight;
-    int weight_param;   /* -1 = none */
+    int weight_param;                       /* -1 = none */
     int state_first, state_count;           /* into bw_graph.states */
     int transition_first, transition_count; /* into bw_graph.transitions */
 } g_layer;
@@ -83,14 +83,14 @@ typedef struct g_layer {
 struct bw_graph {
     bw_allocator alloc; /* copied from the desc (fn NULL = malloc) */
     size_t size;        /* of the one block */
-    int param_count, clip_count, marker_count, mask_count, mask_entry_count, layer_count, state_count,
-        transition_count, condition_count;
-    int max_states;     /* largest state_count of a layer */
+    int param_count, clip_count, marker_count, mask_count, mask_entry_count, layer_count, state_count, transition_count,
+        condition_count;
+    int max_states; /* largest state_count of a layer */
     g_param *params;
     g_clip *clips;
-    g_marker *markers;  /* per clip, in the clip's (time) order */
-    int *loop_order;    /* per clip, marker indices (relative to the clip's first) sorted by
-                           wrapped time, stable: the order of one forward loop pass */
+    g_marker *markers; /* per clip, in the clip's (time) order */
+    int *loop_order;   /* per clip, marker indices (relative to the clip's first) sorted by
+                          wrapped time, stable: the order of one forward loop pass */
     g_mask *masks;
     g_mask_entry *mask_entries;
     g_layer *layers;

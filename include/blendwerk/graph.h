@@ -94,9 +94,11 @@ extern "C" {
 #endif
 
 /* Documented limits (BW_ERR_LIMIT beyond them). */
-#define BW_GRAPH_MAX_ITEMS (1 << 16) /* params, masks, layers, states per layer, transitions
-                                        per layer, conditions per transition, entries per mask */
-#define BW_GRAPH_NAME_ANY "*"        /* transition `from` meaning any state */
+/* At most this many params, masks, layers, states per layer, transitions
+ * per layer, conditions per transition and entries per mask. */
+#define BW_GRAPH_MAX_ITEMS (1 << 16)
+/* Transition `from` meaning any state. */
+#define BW_GRAPH_NAME_ANY "*"
 
 /* ---- the description ---- */
 
@@ -108,15 +110,21 @@ typedef enum bw_graph_param_kind {
 } bw_graph_param_kind;
 
 typedef struct bw_graph_param_desc {
-    const char *name;         /* required, unique among parameters */
+    const char *name; /* required, unique among parameters */
     bw_graph_param_kind kind;
-    float value;              /* default, finite (FLOAT; BOOL: non-zero = true; TRIGGER: ignored) */
-    float expires;            /* TRIGGER only: seconds after fire it unsets itself, >= 0;
-                                 0 = never (waits until consumed or reset) */
+    float value;   /* default, finite (FLOAT; BOOL: non-zero = true; TRIGGER: ignored) */
+    float expires; /* TRIGGER only: seconds after fire it unsets itself, >= 0;
+                      0 = never (waits until consumed or reset) */
 } bw_graph_param_desc;
 
 typedef enum bw_graph_op {
-    BW_GRAPH_LT = 0, BW_GRAPH_LE, BW_GRAPH_GT, BW_GRAPH_GE, BW_GRAPH_EQ, BW_GRAPH_NE, BW_GRAPH_OP_COUNT
+    BW_GRAPH_LT = 0,
+    BW_GRAPH_LE,
+    BW_GRAPH_GT,
+    BW_GRAPH_GE,
+    BW_GRAPH_EQ,
+    BW_GRAPH_NE,
+    BW_GRAPH_OP_COUNT
 } bw_graph_op;
 
 typedef enum bw_graph_cond_kind {
@@ -148,21 +156,21 @@ typedef enum bw_graph_mode {
 } bw_graph_mode;
 
 typedef struct bw_graph_transition_desc {
-    const char *from;         /* a state of the layer, or "*" (any state) */
-    const char *to;           /* a state of the layer */
+    const char *from;                          /* a state of the layer, or "*" (any state) */
+    const char *to;                            /* a state of the layer */
     const bw_graph_condition_desc *conditions; /* all must hold; none = true */
     int condition_count;
-    bool has_exit_time;       /* false: no exit-time gate */
-    float exit_time;          /* normalized, finite, >= 0 (see the gate above) */
-    float duration;           /* fade seconds, finite, >= 0; 0 = instant. (The graph
-                                 file's default 0.2 belongs to its reader.) */
+    bool has_exit_time; /* false: no exit-time gate */
+    float exit_time;    /* normalized, finite, >= 0 (see the gate above) */
+    float duration;     /* fade seconds, finite, >= 0; 0 = instant. (The graph
+                           file's default 0.2 belongs to its reader.) */
     bw_graph_mode mode;
-    float source_speed;       /* live mode: finite, >= 0; 0 = default 1 (a source
-                                 that stands still is what freeze mode gives) */
-    bool non_interruptible;   /* true: no selection in this layer while it runs */
-    bw_ease_style curve;      /* fade weight curve, default linear */
-    bw_ease_dir curve_dir;    /* default in */
-    bool to_self;             /* any-state only: may fire while `to` is current */
+    float source_speed;     /* live mode: finite, >= 0; 0 = default 1 (a source
+                               that stands still is what freeze mode gives) */
+    bool non_interruptible; /* true: no selection in this layer while it runs */
+    bw_ease_style curve;    /* fade weight curve, default linear */
+    bw_ease_dir curve_dir;  /* default in */
+    bool to_self;           /* any-state only: may fire while `to` is current */
 } bw_graph_transition_desc;
 
 typedef enum bw_graph_loop {
@@ -173,15 +181,15 @@ typedef enum bw_graph_loop {
 } bw_graph_loop;
 
 typedef struct bw_graph_state_desc {
-    const char *name;       /* required, unique in the layer, not "*" */
-    int clip;               /* index into bw_graph_desc.clips */
-    const void *blend;      /* reserved for blend-tree states: must be NULL in this slice */
-    float speed;            /* rate multiplier, finite; 0 = default 1 (hold a state still
-                               through speed_param) */
-    const char *speed_param;/* optional float parameter multiplied into the rate each update */
+    const char *name;        /* required, unique in the layer, not "*" */
+    int clip;                /* index into bw_graph_desc.clips */
+    const void *blend;       /* reserved for blend-tree states: must be NULL in this slice */
+    float speed;             /* rate multiplier, finite; 0 = default 1 (hold a state still
+                                through speed_param) */
+    const char *speed_param; /* optional float parameter multiplied into the rate each update */
     bw_graph_loop loop;
-    float offset;           /* normalized start time in [0, 1] */
-    const char *sync;       /* reserved for sync groups: must be NULL in this slice */
+    float offset;     /* normalized start time in [0, 1] */
+    const char *sync; /* reserved for sync groups: must be NULL in this slice */
 } bw_graph_state_desc;
 
 typedef enum bw_graph_layer_mode {
@@ -191,14 +199,14 @@ typedef enum bw_graph_layer_mode {
 } bw_graph_layer_mode;
 
 typedef struct bw_graph_layer_desc {
-    const char *name;        /* required, unique */
-    const char *entry;       /* required: the state the layer starts in */
+    const char *name;  /* required, unique */
+    const char *entry; /* required: the state the layer starts in */
     bw_graph_layer_mode mode;
-    float weight;            /* initial layer weight, finite, >= 0; 0 = default 1 (start a layer
-                                silent with bw_graph_cursor_set_layer_weight) */
-    const char *weight_param;/* optional float / bool parameter: the layer weight follows it
-                                (clamped to >= 0) instead of `weight` and fades */
-    const char *mask;        /* optional mask name; NULL = every joint at weight 1 */
+    float weight;                      /* initial layer weight, finite, >= 0; 0 = default 1 (start a layer
+                                          silent with bw_graph_cursor_set_layer_weight) */
+    const char *weight_param;          /* optional float / bool parameter: the layer weight follows it
+                                          (clamped to >= 0) instead of `weight` and fades */
+    const char *mask;                  /* optional mask name; NULL = every joint at weight 1 */
     const bw_graph_state_desc *states; /* >= 1 */
     int state_count;
     const bw_graph_transition_desc *transitions;
@@ -209,12 +217,12 @@ typedef struct bw_graph_layer_desc {
  * name alone is ambiguous in the rig (resolved per cursor, see below). */
 typedef struct bw_graph_mask_entry_desc {
     const char *joint;
-    float weight;            /* finite */
-    bool no_descendants;     /* false (default): descendants inherit the weight */
+    float weight;        /* finite */
+    bool no_descendants; /* false (default): descendants inherit the weight */
 } bw_graph_mask_entry_desc;
 
 typedef struct bw_graph_mask_desc {
-    const char *name;        /* required, unique */
+    const char *name;                        /* required, unique */
     const bw_graph_mask_entry_desc *entries; /* applied in order; a later entry for the same
                                                 joint replaces an earlier one */
     int entry_count;
@@ -227,11 +235,11 @@ typedef struct bw_graph_desc {
     int mask_count;
     const bw_graph_layer_desc *layers; /* >= 1, composed in order */
     int layer_count;
-    const bw_clip *const *clips;       /* the caller's clip list (states index it); read
-                                          during compile only: length, loop flag and markers
-                                          are copied */
+    const bw_clip *const *clips; /* the caller's clip list (states index it); read
+                                    during compile only: length, loop flag and markers
+                                    are copied */
     int clip_count;
-    const bw_allocator *allocator;     /* NULL = malloc; copied; must outlive the graph */
+    const bw_allocator *allocator; /* NULL = malloc; copied; must outlive the graph */
 } bw_graph_desc;
 
 /* Where compile and cursor creation put their problems. `errors` is the
@@ -274,15 +282,15 @@ bw_graph_param_kind bw_graph_param_kind_of(const bw_graph *graph, int param); /*
 typedef struct bw_graph_cursor bw_graph_cursor;
 
 typedef struct bw_graph_cursor_desc {
-    const bw_rig *rig;                  /* required; outlives the cursor; its topology must not
-                                           change while the cursor lives (recreate it) */
-    const bw_binding *const *bindings;  /* binding_count entries, index = clip index, made for
-                                           `rig`; NULL allowed for clips no state plays;
-                                           borrowed, outlive the cursor */
-    int binding_count;                  /* = bw_graph_clip_count(graph) */
-    int event_capacity;                 /* events queued per frame (default 64 when 0); more
-                                           are dropped and counted */
-    const bw_allocator *allocator;      /* NULL = malloc; copied; outlives the cursor */
+    const bw_rig *rig;                 /* required; outlives the cursor; its topology must not
+                                          change while the cursor lives (recreate it) */
+    const bw_binding *const *bindings; /* binding_count entries, index = clip index, made for
+                                          `rig`; NULL allowed for clips no state plays;
+                                          borrowed, outlive the cursor */
+    int binding_count;                 /* = bw_graph_clip_count(graph) */
+    int event_capacity;                /* events queued per frame (default 64 when 0); more
+                                          are dropped and counted */
+    const bw_allocator *allocator;     /* NULL = malloc; copied; outlives the cursor */
 } bw_graph_cursor_desc;
 
 /* Allocate everything the cursor needs, resolve the graph's masks on the
@@ -298,8 +306,8 @@ typedef struct bw_graph_cursor_desc {
  * rig layout; a negative event capacity), BW_ERR_NOT_FOUND (a mask joint
  * missing from the rig), BW_ERR_DUPLICATE (an ambiguous mask joint name),
  * BW_ERR_OUT_OF_MEMORY. */
-bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_desc *desc,
-                                 bw_graph_cursor **out_cursor, bw_graph_errors *errors);
+bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_desc *desc, bw_graph_cursor **out_cursor,
+                                 bw_graph_errors *errors);
 void bw_graph_cursor_destroy(bw_graph_cursor *cursor); /* NULL is a no-op */
 
 /* Parameters by index. set_param: FLOAT and BOOL only (a BOOL stores
@@ -347,25 +355,25 @@ const bw_pose *bw_graph_cursor_layer_pose(const bw_graph_cursor *cursor, int lay
 /* ---- queries ---- */
 
 typedef struct bw_graph_transition_status {
-    bool active;          /* false: no transition in flight (other fields 0 / -1) */
-    int transition;       /* index in the layer's transition list */
-    int from;             /* the state current when it fired (never "*") */
-    int to;               /* the destination (= the layer's current state) */
-    float elapsed;        /* seconds since it fired */
-    float duration;       /* seconds */
-    float weight;         /* destination weight, curve(elapsed / duration) */
-    bw_graph_mode mode;   /* as authored */
-    bool frozen;          /* the source is a snapshot (freeze mode, or an interruption) */
-    int source_state;     /* the live source's state, -1 when frozen */
+    bool active;            /* false: no transition in flight (other fields 0 / -1) */
+    int transition;         /* index in the layer's transition list */
+    int from;               /* the state current when it fired (never "*") */
+    int to;                 /* the destination (= the layer's current state) */
+    float elapsed;          /* seconds since it fired */
+    float duration;         /* seconds */
+    float weight;           /* destination weight, curve(elapsed / duration) */
+    bw_graph_mode mode;     /* as authored */
+    bool frozen;            /* the source is a snapshot (freeze mode, or an interruption) */
+    int source_state;       /* the live source's state, -1 when frozen */
     double source_progress; /* the live source's accumulated progress (0 when frozen) */
 } bw_graph_transition_status;
 
 typedef struct bw_graph_layer_status {
-    int state;            /* current state (the destination during a fade) */
-    double progress;      /* accumulated normalized progress p (grows across loops) */
-    float normalized;     /* in [0, 1]: looping the fraction of the current pass
-                             (in [0, 1)), non-looping min(p, 1) */
-    float weight;         /* current layer weight */
+    int state;        /* current state (the destination during a fade) */
+    double progress;  /* accumulated normalized progress p (grows across loops) */
+    float normalized; /* in [0, 1]: looping the fraction of the current pass
+                         (in [0, 1)), non-looping min(p, 1) */
+    float weight;     /* current layer weight */
     bw_graph_transition_status transition;
 } bw_graph_layer_status;
 
@@ -385,11 +393,11 @@ typedef enum bw_graph_event_kind {
 typedef struct bw_graph_event {
     bw_graph_event_kind kind;
     int layer;
-    int state;            /* the state entered / left / playing the marker */
-    int clip;             /* MARKER: clip index; else -1 */
-    int marker;           /* MARKER: marker index in the clip (time order); else -1 */
-    const char *name;     /* MARKER: marker name; ENTER / EXIT: state name (owned by the graph) */
-    float time;           /* MARKER: marker time in the clip, seconds; else 0 */
+    int state;        /* the state entered / left / playing the marker */
+    int clip;         /* MARKER: clip index; else -1 */
+    int marker;       /* MARKER: marker index in the clip (time order); else -1 */
+    const char *name; /* MARKER: marker name; ENTER / EXIT: state name (owned by the graph) */
+    float time;       /* MARKER: marker time in the clip, seconds; else 0 */
 } bw_graph_event;
 
 typedef void (*bw_graph_event_fn)(void *user, const bw_graph_event *event);
@@ -398,7 +406,7 @@ typedef void (*bw_graph_event_fn)(void *user, const bw_graph_event *event);
  * discards), then empty the queue. Callbacks may set parameters, fire
  * triggers and travel; they must not update, evaluate or drain. */
 void bw_graph_cursor_drain(bw_graph_cursor *cursor, bw_graph_event_fn fn, void *user);
-int bw_graph_cursor_event_count(const bw_graph_cursor *cursor); /* queued now */
+int bw_graph_cursor_event_count(const bw_graph_cursor *cursor);    /* queued now */
 int bw_graph_cursor_dropped_events(const bw_graph_cursor *cursor); /* since creation */
 
 #ifdef __cplusplus
