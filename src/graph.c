@@ -174,6 +174,36 @@ static void validate_masks(bw_graph_report *r, const bw_graph_desc *d)
     }
 }
 
+/* Floats of member positions a blend node holds (blendspace.h). */
+static int node_position_count(const bw_blend_node *n)
+{
+    switch (n->kind) {
+    case BW_BLEND_NODE_1D: return n->child_count;
+    case BW_BLEND_NODE_2D:
+    case BW_BLEND_NODE_DIRECTIONAL: return 2 * n->child_count;
+    case BW_BLEND_NODE_GRID: return n->grid_nx + n->grid_ny;
+    default: return 0;
+    }
+}
+
+static void validate_blend(bw_graph_report *r, const bw_graph_desc *d, const bw_blend_tree *tree, int l, int s)
+{
+    char where[256];
+    bw_error e = {0};
+    bw_result res = bw_blend_tree_validate(tree, NULL, &e);
+    if (res != BW_OK) {
+        bw_graph_problem(r, res, WHERE("layers[%d].states[%d].blend", l, s), "%s", e.message);
+        return;
+    }
+    if (tree->param_count > d->param_count)
+        bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].blend.param_count", l, s),
+                         "the blend tree reads %d parameters, the graph has %d", tree->param_count, d->param_count);
+    for (int i = 0; i < tree->node_count; i++)
+        if (tree->nodes[i].kind == BW_BLEND_NODE_CLIP && (tree->nodes[i].clip < 0 || tree->nodes[i].clip >= d->clip_count))
+            bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].blend.nodes[%d].clip", l, s, i),
+                             "clip index %d outside [0, %d)", tree->nodes[i].clip, d->clip_count);
+}
+
 static void validate_state(bw_graph_report *r, const bw_graph_desc *d, int l, int s)
 {
     char where[256];
@@ -183,8 +213,7 @@ static void validate_state(bw_graph_report *r, const bw_graph_desc *d, int l, in
         bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].states[%d].name", l, s),
                          "'*' is reserved for any-state");
     if (st->blend)
-        bw_graph_problem(r, BW_ERR_UNSUPPORTED, WHERE("layers[%d].states[%d].blend", l, s),
-                         "blend-tree states are not supported yet (state '%s')", shown(st->name));
+        validate_blend(r, d, st->blend, l, s);
     else if (st->clip < 0 || st->clip >= d->clip_count)
         bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].clip", l, s), "clip index %d outside [0, %d)",
                          st->clip, d->clip_count);
@@ -306,6 +335,7 @@ static void validate_clips(bw_graph_report *r, const bw_graph_desc *d)
 
 typedef struct sizes {
     int params, clips, markers, masks, mask_entries, layers, states, transitions, conditions;
+    int nodes, node_children, node_positions;
     size_t strings;
 } sizes;
 
@@ -334,7 +364,17 @@ static sizes count_desc(const bw_graph_desc *d)
         n.strings += string_size(L->name);
         n.states += L->state_count;
         n.transitions += L->transition_count;
-        for (int s = 0; s < L->state_count; s++) n.strings += string_size(L->states[s].name);
+        for (int s = 0; s < L->state_count; s++) {
+            n.strings += string_size(L->states[s].name);
+            const bw_blend_tree *tree = L->states[s].blend;
+            if (!tree) continue;
+            n.nodes += tree->node_count;
+            for (int i = 0; i < tree->node_count; i++)
+                if (tree->nodes[i].kind != BW_BLEND_NODE_CLIP) {
+                    n.node_children += tree->nodes[i].child_count;
+                    n.node_positions += node_position_count(&tree->nodes[i]);
+                }
+        }
         for (int t = 0; t < L->transition_count; t++) n.conditions += L->transitions[t].condition_count;
     }
     return n;
@@ -367,6 +407,9 @@ static void layout(bw_graph *g, carver *c, const sizes *n)
     g->states = (g_state *)carve(c, (size_t)n->states * sizeof *g->states);
     g->transitions = (g_transition *)carve(c, (size_t)n->transitions * sizeof *g->transitions);
     g->conditions = (g_condition *)carve(c, (size_t)n->conditions * sizeof *g->conditions);
+    g->nodes = (bw_blend_node *)carve(c, (size_t)n->nodes * sizeof *g->nodes);
+    g->node_children = (int *)carve(c, (size_t)n->node_children * sizeof *g->node_children);
+    g->node_positions = (float *)carve(c, (size_t)n->node_positions * sizeof *g->node_positions);
 }
 
 typedef struct pool {
@@ -447,8 +490,41 @@ static void copy_transitions(bw_graph *g, const bw_graph_desc *d, const bw_graph
     }
 }
 
+/* A blend state's tree, copied into the block (leaf lengths from the
+ * graph's clips), and the sizes its evaluation needs. */
+static void copy_tree(bw_graph *g, const bw_blend_tree *src, g_state *gs)
+{
+    bw_blend_node *nodes = &g->nodes[g->node_count];
+    g->node_count += src->node_count;
+    for (int i = 0; i < src->node_count; i++) {
+        bw_blend_node *n = &nodes[i];
+        *n = src->nodes[i];
+        if (n->kind == BW_BLEND_NODE_CLIP) {
+            n->length = g->clips[n->clip].length;
+            n->children = NULL;
+            n->positions = NULL;
+            continue;
+        }
+        int *children = &g->node_children[g->node_child_count];
+        float *positions = &g->node_positions[g->node_position_count];
+        int np = node_position_count(n);
+        memcpy(children, src->nodes[i].children, (size_t)n->child_count * sizeof *children);
+        memcpy(positions, src->nodes[i].positions, (size_t)np * sizeof *positions);
+        g->node_child_count += n->child_count;
+        g->node_position_count += np;
+        n->children = children;
+        n->positions = positions;
+    }
+    gs->tree = (bw_blend_tree){nodes, src->node_count, src->root, src->param_count};
+    bw_blend_tree_sizes sz = {1, 0};
+    bw_blend_tree_validate(&gs->tree, &sz, NULL); /* validated as given: the copy passes too */
+    if (sz.max_leaves > g->max_leaves) g->max_leaves = sz.max_leaves;
+    if (sz.scratch_count > g->max_tree_scratch) g->max_tree_scratch = sz.scratch_count;
+}
+
 static void copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
 {
+    g->max_leaves = 1;
     for (int i = 0; i < d->param_count; i++) {
         const bw_graph_param_desc *p = &d->params[i];
         g->params[i].name = pool_copy(strings, p->name);
@@ -487,10 +563,13 @@ static void copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
             const bw_graph_state_desc *sd = &L->states[s];
             g_state *gs = &g->states[s_next++];
             gs->name = pool_copy(strings, sd->name);
-            gs->clip = sd->clip;
+            gs->blend = sd->blend != NULL;
+            gs->clip = gs->blend ? -1 : sd->clip;
+            if (gs->blend) copy_tree(g, sd->blend, gs);
             gs->speed = sd->speed != 0.0f ? sd->speed : 1.0f;
             gs->speed_param = sd->speed_param ? desc_param(d, sd->speed_param) : -1;
-            gs->loop = sd->loop == BW_GRAPH_LOOP_CLIP ? g->clips[sd->clip].loop : sd->loop == BW_GRAPH_LOOP_YES;
+            bool own_loop = gs->blend || g->clips[sd->clip].loop; /* blends loop */
+            gs->loop = sd->loop == BW_GRAPH_LOOP_CLIP ? own_loop : sd->loop == BW_GRAPH_LOOP_YES;
             gs->offset = sd->offset;
         }
         copy_transitions(g, d, L, &t_next, &c_next);

@@ -22,8 +22,9 @@ typedef struct play {
 /* What one advance did (for the exit-time gate and markers). */
 typedef struct step {
     double old_p, new_p;
-    bool fresh; /* the advance started at a freshly entered start */
-    double rate;
+    bool fresh;  /* the advance started at a freshly entered start */
+    int clip;    /* the dominant leaf's clip (markers come from it), -1 none */
+    double rate; /* its signed rate (state rate × leaf rate): < 0 plays backwards */
 } step;
 
 typedef struct layer_rt {
@@ -61,7 +62,10 @@ struct bw_graph_cursor {
     layer_rt *layers;               /* layer_count */
     int *routes;                    /* layer_count × max_states */
     int *bfs;                       /* 3 × max_states: queue, parent, edge */
-    bw_contribution *contributions; /* layer_count (or 2) */
+    bw_contribution *contributions; /* layer_count */
+    bw_blend_leaf *leaves;          /* max_leaves: one state's leaves */
+    float *tree_scratch;            /* max_tree_scratch */
+    bw_clip_contribution *clip_buf; /* 2 × max_leaves: one layer's plays */
     bw_mixer *mixer;
     bw_pose scratch; /* destination alone, for a frozen fade */
     bw_graph_event *events;
@@ -121,14 +125,32 @@ static float layer_weight(const bw_graph_cursor *c, int l)
     return w > 0.0f ? w : 0.0f; /* NaN fails the comparison */
 }
 
-/* Clip time of a state at progress p: looping states wrap (a negative rate
- * plays the pass backwards), non-looping ones clamp. */
-static float clip_time(const bw_graph_cursor *c, const g_state *s, double p, double rate)
+/* The leaves a state plays now, into c->leaves (valid until the next
+ * call): one for a clip state; a blend state's from its blend tree. This
+ * is the one call into blend-tree evaluation, so that the compiled blend
+ * tree's instance API can replace it alone. Returns the count (0 when the
+ * tree refuses, which validation at compile time rules out). */
+static int state_leaves(bw_graph_cursor *c, const g_state *s)
 {
-    float len = c->g->clips[s->clip].length;
-    if (!(len > 0.0f)) return 0.0f;
+    if (!s->blend) {
+        c->leaves[0] = (bw_blend_leaf){-1, s->clip, 1.0f, 1.0f, c->g->clips[s->clip].length};
+        return 1;
+    }
+    int n = 0;
+    if (bw_blend_tree_evaluate(&s->tree, c->params, c->tree_scratch, c->g->max_tree_scratch, c->leaves,
+                               c->g->max_leaves, &n) != BW_OK)
+        return 0;
+    return n;
+}
+
+/* Clip time of a leaf at the state's progress p: looping states wrap (a
+ * negative signed rate plays the pass backwards), non-looping ones clamp. */
+static float leaf_time(const g_state *s, const bw_blend_leaf *leaf, double p, double state_rate)
+{
+    double len = leaf->length;
+    if (!(len > 0.0)) return 0.0f;
     double f = s->loop ? p - floor(p) : (p < 0.0 ? 0.0 : p > 1.0 ? 1.0 : p);
-    if (rate < 0.0) f = 1.0 - f;
+    if (state_rate * leaf->rate < 0.0) f = 1.0 - f;
     double t = f * len;
     if (s->loop && t >= len) t -= len;
     return (float)t;
@@ -136,12 +158,23 @@ static float clip_time(const bw_graph_cursor *c, const g_state *s, double p, dou
 
 /* ---- advance ---- */
 
-static step advance_play(const bw_graph_cursor *c, const g_state *s, play *pl, double dt)
+/* Advance a play by dt against the state's cycle (SPEC §6: the weighted
+ * mean of the leaves' length / |rate|, divided by |state rate|). */
+static step advance_play(bw_graph_cursor *c, const g_state *s, play *pl, double dt)
 {
-    step st = {pl->p, pl->p, pl->fresh, state_rate(c, s)};
-    float len = c->g->clips[s->clip].length;
+    double rate = state_rate(c, s);
+    step st = {pl->p, pl->p, pl->fresh, -1, rate};
+    int n = state_leaves(c, s);
+    int dominant = -1;
+    for (int i = 0; i < n; i++)
+        if (dominant < 0 || c->leaves[i].weight > c->leaves[dominant].weight) dominant = i;
+    if (dominant >= 0) {
+        st.clip = c->leaves[dominant].clip;
+        st.rate = rate * c->leaves[dominant].rate;
+    }
+    float cycle = bw_blend_cycle_duration(c->leaves, n);
     if (dt > 0.0) {
-        if (len > 0.0f) pl->p += dt * fabs(st.rate) / len;
+        if (cycle > 0.0f) pl->p += dt * fabs(rate) / cycle;
         else if (!s->loop) pl->p = 1.0; /* a zero-length one-shot is over at once */
         if (!s->loop && pl->p > 1.0) pl->p = 1.0;
         pl->fresh = false;
@@ -165,7 +198,8 @@ static void marker_if_crossed(bw_graph_cursor *c, int l, int s, const g_clip *cl
 static void emit_markers(bw_graph_cursor *c, int l, int s, step st)
 {
     const g_state *gs = state_of(c, l, s);
-    const g_clip *clip = &c->g->clips[gs->clip];
+    if (st.clip < 0) return;
+    const g_clip *clip = &c->g->clips[st.clip];
     double len = clip->length;
     int n = clip->marker_count;
     if (n == 0) return;
@@ -357,32 +391,40 @@ void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
 
 /* ---- evaluation ---- */
 
-static bw_clip_contribution play_contribution(const bw_graph_cursor *c, int l, const play *pl, float weight)
+/* Append a play's leaves, their weights scaled by `weight`, to
+ * c->clip_buf[*n ...]. */
+static void add_play(bw_graph_cursor *c, int l, const play *pl, float weight, int *n)
 {
     const g_state *s = state_of(c, l, pl->state);
-    return (bw_clip_contribution){c->bindings[s->clip], clip_time(c, s, pl->p, state_rate(c, s)), weight, 0};
+    double rate = state_rate(c, s);
+    int leaves = state_leaves(c, s);
+    for (int i = 0; i < leaves; i++) {
+        const bw_blend_leaf *leaf = &c->leaves[i];
+        c->clip_buf[(*n)++] = (bw_clip_contribution){c->bindings[leaf->clip], leaf_time(s, leaf, pl->p, rate),
+                                                     leaf->weight * weight, 0};
+    }
 }
 
 static bw_result evaluate_layer(bw_graph_cursor *c, int l)
 {
     layer_rt *R = &c->layers[l];
-    bw_clip_contribution clips[2];
+    int n = 0;
     bw_pose_clear(&R->pose);
     if (!R->fading) {
-        clips[0] = play_contribution(c, l, &R->cur, 1.0f);
-        return bw_mix_run_clips(c->mixer, c->rig, NULL, clips, 1, &R->pose);
+        add_play(c, l, &R->cur, 1.0f, &n);
+        return bw_mix_run_clips(c->mixer, c->rig, NULL, c->clip_buf, n, &R->pose);
     }
     float w = fade_weight(c, l);
     if (!R->frozen) {
-        clips[0] = play_contribution(c, l, &R->src, 1.0f - w);
-        clips[1] = play_contribution(c, l, &R->cur, w);
-        return bw_mix_run_clips(c->mixer, c->rig, NULL, clips, 2, &R->pose);
+        add_play(c, l, &R->src, 1.0f - w, &n);
+        add_play(c, l, &R->cur, w, &n);
+        return bw_mix_run_clips(c->mixer, c->rig, NULL, c->clip_buf, n, &R->pose);
     }
     /* Frozen source: the destination alone, then one weighted mean with
      * the snapshot (the same rank rule as two clips). */
     bw_pose_clear(&c->scratch);
-    clips[0] = play_contribution(c, l, &R->cur, 1.0f);
-    bw_result r = bw_mix_run_clips(c->mixer, c->rig, NULL, clips, 1, &c->scratch);
+    add_play(c, l, &R->cur, 1.0f, &n);
+    bw_result r = bw_mix_run_clips(c->mixer, c->rig, NULL, c->clip_buf, n, &c->scratch);
     if (r != BW_OK) return r;
     bw_contribution both[2] = {{&R->snapshot, 1.0f - w, 0}, {&c->scratch, w, 0}};
     return bw_mix_run(c->mixer, NULL, both, 2, &R->pose);
@@ -624,6 +666,9 @@ static void cursor_free(bw_graph_cursor *c)
     bw_free(a, c->bfs, 3 * ns * sizeof *c->bfs);
     bw_free(a, c->contributions, nl * sizeof *c->contributions);
     bw_free(a, c->events, (size_t)c->event_capacity * sizeof *c->events);
+    bw_free(a, c->leaves, (size_t)g->max_leaves * sizeof *c->leaves);
+    bw_free(a, c->tree_scratch, (size_t)g->max_tree_scratch * sizeof *c->tree_scratch);
+    bw_free(a, c->clip_buf, 2 * (size_t)g->max_leaves * sizeof *c->clip_buf);
     bw_allocator copy = c->alloc;
     bw_free(&copy, c, sizeof *c);
 }
@@ -631,6 +676,16 @@ static void cursor_free(bw_graph_cursor *c)
 void bw_graph_cursor_destroy(bw_graph_cursor *c)
 {
     if (c) cursor_free(c);
+}
+
+/* Whether a clip state or a blend-tree leaf plays `clip`. */
+static bool clip_played(const bw_graph *g, int clip)
+{
+    for (int i = 0; i < g->state_count; i++)
+        if (g->states[i].clip == clip) return true;
+    for (int i = 0; i < g->node_count; i++)
+        if (g->nodes[i].kind == BW_BLEND_NODE_CLIP && g->nodes[i].clip == clip) return true;
+    return false;
 }
 
 /* Report every problem of `d` against the graph: bindings, and mask
@@ -646,16 +701,13 @@ static void check_cursor_desc(const bw_graph *g, const bw_graph_cursor_desc *d, 
     } else {
         uint64_t sig = bw_rig_layout_signature(d->rig);
         uint32_t rev = bw_rig_topology_revision(d->rig);
-        for (int i = 0; i < g->state_count; i++) {
-            int clip = g->states[i].clip;
+        for (int clip = 0; clip < g->clip_count; clip++) {
+            if (!clip_played(g, clip)) continue;
             const bw_binding *b = d->bindings[clip];
             snprintf(where, sizeof where, "bindings[%d]", clip);
-            bool reported = false; /* once per clip */
-            for (int k = 0; k < i; k++) reported |= g->states[k].clip == clip;
-            if (reported) continue;
             if (!b)
-                bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, where, "no binding for clip %d (state '%s')", clip,
-                                 g->states[i].name);
+                bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, where, "no binding for clip %d, which a state plays",
+                                 clip);
             else if (bw_binding_layout_signature(b) != sig || bw_binding_topology_revision(b) != rev)
                 bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, where,
                                  "binding of clip %d was made for another rig layout", clip);
@@ -684,6 +736,7 @@ static bw_result allocate_cursor(bw_graph_cursor *c, int event_capacity)
     const bw_allocator *a = &c->alloc;
     const bw_graph *g = c->g;
     size_t nl = (size_t)g->layer_count, nj = (size_t)c->joint_count, ns = (size_t)g->max_states;
+    size_t nleaf = (size_t)g->max_leaves;
     c->event_capacity = event_capacity;
     c->bindings = (const bw_binding **)bw_alloc_zeroed(a, (size_t)g->clip_count * sizeof *c->bindings);
     c->params = (float *)bw_alloc_zeroed(a, (size_t)g->param_count * sizeof *c->params);
@@ -693,7 +746,11 @@ static bw_result allocate_cursor(bw_graph_cursor *c, int event_capacity)
     c->bfs = (int *)bw_alloc_zeroed(a, 3 * ns * sizeof *c->bfs);
     c->contributions = (bw_contribution *)bw_alloc_zeroed(a, nl * sizeof *c->contributions);
     c->events = (bw_graph_event *)bw_alloc_zeroed(a, (size_t)event_capacity * sizeof *c->events);
-    if (!c->bindings || !c->params || !c->age || !c->layers || !c->routes || !c->bfs || !c->contributions || !c->events)
+    c->leaves = (bw_blend_leaf *)bw_alloc_zeroed(a, nleaf * sizeof *c->leaves);
+    c->tree_scratch = (float *)bw_alloc_zeroed(a, (size_t)g->max_tree_scratch * sizeof *c->tree_scratch);
+    c->clip_buf = (bw_clip_contribution *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->clip_buf);
+    if (!c->bindings || !c->params || !c->age || !c->layers || !c->routes || !c->bfs || !c->contributions ||
+        !c->events || !c->leaves || !c->tree_scratch || !c->clip_buf)
         return BW_ERR_OUT_OF_MEMORY;
     if (bw_pose_init(&c->scratch, c->rig, a) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
     for (size_t l = 0; l < nl; l++) {
@@ -708,7 +765,7 @@ static bw_result allocate_cursor(bw_graph_cursor *c, int event_capacity)
             R->masked_view.coverage = R->masked;
         }
     }
-    int max_contributions = g->layer_count > 2 ? g->layer_count : 2;
+    int max_contributions = g->layer_count > 2 * g->max_leaves ? g->layer_count : 2 * g->max_leaves;
     bw_result res = make_mixer(c->rig, max_contributions, a, &c->mixer);
     return res == BW_OK ? BW_OK : BW_ERR_OUT_OF_MEMORY;
 }

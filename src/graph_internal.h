@@ -63,7 +63,9 @@ typedef struct g_transition {
 
 typedef struct g_state {
     const char *name;
-    int clip;
+    int clip;           /* clip state; -1 for a blend state */
+    bool blend;
+    bw_blend_tree tree; /* blend state: nodes in the graph's block */
     float speed;
     int speed_param; /* -1 = none */
     bool loop;
@@ -86,6 +88,12 @@ struct bw_graph {
     int param_count, clip_count, marker_count, mask_count, mask_entry_count, layer_count, state_count, transition_count,
         condition_count;
     int max_states; /* largest state_count of a layer */
+    int node_count, node_child_count, node_position_count; /* blend-tree storage */
+    int max_leaves;       /* most leaves one state plays (>= 1) */
+    int max_tree_scratch; /* floats of scratch the largest tree evaluation needs */
+    bw_blend_node *nodes;
+    int *node_children;
+    float *node_positions;
     g_param *params;
     g_clip *clips;
     g_marker *markers; /* per clip, in the clip's (time) order */

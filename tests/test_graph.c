@@ -1134,6 +1134,69 @@ static void a_full_event_queue_should_drop_and_count(void)
     bw_graph_destroy(g);
 }
 
+/* A 1D blend over speed: idle (threshold 0, 1 s, y 0) and move (threshold
+ * 1, 2 s, y 10, foot_l at 0.5). speed 0.75: weights 0.25 / 0.75; cycle =
+ * 0.25·1 + 0.75·2 = 1.75 s; dt 0.4375 -> p 0.25: idle τ 0.25, move τ 0.5:
+ * x = 0.25·0.25 + 0.75·0.5 = 0.4375, y = 7.5. Markers come from the
+ * dominant leaf (move): (0, 0.5] with the start included: foot_l.
+ * speed 0.25: idle dominant (0.75); cycle 0.75 + 0.25·2 = 1.25; dt 0.3125
+ * -> p 0.25: move also reaches τ 0.5 but is not dominant: no marker.
+ * State speed 2 halves the cycle: dt 0.21875 at speed 0.75 -> p 0.25. */
+static void blend_states_should_advance_by_the_weighted_cycle(void)
+{
+    const int children[2] = {0, 1};
+    const float thresholds[2] = {0.0f, 1.0f};
+    bw_blend_node nodes[3] = {bw_blend_clip_node(IDLE, 99.0f), /* the length comes from the clip */
+                              bw_blend_clip_node(MOVE, 0.0f), bw_blend_1d_node(children, thresholds, 2, 0, false)};
+    bw_blend_tree tree = {nodes, 3, 2, 1};
+    for (int k = 0; k < 3; k++) {
+        const float speed[3] = {0.75f, 0.25f, 0.75f}, dt[3] = {0.4375f, 0.3125f, 0.21875f};
+        bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, speed[k], 0}};
+        bw_graph_state_desc states[1] = {{.name = "loco", .blend = &tree, .speed = k == 2 ? 2.0f : 0.0f}};
+        bw_graph_layer_desc layers[1] = {layer("base", "loco", states, 1, NULL, 0)};
+        bw_graph_desc d = graph_desc(layers, 1, params, 1);
+        bw_graph *g = compile(&d);
+        bw_graph_cursor *c = cursor_for(g, NULL);
+        bw_pose out = new_pose();
+        bw_graph_cursor_update(c, dt[k]);
+        CHECK_NEAR(status(c, 0).progress, 0.25, 1e-6);
+        CHECK_NEAR(status(c, 0).normalized, 0.25f, 1e-6); /* blends loop */
+        char names[4][16];
+        CHECK_INT(drain_markers(c, names, 4), k == 1 ? 0 : 1);
+        if (k != 1) CHECK_STR(names[0], "foot_l");
+        CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+        if (k == 0) {
+            CHECK_NEAR(out.joints[ROOT].t[0], 0.4375f, tol);
+            CHECK_NEAR(out.joints[ROOT].t[1], 7.5f, tol);
+        }
+        bw_pose_deinit(&out);
+        bw_graph_cursor_destroy(c);
+        bw_graph_destroy(g);
+    }
+    /* A leaf naming a clip the graph does not have, and a tree reading more
+     * parameters than the graph has, are compile errors. */
+    nodes[1].clip = 42;
+    tree.param_count = 3;
+    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    bw_graph_state_desc states[1] = {{.name = "loco", .blend = &tree}};
+    bw_graph_layer_desc layers[1] = {layer("base", "loco", states, 1, NULL, 0)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 1);
+    bw_error e[4];
+    bw_graph_errors list = {e, 4, 0};
+    bw_graph *g = NULL;
+    CHECK_INT(bw_graph_compile(&d, &g, &list), BW_ERR_RANGE);
+    CHECK_INT(list.count, 2);
+    CHECK_STR(e[0].where, "layers[0].states[0].blend.param_count");
+    CHECK_STR(e[1].where, "layers[0].states[0].blend.nodes[1].clip");
+    /* and an invalid tree reports the blend module's own message */
+    tree.param_count = 1;
+    nodes[1].clip = MOVE;
+    nodes[2].child_count = 0; /* a blend node needs children */
+    CHECK_INT(bw_graph_compile(&d, &g, &list), BW_ERR_EMPTY);
+    CHECK_STR(e[0].where, "layers[0].states[0].blend");
+    CHECK(e[0].message[0] != '\0');
+}
+
 static bool speed_is_high(void *user, const float *params, int count)
 {
     (*(int *)user)++;
@@ -1149,8 +1212,13 @@ static void ten_thousand_frames_should_not_allocate(void)
     bw_allocator a = {alloc_counter_fn, &counter};
     int calls = 0;
     bw_graph_param_desc params[2] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}, {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0.5f}};
+    const int children[2] = {0, 1};
+    const float thresholds[2] = {0.0f, 1.0f};
+    bw_blend_node nodes[3] = {bw_blend_clip_node(MOVE, 0.0f), bw_blend_clip_node(IDLE, 0.0f),
+                              bw_blend_1d_node(children, thresholds, 2, 0, true)};
+    bw_blend_tree tree = {nodes, 3, 2, 1};
     bw_graph_state_desc states[3] = {
-        {.name = "idle", .clip = IDLE}, {.name = "move", .clip = MOVE}, {.name = "jump", .clip = JUMP}};
+        {.name = "idle", .clip = IDLE}, {.name = "move", .blend = &tree}, {.name = "jump", .clip = JUMP}};
     bw_graph_condition_desc fast = {.kind = BW_GRAPH_COND_PREDICATE, .fn = speed_is_high, .user = &calls};
     bw_graph_condition_desc slow = cond_cmp("speed", BW_GRAPH_LE, 0.5f), jump = cond_is("jump");
     bw_graph_transition_desc trs[4] = {edge("idle", "move", &fast, 1, 0.25f), edge("move", "idle", &slow, 1, 0.25f),
@@ -1276,6 +1344,7 @@ int main(void)
     RUN(going_back_mid_fade_should_not_jump);
     RUN(travel_should_use_any_state_edges);
     RUN(a_full_event_queue_should_drop_and_count);
+    RUN(blend_states_should_advance_by_the_weighted_cycle);
     RUN(ten_thousand_frames_should_not_allocate);
     RUN(allocation_failures_should_be_reported_and_leak_nothing);
     RUN(cursor_create_should_check_its_bindings);

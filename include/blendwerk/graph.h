@@ -51,7 +51,8 @@
  * triggers unset at the end of the update in which their age since fire
  * reaches `expires`.
  *
- * Events: markers come from one play per layer: the current state, or
+ * Events: markers come from the dominant leaf (largest weight; the clip
+ * of a clip state) of one play per layer: the current state, or
  * during a fade the live source while the timer (after this update's
  * advance) is below half the duration and the destination from then on (a
  * frozen source emits none). A state's first advance after it is entered
@@ -61,8 +62,11 @@
  * new included, loop crossings followed, at most 4 cycles per advance.
  *
  * Evaluation (SPEC §5, §7): a clip state's play is (clip, time, weight);
- * a layer's pose is the fused sample-and-mix (bw_mix_run_clips) of its
- * plays over an uncovered pose, so during a fade source (1 − w) and
+ * a blend state's plays are its blend tree's leaves, every leaf at the
+ * state's phase (SPEC §6: the state advances against the weight-averaged
+ * cycle duration, its speed multiplied into every leaf's rate). A layer's
+ * pose is the fused sample-and-mix (bw_mix_run_clips) of its plays over an
+ * uncovered pose, so during a fade source (1 − w) and
  * destination (w) form one weighted mean whose coverage blends too: a
  * joint only one side keys fades in or out with its weight. A frozen
  * source enters the same mean as a pose. Layers then overlay in order
@@ -70,8 +74,8 @@
  * mixer rank per layer).
  *
  * Not in this slice (rejected with BW_ERR_UNSUPPORTED at compile time, the
- * field named in the report): blend-tree states, sync groups, additive
- * layers. Root motion is not extracted here.
+ * field named in the report): sync groups, additive layers. Root motion is
+ * not extracted here.
  *
  * Errors: bw_graph_compile and bw_graph_cursor_create report every problem
  * they find into a caller-supplied bw_graph_errors (may be NULL), each with
@@ -86,6 +90,7 @@
 #define BLENDWERK_GRAPH_H
 
 #include "blendwerk/bind.h"
+#include "blendwerk/blendspace.h"
 #include "blendwerk/easing.h"
 #include "blendwerk/pose.h"
 
@@ -181,15 +186,19 @@ typedef enum bw_graph_loop {
 } bw_graph_loop;
 
 typedef struct bw_graph_state_desc {
-    const char *name;        /* required, unique in the layer, not "*" */
-    int clip;                /* index into bw_graph_desc.clips */
-    const void *blend;       /* reserved for blend-tree states: must be NULL in this slice */
-    float speed;             /* rate multiplier, finite; 0 = default 1 (hold a state still
-                                through speed_param) */
-    const char *speed_param; /* optional float parameter multiplied into the rate each update */
-    bw_graph_loop loop;
-    float offset;     /* normalized start time in [0, 1] */
-    const char *sync; /* reserved for sync groups: must be NULL in this slice */
+    const char *name;            /* required, unique in the layer, not "*" */
+    int clip;                    /* clip state: index into bw_graph_desc.clips */
+    const bw_blend_tree *blend;  /* blend state instead (clip ignored): leaf clip ids index
+                                    bw_graph_desc.clips (leaf lengths are taken from those
+                                    clips), parameter indices index bw_graph_desc.params
+                                    (tree->param_count <= param_count); copied at compile.
+                                    Interim form until compiled blend trees land. */
+    float speed;                 /* rate multiplier, finite; 0 = default 1 (hold a state still
+                                    through speed_param); multiplies every leaf's rate */
+    const char *speed_param;     /* optional float parameter multiplied into the rate each update */
+    bw_graph_loop loop;          /* blend states: BW_GRAPH_LOOP_CLIP means looping */
+    float offset;                /* normalized start time in [0, 1] */
+    const char *sync;            /* reserved for sync groups: must be NULL in this slice */
 } bw_graph_state_desc;
 
 typedef enum bw_graph_layer_mode {
