@@ -302,9 +302,6 @@ static void validate_layers(bw_graph_report *r, const bw_graph_desc *d)
         if ((unsigned)L->mode >= BW_GRAPH_LAYER_MODE_COUNT)
             bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].mode", l), "unknown layer mode %d",
                              (int)L->mode);
-        else if (L->mode == BW_GRAPH_ADDITIVE)
-            bw_graph_problem(r, BW_ERR_UNSUPPORTED, WHERE("layers[%d].mode", l),
-                             "additive layers are not supported yet");
         if (!isfinite(L->weight) || L->weight < 0.0f)
             bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].weight", l), "weight must be finite and >= 0");
         if (L->weight_param) check_param_ref(r, d, L->weight_param, KINDS_NUMERIC, WHERE("layers[%d].weight_param", l));
@@ -552,6 +549,7 @@ static void copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
         gl->name = pool_copy(strings, L->name);
         gl->entry = desc_state(L, L->entry);
         gl->mask = L->mask ? desc_mask(d, L->mask) : -1;
+        gl->additive = L->mode == BW_GRAPH_ADDITIVE;
         gl->weight = L->weight > 0.0f ? L->weight : 1.0f;
         gl->weight_param = L->weight_param ? desc_param(d, L->weight_param) : -1;
         gl->state_first = s_next;

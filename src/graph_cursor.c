@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "blendwerk/mix.h"
+#include "blendwerk/sample.h"
 #include "common.h"
 #include "graph_internal.h"
 
@@ -45,6 +46,7 @@ typedef struct layer_rt {
     /* poses */
     bw_pose pose;        /* the layer's own pose, last evaluated */
     bw_pose snapshot;    /* frozen source */
+    bw_pose ref, ref_snapshot; /* additive layers: the plays' references, mixed alike */
     float *mask;         /* joint_count weights, NULL = every joint at 1 */
     float *masked;       /* joint_count: pose coverage × mask, for composing */
     bw_pose masked_view; /* `pose`'s transforms and curves with `masked` coverage (borrows
@@ -66,6 +68,9 @@ struct bw_graph_cursor {
     bw_blend_leaf *leaves;          /* max_leaves: one state's leaves */
     float *tree_scratch;            /* max_tree_scratch */
     bw_clip_contribution *clip_buf; /* 2 × max_leaves: one layer's plays */
+    bw_contribution *ref_buf;       /* 2 × max_leaves: their references (additive layers) */
+    bw_pose *refs;                  /* clip_count: a clip's pose at time 0, for clips additive
+                                       layers play (others stay zeroed) */
     bw_mixer *mixer;
     bw_pose scratch; /* destination alone, for a frozen fade */
     bw_graph_event *events;
@@ -321,6 +326,7 @@ static void fire(bw_graph_cursor *c, int l, int t)
         R->frozen = R->fading || tr->mode == BW_GRAPH_FREEZE;
         if (R->frozen) {
             bw_pose_copy(&R->snapshot, &R->pose);
+            if (layer_of(c, l)->additive) bw_pose_copy(&R->ref_snapshot, &R->ref);
             R->src = (play){-1, 0.0, false};
         } else {
             R->src = R->cur;
@@ -392,7 +398,8 @@ void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
 /* ---- evaluation ---- */
 
 /* Append a play's leaves, their weights scaled by `weight`, to
- * c->clip_buf[*n ...]. */
+ * c->clip_buf[*n ...] and (for additive layers) their references to
+ * c->ref_buf[*n ...]. */
 static void add_play(bw_graph_cursor *c, int l, const play *pl, float weight, int *n)
 {
     const g_state *s = state_of(c, l, pl->state);
@@ -400,34 +407,40 @@ static void add_play(bw_graph_cursor *c, int l, const play *pl, float weight, in
     int leaves = state_leaves(c, s);
     for (int i = 0; i < leaves; i++) {
         const bw_blend_leaf *leaf = &c->leaves[i];
+        c->ref_buf[*n] = (bw_contribution){&c->refs[leaf->clip], leaf->weight * weight, 0};
         c->clip_buf[(*n)++] = (bw_clip_contribution){c->bindings[leaf->clip], leaf_time(s, leaf, pl->p, rate),
                                                      leaf->weight * weight, 0};
     }
 }
 
+/* Mix a layer's plays (or, with `refs`, their reference poses) into dst
+ * over an uncovered pose. A frozen source joins as `snapshot`: the
+ * destination is mixed alone into c->scratch first, then one weighted
+ * mean with the snapshot (the same rank rule as two clips). */
+static bw_result mix_layer(bw_graph_cursor *c, int l, bool refs, bw_pose *dst, const bw_pose *snapshot)
+{
+    const layer_rt *R = &c->layers[l];
+    bool frozen = R->fading && R->frozen;
+    float w = R->fading ? fade_weight(c, l) : 1.0f;
+    int n = 0;
+    if (R->fading && !R->frozen) add_play(c, l, &R->src, 1.0f - w, &n);
+    add_play(c, l, &R->cur, frozen ? 1.0f : w, &n);
+    bw_pose *target = frozen ? &c->scratch : dst;
+    bw_pose_clear(target);
+    bw_result r = refs ? bw_mix_run(c->mixer, NULL, c->ref_buf, n, target)
+                       : bw_mix_run_clips(c->mixer, c->rig, NULL, c->clip_buf, n, target);
+    if (r != BW_OK || !frozen) return r;
+    bw_contribution both[2] = {{snapshot, 1.0f - w, 0}, {&c->scratch, w, 0}};
+    bw_pose_clear(dst);
+    return bw_mix_run(c->mixer, NULL, both, 2, dst);
+}
+
 static bw_result evaluate_layer(bw_graph_cursor *c, int l)
 {
     layer_rt *R = &c->layers[l];
-    int n = 0;
-    bw_pose_clear(&R->pose);
-    if (!R->fading) {
-        add_play(c, l, &R->cur, 1.0f, &n);
-        return bw_mix_run_clips(c->mixer, c->rig, NULL, c->clip_buf, n, &R->pose);
-    }
-    float w = fade_weight(c, l);
-    if (!R->frozen) {
-        add_play(c, l, &R->src, 1.0f - w, &n);
-        add_play(c, l, &R->cur, w, &n);
-        return bw_mix_run_clips(c->mixer, c->rig, NULL, c->clip_buf, n, &R->pose);
-    }
-    /* Frozen source: the destination alone, then one weighted mean with
-     * the snapshot (the same rank rule as two clips). */
-    bw_pose_clear(&c->scratch);
-    add_play(c, l, &R->cur, 1.0f, &n);
-    bw_result r = bw_mix_run_clips(c->mixer, c->rig, NULL, c->clip_buf, n, &c->scratch);
-    if (r != BW_OK) return r;
-    bw_contribution both[2] = {{&R->snapshot, 1.0f - w, 0}, {&c->scratch, w, 0}};
-    return bw_mix_run(c->mixer, NULL, both, 2, &R->pose);
+    bw_result r = mix_layer(c, l, false, &R->pose, &R->snapshot);
+    if (r == BW_OK && layer_of(c, l)->additive) r = mix_layer(c, l, true, &R->ref, &R->ref_snapshot);
+    return r;
 }
 
 static bool pose_fits_rig(const bw_graph_cursor *c, const bw_pose *p)
@@ -445,18 +458,30 @@ bw_result bw_graph_cursor_evaluate(bw_graph_cursor *c, const bw_pose *base, bw_p
         bw_result r = evaluate_layer(c, l);
         if (r != BW_OK) return r;
     }
-    for (int l = 0; l < n; l++) {
-        layer_rt *R = &c->layers[l];
-        if (R->mask)
-            for (int j = 0; j < c->joint_count; j++) R->masked[j] = R->pose.coverage[j] * R->mask[j];
-        c->contributions[l] = (bw_contribution){R->mask ? &R->masked_view : &R->pose, layer_weight(c, l), l};
-    }
     if (base) {
         if (base != out) bw_pose_copy(out, base);
     } else {
         bw_pose_set_rest(out, c->rig);
     }
-    return bw_mix_run(c->mixer, NULL, c->contributions, n, out);
+    /* Runs of override layers compose in one mixer call (one rank each,
+     * in order); an additive layer applies to what lies below it. */
+    int pending = 0;
+    for (int l = 0; l <= n; l++) {
+        if (l < n && !layer_of(c, l)->additive) {
+            layer_rt *R = &c->layers[l];
+            if (R->mask)
+                for (int j = 0; j < c->joint_count; j++) R->masked[j] = R->pose.coverage[j] * R->mask[j];
+            c->contributions[pending++] = (bw_contribution){R->mask ? &R->masked_view : &R->pose, layer_weight(c, l), l};
+            continue;
+        }
+        if (pending) {
+            bw_result r = bw_mix_run(c->mixer, NULL, c->contributions, pending, out);
+            if (r != BW_OK) return r;
+            pending = 0;
+        }
+        if (l < n) bw_graph_add_layer(out, &c->layers[l].pose, &c->layers[l].ref, c->layers[l].mask, layer_weight(c, l));
+    }
+    return BW_OK;
 }
 
 const bw_pose *bw_graph_cursor_layer_pose(const bw_graph_cursor *c, int layer)
@@ -653,10 +678,16 @@ static void cursor_free(bw_graph_cursor *c)
         for (size_t l = 0; l < nl; l++) {
             bw_pose_deinit(&c->layers[l].pose);
             bw_pose_deinit(&c->layers[l].snapshot);
+            bw_pose_deinit(&c->layers[l].ref);
+            bw_pose_deinit(&c->layers[l].ref_snapshot);
             bw_free(a, c->layers[l].mask, nj * sizeof(float));
             bw_free(a, c->layers[l].masked, nj * sizeof(float));
         }
     bw_pose_deinit(&c->scratch);
+    if (c->refs)
+        for (int i = 0; i < g->clip_count; i++) bw_pose_deinit(&c->refs[i]);
+    bw_free(a, c->refs, (size_t)g->clip_count * sizeof *c->refs);
+    bw_free(a, c->ref_buf, 2 * (size_t)g->max_leaves * sizeof *c->ref_buf);
     bw_mixer_destroy(c->mixer);
     bw_free(a, c->layers, nl * sizeof *c->layers);
     bw_free(a, c->bindings, (size_t)g->clip_count * sizeof *c->bindings);
@@ -678,15 +709,28 @@ void bw_graph_cursor_destroy(bw_graph_cursor *c)
     if (c) cursor_free(c);
 }
 
-/* Whether a clip state or a blend-tree leaf plays `clip`. */
-static bool clip_played(const bw_graph *g, int clip)
+/* Whether state s plays `clip` (as its clip or as a blend-tree leaf). */
+static bool state_plays(const g_state *s, int clip)
 {
-    for (int i = 0; i < g->state_count; i++)
-        if (g->states[i].clip == clip) return true;
-    for (int i = 0; i < g->node_count; i++)
-        if (g->nodes[i].kind == BW_BLEND_NODE_CLIP && g->nodes[i].clip == clip) return true;
+    if (!s->blend) return s->clip == clip;
+    for (int i = 0; i < s->tree.node_count; i++)
+        if (s->tree.nodes[i].kind == BW_BLEND_NODE_CLIP && s->tree.nodes[i].clip == clip) return true;
     return false;
 }
+
+/* Whether any state (of an additive layer, if `additive_only`) plays `clip`. */
+static bool layers_play(const bw_graph *g, int clip, bool additive_only)
+{
+    for (int l = 0; l < g->layer_count; l++) {
+        const g_layer *L = &g->layers[l];
+        if (additive_only && !L->additive) continue;
+        for (int s = 0; s < L->state_count; s++)
+            if (state_plays(&g->states[L->state_first + s], clip)) return true;
+    }
+    return false;
+}
+static bool clip_played(const bw_graph *g, int clip) { return layers_play(g, clip, false); }
+static bool additive_plays(const bw_graph *g, int clip) { return layers_play(g, clip, true); }
 
 /* Report every problem of `d` against the graph: bindings, and mask
  * joints (resolved into mask_joints[mask_entry_count]). */
@@ -749,8 +793,10 @@ static bw_result allocate_cursor(bw_graph_cursor *c, int event_capacity)
     c->leaves = (bw_blend_leaf *)bw_alloc_zeroed(a, nleaf * sizeof *c->leaves);
     c->tree_scratch = (float *)bw_alloc_zeroed(a, (size_t)g->max_tree_scratch * sizeof *c->tree_scratch);
     c->clip_buf = (bw_clip_contribution *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->clip_buf);
+    c->ref_buf = (bw_contribution *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->ref_buf);
+    c->refs = (bw_pose *)bw_alloc_zeroed(a, (size_t)g->clip_count * sizeof *c->refs);
     if (!c->bindings || !c->params || !c->age || !c->layers || !c->routes || !c->bfs || !c->contributions ||
-        !c->events || !c->leaves || !c->tree_scratch || !c->clip_buf)
+        !c->events || !c->leaves || !c->tree_scratch || !c->clip_buf || !c->ref_buf || !c->refs)
         return BW_ERR_OUT_OF_MEMORY;
     if (bw_pose_init(&c->scratch, c->rig, a) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
     for (size_t l = 0; l < nl; l++) {
@@ -764,7 +810,12 @@ static bw_result allocate_cursor(bw_graph_cursor *c, int event_capacity)
             R->masked_view = R->pose;
             R->masked_view.coverage = R->masked;
         }
+        if (g->layers[l].additive &&
+            (bw_pose_init(&R->ref, c->rig, a) != BW_OK || bw_pose_init(&R->ref_snapshot, c->rig, a) != BW_OK))
+            return BW_ERR_OUT_OF_MEMORY;
     }
+    for (int clip = 0; clip < g->clip_count; clip++)
+        if (additive_plays(g, clip) && bw_pose_init(&c->refs[clip], c->rig, a) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
     int max_contributions = g->layer_count > 2 * g->max_leaves ? g->layer_count : 2 * g->max_leaves;
     bw_result res = make_mixer(c->rig, max_contributions, a, &c->mixer);
     return res == BW_OK ? BW_OK : BW_ERR_OUT_OF_MEMORY;
@@ -837,6 +888,9 @@ bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_de
         if (res == BW_OK) res = resolve_masks(c, mask_joints);
         if (res == BW_OK) {
             reset_state(c, desc);
+            /* References of additive clips: their pose at time 0, once. */
+            for (int clip = 0; clip < graph->clip_count; clip++)
+                if (additive_plays(graph, clip)) bw_sample_clip(c->bindings[clip], c->rig, 0.0f, &c->refs[clip]);
             /* The entry poses: the freeze snapshot source before the first evaluation. */
             for (int l = 0; l < graph->layer_count && res == BW_OK; l++) res = evaluate_layer(c, l);
         }

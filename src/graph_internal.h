@@ -76,6 +76,7 @@ typedef struct g_layer {
     const char *name;
     int entry; /* layer-local state */
     int mask;  /* -1 = none */
+    bool additive;
     float weight;
     int weight_param;                       /* -1 = none */
     int state_first, state_count;           /* into bw_graph.states */
@@ -106,6 +107,11 @@ struct bw_graph {
     g_transition *transitions;
     g_condition *conditions;
 };
+
+/* Add an additive layer (its plays' mixed `pose` against their mixed
+ * references `ref`, per joint mask weights or NULL, the layer weight) onto
+ * `out` (graph_additive.c). Same counts everywhere. */
+void bw_graph_add_layer(bw_pose *out, const bw_pose *pose, const bw_pose *ref, const float *mask, float weight);
 
 /* Collects every problem of a compile or cursor creation (graph.c). */
 typedef struct bw_graph_report {

@@ -31,6 +31,8 @@ enum {
     ARMC, /*  arm        1      yes   30   τ        -                        */
     ALL,  /*  every      1      yes   40   0        -                        */
     ZERO, /*  every      1      yes   0    0        -                        */
+    ADDC, /*  root       1      yes   5    2τ, rotation 0 -> 90° about Y    */
+    TILT, /*  root       1      yes   0    0, rotation 90° about X (held)   */
     CLIPS
 };
 
@@ -71,6 +73,31 @@ static bw_clip *make_clip(int first_joint, int joint_count, float length, bool l
     return fixture_clip_desc(&d);
 }
 
+/* A looping 1 s root clip: translation (0, y, 0) -> (x1, y, 0) and a
+ * rotation about (ax, ay, az) from 0 to 90° (turning) or held at 90°. */
+static bw_clip *make_turning_clip(float y, float x1, float ax, float ay, float az, int turning)
+{
+    static float tv[2][6], rv[2][8];
+    static const float times[2] = {0, 1};
+    static int n;
+    float s = sinf((float)M_PI / 4), c = cosf((float)M_PI / 4);
+    float *t = tv[n], *r = rv[n];
+    n++;
+    const float t0[6] = {0, y, 0, x1, y, 0};
+    const float r0[8] = {turning ? 0 : ax * s, turning ? 0 : ay * s, turning ? 0 : az * s, turning ? 1 : c,
+                         ax * s,               ay * s,               az * s,               c};
+    memcpy(t, t0, sizeof t0);
+    memcpy(r, r0, sizeof r0);
+    bw_track_desc tracks[2] = {{"", "root", BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 2, times, t, NULL, NULL},
+                               {"", "root", BW_CHANNEL_ROTATION, BW_INTERP_EASED, 2, times, r, NULL, NULL}};
+    bw_clip_desc d = {0};
+    d.tracks = tracks;
+    d.track_count = 2;
+    d.length = 1.0f;
+    d.loop = true;
+    return fixture_clip_desc(&d);
+}
+
 static void make_world(void)
 {
     rig = fixture_rig(joint_names, joint_parents, JOINTS);
@@ -82,6 +109,8 @@ static void make_world(void)
     clips[ARMC] = make_clip(ARM, 1, 1.0f, true, 30.0f, 1.0f, NULL, 0);
     clips[ALL] = make_clip(ROOT, JOINTS, 1.0f, true, 40.0f, 0.0f, NULL, 0);
     clips[ZERO] = make_clip(ROOT, JOINTS, 1.0f, true, 0.0f, 0.0f, NULL, 0);
+    clips[ADDC] = make_turning_clip(5.0f, 2.0f, 0.0f, 1.0f, 0.0f, 1);
+    clips[TILT] = make_turning_clip(0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0);
     for (int i = 0; i < CLIPS; i++) bindings[i] = fixture_binding(clips[i], rig);
 }
 
@@ -294,12 +323,13 @@ static void compile_should_report_every_problem_at_once(void)
     /* Not in this slice: reported, not silently ignored. */
     bw_graph_state_desc synced[1] = {{.name = "idle", .clip = IDLE, .sync = "feet"}};
     bw_graph_layer_desc add[1] = {layer("add", "idle", synced, 1, NULL, 0)};
-    add[0].mode = BW_GRAPH_ADDITIVE;
+    add[0].mode = (bw_graph_layer_mode)7;
     d = graph_desc(add, 1, NULL, 0);
-    CHECK_INT(bw_graph_compile(&d, &g, &list), BW_ERR_UNSUPPORTED);
+    CHECK_INT(bw_graph_compile(&d, &g, &list), BW_ERR_INVALID_ARGUMENT);
     CHECK_INT(list.count, 2);
     CHECK_STR(errs[0].where, "layers[0].mode");
     CHECK_STR(errs[1].where, "layers[0].states[0].sync");
+    CHECK_INT(errs[1].code, BW_ERR_UNSUPPORTED);
     CHECK(g == (bw_graph *)0x1);
 
     /* No layers at all. */
@@ -1197,6 +1227,68 @@ static void blend_states_should_advance_by_the_weighted_cycle(void)
     CHECK(e[0].message[0] != '\0');
 }
 
+/* Base layer TILT (root rotated 90° about X, t 0); additive layer ADDC
+ * (root t (2τ, 5, 0), rotation 0 -> 90° about Y; its reference at τ 0 is
+ * t (0, 5, 0) and no rotation).
+ * Before any update (τ 0) the additive is its reference: the base as is.
+ * dt 0.5 (τ 0.5): Δt = (1, 0, 0), Δr = 45° about Y, post-multiplied:
+ *   q = q_x90 · q_y45 = (A c, A s, A s, A c), A = cos 45°, c = cos 22.5°,
+ *   s = sin 22.5°: (0.65328148, 0.27059805, 0.27059805, 0.65328148)
+ *   (pre-multiplying would give z = −0.2706). t = (1, 0, 0).
+ * Layer weight 0.5: t = (0.5, 0, 0), r = q_x90 · (22.5° about Y):
+ *   (A cos 11.25°, A sin 11.25°, A sin 11.25°, A cos 11.25°).
+ * Weight 0: the base. 1,000 whole loops later: the same numbers (an
+ * additive layer never reads last frame's output). */
+static void additive_layers_should_add_the_delta_from_the_reference(void)
+{
+    bw_graph_state_desc base_states[1] = {{.name = "tilt", .clip = TILT}};
+    bw_graph_state_desc add_states[1] = {{.name = "add", .clip = ADDC}};
+    bw_graph_layer_desc layers[2] = {layer("base", "tilt", base_states, 1, NULL, 0),
+                                     layer("add", "add", add_states, 1, NULL, 0)};
+    layers[1].mode = BW_GRAPH_ADDITIVE;
+    bw_graph_desc d = graph_desc(layers, 2, NULL, 0);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_pose out = new_pose();
+    const float A = cosf((float)M_PI / 4);
+    const float c45 = cosf((float)M_PI / 8), s45 = sinf((float)M_PI / 8);
+    const float c22 = cosf((float)M_PI / 16), s22 = sinf((float)M_PI / 16);
+    const float *q = out.joints[ROOT].r;
+    CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+    CHECK_NEAR(out.joints[ROOT].t[0], 0.0f, tol);
+    CHECK_NEAR(out.joints[ROOT].t[1], 0.0f, tol);
+    CHECK_NEAR(q[0], A, tol);
+    CHECK_NEAR(q[1], 0.0f, tol);
+    CHECK_NEAR(q[3], A, tol);
+    for (int loops = 0; loops < 2; loops++) {
+        for (int i = 0; i < (loops ? 1000 : 1); i++) bw_graph_cursor_update(c, loops ? 1.0f : 0.5f);
+        CHECK_INT(bw_graph_cursor_set_layer_weight(c, 1, 1.0f, 0.0f), BW_OK);
+        CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+        CHECK_NEAR(out.joints[ROOT].t[0], 1.0f, 1e-4);
+        CHECK_NEAR(out.joints[ROOT].t[1], 0.0f, tol);
+        CHECK_NEAR(q[0], A * c45, 1e-4);
+        CHECK_NEAR(q[1], A * s45, 1e-4);
+        CHECK_NEAR(q[2], A * s45, 1e-4);
+        CHECK_NEAR(q[3], A * c45, 1e-4);
+        CHECK_INT(bw_graph_cursor_set_layer_weight(c, 1, 0.5f, 0.0f), BW_OK);
+        CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+        CHECK_NEAR(out.joints[ROOT].t[0], 0.5f, 1e-4);
+        CHECK_NEAR(q[0], A * c22, 1e-4);
+        CHECK_NEAR(q[1], A * s22, 1e-4);
+        CHECK_NEAR(q[2], A * s22, 1e-4);
+        CHECK_NEAR(q[3], A * c22, 1e-4);
+        CHECK_INT(bw_graph_cursor_set_layer_weight(c, 1, 0.0f, 0.0f), BW_OK);
+        CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+        CHECK_NEAR(out.joints[ROOT].t[0], 0.0f, 0);
+        CHECK_NEAR(q[0], A, tol);
+        CHECK_NEAR(q[1], 0.0f, tol);
+        CHECK_NEAR(out.coverage[ROOT], 1.0f, 0);
+    }
+    bw_pose_deinit(&out);
+    bw_graph_cursor_destroy(c);
+    bw_graph_destroy(g);
+}
+
 static bool speed_is_high(void *user, const float *params, int count)
 {
     (*(int *)user)++;
@@ -1345,6 +1437,7 @@ int main(void)
     RUN(travel_should_use_any_state_edges);
     RUN(a_full_event_queue_should_drop_and_count);
     RUN(blend_states_should_advance_by_the_weighted_cycle);
+    RUN(additive_layers_should_add_the_delta_from_the_reference);
     RUN(ten_thousand_frames_should_not_allocate);
     RUN(allocation_failures_should_be_reported_and_leak_nothing);
     RUN(cursor_create_should_check_its_bindings);
