@@ -199,7 +199,8 @@ static void validate_blend(bw_graph_report *r, const bw_graph_desc *d, const bw_
         bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].blend.param_count", l, s),
                          "the blend tree reads %d parameters, the graph has %d", tree->param_count, d->param_count);
     for (int i = 0; i < tree->node_count; i++)
-        if (tree->nodes[i].kind == BW_BLEND_NODE_CLIP && (tree->nodes[i].clip < 0 || tree->nodes[i].clip >= d->clip_count))
+        if (tree->nodes[i].kind == BW_BLEND_NODE_CLIP &&
+            (tree->nodes[i].clip < 0 || tree->nodes[i].clip >= d->clip_count))
             bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].blend.nodes[%d].clip", l, s, i),
                              "clip index %d outside [0, %d)", tree->nodes[i].clip, d->clip_count);
 }
@@ -212,8 +213,7 @@ static void validate_state(bw_graph_report *r, const bw_graph_desc *d, int l, in
     if (st->name && strcmp(st->name, BW_GRAPH_NAME_ANY) == 0)
         bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].states[%d].name", l, s),
                          "'*' is reserved for any-state");
-    if (st->blend)
-        validate_blend(r, d, st->blend, l, s);
+    if (st->blend) validate_blend(r, d, st->blend, l, s);
     else if (st->clip < 0 || st->clip >= d->clip_count)
         bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].clip", l, s), "clip index %d outside [0, %d)",
                          st->clip, d->clip_count);

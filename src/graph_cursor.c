@@ -28,6 +28,13 @@ typedef struct step {
     double rate; /* its signed rate (state rate × leaf rate): < 0 plays backwards */
 } step;
 
+/* A play's last advance, for root motion. */
+typedef struct moved {
+    int state;
+    double old_p, new_p;
+    float weight;
+} moved;
+
 typedef struct layer_rt {
     play cur;
     /* the transition in flight */
@@ -44,9 +51,11 @@ typedef struct layer_rt {
     /* layer weight and its fade */
     float weight, w_from, w_to, w_elapsed, w_duration;
     /* poses */
-    bw_pose pose;        /* the layer's own pose, last evaluated */
-    bw_pose snapshot;    /* frozen source */
+    bw_pose pose;              /* the layer's own pose, last evaluated */
+    bw_pose snapshot;          /* frozen source */
     bw_pose ref, ref_snapshot; /* additive layers: the plays' references, mixed alike */
+    moved moved[2];            /* the last update's advances (root motion) */
+    int moved_count;
     float *mask;         /* joint_count weights, NULL = every joint at 1 */
     float *masked;       /* joint_count: pose coverage × mask, for composing */
     bw_pose masked_view; /* `pose`'s transforms and curves with `masked` coverage (borrows
@@ -69,6 +78,7 @@ struct bw_graph_cursor {
     float *tree_scratch;            /* max_tree_scratch */
     bw_clip_contribution *clip_buf; /* 2 × max_leaves: one layer's plays */
     bw_contribution *ref_buf;       /* 2 × max_leaves: their references (additive layers) */
+    bw_root_play *root_buf;         /* 2 × max_leaves: the first layer's plays (root motion) */
     bw_pose *refs;                  /* clip_count: a clip's pose at time 0, for clips additive
                                        layers play (others stay zeroed) */
     bw_mixer *mixer;
@@ -372,9 +382,20 @@ static void update_layer(bw_graph_cursor *c, int l, double dt)
         else if (src_state >= 0) emit_markers(c, l, src_state, src);
     }
     /* 2. select, 3. fire */
-    if (R->fading && !transition_of(c, l, R->tr)->interruptible) return;
-    int t = select_transition(c, l, cur);
+    int t = -1;
+    if (!R->fading || transition_of(c, l, R->tr)->interruptible) t = select_transition(c, l, cur);
     if (t >= 0) fire(c, l, t);
+    /* What moved, at the weights the pose shows (root motion): the state
+     * that advanced and then fired away counts in full; during a fade the
+     * live source and the destination by the fade weights. */
+    R->moved_count = 0;
+    if (t >= 0 || !R->fading) {
+        R->moved[R->moved_count++] = (moved){cur_state, cur.old_p, cur.new_p, 1.0f};
+    } else {
+        float w = fade_weight(c, l);
+        if (src_state >= 0) R->moved[R->moved_count++] = (moved){src_state, src.old_p, src.new_p, 1.0f - w};
+        R->moved[R->moved_count++] = (moved){cur_state, cur.old_p, cur.new_p, w};
+    }
 }
 
 void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
@@ -408,8 +429,8 @@ static void add_play(bw_graph_cursor *c, int l, const play *pl, float weight, in
     for (int i = 0; i < leaves; i++) {
         const bw_blend_leaf *leaf = &c->leaves[i];
         c->ref_buf[*n] = (bw_contribution){&c->refs[leaf->clip], leaf->weight * weight, 0};
-        c->clip_buf[(*n)++] = (bw_clip_contribution){c->bindings[leaf->clip], leaf_time(s, leaf, pl->p, rate),
-                                                     leaf->weight * weight, 0};
+        c->clip_buf[(*n)++] =
+            (bw_clip_contribution){c->bindings[leaf->clip], leaf_time(s, leaf, pl->p, rate), leaf->weight * weight, 0};
     }
 }
 
@@ -471,7 +492,8 @@ bw_result bw_graph_cursor_evaluate(bw_graph_cursor *c, const bw_pose *base, bw_p
             layer_rt *R = &c->layers[l];
             if (R->mask)
                 for (int j = 0; j < c->joint_count; j++) R->masked[j] = R->pose.coverage[j] * R->mask[j];
-            c->contributions[pending++] = (bw_contribution){R->mask ? &R->masked_view : &R->pose, layer_weight(c, l), l};
+            c->contributions[pending++] =
+                (bw_contribution){R->mask ? &R->masked_view : &R->pose, layer_weight(c, l), l};
             continue;
         }
         if (pending) {
@@ -479,9 +501,34 @@ bw_result bw_graph_cursor_evaluate(bw_graph_cursor *c, const bw_pose *base, bw_p
             if (r != BW_OK) return r;
             pending = 0;
         }
-        if (l < n) bw_graph_add_layer(out, &c->layers[l].pose, &c->layers[l].ref, c->layers[l].mask, layer_weight(c, l));
+        if (l < n)
+            bw_graph_add_layer(out, &c->layers[l].pose, &c->layers[l].ref, c->layers[l].mask, layer_weight(c, l));
     }
     return BW_OK;
+}
+
+bw_result bw_graph_cursor_root_motion(bw_graph_cursor *c, const bw_root_motion_config *cfg, bw_root_delta *out)
+{
+    if (!c || !cfg || !out) return BW_ERR_INVALID_ARGUMENT;
+    const layer_rt *R = &c->layers[0];
+    int n = 0;
+    for (int m = 0; m < R->moved_count; m++) {
+        const moved *mv = &R->moved[m];
+        const g_state *s = state_of(c, 0, mv->state);
+        double rate = state_rate(c, s);
+        int leaves = state_leaves(c, s);
+        for (int i = 0; i < leaves; i++) {
+            const bw_blend_leaf *leaf = &c->leaves[i];
+            double sign = rate * leaf->rate < 0.0 ? -1.0 : 1.0;
+            c->root_buf[n++] = (bw_root_play){c->bindings[leaf->clip],
+                                              leaf_time(s, leaf, mv->old_p, rate),
+                                              sign * (mv->new_p - mv->old_p) * leaf->length,
+                                              s->loop,
+                                              mv->weight * leaf->weight,
+                                              0};
+        }
+    }
+    return bw_root_motion_extract(c->rig, cfg, c->root_buf, n, out);
 }
 
 const bw_pose *bw_graph_cursor_layer_pose(const bw_graph_cursor *c, int layer)
@@ -688,6 +735,7 @@ static void cursor_free(bw_graph_cursor *c)
         for (int i = 0; i < g->clip_count; i++) bw_pose_deinit(&c->refs[i]);
     bw_free(a, c->refs, (size_t)g->clip_count * sizeof *c->refs);
     bw_free(a, c->ref_buf, 2 * (size_t)g->max_leaves * sizeof *c->ref_buf);
+    bw_free(a, c->root_buf, 2 * (size_t)g->max_leaves * sizeof *c->root_buf);
     bw_mixer_destroy(c->mixer);
     bw_free(a, c->layers, nl * sizeof *c->layers);
     bw_free(a, c->bindings, (size_t)g->clip_count * sizeof *c->bindings);
@@ -794,9 +842,10 @@ static bw_result allocate_cursor(bw_graph_cursor *c, int event_capacity)
     c->tree_scratch = (float *)bw_alloc_zeroed(a, (size_t)g->max_tree_scratch * sizeof *c->tree_scratch);
     c->clip_buf = (bw_clip_contribution *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->clip_buf);
     c->ref_buf = (bw_contribution *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->ref_buf);
+    c->root_buf = (bw_root_play *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->root_buf);
     c->refs = (bw_pose *)bw_alloc_zeroed(a, (size_t)g->clip_count * sizeof *c->refs);
     if (!c->bindings || !c->params || !c->age || !c->layers || !c->routes || !c->bfs || !c->contributions ||
-        !c->events || !c->leaves || !c->tree_scratch || !c->clip_buf || !c->ref_buf || !c->refs)
+        !c->events || !c->leaves || !c->tree_scratch || !c->clip_buf || !c->ref_buf || !c->refs || !c->root_buf)
         return BW_ERR_OUT_OF_MEMORY;
     if (bw_pose_init(&c->scratch, c->rig, a) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
     for (size_t l = 0; l < nl; l++) {

@@ -63,7 +63,7 @@ typedef struct g_transition {
 
 typedef struct g_state {
     const char *name;
-    int clip;           /* clip state; -1 for a blend state */
+    int clip; /* clip state; -1 for a blend state */
     bool blend;
     bw_blend_tree tree; /* blend state: nodes in the graph's block */
     float speed;
@@ -88,10 +88,10 @@ struct bw_graph {
     size_t size;        /* of the one block */
     int param_count, clip_count, marker_count, mask_count, mask_entry_count, layer_count, state_count, transition_count,
         condition_count;
-    int max_states; /* largest state_count of a layer */
+    int max_states;                                        /* largest state_count of a layer */
     int node_count, node_child_count, node_position_count; /* blend-tree storage */
-    int max_leaves;       /* most leaves one state plays (>= 1) */
-    int max_tree_scratch; /* floats of scratch the largest tree evaluation needs */
+    int max_leaves;                                        /* most leaves one state plays (>= 1) */
+    int max_tree_scratch;                                  /* floats of scratch the largest tree evaluation needs */
     bw_blend_node *nodes;
     int *node_children;
     float *node_positions;

@@ -84,8 +84,8 @@ static bw_clip *make_turning_clip(float y, float x1, float ax, float ay, float a
     float *t = tv[n], *r = rv[n];
     n++;
     const float t0[6] = {0, y, 0, x1, y, 0};
-    const float r0[8] = {turning ? 0 : ax * s, turning ? 0 : ay * s, turning ? 0 : az * s, turning ? 1 : c,
-                         ax * s,               ay * s,               az * s,               c};
+    const float r0[8] = {
+        turning ? 0 : ax * s, turning ? 0 : ay * s, turning ? 0 : az * s, turning ? 1 : c, ax * s, ay * s, az * s, c};
     memcpy(t, t0, sizeof t0);
     memcpy(r, r0, sizeof r0);
     bw_track_desc tracks[2] = {{"", "root", BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 2, times, t, NULL, NULL},
@@ -1289,6 +1289,42 @@ static void additive_layers_should_add_the_delta_from_the_reference(void)
     bw_graph_destroy(g);
 }
 
+/* Root motion from the first layer: IDLE moves the root 1 m per clip
+ * second along X. A (IDLE, speed 1) -> B (IDLE, speed 2) live over 1 s
+ * when go, dt 0.25:
+ *   before any update: zero; u1..u4 (go 0): p 0 -> 1.0, 0.25 m each.
+ *   u5 (go): A advances 1.0 -> 1.25 across its loop (0.25, never a
+ *   backwards jump) and fires away: it counts in full.
+ *   u6: A (source, weight 0.75) 0.25, B (weight 0.25) 0.5:
+ *       0.75·0.25 + 0.25·0.5 = 0.3125. */
+static void root_motion_should_follow_the_plays_by_their_weights(void)
+{
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_state_desc states[2] = {{.name = "A", .clip = IDLE}, {.name = "B", .clip = IDLE, .speed = 2.0f}};
+    bw_graph_condition_desc go = cond_is("go");
+    bw_graph_transition_desc trs[1] = {edge("A", "B", &go, 1, 1.0f)};
+    bw_graph_layer_desc layers[1] = {layer("base", "A", states, 2, trs, 1)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 1);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_root_motion_config cfg = {0};
+    bw_root_delta delta;
+    CHECK_INT(bw_graph_cursor_root_motion(c, &cfg, &delta), BW_OK);
+    CHECK_NEAR(delta.t[0], 0.0, 0);
+    const double expect[6] = {0.25, 0.25, 0.25, 0.25, 0.25, 0.3125};
+    for (int u = 0; u < 6; u++) {
+        if (u == 4) bw_graph_cursor_set_param(c, 0, 1.0f);
+        bw_graph_cursor_update(c, 0.25f);
+        CHECK_INT(bw_graph_cursor_root_motion(c, &cfg, &delta), BW_OK);
+        CHECK_NEAR(delta.t[0], expect[u], 1e-5);
+        CHECK_NEAR(delta.t[2], 0.0, 1e-6);
+        CHECK_INT(delta.used, u == 5 ? 2 : 1);
+    }
+    CHECK_INT(bw_graph_cursor_root_motion(c, NULL, &delta), BW_ERR_INVALID_ARGUMENT);
+    bw_graph_cursor_destroy(c);
+    bw_graph_destroy(g);
+}
+
 static bool speed_is_high(void *user, const float *params, int count)
 {
     (*(int *)user)++;
@@ -1333,12 +1369,17 @@ static void ten_thousand_frames_should_not_allocate(void)
     bw_pose out = new_pose();
     long before = counter.allocations;
     int enters = 0;
+    bw_root_motion_config cfg = {0};
+    bw_root_delta delta;
+    double travel = 0.0;
     for (int frame = 0; frame < 10000; frame++) {
         bw_graph_cursor_set_param(c, 0, (frame / 37) % 2 ? 1.0f : 0.0f);
         if (frame % 101 == 0) bw_graph_cursor_fire(c, 1);
         if (frame % 503 == 0) bw_graph_cursor_travel(c, 0, 1);
         if (frame % 211 == 0) bw_graph_cursor_set_layer_weight(c, 1, (frame / 211) % 2 ? 0.0f : 1.0f, 0.3f);
         bw_graph_cursor_update(c, 1.0f / 60.0f);
+        if (bw_graph_cursor_root_motion(c, &cfg, &delta) != BW_OK) break;
+        travel += delta.t[0];
         if (bw_graph_cursor_evaluate(c, NULL, &out) != BW_OK) break;
         recorded r = {0};
         bw_graph_cursor_drain(c, record, &r);
@@ -1438,6 +1479,7 @@ int main(void)
     RUN(a_full_event_queue_should_drop_and_count);
     RUN(blend_states_should_advance_by_the_weighted_cycle);
     RUN(additive_layers_should_add_the_delta_from_the_reference);
+    RUN(root_motion_should_follow_the_plays_by_their_weights);
     RUN(ten_thousand_frames_should_not_allocate);
     RUN(allocation_failures_should_be_reported_and_leak_nothing);
     RUN(cursor_create_should_check_its_bindings);

@@ -69,13 +69,19 @@
  * uncovered pose, so during a fade source (1 − w) and
  * destination (w) form one weighted mean whose coverage blends too: a
  * joint only one side keys fades in or out with its weight. A frozen
- * source enters the same mean as a pose. Layers then overlay in order
- * over `base`, each joint by layer_weight × mask_weight × coverage (one
- * mixer rank per layer).
+ * source enters the same mean as a pose. Layers then apply in order over
+ * `base`: an override layer overlays each joint by layer_weight ×
+ * mask_weight × coverage (one mixer rank per layer); an additive layer
+ * adds the delta of its plays from their references (each clip's own pose
+ * at time 0, mixed with the same weights, sampled once at cursor
+ * creation): translation added, the rotation delta post-multiplied in the
+ * joint's local frame (r · Δr^a), scale multiplied, curves added, each by
+ * a = layer_weight × mask_weight × coverage (not clamped above 1). An
+ * additive layer reads only this frame's composition below it and
+ * changes no coverage.
  *
  * Not in this slice (rejected with BW_ERR_UNSUPPORTED at compile time, the
- * field named in the report): sync groups, additive layers. Root motion is
- * not extracted here.
+ * field named in the report): sync groups.
  *
  * Errors: bw_graph_compile and bw_graph_cursor_create report every problem
  * they find into a caller-supplied bw_graph_errors (may be NULL), each with
@@ -93,6 +99,7 @@
 #include "blendwerk/blendspace.h"
 #include "blendwerk/easing.h"
 #include "blendwerk/pose.h"
+#include "blendwerk/rootmotion.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -186,24 +193,24 @@ typedef enum bw_graph_loop {
 } bw_graph_loop;
 
 typedef struct bw_graph_state_desc {
-    const char *name;            /* required, unique in the layer, not "*" */
-    int clip;                    /* clip state: index into bw_graph_desc.clips */
-    const bw_blend_tree *blend;  /* blend state instead (clip ignored): leaf clip ids index
-                                    bw_graph_desc.clips (leaf lengths are taken from those
-                                    clips), parameter indices index bw_graph_desc.params
-                                    (tree->param_count <= param_count); copied at compile.
-                                    Interim form until compiled blend trees land. */
-    float speed;                 /* rate multiplier, finite; 0 = default 1 (hold a state still
-                                    through speed_param); multiplies every leaf's rate */
-    const char *speed_param;     /* optional float parameter multiplied into the rate each update */
-    bw_graph_loop loop;          /* blend states: BW_GRAPH_LOOP_CLIP means looping */
-    float offset;                /* normalized start time in [0, 1] */
-    const char *sync;            /* reserved for sync groups: must be NULL in this slice */
+    const char *name;           /* required, unique in the layer, not "*" */
+    int clip;                   /* clip state: index into bw_graph_desc.clips */
+    const bw_blend_tree *blend; /* blend state instead (clip ignored): leaf clip ids index
+                                   bw_graph_desc.clips (leaf lengths are taken from those
+                                   clips), parameter indices index bw_graph_desc.params
+                                   (tree->param_count <= param_count); copied at compile.
+                                   Interim form until compiled blend trees land. */
+    float speed;                /* rate multiplier, finite; 0 = default 1 (hold a state still
+                                   through speed_param); multiplies every leaf's rate */
+    const char *speed_param;    /* optional float parameter multiplied into the rate each update */
+    bw_graph_loop loop;         /* blend states: BW_GRAPH_LOOP_CLIP means looping */
+    float offset;               /* normalized start time in [0, 1] */
+    const char *sync;           /* reserved for sync groups: must be NULL in this slice */
 } bw_graph_state_desc;
 
 typedef enum bw_graph_layer_mode {
     BW_GRAPH_OVERRIDE = 0,
-    BW_GRAPH_ADDITIVE, /* not in this slice: BW_ERR_UNSUPPORTED */
+    BW_GRAPH_ADDITIVE, /* adds its plays' delta from their references (see the top) */
     BW_GRAPH_LAYER_MODE_COUNT
 } bw_graph_layer_mode;
 
@@ -357,6 +364,16 @@ void bw_graph_cursor_update(bw_graph_cursor *cursor, float dt);
  * feed a character's mixer. `base` may be `out`. BW_ERR_INVALID_ARGUMENT
  * for NULL cursor or out or poses not matching the rig (out untouched). */
 bw_result bw_graph_cursor_evaluate(bw_graph_cursor *cursor, const bw_pose *base, bw_pose *out);
+/* Root motion of the last update (SPEC §8), from the first layer's plays:
+ * each leaf's clip-time step (from, signed delta) at the weight the pose
+ * shows it with: a state that advanced and then fired away counts in
+ * full; during a fade the live source at 1 − w and the destination at w
+ * (a frozen source does not travel). Extraction as
+ * bw_root_motion_extract (cfg from bw_root_motion_config_init on the
+ * cursor's rig). Call after update; never allocates. Errors as
+ * bw_root_motion_extract, and BW_ERR_INVALID_ARGUMENT for NULL
+ * arguments. Before the first update the delta is zero. */
+bw_result bw_graph_cursor_root_motion(bw_graph_cursor *cursor, const bw_root_motion_config *cfg, bw_root_delta *out);
 /* A layer's own pose (before layer weight and mask) as last evaluated;
  * NULL for a bad layer. Owned by the cursor. */
 const bw_pose *bw_graph_cursor_layer_pose(const bw_graph_cursor *cursor, int layer);
