@@ -217,9 +217,9 @@ static void validate_state(bw_graph_report *r, const bw_graph_desc *d, int l, in
     else if (st->clip < 0 || st->clip >= d->clip_count)
         bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].clip", l, s), "clip index %d outside [0, %d)",
                          st->clip, d->clip_count);
-    if (st->sync)
-        bw_graph_problem(r, BW_ERR_UNSUPPORTED, WHERE("layers[%d].states[%d].sync", l, s),
-                         "sync groups are not supported yet");
+    if (st->sync && !st->sync[0])
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].states[%d].sync", l, s),
+                         "an empty sync group name");
     if (!isfinite(st->speed))
         bw_graph_problem(r, BW_ERR_NON_FINITE, WHERE("layers[%d].states[%d].speed", l, s), "speed is not finite");
     if (st->speed_param)
@@ -423,6 +423,30 @@ static const char *pool_copy(pool *p, const char *s)
     return d;
 }
 
+/* The id of marker i's name: the index of the first marker (of any clip,
+ * copied so far) with that name, so names compare as ints per frame. */
+static int intern_marker(const bw_graph *g, int i)
+{
+    for (int j = 0; j < i; j++)
+        if (strcmp(g->markers[j].name, g->markers[i].name) == 0) return g->markers[j].name_id;
+    return i;
+}
+
+/* Sync group of a state: the index of the first state (in any layer)
+ * naming the same group, -1 for none. */
+static int sync_group(const bw_graph_desc *d, int layer, int state)
+{
+    const char *name = d->layers[layer].states[state].sync;
+    if (!name) return -1;
+    int index = 0;
+    for (int l = 0; l < d->layer_count; l++)
+        for (int s = 0; s < d->layers[l].state_count; s++, index++) {
+            const char *other = d->layers[l].states[s].sync;
+            if (other && strcmp(other, name) == 0) return index;
+        }
+    return -1; /* not reached: the state itself names the group */
+}
+
 static void copy_clips(bw_graph *g, const bw_graph_desc *d, pool *strings)
 {
     int m = 0;
@@ -442,6 +466,7 @@ static void copy_clips(bw_graph *g, const bw_graph_desc *d, pool *strings)
             if (w < 0.0f) w += gc->length;
             if (!(w < gc->length)) w = 0.0f;
             mk->wrapped = w;
+            mk->name_id = intern_marker(g, m + k);
             /* stable insertion by wrapped time */
             int *order = &g->loop_order[m];
             int j = k;
@@ -569,6 +594,8 @@ static void copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
             bool own_loop = gs->blend || g->clips[sd->clip].loop; /* blends loop */
             gs->loop = sd->loop == BW_GRAPH_LOOP_CLIP ? own_loop : sd->loop == BW_GRAPH_LOOP_YES;
             gs->offset = sd->offset;
+            gs->sync = sync_group(d, l, s);
+            if (gs->sync >= 0) g->has_sync = true;
         }
         copy_transitions(g, d, L, &t_next, &c_next);
     }

@@ -56,6 +56,8 @@ typedef struct layer_rt {
     bw_pose ref, ref_snapshot; /* additive layers: the plays' references, mixed alike */
     moved moved[2];            /* the last update's advances (root motion) */
     int moved_count;
+    step cur_step, src_step; /* this update's advances (states cur_state, src_state; -1 none) */
+    int cur_state, src_state;
     float *mask;         /* joint_count weights, NULL = every joint at 1 */
     float *masked;       /* joint_count: pose coverage × mask, for composing */
     bw_pose masked_view; /* `pose`'s transforms and curves with `masked` coverage (borrows
@@ -358,30 +360,39 @@ static void fire(bw_graph_cursor *c, int l, int t)
 
 /* ---- update ---- */
 
-static void update_layer(bw_graph_cursor *c, int l, double dt)
+/* 1. Advance a layer's plays, transition timer and weight fade; the steps
+ * wait in the layer for the sync pass and finish_layer. */
+static void advance_layer(bw_graph_cursor *c, int l, double dt)
 {
     layer_rt *R = &c->layers[l];
-    /* 1. advance */
-    int cur_state = R->cur.state;
-    step cur = advance_play(c, state_of(c, l, cur_state), &R->cur, dt);
-    step src = {0};
-    int src_state = R->fading ? R->src.state : -1;
-    if (src_state >= 0) src = advance_play(c, state_of(c, l, src_state), &R->src, dt * R->src_speed);
+    R->cur_state = R->cur.state;
+    R->cur_step = advance_play(c, state_of(c, l, R->cur_state), &R->cur, dt);
+    R->src_state = R->fading ? R->src.state : -1;
+    if (R->src_state >= 0) R->src_step = advance_play(c, state_of(c, l, R->src_state), &R->src, dt * R->src_speed);
     if (R->fading) {
         R->timer += (float)dt;
-        if (R->timer >= R->duration) R->fading = false;
+        if (R->timer >= R->duration) {
+            R->fading = false;
+            R->src_state = -1;
+        }
     }
     if (R->w_elapsed < R->w_duration) {
         R->w_elapsed += (float)dt;
         float u = R->w_elapsed >= R->w_duration ? 1.0f : R->w_elapsed / R->w_duration;
         R->weight = R->w_from + (R->w_to - R->w_from) * u;
     }
+}
+
+/* The advance's markers, then 2. select and 3. fire. */
+static void finish_layer(bw_graph_cursor *c, int l, double dt)
+{
+    layer_rt *R = &c->layers[l];
+    step cur = R->cur_step, src = R->src_step;
+    int cur_state = R->cur_state, src_state = R->src_state;
     if (dt > 0.0) {
-        if (!R->fading) emit_markers(c, l, cur_state, cur);
-        else if (R->timer >= 0.5f * R->duration) emit_markers(c, l, cur_state, cur);
+        if (!R->fading || R->timer >= 0.5f * R->duration) emit_markers(c, l, cur_state, cur);
         else if (src_state >= 0) emit_markers(c, l, src_state, src);
     }
-    /* 2. select, 3. fire */
     int t = -1;
     if (!R->fading || transition_of(c, l, R->tr)->interruptible) t = select_transition(c, l, cur);
     if (t >= 0) fire(c, l, t);
@@ -398,6 +409,111 @@ static void update_layer(bw_graph_cursor *c, int l, double dt)
     }
 }
 
+/* ---- sync groups ---- */
+
+/* Live play k of the cursor (layer k / 2; k even: the current state, odd:
+ * the live source) after this update's advance, with its group and the
+ * weight it is shown with. False when there is no such live play. */
+static bool live_play(bw_graph_cursor *c, int k, play **pl, step **st, int *group, float *weight)
+{
+    int l = k / 2;
+    layer_rt *R = &c->layers[l];
+    bool source = k % 2 == 1;
+    int s = source ? R->src_state : R->cur_state;
+    if (s < 0) return false;
+    *group = state_of(c, l, s)->sync;
+    if (*group < 0) return false;
+    float w = R->fading ? fade_weight(c, l) : 1.0f;
+    *weight = (source ? 1.0f - w : w) * layer_weight(c, l);
+    *pl = source ? &R->src : &R->cur;
+    *st = source ? &R->src_step : &R->cur_step;
+    return true;
+}
+
+/* Position of marker order[i] of a clip as a phase in [0, 1). */
+static double marker_phase(const bw_graph *g, const g_clip *clip, int i)
+{
+    return g->markers[clip->marker_first + g->loop_order[clip->marker_first + i]].wrapped / clip->length;
+}
+
+/* In loop order, the marker of `follower` that corresponds to marker
+ * order[i] of `leader`: the same name, the same occurrence of that name
+ * (modulo how often the follower has it). -1 when the follower lacks it. */
+static int corresponding_marker(const bw_graph *g, const g_clip *leader, int i, const g_clip *follower)
+{
+    const int *lo = &g->loop_order[leader->marker_first], *fo = &g->loop_order[follower->marker_first];
+    int id = g->markers[leader->marker_first + lo[i]].name_id, occurrence = 0, count = 0;
+    for (int j = 0; j < i; j++) occurrence += g->markers[leader->marker_first + lo[j]].name_id == id;
+    for (int j = 0; j < follower->marker_count; j++) count += g->markers[follower->marker_first + fo[j]].name_id == id;
+    if (count == 0) return -1;
+    occurrence %= count;
+    for (int j = 0; j < follower->marker_count; j++)
+        if (g->markers[follower->marker_first + fo[j]].name_id == id && occurrence-- == 0) return j;
+    return -1;
+}
+
+/* The follower's phase for the leader's phase phi (SPEC §7): between the
+ * leader's markers around phi and the follower's markers of the same
+ * names, progress maps linearly; without shared markers, phi itself. */
+static double map_phase(const bw_graph *g, int leader_clip, int follower_clip, double phi)
+{
+    if (leader_clip < 0 || follower_clip < 0 || leader_clip == follower_clip) return phi;
+    const g_clip *L = &g->clips[leader_clip], *F = &g->clips[follower_clip];
+    int n = L->marker_count;
+    if (n == 0 || F->marker_count == 0 || !(L->length > 0.0f) || !(F->length > 0.0f)) return phi;
+    int a = n - 1; /* the last marker at or before phi, cyclically */
+    for (int i = 0; i < n; i++)
+        if (marker_phase(g, L, i) <= phi) a = i;
+    int b = (a + 1) % n;
+    int fa = corresponding_marker(g, L, a, F), fb = corresponding_marker(g, L, b, F);
+    if (fa < 0 || fb < 0) return phi;
+    double span = marker_phase(g, L, b) - marker_phase(g, L, a), into = phi - marker_phase(g, L, a);
+    double fspan = marker_phase(g, F, fb) - marker_phase(g, F, fa);
+    if (span <= 0.0) span += 1.0;
+    if (into < 0.0) into += 1.0;
+    if (fspan <= 0.0) fspan += 1.0;
+    double r = marker_phase(g, F, fa) + fspan * (into / span);
+    return r - floor(r);
+}
+
+static double phase_of(const g_state *s, double p) { return s->loop ? p - floor(p) : (p < 1.0 ? p : 1.0); }
+
+/* Per group, the most heavily weighted live play leads (the first on a
+ * tie); every other live play of the group adopts the leader's phase,
+ * keeping its own whole passes (the nearest pass to where its advance
+ * took it). Adjusts the plays and their steps before markers, gates and
+ * root motion read them. */
+static void sync_plays(bw_graph_cursor *c)
+{
+    int plays = 2 * c->g->layer_count;
+    for (int k = 0; k < plays; k++) {
+        play *pl, *lead_pl;
+        step *st, *lead_st;
+        int group, other;
+        float w, lead_w;
+        if (!live_play(c, k, &lead_pl, &lead_st, &group, &lead_w)) continue;
+        bool seen = false; /* groups are handled at their first live play */
+        for (int j = 0; j < k && !seen; j++) seen = live_play(c, j, &pl, &st, &other, &w) && other == group;
+        if (seen) continue;
+        int leader = k;
+        for (int j = k + 1; j < plays; j++)
+            if (live_play(c, j, &pl, &st, &other, &w) && other == group && w > lead_w) {
+                leader = j;
+                lead_w = w;
+            }
+        live_play(c, leader, &lead_pl, &lead_st, &group, &lead_w);
+        const g_state *ls = state_of(c, leader / 2, lead_pl->state);
+        double phi = phase_of(ls, lead_pl->p);
+        for (int j = k; j < plays; j++) {
+            if (j == leader || !live_play(c, j, &pl, &st, &other, &w) || other != group) continue;
+            const g_state *fs = state_of(c, j / 2, pl->state);
+            double f = map_phase(c->g, lead_st->clip, st->clip, phi);
+            pl->p = fs->loop ? floor(pl->p - f + 0.5) + f : f;
+            st->new_p = pl->p;
+        }
+    }
+}
+
 void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
 {
     if (!c) return;
@@ -407,7 +523,12 @@ void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
         for (int l = 0; l < g->layer_count; l++) push_state_event(c, BW_GRAPH_EVENT_ENTER, l, c->layers[l].cur.state);
         c->started = true;
     }
-    for (int l = 0; l < g->layer_count; l++) update_layer(c, l, d);
+    /* Advancing every layer first and finishing them in order afterwards is
+     * the per-layer order of SPEC §12.2: selection reads only parameters
+     * and the layer's own plays, which sync groups may span. */
+    for (int l = 0; l < g->layer_count; l++) advance_layer(c, l, d);
+    if (g->has_sync) sync_plays(c);
+    for (int l = 0; l < g->layer_count; l++) finish_layer(c, l, d);
     for (int i = 0; i < g->param_count; i++) {
         if (g->params[i].kind != BW_GRAPH_PARAM_TRIGGER || g->params[i].expires <= 0.0f || c->params[i] == 0.0f)
             continue;

@@ -24,6 +24,7 @@ typedef struct g_marker {
     const char *name;
     float time;    /* as authored, seconds (the clip's time order) */
     float wrapped; /* time taken modulo the clip length, in [0, length) */
+    int name_id;   /* equal for equal names across the graph's clips */
 } g_marker;
 
 typedef struct g_mask_entry {
@@ -70,6 +71,7 @@ typedef struct g_state {
     int speed_param; /* -1 = none */
     bool loop;
     float offset;
+    int sync; /* sync group (the graph-wide index of its first state), -1 = none */
 } g_state;
 
 typedef struct g_layer {
@@ -89,6 +91,7 @@ struct bw_graph {
     int param_count, clip_count, marker_count, mask_count, mask_entry_count, layer_count, state_count, transition_count,
         condition_count;
     int max_states;                                        /* largest state_count of a layer */
+    bool has_sync;                                         /* some state is in a sync group */
     int node_count, node_child_count, node_position_count; /* blend-tree storage */
     int max_leaves;                                        /* most leaves one state plays (>= 1) */
     int max_tree_scratch;                                  /* floats of scratch the largest tree evaluation needs */

@@ -33,6 +33,7 @@ enum {
     ZERO, /*  every      1      yes   0    0        -                        */
     ADDC, /*  root       1      yes   5    2τ, rotation 0 -> 90° about Y    */
     TILT, /*  root       1      yes   0    0, rotation 90° about X (held)   */
+    RUNC, /*  root       1      yes   50   τ        foot_l 0.1, foot_r 0.6   */
     CLIPS
 };
 
@@ -109,6 +110,8 @@ static void make_world(void)
     clips[ARMC] = make_clip(ARM, 1, 1.0f, true, 30.0f, 1.0f, NULL, 0);
     clips[ALL] = make_clip(ROOT, JOINTS, 1.0f, true, 40.0f, 0.0f, NULL, 0);
     clips[ZERO] = make_clip(ROOT, JOINTS, 1.0f, true, 0.0f, 0.0f, NULL, 0);
+    const bw_marker_desc run_markers[2] = {{"foot_l", 0.1f}, {"foot_r", 0.6f}};
+    clips[RUNC] = make_clip(ROOT, 1, 1.0f, true, 50.0f, 1.0f, run_markers, 2);
     clips[ADDC] = make_turning_clip(5.0f, 2.0f, 0.0f, 1.0f, 0.0f, 1);
     clips[TILT] = make_turning_clip(0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0);
     for (int i = 0; i < CLIPS; i++) bindings[i] = fixture_binding(clips[i], rig);
@@ -320,8 +323,8 @@ static void compile_should_report_every_problem_at_once(void)
     CHECK_INT(bw_graph_compile(&d, &g, NULL), BW_ERR_DUPLICATE);
     CHECK_INT(bw_graph_compile(NULL, &g, NULL), BW_ERR_INVALID_ARGUMENT);
 
-    /* Not in this slice: reported, not silently ignored. */
-    bw_graph_state_desc synced[1] = {{.name = "idle", .clip = IDLE, .sync = "feet"}};
+    /* An enum out of range and an empty group name. */
+    bw_graph_state_desc synced[1] = {{.name = "idle", .clip = IDLE, .sync = ""}};
     bw_graph_layer_desc add[1] = {layer("add", "idle", synced, 1, NULL, 0)};
     add[0].mode = (bw_graph_layer_mode)7;
     d = graph_desc(add, 1, NULL, 0);
@@ -329,7 +332,6 @@ static void compile_should_report_every_problem_at_once(void)
     CHECK_INT(list.count, 2);
     CHECK_STR(errs[0].where, "layers[0].mode");
     CHECK_STR(errs[1].where, "layers[0].states[0].sync");
-    CHECK_INT(errs[1].code, BW_ERR_UNSUPPORTED);
     CHECK(g == (bw_graph *)0x1);
 
     /* No layers at all. */
@@ -1325,6 +1327,50 @@ static void root_motion_should_follow_the_plays_by_their_weights(void)
     bw_graph_destroy(g);
 }
 
+/* Sync group "feet": walk (MOVE: 2 s, foot_l at phase 0.25, foot_r 0.75)
+ * -> run (RUNC: 1 s, foot_l 0.1, foot_r 0.6) live over 0.8 s, dt 0.25.
+ * u1: walk p 0.125; walk -> run fires (run at p 0).
+ * u2: walk 0.25, run 0.25; w = 0.3125: walk (0.6875) leads at phase 0.25,
+ *     on its foot_l: run adopts its foot_l, p 0.1.
+ * u3: walk 0.375, run 0.35; w = 0.625: run leads at 0.35, half way from
+ *     its foot_l (0.1) to foot_r (0.6): walk adopts half way from 0.25 to
+ *     0.75: p 0.5.
+ * u4: walk 0.625, run 0.6; w = 0.9375: run leads on its foot_r: walk
+ *     adopts 0.75.
+ * A second layer in the group with no markers (ARMC, weight 0.5) follows
+ * the heavier walk by normalized phase: on its own it would be at 0.25
+ * after u1; synced it is at walk's 0.125. */
+static void sync_groups_should_map_phase_between_shared_markers(void)
+{
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_state_desc states[2] = {{.name = "walk", .clip = MOVE, .sync = "feet"},
+                                     {.name = "run", .clip = RUNC, .sync = "feet"}};
+    bw_graph_state_desc arm_states[1] = {{.name = "arm", .clip = ARMC, .sync = "feet"}};
+    bw_graph_condition_desc go = cond_is("go");
+    bw_graph_transition_desc trs[1] = {edge("walk", "run", &go, 1, 0.8f)};
+    bw_graph_layer_desc layers[2] = {layer("base", "walk", states, 2, trs, 1),
+                                     layer("upper", "arm", arm_states, 1, NULL, 0)};
+    layers[1].weight = 0.5f;
+    bw_graph_desc d = graph_desc(layers, 2, params, 1);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_graph_cursor_set_param(c, 0, 1.0f);
+    bw_graph_cursor_update(c, 0.25f);
+    CHECK_NEAR(status(c, 1).progress, 0.125, 1e-6);
+    CHECK_NEAR(status(c, 0).progress, 0.0, 0); /* run entered, not yet advanced */
+    const double run_p[3] = {0.1, 0.35, 0.6}, walk_p[3] = {0.25, 0.5, 0.75};
+    for (int u = 0; u < 3; u++) {
+        bw_graph_cursor_update(c, 0.25f);
+        bw_graph_layer_status s = status(c, 0);
+        CHECK_INT(s.state, 1);
+        CHECK(s.transition.active);
+        CHECK_NEAR(s.progress, run_p[u], 1e-6);
+        CHECK_NEAR(s.transition.source_progress, walk_p[u], 1e-6);
+    }
+    bw_graph_cursor_destroy(c);
+    bw_graph_destroy(g);
+}
+
 static bool speed_is_high(void *user, const float *params, int count)
 {
     (*(int *)user)++;
@@ -1481,6 +1527,7 @@ int main(void)
     RUN(blend_states_should_advance_by_the_weighted_cycle);
     RUN(additive_layers_should_add_the_delta_from_the_reference);
     RUN(root_motion_should_follow_the_plays_by_their_weights);
+    RUN(sync_groups_should_map_phase_between_shared_markers);
     RUN(ten_thousand_frames_should_not_allocate);
     RUN(allocation_failures_should_be_reported_and_leak_nothing);
     RUN(cursor_create_should_check_its_bindings);
