@@ -1432,8 +1432,8 @@ static void ten_thousand_frames_should_not_allocate(void)
         for (int k = 0; k < r.count; k++) enters += r.kind[k] == BW_GRAPH_EVENT_ENTER;
     }
     CHECK_INT(counter.allocations - before, 0);
-    CHECK(calls > 1000); /* the predicate really ran */
-    CHECK(enters > 100); /* and transitions really happened */
+    CHECK(calls > 1000);  /* the predicate really ran */
+    CHECK(enters > 100);  /* and transitions really happened */
     CHECK(travel > 50.0); /* about 1 m/s for 167 s, less the time jumps hold still */
     for (int j = 0; j < JOINTS; j++) CHECK(isfinite(out.joints[j].t[0]) && isfinite(out.joints[j].t[1]));
     bw_pose_deinit(&out);

@@ -80,8 +80,15 @@
  * additive layer reads only this frame's composition below it and
  * changes no coverage.
  *
- * Not in this slice (rejected with BW_ERR_UNSUPPORTED at compile time, the
- * field named in the report): sync groups.
+ * Sync groups (SPEC §7): after every layer has advanced, per group the
+ * most heavily weighted live play (fade weight × layer weight; the first
+ * on a tie) leads and every other live play of the group, in any layer,
+ * adopts its phase: where the leader's and the follower's dominant clips
+ * share marker names (repeated names matched by occurrence), progress maps
+ * linearly between the corresponding markers around the leader's phase;
+ * otherwise the normalized phase is copied. A follower keeps its own
+ * whole passes. Markers, gates and root motion then read the synced
+ * progress; layers finish (markers, select, fire) in order as above.
  *
  * Errors: bw_graph_compile and bw_graph_cursor_create report every problem
  * they find into a caller-supplied bw_graph_errors (may be NULL), each with
@@ -205,7 +212,8 @@ typedef struct bw_graph_state_desc {
     const char *speed_param;    /* optional float parameter multiplied into the rate each update */
     bw_graph_loop loop;         /* blend states: BW_GRAPH_LOOP_CLIP means looping */
     float offset;               /* normalized start time in [0, 1] */
-    const char *sync;           /* reserved for sync groups: must be NULL in this slice */
+    const char *sync;           /* optional sync group name (any layer's states may share
+                                   one); NULL = none, "" is an error */
 } bw_graph_state_desc;
 
 typedef enum bw_graph_layer_mode {
@@ -274,7 +282,7 @@ typedef struct bw_graph bw_graph;
  * into one immutable block. BW_ERR_INVALID_ARGUMENT for NULL desc or
  * out_graph; otherwise the first problem's code (BW_ERR_INVALID_ARGUMENT,
  * BW_ERR_NOT_FOUND, BW_ERR_DUPLICATE, BW_ERR_EMPTY, BW_ERR_NON_FINITE,
- * BW_ERR_RANGE, BW_ERR_UNSUPPORTED, BW_ERR_LIMIT, BW_ERR_OUT_OF_MEMORY). */
+ * BW_ERR_RANGE, BW_ERR_LIMIT, BW_ERR_OUT_OF_MEMORY). */
 bw_result bw_graph_compile(const bw_graph_desc *desc, bw_graph **out_graph, bw_graph_errors *errors);
 void bw_graph_destroy(bw_graph *graph); /* NULL is a no-op; no cursor may outlive it */
 
