@@ -223,6 +223,23 @@ static bw_graph_layer_desc layer(const char *name, const char *entry, const bw_g
     return l;
 }
 
+/* The graph most fade tests need: one layer "base" of two states whose
+ * first is the entry, a bool "go" (default go0) and one transition
+ * states[0] -> states[1] when go, `tr` supplying the rest (duration, mode,
+ * source speed, ...). */
+static bw_graph *two_state_graph(const bw_graph_state_desc *states, bw_graph_transition_desc tr, float go0)
+{
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, go0, 0}};
+    bw_graph_condition_desc go = cond_is("go");
+    tr.from = states[0].name;
+    tr.to = states[1].name;
+    tr.conditions = &go;
+    tr.condition_count = 1;
+    bw_graph_layer_desc layers[1] = {layer("base", states[0].name, states, 2, &tr, 1)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 1);
+    return compile(&d);
+}
+
 static bw_pose new_pose(void)
 {
     bw_pose p;
@@ -679,15 +696,12 @@ static void interruption_should_start_from_the_frozen_pose_on_screen(void)
 static void freeze_and_live_sources_should_differ_as_derived(void)
 {
     for (int mode = 0; mode < 2; mode++) {
-        bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
         bw_graph_state_desc states[2] = {{.name = "A", .clip = IDLE}, {.name = "B", .clip = MOVE}};
-        bw_graph_condition_desc go = cond_is("go");
-        bw_graph_transition_desc trs[1] = {edge("A", "B", &go, 1, 1.0f)};
-        trs[0].mode = mode ? BW_GRAPH_FREEZE : BW_GRAPH_LIVE;
-        trs[0].source_speed = 0.5f;
-        bw_graph_layer_desc layers[1] = {layer("base", "A", states, 2, trs, 1)};
-        bw_graph_desc d = graph_desc(layers, 1, params, 1);
-        bw_graph *g = compile(&d);
+        bw_graph *g =
+            two_state_graph(states,
+                            (bw_graph_transition_desc){
+                                .duration = 1.0f, .mode = mode ? BW_GRAPH_FREEZE : BW_GRAPH_LIVE, .source_speed = 0.5f},
+                            0.0f);
         bw_graph_cursor *c = cursor_for(g, NULL);
         bw_pose out = new_pose();
         bw_graph_cursor_update(c, 0.25f);
@@ -822,13 +836,8 @@ static void events_should_come_markers_exit_enter_after_frame_zero_enters(void)
  *     fires. */
 static void fade_markers_should_switch_from_source_to_destination_at_the_midpoint(void)
 {
-    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 1, 0}};
     bw_graph_state_desc states[2] = {{.name = "move", .clip = MOVE, .offset = 0.125f}, {.name = "jump", .clip = JUMP}};
-    bw_graph_condition_desc go = cond_is("go");
-    bw_graph_transition_desc trs[1] = {edge("move", "jump", &go, 1, 1.0f)};
-    bw_graph_layer_desc layers[1] = {layer("base", "move", states, 2, trs, 1)};
-    bw_graph_desc d = graph_desc(layers, 1, params, 1);
-    bw_graph *g = compile(&d);
+    bw_graph *g = two_state_graph(states, (bw_graph_transition_desc){.duration = 1.0f}, 1.0f);
     bw_graph_cursor *c = cursor_for(g, NULL);
     recorded r = {0};
     for (int i = 0; i < 5; i++) {
@@ -934,13 +943,8 @@ static void masks_should_propagate_and_own_entries_override(void)
  * x = 0.25·0.25 = 0.0625: the arm fades in with the weight. */
 static void coverage_should_fade_a_joint_present_on_one_side_only(void)
 {
-    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 1, 0}};
     bw_graph_state_desc states[2] = {{.name = "A", .clip = IDLE}, {.name = "B", .clip = ARMC}};
-    bw_graph_condition_desc go = cond_is("go");
-    bw_graph_transition_desc trs[1] = {edge("A", "B", &go, 1, 1.0f)};
-    bw_graph_layer_desc layers[1] = {layer("base", "A", states, 2, trs, 1)};
-    bw_graph_desc d = graph_desc(layers, 1, params, 1);
-    bw_graph *g = compile(&d);
+    bw_graph *g = two_state_graph(states, (bw_graph_transition_desc){.duration = 1.0f}, 1.0f);
     bw_graph_cursor *c = cursor_for(g, NULL);
     bw_pose out = new_pose(), cleared = new_pose();
     bw_graph_cursor_update(c, 0.25f);
@@ -1301,13 +1305,8 @@ static void additive_layers_should_add_the_delta_from_the_reference(void)
  *       0.75·0.25 + 0.25·0.5 = 0.3125. */
 static void root_motion_should_follow_the_plays_by_their_weights(void)
 {
-    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
     bw_graph_state_desc states[2] = {{.name = "A", .clip = IDLE}, {.name = "B", .clip = IDLE, .speed = 2.0f}};
-    bw_graph_condition_desc go = cond_is("go");
-    bw_graph_transition_desc trs[1] = {edge("A", "B", &go, 1, 1.0f)};
-    bw_graph_layer_desc layers[1] = {layer("base", "A", states, 2, trs, 1)};
-    bw_graph_desc d = graph_desc(layers, 1, params, 1);
-    bw_graph *g = compile(&d);
+    bw_graph *g = two_state_graph(states, (bw_graph_transition_desc){.duration = 1.0f}, 0.0f);
     bw_graph_cursor *c = cursor_for(g, NULL);
     bw_root_motion_config cfg = {0};
     bw_root_delta delta;
