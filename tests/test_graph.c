@@ -1370,6 +1370,100 @@ static void sync_groups_should_map_phase_between_shared_markers(void)
     bw_graph_destroy(g);
 }
 
+static unsigned stress_rand(unsigned *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s >> 8;
+}
+
+/* Random parameters, triggers, travel, layer weights and dts (0, tiny,
+ * huge, NaN, negative) over every feature at once: the invariants hold on
+ * every frame (finite unit-quaternion poses, normalized time in [0, 1],
+ * transition weights and layer weights in range, states in range). */
+static void random_driving_should_keep_every_invariant(void)
+{
+    bw_graph_param_desc params[4] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0},
+                                     {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0.2f},
+                                     {"grounded", BW_GRAPH_PARAM_BOOL, 1, 0},
+                                     {"upper", BW_GRAPH_PARAM_FLOAT, 1, 0}};
+    const int children[2] = {0, 1};
+    const float thresholds[2] = {0.0f, 2.0f};
+    bw_blend_node nodes[3] = {bw_blend_clip_node(MOVE, 0), bw_blend_clip_node(RUNC, 0),
+                              bw_blend_1d_node(children, thresholds, 2, 0, true)};
+    bw_blend_tree tree = {nodes, 3, 2, 1};
+    bw_graph_state_desc states[4] = {{.name = "idle", .clip = IDLE},
+                                     {.name = "loco", .blend = &tree, .sync = "feet"},
+                                     {.name = "jump", .clip = JUMP, .speed = 1.5f},
+                                     {.name = "back", .clip = MOVE, .speed = -1.0f, .sync = "feet"}};
+    bw_graph_condition_desc fast = cond_cmp("speed", BW_GRAPH_GT, 0.5f), slow = cond_cmp("speed", BW_GRAPH_LE, 0.5f);
+    bw_graph_condition_desc up[2] = {cond_is("jump"), cond_is("grounded")};
+    bw_graph_condition_desc neg = cond_cmp("speed", BW_GRAPH_LT, -0.5f);
+    bw_graph_transition_desc trs[6] = {edge("idle", "loco", &fast, 1, 0.3f), edge("loco", "idle", &slow, 1, 0.3f),
+                                       edge("*", "jump", up, 2, 0.1f),       edge("jump", "idle", NULL, 0, 0.2f),
+                                       edge("idle", "back", &neg, 1, 0.4f),  edge("back", "idle", &slow, 1, 0.0f)};
+    trs[2].mode = BW_GRAPH_FREEZE;
+    trs[3].has_exit_time = true;
+    trs[3].exit_time = 0.8f;
+    trs[4].curve = BW_EASE_BACK; /* overshoots [0, 1] */
+    trs[4].curve_dir = BW_EASE_IN_OUT;
+    trs[1].non_interruptible = true;
+    bw_graph_mask_entry_desc entries[2] = {{"spine", 1.0f, false}, {"head", 0.5f, true}};
+    bw_graph_mask_desc masks[1] = {{"upper", entries, 2}};
+    bw_graph_state_desc upper_states[2] = {{.name = "arm", .clip = ARMC, .sync = "feet"}, {.name = "all", .clip = ALL}};
+    bw_graph_transition_desc upper_trs[2] = {edge("arm", "all", &fast, 1, 0.5f), edge("all", "arm", &slow, 1, 0.5f)};
+    bw_graph_state_desc add_states[1] = {{.name = "add", .clip = ADDC}};
+    bw_graph_layer_desc layers[3] = {layer("base", "idle", states, 4, trs, 6),
+                                     layer("upper", "arm", upper_states, 2, upper_trs, 2),
+                                     layer("add", "add", add_states, 1, NULL, 0)};
+    layers[1].mask = "upper";
+    layers[1].weight_param = "upper";
+    layers[2].mode = BW_GRAPH_ADDITIVE;
+    bw_graph_desc d = graph_desc(layers, 3, params, 4);
+    d.masks = masks;
+    d.mask_count = 1;
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_pose out = new_pose();
+    unsigned seed = 12345u, visited[2] = {0, 0};
+    int bad = 0, frozen = 0;
+    for (int frame = 0; frame < 20000 && bad < 5; frame++) {
+        unsigned r = stress_rand(&seed);
+        if (r % 7 == 0) bw_graph_cursor_set_param(c, 0, (float)(int)(stress_rand(&seed) % 7) * 0.5f - 1.5f);
+        if (r % 11 == 0) bw_graph_cursor_fire(c, 1);
+        if (r % 13 == 0) bw_graph_cursor_set_param(c, 2, (float)(stress_rand(&seed) % 2));
+        if (r % 17 == 0) bw_graph_cursor_set_param(c, 3, (float)(stress_rand(&seed) % 3) * 0.5f);
+        if (r % 19 == 0) bw_graph_cursor_travel(c, 0, (int)(stress_rand(&seed) % 4));
+        if (r % 23 == 0) bw_graph_cursor_set_layer_weight(c, 2, (float)(stress_rand(&seed) % 3) * 0.5f, 0.25f);
+        const float dts[8] = {1.0f / 60, 1.0f / 30, 0.0f, 1e-6f, 3.7f, NAN, -1.0f, 0.25f};
+        bw_graph_cursor_update(c, dts[stress_rand(&seed) % 8]);
+        if (bw_graph_cursor_evaluate(c, NULL, &out) != BW_OK) bad++;
+        bw_graph_cursor_drain(c, NULL, NULL);
+        for (int l = 0; l < 3; l++) {
+            bw_graph_layer_status s = status(c, l);
+            if (l < 2) visited[l] |= 1u << s.state;
+            frozen += s.transition.active && s.transition.frozen;
+            if (!(s.state >= 0 && s.state < bw_graph_state_count(g, l)) || !(s.normalized >= 0 && s.normalized <= 1) ||
+                !(s.weight >= 0) || !isfinite(s.progress) ||
+                (s.transition.active && !(s.transition.elapsed >= 0 && s.transition.elapsed < s.transition.duration)))
+                bad++;
+        }
+        for (int j = 0; j < JOINTS; j++) {
+            const bw_transform *x = &out.joints[j];
+            float n2 = x->r[0] * x->r[0] + x->r[1] * x->r[1] + x->r[2] * x->r[2] + x->r[3] * x->r[3];
+            if (!(fabsf(n2 - 1.0f) < 1e-3f) || !isfinite(x->t[0] + x->t[1] + x->t[2]) ||
+                !isfinite(x->s[0] + x->s[1] + x->s[2]))
+                bad++;
+        }
+    }
+    CHECK_INT(bad, 0);
+    CHECK_INT(visited[0], 0xF); /* every state was reached, */
+    CHECK_INT(visited[1], 0x3);
+    CHECK(frozen > 10); /* and frozen sources ran */
+    bw_pose_deinit(&out);
+    bw_graph_cursor_destroy(c);
+    bw_graph_destroy(g);
+}
+
 static bool speed_is_high(void *user, const float *params, int count)
 {
     (*(int *)user)++;
@@ -1527,6 +1621,7 @@ int main(void)
     RUN(additive_layers_should_add_the_delta_from_the_reference);
     RUN(root_motion_should_follow_the_plays_by_their_weights);
     RUN(sync_groups_should_map_phase_between_shared_markers);
+    RUN(random_driving_should_keep_every_invariant);
     RUN(ten_thousand_frames_should_not_allocate);
     RUN(allocation_failures_should_be_reported_and_leak_nothing);
     RUN(cursor_create_should_check_its_bindings);

@@ -112,9 +112,9 @@
 extern "C" {
 #endif
 
-/* Documented limits (BW_ERR_LIMIT beyond them). */
-/* At most this many params, masks, layers, states per layer, transitions
- * per layer, conditions per transition and entries per mask. */
+/* Documented limit (BW_ERR_LIMIT beyond it): at most this many params,
+ * masks, layers, states per layer, transitions per layer, conditions per
+ * transition and entries per mask. */
 #define BW_GRAPH_MAX_ITEMS (1 << 16)
 /* Transition `from` meaning any state. */
 #define BW_GRAPH_NAME_ANY "*"
