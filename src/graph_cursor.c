@@ -130,8 +130,10 @@ static void push_state_event(bw_graph_cursor *c, bw_graph_event_kind kind, int l
 static float fade_weight(const bw_graph_cursor *c, int l)
 {
     const layer_rt *R = &c->layers[l];
+    float u = R->duration > 0.0f ? R->timer / R->duration : 1.0f;
+    if (R->tr < 0) return bw_clamp01(u); /* a carry-over fade (hot reload): linear */
     const g_transition *tr = transition_of(c, l, R->tr);
-    return bw_ease(tr->curve, tr->curve_dir, R->duration > 0.0f ? R->timer / R->duration : 1.0f);
+    return bw_ease(tr->curve, tr->curve_dir, u);
 }
 
 static float layer_weight(const bw_graph_cursor *c, int l)
@@ -394,7 +396,7 @@ static void finish_layer(bw_graph_cursor *c, int l, double dt)
         else if (src_state >= 0) emit_markers(c, l, src_state, src);
     }
     int t = -1;
-    if (!R->fading || transition_of(c, l, R->tr)->interruptible) t = select_transition(c, l, cur);
+    if (!R->fading || R->tr < 0 || transition_of(c, l, R->tr)->interruptible) t = select_transition(c, l, cur);
     if (t >= 0) fire(c, l, t);
     /* What moved, at the weights the pose shows (root motion): the state
      * that advanced and then fired away counts in full; during a fade the
@@ -771,12 +773,60 @@ bw_result bw_graph_cursor_layer_status(const bw_graph_cursor *c, int layer, bw_g
         t->elapsed = R->timer;
         t->duration = R->duration;
         t->weight = fade_weight(c, layer);
-        t->mode = transition_of(c, layer, R->tr)->mode;
+        t->mode = R->tr >= 0 ? transition_of(c, layer, R->tr)->mode : BW_GRAPH_FREEZE;
         t->frozen = R->frozen;
         t->source_state = R->frozen ? -1 : R->src.state;
         t->source_progress = R->frozen ? 0.0 : R->src.p;
     }
     *out = s;
+    return BW_OK;
+}
+
+bw_result bw_graph_cursor_carry_over(bw_graph_cursor *dst, const bw_graph_cursor *src, float fade)
+{
+    if (!dst || !src || dst == src || !isfinite(fade) || fade < 0.0f) return BW_ERR_INVALID_ARGUMENT;
+    if (dst->rig != src->rig && (bw_rig_layout_signature(dst->rig) != bw_rig_layout_signature(src->rig) ||
+                                 dst->joint_count != src->joint_count || dst->curve_count != src->curve_count))
+        return BW_ERR_INVALID_ARGUMENT;
+    const bw_graph *g = dst->g, *old = src->g;
+    for (int i = 0; i < g->param_count; i++) {
+        int j = bw_graph_find_param(old, g->params[i].name);
+        if (j < 0 || old->params[j].kind != g->params[i].kind) continue;
+        dst->params[i] = src->params[j];
+        dst->age[i] = src->age[j];
+    }
+    for (int l = 0; l < g->layer_count; l++) {
+        int ol = bw_graph_find_layer(old, g->layers[l].name);
+        if (ol < 0) continue;
+        layer_rt *R = &dst->layers[l];
+        const layer_rt *O = &src->layers[ol];
+        if (g->layers[l].weight_param < 0 && old->layers[ol].weight_param < 0) {
+            R->weight = O->weight;
+            R->w_from = O->w_from;
+            R->w_to = O->w_to;
+            R->w_elapsed = O->w_elapsed;
+            R->w_duration = O->w_duration;
+        }
+        int s = bw_graph_find_state(g, l, old->states[old->layers[ol].state_first + O->cur.state].name);
+        R->cur = s >= 0 ? (play){s, O->cur.p, O->cur.fresh}
+                        : (play){g->layers[l].entry, state_of(dst, l, g->layers[l].entry)->offset, true};
+        R->route_len = R->route_pos = 0;
+        R->fading = fade > 0.0f;
+        R->tr = R->from = -1;
+        R->timer = 0.0f;
+        R->duration = fade;
+        R->frozen = true;
+        R->src = (play){-1, 0.0, false};
+        R->moved_count = 0;
+        if (R->fading) {
+            bw_pose_copy(&R->snapshot, &O->pose);
+            if (g->layers[l].additive) {
+                if (old->layers[ol].additive) bw_pose_copy(&R->ref_snapshot, &O->ref);
+                else bw_pose_copy(&R->ref_snapshot, &O->pose); /* no delta from a former override layer */
+            }
+        }
+    }
+    dst->started = src->started;
     return BW_OK;
 }
 

@@ -1464,6 +1464,69 @@ static void random_driving_should_keep_every_invariant(void)
     bw_graph_destroy(g);
 }
 
+/* Hot reload mid-transition. Old graph: idle -> move when go (0.5 s).
+ * u1 (dt 0.25): idle p 0.25, fires. u2: idle 0.5 (source), move 0.125
+ * (τ 0.25), w 0.5: on screen x = 0.5·0.5 + 0.5·0.25 = 0.375, y = 5.
+ * New graph: "move" kept, idle renamed "rest" (the entry). Carried over
+ * with a 0.5 s fade: move at p 0.125, a frozen fade from the pose on
+ * screen: evaluated at weight 0 it is that pose (no pop). Next update
+ * (0.25): move p 0.25 (τ 0.5), w 0.5: x = 0.5·0.375 + 0.5·0.5 = 0.4375,
+ * y = 0.5·5 + 0.5·10 = 7.5. A graph whose layer lost "move" restarts the
+ * layer at its entry. Parameters carry by name and kind. */
+static void carry_over_should_continue_without_a_pop(void)
+{
+    bw_graph_state_desc old_states[2] = {{.name = "idle", .clip = IDLE}, {.name = "move", .clip = MOVE}};
+    bw_graph *old = two_state_graph(old_states, (bw_graph_transition_desc){.duration = 0.5f}, 1.0f);
+    bw_graph_cursor *a = cursor_for(old, NULL);
+    bw_pose out = new_pose();
+    bw_graph_cursor_update(a, 0.25f);
+    CHECK_ROOT_AFTER(a, &out, 0.25f, 0.375f, 5.0f);
+
+    bw_graph_param_desc params[2] = {{"extra", BW_GRAPH_PARAM_FLOAT, 7, 0}, {"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_state_desc states[2] = {{.name = "rest", .clip = IDLE}, {.name = "move", .clip = MOVE}};
+    bw_graph_layer_desc layers[1] = {layer("base", "rest", states, 2, NULL, 0)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 2);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *b = cursor_for(g, NULL);
+    CHECK_INT(bw_graph_cursor_carry_over(b, a, 0.5f), BW_OK);
+    CHECK_NEAR(bw_graph_cursor_param(b, 0), 7.0f, 0); /* new: its default */
+    CHECK_NEAR(bw_graph_cursor_param(b, 1), 1.0f, 0); /* carried */
+    bw_graph_layer_status s = status(b, 0);
+    CHECK_INT(s.state, 1);
+    CHECK_NEAR(s.progress, 0.125, 1e-6);
+    CHECK(s.transition.active && s.transition.frozen);
+    CHECK_INT(s.transition.from, -1);
+    CHECK_INT(s.transition.transition, -1);
+    CHECK_INT(bw_graph_cursor_evaluate(b, NULL, &out), BW_OK);
+    CHECK_NEAR(out.joints[ROOT].t[0], 0.375f, tol);
+    CHECK_NEAR(out.joints[ROOT].t[1], 5.0f, tol);
+    CHECK_ROOT_AFTER(b, &out, 0.25f, 0.4375f, 7.5f);
+    recorded r = {0};
+    bw_graph_cursor_drain(b, record, &r);
+    for (int i = 0; i < r.count; i++) CHECK(r.kind[i] != BW_GRAPH_EVENT_ENTER); /* no second frame 0 */
+    bw_graph_cursor_destroy(b);
+    bw_graph_destroy(g);
+
+    /* "move" removed: the layer restarts at its entry. */
+    bw_graph_layer_desc only_rest[1] = {layer("base", "rest", states, 1, NULL, 0)};
+    d = graph_desc(only_rest, 1, params, 2);
+    g = compile(&d);
+    b = cursor_for(g, NULL);
+    CHECK_INT(bw_graph_cursor_carry_over(b, a, 0.0f), BW_OK);
+    s = status(b, 0);
+    CHECK_INT(s.state, 0);
+    CHECK_NEAR(s.progress, 0.0, 0);
+    CHECK(!s.transition.active); /* fade 0: none */
+    CHECK_INT(bw_graph_cursor_carry_over(b, a, -1.0f), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_graph_cursor_carry_over(b, b, 0.0f), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_graph_cursor_carry_over(NULL, a, 0.0f), BW_ERR_INVALID_ARGUMENT);
+    bw_pose_deinit(&out);
+    bw_graph_cursor_destroy(b);
+    bw_graph_destroy(g);
+    bw_graph_cursor_destroy(a);
+    bw_graph_destroy(old);
+}
+
 static bool speed_is_high(void *user, const float *params, int count)
 {
     (*(int *)user)++;
@@ -1622,6 +1685,7 @@ int main(void)
     RUN(root_motion_should_follow_the_plays_by_their_weights);
     RUN(sync_groups_should_map_phase_between_shared_markers);
     RUN(random_driving_should_keep_every_invariant);
+    RUN(carry_over_should_continue_without_a_pop);
     RUN(ten_thousand_frames_should_not_allocate);
     RUN(allocation_failures_should_be_reported_and_leak_nothing);
     RUN(cursor_create_should_check_its_bindings);

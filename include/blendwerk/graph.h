@@ -390,8 +390,8 @@ const bw_pose *bw_graph_cursor_layer_pose(const bw_graph_cursor *cursor, int lay
 
 typedef struct bw_graph_transition_status {
     bool active;            /* false: no transition in flight (other fields 0 / -1) */
-    int transition;         /* index in the layer's transition list */
-    int from;               /* the state current when it fired (never "*") */
+    int transition;         /* index in the layer's transition list (-1: a carry-over fade) */
+    int from;               /* the state current when it fired (never "*"; -1: carry-over) */
     int to;                 /* the destination (= the layer's current state) */
     float elapsed;          /* seconds since it fired */
     float duration;         /* seconds */
@@ -415,6 +415,21 @@ typedef struct bw_graph_layer_status {
  * layer; *out untouched on failure. */
 bw_result bw_graph_cursor_layer_status(const bw_graph_cursor *cursor, int layer, bw_graph_layer_status *out);
 const bw_graph *bw_graph_cursor_graph(const bw_graph_cursor *cursor);
+
+/* Hot reload (SPEC §10, §11): carry a character over from `src`, a cursor
+ * of the graph being replaced, into `dst`, a fresh cursor of the new graph
+ * on the same rig layout. Parameters carry by name where the kind is the
+ * same (trigger ages too); layers by name: the current state by name with
+ * its progress (a renamed or removed state restarts the layer at its
+ * entry), the layer weight and its fade (unless either layer's weight
+ * follows a parameter). Queued travel is dropped. So that nothing pops,
+ * every carried layer then fades over `fade` seconds (linear; 0 = none)
+ * from a frozen snapshot of src's last evaluated layer pose, reported as a
+ * transition with index and from -1, mode freeze, frozen. Frame-0 entry
+ * events are not repeated. Compares names: call it at reload, not per
+ * frame. BW_ERR_INVALID_ARGUMENT for NULL or equal cursors, a negative or
+ * non-finite fade, or cursors of different rig layouts (dst untouched). */
+bw_result bw_graph_cursor_carry_over(bw_graph_cursor *dst, const bw_graph_cursor *src, float fade);
 
 /* ---- events ---- */
 
