@@ -260,6 +260,14 @@ static void check_root_after(bw_graph_cursor *c, bw_pose *out, float dt, float x
 }
 #define CHECK_ROOT_AFTER(c, out, dt, x, y) check_root_after((c), (out), (dt), (x), (y), __LINE__)
 
+/* Destroy what a test made (pose may be NULL). */
+static void teardown(bw_graph_cursor *c, bw_graph *g, bw_pose *pose)
+{
+    if (pose) bw_pose_deinit(pose);
+    bw_graph_cursor_destroy(c);
+    bw_graph_destroy(g);
+}
+
 /* ---- event recording ---- */
 
 typedef struct recorded {
@@ -411,9 +419,7 @@ static void timeline_idle_to_move_should_follow_the_hand_derivation(void)
         }
         CHECK(fabsf(out.coverage[ARM] - 1.0f) < tol && fabsf(out.joints[ARM].t[1]) < tol); /* rest passes */
     }
-    bw_pose_deinit(&out);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, &out);
 }
 
 /* One state a -> b with an exit time, no conditions, duration 0. */
@@ -433,8 +439,7 @@ static int exit_time_fires_after(bw_graph_loop loop, int clip, float exit_time, 
         bw_graph_cursor_update(c, dts[i]);
         if (status(c, 0).state == 1) fired_at = i;
     }
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, NULL);
     return fired_at;
 }
 
@@ -519,8 +524,7 @@ static void triggers_should_be_consumed_only_by_the_transition_that_fires(void)
     CHECK_INT(bw_graph_cursor_set_param(c, grounded, NAN), BW_ERR_NON_FINITE);
     CHECK_INT(bw_graph_cursor_set_param(c, 7, 1.0f), BW_ERR_RANGE);
     CHECK(isnan(bw_graph_cursor_param(c, -1)));
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, NULL);
 }
 
 /* dodge expires after 0.25 s; idle -> b when {dodge, go}. At dt 0.1 its
@@ -579,16 +583,14 @@ static void any_state_into_the_current_state_should_need_to_self(void)
     CHECK_INT(count_enters(c, 50, "jump"), 1);
     /* jump entered at offset 0.25, then 49 advances of 0.125: saturated */
     CHECK_NEAR(status(c, 0).progress, 1.0, 0);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, NULL);
 
     trs[0].to_self = true; /* may fire while jump is current: every update */
     g = compile(&d);
     c = cursor_for(g, NULL);
     CHECK_INT(count_enters(c, 5, "jump"), 5);
     CHECK_NEAR(status(c, 0).progress, 0.25, 0); /* re-entered at its offset, not yet advanced */
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, NULL);
     trs[0].to_self = false;
 
     /* to_self on an ordinary transition is a compile error */
@@ -633,8 +635,7 @@ static void non_interruptible_fade_should_ignore_conditions_until_it_ends(void)
     bw_graph_layer_status s = status(c, 0);
     CHECK_INT(s.state, 2);
     CHECK(!s.transition.active); /* duration-0 b -> c is complete at once */
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, NULL);
 }
 
 /* A -> B when go (0.5 s), B -> C when jump (0.5 s), dt 0.125.
@@ -679,9 +680,7 @@ static void interruption_should_start_from_the_frozen_pose_on_screen(void)
     CHECK_NEAR(out.joints[ROOT].t[0], 0.3125f, tol);
     CHECK_NEAR(out.joints[ROOT].t[1], 5.0f, tol);
     CHECK_ROOT_AFTER(c, &out, 0.125f, 0.265625f, 8.75f);
-    bw_pose_deinit(&out);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, &out);
 }
 
 /* A -> B when go, duration 1, dt 0.25.
@@ -718,9 +717,7 @@ static void freeze_and_live_sources_should_differ_as_derived(void)
         CHECK_ROOT_AFTER(c, &out, 0.25f, x3[mode], 2.5f);
         if (!mode) CHECK_NEAR(status(c, 0).transition.source_progress, 0.625, tol);
         CHECK_ROOT_AFTER(c, &out, 0.25f, x4[mode], 5.0f);
-        bw_pose_deinit(&out);
-        bw_graph_cursor_destroy(c);
-        bw_graph_destroy(g);
+        teardown(c, g, &out);
     }
 }
 
@@ -780,8 +777,7 @@ static void travel_should_follow_the_first_shortest_route(void)
     CHECK_INT(status(c, 0).state, 1);
     bw_graph_cursor_update(c, 0.25f); /* route done: t1 (not go) fires */
     CHECK_INT(status(c, 0).state, 0);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, NULL);
 }
 
 /* Layer 0: jump (markers start 0, land 0.8; non-looping) -> idle at exit
@@ -819,9 +815,7 @@ static void events_should_come_markers_exit_enter_after_frame_zero_enters(void)
     CHECK_EVENT(&r, 1, BW_GRAPH_EVENT_EXIT, 0, "jump");
     CHECK_EVENT(&r, 2, BW_GRAPH_EVENT_ENTER, 0, "idle");
     CHECK_INT(bw_graph_cursor_event_count(c), 0);
-    bw_pose_deinit(&out);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, &out);
 }
 
 /* move (markers foot_l 0.5, foot_r 1.5; length 2, looping) -> jump
@@ -850,8 +844,7 @@ static void fade_markers_should_switch_from_source_to_destination_at_the_midpoin
     CHECK_EVENT(&r, 2, BW_GRAPH_EVENT_EXIT, 0, "move");
     CHECK_EVENT(&r, 3, BW_GRAPH_EVENT_ENTER, 0, "jump");
     CHECK_EVENT(&r, 4, BW_GRAPH_EVENT_MARKER, 0, "land");
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, NULL);
 }
 
 /* Layer 0 plays ZERO (every joint y 0), layer 1 plays ALL (every joint
@@ -893,9 +886,7 @@ static void masks_should_propagate_and_own_entries_override(void)
     CHECK_NEAR(out.joints[HEAD].t[1], 3.0f, tol);
     /* the layer's own pose is unmasked */
     CHECK_NEAR(bw_graph_cursor_layer_pose(c, 1)->coverage[ROOT], 1.0f, tol);
-    bw_pose_deinit(&out);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, &out);
 
     /* Names resolve on the rig: "tip" is ambiguous, "arm/tip" is not,
      * "nose" is missing; every problem is reported. */
@@ -929,9 +920,7 @@ static void masks_should_propagate_and_own_entries_override(void)
     CHECK_NEAR(out.joints[TIP_HEAD].t[1], 0.0f, tol);
     CHECK_NEAR(out.joints[SPINE].t[1], 0.0f, tol);
     CHECK_NEAR(out.joints[ARM].t[1], 0.0f, tol);
-    bw_pose_deinit(&out);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, &out);
 }
 
 /* A (root only) -> B (arm only) over 1 s at dt 0.25.
@@ -970,8 +959,7 @@ static void coverage_should_fade_a_joint_present_on_one_side_only(void)
     bw_pose_deinit(&small);
     bw_pose_deinit(&out);
     bw_pose_deinit(&cleared);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, NULL);
 }
 
 static int drain_markers(bw_graph_cursor *c, char names[][16], int max)
@@ -1035,8 +1023,7 @@ static void markers_should_follow_loops_and_reverse_playback(void)
             CHECK_NEAR(out.joints[ROOT].t[0], 1.75f, tol);
             bw_pose_deinit(&out);
         }
-        bw_graph_cursor_destroy(c);
-        bw_graph_destroy(g);
+        teardown(c, g, NULL);
     }
 }
 
@@ -1077,8 +1064,7 @@ static void parameters_should_drive_speed_layer_weight_and_curves(void)
     bw_graph_cursor_update(c, 0.5f);
     bw_graph_cursor_update(c, 0.5f);
     CHECK_NEAR(status(c, 0).transition.weight, 0.25f, tol);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, NULL);
 }
 
 /* A -> B when go, B -> A when not go, both 0.5 s, dt 0.125 (SPEC §11:
@@ -1115,9 +1101,7 @@ static void going_back_mid_fade_should_not_jump(void)
      * from the frozen 5 back to 0 over 4 steps, 1.25 per step. */
     CHECK_NEAR(worst_step, 2.5f, tol);
     CHECK_NEAR(last_y, 0.0f, tol);
-    bw_pose_deinit(&out);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, &out);
 }
 
 /* Travel over an any-state edge: a -> b via "*" -> x, x -> b. From x the
@@ -1141,8 +1125,7 @@ static void travel_should_use_any_state_edges(void)
     CHECK_INT(status(c, 0).state, 1);
     /* from b, a is unreachable (nothing leads to a): the error changes nothing */
     CHECK_INT(bw_graph_cursor_travel(c, 0, 0), BW_ERR_NOT_FOUND);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, NULL);
 }
 
 /* A queue of 2 events: frame 0 of three layers queues 3 enters. */
@@ -1166,8 +1149,7 @@ static void a_full_event_queue_should_drop_and_count(void)
     CHECK_STR(bw_graph_layer_name(g, 2), "l2");
     CHECK_STR(bw_graph_state_name(g, 1, 0), "idle");
     CHECK(bw_graph_state_name(g, 1, 1) == NULL);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, NULL);
 }
 
 /* A 1D blend over speed: idle (threshold 0, 1 s, y 0) and move (threshold
@@ -1205,9 +1187,7 @@ static void blend_states_should_advance_by_the_weighted_cycle(void)
             CHECK_NEAR(out.joints[ROOT].t[0], 0.4375f, tol);
             CHECK_NEAR(out.joints[ROOT].t[1], 7.5f, tol);
         }
-        bw_pose_deinit(&out);
-        bw_graph_cursor_destroy(c);
-        bw_graph_destroy(g);
+        teardown(c, g, &out);
     }
     /* A leaf naming a clip the graph does not have, and a tree reading more
      * parameters than the graph has, are compile errors. */
@@ -1290,9 +1270,7 @@ static void additive_layers_should_add_the_delta_from_the_reference(void)
         CHECK_NEAR(q[1], 0.0f, tol);
         CHECK_NEAR(out.coverage[ROOT], 1.0f, 0);
     }
-    bw_pose_deinit(&out);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, &out);
 }
 
 /* Root motion from the first layer: IDLE moves the root 1 m per clip
@@ -1322,8 +1300,7 @@ static void root_motion_should_follow_the_plays_by_their_weights(void)
         CHECK_INT(delta.used, u == 5 ? 2 : 1);
     }
     CHECK_INT(bw_graph_cursor_root_motion(c, NULL, &delta), BW_ERR_INVALID_ARGUMENT);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, NULL);
 }
 
 /* Sync group "feet": walk (MOVE: 2 s, foot_l at phase 0.25, foot_r 0.75)
@@ -1366,8 +1343,7 @@ static void sync_groups_should_map_phase_between_shared_markers(void)
         CHECK_NEAR(s.progress, run_p[u], 1e-6);
         CHECK_NEAR(s.transition.source_progress, walk_p[u], 1e-6);
     }
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, NULL);
 }
 
 static unsigned stress_rand(unsigned *s)
@@ -1459,9 +1435,7 @@ static void random_driving_should_keep_every_invariant(void)
     CHECK_INT(visited[0], 0xF); /* every state was reached, */
     CHECK_INT(visited[1], 0x3);
     CHECK(frozen > 10); /* and frozen sources ran */
-    bw_pose_deinit(&out);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, &out);
 }
 
 /* Hot reload mid-transition. Old graph: idle -> move when go (0.5 s).
@@ -1592,9 +1566,7 @@ static void ten_thousand_frames_should_not_allocate(void)
     CHECK(enters > 100);  /* and transitions really happened */
     CHECK(travel > 50.0); /* about 1 m/s for 167 s, less the time jumps hold still */
     for (int j = 0; j < JOINTS; j++) CHECK(isfinite(out.joints[j].t[0]) && isfinite(out.joints[j].t[1]));
-    bw_pose_deinit(&out);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(g);
+    teardown(c, g, &out);
     CHECK_INT(counter.live_blocks, 0);
     CHECK(counter.live_bytes == 0);
 }
@@ -1625,8 +1597,7 @@ static void allocation_failures_should_be_reported_and_leak_nothing(void)
             r = bw_graph_cursor_create(g, &cd, &c, NULL);
             if (r == BW_OK) successes++;
             else CHECK(c == NULL);
-            bw_graph_cursor_destroy(c);
-            bw_graph_destroy(g);
+            teardown(c, g, NULL);
         }
         if (r != BW_OK) CHECK_INT(r, BW_ERR_OUT_OF_MEMORY);
         CHECK_INT(counter.live_blocks, 0);
