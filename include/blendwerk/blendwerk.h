@@ -14,6 +14,7 @@
 #include "blendwerk/blendspace.h"
 #include "blendwerk/blendtree.h"
 #include "blendwerk/rootmotion.h"
+#include "blendwerk/graph.h"
 #include "blendwerk/asset.h"
 #include "blendwerk/jobs.h"
 

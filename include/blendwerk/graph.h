@@ -1,0 +1,464 @@
+/* blendwerk/graph.h - state-machine graphs: the C core (SPEC §7, §12.2).
+ *
+ * Three kinds of object, three lifetimes:
+ * - A *desc* (bw_graph_desc and the structs below) is plain data the caller
+ *   owns: names are strings, clips are indices into the caller's clip list,
+ *   all-zero fields mean the documented defaults. It is read only during
+ *   bw_graph_compile.
+ * - A *graph* (bw_graph) is what bw_graph_compile makes of a desc: every
+ *   problem of the desc reported at once, every name resolved to an index,
+ *   everything copied into one block (state, layer, parameter and marker
+ *   names included). Immutable and shareable across characters and
+ *   threads; it keeps no pointer into the desc or the clips (clip lengths,
+ *   loop flags and markers are copied). Predicate `user` pointers are kept
+ *   as given and must outlive the graph.
+ * - A *cursor* (bw_graph_cursor) is one character's instance: parameters,
+ *   triggers, per-layer state, progress and transition, travel routes,
+ *   layer weights, the event queue, the mixer and the pose buffers
+ *   (per-layer poses and freeze snapshots). Everything it needs is
+ *   allocated by bw_graph_cursor_create; nothing a cursor does per frame
+ *   (set / fire / travel / update / evaluate / drain and the queries)
+ *   allocates, compares strings or resolves names. A cursor is not
+ *   thread-safe; different cursors of one graph may run in parallel.
+ *
+ * A frame is:  bw_graph_cursor_update(cursor, dt)       advance, select, fire
+ *              bw_graph_cursor_evaluate(cursor, ...)    layer poses, compose
+ *              bw_graph_cursor_drain(cursor, fn, user)  deliver events
+ * so an event callback sees the newly evaluated pose.
+ *
+ * One update, per layer in definition order (SPEC §12.2):
+ * 1. Advance: the current state's normalized progress p by dt / cycle
+ *    (cycle = clip length / |speed|; a negative speed plays the clip
+ *    backwards as p grows), a live transition source by
+ *    dt × source_speed / its cycle (a frozen source does not move), the
+ *    transition timer by dt (reaching the duration ends the transition and
+ *    drops the source), the layer weight fade.
+ * 2. Select, unless a non-interruptible transition is still running: a
+ *    queued travel edge fires once its exit-time gate is open (conditions
+ *    ignored; automatic selection is suspended until the route completes);
+ *    otherwise any-state transitions, then the current state's, in list
+ *    order, first match wins. At most one transition per layer per update.
+ * 3. Fire: triggers named in the fired transition's conditions are unset
+ *    (no other trigger changes); the source becomes a frozen snapshot of
+ *    the layer's last evaluated pose for an interruption (a transition was
+ *    in flight) or freeze mode, else the live previous state; the
+ *    destination becomes current at p = offset; events exit then enter.
+ * Exit-time gate (p accumulates across loops): looping state, e <= 1: open
+ * when the advance crossed n + e for some whole n >= 0 (old p < n + e <=
+ * new p); looping, e > 1: old p < e <= new p; non-looping: p >= e (p
+ * saturates at 1). Fade weight of the destination: curve(timer /
+ * duration); duration 0 completes in the update it fires in. Expiring
+ * triggers unset at the end of the update in which their age since fire
+ * reaches `expires`.
+ *
+ * Events: markers come from the dominant leaf (largest weight; the clip
+ * of a clip state) of one play per layer: the current state, or
+ * during a fade the live source while the timer (after this update's
+ * advance) is below half the duration and the destination from then on (a
+ * frozen source emits none). A state's first advance after it is entered
+ * includes its start time. Order within a layer's update: markers, exit,
+ * enter; layers in order; the first update starts with every layer's
+ * entry `enter`. Marker traversal follows play.h: old endpoint excluded,
+ * new included, loop crossings followed, at most 4 cycles per advance.
+ *
+ * Evaluation (SPEC §5, §7): a clip state's play is (clip, time, weight);
+ * a blend state's plays are its blend tree's leaves, every leaf at the
+ * state's phase (SPEC §6: the state advances against the weight-averaged
+ * cycle duration, its speed multiplied into every leaf's rate). A layer's
+ * pose is the fused sample-and-mix (bw_mix_run_clips) of its plays over an
+ * uncovered pose, so during a fade source (1 − w) and
+ * destination (w) form one weighted mean whose coverage blends too: a
+ * joint only one side keys fades in or out with its weight. A frozen
+ * source enters the same mean as a pose. Layers then apply in order over
+ * `base`: an override layer overlays each joint by layer_weight ×
+ * mask_weight × coverage (one mixer rank per layer); an additive layer
+ * adds the delta of its plays from their references (each clip's own pose
+ * at time 0, mixed with the same weights, sampled once at cursor
+ * creation): translation added, the rotation delta post-multiplied in the
+ * joint's local frame (r · Δr^a), scale multiplied, curves added, each by
+ * a = layer_weight × mask_weight × coverage (not clamped above 1). An
+ * additive layer reads only this frame's composition below it and
+ * changes no coverage.
+ *
+ * Sync groups (SPEC §7): after every layer has advanced, per group the
+ * most heavily weighted live play (fade weight × layer weight; the first
+ * on a tie) leads and every other live play of the group, in any layer,
+ * adopts its phase: where the leader's and the follower's dominant clips
+ * share marker names (repeated names matched by occurrence), progress maps
+ * linearly between the corresponding markers around the leader's phase;
+ * otherwise the normalized phase is copied. A follower keeps its own
+ * whole passes. Markers, gates and root motion then read the synced
+ * progress; layers finish (markers, select, fire) in order as above.
+ *
+ * Errors: bw_graph_compile and bw_graph_cursor_create report every problem
+ * they find into a caller-supplied bw_graph_errors (may be NULL), each with
+ * a result code, `where` holding the desc path ("layers[0].transitions[3]
+ * .to") and a message ("unknown state 'jmup'"); they return the first
+ * problem's code and leave *out untouched. Per-frame setters return
+ * BW_ERR_RANGE for a bad index, BW_ERR_INVALID_ARGUMENT for the wrong kind
+ * of parameter, BW_ERR_NON_FINITE for NaN / infinity, and change nothing
+ * on failure.
+ */
+#ifndef BLENDWERK_GRAPH_H
+#define BLENDWERK_GRAPH_H
+
+#include "blendwerk/bind.h"
+#include "blendwerk/blendspace.h"
+#include "blendwerk/easing.h"
+#include "blendwerk/pose.h"
+#include "blendwerk/rootmotion.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Documented limit (BW_ERR_LIMIT beyond it): at most this many params,
+ * masks, layers, states per layer, transitions per layer, conditions per
+ * transition and entries per mask. */
+#define BW_GRAPH_MAX_ITEMS (1 << 16)
+/* Transition `from` meaning any state. */
+#define BW_GRAPH_NAME_ANY "*"
+
+/* ---- the description ---- */
+
+typedef enum bw_graph_param_kind {
+    BW_GRAPH_PARAM_FLOAT = 0, /* a named float */
+    BW_GRAPH_PARAM_BOOL,      /* stored as 0 / 1 */
+    BW_GRAPH_PARAM_TRIGGER,   /* a flag (0 / 1), starts unset, consumed by the transition that fires on it */
+    BW_GRAPH_PARAM_KIND_COUNT
+} bw_graph_param_kind;
+
+typedef struct bw_graph_param_desc {
+    const char *name; /* required, unique among parameters */
+    bw_graph_param_kind kind;
+    float value;   /* default, finite (FLOAT; BOOL: non-zero = true; TRIGGER: ignored) */
+    float expires; /* TRIGGER only: seconds after fire it unsets itself, >= 0;
+                      0 = never (waits until consumed or reset) */
+} bw_graph_param_desc;
+
+typedef enum bw_graph_op {
+    BW_GRAPH_LT = 0,
+    BW_GRAPH_LE,
+    BW_GRAPH_GT,
+    BW_GRAPH_GE,
+    BW_GRAPH_EQ,
+    BW_GRAPH_NE,
+    BW_GRAPH_OP_COUNT
+} bw_graph_op;
+
+typedef enum bw_graph_cond_kind {
+    BW_GRAPH_COND_COMPARE = 0, /* param OP value */
+    BW_GRAPH_COND_TRUE,        /* param != 0: a bool is true, a trigger is set */
+    BW_GRAPH_COND_NOT,         /* param == 0 */
+    BW_GRAPH_COND_PREDICATE,   /* fn(user, params, param_count) */
+    BW_GRAPH_COND_KIND_COUNT
+} bw_graph_cond_kind;
+
+/* A predicate sees every parameter value by index (triggers as 0 / 1),
+ * read-only. It must not call back into the cursor. A predicate that
+ * fails (a script error) returns false: the condition does not hold. */
+typedef bool (*bw_graph_predicate_fn)(void *user, const float *params, int param_count);
+
+typedef struct bw_graph_condition_desc {
+    bw_graph_cond_kind kind;
+    const char *param;        /* COMPARE, TRUE, NOT: a parameter name */
+    bw_graph_op op;           /* COMPARE */
+    float value;              /* COMPARE: finite constant */
+    bw_graph_predicate_fn fn; /* PREDICATE: required */
+    void *user;               /* PREDICATE: passed back; not owned; outlives the graph */
+} bw_graph_condition_desc;
+
+typedef enum bw_graph_mode {
+    BW_GRAPH_LIVE = 0, /* the source keeps playing at source_speed × its rate */
+    BW_GRAPH_FREEZE,   /* the source is a snapshot of the layer's last evaluated pose */
+    BW_GRAPH_MODE_COUNT
+} bw_graph_mode;
+
+typedef struct bw_graph_transition_desc {
+    const char *from;                          /* a state of the layer, or "*" (any state) */
+    const char *to;                            /* a state of the layer */
+    const bw_graph_condition_desc *conditions; /* all must hold; none = true */
+    int condition_count;
+    bool has_exit_time; /* false: no exit-time gate */
+    float exit_time;    /* normalized, finite, >= 0 (see the gate above) */
+    float duration;     /* fade seconds, finite, >= 0; 0 = instant. (The graph
+                           file's default 0.2 belongs to its reader.) */
+    bw_graph_mode mode;
+    float source_speed;     /* live mode: finite, >= 0; 0 = default 1 (a source
+                               that stands still is what freeze mode gives) */
+    bool non_interruptible; /* true: no selection in this layer while it runs */
+    bw_ease_style curve;    /* fade weight curve, default linear */
+    bw_ease_dir curve_dir;  /* default in */
+    bool to_self;           /* any-state only: may fire while `to` is current */
+} bw_graph_transition_desc;
+
+typedef enum bw_graph_loop {
+    BW_GRAPH_LOOP_CLIP = 0, /* the clip's own flag */
+    BW_GRAPH_LOOP_YES,
+    BW_GRAPH_LOOP_NO,
+    BW_GRAPH_LOOP_COUNT
+} bw_graph_loop;
+
+typedef struct bw_graph_state_desc {
+    const char *name;           /* required, unique in the layer, not "*" */
+    int clip;                   /* clip state: index into bw_graph_desc.clips */
+    const bw_blend_tree *blend; /* blend state instead (clip ignored): leaf clip ids index
+                                   bw_graph_desc.clips (leaf lengths are taken from those
+                                   clips), parameter indices index bw_graph_desc.params
+                                   (tree->param_count <= param_count); copied at compile.
+                                   Interim form until compiled blend trees land. */
+    float speed;                /* rate multiplier, finite; 0 = default 1 (hold a state still
+                                   through speed_param); multiplies every leaf's rate */
+    const char *speed_param;    /* optional float parameter multiplied into the rate each update */
+    bw_graph_loop loop;         /* blend states: BW_GRAPH_LOOP_CLIP means looping */
+    float offset;               /* normalized start time in [0, 1] */
+    const char *sync;           /* optional sync group name (any layer's states may share
+                                   one); NULL = none, "" is an error */
+} bw_graph_state_desc;
+
+typedef enum bw_graph_layer_mode {
+    BW_GRAPH_OVERRIDE = 0,
+    BW_GRAPH_ADDITIVE, /* adds its plays' delta from their references (see the top) */
+    BW_GRAPH_LAYER_MODE_COUNT
+} bw_graph_layer_mode;
+
+typedef struct bw_graph_layer_desc {
+    const char *name;  /* required, unique */
+    const char *entry; /* required: the state the layer starts in */
+    bw_graph_layer_mode mode;
+    float weight;                      /* initial layer weight, finite, >= 0; 0 = default 1 (start a layer
+                                          silent with bw_graph_cursor_set_layer_weight) */
+    const char *weight_param;          /* optional float / bool parameter: the layer weight follows it
+                                          (clamped to >= 0) instead of `weight` and fades */
+    const char *mask;                  /* optional mask name; NULL = every joint at weight 1 */
+    const bw_graph_state_desc *states; /* >= 1 */
+    int state_count;
+    const bw_graph_transition_desc *transitions;
+    int transition_count;
+} bw_graph_layer_desc;
+
+/* One mask entry: a joint named by its name, or "parent/child" when the
+ * name alone is ambiguous in the rig (resolved per cursor, see below). */
+typedef struct bw_graph_mask_entry_desc {
+    const char *joint;
+    float weight;        /* finite */
+    bool no_descendants; /* false (default): descendants inherit the weight */
+} bw_graph_mask_entry_desc;
+
+typedef struct bw_graph_mask_desc {
+    const char *name;                        /* required, unique */
+    const bw_graph_mask_entry_desc *entries; /* applied in order; a later entry for the same
+                                                joint replaces an earlier one */
+    int entry_count;
+} bw_graph_mask_desc;
+
+typedef struct bw_graph_desc {
+    const bw_graph_param_desc *params;
+    int param_count;
+    const bw_graph_mask_desc *masks;
+    int mask_count;
+    const bw_graph_layer_desc *layers; /* >= 1, composed in order */
+    int layer_count;
+    const bw_clip *const *clips; /* the caller's clip list (states index it); read
+                                    during compile only: length, loop flag and markers
+                                    are copied */
+    int clip_count;
+    const bw_allocator *allocator; /* NULL = malloc; copied; must outlive the graph */
+} bw_graph_desc;
+
+/* Where compile and cursor creation put their problems. `errors` is the
+ * caller's array of `capacity` entries (NULL with capacity 0 is fine: only
+ * the count is kept). `count` is set to how many problems were found,
+ * which may exceed capacity (only the first `capacity` are stored). */
+typedef struct bw_graph_errors {
+    bw_error *errors;
+    int capacity;
+    int count;
+} bw_graph_errors;
+
+typedef struct bw_graph bw_graph;
+
+/* Validate the whole desc (every problem reported), resolve names, copy
+ * into one immutable block. BW_ERR_INVALID_ARGUMENT for NULL desc or
+ * out_graph; otherwise the first problem's code (BW_ERR_INVALID_ARGUMENT,
+ * BW_ERR_NOT_FOUND, BW_ERR_DUPLICATE, BW_ERR_EMPTY, BW_ERR_NON_FINITE,
+ * BW_ERR_RANGE, BW_ERR_LIMIT, BW_ERR_OUT_OF_MEMORY). */
+bw_result bw_graph_compile(const bw_graph_desc *desc, bw_graph **out_graph, bw_graph_errors *errors);
+void bw_graph_destroy(bw_graph *graph); /* NULL is a no-op; no cursor may outlive it */
+
+/* Setup-time lookups (string compares; not for per-frame code): -1 if
+ * missing. States are numbered per layer. */
+int bw_graph_find_param(const bw_graph *graph, const char *name);
+int bw_graph_find_layer(const bw_graph *graph, const char *name);
+int bw_graph_find_state(const bw_graph *graph, int layer, const char *name);
+int bw_graph_param_count(const bw_graph *graph);
+int bw_graph_layer_count(const bw_graph *graph);
+int bw_graph_state_count(const bw_graph *graph, int layer); /* 0 for a bad layer */
+int bw_graph_clip_count(const bw_graph *graph);
+/* Names owned by the graph; NULL for bad indices. */
+const char *bw_graph_param_name(const bw_graph *graph, int param);
+const char *bw_graph_layer_name(const bw_graph *graph, int layer);
+const char *bw_graph_state_name(const bw_graph *graph, int layer, int state);
+bw_graph_param_kind bw_graph_param_kind_of(const bw_graph *graph, int param); /* FLOAT for bad indices */
+
+/* ---- cursors ---- */
+
+typedef struct bw_graph_cursor bw_graph_cursor;
+
+typedef struct bw_graph_cursor_desc {
+    const bw_rig *rig;                 /* required; outlives the cursor; its topology must not
+                                          change while the cursor lives (recreate it) */
+    const bw_binding *const *bindings; /* binding_count entries, index = clip index, made for
+                                          `rig`; NULL allowed for clips no state plays;
+                                          borrowed, outlive the cursor */
+    int binding_count;                 /* = bw_graph_clip_count(graph) */
+    int event_capacity;                /* events queued per frame (default 64 when 0); more
+                                          are dropped and counted */
+    const bw_allocator *allocator;     /* NULL = malloc; copied; outlives the cursor */
+} bw_graph_cursor_desc;
+
+/* Allocate everything the cursor needs, resolve the graph's masks on the
+ * rig (an entry's weight applies to its joint and, unless no_descendants,
+ * to descendants that have no entry of their own; joints with no
+ * applicable entry get 0; names are matched by the rig's lookups, never by
+ * substring), and evaluate every layer's entry state at its offset, which
+ * is the freeze snapshot source before the first evaluation. Parameters
+ * take their defaults, every layer its entry state at p = offset and its
+ * initial weight. Problems (every one reported): BW_ERR_INVALID_ARGUMENT
+ * (NULL graph, desc, rig or out; a binding count that is not the graph's
+ * clip count; a missing binding for a played clip or one made for another
+ * rig layout; a negative event capacity), BW_ERR_NOT_FOUND (a mask joint
+ * missing from the rig), BW_ERR_DUPLICATE (an ambiguous mask joint name),
+ * BW_ERR_OUT_OF_MEMORY. */
+bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_desc *desc, bw_graph_cursor **out_cursor,
+                                 bw_graph_errors *errors);
+void bw_graph_cursor_destroy(bw_graph_cursor *cursor); /* NULL is a no-op */
+
+/* Parameters by index. set_param: FLOAT and BOOL only (a BOOL stores
+ * value != 0 as 1); triggers go through fire / reset. */
+bw_result bw_graph_cursor_set_param(bw_graph_cursor *cursor, int param, float value);
+float bw_graph_cursor_param(const bw_graph_cursor *cursor, int param); /* NaN for bad indices */
+/* Set a trigger (again: its expiry age restarts at 0) / unset it. */
+bw_result bw_graph_cursor_fire(bw_graph_cursor *cursor, int trigger);
+bw_result bw_graph_cursor_reset_trigger(bw_graph_cursor *cursor, int trigger);
+
+/* Find a route from the layer's current state to `state` over transition
+ * edges by breadth-first search (edges from the state or "*", an any-state
+ * edge into the state itself excluded, in list order; among shortest
+ * routes the first found wins) and queue it: each edge then fires as soon
+ * as its exit-time gate is open, ignoring its conditions, and automatic
+ * selection waits until the route completes. Travel to the current state
+ * queues nothing and clears a queued route; a new travel replaces a queued
+ * route. BW_ERR_NOT_FOUND when no route exists (nothing changes, a queued
+ * route included), BW_ERR_RANGE for bad indices. */
+bw_result bw_graph_cursor_travel(bw_graph_cursor *cursor, int layer, int state);
+/* Remaining queued travel edges of a layer (0 when none; -1 for a bad layer). */
+int bw_graph_cursor_travel_pending(const bw_graph_cursor *cursor, int layer);
+
+/* Fade a layer's weight linearly from its current value to `weight`
+ * (finite, >= 0) over `fade` seconds (finite, >= 0; 0 = at once), advanced
+ * by update. BW_ERR_INVALID_ARGUMENT for a layer whose weight follows a
+ * parameter. */
+bw_result bw_graph_cursor_set_layer_weight(bw_graph_cursor *cursor, int layer, float weight, float fade);
+
+/* One update (see the top of this file). A dt that is negative or not
+ * finite counts as 0. */
+void bw_graph_cursor_update(bw_graph_cursor *cursor, float dt);
+
+/* Evaluate every layer's pose and compose the layers in order over `base`
+ * into `out` (both made for the cursor's rig). base NULL: the rig's
+ * current joint values (full coverage); pass a cleared pose (bw_pose_clear)
+ * to get a partial pose whose coverage says what the graph drives, e.g. to
+ * feed a character's mixer. `base` may be `out`. BW_ERR_INVALID_ARGUMENT
+ * for NULL cursor or out or poses not matching the rig (out untouched). */
+bw_result bw_graph_cursor_evaluate(bw_graph_cursor *cursor, const bw_pose *base, bw_pose *out);
+/* Root motion of the last update (SPEC §8), from the first layer's plays:
+ * each leaf's clip-time step (from, signed delta) at the weight the pose
+ * shows it with: a state that advanced and then fired away counts in
+ * full; during a fade the live source at 1 − w and the destination at w
+ * (a frozen source does not travel). Extraction as
+ * bw_root_motion_extract (cfg from bw_root_motion_config_init on the
+ * cursor's rig). Call after update; never allocates. Errors as
+ * bw_root_motion_extract, and BW_ERR_INVALID_ARGUMENT for NULL
+ * arguments. Before the first update the delta is zero. */
+bw_result bw_graph_cursor_root_motion(bw_graph_cursor *cursor, const bw_root_motion_config *cfg, bw_root_delta *out);
+/* A layer's own pose (before layer weight and mask) as last evaluated;
+ * NULL for a bad layer. Owned by the cursor. */
+const bw_pose *bw_graph_cursor_layer_pose(const bw_graph_cursor *cursor, int layer);
+
+/* ---- queries ---- */
+
+typedef struct bw_graph_transition_status {
+    bool active;            /* false: no transition in flight (other fields 0 / -1) */
+    int transition;         /* index in the layer's transition list (-1: a carry-over fade) */
+    int from;               /* the state current when it fired (never "*"; -1: carry-over) */
+    int to;                 /* the destination (= the layer's current state) */
+    float elapsed;          /* seconds since it fired */
+    float duration;         /* seconds */
+    float weight;           /* destination weight, curve(elapsed / duration) */
+    bw_graph_mode mode;     /* as authored */
+    bool frozen;            /* the source is a snapshot (freeze mode, or an interruption) */
+    int source_state;       /* the live source's state, -1 when frozen */
+    double source_progress; /* the live source's accumulated progress (0 when frozen) */
+} bw_graph_transition_status;
+
+typedef struct bw_graph_layer_status {
+    int state;        /* current state (the destination during a fade) */
+    double progress;  /* accumulated normalized progress p (grows across loops) */
+    float normalized; /* in [0, 1]: looping the fraction of the current pass
+                         (in [0, 1)), non-looping min(p, 1) */
+    float weight;     /* current layer weight */
+    bw_graph_transition_status transition;
+} bw_graph_layer_status;
+
+/* BW_ERR_INVALID_ARGUMENT for NULL arguments, BW_ERR_RANGE for a bad
+ * layer; *out untouched on failure. */
+bw_result bw_graph_cursor_layer_status(const bw_graph_cursor *cursor, int layer, bw_graph_layer_status *out);
+const bw_graph *bw_graph_cursor_graph(const bw_graph_cursor *cursor);
+
+/* Hot reload (SPEC §10, §11): carry a character over from `src`, a cursor
+ * of the graph being replaced, into `dst`, a fresh cursor of the new graph
+ * on the same rig layout. Parameters carry by name where the kind is the
+ * same (trigger ages too); layers by name: the current state by name with
+ * its progress (a renamed or removed state restarts the layer at its
+ * entry), the layer weight and its fade (unless either layer's weight
+ * follows a parameter). Queued travel is dropped. So that nothing pops,
+ * every carried layer then fades over `fade` seconds (linear; 0 = none)
+ * from a frozen snapshot of src's last evaluated layer pose, reported as a
+ * transition with index and from -1, mode freeze, frozen. Frame-0 entry
+ * events are not repeated. Compares names: call it at reload, not per
+ * frame. BW_ERR_INVALID_ARGUMENT for NULL or equal cursors, a negative or
+ * non-finite fade, or cursors of different rig layouts (dst untouched). */
+bw_result bw_graph_cursor_carry_over(bw_graph_cursor *dst, const bw_graph_cursor *src, float fade);
+
+/* ---- events ---- */
+
+typedef enum bw_graph_event_kind {
+    BW_GRAPH_EVENT_ENTER = 0, /* a state became current */
+    BW_GRAPH_EVENT_EXIT,      /* a state stopped being current */
+    BW_GRAPH_EVENT_MARKER     /* a clip marker was crossed by the layer's dominant play */
+} bw_graph_event_kind;
+
+typedef struct bw_graph_event {
+    bw_graph_event_kind kind;
+    int layer;
+    int state;        /* the state entered / left / playing the marker */
+    int clip;         /* MARKER: clip index; else -1 */
+    int marker;       /* MARKER: marker index in the clip (time order); else -1 */
+    const char *name; /* MARKER: marker name; ENTER / EXIT: state name (owned by the graph) */
+    float time;       /* MARKER: marker time in the clip, seconds; else 0 */
+} bw_graph_event;
+
+typedef void (*bw_graph_event_fn)(void *user, const bw_graph_event *event);
+
+/* Deliver the events queued since the last drain, in order, to fn (NULL
+ * discards), then empty the queue. Callbacks may set parameters, fire
+ * triggers and travel; they must not update, evaluate or drain. */
+void bw_graph_cursor_drain(bw_graph_cursor *cursor, bw_graph_event_fn fn, void *user);
+int bw_graph_cursor_event_count(const bw_graph_cursor *cursor);    /* queued now */
+int bw_graph_cursor_dropped_events(const bw_graph_cursor *cursor); /* since creation */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,712 @@
+/* graph.c - compiling a graph desc into one immutable block (validation
+ * that reports every problem, name resolution, copying) and the setup-time
+ * lookups. The per-character runtime is graph_cursor.c. */
+#include <stdio.h>
+
+#include "blendwerk/clip.h"
+#include "common.h"
+#include "graph_internal.h"
+
+/* ---- problem reports ---- */
+
+void bw_graph_problem(bw_graph_report *r, bw_result code, const char *where, const char *fmt, ...)
+{
+    if (r->count == 0) r->first = code;
+    if (r->list && r->list->errors && r->count < r->list->capacity) {
+        bw_error *e = &r->list->errors[r->count];
+        memset(e, 0, sizeof *e);
+        e->code = code;
+        snprintf(e->where, sizeof e->where, "%s", where);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->message, sizeof e->message, fmt, ap);
+        va_end(ap);
+    }
+    r->count++;
+    if (r->list) r->list->count = r->count;
+}
+
+void bw_graph_report_begin(bw_graph_report *r, bw_graph_errors *list)
+{
+    r->list = list;
+    r->first = BW_OK;
+    r->count = 0;
+    if (list) list->count = 0;
+}
+
+/* A path such as "layers[0].transitions[3].to" in a caller's buffer. */
+static const char *path(char *buf, size_t n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static const char *path(char *buf, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, n, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+#define WHERE(...) path(where, sizeof where, __VA_ARGS__)
+
+static bool has_name(const char *s) { return s && s[0]; }
+static const char *shown(const char *s) { return s ? s : "(null)"; }
+
+/* ---- desc lookups (compile time only) ---- */
+
+static int desc_param(const bw_graph_desc *d, const char *name)
+{
+    if (!name) return -1;
+    for (int i = 0; i < d->param_count; i++)
+        if (d->params[i].name && strcmp(d->params[i].name, name) == 0) return i;
+    return -1;
+}
+
+static int desc_mask(const bw_graph_desc *d, const char *name)
+{
+    if (!name) return -1;
+    for (int i = 0; i < d->mask_count; i++)
+        if (d->masks[i].name && strcmp(d->masks[i].name, name) == 0) return i;
+    return -1;
+}
+
+static int desc_state(const bw_graph_layer_desc *l, const char *name)
+{
+    if (!name || !l->states) return -1;
+    for (int i = 0; i < l->state_count; i++)
+        if (l->states[i].name && strcmp(l->states[i].name, name) == 0) return i;
+    return -1;
+}
+
+/* A list of `count` items at `items` must be present when count > 0 and
+ * stay within the documented limit. Returns whether it can be walked. */
+static bool check_list(bw_graph_report *r, const void *items, int count, const char *where, bool need_one)
+{
+    if (count < 0 || (count > 0 && !items)) {
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, where, "%d entries at %s", count, items ? "an array" : "NULL");
+        return false;
+    }
+    if (count > BW_GRAPH_MAX_ITEMS) {
+        bw_graph_problem(r, BW_ERR_LIMIT, where, "%d entries, at most %d", count, BW_GRAPH_MAX_ITEMS);
+        return false;
+    }
+    if (need_one && count == 0) bw_graph_problem(r, BW_ERR_EMPTY, where, "needs at least one entry");
+    return true;
+}
+
+/* Duplicate name i among names[0..i) of an array of structs whose first
+ * member is the name (every desc struct with a name starts with it). */
+static bool duplicate_before(const void *items, size_t stride, int i)
+{
+    const char *name = *(const char *const *)((const char *)items + stride * (size_t)i);
+    for (int j = 0; j < i; j++) {
+        const char *other = *(const char *const *)((const char *)items + stride * (size_t)j);
+        if (other && strcmp(other, name) == 0) return true;
+    }
+    return false;
+}
+
+static void check_name(bw_graph_report *r, const void *items, size_t stride, int i, const char *where, const char *what)
+{
+    const char *name = *(const char *const *)((const char *)items + stride * (size_t)i);
+    if (!has_name(name)) bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, where, "%s needs a name", what);
+    else if (duplicate_before(items, stride, i))
+        bw_graph_problem(r, BW_ERR_DUPLICATE, where, "duplicate %s '%s'", what, name);
+}
+
+/* A parameter reference: must name a parameter (kinds allowed as a mask
+ * of 1 << kind). Returns its index or -1. */
+static int check_param_ref(bw_graph_report *r, const bw_graph_desc *d, const char *name, unsigned kinds,
+                           const char *where)
+{
+    int p = desc_param(d, name);
+    if (p < 0) {
+        bw_graph_problem(r, BW_ERR_NOT_FOUND, where, "unknown parameter '%s'", shown(name));
+        return -1;
+    }
+    if (!((kinds >> d->params[p].kind) & 1u)) {
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, where, "parameter '%s' is a trigger, not a number", name);
+        return -1;
+    }
+    return p;
+}
+
+#define KINDS_NUMERIC ((1u << BW_GRAPH_PARAM_FLOAT) | (1u << BW_GRAPH_PARAM_BOOL))
+#define KINDS_ANY (KINDS_NUMERIC | (1u << BW_GRAPH_PARAM_TRIGGER))
+
+static void validate_params(bw_graph_report *r, const bw_graph_desc *d)
+{
+    char where[256];
+    if (!check_list(r, d->params, d->param_count, "params", false)) return;
+    for (int i = 0; i < d->param_count; i++) {
+        const bw_graph_param_desc *p = &d->params[i];
+        check_name(r, d->params, sizeof *p, i, WHERE("params[%d].name", i), "parameter");
+        if ((unsigned)p->kind >= BW_GRAPH_PARAM_KIND_COUNT)
+            bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("params[%d].kind", i), "unknown parameter kind %d",
+                             (int)p->kind);
+        if (!isfinite(p->value))
+            bw_graph_problem(r, BW_ERR_NON_FINITE, WHERE("params[%d].value", i), "default of '%s' is not finite",
+                             shown(p->name));
+        if (!isfinite(p->expires) || p->expires < 0.0f)
+            bw_graph_problem(r, BW_ERR_RANGE, WHERE("params[%d].expires", i), "expires must be finite and >= 0");
+        else if (p->expires > 0.0f && p->kind != BW_GRAPH_PARAM_TRIGGER)
+            bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("params[%d].expires", i), "only a trigger expires");
+    }
+}
+
+static void validate_masks(bw_graph_report *r, const bw_graph_desc *d)
+{
+    char where[256];
+    if (!check_list(r, d->masks, d->mask_count, "masks", false)) return;
+    for (int i = 0; i < d->mask_count; i++) {
+        const bw_graph_mask_desc *m = &d->masks[i];
+        check_name(r, d->masks, sizeof *m, i, WHERE("masks[%d].name", i), "mask");
+        if (!check_list(r, m->entries, m->entry_count, WHERE("masks[%d].entries", i), false)) continue;
+        for (int e = 0; e < m->entry_count; e++) {
+            if (!has_name(m->entries[e].joint))
+                bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("masks[%d].entries[%d].joint", i, e),
+                                 "needs a joint name");
+            if (!isfinite(m->entries[e].weight))
+                bw_graph_problem(r, BW_ERR_NON_FINITE, WHERE("masks[%d].entries[%d].weight", i, e),
+                                 "weight is not finite");
+        }
+    }
+}
+
+/* Floats of member positions a blend node holds (blendspace.h). */
+static int node_position_count(const bw_blend_node *n)
+{
+    switch (n->kind) {
+    case BW_BLEND_NODE_1D: return n->child_count;
+    case BW_BLEND_NODE_2D:
+    case BW_BLEND_NODE_DIRECTIONAL: return 2 * n->child_count;
+    case BW_BLEND_NODE_GRID: return n->grid_nx + n->grid_ny;
+    default: return 0;
+    }
+}
+
+static void validate_blend(bw_graph_report *r, const bw_graph_desc *d, const bw_blend_tree *tree, int l, int s)
+{
+    char where[256];
+    bw_error e = {0};
+    bw_result res = bw_blend_tree_validate(tree, NULL, &e);
+    if (res != BW_OK) {
+        bw_graph_problem(r, res, WHERE("layers[%d].states[%d].blend", l, s), "%s", e.message);
+        return;
+    }
+    if (tree->param_count > d->param_count)
+        bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].blend.param_count", l, s),
+                         "the blend tree reads %d parameters, the graph has %d", tree->param_count, d->param_count);
+    for (int i = 0; i < tree->node_count; i++)
+        if (tree->nodes[i].kind == BW_BLEND_NODE_CLIP &&
+            (tree->nodes[i].clip < 0 || tree->nodes[i].clip >= d->clip_count))
+            bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].blend.nodes[%d].clip", l, s, i),
+                             "clip index %d outside [0, %d)", tree->nodes[i].clip, d->clip_count);
+}
+
+static void validate_state(bw_graph_report *r, const bw_graph_desc *d, int l, int s)
+{
+    char where[256];
+    const bw_graph_state_desc *st = &d->layers[l].states[s];
+    check_name(r, d->layers[l].states, sizeof *st, s, WHERE("layers[%d].states[%d].name", l, s), "state");
+    if (st->name && strcmp(st->name, BW_GRAPH_NAME_ANY) == 0)
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].states[%d].name", l, s),
+                         "'*' is reserved for any-state");
+    if (st->blend) validate_blend(r, d, st->blend, l, s);
+    else if (st->clip < 0 || st->clip >= d->clip_count)
+        bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].clip", l, s), "clip index %d outside [0, %d)",
+                         st->clip, d->clip_count);
+    if (st->sync && !st->sync[0])
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].states[%d].sync", l, s),
+                         "an empty sync group name");
+    if (!isfinite(st->speed))
+        bw_graph_problem(r, BW_ERR_NON_FINITE, WHERE("layers[%d].states[%d].speed", l, s), "speed is not finite");
+    if (st->speed_param)
+        check_param_ref(r, d, st->speed_param, KINDS_NUMERIC, WHERE("layers[%d].states[%d].speed_param", l, s));
+    if ((unsigned)st->loop >= BW_GRAPH_LOOP_COUNT)
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].states[%d].loop", l, s), "unknown loop value %d",
+                         (int)st->loop);
+    if (!(st->offset >= 0.0f && st->offset <= 1.0f))
+        bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].offset", l, s), "offset must be in [0, 1]");
+}
+
+static void validate_condition(bw_graph_report *r, const bw_graph_desc *d, const bw_graph_condition_desc *c,
+                               const char *base)
+{
+    char where[320];
+    switch (c->kind) {
+    case BW_GRAPH_COND_COMPARE:
+        check_param_ref(r, d, c->param, KINDS_ANY, WHERE("%s.param", base));
+        if ((unsigned)c->op >= BW_GRAPH_OP_COUNT)
+            bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("%s.op", base), "unknown operator %d", (int)c->op);
+        if (!isfinite(c->value))
+            bw_graph_problem(r, BW_ERR_NON_FINITE, WHERE("%s.value", base), "constant is not finite");
+        break;
+    case BW_GRAPH_COND_TRUE:
+    case BW_GRAPH_COND_NOT: check_param_ref(r, d, c->param, KINDS_ANY, WHERE("%s.param", base)); break;
+    case BW_GRAPH_COND_PREDICATE:
+        if (!c->fn) bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("%s.fn", base), "predicate without a function");
+        break;
+    default:
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("%s.kind", base), "unknown condition kind %d", (int)c->kind);
+    }
+}
+
+static void validate_transition(bw_graph_report *r, const bw_graph_desc *d, int l, int t)
+{
+    char where[256], base[256];
+    const bw_graph_layer_desc *L = &d->layers[l];
+    const bw_graph_transition_desc *tr = &L->transitions[t];
+    bool any = tr->from && strcmp(tr->from, BW_GRAPH_NAME_ANY) == 0;
+    if (!any && desc_state(L, tr->from) < 0)
+        bw_graph_problem(r, BW_ERR_NOT_FOUND, WHERE("layers[%d].transitions[%d].from", l, t), "unknown state '%s'",
+                         shown(tr->from));
+    if (desc_state(L, tr->to) < 0)
+        bw_graph_problem(r, BW_ERR_NOT_FOUND, WHERE("layers[%d].transitions[%d].to", l, t), "unknown state '%s'",
+                         shown(tr->to));
+    if (!isfinite(tr->duration) || tr->duration < 0.0f)
+        bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].transitions[%d].duration", l, t),
+                         "duration must be finite and >= 0");
+    if (tr->has_exit_time && (!isfinite(tr->exit_time) || tr->exit_time < 0.0f))
+        bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].transitions[%d].exit_time", l, t),
+                         "exit time must be finite and >= 0");
+    if ((unsigned)tr->mode >= BW_GRAPH_MODE_COUNT)
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].transitions[%d].mode", l, t), "unknown mode %d",
+                         (int)tr->mode);
+    if (!isfinite(tr->source_speed) || tr->source_speed < 0.0f)
+        bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].transitions[%d].source_speed", l, t),
+                         "source speed must be finite and >= 0");
+    if ((unsigned)tr->curve >= BW_EASE_STYLE_COUNT || (unsigned)tr->curve_dir >= BW_EASE_DIR_COUNT)
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].transitions[%d].curve", l, t),
+                         "unknown easing curve");
+    if (tr->to_self && !any)
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].transitions[%d].to_self", l, t),
+                         "to_self applies to any-state transitions only");
+    path(base, sizeof base, "layers[%d].transitions[%d].conditions", l, t);
+    if (!check_list(r, tr->conditions, tr->condition_count, base, false)) return;
+    for (int c = 0; c < tr->condition_count; c++) {
+        char cbase[300];
+        snprintf(cbase, sizeof cbase, "%s[%d]", base, c);
+        validate_condition(r, d, &tr->conditions[c], cbase);
+    }
+}
+
+static void validate_layers(bw_graph_report *r, const bw_graph_desc *d)
+{
+    char where[256];
+    if (!check_list(r, d->layers, d->layer_count, "layers", true)) return;
+    for (int l = 0; l < d->layer_count; l++) {
+        const bw_graph_layer_desc *L = &d->layers[l];
+        check_name(r, d->layers, sizeof *L, l, WHERE("layers[%d].name", l), "layer");
+        if ((unsigned)L->mode >= BW_GRAPH_LAYER_MODE_COUNT)
+            bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].mode", l), "unknown layer mode %d",
+                             (int)L->mode);
+        if (!isfinite(L->weight) || L->weight < 0.0f)
+            bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].weight", l), "weight must be finite and >= 0");
+        if (L->weight_param) check_param_ref(r, d, L->weight_param, KINDS_NUMERIC, WHERE("layers[%d].weight_param", l));
+        if (L->mask && desc_mask(d, L->mask) < 0)
+            bw_graph_problem(r, BW_ERR_NOT_FOUND, WHERE("layers[%d].mask", l), "unknown mask '%s'", L->mask);
+        bool states_ok = check_list(r, L->states, L->state_count, WHERE("layers[%d].states", l), true);
+        if (states_ok)
+            for (int s = 0; s < L->state_count; s++) validate_state(r, d, l, s);
+        if (!has_name(L->entry))
+            bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].entry", l), "needs an entry state");
+        else if (states_ok && desc_state(L, L->entry) < 0)
+            bw_graph_problem(r, BW_ERR_NOT_FOUND, WHERE("layers[%d].entry", l), "unknown state '%s'", L->entry);
+        if (!states_ok) continue;
+        if (!check_list(r, L->transitions, L->transition_count, WHERE("layers[%d].transitions", l), false)) continue;
+        for (int t = 0; t < L->transition_count; t++) validate_transition(r, d, l, t);
+    }
+}
+
+static void validate_clips(bw_graph_report *r, const bw_graph_desc *d)
+{
+    char where[256];
+    if (!check_list(r, d->clips, d->clip_count, "clips", false)) return;
+    for (int i = 0; i < d->clip_count; i++)
+        if (!d->clips[i]) bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("clips[%d]", i), "clip is NULL");
+}
+
+/* ---- building the block ---- */
+
+typedef struct sizes {
+    int params, clips, markers, masks, mask_entries, layers, states, transitions, conditions;
+    int nodes, node_children, node_positions;
+    size_t strings;
+} sizes;
+
+static size_t string_size(const char *s) { return s ? strlen(s) + 1 : 0; }
+
+static sizes count_desc(const bw_graph_desc *d)
+{
+    sizes n = {0};
+    n.params = d->param_count;
+    n.clips = d->clip_count;
+    n.masks = d->mask_count;
+    n.layers = d->layer_count;
+    for (int i = 0; i < d->param_count; i++) n.strings += string_size(d->params[i].name);
+    for (int i = 0; i < d->clip_count; i++) {
+        int m = bw_clip_marker_count(d->clips[i]);
+        n.markers += m;
+        for (int k = 0; k < m; k++) n.strings += string_size(bw_clip_marker_name(d->clips[i], k));
+    }
+    for (int i = 0; i < d->mask_count; i++) {
+        n.strings += string_size(d->masks[i].name);
+        n.mask_entries += d->masks[i].entry_count;
+        for (int e = 0; e < d->masks[i].entry_count; e++) n.strings += string_size(d->masks[i].entries[e].joint);
+    }
+    for (int l = 0; l < d->layer_count; l++) {
+        const bw_graph_layer_desc *L = &d->layers[l];
+        n.strings += string_size(L->name);
+        n.states += L->state_count;
+        n.transitions += L->transition_count;
+        for (int s = 0; s < L->state_count; s++) {
+            n.strings += string_size(L->states[s].name);
+            const bw_blend_tree *tree = L->states[s].blend;
+            if (!tree) continue;
+            n.nodes += tree->node_count;
+            for (int i = 0; i < tree->node_count; i++)
+                if (tree->nodes[i].kind != BW_BLEND_NODE_CLIP) {
+                    n.node_children += tree->nodes[i].child_count;
+                    n.node_positions += node_position_count(&tree->nodes[i]);
+                }
+        }
+        for (int t = 0; t < L->transition_count; t++) n.conditions += L->transitions[t].condition_count;
+    }
+    return n;
+}
+
+/* Carves aligned sections out of one block; with base NULL it only sums. */
+typedef struct carver {
+    char *base;
+    size_t used;
+} carver;
+
+static void *carve(carver *c, size_t bytes)
+{
+    c->used = bw_align_up(c->used, BW_MAX_ALIGN);
+    void *p = c->base ? c->base + c->used : NULL;
+    c->used += bytes;
+    return p;
+}
+
+static void layout(bw_graph *g, carver *c, const sizes *n)
+{
+    carve(c, sizeof *g);
+    g->params = (g_param *)carve(c, (size_t)n->params * sizeof *g->params);
+    g->clips = (g_clip *)carve(c, (size_t)n->clips * sizeof *g->clips);
+    g->markers = (g_marker *)carve(c, (size_t)n->markers * sizeof *g->markers);
+    g->loop_order = (int *)carve(c, (size_t)n->markers * sizeof *g->loop_order);
+    g->masks = (g_mask *)carve(c, (size_t)n->masks * sizeof *g->masks);
+    g->mask_entries = (g_mask_entry *)carve(c, (size_t)n->mask_entries * sizeof *g->mask_entries);
+    g->layers = (g_layer *)carve(c, (size_t)n->layers * sizeof *g->layers);
+    g->states = (g_state *)carve(c, (size_t)n->states * sizeof *g->states);
+    g->transitions = (g_transition *)carve(c, (size_t)n->transitions * sizeof *g->transitions);
+    g->conditions = (g_condition *)carve(c, (size_t)n->conditions * sizeof *g->conditions);
+    g->nodes = (bw_blend_node *)carve(c, (size_t)n->nodes * sizeof *g->nodes);
+    g->node_children = (int *)carve(c, (size_t)n->node_children * sizeof *g->node_children);
+    g->node_positions = (float *)carve(c, (size_t)n->node_positions * sizeof *g->node_positions);
+}
+
+typedef struct pool {
+    char *next;
+} pool;
+
+static const char *pool_copy(pool *p, const char *s)
+{
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = p->next;
+    memcpy(d, s, n);
+    p->next += n;
+    return d;
+}
+
+/* The id of marker i's name: the index of the first marker (of any clip,
+ * copied so far) with that name, so names compare as ints per frame. */
+static int intern_marker(const bw_graph *g, int i)
+{
+    for (int j = 0; j < i; j++)
+        if (strcmp(g->markers[j].name, g->markers[i].name) == 0) return g->markers[j].name_id;
+    return i;
+}
+
+/* Sync group of a state: the index of the first state (in any layer)
+ * naming the same group, -1 for none. */
+static int sync_group(const bw_graph_desc *d, int layer, int state)
+{
+    const char *name = d->layers[layer].states[state].sync;
+    if (!name) return -1;
+    int index = 0;
+    for (int l = 0; l < d->layer_count; l++)
+        for (int s = 0; s < d->layers[l].state_count; s++, index++) {
+            const char *other = d->layers[l].states[s].sync;
+            if (other && strcmp(other, name) == 0) return index;
+        }
+    return -1; /* not reached: the state itself names the group */
+}
+
+static void copy_clips(bw_graph *g, const bw_graph_desc *d, pool *strings)
+{
+    int m = 0;
+    for (int i = 0; i < d->clip_count; i++) {
+        const bw_clip *clip = d->clips[i];
+        g_clip *gc = &g->clips[i];
+        float len = bw_clip_length(clip);
+        gc->length = isfinite(len) && len > 0.0f ? len : 0.0f;
+        gc->loop = bw_clip_loop(clip);
+        gc->marker_first = m;
+        gc->marker_count = bw_clip_marker_count(clip);
+        for (int k = 0; k < gc->marker_count; k++) {
+            g_marker *mk = &g->markers[m + k];
+            mk->name = pool_copy(strings, bw_clip_marker_name(clip, k));
+            mk->time = bw_clip_marker_time(clip, k);
+            float w = gc->length > 0.0f ? fmodf(mk->time, gc->length) : 0.0f;
+            if (w < 0.0f) w += gc->length;
+            if (!(w < gc->length)) w = 0.0f;
+            mk->wrapped = w;
+            mk->name_id = intern_marker(g, m + k);
+            /* stable insertion by wrapped time */
+            int *order = &g->loop_order[m];
+            int j = k;
+            while (j > 0 && g->markers[m + order[j - 1]].wrapped > w) {
+                order[j] = order[j - 1];
+                j--;
+            }
+            order[j] = k;
+        }
+        m += gc->marker_count;
+    }
+}
+
+static void copy_transitions(bw_graph *g, const bw_graph_desc *d, const bw_graph_layer_desc *L, int *t_next,
+                             int *c_next)
+{
+    for (int t = 0; t < L->transition_count; t++) {
+        const bw_graph_transition_desc *td = &L->transitions[t];
+        g_transition *gt = &g->transitions[(*t_next)++];
+        gt->from = strcmp(td->from, BW_GRAPH_NAME_ANY) == 0 ? -1 : desc_state(L, td->from);
+        gt->to = desc_state(L, td->to);
+        gt->cond_first = *c_next;
+        gt->cond_count = td->condition_count;
+        gt->has_exit_time = td->has_exit_time;
+        gt->exit_time = td->exit_time;
+        gt->duration = td->duration;
+        gt->mode = td->mode;
+        gt->source_speed = td->source_speed > 0.0f ? td->source_speed : 1.0f;
+        gt->interruptible = !td->non_interruptible;
+        gt->curve = td->curve;
+        gt->curve_dir = td->curve_dir;
+        gt->to_self = td->to_self;
+        for (int c = 0; c < td->condition_count; c++) {
+            const bw_graph_condition_desc *cd = &td->conditions[c];
+            g_condition *gc = &g->conditions[(*c_next)++];
+            gc->kind = cd->kind;
+            gc->param = cd->kind == BW_GRAPH_COND_PREDICATE ? -1 : desc_param(d, cd->param);
+            gc->op = cd->op;
+            gc->value = cd->value;
+            gc->fn = cd->fn;
+            gc->user = cd->user;
+        }
+    }
+}
+
+/* A blend state's tree, copied into the block (leaf lengths from the
+ * graph's clips), and the sizes its evaluation needs. */
+static void copy_tree(bw_graph *g, const bw_blend_tree *src, g_state *gs)
+{
+    bw_blend_node *nodes = &g->nodes[g->node_count];
+    g->node_count += src->node_count;
+    for (int i = 0; i < src->node_count; i++) {
+        bw_blend_node *n = &nodes[i];
+        *n = src->nodes[i];
+        if (n->kind == BW_BLEND_NODE_CLIP) {
+            n->length = g->clips[n->clip].length;
+            n->children = NULL;
+            n->positions = NULL;
+            continue;
+        }
+        int *children = &g->node_children[g->node_child_count];
+        float *positions = &g->node_positions[g->node_position_count];
+        int np = node_position_count(n);
+        memcpy(children, src->nodes[i].children, (size_t)n->child_count * sizeof *children);
+        memcpy(positions, src->nodes[i].positions, (size_t)np * sizeof *positions);
+        g->node_child_count += n->child_count;
+        g->node_position_count += np;
+        n->children = children;
+        n->positions = positions;
+    }
+    gs->tree = (bw_blend_tree){nodes, src->node_count, src->root, src->param_count};
+    bw_blend_tree_sizes sz = {1, 0};
+    bw_blend_tree_validate(&gs->tree, &sz, NULL); /* validated as given: the copy passes too */
+    if (sz.max_leaves > g->max_leaves) g->max_leaves = sz.max_leaves;
+    if (sz.scratch_count > g->max_tree_scratch) g->max_tree_scratch = sz.scratch_count;
+}
+
+static void copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
+{
+    g->max_leaves = 1;
+    for (int i = 0; i < d->param_count; i++) {
+        const bw_graph_param_desc *p = &d->params[i];
+        g->params[i].name = pool_copy(strings, p->name);
+        g->params[i].kind = p->kind;
+        g->params[i].value = p->kind == BW_GRAPH_PARAM_FLOAT  ? p->value
+                             : p->kind == BW_GRAPH_PARAM_BOOL ? (p->value != 0.0f ? 1.0f : 0.0f)
+                                                              : 0.0f;
+        g->params[i].expires = p->kind == BW_GRAPH_PARAM_TRIGGER ? p->expires : 0.0f;
+    }
+    copy_clips(g, d, strings);
+    int e_next = 0;
+    for (int i = 0; i < d->mask_count; i++) {
+        g->masks[i].name = pool_copy(strings, d->masks[i].name);
+        g->masks[i].entry_first = e_next;
+        g->masks[i].entry_count = d->masks[i].entry_count;
+        for (int e = 0; e < d->masks[i].entry_count; e++) {
+            const bw_graph_mask_entry_desc *ed = &d->masks[i].entries[e];
+            g->mask_entries[e_next++] = (g_mask_entry){pool_copy(strings, ed->joint), ed->weight, !ed->no_descendants};
+        }
+    }
+    int s_next = 0, t_next = 0, c_next = 0;
+    for (int l = 0; l < d->layer_count; l++) {
+        const bw_graph_layer_desc *L = &d->layers[l];
+        g_layer *gl = &g->layers[l];
+        gl->name = pool_copy(strings, L->name);
+        gl->entry = desc_state(L, L->entry);
+        gl->mask = L->mask ? desc_mask(d, L->mask) : -1;
+        gl->additive = L->mode == BW_GRAPH_ADDITIVE;
+        gl->weight = L->weight > 0.0f ? L->weight : 1.0f;
+        gl->weight_param = L->weight_param ? desc_param(d, L->weight_param) : -1;
+        gl->state_first = s_next;
+        gl->state_count = L->state_count;
+        gl->transition_first = t_next;
+        gl->transition_count = L->transition_count;
+        if (L->state_count > g->max_states) g->max_states = L->state_count;
+        for (int s = 0; s < L->state_count; s++) {
+            const bw_graph_state_desc *sd = &L->states[s];
+            g_state *gs = &g->states[s_next++];
+            gs->name = pool_copy(strings, sd->name);
+            gs->blend = sd->blend != NULL;
+            gs->clip = gs->blend ? -1 : sd->clip;
+            if (gs->blend) copy_tree(g, sd->blend, gs);
+            gs->speed = sd->speed != 0.0f ? sd->speed : 1.0f;
+            gs->speed_param = sd->speed_param ? desc_param(d, sd->speed_param) : -1;
+            bool own_loop = gs->blend || g->clips[sd->clip].loop; /* blends loop */
+            gs->loop = sd->loop == BW_GRAPH_LOOP_CLIP ? own_loop : sd->loop == BW_GRAPH_LOOP_YES;
+            gs->offset = sd->offset;
+            gs->sync = sync_group(d, l, s);
+            if (gs->sync >= 0) g->has_sync = true;
+        }
+        copy_transitions(g, d, L, &t_next, &c_next);
+    }
+}
+
+bw_result bw_graph_compile(const bw_graph_desc *desc, bw_graph **out_graph, bw_graph_errors *errors)
+{
+    bw_graph_report r;
+    bw_graph_report_begin(&r, errors);
+    if (!desc || !out_graph) {
+        bw_graph_problem(&r, BW_ERR_INVALID_ARGUMENT, "", "NULL %s", desc ? "out_graph" : "desc");
+        return r.first;
+    }
+    validate_params(&r, desc);
+    validate_masks(&r, desc);
+    validate_clips(&r, desc);
+    validate_layers(&r, desc);
+    if (r.count) return r.first;
+
+    sizes n = count_desc(desc);
+    bw_graph shape = {0};
+    carver c = {NULL, 0};
+    layout(&shape, &c, &n);
+    size_t strings_at = bw_align_up(c.used, BW_MAX_ALIGN);
+    size_t total = strings_at + n.strings;
+    bw_allocator alloc = desc->allocator ? *desc->allocator : (bw_allocator){0};
+    char *block = (char *)bw_alloc_zeroed(&alloc, total);
+    if (!block) {
+        bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory (%zu bytes)", total);
+        return r.first;
+    }
+    bw_graph *g = (bw_graph *)block;
+    c = (carver){block, 0};
+    layout(g, &c, &n);
+    g->alloc = alloc;
+    g->size = total;
+    g->param_count = n.params;
+    g->clip_count = n.clips;
+    g->marker_count = n.markers;
+    g->mask_count = n.masks;
+    g->mask_entry_count = n.mask_entries;
+    g->layer_count = n.layers;
+    g->state_count = n.states;
+    g->transition_count = n.transitions;
+    g->condition_count = n.conditions;
+    pool strings = {block + strings_at};
+    copy_desc(g, desc, &strings);
+    *out_graph = g;
+    return BW_OK;
+}
+
+void bw_graph_destroy(bw_graph *graph)
+{
+    if (!graph) return;
+    bw_allocator a = graph->alloc;
+    bw_free(&a, graph, graph->size);
+}
+
+/* ---- lookups ---- */
+
+int bw_graph_find_param(const bw_graph *g, const char *name)
+{
+    if (!g || !name) return -1;
+    for (int i = 0; i < g->param_count; i++)
+        if (strcmp(g->params[i].name, name) == 0) return i;
+    return -1;
+}
+
+int bw_graph_find_layer(const bw_graph *g, const char *name)
+{
+    if (!g || !name) return -1;
+    for (int i = 0; i < g->layer_count; i++)
+        if (strcmp(g->layers[i].name, name) == 0) return i;
+    return -1;
+}
+
+int bw_graph_find_state(const bw_graph *g, int layer, const char *name)
+{
+    if (!g || !name || layer < 0 || layer >= g->layer_count) return -1;
+    const g_layer *L = &g->layers[layer];
+    for (int i = 0; i < L->state_count; i++)
+        if (strcmp(g->states[L->state_first + i].name, name) == 0) return i;
+    return -1;
+}
+
+int bw_graph_param_count(const bw_graph *g) { return g ? g->param_count : 0; }
+int bw_graph_layer_count(const bw_graph *g) { return g ? g->layer_count : 0; }
+int bw_graph_clip_count(const bw_graph *g) { return g ? g->clip_count : 0; }
+
+int bw_graph_state_count(const bw_graph *g, int layer)
+{
+    return g && layer >= 0 && layer < g->layer_count ? g->layers[layer].state_count : 0;
+}
+
+const char *bw_graph_param_name(const bw_graph *g, int param)
+{
+    return g && param >= 0 && param < g->param_count ? g->params[param].name : NULL;
+}
+
+const char *bw_graph_layer_name(const bw_graph *g, int layer)
+{
+    return g && layer >= 0 && layer < g->layer_count ? g->layers[layer].name : NULL;
+}
+
+const char *bw_graph_state_name(const bw_graph *g, int layer, int state)
+{
+    if (!g || layer < 0 || layer >= g->layer_count || state < 0 || state >= g->layers[layer].state_count) return NULL;
+    return g->states[g->layers[layer].state_first + state].name;
+}
+
+bw_graph_param_kind bw_graph_param_kind_of(const bw_graph *g, int param)
+{
+    return g && param >= 0 && param < g->param_count ? g->params[param].kind : BW_GRAPH_PARAM_FLOAT;
+}

@@ -1,0 +1,1127 @@
+/* graph_cursor.c - one character's instance of a compiled graph: the
+ * update of SPEC §12.2 (advance, select, fire), travel, events, and the
+ * evaluation of layer poses through the fused sample-and-mix kernel.
+ * Everything is allocated in bw_graph_cursor_create; nothing after it
+ * allocates or compares a string. */
+#include <stdio.h>
+
+#include "blendwerk/mix.h"
+#include "blendwerk/sample.h"
+#include "common.h"
+#include "graph_internal.h"
+
+/* Marker traversal visits at most this many cycles per advance (play.h). */
+#define MAX_MARKER_CYCLES 4
+
+/* One clip-state play: a state and its accumulated normalized progress. */
+typedef struct play {
+    int state;  /* layer-local, -1 = none (a frozen source) */
+    double p;   /* accumulated progress; non-looping saturates at 1 */
+    bool fresh; /* entered and not yet advanced: the first advance includes the start */
+} play;
+
+/* What one advance did (for the exit-time gate and markers). */
+typedef struct step {
+    double old_p, new_p;
+    bool fresh;  /* the advance started at a freshly entered start */
+    int clip;    /* the dominant leaf's clip (markers come from it), -1 none */
+    double rate; /* its signed rate (state rate × leaf rate): < 0 plays backwards */
+} step;
+
+/* A play's last advance, for root motion. */
+typedef struct moved {
+    int state;
+    double old_p, new_p;
+    float weight;
+} moved;
+
+typedef struct layer_rt {
+    play cur;
+    /* the transition in flight */
+    bool fading;
+    int tr;   /* layer-local transition index */
+    int from; /* state current when it fired */
+    float timer, duration;
+    bool frozen; /* source is `snapshot` */
+    play src;    /* live source (state -1 when frozen) */
+    float src_speed;
+    /* travel */
+    int *route; /* max_states transition indices */
+    int route_len, route_pos;
+    /* layer weight and its fade */
+    float weight, w_from, w_to, w_elapsed, w_duration;
+    /* poses */
+    bw_pose pose;              /* the layer's own pose, last evaluated */
+    bw_pose snapshot;          /* frozen source */
+    bw_pose ref, ref_snapshot; /* additive layers: the plays' references, mixed alike */
+    moved moved[2];            /* the last update's advances (root motion) */
+    int moved_count;
+    step cur_step, src_step; /* this update's advances (states cur_state, src_state; -1 none) */
+    int cur_state, src_state;
+    float *mask;         /* joint_count weights, NULL = every joint at 1 */
+    float *masked;       /* joint_count: pose coverage × mask, for composing */
+    bw_pose masked_view; /* `pose`'s transforms and curves with `masked` coverage (borrows
+                            both; never initialised or freed as a pose) */
+} layer_rt;
+
+struct bw_graph_cursor {
+    const bw_graph *g;
+    const bw_rig *rig;
+    bw_allocator alloc;
+    int joint_count, curve_count;
+    const bw_binding **bindings;    /* clip_count */
+    float *params;                  /* param_count */
+    double *age;                    /* param_count: trigger age since fire */
+    layer_rt *layers;               /* layer_count */
+    int *routes;                    /* layer_count × max_states */
+    int *bfs;                       /* 3 × max_states: queue, parent, edge */
+    bw_contribution *contributions; /* layer_count */
+    bw_blend_leaf *leaves;          /* max_leaves: one state's leaves */
+    float *tree_scratch;            /* max_tree_scratch */
+    bw_clip_contribution *clip_buf; /* 2 × max_leaves: one layer's plays */
+    bw_contribution *ref_buf;       /* 2 × max_leaves: their references (additive layers) */
+    bw_root_play *root_buf;         /* 2 × max_leaves: the first layer's plays (root motion) */
+    bw_pose *refs;                  /* clip_count: a clip's pose at time 0, for clips additive
+                                       layers play (others stay zeroed) */
+    bw_mixer *mixer;
+    bw_pose scratch; /* destination alone, for a frozen fade */
+    bw_graph_event *events;
+    int event_capacity, event_count, dropped;
+    bool started;
+};
+
+/* ---- the one mixer constructor call (its signature is changing: keep
+ * every mixer creation here) ---- */
+static bw_result make_mixer(const bw_rig *rig, int max_contributions, const bw_allocator *a, bw_mixer **out)
+{
+    return bw_mixer_create_for_rig(rig, max_contributions, a, out);
+}
+
+/* ---- small helpers ---- */
+
+static const g_layer *layer_of(const bw_graph_cursor *c, int l) { return &c->g->layers[l]; }
+static const g_state *state_of(const bw_graph_cursor *c, int l, int s)
+{
+    return &c->g->states[c->g->layers[l].state_first + s];
+}
+static const g_transition *transition_of(const bw_graph_cursor *c, int l, int t)
+{
+    return &c->g->transitions[c->g->layers[l].transition_first + t];
+}
+
+static double state_rate(const bw_graph_cursor *c, const g_state *s)
+{
+    double r = s->speed;
+    if (s->speed_param >= 0) r *= c->params[s->speed_param];
+    return isfinite(r) ? r : 0.0;
+}
+
+static void push_event(bw_graph_cursor *c, bw_graph_event e)
+{
+    if (c->event_count < c->event_capacity) c->events[c->event_count++] = e;
+    else c->dropped++;
+}
+
+static void push_state_event(bw_graph_cursor *c, bw_graph_event_kind kind, int l, int s)
+{
+    push_event(c, (bw_graph_event){kind, l, s, -1, -1, state_of(c, l, s)->name, 0.0f});
+}
+
+static float fade_weight(const bw_graph_cursor *c, int l)
+{
+    const layer_rt *R = &c->layers[l];
+    float u = R->duration > 0.0f ? R->timer / R->duration : 1.0f;
+    if (R->tr < 0) return bw_clamp01(u); /* a carry-over fade (hot reload): linear */
+    const g_transition *tr = transition_of(c, l, R->tr);
+    return bw_ease(tr->curve, tr->curve_dir, u);
+}
+
+static float layer_weight(const bw_graph_cursor *c, int l)
+{
+    int p = layer_of(c, l)->weight_param;
+    if (p < 0) return c->layers[l].weight;
+    float w = c->params[p];
+    return w > 0.0f ? w : 0.0f; /* NaN fails the comparison */
+}
+
+/* The leaves a state plays now, into c->leaves (valid until the next
+ * call): one for a clip state; a blend state's from its blend tree. This
+ * is the one call into blend-tree evaluation, so that the compiled blend
+ * tree's instance API can replace it alone. Returns the count (0 when the
+ * tree refuses, which validation at compile time rules out). */
+static int state_leaves(bw_graph_cursor *c, const g_state *s)
+{
+    if (!s->blend) {
+        c->leaves[0] = (bw_blend_leaf){-1, s->clip, 1.0f, 1.0f, c->g->clips[s->clip].length};
+        return 1;
+    }
+    int n = 0;
+    if (bw_blend_tree_evaluate(&s->tree, c->params, c->tree_scratch, c->g->max_tree_scratch, c->leaves,
+                               c->g->max_leaves, &n) != BW_OK)
+        return 0;
+    return n;
+}
+
+/* Clip time of a leaf at the state's progress p: looping states wrap (a
+ * negative signed rate plays the pass backwards), non-looping ones clamp. */
+static float leaf_time(const g_state *s, const bw_blend_leaf *leaf, double p, double state_rate)
+{
+    double len = leaf->length;
+    if (!(len > 0.0)) return 0.0f;
+    double f = s->loop ? p - floor(p) : (p < 0.0 ? 0.0 : p > 1.0 ? 1.0 : p);
+    if (state_rate * leaf->rate < 0.0) f = 1.0 - f;
+    double t = f * len;
+    if (s->loop && t >= len) t -= len;
+    return (float)t;
+}
+
+/* ---- advance ---- */
+
+/* Advance a play by dt against the state's cycle (SPEC §6: the weighted
+ * mean of the leaves' length / |rate|, divided by |state rate|). */
+static step advance_play(bw_graph_cursor *c, const g_state *s, play *pl, double dt)
+{
+    double rate = state_rate(c, s);
+    step st = {pl->p, pl->p, pl->fresh, -1, rate};
+    int n = state_leaves(c, s);
+    int dominant = -1;
+    for (int i = 0; i < n; i++)
+        if (dominant < 0 || c->leaves[i].weight > c->leaves[dominant].weight) dominant = i;
+    if (dominant >= 0) {
+        st.clip = c->leaves[dominant].clip;
+        st.rate = rate * c->leaves[dominant].rate;
+    }
+    float cycle = bw_blend_cycle_duration(c->leaves, n);
+    if (dt > 0.0) {
+        if (cycle > 0.0f) pl->p += dt * fabs(rate) / cycle;
+        else if (!s->loop) pl->p = 1.0; /* a zero-length one-shot is over at once */
+        if (!s->loop && pl->p > 1.0) pl->p = 1.0;
+        pl->fresh = false;
+    }
+    st.new_p = pl->p;
+    return st;
+}
+
+static void marker_if_crossed(bw_graph_cursor *c, int l, int s, const g_clip *clip, int k, double x, double lo,
+                              double hi, bool inclusive)
+{
+    if (!((x > lo || (inclusive && x == lo)) && x <= hi)) return;
+    const g_marker *m = &c->g->markers[clip->marker_first + k];
+    push_event(c, (bw_graph_event){BW_GRAPH_EVENT_MARKER, l, s, (int)(clip - c->g->clips), k, m->name, m->time});
+}
+
+/* Queue the markers one advance of state s crossed, in the order of
+ * travel. Positions are in "progress seconds" p × length, which grow for
+ * either sign of the rate; a marker at clip time m sits at m (forward) or
+ * length − m (reverse). */
+static void emit_markers(bw_graph_cursor *c, int l, int s, step st)
+{
+    const g_state *gs = state_of(c, l, s);
+    if (st.clip < 0) return;
+    const g_clip *clip = &c->g->clips[st.clip];
+    double len = clip->length;
+    int n = clip->marker_count;
+    if (n == 0) return;
+    double lo = st.old_p * len, hi = st.new_p * len;
+    bool incl = st.fresh, rev = st.rate < 0.0;
+    if (!gs->loop) {
+        for (int i = 0; i < n; i++) {
+            int k = rev ? n - 1 - i : i;
+            double m = c->g->markers[clip->marker_first + k].time;
+            if (m < 0.0 || m > len) continue;
+            marker_if_crossed(c, l, s, clip, k, rev ? len - m : m, lo, hi, incl);
+        }
+        return;
+    }
+    if (!(len > 0.0)) return;
+    if (hi - lo > MAX_MARKER_CYCLES * len) {
+        lo = hi - MAX_MARKER_CYCLES * len;
+        incl = false;
+    }
+    const int *order = &c->g->loop_order[clip->marker_first];
+    for (double k = floor(lo / len); k * len <= hi; k += 1.0) {
+        double base = k * len;
+        if (!rev) {
+            for (int i = 0; i < n; i++)
+                marker_if_crossed(c, l, s, clip, order[i], base + c->g->markers[clip->marker_first + order[i]].wrapped,
+                                  lo, hi, incl);
+            continue;
+        }
+        /* reverse: markers at 0 of this pass first, then descending time */
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = n - 1; i >= 0; i--) {
+                double w = c->g->markers[clip->marker_first + order[i]].wrapped;
+                if ((w == 0.0) != (pass == 0)) continue;
+                marker_if_crossed(c, l, s, clip, order[i], base + (w == 0.0 ? 0.0 : len - w), lo, hi, incl);
+            }
+    }
+}
+
+/* ---- select ---- */
+
+static bool gate_open(const g_transition *tr, const g_state *s, step st)
+{
+    if (!tr->has_exit_time) return true;
+    double e = tr->exit_time;
+    if (!s->loop) return st.new_p >= e;
+    if (e > 1.0) return st.old_p < e && e <= st.new_p;
+    double n = floor(st.old_p - e) + 1.0; /* the first n with n + e > old p */
+    if (n < 0.0) n = 0.0;
+    return st.old_p < n + e && n + e <= st.new_p;
+}
+
+static bool compare(bw_graph_op op, float a, float b)
+{
+    switch (op) {
+    case BW_GRAPH_LT: return a < b;
+    case BW_GRAPH_LE: return a <= b;
+    case BW_GRAPH_GT: return a > b;
+    case BW_GRAPH_GE: return a >= b;
+    case BW_GRAPH_EQ: return a == b;
+    case BW_GRAPH_NE: return a != b;
+    default: return false;
+    }
+}
+
+static bool conditions_hold(const bw_graph_cursor *c, const g_transition *tr)
+{
+    for (int i = 0; i < tr->cond_count; i++) {
+        const g_condition *k = &c->g->conditions[tr->cond_first + i];
+        bool ok;
+        switch (k->kind) {
+        case BW_GRAPH_COND_COMPARE: ok = compare(k->op, c->params[k->param], k->value); break;
+        case BW_GRAPH_COND_TRUE: ok = c->params[k->param] != 0.0f; break;
+        case BW_GRAPH_COND_NOT: ok = c->params[k->param] == 0.0f; break;
+        default: ok = k->fn(k->user, c->params, c->g->param_count); break;
+        }
+        if (!ok) return false;
+    }
+    return true;
+}
+
+/* The transition to fire this update, or -1. */
+static int select_transition(bw_graph_cursor *c, int l, step st)
+{
+    layer_rt *R = &c->layers[l];
+    const g_layer *L = layer_of(c, l);
+    const g_state *cs = state_of(c, l, R->cur.state);
+    if (R->route_pos < R->route_len) {
+        int t = R->route[R->route_pos];
+        const g_transition *tr = transition_of(c, l, t);
+        if ((tr->from < 0 || tr->from == R->cur.state) && gate_open(tr, cs, st)) {
+            R->route_pos++;
+            if (R->route_pos == R->route_len) R->route_len = R->route_pos = 0;
+            return t;
+        }
+        return -1;
+    }
+    for (int pass = 0; pass < 2; pass++)
+        for (int t = 0; t < L->transition_count; t++) {
+            const g_transition *tr = transition_of(c, l, t);
+            if (pass == 0 ? tr->from >= 0 || (tr->to == R->cur.state && !tr->to_self) : tr->from != R->cur.state)
+                continue;
+            if (gate_open(tr, cs, st) && conditions_hold(c, tr)) return t;
+        }
+    return -1;
+}
+
+/* ---- fire ---- */
+
+static void fire(bw_graph_cursor *c, int l, int t)
+{
+    layer_rt *R = &c->layers[l];
+    const g_transition *tr = transition_of(c, l, t);
+    for (int i = 0; i < tr->cond_count; i++) {
+        const g_condition *k = &c->g->conditions[tr->cond_first + i];
+        if (k->param >= 0 && c->g->params[k->param].kind == BW_GRAPH_PARAM_TRIGGER) c->params[k->param] = 0.0f;
+    }
+    int from = R->cur.state;
+    if (tr->duration > 0.0f) {
+        R->frozen = R->fading || tr->mode == BW_GRAPH_FREEZE;
+        if (R->frozen) {
+            bw_pose_copy(&R->snapshot, &R->pose);
+            if (layer_of(c, l)->additive) bw_pose_copy(&R->ref_snapshot, &R->ref);
+            R->src = (play){-1, 0.0, false};
+        } else {
+            R->src = R->cur;
+            R->src.fresh = false;
+            R->src_speed = tr->source_speed;
+        }
+        R->fading = true;
+        R->tr = t;
+        R->from = from;
+        R->timer = 0.0f;
+        R->duration = tr->duration;
+    } else {
+        R->fading = false;
+    }
+    R->cur = (play){tr->to, state_of(c, l, tr->to)->offset, true};
+    push_state_event(c, BW_GRAPH_EVENT_EXIT, l, from);
+    push_state_event(c, BW_GRAPH_EVENT_ENTER, l, tr->to);
+}
+
+/* ---- update ---- */
+
+/* 1. Advance a layer's plays, transition timer and weight fade; the steps
+ * wait in the layer for the sync pass and finish_layer. */
+static void advance_layer(bw_graph_cursor *c, int l, double dt)
+{
+    layer_rt *R = &c->layers[l];
+    R->cur_state = R->cur.state;
+    R->cur_step = advance_play(c, state_of(c, l, R->cur_state), &R->cur, dt);
+    R->src_state = R->fading ? R->src.state : -1;
+    if (R->src_state >= 0) R->src_step = advance_play(c, state_of(c, l, R->src_state), &R->src, dt * R->src_speed);
+    if (R->fading) {
+        R->timer += (float)dt;
+        if (R->timer >= R->duration) {
+            R->fading = false;
+            R->src_state = -1;
+        }
+    }
+    if (R->w_elapsed < R->w_duration) {
+        R->w_elapsed += (float)dt;
+        float u = R->w_elapsed >= R->w_duration ? 1.0f : R->w_elapsed / R->w_duration;
+        R->weight = R->w_from + (R->w_to - R->w_from) * u;
+    }
+}
+
+/* The advance's markers, then 2. select and 3. fire. */
+static void finish_layer(bw_graph_cursor *c, int l, double dt)
+{
+    layer_rt *R = &c->layers[l];
+    step cur = R->cur_step, src = R->src_step;
+    int cur_state = R->cur_state, src_state = R->src_state;
+    if (dt > 0.0) {
+        if (!R->fading || R->timer >= 0.5f * R->duration) emit_markers(c, l, cur_state, cur);
+        else if (src_state >= 0) emit_markers(c, l, src_state, src);
+    }
+    int t = -1;
+    if (!R->fading || R->tr < 0 || transition_of(c, l, R->tr)->interruptible) t = select_transition(c, l, cur);
+    if (t >= 0) fire(c, l, t);
+    /* What moved, at the weights the pose shows (root motion): the state
+     * that advanced and then fired away counts in full; during a fade the
+     * live source and the destination by the fade weights. */
+    R->moved_count = 0;
+    if (t >= 0 || !R->fading) {
+        R->moved[R->moved_count++] = (moved){cur_state, cur.old_p, cur.new_p, 1.0f};
+    } else {
+        float w = fade_weight(c, l);
+        if (src_state >= 0) R->moved[R->moved_count++] = (moved){src_state, src.old_p, src.new_p, 1.0f - w};
+        R->moved[R->moved_count++] = (moved){cur_state, cur.old_p, cur.new_p, w};
+    }
+}
+
+/* ---- sync groups ---- */
+
+/* Live play k of the cursor (layer k / 2; k even: the current state, odd:
+ * the live source) after this update's advance, with its group and the
+ * weight it is shown with. False when there is no such live play. */
+static bool live_play(bw_graph_cursor *c, int k, play **pl, step **st, int *group, float *weight)
+{
+    int l = k / 2;
+    layer_rt *R = &c->layers[l];
+    bool source = k % 2 == 1;
+    int s = source ? R->src_state : R->cur_state;
+    if (s < 0) return false;
+    *group = state_of(c, l, s)->sync;
+    if (*group < 0) return false;
+    float w = R->fading ? fade_weight(c, l) : 1.0f;
+    *weight = (source ? 1.0f - w : w) * layer_weight(c, l);
+    *pl = source ? &R->src : &R->cur;
+    *st = source ? &R->src_step : &R->cur_step;
+    return true;
+}
+
+/* Position of marker order[i] of a clip as a phase in [0, 1). */
+static double marker_phase(const bw_graph *g, const g_clip *clip, int i)
+{
+    return g->markers[clip->marker_first + g->loop_order[clip->marker_first + i]].wrapped / clip->length;
+}
+
+/* In loop order, the marker of `follower` that corresponds to marker
+ * order[i] of `leader`: the same name, the same occurrence of that name
+ * (modulo how often the follower has it). -1 when the follower lacks it. */
+static int corresponding_marker(const bw_graph *g, const g_clip *leader, int i, const g_clip *follower)
+{
+    const int *lo = &g->loop_order[leader->marker_first], *fo = &g->loop_order[follower->marker_first];
+    int id = g->markers[leader->marker_first + lo[i]].name_id, occurrence = 0, count = 0;
+    for (int j = 0; j < i; j++) occurrence += g->markers[leader->marker_first + lo[j]].name_id == id;
+    for (int j = 0; j < follower->marker_count; j++) count += g->markers[follower->marker_first + fo[j]].name_id == id;
+    if (count == 0) return -1;
+    occurrence %= count;
+    for (int j = 0; j < follower->marker_count; j++)
+        if (g->markers[follower->marker_first + fo[j]].name_id == id && occurrence-- == 0) return j;
+    return -1;
+}
+
+/* The follower's phase for the leader's phase phi (SPEC §7): between the
+ * leader's markers around phi and the follower's markers of the same
+ * names, progress maps linearly; without shared markers, phi itself. */
+static double map_phase(const bw_graph *g, int leader_clip, int follower_clip, double phi)
+{
+    if (leader_clip < 0 || follower_clip < 0 || leader_clip == follower_clip) return phi;
+    const g_clip *L = &g->clips[leader_clip], *F = &g->clips[follower_clip];
+    int n = L->marker_count;
+    if (n == 0 || F->marker_count == 0 || !(L->length > 0.0f) || !(F->length > 0.0f)) return phi;
+    int a = n - 1; /* the last marker at or before phi, cyclically */
+    for (int i = 0; i < n; i++)
+        if (marker_phase(g, L, i) <= phi) a = i;
+    int b = (a + 1) % n;
+    int fa = corresponding_marker(g, L, a, F), fb = corresponding_marker(g, L, b, F);
+    if (fa < 0 || fb < 0) return phi;
+    double span = marker_phase(g, L, b) - marker_phase(g, L, a), into = phi - marker_phase(g, L, a);
+    double fspan = marker_phase(g, F, fb) - marker_phase(g, F, fa);
+    if (span <= 0.0) span += 1.0;
+    if (into < 0.0) into += 1.0;
+    if (fspan <= 0.0) fspan += 1.0;
+    double r = marker_phase(g, F, fa) + fspan * (into / span);
+    return r - floor(r);
+}
+
+static double phase_of(const g_state *s, double p) { return s->loop ? p - floor(p) : (p < 1.0 ? p : 1.0); }
+
+/* Per group, the most heavily weighted live play leads (the first on a
+ * tie); every other live play of the group adopts the leader's phase,
+ * keeping its own whole passes (the nearest pass to where its advance
+ * took it). Adjusts the plays and their steps before markers, gates and
+ * root motion read them. */
+static void sync_plays(bw_graph_cursor *c)
+{
+    int plays = 2 * c->g->layer_count;
+    for (int k = 0; k < plays; k++) {
+        play *pl, *lead_pl;
+        step *st, *lead_st;
+        int group, other;
+        float w, lead_w;
+        if (!live_play(c, k, &lead_pl, &lead_st, &group, &lead_w)) continue;
+        bool seen = false; /* groups are handled at their first live play */
+        for (int j = 0; j < k && !seen; j++) seen = live_play(c, j, &pl, &st, &other, &w) && other == group;
+        if (seen) continue;
+        int leader = k;
+        for (int j = k + 1; j < plays; j++)
+            if (live_play(c, j, &pl, &st, &other, &w) && other == group && w > lead_w) {
+                leader = j;
+                lead_w = w;
+            }
+        live_play(c, leader, &lead_pl, &lead_st, &group, &lead_w);
+        const g_state *ls = state_of(c, leader / 2, lead_pl->state);
+        double phi = phase_of(ls, lead_pl->p);
+        for (int j = k; j < plays; j++) {
+            if (j == leader || !live_play(c, j, &pl, &st, &other, &w) || other != group) continue;
+            const g_state *fs = state_of(c, j / 2, pl->state);
+            double f = map_phase(c->g, lead_st->clip, st->clip, phi);
+            pl->p = fs->loop ? floor(pl->p - f + 0.5) + f : f;
+            st->new_p = pl->p;
+        }
+    }
+}
+
+void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
+{
+    if (!c) return;
+    double d = isfinite(dt) && dt > 0.0f ? (double)dt : 0.0;
+    const bw_graph *g = c->g;
+    if (!c->started) {
+        for (int l = 0; l < g->layer_count; l++) push_state_event(c, BW_GRAPH_EVENT_ENTER, l, c->layers[l].cur.state);
+        c->started = true;
+    }
+    /* Advancing every layer first and finishing them in order afterwards is
+     * the per-layer order of SPEC §12.2: selection reads only parameters
+     * and the layer's own plays, which sync groups may span. */
+    for (int l = 0; l < g->layer_count; l++) advance_layer(c, l, d);
+    if (g->has_sync) sync_plays(c);
+    for (int l = 0; l < g->layer_count; l++) finish_layer(c, l, d);
+    for (int i = 0; i < g->param_count; i++) {
+        if (g->params[i].kind != BW_GRAPH_PARAM_TRIGGER || g->params[i].expires <= 0.0f || c->params[i] == 0.0f)
+            continue;
+        c->age[i] += d;
+        if (c->age[i] >= g->params[i].expires) c->params[i] = 0.0f;
+    }
+}
+
+/* ---- evaluation ---- */
+
+/* Append a play's leaves, their weights scaled by `weight`, to
+ * c->clip_buf[*n ...] and (for additive layers) their references to
+ * c->ref_buf[*n ...]. */
+static void add_play(bw_graph_cursor *c, int l, const play *pl, float weight, int *n)
+{
+    const g_state *s = state_of(c, l, pl->state);
+    double rate = state_rate(c, s);
+    int leaves = state_leaves(c, s);
+    for (int i = 0; i < leaves; i++) {
+        const bw_blend_leaf *leaf = &c->leaves[i];
+        c->ref_buf[*n] = (bw_contribution){&c->refs[leaf->clip], leaf->weight * weight, 0};
+        c->clip_buf[(*n)++] =
+            (bw_clip_contribution){c->bindings[leaf->clip], leaf_time(s, leaf, pl->p, rate), leaf->weight * weight, 0};
+    }
+}
+
+/* Mix a layer's plays (or, with `refs`, their reference poses) into dst
+ * over an uncovered pose. A frozen source joins as `snapshot`: the
+ * destination is mixed alone into c->scratch first, then one weighted
+ * mean with the snapshot (the same rank rule as two clips). */
+static bw_result mix_layer(bw_graph_cursor *c, int l, bool refs, bw_pose *dst, const bw_pose *snapshot)
+{
+    const layer_rt *R = &c->layers[l];
+    bool frozen = R->fading && R->frozen;
+    float w = R->fading ? fade_weight(c, l) : 1.0f;
+    int n = 0;
+    if (R->fading && !R->frozen) add_play(c, l, &R->src, 1.0f - w, &n);
+    add_play(c, l, &R->cur, frozen ? 1.0f : w, &n);
+    bw_pose *target = frozen ? &c->scratch : dst;
+    bw_pose_clear(target);
+    bw_result r = refs ? bw_mix_run(c->mixer, NULL, c->ref_buf, n, target)
+                       : bw_mix_run_clips(c->mixer, c->rig, NULL, c->clip_buf, n, target);
+    if (r != BW_OK || !frozen) return r;
+    bw_contribution both[2] = {{snapshot, 1.0f - w, 0}, {&c->scratch, w, 0}};
+    bw_pose_clear(dst);
+    return bw_mix_run(c->mixer, NULL, both, 2, dst);
+}
+
+static bw_result evaluate_layer(bw_graph_cursor *c, int l)
+{
+    layer_rt *R = &c->layers[l];
+    bw_result r = mix_layer(c, l, false, &R->pose, &R->snapshot);
+    if (r == BW_OK && layer_of(c, l)->additive) r = mix_layer(c, l, true, &R->ref, &R->ref_snapshot);
+    return r;
+}
+
+static bool pose_fits_rig(const bw_graph_cursor *c, const bw_pose *p)
+{
+    return p && p->joint_count == c->joint_count && p->curve_count == c->curve_count &&
+           (c->joint_count == 0 || (p->joints && p->coverage)) &&
+           (c->curve_count == 0 || (p->curves && p->curve_coverage));
+}
+
+bw_result bw_graph_cursor_evaluate(bw_graph_cursor *c, const bw_pose *base, bw_pose *out)
+{
+    if (!c || !pose_fits_rig(c, out) || (base && !pose_fits_rig(c, base))) return BW_ERR_INVALID_ARGUMENT;
+    int n = c->g->layer_count;
+    for (int l = 0; l < n; l++) {
+        bw_result r = evaluate_layer(c, l);
+        if (r != BW_OK) return r;
+    }
+    if (base) {
+        if (base != out) bw_pose_copy(out, base);
+    } else {
+        bw_pose_set_rest(out, c->rig);
+    }
+    /* Runs of override layers compose in one mixer call (one rank each,
+     * in order); an additive layer applies to what lies below it. */
+    int pending = 0;
+    for (int l = 0; l <= n; l++) {
+        if (l < n && !layer_of(c, l)->additive) {
+            layer_rt *R = &c->layers[l];
+            if (R->mask)
+                for (int j = 0; j < c->joint_count; j++) R->masked[j] = R->pose.coverage[j] * R->mask[j];
+            c->contributions[pending++] =
+                (bw_contribution){R->mask ? &R->masked_view : &R->pose, layer_weight(c, l), l};
+            continue;
+        }
+        if (pending) {
+            bw_result r = bw_mix_run(c->mixer, NULL, c->contributions, pending, out);
+            if (r != BW_OK) return r;
+            pending = 0;
+        }
+        if (l < n)
+            bw_graph_add_layer(out, &c->layers[l].pose, &c->layers[l].ref, c->layers[l].mask, layer_weight(c, l));
+    }
+    return BW_OK;
+}
+
+bw_result bw_graph_cursor_root_motion(bw_graph_cursor *c, const bw_root_motion_config *cfg, bw_root_delta *out)
+{
+    if (!c || !cfg || !out) return BW_ERR_INVALID_ARGUMENT;
+    const layer_rt *R = &c->layers[0];
+    int n = 0;
+    for (int m = 0; m < R->moved_count; m++) {
+        const moved *mv = &R->moved[m];
+        const g_state *s = state_of(c, 0, mv->state);
+        double rate = state_rate(c, s);
+        int leaves = state_leaves(c, s);
+        for (int i = 0; i < leaves; i++) {
+            const bw_blend_leaf *leaf = &c->leaves[i];
+            double sign = rate * leaf->rate < 0.0 ? -1.0 : 1.0;
+            c->root_buf[n++] = (bw_root_play){c->bindings[leaf->clip],
+                                              leaf_time(s, leaf, mv->old_p, rate),
+                                              sign * (mv->new_p - mv->old_p) * leaf->length,
+                                              s->loop,
+                                              mv->weight * leaf->weight,
+                                              0};
+        }
+    }
+    return bw_root_motion_extract(c->rig, cfg, c->root_buf, n, out);
+}
+
+const bw_pose *bw_graph_cursor_layer_pose(const bw_graph_cursor *c, int layer)
+{
+    return c && layer >= 0 && layer < c->g->layer_count ? &c->layers[layer].pose : NULL;
+}
+
+/* ---- parameters, triggers, layer weights ---- */
+
+static bool param_ok(const bw_graph_cursor *c, int param) { return c && param >= 0 && param < c->g->param_count; }
+
+bw_result bw_graph_cursor_set_param(bw_graph_cursor *c, int param, float value)
+{
+    if (!param_ok(c, param)) return c ? BW_ERR_RANGE : BW_ERR_INVALID_ARGUMENT;
+    bw_graph_param_kind kind = c->g->params[param].kind;
+    if (kind == BW_GRAPH_PARAM_TRIGGER) return BW_ERR_INVALID_ARGUMENT;
+    if (!isfinite(value)) return BW_ERR_NON_FINITE;
+    c->params[param] = kind == BW_GRAPH_PARAM_BOOL ? (value != 0.0f ? 1.0f : 0.0f) : value;
+    return BW_OK;
+}
+
+float bw_graph_cursor_param(const bw_graph_cursor *c, int param) { return param_ok(c, param) ? c->params[param] : NAN; }
+
+static bw_result set_trigger(bw_graph_cursor *c, int trigger, float value)
+{
+    if (!param_ok(c, trigger)) return c ? BW_ERR_RANGE : BW_ERR_INVALID_ARGUMENT;
+    if (c->g->params[trigger].kind != BW_GRAPH_PARAM_TRIGGER) return BW_ERR_INVALID_ARGUMENT;
+    c->params[trigger] = value;
+    c->age[trigger] = 0.0;
+    return BW_OK;
+}
+
+bw_result bw_graph_cursor_fire(bw_graph_cursor *c, int trigger) { return set_trigger(c, trigger, 1.0f); }
+bw_result bw_graph_cursor_reset_trigger(bw_graph_cursor *c, int trigger) { return set_trigger(c, trigger, 0.0f); }
+
+static bool layer_ok(const bw_graph_cursor *c, int layer) { return c && layer >= 0 && layer < c->g->layer_count; }
+
+bw_result bw_graph_cursor_set_layer_weight(bw_graph_cursor *c, int layer, float weight, float fade)
+{
+    if (!layer_ok(c, layer)) return c ? BW_ERR_RANGE : BW_ERR_INVALID_ARGUMENT;
+    if (layer_of(c, layer)->weight_param >= 0) return BW_ERR_INVALID_ARGUMENT;
+    if (!isfinite(weight) || !isfinite(fade)) return BW_ERR_NON_FINITE;
+    if (weight < 0.0f || fade < 0.0f) return BW_ERR_RANGE;
+    layer_rt *R = &c->layers[layer];
+    R->w_from = R->weight;
+    R->w_to = weight;
+    R->w_elapsed = 0.0f;
+    R->w_duration = fade;
+    if (fade == 0.0f) R->weight = weight;
+    return BW_OK;
+}
+
+/* ---- travel ---- */
+
+bw_result bw_graph_cursor_travel(bw_graph_cursor *c, int layer, int state)
+{
+    if (!layer_ok(c, layer)) return c ? BW_ERR_RANGE : BW_ERR_INVALID_ARGUMENT;
+    const g_layer *L = layer_of(c, layer);
+    if (state < 0 || state >= L->state_count) return BW_ERR_RANGE;
+    layer_rt *R = &c->layers[layer];
+    int start = R->cur.state;
+    if (state == start) {
+        R->route_len = R->route_pos = 0;
+        return BW_OK;
+    }
+    int n = c->g->max_states;
+    int *queue = c->bfs, *parent = c->bfs + n, *edge = c->bfs + 2 * n;
+    for (int s = 0; s < L->state_count; s++) parent[s] = -2; /* unvisited */
+    parent[start] = -1;
+    int head = 0, tail = 0;
+    queue[tail++] = start;
+    while (head < tail && parent[state] == -2) {
+        int u = queue[head++];
+        for (int t = 0; t < L->transition_count && parent[state] == -2; t++) {
+            const g_transition *tr = transition_of(c, layer, t);
+            if (!(tr->from == u || (tr->from < 0 && tr->to != u)) || parent[tr->to] != -2) continue;
+            parent[tr->to] = u;
+            edge[tr->to] = t;
+            queue[tail++] = tr->to;
+        }
+    }
+    if (parent[state] == -2) return BW_ERR_NOT_FOUND;
+    int len = 0;
+    for (int s = state; s != start; s = parent[s]) len++;
+    int i = len;
+    for (int s = state; s != start; s = parent[s]) R->route[--i] = edge[s];
+    R->route_len = len;
+    R->route_pos = 0;
+    return BW_OK;
+}
+
+int bw_graph_cursor_travel_pending(const bw_graph_cursor *c, int layer)
+{
+    if (!layer_ok(c, layer)) return -1;
+    return c->layers[layer].route_len - c->layers[layer].route_pos;
+}
+
+/* ---- queries ---- */
+
+bw_result bw_graph_cursor_layer_status(const bw_graph_cursor *c, int layer, bw_graph_layer_status *out)
+{
+    if (!c || !out) return BW_ERR_INVALID_ARGUMENT;
+    if (!layer_ok(c, layer)) return BW_ERR_RANGE;
+    const layer_rt *R = &c->layers[layer];
+    bw_graph_layer_status s = {0};
+    s.state = R->cur.state;
+    s.progress = R->cur.p;
+    s.normalized = state_of(c, layer, R->cur.state)->loop ? (float)(R->cur.p - floor(R->cur.p))
+                                                          : (float)(R->cur.p < 1.0 ? R->cur.p : 1.0);
+    if (s.normalized >= 1.0f && state_of(c, layer, R->cur.state)->loop) s.normalized = 0.0f;
+    s.weight = layer_weight(c, layer);
+    bw_graph_transition_status *t = &s.transition;
+    t->transition = t->from = t->to = t->source_state = -1;
+    if (R->fading) {
+        t->active = true;
+        t->transition = R->tr;
+        t->from = R->from;
+        t->to = R->cur.state;
+        t->elapsed = R->timer;
+        t->duration = R->duration;
+        t->weight = fade_weight(c, layer);
+        t->mode = R->tr >= 0 ? transition_of(c, layer, R->tr)->mode : BW_GRAPH_FREEZE;
+        t->frozen = R->frozen;
+        t->source_state = R->frozen ? -1 : R->src.state;
+        t->source_progress = R->frozen ? 0.0 : R->src.p;
+    }
+    *out = s;
+    return BW_OK;
+}
+
+bw_result bw_graph_cursor_carry_over(bw_graph_cursor *dst, const bw_graph_cursor *src, float fade)
+{
+    if (!dst || !src || dst == src || !isfinite(fade) || fade < 0.0f) return BW_ERR_INVALID_ARGUMENT;
+    if (dst->rig != src->rig && (bw_rig_layout_signature(dst->rig) != bw_rig_layout_signature(src->rig) ||
+                                 dst->joint_count != src->joint_count || dst->curve_count != src->curve_count))
+        return BW_ERR_INVALID_ARGUMENT;
+    const bw_graph *g = dst->g, *old = src->g;
+    for (int i = 0; i < g->param_count; i++) {
+        int j = bw_graph_find_param(old, g->params[i].name);
+        if (j < 0 || old->params[j].kind != g->params[i].kind) continue;
+        dst->params[i] = src->params[j];
+        dst->age[i] = src->age[j];
+    }
+    for (int l = 0; l < g->layer_count; l++) {
+        int ol = bw_graph_find_layer(old, g->layers[l].name);
+        if (ol < 0) continue;
+        layer_rt *R = &dst->layers[l];
+        const layer_rt *O = &src->layers[ol];
+        if (g->layers[l].weight_param < 0 && old->layers[ol].weight_param < 0) {
+            R->weight = O->weight;
+            R->w_from = O->w_from;
+            R->w_to = O->w_to;
+            R->w_elapsed = O->w_elapsed;
+            R->w_duration = O->w_duration;
+        }
+        int s = bw_graph_find_state(g, l, old->states[old->layers[ol].state_first + O->cur.state].name);
+        R->cur = s >= 0 ? (play){s, O->cur.p, O->cur.fresh}
+                        : (play){g->layers[l].entry, state_of(dst, l, g->layers[l].entry)->offset, true};
+        R->route_len = R->route_pos = 0;
+        R->fading = fade > 0.0f;
+        R->tr = R->from = -1;
+        R->timer = 0.0f;
+        R->duration = fade;
+        R->frozen = true;
+        R->src = (play){-1, 0.0, false};
+        R->moved_count = 0;
+        if (R->fading) {
+            bw_pose_copy(&R->snapshot, &O->pose);
+            if (g->layers[l].additive) {
+                if (old->layers[ol].additive) bw_pose_copy(&R->ref_snapshot, &O->ref);
+                else bw_pose_copy(&R->ref_snapshot, &O->pose); /* no delta from a former override layer */
+            }
+        }
+    }
+    dst->started = src->started;
+    return BW_OK;
+}
+
+const bw_graph *bw_graph_cursor_graph(const bw_graph_cursor *c) { return c ? c->g : NULL; }
+
+/* ---- events ---- */
+
+void bw_graph_cursor_drain(bw_graph_cursor *c, bw_graph_event_fn fn, void *user)
+{
+    if (!c) return;
+    int n = c->event_count;
+    c->event_count = 0; /* callbacks cannot queue events (they must not update) */
+    if (fn)
+        for (int i = 0; i < n; i++) fn(user, &c->events[i]);
+}
+
+int bw_graph_cursor_event_count(const bw_graph_cursor *c) { return c ? c->event_count : 0; }
+int bw_graph_cursor_dropped_events(const bw_graph_cursor *c) { return c ? c->dropped : 0; }
+
+/* ---- creation ---- */
+
+/* A mask joint by "name", or "parent/child" when the name alone is
+ * ambiguous (the whole string is tried as a name first, so names that
+ * contain '/' still resolve). -1 missing, BW_RIG_AMBIGUOUS ambiguous. */
+static int find_mask_joint(const bw_rig *rig, const char *name)
+{
+    int j = bw_rig_find_by_name(rig, name);
+    if (j != -1) return j;
+    const char *slash = strrchr(name, '/');
+    char parent[256];
+    size_t n = slash ? (size_t)(slash - name) : 0;
+    if (!slash || n >= sizeof parent) return -1;
+    memcpy(parent, name, n);
+    parent[n] = '\0';
+    return bw_rig_find(rig, parent, slash + 1);
+}
+
+/* Resolve mask `m` on the rig into weights[joint_count] (SPEC §7):
+ * an entry sets its joint and, if it propagates, the descendants without
+ * an entry of their own; everything else is 0. `inherit` (what a joint
+ * passes to its children) is joint_count scratch floats, `has`
+ * joint_count flags (0 no entry, 1 propagating entry, 2 own only). */
+static void resolve_mask(const bw_graph_cursor *c, const g_mask *m, const int *joints, float *weights, float *inherit,
+                         unsigned char *has)
+{
+    const int *parents = bw_rig_parents(c->rig);
+    memset(has, 0, (size_t)c->joint_count);
+    for (int e = 0; e < m->entry_count; e++) {
+        int j = joints[e];
+        const g_mask_entry *en = &c->g->mask_entries[m->entry_first + e];
+        weights[j] = en->weight;
+        has[j] = en->propagate ? 1 : 2;
+    }
+    for (int j = 0; j < c->joint_count; j++) {
+        float up = parents[j] >= 0 ? inherit[parents[j]] : 0.0f;
+        if (!has[j]) weights[j] = up;
+        inherit[j] = has[j] == 1 ? weights[j] : up;
+    }
+}
+
+static void cursor_free(bw_graph_cursor *c)
+{
+    const bw_allocator *a = &c->alloc;
+    const bw_graph *g = c->g;
+    size_t nl = (size_t)g->layer_count, nj = (size_t)c->joint_count, ns = (size_t)g->max_states;
+    if (c->layers)
+        for (size_t l = 0; l < nl; l++) {
+            bw_pose_deinit(&c->layers[l].pose);
+            bw_pose_deinit(&c->layers[l].snapshot);
+            bw_pose_deinit(&c->layers[l].ref);
+            bw_pose_deinit(&c->layers[l].ref_snapshot);
+            bw_free(a, c->layers[l].mask, nj * sizeof(float));
+            bw_free(a, c->layers[l].masked, nj * sizeof(float));
+        }
+    bw_pose_deinit(&c->scratch);
+    if (c->refs)
+        for (int i = 0; i < g->clip_count; i++) bw_pose_deinit(&c->refs[i]);
+    bw_free(a, c->refs, (size_t)g->clip_count * sizeof *c->refs);
+    bw_free(a, c->ref_buf, 2 * (size_t)g->max_leaves * sizeof *c->ref_buf);
+    bw_free(a, c->root_buf, 2 * (size_t)g->max_leaves * sizeof *c->root_buf);
+    bw_mixer_destroy(c->mixer);
+    bw_free(a, c->layers, nl * sizeof *c->layers);
+    bw_free(a, c->bindings, (size_t)g->clip_count * sizeof *c->bindings);
+    bw_free(a, c->params, (size_t)g->param_count * sizeof *c->params);
+    bw_free(a, c->age, (size_t)g->param_count * sizeof *c->age);
+    bw_free(a, c->routes, nl * ns * sizeof *c->routes);
+    bw_free(a, c->bfs, 3 * ns * sizeof *c->bfs);
+    bw_free(a, c->contributions, nl * sizeof *c->contributions);
+    bw_free(a, c->events, (size_t)c->event_capacity * sizeof *c->events);
+    bw_free(a, c->leaves, (size_t)g->max_leaves * sizeof *c->leaves);
+    bw_free(a, c->tree_scratch, (size_t)g->max_tree_scratch * sizeof *c->tree_scratch);
+    bw_free(a, c->clip_buf, 2 * (size_t)g->max_leaves * sizeof *c->clip_buf);
+    bw_allocator copy = c->alloc;
+    bw_free(&copy, c, sizeof *c);
+}
+
+void bw_graph_cursor_destroy(bw_graph_cursor *c)
+{
+    if (c) cursor_free(c);
+}
+
+/* Whether state s plays `clip` (as its clip or as a blend-tree leaf). */
+static bool state_plays(const g_state *s, int clip)
+{
+    if (!s->blend) return s->clip == clip;
+    for (int i = 0; i < s->tree.node_count; i++)
+        if (s->tree.nodes[i].kind == BW_BLEND_NODE_CLIP && s->tree.nodes[i].clip == clip) return true;
+    return false;
+}
+
+/* Whether any state (of an additive layer, if `additive_only`) plays `clip`. */
+static bool layers_play(const bw_graph *g, int clip, bool additive_only)
+{
+    for (int l = 0; l < g->layer_count; l++) {
+        const g_layer *L = &g->layers[l];
+        if (additive_only && !L->additive) continue;
+        for (int s = 0; s < L->state_count; s++)
+            if (state_plays(&g->states[L->state_first + s], clip)) return true;
+    }
+    return false;
+}
+static bool clip_played(const bw_graph *g, int clip) { return layers_play(g, clip, false); }
+static bool additive_plays(const bw_graph *g, int clip) { return layers_play(g, clip, true); }
+
+/* Report every problem of `d` against the graph: bindings, and mask
+ * joints (resolved into mask_joints[mask_entry_count]). */
+static void check_cursor_desc(const bw_graph *g, const bw_graph_cursor_desc *d, int *mask_joints, bw_graph_report *r)
+{
+    char where[256];
+    if (d->event_capacity < 0)
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, "event_capacity", "negative event capacity %d", d->event_capacity);
+    if (d->binding_count != g->clip_count || (d->binding_count > 0 && !d->bindings)) {
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, "bindings", "%d bindings for a graph of %d clips",
+                         d->bindings ? d->binding_count : 0, g->clip_count);
+    } else {
+        uint64_t sig = bw_rig_layout_signature(d->rig);
+        uint32_t rev = bw_rig_topology_revision(d->rig);
+        for (int clip = 0; clip < g->clip_count; clip++) {
+            if (!clip_played(g, clip)) continue;
+            const bw_binding *b = d->bindings[clip];
+            snprintf(where, sizeof where, "bindings[%d]", clip);
+            if (!b)
+                bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, where, "no binding for clip %d, which a state plays",
+                                 clip);
+            else if (bw_binding_layout_signature(b) != sig || bw_binding_topology_revision(b) != rev)
+                bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, where,
+                                 "binding of clip %d was made for another rig layout", clip);
+        }
+    }
+    for (int m = 0; m < g->mask_count; m++)
+        for (int e = 0; e < g->masks[m].entry_count; e++) {
+            int k = g->masks[m].entry_first + e;
+            const char *name = g->mask_entries[k].joint;
+            int j = find_mask_joint(d->rig, name);
+            mask_joints[k] = j;
+            snprintf(where, sizeof where, "masks[%d].entries[%d].joint", m, e);
+            if (j == BW_RIG_AMBIGUOUS)
+                bw_graph_problem(r, BW_ERR_DUPLICATE, where,
+                                 "joint name '%s' is ambiguous in the rig (mask '%s'; "
+                                 "write 'parent/%s')",
+                                 name, g->masks[m].name, name);
+            else if (j < 0)
+                bw_graph_problem(r, BW_ERR_NOT_FOUND, where, "no joint '%s' in the rig (mask '%s')", name,
+                                 g->masks[m].name);
+        }
+}
+
+static bw_result allocate_cursor(bw_graph_cursor *c, int event_capacity)
+{
+    const bw_allocator *a = &c->alloc;
+    const bw_graph *g = c->g;
+    size_t nl = (size_t)g->layer_count, nj = (size_t)c->joint_count, ns = (size_t)g->max_states;
+    size_t nleaf = (size_t)g->max_leaves;
+    c->event_capacity = event_capacity;
+    c->bindings = (const bw_binding **)bw_alloc_zeroed(a, (size_t)g->clip_count * sizeof *c->bindings);
+    c->params = (float *)bw_alloc_zeroed(a, (size_t)g->param_count * sizeof *c->params);
+    c->age = (double *)bw_alloc_zeroed(a, (size_t)g->param_count * sizeof *c->age);
+    c->layers = (layer_rt *)bw_alloc_zeroed(a, nl * sizeof *c->layers);
+    c->routes = (int *)bw_alloc_zeroed(a, nl * ns * sizeof *c->routes);
+    c->bfs = (int *)bw_alloc_zeroed(a, 3 * ns * sizeof *c->bfs);
+    c->contributions = (bw_contribution *)bw_alloc_zeroed(a, nl * sizeof *c->contributions);
+    c->events = (bw_graph_event *)bw_alloc_zeroed(a, (size_t)event_capacity * sizeof *c->events);
+    c->leaves = (bw_blend_leaf *)bw_alloc_zeroed(a, nleaf * sizeof *c->leaves);
+    c->tree_scratch = (float *)bw_alloc_zeroed(a, (size_t)g->max_tree_scratch * sizeof *c->tree_scratch);
+    c->clip_buf = (bw_clip_contribution *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->clip_buf);
+    c->ref_buf = (bw_contribution *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->ref_buf);
+    c->root_buf = (bw_root_play *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->root_buf);
+    c->refs = (bw_pose *)bw_alloc_zeroed(a, (size_t)g->clip_count * sizeof *c->refs);
+    if (!c->bindings || !c->params || !c->age || !c->layers || !c->routes || !c->bfs || !c->contributions ||
+        !c->events || !c->leaves || !c->tree_scratch || !c->clip_buf || !c->ref_buf || !c->refs || !c->root_buf)
+        return BW_ERR_OUT_OF_MEMORY;
+    if (bw_pose_init(&c->scratch, c->rig, a) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
+    for (size_t l = 0; l < nl; l++) {
+        layer_rt *R = &c->layers[l];
+        if (bw_pose_init(&R->pose, c->rig, a) != BW_OK || bw_pose_init(&R->snapshot, c->rig, a) != BW_OK)
+            return BW_ERR_OUT_OF_MEMORY;
+        if (g->layers[l].mask >= 0) {
+            R->mask = (float *)bw_alloc_zeroed(a, nj * sizeof(float));
+            R->masked = (float *)bw_alloc_zeroed(a, nj * sizeof(float));
+            if (!R->mask || !R->masked) return BW_ERR_OUT_OF_MEMORY;
+            R->masked_view = R->pose;
+            R->masked_view.coverage = R->masked;
+        }
+        if (g->layers[l].additive &&
+            (bw_pose_init(&R->ref, c->rig, a) != BW_OK || bw_pose_init(&R->ref_snapshot, c->rig, a) != BW_OK))
+            return BW_ERR_OUT_OF_MEMORY;
+    }
+    for (int clip = 0; clip < g->clip_count; clip++)
+        if (additive_plays(g, clip) && bw_pose_init(&c->refs[clip], c->rig, a) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
+    int max_contributions = g->layer_count > 2 * g->max_leaves ? g->layer_count : 2 * g->max_leaves;
+    bw_result res = make_mixer(c->rig, max_contributions, a, &c->mixer);
+    return res == BW_OK ? BW_OK : BW_ERR_OUT_OF_MEMORY;
+}
+
+/* Masks resolved on the rig, through scratch that lives only here. */
+static bw_result resolve_masks(bw_graph_cursor *c, const int *mask_joints)
+{
+    size_t nj = (size_t)c->joint_count;
+    size_t bytes = nj * sizeof(float) + nj;
+    float *inherit = (float *)bw_alloc(&c->alloc, bytes);
+    if (!inherit) return BW_ERR_OUT_OF_MEMORY;
+    unsigned char *has = (unsigned char *)(inherit + nj);
+    for (int l = 0; l < c->g->layer_count; l++) {
+        int m = c->g->layers[l].mask;
+        if (m >= 0)
+            resolve_mask(c, &c->g->masks[m], mask_joints + c->g->masks[m].entry_first, c->layers[l].mask, inherit, has);
+    }
+    bw_free(&c->alloc, inherit, bytes);
+    return BW_OK;
+}
+
+static void reset_state(bw_graph_cursor *c, const bw_graph_cursor_desc *d)
+{
+    const bw_graph *g = c->g;
+    for (int i = 0; i < g->clip_count; i++) c->bindings[i] = d->bindings[i];
+    for (int i = 0; i < g->param_count; i++) c->params[i] = g->params[i].value;
+    for (int l = 0; l < g->layer_count; l++) {
+        layer_rt *R = &c->layers[l];
+        const g_layer *L = &g->layers[l];
+        R->cur = (play){L->entry, state_of(c, l, L->entry)->offset, true};
+        R->src = (play){-1, 0.0, false};
+        R->tr = R->from = -1;
+        R->route = c->routes + (size_t)l * (size_t)g->max_states;
+        R->weight = R->w_from = R->w_to = L->weight;
+    }
+}
+
+bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_desc *desc, bw_graph_cursor **out_cursor,
+                                 bw_graph_errors *errors)
+{
+    bw_graph_report r;
+    bw_graph_report_begin(&r, errors);
+    if (!graph || !desc || !desc->rig || !out_cursor) {
+        bw_graph_problem(&r, BW_ERR_INVALID_ARGUMENT, "", "NULL %s",
+                         !graph       ? "graph"
+                         : !desc      ? "desc"
+                         : !desc->rig ? "rig"
+                                      : "out_cursor");
+        return r.first;
+    }
+    bw_allocator alloc = desc->allocator ? *desc->allocator : (bw_allocator){0};
+    size_t mj_bytes = (size_t)graph->mask_entry_count * sizeof(int);
+    int *mask_joints = (int *)bw_alloc(&alloc, mj_bytes);
+    if (!mask_joints) {
+        bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory");
+        return r.first;
+    }
+    check_cursor_desc(graph, desc, mask_joints, &r);
+    bw_graph_cursor *c = NULL;
+    if (r.count == 0) c = (bw_graph_cursor *)bw_alloc_zeroed(&alloc, sizeof *c);
+    if (r.count == 0 && !c) bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory");
+    if (c) {
+        c->g = graph;
+        c->rig = desc->rig;
+        c->alloc = alloc;
+        c->joint_count = bw_rig_joint_count(desc->rig);
+        c->curve_count = bw_rig_curve_count(desc->rig);
+        bw_result res = allocate_cursor(c, desc->event_capacity > 0 ? desc->event_capacity : 64);
+        if (res == BW_OK) res = resolve_masks(c, mask_joints);
+        if (res == BW_OK) {
+            reset_state(c, desc);
+            /* References of additive clips: their pose at time 0, once. */
+            for (int clip = 0; clip < graph->clip_count; clip++)
+                if (additive_plays(graph, clip)) bw_sample_clip(c->bindings[clip], c->rig, 0.0f, &c->refs[clip]);
+            /* The entry poses: the freeze snapshot source before the first evaluation. */
+            for (int l = 0; l < graph->layer_count && res == BW_OK; l++) res = evaluate_layer(c, l);
+        }
+        if (res != BW_OK) {
+            bw_graph_problem(&r, res, "", "%s", res == BW_ERR_OUT_OF_MEMORY ? "out of memory" : "entry pose failed");
+            cursor_free(c);
+            c = NULL;
+        }
+    }
+    bw_free(&alloc, mask_joints, mj_bytes);
+    if (!c) return r.first;
+    *out_cursor = c;
+    return BW_OK;
+}

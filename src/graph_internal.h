@@ -1,0 +1,134 @@
+/* graph_internal.h - the compiled graph's layout, shared by graph.c (the
+ * compiler and lookups) and graph_cursor.c (the per-character runtime).
+ * Not part of the public API. Every array lives in the graph's one block;
+ * indices are layer-local for states and transitions. */
+#ifndef BW_GRAPH_INTERNAL_H
+#define BW_GRAPH_INTERNAL_H
+
+#include "blendwerk/graph.h"
+
+typedef struct g_param {
+    const char *name;
+    bw_graph_param_kind kind;
+    float value;   /* default (BOOL 0 / 1, TRIGGER 0) */
+    float expires; /* TRIGGER: seconds, 0 = never */
+} g_param;
+
+typedef struct g_clip {
+    float length; /* seconds, >= 0 */
+    bool loop;
+    int marker_first, marker_count; /* into bw_graph.markers */
+} g_clip;
+
+typedef struct g_marker {
+    const char *name;
+    float time;    /* as authored, seconds (the clip's time order) */
+    float wrapped; /* time taken modulo the clip length, in [0, length) */
+    int name_id;   /* equal for equal names across the graph's clips */
+} g_marker;
+
+typedef struct g_mask_entry {
+    const char *joint; /* "name" or "parent/child" */
+    float weight;
+    bool propagate;
+} g_mask_entry;
+
+typedef struct g_mask {
+    const char *name;
+    int entry_first, entry_count;
+} g_mask;
+
+typedef struct g_condition {
+    bw_graph_cond_kind kind;
+    int param;
+    bw_graph_op op;
+    float value;
+    bw_graph_predicate_fn fn;
+    void *user;
+} g_condition;
+
+typedef struct g_transition {
+    int from; /* layer-local state, -1 = any */
+    int to;
+    int cond_first, cond_count; /* into bw_graph.conditions */
+    bool has_exit_time;
+    float exit_time;
+    float duration;
+    bw_graph_mode mode;
+    float source_speed;
+    bool interruptible;
+    bw_ease_style curve;
+    bw_ease_dir curve_dir;
+    bool to_self;
+} g_transition;
+
+typedef struct g_state {
+    const char *name;
+    int clip; /* clip state; -1 for a blend state */
+    bool blend;
+    bw_blend_tree tree; /* blend state: nodes in the graph's block */
+    float speed;
+    int speed_param; /* -1 = none */
+    bool loop;
+    float offset;
+    int sync; /* sync group (the graph-wide index of its first state), -1 = none */
+} g_state;
+
+typedef struct g_layer {
+    const char *name;
+    int entry; /* layer-local state */
+    int mask;  /* -1 = none */
+    bool additive;
+    float weight;
+    int weight_param;                       /* -1 = none */
+    int state_first, state_count;           /* into bw_graph.states */
+    int transition_first, transition_count; /* into bw_graph.transitions */
+} g_layer;
+
+struct bw_graph {
+    bw_allocator alloc; /* copied from the desc (fn NULL = malloc) */
+    size_t size;        /* of the one block */
+    int param_count, clip_count, marker_count, mask_count, mask_entry_count, layer_count, state_count, transition_count,
+        condition_count;
+    int max_states;                                        /* largest state_count of a layer */
+    bool has_sync;                                         /* some state is in a sync group */
+    int node_count, node_child_count, node_position_count; /* blend-tree storage */
+    int max_leaves;                                        /* most leaves one state plays (>= 1) */
+    int max_tree_scratch;                                  /* floats of scratch the largest tree evaluation needs */
+    bw_blend_node *nodes;
+    int *node_children;
+    float *node_positions;
+    g_param *params;
+    g_clip *clips;
+    g_marker *markers; /* per clip, in the clip's (time) order */
+    int *loop_order;   /* per clip, marker indices (relative to the clip's first) sorted by
+                          wrapped time, stable: the order of one forward loop pass */
+    g_mask *masks;
+    g_mask_entry *mask_entries;
+    g_layer *layers;
+    g_state *states;
+    g_transition *transitions;
+    g_condition *conditions;
+};
+
+/* Add an additive layer (its plays' mixed `pose` against their mixed
+ * references `ref`, per joint mask weights or NULL, the layer weight) onto
+ * `out` (graph_additive.c). Same counts everywhere. */
+void bw_graph_add_layer(bw_pose *out, const bw_pose *pose, const bw_pose *ref, const float *mask, float weight);
+
+/* Collects every problem of a compile or cursor creation (graph.c). */
+typedef struct bw_graph_report {
+    bw_graph_errors *list; /* may be NULL */
+    bw_result first;       /* code of the first problem */
+    int count;
+} bw_graph_report;
+
+void bw_graph_report_begin(bw_graph_report *r, bw_graph_errors *list);
+/* Record a problem at desc path `where` with a printf-style message. */
+void bw_graph_problem(bw_graph_report *r, bw_result code, const char *where, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,1665 @@
+/* test_graph.c - state-machine graphs (SPEC §7, §12.2): compile errors,
+ * the update order (advance, select, fire), exit-time gates, triggers,
+ * any-state, non-interruptible fades, interruptions, freeze and live
+ * sources, travel, events, masks, coverage, and no allocation per frame.
+ *
+ * Every clip here keys translations that are linear in clip time:
+ * x = slope × τ, y = a constant that names the clip. A sampled pose thus
+ * tells which clips were mixed at which times and weights, and every
+ * expected number below is worked out by hand beside its check. The rig's
+ * rest pose is the identity (t = 0). dts are 0.1 where the SPEC's example
+ * uses it and powers of two otherwise, so timer comparisons are exact. */
+#include "blendwerk/blendwerk.h"
+#include "check.h"
+#include "fixtures.h"
+#include "test_alloc_counter.h"
+
+/* Rig:  0 root
+ *       1 spine <- root     4 leg <- root
+ *       2 arm   <- spine    3 head <- spine
+ *       5 eye   <- head
+ *       6 tip   <- arm      7 tip <- head   (two joints named "tip") */
+enum { ROOT, SPINE, ARM, HEAD, LEG, EYE, TIP_ARM, TIP_HEAD, JOINTS };
+static const char *const joint_names[JOINTS] = {"root", "spine", "arm", "head", "leg", "eye", "tip", "tip"};
+static const int joint_parents[JOINTS] = {-1, ROOT, SPINE, SPINE, ROOT, HEAD, ARM, HEAD};
+
+/* Clips:      joints     length loop  y    x        markers */
+enum {
+    IDLE, /*  root       1      yes   0    τ        -                        */
+    MOVE, /*  root       2      yes   10   τ        foot_l 0.5, foot_r 1.5   */
+    JUMP, /*  root       1      no    20   τ        start 0, land 0.8        */
+    ARMC, /*  arm        1      yes   30   τ        -                        */
+    ALL,  /*  every      1      yes   40   0        -                        */
+    ZERO, /*  every      1      yes   0    0        -                        */
+    ADDC, /*  root       1      yes   5    2τ, rotation 0 -> 90° about Y    */
+    TILT, /*  root       1      yes   0    0, rotation 90° about X (held)   */
+    RUNC, /*  root       1      yes   50   τ        foot_l 0.1, foot_r 0.6   */
+    CLIPS
+};
+
+static bw_rig *rig;
+static bw_clip *clips[CLIPS];
+static bw_binding *bindings[CLIPS];
+static const float tol = 1e-5f;
+
+static bw_clip *make_clip(int first_joint, int joint_count, float length, bool loop, float y, float slope,
+                          const bw_marker_desc *markers, int marker_count)
+{
+    static float values[JOINTS][6];
+    static float times[JOINTS][2];
+    bw_track_desc tracks[JOINTS];
+    for (int i = 0; i < joint_count; i++) {
+        int j = first_joint + i;
+        float v[6] = {0, y, 0, slope * length, y, 0};
+        memcpy(values[i], v, sizeof v);
+        times[i][0] = 0;
+        times[i][1] = length;
+        tracks[i] = (bw_track_desc){joint_parents[j] < 0 ? "" : joint_names[joint_parents[j]],
+                                    joint_names[j],
+                                    BW_CHANNEL_TRANSLATION,
+                                    BW_INTERP_EASED,
+                                    2,
+                                    times[i],
+                                    values[i],
+                                    NULL,
+                                    NULL};
+    }
+    bw_clip_desc d = {0};
+    d.tracks = tracks;
+    d.track_count = joint_count;
+    d.markers = markers;
+    d.marker_count = marker_count;
+    d.length = length;
+    d.loop = loop;
+    return fixture_clip_desc(&d);
+}
+
+/* A looping 1 s root clip: translation (0, y, 0) -> (x1, y, 0) and a
+ * rotation about (ax, ay, az) from 0 to 90° (turning) or held at 90°. */
+static bw_clip *make_turning_clip(float y, float x1, float ax, float ay, float az, int turning)
+{
+    static float tv[2][6], rv[2][8];
+    static const float times[2] = {0, 1};
+    static int n;
+    float s = sinf((float)M_PI / 4), c = cosf((float)M_PI / 4);
+    float *t = tv[n], *r = rv[n];
+    n++;
+    const float t0[6] = {0, y, 0, x1, y, 0};
+    const float r0[8] = {
+        turning ? 0 : ax * s, turning ? 0 : ay * s, turning ? 0 : az * s, turning ? 1 : c, ax * s, ay * s, az * s, c};
+    memcpy(t, t0, sizeof t0);
+    memcpy(r, r0, sizeof r0);
+    bw_track_desc tracks[2] = {{"", "root", BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 2, times, t, NULL, NULL},
+                               {"", "root", BW_CHANNEL_ROTATION, BW_INTERP_EASED, 2, times, r, NULL, NULL}};
+    bw_clip_desc d = {0};
+    d.tracks = tracks;
+    d.track_count = 2;
+    d.length = 1.0f;
+    d.loop = true;
+    return fixture_clip_desc(&d);
+}
+
+static void make_world(void)
+{
+    rig = fixture_rig(joint_names, joint_parents, JOINTS);
+    const bw_marker_desc move_markers[2] = {{"foot_l", 0.5f}, {"foot_r", 1.5f}};
+    const bw_marker_desc jump_markers[2] = {{"start", 0.0f}, {"land", 0.8f}};
+    clips[IDLE] = make_clip(ROOT, 1, 1.0f, true, 0.0f, 1.0f, NULL, 0);
+    clips[MOVE] = make_clip(ROOT, 1, 2.0f, true, 10.0f, 1.0f, move_markers, 2);
+    clips[JUMP] = make_clip(ROOT, 1, 1.0f, false, 20.0f, 1.0f, jump_markers, 2);
+    clips[ARMC] = make_clip(ARM, 1, 1.0f, true, 30.0f, 1.0f, NULL, 0);
+    clips[ALL] = make_clip(ROOT, JOINTS, 1.0f, true, 40.0f, 0.0f, NULL, 0);
+    clips[ZERO] = make_clip(ROOT, JOINTS, 1.0f, true, 0.0f, 0.0f, NULL, 0);
+    const bw_marker_desc run_markers[2] = {{"foot_l", 0.1f}, {"foot_r", 0.6f}};
+    clips[RUNC] = make_clip(ROOT, 1, 1.0f, true, 50.0f, 1.0f, run_markers, 2);
+    clips[ADDC] = make_turning_clip(5.0f, 2.0f, 0.0f, 1.0f, 0.0f, 1);
+    clips[TILT] = make_turning_clip(0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0);
+    for (int i = 0; i < CLIPS; i++) bindings[i] = fixture_binding(clips[i], rig);
+}
+
+static void free_world(void)
+{
+    for (int i = 0; i < CLIPS; i++) {
+        bw_binding_destroy(bindings[i]);
+        bw_clip_destroy(clips[i]);
+    }
+    bw_rig_destroy(rig);
+}
+
+/* ---- building graphs ---- */
+
+static bw_graph_desc graph_desc(const bw_graph_layer_desc *layers, int layer_count, const bw_graph_param_desc *params,
+                                int param_count)
+{
+    bw_graph_desc d = {0};
+    d.layers = layers;
+    d.layer_count = layer_count;
+    d.params = params;
+    d.param_count = param_count;
+    d.clips = (const bw_clip *const *)clips;
+    d.clip_count = CLIPS;
+    return d;
+}
+
+static bw_graph *compile(const bw_graph_desc *d)
+{
+    bw_error errs[8];
+    bw_graph_errors list = {errs, 8, 0};
+    bw_graph *g = NULL;
+    bw_result r = bw_graph_compile(d, &g, &list);
+    if (r != BW_OK) {
+        for (int i = 0; i < list.count && i < 8; i++) fprintf(stderr, "  %s: %s\n", errs[i].where, errs[i].message);
+        fprintf(stderr, "compile refused\n");
+        exit(1);
+    }
+    return g;
+}
+
+static bw_graph_cursor *cursor_for(const bw_graph *g, const bw_allocator *a)
+{
+    bw_graph_cursor_desc cd = {0};
+    cd.rig = rig;
+    cd.bindings = (const bw_binding *const *)bindings;
+    cd.binding_count = CLIPS;
+    cd.allocator = a;
+    bw_graph_cursor *c = NULL;
+    bw_error errs[4];
+    bw_graph_errors list = {errs, 4, 0};
+    if (bw_graph_cursor_create(g, &cd, &c, &list) != BW_OK) {
+        fprintf(stderr, "cursor refused: %s: %s\n", errs[0].where, errs[0].message);
+        exit(1);
+    }
+    return c;
+}
+
+static bw_graph_layer_status status(const bw_graph_cursor *c, int layer)
+{
+    bw_graph_layer_status s;
+    memset(&s, 0xff, sizeof s);
+    CHECK_INT(bw_graph_cursor_layer_status(c, layer, &s), BW_OK);
+    return s;
+}
+
+static bw_graph_condition_desc cond_cmp(const char *param, bw_graph_op op, float value)
+{
+    bw_graph_condition_desc c = {0};
+    c.kind = BW_GRAPH_COND_COMPARE;
+    c.param = param;
+    c.op = op;
+    c.value = value;
+    return c;
+}
+
+static bw_graph_condition_desc cond_is(const char *param)
+{
+    bw_graph_condition_desc c = {0};
+    c.kind = BW_GRAPH_COND_TRUE;
+    c.param = param;
+    return c;
+}
+
+static bw_graph_transition_desc edge(const char *from, const char *to, const bw_graph_condition_desc *conds, int n,
+                                     float duration)
+{
+    bw_graph_transition_desc t = {0};
+    t.from = from;
+    t.to = to;
+    t.conditions = conds;
+    t.condition_count = n;
+    t.duration = duration;
+    return t;
+}
+
+static bw_graph_layer_desc layer(const char *name, const char *entry, const bw_graph_state_desc *states, int ns,
+                                 const bw_graph_transition_desc *trs, int nt)
+{
+    bw_graph_layer_desc l = {0};
+    l.name = name;
+    l.entry = entry;
+    l.states = states;
+    l.state_count = ns;
+    l.transitions = trs;
+    l.transition_count = nt;
+    return l;
+}
+
+/* The graph most fade tests need: one layer "base" of two states whose
+ * first is the entry, a bool "go" (default go0) and one transition
+ * states[0] -> states[1] when go, `tr` supplying the rest (duration, mode,
+ * source speed, ...). */
+static bw_graph *two_state_graph(const bw_graph_state_desc *states, bw_graph_transition_desc tr, float go0)
+{
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, go0, 0}};
+    bw_graph_condition_desc go = cond_is("go");
+    tr.from = states[0].name;
+    tr.to = states[1].name;
+    tr.conditions = &go;
+    tr.condition_count = 1;
+    bw_graph_layer_desc layers[1] = {layer("base", states[0].name, states, 2, &tr, 1)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 1);
+    return compile(&d);
+}
+
+static bw_pose new_pose(void)
+{
+    bw_pose p;
+    if (bw_pose_init(&p, rig, NULL) != BW_OK) exit(1);
+    return p;
+}
+
+/* Update by dt, evaluate over the rest pose, and check the root's x and y. */
+static void check_root_after(bw_graph_cursor *c, bw_pose *out, float dt, float x, float y, int line)
+{
+    bw_graph_cursor_update(c, dt);
+    bw_result r = bw_graph_cursor_evaluate(c, NULL, out);
+    if (r != BW_OK || !(fabsf(out->joints[ROOT].t[0] - x) <= tol) || !(fabsf(out->joints[ROOT].t[1] - y) <= tol)) {
+        fprintf(stderr, "%s:%d: root (%.9g, %.9g), expected (%.9g, %.9g) (result %d)\n", __FILE__, line,
+                out->joints[ROOT].t[0], out->joints[ROOT].t[1], x, y, (int)r);
+        check_failures_in_test++;
+    }
+}
+#define CHECK_ROOT_AFTER(c, out, dt, x, y) check_root_after((c), (out), (dt), (x), (y), __LINE__)
+
+/* Destroy what a test made (pose may be NULL). */
+static void teardown(bw_graph_cursor *c, bw_graph *g, bw_pose *pose)
+{
+    if (pose) bw_pose_deinit(pose);
+    bw_graph_cursor_destroy(c);
+    bw_graph_destroy(g);
+}
+
+/* ---- event recording ---- */
+
+typedef struct recorded {
+    int count;
+    bw_graph_event_kind kind[64];
+    int layer[64];
+    char name[64][16];
+} recorded;
+
+static void record(void *user, const bw_graph_event *e)
+{
+    recorded *r = (recorded *)user;
+    if (r->count >= 64) return;
+    r->kind[r->count] = e->kind;
+    r->layer[r->count] = e->layer;
+    snprintf(r->name[r->count], sizeof r->name[0], "%s", e->name ? e->name : "");
+    r->count++;
+}
+
+static void check_event(const recorded *r, int i, bw_graph_event_kind kind, int layer_index, const char *name, int line)
+{
+    if (i >= r->count) {
+        fprintf(stderr, "%s:%d: event %d missing (%d recorded)\n", __FILE__, line, i, r->count);
+        check_failures_in_test++;
+        return;
+    }
+    if (r->kind[i] != kind || r->layer[i] != layer_index || strcmp(r->name[i], name) != 0) {
+        fprintf(stderr, "%s:%d: event %d is (%d, %d, %s), expected (%d, %d, %s)\n", __FILE__, line, i, (int)r->kind[i],
+                r->layer[i], r->name[i], (int)kind, layer_index, name);
+        check_failures_in_test++;
+    }
+}
+#define CHECK_EVENT(r, i, kind, layer_index, name) check_event((r), (i), (kind), (layer_index), (name), __LINE__)
+
+/* ======================================================================== */
+
+static void compile_should_report_every_problem_at_once(void)
+{
+    bw_graph_param_desc params[3] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0},
+                                     {"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}, /* 1: duplicate */
+                                     {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0}};
+    bw_graph_state_desc states[3] = {{.name = "idle", .clip = IDLE},
+                                     {.name = "jump", .clip = 99}, /* 2: clip out of range */
+                                     {.name = "move", .clip = MOVE}};
+    bw_graph_condition_desc fast = cond_cmp("sped", BW_GRAPH_GT, 0.1f); /* 3: unknown parameter */
+    bw_graph_condition_desc jump = cond_is("jump");
+    bw_graph_transition_desc trs[4] = {edge("idle", "move", &fast, 1, 0.25f), edge("move", "idle", NULL, 0, 0.25f),
+                                       edge("*", "jump", &jump, 1, 0.1f),
+                                       edge("jump", "jmup", NULL, 0, 0.2f)}; /* 4: unknown state */
+    trs[1].duration = -1.0f;                                                 /* 5: negative duration */
+    bw_graph_layer_desc layers[1] = {layer("base", "idle", states, 3, trs, 4)};
+    layers[0].mask = "upper"; /* 6: unknown mask */
+    bw_graph_desc d = graph_desc(layers, 1, params, 3);
+    bw_error errs[16];
+    bw_graph_errors list = {errs, 16, 0};
+    bw_graph *g = (bw_graph *)0x1; /* untouched on failure */
+    bw_result r = bw_graph_compile(&d, &g, &list);
+    CHECK_INT(r, BW_ERR_DUPLICATE); /* the first problem found: params come first */
+    CHECK(g == (bw_graph *)0x1);
+    CHECK_INT(list.count, 6);
+    CHECK_STR(errs[0].where, "params[1].name");
+    CHECK_CONTAINS(errs[0].message, "duplicate parameter 'speed'");
+    CHECK_STR(errs[1].where, "layers[0].mask");
+    CHECK_CONTAINS(errs[1].message, "unknown mask 'upper'");
+    CHECK_STR(errs[2].where, "layers[0].states[1].clip");
+    CHECK_INT(errs[2].code, BW_ERR_RANGE);
+    CHECK_STR(errs[3].where, "layers[0].transitions[0].conditions[0].param");
+    CHECK_CONTAINS(errs[3].message, "unknown parameter 'sped'");
+    CHECK_STR(errs[4].where, "layers[0].transitions[1].duration");
+    CHECK_STR(errs[5].where, "layers[0].transitions[3].to");
+    CHECK_CONTAINS(errs[5].message, "unknown state 'jmup'");
+    CHECK_INT(errs[5].code, BW_ERR_NOT_FOUND);
+
+    /* A list shorter than the problems keeps the count; NULL list is fine. */
+    bw_graph_errors two = {errs, 2, 0};
+    CHECK_INT(bw_graph_compile(&d, &g, &two), BW_ERR_DUPLICATE);
+    CHECK_INT(two.count, 6);
+    CHECK_INT(bw_graph_compile(&d, &g, NULL), BW_ERR_DUPLICATE);
+    CHECK_INT(bw_graph_compile(NULL, &g, NULL), BW_ERR_INVALID_ARGUMENT);
+
+    /* An enum out of range and an empty group name. */
+    bw_graph_state_desc synced[1] = {{.name = "idle", .clip = IDLE, .sync = ""}};
+    bw_graph_layer_desc add[1] = {layer("add", "idle", synced, 1, NULL, 0)};
+    add[0].mode = (bw_graph_layer_mode)7;
+    d = graph_desc(add, 1, NULL, 0);
+    CHECK_INT(bw_graph_compile(&d, &g, &list), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(list.count, 2);
+    CHECK_STR(errs[0].where, "layers[0].mode");
+    CHECK_STR(errs[1].where, "layers[0].states[0].sync");
+    CHECK(g == (bw_graph *)0x1);
+
+    /* No layers at all. */
+    d = graph_desc(NULL, 0, NULL, 0);
+    CHECK_INT(bw_graph_compile(&d, &g, &list), BW_ERR_EMPTY);
+    CHECK_STR(errs[0].where, "layers");
+}
+
+/* idle -> move when speed > 0.1, duration 0.25, at dt = 0.1:
+ *  frame 0: idle p 0 -> 0.1 (length 1). Nothing fires (speed 0).
+ *  frame 1 (speed 1): idle p 0.2; idle->move fires: move at p 0, elapsed 0,
+ *           weight 0. Pose: idle alone at τ 0.2 -> x 0.2, y 0.
+ *  frame 2: source idle p 0.3 (live, speed 1), move p 0.1/2 = 0.05
+ *           (τ 0.1), timer 0.1, weight 0.4:
+ *           x = 0.6·0.3 + 0.4·0.1 = 0.22, y = 0.4·10 = 4.
+ *  frame 3: idle 0.4, move 0.1 (τ 0.2), timer 0.2, weight 0.8:
+ *           x = 0.2·0.4 + 0.8·0.2 = 0.24, y = 8.
+ *  frame 4: timer 0.3 >= 0.25: over. move 0.15 (τ 0.3): x 0.3, y 10. */
+static void timeline_idle_to_move_should_follow_the_hand_derivation(void)
+{
+    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    bw_graph_state_desc states[2] = {{.name = "idle", .clip = IDLE}, {.name = "move", .clip = MOVE}};
+    bw_graph_condition_desc fast = cond_cmp("speed", BW_GRAPH_GT, 0.1f);
+    bw_graph_transition_desc trs[1] = {edge("idle", "move", &fast, 1, 0.25f)};
+    bw_graph_layer_desc layers[1] = {layer("base", "idle", states, 2, trs, 1)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 1);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_pose out = new_pose();
+    int speed = bw_graph_find_param(g, "speed"), idle = bw_graph_find_state(g, 0, "idle"),
+        move = bw_graph_find_state(g, 0, "move");
+    CHECK_INT(speed, 0);
+    CHECK_INT(move, 1);
+
+    const float expect_x[5] = {0.1f, 0.2f, 0.22f, 0.24f, 0.3f}, expect_y[5] = {0, 0, 4, 8, 10};
+    const float expect_w[5] = {-1, 0.0f, 0.4f, 0.8f, -1}; /* -1: no transition */
+    const double expect_p[5] = {0.1, 0.0, 0.05, 0.1, 0.15};
+    for (int frame = 0; frame < 5; frame++) {
+        if (frame == 1) CHECK_INT(bw_graph_cursor_set_param(c, speed, 1.0f), BW_OK);
+        bw_graph_cursor_update(c, 0.1f);
+        CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+        bw_graph_layer_status s = status(c, 0);
+        CHECK_INT(s.state, frame == 0 ? idle : move);
+        CHECK_NEAR(s.progress, expect_p[frame], tol);
+        CHECK_NEAR(s.normalized, expect_p[frame], tol);
+        CHECK_NEAR(s.weight, 1.0f, 0);
+        CHECK_NEAR(out.joints[ROOT].t[0], expect_x[frame], tol);
+        CHECK_NEAR(out.joints[ROOT].t[1], expect_y[frame], tol);
+        CHECK_INT(s.transition.active, expect_w[frame] >= 0);
+        if (expect_w[frame] >= 0) {
+            CHECK_INT(s.transition.from, idle);
+            CHECK_INT(s.transition.to, move);
+            CHECK_NEAR(s.transition.weight, expect_w[frame], tol);
+            CHECK_NEAR(s.transition.elapsed, 0.1f * (float)(frame - 1), tol);
+            CHECK_NEAR(s.transition.duration, 0.25f, 0);
+            CHECK_INT(s.transition.mode, BW_GRAPH_LIVE);
+            CHECK(!s.transition.frozen);
+            CHECK_INT(s.transition.source_state, idle);
+            CHECK_NEAR(s.transition.source_progress, 0.1 * (frame + 1), tol);
+        }
+        CHECK(fabsf(out.coverage[ARM] - 1.0f) < tol && fabsf(out.joints[ARM].t[1]) < tol); /* rest passes */
+    }
+    teardown(c, g, &out);
+}
+
+/* One state a -> b with an exit time, no conditions, duration 0. */
+static int exit_time_fires_after(bw_graph_loop loop, int clip, float exit_time, float offset, const float *dts, int n)
+{
+    bw_graph_state_desc states[2] = {{.name = "a", .clip = clip, .loop = loop, .offset = offset},
+                                     {.name = "b", .clip = IDLE}};
+    bw_graph_transition_desc trs[1] = {edge("a", "b", NULL, 0, 0.0f)};
+    trs[0].has_exit_time = true;
+    trs[0].exit_time = exit_time;
+    bw_graph_layer_desc layers[1] = {layer("base", "a", states, 2, trs, 1)};
+    bw_graph_desc d = graph_desc(layers, 1, NULL, 0);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    int fired_at = -1;
+    for (int i = 0; i < n && fired_at < 0; i++) {
+        bw_graph_cursor_update(c, dts[i]);
+        if (status(c, 0).state == 1) fired_at = i;
+    }
+    teardown(c, g, NULL);
+    return fired_at;
+}
+
+static void exit_time_gates_should_follow_the_three_rules(void)
+{
+    /* looping, e = 0.9, dt 0.8 then 0.5: p 0.8 (0.9 not reached), then 1.3:
+     * the advance crossed 0 + 0.9 and the loop boundary: fires at step 1. */
+    const float a[2] = {0.8f, 0.5f};
+    CHECK_INT(exit_time_fires_after(BW_GRAPH_LOOP_CLIP, IDLE, 0.9f, 0.0f, a, 2), 1);
+    /* offset 0.95 (past 0.9 already), dt 0.9: p 1.85 crosses the boundary
+     * but not 1.9; dt 0.1: 1.95 crosses 1.9: fires at step 1. */
+    const float b[2] = {0.9f, 0.1f};
+    CHECK_INT(exit_time_fires_after(BW_GRAPH_LOOP_CLIP, IDLE, 0.9f, 0.95f, b, 2), 1);
+    /* one huge dt (p 0 -> 7.5) crosses 0.9 as well */
+    const float big[1] = {7.5f};
+    CHECK_INT(exit_time_fires_after(BW_GRAPH_LOOP_CLIP, IDLE, 0.9f, 0.0f, big, 1), 0);
+    /* looping e = 1.5 > 1: accumulated progress; p 0.5, 1.0, 1.5 (fires), once */
+    const float half[4] = {0.5f, 0.5f, 0.5f, 0.5f};
+    CHECK_INT(exit_time_fires_after(BW_GRAPH_LOOP_CLIP, IDLE, 1.5f, 0.0f, half, 4), 2);
+    /* non-looping (jump): p saturates at 1, open while p >= e: dt 0.5 (p 0.5),
+     * then 5 (p 1 >= 0.9) */
+    const float c[2] = {0.5f, 5.0f};
+    CHECK_INT(exit_time_fires_after(BW_GRAPH_LOOP_CLIP, JUMP, 0.9f, 0.0f, c, 2), 1);
+    /* the state's loop flag overrides the clip's: a looping jump at dt 0.5
+     * never satisfies e = 1.5 before accumulated p 1.5 (step 2) */
+    CHECK_INT(exit_time_fires_after(BW_GRAPH_LOOP_YES, JUMP, 1.5f, 0.0f, half, 4), 2);
+    /* and a non-looping idle with e = 1.5 never opens */
+    CHECK_INT(exit_time_fires_after(BW_GRAPH_LOOP_NO, IDLE, 1.5f, 0.0f, half, 4), -1);
+}
+
+/* idle -> jump when {jump, grounded}; jump -> idle when {jump}; dodge is
+ * another trigger no transition names. */
+static void triggers_should_be_consumed_only_by_the_transition_that_fires(void)
+{
+    bw_graph_param_desc params[3] = {{"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0},
+                                     {"grounded", BW_GRAPH_PARAM_BOOL, 0, 0},
+                                     {"dodge", BW_GRAPH_PARAM_TRIGGER, 0, 0}};
+    bw_graph_state_desc states[2] = {{.name = "idle", .clip = IDLE}, {.name = "jump", .clip = JUMP}};
+    bw_graph_condition_desc up[2] = {cond_is("jump"), cond_is("grounded")};
+    bw_graph_transition_desc trs[2] = {edge("idle", "jump", up, 2, 0.0f), edge("jump", "idle", up, 1, 0.0f)};
+    bw_graph_layer_desc layers[1] = {layer("base", "idle", states, 2, trs, 2)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 3);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    const int jump = 0, grounded = 1, dodge = 2;
+
+    /* Fired while nothing can take it (not grounded): stays set. */
+    CHECK_INT(bw_graph_cursor_fire(c, jump), BW_OK);
+    CHECK_INT(bw_graph_cursor_fire(c, dodge), BW_OK);
+    for (int i = 0; i < 3; i++) bw_graph_cursor_update(c, 0.125f);
+    CHECK_NEAR(bw_graph_cursor_param(c, jump), 1.0f, 0);
+    CHECK_INT(status(c, 0).state, 0);
+
+    /* Grounded: idle->jump fires and consumes jump (but not dodge). */
+    CHECK_INT(bw_graph_cursor_set_param(c, grounded, 3.0f), BW_OK); /* a bool stores 1 */
+    CHECK_NEAR(bw_graph_cursor_param(c, grounded), 1.0f, 0);
+    bw_graph_cursor_update(c, 0.125f);
+    CHECK_INT(status(c, 0).state, 1);
+    CHECK_NEAR(bw_graph_cursor_param(c, jump), 0.0f, 0);
+    CHECK_NEAR(bw_graph_cursor_param(c, dodge), 1.0f, 0);
+    /* jump->idle needs the trigger again: it was consumed, so no bounce. */
+    bw_graph_cursor_update(c, 0.125f);
+    CHECK_INT(status(c, 0).state, 1);
+
+    /* Fired twice in one frame: one transition (jump->idle), trigger 0 after,
+     * and the next update does not take idle->jump with a stale trigger. */
+    CHECK_INT(bw_graph_cursor_fire(c, jump), BW_OK);
+    CHECK_INT(bw_graph_cursor_fire(c, jump), BW_OK);
+    bw_graph_cursor_update(c, 0.125f);
+    CHECK_INT(status(c, 0).state, 0);
+    CHECK_NEAR(bw_graph_cursor_param(c, jump), 0.0f, 0);
+    bw_graph_cursor_update(c, 0.125f);
+    CHECK_INT(status(c, 0).state, 0);
+
+    /* reset, and the setters' refusals */
+    CHECK_INT(bw_graph_cursor_fire(c, jump), BW_OK);
+    CHECK_INT(bw_graph_cursor_reset_trigger(c, jump), BW_OK);
+    bw_graph_cursor_update(c, 0.125f);
+    CHECK_INT(status(c, 0).state, 0);
+    CHECK_INT(bw_graph_cursor_set_param(c, jump, 1.0f), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_graph_cursor_fire(c, grounded), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_graph_cursor_set_param(c, grounded, NAN), BW_ERR_NON_FINITE);
+    CHECK_INT(bw_graph_cursor_set_param(c, 7, 1.0f), BW_ERR_RANGE);
+    CHECK(isnan(bw_graph_cursor_param(c, -1)));
+    teardown(c, g, NULL);
+}
+
+/* dodge expires after 0.25 s; idle -> b when {dodge, go}. At dt 0.1 its
+ * age is 0.1, 0.2, 0.3: it unsets at the end of the third update. */
+static void expiring_trigger_should_unset_itself_at_the_end_of_the_update(void)
+{
+    bw_graph_param_desc params[2] = {{"dodge", BW_GRAPH_PARAM_TRIGGER, 0, 0.25f}, {"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_state_desc states[2] = {{.name = "idle", .clip = IDLE}, {.name = "b", .clip = MOVE}};
+    bw_graph_condition_desc cs[2] = {cond_is("dodge"), cond_is("go")};
+    bw_graph_transition_desc trs[1] = {edge("idle", "b", cs, 2, 0.0f)};
+    bw_graph_layer_desc layers[1] = {layer("base", "idle", states, 2, trs, 1)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 2);
+    bw_graph *g = compile(&d);
+    for (int go_at = 2; go_at <= 3; go_at++) {
+        bw_graph_cursor *c = cursor_for(g, NULL);
+        CHECK_INT(bw_graph_cursor_fire(c, 0), BW_OK);
+        for (int i = 0; i < 4; i++) {
+            if (i == go_at) CHECK_INT(bw_graph_cursor_set_param(c, 1, 1.0f), BW_OK);
+            bw_graph_cursor_update(c, 0.1f);
+            if (i < 2) CHECK_NEAR(bw_graph_cursor_param(c, 0), 1.0f, 0);
+        }
+        /* go in the third update: the transition took it within its last
+         * update; go in the fourth: it had expired, nothing fires */
+        CHECK_INT(status(c, 0).state, go_at == 2 ? 1 : 0);
+        CHECK_NEAR(bw_graph_cursor_param(c, 0), 0.0f, 0);
+        bw_graph_cursor_destroy(c);
+    }
+    bw_graph_destroy(g);
+}
+
+static int count_enters(bw_graph_cursor *c, int updates, const char *state)
+{
+    recorded r = {0};
+    int n = 0;
+    for (int i = 0; i < updates; i++) {
+        bw_graph_cursor_update(c, 0.125f);
+        r.count = 0;
+        bw_graph_cursor_drain(c, record, &r);
+        for (int k = 0; k < r.count; k++) n += r.kind[k] == BW_GRAPH_EVENT_ENTER && strcmp(r.name[k], state) == 0;
+    }
+    return n;
+}
+
+/* "*" -> jump when grounded, grounded held true for 50 updates. */
+static void any_state_into_the_current_state_should_need_to_self(void)
+{
+    bw_graph_param_desc params[1] = {{"grounded", BW_GRAPH_PARAM_BOOL, 1, 0}};
+    bw_graph_state_desc states[2] = {{.name = "idle", .clip = IDLE}, {.name = "jump", .clip = JUMP, .offset = 0.25f}};
+    bw_graph_condition_desc cs[1] = {cond_is("grounded")};
+    bw_graph_transition_desc trs[1] = {edge("*", "jump", cs, 1, 0.0f)};
+    bw_graph_layer_desc layers[1] = {layer("base", "idle", states, 2, trs, 1)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 1);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    /* A condition held true fires once: then "*" -> current is excluded. */
+    CHECK_INT(count_enters(c, 50, "jump"), 1);
+    /* jump entered at offset 0.25, then 49 advances of 0.125: saturated */
+    CHECK_NEAR(status(c, 0).progress, 1.0, 0);
+    teardown(c, g, NULL);
+
+    trs[0].to_self = true; /* may fire while jump is current: every update */
+    g = compile(&d);
+    c = cursor_for(g, NULL);
+    CHECK_INT(count_enters(c, 5, "jump"), 5);
+    CHECK_NEAR(status(c, 0).progress, 0.25, 0); /* re-entered at its offset, not yet advanced */
+    teardown(c, g, NULL);
+    trs[0].to_self = false;
+
+    /* to_self on an ordinary transition is a compile error */
+    bw_graph_transition_desc bad[1] = {edge("idle", "jump", NULL, 0, 0.0f)};
+    bad[0].to_self = true;
+    layers[0].transitions = bad;
+    bw_error e;
+    bw_graph_errors list = {&e, 1, 0};
+    CHECK_INT(bw_graph_compile(&d, &g, &list), BW_ERR_INVALID_ARGUMENT);
+    CHECK_STR(e.where, "layers[0].transitions[0].to_self");
+}
+
+/* a -> b (duration 0.5, non-interruptible) when go; b -> c when stop.
+ * dt 0.125: the fade runs 4 updates; stop is set right after it starts.
+ * Updates 2..4 advance the timer to 0.125, 0.25, 0.375: selection skipped;
+ * update 5 reaches 0.5: the fade ends in its advance, selection runs, and
+ * b -> c fires in that same update. */
+static void non_interruptible_fade_should_ignore_conditions_until_it_ends(void)
+{
+    bw_graph_param_desc params[2] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}, {"stop", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_state_desc states[3] = {
+        {.name = "a", .clip = IDLE}, {.name = "b", .clip = MOVE}, {.name = "c", .clip = JUMP}};
+    bw_graph_condition_desc go = cond_is("go"), stop = cond_is("stop");
+    bw_graph_transition_desc trs[2] = {edge("a", "b", &go, 1, 0.5f), edge("b", "c", &stop, 1, 0.0f)};
+    trs[0].non_interruptible = true;
+    bw_graph_layer_desc layers[1] = {layer("base", "a", states, 3, trs, 2)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 2);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_graph_cursor_set_param(c, 0, 1);
+    bw_graph_cursor_update(c, 0.125f);
+    CHECK_INT(status(c, 0).state, 1);
+    bw_graph_cursor_set_param(c, 1, 1);
+    for (int i = 1; i <= 3; i++) {
+        bw_graph_cursor_update(c, 0.125f);
+        bw_graph_layer_status s = status(c, 0);
+        CHECK_INT(s.state, 1);
+        CHECK(s.transition.active);
+        CHECK_NEAR(s.transition.elapsed, 0.125f * (float)i, 0);
+    }
+    bw_graph_cursor_update(c, 0.125f);
+    bw_graph_layer_status s = status(c, 0);
+    CHECK_INT(s.state, 2);
+    CHECK(!s.transition.active); /* duration-0 b -> c is complete at once */
+    teardown(c, g, NULL);
+}
+
+/* A -> B when go (0.5 s), B -> C when jump (0.5 s), dt 0.125.
+ * u1: A p 0.125; A->B fires (weight 0).
+ * u2: A 0.25 (live), B 0.0625 (τ 0.125), w 0.25.
+ * u3: A 0.375, B 0.125 (τ 0.25), w 0.5: x = 0.5·0.375 + 0.5·0.25 = 0.3125,
+ *     y = 0.5·10 = 5. Evaluated: this is pose P, on screen.
+ * u4 (jump): B->C fires during the fade: an interruption, source = P frozen.
+ *     Evaluated at weight 0: exactly P (no jump).
+ * u5: C (jump clip) at p 0.125 (τ 0.125), w 0.25:
+ *     x = 0.75·0.3125 + 0.25·0.125 = 0.265625, y = 0.75·5 + 0.25·20 = 8.75. */
+static void interruption_should_start_from_the_frozen_pose_on_screen(void)
+{
+    bw_graph_param_desc params[2] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}, {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0}};
+    bw_graph_state_desc states[3] = {
+        {.name = "A", .clip = IDLE}, {.name = "B", .clip = MOVE}, {.name = "C", .clip = JUMP}};
+    bw_graph_condition_desc go = cond_is("go"), jump = cond_is("jump");
+    bw_graph_transition_desc trs[2] = {edge("A", "B", &go, 1, 0.5f), edge("B", "C", &jump, 1, 0.5f)};
+    bw_graph_layer_desc layers[1] = {layer("base", "A", states, 3, trs, 2)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 2);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_pose out = new_pose();
+    bw_graph_cursor_set_param(c, 0, 1);
+    for (int i = 0; i < 3; i++) {
+        bw_graph_cursor_update(c, 0.125f);
+        CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+    }
+    CHECK_NEAR(out.joints[ROOT].t[0], 0.3125f, tol);
+    CHECK_NEAR(out.joints[ROOT].t[1], 5.0f, tol);
+    bw_graph_cursor_fire(c, 1);
+    bw_graph_cursor_update(c, 0.125f);
+    bw_graph_layer_status s = status(c, 0);
+    CHECK_INT(s.state, 2);
+    CHECK(s.transition.active && s.transition.frozen);
+    CHECK_INT(s.transition.mode, BW_GRAPH_LIVE); /* as authored */
+    CHECK_INT(s.transition.from, 1);
+    CHECK_INT(s.transition.source_state, -1);
+    CHECK_NEAR(s.transition.elapsed, 0.0f, 0);
+    CHECK_NEAR(s.transition.weight, 0.0f, 0);
+    CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+    CHECK_NEAR(out.joints[ROOT].t[0], 0.3125f, tol);
+    CHECK_NEAR(out.joints[ROOT].t[1], 5.0f, tol);
+    CHECK_ROOT_AFTER(c, &out, 0.125f, 0.265625f, 8.75f);
+    teardown(c, g, &out);
+}
+
+/* A -> B when go, duration 1, dt 0.25.
+ * u1: A p 0.25, evaluated (x 0.25). go set.
+ * u2: A p 0.5; A->B fires. freeze: source = the pose evaluated after u1
+ *     (x 0.25, y 0); live: source = A at p 0.5.
+ * u3: B p 0.125 (τ 0.25), w 0.25. freeze: x = 0.75·0.25 + 0.25·0.25 = 0.25;
+ *     live with source_speed 0.5: A p 0.5 + 0.25·0.5 = 0.625,
+ *     x = 0.75·0.625 + 0.25·0.25 = 0.53125. y = 2.5 in both.
+ * u4: B p 0.25 (τ 0.5), w 0.5. freeze: x = 0.5·0.25 + 0.5·0.5 = 0.375;
+ *     live: A 0.75, x = 0.5·0.75 + 0.5·0.5 = 0.625. y = 5. */
+static void freeze_and_live_sources_should_differ_as_derived(void)
+{
+    for (int mode = 0; mode < 2; mode++) {
+        bw_graph_state_desc states[2] = {{.name = "A", .clip = IDLE}, {.name = "B", .clip = MOVE}};
+        bw_graph *g =
+            two_state_graph(states,
+                            (bw_graph_transition_desc){
+                                .duration = 1.0f, .mode = mode ? BW_GRAPH_FREEZE : BW_GRAPH_LIVE, .source_speed = 0.5f},
+                            0.0f);
+        bw_graph_cursor *c = cursor_for(g, NULL);
+        bw_pose out = new_pose();
+        bw_graph_cursor_update(c, 0.25f);
+        bw_graph_cursor_evaluate(c, NULL, &out);
+        CHECK_NEAR(out.joints[ROOT].t[0], 0.25f, tol);
+        bw_graph_cursor_set_param(c, 0, 1);
+        bw_graph_cursor_update(c, 0.25f);
+        bw_graph_layer_status s = status(c, 0);
+        CHECK_INT(s.transition.frozen, mode == 1);
+        CHECK_INT(s.transition.mode, mode ? BW_GRAPH_FREEZE : BW_GRAPH_LIVE);
+        bw_graph_cursor_evaluate(c, NULL, &out);
+        CHECK_NEAR(out.joints[ROOT].t[0], mode ? 0.25f : 0.5f, tol); /* weight 0: the source alone */
+        const float x3[2] = {0.53125f, 0.25f}, x4[2] = {0.625f, 0.375f};
+        CHECK_ROOT_AFTER(c, &out, 0.25f, x3[mode], 2.5f);
+        if (!mode) CHECK_NEAR(status(c, 0).transition.source_progress, 0.625, tol);
+        CHECK_ROOT_AFTER(c, &out, 0.25f, x4[mode], 5.0f);
+        teardown(c, g, &out);
+    }
+}
+
+/* States a b c d e; edges in list order
+ *   t0 a->b (go)   t1 b->a (not go: true, the automatic pull back)
+ *   t2 b->d (exit 0.5)   t3 a->c (go)   t4 c->d (go)
+ * BFS from a: t0 -> b, t3 -> c; from b: t2 -> d. Route [t0, t2] (length 2,
+ * found before a-c-d). e has no incoming edge: no route. */
+static void travel_should_follow_the_first_shortest_route(void)
+{
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_state_desc states[5] = {{.name = "a", .clip = IDLE},
+                                     {.name = "b", .clip = MOVE},
+                                     {.name = "c", .clip = IDLE},
+                                     {.name = "d", .clip = IDLE},
+                                     {.name = "e", .clip = IDLE}};
+    bw_graph_condition_desc go = cond_is("go");
+    bw_graph_condition_desc not_go = {.kind = BW_GRAPH_COND_NOT, .param = "go"};
+    bw_graph_transition_desc trs[5] = {edge("a", "b", &go, 1, 0.0f), edge("b", "a", &not_go, 1, 0.0f),
+                                       edge("b", "d", &go, 1, 0.0f), edge("a", "c", &go, 1, 0.0f),
+                                       edge("c", "d", &go, 1, 0.0f)};
+    trs[2].has_exit_time = true;
+    trs[2].exit_time = 0.5f;
+    bw_graph_layer_desc layers[1] = {layer("base", "a", states, 5, trs, 5)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 1);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    /* Requested before the first update. */
+    CHECK_INT(bw_graph_cursor_travel(c, 0, 3), BW_OK);
+    CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 2);
+    /* No route to e: an error, and the queued route is kept. */
+    CHECK_INT(bw_graph_cursor_travel(c, 0, 4), BW_ERR_NOT_FOUND);
+    CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 2);
+    CHECK_INT(bw_graph_cursor_travel(c, 0, 9), BW_ERR_RANGE);
+    /* u1: t0 fires although go is 0 (conditions ignored). */
+    bw_graph_cursor_update(c, 0.25f);
+    CHECK_INT(status(c, 0).state, 1);
+    /* b (length 2) advances 0.125 per update: p 0.125, 0.25, 0.375 - the
+     * gate of t2 is closed, and t1 (b->a, true) is suspended. */
+    for (int i = 0; i < 3; i++) {
+        bw_graph_cursor_update(c, 0.25f);
+        CHECK_INT(status(c, 0).state, 1);
+    }
+    /* u5: p 0.5 crosses the exit time: t2 fires; the route is complete. */
+    bw_graph_cursor_update(c, 0.25f);
+    CHECK_INT(status(c, 0).state, 3);
+    CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 0);
+    /* Travel to the current state queues nothing. */
+    CHECK_INT(bw_graph_cursor_travel(c, 0, 3), BW_OK);
+    CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 0);
+    /* Automatic selection back: nothing leaves d. From a fresh cursor the
+     * route a->b is pulled back by t1 without travel. */
+    bw_graph_cursor_destroy(c);
+    c = cursor_for(g, NULL);
+    CHECK_INT(bw_graph_cursor_travel(c, 0, 1), BW_OK);
+    bw_graph_cursor_update(c, 0.25f);
+    CHECK_INT(status(c, 0).state, 1);
+    bw_graph_cursor_update(c, 0.25f); /* route done: t1 (not go) fires */
+    CHECK_INT(status(c, 0).state, 0);
+    teardown(c, g, NULL);
+}
+
+/* Layer 0: jump (markers start 0, land 0.8; non-looping) -> idle at exit
+ * time 0.9; layer 1: arm (no markers). dt 0.5:
+ * u1: enter jump, enter arm (frame 0, layers in order), then marker start
+ *     (a freshly entered state includes its start time).
+ * u2: p 1.0: marker land, then the exit gate (1 >= 0.9) fires:
+ *     exit jump, enter idle. */
+static void events_should_come_markers_exit_enter_after_frame_zero_enters(void)
+{
+    bw_graph_state_desc states[2] = {{.name = "jump", .clip = JUMP}, {.name = "idle", .clip = IDLE}};
+    bw_graph_transition_desc trs[1] = {edge("jump", "idle", NULL, 0, 0.0f)};
+    trs[0].has_exit_time = true;
+    trs[0].exit_time = 0.9f;
+    bw_graph_state_desc arm_states[1] = {{.name = "arm", .clip = ARMC}};
+    bw_graph_layer_desc layers[2] = {layer("base", "jump", states, 2, trs, 1),
+                                     layer("upper", "arm", arm_states, 1, NULL, 0)};
+    bw_graph_desc d = graph_desc(layers, 2, NULL, 0);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_pose out = new_pose();
+    recorded r = {0};
+    bw_graph_cursor_update(c, 0.5f);
+    bw_graph_cursor_evaluate(c, NULL, &out);
+    bw_graph_cursor_drain(c, record, &r);
+    CHECK_INT(r.count, 3);
+    CHECK_EVENT(&r, 0, BW_GRAPH_EVENT_ENTER, 0, "jump");
+    CHECK_EVENT(&r, 1, BW_GRAPH_EVENT_ENTER, 1, "arm");
+    CHECK_EVENT(&r, 2, BW_GRAPH_EVENT_MARKER, 0, "start");
+    r.count = 0;
+    bw_graph_cursor_update(c, 0.5f);
+    bw_graph_cursor_drain(c, record, &r);
+    CHECK_INT(r.count, 3);
+    CHECK_EVENT(&r, 0, BW_GRAPH_EVENT_MARKER, 0, "land");
+    CHECK_EVENT(&r, 1, BW_GRAPH_EVENT_EXIT, 0, "jump");
+    CHECK_EVENT(&r, 2, BW_GRAPH_EVENT_ENTER, 0, "idle");
+    CHECK_INT(bw_graph_cursor_event_count(c), 0);
+    teardown(c, g, &out);
+}
+
+/* move (markers foot_l 0.5, foot_r 1.5; length 2, looping) -> jump
+ * (start 0, land 0.8) live over 1 s, at dt 0.25 from move p 0.125 (τ
+ * 0.25, entered at offset 0.125):
+ * u1: move τ 0.25 -> 0.5: foot_l; the transition fires (exit, enter).
+ * u2: timer 0.25 < 0.5: the source supplies markers: move τ 0.5 -> 0.75,
+ *     none. (jump τ 0 -> 0.25 would fire start: it is not the dominant play.)
+ * u3: timer 0.5: from the midpoint the destination: jump τ 0.25 -> 0.5, none.
+ * u4: timer 0.75: jump τ 0.5 -> 0.75, none; u5: timer 1, over: jump τ
+ *     0.75 -> 1.0: land. The source's foot_r at τ 1.5 (u5 region) never
+ *     fires. */
+static void fade_markers_should_switch_from_source_to_destination_at_the_midpoint(void)
+{
+    bw_graph_state_desc states[2] = {{.name = "move", .clip = MOVE, .offset = 0.125f}, {.name = "jump", .clip = JUMP}};
+    bw_graph *g = two_state_graph(states, (bw_graph_transition_desc){.duration = 1.0f}, 1.0f);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    recorded r = {0};
+    for (int i = 0; i < 5; i++) {
+        bw_graph_cursor_update(c, 0.25f);
+        bw_graph_cursor_drain(c, record, &r);
+    }
+    CHECK_INT(r.count, 5);
+    CHECK_EVENT(&r, 0, BW_GRAPH_EVENT_ENTER, 0, "move");
+    CHECK_EVENT(&r, 1, BW_GRAPH_EVENT_MARKER, 0, "foot_l");
+    CHECK_EVENT(&r, 2, BW_GRAPH_EVENT_EXIT, 0, "move");
+    CHECK_EVENT(&r, 3, BW_GRAPH_EVENT_ENTER, 0, "jump");
+    CHECK_EVENT(&r, 4, BW_GRAPH_EVENT_MARKER, 0, "land");
+    teardown(c, g, NULL);
+}
+
+/* Layer 0 plays ZERO (every joint y 0), layer 1 plays ALL (every joint
+ * y 40) through mask "upper" = {spine 1 (propagates), head 0.3 (own only)}:
+ *   root 0 (no entry above it), spine 1, arm 1 and tip(arm) 1 (inherited),
+ *   head 0.3 (own entry overrides), eye 1 and tip(head) 1 (inherit spine's
+ *   1 past head, whose entry does not propagate), leg 0.
+ * Over layer 0 (coverage 1) each joint is lerp(0, 40, weight × mask):
+ * y = 40 × mask at layer weight 1, 20 × mask at 0.5. */
+static void masks_should_propagate_and_own_entries_override(void)
+{
+    bw_graph_mask_entry_desc entries[2] = {{"spine", 1.0f, false}, {"head", 0.3f, true}};
+    bw_graph_mask_desc masks[1] = {{"upper", entries, 2}};
+    bw_graph_state_desc base_states[1] = {{.name = "zero", .clip = ZERO}};
+    bw_graph_state_desc upper_states[1] = {{.name = "all", .clip = ALL}};
+    bw_graph_layer_desc layers[2] = {layer("base", "zero", base_states, 1, NULL, 0),
+                                     layer("upper", "all", upper_states, 1, NULL, 0)};
+    layers[1].mask = "upper";
+    bw_graph_desc d = graph_desc(layers, 2, NULL, 0);
+    d.masks = masks;
+    d.mask_count = 1;
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_pose out = new_pose();
+    const float mask[JOINTS] = {0, 1, 1, 0.3f, 0, 1, 1, 1};
+    bw_graph_cursor_update(c, 0.125f);
+    CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+    for (int j = 0; j < JOINTS; j++) CHECK_NEAR(out.joints[j].t[1], 40.0f * mask[j], tol);
+    CHECK_INT(bw_graph_cursor_set_layer_weight(c, 1, 0.5f, 0.0f), BW_OK);
+    CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+    for (int j = 0; j < JOINTS; j++) CHECK_NEAR(out.joints[j].t[1], 20.0f * mask[j], tol);
+    /* A weight fade to 0 over 0.5 s at dt 0.125: 0.5 -> 0.375 -> 0.25. */
+    CHECK_INT(bw_graph_cursor_set_layer_weight(c, 1, 0.0f, 0.5f), BW_OK);
+    bw_graph_cursor_update(c, 0.125f);
+    bw_graph_cursor_update(c, 0.125f);
+    CHECK_NEAR(status(c, 1).weight, 0.25f, tol);
+    CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+    CHECK_NEAR(out.joints[SPINE].t[1], 10.0f, tol);
+    CHECK_NEAR(out.joints[HEAD].t[1], 3.0f, tol);
+    /* the layer's own pose is unmasked */
+    CHECK_NEAR(bw_graph_cursor_layer_pose(c, 1)->coverage[ROOT], 1.0f, tol);
+    teardown(c, g, &out);
+
+    /* Names resolve on the rig: "tip" is ambiguous, "arm/tip" is not,
+     * "nose" is missing; every problem is reported. */
+    bw_graph_mask_entry_desc bad[3] = {{"tip", 1.0f, false}, {"arm/tip", 1.0f, false}, {"nose", 1.0f, false}};
+    masks[0].entries = bad;
+    masks[0].entry_count = 3;
+    g = compile(&d);
+    bw_graph_cursor_desc cd = {rig, (const bw_binding *const *)bindings, CLIPS, 0, NULL};
+    bw_error errs[4];
+    bw_graph_errors list = {errs, 4, 0};
+    bw_graph_cursor *none = NULL;
+    CHECK_INT(bw_graph_cursor_create(g, &cd, &none, &list), BW_ERR_DUPLICATE);
+    CHECK(none == NULL);
+    CHECK_INT(list.count, 2);
+    CHECK_STR(errs[0].where, "masks[0].entries[0].joint");
+    CHECK_CONTAINS(errs[0].message, "ambiguous");
+    CHECK_STR(errs[1].where, "masks[0].entries[2].joint");
+    CHECK_INT(errs[1].code, BW_ERR_NOT_FOUND);
+    /* "arm/tip" resolves to joint 6; spine's 0 propagates to everything
+     * else below it, and tip(arm)'s own entry overrides it there. */
+    bad[2] = (bw_graph_mask_entry_desc){"spine", 0.0f, false};
+    masks[0].entry_count = 2;
+    masks[0].entries = bad + 1;
+    bw_graph_destroy(g);
+    g = compile(&d);
+    c = cursor_for(g, NULL);
+    out = new_pose();
+    bw_graph_cursor_update(c, 0.125f);
+    CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+    CHECK_NEAR(out.joints[TIP_ARM].t[1], 40.0f, tol);
+    CHECK_NEAR(out.joints[TIP_HEAD].t[1], 0.0f, tol);
+    CHECK_NEAR(out.joints[SPINE].t[1], 0.0f, tol);
+    CHECK_NEAR(out.joints[ARM].t[1], 0.0f, tol);
+    teardown(c, g, &out);
+}
+
+/* A (root only) -> B (arm only) over 1 s at dt 0.25.
+ * u1: A p 0.25; fires. u2: A p 0.5 (τ 0.5), B p 0.25 (τ 0.25), w 0.25.
+ * Layer pose: root share 0.75 (A only): x 0.5, coverage 0.75; arm share
+ * 0.25 (B only): x 0.25, y 30, coverage 0.25.
+ * Over a cleared base the output is that partial pose; over the rest pose
+ * (t 0, coverage 1): root x = 0.75·0.5 = 0.375; arm y = 0.25·30 = 7.5,
+ * x = 0.25·0.25 = 0.0625: the arm fades in with the weight. */
+static void coverage_should_fade_a_joint_present_on_one_side_only(void)
+{
+    bw_graph_state_desc states[2] = {{.name = "A", .clip = IDLE}, {.name = "B", .clip = ARMC}};
+    bw_graph *g = two_state_graph(states, (bw_graph_transition_desc){.duration = 1.0f}, 1.0f);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_pose out = new_pose(), cleared = new_pose();
+    bw_graph_cursor_update(c, 0.25f);
+    bw_graph_cursor_update(c, 0.25f);
+    CHECK_INT(bw_graph_cursor_evaluate(c, &cleared, &out), BW_OK);
+    CHECK_NEAR(out.coverage[ROOT], 0.75f, tol);
+    CHECK_NEAR(out.joints[ROOT].t[0], 0.5f, tol);
+    CHECK_NEAR(out.coverage[ARM], 0.25f, tol);
+    CHECK_NEAR(out.joints[ARM].t[0], 0.25f, tol);
+    CHECK_NEAR(out.joints[ARM].t[1], 30.0f, tol);
+    CHECK_NEAR(out.coverage[LEG], 0.0f, 0);
+    CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+    CHECK_NEAR(out.coverage[ARM], 1.0f, tol);
+    CHECK_NEAR(out.joints[ROOT].t[0], 0.375f, tol);
+    CHECK_NEAR(out.joints[ARM].t[1], 7.5f, tol);
+    CHECK_NEAR(out.joints[ARM].t[0], 0.0625f, tol);
+    /* a pose of the wrong size is refused and untouched */
+    bw_pose small;
+    CHECK_INT(bw_pose_init_counts(&small, 2, 0, NULL), BW_OK);
+    small.joints[0].t[0] = 9.0f;
+    CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &small), BW_ERR_INVALID_ARGUMENT);
+    CHECK_NEAR(small.joints[0].t[0], 9.0f, 0);
+    bw_pose_deinit(&small);
+    bw_pose_deinit(&out);
+    bw_pose_deinit(&cleared);
+    teardown(c, g, NULL);
+}
+
+static int drain_markers(bw_graph_cursor *c, char names[][16], int max)
+{
+    recorded r = {0};
+    bw_graph_cursor_drain(c, record, &r);
+    int n = 0;
+    for (int k = 0; k < r.count; k++)
+        if (r.kind[k] == BW_GRAPH_EVENT_MARKER && n < max) snprintf(names[n++], 16, "%s", r.name[k]);
+    return n;
+}
+
+/* walk plays MOVE (length 2, markers foot_l 0.5, foot_r 1.5) in "progress
+ * seconds" p × 2.
+ * Forward: dt 0.25 -> (0, 0.25]: none; dt 5 -> (0.25, 5.25]: 0.5 1.5 2.5
+ * 3.5 4.5 = foot_l foot_r foot_l foot_r foot_l; dt 20 -> (5.25, 25.25] is
+ * more than 4 cycles: only (17.25, 25.25], 8 markers, from foot_r (17.5 =
+ * 16 + 1.5) to foot_l (24.5 = 24 + 0.5).
+ * Reverse (speed -1): a marker at clip time m sits at 2 − m: foot_r at 0.5,
+ * foot_l at 1.5. dt 0.75 -> [0, 0.75] (fresh: start included): foot_r;
+ * dt 1 -> (0.75, 1.75]: foot_l; dt 2.5 -> (1.75, 4.25]: 2.5 foot_r, 3.5
+ * foot_l. */
+static void markers_should_follow_loops_and_reverse_playback(void)
+{
+    for (int reverse = 0; reverse < 2; reverse++) {
+        bw_graph_state_desc states[1] = {{.name = "walk", .clip = MOVE, .speed = reverse ? -1.0f : 1.0f}};
+        bw_graph_layer_desc layers[1] = {layer("base", "walk", states, 1, NULL, 0)};
+        bw_graph_desc d = graph_desc(layers, 1, NULL, 0);
+        bw_graph *g = compile(&d);
+        bw_graph_cursor *c = cursor_for(g, NULL);
+        char names[16][16];
+        if (!reverse) {
+            bw_graph_cursor_update(c, 0.25f);
+            CHECK_INT(drain_markers(c, names, 16), 0);
+            bw_graph_cursor_update(c, 5.0f);
+            CHECK_INT(drain_markers(c, names, 16), 5);
+            CHECK_STR(names[0], "foot_l");
+            CHECK_STR(names[3], "foot_r");
+            CHECK_STR(names[4], "foot_l");
+            bw_graph_cursor_update(c, 20.0f);
+            CHECK_INT(drain_markers(c, names, 16), 8);
+            CHECK_STR(names[0], "foot_r");
+            CHECK_STR(names[7], "foot_l");
+            /* p = 25.25 / 2 = 12.625: the 13th pass, normalized 0.625 */
+            CHECK_NEAR(status(c, 0).progress, 12.625, 1e-5);
+            CHECK_NEAR(status(c, 0).normalized, 0.625f, 1e-5);
+        } else {
+            bw_graph_cursor_update(c, 0.75f);
+            CHECK_INT(drain_markers(c, names, 16), 1);
+            CHECK_STR(names[0], "foot_r");
+            bw_graph_cursor_update(c, 1.0f);
+            CHECK_INT(drain_markers(c, names, 16), 1);
+            CHECK_STR(names[0], "foot_l");
+            bw_graph_cursor_update(c, 2.5f);
+            CHECK_INT(drain_markers(c, names, 16), 2);
+            CHECK_STR(names[0], "foot_r");
+            CHECK_STR(names[1], "foot_l");
+            /* p = 4.25 / 2 = 2.125: clip time (1 − 0.125) × 2 = 1.75 -> x 1.75 */
+            bw_pose out = new_pose();
+            CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+            CHECK_NEAR(out.joints[ROOT].t[0], 1.75f, tol);
+            bw_pose_deinit(&out);
+        }
+        teardown(c, g, NULL);
+    }
+}
+
+/* A state's speed multiplied by a parameter, a layer weight that follows
+ * a parameter, a quad fade curve, and dts the update ignores. */
+static void parameters_should_drive_speed_layer_weight_and_curves(void)
+{
+    bw_graph_param_desc params[3] = {{"rate", BW_GRAPH_PARAM_FLOAT, 2, 0},
+                                     {"blend", BW_GRAPH_PARAM_FLOAT, 0.5f, 0},
+                                     {"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_state_desc states[2] = {{.name = "a", .clip = MOVE, .speed = 0.5f, .speed_param = "rate"},
+                                     {.name = "b", .clip = IDLE}};
+    bw_graph_condition_desc go = cond_is("go");
+    bw_graph_transition_desc trs[1] = {edge("a", "b", &go, 1, 1.0f)};
+    trs[0].curve = BW_EASE_QUAD;
+    bw_graph_layer_desc layers[1] = {layer("base", "a", states, 2, trs, 1)};
+    layers[0].weight_param = "blend";
+    bw_graph_desc d = graph_desc(layers, 1, params, 3);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    /* rate 0.5 × 2 = 1 on a 2 s clip: dt 0.5 -> p 0.25 */
+    bw_graph_cursor_update(c, 0.5f);
+    CHECK_NEAR(status(c, 0).progress, 0.25, 1e-9);
+    CHECK_NEAR(status(c, 0).weight, 0.5f, 0);
+    bw_graph_cursor_set_param(c, 0, 0.0f); /* rate 0: the state holds */
+    bw_graph_cursor_update(c, 0.5f);
+    CHECK_NEAR(status(c, 0).progress, 0.25, 1e-9);
+    bw_graph_cursor_update(c, NAN);
+    bw_graph_cursor_update(c, -3.0f);
+    bw_graph_cursor_set_param(c, 0, 4.0f);
+    bw_graph_cursor_update(c, INFINITY);
+    CHECK_NEAR(status(c, 0).progress, 0.25, 1e-9);
+    bw_graph_cursor_set_param(c, 1, -2.0f); /* a negative parameter weight counts as 0 */
+    CHECK_NEAR(status(c, 0).weight, 0.0f, 0);
+    CHECK_INT(bw_graph_cursor_set_layer_weight(c, 0, 1.0f, 0.0f), BW_ERR_INVALID_ARGUMENT);
+    /* quad fade: weight at elapsed 0.5 of 1 is 0.25 */
+    bw_graph_cursor_set_param(c, 2, 1.0f);
+    bw_graph_cursor_update(c, 0.5f);
+    bw_graph_cursor_update(c, 0.5f);
+    CHECK_NEAR(status(c, 0).transition.weight, 0.25f, tol);
+    teardown(c, g, NULL);
+}
+
+/* A -> B when go, B -> A when not go, both 0.5 s, dt 0.125 (SPEC §11:
+ * A -> B -> A never jumps). go flips back at 50%: the interruption's first
+ * evaluated pose equals the last one on screen, and each later frame
+ * moves by at most the fade's own step. */
+static void going_back_mid_fade_should_not_jump(void)
+{
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 1, 0}};
+    bw_graph_state_desc states[2] = {{.name = "A", .clip = IDLE}, {.name = "B", .clip = MOVE}};
+    bw_graph_condition_desc go = cond_is("go");
+    bw_graph_condition_desc stay = {.kind = BW_GRAPH_COND_NOT, .param = "go"};
+    bw_graph_transition_desc trs[2] = {edge("A", "B", &go, 1, 0.5f), edge("B", "A", &stay, 1, 0.5f)};
+    bw_graph_layer_desc layers[1] = {layer("base", "A", states, 2, trs, 2)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 1);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_pose out = new_pose();
+    float last_y = 0.0f, worst_step = 0.0f;
+    for (int frame = 0; frame < 12; frame++) {
+        if (frame == 3) bw_graph_cursor_set_param(c, 0, 0.0f); /* B at weight 0.5 on screen */
+        bw_graph_cursor_update(c, 0.125f);
+        bw_graph_cursor_evaluate(c, NULL, &out);
+        float y = out.joints[ROOT].t[1];
+        if (frame == 3) {
+            CHECK_INT(status(c, 0).state, 0);
+            CHECK(status(c, 0).transition.frozen);
+            CHECK_NEAR(y, last_y, 0); /* = 5: the pose on screen */
+        }
+        if (frame > 0 && fabsf(y - last_y) > worst_step) worst_step = fabsf(y - last_y);
+        last_y = y;
+    }
+    /* A's y is 0 and B's 10: a fade step of 0.25 weight moves y by 2.5;
+     * from the frozen 5 back to 0 over 4 steps, 1.25 per step. */
+    CHECK_NEAR(worst_step, 2.5f, tol);
+    CHECK_NEAR(last_y, 0.0f, tol);
+    teardown(c, g, &out);
+}
+
+/* Travel over an any-state edge: a -> b via "*" -> x, x -> b. From x the
+ * any-state edge into x itself is excluded. */
+static void travel_should_use_any_state_edges(void)
+{
+    bw_graph_param_desc params[1] = {{"never", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_state_desc states[3] = {
+        {.name = "a", .clip = IDLE}, {.name = "b", .clip = IDLE}, {.name = "x", .clip = IDLE}};
+    bw_graph_condition_desc never = cond_is("never");
+    bw_graph_transition_desc trs[2] = {edge("*", "x", &never, 1, 0.0f), edge("x", "b", &never, 1, 0.0f)};
+    bw_graph_layer_desc layers[1] = {layer("base", "a", states, 3, trs, 2)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 1);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    CHECK_INT(bw_graph_cursor_travel(c, 0, 1), BW_OK);
+    CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 2);
+    bw_graph_cursor_update(c, 0.125f);
+    CHECK_INT(status(c, 0).state, 2);
+    bw_graph_cursor_update(c, 0.125f);
+    CHECK_INT(status(c, 0).state, 1);
+    /* from b, a is unreachable (nothing leads to a): the error changes nothing */
+    CHECK_INT(bw_graph_cursor_travel(c, 0, 0), BW_ERR_NOT_FOUND);
+    teardown(c, g, NULL);
+}
+
+/* A queue of 2 events: frame 0 of three layers queues 3 enters. */
+static void a_full_event_queue_should_drop_and_count(void)
+{
+    bw_graph_state_desc states[1] = {{.name = "idle", .clip = IDLE}};
+    bw_graph_layer_desc layers[3] = {layer("l0", "idle", states, 1, NULL, 0), layer("l1", "idle", states, 1, NULL, 0),
+                                     layer("l2", "idle", states, 1, NULL, 0)};
+    bw_graph_desc d = graph_desc(layers, 3, NULL, 0);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor_desc cd = {rig, (const bw_binding *const *)bindings, CLIPS, 2, NULL};
+    bw_graph_cursor *c = NULL;
+    CHECK_INT(bw_graph_cursor_create(g, &cd, &c, NULL), BW_OK);
+    bw_graph_cursor_update(c, 0.125f);
+    CHECK_INT(bw_graph_cursor_event_count(c), 2);
+    CHECK_INT(bw_graph_cursor_dropped_events(c), 1);
+    recorded r = {0};
+    bw_graph_cursor_drain(c, record, &r);
+    CHECK_EVENT(&r, 1, BW_GRAPH_EVENT_ENTER, 1, "idle");
+    CHECK_INT(bw_graph_find_layer(g, "l2"), 2);
+    CHECK_STR(bw_graph_layer_name(g, 2), "l2");
+    CHECK_STR(bw_graph_state_name(g, 1, 0), "idle");
+    CHECK(bw_graph_state_name(g, 1, 1) == NULL);
+    teardown(c, g, NULL);
+}
+
+/* A 1D blend over speed: idle (threshold 0, 1 s, y 0) and move (threshold
+ * 1, 2 s, y 10, foot_l at 0.5). speed 0.75: weights 0.25 / 0.75; cycle =
+ * 0.25·1 + 0.75·2 = 1.75 s; dt 0.4375 -> p 0.25: idle τ 0.25, move τ 0.5:
+ * x = 0.25·0.25 + 0.75·0.5 = 0.4375, y = 7.5. Markers come from the
+ * dominant leaf (move): (0, 0.5] with the start included: foot_l.
+ * speed 0.25: idle dominant (0.75); cycle 0.75 + 0.25·2 = 1.25; dt 0.3125
+ * -> p 0.25: move also reaches τ 0.5 but is not dominant: no marker.
+ * State speed 2 halves the cycle: dt 0.21875 at speed 0.75 -> p 0.25. */
+static void blend_states_should_advance_by_the_weighted_cycle(void)
+{
+    const int children[2] = {0, 1};
+    const float thresholds[2] = {0.0f, 1.0f};
+    bw_blend_node nodes[3] = {bw_blend_clip_node(IDLE, 99.0f), /* the length comes from the clip */
+                              bw_blend_clip_node(MOVE, 0.0f), bw_blend_1d_node(children, thresholds, 2, 0, false)};
+    bw_blend_tree tree = {nodes, 3, 2, 1};
+    for (int k = 0; k < 3; k++) {
+        const float speed[3] = {0.75f, 0.25f, 0.75f}, dt[3] = {0.4375f, 0.3125f, 0.21875f};
+        bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, speed[k], 0}};
+        bw_graph_state_desc states[1] = {{.name = "loco", .blend = &tree, .speed = k == 2 ? 2.0f : 0.0f}};
+        bw_graph_layer_desc layers[1] = {layer("base", "loco", states, 1, NULL, 0)};
+        bw_graph_desc d = graph_desc(layers, 1, params, 1);
+        bw_graph *g = compile(&d);
+        bw_graph_cursor *c = cursor_for(g, NULL);
+        bw_pose out = new_pose();
+        bw_graph_cursor_update(c, dt[k]);
+        CHECK_NEAR(status(c, 0).progress, 0.25, 1e-6);
+        CHECK_NEAR(status(c, 0).normalized, 0.25f, 1e-6); /* blends loop */
+        char names[4][16];
+        CHECK_INT(drain_markers(c, names, 4), k == 1 ? 0 : 1);
+        if (k != 1) CHECK_STR(names[0], "foot_l");
+        CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+        if (k == 0) {
+            CHECK_NEAR(out.joints[ROOT].t[0], 0.4375f, tol);
+            CHECK_NEAR(out.joints[ROOT].t[1], 7.5f, tol);
+        }
+        teardown(c, g, &out);
+    }
+    /* A leaf naming a clip the graph does not have, and a tree reading more
+     * parameters than the graph has, are compile errors. */
+    nodes[1].clip = 42;
+    tree.param_count = 3;
+    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    bw_graph_state_desc states[1] = {{.name = "loco", .blend = &tree}};
+    bw_graph_layer_desc layers[1] = {layer("base", "loco", states, 1, NULL, 0)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 1);
+    bw_error e[4];
+    bw_graph_errors list = {e, 4, 0};
+    bw_graph *g = NULL;
+    CHECK_INT(bw_graph_compile(&d, &g, &list), BW_ERR_RANGE);
+    CHECK_INT(list.count, 2);
+    CHECK_STR(e[0].where, "layers[0].states[0].blend.param_count");
+    CHECK_STR(e[1].where, "layers[0].states[0].blend.nodes[1].clip");
+    /* and an invalid tree reports the blend module's own message */
+    tree.param_count = 1;
+    nodes[1].clip = MOVE;
+    nodes[2].child_count = 0; /* a blend node needs children */
+    CHECK_INT(bw_graph_compile(&d, &g, &list), BW_ERR_EMPTY);
+    CHECK_STR(e[0].where, "layers[0].states[0].blend");
+    CHECK(e[0].message[0] != '\0');
+}
+
+/* Base layer TILT (root rotated 90° about X, t 0); additive layer ADDC
+ * (root t (2τ, 5, 0), rotation 0 -> 90° about Y; its reference at τ 0 is
+ * t (0, 5, 0) and no rotation).
+ * Before any update (τ 0) the additive is its reference: the base as is.
+ * dt 0.5 (τ 0.5): Δt = (1, 0, 0), Δr = 45° about Y, post-multiplied:
+ *   q = q_x90 · q_y45 = (A c, A s, A s, A c), A = cos 45°, c = cos 22.5°,
+ *   s = sin 22.5°: (0.65328148, 0.27059805, 0.27059805, 0.65328148)
+ *   (pre-multiplying would give z = −0.2706). t = (1, 0, 0).
+ * Layer weight 0.5: t = (0.5, 0, 0), r = q_x90 · (22.5° about Y):
+ *   (A cos 11.25°, A sin 11.25°, A sin 11.25°, A cos 11.25°).
+ * Weight 0: the base. 1,000 whole loops later: the same numbers (an
+ * additive layer never reads last frame's output). */
+static void additive_layers_should_add_the_delta_from_the_reference(void)
+{
+    bw_graph_state_desc base_states[1] = {{.name = "tilt", .clip = TILT}};
+    bw_graph_state_desc add_states[1] = {{.name = "add", .clip = ADDC}};
+    bw_graph_layer_desc layers[2] = {layer("base", "tilt", base_states, 1, NULL, 0),
+                                     layer("add", "add", add_states, 1, NULL, 0)};
+    layers[1].mode = BW_GRAPH_ADDITIVE;
+    bw_graph_desc d = graph_desc(layers, 2, NULL, 0);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_pose out = new_pose();
+    const float A = cosf((float)M_PI / 4);
+    const float c45 = cosf((float)M_PI / 8), s45 = sinf((float)M_PI / 8);
+    const float c22 = cosf((float)M_PI / 16), s22 = sinf((float)M_PI / 16);
+    const float *q = out.joints[ROOT].r;
+    CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+    CHECK_NEAR(out.joints[ROOT].t[0], 0.0f, tol);
+    CHECK_NEAR(out.joints[ROOT].t[1], 0.0f, tol);
+    CHECK_NEAR(q[0], A, tol);
+    CHECK_NEAR(q[1], 0.0f, tol);
+    CHECK_NEAR(q[3], A, tol);
+    for (int loops = 0; loops < 2; loops++) {
+        for (int i = 0; i < (loops ? 1000 : 1); i++) bw_graph_cursor_update(c, loops ? 1.0f : 0.5f);
+        CHECK_INT(bw_graph_cursor_set_layer_weight(c, 1, 1.0f, 0.0f), BW_OK);
+        CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+        CHECK_NEAR(out.joints[ROOT].t[0], 1.0f, 1e-4);
+        CHECK_NEAR(out.joints[ROOT].t[1], 0.0f, tol);
+        CHECK_NEAR(q[0], A * c45, 1e-4);
+        CHECK_NEAR(q[1], A * s45, 1e-4);
+        CHECK_NEAR(q[2], A * s45, 1e-4);
+        CHECK_NEAR(q[3], A * c45, 1e-4);
+        CHECK_INT(bw_graph_cursor_set_layer_weight(c, 1, 0.5f, 0.0f), BW_OK);
+        CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+        CHECK_NEAR(out.joints[ROOT].t[0], 0.5f, 1e-4);
+        CHECK_NEAR(q[0], A * c22, 1e-4);
+        CHECK_NEAR(q[1], A * s22, 1e-4);
+        CHECK_NEAR(q[2], A * s22, 1e-4);
+        CHECK_NEAR(q[3], A * c22, 1e-4);
+        CHECK_INT(bw_graph_cursor_set_layer_weight(c, 1, 0.0f, 0.0f), BW_OK);
+        CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+        CHECK_NEAR(out.joints[ROOT].t[0], 0.0f, 0);
+        CHECK_NEAR(q[0], A, tol);
+        CHECK_NEAR(q[1], 0.0f, tol);
+        CHECK_NEAR(out.coverage[ROOT], 1.0f, 0);
+    }
+    teardown(c, g, &out);
+}
+
+/* Root motion from the first layer: IDLE moves the root 1 m per clip
+ * second along X. A (IDLE, speed 1) -> B (IDLE, speed 2) live over 1 s
+ * when go, dt 0.25:
+ *   before any update: zero; u1..u4 (go 0): p 0 -> 1.0, 0.25 m each.
+ *   u5 (go): A advances 1.0 -> 1.25 across its loop (0.25, never a
+ *   backwards jump) and fires away: it counts in full.
+ *   u6: A (source, weight 0.75) 0.25, B (weight 0.25) 0.5:
+ *       0.75·0.25 + 0.25·0.5 = 0.3125. */
+static void root_motion_should_follow_the_plays_by_their_weights(void)
+{
+    bw_graph_state_desc states[2] = {{.name = "A", .clip = IDLE}, {.name = "B", .clip = IDLE, .speed = 2.0f}};
+    bw_graph *g = two_state_graph(states, (bw_graph_transition_desc){.duration = 1.0f}, 0.0f);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_root_motion_config cfg = {0};
+    bw_root_delta delta;
+    CHECK_INT(bw_graph_cursor_root_motion(c, &cfg, &delta), BW_OK);
+    CHECK_NEAR(delta.t[0], 0.0, 0);
+    const double expect[6] = {0.25, 0.25, 0.25, 0.25, 0.25, 0.3125};
+    for (int u = 0; u < 6; u++) {
+        if (u == 4) bw_graph_cursor_set_param(c, 0, 1.0f);
+        bw_graph_cursor_update(c, 0.25f);
+        CHECK_INT(bw_graph_cursor_root_motion(c, &cfg, &delta), BW_OK);
+        CHECK_NEAR(delta.t[0], expect[u], 1e-5);
+        CHECK_NEAR(delta.t[2], 0.0, 1e-6);
+        CHECK_INT(delta.used, u == 5 ? 2 : 1);
+    }
+    CHECK_INT(bw_graph_cursor_root_motion(c, NULL, &delta), BW_ERR_INVALID_ARGUMENT);
+    teardown(c, g, NULL);
+}
+
+/* Sync group "feet": walk (MOVE: 2 s, foot_l at phase 0.25, foot_r 0.75)
+ * -> run (RUNC: 1 s, foot_l 0.1, foot_r 0.6) live over 0.8 s, dt 0.25.
+ * u1: walk p 0.125; walk -> run fires (run at p 0).
+ * u2: walk 0.25, run 0.25; w = 0.3125: walk (0.6875) leads at phase 0.25,
+ *     on its foot_l: run adopts its foot_l, p 0.1.
+ * u3: walk 0.375, run 0.35; w = 0.625: run leads at 0.35, half way from
+ *     its foot_l (0.1) to foot_r (0.6): walk adopts half way from 0.25 to
+ *     0.75: p 0.5.
+ * u4: walk 0.625, run 0.6; w = 0.9375: run leads on its foot_r: walk
+ *     adopts 0.75.
+ * A second layer in the group with no markers (ARMC, weight 0.5) follows
+ * the heavier walk by normalized phase: on its own it would be at 0.25
+ * after u1; synced it is at walk's 0.125. */
+static void sync_groups_should_map_phase_between_shared_markers(void)
+{
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_state_desc states[2] = {{.name = "walk", .clip = MOVE, .sync = "feet"},
+                                     {.name = "run", .clip = RUNC, .sync = "feet"}};
+    bw_graph_state_desc arm_states[1] = {{.name = "arm", .clip = ARMC, .sync = "feet"}};
+    bw_graph_condition_desc go = cond_is("go");
+    bw_graph_transition_desc trs[1] = {edge("walk", "run", &go, 1, 0.8f)};
+    bw_graph_layer_desc layers[2] = {layer("base", "walk", states, 2, trs, 1),
+                                     layer("upper", "arm", arm_states, 1, NULL, 0)};
+    layers[1].weight = 0.5f;
+    bw_graph_desc d = graph_desc(layers, 2, params, 1);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_graph_cursor_set_param(c, 0, 1.0f);
+    bw_graph_cursor_update(c, 0.25f);
+    CHECK_NEAR(status(c, 1).progress, 0.125, 1e-6);
+    CHECK_NEAR(status(c, 0).progress, 0.0, 0); /* run entered, not yet advanced */
+    const double run_p[3] = {0.1, 0.35, 0.6}, walk_p[3] = {0.25, 0.5, 0.75};
+    for (int u = 0; u < 3; u++) {
+        bw_graph_cursor_update(c, 0.25f);
+        bw_graph_layer_status s = status(c, 0);
+        CHECK_INT(s.state, 1);
+        CHECK(s.transition.active);
+        CHECK_NEAR(s.progress, run_p[u], 1e-6);
+        CHECK_NEAR(s.transition.source_progress, walk_p[u], 1e-6);
+    }
+    teardown(c, g, NULL);
+}
+
+static unsigned stress_rand(unsigned *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s >> 8;
+}
+
+/* Random parameters, triggers, travel, layer weights and dts (0, tiny,
+ * huge, NaN, negative) over every feature at once: the invariants hold on
+ * every frame (finite unit-quaternion poses, normalized time in [0, 1],
+ * transition weights and layer weights in range, states in range). */
+static void random_driving_should_keep_every_invariant(void)
+{
+    bw_graph_param_desc params[4] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0},
+                                     {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0.2f},
+                                     {"grounded", BW_GRAPH_PARAM_BOOL, 1, 0},
+                                     {"upper", BW_GRAPH_PARAM_FLOAT, 1, 0}};
+    const int children[2] = {0, 1};
+    const float thresholds[2] = {0.0f, 2.0f};
+    bw_blend_node nodes[3] = {bw_blend_clip_node(MOVE, 0), bw_blend_clip_node(RUNC, 0),
+                              bw_blend_1d_node(children, thresholds, 2, 0, true)};
+    bw_blend_tree tree = {nodes, 3, 2, 1};
+    bw_graph_state_desc states[4] = {{.name = "idle", .clip = IDLE},
+                                     {.name = "loco", .blend = &tree, .sync = "feet"},
+                                     {.name = "jump", .clip = JUMP, .speed = 1.5f},
+                                     {.name = "back", .clip = MOVE, .speed = -1.0f, .sync = "feet"}};
+    bw_graph_condition_desc fast = cond_cmp("speed", BW_GRAPH_GT, 0.5f), slow = cond_cmp("speed", BW_GRAPH_LE, 0.5f);
+    bw_graph_condition_desc up[2] = {cond_is("jump"), cond_is("grounded")};
+    bw_graph_condition_desc neg = cond_cmp("speed", BW_GRAPH_LT, -0.5f);
+    bw_graph_transition_desc trs[6] = {edge("idle", "loco", &fast, 1, 0.3f), edge("loco", "idle", &slow, 1, 0.3f),
+                                       edge("*", "jump", up, 2, 0.1f),       edge("jump", "idle", NULL, 0, 0.2f),
+                                       edge("idle", "back", &neg, 1, 0.4f),  edge("back", "idle", &slow, 1, 0.0f)};
+    trs[2].mode = BW_GRAPH_FREEZE;
+    trs[3].has_exit_time = true;
+    trs[3].exit_time = 0.8f;
+    trs[4].curve = BW_EASE_BACK; /* overshoots [0, 1] */
+    trs[4].curve_dir = BW_EASE_IN_OUT;
+    trs[1].non_interruptible = true;
+    bw_graph_mask_entry_desc entries[2] = {{"spine", 1.0f, false}, {"head", 0.5f, true}};
+    bw_graph_mask_desc masks[1] = {{"upper", entries, 2}};
+    bw_graph_state_desc upper_states[2] = {{.name = "arm", .clip = ARMC, .sync = "feet"}, {.name = "all", .clip = ALL}};
+    bw_graph_transition_desc upper_trs[2] = {edge("arm", "all", &fast, 1, 0.5f), edge("all", "arm", &slow, 1, 0.5f)};
+    bw_graph_state_desc add_states[1] = {{.name = "add", .clip = ADDC}};
+    bw_graph_layer_desc layers[3] = {layer("base", "idle", states, 4, trs, 6),
+                                     layer("upper", "arm", upper_states, 2, upper_trs, 2),
+                                     layer("add", "add", add_states, 1, NULL, 0)};
+    layers[1].mask = "upper";
+    layers[1].weight_param = "upper";
+    layers[2].mode = BW_GRAPH_ADDITIVE;
+    bw_graph_desc d = graph_desc(layers, 3, params, 4);
+    d.masks = masks;
+    d.mask_count = 1;
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_pose out = new_pose();
+    unsigned seed = 12345u, visited[2] = {0, 0};
+    int bad = 0, frozen = 0;
+    for (int frame = 0; frame < 20000 && bad < 5; frame++) {
+        unsigned r = stress_rand(&seed);
+        if (r % 7 == 0) bw_graph_cursor_set_param(c, 0, (float)(int)(stress_rand(&seed) % 7) * 0.5f - 1.5f);
+        if (r % 11 == 0) bw_graph_cursor_fire(c, 1);
+        if (r % 13 == 0) bw_graph_cursor_set_param(c, 2, (float)(stress_rand(&seed) % 2));
+        if (r % 17 == 0) bw_graph_cursor_set_param(c, 3, (float)(stress_rand(&seed) % 3) * 0.5f);
+        if (r % 19 == 0) bw_graph_cursor_travel(c, 0, (int)(stress_rand(&seed) % 4));
+        if (r % 23 == 0) bw_graph_cursor_set_layer_weight(c, 2, (float)(stress_rand(&seed) % 3) * 0.5f, 0.25f);
+        const float dts[8] = {1.0f / 60, 1.0f / 30, 0.0f, 1e-6f, 3.7f, NAN, -1.0f, 0.25f};
+        bw_graph_cursor_update(c, dts[stress_rand(&seed) % 8]);
+        if (bw_graph_cursor_evaluate(c, NULL, &out) != BW_OK) bad++;
+        bw_graph_cursor_drain(c, NULL, NULL);
+        for (int l = 0; l < 3; l++) {
+            bw_graph_layer_status s = status(c, l);
+            if (l < 2) visited[l] |= 1u << s.state;
+            frozen += s.transition.active && s.transition.frozen;
+            if (!(s.state >= 0 && s.state < bw_graph_state_count(g, l)) || !(s.normalized >= 0 && s.normalized <= 1) ||
+                !(s.weight >= 0) || !isfinite(s.progress) ||
+                (s.transition.active && !(s.transition.elapsed >= 0 && s.transition.elapsed < s.transition.duration)))
+                bad++;
+        }
+        for (int j = 0; j < JOINTS; j++) {
+            const bw_transform *x = &out.joints[j];
+            float n2 = x->r[0] * x->r[0] + x->r[1] * x->r[1] + x->r[2] * x->r[2] + x->r[3] * x->r[3];
+            if (!(fabsf(n2 - 1.0f) < 1e-3f) || !isfinite(x->t[0] + x->t[1] + x->t[2]) ||
+                !isfinite(x->s[0] + x->s[1] + x->s[2]))
+                bad++;
+        }
+    }
+    CHECK_INT(bad, 0);
+    CHECK_INT(visited[0], 0xF); /* every state was reached, */
+    CHECK_INT(visited[1], 0x3);
+    CHECK(frozen > 10); /* and frozen sources ran */
+    teardown(c, g, &out);
+}
+
+/* Hot reload mid-transition. Old graph: idle -> move when go (0.5 s).
+ * u1 (dt 0.25): idle p 0.25, fires. u2: idle 0.5 (source), move 0.125
+ * (τ 0.25), w 0.5: on screen x = 0.5·0.5 + 0.5·0.25 = 0.375, y = 5.
+ * New graph: "move" kept, idle renamed "rest" (the entry). Carried over
+ * with a 0.5 s fade: move at p 0.125, a frozen fade from the pose on
+ * screen: evaluated at weight 0 it is that pose (no pop). Next update
+ * (0.25): move p 0.25 (τ 0.5), w 0.5: x = 0.5·0.375 + 0.5·0.5 = 0.4375,
+ * y = 0.5·5 + 0.5·10 = 7.5. A graph whose layer lost "move" restarts the
+ * layer at its entry. Parameters carry by name and kind. */
+static void carry_over_should_continue_without_a_pop(void)
+{
+    bw_graph_state_desc old_states[2] = {{.name = "idle", .clip = IDLE}, {.name = "move", .clip = MOVE}};
+    bw_graph *old = two_state_graph(old_states, (bw_graph_transition_desc){.duration = 0.5f}, 1.0f);
+    bw_graph_cursor *a = cursor_for(old, NULL);
+    bw_pose out = new_pose();
+    bw_graph_cursor_update(a, 0.25f);
+    CHECK_ROOT_AFTER(a, &out, 0.25f, 0.375f, 5.0f);
+
+    bw_graph_param_desc params[2] = {{"extra", BW_GRAPH_PARAM_FLOAT, 7, 0}, {"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_state_desc states[2] = {{.name = "rest", .clip = IDLE}, {.name = "move", .clip = MOVE}};
+    bw_graph_layer_desc layers[1] = {layer("base", "rest", states, 2, NULL, 0)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 2);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *b = cursor_for(g, NULL);
+    CHECK_INT(bw_graph_cursor_carry_over(b, a, 0.5f), BW_OK);
+    CHECK_NEAR(bw_graph_cursor_param(b, 0), 7.0f, 0); /* new: its default */
+    CHECK_NEAR(bw_graph_cursor_param(b, 1), 1.0f, 0); /* carried */
+    bw_graph_layer_status s = status(b, 0);
+    CHECK_INT(s.state, 1);
+    CHECK_NEAR(s.progress, 0.125, 1e-6);
+    CHECK(s.transition.active && s.transition.frozen);
+    CHECK_INT(s.transition.from, -1);
+    CHECK_INT(s.transition.transition, -1);
+    CHECK_INT(bw_graph_cursor_evaluate(b, NULL, &out), BW_OK);
+    CHECK_NEAR(out.joints[ROOT].t[0], 0.375f, tol);
+    CHECK_NEAR(out.joints[ROOT].t[1], 5.0f, tol);
+    CHECK_ROOT_AFTER(b, &out, 0.25f, 0.4375f, 7.5f);
+    recorded r = {0};
+    bw_graph_cursor_drain(b, record, &r);
+    for (int i = 0; i < r.count; i++) CHECK(r.kind[i] != BW_GRAPH_EVENT_ENTER); /* no second frame 0 */
+    bw_graph_cursor_destroy(b);
+    bw_graph_destroy(g);
+
+    /* "move" removed: the layer restarts at its entry. */
+    bw_graph_layer_desc only_rest[1] = {layer("base", "rest", states, 1, NULL, 0)};
+    d = graph_desc(only_rest, 1, params, 2);
+    g = compile(&d);
+    b = cursor_for(g, NULL);
+    CHECK_INT(bw_graph_cursor_carry_over(b, a, 0.0f), BW_OK);
+    s = status(b, 0);
+    CHECK_INT(s.state, 0);
+    CHECK_NEAR(s.progress, 0.0, 0);
+    CHECK(!s.transition.active); /* fade 0: none */
+    CHECK_INT(bw_graph_cursor_carry_over(b, a, -1.0f), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_graph_cursor_carry_over(b, b, 0.0f), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_graph_cursor_carry_over(NULL, a, 0.0f), BW_ERR_INVALID_ARGUMENT);
+    bw_pose_deinit(&out);
+    bw_graph_cursor_destroy(b);
+    bw_graph_destroy(g);
+    bw_graph_cursor_destroy(a);
+    bw_graph_destroy(old);
+}
+
+static bool speed_is_high(void *user, const float *params, int count)
+{
+    (*(int *)user)++;
+    return count == 2 && params[0] > 0.5f;
+}
+
+/* Two layers, a predicate, freeze and live fades, travel, triggers and a
+ * masked layer weight fade, run for 10,000 frames through the counting
+ * allocator: every allocation happens at compile and creation. */
+static void ten_thousand_frames_should_not_allocate(void)
+{
+    alloc_counter counter = ALLOC_COUNTER(-1);
+    bw_allocator a = {alloc_counter_fn, &counter};
+    int calls = 0;
+    bw_graph_param_desc params[2] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}, {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0.5f}};
+    const int children[2] = {0, 1};
+    const float thresholds[2] = {0.0f, 1.0f};
+    bw_blend_node nodes[3] = {bw_blend_clip_node(MOVE, 0.0f), bw_blend_clip_node(IDLE, 0.0f),
+                              bw_blend_1d_node(children, thresholds, 2, 0, true)};
+    bw_blend_tree tree = {nodes, 3, 2, 1};
+    bw_graph_state_desc states[3] = {
+        {.name = "idle", .clip = IDLE}, {.name = "move", .blend = &tree}, {.name = "jump", .clip = JUMP}};
+    bw_graph_condition_desc fast = {.kind = BW_GRAPH_COND_PREDICATE, .fn = speed_is_high, .user = &calls};
+    bw_graph_condition_desc slow = cond_cmp("speed", BW_GRAPH_LE, 0.5f), jump = cond_is("jump");
+    bw_graph_transition_desc trs[4] = {edge("idle", "move", &fast, 1, 0.25f), edge("move", "idle", &slow, 1, 0.25f),
+                                       edge("*", "jump", &jump, 1, 0.1f), edge("jump", "idle", NULL, 0, 0.2f)};
+    trs[2].mode = BW_GRAPH_FREEZE;
+    trs[3].has_exit_time = true;
+    trs[3].exit_time = 0.9f;
+    bw_graph_mask_entry_desc entries[1] = {{"spine", 1.0f, false}};
+    bw_graph_mask_desc masks[1] = {{"upper", entries, 1}};
+    bw_graph_state_desc upper_states[1] = {{.name = "arm", .clip = ARMC}};
+    bw_graph_layer_desc layers[2] = {layer("base", "idle", states, 3, trs, 4),
+                                     layer("upper", "arm", upper_states, 1, NULL, 0)};
+    layers[1].mask = "upper";
+    bw_graph_desc d = graph_desc(layers, 2, params, 2);
+    d.masks = masks;
+    d.mask_count = 1;
+    d.allocator = &a;
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, &a);
+    bw_pose out = new_pose();
+    long before = counter.allocations;
+    int enters = 0;
+    bw_root_motion_config cfg = {0};
+    bw_root_delta delta;
+    double travel = 0.0;
+    for (int frame = 0; frame < 10000; frame++) {
+        bw_graph_cursor_set_param(c, 0, (frame / 37) % 2 ? 1.0f : 0.0f);
+        if (frame % 101 == 0) bw_graph_cursor_fire(c, 1);
+        if (frame % 503 == 0) bw_graph_cursor_travel(c, 0, 1);
+        if (frame % 211 == 0) bw_graph_cursor_set_layer_weight(c, 1, (frame / 211) % 2 ? 0.0f : 1.0f, 0.3f);
+        bw_graph_cursor_update(c, 1.0f / 60.0f);
+        if (bw_graph_cursor_root_motion(c, &cfg, &delta) != BW_OK) break;
+        travel += delta.t[0];
+        if (bw_graph_cursor_evaluate(c, NULL, &out) != BW_OK) break;
+        recorded r = {0};
+        bw_graph_cursor_drain(c, record, &r);
+        for (int k = 0; k < r.count; k++) enters += r.kind[k] == BW_GRAPH_EVENT_ENTER;
+    }
+    CHECK_INT(counter.allocations - before, 0);
+    CHECK(calls > 1000);  /* the predicate really ran */
+    CHECK(enters > 100);  /* and transitions really happened */
+    CHECK(travel > 50.0); /* about 1 m/s for 167 s, less the time jumps hold still */
+    for (int j = 0; j < JOINTS; j++) CHECK(isfinite(out.joints[j].t[0]) && isfinite(out.joints[j].t[1]));
+    teardown(c, g, &out);
+    CHECK_INT(counter.live_blocks, 0);
+    CHECK(counter.live_bytes == 0);
+}
+
+/* Every allocation failure of compile and cursor creation is reported as
+ * out of memory and leaves nothing behind. */
+static void allocation_failures_should_be_reported_and_leak_nothing(void)
+{
+    bw_graph_mask_entry_desc entries[1] = {{"spine", 1.0f, false}};
+    bw_graph_mask_desc masks[1] = {{"upper", entries, 1}};
+    bw_graph_state_desc states[2] = {{.name = "idle", .clip = IDLE}, {.name = "move", .clip = MOVE}};
+    bw_graph_transition_desc trs[1] = {edge("idle", "move", NULL, 0, 0.25f)};
+    bw_graph_layer_desc layers[1] = {layer("base", "idle", states, 2, trs, 1)};
+    layers[0].mask = "upper";
+    bw_graph_desc d = graph_desc(layers, 1, NULL, 0);
+    d.masks = masks;
+    d.mask_count = 1;
+    int successes = 0;
+    for (long budget = 0; budget < 64 && successes == 0; budget++) {
+        alloc_counter counter = ALLOC_COUNTER(budget);
+        bw_allocator a = {alloc_counter_fn, &counter};
+        d.allocator = &a;
+        bw_graph *g = NULL;
+        bw_result r = bw_graph_compile(&d, &g, NULL);
+        if (r == BW_OK) {
+            bw_graph_cursor_desc cd = {rig, (const bw_binding *const *)bindings, CLIPS, 0, &a};
+            bw_graph_cursor *c = NULL;
+            r = bw_graph_cursor_create(g, &cd, &c, NULL);
+            if (r == BW_OK) successes++;
+            else CHECK(c == NULL);
+            teardown(c, g, NULL);
+        }
+        if (r != BW_OK) CHECK_INT(r, BW_ERR_OUT_OF_MEMORY);
+        CHECK_INT(counter.live_blocks, 0);
+    }
+    CHECK_INT(successes, 1);
+}
+
+static void cursor_create_should_check_its_bindings(void)
+{
+    bw_graph_state_desc states[2] = {{.name = "idle", .clip = IDLE}, {.name = "move", .clip = MOVE}};
+    bw_graph_layer_desc layers[1] = {layer("base", "idle", states, 2, NULL, 0)};
+    bw_graph_desc d = graph_desc(layers, 1, NULL, 0);
+    bw_graph *g = compile(&d);
+    const bw_binding *some[CLIPS] = {bindings[IDLE], NULL, NULL, NULL, NULL, NULL}; /* move has none */
+    bw_graph_cursor_desc cd = {rig, some, CLIPS, 0, NULL};
+    bw_error e[2];
+    bw_graph_errors list = {e, 2, 0};
+    bw_graph_cursor *c = NULL;
+    CHECK_INT(bw_graph_cursor_create(g, &cd, &c, &list), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(list.count, 1);
+    CHECK_STR(e[0].where, "bindings[1]");
+    cd.binding_count = 2;
+    CHECK_INT(bw_graph_cursor_create(g, &cd, &c, &list), BW_ERR_INVALID_ARGUMENT);
+    CHECK_STR(e[0].where, "bindings");
+    CHECK(c == NULL);
+    CHECK_INT(bw_graph_cursor_create(NULL, &cd, &c, NULL), BW_ERR_INVALID_ARGUMENT);
+    bw_graph_destroy(g);
+    bw_graph_destroy(NULL);
+    bw_graph_cursor_destroy(NULL);
+}
+
+int main(void)
+{
+    make_world();
+    RUN(compile_should_report_every_problem_at_once);
+    RUN(timeline_idle_to_move_should_follow_the_hand_derivation);
+    RUN(exit_time_gates_should_follow_the_three_rules);
+    RUN(triggers_should_be_consumed_only_by_the_transition_that_fires);
+    RUN(expiring_trigger_should_unset_itself_at_the_end_of_the_update);
+    RUN(any_state_into_the_current_state_should_need_to_self);
+    RUN(non_interruptible_fade_should_ignore_conditions_until_it_ends);
+    RUN(interruption_should_start_from_the_frozen_pose_on_screen);
+    RUN(freeze_and_live_sources_should_differ_as_derived);
+    RUN(travel_should_follow_the_first_shortest_route);
+    RUN(events_should_come_markers_exit_enter_after_frame_zero_enters);
+    RUN(fade_markers_should_switch_from_source_to_destination_at_the_midpoint);
+    RUN(masks_should_propagate_and_own_entries_override);
+    RUN(coverage_should_fade_a_joint_present_on_one_side_only);
+    RUN(markers_should_follow_loops_and_reverse_playback);
+    RUN(parameters_should_drive_speed_layer_weight_and_curves);
+    RUN(going_back_mid_fade_should_not_jump);
+    RUN(travel_should_use_any_state_edges);
+    RUN(a_full_event_queue_should_drop_and_count);
+    RUN(blend_states_should_advance_by_the_weighted_cycle);
+    RUN(additive_layers_should_add_the_delta_from_the_reference);
+    RUN(root_motion_should_follow_the_plays_by_their_weights);
+    RUN(sync_groups_should_map_phase_between_shared_markers);
+    RUN(random_driving_should_keep_every_invariant);
+    RUN(carry_over_should_continue_without_a_pop);
+    RUN(ten_thousand_frames_should_not_allocate);
+    RUN(allocation_failures_should_be_reported_and_leak_nothing);
+    RUN(cursor_create_should_check_its_bindings);
+    free_world();
+    return check_summary();
+}
