@@ -174,35 +174,21 @@ static void validate_masks(bw_graph_report *r, const bw_graph_desc *d)
     }
 }
 
-/* Floats of member positions a blend node holds (blendspace.h). */
-static int node_position_count(const bw_blend_node *n)
-{
-    switch (n->kind) {
-    case BW_BLEND_NODE_1D: return n->child_count;
-    case BW_BLEND_NODE_2D:
-    case BW_BLEND_NODE_DIRECTIONAL: return 2 * n->child_count;
-    case BW_BLEND_NODE_GRID: return n->grid_nx + n->grid_ny;
-    default: return 0;
-    }
-}
-
+/* A compiled tree is valid in itself; what is left is how it fits the
+ * graph: its parameters and its leaves' clips. */
 static void validate_blend(bw_graph_report *r, const bw_graph_desc *d, const bw_blend_tree *tree, int l, int s)
 {
     char where[256];
-    bw_error e = {0};
-    bw_result res = bw_blend_tree_validate(tree, NULL, &e);
-    if (res != BW_OK) {
-        bw_graph_problem(r, res, WHERE("layers[%d].states[%d].blend", l, s), "%s", e.message);
-        return;
-    }
-    if (tree->param_count > d->param_count)
+    if (bw_blend_tree_param_count(tree) > d->param_count)
         bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].blend.param_count", l, s),
-                         "the blend tree reads %d parameters, the graph has %d", tree->param_count, d->param_count);
-    for (int i = 0; i < tree->node_count; i++)
-        if (tree->nodes[i].kind == BW_BLEND_NODE_CLIP &&
-            (tree->nodes[i].clip < 0 || tree->nodes[i].clip >= d->clip_count))
+                         "the blend tree reads %d parameters, the graph has %d", bw_blend_tree_param_count(tree),
+                         d->param_count);
+    for (int i = 0; i < bw_blend_tree_node_count(tree); i++) {
+        const bw_blend_node *n = bw_blend_tree_node(tree, i);
+        if (n->kind == BW_BLEND_NODE_CLIP && (n->clip < 0 || n->clip >= d->clip_count))
             bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].blend.nodes[%d].clip", l, s, i),
-                             "clip index %d outside [0, %d)", tree->nodes[i].clip, d->clip_count);
+                             "clip index %d outside [0, %d)", n->clip, d->clip_count);
+    }
 }
 
 static void validate_state(bw_graph_report *r, const bw_graph_desc *d, int l, int s)
@@ -332,7 +318,6 @@ static void validate_clips(bw_graph_report *r, const bw_graph_desc *d)
 
 typedef struct sizes {
     int params, clips, markers, masks, mask_entries, layers, states, transitions, conditions;
-    int nodes, node_children, node_positions;
     size_t strings;
 } sizes;
 
@@ -363,14 +348,6 @@ static sizes count_desc(const bw_graph_desc *d)
         n.transitions += L->transition_count;
         for (int s = 0; s < L->state_count; s++) {
             n.strings += string_size(L->states[s].name);
-            const bw_blend_tree *tree = L->states[s].blend;
-            if (!tree) continue;
-            n.nodes += tree->node_count;
-            for (int i = 0; i < tree->node_count; i++)
-                if (tree->nodes[i].kind != BW_BLEND_NODE_CLIP) {
-                    n.node_children += tree->nodes[i].child_count;
-                    n.node_positions += node_position_count(&tree->nodes[i]);
-                }
         }
         for (int t = 0; t < L->transition_count; t++) n.conditions += L->transitions[t].condition_count;
     }
@@ -404,9 +381,6 @@ static void layout(bw_graph *g, carver *c, const sizes *n)
     g->states = (g_state *)carve(c, (size_t)n->states * sizeof *g->states);
     g->transitions = (g_transition *)carve(c, (size_t)n->transitions * sizeof *g->transitions);
     g->conditions = (g_condition *)carve(c, (size_t)n->conditions * sizeof *g->conditions);
-    g->nodes = (bw_blend_node *)carve(c, (size_t)n->nodes * sizeof *g->nodes);
-    g->node_children = (int *)carve(c, (size_t)n->node_children * sizeof *g->node_children);
-    g->node_positions = (float *)carve(c, (size_t)n->node_positions * sizeof *g->node_positions);
 }
 
 typedef struct pool {
@@ -512,39 +486,34 @@ static void copy_transitions(bw_graph *g, const bw_graph_desc *d, const bw_graph
     }
 }
 
-/* A blend state's tree, copied into the block (leaf lengths from the
- * graph's clips), and the sizes its evaluation needs. */
-static void copy_tree(bw_graph *g, const bw_blend_tree *src, g_state *gs)
+/* A blend state's own compiled tree: the given tree's nodes with the leaf
+ * lengths of the graph's clips (the given one was compiled and validated,
+ * so only memory can fail here). */
+static bw_result copy_tree(bw_graph *g, const bw_blend_tree *src, g_state *gs)
 {
-    bw_blend_node *nodes = &g->nodes[g->node_count];
-    g->node_count += src->node_count;
-    for (int i = 0; i < src->node_count; i++) {
-        bw_blend_node *n = &nodes[i];
-        *n = src->nodes[i];
-        if (n->kind == BW_BLEND_NODE_CLIP) {
-            n->length = g->clips[n->clip].length;
-            n->children = NULL;
-            n->positions = NULL;
-            continue;
-        }
-        int *children = &g->node_children[g->node_child_count];
-        float *positions = &g->node_positions[g->node_position_count];
-        int np = node_position_count(n);
-        memcpy(children, src->nodes[i].children, (size_t)n->child_count * sizeof *children);
-        memcpy(positions, src->nodes[i].positions, (size_t)np * sizeof *positions);
-        g->node_child_count += n->child_count;
-        g->node_position_count += np;
-        n->children = children;
-        n->positions = positions;
+    int count = bw_blend_tree_node_count(src);
+    bw_blend_node *nodes = (bw_blend_node *)bw_alloc(&g->alloc, (size_t)count * sizeof *nodes);
+    if (!nodes) return BW_ERR_OUT_OF_MEMORY;
+    for (int i = 0; i < count; i++) {
+        nodes[i] = *bw_blend_tree_node(src, i);
+        if (nodes[i].kind == BW_BLEND_NODE_CLIP) nodes[i].length = g->clips[nodes[i].clip].length;
     }
-    gs->tree = (bw_blend_tree){nodes, src->node_count, src->root, src->param_count};
-    bw_blend_tree_sizes sz = {1, 0};
-    bw_blend_tree_validate(&gs->tree, &sz, NULL); /* validated as given: the copy passes too */
-    if (sz.max_leaves > g->max_leaves) g->max_leaves = sz.max_leaves;
-    if (sz.scratch_count > g->max_tree_scratch) g->max_tree_scratch = sz.scratch_count;
+    bw_blend_tree_desc td = {.nodes = nodes,
+                             .node_count = count,
+                             .root = bw_blend_tree_root(src),
+                             .param_count = bw_blend_tree_param_count(src),
+                             .allocator = g->alloc};
+    bw_result r = bw_blend_tree_compile(&td, &gs->tree, NULL);
+    bw_free(&g->alloc, nodes, (size_t)count * sizeof *nodes);
+    if (r != BW_OK) return r;
+    if (bw_blend_tree_max_leaves(gs->tree) > g->max_leaves) g->max_leaves = bw_blend_tree_max_leaves(gs->tree);
+    if (bw_blend_tree_scratch_count(gs->tree) > g->max_tree_scratch)
+        g->max_tree_scratch = bw_blend_tree_scratch_count(gs->tree);
+    return BW_OK;
 }
 
-static void copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
+/* Fills the block; fails only when a blend tree copy runs out of memory. */
+static bw_result copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
 {
     g->max_leaves = 1;
     for (int i = 0; i < d->param_count; i++) {
@@ -588,7 +557,7 @@ static void copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
             gs->name = pool_copy(strings, sd->name);
             gs->blend = sd->blend != NULL;
             gs->clip = gs->blend ? -1 : sd->clip;
-            if (gs->blend) copy_tree(g, sd->blend, gs);
+            if (gs->blend && copy_tree(g, sd->blend, gs) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
             gs->speed = sd->speed != 0.0f ? sd->speed : 1.0f;
             gs->speed_param = sd->speed_param ? desc_param(d, sd->speed_param) : -1;
             bool own_loop = gs->blend || g->clips[sd->clip].loop; /* blends loop */
@@ -599,6 +568,7 @@ static void copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
         }
         copy_transitions(g, d, L, &t_next, &c_next);
     }
+    return BW_OK;
 }
 
 bw_result bw_graph_compile(const bw_graph_desc *desc, bw_graph **out_graph, bw_graph_errors *errors)
@@ -621,7 +591,7 @@ bw_result bw_graph_compile(const bw_graph_desc *desc, bw_graph **out_graph, bw_g
     layout(&shape, &c, &n);
     size_t strings_at = bw_align_up(c.used, BW_MAX_ALIGN);
     size_t total = strings_at + n.strings;
-    bw_allocator alloc = desc->allocator ? *desc->allocator : (bw_allocator){0};
+    bw_allocator alloc = desc->allocator;
     char *block = (char *)bw_alloc_zeroed(&alloc, total);
     if (!block) {
         bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory (%zu bytes)", total);
@@ -642,7 +612,11 @@ bw_result bw_graph_compile(const bw_graph_desc *desc, bw_graph **out_graph, bw_g
     g->transition_count = n.transitions;
     g->condition_count = n.conditions;
     pool strings = {block + strings_at};
-    copy_desc(g, desc, &strings);
+    if (copy_desc(g, desc, &strings) != BW_OK) {
+        bw_graph_destroy(g);
+        bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory (blend trees)");
+        return r.first;
+    }
     *out_graph = g;
     return BW_OK;
 }
@@ -650,6 +624,7 @@ bw_result bw_graph_compile(const bw_graph_desc *desc, bw_graph **out_graph, bw_g
 void bw_graph_destroy(bw_graph *graph)
 {
     if (!graph) return;
+    for (int i = 0; i < graph->state_count; i++) bw_blend_tree_destroy(graph->states[i].tree);
     bw_allocator a = graph->alloc;
     bw_free(&a, graph, graph->size);
 }

@@ -90,11 +90,12 @@ struct bw_graph_cursor {
     bool started;
 };
 
-/* ---- the one mixer constructor call (its signature is changing: keep
- * every mixer creation here) ---- */
+/* ---- the one mixer the cursor makes ---- */
 static bw_result make_mixer(const bw_rig *rig, int max_contributions, const bw_allocator *a, bw_mixer **out)
 {
-    return bw_mixer_create_for_rig(rig, max_contributions, a, out);
+    bw_mixer_desc desc = {.rig = rig, .max_contributions = max_contributions};
+    if (a) desc.allocator = *a;
+    return bw_mixer_create(&desc, out);
 }
 
 /* ---- small helpers ---- */
@@ -145,10 +146,10 @@ static float layer_weight(const bw_graph_cursor *c, int l)
 }
 
 /* The leaves a state plays now, into c->leaves (valid until the next
- * call): one for a clip state; a blend state's from its blend tree. This
- * is the one call into blend-tree evaluation, so that the compiled blend
- * tree's instance API can replace it alone. Returns the count (0 when the
- * tree refuses, which validation at compile time rules out). */
+ * call): one for a clip state; a blend state's from its compiled tree at
+ * the cursor's parameters (the cursor keeps the state's phase itself).
+ * Returns the count (0 when the tree refuses, which its compilation rules
+ * out). */
 static int state_leaves(bw_graph_cursor *c, const g_state *s)
 {
     if (!s->blend) {
@@ -156,7 +157,7 @@ static int state_leaves(bw_graph_cursor *c, const g_state *s)
         return 1;
     }
     int n = 0;
-    if (bw_blend_tree_evaluate(&s->tree, c->params, c->tree_scratch, c->g->max_tree_scratch, c->leaves,
+    if (bw_blend_tree_evaluate(s->tree, c->params, c->tree_scratch, c->g->max_tree_scratch, c->leaves,
                                c->g->max_leaves, &n) != BW_OK)
         return 0;
     return n;
@@ -932,8 +933,10 @@ void bw_graph_cursor_destroy(bw_graph_cursor *c)
 static bool state_plays(const g_state *s, int clip)
 {
     if (!s->blend) return s->clip == clip;
-    for (int i = 0; i < s->tree.node_count; i++)
-        if (s->tree.nodes[i].kind == BW_BLEND_NODE_CLIP && s->tree.nodes[i].clip == clip) return true;
+    for (int i = 0; i < bw_blend_tree_node_count(s->tree); i++) {
+        const bw_blend_node *n = bw_blend_tree_node(s->tree, i);
+        if (n->kind == BW_BLEND_NODE_CLIP && n->clip == clip) return true;
+    }
     return false;
 }
 
@@ -1087,7 +1090,7 @@ bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_de
                                       : "out_cursor");
         return r.first;
     }
-    bw_allocator alloc = desc->allocator ? *desc->allocator : (bw_allocator){0};
+    bw_allocator alloc = desc->allocator;
     size_t mj_bytes = (size_t)graph->mask_entry_count * sizeof(int);
     int *mask_joints = (int *)bw_alloc(&alloc, mj_bytes);
     if (!mask_joints) {

@@ -66,7 +66,8 @@ typedef struct g_state {
     const char *name;
     int clip; /* clip state; -1 for a blend state */
     bool blend;
-    bw_blend_tree tree; /* blend state: nodes in the graph's block */
+    bw_blend_tree *tree; /* blend state: the graph's own compiled copy (leaf lengths
+                            from the graph's clips); freed with the graph */
     float speed;
     int speed_param; /* -1 = none */
     bool loop;
@@ -92,12 +93,8 @@ struct bw_graph {
         condition_count;
     int max_states;                                        /* largest state_count of a layer */
     bool has_sync;                                         /* some state is in a sync group */
-    int node_count, node_child_count, node_position_count; /* blend-tree storage */
-    int max_leaves;                                        /* most leaves one state plays (>= 1) */
-    int max_tree_scratch;                                  /* floats of scratch the largest tree evaluation needs */
-    bw_blend_node *nodes;
-    int *node_children;
-    float *node_positions;
+    int max_leaves;       /* most leaves one state plays (>= 1) */
+    int max_tree_scratch; /* floats of scratch the largest tree evaluation needs */
     g_param *params;
     g_clip *clips;
     g_marker *markers; /* per clip, in the clip's (time) order */

@@ -104,6 +104,7 @@
 
 #include "blendwerk/bind.h"
 #include "blendwerk/blendspace.h"
+#include "blendwerk/blendtree.h"
 #include "blendwerk/easing.h"
 #include "blendwerk/pose.h"
 #include "blendwerk/rootmotion.h"
@@ -202,11 +203,13 @@ typedef enum bw_graph_loop {
 typedef struct bw_graph_state_desc {
     const char *name;           /* required, unique in the layer, not "*" */
     int clip;                   /* clip state: index into bw_graph_desc.clips */
-    const bw_blend_tree *blend; /* blend state instead (clip ignored): leaf clip ids index
-                                   bw_graph_desc.clips (leaf lengths are taken from those
-                                   clips), parameter indices index bw_graph_desc.params
-                                   (tree->param_count <= param_count); copied at compile.
-                                   Interim form until compiled blend trees land. */
+    const bw_blend_tree *blend; /* blend state instead (clip ignored): a compiled tree
+                                   (blendtree.h) whose leaf clip ids index
+                                   bw_graph_desc.clips and whose parameter indices index
+                                   bw_graph_desc.params (param count <= the graph's).
+                                   The graph compiles its own copy with the leaf lengths
+                                   of those clips, so the tree may be destroyed after
+                                   bw_graph_compile. */
     float speed;                /* rate multiplier, finite; 0 = default 1 (hold a state still
                                    through speed_param); multiplies every leaf's rate */
     const char *speed_param;    /* optional float parameter multiplied into the rate each update */
@@ -263,7 +266,7 @@ typedef struct bw_graph_desc {
                                     during compile only: length, loop flag and markers
                                     are copied */
     int clip_count;
-    const bw_allocator *allocator; /* NULL = malloc; copied; must outlive the graph */
+    bw_allocator allocator; /* copied; fn NULL = malloc (what it points to outlives the graph) */
 } bw_graph_desc;
 
 /* Where compile and cursor creation put their problems. `errors` is the
@@ -283,23 +286,23 @@ typedef struct bw_graph bw_graph;
  * out_graph; otherwise the first problem's code (BW_ERR_INVALID_ARGUMENT,
  * BW_ERR_NOT_FOUND, BW_ERR_DUPLICATE, BW_ERR_EMPTY, BW_ERR_NON_FINITE,
  * BW_ERR_RANGE, BW_ERR_LIMIT, BW_ERR_OUT_OF_MEMORY). */
-bw_result bw_graph_compile(const bw_graph_desc *desc, bw_graph **out_graph, bw_graph_errors *errors);
-void bw_graph_destroy(bw_graph *graph); /* NULL is a no-op; no cursor may outlive it */
+BW_API bw_result bw_graph_compile(const bw_graph_desc *desc, bw_graph **out_graph, bw_graph_errors *errors);
+BW_API void bw_graph_destroy(bw_graph *graph); /* NULL is a no-op; no cursor may outlive it */
 
 /* Setup-time lookups (string compares; not for per-frame code): -1 if
  * missing. States are numbered per layer. */
-int bw_graph_find_param(const bw_graph *graph, const char *name);
-int bw_graph_find_layer(const bw_graph *graph, const char *name);
-int bw_graph_find_state(const bw_graph *graph, int layer, const char *name);
-int bw_graph_param_count(const bw_graph *graph);
-int bw_graph_layer_count(const bw_graph *graph);
-int bw_graph_state_count(const bw_graph *graph, int layer); /* 0 for a bad layer */
-int bw_graph_clip_count(const bw_graph *graph);
+BW_API int bw_graph_find_param(const bw_graph *graph, const char *name);
+BW_API int bw_graph_find_layer(const bw_graph *graph, const char *name);
+BW_API int bw_graph_find_state(const bw_graph *graph, int layer, const char *name);
+BW_API int bw_graph_param_count(const bw_graph *graph);
+BW_API int bw_graph_layer_count(const bw_graph *graph);
+BW_API int bw_graph_state_count(const bw_graph *graph, int layer); /* 0 for a bad layer */
+BW_API int bw_graph_clip_count(const bw_graph *graph);
 /* Names owned by the graph; NULL for bad indices. */
-const char *bw_graph_param_name(const bw_graph *graph, int param);
-const char *bw_graph_layer_name(const bw_graph *graph, int layer);
-const char *bw_graph_state_name(const bw_graph *graph, int layer, int state);
-bw_graph_param_kind bw_graph_param_kind_of(const bw_graph *graph, int param); /* FLOAT for bad indices */
+BW_API const char *bw_graph_param_name(const bw_graph *graph, int param);
+BW_API const char *bw_graph_layer_name(const bw_graph *graph, int layer);
+BW_API const char *bw_graph_state_name(const bw_graph *graph, int layer, int state);
+BW_API bw_graph_param_kind bw_graph_param_kind_of(const bw_graph *graph, int param); /* FLOAT for bad indices */
 
 /* ---- cursors ---- */
 
@@ -314,7 +317,7 @@ typedef struct bw_graph_cursor_desc {
     int binding_count;                 /* = bw_graph_clip_count(graph) */
     int event_capacity;                /* events queued per frame (default 64 when 0); more
                                           are dropped and counted */
-    const bw_allocator *allocator;     /* NULL = malloc; copied; outlives the cursor */
+    bw_allocator allocator;            /* copied; fn NULL = malloc (outlives the cursor) */
 } bw_graph_cursor_desc;
 
 /* Allocate everything the cursor needs, resolve the graph's masks on the
@@ -330,17 +333,17 @@ typedef struct bw_graph_cursor_desc {
  * rig layout; a negative event capacity), BW_ERR_NOT_FOUND (a mask joint
  * missing from the rig), BW_ERR_DUPLICATE (an ambiguous mask joint name),
  * BW_ERR_OUT_OF_MEMORY. */
-bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_desc *desc, bw_graph_cursor **out_cursor,
+BW_API bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_desc *desc, bw_graph_cursor **out_cursor,
                                  bw_graph_errors *errors);
-void bw_graph_cursor_destroy(bw_graph_cursor *cursor); /* NULL is a no-op */
+BW_API void bw_graph_cursor_destroy(bw_graph_cursor *cursor); /* NULL is a no-op */
 
 /* Parameters by index. set_param: FLOAT and BOOL only (a BOOL stores
  * value != 0 as 1); triggers go through fire / reset. */
-bw_result bw_graph_cursor_set_param(bw_graph_cursor *cursor, int param, float value);
-float bw_graph_cursor_param(const bw_graph_cursor *cursor, int param); /* NaN for bad indices */
+BW_API bw_result bw_graph_cursor_set_param(bw_graph_cursor *cursor, int param, float value);
+BW_API float bw_graph_cursor_param(const bw_graph_cursor *cursor, int param); /* NaN for bad indices */
 /* Set a trigger (again: its expiry age restarts at 0) / unset it. */
-bw_result bw_graph_cursor_fire(bw_graph_cursor *cursor, int trigger);
-bw_result bw_graph_cursor_reset_trigger(bw_graph_cursor *cursor, int trigger);
+BW_API bw_result bw_graph_cursor_fire(bw_graph_cursor *cursor, int trigger);
+BW_API bw_result bw_graph_cursor_reset_trigger(bw_graph_cursor *cursor, int trigger);
 
 /* Find a route from the layer's current state to `state` over transition
  * edges by breadth-first search (edges from the state or "*", an any-state
@@ -351,19 +354,19 @@ bw_result bw_graph_cursor_reset_trigger(bw_graph_cursor *cursor, int trigger);
  * queues nothing and clears a queued route; a new travel replaces a queued
  * route. BW_ERR_NOT_FOUND when no route exists (nothing changes, a queued
  * route included), BW_ERR_RANGE for bad indices. */
-bw_result bw_graph_cursor_travel(bw_graph_cursor *cursor, int layer, int state);
+BW_API bw_result bw_graph_cursor_travel(bw_graph_cursor *cursor, int layer, int state);
 /* Remaining queued travel edges of a layer (0 when none; -1 for a bad layer). */
-int bw_graph_cursor_travel_pending(const bw_graph_cursor *cursor, int layer);
+BW_API int bw_graph_cursor_travel_pending(const bw_graph_cursor *cursor, int layer);
 
 /* Fade a layer's weight linearly from its current value to `weight`
  * (finite, >= 0) over `fade` seconds (finite, >= 0; 0 = at once), advanced
  * by update. BW_ERR_INVALID_ARGUMENT for a layer whose weight follows a
  * parameter. */
-bw_result bw_graph_cursor_set_layer_weight(bw_graph_cursor *cursor, int layer, float weight, float fade);
+BW_API bw_result bw_graph_cursor_set_layer_weight(bw_graph_cursor *cursor, int layer, float weight, float fade);
 
 /* One update (see the top of this file). A dt that is negative or not
  * finite counts as 0. */
-void bw_graph_cursor_update(bw_graph_cursor *cursor, float dt);
+BW_API void bw_graph_cursor_update(bw_graph_cursor *cursor, float dt);
 
 /* Evaluate every layer's pose and compose the layers in order over `base`
  * into `out` (both made for the cursor's rig). base NULL: the rig's
@@ -371,7 +374,7 @@ void bw_graph_cursor_update(bw_graph_cursor *cursor, float dt);
  * to get a partial pose whose coverage says what the graph drives, e.g. to
  * feed a character's mixer. `base` may be `out`. BW_ERR_INVALID_ARGUMENT
  * for NULL cursor or out or poses not matching the rig (out untouched). */
-bw_result bw_graph_cursor_evaluate(bw_graph_cursor *cursor, const bw_pose *base, bw_pose *out);
+BW_API bw_result bw_graph_cursor_evaluate(bw_graph_cursor *cursor, const bw_pose *base, bw_pose *out);
 /* Root motion of the last update (SPEC §8), from the first layer's plays:
  * each leaf's clip-time step (from, signed delta) at the weight the pose
  * shows it with: a state that advanced and then fired away counts in
@@ -381,10 +384,10 @@ bw_result bw_graph_cursor_evaluate(bw_graph_cursor *cursor, const bw_pose *base,
  * cursor's rig). Call after update; never allocates. Errors as
  * bw_root_motion_extract, and BW_ERR_INVALID_ARGUMENT for NULL
  * arguments. Before the first update the delta is zero. */
-bw_result bw_graph_cursor_root_motion(bw_graph_cursor *cursor, const bw_root_motion_config *cfg, bw_root_delta *out);
+BW_API bw_result bw_graph_cursor_root_motion(bw_graph_cursor *cursor, const bw_root_motion_config *cfg, bw_root_delta *out);
 /* A layer's own pose (before layer weight and mask) as last evaluated;
  * NULL for a bad layer. Owned by the cursor. */
-const bw_pose *bw_graph_cursor_layer_pose(const bw_graph_cursor *cursor, int layer);
+BW_API const bw_pose *bw_graph_cursor_layer_pose(const bw_graph_cursor *cursor, int layer);
 
 /* ---- queries ---- */
 
@@ -413,8 +416,8 @@ typedef struct bw_graph_layer_status {
 
 /* BW_ERR_INVALID_ARGUMENT for NULL arguments, BW_ERR_RANGE for a bad
  * layer; *out untouched on failure. */
-bw_result bw_graph_cursor_layer_status(const bw_graph_cursor *cursor, int layer, bw_graph_layer_status *out);
-const bw_graph *bw_graph_cursor_graph(const bw_graph_cursor *cursor);
+BW_API bw_result bw_graph_cursor_layer_status(const bw_graph_cursor *cursor, int layer, bw_graph_layer_status *out);
+BW_API const bw_graph *bw_graph_cursor_graph(const bw_graph_cursor *cursor);
 
 /* Hot reload (SPEC §10, §11): carry a character over from `src`, a cursor
  * of the graph being replaced, into `dst`, a fresh cursor of the new graph
@@ -429,7 +432,7 @@ const bw_graph *bw_graph_cursor_graph(const bw_graph_cursor *cursor);
  * events are not repeated. Compares names: call it at reload, not per
  * frame. BW_ERR_INVALID_ARGUMENT for NULL or equal cursors, a negative or
  * non-finite fade, or cursors of different rig layouts (dst untouched). */
-bw_result bw_graph_cursor_carry_over(bw_graph_cursor *dst, const bw_graph_cursor *src, float fade);
+BW_API bw_result bw_graph_cursor_carry_over(bw_graph_cursor *dst, const bw_graph_cursor *src, float fade);
 
 /* ---- events ---- */
 
@@ -454,9 +457,9 @@ typedef void (*bw_graph_event_fn)(void *user, const bw_graph_event *event);
 /* Deliver the events queued since the last drain, in order, to fn (NULL
  * discards), then empty the queue. Callbacks may set parameters, fire
  * triggers and travel; they must not update, evaluate or drain. */
-void bw_graph_cursor_drain(bw_graph_cursor *cursor, bw_graph_event_fn fn, void *user);
-int bw_graph_cursor_event_count(const bw_graph_cursor *cursor);    /* queued now */
-int bw_graph_cursor_dropped_events(const bw_graph_cursor *cursor); /* since creation */
+BW_API void bw_graph_cursor_drain(bw_graph_cursor *cursor, bw_graph_event_fn fn, void *user);
+BW_API int bw_graph_cursor_event_count(const bw_graph_cursor *cursor);    /* queued now */
+BW_API int bw_graph_cursor_dropped_events(const bw_graph_cursor *cursor); /* since creation */
 
 #ifdef __cplusplus
 }
