@@ -41,11 +41,12 @@ int main(int argc, char **argv)
     bw_mixer *mixer = NULL;
     bw_pose pose = {0};
     for (int i = 0; i < 2; i++)
-        if (bw_binding_create(clips[i], rig, 0, NULL, &bindings[i], &err) != BW_OK) {
+        if (bw_binding_create(&(bw_binding_desc){.clip = clips[i], .rig = rig}, &bindings[i], &err) != BW_OK) {
             fail("cannot bind", &err);
             goto done;
         }
-    if (bw_mixer_create_for_rig(rig, 2, NULL, &mixer) != BW_OK || bw_pose_init(&pose, rig, NULL) != BW_OK) {
+    if (bw_mixer_create(&(bw_mixer_desc){.rig = rig, .max_contributions = 2}, &mixer) != BW_OK ||
+        bw_pose_init(&pose, rig, NULL) != BW_OK) {
         fprintf(stderr, "embed: out of memory\n");
         goto done;
     }
