@@ -15,6 +15,7 @@
 #include "blendwerk/play.h"
 #include "blendwerk/rig.h"
 #include "check.h"
+#include "fixtures.h"
 
 /* ---- fixtures ---- */
 
@@ -29,10 +30,7 @@ static void make_rig(void)
         {"bone", 0, {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}},
     };
     bw_rig_desc desc = {.joints = joints, .joint_count = 2};
-    if (bw_rig_create(&desc, &rig, NULL) != BW_OK) {
-        fprintf(stderr, "cannot create the test rig\n");
-        exit(1);
-    }
+    rig = fixture_rig_desc(&desc);
     bw_mixer_desc md = {.rig = rig}; /* the default 16 contributions */
     if (bw_mixer_create(&md, &mixer) != BW_OK) {
         fprintf(stderr, "cannot create the mixer\n");
@@ -40,17 +38,17 @@ static void make_rig(void)
     }
 }
 
-typedef struct fixture_clip {
+typedef struct clip_and_binding {
     bw_clip *clip;
     bw_binding *binding;
-} fixture_clip;
+} clip_and_binding;
 
 /* A clip of `length` seconds whose bone translation x runs linearly from x0
  * at 0 to x1 at `length` (no track when length is 0), with markers. */
-static fixture_clip make_clip(float length, bool loop, float x0, float x1, const bw_marker_desc *markers,
+static clip_and_binding make_clip(float length, bool loop, float x0, float x1, const bw_marker_desc *markers,
                               int marker_count)
 {
-    fixture_clip fc = {NULL, NULL};
+    clip_and_binding fc = {NULL, NULL};
     float times[2] = {0.0f, length};
     float values[6] = {x0, 0, 0, x1, 0, 0};
     bw_track_desc track = {"root", "bone", BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 2, times, values, NULL, NULL};
@@ -62,26 +60,19 @@ static fixture_clip make_clip(float length, bool loop, float x0, float x1, const
     desc.marker_count = marker_count;
     desc.length = length;
     desc.loop = loop;
-    bw_error err;
-    if (bw_clip_create(&desc, &fc.clip, &err) != BW_OK) {
-        fprintf(stderr, "cannot create a test clip: %s\n", err.message);
-        exit(1);
-    }
-    if (bw_binding_create(&(bw_binding_desc){.clip = fc.clip, .rig = rig}, &fc.binding, &err) != BW_OK) {
-        fprintf(stderr, "cannot bind a test clip: %s\n", err.message);
-        exit(1);
-    }
+    fc.clip = fixture_clip_desc(&desc);
+    fc.binding = fixture_binding(fc.clip, rig);
     return fc;
 }
 
-static void free_clip(fixture_clip *fc)
+static void free_clip(clip_and_binding *fc)
 {
     bw_binding_destroy(fc->binding);
     bw_clip_destroy(fc->clip);
 }
 
 /* The standard clip: 1 s, looping, markers a at 0.25 and b at 0.75. */
-static fixture_clip make_ab_clip(bool loop)
+static clip_and_binding make_ab_clip(bool loop)
 {
     static const bw_marker_desc ab[2] = {{"a", 0.25f}, {"b", 0.75f}};
     return make_clip(1.0f, loop, 0.0f, 1.0f, ab, 2);
@@ -106,7 +97,7 @@ static int play(bw_track_set *set, const bw_play_desc *d)
 }
 
 /* loop: -1 the clip's flag, 0 off, 1 on. */
-static int play_at(bw_track_set *set, const fixture_clip *fc, double time, float speed, int loop)
+static int play_at(bw_track_set *set, const clip_and_binding *fc, double time, float speed, int loop)
 {
     bw_play_desc d = bw_play_desc_defaults(fc->binding);
     d.time = time;
@@ -164,7 +155,7 @@ static const char *frame(bw_track_set *set, float dt, recorder *r)
  * wrap: LOOP, time 0 (no marker at 0 here). */
 static void forward_steps_fire_each_marker_once(void)
 {
-    fixture_clip fc = make_ab_clip(true);
+    clip_and_binding fc = make_ab_clip(true);
     bw_track_set *set = make_set(0, 0);
     recorder r;
     reset(&r);
@@ -189,7 +180,7 @@ static void forward_steps_fire_each_marker_once(void)
  * [0.25, 0.5): a. 0.25 -> 0: nothing; 0 -> 0.75 again: L b. */
 static void reverse_playback_visits_markers_backwards(void)
 {
-    fixture_clip fc = make_ab_clip(true);
+    clip_and_binding fc = make_ab_clip(true);
     bw_track_set *set = make_set(0, 0);
     recorder r;
     reset(&r);
@@ -219,7 +210,7 @@ static void reverse_playback_visits_markers_backwards(void)
  * LOOP at the boundary between them). */
 static void step_across_loop_orders_markers_and_loop(void)
 {
-    fixture_clip fc = make_ab_clip(true);
+    clip_and_binding fc = make_ab_clip(true);
     bw_track_set *set = make_set(0, 0);
     recorder r;
     reset(&r);
@@ -245,7 +236,7 @@ static void step_across_loop_orders_markers_and_loop(void)
  * rounding at 1e9 (ulp 1.2e-7). */
 static void huge_step_is_capped(void)
 {
-    fixture_clip fc = make_ab_clip(true);
+    clip_and_binding fc = make_ab_clip(true);
     bw_track_set *set = make_set(0, 0);
     recorder r;
     reset(&r);
@@ -283,7 +274,7 @@ static void huge_step_is_capped(void)
  * it with "b a". */
 static void five_wraps_visit_the_last_four_cycles(void)
 {
-    fixture_clip fc = make_ab_clip(true);
+    clip_and_binding fc = make_ab_clip(true);
     bw_track_set *set = make_set(0, 0);
     recorder r;
     reset(&r);
@@ -306,7 +297,7 @@ static void five_wraps_visit_the_last_four_cycles(void)
 static void events_at_zero_and_at_the_end(void)
 {
     static const bw_marker_desc se[2] = {{"s", 0.0f}, {"e", 1.0f}};
-    fixture_clip fc = make_clip(1.0f, true, 0.0f, 1.0f, se, 2);
+    clip_and_binding fc = make_clip(1.0f, true, 0.0f, 1.0f, se, 2);
     bw_track_set *set = make_set(0, 0);
     recorder r;
     reset(&r);
@@ -352,7 +343,7 @@ static void count_marker(void *user, const bw_signal *s)
 
 static void dt_larger_than_the_clip(void)
 {
-    fixture_clip fc = make_ab_clip(true);
+    clip_and_binding fc = make_ab_clip(true);
     bw_track_set *set = make_set(0, 0);
     recorder r;
     reset(&r);
@@ -435,7 +426,7 @@ static void empty_rig_plays_and_composes(void)
  * drain removes it with STOPPED. */
 static void non_looping_holds_end_while_fading(void)
 {
-    fixture_clip fc = make_ab_clip(false);
+    clip_and_binding fc = make_ab_clip(false);
     bw_track_set *set = make_set(0, 0);
     bw_pose out;
     CHECK_INT(bw_pose_init(&out, rig, NULL), BW_OK);
@@ -477,7 +468,7 @@ static void non_looping_holds_end_while_fading(void)
  * slot's next track gets a different handle. */
 static void stop_fades_then_drain_removes(void)
 {
-    fixture_clip fc = make_ab_clip(true);
+    clip_and_binding fc = make_ab_clip(true);
     bw_track_set *set = make_set(1, 0);
     recorder r;
     reset(&r);
@@ -563,7 +554,7 @@ static void keep_user(void *user, const bw_signal *s)
 /* A signal's user pointer is the track's. */
 static void signals_carry_the_track_user(void)
 {
-    fixture_clip fc = make_ab_clip(true);
+    clip_and_binding fc = make_ab_clip(true);
     bw_track_set *set = make_set(0, 0);
     int tag = 7;
     bw_play_desc d = bw_play_desc_defaults(fc.binding);
@@ -582,7 +573,7 @@ static void signals_carry_the_track_user(void)
  * 2.25 -> 0.25) and rejects NaN. */
 static void seek_fires_nothing(void)
 {
-    fixture_clip fc = make_ab_clip(true);
+    clip_and_binding fc = make_ab_clip(true);
     bw_track_set *set = make_set(0, 0);
     recorder r;
     reset(&r);
@@ -617,7 +608,7 @@ static void seek_fires_nothing(void)
  * non-finite speed or start is refused. */
 static void nan_dt_and_speed(void)
 {
-    fixture_clip fc = make_ab_clip(true);
+    clip_and_binding fc = make_ab_clip(true);
     bw_track_set *set = make_set(0, 0);
     recorder r;
     reset(&r);
@@ -685,7 +676,7 @@ static void nan_dt_and_speed(void)
 static void signals_delivered_after_compose(void)
 {
     static const bw_marker_desc m[1] = {{"m", 0.5f}};
-    fixture_clip fc = make_clip(1.0f, true, 0.0f, 1.0f, m, 1);
+    clip_and_binding fc = make_clip(1.0f, true, 0.0f, 1.0f, m, 1);
     bw_track_set *set = make_set(0, 0);
     bw_pose out;
     CHECK_INT(bw_pose_init(&out, rig, NULL), BW_OK);
@@ -714,7 +705,7 @@ static void signals_delivered_after_compose(void)
 static void zero_length_clips(void)
 {
     static const bw_marker_desc z[1] = {{"z", 0.0f}};
-    fixture_clip fc = make_clip(0.0f, true, 0.0f, 0.0f, z, 1);
+    clip_and_binding fc = make_clip(0.0f, true, 0.0f, 0.0f, z, 1);
     CHECK_NEAR(bw_clip_length(fc.clip), 0.0, 0);
     bw_track_set *set = make_set(0, 0);
     recorder r;
@@ -747,7 +738,7 @@ static void zero_length_clips(void)
  * exact value). */
 static void ten_thousand_loops_keep_precision(void)
 {
-    fixture_clip fc = make_ab_clip(true);
+    clip_and_binding fc = make_ab_clip(true);
     bw_track_set *set = make_set(0, 0);
     recorder r;
     reset(&r);
@@ -773,7 +764,7 @@ static void ten_thousand_loops_keep_precision(void)
 static void marker_times_taken_modulo_length(void)
 {
     static const bw_marker_desc mk[3] = {{"a", 0.5f}, {"x", 1.0f}, {"y", -0.75f}};
-    fixture_clip fc = make_clip(1.0f, true, 0.0f, 1.0f, mk, 3);
+    clip_and_binding fc = make_clip(1.0f, true, 0.0f, 1.0f, mk, 3);
     bw_track_set *set = make_set(0, 0);
     recorder r;
     reset(&r);
@@ -792,7 +783,7 @@ static void marker_times_taken_modulo_length(void)
  * bare LOOPs) and 20 dropped; a later STOPPED is never dropped. */
 static void full_queue_drops_and_counts(void)
 {
-    fixture_clip fc = make_ab_clip(true);
+    clip_and_binding fc = make_ab_clip(true);
     bw_track_set *set = make_set(0, 4);
     recorder r;
     reset(&r);
@@ -813,8 +804,8 @@ static void full_queue_drops_and_counts(void)
  * gives lerp(3, 1, 1) = 1. Live handles list in play order. */
 static void compose_uses_weight_and_priority(void)
 {
-    fixture_clip ca = make_clip(1.0f, true, 1.0f, 1.0f, NULL, 0);
-    fixture_clip cb = make_clip(1.0f, true, 3.0f, 3.0f, NULL, 0);
+    clip_and_binding ca = make_clip(1.0f, true, 1.0f, 1.0f, NULL, 0);
+    clip_and_binding cb = make_clip(1.0f, true, 3.0f, 3.0f, NULL, 0);
     bw_track_set *set = make_set(0, 0);
     bw_pose out;
     CHECK_INT(bw_pose_init(&out, rig, NULL), BW_OK);
@@ -894,7 +885,7 @@ static void replay_on_stop(void *user, const bw_signal *s)
 
 static void stopped_callback_may_play(void)
 {
-    fixture_clip fc = make_ab_clip(true);
+    clip_and_binding fc = make_ab_clip(true);
     bw_track_set *set = make_set(1, 0);
     replay_set = set;
     replay_binding = fc.binding;
@@ -938,7 +929,7 @@ static void advance_inside(void *user, const bw_signal *s)
 
 static void callbacks_cannot_spin_a_drain(void)
 {
-    fixture_clip fc = make_ab_clip(true);
+    clip_and_binding fc = make_ab_clip(true);
     bw_track_set *set = make_set(1, 0);
     replay_set = set;
     replay_binding = fc.binding;
@@ -1034,7 +1025,7 @@ static void foreign_binding_refused(void)
     bw_rig_desc rd = {.joints = joints, .joint_count = 1};
     bw_rig *other = NULL;
     CHECK_INT(bw_rig_create(&rd, &other, NULL), BW_OK);
-    fixture_clip fc = make_ab_clip(true);
+    clip_and_binding fc = make_ab_clip(true);
     bw_binding *foreign = NULL;
     CHECK_INT(bw_binding_create(&(bw_binding_desc){.clip = fc.clip, .rig = other}, &foreign, NULL), BW_OK);
     bw_track_set *set = make_set(0, 0);
@@ -1061,7 +1052,7 @@ static void topology_change_refused_by_compose(void)
     if (!local) return;
     bw_rig *saved = rig;
     rig = local; /* the fixtures build against `rig` */
-    fixture_clip fc = make_ab_clip(true);
+    clip_and_binding fc = make_ab_clip(true);
     bw_track_set *set = make_set(0, 0);
     bw_pose out;
     CHECK_INT(bw_pose_init(&out, local, NULL), BW_OK);
@@ -1110,7 +1101,7 @@ static void topology_change_refused_by_compose(void)
  * weight 0 explicitly. */
 static void zero_desc_means_defaults(void)
 {
-    fixture_clip loops = make_ab_clip(true), once = make_ab_clip(false);
+    clip_and_binding loops = make_ab_clip(true), once = make_ab_clip(false);
     bw_track_set *set = make_set(0, 0);
     bw_play_desc d = {.binding = loops.binding};
     int h = -1;
@@ -1149,7 +1140,7 @@ static void zero_desc_means_defaults(void)
  * written only on success. */
 static void play_refusals_are_distinguished(void)
 {
-    fixture_clip fc = make_ab_clip(true);
+    clip_and_binding fc = make_ab_clip(true);
     bw_track_set *set = make_set(1, 0);
     bw_play_desc good = {.binding = fc.binding};
     bw_play_desc negative = {.binding = fc.binding, .weight = -1.0f};
@@ -1179,7 +1170,7 @@ static void play_refusals_are_distinguished(void)
  * 2^-10 s, and the weight was 0.9976 after the duration.) */
 static void long_fade_reaches_its_target(void)
 {
-    fixture_clip fc = make_clip(1.0f, true, 0.0f, 1.0f, NULL, 0);
+    clip_and_binding fc = make_clip(1.0f, true, 0.0f, 1.0f, NULL, 0);
     bw_track_set *set = make_set(0, 0);
     bw_play_desc d = {.binding = fc.binding, .held = true, .fade_in = 16667.0f};
     int h = -1;
@@ -1210,7 +1201,7 @@ static void long_fade_reaches_its_target(void)
  * 1 s then starts from there. */
 static void fade_state_reports_the_fade(void)
 {
-    fixture_clip fc = make_ab_clip(true);
+    clip_and_binding fc = make_ab_clip(true);
     bw_track_set *set = make_set(0, 0);
     int h = play_at(set, &fc, 0.0, 1.0f, -1);
     bw_track_fade f;
@@ -1249,9 +1240,9 @@ static void fade_state_reports_the_fade(void)
  * 0.75 (x = 3). A track on BW_LOOP_CLIP takes the new clip's flag. */
 static void rebind_keeps_state_and_wraps_time(void)
 {
-    fixture_clip a = make_clip(1.0f, true, 0.0f, 1.0f, NULL, 0);
-    fixture_clip b = make_clip(0.75f, true, 0.0f, 3.0f, NULL, 0);
-    fixture_clip b_once = make_clip(0.75f, false, 0.0f, 3.0f, NULL, 0);
+    clip_and_binding a = make_clip(1.0f, true, 0.0f, 1.0f, NULL, 0);
+    clip_and_binding b = make_clip(0.75f, true, 0.0f, 3.0f, NULL, 0);
+    clip_and_binding b_once = make_clip(0.75f, false, 0.0f, 3.0f, NULL, 0);
     bw_track_set *set = make_set(0, 0);
     int tag = 9;
     bw_play_desc d = {.binding = a.binding, .time = 0.65, .speed = 0.5f, .priority = 3, .user = &tag};
@@ -1320,7 +1311,7 @@ static void rebind_keeps_state_and_wraps_time(void)
  * at its time (x = 0.25) and the tip, which no track drives, rests. */
 static void set_rig_then_rebind(void)
 {
-    fixture_clip fc = make_clip(1.0f, true, 0.0f, 1.0f, NULL, 0);
+    clip_and_binding fc = make_clip(1.0f, true, 0.0f, 1.0f, NULL, 0);
     bw_track_set *set = make_set(0, 0);
     int h = play_at(set, &fc, 0.25, 1.0f, -1);
     bw_rig_joint_desc joints[3] = {

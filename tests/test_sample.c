@@ -4,6 +4,7 @@
 
 #include "blendwerk/sample.h"
 #include "check.h"
+#include "fixtures.h"
 
 #define PI 3.14159265358979323846
 #define DEG (PI / 180.0)
@@ -282,9 +283,7 @@ static bw_rig *make_rig(void)
     joints[2].rest.t[1] = 7.0f;
     bw_rig_curve_desc curves[2] = {{"blink", BW_CURVE_FLOAT, 0.3f}, {"jaw", BW_CURVE_ANGLE, 0.0f}};
     bw_rig_desc desc = {.joints = joints, .joint_count = 3, .curves = curves, .curve_count = 2};
-    bw_rig *rig = NULL;
-    bw_rig_create(&desc, &rig, NULL);
-    return rig;
+    return fixture_rig_desc(&desc);
 }
 
 static void pose_should_fill_unkeyed_channels_from_the_rig(void)
