@@ -122,12 +122,12 @@ static void read_clips(lua_State *L, int t, bw_character *c, int max_clips)
         while (lua_next(L, list)) {
             lua_pop(L, 1);
             if (lua_type(L, -1) != LUA_TSTRING)
-                luaL_error(L, "clips: unexpected %s key: a list of Clips or a table of name = Clip",
+                luaL_error(L, "clips: unexpected %s key; give a list of Clips or a table of name = Clip",
                            luaL_typename(L, -1));
             n++;
         }
     } else if (!bw_lua_check_list(L, list, why, sizeof why)) {
-        luaL_error(L, "clips: %s: a list of Clips or a table of name = Clip, not both", why);
+        luaL_error(L, "clips: %s; give a list of Clips or a table of name = Clip, not both", why);
     }
     if (n == 0) luaL_error(L, "clips: the list is empty");
     if (max_clips > 0 && n > max_clips) luaL_error(L, "clips: %d clips; this host takes at most %d", (int)n, max_clips);
