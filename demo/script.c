@@ -18,6 +18,7 @@
 #include "script.h"
 
 _Static_assert(DEMO_NAME_MAX == BW_CHARACTER_NAME_MAX, "demo clip names are the loader's names");
+_Static_assert(DEMO_PATH_MAX == BW_CHARACTER_PATH_MAX, "the loader refuses the paths the demo cannot hold");
 
 /* What one load shares with the shared loader's hooks (character.h). */
 typedef struct script_run {
@@ -339,27 +340,23 @@ bool demo_character_load(const char *script_path, const char *asset_path, const 
     demo_watch local_watch;
     demo_watch *w = watch ? watch : &local_watch;
     w->count = 0;
-    if (!out || !err || err_size == 0) {
+    if (!out) {
         if (err && err_size) snprintf(err, err_size, "demo_character_load: missing output argument");
         return false;
     }
-    if (!script_path || !script_path[0]) {
-        snprintf(err, err_size, "no script path given");
-        return false;
-    }
-    if (strlen(script_path) >= DEMO_PATH_MAX) {
-        snprintf(err, err_size, "script path is too long");
-        return false;
-    }
+    /* the loader refuses a missing, empty or too long path (and a missing
+     * err) with its message; a usable one is watched even if it fails */
     demo_limits lim = demo_limits_resolve(limits);
     script_run run;
     memset(&run, 0, sizeof run);
-    char dir[DEMO_PATH_MAX];
-    const char *name = bw_sandbox_split_path(script_path, dir, sizeof dir);
-    snprintf(run.chunk, sizeof run.chunk, "%s", name ? name : script_path);
+    if (script_path && script_path[0] && strlen(script_path) < DEMO_PATH_MAX) {
+        char dir[DEMO_PATH_MAX];
+        const char *name = bw_sandbox_split_path(script_path, dir, sizeof dir);
+        snprintf(run.chunk, sizeof run.chunk, "%s", name ? name : script_path);
+        watch_add(w, script_path);
+    }
     run.asset = asset_path && asset_path[0] ? asset_path : NULL;
     run.watch = w;
-    watch_add(w, script_path);
 
     bw_character_options options = {
         .limits = {.instructions = lim.instructions, .memory = lim.memory, .seconds = lim.seconds},

@@ -784,8 +784,9 @@ int main(void)
     snprintf(bad_path, sizeof bad_path, "%s/cli_%d_bad.bvh", BW_BINARY_DIR, pid);
     snprintf(short_path, sizeof short_path, "%s/cli_%d_short.bvh", BW_BINARY_DIR, pid);
     snprintf(lua_path, sizeof lua_path, "%s/cli_%d_warnings.lua", BW_BINARY_DIR, pid);
-    if (!write_file(tiny_path, tiny_bvh)) {
-        fprintf(stderr, "cannot write %s\n", tiny_path);
+    snprintf(char_dir, sizeof char_dir, "%s/cli_%d_chars_XXXXXX", BW_BINARY_DIR, pid);
+    if (!write_file(tiny_path, tiny_bvh) || !mkdtemp(char_dir)) {
+        fprintf(stderr, "cannot write %s or make %s\n", tiny_path, char_dir);
         return 1;
     }
     RUN(run_help_prints_usage);
@@ -799,11 +800,6 @@ int main(void)
     RUN(failures_exit_1_naming_the_file);
     RUN(load_warnings_reach_the_user);
     RUN(bad_weights_are_named);
-    snprintf(char_dir, sizeof char_dir, "%s/cli_%d_chars_XXXXXX", BW_BINARY_DIR, pid);
-    if (!mkdtemp(char_dir)) {
-        fprintf(stderr, "cannot make %s\n", char_dir);
-        return 1;
-    }
     RUN(lua_character_mixes_angle_curves_the_short_way);
     RUN(lua_character_info_lists_joints_and_clips);
     RUN(lua_character_reads_the_files_beside_it);
