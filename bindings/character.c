@@ -83,8 +83,9 @@ static bw_result clone_named(const bw_clip *src, const char *name, bw_clip **out
 }
 
 /* The Clip at the top of the stack, copied into the next entry under
- * `name`. `what` names the entry for messages ("clips[2]", "clips.walk"). */
-static void add_clip(lua_State *L, bw_character *c, const char *what, const char *name)
+ * `name`. `what` names the entry for messages ("clips[2]", "clips.walk");
+ * sources[i] is the Clip entry i was copied from. */
+static void add_clip(lua_State *L, bw_character *c, const bw_clip **sources, const char *what, const char *name)
 {
     bw_lua_clip *lc = (bw_lua_clip *)luaL_testudata(L, -1, BW_LUA_CLIP);
     if (!lc) luaL_error(L, "%s: expected a blendwerk.Clip, got a %s", what, luaL_typename(L, -1));
@@ -94,6 +95,12 @@ static void add_clip(lua_State *L, bw_character *c, const char *what, const char
         luaL_error(L, "%s: the name '%s' is longer than %d bytes", what, name, BW_CHARACTER_NAME_MAX - 1);
     int dup = bw_character_find_clip(c, name);
     if (dup >= 0) luaL_error(L, "%s: the name '%s' repeats clips[%d]'s", what, name, dup + 1);
+    /* one copy per Clip: the copies then weigh at most what the clips
+     * weigh in the capped state, however often a script lists one */
+    for (int i = 0; i < c->clip_count; i++)
+        if (sources[i] == lc->clip)
+            luaL_error(L, "%s: the same Clip as clip '%s'; give each entry a Clip of its own", what, c->clips[i].name);
+    sources[c->clip_count] = lc->clip;
     bw_error err;
     memset(&err, 0, sizeof err);
     if (clone_named(lc->clip, name, &cc->clip, &err) != BW_OK)
@@ -130,9 +137,12 @@ static void read_clips(lua_State *L, int t, bw_character *c, int max_clips)
         luaL_error(L, "clips: %s; give a list of Clips or a table of name = Clip, not both", why);
     }
     if (n == 0) luaL_error(L, "clips: the list is empty");
-    if (max_clips > 0 && n > max_clips) luaL_error(L, "clips: %d clips; this host takes at most %d", (int)n, max_clips);
+    if (max_clips <= 0) max_clips = BW_CHARACTER_DEFAULT_MAX_CLIPS;
+    if (n > max_clips) luaL_error(L, "clips: %d clips; this host takes at most %d", (int)n, max_clips);
     c->clips = (bw_character_clip *)calloc((size_t)n, sizeof *c->clips);
     if (!c->clips) luaL_error(L, "clips: out of memory");
+    /* scratch in the state (freed with it, also when an error unwinds) */
+    const bw_clip **sources = (const bw_clip **)lua_newuserdatauv(L, sizeof *sources * (size_t)n, 0);
     if (!named) {
         for (lua_Integer i = 1; i <= n; i++) {
             char what[32], unnamed[32];
@@ -141,7 +151,7 @@ static void read_clips(lua_State *L, int t, bw_character *c, int max_clips)
             lua_rawgeti(L, list, i);
             bw_lua_clip *lc = (bw_lua_clip *)luaL_testudata(L, -1, BW_LUA_CLIP);
             const char *own = lc && lc->clip && !lc->hdr.destroyed ? bw_clip_name(lc->clip) : "";
-            add_clip(L, c, what, own[0] ? own : unnamed);
+            add_clip(L, c, sources, what, own[0] ? own : unnamed);
             lua_pop(L, 1);
         }
     } else {
@@ -151,12 +161,12 @@ static void read_clips(lua_State *L, int t, bw_character *c, int max_clips)
             char what[BW_CHARACTER_NAME_MAX + 16];
             snprintf(what, sizeof what, "clips.%s", key);
             if (!key[0]) luaL_error(L, "clips: an empty name");
-            add_clip(L, c, what, key);
+            add_clip(L, c, sources, what, key);
             lua_pop(L, 1);
         }
         qsort(c->clips, (size_t)c->clip_count, sizeof *c->clips, by_name);
     }
-    lua_pop(L, 1);
+    lua_pop(L, 2); /* sources, the clips table */
 }
 
 /* extract(result, run): validate the returned table and copy it. The

@@ -32,7 +32,10 @@
  *   Names are unique, shorter than BW_CHARACTER_NAME_MAX bytes, and every
  *   copied clip carries its name (bw_clip_name(clip) == name: a clip
  *   filed under another name is rebuilt under that name, tracks, markers,
- *   length and loop flag unchanged);
+ *   length and loop flag unchanged). Each entry needs a Clip of its own
+ *   (one Clip listed twice is refused), so the copies never weigh more
+ *   than the clips did in the capped state, and there are at most
+ *   options->max_clips entries;
  * - any other field is refused ("returned table: unknown field 'x'")
  *   unless it is in options->fields.
  *
@@ -64,6 +67,7 @@
 
 #define BW_CHARACTER_NAME_MAX 64   /* bytes of a clip name, with its NUL */
 #define BW_CHARACTER_PATH_MAX 1024 /* bytes of the script's path, with its NUL */
+#define BW_CHARACTER_DEFAULT_MAX_CLIPS 1024 /* when bw_character_options.max_clips is 0 */
 
 /* One clip of a character. */
 typedef struct bw_character_clip {
@@ -97,7 +101,7 @@ typedef struct bw_character_options {
     bw_sandbox_open_fn on_open;  /* told every file the run opens except the script itself
                                     (included, required and loaded files), before it is opened;
                                     may refuse it (a host watching files for reload); may be NULL */
-    int max_clips;               /* clips a character may have; 0: no limit */
+    int max_clips;               /* clips a character may have; 0: BW_CHARACTER_DEFAULT_MAX_CLIPS */
     void *user;                  /* passed to read, setup and on_open */
 } bw_character_options;
 

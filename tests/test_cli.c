@@ -673,6 +673,17 @@ static void broken_lua_characters_exit_1_naming_file_and_line(void)
          "return { rig = blendwerk.rig {}, clips = { c, walk = c } }\n",
          "mixed.lua: returned value: clips: unknown field 'walk' (a list of 1 entry); give a list of Clips or a table "
          "of name = Clip, not both"},
+        /* one Clip listed twice would be copied twice: refused */
+        {"twice.lua",
+         "local c = blendwerk.clip {}\n"
+         "return { rig = blendwerk.rig {}, clips = { c, c } }\n",
+         "twice.lua: returned value: clips[2]: the same Clip as clip '#1'; give each entry a Clip of its own"},
+        /* the loader's default cap on the number of clips */
+        {"many.lua",
+         "local clips = {}\n"
+         "for i = 1, 1025 do clips[i] = blendwerk.clip {} end\n"
+         "return { rig = blendwerk.rig {}, clips = clips }\n",
+         "many.lua: returned value: clips: 1025 clips; this host takes at most 1024"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[700], cmd[1600], want[400];
