@@ -94,7 +94,8 @@ typedef void (*bw_character_read_fn)(void *user, lua_State *L, int table, const 
 typedef struct bw_character_options {
     bw_sandbox_limits limits;    /* per run; zero fields take the sandbox's defaults */
     const char *asset;           /* a file outside the script's folder blendwerk.load may open; NULL: none */
-    const char *const *fields;   /* NULL-terminated names of extra top-level fields the host reads; may be NULL */
+    const char *const *fields;   /* NULL-terminated names of extra top-level fields the host reads
+                                    (the first 16 count); may be NULL */
     bw_character_read_fn read;   /* reads those fields; may be NULL */
     lua_CFunction setup;         /* run in the sandbox before the chunk with `user` as a light
                                     userdata argument, to add host globals; may be NULL */
