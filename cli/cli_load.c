@@ -2,7 +2,10 @@
 #include "cli_load.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "character.h"
 
 /* The loader's message, made sure to name the file, its line and JSON path
  * (loaders usually put them in the message already). */
@@ -29,8 +32,59 @@ static void print_log(void *user, bw_log_level level, const char *message)
     else fprintf(stderr, "%s: %s: %s\n", label, path, message);
 }
 
+bool bw_cli_is_character(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return n > 4 && strcmp(path + n - 4, ".lua") == 0;
+}
+
+/* The character's rig and clips moved into an asset allocated with malloc
+ * (what bw_asset_destroy frees with the default allocator); NULL when out
+ * of memory, the character keeping everything. */
+static bw_asset *asset_from_character(bw_character *ch)
+{
+    int joints = bw_rig_joint_count(ch->rig);
+    bw_asset *asset = (bw_asset *)calloc(1, sizeof *asset);
+    bw_clip **clips = (bw_clip **)calloc((size_t)ch->clip_count, sizeof *clips);
+    int *nodes = (int *)malloc(sizeof(int) * (size_t)(joints > 0 ? joints : 1));
+    if (!asset || !clips || !nodes) {
+        free(asset);
+        free(clips);
+        free(nodes);
+        return NULL;
+    }
+    for (int j = 0; j < joints; j++) nodes[j] = -1;
+    for (int i = 0; i < ch->clip_count; i++) {
+        clips[i] = ch->clips[i].clip;
+        ch->clips[i].clip = NULL;
+    }
+    asset->kind = BW_ASSET_GLTF; /* no BVH frames; no nodes either (joint_node -1) */
+    asset->rig = ch->rig;
+    ch->rig = NULL;
+    asset->clips = clips;
+    asset->clip_count = ch->clip_count;
+    asset->joint_node = nodes;
+    return asset;
+}
+
+/* A .lua character file through the shared loader, as untrusted mod code. */
+static bw_asset *load_character(const char *cmd, const char *path)
+{
+    char err[BW_SANDBOX_ERROR_MAX + 256];
+    bw_character *ch = NULL;
+    if (!bw_character_load(path, NULL, &ch, err, sizeof err)) {
+        fprintf(stderr, "blendwerk %s: %s\n", cmd, err);
+        return NULL;
+    }
+    bw_asset *asset = asset_from_character(ch);
+    bw_character_destroy(ch);
+    if (!asset) fprintf(stderr, "blendwerk %s: %s: out of memory\n", cmd, path);
+    return asset;
+}
+
 bw_asset *bw_cli_load_asset(const char *cmd, const char *path)
 {
+    if (bw_cli_is_character(path)) return load_character(cmd, path);
     bw_asset *asset = NULL;
     bw_error err;
     memset(&err, 0, sizeof err);

@@ -1,12 +1,14 @@
-/* cmd_info.c - `blendwerk info FILE`: what a glTF or BVH file holds, as the
- * runtime sees it. Prints the joint tree (indented by depth, with the glTF
- * node index of each joint) and every clip with its index, name, length,
+/* cmd_info.c - `blendwerk info FILE`: what a glTF, BVH or Lua character
+ * file holds, as the runtime sees it (cli_load.h reads every kind). Prints
+ * the joint tree (indented by depth, with the glTF node index of each
+ * joint), the rig's curves, and every clip with its index, name, length,
  * track count and the interpolation kinds its tracks use. Uses only the
  * public asset API, so it shows exactly what a game would get. Loader
  * warnings (a BVH frame count that disagrees with its data, skipped glTF
  * channels, renamed joints) go to stderr as "warning: FILE: message".
  * Exit codes: 0 done, 1 the file could not be loaded (the message names the
- * file and the line or JSON path), 2 bad arguments. */
+ * file and the line or JSON path; for a .lua file "NAME:LINE: message"),
+ * 2 bad arguments. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,7 @@
 static void usage(FILE *to)
 {
     fprintf(to, "usage: blendwerk info FILE\n"
-                "  FILE  a .gltf, .glb or .bvh file\n"
+                "  FILE  a .gltf, .glb or .bvh file, or a .lua character file (run in the sandbox)\n"
                 "prints the joint tree and every clip (index, name, length, channels, interpolation)\n");
 }
 
@@ -115,7 +117,8 @@ int bw_cmd_info(int argc, char **argv)
     if (!asset) return 1;
 
     int joints = bw_rig_joint_count(asset->rig);
-    printf("%s: %s, %d joint%s, %d clip%s\n", path, asset->kind == BW_ASSET_BVH ? "BVH" : "glTF", joints,
+    const char *kind = bw_cli_is_character(path) ? "Lua character" : asset->kind == BW_ASSET_BVH ? "BVH" : "glTF";
+    printf("%s: %s, %d joint%s, %d clip%s\n", path, kind, joints,
            joints == 1 ? "" : "s", asset->clip_count, asset->clip_count == 1 ? "" : "s");
     if (asset->kind == BW_ASSET_BVH && asset->frame_time > 0)
         printf("frames: %d, frame time %.7g s (%.6g fps)\n", asset->frame_count, (double)asset->frame_time,

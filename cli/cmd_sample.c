@@ -1,6 +1,7 @@
 /* cmd_sample.c - `blendwerk sample FILE --at CLIP:TIME[:WEIGHT[:PRIORITY]]
- * [--at ...] [--json]`: sample clips of a glTF / BVH file and mix them the
- * way the runtime does, then print every joint's local transform.
+ * [--at ...] [--json]`: sample clips of a glTF, BVH or Lua character file
+ * (cli_load.h) and mix them the way the runtime does, then print every
+ * joint's local transform and every rig curve's value.
  *
  * Each --at is one looping track: the clip is sampled at the Euclidean
  * remainder of TIME by its length (TIME = length samples time 0), and the
@@ -16,12 +17,16 @@
  * name (a bad WEIGHT, TIME or PRIORITY, exit 2) rather than as a missing
  * clip. Loader warnings go to stderr as "warning: FILE: message".
  *
- * Output: one line per joint, or with --json exactly
+ * Output: one line per joint, then one per curve, or with --json exactly
  *   {"joints":[{"name":...,"parent":P,"node":N,"t":[x,y,z],"r":[x,y,z,w],
- *               "s":[x,y,z],"coverage":c},...]}
+ *               "s":[x,y,z],"coverage":c},...],
+ *    "curves":[{"name":...,"kind":"float"|"angle","value":v,"coverage":c},...]}
  * where P is the parent's joint index in this same "joints" array (null
  * for roots; never a glTF node index), "node" is the glTF node index
- * (omitted for BVH) and numbers are printed with %.9g.
+ * (omitted for BVH and Lua files), "curves" is [] when the rig has none,
+ * an angle curve's value is in radians exactly as the mixer leaves it (the
+ * running value plus the weighted shortest-arc offsets, not reduced to a
+ * range) and numbers are printed with %.9g.
  * Exit codes: 0 done, 1 the file could not be loaded or a clip is missing,
  * 2 bad arguments. */
 #include <errno.h>
@@ -43,13 +48,15 @@
 static void usage(FILE *to)
 {
     fprintf(to, "usage: blendwerk sample FILE --at CLIP:TIME[:WEIGHT[:PRIORITY]] [--at ...] [--json]\n"
+                "  FILE      a .gltf, .glb or .bvh file, or a .lua character file (run in the sandbox)\n"
                 "  CLIP      clip name or #N (N-th clip, from 0)\n"
                 "  TIME      playback time in seconds; the clip loops (Euclidean remainder by its length)\n"
                 "  WEIGHT    mix weight >= 0, default 1\n"
                 "  PRIORITY  integer rank, default 0; higher ranks overlay lower ones\n"
-                "  --json    print {\"joints\":[...]} instead of one line per joint; each joint's \"parent\"\n"
-                "            is its parent's index in that same array (null for a root), not a glTF node\n"
-                "            index (that one is \"node\")\n");
+                "  --json    print {\"joints\":[...],\"curves\":[...]} instead of one line per joint and\n"
+                "            curve; each joint's \"parent\" is its parent's index in that same array (null\n"
+                "            for a root), not a glTF node index (that one is \"node\")\n"
+                "prints every joint's local transform and every rig curve (angle curves in radians)\n");
 }
 
 /* Copy the n-byte field s into buf as a C string; 0 if empty or too long. */
@@ -275,6 +282,11 @@ static void print_json_array(const float *v, int n)
     putchar(']');
 }
 
+static const char *curve_kind_name(const bw_rig *rig, int curve)
+{
+    return bw_rig_curve_kind(rig, curve) == BW_CURVE_ANGLE ? "angle" : "float";
+}
+
 static void print_json(const bw_asset *asset, const bw_pose *pose)
 {
     const bw_rig *rig = asset->rig;
@@ -298,6 +310,16 @@ static void print_json(const bw_asset *asset, const bw_pose *pose)
         print_json_number(pose->coverage[j]);
         putchar('}');
     }
+    printf("],\"curves\":[");
+    for (int c = 0; c < pose->curve_count; c++) {
+        printf("%s{\"name\":", c ? "," : "");
+        print_json_string(bw_rig_curve_name(rig, c));
+        printf(",\"kind\":\"%s\",\"value\":", curve_kind_name(rig, c));
+        print_json_number(pose->curves[c]);
+        printf(",\"coverage\":");
+        print_json_number(pose->curve_coverage[c]);
+        putchar('}');
+    }
     printf("]}\n");
 }
 
@@ -313,6 +335,9 @@ static void print_text(const bw_asset *asset, const bw_pose *pose)
                (double)x->t[1], (double)x->t[2], (double)x->r[0], (double)x->r[1], (double)x->r[2], (double)x->r[3],
                (double)x->s[0], (double)x->s[1], (double)x->s[2], (double)pose->coverage[j]);
     }
+    for (int c = 0; c < pose->curve_count; c++)
+        printf("curve %d %s %s  value %.6g  coverage %.6g\n", c, bw_rig_curve_name(rig, c), curve_kind_name(rig, c),
+               (double)pose->curves[c], (double)pose->curve_coverage[c]);
 }
 
 /* Euclidean remainder of t by the clip length, in [0, length). */

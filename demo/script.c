@@ -1,6 +1,7 @@
-/* script.c - running character scripts in the shared sandbox
- * (bindings/sandbox.h) and copying what they return into host-owned core
- * objects (script.h). */
+/* script.c - the demo's character scripts (script.h): the shared loader
+ * (bindings/character.h) runs them in the sandbox and copies the rig and
+ * clips; this file adds the demo's part on top (the `demo` table, watched
+ * files, a drawable rig, the `scene` field) through the loader's hooks. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -12,18 +13,19 @@
 #include <lauxlib.h>
 #include <lua.h>
 
-#include "lua_blendwerk.h"
+#include "character.h"
 #include "lua_support.h"
-#include "sandbox.h"
 #include "script.h"
 
-/* What one script run shares with the sandbox's callbacks. */
+_Static_assert(DEMO_NAME_MAX == BW_CHARACTER_NAME_MAX, "demo clip names are the loader's names");
+_Static_assert(DEMO_PATH_MAX == BW_CHARACTER_PATH_MAX, "the loader refuses the paths the demo cannot hold");
+
+/* What one load shares with the shared loader's hooks (character.h). */
 typedef struct script_run {
-    char chunk[DEMO_NAME_MAX];    /* the script's file name, its chunk name */
-    char full[DEMO_PATH_MAX + DEMO_NAME_MAX + 2]; /* folder + "/" + chunk, as the sandbox names it */
-    const char *asset;            /* the host's --asset path, or NULL */
+    char chunk[256];           /* the script's file name: demo.script */
+    const char *asset;         /* the host's --asset path, or NULL */
     demo_watch *watch;
-    demo_character *character;    /* filled by extract() */
+    demo_scene scene;          /* filled by read_fields() */
 } script_run;
 
 /* ---- limits ---- */
@@ -72,14 +74,12 @@ static void watch_add(demo_watch *w, const char *path)
     if (w->count < DEMO_MAX_FILES) file_stamp_take(&w->files[w->count++], path);
 }
 
-/* The sandbox tells the host every file the script opens (includes and
- * assets): each is watched, and their number is bounded so the host can
- * always watch all of them. */
+/* The loader tells the host every file the script opens besides itself
+ * (includes and assets): each is watched, and their number is bounded so
+ * the host can always watch all of them. */
 static bool watch_opened(void *user, const char *path, char *why, size_t why_size)
 {
-    script_run *run = (script_run *)user;
-    if (strcmp(path, run->full) == 0) return true; /* the script itself, watched already */
-    demo_watch *w = run->watch;
+    demo_watch *w = ((script_run *)user)->watch;
     bool known = false;
     for (int i = 0; i < w->count && !known; i++) known = strcmp(w->files[i].path, path) == 0;
     if (!known && w->count >= DEMO_MAX_FILES) {
@@ -92,22 +92,11 @@ static bool watch_opened(void *user, const char *path, char *why, size_t why_siz
 
 /* ---- what the demo adds to the sandbox ---- */
 
-/* include(path): run another script beside this one, return its results. */
-static int sandbox_include(lua_State *L)
-{
-    const char *rel = luaL_checkstring(L, 1);
-    lua_settop(L, 1);
-    bw_sandbox_push_file(L, "include", rel);
-    lua_call(L, 0, LUA_MULTRET);
-    return lua_gettop(L) - 1;
-}
-
-/* Runs in the sandbox: `include` and the `demo` table. */
+/* Runs in the sandbox before the script (the loader's setup hook): the
+ * `demo` table. The loader adds `include` itself. */
 static int add_demo_globals(lua_State *L)
 {
     const script_run *run = (const script_run *)lua_touserdata(L, 1);
-    lua_pushcfunction(L, sandbox_include);
-    lua_setglobal(L, "include");
     lua_createtable(L, 0, 2);
     if (run->asset) {
         lua_pushstring(L, run->asset);
@@ -119,11 +108,12 @@ static int add_demo_globals(lua_State *L)
     return 0;
 }
 
-/* ---- copying the script's objects ----
+/* ---- the demo's checks and fields of the returned table ----
  *
- * The script's rig and clips live in its Lua state's capped allocator and
- * die with the state, so the character keeps clones made with malloc
- * (bw_rig_clone / bw_clip_clone: exact copies, independent of the state). */
+ * The shared loader (bindings/character.h) runs the script, checks the
+ * rig and clips and copies them; the demo adds what it needs to draw and
+ * reads `scene` through the loader's read hook (raw access: plain data,
+ * no metamethods). */
 
 static bool rig_is_drawable(const bw_rig *rig, char *why, size_t why_size)
 {
@@ -139,23 +129,10 @@ static bool rig_is_drawable(const bw_rig *rig, char *why, size_t why_size)
     return true;
 }
 
-/* ---- reading the returned table (raw access: plain data, no metamethods) ---- */
-
 static void check_fields(lua_State *L, int t, const char *path, const char *const *allowed)
 {
-    t = lua_absindex(L, t);
-    lua_pushnil(L);
-    while (lua_next(L, t)) {
-        lua_pop(L, 1);
-        bool ok = false;
-        if (lua_type(L, -1) == LUA_TSTRING) {
-            const char *key = lua_tostring(L, -1);
-            for (int i = 0; allowed[i]; i++) ok = ok || strcmp(key, allowed[i]) == 0;
-            if (!ok) luaL_error(L, "%s: unknown field '%s'", path, key);
-        } else {
-            luaL_error(L, "%s: unexpected %s key", path, luaL_typename(L, -1));
-        }
-    }
+    char why[256];
+    if (!bw_lua_check_fields(L, t, allowed, why, sizeof why)) luaL_error(L, "%s: %s", path, why);
 }
 
 /* Optional number field within [lo, hi]; returns whether it was present. */
@@ -202,10 +179,10 @@ static int opt_bool(lua_State *L, int t, const char *path, const char *key)
 }
 
 /* A clip reference at the top of the stack: a name or a 1-based index. */
-static int clip_ref(lua_State *L, const demo_character *c, const char *path)
+static int clip_ref(lua_State *L, const bw_character *c, const char *path)
 {
     if (lua_type(L, -1) == LUA_TSTRING) {
-        int i = demo_character_find_clip(c, lua_tostring(L, -1));
+        int i = bw_character_find_clip(c, lua_tostring(L, -1));
         if (i < 0) luaL_error(L, "%s: no clip named '%s'", path, lua_tostring(L, -1));
         return i;
     }
@@ -219,7 +196,7 @@ static int clip_ref(lua_State *L, const demo_character *c, const char *path)
     return luaL_error(L, "%s: expected a clip name or index, got a %s", path, luaL_typename(L, -1));
 }
 
-static int field_clip_ref(lua_State *L, int t, const demo_character *c, const char *path)
+static int field_clip_ref(lua_State *L, int t, const bw_character *c, const char *path)
 {
     char sub[128];
     snprintf(sub, sizeof sub, "%s.clip", path);
@@ -245,13 +222,12 @@ static void default_scene(demo_scene *s)
     s->view_pitch = 10;
 }
 
-static void read_scene(lua_State *L, int t, demo_character *c)
+static void read_scene(lua_State *L, int t, const bw_character *c, demo_scene *s)
 {
     static const char *const scene_fields[] = {"play", "gesture", "crossfade", "view", "ground_speed", NULL};
     static const char *const play_fields[] = {"clip", "priority", "weight", "speed", "time", "fade_in", "loop", "base", NULL};
     static const char *const gesture_fields[] = {"clip", "priority", "weight", "fade_in", "fade_out", NULL};
     static const char *const view_fields[] = {"yaw", "pitch", NULL};
-    demo_scene *s = &c->scene;
     t = lua_absindex(L, t);
     check_fields(L, t, "scene", scene_fields);
     opt_float(L, t, "scene", "crossfade", 0, 10, &s->crossfade);
@@ -341,152 +317,77 @@ static void read_scene(lua_State *L, int t, demo_character *c)
     lua_pop(L, 1);
 }
 
-/* extract(result): validate the script's returned table and copy it. The
- * messages name the field; the caller prefixes the file name. */
-static void extract(lua_State *L, int t, demo_character *c)
+/* The loader's read hook: what the demo needs of the rig, then `scene`. */
+static void read_fields(void *user, lua_State *L, int t, const bw_character *c)
 {
-    static const char *const top_fields[] = {"rig", "clips", "scene", NULL};
+    script_run *run = (script_run *)user;
     char why[DEMO_ERROR_MAX];
-    if (!lua_istable(L, t))
-        luaL_error(L, "the script must return a table {rig = ..., clips = {...}, scene = {...}}, not a %s",
-                   luaL_typename(L, t));
-    check_fields(L, t, "returned table", top_fields);
-
-    lua_pushliteral(L, "rig");
-    lua_rawget(L, t);
-    bw_lua_rig *r = (bw_lua_rig *)luaL_testudata(L, -1, BW_LUA_RIG);
-    if (!r) luaL_error(L, "rig: expected a blendwerk.Rig, got a %s", luaL_typename(L, -1));
-    if (r->hdr.closed || r->hdr.destroyed || !r->rig) luaL_error(L, "rig: the Rig is closed");
-    if (!rig_is_drawable(r->rig, why, sizeof why)) luaL_error(L, "rig: %s", why);
-    bw_error err = {0};
-    if (bw_rig_clone(r->rig, NULL, &c->rig, &err) != BW_OK) luaL_error(L, "rig: copying the rig: %s", err.message);
-    lua_pop(L, 1);
-
-    lua_pushliteral(L, "clips");
-    if (lua_rawget(L, t) != LUA_TTABLE) luaL_error(L, "clips: expected a list of blendwerk.Clip");
-    int list = lua_gettop(L);
-    lua_Unsigned n = lua_rawlen(L, list);
-    if (n == 0) luaL_error(L, "clips: the list is empty");
-    if (n > DEMO_MAX_CLIPS) luaL_error(L, "clips: %d clips; the demo takes at most %d", (int)n, DEMO_MAX_CLIPS);
-    for (int i = 1; i <= (int)n; i++) {
-        lua_rawgeti(L, list, i);
-        bw_lua_clip *lc = (bw_lua_clip *)luaL_testudata(L, -1, BW_LUA_CLIP);
-        if (!lc) luaL_error(L, "clips[%d]: expected a blendwerk.Clip, got a %s", i, luaL_typename(L, -1));
-        if (lc->hdr.closed || lc->hdr.destroyed || !lc->clip) luaL_error(L, "clips[%d]: the Clip is closed", i);
-        demo_clip *dc = &c->clips[c->clip_count];
-        const char *name = bw_clip_name(lc->clip);
-        if (!name[0]) {
-            snprintf(dc->name, sizeof dc->name, "#%d", i);
-        } else if (strlen(name) >= sizeof dc->name) {
-            luaL_error(L, "clips[%d]: the name '%s' is longer than %d bytes", i, name, DEMO_NAME_MAX - 1);
-        } else {
-            snprintf(dc->name, sizeof dc->name, "%s", name);
-        }
-        int dup = demo_character_find_clip(c, dc->name);
-        if (dup >= 0) luaL_error(L, "clips[%d]: the name '%s' repeats clips[%d]'s", i, dc->name, dup + 1);
-        if (bw_clip_clone(lc->clip, NULL, &dc->clip, &err) != BW_OK)
-            luaL_error(L, "clips[%d]: copying clip '%s': %s", i, name, err.message);
-        c->clip_count++;
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-
-    default_scene(&c->scene);
+    if (!rig_is_drawable(c->rig, why, sizeof why)) luaL_error(L, "rig: %s", why);
+    default_scene(&run->scene);
     lua_pushliteral(L, "scene");
     int ty = lua_rawget(L, t);
     if (ty == LUA_TTABLE)
-        read_scene(L, lua_gettop(L), c);
+        read_scene(L, lua_gettop(L), c, &run->scene);
     else if (ty != LUA_TNIL)
         luaL_error(L, "scene: expected a table, got a %s", lua_typename(L, ty));
     lua_pop(L, 1);
 }
 
-/* Runs in the sandbox: extract(result, run). Errors concern the returned
- * table; they name the field and carry no line. */
-static int extract_result(lua_State *L)
-{
-    script_run *run = (script_run *)lua_touserdata(L, 2);
-    extract(L, 1, run->character);
-    return 0;
-}
-
 bool demo_character_load(const char *script_path, const char *asset_path, const demo_limits *limits,
                          demo_character **out, demo_watch *watch, char *err, size_t err_size)
 {
+    static const char *const demo_fields[] = {"scene", NULL};
     demo_watch local_watch;
     demo_watch *w = watch ? watch : &local_watch;
     w->count = 0;
-    if (!out || !err || err_size == 0) {
+    if (!out) {
         if (err && err_size) snprintf(err, err_size, "demo_character_load: missing output argument");
         return false;
     }
-    if (!script_path || !script_path[0]) {
-        snprintf(err, err_size, "no script path given");
-        return false;
-    }
-    if (strlen(script_path) >= DEMO_PATH_MAX - DEMO_NAME_MAX) {
-        snprintf(err, err_size, "script path is too long");
-        return false;
-    }
+    /* the loader refuses a missing, empty or too long path (and a missing
+     * err) with its message; a usable one is watched even if it fails */
     demo_limits lim = demo_limits_resolve(limits);
     script_run run;
     memset(&run, 0, sizeof run);
-    char dir[DEMO_PATH_MAX];
-    const char *name = bw_sandbox_split_path(script_path, dir, sizeof dir);
-    snprintf(run.chunk, sizeof run.chunk, "%s", name ? name : script_path);
-    snprintf(run.full, sizeof run.full, "%s/%s", dir, run.chunk);
+    if (script_path && script_path[0] && strlen(script_path) < DEMO_PATH_MAX) {
+        char dir[DEMO_PATH_MAX];
+        const char *name = bw_sandbox_split_path(script_path, dir, sizeof dir);
+        snprintf(run.chunk, sizeof run.chunk, "%s", name ? name : script_path);
+        watch_add(w, script_path);
+    }
     run.asset = asset_path && asset_path[0] ? asset_path : NULL;
     run.watch = w;
-    watch_add(w, script_path);
 
+    bw_character_options options = {
+        .limits = {.instructions = lim.instructions, .memory = lim.memory, .seconds = lim.seconds},
+        .asset = run.asset,
+        .fields = demo_fields,
+        .read = read_fields,
+        .setup = add_demo_globals,
+        .on_open = watch_opened,
+        .max_clips = DEMO_MAX_CLIPS,
+        .user = &run,
+    };
+    bw_character *loaded = NULL;
+    if (!bw_character_load(script_path, &options, &loaded, err, err_size)) return false;
     demo_character *c = (demo_character *)calloc(1, sizeof *c);
     if (!c) {
         snprintf(err, err_size, "%s: out of memory", run.chunk);
+        bw_character_destroy(loaded);
         return false;
     }
+    /* take the copies over: the loader's character keeps nothing */
+    c->rig = loaded->rig;
+    loaded->rig = NULL;
+    for (int i = 0; i < loaded->clip_count; i++) {
+        c->clips[i].clip = loaded->clips[i].clip;
+        loaded->clips[i].clip = NULL;
+        snprintf(c->clips[i].name, sizeof c->clips[i].name, "%s", loaded->clips[i].name);
+    }
+    c->clip_count = loaded->clip_count;
+    c->scene = run.scene;
     snprintf(c->script, sizeof c->script, "%s", script_path);
-    run.character = c;
-
-    bw_sandbox_desc desc = {
-        .limits = {.instructions = lim.instructions, .memory = lim.memory, .seconds = lim.seconds},
-        .dir = dir,
-        .name = run.chunk,
-        .on_open = watch_opened,
-        .user = &run,
-    };
-    char why[BW_SANDBOX_ERROR_MAX];
-    bw_sandbox *sb = bw_sandbox_create(&desc, why, sizeof why);
-    if (!sb) {
-        snprintf(err, err_size, "%s: %s", run.chunk, why);
-        free(c);
-        return false;
-    }
-    if (run.asset) bw_sandbox_allow_file(sb, run.asset);
-    lua_State *L = bw_sandbox_state(sb);
-    /* light C functions and pointers: pushing them allocates nothing, so
-     * nothing here can fail outside the sandbox's protected calls */
-    lua_pushcfunction(L, add_demo_globals);
-    lua_pushlightuserdata(L, &run);
-    bool ok = bw_sandbox_call(sb, 1, 0) == BW_SANDBOX_OK && bw_sandbox_load_file(sb, run.chunk) == BW_SANDBOX_OK &&
-              bw_sandbox_call(sb, 0, 1) == BW_SANDBOX_OK;
-    if (!ok) {
-        snprintf(err, err_size, "%s", bw_sandbox_error(sb));
-    } else {
-        lua_pushcfunction(L, extract_result);
-        lua_insert(L, -2);
-        lua_pushlightuserdata(L, &run);
-        bw_sandbox_status st = bw_sandbox_call(sb, 2, 0);
-        ok = st == BW_SANDBOX_OK;
-        if (st == BW_SANDBOX_ERROR)
-            snprintf(err, err_size, "%s: returned value: %s", run.chunk, bw_sandbox_error(sb));
-        else if (!ok)
-            snprintf(err, err_size, "%s", bw_sandbox_error(sb));
-    }
-    bw_sandbox_destroy(sb);
-    if (!ok) {
-        demo_character_destroy(c);
-        return false;
-    }
+    bw_character_destroy(loaded);
     *out = c;
     return true;
 }

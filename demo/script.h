@@ -5,21 +5,27 @@
  *
  *     { rig = Rig, clips = { Clip, ... }, scene = { ... } }
  *
- * (docs/demo.md describes the format). demo_character_load runs it in a
- * fresh lua_State, clones the rig and clips into core objects the host owns
- * (bw_rig_clone / bw_clip_clone, with malloc) and closes the state again. Nothing of the script stays alive, so the
- * running character never depends on a Lua state, and a reload builds the
- * next version beside the current one without touching it.
+ * (docs/demo.md describes the format). demo_character_load hands the file
+ * to the shared character loader (bindings/character.h, the one the
+ * command line uses too): it runs the script in a fresh sandbox, checks
+ * the rig and clips, clones them into core objects the host owns
+ * (bw_rig_clone / bw_clip_clone, with malloc) and closes the state again.
+ * Nothing of the script stays alive, so the running character never
+ * depends on a Lua state, and a reload builds the next version beside the
+ * current one without touching it.
  *
  * Scripts are untrusted: they run in the shared sandbox (bindings/sandbox.h,
  * docs/sandbox.md) whose folder is the script's, with the limits below per
- * run. On top of it the demo adds `include(path)` (another script beside
- * this one; its results are returned), the `demo` table, and grants the
- * host's --asset file to blendwerk.load. Every file the script opens is
- * watched. Every failure gives a message, "file:line: message" wherever a
- * line is known (syntax and runtime errors, failed asserts, bad clip data
- * at the offending blendwerk.clip call, budget, time and memory stops);
- * problems in the returned table name the file and the field instead.
+ * run, plus the loader's `include(path)` (another script beside this one;
+ * its results are returned). On top of that the demo adds, through the
+ * loader's hooks, the `demo` table, grants the host's --asset file to
+ * blendwerk.load, watches every file the script opens, requires a
+ * drawable rig (1..DEMO_MAX_JOINTS joints), at most DEMO_MAX_CLIPS clips,
+ * and reads `scene`. Every failure gives a message, "file:line: message"
+ * wherever a line is known (syntax and runtime errors, failed asserts,
+ * bad clip data at the offending blendwerk.clip call, budget, time and
+ * memory stops); problems in the returned table name the file and the
+ * field instead.
  */
 #ifndef BW_DEMO_SCRIPT_H
 #define BW_DEMO_SCRIPT_H

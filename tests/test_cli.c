@@ -1,6 +1,6 @@
 /* test_cli.c - the `blendwerk info` and `blendwerk sample` commands, run as
- * a user would (popen on the built binary) on small BVH files written here
- * and on the shared assets. Numbers printed by `sample --json` are compared
+ * a user would (popen on the built binary) on small BVH files and Lua
+ * character files written here and on the shared assets. Numbers printed by `sample --json` are compared
  * with values derived by hand from the BVH text (rotations of 90 degrees
  * about one axis, means of two of them), and the JSON is read back with
  * cJSON, an independent parser. */
@@ -471,6 +471,235 @@ static void bad_weights_are_named(void)
     CHECK_CONTAINS(out, "parent's index in that same array");
 }
 
+/* ---- Lua character files (the shared loader, bindings/character.h) ----
+ *
+ * Written at test time into a folder of their own (char_dir), which is the
+ * mod's folder the sandbox confines them to. */
+
+static char char_dir[512];
+
+/* Write `text` as char_dir/name; the full path goes to `path`. */
+static void write_char_file(const char *name, const char *text, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s", char_dir, name);
+    CHECK(write_file(path, text));
+}
+
+/* A rig with an angle curve `yaw` and a float curve `smile` (rest 0 both)
+ * and two one-key clips: a keys root t (2,1,0), yaw 350 deg, smile 1;
+ * b keys root t (0,1,0), yaw 10 deg, smile 0.5. */
+static const char angle_character[] =
+    "local bw = blendwerk\n"
+    "local rig = assert(bw.rig {\n"
+    "    joints = { { name = 'root', t = { 0, 1, 0 } }, { name = 'head', parent = 'root', t = { 0, 0.5, 0 } } },\n"
+    "    curves = { { name = 'yaw', angle = true, rest = 0 }, { name = 'smile', rest = 0 } },\n"
+    "})\n"
+    "local function pose(name, x, yaw_degrees, smile)\n"
+    "    return assert(bw.clip {\n"
+    "        name = name,\n"
+    "        joints = { { joint = 'root', parent = '', keys = { { time = 0, t = { x, 1, 0 } } } } },\n"
+    "        curves = {\n"
+    "            { name = 'yaw', angle = true, keys = { { time = 0, value = math.rad(yaw_degrees) } } },\n"
+    "            { name = 'smile', keys = { { time = 0, value = smile } } },\n"
+    "        },\n"
+    "    })\n"
+    "end\n"
+    "return { rig = rig, clips = { pose('a', 2, 350, 1), pose('b', 0, 10, 0.5) } }\n";
+
+/* Item `name` of the "curves" array, NULL when absent. */
+static cJSON *curve_named(cJSON *root, const char *name)
+{
+    cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(root, "curves"))
+    {
+        cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "name");
+        if (cJSON_IsString(n) && !strcmp(n->valuestring, name)) return c;
+    }
+    return NULL;
+}
+
+static double curve_number(cJSON *root, const char *name, const char *key)
+{
+    cJSON *v = cJSON_GetObjectItemCaseSensitive(curve_named(root, name), key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* `blendwerk sample PATH --at A --at B --json`, parsed. */
+static cJSON *sample_file_json(const char *path, const char *a, const char *b)
+{
+    char cmd[3000];
+    snprintf(cmd, sizeof cmd, "'%s' sample '%s' --at '%s' --at '%s' --json", BIN, path, a, b);
+    CHECK_INT(run(cmd, 0), 0);
+    cJSON *root = cJSON_Parse(out);
+    CHECK(root != NULL);
+    if (!root) fprintf(stderr, "  not JSON: %.200s\n", out);
+    return root;
+}
+
+static void lua_character_mixes_angle_curves_the_short_way(void)
+{
+    char path[700];
+    write_char_file("char.lua", angle_character, path, sizeof path);
+    /* a and b at 0.5 each, one rank, over the rest pose (yaw 0, covered):
+     * the mixer unwraps every angle to within pi of the running value 0,
+     * so 350 deg = 6.1087 rad becomes 6.1087 - 2 pi = -0.1745 and the mean
+     * with 10 deg = 0.1745 is 0. What is printed is 1.49011612e-08 (x86-64: float
+     * rounding of the two offsets), i.e. 0 within 1e-5, and 0 mod 2 pi; a
+     * plain lerp would print (6.1087 + 0.1745) / 2 = 3.1416 (pi, the long
+     * way round). smile = 0.5 x 1 + 0.5 x 0.5 = 0.75; root t.x = 1. */
+    cJSON *root = sample_file_json(path, "a:0:0.5", "b:0:0.5");
+    if (root) {
+        double yaw = curve_number(root, "yaw", "value");
+        CHECK_NEAR(yaw, 0.0, 1e-5);
+        double turns = yaw / (2 * M_PI);
+        CHECK_NEAR((turns - floor(turns + 0.5)) * 2 * M_PI, 0.0, 1e-5); /* 0 mod 2 pi */
+        CHECK_STR(cJSON_GetObjectItemCaseSensitive(curve_named(root, "yaw"), "kind")->valuestring, "angle");
+        CHECK_NEAR(curve_number(root, "yaw", "coverage"), 1.0, 1e-6);
+        CHECK_NEAR(curve_number(root, "smile", "value"), 0.75, 1e-6);
+        CHECK_STR(cJSON_GetObjectItemCaseSensitive(curve_named(root, "smile"), "kind")->valuestring, "float");
+        CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "curves")), 2);
+        CHECK_T(joint_named(root, "root"), 1, 1, 0);
+        CHECK_T(joint_named(root, "head"), 0, 0.5, 0); /* no clip keys it: its rest */
+        CHECK(cJSON_GetObjectItemCaseSensitive(joint_named(root, "root"), "node") == NULL);
+        cJSON_Delete(root);
+    }
+    /* 0.2 / 0.8: smile = 0.2 x 1 + 0.8 x 0.5 = 0.6; yaw = 0.2 x (-10 deg)
+     * + 0.8 x 10 deg = 6 deg = 0.10471976 rad (a plain lerp: 1.3614);
+     * root t.x = 0.2 x 2 = 0.4 */
+    root = sample_file_json(path, "a:0:0.2", "b:0:0.8");
+    if (root) {
+        CHECK_NEAR(curve_number(root, "smile", "value"), 0.6, 1e-6);
+        CHECK_NEAR(curve_number(root, "yaw", "value"), 6.0 * M_PI / 180.0, 1e-5);
+        CHECK_T(joint_named(root, "root"), 0.4, 1, 0);
+        cJSON_Delete(root);
+    }
+    /* text: one line per joint, then one per curve */
+    CHECK_INT(runf(0, "'" BIN "' sample '%s' --at a:0:0.5 --at b:0:0.5%s", path, ""), 0);
+    CHECK_CONTAINS(out, "\ncurve 0 yaw angle  value ");
+    CHECK_CONTAINS(out, "\ncurve 1 smile float  value 0.75  coverage 1\n");
+    int lines = 0;
+    for (const char *p = out; *p; p++) lines += *p == '\n';
+    CHECK_INT(lines, 4);
+    /* a file without curves prints "curves":[] */
+    char s[300];
+    spec(s, sizeof s, "0.5");
+    cJSON *bvh = sample_json(s, NULL);
+    if (bvh) {
+        cJSON *curves = cJSON_GetObjectItemCaseSensitive(bvh, "curves");
+        CHECK(cJSON_IsArray(curves) && cJSON_GetArraySize(curves) == 0);
+        cJSON_Delete(bvh);
+    }
+    remove(path);
+}
+
+static void lua_character_info_lists_joints_and_clips(void)
+{
+    char path[700], want[800];
+    write_char_file("char.lua", angle_character, path, sizeof path);
+    CHECK_INT(runf(0, "'" BIN "' info '%s'%s", path, ""), 0);
+    snprintf(want, sizeof want, "%s: Lua character, 2 joints, 2 clips\n", path);
+    CHECK_CONTAINS(out, want);
+    CHECK_CONTAINS(out, "joints (2):\n  0 root\n    1 head\n");
+    CHECK_CONTAINS(out, "curves (2):\n  0 yaw (angle)\n  1 smile\n");
+    /* each clip: root translation + two curve tracks, one key at 0 */
+    CHECK_CONTAINS(out, "clips (2):\n  #0 \"a\"  length 0 s  3 channels  LINEAR\n  #1 \"b\"  length 0 s  3 channels  LINEAR\n");
+    CHECK(strstr(out, "node") == NULL);
+    CHECK(strstr(out, "frames") == NULL);
+    remove(path);
+}
+
+/* A character may use the files beside it: blendwerk.load of a BVH and
+ * include of another chunk; clips given as name = Clip take the key as
+ * their name and are listed by name. A file outside the folder is refused. */
+static void lua_character_reads_the_files_beside_it(void)
+{
+    char bvh[700], part[700], path[700], esc[700];
+    write_char_file("walk.bvh", tiny_bvh, bvh, sizeof bvh);
+    write_char_file("part.lua", "return blendwerk.clip { name = 'still', joints = { { joint = 'Hips', parent = '',\n"
+                                "  keys = { { time = 0, t = { 5, 5, 5 } } } } } }\n",
+                    part, sizeof part);
+    write_char_file("beside.lua",
+                    "local a = assert(blendwerk.load('walk.bvh'))\n"
+                    "return { rig = a:rig(), clips = { zeta = include('part.lua'), run = a:clip(1) } }\n",
+                    path, sizeof path);
+    CHECK_INT(runf(0, "'" BIN "' info '%s'%s", path, ""), 0);
+    CHECK_CONTAINS(out, "Lua character, 3 joints, 2 clips");
+    CHECK_CONTAINS(out, "\n  0 Hips\n    1 Spine\n    2 Tail\n");
+    CHECK_CONTAINS(out, "#0 \"run\"  length 1 s  3 channels  LINEAR\n");
+    CHECK_CONTAINS(out, "#1 \"zeta\"  length 0 s  1 channel  LINEAR\n");
+    /* run is the BVH's clip under its new name: at 0.5 s frame 1, Hips t
+     * (2,1,0), Y90 (as sample_prints_the_frames_of_the_file) */
+    cJSON *root = sample_file_json(path, "run:0.5", "zeta:0:0");
+    if (root) {
+        CHECK_T(joint_named(root, "Hips"), 2, 1, 0);
+        CHECK_R(joint_named(root, "Hips"), 0, S2, 0, S2);
+        cJSON_Delete(root);
+    }
+    write_char_file("escape.lua", "local a = assert(blendwerk.load('../walk.bvh'))\nreturn a\n", esc, sizeof esc);
+    char cmd[1600];
+    snprintf(cmd, sizeof cmd, "'%s' info '%s'", BIN, esc);
+    CHECK_INT(run_stderr(cmd), 1);
+    CHECK_CONTAINS(out, "blendwerk info: escape.lua:1: ");
+    CHECK_CONTAINS(out, "leaves");
+    remove(bvh);
+    remove(part);
+    remove(path);
+    remove(esc);
+}
+
+/* Every broken character exits 1 with the file's name and, where Lua
+ * knows one, the line: syntax and runtime errors and budget stops carry
+ * "file:line:"; a bad returned table has no line, so the message names
+ * the file and the field. Stdout stays empty. */
+static void broken_lua_characters_exit_1_naming_file_and_line(void)
+{
+    static const struct {
+        const char *name, *text, *want;
+    } cases[] = {
+        {"syntax.lua", "local x = 1\nlocal y = = 2\n", "syntax.lua:2: unexpected symbol near '='"},
+        {"runtime.lua", "local x = nil\n\nreturn x.y\n", "runtime.lua:3: attempt to index a nil value (local 'x')"},
+        {"unknown.lua",
+         "local rig = blendwerk.rig { joints = { { name = 'r' } } }\n"
+         "return { rig = rig, clips = { blendwerk.clip { name = 'c' } }, colour = 1 }\n",
+         "unknown.lua: returned value: returned table: unknown field 'colour'"},
+        {"scene.lua", /* the demo's field is the demo's: not a CLI field */
+         "local rig = blendwerk.rig { joints = { { name = 'r' } } }\n"
+         "return { rig = rig, clips = { blendwerk.clip { name = 'c' } }, scene = {} }\n",
+         "scene.lua: returned value: returned table: unknown field 'scene'"},
+        {"budget.lua", "local n = 0\nwhile true do n = n + 1 end\n",
+         "budget.lua:2: instruction budget of 50000000 exceeded: script stopped"},
+        {"mixed.lua",
+         "local c = blendwerk.clip { name = 'c' }\n"
+         "return { rig = blendwerk.rig {}, clips = { c, walk = c } }\n",
+         "mixed.lua: returned value: clips: unknown field 'walk' (a list of 1 entry); give a list of Clips or a table "
+         "of name = Clip, not both"},
+        /* one Clip listed twice would be copied twice: refused */
+        {"twice.lua",
+         "local c = blendwerk.clip {}\n"
+         "return { rig = blendwerk.rig {}, clips = { c, c } }\n",
+         "twice.lua: returned value: clips[2]: the same Clip as clip '#1'; give each entry a Clip of its own"},
+        /* the loader's default cap on the number of clips */
+        {"many.lua",
+         "local clips = {}\n"
+         "for i = 1, 1025 do clips[i] = blendwerk.clip {} end\n"
+         "return { rig = blendwerk.rig {}, clips = clips }\n",
+         "many.lua: returned value: clips: 1025 clips; this host takes at most 1024"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[700], cmd[1600], want[400];
+        write_char_file(cases[i].name, cases[i].text, path, sizeof path);
+        for (int sample = 0; sample < 2; sample++) {
+            snprintf(cmd, sizeof cmd, sample ? "'%s' sample '%s' --at c:0" : "'%s' info '%s'", BIN, path);
+            CHECK_INT(run_stderr(cmd), 1);
+            snprintf(want, sizeof want, "blendwerk %s: %s\n", sample ? "sample" : "info", cases[i].want);
+            CHECK_STR(out, want);
+            CHECK_INT(run(cmd, 0), 1);
+            CHECK_STR(out, "");
+        }
+        remove(path);
+    }
+}
+
 /* ---- shared assets ---- */
 
 static void cmu_capture_through_the_cli(const char *path)
@@ -566,8 +795,9 @@ int main(void)
     snprintf(bad_path, sizeof bad_path, "%s/cli_%d_bad.bvh", BW_BINARY_DIR, pid);
     snprintf(short_path, sizeof short_path, "%s/cli_%d_short.bvh", BW_BINARY_DIR, pid);
     snprintf(lua_path, sizeof lua_path, "%s/cli_%d_warnings.lua", BW_BINARY_DIR, pid);
-    if (!write_file(tiny_path, tiny_bvh)) {
-        fprintf(stderr, "cannot write %s\n", tiny_path);
+    snprintf(char_dir, sizeof char_dir, "%s/cli_%d_chars_XXXXXX", BW_BINARY_DIR, pid);
+    if (!write_file(tiny_path, tiny_bvh) || !mkdtemp(char_dir)) {
+        fprintf(stderr, "cannot write %s or make %s\n", tiny_path, char_dir);
         return 1;
     }
     RUN(run_help_prints_usage);
@@ -581,6 +811,11 @@ int main(void)
     RUN(failures_exit_1_naming_the_file);
     RUN(load_warnings_reach_the_user);
     RUN(bad_weights_are_named);
+    RUN(lua_character_mixes_angle_curves_the_short_way);
+    RUN(lua_character_info_lists_joints_and_clips);
+    RUN(lua_character_reads_the_files_beside_it);
+    RUN(broken_lua_characters_exit_1_naming_file_and_line);
+    rmdir(char_dir);
     remove(tiny_path);
     remove(weird_path);
     remove(bad_path);

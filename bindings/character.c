@@ -1,0 +1,300 @@
+/* character.c - running a character file in the sandbox and copying what it
+ * returns into host-owned core objects (character.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "character.h"
+#include "lua_support.h"
+
+#define HOST_FIELDS_MAX 16 /* extra top-level fields a host may declare */
+
+/* What one run shares with the sandbox's callbacks and the protected calls. */
+typedef struct load_run {
+    const bw_character_options *options;
+    char chunk[256];                          /* the script's file name, its chunk name */
+    char full[BW_CHARACTER_PATH_MAX + 258];   /* folder + "/" + chunk, as the sandbox names it */
+    bw_character *character;                  /* filled by extract() */
+} load_run;
+
+/* ---- the sandbox's callbacks and globals ---- */
+
+/* The script itself is the host's own load; every other file goes to the
+ * host's on_open. */
+static bool run_opened(void *user, const char *path, char *why, size_t why_size)
+{
+    const load_run *run = (const load_run *)user;
+    if (strcmp(path, run->full) == 0 || !run->options->on_open) return true;
+    return run->options->on_open(run->options->user, path, why, why_size);
+}
+
+/* include(name): run another file beside this one, return its results. */
+static int l_include(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    lua_settop(L, 1);
+    bw_sandbox_push_file(L, "include", name);
+    lua_call(L, 0, LUA_MULTRET);
+    return lua_gettop(L) - 1;
+}
+
+/* Runs in the sandbox: the loader's globals, then the host's (setup). */
+static int add_globals(lua_State *L)
+{
+    const load_run *run = (const load_run *)lua_touserdata(L, 1);
+    lua_pushcfunction(L, l_include);
+    lua_setglobal(L, "include");
+    if (run->options->setup) {
+        lua_pushcfunction(L, run->options->setup);
+        lua_pushlightuserdata(L, run->options->user);
+        lua_call(L, 1, 0);
+    }
+    return 0;
+}
+
+/* ---- copying clips ---- */
+
+/* A malloc copy of `src` named `name`: the exact clone when the names
+ * agree, else the same tracks, markers, length and loop flag rebuilt
+ * under the new name (the core keeps no other way to rename a clip; the
+ * grid fast path is derived from the tracks, so it comes out the same). */
+static bw_result clone_named(const bw_clip *src, const char *name, bw_clip **out, bw_error *err)
+{
+    if (strcmp(bw_clip_name(src), name) == 0) return bw_clip_clone(src, NULL, out, err);
+    int tracks = bw_clip_track_count(src), markers = bw_clip_marker_count(src);
+    bw_track_desc *td = (bw_track_desc *)calloc((size_t)(tracks > 0 ? tracks : 1), sizeof *td);
+    bw_marker_desc *md = (bw_marker_desc *)calloc((size_t)(markers > 0 ? markers : 1), sizeof *md);
+    bw_result r = td && md ? BW_OK : BW_ERR_OUT_OF_MEMORY;
+    for (int i = 0; r == BW_OK && i < tracks; i++) r = bw_clip_track(src, i, &td[i]);
+    for (int i = 0; i < markers; i++) md[i] = (bw_marker_desc){bw_clip_marker_name(src, i), bw_clip_marker_time(src, i)};
+    if (r == BW_OK) {
+        bw_clip_desc desc = {.name = name, .tracks = td, .track_count = tracks, .markers = md,
+                             .marker_count = markers, .length = bw_clip_length(src), .loop = bw_clip_loop(src)};
+        r = bw_clip_create(&desc, out, err);
+    } else if (err) {
+        snprintf(err->message, sizeof err->message, "out of memory");
+    }
+    free(td);
+    free(md);
+    return r;
+}
+
+/* The Clip at the top of the stack, copied into the next entry under
+ * `name`. `what` names the entry for messages ("clips[2]", "clips.walk");
+ * sources[i] is the Clip entry i was copied from. */
+static void add_clip(lua_State *L, bw_character *c, const bw_clip **sources, const char *what, const char *name)
+{
+    bw_lua_clip *lc = (bw_lua_clip *)luaL_testudata(L, -1, BW_LUA_CLIP);
+    if (!lc) luaL_error(L, "%s: expected a blendwerk.Clip, got a %s", what, luaL_typename(L, -1));
+    if (lc->hdr.closed || lc->hdr.destroyed || !lc->clip) luaL_error(L, "%s: the Clip is closed", what);
+    bw_character_clip *cc = &c->clips[c->clip_count];
+    if (strlen(name) >= sizeof cc->name)
+        luaL_error(L, "%s: the name '%s' is longer than %d bytes", what, name, BW_CHARACTER_NAME_MAX - 1);
+    int dup = bw_character_find_clip(c, name);
+    if (dup >= 0) luaL_error(L, "%s: the name '%s' repeats clips[%d]'s", what, name, dup + 1);
+    /* one copy per Clip: the copies then weigh at most what the clips
+     * weigh in the capped state, however often a script lists one */
+    for (int i = 0; i < c->clip_count; i++)
+        if (sources[i] == lc->clip)
+            luaL_error(L, "%s: the same Clip as clip '%s'; give each entry a Clip of its own", what, c->clips[i].name);
+    sources[c->clip_count] = lc->clip;
+    bw_error err;
+    memset(&err, 0, sizeof err);
+    if (clone_named(lc->clip, name, &cc->clip, &err) != BW_OK)
+        luaL_error(L, "%s: copying clip '%s': %s", what, name, err.message);
+    snprintf(cc->name, sizeof cc->name, "%s", name);
+    c->clip_count++;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const bw_character_clip *)a)->name, ((const bw_character_clip *)b)->name);
+}
+
+/* clips: a list of Clips, or name = Clip. */
+static void read_clips(lua_State *L, int t, bw_character *c, int max_clips)
+{
+    char why[256];
+    if (bw_lua_raw_field(L, t, "clips") != LUA_TTABLE)
+        luaL_error(L, "clips: expected a list of blendwerk.Clip (or a table of name = Clip), got a %s",
+                   luaL_typename(L, -1));
+    int list = lua_gettop(L);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, list);
+    bool named = n == 0;
+    if (named) { /* count the entries: all keys must be names */
+        lua_pushnil(L);
+        while (lua_next(L, list)) {
+            lua_pop(L, 1);
+            if (lua_type(L, -1) != LUA_TSTRING)
+                luaL_error(L, "clips: unexpected %s key; give a list of Clips or a table of name = Clip",
+                           luaL_typename(L, -1));
+            n++;
+        }
+    } else if (!bw_lua_check_list(L, list, why, sizeof why)) {
+        luaL_error(L, "clips: %s; give a list of Clips or a table of name = Clip, not both", why);
+    }
+    if (n == 0) luaL_error(L, "clips: the list is empty");
+    if (max_clips <= 0) max_clips = BW_CHARACTER_DEFAULT_MAX_CLIPS;
+    if (n > max_clips) luaL_error(L, "clips: %d clips; this host takes at most %d", (int)n, max_clips);
+    c->clips = (bw_character_clip *)calloc((size_t)n, sizeof *c->clips);
+    if (!c->clips) luaL_error(L, "clips: out of memory");
+    /* scratch in the state (freed with it, also when an error unwinds) */
+    const bw_clip **sources = (const bw_clip **)lua_newuserdatauv(L, sizeof *sources * (size_t)n, 0);
+    if (!named) {
+        for (lua_Integer i = 1; i <= n; i++) {
+            char what[32], unnamed[32];
+            snprintf(what, sizeof what, "clips[%d]", (int)i);
+            snprintf(unnamed, sizeof unnamed, "#%d", (int)i);
+            lua_rawgeti(L, list, i);
+            bw_lua_clip *lc = (bw_lua_clip *)luaL_testudata(L, -1, BW_LUA_CLIP);
+            const char *own = lc && lc->clip && !lc->hdr.destroyed ? bw_clip_name(lc->clip) : "";
+            add_clip(L, c, sources, what, own[0] ? own : unnamed);
+            lua_pop(L, 1);
+        }
+    } else {
+        lua_pushnil(L);
+        while (lua_next(L, list)) {
+            const char *key = lua_tostring(L, -2); /* a string: lua_next is safe */
+            char what[BW_CHARACTER_NAME_MAX + 16];
+            snprintf(what, sizeof what, "clips.%s", key);
+            if (!key[0]) luaL_error(L, "clips: an empty name");
+            add_clip(L, c, sources, what, key);
+            lua_pop(L, 1);
+        }
+        qsort(c->clips, (size_t)c->clip_count, sizeof *c->clips, by_name);
+    }
+    lua_pop(L, 2); /* sources, the clips table */
+}
+
+/* extract(result, run): validate the returned table and copy it. The
+ * messages name the field; the caller prefixes the file name. */
+static int extract(lua_State *L)
+{
+    load_run *run = (load_run *)lua_touserdata(L, 2);
+    const bw_character_options *o = run->options;
+    bw_character *c = run->character;
+    const int t = 1;
+    char why[256];
+    if (!lua_istable(L, t))
+        luaL_error(L, "the script must return a table {rig = Rig, clips = {Clip, ...}}, not a %s", luaL_typename(L, t));
+
+    const char *allowed[HOST_FIELDS_MAX + 3] = {"rig", "clips"};
+    int na = 2;
+    for (int i = 0; o->fields && o->fields[i] && na < HOST_FIELDS_MAX + 2; i++) allowed[na++] = o->fields[i];
+    allowed[na] = NULL;
+    if (!bw_lua_check_fields(L, t, allowed, why, sizeof why)) luaL_error(L, "returned table: %s", why);
+
+    bw_lua_raw_field(L, t, "rig");
+    bw_lua_rig *r = (bw_lua_rig *)luaL_testudata(L, -1, BW_LUA_RIG);
+    if (!r) luaL_error(L, "rig: expected a blendwerk.Rig, got a %s", luaL_typename(L, -1));
+    if (r->hdr.closed || r->hdr.destroyed || !r->rig) luaL_error(L, "rig: the Rig is closed");
+    bw_error err;
+    memset(&err, 0, sizeof err);
+    if (bw_rig_clone(r->rig, NULL, &c->rig, &err) != BW_OK) luaL_error(L, "rig: copying the rig: %s", err.message);
+    lua_pop(L, 1);
+
+    read_clips(L, t, c, o->max_clips);
+    if (o->read) o->read(o->user, L, t, c);
+    return 0;
+}
+
+/* ---- the loader ---- */
+
+bool bw_character_load(const char *path, const bw_character_options *options, bw_character **out, char *err,
+                       size_t err_size)
+{
+    static const bw_character_options defaults;
+    if (!out || !err || err_size == 0) {
+        if (err && err_size) snprintf(err, err_size, "bw_character_load: missing output argument");
+        return false;
+    }
+    if (!path || !path[0]) {
+        snprintf(err, err_size, "no script path given");
+        return false;
+    }
+    if (strlen(path) >= BW_CHARACTER_PATH_MAX) {
+        snprintf(err, err_size, "script path is too long");
+        return false;
+    }
+    load_run run;
+    memset(&run, 0, sizeof run);
+    run.options = options ? options : &defaults;
+    char dir[BW_CHARACTER_PATH_MAX];
+    const char *name = bw_sandbox_split_path(path, dir, sizeof dir);
+    snprintf(run.chunk, sizeof run.chunk, "%s", name ? name : path);
+    snprintf(run.full, sizeof run.full, "%s/%s", dir, run.chunk);
+
+    bw_character *c = (bw_character *)calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, err_size, "%s: out of memory", run.chunk);
+        return false;
+    }
+    snprintf(c->path, sizeof c->path, "%s", path);
+    run.character = c;
+
+    bw_sandbox_desc desc = {
+        .limits = run.options->limits,
+        .dir = dir,
+        .name = run.chunk,
+        .on_open = run_opened,
+        .user = &run,
+    };
+    char why[BW_SANDBOX_ERROR_MAX];
+    bw_sandbox *sb = bw_sandbox_create(&desc, why, sizeof why);
+    if (!sb) {
+        snprintf(err, err_size, "%s: %s", run.chunk, why);
+        free(c);
+        return false;
+    }
+    const char *asset = run.options->asset;
+    if (asset && asset[0]) bw_sandbox_allow_file(sb, asset);
+    lua_State *L = bw_sandbox_state(sb);
+    /* light C functions and pointers: pushing them allocates nothing, so
+     * nothing here can fail outside the sandbox's protected calls */
+    lua_pushcfunction(L, add_globals);
+    lua_pushlightuserdata(L, &run);
+    bool ok = bw_sandbox_call(sb, 1, 0) == BW_SANDBOX_OK && bw_sandbox_load_file(sb, run.chunk) == BW_SANDBOX_OK &&
+              bw_sandbox_call(sb, 0, 1) == BW_SANDBOX_OK;
+    if (!ok) {
+        snprintf(err, err_size, "%s", bw_sandbox_error(sb));
+    } else {
+        lua_pushcfunction(L, extract);
+        lua_insert(L, -2);
+        lua_pushlightuserdata(L, &run);
+        bw_sandbox_status st = bw_sandbox_call(sb, 2, 0);
+        ok = st == BW_SANDBOX_OK;
+        /* errors about the table name the field, not a line; stops
+         * (budget, time, memory) keep the sandbox's "file:line:" */
+        if (st == BW_SANDBOX_ERROR)
+            snprintf(err, err_size, "%s: returned value: %s", run.chunk, bw_sandbox_error(sb));
+        else if (!ok)
+            snprintf(err, err_size, "%s", bw_sandbox_error(sb));
+    }
+    bw_sandbox_destroy(sb);
+    if (!ok) {
+        bw_character_destroy(c);
+        return false;
+    }
+    *out = c;
+    return true;
+}
+
+void bw_character_destroy(bw_character *character)
+{
+    if (!character) return;
+    for (int i = 0; i < character->clip_count; i++) bw_clip_destroy(character->clips[i].clip);
+    free(character->clips);
+    bw_rig_destroy(character->rig);
+    free(character);
+}
+
+int bw_character_find_clip(const bw_character *character, const char *name)
+{
+    if (!character || !name) return -1;
+    for (int i = 0; i < character->clip_count; i++)
+        if (strcmp(character->clips[i].name, name) == 0) return i;
+    return -1;
+}
