@@ -58,7 +58,7 @@ static bw_asset *asset_from_character(bw_character *ch)
         clips[i] = ch->clips[i].clip;
         ch->clips[i].clip = NULL;
     }
-    asset->kind = BW_ASSET_GLTF; /* no BVH frames; no nodes either (joint_node -1) */
+    asset->kind = BW_ASSET_LUA; /* no BVH frames, no nodes (joint_node -1) */
     asset->rig = ch->rig;
     ch->rig = NULL;
     asset->clips = clips;
@@ -67,12 +67,16 @@ static bw_asset *asset_from_character(bw_character *ch)
     return asset;
 }
 
-/* A .lua character file through the shared loader, as untrusted mod code. */
+/* A .lua character file through the shared loader, as untrusted mod code.
+ * The demo's `scene` is a known field of character files the tools read
+ * past (what plays in the demo is no part of the rig and clips). */
 static bw_asset *load_character(const char *cmd, const char *path)
 {
+    static const char *const host_fields[] = {"scene", NULL};
     char err[BW_SANDBOX_ERROR_MAX + 256];
     bw_character *ch = NULL;
-    if (!bw_character_load(path, NULL, &ch, err, sizeof err)) {
+    bw_character_options options = {.fields = host_fields};
+    if (!bw_character_load(path, &options, &ch, err, sizeof err)) {
         fprintf(stderr, "blendwerk %s: %s\n", cmd, err);
         return NULL;
     }

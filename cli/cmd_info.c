@@ -117,7 +117,7 @@ int bw_cmd_info(int argc, char **argv)
     if (!asset) return 1;
 
     int joints = bw_rig_joint_count(asset->rig);
-    const char *kind = bw_cli_is_character(path) ? "Lua character" : asset->kind == BW_ASSET_BVH ? "BVH" : "glTF";
+    const char *kind = asset->kind == BW_ASSET_LUA ? "Lua character" : asset->kind == BW_ASSET_BVH ? "BVH" : "glTF";
     printf("%s: %s, %d joint%s, %d clip%s\n", path, kind, joints,
            joints == 1 ? "" : "s", asset->clip_count, asset->clip_count == 1 ? "" : "s");
     if (asset->kind == BW_ASSET_BVH && asset->frame_time > 0)

@@ -15,7 +15,7 @@ static const command commands[] = {
     {"run", bw_cmd_run, "run SCRIPT.lua [ARGS...]        run a trusted Lua script with the blendwerk module preloaded\n"
                         "  run --sandbox SCRIPT.lua [--budget N] [--memory-mb N] [--time-limit S] [ARGS...]\n"
                         "                                  run a script as untrusted mod code (docs/sandbox.md)"},
-    {"info", bw_cmd_info, "info FILE                       joint tree and clips of a glTF / BVH file"},
+    {"info", bw_cmd_info, "info FILE                       joint tree and clips of a glTF / BVH file or Lua character"},
     {"sample", bw_cmd_sample, "sample FILE --at CLIP:TIME[:WEIGHT[:PRIORITY]] [--at ...] [--json]\n"
                               "                                  sample and mix clips, print every joint"},
     {"plot-blend", bw_cmd_plot_blend, "plot-blend SPEC.lua --out FILE.svg [--res N]\n"

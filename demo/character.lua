@@ -12,7 +12,7 @@
 local bw = blendwerk
 
 -- With --asset PATH the demo shows that file's rig and clips instead.
-if demo.asset then
+if demo and demo.asset then
     local asset = assert(bw.load(demo.asset))
     return {
         rig = asset:rig(),

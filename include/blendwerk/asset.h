@@ -37,7 +37,13 @@
 extern "C" {
 #endif
 
-typedef enum bw_asset_kind { BW_ASSET_GLTF = 0, BW_ASSET_BVH = 1 } bw_asset_kind;
+typedef enum bw_asset_kind {
+    BW_ASSET_GLTF = 0,
+    BW_ASSET_BVH = 1,
+    BW_ASSET_LUA = 2 /* a rig and clips a host built from a Lua character file
+                        (bindings/character.h): no glTF nodes, no frames; the
+                        core's loaders neither produce nor read it */
+} bw_asset_kind;
 
 typedef struct bw_asset {
     bw_asset_kind kind;
