@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "test_files.h"
 #include "player.h"
 #include "reload.h"
 #include "script.h"
@@ -54,25 +55,7 @@ static char *slurp(const char *path)
     return buf;
 }
 
-static void spit(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
-        return;
-    }
-    fputs(text, f);
-    fclose(f);
-}
-
-static const char *temp_path(const char *name)
-{
-    static char paths[8][512];
-    static int next;
-    char *p = paths[next++ % 8];
-    snprintf(p, 512, "%s/%s", temp_dir, name);
-    return p;
-}
+static const char *temp_path(const char *name) { return path_in(temp_dir, name); }
 
 /* `text` with the first `old` replaced by `new_text` (NULL if absent). */
 static char *replaced(const char *text, const char *old, const char *new_text)
@@ -104,13 +87,13 @@ static int line_of(const char *text, const char *needle)
  * one (file systems with coarse timestamps get a different size too). */
 static void rewrite(const char *path, const char *text)
 {
-    spit(path, text);
+    write_text_file(path, text);
 }
 
 static demo_character *load_text(const char *name, const char *text, const demo_limits *limits, char *err,
                                   size_t err_size)
 {
-    spit(temp_path(name), text);
+    write_text_file(temp_path(name), text);
     demo_character *c = NULL;
     if (!demo_character_load(temp_path(name), NULL, limits, &c, NULL, err, err_size)) return NULL;
     return c;
@@ -401,7 +384,7 @@ static demo_player reload_player;
 
 static bool start_from_copy(demo_reloader *r, const char *name, const char *text)
 {
-    spit(temp_path(name), text);
+    write_text_file(temp_path(name), text);
     demo_limits lim = {0};
     demo_reloader_init(r, temp_path(name), NULL, &lim);
     demo_character *c = demo_reloader_load(r);
@@ -599,7 +582,7 @@ static void removed_clip_fades_out(void)
 
 static void include_files_are_watched_and_reported(void)
 {
-    spit(temp_path("parts.lua"), "local bw = blendwerk\n"
+    write_text_file(temp_path("parts.lua"), "local bw = blendwerk\n"
                                  "local rig = assert(bw.rig { joints = { { name = 'root' } } })\n"
                                  "local c = assert(bw.clip { name = 'c', joints = { { joint = 'root', keys = { { time = 0, t = { 0, 1, 0 } } } } } })\n"
                                  "return rig, c\n");
@@ -610,7 +593,7 @@ static void include_files_are_watched_and_reported(void)
     }
     CHECK_INT(r.watch.count, 2);
     CHECK(!demo_reloader_changed(&r));
-    spit(temp_path("parts.lua"), "local bw = blendwerk\n"
+    write_text_file(temp_path("parts.lua"), "local bw = blendwerk\n"
                                  "local rig = assert(bw.rig { joints = { { name = 'root' } } })\n"
                                  "error('parts are broken')\n");
     CHECK(demo_reloader_changed(&r));
@@ -770,7 +753,7 @@ static void bad_arguments_get_messages(void)
     CHECK(!demo_character_load(temp_dir, NULL, NULL, &c, NULL, err, sizeof err));
     CHECK_CONTAINS(err, "not a regular file");
     /* a binary chunk as the script itself is refused (text mode only) */
-    spit(temp_path("bin.lua"), "\x1bLua\x54");
+    write_text_file(temp_path("bin.lua"), "\x1bLua\x54");
     CHECK(!demo_character_load(temp_path("bin.lua"), NULL, NULL, &c, NULL, err, sizeof err));
     CHECK_CONTAINS(err, "binary");
     /* a memory cap too small for even the libraries */
@@ -966,7 +949,7 @@ static void headless_broken_script_fails_with_its_line(void)
 {
     if (!have_binary()) return;
     static char out[65536];
-    spit(temp_path("broken.lua"), "local bw = blendwerk\nlocal x = {\nreturn x\n");
+    write_text_file(temp_path("broken.lua"), "local bw = blendwerk\nlocal x = {\nreturn x\n");
     char args[1024];
     snprintf(args, sizeof args, "--headless --frames 10 --script '%s'", temp_path("broken.lua"));
     CHECK_INT(run_demo(args, true, out, sizeof out), 1);

@@ -42,6 +42,7 @@
 #include "reload.h"
 #include "script.h"
 #include "check.h"
+#include "test_files.h"
 #include "sandbox.h"
 
 #define BLENDWERK BW_BINARY_DIR "/blendwerk"
@@ -223,25 +224,7 @@ static double cpu_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
-        return;
-    }
-    fputs(text, f);
-    fclose(f);
-}
-
-static const char *mod_path(const char *name)
-{
-    static char paths[4][512];
-    static int next;
-    char *p = paths[next++ % 4];
-    snprintf(p, 512, "%s/%s", mod_dir, name);
-    return p;
-}
+static const char *mod_path(const char *name) { return path_in(mod_dir, name); }
 
 static const char *case_file(const sandbox_case *c)
 {
@@ -389,7 +372,7 @@ static void cases_stop_through_run_sandbox(void)
         }
     }
     /* the harmless script passes, and its arguments are its `...` */
-    write_text(mod_path("args.lua"), "local a, b = ...\nassert(a == 'x' and b == 'y')\nprint(select('#', ...))\n");
+    write_text_file(mod_path("args.lua"), "local a, b = ...\nassert(a == 'x' and b == 'y')\nprint(select('#', ...))\n");
     char cmd[1024], out[256] = "";
     snprintf(cmd, sizeof cmd, "'%s' run --sandbox '%s' x y 2>&1", BLENDWERK, mod_path("args.lua"));
     FILE *p = popen(cmd, "r");
@@ -398,7 +381,7 @@ static void cases_stop_through_run_sandbox(void)
     CHECK(p && pclose(p) == 0);
     CHECK_STR(out, "[args.lua] 2\n");
     /* print lines are cut at 1000 bytes: "[print.lua] " + 1000 + " ...\n" */
-    write_text(mod_path("print.lua"), "print(string.rep('x', 5000))\n");
+    write_text_file(mod_path("print.lua"), "print(string.rep('x', 5000))\n");
     snprintf(cmd, sizeof cmd, "'%s' run --sandbox '%s' 2>&1 | wc -c", BLENDWERK, mod_path("print.lua"));
     p = popen(cmd, "r");
     n = p ? fread(out, 1, sizeof out - 1, p) : 0;
@@ -430,7 +413,7 @@ static void plot_blend_specs_are_sandboxed(void)
         {"\nos.exit(0)\n", "pb.lua:2: attempt to call a nil value (field 'exit')"},
     };
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
-        write_text(mod_path("pb.lua"), specs[i].script);
+        write_text_file(mod_path("pb.lua"), specs[i].script);
         char cmd[1024], out[2048] = "";
         snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out '%s' 2>&1", BLENDWERK, mod_path("pb.lua"), mod_path("pb.svg"));
         double t0 = wall_now();
@@ -475,7 +458,7 @@ static void cases_stop_through_demo_hot_reload(void)
     demo_reloader r;
     demo_player player;
     const char *live = mod_path("live.lua");
-    write_text(live, harmless);
+    write_text_file(live, harmless);
     for (int i = 0; i < CASE_COUNT; i++) {
         const sandbox_case *c = &cases[i];
         demo_limits lim = demo_case_limits(c);
@@ -489,11 +472,11 @@ static void cases_stop_through_demo_hot_reload(void)
          * in the message: it is included from the live file's place */
         char text[2048];
         snprintf(text, sizeof text, "return include('%s')\n", case_file(c));
-        write_text(live, text);
+        write_text_file(live, text);
         CHECK(!demo_reloader_apply(&r, &player));
         check_message(c, "the demo's hot reload", r.error);
         CHECK(player.character == first); /* the old version keeps playing */
-        write_text(live, harmless);
+        write_text_file(live, harmless);
         CHECK(demo_reloader_apply(&r, &player));
         CHECK_STR(r.error, "");
         CHECK(player.character != first);
@@ -591,7 +574,7 @@ static void predicates_fail_as_false_and_report_once(void)
     CHECK(sb != NULL);
     if (!sb) return;
     lua_State *L = bw_sandbox_state(sb);
-    write_text(mod_path("graph.lua"), "return {\n"
+    write_text_file(mod_path("graph.lua"), "return {\n"
                                       "  fast = function(p) return p > 0.5 end,\n"
                                       "  flaky = function(p)\n    if p > 2 then error('speed is off the chart') end\n    return true\n  end,\n"
                                       "  runaway = function(p) while true do end end,\n"
@@ -679,15 +662,15 @@ int main(void)
     mkdir(mod_dir, 0755);
     char path[512], target[512];
     snprintf(path, sizeof path, "%s/secret.lua", parent_dir);
-    write_text(path, "return 'the secret'\n");
+    write_text_file(path, "return 'the secret'\n");
     snprintf(path, sizeof path, "%s/evil.lua", mod_dir);
     snprintf(target, sizeof target, "%s/secret.lua", parent_dir);
     if (symlink(target, path) != 0) fprintf(stderr, "symlink: %s\n", strerror(errno));
     snprintf(path, sizeof path, "%s/outside", mod_dir);
     if (symlink(parent_dir, path) != 0) fprintf(stderr, "symlink: %s\n", strerror(errno));
-    write_text(mod_path("own.lua"), "return { answer = 42 }\n");
-    write_text(mod_path("harmless.lua"), harmless);
-    for (int i = 0; i < CASE_COUNT; i++) write_text(mod_path(case_file(&cases[i])), cases[i].script);
+    write_text_file(mod_path("own.lua"), "return { answer = 42 }\n");
+    write_text_file(mod_path("harmless.lua"), harmless);
+    for (int i = 0; i < CASE_COUNT; i++) write_text_file(mod_path(case_file(&cases[i])), cases[i].script);
 
     /* the reference: CPU seconds a plain loop takes to spend BUDGET */
     bw_sandbox_limits lim = {.instructions = BUDGET, .seconds = 60};
