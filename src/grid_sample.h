@@ -1,6 +1,7 @@
 /* grid_sample.h - the uniform-grid sampling kernels (layout in
  * clip_internal.h), shared by sample.c (grid → pose) and mix.c (grid →
- * mixer accumulators without an intermediate pose). Private. */
+ * mixer accumulators without an intermediate pose), through the
+ * per-path kernels of kernels.h. Private. */
 #ifndef BW_GRID_SAMPLE_H
 #define BW_GRID_SAMPLE_H
 
@@ -131,21 +132,5 @@ static inline void bw_grid_block_sse(const float *a, const float *b, float u, co
     }
 }
 #endif
-
-/* Compute one block (four grid joints) into res: component-major, 4
- * lanes each: t xyz, r xyzw, s xyz, coverage. `portable` picks the scalar
- * kernel (per call, from the caller's options: no global switch). */
-static inline void bw_grid_block(const float *a, const float *b, float u, const float *ca, const float *cb,
-                                 bool portable, float (*res)[4])
-{
-#ifdef BW_GRID_SSE
-    if (!portable) {
-        bw_grid_block_sse(a, b, u, ca, cb, res);
-        return;
-    }
-#endif
-    (void)portable;
-    bw_grid_block_portable(a, b, u, ca, cb, res);
-}
 
 #endif

@@ -65,9 +65,11 @@ typedef struct bw_mixer_desc {
                                 counts needs a new mixer */
     int max_contributions;   /* contributions per run, >= 0 (0: BW_MIXER_DEFAULT_CONTRIBUTIONS) */
     bw_allocator allocator;  /* by value, kept in the mixer; fn NULL: malloc / free */
-    bool portable;           /* run the portable scalar sampling kernels instead of the SIMD
-                                ones in bw_mix_run_clips (tests compare the two); same results
-                                to float rounding */
+    bw_simd_path simd;       /* kernels for mixing and, in bw_mix_run_clips, sampling
+                                (pose.h), chosen at creation; same results on every path to
+                                float rounding. This was `bool portable`: 0 / false is
+                                BW_SIMD_AUTO, 1 / true BW_SIMD_PORTABLE (the scalar kernels
+                                tests compare with) */
 } bw_mixer_desc;
 
 #define BW_MIXER_DEFAULT_CONTRIBUTIONS 16
