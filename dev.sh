@@ -7,7 +7,9 @@
 #                            gcc, AddressSanitizer + UBSan), release (gcc -O2,
 #                            NDEBUG) or clang; warnings are errors in all three
 #   ./dev.sh fuzz [SECONDS]  build the libFuzzer targets (clang) and run each
-#   ./dev.sh bench [ARGS]    build optimised and run the benchmark program
+#   ./dev.sh bench [ARGS]    build optimised and run the benchmark program;
+#                            bench --vs-ref [OPTS] compares it with the
+#                            ozz-animation yardstick (bench/vs_ref.sh)
 #   ./dev.sh deps            install the Debian packages the build needs
 #
 # Missing Debian packages are installed with apt-get when running as root;
@@ -107,10 +109,14 @@ fuzz)
     ;;
 bench)
     need "${CORE_PKGS[@]}"
+    if [ "${1:-}" = --vs-ref ]; then
+        shift
+        exec bench/vs_ref.sh "$@"
+    fi
     configure_build build-release -DCMAKE_BUILD_TYPE=Release -DBW_BUILD_TESTS=OFF -DBW_BUILD_DEMO=OFF
     exec build-release/bench/blendwerk-bench "$@"
     ;;
 *)
-    sed -n '2,12p' "$0"
+    sed -n '2,14p' "$0"
     ;;
 esac

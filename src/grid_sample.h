@@ -84,7 +84,8 @@ static inline void bw_grid_block_portable(const float *a, const float *b, float 
 /* The same block with SSE: four joints per instruction. Lanes whose key
  * rotations are more than 92° apart (outside the series' range) are
  * redone by the scalar slerp. */
-static inline void bw_grid_block_sse(const float *a, const float *b, float u, const float *ca, const float *cb,
+static inline __attribute__((always_inline)) void bw_grid_block_sse(const float *a, const float *b, float u,
+                                                                    const float *ca, const float *cb,
                            float (*res)[4])
 {
     const __m128 vu = _mm_set1_ps(u), vv = _mm_set1_ps(1.0f - u);

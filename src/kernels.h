@@ -370,7 +370,20 @@ static void KERNEL(sample_grid)(const bw_grid_binding *gb, const float *ra, cons
                                 const float *cb, bw_transform *joints, float *coverage, int joint_count)
 {
     _Alignas(16) float res[BW_GRID_COMPONENTS][4];
-    for (int blk = 0; blk < gb->block_count; blk++) {
+    /* A dense binding (lane l drives joint l) writes whole blocks with the
+     * mixer's in-register transposes instead of lane by lane. */
+    const int full = gb->dense ? (joint_count < gb->block_count * 4 ? joint_count : gb->block_count * 4) / 4 : 0;
+    for (int blk = 0; blk < full; blk++) {
+        const size_t at = (size_t)blk * BW_GRID_BLOCK_FLOATS;
+        GRID_BLOCK(ra + at, rb + at, u, ca, cb, res);
+        block x;
+#define LOAD_ALL(i_) x.c[i_] = v4_load(res[i_]);
+        FOR_ALL(LOAD_ALL)
+#undef LOAD_ALL
+        block_store4(&x, joints + 4 * blk);
+        v4_store(coverage + 4 * blk, v4_load(res[10]));
+    }
+    for (int blk = full; blk < gb->block_count; blk++) {
         const float *a = ra + (size_t)blk * BW_GRID_BLOCK_FLOATS, *b = rb + (size_t)blk * BW_GRID_BLOCK_FLOATS;
         GRID_BLOCK(a, b, u, ca, cb, res);
         const int *lanes = gb->lane_joint + (size_t)blk * 4;
