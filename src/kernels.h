@@ -1,10 +1,11 @@
 /* kernels.h - the one source of the per-frame kernels: the mixer's joint
  * pass, uniform-grid sampling and local-to-model. Each path's unit
- * (simd_<path>.c) defines KERNEL(name) to suffix the names, defines
- * KERNEL_PORTABLE for plain scalar C, then includes this file once; the
- * wide units are the same code compiled with AVX2+FMA or AVX-512 flags
- * (per file, never globally), which turns every 4-lane operation below
- * into its VEX/EVEX form with fused multiply-adds. Private. */
+ * (simd_<path>.c) defines KERNEL(name) to suffix the names and KERNEL_W,
+ * the lanes per vector (4, 8 or 16), then includes this file once;
+ * KERNEL_PORTABLE selects plain scalar C (4 lanes, lane by lane). The
+ * wide units are this code compiled with AVX2+FMA or AVX-512 flags (per
+ * file, never globally): W joints per instruction, with fused
+ * multiply-adds. Private. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,18 +14,16 @@
 #include "grid_sample.h"
 #include "simd.h"
 
+#ifndef KERNEL_W
+#define KERNEL_W 4
+#endif
 #if !defined(KERNEL_PORTABLE) && (defined(__SSE__) || defined(_M_X64))
-#include <xmmintrin.h>
+#include <immintrin.h>
 #define KERNEL_SSE 1
 #endif
-
-#if defined(BW_GRID_SSE) && !defined(KERNEL_PORTABLE)
-#define GRID_BLOCK bw_grid_block_sse
-#else
-#define GRID_BLOCK bw_grid_block_portable
+#if KERNEL_W != 4 && (defined(KERNEL_PORTABLE) || !defined(KERNEL_SSE))
+#error "wide kernels need x86 vector extensions"
 #endif
-
-/* ======== the mixer (SPEC §5; the rule is described in mix.c) ======== */
 
 /* The vector helpers must inline into the block loop; a call per
  * operation would cost more than the operation. */
@@ -34,11 +33,11 @@
 #define HOT_INLINE static inline
 #endif
 
-/* ---- 4-lane vectors ----
+/* ---- 4-lane vectors (the transposes, and every operation when W = 4) ----
  * With GCC/Clang these are vector-extension types (SSE on x86, NEON on
- * ARM); elsewhere plain arrays running the same operations lane by lane
- * (define BW_NO_VECTOR_EXT to build that path with GCC/Clang too, e.g. to
- * test it). Masks are int lanes of all ones (true) or zero. */
+ * ARM); in the portable unit (KERNEL_PORTABLE) plain arrays running the
+ * same operations lane by lane. Masks are int lanes of all ones (true) or
+ * zero. */
 #if defined(__GNUC__) && !defined(KERNEL_PORTABLE)
 typedef float v4 __attribute__((vector_size(16)));
 typedef int32_t v4i __attribute__((vector_size(16)));
@@ -128,24 +127,107 @@ HOT_INLINE v4 v4_load(const void *p)
     return v;
 }
 HOT_INLINE void v4_store(void *p, v4 v) { memcpy(p, &v, sizeof v); }
-HOT_INLINE v4 v4_madd(v4 a, v4 ka, v4 b, v4 kb) { return v4_add(v4_mul(a, ka), v4_mul(b, kb)); }
-HOT_INLINE v4 v4_min1(v4 a) { return v4_select(v4_lt(a, v4_set1(1.0f)), a, v4_set1(1.0f)); }
-/* clamp to [0, 1]; NaN fails the comparison and becomes 0 */
-HOT_INLINE v4 v4_clamp01(v4 a) { return v4_min1(v4_select(v4_gt(a, v4_set1(0.0f)), a, v4_set1(0.0f))); }
 
-/* ---- transposing four joints ----
+/* ---- W-lane vectors: every formula below runs on W joints at once ---- */
+#define GROUPS (KERNEL_W / 4) /* 4-joint groups per vector */
+#if KERNEL_W == 4
+typedef v4 vf;
+typedef v4i vi;
+#define vf_set1 v4_set1
+#define vf_add v4_add
+#define vf_sub v4_sub
+#define vf_mul v4_mul
+#define vf_div v4_div
+#define vf_gt v4_gt
+#define vf_lt v4_lt
+#define vf_eq v4_eq
+#define vi_and v4i_and
+#define vi_or v4i_or
+#define vf_select v4_select
+#define vf_mask v4_mask
+#define vi_any v4i_any
+#define vi_all v4i_all
+#define vf_sqrt v4_sqrt
+HOT_INLINE vf vf_join(const v4 *p) { return p[0]; }
+HOT_INLINE void vf_split(vf v, v4 *p) { p[0] = v; }
+#else
+typedef float vf __attribute__((vector_size(4 * KERNEL_W)));
+typedef int32_t vi __attribute__((vector_size(4 * KERNEL_W)));
+HOT_INLINE vf vf_set1(float x) { return (vf){0} + x; }
+HOT_INLINE vf vf_add(vf a, vf b) { return a + b; }
+HOT_INLINE vf vf_sub(vf a, vf b) { return a - b; }
+HOT_INLINE vf vf_mul(vf a, vf b) { return a * b; }
+HOT_INLINE vf vf_div(vf a, vf b) { return a / b; }
+HOT_INLINE vi vf_gt(vf a, vf b) { return (vi)(a > b); }
+HOT_INLINE vi vf_lt(vf a, vf b) { return (vi)(a < b); }
+HOT_INLINE vi vf_eq(vf a, vf b) { return (vi)(a == b); }
+HOT_INLINE vi vi_and(vi a, vi b) { return a & b; }
+HOT_INLINE vi vi_or(vi a, vi b) { return a | b; }
+HOT_INLINE vf vf_select(vi m, vf a, vf b) { return (vf)(((vi)a & m) | ((vi)b & ~m)); }
+HOT_INLINE vf vf_mask(vi m, vf a) { return (vf)((vi)a & m); }
+#if KERNEL_W == 8
+HOT_INLINE int vi_any(vi m) { return _mm256_movemask_ps((__m256)m) != 0; }
+HOT_INLINE int vi_all(vi m) { return _mm256_movemask_ps((__m256)m) == 0xff; }
+HOT_INLINE vf vf_sqrt(vf a) { return (vf)_mm256_sqrt_ps((__m256)a); }
+HOT_INLINE vf vf_join(const v4 *p) { return (vf)_mm256_set_m128((__m128)p[1], (__m128)p[0]); }
+HOT_INLINE void vf_split(vf v, v4 *p)
+{
+    p[0] = (v4)_mm256_castps256_ps128((__m256)v);
+    p[1] = (v4)_mm256_extractf128_ps((__m256)v, 1);
+}
+#elif KERNEL_W == 16
+HOT_INLINE int vi_any(vi m) { return _mm512_movepi32_mask((__m512i)m) != 0; }
+HOT_INLINE int vi_all(vi m) { return _mm512_movepi32_mask((__m512i)m) == 0xffff; }
+HOT_INLINE vf vf_sqrt(vf a) { return (vf)_mm512_sqrt_ps((__m512)a); }
+HOT_INLINE vf vf_join(const v4 *p)
+{
+    __m256 lo = _mm256_set_m128((__m128)p[1], (__m128)p[0]), hi = _mm256_set_m128((__m128)p[3], (__m128)p[2]);
+    return (vf)_mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
+}
+HOT_INLINE void vf_split(vf v, v4 *p)
+{
+    p[0] = (v4)_mm512_extractf32x4_ps((__m512)v, 0);
+    p[1] = (v4)_mm512_extractf32x4_ps((__m512)v, 1);
+    p[2] = (v4)_mm512_extractf32x4_ps((__m512)v, 2);
+    p[3] = (v4)_mm512_extractf32x4_ps((__m512)v, 3);
+}
+#else
+#error "KERNEL_W must be 4, 8 or 16"
+#endif
+#endif
+
+HOT_INLINE vf vf_load(const void *p)
+{
+    vf v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+HOT_INLINE void vf_store(void *p, vf v) { memcpy(p, &v, sizeof v); }
+HOT_INLINE vf vf_madd(vf a, vf ka, vf b, vf kb) { return vf_add(vf_mul(a, ka), vf_mul(b, kb)); }
+HOT_INLINE vf vf_min1(vf a) { return vf_select(vf_lt(a, vf_set1(1.0f)), a, vf_set1(1.0f)); }
+/* clamp to [0, 1]; NaN fails the comparison and becomes 0 */
+HOT_INLINE vf vf_clamp01(vf a) { return vf_min1(vf_select(vf_gt(a, vf_set1(0.0f)), a, vf_set1(0.0f))); }
+/* lanes as floats, for the rare per-lane fix-ups */
+HOT_INLINE void vf_lanes(vf v, float *out) { memcpy(out, &v, sizeof v); }
+HOT_INLINE vf vf_from_lanes(const float *in) { return vf_load(in); }
+
+/* ---- transposing joints ----
  * A bw_transform is 10 packed floats: t0 t1 t2 r0 | r1 r2 r3 s0 | s1 s2.
  * Per joint we move three 16-byte windows that stay inside the struct
  * (floats 0-3, 4-7 and 6-9) and transpose each 4x4 group, so lanes are
- * joints and vectors are components. */
+ * joints and vectors are components; a W-lane block is W / 4 such groups. */
 _Static_assert(sizeof(bw_transform) == 10 * sizeof(float), "bw_transform must be 10 packed floats");
 _Static_assert(offsetof(bw_transform, r) == 3 * sizeof(float), "bw_transform layout");
 _Static_assert(offsetof(bw_transform, s) == 7 * sizeof(float), "bw_transform layout");
 
 enum { TX, TY, TZ, QX, QY, QZ, QW, SX, SY, SZ, NCOMP };
 
-typedef struct block {
+typedef struct block4 {
     v4 c[NCOMP];
+} block4;
+
+typedef struct block {
+    vf c[NCOMP];
 } block;
 
 /* Component loops are spelled out by these macros rather than written as
@@ -166,7 +248,7 @@ typedef struct block {
         o3 = V4_SHUFFLE(hi_ab, hi_cd, 2, 3, 6, 7);                                                                     \
     } while (0)
 
-HOT_INLINE void block_load4(const bw_transform *x, block *o)
+HOT_INLINE void block4_load(const bw_transform *x, block4 *o)
 {
     const unsigned char *p[4] = {(const unsigned char *)&x[0], (const unsigned char *)&x[1],
                                  (const unsigned char *)&x[2], (const unsigned char *)&x[3]};
@@ -180,7 +262,7 @@ HOT_INLINE void block_load4(const bw_transform *x, block *o)
     o->c[SZ] = V4_SHUFFLE(hi01, hi23, 2, 3, 6, 7);
 }
 
-HOT_INLINE void block_store4(const block *b, bw_transform *x)
+HOT_INLINE void block4_store(const block4 *b, bw_transform *x)
 {
     unsigned char *p[4] = {(unsigned char *)&x[0], (unsigned char *)&x[1], (unsigned char *)&x[2],
                            (unsigned char *)&x[3]};
@@ -195,201 +277,317 @@ HOT_INLINE void block_store4(const block *b, bw_transform *x)
     v4_store(p[0] + 16, r0); v4_store(p[1] + 16, r1); v4_store(p[2] + 16, r2); v4_store(p[3] + 16, r3);
 }
 
-/* A final block of fewer than four joints goes through a padded copy:
+HOT_INLINE void block_load(const bw_transform *x, block *o)
+{
+    block4 g[GROUPS];
+    for (int k = 0; k < GROUPS; k++) block4_load(x + 4 * k, &g[k]);
+#define JOIN(i_)                                                                                                       \
+    {                                                                                                                  \
+        v4 parts[GROUPS];                                                                                              \
+        for (int k = 0; k < GROUPS; k++) parts[k] = g[k].c[i_];                                                        \
+        o->c[i_] = vf_join(parts);                                                                                     \
+    }
+    FOR_ALL(JOIN)
+#undef JOIN
+}
+
+HOT_INLINE void block_store(const block *b, bw_transform *x)
+{
+    block4 g[GROUPS];
+#define SPLIT(i_)                                                                                                      \
+    {                                                                                                                  \
+        v4 parts[GROUPS];                                                                                              \
+        vf_split(b->c[i_], parts);                                                                                     \
+        for (int k = 0; k < GROUPS; k++) g[k].c[i_] = parts[k];                                                        \
+    }
+    FOR_ALL(SPLIT)
+#undef SPLIT
+    for (int k = 0; k < GROUPS; k++) block4_store(&g[k], x + 4 * k);
+}
+
+/* A final block of fewer than W joints goes through a padded copy:
  * missing lanes are identity with coverage 0, so they never change. */
 static void block_load_tail(const bw_transform *x, int lanes, block *o)
 {
-    bw_transform tmp[4];
-    for (int k = 0; k < 4; k++) tmp[k] = k < lanes ? x[k] : bw_transform_identity;
-    block_load4(tmp, o);
+    bw_transform tmp[KERNEL_W];
+    for (int k = 0; k < KERNEL_W; k++) tmp[k] = k < lanes ? x[k] : bw_transform_identity;
+    block_load(tmp, o);
 }
 
 static void block_store_tail(const block *b, bw_transform *x, int lanes)
 {
-    bw_transform tmp[4];
-    block_store4(b, tmp);
+    bw_transform tmp[KERNEL_W];
+    block_store(b, tmp);
     for (int k = 0; k < lanes; k++) x[k] = tmp[k];
 }
 
-HOT_INLINE v4 cov_load(const float *c, int lanes)
+HOT_INLINE vf cov_load(const float *c, int lanes)
 {
-    if (lanes == 4) return v4_load(c);
-    float tmp[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (lanes == KERNEL_W) return vf_load(c);
+    float tmp[KERNEL_W] = {0.0f};
     for (int k = 0; k < lanes; k++) tmp[k] = c[k];
-    return v4_load(tmp);
+    return vf_load(tmp);
 }
 
-HOT_INLINE void cov_store(float *c, v4 v, int lanes)
+HOT_INLINE void cov_store(float *c, vf v, int lanes)
 {
-    if (lanes == 4) {
-        v4_store(c, v);
+    if (lanes == KERNEL_W) {
+        vf_store(c, v);
         return;
     }
-    float tmp[4];
-    v4_store(tmp, v);
+    float tmp[KERNEL_W];
+    vf_store(tmp, v);
     for (int k = 0; k < lanes; k++) c[k] = tmp[k];
 }
 
-HOT_INLINE v4 dot_q(const block *a, const block *b)
+HOT_INLINE vf dot_q(const block *a, const block *b)
 {
-    return v4_add(v4_add(v4_mul(a->c[QX], b->c[QX]), v4_mul(a->c[QY], b->c[QY])),
-                  v4_add(v4_mul(a->c[QZ], b->c[QZ]), v4_mul(a->c[QW], b->c[QW])));
+    return vf_add(vf_add(vf_mul(a->c[QX], b->c[QX]), vf_mul(a->c[QY], b->c[QY])),
+                  vf_add(vf_mul(a->c[QZ], b->c[QZ]), vf_mul(a->c[QW], b->c[QW])));
 }
 
-/* Mix one block of `lanes` (1-4) joints starting at out[0]. */
+/* ---- sampling W grid joints (layout in clip_internal.h) ----
+ * Lanes are `groups` consecutive 4-joint blocks of rows a and b (fewer
+ * than W / 4 at a grid's end: the rest pad as identity with coverage 0).
+ * Result: the block of transforms and the coverages. The portable unit
+ * runs the scalar reference kernel (grid_sample.h) instead. */
+static const float grid_pad[BW_GRID_BLOCK_FLOATS] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0};
+
+HOT_INLINE vf grid_component(const float *row, int groups, int c)
+{
+    v4 parts[GROUPS];
+    for (int k = 0; k < GROUPS; k++)
+        parts[k] = v4_load((k < groups ? row + (size_t)k * BW_GRID_BLOCK_FLOATS : grid_pad) + c * 4);
+    return vf_join(parts);
+}
+
+#if defined(KERNEL_PORTABLE)
+HOT_INLINE void grid_sample_block(const float *a, const float *b, int groups, float u, const float *ca,
+                                  const float *cb, block *o, vf *cov)
+{
+    (void)groups; /* W = 4: one group */
+    _Alignas(16) float res[BW_GRID_COMPONENTS][4];
+    bw_grid_block_portable(a, b, u, ca, cb, res);
+#define LOAD_RES(i_) o->c[i_] = v4_load(res[i_]);
+    FOR_ALL(LOAD_RES)
+#undef LOAD_RES
+    *cov = v4_load(res[10]);
+}
+#else
+/* Lerp for translation, scale and weights; slerp by the series in
+ * bw_math.h (coefficients ca, cb for 1 − u and u) with hemisphere
+ * alignment and one Newton renormalisation, exactly the scalar kernel's
+ * formulas; lanes whose keys are more than 92° apart (outside the
+ * series' range) are redone by the scalar slerp. */
+HOT_INLINE void grid_sample_block(const float *a, const float *b, int groups, float u, const float *ca,
+                                  const float *cb, block *o, vf *cov)
+{
+    const vf vu = vf_set1(u), vv = vf_set1(1.0f - u), one = vf_set1(1.0f), zero = vf_set1(0.0f);
+#define GLERP(c_) vf_madd(grid_component(a, groups, c_), vv, grid_component(b, groups, c_), vu)
+    o->c[TX] = GLERP(0);
+    o->c[TY] = GLERP(1);
+    o->c[TZ] = GLERP(2);
+    o->c[SX] = GLERP(7);
+    o->c[SY] = GLERP(8);
+    o->c[SZ] = GLERP(9);
+    vf ax = grid_component(a, groups, 3), ay = grid_component(a, groups, 4), az = grid_component(a, groups, 5),
+       aw = grid_component(a, groups, 6);
+    vf bx = grid_component(b, groups, 3), by = grid_component(b, groups, 4), bz = grid_component(b, groups, 5),
+       bw = grid_component(b, groups, 6);
+    vf d = vf_add(vf_add(vf_mul(ax, bx), vf_mul(ay, by)), vf_add(vf_mul(az, bz), vf_mul(aw, bw)));
+    vi neg = vf_lt(d, zero); /* hemisphere: flip b where the dot is negative */
+    d = vf_select(neg, vf_sub(zero, d), d);
+    vi slow = vf_lt(d, vf_set1(BW_SLERP_SERIES_MIN_COS));
+    vf x = vf_sub(vf_min1(d), one);
+    vf ka = vf_set1(ca[BW_SLERP_SERIES_TERMS - 1]), kb = vf_set1(cb[BW_SLERP_SERIES_TERMS - 1]);
+    for (int i = BW_SLERP_SERIES_TERMS - 2; i >= 0; i--) {
+        ka = vf_add(vf_mul(ka, x), vf_set1(ca[i]));
+        kb = vf_add(vf_mul(kb, x), vf_set1(cb[i]));
+    }
+    kb = vf_select(neg, vf_sub(zero, kb), kb);
+    vf rx = vf_madd(ka, ax, kb, bx), ry = vf_madd(ka, ay, kb, by), rz = vf_madd(ka, az, kb, bz),
+       rw = vf_madd(ka, aw, kb, bw);
+    vf n2 = vf_add(vf_add(vf_mul(rx, rx), vf_mul(ry, ry)), vf_add(vf_mul(rz, rz), vf_mul(rw, rw)));
+    vf n = vf_sub(vf_set1(1.5f), vf_mul(vf_set1(0.5f), n2));
+    o->c[QX] = vf_mul(rx, n);
+    o->c[QY] = vf_mul(ry, n);
+    o->c[QZ] = vf_mul(rz, n);
+    o->c[QW] = vf_mul(rw, n);
+    /* a NaN coverage becomes 0 */
+    *cov = vf_clamp01(vf_mul(GLERP(10), vf_sub(one, GLERP(11))));
+#undef GLERP
+    if (vi_any(slow)) {
+        float m[KERNEL_W], q[4][KERNEL_W], la[4][KERNEL_W], lb[4][KERNEL_W];
+        vf_lanes((vf)slow, m);
+        const vf av[4] = {ax, ay, az, aw}, bv[4] = {bx, by, bz, bw};
+        for (int c = 0; c < 4; c++) {
+            vf_lanes(o->c[QX + c], q[c]);
+            vf_lanes(av[c], la[c]);
+            vf_lanes(bv[c], lb[c]);
+        }
+        for (int l = 0; l < KERNEL_W; l++) {
+            int32_t bits;
+            memcpy(&bits, &m[l], sizeof bits);
+            if (!bits) continue;
+            float qa[4] = {la[0][l], la[1][l], la[2][l], la[3][l]}, qb[4] = {lb[0][l], lb[1][l], lb[2][l], lb[3][l]};
+            float r[4];
+            bw_quat_slerp(qa, qb, u, r);
+            for (int c = 0; c < 4; c++) q[c][l] = r[c];
+        }
+        for (int c = 0; c < 4; c++) o->c[QX + c] = vf_from_lanes(q[c]);
+    }
+}
+#endif
+
+/* ======== the mixer (SPEC §5; the rule is described in mix.c) ======== */
+
+/* Mix one block of `lanes` (1..W) joints starting at out[0] (joint j). */
 HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int rank_count, int j, int lanes,
                           bw_transform *out, float *out_coverage)
 {
-    const v4 zero = v4_set1(0.0f), one = v4_set1(1.0f);
+    const vf zero = vf_set1(0.0f), one = vf_set1(1.0f);
     block x;
-    if (lanes == 4) block_load4(out, &x);
+    if (lanes == KERNEL_W) block_load(out, &x);
     else block_load_tail(out, lanes, &x);
-    const v4 cov_raw = cov_load(out_coverage, lanes);
-    v4 cr = v4_clamp01(cov_raw);
-    v4i changed = v4_gt(zero, one); /* all false */
+    const vf cov_raw = cov_load(out_coverage, lanes);
+    vf cr = vf_clamp01(cov_raw);
+    vi changed = vf_gt(zero, one); /* all false */
+    const int groups = (lanes + 3) / 4;
     for (int r = 0, e = 0; r < rank_count; r++) {
         block sum;
 #define ZERO_SUM(i_) sum.c[i_] = zero;
         FOR_ALL(ZERO_SUM)
-        v4 share = zero;
+        vf share = zero;
         for (int end = rank_end[r]; e < end; e++) {
             block y;
-            v4 sh;
+            vf sh;
             if (entries[e].grid_a) {
-                /* sample this block of the clip's grid in place */
-                _Alignas(16) float res[BW_GRID_COMPONENTS][4];
+                /* sample these joints of the clip's grid in place */
                 const size_t at = (size_t)(j / 4) * BW_GRID_BLOCK_FLOATS;
-                GRID_BLOCK(entries[e].grid_a + at, entries[e].grid_b + at, entries[e].u, entries[e].ca,
-                           entries[e].cb, res);
-                sh = v4_clamp01(v4_mul(v4_set1(entries[e].weight), cov_load(res[10], lanes)));
-                if (!v4i_any(v4_gt(sh, zero))) continue;
-#define LOAD_RES(i_) y.c[i_] = v4_load(res[i_]);
-                FOR_ALL(LOAD_RES)
+                vf cov;
+                grid_sample_block(entries[e].grid_a + at, entries[e].grid_b + at, groups, entries[e].u, entries[e].ca,
+                                  entries[e].cb, &y, &cov);
+                sh = vf_clamp01(vf_mul(vf_set1(entries[e].weight), cov));
+                if (!vi_any(vf_gt(sh, zero))) continue;
             } else {
-                sh = v4_clamp01(v4_mul(v4_set1(entries[e].weight), cov_load(entries[e].coverage + j, lanes)));
-                if (!v4i_any(v4_gt(sh, zero))) continue; /* nothing covered here: skip the loads */
-                if (lanes == 4) block_load4(entries[e].joints + j, &y);
+                sh = vf_clamp01(vf_mul(vf_set1(entries[e].weight), cov_load(entries[e].coverage + j, lanes)));
+                if (!vi_any(vf_gt(sh, zero))) continue; /* nothing covered here: skip the loads */
+                if (lanes == KERNEL_W) block_load(entries[e].joints + j, &y);
                 else block_load_tail(entries[e].joints + j, lanes, &y);
             }
-            v4i live = v4_gt(sh, zero);
+            vi live = vf_gt(sh, zero);
             /* Align each quaternion to the running sum's hemisphere (q and
              * −q must never cancel); the first one meets a zero sum and
              * keeps its sign. */
-            v4 sr = v4_select(v4_lt(dot_q(&sum, &y), zero), v4_sub(zero, sh), sh);
+            vf sr = vf_select(vf_lt(dot_q(&sum, &y), zero), vf_sub(zero, sh), sh);
             /* Dead lanes add an exact 0 (one AND each), even over NaN
              * storage: an uncovered joint's storage is never read as data. */
-#define ADD_TS(i_) sum.c[i_] = v4_add(sum.c[i_], v4_mask(live, v4_mul(y.c[i_], sh)));
-#define ADD_Q(i_) sum.c[i_] = v4_add(sum.c[i_], v4_mask(live, v4_mul(y.c[i_], sr)));
+#define ADD_TS(i_) sum.c[i_] = vf_add(sum.c[i_], vf_mask(live, vf_mul(y.c[i_], sh)));
+#define ADD_Q(i_) sum.c[i_] = vf_add(sum.c[i_], vf_mask(live, vf_mul(y.c[i_], sr)));
             FOR_TS(ADD_TS)
             FOR_Q(ADD_Q)
-            share = v4_add(share, sh);
+            share = vf_add(share, sh);
         }
-        v4i has = v4_gt(share, zero);
-        if (!v4i_any(has)) continue;
+        vi has = vf_gt(share, zero);
+        if (!vi_any(has)) continue;
         /* Rank coverage c_k and overlay weights (c_r(1 − c_k), c_k) / total. */
-        v4 safe_share = v4_select(has, share, one);
-        v4 ck = v4_min1(safe_share);
-        v4 wa = v4_mul(cr, v4_sub(one, ck));
-        v4 total = v4_add(wa, ck); /* ≥ ck > 0 */
+        vf safe_share = vf_select(has, share, one);
+        vf ck = vf_min1(safe_share);
+        vf wa = vf_mul(cr, vf_sub(one, ck));
+        vf total = vf_add(wa, ck); /* ≥ ck > 0 */
         /* One division serves all three weights: a = wa / total, b = ck /
          * total, and bm = b / share, which turns the share-weighted sum
          * straight into b × mean. */
-        v4 inv_ts = v4_div(one, v4_mul(total, safe_share));
-        v4 bm = v4_mul(ck, inv_ts);
-        v4 a = v4_mul(v4_mul(wa, safe_share), inv_ts), b = v4_mul(bm, safe_share);
+        vf inv_ts = vf_div(one, vf_mul(total, safe_share));
+        vf bm = vf_mul(ck, inv_ts);
+        vf a = vf_mul(vf_mul(wa, safe_share), inv_ts), b = vf_mul(bm, safe_share);
         block n;
-#define BLEND_TS(i_) n.c[i_] = v4_madd(x.c[i_], a, sum.c[i_], bm);
+#define BLEND_TS(i_) n.c[i_] = vf_madd(x.c[i_], a, sum.c[i_], bm);
         FOR_TS(BLEND_TS)
         /* Rotation: nlerp with weights (a, b) of the running rotation and the
          * rank's normalized mean, after hemisphere alignment. Where a == 0
          * (full rank coverage, or nothing below) the mean's length does not
          * matter because the result is normalized anyway. */
-        v4i need_unit = v4_gt(a, zero);
-        v4 kq = one;
-        if (v4i_any(need_unit)) {
-            v4 len = v4_sqrt(v4_select(need_unit, dot_q(&sum, &sum), one));
-            kq = v4_select(need_unit, v4_div(b, len), one);
+        vi need_unit = vf_gt(a, zero);
+        vf kq = one;
+        if (vi_any(need_unit)) {
+            vf len = vf_sqrt(vf_select(need_unit, dot_q(&sum, &sum), one));
+            kq = vf_select(need_unit, vf_div(b, len), one);
         }
-        kq = v4_select(v4_lt(dot_q(&x, &sum), zero), v4_sub(zero, kq), kq);
-#define BLEND_Q(i_) n.c[i_] = v4_madd(x.c[i_], a, sum.c[i_], kq);
+        kq = vf_select(vf_lt(dot_q(&x, &sum), zero), vf_sub(zero, kq), kq);
+#define BLEND_Q(i_) n.c[i_] = vf_madd(x.c[i_], a, sum.c[i_], kq);
         FOR_Q(BLEND_Q)
-        v4 n2 = dot_q(&n, &n);
+        vf n2 = dot_q(&n, &n);
         /* One finiteness test per joint: a NaN or inf anywhere makes the sum
          * NaN or inf, and then sum − sum is not 0. */
-        v4 probe = v4_add(v4_add(v4_add(n.c[TX], n.c[TY]), v4_add(n.c[TZ], n.c[SX])),
-                          v4_add(v4_add(n.c[SY], n.c[SZ]), n2));
-        v4i ok = v4i_and(v4i_and(has, v4_gt(n2, v4_set1(1e-30f))), v4_eq(v4_sub(probe, probe), zero));
-        v4 kn = v4_div(one, v4_sqrt(v4_select(ok, n2, one)));
-#define NORMALIZE_Q(i_) n.c[i_] = v4_mul(n.c[i_], kn);
+        vf probe = vf_add(vf_add(vf_add(n.c[TX], n.c[TY]), vf_add(n.c[TZ], n.c[SX])),
+                          vf_add(vf_add(n.c[SY], n.c[SZ]), n2));
+        vi ok = vi_and(vi_and(has, vf_gt(n2, vf_set1(1e-30f))), vf_eq(vf_sub(probe, probe), zero));
+        vf kn = vf_div(one, vf_sqrt(vf_select(ok, n2, one)));
+#define NORMALIZE_Q(i_) n.c[i_] = vf_mul(n.c[i_], kn);
         FOR_Q(NORMALIZE_Q)
         /* Lanes that failed keep what lay below, coverage included. */
-        if (v4i_all(ok)) {
+        if (vi_all(ok)) {
 #define TAKE_ALL(i_) x.c[i_] = n.c[i_];
             FOR_ALL(TAKE_ALL)
-            cr = v4_min1(total);
+            cr = vf_min1(total);
         } else {
-#define TAKE(i_) x.c[i_] = v4_select(ok, n.c[i_], x.c[i_]);
+#define TAKE(i_) x.c[i_] = vf_select(ok, n.c[i_], x.c[i_]);
             FOR_ALL(TAKE)
-            cr = v4_select(ok, v4_min1(total), cr);
+            cr = vf_select(ok, vf_min1(total), cr);
         }
-        changed = v4i_or(changed, ok);
+        changed = vi_or(changed, ok);
     }
-    if (!v4i_any(changed)) return; /* a block nobody changed is not rewritten */
+    if (!vi_any(changed)) return; /* a block nobody changed is not rewritten */
     /* Unchanged lanes still hold their loaded bits; their coverage is
      * restored raw (not clamped), so they pass through exactly. */
-    if (lanes == 4) block_store4(&x, out);
+    if (lanes == KERNEL_W) block_store(&x, out);
     else block_store_tail(&x, out, lanes);
-    cov_store(out_coverage, v4_select(changed, cr, cov_raw), lanes);
+    cov_store(out_coverage, vf_select(changed, cr, cov_raw), lanes);
 }
 
-
 static void KERNEL(mix_joints)(const bw_mix_entry *entries, const int *rank_end, int rank_count, int joint_count,
-                       bw_transform *out, float *out_coverage)
+                               bw_transform *out, float *out_coverage)
 {
     int j = 0;
-    for (; j + 4 <= joint_count; j += 4)
-        mix_block(entries, rank_end, rank_count, j, 4, out + j, out_coverage + j);
+    for (; j + KERNEL_W <= joint_count; j += KERNEL_W)
+        mix_block(entries, rank_end, rank_count, j, KERNEL_W, out + j, out_coverage + j);
     if (j < joint_count)
         mix_block(entries, rank_end, rank_count, j, joint_count - j, out + j, out_coverage + j);
 }
 
-
 /* ======== uniform-grid sampling (sample.c) ======== */
-
-/* Write lane l of a computed block (res: component-major, 4 lanes each:
- * t xyz, r xyzw, s xyz, coverage) into the pose. */
-HOT_INLINE void store_lane(const float (*res)[4], int l, bw_transform *x, float *coverage)
-{
-    x->t[0] = res[0][l]; x->t[1] = res[1][l]; x->t[2] = res[2][l];
-    x->r[0] = res[3][l]; x->r[1] = res[4][l]; x->r[2] = res[5][l]; x->r[3] = res[6][l];
-    x->s[0] = res[7][l]; x->s[1] = res[8][l]; x->s[2] = res[9][l];
-    *coverage = res[10][l];
-}
 
 static void KERNEL(sample_grid)(const bw_grid_binding *gb, const float *ra, const float *rb, float u, const float *ca,
                                 const float *cb, bw_transform *joints, float *coverage, int joint_count)
 {
-    _Alignas(16) float res[BW_GRID_COMPONENTS][4];
-    /* A dense binding (lane l drives joint l) writes whole blocks with the
-     * mixer's in-register transposes instead of lane by lane. */
-    const int full = gb->dense ? (joint_count < gb->block_count * 4 ? joint_count : gb->block_count * 4) / 4 : 0;
-    for (int blk = 0; blk < full; blk++) {
+    for (int blk = 0; blk < gb->block_count; blk += GROUPS) {
+        const int groups = gb->block_count - blk < GROUPS ? gb->block_count - blk : GROUPS;
         const size_t at = (size_t)blk * BW_GRID_BLOCK_FLOATS;
-        GRID_BLOCK(ra + at, rb + at, u, ca, cb, res);
         block x;
-#define LOAD_ALL(i_) x.c[i_] = v4_load(res[i_]);
-        FOR_ALL(LOAD_ALL)
-#undef LOAD_ALL
-        block_store4(&x, joints + 4 * blk);
-        v4_store(coverage + 4 * blk, v4_load(res[10]));
-    }
-    for (int blk = full; blk < gb->block_count; blk++) {
-        const float *a = ra + (size_t)blk * BW_GRID_BLOCK_FLOATS, *b = rb + (size_t)blk * BW_GRID_BLOCK_FLOATS;
-        GRID_BLOCK(a, b, u, ca, cb, res);
-        const int *lanes = gb->lane_joint + (size_t)blk * 4;
-        for (int l = 0; l < 4; l++) {
+        vf cov;
+        grid_sample_block(ra + at, rb + at, groups, u, ca, cb, &x, &cov);
+        const int first = 4 * blk;
+        /* A dense binding (lane l drives joint l) writes whole blocks with
+         * the in-register transposes. */
+        if (gb->dense && first + KERNEL_W <= joint_count) {
+            block_store(&x, joints + first);
+            vf_store(coverage + first, cov);
+            continue;
+        }
+        bw_transform tmp[KERNEL_W];
+        float tcov[KERNEL_W];
+        block_store(&x, tmp);
+        vf_store(tcov, cov);
+        const int *lanes = gb->lane_joint + first;
+        for (int l = 0; l < 4 * groups; l++) {
             const int j = lanes[l];
-            if (j >= 0 && j < joint_count) store_lane((const float(*)[4])res, l, &joints[j], &coverage[j]);
+            if (j >= 0 && j < joint_count) {
+                joints[j] = tmp[l];
+                coverage[j] = tcov[l];
+            }
         }
     }
 }

@@ -7,6 +7,7 @@
 #if defined(__AVX2__) && defined(__FMA__)
 #define KERNEL(name) bw_kernel_avx2_##name
 #define KERNEL_PATH BW_SIMD_AVX2
+#define KERNEL_W 8
 #include "kernels.h"
 const bw_simd_kernels *const bw_simd_table_avx2 = &bw_kernel_avx2_table;
 #else

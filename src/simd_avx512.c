@@ -7,6 +7,7 @@
 #if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512DQ__) && defined(__AVX512BW__)
 #define KERNEL(name) bw_kernel_avx512_##name
 #define KERNEL_PATH BW_SIMD_AVX512
+#define KERNEL_W 16
 #include "kernels.h"
 const bw_simd_kernels *const bw_simd_table_avx512 = &bw_kernel_avx512_table;
 #else
