@@ -635,24 +635,77 @@ static void combine(const float pm[4][4], const float c[3][3], const float *t, f
 }
 #endif
 
+#if defined(KERNEL_PORTABLE)
+/* The scalar reference: affine.h's columns, joint by joint. */
+HOT_INLINE void local_columns(const bw_transform *x, int lanes, float (*cs)[KERNEL_W])
+{
+    for (int l = 0; l < lanes; l++) {
+        float c[3][3];
+        rotation_scale_columns(&x[l], c);
+        for (int k = 0; k < 9; k++) cs[k][l] = c[k / 3][k % 3];
+        for (int k = 0; k < 3; k++) cs[9 + k][l] = x[l].t[k];
+    }
+}
+#else
+/* affine.h's rotation_scale_columns on W joints at once (same formulas,
+ * same treatment of zero and non-finite rotations), into columns-major
+ * scratch: cs[3k + r][lane] = c[k][r], cs[9 + r][lane] = t[r]. */
+HOT_INLINE void local_columns(const bw_transform *x, int lanes, float (*cs)[KERNEL_W])
+{
+    block b;
+    if (lanes == KERNEL_W) block_load(x, &b);
+    else block_load_tail(x, lanes, &b);
+    const vf one = vf_set1(1.0f), zero = vf_set1(0.0f);
+    vf qx = b.c[QX], qy = b.c[QY], qz = b.c[QZ], qw = b.c[QW];
+    vf n2 = vf_add(vf_add(vf_mul(qx, qx), vf_mul(qy, qy)), vf_add(vf_mul(qz, qz), vf_mul(qw, qw)));
+    vi ok = vi_and(vf_gt(n2, vf_set1(1e-30f)), vf_lt(n2, vf_set1(INFINITY))); /* NaN fails both */
+    vf k = vf_select(ok, vf_div(vf_set1(2.0f), vf_select(ok, n2, one)), zero);
+    qx = vf_mask(ok, qx), qy = vf_mask(ok, qy), qz = vf_mask(ok, qz), qw = vf_mask(ok, qw);
+    vf xx = vf_mul(vf_mul(qx, qx), k), yy = vf_mul(vf_mul(qy, qy), k), zz = vf_mul(vf_mul(qz, qz), k);
+    vf xy = vf_mul(vf_mul(qx, qy), k), xz = vf_mul(vf_mul(qx, qz), k), yz = vf_mul(vf_mul(qy, qz), k);
+    vf wx = vf_mul(vf_mul(qw, qx), k), wy = vf_mul(vf_mul(qw, qy), k), wz = vf_mul(vf_mul(qw, qz), k);
+    vf_store(cs[0], vf_mul(vf_sub(vf_sub(one, yy), zz), b.c[SX]));
+    vf_store(cs[1], vf_mul(vf_add(xy, wz), b.c[SX]));
+    vf_store(cs[2], vf_mul(vf_sub(xz, wy), b.c[SX]));
+    vf_store(cs[3], vf_mul(vf_sub(xy, wz), b.c[SY]));
+    vf_store(cs[4], vf_mul(vf_sub(vf_sub(one, xx), zz), b.c[SY]));
+    vf_store(cs[5], vf_mul(vf_add(yz, wx), b.c[SY]));
+    vf_store(cs[6], vf_mul(vf_add(xz, wy), b.c[SZ]));
+    vf_store(cs[7], vf_mul(vf_sub(yz, wx), b.c[SZ]));
+    vf_store(cs[8], vf_mul(vf_sub(vf_sub(one, xx), yy), b.c[SZ]));
+    vf_store(cs[9], b.c[TX]);
+    vf_store(cs[10], b.c[TY]);
+    vf_store(cs[11], b.c[TZ]);
+}
+#endif
+
+/* Local columns for W joints at a time (vectorised across joints), then
+ * the parent products joint by joint in rig order (each a few column
+ * multiply-adds with the local entries broadcast from the scratch). */
 static void KERNEL(local_to_model)(const int *parents, const bw_transform *joints, int count, float (*model)[4][4])
 {
-    for (int i = 0; i < count; i++) {
-        const bw_transform *x = &joints[i];
-        float c[3][3];
-        rotation_scale_columns(x, c);
-        float(*m)[4] = model[i];
-        int p = parents[i];
-        if (p < 0) {
-            store_affine(c, x->t, m);
-            continue;
+    _Alignas(64) float cs[12][KERNEL_W];
+    for (int g = 0; g < count; g += KERNEL_W) {
+        const int lanes = count - g < KERNEL_W ? count - g : KERNEL_W;
+        local_columns(joints + g, lanes, cs);
+        for (int l = 0; l < lanes; l++) {
+            const int i = g + l;
+            const float c[3][3] = {{cs[0][l], cs[1][l], cs[2][l]}, {cs[3][l], cs[4][l], cs[5][l]},
+                                   {cs[6][l], cs[7][l], cs[8][l]}};
+            const float t[3] = {cs[9][l], cs[10][l], cs[11][l]};
+            float(*m)[4] = model[i];
+            const int p = parents[i];
+            if (p < 0) {
+                store_affine(c, t, m);
+                continue;
+            }
+            /* model = parent · local. Both are affine (last row 0 0 0 1),
+             * so column k of the product is P0·c[k][0] + P1·c[k][1] +
+             * P2·c[k][2] (+ P3 for the translation column), and the last
+             * row comes out as 0 0 0 1 by itself. The rig guarantees p <
+             * i: the parent is final and never aliases model[i]. */
+            combine(model[p], c, t, m);
         }
-        /* model = parent · local. Both are affine (last row 0 0 0 1), so
-         * column k of the product is P0·c[k][0] + P1·c[k][1] + P2·c[k][2]
-         * (+ P3 for the translation column), and the last row comes out
-         * as 0 0 0 1 by itself. The rig guarantees p < i: the parent is
-         * final and never aliases model[i]. */
-        combine(model[p], c, x->t, m);
     }
 }
 
