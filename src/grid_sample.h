@@ -56,7 +56,8 @@ static inline void bw_grid_segment(const bw_clip_grid *g, float time, int *out_k
     *out_u = u;
 }
 
-/* One block of four joints, lane by lane: the portable path and the
+/* Four lanes of a grid block (a, b: the first lane of the four, component
+ * stride BW_GRID_LANES), lane by lane: the portable path and the
  * reference for the vector kernel in kernels.h (grid_sample_block). */
 static inline void bw_grid_block_portable(const float *a, const float *b, float u, const float *ca, const float *cb,
                               float (*res)[4])
@@ -64,17 +65,18 @@ static inline void bw_grid_block_portable(const float *a, const float *b, float 
     const float v = 1.0f - u;
     for (int l = 0; l < 4; l++) {
         for (int c = 0; c < 3; c++) {
-            res[c][l] = a[c * 4 + l] * v + b[c * 4 + l] * u;
-            res[7 + c][l] = a[(7 + c) * 4 + l] * v + b[(7 + c) * 4 + l] * u;
+            res[c][l] = a[c * BW_GRID_LANES + l] * v + b[c * BW_GRID_LANES + l] * u;
+            res[7 + c][l] = a[(7 + c) * BW_GRID_LANES + l] * v + b[(7 + c) * BW_GRID_LANES + l] * u;
         }
         float qa[4], qb[4], q[4];
         for (int c = 0; c < 4; c++) {
-            qa[c] = a[(3 + c) * 4 + l];
-            qb[c] = b[(3 + c) * 4 + l];
+            qa[c] = a[(3 + c) * BW_GRID_LANES + l];
+            qb[c] = b[(3 + c) * BW_GRID_LANES + l];
         }
         bw_grid_slerp(qa, qb, ca, cb, u, q);
         for (int c = 0; c < 4; c++) res[3 + c][l] = q[c];
-        float pw = a[40 + l] * v + b[40 + l] * u, mw = a[44 + l] * v + b[44 + l] * u;
+        float pw = a[10 * BW_GRID_LANES + l] * v + b[10 * BW_GRID_LANES + l] * u;
+        float mw = a[11 * BW_GRID_LANES + l] * v + b[11 * BW_GRID_LANES + l] * u;
         res[10][l] = bw_coverage(pw, mw);
     }
 }

@@ -347,27 +347,24 @@ HOT_INLINE vf dot_q(const block *a, const block *b)
 }
 
 /* ---- sampling W grid joints (layout in clip_internal.h) ----
- * Lanes are `groups` consecutive 4-joint blocks of rows a and b (fewer
- * than W / 4 at a grid's end: the rest pad as identity with coverage 0).
- * Result: the block of transforms and the coverages. The portable unit
- * runs the scalar reference kernel (grid_sample.h) instead. */
-static const float grid_pad[BW_GRID_BLOCK_FLOATS] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0};
+ * a and b point at the first of W consecutive lanes of one grid block in
+ * rows a and b (W divides BW_GRID_LANES, so the lanes never cross a block
+ * and every load is one whole vector). Result: the block of transforms
+ * and the coverages. The portable unit runs the scalar reference kernel
+ * (grid_sample.h) instead. */
+_Static_assert(BW_GRID_LANES % KERNEL_W == 0, "grid blocks hold whole vectors");
 
-HOT_INLINE vf grid_component(const float *row, int groups, int c)
+HOT_INLINE vf grid_component(const float *lanes, int c) { return vf_load(lanes + c * BW_GRID_LANES); }
+
+HOT_INLINE size_t grid_offset(int lane)
 {
-    v4 parts[GROUPS];
-    for (int k = 0; k < GROUPS; k++)
-        parts[k] = v4_load((k < groups ? row + (size_t)k * BW_GRID_BLOCK_FLOATS : grid_pad) + c * 4);
-    return vf_join(parts);
+    return (size_t)(lane / BW_GRID_LANES) * BW_GRID_BLOCK_FLOATS + (size_t)(lane % BW_GRID_LANES);
 }
 
 #if defined(KERNEL_PORTABLE)
-HOT_INLINE void grid_sample_block(const float *a, const float *b, int groups, float u, const float *ca,
-                                  const float *cb, block *o, vf *cov)
+HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const float *ca, const float *cb, block *o,
+                                  vf *cov)
 {
-    (void)groups; /* W = 4: one group */
     _Alignas(16) float res[BW_GRID_COMPONENTS][4];
     bw_grid_block_portable(a, b, u, ca, cb, res);
 #define LOAD_RES(i_) o->c[i_] = v4_load(res[i_]);
@@ -381,21 +378,21 @@ HOT_INLINE void grid_sample_block(const float *a, const float *b, int groups, fl
  * alignment and one Newton renormalisation, exactly the scalar kernel's
  * formulas; lanes whose keys are more than 92° apart (outside the
  * series' range) are redone by the scalar slerp. */
-HOT_INLINE void grid_sample_block(const float *a, const float *b, int groups, float u, const float *ca,
-                                  const float *cb, block *o, vf *cov)
+HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const float *ca, const float *cb, block *o,
+                                  vf *cov)
 {
     const vf vu = vf_set1(u), vv = vf_set1(1.0f - u), one = vf_set1(1.0f), zero = vf_set1(0.0f);
-#define GLERP(c_) vf_madd(grid_component(a, groups, c_), vv, grid_component(b, groups, c_), vu)
+#define GLERP(c_) vf_madd(grid_component(a, c_), vv, grid_component(b, c_), vu)
     o->c[TX] = GLERP(0);
     o->c[TY] = GLERP(1);
     o->c[TZ] = GLERP(2);
     o->c[SX] = GLERP(7);
     o->c[SY] = GLERP(8);
     o->c[SZ] = GLERP(9);
-    vf ax = grid_component(a, groups, 3), ay = grid_component(a, groups, 4), az = grid_component(a, groups, 5),
-       aw = grid_component(a, groups, 6);
-    vf bx = grid_component(b, groups, 3), by = grid_component(b, groups, 4), bz = grid_component(b, groups, 5),
-       bw = grid_component(b, groups, 6);
+    vf ax = grid_component(a, 3), ay = grid_component(a, 4), az = grid_component(a, 5),
+       aw = grid_component(a, 6);
+    vf bx = grid_component(b, 3), by = grid_component(b, 4), bz = grid_component(b, 5),
+       bw = grid_component(b, 6);
     vf d = vf_add(vf_add(vf_mul(ax, bx), vf_mul(ay, by)), vf_add(vf_mul(az, bz), vf_mul(aw, bw)));
     vi neg = vf_lt(d, zero); /* hemisphere: flip b where the dot is negative */
     d = vf_select(neg, vf_sub(zero, d), d);
@@ -454,7 +451,6 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
     const vf cov_raw = cov_load(out_coverage, lanes);
     vf cr = vf_clamp01(cov_raw);
     vi changed = vf_gt(zero, one); /* all false */
-    const int groups = (lanes + 3) / 4;
     for (int r = 0, e = 0; r < rank_count; r++) {
         block sum;
 #define ZERO_SUM(i_) sum.c[i_] = zero;
@@ -465,9 +461,9 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
             vf sh;
             if (entries[e].grid_a) {
                 /* sample these joints of the clip's grid in place */
-                const size_t at = (size_t)(j / 4) * BW_GRID_BLOCK_FLOATS;
+                const size_t at = grid_offset(j);
                 vf cov;
-                grid_sample_block(entries[e].grid_a + at, entries[e].grid_b + at, groups, entries[e].u, entries[e].ca,
+                grid_sample_block(entries[e].grid_a + at, entries[e].grid_b + at, entries[e].u, entries[e].ca,
                                   entries[e].cb, &y, &cov);
                 sh = vf_clamp01(vf_mul(vf_set1(entries[e].weight), cov));
                 if (!vi_any(vf_gt(sh, zero))) continue;
@@ -563,13 +559,12 @@ static void KERNEL(mix_joints)(const bw_mix_entry *entries, const int *rank_end,
 static void KERNEL(sample_grid)(const bw_grid_binding *gb, const float *ra, const float *rb, float u, const float *ca,
                                 const float *cb, bw_transform *joints, float *coverage, int joint_count)
 {
-    for (int blk = 0; blk < gb->block_count; blk += GROUPS) {
-        const int groups = gb->block_count - blk < GROUPS ? gb->block_count - blk : GROUPS;
-        const size_t at = (size_t)blk * BW_GRID_BLOCK_FLOATS;
+    const int lane_count = gb->block_count * BW_GRID_LANES;
+    for (int first = 0; first < lane_count; first += KERNEL_W) {
+        const size_t at = grid_offset(first);
         block x;
         vf cov;
-        grid_sample_block(ra + at, rb + at, groups, u, ca, cb, &x, &cov);
-        const int first = 4 * blk;
+        grid_sample_block(ra + at, rb + at, u, ca, cb, &x, &cov);
         /* A dense binding (lane l drives joint l) writes whole blocks with
          * the in-register transposes. */
         if (gb->dense && first + KERNEL_W <= joint_count) {
@@ -582,7 +577,7 @@ static void KERNEL(sample_grid)(const bw_grid_binding *gb, const float *ra, cons
         block_store(&x, tmp);
         vf_store(tcov, cov);
         const int *lanes = gb->lane_joint + first;
-        for (int l = 0; l < 4 * groups; l++) {
+        for (int l = 0; l < KERNEL_W; l++) {
             const int j = lanes[l];
             if (j >= 0 && j < joint_count) {
                 joints[j] = tmp[l];
