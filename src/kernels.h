@@ -153,7 +153,6 @@ HOT_INLINE void vf_split(vf v, v4 *p) { p[0] = v; }
 #else
 typedef float vf __attribute__((vector_size(4 * KERNEL_W)));
 typedef int32_t vi __attribute__((vector_size(4 * KERNEL_W)));
-HOT_INLINE vf vf_set1(float x) { return (vf){0} + x; }
 HOT_INLINE vf vf_add(vf a, vf b) { return a + b; }
 HOT_INLINE vf vf_sub(vf a, vf b) { return a - b; }
 HOT_INLINE vf vf_mul(vf a, vf b) { return a * b; }
@@ -166,6 +165,7 @@ HOT_INLINE vi vi_or(vi a, vi b) { return a | b; }
 HOT_INLINE vf vf_select(vi m, vf a, vf b) { return (vf)(((vi)a & m) | ((vi)b & ~m)); }
 HOT_INLINE vf vf_mask(vi m, vf a) { return (vf)((vi)a & m); }
 #if KERNEL_W == 8
+HOT_INLINE vf vf_set1(float x) { return (vf)_mm256_set1_ps(x); }
 HOT_INLINE int vi_any(vi m) { return _mm256_movemask_ps((__m256)m) != 0; }
 HOT_INLINE int vi_all(vi m) { return _mm256_movemask_ps((__m256)m) == 0xff; }
 HOT_INLINE vf vf_sqrt(vf a) { return (vf)_mm256_sqrt_ps((__m256)a); }
@@ -176,6 +176,7 @@ HOT_INLINE void vf_split(vf v, v4 *p)
     p[1] = (v4)_mm256_extractf128_ps((__m256)v, 1);
 }
 #elif KERNEL_W == 16
+HOT_INLINE vf vf_set1(float x) { return (vf)_mm512_set1_ps(x); }
 HOT_INLINE int vi_any(vi m) { return _mm512_movepi32_mask((__m512i)m) != 0; }
 HOT_INLINE int vi_all(vi m) { return _mm512_movepi32_mask((__m512i)m) == 0xffff; }
 HOT_INLINE vf vf_sqrt(vf a) { return (vf)_mm512_sqrt_ps((__m512)a); }
@@ -222,10 +223,6 @@ _Static_assert(offsetof(bw_transform, s) == 7 * sizeof(float), "bw_transform lay
 
 enum { TX, TY, TZ, QX, QY, QZ, QW, SX, SY, SZ, NCOMP };
 
-typedef struct block4 {
-    v4 c[NCOMP];
-} block4;
-
 typedef struct block {
     vf c[NCOMP];
 } block;
@@ -237,72 +234,85 @@ typedef struct block {
 #define FOR_Q(M) M(QX) M(QY) M(QZ) M(QW)
 #define FOR_ALL(M) FOR_TS(M) FOR_Q(M)
 
-/* In-register 4x4 transpose of rows a..d into columns. */
-#define TRANSPOSE4(a, b, c, d, o0, o1, o2, o3)                                                                         \
+/* In-register 4x4 transposes of rows a..d into columns, on W-lane
+ * vectors: the shuffles stay inside each 128-bit lane, so one W-lane
+ * transpose is W / 4 independent 4x4 ones (4-joint group g in lane g). */
+#if KERNEL_W == 4
+#define VF_SHUFFLE V4_SHUFFLE
+#else
+#define VF_LANE_INDEX(g, i) ((i) < 4 ? 4 * (g) + (i) : KERNEL_W + 4 * (g) + (i)-4)
+#if KERNEL_W == 8
+#define VF_SHUFFLE_INDICES(i0, i1, i2, i3)                                                                             \
+    VF_LANE_INDEX(0, i0), VF_LANE_INDEX(0, i1), VF_LANE_INDEX(0, i2), VF_LANE_INDEX(0, i3), VF_LANE_INDEX(1, i0),      \
+        VF_LANE_INDEX(1, i1), VF_LANE_INDEX(1, i2), VF_LANE_INDEX(1, i3)
+#else
+#define VF_SHUFFLE_GROUP(g, i0, i1, i2, i3)                                                                            \
+    VF_LANE_INDEX(g, i0), VF_LANE_INDEX(g, i1), VF_LANE_INDEX(g, i2), VF_LANE_INDEX(g, i3)
+#define VF_SHUFFLE_INDICES(i0, i1, i2, i3)                                                                             \
+    VF_SHUFFLE_GROUP(0, i0, i1, i2, i3), VF_SHUFFLE_GROUP(1, i0, i1, i2, i3), VF_SHUFFLE_GROUP(2, i0, i1, i2, i3),     \
+        VF_SHUFFLE_GROUP(3, i0, i1, i2, i3)
+#endif
+#if defined(__clang__)
+#define VF_SHUFFLE(a, b, i0, i1, i2, i3) __builtin_shufflevector((a), (b), VF_SHUFFLE_INDICES(i0, i1, i2, i3))
+#else
+#define VF_SHUFFLE(a, b, i0, i1, i2, i3) __builtin_shuffle((a), (b), (vi){VF_SHUFFLE_INDICES(i0, i1, i2, i3)})
+#endif
+#endif
+
+#define TRANSPOSE_W(a, b, c, d, o0, o1, o2, o3)                                                                        \
     do {                                                                                                               \
-        v4 lo_ab = V4_SHUFFLE(a, b, 0, 4, 1, 5), lo_cd = V4_SHUFFLE(c, d, 0, 4, 1, 5);                                 \
-        v4 hi_ab = V4_SHUFFLE(a, b, 2, 6, 3, 7), hi_cd = V4_SHUFFLE(c, d, 2, 6, 3, 7);                                 \
-        o0 = V4_SHUFFLE(lo_ab, lo_cd, 0, 1, 4, 5);                                                                     \
-        o1 = V4_SHUFFLE(lo_ab, lo_cd, 2, 3, 6, 7);                                                                     \
-        o2 = V4_SHUFFLE(hi_ab, hi_cd, 0, 1, 4, 5);                                                                     \
-        o3 = V4_SHUFFLE(hi_ab, hi_cd, 2, 3, 6, 7);                                                                     \
+        vf lo_ab = VF_SHUFFLE(a, b, 0, 4, 1, 5), lo_cd = VF_SHUFFLE(c, d, 0, 4, 1, 5);                                 \
+        vf hi_ab = VF_SHUFFLE(a, b, 2, 6, 3, 7), hi_cd = VF_SHUFFLE(c, d, 2, 6, 3, 7);                                 \
+        o0 = VF_SHUFFLE(lo_ab, lo_cd, 0, 1, 4, 5);                                                                     \
+        o1 = VF_SHUFFLE(lo_ab, lo_cd, 2, 3, 6, 7);                                                                     \
+        o2 = VF_SHUFFLE(hi_ab, hi_cd, 0, 1, 4, 5);                                                                     \
+        o3 = VF_SHUFFLE(hi_ab, hi_cd, 2, 3, 6, 7);                                                                     \
     } while (0)
 
-HOT_INLINE void block4_load(const bw_transform *x, block4 *o)
+/* Row k of group g: the 16-byte window at byte `offset` of joint 4g + k. */
+HOT_INLINE void windows_load(const bw_transform *x, size_t offset, vf *rows)
 {
-    const unsigned char *p[4] = {(const unsigned char *)&x[0], (const unsigned char *)&x[1],
-                                 (const unsigned char *)&x[2], (const unsigned char *)&x[3]};
-    v4 a0 = v4_load(p[0]), a1 = v4_load(p[1]), a2 = v4_load(p[2]), a3 = v4_load(p[3]);
-    TRANSPOSE4(a0, a1, a2, a3, o->c[TX], o->c[TY], o->c[TZ], o->c[QX]);
-    v4 b0 = v4_load(p[0] + 16), b1 = v4_load(p[1] + 16), b2 = v4_load(p[2] + 16), b3 = v4_load(p[3] + 16);
-    TRANSPOSE4(b0, b1, b2, b3, o->c[QY], o->c[QZ], o->c[QW], o->c[SX]);
-    v4 c0 = v4_load(p[0] + 24), c1 = v4_load(p[1] + 24), c2 = v4_load(p[2] + 24), c3 = v4_load(p[3] + 24);
-    v4 hi01 = V4_SHUFFLE(c0, c1, 2, 6, 3, 7), hi23 = V4_SHUFFLE(c2, c3, 2, 6, 3, 7);
-    o->c[SY] = V4_SHUFFLE(hi01, hi23, 0, 1, 4, 5);
-    o->c[SZ] = V4_SHUFFLE(hi01, hi23, 2, 3, 6, 7);
+    const unsigned char *p = (const unsigned char *)x + offset;
+    for (int k = 0; k < 4; k++) {
+        v4 parts[GROUPS];
+        for (int g = 0; g < GROUPS; g++) parts[g] = v4_load(p + (size_t)(4 * g + k) * sizeof(bw_transform));
+        rows[k] = vf_join(parts);
+    }
 }
 
-HOT_INLINE void block4_store(const block4 *b, bw_transform *x)
+HOT_INLINE void windows_store(const vf *rows, size_t offset, bw_transform *x)
 {
-    unsigned char *p[4] = {(unsigned char *)&x[0], (unsigned char *)&x[1], (unsigned char *)&x[2],
-                           (unsigned char *)&x[3]};
-    /* The windows overlap in floats 6-7 (r3, s0); both writes carry the
-     * same values. */
-    v4 r0, r1, r2, r3;
-    TRANSPOSE4(b->c[TX], b->c[TY], b->c[TZ], b->c[QX], r0, r1, r2, r3);
-    v4_store(p[0], r0); v4_store(p[1], r1); v4_store(p[2], r2); v4_store(p[3], r3);
-    TRANSPOSE4(b->c[QW], b->c[SX], b->c[SY], b->c[SZ], r0, r1, r2, r3);
-    v4_store(p[0] + 24, r0); v4_store(p[1] + 24, r1); v4_store(p[2] + 24, r2); v4_store(p[3] + 24, r3);
-    TRANSPOSE4(b->c[QY], b->c[QZ], b->c[QW], b->c[SX], r0, r1, r2, r3);
-    v4_store(p[0] + 16, r0); v4_store(p[1] + 16, r1); v4_store(p[2] + 16, r2); v4_store(p[3] + 16, r3);
+    unsigned char *p = (unsigned char *)x + offset;
+    for (int k = 0; k < 4; k++) {
+        v4 parts[GROUPS];
+        vf_split(rows[k], parts);
+        for (int g = 0; g < GROUPS; g++) v4_store(p + (size_t)(4 * g + k) * sizeof(bw_transform), parts[g]);
+    }
 }
 
 HOT_INLINE void block_load(const bw_transform *x, block *o)
 {
-    block4 g[GROUPS];
-    for (int k = 0; k < GROUPS; k++) block4_load(x + 4 * k, &g[k]);
-#define JOIN(i_)                                                                                                       \
-    {                                                                                                                  \
-        v4 parts[GROUPS];                                                                                              \
-        for (int k = 0; k < GROUPS; k++) parts[k] = g[k].c[i_];                                                        \
-        o->c[i_] = vf_join(parts);                                                                                     \
-    }
-    FOR_ALL(JOIN)
-#undef JOIN
+    vf r[4], unused;
+    windows_load(x, 0, r); /* t0 t1 t2 r0 */
+    TRANSPOSE_W(r[0], r[1], r[2], r[3], o->c[TX], o->c[TY], o->c[TZ], o->c[QX]);
+    windows_load(x, 16, r); /* r1 r2 r3 s0 */
+    TRANSPOSE_W(r[0], r[1], r[2], r[3], o->c[QY], o->c[QZ], o->c[QW], o->c[SX]);
+    windows_load(x, 24, r); /* r3 s0 s1 s2 */
+    TRANSPOSE_W(r[0], r[1], r[2], r[3], unused, unused, o->c[SY], o->c[SZ]);
+    (void)unused;
 }
 
 HOT_INLINE void block_store(const block *b, bw_transform *x)
 {
-    block4 g[GROUPS];
-#define SPLIT(i_)                                                                                                      \
-    {                                                                                                                  \
-        v4 parts[GROUPS];                                                                                              \
-        vf_split(b->c[i_], parts);                                                                                     \
-        for (int k = 0; k < GROUPS; k++) g[k].c[i_] = parts[k];                                                        \
-    }
-    FOR_ALL(SPLIT)
-#undef SPLIT
-    for (int k = 0; k < GROUPS; k++) block4_store(&g[k], x + 4 * k);
+    /* The windows overlap in floats 6-7 (r3, s0); both writes carry the
+     * same values. */
+    vf r[4];
+    TRANSPOSE_W(b->c[TX], b->c[TY], b->c[TZ], b->c[QX], r[0], r[1], r[2], r[3]);
+    windows_store(r, 0, x);
+    TRANSPOSE_W(b->c[QW], b->c[SX], b->c[SY], b->c[SZ], r[0], r[1], r[2], r[3]);
+    windows_store(r, 24, x);
+    TRANSPOSE_W(b->c[QY], b->c[QZ], b->c[QW], b->c[SX], r[0], r[1], r[2], r[3]);
+    windows_store(r, 16, x);
 }
 
 /* A final block of fewer than W joints goes through a padded copy:
