@@ -205,9 +205,34 @@ HOT_INLINE vf vf_load(const void *p)
 }
 HOT_INLINE void vf_store(void *p, vf v) { memcpy(p, &v, sizeof v); }
 HOT_INLINE vf vf_madd(vf a, vf ka, vf b, vf kb) { return vf_add(vf_mul(a, ka), vf_mul(b, kb)); }
+/* min(a, 1) and clamp to [0, 1]; a NaN gives 1 and 0 respectively (the x86
+ * min / max instructions return their second operand for NaN, the same
+ * as the comparisons of the plain form) */
+#if defined(KERNEL_SSE) && KERNEL_W == 4
+HOT_INLINE vf vf_min1(vf a) { return (vf)_mm_min_ps((__m128)a, _mm_set1_ps(1.0f)); }
+HOT_INLINE vf vf_max0(vf a) { return (vf)_mm_max_ps((__m128)a, _mm_setzero_ps()); }
+#elif KERNEL_W == 8
+HOT_INLINE vf vf_min1(vf a) { return (vf)_mm256_min_ps((__m256)a, _mm256_set1_ps(1.0f)); }
+HOT_INLINE vf vf_max0(vf a) { return (vf)_mm256_max_ps((__m256)a, _mm256_setzero_ps()); }
+#elif KERNEL_W == 16
+HOT_INLINE vf vf_min1(vf a) { return (vf)_mm512_min_ps((__m512)a, _mm512_set1_ps(1.0f)); }
+HOT_INLINE vf vf_max0(vf a) { return (vf)_mm512_max_ps((__m512)a, _mm512_setzero_ps()); }
+#else
 HOT_INLINE vf vf_min1(vf a) { return vf_select(vf_lt(a, vf_set1(1.0f)), a, vf_set1(1.0f)); }
-/* clamp to [0, 1]; NaN fails the comparison and becomes 0 */
-HOT_INLINE vf vf_clamp01(vf a) { return vf_min1(vf_select(vf_gt(a, vf_set1(0.0f)), a, vf_set1(0.0f))); }
+HOT_INLINE vf vf_max0(vf a) { return vf_select(vf_gt(a, vf_set1(0.0f)), a, vf_set1(0.0f)); }
+#endif
+HOT_INLINE vf vf_clamp01(vf a) { return vf_min1(vf_max0(a)); }
+#if defined(KERNEL_PORTABLE)
+/* the sign bit of `from` applied to a (flip where from < 0 or is −0) */
+HOT_INLINE vf vf_flip_sign(vf a, vf from)
+{
+    vf r;
+    for (int k = 0; k < 4; k++) r.f[k] = signbit(from.f[k]) ? -a.f[k] : a.f[k];
+    return r;
+}
+#else
+HOT_INLINE vf vf_flip_sign(vf a, vf from) { return (vf)((vi)a ^ ((vi)from & (vi)vf_set1(-0.0f))); }
+#endif
 /* lanes as floats, for the rare per-lane fix-ups */
 HOT_INLINE void vf_lanes(vf v, float *out) { memcpy(out, &v, sizeof v); }
 HOT_INLINE vf vf_from_lanes(const float *in) { return vf_load(in); }
@@ -391,7 +416,7 @@ HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const
 HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const float *ca, const float *cb, block *o,
                                   vf *cov)
 {
-    const vf vu = vf_set1(u), vv = vf_set1(1.0f - u), one = vf_set1(1.0f), zero = vf_set1(0.0f);
+    const vf vu = vf_set1(u), vv = vf_set1(1.0f - u), one = vf_set1(1.0f);
 #define GLERP(c_) vf_madd(grid_component(a, c_), vv, grid_component(b, c_), vu)
     o->c[TX] = GLERP(0);
     o->c[TY] = GLERP(1);
@@ -404,8 +429,10 @@ HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const
     vf bx = grid_component(b, 3), by = grid_component(b, 4), bz = grid_component(b, 5),
        bw = grid_component(b, 6);
     vf d = vf_add(vf_add(vf_mul(ax, bx), vf_mul(ay, by)), vf_add(vf_mul(az, bz), vf_mul(aw, bw)));
-    vi neg = vf_lt(d, zero); /* hemisphere: flip b where the dot is negative */
-    d = vf_select(neg, vf_sub(zero, d), d);
+    /* hemisphere: flip b where the dot is negative (or −0, which lands in
+     * the slow lanes below anyway) */
+    const vf dot = d;
+    d = vf_flip_sign(d, dot);
     vi slow = vf_lt(d, vf_set1(BW_SLERP_SERIES_MIN_COS));
     vf x = vf_sub(vf_min1(d), one);
     vf ka = vf_set1(ca[BW_SLERP_SERIES_TERMS - 1]), kb = vf_set1(cb[BW_SLERP_SERIES_TERMS - 1]);
@@ -413,7 +440,7 @@ HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const
         ka = vf_add(vf_mul(ka, x), vf_set1(ca[i]));
         kb = vf_add(vf_mul(kb, x), vf_set1(cb[i]));
     }
-    kb = vf_select(neg, vf_sub(zero, kb), kb);
+    kb = vf_flip_sign(kb, dot);
     vf rx = vf_madd(ka, ax, kb, bx), ry = vf_madd(ka, ay, kb, by), rz = vf_madd(ka, az, kb, bz),
        rw = vf_madd(ka, aw, kb, bw);
     vf n2 = vf_add(vf_add(vf_mul(rx, rx), vf_mul(ry, ry)), vf_add(vf_mul(rz, rz), vf_mul(rw, rw)));
