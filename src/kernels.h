@@ -396,6 +396,19 @@ HOT_INLINE size_t grid_offset(int lane)
     return (size_t)(lane / BW_GRID_LANES) * BW_GRID_BLOCK_FLOATS + (size_t)(lane % BW_GRID_LANES);
 }
 
+/* The slerp series Σ c_i x^i (bw_math.h, 8 terms) by Estrin's scheme:
+ * three dependent multiply-adds instead of Horner's seven, so the four
+ * blocks of a sample do not wait on one chain; the same value to float
+ * rounding. */
+_Static_assert(BW_SLERP_SERIES_TERMS == 8, "series_estrin is written for 8 terms");
+HOT_INLINE vf series_estrin(const float *c, vf x)
+{
+    vf x2 = vf_mul(x, x), x4 = vf_mul(x2, x2);
+    vf p01 = vf_add(vf_set1(c[0]), vf_mul(vf_set1(c[1]), x)), p23 = vf_add(vf_set1(c[2]), vf_mul(vf_set1(c[3]), x));
+    vf p45 = vf_add(vf_set1(c[4]), vf_mul(vf_set1(c[5]), x)), p67 = vf_add(vf_set1(c[6]), vf_mul(vf_set1(c[7]), x));
+    return vf_add(vf_add(p01, vf_mul(p23, x2)), vf_mul(vf_add(p45, vf_mul(p67, x2)), x4));
+}
+
 #if defined(KERNEL_PORTABLE)
 HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const float *ca, const float *cb, block *o,
                                   vf *cov)
@@ -435,11 +448,7 @@ HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const
     d = vf_flip_sign(d, dot);
     vi slow = vf_lt(d, vf_set1(BW_SLERP_SERIES_MIN_COS));
     vf x = vf_sub(vf_min1(d), one);
-    vf ka = vf_set1(ca[BW_SLERP_SERIES_TERMS - 1]), kb = vf_set1(cb[BW_SLERP_SERIES_TERMS - 1]);
-    for (int i = BW_SLERP_SERIES_TERMS - 2; i >= 0; i--) {
-        ka = vf_add(vf_mul(ka, x), vf_set1(ca[i]));
-        kb = vf_add(vf_mul(kb, x), vf_set1(cb[i]));
-    }
+    vf ka = series_estrin(ca, x), kb = series_estrin(cb, x);
     kb = vf_flip_sign(kb, dot);
     vf rx = vf_madd(ka, ax, kb, bx), ry = vf_madd(ka, ay, kb, by), rz = vf_madd(ka, az, kb, bz),
        rw = vf_madd(ka, aw, kb, bw);
