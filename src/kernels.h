@@ -486,15 +486,15 @@ HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const
 
 /* ======== the mixer (SPEC §5; the rule is described in mix.c) ======== */
 
-/* Mix one block of `lanes` (1..W) joints starting at out[0] (joint j). */
+/* Mix one block of `lanes` (1..W) joints (joint j) over src into out. */
 HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int rank_count, int j, int lanes,
-                          bw_transform *out, float *out_coverage)
+                          const bw_transform *src, const float *src_coverage, bw_transform *out, float *out_coverage)
 {
     const vf zero = vf_set1(0.0f), one = vf_set1(1.0f);
     block x;
-    if (lanes == KERNEL_W) block_load(out, &x);
-    else block_load_tail(out, lanes, &x);
-    const vf cov_raw = cov_load(out_coverage, lanes);
+    if (lanes == KERNEL_W) block_load(src, &x);
+    else block_load_tail(src, lanes, &x);
+    const vf cov_raw = cov_load(src_coverage, lanes);
     vf cr = vf_clamp01(cov_raw);
     vi changed = vf_gt(zero, one); /* all false */
     for (int r = 0, e = 0; r < rank_count; r++) {
@@ -582,7 +582,9 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
         }
         changed = vi_or(changed, ok);
     }
-    if (!vi_any(changed)) return; /* a block nobody changed is not rewritten */
+    /* a block nobody changed is not rewritten in place; from another base
+     * it is copied through (loads and stores only move bits) */
+    if (!vi_any(changed) && src == out) return;
     /* Unchanged lanes still hold their loaded bits; their coverage is
      * restored raw (not clamped), so they pass through exactly. */
     if (lanes == KERNEL_W) block_store(&x, out);
@@ -591,13 +593,15 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
 }
 
 static void KERNEL(mix_joints)(const bw_mix_entry *entries, const int *rank_end, int rank_count, int joint_count,
-                               bw_transform *out, float *out_coverage)
+                               const bw_transform *src, const float *src_coverage, bw_transform *out,
+                               float *out_coverage)
 {
     int j = 0;
     for (; j + KERNEL_W <= joint_count; j += KERNEL_W)
-        mix_block(entries, rank_end, rank_count, j, KERNEL_W, out + j, out_coverage + j);
+        mix_block(entries, rank_end, rank_count, j, KERNEL_W, src + j, src_coverage + j, out + j, out_coverage + j);
     if (j < joint_count)
-        mix_block(entries, rank_end, rank_count, j, joint_count - j, out + j, out_coverage + j);
+        mix_block(entries, rank_end, rank_count, j, joint_count - j, src + j, src_coverage + j, out + j,
+                  out_coverage + j);
 }
 
 /* ======== uniform-grid sampling (sample.c) ======== */

@@ -159,12 +159,26 @@ static void mix_curves(const bw_mix_entry *entries, const int *rank_end, int ran
     }
 }
 
-/* Sort the live contributions by priority into entries and mix. A
- * contribution with a NULL pose is clip `clips[i]` sampled from its grid
- * on the fly (bw_mix_run_clips). Inputs are already validated. */
+/* Sort the live contributions by priority into entries and mix over
+ * `base` (NULL: out's contents) into `out`. A contribution with a NULL
+ * pose is clip `clips[i]` sampled from its grid on the fly
+ * (bw_mix_run_clips). Inputs are already validated. The joint pass reads
+ * the base itself and writes every block of `out`, so the base is not
+ * copied first (one pass over the joints instead of two), unless a
+ * contribution reads `out` itself. */
 static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const bw_clip_contribution *clips,
-                    int count, bw_pose *out)
+                    int count, const bw_pose *base, bw_pose *out)
 {
+    if (base == out) base = NULL;
+    for (int i = 0; base && i < count; i++)
+        if (contributions[i].pose == out) {
+            bw_pose_copy(out, base);
+            base = NULL;
+        }
+    if (base && out->curve_count > 0) {
+        memmove(out->curves, base->curves, (size_t)out->curve_count * sizeof *out->curves);
+        memmove(out->curve_coverage, base->curve_coverage, (size_t)out->curve_count * sizeof *out->curve_coverage);
+    }
     /* Stable insertion sort of the live contributions by priority. */
     int n = 0;
     int *order = mixer->order;
@@ -198,9 +212,14 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
         }
         if (k + 1 == n || contributions[order[k + 1]].priority != c->priority) mixer->rank_end[ranks++] = k + 1;
     }
-    if (ranks == 0) return;
-    mixer->kernels->mix_joints(mixer->entries, mixer->rank_end, ranks, mixer->joint_count, out->joints,
-                               out->coverage);
+    if (ranks == 0) {
+        if (base) bw_pose_copy(out, base);
+        return;
+    }
+    const bw_transform *src = base ? base->joints : out->joints;
+    const float *src_coverage = base ? base->coverage : out->coverage;
+    mixer->kernels->mix_joints(mixer->entries, mixer->rank_end, ranks, mixer->joint_count, src, src_coverage,
+                               out->joints, out->coverage);
     mix_curves(mixer->entries, mixer->rank_end, ranks, mixer->curve_count, mixer->curve_angle, out->curves,
                out->curve_coverage);
 }
@@ -213,8 +232,7 @@ bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution
     if (!pose_fits(mixer, out) || (base && !pose_fits(mixer, base))) return BW_ERR_INVALID_ARGUMENT;
     for (int i = 0; i < count; i++)
         if (!pose_fits(mixer, contributions[i].pose)) return BW_ERR_INVALID_ARGUMENT;
-    if (base && base != out) bw_pose_copy(out, base);
-    run_mix(mixer, contributions, NULL, count, out);
+    run_mix(mixer, contributions, NULL, count, base, out);
     return BW_OK;
 }
 
@@ -230,7 +248,6 @@ bw_result bw_mix_run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *ba
         if (!b || !b->clip || b->layout_signature != signature || b->joint_count != mixer->joint_count)
             return BW_ERR_INVALID_ARGUMENT;
     }
-    if (base && base != out) bw_pose_copy(out, base);
     for (int i = 0; i < count; i++) {
         const bw_binding *b = clips[i].binding;
         bw_contribution *c = &mixer->sampled[i];
@@ -244,6 +261,6 @@ bw_result bw_mix_run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *ba
             c->pose = &mixer->scratch[i];
         }
     }
-    run_mix(mixer, mixer->sampled, clips, count, out);
+    run_mix(mixer, mixer->sampled, clips, count, base, out);
     return BW_OK;
 }

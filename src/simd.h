@@ -32,9 +32,11 @@ typedef struct bw_mix_entry {
 typedef struct bw_simd_kernels {
     bw_simd_path path;
     /* The mixer's joint pass (mix.c): entries sorted by rank, rank_end[r]
-     * one past rank r's last entry; mixes into out / out_coverage. */
+     * one past rank r's last entry; mixes over src / src_coverage (the
+     * base; may be out itself) into out / out_coverage, writing every
+     * joint of out when src is not out. */
     void (*mix_joints)(const bw_mix_entry *entries, const int *rank_end, int rank_count, int joint_count,
-                       bw_transform *out, float *out_coverage);
+                       const bw_transform *src, const float *src_coverage, bw_transform *out, float *out_coverage);
     /* Sample grid rows ra, rb at fraction u into the joints the binding's
      * lanes drive (sample.c). */
     void (*sample_grid)(const struct bw_grid_binding *gb, const float *ra, const float *rb, float u, const float *ca,
