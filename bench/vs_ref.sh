@@ -113,8 +113,8 @@ BEGIN {
         for (i = 1; i <= c; i++) { a[i] = ratio[m, i]; list = list sprintf(" %.3f", ratio[m, i]); x[i] = bw[m, i]; y[i] = rf[m, i] }
         med = median(a, c); mb = median(x, c); mr = median(y, c)
         rm = m == "fused4" ? "pipe4" : m
-        R = est == "icelake" ? Ri[rm] : Rz[rm]
-        oz = (rm in Rz) ? sprintf("%.3f", med / R) : "-"
+        oz = "-"
+        if (rm in Rz) oz = sprintf("%.3f", med / (est == "icelake" ? Ri[rm] : Rz[rm]))
         printf "%-15s %12.3f %12.3f %10.3f %10s%s\n", (m == "fused4" ? "fused4/pipe4" : m), mb, mr, med, oz, list
     }
 }'

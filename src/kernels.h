@@ -42,17 +42,21 @@
 typedef float v4 __attribute__((vector_size(16)));
 typedef int32_t v4i __attribute__((vector_size(16)));
 HOT_INLINE v4 v4_set1(float x) { return (v4){x, x, x, x}; }
-HOT_INLINE v4 v4_add(v4 a, v4 b) { return a + b; }
-HOT_INLINE v4 v4_sub(v4 a, v4 b) { return a - b; }
-HOT_INLINE v4 v4_mul(v4 a, v4 b) { return a * b; }
-HOT_INLINE v4 v4_div(v4 a, v4 b) { return a / b; }
-HOT_INLINE v4i v4_gt(v4 a, v4 b) { return (v4i)(a > b); }
-HOT_INLINE v4i v4_lt(v4 a, v4 b) { return (v4i)(a < b); }
-HOT_INLINE v4i v4_eq(v4 a, v4 b) { return (v4i)(a == b); }
-HOT_INLINE v4i v4i_and(v4i a, v4i b) { return a & b; }
-HOT_INLINE v4i v4i_or(v4i a, v4i b) { return a | b; }
-HOT_INLINE v4 v4_select(v4i m, v4 a, v4 b) { return (v4)(((v4i)a & m) | ((v4i)b & ~m)); }
-HOT_INLINE v4 v4_mask(v4i m, v4 a) { return (v4)((v4i)a & m); } /* a where m, else +0 */
+/* The element-wise operations of a vector-extension type F with mask type
+ * M (the W-lane types below get the same set). v_mask: a where m, else +0. */
+#define DEFINE_VECTOR_OPS(F, M)                                                                                        \
+    HOT_INLINE F F##_add(F a, F b) { return a + b; }                                                                   \
+    HOT_INLINE F F##_sub(F a, F b) { return a - b; }                                                                   \
+    HOT_INLINE F F##_mul(F a, F b) { return a * b; }                                                                   \
+    HOT_INLINE F F##_div(F a, F b) { return a / b; }                                                                   \
+    HOT_INLINE M F##_gt(F a, F b) { return (M)(a > b); }                                                               \
+    HOT_INLINE M F##_lt(F a, F b) { return (M)(a < b); }                                                               \
+    HOT_INLINE M F##_eq(F a, F b) { return (M)(a == b); }                                                              \
+    HOT_INLINE M M##_and(M a, M b) { return a & b; }                                                                   \
+    HOT_INLINE M M##_or(M a, M b) { return a | b; }                                                                    \
+    HOT_INLINE F F##_select(M m, F a, F b) { return (F)(((M)a & m) | ((M)b & ~m)); }                                   \
+    HOT_INLINE F F##_mask(M m, F a) { return (F)((M)a & m); }
+DEFINE_VECTOR_OPS(v4, v4i)
 HOT_INLINE int v4i_any(v4i m)
 {
 #if defined(KERNEL_SSE)
@@ -120,13 +124,15 @@ static inline v4 v4_shuffle(v4 a, v4 b, int i0, int i1, int i2, int i3)
 
 /* Unaligned loads and stores through memcpy: defined behaviour, one
  * unaligned vector move when compiled. */
-HOT_INLINE v4 v4_load(const void *p)
-{
-    v4 v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-HOT_INLINE void v4_store(void *p, v4 v) { memcpy(p, &v, sizeof v); }
+#define DEFINE_LOAD_STORE(type)                                                                                        \
+    HOT_INLINE type type##_load(const void *p)                                                                         \
+    {                                                                                                                  \
+        type v;                                                                                                        \
+        memcpy(&v, p, sizeof v);                                                                                       \
+        return v;                                                                                                      \
+    }                                                                                                                  \
+    HOT_INLINE void type##_store(void *p, type v) { memcpy(p, &v, sizeof v); }
+DEFINE_LOAD_STORE(v4)
 
 /* ---- W-lane vectors: every formula below runs on W joints at once ---- */
 #define GROUPS (KERNEL_W / 4) /* 4-joint groups per vector */
@@ -153,17 +159,7 @@ HOT_INLINE void vf_split(vf v, v4 *p) { p[0] = v; }
 #else
 typedef float vf __attribute__((vector_size(4 * KERNEL_W)));
 typedef int32_t vi __attribute__((vector_size(4 * KERNEL_W)));
-HOT_INLINE vf vf_add(vf a, vf b) { return a + b; }
-HOT_INLINE vf vf_sub(vf a, vf b) { return a - b; }
-HOT_INLINE vf vf_mul(vf a, vf b) { return a * b; }
-HOT_INLINE vf vf_div(vf a, vf b) { return a / b; }
-HOT_INLINE vi vf_gt(vf a, vf b) { return (vi)(a > b); }
-HOT_INLINE vi vf_lt(vf a, vf b) { return (vi)(a < b); }
-HOT_INLINE vi vf_eq(vf a, vf b) { return (vi)(a == b); }
-HOT_INLINE vi vi_and(vi a, vi b) { return a & b; }
-HOT_INLINE vi vi_or(vi a, vi b) { return a | b; }
-HOT_INLINE vf vf_select(vi m, vf a, vf b) { return (vf)(((vi)a & m) | ((vi)b & ~m)); }
-HOT_INLINE vf vf_mask(vi m, vf a) { return (vf)((vi)a & m); }
+DEFINE_VECTOR_OPS(vf, vi)
 #if KERNEL_W == 8
 HOT_INLINE vf vf_set1(float x) { return (vf)_mm256_set1_ps(x); }
 HOT_INLINE int vi_any(vi m) { return _mm256_movemask_ps((__m256)m) != 0; }
@@ -197,13 +193,12 @@ HOT_INLINE void vf_split(vf v, v4 *p)
 #endif
 #endif
 
-HOT_INLINE vf vf_load(const void *p)
-{
-    vf v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-HOT_INLINE void vf_store(void *p, vf v) { memcpy(p, &v, sizeof v); }
+#if KERNEL_W == 4
+#define vf_load v4_load
+#define vf_store v4_store
+#else
+DEFINE_LOAD_STORE(vf)
+#endif
 HOT_INLINE vf vf_madd(vf a, vf ka, vf b, vf kb) { return vf_add(vf_mul(a, ka), vf_mul(b, kb)); }
 /* min(a, 1) and clamp to [0, 1]; a NaN gives 1 and 0 respectively (the x86
  * min / max instructions return their second operand for NaN, the same
