@@ -322,43 +322,43 @@ HOT_INLINE void block_load(const bw_transform *x, block *o)
     (void)unused;
 }
 
-#if KERNEL_W == 16
-/* AVX-512: two stores per joint instead of three. A two-source permute
- * pairs each joint's floats 0-3 and 4-7 into one 32-byte store; floats
- * 6-9 follow as before (the overlap carries the same values). */
-HOT_INLINE void block_store(const block *b, bw_transform *x)
+#if KERNEL_W >= 8
+/* Wide paths: joint 4g + k's floats 0-3 (lane g of r0) and 4-7 (lane g
+ * of r1) paired by a cross-lane permute into one 32-byte store. */
+HOT_INLINE void pairs_store(vf r0, vf r1, bw_transform *x)
 {
-    vf r0[4], r1[4], r2[4];
-    TRANSPOSE_W(b->c[TX], b->c[TY], b->c[TZ], b->c[QX], r0[0], r0[1], r0[2], r0[3]);
-    TRANSPOSE_W(b->c[QY], b->c[QZ], b->c[QW], b->c[SX], r1[0], r1[1], r1[2], r1[3]);
-    TRANSPOSE_W(b->c[QW], b->c[SX], b->c[SY], b->c[SZ], r2[0], r2[1], r2[2], r2[3]);
-    /* lanes (group) 0, 1 and 2, 3 of r0 and r1, interleaved */
+#if KERNEL_W == 8
+    _mm256_storeu_ps(x[0].t, _mm256_permute2f128_ps((__m256)r0, (__m256)r1, 0x20));
+    _mm256_storeu_ps(x[4].t, _mm256_permute2f128_ps((__m256)r0, (__m256)r1, 0x31));
+#else
     const __m512i first = _mm512_set_epi32(23, 22, 21, 20, 7, 6, 5, 4, 19, 18, 17, 16, 3, 2, 1, 0);
     const __m512i second = _mm512_set_epi32(31, 30, 29, 28, 15, 14, 13, 12, 27, 26, 25, 24, 11, 10, 9, 8);
-    for (int k = 0; k < 4; k++) {
-        __m512 p = _mm512_permutex2var_ps((__m512)r0[k], first, (__m512)r1[k]);
-        __m512 q = _mm512_permutex2var_ps((__m512)r0[k], second, (__m512)r1[k]);
-        _mm256_storeu_ps(x[k].t, _mm512_castps512_ps256(p));
-        _mm256_storeu_ps(x[4 + k].t, _mm512_extractf32x8_ps(p, 1));
-        _mm256_storeu_ps(x[8 + k].t, _mm512_castps512_ps256(q));
-        _mm256_storeu_ps(x[12 + k].t, _mm512_extractf32x8_ps(q, 1));
-    }
-    windows_store(r2, 24, x);
+    __m512 p = _mm512_permutex2var_ps((__m512)r0, first, (__m512)r1);
+    __m512 q = _mm512_permutex2var_ps((__m512)r0, second, (__m512)r1);
+    _mm256_storeu_ps(x[0].t, _mm512_castps512_ps256(p));
+    _mm256_storeu_ps(x[4].t, _mm512_extractf32x8_ps(p, 1));
+    _mm256_storeu_ps(x[8].t, _mm512_castps512_ps256(q));
+    _mm256_storeu_ps(x[12].t, _mm512_extractf32x8_ps(q, 1));
+#endif
 }
-#else
+#endif
+
 HOT_INLINE void block_store(const block *b, bw_transform *x)
 {
     /* The windows overlap in floats 6-7 (r3, s0); both writes carry the
      * same values. */
-    vf r[4];
-    TRANSPOSE_W(b->c[TX], b->c[TY], b->c[TZ], b->c[QX], r[0], r[1], r[2], r[3]);
-    windows_store(r, 0, x);
-    TRANSPOSE_W(b->c[QW], b->c[SX], b->c[SY], b->c[SZ], r[0], r[1], r[2], r[3]);
-    windows_store(r, 24, x);
-    TRANSPOSE_W(b->c[QY], b->c[QZ], b->c[QW], b->c[SX], r[0], r[1], r[2], r[3]);
-    windows_store(r, 16, x);
-}
+    vf r0[4], r1[4], r2[4];
+    TRANSPOSE_W(b->c[TX], b->c[TY], b->c[TZ], b->c[QX], r0[0], r0[1], r0[2], r0[3]);
+    TRANSPOSE_W(b->c[QY], b->c[QZ], b->c[QW], b->c[SX], r1[0], r1[1], r1[2], r1[3]);
+    TRANSPOSE_W(b->c[QW], b->c[SX], b->c[SY], b->c[SZ], r2[0], r2[1], r2[2], r2[3]);
+#if KERNEL_W >= 8
+    for (int k = 0; k < 4; k++) pairs_store(r0[k], r1[k], x + k); /* two stores per joint */
+#else
+    windows_store(r0, 0, x);
+    windows_store(r1, 16, x);
 #endif
+    windows_store(r2, 24, x);
+}
 
 /* A final block of fewer than W joints goes through a padded copy:
  * missing lanes are identity with coverage 0, so they never change. */
