@@ -53,25 +53,35 @@ static bw_simd_path best_at_most(bw_simd_path path)
     return BW_SIMD_PORTABLE;
 }
 
-/* 0 = not decided yet; the decision is idempotent, so two threads racing
- * to make it store the same value. */
-static int active_path;
+/* The path each request resolves to (index: bw_simd_path), decided once
+ * on first use, so the per-call cost is one load; 0 = not decided yet.
+ * The decision is idempotent, so two threads racing to make it store the
+ * same values. */
+static int resolved[BW_SIMD_PATH_COUNT];
 
-bw_simd_path bw_simd_active(void)
+static void resolve(void)
 {
-    int p = __atomic_load_n(&active_path, __ATOMIC_RELAXED);
-    if (p) return (bw_simd_path)p;
     bw_simd_path choice = best_at_most(BW_SIMD_AVX512);
     const char *env = getenv("BW_SIMD");
     if (env && *env)
         for (int i = BW_SIMD_PORTABLE; i < BW_SIMD_PATH_COUNT; i++)
             if (strcmp(env, path_names[i]) == 0) choice = best_at_most((bw_simd_path)i);
-    __atomic_store_n(&active_path, (int)choice, __ATOMIC_RELAXED);
-    return choice;
+    for (int i = BW_SIMD_PORTABLE; i < BW_SIMD_PATH_COUNT; i++)
+        __atomic_store_n(&resolved[i], (int)best_at_most((bw_simd_path)i), __ATOMIC_RELAXED);
+    __atomic_store_n(&resolved[BW_SIMD_AUTO], (int)choice, __ATOMIC_RELAXED);
 }
 
-const bw_simd_kernels *bw_simd_kernels_for(bw_simd_path path)
+static bw_simd_path resolved_path(bw_simd_path path)
 {
-    if (path == BW_SIMD_AUTO || (unsigned)path >= BW_SIMD_PATH_COUNT) path = bw_simd_active();
-    return table(best_at_most(path));
+    if ((unsigned)path >= BW_SIMD_PATH_COUNT) path = BW_SIMD_AUTO;
+    int p = __atomic_load_n(&resolved[path], __ATOMIC_RELAXED);
+    if (!p) {
+        resolve();
+        p = __atomic_load_n(&resolved[path], __ATOMIC_RELAXED);
+    }
+    return (bw_simd_path)p;
 }
+
+bw_simd_path bw_simd_active(void) { return resolved_path(BW_SIMD_AUTO); }
+
+const bw_simd_kernels *bw_simd_kernels_for(bw_simd_path path) { return table(resolved_path(path)); }
