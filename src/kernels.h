@@ -744,24 +744,74 @@ HOT_INLINE void local_columns(const bw_transform *x, int lanes, float (*cs)[KERN
 }
 #endif
 
+#if KERNEL_W == 16
+/* AVX-512: a model matrix is one 16-float vector, so model = parent ·
+ * local is three multiply-adds of whole matrices: column k of the product
+ * is Σ_r P_r · L[k][r] (+ P_3 for the translation column), i.e. the
+ * parent's column r repeated four times times A_r = (L[0][r] ×4, L[1][r]
+ * ×4, L[2][r] ×4, t_r ×4). The scratch is transposed once per 16 joints
+ * so each joint's A_r is one 16-byte load and one permute. */
+HOT_INLINE void affine_rows(const float (*cs)[KERNEL_W], float (*rows)[12])
+{
+    for (int r = 0; r < 3; r++) {
+        vf o[4];
+        TRANSPOSE_W(vf_load(cs[r]), vf_load(cs[3 + r]), vf_load(cs[6 + r]), vf_load(cs[9 + r]), o[0], o[1], o[2], o[3]);
+        for (int k = 0; k < 4; k++) {
+            v4 parts[GROUPS];
+            vf_split(o[k], parts);
+            for (int g = 0; g < GROUPS; g++) v4_store(&rows[4 * g + k][4 * r], parts[g]);
+        }
+    }
+}
+
+HOT_INLINE __m512 combine_rows(__m512 p, const float *row, float m[4][4])
+{
+    const __m512i spread = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
+    const __m512 a0 = _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(_mm_loadu_ps(row)));
+    const __m512 a1 = _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(_mm_loadu_ps(row + 4)));
+    const __m512 a2 = _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(_mm_loadu_ps(row + 8)));
+    __m512 r = _mm512_mul_ps(_mm512_shuffle_f32x4(p, p, 0x00), a0);
+    r = _mm512_fmadd_ps(_mm512_shuffle_f32x4(p, p, 0x55), a1, r);
+    r = _mm512_fmadd_ps(_mm512_shuffle_f32x4(p, p, 0xaa), a2, r);
+    r = _mm512_mask_add_ps(r, 0xf000, r, p); /* + P_3 in the translation column */
+    _mm512_storeu_ps(&m[0][0], r);
+    return r;
+}
+#endif
+
 /* Local columns for W joints at a time (vectorised across joints), then
- * the parent products joint by joint in rig order (each a few column
- * multiply-adds with the local entries broadcast from the scratch). */
+ * the parent products joint by joint in rig order. */
 static void KERNEL(local_to_model)(const int *parents, const bw_transform *joints, int count, float (*model)[4][4])
 {
     _Alignas(64) float cs[12][KERNEL_W];
+#if KERNEL_W == 16
+    _Alignas(64) float rows[KERNEL_W][12];
+    __m512 last = _mm512_setzero_ps(); /* model[i − 1], kept in a register for chains */
+#endif
     for (int g = 0; g < count; g += KERNEL_W) {
         const int lanes = count - g < KERNEL_W ? count - g : KERNEL_W;
         local_columns(joints + g, lanes, cs);
+#if KERNEL_W == 16
+        affine_rows((const float(*)[KERNEL_W])cs, rows);
+#endif
         for (int l = 0; l < lanes; l++) {
             const int i = g + l;
+            float(*m)[4] = model[i];
+            const int p = parents[i];
+#if KERNEL_W == 16
+            if (p >= 0) {
+                last = combine_rows(p == i - 1 ? last : _mm512_loadu_ps(&model[p][0][0]), rows[l], m);
+                continue;
+            }
+#endif
             const float c[3][3] = {{cs[0][l], cs[1][l], cs[2][l]}, {cs[3][l], cs[4][l], cs[5][l]},
                                    {cs[6][l], cs[7][l], cs[8][l]}};
             const float t[3] = {cs[9][l], cs[10][l], cs[11][l]};
-            float(*m)[4] = model[i];
-            const int p = parents[i];
             if (p < 0) {
                 store_affine(c, t, m);
+#if KERNEL_W == 16
+                last = _mm512_loadu_ps(&m[0][0]);
+#endif
                 continue;
             }
             /* model = parent · local. Both are affine (last row 0 0 0 1),

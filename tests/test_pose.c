@@ -202,8 +202,8 @@ static void local_to_model_of_a_three_joint_chain(void)
     bw_rig_destroy(rig);
 }
 
-/* Every kernel path against the portable one on a 64-joint chain with
- * tree branches, non-uniform scales and arbitrary rotations. */
+/* Every kernel path against the portable one on a 67-joint tree of
+ * chains and branches, non-uniform scales and arbitrary rotations. */
 static void local_to_model_agrees_on_every_path(void)
 {
     enum { N = 67 }; /* not a multiple of 4 or 8 or 16 */
@@ -212,7 +212,8 @@ static void local_to_model_agrees_on_every_path(void)
     for (int i = 0; i < N; i++) {
         snprintf(names[i], sizeof names[i], "j%d", i);
         float a = 0.37f * (float)i, h = sinf(0.5f * a), n = sqrtf(0.36f + 0.64f + 0.0f);
-        j[i] = (bw_rig_joint_desc){names[i], i == 0 ? -1 : (i * 7) % i,
+        /* chains (parent i − 1) with a branch back to i / 2 every fifth joint */
+        j[i] = (bw_rig_joint_desc){names[i], i == 0 ? -1 : i % 5 == 0 ? i / 2 : i - 1,
                                    {{0.1f * sinf(a), 0.2f, 0.05f * cosf(a)},
                                     {0.6f / n * h, 0.8f / n * h, 0.0f, cosf(0.5f * a)},
                                     {1.0f + 0.1f * sinf(a), 0.9f, 1.05f}}};
