@@ -2,18 +2,19 @@
  *
  * Shape of a run, chosen for speed:
  * 1. validate everything, so a failure leaves `out` untouched;
- * 2. copy `base` into `out`;
+ * 2. (the base is not copied: the joint pass reads it and writes out);
  * 3. stable insertion sort of the live contributions by priority into
  *    scratch sized at creation (lists are short; no allocation), giving a
  *    flat list of entries and the end index of each rank;
- * 4. one pass over the joints, four at a time. A block of four joints is
- *    transposed into structure-of-arrays registers (one 4-lane vector per
- *    component: tx ty tz qx qy qz qw sx sy sz), so every formula below is
- *    plain vertical arithmetic on four joints at once, and per-joint
+ * 4. one pass over the joints, W at a time (4, 8 or 16: the SIMD path,
+ *    src/simd.h; the joint pass itself is in src/kernels.h). A block of W
+ *    joints is transposed into structure-of-arrays registers (one W-lane
+ *    vector per component: tx ty tz qx qy qz qw sx sy sz), so every
+ *    formula is plain vertical arithmetic on W joints at once, and per-joint
  *    decisions (covered or not, hemisphere sign, bad data) are lane masks,
  *    not branches. Per block the running result stays in registers while
- *    each rank is accumulated and overlaid in turn; it is read from `out`
- *    once and written back once. The loops walk precomputed rank
+ *    each rank is accumulated and overlaid in turn; it is read from the
+ *    base once and written to `out` once. The loops walk precomputed rank
  *    boundaries and never compare priorities.
  * Curves are few and take a plain scalar pass with the same rule.
  * The overlay uses the same weighted-mean rule as the rank mean, with

@@ -33,9 +33,10 @@
  * shortest-arc offsets. Sums within a rank are formed in list order, so
  * permutations of one rank agree to float rounding, not bit for bit.
  *
- * Cost: one pass over the joints, four at a time, each read from every
- * contribution and from `out` once and written once; a contribution that
- * covers none of four joints is skipped for them.
+ * Cost: one pass over the joints, 4, 8 or 16 at a time (the kernel path,
+ * see bw_simd_path in pose.h), each read from every contribution and from
+ * the base once and written once; a contribution that covers none of a
+ * block's joints is skipped for them.
  */
 #ifndef BLENDWERK_MIX_H
 #define BLENDWERK_MIX_H
@@ -113,7 +114,7 @@ typedef struct bw_clip_contribution {
  * lane l drives rig joint l for every joint, every joint keys translation,
  * rotation and scale, and no curve is driven: the usual exported clip)
  * goes straight from the clip's key rows into the mixer's accumulators,
- * four joints at a time, with no intermediate pose; other clips (sparse
+ * a block of joints at a time, with no intermediate pose; other clips (sparse
  * grids, eased or spline keys, curves) are sampled into scratch poses the
  * mixer owns, so every binding made for `rig` is accepted. `rig` is the rig the bindings
  * were made for; its current joint values fill unkeyed channels.
