@@ -7,7 +7,9 @@
 #                            gcc, AddressSanitizer + UBSan), release (gcc -O2,
 #                            NDEBUG) or clang; warnings are errors in all three
 #   ./dev.sh fuzz [SECONDS]  build the libFuzzer targets (clang) and run each
-#   ./dev.sh bench [ARGS]    build optimised and run the benchmark program
+#   ./dev.sh bench [ARGS]    build optimised and run the benchmark program;
+#                            bench --vs-ref [OPTS] compares it with the
+#                            ozz-animation yardstick (bench/vs_ref.sh)
 #   ./dev.sh package-check   install into a temporary prefix and use it as
 #                            docs/embedding.md says: examples/embed (CMake,
 #                            pkg-config), lua5.4, luarocks make (reuses the
@@ -129,10 +131,14 @@ package-check)
     ;;
 bench)
     need "${CORE_PKGS[@]}"
+    if [ "${1:-}" = --vs-ref ]; then
+        shift
+        exec bench/vs_ref.sh "$@"
+    fi
     configure_build build-release -DCMAKE_BUILD_TYPE=Release -DBW_BUILD_TESTS=OFF -DBW_BUILD_DEMO=OFF
     exec build-release/bench/blendwerk-bench "$@"
     ;;
 *)
-    sed -n '2,16p' "$0"
+    sed -n '2,19p' "$0"
     ;;
 esac

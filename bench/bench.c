@@ -1,42 +1,45 @@
 /* bench.c - the Blendwerk benchmark program (never a timed test).
  *
- * The reference workload (the same shape ozz-animation was measured on):
- * a 64-joint humanoid rig; 4 clips of 1.0, 1.33, 1.67 and 2.0 s with keys
- * at 30 per second on translation, rotation and scale of every joint
- * (smooth periodic curves); 1,000 characters, each with its own playback
- * state and output buffers and a random phase; forward playback at 1/60 s
- * per frame. `pipe4` is the product path: each character's bw_track_set
- * playing the four clips, advanced, composed (bw_track_set_compose, the
- * fused bw_mix_run_clips pass) and drained, then local-to-model; the
- * kernels measured alone keep their own names (`fused4` is
- * bw_mix_run_clips called directly).
+ * It runs the standard workload of ../shared/bench-ref (README.md there,
+ * rebuilt from its recipe in workload.h): a 64-joint humanoid, four clips
+ * of 1.0, 1.333, 1.667 and 2.0 s keyed at 30/s on every joint's
+ * translation, rotation and scale, 1,000 characters with their own heap
+ * buffers, random phases and random normalised layer weights, dt 1/60 s,
+ * clip = character index % 4 for the one-clip cases. Before timing it
+ * checks that its samples match a plain evaluation of the same keys.
  *
- * A timed block is one frame of the whole crowd. Each measurement runs at
- * least 31 blocks after a warm-up, drops blocks in which the thread was
- * descheduled (its context-switch count changed), and reports the median
- * and 10th percentile in nanoseconds per joint (block time / (characters ×
- * joints)).
+ * Measurements carry the yardstick's names and time the same work, so
+ * their ratios to ref_bench are like for like; `pipe4` is what a user
+ * calls (each character's bw_track_set of four playing tracks: advance,
+ * compose, drain, then local-to-model) and `fused4` is the
+ * bw_mix_run_clips kernel alone. The timing method is the yardstick's:
+ * measurements run round-robin; per repetition each runs one untimed
+ * frame of the whole crowd and then F timed frames; a block is clean when
+ * thread CPU time / wall time >= 0.97; median and p10 (nearest rank) over
+ * the clean blocks (all blocks if fewer than 3 are clean), in ns per joint
+ * (per joint × clip for sample4_fwd).
  *
- *   blendwerk-bench [--quick] [--json] [--characters N] [--threads N]
+ *   blendwerk-bench [--quick] [--json] [--characters N] [--joints N]
+ *                   [--reps R] [--frames F] [--threads N] [--only NAME]
+ *
+ * BW_SIMD=portable|sse2|avx2|avx512 forces a kernel path (see simd.h).
  */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "blendwerk/blendwerk.h"
 #include "blendwerk/jobs.h"
+#include "simd.h"
+#include "workload.h"
 
-#define JOINTS 64
-#define CLIPS 4
-#define KEY_RATE 30.0
+#define CLIPS WL_CLIPS
 #define FRAME_DT (1.0f / 60.0f)
-
-static const float clip_lengths[CLIPS] = {1.0f, 1.33f, 1.67f, 2.0f};
+static const int clip_intervals[CLIPS] = {30, 40, 50, 60};
 
 /* ---- counting allocator: proves the frame loop allocates nothing ---- */
 typedef struct alloc_stats {
@@ -61,31 +64,30 @@ static bw_allocator counting = {counting_alloc, &stats};
 
 /* ---- the workload ---- */
 typedef struct character {
-    double time[CLIPS];
-    unsigned rng; /* per-character random stream for sample1_rand */
+    float phase[CLIPS];
+    float weight[CLIPS]; /* normalised to sum 1 */
     bw_pose sampled[CLIPS];
     bw_pose mixed;
     float (*model)[4][4];
-    bw_track_set *set; /* four looping tracks (pipe4: the product path) */
+    bw_track_set *set; /* the four clips as playing tracks (pipe4) */
 } character;
 
 typedef struct workload {
+    int joints;
+    wl_skeleton sk;
+    wl_curves curves[CLIPS][WL_BASE_JOINTS];
+    float duration[CLIPS];
     bw_rig *rig;
     bw_clip *clips[CLIPS];
     bw_binding *bindings[CLIPS];
+    bw_pose rest;
     int count;
     character *chars;
     bw_mixer **mixers; /* one per thread */
     int threads;
+    uint32_t rand_state; /* sample1_rand: one stream, as the yardstick */
+    int full;            /* every buffer (not only pipe4's) */
 } workload;
-
-static float rng_next(unsigned *state)
-{
-    *state = *state * 1664525u + 1013904223u;
-    return (float)(*state >> 8) / 16777216.0f;
-}
-static unsigned rng_state = 12345u;
-static float rng01(void) { return rng_next(&rng_state); }
 
 static void die(const char *what, bw_result r)
 {
@@ -93,79 +95,51 @@ static void die(const char *what, bw_result r)
     exit(1);
 }
 
-/* A humanoid-shaped tree of 64 joints: a spine chain with a head and four
- * limbs, fingers on both hands. */
-static bw_rig *make_rig(void)
+static bw_rig *make_rig(const wl_skeleton *sk)
 {
-    bw_rig_joint_desc joints[JOINTS];
-    static char names[JOINTS][16];
-    int parents[JOINTS];
-    int n = 0;
-    parents[n++] = -1;                        /* 0 hips */
-    for (int i = 0; i < 4; i++) parents[n] = n - 1, n++; /* 1-4 spine, neck */
-    parents[n] = n - 1, n++;                  /* 5 head */
-    int limb_roots[4] = {3, 3, 0, 0};         /* arms from chest, legs from hips */
-    for (int l = 0; l < 4; l++) {
-        parents[n] = limb_roots[l], n++;
-        for (int i = 0; i < 4; i++) parents[n] = n - 1, n++;
-    }
-    /* 26 so far; fingers: 2 hands x 5 fingers x 3 joints = 30 -> 56; extra
-     * twist/face joints to 64 */
-    int hands[2] = {10, 15};
-    for (int h = 0; h < 2; h++)
-        for (int f = 0; f < 5; f++) {
-            parents[n] = hands[h], n++;
-            parents[n] = n - 1, n++;
-            parents[n] = n - 1, n++;
-        }
-    while (n < JOINTS) parents[n] = 5, n++;
-    for (int i = 0; i < JOINTS; i++) {
-        snprintf(names[i], sizeof names[i], "j%02d", i);
+    bw_rig_joint_desc *joints = calloc((size_t)sk->count, sizeof *joints);
+    char(*names)[16] = calloc((size_t)sk->count, sizeof *names);
+    for (int i = 0; i < sk->count; i++) {
+        snprintf(names[i], sizeof names[i], "j%03d", i);
         joints[i].name = names[i];
-        joints[i].parent = parents[i];
+        joints[i].parent = sk->parent[i];
         joints[i].rest = bw_transform_identity;
-        joints[i].rest.t[1] = 0.1f;
+        memcpy(joints[i].rest.t, sk->rest_t[i], sizeof joints[i].rest.t);
     }
-    bw_rig_desc desc = {.joints = joints, .joint_count = JOINTS, .allocator = counting};
+    bw_rig_desc desc = {.joints = joints, .joint_count = sk->count, .allocator = counting};
     bw_rig *rig = NULL;
     bw_result r = bw_rig_create(&desc, &rig, NULL);
     if (r != BW_OK) die("bw_rig_create", r);
+    free(joints);
+    free(names);
     return rig;
 }
 
-static bw_clip *make_clip(const bw_rig *rig, int c)
+/* Keys per joint: translation (3), rotation (4), scale (3) arrays. */
+static bw_clip *make_clip(const workload *w, int c)
 {
-    float length = clip_lengths[c];
-    int keys = (int)lround(length * KEY_RATE) + 1;
+    const int intervals = clip_intervals[c], keys = intervals + 1, nj = w->joints;
     float *times = malloc(sizeof(float) * (size_t)keys);
-    float *values = malloc(sizeof(float) * (size_t)keys * 10 * JOINTS);
-    bw_track_desc *tracks = malloc(sizeof(bw_track_desc) * 3 * JOINTS);
-    for (int k = 0; k < keys; k++) times[k] = length * (float)k / (float)(keys - 1);
-    for (int j = 0; j < JOINTS; j++) {
-        float *tv = values + (size_t)j * 10 * (size_t)keys;
-        float *rv = tv + 3 * keys, *sv = rv + 4 * keys;
-        float ph = 0.37f * (float)j + (float)c;
+    float *values = malloc(sizeof(float) * (size_t)keys * 10 * (size_t)nj);
+    bw_track_desc *tracks = calloc(3 * (size_t)nj, sizeof *tracks);
+    for (int k = 0; k < keys; k++) times[k] = wl_key_time(intervals, k);
+    for (int j = 0; j < nj; j++) {
+        float *tv = values + (size_t)j * 10 * (size_t)keys, *rv = tv + 3 * keys, *sv = rv + 4 * keys;
+        float prev[4] = {0, 0, 0, 1};
         for (int k = 0; k < keys; k++) {
-            float a = 6.2831853f * times[k] / length + ph; /* periodic over the clip */
-            tv[3 * k + 0] = 0.1f * sinf(a);
-            tv[3 * k + 1] = 0.1f + 0.05f * cosf(a);
-            tv[3 * k + 2] = 0.02f * sinf(2 * a);
-            float ang = 0.6f * sinf(a), ax = 0.6f, ay = 0.64f, az = 0.48f; /* unit axis */
-            rv[4 * k + 0] = ax * sinf(ang / 2);
-            rv[4 * k + 1] = ay * sinf(ang / 2);
-            rv[4 * k + 2] = az * sinf(ang / 2);
-            rv[4 * k + 3] = cosf(ang / 2);
-            sv[3 * k + 0] = sv[3 * k + 1] = sv[3 * k + 2] = 1.0f + 0.05f * sinf(a);
+            float *q = rv + 4 * k;
+            wl_key(&w->sk, w->curves[c], j, times[k], tv + 3 * k, q, sv + 3 * k);
+            if (k && q[0] * prev[0] + q[1] * prev[1] + q[2] * prev[2] + q[3] * prev[3] < 0.0f)
+                for (int d = 0; d < 4; d++) q[d] = -q[d]; /* hemisphere continuity, as the recipe */
+            memcpy(prev, q, sizeof prev);
         }
-        const char *name = bw_rig_joint_name(rig, j);
-        int p = bw_rig_joint_parent(rig, j);
-        const char *parent = p < 0 ? "" : bw_rig_joint_name(rig, p);
-        bw_channel ch[3] = {BW_CHANNEL_TRANSLATION, BW_CHANNEL_ROTATION, BW_CHANNEL_SCALE};
+        const char *name = bw_rig_joint_name(w->rig, j);
+        int p = bw_rig_joint_parent(w->rig, j);
+        const bw_channel ch[3] = {BW_CHANNEL_TRANSLATION, BW_CHANNEL_ROTATION, BW_CHANNEL_SCALE};
         const float *vals[3] = {tv, rv, sv};
         for (int i = 0; i < 3; i++) {
             bw_track_desc *t = &tracks[3 * j + i];
-            memset(t, 0, sizeof *t);
-            t->parent = parent;
+            t->parent = p < 0 ? "" : bw_rig_joint_name(w->rig, p);
             t->joint = name;
             t->channel = ch[i];
             t->interp = BW_INTERP_EASED;
@@ -177,8 +151,8 @@ static bw_clip *make_clip(const bw_rig *rig, int c)
     bw_clip_desc desc = {0};
     desc.name = "bench";
     desc.tracks = tracks;
-    desc.track_count = 3 * JOINTS;
-    desc.length = length;
+    desc.track_count = 3 * nj;
+    desc.length = w->duration[c];
     desc.loop = true;
     desc.allocator = counting;
     bw_clip *clip = NULL;
@@ -194,48 +168,66 @@ static bw_clip *make_clip(const bw_rig *rig, int c)
     return clip;
 }
 
-static void workload_init(workload *w, int count, int threads)
+/* Bytes one character's buffers take, measured through the allocator. */
+static long long character_init(workload *w, character *ch, uint32_t *rng)
+{
+    float sum = 0.0f;
+    for (int c = 0; c < CLIPS; c++) {
+        ch->phase[c] = wl_rand01(rng) * 10.0f;
+        ch->weight[c] = 0.1f + wl_rand01(rng);
+        sum += ch->weight[c];
+    }
+    for (int c = 0; c < CLIPS; c++) ch->weight[c] /= sum;
+    for (int c = 0; c < CLIPS && w->full; c++)
+        if (bw_pose_init(&ch->sampled[c], w->rig, &counting) != BW_OK) die("bw_pose_init", BW_ERR_OUT_OF_MEMORY);
+    long long before = stats.bytes; /* from here: what the pipeline (pipe4) needs */
+    if (bw_pose_init(&ch->mixed, w->rig, &counting) != BW_OK) die("bw_pose_init", BW_ERR_OUT_OF_MEMORY);
+    bw_pose_set_rest(&ch->mixed, w->rig);
+    ch->model = counting_alloc(&stats, NULL, 0, sizeof(float[4][4]) * (size_t)w->joints);
+    bw_track_set_desc sd = {.rig = w->rig, .capacity = CLIPS, .allocator = counting};
+    bw_result r = bw_track_set_create(&sd, &ch->set);
+    if (r != BW_OK) die("bw_track_set_create", r);
+    for (int c = 0; c < CLIPS; c++) {
+        bw_play_desc pd = {.binding = w->bindings[c], .time = ch->phase[c], .weight = ch->weight[c]};
+        r = bw_track_set_play(ch->set, &pd, NULL);
+        if (r != BW_OK) die("bw_track_set_play", r);
+    }
+    return stats.bytes - before;
+}
+
+static long long workload_init(workload *w, int joints, int count, int threads, int full)
 {
     memset(w, 0, sizeof *w);
-    w->rig = make_rig();
+    w->joints = joints;
+    w->full = full;
+    wl_skeleton_build(&w->sk, joints);
+    uint32_t rng = 12345u;
     for (int c = 0; c < CLIPS; c++) {
-        w->clips[c] = make_clip(w->rig, c);
-        bw_result r = bw_binding_create(&(bw_binding_desc){.clip = w->clips[c], .rig = w->rig, .allocator = counting}, &w->bindings[c], NULL);
+        wl_curves_draw(clip_intervals[c], &rng, w->curves[c]);
+        w->duration[c] = (float)clip_intervals[c] / WL_FPS;
+    }
+    w->rig = make_rig(&w->sk);
+    for (int c = 0; c < CLIPS; c++) {
+        w->clips[c] = make_clip(w, c);
+        bw_binding_desc bd = {.clip = w->clips[c], .rig = w->rig, .allocator = counting};
+        bw_result r = bw_binding_create(&bd, &w->bindings[c], NULL);
         if (r != BW_OK) die("bw_binding_create", r);
     }
+    if (bw_pose_init(&w->rest, w->rig, &counting) != BW_OK) die("bw_pose_init", BW_ERR_OUT_OF_MEMORY);
+    bw_pose_set_rest(&w->rest, w->rig);
     w->count = count;
     w->threads = threads;
+    w->rand_state = 0x9e3779b9u;
     w->mixers = calloc((size_t)threads, sizeof(bw_mixer *));
     for (int t = 0; t < threads; t++) {
-        bw_mixer_desc md = {w->rig, CLIPS, counting, false};
+        bw_mixer_desc md = {.rig = w->rig, .max_contributions = CLIPS, .allocator = counting};
         bw_result r = bw_mixer_create(&md, &w->mixers[t]);
         if (r != BW_OK) die("bw_mixer_create", r);
     }
     w->chars = calloc((size_t)count, sizeof(character));
-}
-
-/* Bytes one character's buffers take, measured through the allocator. */
-static long long character_init(const workload *w, character *ch)
-{
-    long long before = stats.bytes;
-    for (int c = 0; c < CLIPS; c++) {
-        ch->time[c] = rng01() * clip_lengths[c];
-        ch->rng = (unsigned)(rng01() * 4294967040.0f) | 1u;
-        if (bw_pose_init(&ch->sampled[c], w->rig, &counting) != BW_OK) die("bw_pose_init", BW_ERR_OUT_OF_MEMORY);
-    }
-    if (bw_pose_init(&ch->mixed, w->rig, &counting) != BW_OK) die("bw_pose_init", BW_ERR_OUT_OF_MEMORY);
-    ch->model = counting_alloc(&stats, NULL, 0, sizeof(float[4][4]) * JOINTS);
-    /* the same four clips as playing tracks, at the same phases and a
-     * quarter weight each */
-    bw_track_set_desc sd = {w->rig, CLIPS, 0, counting};
-    bw_result r = bw_track_set_create(&sd, &ch->set);
-    if (r != BW_OK) die("bw_track_set_create", r);
-    for (int c = 0; c < CLIPS; c++) {
-        bw_play_desc pd = {.binding = w->bindings[c], .time = ch->time[c], .weight = 0.25f};
-        r = bw_track_set_play(ch->set, &pd, NULL);
-        if (r != BW_OK) die("bw_track_set_play", r);
-    }
-    return stats.bytes - before + (long long)sizeof(character);
+    long long bytes = 0;
+    for (int i = 0; i < count; i++) bytes = character_init(w, &w->chars[i], &rng);
+    return bytes + (long long)sizeof(character);
 }
 
 static void workload_deinit(workload *w)
@@ -249,6 +241,7 @@ static void workload_deinit(workload *w)
     free(w->chars);
     for (int t = 0; t < w->threads; t++) bw_mixer_destroy(w->mixers[t]);
     free(w->mixers);
+    bw_pose_deinit(&w->rest);
     for (int c = 0; c < CLIPS; c++) {
         bw_binding_destroy(w->bindings[c]);
         bw_clip_destroy(w->clips[c]);
@@ -256,103 +249,166 @@ static void workload_deinit(workload *w)
     bw_rig_destroy(w->rig);
 }
 
-/* ---- per-character steps ---- */
-static inline float advance(character *ch, int c)
+/* ---- the check: samples against a plain evaluation of the same keys ---- */
+
+/* Index i of the key pair [i, i + 1] around t by binary search. */
+static int plain_pair(const float *times, int n, float t)
 {
-    double t = ch->time[c] + FRAME_DT;
-    double len = clip_lengths[c];
-    if (t >= len) t -= len;
-    ch->time[c] = t;
-    return (float)t;
+    if (t <= times[0]) return 0;
+    if (t >= times[n - 1]) return n - 2;
+    int lo = 0, hi = n - 1;
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (times[mid] <= t) lo = mid;
+        else hi = mid;
+    }
+    return lo;
 }
 
+/* Worst differences of bw_sample_clip (on the chosen SIMD path) from the
+ * plain lerp / nlerp of the keys: translation and scale in their units,
+ * rotation as an angle in radians. */
+static int check_samples(const workload *w)
+{
+    bw_pose p;
+    if (bw_pose_init(&p, w->rig, NULL) != BW_OK) die("bw_pose_init", BW_ERR_OUT_OF_MEMORY);
+    float worst_t = 0, worst_r = 0, worst_s = 0;
+    uint32_t rng = 0x2545f491u;
+    for (int c = 0; c < CLIPS; c++) {
+        bw_track_desc td;
+        bw_clip_track(w->clips[c], 0, &td);
+        for (int k = 0; k < 50; k++) {
+            float t = k == 0 ? 0.0f : k == 1 ? w->duration[c] : wl_rand01(&rng) * w->duration[c];
+            bw_sample_clip(w->bindings[c], w->rig, t, &p);
+            int i = plain_pair(td.times, td.key_count, t);
+            float a = (t - td.times[i]) / (td.times[i + 1] - td.times[i]);
+            a = a < 0 ? 0 : a > 1 ? 1 : a;
+            for (int j = 0; j < w->joints; j++) {
+                bw_track_desc tt, tr, ts;
+                bw_clip_track(w->clips[c], 3 * j, &tt);
+                bw_clip_track(w->clips[c], 3 * j + 1, &tr);
+                bw_clip_track(w->clips[c], 3 * j + 2, &ts);
+                const bw_transform *x = &p.joints[j];
+                for (int d = 0; d < 3; d++) {
+                    float et = tt.values[3 * i + d] + (tt.values[3 * i + 3 + d] - tt.values[3 * i + d]) * a;
+                    float es = ts.values[3 * i + d] + (ts.values[3 * i + 3 + d] - ts.values[3 * i + d]) * a;
+                    worst_t = fmaxf(worst_t, fabsf(x->t[d] - et));
+                    worst_s = fmaxf(worst_s, fabsf(x->s[d] - es));
+                }
+                const float *q0 = tr.values + 4 * i, *q1 = q0 + 4;
+                float sign = q0[0] * q1[0] + q0[1] * q1[1] + q0[2] * q1[2] + q0[3] * q1[3] < 0 ? -1.0f : 1.0f;
+                float q[4], n = 0, dot = 0;
+                for (int d = 0; d < 4; d++) q[d] = q0[d] + (sign * q1[d] - q0[d]) * a, n += q[d] * q[d];
+                for (int d = 0; d < 4; d++) dot += x->r[d] * q[d] / sqrtf(n);
+                worst_r = fmaxf(worst_r, 2.0f * acosf(fminf(fabsf(dot), 1.0f)));
+            }
+        }
+    }
+    bw_pose_deinit(&p);
+    printf("check (%s path): samples vs plain lerp/nlerp of the same keys: translation %.2e, rotation %.2e rad "
+           "(slerp vs nlerp), scale %.2e\n",
+           bw_simd_path_name(bw_simd_active()), worst_t, worst_r, worst_s);
+    /* Translation and scale are the same lerp (float rounding). Rotation:
+     * we slerp where the yardstick nlerps; the two differ by up to about
+     * 1.2e-3 rad midway between keys up to 0.3 rad apart (the fastest
+     * curves here); a wrong key pair or a broken kernel is 1e-2 or more. */
+    return worst_t > 2e-6f || worst_s > 2e-6f || worst_r > 3e-3f;
+}
+
+/* ---- per-character steps ---- */
 typedef enum kind {
     SAMPLE1_FWD,
     SAMPLE1_RAND,
     SAMPLE4_FWD,
     BLEND4_ONLY,
+    SAMPLE4_BLEND4,
     L2M,
     PIPE1,
-    FUSED4,
     PIPE4,
+    FUSED4,
     KIND_COUNT
 } kind;
 static const char *const kind_names[KIND_COUNT] = {"sample1_fwd", "sample1_rand", "sample4_fwd", "blend4_only",
-                                                   "l2m",         "pipe1",        "fused4",      "pipe4"};
+                                                   "sample4_blend4", "l2m", "pipe1", "pipe4", "fused4"};
+static const int kind_forward[KIND_COUNT] = {1, 0, 1, 0, 1, 0, 1, 1, 1};
+static const int kind_full[KIND_COUNT] = {1, 1, 1, 1, 1, 0, 0, 0, 0}; /* needs the sampled poses */
 
 typedef struct frame_job {
     workload *w;
     kind k;
+    int frame;
 } frame_job;
+
+static inline float clip_time(const workload *w, const character *ch, int c, int frame)
+{
+    return fmodf(ch->phase[c] + (float)frame * FRAME_DT, w->duration[c]);
+}
+
+static void blend4(workload *w, bw_mixer *mixer, character *ch)
+{
+    bw_contribution contrib[CLIPS];
+    for (int c = 0; c < CLIPS; c++) contrib[c] = (bw_contribution){&ch->sampled[c], ch->weight[c], 0};
+    bw_mix_run(mixer, &w->rest, contrib, CLIPS, &ch->mixed);
+}
 
 static void run_range(void *user, int begin, int end, int worker)
 {
     frame_job *job = (frame_job *)user;
     workload *w = job->w;
+    const int frame = job->frame;
     bw_mixer *mixer = w->mixers[worker];
     for (int i = begin; i < end; i++) {
         character *ch = &w->chars[i];
+        const int l = i & 3;
         switch (job->k) {
         case SAMPLE1_FWD:
-            bw_sample_clip(w->bindings[0], w->rig, advance(ch, 0), &ch->sampled[0]);
+            bw_sample_clip(w->bindings[l], w->rig, clip_time(w, ch, l, frame), &ch->sampled[l]);
             break;
-        case SAMPLE1_RAND:
-            bw_sample_clip(w->bindings[0], w->rig, rng_next(&ch->rng) * clip_lengths[0], &ch->sampled[0]);
+        case SAMPLE1_RAND: /* one shared stream: run single-threaded only */
+            bw_sample_clip(w->bindings[l], w->rig, wl_rand01(&w->rand_state) * w->duration[l], &ch->sampled[l]);
             break;
         case SAMPLE4_FWD:
-            for (int c = 0; c < CLIPS; c++) bw_sample_clip(w->bindings[c], w->rig, advance(ch, c), &ch->sampled[c]);
+            for (int c = 0; c < CLIPS; c++)
+                bw_sample_clip(w->bindings[c], w->rig, clip_time(w, ch, c, frame), &ch->sampled[c]);
             break;
-        case BLEND4_ONLY: {
-            bw_contribution contrib[CLIPS];
-            for (int c = 0; c < CLIPS; c++) contrib[c] = (bw_contribution){&ch->sampled[c], 0.25f, 0};
-            bw_pose_set_rest(&ch->mixed, w->rig);
-            bw_mix_run(mixer, NULL, contrib, CLIPS, &ch->mixed);
+        case BLEND4_ONLY: blend4(w, mixer, ch); break;
+        case SAMPLE4_BLEND4:
+            for (int c = 0; c < CLIPS; c++)
+                bw_sample_clip(w->bindings[c], w->rig, clip_time(w, ch, c, frame), &ch->sampled[c]);
+            blend4(w, mixer, ch);
             break;
-        }
+        case L2M: bw_pose_local_to_model(w->rig, &ch->mixed, ch->model); break;
+        case PIPE1:
+            bw_sample_clip(w->bindings[l], w->rig, clip_time(w, ch, l, frame), &ch->mixed);
+            bw_pose_local_to_model(w->rig, &ch->mixed, ch->model);
+            break;
         case PIPE4:
-            /* the product path: a track set playing the four clips (clock,
-             * signals, then the fused compose) and local-to-model */
+            /* the product path: four playing tracks (clock, fades,
+             * signals), composed by the fused mixer, then local-to-model */
             bw_track_set_advance(ch->set, FRAME_DT);
             bw_track_set_compose(ch->set, mixer, NULL, &ch->mixed);
             bw_track_set_drain(ch->set, NULL, NULL);
             bw_pose_local_to_model(w->rig, &ch->mixed, ch->model);
             break;
         case FUSED4: {
-            /* the kernel alone: sample the four clips and mix them in one
-             * pass over the joints (bw_mix_run_clips), then local-to-model */
             bw_clip_contribution clips[CLIPS];
-            for (int c = 0; c < CLIPS; c++) clips[c] = (bw_clip_contribution){w->bindings[c], advance(ch, c), 0.25f, 0};
-            bw_pose_set_rest(&ch->mixed, w->rig);
-            bw_mix_run_clips(mixer, w->rig, NULL, clips, CLIPS, &ch->mixed);
+            for (int c = 0; c < CLIPS; c++)
+                clips[c] = (bw_clip_contribution){w->bindings[c], clip_time(w, ch, c, frame), ch->weight[c], 0};
+            bw_mix_run_clips(mixer, w->rig, &w->rest, clips, CLIPS, &ch->mixed);
             bw_pose_local_to_model(w->rig, &ch->mixed, ch->model);
             break;
         }
-        case L2M:
-            bw_pose_local_to_model(w->rig, &ch->mixed, ch->model);
-            break;
-        case PIPE1:
-            bw_sample_clip(w->bindings[0], w->rig, advance(ch, 0), &ch->sampled[0]);
-            bw_pose_local_to_model(w->rig, &ch->sampled[0], ch->model);
-            break;
-        default:
-            break;
+        default: break;
         }
     }
 }
 
 /* ---- timing ---- */
-static double now_ns(void)
+static double now_ns(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static long involuntary_switches(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_THREAD, &ru);
-    return ru.ru_nivcsw;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -361,130 +417,174 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+typedef struct series {
+    double *all, *clean;
+    int num_all, num_clean;
+} series;
+
 typedef struct result {
     const char *name;
-    double median, p10; /* ns per joint */
-    int blocks, dropped;
+    const char *unit;
+    double median, p10, per_char; /* ns per unit; ns per character */
+    int clean, blocks;
 } result;
 
-/* One measurement. Single-threaded (jobs == NULL): each frame walks the
- * whole crowd in short blocks of BLOCK_CHARACTERS, each timed on its own,
- * and a block during which the thread was involuntarily descheduled is
- * dropped. Threaded: each block is one whole frame on the pool. */
-#define BLOCK_CHARACTERS 25
-static result measure(workload *w, bw_jobs *jobs, kind k, int blocks, const char *name)
+/* One block: an untimed re-warm frame, then `frames` timed frames of the
+ * whole crowd (on the pool when jobs is not NULL). */
+static void run_block(workload *w, bw_jobs *jobs, kind k, int *frame, int frames, series *s, int record)
 {
-    frame_job job = {w, k};
-    int per_frame = jobs ? 1 : (w->count + BLOCK_CHARACTERS - 1) / BLOCK_CHARACTERS;
-    for (int i = 0; i < 3; i++) run_range(&job, 0, w->count, 0); /* warm-up */
-    int cap = blocks + per_frame;
-    double *samples = malloc(sizeof(double) * (size_t)cap);
-    int kept = 0, dropped = 0;
-    for (int attempt = 0; kept < blocks && attempt < blocks * 8; attempt++) {
-        if (jobs) {
-            double t0 = now_ns();
-            bw_jobs_run(jobs, w->count, 0, run_range, &job);
-            samples[kept++] = (now_ns() - t0) / ((double)w->count * JOINTS);
-            continue;
-        }
-        for (int b = 0; b < w->count && kept < cap; b += BLOCK_CHARACTERS) {
-            int e = b + BLOCK_CHARACTERS < w->count ? b + BLOCK_CHARACTERS : w->count;
-            long s0 = involuntary_switches();
-            double t0 = now_ns();
-            run_range(&job, b, e, 0);
-            double t1 = now_ns();
-            if (involuntary_switches() != s0) {
-                dropped++;
-                continue;
-            }
-            samples[kept++] = (t1 - t0) / ((double)(e - b) * JOINTS);
-        }
+    frame_job job = {w, k, (*frame)++};
+    if (jobs) bw_jobs_run(jobs, w->count, 0, run_range, &job);
+    else run_range(&job, 0, w->count, 0);
+    double c0 = now_ns(CLOCK_THREAD_CPUTIME_ID), t0 = now_ns(CLOCK_MONOTONIC);
+    for (int f = 0; f < frames; f++) {
+        job.frame = (*frame)++;
+        if (jobs) bw_jobs_run(jobs, w->count, 0, run_range, &job);
+        else run_range(&job, 0, w->count, 0);
     }
-    qsort(samples, (size_t)kept, sizeof(double), cmp_double);
-    result r = {name, kept ? samples[kept / 2] : NAN, kept ? samples[kept / 10] : NAN, kept, dropped};
-    free(samples);
+    double t1 = now_ns(CLOCK_MONOTONIC), c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+    if (!record) return;
+    double v = (t1 - t0) / ((double)frames * w->count);
+    s->all[s->num_all++] = v;
+    /* on the pool the calling thread waits part of the time: every block counts */
+    if (jobs || (c1 - c0) / (t1 - t0) >= 0.97) s->clean[s->num_clean++] = v;
+}
+
+static result summarise(const series *s, const char *name, int per_clip, int joints)
+{
+    int use_clean = s->num_clean >= 3;
+    int n = use_clean ? s->num_clean : s->num_all;
+    double *v = malloc(sizeof(double) * (size_t)n);
+    memcpy(v, use_clean ? s->clean : s->all, sizeof(double) * (size_t)n);
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    double med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    double p10 = v[(size_t)(0.1 * (n - 1) + 0.5)];
+    double per = (double)joints * (per_clip ? CLIPS : 1);
+    result r = {name, per_clip ? "joint_clip" : "joint", med / per, p10 / per, med, s->num_clean, s->num_all};
+    free(v);
     return r;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: blendwerk-bench [--quick] [--json] [--characters N] [--joints N] [--reps R] "
+                    "[--frames F] [--threads N] [--only NAME]\n");
+    return 2;
 }
 
 int main(int argc, char **argv)
 {
-    int quick = 0, json = 0, count = 1000;
+    int json = 0, count = 1000, joints = WL_BASE_JOINTS, reps = 31, frames = 4, only = -1;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = ncpu > 0 ? (int)ncpu : 1;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) quick = 1;
-        else if (!strcmp(argv[i], "--json")) json = 1;
-        else if (!strcmp(argv[i], "--characters") && i + 1 < argc) count = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
-        else {
-            fprintf(stderr, "usage: blendwerk-bench [--quick] [--json] [--characters N] [--threads N]\n");
-            return 2;
-        }
+        const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--quick")) reps = 11;
+        else if (!strcmp(a, "--json")) json = 1;
+        else if (!strcmp(a, "--characters") && next) count = atoi(argv[++i]);
+        else if (!strcmp(a, "--joints") && next) joints = atoi(argv[++i]);
+        else if (!strcmp(a, "--reps") && next) reps = atoi(argv[++i]);
+        else if (!strcmp(a, "--frames") && next) frames = atoi(argv[++i]);
+        else if (!strcmp(a, "--threads") && next) threads = atoi(argv[++i]);
+        else if (!strcmp(a, "--only") && next) {
+            const char *name = argv[++i];
+            for (int k = 0; k < KIND_COUNT; k++)
+                if (!strcmp(name, kind_names[k])) only = k;
+            if (only < 0) return usage();
+        } else return usage();
     }
-    if (count < 1 || threads < 1) {
-        fprintf(stderr, "blendwerk-bench: --characters and --threads must be >= 1\n");
-        return 2;
-    }
-    int blocks = quick ? 401 : 4001; /* timed blocks of 25 characters each */
+    if (count < 1 || threads < 1 || reps < 1 || frames < 1 || joints < 1 || joints > WL_MAX_JOINTS) return usage();
 
     workload w;
-    workload_init(&w, count, threads);
-    long long bytes_per_character = 0;
-    for (int i = 0; i < count; i++) bytes_per_character = character_init(&w, &w.chars[i]);
-
-    bw_jobs *single = NULL, *pool = NULL;
-    bw_jobs_desc single_desc = {.thread_count = 1}, pool_desc = {.thread_count = threads};
-    if (bw_jobs_create(&single_desc, &single) != BW_OK || bw_jobs_create(&pool_desc, &pool) != BW_OK) {
+    const int full = only < 0 || kind_full[only];
+    long long bytes_per_character = workload_init(&w, joints, count, threads, full);
+    if (check_samples(&w)) {
+        fprintf(stderr, "blendwerk-bench: samples do not match the plain evaluation of the keys\n");
+        return 1;
+    }
+    bw_jobs *pool = NULL;
+    bw_jobs_desc pool_desc = {.thread_count = threads};
+    if (only < 0 && bw_jobs_create(&pool_desc, &pool) != BW_OK) {
         fprintf(stderr, "blendwerk-bench: cannot start threads\n");
         return 1;
     }
 
-    /* mixed poses must hold something for l2m: run pipe4 once */
-    frame_job prime = {&w, PIPE4};
-    bw_jobs_run(single, count, 0, run_range, &prime);
+    /* mixed poses hold a blend for l2m, sampled poses something to blend */
+    for (int k = 0; k < KIND_COUNT; k++) {
+        if (!full && kind_full[k]) continue;
+        frame_job prime = {&w, (kind)k, 0};
+        run_range(&prime, 0, count, 0);
+    }
 
-    result results[KIND_COUNT + 1];
-    for (int k = 0; k < KIND_COUNT; k++) results[k] = measure(&w, NULL, (kind)k, blocks, kind_names[k]);
-
-    /* allocations per frame after warm-up, over every kind of frame */
-    long long calls_before = stats.calls;
-    int frames = quick ? 20 : 100;
-    for (int f = 0; f < frames; f++)
+    series s[KIND_COUNT + 1];
+    for (int k = 0; k <= KIND_COUNT; k++) {
+        s[k].all = malloc(sizeof(double) * (size_t)reps);
+        s[k].clean = malloc(sizeof(double) * (size_t)reps);
+        s[k].num_all = s[k].num_clean = 0;
+    }
+    /* one forward clock for the forward-playback measurements, one for the
+     * others (as the yardstick) */
+    int fwd_frame = 0, other_frame = 0;
+    for (int r = 0; r < 1 + reps; r++)
         for (int k = 0; k < KIND_COUNT; k++) {
-            frame_job job = {&w, (kind)k};
-            bw_jobs_run(pool, count, 0, run_range, &job);
+            if (only >= 0 && k != only) continue;
+            run_block(&w, NULL, (kind)k, kind_forward[k] ? &fwd_frame : &other_frame, frames, &s[k], r >= 1);
         }
-    double allocs_per_frame = (double)(stats.calls - calls_before) / frames;
+    result results[KIND_COUNT + 1];
+    int nres = 0;
+    for (int k = 0; k < KIND_COUNT; k++)
+        if (only < 0 || k == only) results[nres++] = summarise(&s[k], kind_names[k], k == SAMPLE4_FWD, joints);
 
-    /* scaling: whole frames on one thread vs on the pool, same timing */
-    result one_thread = measure(&w, single, PIPE4, quick ? 61 : 301, "pipe4_1thread");
-    result threaded = measure(&w, pool, PIPE4, quick ? 61 : 301, "pipe4_threads");
-    double speedup = threaded.median > 0 ? one_thread.median / threaded.median : 0;
-    results[KIND_COUNT] = threaded;
+    double allocs_per_frame = 0, speedup = 0;
+    if (pool) {
+        /* allocations per frame after warm-up, over every kind of frame */
+        long long calls_before = stats.calls;
+        const int alloc_frames = 20;
+        for (int f = 0; f < alloc_frames; f++)
+            for (int k = 0; k < KIND_COUNT; k++) {
+                frame_job job = {&w, (kind)k, f};
+                if (k == SAMPLE1_RAND) run_range(&job, 0, count, 0);
+                else bw_jobs_run(pool, count, 0, run_range, &job);
+            }
+        allocs_per_frame = (double)(stats.calls - calls_before) / alloc_frames;
+        /* pipe4 on the whole pool, whole frames */
+        for (int r = 0; r < 1 + reps; r++) run_block(&w, pool, PIPE4, &fwd_frame, frames, &s[KIND_COUNT], r >= 1);
+        results[nres] = summarise(&s[KIND_COUNT], "pipe4_threads", 0, joints);
+        for (int k = 0; k < nres; k++)
+            if (!strcmp(results[k].name, "pipe4")) speedup = results[k].median / results[nres].median;
+        nres++;
+    }
 
+    const char *path = bw_simd_path_name(bw_simd_active());
     if (json) {
-        printf("{\"characters\":%d,\"joints\":%d,\"threads\":%d,\"measurements\":[", count, JOINTS, threads);
-        for (int k = 0; k <= KIND_COUNT; k++)
-            printf("%s{\"name\":\"%s\",\"median_ns_per_joint\":%.3f,\"p10_ns_per_joint\":%.3f,\"blocks\":%d,"
-                   "\"dropped\":%d}",
-                   k ? "," : "", results[k].name, results[k].median, results[k].p10, results[k].blocks,
-                   results[k].dropped);
-        printf("],\"scaling\":{\"threads\":%d,\"speedup\":%.3f},\"allocations_per_frame\":%.3f,"
-               "\"bytes_per_character\":%lld}\n",
-               threads, speedup, allocs_per_frame, bytes_per_character);
+        printf("{\"characters\":%d,\"joints\":%d,\"threads\":%d,\"simd\":\"%s\",\"measurements\":[", count, joints,
+               threads, path);
+        for (int k = 0; k < nres; k++)
+            printf("%s{\"name\":\"%s\",\"unit\":\"%s\",\"median_ns\":%.3f,\"p10_ns\":%.3f,\"median_ns_per_char\":%.1f,"
+                   "\"clean\":%d,\"blocks\":%d}",
+                   k ? "," : "", results[k].name, results[k].unit, results[k].median, results[k].p10,
+                   results[k].per_char, results[k].clean, results[k].blocks);
+        printf("],\"speedup\":%.3f,\"allocations_per_frame\":%.3f,\"bytes_per_character\":%lld}\n", speedup,
+               allocs_per_frame, bytes_per_character);
     } else {
-        printf("blendwerk-bench: %d characters x %d joints, %d blocks per measurement%s\n", count, JOINTS, blocks,
-               quick ? " (quick)" : "");
-        printf("%-16s %12s %12s %8s\n", "measurement", "median ns/j", "p10 ns/j", "dropped");
-        for (int k = 0; k <= KIND_COUNT; k++)
-            printf("%-16s %12.2f %12.2f %8d\n", results[k].name, results[k].median, results[k].p10,
-                   results[k].dropped);
-        printf("pipe4 on %d threads: %.2fx one thread\n", threads, speedup);
-        printf("allocations per frame after warm-up: %.3f\n", allocs_per_frame);
-        printf("bytes per character instance: %lld\n", bytes_per_character);
+        printf("blendwerk-bench: %d characters x %d joints, simd path %s, %d reps x %d frames\n", count, joints, path,
+               reps, frames);
+        for (int k = 0; k < nres; k++)
+            printf("%s median_ns=%.3f p10_ns=%.3f unit=%s median_ns_per_char=%.1f clean=%d/%d\n", results[k].name,
+                   results[k].median, results[k].p10, results[k].unit, results[k].per_char, results[k].clean,
+                   results[k].blocks);
+        if (pool) {
+            printf("pipe4 on %d threads: %.2fx one thread\n", threads, speedup);
+            printf("allocations per frame after warm-up: %.3f\n", allocs_per_frame);
+        }
+        printf("bytes per character instance (pipe4: mixed pose, model matrices, track set): %lld\n",
+               bytes_per_character);
+    }
+    for (int k = 0; k <= KIND_COUNT; k++) {
+        free(s[k].all);
+        free(s[k].clean);
     }
     bw_jobs_destroy(pool);
-    bw_jobs_destroy(single);
     workload_deinit(&w);
     return allocs_per_frame == 0 ? 0 : 1;
 }

@@ -66,10 +66,14 @@ static inline void bw_quat_rotate(const float *q, const float *v, float *out)
  * sample, since u is the same for all rows of a uniform grid). */
 static inline void bw_slerp_series(float u, float *c)
 {
+    /* 1 / (i (2i + 1)) as constants: the per-sample setup then has no
+     * division (it runs once per sampled or mixed clip per frame) */
+    static const float inv[BW_SLERP_SERIES_TERMS] = {0.0f,         1.0f / 3.0f,  1.0f / 10.0f, 1.0f / 21.0f,
+                                                     1.0f / 36.0f, 1.0f / 55.0f, 1.0f / 78.0f, 1.0f / 105.0f};
     float u2 = u * u, a = u;
     c[0] = u;
     for (int i = 1; i < BW_SLERP_SERIES_TERMS; i++) {
-        a *= (u2 - (float)(i * i)) / (float)(i * (2 * i + 1));
+        a *= (u2 - (float)(i * i)) * inv[i];
         c[i] = a;
     }
 }

@@ -82,17 +82,17 @@ bw_result bw_clip_grid_build(bw_clip *clip)
         }
     }
     const size_t rows = (size_t)ref->key_count;
-    const int blocks = (joints + 3) / 4;
+    const int blocks = (joints + BW_GRID_LANES - 1) / BW_GRID_LANES;
     const size_t row_floats = (size_t)blocks * BW_GRID_BLOCK_FLOATS;
     if (rows > SIZE_MAX / 8 / sizeof(float) / row_floats) {
         bw_free(a, track_joint, scratch_size);
         return BW_OK;
     }
-    /* header, then (16-byte aligned: the allocator only promises
-     * max_align_t) the rows, then the int arrays, then the flags */
+    /* header, then (64-byte aligned, one AVX-512 vector: the allocator
+     * only promises max_align_t) the rows, then the int arrays, then the flags */
     size_t row_bytes = sizeof(float) * rows * row_floats;
     size_t int_bytes = sizeof(int) * ((size_t)joints + (size_t)clip->track_count);
-    size_t total = sizeof(bw_clip_grid) + 15 + row_bytes + int_bytes + (size_t)joints;
+    size_t total = sizeof(bw_clip_grid) + 63 + row_bytes + int_bytes + (size_t)joints;
     unsigned char *raw = bw_alloc(a, total);
     if (!raw) {
         bw_free(a, track_joint, scratch_size);
@@ -100,7 +100,7 @@ bw_result bw_clip_grid_build(bw_clip *clip)
     }
     bw_clip_grid *g = (bw_clip_grid *)raw;
     unsigned char *rows_at = raw + sizeof(bw_clip_grid);
-    rows_at += (16 - (uintptr_t)rows_at % 16) % 16;
+    rows_at += (64 - (uintptr_t)rows_at % 64) % 64;
     g->key_count = (int)rows;
     g->start = ref->times[0];
     g->spacing = ref->spacing;
@@ -121,8 +121,8 @@ bw_result bw_clip_grid_build(bw_clip *clip)
     for (size_t k = 0; k < rows; k++)
         for (int b = 0; b < blocks; b++)
             for (int c = 0; c < BW_GRID_COMPONENTS; c++)
-                for (int l = 0; l < 4; l++)
-                    g->rows[k * row_floats + (size_t)b * BW_GRID_BLOCK_FLOATS + (size_t)c * 4 + (size_t)l] =
+                for (int l = 0; l < BW_GRID_LANES; l++)
+                    g->rows[k * row_floats + (size_t)b * BW_GRID_BLOCK_FLOATS + (size_t)c * BW_GRID_LANES + (size_t)l] =
                         component_default[c];
     for (int j = 0; j < joints; j++) g->missing[j] = BW_GRID_MISSING_T | BW_GRID_MISSING_R | BW_GRID_MISSING_S;
     for (int i = 0; i < clip->track_count; i++) {
@@ -134,10 +134,10 @@ bw_result bw_clip_grid_build(bw_clip *clip)
         if (t->channel == BW_CHANNEL_ROTATION) g->missing[j] &= (unsigned char)~BW_GRID_MISSING_R;
         if (t->channel == BW_CHANNEL_SCALE) g->missing[j] &= (unsigned char)~BW_GRID_MISSING_S;
         const int first = component_of(t->channel);
-        float *lane = g->rows + (size_t)(j / 4) * BW_GRID_BLOCK_FLOATS + (size_t)(j % 4);
+        float *lane = g->rows + (size_t)(j / BW_GRID_LANES) * BW_GRID_BLOCK_FLOATS + (size_t)(j % BW_GRID_LANES);
         for (size_t k = 0; k < rows; k++) {
             const float *v = t->values + (t->key_count == 1 ? 0 : k * (size_t)t->stride);
-            for (int c = 0; c < t->width; c++) lane[k * row_floats + (size_t)(first + c) * 4] = v[c];
+            for (int c = 0; c < t->width; c++) lane[k * row_floats + (size_t)(first + c) * BW_GRID_LANES] = v[c];
         }
     }
     clip->grid = g;
@@ -163,7 +163,7 @@ bw_result bw_binding_grid_build(bw_binding *b)
     }
     int fixups = 0;
     for (int j = 0; j < cg->joint_count; j++) fixups += cg->missing[j] && b->targets[cg->joint_track[j]] >= 0;
-    size_t lanes = (size_t)cg->block_count * 4;
+    size_t lanes = (size_t)cg->block_count * BW_GRID_LANES;
     size_t off_lanes = bw_align_up(sizeof(bw_grid_binding), 16);
     size_t off_fixups = off_lanes + bw_align_up(sizeof(int) * lanes, 16);
     size_t total = off_fixups + sizeof(bw_grid_fixup) * (size_t)fixups;

@@ -142,18 +142,21 @@ static inline int bw_track_find_key(const bw_track_data *track, float t)
  * weight) are all linear and keyed on one uniform time grid, or hold a
  * single constant key, with at least one track on the grid, also keeps a
  * structure-of-arrays copy of those keys. The clip's distinct target joints ("grid joints", in order of
- * first appearance) are packed in blocks of four; row k holds, per block,
- * BW_GRID_COMPONENTS components × 4 lanes at time start + k × spacing:
+ * first appearance) are packed in blocks of BW_GRID_LANES; row k holds, per
+ * block, BW_GRID_COMPONENTS components × BW_GRID_LANES lanes at time
+ * start + k × spacing (16 lanes: one AVX-512 vector per component, and
+ * whole 4- or 8-lane vectors for the narrower kernels):
  *   tx ty tz  rx ry rz rw  sx sy sz  pose_weight mask_weight
  * Channels a grid joint does not key hold identity / weight defaults in
  * the rows and are marked in `missing`, so the binding can restore the
  * rig's current value after sampling. Padding lanes hold identity.
  * Sampling reads two adjacent rows in order, needs no key search, and
- * computes four joints per step with the same lerp and slerp as the
+ * computes 4 to 16 joints per step with the same lerp and slerp as the
  * per-track path; tests/test_sample_grid.c checks the two agree. Curves
  * (float / angle channels) always take the per-track path. */
 #define BW_GRID_COMPONENTS 12
-#define BW_GRID_BLOCK_FLOATS (BW_GRID_COMPONENTS * 4)
+#define BW_GRID_LANES 16
+#define BW_GRID_BLOCK_FLOATS (BW_GRID_COMPONENTS * BW_GRID_LANES)
 enum { BW_GRID_MISSING_T = 1, BW_GRID_MISSING_R = 2, BW_GRID_MISSING_S = 4 };
 
 typedef struct bw_clip_grid {
@@ -163,7 +166,7 @@ typedef struct bw_clip_grid {
     float inv_spacing;
     const float *times;  /* the grid's key times as stored (one of its tracks'), key_count */
     int joint_count;     /* grid joints */
-    int block_count;     /* ceil(joint_count / 4) */
+    int block_count;     /* ceil(joint_count / BW_GRID_LANES) */
     int row_floats;      /* block_count × BW_GRID_BLOCK_FLOATS */
     float *rows;         /* key_count × row_floats, 16-byte aligned */
     int *joint_track;    /* per grid joint: one of its track indices (for the binding) */
@@ -180,7 +183,7 @@ typedef struct bw_grid_fixup {
 
 typedef struct bw_grid_binding {
     int block_count;
-    int *lane_joint;        /* block_count × 4: rig joint of each lane, -1 unbound / padding */
+    int *lane_joint;        /* block_count × BW_GRID_LANES: rig joint of each lane, -1 unbound / padding */
     int fixup_count;
     bw_grid_fixup *fixups;
     /* Lane l drives rig joint l for every joint of the rig, no channel needs

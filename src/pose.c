@@ -9,7 +9,9 @@
 
 #include <stdint.h>
 
+#include "affine.h"
 #include "common.h"
+#include "simd.h"
 
 static size_t block_size(int joint_count, int curve_count)
 {
@@ -93,46 +95,6 @@ void bw_pose_copy(bw_pose *dst, const bw_pose *src)
     }
 }
 
-/* Columns of R(q)·S: the 3x3 part of T·R·S. The rotation is taken as
- * q / |q| (2/|q|² instead of 2 below), so a slightly denormalized q does not
- * shear the matrix; a zero or non-finite q counts as identity. */
-static inline void rotation_scale_columns(const bw_transform *x, float c[3][3])
-{
-    float qx = x->r[0], qy = x->r[1], qz = x->r[2], qw = x->r[3];
-    float n2 = qx * qx + qy * qy + qz * qz + qw * qw;
-    float k = 0.0f;
-    if (n2 > 1e-30f && n2 < INFINITY) k = 2.0f / n2; /* NaN fails both tests */
-    else qx = qy = qz = qw = 0.0f;
-    float xx = qx * qx * k, yy = qy * qy * k, zz = qz * qz * k;
-    float xy = qx * qy * k, xz = qx * qz * k, yz = qy * qz * k;
-    float wx = qw * qx * k, wy = qw * qy * k, wz = qw * qz * k;
-    float sx = x->s[0], sy = x->s[1], sz = x->s[2];
-    c[0][0] = (1.0f - yy - zz) * sx;
-    c[0][1] = (xy + wz) * sx;
-    c[0][2] = (xz - wy) * sx;
-    c[1][0] = (xy - wz) * sy;
-    c[1][1] = (1.0f - xx - zz) * sy;
-    c[1][2] = (yz + wx) * sy;
-    c[2][0] = (xz + wy) * sz;
-    c[2][1] = (yz - wx) * sz;
-    c[2][2] = (1.0f - xx - yy) * sz;
-}
-
-/* The affine matrix [c | t] (last row 0 0 0 1). */
-static inline void store_affine(const float c[3][3], const float *t, float m[4][4])
-{
-    for (int k = 0; k < 3; k++) {
-        m[k][0] = c[k][0];
-        m[k][1] = c[k][1];
-        m[k][2] = c[k][2];
-        m[k][3] = 0.0f;
-    }
-    m[3][0] = t[0];
-    m[3][1] = t[1];
-    m[3][2] = t[2];
-    m[3][3] = 1.0f;
-}
-
 void bw_transform_to_matrix(const bw_transform *x, float m[4][4])
 {
     if (!x || !m) return;
@@ -141,66 +103,13 @@ void bw_transform_to_matrix(const bw_transform *x, float m[4][4])
     store_affine(c, x->t, m);
 }
 
-#if defined(__GNUC__) && !defined(BW_NO_VECTOR_EXT)
-/* One matrix column as a 4-lane vector (SSE/NEON with GCC and Clang). */
-typedef float column __attribute__((vector_size(16)));
-
-static inline column column_load(const float *p)
-{
-    column v;
-    memcpy(&v, p, sizeof v); /* model arrays need not be 16-byte aligned */
-    return v;
-}
-
-/* m = pm · [c | t] for affine matrices, column by column. */
-static inline void combine(const float pm[4][4], const float c[3][3], const float *t, float m[4][4])
-{
-    column p0 = column_load(pm[0]), p1 = column_load(pm[1]), p2 = column_load(pm[2]), p3 = column_load(pm[3]);
-    column m0 = p0 * c[0][0] + p1 * c[0][1] + p2 * c[0][2];
-    column m1 = p0 * c[1][0] + p1 * c[1][1] + p2 * c[1][2];
-    column m2 = p0 * c[2][0] + p1 * c[2][1] + p2 * c[2][2];
-    column m3 = p0 * t[0] + p1 * t[1] + p2 * t[2] + p3;
-    memcpy(m[0], &m0, sizeof m0);
-    memcpy(m[1], &m1, sizeof m1);
-    memcpy(m[2], &m2, sizeof m2);
-    memcpy(m[3], &m3, sizeof m3);
-}
-#else
-static void combine(const float pm[4][4], const float c[3][3], const float *t, float m[4][4])
-{
-    for (int r = 0; r < 4; r++) {
-        float p0 = pm[0][r], p1 = pm[1][r], p2 = pm[2][r], p3 = pm[3][r];
-        float m0 = p0 * c[0][0] + p1 * c[0][1] + p2 * c[0][2];
-        float m1 = p0 * c[1][0] + p1 * c[1][1] + p2 * c[1][2];
-        float m2 = p0 * c[2][0] + p1 * c[2][1] + p2 * c[2][2];
-        float m3 = p0 * t[0] + p1 * t[1] + p2 * t[2] + p3;
-        m[0][r] = m0;
-        m[1][r] = m1;
-        m[2][r] = m2;
-        m[3][r] = m3;
-    }
-}
-#endif
-
 void bw_pose_local_to_model(const bw_rig *rig, const bw_pose *pose, float (*model)[4][4])
 {
+    bw_pose_local_to_model_with(rig, pose, BW_SIMD_AUTO, model);
+}
+
+void bw_pose_local_to_model_with(const bw_rig *rig, const bw_pose *pose, bw_simd_path path, float (*model)[4][4])
+{
     if (!rig || !pose || !model || pose->joint_count != bw_rig_joint_count(rig)) return;
-    const int *parents = bw_rig_parents(rig);
-    for (int i = 0; i < pose->joint_count; i++) {
-        const bw_transform *x = &pose->joints[i];
-        float c[3][3];
-        rotation_scale_columns(x, c);
-        float(*m)[4] = model[i];
-        int p = parents[i];
-        if (p < 0) {
-            store_affine(c, x->t, m);
-            continue;
-        }
-        /* model = parent · local. Both are affine (last row 0 0 0 1), so
-         * column k of the product is P0·c[k][0] + P1·c[k][1] + P2·c[k][2]
-         * (+ P3 for the translation column), and the last row comes out
-         * as 0 0 0 1 by itself. The rig guarantees p < i: the parent is
-         * final and never aliases model[i]. */
-        combine(model[p], c, x->t, m);
-    }
+    bw_simd_kernels_for(path)->local_to_model(bw_rig_parents(rig), pose->joints, pose->joint_count, model);
 }

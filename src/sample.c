@@ -11,6 +11,7 @@
 #include "clip_internal.h"
 #include "common.h"
 #include "grid_sample.h"
+#include "simd.h"
 
 float bw_lerp_angle(float a, float b, float u)
 {
@@ -91,20 +92,10 @@ void bw_sample_track(const bw_clip *clip, int track, float time, float *out)
     sample_track(&clip->tracks[track], time, out);
 }
 
-/* Write lane l of a computed block (res: component-major, 4 lanes each:
- * t xyz, r xyzw, s xyz, coverage) into the pose. */
-static inline void store_lane(const float (*res)[4], int l, bw_transform *x, float *coverage)
-{
-    x->t[0] = res[0][l]; x->t[1] = res[1][l]; x->t[2] = res[2][l];
-    x->r[0] = res[3][l]; x->r[1] = res[4][l]; x->r[2] = res[5][l]; x->r[3] = res[6][l];
-    x->s[0] = res[7][l]; x->s[1] = res[8][l]; x->s[2] = res[9][l];
-    *coverage = res[10][l];
-}
-
 /* The uniform-grid fast path: two adjacent rows, one u for every joint,
  * four joints per block (layout in clip_internal.h). */
 static void sample_grid(const bw_binding *binding, const bw_transform *rest, int rest_count, float time,
-                        bool portable, bw_pose *out)
+                        const bw_simd_kernels *kernels, bw_pose *out)
 {
     const bw_clip_grid *g = binding->clip->grid;
     const bw_grid_binding *gb = binding->grid;
@@ -116,16 +107,7 @@ static void sample_grid(const bw_binding *binding, const bw_transform *rest, int
     float ca[BW_SLERP_SERIES_TERMS], cb[BW_SLERP_SERIES_TERMS];
     bw_slerp_series(1.0f - u, ca);
     bw_slerp_series(u, cb);
-    _Alignas(16) float res[BW_GRID_COMPONENTS][4];
-    for (int blk = 0; blk < gb->block_count; blk++) {
-        const float *a = ra + (size_t)blk * BW_GRID_BLOCK_FLOATS, *b = rb + (size_t)blk * BW_GRID_BLOCK_FLOATS;
-        bw_grid_block(a, b, u, ca, cb, portable, res);
-        const int *lanes = gb->lane_joint + (size_t)blk * 4;
-        for (int l = 0; l < 4; l++) {
-            const int j = lanes[l];
-            if (j >= 0 && j < out->joint_count) store_lane((const float(*)[4])res, l, &out->joints[j], &out->coverage[j]);
-        }
-    }
+    kernels->sample_grid(gb, ra, rb, u, ca, cb, out->joints, out->coverage, out->joint_count);
     /* channels the clip does not key take the rig's current value */
     for (int f = 0; f < gb->fixup_count; f++) {
         const int j = gb->fixups[f].joint;
@@ -171,7 +153,8 @@ void bw_sample_clip_with(const bw_binding *binding, const bw_rig *rig, float tim
                          bw_pose *out)
 {
     if (!out) return;
-    const bool portable = options && options->portable;
+    const bw_simd_kernels *kernels =
+        bw_simd_kernels_for(options ? options->simd : BW_SIMD_AUTO);
     /* A binding made for another layout would write to the wrong joints:
      * such a misuse samples nothing rather than scrambling the pose. */
     if (!binding || !binding->clip || (rig && bw_rig_layout_signature(rig) != binding->layout_signature)) {
@@ -187,7 +170,7 @@ void bw_sample_clip_with(const bw_binding *binding, const bw_rig *rig, float tim
     const bw_track_data *tracks = binding->clip->tracks;
     const bw_transform *rest = rig ? bw_rig_rest_pose(rig) : NULL;
     const int rest_count = rig ? bw_rig_joint_count(rig) : 0;
-    if (binding->grid) sample_grid(binding, rest, rest_count, time, portable, out);
+    if (binding->grid) sample_grid(binding, rest, rest_count, time, kernels, out);
     else sample_joints(binding, rest, rest_count, time, out);
     /* curves always take the per-track path */
     for (int d = 0; d < binding->driven_curve_count; d++) {

@@ -5,6 +5,7 @@
 
 #include "blendwerk/pose.h"
 #include "check.h"
+#include "simd.h"
 
 static const bw_transform ID = {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
 
@@ -201,6 +202,47 @@ static void local_to_model_of_a_three_joint_chain(void)
     bw_rig_destroy(rig);
 }
 
+/* Every kernel path against the portable one on a 67-joint tree of
+ * chains and branches, non-uniform scales and arbitrary rotations. */
+static void local_to_model_agrees_on_every_path(void)
+{
+    enum { N = 67 }; /* not a multiple of 4 or 8 or 16 */
+    bw_rig_joint_desc j[N];
+    char names[N][8];
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "j%d", i);
+        float a = 0.37f * (float)i, h = sinf(0.5f * a), n = sqrtf(0.36f + 0.64f + 0.0f);
+        /* chains (parent i − 1) with a branch back to i / 2 every fifth joint */
+        j[i] = (bw_rig_joint_desc){names[i], i == 0 ? -1 : i % 5 == 0 ? i / 2 : i - 1,
+                                   {{0.1f * sinf(a), 0.2f, 0.05f * cosf(a)},
+                                    {0.6f / n * h, 0.8f / n * h, 0.0f, cosf(0.5f * a)},
+                                    {1.0f + 0.1f * sinf(a), 0.9f, 1.05f}}};
+    }
+    bw_rig_desc d = {.joints = j, .joint_count = N};
+    bw_rig *rig = NULL;
+    CHECK_INT(bw_rig_create(&d, &rig, NULL), BW_OK);
+    bw_pose p;
+    CHECK_INT(bw_pose_init(&p, rig, NULL), BW_OK);
+    bw_pose_set_rest(&p, rig);
+    static float ref[N][4][4], got[N][4][4];
+    bw_pose_local_to_model_with(rig, &p, BW_SIMD_PORTABLE, ref);
+    for (int path = BW_SIMD_PORTABLE; path < BW_SIMD_PATH_COUNT; path++) {
+        if (!bw_simd_supported((bw_simd_path)path)) continue;
+        CHECK_INT(bw_simd_kernels_for((bw_simd_path)path)->path, path); /* really that unit's kernels */
+        memset(got, 0, sizeof got);
+        bw_pose_local_to_model_with(rig, &p, (bw_simd_path)path, got);
+        double worst = 0;
+        for (int i = 0; i < N; i++)
+            for (int c = 0; c < 4; c++)
+                for (int r = 0; r < 4; r++) worst = fmax(worst, fabs(got[i][c][r] - ref[i][c][r]));
+        printf("l2m %s vs portable: worst difference %.3g\n", bw_simd_path_name((bw_simd_path)path), worst);
+        /* FMA contraction only; model values stay below ~10 here */
+        CHECK(worst < 1e-5);
+    }
+    bw_pose_deinit(&p);
+    bw_rig_destroy(rig);
+}
+
 int main(void)
 {
     RUN(init_fills_identity_with_zero_coverage);
@@ -208,5 +250,6 @@ int main(void)
     RUN(set_rest_copy_and_clear);
     RUN(transform_to_matrix_is_trs_column_major);
     RUN(local_to_model_of_a_three_joint_chain);
+    RUN(local_to_model_agrees_on_every_path);
     return check_summary();
 }

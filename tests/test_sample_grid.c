@@ -5,6 +5,7 @@
 #include "blendwerk/blendwerk.h"
 #include "check.h"
 #include "clip_internal.h"
+#include "simd.h"
 
 #define JOINTS 6
 #define KEYS 31
@@ -100,9 +101,11 @@ static void uniform_linear_clips_take_the_grid_and_match_the_reference(void)
 {
     bw_rig *rig = make_rig();
     const float starts[] = {0.0f, 0.0417f};
-    /* both block implementations: SIMD (where built) and portable */
-    for (int s = 0; s < 4; s++) {
-        const bw_sample_options so = {s >= 2}; /* per call: no global switch */
+    /* every kernel path this build and CPU run (simd.h; portable first),
+     * each against the per-track reference at both grid starts */
+    for (int s = 2 * BW_SIMD_PORTABLE; s < 2 * BW_SIMD_PATH_COUNT; s++) {
+        const bw_sample_options so = {(bw_simd_path)(s / 2)}; /* per call: no global switch */
+        if (!bw_simd_supported(so.simd)) continue;
         bw_clip *clip = make_clip(rig, starts[s % 2], 1.0f / 30.0f, false, false);
         CHECK(clip->grid != NULL);
         bw_binding *b = NULL;
@@ -130,7 +133,7 @@ static void uniform_linear_clips_take_the_grid_and_match_the_reference(void)
             }
         }
         printf("grid (%s) vs per-track, start %.4f: worst difference %.3g\n",
-               so.portable ? "portable" : "simd", starts[s % 2], worst);
+               bw_simd_path_name(so.simd), starts[s % 2], worst);
         CHECK(worst < 1e-6);
         /* the hand joint's single key holds everywhere; its rotation and
          * scale come from the rig */

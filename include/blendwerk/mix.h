@@ -33,9 +33,10 @@
  * shortest-arc offsets. Sums within a rank are formed in list order, so
  * permutations of one rank agree to float rounding, not bit for bit.
  *
- * Cost: one pass over the joints, four at a time, each read from every
- * contribution and from `out` once and written once; a contribution that
- * covers none of four joints is skipped for them.
+ * Cost: one pass over the joints, 4, 8 or 16 at a time (the kernel path,
+ * see bw_simd_path in pose.h), each read from every contribution and from
+ * the base once and written once; a contribution that covers none of a
+ * block's joints is skipped for them.
  */
 #ifndef BLENDWERK_MIX_H
 #define BLENDWERK_MIX_H
@@ -65,9 +66,11 @@ typedef struct bw_mixer_desc {
                                 counts needs a new mixer */
     int max_contributions;   /* contributions per run, >= 0 (0: BW_MIXER_DEFAULT_CONTRIBUTIONS) */
     bw_allocator allocator;  /* by value, kept in the mixer; fn NULL: malloc / free */
-    bool portable;           /* run the portable scalar sampling kernels instead of the SIMD
-                                ones in bw_mix_run_clips (tests compare the two); same results
-                                to float rounding */
+    bw_simd_path simd;       /* kernels for mixing and, in bw_mix_run_clips, sampling
+                                (pose.h), chosen at creation; same results on every path to
+                                float rounding. This was `bool portable`: 0 / false is
+                                BW_SIMD_AUTO, 1 / true BW_SIMD_PORTABLE (the scalar kernels
+                                tests compare with) */
 } bw_mixer_desc;
 
 #define BW_MIXER_DEFAULT_CONTRIBUTIONS 16
@@ -104,14 +107,14 @@ typedef struct bw_clip_contribution {
 } bw_clip_contribution;
 
 /* Sample every clip at its time (as bw_sample_clip does, with the
- * mixer's `portable` choice of kernels) and mix the
+ * mixer's `simd` choice of kernels) and mix the
  * samples over `base` into `out` (as bw_mix_run does), in one pass: the
  * result equals sampling into poses and mixing them, to float rounding.
  * A clip whose binding is "dense" (the clip is on a uniform grid, grid
  * lane l drives rig joint l for every joint, every joint keys translation,
  * rotation and scale, and no curve is driven: the usual exported clip)
  * goes straight from the clip's key rows into the mixer's accumulators,
- * four joints at a time, with no intermediate pose; other clips (sparse
+ * a block of joints at a time, with no intermediate pose; other clips (sparse
  * grids, eased or spline keys, curves) are sampled into scratch poses the
  * mixer owns, so every binding made for `rig` is accepted. `rig` is the rig the bindings
  * were made for; its current joint values fill unkeyed channels.

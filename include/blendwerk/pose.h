@@ -21,6 +21,22 @@
 extern "C" {
 #endif
 
+/* Which kernels the per-frame paths run (sampling uniform-grid clips,
+ * mixing, local-to-model). BW_SIMD_AUTO (0) is the best path this CPU
+ * supports, chosen once at startup from cpuid, or the path named by the
+ * environment variable BW_SIMD (portable, sse2, avx2, avx512) when set. A
+ * path the CPU or the build lacks falls back to the best one below it.
+ * Every path gives the same results to float rounding (the tests state
+ * the tolerances); PORTABLE is plain scalar C, the reference. */
+typedef enum bw_simd_path {
+    BW_SIMD_AUTO = 0,
+    BW_SIMD_PORTABLE = 1, /* 0 and 1 keep the meaning of the former `bool portable` */
+    BW_SIMD_SSE2,   /* 4 lanes (the default build's baseline on x86-64) */
+    BW_SIMD_AVX2,   /* AVX2 + FMA */
+    BW_SIMD_AVX512, /* AVX-512 F/VL/DQ/BW */
+    BW_SIMD_PATH_COUNT
+} bw_simd_path;
+
 typedef struct bw_pose {
     bw_transform *joints;  /* joint_count local transforms */
     float *coverage;       /* joint_count values in [0, 1] */
@@ -56,6 +72,9 @@ BW_API void bw_pose_copy(bw_pose *dst, const bw_pose *src);
  * room for the rig's joint count; nothing is written when the pose's joint
  * count differs from the rig's. Never allocates. */
 BW_API void bw_pose_local_to_model(const bw_rig *rig, const bw_pose *pose, float (*model)[4][4]);
+/* The same on a chosen kernel path (BW_SIMD_AUTO: what
+ * bw_pose_local_to_model runs); for tests and hosts that pin a path. */
+BW_API void bw_pose_local_to_model_with(const bw_rig *rig, const bw_pose *pose, bw_simd_path path, float (*model)[4][4]);
 
 /* Compose a local transform into a column-major matrix (T * R * S). The
  * rotation is used as q / |q| (a zero quaternion counts as identity), so a

@@ -44,9 +44,10 @@ BW_API void bw_sample_clip(const bw_binding *binding, const bw_rig *rig, float t
 /* Per-call sampling options; all-zero (or a NULL pointer) means the
  * defaults, which is what bw_sample_clip uses. */
 typedef struct bw_sample_options {
-    bool portable; /* run the portable scalar uniform-grid kernel instead of the SIMD one
-                      (tests compare the two; results agree to float rounding). There is
-                      no global switch: the choice travels with each call. */
+    bw_simd_path simd; /* uniform-grid sampling kernels (pose.h); results agree on every
+                          path to float rounding. This was `bool portable`: 0 / false is
+                          BW_SIMD_AUTO, 1 / true BW_SIMD_PORTABLE (the scalar kernel tests
+                          compare with). The choice travels with each call. */
 } bw_sample_options;
 
 /* bw_sample_clip with options (NULL: defaults). */
