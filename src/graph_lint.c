@@ -25,8 +25,9 @@ typedef struct lint {
 #if defined(__GNUC__)
 __attribute__((format(printf, 6, 7)))
 #endif
-static void report(lint *l, bw_graph_lint_severity severity, bw_graph_lint_code code, bw_result result,
-                   const char *where, const char *fmt, ...)
+static void
+report(lint *l, bw_graph_lint_severity severity, bw_graph_lint_code code, bw_result result, const char *where,
+       const char *fmt, ...)
 {
     char message[512];
     va_list ap;
@@ -199,8 +200,8 @@ static void lint_clip_bindings(lint *l)
         bw_binding_destroy(b);
         snprintf(where, sizeof where, "clips[%d]", c);
         if (rep.bound == 0)
-            WARN(l, BW_GRAPH_LINT_CLIP_UNBOUND, where, "clip '%s' drives no joint of the rig (none of its %d tracks binds)",
-                 bw_clip_name(clip), tracks);
+            WARN(l, BW_GRAPH_LINT_CLIP_UNBOUND, where,
+                 "clip '%s' drives no joint of the rig (none of its %d tracks binds)", bw_clip_name(clip), tracks);
     }
     bw_free(&d->allocator, played, sizeof *played * (size_t)n);
 }
@@ -244,7 +245,8 @@ static bool param_satisfiable(const bw_graph_desc *d, int p, const bw_graph_cond
     int m = 0;
     values[m++] = 0;
     for (int i = 0; i < n; i++)
-        if (conds[i]->kind == BW_GRAPH_COND_COMPARE && find_param(d, conds[i]->param) == p) values[m++] = conds[i]->value;
+        if (conds[i]->kind == BW_GRAPH_COND_COMPARE && find_param(d, conds[i]->param) == p)
+            values[m++] = conds[i]->value;
     bool binary = d->params[p].kind != BW_GRAPH_PARAM_FLOAT;
     int constants = m;
     double lo = values[0], hi = values[0];
@@ -298,13 +300,13 @@ static void gather(sat_scratch *s, const bw_graph_transition_desc *t, int *n)
 
 typedef struct layer_scan {
     const bw_graph_layer_desc *L;
-    int index;          /* layer index */
+    int index; /* layer index */
     int states, transitions;
-    int *from, *to;     /* per transition: state index, -1 unknown; from -2 = any */
-    int *queue, *prev;  /* per state: BFS queue, the edge that reached it (-1 none) */
-    int *up;            /* per state: the state that edge left */
-    bool *seen;         /* per state */
-    bool *instant;      /* per transition: duration 0, no exit time, no trigger, satisfiable */
+    int *from, *to;    /* per transition: state index, -1 unknown; from -2 = any */
+    int *queue, *prev; /* per state: BFS queue, the edge that reached it (-1 none) */
+    int *up;           /* per state: the state that edge left */
+    bool *seen;        /* per state */
+    bool *instant;     /* per transition: duration 0, no exit time, no trigger, satisfiable */
     sat_scratch sat;
 } layer_scan;
 
@@ -404,8 +406,8 @@ static void lint_transitions(lint *l, layer_scan *ls)
         gather(&ls->sat, t, &n);
         int p = unsatisfiable_param(d, ls->sat.conds, n, ls->sat.values);
         if (p >= 0)
-            WARN(l, BW_GRAPH_LINT_CONTRADICTION, where,
-                 "never fires: its conditions on '%s' cannot all hold at once", d->params[p].name);
+            WARN(l, BW_GRAPH_LINT_CONTRADICTION, where, "never fires: its conditions on '%s' cannot all hold at once",
+                 d->params[p].name);
         if (t->has_exit_time && t->exit_time > 1 && ls->from[k] >= 0 &&
             state_loops(d, &ls->L->states[ls->from[k]]) == 0) {
             snprintf(where, sizeof where, "layers[%d].transitions[%d].exit_time", ls->index, k);
@@ -463,14 +465,25 @@ static void lint_layer(lint *l, int index)
 {
     const bw_graph_desc *d = l->d;
     const bw_graph_layer_desc *L = &d->layers[index];
-    layer_scan ls = {L, index, walkable(L->states, L->state_count), walkable(L->transitions, L->transition_count),
-                     NULL, NULL, NULL, NULL, NULL, NULL, NULL, {NULL, NULL, 0}};
+    layer_scan ls = {L,
+                     index,
+                     walkable(L->states, L->state_count),
+                     walkable(L->transitions, L->transition_count),
+                     NULL,
+                     NULL,
+                     NULL,
+                     NULL,
+                     NULL,
+                     NULL,
+                     NULL,
+                     {NULL, NULL, 0}};
     if (ls.states == 0) return;
     int conds = 0;
-    for (int k = 0; k < ls.transitions; k++) conds += walkable(L->transitions[k].conditions, L->transitions[k].condition_count);
+    for (int k = 0; k < ls.transitions; k++)
+        conds += walkable(L->transitions[k].conditions, L->transitions[k].condition_count);
     size_t T = (size_t)ls.transitions, S = (size_t)ls.states, C = (size_t)conds;
-    size_t size = sizeof(int) * (2 * T + 3 * S) + sizeof(bool) * (S + T) + sizeof(void *) * C +
-                  sizeof(double) * (3 * C + 3) + 16;
+    size_t size =
+        sizeof(int) * (2 * T + 3 * S) + sizeof(bool) * (S + T) + sizeof(void *) * C + sizeof(double) * (3 * C + 3) + 16;
     char *block = bw_alloc(&d->allocator, size);
     if (!block) {
         l->oom = true;
@@ -570,9 +583,8 @@ bw_result bw_graph_lint(const bw_graph_desc *desc, const bw_rig *rig, bw_graph_l
 const char *bw_graph_lint_code_name(bw_graph_lint_code code)
 {
     static const char *const names[BW_GRAPH_LINT_CODE_COUNT] = {
-        "compile",         "mask-joint",     "clip-unbound",  "unreachable-state",
-        "shadowed-transition", "contradiction", "exit-time-never", "instant-cycle",
-        "unused-param",    "unused-trigger", "unused-mask",
+        "compile",         "mask-joint",    "clip-unbound", "unreachable-state", "shadowed-transition", "contradiction",
+        "exit-time-never", "instant-cycle", "unused-param", "unused-trigger",    "unused-mask",
     };
     return (unsigned)code < BW_GRAPH_LINT_CODE_COUNT ? names[code] : "unknown";
 }

@@ -75,8 +75,10 @@ static void collect(void *user, const bw_graph_lint_item *item)
     snprintf(x->message, sizeof x->message, "%s", item->message);
 }
 
+/* On a failed case, what the lint said (the expected findings are above it). */
 static void dump(const findings *f)
 {
+    if (check_failures_in_test == 0) return;
     for (int i = 0; i < f->count; i++)
         fprintf(stderr, "    %s %s: %s: %s\n", f->items[i].severity ? "error" : "warning",
                 bw_graph_lint_code_name(f->items[i].code), f->items[i].where, f->items[i].message);
@@ -103,12 +105,38 @@ static int count_code(const findings *f, bw_graph_lint_code code)
     return n;
 }
 
+/* Check that a finding of `code` at `where` exists and, unless message
+ * is NULL, says exactly that; returns it (or NULL) for further checks. */
+#define expect(f, code, where, message) expect_at_((f), (code), (where), (message), __LINE__)
+static const finding *expect_at_(const findings *f, bw_graph_lint_code code, const char *where, const char *message,
+                                 int line)
+{
+    const finding *x = find(f, code, where);
+    if (!x) {
+        fprintf(stderr, "%s:%d: no %s finding at %s\n", __FILE__, line, bw_graph_lint_code_name(code), where);
+        check_failures_in_test++;
+    } else if (message && strcmp(x->message, message) != 0) {
+        fprintf(stderr, "%s:%d: message \"%s\", expected \"%s\"\n", __FILE__, line, x->message, message);
+        check_failures_in_test++;
+    }
+    return x;
+}
+
 /* ---- building descs ---- */
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-#define CMP(p, o, v) {BW_GRAPH_COND_COMPARE, (p), (o), (v), NULL, NULL}
-#define IS(p) {BW_GRAPH_COND_TRUE, (p), 0, 0, NULL, NULL}
-#define NOT(p) {BW_GRAPH_COND_NOT, (p), 0, 0, NULL, NULL}
+#define CMP(p, o, v)                                     \
+    {                                                    \
+        BW_GRAPH_COND_COMPARE, (p), (o), (v), NULL, NULL \
+    }
+#define IS(p)                                     \
+    {                                             \
+        BW_GRAPH_COND_TRUE, (p), 0, 0, NULL, NULL \
+    }
+#define NOT(p)                                   \
+    {                                            \
+        BW_GRAPH_COND_NOT, (p), 0, 0, NULL, NULL \
+    }
 
 static bool pred_true(void *user, const float *params, int count)
 {
@@ -118,43 +146,24 @@ static bool pred_true(void *user, const float *params, int count)
     return true;
 }
 
-static bw_graph_desc desc_of(const bw_graph_layer_desc *layers, int layer_count, const bw_graph_param_desc *params,
-                             int param_count)
-{
-    bw_graph_desc d = {0};
-    d.layers = layers;
-    d.layer_count = layer_count;
-    d.params = params;
-    d.param_count = param_count;
-    d.clips = (const bw_clip *const *)clips;
-    d.clip_count = CLIPS;
-    return d;
-}
-
-static bw_graph_layer_desc layer_of(const char *name, const char *entry, const bw_graph_state_desc *states, int sc,
-                                    const bw_graph_transition_desc *ts, int tc)
-{
-    bw_graph_layer_desc l = {0};
-    l.name = name;
-    l.entry = entry;
-    l.states = states;
-    l.state_count = sc;
-    l.transitions = ts;
-    l.transition_count = tc;
-    return l;
-}
-
-static bw_graph_transition_desc tr(const char *from, const char *to, const bw_graph_condition_desc *conds, int n,
-                                   float duration)
-{
-    bw_graph_transition_desc t = {0};
-    t.from = from;
-    t.to = to;
-    t.conditions = conds;
-    t.condition_count = n;
-    t.duration = duration;
-    return t;
-}
+/* Desc pieces as compound literals (all other fields zero: the defaults). */
+#define desc_of(layers_, layer_count_, params_, param_count_) \
+    ((bw_graph_desc){.layers = (layers_),                     \
+                     .layer_count = (layer_count_),           \
+                     .params = (params_),                     \
+                     .param_count = (param_count_),           \
+                     .clips = (const bw_clip *const *)clips,  \
+                     .clip_count = CLIPS})
+#define layer_of(name_, entry_, states_, state_count_, ts_, tc_) \
+    ((bw_graph_layer_desc){.name = (name_),                      \
+                           .entry = (entry_),                    \
+                           .states = (states_),                  \
+                           .state_count = (state_count_),        \
+                           .transitions = (ts_),                 \
+                           .transition_count = (tc_)})
+#define tr(from_, to_, conds_, n_, duration_) \
+    ((bw_graph_transition_desc){              \
+        .from = (from_), .to = (to_), .conditions = (conds_), .condition_count = (n_), .duration = (duration_)})
 
 /* ---- the clean desc ---- */
 
@@ -231,17 +240,16 @@ static void compile_errors_are_forwarded_and_the_other_checks_still_run(void)
     bw_graph_desc d = desc_of(layers, 1, params, 1);
     findings f;
     CHECK_INT(lint(&d, NULL, &f), BW_ERR_NOT_FOUND);
-    const finding *x = find(&f, BW_GRAPH_LINT_COMPILE, "layers[0].transitions[0].to");
-    CHECK(x != NULL);
+    const finding *x = expect(&f, BW_GRAPH_LINT_COMPILE, "layers[0].transitions[0].to", NULL);
     if (x) {
         CHECK_INT(x->severity, BW_GRAPH_LINT_ERROR);
         CHECK_INT(x->result, BW_ERR_NOT_FOUND);
         CHECK_STR(x->message, "unknown state 'jmup'");
     }
-    CHECK(find(&f, BW_GRAPH_LINT_UNUSED_PARAM, "params[0]") != NULL);
+    expect(&f, BW_GRAPH_LINT_UNUSED_PARAM, "params[0]", NULL);
     /* move and jump have no way in (the broken edge leads nowhere) */
-    CHECK(find(&f, BW_GRAPH_LINT_UNREACHABLE_STATE, "layers[0].states[1]") != NULL);
-    CHECK(find(&f, BW_GRAPH_LINT_UNREACHABLE_STATE, "layers[0].states[2]") != NULL);
+    expect(&f, BW_GRAPH_LINT_UNREACHABLE_STATE, "layers[0].states[1]", NULL);
+    expect(&f, BW_GRAPH_LINT_UNREACHABLE_STATE, "layers[0].states[2]", NULL);
     CHECK_INT(f.count, 4);
     dump(&f);
 }
@@ -267,8 +275,7 @@ static void unreachable_states_are_found_over_any_state_edges_too(void)
     findings f;
     CHECK_INT(lint(&d, NULL, &f), BW_OK); /* warnings only */
     CHECK_INT(f.count, 1);
-    const finding *x = find(&f, BW_GRAPH_LINT_UNREACHABLE_STATE, "layers[0].states[3]");
-    CHECK(x != NULL);
+    const finding *x = expect(&f, BW_GRAPH_LINT_UNREACHABLE_STATE, "layers[0].states[3]", NULL);
     if (x) {
         CHECK_INT(x->severity, BW_GRAPH_LINT_WARNING);
         CHECK_INT(x->result, BW_OK);
@@ -293,11 +300,9 @@ static void a_transition_behind_an_always_true_one_is_shadowed(void)
     findings f;
     CHECK_INT(lint(&d, NULL, &f), BW_OK);
     CHECK_INT(f.count, 1);
-    const finding *x = find(&f, BW_GRAPH_LINT_SHADOWED_TRANSITION, "layers[0].transitions[1]");
-    CHECK(x != NULL);
-    if (x)
-        CHECK_STR(x->message, "never fires on its own: transitions[0] ('idle' -> 'move') has no conditions and no "
-                              "exit time and is checked first (travel may still take this one)");
+    expect(&f, BW_GRAPH_LINT_SHADOWED_TRANSITION, "layers[0].transitions[1]",
+           "never fires on its own: transitions[0] ('idle' -> 'move') has no conditions and no "
+           "exit time and is checked first (travel may still take this one)");
     dump(&f);
 }
 
@@ -317,9 +322,9 @@ static void an_always_true_any_state_transition_shadows_other_states_transitions
     findings f;
     CHECK_INT(lint(&d, NULL, &f), BW_OK);
     CHECK_INT(count_code(&f, BW_GRAPH_LINT_SHADOWED_TRANSITION), 3);
-    CHECK(find(&f, BW_GRAPH_LINT_SHADOWED_TRANSITION, "layers[0].transitions[0]") != NULL);
-    CHECK(find(&f, BW_GRAPH_LINT_SHADOWED_TRANSITION, "layers[0].transitions[1]") != NULL);
-    CHECK(find(&f, BW_GRAPH_LINT_SHADOWED_TRANSITION, "layers[0].transitions[4]") != NULL);
+    expect(&f, BW_GRAPH_LINT_SHADOWED_TRANSITION, "layers[0].transitions[0]", NULL);
+    expect(&f, BW_GRAPH_LINT_SHADOWED_TRANSITION, "layers[0].transitions[1]", NULL);
+    expect(&f, BW_GRAPH_LINT_SHADOWED_TRANSITION, "layers[0].transitions[4]", NULL);
     CHECK_INT(f.count, 3);
     dump(&f);
 }
@@ -344,11 +349,10 @@ static void contradicting_conditions_are_found(void)
     findings f;
     CHECK_INT(lint(&d, NULL, &f), BW_OK);
     CHECK_INT(f.count, 3);
-    const finding *x = find(&f, BW_GRAPH_LINT_CONTRADICTION, "layers[0].transitions[0]");
-    CHECK(x != NULL);
-    if (x) CHECK_STR(x->message, "never fires: its conditions on 'speed' cannot all hold at once");
-    CHECK(find(&f, BW_GRAPH_LINT_CONTRADICTION, "layers[0].transitions[1]") != NULL);
-    CHECK(find(&f, BW_GRAPH_LINT_CONTRADICTION, "layers[0].transitions[2]") != NULL);
+    expect(&f, BW_GRAPH_LINT_CONTRADICTION, "layers[0].transitions[0]",
+           "never fires: its conditions on 'speed' cannot all hold at once");
+    expect(&f, BW_GRAPH_LINT_CONTRADICTION, "layers[0].transitions[1]", NULL);
+    expect(&f, BW_GRAPH_LINT_CONTRADICTION, "layers[0].transitions[2]", NULL);
     dump(&f);
 }
 
@@ -374,10 +378,9 @@ static void exit_times_past_1_on_non_looping_states_are_found(void)
     findings f;
     CHECK_INT(lint(&d, NULL, &f), BW_OK);
     CHECK_INT(f.count, 2);
-    const finding *x = find(&f, BW_GRAPH_LINT_EXIT_TIME_NEVER, "layers[0].transitions[0].exit_time");
-    CHECK(x != NULL);
-    if (x) CHECK_STR(x->message, "exit time 1.5 never opens: state 'jump' does not loop, so its normalized time stops at 1");
-    CHECK(find(&f, BW_GRAPH_LINT_EXIT_TIME_NEVER, "layers[0].transitions[2].exit_time") != NULL);
+    expect(&f, BW_GRAPH_LINT_EXIT_TIME_NEVER, "layers[0].transitions[0].exit_time",
+           "exit time 1.5 never opens: state 'jump' does not loop, so its normalized time stops at 1");
+    expect(&f, BW_GRAPH_LINT_EXIT_TIME_NEVER, "layers[0].transitions[2].exit_time", NULL);
     dump(&f);
 }
 
@@ -410,16 +413,13 @@ static void zero_duration_cycles_whose_conditions_can_hold_are_found(void)
     findings f;
     CHECK_INT(lint(&d, NULL, &f), BW_OK);
     CHECK_INT(count_code(&f, BW_GRAPH_LINT_INSTANT_CYCLE), 2);
-    const finding *x = find(&f, BW_GRAPH_LINT_INSTANT_CYCLE, "layers[0].transitions[0]");
-    CHECK(x != NULL);
-    if (x)
-        CHECK_STR(x->message, "zero-duration cycle 'idle' -> 'move' -> 'idle' with no exit time: while its "
+    const finding *x = expect(&f, BW_GRAPH_LINT_INSTANT_CYCLE, "layers[0].transitions[0]",
+                              "zero-duration cycle 'idle' -> 'move' -> 'idle' with no exit time: while its "
                               "conditions hold the layer changes state every update and never shows a fade");
-    x = find(&f, BW_GRAPH_LINT_INSTANT_CYCLE, "layers[4].transitions[1]");
-    CHECK(x != NULL);
+    x = expect(&f, BW_GRAPH_LINT_INSTANT_CYCLE, "layers[4].transitions[1]", NULL);
     if (x) CHECK(strstr(x->message, "cycle 'idle' -> 'idle' ") != NULL);
     /* layer 4's always-true any-state edge also shadows idle -> move */
-    CHECK(find(&f, BW_GRAPH_LINT_SHADOWED_TRANSITION, "layers[4].transitions[0]") != NULL);
+    expect(&f, BW_GRAPH_LINT_SHADOWED_TRANSITION, "layers[4].transitions[0]", NULL);
     CHECK_INT(f.count, 3);
     dump(&f);
 }
@@ -432,9 +432,9 @@ static void parameters_triggers_and_masks_nothing_reads_are_found(void)
      * speed, w by the layer weight, on by a condition. Unread: spare
      * (float), dodge (trigger), mask legs. */
     static const bw_graph_param_desc params[] = {
-        {"vx", BW_GRAPH_PARAM_FLOAT, 0, 0},   {"vz", BW_GRAPH_PARAM_FLOAT, 0, 0},
-        {"rate", BW_GRAPH_PARAM_FLOAT, 1, 0}, {"w", BW_GRAPH_PARAM_FLOAT, 1, 0},
-        {"on", BW_GRAPH_PARAM_BOOL, 0, 0},    {"spare", BW_GRAPH_PARAM_FLOAT, 0, 0},
+        {"vx", BW_GRAPH_PARAM_FLOAT, 0, 0},      {"vz", BW_GRAPH_PARAM_FLOAT, 0, 0},
+        {"rate", BW_GRAPH_PARAM_FLOAT, 1, 0},    {"w", BW_GRAPH_PARAM_FLOAT, 1, 0},
+        {"on", BW_GRAPH_PARAM_BOOL, 0, 0},       {"spare", BW_GRAPH_PARAM_FLOAT, 0, 0},
         {"dodge", BW_GRAPH_PARAM_TRIGGER, 0, 0},
     };
     static const int children[] = {0, 1};
@@ -459,17 +459,11 @@ static void parameters_triggers_and_masks_nothing_reads_are_found(void)
     findings f;
     CHECK_INT(lint(&d, rig, &f), BW_OK);
     CHECK_INT(f.count, 3);
-    const finding *x = find(&f, BW_GRAPH_LINT_UNUSED_PARAM, "params[5]");
-    CHECK(x != NULL);
-    if (x)
-        CHECK_STR(x->message,
-                  "parameter 'spare' is never read: no condition, state speed, layer weight or blend node uses it");
-    x = find(&f, BW_GRAPH_LINT_UNUSED_TRIGGER, "params[6]");
-    CHECK(x != NULL);
-    if (x) CHECK_STR(x->message, "trigger 'dodge' is never consumed: no transition's conditions name it");
-    x = find(&f, BW_GRAPH_LINT_UNUSED_MASK, "masks[1]");
-    CHECK(x != NULL);
-    if (x) CHECK_STR(x->message, "mask 'legs' is not used by any layer");
+    expect(&f, BW_GRAPH_LINT_UNUSED_PARAM, "params[5]",
+           "parameter 'spare' is never read: no condition, state speed, layer weight or blend node uses it");
+    expect(&f, BW_GRAPH_LINT_UNUSED_TRIGGER, "params[6]",
+           "trigger 'dodge' is never consumed: no transition's conditions name it");
+    expect(&f, BW_GRAPH_LINT_UNUSED_MASK, "masks[1]", "mask 'legs' is not used by any layer");
     dump(&f);
 
     /* A predicate may read any parameter: spare is no longer reported, the
@@ -478,7 +472,7 @@ static void parameters_triggers_and_masks_nothing_reads_are_found(void)
     ts[1].conditions = pred;
     CHECK_INT(lint(&d, rig, &f), BW_OK);
     CHECK(find(&f, BW_GRAPH_LINT_UNUSED_PARAM, "params[5]") == NULL);
-    CHECK(find(&f, BW_GRAPH_LINT_UNUSED_TRIGGER, "params[6]") != NULL);
+    expect(&f, BW_GRAPH_LINT_UNUSED_TRIGGER, "params[6]", NULL);
     CHECK_INT(f.count, 2);
     bw_blend_tree_destroy(tree);
 }
@@ -503,21 +497,18 @@ static void mask_joints_and_clips_are_checked_against_the_rig(void)
     CHECK_INT(f.count, 0);
     CHECK_INT(lint(&d, rig, &f), BW_ERR_NOT_FOUND); /* the first error's result */
     CHECK_INT(f.count, 3);
-    const finding *x = find(&f, BW_GRAPH_LINT_MASK_JOINT, "masks[0].entries[0].joint");
-    CHECK(x != NULL);
+    const finding *x = expect(&f, BW_GRAPH_LINT_MASK_JOINT, "masks[0].entries[0].joint", NULL);
     if (x) {
         CHECK_INT(x->severity, BW_GRAPH_LINT_ERROR);
         CHECK_INT(x->result, BW_ERR_NOT_FOUND);
         CHECK_STR(x->message, "no joint 'spnie' in the rig (mask 'upper')");
     }
-    x = find(&f, BW_GRAPH_LINT_MASK_JOINT, "masks[0].entries[1].joint");
-    CHECK(x != NULL);
+    x = expect(&f, BW_GRAPH_LINT_MASK_JOINT, "masks[0].entries[1].joint", NULL);
     if (x) {
         CHECK_INT(x->result, BW_ERR_DUPLICATE);
         CHECK_STR(x->message, "joint name 'tip' is ambiguous in the rig (mask 'upper'; write 'parent/tip')");
     }
-    x = find(&f, BW_GRAPH_LINT_CLIP_UNBOUND, "clips[2]");
-    CHECK(x != NULL);
+    x = expect(&f, BW_GRAPH_LINT_CLIP_UNBOUND, "clips[2]", NULL);
     if (x) {
         CHECK_INT(x->severity, BW_GRAPH_LINT_WARNING);
         CHECK_STR(x->message, "clip 'elsewhere' drives no joint of the rig (none of its 1 tracks binds)");

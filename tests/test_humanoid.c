@@ -35,15 +35,15 @@ static const bw_clip *clips[32];
 static int clip_count;
 
 static const char *const JOINTS[] = {
-    "root",       "hips",       "spine_01",   "spine_02",   "spine_03", "neck_01", "neck_02",
-    "head",       "eye_l",      "eye_r",      "clavicle_l", "upperarm_l", "lowerarm_l", "hand_l",
-    "clavicle_r", "upperarm_r", "lowerarm_r", "hand_r",     "thigh_l",  "calf_l",  "foot_l",
-    "toe_l",      "thigh_r",    "calf_r",     "foot_r",     "toe_r",
+    "root",    "hips",       "spine_01",   "spine_02",   "spine_03", "neck_01",    "neck_02",    "head",       "eye_l",
+    "eye_r",   "clavicle_l", "upperarm_l", "lowerarm_l", "hand_l",   "clavicle_r", "upperarm_r", "lowerarm_r", "hand_r",
+    "thigh_l", "calf_l",     "foot_l",     "toe_l",      "thigh_r",  "calf_r",     "foot_r",     "toe_r",
 };
-static const int PARENTS[] = {-1, 0, 1, 2, 3, 4, 5, 6, 7, 7, 4, 10, 11, 12, 4, 14, 15, 16, 1, 18, 19, 20, 1, 22, 23, 24};
+static const int PARENTS[] = {-1, 0, 1,  2,  3,  4, 5,  6,  7,  7, 4,  10, 11,
+                              12, 4, 14, 15, 16, 1, 18, 19, 20, 1, 22, 23, 24};
 static const char *const CLIPS[] = {
-    "idle",     "walk_fwd",   "walk_back", "walk_left", "walk_right", "run_fwd", "run_back", "run_left",
-    "run_right", "jump_start", "jump_air", "jump_land", "wave",       "nod",     "breathing",
+    "idle",      "walk_fwd",   "walk_back", "walk_left", "walk_right", "run_fwd", "run_back",  "run_left",
+    "run_right", "jump_start", "jump_air",  "jump_land", "wave",       "nod",     "breathing",
 };
 #define JOINT_COUNT ((int)(sizeof JOINTS / sizeof JOINTS[0]))
 #define CLIP_COUNT ((int)(sizeof CLIPS / sizeof CLIPS[0]))
@@ -155,9 +155,9 @@ typedef struct gait {
 } gait;
 
 static const gait GAITS[] = {
-    {"walk_fwd", 1.0f, 1.5f, 0, 1},   {"walk_back", 1.0f, 1.5f, 0, -1}, {"walk_left", 1.0f, 1.5f, 1, 0},
+    {"walk_fwd", 1.0f, 1.5f, 0, 1},    {"walk_back", 1.0f, 1.5f, 0, -1}, {"walk_left", 1.0f, 1.5f, 1, 0},
     {"walk_right", 1.0f, 1.5f, -1, 0}, {"run_fwd", 0.7f, 4.0f, 0, 1},    {"run_back", 0.7f, 4.0f, 0, -1},
-    {"run_left", 0.7f, 4.0f, 1, 0},   {"run_right", 0.7f, 4.0f, -1, 0},
+    {"run_left", 0.7f, 4.0f, 1, 0},    {"run_right", 0.7f, 4.0f, -1, 0},
 };
 
 static void locomotion_clips_mark_the_foot_contacts(void)

@@ -49,18 +49,18 @@ typedef enum bw_graph_lint_severity {
 } bw_graph_lint_severity;
 
 typedef enum bw_graph_lint_code {
-    BW_GRAPH_LINT_COMPILE = 0,          /* error: a bw_graph_compile problem (result: its code) */
-    BW_GRAPH_LINT_MASK_JOINT,           /* error: a mask joint missing (BW_ERR_NOT_FOUND) or
+    BW_GRAPH_LINT_COMPILE = 0,         /* error: a bw_graph_compile problem (result: its code) */
+    BW_GRAPH_LINT_MASK_JOINT,          /* error: a mask joint missing (BW_ERR_NOT_FOUND) or
                                            ambiguous (BW_ERR_DUPLICATE) in the rig */
-    BW_GRAPH_LINT_CLIP_UNBOUND,         /* a played clip drives no joint of the rig */
-    BW_GRAPH_LINT_UNREACHABLE_STATE,    /* no transition path from the entry reaches the state */
-    BW_GRAPH_LINT_SHADOWED_TRANSITION,  /* an earlier always-true, gate-less transition wins first */
-    BW_GRAPH_LINT_CONTRADICTION,        /* the transition's conditions cannot hold together */
-    BW_GRAPH_LINT_EXIT_TIME_NEVER,      /* exit time > 1 on a non-looping state */
-    BW_GRAPH_LINT_INSTANT_CYCLE,        /* a cycle of zero-duration transitions without exit times */
-    BW_GRAPH_LINT_UNUSED_PARAM,         /* a number or bool parameter nothing reads */
-    BW_GRAPH_LINT_UNUSED_TRIGGER,       /* a trigger no condition names */
-    BW_GRAPH_LINT_UNUSED_MASK,          /* a mask no layer uses */
+    BW_GRAPH_LINT_CLIP_UNBOUND,        /* a played clip drives no joint of the rig */
+    BW_GRAPH_LINT_UNREACHABLE_STATE,   /* no transition path from the entry reaches the state */
+    BW_GRAPH_LINT_SHADOWED_TRANSITION, /* an earlier always-true, gate-less transition wins first */
+    BW_GRAPH_LINT_CONTRADICTION,       /* the transition's conditions cannot hold together */
+    BW_GRAPH_LINT_EXIT_TIME_NEVER,     /* exit time > 1 on a non-looping state */
+    BW_GRAPH_LINT_INSTANT_CYCLE,       /* a cycle of zero-duration transitions without exit times */
+    BW_GRAPH_LINT_UNUSED_PARAM,        /* a number or bool parameter nothing reads */
+    BW_GRAPH_LINT_UNUSED_TRIGGER,      /* a trigger no condition names */
+    BW_GRAPH_LINT_UNUSED_MASK,         /* a mask no layer uses */
     BW_GRAPH_LINT_CODE_COUNT
 } bw_graph_lint_code;
 
