@@ -224,15 +224,21 @@ local idle = assert(bw.clip {
 })
 
 -- The jump, in three parts for a state machine: a crouch that ends in the
--- takeoff, an airborne loop, and a landing that absorbs the impact.
--- Both legs from one knee angle per key: the thigh forward by half of it,
--- the knee bent by it, the ankle back by half, so the feet stay flat.
-local function legs(times, knee, ease, dir)
-    local out = {}
+-- takeoff, an airborne loop, and a landing that absorbs the impact. The
+-- root stays put: the game's physics moves the character up and down.
+-- Both legs and the hips from one knee angle per key: the thigh forward
+-- by half of it, the knee bent by it, the ankle back by half (feet flat),
+-- and the hips sunk by what that takes off the 0.84 m leg (0.84 × (1 −
+-- cos(knee / 2))), so the feet stay on the ground; `lift` (metres per key,
+-- optional) raises the hips on top of that (the push off the toes).
+local function crouch(times, knees, lift, ease, dir)
+    local drops = {}
+    for i, k in ipairs(knees) do drops[i] = (lift and lift[i] or 0) - 0.84 * (1 - math.cos(math.rad(k / 2))) end
+    local out = { track("hips", times, drops, nil, function(y) return { 0, HIPS_Y + y, 0 } end, ease, dir) }
     for _, side in ipairs { "l", "r" } do
-        out[#out + 1] = track("thigh_" .. side, times, knee, function(k) return rx(-k / 2) end, nil, ease, dir)
-        out[#out + 1] = track("calf_" .. side, times, knee, rx, nil, ease, dir)
-        out[#out + 1] = track("foot_" .. side, times, knee, function(k) return rx(-k / 2) end, nil, ease, dir)
+        out[#out + 1] = track("thigh_" .. side, times, knees, function(k) return rx(-k / 2) end, nil, ease, dir)
+        out[#out + 1] = track("calf_" .. side, times, knees, rx, nil, ease, dir)
+        out[#out + 1] = track("foot_" .. side, times, knees, function(k) return rx(-k / 2) end, nil, ease, dir)
     end
     return out
 end
@@ -245,18 +251,14 @@ local function joined(...)
     for _, list in ipairs { ... } do for _, x in ipairs(list) do out[#out + 1] = x end end
     return out
 end
-local function hips_height(times, drops, ease, dir)
-    return track("hips", times, drops, nil, function(y) return { 0, HIPS_Y + y, 0 } end, ease, dir)
-end
 local STILL_ROOT = { joint = "root", parent = false, keys = { { time = 0, t = { 0, 0, 0 } } } }
 
 local JS = { 0, 0.2, 0.3 }
 local jump_start = assert(bw.clip {
     name = "jump_start", length = 0.3, loop = false,
     joints = joined({ STILL_ROOT,
-        hips_height(JS, { 0, -0.18, 0.02 }, "quad", "out"),
         track("spine_01", JS, { 0, 20, -5 }, rx, nil, "quad", "out") },
-        legs(JS, { 0, 60, 0 }, "quad", "out"),
+        crouch(JS, { 0, 60, 0 }, { 0, 0, 0.02 }, "quad", "out"),
         both_arms(JS, { 0, 40, -60 }, "quad", "out")),
     markers = { { name = "takeoff", time = 0.3 } },
 })
@@ -265,9 +267,8 @@ local JA = { 0, 0.25, 0.5 }
 local jump_air = assert(bw.clip {
     name = "jump_air", length = 0.5, loop = true,
     joints = joined({ STILL_ROOT,
-        hips_height(JA, { 0.02, 0.03, 0.02 }),
         track("spine_01", JA, { -5, -2, -5 }, rx) },
-        legs(JA, { 30, 40, 30 }),
+        crouch(JA, { 30, 40, 30 }),
         both_arms(JA, { -60, -70, -60 })),
 })
 
@@ -275,9 +276,8 @@ local JL = { 0, 0.12, 0.4 }
 local jump_land = assert(bw.clip {
     name = "jump_land", length = 0.4, loop = false,
     joints = joined({ STILL_ROOT,
-        hips_height(JL, { 0, -0.2, 0 }, "quad", "out"),
         track("spine_01", JL, { 0, 25, 0 }, rx, nil, "quad", "out") },
-        legs(JL, { 20, 70, 0 }, "quad", "out"),
+        crouch(JL, { 20, 70, 0 }, nil, "quad", "out"),
         both_arms(JL, { -40, 30, 0 }, "back", "out")),
     markers = { { name = "land", time = 0 } },
 })

@@ -242,6 +242,35 @@ static void the_root_moves_at_the_stated_ground_speed(void)
     bw_pose_deinit(&p);
 }
 
+static void the_jump_crouches_keep_the_feet_on_the_ground(void)
+{
+    /* At a crouch key the thighs lean forward by knee/2 and the shins back
+     * by knee/2, so the leg is 0.84 cos(knee/2) tall and the hips sink by
+     * 0.84 (1 - cos(knee/2)): jump_start at 0.2 s (knee 60°): hips y =
+     * 0.96 - 0.84 × (1 - cos 30°) = 0.96 - 0.112539 = 0.847461, and the
+     * ankles stay at their rest height 0.96 - 0.05 - 0.84 = 0.07 (as at
+     * jump_land 0.12 s, knee 70°: hips 0.96 - 0.84 × (1 - cos 35°) =
+     * 0.808083). */
+    static const struct {
+        const char *clip;
+        float time, hips_y;
+    } keys[] = {{"jump_start", 0.2f, 0.847461f}, {"jump_land", 0.12f, 0.808083f}};
+    bw_pose p;
+    CHECK(bw_pose_init(&p, rig, NULL) == BW_OK);
+    float model[32][4][4];
+    int hips = bw_rig_find_by_name(rig, "hips"), foot_l = bw_rig_find_by_name(rig, "foot_l"),
+        foot_r = bw_rig_find_by_name(rig, "foot_r");
+    for (int i = 0; i < 2; i++) {
+        bw_pose_set_rest(&p, rig);
+        sample(clip_named(keys[i].clip), keys[i].time, &p);
+        bw_pose_local_to_model(rig, &p, model);
+        CHECK_NEAR(model[hips][3][1], keys[i].hips_y, 1e-5);
+        CHECK_NEAR(model[foot_l][3][1], 0.07, 1e-5);
+        CHECK_NEAR(model[foot_r][3][1], 0.07, 1e-5);
+    }
+    bw_pose_deinit(&p);
+}
+
 static void breathing_starts_at_the_rest_pose(void)
 {
     /* An additive layer subtracts the clip's pose at time 0: for breathing
@@ -275,6 +304,7 @@ int main(void)
     RUN(locomotion_clips_mark_the_foot_contacts);
     RUN(locomotion_cycles_return_to_their_start_pose);
     RUN(the_root_moves_at_the_stated_ground_speed);
+    RUN(the_jump_crouches_keep_the_feet_on_the_ground);
     RUN(breathing_starts_at_the_rest_pose);
     bw_sandbox_destroy(sb);
     return check_summary();
