@@ -629,6 +629,34 @@ void bw_graph_destroy(bw_graph *graph)
     bw_free(&a, graph, graph->size);
 }
 
+/* ---- helpers the cursor and the lint pass share (graph_internal.h) ---- */
+
+bool bw_graph_compare(bw_graph_op op, double a, double b)
+{
+    switch (op) {
+    case BW_GRAPH_LT: return a < b;
+    case BW_GRAPH_LE: return a <= b;
+    case BW_GRAPH_GT: return a > b;
+    case BW_GRAPH_GE: return a >= b;
+    case BW_GRAPH_EQ: return a == b;
+    case BW_GRAPH_NE: return a != b;
+    default: return false;
+    }
+}
+
+int bw_graph_find_mask_joint(const bw_rig *rig, const char *name)
+{
+    int j = bw_rig_find_by_name(rig, name);
+    const char *slash = strrchr(name, '/');
+    if (j != -1 || !slash) return j;
+    char parent[256];
+    size_t n = (size_t)(slash - name);
+    if (n >= sizeof parent) return -1;
+    memcpy(parent, name, n);
+    parent[n] = '\0';
+    return bw_rig_find(rig, parent, slash + 1);
+}
+
 /* ---- lookups ---- */
 
 int bw_graph_find_param(const bw_graph *g, const char *name)

@@ -271,26 +271,13 @@ static bool gate_open(const g_transition *tr, const g_state *s, step st)
     return st.old_p < n + e && n + e <= st.new_p;
 }
 
-static bool compare(bw_graph_op op, float a, float b)
-{
-    switch (op) {
-    case BW_GRAPH_LT: return a < b;
-    case BW_GRAPH_LE: return a <= b;
-    case BW_GRAPH_GT: return a > b;
-    case BW_GRAPH_GE: return a >= b;
-    case BW_GRAPH_EQ: return a == b;
-    case BW_GRAPH_NE: return a != b;
-    default: return false;
-    }
-}
-
 static bool conditions_hold(const bw_graph_cursor *c, const g_transition *tr)
 {
     for (int i = 0; i < tr->cond_count; i++) {
         const g_condition *k = &c->g->conditions[tr->cond_first + i];
         bool ok;
         switch (k->kind) {
-        case BW_GRAPH_COND_COMPARE: ok = compare(k->op, c->params[k->param], k->value); break;
+        case BW_GRAPH_COND_COMPARE: ok = bw_graph_compare(k->op, c->params[k->param], k->value); break;
         case BW_GRAPH_COND_TRUE: ok = c->params[k->param] != 0.0f; break;
         case BW_GRAPH_COND_NOT: ok = c->params[k->param] == 0.0f; break;
         default: ok = k->fn(k->user, c->params, c->g->param_count); break;
@@ -849,21 +836,6 @@ int bw_graph_cursor_dropped_events(const bw_graph_cursor *c) { return c ? c->dro
 
 /* ---- creation ---- */
 
-/* A mask joint by "name", or "parent/child" when the name alone is
- * ambiguous (the whole string is tried as a name first, so names that
- * contain '/' still resolve). -1 missing, BW_RIG_AMBIGUOUS ambiguous. */
-static int find_mask_joint(const bw_rig *rig, const char *name)
-{
-    int j = bw_rig_find_by_name(rig, name);
-    if (j != -1) return j;
-    const char *slash = strrchr(name, '/');
-    char parent[256];
-    size_t n = slash ? (size_t)(slash - name) : 0;
-    if (!slash || n >= sizeof parent) return -1;
-    memcpy(parent, name, n);
-    parent[n] = '\0';
-    return bw_rig_find(rig, parent, slash + 1);
-}
 
 /* Resolve mask `m` on the rig into weights[joint_count] (SPEC §7):
  * an entry sets its joint and, if it propagates, the descendants without
@@ -983,7 +955,7 @@ static void check_cursor_desc(const bw_graph *g, const bw_graph_cursor_desc *d, 
         for (int e = 0; e < g->masks[m].entry_count; e++) {
             int k = g->masks[m].entry_first + e;
             const char *name = g->mask_entries[k].joint;
-            int j = find_mask_joint(d->rig, name);
+            int j = bw_graph_find_mask_joint(d->rig, name);
             mask_joints[k] = j;
             snprintf(where, sizeof where, "masks[%d].entries[%d].joint", m, e);
             if (j == BW_RIG_AMBIGUOUS)

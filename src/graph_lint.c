@@ -12,6 +12,7 @@
 #include "blendwerk/clip.h"
 #include "blendwerk/rig.h"
 #include "common.h"
+#include "graph_internal.h"
 
 typedef struct lint {
     const bw_graph_desc *d;
@@ -128,21 +129,6 @@ static void lint_compile(lint *l)
 
 /* ---- 2. against the rig ---- */
 
-/* A mask joint as bw_graph_cursor_create resolves it (graph_cursor.c):
- * the whole string as a name first, then "parent/child". -1 missing,
- * BW_RIG_AMBIGUOUS ambiguous. */
-static int find_mask_joint(const bw_rig *rig, const char *name)
-{
-    int j = bw_rig_find_by_name(rig, name);
-    const char *slash = strrchr(name, '/');
-    if (j != -1 || !slash) return j;
-    char parent[256];
-    size_t n = (size_t)(slash - name);
-    if (n >= sizeof parent) return -1;
-    memcpy(parent, name, n);
-    parent[n] = '\0';
-    return bw_rig_find(rig, parent, slash + 1);
-}
 
 static void lint_mask_joints(lint *l)
 {
@@ -153,7 +139,7 @@ static void lint_mask_joints(lint *l)
         for (int e = 0; e < walkable(mask->entries, mask->entry_count); e++) {
             const char *name = mask->entries[e].joint;
             if (!name) continue;
-            int j = find_mask_joint(l->rig, name);
+            int j = bw_graph_find_mask_joint(l->rig, name);
             snprintf(where, sizeof where, "masks[%d].entries[%d].joint", m, e);
             if (j == BW_RIG_AMBIGUOUS)
                 report(l, BW_GRAPH_LINT_ERROR, BW_GRAPH_LINT_MASK_JOINT, BW_ERR_DUPLICATE, where,
@@ -216,16 +202,8 @@ static bool holds(const bw_graph_condition_desc *c, double v)
     case BW_GRAPH_COND_COMPARE: break;
     default: return true;
     }
-    double k = c->value;
-    switch (c->op) {
-    case BW_GRAPH_LT: return v < k;
-    case BW_GRAPH_LE: return v <= k;
-    case BW_GRAPH_GT: return v > k;
-    case BW_GRAPH_GE: return v >= k;
-    case BW_GRAPH_EQ: return v == k;
-    case BW_GRAPH_NE: return v != k;
-    default: return true;
-    }
+    if ((int)c->op < 0 || c->op >= BW_GRAPH_OP_COUNT) return true; /* compile reports it; assume nothing */
+    return bw_graph_compare(c->op, v, c->value);
 }
 
 /* Scratch for satisfiable(): room for every condition of a layer. */

@@ -15,6 +15,7 @@
 #include "blendwerk/blendtree.h"
 #include "blendwerk/rootmotion.h"
 #include "blendwerk/graph.h"
+#include "blendwerk/graph_lint.h"
 #include "blendwerk/asset.h"
 #include "blendwerk/jobs.h"
 
