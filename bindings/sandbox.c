@@ -346,7 +346,13 @@ static int new_buffer(lua_State *L)
     return 1;
 }
 
-void bw_sandbox_push_file(lua_State *L, const char *what, const char *name)
+bw_sandbox *bw_sandbox_from_state(lua_State *L)
+{
+    void *ud = NULL;
+    return lua_getallocf(L, &ud) == sandbox_alloc ? (bw_sandbox *)ud : NULL;
+}
+
+void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name)
 {
     char full[BW_SANDBOX_PATH_MAX];
     int fd = open_mod_file(L, what, name, full, sizeof full);
@@ -374,9 +380,18 @@ void bw_sandbox_push_file(lua_State *L, const char *what, const char *name)
         got += (size_t)r;
     }
     close(fd);
+    lua_pushlstring(L, buf, got);
+    lua_replace(L, -2); /* the text over the buffer */
+}
+
+void bw_sandbox_push_file(lua_State *L, const char *what, const char *name)
+{
+    bw_sandbox_push_file_text(L, what, name);
+    size_t size = 0;
+    const char *text = lua_tolstring(L, -1, &size);
     const char *chunkname = lua_pushfstring(L, "@%s", name);
-    if (luaL_loadbufferx(L, buf, got, chunkname, "t") != LUA_OK) lua_error(L);
-    lua_replace(L, -3); /* the chunk over the buffer, drop the name */
+    if (luaL_loadbufferx(L, text, size, chunkname, "t") != LUA_OK) lua_error(L);
+    lua_replace(L, -3); /* the chunk over the text, drop the name */
     lua_pop(L, 1);
 }
 
