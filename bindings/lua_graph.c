@@ -189,10 +189,15 @@ static void rd_error(reader *r, int line, const char *path, const char *fmt, ...
 }
 
 /* Register the C path of an entry with its Lua path and line. */
-static void rd_where(reader *r, const char *cwhere, const char *path, int line)
+static void rd_where(reader *r, const char *cwhere, const char *path, int line, int table)
 {
     lua_State *L = r->L;
-    lua_createtable(L, 0, 2);
+    table = table ? lua_absindex(L, table) : 0;
+    lua_createtable(L, 0, 3);
+    if (table && lua_istable(L, table)) {
+        lua_pushvalue(L, table);
+        lua_setfield(L, -2, "table");
+    }
     lua_pushstring(L, path);
     lua_setfield(L, -2, "path");
     lua_pushinteger(L, line);
@@ -384,7 +389,7 @@ static bw_graph_param_desc *read_params(reader *r, int desc, int *out_count)
         snprintf(path, sizeof path, "params.%s", keys[i].name);
         snprintf(cwhere, sizeof cwhere, "params[%d]", i);
         int kl = keys[i].line ? keys[i].line : line;
-        rd_where(r, cwhere, path, kl);
+        rd_where(r, cwhere, path, kl, 0);
         p[i].name = keys[i].name;
         lua_pushstring(L, keys[i].name);
         lua_rawseti(L, r->names, i + 1);
@@ -453,7 +458,7 @@ static bw_graph_mask_desc *read_masks(reader *r, int desc, int *out_count)
         lua_getfield(L, t, keys[i].name);
         const int mt = lua_gettop(L);
         int ml = line_or(L, mt, keys[i].line ? keys[i].line : line);
-        rd_where(r, cwhere, path, ml);
+        rd_where(r, cwhere, path, ml, mt);
         m[i].name = keys[i].name;
         if (!rd_type(r, mt, LUA_TTABLE, ml, path, "a mask", "a list of { joint, weight [, descendants = false] }")) {
             rd_bad(r, cwhere);
@@ -472,7 +477,7 @@ static bw_graph_mask_desc *read_masks(reader *r, int desc, int *out_count)
             lua_rawgeti(L, mt, k + 1);
             const int et = lua_gettop(L);
             int el = line_or(L, et, bw_lua_item_line(L, mt, k + 1));
-            rd_where(r, ewhere, epath, el);
+            rd_where(r, ewhere, epath, el, et);
             bool eok = rd_type(r, et, LUA_TTABLE, el, epath, "a mask entry", "a table { joint, weight }");
             if (eok) {
                 /* { "joint", weight, descendants = bool }: positional 1 and 2 */
@@ -767,7 +772,7 @@ static bw_graph_state_desc *read_states(reader *r, int layer, int l, const char 
         lua_getfield(L, t, keys[i].name);
         const int st = lua_gettop(L);
         int sl = keys[i].line ? keys[i].line : line_or(L, st, line);
-        rd_where(r, cwhere, spath, sl);
+        rd_where(r, cwhere, spath, sl, st);
         s[i].name = keys[i].name;
         s[i].clip = 0;
         bool ok = rd_type(r, st, LUA_TTABLE, sl, spath, "a state", "a table { clip = name } or { blend = node }");
@@ -887,7 +892,7 @@ static bool read_when(reader *r, int tt, const char *tpath, int tline, const cha
         snprintf(cwhere, sizeof cwhere, "%s.conditions[%d]", twhere, k);
         int cl = bw_lua_item_line(L, w, k + 1);
         if (!cl) cl = wl ? wl : tline;
-        rd_where(r, cwhere, cpath, cl);
+        rd_where(r, cwhere, cpath, cl, 0);
         int type = lua_rawgeti(L, w, k + 1);
         bool cok = true;
         if (type == LUA_TSTRING) cok = parse_condition(r, lua_tostring(L, -1), cl, cpath, &c[k]);
@@ -936,7 +941,7 @@ static bw_graph_transition_desc *read_transitions(reader *r, int layer, int l, c
         lua_rawgeti(L, t, i + 1);
         const int tt = lua_gettop(L);
         int tl = line_or(L, tt, bw_lua_item_line(L, t, i + 1));
-        rd_where(r, cwhere, tpath, tl);
+        rd_where(r, cwhere, tpath, tl, tt);
         d[i].duration = DEFAULT_DURATION;
         bool ok = rd_type(r, tt, LUA_TTABLE, tl, tpath, "a transition", "a table { from =, to =, ... }");
         if (ok) {
@@ -1031,7 +1036,7 @@ static bw_graph_layer_desc *read_layers(reader *r, int desc, int *out_count)
         lua_rawgeti(L, t, l + 1);
         const int lt = lua_gettop(L);
         int ll = line_or(L, lt, bw_lua_item_line(L, t, l + 1));
-        rd_where(r, cwhere, lpath, ll);
+        rd_where(r, cwhere, lpath, ll, lt);
         if (!rd_type(r, lt, LUA_TTABLE, ll, lpath, "a layer", "a table { name =, entry =, states = ... }")) {
             rd_bad(r, cwhere);
             lua_settop(L, t);
@@ -1108,9 +1113,26 @@ static void rd_compile_error(reader *r, const bw_error *e)
         if (lua_getfield(L, r->where, prefix) == LUA_TTABLE) {
             lua_getfield(L, -1, "path");
             lua_getfield(L, -2, "line");
+            const char *rest = e->where + strlen(prefix);
+            int line = (int)lua_tointeger(L, -1);
+            /* a field of the entry ("...transitions[1].to"): its own line */
+            char field[64];
+            if (rest[0] == '.' && strlen(rest + 1) < sizeof field && !strpbrk(rest + 1, ".[")) {
+                static const struct {
+                    const char *c, *lua;
+                } renamed[] = {{"speed_param", "speed"}, {"weight_param", "weight"}, {"non_interruptible", "interruptible"}};
+                snprintf(field, sizeof field, "%s", rest + 1);
+                for (size_t k = 0; k < sizeof renamed / sizeof renamed[0]; k++)
+                    if (strcmp(field, renamed[k].c) == 0) snprintf(field, sizeof field, "%s", renamed[k].lua);
+                if (lua_getfield(L, -3, "table") == LUA_TTABLE) {
+                    int kl = bw_lua_key_line(L, -1, field);
+                    if (kl) line = kl;
+                }
+                lua_pop(L, 1);
+            }
             char path[600];
-            snprintf(path, sizeof path, "%s%s", lua_tostring(L, -2), e->where + strlen(prefix));
-            rd_error(r, (int)lua_tointeger(L, -1), path, "%s", e->message[0] ? e->message : bw_result_name(e->code));
+            snprintf(path, sizeof path, "%s%s", lua_tostring(L, -2), rest);
+            rd_error(r, line, path, "%s", e->message[0] ? e->message : bw_result_name(e->code));
             lua_pop(L, 3);
             return;
         }
