@@ -776,6 +776,7 @@ static bw_graph_state_desc *read_states(reader *r, int layer, int l, const char 
         s[i].name = keys[i].name;
         s[i].clip = 0;
         bool ok = rd_type(r, st, LUA_TTABLE, sl, spath, "a state", "a table { clip = name } or { blend = node }");
+        if (!ok) rd_bad(r, cwhere);
         if (ok) {
             ok = rd_fields(r, st, state_fields, sl, spath);
             int ct = bw_lua_raw_field(L, st, "clip");
@@ -831,7 +832,13 @@ static bw_graph_state_desc *read_states(reader *r, int layer, int l, const char 
             if (bw_lua_raw_field(L, st, "offset") != LUA_TNIL)
                 ok = rd_number(r, -1, bw_lua_key_line(L, st, "offset"), spath, "offset", &s[i].offset) && ok;
         }
-        if (!ok) rd_bad(r, cwhere);
+        if (!ok) { /* the compiler's word on the clip would repeat the reader's */
+            char fwhere[96];
+            snprintf(fwhere, sizeof fwhere, "%s.clip", cwhere);
+            rd_bad(r, fwhere);
+            snprintf(fwhere, sizeof fwhere, "%s.blend", cwhere);
+            rd_bad(r, fwhere);
+        }
         lua_settop(L, t);
     }
     *out_count = n;
@@ -946,12 +953,16 @@ static bw_graph_transition_desc *read_transitions(reader *r, int layer, int l, c
         bool ok = rd_type(r, tt, LUA_TTABLE, tl, tpath, "a transition", "a table { from =, to =, ... }");
         if (ok) {
             ok = rd_fields(r, tt, transition_fields, tl, tpath);
+            /* field problems refuse the field; the compiler still checks the rest */
+            char fwhere[96];
             if (bw_lua_raw_field(L, tt, "from") == LUA_TSTRING) d[i].from = lua_tostring(L, -1);
-            else ok = rd_type(r, -1, LUA_TSTRING, tl, tpath, "from", "a state name or \"*\"") && false;
+            else if (!rd_type(r, -1, LUA_TSTRING, tl, tpath, "from", "a state name or \"*\""))
+                snprintf(fwhere, sizeof fwhere, "%s.from", cwhere), rd_bad(r, fwhere);
             if (bw_lua_raw_field(L, tt, "to") == LUA_TSTRING) d[i].to = lua_tostring(L, -1);
-            else ok = rd_type(r, -1, LUA_TSTRING, tl, tpath, "to", "a state name") && false;
+            else if (!rd_type(r, -1, LUA_TSTRING, tl, tpath, "to", "a state name"))
+                snprintf(fwhere, sizeof fwhere, "%s.to", cwhere), rd_bad(r, fwhere);
             lua_settop(L, tt);
-            ok = read_when(r, tt, tpath, tl, cwhere, &d[i]) && ok;
+            read_when(r, tt, tpath, tl, cwhere, &d[i]);
             if (bw_lua_raw_field(L, tt, "exit_time") != LUA_TNIL) {
                 d[i].has_exit_time = true;
                 ok = rd_number(r, -1, bw_lua_key_line(L, tt, "exit_time"), tpath, "exit_time", &d[i].exit_time) && ok;
@@ -1000,8 +1011,10 @@ static bw_graph_transition_desc *read_transitions(reader *r, int layer, int l, c
                     ok = false;
                 }
             }
+        } else {
+            rd_bad(r, cwhere);
         }
-        if (!ok) rd_bad(r, cwhere);
+        (void)ok; /* each refused field was reported (and marked) on its own */
         lua_settop(L, t);
     }
     lua_pop(L, 1);
