@@ -886,7 +886,30 @@ bw_sandbox_status bw_sandbox_callback_call(bw_sandbox *sb, bw_sandbox_callback *
     }
     lua_rawgeti(L, LUA_REGISTRYINDEX, cb->ref);
     lua_insert(L, -nargs - 1);
-    bw_sandbox_status st = run(sb, nargs, nresults, sb->lim.callback_instructions, sb->lim.callback_seconds);
+    bw_sandbox_status st;
+    if (sb->running && sb->stop == BW_SANDBOX_OK) {
+        /* a callback inside a running call (a script's cursor:update runs
+         * its graph's predicates): the callback limits apply to it alone,
+         * its instructions are charged to the call around it, and a
+         * budget or time stop ends the callback, not the call (a memory
+         * stop is the whole state's and stays) */
+        long long budget = sb->budget, spent = sb->spent;
+        double seconds = sb->seconds, deadline = sb->deadline;
+        sb->budget = sb->lim.callback_instructions;
+        sb->spent = 0;
+        sb->seconds = sb->lim.callback_seconds;
+        double own = bw_sandbox_now() + sb->lim.callback_seconds;
+        sb->deadline = own < deadline ? own : deadline;
+        st = run(sb, nargs, nresults, 0, 0);
+        long long used = sb->spent;
+        if (sb->stop != BW_SANDBOX_MEMORY) sb->stop = BW_SANDBOX_OK;
+        sb->budget = budget;
+        sb->spent = spent + used;
+        sb->seconds = seconds;
+        sb->deadline = deadline;
+    } else {
+        st = run(sb, nargs, nresults, sb->lim.callback_instructions, sb->lim.callback_seconds);
+    }
     if (st != BW_SANDBOX_OK) {
         cb->failures++;
         if (!cb->reported) {

@@ -357,6 +357,36 @@ static void a_looping_predicate_counts_as_false_and_is_reported_once(void)
     CHECK(strstr(out, "pred.lua:7:") && !strstr(strstr(out, "pred.lua:7:") + 1, "pred.lua:7:"));
 }
 
+/* blendwerk.graph from a sandboxed script: the file is one of the mod's
+ * files (one outside its folder is refused), and a looping predicate run
+ * by the script's cursor:update is stopped by the callback budget alone
+ * (100000 instructions), counted as false, while the script goes on. */
+static const char sandboxed_lua[] =
+    "local bw = require('blendwerk')\n"
+    "local rig = assert(bw.rig{ joints = { { name = 'hips' } } })\n"
+    "local function clip(n, l) return assert(bw.clip{ name = n, length = l, loop = true, joints = {\n"
+    "  { joint = 'hips', keys = { { time = 0, t = {0,0,0} }, { time = l, t = {1,0,0} } } } } }) end\n"
+    "local g = assert(bw.graph('pred.lua', { rig = rig, clips = { clip('idle', 1), clip('walk', 0.5), clip('jump', 1) } }))\n"
+    "local c = g:cursor()\n"
+    "for i = 1, 3 do c:update(0.1) end\n"
+    "print('state ' .. c:state())\n"
+    "local none, errs = bw.graph('../x.lua', { clips = {} })\n"
+    "print('outside ' .. tostring(none) .. ' ' .. errs[1])\n";
+
+static void a_sandboxed_script_keeps_running_past_a_stopped_predicate(void)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run --sandbox sandboxed.lua 2>&1", dir, BIN);
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[n] = '\0';
+    int status = p ? pclose(p) : -1;
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_CONTAINS(out, "pred.lua:7: instruction budget of 100000 exceeded");
+    CHECK_CONTAINS(out, "state idle"); /* idle -> move never held */
+    CHECK_CONTAINS(out, "outside nil blendwerk.graph '../x.lua'");
+}
+
 static void bad_arguments_are_usage_errors(void)
 {
     char cmd[600];
@@ -372,7 +402,8 @@ int main(void)
     snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
     if (system(cmd) != 0) return 1;
     if (!write_file("c.gltf", character_gltf) || !write_file("g.lua", graph_lua) || !write_file("tl.lua", timeline_lua) ||
-        !write_file("bad.lua", bad_lua) || !write_file("pred.lua", pred_lua) || !write_file("tl2.lua", travel_tl))
+        !write_file("bad.lua", bad_lua) || !write_file("pred.lua", pred_lua) || !write_file("tl2.lua", travel_tl) ||
+        !write_file("sandboxed.lua", sandboxed_lua))
         return 1;
     RUN(trace_matches_the_hand_derived_numbers);
     RUN(travel_without_a_route_names_the_timeline_line);
@@ -380,6 +411,7 @@ int main(void)
     RUN(the_readable_table_has_a_block_per_frame);
     RUN(graph_problems_are_all_reported_with_lines);
     RUN(a_looping_predicate_counts_as_false_and_is_reported_once);
+    RUN(a_sandboxed_script_keeps_running_past_a_stopped_predicate);
     RUN(bad_arguments_are_usage_errors);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) return 1;
