@@ -363,6 +363,25 @@ static bool rd_type(reader *r, int idx, int type, int line, const char *path, co
     return false;
 }
 
+/* A map section of the graph (params, masks): pushes it at *t with its
+ * line and sorted keys and returns the key count, or -1 (nothing pushed)
+ * when it is absent or not a table. */
+static int rd_map_section(reader *r, int desc, const char *field, const char *shape, int *t, int *line, key_entry **keys)
+{
+    lua_State *L = r->L;
+    if (bw_lua_raw_field(L, desc, field) == LUA_TNIL) {
+        lua_pop(L, 1);
+        return -1;
+    }
+    *t = lua_gettop(L);
+    *line = line_or(L, *t, bw_lua_key_line(L, desc, field));
+    if (!rd_type(r, *t, LUA_TTABLE, *line, field, field, shape)) {
+        lua_pop(L, 1);
+        return -1;
+    }
+    return rd_sorted_keys(r, *t, field, keys);
+}
+
 /* ---- params ---- */
 
 static const char *const trigger_fields[] = {"trigger", "expires", NULL};
@@ -371,18 +390,10 @@ static bw_graph_param_desc *read_params(reader *r, int desc, int *out_count)
 {
     lua_State *L = r->L;
     *out_count = 0;
-    if (bw_lua_raw_field(L, desc, "params") == LUA_TNIL) {
-        lua_pop(L, 1);
-        return NULL;
-    }
-    const int t = lua_gettop(L);
-    int line = line_or(L, t, bw_lua_key_line(L, desc, "params"));
-    if (!rd_type(r, t, LUA_TTABLE, line, "params", "params", "a table { name = default }")) {
-        lua_pop(L, 1);
-        return NULL;
-    }
+    int t = 0, line = 0;
     key_entry *keys = NULL;
-    int n = rd_sorted_keys(r, t, "params", &keys);
+    int n = rd_map_section(r, desc, "params", "a table { name = default }", &t, &line, &keys);
+    if (n < 0) return NULL;
     bw_graph_param_desc *p = (bw_graph_param_desc *)rd_alloc(r, sizeof *p * (size_t)n);
     for (int i = 0; i < n; i++) {
         char path[160], cwhere[64];
@@ -438,18 +449,10 @@ static bw_graph_mask_desc *read_masks(reader *r, int desc, int *out_count)
 {
     lua_State *L = r->L;
     *out_count = 0;
-    if (bw_lua_raw_field(L, desc, "masks") == LUA_TNIL) {
-        lua_pop(L, 1);
-        return NULL;
-    }
-    const int t = lua_gettop(L);
-    int line = line_or(L, t, bw_lua_key_line(L, desc, "masks"));
-    if (!rd_type(r, t, LUA_TTABLE, line, "masks", "masks", "a table { name = { entries } }")) {
-        lua_pop(L, 1);
-        return NULL;
-    }
+    int t = 0, line = 0;
     key_entry *keys = NULL;
-    int n = rd_sorted_keys(r, t, "masks", &keys);
+    int n = rd_map_section(r, desc, "masks", "a table { name = { entries } }", &t, &line, &keys);
+    if (n < 0) return NULL;
     bw_graph_mask_desc *m = (bw_graph_mask_desc *)rd_alloc(r, sizeof *m * (size_t)n);
     for (int i = 0; i < n; i++) {
         char path[200], cwhere[64];
@@ -746,8 +749,7 @@ static const bw_blend_tree *read_blend(reader *r, int idx, int line, const char 
     return tree;
 }
 
-static bw_graph_state_desc *read_states(reader *r, int layer, int l, const char *lpath, int lline, int *out_count,
-                                        int *states_idx)
+static bw_graph_state_desc *read_states(reader *r, int layer, int l, const char *lpath, int lline, int *out_count)
 {
     lua_State *L = r->L;
     *out_count = 0;
@@ -755,7 +757,6 @@ static bw_graph_state_desc *read_states(reader *r, int layer, int l, const char 
     snprintf(path, sizeof path, "%s.states", lpath);
     bw_lua_raw_field(L, layer, "states");
     const int t = lua_gettop(L);
-    *states_idx = t;
     int line = line_or(L, t, bw_lua_key_line(L, layer, "states"));
     if (lua_isnil(L, t)) {
         rd_error(r, lline, lpath, "states is missing (a table { name = { clip = ... } })");
@@ -1089,8 +1090,7 @@ static bw_graph_layer_desc *read_layers(reader *r, int desc, int *out_count)
         if (kt == LUA_TSTRING) d[l].mask = lua_tostring(L, -1);
         else if (kt != LUA_TNIL) ok = rd_type(r, -1, LUA_TSTRING, bw_lua_key_line(L, lt, "mask"), lpath, "mask", "a mask name") && ok;
         lua_settop(L, lt);
-        int states_idx = 0;
-        d[l].states = read_states(r, lt, l, lpath, ll, &d[l].state_count, &states_idx);
+        d[l].states = read_states(r, lt, l, lpath, ll, &d[l].state_count);
         lua_settop(L, lt);
         d[l].transitions = read_transitions(r, lt, l, lpath, &d[l].transition_count);
         if (!ok) rd_bad(r, cwhere);
@@ -1121,7 +1121,6 @@ static void rd_compile_error(reader *r, const bw_error *e)
         *cut = '\0';
     }
     snprintf(prefix, sizeof prefix, "%s", e->where);
-    const char *suffix = "";
     for (;;) {
         if (lua_getfield(L, r->where, prefix) == LUA_TTABLE) {
             lua_getfield(L, -1, "path");
@@ -1155,9 +1154,7 @@ static void rd_compile_error(reader *r, const bw_error *e)
         if (br && (!cut || br > cut)) cut = br;
         if (!cut) break;
         *cut = '\0';
-        suffix = e->where;
     }
-    (void)suffix;
     rd_error(r, 0, e->where[0] ? e->where : "graph", "%s", e->message[0] ? e->message : bw_result_name(e->code));
 }
 

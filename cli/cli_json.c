@@ -1,6 +1,5 @@
-/* cli_json.c - see cli_json.h. The same writers as cmd_sample.c's (which
- * can switch to these: kept apart for now so two branches do not edit one
- * file at once). */
+/* cli_json.c - see cli_json.h (moved here from cmd_sample.c so that
+ * `sample --json` and `simulate --joints` print joints one way). */
 #include "cli_json.h"
 
 #include <math.h>
