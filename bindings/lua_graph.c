@@ -1424,50 +1424,38 @@ static int check_state(lua_State *L, const bw_graph *graph, int layer, int arg)
     return s;
 }
 
-static int l_graph_param_index(lua_State *L)
+/* The 1-based index of the parameter named at arg, or nil. */
+static int push_param_index(lua_State *L, const bw_graph *graph, int arg)
 {
-    graph_obj *g = check_graph(L, 1);
-    int p = bw_graph_find_param(g->graph, luaL_checkstring(L, 2));
+    int p = bw_graph_find_param(graph, luaL_checkstring(L, arg));
     if (p < 0) lua_pushnil(L);
     else lua_pushinteger(L, p + 1);
     return 1;
 }
 
-static int l_graph_params(lua_State *L)
+static int l_graph_param_index(lua_State *L) { return push_param_index(L, check_graph(L, 1)->graph, 2); }
+
+/* The names of the graph's params, layers, or a layer's states (layer >= 0), in index order. */
+static int push_names(lua_State *L, const bw_graph *graph, int what, int layer)
 {
-    graph_obj *g = check_graph(L, 1);
-    int n = bw_graph_param_count(g->graph);
+    int n = what == 0 ? bw_graph_param_count(graph) : what == 1 ? bw_graph_layer_count(graph) : bw_graph_state_count(graph, layer);
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
-        lua_pushstring(L, bw_graph_param_name(g->graph, i));
+        lua_pushstring(L, what == 0   ? bw_graph_param_name(graph, i)
+                          : what == 1 ? bw_graph_layer_name(graph, i)
+                                      : bw_graph_state_name(graph, layer, i));
         lua_rawseti(L, -2, i + 1);
     }
     return 1;
 }
 
-static int l_graph_layers(lua_State *L)
-{
-    graph_obj *g = check_graph(L, 1);
-    int n = bw_graph_layer_count(g->graph);
-    lua_createtable(L, n, 0);
-    for (int i = 0; i < n; i++) {
-        lua_pushstring(L, bw_graph_layer_name(g->graph, i));
-        lua_rawseti(L, -2, i + 1);
-    }
-    return 1;
-}
+static int l_graph_params(lua_State *L) { return push_names(L, check_graph(L, 1)->graph, 0, 0); }
+static int l_graph_layers(lua_State *L) { return push_names(L, check_graph(L, 1)->graph, 1, 0); }
 
 static int l_graph_states(lua_State *L)
 {
     graph_obj *g = check_graph(L, 1);
-    int layer = check_layer(L, g->graph, 2);
-    int n = bw_graph_state_count(g->graph, layer);
-    lua_createtable(L, n, 0);
-    for (int i = 0; i < n; i++) {
-        lua_pushstring(L, bw_graph_state_name(g->graph, layer, i));
-        lua_rawseti(L, -2, i + 1);
-    }
-    return 1;
+    return push_names(L, g->graph, 2, check_layer(L, g->graph, 2));
 }
 
 static int l_graph_gc(lua_State *L)
@@ -1735,14 +1723,7 @@ static int l_cursor_status(lua_State *L)
     return 1;
 }
 
-static int l_cursor_param_index(lua_State *L)
-{
-    cursor_obj *c = check_cursor(L, 1);
-    int p = bw_graph_find_param(cursor_graph(c), luaL_checkstring(L, 2));
-    if (p < 0) lua_pushnil(L);
-    else lua_pushinteger(L, p + 1);
-    return 1;
-}
+static int l_cursor_param_index(lua_State *L) { return push_param_index(L, cursor_graph(check_cursor(L, 1)), 2); }
 
 static int l_cursor_graph(lua_State *L)
 {
