@@ -59,6 +59,7 @@ static const char timeline_lua[] = "return {\n"                                 
                                    "  { at = 0.5, fire = \"jump\" },\n"          /* 6 */
                                    "  { at = 1.5, set = { speed = 0 } },\n"      /* 7 */
                                    "  { at = 1.5, travel = \"move\", layer = \"base\" },\n" /* 8 */
+                                   "  { at = 1.0, layer_weight = { base = 0 }, fade = 0.4 },\n" /* 9 */
                                    "}\n";
 
 static int write_file(const char *name, const char *text)
@@ -176,6 +177,8 @@ static void event_is(cJSON *f, int i, const char *kind, const char *state)
  * 15: speed 0, travel to move: the queued edge idle -> move fires at once
  *     (no exit time, conditions ignored) during idle's fade: an
  *     interruption, so frozen although its mode is live.
+ * Layer weight: from frame 10 on it fades 1 -> 0 over 0.4 s: 0.75 after
+ * frame 10's update, 0.5 after frame 11, 0 from frame 13 on.
  * duration 1.6 at dt 0.1: ceil(16.000000000000004 - 1e-9) = 16 frames. */
 static void trace_matches_the_hand_derived_numbers(void)
 {
@@ -242,6 +245,12 @@ static void trace_matches_the_hand_derived_numbers(void)
     CHECK_STR(str(layer0(f13), "state"), "jump");
     CHECK_NEAR(num(layer0(f13), "normalized"), 0.8, TOL);
     cJSON_Delete(f13);
+    const double layer_weights[] = {1, 0.75, 0.5, 0.25, 0, 0};
+    for (int k = 9; k <= 14; k++) {
+        cJSON *f = frame(k);
+        CHECK_NEAR(num(layer0(f), "weight"), layer_weights[k - 9], TOL);
+        cJSON_Delete(f);
+    }
     cJSON *f14 = frame(14);
     CHECK_STR(str(layer0(f14), "state"), "idle");
     transition_is(f14, "jump", "idle", 0, 0.2, 0, "live", 0);

@@ -235,5 +235,60 @@ test("a graph without a rig compiles but makes no cursor; options are checked", 
   raises(function() g:params() end, "closed")
 end)
 
+-- A blend state: a 1d node on "speed" between idle (1 s, at 0) and walk
+-- (0.5 s, at 2). At speed 1 each weighs 1/2, so the cycle is
+-- 0.5 * 1 + 0.5 * 0.5 = 0.75 s and 0.15 s advance the progress by 0.2.
+test("blend states read through the blend-tree reader; clips by name", function()
+  local desc = {
+    params = { speed = 1 },
+    layers = { { name = "base", entry = "loco", states = {
+      loco = { blend = { kind = "1d", param = "speed", children = {
+        { at = 0, clip = "idle" }, { at = 2, clip = "walk" } } } } } } },
+  }
+  local g = assert(bw.graph(desc, bound))
+  local c = assert(g:cursor())
+  c:update(0.15)
+  near(c:status().progress, 0.2, 1e-6, "blend cycle 0.75 s")
+  -- mistakes inside the blend: a missing clip names the state; a length; an unknown parameter
+  local leaf = desc.layers[1].states.loco.blend.children[2]
+  leaf.clip = "wlak"
+  local _, errs = bw.graph(desc, bound)
+  check(errs and errs[1]:find("state 'loco': unknown clip 'wlak' in its blend tree", 1, true), tostring(errs and errs[1]))
+  leaf.clip, leaf.length = "walk", 3
+  _, errs = bw.graph(desc, bound)
+  check(errs and errs[1]:find("takes its length from its clip", 1, true), tostring(errs and errs[1]))
+  leaf.length = nil
+  desc.layers[1].states.loco.blend.param = "sped"
+  _, errs = bw.graph(desc, bound)
+  check(errs and errs[1]:find("'sped' is not in options.params", 1, true), tostring(errs and errs[1]))
+end)
+
+-- Masks and layer weights: an override layer "upper" masked to the spine
+-- only (descendants = false) at weight from the parameter "aim".
+test("masks, a layer weight from a parameter, and a mask joint the rig lacks", function()
+  local function desc(joint)
+    return {
+      params = { aim = 0.5 },
+      masks = { upper = { { joint, 1, descendants = false } } },
+      layers = {
+        { name = "base", entry = "i", states = { i = { clip = "idle" } } },
+        { name = "upper", entry = "j", weight = "aim", mask = "upper", states = { j = { clip = "jump" } } },
+      },
+    }
+  end
+  local g = assert(bw.graph(desc("hips/spine"), bound))
+  local c = assert(g:cursor())
+  c:update(0.1)
+  near(c:status("upper").weight, 0.5, 1e-6, "weight follows aim")
+  c:set("aim", 1)
+  c:update(0.1)
+  near(c:status(2).weight, 1, 1e-6, "weight follows aim")
+  raises(function() c:layer_weight("upper", 0) end, "follows a parameter")
+  local g2 = assert(bw.graph(desc("tail"), bound))
+  local none, msg = g2:cursor()
+  eq(none, nil, "cursor")
+  check(msg and msg:find("tail", 1, true), tostring(msg))
+end)
+
 os.execute("rm -rf '" .. dir .. "'")
 finish()
