@@ -1240,7 +1240,7 @@ int bw_lua_graph_build(lua_State *L, int desc_idx, const char *file, int default
         lua_pushnumber(L, 0);
         lua_rawset(L, -3);
     }
-    lua_createtable(L, 0, 0); /* the view */
+    lua_newuserdatauv(L, 0, 0); /* the view: a userdata, so rawset cannot write into it */
     lua_createtable(L, 0, 3);
     lua_pushvalue(L, -3);
     lua_setfield(L, -2, "__index");

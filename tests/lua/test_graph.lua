@@ -213,6 +213,7 @@ test("a predicate sees the parameters by name, read-only; a failing one is false
       transitions = {
         { from = "a", to = "c", when = { function(p) calls = calls + 1; error("boom") end } },
         { from = "a", to = "c", when = { function(p) p.speed = 3; return true end } },
+        { from = "a", to = "c", when = { function(p) rawset(p, "speed", 3); return true end } },
         { from = "a", to = "b", when = { function(p) return p.grounded == true and p.speed > 1 end } },
       } } },
   }, bound))
@@ -223,6 +224,7 @@ test("a predicate sees the parameters by name, read-only; a failing one is false
   c:update(0.1)
   eq(c:state(), "b", "the third one holds")
   eq(c:get("speed"), 2, "the view did not write")
+  eq(c:state(), "b", "nor did rawset shadow a parameter")
   eq(calls, 2, "the failing one ran every frame")
 end)
 
