@@ -292,5 +292,27 @@ test("masks, a layer weight from a parameter, and a mask joint the rig lacks", f
   check(msg and msg:find("tail", 1, true), tostring(msg))
 end)
 
+-- Marker events: a 1 s looping clip with "foot" at 0.25 s. The first
+-- update (0.3 s) starts with the entry's enter, then crosses the marker;
+-- the next (0.3 -> 0.6 s) crosses nothing; 0.6 -> 1.3 s wraps and crosses
+-- it again at 1.25.
+test("marker events name the marker, its time and the clip", function()
+  local step = assert(bw.clip { name = "step", length = 1, loop = true, markers = { { name = "foot", time = 0.25 } },
+    joints = { { joint = "hips", keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 1, 0, 0 } } } } } })
+  local g = assert(bw.graph({ layers = { { name = "base", entry = "s", states = { s = { clip = "step" } } } } },
+    { rig = rig, clips = { clips[1], step } }))
+  local c = assert(g:cursor())
+  c:update(0.3)
+  local ev = c:events()
+  eq(#ev, 2, "enter, marker")
+  eq(ev[1].kind, "enter")
+  eq(ev[2].kind, "marker"); eq(ev[2].name, "foot"); eq(ev[2].clip, 2); eq(ev[2].state, "s")
+  near(ev[2].time, 0.25, 1e-6, "marker time")
+  c:update(0.3)
+  eq(#c:events(), 0, "nothing crossed")
+  c:update(0.7)
+  eq(#c:events(), 1, "crossed again after the wrap")
+end)
+
 os.execute("rm -rf '" .. dir .. "'")
 finish()
