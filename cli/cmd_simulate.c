@@ -235,22 +235,23 @@ static void read_entry(sim *s, lua_State *L, int e, int i, int cap)
     lua_pop(L, 1);
     /* fire = "name" or { "a", "b" } */
     lua_getfield(L, e, "fire");
+    const int fire_line = bw_lua_key_line(L, e, "fire");
     if (lua_type(L, -1) == LUA_TSTRING || lua_istable(L, -1)) {
         int n = lua_istable(L, -1) ? (int)lua_rawlen(L, -1) : 1;
         for (int k = 1; k <= n; k++) {
             if (lua_istable(L, -1)) lua_rawgeti(L, -1, k);
             else lua_pushvalue(L, -1);
-            int p = find_param(s, L, -1, line, "fire");
+            int p = find_param(s, L, -1, fire_line, "fire");
             lua_pop(L, 1);
             if (p >= 0 && bw_graph_param_kind_of(s->graph, p) != BW_GRAPH_PARAM_TRIGGER) {
-                tl_error(s, line, "fire: '%s' is not a trigger", bw_graph_param_name(s->graph, p));
+                tl_error(s, fire_line, "fire: '%s' is not a trigger", bw_graph_param_name(s->graph, p));
                 p = -1;
             }
             action *a = p >= 0 ? add_act(t, cap, ACT_FIRE, i) : NULL;
             if (a) a->index = p;
         }
     } else if (!lua_isnil(L, -1)) {
-        tl_error(s, line, "fire must be a trigger name or a list of them");
+        tl_error(s, fire_line, "fire must be a trigger name or a list of them");
     }
     lua_pop(L, 1);
     /* travel = "state" [, layer = "name"] */

@@ -396,6 +396,28 @@ static void a_sandboxed_script_keeps_running_past_a_stopped_predicate(void)
     CHECK_CONTAINS(out, "outside nil blendwerk.graph '../x.lua'");
 }
 
+/* Timelines are checked before anything runs, each problem with its line;
+ * a timeline that loops is stopped by the sandbox's budget. */
+static const char bad_tl[] = "return { dt = 0.1, frames = 1,\n"
+                             "  { at = 0, sett = { speed = 1 } },\n" /* 2 */
+                             "  { at = 0,\n"
+                             "    fire = \"speed\" },\n"               /* 4 */
+                             "  { at = 0, travel = \"nowhere\" } }\n"; /* 5 */
+static const char loop_tl[] = "local x = 1\nwhile true do end\n";
+
+static void timeline_problems_carry_their_lines(void)
+{
+    int rc = simulate("g.lua", "badtl.lua", "", 1);
+    CHECK_INT(rc, 1);
+    CHECK_CONTAINS(out, "badtl.lua:2: entry 1: unknown field 'sett'");
+    CHECK_CONTAINS(out, "badtl.lua:4: fire: 'speed' is not a trigger");
+    CHECK_CONTAINS(out, "badtl.lua:5: travel: unknown state 'nowhere' in layer 'base'");
+    CHECK(strstr(out, "frame 0") == NULL);
+    rc = simulate("g.lua", "looptl.lua", "", 1);
+    CHECK_INT(rc, 1);
+    CHECK_CONTAINS(out, "looptl.lua:2: instruction budget of 50000000 exceeded");
+}
+
 static void bad_arguments_are_usage_errors(void)
 {
     char cmd[600];
@@ -412,7 +434,8 @@ int main(void)
     if (system(cmd) != 0) return 1;
     if (!write_file("c.gltf", character_gltf) || !write_file("g.lua", graph_lua) || !write_file("tl.lua", timeline_lua) ||
         !write_file("bad.lua", bad_lua) || !write_file("pred.lua", pred_lua) || !write_file("tl2.lua", travel_tl) ||
-        !write_file("sandboxed.lua", sandboxed_lua))
+        !write_file("sandboxed.lua", sandboxed_lua) ||
+        !write_file("badtl.lua", bad_tl) || !write_file("looptl.lua", loop_tl))
         return 1;
     RUN(trace_matches_the_hand_derived_numbers);
     RUN(travel_without_a_route_names_the_timeline_line);
@@ -421,6 +444,7 @@ int main(void)
     RUN(graph_problems_are_all_reported_with_lines);
     RUN(a_looping_predicate_counts_as_false_and_is_reported_once);
     RUN(a_sandboxed_script_keeps_running_past_a_stopped_predicate);
+    RUN(timeline_problems_carry_their_lines);
     RUN(bad_arguments_are_usage_errors);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) return 1;
