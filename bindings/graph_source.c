@@ -249,7 +249,7 @@ typedef struct level {
 } level;
 
 /* Push the rewritten chunk text, or nothing and return false. */
-static bool instrument(lua_State *L, const char *src, size_t n)
+bool bw_lua_instrument_source(lua_State *L, const char *src, size_t n)
 {
     static const char prefix[] = "local __bw_t=...;return(function(...) ";
     static const char suffix[] = "\nend)(select(2,...))";
@@ -406,7 +406,7 @@ void bw_lua_run_source(lua_State *L, const char *text, size_t size, const char *
     const int top = lua_gettop(L);
     const char *chunkname = lua_pushfstring(L, "@%s", display);
     bool loaded = false;
-    if (size <= MAX_SOURCE && instrument(L, text, size)) {
+    if (size <= MAX_SOURCE && bw_lua_instrument_source(L, text, size)) {
         size_t n = 0;
         const char *rewritten = lua_tolstring(L, -1, &n);
         loaded = luaL_loadbufferx(L, rewritten, n, chunkname, "t") == LUA_OK;

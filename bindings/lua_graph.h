@@ -6,6 +6,7 @@
 #define BW_LUA_GRAPH_H
 
 #include <lua.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "blendwerk/clip.h"
@@ -26,6 +27,9 @@ void bw_lua_run_source(lua_State *L, const char *text, size_t size, const char *
  * files (bw_sandbox_push_file_text's rules), otherwise a path. `what`
  * names the caller in messages; `display` (NULL: name) is the chunk name. */
 void bw_lua_run_source_file(lua_State *L, const char *what, const char *name, const char *display);
+/* The rewrite itself (for tests): push the rewritten text of `src`, or
+ * push nothing and return false when the tokenizer cannot follow it. */
+bool bw_lua_instrument_source(lua_State *L, const char *src, size_t n);
 /* The line where the table at idx was constructed (0: unknown, e.g. a
  * table built in another file or by C). */
 int bw_lua_table_line(lua_State *L, int idx);
