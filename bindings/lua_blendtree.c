@@ -568,6 +568,15 @@ static tree_obj *check_tree(lua_State *L, int arg)
     return (tree_obj *)bw_lua_check_object(L, arg, BW_LUA_BLEND_TREE);
 }
 
+int bw_lua_blend_tree(lua_State *L) { return l_blend_tree(L); }
+
+const bw_blend_tree *bw_lua_check_blend_tree(lua_State *L, int arg)
+{
+    tree_obj *t = check_tree(L, arg);
+    lua_getiuservalue(L, arg, TREE_UV_CLIPS);
+    return t->tree;
+}
+
 /* Set the state's parameters from the table at `arg`: entry i by index
  * ([i]) or by name; each must be a number. */
 static void read_values(lua_State *L, tree_obj *t, int arg)

@@ -220,6 +220,14 @@ int bw_lua_check_joint(lua_State *L, int arg, const bw_rig *rig);
 /* A curve argument: a 1-based index or a curve name. */
 int bw_lua_check_curve(lua_State *L, int arg, const bw_rig *rig);
 
+/* ---- blend trees (lua_blendtree.c), for the graph reader ---- */
+
+/* blendwerk.blend_tree(root [, options]) as a C function. */
+int bw_lua_blend_tree(lua_State *L);
+/* The compiled tree of the blendwerk.BlendTree at arg (raises otherwise);
+ * pushes the list of its leaves' clip values (leaf clip id i + 1). */
+const struct bw_blend_tree *bw_lua_check_blend_tree(lua_State *L, int arg);
+
 /* ---- loading for sandboxing hosts ---- */
 
 /* Push a function load(path [, {max_bytes=}]) -> Asset | nil, message that

@@ -346,7 +346,13 @@ static int new_buffer(lua_State *L)
     return 1;
 }
 
-void bw_sandbox_push_file(lua_State *L, const char *what, const char *name)
+bw_sandbox *bw_sandbox_from_state(lua_State *L)
+{
+    void *ud = NULL;
+    return lua_getallocf(L, &ud) == sandbox_alloc ? (bw_sandbox *)ud : NULL;
+}
+
+void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name)
 {
     char full[BW_SANDBOX_PATH_MAX];
     int fd = open_mod_file(L, what, name, full, sizeof full);
@@ -374,9 +380,18 @@ void bw_sandbox_push_file(lua_State *L, const char *what, const char *name)
         got += (size_t)r;
     }
     close(fd);
+    lua_pushlstring(L, buf, got);
+    lua_replace(L, -2); /* the text over the buffer */
+}
+
+void bw_sandbox_push_file(lua_State *L, const char *what, const char *name)
+{
+    bw_sandbox_push_file_text(L, what, name);
+    size_t size = 0;
+    const char *text = lua_tolstring(L, -1, &size);
     const char *chunkname = lua_pushfstring(L, "@%s", name);
-    if (luaL_loadbufferx(L, buf, got, chunkname, "t") != LUA_OK) lua_error(L);
-    lua_replace(L, -3); /* the chunk over the buffer, drop the name */
+    if (luaL_loadbufferx(L, text, size, chunkname, "t") != LUA_OK) lua_error(L);
+    lua_replace(L, -3); /* the chunk over the text, drop the name */
     lua_pop(L, 1);
 }
 
@@ -871,7 +886,30 @@ bw_sandbox_status bw_sandbox_callback_call(bw_sandbox *sb, bw_sandbox_callback *
     }
     lua_rawgeti(L, LUA_REGISTRYINDEX, cb->ref);
     lua_insert(L, -nargs - 1);
-    bw_sandbox_status st = run(sb, nargs, nresults, sb->lim.callback_instructions, sb->lim.callback_seconds);
+    bw_sandbox_status st;
+    if (sb->running && sb->stop == BW_SANDBOX_OK) {
+        /* a callback inside a running call (a script's cursor:update runs
+         * its graph's predicates): the callback limits apply to it alone,
+         * its instructions are charged to the call around it, and a
+         * budget or time stop ends the callback, not the call (a memory
+         * stop is the whole state's and stays) */
+        long long budget = sb->budget, spent = sb->spent;
+        double seconds = sb->seconds, deadline = sb->deadline;
+        sb->budget = sb->lim.callback_instructions;
+        sb->spent = 0;
+        sb->seconds = sb->lim.callback_seconds;
+        double own = bw_sandbox_now() + sb->lim.callback_seconds;
+        sb->deadline = own < deadline ? own : deadline;
+        st = run(sb, nargs, nresults, 0, 0);
+        long long used = sb->spent;
+        if (sb->stop != BW_SANDBOX_MEMORY) sb->stop = BW_SANDBOX_OK;
+        sb->budget = budget;
+        sb->spent = spent + used;
+        sb->seconds = seconds;
+        sb->deadline = deadline;
+    } else {
+        st = run(sb, nargs, nresults, sb->lim.callback_instructions, sb->lim.callback_seconds);
+    }
     if (st != BW_SANDBOX_OK) {
         cb->failures++;
         if (!cb->reported) {

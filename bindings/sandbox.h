@@ -165,6 +165,15 @@ const char *bw_sandbox_split_path(const char *path, char *dir, size_t dir_size);
  * `what` names the caller, e.g. "include". */
 void bw_sandbox_push_file(lua_State *L, const char *what, const char *name);
 
+/* The same rules, but push the file's text (a string) instead of the
+ * loaded chunk: for hosts that read a mod's file themselves (the graph
+ * reader maps table constructors to their lines before loading). */
+void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name);
+
+/* The sandbox whose state L (or a thread of it) is, or NULL when L is not
+ * a sandbox's state. */
+bw_sandbox *bw_sandbox_from_state(lua_State *L);
+
 /* ---- per-frame callbacks ---- */
 
 /* Take the function on top of the stack (popped) into `cb`. Returns false

@@ -18,6 +18,8 @@ static const command commands[] = {
     {"info", bw_cmd_info, "info FILE                       joint tree and clips of a glTF / BVH file or Lua character"},
     {"sample", bw_cmd_sample, "sample FILE --at CLIP:TIME[:WEIGHT[:PRIORITY]] [--at ...] [--json]\n"
                               "                                  sample and mix clips, print every joint"},
+    {"simulate", bw_cmd_simulate, "simulate GRAPH.lua --asset FILE --timeline TIMELINE.lua [--json] [--joints]\n"
+                                  "                                  run a graph over a scripted timeline, one trace line per frame"},
     {"plot-blend", bw_cmd_plot_blend, "plot-blend SPEC.lua --out FILE.svg [--res N]\n"
                                       "                                  draw a 2D blend space's weights"},
 };

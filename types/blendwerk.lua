@@ -294,6 +294,19 @@ function blendwerk.grid_weights(x_values, y_values, x, y) end
 ---@return string? message
 function blendwerk.blend_tree(root, options) end
 
+---@class blendwerk.GraphOptions
+---@field rig? blendwerk.Rig the rig cursors animate (graph:cursor() needs it)
+---@field clips? blendwerk.Clip[] the clips the graph's states name (by clip:name())
+
+---A state machine graph (docs/graphs.md, SPEC §12.1) from a graph file
+---(a Lua chunk returning the table, run in the sandbox when called from
+---one) or a table; nil and every problem as "FILE:LINE: path: message".
+---@param desc_or_path table|string
+---@param options? blendwerk.GraphOptions
+---@return blendwerk.Graph? graph
+---@return string[]? errors
+function blendwerk.graph(desc_or_path, options) end
+
 ---Advances a normalized progress by dt seconds against a cycle duration.
 ---@param progress number
 ---@param dt number
@@ -765,5 +778,117 @@ function RootMotion:axes() end
 function RootMotion:rig() end
 
 function RootMotion:close() end
+
+-- ---------------------------------------------------------------------
+-- Graph and Cursor
+
+---@alias blendwerk.Param integer|string 1-based parameter index or name
+---@alias blendwerk.Layer integer|string 1-based layer index or name (default: the first)
+
+---A compiled graph bound to a rig and clips; shared by its cursors.
+---@class blendwerk.Graph
+local Graph = {}
+
+---@return blendwerk.Cursor? cursor
+---@return string? message
+function Graph:cursor() end
+
+---@param name string
+---@return integer? index 1-based
+function Graph:param_index(name) end
+
+---@return string[] parameter names in index order
+function Graph:params() end
+
+---@return string[] layer names in order
+function Graph:layers() end
+
+---@param layer? blendwerk.Layer
+---@return string[] state names in index order
+function Graph:states(layer) end
+
+function Graph:close() end
+
+---@class blendwerk.GraphEvent
+---@field kind "enter"|"exit"|"marker"
+---@field layer string
+---@field state string
+---@field name? string marker name
+---@field time? number marker time in its clip, seconds
+---@field clip? integer marker: 1-based index into the graph's clips
+
+---@class blendwerk.TransitionStatus
+---@field from string? the state current when it fired (nil: a hot-reload fade)
+---@field to string
+---@field elapsed number seconds
+---@field duration number seconds
+---@field weight number destination weight
+---@field mode "live"|"freeze"
+---@field frozen boolean
+---@field index integer 1-based transition index in the layer (0: a hot-reload fade)
+
+---@class blendwerk.LayerStatus
+---@field state string
+---@field progress number accumulated normalized progress
+---@field normalized number in [0, 1]
+---@field weight number layer weight
+---@field travel_pending integer queued travel edges
+---@field transition? blendwerk.TransitionStatus
+
+---One character's instance of a graph.
+---@class blendwerk.Cursor
+local Cursor = {}
+
+---@param param blendwerk.Param
+---@param value number|boolean
+function Cursor:set(param, value) end
+
+---@param param blendwerk.Param
+---@return number|boolean value
+function Cursor:get(param) end
+
+---@param trigger blendwerk.Param
+function Cursor:fire(trigger) end
+
+---@param trigger blendwerk.Param
+function Cursor:reset(trigger) end
+
+---@param state integer|string
+---@param layer? blendwerk.Layer
+---@return true? ok
+---@return string? message no route
+function Cursor:travel(state, layer) end
+
+---@param layer blendwerk.Layer
+---@param weight number >= 0
+---@param fade? number seconds, default 0
+function Cursor:layer_weight(layer, weight, fade) end
+
+---@param dt number seconds
+---@return blendwerk.Pose pose the cursor's own pose, evaluated
+function Cursor:update(dt) end
+
+---@return blendwerk.Pose
+function Cursor:pose() end
+
+---@return blendwerk.GraphEvent[] events of the last update
+function Cursor:events() end
+
+---@param layer? blendwerk.Layer
+---@return string state
+function Cursor:state(layer) end
+
+---@param layer? blendwerk.Layer
+---@return blendwerk.LayerStatus
+function Cursor:status(layer) end
+
+---@param name string
+---@return integer? index 1-based
+function Cursor:param_index(name) end
+
+---@return blendwerk.Graph
+function Cursor:graph() end
+
+function Cursor:close() end
 
 return blendwerk

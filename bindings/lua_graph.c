@@ -1,0 +1,1781 @@
+/* lua_graph.c - graphs for Lua (SPEC §7, §12): the reader from a graph
+ * file's table to a bw_graph_desc, compiled by the core, and the Lua
+ * types over the compiled graph and its cursors.
+ *
+ *   blendwerk.graph(desc_or_path [, {rig = Rig, clips = {Clip, ...}}])
+ *       -> Graph | nil, errors          errors: { "FILE:LINE: message", ... }
+ *   graph:cursor() -> Cursor; graph:param_index(name), graph:params(),
+ *   graph:layers(), graph:states(layer), graph:close()
+ *   cursor:set(param, value), :get(param), :fire(param), :reset(param),
+ *   :travel(state [, layer]) -> true | nil, message,
+ *   :layer_weight(layer, weight [, fade]), :update(dt) -> Pose,
+ *   :pose(), :state(layer) -> name, :status(layer) -> table,
+ *   :events() -> list, :param_index(name), :graph(), :close()
+ *
+ * The reader only turns the table into a desc: it refuses wrong types and
+ * unknown (or twice-written) fields, resolves clip names (a missing clip
+ * names its state), parses condition strings and applies the defaults of
+ * §12.1 that differ from the core's zeros (transition duration 0.2). Every
+ * other check (unknown states and parameters in transitions, duplicate
+ * names, ranges) is the core compiler's (bw_graph_compile); its `where`
+ * paths are mapped back to the entries they name, so every problem, the
+ * reader's and the compiler's, comes out as "FILE:LINE: path: message"
+ * with LINE the line of the offending entry (graph_source.c records the
+ * lines). Entries the reader already refused are not reported again by the
+ * compiler.
+ *
+ * States are numbered in the order they are written (their `name = {`
+ * lines; by name when no lines are known), parameters likewise.
+ *
+ * Predicates (`when = { function(p) ... end }`) are the only per-frame
+ * Lua: each is held as a bw_sandbox_callback and called with a read-only
+ * view of the parameters by name (numbers; bools and triggers as
+ * booleans). In a sandbox state the call has the sandbox's callback
+ * limits (bw_sandbox_predicate); a runtime error or stop counts as false
+ * for that frame and is reported once with file:line. */
+#include <ctype.h>
+#include <float.h>
+#include <lauxlib.h>
+#include <lua.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blendwerk/blendtree.h"
+#include "blendwerk/easing.h"
+#include "blendwerk/graph.h"
+#include "lua_blendwerk.h"
+#include "lua_graph.h"
+#include "lua_support.h"
+#include "sandbox.h"
+#include "sandbox_internal.h"
+
+#define DEFAULT_DURATION 0.2f /* SPEC §12.1: a transition's fade when none is written */
+#define MAX_ERRORS 256        /* compile problems kept (more are counted) */
+#define TMP_TREE "blendwerk.graph.tree" /* a remapped blend tree owned by the reader */
+
+/* ---- the Graph object ---- */
+
+typedef struct graph_obj graph_obj;
+
+typedef struct graph_pred {
+    graph_obj *g;
+    bw_sandbox_callback cb;
+    struct graph_pred *next;
+} graph_pred;
+
+struct graph_obj {
+    bw_lua_object hdr; /* deps: the Rig (when bound) */
+    bw_graph *graph;
+    lua_State *main;    /* the state's main thread */
+    lua_State *thread;  /* the thread predicates run in now (NULL: main) */
+    bw_sandbox *sb;     /* the sandbox of the state, or NULL */
+    graph_pred *preds;  /* linked; each a userdata kept in GRAPH_UV_ANCHOR */
+    int tables_ref;     /* registry: { values, names, view } for predicates */
+    /* bound by blendwerk.graph's options */
+    const bw_rig *rig;
+    const bw_binding **bindings; /* clip_count, userdata in GRAPH_UV_BINDINGS */
+    bw_lua_clip **clip_objs;     /* clip_count, each counted as a use */
+    int clip_count;
+};
+
+enum { GRAPH_UV_ANCHOR = 1, GRAPH_UV_RIG = 2, GRAPH_UV_BINDINGS = 3, GRAPH_UV_CLIPS = 4, GRAPH_UV_COUNT = 4 };
+
+static void graph_destroy(bw_lua_object *self)
+{
+    graph_obj *g = (graph_obj *)self;
+    bw_graph_destroy(g->graph);
+    g->graph = NULL;
+    for (graph_pred *p = g->preds; p; p = p->next)
+        if (p->cb.ref != LUA_NOREF && p->cb.ref != LUA_REFNIL) luaL_unref(g->main, LUA_REGISTRYINDEX, p->cb.ref);
+    g->preds = NULL;
+    if (g->tables_ref != LUA_NOREF) luaL_unref(g->main, LUA_REGISTRYINDEX, g->tables_ref);
+    g->tables_ref = LUA_NOREF;
+    for (int i = 0; i < g->clip_count; i++)
+        if (g->clip_objs && g->clip_objs[i]) bw_lua_object_unuse(&g->clip_objs[i]->hdr);
+    g->clip_count = 0;
+    g->clip_objs = NULL;
+    g->bindings = NULL;
+}
+
+static graph_obj *check_graph(lua_State *L, int arg) { return (graph_obj *)bw_lua_check_object(L, arg, BW_LUA_GRAPH); }
+
+const bw_graph *bw_lua_graph_check(lua_State *L, int idx) { return check_graph(L, idx)->graph; }
+
+void bw_lua_graph_set_thread(lua_State *L, int idx)
+{
+    graph_obj *g = check_graph(L, idx);
+    g->thread = L == g->main ? NULL : L;
+}
+
+/* ---- predicates ---- */
+
+static int view_newindex(lua_State *L) { return luaL_error(L, "graph parameters are read-only in a predicate"); }
+
+static bool run_predicate(void *user, const float *params, int count)
+{
+    graph_pred *p = (graph_pred *)user;
+    graph_obj *g = p->g;
+    lua_State *L = g->thread ? g->thread : g->main;
+    if (!lua_checkstack(L, 8)) return false;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, g->tables_ref);
+    lua_rawgeti(L, -1, 1); /* values */
+    lua_rawgeti(L, -2, 2); /* names */
+    for (int i = 0; i < count; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        if (bw_graph_param_kind_of(g->graph, i) == BW_GRAPH_PARAM_FLOAT) lua_pushnumber(L, (lua_Number)params[i]);
+        else lua_pushboolean(L, params[i] != 0.0f);
+        lua_rawset(L, -4); /* the keys exist: no allocation per frame */
+    }
+    lua_pop(L, 2);
+    lua_rawgeti(L, -1, 3); /* the view */
+    lua_remove(L, -2);
+    if (g->sb && L == bw_sandbox_state(g->sb)) return bw_sandbox_predicate(g->sb, &p->cb, 1);
+    /* a trusted state, or a coroutine of a sandbox (whose call's limits
+     * still apply through the inherited hook) */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, p->cb.ref);
+    lua_insert(L, -2);
+    int status = lua_pcall(L, 1, 1, 0);
+    if (g->sb) bw_sandbox_after_protected(L, status);
+    if (status == LUA_OK) {
+        bool v = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        return v;
+    }
+    p->cb.failures++;
+    if (!p->cb.reported) {
+        p->cb.reported = true;
+        snprintf(p->cb.error, sizeof p->cb.error, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "error");
+        fprintf(stderr, "%s (reported once; the condition counts as false)\n", p->cb.error);
+    }
+    lua_pop(L, 1);
+    return false;
+}
+
+/* ---- the reader ---- */
+
+typedef struct reader {
+    lua_State *L;
+    const char *file;
+    int default_line;
+    int errors;   /* stack: list of messages */
+    int where;    /* stack: C where prefix -> { lua path, line } */
+    int bad;      /* stack: set of C where prefixes the reader refused */
+    int anchor;   /* stack: list of values that must live until compile ends */
+    int names;    /* stack: parameter names in index order */
+    int error_count;
+    graph_obj *g;
+    const bw_clip *const *clips;
+    int clip_count;
+} reader;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static void rd_error(reader *r, int line, const char *path, const char *fmt, ...)
+{
+    lua_State *L = r->L;
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (line <= 0) line = r->default_line;
+    if (line > 0) lua_pushfstring(L, "%s:%d: %s: %s", r->file, line, path, msg);
+    else lua_pushfstring(L, "%s: %s: %s", r->file, path, msg);
+    lua_rawseti(L, r->errors, ++r->error_count);
+}
+
+/* Register the C path of an entry with its Lua path and line. */
+static void rd_where(reader *r, const char *cwhere, const char *path, int line, int table)
+{
+    lua_State *L = r->L;
+    table = table ? lua_absindex(L, table) : 0;
+    lua_createtable(L, 0, 3);
+    if (table && lua_istable(L, table)) {
+        lua_pushvalue(L, table);
+        lua_setfield(L, -2, "table");
+    }
+    lua_pushstring(L, path);
+    lua_setfield(L, -2, "path");
+    lua_pushinteger(L, line);
+    lua_setfield(L, -2, "line");
+    lua_setfield(L, r->where, cwhere);
+}
+
+static void rd_bad(reader *r, const char *cwhere)
+{
+    lua_pushboolean(r->L, 1);
+    lua_setfield(r->L, r->bad, cwhere);
+}
+
+static const char *rd_keep_string(reader *r, const char *s, size_t n)
+{
+    lua_State *L = r->L;
+    const char *kept = lua_pushlstring(L, s, n);
+    lua_rawseti(L, r->anchor, (lua_Integer)lua_rawlen(L, r->anchor) + 1);
+    return kept;
+}
+
+/* Zeroed scratch memory kept until the compile ends. */
+static void *rd_alloc(reader *r, size_t size)
+{
+    lua_State *L = r->L;
+    void *p = lua_newuserdatauv(L, size ? size : 1, 0);
+    memset(p, 0, size ? size : 1);
+    lua_rawseti(L, r->anchor, (lua_Integer)lua_rawlen(L, r->anchor) + 1);
+    return p;
+}
+
+static int line_or(lua_State *L, int idx, int parent)
+{
+    int line = bw_lua_table_line(L, idx);
+    return line ? line : parent;
+}
+
+/* Unknown and twice-written fields of the table at idx (every one). */
+static bool rd_fields(reader *r, int idx, const char *const *allowed, int line, const char *path)
+{
+    lua_State *L = r->L;
+    idx = lua_absindex(L, idx);
+    bool ok = true;
+    char accepted[256] = "";
+    for (int i = 0; allowed[i]; i++) {
+        size_t len = strlen(accepted);
+        snprintf(accepted + len, sizeof accepted - len, "%s%s", i ? ", " : "", allowed[i]);
+    }
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING) {
+            if (lua_isinteger(L, -1))
+                rd_error(r, bw_lua_item_line(L, idx, (int)lua_tointeger(L, -1)), path, "unexpected list entry [%d]",
+                         (int)lua_tointeger(L, -1));
+            else rd_error(r, line, path, "unexpected key of type %s", luaL_typename(L, -1));
+            ok = false;
+            continue;
+        }
+        const char *key = lua_tostring(L, -1);
+        bool known = false;
+        for (int i = 0; allowed[i] && !known; i++) known = strcmp(allowed[i], key) == 0;
+        if (!known) {
+            rd_error(r, bw_lua_key_line(L, idx, key), path, "unknown field '%s' (accepted fields: %s)", key, accepted);
+            ok = false;
+        }
+    }
+    char name[128];
+    int first = 0, second = 0;
+    if (bw_lua_first_duplicate_key(L, idx, name, sizeof name, &first, &second)) {
+        rd_error(r, second, path, "%s is written twice (first at line %d; Lua keeps only the last)", name, first);
+        ok = false;
+    }
+    return ok;
+}
+
+/* The table at idx is a plain list (keys 1..#t); every other key is an error. */
+static bool rd_list(reader *r, int idx, int line, const char *path)
+{
+    lua_State *L = r->L;
+    idx = lua_absindex(L, idx);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+    bool ok = true;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1 && lua_tointeger(L, -1) <= n) continue;
+        if (lua_type(L, -1) == LUA_TSTRING)
+            rd_error(r, bw_lua_key_line(L, idx, lua_tostring(L, -1)), path, "unknown field '%s' (a list is expected)",
+                     lua_tostring(L, -1));
+        else rd_error(r, line, path, "a list has keys 1..n only, not a %s key", luaL_typename(L, -1));
+        ok = false;
+    }
+    return ok;
+}
+
+/* The string keys of the map at idx, sorted by the line they are written
+ * on, then by name: pushes the list. Non-string keys are errors. */
+typedef struct key_entry {
+    const char *name;
+    int line;
+} key_entry;
+
+static int key_cmp(const void *a, const void *b)
+{
+    const key_entry *x = (const key_entry *)a, *y = (const key_entry *)b;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int rd_sorted_keys(reader *r, int idx, const char *path, key_entry **out)
+{
+    lua_State *L = r->L;
+    idx = lua_absindex(L, idx);
+    int n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        n++;
+    }
+    key_entry *keys = (key_entry *)rd_alloc(r, sizeof(key_entry) * (size_t)n);
+    int k = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING) {
+            rd_error(r, bw_lua_table_line(L, idx), path, "keys must be names (strings), not a %s", luaL_typename(L, -1));
+            continue;
+        }
+        keys[k].name = lua_tostring(L, -1); /* a key of the table: lives as long as it */
+        keys[k].line = bw_lua_key_line(L, idx, keys[k].name);
+        k++;
+    }
+    qsort(keys, (size_t)k, sizeof *keys, key_cmp);
+    char name[128];
+    int first = 0, second = 0;
+    if (bw_lua_first_duplicate_key(L, idx, name, sizeof name, &first, &second))
+        rd_error(r, second, path, "'%s' is defined twice (first at line %d)", name, first);
+    *out = keys;
+    return k;
+}
+
+/* A finite number that fits a float, or an error. */
+static bool rd_number(reader *r, int idx, int line, const char *path, const char *field, float *out)
+{
+    lua_State *L = r->L;
+    if (lua_type(L, idx) != LUA_TNUMBER) {
+        rd_error(r, line, path, "%s must be a number, not a %s", field, luaL_typename(L, idx));
+        return false;
+    }
+    const char *bad = bw_lua_to_float(lua_tonumber(L, idx), out);
+    if (bad) {
+        rd_error(r, line, path, "%s %s", field, bad);
+        return false;
+    }
+    return true;
+}
+
+static bool rd_type(reader *r, int idx, int type, int line, const char *path, const char *field, const char *what)
+{
+    if (lua_type(r->L, idx) == type) return true;
+    rd_error(r, line, path, "%s must be %s, not a %s", field, what, luaL_typename(r->L, idx));
+    return false;
+}
+
+/* A map section of the graph (params, masks): pushes it at *t with its
+ * line and sorted keys and returns the key count, or -1 (nothing pushed)
+ * when it is absent or not a table. */
+static int rd_map_section(reader *r, int desc, const char *field, const char *shape, int *t, int *line, key_entry **keys)
+{
+    lua_State *L = r->L;
+    if (bw_lua_raw_field(L, desc, field) == LUA_TNIL) {
+        lua_pop(L, 1);
+        return -1;
+    }
+    *t = lua_gettop(L);
+    *line = line_or(L, *t, bw_lua_key_line(L, desc, field));
+    if (!rd_type(r, *t, LUA_TTABLE, *line, field, field, shape)) {
+        lua_pop(L, 1);
+        return -1;
+    }
+    return rd_sorted_keys(r, *t, field, keys);
+}
+
+/* ---- params ---- */
+
+static const char *const trigger_fields[] = {"trigger", "expires", NULL};
+
+static bw_graph_param_desc *read_params(reader *r, int desc, int *out_count)
+{
+    lua_State *L = r->L;
+    *out_count = 0;
+    int t = 0, line = 0;
+    key_entry *keys = NULL;
+    int n = rd_map_section(r, desc, "params", "a table { name = default }", &t, &line, &keys);
+    if (n < 0) return NULL;
+    bw_graph_param_desc *p = (bw_graph_param_desc *)rd_alloc(r, sizeof *p * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        char path[160], cwhere[64];
+        snprintf(path, sizeof path, "params.%s", keys[i].name);
+        snprintf(cwhere, sizeof cwhere, "params[%d]", i);
+        int kl = keys[i].line ? keys[i].line : line;
+        rd_where(r, cwhere, path, kl, 0);
+        p[i].name = keys[i].name;
+        lua_pushstring(L, keys[i].name);
+        lua_rawseti(L, r->names, i + 1);
+        lua_getfield(L, t, keys[i].name);
+        int v = lua_gettop(L);
+        bool ok = true;
+        if (lua_type(L, v) == LUA_TNUMBER) {
+            p[i].kind = BW_GRAPH_PARAM_FLOAT;
+            ok = rd_number(r, v, kl, path, "the default", &p[i].value);
+        } else if (lua_type(L, v) == LUA_TBOOLEAN) {
+            p[i].kind = BW_GRAPH_PARAM_BOOL;
+            p[i].value = lua_toboolean(L, v) ? 1.0f : 0.0f;
+        } else if (lua_type(L, v) == LUA_TSTRING && strcmp(lua_tostring(L, v), "trigger") == 0) {
+            p[i].kind = BW_GRAPH_PARAM_TRIGGER;
+        } else if (lua_type(L, v) == LUA_TTABLE) {
+            p[i].kind = BW_GRAPH_PARAM_TRIGGER;
+            int tl = line_or(L, v, kl);
+            ok = rd_fields(r, v, trigger_fields, tl, path);
+            if (bw_lua_raw_field(L, v, "trigger") != LUA_TBOOLEAN || !lua_toboolean(L, -1)) {
+                rd_error(r, tl, path, "a table parameter is a trigger: { trigger = true [, expires = seconds] }");
+                ok = false;
+            }
+            lua_pop(L, 1);
+            if (bw_lua_raw_field(L, v, "expires") != LUA_TNIL)
+                ok = rd_number(r, lua_gettop(L), bw_lua_key_line(L, v, "expires"), path, "expires", &p[i].expires) && ok;
+            lua_pop(L, 1);
+        } else {
+            rd_error(r, kl, path,
+                     "a parameter's default is a number, a boolean, \"trigger\" or { trigger = true, expires = s }, "
+                     "not %s",
+                     lua_type(L, v) == LUA_TSTRING ? lua_pushfstring(L, "\"%s\"", lua_tostring(L, v))
+                                                   : luaL_typename(L, v));
+            ok = false;
+        }
+        if (!ok) rd_bad(r, cwhere);
+        lua_settop(L, t);
+    }
+    lua_pop(L, 1);
+    *out_count = n;
+    return p;
+}
+
+/* ---- masks ---- */
+
+static bw_graph_mask_desc *read_masks(reader *r, int desc, int *out_count)
+{
+    lua_State *L = r->L;
+    *out_count = 0;
+    int t = 0, line = 0;
+    key_entry *keys = NULL;
+    int n = rd_map_section(r, desc, "masks", "a table { name = { entries } }", &t, &line, &keys);
+    if (n < 0) return NULL;
+    bw_graph_mask_desc *m = (bw_graph_mask_desc *)rd_alloc(r, sizeof *m * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        char path[200], cwhere[64];
+        snprintf(path, sizeof path, "masks.%s", keys[i].name);
+        snprintf(cwhere, sizeof cwhere, "masks[%d]", i);
+        lua_getfield(L, t, keys[i].name);
+        const int mt = lua_gettop(L);
+        int ml = line_or(L, mt, keys[i].line ? keys[i].line : line);
+        rd_where(r, cwhere, path, ml, mt);
+        m[i].name = keys[i].name;
+        if (!rd_type(r, mt, LUA_TTABLE, ml, path, "a mask", "a list of { joint, weight [, descendants = false] }")) {
+            rd_bad(r, cwhere);
+            lua_settop(L, t);
+            continue;
+        }
+        int count = (int)lua_rawlen(L, mt);
+        bw_graph_mask_entry_desc *e = (bw_graph_mask_entry_desc *)rd_alloc(r, sizeof *e * (size_t)count);
+        m[i].entries = e;
+        m[i].entry_count = count;
+        rd_list(r, mt, ml, path);
+        for (int k = 0; k < count; k++) {
+            char epath[240], ewhere[96];
+            snprintf(epath, sizeof epath, "%s[%d]", path, k + 1);
+            snprintf(ewhere, sizeof ewhere, "masks[%d].entries[%d]", i, k);
+            lua_rawgeti(L, mt, k + 1);
+            const int et = lua_gettop(L);
+            int el = line_or(L, et, bw_lua_item_line(L, mt, k + 1));
+            rd_where(r, ewhere, epath, el, et);
+            bool eok = rd_type(r, et, LUA_TTABLE, el, epath, "a mask entry", "a table { joint, weight }");
+            if (eok) {
+                /* { "joint", weight, descendants = bool }: positional 1 and 2 */
+                lua_pushnil(L);
+                while (lua_next(L, et)) {
+                    lua_pop(L, 1);
+                    bool known = lua_isinteger(L, -1) && (lua_tointeger(L, -1) == 1 || lua_tointeger(L, -1) == 2);
+                    known = known || (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "descendants") == 0);
+                    if (!known) {
+                        rd_error(r, el, epath, "unknown field '%s' (a mask entry is { joint, weight, descendants = false })",
+                                 lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
+                        eok = false;
+                    }
+                }
+                if (lua_rawgeti(L, et, 1) == LUA_TSTRING) e[k].joint = lua_tostring(L, -1);
+                else eok = rd_type(r, -1, LUA_TSTRING, el, epath, "[1]", "a joint name") && eok;
+                lua_pop(L, 1);
+                e[k].weight = 1.0f;
+                if (lua_rawgeti(L, et, 2) != LUA_TNIL) eok = rd_number(r, -1, el, epath, "[2] (the weight)", &e[k].weight) && eok;
+                lua_pop(L, 1);
+                int dt = bw_lua_raw_field(L, et, "descendants");
+                if (dt == LUA_TBOOLEAN) e[k].no_descendants = !lua_toboolean(L, -1);
+                else if (dt != LUA_TNIL) eok = rd_type(r, -1, LUA_TBOOLEAN, el, epath, "descendants", "a boolean") && eok;
+                lua_pop(L, 1);
+            }
+            if (!eok) rd_bad(r, ewhere);
+            lua_settop(L, et - 1);
+        }
+        lua_settop(L, t);
+    }
+    lua_pop(L, 1);
+    *out_count = n;
+    return m;
+}
+
+/* ---- conditions ---- */
+
+static bool op_of(const char *s, size_t *len, bw_graph_op *op)
+{
+    static const struct {
+        const char *text;
+        bw_graph_op op;
+    } ops[] = {{"<=", BW_GRAPH_LE}, {">=", BW_GRAPH_GE}, {"==", BW_GRAPH_EQ}, {"~=", BW_GRAPH_NE},
+               {"<", BW_GRAPH_LT},  {">", BW_GRAPH_GT}};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        size_t n = strlen(ops[i].text);
+        if (strncmp(s, ops[i].text, n) == 0) {
+            *len = n;
+            *op = ops[i].op;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool is_op_char(char c) { return c != '\0' && strchr("<>=~!", c) != NULL; }
+
+/* "param OP number", "param", "not param". */
+static bool parse_condition(reader *r, const char *text, int line, const char *path, bw_graph_condition_desc *c)
+{
+    const char *s = text;
+    while (isspace((unsigned char)*s)) s++;
+    bool negate = false;
+    if (strncmp(s, "not", 3) == 0 && isspace((unsigned char)s[3])) {
+        negate = true;
+        s += 3;
+        while (isspace((unsigned char)*s)) s++;
+    }
+    const char *name = s;
+    while (*s && !isspace((unsigned char)*s) && !is_op_char(*s)) s++;
+    size_t name_len = (size_t)(s - name);
+    while (isspace((unsigned char)*s)) s++;
+    if (name_len == 0) {
+        rd_error(r, line, path, "'%s' names no parameter (\"param OP number\", \"param\" or \"not param\")", text);
+        return false;
+    }
+    c->param = rd_keep_string(r, name, name_len);
+    if (*s == '\0') {
+        c->kind = negate ? BW_GRAPH_COND_NOT : BW_GRAPH_COND_TRUE;
+        return true;
+    }
+    if (negate) {
+        rd_error(r, line, path, "'%s': \"not\" takes a parameter name only", text);
+        return false;
+    }
+    size_t op_len = 0;
+    if (!op_of(s, &op_len, &c->op) || is_op_char(s[op_len])) {
+        size_t n = 0;
+        while (is_op_char(s[n])) n++;
+        rd_error(r, line, path, "bad operator '%.*s' in '%s' (one of < <= > >= == ~=)", (int)(n ? n : 1), s, text);
+        return false;
+    }
+    s += op_len;
+    char *end = NULL;
+    double v = strtod(s, &end);
+    const char *rest = end;
+    while (rest && isspace((unsigned char)*rest)) rest++;
+    if (end == s || !rest || *rest != '\0') {
+        rd_error(r, line, path, "'%s': expected a number after the operator", text);
+        return false;
+    }
+    const char *bad = bw_lua_to_float(v, &c->value);
+    if (bad) {
+        rd_error(r, line, path, "'%s': the number %s", text, bad);
+        return false;
+    }
+    c->kind = BW_GRAPH_COND_COMPARE;
+    return true;
+}
+
+/* A function value on top of the stack becomes a predicate (popped). */
+static bool make_predicate(reader *r, bw_graph_condition_desc *c)
+{
+    lua_State *L = r->L;
+    graph_pred *p = (graph_pred *)lua_newuserdatauv(L, sizeof *p, 0);
+    memset(p, 0, sizeof *p);
+    lua_rawseti(L, r->anchor, (lua_Integer)lua_rawlen(L, r->anchor) + 1); /* the graph keeps it */
+    p->cb.ref = luaL_ref(L, LUA_REGISTRYINDEX);                          /* pops the function */
+    p->g = r->g;
+    p->next = r->g->preds;
+    r->g->preds = p;
+    c->kind = BW_GRAPH_COND_PREDICATE;
+    c->fn = run_predicate;
+    c->user = p;
+    return true;
+}
+
+/* ---- states ---- */
+
+static const char *const state_fields[] = {"clip", "blend", "speed", "loop", "sync", "offset", NULL};
+
+static int find_clip(reader *r, const char *name)
+{
+    for (int i = 0; i < r->clip_count; i++)
+        if (strcmp(bw_clip_name(r->clips[i]), name) == 0) return i;
+    return -1;
+}
+
+static void tmp_tree_gc_push(lua_State *L, bw_blend_tree *tree)
+{
+    bw_blend_tree **box = (bw_blend_tree **)lua_newuserdatauv(L, sizeof *box, 0);
+    *box = tree;
+    luaL_setmetatable(L, TMP_TREE);
+}
+
+static int tmp_tree_gc(lua_State *L)
+{
+    bw_blend_tree **box = (bw_blend_tree **)luaL_checkudata(L, 1, TMP_TREE);
+    bw_blend_tree_destroy(*box);
+    *box = NULL;
+    return 0;
+}
+
+/* Copy a blend node (the table at idx) replacing leaf clip names by clip
+ * indices + 1 with their lengths; pushes the copy or returns false. */
+static bool copy_blend(reader *r, int idx, int depth, int line, const char *path, const char *state)
+{
+    lua_State *L = r->L;
+    idx = lua_absindex(L, idx);
+    if (depth > 64) {
+        rd_error(r, line, path, "the blend tree is nested deeper than 64 levels (or contains itself)");
+        return false;
+    }
+    luaL_checkstack(L, 8, "blend tree");
+    lua_newtable(L);
+    const int copy = lua_gettop(L);
+    bool ok = true;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        /* key at -2, value at -1 */
+        bool is_clip = lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), "clip") == 0;
+        bool is_length = lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), "length") == 0;
+        if (is_clip && lua_type(L, -1) == LUA_TSTRING) {
+            const char *name = lua_tostring(L, -1);
+            int ci = find_clip(r, name);
+            if (ci < 0) {
+                rd_error(r, line, path, "state '%s': unknown clip '%s' in its blend tree", state, name);
+                ok = false;
+            } else {
+                lua_pushinteger(L, ci + 1);
+                lua_setfield(L, copy, "clip");
+                lua_pushnumber(L, (lua_Number)bw_clip_length(r->clips[ci]));
+                lua_setfield(L, copy, "length");
+            }
+            lua_pop(L, 1);
+        } else if (is_clip) {
+            rd_error(r, line, path, "a blend leaf's clip must be a clip name, not a %s", luaL_typename(L, -1));
+            ok = false;
+            lua_pop(L, 1);
+        } else if (is_length) {
+            rd_error(r, line, path, "a blend leaf in a graph takes its length from its clip; remove length");
+            ok = false;
+            lua_pop(L, 1);
+        } else if (lua_type(L, -1) == LUA_TTABLE) {
+            lua_pushvalue(L, -2);
+            if (copy_blend(r, -2, depth + 1, line_or(L, -2, line), path, state)) {
+                lua_rawset(L, copy);
+            } else {
+                ok = false;
+                lua_pop(L, 1);
+            }
+            lua_pop(L, 1);
+        } else {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, copy);
+        }
+    }
+    if (!ok) lua_settop(L, copy - 1);
+    return ok;
+}
+
+/* A blend state's tree: the module's reader over a copy of the node, then
+ * its leaves renumbered to the graph's clip indices. */
+static const bw_blend_tree *read_blend(reader *r, int idx, int line, const char *path, const char *state)
+{
+    lua_State *L = r->L;
+    const int top = lua_gettop(L);
+    if (!rd_type(r, idx, LUA_TTABLE, line, path, "blend", "a blend-tree node (blendwerk.blend_tree)")) return NULL;
+    if (!copy_blend(r, idx, 1, line, path, state)) return NULL;
+    const int copy = lua_gettop(L);
+    lua_pushcfunction(L, bw_lua_blend_tree);
+    lua_pushvalue(L, copy);
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, r->names);
+    lua_setfield(L, -2, "params");
+    lua_call(L, 2, 2);
+    if (lua_isnil(L, -2)) {
+        rd_error(r, line, path, "%s", lua_tostring(L, -1));
+        lua_settop(L, top);
+        return NULL;
+    }
+    lua_pop(L, 1);
+    const bw_blend_tree *src = bw_lua_check_blend_tree(L, -1); /* pushes the leaf clip values */
+    const int leaf_clips = lua_gettop(L);
+    int count = bw_blend_tree_node_count(src);
+    bw_blend_node *nodes = (bw_blend_node *)rd_alloc(r, sizeof *nodes * (size_t)count);
+    for (int i = 0; i < count; i++) {
+        nodes[i] = *bw_blend_tree_node(src, i);
+        if (nodes[i].kind == BW_BLEND_NODE_CLIP) {
+            lua_rawgeti(L, leaf_clips, nodes[i].clip + 1);
+            nodes[i].clip = (int)lua_tointeger(L, -1) - 1;
+            lua_pop(L, 1);
+        }
+    }
+    const char **names = (const char **)rd_alloc(r, sizeof *names * (size_t)(bw_blend_tree_param_count(src) + 1));
+    for (int i = 0; i < bw_blend_tree_param_count(src); i++) names[i] = bw_blend_tree_param_name(src, i);
+    bw_blend_tree_desc td;
+    memset(&td, 0, sizeof td);
+    td.nodes = nodes;
+    td.node_count = count;
+    td.root = bw_blend_tree_root(src);
+    td.param_count = bw_blend_tree_param_count(src);
+    td.param_names = td.param_count ? names : NULL;
+    bw_blend_tree *tree = NULL;
+    bw_error err;
+    memset(&err, 0, sizeof err);
+    if (bw_blend_tree_compile(&td, &tree, &err) != BW_OK) {
+        rd_error(r, line, path, "%s", err.message[0] ? err.message : bw_result_name(err.code));
+        lua_settop(L, top);
+        return NULL;
+    }
+    tmp_tree_gc_push(L, tree);
+    lua_rawseti(L, r->anchor, (lua_Integer)lua_rawlen(L, r->anchor) + 1);
+    lua_settop(L, top);
+    return tree;
+}
+
+static bw_graph_state_desc *read_states(reader *r, int layer, int l, const char *lpath, int lline, int *out_count)
+{
+    lua_State *L = r->L;
+    *out_count = 0;
+    char path[200];
+    snprintf(path, sizeof path, "%s.states", lpath);
+    bw_lua_raw_field(L, layer, "states");
+    const int t = lua_gettop(L);
+    int line = line_or(L, t, bw_lua_key_line(L, layer, "states"));
+    if (lua_isnil(L, t)) {
+        rd_error(r, lline, lpath, "states is missing (a table { name = { clip = ... } })");
+        return NULL;
+    }
+    if (!rd_type(r, t, LUA_TTABLE, line, path, "states", "a table { name = state }")) return NULL;
+    key_entry *keys = NULL;
+    int n = rd_sorted_keys(r, t, path, &keys);
+    bw_graph_state_desc *s = (bw_graph_state_desc *)rd_alloc(r, sizeof *s * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        char spath[300], cwhere[64];
+        snprintf(spath, sizeof spath, "%s.%s", path, keys[i].name);
+        snprintf(cwhere, sizeof cwhere, "layers[%d].states[%d]", l, i);
+        lua_getfield(L, t, keys[i].name);
+        const int st = lua_gettop(L);
+        int sl = keys[i].line ? keys[i].line : line_or(L, st, line);
+        rd_where(r, cwhere, spath, sl, st);
+        s[i].name = keys[i].name;
+        s[i].clip = 0;
+        bool ok = rd_type(r, st, LUA_TTABLE, sl, spath, "a state", "a table { clip = name } or { blend = node }");
+        if (!ok) rd_bad(r, cwhere);
+        if (ok) {
+            ok = rd_fields(r, st, state_fields, sl, spath);
+            int ct = bw_lua_raw_field(L, st, "clip");
+            int bt = bw_lua_raw_field(L, st, "blend");
+            if (ct != LUA_TNIL && bt != LUA_TNIL) {
+                rd_error(r, sl, spath, "a state has clip or blend, not both");
+                ok = false;
+            } else if (ct == LUA_TNIL && bt == LUA_TNIL) {
+                rd_error(r, sl, spath, "a state needs clip (a clip name) or blend (a blend-tree node)");
+                ok = false;
+            } else if (ct != LUA_TNIL) {
+                if (rd_type(r, -2, LUA_TSTRING, sl, spath, "clip", "a clip name")) {
+                    int ci = find_clip(r, lua_tostring(L, -2));
+                    if (ci < 0) {
+                        rd_error(r, bw_lua_key_line(L, st, "clip"), spath, "state '%s': unknown clip '%s'", keys[i].name,
+                                 lua_tostring(L, -2));
+                        ok = false;
+                    } else {
+                        s[i].clip = ci;
+                    }
+                } else {
+                    ok = false;
+                }
+            } else {
+                s[i].blend = read_blend(r, lua_gettop(L), line_or(L, -1, bw_lua_key_line(L, st, "blend")), spath,
+                                        keys[i].name);
+                if (!s[i].blend) ok = false;
+            }
+            lua_settop(L, st);
+            int sp = bw_lua_raw_field(L, st, "speed");
+            int kl = bw_lua_key_line(L, st, "speed");
+            if (sp == LUA_TSTRING) {
+                s[i].speed_param = lua_tostring(L, -1);
+            } else if (sp != LUA_TNIL) {
+                if (rd_number(r, -1, kl, spath, "speed", &s[i].speed)) {
+                    if (s[i].speed == 0.0f) {
+                        rd_error(r, kl, spath, "speed 0 holds the state still: use a parameter for that (speed = \"name\")");
+                        ok = false;
+                    }
+                } else {
+                    ok = false;
+                }
+            }
+            lua_settop(L, st);
+            int lt = bw_lua_raw_field(L, st, "loop");
+            if (lt == LUA_TBOOLEAN) s[i].loop = lua_toboolean(L, -1) ? BW_GRAPH_LOOP_YES : BW_GRAPH_LOOP_NO;
+            else if (lt != LUA_TNIL) ok = rd_type(r, -1, LUA_TBOOLEAN, bw_lua_key_line(L, st, "loop"), spath, "loop", "a boolean") && ok;
+            lua_settop(L, st);
+            int yt = bw_lua_raw_field(L, st, "sync");
+            if (yt == LUA_TSTRING) s[i].sync = lua_tostring(L, -1);
+            else if (yt != LUA_TNIL) ok = rd_type(r, -1, LUA_TSTRING, bw_lua_key_line(L, st, "sync"), spath, "sync", "a group name") && ok;
+            lua_settop(L, st);
+            if (bw_lua_raw_field(L, st, "offset") != LUA_TNIL)
+                ok = rd_number(r, -1, bw_lua_key_line(L, st, "offset"), spath, "offset", &s[i].offset) && ok;
+        }
+        if (!ok) { /* the compiler's word on the clip would repeat the reader's */
+            char fwhere[96];
+            snprintf(fwhere, sizeof fwhere, "%s.clip", cwhere);
+            rd_bad(r, fwhere);
+            snprintf(fwhere, sizeof fwhere, "%s.blend", cwhere);
+            rd_bad(r, fwhere);
+        }
+        lua_settop(L, t);
+    }
+    *out_count = n;
+    return s;
+}
+
+/* ---- transitions ---- */
+
+static const char *const transition_fields[] = {"from", "to", "when", "exit_time", "duration", "mode", "source_speed",
+                                                "interruptible", "curve", "to_self", NULL};
+
+/* "linear", "cubic" (in), "cubic_out", "sine_in_out", ... */
+static bool read_curve(const char *name, bw_ease_style *style, bw_ease_dir *dir)
+{
+    static const char *const dirs[] = {"_in_out", "_out", "_in"};
+    static const bw_ease_dir dir_of[] = {BW_EASE_IN_OUT, BW_EASE_OUT, BW_EASE_IN};
+    char base[64];
+    snprintf(base, sizeof base, "%s", name);
+    *dir = BW_EASE_IN;
+    size_t n = strlen(base);
+    for (int i = 0; i < 3; i++) {
+        size_t k = strlen(dirs[i]);
+        if (n > k && strcmp(base + n - k, dirs[i]) == 0) {
+            base[n - k] = '\0';
+            *dir = dir_of[i];
+            break;
+        }
+    }
+    int s = bw_ease_style_find(base);
+    if (s < 0) return false;
+    *style = (bw_ease_style)s;
+    return true;
+}
+
+static bool read_when(reader *r, int tt, const char *tpath, int tline, const char *twhere, bw_graph_transition_desc *d)
+{
+    lua_State *L = r->L;
+    int wt = bw_lua_raw_field(L, tt, "when");
+    if (wt == LUA_TNIL) {
+        lua_pop(L, 1);
+        return true;
+    }
+    const int w = lua_gettop(L);
+    int wl = line_or(L, w, bw_lua_key_line(L, tt, "when"));
+    if (wt != LUA_TTABLE) {
+        rd_error(r, wl, tpath, "when must be a list of conditions, not a %s", luaL_typename(L, w));
+        lua_pop(L, 1);
+        return false;
+    }
+    char wpath[300];
+    snprintf(wpath, sizeof wpath, "%s.when", tpath);
+    bool ok = rd_list(r, w, wl, wpath);
+    int n = (int)lua_rawlen(L, w);
+    bw_graph_condition_desc *c = (bw_graph_condition_desc *)rd_alloc(r, sizeof *c * (size_t)n);
+    for (int k = 0; k < n; k++) {
+        char cpath[320], cwhere[128];
+        snprintf(cpath, sizeof cpath, "%s[%d]", wpath, k + 1);
+        snprintf(cwhere, sizeof cwhere, "%s.conditions[%d]", twhere, k);
+        int cl = bw_lua_item_line(L, w, k + 1);
+        if (!cl) cl = wl ? wl : tline;
+        rd_where(r, cwhere, cpath, cl, 0);
+        int type = lua_rawgeti(L, w, k + 1);
+        bool cok = true;
+        if (type == LUA_TSTRING) cok = parse_condition(r, lua_tostring(L, -1), cl, cpath, &c[k]);
+        else if (type == LUA_TFUNCTION) cok = make_predicate(r, &c[k]);
+        else {
+            rd_error(r, cl, cpath, "a condition is a string (\"speed > 0.1\", \"jump\", \"not grounded\") or a function, not a %s",
+                     luaL_typename(L, -1));
+            cok = false;
+        }
+        if (type != LUA_TFUNCTION) lua_pop(L, 1);
+        if (!cok) {
+            rd_bad(r, cwhere);
+            ok = false;
+        }
+    }
+    d->conditions = c;
+    d->condition_count = n;
+    lua_pop(L, 1);
+    return ok;
+}
+
+static bw_graph_transition_desc *read_transitions(reader *r, int layer, int l, const char *lpath, int *out_count)
+{
+    lua_State *L = r->L;
+    *out_count = 0;
+    char path[200];
+    snprintf(path, sizeof path, "%s.transitions", lpath);
+    int type = bw_lua_raw_field(L, layer, "transitions");
+    const int t = lua_gettop(L);
+    int line = line_or(L, t, bw_lua_key_line(L, layer, "transitions"));
+    if (type == LUA_TNIL) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    if (!rd_type(r, t, LUA_TTABLE, line, path, "transitions", "a list of transitions")) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    rd_list(r, t, line, path);
+    int n = (int)lua_rawlen(L, t);
+    bw_graph_transition_desc *d = (bw_graph_transition_desc *)rd_alloc(r, sizeof *d * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        char tpath[260], cwhere[64];
+        snprintf(tpath, sizeof tpath, "%s[%d]", path, i + 1);
+        snprintf(cwhere, sizeof cwhere, "layers[%d].transitions[%d]", l, i);
+        lua_rawgeti(L, t, i + 1);
+        const int tt = lua_gettop(L);
+        int tl = line_or(L, tt, bw_lua_item_line(L, t, i + 1));
+        rd_where(r, cwhere, tpath, tl, tt);
+        d[i].duration = DEFAULT_DURATION;
+        bool ok = rd_type(r, tt, LUA_TTABLE, tl, tpath, "a transition", "a table { from =, to =, ... }");
+        if (ok) {
+            ok = rd_fields(r, tt, transition_fields, tl, tpath);
+            /* field problems refuse the field; the compiler still checks the rest */
+            char fwhere[96];
+            if (bw_lua_raw_field(L, tt, "from") == LUA_TSTRING) d[i].from = lua_tostring(L, -1);
+            else if (!rd_type(r, -1, LUA_TSTRING, tl, tpath, "from", "a state name or \"*\""))
+                snprintf(fwhere, sizeof fwhere, "%s.from", cwhere), rd_bad(r, fwhere);
+            if (bw_lua_raw_field(L, tt, "to") == LUA_TSTRING) d[i].to = lua_tostring(L, -1);
+            else if (!rd_type(r, -1, LUA_TSTRING, tl, tpath, "to", "a state name"))
+                snprintf(fwhere, sizeof fwhere, "%s.to", cwhere), rd_bad(r, fwhere);
+            lua_settop(L, tt);
+            read_when(r, tt, tpath, tl, cwhere, &d[i]);
+            if (bw_lua_raw_field(L, tt, "exit_time") != LUA_TNIL) {
+                d[i].has_exit_time = true;
+                ok = rd_number(r, -1, bw_lua_key_line(L, tt, "exit_time"), tpath, "exit_time", &d[i].exit_time) && ok;
+            }
+            lua_settop(L, tt);
+            if (bw_lua_raw_field(L, tt, "duration") != LUA_TNIL)
+                ok = rd_number(r, -1, bw_lua_key_line(L, tt, "duration"), tpath, "duration", &d[i].duration) && ok;
+            lua_settop(L, tt);
+            int mt = bw_lua_raw_field(L, tt, "mode");
+            if (mt != LUA_TNIL) {
+                const char *m = lua_tostring(L, -1);
+                if (mt == LUA_TSTRING && strcmp(m, "live") == 0) d[i].mode = BW_GRAPH_LIVE;
+                else if (mt == LUA_TSTRING && strcmp(m, "freeze") == 0) d[i].mode = BW_GRAPH_FREEZE;
+                else {
+                    rd_error(r, bw_lua_key_line(L, tt, "mode"), tpath, "mode must be \"live\" or \"freeze\"");
+                    ok = false;
+                }
+            }
+            lua_settop(L, tt);
+            if (bw_lua_raw_field(L, tt, "source_speed") != LUA_TNIL) {
+                int kl = bw_lua_key_line(L, tt, "source_speed");
+                if (rd_number(r, -1, kl, tpath, "source_speed", &d[i].source_speed)) {
+                    if (d[i].source_speed == 0.0f) {
+                        rd_error(r, kl, tpath, "source_speed 0 is a source that stands still: use mode = \"freeze\"");
+                        ok = false;
+                    }
+                } else {
+                    ok = false;
+                }
+            }
+            lua_settop(L, tt);
+            int it = bw_lua_raw_field(L, tt, "interruptible");
+            if (it == LUA_TBOOLEAN) d[i].non_interruptible = !lua_toboolean(L, -1);
+            else if (it != LUA_TNIL) ok = rd_type(r, -1, LUA_TBOOLEAN, bw_lua_key_line(L, tt, "interruptible"), tpath, "interruptible", "a boolean") && ok;
+            lua_settop(L, tt);
+            int ts = bw_lua_raw_field(L, tt, "to_self");
+            if (ts == LUA_TBOOLEAN) d[i].to_self = lua_toboolean(L, -1);
+            else if (ts != LUA_TNIL) ok = rd_type(r, -1, LUA_TBOOLEAN, bw_lua_key_line(L, tt, "to_self"), tpath, "to_self", "a boolean") && ok;
+            lua_settop(L, tt);
+            int cv = bw_lua_raw_field(L, tt, "curve");
+            if (cv != LUA_TNIL) {
+                if (cv != LUA_TSTRING || !read_curve(lua_tostring(L, -1), &d[i].curve, &d[i].curve_dir)) {
+                    rd_error(r, bw_lua_key_line(L, tt, "curve"), tpath,
+                             "curve must be an easing name (\"linear\", \"cubic\", \"sine_in_out\", ...), not %s",
+                             cv == LUA_TSTRING ? lua_pushfstring(L, "'%s'", lua_tostring(L, -1)) : luaL_typename(L, -1));
+                    ok = false;
+                }
+            }
+        } else {
+            rd_bad(r, cwhere);
+        }
+        (void)ok; /* each refused field was reported (and marked) on its own */
+        lua_settop(L, t);
+    }
+    lua_pop(L, 1);
+    *out_count = n;
+    return d;
+}
+
+/* ---- layers ---- */
+
+static const char *const layer_fields[] = {"name", "entry", "mode", "weight", "mask", "states", "transitions", NULL};
+static const char *const graph_fields[] = {"params", "masks", "layers", NULL};
+
+static bw_graph_layer_desc *read_layers(reader *r, int desc, int *out_count)
+{
+    lua_State *L = r->L;
+    *out_count = 0;
+    int type = bw_lua_raw_field(L, desc, "layers");
+    const int t = lua_gettop(L);
+    int line = line_or(L, t, bw_lua_key_line(L, desc, "layers"));
+    if (type != LUA_TTABLE) {
+        rd_error(r, line, "layers", "layers must be a list of layers, not a %s", luaL_typename(L, t));
+        lua_pop(L, 1);
+        return NULL;
+    }
+    rd_list(r, t, line, "layers");
+    int n = (int)lua_rawlen(L, t);
+    bw_graph_layer_desc *d = (bw_graph_layer_desc *)rd_alloc(r, sizeof *d * (size_t)n);
+    for (int l = 0; l < n; l++) {
+        char lpath[64], cwhere[64];
+        snprintf(lpath, sizeof lpath, "layers[%d]", l + 1);
+        snprintf(cwhere, sizeof cwhere, "layers[%d]", l);
+        lua_rawgeti(L, t, l + 1);
+        const int lt = lua_gettop(L);
+        int ll = line_or(L, lt, bw_lua_item_line(L, t, l + 1));
+        rd_where(r, cwhere, lpath, ll, lt);
+        if (!rd_type(r, lt, LUA_TTABLE, ll, lpath, "a layer", "a table { name =, entry =, states = ... }")) {
+            rd_bad(r, cwhere);
+            lua_settop(L, t);
+            continue;
+        }
+        bool ok = rd_fields(r, lt, layer_fields, ll, lpath);
+        if (bw_lua_raw_field(L, lt, "name") == LUA_TSTRING) d[l].name = lua_tostring(L, -1);
+        else ok = rd_type(r, -1, LUA_TSTRING, ll, lpath, "name", "a string (required)") && false;
+        if (bw_lua_raw_field(L, lt, "entry") == LUA_TSTRING) d[l].entry = lua_tostring(L, -1);
+        else ok = rd_type(r, -1, LUA_TSTRING, ll, lpath, "entry", "a state name (required)") && false;
+        lua_settop(L, lt);
+        int mt = bw_lua_raw_field(L, lt, "mode");
+        if (mt != LUA_TNIL) {
+            if (mt == LUA_TSTRING && strcmp(lua_tostring(L, -1), "override") == 0) d[l].mode = BW_GRAPH_OVERRIDE;
+            else if (mt == LUA_TSTRING && strcmp(lua_tostring(L, -1), "additive") == 0) d[l].mode = BW_GRAPH_ADDITIVE;
+            else {
+                rd_error(r, bw_lua_key_line(L, lt, "mode"), lpath, "mode must be \"override\" or \"additive\"");
+                ok = false;
+            }
+        }
+        lua_settop(L, lt);
+        int wt = bw_lua_raw_field(L, lt, "weight");
+        int wl = bw_lua_key_line(L, lt, "weight");
+        if (wt == LUA_TSTRING) {
+            d[l].weight_param = lua_tostring(L, -1);
+        } else if (wt != LUA_TNIL && rd_number(r, -1, wl, lpath, "weight", &d[l].weight)) {
+            if (d[l].weight == 0.0f) {
+                /* the core's 0 means 1: a silent start is a weight fade at 0 */
+                rd_error(r, wl, lpath, "weight 0: start the layer silent with cursor:layer_weight(layer, 0)");
+                ok = false;
+            }
+        } else if (wt != LUA_TNIL) {
+            ok = false;
+        }
+        lua_settop(L, lt);
+        int kt = bw_lua_raw_field(L, lt, "mask");
+        if (kt == LUA_TSTRING) d[l].mask = lua_tostring(L, -1);
+        else if (kt != LUA_TNIL) ok = rd_type(r, -1, LUA_TSTRING, bw_lua_key_line(L, lt, "mask"), lpath, "mask", "a mask name") && ok;
+        lua_settop(L, lt);
+        d[l].states = read_states(r, lt, l, lpath, ll, &d[l].state_count);
+        lua_settop(L, lt);
+        d[l].transitions = read_transitions(r, lt, l, lpath, &d[l].transition_count);
+        if (!ok) rd_bad(r, cwhere);
+        lua_settop(L, t);
+    }
+    lua_pop(L, 1);
+    *out_count = n;
+    return d;
+}
+
+/* A compile problem: its C where mapped to the entry's Lua path and line.
+ * Dropped when a refused entry (or one of its parents) is what it names. */
+static void rd_compile_error(reader *r, const bw_error *e)
+{
+    lua_State *L = r->L;
+    char prefix[sizeof e->where];
+    snprintf(prefix, sizeof prefix, "%s", e->where);
+    for (;;) {
+        if (lua_getfield(L, r->bad, prefix) != LUA_TNIL) {
+            lua_pop(L, 1);
+            return;
+        }
+        lua_pop(L, 1);
+        char *cut = strrchr(prefix, '.');
+        char *br = strrchr(prefix, '[');
+        if (br && (!cut || br > cut)) cut = br;
+        if (!cut) break;
+        *cut = '\0';
+    }
+    snprintf(prefix, sizeof prefix, "%s", e->where);
+    for (;;) {
+        if (lua_getfield(L, r->where, prefix) == LUA_TTABLE) {
+            lua_getfield(L, -1, "path");
+            lua_getfield(L, -2, "line");
+            const char *rest = e->where + strlen(prefix);
+            int line = (int)lua_tointeger(L, -1);
+            /* a field of the entry ("...transitions[1].to"): its own line */
+            char field[64];
+            if (rest[0] == '.' && strlen(rest + 1) < sizeof field && !strpbrk(rest + 1, ".[")) {
+                static const struct {
+                    const char *c, *lua;
+                } renamed[] = {{"speed_param", "speed"}, {"weight_param", "weight"}, {"non_interruptible", "interruptible"}};
+                snprintf(field, sizeof field, "%s", rest + 1);
+                for (size_t k = 0; k < sizeof renamed / sizeof renamed[0]; k++)
+                    if (strcmp(field, renamed[k].c) == 0) snprintf(field, sizeof field, "%s", renamed[k].lua);
+                if (lua_getfield(L, -3, "table") == LUA_TTABLE) {
+                    int kl = bw_lua_key_line(L, -1, field);
+                    if (kl) line = kl;
+                }
+                lua_pop(L, 1);
+            }
+            char path[600];
+            snprintf(path, sizeof path, "%s%s", lua_tostring(L, -2), rest);
+            rd_error(r, line, path, "%s", e->message[0] ? e->message : bw_result_name(e->code));
+            lua_pop(L, 3);
+            return;
+        }
+        lua_pop(L, 1);
+        char *cut = strrchr(prefix, '.');
+        char *br = strrchr(prefix, '[');
+        if (br && (!cut || br > cut)) cut = br;
+        if (!cut) break;
+        *cut = '\0';
+    }
+    rd_error(r, 0, e->where[0] ? e->where : "graph", "%s", e->message[0] ? e->message : bw_result_name(e->code));
+}
+
+int bw_lua_graph_build(lua_State *L, int desc_idx, const char *file, int default_line, const bw_clip *const *clips,
+                       int clip_count)
+{
+    desc_idx = lua_absindex(L, desc_idx);
+    const int base = lua_gettop(L);
+    luaL_checkstack(L, 40, "graph");
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.L = L;
+    r.file = file;
+    r.default_line = default_line;
+    r.clips = clips;
+    r.clip_count = clip_count;
+    /* the object exists (empty) before what it will own */
+    graph_obj *g = (graph_obj *)bw_lua_new_object(L, sizeof *g, GRAPH_UV_COUNT, BW_LUA_GRAPH, graph_destroy);
+    const int obj = lua_gettop(L);
+    g->tables_ref = LUA_NOREF;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+    g->main = lua_tothread(L, -1);
+    lua_pop(L, 1);
+    g->sb = bw_sandbox_from_state(L);
+    r.g = g;
+    lua_newtable(L);
+    r.errors = lua_gettop(L);
+    lua_newtable(L);
+    r.where = lua_gettop(L);
+    lua_newtable(L);
+    r.bad = lua_gettop(L);
+    lua_newtable(L);
+    r.anchor = lua_gettop(L);
+    lua_pushvalue(L, r.anchor);
+    lua_setiuservalue(L, obj, GRAPH_UV_ANCHOR); /* predicates and strings live with the graph */
+    lua_newtable(L);
+    r.names = lua_gettop(L);
+
+    bw_graph_desc desc;
+    memset(&desc, 0, sizeof desc);
+    int line = line_or(L, desc_idx, default_line);
+    if (lua_type(L, desc_idx) != LUA_TTABLE) {
+        rd_error(&r, line, "graph", "a graph is a table { params =, masks =, layers = }, not a %s", luaL_typename(L, desc_idx));
+    } else {
+        rd_fields(&r, desc_idx, graph_fields, line, "graph");
+        desc.params = read_params(&r, desc_idx, &desc.param_count);
+        desc.masks = read_masks(&r, desc_idx, &desc.mask_count);
+        desc.layers = read_layers(&r, desc_idx, &desc.layer_count);
+    }
+    desc.clips = clips;
+    desc.clip_count = clip_count;
+    desc.allocator = bw_lua_allocator_value(L);
+    bw_error *errs = (bw_error *)rd_alloc(&r, sizeof(bw_error) * MAX_ERRORS);
+    bw_graph_errors list = {errs, MAX_ERRORS, 0};
+    bw_graph *graph = NULL;
+    bw_result res = bw_graph_compile(&desc, &graph, &list);
+    if (res == BW_ERR_OUT_OF_MEMORY) return luaL_error(L, "graph: not enough memory");
+    for (int i = 0; i < list.count && i < MAX_ERRORS; i++) rd_compile_error(&r, &errs[i]);
+    if (list.count > MAX_ERRORS) rd_error(&r, 0, "graph", "and %d more problems", list.count - MAX_ERRORS);
+    if (res == BW_OK && r.error_count > 0) {
+        bw_graph_destroy(graph);
+        graph = NULL;
+        res = BW_ERR_INVALID_ARGUMENT;
+    }
+    if (res != BW_OK) {
+        if (r.error_count == 0) rd_error(&r, line, "graph", "%s", bw_result_name(res));
+        graph_pred *p = g->preds;
+        g->preds = NULL;
+        for (; p; p = p->next) luaL_unref(L, LUA_REGISTRYINDEX, p->cb.ref), p->cb.ref = LUA_NOREF;
+        lua_pushnil(L);
+        lua_pushvalue(L, r.errors);
+        lua_replace(L, base + 2);
+        lua_replace(L, base + 1);
+        lua_settop(L, base + 2);
+        return 2;
+    }
+    g->graph = graph;
+    /* predicate tables: values (name -> value), names, the read-only view */
+    lua_createtable(L, 3, 0);
+    lua_createtable(L, 0, desc.param_count);
+    for (int i = 0; i < desc.param_count; i++) {
+        lua_rawgeti(L, r.names, i + 1);
+        lua_pushnumber(L, 0);
+        lua_rawset(L, -3);
+    }
+    lua_newuserdatauv(L, 0, 0); /* the view: a userdata, so rawset cannot write into it */
+    lua_createtable(L, 0, 3);
+    lua_pushvalue(L, -3);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, view_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+    lua_rawseti(L, -3, 3);
+    lua_rawseti(L, -2, 1);
+    lua_pushvalue(L, r.names);
+    lua_rawseti(L, -2, 2);
+    g->tables_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushvalue(L, obj);
+    lua_replace(L, base + 1);
+    lua_settop(L, base + 1);
+    return 1;
+}
+
+/* ---- blendwerk.graph ---- */
+
+static const char *const graph_option_fields[] = {"rig", "clips", NULL};
+
+/* Run the graph file at `path` protected: pushes its result, or returns
+ * false with the message pushed. A sandbox stop stays a stop. */
+static int run_file_protected(lua_State *L)
+{
+    bw_lua_run_source_file(L, "blendwerk.graph", lua_tostring(L, 1), NULL);
+    return 1;
+}
+
+/* blendwerk.graph(desc_or_path [, {rig = Rig, clips = {Clip, ...}}]) -> Graph | nil, errors */
+static int l_graph(lua_State *L)
+{
+    int t1 = lua_type(L, 1);
+    if (t1 != LUA_TTABLE && t1 != LUA_TSTRING) luaL_typeerror(L, 1, "graph table or file name");
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        char why[256];
+        if (!bw_lua_check_fields_hint(L, 2, graph_option_fields, why, sizeof why))
+            return luaL_argerror(L, 2, lua_pushstring(L, why));
+    }
+    lua_settop(L, 2);
+    /* the clips: a list of Clip handles, each counted as a use by the graph */
+    int clip_count = 0;
+    if (lua_istable(L, 2) && bw_lua_raw_field(L, 2, "clips") != LUA_TNIL) {
+        if (!lua_istable(L, -1)) luaL_argerror(L, 2, "clips must be a list of blendwerk.Clip");
+        clip_count = (int)lua_rawlen(L, -1);
+    } else {
+        lua_pop(L, 1);
+        lua_newtable(L);
+    }
+    const int clips_idx = 3;
+    const bw_rig *rig = NULL;
+    if (lua_istable(L, 2) && bw_lua_raw_field(L, 2, "rig") != LUA_TNIL) rig = bw_lua_check_rig(L, 4)->rig;
+    else if (lua_istable(L, 2)) lua_pop(L, 1), lua_pushnil(L);
+    else lua_pushnil(L);
+    const int rig_idx = 4;
+    const bw_clip **clips = (const bw_clip **)lua_newuserdatauv(L, sizeof *clips * (size_t)(clip_count + 1), 0);
+    bw_lua_clip **clip_objs = (bw_lua_clip **)lua_newuserdatauv(L, sizeof *clip_objs * (size_t)(clip_count + 1), 0);
+    const int clip_objs_idx = lua_gettop(L);
+    for (int i = 0; i < clip_count; i++) {
+        lua_rawgeti(L, clips_idx, i + 1);
+        bw_lua_clip *c = (bw_lua_clip *)bw_lua_test_object(L, -1, BW_LUA_CLIP);
+        if (!c) luaL_argerror(L, 2, lua_pushfstring(L, "clips[%d] is not a blendwerk.Clip", i + 1));
+        clips[i] = c->clip;
+        clip_objs[i] = c;
+        lua_pop(L, 1);
+    }
+    /* the description */
+    char file[256];
+    int default_line = 0;
+    if (t1 == LUA_TSTRING) {
+        snprintf(file, sizeof file, "%s", lua_tostring(L, 1));
+        lua_pushcfunction(L, run_file_protected);
+        lua_pushvalue(L, 1);
+        int status = lua_pcall(L, 1, 1, 0);
+        bw_sandbox *sb = bw_sandbox_from_state(L);
+        if (sb) bw_sandbox_after_protected(L, status);
+        if (status == LUA_ERRMEM) return lua_error(L);
+        if (status != LUA_OK) {
+            lua_pushnil(L);
+            lua_createtable(L, 1, 0);
+            lua_pushvalue(L, -3);
+            lua_rawseti(L, -2, 1);
+            return 2;
+        }
+    } else {
+        lua_Debug ar;
+        snprintf(file, sizeof file, "?");
+        if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar)) {
+            snprintf(file, sizeof file, "%s", ar.short_src);
+            default_line = ar.currentline;
+        }
+        lua_pushvalue(L, 1);
+    }
+    const int desc_idx = lua_gettop(L);
+    if (bw_lua_graph_build(L, desc_idx, file, default_line, clips, clip_count) != 1) return 2;
+    graph_obj *g = (graph_obj *)lua_touserdata(L, -1);
+    const int obj = lua_gettop(L);
+    /* keep the clips (and the rig) for as long as the graph lives */
+    lua_pushvalue(L, clips_idx);
+    lua_setiuservalue(L, obj, GRAPH_UV_CLIPS);
+    lua_pushvalue(L, clip_objs_idx);
+    lua_setiuservalue(L, obj, GRAPH_UV_BINDINGS); /* the clip list; the bindings replace it when bound */
+    for (int i = 0; i < clip_count; i++) clip_objs[i]->hdr.users++;
+    g->clip_objs = clip_objs;
+    g->clip_count = clip_count;
+    if (rig) {
+        const bw_binding **bindings = (const bw_binding **)lua_newuserdatauv(L, sizeof *bindings * (size_t)(clip_count + 1), 1);
+        lua_pushvalue(L, clip_objs_idx);
+        lua_setiuservalue(L, -2, 1);
+        for (int i = 0; i < clip_count; i++) {
+            lua_rawgeti(L, clips_idx, i + 1);
+            bindings[i] = bw_lua_cached_binding(L, lua_gettop(L), rig_idx);
+            if (!bindings[i]) {
+                /* nil, message: the graph is dropped (collected) */
+                lua_pushnil(L);
+                lua_createtable(L, 1, 0);
+                lua_pushvalue(L, -3);
+                lua_rawseti(L, -2, 1);
+                return 2;
+            }
+            lua_pop(L, 1);
+        }
+        lua_setiuservalue(L, obj, GRAPH_UV_BINDINGS);
+        lua_pushvalue(L, rig_idx);
+        lua_setiuservalue(L, obj, GRAPH_UV_RIG);
+        bw_lua_object_use(&g->hdr, &((bw_lua_rig *)lua_touserdata(L, rig_idx))->hdr);
+        g->rig = rig;
+        lua_getiuservalue(L, obj, GRAPH_UV_BINDINGS);
+        g->bindings = (const bw_binding **)lua_touserdata(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pushvalue(L, obj);
+    return 1;
+}
+
+/* A parameter argument: a 1-based index or a name. Returns the 0-based index. */
+static int check_param(lua_State *L, const bw_graph *graph, int arg)
+{
+    if (lua_type(L, arg) == LUA_TNUMBER) {
+        lua_Integer i = luaL_checkinteger(L, arg);
+        if (i < 1 || i > bw_graph_param_count(graph))
+            luaL_argerror(L, arg, lua_pushfstring(L, "parameter index %d out of range 1..%d", (int)i, bw_graph_param_count(graph)));
+        return (int)i - 1;
+    }
+    const char *name = luaL_checkstring(L, arg);
+    int p = bw_graph_find_param(graph, name);
+    if (p < 0) luaL_argerror(L, arg, lua_pushfstring(L, "unknown parameter '%s'", name));
+    return p;
+}
+
+static int check_layer(lua_State *L, const bw_graph *graph, int arg)
+{
+    if (lua_isnoneornil(L, arg)) return 0;
+    if (lua_type(L, arg) == LUA_TNUMBER) {
+        lua_Integer i = luaL_checkinteger(L, arg);
+        if (i < 1 || i > bw_graph_layer_count(graph))
+            luaL_argerror(L, arg, lua_pushfstring(L, "layer index %d out of range 1..%d", (int)i, bw_graph_layer_count(graph)));
+        return (int)i - 1;
+    }
+    const char *name = luaL_checkstring(L, arg);
+    int l = bw_graph_find_layer(graph, name);
+    if (l < 0) luaL_argerror(L, arg, lua_pushfstring(L, "unknown layer '%s'", name));
+    return l;
+}
+
+static int check_state(lua_State *L, const bw_graph *graph, int layer, int arg)
+{
+    if (lua_type(L, arg) == LUA_TNUMBER) {
+        lua_Integer i = luaL_checkinteger(L, arg);
+        if (i < 1 || i > bw_graph_state_count(graph, layer))
+            luaL_argerror(L, arg, lua_pushfstring(L, "state index %d out of range", (int)i));
+        return (int)i - 1;
+    }
+    const char *name = luaL_checkstring(L, arg);
+    int s = bw_graph_find_state(graph, layer, name);
+    if (s < 0)
+        luaL_argerror(L, arg, lua_pushfstring(L, "unknown state '%s' in layer '%s'", name, bw_graph_layer_name(graph, layer)));
+    return s;
+}
+
+/* The 1-based index of the parameter named at arg, or nil. */
+static int push_param_index(lua_State *L, const bw_graph *graph, int arg)
+{
+    int p = bw_graph_find_param(graph, luaL_checkstring(L, arg));
+    if (p < 0) lua_pushnil(L);
+    else lua_pushinteger(L, p + 1);
+    return 1;
+}
+
+static int l_graph_param_index(lua_State *L) { return push_param_index(L, check_graph(L, 1)->graph, 2); }
+
+/* The names of the graph's params, layers, or a layer's states (layer >= 0), in index order. */
+static int push_names(lua_State *L, const bw_graph *graph, int what, int layer)
+{
+    int n = what == 0 ? bw_graph_param_count(graph) : what == 1 ? bw_graph_layer_count(graph) : bw_graph_state_count(graph, layer);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushstring(L, what == 0   ? bw_graph_param_name(graph, i)
+                          : what == 1 ? bw_graph_layer_name(graph, i)
+                                      : bw_graph_state_name(graph, layer, i));
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static int l_graph_params(lua_State *L) { return push_names(L, check_graph(L, 1)->graph, 0, 0); }
+static int l_graph_layers(lua_State *L) { return push_names(L, check_graph(L, 1)->graph, 1, 0); }
+
+static int l_graph_states(lua_State *L)
+{
+    graph_obj *g = check_graph(L, 1);
+    return push_names(L, g->graph, 2, check_layer(L, g->graph, 2));
+}
+
+static int l_graph_gc(lua_State *L)
+{
+    bw_lua_object_gc_or_close(L, (bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_GRAPH));
+    return 0;
+}
+
+static int l_graph_close(lua_State *L)
+{
+    bw_lua_object_close((bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_GRAPH));
+    return 0;
+}
+
+static int l_graph_tostring(lua_State *L)
+{
+    graph_obj *g = (graph_obj *)luaL_checkudata(L, 1, BW_LUA_GRAPH);
+    if (g->hdr.closed || !g->graph) lua_pushliteral(L, "blendwerk.Graph (closed)");
+    else
+        lua_pushfstring(L, "blendwerk.Graph (%d layers, %d params)", bw_graph_layer_count(g->graph),
+                        bw_graph_param_count(g->graph));
+    return 1;
+}
+
+/* ---- cursors ---- */
+
+typedef struct cursor_obj {
+    bw_lua_object hdr; /* deps: the Graph */
+    bw_graph_cursor *cursor;
+    graph_obj *g;
+} cursor_obj;
+
+enum { CURSOR_UV_GRAPH = 1, CURSOR_UV_POSE = 2, CURSOR_UV_EVENTS = 3, CURSOR_UV_COUNT = 3 };
+
+static void cursor_destroy(bw_lua_object *self)
+{
+    cursor_obj *c = (cursor_obj *)self;
+    bw_graph_cursor_destroy(c->cursor);
+    c->cursor = NULL;
+}
+
+static cursor_obj *check_cursor(lua_State *L, int arg) { return (cursor_obj *)bw_lua_check_object(L, arg, BW_LUA_CURSOR); }
+
+/* graph:cursor() -> Cursor */
+static int l_graph_cursor(lua_State *L)
+{
+    graph_obj *g = check_graph(L, 1);
+    if (!g->rig) return luaL_error(L, "graph:cursor(): the graph has no rig (blendwerk.graph(desc, {rig = ..., clips = ...}))");
+    cursor_obj *c = (cursor_obj *)bw_lua_new_object(L, sizeof *c, CURSOR_UV_COUNT, BW_LUA_CURSOR, cursor_destroy);
+    const int obj = lua_gettop(L);
+    c->g = g;
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, obj, CURSOR_UV_GRAPH);
+    bw_lua_object_use(&c->hdr, &g->hdr);
+    bw_graph_cursor_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.rig = g->rig;
+    desc.bindings = g->bindings;
+    desc.binding_count = g->clip_count;
+    desc.allocator = bw_lua_allocator_value(L);
+    bw_error errs[8];
+    bw_graph_errors list = {errs, 8, 0};
+    bw_result res = bw_graph_cursor_create(g->graph, &desc, &c->cursor, &list);
+    if (res == BW_ERR_OUT_OF_MEMORY) return luaL_error(L, "graph:cursor(): not enough memory");
+    if (res != BW_OK) {
+        lua_pushnil(L);
+        bw_lua_push_error(L, "graph:cursor()", res, list.count > 0 ? &errs[0] : NULL);
+        return 2;
+    }
+    lua_getiuservalue(L, 1, GRAPH_UV_RIG);
+    bw_lua_push_pose(L, lua_gettop(L));
+    lua_setiuservalue(L, obj, CURSOR_UV_POSE);
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_setiuservalue(L, obj, CURSOR_UV_EVENTS);
+    lua_pushvalue(L, obj);
+    return 1;
+}
+
+static const bw_graph *cursor_graph(cursor_obj *c) { return c->g->graph; }
+
+static int l_cursor_set(lua_State *L)
+{
+    cursor_obj *c = check_cursor(L, 1);
+    int p = check_param(L, cursor_graph(c), 2);
+    float v;
+    if (lua_type(L, 3) == LUA_TBOOLEAN) v = lua_toboolean(L, 3) ? 1.0f : 0.0f;
+    else v = bw_lua_check_float(L, 3);
+    bw_result r = bw_graph_cursor_set_param(c->cursor, p, v);
+    if (r == BW_ERR_INVALID_ARGUMENT)
+        return luaL_argerror(L, 2, lua_pushfstring(L, "'%s' is a trigger: use fire / reset", bw_graph_param_name(cursor_graph(c), p)));
+    return 0;
+}
+
+static int l_cursor_get(lua_State *L)
+{
+    cursor_obj *c = check_cursor(L, 1);
+    int p = check_param(L, cursor_graph(c), 2);
+    float v = bw_graph_cursor_param(c->cursor, p);
+    if (bw_graph_param_kind_of(cursor_graph(c), p) == BW_GRAPH_PARAM_FLOAT) lua_pushnumber(L, (lua_Number)v);
+    else lua_pushboolean(L, v != 0.0f);
+    return 1;
+}
+
+static int trigger_call(lua_State *L, bool fire)
+{
+    cursor_obj *c = check_cursor(L, 1);
+    int p = check_param(L, cursor_graph(c), 2);
+    bw_result r = fire ? bw_graph_cursor_fire(c->cursor, p) : bw_graph_cursor_reset_trigger(c->cursor, p);
+    if (r != BW_OK)
+        return luaL_argerror(L, 2, lua_pushfstring(L, "'%s' is not a trigger", bw_graph_param_name(cursor_graph(c), p)));
+    return 0;
+}
+
+static int l_cursor_fire(lua_State *L) { return trigger_call(L, true); }
+static int l_cursor_reset(lua_State *L) { return trigger_call(L, false); }
+
+/* cursor:travel(state [, layer]) -> true | nil, message */
+static int l_cursor_travel(lua_State *L)
+{
+    cursor_obj *c = check_cursor(L, 1);
+    int layer = check_layer(L, cursor_graph(c), 3);
+    int state = check_state(L, cursor_graph(c), layer, 2);
+    if (bw_graph_cursor_travel(c->cursor, layer, state) != BW_OK) {
+        bw_graph_layer_status st;
+        bw_graph_cursor_layer_status(c->cursor, layer, &st);
+        lua_pushnil(L);
+        lua_pushfstring(L, "no route from '%s' to '%s' in layer '%s'", bw_graph_state_name(cursor_graph(c), layer, st.state),
+                        bw_graph_state_name(cursor_graph(c), layer, state), bw_graph_layer_name(cursor_graph(c), layer));
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_cursor_layer_weight(lua_State *L)
+{
+    cursor_obj *c = check_cursor(L, 1);
+    int layer = check_layer(L, cursor_graph(c), 2);
+    float w = bw_lua_check_float(L, 3), fade = bw_lua_opt_float(L, 4, 0.0f);
+    if (w < 0) luaL_argerror(L, 3, "the weight must be >= 0");
+    if (fade < 0) luaL_argerror(L, 4, "the fade must be >= 0");
+    if (bw_graph_cursor_set_layer_weight(c->cursor, layer, w, fade) != BW_OK)
+        return luaL_argerror(L, 2, "this layer's weight follows a parameter");
+    return 0;
+}
+
+typedef struct drain_ctx {
+    lua_State *L;
+    const bw_graph *graph;
+    int list;
+    int n;
+} drain_ctx;
+
+static const char *const event_kinds[] = {"enter", "exit", "marker"};
+
+static void collect_event(void *user, const bw_graph_event *e)
+{
+    drain_ctx *d = (drain_ctx *)user;
+    lua_State *L = d->L;
+    lua_createtable(L, 0, 6);
+    lua_pushstring(L, event_kinds[e->kind]);
+    lua_setfield(L, -2, "kind");
+    lua_pushstring(L, bw_graph_layer_name(d->graph, e->layer));
+    lua_setfield(L, -2, "layer");
+    lua_pushstring(L, bw_graph_state_name(d->graph, e->layer, e->state));
+    lua_setfield(L, -2, "state");
+    if (e->kind == BW_GRAPH_EVENT_MARKER) {
+        lua_pushstring(L, e->name);
+        lua_setfield(L, -2, "name");
+        lua_pushnumber(L, (lua_Number)e->time);
+        lua_setfield(L, -2, "time");
+        lua_pushinteger(L, e->clip + 1);
+        lua_setfield(L, -2, "clip");
+    }
+    lua_rawseti(L, d->list, ++d->n);
+}
+
+/* cursor:update(dt) -> Pose (the cursor's own; the same handle every call) */
+static int l_cursor_update(lua_State *L)
+{
+    cursor_obj *c = check_cursor(L, 1);
+    float dt = (float)luaL_checknumber(L, 2);
+    luaL_checkstack(L, 12, "cursor:update");
+    lua_getiuservalue(L, 1, CURSOR_UV_POSE);
+    bw_lua_pose *pose = (bw_lua_pose *)bw_lua_test_object(L, -1, BW_LUA_POSE);
+    if (!pose) return luaL_error(L, "cursor:update: the cursor's pose was closed");
+    lua_State *saved = c->g->thread;
+    c->g->thread = L == c->g->main ? NULL : L;
+    bw_graph_cursor_update(c->cursor, dt);
+    c->g->thread = saved;
+    bw_graph_cursor_evaluate(c->cursor, NULL, &pose->pose);
+    lua_newtable(L);
+    drain_ctx d = {L, cursor_graph(c), lua_gettop(L), 0};
+    bw_graph_cursor_drain(c->cursor, collect_event, &d);
+    lua_setiuservalue(L, 1, CURSOR_UV_EVENTS);
+    return 1;
+}
+
+static int l_cursor_pose(lua_State *L)
+{
+    check_cursor(L, 1);
+    lua_getiuservalue(L, 1, CURSOR_UV_POSE);
+    return 1;
+}
+
+static int l_cursor_events(lua_State *L)
+{
+    check_cursor(L, 1);
+    lua_getiuservalue(L, 1, CURSOR_UV_EVENTS);
+    return 1;
+}
+
+static int l_cursor_state(lua_State *L)
+{
+    cursor_obj *c = check_cursor(L, 1);
+    int layer = check_layer(L, cursor_graph(c), 2);
+    bw_graph_layer_status st;
+    bw_graph_cursor_layer_status(c->cursor, layer, &st);
+    lua_pushstring(L, bw_graph_state_name(cursor_graph(c), layer, st.state));
+    return 1;
+}
+
+static void set_num(lua_State *L, const char *k, double v)
+{
+    lua_pushnumber(L, (lua_Number)v);
+    lua_setfield(L, -2, k);
+}
+
+/* cursor:status(layer) -> { state, progress, normalized, weight, transition = {...} | nil } */
+static int l_cursor_status(lua_State *L)
+{
+    cursor_obj *c = check_cursor(L, 1);
+    const bw_graph *graph = cursor_graph(c);
+    int layer = check_layer(L, graph, 2);
+    bw_graph_layer_status st;
+    bw_graph_cursor_layer_status(c->cursor, layer, &st);
+    lua_createtable(L, 0, 6);
+    lua_pushstring(L, bw_graph_state_name(graph, layer, st.state));
+    lua_setfield(L, -2, "state");
+    set_num(L, "progress", st.progress);
+    set_num(L, "normalized", st.normalized);
+    set_num(L, "weight", st.weight);
+    lua_pushinteger(L, bw_graph_cursor_travel_pending(c->cursor, layer));
+    lua_setfield(L, -2, "travel_pending");
+    if (st.transition.active) {
+        const bw_graph_transition_status *t = &st.transition;
+        lua_createtable(L, 0, 8);
+        if (t->from >= 0) lua_pushstring(L, bw_graph_state_name(graph, layer, t->from));
+        else lua_pushnil(L);
+        lua_setfield(L, -2, "from");
+        lua_pushstring(L, bw_graph_state_name(graph, layer, t->to));
+        lua_setfield(L, -2, "to");
+        set_num(L, "elapsed", t->elapsed);
+        set_num(L, "duration", t->duration);
+        set_num(L, "weight", t->weight);
+        lua_pushstring(L, t->mode == BW_GRAPH_FREEZE ? "freeze" : "live");
+        lua_setfield(L, -2, "mode");
+        lua_pushboolean(L, t->frozen);
+        lua_setfield(L, -2, "frozen");
+        lua_pushinteger(L, t->transition + 1);
+        lua_setfield(L, -2, "index");
+        lua_setfield(L, -2, "transition");
+    }
+    return 1;
+}
+
+static int l_cursor_param_index(lua_State *L) { return push_param_index(L, cursor_graph(check_cursor(L, 1)), 2); }
+
+static int l_cursor_graph(lua_State *L)
+{
+    check_cursor(L, 1);
+    lua_getiuservalue(L, 1, CURSOR_UV_GRAPH);
+    return 1;
+}
+
+static int l_cursor_gc(lua_State *L)
+{
+    bw_lua_object_gc_or_close(L, (bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_CURSOR));
+    return 0;
+}
+
+static int l_cursor_close(lua_State *L)
+{
+    bw_lua_object_close((bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_CURSOR));
+    return 0;
+}
+
+static int l_cursor_tostring(lua_State *L)
+{
+    cursor_obj *c = (cursor_obj *)luaL_checkudata(L, 1, BW_LUA_CURSOR);
+    lua_pushstring(L, c->hdr.closed || !c->cursor ? "blendwerk.Cursor (closed)" : "blendwerk.Cursor");
+    return 1;
+}
+
+static const luaL_Reg graph_methods[] = {
+    {"cursor", l_graph_cursor}, {"param_index", l_graph_param_index}, {"params", l_graph_params},
+    {"layers", l_graph_layers}, {"states", l_graph_states},           {"close", l_graph_close},
+    {NULL, NULL}};
+static const luaL_Reg graph_meta[] = {{"__gc", l_graph_gc}, {"__close", l_graph_gc}, {"__tostring", l_graph_tostring}, {NULL, NULL}};
+
+static const luaL_Reg cursor_methods[] = {
+    {"set", l_cursor_set},       {"get", l_cursor_get},         {"fire", l_cursor_fire},
+    {"reset", l_cursor_reset},   {"travel", l_cursor_travel},   {"layer_weight", l_cursor_layer_weight},
+    {"update", l_cursor_update}, {"pose", l_cursor_pose},       {"events", l_cursor_events},
+    {"state", l_cursor_state},   {"status", l_cursor_status},   {"param_index", l_cursor_param_index},
+    {"graph", l_cursor_graph},   {"close", l_cursor_close},     {NULL, NULL}};
+static const luaL_Reg cursor_meta[] = {{"__gc", l_cursor_gc}, {"__close", l_cursor_gc}, {"__tostring", l_cursor_tostring}, {NULL, NULL}};
+
+void bw_lua_open_graph(lua_State *L)
+{
+    bw_lua_register_type(L, BW_LUA_GRAPH, graph_methods, graph_meta);
+    bw_lua_register_type(L, BW_LUA_CURSOR, cursor_methods, cursor_meta);
+    if (luaL_newmetatable(L, TMP_TREE)) {
+        lua_pushcfunction(L, tmp_tree_gc);
+        lua_setfield(L, -2, "__gc");
+        lua_pushboolean(L, 0);
+        lua_setfield(L, -2, "__metatable");
+    }
+    lua_pop(L, 1);
+    lua_pushcfunction(L, l_graph);
+    lua_setfield(L, -2, "graph");
+}

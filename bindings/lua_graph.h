@@ -1,0 +1,63 @@
+/* lua_graph.h - graph files (SPEC §12.1) for Lua and for the command line:
+ * the reader from a table to a bw_graph_desc (bindings/lua_graph.c), and
+ * line numbers for plain tables (bindings/graph_source.c). Internal to the
+ * bindings and the `blendwerk` tool; the Lua API is in docs/lua-api.md. */
+#ifndef BW_LUA_GRAPH_H
+#define BW_LUA_GRAPH_H
+
+#include <lua.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "blendwerk/clip.h"
+#include "blendwerk/graph.h"
+
+#define BW_LUA_GRAPH "blendwerk.Graph"
+#define BW_LUA_CURSOR "blendwerk.Cursor"
+
+/* ---- line numbers (graph_source.c) ---- */
+
+/* Run the Lua source `text` (chunk name "@display") with every table
+ * constructor recording its line and its items' lines (see the top of
+ * graph_source.c) and push its first result. Raises on a syntax or
+ * runtime error ("display:LINE: message"). Runs under whatever limits the
+ * calling code has (inside a sandbox call: the sandbox's). */
+void bw_lua_run_source(lua_State *L, const char *text, size_t size, const char *display);
+/* The same for a file: in a sandbox state `name` is one of the mod's
+ * files (bw_sandbox_push_file_text's rules), otherwise a path. `what`
+ * names the caller in messages; `display` (NULL: name) is the chunk name. */
+void bw_lua_run_source_file(lua_State *L, const char *what, const char *name, const char *display);
+/* The rewrite itself (for tests): push the rewritten text of `src`, or
+ * push nothing and return false when the tokenizer cannot follow it. */
+bool bw_lua_instrument_source(lua_State *L, const char *src, size_t n);
+/* The line where the table at idx was constructed (0: unknown, e.g. a
+ * table built in another file or by C). */
+int bw_lua_table_line(lua_State *L, int idx);
+/* The line of the item `key = ...` of the table at idx, else the table's
+ * line. bw_lua_item_line: the i-th positional item (1-based). */
+int bw_lua_key_line(lua_State *L, int idx, const char *key);
+int bw_lua_item_line(lua_State *L, int idx, int item);
+/* A key written twice in the constructor of the table at idx (Lua keeps
+ * the last one silently): returns 1 with its name and both lines. */
+int bw_lua_first_duplicate_key(lua_State *L, int idx, char *name, size_t name_size, int *first_line, int *line);
+
+/* ---- the reader (lua_graph.c) ---- */
+
+/* Read the graph description at desc_idx (SPEC §12.1), resolve its clip
+ * names among clips[0..clip_count) (bw_clip_name), compile it. `file` is
+ * the name errors carry, `default_line` the line for tables without one
+ * (the caller's line for a table built in code; 0 for none). Pushes a
+ * blendwerk.Graph (not yet bound to a rig: it makes no cursor) or nil and
+ * a list of "FILE:LINE: message" strings, every problem found. The clips
+ * must outlive the graph. Predicates run in this state: through the
+ * sandbox's callback limits when it is a sandbox's. */
+int bw_lua_graph_build(lua_State *L, int desc_idx, const char *file, int default_line, const bw_clip *const *clips,
+                       int clip_count);
+/* The compiled graph of the blendwerk.Graph at idx (raises otherwise). */
+const bw_graph *bw_lua_graph_check(lua_State *L, int idx);
+/* Call before the host (not a Lua method) updates a cursor of the graph at
+ * idx, so predicates run in the right thread: L here is the state's main
+ * thread. */
+void bw_lua_graph_set_thread(lua_State *L, int idx);
+
+#endif

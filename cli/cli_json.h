@@ -1,0 +1,20 @@
+/* cli_json.h - JSON output shared by subcommands: strings (escaped, invalid
+ * UTF-8 replaced by U+FFFD), numbers (%.9g, null when not finite) and the
+ * "joints" and "curves" arrays in the shape `blendwerk sample --json` prints. */
+#ifndef BW_CLI_JSON_H
+#define BW_CLI_JSON_H
+
+#include "blendwerk/asset.h"
+#include "blendwerk/pose.h"
+
+void bw_cli_json_string(const char *s);
+void bw_cli_json_number(float v);
+void bw_cli_json_array(const float *v, int n);
+/* "joints":[{"name":...,"parent":P,"node":N,"t":[..],"r":[..],"s":[..],"coverage":c},...]
+ * (P the parent's index in the array or null; "node" only for glTF). */
+void bw_cli_json_joints(const bw_asset *asset, const bw_pose *pose);
+/* "curves":[{"name":...,"kind":"float"|"angle","value":v,"coverage":c},...]
+ * (angle values in radians as mixed, not reduced to a range). */
+void bw_cli_json_curves(const bw_asset *asset, const bw_pose *pose);
+
+#endif

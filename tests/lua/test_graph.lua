@@ -1,0 +1,318 @@
+-- test_graph.lua - graphs from Lua (blendwerk.graph, SPEC §12.1): graph
+-- files whose every mistake comes back as FILE:LINE (the line of the
+-- offending entry, found through the source rewrite of graph_source.c,
+-- also past comments, strings and long brackets holding braces and through
+-- f{...} call syntax), tables built in code (the caller's line), the
+-- defaults of §12.1, predicates, and the Cursor API by index and by name,
+-- against numbers worked out by hand in the comments.
+
+local bw = rawget(_G, "blendwerk") or require("blendwerk")
+local h = dofile((arg[0]:match("^(.*[/\\])") or "./") .. "harness.lua")
+local test, check, eq, near, raises, finish = h.test, h.check, h.eq, h.near, h.raises, h.finish
+
+-- A two-joint rig; clips idle (1 s), walk (0.5 s), jump (1 s, not looping)
+-- moving the hips from x 0 to x 1 over their length.
+local rig = assert(bw.rig { joints = { { name = "hips" }, { name = "spine", parent = "hips", t = { 0, 1, 0 } } } })
+local function clip(name, length, loop)
+  return assert(bw.clip { name = name, length = length, loop = loop, joints = {
+    { joint = "hips", keys = { { time = 0, t = { 0, 0, 0 } }, { time = length, t = { 1, 0, 0 } } } } } })
+end
+local clips = { clip("idle", 1, true), clip("walk", 0.5, true), clip("jump", 1, false) }
+local bound = { rig = rig, clips = clips }
+
+local dir = os.tmpname()
+os.remove(dir)
+assert(os.execute("mkdir -p '" .. dir .. "'"))
+local function write(name, text)
+  local path = dir .. "/" .. name
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+  return path
+end
+
+-- every problem of a file, each must be present exactly
+local function errors_are(path, want)
+  local g, errs = bw.graph(path, bound)
+  eq(g, nil, path .. ": the graph")
+  if type(errs) ~= "table" then return check(false, "no error list: " .. tostring(errs)) end
+  local got = table.concat(errs, "\n")
+  for _, w in ipairs(want) do
+    local line = path .. ":" .. w
+    check(got:find(line, 1, true), string.format("missing %q in\n%s", line, got))
+  end
+  eq(#errs, #want, "error count in\n" .. got)
+end
+
+test("every kind of mistake, at once, each on its own line", function()
+  local path = write("bad.lua", [===[
+-- { a comment with a brace
+local S = function(t) return t end
+local text = "{ not a table }"  --[==[ nor { this ]==]
+local long = [[ { ]] .. "]]" .. [=[
+   still { a string ]=]
+return {
+  params = { speed = 0, jump = "trigger", grounded = true },
+  layers = {
+    { name = "base", entry = "idle",
+      states = {
+        idle = S{ clip = "idle" },
+        move = { clip = "wlak" },
+        idle = { clip = "idle" },
+        hop = { clip = "jump", speed = 0 },
+      },
+      transitions = {
+        { from = "idle", to = "move", when = { "speed > 0.1" }, duraton = 0.25 },
+        { from = "move",
+          to = "jmup",
+          when = { "sped <= 0.1",
+                   "speed => 1" } },
+        { from = "*", to = "idle", when = { "speed != 2", "jump" }, mode = "frozen" },
+      },
+    },
+  },
+}
+]===])
+  errors_are(path, {
+    "13: layers[1].states: 'idle' is defined twice (first at line 11)",
+    "12: layers[1].states.move: state 'move': unknown clip 'wlak'",
+    "14: layers[1].states.hop: speed 0 holds the state still",
+    "17: layers[1].transitions[1]: unknown field 'duraton' (accepted fields: from, to, when",
+    "21: layers[1].transitions[2].when[2]: bad operator '=>' in 'speed => 1' (one of < <= > >= == ~=)",
+    "22: layers[1].transitions[3].when[1]: bad operator '!=' in 'speed != 2'",
+    "22: layers[1].transitions[3]: mode must be \"live\" or \"freeze\"",
+    "19: layers[1].transitions[2].to: unknown state 'jmup'",
+    "20: layers[1].transitions[2].when[1].param: unknown parameter 'sped'",
+  })
+end)
+
+test("a syntax error is Lua's own, with its line", function()
+  local path = write("syntax.lua", "return {\n  layers = {\n    { name = 'a' \n")
+  local g, errs = bw.graph(path, bound)
+  eq(g, nil, "graph")
+  check(errs and errs[1]:find(path .. ":4:", 1, true), "syntax line: " .. tostring(errs and errs[1]))
+end)
+
+test("a table built in code carries the caller's line", function()
+  local g, errs = bw.graph({ layers = { { name = "b", entry = "nope", states = { i = { clip = "idle" } } } } }, bound)
+  eq(g, nil, "graph")
+  check(errs and errs[1]:find("test_graph.lua:" .. (debug.getinfo(1, "l").currentline - 2) .. ": layers[1].entry", 1, true),
+        "caller line: " .. tostring(errs and errs[1]))
+end)
+
+-- idle -> move when speed > 0.1 (duration absent: 0.2), move -> idle
+-- over 0.5 s with a quad_out curve, any -> jump on the trigger.
+local graph_text = [[
+return {
+  params = { speed = 0, jump = "trigger", dodge = { trigger = true, expires = 0.25 }, grounded = true },
+  layers = {
+    { name = "base", entry = "idle",
+      states = {
+        idle = { clip = "idle" },
+        move = { clip = "walk", speed = "speed" },
+        jump = { clip = "jump" },
+        sit = { clip = "idle" },
+      },
+      transitions = {
+        { from = "idle", to = "move", when = { "speed > 0.1" } },
+        { from = "move", to = "idle", when = { "not grounded" }, duration = 0.5, curve = "quad_out" },
+        { from = "*", to = "jump", when = { "jump" }, duration = 0.1 },
+        { from = "jump", to = "idle", exit_time = 0.5 },
+      },
+    },
+  },
+}
+]]
+
+test("defaults: duration 0.2, live, linear; a curve name with a direction", function()
+  local g = assert(bw.graph(write("g.lua", graph_text), bound))
+  -- parameters in the order written: speed, jump, dodge, grounded (one line: by name)
+  local names = g:params()
+  eq(#names, 4, "params")
+  eq(table.concat(g:states(1), ","), "idle,move,jump,sit", "states in the order written")
+  local c = assert(g:cursor())
+  c:set("speed", 1)
+  c:update(0.1)                       -- fires idle -> move: elapsed 0
+  local s = c:status("base")
+  eq(s.state, "move", "state")
+  near(s.transition.duration, 0.2, 1e-6, "default duration")
+  eq(s.transition.mode, "live", "default mode")
+  eq(s.transition.frozen, false, "frozen")
+  c:update(0.05)                      -- linear: 0.05 / 0.2 = 0.25
+  near(c:status().transition.weight, 0.25, 1e-6, "linear weight")
+  c:update(0.2)                       -- over
+  eq(c:status().transition, nil, "over")
+  c:set("grounded", false)
+  c:set("speed", 0)                   -- (else idle -> move would interrupt at once)
+  c:update(0.1)                       -- move -> idle over 0.5 s
+  c:update(0.2)                       -- u = 0.4: quad out 1 - 0.6^2 = 0.64
+  near(c:status().transition.weight, 0.64, 1e-6, "quad_out weight")
+  near(c:status().transition.weight, bw.ease("quad", "out", 0.4), 1e-6, "as blendwerk.ease")
+end)
+
+test("the cursor API by index and by name", function()
+  local g = assert(bw.graph(write("g2.lua", graph_text), bound))
+  local c = assert(g:cursor())
+  local speed = c:param_index("speed")
+  eq(speed, g:param_index("speed"), "param_index on graph and cursor")
+  eq(c:param_index("nope"), nil, "unknown param")
+  c:set(speed, 0.5)
+  eq(c:get("speed"), 0.5, "set by index, get by name")
+  c:set("grounded", false)
+  eq(c:get(c:param_index("grounded")), false, "a bool reads back as a boolean")
+  raises(function() c:set("jump", 1) end, "trigger")
+  raises(function() c:set("nope", 1) end, "unknown parameter 'nope'")
+  raises(function() c:set(99, 1) end, "out of range")
+  -- a state speed from a parameter: move plays at 0.5 x its rate
+  c:set("grounded", true)
+  local pose = c:update(0.1)          -- idle -> move fires
+  eq(c:state(), "move", "state")
+  eq(c:pose(), pose, "update returns the cursor's pose")
+  local ev = c:events()
+  eq(#ev, 3, "the entry's enter (first update), exit, enter")
+  eq(ev[1].kind, "enter"); eq(ev[1].state, "idle"); eq(ev[1].layer, "base")
+  eq(ev[2].kind, "exit"); eq(ev[2].state, "idle"); eq(ev[3].kind, "enter"); eq(ev[3].state, "move")
+  c:update(0.2)                       -- p = 0.2 * 0.5 / 0.5 = 0.2
+  near(c:status(1).progress, 0.2, 1e-6, "progress at speed 0.5")
+  -- a trigger by index: consumed by the transition that fires on it
+  c:fire(c:param_index("jump"))
+  eq(c:get("jump"), true, "fired")
+  c:update(0.1)
+  eq(c:state("base"), "jump", "any -> jump")
+  eq(c:get("jump"), false, "consumed")
+  -- reset, and an expiring trigger: still set at age 0.2, gone at 0.3
+  c:fire("dodge")
+  c:reset("dodge")
+  eq(c:get("dodge"), false, "reset")
+  c:fire("dodge")
+  c:update(0.1); c:update(0.1)
+  eq(c:get("dodge"), true, "age 0.2 < 0.25")
+  c:update(0.1)
+  eq(c:get("dodge"), false, "expired at age 0.3")
+  -- travel: no route to sit; a route to move (jump -> idle -> move)
+  local ok, msg = c:travel("sit")
+  eq(ok, nil, "no route")
+  check(msg and msg:find("no route from 'jump' to 'sit'", 1, true), tostring(msg))
+  eq(c:travel("move", "base"), true, "route")
+  eq(c:status().travel_pending, 2, "two queued edges")
+  raises(function() c:travel("nowhere") end, "unknown state 'nowhere'")
+  -- layer weight fade: 1 -> 0 over 0.4 s, 0.1 s in: 0.75
+  c:layer_weight("base", 0, 0.4)
+  c:update(0.1)
+  near(c:status().weight, 0.75, 1e-6, "layer weight fade")
+  c:layer_weight(1, 1)
+  c:update(0.1)
+  near(c:status().weight, 1, 0, "at once")
+end)
+
+test("a predicate sees the parameters by name, read-only; a failing one is false", function()
+  local calls = 0
+  local g = assert(bw.graph({
+    params = { speed = 0, grounded = true },
+    layers = { { name = "base", entry = "a", states = { a = { clip = "idle" }, b = { clip = "walk" }, c = { clip = "jump" } },
+      transitions = {
+        { from = "a", to = "c", when = { function(p) calls = calls + 1; error("boom") end } },
+        { from = "a", to = "c", when = { function(p) p.speed = 3; return true end } },
+        { from = "a", to = "c", when = { function(p) rawset(p, "speed", 3); return true end } },
+        { from = "a", to = "b", when = { function(p) return p.grounded == true and p.speed > 1 end } },
+      } } },
+  }, bound))
+  local c = assert(g:cursor())
+  c:update(0.1)
+  eq(c:state(), "a", "failing predicates are false")
+  c:set("speed", 2)
+  c:update(0.1)
+  eq(c:state(), "b", "the third one holds")
+  eq(c:get("speed"), 2, "the view did not write")
+  eq(c:state(), "b", "nor did rawset shadow a parameter")
+  eq(calls, 2, "the failing one ran every frame")
+end)
+
+test("a graph without a rig compiles but makes no cursor; options are checked", function()
+  local g = assert(bw.graph(write("g3.lua", graph_text), { clips = clips }))
+  raises(function() g:cursor() end, "no rig")
+  raises(function() bw.graph({}, { rigg = rig }) end, "unknown field 'rigg'")
+  raises(function() bw.graph(42) end, "graph table or file name")
+  g:close()
+  raises(function() g:params() end, "closed")
+end)
+
+-- A blend state: a 1d node on "speed" between idle (1 s, at 0) and walk
+-- (0.5 s, at 2). At speed 1 each weighs 1/2, so the cycle is
+-- 0.5 * 1 + 0.5 * 0.5 = 0.75 s and 0.15 s advance the progress by 0.2.
+test("blend states read through the blend-tree reader; clips by name", function()
+  local desc = {
+    params = { speed = 1 },
+    layers = { { name = "base", entry = "loco", states = {
+      loco = { blend = { kind = "1d", param = "speed", children = {
+        { at = 0, clip = "idle" }, { at = 2, clip = "walk" } } } } } } },
+  }
+  local g = assert(bw.graph(desc, bound))
+  local c = assert(g:cursor())
+  c:update(0.15)
+  near(c:status().progress, 0.2, 1e-6, "blend cycle 0.75 s")
+  -- mistakes inside the blend: a missing clip names the state; a length; an unknown parameter
+  local leaf = desc.layers[1].states.loco.blend.children[2]
+  leaf.clip = "wlak"
+  local _, errs = bw.graph(desc, bound)
+  check(errs and errs[1]:find("state 'loco': unknown clip 'wlak' in its blend tree", 1, true), tostring(errs and errs[1]))
+  leaf.clip, leaf.length = "walk", 3
+  _, errs = bw.graph(desc, bound)
+  check(errs and errs[1]:find("takes its length from its clip", 1, true), tostring(errs and errs[1]))
+  leaf.length = nil
+  desc.layers[1].states.loco.blend.param = "sped"
+  _, errs = bw.graph(desc, bound)
+  check(errs and errs[1]:find("'sped' is not in options.params", 1, true), tostring(errs and errs[1]))
+end)
+
+-- Masks and layer weights: an override layer "upper" masked to the spine
+-- only (descendants = false) at weight from the parameter "aim".
+test("masks, a layer weight from a parameter, and a mask joint the rig lacks", function()
+  local function desc(joint)
+    return {
+      params = { aim = 0.5 },
+      masks = { upper = { { joint, 1, descendants = false } } },
+      layers = {
+        { name = "base", entry = "i", states = { i = { clip = "idle" } } },
+        { name = "upper", entry = "j", weight = "aim", mask = "upper", states = { j = { clip = "jump" } } },
+      },
+    }
+  end
+  local g = assert(bw.graph(desc("hips/spine"), bound))
+  local c = assert(g:cursor())
+  c:update(0.1)
+  near(c:status("upper").weight, 0.5, 1e-6, "weight follows aim")
+  c:set("aim", 1)
+  c:update(0.1)
+  near(c:status(2).weight, 1, 1e-6, "weight follows aim")
+  raises(function() c:layer_weight("upper", 0) end, "follows a parameter")
+  local g2 = assert(bw.graph(desc("tail"), bound))
+  local none, msg = g2:cursor()
+  eq(none, nil, "cursor")
+  check(msg and msg:find("tail", 1, true), tostring(msg))
+end)
+
+-- Marker events: a 1 s looping clip with "foot" at 0.25 s. The first
+-- update (0.3 s) starts with the entry's enter, then crosses the marker;
+-- the next (0.3 -> 0.6 s) crosses nothing; 0.6 -> 1.3 s wraps and crosses
+-- it again at 1.25.
+test("marker events name the marker, its time and the clip", function()
+  local step = assert(bw.clip { name = "step", length = 1, loop = true, markers = { { name = "foot", time = 0.25 } },
+    joints = { { joint = "hips", keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 1, 0, 0 } } } } } })
+  local g = assert(bw.graph({ layers = { { name = "base", entry = "s", states = { s = { clip = "step" } } } } },
+    { rig = rig, clips = { clips[1], step } }))
+  local c = assert(g:cursor())
+  c:update(0.3)
+  local ev = c:events()
+  eq(#ev, 2, "enter, marker")
+  eq(ev[1].kind, "enter")
+  eq(ev[2].kind, "marker"); eq(ev[2].name, "foot"); eq(ev[2].clip, 2); eq(ev[2].state, "s")
+  near(ev[2].time, 0.25, 1e-6, "marker time")
+  c:update(0.3)
+  eq(#c:events(), 0, "nothing crossed")
+  c:update(0.7)
+  eq(#c:events(), 1, "crossed again after the wrap")
+end)
+
+os.execute("rm -rf '" .. dir .. "'")
+finish()

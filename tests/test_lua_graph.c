@@ -1,0 +1,225 @@
+/* test_lua_graph.c - the line map of graph files (bindings/graph_source.c):
+ * the source rewrite that makes table constructors record their lines.
+ * Checked three ways: recorded lines of tables and items in a chunk full
+ * of traps (braces in comments, strings and long brackets, f{...} and
+ * method-call syntax, functions with commas inside constructors, a "#!"
+ * line, CRLF line ends); the rewrite keeps every chunk of the source tree
+ * loadable and keeps the line of a syntax error; a chunk the tokenizer
+ * cannot follow is refused (the reader then loads it as written). */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "lua_graph.h"
+
+static lua_State *fresh(void)
+{
+    lua_State *L = luaL_newstate();
+    luaL_openlibs(L);
+    return L;
+}
+
+/* Run `src` through bw_lua_run_source (protected); leaves its result on top. */
+static int run_protected(lua_State *L)
+{
+    size_t n = 0;
+    const char *src = lua_tolstring(L, 1, &n);
+    bw_lua_run_source(L, src, n, "trap.lua");
+    return 1;
+}
+
+static bool run(lua_State *L, const char *src)
+{
+    lua_pushcfunction(L, run_protected);
+    lua_pushstring(L, src);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        fprintf(stderr, "run: %s\n", lua_tostring(L, -1));
+        return false;
+    }
+    return true;
+}
+
+/* Push t.a.b... (string keys, or integer keys written as "#3"). */
+static void dig(lua_State *L, int idx, const char *const *path)
+{
+    lua_pushvalue(L, idx);
+    for (int i = 0; path[i]; i++) {
+        if (path[i][0] == '#') lua_rawgeti(L, -1, atoi(path[i] + 1));
+        else lua_getfield(L, -1, path[i]);
+        lua_remove(L, -2);
+    }
+}
+
+static const char trap[] =
+    "#!/usr/bin/env lua\n"                                        /* 1 */
+    "-- { a brace in a comment\n"                                 /* 2 */
+    "local S = function(t) return t end\n"                        /* 3 */
+    "local o = { m = function(self, t) return t end }\n"          /* 4 */
+    "local s = \"{ \\\" {\" .. '{' .. [==[ { ]] } ]==]\n"         /* 5 */
+    "--[[ { multi\n"                                              /* 6 */
+    "   line } ]]\n"                                              /* 7 */
+    "return {\n"                                                  /* 8 */
+    "  a = S{ x = 1 },\n"                                         /* 9 */
+    "  b = o:m{\n"                                                /* 10 */
+    "    y = 2 },\n"                                              /* 11 */
+    "  f = function(p) return p, { 1, 2 } end,\n"                 /* 12 */
+    "  list = { { 1 },\r\n"                                       /* 13 (CRLF) */
+    "           { 2 }, 'str',\r\n"                                /* 14 */
+    "           [5] = { 3 } },\n"                                 /* 15 */
+    "  z = {\n"                                                   /* 16 */
+    "  },\n"                                                      /* 17 */
+    "}\n";
+
+static void tables_and_items_record_their_lines(void)
+{
+    lua_State *L = fresh();
+    CHECK(run(L, trap));
+    if (lua_gettop(L) < 1) return;
+    const int t = lua_gettop(L);
+    CHECK_INT(bw_lua_table_line(L, t), 8);
+    CHECK_INT(bw_lua_key_line(L, t, "a"), 9);
+    CHECK_INT(bw_lua_key_line(L, t, "b"), 10);
+    CHECK_INT(bw_lua_key_line(L, t, "list"), 13);
+    CHECK_INT(bw_lua_key_line(L, t, "z"), 16);
+    CHECK_INT(bw_lua_key_line(L, t, "missing"), 8); /* falls back to the table's line */
+    dig(L, t, (const char *const[]){"a", NULL});
+    CHECK_INT(bw_lua_table_line(L, -1), 9);
+    lua_pop(L, 1);
+    dig(L, t, (const char *const[]){"b", NULL});
+    CHECK_INT(bw_lua_table_line(L, -1), 10);
+    CHECK_INT(bw_lua_key_line(L, -1, "y"), 11);
+    lua_pop(L, 1);
+    dig(L, t, (const char *const[]){"list", NULL});
+    CHECK_INT(bw_lua_item_line(L, -1, 1), 13);
+    CHECK_INT(bw_lua_item_line(L, -1, 2), 14);
+    CHECK_INT(bw_lua_item_line(L, -1, 3), 14); /* 'str' */
+    lua_pop(L, 1);
+    dig(L, t, (const char *const[]){"list", "#5", NULL});
+    CHECK_INT(bw_lua_table_line(L, -1), 15); /* [5] = {...}: a computed key, its own table's line */
+    lua_pop(L, 1);
+    /* the function's commas did not start items of the outer table */
+    dig(L, t, (const char *const[]){"f", NULL});
+    CHECK(lua_isfunction(L, -1));
+    lua_pop(L, 1);
+    lua_close(L);
+}
+
+static void a_key_written_twice_is_found(void)
+{
+    lua_State *L = fresh();
+    CHECK(run(L, "return {\n  idle = 1,\n  move = 2,\n  idle = 3,\n}\n"));
+    char name[64];
+    int first = 0, second = 0;
+    CHECK_INT(bw_lua_first_duplicate_key(L, -1, name, sizeof name, &first, &second), 1);
+    CHECK_STR(name, "idle");
+    CHECK_INT(first, 2);
+    CHECK_INT(second, 4);
+    CHECK(run(L, "return { a = 1, b = { a = 2 } }"));
+    CHECK_INT(bw_lua_first_duplicate_key(L, -1, name, sizeof name, &first, &second), 0);
+    lua_close(L);
+}
+
+static void a_source_the_tokenizer_cannot_follow_is_refused(void)
+{
+    lua_State *L = fresh();
+    const char *bad[] = {"return { 'unterminated }", "return { } }", "return {{", "--[[ never closed", "x = [==[ { "};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int top = lua_gettop(L);
+        CHECK(!bw_lua_instrument_source(L, bad[i], strlen(bad[i])));
+        CHECK_INT(lua_gettop(L), top);
+    }
+    /* ... and then the chunk loads as written: Lua's own error and line */
+    lua_pushcfunction(L, run_protected);
+    lua_pushstring(L, "return {\n  a = 1,\n  b = 'x\n}\n");
+    CHECK(lua_pcall(L, 1, 1, 0) != LUA_OK);
+    CHECK_CONTAINS(lua_tostring(L, -1), "trap.lua:3:");
+    lua_close(L);
+}
+
+/* Every .lua file below `dir`: if it loads as written, it loads rewritten;
+ * if it does not, the rewritten chunk's error names the same line. */
+static int files, refused;
+
+static void check_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return;
+    static char buf[1 << 22];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    lua_State *L = fresh();
+    int orig = luaL_loadbufferx(L, buf, n, "=f", "t");
+    char orig_msg[512];
+    snprintf(orig_msg, sizeof orig_msg, "%s", orig == LUA_OK ? "" : lua_tostring(L, -1));
+    lua_settop(L, 0);
+    files++;
+    if (!bw_lua_instrument_source(L, buf, n)) {
+        refused++;
+        if (orig == LUA_OK) {
+            fprintf(stderr, "%s: loads, but the rewrite refused it\n", path);
+            check_failures_in_test++;
+        }
+        lua_close(L);
+        return;
+    }
+    size_t m = 0;
+    const char *text = lua_tolstring(L, -1, &m);
+    int now = luaL_loadbufferx(L, text, m, "=f", "t");
+    if (orig == LUA_OK && now != LUA_OK) {
+        fprintf(stderr, "%s: the rewrite does not load: %s\n", path, lua_tostring(L, -1));
+        check_failures_in_test++;
+    }
+    if (orig != LUA_OK && now != LUA_OK) {
+        /* "f:LINE:" must agree */
+        const char *a = strchr(orig_msg, ':'), *b = strchr(lua_tostring(L, -1), ':');
+        if (a && b && atoi(a + 1) != atoi(b + 1)) {
+            fprintf(stderr, "%s: line moved: %s / %s\n", path, orig_msg, lua_tostring(L, -1));
+            check_failures_in_test++;
+        }
+    }
+    lua_close(L);
+}
+
+static void walk(const char *dir, int depth)
+{
+    DIR *d = opendir(dir);
+    if (!d || depth > 6) {
+        if (d) closedir(d);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || !strcmp(e->d_name, "build")) continue;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(path, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) walk(path, depth + 1);
+        else if (S_ISREG(st.st_mode) && strlen(e->d_name) > 4 && !strcmp(e->d_name + strlen(e->d_name) - 4, ".lua"))
+            check_file(path);
+    }
+    closedir(d);
+}
+
+static void every_chunk_of_the_tree_survives_the_rewrite(void)
+{
+    walk(BW_SOURCE_DIR, 0);
+    CHECK(files >= 10); /* tests/lua, scripts, graphs, types, demo ... */
+    CHECK_INT(refused, 0);
+}
+
+int main(void)
+{
+    RUN(tables_and_items_record_their_lines);
+    RUN(a_key_written_twice_is_found);
+    RUN(a_source_the_tokenizer_cannot_follow_is_refused);
+    RUN(every_chunk_of_the_tree_survives_the_rewrite);
+    return check_summary();
+}

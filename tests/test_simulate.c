@@ -1,0 +1,452 @@
+/* test_simulate.c - `blendwerk simulate` (SPEC §12.3) run as a user would
+ * (popen on the built binary) on a glTF character written here, with the
+ * JSON trace read back by cJSON (an independent parser) and compared with
+ * numbers derived by hand below; plus the graph reader's FILE:LINE errors,
+ * a looping predicate and a travel with no route, as the CLI reports them.
+ *
+ * The character (glTF, 2 joints): clips "idle" (1 s, looping), "walk"
+ * (0.5 s), "jump" (1 s) — glTF clips loop unless a state says otherwise.
+ * The graph is SPEC §12.1's shape: idle -> move at speed > 0.1 over 0.25 s,
+ * move -> idle at speed <= 0.1, any -> jump on the trigger "jump" while
+ * grounded (0.1 s, freeze), jump -> idle at exit time 0.85 with the
+ * default duration 0.2, and a state "sit" no transition reaches. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#define BIN BW_BINARY_DIR "/blendwerk"
+#define TOL 1e-6
+
+static char out[1 << 20];
+static char dir[256];
+
+static const char character_gltf[] = "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"name\":\"hips\",\"children\":[1]},{\"name\":\"spine\",\"translation\":[0,1,0]}],\"buffers\":[{\"byteLength\":40,\"uri\":\"data:application/octet-stream;base64,AAAAAAAAgD8AAAAAAAAAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAA==\"}],\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":8,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":16,\"byteLength\":24}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]},{\"bufferView\":1,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max\":[0.5]},{\"bufferView\":2,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}],\"animations\":[{\"name\":\"idle\",\"samplers\":[{\"input\":0,\"output\":2}],\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}}]},{\"name\":\"walk\",\"samplers\":[{\"input\":1,\"output\":2}],\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}}]},{\"name\":\"jump\",\"samplers\":[{\"input\":0,\"output\":2}],\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}}]}]}";
+
+static const char graph_lua[] =
+    "-- a graph file: { on this comment line must not confuse the line map\n" /* 1 */
+    "return {\n"                                                                  /* 2 */
+    "  params = { speed = 0, jump = \"trigger\", grounded = true },\n"           /* 3 */
+    "  layers = {\n"                                                              /* 4 */
+    "    { name = \"base\", entry = \"idle\",\n"                                  /* 5 */
+    "      states = {\n"                                                          /* 6 */
+    "        idle = { clip = \"idle\" },\n"                                       /* 7 */
+    "        move = { clip = \"walk\" },\n"                                       /* 8 */
+    "        jump = { clip = \"jump\", loop = false },\n"                         /* 9 */
+    "        sit = { clip = \"idle\" },\n"                                        /* 10 */
+    "      },\n"                                                                  /* 11 */
+    "      transitions = {\n"                                                     /* 12 */
+    "        { from = \"idle\", to = \"move\", when = { \"speed > 0.1\" }, duration = 0.25 },\n"  /* 13 */
+    "        { from = \"move\", to = \"idle\", when = { \"speed <= 0.1\" }, duration = 0.25 },\n" /* 14 */
+    "        { from = \"*\", to = \"jump\", when = { \"jump\", \"grounded\" }, duration = 0.1, mode = \"freeze\" },\n"
+    "        { from = \"jump\", to = \"idle\", exit_time = 0.85 },\n" /* 16 */
+    "      },\n"
+    "    },\n"
+    "  },\n"
+    "}\n";
+
+static const char timeline_lua[] = "return {\n"                                 /* 1 */
+                                   "  dt = 0.1,\n"                               /* 2 */
+                                   "  duration = 1.6,\n"                         /* 3 */
+                                   "  { at = 0, travel = \"sit\" },\n"           /* 4: no route */
+                                   "  { at = 0.1, set = { speed = 2 } },\n"      /* 5 */
+                                   "  { at = 0.5, fire = \"jump\" },\n"          /* 6 */
+                                   "  { at = 1.5, set = { speed = 0 } },\n"      /* 7 */
+                                   "  { at = 1.5, travel = \"move\", layer = \"base\" },\n" /* 8 */
+                                   "  { at = 1.0, layer_weight = { base = 0 }, fade = 0.4 },\n" /* 9 */
+                                   "}\n";
+
+static int write_file(const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f) return 0;
+    fputs(text, f);
+    fclose(f);
+    return 1;
+}
+
+/* Run `blendwerk simulate GRAPH --asset c.gltf --timeline TL ARGS` in dir;
+ * stdout into out (merge 1: stderr too; 0: stderr dropped; 2: ARGS
+ * redirect it); returns the exit status. */
+static int simulate(const char *graph, const char *tl, const char *args, int merge)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' simulate %s --asset c.gltf --timeline %s %s %s", dir, BIN, graph, tl, args,
+             merge == 1 ? "2>&1" : merge == 0 ? "2>/dev/null" : "");
+    FILE *p = popen(cmd, "r");
+    out[0] = '\0';
+    if (!p) return -1;
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Line k (0-based) of out, parsed; NULL when absent or not JSON. */
+static cJSON *frame(int k)
+{
+    const char *s = out;
+    for (int i = 0; i < k && s; i++) {
+        s = strchr(s, '\n');
+        if (s) s++;
+    }
+    if (!s || !*s) return NULL;
+    const char *e = strchr(s, '\n');
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    char *line = (char *)malloc(n + 1);
+    memcpy(line, s, n);
+    line[n] = '\0';
+    cJSON *j = cJSON_Parse(line);
+    free(line);
+    return j;
+}
+
+static cJSON *get(cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
+static double num(cJSON *o, const char *k) { return cJSON_IsNumber(get(o, k)) ? get(o, k)->valuedouble : NAN; }
+static const char *str(cJSON *o, const char *k) { return cJSON_IsString(get(o, k)) ? get(o, k)->valuestring : "(none)"; }
+static cJSON *layer0(cJSON *f) { return cJSON_GetArrayItem(get(f, "layers"), 0); }
+
+/* Exactly these keys, in this order. */
+static void keys_are(cJSON *o, const char *const *keys, int line)
+{
+    int i = 0;
+    cJSON *c;
+    cJSON_ArrayForEach(c, o)
+    {
+        if (!keys[i] || strcmp(c->string, keys[i]) != 0) {
+            fprintf(stderr, "%s:%d: key %d is '%s', expected '%s'\n", __FILE__, line, i, c->string, keys[i] ? keys[i] : "(end)");
+            check_failures_in_test++;
+            return;
+        }
+        i++;
+    }
+    if (keys[i]) {
+        fprintf(stderr, "%s:%d: key '%s' missing\n", __FILE__, line, keys[i]);
+        check_failures_in_test++;
+    }
+}
+
+static void transition_is(cJSON *f, const char *from, const char *to, double elapsed, double duration, double weight,
+                          const char *mode, int frozen)
+{
+    cJSON *t = get(layer0(f), "transition");
+    CHECK(cJSON_IsObject(t));
+    if (!cJSON_IsObject(t)) return;
+    static const char *const keys[] = {"from", "to", "elapsed", "duration", "weight", "mode", "frozen", NULL};
+    keys_are(t, keys, __LINE__);
+    CHECK_STR(str(t, "from"), from);
+    CHECK_STR(str(t, "to"), to);
+    CHECK_NEAR(num(t, "elapsed"), elapsed, TOL);
+    CHECK_NEAR(num(t, "duration"), duration, TOL);
+    CHECK_NEAR(num(t, "weight"), weight, TOL);
+    CHECK_STR(str(t, "mode"), mode);
+    CHECK(cJSON_IsBool(get(t, "frozen")) && cJSON_IsTrue(get(t, "frozen")) == frozen);
+}
+
+static void event_is(cJSON *f, int i, const char *kind, const char *state)
+{
+    cJSON *e = cJSON_GetArrayItem(get(f, "events"), i);
+    CHECK(e != NULL);
+    if (!e) return;
+    static const char *const keys[] = {"kind", "layer", "state", NULL};
+    keys_are(e, keys, __LINE__);
+    CHECK_STR(str(e, "kind"), kind);
+    CHECK_STR(str(e, "layer"), "base");
+    CHECK_STR(str(e, "state"), state);
+}
+
+/* The trace, frame by frame (dt 0.1; idle's cycle 1 s, walk's 0.5 s, jump's 1 s):
+ *  0: travel to sit fails (stderr, timeline line 4), idle advances to p 0.1;
+ *     events: enter idle.
+ *  1: speed = 2 applied first; idle advances to 0.2, then idle -> move
+ *     fires: elapsed 0, weight 0, move at p 0; events exit idle, enter move.
+ *  2: move p 0.1/0.5 = 0.2, timer 0.1: weight 0.1/0.25 = 0.4.
+ *  3: p 0.4, weight 0.8.  4: timer 0.3 >= 0.25: over (null), p 0.6.
+ *  5: the trigger fired before the update: move p 0.8, then any -> jump
+ *     fires (freeze: frozen), jump consumed (0 in params), jump at p 0.
+ *  6: jump p 0.1, timer 0.1 = duration: over.  ... 13: p 0.8 < 0.85.
+ * 14: p 0.9 >= 0.85: jump -> idle, default duration 0.2, live.
+ * 15: speed 0, travel to move: the queued edge idle -> move fires at once
+ *     (no exit time, conditions ignored) during idle's fade: an
+ *     interruption, so frozen although its mode is live.
+ * Layer weight: from frame 10 on it fades 1 -> 0 over 0.4 s: 0.75 after
+ * frame 10's update, 0.5 after frame 11, 0 from frame 13 on.
+ * duration 1.6 at dt 0.1: ceil(16.000000000000004 - 1e-9) = 16 frames. */
+static void trace_matches_the_hand_derived_numbers(void)
+{
+    int rc = simulate("g.lua", "tl.lua", "--json", 0);
+    CHECK_INT(rc, 1); /* the failed travel */
+    int lines = 0;
+    for (const char *s = out; *s; s++) lines += *s == '\n';
+    CHECK_INT(lines, 16);
+    cJSON *f0 = frame(0);
+    CHECK(f0 != NULL);
+    if (!f0) return;
+    static const char *const top[] = {"frame", "t", "layers", "events", "params", NULL};
+    static const char *const lkeys[] = {"name", "state", "progress", "normalized", "weight", "transition", NULL};
+    keys_are(f0, top, __LINE__);
+    keys_are(layer0(f0), lkeys, __LINE__);
+    CHECK_NEAR(num(f0, "frame"), 0, 0);
+    CHECK_NEAR(num(f0, "t"), 0.1, TOL);
+    CHECK_STR(str(layer0(f0), "state"), "idle");
+    CHECK_NEAR(num(layer0(f0), "progress"), 0.1, TOL);
+    CHECK_NEAR(num(layer0(f0), "weight"), 1, 0);
+    CHECK(cJSON_IsNull(get(layer0(f0), "transition")));
+    CHECK_INT(cJSON_GetArraySize(get(f0, "events")), 1);
+    event_is(f0, 0, "enter", "idle");
+    static const char *const pkeys[] = {"grounded", "jump", "speed", NULL}; /* one line: by name */
+    keys_are(get(f0, "params"), pkeys, __LINE__);
+    CHECK_NEAR(num(get(f0, "params"), "grounded"), 1, 0);
+    cJSON_Delete(f0);
+
+    cJSON *f1 = frame(1);
+    CHECK_NEAR(num(get(f1, "params"), "speed"), 2, 0);
+    CHECK_STR(str(layer0(f1), "state"), "move");
+    CHECK_NEAR(num(layer0(f1), "progress"), 0, TOL);
+    transition_is(f1, "idle", "move", 0, 0.25, 0, "live", 0);
+    CHECK_INT(cJSON_GetArraySize(get(f1, "events")), 2);
+    event_is(f1, 0, "exit", "idle");
+    event_is(f1, 1, "enter", "move");
+    cJSON_Delete(f1);
+
+    const double weights[] = {0.4, 0.8};
+    for (int k = 2; k <= 3; k++) {
+        cJSON *f = frame(k);
+        CHECK_NEAR(num(layer0(f), "progress"), 0.2 * (k - 1), TOL);
+        transition_is(f, "idle", "move", 0.1 * (k - 1), 0.25, weights[k - 2], "live", 0);
+        CHECK_INT(cJSON_GetArraySize(get(f, "events")), 0);
+        cJSON_Delete(f);
+    }
+    cJSON *f4 = frame(4);
+    CHECK(cJSON_IsNull(get(layer0(f4), "transition")));
+    CHECK_NEAR(num(layer0(f4), "progress"), 0.6, TOL);
+    cJSON_Delete(f4);
+
+    cJSON *f5 = frame(5);
+    CHECK_STR(str(layer0(f5), "state"), "jump");
+    transition_is(f5, "move", "jump", 0, 0.1, 0, "freeze", 1);
+    CHECK_NEAR(num(get(f5, "params"), "jump"), 0, 0); /* consumed */
+    event_is(f5, 0, "exit", "move");
+    event_is(f5, 1, "enter", "jump");
+    cJSON_Delete(f5);
+    cJSON *f6 = frame(6);
+    CHECK(cJSON_IsNull(get(layer0(f6), "transition")));
+    CHECK_NEAR(num(layer0(f6), "progress"), 0.1, TOL);
+    cJSON_Delete(f6);
+    cJSON *f13 = frame(13);
+    CHECK_STR(str(layer0(f13), "state"), "jump");
+    CHECK_NEAR(num(layer0(f13), "normalized"), 0.8, TOL);
+    cJSON_Delete(f13);
+    const double layer_weights[] = {1, 0.75, 0.5, 0.25, 0, 0};
+    for (int k = 9; k <= 14; k++) {
+        cJSON *f = frame(k);
+        CHECK_NEAR(num(layer0(f), "weight"), layer_weights[k - 9], TOL);
+        cJSON_Delete(f);
+    }
+    cJSON *f14 = frame(14);
+    CHECK_STR(str(layer0(f14), "state"), "idle");
+    transition_is(f14, "jump", "idle", 0, 0.2, 0, "live", 0);
+    cJSON_Delete(f14);
+    cJSON *f15 = frame(15);
+    CHECK_NEAR(num(f15, "t"), 1.6, TOL);
+    CHECK_STR(str(layer0(f15), "state"), "move");
+    transition_is(f15, "idle", "move", 0, 0.25, 0, "live", 1);
+    CHECK_NEAR(num(get(f15, "params"), "speed"), 0, 0);
+    cJSON_Delete(f15);
+    CHECK(frame(16) == NULL);
+}
+
+static void travel_without_a_route_names_the_timeline_line(void)
+{
+    simulate("g.lua", "tl.lua", "--json 2>&1 >/dev/null", 2);
+    CHECK_CONTAINS(out, "tl.lua:4: travel to 'sit' in layer 'base': no route from 'idle'");
+    /* only once (the layer stayed where it was: frame 0 above is idle) */
+    const char *first = strstr(out, "tl.lua:4:");
+    CHECK(first && !strstr(first + 1, "tl.lua:4:"));
+}
+
+static void joints_add_the_sampled_pose(void)
+{
+    int rc = simulate("g.lua", "tl.lua", "--json --joints", 0);
+    CHECK_INT(rc, 1);
+    cJSON *f0 = frame(0);
+    cJSON *joints = get(f0, "joints");
+    CHECK_INT(cJSON_GetArraySize(joints), 2);
+    /* idle at 0.1 s: hips translation lerps (0,0,0) -> (1,0,0) over 1 s */
+    cJSON *hips = cJSON_GetArrayItem(joints, 0);
+    CHECK_STR(str(hips, "name"), "hips");
+    CHECK_NEAR(cJSON_GetArrayItem(get(hips, "t"), 0)->valuedouble, 0.1, 1e-5);
+    CHECK(cJSON_IsNull(get(hips, "parent")));
+    cJSON_Delete(f0);
+}
+
+static void the_readable_table_has_a_block_per_frame(void)
+{
+    int rc = simulate("g.lua", "tl.lua", "", 0);
+    CHECK_INT(rc, 1);
+    CHECK_CONTAINS(out, "frame 0 t=0.1\n");
+    CHECK_CONTAINS(out, "frame 15 t=1.6\n");
+    CHECK_CONTAINS(out, "idle -> move 0/0.25 w=0 live frozen");
+}
+
+/* Several mistakes at once, each with its line (see bad_lua's comments). */
+static const char bad_lua[] = "return {\n"                                             /* 1 */
+                              "  params = { speed = 0 },\n"                            /* 2 */
+                              "  layers = { { name = \"base\", entry = \"idle\",\n"    /* 3 */
+                              "    states = {\n"                                       /* 4 */
+                              "      idle = { clip = \"idle\" },\n"                    /* 5 */
+                              "      move = { clip = \"wlak\" },\n"                    /* 6: missing clip */
+                              "    },\n"                                               /* 7 */
+                              "    transitions = {\n"                                  /* 8 */
+                              "      { from = \"idle\", to = \"move\", duraton = 1 },\n" /* 9: typo */
+                              "      { from = \"idle\",\n"                             /* 10 */
+                              "        to = \"jmup\" },\n"                             /* 11: unknown state */
+                              "      { from = \"*\", to = \"idle\", when = { \"sped > 1\" } },\n" /* 12: unknown param */
+                              "    } } },\n"
+                              "}\n";
+
+static void graph_problems_are_all_reported_with_lines(void)
+{
+    int rc = simulate("bad.lua", "tl.lua", "", 1);
+    CHECK_INT(rc, 1);
+    CHECK_CONTAINS(out, "bad.lua:6: layers[1].states.move: state 'move': unknown clip 'wlak'");
+    CHECK_CONTAINS(out, "bad.lua:9: layers[1].transitions[1]: unknown field 'duraton'");
+    CHECK_CONTAINS(out, "bad.lua:11: layers[1].transitions[2].to: unknown state 'jmup'");
+    CHECK_CONTAINS(out, "bad.lua:12: layers[1].transitions[3].when[1].param: unknown parameter 'sped'");
+    CHECK(strstr(out, "frame 0") == NULL);
+}
+
+/* A predicate that loops: stopped by the callback budget every frame,
+ * counted as false (idle -> move never fires although speed is 2 from
+ * frame 1), reported once with its file:line; the other predicate holds. */
+static const char pred_lua[] = "return {\n"
+                               "  params = { speed = 0 },\n"
+                               "  layers = { { name = \"base\", entry = \"idle\",\n"
+                               "    states = { idle = { clip = \"idle\" }, move = { clip = \"walk\" }, jump = { clip = \"jump\" } },\n"
+                               "    transitions = {\n"
+                               "      { from = \"idle\", to = \"move\", when = { function(p)\n" /* 6 */
+                               "          while true do end\n"                                   /* 7 */
+                               "        end } },\n"
+                               "      { from = \"move\", to = \"jump\", when = { function(p) return p.speed > 1 end } },\n"
+                               "    } } },\n"
+                               "}\n";
+static const char travel_tl[] = "return { dt = 0.1, frames = 4, { at = 0.1, set = { speed = 2 } },\n"
+                                "  { at = 0.2, travel = \"move\" } }\n";
+
+static void a_looping_predicate_counts_as_false_and_is_reported_once(void)
+{
+    int rc = simulate("pred.lua", "tl2.lua", "--json 2>err.txt", 2);
+    CHECK_INT(rc, 0);
+    /* frames 0, 1: idle (the looping predicate is false); frame 2: the
+     * travel fires idle -> move ignoring it; frame 3: speed 2 > 1: the
+     * second predicate takes move -> jump */
+    cJSON *f1 = frame(1), *f2 = frame(2), *f3 = frame(3);
+    CHECK_STR(str(layer0(f1), "state"), "idle");
+    CHECK_STR(str(layer0(f2), "state"), "move");
+    CHECK_STR(str(layer0(f3), "state"), "jump");
+    cJSON_Delete(f1);
+    cJSON_Delete(f2);
+    cJSON_Delete(f3);
+    char path[600];
+    snprintf(path, sizeof path, "%s/err.txt", dir);
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
+    out[n] = '\0';
+    if (f) fclose(f);
+    CHECK_CONTAINS(out, "pred.lua:7:");
+    CHECK_CONTAINS(out, "budget");
+    CHECK(strstr(out, "pred.lua:7:") && !strstr(strstr(out, "pred.lua:7:") + 1, "pred.lua:7:"));
+}
+
+/* blendwerk.graph from a sandboxed script: the file is one of the mod's
+ * files (one outside its folder is refused), and a looping predicate run
+ * by the script's cursor:update is stopped by the callback budget alone
+ * (100000 instructions), counted as false, while the script goes on. */
+static const char sandboxed_lua[] =
+    "local bw = require('blendwerk')\n"
+    "local rig = assert(bw.rig{ joints = { { name = 'hips' } } })\n"
+    "local function clip(n, l) return assert(bw.clip{ name = n, length = l, loop = true, joints = {\n"
+    "  { joint = 'hips', keys = { { time = 0, t = {0,0,0} }, { time = l, t = {1,0,0} } } } } }) end\n"
+    "local g = assert(bw.graph('pred.lua', { rig = rig, clips = { clip('idle', 1), clip('walk', 0.5), clip('jump', 1) } }))\n"
+    "local c = g:cursor()\n"
+    "for i = 1, 3 do c:update(0.1) end\n"
+    "print('state ' .. c:state())\n"
+    "local none, errs = bw.graph('../x.lua', { clips = {} })\n"
+    "print('outside ' .. tostring(none) .. ' ' .. errs[1])\n";
+
+static void a_sandboxed_script_keeps_running_past_a_stopped_predicate(void)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run --sandbox sandboxed.lua 2>&1", dir, BIN);
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[n] = '\0';
+    int status = p ? pclose(p) : -1;
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_CONTAINS(out, "pred.lua:7: instruction budget of 100000 exceeded");
+    CHECK_CONTAINS(out, "state idle"); /* idle -> move never held */
+    CHECK_CONTAINS(out, "outside nil blendwerk.graph '../x.lua'");
+}
+
+/* Timelines are checked before anything runs, each problem with its line;
+ * a timeline that loops is stopped by the sandbox's budget. */
+static const char bad_tl[] = "return { dt = 0.1, frames = 1,\n"
+                             "  { at = 0, sett = { speed = 1 } },\n" /* 2 */
+                             "  { at = 0,\n"
+                             "    fire = \"speed\" },\n"               /* 4 */
+                             "  { at = 0, travel = \"nowhere\" } }\n"; /* 5 */
+static const char loop_tl[] = "local x = 1\nwhile true do end\n";
+
+static void timeline_problems_carry_their_lines(void)
+{
+    int rc = simulate("g.lua", "badtl.lua", "", 1);
+    CHECK_INT(rc, 1);
+    CHECK_CONTAINS(out, "badtl.lua:2: entry 1: unknown field 'sett'");
+    CHECK_CONTAINS(out, "badtl.lua:4: fire: 'speed' is not a trigger");
+    CHECK_CONTAINS(out, "badtl.lua:5: travel: unknown state 'nowhere' in layer 'base'");
+    CHECK(strstr(out, "frame 0") == NULL);
+    rc = simulate("g.lua", "looptl.lua", "", 1);
+    CHECK_INT(rc, 1);
+    CHECK_CONTAINS(out, "looptl.lua:2: instruction budget of 50000000 exceeded");
+}
+
+static void bad_arguments_are_usage_errors(void)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "'%s' simulate g.lua >/dev/null 2>&1", BIN);
+    int status = system(cmd);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/bw_simulate_%d", (int)getpid());
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    if (system(cmd) != 0) return 1;
+    if (!write_file("c.gltf", character_gltf) || !write_file("g.lua", graph_lua) || !write_file("tl.lua", timeline_lua) ||
+        !write_file("bad.lua", bad_lua) || !write_file("pred.lua", pred_lua) || !write_file("tl2.lua", travel_tl) ||
+        !write_file("sandboxed.lua", sandboxed_lua) ||
+        !write_file("badtl.lua", bad_tl) || !write_file("looptl.lua", loop_tl))
+        return 1;
+    RUN(trace_matches_the_hand_derived_numbers);
+    RUN(travel_without_a_route_names_the_timeline_line);
+    RUN(joints_add_the_sampled_pose);
+    RUN(the_readable_table_has_a_block_per_frame);
+    RUN(graph_problems_are_all_reported_with_lines);
+    RUN(a_looping_predicate_counts_as_false_and_is_reported_once);
+    RUN(a_sandboxed_script_keeps_running_past_a_stopped_predicate);
+    RUN(timeline_problems_carry_their_lines);
+    RUN(bad_arguments_are_usage_errors);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) return 1;
+    return check_summary();
+}
