@@ -89,6 +89,11 @@ void bw_cli_json_joints(const bw_asset *asset, const bw_pose *pose)
 }
 
 
+const char *bw_cli_curve_kind_name(const bw_rig *rig, int curve)
+{
+    return bw_rig_curve_kind(rig, curve) == BW_CURVE_ANGLE ? "angle" : "float";
+}
+
 void bw_cli_json_curves(const bw_asset *asset, const bw_pose *pose)
 {
     const bw_rig *rig = asset->rig;
@@ -96,7 +101,7 @@ void bw_cli_json_curves(const bw_asset *asset, const bw_pose *pose)
     for (int c = 0; c < pose->curve_count; c++) {
         printf("%s{\"name\":", c ? "," : "");
         bw_cli_json_string(bw_rig_curve_name(rig, c));
-        printf(",\"kind\":\"%s\",\"value\":", bw_rig_curve_kind(rig, c) == BW_CURVE_ANGLE ? "angle" : "float");
+        printf(",\"kind\":\"%s\",\"value\":", bw_cli_curve_kind_name(rig, c));
         bw_cli_json_number(pose->curves[c]);
         printf(",\"coverage\":");
         bw_cli_json_number(pose->curve_coverage[c]);

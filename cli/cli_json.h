@@ -16,5 +16,7 @@ void bw_cli_json_joints(const bw_asset *asset, const bw_pose *pose);
 /* "curves":[{"name":...,"kind":"float"|"angle","value":v,"coverage":c},...]
  * (angle values in radians as mixed, not reduced to a range). */
 void bw_cli_json_curves(const bw_asset *asset, const bw_pose *pose);
+/* "angle" or "float": a rig curve's kind as the outputs name it. */
+const char *bw_cli_curve_kind_name(const bw_rig *rig, int curve);
 
 #endif

@@ -248,7 +248,7 @@ static void print_text(const bw_asset *asset, const bw_pose *pose)
                (double)x->s[0], (double)x->s[1], (double)x->s[2], (double)pose->coverage[j]);
     }
     for (int c = 0; c < pose->curve_count; c++)
-        printf("curve %d %s %s  value %.6g  coverage %.6g\n", c, bw_rig_curve_name(rig, c), curve_kind_name(rig, c),
+        printf("curve %d %s %s  value %.6g  coverage %.6g\n", c, bw_rig_curve_name(rig, c), bw_cli_curve_kind_name(rig, c),
                (double)pose->curves[c], (double)pose->curve_coverage[c]);
 }
 
