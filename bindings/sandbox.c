@@ -891,8 +891,11 @@ bw_sandbox_status bw_sandbox_callback_call(bw_sandbox *sb, bw_sandbox_callback *
         /* a callback inside a running call (a script's cursor:update runs
          * its graph's predicates): the callback limits apply to it alone,
          * its instructions are charged to the call around it, and a
-         * budget or time stop ends the callback, not the call (a memory
-         * stop is the whole state's and stays) */
+         * budget, time or memory stop ends the callback, not the call: the
+         * predicate counts as false and the character runs on. What a
+         * memory bomb piled up is garbage once the callback is gone, so it
+         * is collected before the call goes on (a call that itself holds
+         * too much stops at its own next allocation). */
         long long budget = sb->budget, spent = sb->spent;
         double seconds = sb->seconds, deadline = sb->deadline;
         sb->budget = sb->lim.callback_instructions;
@@ -902,7 +905,8 @@ bw_sandbox_status bw_sandbox_callback_call(bw_sandbox *sb, bw_sandbox_callback *
         sb->deadline = own < deadline ? own : deadline;
         st = run(sb, nargs, nresults, 0, 0);
         long long used = sb->spent;
-        if (sb->stop != BW_SANDBOX_MEMORY) sb->stop = BW_SANDBOX_OK;
+        if (sb->stop == BW_SANDBOX_MEMORY) lua_gc(L, LUA_GCCOLLECT);
+        sb->stop = BW_SANDBOX_OK;
         sb->budget = budget;
         sb->spent = spent + used;
         sb->seconds = seconds;

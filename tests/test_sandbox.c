@@ -2,13 +2,15 @@
  * (bindings/sandbox.h, docs/sandbox.md, SPEC section 10).
  *
  * Every case is a small mod script written into a temporary mod folder and
- * run four ways:
+ * run five ways:
  * - through the C API (bw_sandbox_load_file + bw_sandbox_call), timed;
  * - through `blendwerk run --sandbox` (the built binary, popen);
  * - through the demo's script loading (demo_character_load);
  * - through the demo's hot reload (a good character, then the case saved
  *   over it: the reload fails, the old character keeps playing, a good
- *   save afterwards loads again).
+ *   save afterwards loads again);
+ * - as the body of a graph predicate (blendwerk.graph), which counts as
+ *   false and is reported once while the script around it runs on.
  * Each must end with the case's error, naming the file and line, and the
  * process keeps running: after every case a bystander sandbox created at
  * the start still counts correctly, the stopped sandbox runs a harmless
@@ -289,6 +291,19 @@ static void bystander_still_counts(void)
 
 /* ---- the cases through each path ---- */
 
+/* Seconds a case's stop may take: CPU time for instruction counts, wall
+ * time for the wall clock. */
+static double case_bound(const sandbox_case *c)
+{
+    if (c->kind == KIND_BUDGET)
+        return reference_cpu * (double)(c->budget ? c->budget : BUDGET) / (double)BUDGET * BUDGET_MARGIN +
+               0.001 * SLACK_FACTOR;
+    if (c->kind == KIND_TIME) return TIME_CASE_SECONDS + 0.010 * SLACK_FACTOR;
+    if (c->budget == 0) return reference_cpu + 0.001 * SLACK_FACTOR;
+    /* memory bombs and the close chain, given a larger budget to reach their limit */
+    return reference_cpu * (double)c->budget / (double)BUDGET * BUDGET_MARGIN;
+}
+
 static void cases_stop_through_the_c_api(void)
 {
     for (int i = 0; i < CASE_COUNT; i++) {
@@ -308,18 +323,7 @@ static void cases_stop_through_the_c_api(void)
         if ((int)st != (int)want) fprintf(stderr, "case %s: status %d, want %d (%s)\n", c->name, st, want, bw_sandbox_error(sb));
         CHECK_INT(st, want);
         check_message(c, "the C API", bw_sandbox_error(sb));
-        /* the bound for this kind of stop */
-        double bound = 0, took = cpu;
-        if (c->kind == KIND_BUDGET)
-            bound = reference_cpu * (double)(c->budget ? c->budget : BUDGET) / (double)BUDGET * BUDGET_MARGIN +
-                    0.001 * SLACK_FACTOR;
-        else if (c->kind == KIND_TIME) {
-            bound = TIME_CASE_SECONDS + 0.010 * SLACK_FACTOR;
-            took = wall;
-        } else if (c->budget == 0)
-            bound = reference_cpu + 0.001 * SLACK_FACTOR;
-        else /* memory bombs and the close chain, given a larger budget to reach their limit */
-            bound = reference_cpu * (double)c->budget / (double)BUDGET * BUDGET_MARGIN;
+        double bound = case_bound(c), took = c->kind == KIND_TIME ? wall : cpu;
         if (took > bound) fprintf(stderr, "case %s: took %.4f s, bound %.4f s\n", c->name, took, bound);
         CHECK(took <= bound);
         if (c->kind == KIND_TIME) CHECK(wall >= TIME_CASE_SECONDS); /* not stopped early */
@@ -636,6 +640,70 @@ static void predicates_fail_as_false_and_report_once(void)
     bw_sandbox_destroy(sb);
 }
 
+/* Every case as the body of a graph predicate, in a script that builds a
+ * graph whose one transition waits for it and updates a cursor three
+ * times. The predicate runs with the callback limits (set to the case's
+ * own, so the messages match the other paths): each of the three calls
+ * stops or fails, counts as false (the layer stays in 'a'), and is
+ * reported once with the case's file and line; the script itself runs on
+ * to its end. The prefix sits on line 1 before the case's first line, so
+ * the case's line numbers are the file's. */
+static const char predicate_prefix[] =
+    "local bw = require('blendwerk') "
+    "local rig = bw.rig { joints = { { name = 'root' } } } "
+    "local clip = bw.clip { name = 'c', length = 1, loop = true, "
+    "joints = { { joint = 'root', keys = { { time = 0, t = { 0, 0, 0 } } } } } } "
+    "local g = assert(bw.graph({ params = { x = 0 }, layers = { { name = 'base', entry = 'a', "
+    "states = { a = { clip = 'c' }, b = { clip = 'c' } }, "
+    "transitions = { { from = 'a', to = 'b', when = { function(p) ";
+static const char predicate_suffix[] =
+    "\nend } } } } } }, { rig = rig, clips = { clip } })) "
+    "local cursor = g:cursor() "
+    "for _ = 1, 3 do cursor:update(1 / 60) end "
+    "assert(cursor:state() == 'a', 'the failing predicate counted as true') "
+    "return 'still running'\n";
+
+static void cases_stop_through_a_graph_predicate(void)
+{
+    static char text[16384];
+    for (int i = 0; i < CASE_COUNT; i++) {
+        const sandbox_case *c = &cases[i];
+        snprintf(text, sizeof text, "%s%s%s", predicate_prefix, c->script, predicate_suffix);
+        write_text_file(mod_path(case_file(c)), text);
+        bw_sandbox_limits lim = case_limits(c);
+        lim.callback_instructions = lim.instructions;
+        lim.callback_seconds = lim.seconds;
+        lim.instructions = 4 * lim.instructions + BUDGET; /* the three calls are charged to the script */
+        lim.seconds = 4 * lim.seconds;
+        bw_sandbox_desc desc = {.limits = lim, .dir = mod_dir, .name = "test", .report = count_report};
+        char err[BW_SANDBOX_ERROR_MAX];
+        bw_sandbox *sb = bw_sandbox_create(&desc, err, sizeof err);
+        CHECK(sb != NULL);
+        if (!sb) return;
+        reports = 0;
+        last_report[0] = '\0';
+        double w0 = wall_now(), c0 = cpu_now();
+        bw_sandbox_status st = bw_sandbox_load_file(sb, case_file(c));
+        if (st == BW_SANDBOX_OK) st = bw_sandbox_call(sb, 0, 1);
+        double wall = wall_now() - w0, cpu = cpu_now() - c0;
+        if (st != BW_SANDBOX_OK) fprintf(stderr, "case %s as a predicate: %s\n", c->name, bw_sandbox_error(sb));
+        CHECK_INT(st, BW_SANDBOX_OK);
+        if (st == BW_SANDBOX_OK) {
+            CHECK_STR(lua_tostring(bw_sandbox_state(sb), -1), "still running");
+            lua_pop(bw_sandbox_state(sb), 1);
+        }
+        CHECK_INT(reports, 1);
+        check_message(c, "a graph predicate", last_report);
+        /* three stopped calls and the script around them */
+        double took = c->kind == KIND_TIME ? wall : cpu, bound = 3 * case_bound(c) + reference_cpu + 0.01 * SLACK_FACTOR;
+        if (took > bound) fprintf(stderr, "case %s as a predicate: took %.4f s, bound %.4f s\n", c->name, took, bound);
+        CHECK(took <= bound);
+        bw_sandbox_destroy(sb);
+        write_text_file(mod_path(case_file(c)), c->script); /* the case as the other paths read it */
+        bystander_still_counts();
+    }
+}
+
 static void host_granted_files_and_watches(void)
 {
     /* blendwerk.load opens a granted path as given, and tells the host */
@@ -697,6 +765,7 @@ int main(void)
     RUN(string_results_are_capped_by_max_string);
     RUN(a_caught_stop_stays_spent);
     RUN(predicates_fail_as_false_and_report_once);
+    RUN(cases_stop_through_a_graph_predicate);
     RUN(host_granted_files_and_watches);
     bw_sandbox_destroy(bystander);
 
