@@ -17,5 +17,6 @@
 #include "blendwerk/graph.h"
 #include "blendwerk/asset.h"
 #include "blendwerk/jobs.h"
+#include "blendwerk/animator.h"
 
 #endif
