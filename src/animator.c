@@ -18,7 +18,7 @@
 #include "bw_math.h"
 #include "common.h"
 
-const char *const bw_arkit52_names[BW_ARKIT52_COUNT] = {
+static const char *const arkit52_names[BW_ARKIT52_COUNT] = {
     "eyeBlinkLeft", "eyeLookDownLeft", "eyeLookInLeft", "eyeLookOutLeft", "eyeLookUpLeft", "eyeSquintLeft",
     "eyeWideLeft", "eyeBlinkRight", "eyeLookDownRight", "eyeLookInRight", "eyeLookOutRight", "eyeLookUpRight",
     "eyeSquintRight", "eyeWideRight", "jawForward", "jawLeft", "jawRight", "jawOpen", "mouthClose",
@@ -30,11 +30,16 @@ const char *const bw_arkit52_names[BW_ARKIT52_COUNT] = {
     "cheekPuff", "cheekSquintLeft", "cheekSquintRight", "noseSneerLeft", "noseSneerRight", "tongueOut",
 };
 
+const char *bw_arkit52_name(int index)
+{
+    return index >= 0 && index < BW_ARKIT52_COUNT ? arkit52_names[index] : NULL;
+}
+
 int bw_arkit52_find(const char *name)
 {
     if (!name) return -1;
     for (int i = 0; i < BW_ARKIT52_COUNT; i++)
-        if (strcmp(bw_arkit52_names[i], name) == 0) return i;
+        if (strcmp(arkit52_names[i], name) == 0) return i;
     return -1;
 }
 

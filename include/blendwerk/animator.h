@@ -93,9 +93,11 @@ extern "C" {
 #define BW_ARKIT52_COUNT 52
 #define BW_ARKIT52_EYE_BLINK_LEFT 0
 #define BW_ARKIT52_EYE_BLINK_RIGHT 7
-/* The 52 ARKit blendshape names in the usual order (eyeBlinkLeft first,
- * tongueOut last); the index of a name is its slot in expression vectors. */
-BW_API extern const char *const bw_arkit52_names[BW_ARKIT52_COUNT];
+/* Name of ARKit slot `index` in [0, 52) (NULL out of range): the 52 ARKit
+ * blendshape names in the usual order (eyeBlinkLeft first, tongueOut last,
+ * the table in src/animator.c and docs/animator.md); the index of a name is
+ * its slot in expression vectors. */
+BW_API const char *bw_arkit52_name(int index);
 /* Index of an ARKit name, -1 if it is not one. */
 BW_API int bw_arkit52_find(const char *name);
 
