@@ -35,7 +35,8 @@ static bw_clip *translation_clip(int joint, int axis, float length, bool loop, f
     float times[2] = {0.0f, length};
     float values[6] = {0};
     values[3 + axis] = v1;
-    bw_track_desc t = {joint_names[joint_parents[joint]], joint_names[joint], BW_CHANNEL_TRANSLATION,
+    bw_track_desc t = {joint_parents[joint] < 0 ? "" : joint_names[joint_parents[joint]], joint_names[joint],
+                       BW_CHANNEL_TRANSLATION,
                        BW_INTERP_EASED, 2, times, values, NULL, NULL};
     bw_clip_desc d = {0};
     d.tracks = &t;
@@ -174,6 +175,38 @@ static void locomotion_blends_by_planar_speed_with_exact_weights_and_rates(void)
     }
     CHECK(play_of(a, RUN) == NULL);
     bw_animator_destroy(a);
+}
+
+static void root_motion_comes_through_the_extractor_and_leaves_the_pose(void)
+{
+    /* One locomotion clip, authored at 1.5 m/s: root z 0 -> 1.5 over 1 s.
+     * At 1.5 m/s, dt 0.25: the root travels 1.5 × 0.25 = 0.375 in z, the
+     * delta reports it and the pose's root keeps no horizontal travel. */
+    bw_clip *walk = translation_clip(ROOT, 2, 1.0f, true, 1.5f);
+    const bw_clip *list[1] = {walk};
+    const bw_locomotion_entry loco[1] = {{0, 1.5f}};
+    bw_animator_desc d = {0};
+    d.rig = rig;
+    d.clips = list;
+    d.clip_count = 1;
+    d.locomotion = loco;
+    d.locomotion_count = 1;
+    d.blink.disabled = true;
+    bw_animator *a = make(&d);
+    bw_character_state s = {.velocity = {0.0f, 0.0f, 1.5f}};
+    bw_animator_update(a, 0.25f, &s, NULL);
+    const bw_root_delta *rm = bw_animator_root_motion(a);
+    CHECK_NEAR(rm->t[2], 0.375, TOL);
+    CHECK_NEAR(rm->t[0], 0.0, TOL);
+    CHECK_NEAR(rm->yaw, 0.0, TOL);
+    CHECK_NEAR(bw_animator_pose(a)->joints[ROOT].t[2], 0.0, TOL);
+    /* dt 0.5 twice: t 0.25 -> 0.75 -> 1.25 (across the loop): 0.75 forward
+     * each, never a jump back at the wrap */
+    bw_animator_update(a, 0.5f, &s, NULL);
+    bw_animator_update(a, 0.5f, &s, NULL);
+    CHECK_NEAR(bw_animator_root_motion(a)->t[2], 0.75, TOL);
+    bw_animator_destroy(a);
+    bw_clip_destroy(walk);
 }
 
 static void vertical_velocity_leaves_the_character_idle(void)
@@ -732,6 +765,7 @@ int main(void)
 {
     setup();
     RUN(locomotion_blends_by_planar_speed_with_exact_weights_and_rates);
+    RUN(root_motion_comes_through_the_extractor_and_leaves_the_pose);
     RUN(vertical_velocity_leaves_the_character_idle);
     RUN(explicit_clip_weights_override_locomotion);
     RUN(gesture_envelope_follows_each_curve);
