@@ -17,6 +17,7 @@
 #include "blendwerk/sample.h"
 #include "bw_math.h"
 #include "common.h"
+#include "graph_internal.h"
 
 static const char *const arkit52_names[BW_ARKIT52_COUNT] = {
     "eyeBlinkLeft", "eyeLookDownLeft", "eyeLookInLeft", "eyeLookOutLeft", "eyeLookUpLeft", "eyeSquintLeft",
@@ -131,37 +132,14 @@ struct bw_animator {
     int event_count, event_capacity;
 };
 
-/* ---- create-time problems ---- */
+/* ---- create-time problems: the graph compiler's report (one error list type) ---- */
 
-static bw_result report(bw_animator_errors *errs, bw_result *first, bw_result code, const char *where,
-                        const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-static bw_result report(bw_animator_errors *errs, bw_result *first, bw_result code, const char *where,
-                        const char *fmt, ...)
-{
-    if (*first == BW_OK) *first = code;
-    if (!errs) return code;
-    if (errs->errors && errs->count < errs->capacity) {
-        bw_error *e = &errs->errors[errs->count];
-        memset(e, 0, sizeof *e);
-        e->code = code;
-        snprintf(e->where, sizeof e->where, "%s", where);
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(e->message, sizeof e->message, fmt, ap);
-        va_end(ap);
-    }
-    errs->count++;
-    return code;
-}
+#define REPORT(rep, code, ...) (bw_graph_problem((rep), (code), __VA_ARGS__), (code))
 
 static bool clip_index_ok(int clip, int count) { return clip >= 0 && clip < count; }
 
 /* Resolve the head chain into a (joints, weights, limits). */
-static void resolve_head(bw_animator *a, const bw_head_desc *h, bw_animator_errors *errs, bw_result *first)
+static void resolve_head(bw_animator *a, const bw_head_desc *h, bw_graph_report *rep)
 {
     a->yaw_limit = h->yaw_limit > 0.0f ? h->yaw_limit : 1.2f;
     a->pitch_limit = h->pitch_limit > 0.0f ? h->pitch_limit : 0.6f;
@@ -170,10 +148,10 @@ static void resolve_head(bw_animator *a, const bw_head_desc *h, bw_animator_erro
     float limits[4] = {h->yaw_limit, h->pitch_limit, h->eye_yaw_limit, h->eye_pitch_limit};
     for (int i = 0; i < 4; i++)
         if (!isfinite(limits[i]) || limits[i] < 0.0f)
-            report(errs, first, BW_ERR_NON_FINITE, "desc.head", "limits must be finite and >= 0");
+            bw_graph_problem(rep, BW_ERR_NON_FINITE, "desc.head", "limits must be finite and >= 0");
     if (h->disabled) return;
     if (h->chain_count < 0 || h->chain_count > BW_ANIMATOR_MAX_CHAIN || (h->chain_count > 0 && !h->chain)) {
-        report(errs, first, BW_ERR_INVALID_ARGUMENT, "desc.head.chain", "chain_count %d is not in [0, %d]",
+        bw_graph_problem(rep, BW_ERR_INVALID_ARGUMENT, "desc.head.chain", "chain_count %d is not in [0, %d]",
                h->chain_count, BW_ANIMATOR_MAX_CHAIN);
         return;
     }
@@ -183,14 +161,14 @@ static void resolve_head(bw_animator *a, const bw_head_desc *h, bw_animator_erro
             snprintf(where, sizeof where, "desc.head.chain[%d]", i);
             int j = h->chain[i] ? bw_rig_find_by_name(a->rig, h->chain[i]) : -1;
             if (j < 0) {
-                report(errs, first, BW_ERR_NOT_FOUND, where, "no joint '%s' in the rig",
+                bw_graph_problem(rep, BW_ERR_NOT_FOUND, where, "no joint '%s' in the rig",
                        h->chain[i] ? h->chain[i] : "(null)");
                 continue;
             }
             float w = h->weights ? h->weights[i] : 1.0f / (float)h->chain_count;
             if (!isfinite(w) || w < 0.0f) {
                 snprintf(where, sizeof where, "desc.head.weights[%d]", i);
-                report(errs, first, BW_ERR_RANGE, where, "weight must be finite and >= 0");
+                bw_graph_problem(rep, BW_ERR_RANGE, where, "weight must be finite and >= 0");
             }
             a->chain[a->chain_count] = j;
             a->chain_w[a->chain_count++] = w;
@@ -259,13 +237,12 @@ static int cmp_loco(const void *x, const void *y)
     return (a->speed > b->speed) - (a->speed < b->speed);
 }
 
-static bw_result build_locomotion(bw_animator *a, const bw_animator_desc *desc, bw_animator_errors *errs,
-                                  bw_result *first)
+static bw_result build_locomotion(bw_animator *a, const bw_animator_desc *desc, bw_graph_report *rep)
 {
     int n = desc->locomotion_count;
     if (n == 0) return BW_OK;
     if (n < 0 || n > 256 || !desc->locomotion)
-        return report(errs, first, BW_ERR_INVALID_ARGUMENT, "desc.locomotion", "locomotion_count %d is not in [0, 256]",
+        return REPORT(rep, BW_ERR_INVALID_ARGUMENT, "desc.locomotion", "locomotion_count %d is not in [0, 256]",
                       n);
     bool ok = true;
     char where[64];
@@ -273,17 +250,17 @@ static bw_result build_locomotion(bw_animator *a, const bw_animator_desc *desc, 
         const bw_locomotion_entry *e = &desc->locomotion[i];
         if (!clip_index_ok(e->clip, desc->clip_count)) {
             snprintf(where, sizeof where, "desc.locomotion[%d].clip", i);
-            report(errs, first, BW_ERR_RANGE, where, "clip %d is not in [0, %d)", e->clip, desc->clip_count);
+            bw_graph_problem(rep, BW_ERR_RANGE, where, "clip %d is not in [0, %d)", e->clip, desc->clip_count);
             ok = false;
         }
         if (!isfinite(e->speed) || e->speed < 0.0f) {
             snprintf(where, sizeof where, "desc.locomotion[%d].speed", i);
-            report(errs, first, isfinite(e->speed) ? BW_ERR_RANGE : BW_ERR_NON_FINITE, where,
+            bw_graph_problem(rep, isfinite(e->speed) ? BW_ERR_RANGE : BW_ERR_NON_FINITE, where,
                    "speed must be finite and >= 0");
             ok = false;
         }
     }
-    if (!ok) return *first;
+    if (!ok) return rep->first;
     bw_locomotion_entry sorted[256];
     memcpy(sorted, desc->locomotion, (size_t)n * sizeof *sorted);
     qsort(sorted, (size_t)n, sizeof *sorted, cmp_loco);
@@ -304,46 +281,59 @@ static bw_result build_locomotion(bw_animator *a, const bw_animator_desc *desc, 
     td.allocator = a->alloc;
     bw_error err = {0};
     bw_result r = bw_blend_tree_compile(&td, &a->loco_tree, &err);
-    if (r != BW_OK) return report(errs, first, r, "desc.locomotion", "%s", err.message);
+    if (r != BW_OK) return REPORT(rep, r, "desc.locomotion", "%s", err.message);
     r = bw_blend_tree_state_create(a->loco_tree, &a->alloc, &a->loco_state);
-    if (r != BW_OK) return report(errs, first, r, "desc.locomotion", "out of memory");
+    if (r != BW_OK) return REPORT(rep, r, "desc.locomotion", "out of memory");
     return BW_OK;
 }
+
+/* The animator's arrays, listed once for allocation and release. */
+#define SIZED_AT_START(X)                                                  \
+    X(a->clips, a->clip_count) X(a->names, a->clip_count)                  \
+    X(a->bindings, a->clip_count) X(a->clip_time, a->clip_count)           \
+    X(a->clip_w, a->clip_count) X(a->face_clip, a->face_count)             \
+    X(a->face_first, a->face_count + 1) X(a->face_time, a->face_count)     \
+    X(a->face_w, a->face_count) X(a->gesture_clip, a->gesture_count)       \
+    X(a->gesture_ref, a->gesture_count) X(a->expr, a->dim)                 \
+    X(a->state_expr, a->dim > BW_ARKIT52_COUNT ? a->dim : BW_ARKIT52_COUNT) \
+    X(a->events, a->event_capacity) X(a->model, a->joint_count)
+#define SIZED_BY_PLAYS(X) \
+    X(a->contribs, a->contrib_capacity) X(a->root_plays, a->contrib_capacity) X(a->plays, a->contrib_capacity)
 
 #define ALLOC_N(ptr, n)                                                                    \
     do {                                                                                   \
         if ((n) > 0 && !((ptr) = bw_alloc_zeroed(&a->alloc, (size_t)(n) * sizeof *(ptr)))) \
             goto oom;                                                                      \
-    } while (0)
+    } while (0);
 
 bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw_animator_errors *errors)
 {
-    bw_result first = BW_OK;
-    if (errors) errors->count = 0;
+    bw_graph_report rep;
+    bw_graph_report_begin(&rep, errors);
     if (!desc || !out || !desc->rig)
-        return report(errors, &first, BW_ERR_INVALID_ARGUMENT, "desc", "desc, desc.rig and out are required");
+        return REPORT(&rep, BW_ERR_INVALID_ARGUMENT, "desc", "desc, desc.rig and out are required");
     if (desc->clip_count < 0 || desc->clip_count > 65536 || (desc->clip_count > 0 && !desc->clips))
-        return report(errors, &first, BW_ERR_INVALID_ARGUMENT, "desc.clips", "clip_count %d is not in [0, 65536]",
+        return REPORT(&rep, BW_ERR_INVALID_ARGUMENT, "desc.clips", "clip_count %d is not in [0, 65536]",
                       desc->clip_count);
     char where[64];
     for (int i = 0; i < desc->clip_count; i++)
         if (!desc->clips[i]) {
             snprintf(where, sizeof where, "desc.clips[%d]", i);
-            report(errors, &first, BW_ERR_INVALID_ARGUMENT, where, "clip is NULL");
+            bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, where, "clip is NULL");
         }
     const bw_expression_space *sp = &desc->expression_space;
     if (sp->kind == BW_EXPRESSION_CUSTOM) {
         if (!sp->map)
-            report(errors, &first, BW_ERR_INVALID_ARGUMENT, "desc.expression_space.map",
+            bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, "desc.expression_space.map",
                    "a custom expression space needs a map function");
         if (sp->dim < 1 || sp->dim > BW_ANIMATOR_MAX_DIM)
-            report(errors, &first, BW_ERR_INVALID_ARGUMENT, "desc.expression_space.dim", "dim %d is not in [1, %d]",
+            bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, "desc.expression_space.dim", "dim %d is not in [1, %d]",
                    sp->dim, BW_ANIMATOR_MAX_DIM);
     } else if (sp->kind != BW_EXPRESSION_ARKIT52) {
-        report(errors, &first, BW_ERR_INVALID_ARGUMENT, "desc.expression_space.kind", "unknown kind %d",
+        bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, "desc.expression_space.kind", "unknown kind %d",
                (int)sp->kind);
     } else if (sp->dim != 0 && sp->dim != BW_ARKIT52_COUNT) {
-        report(errors, &first, BW_ERR_INVALID_ARGUMENT, "desc.expression_space.dim",
+        bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, "desc.expression_space.dim",
                "the ARKit-52 space has dim 52, not %d", sp->dim);
     }
     const int *lists[2] = {desc->face_clips, desc->gesture_clips};
@@ -352,18 +342,18 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
     for (int l = 0; l < 2; l++) {
         if (counts[l] < 0 || counts[l] > desc->clip_count || (counts[l] > 0 && !lists[l])) {
             snprintf(where, sizeof where, "desc.%s", lnames[l]);
-            report(errors, &first, BW_ERR_INVALID_ARGUMENT, where, "count %d is not in [0, clip_count]", counts[l]);
+            bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, where, "count %d is not in [0, clip_count]", counts[l]);
             continue;
         }
         for (int i = 0; i < counts[l]; i++)
             if (!clip_index_ok(lists[l][i], desc->clip_count)) {
                 snprintf(where, sizeof where, "desc.%s[%d]", lnames[l], i);
-                report(errors, &first, BW_ERR_RANGE, where, "clip %d is not in [0, %d)", lists[l][i],
+                bw_graph_problem(&rep, BW_ERR_RANGE, where, "clip %d is not in [0, %d)", lists[l][i],
                        desc->clip_count);
             }
     }
     if (desc->graph && bw_graph_clip_count(desc->graph) != desc->clip_count)
-        report(errors, &first, BW_ERR_INVALID_ARGUMENT, "desc.graph",
+        bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, "desc.graph",
                "the graph has %d clips, the animator %d (the graph's clip list must be desc.clips)",
                bw_graph_clip_count(desc->graph), desc->clip_count);
     const bw_blink_desc *bl = &desc->blink;
@@ -372,15 +362,15 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
     float bdur = bl->duration > 0.0f ? bl->duration : 0.15f;
     if (!isfinite(bl->interval_min) || !isfinite(bl->interval_max) || !isfinite(bl->duration) || bl->interval_min < 0.0f ||
         bl->interval_max < 0.0f || bl->duration < 0.0f || bmin > bmax)
-        report(errors, &first, BW_ERR_INVALID_ARGUMENT, "desc.blink",
+        bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, "desc.blink",
                "intervals and duration must be finite, >= 0, min <= max");
     if (desc->event_capacity < 0 || desc->event_capacity > (1 << 16))
-        report(errors, &first, BW_ERR_LIMIT, "desc.event_capacity", "%d is not in [0, 65536]", desc->event_capacity);
-    if (first != BW_OK) return first;
+        bw_graph_problem(&rep, BW_ERR_LIMIT, "desc.event_capacity", "%d is not in [0, 65536]", desc->event_capacity);
+    if (rep.first != BW_OK) return rep.first;
 
     bw_allocator alloc = desc->allocator;
     bw_animator *a = bw_alloc_zeroed(&alloc, sizeof *a);
-    if (!a) return report(errors, &first, BW_ERR_OUT_OF_MEMORY, "desc", "out of memory");
+    if (!a) return REPORT(&rep, BW_ERR_OUT_OF_MEMORY, "desc", "out of memory");
     a->alloc = alloc;
     a->rig = desc->rig;
     a->joint_count = bw_rig_joint_count(desc->rig);
@@ -397,21 +387,7 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
     a->blink_max = bmax;
     a->blink_dur = bdur;
 
-    ALLOC_N(a->clips, a->clip_count);
-    ALLOC_N(a->names, a->clip_count);
-    ALLOC_N(a->bindings, a->clip_count);
-    ALLOC_N(a->clip_time, a->clip_count);
-    ALLOC_N(a->clip_w, a->clip_count);
-    ALLOC_N(a->face_clip, a->face_count);
-    ALLOC_N(a->face_first, a->face_count + 1);
-    ALLOC_N(a->face_time, a->face_count);
-    ALLOC_N(a->face_w, a->face_count);
-    ALLOC_N(a->gesture_clip, a->gesture_count);
-    ALLOC_N(a->gesture_ref, a->gesture_count);
-    ALLOC_N(a->expr, a->dim);
-    ALLOC_N(a->state_expr, a->dim > BW_ARKIT52_COUNT ? a->dim : BW_ARKIT52_COUNT);
-    ALLOC_N(a->events, a->event_capacity);
-    ALLOC_N(a->model, a->joint_count);
+    SIZED_AT_START(ALLOC_N)
     for (int i = 0; i < a->clip_count; i++) {
         a->clips[i] = desc->clips[i];
         if (desc->clip_names && desc->clip_names[i]) {
@@ -426,7 +402,7 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
         bw_result r = bw_binding_create(&bd, &a->bindings[i], &err);
         if (r != BW_OK) {
             snprintf(where, sizeof where, "desc.clips[%d]", i);
-            report(errors, &first, r, where, "%s", err.message);
+            bw_graph_problem(&rep, r, where, "%s", err.message);
             goto fail;
         }
     }
@@ -444,22 +420,20 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
         if (desc->gesture_reference_rest) bw_pose_set_rest(&a->gesture_ref[g], a->rig);
         else bw_sample_clip(a->bindings[a->gesture_clip[g]], a->rig, 0.0f, &a->gesture_ref[g]);
     }
-    resolve_head(a, &desc->head, errors, &first);
-    if (first != BW_OK) goto fail;
+    resolve_head(a, &desc->head, &rep);
+    if (rep.first != BW_OK) goto fail;
     if (bw_rig_joint_count(a->rig) > 0) {
         bw_error err = {0};
         bw_result r = bw_root_motion_config_init(&a->rm_cfg, a->rig, desc->root_joint, 0, &err);
         if (r != BW_OK) {
-            report(errors, &first, r, "desc.root_joint", "%s", err.message);
+            bw_graph_problem(&rep, r, "desc.root_joint", "%s", err.message);
             goto fail;
         }
     }
-    if (build_locomotion(a, desc, errors, &first) != BW_OK) goto fail;
+    if (build_locomotion(a, desc, &rep) != BW_OK) goto fail;
     int leaves = a->loco_tree ? bw_blend_tree_max_leaves(a->loco_tree) : 0;
     a->contrib_capacity = (a->clip_count > leaves ? a->clip_count : leaves) + 1;
-    ALLOC_N(a->contribs, a->contrib_capacity);
-    ALLOC_N(a->root_plays, a->contrib_capacity);
-    ALLOC_N(a->plays, a->contrib_capacity);
+    SIZED_BY_PLAYS(ALLOC_N)
     bw_mixer_desc md = {0};
     md.rig = a->rig;
     md.max_contributions = a->contrib_capacity;
@@ -467,7 +441,7 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
     {
         bw_result r = bw_mixer_create(&md, &a->mixer);
         if (r != BW_OK) {
-            report(errors, &first, r, "desc.rig", "mixer: %s", bw_result_name(r));
+            bw_graph_problem(&rep, r, "desc.rig", "mixer: %s", bw_result_name(r));
             goto fail;
         }
     }
@@ -483,7 +457,7 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
         ge.capacity = 1;
         bw_result r = bw_graph_cursor_create(desc->graph, &cd, &a->cursor, &ge);
         if (r != BW_OK) {
-            report(errors, &first, r, "desc.graph", "%s", ge.count ? gerr[0].message : bw_result_name(r));
+            bw_graph_problem(&rep, r, "desc.graph", "%s", ge.count ? gerr[0].message : bw_result_name(r));
             goto fail;
         }
     }
@@ -491,13 +465,13 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
     *out = a;
     return BW_OK;
 oom:
-    report(errors, &first, BW_ERR_OUT_OF_MEMORY, "desc", "out of memory");
+    bw_graph_problem(&rep, BW_ERR_OUT_OF_MEMORY, "desc", "out of memory");
 fail:
     bw_animator_destroy(a);
-    return first;
+    return rep.first;
 }
 
-#define FREE_N(ptr, n) bw_free(&a->alloc, (ptr), (size_t)(n) * sizeof *(ptr))
+#define FREE_N(ptr, n) bw_free(&a->alloc, (ptr), (size_t)(n) * sizeof *(ptr));
 
 void bw_animator_destroy(bw_animator *a)
 {
@@ -511,25 +485,9 @@ void bw_animator_destroy(bw_animator *a)
     for (int g = 0; a->gesture_ref && g < a->gesture_count; g++) bw_pose_deinit(&a->gesture_ref[g]);
     bw_pose_deinit(&a->pose);
     bw_pose_deinit(&a->sample);
-    FREE_N(a->clips, a->clip_count);
-    FREE_N(a->names, a->clip_count);
-    FREE_N(a->bindings, a->clip_count);
-    FREE_N(a->clip_time, a->clip_count);
-    FREE_N(a->clip_w, a->clip_count);
-    FREE_N(a->face_clip, a->face_count);
-    FREE_N(a->face_first, a->face_count + 1);
-    FREE_N(a->face_time, a->face_count);
-    FREE_N(a->face_w, a->face_count);
-    FREE_N(a->gesture_clip, a->gesture_count);
-    FREE_N(a->gesture_ref, a->gesture_count);
-    FREE_N(a->expr, a->dim);
-    FREE_N(a->state_expr, a->dim > BW_ARKIT52_COUNT ? a->dim : BW_ARKIT52_COUNT);
-    FREE_N(a->events, a->event_capacity);
-    FREE_N(a->model, a->joint_count);
+    SIZED_AT_START(FREE_N)
     FREE_N(a->tracks, a->track_count);
-    FREE_N(a->contribs, a->contrib_capacity);
-    FREE_N(a->root_plays, a->contrib_capacity);
-    FREE_N(a->plays, a->contrib_capacity);
+    SIZED_BY_PLAYS(FREE_N)
     bw_allocator alloc = a->alloc;
     bw_free(&alloc, a, sizeof *a);
 }

@@ -530,7 +530,7 @@ static void head_aim_clamps_relative_to_the_body_through_a_full_turn(void)
 /* Graph: params speed (float), jump (trigger); states idle (IDLE), move
  * (WALK), jump (RUN); idle -> move when speed > 0.1, * -> jump on jump,
  * both instant. */
-static void the_animator_runs_a_graph_with_params_and_triggers(void)
+static bw_graph *speed_jump_graph(void)
 {
     bw_graph_param_desc params[2] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}, {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0}};
     bw_graph_state_desc states[3] = {{.name = "idle", .clip = IDLE}, {.name = "move", .clip = WALK},
@@ -550,6 +550,12 @@ static void the_animator_runs_a_graph_with_params_and_triggers(void)
     gd.clip_count = CLIPS;
     bw_graph *graph = NULL;
     CHECK_INT(bw_graph_compile(&gd, &graph, NULL), BW_OK);
+    return graph;
+}
+
+static void the_animator_runs_a_graph_with_params_and_triggers(void)
+{
+    bw_graph *graph = speed_jump_graph();
     bw_animator_desc d = base_desc();
     d.graph = graph;
     bw_animator *a = make(&d);
@@ -637,18 +643,7 @@ typedef struct bad_case {
 
 static void validation_names_the_field_of_fifteen_malformed_states(void)
 {
-    bw_graph_param_desc params[2] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}, {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0}};
-    bw_graph_state_desc st = {.name = "idle", .clip = IDLE};
-    bw_graph_layer_desc layer = {.name = "base", .entry = "idle", .states = &st, .state_count = 1};
-    bw_graph_desc gd = {0};
-    gd.params = params;
-    gd.param_count = 2;
-    gd.layers = &layer;
-    gd.layer_count = 1;
-    gd.clips = (const bw_clip *const *)clips;
-    gd.clip_count = CLIPS;
-    bw_graph *graph = NULL;
-    CHECK_INT(bw_graph_compile(&gd, &graph, NULL), BW_OK);
+    bw_graph *graph = speed_jump_graph(); /* speed is parameter 0, jump 1 */
     bw_animator_desc d = base_desc();
     d.graph = graph;
     bw_animator *a = make(&d);

@@ -175,11 +175,9 @@ typedef struct bw_animator_desc {
 
 typedef struct bw_animator bw_animator;
 
-typedef struct bw_animator_errors {
-    bw_error *errors; /* capacity entries, caller-owned */
-    int capacity;
-    int count;        /* problems found (may exceed capacity; the rest are not stored) */
-} bw_animator_errors;
+/* The desc compilers' one error list (graph.h): `errors` holds `capacity`
+ * caller-owned entries, `count` the problems found (may exceed capacity). */
+typedef bw_graph_errors bw_animator_errors;
 
 /* Validate the desc and build the animator. BW_ERR_INVALID_ARGUMENT (NULL
  * desc / rig / out, a custom space without map or with a bad dim, bad
