@@ -756,6 +756,97 @@ static void create_reports_every_problem_of_the_desc(void)
     bw_animator_destroy(NULL);
 }
 
+/* RobotExpressive: rig curves Angry, Surprised, Sad (its morph targets)
+ * as a custom 3-dimension expression space. */
+static void robot_map(void *user, const float *arkit, float *out, int dim)
+{
+    const int *curve = (const int *)user; /* rig curve index of Angry, Surprised, Sad */
+    float angry = arkit[41] > arkit[42] ? arkit[41] : arkit[42]; /* browDownLeft / Right */
+    out[curve[0]] = angry;
+    out[curve[1]] = arkit[43]; /* browInnerUp */
+    out[curve[2]] = arkit[25]; /* mouthFrownLeft */
+}
+
+static void robot_expressive_runs_through_the_animator(void)
+{
+    bw_asset *asset = NULL;
+    bw_error err = {0};
+    FILE *probe = fopen(BW_ASSET_DIR "/RobotExpressive.glb", "rb");
+    if (!probe) {
+        printf("skip robot_expressive_runs_through_the_animator: no %s\n", BW_ASSET_DIR "/RobotExpressive.glb");
+        return;
+    }
+    fclose(probe);
+    CHECK_INT(bw_asset_load_file(BW_ASSET_DIR "/RobotExpressive.glb", NULL, &asset, &err), BW_OK);
+    if (!asset) return;
+    int curve[3] = {bw_rig_find_curve(asset->rig, "Angry"), bw_rig_find_curve(asset->rig, "Surprised"),
+                    bw_rig_find_curve(asset->rig, "Sad")};
+    CHECK(curve[0] >= 0 && curve[1] >= 0 && curve[2] >= 0);
+    CHECK_INT(bw_rig_curve_count(asset->rig), 3);
+    int idle = bw_asset_find_clip(asset, "Idle"), walk = bw_asset_find_clip(asset, "Walking"),
+        run = bw_asset_find_clip(asset, "Running"), wave = bw_asset_find_clip(asset, "Wave");
+    CHECK(idle >= 0 && walk >= 0 && run >= 0 && wave >= 0);
+    const bw_locomotion_entry loco[3] = {{idle, 0.0f}, {walk, 1.5f}, {run, 4.0f}};
+    const char *chain[2] = {"Neck", "Head"};
+    const float weights[2] = {0.4f, 0.6f};
+    bw_animator_desc d = {0};
+    d.rig = asset->rig;
+    d.clips = (const bw_clip *const *)asset->clips;
+    d.clip_count = asset->clip_count;
+    d.locomotion = loco;
+    d.locomotion_count = 3;
+    d.gesture_clips = &wave;
+    d.gesture_clip_count = 1;
+    d.head.chain = chain;
+    d.head.chain_count = 2;
+    d.head.weights = weights;
+    d.expression_space = (bw_expression_space){BW_EXPRESSION_CUSTOM, 3, robot_map, curve};
+    d.blink.disabled = true;
+    bw_animator *a = make(&d);
+    if (!a) {
+        bw_asset_destroy(asset);
+        return;
+    }
+    /* ARKit browDownLeft 0.3, browInnerUp 0.8, mouthFrownLeft 0.5 ->
+     * Angry 0.3, Surprised 0.8, Sad 0.5 */
+    float arkit[52] = {0};
+    arkit[41] = 0.3f;
+    arkit[43] = 0.8f;
+    arkit[25] = 0.5f;
+    bw_character_state s = {.velocity = {0.0f, 0.0f, 2.75f}};
+    s.expression = arkit;
+    s.expression_count = 52;
+    s.has_look_at = true;
+    s.look_at[0] = 1000.0f; /* far to the side: relative yaw ~ π/2 -> head 1.2, eyes ~ 0.37 */
+    bw_animator_gesture(a, wave, &(bw_gesture_desc){0.0f, 0.3f, 0.3f, BW_EASE_SINE, NULL, NULL});
+    for (int k = 0; k < 60; k++) bw_animator_update(a, 1.0f / 60.0f, &s, NULL);
+    const float *e = bw_animator_expression(a, NULL);
+    CHECK_NEAR(e[curve[0]], 0.3, TOL);
+    CHECK_NEAR(e[curve[1]], 0.8, TOL);
+    CHECK_NEAR(e[curve[2]], 0.5, TOL);
+    /* 2.75 m/s: Walking and Running 0.5 each (both 0.958 s long, so the
+     * phase is the clip time: 1 s -> 1.0 mod 0.9583 for both) */
+    const bw_animator_play *w = play_of(a, walk), *r = play_of(a, run);
+    CHECK(w && r);
+    if (w && r) {
+        CHECK_NEAR(w->weight, 0.5, TOL);
+        CHECK_NEAR(r->weight, 0.5, TOL);
+        CHECK_NEAR(w->time, r->time, 1e-4);
+    }
+    float hy = 0;
+    bw_animator_head_aim(a, &hy, NULL);
+    CHECK_NEAR(hy, 1.2, 1e-5);
+    CHECK(bw_animator_gaze(a)[1] > 0.3f && bw_animator_gaze(a)[1] < 0.45f);
+    CHECK(bw_animator_gesture_weight(a) > 0.99f); /* Wave 1.833 s, in its hold at 1 s */
+    const bw_pose *pose = bw_animator_pose(a);
+    bool finite = true;
+    for (int j = 0; j < pose->joint_count; j++)
+        for (int c = 0; c < 4; c++) finite = finite && isfinite(pose->joints[j].r[c]);
+    CHECK(finite);
+    bw_animator_destroy(a);
+    bw_asset_destroy(asset);
+}
+
 int main(void)
 {
     setup();
@@ -772,6 +863,7 @@ int main(void)
     RUN(update_allocates_nothing_over_ten_thousand_frames);
     RUN(validation_names_the_field_of_fifteen_malformed_states);
     RUN(create_reports_every_problem_of_the_desc);
+    RUN(robot_expressive_runs_through_the_animator);
     teardown();
     return check_summary();
 }
