@@ -727,6 +727,58 @@ static void gesture_layer(bw_animator *a, float dt)
 
 /* ---- body ---- */
 
+static void push_marker(bw_animator *a, int clip, int marker)
+{
+    if (a->event_count >= a->event_capacity) return;
+    push_event(a, BW_ANIMATOR_EVENT_MARKER, clip, NULL);
+    bw_animator_event *e = &a->events[a->event_count - 1];
+    e->name = bw_clip_marker_name(a->clips[clip], marker);
+    e->time = bw_clip_marker_time(a->clips[clip], marker);
+}
+
+/* Markers of `clip` crossed by the step (from, from + delta]: forward, or
+ * [from + delta, from) in reverse order for a negative delta. */
+static void cross_markers(bw_animator *a, int clip, double from, double delta, bool loop)
+{
+    const bw_clip *c = a->clips[clip];
+    int m = bw_clip_marker_count(c);
+    double len = bw_clip_length(c);
+    if (m == 0 || !(delta != 0.0) || !(len > 0.0) || !isfinite(from) || !isfinite(delta)) return;
+    double start = from, end = from + delta;
+    if (!loop) {
+        end = end < 0.0 ? 0.0 : (end > len ? len : end);
+        if (start < 0.0) start = 0.0;
+        if (start > len) start = len;
+    }
+    const double limit = 4.0 * len; /* at most 4 cycles per update */
+    if (delta > 0.0) {
+        if (end - start > limit) start = end - limit;
+        for (double k = floor(start / len); k * len <= end; k += 1.0)
+            for (int i = 0; i < m; i++) {
+                double t = k * len + bw_clip_marker_time(c, i);
+                if (t > start && t <= end) push_marker(a, clip, i);
+            }
+    } else {
+        if (start - end > limit) start = end + limit;
+        for (double k = floor(start / len); (k + 1.0) * len >= end; k -= 1.0)
+            for (int i = m - 1; i >= 0; i--) {
+                double t = k * len + bw_clip_marker_time(c, i);
+                if (t < start && t >= end) push_marker(a, clip, i);
+            }
+    }
+}
+
+/* Markers of the heaviest of the first n root plays (plays[] gives the clip). */
+static void dominant_markers(bw_animator *a, int n)
+{
+    int best = -1;
+    for (int i = 0; i < n; i++)
+        if (best < 0 || a->root_plays[i].weight > a->root_plays[best].weight) best = i;
+    if (best >= 0)
+        cross_markers(a, a->plays[best].clip, a->root_plays[best].from, a->root_plays[best].delta,
+                      a->root_plays[best].loop);
+}
+
 static void graph_event(void *user, const bw_graph_event *e)
 {
     push_event((bw_animator *)user, BW_ANIMATOR_EVENT_GRAPH, -1, e);
@@ -766,6 +818,7 @@ static void body_layer(bw_animator *a, float dt, const bw_character_state *fresh
                 n++;
             }
             if (a->joint_count > 0) bw_root_motion_extract(a->rig, &a->rm_cfg, a->root_plays, n, &a->root);
+            dominant_markers(a, n);
         } else if (a->loco_state) {
             float speed = sqrtf(a->velocity[0] * a->velocity[0] + a->velocity[2] * a->velocity[2]);
             bw_blend_tree_state_set_param(a->loco_state, 0, speed);
@@ -782,6 +835,7 @@ static void body_layer(bw_animator *a, float dt, const bw_character_state *fresh
                 a->plays[i] = (bw_animator_play){leaves[i].leaf.clip, leaves[i].leaf.weight, leaves[i].leaf.rate,
                                                  leaves[i].time};
             a->play_count = ln;
+            if (rn == ln) dominant_markers(a, rn); /* root plays and leaves share their order */
         }
         if (a->use_clips) a->play_count = n;
         if (n > 0) bw_mix_run_clips(a->mixer, a->rig, NULL, a->contribs, n, &a->pose);

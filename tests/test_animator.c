@@ -209,6 +209,61 @@ static void root_motion_comes_through_the_extractor_and_leaves_the_pose(void)
     bw_clip_destroy(walk);
 }
 
+static void the_base_reports_the_markers_its_dominant_play_crosses(void)
+{
+    /* A 1 s looping step clip with marker "foot" at 0.5 s, authored at
+     * 1.5 m/s and played at 1.5 m/s (rate 1). Steps of 0.25 s cross 0.5 in
+     * updates 2 ((0.25, 0.5]) and 6 ((1.25, 1.5], after the wrap); no other. */
+    float times[2] = {0.0f, 1.0f}, values[6] = {0, 0, 0, 1, 0, 0};
+    bw_track_desc t = {"root", "spine", BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 2, times, values, NULL, NULL};
+    bw_marker_desc marker = {"foot", 0.5f};
+    bw_clip_desc cd = {0};
+    cd.tracks = &t;
+    cd.track_count = 1;
+    cd.markers = &marker;
+    cd.marker_count = 1;
+    cd.length = 1.0f;
+    cd.loop = true;
+    bw_clip *step = fixture_clip_desc(&cd);
+    const bw_clip *list[1] = {step};
+    const bw_locomotion_entry loco[1] = {{0, 1.5f}};
+    bw_animator_desc d = {0};
+    d.rig = rig;
+    d.clips = list;
+    d.clip_count = 1;
+    d.locomotion = loco;
+    d.locomotion_count = 1;
+    d.blink.disabled = true;
+    bw_animator *a = make(&d);
+    bw_character_state s = {.velocity = {1.5f, 0.0f, 0.0f}};
+    int fired[8] = {0};
+    for (int k = 0; k < 8; k++) {
+        bw_animator_update(a, 0.25f, &s, NULL);
+        int n = 0;
+        const bw_animator_event *ev = bw_animator_events(a, &n);
+        for (int i = 0; i < n; i++)
+            if (ev[i].kind == BW_ANIMATOR_EVENT_MARKER) {
+                fired[k]++;
+                CHECK_STR(ev[i].name, "foot");
+                CHECK_NEAR(ev[i].time, 0.5, TOL);
+                CHECK_INT(ev[i].clip, 0);
+            }
+    }
+    const int expect[8] = {0, 1, 0, 0, 0, 1, 0, 0};
+    for (int k = 0; k < 8; k++) CHECK_INT(fired[k], expect[k]);
+    /* Explicit weights: the clip on its own clock, one 2.6 s step from 0
+     * crosses 0.5, 1.5 and 2.5: three events. */
+    float w[1] = {1.0f};
+    s.clip_weights = w;
+    s.clip_weight_count = 1;
+    bw_animator_update(a, 2.6f, &s, NULL);
+    int n = 0;
+    bw_animator_events(a, &n);
+    CHECK_INT(n, 3);
+    bw_animator_destroy(a);
+    bw_clip_destroy(step);
+}
+
 static void vertical_velocity_leaves_the_character_idle(void)
 {
     bw_animator_desc d = base_desc();
@@ -852,6 +907,7 @@ int main(void)
     setup();
     RUN(locomotion_blends_by_planar_speed_with_exact_weights_and_rates);
     RUN(root_motion_comes_through_the_extractor_and_leaves_the_pose);
+    RUN(the_base_reports_the_markers_its_dominant_play_crosses);
     RUN(vertical_velocity_leaves_the_character_idle);
     RUN(explicit_clip_weights_override_locomotion);
     RUN(gesture_envelope_follows_each_curve);

@@ -242,7 +242,12 @@ BW_API bw_result bw_character_state_validate(const bw_character_state *state, co
 
 /* ---- the frame ---- */
 
-/* One update (see the top of this file). dt < 0 or non-finite counts as 0.
+/* Markers (SPEC §4 rules): the dominant play of a locomotion or explicit-
+ * clip base (largest weight, the first on a tie) reports the markers its
+ * step crossed, old endpoint excluded and new included, following loop
+ * wraps (at most 4 cycles per update), in reverse order for reverse play.
+ *
+ * One update (see the top of this file). dt < 0 or non-finite counts as 0.
  * camera: NULL or a world position (3 floats), the look target when the
  * state has none. Returns BW_OK, or the validation code for a bad state (the
  * update still runs on the previous state). BW_ERR_INVALID_ARGUMENT for a
@@ -308,12 +313,17 @@ typedef struct bw_joint_override {
 typedef enum bw_animator_event_kind {
     BW_ANIMATOR_EVENT_GRAPH = 0,   /* a graph event (graph_event is valid) */
     BW_ANIMATOR_EVENT_GESTURE_END, /* the running gesture reached its duration (clip valid) */
-    BW_ANIMATOR_EVENT_BLINK        /* a blink started */
+    BW_ANIMATOR_EVENT_BLINK,       /* a blink started */
+    BW_ANIMATOR_EVENT_MARKER       /* a marker of the base's dominant play (locomotion or
+                                      explicit clips; a graph reports its own) was crossed:
+                                      clip, name, time valid */
 } bw_animator_event_kind;
 
 typedef struct bw_animator_event {
     bw_animator_event_kind kind;
-    int clip;                   /* GESTURE_END: the clip index; else -1 */
+    int clip;                   /* GESTURE_END, MARKER: the clip index; else -1 */
+    const char *name;           /* MARKER: the marker's name (owned by the clip); else NULL */
+    float time;                 /* MARKER: the marker's time in the clip, seconds */
     bw_graph_event graph_event; /* GRAPH only */
 } bw_animator_event;
 
