@@ -412,6 +412,18 @@ static int take_state(lua_State *L, int t, lua_animator *a, bw_character_state *
     return r.count;
 }
 
+/* true, or false and the problems list on top of the stack (n problems). */
+static int push_outcome(lua_State *L, int n)
+{
+    if (n == 0) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushboolean(L, 0);
+    lua_insert(L, -2);
+    return 2;
+}
+
 /* a:update(dt, state [, camera]) -> true | false, problems */
 static int l_update(lua_State *L)
 {
@@ -441,13 +453,7 @@ static int l_update(lua_State *L)
     bw_character_state zero;
     memset(&zero, 0, sizeof zero);
     bw_animator_update(a->animator, dt, a->has_last ? &a->last : &zero, has_cam ? cam : NULL);
-    if (problems == 0) {
-        lua_pushboolean(L, 1);
-        return 1;
-    }
-    lua_pushboolean(L, 0);
-    lua_insert(L, -2);
-    return 2;
+    return push_outcome(L, problems);
 }
 
 /* blendwerk.validate_character_state(state [, animator]) -> true | false, problems */
@@ -464,13 +470,7 @@ static int l_validate(lua_State *L)
     bw_character_state s;
     float ex[BW_ARKIT52_COUNT];
     int n = take_state(L, a ? 2 : 1, a, &s, a ? a->next_weights : NULL, ex);
-    if (n == 0) {
-        lua_pushboolean(L, 1);
-        return 1;
-    }
-    lua_pushboolean(L, 0);
-    lua_insert(L, -2);
-    return 2;
+    return push_outcome(L, n);
 }
 
 static const char *const gesture_fields[] = {"duration", "fade_in", "fade_out", "curve", NULL};

@@ -177,14 +177,12 @@ static void locomotion_blends_by_planar_speed_with_exact_weights_and_rates(void)
     bw_animator_destroy(a);
 }
 
-static void root_motion_comes_through_the_extractor_and_leaves_the_pose(void)
+/* An animator over one clip, its only locomotion entry, authored at 1.5 m/s. */
+static bw_animator *one_clip_animator(const bw_clip *clip)
 {
-    /* One locomotion clip, authored at 1.5 m/s: root z 0 -> 1.5 over 1 s.
-     * At 1.5 m/s, dt 0.25: the root travels 1.5 × 0.25 = 0.375 in z, the
-     * delta reports it and the pose's root keeps no horizontal travel. */
-    bw_clip *walk = translation_clip(ROOT, 2, 1.0f, true, 1.5f);
-    const bw_clip *list[1] = {walk};
-    const bw_locomotion_entry loco[1] = {{0, 1.5f}};
+    static const bw_clip *list[1];
+    static const bw_locomotion_entry loco[1] = {{0, 1.5f}};
+    list[0] = clip;
     bw_animator_desc d = {0};
     d.rig = rig;
     d.clips = list;
@@ -192,7 +190,16 @@ static void root_motion_comes_through_the_extractor_and_leaves_the_pose(void)
     d.locomotion = loco;
     d.locomotion_count = 1;
     d.blink.disabled = true;
-    bw_animator *a = make(&d);
+    return make(&d);
+}
+
+static void root_motion_comes_through_the_extractor_and_leaves_the_pose(void)
+{
+    /* One locomotion clip, authored at 1.5 m/s: root z 0 -> 1.5 over 1 s.
+     * At 1.5 m/s, dt 0.25: the root travels 1.5 × 0.25 = 0.375 in z, the
+     * delta reports it and the pose's root keeps no horizontal travel. */
+    bw_clip *walk = translation_clip(ROOT, 2, 1.0f, true, 1.5f);
+    bw_animator *a = one_clip_animator(walk);
     bw_character_state s = {.velocity = {0.0f, 0.0f, 1.5f}};
     bw_animator_update(a, 0.25f, &s, NULL);
     const bw_root_delta *rm = bw_animator_root_motion(a);
@@ -225,16 +232,7 @@ static void the_base_reports_the_markers_its_dominant_play_crosses(void)
     cd.length = 1.0f;
     cd.loop = true;
     bw_clip *step = fixture_clip_desc(&cd);
-    const bw_clip *list[1] = {step};
-    const bw_locomotion_entry loco[1] = {{0, 1.5f}};
-    bw_animator_desc d = {0};
-    d.rig = rig;
-    d.clips = list;
-    d.clip_count = 1;
-    d.locomotion = loco;
-    d.locomotion_count = 1;
-    d.blink.disabled = true;
-    bw_animator *a = make(&d);
+    bw_animator *a = one_clip_animator(step);
     bw_character_state s = {.velocity = {1.5f, 0.0f, 0.0f}};
     int fired[8] = {0};
     for (int k = 0; k < 8; k++) {
