@@ -70,8 +70,11 @@
  * delta and the frame's events.
  *
  * Errors: bw_animator_create returns the first problem's code and writes
- * every problem into `errors` (may be NULL), each with `where` naming the
- * desc field ("desc.locomotion[1].clip") and a message.
+ * the problems into `errors` (may be NULL), each with `where` naming the
+ * desc field ("desc.locomotion[1].clip") and a message. Checks run in
+ * stages, each reporting all it finds: the desc's counts, clip lists,
+ * expression space and blink; then the head chain; then the locomotion
+ * entries; a stage runs only when the ones before it passed.
  */
 #ifndef BLENDWERK_ANIMATOR_H
 #define BLENDWERK_ANIMATOR_H
