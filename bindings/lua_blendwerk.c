@@ -602,5 +602,6 @@ int luaopen_blendwerk(lua_State *L)
     bw_lua_open_blendtree(L);
     bw_lua_open_rootmotion(L);
     bw_lua_open_graph(L);
+    bw_lua_open_animator(L);
     return 1;
 }

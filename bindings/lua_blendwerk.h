@@ -33,5 +33,6 @@ void bw_lua_open_blendspace(lua_State *L);
 void bw_lua_open_blendtree(lua_State *L);   /* blendwerk.blend_tree, blendwerk.BlendTree */
 void bw_lua_open_rootmotion(lua_State *L); /* blendwerk.root_motion, blendwerk.RootMotion */
 void bw_lua_open_graph(lua_State *L);      /* blendwerk.graph, blendwerk.Graph, blendwerk.Cursor */
+void bw_lua_open_animator(lua_State *L);   /* blendwerk.animator, blendwerk.validate_character_state, blendwerk.Animator */
 
 #endif

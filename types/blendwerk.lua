@@ -135,6 +135,43 @@ local blendwerk = {}
 ---@class blendwerk.BlendTreeOptions
 ---@field params? string[] parameter names in index order (fixes the set)
 
+---@class blendwerk.AnimatorLocomotion
+---@field clip string a name in clips
+---@field speed number m/s the clip was authored at, >= 0
+
+---@class blendwerk.AnimatorHead
+---@field chain? string[] joint names, root-most first (default neck_01, neck_02, head)
+---@field weights? number[] one per chain joint (default an equal split)
+---@field yaw_limit? number radians, default 1.2
+---@field pitch_limit? number radians, default 0.6
+---@field eye_yaw_limit? number radians, default 0.6
+---@field eye_pitch_limit? number radians, default 0.4
+---@field disabled? boolean
+
+---@class blendwerk.AnimatorDesc
+---@field rig blendwerk.Rig
+---@field clips table<string, blendwerk.Clip>
+---@field expression_space? { kind: "arkit52" } only ARKit-52 in this slice
+---@field locomotion? blendwerk.AnimatorLocomotion[]
+---@field head? blendwerk.AnimatorHead
+---@field gestures? string[] clips that may play as gestures
+---@field face? string[] ARKit-52 face clips
+---@field blink? false|{ seed?: integer, interval_min?: number, interval_max?: number, duration?: number, disabled?: boolean }
+
+---@class blendwerk.CharacterState
+---@field velocity? number[] {x, y, z} world m/s
+---@field position? number[] {x, y, z} world metres
+---@field yaw? number body facing about +Y, radians (0 faces +Z)
+---@field clips? table<string, number> explicit clip weights by name
+---@field look_at? number[] {x, y, z} world point
+---@field expression? number[] 52 ARKit values
+
+---@class blendwerk.GestureOptions
+---@field duration? number seconds, default the clip's length
+---@field fade_in? number seconds
+---@field fade_out? number seconds
+---@field curve? string an easing name, default "linear"
+
 ---@class blendwerk.RootMotionConfig
 ---@field root? blendwerk.Joint default joint 1
 ---@field axes? blendwerk.Axis[] default {"x", "z", "yaw"}
@@ -332,6 +369,19 @@ function blendwerk.cycle_duration(leaves) end
 ---@return blendwerk.RootMotion? rm
 ---@return string? message
 function blendwerk.root_motion(rig, config) end
+
+---A character animator (docs/animator.md), or nil and a message.
+---@param desc blendwerk.AnimatorDesc
+---@return blendwerk.Animator? animator
+---@return string? message
+function blendwerk.animator(desc) end
+
+---Check a character state: true, or false and the problems with their field paths.
+---@param state blendwerk.CharacterState
+---@param animator? blendwerk.Animator
+---@return boolean ok
+---@return string[]? problems
+function blendwerk.validate_character_state(state, animator) end
 
 -- ---------------------------------------------------------------------
 -- Rig
@@ -890,5 +940,45 @@ function Cursor:param_index(name) end
 function Cursor:graph() end
 
 function Cursor:close() end
+
+-- Animator
+
+---One character: state in, update(dt), outputs out.
+---@class blendwerk.Animator
+local Animator = {}
+
+---@param dt number seconds
+---@param state blendwerk.CharacterState
+---@param camera? number[] {x, y, z}: the look target when the state has none
+---@return boolean ok
+---@return string[]? problems (the previous state was used)
+function Animator:update(dt, state, camera) end
+
+---@param name string a clip listed in gestures
+---@param options? blendwerk.GestureOptions
+---@return true? ok
+---@return string? message
+function Animator:gesture(name, options) end
+
+---@return number[] expression
+function Animator:expression() end
+
+---@return { pitch_l: number, yaw_l: number, pitch_r: number, yaw_r: number }
+function Animator:gaze() end
+
+---@return { x: number, z: number, yaw: number }
+function Animator:root_motion() end
+
+---@return { clip: string, weight: number, rate: number, time: number }[]
+function Animator:plays() end
+
+---@return number yaw
+---@return number pitch
+function Animator:head_aim() end
+
+---@return blendwerk.Pose
+function Animator:pose() end
+
+function Animator:close() end
 
 return blendwerk

@@ -18,5 +18,6 @@
 #include "blendwerk/graph_lint.h"
 #include "blendwerk/asset.h"
 #include "blendwerk/jobs.h"
+#include "blendwerk/animator.h"
 
 #endif

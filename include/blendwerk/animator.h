@@ -1,0 +1,357 @@
+/* blendwerk/animator.h - the character animator (SPEC §9): one object per
+ * character; give it the character's state, call update(dt), read its
+ * outputs.
+ *
+ * Lifetimes. A bw_animator_desc is caller data read only by
+ * bw_animator_create, which validates it (every problem reported), makes
+ * the bindings, compiles the locomotion blend tree, bakes the gesture
+ * references, sizes every buffer and scratch, and allocates everything
+ * through the desc's allocator. After that, bw_animator_update and the
+ * output queries allocate nothing, compare no strings and resolve no
+ * names. The rig, the clips and the graph are borrowed and must outlive
+ * the animator (the rig's topology must not change under it). One animator
+ * belongs to one thread at a time.
+ *
+ * One update, bw_animator_update(a, dt, state, camera):
+ * 0. The state is validated (bw_character_state_validate). A bad state is
+ *    reported (bw_animator_problems) and the previous good state is used
+ *    again; params and triggers of a bad state are not applied.
+ * 1. Body base, the first that applies:
+ *    - a graph (desc.graph): state params and triggers are applied, the
+ *      cursor updates by dt and evaluates over the rig's current values;
+ *    - else explicit clip weights (state.clip_weights, one per clip): each
+ *      clip with weight > 0 plays at rate 1 on its own clock (looping clips
+ *      wrap), mixed per SPEC §5 over the rig's current values;
+ *    - else the locomotion blend: the planar speed |(vx, vz)| (vy ignored)
+ *      drives a compiled 1D blend tree with rate scaling (blendtree.h): the
+ *      two entries bracketing the speed crossfade linearly at one
+ *      synchronized phase (SPEC §6), outside the authored range the nearest
+ *      plays alone at rate speed / authored speed (rate 1 for an entry
+ *      authored at speed 0).
+ *    Root motion (SPEC §8) of the base is extracted with the root-motion
+ *    extractor and removed from the root joint of the pose.
+ * 2. Gesture: one additive slot (bw_animator_gesture). The clip's delta
+ *    from its baked reference (its pose at time 0, or the rest pose) is
+ *    applied over the base at the envelope's weight a: translation added
+ *    (a × Δt), rotation post-multiplied by slerp(1, Δr, a), scale
+ *    multiplied by 1 + a × (Δs − 1), curves added (a × Δc). A gesture
+ *    started while another runs replaces it smoothly: the old one keeps the
+ *    envelope weight it had, scaled down linearly to 0 over the new one's
+ *    fade_in (at once when fade_in is 0).
+ * 3. Face: the ARKit-52 vector (bw_arkit52_names order) is
+ *    state.expression when it holds 52 numbers, else the face clips'
+ *    ARKit channels sampled on their own looping clocks (linear between
+ *    keys and from the last key back to the first across the loop
+ *    boundary), summed by drive weight (state.face_weights) and clamped to
+ *    [0, 1]. Blink then sets eyeBlinkLeft / Right to max(value, blink).
+ *    The expression space's map turns the ARKit vector into the
+ *    character's `dim` numbers (the identity for ARKit-52). A state
+ *    expression of exactly `dim` numbers in a custom space is copied to the
+ *    output as is (no blink, no map).
+ * 4. Procedural head aim: the target is state.look_at, else the camera
+ *    position, else none (the aim relaxes to 0). From the head joint's
+ *    world position (state.position + the body yaw applied to its model
+ *    position) the target's yaw relative to the BODY's facing (state.yaw)
+ *    is wrapped to (−π, π] and its pitch (up positive) taken; when the
+ *    target is within BW_ANIMATOR_BEHIND_HYSTERESIS of straight behind,
+ *    the side the head turned to last frame is kept, so the head does not
+ *    flip. The head takes clamp(yaw, ±yaw_limit), clamp(pitch,
+ *    ±pitch_limit), split across the chain by the weights (joint i turns
+ *    w_i × yaw about the character's up axis and w_i × pitch about its
+ *    right axis, each delta conjugated into the joint's parent frame); the
+ *    remainder goes to both eyes, clamped by the eye limits. Blink is a
+ *    periodic blink whose intervals come from a seeded xorshift32 stream
+ *    (bw_animator_blink_interval).
+ * Outputs (owned by the animator, refreshed in place, valid until the next
+ * update or destroy): the pose (base + gesture + aim), the joint overrides
+ * (parent-local rotations of the chain joints), the expression (dim
+ * floats), the gaze {pitch_l, yaw_l, pitch_r, yaw_r} (radians; positive
+ * yaw turns toward the character's +X, positive pitch up), the root-motion
+ * delta and the frame's events.
+ *
+ * Errors: bw_animator_create returns the first problem's code and writes
+ * the problems into `errors` (may be NULL), each with `where` naming the
+ * desc field ("desc.locomotion[1].clip") and a message. Checks run in
+ * stages, each reporting all it finds: the desc's counts, clip lists,
+ * expression space and blink; then the head chain; then the locomotion
+ * entries; a stage runs only when the ones before it passed.
+ */
+#ifndef BLENDWERK_ANIMATOR_H
+#define BLENDWERK_ANIMATOR_H
+
+#include "blendwerk/bind.h"
+#include "blendwerk/clip.h"
+#include "blendwerk/easing.h"
+#include "blendwerk/graph.h"
+#include "blendwerk/pose.h"
+#include "blendwerk/rig.h"
+#include "blendwerk/rootmotion.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- ARKit-52 ---- */
+
+#define BW_ARKIT52_COUNT 52
+#define BW_ARKIT52_EYE_BLINK_LEFT 0
+#define BW_ARKIT52_EYE_BLINK_RIGHT 7
+/* Name of ARKit slot `index` in [0, 52) (NULL out of range): the 52 ARKit
+ * blendshape names in the usual order (eyeBlinkLeft first, tongueOut last,
+ * the table in src/animator.c and docs/animator.md); the index of a name is
+ * its slot in expression vectors. */
+BW_API const char *bw_arkit52_name(int index);
+/* Index of an ARKit name, -1 if it is not one. */
+BW_API int bw_arkit52_find(const char *name);
+
+/* ---- the description ---- */
+
+typedef enum bw_expression_kind {
+    BW_EXPRESSION_ARKIT52 = 0, /* default: the output is the ARKit vector itself */
+    BW_EXPRESSION_CUSTOM       /* dim numbers produced by `map` (required) */
+} bw_expression_kind;
+
+/* Map an ARKit-52 vector into the character's space: write `dim` floats to
+ * `out`. Called once per update; must not call back into the animator.
+ * Non-finite outputs are stored as 0. */
+typedef void (*bw_expression_map_fn)(void *user, const float *arkit52, float *out, int dim);
+
+typedef struct bw_expression_space {
+    bw_expression_kind kind;
+    int dim;                  /* CUSTOM: [1, BW_ANIMATOR_MAX_DIM]; ARKIT52: 0 or 52 */
+    bw_expression_map_fn map; /* CUSTOM: required */
+    void *user;               /* passed back to map; not owned */
+} bw_expression_space;
+#define BW_ANIMATOR_MAX_DIM 4096
+
+/* A locomotion clip tagged with the ground speed it was authored at. */
+typedef struct bw_locomotion_entry {
+    int clip;    /* index into desc.clips */
+    float speed; /* m/s, finite, >= 0; entries may come in any order */
+} bw_locomotion_entry;
+
+#define BW_ANIMATOR_MAX_CHAIN 8
+/* Head aim. All-zero means: when the rig has joints "neck_01", "neck_02"
+ * and "head", that chain with weights 0.25, 0.25, 0.5; else when it has
+ * "neck" and "head", weights 0.4, 0.6; else when it has "head", weight 1;
+ * else no head aim. Limits of 0 mean the defaults yaw 1.2, pitch 0.6, eye
+ * yaw 0.6, eye pitch 0.4 (radians). */
+typedef struct bw_head_desc {
+    const char *const *chain; /* chain_count joint names, root-most first (the last is the head) */
+    int chain_count;          /* [0, BW_ANIMATOR_MAX_CHAIN]; 0 = the default chain above */
+    const float *weights;     /* chain_count finite weights >= 0 (NULL: equal split); not normalized */
+    float yaw_limit, pitch_limit, eye_yaw_limit, eye_pitch_limit; /* radians, finite, >= 0 */
+    bool disabled;            /* true: no head aim, zero gaze */
+} bw_head_desc;
+
+/* Blink. All-zero means seed 1, intervals in [2, 6] s, a 0.15 s blink. */
+typedef struct bw_blink_desc {
+    uint32_t seed;                    /* 0 = 1 */
+    float interval_min, interval_max; /* seconds between blink starts; 0 = defaults; finite,
+                                         0 < min <= max */
+    float duration;                   /* seconds, 0 = 0.15; blink weight sin(π u), u = t / duration */
+    bool disabled;
+} bw_blink_desc;
+
+typedef struct bw_animator_desc {
+    const bw_rig *rig;             /* required; borrowed */
+    const bw_clip *const *clips;   /* clip_count clips (borrowed); indices below refer to this list */
+    const char *const *clip_names; /* optional: clip_count names for bw_animator_find_clip */
+    int clip_count;                /* [0, 65536] */
+    bw_expression_space expression_space;
+    const bw_locomotion_entry *locomotion; /* optional; none: no locomotion blend */
+    int locomotion_count;
+    bw_head_desc head;
+    bw_blink_desc blink;
+    const int *face_clips;    /* optional: clip indices of ARKit face clips (their FLOAT
+                                 tracks named by ARKit names drive the face) */
+    int face_clip_count;
+    const int *gesture_clips; /* clip indices that may play as gestures (baked here) */
+    int gesture_clip_count;
+    bool gesture_reference_rest; /* false (default): bake against each clip's pose at time 0;
+                                    true: against the rig's rest pose */
+    const bw_graph *graph;    /* optional; its clip list must be `clips` (same count and order) */
+    const char *root_joint;   /* root-motion joint by name; NULL = joint 0 */
+    int event_capacity;       /* events kept per update; 0 = 64 */
+    bw_allocator allocator;   /* by value; fn NULL = malloc */
+} bw_animator_desc;
+
+typedef struct bw_animator bw_animator;
+
+/* The desc compilers' one error list (graph.h): `errors` holds `capacity`
+ * caller-owned entries, `count` the problems found (may exceed capacity). */
+typedef bw_graph_errors bw_animator_errors;
+
+/* Validate the desc and build the animator. BW_ERR_INVALID_ARGUMENT (NULL
+ * desc / rig / out, a custom space without map or with a bad dim, bad
+ * counts or weights), BW_ERR_RANGE (a clip index out of range),
+ * BW_ERR_NOT_FOUND (a chain joint or the root joint missing),
+ * BW_ERR_NON_FINITE, BW_ERR_LIMIT, BW_ERR_OUT_OF_MEMORY (nothing leaks),
+ * or the binding / blend-tree / cursor error. *out is set only on success. */
+BW_API bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw_animator_errors *errors);
+BW_API void bw_animator_destroy(bw_animator *animator); /* NULL is a no-op */
+
+/* Index of a named clip (desc.clip_names), -1 if missing. Not for the frame path. */
+BW_API int bw_animator_find_clip(const bw_animator *animator, const char *name);
+BW_API int bw_animator_clip_count(const bw_animator *animator);
+BW_API int bw_animator_expression_dim(const bw_animator *animator);
+BW_API const bw_graph_cursor *bw_animator_cursor(const bw_animator *animator); /* NULL without a graph */
+
+/* ---- the character state ---- */
+
+typedef struct bw_character_param {
+    int index;   /* graph parameter index */
+    float value; /* finite */
+} bw_character_param;
+
+/* One frame's input. All-zero is a character standing still at the origin,
+ * facing +Z, on locomotion, neutral face, no look target. Arrays are
+ * borrowed for the call only. */
+typedef struct bw_character_state {
+    float velocity[3];  /* world m/s */
+    float position[3];  /* world metres */
+    float yaw;          /* body facing about +Y, radians; 0 faces +Z, positive turns toward +X */
+    const float *clip_weights; /* NULL, or clip_weight_count = clip_count weights >= 0 */
+    int clip_weight_count;
+    const float *face_weights; /* NULL, or face_weight_count = face_clip_count weights >= 0 */
+    int face_weight_count;
+    bool has_look_at;
+    float look_at[3];          /* world point */
+    const float *expression;   /* NULL, or 52 numbers (ARKit) or dim numbers (custom space) */
+    int expression_count;
+    const bw_character_param *params; /* graph parameters to set (FLOAT / BOOL kinds) */
+    int param_count;
+    const int *fire;           /* graph trigger indices to fire */
+    int fire_count;
+} bw_character_state;
+
+/* One problem of a state: the field path ("state.velocity[1]", C indices
+ * from 0) and what is wrong ("is NaN"). */
+typedef struct bw_state_problem {
+    char path[64];
+    char message[96];
+} bw_state_problem;
+
+#define BW_ANIMATOR_MAX_PROBLEMS 16
+/* Check `state` (against `animator`'s clip, face, expression and graph
+ * counts when it is not NULL). Writes up to `capacity` problems and the
+ * number found to *out_count (both may be NULL / 0). Returns BW_OK, or the
+ * first problem's code: BW_ERR_NON_FINITE (NaN or infinity), BW_ERR_RANGE
+ * (negative weight, index out of range), BW_ERR_INVALID_ARGUMENT (NULL
+ * state, a count that does not match, a trigger set as a value or a value
+ * fired). Never allocates. */
+BW_API bw_result bw_character_state_validate(const bw_character_state *state, const bw_animator *animator,
+                                             bw_state_problem *problems, int capacity, int *out_count);
+
+/* ---- the frame ---- */
+
+/* Markers (SPEC §4 rules): the dominant play of a locomotion or explicit-
+ * clip base (largest weight, the first on a tie) reports the markers its
+ * step crossed, old endpoint excluded and new included, following loop
+ * wraps (at most 4 cycles per update), in reverse order for reverse play.
+ *
+ * One update (see the top of this file). dt < 0 or non-finite counts as 0.
+ * camera: NULL or a world position (3 floats), the look target when the
+ * state has none. Returns BW_OK, or the validation code for a bad state (the
+ * update still runs on the previous state). BW_ERR_INVALID_ARGUMENT for a
+ * NULL animator or state (nothing changes). Never allocates. */
+BW_API bw_result bw_animator_update(bw_animator *animator, float dt, const bw_character_state *state,
+                                    const float *camera);
+/* Problems of the last update's state (count in *out_count; 0 if it was good). */
+BW_API const bw_state_problem *bw_animator_problems(const bw_animator *animator, int *out_count);
+
+/* ---- gesture ---- */
+
+/* Envelope weight of a gesture `t` seconds after it started, for a gesture
+ * of `duration` seconds. Return values are clamped to [0, 1]; the gesture
+ * ends once t >= duration. */
+typedef float (*bw_envelope_fn)(void *user, float t, float duration);
+
+/* All-zero: duration = the clip's length, no fades, linear curve. */
+typedef struct bw_gesture_desc {
+    float duration;         /* seconds, finite, >= 0; 0 = the clip's length */
+    float fade_in;          /* seconds, finite, >= 0 */
+    float fade_out;         /* seconds, finite, >= 0 */
+    bw_ease_style curve;    /* shapes both fades, in-out (default linear) */
+    bw_envelope_fn envelope; /* optional: replaces the default envelope */
+    void *user;
+} bw_gesture_desc;
+
+/* The default envelope (no user function): with u_in = t / fade_in and
+ * u_out = (duration − t) / fade_out, weight = ease(curve, in_out,
+ * min(u_in, u_out, 1)) (a fade of 0 counts as u = 1), 0 outside
+ * [0, duration]. */
+BW_API float bw_gesture_envelope(const bw_gesture_desc *gesture, float t);
+
+/* Start gesture clip `clip` (an index into desc.clips that is listed in
+ * desc.gesture_clips); gesture NULL = defaults. The clip time starts at 0
+ * and advances with update (looping clips wrap, others hold their end).
+ * BW_ERR_RANGE (not a gesture clip), BW_ERR_NON_FINITE /
+ * BW_ERR_INVALID_ARGUMENT (bad numbers); nothing changes on failure. */
+BW_API bw_result bw_animator_gesture(bw_animator *animator, int clip, const bw_gesture_desc *gesture);
+/* Weight the running gesture had in the last update (0 when none), and
+ * the fading-out one's. */
+BW_API float bw_animator_gesture_weight(const bw_animator *animator);
+BW_API float bw_animator_gesture_outgoing_weight(const bw_animator *animator);
+
+/* ---- blink ---- */
+
+/* The blink stream: advance *rng (xorshift32: x ^= x << 13; x ^= x >> 17;
+ * x ^= x << 5) and return min + (max − min) × (x >> 8) / 2^24. The
+ * animator's first blink starts one interval after creation, each next one
+ * an interval after the previous start. */
+BW_API float bw_animator_blink_interval(uint32_t *rng, float min, float max);
+/* The blink weight of the last update, in [0, 1]. */
+BW_API float bw_animator_blink(const bw_animator *animator);
+
+/* ---- outputs ---- */
+
+typedef struct bw_joint_override {
+    int joint;   /* rig joint index */
+    float r[4];  /* parent-local rotation (x, y, z, w) with the aim applied */
+} bw_joint_override;
+
+#define BW_ANIMATOR_BEHIND_HYSTERESIS 0.2f
+
+typedef enum bw_animator_event_kind {
+    BW_ANIMATOR_EVENT_GRAPH = 0,   /* a graph event (graph_event is valid) */
+    BW_ANIMATOR_EVENT_GESTURE_END, /* the running gesture reached its duration (clip valid) */
+    BW_ANIMATOR_EVENT_BLINK,       /* a blink started */
+    BW_ANIMATOR_EVENT_MARKER       /* a marker of the base's dominant play (locomotion or
+                                      explicit clips; a graph reports its own) was crossed:
+                                      clip, name, time valid */
+} bw_animator_event_kind;
+
+typedef struct bw_animator_event {
+    bw_animator_event_kind kind;
+    int clip;                   /* GESTURE_END, MARKER: the clip index; else -1 */
+    const char *name;           /* MARKER: the marker's name (owned by the clip); else NULL */
+    float time;                 /* MARKER: the marker's time in the clip, seconds */
+    bw_graph_event graph_event; /* GRAPH only */
+} bw_animator_event;
+
+BW_API const bw_pose *bw_animator_pose(const bw_animator *animator);
+BW_API const bw_joint_override *bw_animator_joint_overrides(const bw_animator *animator, int *out_count);
+BW_API const float *bw_animator_expression(const bw_animator *animator, int *out_dim);
+/* The ARKit-52 vector the expression was mapped from (after blink). */
+BW_API const float *bw_animator_arkit(const bw_animator *animator);
+BW_API const float *bw_animator_gaze(const bw_animator *animator); /* 4 floats */
+BW_API const bw_root_delta *bw_animator_root_motion(const bw_animator *animator);
+BW_API const bw_animator_event *bw_animator_events(const bw_animator *animator, int *out_count);
+/* The head aim of the last update before the split: yaw and pitch the
+ * chain took (radians). */
+BW_API void bw_animator_head_aim(const bw_animator *animator, float *out_yaw, float *out_pitch);
+/* The body plays of the last update (locomotion leaves or explicit clips;
+ * none with a graph) as clip index, weight and rate. */
+typedef struct bw_animator_play {
+    int clip;
+    float weight;
+    float rate;
+    float time; /* sample time, seconds */
+} bw_animator_play;
+BW_API const bw_animator_play *bw_animator_plays(const bw_animator *animator, int *out_count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

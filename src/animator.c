@@ -1,0 +1,1067 @@
+/* animator.c - the character animator (include/blendwerk/animator.h).
+ *
+ * Everything is sized and allocated in bw_animator_create; update only
+ * reads and writes those buffers. The four layers run in order: body base
+ * (graph, explicit clips or the locomotion blend tree), gesture (additive
+ * against a reference baked at creation), face (ARKit channels of the face
+ * clips, blink, map), procedural head aim. */
+#include "blendwerk/animator.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "blendwerk/blendtree.h"
+#include "blendwerk/mix.h"
+#include "blendwerk/sample.h"
+#include "bw_math.h"
+#include "common.h"
+#include "graph_internal.h"
+
+static const char *const arkit52_names[BW_ARKIT52_COUNT] = {
+    "eyeBlinkLeft", "eyeLookDownLeft", "eyeLookInLeft", "eyeLookOutLeft", "eyeLookUpLeft", "eyeSquintLeft",
+    "eyeWideLeft", "eyeBlinkRight", "eyeLookDownRight", "eyeLookInRight", "eyeLookOutRight", "eyeLookUpRight",
+    "eyeSquintRight", "eyeWideRight", "jawForward", "jawLeft", "jawRight", "jawOpen", "mouthClose",
+    "mouthFunnel", "mouthPucker", "mouthLeft", "mouthRight", "mouthSmileLeft", "mouthSmileRight",
+    "mouthFrownLeft", "mouthFrownRight", "mouthDimpleLeft", "mouthDimpleRight", "mouthStretchLeft",
+    "mouthStretchRight", "mouthRollLower", "mouthRollUpper", "mouthShrugLower", "mouthShrugUpper",
+    "mouthPressLeft", "mouthPressRight", "mouthLowerDownLeft", "mouthLowerDownRight", "mouthUpperUpLeft",
+    "mouthUpperUpRight", "browDownLeft", "browDownRight", "browInnerUp", "browOuterUpLeft", "browOuterUpRight",
+    "cheekPuff", "cheekSquintLeft", "cheekSquintRight", "noseSneerLeft", "noseSneerRight", "tongueOut",
+};
+
+const char *bw_arkit52_name(int index)
+{
+    return index >= 0 && index < BW_ARKIT52_COUNT ? arkit52_names[index] : NULL;
+}
+
+int bw_arkit52_find(const char *name)
+{
+    if (!name) return -1;
+    for (int i = 0; i < BW_ARKIT52_COUNT; i++)
+        if (strcmp(arkit52_names[i], name) == 0) return i;
+    return -1;
+}
+
+/* One ARKit channel of a face clip: points into the clip. */
+typedef struct face_track {
+    int arkit;
+    const float *times;
+    const float *values;
+    int key_count;
+    int stride; /* floats per key (3 for CUBICSPLINE: value in the middle) */
+    int offset;
+} face_track;
+
+typedef struct gesture_slot {
+    bool active;
+    int slot;          /* index into the gesture clip list */
+    float t;           /* seconds since start */
+    float weight;      /* envelope weight of the last update */
+    float scale;       /* outgoing slot: remaining share of its frozen weight */
+    float ramp;        /* outgoing slot: seconds over which `scale` goes 1 -> 0 */
+    bw_gesture_desc desc;
+} gesture_slot;
+
+struct bw_animator {
+    bw_allocator alloc;
+    const bw_rig *rig;
+    int joint_count;
+    int clip_count;
+    const bw_clip **clips;
+    const char **names; /* copies of desc.clip_names (NULL entries allowed) */
+    bw_binding **bindings;
+    bw_mixer *mixer;
+    bw_pose pose, sample;
+    float (*model)[4][4];
+    /* body */
+    bw_blend_tree *loco_tree;
+    bw_blend_tree_state *loco_state;
+    double *clip_time;
+    bw_clip_contribution *contribs;
+    bw_root_play *root_plays;
+    bw_animator_play *plays;
+    int play_count, contrib_capacity;
+    bw_root_motion_config rm_cfg;
+    bw_root_delta root;
+    bw_graph_cursor *cursor;
+    const bw_graph *graph;
+    /* gesture */
+    int gesture_count;
+    int *gesture_clip;
+    bw_pose *gesture_ref;
+    gesture_slot cur, old;
+    /* face */
+    int face_count;
+    int *face_clip;
+    int *face_first; /* face_count + 1 offsets into tracks */
+    face_track *tracks;
+    int track_count;
+    double *face_time;
+    /* expression */
+    bw_expression_space space;
+    int dim;
+    float arkit[BW_ARKIT52_COUNT];
+    float *expr;
+    /* the last good state (copied) */
+    float velocity[3], position[3], yaw;
+    bool use_clips, use_face, has_look_at, has_expr;
+    float *clip_w, *face_w, *state_expr;
+    int state_expr_count;
+    float look_at[3];
+    bw_state_problem problems[BW_ANIMATOR_MAX_PROBLEMS];
+    int problem_count;
+    /* head */
+    int chain[BW_ANIMATOR_MAX_CHAIN];
+    float chain_w[BW_ANIMATOR_MAX_CHAIN];
+    int chain_count;
+    float yaw_limit, pitch_limit, eye_yaw_limit, eye_pitch_limit;
+    float head_yaw, head_pitch, prev_yaw;
+    float gaze[4];
+    bw_joint_override overrides[BW_ANIMATOR_MAX_CHAIN];
+    /* blink */
+    bool blink_on;
+    uint32_t rng;
+    float blink_min, blink_max, blink_dur;
+    double clock, next_blink, blink_start;
+    bool blinking;
+    float blink_w;
+    /* events */
+    bw_animator_event *events;
+    int event_count, event_capacity;
+};
+
+/* ---- create-time problems: the graph compiler's report (one error list type) ---- */
+
+#define REPORT(rep, code, ...) (bw_graph_problem((rep), (code), __VA_ARGS__), (code))
+
+static bool clip_index_ok(int clip, int count) { return clip >= 0 && clip < count; }
+
+/* Resolve the head chain into a (joints, weights, limits). */
+static void resolve_head(bw_animator *a, const bw_head_desc *h, bw_graph_report *rep)
+{
+    a->yaw_limit = h->yaw_limit > 0.0f ? h->yaw_limit : 1.2f;
+    a->pitch_limit = h->pitch_limit > 0.0f ? h->pitch_limit : 0.6f;
+    a->eye_yaw_limit = h->eye_yaw_limit > 0.0f ? h->eye_yaw_limit : 0.6f;
+    a->eye_pitch_limit = h->eye_pitch_limit > 0.0f ? h->eye_pitch_limit : 0.4f;
+    float limits[4] = {h->yaw_limit, h->pitch_limit, h->eye_yaw_limit, h->eye_pitch_limit};
+    for (int i = 0; i < 4; i++)
+        if (!isfinite(limits[i]) || limits[i] < 0.0f)
+            bw_graph_problem(rep, BW_ERR_NON_FINITE, "desc.head", "limits must be finite and >= 0");
+    if (h->disabled) return;
+    if (h->chain_count < 0 || h->chain_count > BW_ANIMATOR_MAX_CHAIN || (h->chain_count > 0 && !h->chain)) {
+        bw_graph_problem(rep, BW_ERR_INVALID_ARGUMENT, "desc.head.chain", "chain_count %d is not in [0, %d]",
+               h->chain_count, BW_ANIMATOR_MAX_CHAIN);
+        return;
+    }
+    if (h->chain_count > 0) {
+        char where[64];
+        for (int i = 0; i < h->chain_count; i++) {
+            snprintf(where, sizeof where, "desc.head.chain[%d]", i);
+            int j = h->chain[i] ? bw_rig_find_by_name(a->rig, h->chain[i]) : -1;
+            if (j < 0) {
+                bw_graph_problem(rep, BW_ERR_NOT_FOUND, where, "no joint '%s' in the rig",
+                       h->chain[i] ? h->chain[i] : "(null)");
+                continue;
+            }
+            float w = h->weights ? h->weights[i] : 1.0f / (float)h->chain_count;
+            if (!isfinite(w) || w < 0.0f) {
+                snprintf(where, sizeof where, "desc.head.weights[%d]", i);
+                bw_graph_problem(rep, BW_ERR_RANGE, where, "weight must be finite and >= 0");
+            }
+            a->chain[a->chain_count] = j;
+            a->chain_w[a->chain_count++] = w;
+        }
+        return;
+    }
+    static const char *const three[] = {"neck_01", "neck_02", "head"};
+    static const float three_w[] = {0.25f, 0.25f, 0.5f};
+    static const char *const two[] = {"neck", "head"};
+    static const float two_w[] = {0.4f, 0.6f};
+    static const char *const one[] = {"head"};
+    static const float one_w[] = {1.0f};
+    const char *const *sets[] = {three, two, one};
+    const float *ws[] = {three_w, two_w, one_w};
+    const int ns[] = {3, 2, 1};
+    for (int s = 0; s < 3; s++) {
+        int found = 0;
+        for (int i = 0; i < ns[s]; i++) {
+            int j = bw_rig_find_by_name(a->rig, sets[s][i]);
+            if (j < 0) break;
+            a->chain[i] = j;
+            a->chain_w[i] = ws[s][i];
+            found++;
+        }
+        if (found == ns[s]) {
+            a->chain_count = found;
+            return;
+        }
+    }
+    a->chain_count = 0;
+}
+
+/* ARKit FLOAT tracks of the face clips. */
+static bw_result collect_face_tracks(bw_animator *a, bool store)
+{
+    int n = 0;
+    for (int f = 0; f < a->face_count; f++) {
+        if (store) a->face_first[f] = n;
+        const bw_clip *clip = a->clips[a->face_clip[f]];
+        int tc = bw_clip_track_count(clip);
+        for (int t = 0; t < tc; t++) {
+            bw_track_desc d;
+            if (bw_clip_track(clip, t, &d) != BW_OK || d.channel != BW_CHANNEL_FLOAT || d.key_count < 1) continue;
+            int k = bw_arkit52_find(d.joint);
+            if (k < 0) continue;
+            if (store) {
+                face_track *ft = &a->tracks[n];
+                ft->arkit = k;
+                ft->times = d.times;
+                ft->values = d.values;
+                ft->key_count = d.key_count;
+                ft->stride = d.interp == BW_INTERP_CUBICSPLINE ? 3 : 1;
+                ft->offset = d.interp == BW_INTERP_CUBICSPLINE ? 1 : 0;
+            }
+            n++;
+        }
+    }
+    if (store) a->face_first[a->face_count] = n;
+    a->track_count = n;
+    return BW_OK;
+}
+
+static int cmp_loco(const void *x, const void *y)
+{
+    const bw_locomotion_entry *a = (const bw_locomotion_entry *)x, *b = (const bw_locomotion_entry *)y;
+    return (a->speed > b->speed) - (a->speed < b->speed);
+}
+
+static bw_result build_locomotion(bw_animator *a, const bw_animator_desc *desc, bw_graph_report *rep)
+{
+    int n = desc->locomotion_count;
+    if (n == 0) return BW_OK;
+    if (n < 0 || n > 256 || !desc->locomotion)
+        return REPORT(rep, BW_ERR_INVALID_ARGUMENT, "desc.locomotion", "locomotion_count %d is not in [0, 256]",
+                      n);
+    bool ok = true;
+    char where[64];
+    for (int i = 0; i < n; i++) {
+        const bw_locomotion_entry *e = &desc->locomotion[i];
+        if (!clip_index_ok(e->clip, desc->clip_count)) {
+            snprintf(where, sizeof where, "desc.locomotion[%d].clip", i);
+            bw_graph_problem(rep, BW_ERR_RANGE, where, "clip %d is not in [0, %d)", e->clip, desc->clip_count);
+            ok = false;
+        }
+        if (!isfinite(e->speed) || e->speed < 0.0f) {
+            snprintf(where, sizeof where, "desc.locomotion[%d].speed", i);
+            bw_graph_problem(rep, isfinite(e->speed) ? BW_ERR_RANGE : BW_ERR_NON_FINITE, where,
+                   "speed must be finite and >= 0");
+            ok = false;
+        }
+    }
+    if (!ok) return rep->first;
+    bw_locomotion_entry sorted[256];
+    memcpy(sorted, desc->locomotion, (size_t)n * sizeof *sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_loco);
+    bw_blend_node nodes[257];
+    int children[256];
+    float thresholds[256];
+    for (int i = 0; i < n; i++) {
+        nodes[i] = bw_blend_clip_node(sorted[i].clip, bw_clip_length(desc->clips[sorted[i].clip]));
+        children[i] = i;
+        thresholds[i] = sorted[i].speed;
+    }
+    nodes[n] = bw_blend_1d_node(children, thresholds, n, 0, true);
+    bw_blend_tree_desc td = {0};
+    td.nodes = nodes;
+    td.node_count = n + 1;
+    td.root = n;
+    td.param_count = 1;
+    td.allocator = a->alloc;
+    bw_error err = {0};
+    bw_result r = bw_blend_tree_compile(&td, &a->loco_tree, &err);
+    if (r != BW_OK) return REPORT(rep, r, "desc.locomotion", "%s", err.message);
+    r = bw_blend_tree_state_create(a->loco_tree, &a->alloc, &a->loco_state);
+    if (r != BW_OK) return REPORT(rep, r, "desc.locomotion", "out of memory");
+    return BW_OK;
+}
+
+/* The animator's arrays, listed once for allocation and release. */
+#define SIZED_AT_START(X)                                                  \
+    X(a->clips, a->clip_count) X(a->names, a->clip_count)                  \
+    X(a->bindings, a->clip_count) X(a->clip_time, a->clip_count)           \
+    X(a->clip_w, a->clip_count) X(a->face_clip, a->face_count)             \
+    X(a->face_first, a->face_count + 1) X(a->face_time, a->face_count)     \
+    X(a->face_w, a->face_count) X(a->gesture_clip, a->gesture_count)       \
+    X(a->gesture_ref, a->gesture_count) X(a->expr, a->dim)                 \
+    X(a->state_expr, a->dim > BW_ARKIT52_COUNT ? a->dim : BW_ARKIT52_COUNT) \
+    X(a->events, a->event_capacity) X(a->model, a->joint_count)
+#define SIZED_BY_PLAYS(X) \
+    X(a->contribs, a->contrib_capacity) X(a->root_plays, a->contrib_capacity) X(a->plays, a->contrib_capacity)
+
+#define ALLOC_N(ptr, n)                                                                    \
+    do {                                                                                   \
+        if ((n) > 0 && !((ptr) = bw_alloc_zeroed(&a->alloc, (size_t)(n) * sizeof *(ptr)))) \
+            goto oom;                                                                      \
+    } while (0);
+
+bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw_animator_errors *errors)
+{
+    bw_graph_report rep;
+    bw_graph_report_begin(&rep, errors);
+    if (!desc || !out || !desc->rig)
+        return REPORT(&rep, BW_ERR_INVALID_ARGUMENT, "desc", "desc, desc.rig and out are required");
+    if (desc->clip_count < 0 || desc->clip_count > 65536 || (desc->clip_count > 0 && !desc->clips))
+        return REPORT(&rep, BW_ERR_INVALID_ARGUMENT, "desc.clips", "clip_count %d is not in [0, 65536]",
+                      desc->clip_count);
+    char where[64];
+    for (int i = 0; i < desc->clip_count; i++)
+        if (!desc->clips[i]) {
+            snprintf(where, sizeof where, "desc.clips[%d]", i);
+            bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, where, "clip is NULL");
+        }
+    const bw_expression_space *sp = &desc->expression_space;
+    if (sp->kind == BW_EXPRESSION_CUSTOM) {
+        if (!sp->map)
+            bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, "desc.expression_space.map",
+                   "a custom expression space needs a map function");
+        if (sp->dim < 1 || sp->dim > BW_ANIMATOR_MAX_DIM)
+            bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, "desc.expression_space.dim", "dim %d is not in [1, %d]",
+                   sp->dim, BW_ANIMATOR_MAX_DIM);
+    } else if (sp->kind != BW_EXPRESSION_ARKIT52) {
+        bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, "desc.expression_space.kind", "unknown kind %d",
+               (int)sp->kind);
+    } else if (sp->dim != 0 && sp->dim != BW_ARKIT52_COUNT) {
+        bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, "desc.expression_space.dim",
+               "the ARKit-52 space has dim 52, not %d", sp->dim);
+    }
+    const int *lists[2] = {desc->face_clips, desc->gesture_clips};
+    const int counts[2] = {desc->face_clip_count, desc->gesture_clip_count};
+    const char *lnames[2] = {"face_clips", "gesture_clips"};
+    for (int l = 0; l < 2; l++) {
+        if (counts[l] < 0 || counts[l] > desc->clip_count || (counts[l] > 0 && !lists[l])) {
+            snprintf(where, sizeof where, "desc.%s", lnames[l]);
+            bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, where, "count %d is not in [0, clip_count]", counts[l]);
+            continue;
+        }
+        for (int i = 0; i < counts[l]; i++)
+            if (!clip_index_ok(lists[l][i], desc->clip_count)) {
+                snprintf(where, sizeof where, "desc.%s[%d]", lnames[l], i);
+                bw_graph_problem(&rep, BW_ERR_RANGE, where, "clip %d is not in [0, %d)", lists[l][i],
+                       desc->clip_count);
+            }
+    }
+    if (desc->graph && bw_graph_clip_count(desc->graph) != desc->clip_count)
+        bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, "desc.graph",
+               "the graph has %d clips, the animator %d (the graph's clip list must be desc.clips)",
+               bw_graph_clip_count(desc->graph), desc->clip_count);
+    const bw_blink_desc *bl = &desc->blink;
+    float bmin = bl->interval_min > 0.0f ? bl->interval_min : 2.0f;
+    float bmax = bl->interval_max > 0.0f ? bl->interval_max : (bl->interval_min > 6.0f ? bl->interval_min : 6.0f);
+    float bdur = bl->duration > 0.0f ? bl->duration : 0.15f;
+    if (!isfinite(bl->interval_min) || !isfinite(bl->interval_max) || !isfinite(bl->duration) || bl->interval_min < 0.0f ||
+        bl->interval_max < 0.0f || bl->duration < 0.0f || bmin > bmax)
+        bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, "desc.blink",
+               "intervals and duration must be finite, >= 0, min <= max");
+    if (desc->event_capacity < 0 || desc->event_capacity > (1 << 16))
+        bw_graph_problem(&rep, BW_ERR_LIMIT, "desc.event_capacity", "%d is not in [0, 65536]", desc->event_capacity);
+    if (rep.first != BW_OK) return rep.first;
+
+    bw_allocator alloc = desc->allocator;
+    bw_animator *a = bw_alloc_zeroed(&alloc, sizeof *a);
+    if (!a) return REPORT(&rep, BW_ERR_OUT_OF_MEMORY, "desc", "out of memory");
+    a->alloc = alloc;
+    a->rig = desc->rig;
+    a->joint_count = bw_rig_joint_count(desc->rig);
+    a->clip_count = desc->clip_count;
+    a->graph = desc->graph;
+    a->space = *sp;
+    a->dim = sp->kind == BW_EXPRESSION_CUSTOM ? sp->dim : BW_ARKIT52_COUNT;
+    a->face_count = desc->face_clip_count;
+    a->gesture_count = desc->gesture_clip_count;
+    a->event_capacity = desc->event_capacity > 0 ? desc->event_capacity : 64;
+    a->blink_on = !bl->disabled;
+    a->rng = bl->seed ? bl->seed : 1u;
+    a->blink_min = bmin;
+    a->blink_max = bmax;
+    a->blink_dur = bdur;
+
+    SIZED_AT_START(ALLOC_N)
+    for (int i = 0; i < a->clip_count; i++) {
+        a->clips[i] = desc->clips[i];
+        if (desc->clip_names && desc->clip_names[i]) {
+            a->names[i] = bw_strdup(&a->alloc, desc->clip_names[i]);
+            if (!a->names[i]) goto oom;
+        }
+        bw_binding_desc bd = {0};
+        bd.clip = desc->clips[i];
+        bd.rig = desc->rig;
+        bd.allocator = a->alloc;
+        bw_error err = {0};
+        bw_result r = bw_binding_create(&bd, &a->bindings[i], &err);
+        if (r != BW_OK) {
+            snprintf(where, sizeof where, "desc.clips[%d]", i);
+            bw_graph_problem(&rep, r, where, "%s", err.message);
+            goto fail;
+        }
+    }
+    if (a->face_count) memcpy(a->face_clip, desc->face_clips, (size_t)a->face_count * sizeof(int));
+    if (a->gesture_count) memcpy(a->gesture_clip, desc->gesture_clips, (size_t)a->gesture_count * sizeof(int));
+    collect_face_tracks(a, false);
+    ALLOC_N(a->tracks, a->track_count);
+    collect_face_tracks(a, true);
+
+    if (bw_pose_init(&a->pose, a->rig, &a->alloc) != BW_OK || bw_pose_init(&a->sample, a->rig, &a->alloc) != BW_OK)
+        goto oom;
+    bw_pose_set_rest(&a->pose, a->rig);
+    for (int g = 0; g < a->gesture_count; g++) {
+        if (bw_pose_init(&a->gesture_ref[g], a->rig, &a->alloc) != BW_OK) goto oom;
+        if (desc->gesture_reference_rest) bw_pose_set_rest(&a->gesture_ref[g], a->rig);
+        else bw_sample_clip(a->bindings[a->gesture_clip[g]], a->rig, 0.0f, &a->gesture_ref[g]);
+    }
+    resolve_head(a, &desc->head, &rep);
+    if (rep.first != BW_OK) goto fail;
+    if (bw_rig_joint_count(a->rig) > 0) {
+        bw_error err = {0};
+        bw_result r = bw_root_motion_config_init(&a->rm_cfg, a->rig, desc->root_joint, 0, &err);
+        if (r != BW_OK) {
+            bw_graph_problem(&rep, r, "desc.root_joint", "%s", err.message);
+            goto fail;
+        }
+    }
+    if (build_locomotion(a, desc, &rep) != BW_OK) goto fail;
+    int leaves = a->loco_tree ? bw_blend_tree_max_leaves(a->loco_tree) : 0;
+    a->contrib_capacity = (a->clip_count > leaves ? a->clip_count : leaves) + 1;
+    SIZED_BY_PLAYS(ALLOC_N)
+    bw_mixer_desc md = {0};
+    md.rig = a->rig;
+    md.max_contributions = a->contrib_capacity;
+    md.allocator = a->alloc;
+    {
+        bw_result r = bw_mixer_create(&md, &a->mixer);
+        if (r != BW_OK) {
+            bw_graph_problem(&rep, r, "desc.rig", "mixer: %s", bw_result_name(r));
+            goto fail;
+        }
+    }
+    if (desc->graph) {
+        bw_graph_cursor_desc cd = {0};
+        cd.rig = a->rig;
+        cd.bindings = (const bw_binding *const *)a->bindings;
+        cd.binding_count = a->clip_count;
+        cd.allocator = a->alloc;
+        bw_graph_errors ge = {0};
+        bw_error gerr[1];
+        ge.errors = gerr;
+        ge.capacity = 1;
+        bw_result r = bw_graph_cursor_create(desc->graph, &cd, &a->cursor, &ge);
+        if (r != BW_OK) {
+            bw_graph_problem(&rep, r, "desc.graph", "%s", ge.count ? gerr[0].message : bw_result_name(r));
+            goto fail;
+        }
+    }
+    a->next_blink = bw_animator_blink_interval(&a->rng, a->blink_min, a->blink_max);
+    *out = a;
+    return BW_OK;
+oom:
+    bw_graph_problem(&rep, BW_ERR_OUT_OF_MEMORY, "desc", "out of memory");
+fail:
+    bw_animator_destroy(a);
+    return rep.first;
+}
+
+#define FREE_N(ptr, n) bw_free(&a->alloc, (ptr), (size_t)(n) * sizeof *(ptr));
+
+void bw_animator_destroy(bw_animator *a)
+{
+    if (!a) return;
+    bw_graph_cursor_destroy(a->cursor);
+    bw_mixer_destroy(a->mixer);
+    bw_blend_tree_state_destroy(a->loco_state);
+    bw_blend_tree_destroy(a->loco_tree);
+    for (int i = 0; a->bindings && i < a->clip_count; i++) bw_binding_destroy(a->bindings[i]);
+    for (int i = 0; a->names && i < a->clip_count; i++) bw_free_string(&a->alloc, (char *)a->names[i]);
+    for (int g = 0; a->gesture_ref && g < a->gesture_count; g++) bw_pose_deinit(&a->gesture_ref[g]);
+    bw_pose_deinit(&a->pose);
+    bw_pose_deinit(&a->sample);
+    SIZED_AT_START(FREE_N)
+    FREE_N(a->tracks, a->track_count);
+    SIZED_BY_PLAYS(FREE_N)
+    bw_allocator alloc = a->alloc;
+    bw_free(&alloc, a, sizeof *a);
+}
+
+int bw_animator_find_clip(const bw_animator *a, const char *name)
+{
+    if (!a || !name) return -1;
+    for (int i = 0; i < a->clip_count; i++)
+        if (a->names[i] && strcmp(a->names[i], name) == 0) return i;
+    return -1;
+}
+int bw_animator_clip_count(const bw_animator *a) { return a ? a->clip_count : 0; }
+int bw_animator_expression_dim(const bw_animator *a) { return a ? a->dim : 0; }
+const bw_graph_cursor *bw_animator_cursor(const bw_animator *a) { return a ? a->cursor : NULL; }
+
+/* ---- validation ---- */
+
+typedef struct problems {
+    bw_state_problem *list;
+    int capacity, count;
+    bw_result first;
+} problems;
+
+static void problem(problems *p, bw_result code, const char *msg, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static void problem(problems *p, bw_result code, const char *msg, const char *fmt, ...)
+{
+    if (p->first == BW_OK) p->first = code;
+    if (p->list && p->count < p->capacity) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(p->list[p->count].path, sizeof p->list[p->count].path, fmt, ap);
+        va_end(ap);
+        snprintf(p->list[p->count].message, sizeof p->list[p->count].message, "%s", msg);
+    }
+    p->count++;
+}
+
+static const char *nan_or_inf(float v) { return isnan(v) ? "is NaN" : "is infinite"; }
+
+static void check_finite(problems *p, const float *v, int n, const char *field)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i])) problem(p, BW_ERR_NON_FINITE, nan_or_inf(v[i]), "state.%s[%d]", field, i);
+}
+
+/* An optional weight array: NULL, or `expected` (< 0: any) finite weights >= 0. */
+static void check_weights(problems *p, const float *w, int n, int expected, const char *field, const char *what)
+{
+    if (!w) return;
+    if (n < 0 || (expected >= 0 && n != expected)) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "has %d weights, the animator has %d %s", n, expected, what);
+        problem(p, BW_ERR_INVALID_ARGUMENT, msg, "state.%s", field);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(w[i])) problem(p, BW_ERR_NON_FINITE, nan_or_inf(w[i]), "state.%s[%d]", field, i);
+        else if (w[i] < 0.0f) problem(p, BW_ERR_RANGE, "is negative", "state.%s[%d]", field, i);
+    }
+}
+
+bw_result bw_character_state_validate(const bw_character_state *s, const bw_animator *a, bw_state_problem *list,
+                                      int capacity, int *out_count)
+{
+    problems p = {list, list ? capacity : 0, 0, BW_OK};
+    if (!s) {
+        problem(&p, BW_ERR_INVALID_ARGUMENT, "is NULL", "state");
+    } else {
+        check_finite(&p, s->velocity, 3, "velocity");
+        check_finite(&p, s->position, 3, "position");
+        if (!isfinite(s->yaw)) problem(&p, BW_ERR_NON_FINITE, nan_or_inf(s->yaw), "state.yaw");
+        check_weights(&p, s->clip_weights, s->clip_weight_count, a ? a->clip_count : -1, "clip_weights", "clips");
+        check_weights(&p, s->face_weights, s->face_weight_count, a ? a->face_count : -1, "face_weights",
+                      "face clips");
+        if (s->has_look_at) check_finite(&p, s->look_at, 3, "look_at");
+        if (s->expression) {
+            bool count_ok = s->expression_count == BW_ARKIT52_COUNT ||
+                            (a ? s->expression_count == a->dim : s->expression_count > 0);
+            if (!count_ok) {
+                char msg[96];
+                snprintf(msg, sizeof msg, "has %d numbers, expected 52 or %d", s->expression_count,
+                         a ? a->dim : BW_ARKIT52_COUNT);
+                problem(&p, BW_ERR_INVALID_ARGUMENT, msg, "state.expression");
+            } else {
+                check_finite(&p, s->expression, s->expression_count, "expression");
+            }
+        }
+        int pc = a && a->graph ? bw_graph_param_count(a->graph) : (a ? 0 : -1);
+        if (s->param_count < 0 || (s->param_count > 0 && !s->params))
+            problem(&p, BW_ERR_INVALID_ARGUMENT, "count without an array", "state.params");
+        else
+            for (int i = 0; i < s->param_count; i++) {
+                const bw_character_param *q = &s->params[i];
+                if (q->index < 0 || (pc >= 0 && q->index >= pc)) {
+                    problem(&p, BW_ERR_RANGE, a && !a->graph ? "the animator has no graph" : "no such parameter",
+                            "state.params[%d].index", i);
+                } else if (a && bw_graph_param_kind_of(a->graph, q->index) == BW_GRAPH_PARAM_TRIGGER) {
+                    problem(&p, BW_ERR_INVALID_ARGUMENT, "is a trigger: fire it", "state.params[%d].index", i);
+                } else if (!isfinite(q->value)) {
+                    problem(&p, BW_ERR_NON_FINITE, nan_or_inf(q->value), "state.params[%d].value", i);
+                }
+            }
+        if (s->fire_count < 0 || (s->fire_count > 0 && !s->fire))
+            problem(&p, BW_ERR_INVALID_ARGUMENT, "count without an array", "state.fire");
+        else
+            for (int i = 0; i < s->fire_count; i++) {
+                int t = s->fire[i];
+                if (t < 0 || (pc >= 0 && t >= pc))
+                    problem(&p, BW_ERR_RANGE, a && !a->graph ? "the animator has no graph" : "no such trigger",
+                            "state.fire[%d]", i);
+                else if (a && bw_graph_param_kind_of(a->graph, t) != BW_GRAPH_PARAM_TRIGGER)
+                    problem(&p, BW_ERR_INVALID_ARGUMENT, "is not a trigger", "state.fire[%d]", i);
+            }
+    }
+    if (out_count) *out_count = p.count;
+    return p.first;
+}
+
+/* ---- gesture ---- */
+
+float bw_gesture_envelope(const bw_gesture_desc *g, float t)
+{
+    if (!g || !(t >= 0.0f) || !(t <= g->duration)) return 0.0f;
+    float u = 1.0f;
+    if (g->fade_in > 0.0f && t / g->fade_in < u) u = t / g->fade_in;
+    if (g->fade_out > 0.0f && (g->duration - t) / g->fade_out < u) u = (g->duration - t) / g->fade_out;
+    return bw_ease(g->curve, BW_EASE_IN_OUT, u);
+}
+
+static float envelope_at(const gesture_slot *s)
+{
+    float w = s->desc.envelope ? s->desc.envelope(s->desc.user, s->t, s->desc.duration)
+                               : bw_gesture_envelope(&s->desc, s->t);
+    return bw_clamp01(w);
+}
+
+bw_result bw_animator_gesture(bw_animator *a, int clip, const bw_gesture_desc *gesture)
+{
+    if (!a) return BW_ERR_INVALID_ARGUMENT;
+    int slot = -1;
+    for (int g = 0; g < a->gesture_count; g++)
+        if (a->gesture_clip[g] == clip) slot = g;
+    if (slot < 0) return BW_ERR_RANGE;
+    bw_gesture_desc d = gesture ? *gesture : (bw_gesture_desc){0};
+    if (!isfinite(d.duration) || !isfinite(d.fade_in) || !isfinite(d.fade_out)) return BW_ERR_NON_FINITE;
+    if (d.duration < 0.0f || d.fade_in < 0.0f || d.fade_out < 0.0f || (int)d.curve < 0 ||
+        d.curve >= BW_EASE_STYLE_COUNT)
+        return BW_ERR_INVALID_ARGUMENT;
+    if (d.duration == 0.0f) d.duration = bw_clip_length(a->clips[clip]);
+    if (a->cur.active) {
+        a->old = a->cur;
+        a->old.scale = 1.0f;
+        a->old.ramp = d.fade_in;
+        if (d.fade_in <= 0.0f) a->old.active = false;
+    }
+    a->cur = (gesture_slot){0};
+    a->cur.active = true;
+    a->cur.slot = slot;
+    a->cur.desc = d;
+    return BW_OK;
+}
+
+float bw_animator_gesture_weight(const bw_animator *a) { return a && a->cur.active ? a->cur.weight : 0.0f; }
+float bw_animator_gesture_outgoing_weight(const bw_animator *a)
+{
+    return a && a->old.active ? a->old.weight * a->old.scale : 0.0f;
+}
+
+static void push_event(bw_animator *a, bw_animator_event_kind kind, int clip, const bw_graph_event *ge)
+{
+    if (a->event_count >= a->event_capacity) return;
+    bw_animator_event *e = &a->events[a->event_count++];
+    memset(e, 0, sizeof *e);
+    e->kind = kind;
+    e->clip = clip;
+    if (ge) e->graph_event = *ge;
+}
+
+/* Apply one gesture slot's delta at weight w over a->pose. */
+static void apply_gesture(bw_animator *a, const gesture_slot *s, float w)
+{
+    if (!(w > 0.0f)) return;
+    int clip = a->gesture_clip[s->slot];
+    const bw_clip *c = a->clips[clip];
+    float len = bw_clip_length(c), t = s->t;
+    if (len > 0.0f) t = bw_clip_loop(c) ? fmodf(t, len) : (t < len ? t : len);
+    bw_sample_clip(a->bindings[clip], a->rig, t, &a->sample);
+    const bw_pose *ref = &a->gesture_ref[s->slot];
+    const float id[4] = {0, 0, 0, 1};
+    for (int j = 0; j < a->joint_count; j++) {
+        float k = w * bw_clamp01(a->sample.coverage[j]);
+        if (!(k > 0.0f)) continue;
+        const bw_transform *g = &a->sample.joints[j], *r = &ref->joints[j];
+        bw_transform *o = &a->pose.joints[j];
+        float inv[4], dr[4], part[4];
+        bw_quat_conjugate(r->r, inv);
+        bw_quat_mul(inv, g->r, dr);
+        bw_quat_slerp(id, dr, k, part);
+        bw_quat_mul(o->r, part, o->r);
+        bw_quat_normalize(o->r);
+        for (int i = 0; i < 3; i++) {
+            o->t[i] += k * (g->t[i] - r->t[i]);
+            float ds = r->s[i] != 0.0f ? g->s[i] / r->s[i] : 1.0f;
+            o->s[i] *= 1.0f + k * (ds - 1.0f);
+        }
+    }
+    for (int i = 0; i < a->pose.curve_count; i++) {
+        float k = w * bw_clamp01(a->sample.curve_coverage[i]);
+        if (k > 0.0f) a->pose.curves[i] += k * (a->sample.curves[i] - ref->curves[i]);
+    }
+}
+
+static void gesture_layer(bw_animator *a, float dt)
+{
+    if (a->old.active) {
+        a->old.t += dt;
+        a->old.scale = a->old.ramp > 0.0f ? a->old.scale - dt / a->old.ramp : 0.0f;
+        if (a->old.scale <= 0.0f || a->old.t >= a->old.desc.duration) a->old.active = false;
+        else apply_gesture(a, &a->old, a->old.weight * a->old.scale);
+    }
+    if (a->cur.active) {
+        a->cur.t += dt;
+        if (a->cur.t >= a->cur.desc.duration) {
+            a->cur.active = false;
+            a->cur.weight = 0.0f;
+            push_event(a, BW_ANIMATOR_EVENT_GESTURE_END, a->gesture_clip[a->cur.slot], NULL);
+            return;
+        }
+        a->cur.weight = envelope_at(&a->cur);
+        apply_gesture(a, &a->cur, a->cur.weight);
+    }
+}
+
+/* ---- body ---- */
+
+static void push_marker(bw_animator *a, int clip, int marker)
+{
+    if (a->event_count >= a->event_capacity) return;
+    push_event(a, BW_ANIMATOR_EVENT_MARKER, clip, NULL);
+    bw_animator_event *e = &a->events[a->event_count - 1];
+    e->name = bw_clip_marker_name(a->clips[clip], marker);
+    e->time = bw_clip_marker_time(a->clips[clip], marker);
+}
+
+/* Markers of `clip` crossed by the step (from, from + delta]: forward, or
+ * [from + delta, from) in reverse order for a negative delta. */
+static void cross_markers(bw_animator *a, int clip, double from, double delta, bool loop)
+{
+    const bw_clip *c = a->clips[clip];
+    int m = bw_clip_marker_count(c);
+    double len = bw_clip_length(c);
+    if (m == 0 || !(delta != 0.0) || !(len > 0.0) || !isfinite(from) || !isfinite(delta)) return;
+    double start = from, end = from + delta;
+    if (!loop) {
+        end = end < 0.0 ? 0.0 : (end > len ? len : end);
+        if (start < 0.0) start = 0.0;
+        if (start > len) start = len;
+    }
+    const double limit = 4.0 * len; /* at most 4 cycles per update */
+    if (delta > 0.0) {
+        if (end - start > limit) start = end - limit;
+        for (double k = floor(start / len); k * len <= end; k += 1.0)
+            for (int i = 0; i < m; i++) {
+                double t = k * len + bw_clip_marker_time(c, i);
+                if (t > start && t <= end) push_marker(a, clip, i);
+            }
+    } else {
+        if (start - end > limit) start = end + limit;
+        for (double k = floor(start / len); (k + 1.0) * len >= end; k -= 1.0)
+            for (int i = m - 1; i >= 0; i--) {
+                double t = k * len + bw_clip_marker_time(c, i);
+                if (t < start && t >= end) push_marker(a, clip, i);
+            }
+    }
+}
+
+/* Markers of the heaviest of the first n root plays (plays[] gives the clip). */
+static void dominant_markers(bw_animator *a, int n)
+{
+    int best = -1;
+    for (int i = 0; i < n; i++)
+        if (best < 0 || a->root_plays[i].weight > a->root_plays[best].weight) best = i;
+    if (best >= 0)
+        cross_markers(a, a->plays[best].clip, a->root_plays[best].from, a->root_plays[best].delta,
+                      a->root_plays[best].loop);
+}
+
+static void graph_event(void *user, const bw_graph_event *e)
+{
+    push_event((bw_animator *)user, BW_ANIMATOR_EVENT_GRAPH, -1, e);
+}
+
+static void body_layer(bw_animator *a, float dt, const bw_character_state *fresh)
+{
+    bw_root_delta zero = {0};
+    a->root = zero;
+    a->play_count = 0;
+    bw_pose_set_rest(&a->pose, a->rig);
+    if (a->cursor) {
+        if (fresh) {
+            for (int i = 0; i < fresh->param_count; i++)
+                bw_graph_cursor_set_param(a->cursor, fresh->params[i].index, fresh->params[i].value);
+            for (int i = 0; i < fresh->fire_count; i++) bw_graph_cursor_fire(a->cursor, fresh->fire[i]);
+        }
+        bw_graph_cursor_update(a->cursor, dt);
+        bw_graph_cursor_evaluate(a->cursor, NULL, &a->pose);
+        if (a->joint_count > 0) bw_graph_cursor_root_motion(a->cursor, &a->rm_cfg, &a->root);
+        bw_graph_cursor_drain(a->cursor, graph_event, a);
+    } else {
+        int n = 0;
+        if (a->use_clips) {
+            for (int i = 0; i < a->clip_count; i++) {
+                if (!(a->clip_w[i] > 0.0f)) continue;
+                const bw_clip *c = a->clips[i];
+                float len = bw_clip_length(c);
+                bool loop = bw_clip_loop(c);
+                double from = a->clip_time[i], to = from + dt;
+                if (len > 0.0f) to = loop ? fmod(to, (double)len) : (to < len ? to : len);
+                else to = 0.0;
+                a->clip_time[i] = to;
+                a->contribs[n] = (bw_clip_contribution){a->bindings[i], (float)to, a->clip_w[i], 0};
+                a->root_plays[n] = (bw_root_play){a->bindings[i], from, dt, loop, a->clip_w[i], 0};
+                a->plays[n] = (bw_animator_play){i, a->clip_w[i], 1.0f, (float)to};
+                n++;
+            }
+            if (a->joint_count > 0) bw_root_motion_extract(a->rig, &a->rm_cfg, a->root_plays, n, &a->root);
+            dominant_markers(a, n);
+        } else if (a->loco_state) {
+            float speed = sqrtf(a->velocity[0] * a->velocity[0] + a->velocity[2] * a->velocity[2]);
+            bw_blend_tree_state_set_param(a->loco_state, 0, speed);
+            bw_blend_tree_state_update(a->loco_state, dt);
+            bw_blend_tree_state_emit(a->loco_state, (const bw_binding *const *)a->bindings, a->clip_count, 1.0f, 0,
+                                     a->contribs, a->contrib_capacity, &n);
+            int rn = 0;
+            bw_blend_tree_state_emit_root_plays(a->loco_state, (const bw_binding *const *)a->bindings,
+                                                a->clip_count, 1.0f, 0, a->root_plays, a->contrib_capacity, &rn);
+            if (a->joint_count > 0) bw_root_motion_extract(a->rig, &a->rm_cfg, a->root_plays, rn, &a->root);
+            int ln = 0;
+            const bw_blend_step_leaf *leaves = bw_blend_tree_state_leaves(a->loco_state, &ln);
+            for (int i = 0; i < ln && i < a->contrib_capacity; i++)
+                a->plays[i] = (bw_animator_play){leaves[i].leaf.clip, leaves[i].leaf.weight, leaves[i].leaf.rate,
+                                                 leaves[i].time};
+            a->play_count = ln;
+            if (rn == ln) dominant_markers(a, rn); /* root plays and leaves share their order */
+        }
+        if (a->use_clips) a->play_count = n;
+        if (n > 0) bw_mix_run_clips(a->mixer, a->rig, NULL, a->contribs, n, &a->pose);
+    }
+    if (a->root.used > 0) bw_root_motion_remove(a->rig, &a->rm_cfg, &a->pose.joints[a->rm_cfg.root_joint]);
+}
+
+/* ---- face ---- */
+
+/* Value of a face track at time tau in [0, len), looping across the boundary. */
+static float face_value(const face_track *ft, float tau, float len, bool loop)
+{
+    const float *t = ft->times;
+    int n = ft->key_count;
+#define V(i) ft->values[(i) * ft->stride + ft->offset]
+    if (n == 1) return V(0);
+    if (tau >= t[0] && tau <= t[n - 1]) {
+        int k = 1;
+        while (k < n - 1 && t[k] < tau) k++;
+        float u = (tau - t[k - 1]) / (t[k] - t[k - 1]);
+        return V(k - 1) + u * (V(k) - V(k - 1));
+    }
+    float gap = t[0] + len - t[n - 1]; /* from the last key round to the first */
+    if (!loop || !(gap > 1e-6f)) return tau < t[0] ? V(0) : V(n - 1);
+    float since = tau > t[n - 1] ? tau - t[n - 1] : tau + len - t[n - 1];
+    float u = since / gap;
+    return V(n - 1) + u * (V(0) - V(n - 1));
+#undef V
+}
+
+static void face_layer(bw_animator *a, float dt)
+{
+    if (a->has_expr && a->state_expr_count == BW_ARKIT52_COUNT) {
+        memcpy(a->arkit, a->state_expr, sizeof a->arkit);
+    } else {
+        memset(a->arkit, 0, sizeof a->arkit);
+        for (int f = 0; f < a->face_count; f++) {
+            const bw_clip *c = a->clips[a->face_clip[f]];
+            float len = bw_clip_length(c);
+            bool loop = bw_clip_loop(c);
+            double tau = a->face_time[f] + dt;
+            if (len > 0.0f) tau = loop ? fmod(tau, (double)len) : (tau < len ? tau : len);
+            a->face_time[f] = tau;
+            float w = a->use_face ? a->face_w[f] : 0.0f;
+            if (!(w > 0.0f)) continue;
+            for (int k = a->face_first[f]; k < a->face_first[f + 1]; k++)
+                a->arkit[a->tracks[k].arkit] += w * face_value(&a->tracks[k], (float)tau, len, loop);
+        }
+        for (int i = 0; i < BW_ARKIT52_COUNT; i++) a->arkit[i] = bw_clamp01(a->arkit[i]);
+    }
+    float *bl = &a->arkit[BW_ARKIT52_EYE_BLINK_LEFT], *br = &a->arkit[BW_ARKIT52_EYE_BLINK_RIGHT];
+    if (a->blink_w > *bl) *bl = a->blink_w;
+    if (a->blink_w > *br) *br = a->blink_w;
+    if (a->space.kind != BW_EXPRESSION_CUSTOM) {
+        memcpy(a->expr, a->arkit, sizeof a->arkit);
+        return;
+    }
+    if (a->has_expr && a->state_expr_count == a->dim && a->dim != BW_ARKIT52_COUNT)
+        memcpy(a->expr, a->state_expr, (size_t)a->dim * sizeof(float));
+    else
+        a->space.map(a->space.user, a->arkit, a->expr, a->dim);
+    for (int i = 0; i < a->dim; i++)
+        if (!isfinite(a->expr[i])) a->expr[i] = 0.0f;
+}
+
+/* ---- blink ---- */
+
+float bw_animator_blink_interval(uint32_t *rng, float min, float max)
+{
+    uint32_t x = *rng ? *rng : 1u;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    *rng = x;
+    return min + (max - min) * (float)((double)(x >> 8) / 16777216.0);
+}
+
+static void blink_step(bw_animator *a, float dt)
+{
+    a->clock += dt;
+    a->blink_w = 0.0f;
+    if (!a->blink_on) return;
+    for (int guard = 0; guard < 16 && a->clock >= a->next_blink; guard++) {
+        a->blinking = true;
+        a->blink_start = a->next_blink;
+        a->next_blink += bw_animator_blink_interval(&a->rng, a->blink_min, a->blink_max);
+        push_event(a, BW_ANIMATOR_EVENT_BLINK, -1, NULL);
+    }
+    if (a->blinking) {
+        double u = (a->clock - a->blink_start) / a->blink_dur;
+        if (u >= 1.0) a->blinking = false;
+        else a->blink_w = (float)sin(M_PI * u);
+    }
+}
+float bw_animator_blink(const bw_animator *a) { return a ? a->blink_w : 0.0f; }
+
+/* ---- head aim ---- */
+
+/* Model-space rotation of `joint` in the current pose (parents' rotations
+ * composed; scale ignored, as aim directions are). */
+static void model_rotation(const bw_animator *a, const int *parents, int joint, float *q)
+{
+    q[0] = q[1] = q[2] = 0.0f;
+    q[3] = 1.0f;
+    for (int k = joint; k >= 0; k = parents[k]) bw_quat_mul(a->pose.joints[k].r, q, q);
+}
+
+static float clampf(float x, float lim) { return x > lim ? lim : (x < -lim ? -lim : x); }
+
+static void head_layer(bw_animator *a, const float *camera)
+{
+    a->head_yaw = a->head_pitch = 0.0f;
+    memset(a->gaze, 0, sizeof a->gaze);
+    if (a->chain_count == 0) return;
+    const float *target = a->has_look_at ? a->look_at : camera;
+    int head = a->chain[a->chain_count - 1];
+    const int *parents = bw_rig_parents(a->rig);
+    if (target) {
+        bw_pose_local_to_model(a->rig, &a->pose, a->model);
+        const float *p = a->model[head][3];
+        float c = cosf(a->yaw), s = sinf(a->yaw);
+        float hw[3] = {a->position[0] + p[0] * c + p[2] * s, a->position[1] + p[1],
+                       a->position[2] - p[0] * s + p[2] * c};
+        float dx = target[0] - hw[0], dy = target[1] - hw[1], dz = target[2] - hw[2];
+        float flat = sqrtf(dx * dx + dz * dz);
+        float rel = (flat > 1e-6f) ? bw_wrap_angle(atan2f(dx, dz) - a->yaw) : 0.0f;
+        float pitch = atan2f(dy, flat);
+        const float pi = (float)M_PI;
+        /* Target nearly straight behind: stay on the side turned to last frame. */
+        float last = a->prev_yaw;
+        if (fabsf(rel) > pi - BW_ANIMATOR_BEHIND_HYSTERESIS && last * rel < 0.0f)
+            rel += last > 0.0f ? 2.0f * pi : -2.0f * pi;
+        a->head_yaw = clampf(rel, a->yaw_limit);
+        a->head_pitch = clampf(pitch, a->pitch_limit);
+        float ey = clampf(rel - a->head_yaw, a->eye_yaw_limit), ep = clampf(pitch - a->head_pitch, a->eye_pitch_limit);
+        a->gaze[0] = a->gaze[2] = ep;
+        a->gaze[1] = a->gaze[3] = ey;
+    }
+    a->prev_yaw = a->head_yaw;
+    for (int i = 0; i < a->chain_count; i++) {
+        int j = a->chain[i];
+        float w = a->chain_w[i], qy[4], qp[4], d[4], rp[4], inv[4], tmp[4];
+        bw_quat_from_axis_angle(0.0f, 1.0f, 0.0f, w * a->head_yaw, qy);
+        bw_quat_from_axis_angle(1.0f, 0.0f, 0.0f, -w * a->head_pitch, qp);
+        bw_quat_mul(qy, qp, d);
+        model_rotation(a, parents, parents[j], rp);
+        bw_quat_conjugate(rp, inv);
+        bw_quat_mul(inv, d, tmp);
+        bw_quat_mul(tmp, rp, tmp);
+        float *r = a->pose.joints[j].r;
+        bw_quat_mul(tmp, r, r);
+        bw_quat_normalize(r);
+        a->overrides[i].joint = j;
+        memcpy(a->overrides[i].r, r, sizeof a->overrides[i].r);
+    }
+}
+
+/* ---- the frame ---- */
+
+static void take_state(bw_animator *a, const bw_character_state *s)
+{
+    memcpy(a->velocity, s->velocity, sizeof a->velocity);
+    memcpy(a->position, s->position, sizeof a->position);
+    a->yaw = s->yaw;
+    a->use_clips = s->clip_weights != NULL;
+    if (a->use_clips && a->clip_count)
+        memcpy(a->clip_w, s->clip_weights, (size_t)a->clip_count * sizeof(float));
+    a->use_face = s->face_weights != NULL;
+    if (a->use_face && a->face_count) memcpy(a->face_w, s->face_weights, (size_t)a->face_count * sizeof(float));
+    a->has_look_at = s->has_look_at;
+    memcpy(a->look_at, s->look_at, sizeof a->look_at);
+    a->has_expr = s->expression != NULL;
+    a->state_expr_count = a->has_expr ? s->expression_count : 0;
+    if (a->has_expr) memcpy(a->state_expr, s->expression, (size_t)s->expression_count * sizeof(float));
+}
+
+bw_result bw_animator_update(bw_animator *a, float dt, const bw_character_state *state, const float *camera)
+{
+    if (!a || !state) return BW_ERR_INVALID_ARGUMENT;
+    if (!isfinite(dt) || dt < 0.0f) dt = 0.0f;
+    if (camera && !bw_isfinite3(camera)) camera = NULL;
+    bw_result r = bw_character_state_validate(state, a, a->problems, BW_ANIMATOR_MAX_PROBLEMS, &a->problem_count);
+    if (r == BW_OK) take_state(a, state);
+    a->event_count = 0;
+    body_layer(a, dt, r == BW_OK ? state : NULL);
+    gesture_layer(a, dt);
+    blink_step(a, dt);
+    face_layer(a, dt);
+    head_layer(a, camera);
+    return r;
+}
+
+const bw_state_problem *bw_animator_problems(const bw_animator *a, int *out_count)
+{
+    if (out_count) *out_count = a ? (a->problem_count < BW_ANIMATOR_MAX_PROBLEMS ? a->problem_count
+                                                                                 : BW_ANIMATOR_MAX_PROBLEMS)
+                                  : 0;
+    return a ? a->problems : NULL;
+}
+
+const bw_pose *bw_animator_pose(const bw_animator *a) { return a ? &a->pose : NULL; }
+const bw_joint_override *bw_animator_joint_overrides(const bw_animator *a, int *out_count)
+{
+    if (out_count) *out_count = a ? a->chain_count : 0;
+    return a ? a->overrides : NULL;
+}
+const float *bw_animator_expression(const bw_animator *a, int *out_dim)
+{
+    if (out_dim) *out_dim = a ? a->dim : 0;
+    return a ? a->expr : NULL;
+}
+const float *bw_animator_arkit(const bw_animator *a) { return a ? a->arkit : NULL; }
+const float *bw_animator_gaze(const bw_animator *a) { return a ? a->gaze : NULL; }
+const bw_root_delta *bw_animator_root_motion(const bw_animator *a) { return a ? &a->root : NULL; }
+const bw_animator_event *bw_animator_events(const bw_animator *a, int *out_count)
+{
+    if (out_count) *out_count = a ? a->event_count : 0;
+    return a ? a->events : NULL;
+}
+void bw_animator_head_aim(const bw_animator *a, float *out_yaw, float *out_pitch)
+{
+    if (out_yaw) *out_yaw = a ? a->head_yaw : 0.0f;
+    if (out_pitch) *out_pitch = a ? a->head_pitch : 0.0f;
+}
+const bw_animator_play *bw_animator_plays(const bw_animator *a, int *out_count)
+{
+    if (out_count) *out_count = a ? a->play_count : 0;
+    return a ? a->plays : NULL;
+}
