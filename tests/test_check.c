@@ -1,0 +1,318 @@
+/* test_check.c - `blendwerk check GRAPH.lua [--asset FILE]` and
+ * `blendwerk plot-blend GRAPH.lua --state NAME`, run as a user would
+ * (popen on the built binary, stdout and stderr together) on small graph
+ * files written to a temp dir: each lint's exact FILE:LINE line, a clean
+ * graph, a file that does not parse, every example of graphs/ against the
+ * built-in humanoid, and a state's blend drawn or refused. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#define BIN BW_BINARY_DIR "/blendwerk"
+#define HUMANOID BW_SOURCE_DIR "/scripts/humanoid.lua"
+
+static char out[1 << 16];
+static char dir[256];
+
+static const char unknown_lua[] =
+    "return {\n"
+    "  params = { speed = 0 },\n"
+    "  layers = {\n"
+    "    { name = \"base\", entry = \"idle\", mask = \"legs\",\n"
+    "      states = { idle = { clip = \"idle\" }, walk = { clip = \"walk\" } },\n"
+    "      transitions = {\n"
+    "        { from = \"idle\", to = \"walk\", when = { \"sped > 1\" } },\n"
+    "        { from = \"walk\", to = \"run\", when = { \"speed < 1\" } },\n"
+    "      },\n"
+    "    },\n"
+    "  },\n"
+    "}\n";
+
+static const char unreachable_lua[] =
+    "return {\n"
+    "  layers = {\n"
+    "    { name = \"base\", entry = \"idle\",\n"
+    "      states = {\n"
+    "        idle = { clip = \"idle\" },\n"
+    "        lost = { clip = \"idle\" },\n"
+    "      },\n"
+    "    },\n"
+    "  },\n"
+    "}\n";
+
+static const char unused_lua[] =
+    "return {\n"
+    "  params = {\n"
+    "    speed = 0,\n"
+    "    jump = \"trigger\",\n"
+    "  },\n"
+    "  layers = {\n"
+    "    { name = \"base\", entry = \"idle\", states = { idle = { clip = \"idle\" } } },\n"
+    "  },\n"
+    "}\n";
+
+static const char shadowed_lua[] =
+    "return {\n"
+    "  params = { speed = 0 },\n"
+    "  layers = {\n"
+    "    { name = \"base\", entry = \"idle\",\n"
+    "      states = { idle = { clip = \"idle\" }, walk = { clip = \"walk\" }, run = { clip = \"run\" } },\n"
+    "      transitions = {\n"
+    "        { from = \"idle\", to = \"walk\" },\n"
+    "        { from = \"idle\", to = \"run\", when = { \"speed > 2\" } },\n"
+    "        { from = \"walk\", to = \"idle\" },\n"
+    "        { from = \"run\", to = \"idle\" },\n"
+    "      },\n"
+    "    },\n"
+    "  },\n"
+    "}\n";
+
+static const char cycle_lua[] =
+    "return {\n"
+    "  params = { speed = 0 },\n"
+    "  layers = {\n"
+    "    { name = \"base\", entry = \"idle\",\n"
+    "      states = { idle = { clip = \"idle\" }, walk = { clip = \"walk\" } },\n"
+    "      transitions = {\n"
+    "        { from = \"idle\", to = \"walk\", when = { \"speed > 1\" }, duration = 0 },\n"
+    "        { from = \"walk\", to = \"idle\", when = { \"speed > 0.5\" }, duration = 0 },\n"
+    "      },\n"
+    "    },\n"
+    "  },\n"
+    "}\n";
+
+static const char exit_lua[] =
+    "return {\n"
+    "  layers = {\n"
+    "    { name = \"base\", entry = \"land\",\n"
+    "      states = { land = { clip = \"land\", loop = false }, idle = { clip = \"idle\" } },\n"
+    "      transitions = {\n"
+    "        { from = \"land\", to = \"idle\",\n"
+    "          exit_time = 1.5 },\n"
+    "        { from = \"idle\", to = \"land\", exit_time = 2 },\n"
+    "      },\n"
+    "    },\n"
+    "  },\n"
+    "}\n";
+
+static const char asset_lua[] =
+    "return {\n"
+    "  params = { speed = 0 },\n"
+    "  masks = {\n"
+    "    arm = { { \"upperarm_r\", 1 },\n"
+    "            { \"wing_r\", 1 } },\n"
+    "  },\n"
+    "  layers = {\n"
+    "    { name = \"base\", entry = \"idle\",\n"
+    "      states = { idle = { clip = \"idle\" }, fly = { clip = \"fly\" } },\n"
+    "      transitions = {\n"
+    "        { from = \"idle\", to = \"fly\", when = { \"speed > 1\" } },\n"
+    "        { from = \"fly\", to = \"idle\", when = { \"speed <= 1\" } },\n"
+    "      },\n"
+    "    },\n"
+    "    { name = \"upper\", entry = \"wave\", mask = \"arm\", states = { wave = { clip = \"wave\" } } },\n"
+    "  },\n"
+    "}\n";
+
+static const char clean_lua[] =
+    "return {\n"
+    "  params = { speed = 0 },\n"
+    "  layers = {\n"
+    "    { name = \"base\", entry = \"idle\",\n"
+    "      states = { idle = { clip = \"idle\" }, walk = { clip = \"walk_fwd\" } },\n"
+    "      transitions = {\n"
+    "        { from = \"idle\", to = \"walk\", when = { \"speed > 0.1\" } },\n"
+    "        { from = \"walk\", to = \"idle\", when = { \"speed <= 0.1\" } },\n"
+    "      },\n"
+    "    },\n"
+    "  },\n"
+    "}\n";
+
+static const char broken_lua[] =
+    "return {\n"
+    "  params = { speed = 0 \n"
+    "  layers = {}\n"
+    "}\n";
+
+static int write_file(const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f) return 0;
+    fputs(text, f);
+    fclose(f);
+    return 1;
+}
+
+/* Run `blendwerk ARGS` in dir (from `from`, NULL: dir), stdout and stderr
+ * into out; returns the exit status. */
+static int run_in(const char *from, const char *args)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", from ? from : dir, BIN, args);
+    FILE *p = popen(cmd, "r");
+    out[0] = '\0';
+    if (!p) return -1;
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int run(const char *args) { return run_in(NULL, args); }
+
+static void unknown_names_are_errors(void)
+{
+    CHECK_INT(run("check unknown.lua"), 1);
+    CHECK_STR(out, "unknown.lua:4: error: layers[1].mask: unknown mask 'legs'\n"
+                   "unknown.lua:7: error: layers[1].transitions[1].when[1].param: unknown parameter 'sped'\n"
+                   "unknown.lua:8: error: layers[1].transitions[2].to: unknown state 'run'\n");
+}
+
+static void unreachable_state(void)
+{
+    CHECK_INT(run("check unreachable.lua"), 0);
+    CHECK_STR(out, "unreachable.lua:6: warning: layers[1].states.lost: state 'lost' is unreachable from the entry 'idle'\n");
+}
+
+static void params_and_triggers_nothing_reads(void)
+{
+    CHECK_INT(run("check unused.lua"), 0);
+    CHECK_STR(out, "unused.lua:3: warning: params.speed: parameter 'speed' is never read: no condition, state speed, "
+                   "layer weight or blend node uses it\n"
+                   "unused.lua:4: warning: params.jump: trigger 'jump' is never consumed: no transition's conditions "
+                   "name it\n");
+}
+
+static void shadowed_transition(void)
+{
+    CHECK_INT(run("check shadowed.lua"), 0);
+    CHECK_STR(out, "shadowed.lua:8: warning: layers[1].transitions[2]: never fires on its own: transitions[0] ('idle' "
+                   "-> 'walk') has no conditions and no exit time and is checked first (travel may still take this "
+                   "one)\n");
+}
+
+static void zero_duration_cycle(void)
+{
+    CHECK_INT(run("check cycle.lua"), 0);
+    CHECK_STR(out, "cycle.lua:7: warning: layers[1].transitions[1]: zero-duration cycle 'idle' -> 'walk' -> 'idle' "
+                   "with no exit time: while its conditions hold the layer changes state every update and never "
+                   "shows a fade\n");
+}
+
+/* land says loop = false; idle's placeholder clip loops, so its exit time
+ * 2 is fine: only the field's own line is named */
+static void exit_time_past_the_end(void)
+{
+    CHECK_INT(run("check exit.lua"), 0);
+    CHECK_STR(out, "exit.lua:7: warning: layers[1].transitions[1].exit_time: exit time 1.5 never opens: state 'land' "
+                   "does not loop, so its normalized time stops at 1\n");
+}
+
+/* without --asset the clip "fly" and the joint "wing_r" cannot be checked */
+static void asset_clips_and_mask_joints(void)
+{
+    CHECK_INT(run("check asset.lua --asset '" HUMANOID "'"), 1);
+    CHECK_STR(out, "asset.lua:9: error: layers[1].states.fly: state 'fly': unknown clip 'fly'\n"
+                   "asset.lua:5: error: masks.arm[2].joint: no joint 'wing_r' in the rig (mask 'arm')\n");
+    CHECK_INT(run("check asset.lua"), 0);
+    CHECK_STR(out, "");
+}
+
+static void clean_graph_prints_nothing(void)
+{
+    CHECK_INT(run("check clean.lua"), 0);
+    CHECK_STR(out, "");
+    CHECK_INT(run("check clean.lua --asset '" HUMANOID "'"), 0);
+    CHECK_STR(out, "");
+}
+
+static void broken_file_names_its_line(void)
+{
+    CHECK_INT(run("check broken.lua"), 1);
+    CHECK_STR(out, "broken.lua:3: error: '}' expected (to close '{' at line 2) near 'layers'\n");
+    CHECK_INT(run("check missing.lua"), 1);
+    CHECK_CONTAINS(out, "missing.lua");
+    CHECK_INT(run("check"), 2);
+}
+
+static void every_example_passes(void)
+{
+    static const char *const examples[] = {"locomotion", "jump", "upper_wave", "breathing", "travel"};
+    for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++) {
+        char args[256];
+        snprintf(args, sizeof args, "check graphs/%s.lua --asset scripts/humanoid.lua", examples[i]);
+        CHECK_INT(run_in(BW_SOURCE_DIR, args), 0);
+        CHECK_STR(out, "");
+    }
+}
+
+static void plot_blend_draws_a_graph_state(void)
+{
+    char args[512];
+    snprintf(args, sizeof args, "plot-blend graphs/locomotion.lua --state walk --asset scripts/humanoid.lua --out '%s/walk.svg'",
+             dir);
+    CHECK_INT(run_in(BW_SOURCE_DIR, args), 0);
+    CHECK_STR(out, "");
+    char path[512];
+    snprintf(path, sizeof path, "%s/walk.svg", dir);
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL);
+    if (!f) return;
+    static char svg[1 << 20];
+    size_t n = fread(svg, 1, sizeof svg - 1, f);
+    svg[n] = '\0';
+    fclose(f);
+    CHECK(strncmp(svg, "<svg ", 5) == 0);
+    CHECK_CONTAINS(svg, "graphs/locomotion.lua state walk \xe2\x80\x94 directional blend space, 5 samples");
+    CHECK_CONTAINS(svg, "font-weight=\"bold\">walk_fwd</text>");
+    CHECK_CONTAINS(svg, "font-weight=\"bold\">walk_right</text>");
+    CHECK_CONTAINS(svg, "</svg>\n");
+}
+
+static void plot_blend_refuses_a_state_without_a_blend(void)
+{
+    char args[512];
+    snprintf(args, sizeof args, "plot-blend graphs/locomotion.lua --state idle --asset scripts/humanoid.lua --out '%s/idle.svg'",
+             dir);
+    CHECK_INT(run_in(BW_SOURCE_DIR, args), 1);
+    CHECK_STR(out, "blendwerk plot-blend: graphs/locomotion.lua:19: state 'idle' has no blend (it plays one clip): "
+                   "plot-blend --state draws a blend state\n");
+    snprintf(args, sizeof args, "plot-blend graphs/locomotion.lua --state swim --out '%s/swim.svg'", dir);
+    CHECK_INT(run_in(BW_SOURCE_DIR, args), 1);
+    CHECK_STR(out, "blendwerk plot-blend: graphs/locomotion.lua: no state 'swim' in any layer\n");
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/bw_check_%d", (int)getpid());
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    if (system(cmd) != 0) return 1;
+    if (!write_file("unknown.lua", unknown_lua) || !write_file("unreachable.lua", unreachable_lua) ||
+        !write_file("unused.lua", unused_lua) || !write_file("shadowed.lua", shadowed_lua) ||
+        !write_file("cycle.lua", cycle_lua) || !write_file("exit.lua", exit_lua) || !write_file("asset.lua", asset_lua) ||
+        !write_file("clean.lua", clean_lua) || !write_file("broken.lua", broken_lua))
+        return 1;
+    RUN(unknown_names_are_errors);
+    RUN(unreachable_state);
+    RUN(params_and_triggers_nothing_reads);
+    RUN(shadowed_transition);
+    RUN(zero_duration_cycle);
+    RUN(exit_time_past_the_end);
+    RUN(asset_clips_and_mask_joints);
+    RUN(clean_graph_prints_nothing);
+    RUN(broken_file_names_its_line);
+    RUN(every_example_passes);
+    RUN(plot_blend_draws_a_graph_state);
+    RUN(plot_blend_refuses_a_state_without_a_blend);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) return 1;
+    return check_summary();
+}
