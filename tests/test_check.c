@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "test_files.h"
 
 #define BIN BW_BINARY_DIR "/blendwerk"
 #define HUMANOID BW_SOURCE_DIR "/scripts/humanoid.lua"
@@ -139,16 +140,6 @@ static const char broken_lua[] =
     "  layers = {}\n"
     "}\n";
 
-static int write_file(const char *name, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f) return 0;
-    fputs(text, f);
-    fclose(f);
-    return 1;
-}
 
 /* Run `blendwerk ARGS` in dir (from `from`, NULL: dir), stdout and stderr
  * into out; returns the exit status. */
@@ -253,16 +244,20 @@ static void every_example_passes(void)
     }
 }
 
-static void plot_blend_draws_a_graph_state(void)
+/* plot-blend graphs/locomotion.lua --state STATE EXTRA --out DIR/plot.svg */
+static int plot_state(const char *state, const char *extra)
 {
     char args[512];
-    snprintf(args, sizeof args, "plot-blend graphs/locomotion.lua --state walk --asset scripts/humanoid.lua --out '%s/walk.svg'",
-             dir);
-    CHECK_INT(run_in(BW_SOURCE_DIR, args), 0);
+    snprintf(args, sizeof args, "plot-blend graphs/locomotion.lua --state %s %s --out '%s'", state, extra,
+             path_in(dir, "plot.svg"));
+    return run_in(BW_SOURCE_DIR, args);
+}
+
+static void plot_blend_draws_a_graph_state(void)
+{
+    CHECK_INT(plot_state("walk", "--asset scripts/humanoid.lua"), 0);
     CHECK_STR(out, "");
-    char path[512];
-    snprintf(path, sizeof path, "%s/walk.svg", dir);
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(path_in(dir, "plot.svg"), "rb");
     CHECK(f != NULL);
     if (!f) return;
     static char svg[1 << 20];
@@ -278,14 +273,10 @@ static void plot_blend_draws_a_graph_state(void)
 
 static void plot_blend_refuses_a_state_without_a_blend(void)
 {
-    char args[512];
-    snprintf(args, sizeof args, "plot-blend graphs/locomotion.lua --state idle --asset scripts/humanoid.lua --out '%s/idle.svg'",
-             dir);
-    CHECK_INT(run_in(BW_SOURCE_DIR, args), 1);
+    CHECK_INT(plot_state("idle", "--asset scripts/humanoid.lua"), 1);
     CHECK_STR(out, "blendwerk plot-blend: graphs/locomotion.lua:19: state 'idle' has no blend (it plays one clip): "
                    "plot-blend --state draws a blend state\n");
-    snprintf(args, sizeof args, "plot-blend graphs/locomotion.lua --state swim --out '%s/swim.svg'", dir);
-    CHECK_INT(run_in(BW_SOURCE_DIR, args), 1);
+    CHECK_INT(plot_state("swim", ""), 1);
     CHECK_STR(out, "blendwerk plot-blend: graphs/locomotion.lua: no state 'swim' in any layer\n");
 }
 
@@ -295,11 +286,12 @@ int main(void)
     char cmd[400];
     snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
     if (system(cmd) != 0) return 1;
-    if (!write_file("unknown.lua", unknown_lua) || !write_file("unreachable.lua", unreachable_lua) ||
-        !write_file("unused.lua", unused_lua) || !write_file("shadowed.lua", shadowed_lua) ||
-        !write_file("cycle.lua", cycle_lua) || !write_file("exit.lua", exit_lua) || !write_file("asset.lua", asset_lua) ||
-        !write_file("clean.lua", clean_lua) || !write_file("broken.lua", broken_lua))
-        return 1;
+    static const struct {
+        const char *name, *text;
+    } files[] = {{"unknown.lua", unknown_lua}, {"unreachable.lua", unreachable_lua}, {"unused.lua", unused_lua},
+                 {"shadowed.lua", shadowed_lua}, {"cycle.lua", cycle_lua},             {"exit.lua", exit_lua},
+                 {"asset.lua", asset_lua},     {"clean.lua", clean_lua},               {"broken.lua", broken_lua}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) write_text_file(path_in(dir, files[i].name), files[i].text);
     RUN(unknown_names_are_errors);
     RUN(unreachable_state);
     RUN(params_and_triggers_nothing_reads);
