@@ -141,6 +141,22 @@ static const char broken_lua[] =
     "}\n";
 
 
+/* a predicate reads every parameter, so 'ok' is not reported unused */
+static const char contradiction_lua[] =
+    "return {\n"
+    "  params = { speed = 0, ok = true },\n"
+    "  masks = { unused = { { \"upperarm_r\", 1 } } },\n"
+    "  layers = {\n"
+    "    { name = \"base\", entry = \"idle\",\n"
+    "      states = { idle = { clip = \"idle\" }, walk = { clip = \"walk\" } },\n"
+    "      transitions = {\n"
+    "        { from = \"idle\", to = \"walk\", when = { \"speed > 2\", \"speed < 1\" } },\n"
+    "        { from = \"walk\", to = \"idle\", when = { function(p) return p.ok end } },\n"
+    "      },\n"
+    "    },\n"
+    "  },\n"
+    "}\n";
+
 /* Run `blendwerk ARGS` in dir (from `from`, NULL: dir), stdout and stderr
  * into out; returns the exit status. */
 static int run_in(const char *from, const char *args)
@@ -195,6 +211,14 @@ static void zero_duration_cycle(void)
     CHECK_STR(out, "cycle.lua:7: warning: layers[1].transitions[1]: zero-duration cycle 'idle' -> 'walk' -> 'idle' "
                    "with no exit time: while its conditions hold the layer changes state every update and never "
                    "shows a fade\n");
+}
+
+static void contradiction_and_unused_mask(void)
+{
+    CHECK_INT(run("check contradiction.lua"), 0);
+    CHECK_STR(out, "contradiction.lua:8: warning: layers[1].transitions[1]: never fires: its conditions on 'speed' "
+                   "cannot all hold at once\n"
+                   "contradiction.lua:3: warning: masks.unused: mask 'unused' is not used by any layer\n");
 }
 
 /* land says loop = false; idle's placeholder clip loops, so its exit time
@@ -290,7 +314,8 @@ int main(void)
         const char *name, *text;
     } files[] = {{"unknown.lua", unknown_lua}, {"unreachable.lua", unreachable_lua}, {"unused.lua", unused_lua},
                  {"shadowed.lua", shadowed_lua}, {"cycle.lua", cycle_lua},             {"exit.lua", exit_lua},
-                 {"asset.lua", asset_lua},     {"clean.lua", clean_lua},               {"broken.lua", broken_lua}};
+                 {"asset.lua", asset_lua},     {"clean.lua", clean_lua},               {"broken.lua", broken_lua},
+                 {"contradiction.lua", contradiction_lua}};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) write_text_file(path_in(dir, files[i].name), files[i].text);
     RUN(unknown_names_are_errors);
     RUN(unreachable_state);
@@ -298,6 +323,7 @@ int main(void)
     RUN(shadowed_transition);
     RUN(zero_duration_cycle);
     RUN(exit_time_past_the_end);
+    RUN(contradiction_and_unused_mask);
     RUN(asset_clips_and_mask_joints);
     RUN(clean_graph_prints_nothing);
     RUN(broken_file_names_its_line);
