@@ -20,42 +20,39 @@
 static char out[1 << 16];
 static char dir[256];
 
-static const char unknown_lua[] =
-    "return {\n"
-    "  params = { speed = 0 },\n"
-    "  layers = {\n"
-    "    { name = \"base\", entry = \"idle\", mask = \"legs\",\n"
-    "      states = { idle = { clip = \"idle\" }, walk = { clip = \"walk\" } },\n"
-    "      transitions = {\n"
-    "        { from = \"idle\", to = \"walk\", when = { \"sped > 1\" } },\n"
-    "        { from = \"walk\", to = \"run\", when = { \"speed < 1\" } },\n"
-    "      },\n"
-    "    },\n"
-    "  },\n"
-    "}\n";
+static const char unknown_lua[] = "return {\n"
+                                  "  params = { speed = 0 },\n"
+                                  "  layers = {\n"
+                                  "    { name = \"base\", entry = \"idle\", mask = \"legs\",\n"
+                                  "      states = { idle = { clip = \"idle\" }, walk = { clip = \"walk\" } },\n"
+                                  "      transitions = {\n"
+                                  "        { from = \"idle\", to = \"walk\", when = { \"sped > 1\" } },\n"
+                                  "        { from = \"walk\", to = \"run\", when = { \"speed < 1\" } },\n"
+                                  "      },\n"
+                                  "    },\n"
+                                  "  },\n"
+                                  "}\n";
 
-static const char unreachable_lua[] =
-    "return {\n"
-    "  layers = {\n"
-    "    { name = \"base\", entry = \"idle\",\n"
-    "      states = {\n"
-    "        idle = { clip = \"idle\" },\n"
-    "        lost = { clip = \"idle\" },\n"
-    "      },\n"
-    "    },\n"
-    "  },\n"
-    "}\n";
+static const char unreachable_lua[] = "return {\n"
+                                      "  layers = {\n"
+                                      "    { name = \"base\", entry = \"idle\",\n"
+                                      "      states = {\n"
+                                      "        idle = { clip = \"idle\" },\n"
+                                      "        lost = { clip = \"idle\" },\n"
+                                      "      },\n"
+                                      "    },\n"
+                                      "  },\n"
+                                      "}\n";
 
-static const char unused_lua[] =
-    "return {\n"
-    "  params = {\n"
-    "    speed = 0,\n"
-    "    jump = \"trigger\",\n"
-    "  },\n"
-    "  layers = {\n"
-    "    { name = \"base\", entry = \"idle\", states = { idle = { clip = \"idle\" } } },\n"
-    "  },\n"
-    "}\n";
+static const char unused_lua[] = "return {\n"
+                                 "  params = {\n"
+                                 "    speed = 0,\n"
+                                 "    jump = \"trigger\",\n"
+                                 "  },\n"
+                                 "  layers = {\n"
+                                 "    { name = \"base\", entry = \"idle\", states = { idle = { clip = \"idle\" } } },\n"
+                                 "  },\n"
+                                 "}\n";
 
 static const char shadowed_lua[] =
     "return {\n"
@@ -120,26 +117,23 @@ static const char asset_lua[] =
     "  },\n"
     "}\n";
 
-static const char clean_lua[] =
-    "return {\n"
-    "  params = { speed = 0 },\n"
-    "  layers = {\n"
-    "    { name = \"base\", entry = \"idle\",\n"
-    "      states = { idle = { clip = \"idle\" }, walk = { clip = \"walk_fwd\" } },\n"
-    "      transitions = {\n"
-    "        { from = \"idle\", to = \"walk\", when = { \"speed > 0.1\" } },\n"
-    "        { from = \"walk\", to = \"idle\", when = { \"speed <= 0.1\" } },\n"
-    "      },\n"
-    "    },\n"
-    "  },\n"
-    "}\n";
+static const char clean_lua[] = "return {\n"
+                                "  params = { speed = 0 },\n"
+                                "  layers = {\n"
+                                "    { name = \"base\", entry = \"idle\",\n"
+                                "      states = { idle = { clip = \"idle\" }, walk = { clip = \"walk_fwd\" } },\n"
+                                "      transitions = {\n"
+                                "        { from = \"idle\", to = \"walk\", when = { \"speed > 0.1\" } },\n"
+                                "        { from = \"walk\", to = \"idle\", when = { \"speed <= 0.1\" } },\n"
+                                "      },\n"
+                                "    },\n"
+                                "  },\n"
+                                "}\n";
 
-static const char broken_lua[] =
-    "return {\n"
-    "  params = { speed = 0 \n"
-    "  layers = {}\n"
-    "}\n";
-
+static const char broken_lua[] = "return {\n"
+                                 "  params = { speed = 0 \n"
+                                 "  layers = {}\n"
+                                 "}\n";
 
 /* a predicate reads every parameter, so 'ok' is not reported unused */
 static const char contradiction_lua[] =
@@ -174,84 +168,87 @@ static int run_in(const char *from, const char *args)
 
 static int run(const char *args) { return run_in(NULL, args); }
 
+/* `blendwerk ARGS` in dir exits with `status` and prints exactly `expected`. */
+#define expect(args, status, expected) \
+    do {                               \
+        CHECK_INT(run(args), status);  \
+        CHECK_STR(out, expected);      \
+    } while (0)
+
 static void unknown_names_are_errors(void)
 {
-    CHECK_INT(run("check unknown.lua"), 1);
-    CHECK_STR(out, "unknown.lua:4: error: layers[1].mask: unknown mask 'legs'\n"
-                   "unknown.lua:7: error: layers[1].transitions[1].when[1].param: unknown parameter 'sped'\n"
-                   "unknown.lua:8: error: layers[1].transitions[2].to: unknown state 'run'\n");
+    expect("check unknown.lua", 1,
+           "unknown.lua:4: error: layers[1].mask: unknown mask 'legs'\n"
+           "unknown.lua:7: error: layers[1].transitions[1].when[1].param: unknown parameter 'sped'\n"
+           "unknown.lua:8: error: layers[1].transitions[2].to: unknown state 'run'\n");
 }
 
 static void unreachable_state(void)
 {
-    CHECK_INT(run("check unreachable.lua"), 0);
-    CHECK_STR(out, "unreachable.lua:6: warning: layers[1].states.lost: state 'lost' is unreachable from the entry 'idle'\n");
+    expect("check unreachable.lua", 0,
+           "unreachable.lua:6: warning: layers[1].states.lost: state 'lost' is unreachable from the entry 'idle'\n");
 }
 
 static void params_and_triggers_nothing_reads(void)
 {
-    CHECK_INT(run("check unused.lua"), 0);
-    CHECK_STR(out, "unused.lua:3: warning: params.speed: parameter 'speed' is never read: no condition, state speed, "
-                   "layer weight or blend node uses it\n"
-                   "unused.lua:4: warning: params.jump: trigger 'jump' is never consumed: no transition's conditions "
-                   "name it\n");
+    expect("check unused.lua", 0,
+           "unused.lua:3: warning: params.speed: parameter 'speed' is never read: no condition, state speed, "
+           "layer weight or blend node uses it\n"
+           "unused.lua:4: warning: params.jump: trigger 'jump' is never consumed: no transition's conditions "
+           "name it\n");
 }
 
 static void shadowed_transition(void)
 {
-    CHECK_INT(run("check shadowed.lua"), 0);
-    CHECK_STR(out, "shadowed.lua:8: warning: layers[1].transitions[2]: never fires on its own: transitions[0] ('idle' "
-                   "-> 'walk') has no conditions and no exit time and is checked first (travel may still take this "
-                   "one)\n");
+    expect("check shadowed.lua", 0,
+           "shadowed.lua:8: warning: layers[1].transitions[2]: never fires on its own: transitions[0] ('idle' "
+           "-> 'walk') has no conditions and no exit time and is checked first (travel may still take this "
+           "one)\n");
 }
 
 static void zero_duration_cycle(void)
 {
-    CHECK_INT(run("check cycle.lua"), 0);
-    CHECK_STR(out, "cycle.lua:7: warning: layers[1].transitions[1]: zero-duration cycle 'idle' -> 'walk' -> 'idle' "
-                   "with no exit time: while its conditions hold the layer changes state every update and never "
-                   "shows a fade\n");
+    expect("check cycle.lua", 0,
+           "cycle.lua:7: warning: layers[1].transitions[1]: zero-duration cycle 'idle' -> 'walk' -> 'idle' "
+           "with no exit time: while its conditions hold the layer changes state every update and never "
+           "shows a fade\n");
 }
 
 static void contradiction_and_unused_mask(void)
 {
-    CHECK_INT(run("check contradiction.lua"), 0);
-    CHECK_STR(out, "contradiction.lua:8: warning: layers[1].transitions[1]: never fires: its conditions on 'speed' "
-                   "cannot all hold at once\n"
-                   "contradiction.lua:3: warning: masks.unused: mask 'unused' is not used by any layer\n");
+    expect("check contradiction.lua", 0,
+           "contradiction.lua:8: warning: layers[1].transitions[1]: never fires: its conditions on 'speed' "
+           "cannot all hold at once\n"
+           "contradiction.lua:3: warning: masks.unused: mask 'unused' is not used by any layer\n");
 }
 
 /* land says loop = false; idle's placeholder clip loops, so its exit time
  * 2 is fine: only the field's own line is named */
 static void exit_time_past_the_end(void)
 {
-    CHECK_INT(run("check exit.lua"), 0);
-    CHECK_STR(out, "exit.lua:7: warning: layers[1].transitions[1].exit_time: exit time 1.5 never opens: state 'land' "
-                   "does not loop, so its normalized time stops at 1\n");
+    expect("check exit.lua", 0,
+           "exit.lua:7: warning: layers[1].transitions[1].exit_time: exit time 1.5 never opens: state 'land' "
+           "does not loop, so its normalized time stops at 1\n");
 }
 
 /* without --asset the clip "fly" and the joint "wing_r" cannot be checked */
 static void asset_clips_and_mask_joints(void)
 {
-    CHECK_INT(run("check asset.lua --asset '" HUMANOID "'"), 1);
-    CHECK_STR(out, "asset.lua:9: error: layers[1].states.fly: state 'fly': unknown clip 'fly'\n"
-                   "asset.lua:5: error: masks.arm[2].joint: no joint 'wing_r' in the rig (mask 'arm')\n");
-    CHECK_INT(run("check asset.lua"), 0);
-    CHECK_STR(out, "");
+    expect("check asset.lua --asset '" HUMANOID "'", 1,
+           "asset.lua:9: error: layers[1].states.fly: state 'fly': unknown clip 'fly'\n"
+           "asset.lua:5: error: masks.arm[2].joint: no joint 'wing_r' in the rig (mask 'arm')\n");
+    expect("check asset.lua", 0, "");
 }
 
 static void clean_graph_prints_nothing(void)
 {
-    CHECK_INT(run("check clean.lua"), 0);
-    CHECK_STR(out, "");
-    CHECK_INT(run("check clean.lua --asset '" HUMANOID "'"), 0);
-    CHECK_STR(out, "");
+    expect("check clean.lua", 0, "");
+    expect("check clean.lua --asset '" HUMANOID "'", 0, "");
 }
 
 static void broken_file_names_its_line(void)
 {
-    CHECK_INT(run("check broken.lua"), 1);
-    CHECK_STR(out, "broken.lua:3: error: '}' expected (to close '{' at line 2) near 'layers'\n");
+    expect("check broken.lua", 1, "broken.lua:3: error: '}' expected (to close '{' at line 2) near 'layers'\n");
     CHECK_INT(run("check missing.lua"), 1);
     CHECK_CONTAINS(out, "missing.lua");
     CHECK_INT(run("check"), 2);
@@ -312,11 +309,13 @@ int main(void)
     if (system(cmd) != 0) return 1;
     static const struct {
         const char *name, *text;
-    } files[] = {{"unknown.lua", unknown_lua}, {"unreachable.lua", unreachable_lua}, {"unused.lua", unused_lua},
-                 {"shadowed.lua", shadowed_lua}, {"cycle.lua", cycle_lua},             {"exit.lua", exit_lua},
-                 {"asset.lua", asset_lua},     {"clean.lua", clean_lua},               {"broken.lua", broken_lua},
-                 {"contradiction.lua", contradiction_lua}};
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) write_text_file(path_in(dir, files[i].name), files[i].text);
+    } files[] = {{"unknown.lua", unknown_lua}, {"unreachable.lua", unreachable_lua},
+                 {"unused.lua", unused_lua},   {"shadowed.lua", shadowed_lua},
+                 {"cycle.lua", cycle_lua},     {"exit.lua", exit_lua},
+                 {"asset.lua", asset_lua},     {"clean.lua", clean_lua},
+                 {"broken.lua", broken_lua},   {"contradiction.lua", contradiction_lua}};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        write_text_file(path_in(dir, files[i].name), files[i].text);
     RUN(unknown_names_are_errors);
     RUN(unreachable_state);
     RUN(params_and_triggers_nothing_reads);
