@@ -1127,7 +1127,7 @@ static bw_graph_layer_desc *read_layers(reader *r, int desc, int *out_count)
 static void rd_compile_error(reader *r, const char *where, const char *message)
 {
     lua_State *L = r->L;
-    char prefix[sizeof ((bw_error *)0)->where];
+    char prefix[sizeof((bw_error *)0)->where];
     snprintf(prefix, sizeof prefix, "%s", where);
     for (;;) {
         if (lua_getfield(L, r->bad, prefix) != LUA_TNIL) {
@@ -1183,7 +1183,8 @@ static void rd_lint_item(void *user, const bw_graph_lint_item *it)
 {
     reader *r = (reader *)user;
     r->severity = it->severity == BW_GRAPH_LINT_ERROR ? "error" : "warning";
-    rd_compile_error(r, it->where ? it->where : "", it->message && it->message[0] ? it->message : bw_result_name(it->result));
+    rd_compile_error(r, it->where ? it->where : "",
+                     it->message && it->message[0] ? it->message : bw_result_name(it->result));
 }
 
 /* A graph that will not be kept lets go of its predicates. */

@@ -300,8 +300,9 @@ static void samples_of_tree(lua_State *L, spec *s, const bw_blend_tree *tree, in
         spec_error(L, s, "state '%s': its blend is a %s node; plot-blend draws 2d, directional and grid nodes",
                    s->state, kind_name(root->kind));
     if (root->child_count > MAX_SAMPLES) spec_error(L, s, "state '%s': more than %d samples", s->state, MAX_SAMPLES);
-    s->mode = root->kind == BW_BLEND_NODE_GRID ? MODE_GRID : root->kind == BW_BLEND_NODE_DIRECTIONAL ? MODE_DIRECTIONAL
-                                                                                                    : MODE_CARTESIAN;
+    s->mode = root->kind == BW_BLEND_NODE_GRID          ? MODE_GRID
+              : root->kind == BW_BLEND_NODE_DIRECTIONAL ? MODE_DIRECTIONAL
+                                                        : MODE_CARTESIAN;
     s->count = root->child_count;
     for (int i = 0; i < s->count; i++) {
         sample *smp = &s->samples[i];
@@ -316,8 +317,7 @@ static void samples_of_tree(lua_State *L, spec *s, const bw_blend_tree *tree, in
         lua_rawgeti(L, leaf_clips, child->kind == BW_BLEND_NODE_CLIP ? child->clip + 1 : 0);
         if (child->kind == BW_BLEND_NODE_CLIP && lua_type(L, -1) == LUA_TSTRING)
             snprintf(smp->name, sizeof smp->name, "%s", lua_tostring(L, -1));
-        else
-            snprintf(smp->name, sizeof smp->name, "%s node %d", kind_name(child->kind), i + 1);
+        else snprintf(smp->name, sizeof smp->name, "%s node %d", kind_name(child->kind), i + 1);
         lua_pop(L, 1);
     }
     if (s->mode == MODE_GRID) build_lattice(L, s);
