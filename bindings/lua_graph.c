@@ -1179,12 +1179,36 @@ static void rd_compile_error(reader *r, const char *where, const char *message)
     rd_error(r, 0, where[0] ? where : "graph", "%s", message);
 }
 
+/* A message naming another transition by its C index, "transitions[0]",
+ * with the Lua one (1-based) that the paths use. */
+static void lua_indices(const char *message, char *out, size_t size)
+{
+    static const char key[] = "transitions[";
+    size_t n = 0;
+    const char *p = message;
+    while (*p && n + 1 < size) {
+        char *end = NULL;
+        if (strncmp(p, key, sizeof key - 1) == 0 && isdigit((unsigned char)p[sizeof key - 1])) {
+            long k = strtol(p + sizeof key - 1, &end, 10);
+            if (*end == ']') {
+                int w = snprintf(out + n, size - n, "%s%ld]", key, k + 1);
+                n = w > 0 && (size_t)w < size - n ? n + (size_t)w : size - 1;
+                p = end + 1;
+                continue;
+            }
+        }
+        out[n++] = *p++;
+    }
+    out[n] = '\0';
+}
+
 static void rd_lint_item(void *user, const bw_graph_lint_item *it)
 {
     reader *r = (reader *)user;
     r->severity = it->severity == BW_GRAPH_LINT_ERROR ? "error" : "warning";
-    rd_compile_error(r, it->where ? it->where : "",
-                     it->message && it->message[0] ? it->message : bw_result_name(it->result));
+    char message[768];
+    lua_indices(it->message && it->message[0] ? it->message : bw_result_name(it->result), message, sizeof message);
+    rd_compile_error(r, it->where ? it->where : "", message);
 }
 
 /* A graph that will not be kept lets go of its predicates. */

@@ -201,7 +201,7 @@ static void params_and_triggers_nothing_reads(void)
 static void shadowed_transition(void)
 {
     expect("check shadowed.lua", 0,
-           "shadowed.lua:8: warning: layers[1].transitions[2]: never fires on its own: transitions[0] ('idle' "
+           "shadowed.lua:8: warning: layers[1].transitions[2]: never fires on its own: transitions[1] ('idle' "
            "-> 'walk') has no conditions and no exit time and is checked first (travel may still take this "
            "one)\n");
 }
