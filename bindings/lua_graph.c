@@ -46,6 +46,7 @@
 #include "blendwerk/blendtree.h"
 #include "blendwerk/easing.h"
 #include "blendwerk/graph.h"
+#include "blendwerk/graph_lint.h"
 #include "lua_blendwerk.h"
 #include "lua_graph.h"
 #include "lua_support.h"
@@ -169,6 +170,8 @@ typedef struct reader {
     graph_obj *g;
     const bw_clip *const *clips;
     int clip_count;
+    const char *severity; /* lint mode: "error" or "warning", put before the path */
+    int lint_errors;      /* lint mode: messages tagged "error" */
 } reader;
 
 #if defined(__GNUC__)
@@ -183,8 +186,10 @@ static void rd_error(reader *r, int line, const char *path, const char *fmt, ...
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (line <= 0) line = r->default_line;
-    if (line > 0) lua_pushfstring(L, "%s:%d: %s: %s", r->file, line, path, msg);
-    else lua_pushfstring(L, "%s: %s: %s", r->file, path, msg);
+    const char *tag = r->severity ? r->severity : "", *sep = r->severity ? ": " : "";
+    if (r->severity && strcmp(r->severity, "error") == 0) r->lint_errors++;
+    if (line > 0) lua_pushfstring(L, "%s:%d: %s%s%s: %s", r->file, line, tag, sep, path, msg);
+    else lua_pushfstring(L, "%s: %s%s%s: %s", r->file, tag, sep, path, msg);
     lua_rawseti(L, r->errors, ++r->error_count);
 }
 
@@ -209,6 +214,16 @@ static void rd_bad(reader *r, const char *cwhere)
 {
     lua_pushboolean(r->L, 1);
     lua_setfield(r->L, r->bad, cwhere);
+}
+
+/* The first entry that plays clip ci stands for "clips[ci]" (the lint's
+ * path for a clip). */
+static void rd_where_clip(reader *r, int ci, const char *path, int line)
+{
+    char cwhere[32];
+    snprintf(cwhere, sizeof cwhere, "clips[%d]", ci);
+    if (lua_getfield(r->L, r->where, cwhere) == LUA_TNIL) rd_where(r, cwhere, path, line, 0);
+    lua_pop(r->L, 1);
 }
 
 static const char *rd_keep_string(reader *r, const char *s, size_t n)
@@ -660,6 +675,9 @@ static bool copy_blend(reader *r, int idx, int depth, int line, const char *path
                 rd_error(r, line, path, "state '%s': unknown clip '%s' in its blend tree", state, name);
                 ok = false;
             } else {
+                char cpath[320];
+                snprintf(cpath, sizeof cpath, "%s.blend", path);
+                rd_where_clip(r, ci, cpath, line);
                 lua_pushinteger(L, ci + 1);
                 lua_setfield(L, copy, "clip");
                 lua_pushnumber(L, (lua_Number)bw_clip_length(r->clips[ci]));
@@ -796,6 +814,9 @@ static bw_graph_state_desc *read_states(reader *r, int layer, int l, const char 
                                  lua_tostring(L, -2));
                         ok = false;
                     } else {
+                        char cpath[320];
+                        snprintf(cpath, sizeof cpath, "%s.clip", spath);
+                        rd_where_clip(r, ci, cpath, bw_lua_key_line(L, st, "clip"));
                         s[i].clip = ci;
                     }
                 } else {
@@ -1103,11 +1124,11 @@ static bw_graph_layer_desc *read_layers(reader *r, int desc, int *out_count)
 
 /* A compile problem: its C where mapped to the entry's Lua path and line.
  * Dropped when a refused entry (or one of its parents) is what it names. */
-static void rd_compile_error(reader *r, const bw_error *e)
+static void rd_compile_error(reader *r, const char *where, const char *message)
 {
     lua_State *L = r->L;
-    char prefix[sizeof e->where];
-    snprintf(prefix, sizeof prefix, "%s", e->where);
+    char prefix[sizeof((bw_error *)0)->where];
+    snprintf(prefix, sizeof prefix, "%s", where);
     for (;;) {
         if (lua_getfield(L, r->bad, prefix) != LUA_TNIL) {
             lua_pop(L, 1);
@@ -1120,12 +1141,12 @@ static void rd_compile_error(reader *r, const bw_error *e)
         if (!cut) break;
         *cut = '\0';
     }
-    snprintf(prefix, sizeof prefix, "%s", e->where);
+    snprintf(prefix, sizeof prefix, "%s", where);
     for (;;) {
         if (lua_getfield(L, r->where, prefix) == LUA_TTABLE) {
             lua_getfield(L, -1, "path");
             lua_getfield(L, -2, "line");
-            const char *rest = e->where + strlen(prefix);
+            const char *rest = where + strlen(prefix);
             int line = (int)lua_tointeger(L, -1);
             /* a field of the entry ("...transitions[1].to"): its own line */
             char field[64];
@@ -1144,7 +1165,7 @@ static void rd_compile_error(reader *r, const bw_error *e)
             }
             char path[600];
             snprintf(path, sizeof path, "%s%s", lua_tostring(L, -2), rest);
-            rd_error(r, line, path, "%s", e->message[0] ? e->message : bw_result_name(e->code));
+            rd_error(r, line, path, "%s", message);
             lua_pop(L, 3);
             return;
         }
@@ -1155,11 +1176,53 @@ static void rd_compile_error(reader *r, const bw_error *e)
         if (!cut) break;
         *cut = '\0';
     }
-    rd_error(r, 0, e->where[0] ? e->where : "graph", "%s", e->message[0] ? e->message : bw_result_name(e->code));
+    rd_error(r, 0, where[0] ? where : "graph", "%s", message);
 }
 
-int bw_lua_graph_build(lua_State *L, int desc_idx, const char *file, int default_line, const bw_clip *const *clips,
-                       int clip_count)
+/* A message naming another transition by its C index, "transitions[0]",
+ * with the Lua one (1-based) that the paths use. */
+static void lua_indices(const char *message, char *out, size_t size)
+{
+    static const char key[] = "transitions[";
+    size_t n = 0;
+    const char *p = message;
+    while (*p && n + 1 < size) {
+        char *end = NULL;
+        if (strncmp(p, key, sizeof key - 1) == 0 && isdigit((unsigned char)p[sizeof key - 1])) {
+            long k = strtol(p + sizeof key - 1, &end, 10);
+            if (*end == ']') {
+                int w = snprintf(out + n, size - n, "%s%ld]", key, k + 1);
+                n = w > 0 && (size_t)w < size - n ? n + (size_t)w : size - 1;
+                p = end + 1;
+                continue;
+            }
+        }
+        out[n++] = *p++;
+    }
+    out[n] = '\0';
+}
+
+static void rd_lint_item(void *user, const bw_graph_lint_item *it)
+{
+    reader *r = (reader *)user;
+    r->severity = it->severity == BW_GRAPH_LINT_ERROR ? "error" : "warning";
+    char message[768];
+    lua_indices(it->message && it->message[0] ? it->message : bw_result_name(it->result), message, sizeof message);
+    rd_compile_error(r, it->where ? it->where : "", message);
+}
+
+/* A graph that will not be kept lets go of its predicates. */
+static void drop_preds(lua_State *L, graph_obj *g)
+{
+    graph_pred *p = g->preds;
+    g->preds = NULL;
+    for (; p; p = p->next) luaL_unref(L, LUA_REGISTRYINDEX, p->cb.ref), p->cb.ref = LUA_NOREF;
+}
+
+/* The reader; lint: bw_graph_lint (with `rig`) in place of compile, and
+ * the list of findings pushed (returns the error count). */
+static int build(lua_State *L, int desc_idx, const char *file, int default_line, const bw_clip *const *clips,
+                 int clip_count, bool lint, const bw_rig *rig)
 {
     desc_idx = lua_absindex(L, desc_idx);
     const int base = lua_gettop(L);
@@ -1171,6 +1234,7 @@ int bw_lua_graph_build(lua_State *L, int desc_idx, const char *file, int default
     r.default_line = default_line;
     r.clips = clips;
     r.clip_count = clip_count;
+    r.severity = lint ? "error" : NULL;
     /* the object exists (empty) before what it will own */
     graph_obj *g = (graph_obj *)bw_lua_new_object(L, sizeof *g, GRAPH_UV_COUNT, BW_LUA_GRAPH, graph_destroy);
     const int obj = lua_gettop(L);
@@ -1207,12 +1271,22 @@ int bw_lua_graph_build(lua_State *L, int desc_idx, const char *file, int default
     desc.clips = clips;
     desc.clip_count = clip_count;
     desc.allocator = bw_lua_allocator_value(L);
+    if (lint) {
+        bw_result lr = bw_graph_lint(&desc, rig, rd_lint_item, &r);
+        if (lr == BW_ERR_OUT_OF_MEMORY) return luaL_error(L, "graph: not enough memory");
+        drop_preds(L, g);
+        lua_pushvalue(L, r.errors);
+        lua_replace(L, base + 1);
+        lua_settop(L, base + 1);
+        return r.lint_errors;
+    }
     bw_error *errs = (bw_error *)rd_alloc(&r, sizeof(bw_error) * MAX_ERRORS);
     bw_graph_errors list = {errs, MAX_ERRORS, 0};
     bw_graph *graph = NULL;
     bw_result res = bw_graph_compile(&desc, &graph, &list);
     if (res == BW_ERR_OUT_OF_MEMORY) return luaL_error(L, "graph: not enough memory");
-    for (int i = 0; i < list.count && i < MAX_ERRORS; i++) rd_compile_error(&r, &errs[i]);
+    for (int i = 0; i < list.count && i < MAX_ERRORS; i++)
+        rd_compile_error(&r, errs[i].where, errs[i].message[0] ? errs[i].message : bw_result_name(errs[i].code));
     if (list.count > MAX_ERRORS) rd_error(&r, 0, "graph", "and %d more problems", list.count - MAX_ERRORS);
     if (res == BW_OK && r.error_count > 0) {
         bw_graph_destroy(graph);
@@ -1221,9 +1295,7 @@ int bw_lua_graph_build(lua_State *L, int desc_idx, const char *file, int default
     }
     if (res != BW_OK) {
         if (r.error_count == 0) rd_error(&r, line, "graph", "%s", bw_result_name(res));
-        graph_pred *p = g->preds;
-        g->preds = NULL;
-        for (; p; p = p->next) luaL_unref(L, LUA_REGISTRYINDEX, p->cb.ref), p->cb.ref = LUA_NOREF;
+        drop_preds(L, g);
         lua_pushnil(L);
         lua_pushvalue(L, r.errors);
         lua_replace(L, base + 2);
@@ -1258,6 +1330,18 @@ int bw_lua_graph_build(lua_State *L, int desc_idx, const char *file, int default
     lua_replace(L, base + 1);
     lua_settop(L, base + 1);
     return 1;
+}
+
+int bw_lua_graph_build(lua_State *L, int desc_idx, const char *file, int default_line, const bw_clip *const *clips,
+                       int clip_count)
+{
+    return build(L, desc_idx, file, default_line, clips, clip_count, false, NULL);
+}
+
+int bw_lua_graph_lint(lua_State *L, int desc_idx, const char *file, int default_line, const bw_clip *const *clips,
+                      int clip_count, const bw_rig *rig)
+{
+    return build(L, desc_idx, file, default_line, clips, clip_count, true, rig);
 }
 
 /* ---- blendwerk.graph ---- */

@@ -11,6 +11,7 @@
 
 #include "blendwerk/clip.h"
 #include "blendwerk/graph.h"
+#include "blendwerk/rig.h"
 
 #define BW_LUA_GRAPH "blendwerk.Graph"
 #define BW_LUA_CURSOR "blendwerk.Cursor"
@@ -53,6 +54,15 @@ int bw_lua_first_duplicate_key(lua_State *L, int idx, char *name, size_t name_si
  * sandbox's callback limits when it is a sandbox's. */
 int bw_lua_graph_build(lua_State *L, int desc_idx, const char *file, int default_line, const bw_clip *const *clips,
                        int clip_count);
+/* The same reading, then the lint pass (bw_graph_lint, graph_lint.h; `rig`
+ * may be NULL: no rig checks) in place of compile: pushes the list of
+ * every finding, "FILE:LINE: error: PATH: message" or "FILE:LINE: warning:
+ * PATH: message" (the reader's own problems are errors; PATH and LINE are
+ * the Lua entry's, mapped as compile errors are; a clip's entry is the
+ * first state that plays it; a message's "transitions[N]" is made 1-based
+ * like the paths), and returns how many are errors. */
+int bw_lua_graph_lint(lua_State *L, int desc_idx, const char *file, int default_line, const bw_clip *const *clips,
+                      int clip_count, const bw_rig *rig);
 /* The compiled graph of the blendwerk.Graph at idx (raises otherwise). */
 const bw_graph *bw_lua_graph_check(lua_State *L, int idx);
 /* Call before the host (not a Lua method) updates a cursor of the graph at

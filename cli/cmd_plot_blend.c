@@ -1,4 +1,6 @@
 /* cmd_plot_blend.c - `blendwerk plot-blend SPEC.lua --out FILE.svg [--res N]`
+ * and `blendwerk plot-blend GRAPH.lua --state NAME [--asset FILE] --out
+ * FILE.svg [--res N]`
  *
  * Draws a 2D blend space so a designer can see its bands. SPEC.lua returns
  *   { mode = "cartesian" | "directional" | "grid",      -- default cartesian
@@ -20,6 +22,17 @@
  * the samples as dots. Heat-map cells are evaluated at their centres;
  * neighbouring cells of identical colour in a row merge into one rect.
  *
+ * With --state the file is a graph file (SPEC §12.1), loaded as `check`
+ * loads it (cli_graph.h: the asset's clips, or placeholders without
+ * --asset) and read by the graph reader, whose problems are printed as
+ * FILE:LINE. The first layer with a state NAME gives it; its `blend` is
+ * read by blendwerk.blend_tree (the one blend-tree format) and its root
+ * node drawn: a "2d" node as cartesian, "directional" as directional, a
+ * "grid" node on its lattice; each sample is a child, named by its clip
+ * (a nested node is named by its kind and position and drawn as one
+ * sample). A 1D root is refused (nothing 2D to draw), as is a state
+ * without a blend (the message names the state).
+ *
  * Exit codes: 0 written; 1 bad spec, Lua error or write failure (the
  * message names the file, and the line for Lua errors); 2 usage.
  */
@@ -33,7 +46,11 @@
 #include <lua.h>
 
 #include "blendwerk/blendspace.h"
+#include "blendwerk/blendtree.h"
+#include "blendwerk/graph.h"
+#include "cli_graph.h"
 #include "commands.h"
+#include "lua_graph.h"
 #include "lua_support.h"
 #include "sandbox.h"
 
@@ -56,6 +73,8 @@ typedef struct sample {
 
 typedef struct spec {
     const char *path;
+    const char *state; /* --state: the graph state drawn */
+    int line;          /* --state: the state's line, for messages */
     plot_mode mode;
     int count;
     sample samples[MAX_SAMPLES];
@@ -83,7 +102,8 @@ static int spec_error(lua_State *L, const spec *s, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    lua_pushfstring(L, "%s: %s", s->path, msg);
+    if (s->line > 0) lua_pushfstring(L, "%s:%d: %s", s->path, s->line, msg);
+    else lua_pushfstring(L, "%s: %s", s->path, msg);
     return lua_error(L);
 }
 
@@ -252,6 +272,104 @@ static bool load_spec(spec *s)
     return ok;
 }
 
+/* ---- a graph state's blend (--state) ---- */
+
+static void default_length(lua_State *L, void *user)
+{
+    (void)user;
+    /* the leaf at -1; the weights do not depend on its length */
+    if (bw_lua_raw_field(L, -1, "length") == LUA_TNIL) {
+        lua_pushnumber(L, BW_CLI_PLACEHOLDER_LENGTH);
+        lua_setfield(L, -3, "length");
+    }
+    lua_pop(L, 1);
+}
+
+static const char *kind_name(bw_blend_node_kind k)
+{
+    static const char *const names[] = {"clip", "1d", "2d", "directional", "grid"};
+    return (unsigned)k < BW_BLEND_NODE_KIND_COUNT ? names[k] : "?";
+}
+
+/* The compiled tree's root children as samples (leaf_clips: the stack
+ * index of its leaves' clip values, the clip names). */
+static void samples_of_tree(lua_State *L, spec *s, const bw_blend_tree *tree, int leaf_clips)
+{
+    const bw_blend_node *root = bw_blend_tree_node(tree, bw_blend_tree_root(tree));
+    if (root->kind == BW_BLEND_NODE_CLIP || root->kind == BW_BLEND_NODE_1D)
+        spec_error(L, s, "state '%s': its blend is a %s node; plot-blend draws 2d, directional and grid nodes",
+                   s->state, kind_name(root->kind));
+    if (root->child_count > MAX_SAMPLES) spec_error(L, s, "state '%s': more than %d samples", s->state, MAX_SAMPLES);
+    s->mode = root->kind == BW_BLEND_NODE_GRID          ? MODE_GRID
+              : root->kind == BW_BLEND_NODE_DIRECTIONAL ? MODE_DIRECTIONAL
+                                                        : MODE_CARTESIAN;
+    s->count = root->child_count;
+    for (int i = 0; i < s->count; i++) {
+        sample *smp = &s->samples[i];
+        if (root->kind == BW_BLEND_NODE_GRID) {
+            smp->x = root->positions[i % root->grid_nx];
+            smp->y = root->positions[root->grid_nx + i / root->grid_nx];
+        } else {
+            smp->x = root->positions[2 * i];
+            smp->y = root->positions[2 * i + 1];
+        }
+        const bw_blend_node *child = bw_blend_tree_node(tree, root->children[i]);
+        lua_rawgeti(L, leaf_clips, child->kind == BW_BLEND_NODE_CLIP ? child->clip + 1 : 0);
+        if (child->kind == BW_BLEND_NODE_CLIP && lua_type(L, -1) == LUA_TSTRING)
+            snprintf(smp->name, sizeof smp->name, "%s", lua_tostring(L, -1));
+        else snprintf(smp->name, sizeof smp->name, "%s node %d", kind_name(child->kind), i + 1);
+        lua_pop(L, 1);
+    }
+    if (s->mode == MODE_GRID) build_lattice(L, s);
+}
+
+/* In the sandbox (cli_graph.h): the graph table at 1. */
+static int read_state(lua_State *L, bw_cli_graph *g)
+{
+    spec *s = (spec *)g->user;
+    if (bw_lua_graph_build(L, 1, g->path, 0, g->clips, g->clip_count) != 1) {
+        for (int i = 1; i <= (int)lua_rawlen(L, -1); i++) {
+            lua_rawgeti(L, -1, i);
+            fprintf(stderr, "blendwerk plot-blend: %s\n", lua_tostring(L, -1));
+            lua_pop(L, 1);
+        }
+        return 1;
+    }
+    const bw_graph *graph = bw_lua_graph_check(L, -1);
+    /* the state's table: the reader accepted the file, so the shape is right */
+    bw_lua_raw_field(L, 1, "layers");
+    const int layers = lua_gettop(L);
+    int st = 0;
+    for (int i = 1; i <= (int)lua_rawlen(L, layers) && !st; i++) {
+        lua_rawgeti(L, layers, i);
+        bw_lua_raw_field(L, -1, "states");
+        if (bw_lua_raw_field(L, -1, s->state) == LUA_TTABLE) st = lua_gettop(L);
+        else lua_pop(L, 3);
+    }
+    if (!st) spec_error(L, s, "no state '%s' in any layer", s->state);
+    s->line = bw_lua_key_line(L, st - 1, s->state);
+    if (bw_lua_raw_field(L, st, "blend") != LUA_TTABLE)
+        spec_error(L, s, "state '%s' has no blend (it plays one clip): plot-blend --state draws a blend state",
+                   s->state);
+    const int blend = lua_gettop(L);
+    bw_cli_blend_leaves(L, blend, default_length, NULL);
+    lua_pushcfunction(L, bw_lua_blend_tree);
+    lua_pushvalue(L, blend);
+    lua_createtable(L, 0, 1);
+    lua_createtable(L, bw_graph_param_count(graph), 0);
+    for (int p = 0; p < bw_graph_param_count(graph); p++) {
+        lua_pushstring(L, bw_graph_param_name(graph, p));
+        lua_rawseti(L, -2, p + 1);
+    }
+    lua_setfield(L, -2, "params");
+    lua_call(L, 2, 2);
+    if (lua_isnil(L, -2)) spec_error(L, s, "state '%s': %s", s->state, lua_tostring(L, -1));
+    lua_pop(L, 1);
+    const bw_blend_tree *tree = bw_lua_check_blend_tree(L, -1);
+    samples_of_tree(L, s, tree, lua_gettop(L));
+    return 0;
+}
+
 /* ---- drawing ---- */
 
 static const unsigned palette[12] = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd, 0x8c564b,
@@ -411,6 +529,10 @@ static bool write_svg(plot *p, const char *out_path)
     fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", width, height);
     fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"15\">", GAP);
     put_escaped(f, s->path);
+    if (s->state) {
+        fputs(" state ", f);
+        put_escaped(f, s->state);
+    }
     fprintf(f, " \xe2\x80\x94 %s blend space, %d samples, x [%g, %g], y [%g, %g]</text>\n", mode_name(s->mode), s->count,
             p->xmin, p->xmax, p->ymin, p->ymax);
     for (int k = 0; k < panels; k++) {
@@ -446,6 +568,9 @@ static void default_range(const spec *s, double r[4])
 static int usage(void)
 {
     fprintf(stderr, "usage: blendwerk plot-blend SPEC.lua --out FILE.svg [--res N]\n"
+                    "       blendwerk plot-blend GRAPH.lua --state NAME [--asset FILE] --out FILE.svg [--res N]\n"
+                    "  --state NAME  draw the blend of graph state NAME (2d, directional or grid root)\n"
+                    "  --asset FILE  the character whose clips the graph names (default: placeholder clips)\n"
                     "  SPEC.lua returns { mode = \"cartesian\"|\"directional\"|\"grid\",\n"
                     "                     samples = { {name=, x=, y=}, ... }, range = {xmin, xmax, ymin, ymax} }\n"
                     "  --res N   heat-map cells per axis (4..200, default 40)\n");
@@ -454,11 +579,15 @@ static int usage(void)
 
 int bw_cmd_plot_blend(int argc, char **argv)
 {
-    const char *spec_path = NULL, *out_path = NULL;
+    const char *spec_path = NULL, *out_path = NULL, *state = NULL, *asset = NULL;
     int res = 40;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc) {
             out_path = argv[++i];
+        } else if (!strcmp(argv[i], "--state") && i + 1 < argc) {
+            state = argv[++i];
+        } else if (!strcmp(argv[i], "--asset") && i + 1 < argc) {
+            asset = argv[++i];
         } else if (!strcmp(argv[i], "--res") && i + 1 < argc) {
             char *end = NULL;
             long v = strtol(argv[++i], &end, 10);
@@ -472,12 +601,14 @@ int bw_cmd_plot_blend(int argc, char **argv)
             return usage();
         }
     }
-    if (!spec_path || !out_path) return usage();
+    if (!spec_path || !out_path || (asset && !state)) return usage();
 
     spec *s = (spec *)calloc(1, sizeof *s);
     if (!s) return 1;
     s->path = spec_path;
-    if (!load_spec(s)) {
+    s->state = state;
+    bw_cli_graph g = {.cmd = "plot-blend", .path = spec_path, .asset_path = asset, .user = s};
+    if (state ? bw_cli_graph_run(&g, read_state) != 0 : !load_spec(s)) {
         free(s);
         return 1;
     }

@@ -20,7 +20,9 @@ static const command commands[] = {
                               "                                  sample and mix clips, print every joint"},
     {"simulate", bw_cmd_simulate, "simulate GRAPH.lua --asset FILE --timeline TIMELINE.lua [--json] [--joints]\n"
                                   "                                  run a graph over a scripted timeline, one trace line per frame"},
+    {"check", bw_cmd_check, "check GRAPH.lua [--asset FILE]  lint a graph file: FILE:LINE: error|warning: ... per finding"},
     {"plot-blend", bw_cmd_plot_blend, "plot-blend SPEC.lua --out FILE.svg [--res N]\n"
+                                      "  plot-blend GRAPH.lua --state NAME [--asset FILE] --out FILE.svg [--res N]\n"
                                       "                                  draw a 2D blend space's weights"},
 };
 
