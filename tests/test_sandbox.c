@@ -694,8 +694,11 @@ static void cases_stop_through_a_graph_predicate(void)
         }
         CHECK_INT(reports, 1);
         check_message(c, "a graph predicate", last_report);
-        /* three stopped calls and the script around them */
-        double took = c->kind == KIND_TIME ? wall : cpu, bound = 3 * case_bound(c) + reference_cpu + 0.01 * SLACK_FACTOR;
+        /* three stopped calls and the script around them (the wall clock
+         * of three time stops gets room for a busy machine: the C API path
+         * above holds the tight bound for one) */
+        double took = c->kind == KIND_TIME ? wall : cpu,
+               bound = 3 * case_bound(c) + reference_cpu + (c->kind == KIND_TIME ? 0.1 : 0.01) * SLACK_FACTOR;
         if (took > bound) fprintf(stderr, "case %s as a predicate: took %.4f s, bound %.4f s\n", c->name, took, bound);
         CHECK(took <= bound);
         bw_sandbox_destroy(sb);
