@@ -10,5 +10,6 @@ int bw_cmd_info(int argc, char **argv);       /* info FILE */
 int bw_cmd_sample(int argc, char **argv);     /* sample FILE --at CLIP:TIME[:W[:P]] ... [--json] */
 int bw_cmd_plot_blend(int argc, char **argv); /* plot-blend SPEC.lua --out FILE.svg */
 int bw_cmd_simulate(int argc, char **argv);   /* simulate GRAPH.lua --asset FILE --timeline T.lua [--json] [--joints] */
+int bw_cmd_watch(int argc, char **argv);      /* watch GRAPH.lua --asset FILE [--timeline T.lua] [--seconds N] */
 
 #endif

@@ -391,6 +391,125 @@ static void thousand_saves_should_leave_memory_flat(void)
     bw_graph_reload_destroy(r);
 }
 
+
+/* ---- blendwerk watch ---- */
+
+#define BIN BW_BINARY_DIR "/blendwerk"
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* `text` with the first `from` replaced by `to` (static buffer). */
+static const char *replaced(const char *text, const char *from, const char *to)
+{
+    static char buf[1 << 16];
+    const char *at = strstr(text, from);
+    if (!at) return text;
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    return buf;
+}
+
+/* Save the way editors do: write a temporary file, rename it over. */
+static void save_renaming(const char *path, const char *text)
+{
+    char t[1100];
+    snprintf(t, sizeof t, "%s.tmp", path);
+    write_text_file(t, text);
+    if (rename(t, path) != 0) perror("rename");
+}
+
+/* Read lines from the child until one contains `what` (or output ends);
+ * every line read is appended to log. */
+static bool wait_for_line(FILE *from, const char *what, char *log, size_t log_size)
+{
+    char line[2048];
+    while (fgets(line, sizeof line, from)) {
+        size_t n = strlen(log);
+        snprintf(log + n, log_size - n, "%s", line);
+        if (strstr(line, what)) return true;
+    }
+    return false;
+}
+
+static void watch_command_should_print_reload_and_rejection_lines(void)
+{
+    char src[1200];
+    snprintf(src, sizeof src, "%s/graphs/locomotion.lua", BW_SOURCE_DIR);
+    const char *orig = slurp(src);
+    CHECK(orig != NULL);
+    if (!orig) return;
+    static char original[1 << 16];
+    snprintf(original, sizeof original, "%s", orig);
+    const char *graph = tmp("locomotion.lua");
+    write_text_file(graph, original);
+    /* the line of the first transition, which the bad edit breaks */
+    const char *tr = strstr(original, "{ from = \"idle\", to = \"walk\"");
+    CHECK(tr != NULL);
+    if (!tr) return;
+    int line = 1;
+    for (const char *p = original; p < tr; p++) line += *p == '\n';
+    char asset[1200];
+    snprintf(asset, sizeof asset, "%s/scripts/humanoid.lua", BW_SOURCE_DIR);
+    int in[2], out[2];
+    CHECK(pipe(in) == 0 && pipe(out) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[1]);
+        close(out[0]);
+        /* no --seconds: the test ends it by closing stdin */
+        execl(BIN, BIN, "watch", graph, "--asset", asset, (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    FILE *from = fdopen(out[0], "r");
+    static char log[1 << 14];
+    log[0] = '\0';
+    CHECK(wait_for_line(from, "watching ", log, sizeof log));
+    save_renaming(graph, replaced(original, "duration = 0.25", "duration = 0.3"));
+    CHECK(wait_for_line(from, "reloaded ", log, sizeof log));
+    char expect[1400];
+    snprintf(expect, sizeof expect, "reloaded %s in ", graph);
+    CHECK_CONTAINS(log, expect);
+    CHECK_CONTAINS(log, " ms; base: idle kept\n");
+    write_text_file(graph, replaced(original, "to = \"walk\"", "to = \"wlak\""));
+    CHECK(wait_for_line(from, "still running", log, sizeof log));
+    snprintf(expect, sizeof expect, "%s:%d: layers[1].transitions[1].to: unknown state 'wlak' (still running the previous version)\n",
+             graph, line);
+    CHECK_CONTAINS(log, expect);
+    close(in[1]); /* end of input: the command ends */
+    int status = -1;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    fclose(from);
+    /* --seconds ends it without input (stdin is ignored then) */
+    write_text_file(graph, original);
+    char cmd[4000];
+    snprintf(cmd, sizeof cmd, "'%s' watch '%s' --asset '%s' --seconds 0.2 --poll > '%s' 2>&1 < /dev/null", BIN, graph, asset,
+             tmp("seconds.txt"));
+    CHECK(system(cmd) == 0);
+    const char *printed = slurp(tmp("seconds.txt"));
+    CHECK(printed && strstr(printed, "(polling)"));
+    /* a graph that does not load: exit 1 with its line */
+    write_text_file(tmp("broken.lua"), "return {\n  params = { speed = },\n}\n");
+    snprintf(cmd, sizeof cmd, "'%s' watch '%s' --asset '%s' --seconds 0.2 > '%s' 2>&1 < /dev/null", BIN, tmp("broken.lua"),
+             asset, tmp("broken.txt"));
+    int rc = system(cmd);
+    CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 1);
+    printed = slurp(tmp("broken.txt"));
+    CHECK(printed && strstr(printed, "broken.lua:2:"));
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/bw_test_watch_XXXXXX");
@@ -406,6 +525,7 @@ int main(void)
     RUN(bad_edits_should_be_rejected_with_file_and_line);
     RUN(bad_first_load_should_fail_with_file_and_line);
     RUN(thousand_saves_should_leave_memory_flat);
+    RUN(watch_command_should_print_reload_and_rejection_lines);
     for (int i = 0; i < 3; i++) bw_clip_destroy(clips[i]);
     bw_rig_destroy(rig);
     char cmd[512];
