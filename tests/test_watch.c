@@ -352,6 +352,26 @@ static void bad_first_load_should_fail_with_file_and_line(void)
     CHECK_CONTAINS(err, "first.lua:");
 }
 
+
+static void a_required_file_should_be_watched_too(void)
+{
+    write_text_file(tmp("req_parts.lua"), "return { walk_name = 'walk' }\n");
+    char text[4096];
+    snprintf(text, sizeof text, "local parts = require('req_parts')\n%s", graph_text("walk", "walk", 0.5));
+    bw_graph_reload *r = start("req.lua", text, 1, 0.1f);
+    CHECK(r != NULL);
+    if (!r) return;
+    CHECK(bw_watch_count(bw_graph_reload_watcher(r)) >= 2);
+    CHECK_INT(bw_graph_reload_poll(r, 0), BW_GRAPH_RELOAD_NONE);
+    write_text_file(tmp("req_parts.lua"), "error('parts are broken')\n");
+    CHECK_INT(bw_graph_reload_poll(r, 1), BW_GRAPH_RELOAD_REJECTED);
+    CHECK_CONTAINS(bw_graph_reload_error(r), "req_parts.lua:1: parts are broken");
+    write_text_file(tmp("req_parts.lua"), "return {}\n");
+    CHECK_INT(bw_graph_reload_poll(r, 2), BW_GRAPH_RELOAD_DONE);
+    CHECK_STR(bw_graph_reload_error(r), "");
+    bw_graph_reload_destroy(r);
+}
+
 static long long live_bytes(void)
 {
 #if defined(__SANITIZE_ADDRESS__)
@@ -500,6 +520,12 @@ static void watch_command_should_print_reload_and_rejection_lines(void)
     CHECK(system(cmd) == 0);
     const char *printed = slurp(tmp("seconds.txt"));
     CHECK(printed && strstr(printed, "(polling)"));
+    /* with the example's timeline: its entries apply (no problem printed) */
+    snprintf(cmd, sizeof cmd, "'%s' watch '%s' --asset '%s' --timeline '%s/graphs/locomotion.timeline.lua' --seconds 0.3 > '%s' 2>&1 < /dev/null",
+             BIN, graph, asset, BW_SOURCE_DIR, tmp("timeline.txt"));
+    CHECK(system(cmd) == 0);
+    printed = slurp(tmp("timeline.txt"));
+    CHECK(printed && strstr(printed, "watching ") && !strstr(printed, ".lua:"));
     /* a graph that does not load: exit 1 with its line */
     write_text_file(tmp("broken.lua"), "return {\n  params = { speed = },\n}\n");
     snprintf(cmd, sizeof cmd, "'%s' watch '%s' --asset '%s' --seconds 0.2 > '%s' 2>&1 < /dev/null", BIN, tmp("broken.lua"),
@@ -524,6 +550,7 @@ int main(void)
     RUN(renamed_state_should_fall_back_to_the_entry);
     RUN(bad_edits_should_be_rejected_with_file_and_line);
     RUN(bad_first_load_should_fail_with_file_and_line);
+    RUN(a_required_file_should_be_watched_too);
     RUN(thousand_saves_should_leave_memory_flat);
     RUN(watch_command_should_print_reload_and_rejection_lines);
     for (int i = 0; i < 3; i++) bw_clip_destroy(clips[i]);
