@@ -11,5 +11,6 @@ int bw_cmd_sample(int argc, char **argv);     /* sample FILE --at CLIP:TIME[:W[:
 int bw_cmd_plot_blend(int argc, char **argv); /* plot-blend SPEC.lua | GRAPH.lua --state NAME --out FILE.svg */
 int bw_cmd_simulate(int argc, char **argv);   /* simulate GRAPH.lua --asset FILE --timeline T.lua [--json] [--joints] */
 int bw_cmd_check(int argc, char **argv);      /* check GRAPH.lua [--asset FILE] */
+int bw_cmd_watch(int argc, char **argv);      /* watch GRAPH.lua --asset FILE [--timeline T.lua] [--seconds N] */
 
 #endif

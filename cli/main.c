@@ -21,6 +21,8 @@ static const command commands[] = {
     {"simulate", bw_cmd_simulate, "simulate GRAPH.lua --asset FILE --timeline TIMELINE.lua [--json] [--joints]\n"
                                   "                                  run a graph over a scripted timeline, one trace line per frame"},
     {"check", bw_cmd_check, "check GRAPH.lua [--asset FILE]  lint a graph file: FILE:LINE: error|warning: ... per finding"},
+    {"watch", bw_cmd_watch, "watch GRAPH.lua --asset FILE [--timeline TIMELINE.lua] [--seconds N] [--fade S] [--poll]\n"
+                            "                                  run a graph in real time, reloading it on every save"},
     {"plot-blend", bw_cmd_plot_blend, "plot-blend SPEC.lua --out FILE.svg [--res N]\n"
                                       "  plot-blend GRAPH.lua --state NAME [--asset FILE] --out FILE.svg [--res N]\n"
                                       "                                  draw a 2D blend space's weights"},

@@ -1,0 +1,325 @@
+/* timeline.c - timelines for `blendwerk simulate` and `blendwerk watch`
+ * (timeline.h; moved here from cmd_simulate.c). */
+#include <lauxlib.h>
+#include <lua.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lua_graph.h"
+#include "timeline.h"
+
+void cli_timeline_free(cli_timeline *t)
+{
+    free(t->at);
+    free(t->line);
+    free(t->acts);
+    memset(t, 0, sizeof *t);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void tl_error(cli_timeline *s, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (line > 0) fprintf(stderr, "%s:%d: ", s->path, line);
+    else fprintf(stderr, "%s: ", s->path);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    s->errors++;
+}
+
+static cli_action *add_act(cli_timeline *t, int cap, cli_act_kind kind, int entry)
+{
+    if (t->act_count >= cap) return NULL;
+    cli_action *a = &t->acts[t->act_count++];
+    memset(a, 0, sizeof *a);
+    a->kind = kind;
+    a->entry = entry;
+    return a;
+}
+
+static int find_param(cli_timeline *s, lua_State *L, int idx, int line, const char *what)
+{
+    if (lua_type(L, idx) != LUA_TSTRING) {
+        tl_error(s, line, "%s must be a parameter name, not a %s", what, luaL_typename(L, idx));
+        return -1;
+    }
+    int p = bw_graph_find_param(s->graph, lua_tostring(L, idx));
+    if (p < 0) tl_error(s, line, "%s: unknown parameter '%s'", what, lua_tostring(L, idx));
+    return p;
+}
+
+static int find_layer(cli_timeline *s, const char *name, int line)
+{
+    int l = bw_graph_find_layer(s->graph, name);
+    if (l < 0) tl_error(s, line, "unknown layer '%s'", name);
+    return l;
+}
+
+/* The number field `key` of the table at idx into *out (absent: false). */
+static bool opt_number(cli_timeline *s, lua_State *L, int idx, const char *key, double *out, int line)
+{
+    lua_getfield(L, idx, key);
+    bool present = !lua_isnil(L, -1);
+    if (present && (lua_type(L, -1) != LUA_TNUMBER || !isfinite(lua_tonumber(L, -1)))) {
+        tl_error(s, line, "%s must be a finite number", key);
+        present = false;
+    } else if (present) {
+        *out = lua_tonumber(L, -1);
+    }
+    lua_pop(L, 1);
+    return present;
+}
+
+static const char *const entry_fields[] = {"at", "set", "fire", "travel", "layer", "layer_weight", "fade", NULL};
+
+static void read_entry(cli_timeline *s, lua_State *L, int e, int i, int cap)
+{
+    cli_timeline *t = s;
+    int line = bw_lua_table_line(L, e);
+    t->line[i] = line;
+    lua_pushnil(L);
+    while (lua_next(L, e)) {
+        lua_pop(L, 1);
+        bool known = false;
+        if (lua_type(L, -1) == LUA_TSTRING)
+            for (int k = 0; entry_fields[k] && !known; k++) known = strcmp(entry_fields[k], lua_tostring(L, -1)) == 0;
+        if (!known)
+            tl_error(s, lua_type(L, -1) == LUA_TSTRING ? bw_lua_key_line(L, e, lua_tostring(L, -1)) : line,
+                     "entry %d: unknown field '%s' (accepted fields: at, set, fire, travel, layer, layer_weight, fade)",
+                     i + 1, lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
+    }
+    double at = 0;
+    if (!opt_number(s, L, e, "at", &at, line)) tl_error(s, line, "entry %d: at is missing (seconds)", i + 1);
+    t->at[i] = at;
+    /* set = { name = value }: in the order written */
+    lua_getfield(L, e, "set");
+    if (lua_istable(L, -1)) {
+        const int st = lua_gettop(L);
+        /* pairs order is arbitrary: order by line, then by parameter index */
+        int start = t->act_count;
+        lua_pushnil(L);
+        while (lua_next(L, st)) {
+            int p = find_param(s, L, -2, bw_lua_key_line(L, st, lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : ""), "set");
+            float v = 0;
+            if (lua_type(L, -1) == LUA_TBOOLEAN) v = lua_toboolean(L, -1) ? 1.0f : 0.0f;
+            else if (lua_type(L, -1) == LUA_TNUMBER && isfinite(lua_tonumber(L, -1))) v = (float)lua_tonumber(L, -1);
+            else {
+                tl_error(s, line, "set: a value must be a finite number or a boolean");
+                p = -1;
+            }
+            if (p >= 0 && bw_graph_param_kind_of(s->graph, p) == BW_GRAPH_PARAM_TRIGGER) {
+                tl_error(s, line, "set: '%s' is a trigger: use fire", bw_graph_param_name(s->graph, p));
+                p = -1;
+            }
+            lua_pop(L, 1);
+            cli_action *a = p >= 0 ? add_act(t, cap, CLI_ACT_SET, i) : NULL;
+            if (a) {
+                a->index = p;
+                a->value = v;
+                a->state = bw_lua_key_line(L, st, bw_graph_param_name(s->graph, p)); /* sort key */
+            }
+        }
+        for (int a = start + 1; a < t->act_count; a++) /* insertion sort: few entries */
+            for (int b = a; b > start && (t->acts[b].state < t->acts[b - 1].state ||
+                                           (t->acts[b].state == t->acts[b - 1].state && t->acts[b].index < t->acts[b - 1].index));
+                 b--) {
+                cli_action tmp = t->acts[b];
+                t->acts[b] = t->acts[b - 1];
+                t->acts[b - 1] = tmp;
+            }
+    } else if (!lua_isnil(L, -1)) {
+        tl_error(s, line, "set must be a table { param = value }");
+    }
+    lua_pop(L, 1);
+    /* fire = "name" or { "a", "b" } */
+    lua_getfield(L, e, "fire");
+    const int fire_line = bw_lua_key_line(L, e, "fire");
+    if (lua_type(L, -1) == LUA_TSTRING || lua_istable(L, -1)) {
+        int n = lua_istable(L, -1) ? (int)lua_rawlen(L, -1) : 1;
+        for (int k = 1; k <= n; k++) {
+            if (lua_istable(L, -1)) lua_rawgeti(L, -1, k);
+            else lua_pushvalue(L, -1);
+            int p = find_param(s, L, -1, fire_line, "fire");
+            lua_pop(L, 1);
+            if (p >= 0 && bw_graph_param_kind_of(s->graph, p) != BW_GRAPH_PARAM_TRIGGER) {
+                tl_error(s, fire_line, "fire: '%s' is not a trigger", bw_graph_param_name(s->graph, p));
+                p = -1;
+            }
+            cli_action *a = p >= 0 ? add_act(t, cap, CLI_ACT_FIRE, i) : NULL;
+            if (a) a->index = p;
+        }
+    } else if (!lua_isnil(L, -1)) {
+        tl_error(s, fire_line, "fire must be a trigger name or a list of them");
+    }
+    lua_pop(L, 1);
+    /* travel = "state" [, layer = "name"] */
+    int layer = 0;
+    lua_getfield(L, e, "layer");
+    if (lua_type(L, -1) == LUA_TSTRING) layer = find_layer(s, lua_tostring(L, -1), bw_lua_key_line(L, e, "layer"));
+    else if (!lua_isnil(L, -1)) tl_error(s, line, "layer must be a layer name");
+    lua_pop(L, 1);
+    lua_getfield(L, e, "travel");
+    if (lua_type(L, -1) == LUA_TSTRING && layer >= 0) {
+        int st = bw_graph_find_state(s->graph, layer, lua_tostring(L, -1));
+        if (st < 0) tl_error(s, bw_lua_key_line(L, e, "travel"), "travel: unknown state '%s' in layer '%s'", lua_tostring(L, -1),
+                             bw_graph_layer_name(s->graph, layer));
+        cli_action *a = st >= 0 ? add_act(t, cap, CLI_ACT_TRAVEL, i) : NULL;
+        if (a) {
+            a->index = layer;
+            a->state = st;
+        }
+    } else if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TSTRING) {
+        tl_error(s, line, "travel must be a state name");
+    }
+    lua_pop(L, 1);
+    /* layer_weight = { name = w } [, fade = s] */
+    double fade = 0;
+    opt_number(s, L, e, "fade", &fade, line);
+    if (fade < 0) tl_error(s, line, "fade must be >= 0");
+    lua_getfield(L, e, "layer_weight");
+    if (lua_istable(L, -1)) {
+        const int wt = lua_gettop(L);
+        lua_pushnil(L);
+        while (lua_next(L, wt)) {
+            int l = lua_type(L, -2) == LUA_TSTRING ? find_layer(s, lua_tostring(L, -2), line) : -1;
+            if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0)) {
+                tl_error(s, line, "layer_weight: a weight must be a number >= 0");
+                l = -1;
+            }
+            cli_action *a = l >= 0 ? add_act(t, cap, CLI_ACT_WEIGHT, i) : NULL;
+            if (a) {
+                a->index = l;
+                a->value = (float)lua_tonumber(L, -1);
+                a->fade = (float)fade;
+            }
+            lua_pop(L, 1);
+        }
+    } else if (!lua_isnil(L, -1)) {
+        tl_error(s, line, "layer_weight must be a table { layer = weight }");
+    }
+    lua_pop(L, 1);
+}
+
+/* The timeline table on top of L's stack into *s. */
+static bool read_timeline(cli_timeline *s, lua_State *L)
+{
+    cli_timeline *t = s;
+    const int tt = lua_gettop(L);
+    if (!lua_istable(L, tt)) {
+        tl_error(s, 0, "a timeline is a table { dt =, duration = | frames =, entries... }");
+        return false;
+    }
+    int line = bw_lua_table_line(L, tt);
+    lua_pushnil(L);
+    int n = (int)lua_rawlen(L, tt), slots = 0;
+    while (lua_next(L, tt)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        if (k && (!strcmp(k, "dt") || !strcmp(k, "duration") || !strcmp(k, "frames"))) continue;
+        if (lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1 && lua_tointeger(L, -1) <= n) continue;
+        tl_error(s, k ? bw_lua_key_line(L, tt, k) : line, "unknown field '%s' (a timeline has dt, duration or frames, and entries)",
+                 k ? k : luaL_typename(L, -1));
+    }
+    t->dt = 1.0 / 60.0;
+    opt_number(s, L, tt, "dt", &t->dt, bw_lua_key_line(L, tt, "dt"));
+    if (!(t->dt > 0)) tl_error(s, bw_lua_key_line(L, tt, "dt"), "dt must be > 0");
+    double duration = 0, frames = 0;
+    bool has_d = opt_number(s, L, tt, "duration", &duration, bw_lua_key_line(L, tt, "duration"));
+    bool has_f = opt_number(s, L, tt, "frames", &frames, bw_lua_key_line(L, tt, "frames"));
+    if (has_d == has_f) tl_error(s, line, "give one of duration (seconds) or frames");
+    else if (has_f && (frames < 0 || frames != floor(frames) || frames > CLI_TIMELINE_MAX_FRAMES))
+        tl_error(s, bw_lua_key_line(L, tt, "frames"), "frames must be a whole number in 0..%d", CLI_TIMELINE_MAX_FRAMES);
+    else if (has_d && (duration < 0 || (t->dt > 0 && duration / t->dt > CLI_TIMELINE_MAX_FRAMES)))
+        tl_error(s, bw_lua_key_line(L, tt, "duration"), "duration must be >= 0 and at most %d frames", CLI_TIMELINE_MAX_FRAMES);
+    if (t->dt > 0) t->frames = has_f ? (long)frames : (long)ceil(duration / t->dt - CLI_TIMELINE_AT_EPSILON);
+    if (t->frames < 0) t->frames = 0;
+    /* every entry has at most (params + 1 + 1 + layers) actions */
+    int per_entry = bw_graph_param_count(s->graph) + bw_graph_layer_count(s->graph) + 2;
+    t->entry_count = n;
+    t->at = (double *)calloc((size_t)n + 1, sizeof *t->at);
+    t->line = (int *)calloc((size_t)n + 1, sizeof *t->line);
+    slots = n * per_entry + 1;
+    t->acts = (cli_action *)calloc((size_t)slots, sizeof *t->acts);
+    if (!t->at || !t->line || !t->acts) {
+        tl_error(s, 0, "out of memory");
+        return false;
+    }
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, tt, i + 1);
+        if (lua_istable(L, -1)) read_entry(s, L, lua_gettop(L), i, slots);
+        else tl_error(s, bw_lua_item_line(L, tt, i + 1), "entry %d must be a table { at = s, ... }", i + 1);
+        lua_pop(L, 1);
+    }
+    return s->errors == 0;
+}
+
+char *cli_read_text(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = (char *)malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *more = cap < ((size_t)4 << 20) ? (char *)realloc(buf, cap * 2) : NULL;
+            if (!more) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = more;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    *size = n;
+    return buf;
+}
+
+bool cli_timeline_read(cli_timeline *t, lua_State *L, const bw_graph *graph, const char *path, double applied_until)
+{
+    cli_timeline_free(t);
+    t->path = path;
+    t->graph = graph;
+    bool ok = read_timeline(t, L);
+    for (int a = 0; a < t->act_count; a++)
+        t->acts[a].done = t->at[t->acts[a].entry] <= applied_until + CLI_TIMELINE_AT_EPSILON;
+    return ok;
+}
+
+bool cli_timeline_apply(cli_timeline *t, bw_graph_cursor *cursor, double now, long frame)
+{
+    bool routed = true;
+    now += CLI_TIMELINE_AT_EPSILON;
+    for (int a = 0; a < t->act_count; a++) {
+        cli_action *act = &t->acts[a];
+        if (act->done || t->at[act->entry] > now) continue;
+        act->done = true;
+        switch (act->kind) {
+        case CLI_ACT_SET: bw_graph_cursor_set_param(cursor, act->index, act->value); break;
+        case CLI_ACT_FIRE: bw_graph_cursor_fire(cursor, act->index); break;
+        case CLI_ACT_WEIGHT: bw_graph_cursor_set_layer_weight(cursor, act->index, act->value, act->fade); break;
+        case CLI_ACT_TRAVEL:
+            if (bw_graph_cursor_travel(cursor, act->index, act->state) != BW_OK) {
+                bw_graph_layer_status st;
+                bw_graph_cursor_layer_status(cursor, act->index, &st);
+                fprintf(stderr, "%s:%d: travel to '%s' in layer '%s': no route from '%s' (frame %ld)\n", t->path,
+                        t->line[act->entry], bw_graph_state_name(t->graph, act->index, act->state),
+                        bw_graph_layer_name(t->graph, act->index), bw_graph_state_name(t->graph, act->index, st.state),
+                        frame);
+                routed = false;
+            }
+            break;
+        }
+    }
+    return routed;
+}
