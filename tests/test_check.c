@@ -157,13 +157,7 @@ static int run_in(const char *from, const char *args)
 {
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", from ? from : dir, BIN, args);
-    FILE *p = popen(cmd, "r");
-    out[0] = '\0';
-    if (!p) return -1;
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return capture_command(cmd, out, sizeof out);
 }
 
 static int run(const char *args) { return run_in(NULL, args); }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "test_files.h"
 
 #define BIN BW_BINARY_DIR "/blendwerk"
 #define S2 0.70710678118654752 /* sqrt(1/2) = sin 45 = cos 45 */
@@ -28,13 +29,7 @@ static int run(const char *cmd, int merge)
 {
     char full[4096];
     snprintf(full, sizeof full, "%s %s", cmd, merge ? "2>&1" : "2>/dev/null");
-    FILE *p = popen(full, "r");
-    out[0] = '\0';
-    if (!p) return -1;
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return capture_command(full, out, sizeof out);
 }
 
 /* Run a shell command and capture only its stderr into `out` (stdout is
@@ -43,13 +38,7 @@ static int run_stderr(const char *cmd)
 {
     char full[4096];
     snprintf(full, sizeof full, "%s 2>&1 >/dev/null", cmd);
-    FILE *p = popen(full, "r");
-    out[0] = '\0';
-    if (!p) return -1;
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return capture_command(full, out, sizeof out);
 }
 
 static int runf(int merge, const char *fmt, const char *a, const char *b)

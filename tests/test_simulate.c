@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "test_files.h"
 
 #define BIN BW_BINARY_DIR "/blendwerk"
 #define TOL 1e-6
@@ -81,13 +82,7 @@ static int simulate(const char *graph, const char *tl, const char *args, int mer
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "cd '%s' && '%s' simulate %s --asset c.gltf --timeline %s %s %s", dir, BIN, graph, tl, args,
              merge == 1 ? "2>&1" : merge == 0 ? "2>/dev/null" : "");
-    FILE *p = popen(cmd, "r");
-    out[0] = '\0';
-    if (!p) return -1;
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return capture_command(cmd, out, sizeof out);
 }
 
 /* Line k (0-based) of out, parsed; NULL when absent or not JSON. */
