@@ -2,9 +2,11 @@
  * C animator (include/blendwerk/animator.h); docs/animator.md.
  *
  * This first slice reads rig, clips ({ name = Clip }), locomotion, head,
- * gestures, face and blink, and the ARKit-52 expression space. Custom
- * expression spaces (a Lua map), Lua envelopes and graphs need the sandbox
- * and the graph reader and are refused with a message for now.
+ * gestures, face and blink, and the expression space: ARKit-52, or a custom
+ * one whose Lua `map(arkit, out)` runs once per update (in a sandboxed
+ * state with the sandbox's per-call callback limits: an error or a stop
+ * leaves the expression at 0 for that update and is reported once with
+ * file:line). Lua envelopes and graphs are refused with a message for now.
  *
  * Names become indices here, once, at creation; update reads the state
  * table (clip weights by name, 1-based lists) into the C state and reports
@@ -21,10 +23,12 @@
 #include "blendwerk/animator.h"
 #include "lua_blendwerk.h"
 #include "lua_support.h"
+#include "sandbox.h"
+#include "sandbox_internal.h"
 
 #define BW_LUA_ANIMATOR "blendwerk.Animator"
 
-enum { UV_RIG = 1, UV_CLIPS, UV_NAMES, UV_BUFFERS, UV_COUNT = UV_BUFFERS };
+enum { UV_RIG = 1, UV_CLIPS, UV_NAMES, UV_BUFFERS, UV_MAP, UV_COUNT = UV_MAP };
 
 typedef struct lua_animator {
     bw_lua_object hdr; /* deps: rig; clips counted by hand (clips[]) */
@@ -37,6 +41,13 @@ typedef struct lua_animator {
     float expression[BW_ARKIT52_COUNT];
     bw_character_state last; /* the last good state (arrays point into this object) */
     bool has_last;
+    /* a custom expression space's Lua map: the function (map.ref in the
+     * registry), its two tables in UV_MAP ({ arkit, out }, made once so an
+     * update allocates nothing), the state and the thread it runs in */
+    bw_sandbox_callback map;
+    int map_dim;
+    lua_State *main;
+    lua_State *thread; /* the thread of the update in progress (the animator at index 1) */
 } lua_animator;
 
 static lua_animator *check_animator(lua_State *L, int arg)
@@ -51,6 +62,8 @@ static void destroy_animator(bw_lua_object *self)
     lua_animator *a = (lua_animator *)self;
     bw_animator_destroy(a->animator);
     a->animator = NULL;
+    if (a->main && a->map.ref != LUA_NOREF && a->map.ref != LUA_REFNIL) luaL_unref(a->main, LUA_REGISTRYINDEX, a->map.ref);
+    a->map.ref = LUA_NOREF;
     for (int i = 0; a->clips && i < a->clip_count; i++)
         if (a->clips[i]) bw_lua_object_unuse(&a->clips[i]->hdr);
     a->clip_count = 0;
@@ -123,6 +136,56 @@ static const char *const desc_fields[] = {"rig", "clips", "expression_space", "l
 static const char *const head_fields[] = {"chain", "weights", "yaw_limit", "pitch_limit", "eye_yaw_limit",
                                           "eye_pitch_limit", "disabled", NULL};
 
+/* The animator's map in Lua: arkit (52 numbers) and out (dim numbers,
+ * what the last call left there) are the animator's own two tables; out's
+ * first dim entries become the expression (anything else than a finite
+ * number counts as 0). */
+static void lua_map(void *user, const float *arkit, float *out, int dim)
+{
+    lua_animator *a = (lua_animator *)user;
+    lua_State *L = a->thread;
+    for (int i = 0; i < dim; i++) out[i] = 0.0f;
+    if (!L || !lua_checkstack(L, 8)) return;
+    const int top = lua_gettop(L);
+    lua_getiuservalue(L, 1, UV_MAP);
+    lua_rawgeti(L, -1, 1);
+    for (int i = 0; i < BW_ARKIT52_COUNT; i++) {
+        lua_pushnumber(L, (lua_Number)arkit[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_rawgeti(L, -2, 2);
+    const int out_table = lua_gettop(L);
+    bw_sandbox *sb = bw_sandbox_from_state(L);
+    bool ok;
+    lua_pushvalue(L, out_table - 1);
+    lua_pushvalue(L, out_table);
+    if (sb && L == bw_sandbox_state(sb)) {
+        ok = bw_sandbox_callback_call(sb, &a->map, 2, 0) == BW_SANDBOX_OK;
+    } else { /* a trusted state, or a coroutine of a sandbox (its call's limits apply through the hook) */
+        lua_rawgeti(L, LUA_REGISTRYINDEX, a->map.ref);
+        lua_insert(L, -3);
+        int status = lua_pcall(L, 2, 0, 0);
+        if (sb) bw_sandbox_after_protected(L, status);
+        ok = status == LUA_OK;
+        if (!ok) {
+            a->map.failures++;
+            if (!a->map.reported) {
+                a->map.reported = true;
+                snprintf(a->map.error, sizeof a->map.error, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "error");
+                fprintf(stderr, "%s (reported once; the expression is 0 for that update)\n", a->map.error);
+            }
+        }
+    }
+    if (ok)
+        for (int i = 0; i < dim; i++) {
+            lua_rawgeti(L, out_table, i + 1);
+            lua_Number v = lua_tonumber(L, -1);
+            out[i] = isfinite(v) ? (float)v : 0.0f;
+            lua_pop(L, 1);
+        }
+    lua_settop(L, top);
+}
+
 /* blendwerk.animator{ rig =, clips = { name = Clip }, ... } -> Animator | nil, message */
 static int l_animator(lua_State *L)
 {
@@ -180,12 +243,46 @@ static int l_animator(lua_State *L)
     d.clip_count = n;
     d.allocator = bw_lua_allocator_value(L);
     /* expression space */
+    a->map.ref = LUA_NOREF;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+    a->main = lua_tothread(L, -1);
+    lua_pop(L, 1);
     if (bw_lua_raw_field(L, 1, "expression_space") == LUA_TTABLE) { /* 6 */
+        static const char *const space_fields[] = {"kind", "dim", "map", NULL};
+        if (!bw_lua_check_fields_hint(L, 6, space_fields, why, sizeof why)) return fail(L, "expression_space: %s", why);
         bw_lua_raw_field(L, 6, "kind");
         const char *kind = lua_tostring(L, -1);
-        if (kind && strcmp(kind, "arkit52") != 0)
-            return fail(L, "expression_space: kind '%s': only \"arkit52\" in the Lua binding yet (custom maps need the "
-                           "sandbox)", kind);
+        if (kind && strcmp(kind, "custom") == 0) {
+            bw_lua_raw_field(L, 6, "dim");
+            lua_Integer dim = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
+            lua_pop(L, 1);
+            if (dim < 1 || dim > BW_ANIMATOR_MAX_DIM)
+                return fail(L, "expression_space: a custom space needs dim, an integer in [1, %d]", BW_ANIMATOR_MAX_DIM);
+            if (bw_lua_raw_field(L, 6, "map") != LUA_TFUNCTION)
+                return fail(L, "expression_space: a custom space needs map = function(arkit, out) ... end");
+            a->map.ref = luaL_ref(L, LUA_REGISTRYINDEX);
+            a->map_dim = (int)dim;
+            lua_createtable(L, 2, 0); /* { arkit, out } */
+            lua_createtable(L, BW_ARKIT52_COUNT, 0);
+            for (int k = 1; k <= BW_ARKIT52_COUNT; k++) {
+                lua_pushnumber(L, 0);
+                lua_rawseti(L, -2, k);
+            }
+            lua_rawseti(L, -2, 1);
+            lua_createtable(L, (int)dim, 0);
+            for (int k = 1; k <= (int)dim; k++) {
+                lua_pushnumber(L, 0);
+                lua_rawseti(L, -2, k);
+            }
+            lua_rawseti(L, -2, 2);
+            lua_setiuservalue(L, 4, UV_MAP);
+            d.expression_space.kind = BW_EXPRESSION_CUSTOM;
+            d.expression_space.dim = (int)dim;
+            d.expression_space.map = lua_map;
+            d.expression_space.user = a;
+        } else if (kind && strcmp(kind, "arkit52") != 0) {
+            return fail(L, "expression_space: kind '%s': \"arkit52\" or \"custom\"", kind);
+        }
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -452,7 +549,9 @@ static int l_update(lua_State *L)
     }
     bw_character_state zero;
     memset(&zero, 0, sizeof zero);
+    a->thread = L; /* the map runs on this thread, above what is on the stack now */
     bw_animator_update(a->animator, dt, a->has_last ? &a->last : &zero, has_cam ? cam : NULL);
+    a->thread = NULL;
     return push_outcome(L, problems);
 }
 

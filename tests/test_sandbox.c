@@ -707,6 +707,37 @@ static void cases_stop_through_a_graph_predicate(void)
     }
 }
 
+/* The animator's Lua expression map is a per-frame callback too: a map
+ * that never returns is stopped at the callback budget on each of three
+ * updates, reported once (with its line), and the script runs on. */
+static void an_animator_map_is_a_callback(void)
+{
+    write_text_file(mod_path("face.lua"),
+                    "local bw = require('blendwerk')\n"
+                    "local rig = bw.rig { joints = { { name = 'root' } } }\n"
+                    "local a = assert(bw.animator { rig = rig, clips = {}, blink = false,\n"
+                    "  expression_space = { kind = 'custom', dim = 2, map = function(arkit, out)\n"
+                    "    while true do end\n"
+                    "  end } })\n"
+                    "for _ = 1, 3 do assert(a:update(1 / 60, {})) end\n"
+                    "return a:expression()[1]\n");
+    bw_sandbox_desc desc = {.limits = {.callback_instructions = 20000}, .dir = mod_dir, .report = count_report};
+    char err[BW_SANDBOX_ERROR_MAX];
+    bw_sandbox *sb = bw_sandbox_create(&desc, err, sizeof err);
+    CHECK(sb != NULL);
+    if (!sb) return;
+    reports = 0;
+    last_report[0] = '\0';
+    bw_sandbox_status st = bw_sandbox_load_file(sb, "face.lua");
+    if (st == BW_SANDBOX_OK) st = bw_sandbox_call(sb, 0, 1);
+    if (st != BW_SANDBOX_OK) fprintf(stderr, "face.lua: %s\n", bw_sandbox_error(sb));
+    CHECK_INT(st, BW_SANDBOX_OK);
+    if (st == BW_SANDBOX_OK) CHECK_NEAR(lua_tonumber(bw_sandbox_state(sb), -1), 0.0, 0.0);
+    CHECK_INT(reports, 1);
+    CHECK_STR(last_report, "face.lua:5: instruction budget of 20000 exceeded: script stopped");
+    bw_sandbox_destroy(sb);
+}
+
 static void host_granted_files_and_watches(void)
 {
     /* blendwerk.load opens a granted path as given, and tells the host */
@@ -769,6 +800,7 @@ int main(void)
     RUN(a_caught_stop_stays_spent);
     RUN(predicates_fail_as_false_and_report_once);
     RUN(cases_stop_through_a_graph_predicate);
+    RUN(an_animator_map_is_a_callback);
     RUN(host_granted_files_and_watches);
     bw_sandbox_destroy(bystander);
 

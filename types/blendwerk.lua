@@ -151,7 +151,7 @@ local blendwerk = {}
 ---@class blendwerk.AnimatorDesc
 ---@field rig blendwerk.Rig
 ---@field clips table<string, blendwerk.Clip>
----@field expression_space? { kind: "arkit52" } only ARKit-52 in this slice
+---@field expression_space? { kind: "arkit52" } | { kind: "custom", dim: integer, map: fun(arkit: number[], out: number[]) }
 ---@field locomotion? blendwerk.AnimatorLocomotion[]
 ---@field head? blendwerk.AnimatorHead
 ---@field gestures? string[] clips that may play as gestures

@@ -89,9 +89,41 @@ test("validation names the field with Lua paths", function()
   near(play(a, "walk").weight, 1, 1e-6, "previous state kept")
 end)
 
+-- A custom space of 3 numbers: out[1] = 2 × eyeBlinkLeft (ARKit slot 1),
+-- out[2] = 7, out[3] = tongueOut (slot 52). With blink off and the state's
+-- own expression (slot 1 = 0.25, slot 52 = 0.5) that is { 0.5, 7, 0.5 }.
+-- The map reuses the same two tables every update (nothing allocated per
+-- frame): out keeps what the last call left in it.
+test("a custom expression space maps through Lua", function()
+  local calls = 0
+  local d = { rig = rig, clips = clips, blink = false, locomotion = desc.locomotion,
+    expression_space = { kind = "custom", dim = 3, map = function(arkit, out)
+      calls = calls + 1
+      out[1] = 2 * arkit[1]; out[2] = 7; out[3] = arkit[52]
+    end } }
+  local a = assert(bw.animator(d))
+  local ex = {}
+  for i = 1, 52 do ex[i] = 0 end
+  ex[1], ex[52] = 0.25, 0.5
+  eq(a:update(0.1, { expression = ex }), true, "update")
+  local e = a:expression()
+  eq(#e, 3, "dim 3"); near(e[1], 0.5, 1e-6, "2 x eyeBlinkLeft"); near(e[2], 7, 0, "constant"); near(e[3], 0.5, 1e-6, "tongueOut")
+  a:update(0.1, { expression = ex })
+  eq(calls, 2, "one call per update")
+  -- a map that fails gives 0 for that update; the animator keeps running
+  local n = 0
+  d.expression_space.map = function(arkit, out) n = n + 1; if n == 2 then error("map broke") end; out[1] = 1 end
+  a = assert(bw.animator(d))
+  a:update(0.1, {}); near(a:expression()[1], 1, 0, "first call")
+  eq(a:update(0.1, {}), true, "update survives the map's error"); near(a:expression()[1], 0, 0, "failed call: 0")
+  a:update(0.1, {}); near(a:expression()[1], 1, 0, "the next call counts again")
+end)
+
 test("bad descriptions are refused with a message", function()
   fails("no such clip 'jog'", bw.animator { rig = rig, clips = clips, locomotion = { { clip = "jog", speed = 2 } } })
-  fails("only \"arkit52\"", bw.animator { rig = rig, clips = clips, expression_space = { kind = "custom" } })
+  fails("a custom space needs dim", bw.animator { rig = rig, clips = clips, expression_space = { kind = "custom" } })
+  fails("needs map = function", bw.animator { rig = rig, clips = clips, expression_space = { kind = "custom", dim = 3 } })
+  fails("\"arkit52\" or \"custom\"", bw.animator { rig = rig, clips = clips, expression_space = { kind = "facs" } })
   fails("desc.head.chain[0]", bw.animator { rig = rig, clips = clips, head = { chain = { "nekc" } } })
   fails("unknown field 'locomtion'", bw.animator { rig = rig, clips = clips, locomtion = {} })
   local a = assert(bw.animator(desc))
