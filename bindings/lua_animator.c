@@ -6,7 +6,8 @@
  * one whose Lua `map(arkit, out)` runs once per update (in a sandboxed
  * state with the sandbox's per-call callback limits: an error or a stop
  * leaves the expression at 0 for that update and is reported once with
- * file:line). Lua envelopes and graphs are refused with a message for now.
+ * file:line). A gesture's `envelope = function(t, duration)` runs the same
+ * way. Graphs are refused with a message for now.
  *
  * Names become indices here, once, at creation; update reads the state
  * table (clip weights by name, 1-based lists) into the C state and reports
@@ -45,6 +46,7 @@ typedef struct lua_animator {
      * registry), its two tables in UV_MAP ({ arkit, out }, made once so an
      * update allocates nothing), the state and the thread it runs in */
     bw_sandbox_callback map;
+    bw_sandbox_callback envelope; /* the current gesture's Lua envelope, if it has one */
     int map_dim;
     lua_State *main;
     lua_State *thread; /* the thread of the update in progress (the animator at index 1) */
@@ -63,7 +65,9 @@ static void destroy_animator(bw_lua_object *self)
     bw_animator_destroy(a->animator);
     a->animator = NULL;
     if (a->main && a->map.ref != LUA_NOREF && a->map.ref != LUA_REFNIL) luaL_unref(a->main, LUA_REGISTRYINDEX, a->map.ref);
-    a->map.ref = LUA_NOREF;
+    if (a->main && a->envelope.ref != LUA_NOREF && a->envelope.ref != LUA_REFNIL)
+        luaL_unref(a->main, LUA_REGISTRYINDEX, a->envelope.ref);
+    a->map.ref = a->envelope.ref = LUA_NOREF;
     for (int i = 0; a->clips && i < a->clip_count; i++)
         if (a->clips[i]) bw_lua_object_unuse(&a->clips[i]->hdr);
     a->clip_count = 0;
@@ -136,10 +140,35 @@ static const char *const desc_fields[] = {"rig", "clips", "expression_space", "l
 static const char *const head_fields[] = {"chain", "weights", "yaw_limit", "pitch_limit", "eye_yaw_limit",
                                           "eye_pitch_limit", "disabled", NULL};
 
+/* Call a Lua callback of the animator (the map, an envelope) with the
+ * nargs values on top of L's stack: in a sandbox's own state through the
+ * sandbox's per-call callback limits, otherwise protected (a coroutine of a
+ * sandbox keeps its call's limits through the hook). On success the
+ * nresults results are on the stack; a failure counts in cb and is
+ * reported once. */
+static bool run_callback(bw_sandbox_callback *cb, lua_State *L, int nargs, int nresults)
+{
+    bw_sandbox *sb = bw_sandbox_from_state(L);
+    if (sb && L == bw_sandbox_state(sb)) return bw_sandbox_callback_call(sb, cb, nargs, nresults) == BW_SANDBOX_OK;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, cb->ref);
+    lua_insert(L, -nargs - 1);
+    int status = lua_pcall(L, nargs, nresults, 0);
+    if (sb) bw_sandbox_after_protected(L, status);
+    if (status == LUA_OK) return true;
+    cb->failures++;
+    if (!cb->reported) {
+        cb->reported = true;
+        snprintf(cb->error, sizeof cb->error, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "error");
+        fprintf(stderr, "%s (reported once; the value is 0 for that update)\n", cb->error);
+    }
+    lua_pop(L, 1);
+    return false;
+}
+
 /* The animator's map in Lua: arkit (52 numbers) and out (dim numbers,
  * what the last call left there) are the animator's own two tables; out's
  * first dim entries become the expression (anything else than a finite
- * number counts as 0). */
+ * number counts as 0; a failed call gives 0). */
 static void lua_map(void *user, const float *arkit, float *out, int dim)
 {
     lua_animator *a = (lua_animator *)user;
@@ -155,28 +184,9 @@ static void lua_map(void *user, const float *arkit, float *out, int dim)
     }
     lua_rawgeti(L, -2, 2);
     const int out_table = lua_gettop(L);
-    bw_sandbox *sb = bw_sandbox_from_state(L);
-    bool ok;
     lua_pushvalue(L, out_table - 1);
     lua_pushvalue(L, out_table);
-    if (sb && L == bw_sandbox_state(sb)) {
-        ok = bw_sandbox_callback_call(sb, &a->map, 2, 0) == BW_SANDBOX_OK;
-    } else { /* a trusted state, or a coroutine of a sandbox (its call's limits apply through the hook) */
-        lua_rawgeti(L, LUA_REGISTRYINDEX, a->map.ref);
-        lua_insert(L, -3);
-        int status = lua_pcall(L, 2, 0, 0);
-        if (sb) bw_sandbox_after_protected(L, status);
-        ok = status == LUA_OK;
-        if (!ok) {
-            a->map.failures++;
-            if (!a->map.reported) {
-                a->map.reported = true;
-                snprintf(a->map.error, sizeof a->map.error, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "error");
-                fprintf(stderr, "%s (reported once; the expression is 0 for that update)\n", a->map.error);
-            }
-        }
-    }
-    if (ok)
+    if (run_callback(&a->map, L, 2, 0))
         for (int i = 0; i < dim; i++) {
             lua_rawgeti(L, out_table, i + 1);
             lua_Number v = lua_tonumber(L, -1);
@@ -184,6 +194,21 @@ static void lua_map(void *user, const float *arkit, float *out, int dim)
             lua_pop(L, 1);
         }
     lua_settop(L, top);
+}
+
+/* A gesture's Lua envelope(t, duration) -> weight (clamped to [0, 1] by
+ * the core; a failed call or a non-number gives 0). */
+static float lua_envelope(void *user, float t, float duration)
+{
+    lua_animator *a = (lua_animator *)user;
+    lua_State *L = a->thread;
+    if (!L || !lua_checkstack(L, 4)) return 0.0f;
+    lua_pushnumber(L, (lua_Number)t);
+    lua_pushnumber(L, (lua_Number)duration);
+    if (!run_callback(&a->envelope, L, 2, 1)) return 0.0f;
+    lua_Number v = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    return isfinite(v) ? (float)v : 0.0f;
 }
 
 /* blendwerk.animator{ rig =, clips = { name = Clip }, ... } -> Animator | nil, message */
@@ -243,7 +268,7 @@ static int l_animator(lua_State *L)
     d.clip_count = n;
     d.allocator = bw_lua_allocator_value(L);
     /* expression space */
-    a->map.ref = LUA_NOREF;
+    a->map.ref = a->envelope.ref = LUA_NOREF;
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
     a->main = lua_tothread(L, -1);
     lua_pop(L, 1);
@@ -572,7 +597,7 @@ static int l_validate(lua_State *L)
     return push_outcome(L, n);
 }
 
-static const char *const gesture_fields[] = {"duration", "fade_in", "fade_out", "curve", NULL};
+static const char *const gesture_fields[] = {"duration", "fade_in", "fade_out", "curve", "envelope", NULL};
 
 /* a:gesture(name [, { duration, fade_in, fade_out, curve }]) -> true | nil, message */
 static int l_gesture(lua_State *L)
@@ -596,8 +621,31 @@ static int l_gesture(lua_State *L)
             g.curve = (bw_ease_style)style;
         }
         lua_pop(L, 1);
+        int type = bw_lua_raw_field(L, 3, "envelope");
+        if (type != LUA_TFUNCTION && type != LUA_TNIL)
+            return fail(L, "gesture: envelope must be a function(t, duration) -> weight");
+        if (type == LUA_TFUNCTION) {
+            g.envelope = lua_envelope;
+            g.user = a;
+        }
+    } else {
+        lua_pushnil(L);
+    }
+    /* the envelope (or nil) on top */
+    bw_sandbox_callback before = a->envelope;
+    if (g.envelope) { /* in place before the call: the core may evaluate it at once */
+        memset(&a->envelope, 0, sizeof a->envelope);
+        a->envelope.ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    } else {
+        lua_pop(L, 1);
     }
     bw_result r = bw_animator_gesture(a->animator, clip, &g);
+    if (r != BW_OK && g.envelope) { /* refused: the running gesture keeps its envelope */
+        luaL_unref(L, LUA_REGISTRYINDEX, a->envelope.ref);
+        a->envelope = before;
+    } else if (r == BW_OK && g.envelope && before.ref != LUA_NOREF && before.ref != LUA_REFNIL) {
+        luaL_unref(L, LUA_REGISTRYINDEX, before.ref); /* an outgoing gesture keeps its weight, not its envelope */
+    }
     if (r == BW_ERR_RANGE) return fail(L, "gesture: '%s' is not listed in gestures", name);
     if (r != BW_OK) return fail(L, "gesture: %s", bw_result_name(r));
     lua_pushboolean(L, 1);

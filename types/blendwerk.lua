@@ -171,6 +171,7 @@ local blendwerk = {}
 ---@field fade_in? number seconds
 ---@field fade_out? number seconds
 ---@field curve? string an easing name, default "linear"
+---@field envelope? fun(t: number, duration: number): number replaces the default envelope (weight in [0, 1])
 
 ---@class blendwerk.RootMotionConfig
 ---@field root? blendwerk.Joint default joint 1

@@ -68,6 +68,22 @@ test("a gesture runs its envelope over the base", function()
   fails("not listed in gestures", a:gesture("walk"))
   fails("no such clip 'wlak'", a:gesture("wlak"))
   fails("unknown curve", a:gesture("wave", { curve = "wobbly" }))
+  fails("envelope must be a function", a:gesture("wave", { envelope = 3 }))
+end)
+
+-- A Lua envelope replaces the default one: weight = 0.8 whatever t, so at
+-- t 0.125 head x = 0.8 × 0.125 = 0.1; it is called with (t, duration).
+-- One that fails gives weight 0 for that update (head x back to the base 0).
+test("a gesture's Lua envelope shapes its weight", function()
+  local a = assert(bw.animator(desc))
+  local seen_t, seen_d
+  assert(a:gesture("wave", { duration = 2, envelope = function(t, d) seen_t, seen_d = t, d; return 0.8 end }))
+  a:update(0.125, {})
+  near(seen_t, 0.125, 1e-6, "t"); near(seen_d, 2, 0, "duration")
+  near((a:pose():t("head")), 0.1, 1e-5, "head x at weight 0.8")
+  assert(a:gesture("wave", { duration = 2, envelope = function() error("envelope broke") end }))
+  a:update(0.125, {})
+  near((a:pose():t("head")), 0, 1e-6, "a failed envelope: weight 0")
 end)
 
 test("validation names the field with Lua paths", function()
