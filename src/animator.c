@@ -679,29 +679,9 @@ static void apply_gesture(bw_animator *a, const gesture_slot *s, float w)
     float len = bw_clip_length(c), t = s->t;
     if (len > 0.0f) t = bw_clip_loop(c) ? fmodf(t, len) : (t < len ? t : len);
     bw_sample_clip(a->bindings[clip], a->rig, t, &a->sample);
-    const bw_pose *ref = &a->gesture_ref[s->slot];
-    const float id[4] = {0, 0, 0, 1};
-    for (int j = 0; j < a->joint_count; j++) {
-        float k = w * bw_clamp01(a->sample.coverage[j]);
-        if (!(k > 0.0f)) continue;
-        const bw_transform *g = &a->sample.joints[j], *r = &ref->joints[j];
-        bw_transform *o = &a->pose.joints[j];
-        float inv[4], dr[4], part[4];
-        bw_quat_conjugate(r->r, inv);
-        bw_quat_mul(inv, g->r, dr);
-        bw_quat_slerp(id, dr, k, part);
-        bw_quat_mul(o->r, part, o->r);
-        bw_quat_normalize(o->r);
-        for (int i = 0; i < 3; i++) {
-            o->t[i] += k * (g->t[i] - r->t[i]);
-            float ds = r->s[i] != 0.0f ? g->s[i] / r->s[i] : 1.0f;
-            o->s[i] *= 1.0f + k * (ds - 1.0f);
-        }
-    }
-    for (int i = 0; i < a->pose.curve_count; i++) {
-        float k = w * bw_clamp01(a->sample.curve_coverage[i]);
-        if (k > 0.0f) a->pose.curves[i] += k * (a->sample.curves[i] - ref->curves[i]);
-    }
+    /* the additive pass graphs' additive layers use: delta to the
+     * reference, weighted by w × coverage, finite results only */
+    bw_graph_add_layer(&a->pose, &a->sample, &a->gesture_ref[s->slot], NULL, w);
 }
 
 static void gesture_layer(bw_animator *a, float dt)
