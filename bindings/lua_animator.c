@@ -25,7 +25,6 @@
 #include "lua_blendwerk.h"
 #include "lua_support.h"
 #include "sandbox.h"
-#include "sandbox_internal.h"
 
 #define BW_LUA_ANIMATOR "blendwerk.Animator"
 
@@ -140,31 +139,6 @@ static const char *const desc_fields[] = {"rig", "clips", "expression_space", "l
 static const char *const head_fields[] = {"chain", "weights", "yaw_limit", "pitch_limit", "eye_yaw_limit",
                                           "eye_pitch_limit", "disabled", NULL};
 
-/* Call a Lua callback of the animator (the map, an envelope) with the
- * nargs values on top of L's stack: in a sandbox's own state through the
- * sandbox's per-call callback limits, otherwise protected (a coroutine of a
- * sandbox keeps its call's limits through the hook). On success the
- * nresults results are on the stack; a failure counts in cb and is
- * reported once. */
-static bool run_callback(bw_sandbox_callback *cb, lua_State *L, int nargs, int nresults)
-{
-    bw_sandbox *sb = bw_sandbox_from_state(L);
-    if (sb && L == bw_sandbox_state(sb)) return bw_sandbox_callback_call(sb, cb, nargs, nresults) == BW_SANDBOX_OK;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, cb->ref);
-    lua_insert(L, -nargs - 1);
-    int status = lua_pcall(L, nargs, nresults, 0);
-    if (sb) bw_sandbox_after_protected(L, status);
-    if (status == LUA_OK) return true;
-    cb->failures++;
-    if (!cb->reported) {
-        cb->reported = true;
-        snprintf(cb->error, sizeof cb->error, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "error");
-        fprintf(stderr, "%s (reported once; the value is 0 for that update)\n", cb->error);
-    }
-    lua_pop(L, 1);
-    return false;
-}
-
 /* The animator's map in Lua: arkit (52 numbers) and out (dim numbers,
  * what the last call left there) are the animator's own two tables; out's
  * first dim entries become the expression (anything else than a finite
@@ -186,7 +160,7 @@ static void lua_map(void *user, const float *arkit, float *out, int dim)
     const int out_table = lua_gettop(L);
     lua_pushvalue(L, out_table - 1);
     lua_pushvalue(L, out_table);
-    if (run_callback(&a->map, L, 2, 0))
+    if (bw_sandbox_callback_call_from(L, &a->map, 2, 0))
         for (int i = 0; i < dim; i++) {
             lua_rawgeti(L, out_table, i + 1);
             lua_Number v = lua_tonumber(L, -1);
@@ -205,7 +179,7 @@ static float lua_envelope(void *user, float t, float duration)
     if (!L || !lua_checkstack(L, 4)) return 0.0f;
     lua_pushnumber(L, (lua_Number)t);
     lua_pushnumber(L, (lua_Number)duration);
-    if (!run_callback(&a->envelope, L, 2, 1)) return 0.0f;
+    if (!bw_sandbox_callback_call_from(L, &a->envelope, 2, 1)) return 0.0f;
     lua_Number v = lua_tonumber(L, -1);
     lua_pop(L, 1);
     return isfinite(v) ? (float)v : 0.0f;

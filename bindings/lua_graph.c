@@ -133,26 +133,11 @@ static bool run_predicate(void *user, const float *params, int count)
     lua_pop(L, 2);
     lua_rawgeti(L, -1, 3); /* the view */
     lua_remove(L, -2);
-    if (g->sb && L == bw_sandbox_state(g->sb)) return bw_sandbox_predicate(g->sb, &p->cb, 1);
-    /* a trusted state, or a coroutine of a sandbox (whose call's limits
-     * still apply through the inherited hook) */
-    lua_rawgeti(L, LUA_REGISTRYINDEX, p->cb.ref);
-    lua_insert(L, -2);
-    int status = lua_pcall(L, 1, 1, 0);
-    if (g->sb) bw_sandbox_after_protected(L, status);
-    if (status == LUA_OK) {
-        bool v = lua_toboolean(L, -1);
-        lua_pop(L, 1);
-        return v;
-    }
-    p->cb.failures++;
-    if (!p->cb.reported) {
-        p->cb.reported = true;
-        snprintf(p->cb.error, sizeof p->cb.error, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "error");
-        fprintf(stderr, "%s (reported once; the condition counts as false)\n", p->cb.error);
-    }
+    /* a failed call counts as false */
+    if (!bw_sandbox_callback_call_from(L, &p->cb, 1, 1)) return false;
+    bool v = lua_toboolean(L, -1);
     lua_pop(L, 1);
-    return false;
+    return v;
 }
 
 /* ---- the reader ---- */

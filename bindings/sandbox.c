@@ -928,6 +928,25 @@ bw_sandbox_status bw_sandbox_callback_call(bw_sandbox *sb, bw_sandbox_callback *
     return st;
 }
 
+bool bw_sandbox_callback_call_from(lua_State *L, bw_sandbox_callback *cb, int nargs, int nresults)
+{
+    bw_sandbox *sb = bw_sandbox_from_state(L);
+    if (sb && L == bw_sandbox_state(sb)) return bw_sandbox_callback_call(sb, cb, nargs, nresults) == BW_SANDBOX_OK;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, cb->ref);
+    lua_insert(L, -nargs - 1);
+    int status = lua_pcall(L, nargs, nresults, 0);
+    if (sb) bw_sandbox_after_protected(L, status);
+    if (status == LUA_OK) return true;
+    cb->failures++;
+    if (!cb->reported) {
+        cb->reported = true;
+        snprintf(cb->error, sizeof cb->error, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "error");
+        fprintf(stderr, "%s (reported once; the call counts as failed)\n", cb->error);
+    }
+    lua_pop(L, 1);
+    return false;
+}
+
 bool bw_sandbox_predicate(bw_sandbox *sb, bw_sandbox_callback *cb, int nargs)
 {
     if (bw_sandbox_callback_call(sb, cb, nargs, 1) != BW_SANDBOX_OK) return false;

@@ -188,5 +188,13 @@ bw_sandbox_status bw_sandbox_callback_call(bw_sandbox *sb, bw_sandbox_callback *
 /* A predicate: true only if the call succeeded and returned a true value
  * (a failure counts as false for this call). Pops the arguments. */
 bool bw_sandbox_predicate(bw_sandbox *sb, bw_sandbox_callback *cb, int nargs);
+/* The same from any state a module function runs in (graph predicates,
+ * animator maps and envelopes): in a sandbox's own state it is
+ * bw_sandbox_callback_call; in a trusted state, or a coroutine of a
+ * sandbox (whose call's limits apply through the inherited hook), cb's
+ * function runs protected, a failure counted in cb and reported once on
+ * stderr. Returns whether the call succeeded (results on the stack then;
+ * on failure the arguments are popped and nothing is pushed). */
+bool bw_sandbox_callback_call_from(lua_State *L, bw_sandbox_callback *cb, int nargs, int nresults);
 
 #endif
