@@ -254,8 +254,8 @@ bw_result bw_mix_run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *ba
         bw_contribution *c = &mixer->sampled[i];
         c->weight = clips[i].weight;
         c->priority = clips[i].priority;
-        if (b->grid && b->grid->dense) {
-            c->pose = NULL; /* sampled block by block inside the mix */
+        if ((b->grid && b->grid->dense) || !(sanitize_weight(c->weight) > 0.0f)) {
+            c->pose = NULL; /* sampled block by block inside the mix, or skipped there (weight 0) */
         } else {
             const bw_sample_options so = {.simd = mixer->kernels->path};
             bw_sample_clip_with(b, rig, clips[i].time, &so, &mixer->scratch[i]);
