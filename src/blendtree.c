@@ -309,11 +309,10 @@ typedef struct eval {
     int count;
 } eval;
 
-static float param(const eval *e, int i) { return isfinite(e->params[i]) ? e->params[i] : 0.0f; }
-
 /* Depth-first: the children's weights and rates live in `scratch` while
  * the children are visited, and deeper levels use what follows. The tree
- * was compiled, so the weight functions run without their checks. */
+ * was compiled, so the weight functions run without their checks (they
+ * still count a non-finite parameter as 0). */
 static void eval_node(eval *e, int index, double weight, double rate, float *scratch)
 {
     const bw_blend_node *n = &e->tree->nodes[index];
@@ -332,16 +331,16 @@ static void eval_node(eval *e, int index, double weight, double rate, float *scr
     for (int k = 0; k < cc; k++) r[k] = 1.0f;
     switch (n->kind) {
     case BW_BLEND_NODE_1D:
-        bw_blend1d_weights_checked(n->positions, cc, param(e, n->param_x), w, n->rate_scale ? r : NULL);
+        bw_blend1d_weights_checked(n->positions, cc, e->params[n->param_x], w, n->rate_scale ? r : NULL);
         break;
     case BW_BLEND_NODE_2D:
     case BW_BLEND_NODE_DIRECTIONAL:
-        bw_blend2d_weights_checked(n->positions, cc, param(e, n->param_x), param(e, n->param_y),
+        bw_blend2d_weights_checked(n->positions, cc, e->params[n->param_x], e->params[n->param_y],
                            n->kind == BW_BLEND_NODE_2D ? BW_BLEND2D_CARTESIAN : BW_BLEND2D_DIRECTIONAL, w);
         break;
     case BW_BLEND_NODE_GRID:
         bw_blend_grid_weights_checked(n->positions, n->grid_nx, n->positions + n->grid_nx, n->grid_ny,
-                                      param(e, n->param_x), param(e, n->param_y), w);
+                                      e->params[n->param_x], e->params[n->param_y], w);
         break;
     default: return;
     }
