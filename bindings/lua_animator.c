@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "blendwerk/animator.h"
@@ -126,10 +127,19 @@ static int read_clip_list(lua_State *L, int t, const char *field, int names, int
     return 1;
 }
 
+/* An optional number field: `def` when absent; a finite float otherwise
+ * (anything else raises, naming the field: a NaN must not reach the core
+ * as a duration or a limit). */
 static float opt_number_field(lua_State *L, int t, const char *field, float def)
 {
     int type = bw_lua_raw_field(L, t, field);
-    float v = type == LUA_TNUMBER ? (float)lua_tonumber(L, -1) : def;
+    float v = def;
+    if (type == LUA_TNUMBER) {
+        const char *bad = bw_lua_to_float(lua_tonumber(L, -1), &v);
+        if (bad) luaL_error(L, "%s %s", field, bad);
+    } else if (type != LUA_TNIL) {
+        luaL_error(L, "%s must be a number, not a %s", field, luaL_typename(L, -1));
+    }
     lua_pop(L, 1);
     return v;
 }
@@ -349,7 +359,13 @@ static int l_animator(lua_State *L)
     d.face_clips = faces;
     int top = lua_gettop(L);
     if (bw_lua_raw_field(L, 1, "blink") == LUA_TTABLE) {
-        d.blink.seed = (uint32_t)opt_number_field(L, top + 1, "seed", 0.0f);
+        bw_lua_raw_field(L, top + 1, "seed");
+        int is_int = 0;
+        lua_Integer seed = lua_tointegerx(L, -1, &is_int);
+        if (!lua_isnil(L, -1) && (!is_int || seed < 0 || seed > (lua_Integer)UINT32_MAX))
+            luaL_error(L, "blink.seed must be an integer in [0, %u]", (unsigned)UINT32_MAX);
+        lua_pop(L, 1);
+        d.blink.seed = is_int ? (uint32_t)seed : 0u;
         d.blink.interval_min = opt_number_field(L, top + 1, "interval_min", 0.0f);
         d.blink.interval_max = opt_number_field(L, top + 1, "interval_max", 0.0f);
         d.blink.duration = opt_number_field(L, top + 1, "duration", 0.0f);

@@ -69,6 +69,12 @@ test("a gesture runs its envelope over the base", function()
   fails("no such clip 'wlak'", a:gesture("wlak"))
   fails("unknown curve", a:gesture("wave", { curve = "wobbly" }))
   fails("envelope must be a function", a:gesture("wave", { envelope = 3 }))
+  -- numbers that are not finite floats never reach the core
+  check(not pcall(a.gesture, a, "wave", { duration = 0 / 0 }), "a NaN duration raises")
+  check(not pcall(a.gesture, a, "wave", { fade_in = "slow" }), "a string fade raises")
+  check(not pcall(bw.animator, { rig = rig, clips = clips, blink = { seed = -1 } }), "a negative seed raises")
+  check(not pcall(bw.animator, { rig = rig, clips = clips, blink = { seed = 1.5 } }), "a fractional seed raises")
+  check(bw.animator { rig = rig, clips = clips, blink = { seed = 4294967295 } } ~= nil, "the largest seed")
 end)
 
 -- A Lua envelope replaces the default one: weight = 0.8 whatever t, so at
