@@ -143,7 +143,10 @@ static int run_protected(lua_State *L)
     lua_settop(L, 1);
     if (!c->g->asset) make_placeholders(L, c->g);
     c->g->status = c->fn(L, c->g);
-    return 0;
+    if (c->g->results <= 0) return 0;
+    luaL_checkstack(L, c->g->results, "results");
+    if (lua_gettop(L) < c->g->results) lua_settop(L, c->g->results);
+    return c->g->results;
 }
 
 /* "FILE:LINE: message" as "FILE:LINE: error: message" (else "FILE: error: message"). */
@@ -182,6 +185,8 @@ int bw_cli_graph_run(bw_cli_graph *g, int (*fn)(lua_State *L, bw_cli_graph *g))
         memset(&sd, 0, sizeof sd);
         sd.dir = dir;
         sd.name = name;
+        sd.report = g->report;
+        sd.user = g->user;
         sb = bw_sandbox_create(&sd, err, sizeof err);
         if (!sb) fprintf(stderr, "blendwerk %s: %s: %s\n", g->cmd, g->path, err);
     }
@@ -191,11 +196,15 @@ int bw_cli_graph_run(bw_cli_graph *g, int (*fn)(lua_State *L, bw_cli_graph *g))
         lua_pushcfunction(L, run_protected);
         lua_pushstring(L, name);
         lua_pushlightuserdata(L, &c);
-        if (bw_sandbox_call(sb, 2, 0) != BW_SANDBOX_OK) {
+        int results = g->results > 0 ? g->results : 0;
+        if (bw_sandbox_call(sb, 2, results) != BW_SANDBOX_OK) {
             g->status = 1;
             if (g->tag_errors) print_tagged(g->path, bw_sandbox_error(sb));
             else fprintf(stderr, "blendwerk %s: %s\n", g->cmd, bw_sandbox_error(sb));
+        } else if (g->after && g->status == 0) {
+            g->status = g->after(L, g);
         }
+        lua_settop(L, 0);
         bw_sandbox_destroy(sb);
     }
     for (int i = 0; i < g->placeholder_count; i++) bw_clip_destroy(g->placeholders[i]);

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 
 #include "blendwerk/asset.h"
+#include "sandbox.h"
 
 #define BW_CLI_PLACEHOLDER_LENGTH 1.0f
 
@@ -28,6 +29,12 @@ struct bw_cli_graph {
     const char *asset_path; /* NULL: placeholder clips, no rig */
     bool tag_errors;        /* a file that does not run prints "FILE:LINE: error: message" */
     void *user;
+    bw_sandbox_report_fn report; /* optional: the sandbox's report function (user: `user`) */
+    /* optional: called after fn returned 0, outside the protected call (so
+     * that a long run is not under the loading limits), with the `results`
+     * values fn left on top of the stack; its return is the exit status */
+    int (*after)(lua_State *L, bw_cli_graph *g);
+    int results;
     /* filled by bw_cli_graph_run for fn */
     const bw_rig *rig;
     const bw_clip *const *clips;
@@ -46,7 +53,8 @@ struct bw_cli_graph {
 void bw_cli_blend_leaves(lua_State *L, int idx, void (*fn)(lua_State *L, void *user), void *user);
 
 /* Load g->asset_path (if set) and g->path, then call fn(L, g) in the
- * sandbox; its return is the exit status. Returns that status, or 1 after
+ * sandbox; its return is the exit status (then g->after, if set and fn
+ * returned 0, whose return is). Returns that status, or 1 after
  * printing why the asset or the file did not load (the file's own errors
  * as "FILE:LINE: message", with "error: " before the message when
  * g->tag_errors). */

@@ -3,7 +3,8 @@
  * scripted timeline and print one trace record per frame.
  *
  * The graph file and the timeline are untrusted: both run in one sandbox
- * (bindings/sandbox.h) whose folder is the graph's (its require and
+ * (bindings/sandbox.h), made and loaded by cli_graph.h as for `check`,
+ * whose folder is the graph's (its require and
  * blendwerk.load see only that folder); the timeline's text is read by
  * this host and run there too. The graph is read by the one graph reader
  * (bindings/lua_graph.c), so its problems come out as FILE:LINE; the
@@ -30,6 +31,7 @@
 #include "blendwerk/graph.h"
 #include "blendwerk/pose.h"
 #include "cli_json.h"
+#include "cli_graph.h"
 #include "cli_load.h"
 #include "commands.h"
 #include "lua_graph.h"
@@ -47,52 +49,15 @@ static void usage(FILE *to)
                 "  --joints   add each frame's joints as `blendwerk sample --json` prints them\n");
 }
 
-/* ---- the character: the one place that loads it ---- */
-
-typedef struct character {
-    bw_asset *asset;
-    const bw_rig *rig;
-    const bw_clip *const *clips;
-    int clip_count;
-} character;
-
-static bool load_character(const char *path, character *out)
-{
-    memset(out, 0, sizeof *out);
-    out->asset = bw_cli_load_asset("simulate", path);
-    if (!out->asset) return false;
-    out->rig = out->asset->rig;
-    out->clips = (const bw_clip *const *)out->asset->clips;
-    out->clip_count = out->asset->clip_count;
-    return true;
-}
-
-static void unload_character(character *c) { bw_asset_destroy(c->asset); }
-
 typedef struct sim {
     const char *graph_path, *timeline_path;
-    character ch;
+    const char *tl_text; /* the timeline's text, read by this host */
+    size_t tl_size;
+    bool json, joints;
+    bw_cli_graph *file; /* the graph file and the character (cli_graph.h) */
     const bw_graph *graph;
     cli_timeline tl;
 } sim;
-
-/* ---- loading in the sandbox ---- */
-
-/* In the sandbox: (graph file name, display, timeline text, timeline
- * display, clips light userdata, clip count) -> Graph | nil, errors ;
- * timeline table */
-static int load_protected(lua_State *L)
-{
-    const character *ch = (const character *)lua_touserdata(L, 5);
-    bw_lua_run_source_file(L, "simulate", lua_tostring(L, 1), lua_tostring(L, 2));
-    const int desc = lua_gettop(L);
-    int n = bw_lua_graph_build(L, desc, lua_tostring(L, 2), 0, ch->clips, ch->clip_count);
-    if (n == 2) return 2;
-    size_t size = 0;
-    const char *text = lua_tolstring(L, 3, &size);
-    bw_lua_run_source(L, text, size, lua_tostring(L, 4));
-    return 2;
-}
 
 /* ---- the trace ---- */
 
@@ -112,7 +77,7 @@ static void print_event(void *user, const bw_graph_event *e)
         bw_cli_json_string(bw_graph_layer_name(g, e->layer));
         if (e->kind == BW_GRAPH_EVENT_MARKER) {
             printf(",\"clip\":");
-            bw_cli_json_string(bw_clip_name(fe->s->ch.clips[e->clip]));
+            bw_cli_json_string(bw_clip_name(fe->s->file->clips[e->clip]));
             printf(",\"name\":");
             bw_cli_json_string(e->name);
             printf(",\"time\":");
@@ -123,7 +88,7 @@ static void print_event(void *user, const bw_graph_event *e)
         }
         putchar('}');
     } else if (e->kind == BW_GRAPH_EVENT_MARKER) {
-        printf("  marker %s %s %s %.9g\n", bw_graph_layer_name(g, e->layer), bw_clip_name(fe->s->ch.clips[e->clip]), e->name,
+        printf("  marker %s %s %s %.9g\n", bw_graph_layer_name(g, e->layer), bw_clip_name(fe->s->file->clips[e->clip]), e->name,
                (double)e->time);
     } else {
         printf("  %s %s %s\n", kinds[e->kind], bw_graph_layer_name(g, e->layer), bw_graph_state_name(g, e->layer, e->state));
@@ -196,7 +161,7 @@ static void print_frame(const sim *s, bw_graph_cursor *cursor, long k, bool json
         putchar('}');
         if (joints) {
             printf(",");
-            bw_cli_json_joints(s->ch.asset, pose);
+            bw_cli_json_joints(s->file->asset, pose);
         }
         printf("}\n");
     } else {
@@ -209,14 +174,14 @@ static void print_frame(const sim *s, bw_graph_cursor *cursor, long k, bool json
 
 static int run(sim *s, bool json, bool joints)
 {
-    const int n = s->ch.clip_count;
+    const int n = s->file->clip_count;
     bw_binding **bindings = (bw_binding **)calloc((size_t)n + 1, sizeof *bindings);
     int status = bindings ? 0 : 1;
     for (int i = 0; i < n && status == 0; i++) {
         bw_binding_desc bd;
         memset(&bd, 0, sizeof bd);
-        bd.clip = s->ch.clips[i];
-        bd.rig = s->ch.rig;
+        bd.clip = s->file->clips[i];
+        bd.rig = s->file->rig;
         bw_error err;
         memset(&err, 0, sizeof err);
         if (bw_binding_create(&bd, &bindings[i], &err) != BW_OK) {
@@ -230,7 +195,7 @@ static int run(sim *s, bool json, bool joints)
     if (status == 0) {
         bw_graph_cursor_desc cd;
         memset(&cd, 0, sizeof cd);
-        cd.rig = s->ch.rig;
+        cd.rig = s->file->rig;
         cd.bindings = (const bw_binding *const *)bindings;
         cd.binding_count = n;
         bw_error errs[16];
@@ -239,7 +204,7 @@ static int run(sim *s, bool json, bool joints)
             for (int i = 0; i < list.count && i < 16; i++)
                 fprintf(stderr, "%s: %s: %s\n", s->graph_path, errs[i].where, errs[i].message);
             status = 1;
-        } else if (bw_pose_init(&pose, s->ch.rig, NULL) != BW_OK) {
+        } else if (bw_pose_init(&pose, s->file->rig, NULL) != BW_OK) {
             status = 1;
         }
     }
@@ -267,18 +232,44 @@ static void report_callback(void *user, const char *message)
     fprintf(stderr, "%s (reported once; the condition counts as false)\n", message);
 }
 
+/* In the sandbox, the graph table at 1: compile it (its problems on
+ * stderr, status 1), then run the timeline's text; leaves Graph, timeline. */
+static int load(lua_State *L, bw_cli_graph *g)
+{
+    sim *s = (sim *)g->user;
+    if (bw_lua_graph_build(L, 1, g->path, 0, g->clips, g->clip_count) == 2) {
+        for (int i = 1; i <= (int)lua_rawlen(L, -1); i++) {
+            lua_rawgeti(L, -1, i);
+            fprintf(stderr, "%s\n", lua_tostring(L, -1));
+            lua_pop(L, 1);
+        }
+        return 1;
+    }
+    bw_lua_run_source(L, s->tl_text, s->tl_size, s->timeline_path);
+    return 0;
+}
+
+/* Outside the protected call: the Graph at -2, the timeline table at -1. */
+static int simulate(lua_State *L, bw_cli_graph *g)
+{
+    sim *s = (sim *)g->user;
+    s->graph = bw_lua_graph_check(L, -2);
+    int status = cli_timeline_read(&s->tl, L, s->graph, s->timeline_path, -1) ? run(s, s->json, s->joints) : 1;
+    cli_timeline_free(&s->tl);
+    return status;
+}
+
 int bw_cmd_simulate(int argc, char **argv)
 {
     sim s;
     memset(&s, 0, sizeof s);
     const char *asset_path = NULL;
-    bool json = false, joints = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--asset") && i + 1 < argc) asset_path = argv[++i];
         else if (!strcmp(a, "--timeline") && i + 1 < argc) s.timeline_path = argv[++i];
-        else if (!strcmp(a, "--json")) json = true;
-        else if (!strcmp(a, "--joints")) joints = true;
+        else if (!strcmp(a, "--json")) s.json = true;
+        else if (!strcmp(a, "--joints")) s.joints = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
@@ -293,7 +284,7 @@ int bw_cmd_simulate(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (joints && !json) {
+    if (s.joints && !s.json) {
         fprintf(stderr, "blendwerk simulate: --joints needs --json\n");
         return 2;
     }
@@ -303,51 +294,19 @@ int bw_cmd_simulate(int argc, char **argv)
         fprintf(stderr, "blendwerk simulate: cannot read %s\n", s.timeline_path);
         return 1;
     }
-    if (!load_character(asset_path, &s.ch)) {
-        free(tl_text);
-        return 1;
-    }
-    char dir[BW_SANDBOX_PATH_MAX];
-    const char *name = bw_sandbox_split_path(s.graph_path, dir, sizeof dir);
-    int status = 1;
-    bw_sandbox *sb = NULL;
-    if (name) {
-        bw_sandbox_desc sd;
-        memset(&sd, 0, sizeof sd);
-        sd.dir = dir;
-        sd.name = name;
-        sd.report = report_callback;
-        char err[256];
-        sb = bw_sandbox_create(&sd, err, sizeof err);
-        if (!sb) fprintf(stderr, "blendwerk simulate: %s\n", err);
-    } else {
-        fprintf(stderr, "blendwerk simulate: %s: the path is too long\n", s.graph_path);
-    }
-    if (sb) {
-        lua_State *L = bw_sandbox_state(sb);
-        lua_pushcfunction(L, load_protected);
-        lua_pushstring(L, name);
-        lua_pushstring(L, s.graph_path);
-        lua_pushlstring(L, tl_text, tl_size);
-        lua_pushstring(L, s.timeline_path);
-        lua_pushlightuserdata(L, &s.ch);
-        if (bw_sandbox_call(sb, 5, 2) != BW_SANDBOX_OK) {
-            fprintf(stderr, "%s\n", bw_sandbox_error(sb));
-        } else if (lua_isnil(L, -2)) {
-            for (int i = 1; i <= (int)lua_rawlen(L, -1); i++) {
-                lua_rawgeti(L, -1, i);
-                fprintf(stderr, "%s\n", lua_tostring(L, -1));
-                lua_pop(L, 1);
-            }
-        } else {
-            s.graph = bw_lua_graph_check(L, -2);
-            if (cli_timeline_read(&s.tl, L, s.graph, s.timeline_path, -1)) status = run(&s, json, joints);
-        }
-        lua_settop(L, 0);
-    }
-    cli_timeline_free(&s.tl);
-    bw_sandbox_destroy(sb);
-    unload_character(&s.ch);
+    s.tl_text = tl_text;
+    s.tl_size = tl_size;
+    bw_cli_graph g;
+    memset(&g, 0, sizeof g);
+    g.cmd = "simulate";
+    g.path = s.graph_path;
+    g.asset_path = asset_path;
+    g.user = &s;
+    g.report = report_callback;
+    g.after = simulate;
+    g.results = 2;
+    s.file = &g;
+    int status = bw_cli_graph_run(&g, load);
     free(tl_text);
     return status;
 }

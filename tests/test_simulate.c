@@ -421,6 +421,66 @@ static void bad_arguments_are_usage_errors(void)
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 2);
 }
 
+
+/* A marker crossed from the CLI (SPEC §12.3's marker event line). The
+ * character is a .lua file: one joint, clip "step" (1 s, looping) with
+ * foot_l at 0.25 s and foot_r at 0.75 s; the graph plays it in one state.
+ * dt 0.1, 13 frames: frame k's update advances p from 0.1 k to 0.1 (k+1)
+ * (frame 0 includes the start), so foot_l is crossed in frames 2 (0.2 ->
+ * 0.3) and 12 (1.2 -> 1.3, the second pass), foot_r in frame 7 (0.7 ->
+ * 0.8), and no other frame has a marker. */
+static const char marker_char_lua[] =
+    "local rig = assert(blendwerk.rig { joints = { { name = 'hips' } } })\n"
+    "local step = assert(blendwerk.clip { name = 'step', length = 1, loop = true,\n"
+    "  joints = { { joint = 'hips', keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 1, 0, 0 } } } } },\n"
+    "  markers = { { name = 'foot_r', time = 0.75 }, { name = 'foot_l', time = 0.25 } } })\n"
+    "return { rig = rig, clips = { step } }\n";
+static const char marker_graph_lua[] =
+    "return { layers = { { name = 'base', entry = 'walk', states = { walk = { clip = 'step' } } } } }\n";
+static const char marker_tl[] = "return { dt = 0.1, frames = 13 }\n";
+
+/* Line k (0-based) of out, copied into buf ("" when absent). */
+static const char *out_line(int k, char *buf, size_t size)
+{
+    const char *s = out;
+    for (int i = 0; i < k && s; i++) {
+        s = strchr(s, '\n');
+        if (s) s++;
+    }
+    buf[0] = '\0';
+    if (!s) return buf;
+    const char *e = strchr(s, '\n');
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    if (n >= size) n = size - 1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+static void a_crossed_marker_prints_its_event_line(void)
+{
+    char cmd[2048], line[4096];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' simulate mg.lua --asset mc.lua --timeline mtl.lua --json 2>&1", dir, BIN);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 0);
+    static const char foot_l[] = "\"events\":[{\"kind\":\"marker\",\"layer\":\"base\",\"clip\":\"step\",\"name\":\"foot_l\","
+                                 "\"time\":0.25}],";
+    static const char foot_r[] = "\"events\":[{\"kind\":\"marker\",\"layer\":\"base\",\"clip\":\"step\",\"name\":\"foot_r\","
+                                 "\"time\":0.75}],";
+    for (int k = 0; k < 13; k++) {
+        out_line(k, line, sizeof line);
+        if (k == 2 || k == 12) CHECK_CONTAINS(line, foot_l);
+        else if (k == 7) CHECK_CONTAINS(line, foot_r);
+        else if (k == 0) CHECK_CONTAINS(line, "\"events\":[{\"kind\":\"enter\",\"layer\":\"base\",\"state\":\"walk\"}],");
+        else CHECK_CONTAINS(line, "\"events\":[],");
+    }
+    CHECK_STR(out_line(13, line, sizeof line), "");
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' simulate mg.lua --asset mc.lua --timeline mtl.lua 2>&1", dir, BIN);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "frame 2 t=0.3\n");
+    CHECK_CONTAINS(out, "  marker base step foot_l 0.25\n");
+    CHECK_CONTAINS(out, "  marker base step foot_r 0.75\n");
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/bw_simulate_%d", (int)getpid());
@@ -430,7 +490,9 @@ int main(void)
     if (!write_file("c.gltf", character_gltf) || !write_file("g.lua", graph_lua) || !write_file("tl.lua", timeline_lua) ||
         !write_file("bad.lua", bad_lua) || !write_file("pred.lua", pred_lua) || !write_file("tl2.lua", travel_tl) ||
         !write_file("sandboxed.lua", sandboxed_lua) ||
-        !write_file("badtl.lua", bad_tl) || !write_file("looptl.lua", loop_tl))
+        !write_file("badtl.lua", bad_tl) || !write_file("looptl.lua", loop_tl) ||
+        !write_file("mc.lua", marker_char_lua) || !write_file("mg.lua", marker_graph_lua) ||
+        !write_file("mtl.lua", marker_tl))
         return 1;
     RUN(trace_matches_the_hand_derived_numbers);
     RUN(travel_without_a_route_names_the_timeline_line);
@@ -441,6 +503,7 @@ int main(void)
     RUN(a_sandboxed_script_keeps_running_past_a_stopped_predicate);
     RUN(timeline_problems_carry_their_lines);
     RUN(bad_arguments_are_usage_errors);
+    RUN(a_crossed_marker_prints_its_event_line);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) return 1;
     return check_summary();
