@@ -215,6 +215,23 @@ static void validate_state(bw_graph_report *r, const bw_graph_desc *d, int l, in
                          (int)st->loop);
     if (!(st->offset >= 0.0f && st->offset <= 1.0f))
         bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].offset", l, s), "offset must be in [0, 1]");
+    const bw_graph_reference_desc *ref = &st->reference;
+    bool additive = d->layers[l].mode == BW_GRAPH_ADDITIVE;
+    if ((unsigned)ref->kind >= BW_GRAPH_REF_KIND_COUNT)
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].states[%d].reference.kind", l, s),
+                         "unknown reference kind %d", (int)ref->kind);
+    else if (!additive && (ref->kind != BW_GRAPH_REF_OWN || ref->time != 0.0f))
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].states[%d].reference", l, s),
+                         "state '%s': a reference is for additive layers only", shown(st->name));
+    if (ref->kind == BW_GRAPH_REF_CLIP && (ref->clip < 0 || ref->clip >= d->clip_count))
+        bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].reference.clip", l, s),
+                         "clip index %d outside [0, %d)", ref->clip, d->clip_count);
+    if (!isfinite(ref->time))
+        bw_graph_problem(r, BW_ERR_NON_FINITE, WHERE("layers[%d].states[%d].reference.time", l, s),
+                         "reference time is not finite");
+    else if (ref->time < 0.0f)
+        bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].states[%d].reference.time", l, s),
+                         "reference time must be >= 0");
 }
 
 static void validate_condition(bw_graph_report *r, const bw_graph_desc *d, const bw_graph_condition_desc *c,
@@ -317,7 +334,7 @@ static void validate_clips(bw_graph_report *r, const bw_graph_desc *d)
 /* ---- building the block ---- */
 
 typedef struct sizes {
-    int params, clips, markers, masks, mask_entries, layers, states, transitions, conditions;
+    int params, clips, markers, masks, mask_entries, layers, states, transitions, conditions, refmap;
     size_t strings;
 } sizes;
 
@@ -348,6 +365,8 @@ static sizes count_desc(const bw_graph_desc *d)
         n.transitions += L->transition_count;
         for (int s = 0; s < L->state_count; s++) {
             n.strings += string_size(L->states[s].name);
+            if (L->mode == BW_GRAPH_ADDITIVE)
+                n.refmap += L->states[s].blend ? bw_blend_tree_node_count(L->states[s].blend) : 1;
         }
         for (int t = 0; t < L->transition_count; t++) n.conditions += L->transitions[t].condition_count;
     }
@@ -381,6 +400,8 @@ static void layout(bw_graph *g, carver *c, const sizes *n)
     g->states = (g_state *)carve(c, (size_t)n->states * sizeof *g->states);
     g->transitions = (g_transition *)carve(c, (size_t)n->transitions * sizeof *g->transitions);
     g->conditions = (g_condition *)carve(c, (size_t)n->conditions * sizeof *g->conditions);
+    g->refs = (g_ref *)carve(c, (size_t)n->refmap * sizeof *g->refs);
+    g->refmap = (int *)carve(c, (size_t)n->refmap * sizeof *g->refmap);
 }
 
 typedef struct pool {
@@ -450,6 +471,18 @@ static void copy_clips(bw_graph *g, const bw_graph_desc *d, pool *strings)
             }
             order[j] = k;
         }
+        /* per marker: its occurrence among equal names in loop order, and their count */
+        for (int a = 0; a < gc->marker_count; a++) {
+            g_marker *mk = &g->markers[m + g->loop_order[m + a]];
+            mk->loop_occ = 0;
+            mk->name_count = 0;
+            for (int b = 0; b < gc->marker_count; b++) {
+                const g_marker *other = &g->markers[m + g->loop_order[m + b]];
+                if (other->name_id != mk->name_id) continue;
+                mk->name_count++;
+                if (b < a) mk->loop_occ++;
+            }
+        }
         m += gc->marker_count;
     }
 }
@@ -483,6 +516,32 @@ static void copy_transitions(bw_graph *g, const bw_graph_desc *d, const bw_graph
             gc->fn = cd->fn;
             gc->user = cd->user;
         }
+    }
+}
+
+/* The index of reference (clip, time) in g->refs, added when new. */
+static int intern_ref(bw_graph *g, int clip, float time)
+{
+    for (int i = 0; i < g->ref_count; i++)
+        if (g->refs[i].clip == clip && g->refs[i].time == time) return i;
+    g->refs[g->ref_count] = (g_ref){clip, time};
+    return g->ref_count++;
+}
+
+/* An additive state's references (graph_internal.h: refmap). */
+static void copy_reference(bw_graph *g, const bw_graph_state_desc *sd, g_state *gs)
+{
+    const bw_graph_reference_desc *ref = &sd->reference;
+    gs->ref_first = g->refmap_count;
+    gs->ref_per_node = gs->blend && ref->kind == BW_GRAPH_REF_OWN;
+    if (!gs->ref_per_node) {
+        int clip = ref->kind == BW_GRAPH_REF_REST ? -1 : ref->kind == BW_GRAPH_REF_CLIP ? ref->clip : sd->clip;
+        g->refmap[g->refmap_count++] = intern_ref(g, clip, clip < 0 ? 0.0f : ref->time);
+        return;
+    }
+    for (int i = 0; i < bw_blend_tree_node_count(sd->blend); i++) {
+        const bw_blend_node *node = bw_blend_tree_node(sd->blend, i);
+        g->refmap[g->refmap_count++] = node->kind == BW_BLEND_NODE_CLIP ? intern_ref(g, node->clip, ref->time) : -1;
     }
 }
 
@@ -565,6 +624,8 @@ static bw_result copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
             gs->offset = sd->offset;
             gs->sync = sync_group(d, l, s);
             if (gs->sync >= 0) g->has_sync = true;
+            gs->ref_first = -1;
+            if (gl->additive) copy_reference(g, sd, gs);
         }
         copy_transitions(g, d, L, &t_next, &c_next);
     }

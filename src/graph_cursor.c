@@ -12,6 +12,12 @@
 
 /* Marker traversal visits at most this many cycles per advance (play.h). */
 #define MAX_MARKER_CYCLES 4
+/* Leaf caches per layer: the current state, the live source, and the
+ * state that fired away in this update (root motion still reads it). */
+#define SLOT_CUR 0
+#define SLOT_SRC 1
+#define SLOT_GONE 2
+#define SLOTS 3
 
 /* One clip-state play: a state and its accumulated normalized progress. */
 typedef struct play {
@@ -54,6 +60,13 @@ typedef struct layer_rt {
     bw_pose pose;              /* the layer's own pose, last evaluated */
     bw_pose snapshot;          /* frozen source */
     bw_pose ref, ref_snapshot; /* additive layers: the plays' references, mixed alike */
+    const bw_pose *ref_view;   /* what the layer's delta is measured from: `ref`, or one
+                                  baked reference pose when every leaf shares it */
+    /* per slot (SLOT_*): the leaves of leaf_state at parameter generation
+       leaf_gen, so a blend tree is evaluated once per play and update */
+    bw_blend_leaf *leaves[SLOTS];
+    int leaf_n[SLOTS], leaf_state[SLOTS];
+    unsigned leaf_gen[SLOTS];
     moved moved[2];            /* the last update's advances (root motion) */
     int moved_count;
     step cur_step, src_step; /* this update's advances (states cur_state, src_state; -1 none) */
@@ -80,9 +93,15 @@ struct bw_graph_cursor {
     float *tree_scratch;            /* max_tree_scratch */
     bw_clip_contribution *clip_buf; /* 2 × max_leaves: one layer's plays */
     bw_contribution *ref_buf;       /* 2 × max_leaves: their references (additive layers) */
+    int *ref_ids;                   /* 2 × max_leaves: which baked reference each is */
     bw_root_play *root_buf;         /* 2 × max_leaves: the first layer's plays (root motion) */
-    bw_pose *refs;                  /* clip_count: a clip's pose at time 0, for clips additive
-                                       layers play (others stay zeroed) */
+    bw_pose *refs;                  /* ref_count: the graph's references, baked at creation */
+    bw_blend_leaf *leaf_store;      /* layer_count × SLOTS × max_leaves */
+    unsigned gen;                   /* parameter generation: bumped when a float / bool changes */
+    int *sync_lead;                 /* state_count: a group's leading play this update, -1 */
+    float *sync_w;                  /* state_count: its weight */
+    int *sync_groups;               /* 2 × layer_count: the groups seen this update */
+    bw_graph_cursor_counters counters;
     bw_mixer *mixer;
     bw_pose scratch; /* destination alone, for a frozen fade */
     bw_graph_event *events;
@@ -150,17 +169,44 @@ static float layer_weight(const bw_graph_cursor *c, int l)
  * the cursor's parameters (the cursor keeps the state's phase itself).
  * Returns the count (0 when the tree refuses, which its compilation rules
  * out). */
-static int state_leaves(bw_graph_cursor *c, const g_state *s)
+static int state_leaves(bw_graph_cursor *c, const g_state *s, bw_blend_leaf *out)
 {
     if (!s->blend) {
-        c->leaves[0] = (bw_blend_leaf){-1, s->clip, 1.0f, 1.0f, c->g->clips[s->clip].length};
+        out[0] = (bw_blend_leaf){-1, s->clip, 1.0f, 1.0f, c->g->clips[s->clip].length};
         return 1;
     }
     int n = 0;
-    if (bw_blend_tree_evaluate(s->tree, c->params, c->tree_scratch, c->g->max_tree_scratch, c->leaves,
-                               c->g->max_leaves, &n) != BW_OK)
+    c->counters.tree_evaluations++;
+    if (bw_blend_tree_evaluate(s->tree, c->params, c->tree_scratch, c->g->max_tree_scratch, out, c->g->max_leaves,
+                               &n) != BW_OK)
         return 0;
     return n;
+}
+
+/* The leaves of state `state` of layer l through the layer's cache slot:
+ * evaluated only when the slot holds another state or the parameters
+ * changed since (triggers do not count: blend trees read floats and
+ * bools). */
+static const bw_blend_leaf *play_leaves(bw_graph_cursor *c, int l, int slot, int state, int *n)
+{
+    layer_rt *R = &c->layers[l];
+    if (R->leaf_state[slot] != state || R->leaf_gen[slot] != c->gen) {
+        R->leaf_n[slot] = state_leaves(c, state_of(c, l, state), R->leaves[slot]);
+        R->leaf_state[slot] = state;
+        R->leaf_gen[slot] = c->gen;
+    }
+    *n = R->leaf_n[slot];
+    return R->leaves[slot];
+}
+
+/* Copy cache slot `from` into `to` (a play changing roles in fire). */
+static void move_leaves(bw_graph_cursor *c, int l, int from, int to)
+{
+    layer_rt *R = &c->layers[l];
+    if (R->leaf_n[from] > 0) memcpy(R->leaves[to], R->leaves[from], (size_t)R->leaf_n[from] * sizeof *R->leaves[to]);
+    R->leaf_n[to] = R->leaf_n[from];
+    R->leaf_state[to] = R->leaf_state[from];
+    R->leaf_gen[to] = R->leaf_gen[from];
 }
 
 /* Clip time of a leaf at the state's progress p: looping states wrap (a
@@ -180,19 +226,21 @@ static float leaf_time(const g_state *s, const bw_blend_leaf *leaf, double p, do
 
 /* Advance a play by dt against the state's cycle (SPEC §6: the weighted
  * mean of the leaves' length / |rate|, divided by |state rate|). */
-static step advance_play(bw_graph_cursor *c, const g_state *s, play *pl, double dt)
+static step advance_play(bw_graph_cursor *c, int l, int slot, play *pl, double dt)
 {
+    const g_state *s = state_of(c, l, pl->state);
     double rate = state_rate(c, s);
     step st = {pl->p, pl->p, pl->fresh, -1, rate};
-    int n = state_leaves(c, s);
+    int n;
+    const bw_blend_leaf *leaves = play_leaves(c, l, slot, pl->state, &n);
     int dominant = -1;
     for (int i = 0; i < n; i++)
-        if (dominant < 0 || c->leaves[i].weight > c->leaves[dominant].weight) dominant = i;
+        if (dominant < 0 || leaves[i].weight > leaves[dominant].weight) dominant = i;
     if (dominant >= 0) {
-        st.clip = c->leaves[dominant].clip;
-        st.rate = rate * c->leaves[dominant].rate;
+        st.clip = leaves[dominant].clip;
+        st.rate = rate * leaves[dominant].rate;
     }
-    float cycle = bw_blend_cycle_duration(c->leaves, n);
+    float cycle = bw_blend_cycle_duration(leaves, n);
     if (dt > 0.0) {
         if (cycle > 0.0f) pl->p += dt * fabs(rate) / cycle;
         else if (!s->loop) pl->p = 1.0; /* a zero-length one-shot is over at once */
@@ -324,16 +372,18 @@ static void fire(bw_graph_cursor *c, int l, int t)
         if (k->param >= 0 && c->g->params[k->param].kind == BW_GRAPH_PARAM_TRIGGER) c->params[k->param] = 0.0f;
     }
     int from = R->cur.state;
+    move_leaves(c, l, SLOT_CUR, SLOT_GONE);
     if (tr->duration > 0.0f) {
         R->frozen = R->fading || tr->mode == BW_GRAPH_FREEZE;
         if (R->frozen) {
             bw_pose_copy(&R->snapshot, &R->pose);
-            if (layer_of(c, l)->additive) bw_pose_copy(&R->ref_snapshot, &R->ref);
+            if (layer_of(c, l)->additive) bw_pose_copy(&R->ref_snapshot, R->ref_view);
             R->src = (play){-1, 0.0, false};
         } else {
             R->src = R->cur;
             R->src.fresh = false;
             R->src_speed = tr->source_speed;
+            move_leaves(c, l, SLOT_CUR, SLOT_SRC);
         }
         R->fading = true;
         R->tr = t;
@@ -356,9 +406,9 @@ static void advance_layer(bw_graph_cursor *c, int l, double dt)
 {
     layer_rt *R = &c->layers[l];
     R->cur_state = R->cur.state;
-    R->cur_step = advance_play(c, state_of(c, l, R->cur_state), &R->cur, dt);
+    R->cur_step = advance_play(c, l, SLOT_CUR, &R->cur, dt);
     R->src_state = R->fading ? R->src.state : -1;
-    if (R->src_state >= 0) R->src_step = advance_play(c, state_of(c, l, R->src_state), &R->src, dt * R->src_speed);
+    if (R->src_state >= 0) R->src_step = advance_play(c, l, SLOT_SRC, &R->src, dt * R->src_speed);
     if (R->fading) {
         R->timer += (float)dt;
         if (R->timer >= R->duration) {
@@ -428,17 +478,19 @@ static double marker_phase(const bw_graph *g, const g_clip *clip, int i)
 
 /* In loop order, the marker of `follower` that corresponds to marker
  * order[i] of `leader`: the same name, the same occurrence of that name
- * (modulo how often the follower has it). -1 when the follower lacks it. */
+ * (modulo how often the follower has it; both counted at compile). -1
+ * when the follower lacks it. */
 static int corresponding_marker(const bw_graph *g, const g_clip *leader, int i, const g_clip *follower)
 {
-    const int *lo = &g->loop_order[leader->marker_first], *fo = &g->loop_order[follower->marker_first];
-    int id = g->markers[leader->marker_first + lo[i]].name_id, occurrence = 0, count = 0;
-    for (int j = 0; j < i; j++) occurrence += g->markers[leader->marker_first + lo[j]].name_id == id;
-    for (int j = 0; j < follower->marker_count; j++) count += g->markers[follower->marker_first + fo[j]].name_id == id;
-    if (count == 0) return -1;
-    occurrence %= count;
-    for (int j = 0; j < follower->marker_count; j++)
-        if (g->markers[follower->marker_first + fo[j]].name_id == id && occurrence-- == 0) return j;
+    const g_marker *lm = &g->markers[leader->marker_first + g->loop_order[leader->marker_first + i]];
+    const int *fo = &g->loop_order[follower->marker_first];
+    int want = -1;
+    for (int j = 0; j < follower->marker_count; j++) {
+        const g_marker *fm = &g->markers[follower->marker_first + fo[j]];
+        if (fm->name_id != lm->name_id) continue;
+        if (want < 0) want = lm->loop_occ % fm->name_count;
+        if (fm->loop_occ == want) return j;
+    }
     return -1;
 }
 
@@ -472,36 +524,34 @@ static double phase_of(const g_state *s, double p) { return s->loop ? p - floor(
  * tie); every other live play of the group adopts the leader's phase,
  * keeping its own whole passes (the nearest pass to where its advance
  * took it). Adjusts the plays and their steps before markers, gates and
- * root motion read them. */
+ * root motion read them. Two passes over the plays: leaders, followers. */
 static void sync_plays(bw_graph_cursor *c)
 {
-    int plays = 2 * c->g->layer_count;
+    int plays = 2 * c->g->layer_count, groups = 0;
+    play *pl;
+    step *st;
+    int group;
+    float w;
     for (int k = 0; k < plays; k++) {
-        play *pl, *lead_pl;
-        step *st, *lead_st;
-        int group, other;
-        float w, lead_w;
-        if (!live_play(c, k, &lead_pl, &lead_st, &group, &lead_w)) continue;
-        bool seen = false; /* groups are handled at their first live play */
-        for (int j = 0; j < k && !seen; j++) seen = live_play(c, j, &pl, &st, &other, &w) && other == group;
-        if (seen) continue;
-        int leader = k;
-        for (int j = k + 1; j < plays; j++)
-            if (live_play(c, j, &pl, &st, &other, &w) && other == group && w > lead_w) {
-                leader = j;
-                lead_w = w;
-            }
-        live_play(c, leader, &lead_pl, &lead_st, &group, &lead_w);
-        const g_state *ls = state_of(c, leader / 2, lead_pl->state);
-        double phi = phase_of(ls, lead_pl->p);
-        for (int j = k; j < plays; j++) {
-            if (j == leader || !live_play(c, j, &pl, &st, &other, &w) || other != group) continue;
-            const g_state *fs = state_of(c, j / 2, pl->state);
-            double f = map_phase(c->g, lead_st->clip, st->clip, phi);
-            pl->p = fs->loop ? floor(pl->p - f + 0.5) + f : f;
-            st->new_p = pl->p;
-        }
+        if (!live_play(c, k, &pl, &st, &group, &w)) continue;
+        if (c->sync_lead[group] < 0) c->sync_groups[groups++] = group;
+        else if (!(w > c->sync_w[group])) continue;
+        c->sync_lead[group] = k;
+        c->sync_w[group] = w;
     }
+    for (int k = 0; k < plays; k++) {
+        if (!live_play(c, k, &pl, &st, &group, &w) || c->sync_lead[group] == k) continue;
+        play *lead_pl;
+        step *lead_st;
+        int leader = c->sync_lead[group];
+        live_play(c, leader, &lead_pl, &lead_st, &group, &w);
+        double phi = phase_of(state_of(c, leader / 2, lead_pl->state), lead_pl->p);
+        const g_state *fs = state_of(c, k / 2, pl->state);
+        double f = map_phase(c->g, lead_st->clip, st->clip, phi);
+        pl->p = fs->loop ? floor(pl->p - f + 0.5) + f : f;
+        st->new_p = pl->p;
+    }
+    for (int i = 0; i < groups; i++) c->sync_lead[c->sync_groups[i]] = -1;
 }
 
 void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
@@ -529,50 +579,67 @@ void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
 
 /* ---- evaluation ---- */
 
-/* Append a play's leaves, their weights scaled by `weight`, to
- * c->clip_buf[*n ...] and (for additive layers) their references to
- * c->ref_buf[*n ...]. */
-static void add_play(bw_graph_cursor *c, int l, const play *pl, float weight, int *n)
+/* Append a play's leaves (cache slot `slot`), their weights scaled by
+ * `weight`, to c->clip_buf[*n ...] and, for additive layers, their baked
+ * references to c->ref_buf / c->ref_ids[*n ...]. */
+static void add_play(bw_graph_cursor *c, int l, int slot, const play *pl, float weight, int *n)
 {
     const g_state *s = state_of(c, l, pl->state);
     double rate = state_rate(c, s);
-    int leaves = state_leaves(c, s);
-    for (int i = 0; i < leaves; i++) {
-        const bw_blend_leaf *leaf = &c->leaves[i];
-        c->ref_buf[*n] = (bw_contribution){&c->refs[leaf->clip], leaf->weight * weight, 0};
+    int leaves;
+    const bw_blend_leaf *leaf = play_leaves(c, l, slot, pl->state, &leaves);
+    for (int i = 0; i < leaves; i++, leaf++) {
+        if (s->ref_first >= 0) {
+            int id = c->g->refmap[s->ref_first + (s->ref_per_node ? leaf->node : 0)];
+            c->ref_ids[*n] = id;
+            c->ref_buf[*n] = (bw_contribution){&c->refs[id], leaf->weight * weight, 0};
+        }
         c->clip_buf[(*n)++] =
             (bw_clip_contribution){c->bindings[leaf->clip], leaf_time(s, leaf, pl->p, rate), leaf->weight * weight, 0};
     }
 }
 
-/* Mix a layer's plays (or, with `refs`, their reference poses) into dst
- * over an uncovered pose. A frozen source joins as `snapshot`: the
- * destination is mixed alone into c->scratch first, then one weighted
- * mean with the snapshot (the same rank rule as two clips). */
-static bw_result mix_layer(bw_graph_cursor *c, int l, bool refs, bw_pose *dst, const bw_pose *snapshot)
+/* `frozen`: mix the n poses of `buf` (clips, or with `poses` the
+ * contributions) into c->scratch, then one weighted mean with the
+ * snapshot into dst (the same rank rule as two clips); else straight into
+ * dst, over an uncovered pose. */
+static bw_result mix_plays(bw_graph_cursor *c, bool poses, int n, bool frozen, float w, const bw_pose *snapshot,
+                           bw_pose *dst)
 {
-    const layer_rt *R = &c->layers[l];
-    bool frozen = R->fading && R->frozen;
-    float w = R->fading ? fade_weight(c, l) : 1.0f;
-    int n = 0;
-    if (R->fading && !R->frozen) add_play(c, l, &R->src, 1.0f - w, &n);
-    add_play(c, l, &R->cur, frozen ? 1.0f : w, &n);
     bw_pose *target = frozen ? &c->scratch : dst;
     bw_pose_clear(target);
-    bw_result r = refs ? bw_mix_run(c->mixer, NULL, c->ref_buf, n, target)
-                       : bw_mix_run_clips(c->mixer, c->rig, NULL, c->clip_buf, n, target);
+    bw_result r = poses ? bw_mix_run(c->mixer, NULL, c->ref_buf, n, target)
+                        : bw_mix_run_clips(c->mixer, c->rig, NULL, c->clip_buf, n, target);
     if (r != BW_OK || !frozen) return r;
     bw_contribution both[2] = {{snapshot, 1.0f - w, 0}, {&c->scratch, w, 0}};
     bw_pose_clear(dst);
     return bw_mix_run(c->mixer, NULL, both, 2, dst);
 }
 
+/* A layer's pose: its plays (the live source at 1 − w, the destination at
+ * w, or the destination alone against a frozen snapshot) sampled and
+ * mixed once; an additive layer's reference from the same leaves, mixed
+ * only when they do not all share one baked reference pose. */
 static bw_result evaluate_layer(bw_graph_cursor *c, int l)
 {
     layer_rt *R = &c->layers[l];
-    bw_result r = mix_layer(c, l, false, &R->pose, &R->snapshot);
-    if (r == BW_OK && layer_of(c, l)->additive) r = mix_layer(c, l, true, &R->ref, &R->ref_snapshot);
-    return r;
+    bool frozen = R->fading && R->frozen;
+    float w = R->fading ? fade_weight(c, l) : 1.0f;
+    int n = 0;
+    if (R->fading && !R->frozen) add_play(c, l, SLOT_SRC, &R->src, 1.0f - w, &n);
+    add_play(c, l, SLOT_CUR, &R->cur, frozen ? 1.0f : w, &n);
+    c->counters.layer_mixes++;
+    bw_result r = mix_plays(c, false, n, frozen, w, &R->snapshot, &R->pose);
+    if (r != BW_OK || !layer_of(c, l)->additive) return r;
+    bool shared = n > 0 && !frozen;
+    for (int i = 1; i < n && shared; i++) shared = c->ref_ids[i] == c->ref_ids[0];
+    if (shared) {
+        R->ref_view = &c->refs[c->ref_ids[0]];
+        return BW_OK;
+    }
+    c->counters.reference_mixes++;
+    R->ref_view = &R->ref;
+    return mix_plays(c, true, n, frozen, w, &R->ref_snapshot, &R->ref);
 }
 
 static bool pose_fits_rig(const bw_graph_cursor *c, const bw_pose *p)
@@ -613,7 +680,7 @@ bw_result bw_graph_cursor_evaluate(bw_graph_cursor *c, const bw_pose *base, bw_p
             pending = 0;
         }
         if (l < n)
-            bw_graph_add_layer(out, &c->layers[l].pose, &c->layers[l].ref, c->layers[l].mask, layer_weight(c, l));
+            bw_graph_add_layer(out, &c->layers[l].pose, c->layers[l].ref_view, c->layers[l].mask, layer_weight(c, l));
     }
     return BW_OK;
 }
@@ -627,9 +694,18 @@ bw_result bw_graph_cursor_root_motion(bw_graph_cursor *c, const bw_root_motion_c
         const moved *mv = &R->moved[m];
         const g_state *s = state_of(c, 0, mv->state);
         double rate = state_rate(c, s);
-        int leaves = state_leaves(c, s);
+        /* the update's own leaves: whichever slot holds the state (the one
+           that fired away included); evaluated afresh only when none does */
+        const bw_blend_leaf *cached = c->leaves;
+        int leaves = -1;
+        for (int k = 0; k < SLOTS && leaves < 0; k++)
+            if (R->leaf_state[k] == mv->state && R->leaf_gen[k] == c->gen) {
+                cached = R->leaves[k];
+                leaves = R->leaf_n[k];
+            }
+        if (leaves < 0) leaves = state_leaves(c, s, c->leaves);
         for (int i = 0; i < leaves; i++) {
-            const bw_blend_leaf *leaf = &c->leaves[i];
+            const bw_blend_leaf *leaf = &cached[i];
             double sign = rate * leaf->rate < 0.0 ? -1.0 : 1.0;
             c->root_buf[n++] = (bw_root_play){c->bindings[leaf->clip],
                                               leaf_time(s, leaf, mv->old_p, rate),
@@ -657,7 +733,9 @@ bw_result bw_graph_cursor_set_param(bw_graph_cursor *c, int param, float value)
     bw_graph_param_kind kind = c->g->params[param].kind;
     if (kind == BW_GRAPH_PARAM_TRIGGER) return BW_ERR_INVALID_ARGUMENT;
     if (!isfinite(value)) return BW_ERR_NON_FINITE;
-    c->params[param] = kind == BW_GRAPH_PARAM_BOOL ? (value != 0.0f ? 1.0f : 0.0f) : value;
+    float v = kind == BW_GRAPH_PARAM_BOOL ? (value != 0.0f ? 1.0f : 0.0f) : value;
+    if (c->params[param] != v) c->gen++;
+    c->params[param] = v;
     return BW_OK;
 }
 
@@ -809,12 +887,13 @@ bw_result bw_graph_cursor_carry_over(bw_graph_cursor *dst, const bw_graph_cursor
         if (R->fading) {
             bw_pose_copy(&R->snapshot, &O->pose);
             if (g->layers[l].additive) {
-                if (old->layers[ol].additive) bw_pose_copy(&R->ref_snapshot, &O->ref);
+                if (old->layers[ol].additive) bw_pose_copy(&R->ref_snapshot, O->ref_view);
                 else bw_pose_copy(&R->ref_snapshot, &O->pose); /* no delta from a former override layer */
             }
         }
     }
     dst->started = src->started;
+    dst->gen++; /* the parameters changed: no cached leaves stand */
     return BW_OK;
 }
 
@@ -876,8 +955,13 @@ static void cursor_free(bw_graph_cursor *c)
         }
     bw_pose_deinit(&c->scratch);
     if (c->refs)
-        for (int i = 0; i < g->clip_count; i++) bw_pose_deinit(&c->refs[i]);
-    bw_free(a, c->refs, (size_t)g->clip_count * sizeof *c->refs);
+        for (int i = 0; i < g->ref_count; i++) bw_pose_deinit(&c->refs[i]);
+    bw_free(a, c->refs, (size_t)g->ref_count * sizeof *c->refs);
+    bw_free(a, c->ref_ids, 2 * (size_t)g->max_leaves * sizeof *c->ref_ids);
+    bw_free(a, c->leaf_store, nl * SLOTS * (size_t)g->max_leaves * sizeof *c->leaf_store);
+    bw_free(a, c->sync_lead, (size_t)g->state_count * sizeof *c->sync_lead);
+    bw_free(a, c->sync_w, (size_t)g->state_count * sizeof *c->sync_w);
+    bw_free(a, c->sync_groups, 2 * nl * sizeof *c->sync_groups);
     bw_free(a, c->ref_buf, 2 * (size_t)g->max_leaves * sizeof *c->ref_buf);
     bw_free(a, c->root_buf, 2 * (size_t)g->max_leaves * sizeof *c->root_buf);
     bw_mixer_destroy(c->mixer);
@@ -912,19 +996,15 @@ static bool state_plays(const g_state *s, int clip)
     return false;
 }
 
-/* Whether any state (of an additive layer, if `additive_only`) plays `clip`. */
-static bool layers_play(const bw_graph *g, int clip, bool additive_only)
+/* Whether any state plays `clip` or measures against it (a reference). */
+static bool clip_played(const bw_graph *g, int clip)
 {
-    for (int l = 0; l < g->layer_count; l++) {
-        const g_layer *L = &g->layers[l];
-        if (additive_only && !L->additive) continue;
-        for (int s = 0; s < L->state_count; s++)
-            if (state_plays(&g->states[L->state_first + s], clip)) return true;
-    }
+    for (int i = 0; i < g->state_count; i++)
+        if (state_plays(&g->states[i], clip)) return true;
+    for (int i = 0; i < g->ref_count; i++)
+        if (g->refs[i].clip == clip) return true;
     return false;
 }
-static bool clip_played(const bw_graph *g, int clip) { return layers_play(g, clip, false); }
-static bool additive_plays(const bw_graph *g, int clip) { return layers_play(g, clip, true); }
 
 /* Report every problem of `d` against the graph: bindings, and mask
  * joints (resolved into mask_joints[mask_entry_count]). */
@@ -989,10 +1069,18 @@ static bw_result allocate_cursor(bw_graph_cursor *c, int event_capacity)
     c->clip_buf = (bw_clip_contribution *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->clip_buf);
     c->ref_buf = (bw_contribution *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->ref_buf);
     c->root_buf = (bw_root_play *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->root_buf);
-    c->refs = (bw_pose *)bw_alloc_zeroed(a, (size_t)g->clip_count * sizeof *c->refs);
+    c->refs = (bw_pose *)bw_alloc_zeroed(a, (size_t)g->ref_count * sizeof *c->refs);
+    c->ref_ids = (int *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->ref_ids);
+    c->leaf_store = (bw_blend_leaf *)bw_alloc_zeroed(a, nl * SLOTS * nleaf * sizeof *c->leaf_store);
+    c->sync_lead = (int *)bw_alloc_zeroed(a, (size_t)g->state_count * sizeof *c->sync_lead);
+    c->sync_w = (float *)bw_alloc_zeroed(a, (size_t)g->state_count * sizeof *c->sync_w);
+    c->sync_groups = (int *)bw_alloc_zeroed(a, 2 * nl * sizeof *c->sync_groups);
     if (!c->bindings || !c->params || !c->age || !c->layers || !c->routes || !c->bfs || !c->contributions ||
-        !c->events || !c->leaves || !c->tree_scratch || !c->clip_buf || !c->ref_buf || !c->refs || !c->root_buf)
+        !c->events || !c->leaves || !c->tree_scratch || !c->clip_buf || !c->ref_buf || (g->ref_count && !c->refs) ||
+        !c->root_buf || !c->ref_ids || !c->leaf_store || (g->state_count && (!c->sync_lead || !c->sync_w)) ||
+        !c->sync_groups)
         return BW_ERR_OUT_OF_MEMORY;
+    for (int i = 0; i < g->state_count; i++) c->sync_lead[i] = -1;
     if (bw_pose_init(&c->scratch, c->rig, a) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
     for (size_t l = 0; l < nl; l++) {
         layer_rt *R = &c->layers[l];
@@ -1009,8 +1097,8 @@ static bw_result allocate_cursor(bw_graph_cursor *c, int event_capacity)
             (bw_pose_init(&R->ref, c->rig, a) != BW_OK || bw_pose_init(&R->ref_snapshot, c->rig, a) != BW_OK))
             return BW_ERR_OUT_OF_MEMORY;
     }
-    for (int clip = 0; clip < g->clip_count; clip++)
-        if (additive_plays(g, clip) && bw_pose_init(&c->refs[clip], c->rig, a) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
+    for (int i = 0; i < g->ref_count; i++)
+        if (bw_pose_init(&c->refs[i], c->rig, a) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
     int max_contributions = g->layer_count > 2 * g->max_leaves ? g->layer_count : 2 * g->max_leaves;
     bw_result res = make_mixer(c->rig, max_contributions, a, &c->mixer);
     return res == BW_OK ? BW_OK : BW_ERR_OUT_OF_MEMORY;
@@ -1045,6 +1133,12 @@ static void reset_state(bw_graph_cursor *c, const bw_graph_cursor_desc *d)
         R->src = (play){-1, 0.0, false};
         R->tr = R->from = -1;
         R->route = c->routes + (size_t)l * (size_t)g->max_states;
+        R->ref_view = &R->ref;
+        for (int k = 0; k < SLOTS; k++) {
+            R->leaves[k] = c->leaf_store + ((size_t)l * SLOTS + (size_t)k) * (size_t)g->max_leaves;
+            R->leaf_state[k] = -1;
+            R->leaf_n[k] = 0;
+        }
         R->weight = R->w_from = R->w_to = L->weight;
     }
 }
@@ -1083,9 +1177,12 @@ bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_de
         if (res == BW_OK) res = resolve_masks(c, mask_joints);
         if (res == BW_OK) {
             reset_state(c, desc);
-            /* References of additive clips: their pose at time 0, once. */
-            for (int clip = 0; clip < graph->clip_count; clip++)
-                if (additive_plays(graph, clip)) bw_sample_clip(c->bindings[clip], c->rig, 0.0f, &c->refs[clip]);
+            /* The additive references, baked once: a clip's pose at a time, or the rest pose. */
+            for (int i = 0; i < graph->ref_count; i++) {
+                const g_ref *ref = &graph->refs[i];
+                if (ref->clip < 0) bw_pose_set_rest(&c->refs[i], c->rig);
+                else bw_sample_clip(c->bindings[ref->clip], c->rig, ref->time, &c->refs[i]);
+            }
             /* The entry poses: the freeze snapshot source before the first evaluation. */
             for (int l = 0; l < graph->layer_count && res == BW_OK; l++) res = evaluate_layer(c, l);
         }
@@ -1099,4 +1196,10 @@ bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_de
     if (!c) return r.first;
     *out_cursor = c;
     return BW_OK;
+}
+
+bw_graph_cursor_counters bw_graph_cursor_counters_of(const bw_graph_cursor *c)
+{
+    bw_graph_cursor_counters none = {0, 0, 0};
+    return c ? c->counters : none;
 }

@@ -25,6 +25,8 @@ typedef struct g_marker {
     float time;    /* as authored, seconds (the clip's time order) */
     float wrapped; /* time taken modulo the clip length, in [0, length) */
     int name_id;   /* equal for equal names across the graph's clips */
+    int loop_occ;  /* how many markers of its clip with the same name come before it in loop order */
+    int name_count; /* how many markers of its clip have its name */
 } g_marker;
 
 typedef struct g_mask_entry {
@@ -73,7 +75,18 @@ typedef struct g_state {
     bool loop;
     float offset;
     int sync; /* sync group (the graph-wide index of its first state), -1 = none */
+    /* additive layers: the reference of a leaf is refs[refmap[ref_first + (ref_per_node ?
+       leaf node : 0)]]; ref_first -1 on override layers */
+    int ref_first;
+    bool ref_per_node;
 } g_state;
+
+/* A reference pose an additive state measures against: `clip` at `time`,
+ * or the rig's rest pose (clip -1). Distinct pairs only. */
+typedef struct g_ref {
+    int clip;
+    float time;
+} g_ref;
 
 typedef struct g_layer {
     const char *name;
@@ -106,6 +119,9 @@ struct bw_graph {
     g_state *states;
     g_transition *transitions;
     g_condition *conditions;
+    g_ref *refs; /* ref_count distinct references */
+    int *refmap; /* per additive state: 1 entry, or one per blend node (-1 for inner nodes) */
+    int ref_count, refmap_count;
 };
 
 /* Add an additive layer (its plays' mixed `pose` against their mixed

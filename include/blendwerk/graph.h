@@ -200,6 +200,23 @@ typedef enum bw_graph_loop {
     BW_GRAPH_LOOP_COUNT
 } bw_graph_loop;
 
+/* What an additive state's plays are measured against (SPEC §7). The
+ * reference poses are sampled once, when a cursor is created, so nothing
+ * of a reference is sampled per frame. A frame index k of a clip made at f
+ * frames per second is the time k / f. */
+typedef enum bw_graph_reference_kind {
+    BW_GRAPH_REF_OWN = 0, /* each played clip's own pose at `time` (default: time 0) */
+    BW_GRAPH_REF_CLIP,    /* the pose of another clip, `clip`, at `time` (for every leaf) */
+    BW_GRAPH_REF_REST,    /* the rig's rest pose (for every leaf) */
+    BW_GRAPH_REF_KIND_COUNT
+} bw_graph_reference_kind;
+
+typedef struct bw_graph_reference_desc {
+    bw_graph_reference_kind kind;
+    int clip;   /* CLIP: index into bw_graph_desc.clips */
+    float time; /* OWN, CLIP: seconds, finite, >= 0 (clamped to the clip as sampling does) */
+} bw_graph_reference_desc;
+
 typedef struct bw_graph_state_desc {
     const char *name;           /* required, unique in the layer, not "*" */
     int clip;                   /* clip state: index into bw_graph_desc.clips */
@@ -217,6 +234,8 @@ typedef struct bw_graph_state_desc {
     float offset;               /* normalized start time in [0, 1] */
     const char *sync;           /* optional sync group name (any layer's states may share
                                    one); NULL = none, "" is an error */
+    bw_graph_reference_desc reference; /* additive layers only (all zero: own clip at time 0;
+                                          anything else on an override layer's state is an error) */
 } bw_graph_state_desc;
 
 typedef enum bw_graph_layer_mode {
@@ -388,6 +407,19 @@ BW_API bw_result bw_graph_cursor_root_motion(bw_graph_cursor *cursor, const bw_r
 /* A layer's own pose (before layer weight and mask) as last evaluated;
  * NULL for a bad layer. Owned by the cursor. */
 BW_API const bw_pose *bw_graph_cursor_layer_pose(const bw_graph_cursor *cursor, int layer);
+
+/* Work counters since creation (for tests and profiling): each blend tree
+ * is evaluated once per play and update (and once for a destination
+ * entered in that update), however often evaluation and root motion read
+ * its leaves; an additive layer mixes its references only when its leaves
+ * have more than one reference pose or a frozen source is fading. */
+typedef struct bw_graph_cursor_counters {
+    long long tree_evaluations; /* bw_blend_tree_evaluate calls */
+    long long layer_mixes;      /* layer poses sampled and mixed (one per layer per evaluation) */
+    long long reference_mixes;  /* additive reference poses mixed (not a single baked pose) */
+} bw_graph_cursor_counters;
+/* Zeros for a NULL cursor. */
+BW_API bw_graph_cursor_counters bw_graph_cursor_counters_of(const bw_graph_cursor *cursor);
 
 /* ---- queries ---- */
 
