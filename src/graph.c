@@ -442,6 +442,8 @@ static int sync_group(const bw_graph_desc *d, int layer, int state)
     return -1; /* not reached: the state itself names the group */
 }
 
+static void time_markers(bw_graph *g, g_clip *gc, const bw_clip *clip);
+
 static void copy_clips(bw_graph *g, const bw_graph_desc *d, pool *strings)
 {
     int m = 0;
@@ -456,12 +458,26 @@ static void copy_clips(bw_graph *g, const bw_graph_desc *d, pool *strings)
         for (int k = 0; k < gc->marker_count; k++) {
             g_marker *mk = &g->markers[m + k];
             mk->name = pool_copy(strings, bw_clip_marker_name(clip, k));
+            mk->name_id = intern_marker(g, m + k);
+        }
+        time_markers(g, gc, clip);
+        m += gc->marker_count;
+    }
+}
+
+/* A clip's marker times, their loop order and the occurrence counts that
+ * depend on it (compile and refresh). */
+static void time_markers(bw_graph *g, g_clip *gc, const bw_clip *clip)
+{
+    int m = gc->marker_first;
+    {
+        for (int k = 0; k < gc->marker_count; k++) {
+            g_marker *mk = &g->markers[m + k];
             mk->time = bw_clip_marker_time(clip, k);
             float w = gc->length > 0.0f ? fmodf(mk->time, gc->length) : 0.0f;
             if (w < 0.0f) w += gc->length;
             if (!(w < gc->length)) w = 0.0f;
             mk->wrapped = w;
-            mk->name_id = intern_marker(g, m + k);
             /* stable insertion by wrapped time */
             int *order = &g->loop_order[m];
             int j = k;
@@ -483,7 +499,6 @@ static void copy_clips(bw_graph *g, const bw_graph_desc *d, pool *strings)
                 if (b < a) mk->loop_occ++;
             }
         }
-        m += gc->marker_count;
     }
 }
 
@@ -548,7 +563,7 @@ static void copy_reference(bw_graph *g, const bw_graph_state_desc *sd, g_state *
 /* A blend state's own compiled tree: the given tree's nodes with the leaf
  * lengths of the graph's clips (the given one was compiled and validated,
  * so only memory can fail here). */
-static bw_result copy_tree(bw_graph *g, const bw_blend_tree *src, g_state *gs)
+static bw_result copy_tree(bw_graph *g, const bw_blend_tree *src, bw_blend_tree **out)
 {
     int count = bw_blend_tree_node_count(src);
     bw_blend_node *nodes = (bw_blend_node *)bw_alloc(&g->alloc, (size_t)count * sizeof *nodes);
@@ -562,12 +577,12 @@ static bw_result copy_tree(bw_graph *g, const bw_blend_tree *src, g_state *gs)
                              .root = bw_blend_tree_root(src),
                              .param_count = bw_blend_tree_param_count(src),
                              .allocator = g->alloc};
-    bw_result r = bw_blend_tree_compile(&td, &gs->tree, NULL);
+    bw_result r = bw_blend_tree_compile(&td, out, NULL);
     bw_free(&g->alloc, nodes, (size_t)count * sizeof *nodes);
     if (r != BW_OK) return r;
-    if (bw_blend_tree_max_leaves(gs->tree) > g->max_leaves) g->max_leaves = bw_blend_tree_max_leaves(gs->tree);
-    if (bw_blend_tree_scratch_count(gs->tree) > g->max_tree_scratch)
-        g->max_tree_scratch = bw_blend_tree_scratch_count(gs->tree);
+    if (bw_blend_tree_max_leaves(*out) > g->max_leaves) g->max_leaves = bw_blend_tree_max_leaves(*out);
+    if (bw_blend_tree_scratch_count(*out) > g->max_tree_scratch)
+        g->max_tree_scratch = bw_blend_tree_scratch_count(*out);
     return BW_OK;
 }
 
@@ -616,7 +631,7 @@ static bw_result copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
             gs->name = pool_copy(strings, sd->name);
             gs->blend = sd->blend != NULL;
             gs->clip = gs->blend ? -1 : sd->clip;
-            if (gs->blend && copy_tree(g, sd->blend, gs) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
+            if (gs->blend && copy_tree(g, sd->blend, &gs->tree) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
             gs->speed = sd->speed != 0.0f ? sd->speed : 1.0f;
             gs->speed_param = sd->speed_param ? desc_param(d, sd->speed_param) : -1;
             bool own_loop = gs->blend || g->clips[sd->clip].loop; /* blends loop */
@@ -680,6 +695,71 @@ bw_result bw_graph_compile(const bw_graph_desc *desc, bw_graph **out_graph, bw_g
     }
     *out_graph = g;
     return BW_OK;
+}
+
+bw_result bw_graph_refresh_clips(bw_graph *g, const bw_clip *const *clips, int clip_count, bw_graph_errors *errors)
+{
+    bw_graph_report r;
+    bw_graph_report_begin(&r, errors);
+    char where[256];
+    if (!g || (!clips && clip_count > 0)) {
+        bw_graph_problem(&r, BW_ERR_INVALID_ARGUMENT, "", "NULL %s", g ? "clips" : "graph");
+        return r.first;
+    }
+    if (clip_count != g->clip_count) {
+        bw_graph_problem(&r, BW_ERR_INVALID_ARGUMENT, "clips", "%d clips for a graph of %d (recompile it)", clip_count,
+                         g->clip_count);
+        return r.first;
+    }
+    for (int i = 0; i < clip_count; i++) {
+        const bw_clip *clip = clips[i];
+        const g_clip *gc = &g->clips[i];
+        if (!clip) {
+            bw_graph_problem(&r, BW_ERR_INVALID_ARGUMENT, WHERE("clips[%d]", i), "clip is NULL");
+            continue;
+        }
+        if (bw_clip_loop(clip) != gc->loop)
+            bw_graph_problem(&r, BW_ERR_INVALID_ARGUMENT, WHERE("clips[%d]", i),
+                             "clip '%s' changed its loop flag (recompile the graph)", bw_clip_name(clip));
+        bool same = bw_clip_marker_count(clip) == gc->marker_count;
+        for (int k = 0; same && k < gc->marker_count; k++)
+            same = strcmp(bw_clip_marker_name(clip, k), g->markers[gc->marker_first + k].name) == 0;
+        if (!same)
+            bw_graph_problem(&r, BW_ERR_INVALID_ARGUMENT, WHERE("clips[%d]", i),
+                             "clip '%s' changed its markers' names or order (recompile the graph)", bw_clip_name(clip));
+    }
+    if (r.count) return r.first;
+    /* The new lengths, then every blend tree rebuilt with them; nothing
+     * changes unless every tree could be rebuilt. */
+    float *old = (float *)bw_alloc(&g->alloc, (size_t)(clip_count > 0 ? clip_count : 1) * sizeof *old);
+    bw_blend_tree **trees = (bw_blend_tree **)bw_alloc_zeroed(&g->alloc, (size_t)(g->state_count > 0 ? g->state_count : 1) *
+                                                                             sizeof *trees);
+    bool ok = old && trees;
+    int max_leaves = g->max_leaves, max_scratch = g->max_tree_scratch;
+    for (int i = 0; ok && i < clip_count; i++) {
+        old[i] = g->clips[i].length;
+        float len = bw_clip_length(clips[i]);
+        g->clips[i].length = isfinite(len) && len > 0.0f ? len : 0.0f;
+    }
+    for (int i = 0; ok && i < g->state_count; i++)
+        if (g->states[i].blend) ok = copy_tree(g, g->states[i].tree, &trees[i]) == BW_OK;
+    if (!ok) {
+        for (int i = 0; old && i < clip_count; i++) g->clips[i].length = old[i];
+        for (int i = 0; trees && i < g->state_count; i++) bw_blend_tree_destroy(trees[i]);
+        g->max_leaves = max_leaves; /* copies of trees that fit cannot need more */
+        g->max_tree_scratch = max_scratch;
+        bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory (blend trees)");
+    } else {
+        for (int i = 0; i < g->state_count; i++)
+            if (g->states[i].blend) {
+                bw_blend_tree_destroy(g->states[i].tree);
+                g->states[i].tree = trees[i];
+            }
+        for (int i = 0; i < clip_count; i++) time_markers(g, &g->clips[i], clips[i]);
+    }
+    bw_free(&g->alloc, old, (size_t)(clip_count > 0 ? clip_count : 1) * sizeof *old);
+    bw_free(&g->alloc, trees, (size_t)(g->state_count > 0 ? g->state_count : 1) * sizeof *trees);
+    return r.count ? r.first : BW_OK;
 }
 
 void bw_graph_destroy(bw_graph *graph)

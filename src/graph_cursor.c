@@ -1006,13 +1006,10 @@ static bool clip_played(const bw_graph *g, int clip)
     return false;
 }
 
-/* Report every problem of `d` against the graph: bindings, and mask
- * joints (resolved into mask_joints[mask_entry_count]). */
-static void check_cursor_desc(const bw_graph *g, const bw_graph_cursor_desc *d, int *mask_joints, bw_graph_report *r)
+/* Report every problem of the bindings of `d` against the graph. */
+static void check_bindings(const bw_graph *g, const bw_graph_cursor_desc *d, bw_graph_report *r)
 {
     char where[256];
-    if (d->event_capacity < 0)
-        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, "event_capacity", "negative event capacity %d", d->event_capacity);
     if (d->binding_count != g->clip_count || (d->binding_count > 0 && !d->bindings)) {
         bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, "bindings", "%d bindings for a graph of %d clips",
                          d->bindings ? d->binding_count : 0, g->clip_count);
@@ -1031,6 +1028,16 @@ static void check_cursor_desc(const bw_graph *g, const bw_graph_cursor_desc *d, 
                                  "binding of clip %d was made for another rig layout", clip);
         }
     }
+}
+
+/* Report every problem of `d` against the graph: bindings, and mask
+ * joints (resolved into mask_joints[mask_entry_count]). */
+static void check_cursor_desc(const bw_graph *g, const bw_graph_cursor_desc *d, int *mask_joints, bw_graph_report *r)
+{
+    char where[256];
+    if (d->event_capacity < 0)
+        bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, "event_capacity", "negative event capacity %d", d->event_capacity);
+    check_bindings(g, d, r);
     for (int m = 0; m < g->mask_count; m++)
         for (int e = 0; e < g->masks[m].entry_count; e++) {
             int k = g->masks[m].entry_first + e;
@@ -1121,6 +1128,34 @@ static bw_result resolve_masks(bw_graph_cursor *c, const int *mask_joints)
     return BW_OK;
 }
 
+/* The additive references, baked: a clip's pose at a time, or the rest pose. */
+static void bake_references(bw_graph_cursor *c)
+{
+    for (int i = 0; i < c->g->ref_count; i++) {
+        const g_ref *ref = &c->g->refs[i];
+        if (ref->clip < 0) bw_pose_set_rest(&c->refs[i], c->rig);
+        else bw_sample_clip(c->bindings[ref->clip], c->rig, ref->time, &c->refs[i]);
+    }
+}
+
+bw_result bw_graph_cursor_rebind(bw_graph_cursor *c, const bw_binding *const *bindings, int binding_count,
+                                 bw_graph_errors *errors)
+{
+    bw_graph_report r;
+    bw_graph_report_begin(&r, errors);
+    if (!c) {
+        bw_graph_problem(&r, BW_ERR_INVALID_ARGUMENT, "", "NULL cursor");
+        return r.first;
+    }
+    bw_graph_cursor_desc d = {.rig = c->rig, .bindings = bindings, .binding_count = binding_count};
+    check_bindings(c->g, &d, &r);
+    if (r.count) return r.first;
+    for (int i = 0; i < c->g->clip_count; i++) c->bindings[i] = bindings[i];
+    bake_references(c);
+    c->gen++; /* leaf lengths may have changed with a refresh */
+    return BW_OK;
+}
+
 static void reset_state(bw_graph_cursor *c, const bw_graph_cursor_desc *d)
 {
     const bw_graph *g = c->g;
@@ -1177,12 +1212,7 @@ bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_de
         if (res == BW_OK) res = resolve_masks(c, mask_joints);
         if (res == BW_OK) {
             reset_state(c, desc);
-            /* The additive references, baked once: a clip's pose at a time, or the rest pose. */
-            for (int i = 0; i < graph->ref_count; i++) {
-                const g_ref *ref = &graph->refs[i];
-                if (ref->clip < 0) bw_pose_set_rest(&c->refs[i], c->rig);
-                else bw_sample_clip(c->bindings[ref->clip], c->rig, ref->time, &c->refs[i]);
-            }
+            bake_references(c);
             /* The entry poses: the freeze snapshot source before the first evaluation. */
             for (int l = 0; l < graph->layer_count && res == BW_OK; l++) res = evaluate_layer(c, l);
         }

@@ -1652,6 +1652,283 @@ static void cursor_create_should_check_its_bindings(void)
     bw_graph_cursor_destroy(NULL);
 }
 
+
+/* ---- baked additive references ---- */
+
+static void quat_mul(const float *a, const float *b, float *out)
+{
+    float r[4] = {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1], a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+                  a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3], a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
+    memcpy(out, r, sizeof r);
+}
+
+static void check_root(const bw_pose *p, const float *t, const float *q, int line)
+{
+    const bw_transform *x = &p->joints[ROOT];
+    float dot = 0;
+    for (int k = 0; k < 4; k++) dot += x->r[k] * q[k];
+    bool ok = fabsf(fabsf(dot) - 1.0f) <= 1e-5f;
+    for (int k = 0; k < 3; k++) ok = ok && fabsf(x->t[k] - t[k]) <= 1e-4f;
+    if (!ok) {
+        fprintf(stderr, "%s:%d: root t (%.6g %.6g %.6g) r (%.6g %.6g %.6g %.6g), expected t (%.6g %.6g %.6g) r (%.6g %.6g %.6g %.6g)\n",
+                __FILE__, line, x->t[0], x->t[1], x->t[2], x->r[0], x->r[1], x->r[2], x->r[3], t[0], t[1], t[2], q[0], q[1],
+                q[2], q[3]);
+        check_failures_in_test++;
+    }
+}
+#define CHECK_ROOT(p, t, q) check_root((p), (t), (q), __LINE__)
+
+/* Base TILT (t 0, r = q_x90 = (A, 0, 0, A), A = cos 45°) under an additive
+ * ADDC (t (2τ, 5, 0), r slerps 0 -> 90° about Y over 1 s) at τ 0.5 (one
+ * update of 0.5 s): t (1, 5, 0), r = q_y(45°). q_y(θ) = (0, sin θ/2, 0,
+ * cos θ/2); q_x90 · q_y(θ) = (A cos θ/2, A sin θ/2, A sin θ/2, A cos θ/2).
+ * Per reference (r_ref, t_ref), Δt = t − t_ref, Δr = r_ref⁻¹ · r, and the
+ * layer at weight w gives t = w Δt, r = q_x90 · Δr^w:
+ * - own clip at 0.25 s: t_ref (0.5, 5, 0), r_ref q_y(22.5°): Δ = (0.5, 0,
+ *   0), q_y(22.5°); w 1: t (0.5, 0, 0), r q_x90·q_y(22.5°); w 0.5:
+ *   (0.25, 0, 0), q_x90·q_y(11.25°).
+ * - own clip at 0.5 s (= the pose shown): the identity at any weight.
+ * - clip TILT at 0: t_ref 0, r_ref q_x90: Δt (1, 5, 0), Δr = q_x90⁻¹·q_y45;
+ *   w 1: t (1, 5, 0), r = q_y(45°) (the base's tilt undone); w 0.5: t (0.5,
+ *   2.5, 0), r = q_x90 · half(Δr), half(q) = normalize(1 + q) (slerp from
+ *   the identity at 1/2: an independent formula for the half power).
+ * - the rest pose (identity): Δt (1, 5, 0), Δr = q_y(45°); w 1: r
+ *   q_x90·q_y(45°); w 0.5: t (0.5, 2.5, 0), q_x90·q_y(22.5°).
+ * 1,000 more whole loops change none of it (no growth). Each single-clip
+ * layer uses its one baked pose: no reference is mixed per frame. */
+static void additive_references_should_be_baked_against_each_kind(void)
+{
+    const float A = cosf((float)M_PI / 4);
+    struct {
+        bw_graph_reference_desc ref;
+        float t1[3], t5[3];
+        float half_angle1, half_angle5; /* about Y after the tilt, when not NaN */
+    } cases[4] = {
+        {{BW_GRAPH_REF_OWN, 0, 0.25f}, {0.5f, 0, 0}, {0.25f, 0, 0}, (float)M_PI / 16, (float)M_PI / 32},
+        {{BW_GRAPH_REF_OWN, 0, 0.5f}, {0, 0, 0}, {0, 0, 0}, 0.0f, 0.0f},
+        {{BW_GRAPH_REF_CLIP, TILT, 0.0f}, {1, 5, 0}, {0.5f, 2.5f, 0}, NAN, NAN},
+        {{BW_GRAPH_REF_REST, 0, 0.0f}, {1, 5, 0}, {0.5f, 2.5f, 0}, (float)M_PI / 8, (float)M_PI / 16},
+    };
+    const float qx90[4] = {A, 0, 0, A};
+    for (int k = 0; k < 4; k++) {
+        bw_graph_state_desc base_states[1] = {{.name = "tilt", .clip = TILT}};
+        bw_graph_state_desc add_states[1] = {{.name = "add", .clip = ADDC, .reference = cases[k].ref}};
+        bw_graph_layer_desc layers[2] = {layer("base", "tilt", base_states, 1, NULL, 0),
+                                         layer("add", "add", add_states, 1, NULL, 0)};
+        layers[1].mode = BW_GRAPH_ADDITIVE;
+        bw_graph_desc d = graph_desc(layers, 2, NULL, 0);
+        bw_graph *g = compile(&d);
+        bw_graph_cursor *c = cursor_for(g, NULL);
+        bw_pose out = new_pose();
+        for (int loops = 0; loops < 2; loops++) {
+            for (int i = 0; i < (loops ? 1000 : 1); i++) bw_graph_cursor_update(c, loops ? 1.0f : 0.5f);
+            for (int half = 0; half < 2; half++) {
+                CHECK_INT(bw_graph_cursor_set_layer_weight(c, 1, half ? 0.5f : 1.0f, 0.0f), BW_OK);
+                CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+                float q[4], angle = half ? cases[k].half_angle5 : cases[k].half_angle1;
+                if (!isnan(angle)) {
+                    const float qy[4] = {0, sinf(angle), 0, cosf(angle)};
+                    quat_mul(qx90, qy, q);
+                } else if (!half) {
+                    const float qy45[4] = {0, sinf((float)M_PI / 8), 0, cosf((float)M_PI / 8)};
+                    memcpy(q, qy45, sizeof q);
+                } else {
+                    const float inv[4] = {-A, 0, 0, A}, qy45[4] = {0, sinf((float)M_PI / 8), 0, cosf((float)M_PI / 8)};
+                    float dr[4];
+                    quat_mul(inv, qy45, dr);
+                    dr[3] += 1.0f;
+                    float len = sqrtf(dr[0] * dr[0] + dr[1] * dr[1] + dr[2] * dr[2] + dr[3] * dr[3]);
+                    for (int i = 0; i < 4; i++) dr[i] /= len;
+                    quat_mul(qx90, dr, q);
+                }
+                CHECK_ROOT(&out, half ? cases[k].t5 : cases[k].t1, q);
+            }
+        }
+        CHECK(bw_graph_cursor_counters_of(c).reference_mixes == 0);
+        teardown(c, g, &out);
+    }
+}
+
+/* A reference is refused where it cannot apply: on an override layer's
+ * state, naming a clip out of range, at a negative or NaN time; every
+ * problem at once. */
+static void references_should_be_checked_at_compile(void)
+{
+    bw_graph_state_desc base_states[1] = {{.name = "idle", .clip = IDLE, .reference = {BW_GRAPH_REF_REST, 0, 0}}};
+    bw_graph_state_desc add_states[3] = {{.name = "a", .clip = ADDC, .reference = {BW_GRAPH_REF_CLIP, 99, 0}},
+                                         {.name = "b", .clip = ADDC, .reference = {BW_GRAPH_REF_OWN, 0, -1.0f}},
+                                         {.name = "c", .clip = ADDC, .reference = {BW_GRAPH_REF_OWN, 0, NAN}}};
+    bw_graph_layer_desc layers[2] = {layer("base", "idle", base_states, 1, NULL, 0),
+                                     layer("add", "a", add_states, 3, NULL, 0)};
+    layers[1].mode = BW_GRAPH_ADDITIVE;
+    bw_graph_desc d = graph_desc(layers, 2, NULL, 0);
+    bw_error e[8];
+    bw_graph_errors list = {e, 8, 0};
+    bw_graph *g = NULL;
+    CHECK_INT(bw_graph_compile(&d, &g, &list), BW_ERR_INVALID_ARGUMENT);
+    CHECK(g == NULL);
+    CHECK_INT(list.count, 4);
+    CHECK_STR(e[0].where, "layers[0].states[0].reference");
+    CHECK_STR(e[0].message, "state 'idle': a reference is for additive layers only");
+    CHECK_STR(e[1].where, "layers[1].states[0].reference.clip");
+    CHECK_INT(e[1].code, BW_ERR_RANGE);
+    CHECK_STR(e[2].where, "layers[1].states[1].reference.time");
+    CHECK_INT(e[2].code, BW_ERR_RANGE);
+    CHECK_STR(e[3].where, "layers[1].states[2].reference.time");
+    CHECK_INT(e[3].code, BW_ERR_NON_FINITE);
+}
+
+/* An additive fade between two clips with different own references (ADDC
+ * at τ 0: t (0, 5, 0); IDLE at 0: t 0) mixes the references with the fade
+ * weights, once per evaluation and only while the fade runs. a (ADDC) ->
+ * b (IDLE) over 1 s, fired at once (go), dt 0.5 then 0.5 more:
+ * update 1: a advances to τ 0.5 and fires; b at 0, w 0 (the source a alone:
+ *   Δt (1, 0, 0)) - but a fade at w 0 still mixes: 1 reference mix.
+ * update 2: a (live) τ 1.0 ≡ 0 (looping: t (0, 5, 0) again, Δ 0), b τ 0.5:
+ *   w 0.5, translation is linear in both means: Δt = 0.5·(0 − 0) + 0.5·(0.5
+ *   − 0) = (0.25, 0, 0) over the base's 0 (no base layer: rest, t 0).
+ * update 3: the fade is over (timer 1.5 >= 1): b alone, τ 1.0 ≡ 0: Δ 0,
+ *   no reference mix. */
+static void an_additive_fade_should_mix_references_only_while_it_runs(void)
+{
+    bw_graph_state_desc states[2] = {{.name = "a", .clip = ADDC}, {.name = "b", .clip = IDLE}};
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 1, 0}};
+    bw_graph_condition_desc go = cond_is("go");
+    bw_graph_transition_desc tr = edge("a", "b", &go, 1, 1.0f);
+    bw_graph_layer_desc layers[1] = {layer("add", "a", states, 2, &tr, 1)};
+    layers[0].mode = BW_GRAPH_ADDITIVE;
+    bw_graph_desc d = graph_desc(layers, 1, params, 1);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_pose out = new_pose();
+    const long long mixes[3] = {1, 2, 2};
+    const float x[3] = {1.0f, 0.25f, 0.0f};
+    for (int u = 0; u < 3; u++) {
+        bw_graph_cursor_update(c, 0.5f);
+        CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+        CHECK_NEAR(out.joints[ROOT].t[0], x[u], 1e-5);
+        CHECK_NEAR(out.joints[ROOT].t[1], 0.0f, 1e-5);
+        CHECK(bw_graph_cursor_counters_of(c).reference_mixes == mixes[u]);
+        bw_graph_cursor_set_param(c, 0, 0.0f);
+    }
+    teardown(c, g, &out);
+}
+
+/* A blend state is evaluated once per update however often the update,
+ * the evaluation and root motion read its leaves: cursor creation
+ * evaluates the entry (1); each of 10 frames sets a new speed (the
+ * parameters change: the cache is stale), updates, evaluates and asks for
+ * root motion: 1 more each, 11 in all (reading the leaves afresh each
+ * time would be 1 + 3 × 10 = 31). Frames that change no parameter
+ * evaluate nothing. One layer mix per evaluation. */
+static void a_blend_tree_should_be_evaluated_once_per_update(void)
+{
+    const int children[2] = {0, 1};
+    const float thresholds[2] = {0.0f, 1.0f};
+    bw_blend_node nodes[3] = {bw_blend_clip_node(IDLE, 0.0f), bw_blend_clip_node(MOVE, 0.0f),
+                              bw_blend_1d_node(children, thresholds, 2, 0, false)};
+    bw_blend_tree *tree = tree_of(nodes, 3, 2, 1);
+    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0.5f, 0}};
+    bw_graph_state_desc states[1] = {{.name = "loco", .blend = tree}};
+    bw_graph_layer_desc layers[1] = {layer("base", "loco", states, 1, NULL, 0)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 1);
+    bw_graph *g = compile(&d);
+    bw_blend_tree_destroy(tree);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_pose out = new_pose();
+    bw_root_motion_config cfg = {0};
+    bw_root_delta delta;
+    CHECK(bw_graph_cursor_counters_of(c).tree_evaluations == 1);
+    for (int f = 0; f < 10; f++) {
+        CHECK_INT(bw_graph_cursor_set_param(c, 0, 0.05f * (float)(f + 1)), BW_OK);
+        bw_graph_cursor_update(c, 1.0f / 60);
+        CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+        CHECK_INT(bw_graph_cursor_root_motion(c, &cfg, &delta), BW_OK);
+    }
+    CHECK(bw_graph_cursor_counters_of(c).tree_evaluations == 11);
+    for (int f = 0; f < 5; f++) {
+        bw_graph_cursor_update(c, 1.0f / 60);
+        CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+    }
+    CHECK(bw_graph_cursor_counters_of(c).tree_evaluations == 11);
+    CHECK(bw_graph_cursor_counters_of(c).layer_mixes == 1 + 15);
+    teardown(c, g, &out);
+}
+
+/* Refreshing a live graph's clips: IDLE (1 s, x = τ) is replaced by a 2 s
+ * clip (x = τ over 2 s) and MOVE (2 s, foot_l 0.5, foot_r 1.5) by a 4 s
+ * one (foot_l 1.0, foot_r 3.0). A cursor in "idle" at p 0.25 (dt 0.25)
+ * keeps p 0.25 = τ 0.5 in the new clip: x 0.5; the next 0.5 s advances p
+ * by 0.5 / 2 = 0.25 to 0.5: x 1.0. Entering "move" then, 0.8 s advance
+ * p by 0.8 / 4 = 0.2 (clip time 0.8: before foot_l at 1.0, no marker; the
+ * old 2 s clip would have reached p 0.4 past its foot_l at 0.5), 0.4 s
+ * more to p 0.3 (clip time 1.2): foot_l. Changed marker names, loop flags
+ * or the clip count are refused and change nothing. */
+static void refreshed_clips_should_keep_normalized_progress(void)
+{
+    bw_graph_state_desc states[2] = {{.name = "idle", .clip = IDLE}, {.name = "move", .clip = MOVE}};
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_condition_desc go = cond_is("go");
+    bw_graph_transition_desc tr = edge("idle", "move", &go, 1, 0.0f);
+    bw_graph_layer_desc layers[1] = {layer("base", "idle", states, 2, &tr, 1)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 1);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_pose out = new_pose();
+    CHECK_ROOT_AFTER(c, &out, 0.25f, 0.25f, 0.0f);
+    const bw_marker_desc long_markers[2] = {{"foot_l", 1.0f}, {"foot_r", 3.0f}};
+    const bw_marker_desc renamed[2] = {{"left", 1.0f}, {"foot_r", 3.0f}};
+    bw_clip *idle2 = make_clip(ROOT, 1, 2.0f, true, 0.0f, 1.0f, NULL, 0);
+    bw_clip *move4 = make_clip(ROOT, 1, 4.0f, true, 10.0f, 1.0f, long_markers, 2);
+    bw_clip *move_bad = make_clip(ROOT, 1, 4.0f, true, 10.0f, 1.0f, renamed, 2);
+    bw_clip *idle_once = make_clip(ROOT, 1, 2.0f, false, 0.0f, 1.0f, NULL, 0);
+    const bw_clip *fresh[CLIPS];
+    bw_binding *fresh_bindings[CLIPS];
+    for (int i = 0; i < CLIPS; i++) fresh[i] = clips[i];
+    /* refused: a renamed marker and a clip that stopped looping, both reported */
+    fresh[IDLE] = idle_once;
+    fresh[MOVE] = move_bad;
+    bw_error e[4];
+    bw_graph_errors list = {e, 4, 0};
+    CHECK_INT(bw_graph_refresh_clips(g, fresh, CLIPS, &list), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(list.count, 2);
+    CHECK_STR(e[0].where, "clips[0]");
+    CHECK_STR(e[1].where, "clips[1]");
+    CHECK_INT(bw_graph_refresh_clips(g, fresh, CLIPS - 1, &list), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+    CHECK_NEAR(out.joints[ROOT].t[0], 0.25f, tol); /* unchanged */
+    /* accepted */
+    fresh[IDLE] = idle2;
+    fresh[MOVE] = move4;
+    CHECK_INT(bw_graph_refresh_clips(g, fresh, CLIPS, &list), BW_OK);
+    for (int i = 0; i < CLIPS; i++) fresh_bindings[i] = fixture_binding(fresh[i], rig);
+    CHECK_INT(bw_graph_cursor_rebind(c, (const bw_binding *const *)fresh_bindings, CLIPS, NULL), BW_OK);
+    CHECK_NEAR(status(c, 0).progress, 0.25, 1e-9);
+    CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+    CHECK_NEAR(out.joints[ROOT].t[0], 0.5f, tol);
+    CHECK_ROOT_AFTER(c, &out, 0.5f, 1.0f, 0.0f);
+    CHECK_NEAR(status(c, 0).progress, 0.5, 1e-6);
+    bw_graph_cursor_drain(c, NULL, NULL);
+    bw_graph_cursor_set_param(c, 0, 1.0f);
+    bw_graph_cursor_update(c, 0.0f); /* idle -> move, instant */
+    CHECK_INT(status(c, 0).state, 1);
+    bw_graph_cursor_drain(c, NULL, NULL);
+    char names[4][16];
+    bw_graph_cursor_update(c, 0.8f);
+    CHECK_NEAR(status(c, 0).progress, 0.2, 1e-6);
+    CHECK_INT(drain_markers(c, names, 4), 0);
+    bw_graph_cursor_update(c, 0.4f);
+    CHECK_NEAR(status(c, 0).progress, 0.3, 1e-6);
+    CHECK_INT(drain_markers(c, names, 4), 1);
+    CHECK_STR(names[0], "foot_l");
+    teardown(c, g, &out);
+    for (int i = 0; i < CLIPS; i++) bw_binding_destroy(fresh_bindings[i]);
+    bw_clip_destroy(idle2);
+    bw_clip_destroy(move4);
+    bw_clip_destroy(move_bad);
+    bw_clip_destroy(idle_once);
+}
+
 int main(void)
 {
     make_world();
@@ -1676,6 +1953,11 @@ int main(void)
     RUN(a_full_event_queue_should_drop_and_count);
     RUN(blend_states_should_advance_by_the_weighted_cycle);
     RUN(additive_layers_should_add_the_delta_from_the_reference);
+    RUN(additive_references_should_be_baked_against_each_kind);
+    RUN(references_should_be_checked_at_compile);
+    RUN(an_additive_fade_should_mix_references_only_while_it_runs);
+    RUN(a_blend_tree_should_be_evaluated_once_per_update);
+    RUN(refreshed_clips_should_keep_normalized_progress);
     RUN(root_motion_should_follow_the_plays_by_their_weights);
     RUN(sync_groups_should_map_phase_between_shared_markers);
     RUN(random_driving_should_keep_every_invariant);

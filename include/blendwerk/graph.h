@@ -308,6 +308,22 @@ typedef struct bw_graph bw_graph;
 BW_API bw_result bw_graph_compile(const bw_graph_desc *desc, bw_graph **out_graph, bw_graph_errors *errors);
 BW_API void bw_graph_destroy(bw_graph *graph); /* NULL is a no-op; no cursor may outlive it */
 
+/* Hot reload of clips (SPEC §7: the one change a compiled graph accepts):
+ * take the lengths and marker times of `clips` (index = clip index, the
+ * same count as at compile) in place, rebuilding the blend trees' leaf
+ * lengths, without recompiling. Running cursors keep each play's
+ * normalized progress p (so a state half way through its clip stays half
+ * way through the new one, its clip time scaled by new / old length);
+ * transition timers and fades, in seconds, are unchanged. A clip whose
+ * loop flag, marker count or marker names (in time order) changed cannot
+ * be refreshed: BW_ERR_INVALID_ARGUMENT, every such clip reported, and
+ * nothing changes (recompile and carry the cursors over). Allocates (the
+ * tree copies): call it at reload, never while a cursor of the graph
+ * updates or evaluates; then give each cursor the new clips' bindings
+ * with bw_graph_cursor_rebind. */
+BW_API bw_result bw_graph_refresh_clips(bw_graph *graph, const bw_clip *const *clips, int clip_count,
+                                        bw_graph_errors *errors);
+
 /* Setup-time lookups (string compares; not for per-frame code): -1 if
  * missing. States are numbered per layer. */
 BW_API int bw_graph_find_param(const bw_graph *graph, const char *name);
@@ -355,6 +371,12 @@ typedef struct bw_graph_cursor_desc {
 BW_API bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_desc *desc, bw_graph_cursor **out_cursor,
                                  bw_graph_errors *errors);
 BW_API void bw_graph_cursor_destroy(bw_graph_cursor *cursor); /* NULL is a no-op */
+/* Replace the cursor's bindings (checked as bw_graph_cursor_create checks
+ * them; nothing changes on failure) and bake its additive references
+ * again from them: after bw_graph_refresh_clips, or whenever the bound
+ * clips were replaced. Keeps every play's progress. Never allocates. */
+BW_API bw_result bw_graph_cursor_rebind(bw_graph_cursor *cursor, const bw_binding *const *bindings, int binding_count,
+                                        bw_graph_errors *errors);
 
 /* Parameters by index. set_param: FLOAT and BOOL only (a BOOL stores
  * value != 0 as 1); triggers go through fire / reset. */
