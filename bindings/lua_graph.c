@@ -74,7 +74,9 @@ struct graph_obj {
     lua_State *thread;  /* the thread predicates run in now (NULL: main) */
     bw_sandbox *sb;     /* the sandbox of the state, or NULL */
     graph_pred *preds;  /* linked; each a userdata kept in GRAPH_UV_ANCHOR */
-    int tables_ref;     /* registry: { values, names, view } for predicates */
+    int tables_ref;     /* registry: { values, names, view, name -> index, last } */
+    float *last;        /* param_count: what `values` holds (a predicate refills only changes) */
+    bool filled;        /* `values` holds `last` */
     /* bound by blendwerk.graph's options */
     const bw_rig *rig;
     const bw_binding **bindings; /* clip_count, userdata in GRAPH_UV_BINDINGS */
@@ -125,11 +127,15 @@ static bool run_predicate(void *user, const float *params, int count)
     lua_rawgeti(L, -1, 1); /* values */
     lua_rawgeti(L, -2, 2); /* names */
     for (int i = 0; i < count; i++) {
+        /* only what changed since the last fill (any cursor's: `last` is what the table holds) */
+        if (g->filled && (params[i] == g->last[i] || (params[i] != params[i] && g->last[i] != g->last[i]))) continue;
+        g->last[i] = params[i];
         lua_rawgeti(L, -1, i + 1);
         if (bw_graph_param_kind_of(g->graph, i) == BW_GRAPH_PARAM_FLOAT) lua_pushnumber(L, (lua_Number)params[i]);
         else lua_pushboolean(L, params[i] != 0.0f);
         lua_rawset(L, -4); /* the keys exist: no allocation per frame */
     }
+    g->filled = true;
     lua_pop(L, 2);
     lua_rawgeti(L, -1, 3); /* the view */
     lua_remove(L, -2);
@@ -610,7 +616,8 @@ static bool make_predicate(reader *r, bw_graph_condition_desc *c)
 
 /* ---- states ---- */
 
-static const char *const state_fields[] = {"clip", "blend", "speed", "loop", "sync", "offset", NULL};
+static const char *const state_fields[] = {"clip", "blend", "speed", "loop", "sync", "offset", "reference", NULL};
+static const char *const reference_fields[] = {"clip", "time", "frame", "fps", NULL};
 
 static int find_clip(reader *r, const char *name)
 {
@@ -752,6 +759,78 @@ static const bw_blend_tree *read_blend(reader *r, int idx, int line, const char 
     return tree;
 }
 
+/* An additive state's `reference` at idx (docs/graphs.md): "rest", a time
+ * of its own clip, { time = s }, { frame = k, fps = f } (time k / f), or
+ * { clip = name [, time = s | frame = k, fps = f] }. Whether the layer is
+ * additive is the compiler's check. */
+static bool read_reference(reader *r, int idx, int line, const char *spath, const char *cwhere,
+                           bw_graph_reference_desc *out)
+{
+    lua_State *L = r->L;
+    idx = lua_absindex(L, idx);
+    char path[340], cref[96];
+    snprintf(path, sizeof path, "%s.reference", spath);
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        if (strcmp(lua_tostring(L, idx), "rest") == 0) {
+            out->kind = BW_GRAPH_REF_REST;
+            return true;
+        }
+        rd_error(r, line, spath,
+                 "reference '%s' is not \"rest\", a time, { time = s }, { frame = k, fps = f } or { clip = name, ... }",
+                 lua_tostring(L, idx));
+        return false;
+    }
+    if (lua_type(L, idx) == LUA_TNUMBER) return rd_number(r, idx, line, spath, "reference", &out->time);
+    if (!rd_type(r, idx, LUA_TTABLE, line, spath, "reference", "\"rest\", a time (seconds) or a table")) return false;
+    int tl = line_or(L, idx, line);
+    snprintf(cref, sizeof cref, "%s.reference", cwhere);
+    rd_where(r, cref, path, tl, idx);
+    bool ok = rd_fields(r, idx, reference_fields, tl, path);
+    if (bw_lua_raw_field(L, idx, "clip") != LUA_TNIL) {
+        int kl = bw_lua_key_line(L, idx, "clip");
+        if (rd_type(r, -1, LUA_TSTRING, kl, path, "clip", "a clip name")) {
+            int ci = find_clip(r, lua_tostring(L, -1));
+            if (ci < 0) {
+                rd_error(r, kl, path, "unknown clip '%s'", lua_tostring(L, -1));
+                ok = false;
+            } else {
+                out->kind = BW_GRAPH_REF_CLIP;
+                out->clip = ci;
+            }
+        } else {
+            ok = false;
+        }
+    }
+    lua_settop(L, idx);
+    bool has_time = bw_lua_raw_field(L, idx, "time") != LUA_TNIL;
+    if (has_time) ok = rd_number(r, -1, bw_lua_key_line(L, idx, "time"), path, "time", &out->time) && ok;
+    lua_settop(L, idx);
+    bool has_frame = bw_lua_raw_field(L, idx, "frame") != LUA_TNIL;
+    bool has_fps = bw_lua_raw_field(L, idx, "fps") != LUA_TNIL;
+    if (has_frame || has_fps) {
+        float frame = 0.0f, fps = 0.0f;
+        int fl = bw_lua_key_line(L, idx, has_frame ? "frame" : "fps");
+        if (has_time) {
+            rd_error(r, fl, path, "a reference has time or frame, not both");
+            ok = false;
+        } else if (!has_frame || !has_fps) {
+            rd_error(r, fl, path, "frame and fps (frames per second) go together");
+            ok = false;
+        } else if (rd_number(r, -2, fl, path, "frame", &frame) && rd_number(r, -1, fl, path, "fps", &fps)) {
+            if (fps > 0.0f) {
+                out->time = frame / fps;
+            } else {
+                rd_error(r, bw_lua_key_line(L, idx, "fps"), path, "fps must be > 0");
+                ok = false;
+            }
+        } else {
+            ok = false;
+        }
+    }
+    lua_settop(L, idx);
+    return ok;
+}
+
 static bw_graph_state_desc *read_states(reader *r, int layer, int l, const char *lpath, int lline, int *out_count)
 {
     lua_State *L = r->L;
@@ -838,6 +917,9 @@ static bw_graph_state_desc *read_states(reader *r, int layer, int l, const char 
             lua_settop(L, st);
             if (bw_lua_raw_field(L, st, "offset") != LUA_TNIL)
                 ok = rd_number(r, -1, bw_lua_key_line(L, st, "offset"), spath, "offset", &s[i].offset) && ok;
+            lua_settop(L, st);
+            if (bw_lua_raw_field(L, st, "reference") != LUA_TNIL)
+                ok = read_reference(r, -1, bw_lua_key_line(L, st, "reference"), spath, cwhere, &s[i].reference) && ok;
         }
         if (!ok) { /* the compiler's word on the clip would repeat the reader's */
             char fwhere[96];
@@ -1310,6 +1392,16 @@ static int build(lua_State *L, int desc_idx, const char *file, int default_line,
     lua_rawseti(L, -2, 1);
     lua_pushvalue(L, r.names);
     lua_rawseti(L, -2, 2);
+    lua_createtable(L, 0, desc.param_count); /* name -> 0-based index, for cursor:set(name) */
+    for (int i = 0; i < desc.param_count; i++) {
+        lua_rawgeti(L, r.names, i + 1);
+        lua_pushinteger(L, i);
+        lua_rawset(L, -3);
+    }
+    lua_rawseti(L, -2, 4);
+    g->last = (float *)lua_newuserdatauv(L, sizeof(float) * (size_t)(desc.param_count > 0 ? desc.param_count : 1), 0);
+    g->filled = false;
+    lua_rawseti(L, -2, 5);
     g->tables_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_pushvalue(L, obj);
     lua_replace(L, base + 1);
@@ -1463,6 +1555,20 @@ static int check_param(lua_State *L, const bw_graph *graph, int arg)
     return p;
 }
 
+/* check_param for a cursor: a name is found through the graph's name ->
+ * index table (a hash lookup, no string compares per call). */
+static int check_cursor_param(lua_State *L, const graph_obj *g, int arg)
+{
+    if (lua_type(L, arg) != LUA_TSTRING || g->tables_ref == LUA_NOREF) return check_param(L, g->graph, arg);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, g->tables_ref);
+    lua_rawgeti(L, -1, 4);
+    lua_pushvalue(L, arg);
+    int found = lua_rawget(L, -2) == LUA_TNUMBER;
+    int p = found ? (int)lua_tointeger(L, -1) : -1;
+    lua_pop(L, 3);
+    return found ? p : check_param(L, g->graph, arg);
+}
+
 static int check_layer(lua_State *L, const bw_graph *graph, int arg)
 {
     if (lua_isnoneornil(L, arg)) return 0;
@@ -1551,19 +1657,34 @@ static int l_graph_tostring(lua_State *L)
 
 /* ---- cursors ---- */
 
+/* Event callbacks a cursor can hold (cursor:on). */
+enum { ON_ENTER, ON_EXIT, ON_MARKER, ON_EVENT, ON_COUNT };
+static const char *const on_kinds[] = {"enter", "exit", "marker", "event", NULL};
+
 typedef struct cursor_obj {
     bw_lua_object hdr; /* deps: the Graph */
     bw_graph_cursor *cursor;
     graph_obj *g;
+    lua_State *main;                  /* the state's main thread (releases the callbacks) */
+    bw_sandbox_callback on[ON_COUNT]; /* ref LUA_NOREF when none */
+    bool delivering;                  /* inside update's event delivery */
 } cursor_obj;
 
-enum { CURSOR_UV_GRAPH = 1, CURSOR_UV_POSE = 2, CURSOR_UV_EVENTS = 3, CURSOR_UV_COUNT = 3 };
+/* EVENTS: the last update's list; POOL: event tables reused by later
+ * updates; NAMES: graph-owned name pointer (light userdata) -> string, so
+ * a name becomes a Lua string once. */
+enum { CURSOR_UV_GRAPH = 1, CURSOR_UV_POSE = 2, CURSOR_UV_EVENTS = 3, CURSOR_UV_POOL = 4, CURSOR_UV_NAMES = 5, CURSOR_UV_COUNT = 5 };
 
 static void cursor_destroy(bw_lua_object *self)
 {
     cursor_obj *c = (cursor_obj *)self;
     bw_graph_cursor_destroy(c->cursor);
     c->cursor = NULL;
+    for (int k = 0; k < ON_COUNT; k++) {
+        if (c->on[k].ref != LUA_NOREF && c->on[k].ref != LUA_REFNIL && c->main)
+            luaL_unref(c->main, LUA_REGISTRYINDEX, c->on[k].ref);
+        c->on[k].ref = LUA_NOREF;
+    }
 }
 
 static cursor_obj *check_cursor(lua_State *L, int arg) { return (cursor_obj *)bw_lua_check_object(L, arg, BW_LUA_CURSOR); }
@@ -1576,6 +1697,8 @@ static int l_graph_cursor(lua_State *L)
     cursor_obj *c = (cursor_obj *)bw_lua_new_object(L, sizeof *c, CURSOR_UV_COUNT, BW_LUA_CURSOR, cursor_destroy);
     const int obj = lua_gettop(L);
     c->g = g;
+    c->main = g->main;
+    for (int k = 0; k < ON_COUNT; k++) c->on[k].ref = LUA_NOREF;
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, obj, CURSOR_UV_GRAPH);
     bw_lua_object_use(&c->hdr, &g->hdr);
@@ -1600,6 +1723,10 @@ static int l_graph_cursor(lua_State *L)
     lua_pop(L, 1);
     lua_newtable(L);
     lua_setiuservalue(L, obj, CURSOR_UV_EVENTS);
+    lua_newtable(L);
+    lua_setiuservalue(L, obj, CURSOR_UV_POOL);
+    lua_newtable(L);
+    lua_setiuservalue(L, obj, CURSOR_UV_NAMES);
     lua_pushvalue(L, obj);
     return 1;
 }
@@ -1609,7 +1736,7 @@ static const bw_graph *cursor_graph(cursor_obj *c) { return c->g->graph; }
 static int l_cursor_set(lua_State *L)
 {
     cursor_obj *c = check_cursor(L, 1);
-    int p = check_param(L, cursor_graph(c), 2);
+    int p = check_cursor_param(L, c->g, 2);
     float v;
     if (lua_type(L, 3) == LUA_TBOOLEAN) v = lua_toboolean(L, 3) ? 1.0f : 0.0f;
     else v = bw_lua_check_float(L, 3);
@@ -1622,7 +1749,7 @@ static int l_cursor_set(lua_State *L)
 static int l_cursor_get(lua_State *L)
 {
     cursor_obj *c = check_cursor(L, 1);
-    int p = check_param(L, cursor_graph(c), 2);
+    int p = check_cursor_param(L, c->g, 2);
     float v = bw_graph_cursor_param(c->cursor, p);
     if (bw_graph_param_kind_of(cursor_graph(c), p) == BW_GRAPH_PARAM_FLOAT) lua_pushnumber(L, (lua_Number)v);
     else lua_pushboolean(L, v != 0.0f);
@@ -1632,7 +1759,7 @@ static int l_cursor_get(lua_State *L)
 static int trigger_call(lua_State *L, bool fire)
 {
     cursor_obj *c = check_cursor(L, 1);
-    int p = check_param(L, cursor_graph(c), 2);
+    int p = check_cursor_param(L, c->g, 2);
     bw_result r = fire ? bw_graph_cursor_fire(c->cursor, p) : bw_graph_cursor_reset_trigger(c->cursor, p);
     if (r != BW_OK)
         return luaL_argerror(L, 2, lua_pushfstring(L, "'%s' is not a trigger", bw_graph_param_name(cursor_graph(c), p)));
@@ -1674,33 +1801,78 @@ static int l_cursor_layer_weight(lua_State *L)
 
 typedef struct drain_ctx {
     lua_State *L;
-    const bw_graph *graph;
-    int list;
+    cursor_obj *c;
+    int list, pool, names; /* stack indices */
     int n;
 } drain_ctx;
 
 static const char *const event_kinds[] = {"enter", "exit", "marker"};
 
-static void collect_event(void *user, const bw_graph_event *e)
+/* Push the graph-owned string `s` as a Lua string made once per cursor. */
+static void push_name(drain_ctx *d, const char *s)
+{
+    lua_State *L = d->L;
+    if (lua_rawgetp(L, d->names, s) == LUA_TSTRING) return;
+    lua_pop(L, 1);
+    lua_pushstring(L, s);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, d->names, s);
+}
+
+/* Call cursor callback k with the n values on top (popped); a failure is
+ * reported once (file:line) by the sandbox's runner and counted, and
+ * delivery goes on. */
+static void call_on(drain_ctx *d, int k, int n) { (void)bw_sandbox_callback_call_from(d->L, &d->c->on[k], n, 0); }
+
+/* One event: into the list (a pooled table per slot, its fields
+ * overwritten, so a warm cursor allocates nothing), then the callbacks. */
+static void deliver_event(void *user, const bw_graph_event *e)
 {
     drain_ctx *d = (drain_ctx *)user;
     lua_State *L = d->L;
-    lua_createtable(L, 0, 6);
-    lua_pushstring(L, event_kinds[e->kind]);
-    lua_setfield(L, -2, "kind");
-    lua_pushstring(L, bw_graph_layer_name(d->graph, e->layer));
-    lua_setfield(L, -2, "layer");
-    lua_pushstring(L, bw_graph_state_name(d->graph, e->layer, e->state));
-    lua_setfield(L, -2, "state");
-    if (e->kind == BW_GRAPH_EVENT_MARKER) {
-        lua_pushstring(L, e->name);
-        lua_setfield(L, -2, "name");
-        lua_pushnumber(L, (lua_Number)e->time);
-        lua_setfield(L, -2, "time");
-        lua_pushinteger(L, e->clip + 1);
-        lua_setfield(L, -2, "clip");
+    const bw_graph *graph = cursor_graph(d->c);
+    const char *kind = event_kinds[e->kind];
+    d->n++;
+    if (lua_rawgeti(L, d->pool, d->n) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 0, 6);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, d->pool, d->n);
     }
-    lua_rawseti(L, d->list, ++d->n);
+    const int ev = lua_gettop(L);
+    push_name(d, kind);
+    lua_setfield(L, ev, "kind");
+    push_name(d, bw_graph_layer_name(graph, e->layer));
+    lua_setfield(L, ev, "layer");
+    push_name(d, bw_graph_state_name(graph, e->layer, e->state));
+    lua_setfield(L, ev, "state");
+    bool marker = e->kind == BW_GRAPH_EVENT_MARKER;
+    if (marker) push_name(d, e->name);
+    else lua_pushnil(L);
+    lua_setfield(L, ev, "name");
+    if (marker) lua_pushnumber(L, (lua_Number)e->time);
+    else lua_pushnil(L);
+    lua_setfield(L, ev, "time");
+    if (marker) lua_pushinteger(L, e->clip + 1);
+    else lua_pushnil(L);
+    lua_setfield(L, ev, "clip");
+    lua_rawseti(L, d->list, d->n);
+    cursor_obj *c = d->c;
+    int k = e->kind == BW_GRAPH_EVENT_ENTER ? ON_ENTER : e->kind == BW_GRAPH_EVENT_EXIT ? ON_EXIT : ON_MARKER;
+    if (c->on[k].ref != LUA_NOREF) {
+        /* enter / exit: (state, layer); marker: (name, time, state, layer) */
+        if (marker) {
+            push_name(d, e->name);
+            lua_pushnumber(L, (lua_Number)e->time);
+        }
+        push_name(d, bw_graph_state_name(graph, e->layer, e->state));
+        push_name(d, bw_graph_layer_name(graph, e->layer));
+        call_on(d, k, marker ? 4 : 2);
+    }
+    if (c->on[ON_EVENT].ref != LUA_NOREF) {
+        lua_rawgeti(L, d->list, d->n); /* the event's table: valid until the next update */
+        call_on(d, ON_EVENT, 1);
+    }
 }
 
 /* cursor:update(dt) -> Pose (the cursor's own; the same handle every call) */
@@ -1708,20 +1880,62 @@ static int l_cursor_update(lua_State *L)
 {
     cursor_obj *c = check_cursor(L, 1);
     float dt = (float)luaL_checknumber(L, 2);
-    luaL_checkstack(L, 12, "cursor:update");
+    if (c->delivering) return luaL_error(L, "cursor:update: called from the cursor's own event callback");
+    luaL_checkstack(L, 24, "cursor:update");
     lua_getiuservalue(L, 1, CURSOR_UV_POSE);
     bw_lua_pose *pose = (bw_lua_pose *)bw_lua_test_object(L, -1, BW_LUA_POSE);
     if (!pose) return luaL_error(L, "cursor:update: the cursor's pose was closed");
+    const int pose_idx = lua_gettop(L);
     lua_State *saved = c->g->thread;
     c->g->thread = L == c->g->main ? NULL : L;
     bw_graph_cursor_update(c->cursor, dt);
-    c->g->thread = saved;
     bw_graph_cursor_evaluate(c->cursor, NULL, &pose->pose);
-    lua_newtable(L);
-    drain_ctx d = {L, cursor_graph(c), lua_gettop(L), 0};
-    bw_graph_cursor_drain(c->cursor, collect_event, &d);
-    lua_setiuservalue(L, 1, CURSOR_UV_EVENTS);
+    lua_getiuservalue(L, 1, CURSOR_UV_EVENTS);
+    lua_getiuservalue(L, 1, CURSOR_UV_POOL);
+    lua_getiuservalue(L, 1, CURSOR_UV_NAMES);
+    drain_ctx d = {L, c, pose_idx + 1, pose_idx + 2, pose_idx + 3, 0};
+    int before = (int)lua_rawlen(L, d.list);
+    c->delivering = true;
+    bw_graph_cursor_drain(c->cursor, deliver_event, &d);
+    c->delivering = false;
+    c->g->thread = saved;
+    for (int i = before; i > d.n; i--) { /* the list holds this update's events only */
+        lua_pushnil(L);
+        lua_rawseti(L, d.list, i);
+    }
+    lua_settop(L, pose_idx);
     return 1;
+}
+
+/* cursor:on(kind, fn | nil): kind "enter" | "exit" (fn(state, layer)),
+ * "marker" (fn(name, time, state, layer)) or "event" (fn(event), the
+ * table cursor:events() lists). Called during update, after evaluation,
+ * in event order; at most one function per kind (nil removes it). In a
+ * sandbox each call has the callback limits; a failing call is reported
+ * once (FILE:LINE: message) and counted, and the update goes on. */
+static int l_cursor_on(lua_State *L)
+{
+    cursor_obj *c = check_cursor(L, 1);
+    int k = luaL_checkoption(L, 2, NULL, on_kinds);
+    if (!lua_isnil(L, 3)) luaL_checktype(L, 3, LUA_TFUNCTION);
+    if (c->on[k].ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, c->on[k].ref);
+    memset(&c->on[k], 0, sizeof c->on[k]);
+    c->on[k].ref = LUA_NOREF;
+    if (lua_isnil(L, 3)) return 0;
+    lua_pushvalue(L, 3);
+    c->on[k].ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+/* cursor:callback_errors(kind) -> failures, first message | nil */
+static int l_cursor_callback_errors(lua_State *L)
+{
+    cursor_obj *c = check_cursor(L, 1);
+    int k = luaL_checkoption(L, 2, NULL, on_kinds);
+    lua_pushinteger(L, c->on[k].failures);
+    if (c->on[k].failures > 0 && c->on[k].error[0]) lua_pushstring(L, c->on[k].error);
+    else lua_pushnil(L);
+    return 2;
 }
 
 static int l_cursor_pose(lua_State *L)
@@ -1831,7 +2045,8 @@ static const luaL_Reg cursor_methods[] = {
     {"reset", l_cursor_reset},   {"travel", l_cursor_travel},   {"layer_weight", l_cursor_layer_weight},
     {"update", l_cursor_update}, {"pose", l_cursor_pose},       {"events", l_cursor_events},
     {"state", l_cursor_state},   {"status", l_cursor_status},   {"param_index", l_cursor_param_index},
-    {"graph", l_cursor_graph},   {"close", l_cursor_close},     {NULL, NULL}};
+    {"graph", l_cursor_graph},   {"close", l_cursor_close},     {"on", l_cursor_on},
+    {"callback_errors", l_cursor_callback_errors},                {NULL, NULL}};
 static const luaL_Reg cursor_meta[] = {{"__gc", l_cursor_gc}, {"__close", l_cursor_gc}, {"__tostring", l_cursor_tostring}, {NULL, NULL}};
 
 void bw_lua_open_graph(lua_State *L)

@@ -92,6 +92,8 @@ static void push_clip_names(lua_State *L, int idx)
                         bw_lua_raw_field(L, -1, "blend");
                         bw_cli_blend_leaves(L, -1, add_leaf_name, &n);
                         lua_pop(L, 1);
+                        if (bw_lua_raw_field(L, -1, "reference") == LUA_TTABLE) add_leaf_name(L, &n);
+                        lua_pop(L, 1);
                     }
                     lua_pop(L, 1);
                 }

@@ -314,5 +314,118 @@ test("marker events name the marker, its time and the clip", function()
   eq(#c:events(), 1, "crossed again after the wrap")
 end)
 
+
+-- Event callbacks (cursor:on). Clip "step" (1 s, looping, "foot" at 0.25
+-- s) in states s and t; s -> t when go, instantly. Update 1 (0.3 s): the
+-- entry's enter of s, then foot (0 -> 0.3 crosses 0.25). Update 2 (0.1 s,
+-- go): s 0.3 -> 0.4 crosses nothing, then exit s, enter t. Update 3 (0.3 s):
+-- t 0 -> 0.3 (its first advance, start included): foot again.
+-- Each callback gets positional values; "event" the listed table.
+test("event callbacks: enter, exit, marker and every event, in order", function()
+  local step = assert(bw.clip { name = "step", length = 1, loop = true, markers = { { name = "foot", time = 0.25 } },
+    joints = { { joint = "hips", keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 1, 0, 0 } } } } } })
+  local g = assert(bw.graph({ params = { go = false }, layers = { { name = "base", entry = "s",
+    states = { s = { clip = "step" }, t = { clip = "step" } },
+    transitions = { { from = "s", to = "t", when = { "go" }, duration = 0 } } } } },
+    { rig = rig, clips = { step } }))
+  local c = assert(g:cursor())
+  local log = {}
+  c:on("enter", function(state, layer) log[#log + 1] = "enter " .. state .. " " .. layer end)
+  c:on("exit", function(state, layer) log[#log + 1] = "exit " .. state .. " " .. layer end)
+  c:on("marker", function(name, time, state, layer)
+    log[#log + 1] = string.format("marker %s %.2f %s %s", name, time, state, layer)
+  end)
+  local kinds = {}
+  c:on("event", function(e) kinds[#kinds + 1] = e.kind end)
+  c:update(0.3)
+  c:set("go", true)
+  c:update(0.1)
+  c:update(0.3)
+  eq(table.concat(log, "; "), "enter s base; marker foot 0.25 s base; exit s base; enter t base; marker foot 0.25 t base")
+  eq(table.concat(kinds, " "), "enter marker exit enter marker")
+  eq(#c:events(), 1, "the list holds the last update's events")
+  eq(c:events()[1].name, "foot")
+  -- nil removes a callback; an unknown kind is an argument error
+  c:on("marker", nil)
+  c:update(1.0)
+  eq(#log, 5, "no marker callback any more")
+  raises(function() c:on("entre", print) end, "invalid option 'entre'")
+  raises(function() c:on("enter", 42) end, "function expected")
+end)
+
+-- A failing callback is reported once with its file:line, counted on
+-- every failure, and neither stops the update nor the other callbacks;
+-- a callback cannot update its own cursor.
+test("a failing event callback is counted, reported with its line, and the cursor goes on", function()
+  local step = assert(bw.clip { name = "step", length = 1, loop = true, markers = { { name = "foot", time = 0.25 } },
+    joints = { { joint = "hips", keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 1, 0, 0 } } } } } })
+  local g = assert(bw.graph({ layers = { { name = "base", entry = "s", states = { s = { clip = "step" } } } } },
+    { rig = rig, clips = { step } }))
+  local c = assert(g:cursor())
+  local line = debug.getinfo(1, "l").currentline + 1
+  c:on("marker", function() error("boom") end)
+  local entered = 0
+  c:on("enter", function() entered = entered + 1 end)
+  c:update(0.3)                     -- enter, then the failing marker callback
+  c:update(1.0)                     -- the marker again: a second failure
+  near(c:status().progress, 1.3, 1e-6, "the cursor kept going")
+  eq(entered, 1, "the enter callback ran")
+  local n, msg = c:callback_errors("marker")
+  eq(n, 2, "failures counted")
+  check(msg and msg:find("test_graph.lua:" .. line .. ": boom", 1, true), tostring(msg))
+  eq((c:callback_errors("enter")), 0)
+  c:on("marker", function() c:update(0.1) end)
+  c:update(1.0)
+  n, msg = c:callback_errors("marker")
+  eq(n, 1, "a fresh callback, one failure")
+  check(msg and msg:find("called from the cursor's own event callback", 1, true), tostring(msg))
+  near(c:status().progress, 2.3, 1e-6, "not updated from inside")
+end)
+
+-- After warm-up, updates that deliver events to callbacks and fill
+-- cursor:events() allocate nothing (the collector is stopped, so any
+-- allocation would raise the count; a collection shrinks the Lua stack, so
+-- a warm-up follows it). fast is 1 for frames f % 50 < 25: each run ends
+-- (f = 100, 600) setting it and entering t at p 0; in the measured run t
+-- plays frames 1..24 (p 0.4 at the end: foot at 0.25 once), then a switch
+-- at f = 25, 50, ..., 600 (24 enters); each of the 23 full segments of 25
+-- frames plays the new state from p 0 to 0.417 (foot once, after the 0.2 s
+-- fade's midpoint, so from the destination): 24 markers; "hand" at 0.75 is
+-- never reached.
+test("events and callbacks allocate nothing per frame once warm", function()
+  local step = assert(bw.clip { name = "step", length = 1, loop = true,
+    markers = { { name = "foot", time = 0.25 }, { name = "hand", time = 0.75 } },
+    joints = { { joint = "hips", keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 1, 0, 0 } } } } } })
+  local g = assert(bw.graph({ params = { fast = 0 }, layers = { { name = "base", entry = "s",
+    states = { s = { clip = "step" }, t = { clip = "step" } },
+    transitions = { { from = "s", to = "t", when = { "fast > 0.5" }, duration = 0.2 },
+                    { from = "t", to = "s", when = { function(p) return p.fast < 0.5 end }, duration = 0.2 } } } } },
+    { rig = rig, clips = { step } }))
+  local c = assert(g:cursor())
+  local markers, changes = 0, 0
+  c:on("marker", function() markers = markers + 1 end)
+  c:on("enter", function() changes = changes + 1 end)
+  c:on("event", function(e) local _ = e.kind end)
+  local fast = c:param_index("fast")
+  local function run(frames)
+    for f = 1, frames do
+      c:set(fast, (f % 50) < 25 and 1 or 0)
+      c:update(1 / 60)
+    end
+  end
+  run(300)
+  collectgarbage("collect")
+  collectgarbage("stop")
+  run(100)
+  local before = collectgarbage("count")
+  markers, changes = 0, 0
+  run(600)
+  local after = collectgarbage("count")
+  collectgarbage("restart")
+  eq(markers, 24, "one foot per state played")
+  eq(changes, 24, "a switch every 25 frames")
+  eq(after - before, 0, "KiB allocated over 600 frames")
+end)
+
 os.execute("rm -rf '" .. dir .. "'")
 finish()
