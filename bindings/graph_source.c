@@ -13,12 +13,22 @@
  * right. `__bw_t` is a C function recording the table in two weak tables
  * and returning it: tables built anywhere in the file (by helper
  * functions, loops, shared locals) carry the line where they were
- * written. Tables built in other files (require) carry none; readers fall
- * back to the nearest ancestor's line.
+ * written.
+ *
+ * Files a chunk requires: the chunk's `require` is a local wrapper that
+ * runs a Lua module through the same rewrite, once per run of the outer
+ * chunk: in a sandbox a mod's module (the sandbox's file rules, "a.b"
+ * meaning a/b.lua in the mod's folder), in a trusted state a file that
+ * package.searchpath finds on package.path; "blendwerk" and anything else
+ * go through the global require. A module's tables carry
+ * "locations": line + id × BW_LUA_LINE_FILE_STRIDE, where id names the
+ * module's file (shown as the outer file's folder + its path), so the
+ * readers' line arithmetic-free plumbing carries the file along;
+ * bw_lua_line_file splits a location for printing.
  *
  * The chunk is wrapped as
- *   local __bw_t=...;return(function(...) SOURCE
- *   end)(select(2,...))
+ *   local __bw_t,require=...;return(function(...) SOURCE
+ *   end)(select(3,...))
  * so its own `...` is unchanged. When the tokenizer cannot make sense of
  * the source (an unterminated string, unbalanced braces) or the rewritten
  * chunk does not load, the original source is loaded instead: its syntax
@@ -38,6 +48,8 @@
 #define MAX_NESTING 200 /* Lua's own limit on nested constructors is about this */
 
 static const char lines_key[] = "blendwerk.graph.lines"; /* registry: { lines = weak, keys = weak } */
+static const char files_key[] = "blendwerk.graph.files"; /* registry: id -> file name, name -> id */
+static const char self_key = 0;                          /* a require wrapper's cache: the wrapper */
 
 /* ---- a growable byte buffer in a userdata (collected on any error) ---- */
 
@@ -251,8 +263,8 @@ typedef struct level {
 /* Push the rewritten chunk text, or nothing and return false. */
 bool bw_lua_instrument_source(lua_State *L, const char *src, size_t n)
 {
-    static const char prefix[] = "local __bw_t=...;return(function(...) ";
-    static const char suffix[] = "\nend)(select(2,...))";
+    static const char prefix[] = "local __bw_t,require=...;return(function(...) ";
+    static const char suffix[] = "\nend)(select(3,...))";
     const int top = lua_gettop(L);
     lexer x = {src, n, 0, 1};
     gbuf out, keys;
@@ -338,12 +350,13 @@ bool bw_lua_instrument_source(lua_State *L, const char *src, size_t n)
     return true;
 }
 
-/* __bw_t(line, t, keys) -> t; upvalue 1: the lines table, 2: the keys table. */
+/* __bw_t(line, t, keys) -> t; upvalue 1: the lines table, 2: the keys
+ * table, 3: the file's location base (0 for the outer chunk). */
 static int record_table(lua_State *L)
 {
     if (lua_type(L, 2) == LUA_TTABLE) {
         lua_pushvalue(L, 2);
-        lua_pushvalue(L, 1);
+        lua_pushinteger(L, lua_tointeger(L, 1) + lua_tointeger(L, lua_upvalueindex(3)));
         lua_rawset(L, lua_upvalueindex(1));
         if (lua_type(L, 3) == LUA_TSTRING && lua_rawlen(L, 3) > 0) {
             lua_pushvalue(L, 2);
@@ -401,7 +414,126 @@ static void push_plain_file_text(lua_State *L, const char *what, const char *pat
     luaL_pushresult(&b);
 }
 
+/* The id of a module's file name (1, 2, ...: the registry keeps each). */
+static lua_Integer file_id(lua_State *L, const char *name)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, files_key) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, files_key);
+    }
+    lua_Integer id;
+    if (lua_getfield(L, -1, name) == LUA_TNUMBER) {
+        id = lua_tointeger(L, -1);
+    } else {
+        id = (lua_Integer)lua_rawlen(L, -2) + 1;
+        if (id >= BW_LUA_LINE_FILE_MAX) id = 0; /* out of ids: the outer file's lines */
+        else {
+            lua_pushstring(L, name);
+            lua_rawseti(L, -3, id);
+            lua_pushinteger(L, id);
+            lua_setfield(L, -3, name);
+        }
+    }
+    lua_pop(L, 2);
+    return id;
+}
+
+int bw_lua_line_file(lua_State *L, int location, const char **file)
+{
+    *file = NULL;
+    if (location < BW_LUA_LINE_FILE_STRIDE) return location;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, files_key) == LUA_TTABLE &&
+        lua_rawgeti(L, -1, location / BW_LUA_LINE_FILE_STRIDE) == LUA_TSTRING)
+        *file = lua_tostring(L, -1); /* the registry keeps it */
+    lua_settop(L, lua_gettop(L) - (lua_istable(L, -1) ? 1 : 2));
+    return location % BW_LUA_LINE_FILE_STRIDE;
+}
+
+static void run_source(lua_State *L, const char *text, size_t size, const char *display, lua_Integer base, int require);
+
+/* The chunk's require (upvalue 1: the global require, 2: this run's
+ * cache, 3: the outer file's folder for names shown). */
+static int graph_require(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    lua_settop(L, 1);
+    bool sandboxed = bw_sandbox_from_state(L) != NULL;
+    const char *found = NULL; /* trusted: a Lua file on package.path */
+    if (!sandboxed && strcmp(name, "blendwerk") != 0 && lua_getglobal(L, "package") == LUA_TTABLE &&
+        lua_getfield(L, -1, "searchpath") == LUA_TFUNCTION && lua_getfield(L, -2, "path") == LUA_TSTRING) {
+        lua_pushvalue(L, 1);
+        lua_insert(L, -2);
+        lua_call(L, 2, 1);
+        found = lua_tostring(L, -1);
+    }
+    if (found) lua_replace(L, 2);
+    lua_settop(L, found ? 2 : 1);
+    if ((!sandboxed && !found) || strcmp(name, "blendwerk") == 0) {
+        lua_settop(L, 1);
+        lua_pushvalue(L, lua_upvalueindex(1));
+        lua_insert(L, 1);
+        lua_call(L, 1, 1);
+        return 1;
+    }
+    lua_pushvalue(L, 1);
+    if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL) {
+        if (lua_type(L, -1) == LUA_TLIGHTUSERDATA) return luaL_error(L, "require '%s': a require loop", name);
+        return 1;
+    }
+    lua_pop(L, 1);
+    char file[256];
+    size_t n = strlen(name);
+    if (!found && (n == 0 || n > 200 || strchr(name, '/')))
+        return luaL_error(L, "require '%s': only \"blendwerk\" and the mod's own modules (\"name\" or "
+                             "\"folder.name\" for name.lua inside the mod's folder) can be required", name);
+    if (!found) {
+        for (size_t i = 0; i <= n; i++) file[i] = name[i] == '.' ? '/' : name[i];
+        snprintf(file + n, sizeof file - n, ".lua");
+    }
+    lua_pushvalue(L, 1);
+    lua_pushlightuserdata(L, (void *)graph_require); /* loading */
+    lua_rawset(L, lua_upvalueindex(2));
+    if (found) push_plain_file_text(L, "require", found);
+    else bw_sandbox_push_file_text(L, "require", file);
+    const int text = lua_gettop(L);
+    const char *shown = found ? lua_pushstring(L, found) : lua_pushfstring(L, "%s%s", lua_tostring(L, lua_upvalueindex(3)), file);
+    lua_rawgetp(L, lua_upvalueindex(2), &self_key);
+    size_t size = 0;
+    const char *src = lua_tolstring(L, text, &size);
+    run_source(L, src, size, shown, file_id(L, shown) * BW_LUA_LINE_FILE_STRIDE, lua_gettop(L));
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushboolean(L, 1);
+    }
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, lua_upvalueindex(2));
+    return 1;
+}
+
 void bw_lua_run_source(lua_State *L, const char *text, size_t size, const char *display)
+{
+    /* a fresh require wrapper: modules run once per outer run */
+    luaL_checkstack(L, 8, "graph source");
+    lua_getglobal(L, "require");
+    lua_newtable(L);
+    const char *slash = strrchr(display, '/');
+    lua_pushlstring(L, display, slash ? (size_t)(slash - display + 1) : 0);
+    lua_pushcclosure(L, graph_require, 3);
+    lua_getupvalue(L, -1, 2);
+    lua_pushvalue(L, -2);
+    lua_rawsetp(L, -2, &self_key);
+    lua_pop(L, 1);
+    const int req = lua_gettop(L);
+    run_source(L, text, size, display, 0, req);
+    lua_remove(L, req);
+}
+
+/* Run text as chunk `display`, its tables' locations offset by base, with
+ * the require wrapper at stack index `require`; pushes the result. */
+static void run_source(lua_State *L, const char *text, size_t size, const char *display, lua_Integer base, int require)
 {
     const int top = lua_gettop(L);
     const char *chunkname = lua_pushfstring(L, "@%s", display);
@@ -421,9 +553,11 @@ void bw_lua_run_source(lua_State *L, const char *text, size_t size, const char *
         push_line_tables(L);
         lua_getfield(L, -1, "lines");
         lua_getfield(L, -2, "keys");
-        lua_pushcclosure(L, record_table, 2);
+        lua_pushinteger(L, base);
+        lua_pushcclosure(L, record_table, 3);
         lua_remove(L, -2); /* the line tables */
-        lua_call(L, 1, 1);
+        lua_pushvalue(L, require);
+        lua_call(L, 2, 1);
     }
     lua_replace(L, top + 1); /* over the chunk name */
     lua_settop(L, top + 1);
@@ -467,6 +601,7 @@ int bw_lua_key_line(lua_State *L, int idx, const char *key)
 {
     idx = lua_absindex(L, idx);
     if (lua_type(L, idx) != LUA_TTABLE) return 0;
+    int base = bw_lua_table_line(L, idx) / BW_LUA_LINE_FILE_STRIDE * BW_LUA_LINE_FILE_STRIDE;
     push_keys(L, idx);
     int line = 0;
     const char *s = lua_tostring(L, -1);
@@ -475,7 +610,7 @@ int bw_lua_key_line(lua_State *L, int idx, const char *key)
         const char *colon = strchr(s, ':');
         if (!colon) break;
         if ((size_t)(colon - s) == klen && memcmp(s, key, klen) == 0) {
-            line = atoi(colon + 1); /* the last one wins, as in the table */
+            line = base + atoi(colon + 1); /* the last one wins, as in the table */
         }
         const char *space = strchr(colon, ' ');
         if (!space) break;
@@ -496,6 +631,7 @@ int bw_lua_first_duplicate_key(lua_State *L, int idx, char *name, size_t name_si
 {
     idx = lua_absindex(L, idx);
     if (lua_type(L, idx) != LUA_TTABLE) return 0;
+    int base = bw_lua_table_line(L, idx) / BW_LUA_LINE_FILE_STRIDE * BW_LUA_LINE_FILE_STRIDE;
     push_keys(L, idx);
     const char *s = lua_tostring(L, -1);
     int found = 0;
@@ -511,8 +647,8 @@ int bw_lua_first_duplicate_key(lua_State *L, int idx, char *name, size_t name_si
                 if (!bc) break;
                 if (bc - b == ac - a && memcmp(a, b, (size_t)(ac - a)) == 0) {
                     snprintf(name, name_size, "%.*s", (int)(ac - a), a);
-                    *first_line = atoi(ac + 1);
-                    *line = atoi(bc + 1);
+                    *first_line = base + atoi(ac + 1);
+                    *line = base + atoi(bc + 1);
                     found = 1;
                 }
                 b = strchr(bc, ' ');

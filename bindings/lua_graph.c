@@ -177,10 +177,13 @@ static void rd_error(reader *r, int line, const char *path, const char *fmt, ...
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (line <= 0) line = r->default_line;
+    const char *file = NULL;
+    line = bw_lua_line_file(L, line, &file); /* an entry of a required file names that file */
+    if (!file) file = r->file;
     const char *tag = r->severity ? r->severity : "", *sep = r->severity ? ": " : "";
     if (r->severity && strcmp(r->severity, "error") == 0) r->lint_errors++;
-    if (line > 0) lua_pushfstring(L, "%s:%d: %s%s%s: %s", r->file, line, tag, sep, path, msg);
-    else lua_pushfstring(L, "%s: %s%s%s: %s", r->file, tag, sep, path, msg);
+    if (line > 0) lua_pushfstring(L, "%s:%d: %s%s%s: %s", file, line, tag, sep, path, msg);
+    else lua_pushfstring(L, "%s: %s%s%s: %s", file, tag, sep, path, msg);
     lua_rawseti(L, r->errors, ++r->error_count);
 }
 
@@ -274,7 +277,9 @@ static bool rd_fields(reader *r, int idx, const char *const *allowed, int line, 
     char name[128];
     int first = 0, second = 0;
     if (bw_lua_first_duplicate_key(L, idx, name, sizeof name, &first, &second)) {
-        rd_error(r, second, path, "%s is written twice (first at line %d; Lua keeps only the last)", name, first);
+        const char *ignored;
+        rd_error(r, second, path, "%s is written twice (first at line %d; Lua keeps only the last)", name,
+                 bw_lua_line_file(r->L, first, &ignored));
         ok = false;
     }
     return ok;
@@ -340,8 +345,10 @@ static int rd_sorted_keys(reader *r, int idx, const char *path, key_entry **out)
     qsort(keys, (size_t)k, sizeof *keys, key_cmp);
     char name[128];
     int first = 0, second = 0;
-    if (bw_lua_first_duplicate_key(L, idx, name, sizeof name, &first, &second))
-        rd_error(r, second, path, "'%s' is defined twice (first at line %d)", name, first);
+    if (bw_lua_first_duplicate_key(L, idx, name, sizeof name, &first, &second)) {
+        const char *ignored;
+        rd_error(r, second, path, "'%s' is defined twice (first at line %d)", name, bw_lua_line_file(r->L, first, &ignored));
+    }
     *out = keys;
     return k;
 }

@@ -31,8 +31,17 @@ void bw_lua_run_source_file(lua_State *L, const char *what, const char *name, co
 /* The rewrite itself (for tests): push the rewritten text of `src`, or
  * push nothing and return false when the tokenizer cannot follow it. */
 bool bw_lua_instrument_source(lua_State *L, const char *src, size_t n);
+/* Locations: the line functions below return a line of the chunk run,
+ * or for a table of a module it required (in a sandbox: see the top of
+ * graph_source.c) line + id × BW_LUA_LINE_FILE_STRIDE, the id naming the
+ * module's file; bw_lua_line_file splits one into the plain line
+ * (returned) and the file (*file: NULL for the chunk itself, else a name
+ * the state keeps). */
+#define BW_LUA_LINE_FILE_STRIDE (1 << 22) /* above any line of a source (at most 4 MiB) */
+#define BW_LUA_LINE_FILE_MAX 500          /* module files a state names (more: the chunk's lines) */
+int bw_lua_line_file(lua_State *L, int location, const char **file);
 /* The line where the table at idx was constructed (0: unknown, e.g. a
- * table built in another file or by C). */
+ * table built by C). */
 int bw_lua_table_line(lua_State *L, int idx);
 /* The line of the item `key = ...` of the table at idx, else the table's
  * line. bw_lua_item_line: the i-th positional item (1-based). */

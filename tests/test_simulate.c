@@ -481,6 +481,29 @@ static void a_crossed_marker_prints_its_event_line(void)
     CHECK_CONTAINS(out, "  marker base step foot_r 0.75\n");
 }
 
+/* A graph whose states come from a file it requires (the sandbox's mod
+ * folder: parts.lua beside it): that file's mistakes carry its name and
+ * lines, the graph file's its own; `check` prints the same locations. */
+static const char req_parts_lua[] = "return {\n"                                /* 1 */
+                                    "  idle = { clip = 'idle' },\n"             /* 2 */
+                                    "  move = { clip = 'wlak' },\n"             /* 3 */
+                                    "}\n";
+static const char req_graph_lua[] = "local states = require('parts')\n"        /* 1 */
+                                    "return { layers = { { name = 'base', entry = 'idle', states = states,\n" /* 2 */
+                                    "  transitions = { { from = 'idle', to = 'mvoe' } } } } }\n";           /* 3 */
+
+static void a_required_file_names_its_own_lines(void)
+{
+    CHECK_INT(simulate("req.lua", "tl.lua", "--json", 1), 1);
+    CHECK_CONTAINS(out, "parts.lua:3: layers[1].states.move: state 'move': unknown clip 'wlak'\n");
+    CHECK_CONTAINS(out, "req.lua:3: layers[1].transitions[1].to: unknown state 'mvoe'\n");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' check req.lua --asset c.gltf 2>&1", dir, BIN);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 1);
+    CHECK_CONTAINS(out, "parts.lua:3: error: layers[1].states.move: state 'move': unknown clip 'wlak'\n");
+    CHECK_CONTAINS(out, "req.lua:3: error: layers[1].transitions[1].to: unknown state 'mvoe'\n");
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/bw_simulate_%d", (int)getpid());
@@ -492,7 +515,8 @@ int main(void)
         !write_file("sandboxed.lua", sandboxed_lua) ||
         !write_file("badtl.lua", bad_tl) || !write_file("looptl.lua", loop_tl) ||
         !write_file("mc.lua", marker_char_lua) || !write_file("mg.lua", marker_graph_lua) ||
-        !write_file("mtl.lua", marker_tl))
+        !write_file("mtl.lua", marker_tl) || !write_file("parts.lua", req_parts_lua) ||
+        !write_file("req.lua", req_graph_lua))
         return 1;
     RUN(trace_matches_the_hand_derived_numbers);
     RUN(travel_without_a_route_names_the_timeline_line);
@@ -504,6 +528,7 @@ int main(void)
     RUN(timeline_problems_carry_their_lines);
     RUN(bad_arguments_are_usage_errors);
     RUN(a_crossed_marker_prints_its_event_line);
+    RUN(a_required_file_names_its_own_lines);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) return 1;
     return check_summary();

@@ -427,5 +427,39 @@ test("events and callbacks allocate nothing per frame once warm", function()
   eq(after - before, 0, "KiB allocated over 600 frames")
 end)
 
+-- A graph file that requires its states from another file: the mistakes
+-- in that file name it and their own lines (found on package.path, run
+-- through the same line-recording rewrite), the graph file's own
+-- mistakes keep its name.
+test("entries of a required file carry that file's name and lines", function()
+  write("gparts.lua", [[
+return {                                   -- 1
+  idle = { clip = "idle" },                -- 2
+  move = { clip = "wlak" },                -- 3
+  jump = { clip = "jump", duraton = 1 },   -- 4
+}
+]])
+  local path = write("greq.lua", [[
+local states = require("gparts")
+return { layers = { { name = "base", entry = "idle", states = states,
+  transitions = { { from = "idle", to = "mvoe" } } } } }
+]])
+  local saved = package.path
+  package.path = dir .. "/?.lua;" .. saved
+  local g, errs = bw.graph(path, bound)
+  package.path = saved
+  eq(g, nil, "refused")
+  local got = table.concat(errs or {}, "\n")
+  local parts = dir .. "/gparts.lua"
+  for _, want in ipairs {
+    parts .. ":3: layers[1].states.move: state 'move': unknown clip 'wlak'",
+    parts .. ":4: layers[1].states.jump: unknown field 'duraton'",
+    path .. ":3: layers[1].transitions[1].to: unknown state 'mvoe'",
+  } do
+    check(got:find(want, 1, true), string.format("missing %q in\n%s", want, got))
+  end
+  eq(#errs, 3, "error count in\n" .. got)
+end)
+
 os.execute("rm -rf '" .. dir .. "'")
 finish()
