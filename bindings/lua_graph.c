@@ -925,8 +925,13 @@ static bw_graph_state_desc *read_states(reader *r, int layer, int l, const char 
             if (bw_lua_raw_field(L, st, "offset") != LUA_TNIL)
                 ok = rd_number(r, -1, bw_lua_key_line(L, st, "offset"), spath, "offset", &s[i].offset) && ok;
             lua_settop(L, st);
-            if (bw_lua_raw_field(L, st, "reference") != LUA_TNIL)
-                ok = read_reference(r, -1, bw_lua_key_line(L, st, "reference"), spath, cwhere, &s[i].reference) && ok;
+            if (bw_lua_raw_field(L, st, "reference") != LUA_TNIL &&
+                !read_reference(r, -1, bw_lua_key_line(L, st, "reference"), spath, cwhere, &s[i].reference)) {
+                char rwhere[96]; /* the compiler's word on it would repeat the reader's */
+                snprintf(rwhere, sizeof rwhere, "%s.reference", cwhere);
+                rd_bad(r, rwhere);
+                ok = false;
+            }
         }
         if (!ok) { /* the compiler's word on the clip would repeat the reader's */
             char fwhere[96];

@@ -461,5 +461,50 @@ return { layers = { { name = "base", entry = "idle", states = states,
   eq(#errs, 3, "error count in\n" .. got)
 end)
 
+-- Additive references from a graph file. Base: jump (x = τ, not looping);
+-- additive: idle (x = τ over 1 s). After 0.5 s both are at τ 0.5: the
+-- base x 0.5, and the additive adds idle's x at 0.5 minus its reference's:
+-- none (own clip at 0): 0.5 -> 1.0; reference = 0.25 or { frame = 3, fps =
+-- 12 } (= 0.25 s): 0.25 -> 0.75; { clip = "walk", time = 0.25 } (walk:
+-- x = 2τ over 0.5 s, 0.5 at 0.25): 0 -> 0.5; "rest" (x 0): 0.5 -> 1.0.
+test("additive references: own time, a frame, another clip, the rest pose", function()
+  local cases = {
+    { nil, 1.0 }, { "0.25", 0.75 }, { "{ frame = 3, fps = 12 }", 0.75 },
+    { '{ clip = "walk", time = 0.25 }', 0.5 }, { '"rest"', 1.0 },
+  }
+  for i, case in ipairs(cases) do
+    local ref = case[1] and (", reference = " .. case[1]) or ""
+    local path = write("ref" .. i .. ".lua", [[
+return { layers = {
+  { name = "base", entry = "j", states = { j = { clip = "jump" } } },
+  { name = "add", mode = "additive", entry = "b", states = { b = { clip = "idle"]] .. ref .. [[ } } },
+} }
+]])
+    local g = assert(bw.graph(path, bound))
+    local c = assert(g:cursor())
+    local pose = c:update(0.5)
+    near((pose:t(1)), case[2], 1e-5, "x with reference " .. tostring(case[1]))
+  end
+  local path = write("badref.lua", [[
+return { layers = {
+  { name = "base", entry = "j", states = { j = { clip = "jump",
+      reference = "rest" } } },
+  { name = "add", mode = "additive", entry = "a", states = {
+    a = { clip = "idle", reference = { clip = "wakl" } },
+    b = { clip = "idle", reference = "first" },
+    c = { clip = "idle", reference = { frame = 2 } },
+    d = { clip = "idle", reference = { time = -1, fps = 2 } },
+  } },
+} }
+]])
+  errors_are(path, {
+    "3: layers[1].states.j.reference: state 'j': a reference is for additive layers only",
+    "5: layers[2].states.a.reference: unknown clip 'wakl'",
+    "6: layers[2].states.b: reference 'first' is not \"rest\"",
+    "7: layers[2].states.c.reference: frame and fps (frames per second) go together",
+    "8: layers[2].states.d.reference: a reference has time or frame, not both",
+  })
+end)
+
 os.execute("rm -rf '" .. dir .. "'")
 finish()
