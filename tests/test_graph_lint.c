@@ -254,6 +254,29 @@ static void compile_errors_are_forwarded_and_the_other_checks_still_run(void)
     dump(&f);
 }
 
+/* A reference (baked additive reference) on an override layer's state and
+ * one naming a clip out of range on an additive layer: both are compile's
+ * errors, forwarded with its paths, and `check` reports them. */
+static void bad_references_are_compile_errors(void)
+{
+    bw_graph_state_desc base[1] = {clean_states[0]};
+    base[0].reference.kind = BW_GRAPH_REF_REST;
+    bw_graph_state_desc add[1] = {clean_states[0]};
+    add[0].reference.kind = BW_GRAPH_REF_CLIP;
+    add[0].reference.clip = 77;
+    bw_graph_layer_desc layers[2] = {layer_of("base", "idle", base, 1, NULL, 0), layer_of("add", "idle", add, 1, NULL, 0)};
+    layers[1].mode = BW_GRAPH_ADDITIVE;
+    bw_graph_desc d = desc_of(layers, 2, NULL, 0);
+    findings f;
+    CHECK_INT(lint(&d, NULL, &f), BW_ERR_INVALID_ARGUMENT);
+    const finding *x = expect(&f, BW_GRAPH_LINT_COMPILE, "layers[0].states[0].reference", NULL);
+    if (x) CHECK_STR(x->message, "state 'idle': a reference is for additive layers only");
+    x = expect(&f, BW_GRAPH_LINT_COMPILE, "layers[1].states[0].reference.clip", NULL);
+    if (x) CHECK_INT(x->result, BW_ERR_RANGE);
+    CHECK_INT(f.count, 2);
+    dump(&f);
+}
+
 /* ---- 3. per layer ---- */
 
 static void unreachable_states_are_found_over_any_state_edges_too(void)
@@ -558,6 +581,7 @@ int main(void)
     RUN(clean_desc_has_no_findings);
     RUN(null_desc_is_an_invalid_argument);
     RUN(compile_errors_are_forwarded_and_the_other_checks_still_run);
+    RUN(bad_references_are_compile_errors);
     RUN(unreachable_states_are_found_over_any_state_edges_too);
     RUN(a_transition_behind_an_always_true_one_is_shadowed);
     RUN(an_always_true_any_state_transition_shadows_other_states_transitions);
