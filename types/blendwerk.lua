@@ -925,6 +925,18 @@ function Cursor:pose() end
 ---@return blendwerk.GraphEvent[] events of the last update
 function Cursor:events() end
 
+---Register (or with nil remove) the callback of an event kind, called during update after evaluation:
+---"enter" / "exit" as fn(state, layer), "marker" as fn(name, time, state, layer), "event" as fn(event).
+---@param kind "enter"|"exit"|"marker"|"event"
+---@param fn function?
+function Cursor:on(kind, fn) end
+
+---How often the callback of a kind failed, and the first failure's message.
+---@param kind "enter"|"exit"|"marker"|"event"
+---@return integer failures
+---@return string? message
+function Cursor:callback_errors(kind) end
+
 ---@param layer? blendwerk.Layer
 ---@return string state
 function Cursor:state(layer) end

@@ -72,9 +72,10 @@
  * source enters the same mean as a pose. Layers then apply in order over
  * `base`: an override layer overlays each joint by layer_weight ×
  * mask_weight × coverage (one mixer rank per layer); an additive layer
- * adds the delta of its plays from their references (each clip's own pose
- * at time 0, mixed with the same weights, sampled once at cursor
- * creation): translation added, the rotation delta post-multiplied in the
+ * adds the delta of its plays from their references (each state's
+ * bw_graph_reference_desc, default the clip's own pose at time 0; baked at
+ * cursor creation; one baked pose when every weighted leaf shares it,
+ * else the references mixed with the plays' weights): translation added, the rotation delta post-multiplied in the
  * joint's local frame (r · Δr^a), scale multiplied, curves added, each by
  * a = layer_weight × mask_weight × coverage (not clamped above 1). An
  * additive layer reads only this frame's composition below it and
