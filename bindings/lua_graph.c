@@ -1427,6 +1427,15 @@ int bw_lua_graph_build(lua_State *L, int desc_idx, const char *file, int default
     return build(L, desc_idx, file, default_line, clips, clip_count, false, NULL);
 }
 
+int bw_lua_graph_load_file(lua_State *L, const char *what, const char *name, const char *display,
+                           const bw_clip *const *clips, int clip_count)
+{
+    bw_lua_run_source_file(L, what, name, display);
+    int n = bw_lua_graph_build(L, -1, display ? display : name, 0, clips, clip_count);
+    lua_remove(L, -1 - n); /* the table */
+    return n;
+}
+
 int bw_lua_graph_lint(lua_State *L, int desc_idx, const char *file, int default_line, const bw_clip *const *clips,
                       int clip_count, const bw_rig *rig)
 {

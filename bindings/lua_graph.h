@@ -63,6 +63,15 @@ int bw_lua_first_duplicate_key(lua_State *L, int idx, char *name, size_t name_si
  * sandbox's callback limits when it is a sandbox's. */
 int bw_lua_graph_build(lua_State *L, int desc_idx, const char *file, int default_line, const bw_clip *const *clips,
                        int clip_count);
+/* The one graph-file loader: run the file `name` as
+ * bw_lua_run_source_file does (display NULL: name; `what` names the
+ * caller in messages), then bw_lua_graph_build with `display` as the
+ * FILE of its problems. Pushes what bw_lua_graph_build pushes and
+ * returns the count; raises on a syntax or runtime error of the file
+ * (call it protected). cli/cli_graph.c uses it (simulate), and so can any
+ * host that reloads a graph file. */
+int bw_lua_graph_load_file(lua_State *L, const char *what, const char *name, const char *display,
+                           const bw_clip *const *clips, int clip_count);
 /* The same reading, then the lint pass (bw_graph_lint, graph_lint.h; `rig`
  * may be NULL: no rig checks) in place of compile: pushes the list of
  * every finding, "FILE:LINE: error: PATH: message" or "FILE:LINE: warning:

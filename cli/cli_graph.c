@@ -140,9 +140,15 @@ typedef struct call {
 static int run_protected(lua_State *L)
 {
     call *c = (call *)lua_touserdata(L, 2);
-    bw_lua_run_source_file(L, c->g->cmd, lua_tostring(L, 1), c->g->path);
-    lua_replace(L, 1);
-    lua_settop(L, 1);
+    if (c->g->compile && c->g->asset) {
+        int n = bw_lua_graph_load_file(L, c->g->cmd, lua_tostring(L, 1), c->g->path, c->g->clips, c->g->clip_count);
+        lua_rotate(L, 1, n); /* the results first */
+        lua_settop(L, n);
+    } else {
+        bw_lua_run_source_file(L, c->g->cmd, lua_tostring(L, 1), c->g->path);
+        lua_replace(L, 1);
+        lua_settop(L, 1);
+    }
     if (!c->g->asset) make_placeholders(L, c->g);
     c->g->status = c->fn(L, c->g);
     if (c->g->results <= 0) return 0;

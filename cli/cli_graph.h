@@ -28,6 +28,9 @@ struct bw_cli_graph {
     const char *path;       /* the graph file as given: the FILE of its messages */
     const char *asset_path; /* NULL: placeholder clips, no rig */
     bool tag_errors;        /* a file that does not run prints "FILE:LINE: error: message" */
+    bool compile;           /* fn gets the compiled graph (bw_lua_graph_load_file: Graph, or nil
+                               and the error list) at 1 (and 2) instead of the table; needs
+                               asset_path */
     void *user;
     bw_sandbox_report_fn report; /* optional: the sandbox's report function (user: `user`) */
     /* optional: called after fn returned 0, outside the protected call (so

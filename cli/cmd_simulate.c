@@ -232,19 +232,21 @@ static void report_callback(void *user, const char *message)
     fprintf(stderr, "%s (reported once; the condition counts as false)\n", message);
 }
 
-/* In the sandbox, the graph table at 1: compile it (its problems on
- * stderr, status 1), then run the timeline's text; leaves Graph, timeline. */
+/* In the sandbox, the compiled graph at 1 (or nil and its problems at 2:
+ * printed on stderr, status 1): run the timeline's text; leaves Graph,
+ * timeline. */
 static int load(lua_State *L, bw_cli_graph *g)
 {
     sim *s = (sim *)g->user;
-    if (bw_lua_graph_build(L, 1, g->path, 0, g->clips, g->clip_count) == 2) {
-        for (int i = 1; i <= (int)lua_rawlen(L, -1); i++) {
-            lua_rawgeti(L, -1, i);
+    if (lua_isnil(L, 1)) {
+        for (int i = 1; i <= (int)lua_rawlen(L, 2); i++) {
+            lua_rawgeti(L, 2, i);
             fprintf(stderr, "%s\n", lua_tostring(L, -1));
             lua_pop(L, 1);
         }
         return 1;
     }
+    lua_settop(L, 1);
     bw_lua_run_source(L, s->tl_text, s->tl_size, s->timeline_path);
     return 0;
 }
@@ -305,6 +307,7 @@ int bw_cmd_simulate(int argc, char **argv)
     g.report = report_callback;
     g.after = simulate;
     g.results = 2;
+    g.compile = true;
     s.file = &g;
     int status = bw_cli_graph_run(&g, load);
     free(tl_text);
