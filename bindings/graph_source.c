@@ -15,7 +15,9 @@
  * functions, loops, shared locals) carry the line where they were
  * written.
  *
- * Files a chunk requires: the chunk's `require` is a local wrapper that
+ * Files a graph file requires (bw_lua_run_source_file; a chunk run from
+ * text, such as a timeline, keeps the ordinary require and its modules'
+ * tables carry no lines): the chunk's `require` is a local wrapper that
  * runs a Lua module through the same rewrite, once per run of the outer
  * chunk: in a sandbox a mod's module (the sandbox's file rules, "a.b"
  * meaning a/b.lua in the mod's folder), in a trusted state a file that
@@ -515,7 +517,17 @@ static int graph_require(lua_State *L)
 
 void bw_lua_run_source(lua_State *L, const char *text, size_t size, const char *display)
 {
-    /* a fresh require wrapper: modules run once per outer run */
+    luaL_checkstack(L, 4, "source");
+    lua_getglobal(L, "require"); /* the ordinary require: tables of other files carry no lines */
+    const int req = lua_gettop(L);
+    run_source(L, text, size, display, 0, req);
+    lua_remove(L, req);
+}
+
+/* bw_lua_run_source with a fresh require wrapper (modules run once per
+ * outer run, their tables carrying their files' locations). */
+static void run_source_requiring(lua_State *L, const char *text, size_t size, const char *display)
+{
     luaL_checkstack(L, 8, "graph source");
     lua_getglobal(L, "require");
     lua_newtable(L);
@@ -569,7 +581,7 @@ void bw_lua_run_source_file(lua_State *L, const char *what, const char *name, co
     else push_plain_file_text(L, what, name);
     size_t size = 0;
     const char *text = lua_tolstring(L, -1, &size);
-    bw_lua_run_source(L, text, size, display ? display : name);
+    run_source_requiring(L, text, size, display ? display : name);
     lua_remove(L, -2); /* the text */
 }
 

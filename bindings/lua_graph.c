@@ -1825,6 +1825,7 @@ typedef struct drain_ctx {
     cursor_obj *c;
     int list, pool, names; /* stack indices */
     int n;
+    float dt;
 } drain_ctx;
 
 static const char *const event_kinds[] = {"enter", "exit", "marker"};
@@ -1896,6 +1897,29 @@ static void deliver_event(void *user, const bw_graph_event *e)
     }
 }
 
+/* Update, evaluate and deliver, protected so that a raised error (memory)
+ * cannot leave the cursor marked as delivering: (cursor, pose, list,
+ * pool, names, drain_ctx light userdata). */
+static int update_protected(lua_State *L)
+{
+    drain_ctx *d = (drain_ctx *)lua_touserdata(L, 6);
+    cursor_obj *c = d->c;
+    bw_lua_pose *pose = (bw_lua_pose *)lua_touserdata(L, 2);
+    d->L = L;
+    d->list = 3;
+    d->pool = 4;
+    d->names = 5;
+    bw_graph_cursor_update(c->cursor, d->dt);
+    bw_graph_cursor_evaluate(c->cursor, NULL, &pose->pose);
+    int before = (int)lua_rawlen(L, d->list);
+    bw_graph_cursor_drain(c->cursor, deliver_event, d);
+    for (int i = before; i > d->n; i--) { /* the list holds this update's events only */
+        lua_pushnil(L);
+        lua_rawseti(L, d->list, i);
+    }
+    return 0;
+}
+
 /* cursor:update(dt) -> Pose (the cursor's own; the same handle every call) */
 static int l_cursor_update(lua_State *L)
 {
@@ -1909,21 +1933,19 @@ static int l_cursor_update(lua_State *L)
     const int pose_idx = lua_gettop(L);
     lua_State *saved = c->g->thread;
     c->g->thread = L == c->g->main ? NULL : L;
-    bw_graph_cursor_update(c->cursor, dt);
-    bw_graph_cursor_evaluate(c->cursor, NULL, &pose->pose);
+    drain_ctx d = {L, c, 0, 0, 0, 0, dt};
+    lua_pushcfunction(L, update_protected);
+    lua_pushvalue(L, 1);
+    lua_pushlightuserdata(L, pose);
     lua_getiuservalue(L, 1, CURSOR_UV_EVENTS);
     lua_getiuservalue(L, 1, CURSOR_UV_POOL);
     lua_getiuservalue(L, 1, CURSOR_UV_NAMES);
-    drain_ctx d = {L, c, pose_idx + 1, pose_idx + 2, pose_idx + 3, 0};
-    int before = (int)lua_rawlen(L, d.list);
+    lua_pushlightuserdata(L, &d);
     c->delivering = true;
-    bw_graph_cursor_drain(c->cursor, deliver_event, &d);
+    int status = lua_pcall(L, 6, 0, 0);
     c->delivering = false;
     c->g->thread = saved;
-    for (int i = before; i > d.n; i--) { /* the list holds this update's events only */
-        lua_pushnil(L);
-        lua_rawseti(L, d.list, i);
-    }
+    if (status != LUA_OK) return lua_error(L);
     lua_settop(L, pose_idx);
     return 1;
 }

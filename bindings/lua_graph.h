@@ -26,7 +26,9 @@
 void bw_lua_run_source(lua_State *L, const char *text, size_t size, const char *display);
 /* The same for a file: in a sandbox state `name` is one of the mod's
  * files (bw_sandbox_push_file_text's rules), otherwise a path. `what`
- * names the caller in messages; `display` (NULL: name) is the chunk name. */
+ * names the caller in messages; `display` (NULL: name) is the chunk name.
+ * Lua modules the file requires run through the same rewrite, their
+ * tables carrying their own file's locations (below). */
 void bw_lua_run_source_file(lua_State *L, const char *what, const char *name, const char *display);
 /* The rewrite itself (for tests): push the rewritten text of `src`, or
  * push nothing and return false when the tokenizer cannot follow it. */

@@ -184,9 +184,8 @@ static int state_leaves(bw_graph_cursor *c, const g_state *s, bw_blend_leaf *out
 }
 
 /* The leaves of state `state` of layer l through the layer's cache slot:
- * evaluated only when the slot holds another state or the parameters
- * changed since (triggers do not count: blend trees read floats and
- * bools). */
+ * evaluated only when the slot holds another state or a parameter changed
+ * since (c->gen counts changes). */
 static const bw_blend_leaf *play_leaves(bw_graph_cursor *c, int l, int slot, int state, int *n)
 {
     layer_rt *R = &c->layers[l];
@@ -369,7 +368,10 @@ static void fire(bw_graph_cursor *c, int l, int t)
     const g_transition *tr = transition_of(c, l, t);
     for (int i = 0; i < tr->cond_count; i++) {
         const g_condition *k = &c->g->conditions[tr->cond_first + i];
-        if (k->param >= 0 && c->g->params[k->param].kind == BW_GRAPH_PARAM_TRIGGER) c->params[k->param] = 0.0f;
+        if (k->param >= 0 && c->g->params[k->param].kind == BW_GRAPH_PARAM_TRIGGER && c->params[k->param] != 0.0f) {
+            c->params[k->param] = 0.0f;
+            c->gen++;
+        }
     }
     int from = R->cur.state;
     move_leaves(c, l, SLOT_CUR, SLOT_GONE);
@@ -573,7 +575,10 @@ void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
         if (g->params[i].kind != BW_GRAPH_PARAM_TRIGGER || g->params[i].expires <= 0.0f || c->params[i] == 0.0f)
             continue;
         c->age[i] += d;
-        if (c->age[i] >= g->params[i].expires) c->params[i] = 0.0f;
+        if (c->age[i] >= g->params[i].expires) {
+            c->params[i] = 0.0f;
+            c->gen++;
+        }
     }
 }
 
@@ -745,6 +750,7 @@ static bw_result set_trigger(bw_graph_cursor *c, int trigger, float value)
 {
     if (!param_ok(c, trigger)) return c ? BW_ERR_RANGE : BW_ERR_INVALID_ARGUMENT;
     if (c->g->params[trigger].kind != BW_GRAPH_PARAM_TRIGGER) return BW_ERR_INVALID_ARGUMENT;
+    if (c->params[trigger] != value) c->gen++;
     c->params[trigger] = value;
     c->age[trigger] = 0.0;
     return BW_OK;
