@@ -1749,6 +1749,42 @@ static void additive_references_should_be_baked_against_each_kind(void)
     }
 }
 
+/* A blend state on an additive layer measures each leaf against its own
+ * clip's reference (per blend node), or all against one named pose. 1D
+ * blend of IDLE (t (τ, 0, 0)) and ADDC (t (2τ, 5, 0)) at speed 0.5:
+ * weights 0.5 / 0.5, both 1 s, so after 0.5 s both at τ 0.5: mean t
+ * (0.75, 2.5, 0). Own references at 0: IDLE (0, 0, 0), ADDC (0, 5, 0),
+ * mean (0, 2.5, 0): Δt (0.75, 0, 0), one reference mix per evaluation
+ * (two baked poses). "rest" (t 0): Δt (0.75, 2.5, 0), the one baked pose,
+ * no mix. Over the rest pose (no other layer). */
+static void a_blend_state_should_measure_each_leaf_against_its_reference(void)
+{
+    const int children[2] = {0, 1};
+    const float thresholds[2] = {0.0f, 1.0f};
+    bw_blend_node nodes[3] = {bw_blend_clip_node(IDLE, 0.0f), bw_blend_clip_node(ADDC, 0.0f),
+                              bw_blend_1d_node(children, thresholds, 2, 0, false)};
+    bw_blend_tree *tree = tree_of(nodes, 3, 2, 1);
+    for (int k = 0; k < 2; k++) {
+        bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0.5f, 0}};
+        bw_graph_state_desc states[1] = {{.name = "mix", .blend = tree}};
+        if (k == 1) states[0].reference.kind = BW_GRAPH_REF_REST;
+        bw_graph_layer_desc layers[1] = {layer("add", "mix", states, 1, NULL, 0)};
+        layers[0].mode = BW_GRAPH_ADDITIVE;
+        bw_graph_desc d = graph_desc(layers, 1, params, 1);
+        bw_graph *g = compile(&d);
+        bw_graph_cursor *c = cursor_for(g, NULL);
+        bw_pose out = new_pose();
+        long long before = bw_graph_cursor_counters_of(c).reference_mixes;
+        bw_graph_cursor_update(c, 0.5f);
+        CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+        CHECK_NEAR(out.joints[ROOT].t[0], 0.75f, 1e-5);
+        CHECK_NEAR(out.joints[ROOT].t[1], k == 0 ? 0.0f : 2.5f, 1e-5);
+        CHECK(bw_graph_cursor_counters_of(c).reference_mixes - before == (k == 0 ? 1 : 0));
+        teardown(c, g, &out);
+    }
+    bw_blend_tree_destroy(tree);
+}
+
 /* A reference is refused where it cannot apply: on an override layer's
  * state, naming a clip out of range, at a negative or NaN time; every
  * problem at once. */
@@ -1955,6 +1991,7 @@ int main(void)
     RUN(additive_layers_should_add_the_delta_from_the_reference);
     RUN(additive_references_should_be_baked_against_each_kind);
     RUN(references_should_be_checked_at_compile);
+    RUN(a_blend_state_should_measure_each_leaf_against_its_reference);
     RUN(an_additive_fade_should_mix_references_only_while_it_runs);
     RUN(a_blend_tree_should_be_evaluated_once_per_update);
     RUN(refreshed_clips_should_keep_normalized_progress);
