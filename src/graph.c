@@ -732,8 +732,8 @@ bw_result bw_graph_refresh_clips(bw_graph *g, const bw_clip *const *clips, int c
     /* The new lengths, then every blend tree rebuilt with them; nothing
      * changes unless every tree could be rebuilt. */
     float *old = (float *)bw_alloc(&g->alloc, (size_t)(clip_count > 0 ? clip_count : 1) * sizeof *old);
-    bw_blend_tree **trees = (bw_blend_tree **)bw_alloc_zeroed(&g->alloc, (size_t)(g->state_count > 0 ? g->state_count : 1) *
-                                                                             sizeof *trees);
+    bw_blend_tree **trees =
+        (bw_blend_tree **)bw_alloc_zeroed(&g->alloc, (size_t)(g->state_count > 0 ? g->state_count : 1) * sizeof *trees);
     bool ok = old && trees;
     int max_leaves = g->max_leaves, max_scratch = g->max_tree_scratch;
     for (int i = 0; ok && i < clip_count; i++) {

@@ -67,7 +67,7 @@ typedef struct layer_rt {
     bw_blend_leaf *leaves[SLOTS];
     int leaf_n[SLOTS], leaf_state[SLOTS];
     unsigned leaf_gen[SLOTS];
-    moved moved[2];            /* the last update's advances (root motion) */
+    moved moved[2]; /* the last update's advances (root motion) */
     int moved_count;
     step cur_step, src_step; /* this update's advances (states cur_state, src_state; -1 none) */
     int cur_state, src_state;
@@ -920,7 +920,6 @@ int bw_graph_cursor_event_count(const bw_graph_cursor *c) { return c ? c->event_
 int bw_graph_cursor_dropped_events(const bw_graph_cursor *c) { return c ? c->dropped : 0; }
 
 /* ---- creation ---- */
-
 
 /* Resolve mask `m` on the rig into weights[joint_count] (SPEC §7):
  * an entry sets its joint and, if it propagates, the descendants without

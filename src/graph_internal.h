@@ -22,10 +22,10 @@ typedef struct g_clip {
 
 typedef struct g_marker {
     const char *name;
-    float time;    /* as authored, seconds (the clip's time order) */
-    float wrapped; /* time taken modulo the clip length, in [0, length) */
-    int name_id;   /* equal for equal names across the graph's clips */
-    int loop_occ;  /* how many markers of its clip with the same name come before it in loop order */
+    float time;     /* as authored, seconds (the clip's time order) */
+    float wrapped;  /* time taken modulo the clip length, in [0, length) */
+    int name_id;    /* equal for equal names across the graph's clips */
+    int loop_occ;   /* how many markers of its clip with the same name come before it in loop order */
     int name_count; /* how many markers of its clip have its name */
 } g_marker;
 
@@ -104,8 +104,8 @@ struct bw_graph {
     size_t size;        /* of the one block */
     int param_count, clip_count, marker_count, mask_count, mask_entry_count, layer_count, state_count, transition_count,
         condition_count;
-    int max_states;                                        /* largest state_count of a layer */
-    bool has_sync;                                         /* some state is in a sync group */
+    int max_states;       /* largest state_count of a layer */
+    bool has_sync;        /* some state is in a sync group */
     int max_leaves;       /* most leaves one state plays (>= 1) */
     int max_tree_scratch; /* floats of scratch the largest tree evaluation needs */
     g_param *params;
