@@ -168,6 +168,8 @@ static void lint_clip_bindings(lint *l)
             const bw_graph_state_desc *st = &L->states[s];
             if (st->blend) scan_tree(st->blend, NULL, 0, played, n);
             else if (st->clip >= 0 && st->clip < n) played[st->clip] = true;
+            const bw_graph_reference_desc *ref = &st->reference; /* a reference clip is sampled too */
+            if (ref->kind == BW_GRAPH_REF_CLIP && ref->clip >= 0 && ref->clip < n) played[ref->clip] = true;
         }
     }
     char where[32];

@@ -539,6 +539,23 @@ static void mask_joints_and_clips_are_checked_against_the_rig(void)
     dump(&f);
 }
 
+/* A clip only an additive state's reference names is sampled too, so an
+ * unbound one is reported: "idle" (LOOPC, on an additive layer) measures
+ * against ELSEWHERE at 0, and nothing plays ELSEWHERE. */
+static void a_reference_clip_is_checked_against_the_rig(void)
+{
+    bw_graph_state_desc states[1] = {clean_states[0]};
+    states[0].reference = (bw_graph_reference_desc){BW_GRAPH_REF_CLIP, ELSEWHERE, 0.0f};
+    bw_graph_layer_desc layers[1] = {layer_of("add", "idle", states, 1, NULL, 0)};
+    layers[0].mode = BW_GRAPH_ADDITIVE;
+    bw_graph_desc d = desc_of(layers, 1, NULL, 0);
+    findings f;
+    CHECK_INT(lint(&d, rig, &f), BW_OK);
+    CHECK_INT(f.count, 1);
+    expect(&f, BW_GRAPH_LINT_CLIP_UNBOUND, "clips[2]", NULL);
+    dump(&f);
+}
+
 /* ---- allocation ---- */
 
 static void allocation_failure_is_reported_and_leaks_nothing(void)
@@ -582,6 +599,7 @@ int main(void)
     RUN(null_desc_is_an_invalid_argument);
     RUN(compile_errors_are_forwarded_and_the_other_checks_still_run);
     RUN(bad_references_are_compile_errors);
+    RUN(a_reference_clip_is_checked_against_the_rig);
     RUN(unreachable_states_are_found_over_any_state_edges_too);
     RUN(a_transition_behind_an_always_true_one_is_shadowed);
     RUN(an_always_true_any_state_transition_shadows_other_states_transitions);
