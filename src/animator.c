@@ -87,6 +87,9 @@ struct bw_animator {
     bw_root_delta root;
     bw_graph_cursor *cursor;
     const bw_graph *graph;
+    bw_binding **graph_bindings; /* graph_binding_count, one per graph clip (the animator's
+                                    bindings, remapped); NULL: the graph uses a->bindings */
+    int graph_binding_count;
     /* gesture */
     int gesture_count;
     int *gesture_clip;
@@ -306,6 +309,66 @@ static bw_result build_locomotion(bw_animator *a, const bw_animator_desc *desc, 
             goto oom;                                                                      \
     } while (0);
 
+/* The graph's clip list against the animator's: `map` NULL means the same
+ * list; else one index into the animator's clips per graph clip. */
+static void check_graph_clips(const bw_graph *graph, const int *map, int clip_count, const char *prefix,
+                              bw_graph_report *rep)
+{
+    int n = bw_graph_clip_count(graph);
+    char where[64];
+    if (!map) {
+        if (n != clip_count) {
+            snprintf(where, sizeof where, "%sgraph", prefix);
+            bw_graph_problem(rep, BW_ERR_INVALID_ARGUMENT, where,
+                             "the graph has %d clips, the animator %d (give graph_clips, or the graph's clip "
+                             "list must be the animator's clips)",
+                             n, clip_count);
+        }
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        if (!clip_index_ok(map[i], clip_count)) {
+            snprintf(where, sizeof where, "%sgraph_clips[%d]", prefix, i);
+            bw_graph_problem(rep, BW_ERR_RANGE, where, "clip %d is not in [0, %d)", map[i], clip_count);
+        }
+}
+
+/* A cursor of `graph` over the animator's bindings (remapped through `map`
+ * into a new array *out_bindings, NULL when map is NULL). Checks the clip
+ * lists first; on failure nothing is kept and the problem is reported. */
+static bw_result make_graph_cursor(bw_animator *a, const bw_graph *graph, const int *map, const char *where,
+                                   bw_graph_report *rep, bw_graph_cursor **out_cursor, bw_binding ***out_bindings)
+{
+    *out_cursor = NULL;
+    *out_bindings = NULL;
+    int before = rep->count;
+    check_graph_clips(graph, map, a->clip_count, "", rep);
+    if (rep->count != before) return rep->first;
+    bw_result r;
+    int n = bw_graph_clip_count(graph);
+    bw_binding **bindings = a->bindings;
+    if (map) {
+        bindings = n > 0 ? bw_alloc_zeroed(&a->alloc, (size_t)n * sizeof *bindings) : NULL;
+        if (n > 0 && !bindings) return REPORT(rep, BW_ERR_OUT_OF_MEMORY, where, "out of memory");
+        for (int i = 0; i < n; i++) bindings[i] = a->bindings[map[i]];
+    }
+    bw_graph_cursor_desc cd = {0};
+    cd.rig = a->rig;
+    cd.bindings = (const bw_binding *const *)bindings;
+    cd.binding_count = n;
+    cd.allocator = a->alloc;
+    bw_error gerr[1];
+    bw_graph_errors ge = {gerr, 1, 0};
+    r = bw_graph_cursor_create(graph, &cd, out_cursor, &ge);
+    if (r != BW_OK) {
+        if (map) bw_free(&a->alloc, bindings, (size_t)n * sizeof *bindings);
+        *out_cursor = NULL;
+        return REPORT(rep, r, where, "%s", ge.count ? gerr[0].message : bw_result_name(r));
+    }
+    if (map) *out_bindings = bindings;
+    return BW_OK;
+}
+
 bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw_animator_errors *errors)
 {
     bw_graph_report rep;
@@ -352,10 +415,7 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
                        desc->clip_count);
             }
     }
-    if (desc->graph && bw_graph_clip_count(desc->graph) != desc->clip_count)
-        bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, "desc.graph",
-               "the graph has %d clips, the animator %d (the graph's clip list must be desc.clips)",
-               bw_graph_clip_count(desc->graph), desc->clip_count);
+    if (desc->graph) check_graph_clips(desc->graph, desc->graph_clips, desc->clip_count, "desc.", &rep);
     const bw_blink_desc *bl = &desc->blink;
     float bmin = bl->interval_min > 0.0f ? bl->interval_min : 2.0f;
     float bmax = bl->interval_max > 0.0f ? bl->interval_max : (bl->interval_min > 6.0f ? bl->interval_min : 6.0f);
@@ -446,20 +506,11 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
         }
     }
     if (desc->graph) {
-        bw_graph_cursor_desc cd = {0};
-        cd.rig = a->rig;
-        cd.bindings = (const bw_binding *const *)a->bindings;
-        cd.binding_count = a->clip_count;
-        cd.allocator = a->alloc;
-        bw_graph_errors ge = {0};
-        bw_error gerr[1];
-        ge.errors = gerr;
-        ge.capacity = 1;
-        bw_result r = bw_graph_cursor_create(desc->graph, &cd, &a->cursor, &ge);
-        if (r != BW_OK) {
-            bw_graph_problem(&rep, r, "desc.graph", "%s", ge.count ? gerr[0].message : bw_result_name(r));
+        if (make_graph_cursor(a, desc->graph, desc->graph_clips, "desc.graph", &rep, &a->cursor, &a->graph_bindings) !=
+            BW_OK)
             goto fail;
-        }
+        a->graph = desc->graph;
+        a->graph_binding_count = desc->graph_clips ? bw_graph_clip_count(desc->graph) : 0;
     }
     a->next_blink = bw_animator_blink_interval(&a->rng, a->blink_min, a->blink_max);
     *out = a;
@@ -477,6 +528,7 @@ void bw_animator_destroy(bw_animator *a)
 {
     if (!a) return;
     bw_graph_cursor_destroy(a->cursor);
+    bw_free(&a->alloc, a->graph_bindings, (size_t)a->graph_binding_count * sizeof *a->graph_bindings);
     bw_mixer_destroy(a->mixer);
     bw_blend_tree_state_destroy(a->loco_state);
     bw_blend_tree_destroy(a->loco_tree);
@@ -502,6 +554,40 @@ int bw_animator_find_clip(const bw_animator *a, const char *name)
 int bw_animator_clip_count(const bw_animator *a) { return a ? a->clip_count : 0; }
 int bw_animator_expression_dim(const bw_animator *a) { return a ? a->dim : 0; }
 const bw_graph_cursor *bw_animator_cursor(const bw_animator *a) { return a ? a->cursor : NULL; }
+const bw_graph *bw_animator_graph(const bw_animator *a) { return a ? a->graph : NULL; }
+
+bw_result bw_animator_set_graph(bw_animator *a, const bw_graph *graph, const int *graph_clips, float fade,
+                                bw_animator_errors *errors)
+{
+    bw_graph_report rep;
+    bw_graph_report_begin(&rep, errors);
+    if (!a) return REPORT(&rep, BW_ERR_INVALID_ARGUMENT, "animator", "is NULL");
+    if (!isfinite(fade) || fade < 0.0f)
+        return REPORT(&rep, BW_ERR_INVALID_ARGUMENT, "fade", "must be finite and >= 0");
+    bw_graph_cursor *cursor = NULL;
+    bw_binding **bindings = NULL;
+    if (graph) {
+        bw_result r = make_graph_cursor(a, graph, graph_clips, "graph", &rep, &cursor, &bindings);
+        if (r != BW_OK) return r;
+        if (a->cursor) {
+            r = bw_graph_cursor_carry_over(cursor, a->cursor, fade);
+            if (r != BW_OK) {
+                bw_graph_cursor_destroy(cursor);
+                bw_free(&a->alloc, bindings, graph_clips ? (size_t)bw_graph_clip_count(graph) * sizeof *bindings : 0);
+                return REPORT(&rep, r, "graph", "the character cannot be carried over (%s)", bw_result_name(r));
+            }
+        }
+    }
+    bw_graph_cursor_destroy(a->cursor);
+    bw_free(&a->alloc, a->graph_bindings, (size_t)a->graph_binding_count * sizeof *a->graph_bindings);
+    a->cursor = cursor;
+    a->graph = graph;
+    a->graph_bindings = bindings;
+    a->graph_binding_count = graph && graph_clips ? bw_graph_clip_count(graph) : 0;
+    /* the last update's graph events name strings of the old graph */
+    a->event_count = 0;
+    return BW_OK;
+}
 
 /* ---- validation ---- */
 
