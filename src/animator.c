@@ -44,14 +44,11 @@ int bw_arkit52_find(const char *name)
     return -1;
 }
 
-/* One ARKit channel of a face clip: points into the clip. */
+/* One ARKit channel of a face clip. */
 typedef struct face_track {
     int arkit;
-    const float *times;
-    const float *values;
-    int key_count;
-    int stride; /* floats per key (3 for CUBICSPLINE: value in the middle) */
-    int offset;
+    int track;         /* the FLOAT track's index in its clip (bw_sample_track) */
+    float first, last; /* its first and last key times */
 } face_track;
 
 typedef struct gesture_slot {
@@ -217,15 +214,7 @@ static bw_result collect_face_tracks(bw_animator *a, bool store)
             if (bw_clip_track(clip, t, &d) != BW_OK || d.channel != BW_CHANNEL_FLOAT || d.key_count < 1) continue;
             int k = bw_arkit52_find(d.joint);
             if (k < 0) continue;
-            if (store) {
-                face_track *ft = &a->tracks[n];
-                ft->arkit = k;
-                ft->times = d.times;
-                ft->values = d.values;
-                ft->key_count = d.key_count;
-                ft->stride = d.interp == BW_INTERP_CUBICSPLINE ? 3 : 1;
-                ft->offset = d.interp == BW_INTERP_CUBICSPLINE ? 1 : 0;
-            }
+            if (store) a->tracks[n] = (face_track){k, t, d.times[0], d.times[d.key_count - 1]};
             n++;
         }
     }
@@ -855,8 +844,7 @@ static void body_layer(bw_animator *a, float dt, const bw_character_state *fresh
     bw_root_delta zero = {0};
     a->root = zero;
     a->play_count = 0;
-    bw_pose_set_rest(&a->pose, a->rig);
-    if (a->cursor) {
+    if (a->cursor) { /* evaluates over the rig's current values: the whole pose */
         if (fresh) {
             for (int i = 0; i < fresh->param_count; i++)
                 bw_graph_cursor_set_param(a->cursor, fresh->params[i].index, fresh->params[i].value);
@@ -867,6 +855,7 @@ static void body_layer(bw_animator *a, float dt, const bw_character_state *fresh
         if (a->joint_count > 0) bw_graph_cursor_root_motion(a->cursor, &a->rm_cfg, &a->root);
         bw_graph_cursor_drain(a->cursor, graph_event, a);
     } else {
+        bw_pose_set_rest(&a->pose, a->rig); /* the mix's base: the clips cover only some joints */
         int n = 0;
         if (a->use_clips) {
             for (int i = 0; i < a->clip_count; i++) {
@@ -911,25 +900,22 @@ static void body_layer(bw_animator *a, float dt, const bw_character_state *fresh
 
 /* ---- face ---- */
 
-/* Value of a face track at time tau in [0, len), looping across the boundary. */
-static float face_value(const face_track *ft, float tau, float len, bool loop)
+/* Value of a face track at time tau in [0, len]: the core sampler
+ * (sample.h) between its first and last keys (and past them on a clip that
+ * does not loop); on a looping clip, from the last key's value linearly
+ * round to the first key's across the loop boundary. */
+static float face_value(const bw_clip *clip, const face_track *ft, float tau, float len, bool loop)
 {
-    const float *t = ft->times;
-    int n = ft->key_count;
-#define V(i) ft->values[(i) * ft->stride + ft->offset]
-    if (n == 1) return V(0);
-    if (tau >= t[0] && tau <= t[n - 1]) {
-        int k = 1;
-        while (k < n - 1 && t[k] < tau) k++;
-        float u = (tau - t[k - 1]) / (t[k] - t[k - 1]);
-        return V(k - 1) + u * (V(k) - V(k - 1));
+    float v = 0.0f, gap = ft->first + len - ft->last; /* from the last key round to the first */
+    if (!loop || !(gap > 1e-6f) || (tau >= ft->first && tau <= ft->last)) {
+        bw_sample_track(clip, ft->track, tau, &v);
+        return v;
     }
-    float gap = t[0] + len - t[n - 1]; /* from the last key round to the first */
-    if (!loop || !(gap > 1e-6f)) return tau < t[0] ? V(0) : V(n - 1);
-    float since = tau > t[n - 1] ? tau - t[n - 1] : tau + len - t[n - 1];
-    float u = since / gap;
-    return V(n - 1) + u * (V(0) - V(n - 1));
-#undef V
+    float from = 0.0f, to = 0.0f;
+    bw_sample_track(clip, ft->track, ft->last, &from);
+    bw_sample_track(clip, ft->track, ft->first, &to);
+    float since = tau > ft->last ? tau - ft->last : tau + len - ft->last;
+    return from + since / gap * (to - from);
 }
 
 static void face_layer(bw_animator *a, float dt)
@@ -948,7 +934,7 @@ static void face_layer(bw_animator *a, float dt)
             float w = a->use_face ? a->face_w[f] : 0.0f;
             if (!(w > 0.0f)) continue;
             for (int k = a->face_first[f]; k < a->face_first[f + 1]; k++)
-                a->arkit[a->tracks[k].arkit] += w * face_value(&a->tracks[k], (float)tau, len, loop);
+                a->arkit[a->tracks[k].arkit] += w * face_value(c, &a->tracks[k], (float)tau, len, loop);
         }
         for (int i = 0; i < BW_ARKIT52_COUNT; i++) a->arkit[i] = bw_clamp01(a->arkit[i]);
     }
