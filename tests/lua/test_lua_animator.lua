@@ -237,6 +237,31 @@ test("a graph driven by params and fire: state and weights after each update", f
   near(spine_x(a), 2 * 0.125 / 0.6, 1e-5, "jump plays run")
 end)
 
+-- Predicates (Lua) in the graph run on the thread that updates: first a
+-- coroutine, collected afterwards, then the main thread, which must not
+-- find the dead coroutine (ASan would).
+test("graph predicates run on the updating thread, coroutines included", function()
+  local seen = {}
+  local function note(ok) seen[#seen + 1] = coroutine.running(); return ok end
+  local g = assert(bw.graph({ params = { speed = 0 }, layers = { { name = "base", entry = "idle",
+    states = { idle = { clip = "idle" }, move = { clip = "stride" } },
+    transitions = {
+      { from = "idle", to = "move", duration = 0, when = { function(p) return note(p.speed > 0.5) end } },
+      { from = "move", to = "idle", duration = 0, when = { function(p) return note(p.speed < 0.5) end } },
+    } } } }, graph_clips))
+  local a = graph_animator(g)
+  local co = coroutine.create(function() a:update(0.125, { params = { speed = 1 } }) end)
+  assert(coroutine.resume(co))
+  eq(a:status().state, "move", "the predicate held")
+  check(seen[1] == co, "it ran in the coroutine")
+  co = nil
+  collectgarbage("collect")
+  a:update(0.125, { params = { speed = 0 } })
+  eq(a:status().state, "idle", "the main thread's update ran move -> idle")
+  local main = coroutine.running()
+  check(seen[#seen] == main, "and its predicate ran on the main thread")
+end)
+
 test("set_graph carries the character over; refusals change nothing", function()
   local a = graph_animator(assert(bw.graph(graph_desc("move"), graph_clips)))
   walk_in(a)
