@@ -194,6 +194,7 @@ static const char *const desc_fields[] = {"rig", "clips", "expression_space", "l
                                           "gestures", "face", "blink", NULL};
 static const char *const head_fields[] = {"chain", "weights", "yaw_limit", "pitch_limit", "eye_yaw_limit",
                                           "eye_pitch_limit", "disabled", NULL};
+static const char *const loco_fields[] = {"clip", "speed", NULL};
 static const char *const blink_fields[] = {"seed", "interval_min", "interval_max", "duration", "disabled", NULL};
 static const char *const space_fields[] = {"kind", "dim", "map", NULL};
 static const char *const state_fields[] = {"velocity", "position", "yaw", "clips", "face", "look_at",
@@ -606,6 +607,10 @@ static int l_animator(lua_State *L)
         if (m > 64) return fail(L, "locomotion: more than 64 entries");
         for (int k = 1; k <= m; k++) {
             if (lua_rawgeti(L, 6, k) != LUA_TTABLE) return fail(L, "locomotion[%d] must be { clip =, speed = }", k);
+            if (!bw_lua_check_fields_hint(L, -1, loco_fields, why, sizeof why)) return fail(L, "locomotion[%d]: %s", k, why);
+            if (bw_lua_raw_field(L, -1, "speed") == LUA_TNIL)
+                return fail(L, "locomotion[%d].speed is required (the m/s the clip was authored at)", k);
+            lua_pop(L, 1);
             bw_lua_raw_field(L, -1, "clip");
             const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
             int c = name ? clip_index(L, 5, name) : -1;
