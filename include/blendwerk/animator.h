@@ -9,8 +9,9 @@
  * through the desc's allocator. After that, bw_animator_update and the
  * output queries allocate nothing, compare no strings and resolve no
  * names. The rig, the clips and the graph are borrowed and must outlive
- * the animator (the rig's topology must not change under it). One animator
- * belongs to one thread at a time.
+ * the animator (a graph: until bw_animator_set_graph replaces it; the
+ * rig's topology must not change under it). One animator belongs to one
+ * thread at a time.
  *
  * One update, bw_animator_update(a, dt, state, camera):
  * 0. The state is validated (bw_character_state_validate). A bad state is
@@ -20,8 +21,11 @@
  *    - a graph (desc.graph): state params and triggers are applied, the
  *      cursor updates by dt and evaluates over the rig's current values;
  *    - else explicit clip weights (state.clip_weights, one per clip): each
- *      clip with weight > 0 plays at rate 1 on its own clock (looping clips
- *      wrap), mixed per SPEC §5 over the rig's current values;
+ *      clip with weight > 0 plays at rate 1 on its own playback track
+ *      (play.h's time rules: looping clips wrap, others hold their end; a
+ *      clip without weight holds its time; at most
+ *      BW_TRACK_SET_MAX_CAPACITY clips ever get a track, later ones are
+ *      ignored), mixed per SPEC §5 over the rest pose;
  *    - else the locomotion blend: the planar speed |(vx, vz)| (vy ignored)
  *      drives a compiled 1D blend tree with rate scaling (blendtree.h): the
  *      two entries bracketing the speed crossfade linearly at one
@@ -170,7 +174,11 @@ typedef struct bw_animator_desc {
     int gesture_clip_count;
     bool gesture_reference_rest; /* false (default): bake against each clip's pose at time 0;
                                     true: against the rig's rest pose */
-    const bw_graph *graph;    /* optional; its clip list must be `clips` (same count and order) */
+    const bw_graph *graph;    /* optional (borrowed); which clip each graph clip plays: */
+    const int *graph_clips;   /* NULL: the graph's clip list is `clips` (same count and
+                                 order); else bw_graph_clip_count(graph) indices into
+                                 `clips`: graph clip i plays clips[graph_clips[i]] (e.g. a
+                                 graph built from names, resolved by the caller) */
     const char *root_joint;   /* root-motion joint by name; NULL = joint 0 */
     int event_capacity;       /* events kept per update; 0 = 64 */
     bw_allocator allocator;   /* by value; fn NULL = malloc */
@@ -196,6 +204,29 @@ BW_API int bw_animator_find_clip(const bw_animator *animator, const char *name);
 BW_API int bw_animator_clip_count(const bw_animator *animator);
 BW_API int bw_animator_expression_dim(const bw_animator *animator);
 BW_API const bw_graph_cursor *bw_animator_cursor(const bw_animator *animator); /* NULL without a graph */
+BW_API const bw_graph *bw_animator_graph(const bw_animator *animator);        /* NULL without a graph */
+
+/* Hot reload (SPEC §10, §11): replace the animator's graph between two
+ * updates, keeping the character's state. A new cursor is made on `graph`
+ * (graph_clips as in the desc: NULL, or bw_graph_clip_count(graph) clip
+ * indices) over the animator's own bindings, and takes over the old cursor
+ * with bw_graph_cursor_carry_over(new, old, fade): parameters by name and
+ * kind, per layer the current state by name with its progress (a removed
+ * or renamed state restarts its layer at the entry), layer weights, and
+ * every carried layer fades over `fade` seconds from the old pose. Without
+ * a previous graph the new one starts fresh at its entries (the body base
+ * switches to the graph); graph NULL removes the graph (the base goes back
+ * to explicit clips or locomotion). The old graph is no longer used once
+ * this returns: the caller may destroy it. Allocates (the new cursor): call
+ * it at reload, not per frame; the updates after it allocate nothing.
+ * Problems go to `errors` (may be NULL) with `where` "graph" or
+ * "graph_clips[i]": BW_ERR_INVALID_ARGUMENT (NULL animator, a negative or
+ * non-finite fade, a graph whose clip count is not the animator's and no
+ * graph_clips), BW_ERR_RANGE (a graph_clips index out of range), or the
+ * cursor's error (a missing binding, BW_ERR_OUT_OF_MEMORY). On any error
+ * the animator is unchanged (the old graph keeps running). */
+BW_API bw_result bw_animator_set_graph(bw_animator *animator, const bw_graph *graph, const int *graph_clips,
+                                       float fade, bw_animator_errors *errors);
 
 /* ---- the character state ---- */
 
@@ -249,6 +280,8 @@ BW_API bw_result bw_character_state_validate(const bw_character_state *state, co
  * clip base (largest weight, the first on a tie) reports the markers its
  * step crossed, old endpoint excluded and new included, following loop
  * wraps (at most 4 cycles per update), in reverse order for reverse play.
+ * An explicit clip's markers are its playback track's (play.h), so its
+ * first moving update includes its start time.
  *
  * One update (see the top of this file). dt < 0 or non-finite counts as 0.
  * camera: NULL or a world position (3 floats), the look target when the
