@@ -85,8 +85,7 @@ static bool on_open(void *user, const char *path, char *why, size_t why_size)
 static int load_protected(lua_State *L)
 {
     const bw_graph_reload *r = (const bw_graph_reload *)lua_touserdata(L, 3);
-    bw_lua_run_source_file(L, "watch", lua_tostring(L, 1), lua_tostring(L, 2));
-    return bw_lua_graph_build(L, lua_gettop(L), lua_tostring(L, 2), 0, r->clips, r->clip_count);
+    return bw_lua_graph_load_file(L, "watch", lua_tostring(L, 1), lua_tostring(L, 2), r->clips, r->clip_count);
 }
 
 /* A new version, or NULL with the problems in r->error. */
