@@ -719,6 +719,77 @@ done:
     canvas_close(&c);
 }
 
+/* The mannequin on other rigs: the CMU BVH skeleton (inches, Z not up
+ * there: its own T-pose) and the Fox's glTF skeleton, each in its rest
+ * pose framed by a camera 2.5 figure-sizes away. Every lit pixel lies
+ * within the projected joints' box widened by the largest solid's reach
+ * (the head's top, 0.12 x size above the head joint; hand blocks 0.09 x
+ * size past the wrist; torso half-width 0.075 x size): 0.13 x size at the
+ * nearest joint's depth. */
+static void figures_of_other_rigs_should_stay_inside_their_joints(void)
+{
+    const char *files[] = {"cmu_01_01.bvh", "Fox.glb"};
+    canvas c = canvas_open();
+    demo_r3d *r = demo_r3d_create(40000);
+    CHECK(c.renderer && r);
+    for (size_t i = 0; c.renderer && r && i < sizeof files / sizeof files[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", BW_ASSET_DIR, files[i]);
+        if (access(path, R_OK) != 0) continue;
+        bw_asset *asset = NULL;
+        bw_error err = {0};
+        CHECK_INT(bw_asset_load_file(path, NULL, &asset, &err), BW_OK);
+        if (!asset) continue;
+        float(*model)[4][4] = rest_model(asset->rig);
+        int n = bw_rig_joint_count(asset->rig);
+        float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
+        for (int j = 0; j < n; j++)
+            for (int k = 0; k < 3; k++) {
+                lo[k] = fminf(lo[k], model[j][3][k]);
+                hi[k] = fmaxf(hi[k], model[j][3][k]);
+            }
+        float size = 0;
+        for (int k = 0; k < 3; k++) size = fmaxf(size, hi[k] - lo[k]);
+        float centre[3] = {0.5f * (lo[0] + hi[0]), 0.5f * (lo[1] + hi[1]), 0.5f * (lo[2] + hi[2])};
+        demo_camera cam = {.eye = {centre[0] + 1.2f * size, centre[1] + 0.8f * size, centre[2] + 2.0f * size},
+                           .target = {centre[0], centre[1], centre[2]}, .width = W, .height = H};
+        canvas_clear(&c);
+        demo_r3d_begin(r, &cam);
+        demo_figure fig = {.rig = asset->rig, .model = (const float(*)[4][4])model};
+        int drawn;
+        demo_r3d_figure(r, &fig);
+        drawn = demo_r3d_end(r, c.renderer);
+        char name[64];
+        snprintf(name, sizeof name, "rig_%zu", i);
+        dump(&c, name);
+        CHECK(drawn > 12);
+        float plo[2] = {1e9f, 1e9f}, phi[2] = {-1e9f, -1e9f}, near = 1e30f;
+        for (int j = 0; j < n; j++) {
+            float px[2], d;
+            CHECK(demo_camera_project(&cam, model[j][3], px, &d));
+            near = fminf(near, d);
+            for (int k = 0; k < 2; k++) {
+                plo[k] = fminf(plo[k], px[k]);
+                phi[k] = fmaxf(phi[k], px[k]);
+            }
+        }
+        float f = 0.5f * H / tanf(0.4f), margin = f * 0.13f * size / (near - 0.13f * size);
+        int inside = 0, outside = 0;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                if (pixel(&c, x, y) == 0) continue;
+                if (x < plo[0] - margin || x > phi[0] + margin || y < plo[1] - margin || y > phi[1] + margin) outside++;
+                else inside++;
+            }
+        CHECK_INT(outside, 0);
+        CHECK(inside > 300);
+        free(model);
+        bw_asset_destroy(asset);
+    }
+    demo_r3d_destroy(r);
+    canvas_close(&c);
+}
+
 /* The glTF models of the shared assets, drawn skinned in a clip's pose.
  * Fox's scale comes from its POSITION accessor (y from -0.121745 to
  * 78.907188: 79.028933 units, scaled to 1.8 m); CesiumMan is 1.50655 m
@@ -856,6 +927,7 @@ int main(void)
     RUN(frames_should_not_allocate_after_the_first);
     RUN(overflow_should_drop_and_count);
     RUN(face_should_follow_blink_and_jaw);
+    RUN(figures_of_other_rigs_should_stay_inside_their_joints);
     RUN(models_should_draw_inside_their_vertices);
     SDL_Quit();
     return check_summary();
