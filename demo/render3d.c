@@ -81,6 +81,7 @@ struct demo_r3d {
     unsigned char main_child[KIND_CAP]; /* 1: the child continues its parent's chain */
     unsigned char has_child[KIND_CAP];
     int head, eye_l, eye_r;
+    int hip_a, hip_b; /* two thighs of one parent: a pelvis is drawn between them */
     float size; /* the figure's height from its rest pose (model units) */
     float rest_model[KIND_CAP][4][4]; /* scratch for that */
 
@@ -691,6 +692,7 @@ static void cache_rig(demo_r3d *r, const bw_rig *rig)
     r->rig_serial = bw_rig_serial(rig);
     r->joint_count = bw_rig_joint_count(rig);
     r->head = r->eye_l = r->eye_r = -1;
+    r->hip_a = r->hip_b = -1;
     r->size = 0.0f;
     int n = r->joint_count < KIND_CAP ? r->joint_count : KIND_CAP;
     memset(r->kind, K_GENERIC, sizeof r->kind);
@@ -705,6 +707,11 @@ static void cache_rig(demo_r3d *r, const bw_rig *rig)
         if (k == K_EYE && side == 2 && r->eye_r < 0) r->eye_r = i;
         int p = bw_rig_joint_parent(rig, i);
         if (p >= 0 && p < n) r->has_child[p] = 1;
+    }
+    for (int i = 0; i < n && r->hip_b < 0; i++) {
+        if (r->kind[i] != K_THIGH) continue;
+        if (r->hip_a < 0) r->hip_a = i;
+        else if (bw_rig_joint_parent(rig, i) == bw_rig_joint_parent(rig, r->hip_a)) r->hip_b = i;
     }
     /* size: the rest pose's vertical extent, or its largest extent for a
      * rig lying down (a Z-up skeleton); from the rest pose so bones keep
@@ -953,6 +960,19 @@ void demo_r3d_figure(demo_r3d *r, const demo_figure *fig)
             v3_add_scaled(b, dir, ext_len, end);
             joint_axis(&pl, model, i, 0, side);
             tapered_box(r, b, end, side, w * size, dd * size, w * size * 0.8f, dd * size * 0.8f, col);
+        }
+    }
+    if (r->hip_b >= 0) { /* the pelvis: a block across the hip joints */
+        float a[3], b[3], up[3];
+        joint_world(&pl, model, r->hip_a, a);
+        joint_world(&pl, model, r->hip_b, b);
+        joint_axis(&pl, model, bw_rig_joint_parent(fig->rig, r->hip_a), 1, up);
+        float w = 0.05f * size, d = 0.045f * size, dir[3];
+        v3_sub(b, a, dir);
+        if (v3_norm(dir)) { /* a little past each hip joint */
+            v3_add_scaled(a, dir, -0.03f * size, a);
+            v3_add_scaled(b, dir, 0.03f * size, b);
+            tapered_box(r, a, b, up, w, d, w, d, col);
         }
     }
     if (r->head >= 0 && r->head < n) draw_head(r, fig, &pl, col);
