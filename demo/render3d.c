@@ -18,6 +18,7 @@
 #include "render3d.h"
 
 #define NEAR_PLANE 0.05f
+#define GUARD_PX 1.0e6f
 #define DEFAULT_FOV 0.8f
 /* Joints whose roles are looked up by name, per rig; joints past this
  * many are drawn as generic bones. */
@@ -252,6 +253,9 @@ static void push_screen(demo_r3d *r, const float px[3][2], const SDL_Color col[3
     float minx = fminf(px[0][0], fminf(px[1][0], px[2][0])), maxx = fmaxf(px[0][0], fmaxf(px[1][0], px[2][0]));
     float miny = fminf(px[0][1], fminf(px[1][1], px[2][1])), maxy = fmaxf(px[0][1], fmaxf(px[1][1], px[2][1]));
     if (!(maxx >= 0.0f && minx <= (float)r->width && maxy >= 0.0f && miny <= (float)r->height)) return; /* off screen or NaN */
+    /* SDL's rasterizer works in fixed point: keep far-out corners (a huge
+     * world coordinate, a point grazing the near plane) out of its range */
+    if (minx < -GUARD_PX || miny < -GUARD_PX || maxx > GUARD_PX || maxy > GUARD_PX) return;
     if (r->count >= r->cap) {
         r->dropped++;
         return;

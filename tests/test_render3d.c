@@ -365,6 +365,13 @@ static void closed_meshes_should_show_only_their_front_faces(void)
     demo_r3d_begin(r, &cam);
     demo_r3d_mesh(r, &m);
     CHECK(demo_r3d_end(r, NULL) == 1);
+    /* a cube so big that its front face, 6 m ahead, spans the screen with
+     * corners f * 1e5 / 6 = 4.8 million pixels out, past the guard band
+     * kept for SDL's fixed-point rasterizer (1e6 px): dropped */
+    demo_mesh_draw huge = cube(0, 0, -1e5f, 1e5f - 1.0f, (demo_colour){200, 60, 60, 255});
+    demo_r3d_begin(r, &cam);
+    demo_r3d_mesh(r, &huge);
+    CHECK(demo_r3d_end(r, NULL) == 0);
     /* non-finite placement draws nothing */
     m.indices = cube_idx;
     m.position[1] = NAN;
