@@ -746,6 +746,7 @@ static void figures_of_other_rigs_should_stay_inside_their_joints(void)
     for (size_t i = 0; c.renderer && r && i < sizeof files / sizeof files[0]; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", BW_ASSET_DIR, files[i]);
+        CHECK(access(path, R_OK) == 0); /* main skips these tests when the folder is absent */
         if (access(path, R_OK) != 0) continue;
         bw_asset *asset = NULL;
         bw_error err = {0};
@@ -818,6 +819,7 @@ static void models_should_draw_inside_their_vertices(void)
     for (size_t i = 0; c.renderer && r && i < sizeof cases / sizeof cases[0]; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", BW_ASSET_DIR, cases[i].file);
+        CHECK(access(path, R_OK) == 0); /* main skips these tests when the folder is absent */
         if (access(path, R_OK) != 0) continue;
         demo_model *m = NULL;
         bw_error err = {0};
@@ -938,6 +940,12 @@ int main(void)
     RUN(frames_should_not_allocate_after_the_first);
     RUN(overflow_should_drop_and_count);
     RUN(face_should_follow_blink_and_jaw);
+    if (access(BW_ASSET_DIR "/Fox.glb", R_OK) != 0) {
+        /* the hand-written part ran: report its failures, else skip (77) */
+        if (check_tests_failed) return check_summary();
+        SDL_Quit();
+        SKIP_ALL("shared assets absent (the hand-written part passed)");
+    }
     RUN(figures_of_other_rigs_should_stay_inside_their_joints);
     RUN(models_should_draw_inside_their_vertices);
     SDL_Quit();
