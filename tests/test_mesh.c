@@ -392,20 +392,45 @@ static void malformed_meshes_should_be_refused_by_field(void)
         CHECK(mesh == NULL);
         bw_asset_destroy(asset);
     }
-    /* an integer accessor where floats belong, and floats where integers do */
-    tiny_opts o = defaults();
-    char *text = strdup(tiny_gltf(&o));
-    char *p = strstr(text, "\"JOINTS_0\": 2");
-    CHECK(p != NULL);
-    if (p) p[12] = '0'; /* JOINTS_0 -> the float POSITION accessor 0... which is VEC3 */
-    bw_asset *asset;
-    bw_mesh *mesh;
-    bw_error err = {0};
-    CHECK(load_tiny(text, NULL, &asset, &mesh, &err) != BW_OK);
-    CHECK_STR(err.where, "meshes[0].primitives[0].attributes.JOINTS_0");
-    CHECK(mesh == NULL);
-    bw_asset_destroy(asset);
-    free(text);
+    /* edits of the file's JSON: accessors of the wrong kind for their
+     * use, too few inverse bind matrices, a primitive that is not
+     * triangles */
+    struct {
+        const char *find, *put;
+        bw_result code;
+        const char *where, *says;
+    } edits[] = {
+        {"\"JOINTS_0\": 2", "\"JOINTS_0\": 4", BW_ERR_UNSUPPORTED, "meshes[0].primitives[0].attributes.JOINTS_0",
+         "not usable for indices"},
+        {"\"indices\": 5", "\"indices\": 0", BW_ERR_PARSE, "meshes[0].primitives[0].indices", "accessor 0"},
+        {"\"count\": 2, \"type\": \"MAT4\"", "\"count\": 1, \"type\": \"MAT4\"", BW_ERR_RANGE,
+         "skins[0].inverseBindMatrices", "1 matrices for 2 joints"},
+        {"{\"attributes\"", "{\"mode\": 1, \"attributes\"", BW_ERR_EMPTY, "meshes", "no triangle meshes"},
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        tiny_opts o = defaults();
+        const char *base = tiny_gltf(&o);
+        const char *at = strstr(base, edits[i].find);
+        CHECK(at != NULL);
+        if (!at) continue;
+        char *text = malloc(strlen(base) + strlen(edits[i].put) + 1);
+        size_t head = (size_t)(at - base);
+        memcpy(text, base, head);
+        strcpy(text + head, edits[i].put);
+        strcat(text, at + strlen(edits[i].find));
+        bw_asset *asset;
+        bw_mesh *mesh;
+        bw_error err = {0};
+        bw_result r = load_tiny(text, NULL, &asset, &mesh, &err);
+        if (r != edits[i].code || strcmp(err.where, edits[i].where))
+            fprintf(stderr, "edit %zu: %s at %s: %s\n", i, bw_result_name(r), err.where, err.message);
+        CHECK_INT(r, edits[i].code);
+        CHECK_STR(err.where, edits[i].where);
+        CHECK_CONTAINS(err.message, edits[i].says);
+        CHECK(mesh == NULL);
+        bw_asset_destroy(asset);
+        free(text);
+    }
 }
 
 static void refuse_every_allocation_in_turn(const char *text);
