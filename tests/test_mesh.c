@@ -162,6 +162,20 @@ static bw_result load_tiny(const char *text, const bw_asset_options *opt, bw_ass
     return bw_mesh_load_memory(text, strlen(text), "tiny.gltf", *asset, opt, mesh, err);
 }
 
+/* Load a variant that must load; false (after a recorded failure, with
+ * nothing left behind) when it does not. */
+static bool load_tiny_ok(const tiny_opts *o, bw_asset **asset, bw_mesh **mesh)
+{
+    bw_error err = {0};
+    bw_result r = load_tiny(tiny_gltf(o), NULL, asset, mesh, &err);
+    CHECK_INT(r, BW_OK);
+    if (r == BW_OK) return true;
+    fprintf(stderr, "%s\n", err.message);
+    bw_asset_destroy(*asset);
+    *asset = NULL;
+    return false;
+}
+
 /* Model matrices of the rig's rest pose with the tip turned 90 degrees about +Z. */
 static void tip_turned(const bw_rig *rig, float model[2][4][4], bool turn)
 {
@@ -187,12 +201,7 @@ static void tiny_skin_should_match_the_hand_computed_positions(void)
     bw_asset *asset;
     bw_mesh *mesh;
     bw_error err = {0};
-    CHECK_INT(load_tiny(tiny_gltf(&o), NULL, &asset, &mesh, &err), BW_OK);
-    if (!mesh) {
-        fprintf(stderr, "%s\n", err.message);
-        bw_asset_destroy(asset);
-        return;
-    }
+    if (!load_tiny_ok(&o, &asset, &mesh)) return;
     CHECK_INT(bw_rig_joint_count(asset->rig), 2); /* the armature is above the skeleton, not in the rig */
     CHECK_INT(bw_mesh_vertex_count(mesh), 3);
     CHECK_INT(bw_mesh_index_count(mesh), 3);
@@ -265,13 +274,7 @@ static void morph_targets_should_move_vertices_by_their_curve(void)
     o.morph = true;
     bw_asset *asset;
     bw_mesh *mesh;
-    bw_error err = {0};
-    CHECK_INT(load_tiny(tiny_gltf(&o), NULL, &asset, &mesh, &err), BW_OK);
-    if (!mesh) {
-        fprintf(stderr, "%s\n", err.message);
-        bw_asset_destroy(asset);
-        return;
-    }
+    if (!load_tiny_ok(&o, &asset, &mesh)) return;
     /* the rig loader's curve for the target: the node's name, weight 0.25 by default */
     CHECK_INT(bw_rig_curve_count(asset->rig), 1);
     CHECK_STR(bw_rig_curve_name(asset->rig, 0), "skinned/weight0");
@@ -307,11 +310,7 @@ static void skinning_should_refuse_bad_calls_and_write_nothing(void)
     bw_asset *asset, *other = NULL;
     bw_mesh *mesh;
     bw_error err = {0};
-    CHECK_INT(load_tiny(tiny_gltf(&o), NULL, &asset, &mesh, &err), BW_OK);
-    if (!mesh) {
-        bw_asset_destroy(asset);
-        return;
-    }
+    if (!load_tiny_ok(&o, &asset, &mesh)) return;
     float model[2][4][4], palette[2][4][4], pos[9], nrm[9];
     tip_turned(asset->rig, model, true);
     for (int i = 0; i < 9; i++) pos[i] = 7.0f;
