@@ -71,6 +71,7 @@ struct demo_r3d {
     float eye[3], right[3], up[3], fwd[3];
     float focal; /* pixels per unit of (lateral / depth) */
     float forced_depth; /* > 0: the sort depth of the triangles being added (decals) */
+    float decal_bias;   /* decals sort this much nearer than their anchor (metres) */
     float half_w, half_h;
     int width, height;
 
@@ -594,7 +595,7 @@ static void disc(demo_r3d *r, const float c[3], const float anchor[3], const flo
 {
     float d[3];
     v3_sub(anchor, r->eye, d);
-    float z = v3_dot(d, r->fwd) - 0.001f * (float)stack;
+    float z = v3_dot(d, r->fwd) - r->decal_bias - 0.001f * (float)stack;
     if (!(z >= NEAR_PLANE)) return;
     r->forced_depth = z;
     disc_fill(r, c, n, u, v, ru, rv, cut, col);
@@ -846,6 +847,10 @@ static void draw_head(demo_r3d *r, const demo_figure *fig, const placement *pl, 
     float centre[3];
     v3_add_scaled(head, up, 0.9f * rad, centre);
     ellipsoid(r, centre, rad, up, side, front, 1.18f, col);
+    /* the face's discs sort in front of the head's facets around them (a
+     * facet's centroid can be nearer than a disc's anchor where the head
+     * curves toward the camera) */
+    r->decal_bias = 0.15f * rad;
 
     /* eyes: on the head's surface, where the rig's eye joints point */
     for (int e = 0; e < 2; e++) {
@@ -892,7 +897,7 @@ static void draw_head(demo_r3d *r, const demo_figure *fig, const placement *pl, 
             v3_cross(mdir, u, v);
             v3_add_scaled(centre, mdir, rad * 1.04f, mc);
             v3_add_scaled(mc, v, -jaw * 0.12f * rad, mc);
-            disc(r, mc, mc, mdir, u, v, 0.36f * rad, (0.06f + 0.3f * jaw) * rad, -2.0f, 0, rgba(86, 30, 36, 255));
+            disc(r, mc, mc, mdir, u, v, 0.36f * rad, (0.05f + 0.25f * jaw) * rad, -2.0f, 0, rgba(86, 30, 36, 255));
         }
     }
 }
@@ -980,6 +985,7 @@ void demo_r3d_figure(demo_r3d *r, const demo_figure *fig)
         }
     }
     if (r->head >= 0 && r->head < n) draw_head(r, fig, &pl, col);
+    r->decal_bias = 0.0f;
 }
 
 /* ---- skinned meshes ---- */
