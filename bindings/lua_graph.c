@@ -124,8 +124,6 @@ void bw_lua_graph_set_thread(lua_State *L, int idx)
 
 /* ---- predicates ---- */
 
-static int view_newindex(lua_State *L) { return luaL_error(L, "graph parameters are read-only in a predicate"); }
-
 static bool run_predicate(void *user, const float *params, int count)
 {
     graph_pred *p = (graph_pred *)user;
@@ -1400,15 +1398,8 @@ static int build(lua_State *L, int desc_idx, const char *file, int default_line,
         lua_pushnumber(L, 0);
         lua_rawset(L, -3);
     }
-    lua_newuserdatauv(L, 0, 0); /* the view: a userdata, so rawset cannot write into it */
-    lua_createtable(L, 0, 3);
-    lua_pushvalue(L, -3);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, view_newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
-    lua_setmetatable(L, -2);
+    /* the view: a userdata, so rawset cannot write into it */
+    bw_lua_push_readonly_view(L, -1, true, "graph parameters are read-only in a predicate");
     lua_rawseti(L, -3, 3);
     lua_rawseti(L, -2, 1);
     lua_pushvalue(L, r.names);
