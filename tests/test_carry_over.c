@@ -20,6 +20,7 @@
 #include "blendwerk/blendwerk.h"
 #include "check.h"
 #include "fixtures.h"
+#include "graph_fixtures.h"
 #include "test_alloc_counter.h"
 
 enum { ROOT, ARM, JOINTS };
@@ -88,14 +89,7 @@ static void make_world(void)
     for (int i = 0; i < CLIPS; i++) bindings[i] = fixture_binding(clips[i], rig);
 }
 
-static void free_world(void)
-{
-    for (int i = 0; i < CLIPS; i++) {
-        bw_binding_destroy(bindings[i]);
-        bw_clip_destroy(clips[i]);
-    }
-    bw_rig_destroy(rig);
-}
+static void free_world(void) { graph_fixture_free(clips, bindings, CLIPS, rig); }
 
 /* ---- graphs ---- */
 
@@ -116,29 +110,10 @@ static bw_graph *compile_layers(const bw_graph_layer_desc *layers, int layer_cou
     d.param_count = 3;
     d.clips = (const bw_clip *const *)clips;
     d.clip_count = CLIPS;
-    bw_error errs[8];
-    bw_graph_errors list = {errs, 8, 0};
-    bw_graph *g = NULL;
-    if (bw_graph_compile(&d, &g, &list) != BW_OK) {
-        for (int i = 0; i < list.count && i < 8; i++) fprintf(stderr, "  %s: %s\n", errs[i].where, errs[i].message);
-        fprintf(stderr, "compile refused\n");
-        exit(1);
-    }
-    return g;
+    return graph_fixture_compile(&d);
 }
 
-static bw_graph_layer_desc layer(const char *name, const char *entry, const bw_graph_state_desc *states, int ns,
-                                 const bw_graph_transition_desc *trs, int nt)
-{
-    bw_graph_layer_desc l = {0};
-    l.name = name;
-    l.entry = entry;
-    l.states = states;
-    l.state_count = ns;
-    l.transitions = trs;
-    l.transition_count = nt;
-    return l;
-}
+#define layer(...) graph_fixture_layer(__VA_ARGS__)
 
 /* The full graph of the frame-by-frame tests.
  * Layer "base" (override): idle, move, jump;
@@ -171,34 +146,18 @@ static bw_graph *full_graph(void)
 
 static bw_graph_cursor *cursor_for(const bw_graph *g, const bw_allocator *a)
 {
-    bw_graph_cursor_desc cd = {0};
-    cd.rig = rig;
-    cd.bindings = (const bw_binding *const *)bindings;
-    cd.binding_count = CLIPS;
-    if (a) cd.allocator = *a;
-    bw_graph_cursor *c = NULL;
-    bw_error errs[4];
-    bw_graph_errors list = {errs, 4, 0};
-    if (bw_graph_cursor_create(g, &cd, &c, &list) != BW_OK) {
-        fprintf(stderr, "cursor refused: %s: %s\n", errs[0].where, errs[0].message);
-        exit(1);
-    }
-    return c;
+    return graph_fixture_cursor(g, rig, bindings, CLIPS, a);
 }
 
-static bw_graph_layer_status status(const bw_graph_cursor *c, int layer)
-{
-    bw_graph_layer_status s;
-    memset(&s, 0xff, sizeof s);
-    CHECK_INT(bw_graph_cursor_layer_status(c, layer, &s), BW_OK);
-    return s;
-}
+static bw_graph_layer_status status(const bw_graph_cursor *c, int layer) { return graph_fixture_status(c, layer); }
 
-static bw_pose new_pose(void)
+static bw_pose new_pose(void) { return graph_fixture_pose(rig); }
+
+/* A cursor and then its graph. */
+static void drop(bw_graph_cursor *c, bw_graph *g)
 {
-    bw_pose p;
-    if (bw_pose_init(&p, rig, NULL) != BW_OK) exit(1);
-    return p;
+    bw_graph_cursor_destroy(c);
+    bw_graph_destroy(g);
 }
 
 /* ---- frame by frame against a run without reload ---- */
@@ -304,8 +263,7 @@ static double run_against_reference(script_fn script, const int *reload_after, i
     bw_pose_deinit(&pa);
     bw_pose_deinit(&pb);
     bw_graph_cursor_destroy(a);
-    bw_graph_cursor_destroy(b);
-    bw_graph_destroy(ga);
+    drop(b, ga);
     bw_graph_destroy(gb);
     return worst;
 }
@@ -478,8 +436,7 @@ static void new_duration_should_apply_to_the_running_transition(void)
     CHECK_NEAR(s.transition.duration, 1.0f, 0);
     CHECK_ROOT(c, &out, 0, 0.234375f, 1.25f);
     CHECK_ROOT(c, &out, DT, 0.34375f, 2.5f);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(gn);
+    drop(c, gn);
 
     /* a new duration already over: the destination alone (move τ 0.125) */
     const bw_graph_transition_desc short_tr = {
@@ -487,10 +444,8 @@ static void new_duration_should_apply_to_the_running_transition(void)
     c = carried(old, &gn, st, 2, "idle", &short_tr, 1, 0.0f);
     CHECK(!status(c, 0).transition.active);
     CHECK_ROOT(c, &out, 0, 0.125f, 10.0f);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(gn);
-    bw_graph_cursor_destroy(old);
-    bw_graph_destroy(go);
+    drop(c, gn);
+    drop(old, go);
     bw_pose_deinit(&out);
 }
 
@@ -518,10 +473,8 @@ static void new_freeze_mode_should_stop_the_live_source(void)
     CHECK_ROOT(c, &out, DT, 0.25f, 5.0f);
     CHECK_NEAR(status(c, 0).transition.source_progress, 0.25, 1e-9);
     CHECK_ROOT(c, &out, DT, 0.34375f, 7.5f);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(gn);
-    bw_graph_cursor_destroy(old);
-    bw_graph_destroy(go);
+    drop(c, gn);
+    drop(old, go);
     bw_pose_deinit(&out);
 }
 
@@ -550,10 +503,8 @@ static void transition_gone_should_keep_the_old_duration_and_curve(void)
     CHECK_ROOT(c, &out, DT, 0.4296875f, 5.625f);
     CHECK_ROOT(c, &out, DT, 0.5f, 10.0f);
     CHECK(!status(c, 0).transition.active);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(gn);
-    bw_graph_cursor_destroy(old);
-    bw_graph_destroy(go);
+    drop(c, gn);
+    drop(old, go);
     bw_pose_deinit(&out);
 }
 
@@ -580,17 +531,14 @@ static void destination_gone_should_crossfade_to_the_entry(void)
     CHECK_ROOT(c, &out, DT, 0.234375f, 16.25f);
     CHECK_ROOT(c, &out, DT, 0.5f, 30.0f);
     CHECK(!status(c, 0).transition.active);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(gn);
+    drop(c, gn);
 
     /* fade 0: the entry at once */
     c = carried(old, &gn, st, 2, "rest", NULL, 0, 0.0f);
     CHECK(!status(c, 0).transition.active);
     CHECK_ROOT(c, &out, 0, 0.0f, 30.0f);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(gn);
-    bw_graph_cursor_destroy(old);
-    bw_graph_destroy(go);
+    drop(c, gn);
+    drop(old, go);
     bw_pose_deinit(&out);
 }
 
@@ -613,10 +561,8 @@ static void source_gone_should_let_the_destination_continue(void)
     CHECK_ROOT(c, &out, 0, 0.21875f, 2.5f);
     CHECK_ROOT(c, &out, DT, 0.234375f, 6.25f);
     CHECK_ROOT(c, &out, DT, 0.375f, 10.0f);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(gn);
-    bw_graph_cursor_destroy(old);
-    bw_graph_destroy(go);
+    drop(c, gn);
+    drop(old, go);
     bw_pose_deinit(&out);
 }
 
@@ -637,8 +583,7 @@ static void steady_layer_should_fade_only_when_its_state_changed(void)
     CHECK(!status(c, 0).transition.active);
     CHECK_NEAR(status(c, 0).progress, 0.25, 1e-9);
     CHECK_ROOT(c, &out, DT, 0.375f, 0.0f);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(gn);
+    drop(c, gn);
 
     const bw_graph_state_desc changed[2] = {{.name = "idle", .clip = RUN}, {.name = "move", .clip = MOVE}};
     c = carried(old, &gn, changed, 2, "idle", NULL, 0, 0.25f);
@@ -647,17 +592,14 @@ static void steady_layer_should_fade_only_when_its_state_changed(void)
     CHECK_INT(s.transition.transition, -1);
     CHECK_ROOT(c, &out, 0, 0.25f, 0.0f);
     CHECK_ROOT(c, &out, DT, 0.5f, 15.0f);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(gn);
+    drop(c, gn);
 
     /* fade 0: the new clip at once */
     c = carried(old, &gn, changed, 2, "idle", NULL, 0, 0.0f);
     CHECK(!status(c, 0).transition.active);
     CHECK_ROOT(c, &out, 0, 0.5f, 30.0f);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(gn);
-    bw_graph_cursor_destroy(old);
-    bw_graph_destroy(go);
+    drop(c, gn);
+    drop(old, go);
     bw_pose_deinit(&out);
 }
 
@@ -694,10 +636,8 @@ static void frozen_fade_should_carry_without_its_source_state(void)
     CHECK_NEAR(s.transition.duration, 0.5f, 0);
     CHECK_ROOT(c, &out, 0, 0.125f, 5.0f);
     CHECK_ROOT(c, &out, DT, 0.1875f, 10.0f);
-    bw_graph_cursor_destroy(c);
-    bw_graph_destroy(gn);
-    bw_graph_cursor_destroy(old);
-    bw_graph_destroy(go);
+    drop(c, gn);
+    drop(old, go);
     bw_pose_deinit(&out);
 }
 
@@ -743,8 +683,7 @@ static void bad_arguments_should_change_nothing(void)
     CHECK_INT(bw_graph_cursor_carry_over(a, a, 0), BW_ERR_INVALID_ARGUMENT);
     CHECK_NEAR(bw_graph_cursor_param(b, GO), 0.0f, 0);
     bw_graph_cursor_destroy(a);
-    bw_graph_cursor_destroy(b);
-    bw_graph_destroy(g);
+    drop(b, g);
 }
 
 int main(void)
