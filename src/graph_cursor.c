@@ -928,6 +928,7 @@ static bool carry_transition(bw_graph_cursor *dst, int l, const bw_graph_cursor 
         R->interruptible = tr->interruptible;
         R->src_speed = tr->mode == BW_GRAPH_FREEZE ? 0.0f : tr->source_speed; /* a live source stands still */
     }
+    R->src = (play){-1, 0.0, false};
     if (R->frozen) {
         bw_pose_copy(&R->snapshot, &O->snapshot);
         if (layer_of(dst, l)->additive)
@@ -937,7 +938,7 @@ static bool carry_transition(bw_graph_cursor *dst, int l, const bw_graph_cursor 
     }
     if (R->timer >= R->duration) { /* the new duration is over: the destination alone */
         R->fading = false;
-        R->src = (play){-1, 0.0, false};
+        R->src.state = -1;
     }
     return true;
 }

@@ -1409,9 +1409,11 @@ static void random_driving_should_keep_every_invariant(void)
 /* Hot reload mid-transition. Old graph: idle -> move when go (0.5 s).
  * u1 (dt 0.25): idle p 0.25, fires. u2: idle 0.5 (source), move 0.125
  * (τ 0.25), w 0.5: on screen x = 0.5·0.5 + 0.5·0.25 = 0.375, y = 5.
- * New graph: "move" kept, idle renamed "rest" (the entry). Carried over
- * with a 0.5 s fade: move at p 0.125, a frozen fade from the pose on
- * screen: evaluated at weight 0 it is that pose (no pop). Next update
+ * New graph: "move" kept, idle renamed "rest" (the entry), so the live
+ * source is gone and the transition cannot carry (test_carry_over.c has
+ * the cases that do). Carried over with a 0.5 s fade: move at p 0.125, a
+ * frozen fade from the pose on screen: evaluated at weight 0 it is that
+ * pose (no pop). Next update
  * (0.25): move p 0.25 (τ 0.5), w 0.5: x = 0.5·0.375 + 0.5·0.5 = 0.4375,
  * y = 0.5·5 + 0.5·10 = 7.5. A graph whose layer lost "move" restarts the
  * layer at its entry. Parameters carry by name and kind. */
