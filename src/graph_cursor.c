@@ -471,7 +471,7 @@ static bool live_play(bw_graph_cursor *c, int k, play **pl, step **st, int *grou
     layer_rt *R = &c->layers[l];
     bool source = k % 2 == 1;
     int s = source ? R->src_state : R->cur_state;
-    if (s < 0) return false;
+    if (s < 0 || (source && R->src_speed == 0.0f)) return false; /* a source a reload froze stands still */
     *group = state_of(c, l, s)->sync;
     if (*group < 0) return false;
     float w = R->fading ? fade_weight(c, l) : 1.0f;

@@ -603,6 +603,44 @@ static void steady_layer_should_fade_only_when_its_state_changed(void)
     bw_pose_deinit(&out);
 }
 
+/* An additive layer whose state keeps its clip but now measures against
+ * the rest pose instead of its clip at 0 (arm (0, 1, 0)): the plays are
+ * the same, the delta is not, so the layer fades. Old, after 0.25 s: a at
+ * τ 0.25, arm (0.25, 1, 0) minus (0, 1, 0): the arm shows (0.25, 0, 0)
+ * over its rest (0). Carried with a 0.25 s fade: that at once; next update
+ * (τ 0.375, w 0.5) the plays (0.3125, 1, 0) against the references mixed
+ * alike, 0.5·(0, 1, 0) + 0.5·(0, 0, 0): the arm shows (0.3125, 0.5, 0);
+ * then the new delta alone at τ 0.5: (0.5, 1, 0). */
+static void steady_additive_layer_should_fade_when_its_reference_changed(void)
+{
+    const bw_graph_state_desc base[1] = {{.name = "idle", .clip = IDLE}};
+    bw_graph_state_desc add[1] = {{.name = "a", .clip = ARMA}};
+    bw_graph_layer_desc layers[2] = {layer("base", "idle", base, 1, NULL, 0), layer("wave", "a", add, 1, NULL, 0)};
+    layers[1].mode = BW_GRAPH_ADDITIVE;
+    bw_graph *go = compile_layers(layers, 2);
+    add[0].reference.kind = BW_GRAPH_REF_REST;
+    bw_graph *gn = compile_layers(layers, 2);
+    bw_graph_cursor *old = cursor_for(go, NULL), *c = cursor_for(gn, NULL);
+    bw_pose out = new_pose();
+    bw_graph_cursor_update(old, 0.25f);
+    CHECK_INT(bw_graph_cursor_evaluate(old, NULL, &out), BW_OK);
+    CHECK_NEAR(out.joints[ARM].t[0], 0.25f, tol);
+    CHECK_NEAR(out.joints[ARM].t[1], 0.0f, tol);
+    CHECK_INT(bw_graph_cursor_carry_over(c, old, 0.25f), BW_OK);
+    CHECK(!status(c, 0).transition.active); /* the base layer shows the same */
+    CHECK(status(c, 1).transition.active && status(c, 1).transition.frozen);
+    const float want[3][2] = {{0.25f, 0.0f}, {0.3125f, 0.5f}, {0.5f, 1.0f}};
+    for (int f = 0; f < 3; f++) {
+        if (f) bw_graph_cursor_update(c, DT);
+        CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+        CHECK_NEAR(out.joints[ARM].t[0], want[f][0], tol);
+        CHECK_NEAR(out.joints[ARM].t[1], want[f][1], tol);
+    }
+    drop(c, gn);
+    drop(old, go);
+    bw_pose_deinit(&out);
+}
+
 /* A freeze fade of the old graph whose source state is gone still carries
  * (its source is the snapshot, not a state): "*" -> jump on hop from idle
  * at τ 0.125 (x 0.125, y 0). u2: jump τ 0.125, w 0.25: x = 0.75·0.125 +
@@ -700,6 +738,7 @@ int main(void)
     RUN(destination_gone_should_crossfade_to_the_entry);
     RUN(source_gone_should_let_the_destination_continue);
     RUN(steady_layer_should_fade_only_when_its_state_changed);
+    RUN(steady_additive_layer_should_fade_when_its_reference_changed);
     RUN(frozen_fade_should_carry_without_its_source_state);
     RUN(carry_over_and_the_frames_after_should_not_allocate);
     RUN(bad_arguments_should_change_nothing);
