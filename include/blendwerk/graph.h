@@ -496,14 +496,16 @@ BW_API const bw_graph *bw_graph_cursor_graph(const bw_graph_cursor *cursor);
  *   for any-state) and to by name (the same occurrence among several, else
  *   the first), which the status then reports; with none they stay as
  *   they were (status transition -1). A new freeze mode stands a live
- *   source still (status frozen stays false); a frozen source stays a
- *   snapshot under a new live mode. A new duration the elapsed time has
- *   reached ends the transition: the destination alone.
+ *   source still (status frozen stays false; like a snapshot it leaves
+ *   its sync group); a frozen source stays a snapshot under a new live
+ *   mode. A new duration the elapsed time has reached ends the
+ *   transition: the destination alone.
  * `fade` (seconds, linear; 0 = none) covers only what cannot carry: a
  * layer whose current state is gone restarts at its entry (at its
  * offset), a layer whose live source is gone keeps its destination, and a
  * steady layer whose carried pose differs from src's last evaluated one
- * (its state now plays another clip, tree or reference); each fades from
+ * by more than 1e-5 in any channel (its state now plays another clip,
+ * tree or reference under the same name); each fades from
  * a frozen snapshot of src's last evaluated layer pose, reported as a
  * transition with index and from -1, mode freeze, frozen. Every layer of
  * dst is then evaluated (what a freeze snapshot takes before the next
