@@ -53,10 +53,10 @@ typedef struct layer_rt {
     float timer, duration;
     bw_ease_style curve; /* the fade weight's curve (linear for a carry-over fade) */
     bw_ease_dir curve_dir;
-    bw_graph_mode mode;  /* as authored (freeze for a carry-over fade) */
-    bool interruptible;  /* selection runs while it fades */
-    bool frozen;         /* source is `snapshot` */
-    play src;            /* live source (state -1 when frozen) */
+    bw_graph_mode mode; /* as authored (freeze for a carry-over fade) */
+    bool interruptible; /* selection runs while it fades */
+    bool frozen;        /* source is `snapshot` */
+    play src;           /* live source (state -1 when frozen) */
     float src_speed;
     /* travel */
     int *route; /* max_states transition indices */

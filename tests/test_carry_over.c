@@ -127,19 +127,37 @@ static bw_graph *full_graph(void)
 {
     const bw_graph_state_desc base[3] = {
         {.name = "idle", .clip = IDLE}, {.name = "move", .clip = MOVE}, {.name = "jump", .clip = JUMP}};
-    const bw_graph_transition_desc base_tr[3] = {
-        {.from = "idle", .to = "move", .conditions = &when_go, .condition_count = 1, .duration = 0.5f,
-         .source_speed = 1.5f},
-        {.from = "*", .to = "jump", .conditions = &when_hop, .condition_count = 1, .duration = 0.5f,
-         .mode = BW_GRAPH_FREEZE},
-        {.from = "jump", .to = "idle", .has_exit_time = true, .exit_time = 1.0f, .duration = 0.5f,
-         .curve = BW_EASE_QUAD}};
+    const bw_graph_transition_desc base_tr[3] = {{.from = "idle",
+                                                  .to = "move",
+                                                  .conditions = &when_go,
+                                                  .condition_count = 1,
+                                                  .duration = 0.5f,
+                                                  .source_speed = 1.5f},
+                                                 {.from = "*",
+                                                  .to = "jump",
+                                                  .conditions = &when_hop,
+                                                  .condition_count = 1,
+                                                  .duration = 0.5f,
+                                                  .mode = BW_GRAPH_FREEZE},
+                                                 {.from = "jump",
+                                                  .to = "idle",
+                                                  .has_exit_time = true,
+                                                  .exit_time = 1.0f,
+                                                  .duration = 0.5f,
+                                                  .curve = BW_EASE_QUAD}};
     const bw_graph_state_desc wave[2] = {{.name = "a", .clip = ARMA}, {.name = "b", .clip = ARMB}};
     const bw_graph_transition_desc wave_tr[2] = {
-        {.from = "a", .to = "b", .conditions = &when_wave, .condition_count = 1, .duration = 0.5f,
-         .mode = BW_GRAPH_FREEZE, .curve = BW_EASE_SINE, .curve_dir = BW_EASE_IN_OUT},
+        {.from = "a",
+         .to = "b",
+         .conditions = &when_wave,
+         .condition_count = 1,
+         .duration = 0.5f,
+         .mode = BW_GRAPH_FREEZE,
+         .curve = BW_EASE_SINE,
+         .curve_dir = BW_EASE_IN_OUT},
         {.from = "b", .to = "a", .has_exit_time = true, .exit_time = 1.0f, .duration = 0.375f}};
-    bw_graph_layer_desc layers[2] = {layer("base", "idle", base, 3, base_tr, 3), layer("wave", "a", wave, 2, wave_tr, 2)};
+    bw_graph_layer_desc layers[2] = {layer("base", "idle", base, 3, base_tr, 3),
+                                     layer("wave", "a", wave, 2, wave_tr, 2)};
     layers[1].mode = BW_GRAPH_ADDITIVE;
     return compile_layers(layers, 2);
 }
