@@ -44,19 +44,31 @@ typedef struct moved {
     float weight;
 } moved;
 
+/* How a transition in flight fades: from its transition at fire, kept or
+ * taken from the new graph by a reload, or a reload's own linear fade. */
+typedef struct fade_shape {
+    float duration;
+    bw_ease_style curve;
+    bw_ease_dir curve_dir;
+    bw_graph_mode mode; /* as authored (freeze for a carry-over fade) */
+    bool interruptible; /* selection runs while it fades */
+} fade_shape;
+
+static fade_shape shape_of(const g_transition *tr)
+{
+    return (fade_shape){tr->duration, tr->curve, tr->curve_dir, tr->mode, tr->interruptible};
+}
+
 typedef struct layer_rt {
     play cur;
     /* the transition in flight */
     bool fading;
     int tr;   /* layer-local transition index */
     int from; /* state current when it fired */
-    float timer, duration;
-    bw_ease_style curve; /* the fade weight's curve (linear for a carry-over fade) */
-    bw_ease_dir curve_dir;
-    bw_graph_mode mode; /* as authored (freeze for a carry-over fade) */
-    bool interruptible; /* selection runs while it fades */
-    bool frozen;        /* source is `snapshot` */
-    play src;           /* live source (state -1 when frozen) */
+    float timer;
+    fade_shape shape; /* duration, curve, mode, interruptibility */
+    bool frozen;      /* source is `snapshot` */
+    play src;         /* live source (state -1 when frozen) */
     float src_speed;
     /* travel */
     int *route; /* max_states transition indices */
@@ -157,8 +169,8 @@ static void push_state_event(bw_graph_cursor *c, bw_graph_event_kind kind, int l
 static float fade_weight(const bw_graph_cursor *c, int l)
 {
     const layer_rt *R = &c->layers[l];
-    float u = R->duration > 0.0f ? R->timer / R->duration : 1.0f;
-    return bw_ease(R->curve, R->curve_dir, u);
+    float u = R->shape.duration > 0.0f ? R->timer / R->shape.duration : 1.0f;
+    return bw_ease(R->shape.curve, R->shape.curve_dir, u);
 }
 
 static float layer_weight(const bw_graph_cursor *c, int l)
@@ -396,11 +408,7 @@ static void fire(bw_graph_cursor *c, int l, int t)
         R->tr = t;
         R->from = from;
         R->timer = 0.0f;
-        R->duration = tr->duration;
-        R->curve = tr->curve;
-        R->curve_dir = tr->curve_dir;
-        R->mode = tr->mode;
-        R->interruptible = tr->interruptible;
+        R->shape = shape_of(tr);
     } else {
         R->fading = false;
     }
@@ -422,7 +430,7 @@ static void advance_layer(bw_graph_cursor *c, int l, double dt)
     if (R->src_state >= 0) R->src_step = advance_play(c, l, SLOT_SRC, &R->src, dt * R->src_speed);
     if (R->fading) {
         R->timer += (float)dt;
-        if (R->timer >= R->duration) {
+        if (R->timer >= R->shape.duration) {
             R->fading = false;
             R->src_state = -1;
         }
@@ -441,11 +449,11 @@ static void finish_layer(bw_graph_cursor *c, int l, double dt)
     step cur = R->cur_step, src = R->src_step;
     int cur_state = R->cur_state, src_state = R->src_state;
     if (dt > 0.0) {
-        if (!R->fading || R->timer >= 0.5f * R->duration) emit_markers(c, l, cur_state, cur);
+        if (!R->fading || R->timer >= 0.5f * R->shape.duration) emit_markers(c, l, cur_state, cur);
         else if (src_state >= 0) emit_markers(c, l, src_state, src);
     }
     int t = -1;
-    if (!R->fading || R->interruptible) t = select_transition(c, l, cur);
+    if (!R->fading || R->shape.interruptible) t = select_transition(c, l, cur);
     if (t >= 0) fire(c, l, t);
     /* What moved, at the weights the pose shows (root motion): the state
      * that advanced and then fired away counts in full; during a fade the
@@ -852,9 +860,9 @@ bw_result bw_graph_cursor_layer_status(const bw_graph_cursor *c, int layer, bw_g
         t->from = R->from;
         t->to = R->cur.state;
         t->elapsed = R->timer;
-        t->duration = R->duration;
+        t->duration = R->shape.duration;
         t->weight = fade_weight(c, layer);
-        t->mode = R->mode;
+        t->mode = R->shape.mode;
         t->frozen = R->frozen;
         t->source_state = R->frozen ? -1 : R->src.state;
         t->source_progress = R->frozen ? 0.0 : R->src.p;
@@ -913,19 +921,11 @@ static bool carry_transition(bw_graph_cursor *dst, int l, const bw_graph_cursor 
     R->from = carried_state(dst, l, src, ol, O->from);
     R->timer = O->timer;
     R->frozen = O->frozen;
-    R->duration = O->duration;
-    R->curve = O->curve;
-    R->curve_dir = O->curve_dir;
-    R->mode = O->mode;
-    R->interruptible = O->interruptible;
+    R->shape = O->shape;
     R->src_speed = O->src_speed;
     if (R->tr >= 0) {
         const g_transition *tr = transition_of(dst, l, R->tr);
-        R->duration = tr->duration;
-        R->curve = tr->curve;
-        R->curve_dir = tr->curve_dir;
-        R->mode = tr->mode;
-        R->interruptible = tr->interruptible;
+        R->shape = shape_of(tr);
         R->src_speed = tr->mode == BW_GRAPH_FREEZE ? 0.0f : tr->source_speed; /* a live source stands still */
     }
     R->src = (play){-1, 0.0, false};
@@ -936,7 +936,7 @@ static bool carry_transition(bw_graph_cursor *dst, int l, const bw_graph_cursor 
     } else {
         R->src = (play){source, O->src.p, false};
     }
-    if (R->timer >= R->duration) { /* the new duration is over: the destination alone */
+    if (R->timer >= R->shape.duration) { /* the new duration is over: the destination alone */
         R->fading = false;
         R->src.state = -1;
     }
@@ -970,11 +970,7 @@ static void fade_from_old_pose(bw_graph_cursor *dst, int l, const bw_graph_curso
     R->fading = fade > 0.0f;
     R->tr = R->from = -1;
     R->timer = 0.0f;
-    R->duration = fade;
-    R->curve = BW_EASE_LINEAR;
-    R->curve_dir = BW_EASE_IN;
-    R->mode = BW_GRAPH_FREEZE;
-    R->interruptible = true;
+    R->shape = (fade_shape){fade, BW_EASE_LINEAR, BW_EASE_IN, BW_GRAPH_FREEZE, true};
     R->frozen = true;
     R->src = (play){-1, 0.0, false};
     if (!R->fading) return;
