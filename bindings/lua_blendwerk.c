@@ -156,36 +156,25 @@ static int view_close(lua_State *L)
     return 0;
 }
 
-static int view_newindex(lua_State *L)
-{
-    return luaL_error(L, "the metatable of %s is protected", lua_tostring(L, lua_upvalueindex(1)));
-}
-
 /* The __metatable guard: getmetatable(handle) gives a read-only view (a
- * userdata, so rawset cannot write into it either) holding __name and the
- * closing view_close as __close and __gc, never the metatable itself,
- * whose __index, __gc and methods stay out of a script's reach.
- * Metatable at the top of the stack. */
+ * userdata, so rawset cannot write into it either; bw_lua_push_readonly_view)
+ * of a table holding __name and the closing view_close as __close and
+ * __gc, never the metatable itself, whose __index, __gc and methods stay
+ * out of a script's reach. Metatable at the top of the stack. */
 static void set_metatable_guard(lua_State *L, const char *type_name)
 {
-    lua_newuserdatauv(L, 0, 0);   /* the view */
-    lua_createtable(L, 0, 3);     /* its metatable */
-    lua_createtable(L, 0, 3);     /* what reading the view gives */
+    lua_createtable(L, 0, 3); /* what reading the view gives */
     lua_pushstring(L, type_name);
     lua_setfield(L, -2, "__name");
-    lua_getfield(L, -4, "__close");
+    lua_getfield(L, -2, "__close");
     lua_pushcclosure(L, view_close, 1);
     lua_pushvalue(L, -1);
     lua_setfield(L, -3, "__close");
     lua_setfield(L, -2, "__gc");
-    lua_setfield(L, -2, "__index");
-    lua_pushstring(L, type_name);
-    lua_pushcclosure(L, view_newindex, 1);
-    lua_setfield(L, -2, "__newindex");
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
-    lua_setmetatable(L, -2);
-    lua_setfield(L, -2, "__metatable");
+    lua_pushfstring(L, "the metatable of %s is protected", type_name);
+    bw_lua_push_readonly_view(L, -2, true, lua_tostring(L, -1));
+    lua_setfield(L, -4, "__metatable");
+    lua_pop(L, 2);
 }
 
 void bw_lua_register_type(lua_State *L, const char *type_name, const luaL_Reg *methods, const luaL_Reg *meta)

@@ -5,7 +5,8 @@
  *   blendwerk.graph(desc_or_path [, {rig = Rig, clips = {Clip, ...}}])
  *       -> Graph | nil, errors          errors: { "FILE:LINE: message", ... }
  *   graph:cursor() -> Cursor; graph:param_index(name), graph:params(),
- *   graph:layers(), graph:states(layer), graph:close()
+ *   graph:layers(), graph:states(layer), graph:refresh_clips(clips)
+ *       -> true | nil, errors, graph:close()
  *   cursor:set(param, value), :get(param), :fire(param), :reset(param),
  *   :travel(state [, layer]) -> true | nil, message,
  *   :layer_weight(layer, weight [, fade]), :update(dt) -> Pose,
@@ -84,7 +85,15 @@ struct graph_obj {
     int clip_count;
 };
 
-enum { GRAPH_UV_ANCHOR = 1, GRAPH_UV_RIG = 2, GRAPH_UV_BINDINGS = 3, GRAPH_UV_CLIPS = 4, GRAPH_UV_COUNT = 4 };
+/* CURSORS: a weak-keyed table of the graph's Lua cursors (refresh_clips rebinds them). */
+enum {
+    GRAPH_UV_ANCHOR = 1,
+    GRAPH_UV_RIG = 2,
+    GRAPH_UV_BINDINGS = 3,
+    GRAPH_UV_CLIPS = 4,
+    GRAPH_UV_CURSORS = 5,
+    GRAPH_UV_COUNT = 5
+};
 
 static void graph_destroy(bw_lua_object *self)
 {
@@ -124,8 +133,6 @@ void bw_lua_graph_set_thread(lua_State *L, int idx)
 }
 
 /* ---- predicates ---- */
-
-static int view_newindex(lua_State *L) { return luaL_error(L, "graph parameters are read-only in a predicate"); }
 
 static bool run_predicate(void *user, const float *params, int count)
 {
@@ -1401,15 +1408,8 @@ static int build(lua_State *L, int desc_idx, const char *file, int default_line,
         lua_pushnumber(L, 0);
         lua_rawset(L, -3);
     }
-    lua_newuserdatauv(L, 0, 0); /* the view: a userdata, so rawset cannot write into it */
-    lua_createtable(L, 0, 3);
-    lua_pushvalue(L, -3);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, view_newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
-    lua_setmetatable(L, -2);
+    /* the view: a userdata, so rawset cannot write into it */
+    bw_lua_push_readonly_view(L, -1, true, "graph parameters are read-only in a predicate");
     lua_rawseti(L, -3, 3);
     lua_rawseti(L, -2, 1);
     lua_pushvalue(L, r.names);
@@ -1758,7 +1758,128 @@ static int l_graph_cursor(lua_State *L)
     lua_setiuservalue(L, obj, CURSOR_UV_POOL);
     lua_newtable(L);
     lua_setiuservalue(L, obj, CURSOR_UV_NAMES);
+    /* the graph's cursor list, weak: graph:refresh_clips rebinds whoever is still open */
+    if (lua_getiuservalue(L, 1, GRAPH_UV_CURSORS) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_pushvalue(L, -1);
+        lua_setiuservalue(L, 1, GRAPH_UV_CURSORS);
+    }
     lua_pushvalue(L, obj);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    lua_pushvalue(L, obj);
+    return 1;
+}
+
+/* nil, { "clips[i]: message", ... } (1-based clip indices) from a core report. */
+static int push_refresh_errors(lua_State *L, const bw_error *errs, int count, int stored)
+{
+    lua_pushnil(L);
+    lua_createtable(L, stored, 0);
+    for (int i = 0; i < stored; i++) {
+        int k = -1;
+        if (sscanf(errs[i].where, "clips[%d]", &k) == 1) lua_pushfstring(L, "clips[%d]: %s", k + 1, errs[i].message);
+        else if (errs[i].where[0]) lua_pushfstring(L, "%s: %s", errs[i].where, errs[i].message);
+        else lua_pushstring(L, errs[i].message);
+        lua_rawseti(L, -2, i + 1);
+    }
+    if (count > stored) {
+        lua_pushfstring(L, "(%d more problems)", count - stored);
+        lua_rawseti(L, -2, stored + 1);
+    }
+    return 2;
+}
+
+/* graph:refresh_clips(clips) -> true | nil, errors (graph.h
+ * bw_graph_refresh_clips): the same number of clips, each keeping its
+ * loop flag and marker names; new lengths and marker times. All or
+ * nothing: the new bindings (a bound graph) are made first, then the graph
+ * refreshed, then every open cursor of the graph rebound at once, so no
+ * cursor plays a clip the graph no longer holds; the old clips are let go
+ * last. */
+static int l_graph_refresh_clips(lua_State *L)
+{
+    graph_obj *g = check_graph(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    if (lua_getiuservalue(L, 1, GRAPH_UV_CURSORS) == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            lua_pop(L, 1);
+            cursor_obj *c = (cursor_obj *)luaL_testudata(L, -1, BW_LUA_CURSOR);
+            if (c && c->delivering)
+                return luaL_error(L, "graph:refresh_clips: called while a cursor of the graph updates");
+        }
+    }
+    lua_settop(L, 2);
+    int n = (int)lua_rawlen(L, 2);
+    if (n != g->clip_count)
+        return luaL_argerror(L, 2, lua_pushfstring(L, "%d clips for a graph of %d (make a new graph)", n, g->clip_count));
+    const bw_clip **clips = (const bw_clip **)lua_newuserdatauv(L, sizeof *clips * (size_t)(n + 1), 0); /* 3 */
+    bw_lua_clip **objs = (bw_lua_clip **)lua_newuserdatauv(L, sizeof *objs * (size_t)(n + 1), 0);       /* 4 */
+    lua_createtable(L, n, 0); /* 5: the graph's own copy of the list */
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, 2, i + 1);
+        bw_lua_clip *c = (bw_lua_clip *)bw_lua_test_object(L, -1, BW_LUA_CLIP);
+        if (!c) return luaL_argerror(L, 2, lua_pushfstring(L, "clips[%d] is not a blendwerk.Clip", i + 1));
+        clips[i] = c->clip;
+        objs[i] = c;
+        lua_rawseti(L, 5, i + 1);
+    }
+    const bw_binding **bindings = NULL;
+    if (g->rig) {
+        bindings = (const bw_binding **)lua_newuserdatauv(L, sizeof *bindings * (size_t)(n + 1), 1); /* 6 */
+        lua_pushvalue(L, 4);
+        lua_setiuservalue(L, 6, 1);
+        lua_getiuservalue(L, 1, GRAPH_UV_RIG); /* 7 */
+        for (int i = 0; i < n; i++) {
+            lua_rawgeti(L, 5, i + 1);
+            bindings[i] = bw_lua_cached_binding(L, lua_gettop(L), 7);
+            if (!bindings[i]) { /* nil, message */
+                lua_createtable(L, 1, 0);
+                lua_insert(L, -2);
+                lua_rawseti(L, -2, 1);
+                return 2;
+            }
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    bw_error errs[16];
+    bw_graph_errors list = {errs, 16, 0};
+    bw_result res = bw_graph_refresh_clips(g->graph, clips, n, &list);
+    if (res == BW_ERR_OUT_OF_MEMORY) return luaL_error(L, "graph:refresh_clips(): not enough memory");
+    if (res != BW_OK) return push_refresh_errors(L, errs, list.count, list.count < 16 ? list.count : 16);
+    /* the swap: the new clips used and kept, bindings in place, cursors rebound */
+    for (int i = 0; i < n; i++) objs[i]->hdr.users++;
+    bw_lua_clip **old = g->clip_objs;
+    lua_getiuservalue(L, 1, GRAPH_UV_CLIPS);
+    lua_getiuservalue(L, 1, GRAPH_UV_BINDINGS); /* the old lists stay on the stack until the end */
+    lua_pushvalue(L, 5);
+    lua_setiuservalue(L, 1, GRAPH_UV_CLIPS);
+    lua_pushvalue(L, bindings ? 6 : 4);
+    lua_setiuservalue(L, 1, GRAPH_UV_BINDINGS);
+    g->clip_objs = objs;
+    if (bindings) g->bindings = bindings;
+    if (lua_getiuservalue(L, 1, GRAPH_UV_CURSORS) == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            lua_pop(L, 1);
+            cursor_obj *c = (cursor_obj *)luaL_testudata(L, -1, BW_LUA_CURSOR);
+            if (c && c->cursor && !c->hdr.destroyed)
+                (void)bw_graph_cursor_rebind(c->cursor, g->bindings, g->clip_count, NULL); /* made for the rig: cannot fail */
+        }
+    }
+    lua_pop(L, 1);
+    for (int i = 0; i < n; i++)
+        if (old && old[i]) bw_lua_object_unuse(&old[i]->hdr);
+    lua_pushboolean(L, 1);
     return 1;
 }
 
@@ -2090,6 +2211,7 @@ static int l_cursor_tostring(lua_State *L)
 static const luaL_Reg graph_methods[] = {
     {"cursor", l_graph_cursor}, {"param_index", l_graph_param_index}, {"params", l_graph_params},
     {"layers", l_graph_layers}, {"states", l_graph_states},           {"close", l_graph_close},
+    {"refresh_clips", l_graph_refresh_clips},
     {NULL, NULL}};
 static const luaL_Reg graph_meta[] = {{"__gc", l_graph_gc}, {"__close", l_graph_gc}, {"__tostring", l_graph_tostring}, {NULL, NULL}};
 

@@ -465,27 +465,6 @@ static int sandbox_require(lua_State *L)
 
 /* ---- read-only libraries ---- */
 
-static int readonly_newindex(lua_State *L)
-{
-    return luaL_error(L, "the library '%s' is read-only", lua_tostring(L, lua_upvalueindex(1)));
-}
-
-static int readonly_next(lua_State *L)
-{
-    lua_settop(L, 2);
-    if (lua_next(L, lua_upvalueindex(1))) return 2;
-    return 0;
-}
-
-static int readonly_pairs(lua_State *L)
-{
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_pushcclosure(L, readonly_next, 1);
-    lua_pushvalue(L, 1);
-    lua_pushnil(L);
-    return 3;
-}
-
 bool bw_sandbox_is_readonly(lua_State *L, int idx)
 {
     idx = lua_absindex(L, idx);
@@ -501,19 +480,9 @@ bool bw_sandbox_is_readonly(lua_State *L, int idx)
 static void make_readonly(lua_State *L, const char *name)
 {
     int real = lua_gettop(L);
-    lua_newtable(L);
-    lua_createtable(L, 0, 4);
-    lua_pushvalue(L, real);
-    lua_setfield(L, -2, "__index");
-    lua_pushstring(L, name);
-    lua_pushcclosure(L, readonly_newindex, 1);
-    lua_setfield(L, -2, "__newindex");
-    lua_pushvalue(L, real);
-    lua_pushcclosure(L, readonly_pairs, 1);
-    lua_setfield(L, -2, "__pairs");
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
-    lua_setmetatable(L, -2);
+    lua_pushfstring(L, "the library '%s' is read-only", name);
+    bw_lua_push_readonly_view(L, real, false, lua_tostring(L, -1));
+    lua_remove(L, -2);
     lua_getfield(L, LUA_REGISTRYINDEX, readonly_key);
     lua_pushvalue(L, -2);
     lua_pushboolean(L, 1);

@@ -18,6 +18,9 @@
 #define SLOT_SRC 1
 #define SLOT_GONE 2
 #define SLOTS 3
+/* A steady layer whose carried pose differs from the old one by more than
+ * this (any channel) fades from the old pose at a hot reload. */
+#define CARRY_TOLERANCE 1e-5f
 
 /* One clip-state play: a state and its accumulated normalized progress. */
 typedef struct play {
@@ -41,15 +44,31 @@ typedef struct moved {
     float weight;
 } moved;
 
+/* How a transition in flight fades: from its transition at fire, kept or
+ * taken from the new graph by a reload, or a reload's own linear fade. */
+typedef struct fade_shape {
+    float duration;
+    bw_ease_style curve;
+    bw_ease_dir curve_dir;
+    bw_graph_mode mode; /* as authored (freeze for a carry-over fade) */
+    bool interruptible; /* selection runs while it fades */
+} fade_shape;
+
+static fade_shape shape_of(const g_transition *tr)
+{
+    return (fade_shape){tr->duration, tr->curve, tr->curve_dir, tr->mode, tr->interruptible};
+}
+
 typedef struct layer_rt {
     play cur;
     /* the transition in flight */
     bool fading;
     int tr;   /* layer-local transition index */
     int from; /* state current when it fired */
-    float timer, duration;
-    bool frozen; /* source is `snapshot` */
-    play src;    /* live source (state -1 when frozen) */
+    float timer;
+    fade_shape shape; /* duration, curve, mode, interruptibility */
+    bool frozen;      /* source is `snapshot` */
+    play src;         /* live source (state -1 when frozen) */
     float src_speed;
     /* travel */
     int *route; /* max_states transition indices */
@@ -150,10 +169,8 @@ static void push_state_event(bw_graph_cursor *c, bw_graph_event_kind kind, int l
 static float fade_weight(const bw_graph_cursor *c, int l)
 {
     const layer_rt *R = &c->layers[l];
-    float u = R->duration > 0.0f ? R->timer / R->duration : 1.0f;
-    if (R->tr < 0) return bw_clamp01(u); /* a carry-over fade (hot reload): linear */
-    const g_transition *tr = transition_of(c, l, R->tr);
-    return bw_ease(tr->curve, tr->curve_dir, u);
+    float u = R->shape.duration > 0.0f ? R->timer / R->shape.duration : 1.0f;
+    return bw_ease(R->shape.curve, R->shape.curve_dir, u);
 }
 
 static float layer_weight(const bw_graph_cursor *c, int l)
@@ -391,7 +408,7 @@ static void fire(bw_graph_cursor *c, int l, int t)
         R->tr = t;
         R->from = from;
         R->timer = 0.0f;
-        R->duration = tr->duration;
+        R->shape = shape_of(tr);
     } else {
         R->fading = false;
     }
@@ -413,7 +430,7 @@ static void advance_layer(bw_graph_cursor *c, int l, double dt)
     if (R->src_state >= 0) R->src_step = advance_play(c, l, SLOT_SRC, &R->src, dt * R->src_speed);
     if (R->fading) {
         R->timer += (float)dt;
-        if (R->timer >= R->duration) {
+        if (R->timer >= R->shape.duration) {
             R->fading = false;
             R->src_state = -1;
         }
@@ -432,11 +449,11 @@ static void finish_layer(bw_graph_cursor *c, int l, double dt)
     step cur = R->cur_step, src = R->src_step;
     int cur_state = R->cur_state, src_state = R->src_state;
     if (dt > 0.0) {
-        if (!R->fading || R->timer >= 0.5f * R->duration) emit_markers(c, l, cur_state, cur);
+        if (!R->fading || R->timer >= 0.5f * R->shape.duration) emit_markers(c, l, cur_state, cur);
         else if (src_state >= 0) emit_markers(c, l, src_state, src);
     }
     int t = -1;
-    if (!R->fading || R->tr < 0 || transition_of(c, l, R->tr)->interruptible) t = select_transition(c, l, cur);
+    if (!R->fading || R->shape.interruptible) t = select_transition(c, l, cur);
     if (t >= 0) fire(c, l, t);
     /* What moved, at the weights the pose shows (root motion): the state
      * that advanced and then fired away counts in full; during a fade the
@@ -462,7 +479,7 @@ static bool live_play(bw_graph_cursor *c, int k, play **pl, step **st, int *grou
     layer_rt *R = &c->layers[l];
     bool source = k % 2 == 1;
     int s = source ? R->src_state : R->cur_state;
-    if (s < 0) return false;
+    if (s < 0 || (source && R->src_speed == 0.0f)) return false; /* a source a reload froze stands still */
     *group = state_of(c, l, s)->sync;
     if (*group < 0) return false;
     float w = R->fading ? fade_weight(c, l) : 1.0f;
@@ -843,15 +860,159 @@ bw_result bw_graph_cursor_layer_status(const bw_graph_cursor *c, int layer, bw_g
         t->from = R->from;
         t->to = R->cur.state;
         t->elapsed = R->timer;
-        t->duration = R->duration;
+        t->duration = R->shape.duration;
         t->weight = fade_weight(c, layer);
-        t->mode = R->tr >= 0 ? transition_of(c, layer, R->tr)->mode : BW_GRAPH_FREEZE;
+        t->mode = R->shape.mode;
         t->frozen = R->frozen;
         t->source_state = R->frozen ? -1 : R->src.state;
         t->source_progress = R->frozen ? 0.0 : R->src.p;
     }
     *out = s;
     return BW_OK;
+}
+
+/* ---- hot reload: carry a character over (graph.h) ---- */
+
+/* State s (-1: none) of src's layer ol, by name in dst's layer l; -1 when
+ * it is gone. */
+static int carried_state(const bw_graph_cursor *dst, int l, const bw_graph_cursor *src, int ol, int s)
+{
+    if (s < 0) return -1;
+    return bw_graph_find_state(dst->g, l, state_of(src, ol, s)->name);
+}
+
+/* dst's transition of layer l that matches src's transition t of layer
+ * ol: the same `from` (any-state for any-state) and `to` by name; among
+ * several such, the same occurrence in list order when the new list has
+ * it, else the first. -1 when there is none. */
+static int matching_transition(const bw_graph_cursor *dst, int l, const bw_graph_cursor *src, int ol, int t)
+{
+    const g_transition *old = transition_of(src, ol, t);
+    int from = carried_state(dst, l, src, ol, old->from), to = carried_state(dst, l, src, ol, old->to);
+    if (to < 0 || (old->from >= 0 && from < 0)) return -1;
+    int occurrence = 0;
+    for (int i = 0; i < t; i++) {
+        const g_transition *o = transition_of(src, ol, i);
+        occurrence += o->from == old->from && o->to == old->to;
+    }
+    int first = -1;
+    for (int i = 0; i < layer_of(dst, l)->transition_count; i++) {
+        const g_transition *n = transition_of(dst, l, i);
+        if (n->from != from || n->to != to) continue;
+        if (first < 0) first = i;
+        if (occurrence-- == 0) return i;
+    }
+    return first;
+}
+
+/* Continue src's transition in flight on layer ol in dst's layer l (its
+ * current state already carried): the frozen snapshot, or the live source
+ * by name with its progress; the timer; duration, curve, mode and
+ * interruptibility from the new graph's matching transition, else as they
+ * were. False when the live source state is gone (nothing changed). */
+static bool carry_transition(bw_graph_cursor *dst, int l, const bw_graph_cursor *src, int ol)
+{
+    layer_rt *R = &dst->layers[l];
+    const layer_rt *O = &src->layers[ol];
+    int source = O->frozen ? -1 : carried_state(dst, l, src, ol, O->src.state);
+    if (!O->frozen && source < 0) return false;
+    R->fading = true;
+    R->tr = O->tr >= 0 ? matching_transition(dst, l, src, ol, O->tr) : -1;
+    R->from = carried_state(dst, l, src, ol, O->from);
+    R->timer = O->timer;
+    R->frozen = O->frozen;
+    R->shape = O->shape;
+    R->src_speed = O->src_speed;
+    if (R->tr >= 0) {
+        const g_transition *tr = transition_of(dst, l, R->tr);
+        R->shape = shape_of(tr);
+        R->src_speed = tr->mode == BW_GRAPH_FREEZE ? 0.0f : tr->source_speed; /* a live source stands still */
+    }
+    R->src = (play){-1, 0.0, false};
+    if (R->frozen) {
+        bw_pose_copy(&R->snapshot, &O->snapshot);
+        if (layer_of(dst, l)->additive)
+            bw_pose_copy(&R->ref_snapshot, layer_of(src, ol)->additive ? &O->ref_snapshot : &O->snapshot);
+    } else {
+        R->src = (play){source, O->src.p, false};
+    }
+    if (R->timer >= R->shape.duration) { /* the new duration is over: the destination alone */
+        R->fading = false;
+        R->src.state = -1;
+    }
+    return true;
+}
+
+/* Whether two layer poses differ by more than `tol` in any channel. */
+static bool poses_differ(const bw_pose *a, const bw_pose *b, float tol)
+{
+    for (int j = 0; j < a->joint_count; j++) {
+        const bw_transform *x = &a->joints[j], *y = &b->joints[j];
+        if (fabsf(a->coverage[j] - b->coverage[j]) > tol) return true;
+        for (int k = 0; k < 3; k++)
+            if (fabsf(x->t[k] - y->t[k]) > tol || fabsf(x->s[k] - y->s[k]) > tol) return true;
+        float dot = 0.0f;
+        for (int k = 0; k < 4; k++) dot += x->r[k] * y->r[k];
+        if (1.0f - fabsf(dot) > tol) return true; /* q and -q are one rotation */
+    }
+    for (int k = 0; k < a->curve_count; k++)
+        if (fabsf(a->curves[k] - b->curves[k]) > tol || fabsf(a->curve_coverage[k] - b->curve_coverage[k]) > tol)
+            return true;
+    return false;
+}
+
+/* Replace whatever layer l does with a linear fade over `fade` seconds from
+ * a frozen snapshot of src's last evaluated pose of layer ol (0: none). */
+static void fade_from_old_pose(bw_graph_cursor *dst, int l, const bw_graph_cursor *src, int ol, float fade)
+{
+    layer_rt *R = &dst->layers[l];
+    const layer_rt *O = &src->layers[ol];
+    R->fading = fade > 0.0f;
+    R->tr = R->from = -1;
+    R->timer = 0.0f;
+    R->shape = (fade_shape){fade, BW_EASE_LINEAR, BW_EASE_IN, BW_GRAPH_FREEZE, true};
+    R->frozen = true;
+    R->src = (play){-1, 0.0, false};
+    if (!R->fading) return;
+    bw_pose_copy(&R->snapshot, &O->pose);
+    if (layer_of(dst, l)->additive) /* no delta from a former override layer */
+        bw_pose_copy(&R->ref_snapshot, layer_of(src, ol)->additive ? O->ref_view : &O->pose);
+}
+
+/* Carry src's layer ol into dst's layer l (see graph.h). */
+static void carry_layer(bw_graph_cursor *dst, int l, const bw_graph_cursor *src, int ol, float fade)
+{
+    layer_rt *R = &dst->layers[l];
+    const layer_rt *O = &src->layers[ol];
+    const g_layer *L = layer_of(dst, l);
+    if (L->weight_param < 0 && layer_of(src, ol)->weight_param < 0) {
+        R->weight = O->weight;
+        R->w_from = O->w_from;
+        R->w_to = O->w_to;
+        R->w_elapsed = O->w_elapsed;
+        R->w_duration = O->w_duration;
+    }
+    R->route_len = R->route_pos = 0;
+    R->moved_count = 0;
+    int s = carried_state(dst, l, src, ol, O->cur.state);
+    if (s < 0) { /* the current state (a destination included) is gone: the entry */
+        R->cur = (play){L->entry, state_of(dst, l, L->entry)->offset, true};
+        fade_from_old_pose(dst, l, src, ol, fade);
+        return;
+    }
+    R->cur = (play){s, O->cur.p, O->cur.fresh};
+    if (O->fading) {
+        if (!carry_transition(dst, l, src, ol)) fade_from_old_pose(dst, l, src, ol, fade); /* the source is gone */
+        return;
+    }
+    /* A steady layer fades only if its state now shows something else
+     * (another clip, tree or reference under the same name). */
+    R->fading = false;
+    if (evaluate_layer(dst, l) != BW_OK) return;
+    bool differs = poses_differ(&R->pose, &O->pose, CARRY_TOLERANCE);
+    if (!differs && L->additive && layer_of(src, ol)->additive)
+        differs = poses_differ(R->ref_view, O->ref_view, CARRY_TOLERANCE);
+    if (differs) fade_from_old_pose(dst, l, src, ol, fade);
 }
 
 bw_result bw_graph_cursor_carry_over(bw_graph_cursor *dst, const bw_graph_cursor *src, float fade)
@@ -867,39 +1028,15 @@ bw_result bw_graph_cursor_carry_over(bw_graph_cursor *dst, const bw_graph_cursor
         dst->params[i] = src->params[j];
         dst->age[i] = src->age[j];
     }
+    dst->gen++; /* the parameters changed: no cached leaves stand */
     for (int l = 0; l < g->layer_count; l++) {
         int ol = bw_graph_find_layer(old, g->layers[l].name);
-        if (ol < 0) continue;
-        layer_rt *R = &dst->layers[l];
-        const layer_rt *O = &src->layers[ol];
-        if (g->layers[l].weight_param < 0 && old->layers[ol].weight_param < 0) {
-            R->weight = O->weight;
-            R->w_from = O->w_from;
-            R->w_to = O->w_to;
-            R->w_elapsed = O->w_elapsed;
-            R->w_duration = O->w_duration;
-        }
-        int s = bw_graph_find_state(g, l, old->states[old->layers[ol].state_first + O->cur.state].name);
-        R->cur = s >= 0 ? (play){s, O->cur.p, O->cur.fresh}
-                        : (play){g->layers[l].entry, state_of(dst, l, g->layers[l].entry)->offset, true};
-        R->route_len = R->route_pos = 0;
-        R->fading = fade > 0.0f;
-        R->tr = R->from = -1;
-        R->timer = 0.0f;
-        R->duration = fade;
-        R->frozen = true;
-        R->src = (play){-1, 0.0, false};
-        R->moved_count = 0;
-        if (R->fading) {
-            bw_pose_copy(&R->snapshot, &O->pose);
-            if (g->layers[l].additive) {
-                if (old->layers[ol].additive) bw_pose_copy(&R->ref_snapshot, O->ref_view);
-                else bw_pose_copy(&R->ref_snapshot, &O->pose); /* no delta from a former override layer */
-            }
-        }
+        if (ol >= 0) carry_layer(dst, l, src, ol, fade);
     }
+    /* Every layer's pose as carried: what a freeze snapshot takes if a
+     * transition fires before the next evaluation. */
+    for (int l = 0; l < g->layer_count; l++) (void)evaluate_layer(dst, l);
     dst->started = src->started;
-    dst->gen++; /* the parameters changed: no cached leaves stand */
     return BW_OK;
 }
 

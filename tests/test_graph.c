@@ -12,6 +12,7 @@
 #include "blendwerk/blendwerk.h"
 #include "check.h"
 #include "fixtures.h"
+#include "graph_fixtures.h"
 #include "test_alloc_counter.h"
 
 /* Rig:  0 root
@@ -117,14 +118,7 @@ static void make_world(void)
     for (int i = 0; i < CLIPS; i++) bindings[i] = fixture_binding(clips[i], rig);
 }
 
-static void free_world(void)
-{
-    for (int i = 0; i < CLIPS; i++) {
-        bw_binding_destroy(bindings[i]);
-        bw_clip_destroy(clips[i]);
-    }
-    bw_rig_destroy(rig);
-}
+static void free_world(void) { graph_fixture_free(clips, bindings, CLIPS, rig); }
 
 /* ---- building graphs ---- */
 
@@ -155,44 +149,14 @@ static bw_blend_tree *tree_of(const bw_blend_node *nodes, int count, int root, i
     return t;
 }
 
-static bw_graph *compile(const bw_graph_desc *d)
-{
-    bw_error errs[8];
-    bw_graph_errors list = {errs, 8, 0};
-    bw_graph *g = NULL;
-    bw_result r = bw_graph_compile(d, &g, &list);
-    if (r != BW_OK) {
-        for (int i = 0; i < list.count && i < 8; i++) fprintf(stderr, "  %s: %s\n", errs[i].where, errs[i].message);
-        fprintf(stderr, "compile refused\n");
-        exit(1);
-    }
-    return g;
-}
+static bw_graph *compile(const bw_graph_desc *d) { return graph_fixture_compile(d); }
 
 static bw_graph_cursor *cursor_for(const bw_graph *g, const bw_allocator *a)
 {
-    bw_graph_cursor_desc cd = {0};
-    cd.rig = rig;
-    cd.bindings = (const bw_binding *const *)bindings;
-    cd.binding_count = CLIPS;
-    if (a) cd.allocator = *a;
-    bw_graph_cursor *c = NULL;
-    bw_error errs[4];
-    bw_graph_errors list = {errs, 4, 0};
-    if (bw_graph_cursor_create(g, &cd, &c, &list) != BW_OK) {
-        fprintf(stderr, "cursor refused: %s: %s\n", errs[0].where, errs[0].message);
-        exit(1);
-    }
-    return c;
+    return graph_fixture_cursor(g, rig, bindings, CLIPS, a);
 }
 
-static bw_graph_layer_status status(const bw_graph_cursor *c, int layer)
-{
-    bw_graph_layer_status s;
-    memset(&s, 0xff, sizeof s);
-    CHECK_INT(bw_graph_cursor_layer_status(c, layer, &s), BW_OK);
-    return s;
-}
+static bw_graph_layer_status status(const bw_graph_cursor *c, int layer) { return graph_fixture_status(c, layer); }
 
 static bw_graph_condition_desc cond_cmp(const char *param, bw_graph_op op, float value)
 {
@@ -224,18 +188,7 @@ static bw_graph_transition_desc edge(const char *from, const char *to, const bw_
     return t;
 }
 
-static bw_graph_layer_desc layer(const char *name, const char *entry, const bw_graph_state_desc *states, int ns,
-                                 const bw_graph_transition_desc *trs, int nt)
-{
-    bw_graph_layer_desc l = {0};
-    l.name = name;
-    l.entry = entry;
-    l.states = states;
-    l.state_count = ns;
-    l.transitions = trs;
-    l.transition_count = nt;
-    return l;
-}
+#define layer(...) graph_fixture_layer(__VA_ARGS__)
 
 /* The graph most fade tests need: one layer "base" of two states whose
  * first is the entry, a bool "go" (default go0) and one transition
@@ -254,12 +207,7 @@ static bw_graph *two_state_graph(const bw_graph_state_desc *states, bw_graph_tra
     return compile(&d);
 }
 
-static bw_pose new_pose(void)
-{
-    bw_pose p;
-    if (bw_pose_init(&p, rig, NULL) != BW_OK) exit(1);
-    return p;
-}
+static bw_pose new_pose(void) { return graph_fixture_pose(rig); }
 
 /* Update by dt, evaluate over the rest pose, and check the root's x and y. */
 static void check_root_after(bw_graph_cursor *c, bw_pose *out, float dt, float x, float y, int line)
@@ -1461,9 +1409,11 @@ static void random_driving_should_keep_every_invariant(void)
 /* Hot reload mid-transition. Old graph: idle -> move when go (0.5 s).
  * u1 (dt 0.25): idle p 0.25, fires. u2: idle 0.5 (source), move 0.125
  * (τ 0.25), w 0.5: on screen x = 0.5·0.5 + 0.5·0.25 = 0.375, y = 5.
- * New graph: "move" kept, idle renamed "rest" (the entry). Carried over
- * with a 0.5 s fade: move at p 0.125, a frozen fade from the pose on
- * screen: evaluated at weight 0 it is that pose (no pop). Next update
+ * New graph: "move" kept, idle renamed "rest" (the entry), so the live
+ * source is gone and the transition cannot carry (test_carry_over.c has
+ * the cases that do). Carried over with a 0.5 s fade: move at p 0.125, a
+ * frozen fade from the pose on screen: evaluated at weight 0 it is that
+ * pose (no pop). Next update
  * (0.25): move p 0.25 (τ 0.5), w 0.5: x = 0.5·0.375 + 0.5·0.5 = 0.4375,
  * y = 0.5·5 + 0.5·10 = 7.5. A graph whose layer lost "move" restarts the
  * layer at its entry. Parameters carry by name and kind. */

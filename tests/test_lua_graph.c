@@ -5,7 +5,10 @@
  * method-call syntax, functions with commas inside constructors, a "#!"
  * line, CRLF line ends); the rewrite keeps every chunk of the source tree
  * loadable and keeps the line of a syntax error; a chunk the tokenizer
- * cannot follow is refused (the reader then loads it as written). */
+ * cannot follow is refused (the reader then loads it as written).
+ * Also the one builder of read-only views (bindings/lua_view.c) in each
+ * of its three uses, inside a sandbox: the libraries, a predicate's
+ * parameter view and the view getmetatable gives of a handle. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <lauxlib.h>
@@ -18,6 +21,7 @@
 
 #include "check.h"
 #include "lua_graph.h"
+#include "sandbox.h"
 
 static lua_State *fresh(void)
 {
@@ -215,11 +219,87 @@ static void every_chunk_of_the_tree_survives_the_rewrite(void)
     CHECK_INT(refused, 0);
 }
 
+/* Each view reads through, iterates with pairs (exactly the viewed keys),
+ * refuses writes with its own message (rawset too, where the view is a
+ * userdata or a guarded library) and hides its metatable. The predicate
+ * sees speed 2 and grounded true: a graph of one layer a -> b when the
+ * predicate holds. Results come back as one string per check. */
+static const char views_chunk[] =
+    "local bw = blendwerk\n"
+    "local out = {}\n"
+    "local function add(s) out[#out + 1] = s end\n"
+    "local function err(f) local ok, e = pcall(f) return ok and 'no error' or tostring(e) end\n"
+    "local n, pi = 0, nil\n"
+    "for k, v in pairs(math) do n = n + 1 if k == 'pi' then pi = v end end\n"
+    "add(string.format('math %s %s', tostring(n >= 25), tostring(pi == math.pi)))\n"
+    "add('math write: ' .. err(function() math.tau = 6 end))\n"
+    "add('math rawset: ' .. err(function() rawset(math, 'tau', 6) end))\n"
+    "add('math meta: ' .. tostring(getmetatable(math)))\n"
+    "local rig = assert(bw.rig { joints = { { name = 'hips' } } })\n"
+    "local function clip(name) return assert(bw.clip { name = name, length = 1, loop = true, joints = {\n"
+    "  { joint = 'hips', keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 1, 0, 0 } } } } } }) end\n"
+    "local seen\n"
+    "local g = assert(bw.graph({ params = { speed = 2, grounded = true },\n"
+    "  layers = { { name = 'base', entry = 'a', states = { a = { clip = 'a' }, b = { clip = 'b' } },\n"
+    "    transitions = { { from = 'a', to = 'b', when = { function(p)\n"
+    "      local keys = {}\n"
+    "      for k, v in pairs(p) do keys[#keys + 1] = k .. '=' .. tostring(v) end\n"
+    "      table.sort(keys)\n"
+    "      seen = table.concat(keys, ' ') .. ' | ' .. err(function() p.speed = 3 end)\n"
+    "        .. ' | ' .. err(function() rawset(p, 'speed', 3) end) .. ' | ' .. tostring(getmetatable(p))\n"
+    "      return p.speed == 2 end } } } } } },\n"
+    "  { rig = rig, clips = { clip('a'), clip('b') } }))\n"
+    "local c = assert(g:cursor())\n"
+    "c:update(0.1)\n"
+    "add('predicate: ' .. tostring(seen))\n"
+    "add('state: ' .. c:state())\n"
+    "local mt = getmetatable(g)\n"
+    "local keys = {}\n"
+    "for k, v in pairs(mt) do keys[#keys + 1] = k .. ':' .. type(v) end\n"
+    "table.sort(keys)\n"
+    "add('handle meta: ' .. type(mt) .. ' ' .. mt.__name .. ' ' .. table.concat(keys, ' '))\n"
+    "add('handle meta write: ' .. err(function() mt.__index = {} end))\n"
+    "add('handle meta meta: ' .. tostring(getmetatable(mt)))\n"
+    "return table.concat(out, '\\n')\n";
+
+static void read_only_views_should_iterate_and_refuse_writes(void)
+{
+    char err[BW_SANDBOX_ERROR_MAX];
+    bw_sandbox_desc desc = {.name = "views"};
+    bw_sandbox *sb = bw_sandbox_create(&desc, err, sizeof err);
+    CHECK(sb != NULL);
+    if (!sb) return;
+    lua_State *L = bw_sandbox_state(sb);
+    bw_sandbox_status st = bw_sandbox_load_string(sb, views_chunk, strlen(views_chunk), "=views");
+    if (st == BW_SANDBOX_OK) st = bw_sandbox_call(sb, 0, 1);
+    CHECK_INT(st, BW_SANDBOX_OK);
+    if (st != BW_SANDBOX_OK) {
+        fprintf(stderr, "views: %s\n", bw_sandbox_error(sb));
+        bw_sandbox_destroy(sb);
+        return;
+    }
+    const char *got = lua_tostring(L, -1);
+    const char *want = "math true true\n"
+                       "math write: views:8: the library 'math' is read-only\n"
+                       "math rawset: views:9: rawset: the sandbox's libraries are read-only\n"
+                       "math meta: false\n"
+                       "predicate: grounded=true speed=2.0 | views:21: graph parameters are read-only in a predicate | "
+                       "views:22: bad argument #1 to 'rawset' (table expected, got userdata) | false\n"
+                       "state: b\n"
+                       "handle meta: userdata blendwerk.Graph __close:function __gc:function __name:string\n"
+                       "handle meta write: views:34: the metatable of blendwerk.Graph is protected\n"
+                       "handle meta meta: false";
+    CHECK_STR(got, want);
+    lua_pop(L, 1);
+    bw_sandbox_destroy(sb);
+}
+
 int main(void)
 {
     RUN(tables_and_items_record_their_lines);
     RUN(a_key_written_twice_is_found);
     RUN(a_source_the_tokenizer_cannot_follow_is_refused);
     RUN(every_chunk_of_the_tree_survives_the_rewrite);
+    RUN(read_only_views_should_iterate_and_refuse_writes);
     return check_summary();
 }

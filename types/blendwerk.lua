@@ -877,6 +877,15 @@ function Graph:layers() end
 ---@return string[] state names in index order
 function Graph:states(layer) end
 
+---Take re-exported clips (same count and order, same loop flags and
+---marker names; new lengths and marker times) without recompiling, and
+---rebind every open cursor of the graph to them. Progress stays
+---normalized; fade timers keep their seconds.
+---@param clips blendwerk.Clip[]
+---@return true? ok
+---@return string[]? errors "clips[i]: message" lines; nothing changed
+function Graph:refresh_clips(clips) end
+
 function Graph:close() end
 
 ---@class blendwerk.GraphEvent

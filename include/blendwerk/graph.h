@@ -448,13 +448,15 @@ BW_API bw_graph_cursor_counters bw_graph_cursor_counters_of(const bw_graph_curso
 
 typedef struct bw_graph_transition_status {
     bool active;            /* false: no transition in flight (other fields 0 / -1) */
-    int transition;         /* index in the layer's transition list (-1: a carry-over fade) */
-    int from;               /* the state current when it fired (never "*"; -1: carry-over) */
+    int transition;         /* index in the layer's transition list (-1: a carry-over fade, or
+                               carried by a reload with no matching transition) */
+    int from;               /* the state current when it fired (never "*"; -1: a carry-over
+                               fade, or that state is gone after a reload) */
     int to;                 /* the destination (= the layer's current state) */
     float elapsed;          /* seconds since it fired */
     float duration;         /* seconds */
     float weight;           /* destination weight, curve(elapsed / duration) */
-    bw_graph_mode mode;     /* as authored */
+    bw_graph_mode mode;     /* as authored (freeze for a carry-over fade) */
     bool frozen;            /* the source is a snapshot (freeze mode, or an interruption) */
     int source_state;       /* the live source's state, -1 when frozen */
     double source_progress; /* the live source's accumulated progress (0 when frozen) */
@@ -476,17 +478,42 @@ BW_API const bw_graph *bw_graph_cursor_graph(const bw_graph_cursor *cursor);
 
 /* Hot reload (SPEC §10, §11): carry a character over from `src`, a cursor
  * of the graph being replaced, into `dst`, a fresh cursor of the new graph
- * on the same rig layout. Parameters carry by name where the kind is the
- * same (trigger ages too); layers by name: the current state by name with
- * its progress (a renamed or removed state restarts the layer at its
- * entry), the layer weight and its fade (unless either layer's weight
- * follows a parameter). Queued travel is dropped. So that nothing pops,
- * every carried layer then fades over `fade` seconds (linear; 0 = none)
- * from a frozen snapshot of src's last evaluated layer pose, reported as a
- * transition with index and from -1, mode freeze, frozen. Frame-0 entry
- * events are not repeated. Compares names: call it at reload, not per
- * frame. BW_ERR_INVALID_ARGUMENT for NULL or equal cursors, a negative or
- * non-finite fade, or cursors of different rig layouts (dst untouched). */
+ * on the same rig layout, so that the pose after the reload is the one the
+ * old graph would have produced wherever the new graph plays the same
+ * clips (an unchanged graph file: the same poses, events and root motion
+ * frame by frame). Names are matched, never indices:
+ * - Parameters by name where the kind is the same (trigger ages too).
+ * - Layers by name; new layers start as created. The layer weight and its
+ *   fade carry unless either layer's weight follows a parameter. Queued
+ *   travel is dropped. Frame-0 entry events are not repeated.
+ * - The current state by name with its progress (and whether it has
+ *   advanced since it was entered).
+ * - A transition in flight, when its destination (the current state)
+ *   exists: the elapsed time, and a frozen source's snapshot (freeze mode,
+ *   an interruption, or an earlier reload's fade) or a live source by
+ *   name with its progress. Duration, curve, mode and interruptibility
+ *   come from the new graph's transition with the same from (any-state
+ *   for any-state) and to by name (the same occurrence among several, else
+ *   the first), which the status then reports; with none they stay as
+ *   they were (status transition -1). A new freeze mode stands a live
+ *   source still (status frozen stays false; like a snapshot it leaves
+ *   its sync group); a frozen source stays a snapshot under a new live
+ *   mode. A new duration the elapsed time has reached ends the
+ *   transition: the destination alone.
+ * `fade` (seconds, linear; 0 = none) covers only what cannot carry: a
+ * layer whose current state is gone restarts at its entry (at its
+ * offset), a layer whose live source is gone keeps its destination, and a
+ * steady layer whose carried pose differs from src's last evaluated one
+ * by more than 1e-5 in any channel (its state now plays another clip,
+ * tree or reference under the same name); each fades from
+ * a frozen snapshot of src's last evaluated layer pose, reported as a
+ * transition with index and from -1, mode freeze, frozen. Every layer of
+ * dst is then evaluated (what a freeze snapshot takes before the next
+ * evaluation). Call between frames, after src's evaluate: a src updated
+ * since shows a stale pose. Compares names: call it at reload, not per
+ * frame; never allocates. BW_ERR_INVALID_ARGUMENT for NULL or equal
+ * cursors, a negative or non-finite fade, or cursors of different rig
+ * layouts (dst untouched). */
 BW_API bw_result bw_graph_cursor_carry_over(bw_graph_cursor *dst, const bw_graph_cursor *src, float fade);
 
 /* ---- events ---- */

@@ -506,5 +506,83 @@ return { layers = {
   })
 end)
 
+-- graph:refresh_clips: new lengths in place, every open cursor rebound at
+-- once; progress is normalized, timers are seconds. The graph: idle (1 s)
+-- -> walk (0.5 s) when go, 0.5 s. The new idle is 2 s long and moves the
+-- hips 0 -> 4 (x = 2τ), the new walk 1 s long (x = τ).
+local function moving(name, length, x1, loop)
+  return assert(bw.clip { name = name, length = length, loop = loop, joints = {
+    { joint = "hips", keys = { { time = 0, t = { 0, 0, 0 } }, { time = length, t = { x1, 0, 0 } } } } } })
+end
+local refresh_desc = {
+  params = { go = false },
+  layers = { { name = "base", entry = "idle",
+    states = { idle = { clip = "idle" }, walk = { clip = "walk" } },
+    transitions = { { from = "idle", to = "walk", when = { "go" }, duration = 0.5 } } } },
+}
+
+test("refresh_clips keeps normalized progress and rebinds every cursor", function()
+  local mine = { clip("idle", 1, true), clip("walk", 0.5, true), clip("jump", 1, false) }
+  local g = assert(bw.graph(refresh_desc, { rig = rig, clips = mine }))
+  local a, b, gone = assert(g:cursor()), assert(g:cursor()), assert(g:cursor())
+  a:update(0.25)                        -- idle p 0.25 (x 0.25)
+  b:set("go", true)
+  b:update(0.25)                        -- idle p 0.25, fires: walk at p 0
+  b:update(0.125)                       -- walk p 0.125 / 0.5 = 0.25, fade 0.125 s in
+  gone:close()
+  local idle2, walk2 = moving("idle", 2, 4, true), moving("walk", 1, 1, true)
+  eq(g:refresh_clips { idle2, walk2, mine[3] }, true, "refreshed")
+  near(a:status().progress, 0.25, 1e-9, "a: idle progress kept")
+  near(b:status().progress, 0.25, 1e-9, "b: walk progress kept")
+  near(b:status().transition.elapsed, 0.125, 1e-6, "b: fade seconds kept")
+  -- a: 0.5 s more at the new 2 s cycle: p 0.25 + 0.25 = 0.5, x = 2·1 = 2 (the new clip)
+  local pose = a:update(0.5)
+  near(a:status().progress, 0.5, 1e-9, "a: new cycle")
+  near((pose:t(1)), 2.0, 1e-5, "a: samples the new idle")
+  -- b: 0.25 s more: walk p 0.25 + 0.25 / 1 = 0.5 (τ 0.5, x 0.5); idle, the
+  -- live source (p 0.25 when it fired, 0.375 after the 0.125 s update),
+  -- p 0.375 + 0.25 / 2 = 0.5 (τ 1.0, x 2.0); fade 0.375 / 0.5, w 0.75:
+  -- x = 0.25·2 + 0.75·0.5 = 0.875
+  pose = b:update(0.25)
+  near(b:status().progress, 0.5, 1e-9, "b: walk at its new cycle")
+  near(b:status().transition.elapsed, 0.375, 1e-6, "b: fade timer in seconds")
+  near((pose:t(1)), 0.875, 1e-5, "b: source and destination from the new clips")
+  -- the old clips may go: nothing plays them any more
+  mine[1]:close(); mine[2]:close()
+  mine[1], mine[2] = nil, nil
+  collectgarbage(); collectgarbage()
+  pose = a:update(0.5)                  -- p 0.75: x = 2·1.5 = 3
+  near((pose:t(1)), 3.0, 1e-5, "a: after the old clips went")
+  -- a cursor made now is bound to the new clips too: idle p 0 -> 0.125 (x 0.5)
+  local c = assert(g:cursor())
+  near((c:update(0.25):t(1)), 0.5, 1e-5, "a new cursor")
+end)
+
+test("refresh_clips refuses what needs a recompile and changes nothing", function()
+  local mine = { clip("idle", 1, true), clip("walk", 0.5, true), clip("jump", 1, false) }
+  local g = assert(bw.graph(refresh_desc, { rig = rig, clips = mine }))
+  local a = assert(g:cursor())
+  a:update(0.25)
+  local looping_jump = moving("jump", 1, 1, true)
+  local steady_walk = moving("walk", 1, 1, false)
+  local ok, errs = g:refresh_clips { moving("idle", 2, 4, true), steady_walk, looping_jump }
+  eq(ok, nil, "refused")
+  eq(type(errs) == "table" and #errs, 2, "both clips reported")
+  eq(errs and errs[1], "clips[2]: clip 'walk' changed its loop flag (recompile the graph)", "first")
+  eq(errs and errs[2], "clips[3]: clip 'jump' changed its loop flag (recompile the graph)", "second")
+  -- unchanged: the old 1 s idle, p 0.25 + 0.25 = 0.5, x 0.5
+  near((a:update(0.25):t(1)), 0.5, 1e-5, "the old clips still play")
+  raises(function() g:refresh_clips { mine[1], mine[2] } end, "2 clips for a graph of 3")
+  raises(function() g:refresh_clips { mine[1], "walk", mine[3] } end, "clips[2] is not a blendwerk.Clip")
+  raises(function() g:refresh_clips(nil) end, "table expected")
+  -- never from inside an update of one of the graph's cursors
+  a:on("exit", function() g:refresh_clips(mine) end)
+  a:set("go", true)
+  a:update(0.1)
+  local failures, message = a:callback_errors("exit")
+  eq(failures, 1, "the callback failed")
+  check(message and message:find("called while a cursor of the graph updates", 1, true), tostring(message))
+end)
+
 os.execute("rm -rf '" .. dir .. "'")
 finish()
