@@ -13,9 +13,12 @@
  * frames: each new cursor takes over its old cursor with
  * bw_graph_cursor_carry_over(new, old, fade) - parameters by name, per
  * layer the current state by name with its progress, the layer weight
- * and its fade; a state that no longer exists restarts its layer at the
- * entry; every layer then fades over `fade` seconds from the old pose -
- * and the old cursor is destroyed. A version (sandbox and graph) is
+ * and its fade, and a transition in flight with its source, elapsed time
+ * and the new graph's duration and curve (graph.h); only what cannot
+ * carry - a state that no longer exists (the layer restarts at its
+ * entry), a source that is gone, a layer whose pose changed under the
+ * same state - fades over `fade` seconds from the old pose - and the old
+ * cursor is destroyed. A version (sandbox and graph) is
  * destroyed when no cursor uses it any more.
  *
  * A bad edit - syntax error, runtime error while loading, a graph the

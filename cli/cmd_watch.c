@@ -46,7 +46,8 @@ static void usage(FILE *to)
                 "  FILE       a .glb / .gltf / .bvh file or Lua character whose clips the graph names\n"
                 "  TIMELINE   entries applied at their real time (as `blendwerk simulate` reads them)\n"
                 "  --seconds  stop after N seconds (stdin ignored); default: at end of input on stdin\n"
-                "  --fade     seconds each reload crossfades from the old pose (default 0.2)\n"
+                "  --fade     seconds a reload crossfades what cannot carry over (a removed state,\n"
+                "             an edited clip) from the old pose (default 0.2)\n"
                 "  --poll     compare file times instead of inotify\n");
 }
 
