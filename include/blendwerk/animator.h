@@ -212,8 +212,9 @@ BW_API const bw_graph *bw_animator_graph(const bw_animator *animator);        /*
  * indices) over the animator's own bindings, and takes over the old cursor
  * with bw_graph_cursor_carry_over(new, old, fade): parameters by name and
  * kind, per layer the current state by name with its progress (a removed
- * or renamed state restarts its layer at the entry), layer weights, and
- * every carried layer fades over `fade` seconds from the old pose. Without
+ * or renamed state restarts its layer at the entry), layer weights, a
+ * transition in flight; what cannot carry (graph.h) fades over `fade`
+ * seconds from the old pose. Without
  * a previous graph the new one starts fresh at its entries (the body base
  * switches to the graph); graph NULL removes the graph (the base goes back
  * to explicit clips or locomotion). The old graph is no longer used once
