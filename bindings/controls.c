@@ -208,11 +208,7 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
         lua_pop(L, 1);
         return false;
     }
-    static const char *const fields[] = {"name", "priority", "keep_state", "init", "update", "options", NULL};
-    if (!bw_lua_check_fields_hint(L, -1, fields, why, why_size)) {
-        lua_pop(L, 1);
-        return false;
-    }
+    /* other fields are the script's own (helpers a module exports) */
     int t = lua_gettop(L);
     bool ok = true;
     int type = bw_lua_raw_field(L, t, "priority");

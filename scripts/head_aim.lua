@@ -1,0 +1,108 @@
+-- head_aim.lua - a procedural control (bindings/controls.h): turn a neck
+-- and head chain toward ctx.target, clamped relative to the BODY's
+-- forward (ctx.yaw), and hand what the chain cannot reach to the eyes.
+--
+-- The same numbers as the C animator's head aim (include/blendwerk/
+-- animator.h, step 4): both call the helpers of include/blendwerk/
+-- procedural.h (blendwerk.aim_angles, aim_clamp, aim_chain).
+--
+-- options (all optional; the animator's defaults):
+--   chain    = { "neck_01", "neck_02", "head" }  joint names, root-most first,
+--              the last is the head; default: that chain if the rig has it,
+--              else { "neck", "head" }, else { "head" }
+--   weights  = { 0.25, 0.25, 0.5 }  one per joint (default for the chain
+--              above; a chain of your own without weights splits equally)
+--   yaw_limit = 1.2, pitch_limit = 0.6, eye_yaw_limit = 0.6,
+--   eye_pitch_limit = 0.4  (radians), behind = 0.2 (the band around
+--   straight behind where the head keeps the side it turned to)
+--
+-- Outputs: the chain's rotations folded into the pose; ctx.overrides (5
+-- numbers per chain joint: joint index, x, y, z, w of the new parent-local
+-- rotation); ctx.gaze = { pitch_l, yaw_l, pitch_r, yaw_r } (radians).
+-- keep_state: a reload keeps the last yaw (no flip after an edit) but
+-- also the resolved options; edit options, then reload with keep_state
+-- set to false once to pick them up.
+--
+-- Per frame it allocates nothing: every table it touches is made in init.
+
+local bw = blendwerk
+
+local DEFAULT_CHAINS = {
+    { names = { "neck_01", "neck_02", "head" }, weights = { 0.25, 0.25, 0.5 } },
+    { names = { "neck", "head" }, weights = { 0.4, 0.6 } },
+    { names = { "head" }, weights = { 1 } },
+}
+
+local function limit(options, name, default)
+    local v = options[name]
+    if v == nil then return default end
+    if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
+        error(string.format("head_aim: options.%s must be a finite number >= 0", name))
+    end
+    return v
+end
+
+local function resolve(rig, options)
+    local joints, weights = {}, {}
+    if options.chain then
+        for i, name in ipairs(options.chain) do
+            joints[i] = rig:find(name) or error(string.format("head_aim: options.chain[%d]: no joint '%s'", i, name))
+        end
+        for i = 1, #joints do
+            local w = options.weights and options.weights[i] or 1 / #joints
+            if type(w) ~= "number" or w ~= w or w < 0 then
+                error(string.format("head_aim: options.weights[%d] must be a number >= 0", i))
+            end
+            weights[i] = w
+        end
+        return joints, weights
+    end
+    for _, set in ipairs(DEFAULT_CHAINS) do
+        local found = {}
+        for i, name in ipairs(set.names) do found[i] = rig:find(name) end
+        if #found == #set.names then
+            for i = 1, #found do weights[i] = options.weights and options.weights[i] or set.weights[i] end
+            return found, weights
+        end
+    end
+    return joints, weights -- no chain: the control does nothing
+end
+
+return {
+    priority = 10,
+    keep_state = true,
+
+    init = function(ctx, options)
+        local joints, weights = resolve(ctx.rig, options)
+        return {
+            joints = joints,
+            weights = weights,
+            head = { joints[#joints] }, -- the list model_positions reads
+            origin = { 0, 0, 0 },       -- its reused output
+            yaw_limit = limit(options, "yaw_limit", 1.2),
+            pitch_limit = limit(options, "pitch_limit", 0.6),
+            eye_yaw_limit = limit(options, "eye_yaw_limit", 0.6),
+            eye_pitch_limit = limit(options, "eye_pitch_limit", 0.4),
+            behind = limit(options, "behind", 0.2),
+            last_yaw = 0,
+            yaw = 0,   -- what the chain took this frame
+            pitch = 0,
+        }
+    end,
+
+    update = function(s, pose, ctx, dt)
+        local gaze = ctx.gaze
+        if #s.joints == 0 then return end
+        local yaw, pitch, eye_yaw, eye_pitch = 0, 0, 0, 0
+        if ctx.has_target then
+            local o = pose:model_positions(s.head, s.origin)
+            local p, t = ctx.position, ctx.target
+            local ry, rp = bw.aim_angles(p[1], p[2], p[3], ctx.yaw, o[1], o[2], o[3], t[1], t[2], t[3])
+            yaw, pitch, eye_yaw, eye_pitch = bw.aim_clamp(ry, rp, s.last_yaw, s.yaw_limit, s.pitch_limit,
+                s.eye_yaw_limit, s.eye_pitch_limit, s.behind)
+        end
+        gaze[1], gaze[2], gaze[3], gaze[4] = eye_pitch, eye_yaw, eye_pitch, eye_yaw
+        s.last_yaw, s.yaw, s.pitch = yaw, yaw, pitch
+        bw.aim_chain(pose, s.joints, s.weights, yaw, pitch, ctx.overrides)
+    end,
+}
