@@ -41,6 +41,9 @@ struct bw_controls {
     int count, serial;
     int order[BW_CONTROLS_MAX]; /* indices into list, run order */
     int ctxs_ref, pose_ref;
+    int *refs;        /* per character: its ctx, ctx.position and ctx.target (registry refs) */
+    double *time;     /* per character: ctx.time */
+    int key_ref[3];   /* the interned keys "time", "yaw", "has_target" (no string lookups per frame) */
     bw_lua_pose *pose;
     int reloads;
     char error[BW_CONTROLS_ERROR_MAX];
@@ -101,9 +104,21 @@ static int setup_protected(lua_State *L)
         new_zeros(L, BW_ARKIT52_COUNT, "arkit");
         lua_newtable(L);
         lua_setfield(L, -2, "overrides");
+        int *refs = &c->refs[3 * (i - 1)];
+        lua_pushvalue(L, -1);
+        refs[0] = luaL_ref(L, LUA_REGISTRYINDEX);
+        lua_getfield(L, -1, "position");
+        refs[1] = luaL_ref(L, LUA_REGISTRYINDEX);
+        lua_getfield(L, -1, "target");
+        refs[2] = luaL_ref(L, LUA_REGISTRYINDEX);
         lua_rawseti(L, -2, i);
     }
     c->ctxs_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    static const char *const keys[3] = {"time", "yaw", "has_target"};
+    for (int k = 0; k < 3; k++) {
+        lua_pushstring(L, keys[k]);
+        c->key_ref[k] = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
     return 0;
 }
 
@@ -127,11 +142,28 @@ bw_controls *bw_controls_create(const bw_controls_desc *desc, char *err, size_t 
     c->rig = desc->rig;
     c->characters = desc->character_count;
     c->ctxs_ref = c->pose_ref = LUA_NOREF;
+    for (int k = 0; k < 3; k++) c->key_ref[k] = LUA_NOREF;
+    c->refs = (int *)malloc(sizeof *c->refs * 3 * (size_t)c->characters);
+    if (!c->refs) {
+        free(c);
+        if (err && err_size) snprintf(err, err_size, "controls: out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < 3 * c->characters; i++) c->refs[i] = LUA_NOREF;
+    c->time = (double *)calloc((size_t)c->characters, sizeof *c->time);
+    if (!c->time) {
+        free(c->refs);
+        free(c);
+        if (err && err_size) snprintf(err, err_size, "controls: out of memory");
+        return NULL;
+    }
     snprintf(c->dir, sizeof c->dir, "%s", desc->dir ? desc->dir : ".");
     if (desc->watch) {
         bw_watch_desc wd = {desc->debounce > 0.0 ? desc->debounce : BW_WATCH_DEFAULT_DEBOUNCE, false};
         c->watch = bw_watch_create(&wd);
         if (!c->watch) {
+            free(c->time);
+            free(c->refs);
             free(c);
             if (err && err_size) snprintf(err, err_size, "controls: out of memory");
             return NULL;
@@ -171,6 +203,10 @@ void bw_controls_destroy(bw_controls *c)
     if (c->pose) memset(&c->pose->pose, 0, sizeof c->pose->pose);
     unref(c->L, &c->pose_ref);
     unref(c->L, &c->ctxs_ref);
+    for (int i = 0; i < 3 * c->characters; i++) unref(c->L, &c->refs[i]);
+    for (int k = 0; k < 3; k++) unref(c->L, &c->key_ref[k]);
+    free(c->refs);
+    free(c->time);
     bw_watch_destroy(c->watch);
     free(c);
 }
@@ -476,16 +512,17 @@ bw_controls_reload_result bw_controls_poll(bw_controls *c, double now)
 
 static float finite_or_zero(float v) { return isfinite(v) ? v : 0.0f; }
 
-static void set_vec(lua_State *L, int ctx, const char *field, const float *v)
+static void set_vec(lua_State *L, int ref, const float *v)
 {
-    lua_getfield(L, ctx, field);
-    if (lua_istable(L, -1))
-        for (int i = 0; i < 3; i++) {
-            lua_pushnumber(L, (lua_Number)finite_or_zero(v[i]));
-            lua_rawseti(L, -2, i + 1);
-        }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+    for (int i = 0; i < 3; i++) {
+        lua_pushnumber(L, (lua_Number)finite_or_zero(v[i]));
+        lua_rawseti(L, -2, i + 1);
+    }
     lua_pop(L, 1);
 }
+
+enum { KEY_TIME, KEY_YAW, KEY_HAS_TARGET };
 
 int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_control_input *in, float dt)
 {
@@ -497,21 +534,24 @@ int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_contr
     if (!in) in = &none;
     lua_State *L = c->L;
     int top = lua_gettop(L);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, c->ctxs_ref);
-    lua_rawgeti(L, -1, character + 1);
+    const int *refs = &c->refs[3 * character];
+    lua_rawgeti(L, LUA_REGISTRYINDEX, refs[0]);
     int ctx = lua_gettop(L);
-    lua_getfield(L, ctx, "time");
-    lua_Number t = lua_tonumber(L, -1) + (lua_Number)dt;
-    lua_pop(L, 1);
-    lua_pushnumber(L, t);
-    lua_setfield(L, ctx, "time");
+    /* raw writes through the interned keys: a script cannot make the
+     * inputs run a metamethod, and nothing is looked up by C string */
+    c->time[character] += (double)dt;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->key_ref[KEY_TIME]);
+    lua_pushnumber(L, (lua_Number)c->time[character]);
+    lua_rawset(L, ctx);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->key_ref[KEY_YAW]);
     lua_pushnumber(L, (lua_Number)finite_or_zero(in->yaw));
-    lua_setfield(L, ctx, "yaw");
+    lua_rawset(L, ctx);
     bool target = in->has_target && isfinite(in->target[0]) && isfinite(in->target[1]) && isfinite(in->target[2]);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->key_ref[KEY_HAS_TARGET]);
     lua_pushboolean(L, target);
-    lua_setfield(L, ctx, "has_target");
-    set_vec(L, ctx, "position", in->position);
-    set_vec(L, ctx, "target", in->target);
+    lua_rawset(L, ctx);
+    set_vec(L, refs[1], in->position);
+    set_vec(L, refs[2], in->target);
 
     c->pose->pose = *pose; /* the handle sees the host's arrays for this call */
     int failed = 0;
@@ -535,9 +575,7 @@ static bool push_field(bw_controls *c, int character, const char *field)
 {
     if (!c || !field || character < 0 || character >= c->characters) return false;
     lua_State *L = c->L;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, c->ctxs_ref);
-    lua_rawgeti(L, -1, character + 1);
-    lua_remove(L, -2);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->refs[3 * character]);
     bw_lua_raw_field(L, -1, field);
     return true;
 }

@@ -26,6 +26,8 @@
 -- Per frame it allocates nothing: every table it touches is made in init.
 
 local bw = blendwerk
+-- locals: one upvalue read a call instead of a lookup in the module proxy
+local aim_angles, aim_clamp, aim_chain = bw.aim_angles, bw.aim_clamp, bw.aim_chain
 
 local DEFAULT_CHAINS = {
     { names = { "neck_01", "neck_02", "head" }, weights = { 0.25, 0.25, 0.5 } },
@@ -77,32 +79,32 @@ return {
         return {
             joints = joints,
             weights = weights,
-            head = { joints[#joints] }, -- the list model_positions reads
-            origin = { 0, 0, 0 },       -- its reused output
-            yaw_limit = limit(options, "yaw_limit", 1.2),
-            pitch_limit = limit(options, "pitch_limit", 0.6),
-            eye_yaw_limit = limit(options, "eye_yaw_limit", 0.6),
-            eye_pitch_limit = limit(options, "eye_pitch_limit", 0.4),
-            behind = limit(options, "behind", 0.2),
-            last_yaw = 0,
-            yaw = 0,   -- what the chain took this frame
+            head = joints[#joints], -- the aim is taken from the head's position
+            limits = { -- blendwerk.aim_clamp's
+                yaw = limit(options, "yaw_limit", 1.2),
+                pitch = limit(options, "pitch_limit", 0.6),
+                eye_yaw = limit(options, "eye_yaw_limit", 0.6),
+                eye_pitch = limit(options, "eye_pitch_limit", 0.4),
+                behind = limit(options, "behind", 0.2),
+            },
+            last_yaw = 0, -- the yaw and pitch the chain took last frame
             pitch = 0,
         }
     end,
 
     update = function(s, pose, ctx, dt)
-        local gaze = ctx.gaze
-        if #s.joints == 0 then return end
-        local yaw, pitch, eye_yaw, eye_pitch = 0, 0, 0, 0
+        local head = s.head
+        if not head then return end
+        local gaze, yaw, pitch = ctx.gaze, 0, 0
         if ctx.has_target then
-            local o = pose:model_positions(s.head, s.origin)
-            local p, t = ctx.position, ctx.target
-            local ry, rp = bw.aim_angles(p[1], p[2], p[3], ctx.yaw, o[1], o[2], o[3], t[1], t[2], t[3])
-            yaw, pitch, eye_yaw, eye_pitch = bw.aim_clamp(ry, rp, s.last_yaw, s.yaw_limit, s.pitch_limit,
-                s.eye_yaw_limit, s.eye_pitch_limit, s.behind)
+            local ry, rp = aim_angles(pose, head, ctx.position, ctx.yaw, ctx.target)
+            local eye_yaw, eye_pitch
+            yaw, pitch, eye_yaw, eye_pitch = aim_clamp(ry, rp, s.last_yaw, s.limits)
+            gaze[1], gaze[2], gaze[3], gaze[4] = eye_pitch, eye_yaw, eye_pitch, eye_yaw
+        else -- no target: the aim relaxes to 0
+            gaze[1], gaze[2], gaze[3], gaze[4] = 0, 0, 0, 0
         end
-        gaze[1], gaze[2], gaze[3], gaze[4] = eye_pitch, eye_yaw, eye_pitch, eye_yaw
-        s.last_yaw, s.yaw, s.pitch = yaw, yaw, pitch
-        bw.aim_chain(pose, s.joints, s.weights, yaw, pitch, ctx.overrides)
+        s.last_yaw, s.pitch = yaw, pitch
+        aim_chain(pose, s.joints, s.weights, yaw, pitch, ctx.overrides)
     end,
 }

@@ -117,7 +117,8 @@ void bw_model_position(const bw_rig *rig, const bw_pose *pose, int joint, float 
     for (int k = parents[joint]; k >= 0; k = parents[k]) {
         const bw_transform *p = &pose->joints[k];
         float sv[3] = {v[0] * p->s[0], v[1] * p->s[1], v[2] * p->s[2]}, q[4] = {p->r[0], p->r[1], p->r[2], p->r[3]};
-        bw_quat_normalize(q); /* as bw_transform_to_matrix uses q / |q| */
+        float n2 = bw_quat_dot(q, q);
+        if (!(fabsf(n2 - 1.0f) < 1e-6f)) bw_quat_normalize(q); /* as bw_transform_to_matrix uses q / |q| */
         bw_quat_rotate(q, sv, v);
         v[0] += p->t[0];
         v[1] += p->t[1];
@@ -193,12 +194,14 @@ void bw_aim_chain(const bw_rig *rig, bw_pose *pose, const int *chain, const floa
 {
     if (!rig || !pose || pose->joint_count != bw_rig_joint_count(rig)) return;
     const int *parents = bw_rig_parents(rig);
+    float rp[4]; /* the parent's model rotation; carried down a chain of direct children */
+    int rp_of = -2;
     for (int i = 0; i < count; i++) {
         int j = chain[i];
         if (j < 0 || j >= pose->joint_count) continue;
-        float w = weights[i], d[4], rp[4], inv[4], tmp[4];
+        float w = weights[i], d[4], inv[4], tmp[4];
         bw_aim_rotation(w * yaw, w * pitch, d);
-        bw_model_rotation(rig, pose, parents[j], rp);
+        if (rp_of != parents[j]) bw_model_rotation(rig, pose, parents[j], rp);
         bw_quat_conjugate(rp, inv);
         bw_quat_mul(inv, d, tmp);
         bw_quat_mul(tmp, rp, tmp);
@@ -207,5 +210,7 @@ void bw_aim_chain(const bw_rig *rig, bw_pose *pose, const int *chain, const floa
         bw_quat_normalize(r);
         if (out_local)
             for (int k = 0; k < 4; k++) out_local[4 * i + k] = r[k];
+        bw_quat_mul(rp, r, rp); /* the model rotation of j, as bw_model_rotation composes it */
+        rp_of = j;
     }
 }

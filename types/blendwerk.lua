@@ -340,32 +340,31 @@ function blendwerk.look_rotation(fx, fy, fz, ux, uy, uz) end
 ---@return number x, number y, number z, number w
 function blendwerk.rotate_toward(bx, by, bz, bw, dx, dy, dz, yaw_limit, pitch_limit) end
 
----Yaw (relative to the body's facing, wrapped to (-pi, pi]) and pitch of a
----world target seen from model point o of a body at p facing body_yaw.
----@param px number
----@param py number
----@param pz number
----@param body_yaw number
----@param ox number
----@param oy number
----@param oz number
----@param tx number
----@param ty number
----@param tz number
+---Yaw (relative to the body's facing, wrapped to (-pi, pi]) and pitch (up
+---positive) of a world target seen from joint `joint` of the pose, for a
+---body at `position` (world) facing body_yaw.
+---@param pose blendwerk.Pose
+---@param joint integer 1-based joint index
+---@param position number[] {x, y, z} world
+---@param body_yaw number radians, 0 faces +Z
+---@param target number[] {x, y, z} world
 ---@return number yaw, number pitch
-function blendwerk.aim_angles(px, py, pz, body_yaw, ox, oy, oz, tx, ty, tz) end
+function blendwerk.aim_angles(pose, joint, position, body_yaw, target) end
+
+---@class blendwerk.AimLimits
+---@field yaw? number default 1.2 (radians, >= 0)
+---@field pitch? number default 0.6
+---@field eye_yaw? number default 0.6
+---@field eye_pitch? number default 0.4
+---@field behind? number default 0.2: the band around straight behind where the side is kept
 
 ---The head-aim clamp with the behind hysteresis and the overflow to the eyes.
 ---@param yaw number
 ---@param pitch number
 ---@param last_yaw number what the chain took last frame
----@param yaw_limit number
----@param pitch_limit number
----@param eye_yaw_limit number
----@param eye_pitch_limit number
----@param behind? number default 0.2
+---@param limits blendwerk.AimLimits
 ---@return number head_yaw, number head_pitch, number eye_yaw, number eye_pitch
-function blendwerk.aim_clamp(yaw, pitch, last_yaw, yaw_limit, pitch_limit, eye_yaw_limit, eye_pitch_limit, behind) end
+function blendwerk.aim_clamp(yaw, pitch, last_yaw, limits) end
 
 ---Split an aim over a chain (at most 16 joints, root-most first) into the
 ---pose; out (reused) gets joint, x, y, z, w per joint (ctx.overrides layout).
