@@ -269,6 +269,12 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
         ok = false;
     }
     lua_pop(L, 1);
+    type = bw_lua_raw_field(L, t, "reload");
+    if (ok && type != LUA_TNIL && type != LUA_TFUNCTION) {
+        snprintf(why, why_size, "reload must be a function");
+        ok = false;
+    }
+    lua_pop(L, 1);
     type = bw_lua_raw_field(L, t, "update");
     if (ok && type != LUA_TFUNCTION) {
         snprintf(why, why_size, "update must be a function (it is a %s)", lua_typename(L, type));
@@ -335,13 +341,56 @@ static bool init_states(bw_controls *c, control *k)
     return true;
 }
 
+/* A keep_state version takes the running version's states: each
+ * character's state, or what the new version's reload(state, ctx, options)
+ * returns for it (nil: the state as it is), into a new states table. */
+static bool carry_states(bw_controls *c, control *k, const control *old)
+{
+    lua_State *L = c->L;
+    lua_pushcfunction(L, newtable_protected);
+    lua_pushinteger(L, c->characters);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        snprintf(c->error, sizeof c->error, "%s: out of memory", k->name);
+        lua_pop(L, 1);
+        return false;
+    }
+    int states = lua_gettop(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, old->states_ref);
+    int olds = lua_gettop(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, k->table_ref);
+    int type = bw_lua_raw_field(L, -1, "reload");
+    lua_remove(L, -2);
+    int fn = lua_gettop(L);
+    for (int i = 1; i <= c->characters; i++) {
+        lua_rawgeti(L, olds, i);
+        if (type == LUA_TFUNCTION) {
+            lua_pushvalue(L, fn);
+            lua_insert(L, -2);
+            lua_rawgeti(L, LUA_REGISTRYINDEX, c->refs[3 * (i - 1)]);
+            lua_rawgeti(L, LUA_REGISTRYINDEX, k->options_ref);
+            if (bw_sandbox_call(c->sb, 3, 1) != BW_SANDBOX_OK) {
+                snprintf(c->error, sizeof c->error, "%s", bw_sandbox_error(c->sb));
+                lua_settop(L, states - 1);
+                return false;
+            }
+            if (lua_isnil(L, -1)) {
+                lua_pop(L, 1);
+                lua_rawgeti(L, olds, i);
+            }
+        }
+        lua_rawseti(L, states, i);
+    }
+    lua_settop(L, states);
+    k->states_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return true;
+}
+
 /* Build a version of `name` into *k (all refs fresh). `options_ref` is
  * taken over. On failure everything built is released and c->error says
  * why. `old` (may be NULL): the running version whose states a
  * keep_state version takes. */
 static bool build(bw_controls *c, control *k, const char *name, int options_ref, const control *old)
 {
-    lua_State *L = c->L;
     memset(k, 0, sizeof *k);
     k->table_ref = k->states_ref = LUA_NOREF;
     k->update.ref = LUA_NOREF;
@@ -358,8 +407,7 @@ static bool build(bw_controls *c, control *k, const char *name, int options_ref,
         goto fail;
     }
     if (old && k->keep_state) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, old->states_ref);
-        k->states_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        if (!carry_states(c, k, old)) goto fail;
     } else if (!init_states(c, k)) {
         goto fail;
     }

@@ -12,6 +12,7 @@
  *                          -- init runs again for every character)
  *       init = function(ctx, options) return state end, -- optional; default {}
  *       update = function(state, pose, ctx, dt) end,    -- required
+ *       reload = function(state, ctx, options) return state end, -- optional
  *   }
  *
  * Per character there is one `ctx` table, shared by the controls, made once:
@@ -19,7 +20,8 @@
  *     ctx.character (1-based), ctx.rig (the Rig, borrowed), ctx.time
  *     (seconds, the sum of the dt so far), ctx.position {x, y, z} and
  *     ctx.yaw (the body in the world, bw_control_input), ctx.has_target and
- *     ctx.target {x, y, z} (world);
+ *     ctx.target {x, y, z} (world); written raw, position and target in
+ *     place (a control must not replace those two tables);
  *   outputs, read by the host with bw_controls_read: ctx.gaze
  *     {pitch_l, yaw_l, pitch_r, yaw_r}, ctx.arkit (52 numbers, ARKit order),
  *     ctx.overrides (head aim's parent-local rotations: 5 numbers per joint,
@@ -43,7 +45,12 @@
  * otherwise the edit is rejected whole: the previous version keeps running
  * with its state, and the error ("file:line: message") is kept for
  * bw_controls_error. When the new version says keep_state = true the old
- * state tables carry over as they are (init is not called).
+ * state tables carry over (init is not called): each character's state
+ * as it is, or, when the new version has reload, what reload(state, ctx,
+ * options) returns for it (nil: the state as it is). A reload that raises
+ * rejects the edit; it should build a new table rather than change the
+ * old one, which the running version keeps on rejection. Other fields of
+ * the returned table are the script's own (a module may export helpers).
  *
  * One thread at a time; the sandbox must outlive the runner. */
 #ifndef BW_CONTROLS_H

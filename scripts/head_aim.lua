@@ -19,9 +19,9 @@
 -- Outputs: the chain's rotations folded into the pose; ctx.overrides (5
 -- numbers per chain joint: joint index, x, y, z, w of the new parent-local
 -- rotation); ctx.gaze = { pitch_l, yaw_l, pitch_r, yaw_r } (radians).
--- keep_state: a reload keeps the last yaw (no flip after an edit) but
--- also the resolved options; edit options, then reload with keep_state
--- set to false once to pick them up.
+-- keep_state: a reload keeps the last yaw and pitch (no flip after an
+-- edit); `reload` resolves the chain and limits again, so an edit of the
+-- defaults below takes effect at once.
 --
 -- Per frame it allocates nothing: every table it touches is made in init.
 
@@ -70,26 +70,33 @@ local function resolve(rig, options)
     return joints, weights -- no chain: the control does nothing
 end
 
+local function init(ctx, options)
+    local joints, weights = resolve(ctx.rig, options)
+    return {
+        joints = joints,
+        weights = weights,
+        head = joints[#joints], -- the aim is taken from the head's position
+        limits = { -- blendwerk.aim_clamp's
+            yaw = limit(options, "yaw_limit", 1.2),
+            pitch = limit(options, "pitch_limit", 0.6),
+            eye_yaw = limit(options, "eye_yaw_limit", 0.6),
+            eye_pitch = limit(options, "eye_pitch_limit", 0.4),
+            behind = limit(options, "behind", 0.2),
+        },
+        last_yaw = 0, -- the yaw and pitch the chain took last frame
+        pitch = 0,
+    }
+end
+
 return {
     priority = 10,
     keep_state = true,
+    init = init,
 
-    init = function(ctx, options)
-        local joints, weights = resolve(ctx.rig, options)
-        return {
-            joints = joints,
-            weights = weights,
-            head = joints[#joints], -- the aim is taken from the head's position
-            limits = { -- blendwerk.aim_clamp's
-                yaw = limit(options, "yaw_limit", 1.2),
-                pitch = limit(options, "pitch_limit", 0.6),
-                eye_yaw = limit(options, "eye_yaw_limit", 0.6),
-                eye_pitch = limit(options, "eye_pitch_limit", 0.4),
-                behind = limit(options, "behind", 0.2),
-            },
-            last_yaw = 0, -- the yaw and pitch the chain took last frame
-            pitch = 0,
-        }
+    reload = function(s, ctx, options)
+        local fresh = init(ctx, options)
+        fresh.last_yaw, fresh.pitch = s.last_yaw, s.pitch
+        return fresh
     end,
 
     update = function(s, pose, ctx, dt)

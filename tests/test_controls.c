@@ -292,6 +292,9 @@ static void head_aim_clamp_holds_relative_to_the_body_through_720_degrees(void)
     for (int k = 0; k <= 720; k++) {
         double yaw = k * DEG;
         float gl[4], gc[4];
+        /* reloading the script inside the behind band keeps the side: the
+         * state (last yaw) carries over through head_aim.lua's reload */
+        if (k == 185) CHECK(bw_controls_reload(r.c, "head_aim.lua") == BW_CONTROLS_RELOAD_DONE);
         aim_frame(&r, (float)yaw, target, gl, gc);
         /* angles by hand: head in world = Ry(yaw) (0, 1.55, 0.01) */
         double hx = 0.01 * sin(yaw), hz = 0.01 * cos(yaw);
@@ -676,6 +679,25 @@ static void reload_keeps_state_and_rejects_bad_edits(void)
         CHECK_NEAR(gaze(c, 0), 123 + 10 * i, 0); /* the previous version, its state */
     }
     CHECK_INT(bw_controls_reloads(c), 1);
+    CHECK_NEAR(gaze(c, 0), 183, 0);
+    bw_controls_run(c, 0, &p, NULL, 0.1f); /* 193 */
+
+    /* keep_state with reload(state, ctx, options): the state it returns
+     * (123 + 10 * 7 = 193 doubled); a reload that raises is rejected */
+    write_file("counter.lua", "return { keep_state = true,\n"
+                              "  reload = function(s, ctx, o) return { n = s.n * 2 } end,\n"
+                              "  update = function(s, pose, ctx, dt) s.n = s.n + 1; ctx.gaze[1] = s.n end }\n");
+    CHECK(bw_controls_reload(c, "counter.lua") == BW_CONTROLS_RELOAD_DONE);
+    bw_controls_run(c, 0, &p, NULL, 0.1f);
+    CHECK_NEAR(gaze(c, 0), 387, 0);
+    write_file("counter.lua", "return { keep_state = true,\n"
+                              "  reload = function(s) error('keep out') end,\n"
+                              "  update = function(s, pose, ctx, dt) s.n = 0; ctx.gaze[1] = s.n end }\n");
+    CHECK(bw_controls_reload(c, "counter.lua") == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK(strstr(bw_controls_error(c), "counter.lua:2: keep out") != NULL);
+    bw_controls_run(c, 0, &p, NULL, 0.1f);
+    CHECK_NEAR(gaze(c, 0), 388, 0);
+    CHECK_INT(bw_controls_reloads(c), 2);
 
     /* keep_state false: init runs again (start = 100 from the load's options) */
     write_file("counter.lua", "return { init = function(ctx, o) return { n = o.start } end,\n"
