@@ -582,9 +582,9 @@ static bool make_tmpdir(void)
 
 static void remove_tmpdir(void)
 {
-    const char *names[] = {"a.lua", "b.lua", "c.lua", "counter.lua", "bad.lua", "alloc.lua"};
+    const char *names[] = {"a.lua", "b.lua", "c.lua", "counter.lua", "bad.lua", "alloc.lua", "envelope.lua"};
     char path[512];
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 7; i++) {
         snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
         remove(path);
     }
@@ -772,6 +772,105 @@ static void poll_reloads_a_saved_file(void)
     remove_tmpdir();
 }
 
+/* ---- the worked example of docs/scripting.md ---- */
+
+/* sway.lua as docs/scripting.md shows it (keep the two the same) */
+static const char sway_lua[] =
+    "-- sway.lua: sway the spine from side to side, fading in over 2 s\n"
+    "local envelope = require(\"envelope\")\n"
+    "\n"
+    "return {\n"
+    "    priority = 5,          -- before head_aim (10): the head then aims from the swayed spine\n"
+    "    keep_state = true,     -- an edit of update keeps the buffers and the fade\n"
+    "    init = function(ctx, options)\n"
+    "        local rig = ctx.rig\n"
+    "        return {\n"
+    "            joints = { rig:find(\"spine_01\"), rig:find(\"spine_02\"), rig:find(\"spine_03\") },\n"
+    "            rot = {},                                  -- the batch buffer, reused every frame\n"
+    "            amplitude = options.amplitude or 0.05,     -- radians per joint\n"
+    "            fade = envelope.new { fade_in = 2, curve = \"sine\" },\n"
+    "        }\n"
+    "    end,\n"
+    "    update = function(s, pose, ctx, dt)\n"
+    "        local angle = s.fade(ctx.time, math.huge) * s.amplitude * math.sin(2 * ctx.time)\n"
+    "        local c, sn = math.cos(angle / 2), math.sin(angle / 2)\n"
+    "        local r = pose:rotations(s.joints, s.rot)      -- 4 numbers per joint, into s.rot\n"
+    "        for i = 1, #s.joints do                        -- q = Rz(angle) * q\n"
+    "            local k = 4 * (i - 1)\n"
+    "            local x, y, z, w = r[k + 1], r[k + 2], r[k + 3], r[k + 4]\n"
+    "            r[k + 1], r[k + 2] = c * x - sn * y, c * y + sn * x\n"
+    "            r[k + 3], r[k + 4] = c * z + sn * w, c * w - sn * z\n"
+    "        end\n"
+    "        pose:set_rotations(s.joints, r)\n"
+    "    end,\n"
+    "}\n";
+
+static void copy_script(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", SCRIPTS, name);
+    FILE *f = fopen(path, "rb");
+    static char text[16384];
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[n] = 0;
+    CHECK(n > 0);
+    write_file(name, text);
+}
+
+static void the_documented_sway_example_runs(void)
+{
+    CHECK(make_tmpdir());
+    write_file("a.lua", sway_lua);
+    copy_script("envelope.lua");
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 1, false);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "a.lua", NULL, err, sizeof err), 0);
+    bw_pose p = rest_pose();
+    for (int f = 0; f < 6; f++) {
+        bw_pose_set_rest(&p, humanoid()->rig);
+        CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.5f), 0);
+    }
+    /* t = 3 s: fade 1, angle 0.05 sin 6 about +Z on each spine joint */
+    double angle = 0.05 * sin(6.0);
+    CHECK_NEAR(angle, -0.013970775, 1e-8);
+    for (int k = 0; k < 3; k++) {
+        const float *r = p.joints[bw_rig_find_by_name(humanoid()->rig, k == 0 ? "spine_01" : k == 1 ? "spine_02" : "spine_03")].r;
+        CHECK_NEAR(r[2], sin(angle / 2), 1e-6);
+        CHECK_NEAR(r[3], cos(angle / 2), 1e-6);
+        CHECK_NEAR(r[0], 0, 1e-7);
+    }
+    /* t = 0.5 s: in the fade, sine in-out of u = 0.25 = (1 - cos(pi/4)) / 2 */
+    bw_controls_destroy(c);
+    c = runner(sb, tmpdir, 1, false);
+    CHECK_INT(bw_controls_load(c, "a.lua", "{ amplitude = 0.08 }", err, sizeof err), 0);
+    bw_pose_set_rest(&p, humanoid()->rig);
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.5f), 0);
+    angle = (1 - cos(M_PI / 4)) / 2 * 0.08 * sin(1.0);
+    CHECK_NEAR(p.joints[bw_rig_find_by_name(humanoid()->rig, "spine_02")].r[2], sin(angle / 2), 1e-6);
+    bw_pose_deinit(&p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
+static void head_aim_options_are_checked_with_file_and_line(void)
+{
+    bw_sandbox *sb = sandbox_in(SCRIPTS);
+    bw_controls *c = runner(sb, SCRIPTS, 1, false);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "head_aim.lua", "{ yaw_limit = -1 }", err, sizeof err), -1);
+    CHECK(strstr(err, "head_aim.lua:42: head_aim: options.yaw_limit must be a finite number >= 0") != NULL);
+    CHECK_INT(bw_controls_load(c, "head_aim.lua", "{ chain = { 'neck_01', 'nose' } }", err, sizeof err), -1);
+    CHECK(strstr(err, "options.chain[2]: no joint 'nose'") != NULL);
+    CHECK_INT(bw_controls_load(c, "blink.lua", "{ seed = -3 }", err, sizeof err), -1);
+    CHECK(strstr(err, "blink.lua:") && strstr(err, "options.seed must be an integer"));
+    CHECK_INT(bw_controls_count(c), 0);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+}
+
 /* ---- no allocation per frame ---- */
 
 static size_t lua_bytes(lua_State *L)
@@ -849,6 +948,8 @@ int main(void)
     RUN(controls_run_in_priority_order);
     RUN(reload_keeps_state_and_rejects_bad_edits);
     RUN(poll_reloads_a_saved_file);
+    RUN(the_documented_sway_example_runs);
+    RUN(head_aim_options_are_checked_with_file_and_line);
     RUN(ten_thousand_frames_allocate_nothing);
     bw_character_destroy(humanoid());
     return check_summary();
