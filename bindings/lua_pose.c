@@ -1,6 +1,8 @@
 /* lua_pose.c - blendwerk.Pose: one local transform and coverage per rig
  * joint (plus curve values), read and written as Lua tables by joint index
- * or name; local-to-model; and blendwerk.mix, the per-joint priority mixer.
+ * or name, and in batches by index into tables the caller reuses (the
+ * procedural controls' per-frame path, bindings/controls.h);
+ * local-to-model; and blendwerk.mix, the per-joint priority mixer.
  *
  * A Pose belongs to one Rig (kept alive through a uservalue) and is sized
  * for it once; reading and writing never reallocate. */
