@@ -234,6 +234,44 @@ static void stamp(const bw_controls *c, control *k)
     k->stamp_size = (long long)st.st_size;
 }
 
+/* Outside the setup, anything that may allocate runs protected: the state
+ * may be at the sandbox's memory cap, and an unprotected memory error
+ * would end the process. */
+static int newtable_protected(lua_State *L)
+{
+    lua_createtable(L, (int)lua_tointeger(L, 1), 0);
+    return 1;
+}
+
+static bool push_table(lua_State *L, int narr)
+{
+    lua_pushcfunction(L, newtable_protected);
+    lua_pushinteger(L, narr);
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK) return true;
+    lua_pop(L, 1);
+    return false;
+}
+
+static int ref_protected(lua_State *L)
+{
+    lua_pushinteger(L, luaL_ref(L, LUA_REGISTRYINDEX)); /* pops the value */
+    return 1;
+}
+
+/* Pop the value on top into a registry reference (LUA_NOREF when memory runs out). */
+static int take_ref(lua_State *L)
+{
+    lua_pushcfunction(L, ref_protected);
+    lua_insert(L, -2);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        return LUA_NOREF;
+    }
+    int ref = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return ref;
+}
+
 /* The script's table on top of the stack: check its fields, copy the
  * settings into *k and take its update function. Pops the table. */
 static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
@@ -289,99 +327,67 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
         lua_pop(L, 1);
         return false;
     }
-    k->table_ref = luaL_ref(L, LUA_REGISTRYINDEX); /* pops the table */
+    k->table_ref = take_ref(L); /* pops the table */
+    if (k->table_ref == LUA_NOREF) snprintf(why, why_size, "out of memory");
     return k->table_ref != LUA_REFNIL && k->table_ref != LUA_NOREF;
 }
 
-static int newtable_protected(lua_State *L)
-{
-    lua_createtable(L, (int)lua_tointeger(L, 1), 0);
-    return 1;
-}
-
-/* Run init(ctx, options) for every character into a new states table. */
-static bool init_states(bw_controls *c, control *k)
+/* The states of a new version, into a new states table: without `old`,
+ * init(ctx, options) per character (nil or no init: {}); with `old` (a
+ * keep_state version) the running version's state per character, or what
+ * the new version's reload(state, ctx, options) returns for it (nil: the
+ * state as it is). False with c->error set when a call fails. */
+static bool make_states(bw_controls *c, control *k, const control *old)
 {
     lua_State *L = c->L;
-    lua_pushcfunction(L, newtable_protected);
-    lua_pushinteger(L, c->characters);
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+    if (!push_table(L, c->characters)) {
         snprintf(c->error, sizeof c->error, "%s: out of memory", k->name);
-        lua_pop(L, 1);
         return false;
     }
     int states = lua_gettop(L);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, k->table_ref);
-    int type = bw_lua_raw_field(L, -1, "init");
-    lua_remove(L, -2);
-    int fn = lua_gettop(L);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, c->ctxs_ref);
-    int ctxs = lua_gettop(L);
-    for (int i = 1; i <= c->characters; i++) {
-        if (type == LUA_TFUNCTION) {
-            lua_pushvalue(L, fn);
-            lua_rawgeti(L, ctxs, i);
-            lua_rawgeti(L, LUA_REGISTRYINDEX, k->options_ref);
-            if (bw_sandbox_call(c->sb, 2, 1) != BW_SANDBOX_OK) {
-                snprintf(c->error, sizeof c->error, "%s", bw_sandbox_error(c->sb));
-                lua_settop(L, states - 1);
-                return false;
-            }
-            if (lua_isnil(L, -1)) {
-                lua_pop(L, 1);
-                lua_newtable(L);
-            }
-        } else {
-            lua_newtable(L);
-        }
-        lua_rawseti(L, states, i);
-    }
-    lua_settop(L, states);
-    k->states_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    return true;
-}
-
-/* A keep_state version takes the running version's states: each
- * character's state, or what the new version's reload(state, ctx, options)
- * returns for it (nil: the state as it is), into a new states table. */
-static bool carry_states(bw_controls *c, control *k, const control *old)
-{
-    lua_State *L = c->L;
-    lua_pushcfunction(L, newtable_protected);
-    lua_pushinteger(L, c->characters);
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
-        snprintf(c->error, sizeof c->error, "%s: out of memory", k->name);
-        lua_pop(L, 1);
-        return false;
-    }
-    int states = lua_gettop(L);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, old->states_ref);
+    if (old) lua_rawgeti(L, LUA_REGISTRYINDEX, old->states_ref);
+    else lua_pushnil(L);
     int olds = lua_gettop(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, k->table_ref);
-    int type = bw_lua_raw_field(L, -1, "reload");
+    int type = bw_lua_raw_field(L, -1, old ? "reload" : "init");
     lua_remove(L, -2);
     int fn = lua_gettop(L);
     for (int i = 1; i <= c->characters; i++) {
-        lua_rawgeti(L, olds, i);
         if (type == LUA_TFUNCTION) {
+            int nargs = 2;
             lua_pushvalue(L, fn);
-            lua_insert(L, -2);
+            if (old) {
+                lua_rawgeti(L, olds, i);
+                nargs = 3;
+            }
             lua_rawgeti(L, LUA_REGISTRYINDEX, c->refs[3 * (i - 1)]);
             lua_rawgeti(L, LUA_REGISTRYINDEX, k->options_ref);
-            if (bw_sandbox_call(c->sb, 3, 1) != BW_SANDBOX_OK) {
+            if (bw_sandbox_call(c->sb, nargs, 1) != BW_SANDBOX_OK) {
                 snprintf(c->error, sizeof c->error, "%s", bw_sandbox_error(c->sb));
                 lua_settop(L, states - 1);
                 return false;
             }
-            if (lua_isnil(L, -1)) {
-                lua_pop(L, 1);
+        } else {
+            lua_pushnil(L);
+        }
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            if (old) {
                 lua_rawgeti(L, olds, i);
+            } else if (!push_table(L, 0)) {
+                snprintf(c->error, sizeof c->error, "%s: out of memory", k->name);
+                lua_settop(L, states - 1);
+                return false;
             }
         }
-        lua_rawseti(L, states, i);
+        lua_rawseti(L, states, i); /* the slot exists (pre-sized): no allocation */
     }
     lua_settop(L, states);
-    k->states_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    k->states_ref = take_ref(L);
+    if (k->states_ref == LUA_NOREF) {
+        snprintf(c->error, sizeof c->error, "%s: out of memory", k->name);
+        return false;
+    }
     return true;
 }
 
@@ -406,11 +412,7 @@ static bool build(bw_controls *c, control *k, const char *name, int options_ref,
         snprintf(c->error, sizeof c->error, "%s: %s", name, why);
         goto fail;
     }
-    if (old && k->keep_state) {
-        if (!carry_states(c, k, old)) goto fail;
-    } else if (!init_states(c, k)) {
-        goto fail;
-    }
+    if (!make_states(c, k, old && k->keep_state ? old : NULL)) goto fail;
     c->error[0] = '\0';
     return true;
 fail:
@@ -431,12 +433,6 @@ static void sort_order(bw_controls *c)
         }
         c->order[j + 1] = v;
     }
-}
-
-static int options_protected(lua_State *L)
-{
-    lua_newtable(L);
-    return 1;
 }
 
 int bw_controls_load(bw_controls *c, const char *name, const char *options, char *err, size_t err_size)
@@ -475,14 +471,16 @@ int bw_controls_load(bw_controls *c, const char *name, const char *options, char
             return -1;
         }
     } else {
-        lua_pushcfunction(L, options_protected);
-        if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
-            lua_pop(L, 1);
+        if (!push_table(L, 0)) {
             set_error(c, err, err_size, "%s: out of memory%s", name, "");
             return -1;
         }
     }
-    int options_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    int options_ref = take_ref(L);
+    if (options_ref == LUA_NOREF) {
+        set_error(c, err, err_size, "%s: out of memory%s", name, "");
+        return -1;
+    }
     control *k = &c->list[c->count];
     if (!build(c, k, name, options_ref, NULL)) {
         if (err && err_size) snprintf(err, err_size, "%s", c->error);
@@ -504,7 +502,11 @@ static bool reload_one(bw_controls *c, int i)
 {
     control *old = &c->list[i], fresh;
     lua_rawgeti(c->L, LUA_REGISTRYINDEX, old->options_ref); /* the new version gets its own ref */
-    int options_ref = luaL_ref(c->L, LUA_REGISTRYINDEX);
+    int options_ref = take_ref(c->L);
+    if (options_ref == LUA_NOREF) {
+        snprintf(c->error, sizeof c->error, "%s: out of memory", old->name);
+        return false;
+    }
     if (!build(c, &fresh, old->name, options_ref, old)) return false;
     fresh.serial = old->serial;
     control_release(c, old);

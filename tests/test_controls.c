@@ -871,6 +871,59 @@ static void head_aim_options_are_checked_with_file_and_line(void)
     bw_sandbox_destroy(sb);
 }
 
+/* ---- bad arguments and memory running out ---- */
+
+static void bad_descs_and_a_small_memory_cap_fail_cleanly(void)
+{
+    char err[256] = "";
+    CHECK(bw_controls_create(NULL, err, sizeof err) == NULL);
+    CHECK(strstr(err, "desc, desc.sandbox and desc.rig are required") != NULL);
+    bw_sandbox *sb = sandbox_in(SCRIPTS);
+    bw_controls_desc d = {sb, humanoid()->rig, 0, SCRIPTS, false, 0};
+    CHECK(bw_controls_create(&d, err, sizeof err) == NULL);
+    CHECK(strstr(err, "character_count") != NULL);
+    d.character_count = 1;
+    bw_controls *c = bw_controls_create(&d, err, sizeof err);
+    CHECK_INT(bw_controls_load(c, NULL, NULL, err, sizeof err), -1);
+    CHECK_INT(bw_controls_read(c, 5, "gaze", NULL, 0), 0);
+    CHECK_INT(bw_controls_overrides(c, -1, NULL, 0), 0);
+    CHECK(bw_controls_reload(NULL, "x.lua") == BW_CONTROLS_RELOAD_NONE);
+    CHECK(bw_controls_poll(c, 1.0) == BW_CONTROLS_RELOAD_NONE); /* not watching */
+    bw_controls_destroy(c);
+    bw_controls_destroy(NULL);
+    bw_sandbox_destroy(sb);
+
+    /* under a rising memory cap every step either works or fails with a
+     * message: no crash, nothing leaks (AddressSanitizer), and once it
+     * loads the control runs */
+    int loaded = 0, failed = 0;
+    for (size_t cap = 64 << 10; cap <= (size_t)(1536 << 10) && loaded < 3; cap += 8 << 10) {
+        bw_sandbox_desc sd = {0};
+        sd.dir = SCRIPTS;
+        sd.report = on_report;
+        sd.limits.memory = cap;
+        bw_sandbox *s = bw_sandbox_create(&sd, err, sizeof err);
+        if (!s) continue;
+        bw_controls_desc cd = {s, humanoid()->rig, 64, SCRIPTS, false, 0};
+        bw_controls *k = bw_controls_create(&cd, err, sizeof err);
+        if (k && bw_controls_load(k, "head_aim.lua", NULL, err, sizeof err) == 0 &&
+            bw_controls_load(k, "blink.lua", NULL, err, sizeof err) == 1) {
+            bw_pose p = rest_pose();
+            bw_control_input in = {{0, 0, 0}, 0, true, {1, 1.5f, 2}};
+            CHECK_INT(bw_controls_run(k, 3, &p, &in, 0.1f), 0);
+            bw_pose_deinit(&p);
+            loaded++;
+        } else {
+            CHECK(err[0] != '\0');
+            failed++;
+        }
+        bw_controls_destroy(k);
+        bw_sandbox_destroy(s);
+    }
+    CHECK(loaded == 3);
+    CHECK(failed > 0); /* the smallest caps did run out */
+}
+
 /* ---- no allocation per frame ---- */
 
 static size_t lua_bytes(lua_State *L)
@@ -950,6 +1003,7 @@ int main(void)
     RUN(poll_reloads_a_saved_file);
     RUN(the_documented_sway_example_runs);
     RUN(head_aim_options_are_checked_with_file_and_line);
+    RUN(bad_descs_and_a_small_memory_cap_fail_cleanly);
     RUN(ten_thousand_frames_allocate_nothing);
     bw_character_destroy(humanoid());
     return check_summary();
