@@ -10,8 +10,10 @@
  * target moves, and the runner runs
  * the control over it. The same frames are then run with the C head aim
  * alone (procedural.h: model position, angles, clamp, chain split; what
- * the animator's head aim does). Reports ns per character-frame, the best
- * of `rounds` rounds.
+ * the animator's head aim does), and with a control whose update does
+ * nothing (the runner's and the sandbox's own cost per call: input
+ * refresh, budget hook, protected call). Reports ns per character-frame,
+ * the best of `rounds` rounds.
  *
  * usage: blendwerk-control-bench [frames [rounds]]   (default 200 frames, 5 rounds) */
 #define _POSIX_C_SOURCE 200809L
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "blendwerk/procedural.h"
 #include "character.h"
@@ -71,6 +74,29 @@ int main(int argc, char **argv)
         fprintf(stderr, "controls: %s\n", err);
         return 1;
     }
+    /* the empty control, in a folder of its own */
+    char tmp[] = "/tmp/bw_control_bench_XXXXXX", empty[64];
+    if (!mkdtemp(tmp)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    snprintf(empty, sizeof empty, "%s/empty.lua", tmp);
+    FILE *script = fopen(empty, "w");
+    if (!script) {
+        perror(empty);
+        return 1;
+    }
+    fputs("return { update = function(state, pose, ctx, dt) end }\n", script);
+    fclose(script);
+    bw_sandbox_desc sd2 = {0};
+    sd2.dir = tmp;
+    bw_sandbox *sb2 = bw_sandbox_create(&sd2, err, sizeof err);
+    bw_controls_desc cd2 = {sb2, h->rig, CHARACTERS, tmp, false, 0};
+    bw_controls *c2 = sb2 ? bw_controls_create(&cd2, err, sizeof err) : NULL;
+    if (!c2 || bw_controls_load(c2, "empty.lua", NULL, err, sizeof err) < 0) {
+        fprintf(stderr, "controls: %s\n", err);
+        return 1;
+    }
     bw_pose *poses = calloc(CHARACTERS, sizeof *poses);
     for (int i = 0; i < CHARACTERS; i++) bw_pose_init(&poses[i], h->rig, NULL);
     int chain[3] = {bw_rig_find_by_name(h->rig, "neck_01"), bw_rig_find_by_name(h->rig, "neck_02"),
@@ -78,7 +104,7 @@ int main(int argc, char **argv)
     const float weights[3] = {0.25f, 0.25f, 0.5f};
     const bw_aim_limits limits = {1.2f, 0.6f, 0.6f, 0.4f, 0.2f};
     float *last = calloc(CHARACTERS, sizeof *last);
-    double best_reset = 1e300, best_lua = 1e300, best_c = 1e300;
+    double best_reset = 1e300, best_lua = 1e300, best_c = 1e300, best_empty = 1e300;
     float sink = 0.0f;
     int failed = 0;
     for (int r = 0; r < rounds; r++) {
@@ -113,7 +139,16 @@ int main(int argc, char **argv)
                 sink += aim[2];
             }
         double t3 = now_ns();
+        for (int f = 0; f < frames; f++)
+            for (int i = 0; i < CHARACTERS; i++) {
+                bw_control_input in;
+                input_of(i, f, &in);
+                bw_pose_set_rest(&poses[i], h->rig);
+                failed += bw_controls_run(c2, i, &poses[i], &in, 1.0f / 60);
+            }
+        double t4 = now_ns();
         double n = (double)frames * CHARACTERS;
+        if ((t4 - t3) / n < best_empty) best_empty = (t4 - t3) / n;
         if ((t1 - t0) / n < best_reset) best_reset = (t1 - t0) / n;
         if ((t2 - t1) / n < best_lua) best_lua = (t2 - t1) / n;
         if ((t3 - t2) / n < best_c) best_c = (t3 - t2) / n;
@@ -122,6 +157,7 @@ int main(int argc, char **argv)
            frames, rounds, best_reset);
     printf("lua head_aim.lua control: %8.1f ns per character-frame\n", best_lua - best_reset);
     printf("C head aim (procedural.h): %7.1f ns per character-frame\n", best_c - best_reset);
+    printf("an empty Lua control:      %7.1f ns per character-frame\n", best_empty - best_reset);
     if (failed) printf("(%d control calls failed)\n", failed);
     (void)sink;
     for (int i = 0; i < CHARACTERS; i++) bw_pose_deinit(&poses[i]);
@@ -129,6 +165,10 @@ int main(int argc, char **argv)
     free(last);
     bw_controls_destroy(c);
     bw_sandbox_destroy(sb);
+    bw_controls_destroy(c2);
+    bw_sandbox_destroy(sb2);
+    remove(empty);
+    rmdir(tmp);
     bw_character_destroy(h);
     return failed ? 1 : 0;
 }
