@@ -72,11 +72,14 @@ static void destroy_nothing(bw_lua_object *o) { (void)o; } /* the pose's arrays 
 static int setup_protected(lua_State *L)
 {
     bw_controls *c = (bw_controls *)lua_touserdata(L, 1);
-    /* the Rig handle: borrowed from the host, never destroyed from Lua */
-    bw_lua_rig *r = bw_lua_push_rig(L, (bw_rig *)c->rig, 0);
-    r->owned = false;
-    r->hdr.borrowed = true;
+    /* The scripts' Rig is a copy of the host's, owned by its handle (made
+     * empty first, then filled): a script that changes it (rig:set_rest)
+     * cannot touch the host's rig, which other characters and threads
+     * share. Same joints, parents and curves, so indices agree. */
+    bw_lua_rig *r = bw_lua_push_rig(L, NULL, 0);
     int rig = lua_gettop(L);
+    bw_result res = bw_rig_clone(c->rig, bw_lua_allocator(L), &r->rig, NULL);
+    if (res != BW_OK) return luaL_error(L, "cannot copy the rig: %s", bw_result_name(res));
     bw_lua_pose *p = (bw_lua_pose *)bw_lua_new_object(L, sizeof *p, 1, BW_LUA_POSE, destroy_nothing);
     p->rig = r;
     p->hdr.borrowed = true;

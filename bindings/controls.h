@@ -17,7 +17,9 @@
  *
  * Per character there is one `ctx` table, shared by the controls, made once:
  *   inputs, refreshed by bw_controls_run before the first control runs:
- *     ctx.character (1-based), ctx.rig (the Rig, borrowed), ctx.time
+ *     ctx.character (1-based), ctx.rig (a copy of desc.rig made at
+ *     create: same joints and curves; changing it does not reach the
+ *     host's rig), ctx.time
  *     (seconds, the sum of the dt so far), ctx.position {x, y, z} and
  *     ctx.yaw (the body in the world, bw_control_input), ctx.has_target and
  *     ctx.target {x, y, z} (world); written raw, position and target in

@@ -631,6 +631,29 @@ static void controls_run_in_priority_order(void)
     remove_tmpdir();
 }
 
+static void a_control_cannot_change_the_hosts_rig(void)
+{
+    CHECK(make_tmpdir());
+    write_file("a.lua", "return { update = function(s, pose, ctx)\n"
+                        "  ctx.rig:set_rest(2, { t = { 9, 9, 9 } })\n"
+                        "  pose:rig():set_rest(3, { t = { 7, 7, 7 } }) end }");
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 1, false);
+    char err[256];
+    CHECK_INT(bw_controls_load(c, "a.lua", NULL, err, sizeof err), 0);
+    const bw_rig *rig = humanoid()->rig;
+    bw_transform hips = bw_rig_rest_pose(rig)[1], spine = bw_rig_rest_pose(rig)[2];
+    bw_pose p = rest_pose();
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
+    CHECK_NEAR(bw_rig_rest_pose(rig)[1].t[1], hips.t[1], 0); /* 0.96, not 9 */
+    CHECK_NEAR(bw_rig_rest_pose(rig)[2].t[1], spine.t[1], 0);
+    CHECK_NEAR(p.joints[1].t[1], 0.96f, 0); /* the host's pose was not touched either */
+    bw_pose_deinit(&p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
 static const char counter_v1[] = "-- counts frames\n"
                                  "return { keep_state = true,\n"
                                  "  init = function(ctx, o) return { n = o.start or 0 } end,\n"
@@ -999,6 +1022,7 @@ int main(void)
     RUN(blink_stream_matches_the_animator);
     RUN(envelope_weights_match_the_gesture_envelope);
     RUN(controls_run_in_priority_order);
+    RUN(a_control_cannot_change_the_hosts_rig);
     RUN(reload_keeps_state_and_rejects_bad_edits);
     RUN(poll_reloads_a_saved_file);
     RUN(the_documented_sway_example_runs);
