@@ -115,4 +115,36 @@ test("every helper names its bad argument", function()
     raises(function() bw.aim_chain(p, { 2 }, { 1 }, 0 / 0, 0) end, "yaw is NaN")
 end)
 
+-- scripts/envelope.lua as a gesture's envelope: the same weights as the
+-- animator's default envelope with the same fades and curve. The clip
+-- moves head x from 0 to 1 over 1 s, so head x = weight * t.
+test("envelope.new shapes a gesture as the default envelope does", function()
+    local env = dofile("scripts/envelope.lua")
+    local r = assert(bw.rig { joints = { { name = "root" }, { name = "head", parent = "root" } } })
+    local wave = assert(bw.clip { name = "wave", length = 1, joints = { { joint = "head", parent = "root",
+        keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 1, 0, 0 } } } } } })
+    local desc = { rig = r, clips = { wave = wave }, gestures = { "wave" }, blink = false, head = { disabled = true } }
+    local a, b = assert(bw.animator(desc)), assert(bw.animator(desc))
+    assert(a:gesture("wave", { duration = 1, fade_in = 0.25, fade_out = 0.5, curve = "sine" }))
+    assert(b:gesture("wave", { duration = 1, envelope = env.new { fade_in = 0.25, fade_out = 0.5, curve = "sine" } }))
+    for step = 1, 7 do
+        a:update(0.125, {}); b:update(0.125, {})
+        local t = step * 0.125
+        near((b:pose():t("head")), (a:pose():t("head")), 1e-6, "head x at " .. t)
+        -- by hand at t = 0.125: u_in = 0.5, sine in_out(0.5) = 0.5: x = 0.0625;
+        -- t = 0.75: u_out = 0.5 -> 0.5 * 0.75; t = 0.875: u_out = 0.25 ->
+        -- (1 - cos(pi/4)) / 2 * 0.875
+        if step == 1 then near((b:pose():t("head")), 0.0625, 1e-6, "x at 0.125") end
+        if step == 6 then near((b:pose():t("head")), 0.375, 1e-6, "x at 0.75") end
+        if step == 7 then near((b:pose():t("head")), (1 - math.cos(math.pi / 4)) / 2 * 0.875, 1e-6, "x at 0.875") end
+    end
+    -- a user-written envelope through custom(): 2t clamped to [0, 1]
+    local c = assert(bw.animator(desc))
+    assert(c:gesture("wave", { duration = 1, envelope = env.custom(function(t) return 2 * t end) }))
+    c:update(0.25, {})
+    near((c:pose():t("head")), 0.5 * 0.25, 1e-6, "custom at 0.25")
+    c:update(0.5, {})
+    near((c:pose():t("head")), 1 * 0.75, 1e-6, "custom clamped at 0.75")
+end)
+
 finish()
