@@ -10,6 +10,7 @@
 #include "controls.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,9 +50,15 @@ struct bw_controls {
     char error[BW_CONTROLS_ERROR_MAX];
 };
 
-static void set_error(bw_controls *c, char *err, size_t err_size, const char *fmt, const char *a, const char *b)
+/* The load's error: kept for bw_controls_error and copied to err. */
+static void set_error(bw_controls *c, char *err, size_t err_size, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void set_error(bw_controls *c, char *err, size_t err_size, const char *fmt, ...)
 {
-    snprintf(c->error, sizeof c->error, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->error, sizeof c->error, fmt, ap);
+    va_end(ap);
     if (err && err_size) snprintf(err, err_size, "%s", c->error);
 }
 
@@ -442,11 +449,11 @@ int bw_controls_load(bw_controls *c, const char *name, const char *options, char
 {
     if (!c || !name) return -1;
     if (c->count >= BW_CONTROLS_MAX) {
-        set_error(c, err, err_size, "%s: more than %s controls", name, "32");
+        set_error(c, err, err_size, "%s: more than %d controls", name, BW_CONTROLS_MAX);
         return -1;
     }
     if (strlen(name) >= CONTROL_NAME_MAX) {
-        set_error(c, err, err_size, "%s%s: the name is too long", "", "");
+        set_error(c, err, err_size, "the control file name is too long");
         return -1;
     }
     lua_State *L = c->L;
@@ -455,7 +462,7 @@ int bw_controls_load(bw_controls *c, const char *name, const char *options, char
         size_t n = strlen(options);
         char *text = (char *)malloc(n + 16);
         if (!text) {
-            set_error(c, err, err_size, "%s: out of memory%s", name, "");
+            set_error(c, err, err_size, "%s: out of memory", name);
             return -1;
         }
         snprintf(text, n + 16, "return %s", options);
@@ -465,23 +472,23 @@ int bw_controls_load(bw_controls *c, const char *name, const char *options, char
         free(text);
         if (st == BW_SANDBOX_OK) st = bw_sandbox_call(c->sb, 0, 1);
         if (st != BW_SANDBOX_OK) {
-            set_error(c, err, err_size, "%s%s", bw_sandbox_error(c->sb), "");
+            set_error(c, err, err_size, "%s", bw_sandbox_error(c->sb));
             return -1;
         }
         if (!lua_istable(L, -1)) {
             lua_pop(L, 1);
-            set_error(c, err, err_size, "%s options: %s", name, "not a table");
+            set_error(c, err, err_size, "%s options: not a table", name);
             return -1;
         }
     } else {
         if (!push_table(L, 0)) {
-            set_error(c, err, err_size, "%s: out of memory%s", name, "");
+            set_error(c, err, err_size, "%s: out of memory", name);
             return -1;
         }
     }
     int options_ref = take_ref(L);
     if (options_ref == LUA_NOREF) {
-        set_error(c, err, err_size, "%s: out of memory%s", name, "");
+        set_error(c, err, err_size, "%s: out of memory", name);
         return -1;
     }
     control *k = &c->list[c->count];
