@@ -68,7 +68,7 @@ int main(int argc, char **argv)
     bw_sandbox_desc sd = {0};
     sd.dir = dir;
     bw_sandbox *sb = bw_sandbox_create(&sd, err, sizeof err);
-    bw_controls_desc cd = {sb, h->rig, CHARACTERS, dir, false, 0};
+    bw_controls_desc cd = {.sandbox = sb, .rig = h->rig, .character_count = CHARACTERS, .dir = dir};
     bw_controls *c = sb ? bw_controls_create(&cd, err, sizeof err) : NULL;
     if (!c || bw_controls_load(c, "head_aim.lua", NULL, err, sizeof err) < 0) {
         fprintf(stderr, "controls: %s\n", err);
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
     bw_sandbox_desc sd2 = {0};
     sd2.dir = tmp;
     bw_sandbox *sb2 = bw_sandbox_create(&sd2, err, sizeof err);
-    bw_controls_desc cd2 = {sb2, h->rig, CHARACTERS, tmp, false, 0};
+    bw_controls_desc cd2 = {.sandbox = sb2, .rig = h->rig, .character_count = CHARACTERS, .dir = tmp};
     bw_controls *c2 = sb2 ? bw_controls_create(&cd2, err, sizeof err) : NULL;
     if (!c2 || bw_controls_load(c2, "empty.lua", NULL, err, sizeof err) < 0) {
         fprintf(stderr, "controls: %s\n", err);

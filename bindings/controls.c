@@ -32,6 +32,7 @@ typedef struct control {
 } control;
 
 struct bw_controls {
+    bw_allocator allocator;
     bw_sandbox *sb;
     lua_State *L;
     const bw_rig *rig;
@@ -49,6 +50,21 @@ struct bw_controls {
     int reloads;
     char error[BW_CONTROLS_ERROR_MAX];
 };
+
+/* The desc's allocator (fn NULL: the C library), for the runner's own blocks. */
+static void *mem_alloc(const bw_allocator *a, size_t size)
+{
+    void *p = a->fn ? a->fn(a->user, NULL, 0, size) : malloc(size);
+    if (p) memset(p, 0, size);
+    return p;
+}
+
+static void mem_free(const bw_allocator *a, void *p, size_t size)
+{
+    if (!p) return;
+    if (a->fn) a->fn(a->user, p, size, 0);
+    else free(p);
+}
 
 /* The load's error: kept for bw_controls_error and copied to err. */
 static void set_error(bw_controls *c, char *err, size_t err_size, const char *fmt, ...)
@@ -142,42 +158,32 @@ bw_controls *bw_controls_create(const bw_controls_desc *desc, char *err, size_t 
         if (err && err_size) snprintf(err, err_size, "controls: %s", why);
         return NULL;
     }
-    bw_controls *c = (bw_controls *)calloc(1, sizeof *c);
+    const bw_allocator a = desc->allocator;
+    bw_controls *c = (bw_controls *)mem_alloc(&a, sizeof *c);
     if (!c) {
         if (err && err_size) snprintf(err, err_size, "controls: out of memory");
         return NULL;
     }
+    c->allocator = a;
     c->sb = desc->sandbox;
     c->L = bw_sandbox_state(desc->sandbox);
     c->rig = desc->rig;
     c->characters = desc->character_count;
     c->ctxs_ref = c->pose_ref = LUA_NOREF;
     for (int k = 0; k < 3; k++) c->key_ref[k] = LUA_NOREF;
-    c->refs = (int *)malloc(sizeof *c->refs * 3 * (size_t)c->characters);
-    if (!c->refs) {
-        free(c);
-        if (err && err_size) snprintf(err, err_size, "controls: out of memory");
-        return NULL;
-    }
-    for (int i = 0; i < 3 * c->characters; i++) c->refs[i] = LUA_NOREF;
-    c->time = (double *)calloc((size_t)c->characters, sizeof *c->time);
-    if (!c->time) {
-        free(c->refs);
-        free(c);
-        if (err && err_size) snprintf(err, err_size, "controls: out of memory");
-        return NULL;
-    }
     snprintf(c->dir, sizeof c->dir, "%s", desc->dir ? desc->dir : ".");
+    c->refs = (int *)mem_alloc(&a, sizeof *c->refs * 3 * (size_t)c->characters);
+    c->time = (double *)mem_alloc(&a, sizeof *c->time * (size_t)c->characters);
+    if (c->refs)
+        for (int i = 0; i < 3 * c->characters; i++) c->refs[i] = LUA_NOREF;
     if (desc->watch) {
         bw_watch_desc wd = {desc->debounce > 0.0 ? desc->debounce : BW_WATCH_DEFAULT_DEBOUNCE, false};
         c->watch = bw_watch_create(&wd);
-        if (!c->watch) {
-            free(c->time);
-            free(c->refs);
-            free(c);
-            if (err && err_size) snprintf(err, err_size, "controls: out of memory");
-            return NULL;
-        }
+    }
+    if (!c->refs || !c->time || (desc->watch && !c->watch)) {
+        if (err && err_size) snprintf(err, err_size, "controls: out of memory");
+        bw_controls_destroy(c);
+        return NULL;
     }
     lua_State *L = c->L;
     lua_pushcfunction(L, setup_protected);
@@ -213,12 +219,14 @@ void bw_controls_destroy(bw_controls *c)
     if (c->pose) memset(&c->pose->pose, 0, sizeof c->pose->pose);
     unref(c->L, &c->pose_ref);
     unref(c->L, &c->ctxs_ref);
-    for (int i = 0; i < 3 * c->characters; i++) unref(c->L, &c->refs[i]);
+    if (c->refs)
+        for (int i = 0; i < 3 * c->characters; i++) unref(c->L, &c->refs[i]);
     for (int k = 0; k < 3; k++) unref(c->L, &c->key_ref[k]);
-    free(c->refs);
-    free(c->time);
+    const bw_allocator a = c->allocator;
+    mem_free(&a, c->refs, sizeof *c->refs * 3 * (size_t)c->characters);
+    mem_free(&a, c->time, sizeof *c->time * (size_t)c->characters);
     bw_watch_destroy(c->watch);
-    free(c);
+    mem_free(&a, c, sizeof *c);
 }
 
 int bw_controls_count(const bw_controls *c) { return c ? c->count : 0; }
@@ -460,7 +468,7 @@ int bw_controls_load(bw_controls *c, const char *name, const char *options, char
     /* the options: a table constructor evaluated in the sandbox */
     if (options) {
         size_t n = strlen(options);
-        char *text = (char *)malloc(n + 16);
+        char *text = (char *)mem_alloc(&c->allocator, n + 16);
         if (!text) {
             set_error(c, err, err_size, "%s: out of memory", name);
             return -1;
@@ -469,7 +477,7 @@ int bw_controls_load(bw_controls *c, const char *name, const char *options, char
         char chunk[CONTROL_NAME_MAX + 16];
         snprintf(chunk, sizeof chunk, "=%s options", name);
         bw_sandbox_status st = bw_sandbox_load_string(c->sb, text, strlen(text), chunk);
-        free(text);
+        mem_free(&c->allocator, text, n + 16);
         if (st == BW_SANDBOX_OK) st = bw_sandbox_call(c->sb, 0, 1);
         if (st != BW_SANDBOX_OK) {
             set_error(c, err, err_size, "%s", bw_sandbox_error(c->sb));

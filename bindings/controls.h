@@ -76,6 +76,8 @@ typedef struct bw_controls_desc {
     const char *dir;        /* the sandbox's folder, for the watcher (NULL: "."); copied */
     bool watch;             /* watch the loaded files (bw_controls_poll) */
     double debounce;        /* the watcher's, seconds (0: BW_WATCH_DEFAULT_DEBOUNCE) */
+    bw_allocator allocator; /* the runner's own blocks, by value (fn NULL: malloc); Lua-side
+                               objects use the sandbox's state, the watcher malloc */
 } bw_controls_desc;
 
 /* One character's frame input. All-zero: at the origin, facing +Z, no target. */

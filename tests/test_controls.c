@@ -21,6 +21,7 @@
 #include "check.h"
 #include "controls.h"
 #include "sandbox.h"
+#include "test_alloc_counter.h"
 
 #define SCRIPTS BW_SOURCE_DIR "/scripts"
 #define DEG (M_PI / 180.0)
@@ -902,7 +903,7 @@ static void bad_descs_and_a_small_memory_cap_fail_cleanly(void)
     CHECK(bw_controls_create(NULL, err, sizeof err) == NULL);
     CHECK(strstr(err, "desc, desc.sandbox and desc.rig are required") != NULL);
     bw_sandbox *sb = sandbox_in(SCRIPTS);
-    bw_controls_desc d = {sb, humanoid()->rig, 0, SCRIPTS, false, 0};
+    bw_controls_desc d = {.sandbox = sb, .rig = humanoid()->rig, .character_count = 0, .dir = SCRIPTS};
     CHECK(bw_controls_create(&d, err, sizeof err) == NULL);
     CHECK(strstr(err, "character_count") != NULL);
     d.character_count = 1;
@@ -914,6 +915,24 @@ static void bad_descs_and_a_small_memory_cap_fail_cleanly(void)
     CHECK(bw_controls_poll(c, 1.0) == BW_CONTROLS_RELOAD_NONE); /* not watching */
     bw_controls_destroy(c);
     bw_controls_destroy(NULL);
+    /* the runner's own blocks through the desc's allocator: each of the
+     * first allocations refused in turn fails cleanly, nothing leaks */
+    int made = 0;
+    for (long budget = 0; budget < 8 && !made; budget++) {
+        alloc_counter counter = ALLOC_COUNTER(budget);
+        d.allocator = (bw_allocator){alloc_counter_fn, &counter};
+        c = bw_controls_create(&d, err, sizeof err);
+        if (c) {
+            made = 1;
+            CHECK_INT(counter.blocks, 3); /* the runner, its refs and its clocks */
+            bw_controls_destroy(c);
+        } else {
+            CHECK(strstr(err, "out of memory") != NULL);
+        }
+        CHECK_INT(counter.live_blocks, 0);
+        CHECK_INT(counter.live_bytes, 0);
+    }
+    CHECK(made);
     bw_sandbox_destroy(sb);
 
     /* under a rising memory cap every step either works or fails with a
@@ -927,7 +946,7 @@ static void bad_descs_and_a_small_memory_cap_fail_cleanly(void)
         sd.limits.memory = cap;
         bw_sandbox *s = bw_sandbox_create(&sd, err, sizeof err);
         if (!s) continue;
-        bw_controls_desc cd = {s, humanoid()->rig, 64, SCRIPTS, false, 0};
+        bw_controls_desc cd = {.sandbox = s, .rig = humanoid()->rig, .character_count = 64, .dir = SCRIPTS};
         bw_controls *k = bw_controls_create(&cd, err, sizeof err);
         if (k && bw_controls_load(k, "head_aim.lua", NULL, err, sizeof err) == 0 &&
             bw_controls_load(k, "blink.lua", NULL, err, sizeof err) == 1) {
@@ -989,13 +1008,20 @@ static size_t frames_growth(bw_sandbox *sb, bw_controls *c, int frames)
 static void ten_thousand_frames_allocate_nothing(void)
 {
     bw_sandbox *sb = sandbox_in(SCRIPTS);
-    bw_controls *c = runner(sb, SCRIPTS, 2, false);
+    alloc_counter counter = ALLOC_COUNTER(-1);
+    bw_controls_desc d = {.sandbox = sb, .rig = humanoid()->rig, .character_count = 2, .dir = SCRIPTS,
+                          .allocator = {alloc_counter_fn, &counter}};
+    char cerr[256];
+    bw_controls *c = bw_controls_create(&d, cerr, sizeof cerr);
     char err[512] = "";
     CHECK_INT(bw_controls_load(c, "head_aim.lua", "{ yaw_limit = 1.0, weights = { 0.2, 0.3, 0.5 } }", err, sizeof err),
               0);
     CHECK_INT(bw_controls_load(c, "blink.lua", "{ interval_min = 0.1, interval_max = 0.3 }", err, sizeof err), 1);
-    CHECK_INT((long long)frames_growth(sb, c, 10000), 0);
+    long before = counter.allocations;
+    CHECK_INT((long long)frames_growth(sb, c, 10000), 0); /* Lua side */
+    CHECK_INT(counter.allocations - before, 0);            /* C side */
     bw_controls_destroy(c);
+    CHECK_INT(counter.live_blocks, 0);
     bw_sandbox_destroy(sb);
 
     /* the measure sees a control that makes one table a frame */
