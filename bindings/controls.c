@@ -109,8 +109,8 @@ static int setup_protected(lua_State *L)
     bw_lua_object_use(&p->hdr, &r->hdr);
     lua_pushvalue(L, rig);
     lua_setiuservalue(L, -2, BW_LUA_UV_POSE_RIG);
-    c->pose = p;
     c->pose_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    c->pose = p; /* only once the registry holds it: destroy writes to it */
     lua_createtable(L, c->characters, 0);
     for (int i = 1; i <= c->characters; i++) {
         lua_createtable(L, 0, 12);
