@@ -53,6 +53,8 @@
  * rejects the edit; it should build a new table rather than change the
  * old one, which the running version keeps on rejection. Other fields of
  * the returned table are the script's own (a module may export helpers).
+ * Only the control files are reloaded: modules they require are cached by
+ * the sandbox (loaded once per sandbox).
  *
  * One thread at a time; the sandbox must outlive the runner. */
 #ifndef BW_CONTROLS_H
