@@ -666,15 +666,20 @@ int bw_controls_read(bw_controls *c, int character, const char *field, float *ou
     return n;
 }
 
-int bw_controls_overrides(bw_controls *c, int character, bw_joint_override *out, int capacity)
+int bw_controls_overrides(bw_controls *c, int character, const bw_pose *pose, bw_joint_override *out, int capacity)
 {
-    if (!push_field(c, character, "overrides")) return 0;
+    if (!pose || !push_field(c, character, "overrides")) return 0;
     lua_State *L = c->L;
-    int n = lua_istable(L, -1) ? (int)lua_rawlen(L, -1) / 5 : 0;
-    for (int i = 0; i < n && i < capacity; i++) {
-        out[i].joint = (int)number_at(L, -1, 5 * i + 1) - 1;
-        for (int k = 0; k < 4; k++) out[i].r[k] = number_at(L, -1, 5 * i + k + 2);
+    int n = lua_istable(L, -1) ? (int)lua_rawlen(L, -1) : 0, count = 0;
+    for (int i = 0; i < n; i++) {
+        int j = (int)number_at(L, -1, i + 1) - 1;
+        if (j < 0 || j >= pose->joint_count) continue;
+        if (count < capacity) {
+            out[count].joint = j;
+            memcpy(out[count].r, pose->joints[j].r, sizeof out[count].r);
+        }
+        count++;
     }
     lua_pop(L, 2);
-    return n;
+    return count;
 }

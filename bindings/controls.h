@@ -26,9 +26,11 @@
  *     place (a control must not replace those two tables);
  *   outputs, read by the host with bw_controls_read: ctx.gaze
  *     {pitch_l, yaw_l, pitch_r, yaw_r}, ctx.arkit (52 numbers, ARKit order),
- *     ctx.overrides (head aim's parent-local rotations: 5 numbers per joint,
- *     joint index (1-based), x, y, z, w) - all made with zeros; a control may
- *     add its own fields.
+ *     ctx.overrides (a list of 1-based joint indices whose parent-local
+ *     rotations are published as joint overrides: a control adds its joints
+ *     once, in init; the values are read from the pose after the run, see
+ *     bw_controls_overrides) - made with zeros / empty; a control may add
+ *     its own fields.
  * `pose` is a blendwerk.Pose over the host's bw_pose for the duration of
  * the call (its batch methods read and write it in place; outside a call
  * it has 0 joints). `options` is the table given at load (never nil).
@@ -132,9 +134,11 @@ int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_contr
  * the field holds (its length; 0 when it is not a table), which may
  * exceed capacity. Allocates nothing. */
 int bw_controls_read(bw_controls *c, int character, const char *field, float *out, int capacity);
-/* The head-aim overrides of ctx.overrides as bw_joint_override (joint
- * 0-based). Returns how many there are (may exceed capacity). */
-int bw_controls_overrides(bw_controls *c, int character, bw_joint_override *out, int capacity);
+/* The joint overrides of `character` after its run: for each joint listed
+ * in ctx.overrides, its index (0-based) and its parent-local rotation in
+ * `pose` (the pose the run just modified). Indices out of range are
+ * skipped. Returns how many there are (may exceed capacity). */
+int bw_controls_overrides(bw_controls *c, int character, const bw_pose *pose, bw_joint_override *out, int capacity);
 /* Failures of control `control`'s update so far (the current version). */
 int bw_controls_failures(const bw_controls *c, int control);
 

@@ -258,7 +258,7 @@ static void aim_frame(aim_rig *r, float body_yaw, const float *target, float gaz
     bw_joint_override lo[4];
     int nc = 0;
     const bw_joint_override *co = bw_animator_joint_overrides(r->a, &nc);
-    CHECK_INT(bw_controls_overrides(r->c, 0, lo, 4), 3);
+    CHECK_INT(bw_controls_overrides(r->c, 0, &r->pose, lo, 4), 3);
     CHECK_INT(nc, 3);
     for (int i = 0; i < 3 && i < nc; i++) {
         CHECK_INT(lo[i].joint, co[i].joint);
@@ -885,7 +885,7 @@ static void head_aim_options_are_checked_with_file_and_line(void)
     bw_controls *c = runner(sb, SCRIPTS, 1, false);
     char err[512] = "";
     CHECK_INT(bw_controls_load(c, "head_aim.lua", "{ yaw_limit = -1 }", err, sizeof err), -1);
-    CHECK(strstr(err, "head_aim.lua:42: head_aim: options.yaw_limit must be a finite number >= 0") != NULL);
+    CHECK(strstr(err, "head_aim.lua:43: head_aim: options.yaw_limit must be a finite number >= 0") != NULL);
     CHECK_INT(bw_controls_load(c, "head_aim.lua", "{ chain = { 'neck_01', 'nose' } }", err, sizeof err), -1);
     CHECK(strstr(err, "options.chain[2]: no joint 'nose'") != NULL);
     CHECK_INT(bw_controls_load(c, "blink.lua", "{ seed = -3 }", err, sizeof err), -1);
@@ -910,7 +910,7 @@ static void bad_descs_and_a_small_memory_cap_fail_cleanly(void)
     bw_controls *c = bw_controls_create(&d, err, sizeof err);
     CHECK_INT(bw_controls_load(c, NULL, NULL, err, sizeof err), -1);
     CHECK_INT(bw_controls_read(c, 5, "gaze", NULL, 0), 0);
-    CHECK_INT(bw_controls_overrides(c, -1, NULL, 0), 0);
+    CHECK_INT(bw_controls_overrides(c, -1, NULL, NULL, 0), 0);
     CHECK(bw_controls_reload(NULL, "x.lua") == BW_CONTROLS_RELOAD_NONE);
     CHECK(bw_controls_poll(c, 1.0) == BW_CONTROLS_RELOAD_NONE); /* not watching */
     bw_controls_destroy(c);

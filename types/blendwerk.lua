@@ -367,7 +367,7 @@ function blendwerk.aim_angles(pose, joint, position, body_yaw, target) end
 function blendwerk.aim_clamp(yaw, pitch, last_yaw, limits) end
 
 ---Split an aim over a chain (at most 16 joints, root-most first) into the
----pose; out (reused) gets joint, x, y, z, w per joint (ctx.overrides layout).
+---pose; out (reused) gets joint, x, y, z, w per joint.
 ---@param pose blendwerk.Pose
 ---@param joints integer[] 1-based joint indices
 ---@param weights number[] one per joint
