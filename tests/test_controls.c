@@ -895,6 +895,44 @@ static void head_aim_options_are_checked_with_file_and_line(void)
     bw_sandbox_destroy(sb);
 }
 
+/* NaN and infinite inputs and a huge dt: the controls run on finite
+ * numbers (a bad target counts as none) and their outputs stay finite */
+static void bad_inputs_and_a_huge_dt_keep_the_outputs_finite(void)
+{
+    bw_sandbox *sb = sandbox_in(SCRIPTS);
+    bw_controls *c = runner(sb, SCRIPTS, 1, false);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "head_aim.lua", NULL, err, sizeof err), 0);
+    CHECK_INT(bw_controls_load(c, "blink.lua", NULL, err, sizeof err), 1);
+    bw_pose p = rest_pose();
+    const float nan = NAN, inf = INFINITY;
+    const bw_control_input bad[] = {
+        {{nan, 0, 0}, 0, true, {0, 1.5f, 2}}, /* position NaN: read as 0 */
+        {{0, 0, 0}, inf, true, {0, 1.5f, 2}}, /* yaw infinite: read as 0 */
+        {{0, 0, 0}, 0, true, {nan, 1.5f, 2}}, /* target NaN: no target */
+    };
+    const float dts[] = {1e30f, NAN, -1.0f, INFINITY};
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 4; k++) {
+            bw_pose_set_rest(&p, humanoid()->rig);
+            CHECK_INT(bw_controls_run(c, 0, &p, &bad[i], dts[k]), 0);
+            float g[4], arkit[52];
+            bw_controls_read(c, 0, "gaze", g, 4);
+            bw_controls_read(c, 0, "arkit", arkit, 52);
+            for (int n = 0; n < 4; n++) CHECK(isfinite(g[n]));
+            CHECK(arkit[0] >= 0.0f && arkit[0] <= 1.0f);
+            for (int j = 0; j < p.joint_count; j++)
+                for (int q = 0; q < 4; q++) CHECK(isfinite(p.joints[j].r[q]));
+        }
+    /* the NaN target counted as none: the aim relaxed to 0 */
+    float g[4];
+    bw_controls_read(c, 0, "gaze", g, 4);
+    CHECK_NEAR(g[1], 0, 0);
+    bw_pose_deinit(&p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+}
+
 /* ---- bad arguments and memory running out ---- */
 
 static void bad_descs_and_a_small_memory_cap_fail_cleanly(void)
@@ -1053,6 +1091,7 @@ int main(void)
     RUN(poll_reloads_a_saved_file);
     RUN(the_documented_sway_example_runs);
     RUN(head_aim_options_are_checked_with_file_and_line);
+    RUN(bad_inputs_and_a_huge_dt_keep_the_outputs_finite);
     RUN(bad_descs_and_a_small_memory_cap_fail_cleanly);
     RUN(ten_thousand_frames_allocate_nothing);
     bw_character_destroy(humanoid());
