@@ -94,6 +94,25 @@ static double timed(bench *b, int mode, int frames)
     return (now_ns() - t0) / ((double)frames * CHARACTERS);
 }
 
+/* A sandbox on `dir` and a runner for every character with control `file`. */
+static bw_controls *make_runner(const char *dir, const char *file, const bw_rig *rig, bw_sandbox **out_sb)
+{
+    char err[512] = "";
+    bw_sandbox_desc sd = {0};
+    sd.dir = dir;
+    bw_sandbox *sb = bw_sandbox_create(&sd, err, sizeof err);
+    bw_controls_desc cd = {.sandbox = sb, .rig = rig, .character_count = CHARACTERS, .dir = dir};
+    bw_controls *c = sb ? bw_controls_create(&cd, err, sizeof err) : NULL;
+    if (!c || bw_controls_load(c, file, NULL, err, sizeof err) < 0) {
+        fprintf(stderr, "controls: %s\n", err);
+        bw_controls_destroy(c);
+        bw_sandbox_destroy(sb);
+        return NULL;
+    }
+    *out_sb = sb;
+    return c;
+}
+
 int main(int argc, char **argv)
 {
     int frames = argc > 1 ? atoi(argv[1]) : 200, rounds = argc > 2 ? atoi(argv[2]) : 5;
@@ -108,15 +127,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "humanoid: %s\n", err);
         return 1;
     }
-    bw_sandbox_desc sd = {0};
-    sd.dir = dir;
-    bw_sandbox *sb = bw_sandbox_create(&sd, err, sizeof err);
-    bw_controls_desc cd = {.sandbox = sb, .rig = h->rig, .character_count = CHARACTERS, .dir = dir};
-    bw_controls *c = sb ? bw_controls_create(&cd, err, sizeof err) : NULL;
-    if (!c || bw_controls_load(c, "head_aim.lua", NULL, err, sizeof err) < 0) {
-        fprintf(stderr, "controls: %s\n", err);
-        return 1;
-    }
+    bw_sandbox *sb = NULL, *sb2 = NULL;
+    bw_controls *c = make_runner(dir, "head_aim.lua", h->rig, &sb);
+    if (!c) return 1;
     /* the empty control, in a folder of its own */
     char tmp[] = "/tmp/bw_control_bench_XXXXXX", empty[64];
     if (!mkdtemp(tmp)) {
@@ -131,15 +144,8 @@ int main(int argc, char **argv)
     }
     fputs("return { update = function(state, pose, ctx, dt) end }\n", script);
     fclose(script);
-    bw_sandbox_desc sd2 = {0};
-    sd2.dir = tmp;
-    bw_sandbox *sb2 = bw_sandbox_create(&sd2, err, sizeof err);
-    bw_controls_desc cd2 = {.sandbox = sb2, .rig = h->rig, .character_count = CHARACTERS, .dir = tmp};
-    bw_controls *c2 = sb2 ? bw_controls_create(&cd2, err, sizeof err) : NULL;
-    if (!c2 || bw_controls_load(c2, "empty.lua", NULL, err, sizeof err) < 0) {
-        fprintf(stderr, "controls: %s\n", err);
-        return 1;
-    }
+    bw_controls *c2 = make_runner(tmp, "empty.lua", h->rig, &sb2);
+    if (!c2) return 1;
     bench b = {.rig = h->rig, .head_aim = c, .empty = c2, .weights = {0.25f, 0.25f, 0.5f},
                .limits = {1.2f, 0.6f, 0.6f, 0.4f, 0.2f}};
     b.poses = calloc(CHARACTERS, sizeof *b.poses);

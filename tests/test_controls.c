@@ -215,12 +215,16 @@ static bool aim_setup(aim_rig *r)
     char err[512] = "";
     if (!r->c || bw_controls_load(r->c, "head_aim.lua", NULL, err, sizeof err) != 0) {
         fprintf(stderr, "head_aim.lua: %s\n", err);
+        CHECK(0);
         return false;
     }
     bw_animator_desc d = {0};
     d.rig = rig;
     d.blink.disabled = true;
-    if (bw_animator_create(&d, &r->a, NULL) != BW_OK) return false;
+    if (bw_animator_create(&d, &r->a, NULL) != BW_OK) {
+        CHECK(0);
+        return false;
+    }
     bw_pose_init(&r->pose, rig, NULL);
     r->chain[0] = bw_rig_find_by_name(rig, "neck_01");
     r->chain[1] = bw_rig_find_by_name(rig, "neck_02");
@@ -279,10 +283,7 @@ static double head_relative_yaw(aim_rig *r)
 static void head_aim_clamp_holds_relative_to_the_body_through_720_degrees(void)
 {
     aim_rig r;
-    if (!aim_setup(&r)) {
-        CHECK(0);
-        return;
-    }
+    if (!aim_setup(&r)) return;
     /* the rest head is at (0, 1.55, 0.01) in model space (humanoid.lua's
      * offsets: hips 0.96 + spine 0.10 + 0.12 + 0.12 + neck 0.15 + 0.05 +
      * head 0.05; z 0.005 + 0.005); a target at that height, 3 m along world
@@ -333,10 +334,7 @@ static void head_aim_clamp_holds_relative_to_the_body_through_720_degrees(void)
 static void head_aim_pitch_overflow_goes_to_the_eyes(void)
 {
     aim_rig r;
-    if (!aim_setup(&r)) {
-        CHECK(0);
-        return;
-    }
+    if (!aim_setup(&r)) return;
     /* 1 m in front and 1.2 m above the head: pitch atan2(1.2, 0.99) =
      * 0.88084 rad; the chain takes 0.6, the eyes 0.28084 (< 0.4) */
     const float target[3] = {0.0f, 2.75f, 1.0f};
@@ -369,10 +367,7 @@ static void head_aim_pitch_overflow_goes_to_the_eyes(void)
 static void head_aim_target_straight_behind_does_not_flip(void)
 {
     aim_rig r;
-    if (!aim_setup(&r)) {
-        CHECK(0);
-        return;
-    }
+    if (!aim_setup(&r)) return;
     /* body faces +Z; the target sits behind and wobbles across the line
      * straight behind by +-0.05 rad every frame */
     float gl[4], gc[4], hy, hp;
