@@ -145,5 +145,8 @@ int bw_controls_failures(const bw_controls *c, int control);
 /* The Lua face of the procedural helpers (lua_control.c): blendwerk.swing_twist,
  * look_rotation, rotate_toward, aim_angles, aim_clamp, aim_chain. */
 void bw_lua_open_control(lua_State *L);
+/* blendwerk.controls and blendwerk.Controls (lua_controls.c): this runner
+ * from a trusted Lua state, with a sandbox of its own. */
+void bw_lua_open_controls(lua_State *L);
 
 #endif

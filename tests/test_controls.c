@@ -928,6 +928,19 @@ static void bad_inputs_and_a_huge_dt_keep_the_outputs_finite(void)
     bw_sandbox_destroy(sb);
 }
 
+/* blendwerk.controls (the Lua face) is for trusted states: a sandboxed
+ * script cannot start a sandbox of its own */
+static void a_sandboxed_script_cannot_make_controls(void)
+{
+    bw_sandbox *sb = sandbox_in(SCRIPTS);
+    static const char code[] = "local rig = blendwerk.rig { joints = { { name = 'root' } } }\n"
+                               "return blendwerk.controls { rig = rig, dir = '.' }\n";
+    CHECK(bw_sandbox_load_string(sb, code, sizeof code - 1, "=mod.lua") == BW_SANDBOX_OK);
+    CHECK(bw_sandbox_call(sb, 0, 1) == BW_SANDBOX_ERROR);
+    CHECK(strstr(bw_sandbox_error(sb), "mod.lua:2: blendwerk.controls: not available inside the sandbox") != NULL);
+    bw_sandbox_destroy(sb);
+}
+
 /* ---- bad arguments and memory running out ---- */
 
 static void bad_descs_and_a_small_memory_cap_fail_cleanly(void)
@@ -1087,6 +1100,7 @@ int main(void)
     RUN(the_documented_sway_example_runs);
     RUN(head_aim_options_are_checked_with_file_and_line);
     RUN(bad_inputs_and_a_huge_dt_keep_the_outputs_finite);
+    RUN(a_sandboxed_script_cannot_make_controls);
     RUN(bad_descs_and_a_small_memory_cap_fail_cleanly);
     RUN(ten_thousand_frames_allocate_nothing);
     bw_character_destroy(humanoid());
