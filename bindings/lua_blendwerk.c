@@ -10,6 +10,7 @@
 
 #include "blendwerk/version.h"
 #include "clamp_float.h"
+#include "controls.h"
 #include "lua_blendwerk.h"
 #include "lua_support.h"
 
@@ -592,5 +593,7 @@ int luaopen_blendwerk(lua_State *L)
     bw_lua_open_rootmotion(L);
     bw_lua_open_graph(L);
     bw_lua_open_animator(L);
+    bw_lua_open_control(L);
+    bw_lua_open_controls(L);
     return 1;
 }
