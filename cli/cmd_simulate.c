@@ -73,7 +73,7 @@ typedef struct sim {
     const char *graph_path, *timeline_path;
     character ch;
     const bw_graph *graph;
-    cli_timeline tl;
+    bw_timeline tl;
 } sim;
 
 /* ---- loading in the sandbox ---- */
@@ -244,10 +244,10 @@ static int run(sim *s, bool json, bool joints)
         }
     }
     if (status == 0) {
-        cli_timeline *t = &s->tl;
+        bw_timeline *t = &s->tl;
         bool no_route = false;
         for (long k = 0; k < t->frames; k++) {
-            if (!cli_timeline_apply(t, cursor, (double)k * t->dt, k)) no_route = true;
+            if (!bw_timeline_apply(t, cursor, (double)k * t->dt, k)) no_route = true;
             bw_graph_cursor_update(cursor, (float)t->dt);
             bw_graph_cursor_evaluate(cursor, NULL, &pose);
             print_frame(s, cursor, k, json, joints, &pose);
@@ -298,7 +298,7 @@ int bw_cmd_simulate(int argc, char **argv)
         return 2;
     }
     size_t tl_size = 0;
-    char *tl_text = cli_read_text(s.timeline_path, &tl_size);
+    char *tl_text = bw_timeline_read_text(s.timeline_path, &tl_size);
     if (!tl_text) {
         fprintf(stderr, "blendwerk simulate: cannot read %s\n", s.timeline_path);
         return 1;
@@ -341,11 +341,11 @@ int bw_cmd_simulate(int argc, char **argv)
             }
         } else {
             s.graph = bw_lua_graph_check(L, -2);
-            if (cli_timeline_read(&s.tl, L, s.graph, s.timeline_path, -1)) status = run(&s, json, joints);
+            if (bw_timeline_read(&s.tl, L, s.graph, s.timeline_path, -1)) status = run(&s, json, joints);
         }
         lua_settop(L, 0);
     }
-    cli_timeline_free(&s.tl);
+    bw_timeline_free(&s.tl);
     bw_sandbox_destroy(sb);
     unload_character(&s.ch);
     free(tl_text);
