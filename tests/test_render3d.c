@@ -1,0 +1,729 @@
+/* test_render3d.c - the demo's 3D drawing (demo/render3d.h) into an SDL
+ * software renderer on a surface: no display, no window.
+ *
+ * Expected numbers come from the pinhole model by hand (focal length
+ * f = (height / 2) / tan(fov / 2), pixel = centre + f * lateral / depth)
+ * and from counting what a solid must show (a cube seen face-on shows one
+ * face, two triangles; seen along a diagonal, three faces). Allocation is
+ * counted through SDL_SetMemoryFunctions, which every allocation of the
+ * renderer and of SDL itself goes through.
+ *
+ * Set R3D_DUMP=DIR to save the rendered frames as BMP files there.
+ */
+#include <SDL.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "blendwerk/animator.h"
+#include "blendwerk/pose.h"
+#include "blendwerk/rig.h"
+#include "check.h"
+#include "render3d.h"
+
+/* ---- counting SDL's allocations ---- */
+
+static long sdl_allocs; /* malloc, calloc and realloc calls */
+
+static void *count_malloc(size_t n)
+{
+    sdl_allocs++;
+    return malloc(n);
+}
+static void *count_calloc(size_t n, size_t s)
+{
+    sdl_allocs++;
+    return calloc(n, s);
+}
+static void *count_realloc(void *p, size_t n)
+{
+    sdl_allocs++;
+    return realloc(p, n);
+}
+static void count_free(void *p)
+{
+    free(p);
+}
+
+/* ---- a surface to draw on ---- */
+
+#define W 320
+#define H 240
+
+typedef struct canvas {
+    SDL_Surface *surface;
+    SDL_Renderer *renderer;
+} canvas;
+
+static canvas canvas_open(void)
+{
+    canvas c = {0};
+    c.surface = SDL_CreateRGBSurfaceWithFormat(0, W, H, 32, SDL_PIXELFORMAT_ARGB8888);
+    if (c.surface) c.renderer = SDL_CreateSoftwareRenderer(c.surface);
+    if (!c.renderer) fprintf(stderr, "no software renderer: %s\n", SDL_GetError());
+    return c;
+}
+
+static void canvas_close(canvas *c)
+{
+    if (c->renderer) SDL_DestroyRenderer(c->renderer);
+    if (c->surface) SDL_FreeSurface(c->surface);
+    c->renderer = NULL;
+    c->surface = NULL;
+}
+
+static void canvas_clear(canvas *c)
+{
+    SDL_SetRenderDrawColor(c->renderer, 0, 0, 0, 255);
+    SDL_RenderClear(c->renderer);
+}
+
+static Uint32 pixel(const canvas *c, int x, int y)
+{
+    SDL_RenderFlush(c->renderer);
+    const Uint8 *row = (const Uint8 *)c->surface->pixels + (size_t)y * (size_t)c->surface->pitch;
+    return ((const Uint32 *)row)[x] & 0xffffffu; /* ARGB8888: drop alpha */
+}
+static int red(Uint32 p) { return (int)((p >> 16) & 255); }
+static int green(Uint32 p) { return (int)((p >> 8) & 255); }
+static int blue(Uint32 p) { return (int)(p & 255); }
+
+static void dump(const canvas *c, const char *name)
+{
+    const char *dir = getenv("R3D_DUMP");
+    if (!dir) return;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.bmp", dir, name);
+    SDL_RenderFlush(c->renderer);
+    SDL_SaveBMP(c->surface, path);
+}
+
+/* ---- the humanoid of scripts/humanoid.lua (its joints at rest) ---- */
+
+static bw_rig *humanoid_rig(void)
+{
+    static const struct {
+        const char *name, *parent;
+        float x, y, z;
+    } j[] = {
+        {"root", NULL, 0, 0, 0},
+        {"hips", "root", 0, 0.96f, 0},
+        {"spine_01", "hips", 0, 0.10f, 0},
+        {"spine_02", "spine_01", 0, 0.12f, 0},
+        {"spine_03", "spine_02", 0, 0.12f, 0},
+        {"neck_01", "spine_03", 0, 0.15f, 0},
+        {"neck_02", "neck_01", 0, 0.05f, 0.005f},
+        {"head", "neck_02", 0, 0.05f, 0.005f},
+        {"eye_l", "head", 0.032f, 0.07f, 0.08f},
+        {"eye_r", "head", -0.032f, 0.07f, 0.08f},
+        {"clavicle_l", "spine_03", 0.02f, 0.11f, 0},
+        {"upperarm_l", "clavicle_l", 0.15f, 0, 0},
+        {"lowerarm_l", "upperarm_l", 0, -0.28f, 0},
+        {"hand_l", "lowerarm_l", 0, -0.25f, 0},
+        {"clavicle_r", "spine_03", -0.02f, 0.11f, 0},
+        {"upperarm_r", "clavicle_r", -0.15f, 0, 0},
+        {"lowerarm_r", "upperarm_r", 0, -0.28f, 0},
+        {"hand_r", "lowerarm_r", 0, -0.25f, 0},
+        {"thigh_l", "hips", 0.09f, -0.05f, 0},
+        {"calf_l", "thigh_l", 0, -0.42f, 0},
+        {"foot_l", "calf_l", 0, -0.42f, 0},
+        {"toe_l", "foot_l", 0, -0.06f, 0.13f},
+        {"thigh_r", "hips", -0.09f, -0.05f, 0},
+        {"calf_r", "thigh_r", 0, -0.42f, 0},
+        {"foot_r", "calf_r", 0, -0.42f, 0},
+        {"toe_r", "foot_r", 0, -0.06f, 0.13f},
+    };
+    enum { N = sizeof j / sizeof j[0] };
+    bw_rig_joint_desc d[N];
+    for (int i = 0; i < N; i++) {
+        d[i].name = j[i].name;
+        d[i].parent = -1;
+        for (int k = 0; k < i && j[i].parent; k++)
+            if (!strcmp(j[k].name, j[i].parent)) d[i].parent = k;
+        d[i].rest = bw_transform_identity;
+        d[i].rest.t[0] = j[i].x;
+        d[i].rest.t[1] = j[i].y;
+        d[i].rest.t[2] = j[i].z;
+    }
+    bw_rig_desc desc = {.joints = d, .joint_count = N};
+    bw_rig *rig = NULL;
+    bw_error err = {0};
+    if (bw_rig_create(&desc, &rig, &err) != BW_OK) fprintf(stderr, "humanoid: %s\n", err.message);
+    return rig;
+}
+
+/* Model matrices of the rig's rest pose (caller frees). */
+static float (*rest_model(const bw_rig *rig))[4][4]
+{
+    bw_pose pose;
+    if (bw_pose_init(&pose, rig, NULL) != BW_OK) return NULL;
+    bw_pose_set_rest(&pose, rig);
+    float(*m)[4][4] = malloc(sizeof *m * (size_t)bw_rig_joint_count(rig));
+    if (m) bw_pose_local_to_model(rig, &pose, m);
+    bw_pose_deinit(&pose);
+    return m;
+}
+
+/* The front camera of most tests: 4 m in front of the figure at chest
+ * height, looking at it. */
+static demo_camera front_camera(void)
+{
+    demo_camera cam = {.eye = {0, 1.0f, 4.0f}, .target = {0, 1.0f, 0}, .fov_y = 0.8f, .width = W, .height = H};
+    return cam;
+}
+
+/* ---- tests ---- */
+
+static void projection_should_match_the_pinhole_model(void)
+{
+    demo_camera cam = {.eye = {0, 1, 5}, .target = {0, 1, 0}, .fov_y = 0.8f, .width = 200, .height = 100};
+    double f = 50.0 / tan(0.4); /* (height / 2) / tan(fov / 2) */
+    float px[2], depth;
+    const float centre[3] = {0, 1, 0};
+    CHECK(demo_camera_project(&cam, centre, px, &depth));
+    CHECK_NEAR(px[0], 100.0, 1e-3);
+    CHECK_NEAR(px[1], 50.0, 1e-3);
+    CHECK_NEAR(depth, 5.0, 1e-5);
+    /* the camera looks down -Z, so +X is to the right and +Y up (pixels grow down) */
+    const float right_up[3] = {1, 2, 0};
+    CHECK(demo_camera_project(&cam, right_up, px, &depth));
+    CHECK_NEAR(px[0], 100.0 + f / 5.0, 1e-3);
+    CHECK_NEAR(px[1], 50.0 - f / 5.0, 1e-3);
+    /* depth is along the view axis, not the distance */
+    const float near_left[3] = {-1, 1, 3};
+    CHECK(demo_camera_project(&cam, near_left, px, &depth));
+    CHECK_NEAR(depth, 2.0, 1e-5);
+    CHECK_NEAR(px[0], 100.0 - f / 2.0, 1e-3);
+    /* fov 0 means the default 0.8 */
+    demo_camera dflt = cam;
+    dflt.fov_y = 0.0f;
+    CHECK(demo_camera_project(&dflt, right_up, px, &depth));
+    CHECK_NEAR(px[0], 100.0 + f / 5.0, 1e-3);
+    /* behind the eye, or nearer than the near plane (0.05 m): not projected */
+    const float behind[3] = {0, 1, 6}, too_near[3] = {0, 1, 4.96f}, just_far[3] = {0, 1, 4.94f};
+    CHECK(!demo_camera_project(&cam, behind, px, &depth));
+    CHECK(!demo_camera_project(&cam, too_near, px, &depth));
+    CHECK(demo_camera_project(&cam, just_far, px, &depth));
+    /* degenerate cameras */
+    demo_camera bad = cam;
+    memcpy(bad.target, bad.eye, sizeof bad.eye);
+    CHECK(!demo_camera_project(&bad, centre, px, &depth));
+    bad = cam;
+    bad.width = 0;
+    CHECK(!demo_camera_project(&bad, centre, px, &depth));
+    bad = cam;
+    bad.eye[0] = NAN;
+    CHECK(!demo_camera_project(&bad, centre, px, &depth));
+    const float nan_point[3] = {NAN, 0, 0};
+    CHECK(!demo_camera_project(&cam, nan_point, px, &depth));
+    /* looking straight down still has a basis */
+    demo_camera down = {.eye = {0, 10, 0}, .target = {0, 0, 0}, .width = 200, .height = 100};
+    const float origin[3] = {0, 0, 0};
+    CHECK(demo_camera_project(&down, origin, px, &depth));
+    CHECK_NEAR(px[0], 100.0, 1e-3);
+    CHECK_NEAR(px[1], 50.0, 1e-3);
+    CHECK_NEAR(depth, 10.0, 1e-5);
+}
+
+static void figure_should_stay_inside_its_projected_box(void)
+{
+    canvas c = canvas_open();
+    bw_rig *rig = humanoid_rig();
+    float(*model)[4][4] = rig ? rest_model(rig) : NULL;
+    demo_r3d *r = demo_r3d_create(20000);
+    CHECK(c.renderer && rig && model && r);
+    if (!c.renderer || !rig || !model || !r) goto done;
+    demo_camera cam = front_camera();
+    canvas_clear(&c);
+    demo_r3d_begin(r, &cam);
+    demo_figure fig = {.rig = rig, .model = (const float(*)[4][4])model};
+    demo_r3d_figure(r, &fig);
+    int drawn = demo_r3d_end(r, c.renderer);
+    dump(&c, "figure_front");
+    CHECK(drawn > 50);
+    CHECK(demo_r3d_dropped(r) == 0);
+    /* the joints' projected box, widened by the thickest solid: the head
+     * (radius 0.058 x height 1.81 m, stretched 1.18, over the head joint)
+     * and the torso boxes (half-width 0.075 x 1.81 m); 0.25 m covers both
+     * at the figure's depth (4 m, minus 0.25 m for its front). */
+    int n = bw_rig_joint_count(rig);
+    float lo[2] = {1e9f, 1e9f}, hi[2] = {-1e9f, -1e9f};
+    for (int i = 0; i < n; i++) {
+        float px[2], d;
+        CHECK(demo_camera_project(&cam, model[i][3], px, &d));
+        for (int k = 0; k < 2; k++) {
+            lo[k] = fminf(lo[k], px[k]);
+            hi[k] = fmaxf(hi[k], px[k]);
+        }
+    }
+    float f = 0.5f * H / tanf(0.4f), margin = f * 0.25f / 3.75f;
+    int outside = 0, inside = 0;
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) {
+            if (pixel(&c, x, y) == 0) continue;
+            if (x < lo[0] - margin || x > hi[0] + margin || y < lo[1] - margin || y > hi[1] + margin)
+                outside++;
+            else
+                inside++;
+        }
+    }
+    CHECK(outside == 0);
+    CHECK(inside > 2000);
+    /* the chest (spine_03 to neck_01) is covered, the air beside the hips is not */
+    int sp = bw_rig_find_by_name(rig, "spine_03"), hips = bw_rig_find_by_name(rig, "hips");
+    float chest[3] = {0, model[sp][3][1] + 0.07f, 0.0f}, px[2], d;
+    CHECK(demo_camera_project(&cam, chest, px, &d));
+    Uint32 p = pixel(&c, (int)px[0], (int)px[1]);
+    CHECK(p != 0);
+    /* lit grey-blue: blue is the strongest channel */
+    CHECK(blue(p) >= red(p));
+    float air[3] = {0.45f, model[hips][3][1], 0.0f};
+    CHECK(demo_camera_project(&cam, air, px, &d));
+    CHECK(pixel(&c, (int)px[0], (int)px[1]) == 0);
+    /* the eyes: the white of the left eye (character +X is screen left
+     * from the front) sits where the eye joint projects */
+    int el = bw_rig_find_by_name(rig, "eye_l");
+    CHECK(demo_camera_project(&cam, model[el][3], px, &d));
+    CHECK(px[0] > W / 2.0f); /* the character's left, +X, is the viewer's right */
+done:
+    demo_r3d_destroy(r);
+    free(model);
+    bw_rig_destroy(rig);
+    canvas_close(&c);
+}
+
+/* A cube mesh of side 2 s centred at the origin (8 corners, 12 triangles,
+ * counter-clockwise seen from outside). */
+static const float cube_pos[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
+                                     {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
+static const uint32_t cube_idx[36] = {
+    4, 5, 6, 4, 6, 7, /* +z */
+    1, 0, 3, 1, 3, 2, /* -z */
+    5, 1, 2, 5, 2, 6, /* +x */
+    0, 4, 7, 0, 7, 3, /* -x */
+    7, 6, 2, 7, 2, 3, /* +y */
+    0, 1, 5, 0, 5, 4, /* -y */
+};
+
+static demo_mesh_draw cube(float x, float y, float z, float s, demo_colour colour)
+{
+    demo_mesh_draw m = {.positions = &cube_pos[0][0], .vertex_count = 8, .indices = cube_idx, .index_count = 36,
+                        .position = {x, y, z}, .scale = s, .colour = colour};
+    return m;
+}
+
+static void closed_meshes_should_show_only_their_front_faces(void)
+{
+    demo_r3d *r = demo_r3d_create(100);
+    CHECK(r != NULL);
+    if (!r) return;
+    /* face-on: the +z face only */
+    demo_camera cam = {.eye = {0, 0, 5}, .target = {0, 0, 0}, .width = W, .height = H};
+    demo_mesh_draw m = cube(0, 0, 0, 0.5f, (demo_colour){200, 60, 60, 255});
+    demo_r3d_begin(r, &cam);
+    demo_r3d_mesh(r, &m);
+    CHECK(demo_r3d_end(r, NULL) == 2);
+    /* from a corner direction: three faces */
+    demo_camera corner = {.eye = {4, 4, 4}, .target = {0, 0, 0}, .width = W, .height = H};
+    demo_r3d_begin(r, &corner);
+    demo_r3d_mesh(r, &m);
+    CHECK(demo_r3d_end(r, NULL) == 6);
+    /* a bad index drops its triangle only: 35 valid indices cannot make
+     * the first +z triangle, so one of the two front triangles goes */
+    uint32_t idx[36];
+    memcpy(idx, cube_idx, sizeof idx);
+    idx[0] = 8;
+    m.indices = idx;
+    demo_r3d_begin(r, &cam);
+    demo_r3d_mesh(r, &m);
+    CHECK(demo_r3d_end(r, NULL) == 1);
+    /* non-finite placement draws nothing */
+    m.indices = cube_idx;
+    m.position[1] = NAN;
+    demo_r3d_begin(r, &cam);
+    demo_r3d_mesh(r, &m);
+    CHECK(demo_r3d_end(r, NULL) == 0);
+    demo_r3d_destroy(r);
+}
+
+static void nearer_triangles_should_cover_farther_ones(void)
+{
+    canvas c = canvas_open();
+    demo_r3d *r = demo_r3d_create(100);
+    CHECK(c.renderer && r);
+    if (!c.renderer || !r) goto done;
+    demo_camera cam = {.eye = {0, 0, 5}, .target = {0, 0, 0}, .width = W, .height = H};
+    demo_mesh_draw near = cube(0, 0, 1, 0.3f, (demo_colour){230, 40, 40, 255});
+    demo_mesh_draw far = cube(0, 0, -1, 0.6f, (demo_colour){40, 230, 40, 255});
+    for (int order = 0; order < 2; order++) {
+        canvas_clear(&c);
+        demo_r3d_begin(r, &cam);
+        demo_r3d_mesh(r, order ? &far : &near);
+        demo_r3d_mesh(r, order ? &near : &far);
+        CHECK(demo_r3d_end(r, c.renderer) == 4);
+        dump(&c, order ? "depth_far_first" : "depth_near_first");
+        /* the centre sees the near (red) cube's front, whichever came first */
+        Uint32 p = pixel(&c, W / 2, H / 2);
+        CHECK(red(p) > 100 && green(p) < 60);
+        /* past the near cube's edge (0.3 m at depth 3.7: 0.3 f / 3.7 px) the far one shows */
+        float f = 0.5f * H / tanf(0.4f);
+        int x = W / 2 + (int)(0.3f * f / 3.7f) + 3;
+        p = pixel(&c, x, H / 2);
+        CHECK(green(p) > 100 && red(p) < 60);
+    }
+done:
+    demo_r3d_destroy(r);
+    canvas_close(&c);
+}
+
+static void lines_should_sort_with_the_solids(void)
+{
+    canvas c = canvas_open();
+    demo_r3d *r = demo_r3d_create(100);
+    CHECK(c.renderer && r);
+    if (!c.renderer || !r) goto done;
+    demo_camera cam = {.eye = {0, 0, 5}, .target = {0, 0, 0}, .width = W, .height = H};
+    demo_mesh_draw box = cube(0, 0, 0, 0.5f, (demo_colour){40, 230, 40, 255});
+    const float a[3] = {-2, 0, 1}, b[3] = {2, 0, 1};     /* in front of the cube */
+    const float a2[3] = {-2, 0.3f, -1}, b2[3] = {2, 0.3f, -1}; /* behind it */
+    canvas_clear(&c);
+    demo_r3d_begin(r, &cam);
+    demo_r3d_line(r, a, b, 4.0f, (demo_colour){255, 255, 255, 255});
+    demo_r3d_line(r, a2, b2, 4.0f, (demo_colour){255, 0, 255, 255});
+    demo_r3d_mesh(r, &box);
+    CHECK(demo_r3d_end(r, c.renderer) == 6); /* two quads, two front triangles */
+    dump(&c, "lines");
+    CHECK(pixel(&c, W / 2, H / 2) == 0xffffffu); /* the front line over the cube */
+    /* the back line at y = 0.3 m, depth 6 m: f * 0.3 / 6 px above the centre,
+     * hidden by the cube (half-size 0.5 m at depth 4.5 m) */
+    float f = 0.5f * H / tanf(0.4f);
+    int y = H / 2 - (int)lroundf(f * 0.3f / 6.0f);
+    Uint32 p = pixel(&c, W / 2, y);
+    CHECK(green(p) > 100 && red(p) < 60);
+    /* and visible beside it */
+    p = pixel(&c, W / 2 + (int)(f * 0.5f / 4.5f) + 6, y);
+    CHECK(p == 0xff00ffu);
+    /* a line crossing the near plane is clipped, not dropped */
+    const float through_a[3] = {0.2f, -0.2f, 10}, through_b[3] = {0.2f, -0.2f, -10};
+    demo_r3d_begin(r, &cam);
+    demo_r3d_line(r, through_a, through_b, 2.0f, (demo_colour){255, 255, 255, 255});
+    CHECK(demo_r3d_end(r, NULL) == 2);
+done:
+    demo_r3d_destroy(r);
+    canvas_close(&c);
+}
+
+/* The bluest pixel in the 3 x 3 block around a projected point (thin
+ * lines land on one pixel row or column, which the rasterizer's rounding
+ * picks). */
+static int brightest_blue(const canvas *c, const float px[2])
+{
+    int best = 0, x0 = (int)lroundf(px[0]), y0 = (int)lroundf(px[1]);
+    for (int y = y0 - 1; y <= y0 + 1; y++)
+        for (int x = x0 - 1; x <= x0 + 1; x++)
+            if (x >= 0 && y >= 0 && x < W && y < H && blue(pixel(c, x, y)) > best) best = blue(pixel(c, x, y));
+    return best;
+}
+
+static void ground_and_shadow_should_lie_under_the_scene(void)
+{
+    canvas c = canvas_open();
+    demo_r3d *r = demo_r3d_create(20000);
+    CHECK(c.renderer && r);
+    if (!c.renderer || !r) goto done;
+    demo_camera cam = {.eye = {0, 2, 5}, .target = {0, 0, 0}, .width = W, .height = H};
+    canvas_clear(&c);
+    demo_r3d_begin(r, &cam);
+    demo_r3d_ground(r, 0, 0, 10, 1, NULL, 0);
+    int ground_only = demo_r3d_end(r, c.renderer);
+    CHECK(ground_only > 0);
+    /* the world origin is a grid crossing (an axis line): brighter than the
+     * floor inside the cell at (0.5, 0.5) */
+    float px[2], d;
+    const float origin[3] = {0, 0, 0}, cell[3] = {0.5f, 0, 0.5f};
+    CHECK(demo_camera_project(&cam, origin, px, &d));
+    int line = brightest_blue(&c, px);
+    CHECK(demo_camera_project(&cam, cell, px, &d));
+    Uint32 floor_px = pixel(&c, (int)px[0], (int)px[1]);
+    CHECK(floor_px != 0);
+    CHECK(line > blue(floor_px) + 30);
+    /* moving the centre by whole cells keeps lines on world multiples: the
+     * same pixel is still a line */
+    canvas_clear(&c);
+    demo_r3d_begin(r, &cam);
+    demo_r3d_ground(r, 0.37f, -0.81f, 10, 1, NULL, 0);
+    demo_r3d_end(r, c.renderer);
+    CHECK(demo_camera_project(&cam, origin, px, &d));
+    CHECK(brightest_blue(&c, px) == line);
+    /* a shadow darkens the floor under it; a cube drawn before the ground
+     * in the batch still covers it (the ground layer is drawn first) */
+    demo_mesh_draw box = cube(1.5f, 0.3f, 0, 0.3f, (demo_colour){230, 40, 40, 255});
+    canvas_clear(&c);
+    demo_r3d_begin(r, &cam);
+    demo_r3d_mesh(r, &box);
+    demo_r3d_ground(r, 0, 0, 10, 1, NULL, 0);
+    demo_r3d_shadow(r, 0.5f, 0.5f, 0.4f);
+    demo_r3d_end(r, c.renderer);
+    dump(&c, "ground_shadow");
+    CHECK(demo_camera_project(&cam, cell, px, &d));
+    Uint32 shaded = pixel(&c, (int)px[0], (int)px[1]);
+    CHECK(blue(shaded) < blue(floor_px));
+    CHECK(blue(shaded) > 0); /* translucent: the floor shows through */
+    const float box_front[3] = {1.5f, 0.3f, 0.3f};
+    CHECK(demo_camera_project(&cam, box_front, px, &d));
+    Uint32 bp = pixel(&c, (int)px[0], (int)px[1]);
+    CHECK(red(bp) > 100 && green(bp) < 60);
+    /* a trail draws a ribbon: its last point is brighter (yellow) than the floor */
+    const float trail[6] = {-1, 2, -0.5f, 2, 0, 2};
+    canvas_clear(&c);
+    demo_r3d_begin(r, &cam);
+    demo_r3d_ground(r, 0, 0, 10, 1, trail, 3);
+    demo_r3d_end(r, c.renderer);
+    const float on_trail[3] = {-0.25f, 0, 2};
+    CHECK(demo_camera_project(&cam, on_trail, px, &d));
+    Uint32 tp = pixel(&c, (int)px[0], (int)px[1]);
+    CHECK(red(tp) > 150 && red(tp) > blue(tp) + 60);
+done:
+    demo_r3d_destroy(r);
+    canvas_close(&c);
+}
+
+static void camera_looking_away_should_draw_nothing(void)
+{
+    canvas c = canvas_open();
+    bw_rig *rig = humanoid_rig();
+    float(*model)[4][4] = rig ? rest_model(rig) : NULL;
+    demo_r3d *r = demo_r3d_create(20000);
+    CHECK(c.renderer && rig && model && r);
+    if (!c.renderer || !rig || !model || !r) goto done;
+    demo_camera cam = {.eye = {0, 1, 4}, .target = {0, 1, 8}, .width = W, .height = H};
+    canvas_clear(&c);
+    demo_r3d_begin(r, &cam);
+    demo_figure fig = {.rig = rig, .model = (const float(*)[4][4])model};
+    demo_r3d_figure(r, &fig);
+    demo_r3d_shadow(r, 0, 0, 0.5f);
+    CHECK(demo_r3d_end(r, c.renderer) == 0);
+    int lit = 0;
+    for (int y = 0; y < H; y += 2)
+        for (int x = 0; x < W; x += 2) lit += pixel(&c, x, y) != 0;
+    CHECK(lit == 0);
+    /* a degenerate camera: nothing added, nothing drawn */
+    demo_camera bad = front_camera();
+    bad.height = 0;
+    demo_r3d_begin(r, &bad);
+    demo_r3d_figure(r, &fig);
+    CHECK(demo_r3d_end(r, c.renderer) == 0);
+    /* a figure with a non-finite joint draws nothing, and nothing breaks */
+    demo_camera cam2 = front_camera();
+    model[3][3][1] = NAN;
+    demo_r3d_begin(r, &cam2);
+    demo_r3d_figure(r, &fig);
+    CHECK(demo_r3d_end(r, c.renderer) == 0);
+done:
+    demo_r3d_destroy(r);
+    free(model);
+    bw_rig_destroy(rig);
+    canvas_close(&c);
+}
+
+/* A full frame: ground, trail, shadow, figure with face, lines. */
+static int full_frame(demo_r3d *r, SDL_Renderer *renderer, const bw_rig *rig, const float (*model)[4][4],
+                      const float *arkit, float yaw)
+{
+    demo_camera cam = {.eye = {1.2f, 1.6f, 3.0f}, .target = {0, 1.0f, 0}, .width = W, .height = H};
+    const float trail[8] = {0, -2, 0, -1.3f, 0, -0.6f, 0, 0};
+    demo_r3d_begin(r, &cam);
+    demo_r3d_ground(r, 0, 0, 12, 1, trail, 4);
+    demo_r3d_shadow(r, 0, 0, 0.45f);
+    demo_figure fig = {.rig = rig, .model = model, .yaw = yaw, .face = {.arkit52 = arkit, .gaze = {0.1f, 0.3f, 0.1f, 0.3f}}};
+    demo_r3d_figure(r, &fig);
+    const float a[3] = {0, 1.65f, 0.1f}, b[3] = {0.5f, 1.7f, 1.0f};
+    demo_r3d_line(r, a, b, 2.0f, (demo_colour){255, 220, 90, 255});
+    return demo_r3d_end(r, renderer);
+}
+
+/* Allocations in 20 frames after a first one: with no renderer (the
+ * batch's own work: building, sorting), then drawing an opaque scene (the
+ * figure) into the software renderer, whose command queue and vertex
+ * buffer are reused once grown. Blended triangles (ground, shadow) are
+ * left out of the second count: SDL's software rasterizer makes a scratch
+ * surface per blended triangle, which is SDL's allocation, not ours. */
+static void frames_should_not_allocate_after_the_first(void)
+{
+    canvas c = canvas_open();
+    bw_rig *rig = humanoid_rig();
+    float(*model)[4][4] = rig ? rest_model(rig) : NULL;
+    demo_r3d *r = demo_r3d_create(20000);
+    CHECK(c.renderer && rig && model && r);
+    if (!c.renderer || !rig || !model || !r) goto done;
+    float arkit[BW_ARKIT52_COUNT] = {0};
+    arkit[BW_ARKIT52_EYE_BLINK_LEFT] = 0.5f;
+    arkit[bw_arkit52_find("jawOpen")] = 0.7f;
+    canvas_clear(&c);
+    int first = full_frame(r, c.renderer, rig, (const float(*)[4][4])model, arkit, 0.0f);
+    SDL_RenderFlush(c.renderer);
+    dump(&c, "full_frame");
+    CHECK(first > 100);
+    long before = sdl_allocs;
+    for (int i = 0; i < 20; i++) CHECK(full_frame(r, NULL, rig, (const float(*)[4][4])model, arkit, 0.3f * (float)i) > 100);
+    CHECK(sdl_allocs == before);
+    /* drawing opaque solids */
+    demo_camera cam = front_camera();
+    demo_figure fig = {.rig = rig, .model = (const float(*)[4][4])model, .face = {.arkit52 = arkit}};
+    int drawn[2] = {0, 0};
+    for (int i = 0; i < 21; i++) {
+        if (i == 1) before = sdl_allocs;
+        canvas_clear(&c);
+        demo_r3d_begin(r, &cam);
+        demo_r3d_figure(r, &fig);
+        drawn[i > 0] = demo_r3d_end(r, c.renderer);
+        SDL_RenderFlush(c.renderer);
+    }
+    CHECK(drawn[0] > 100 && drawn[1] == drawn[0]);
+    CHECK(sdl_allocs == before);
+    if (sdl_allocs != before) fprintf(stderr, "%ld allocations in 20 frames\n", sdl_allocs - before);
+done:
+    demo_r3d_destroy(r);
+    free(model);
+    bw_rig_destroy(rig);
+    canvas_close(&c);
+}
+
+static void overflow_should_drop_and_count(void)
+{
+    bw_rig *rig = humanoid_rig();
+    float(*model)[4][4] = rig ? rest_model(rig) : NULL;
+    demo_r3d *big = demo_r3d_create(20000), *small = demo_r3d_create(10);
+    CHECK(rig && model && big && small);
+    if (!rig || !model || !big || !small) goto done;
+    int all = full_frame(big, NULL, rig, (const float(*)[4][4])model, NULL, 0.0f);
+    CHECK(demo_r3d_dropped(big) == 0);
+    CHECK(all > 10);
+    CHECK(full_frame(small, NULL, rig, (const float(*)[4][4])model, NULL, 0.0f) == 10);
+    CHECK(demo_r3d_dropped(small) == all - 10);
+    /* the count is per frame, not cumulative */
+    full_frame(small, NULL, rig, (const float(*)[4][4])model, NULL, 0.0f);
+    CHECK(demo_r3d_dropped(small) == all - 10);
+    CHECK(demo_r3d_dropped(NULL) == 0);
+done:
+    demo_r3d_destroy(big);
+    demo_r3d_destroy(small);
+    demo_r3d_destroy(NULL);
+    free(model);
+    bw_rig_destroy(rig);
+}
+
+/* Dark (pupil) pixels within 10 px of (x, y): their count and mean x. */
+static void pupil(const canvas *c, int x, int y, float *count, float *mean_x)
+{
+    float n = 0, sx = 0;
+    for (int j = y - 10; j <= y + 10; j++)
+        for (int i = x - 10; i <= x + 10; i++) {
+            if (i < 0 || j < 0 || i >= W || j >= H) continue;
+            Uint32 p = pixel(c, i, j);
+            if (p != 0 && red(p) < 50 && green(p) < 50 && blue(p) < 60) {
+                n++;
+                sx += (float)i;
+            }
+        }
+    *count = n;
+    *mean_x = n > 0 ? sx / n : 0.0f;
+}
+
+static void face_should_follow_blink_and_jaw(void)
+{
+    canvas c = canvas_open();
+    bw_rig *rig = humanoid_rig();
+    float(*model)[4][4] = rig ? rest_model(rig) : NULL;
+    demo_r3d *r = demo_r3d_create(20000);
+    CHECK(c.renderer && rig && model && r);
+    if (!c.renderer || !rig || !model || !r) goto done;
+    /* close up on the face */
+    int head = bw_rig_find_by_name(rig, "head"), el = bw_rig_find_by_name(rig, "eye_l"),
+        er = bw_rig_find_by_name(rig, "eye_r");
+    float hy = model[head][3][1] + 0.05f;
+    demo_camera cam = {.eye = {0, hy, 1.0f}, .target = {0, hy, 0}, .width = W, .height = H};
+    float arkit[BW_ARKIT52_COUNT] = {0};
+    demo_figure fig = {.rig = rig, .model = (const float(*)[4][4])model, .face = {.arkit52 = arkit}};
+    /* the pupils: dark pixels near where each eye joint projects (the
+     * eye sits on the head's surface in front of its joint) */
+    int eye_x[2], eye_y[2];
+    for (int e = 0; e < 2; e++) {
+        float px[2], d;
+        CHECK(demo_camera_project(&cam, model[e == 0 ? el : er][3], px, &d));
+        eye_x[e] = (int)lroundf(px[0]);
+        eye_y[e] = (int)lroundf(px[1]);
+    }
+    float cx[2], dark[2];
+    canvas_clear(&c);
+    demo_r3d_begin(r, &cam);
+    demo_r3d_figure(r, &fig);
+    int open_tris = demo_r3d_end(r, c.renderer);
+    dump(&c, "face_open");
+    pupil(&c, eye_x[0], eye_y[0], &dark[0], &cx[0]);
+    pupil(&c, eye_x[1], eye_y[1], &dark[1], &cx[1]);
+    CHECK(dark[0] >= 4 && dark[1] >= 4);
+    float ahead = cx[0];
+    /* closed left lid (mannequin colour) hides that pupil only */
+    arkit[BW_ARKIT52_EYE_BLINK_LEFT] = 1.0f;
+    canvas_clear(&c);
+    demo_r3d_begin(r, &cam);
+    demo_r3d_figure(r, &fig);
+    CHECK(demo_r3d_end(r, c.renderer) > open_tris);
+    dump(&c, "face_blink");
+    pupil(&c, eye_x[0], eye_y[0], &dark[0], &cx[0]);
+    pupil(&c, eye_x[1], eye_y[1], &dark[1], &cx[1]);
+    CHECK(dark[0] == 0);
+    CHECK(dark[1] >= 4);
+    /* gaze 0.5 rad toward the character's +X (the viewer's right) moves
+     * the left pupil right on screen */
+    arkit[BW_ARKIT52_EYE_BLINK_LEFT] = 0.0f;
+    fig.face.gaze[1] = 0.5f;
+    canvas_clear(&c);
+    demo_r3d_begin(r, &cam);
+    demo_r3d_figure(r, &fig);
+    demo_r3d_end(r, c.renderer);
+    dump(&c, "face_gaze");
+    pupil(&c, eye_x[0], eye_y[0], &dark[0], &cx[0]);
+    CHECK(dark[0] >= 4);
+    CHECK(cx[0] > ahead + 1.0f);
+    /* the jaw: more mouth pixels (dark red) when jawOpen is 1 than at 0 */
+    int mouth[2];
+    for (int k = 0; k < 2; k++) {
+        arkit[bw_arkit52_find("jawOpen")] = (float)k;
+        canvas_clear(&c);
+        demo_r3d_begin(r, &cam);
+        demo_r3d_figure(r, &fig);
+        demo_r3d_end(r, c.renderer);
+        mouth[k] = 0;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                Uint32 q = pixel(&c, x, y);
+                mouth[k] += red(q) > blue(q) + 25 && red(q) > green(q) + 25;
+            }
+    }
+    dump(&c, "face_jaw");
+    CHECK(mouth[0] > 0);
+    CHECK(mouth[1] > 2 * mouth[0]);
+done:
+    demo_r3d_destroy(r);
+    free(model);
+    bw_rig_destroy(rig);
+    canvas_close(&c);
+}
+
+int main(void)
+{
+    SDL_SetMemoryFunctions(count_malloc, count_calloc, count_realloc, count_free);
+    RUN(projection_should_match_the_pinhole_model);
+    RUN(figure_should_stay_inside_its_projected_box);
+    RUN(closed_meshes_should_show_only_their_front_faces);
+    RUN(nearer_triangles_should_cover_farther_ones);
+    RUN(lines_should_sort_with_the_solids);
+    RUN(ground_and_shadow_should_lie_under_the_scene);
+    RUN(camera_looking_away_should_draw_nothing);
+    RUN(frames_should_not_allocate_after_the_first);
+    RUN(overflow_should_drop_and_count);
+    RUN(face_should_follow_blink_and_jaw);
+    SDL_Quit();
+    return check_summary();
+}
