@@ -765,11 +765,11 @@ long demo_app_timeline_frames(const demo_app *a) { return a->tl_sb ? a->tl.frame
 
 int demo_app_tree_params(const demo_app *a, const bw_blend_tree *tree, float *out, int cap)
 {
-    const bw_graph *g = graph_of(&a->v);
+    /* a graph's blend trees index the graph's parameters (graph.h) */
     const bw_graph_cursor *c = cursor_of(&a->v);
     int n = bw_blend_tree_param_count(tree);
     for (int i = 0; i < n && i < cap; i++) {
-        float x = bw_graph_cursor_param(c, bw_graph_find_param(g, bw_blend_tree_param_name(tree, i)));
+        float x = bw_graph_cursor_param(c, i);
         out[i] = isfinite(x) ? x : 0.0f;
     }
     return n;

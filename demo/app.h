@@ -162,8 +162,9 @@ typedef struct demo_clip_weight {
     float weight;
 } demo_clip_weight;
 int demo_app_clip_weights(const demo_app *app, demo_clip_weight *out, int cap);
-/* The parameter values a graph blend tree reads, in the tree's parameter
- * order (at most `cap`), from the cursor; returns the tree's count. */
+/* The parameter values a graph's blend tree reads (its parameter i is the
+ * graph's parameter i; at most `cap`), from the cursor; returns the tree's
+ * parameter count. */
 int demo_app_tree_params(const demo_app *app, const bw_blend_tree *tree, float *out, int cap);
 
 /* Whether the timeline has run out (always false without one). */

@@ -176,8 +176,8 @@ static int draw_blend(SDL_Renderer *r, const demo_app *app, int x, int y)
     extent = fmaxf(extent, fmaxf(fabsf(px), fabsf(py))) * 1.15f;
     const int size = 140, cx = x + size / 2, cy = y + LINE + size / 2;
     char title[96];
-    snprintf(title, sizeof title, "blend %s (%s, %s)", bw_graph_state_name(g, 0, st.state),
-             bw_blend_tree_param_name(tree, root->param_x), bw_blend_tree_param_name(tree, root->param_y));
+    const char *nx = bw_graph_param_name(g, root->param_x), *ny = bw_graph_param_name(g, root->param_y);
+    snprintf(title, sizeof title, "blend %s (%s, %s)", bw_graph_state_name(g, 0, st.state), nx ? nx : "x", ny ? ny : "y");
     colour(r, 200, 210, 230, 255);
     text(r, x, y, title);
     SDL_Rect frame = {x, y + LINE, size, size};
@@ -300,10 +300,16 @@ static void draw_error(SDL_Renderer *r, const demo_app *app, int width, int heig
     }
 }
 
+static const char *base_name(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? slash + 1 : path;
+}
+
 static void draw_status(SDL_Renderer *r, const demo_app *app, const demo_overlay_info *info, int x, int y)
 {
     char line[160];
-    const char *graph = demo_app_graph_path(app), *ch = demo_app_character_path(app);
+    const char *graph = base_name(demo_app_graph_path(app)), *ch = base_name(demo_app_character_path(app));
     float pos[3], yaw;
     demo_app_place(app, pos, &yaw);
     panel(r, x, y, 380, info->help ? 15 * LINE : 4 * LINE);
