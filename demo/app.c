@@ -47,6 +47,7 @@ struct demo_app {
     char *character_path, *graph_path, *timeline_path;
     float fade;
     bool force_polling;
+    bw_sandbox_limits limits;
     bw_allocator allocator;
     character_ref ch;
     bw_watch *char_watch; /* the character file and what it included */
@@ -150,6 +151,7 @@ static bool character_load(demo_app *a, character_ref *out, char *err, size_t er
     memset(out, 0, sizeof *out);
     bw_character_options opt;
     memset(&opt, 0, sizeof opt);
+    opt.limits = a->limits;
     opt.on_open = watch_included;
     opt.user = a->char_watch;
     if (!bw_character_load(a->character_path, &opt, &out->owned, err, err_size)) return false;
@@ -224,6 +226,7 @@ static bool version_build(demo_app *a, const character_ref *c, version *v, char 
         gd.clips = c->clips;
         gd.clip_count = c->clip_count;
         gd.cursor_count = 1;
+        gd.limits = a->limits;
         gd.watch = &wd;
         v->graph = bw_graph_reload_create(&gd, err, err_size);
         if (!v->graph) return false;
@@ -347,6 +350,7 @@ demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size)
     a->timeline_path = dup_or_null(desc->timeline);
     a->fade = desc->reload_fade > 0 ? desc->reload_fade : DEFAULT_FADE;
     a->force_polling = desc->force_polling;
+    a->limits = desc->limits;
     a->allocator = desc->allocator;
     a->face = -1;
     a->auto_fade_layer = -1;

@@ -56,6 +56,7 @@
 #include "blendwerk/blendtree.h"
 #include "blendwerk/graph.h"
 #include "blendwerk/rig.h"
+#include "sandbox.h"
 
 #define DEMO_APP_MAX_DT 0.25f      /* seconds: a longer step is refused */
 #define DEMO_APP_TRAIL 240         /* trail points kept (one every 0.05 s: 12 s) */
@@ -73,6 +74,7 @@ typedef struct demo_app_desc {
     const char *timeline;  /* timeline file (bindings/timeline.h); NULL: none */
     float reload_fade;     /* seconds of carry-over fade at a reload; 0: 0.2 */
     bool force_polling;    /* the watchers compare file times (tests) */
+    bw_sandbox_limits limits; /* of the character's and the graph's sandboxes (zero fields: defaults) */
     bw_allocator allocator; /* the animator's (the frame path's); fn NULL = malloc */
 } demo_app_desc;
 
