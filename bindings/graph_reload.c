@@ -15,7 +15,8 @@ typedef struct version {
     bw_sandbox *sb;
     const bw_graph *graph; /* owned by the Graph userdata anchored at ref in sb's state */
     int ref;
-    int users; /* cursors on it, plus one while it is the current version */
+    int users; /* cursors on it, the host's holds, plus one while it is the current version */
+    struct version *next; /* the reloader's list of live versions */
 } version;
 
 struct bw_graph_reload {
@@ -33,6 +34,8 @@ struct bw_graph_reload {
     bw_graph_cursor **cursors;
     version **cursor_version;
     int cursor_count;
+    bool host;     /* desc.host_cursors: no cursors of our own */
+    version *live; /* every version alive */
     char error[BW_GRAPH_RELOAD_TEXT_MAX];
     char summary[BW_GRAPH_RELOAD_TEXT_MAX];
     double last_ms;
@@ -52,12 +55,21 @@ static void append(char *buf, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
-static void release(bw_graph_reload *r, version *v)
+static void free_version(bw_graph_reload *r, version *v)
 {
-    if (!v || --v->users > 0) return;
+    for (version **p = &r->live; *p; p = &(*p)->next)
+        if (*p == v) {
+            *p = v->next;
+            break;
+        }
     bw_sandbox_destroy(v->sb); /* collects the graph */
     free(v);
     r->versions--;
+}
+
+static void release(bw_graph_reload *r, version *v)
+{
+    if (v && --v->users <= 0) free_version(r, v);
 }
 
 /* Every file a version's load opens is watched too (its requires). */
@@ -126,6 +138,8 @@ static version *build(bw_graph_reload *r)
         return NULL;
     }
     v->users = 1;
+    v->next = r->live;
+    r->live = v;
     r->versions++;
     return v;
 }
@@ -178,29 +192,41 @@ static bw_graph_reload_result attempt(bw_graph_reload *r)
 {
     double t0 = bw_watch_now();
     version *v = build(r);
-    bw_graph_cursor **fresh = v ? (bw_graph_cursor **)calloc((size_t)r->cursor_count, sizeof *fresh) : NULL;
+    /* host mode: one probe cursor proves the version can run on the rig */
+    int n = r->host ? 1 : r->cursor_count;
+    bw_graph_cursor **fresh = v ? (bw_graph_cursor **)calloc((size_t)n, sizeof *fresh) : NULL;
     bool ok = fresh != NULL;
     if (v && !fresh) append(r->error, sizeof r->error, "%s: out of memory", r->path);
-    for (int i = 0; ok && i < r->cursor_count; i++) {
+    for (int i = 0; ok && i < n; i++) {
         fresh[i] = make_cursor(r, v->graph);
         ok = fresh[i] != NULL;
-        if (ok && r->cursors[i] && bw_graph_cursor_carry_over(fresh[i], r->cursors[i], r->fade) != BW_OK) {
+        if (ok && !r->host && r->cursors[i] &&
+            bw_graph_cursor_carry_over(fresh[i], r->cursors[i], r->fade) != BW_OK) {
             append(r->error, sizeof r->error, "%s: the characters cannot be carried over (another rig layout?)",
                    r->path);
             ok = false;
         }
     }
-    if (!ok) {
-        for (int i = 0; fresh && i < r->cursor_count; i++) bw_graph_cursor_destroy(fresh[i]);
+    if (!ok || r->host) {
+        for (int i = 0; fresh && i < n; i++) bw_graph_cursor_destroy(fresh[i]);
         free(fresh);
+    }
+    if (!ok) {
         if (v) release(r, v);
         r->rejections++;
         r->last_ms = (bw_watch_now() - t0) * 1e3;
         return BW_GRAPH_RELOAD_REJECTED;
     }
     r->summary[0] = '\0';
-    if (r->cursors[0]) summarize(r, fresh[0], r->cursors[0]);
     version *old = r->current;
+    if (r->host) { /* the host moves its characters over */
+        r->current = v;
+        release(r, old);
+        r->loads++;
+        r->last_ms = (bw_watch_now() - t0) * 1e3;
+        return BW_GRAPH_RELOAD_DONE;
+    }
+    if (r->cursors[0]) summarize(r, fresh[0], r->cursors[0]);
     r->current = v; /* its one user so far: being current */
     for (int i = 0; i < r->cursor_count; i++) {
         bw_graph_cursor_destroy(r->cursors[i]);
@@ -236,11 +262,12 @@ bw_graph_reload *bw_graph_reload_create(const bw_graph_reload_desc *desc, char *
     r->clip_count = desc->clip_count;
     r->fade = desc->fade;
     r->limits = desc->limits;
-    r->cursor_count = desc->cursor_count > 0 ? desc->cursor_count : 1;
+    r->host = desc->host_cursors;
+    r->cursor_count = r->host ? 0 : desc->cursor_count > 0 ? desc->cursor_count : 1;
     r->watch = bw_watch_create(desc->watch);
     r->bindings = (bw_binding **)calloc((size_t)r->clip_count + 1, sizeof *r->bindings);
-    r->cursors = (bw_graph_cursor **)calloc((size_t)r->cursor_count, sizeof *r->cursors);
-    r->cursor_version = (version **)calloc((size_t)r->cursor_count, sizeof *r->cursor_version);
+    r->cursors = (bw_graph_cursor **)calloc((size_t)r->cursor_count + 1, sizeof *r->cursors);
+    r->cursor_version = (version **)calloc((size_t)r->cursor_count + 1, sizeof *r->cursor_version);
     bool ok = r->name && r->watch && r->bindings && r->cursors && r->cursor_version;
     if (!ok) snprintf(r->error, sizeof r->error, r->name ? "out of memory" : "%s: the path is too long", desc->path);
     for (int i = 0; ok && i < r->clip_count; i++) {
@@ -274,6 +301,7 @@ void bw_graph_reload_destroy(bw_graph_reload *r)
         release(r, r->cursor_version[i]);
     }
     release(r, r->current);
+    while (r->live) free_version(r, r->live); /* versions the host still held */
     for (int i = 0; r->bindings && i < r->clip_count; i++) bw_binding_destroy(r->bindings[i]);
     free(r->bindings);
     free(r->cursors);
@@ -298,6 +326,24 @@ bw_graph_cursor *bw_graph_reload_cursor(bw_graph_reload *r, int i)
 }
 
 const bw_graph *bw_graph_reload_graph(const bw_graph_reload *r) { return r && r->current ? r->current->graph : NULL; }
+
+const bw_graph *bw_graph_reload_acquire(bw_graph_reload *r)
+{
+    if (!r || !r->current) return NULL;
+    r->current->users++;
+    return r->current->graph;
+}
+
+bool bw_graph_reload_release(bw_graph_reload *r, const bw_graph *graph)
+{
+    if (!r || !graph) return false;
+    for (version *v = r->live; v; v = v->next)
+        if (v->graph == graph) {
+            release(r, v);
+            return true;
+        }
+    return false;
+}
 const char *bw_graph_reload_error(const bw_graph_reload *r) { return r ? r->error : ""; }
 const char *bw_graph_reload_summary(const bw_graph_reload *r) { return r ? r->summary : ""; }
 double bw_graph_reload_last_ms(const bw_graph_reload *r) { return r ? r->last_ms : 0; }

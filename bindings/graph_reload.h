@@ -26,6 +26,29 @@
  *
  * Cursor pointers stay valid until a poll (or bw_graph_reload_now)
  * returns BW_GRAPH_RELOAD_DONE: fetch them again after that.
+ *
+ * Host mode (desc.host_cursors): the reloader makes and keeps no cursors
+ * of its own (one probe cursor per version proves it runs on the rig, and
+ * is destroyed at once); the characters are the host's, e.g. animators
+ * (include/blendwerk/animator.h). After a poll returns DONE the host takes
+ * the new version with bw_graph_reload_acquire and moves each character
+ * over itself (bw_animator_set_graph(a, graph, NULL, fade, errors), which
+ * carries the state over), then gives back the version it left with
+ * bw_graph_reload_release. A version lives while it is current or held:
+ *
+ *     const bw_graph *held = bw_graph_reload_acquire(r); // at start: desc.graph = held
+ *     ...once a frame, between updates:
+ *     if (bw_graph_reload_poll(r, now) == BW_GRAPH_RELOAD_DONE) {
+ *         const bw_graph *fresh = bw_graph_reload_acquire(r);
+ *         if (bw_animator_set_graph(a, fresh, NULL, 0.2f, NULL) == BW_OK) {
+ *             bw_graph_reload_release(r, held);
+ *             held = fresh;
+ *         } else bw_graph_reload_release(r, fresh); // a keeps the old one
+ *     }
+ *
+ * The graph's clip list is desc.clips in order, so an animator made with
+ * the same clips takes it with graph_clips NULL. In host mode the summary
+ * is "" (the host's cursors are not the reloader's).
  */
 #ifndef BW_GRAPH_RELOAD_H
 #define BW_GRAPH_RELOAD_H
@@ -46,7 +69,8 @@ typedef struct bw_graph_reload_desc {
     const bw_rig *rig;            /* borrowed: outlives the reloader */
     const bw_clip *const *clips;  /* clip_count clips the graph names; borrowed */
     int clip_count;
-    int cursor_count;             /* characters on the graph (0: 1) */
+    int cursor_count;             /* characters on the graph (0: 1; ignored in host mode) */
+    bool host_cursors;            /* true: host mode (above): no cursors of the reloader's */
     float fade;                   /* seconds of carry-over fade at each swap (0: none) */
     bw_sandbox_limits limits;     /* of each version's sandbox (zero fields: defaults) */
     const bw_watch_desc *watch;   /* NULL: bw_watch_create's defaults */
@@ -74,6 +98,13 @@ bw_graph_reload_result bw_graph_reload_now(bw_graph_reload *r);
 int bw_graph_reload_cursor_count(const bw_graph_reload *r);
 bw_graph_cursor *bw_graph_reload_cursor(bw_graph_reload *r, int i);
 const bw_graph *bw_graph_reload_graph(const bw_graph_reload *r);
+/* Host mode (any mode, in fact): hold the current version and return its
+ * graph (NULL for a NULL reloader); it stays alive, sandbox and all, until
+ * as many releases of it as acquires. Release returns false for a graph
+ * that is not a live version of this reloader (nothing changes). Destroying
+ * the reloader frees every version, held or not: stop using them first. */
+const bw_graph *bw_graph_reload_acquire(bw_graph_reload *r);
+bool bw_graph_reload_release(bw_graph_reload *r, const bw_graph *graph);
 
 /* The last rejection's problems, one "FILE:LINE: message" a line; "" after
  * a successful load. */

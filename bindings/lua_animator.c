@@ -1,19 +1,28 @@
 /* lua_animator.c - blendwerk.animator{...} and blendwerk.Animator over the
  * C animator (include/blendwerk/animator.h); docs/animator.md.
  *
- * This first slice reads rig, clips ({ name = Clip }), locomotion, head,
- * gestures, face and blink, and the expression space: ARKit-52, or a custom
- * one whose Lua `map(arkit, out)` runs once per update (in a sandboxed
- * state with the sandbox's per-call callback limits: an error or a stop
- * leaves the expression at 0 for that update and is reported once with
- * file:line). A gesture's `envelope = function(t, duration)` runs the same
- * way. Graphs are refused with a message for now.
+ * The description: rig, clips ({ name = Clip } or an Asset: its clips by
+ * their names), expression_space (ARKit-52, or a custom one whose Lua
+ * `map(arkit, out)` runs once per update), locomotion, head, gestures,
+ * face, blink, graph (a blendwerk.Graph, bound to the animator's clips by
+ * name). A custom map and a gesture's Lua `envelope(t, duration)` run in a
+ * sandboxed state with the sandbox's per-call callback limits: an error or
+ * a stop gives 0 for that update and is reported once with file:line.
  *
- * Names become indices here, once, at creation; update reads the state
- * table (clip weights by name, 1-based lists) into the C state and reports
- * problems with Lua paths ("state.velocity[2] is NaN", "state.clips.wlak:
- * no such clip"). A state with problems is not used: the previous good one
- * is (the C rule). */
+ * Names become indices here, once, at creation (and at set_graph): clip
+ * names, face clip names, graph parameter names. update reads the state
+ * table into the C state (clip and face weights by name, params by name,
+ * triggers by name, 1-based lists) and reports problems with Lua paths
+ * ("state.velocity[2] is NaN", "state.clips.wlak: no such clip"). A state
+ * with problems is not used: the previous good one is (the C rule), without
+ * its params and triggers (they were applied when it was new).
+ *
+ * Nothing on the frame path allocates after warm-up: the state is read
+ * into buffers made at creation; the problems list, the event, play,
+ * expression, gaze, root-motion and override tables and the output Pose are
+ * the animator's own, refreshed in place (valid until the next call that
+ * refreshes them); the strings the outputs hold (clip, layer, state and
+ * marker names) are anchored here so pushing them finds them interned. */
 #include <lauxlib.h>
 #include <lua.h>
 #include <math.h>
@@ -24,24 +33,40 @@
 
 #include "blendwerk/animator.h"
 #include "lua_blendwerk.h"
+#include "lua_graph.h"
 #include "lua_support.h"
 #include "sandbox.h"
 
 #define BW_LUA_ANIMATOR "blendwerk.Animator"
+#define DEFAULT_SET_GRAPH_FADE 0.2f /* a:set_graph's fade when none is given */
+#define PRESIZED_RECORDS 16        /* event and play records made at creation */
 
-enum { UV_RIG = 1, UV_CLIPS, UV_NAMES, UV_BUFFERS, UV_MAP, UV_COUNT = UV_MAP };
+enum { UV_RIG = 1, UV_CLIPS, UV_NAMES, UV_BUFFERS, UV_MAP, UV_GRAPH, UV_GRAPH_DATA, UV_OUT, UV_COUNT = UV_OUT };
+/* UV_GRAPH_DATA: { [1] = the block (graph_clip, params, fire), [2] = { param name -> 0-based index },
+ * [3] = the graph's names (anchored) }. UV_OUT: the output tables, below. */
+enum { GD_BLOCK = 1, GD_PARAMS, GD_STRINGS };
 
 typedef struct lua_animator {
-    bw_lua_object hdr; /* deps: rig; clips counted by hand (clips[]) */
+    bw_lua_object hdr; /* deps: rig; clips and the graph counted by hand */
     bw_animator *animator;
-    int clip_count;
-    bw_lua_clip **clips;  /* in the UV_BUFFERS block */
-    const char **names;   /* clip names, anchored as keys of the UV_NAMES table */
-    float *weights;       /* clip_count: the last good state's clip weights */
-    float *next_weights;  /* clip_count: scratch for the state being read */
-    float expression[BW_ARKIT52_COUNT];
-    bw_character_state last; /* the last good state (arrays point into this object) */
+    int clip_count, face_count, expr_cap;
+    bw_lua_clip **clips;   /* in the UV_BUFFERS block */
+    const char **names;    /* clip names, anchored as keys of the UV_NAMES table */
+    int *face_clip;        /* face_count: the clip index of each face clip */
+    float *weights, *next_weights; /* clip_count: the last good state's / the one being read */
+    float *face_w, *next_face_w;   /* face_count */
+    float *expression, *next_expression; /* expr_cap = max(52, dim) */
+    bw_character_state last; /* the last good state, params and triggers dropped */
     bool has_last;
+    /* the graph (UV_GRAPH) */
+    bw_lua_object *graph_obj; /* its handle's header (one use counted), or NULL */
+    const bw_graph *graph;
+    int param_count;
+    int *graph_clip;            /* graph clip -> animator clip */
+    bw_character_param *params; /* param_count: scratch for the state being read */
+    int *fire;                  /* param_count */
+    /* lengths of the reused output lists */
+    int problem_len, event_len, play_len;
     /* a custom expression space's Lua map: the function (map.ref in the
      * registry), its two tables in UV_MAP ({ arkit, out }, made once so an
      * update allocates nothing), the state and the thread it runs in */
@@ -71,6 +96,9 @@ static void destroy_animator(bw_lua_object *self)
     for (int i = 0; a->clips && i < a->clip_count; i++)
         if (a->clips[i]) bw_lua_object_unuse(&a->clips[i]->hdr);
     a->clip_count = 0;
+    if (a->graph_obj) bw_lua_object_unuse(a->graph_obj);
+    a->graph_obj = NULL;
+    a->graph = NULL;
 }
 
 static int fail(lua_State *L, const char *fmt, ...)
@@ -85,14 +113,27 @@ static int fail(lua_State *L, const char *fmt, ...)
     return 2;
 }
 
-/* Index of clip `name` in the names table at `names` (name -> 0-based), or -1. */
-static int clip_index(lua_State *L, int names, const char *name)
+/* The 0-based index the name table at `names` gives the string at `key`
+ * (a stack index), or -1. No allocation: the key is pushed as a value. */
+static int index_of_key(lua_State *L, int names, int key)
 {
-    lua_getfield(L, names, name);
+    names = lua_absindex(L, names);
+    lua_pushvalue(L, key);
+    lua_rawget(L, names);
     int isint = 0;
     lua_Integer i = lua_tointegerx(L, -1, &isint);
     lua_pop(L, 1);
     return isint ? (int)i : -1;
+}
+
+/* Index of clip `name` in the names table at `names` (name -> 0-based), or -1. */
+static int clip_index(lua_State *L, int names, const char *name)
+{
+    names = lua_absindex(L, names);
+    lua_pushstring(L, name);
+    int i = index_of_key(L, names, -1);
+    lua_pop(L, 1);
+    return i;
 }
 
 /* A list of clip names at field `field` of the table at `t` into out (at most cap). */
@@ -111,9 +152,14 @@ static int read_clip_list(lua_State *L, int t, const char *field, int names, int
         return 0;
     }
     int n = (int)lua_rawlen(L, -1);
-    for (int i = 1; i <= n && *count < cap; i++) {
+    if (n > cap) {
+        snprintf(why, why_size, "%s: more than %d clips", field, cap);
+        lua_pop(L, 1);
+        return 0;
+    }
+    for (int i = 1; i <= n; i++) {
         lua_rawgeti(L, -1, i);
-        const char *name = lua_tostring(L, -1);
+        const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
         int c = name ? clip_index(L, names, name) : -1;
         lua_pop(L, 1);
         if (c < 0) {
@@ -148,6 +194,10 @@ static const char *const desc_fields[] = {"rig", "clips", "expression_space", "l
                                           "gestures", "face", "blink", NULL};
 static const char *const head_fields[] = {"chain", "weights", "yaw_limit", "pitch_limit", "eye_yaw_limit",
                                           "eye_pitch_limit", "disabled", NULL};
+static const char *const blink_fields[] = {"seed", "interval_min", "interval_max", "duration", "disabled", NULL};
+static const char *const space_fields[] = {"kind", "dim", "map", NULL};
+static const char *const state_fields[] = {"velocity", "position", "yaw", "clips", "face", "look_at",
+                                           "expression", "params", "fire", NULL};
 
 /* The animator's map in Lua: arkit (52 numbers) and out (dim numbers,
  * what the last call left there) are the animator's own two tables; out's
@@ -195,7 +245,242 @@ static float lua_envelope(void *user, float t, float duration)
     return isfinite(v) ? (float)v : 0.0f;
 }
 
-/* blendwerk.animator{ rig =, clips = { name = Clip }, ... } -> Animator | nil, message */
+/* Append the string on top of the stack to the list at `list` (pops it). */
+static void anchor(lua_State *L, int list)
+{
+    lua_rawseti(L, list, (lua_Integer)lua_rawlen(L, list) + 1);
+}
+
+/* A new table with the fields `keys` set to false: an output table whose
+ * keys never change afterwards (setting them allocates nothing). */
+static void new_record(lua_State *L, const char *const *keys)
+{
+    int n = 0;
+    while (keys[n]) n++;
+    lua_createtable(L, 0, n);
+    for (int i = 0; i < n; i++) {
+        lua_pushboolean(L, 0);
+        lua_setfield(L, -2, keys[i]);
+    }
+}
+
+/* ---- the graph ---- */
+
+/* Bind the Graph at `gidx` (0: none) to the animator at index 1: its clips
+ * by name among the animator's (the same Clip under another name counts
+ * too), its parameter names into a table, then bw_animator_set_graph.
+ * Returns 1, or pushes nothing and writes why (the animator unchanged). */
+static int bind_graph(lua_State *L, lua_animator *a, int gidx, float fade, char *why, size_t why_size)
+{
+    const int top = lua_gettop(L);
+    const bw_graph *g = gidx ? bw_lua_graph_check(L, gidx) : NULL;
+    int n = g ? bw_graph_clip_count(g) : 0, pc = g ? bw_graph_param_count(g) : 0;
+    lua_createtable(L, 3, 0); /* top + 1: the graph data */
+    const int data = top + 1;
+    size_t size = (size_t)n * sizeof(int) + (size_t)pc * (sizeof(bw_character_param) + sizeof(int)) + 1;
+    char *block = (char *)lua_newuserdatauv(L, size, 0);
+    memset(block, 0, size);
+    lua_rawseti(L, data, GD_BLOCK);
+    bw_character_param *params = (bw_character_param *)block;
+    int *fire = (int *)(block + (size_t)pc * sizeof(bw_character_param));
+    int *map = fire + pc;
+    lua_createtable(L, 0, pc);
+    lua_rawseti(L, data, GD_PARAMS);
+    lua_newtable(L);
+    lua_rawseti(L, data, GD_STRINGS);
+    if (g) {
+        lua_getiuservalue(L, 1, UV_NAMES); /* top + 2 */
+        bw_lua_graph_push_clips(L, gidx);  /* top + 3 */
+        for (int i = 0; i < n; i++) {
+            lua_rawgeti(L, top + 3, i + 1);
+            bw_lua_clip *c = (bw_lua_clip *)bw_lua_test_object(L, -1, BW_LUA_CLIP);
+            lua_pop(L, 1);
+            const char *name = c ? bw_clip_name(c->clip) : NULL;
+            int k = name && name[0] ? clip_index(L, top + 2, name) : -1;
+            for (int j = 0; k < 0 && c && j < a->clip_count; j++)
+                if (a->clips[j]->clip == c->clip) k = j;
+            if (k < 0) {
+                snprintf(why, why_size, "graph: clip '%s' is not among the animator's clips", name ? name : "?");
+                lua_settop(L, top);
+                return 0;
+            }
+            float lg = bw_clip_length(c->clip), la = bw_clip_length(a->clips[k]->clip);
+            if (lg != la) {
+                snprintf(why, why_size, "graph: clip '%s' is %g s long in the graph, %g s in the animator", name,
+                         (double)lg, (double)la);
+                lua_settop(L, top);
+                return 0;
+            }
+            map[i] = k;
+        }
+        lua_settop(L, data);
+        lua_rawgeti(L, data, GD_PARAMS);
+        for (int p = 0; p < pc; p++) {
+            lua_pushstring(L, bw_graph_param_name(g, p));
+            lua_pushinteger(L, p);
+            lua_rawset(L, -3);
+        }
+        lua_pop(L, 1);
+        lua_rawgeti(L, data, GD_STRINGS);
+        const int strings = lua_gettop(L);
+        for (int l = 0; l < bw_graph_layer_count(g); l++) {
+            lua_pushstring(L, bw_graph_layer_name(g, l));
+            anchor(L, strings);
+            for (int s = 0; s < bw_graph_state_count(g, l); s++) {
+                lua_pushstring(L, bw_graph_state_name(g, l, s));
+                anchor(L, strings);
+            }
+        }
+        lua_pop(L, 1);
+    }
+    bw_error err[1];
+    bw_animator_errors errs = {err, 1, 0};
+    bw_result r = bw_animator_set_graph(a->animator, g, g ? map : NULL, fade, &errs);
+    if (r != BW_OK) {
+        snprintf(why, why_size, "graph: %s: %s", errs.count ? err[0].where : "graph",
+                 errs.count ? err[0].message : bw_result_name(r));
+        lua_settop(L, top);
+        return 0;
+    }
+    /* swap in: the handle (one use counted) and its data */
+    bw_lua_object *obj = g ? (bw_lua_object *)lua_touserdata(L, gidx) : NULL;
+    if (obj) obj->users++;
+    if (a->graph_obj) bw_lua_object_unuse(a->graph_obj);
+    a->graph_obj = obj;
+    a->graph = g;
+    a->param_count = pc;
+    a->params = params;
+    a->fire = fire;
+    a->graph_clip = map;
+    lua_settop(L, data);
+    lua_setiuservalue(L, 1, UV_GRAPH_DATA);
+    if (g) lua_pushvalue(L, gidx);
+    else lua_pushnil(L);
+    lua_setiuservalue(L, 1, UV_GRAPH);
+    lua_settop(L, top);
+    return 1;
+}
+
+/* ---- creation ---- */
+
+static const char *const event_keys[] = {"kind", "name", "layer", "state", "clip", "time", NULL};
+static const char *const play_keys[] = {"clip", "weight", "rate", "time", NULL};
+
+/* The output tables (UV_OUT) and the strings they will hold. */
+static void make_outputs(lua_State *L, lua_animator *a, const bw_rig *rig)
+{
+    lua_createtable(L, 0, 12);
+    const int out = lua_gettop(L);
+    static const char *const lists[] = {"problems", "events", "plays", "strings", NULL};
+    for (int i = 0; lists[i]; i++) {
+        lua_createtable(L, PRESIZED_RECORDS, 0);
+        lua_setfield(L, out, lists[i]);
+    }
+    /* the records the event and play lists reuse: made now, so that only
+     * an update with more than PRESIZED_RECORDS of them makes more (once) */
+    lua_createtable(L, PRESIZED_RECORDS, 0);
+    for (int i = 1; i <= PRESIZED_RECORDS; i++) {
+        new_record(L, event_keys);
+        lua_rawseti(L, -2, i);
+    }
+    lua_setfield(L, out, "event_pool");
+    lua_createtable(L, PRESIZED_RECORDS, 0);
+    for (int i = 1; i <= PRESIZED_RECORDS; i++) {
+        new_record(L, play_keys);
+        lua_rawseti(L, -2, i);
+    }
+    lua_setfield(L, out, "play_pool");
+    int dim = bw_animator_expression_dim(a->animator);
+    lua_createtable(L, dim, 0);
+    for (int i = 1; i <= dim; i++) {
+        lua_pushnumber(L, 0);
+        lua_rawseti(L, -2, i);
+    }
+    lua_setfield(L, out, "expression");
+    static const char *const gaze_keys[] = {"pitch_l", "yaw_l", "pitch_r", "yaw_r", NULL};
+    static const char *const root_keys[] = {"x", "z", "yaw", NULL};
+    new_record(L, gaze_keys);
+    lua_setfield(L, out, "gaze");
+    new_record(L, root_keys);
+    lua_setfield(L, out, "root_motion");
+    int no = 0;
+    const bw_joint_override *ov = bw_animator_joint_overrides(a->animator, &no);
+    lua_createtable(L, no, 0);
+    for (int i = 0; i < no; i++) {
+        lua_createtable(L, 0, 2);
+        lua_pushstring(L, bw_rig_joint_name(rig, ov[i].joint));
+        lua_setfield(L, -2, "joint");
+        bw_lua_push_floats(L, ov[i].r, 4);
+        lua_setfield(L, -2, "r");
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, out, "overrides");
+    /* marker names and event kinds, anchored */
+    lua_getfield(L, out, "strings");
+    const int strings = lua_gettop(L);
+    static const char *const kinds[] = {"enter", "exit", "marker", "gesture_end", "blink", NULL};
+    for (int i = 0; kinds[i]; i++) {
+        lua_pushstring(L, kinds[i]);
+        anchor(L, strings);
+    }
+    for (int i = 0; state_fields[i]; i++) { /* the reader pushes them, present or not */
+        lua_pushstring(L, state_fields[i]);
+        anchor(L, strings);
+    }
+    for (int c = 0; c < a->clip_count; c++)
+        for (int m = 0; m < bw_clip_marker_count(a->clips[c]->clip); m++) {
+            lua_pushstring(L, bw_clip_marker_name(a->clips[c]->clip, m));
+            anchor(L, strings);
+        }
+    lua_pop(L, 1);
+    /* face clip names -> face index */
+    lua_createtable(L, 0, a->face_count);
+    for (int f = 0; f < a->face_count; f++) {
+        lua_pushstring(L, a->names[a->face_clip[f]]);
+        lua_pushinteger(L, f);
+        lua_rawset(L, -3);
+    }
+    lua_setfield(L, out, "faces");
+    /* the output Pose */
+    lua_getiuservalue(L, 1, UV_RIG);
+    bw_lua_push_pose(L, lua_gettop(L));
+    lua_setfield(L, out, "pose");
+    lua_pop(L, 1);
+    lua_setiuservalue(L, 1, UV_OUT);
+}
+
+/* `clips = Asset`: replace the Asset at `idx` by a { name = Clip } table of
+ * its clips (an unnamed clip as "#N", 0-based as bw_asset_find_clip; two
+ * clips of one name: the first counts). */
+static void clips_of_asset(lua_State *L, int idx)
+{
+    lua_getfield(L, idx, "clips"); /* the Asset's method */
+    lua_pushvalue(L, idx);
+    lua_call(L, 1, 1);
+    const int list = lua_gettop(L);
+    int n = (int)lua_rawlen(L, list);
+    lua_createtable(L, 0, n);
+    const int by_name = list + 1;
+    for (int i = 1; i <= n; i++) {
+        lua_rawgeti(L, list, i); /* clip */
+        const char *name = bw_clip_name(bw_lua_check_clip(L, -1)->clip);
+        if (name && name[0]) lua_pushstring(L, name); /* clip, key */
+        else lua_pushfstring(L, "#%d", i - 1);
+        lua_pushvalue(L, -1);
+        if (lua_rawget(L, by_name) == LUA_TNIL) { /* clip, key, nil */
+            lua_pop(L, 1);
+            lua_pushvalue(L, -2);
+            lua_rawset(L, by_name);
+            lua_pop(L, 1);
+        } else {
+            lua_pop(L, 3);
+        }
+    }
+    lua_replace(L, idx);
+    lua_settop(L, list - 1);
+}
+
+/* blendwerk.animator{ rig =, clips = { name = Clip } | Asset, ... } -> Animator | nil, message */
 static int l_animator(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -204,10 +489,9 @@ static int l_animator(lua_State *L)
     if (!bw_lua_check_fields_hint(L, 1, desc_fields, why, sizeof why)) return fail(L, "%s", why);
     bw_lua_raw_field(L, 1, "rig"); /* 2 */
     bw_lua_rig *rig = bw_lua_check_rig(L, 2);
-    if (bw_lua_raw_field(L, 1, "clips") != LUA_TTABLE) return fail(L, "clips must be a table { name = Clip }"); /* 3 */
-    if (bw_lua_raw_field(L, 1, "graph") != LUA_TNIL) /* 4 */
-        return fail(L, "graph: not read by the Lua binding yet (use the C API)");
-    lua_pop(L, 1);
+    bw_lua_raw_field(L, 1, "clips"); /* 3 */
+    if (bw_lua_test_object(L, 3, BW_LUA_ASSET)) clips_of_asset(L, 3);
+    if (!lua_istable(L, 3)) return fail(L, "clips must be a table { name = Clip } or an Asset");
     int n = 0;
     lua_pushnil(L);
     while (lua_next(L, 3)) {
@@ -216,11 +500,25 @@ static int l_animator(lua_State *L)
         n++;
     }
     if (n > 65536) return fail(L, "clips: more than 65536");
+    int faces[256], gestures[256], face_count = 0, gesture_count = 0;
     /* the handle and its buffers (one Lua-owned block) */
     lua_animator *a = (lua_animator *)bw_lua_new_object(L, sizeof *a, UV_COUNT, BW_LUA_ANIMATOR, destroy_animator); /* 4 */
+    a->map.ref = a->envelope.ref = LUA_NOREF;
+    lua_createtable(L, 0, n); /* 5: name -> index */
+    /* the face list is read below, once the names are known; its buffers
+     * are sized for the largest list (256) to keep one block */
+    int dim = 0;
+    if (bw_lua_raw_field(L, 1, "expression_space") == LUA_TTABLE) {
+        bw_lua_raw_field(L, -1, "dim");
+        dim = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : 0;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    a->expr_cap = dim > BW_ARKIT52_COUNT && dim <= BW_ANIMATOR_MAX_DIM ? dim : BW_ARKIT52_COUNT;
     size_t block = (size_t)n * (sizeof(bw_lua_clip *) + sizeof(const bw_clip *) + sizeof(const char *) +
-                                2 * sizeof(float)) + 1;
-    char *buf = (char *)lua_newuserdatauv(L, block, 0); /* 5 */
+                                2 * sizeof(float)) +
+                   256 * (sizeof(int) + 2 * sizeof(float)) + 2 * (size_t)a->expr_cap * sizeof(float) + 1;
+    char *buf = (char *)lua_newuserdatauv(L, block, 0); /* 6 */
     memset(buf, 0, block);
     lua_setiuservalue(L, 4, UV_BUFFERS);
     a->clips = (bw_lua_clip **)buf;
@@ -228,12 +526,17 @@ static int l_animator(lua_State *L)
     const char **names = (const char **)((char *)clips + (size_t)n * sizeof(const bw_clip *));
     a->weights = (float *)((char *)names + (size_t)n * sizeof(const char *));
     a->next_weights = a->weights + n;
+    a->face_w = a->next_weights + n;
+    a->next_face_w = a->face_w + 256;
+    a->expression = a->next_face_w + 256;
+    a->next_expression = a->expression + a->expr_cap;
+    a->face_clip = (int *)(a->next_expression + a->expr_cap);
     a->names = names;
-    lua_createtable(L, 0, n); /* 5: name -> index */
     int i = 0;
     lua_pushnil(L);
     while (lua_next(L, 3)) {
-        bw_lua_clip *c = bw_lua_check_clip(L, -1);
+        bw_lua_clip *c = (bw_lua_clip *)bw_lua_test_object(L, -1, BW_LUA_CLIP);
+        if (!c) return fail(L, "clips.%s is not a blendwerk.Clip", lua_tostring(L, -2));
         a->clips[i] = c;
         c->hdr.users++; /* dropped in destroy_animator */
         a->clip_count = i + 1;
@@ -252,25 +555,21 @@ static int l_animator(lua_State *L)
     d.clip_count = n;
     d.allocator = bw_lua_allocator_value(L);
     /* expression space */
-    a->map.ref = a->envelope.ref = LUA_NOREF;
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
     a->main = lua_tothread(L, -1);
     lua_pop(L, 1);
-    if (bw_lua_raw_field(L, 1, "expression_space") == LUA_TTABLE) { /* 6 */
-        static const char *const space_fields[] = {"kind", "dim", "map", NULL};
+    int type = bw_lua_raw_field(L, 1, "expression_space"); /* 6 */
+    if (type == LUA_TTABLE) {
         if (!bw_lua_check_fields_hint(L, 6, space_fields, why, sizeof why)) return fail(L, "expression_space: %s", why);
         bw_lua_raw_field(L, 6, "kind");
         const char *kind = lua_tostring(L, -1);
         if (kind && strcmp(kind, "custom") == 0) {
-            bw_lua_raw_field(L, 6, "dim");
-            lua_Integer dim = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
-            lua_pop(L, 1);
             if (dim < 1 || dim > BW_ANIMATOR_MAX_DIM)
                 return fail(L, "expression_space: a custom space needs dim, an integer in [1, %d]", BW_ANIMATOR_MAX_DIM);
             if (bw_lua_raw_field(L, 6, "map") != LUA_TFUNCTION)
                 return fail(L, "expression_space: a custom space needs map = function(arkit, out) ... end");
             a->map.ref = luaL_ref(L, LUA_REGISTRYINDEX);
-            a->map_dim = (int)dim;
+            a->map_dim = dim;
             lua_createtable(L, 2, 0); /* { arkit, out } */
             lua_createtable(L, BW_ARKIT52_COUNT, 0);
             for (int k = 1; k <= BW_ARKIT52_COUNT; k++) {
@@ -278,32 +577,37 @@ static int l_animator(lua_State *L)
                 lua_rawseti(L, -2, k);
             }
             lua_rawseti(L, -2, 1);
-            lua_createtable(L, (int)dim, 0);
-            for (int k = 1; k <= (int)dim; k++) {
+            lua_createtable(L, dim, 0);
+            for (int k = 1; k <= dim; k++) {
                 lua_pushnumber(L, 0);
                 lua_rawseti(L, -2, k);
             }
             lua_rawseti(L, -2, 2);
             lua_setiuservalue(L, 4, UV_MAP);
             d.expression_space.kind = BW_EXPRESSION_CUSTOM;
-            d.expression_space.dim = (int)dim;
+            d.expression_space.dim = dim;
             d.expression_space.map = lua_map;
             d.expression_space.user = a;
         } else if (kind && strcmp(kind, "arkit52") != 0) {
             return fail(L, "expression_space: kind '%s': \"arkit52\" or \"custom\"", kind);
+        } else if (!kind && !lua_isnil(L, -1)) {
+            return fail(L, "expression_space.kind must be \"arkit52\" or \"custom\"");
         }
         lua_pop(L, 1);
+    } else if (type != LUA_TNIL) {
+        return fail(L, "expression_space must be a table { kind =, dim =, map = }");
     }
     lua_pop(L, 1);
     /* locomotion */
     bw_locomotion_entry loco[64];
-    if (bw_lua_raw_field(L, 1, "locomotion") == LUA_TTABLE) { /* 6 */
+    type = bw_lua_raw_field(L, 1, "locomotion"); /* 6 */
+    if (type == LUA_TTABLE) {
         int m = (int)lua_rawlen(L, 6);
         if (m > 64) return fail(L, "locomotion: more than 64 entries");
         for (int k = 1; k <= m; k++) {
             if (lua_rawgeti(L, 6, k) != LUA_TTABLE) return fail(L, "locomotion[%d] must be { clip =, speed = }", k);
             bw_lua_raw_field(L, -1, "clip");
-            const char *name = lua_tostring(L, -1);
+            const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
             int c = name ? clip_index(L, 5, name) : -1;
             if (c < 0) return fail(L, "locomotion[%d].clip: no such clip '%s'", k, name ? name : "?");
             lua_pop(L, 1);
@@ -313,12 +617,15 @@ static int l_animator(lua_State *L)
         }
         d.locomotion = loco;
         d.locomotion_count = m;
+    } else if (type != LUA_TNIL) {
+        return fail(L, "locomotion must be a list of { clip =, speed = }");
     }
     lua_pop(L, 1);
     /* head */
     const char *chain[BW_ANIMATOR_MAX_CHAIN];
     float weights[BW_ANIMATOR_MAX_CHAIN];
-    if (bw_lua_raw_field(L, 1, "head") == LUA_TTABLE) { /* 6: stays, so chain names stay anchored */
+    type = bw_lua_raw_field(L, 1, "head"); /* 6: stays, so chain names stay anchored */
+    if (type == LUA_TTABLE) {
         if (!bw_lua_check_fields_hint(L, 6, head_fields, why, sizeof why)) return fail(L, "head: %s", why);
         d.head.yaw_limit = opt_number_field(L, 6, "yaw_limit", 0.0f);
         d.head.pitch_limit = opt_number_field(L, 6, "pitch_limit", 0.0f);
@@ -332,7 +639,7 @@ static int l_animator(lua_State *L)
             if (m > BW_ANIMATOR_MAX_CHAIN) return fail(L, "head.chain: more than %d joints", BW_ANIMATOR_MAX_CHAIN);
             for (int k = 1; k <= m; k++) {
                 lua_rawgeti(L, 7, k);
-                chain[k - 1] = lua_tostring(L, -1);
+                chain[k - 1] = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
                 if (!chain[k - 1]) return fail(L, "head.chain[%d] must be a joint name", k);
                 lua_pop(L, 1); /* anchored by the chain table */
             }
@@ -342,7 +649,8 @@ static int l_animator(lua_State *L)
                 if ((int)lua_rawlen(L, 8) != m) return fail(L, "head.weights must have one weight per chain joint");
                 for (int k = 1; k <= m; k++) {
                     lua_rawgeti(L, 8, k);
-                    weights[k - 1] = (float)luaL_optnumber(L, -1, NAN);
+                    if (!lua_isnumber(L, -1)) return fail(L, "head.weights[%d] must be a number", k);
+                    weights[k - 1] = (float)lua_tonumber(L, -1);
                     lua_pop(L, 1);
                 }
                 d.head.weights = weights;
@@ -350,15 +658,20 @@ static int l_animator(lua_State *L)
             lua_pop(L, 1);
         }
         /* the chain table stays on the stack until create */
+    } else if (type != LUA_TNIL) {
+        return fail(L, "head must be a table { chain =, weights =, ... }");
     }
-    int gestures[256], faces[256];
-    if (!read_clip_list(L, 1, "gestures", 5, gestures, 256, &d.gesture_clip_count, why, sizeof why) ||
-        !read_clip_list(L, 1, "face", 5, faces, 256, &d.face_clip_count, why, sizeof why))
+    if (!read_clip_list(L, 1, "gestures", 5, gestures, 256, &gesture_count, why, sizeof why) ||
+        !read_clip_list(L, 1, "face", 5, faces, 256, &face_count, why, sizeof why))
         return fail(L, "%s", why);
     d.gesture_clips = gestures;
+    d.gesture_clip_count = gesture_count;
     d.face_clips = faces;
+    d.face_clip_count = face_count;
     int top = lua_gettop(L);
-    if (bw_lua_raw_field(L, 1, "blink") == LUA_TTABLE) {
+    type = bw_lua_raw_field(L, 1, "blink");
+    if (type == LUA_TTABLE) {
+        if (!bw_lua_check_fields_hint(L, top + 1, blink_fields, why, sizeof why)) return fail(L, "blink: %s", why);
         bw_lua_raw_field(L, top + 1, "seed");
         int is_int = 0;
         lua_Integer seed = lua_tointegerx(L, -1, &is_int);
@@ -372,14 +685,22 @@ static int l_animator(lua_State *L)
         bw_lua_raw_field(L, top + 1, "disabled");
         d.blink.disabled = lua_toboolean(L, -1);
         lua_pop(L, 1);
-    } else if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
+    } else if (type == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
         d.blink.disabled = true; /* blink = false */
+    } else if (type != LUA_TNIL && type != LUA_TBOOLEAN) {
+        return fail(L, "blink must be a table { seed =, ... } or false");
     }
     lua_pop(L, 1);
+    int graph_type = bw_lua_raw_field(L, 1, "graph");
+    bool graph_ok = graph_type == LUA_TNIL || bw_lua_test_object(L, -1, BW_LUA_GRAPH);
+    lua_pop(L, 1);
+    if (!graph_ok) return fail(L, "graph must be a blendwerk.Graph (blendwerk.graph(...))");
     bw_error err[1];
     bw_animator_errors errs = {err, 1, 0};
     bw_result r = bw_animator_create(&d, &a->animator, &errs);
     if (r != BW_OK) return fail(L, "%s: %s", errs.count ? err[0].where : "desc", errs.count ? err[0].message : bw_result_name(r));
+    a->face_count = face_count;
+    memcpy(a->face_clip, faces, (size_t)face_count * sizeof(int));
     bw_lua_object_use(&a->hdr, &rig->hdr);
     lua_pushvalue(L, 2);
     lua_setiuservalue(L, 4, UV_RIG);
@@ -387,7 +708,18 @@ static int l_animator(lua_State *L)
     lua_setiuservalue(L, 4, UV_CLIPS);
     lua_pushvalue(L, 5);
     lua_setiuservalue(L, 4, UV_NAMES);
+    /* from here on the animator is at index 1 (the helpers' convention) */
     lua_settop(L, 4);
+    lua_insert(L, 1); /* 1 animator, 2 desc, 3 rig, 4 clips */
+    lua_settop(L, 2);
+    make_outputs(L, a, rig->rig);
+    if (graph_type != LUA_TNIL) {
+        bw_lua_raw_field(L, 2, "graph"); /* 3 */
+        if (!bind_graph(L, a, 3, 0.0f, why, sizeof why)) return fail(L, "%s", why);
+    } else if (!bind_graph(L, a, 0, 0.0f, why, sizeof why)) {
+        return fail(L, "%s", why);
+    }
+    lua_settop(L, 1);
     return 1;
 }
 
@@ -407,6 +739,7 @@ static void add_problem(reader *r, const char *fmt, ...)
     va_end(ap);
     lua_rawseti(r->L, r->problems, ++r->count);
 }
+
 
 /* A list of n numbers at field `field` of the table at t (nil: leaves out untouched, returns false). */
 static bool read_vec(reader *r, int t, const char *field, float *out, int n)
@@ -431,9 +764,129 @@ static bool read_vec(reader *r, int t, const char *field, float *out, int n)
     return true;
 }
 
-/* Read the state table at `t` into *s (weights into w, expression into ex);
- * problems go to the list at r->problems. `a` may be NULL (no clip names). */
-static void read_state(reader *r, int t, lua_animator *a, int names, bw_character_state *s, float *w, float *ex)
+/* A { name = weight } table at field `field`: weights by the names table
+ * at `names` (name -> 0-based; NULL `a`: names not checked) into w[0..count). */
+static bool read_weights(reader *r, int t, const char *field, int names, const char *what, float *w, int count)
+{
+    lua_State *L = r->L;
+    int type = bw_lua_raw_field(L, t, field);
+    if (type == LUA_TNIL) {
+        lua_pop(L, 1);
+        return false;
+    }
+    if (type != LUA_TTABLE) {
+        add_problem(r, "state.%s must be a table { name = weight }", field);
+        lua_pop(L, 1);
+        return false;
+    }
+    for (int i = 0; i < count; i++) w[i] = 0.0f;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        const char *name = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+        int c = name && names ? index_of_key(L, names, -2) : -1;
+        if (!name) add_problem(r, "state.%s: keys must be %s names", field, what);
+        else if (names && c < 0) add_problem(r, "state.%s.%s: no such %s", field, name, what);
+        else if (lua_type(L, -1) != LUA_TNUMBER) add_problem(r, "state.%s.%s is not a number", field, name);
+        else if (names) w[c] = (float)lua_tonumber(L, -1);
+        else if (!isfinite(lua_tonumber(L, -1))) add_problem(r, "state.%s.%s %s", field, name,
+                                                              isnan(lua_tonumber(L, -1)) ? "is NaN" : "is infinite");
+        else if (lua_tonumber(L, -1) < 0) add_problem(r, "state.%s.%s is negative", field, name);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return names != 0;
+}
+
+/* params = { name = number | boolean }: by the graph's names into s->params. */
+static void read_params(reader *r, int t, lua_animator *a, bw_character_state *s)
+{
+    lua_State *L = r->L;
+    int type = bw_lua_raw_field(L, t, "params");
+    if (type == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (type != LUA_TTABLE) {
+        add_problem(r, "state.params must be a table { name = value }");
+        lua_pop(L, 1);
+        return;
+    }
+    const int table = lua_gettop(L);
+    int names = 0;
+    if (a && a->graph) {
+        lua_getiuservalue(L, 1, UV_GRAPH_DATA);
+        lua_rawgeti(L, -1, GD_PARAMS);
+        lua_remove(L, -2);
+        names = lua_gettop(L);
+    }
+    lua_pushnil(L);
+    while (lua_next(L, table)) {
+        const char *name = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+        int vt = lua_type(L, -1);
+        int p = name && names ? index_of_key(L, names, -2) : -1;
+        bw_graph_param_kind kind = p >= 0 ? bw_graph_param_kind_of(a->graph, p) : BW_GRAPH_PARAM_FLOAT;
+        float v = 0.0f;
+        const char *bad = vt == LUA_TNUMBER ? bw_lua_to_float(lua_tonumber(L, -1), &v) : NULL;
+        if (!name) add_problem(r, "state.params: keys must be parameter names");
+        else if (a && !a->graph) add_problem(r, "state.params.%s: the animator has no graph", name);
+        else if (names && p < 0) add_problem(r, "state.params.%s: no such parameter", name);
+        else if (kind == BW_GRAPH_PARAM_TRIGGER) add_problem(r, "state.params.%s is a trigger: fire it", name);
+        else if (vt == LUA_TBOOLEAN && kind == BW_GRAPH_PARAM_BOOL) v = lua_toboolean(L, -1) ? 1.0f : 0.0f;
+        else if (vt == LUA_TBOOLEAN && !names) v = 0.0f;
+        else if (vt != LUA_TNUMBER)
+            add_problem(r, "state.params.%s is not a number%s", name, kind == BW_GRAPH_PARAM_BOOL ? " or a boolean" : "");
+        else if (bad) add_problem(r, "state.params.%s %s", name, bad);
+        if (names && p >= 0 && s->param_count < a->param_count && r->count == 0)
+            a->params[s->param_count++] = (bw_character_param){p, v};
+        lua_pop(L, 1);
+    }
+    lua_settop(L, table - 1);
+}
+
+/* fire = { "trigger", ... }: by the graph's names into s->fire. */
+static void read_fire(reader *r, int t, lua_animator *a, bw_character_state *s)
+{
+    lua_State *L = r->L;
+    int type = bw_lua_raw_field(L, t, "fire");
+    if (type == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (type != LUA_TTABLE) {
+        add_problem(r, "state.fire must be a list of trigger names");
+        lua_pop(L, 1);
+        return;
+    }
+    const int list = lua_gettop(L);
+    int n = (int)lua_rawlen(L, list);
+    int names = 0;
+    if (a && a->graph) {
+        lua_getiuservalue(L, 1, UV_GRAPH_DATA);
+        lua_rawgeti(L, -1, GD_PARAMS);
+        lua_remove(L, -2);
+        names = lua_gettop(L);
+    }
+    if (a && !a->graph && n > 0) add_problem(r, "state.fire: the animator has no graph");
+    else if (names && n > a->param_count)
+        add_problem(r, "state.fire has %d names, the graph has %d parameters", n, a->param_count);
+    for (int i = 1; i <= n && (!a || (names && n <= a->param_count)); i++) {
+        lua_rawgeti(L, list, i);
+        const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        int p = name && names ? index_of_key(L, names, -1) : -1;
+        if (!name) add_problem(r, "state.fire[%d] must be a trigger name", i);
+        else if (names && p < 0) add_problem(r, "state.fire[%d]: no such trigger '%s'", i, name);
+        else if (names && bw_graph_param_kind_of(a->graph, p) != BW_GRAPH_PARAM_TRIGGER)
+            add_problem(r, "state.fire[%d]: '%s' is not a trigger", i, name);
+        else if (names && r->count == 0) a->fire[s->fire_count++] = p;
+        lua_pop(L, 1);
+    }
+    lua_settop(L, list - 1);
+}
+
+/* Read the state table at `t` into *s (clip weights into w, face weights
+ * into fw, expression into ex); problems go to the list at r->problems.
+ * `a` may be NULL (no names to check against). */
+static void read_state(reader *r, int t, lua_animator *a, bw_character_state *s, float *w, float *fw, float *ex)
 {
     lua_State *L = r->L;
     memset(s, 0, sizeof *s);
@@ -441,6 +894,8 @@ static void read_state(reader *r, int t, lua_animator *a, int names, bw_characte
         add_problem(r, "state must be a table");
         return;
     }
+    char why[256];
+    if (!bw_lua_check_fields_hint(L, t, state_fields, why, sizeof why)) add_problem(r, "state: %s", why);
     read_vec(r, t, "velocity", s->velocity, 3);
     read_vec(r, t, "position", s->position, 3);
     s->has_look_at = read_vec(r, t, "look_at", s->look_at, 3);
@@ -448,29 +903,31 @@ static void read_state(reader *r, int t, lua_animator *a, int names, bw_characte
     if (type == LUA_TNUMBER) s->yaw = (float)lua_tonumber(L, -1);
     else if (type != LUA_TNIL) add_problem(r, "state.yaw is not a number");
     lua_pop(L, 1);
-    type = bw_lua_raw_field(L, t, "clips");
-    if (type == LUA_TTABLE && a) {
-        for (int i = 0; i < a->clip_count; i++) w[i] = 0.0f;
-        lua_pushnil(L);
-        while (lua_next(L, -2)) {
-            const char *name = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
-            int c = name ? clip_index(L, names, name) : -1;
-            if (c < 0) add_problem(r, "state.clips.%s: no such clip", name ? name : "?");
-            else if (!lua_isnumber(L, -1)) add_problem(r, "state.clips.%s is not a number", name);
-            else w[c] = (float)lua_tonumber(L, -1);
-            lua_pop(L, 1);
-        }
+    int names = 0, faces = 0;
+    if (a) {
+        lua_getiuservalue(L, 1, UV_NAMES);
+        names = lua_gettop(L);
+        lua_getiuservalue(L, 1, UV_OUT);
+        lua_getfield(L, -1, "faces");
+        lua_remove(L, -2);
+        faces = lua_gettop(L);
+    }
+    if (read_weights(r, t, "clips", names, "clip", w, a ? a->clip_count : 0)) {
         s->clip_weights = w;
         s->clip_weight_count = a->clip_count;
-    } else if (type != LUA_TNIL && type != LUA_TTABLE) {
-        add_problem(r, "state.clips must be a table { name = weight }");
     }
-    lua_pop(L, 1);
+    if (read_weights(r, t, "face", faces, "face clip", fw, a ? a->face_count : 0)) {
+        s->face_weights = fw;
+        s->face_weight_count = a->face_count;
+    }
+    if (a) lua_pop(L, 2);
     type = bw_lua_raw_field(L, t, "expression");
+    int dim = a ? bw_animator_expression_dim(a->animator) : BW_ARKIT52_COUNT;
     if (type == LUA_TTABLE) {
         int n = (int)lua_rawlen(L, -1);
-        if (n != BW_ARKIT52_COUNT) {
-            add_problem(r, "state.expression has %d numbers, expected 52", n);
+        if (n != BW_ARKIT52_COUNT && n != dim) {
+            if (dim != BW_ARKIT52_COUNT) add_problem(r, "state.expression has %d numbers, expected 52 or %d", n, dim);
+            else add_problem(r, "state.expression has %d numbers, expected 52", n);
         } else {
             for (int i = 0; i < n; i++) {
                 if (lua_rawgeti(L, -1, i + 1) != LUA_TNUMBER) add_problem(r, "state.expression[%d] is not a number", i + 1);
@@ -481,20 +938,27 @@ static void read_state(reader *r, int t, lua_animator *a, int names, bw_characte
             s->expression_count = n;
         }
     } else if (type != LUA_TNIL) {
-        add_problem(r, "state.expression must be a list of 52 numbers");
+        add_problem(r, "state.expression must be a list of 52 numbers%s", dim != BW_ARKIT52_COUNT ? " (or dim)" : "");
     }
     lua_pop(L, 1);
+    if (a && a->graph) {
+        s->params = a->params;
+        s->fire = a->fire;
+    }
+    read_params(r, t, a, s);
+    read_fire(r, t, a, s);
 }
 
-/* The C problems in Lua terms: indices from 1, clip weights by name. */
-static void add_core_problems(reader *r, const bw_state_problem *p, int n, lua_animator *a, int names_unused)
+/* The C problems in Lua terms: indices from 1, clip and face weights by name. */
+static void add_core_problems(reader *r, const bw_state_problem *p, int n, lua_animator *a)
 {
-    (void)names_unused;
     for (int i = 0; i < n; i++) {
         int idx = -1;
         char field[64];
         if (sscanf(p[i].path, "state.clip_weights[%d]", &idx) == 1 && a && idx >= 0 && idx < a->clip_count) {
             add_problem(r, "state.clips.%s %s", a->names[idx], p[i].message);
+        } else if (sscanf(p[i].path, "state.face_weights[%d]", &idx) == 1 && a && idx >= 0 && idx < a->face_count) {
+            add_problem(r, "state.face.%s %s", a->names[a->face_clip[idx]], p[i].message);
         } else if (sscanf(p[i].path, "state.%63[a-z_][%d]", field, &idx) == 2) {
             add_problem(r, "state.%s[%d] %s", field, idx + 1, p[i].message);
         } else {
@@ -503,40 +967,48 @@ static void add_core_problems(reader *r, const bw_state_problem *p, int n, lua_a
     }
 }
 
-/* Read and validate; leaves the problems list on the stack; returns its length. */
-static int take_state(lua_State *L, int t, lua_animator *a, bw_character_state *s, float *w, float *ex)
+/* Read and validate the state at t into the list at `list` (emptied
+ * first: `old_len` entries); returns the number of problems. */
+static int take_state(lua_State *L, int t, int list, int old_len, lua_animator *a, bw_character_state *s, float *w,
+                      float *fw, float *ex)
 {
-    lua_newtable(L);
-    reader r = {L, lua_gettop(L), 0};
-    int names = 0;
-    if (a) {
-        lua_getiuservalue(L, 1, UV_NAMES);
-        names = lua_gettop(L);
+    for (int i = 1; i <= old_len; i++) {
+        lua_pushnil(L);
+        lua_rawseti(L, list, i);
     }
-    read_state(&r, t, a, names, s, w, ex);
-    if (a) lua_pop(L, 1);
+    reader r = {L, list, 0};
+    read_state(&r, t, a, s, w, fw, ex);
     if (r.count == 0) {
         bw_state_problem p[BW_ANIMATOR_MAX_PROBLEMS];
         int n = 0;
         bw_character_state_validate(s, a ? a->animator : NULL, p, BW_ANIMATOR_MAX_PROBLEMS, &n);
-        add_core_problems(&r, p, n < BW_ANIMATOR_MAX_PROBLEMS ? n : BW_ANIMATOR_MAX_PROBLEMS, a, 0);
+        add_core_problems(&r, p, n < BW_ANIMATOR_MAX_PROBLEMS ? n : BW_ANIMATOR_MAX_PROBLEMS, a);
     }
     return r.count;
 }
 
-/* true, or false and the problems list on top of the stack (n problems). */
-static int push_outcome(lua_State *L, int n)
+/* true, or nil and the problems list at `list`. */
+static int push_outcome(lua_State *L, int n, int list)
 {
     if (n == 0) {
         lua_pushboolean(L, 1);
         return 1;
     }
-    lua_pushboolean(L, 0);
-    lua_insert(L, -2);
+    lua_pushnil(L);
+    lua_pushvalue(L, list);
     return 2;
 }
 
-/* a:update(dt, state [, camera]) -> true | false, problems */
+/* Push the output table `name` of the animator at 1. */
+static int push_out(lua_State *L, const char *name)
+{
+    lua_getiuservalue(L, 1, UV_OUT);
+    lua_getfield(L, -1, name);
+    lua_remove(L, -2);
+    return lua_gettop(L);
+}
+
+/* a:update(dt, state [, camera]) -> true | nil, problems */
 static int l_update(lua_State *L)
 {
     lua_animator *a = check_animator(L, 1);
@@ -550,41 +1022,61 @@ static int l_update(lua_State *L)
             lua_pop(L, 1);
         }
         has_cam = true;
+    } else if (!lua_isnoneornil(L, 4)) {
+        return luaL_typeerror(L, 4, "camera position {x, y, z}");
     }
+    lua_settop(L, 3);
+    int list = push_out(L, "problems"); /* 4 */
     bw_character_state s;
-    float ex[BW_ARKIT52_COUNT];
-    int problems = take_state(L, 3, a, &s, a->next_weights, ex);
+    int problems = take_state(L, 3, list, a->problem_len, a, &s, a->next_weights, a->next_face_w, a->next_expression);
+    a->problem_len = problems;
+    const bw_character_state *use = &s;
     if (problems == 0) {
         if (s.clip_weights) memcpy(a->weights, a->next_weights, (size_t)a->clip_count * sizeof(float));
-        if (s.expression) memcpy(a->expression, ex, sizeof ex);
+        if (s.face_weights) memcpy(a->face_w, a->next_face_w, (size_t)a->face_count * sizeof(float));
+        if (s.expression) memcpy(a->expression, a->next_expression, (size_t)s.expression_count * sizeof(float));
         a->last = s;
         if (s.clip_weights) a->last.clip_weights = a->weights;
+        if (s.face_weights) a->last.face_weights = a->face_w;
         if (s.expression) a->last.expression = a->expression;
+        a->last.params = NULL; /* applied once, now */
+        a->last.param_count = 0;
+        a->last.fire = NULL;
+        a->last.fire_count = 0;
         a->has_last = true;
+    } else {
+        memset(&s, 0, sizeof s);
+        if (a->has_last) use = &a->last;
     }
-    bw_character_state zero;
-    memset(&zero, 0, sizeof zero);
+    if (a->graph_obj && !a->graph_obj->closed) { /* predicates run on this thread */
+        lua_getiuservalue(L, 1, UV_GRAPH);
+        bw_lua_graph_set_thread(L, lua_gettop(L));
+        lua_pop(L, 1);
+    }
     a->thread = L; /* the map runs on this thread, above what is on the stack now */
-    bw_animator_update(a->animator, dt, a->has_last ? &a->last : &zero, has_cam ? cam : NULL);
+    bw_animator_update(a->animator, dt, use, has_cam ? cam : NULL);
     a->thread = NULL;
-    return push_outcome(L, problems);
+    return push_outcome(L, problems, list);
 }
 
-/* blendwerk.validate_character_state(state [, animator]) -> true | false, problems */
+/* blendwerk.validate_character_state(state [, animator]) -> true | nil, problems */
 static int l_validate(lua_State *L)
 {
     lua_settop(L, 2);
     lua_animator *a = lua_isnil(L, 2) ? NULL : check_animator(L, 2);
-    if (a) { /* the animator at 1 for take_state's uservalue reads */
+    if (a) { /* the animator at 1 for the uservalue reads */
         lua_pushvalue(L, 2);
         lua_pushvalue(L, 1);
         lua_replace(L, 2);
         lua_replace(L, 1);
     }
+    lua_newtable(L); /* 3: the caller keeps this list */
     bw_character_state s;
     float ex[BW_ARKIT52_COUNT];
-    int n = take_state(L, a ? 2 : 1, a, &s, a ? a->next_weights : NULL, ex);
-    return push_outcome(L, n);
+    /* with an animator, its scratch buffers (the next update overwrites them anyway) */
+    int n = take_state(L, a ? 2 : 1, 3, 0, a, &s, a ? a->next_weights : NULL, a ? a->next_face_w : NULL,
+                       a ? a->next_expression : ex);
+    return push_outcome(L, n, 3);
 }
 
 static const char *const gesture_fields[] = {"duration", "fade_in", "fade_out", "curve", "envelope", NULL};
@@ -642,14 +1134,99 @@ static int l_gesture(lua_State *L)
     return 1;
 }
 
-/* ---- outputs ---- */
+/* a:set_graph(graph | nil [, fade]) -> true | nil, message */
+static int l_set_graph(lua_State *L)
+{
+    lua_animator *a = check_animator(L, 1);
+    lua_settop(L, 3);
+    if (!lua_isnil(L, 2) && !bw_lua_test_object(L, 2, BW_LUA_GRAPH))
+        return luaL_typeerror(L, 2, "blendwerk.Graph or nil");
+    float fade = DEFAULT_SET_GRAPH_FADE;
+    if (!lua_isnil(L, 3)) {
+        const char *bad = bw_lua_to_float(luaL_checknumber(L, 3), &fade);
+        if (bad || fade < 0.0f) return luaL_argerror(L, 3, bad ? bad : "fade must be >= 0");
+    }
+    char why[256];
+    if (!bind_graph(L, a, lua_isnil(L, 2) ? 0 : 2, fade, why, sizeof why)) return fail(L, "%s", why);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* The graph layer named or numbered (1-based) at arg (default 1) -> 0-based. */
+static int check_layer(lua_State *L, lua_animator *a, int arg)
+{
+    if (!a->graph) luaL_error(L, "the animator has no graph");
+    int layer = 0;
+    if (lua_type(L, arg) == LUA_TSTRING) layer = bw_graph_find_layer(a->graph, lua_tostring(L, arg));
+    else if (!lua_isnoneornil(L, arg)) layer = (int)luaL_checkinteger(L, arg) - 1;
+    if (layer < 0 || layer >= bw_graph_layer_count(a->graph))
+        luaL_argerror(L, arg, lua_pushfstring(L, "no layer %s", luaL_tolstring(L, arg, NULL)));
+    return layer;
+}
+
+static void set_num(lua_State *L, const char *key, double v)
+{
+    lua_pushnumber(L, (lua_Number)v);
+    lua_setfield(L, -2, key);
+}
+
+/* a:status([layer]) -> { state, progress, normalized, weight, transition = {...} | nil } */
+static int l_status(lua_State *L)
+{
+    lua_animator *a = check_animator(L, 1);
+    int layer = check_layer(L, a, 2);
+    bw_graph_layer_status st;
+    bw_graph_cursor_layer_status(bw_animator_cursor(a->animator), layer, &st);
+    lua_createtable(L, 0, 5);
+    lua_pushstring(L, bw_graph_state_name(a->graph, layer, st.state));
+    lua_setfield(L, -2, "state");
+    set_num(L, "progress", st.progress);
+    set_num(L, "normalized", st.normalized);
+    set_num(L, "weight", st.weight);
+    if (st.transition.active) {
+        const bw_graph_transition_status *t = &st.transition;
+        lua_createtable(L, 0, 6);
+        if (t->from >= 0) lua_pushstring(L, bw_graph_state_name(a->graph, layer, t->from));
+        else lua_pushnil(L);
+        lua_setfield(L, -2, "from");
+        lua_pushstring(L, bw_graph_state_name(a->graph, layer, t->to));
+        lua_setfield(L, -2, "to");
+        set_num(L, "elapsed", t->elapsed);
+        set_num(L, "duration", t->duration);
+        set_num(L, "weight", t->weight);
+        lua_pushboolean(L, t->frozen);
+        lua_setfield(L, -2, "frozen");
+        lua_setfield(L, -2, "transition");
+    }
+    return 1;
+}
+
+/* a:param(name) -> number | boolean (bools and triggers as booleans) */
+static int l_param(lua_State *L)
+{
+    lua_animator *a = check_animator(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    if (!a->graph) return luaL_error(L, "the animator has no graph");
+    int p = bw_graph_find_param(a->graph, name);
+    if (p < 0) return luaL_argerror(L, 2, lua_pushfstring(L, "no parameter '%s'", name));
+    float v = bw_graph_cursor_param(bw_animator_cursor(a->animator), p);
+    if (bw_graph_param_kind_of(a->graph, p) == BW_GRAPH_PARAM_FLOAT) lua_pushnumber(L, (lua_Number)v);
+    else lua_pushboolean(L, v != 0.0f);
+    return 1;
+}
+
+/* ---- outputs (the animator's own tables, refreshed in place) ---- */
 
 static int l_expression(lua_State *L)
 {
     lua_animator *a = check_animator(L, 1);
     int dim = 0;
     const float *e = bw_animator_expression(a->animator, &dim);
-    bw_lua_push_floats(L, e, dim);
+    int t = push_out(L, "expression");
+    for (int i = 0; i < dim; i++) {
+        lua_pushnumber(L, (lua_Number)e[i]);
+        lua_rawseti(L, t, i + 1);
+    }
     return 1;
 }
 
@@ -658,11 +1235,8 @@ static int l_gaze(lua_State *L)
     lua_animator *a = check_animator(L, 1);
     const float *g = bw_animator_gaze(a->animator);
     static const char *const keys[4] = {"pitch_l", "yaw_l", "pitch_r", "yaw_r"};
-    lua_createtable(L, 0, 4);
-    for (int i = 0; i < 4; i++) {
-        lua_pushnumber(L, g[i]);
-        lua_setfield(L, -2, keys[i]);
-    }
+    push_out(L, "gaze");
+    for (int i = 0; i < 4; i++) set_num(L, keys[i], g[i]);
     return 1;
 }
 
@@ -670,14 +1244,38 @@ static int l_root_motion(lua_State *L)
 {
     lua_animator *a = check_animator(L, 1);
     const bw_root_delta *d = bw_animator_root_motion(a->animator);
-    lua_createtable(L, 0, 3);
-    lua_pushnumber(L, d->t[0]);
-    lua_setfield(L, -2, "x");
-    lua_pushnumber(L, d->t[2]);
-    lua_setfield(L, -2, "z");
-    lua_pushnumber(L, d->yaw);
-    lua_setfield(L, -2, "yaw");
+    push_out(L, "root_motion");
+    set_num(L, "x", d->t[0]);
+    set_num(L, "z", d->t[2]);
+    set_num(L, "yaw", d->yaw);
     return 1;
+}
+
+/* Item i (1-based) of the pool at `pool`, made with `keys` the first time. */
+static void pool_item(lua_State *L, int pool, int i, const char *const *keys)
+{
+    if (lua_rawgeti(L, pool, i) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        new_record(L, keys);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, pool, i);
+    }
+}
+
+/* The list at `list`: items 1..n from the pool, nil after up to old_len. */
+static void trim_list(lua_State *L, int list, int n, int old_len)
+{
+    for (int i = n + 1; i <= old_len; i++) {
+        lua_pushnil(L);
+        lua_rawseti(L, list, i);
+    }
+}
+
+static void set_str(lua_State *L, const char *key, const char *s)
+{
+    if (s) lua_pushstring(L, s);
+    else lua_pushboolean(L, 0);
+    lua_setfield(L, -2, key);
 }
 
 /* a:plays() -> { { clip = name, weight =, rate =, time = }, ... } */
@@ -686,18 +1284,80 @@ static int l_plays(lua_State *L)
     lua_animator *a = check_animator(L, 1);
     int n = 0;
     const bw_animator_play *p = bw_animator_plays(a->animator, &n);
-    lua_createtable(L, n, 0);
+    int list = push_out(L, "plays");
+    int pool = push_out(L, "play_pool");
     for (int i = 0; i < n; i++) {
-        lua_createtable(L, 0, 4);
-        lua_pushstring(L, a->names[p[i].clip]);
-        lua_setfield(L, -2, "clip");
-        lua_pushnumber(L, p[i].weight);
-        lua_setfield(L, -2, "weight");
-        lua_pushnumber(L, p[i].rate);
-        lua_setfield(L, -2, "rate");
-        lua_pushnumber(L, p[i].time);
-        lua_setfield(L, -2, "time");
-        lua_rawseti(L, -2, i + 1);
+        pool_item(L, pool, i + 1, play_keys);
+        set_str(L, "clip", a->names[p[i].clip]);
+        set_num(L, "weight", p[i].weight);
+        set_num(L, "rate", p[i].rate);
+        set_num(L, "time", p[i].time);
+        lua_rawseti(L, list, i + 1);
+    }
+    trim_list(L, list, n, a->play_len);
+    a->play_len = n;
+    lua_settop(L, list);
+    return 1;
+}
+
+/* a:events() -> { { kind =, name =, layer =, state =, clip =, time = }, ... }:
+ * the last update's events; fields that do not apply are false. */
+static int l_events(lua_State *L)
+{
+    lua_animator *a = check_animator(L, 1);
+    int n = 0;
+    const bw_animator_event *e = bw_animator_events(a->animator, &n);
+    int list = push_out(L, "events");
+    int pool = push_out(L, "event_pool");
+    static const char *const graph_kinds[] = {"enter", "exit", "marker"};
+    for (int i = 0; i < n; i++) {
+        pool_item(L, pool, i + 1, event_keys);
+        const char *kind = "blink", *name = NULL, *layer = NULL, *state = NULL, *clip = NULL;
+        double time = 0.0;
+        if (e[i].kind == BW_ANIMATOR_EVENT_GRAPH && a->graph) {
+            const bw_graph_event *g = &e[i].graph_event;
+            kind = graph_kinds[g->kind];
+            name = g->name;
+            layer = bw_graph_layer_name(a->graph, g->layer);
+            state = bw_graph_state_name(a->graph, g->layer, g->state);
+            if (g->kind == BW_GRAPH_EVENT_MARKER && g->clip >= 0 && g->clip < bw_graph_clip_count(a->graph))
+                clip = a->names[a->graph_clip[g->clip]];
+            time = g->kind == BW_GRAPH_EVENT_MARKER ? g->time : 0.0;
+        } else if (e[i].kind == BW_ANIMATOR_EVENT_MARKER || e[i].kind == BW_ANIMATOR_EVENT_GESTURE_END) {
+            kind = e[i].kind == BW_ANIMATOR_EVENT_MARKER ? "marker" : "gesture_end";
+            name = e[i].name;
+            clip = e[i].clip >= 0 && e[i].clip < a->clip_count ? a->names[e[i].clip] : NULL;
+            time = e[i].time;
+        }
+        set_str(L, "kind", kind);
+        set_str(L, "name", name);
+        set_str(L, "layer", layer);
+        set_str(L, "state", state);
+        set_str(L, "clip", clip);
+        set_num(L, "time", time);
+        lua_rawseti(L, list, i + 1);
+    }
+    trim_list(L, list, n, a->event_len);
+    a->event_len = n;
+    lua_settop(L, list);
+    return 1;
+}
+
+/* a:joint_overrides() -> { { joint = name, r = { x, y, z, w } }, ... } */
+static int l_joint_overrides(lua_State *L)
+{
+    lua_animator *a = check_animator(L, 1);
+    int n = 0;
+    const bw_joint_override *o = bw_animator_joint_overrides(a->animator, &n);
+    int list = push_out(L, "overrides");
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, list, i + 1);
+        lua_getfield(L, -1, "r");
+        for (int k = 0; k < 4; k++) {
+            lua_pushnumber(L, (lua_Number)o[i].r[k]);
+            lua_rawseti(L, -2, k + 1);
+        }
+        lua_pop(L, 2);
     }
     return 1;
 }
@@ -713,12 +1373,21 @@ static int l_head_aim(lua_State *L)
     return 2;
 }
 
-/* a:pose() -> a new Pose holding the output pose */
+/* a:pose() -> the animator's Pose, refreshed with the output pose (a new
+ * one only when the last was closed) */
 static int l_pose(lua_State *L)
 {
     lua_animator *a = check_animator(L, 1);
-    lua_getiuservalue(L, 1, UV_RIG);
-    bw_lua_pose *p = bw_lua_push_pose(L, lua_gettop(L));
+    push_out(L, "pose");
+    bw_lua_pose *p = (bw_lua_pose *)luaL_testudata(L, -1, BW_LUA_POSE);
+    if (!p || p->hdr.closed) {
+        lua_pop(L, 1);
+        lua_getiuservalue(L, 1, UV_OUT);
+        lua_getiuservalue(L, 1, UV_RIG);
+        p = bw_lua_push_pose(L, lua_gettop(L));
+        lua_pushvalue(L, -1);
+        lua_setfield(L, -4, "pose");
+    }
     bw_pose_copy(&p->pose, bw_animator_pose(a->animator));
     return 1;
 }
@@ -737,9 +1406,11 @@ static int l_close(lua_State *L)
 }
 
 static const luaL_Reg methods[] = {
-    {"update", l_update},         {"gesture", l_gesture},     {"expression", l_expression},
+    {"update", l_update},         {"gesture", l_gesture},       {"set_graph", l_set_graph},
+    {"status", l_status},         {"param", l_param},           {"expression", l_expression},
     {"gaze", l_gaze},             {"root_motion", l_root_motion}, {"plays", l_plays},
-    {"head_aim", l_head_aim},     {"pose", l_pose},           {"close", l_close},
+    {"events", l_events},         {"joint_overrides", l_joint_overrides},
+    {"head_aim", l_head_aim},     {"pose", l_pose},             {"close", l_close},
     {NULL, NULL},
 };
 

@@ -105,6 +105,16 @@ static graph_obj *check_graph(lua_State *L, int arg) { return (graph_obj *)bw_lu
 
 const bw_graph *bw_lua_graph_check(lua_State *L, int idx) { return check_graph(L, idx)->graph; }
 
+void bw_lua_graph_push_clips(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    check_graph(L, idx);
+    if (lua_getiuservalue(L, idx, GRAPH_UV_CLIPS) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+    }
+}
+
 void bw_lua_graph_set_thread(lua_State *L, int idx)
 {
     graph_obj *g = check_graph(L, idx);

@@ -65,6 +65,11 @@ int bw_lua_graph_lint(lua_State *L, int desc_idx, const char *file, int default_
                       int clip_count, const bw_rig *rig);
 /* The compiled graph of the blendwerk.Graph at idx (raises otherwise). */
 const bw_graph *bw_lua_graph_check(lua_State *L, int idx);
+/* Push the list of Clips the Graph at idx was built with (blendwerk.graph's
+ * `clips` option: graph clip i is item i + 1; an empty table when it has
+ * none). For hosts that bind the graph to clips of their own by name (the
+ * Lua animator). Raises when idx is not a Graph. */
+void bw_lua_graph_push_clips(lua_State *L, int idx);
 /* Call before the host (not a Lua method) updates a cursor of the graph at
  * idx, so predicates run in the right thread: L here is the state's main
  * thread. */

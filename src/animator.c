@@ -44,14 +44,11 @@ int bw_arkit52_find(const char *name)
     return -1;
 }
 
-/* One ARKit channel of a face clip: points into the clip. */
+/* One ARKit channel of a face clip. */
 typedef struct face_track {
     int arkit;
-    const float *times;
-    const float *values;
-    int key_count;
-    int stride; /* floats per key (3 for CUBICSPLINE: value in the middle) */
-    int offset;
+    int track;         /* the FLOAT track's index in its clip (bw_sample_track) */
+    float first, last; /* its first and last key times */
 } face_track;
 
 typedef struct gesture_slot {
@@ -87,6 +84,9 @@ struct bw_animator {
     bw_root_delta root;
     bw_graph_cursor *cursor;
     const bw_graph *graph;
+    bw_binding **graph_bindings; /* graph_binding_count, one per graph clip (the animator's
+                                    bindings, remapped); NULL: the graph uses a->bindings */
+    int graph_binding_count;
     /* gesture */
     int gesture_count;
     int *gesture_clip;
@@ -214,15 +214,7 @@ static bw_result collect_face_tracks(bw_animator *a, bool store)
             if (bw_clip_track(clip, t, &d) != BW_OK || d.channel != BW_CHANNEL_FLOAT || d.key_count < 1) continue;
             int k = bw_arkit52_find(d.joint);
             if (k < 0) continue;
-            if (store) {
-                face_track *ft = &a->tracks[n];
-                ft->arkit = k;
-                ft->times = d.times;
-                ft->values = d.values;
-                ft->key_count = d.key_count;
-                ft->stride = d.interp == BW_INTERP_CUBICSPLINE ? 3 : 1;
-                ft->offset = d.interp == BW_INTERP_CUBICSPLINE ? 1 : 0;
-            }
+            if (store) a->tracks[n] = (face_track){k, t, d.times[0], d.times[d.key_count - 1]};
             n++;
         }
     }
@@ -306,6 +298,66 @@ static bw_result build_locomotion(bw_animator *a, const bw_animator_desc *desc, 
             goto oom;                                                                      \
     } while (0);
 
+/* The graph's clip list against the animator's: `map` NULL means the same
+ * list; else one index into the animator's clips per graph clip. */
+static void check_graph_clips(const bw_graph *graph, const int *map, int clip_count, const char *prefix,
+                              bw_graph_report *rep)
+{
+    int n = bw_graph_clip_count(graph);
+    char where[64];
+    if (!map) {
+        if (n != clip_count) {
+            snprintf(where, sizeof where, "%sgraph", prefix);
+            bw_graph_problem(rep, BW_ERR_INVALID_ARGUMENT, where,
+                             "the graph has %d clips, the animator %d (give graph_clips, or the graph's clip "
+                             "list must be the animator's clips)",
+                             n, clip_count);
+        }
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        if (!clip_index_ok(map[i], clip_count)) {
+            snprintf(where, sizeof where, "%sgraph_clips[%d]", prefix, i);
+            bw_graph_problem(rep, BW_ERR_RANGE, where, "clip %d is not in [0, %d)", map[i], clip_count);
+        }
+}
+
+/* A cursor of `graph` over the animator's bindings (remapped through `map`
+ * into a new array *out_bindings, NULL when map is NULL). Checks the clip
+ * lists first; on failure nothing is kept and the problem is reported. */
+static bw_result make_graph_cursor(bw_animator *a, const bw_graph *graph, const int *map, const char *where,
+                                   bw_graph_report *rep, bw_graph_cursor **out_cursor, bw_binding ***out_bindings)
+{
+    *out_cursor = NULL;
+    *out_bindings = NULL;
+    int before = rep->count;
+    check_graph_clips(graph, map, a->clip_count, "", rep);
+    if (rep->count != before) return rep->first;
+    bw_result r;
+    int n = bw_graph_clip_count(graph);
+    bw_binding **bindings = a->bindings;
+    if (map) {
+        bindings = n > 0 ? bw_alloc_zeroed(&a->alloc, (size_t)n * sizeof *bindings) : NULL;
+        if (n > 0 && !bindings) return REPORT(rep, BW_ERR_OUT_OF_MEMORY, where, "out of memory");
+        for (int i = 0; i < n; i++) bindings[i] = a->bindings[map[i]];
+    }
+    bw_graph_cursor_desc cd = {0};
+    cd.rig = a->rig;
+    cd.bindings = (const bw_binding *const *)bindings;
+    cd.binding_count = n;
+    cd.allocator = a->alloc;
+    bw_error gerr[1];
+    bw_graph_errors ge = {gerr, 1, 0};
+    r = bw_graph_cursor_create(graph, &cd, out_cursor, &ge);
+    if (r != BW_OK) {
+        if (map) bw_free(&a->alloc, bindings, (size_t)n * sizeof *bindings);
+        *out_cursor = NULL;
+        return REPORT(rep, r, where, "%s", ge.count ? gerr[0].message : bw_result_name(r));
+    }
+    if (map) *out_bindings = bindings;
+    return BW_OK;
+}
+
 bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw_animator_errors *errors)
 {
     bw_graph_report rep;
@@ -352,10 +404,7 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
                        desc->clip_count);
             }
     }
-    if (desc->graph && bw_graph_clip_count(desc->graph) != desc->clip_count)
-        bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, "desc.graph",
-               "the graph has %d clips, the animator %d (the graph's clip list must be desc.clips)",
-               bw_graph_clip_count(desc->graph), desc->clip_count);
+    if (desc->graph) check_graph_clips(desc->graph, desc->graph_clips, desc->clip_count, "desc.", &rep);
     const bw_blink_desc *bl = &desc->blink;
     float bmin = bl->interval_min > 0.0f ? bl->interval_min : 2.0f;
     float bmax = bl->interval_max > 0.0f ? bl->interval_max : (bl->interval_min > 6.0f ? bl->interval_min : 6.0f);
@@ -446,20 +495,11 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
         }
     }
     if (desc->graph) {
-        bw_graph_cursor_desc cd = {0};
-        cd.rig = a->rig;
-        cd.bindings = (const bw_binding *const *)a->bindings;
-        cd.binding_count = a->clip_count;
-        cd.allocator = a->alloc;
-        bw_graph_errors ge = {0};
-        bw_error gerr[1];
-        ge.errors = gerr;
-        ge.capacity = 1;
-        bw_result r = bw_graph_cursor_create(desc->graph, &cd, &a->cursor, &ge);
-        if (r != BW_OK) {
-            bw_graph_problem(&rep, r, "desc.graph", "%s", ge.count ? gerr[0].message : bw_result_name(r));
+        if (make_graph_cursor(a, desc->graph, desc->graph_clips, "desc.graph", &rep, &a->cursor, &a->graph_bindings) !=
+            BW_OK)
             goto fail;
-        }
+        a->graph = desc->graph;
+        a->graph_binding_count = desc->graph_clips ? bw_graph_clip_count(desc->graph) : 0;
     }
     a->next_blink = bw_animator_blink_interval(&a->rng, a->blink_min, a->blink_max);
     *out = a;
@@ -477,6 +517,7 @@ void bw_animator_destroy(bw_animator *a)
 {
     if (!a) return;
     bw_graph_cursor_destroy(a->cursor);
+    bw_free(&a->alloc, a->graph_bindings, (size_t)a->graph_binding_count * sizeof *a->graph_bindings);
     bw_mixer_destroy(a->mixer);
     bw_blend_tree_state_destroy(a->loco_state);
     bw_blend_tree_destroy(a->loco_tree);
@@ -502,6 +543,40 @@ int bw_animator_find_clip(const bw_animator *a, const char *name)
 int bw_animator_clip_count(const bw_animator *a) { return a ? a->clip_count : 0; }
 int bw_animator_expression_dim(const bw_animator *a) { return a ? a->dim : 0; }
 const bw_graph_cursor *bw_animator_cursor(const bw_animator *a) { return a ? a->cursor : NULL; }
+const bw_graph *bw_animator_graph(const bw_animator *a) { return a ? a->graph : NULL; }
+
+bw_result bw_animator_set_graph(bw_animator *a, const bw_graph *graph, const int *graph_clips, float fade,
+                                bw_animator_errors *errors)
+{
+    bw_graph_report rep;
+    bw_graph_report_begin(&rep, errors);
+    if (!a) return REPORT(&rep, BW_ERR_INVALID_ARGUMENT, "animator", "is NULL");
+    if (!isfinite(fade) || fade < 0.0f)
+        return REPORT(&rep, BW_ERR_INVALID_ARGUMENT, "fade", "must be finite and >= 0");
+    bw_graph_cursor *cursor = NULL;
+    bw_binding **bindings = NULL;
+    if (graph) {
+        bw_result r = make_graph_cursor(a, graph, graph_clips, "graph", &rep, &cursor, &bindings);
+        if (r != BW_OK) return r;
+        if (a->cursor) {
+            r = bw_graph_cursor_carry_over(cursor, a->cursor, fade);
+            if (r != BW_OK) {
+                bw_graph_cursor_destroy(cursor);
+                bw_free(&a->alloc, bindings, graph_clips ? (size_t)bw_graph_clip_count(graph) * sizeof *bindings : 0);
+                return REPORT(&rep, r, "graph", "the character cannot be carried over (%s)", bw_result_name(r));
+            }
+        }
+    }
+    bw_graph_cursor_destroy(a->cursor);
+    bw_free(&a->alloc, a->graph_bindings, (size_t)a->graph_binding_count * sizeof *a->graph_bindings);
+    a->cursor = cursor;
+    a->graph = graph;
+    a->graph_bindings = bindings;
+    a->graph_binding_count = graph && graph_clips ? bw_graph_clip_count(graph) : 0;
+    /* the last update's graph events name strings of the old graph */
+    a->event_count = 0;
+    return BW_OK;
+}
 
 /* ---- validation ---- */
 
@@ -769,8 +844,7 @@ static void body_layer(bw_animator *a, float dt, const bw_character_state *fresh
     bw_root_delta zero = {0};
     a->root = zero;
     a->play_count = 0;
-    bw_pose_set_rest(&a->pose, a->rig);
-    if (a->cursor) {
+    if (a->cursor) { /* evaluates over the rig's current values: the whole pose */
         if (fresh) {
             for (int i = 0; i < fresh->param_count; i++)
                 bw_graph_cursor_set_param(a->cursor, fresh->params[i].index, fresh->params[i].value);
@@ -781,6 +855,7 @@ static void body_layer(bw_animator *a, float dt, const bw_character_state *fresh
         if (a->joint_count > 0) bw_graph_cursor_root_motion(a->cursor, &a->rm_cfg, &a->root);
         bw_graph_cursor_drain(a->cursor, graph_event, a);
     } else {
+        bw_pose_set_rest(&a->pose, a->rig); /* the mix's base: the clips cover only some joints */
         int n = 0;
         if (a->use_clips) {
             for (int i = 0; i < a->clip_count; i++) {
@@ -825,25 +900,22 @@ static void body_layer(bw_animator *a, float dt, const bw_character_state *fresh
 
 /* ---- face ---- */
 
-/* Value of a face track at time tau in [0, len), looping across the boundary. */
-static float face_value(const face_track *ft, float tau, float len, bool loop)
+/* Value of a face track at time tau in [0, len]: the core sampler
+ * (sample.h) between its first and last keys (and past them on a clip that
+ * does not loop); on a looping clip, from the last key's value linearly
+ * round to the first key's across the loop boundary. */
+static float face_value(const bw_clip *clip, const face_track *ft, float tau, float len, bool loop)
 {
-    const float *t = ft->times;
-    int n = ft->key_count;
-#define V(i) ft->values[(i) * ft->stride + ft->offset]
-    if (n == 1) return V(0);
-    if (tau >= t[0] && tau <= t[n - 1]) {
-        int k = 1;
-        while (k < n - 1 && t[k] < tau) k++;
-        float u = (tau - t[k - 1]) / (t[k] - t[k - 1]);
-        return V(k - 1) + u * (V(k) - V(k - 1));
+    float v = 0.0f, gap = ft->first + len - ft->last; /* from the last key round to the first */
+    if (!loop || !(gap > 1e-6f) || (tau >= ft->first && tau <= ft->last)) {
+        bw_sample_track(clip, ft->track, tau, &v);
+        return v;
     }
-    float gap = t[0] + len - t[n - 1]; /* from the last key round to the first */
-    if (!loop || !(gap > 1e-6f)) return tau < t[0] ? V(0) : V(n - 1);
-    float since = tau > t[n - 1] ? tau - t[n - 1] : tau + len - t[n - 1];
-    float u = since / gap;
-    return V(n - 1) + u * (V(0) - V(n - 1));
-#undef V
+    float from = 0.0f, to = 0.0f;
+    bw_sample_track(clip, ft->track, ft->last, &from);
+    bw_sample_track(clip, ft->track, ft->first, &to);
+    float since = tau > ft->last ? tau - ft->last : tau + len - ft->last;
+    return from + since / gap * (to - from);
 }
 
 static void face_layer(bw_animator *a, float dt)
@@ -862,7 +934,7 @@ static void face_layer(bw_animator *a, float dt)
             float w = a->use_face ? a->face_w[f] : 0.0f;
             if (!(w > 0.0f)) continue;
             for (int k = a->face_first[f]; k < a->face_first[f + 1]; k++)
-                a->arkit[a->tracks[k].arkit] += w * face_value(&a->tracks[k], (float)tau, len, loop);
+                a->arkit[a->tracks[k].arkit] += w * face_value(c, &a->tracks[k], (float)tau, len, loop);
         }
         for (int i = 0; i < BW_ARKIT52_COUNT; i++) a->arkit[i] = bw_clamp01(a->arkit[i]);
     }

@@ -764,12 +764,19 @@ static void validation_names_the_field_of_fifteen_malformed_states(void)
     bw_animator_destroy(a);
     bw_graph_destroy(graph);
 
-    /* update on a bad state reports and keeps the previous one: the
-     * locomotion keeps walking at 1.5 m/s (walk weight 1) on NaN input. */
+    /* update on a bad state reports and keeps the previous one. Update 1:
+     * 1.5 m/s is walk's authored speed, so walk plays alone at rate 1, 0.1 s
+     * in: spine x 0.1. Update 2 (NaN vz) runs on the previous state: walk
+     * 0.2 s in, spine x 0.2, and the whole pose is the one a twin animator
+     * given the good state twice shows (every joint, bit for bit). */
     d = base_desc();
     a = make(&d);
+    bw_animator *twin = make(&d);
     bw_character_state s = {.velocity = {1.5f, 0, 0}};
     CHECK_INT(bw_animator_update(a, 0.1f, &s, NULL), BW_OK);
+    CHECK_NEAR(bw_animator_pose(a)->joints[SPINE].t[0], 0.1, TOL);
+    CHECK_INT(bw_animator_update(twin, 0.1f, &s, NULL), BW_OK);
+    CHECK_INT(bw_animator_update(twin, 0.1f, &s, NULL), BW_OK);
     s.velocity[2] = NAN;
     CHECK_INT(bw_animator_update(a, 0.1f, &s, NULL), BW_ERR_NON_FINITE);
     int pc = 0;
@@ -778,7 +785,15 @@ static void validation_names_the_field_of_fifteen_malformed_states(void)
     CHECK_STR(pr[0].path, "state.velocity[2]");
     const bw_animator_play *w = play_of(a, WALK);
     CHECK(w && fabsf(w->weight - 1.0f) < 1e-6f);
-    CHECK(isfinite(bw_animator_pose(a)->joints[SPINE].t[0]));
+    CHECK(w && fabsf(w->time - 0.2f) < 1e-6f);
+    CHECK_NEAR(bw_animator_pose(a)->joints[SPINE].t[0], 0.2, TOL);
+    const bw_pose *got = bw_animator_pose(a), *want = bw_animator_pose(twin);
+    for (int j = 0; j < JOINTS; j++) {
+        CHECK(memcmp(got->joints[j].t, want->joints[j].t, sizeof got->joints[j].t) == 0);
+        CHECK(memcmp(got->joints[j].r, want->joints[j].r, sizeof got->joints[j].r) == 0);
+        CHECK(memcmp(got->joints[j].s, want->joints[j].s, sizeof got->joints[j].s) == 0);
+    }
+    bw_animator_destroy(twin);
     bw_animator_destroy(a);
 }
 

@@ -150,13 +150,14 @@ local blendwerk = {}
 
 ---@class blendwerk.AnimatorDesc
 ---@field rig blendwerk.Rig
----@field clips table<string, blendwerk.Clip>
+---@field clips table<string, blendwerk.Clip>|blendwerk.Asset by name (an Asset: its clips by their names)
 ---@field expression_space? { kind: "arkit52" } | { kind: "custom", dim: integer, map: fun(arkit: number[], out: number[]) }
 ---@field locomotion? blendwerk.AnimatorLocomotion[]
 ---@field head? blendwerk.AnimatorHead
 ---@field gestures? string[] clips that may play as gestures
 ---@field face? string[] ARKit-52 face clips
 ---@field blink? false|{ seed?: integer, interval_min?: number, interval_max?: number, duration?: number, disabled?: boolean }
+---@field graph? blendwerk.Graph the body base; its clips bound to `clips` by name
 
 ---@class blendwerk.CharacterState
 ---@field velocity? number[] {x, y, z} world m/s
@@ -164,7 +165,25 @@ local blendwerk = {}
 ---@field yaw? number body facing about +Y, radians (0 faces +Z)
 ---@field clips? table<string, number> explicit clip weights by name
 ---@field look_at? number[] {x, y, z} world point
----@field expression? number[] 52 ARKit values
+---@field expression? number[] 52 ARKit values, or dim values of a custom space (used as is)
+---@field face? table<string, number> drive weights of the face clips by name
+---@field params? table<string, number|boolean> graph parameters by name
+---@field fire? string[] graph triggers to fire
+
+---@class blendwerk.AnimatorEvent
+---@field kind "enter"|"exit"|"marker"|"gesture_end"|"blink"
+---@field name string|false a marker's name; the state entered or left
+---@field layer string|false graph events: the layer
+---@field state string|false graph events: the state
+---@field clip string|false a marker's clip; the gesture's clip
+---@field time number a marker's time in its clip (seconds), else 0
+
+---@class blendwerk.AnimatorStatus
+---@field state string the layer's current state
+---@field progress number normalized progress, growing across loops
+---@field normalized number the fraction of the current pass
+---@field weight number the layer's weight
+---@field transition? { from: string?, to: string, elapsed: number, duration: number, weight: number, frozen: boolean }
 
 ---@class blendwerk.GestureOptions
 ---@field duration? number seconds, default the clip's length
@@ -377,10 +396,10 @@ function blendwerk.root_motion(rig, config) end
 ---@return string? message
 function blendwerk.animator(desc) end
 
----Check a character state: true, or false and the problems with their field paths.
+---Check a character state: true, or nil and the problems with their field paths.
 ---@param state blendwerk.CharacterState
 ---@param animator? blendwerk.Animator
----@return boolean ok
+---@return true? ok
 ---@return string[]? problems
 function blendwerk.validate_character_state(state, animator) end
 
@@ -951,9 +970,34 @@ local Animator = {}
 ---@param dt number seconds
 ---@param state blendwerk.CharacterState
 ---@param camera? number[] {x, y, z}: the look target when the state has none
----@return boolean ok
----@return string[]? problems (the previous state was used)
+---@return true? ok
+---@return string[]? problems (the previous state was used; the list is the animator's, refreshed by the next update)
 function Animator:update(dt, state, camera) end
+
+---Replace the graph keeping the character's state (hot reload); nil removes it.
+---@param graph blendwerk.Graph|nil
+---@param fade? number seconds of crossfade from the pose on screen, default 0.2
+---@return true? ok
+---@return string? message
+function Animator:set_graph(graph, fade) end
+
+---The graph layer's state (layer: a name or 1-based index, default 1).
+---@param layer? string|integer
+---@return blendwerk.AnimatorStatus
+function Animator:status(layer) end
+
+---A graph parameter's current value (bools and triggers as booleans).
+---@param name string
+---@return number|boolean
+function Animator:param(name) end
+
+---The last update's events (the animator's list, refreshed in place).
+---@return blendwerk.AnimatorEvent[]
+function Animator:events() end
+
+---The head chain's parent-local rotations with the aim applied.
+---@return { joint: string, r: number[] }[]
+function Animator:joint_overrides() end
 
 ---@param name string a clip listed in gestures
 ---@param options? blendwerk.GestureOptions
@@ -977,6 +1021,7 @@ function Animator:plays() end
 ---@return number pitch
 function Animator:head_aim() end
 
+---The animator's own Pose, refreshed with the output pose at each call.
 ---@return blendwerk.Pose
 function Animator:pose() end
 

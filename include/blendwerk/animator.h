@@ -170,7 +170,11 @@ typedef struct bw_animator_desc {
     int gesture_clip_count;
     bool gesture_reference_rest; /* false (default): bake against each clip's pose at time 0;
                                     true: against the rig's rest pose */
-    const bw_graph *graph;    /* optional; its clip list must be `clips` (same count and order) */
+    const bw_graph *graph;    /* optional (borrowed); which clip each graph clip plays: */
+    const int *graph_clips;   /* NULL: the graph's clip list is `clips` (same count and
+                                 order); else bw_graph_clip_count(graph) indices into
+                                 `clips`: graph clip i plays clips[graph_clips[i]] (e.g. a
+                                 graph built from names, resolved by the caller) */
     const char *root_joint;   /* root-motion joint by name; NULL = joint 0 */
     int event_capacity;       /* events kept per update; 0 = 64 */
     bw_allocator allocator;   /* by value; fn NULL = malloc */
@@ -196,6 +200,29 @@ BW_API int bw_animator_find_clip(const bw_animator *animator, const char *name);
 BW_API int bw_animator_clip_count(const bw_animator *animator);
 BW_API int bw_animator_expression_dim(const bw_animator *animator);
 BW_API const bw_graph_cursor *bw_animator_cursor(const bw_animator *animator); /* NULL without a graph */
+BW_API const bw_graph *bw_animator_graph(const bw_animator *animator);        /* NULL without a graph */
+
+/* Hot reload (SPEC §10, §11): replace the animator's graph between two
+ * updates, keeping the character's state. A new cursor is made on `graph`
+ * (graph_clips as in the desc: NULL, or bw_graph_clip_count(graph) clip
+ * indices) over the animator's own bindings, and takes over the old cursor
+ * with bw_graph_cursor_carry_over(new, old, fade): parameters by name and
+ * kind, per layer the current state by name with its progress (a removed
+ * or renamed state restarts its layer at the entry), layer weights, and
+ * every carried layer fades over `fade` seconds from the old pose. Without
+ * a previous graph the new one starts fresh at its entries (the body base
+ * switches to the graph); graph NULL removes the graph (the base goes back
+ * to explicit clips or locomotion). The old graph is no longer used once
+ * this returns: the caller may destroy it. Allocates (the new cursor): call
+ * it at reload, not per frame; the updates after it allocate nothing.
+ * Problems go to `errors` (may be NULL) with `where` "graph" or
+ * "graph_clips[i]": BW_ERR_INVALID_ARGUMENT (NULL animator, a negative or
+ * non-finite fade, a graph whose clip count is not the animator's and no
+ * graph_clips), BW_ERR_RANGE (a graph_clips index out of range), or the
+ * cursor's error (a missing binding, BW_ERR_OUT_OF_MEMORY). On any error
+ * the animator is unchanged (the old graph keeps running). */
+BW_API bw_result bw_animator_set_graph(bw_animator *animator, const bw_graph *graph, const int *graph_clips,
+                                       float fade, bw_animator_errors *errors);
 
 /* ---- the character state ---- */
 

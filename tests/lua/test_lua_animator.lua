@@ -1,11 +1,15 @@
 -- test_lua_animator.lua - blendwerk.animator from Lua (docs/animator.md):
 -- locomotion weights and rates, explicit clips by name, head aim and gaze,
--- a gesture, validation with Lua field paths, and descriptions refused
--- with nil, message. Numbers worked out by hand in the comments.
+-- a gesture, a graph driven by params and fire (state and weights after N
+-- updates), set_graph carrying the character over, events, face drive
+-- weights, clips from an Asset, validation of 15 malformed states with
+-- their exact Lua paths, 10,000 updates that allocate nothing, and
+-- descriptions refused with nil, message. Numbers worked out by hand in
+-- the comments.
 
 local bw = rawget(_G, "blendwerk") or require("blendwerk")
 local h = dofile((arg[0]:match("^(.*[/\\])") or "./") .. "harness.lua")
-local test, check, eq, near, fails, finish = h.test, h.check, h.eq, h.near, h.fails, h.finish
+local test, check, eq, near, raises, fails, finish = h.test, h.check, h.eq, h.near, h.raises, h.fails, h.finish
 
 -- root -> spine -> neck_01 -> neck_02 -> head, identity rests
 local rig = assert(bw.rig { joints = {
@@ -18,6 +22,9 @@ local function clip(name, length, x1, joint)
 end
 local clips = { idle = clip("idle", 2.0, 0), walk = clip("walk", 1.0, 1), run = clip("run", 0.6, 2),
   wave = clip("wave", 1.0, 1, "head") }
+-- walk again, with a marker "step" at 0.45 s (the graph tests' walk)
+clips.stride = assert(bw.clip { name = "stride", length = 1.0, loop = true, markers = { { name = "step", time = 0.45 } },
+  joints = { { joint = "spine", parent = "root", keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1.0, t = { 1, 0, 0 } } } } } })
 local desc = { rig = rig, clips = clips, gestures = { "wave" }, blink = false,
   locomotion = { { clip = "idle", speed = 0 }, { clip = "walk", speed = 1.5 }, { clip = "run", speed = 4.0 } } }
 
@@ -95,7 +102,7 @@ end)
 test("validation names the field with Lua paths", function()
   local a = assert(bw.animator(desc))
   local ok, problems = bw.validate_character_state({ velocity = { 0, 0 / 0, 0 } }, a)
-  eq(ok, false, "NaN velocity")
+  eq(ok, nil, "NaN velocity")
   eq(problems[1], "state.velocity[2] is NaN", "message")
   ok, problems = bw.validate_character_state({ clips = { wlak = 1 } }, a)
   eq(problems[1], "state.clips.wlak: no such clip", "unknown clip")
@@ -107,7 +114,7 @@ test("validation names the field with Lua paths", function()
   -- update on a bad state keeps the previous one: still walking at 1.5 m/s
   a:update(0.1, { velocity = { 1.5, 0, 0 } })
   ok, problems = a:update(0.1, { velocity = { 1.5, 0, 0 }, clips = { wlak = 1 } })
-  eq(ok, false, "bad update"); eq(problems[1], "state.clips.wlak: no such clip", "its problem")
+  eq(ok, nil, "bad update"); eq(problems[1], "state.clips.wlak: no such clip", "its problem")
   near(play(a, "walk").weight, 1, 1e-6, "previous state kept")
 end)
 
@@ -153,4 +160,289 @@ test("bad descriptions are refused with a message", function()
   check(not pcall(a.update, a, 0.1, {}), "closed animator raises")
 end)
 
+-- ---- graphs ----
+
+-- The graph: params speed (float), jump (trigger), crouch (bool); layer
+-- base: idle (IDLE, entry), MOVE (stride: spine x 0 -> 1 over 1 s, marker
+-- "step" at 0.45 s), jump (run); idle -> MOVE when speed > 0.5 over 0.5 s
+-- (linear), * -> jump on jump at once, jump -> idle at exit time 1.
+local function graph_desc(move)
+  return {
+    params = { speed = 0, jump = "trigger", crouch = false },
+    layers = { { name = "base", entry = "idle",
+      states = { idle = { clip = "idle" }, [move] = { clip = "stride" }, jump = { clip = "run" } },
+      transitions = {
+        { from = "idle", to = move, when = { "speed > 0.5" }, duration = 0.5 },
+        { from = "*", to = "jump", when = { "jump" }, duration = 0 },
+        { from = "jump", to = "idle", exit_time = 1, duration = 0 },
+      } } },
+  }
+end
+local graph_clips = { clips = { clips.idle, clips.stride, clips.run } }
+local function graph_animator(graph, extra)
+  local d = { rig = rig, clips = clips, graph = graph, blink = false, head = { disabled = true } }
+  for k, v in pairs(extra or {}) do d[k] = v end
+  return assert(bw.animator(d))
+end
+local function spine_x(a) return (a:pose():t("spine")) end
+local function kinds(a)
+  local out = {}
+  for i, e in ipairs(a:events()) do out[i] = e.kind .. ":" .. tostring(e.name) end
+  return table.concat(out, ",")
+end
+
+-- dt 0.125 throughout. Update 1 (speed 1): idle advances, idle -> move fires
+-- (move at p 0, fade weight 0). Updates 2-4: move at p 0.125 k, fade weight
+-- 0.25 k over the idle source (x 0): x = 0.25 k × 0.125 k: 0.03125, 0.125,
+-- 0.28125. Update 5: p 0.5, the fade is over (0.5 s), x 0.5, and the step
+-- marker at 0.45 s was crossed (0.375 -> 0.5).
+local function walk_in(a)
+  eq(a:update(0.125, { params = { speed = 1 } }), true, "update 1")
+  local s = a:status()
+  eq(s.state, "move", "state after update 1"); near(s.progress, 0, 0, "progress 1")
+  near(s.transition.weight, 0, 0, "fade weight 1"); eq(s.transition.from, "idle", "from")
+  eq(kinds(a), "enter:idle,exit:idle,enter:move", "events 1")
+  local want = { 0.03125, 0.125, 0.28125 }
+  for k = 2, 4 do
+    a:update(0.125, {})
+    s = a:status("base")
+    near(s.progress, 0.125 * (k - 1), 1e-9, "progress " .. k)
+    near(s.transition.weight, 0.25 * (k - 1), 1e-6, "fade weight " .. k)
+    near(spine_x(a), want[k - 1], 1e-5, "spine x " .. k)
+  end
+  a:update(0.125, {})
+  s = a:status(1)
+  eq(s.transition, nil, "the fade is over")
+  near(s.progress, 0.5, 1e-9, "progress 5"); near(spine_x(a), 0.5, 1e-5, "spine x 5")
+end
+
+test("a graph driven by params and fire: state and weights after each update", function()
+  local g = assert(bw.graph(graph_desc("move"), graph_clips))
+  local a = graph_animator(g)
+  walk_in(a)
+  local e = a:events()
+  eq(#e, 1, "one event in update 5")
+  eq(e[1].kind, "marker"); eq(e[1].name, "step"); eq(e[1].layer, "base"); eq(e[1].state, "move")
+  eq(e[1].clip, "stride"); near(e[1].time, 0.45, 1e-6, "marker time")
+  -- update 6 fires jump: move advances to 0.625 and leaves; jump (run) at p 0: x 0
+  eq(a:update(0.125, { fire = { "jump" }, params = { crouch = true } }), true, "update 6")
+  eq(a:status().state, "jump", "jumped"); near(spine_x(a), 0, 1e-6, "run at 0")
+  eq(kinds(a), "exit:move,enter:jump", "events 6")
+  eq(a:param("jump"), false, "the trigger was consumed"); eq(a:param("crouch"), true, "bool param")
+  near(a:param("speed"), 1, 0, "float param")
+  -- the graph decides: locomotion and clip weights of the state do not count
+  a:update(0.125, { velocity = { 0, 0, 4 }, clips = { walk = 1 } })
+  eq(#a:plays(), 0, "no locomotion plays under a graph")
+  -- run (0.6 s) at p 0.125 / 0.6: x = 2 × 0.125 / 0.6
+  near(spine_x(a), 2 * 0.125 / 0.6, 1e-5, "jump plays run")
+end)
+
+test("set_graph carries the character over; refusals change nothing", function()
+  local a = graph_animator(assert(bw.graph(graph_desc("move"), graph_clips)))
+  walk_in(a)
+  local d2 = graph_desc("move")
+  d2.params.lean = 0
+  assert(a:set_graph(assert(bw.graph(d2, graph_clips)), 0.25))
+  local s = a:status()
+  eq(s.state, "move", "kept by name"); near(s.progress, 0.5, 1e-9, "its progress")
+  check(s.transition and s.transition.frozen, "a fade from the pose on screen")
+  near(s.transition.duration, 0.25, 1e-6, "over the given fade"); eq(s.transition.from, nil, "a carry-over fade")
+  near(a:param("speed"), 1, 0, "speed carried by name"); near(a:param("lean"), 0, 0, "lean: its default")
+  -- one update of 0.125: move at p 0.625 (x 0.625) at weight 0.5 over the frozen x 0.5
+  a:update(0.125, {})
+  near(spine_x(a), 0.5 * 0.5 + 0.5 * 0.625, 1e-5, "crossfade from the old pose")
+  -- a graph whose clip the animator lacks, or whose clip has another length
+  local hop = assert(bw.clip { name = "hop", length = 1, joints = { { joint = "spine", parent = "root",
+    keys = { { time = 0, t = { 0, 0, 0 } } } } } })
+  local long_walk = assert(bw.clip { name = "walk", length = 2, joints = { { joint = "spine", parent = "root",
+    keys = { { time = 0, t = { 0, 0, 0 } } } } } })
+  local one = function(clip) return { layers = { { name = "base", entry = "idle", states = { idle = { clip = clip } } } } } end
+  fails("graph: clip 'hop' is not among the animator's clips", a:set_graph(assert(bw.graph(one("hop"), { clips = { hop } }))))
+  fails("graph: clip 'walk' is 2 s long in the graph, 1 s in the animator",
+    a:set_graph(assert(bw.graph(one("walk"), { clips = { long_walk } }))))
+  fails("graph: clip 'hop' is not among the animator's clips",
+    bw.animator { rig = rig, clips = clips, graph = assert(bw.graph(one("hop"), { clips = { hop } })) })
+  s = a:status()
+  eq(s.state, "move", "still move"); near(s.progress, 0.625, 1e-9, "still its progress")
+  -- a removed state restarts its layer at the entry
+  assert(a:set_graph(assert(bw.graph(graph_desc("stroll"), graph_clips)), 0))
+  eq(a:status().state, "idle", "move is gone: the entry"); near(a:status().progress, 0, 0, "at its start")
+  -- the same Clip under another name binds too (identity), and nil removes the graph
+  local renamed = { rig = rig, clips = { rest = clips.idle, stride = clips.stride, run = clips.run } }
+  local b = assert(bw.animator(renamed))
+  assert(b:set_graph(assert(bw.graph(graph_desc("move"), graph_clips))))
+  eq(b:status().state, "idle", "bound by identity")
+  assert(b:set_graph(nil))
+  check(not pcall(b.status, b), "no graph: status raises")
+  raises(function() a:set_graph(3) end, "blendwerk.Graph or nil")
+  raises(function() a:set_graph(nil, -1) end, "fade must be >= 0")
+end)
+
+test("events: base markers, gesture end, blink; the same list each call", function()
+  local a = assert(bw.animator { rig = rig, clips = clips, gestures = { "wave" }, head = { disabled = true },
+    blink = { seed = 5, interval_min = 0.4, interval_max = 0.4 } })
+  assert(a:gesture("wave", { duration = 0.25 }))
+  -- 0.5 s of stride alone crosses step (0.45); the 0.25 s gesture ends; the
+  -- first blink starts at 0.4 s (the next at 0.8)
+  a:update(0.5, { clips = { stride = 1 } })
+  local e = a:events()
+  eq(kinds(a), "marker:step,gesture_end:false,blink:false", "events")
+  eq(e[1].clip, "stride"); near(e[1].time, 0.45, 1e-6, "marker time"); eq(e[1].layer, false, "no layer")
+  eq(e[2].clip, "wave", "the gesture's clip")
+  check(rawequal(a:events(), e), "the same table")
+  a:update(0.125, { clips = { stride = 1 } })
+  eq(#a:events(), 0, "no events")
+end)
+
+test("face drive weights by name; a custom space takes dim numbers", function()
+  local smile = assert(bw.clip { name = "smile", length = 2, loop = true, curves = { { name = "mouthSmileLeft",
+    keys = { { time = 0, value = 0.2 }, { time = 1, value = 0.6 } } } } })
+  local fc = { idle = clips.idle, smile = smile }
+  local a = assert(bw.animator { rig = rig, clips = fc, face = { "smile" }, blink = false })
+  -- smile at 0.5 s: 0.2 + 0.5 × 0.4 = 0.4, driven at 0.5: 0.2 (mouthSmileLeft: slot 24)
+  eq(a:update(0.5, { face = { smile = 0.5 } }), true, "update")
+  near(a:expression()[24], 0.2, 1e-6, "mouthSmileLeft")
+  a:update(0.5, {})
+  near(a:expression()[24], 0, 0, "no drive weight: 0")
+  local ok, p = bw.validate_character_state({ face = { grin = 1 } }, a)
+  eq(p[1], "state.face.grin: no such face clip", "unknown face clip")
+  ok, p = bw.validate_character_state({ face = { smile = -1 } }, a)
+  eq(p[1], "state.face.smile is negative", "negative face weight")
+  local c = assert(bw.animator { rig = rig, clips = fc, blink = false,
+    expression_space = { kind = "custom", dim = 3, map = function(_, out) out[1] = 9 end } })
+  eq(c:update(0.1, { expression = { 1, 2, 3 } }), true, "3 numbers")
+  local x = c:expression()
+  eq(x[1] .. "," .. x[2] .. "," .. x[3], "1.0,2.0,3.0", "copied as is")
+  check(rawequal(c:expression(), x), "the same table")
+  ok, p = bw.validate_character_state({ expression = { 1, 2 } }, c)
+  eq(p[1], "state.expression has 2 numbers, expected 52 or 3", "wrong count")
+end)
+
+test("clips = Asset: its clips by their names", function()
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p '" .. dir .. "'"))
+  local path = dir .. "/hop.bvh"
+  local f = assert(io.open(path, "wb"))
+  f:write("HIERARCHY\nROOT root\n{\n  OFFSET 0 0 0\n  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n",
+    "  JOINT spine\n  {\n    OFFSET 0 1 0\n    CHANNELS 3 Zrotation Xrotation Yrotation\n",
+    "    End Site\n    {\n      OFFSET 0 1 0\n    }\n  }\n}\nMOTION\nFrames: 3\nFrame Time: 0.5\n",
+    "0 0 0 0 0 0 0 0 0\n0 1 0 0 0 0 0 0 0\n0 2 0 0 0 0 0 0 0\n")
+  f:close()
+  local asset = assert(bw.load(path))
+  os.remove(path)
+  os.execute("rmdir '" .. dir .. "'")
+  local name = asset:clip(1):name()
+  check(#name > 0, "the clip has a name")
+  local a = assert(bw.animator { rig = asset:rig(), clips = asset, blink = false })
+  eq(a:update(0.25, { clips = { [name] = 1 } }), true, "by the clip's name")
+  local p = a:plays()
+  eq(#p, 1, "one play"); eq(p[1].clip, name, "its name"); near(p[1].time, 0.25, 1e-6, "its clock")
+  local ok, problems = bw.validate_character_state({ clips = { nope = 1 } }, a)
+  eq(problems[1], "state.clips.nope: no such clip", "other names are not clips")
+end)
+
+-- Each malformed state alone, with the one problem it must produce.
+test("validate_character_state: malformed states, each with its exact problem", function()
+  local g = assert(bw.graph(graph_desc("move"), graph_clips))
+  local smile = assert(bw.clip { name = "smile", length = 1, curves = { { name = "jawOpen",
+    keys = { { time = 0, value = 0 } } } } })
+  local fc = {}
+  for k, v in pairs(clips) do fc[k] = v end
+  fc.smile = smile
+  local a = assert(bw.animator { rig = rig, clips = fc, graph = g, face = { "smile" }, blink = false })
+  local nan_expression = {}
+  for i = 1, 52 do nan_expression[i] = 0 end
+  nan_expression[5] = 0 / 0
+  local cases = {
+    { { velocity = { 0, 0 / 0, 0 } }, "state.velocity[2] is NaN" },
+    { { velocity = 3 }, "state.velocity must be a list of 3 numbers" },
+    { { position = { 1, "x", 0 } }, "state.position[2] is not a number" },
+    { { position = { 0, 0, math.huge } }, "state.position[3] is infinite" },
+    { { yaw = "north" }, "state.yaw is not a number" },
+    { { look_at = { 0 / 0, 0, 0 } }, "state.look_at[1] is NaN" },
+    { { clips = { wlak = 1 } }, "state.clips.wlak: no such clip" },
+    { { clips = { walk = -1 } }, "state.clips.walk is negative" },
+    { { clips = { walk = "lots" } }, "state.clips.walk is not a number" },
+    { { face = { grin = 1 } }, "state.face.grin: no such face clip" },
+    { { expression = { 1, 2, 3 } }, "state.expression has 3 numbers, expected 52" },
+    { { expression = nan_expression }, "state.expression[5] is NaN" },
+    { { params = { sped = 1 } }, "state.params.sped: no such parameter" },
+    { { params = { jump = 1 } }, "state.params.jump is a trigger: fire it" },
+    { { params = { speed = 0 / 0 } }, "state.params.speed is NaN" },
+    { { params = { speed = true } }, "state.params.speed is not a number" },
+    { { params = { crouch = "yes" } }, "state.params.crouch is not a number or a boolean" },
+    { { params = 1 }, "state.params must be a table { name = value }" },
+    { { fire = { "jmup" } }, "state.fire[1]: no such trigger 'jmup'" },
+    { { fire = { "speed" } }, "state.fire[1]: 'speed' is not a trigger" },
+    { { fire = "jump" }, "state.fire must be a list of trigger names" },
+    { { velocty = { 1, 0, 0 } },
+      "state: unknown field 'velocty' (accepted fields: velocity, position, yaw, clips, face, look_at, expression, params, fire)" },
+    { "walk", "state must be a table" },
+  }
+  check(#cases >= 15, "at least 15 cases")
+  -- a good state first: walk in (the previous state every bad update keeps)
+  eq(a:update(0.125, { params = { speed = 1 } }), true, "good state")
+  for i, c in ipairs(cases) do
+    local ok, problems = bw.validate_character_state(c[1], a)
+    eq(ok, nil, "case " .. i .. " refused")
+    eq(problems and #problems, 1, "case " .. i .. ": one problem")
+    eq(problems and problems[1], c[2], "case " .. i)
+    -- update: the same report, and the previous state stays
+    local uok, uproblems = a:update(0.125, c[1])
+    eq(uok, nil, "update " .. i .. " refused")
+    eq(uproblems and uproblems[1], c[2], "update " .. i)
+  end
+  -- the bad updates still advanced the graph on the previous state:
+  -- move faded in over 0.5 s long ago and sits at p = 0.125 × #cases
+  local s = a:status()
+  eq(s.state, "move", "the previous state ran"); near(s.progress, 0.125 * #cases, 1e-6, "progress")
+  eq(bw.validate_character_state({ velocity = { 1, 0, 0 }, params = { speed = 2, crouch = true }, fire = { "jump" } }, a),
+    true, "a good state")
+  -- without an animator: names are not checked, numbers are
+  eq(bw.validate_character_state({ clips = { anything = 1 }, params = { x = true } }), true, "no animator")
+  local ok, problems = bw.validate_character_state({ params = { x = 0 / 0 } })
+  eq(problems[1], "state.params.x is NaN", "no animator: NaN")
+end)
+
+test("10,000 updates with a graph allocate nothing (Lua's own count)", function()
+  local smile = assert(bw.clip { name = "smile", length = 2, loop = true, curves = { { name = "jawOpen",
+    keys = { { time = 0, value = 0.2 }, { time = 1, value = 0.6 } } } } })
+  local fc = {}
+  for k, v in pairs(clips) do fc[k] = v end
+  fc.smile = smile
+  local a = assert(bw.animator { rig = rig, clips = fc, graph = assert(bw.graph(graph_desc("move"), graph_clips)),
+    face = { "smile" }, gestures = { "wave" }, blink = { seed = 3, interval_min = 0.5, interval_max = 2 } })
+  local params = { speed = 0, crouch = false }
+  local plain = { velocity = { 0, 0, 0 }, yaw = 0, look_at = { 1, 1.6, 3 }, params = params, face = { smile = 0.5 } }
+  local jump = { velocity = { 0, 0, 0 }, yaw = 0, look_at = { 1, 1.6, 3 }, params = params, face = { smile = 0.5 },
+    fire = { "jump" } }
+  local camera = { 0, 1.7, -4 }
+  local seen = 0
+  local function frame(k)
+    params.speed = (k % 50) / 25
+    params.crouch = k % 2 == 0
+    plain.yaw = 0.01 * k
+    if k % 700 == 0 then a:gesture("wave") end
+    local ok = a:update(1 / 60, k % 97 == 0 and jump or plain, camera)
+    seen = seen + #a:events()
+    a:pose(); a:expression(); a:gaze(); a:root_motion(); a:joint_overrides(); a:plays()
+    return ok
+  end
+  for k = 1, 2000 do frame(k) end -- warm-up: every pool at its size
+  collectgarbage("collect") -- (it also shrinks the Lua stack: a few frames regrow it)
+  collectgarbage("stop")
+  for k = 1, 10 do frame(k) end
+  local before = collectgarbage("count")
+  local bad = 0
+  seen = 0
+  for k = 1, 10000 do
+    if not frame(k) then bad = bad + 1 end
+  end
+  local grown = (collectgarbage("count") - before) * 1024
+  collectgarbage("restart")
+  eq(bad, 0, "every state good")
+  check(seen > 100, "events were delivered: " .. seen)
+  eq(grown, 0, "bytes allocated over 10,000 updates")
+end)
 finish()
