@@ -24,7 +24,8 @@
 
 /* One running version: the graph file's load and the animator on it. */
 typedef struct version {
-    bw_graph_reload *graph; /* NULL without a graph file */
+    bw_graph_reload *graph; /* NULL without a graph file; host mode (graph_reload.h) */
+    const bw_graph *held;   /* the version the animator runs (acquired) */
     bw_animator *animator;
     int p_vx, p_vz, p_speed; /* graph parameters the input drives, -1 = none */
     int gestures[MAX_GESTURES], gesture_count;
@@ -118,7 +119,7 @@ static bw_graph_cursor *cursor_of(const version *v)
     return v->animator ? (bw_graph_cursor *)bw_animator_cursor(v->animator) : NULL;
 }
 
-static const bw_graph *graph_of(const version *v) { return v->graph ? bw_graph_reload_graph(v->graph) : NULL; }
+static const bw_graph *graph_of(const version *v) { return v->held; }
 
 /* ---- the character ---- */
 
@@ -197,6 +198,7 @@ static int find_clip_like(const character_ref *c, const char *const *words)
 static void version_free(version *v)
 {
     bw_animator_destroy(v->animator);
+    if (v->held) bw_graph_reload_release(v->graph, v->held);
     bw_graph_reload_destroy(v->graph);
     free(v->clip_weights);
     memset(v, 0, sizeof *v);
@@ -213,6 +215,14 @@ static void animator_errors(char *err, size_t err_size, const bw_error *errs, in
     }
 }
 
+/* The graph parameters the input drives. */
+static void find_params(version *v)
+{
+    v->p_vx = bw_graph_find_param(v->held, "vx");
+    v->p_vz = bw_graph_find_param(v->held, "vz");
+    v->p_speed = bw_graph_find_param(v->held, "speed");
+}
+
 static bool version_build(demo_app *a, const character_ref *c, version *v, char *err, size_t err_size)
 {
     memset(v, 0, sizeof *v);
@@ -225,16 +235,15 @@ static bool version_build(demo_app *a, const character_ref *c, version *v, char 
         gd.rig = c->rig;
         gd.clips = c->clips;
         gd.clip_count = c->clip_count;
-        gd.cursor_count = 1;
+        gd.host_cursors = true; /* the animator's cursor is the character's */
         gd.limits = a->limits;
         gd.watch = &wd;
         v->graph = bw_graph_reload_create(&gd, err, err_size);
         if (!v->graph) return false;
+        v->held = bw_graph_reload_acquire(v->graph);
     }
     const bw_graph *g = graph_of(v);
-    v->p_vx = bw_graph_find_param(g, "vx");
-    v->p_vz = bw_graph_find_param(g, "vz");
-    v->p_speed = bw_graph_find_param(g, "speed");
+    find_params(v);
     static const char *const gestures[] = {"wave", "nod", NULL};
     for (int k = 0; gestures[k]; k++) {
         int i = find_clip(c, gestures[k]);
@@ -414,69 +423,91 @@ void demo_app_destroy(demo_app *a)
 
 /* ---- reload ---- */
 
-/* Swap in `next` (built on `ch`) keeping the character's state. False
- * (nothing changed) only when the model matrices cannot grow. */
-static bool swap_in(demo_app *a, version *next, character_ref *ch, bool new_character, char *err, size_t err_size)
+/* After a swap: what refers to the old version goes. */
+static void after_swap(demo_app *a)
 {
-    bw_graph_cursor *dst = cursor_of(next);
-    const bw_graph_cursor *src = cursor_of(&a->v);
-    if (!size_model(a, ch->rig)) {
-        snprintf(err, err_size, "demo: out of memory");
-        return false;
-    }
-    bool carried = dst && src && bw_graph_cursor_carry_over(dst, src, a->fade) == BW_OK;
-    const char *what = new_character ? a->character_path : a->graph_path;
-    snprintf(a->note, sizeof a->note, "reloaded %s; %s", what,
-             carried ? "state carried over" : (dst ? "graph restarted (another rig layout)" : "no graph"));
-    version_free(&a->v);
-    a->v = *next;
-    memset(next, 0, sizeof *next);
-    if (new_character) {
-        character_free(&a->ch);
-        a->ch = *ch;
-        memset(ch, 0, sizeof *ch);
-    }
-    if (!carried) silence_upper(a);
     a->root_motion = bw_rig_find_by_name(a->ch.rig, "root") >= 0;
     a->auto_fade_layer = -1;
     a->fire_count = 0;
     if (a->face >= a->v.face_count) a->face = -1;
-    return true;
+    a->reloads++;
+    a->error[0] = '\0';
+    /* the timeline's names against the new version; what was applied stays applied */
+    char err[DEMO_APP_ERROR_MAX];
+    if (!timeline_read(a, a->time - 1e-9, err, sizeof err)) snprintf(a->error, sizeof a->error, "%s", err);
+}
+
+static int reject(demo_app *a, const char *err)
+{
+    a->rejections++;
+    snprintf(a->error, sizeof a->error, "%s", err);
+    snprintf(a->note, sizeof a->note, "reload rejected; still running the previous version");
+    return -1;
+}
+
+/* The character file changed: a new character, graph load and animator
+ * beside the running ones; the new animator's cursor takes over the old
+ * one's state. */
+static int reload_character(demo_app *a)
+{
+    char err[DEMO_APP_ERROR_MAX];
+    err[0] = '\0';
+    character_ref fresh;
+    version next;
+    if (!character_load(a, &fresh, err, sizeof err)) return reject(a, err);
+    if (!version_build(a, &fresh, &next, err, sizeof err) || !size_model(a, fresh.rig)) {
+        if (!err[0]) snprintf(err, sizeof err, "demo: out of memory");
+        version_free(&next);
+        character_free(&fresh);
+        return reject(a, err);
+    }
+    bw_graph_cursor *dst = cursor_of(&next);
+    const bw_graph_cursor *src = cursor_of(&a->v);
+    bool carried = dst && src && bw_graph_cursor_carry_over(dst, src, a->fade) == BW_OK;
+    snprintf(a->note, sizeof a->note, "reloaded %s; %s", a->character_path,
+             carried ? "state carried over" : (dst ? "graph restarted (another rig layout)" : "no graph"));
+    version_free(&a->v);
+    character_free(&a->ch);
+    a->v = next;
+    a->ch = fresh;
+    if (!carried) silence_upper(a);
+    after_swap(a);
+    return 1;
+}
+
+/* The graph file changed: the reloader built a new version in its own
+ * sandbox; the animator takes it with bw_animator_set_graph, which carries
+ * the state over. */
+static int reload_graph(demo_app *a, bool force, double now)
+{
+    version *v = &a->v;
+    bw_graph_reload_result res = force ? bw_graph_reload_now(v->graph) : bw_graph_reload_poll(v->graph, now);
+    if (res == BW_GRAPH_RELOAD_NONE) return 0;
+    if (res == BW_GRAPH_RELOAD_REJECTED) return reject(a, bw_graph_reload_error(v->graph));
+    const bw_graph *fresh = bw_graph_reload_acquire(v->graph);
+    bw_error errs[4];
+    bw_animator_errors list = {errs, 4, 0};
+    if (bw_animator_set_graph(v->animator, fresh, NULL, a->fade, &list) != BW_OK) {
+        bw_graph_reload_release(v->graph, fresh);
+        char err[DEMO_APP_ERROR_MAX] = "";
+        animator_errors(err, sizeof err, errs, list.count, 4);
+        return reject(a, err);
+    }
+    bw_graph_reload_release(v->graph, v->held);
+    v->held = fresh;
+    find_params(v);
+    snprintf(a->note, sizeof a->note, "reloaded %s in %.1f ms; state carried over", a->graph_path,
+             bw_graph_reload_last_ms(v->graph));
+    after_swap(a);
+    return 1;
 }
 
 int demo_app_reload(demo_app *a, double now, bool force)
 {
     if (!a) return 0;
     bool char_changed = a->char_watch && bw_watch_poll(a->char_watch, now);
-    bool graph_changed = a->v.graph && bw_watch_poll(bw_graph_reload_watcher(a->v.graph), now);
-    if (force) {
-        char_changed = a->character_path != NULL;
-        graph_changed = a->graph_path != NULL;
-    }
-    if (!char_changed && !graph_changed) return 0;
-    char err[DEMO_APP_ERROR_MAX];
-    err[0] = '\0';
-    character_ref fresh;
-    memset(&fresh, 0, sizeof fresh);
-    bool ok = true;
-    if (char_changed) ok = character_load(a, &fresh, err, sizeof err);
-    version next;
-    memset(&next, 0, sizeof next);
-    ok = ok && version_build(a, char_changed ? &fresh : &a->ch, &next, err, sizeof err);
-    ok = ok && swap_in(a, &next, &fresh, char_changed, err, sizeof err);
-    version_free(&next);
-    character_free(&fresh);
-    if (!ok) {
-        a->rejections++;
-        snprintf(a->error, sizeof a->error, "%s", err);
-        snprintf(a->note, sizeof a->note, "reload rejected; still running the previous version");
-        return -1;
-    }
-    a->reloads++;
-    a->error[0] = '\0';
-    /* the timeline's names against the new version; what was applied stays applied */
-    if (!timeline_read(a, a->time - 1e-9, err, sizeof err)) snprintf(a->error, sizeof a->error, "%s", err);
-    return 1;
+    if (char_changed || (force && a->character_path)) return reload_character(a);
+    return a->v.graph ? reload_graph(a, force, now) : 0;
 }
 
 /* ---- input and commands ---- */

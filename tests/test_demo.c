@@ -120,6 +120,17 @@ static void run_frames(demo_app *a, int n, double *now)
     }
 }
 
+/* Let the watcher see a saved file: one poll notices it, the next (after
+ * the debounce) reports it. Returns demo_app_reload's answer. */
+static int settle(demo_app *a, double *now)
+{
+    int r = demo_app_reload(a, *now, false);
+    *now += 0.2;
+    if (r == 0) r = demo_app_reload(a, *now, false);
+    *now += 0.2;
+    return r;
+}
+
 static bw_graph_layer_status layer(const demo_app *a, int l)
 {
     bw_graph_layer_status st;
@@ -261,7 +272,7 @@ static void graph_reload_keeps_the_state_and_refuses_broken_edits(void)
     int line = line_of(broken, ",, }");
     write_text_file(live, broken);
     const bw_graph *running = demo_app_graph(a);
-    CHECK_INT(demo_app_reload(a, now, true), -1);
+    CHECK_INT(settle(a, &now), -1);
     char want[512];
     snprintf(want, sizeof want, "live_graph.lua:%d:", line);
     CHECK_CONTAINS(demo_app_error(a), want);
@@ -270,18 +281,37 @@ static void graph_reload_keeps_the_state_and_refuses_broken_edits(void)
     run_frames(a, 10, &now); /* the previous graph keeps running */
     CHECK_STR(state_name(a, 0), "walk");
     /* an unknown clip: refused by the reader with its line */
-    char *unknown = replaced(good, "idle = { clip = \"idle\" },", "idle = { clip = \"idel\" },");
+    char *unknown = replaced(good, "idle = { clip = \"idle\" },", "idle = { clip = \"idle_x\" },");
     CHECK(unknown != NULL);
     write_text_file(live, unknown);
-    CHECK_INT(demo_app_reload(a, now, true), -1);
-    snprintf(want, sizeof want, "live_graph.lua:%d:", line_of(unknown, "\"idel\""));
+    CHECK_INT(settle(a, &now), -1);
+    snprintf(want, sizeof want, "live_graph.lua:%d:", line_of(unknown, "\"idle_x\""));
     CHECK_CONTAINS(demo_app_error(a), want);
-    CHECK_CONTAINS(demo_app_error(a), "idel");
-    /* a state removed: its layer restarts at the entry */
-    write_text_file(live, good);
-    CHECK_INT(demo_app_reload(a, now, true), 1);
-    CHECK_STR(demo_app_error(a), "");
-    CHECK_STR(state_name(a, 0), "walk");
+    CHECK_CONTAINS(demo_app_error(a), "idle_x");
+    CHECK(demo_app_graph(a) == running);
+    CHECK_INT(demo_app_rejections(a), 2);
+    /* the walk state renamed: the base layer restarts at its entry */
+    char *renamed = replaced(good, "walk = { sync", "stroll = { sync");
+    char *r2 = renamed ? replaced(renamed, "to = \"walk\",       exit_time", "to = \"stroll\",     exit_time") : NULL;
+    char *r3 = r2 ? replaced(r2, "{ from = \"idle\", to = \"walk\"", "{ from = \"idle\", to = \"stroll\"") : NULL;
+    char *r4 = r3 ? replaced(r3, "{ from = \"walk\", to = \"idle\"", "{ from = \"stroll\", to = \"idle\"") : NULL;
+    char *r5 = r4 ? replaced(r4, "{ from = \"walk\", to = \"run\"", "{ from = \"stroll\", to = \"run\"") : NULL;
+    char *r6 = r5 ? replaced(r5, "{ from = \"run\",  to = \"walk\"", "{ from = \"run\",  to = \"stroll\"") : NULL;
+    CHECK(r6 != NULL);
+    if (r6) {
+        write_text_file(live, r6);
+        CHECK_INT(settle(a, &now), 1);
+        CHECK_STR(demo_app_error(a), "");
+        CHECK_STR(state_name(a, 0), "idle"); /* the entry */
+        run_frames(a, 30, &now);             /* and on to the renamed walk */
+        CHECK_STR(state_name(a, 0), "stroll");
+    }
+    free(renamed);
+    free(r2);
+    free(r3);
+    free(r4);
+    free(r5);
+    free(r6);
     free(good);
     free(broken);
     free(unknown);
