@@ -447,7 +447,7 @@ static bw_result decompose(gltf_ctx *c, const float *m, bw_transform *out, const
     return BW_OK;
 }
 
-static bw_result read_rest(gltf_ctx *c, int node_index, bw_transform *out)
+bw_result bw_gltf_node_rest(gltf_ctx *c, int node_index, bw_transform *out)
 {
     char base[GLTF_PATH_SIZE], where[GLTF_PATH_SIZE];
     bw_gltf_path(base, "nodes[%d]", node_index);
@@ -541,7 +541,7 @@ static bw_result build_joints(loader *L)
             bw_rig_joint_desc *jd = &L->joints[j];
             jd->name = L->joint_names[j];
             jd->parent = parent;
-            r = read_rest(c, i, &jd->rest);
+            r = bw_gltf_node_rest(c, i, &jd->rest);
             if (r != BW_OK) return r;
         }
     }
@@ -924,58 +924,16 @@ static bw_result read_animations(loader *L)
     return BW_OK;
 }
 
-/* ---- document-level checks ---- */
-
-static bw_result check_document(gltf_ctx *c)
-{
-    const cJSON *asset = cJSON_GetObjectItemCaseSensitive(c->root, "asset");
-    if (!cJSON_IsObject(asset)) return bw_gltf_fail(c, BW_ERR_PARSE, "asset", "required object is missing");
-    const char *version;
-    bw_result r = bw_gltf_member_string(c, asset, "asset", "version", true, &version);
-    if (r != BW_OK) return r;
-    if (strncmp(version, "2.", 2) != 0)
-        return bw_gltf_fail(c, BW_ERR_UNSUPPORTED, "asset.version", "glTF version \"%.16s\" (only 2.x is supported)",
-                            version);
-    const cJSON *req;
-    r = bw_gltf_member_array(c, c->root, "", "extensionsRequired", false, &req, NULL);
-    if (r != BW_OK) return r;
-    int k = 0;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, req)
-    {
-        char where[GLTF_PATH_SIZE];
-        bw_gltf_path(where, "extensionsRequired[%d]", k++);
-        if (!cJSON_IsString(e)) return bw_gltf_fail(c, BW_ERR_PARSE, where, "expected a string");
-        /* compressed buffer views would be read as garbage: refuse them */
-        if (!strcmp(e->valuestring, "EXT_meshopt_compression") || !strcmp(e->valuestring, "KHR_meshopt_compression"))
-            return bw_gltf_fail(c, BW_ERR_UNSUPPORTED, where, "required extension %s is not supported", e->valuestring);
-    }
-    return BW_OK;
-}
-
 /* ---- building and cleanup ---- */
 
 static void release(loader *L)
 {
     gltf_ctx *c = &L->c;
-    for (int i = 0; i < c->accessor_count && c->decoded; i++)
-        if (c->decoded[i].data)
-            bw_free(c->a, c->decoded[i].data, c->decoded[i].count * (size_t)c->decoded[i].comps * sizeof(float));
-    bw_free(c->a, c->decoded, (size_t)c->accessor_count * sizeof *c->decoded);
-    for (int i = 0; i < c->buffer_count && c->buffers; i++)
-        if (c->buffers[i].owned) bw_free(c->a, c->buffers[i].owned, c->buffers[i].owned_size);
-    bw_free(c->a, c->buffers, (size_t)c->buffer_count * sizeof *c->buffers);
-    bw_free(c->a, (void *)c->nodes, (size_t)c->node_count * sizeof *c->nodes);
-    bw_free(c->a, (void *)c->meshes, (size_t)c->mesh_count * sizeof *c->meshes);
-    bw_free(c->a, (void *)c->accessors, (size_t)c->accessor_count * sizeof *c->accessors);
-    bw_free(c->a, (void *)c->views, (size_t)c->view_count * sizeof *c->views);
-    bw_free(c->a, (void *)c->buffer_json, (size_t)c->buffer_count * sizeof *c->buffer_json);
     bw_free(c->a, (void *)L->skins, (size_t)L->skin_count * sizeof *L->skins);
     bw_free(c->a, (void *)L->animations, (size_t)L->anim_count * sizeof *L->animations);
     bw_free(c->a, L->nodes, (size_t)c->node_count * sizeof *L->nodes);
     bw_free(c->a, L->order, (size_t)c->node_count * sizeof *L->order);
-    if (c->root) cJSON_Delete(c->root);
-    bw_free(c->a, c->json_text, c->json_size);
+    bw_gltf_close(c);
     while (c->blocks) {
         gltf_block *next = c->blocks->next;
         bw_free(c->a, c->blocks, c->blocks->size);
@@ -986,28 +944,15 @@ static void release(loader *L)
 static bw_result load(loader *L, const void *data, size_t size, bw_asset *asset)
 {
     gltf_ctx *c = &L->c;
-    bw_result r;
-    if (size >= 4 && !memcmp(data, "glTF", 4)) r = bw_gltf_parse_glb(c, (const unsigned char *)data, size);
-    else r = bw_gltf_parse_json(c, (const char *)data, size);
-    if (r == BW_OK) r = check_document(c);
-    if (r == BW_OK) r = bw_gltf_table(c, "nodes", &c->nodes, &c->node_count);
-    if (r == BW_OK) r = bw_gltf_table(c, "meshes", &c->meshes, &c->mesh_count);
-    if (r == BW_OK) r = bw_gltf_table(c, "accessors", &c->accessors, &c->accessor_count);
-    if (r == BW_OK) r = bw_gltf_table(c, "bufferViews", &c->views, &c->view_count);
-    if (r == BW_OK) r = bw_gltf_table(c, "buffers", &c->buffer_json, &c->buffer_count);
+    bw_result r = bw_gltf_open(c, data, size);
     if (r != BW_OK) return r;
     /* Tables sized by count; a zero count leaves NULL (release frees by count). */
     size_t nn = (size_t)c->node_count;
-    if (c->accessor_count)
-        c->decoded = (gltf_floats *)bw_alloc_zeroed(c->a, (size_t)c->accessor_count * sizeof *c->decoded);
-    if (c->buffer_count)
-        c->buffers = (gltf_buffer *)bw_alloc_zeroed(c->a, (size_t)c->buffer_count * sizeof *c->buffers);
     if (nn) {
         L->nodes = (gltf_node *)bw_alloc_zeroed(c->a, nn * sizeof *L->nodes);
         L->order = (int *)bw_alloc(c->a, nn * sizeof *L->order);
     }
-    if ((c->accessor_count && !c->decoded) || (c->buffer_count && !c->buffers) || (nn && (!L->nodes || !L->order)))
-        return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "", "out of memory");
+    if (nn && (!L->nodes || !L->order)) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "", "out of memory");
     r = read_nodes(L);
     if (r == BW_OK) r = build_joints(L);
     if (r == BW_OK) r = build_curves(L);

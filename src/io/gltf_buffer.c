@@ -256,6 +256,15 @@ static float read_component(const unsigned char *p, long long type)
     }
 }
 
+/* One unsigned integer component (5121, 5123, 5125) as a float: exact
+ * below 2^24, the largest index or joint number a mesh may use. */
+static float read_integer(const unsigned char *p, long long type)
+{
+    if (type == 5121) return (float)p[0];
+    if (type == 5123) return (float)(uint16_t)(p[0] | p[1] << 8);
+    return (float)read_u32(p);
+}
+
 /* A bufferView's bytes: [begin, begin + length) of a loaded buffer. */
 typedef struct view_bytes {
     const unsigned char *data;
@@ -362,13 +371,19 @@ static const char *comps_name(int comps)
     return comps == 1 ? "SCALAR" : comps == 2 ? "VEC2" : comps == 3 ? "VEC3" : comps == 4 ? "VEC4" : "?";
 }
 
-bw_result bw_gltf_accessor_floats(gltf_ctx *c, int index, int comps, const char *use_where,
-                                  const gltf_floats **out)
+/* Decode accessor `index`: floats (floats and normalized integers) or,
+ * when `integer`, unsigned integers that are not normalized (indices,
+ * joint numbers) kept as whole numbers. */
+static bw_result decode_accessor(gltf_ctx *c, int index, int comps, const char *use_where, bool integer,
+                                 const gltf_floats **out)
 {
     gltf_floats *cached = &c->decoded[index];
     char base[GLTF_PATH_SIZE], where[GLTF_PATH_SIZE];
     bw_gltf_path(base, "accessors[%d]", index);
     if (cached->data) {
+        if (cached->integer != integer)
+            return bw_gltf_fail(c, BW_ERR_PARSE, use_where, "accessor %d is used both as %s and as %s", index,
+                                integer ? "integers" : "floats", integer ? "floats" : "integers");
         if (cached->comps != comps)
             return bw_gltf_fail(c, BW_ERR_PARSE, use_where, "accessor %d is %s, expected %s", index,
                                 comps_name(cached->comps), comps_name(comps));
@@ -397,7 +412,12 @@ bw_result bw_gltf_accessor_floats(gltf_ctx *c, int index, int comps, const char 
     if (!tcomps) return bw_gltf_fail(c, BW_ERR_PARSE, bw_gltf_path(where, "%s.type", base), "unknown type \"%.32s\"", type);
     if (tcomps != comps)
         return bw_gltf_fail(c, BW_ERR_PARSE, use_where, "accessor %d is %s, expected %s", index, type, comps_name(comps));
-    if (ctype == 5125 || (ctype != 5126 && !normalized))
+    if (integer && (normalized || (ctype != 5121 && ctype != 5123 && ctype != 5125)))
+        return bw_gltf_fail(c, BW_ERR_UNSUPPORTED, use_where,
+                            "accessor %d: component type %lld%s is not usable for indices "
+                            "(unsigned 8/16/32-bit integers, not normalized)",
+                            index, ctype, normalized ? " with \"normalized\"" : "");
+    if (!integer && (ctype == 5125 || (ctype != 5126 && !normalized)))
         return bw_gltf_fail(c, BW_ERR_UNSUPPORTED, use_where,
                             "accessor %d: component type %lld%s is not usable for animation data "
                             "(float or normalized 8/16-bit integers)",
@@ -435,10 +455,14 @@ bw_result bw_gltf_accessor_floats(gltf_ctx *c, int index, int comps, const char 
     if (vb.data) {
         const unsigned char *p = vb.data + offset;
         for (size_t i = 0; i < (size_t)count; i++, p += stride)
-            for (int j = 0; j < comps; j++) f[i * (size_t)comps + (size_t)j] = read_component(p + (size_t)j * (size_t)csize, ctype);
+            for (int j = 0; j < comps; j++)
+                f[i * (size_t)comps + (size_t)j] = integer ? read_integer(p + (size_t)j * (size_t)csize, ctype)
+                                                           : read_component(p + (size_t)j * (size_t)csize, ctype);
     }
     const cJSON *sparse = cJSON_GetObjectItemCaseSensitive(acc, "sparse");
-    if (sparse) r = read_sparse(c, sparse, base, ctype, comps, (size_t)count, f);
+    if (sparse && integer) r = bw_gltf_fail(c, BW_ERR_UNSUPPORTED, bw_gltf_path(where, "%s.sparse", base),
+                                            "sparse integer accessors are not supported");
+    else if (sparse) r = read_sparse(c, sparse, base, ctype, comps, (size_t)count, f);
     for (size_t i = 0; r == BW_OK && i < n; i++)
         if (!isfinite(f[i]))
             r = bw_gltf_fail(c, BW_ERR_NON_FINITE, use_where, "accessor %d element %zu component %zu is not finite",
@@ -450,6 +474,93 @@ bw_result bw_gltf_accessor_floats(gltf_ctx *c, int index, int comps, const char 
     cached->data = f;
     cached->count = (size_t)count;
     cached->comps = comps;
+    cached->integer = integer;
     *out = cached;
     return BW_OK;
+}
+
+bw_result bw_gltf_accessor_floats(gltf_ctx *c, int index, int comps, const char *use_where,
+                                  const gltf_floats **out)
+{
+    return decode_accessor(c, index, comps, use_where, false, out);
+}
+
+bw_result bw_gltf_accessor_uints(gltf_ctx *c, int index, int comps, const char *use_where,
+                                 const gltf_floats **out)
+{
+    return decode_accessor(c, index, comps, use_where, true, out);
+}
+
+/* ---- the document ---- */
+
+static bw_result check_document(gltf_ctx *c)
+{
+    const cJSON *asset = cJSON_GetObjectItemCaseSensitive(c->root, "asset");
+    if (!cJSON_IsObject(asset)) return bw_gltf_fail(c, BW_ERR_PARSE, "asset", "required object is missing");
+    const char *version;
+    bw_result r = bw_gltf_member_string(c, asset, "asset", "version", true, &version);
+    if (r != BW_OK) return r;
+    if (strncmp(version, "2.", 2) != 0)
+        return bw_gltf_fail(c, BW_ERR_UNSUPPORTED, "asset.version", "glTF version \"%.16s\" (only 2.x is supported)",
+                            version);
+    const cJSON *req;
+    r = bw_gltf_member_array(c, c->root, "", "extensionsRequired", false, &req, NULL);
+    if (r != BW_OK) return r;
+    int k = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, req)
+    {
+        char where[GLTF_PATH_SIZE];
+        bw_gltf_path(where, "extensionsRequired[%d]", k++);
+        if (!cJSON_IsString(e)) return bw_gltf_fail(c, BW_ERR_PARSE, where, "expected a string");
+        /* compressed buffer views would be read as garbage: refuse them */
+        if (!strcmp(e->valuestring, "EXT_meshopt_compression") || !strcmp(e->valuestring, "KHR_meshopt_compression"))
+            return bw_gltf_fail(c, BW_ERR_UNSUPPORTED, where, "required extension %s is not supported", e->valuestring);
+    }
+    return BW_OK;
+}
+
+bw_result bw_gltf_open(gltf_ctx *c, const void *data, size_t size)
+{
+    bw_result r;
+    if (size >= 4 && !memcmp(data, "glTF", 4)) r = bw_gltf_parse_glb(c, (const unsigned char *)data, size);
+    else r = bw_gltf_parse_json(c, (const char *)data, size);
+    if (r == BW_OK) r = check_document(c);
+    if (r == BW_OK) r = bw_gltf_table(c, "nodes", &c->nodes, &c->node_count);
+    if (r == BW_OK) r = bw_gltf_table(c, "meshes", &c->meshes, &c->mesh_count);
+    if (r == BW_OK) r = bw_gltf_table(c, "accessors", &c->accessors, &c->accessor_count);
+    if (r == BW_OK) r = bw_gltf_table(c, "bufferViews", &c->views, &c->view_count);
+    if (r == BW_OK) r = bw_gltf_table(c, "buffers", &c->buffer_json, &c->buffer_count);
+    if (r != BW_OK) return r;
+    /* a zero count leaves NULL (bw_gltf_close frees by count) */
+    if (c->accessor_count)
+        c->decoded = (gltf_floats *)bw_alloc_zeroed(c->a, (size_t)c->accessor_count * sizeof *c->decoded);
+    if (c->buffer_count)
+        c->buffers = (gltf_buffer *)bw_alloc_zeroed(c->a, (size_t)c->buffer_count * sizeof *c->buffers);
+    if ((c->accessor_count && !c->decoded) || (c->buffer_count && !c->buffers))
+        return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "", "out of memory");
+    return BW_OK;
+}
+
+void bw_gltf_close(gltf_ctx *c)
+{
+    for (int i = 0; i < c->accessor_count && c->decoded; i++)
+        if (c->decoded[i].data)
+            bw_free(c->a, c->decoded[i].data, c->decoded[i].count * (size_t)c->decoded[i].comps * sizeof(float));
+    bw_free(c->a, c->decoded, (size_t)c->accessor_count * sizeof *c->decoded);
+    for (int i = 0; i < c->buffer_count && c->buffers; i++)
+        if (c->buffers[i].owned) bw_free(c->a, c->buffers[i].owned, c->buffers[i].owned_size);
+    bw_free(c->a, c->buffers, (size_t)c->buffer_count * sizeof *c->buffers);
+    bw_free(c->a, (void *)c->nodes, (size_t)c->node_count * sizeof *c->nodes);
+    bw_free(c->a, (void *)c->meshes, (size_t)c->mesh_count * sizeof *c->meshes);
+    bw_free(c->a, (void *)c->accessors, (size_t)c->accessor_count * sizeof *c->accessors);
+    bw_free(c->a, (void *)c->views, (size_t)c->view_count * sizeof *c->views);
+    bw_free(c->a, (void *)c->buffer_json, (size_t)c->buffer_count * sizeof *c->buffer_json);
+    if (c->root) cJSON_Delete(c->root);
+    bw_free(c->a, c->json_text, c->json_size);
+    c->decoded = NULL;
+    c->buffers = NULL;
+    c->nodes = c->meshes = c->accessors = c->views = c->buffer_json = NULL;
+    c->root = NULL;
+    c->json_text = NULL;
 }

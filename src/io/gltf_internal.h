@@ -54,6 +54,7 @@ typedef struct gltf_floats {
     float *data;
     size_t count; /* elements */
     int comps;    /* floats per element */
+    bool integer; /* decoded by bw_gltf_accessor_uints (whole numbers) */
 } gltf_floats;
 
 typedef struct gltf_ctx {
@@ -147,6 +148,26 @@ bw_result bw_gltf_parse_glb(gltf_ctx *c, const unsigned char *data, size_t size)
  * in c->decoded and owned by the context. */
 bw_result bw_gltf_accessor_floats(gltf_ctx *c, int index, int comps, const char *use_where,
                                   const gltf_floats **out);
+
+/* The same for unsigned integer data (indices, JOINTS_0): component type
+ * 5121, 5123 or 5125, not normalized, no sparse storage; the values are
+ * whole numbers held as floats (exact below 2^24; callers bound them by
+ * counts below that). An accessor decodes one way only: asking for both
+ * fails. */
+bw_result bw_gltf_accessor_uints(gltf_ctx *c, int index, int comps, const char *use_where,
+                                 const gltf_floats **out);
+
+/* A document's shared state (gltf.c's loader and gltf_mesh.c):
+ * bw_gltf_open parses `data` (GLB or JSON), checks asset.version and
+ * extensionsRequired, builds the top-level tables and the per-accessor and
+ * per-buffer slots; bw_gltf_close frees all of that (not c->blocks, the
+ * rig loader's arena) and is safe after a failed or partial open. */
+bw_result bw_gltf_open(gltf_ctx *c, const void *data, size_t size);
+void bw_gltf_close(gltf_ctx *c);
+
+/* Node `node_index`'s local transform: TRS, or its matrix decomposed
+ * (gltf.c). */
+bw_result bw_gltf_node_rest(gltf_ctx *c, int node_index, bw_transform *out);
 
 /* Take `n` floats from the decode budget (BW_ERR_LIMIT when exhausted). */
 bw_result bw_gltf_budget(gltf_ctx *c, size_t n, const char *where);

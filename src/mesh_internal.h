@@ -1,0 +1,42 @@
+/* mesh_internal.h - the layout of a bw_mesh (mesh.h), shared by its
+ * loader (io/gltf_mesh.c) and skinning (skin.c). Private. */
+#ifndef BW_MESH_INTERNAL_H
+#define BW_MESH_INTERNAL_H
+
+#include "blendwerk/mesh.h"
+
+struct bw_mesh {
+    bw_allocator allocator; /* what loaded it, copied */
+    int vertex_count;
+    int index_count;
+    int bind_count;
+    float *positions;  /* vertex_count x 3, bind pose */
+    float *normals;    /* vertex_count x 3, unit (or zero where a face had no area) */
+    int32_t *joints;   /* vertex_count x 4: bind (palette) indices */
+    float *weights;    /* vertex_count x 4, summing to 1 */
+    uint32_t *indices; /* index_count */
+    int *bind_joint;   /* bind_count: rig joint, or -1 (fixed in the scene) */
+    float (*inverse_bind)[4][4]; /* bind_count */
+    float scene[4][4]; /* the nodes above the rig's first root, composed */
+    int rig_joint_count;
+    uint64_t rig_layout;
+};
+
+/* out = a * b for column-major affine 4x4 matrices (m[c][r]; the last row
+ * is taken as 0 0 0 1). `out` may alias neither input. */
+static inline void bw_affine_mul(const float a[4][4], const float b[4][4], float out[4][4])
+{
+    for (int c = 0; c < 4; c++) {
+        for (int r = 0; r < 3; r++)
+            out[c][r] = a[0][r] * b[c][0] + a[1][r] * b[c][1] + a[2][r] * b[c][2] + (c == 3 ? a[3][r] : 0.0f);
+        out[c][3] = c == 3 ? 1.0f : 0.0f;
+    }
+}
+
+static inline void bw_affine_identity(float m[4][4])
+{
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++) m[c][r] = c == r ? 1.0f : 0.0f;
+}
+
+#endif

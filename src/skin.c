@@ -1,0 +1,113 @@
+/* skin.c - a loaded mesh's data and CPU linear blend skinning (mesh.h). */
+#include <math.h>
+#include <string.h>
+
+#include "common.h"
+#include "mesh_internal.h"
+
+void bw_mesh_destroy(bw_mesh *mesh)
+{
+    if (!mesh) return;
+    bw_allocator a_copy = mesh->allocator; /* the block holding it goes too */
+    const bw_allocator *a = &a_copy;
+    size_t n = (size_t)mesh->vertex_count, b = (size_t)mesh->bind_count;
+    bw_free(a, mesh->positions, n * 3 * sizeof(float));
+    bw_free(a, mesh->normals, n * 3 * sizeof(float));
+    bw_free(a, mesh->joints, n * 4 * sizeof(int32_t));
+    bw_free(a, mesh->weights, n * 4 * sizeof(float));
+    bw_free(a, mesh->indices, (size_t)mesh->index_count * sizeof(uint32_t));
+    bw_free(a, mesh->bind_joint, b * sizeof(int));
+    bw_free(a, mesh->inverse_bind, b * sizeof *mesh->inverse_bind);
+    bw_free(a, mesh, sizeof *mesh);
+}
+
+int bw_mesh_vertex_count(const bw_mesh *mesh)
+{
+    return mesh ? mesh->vertex_count : 0;
+}
+
+int bw_mesh_index_count(const bw_mesh *mesh)
+{
+    return mesh ? mesh->index_count : 0;
+}
+
+const uint32_t *bw_mesh_indices(const bw_mesh *mesh)
+{
+    return mesh ? mesh->indices : NULL;
+}
+
+const float *bw_mesh_bind_positions(const bw_mesh *mesh)
+{
+    return mesh ? mesh->positions : NULL;
+}
+
+const float *bw_mesh_bind_normals(const bw_mesh *mesh)
+{
+    return mesh ? mesh->normals : NULL;
+}
+
+int bw_mesh_palette_size(const bw_mesh *mesh)
+{
+    return mesh ? mesh->bind_count : 0;
+}
+
+static bool matrix_finite(const float m[4][4])
+{
+    for (int c = 0; c < 4; c++)
+        if (!bw_isfinite4(m[c])) return false;
+    return true;
+}
+
+bw_result bw_mesh_skin(const bw_mesh *mesh, const bw_rig *rig, const float (*model)[4][4], float (*palette)[4][4],
+                       float *out_positions, float *out_normals)
+{
+    if (!mesh || !rig || !model || !palette || !out_positions) return BW_ERR_INVALID_ARGUMENT;
+    if (bw_rig_joint_count(rig) != mesh->rig_joint_count || bw_rig_layout_signature(rig) != mesh->rig_layout)
+        return BW_ERR_INVALID_ARGUMENT;
+    /* the palette first, checked whole before any output is written */
+    for (int b = 0; b < mesh->bind_count; b++) {
+        int j = mesh->bind_joint[b];
+        if (j < 0) {
+            memcpy(palette[b], mesh->inverse_bind[b], sizeof palette[b]);
+            continue;
+        }
+        if (!matrix_finite(model[j])) return BW_ERR_NON_FINITE;
+        float t[4][4];
+        bw_affine_mul(mesh->scene, model[j], t);
+        bw_affine_mul(t, mesh->inverse_bind[b], palette[b]);
+        if (!matrix_finite(palette[b])) return BW_ERR_NON_FINITE;
+    }
+    const float(*pal)[4][4] = (const float(*)[4][4])palette;
+    for (int v = 0; v < mesh->vertex_count; v++) {
+        const int32_t *jv = mesh->joints + (size_t)v * 4;
+        const float *wv = mesh->weights + (size_t)v * 4;
+        /* the blended matrix, 3 rows x 4 columns */
+        float m[4][3] = {{0}};
+        for (int k = 0; k < 4; k++) {
+            float w = wv[k];
+            if (w == 0.0f) continue;
+            const float(*p)[4] = pal[jv[k]];
+            for (int c = 0; c < 4; c++) {
+                m[c][0] += w * p[c][0];
+                m[c][1] += w * p[c][1];
+                m[c][2] += w * p[c][2];
+            }
+        }
+        const float *p = mesh->positions + (size_t)v * 3;
+        float *o = out_positions + (size_t)v * 3;
+        for (int r = 0; r < 3; r++) o[r] = m[0][r] * p[0] + m[1][r] * p[1] + m[2][r] * p[2] + m[3][r];
+        if (out_normals) {
+            const float *n = mesh->normals + (size_t)v * 3;
+            float *on = out_normals + (size_t)v * 3;
+            float x = m[0][0] * n[0] + m[1][0] * n[1] + m[2][0] * n[2];
+            float y = m[0][1] * n[0] + m[1][1] * n[1] + m[2][1] * n[2];
+            float z = m[0][2] * n[0] + m[1][2] * n[1] + m[2][2] * n[2];
+            float l = sqrtf(x * x + y * y + z * z);
+            float k = l > 1e-20f ? 1.0f / l : 0.0f;
+            on[0] = x * k;
+            on[1] = y * k;
+            on[2] = z * k;
+        }
+    }
+    return BW_OK;
+}
