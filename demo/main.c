@@ -199,12 +199,20 @@ static void world_point(const demo_app *app, const float model_point[3], float o
     out[2] = pos[2] - model_point[0] * s + model_point[2] * c;
 }
 
-static bool joint_world(const demo_app *app, const char *name, float out[3])
+/* A joint's world position (the mesh's metres for a model). */
+static bool joint_world(const host *h, const char *name, float out[3])
 {
+    const demo_app *app = h->app;
     int j = bw_rig_find_by_name(demo_app_rig(app), name);
     if (j < 0) return false;
     const float(*m)[4][4] = demo_app_model(app);
-    const float p[3] = {m[j][3][0], m[j][3][1], m[j][3][2]};
+    float p[3] = {m[j][3][0], m[j][3][1], m[j][3][2]};
+#ifdef BW_DEMO_HAVE_MODEL
+    if (h->model) {
+        const float q[3] = {p[0], p[1], p[2]};
+        demo_model_point(h->model, q, p);
+    }
+#endif
     world_point(app, p, out);
     return true;
 }
@@ -237,14 +245,14 @@ static void draw_gaze(host *h)
     const char *eyes[2] = {"eye_l", "eye_r"};
     for (int e = 0; e < 2; e++) {
         float a[3];
-        if (!joint_world(h->app, eyes[e], a)) continue;
+        if (!joint_world(h, eyes[e], a)) continue;
         float gy = yaw + gaze[2 * e + 1], gp = gaze[2 * e];
         const float len = 0.6f;
         const float b[3] = {a[0] + sinf(gy) * cosf(gp) * len, a[1] + sinf(gp) * len, a[2] + cosf(gy) * cosf(gp) * len};
         demo_r3d_line(h->r3d, a, b, 1.5f, rgba(255, 200, 80, 255));
     }
     float head[3];
-    if (joint_world(h->app, "head", head) && h->overlay.mode == DEMO_OVERLAY_ALL) {
+    if (joint_world(h, "head", head) && h->overlay.mode == DEMO_OVERLAY_ALL) {
         for (int s = -1; s <= 1; s += 2) {
             float ly = yaw + (float)s * 1.2f; /* the animator's default head yaw limit */
             const float b[3] = {head[0] + sinf(ly) * 0.5f, head[1], head[2] + cosf(ly) * 0.5f};
@@ -280,11 +288,9 @@ static void draw(host *h, SDL_Renderer *r, int w, int hp)
 #ifdef BW_DEMO_HAVE_MODEL
     if (h->model) {
         demo_mesh_draw mesh;
-        if (demo_model_skin(h->model, bw_animator_pose(demo_app_animator(app)), &mesh)) {
-            memcpy(mesh.position, pos, sizeof mesh.position);
-            mesh.yaw = yaw;
-            demo_r3d_mesh(h->r3d, &mesh);
-        }
+        demo_model_pose(h->model, bw_animator_pose(demo_app_animator(app))); /* a refused pose keeps the last */
+        demo_model_draw(h->model, pos, yaw, &mesh);
+        demo_r3d_mesh(h->r3d, &mesh);
     } else
 #endif
     {
@@ -352,7 +358,7 @@ static void gather_input(host *h)
     if (h->opt.timeline) return;
     demo_input in;
     float head[3];
-    bool has_head = joint_world(h->app, "head", head);
+    bool has_head = joint_world(h, "head", head);
     demo_controls_input(&h->controls, &h->camera, has_head ? head : NULL, &in);
     if (h->default_walk) {
         in.velocity[2] = DEMO_WALK_SPEED;
@@ -536,13 +542,15 @@ int main(int argc, char **argv)
     char err[DEMO_APP_ERROR_MAX];
     if (h.opt.model) {
 #ifdef BW_DEMO_HAVE_MODEL
-        h.model = demo_model_load(h.opt.model, err, sizeof err);
-        if (!h.model) {
-            fprintf(stderr, "blendwerk-demo: %s\n", err);
+        bw_error e;
+        memset(&e, 0, sizeof e);
+        if (demo_model_load(h.opt.model, &h.model, &e) != BW_OK) {
+            fprintf(stderr, "blendwerk-demo: %s: %s\n", h.opt.model, e.message);
             return 1;
         }
-        d.rig = demo_model_rig(h.model);
-        d.clips = demo_model_clips(h.model, &d.clip_count);
+        d.rig = h.model->asset->rig;
+        d.clips = (const bw_clip *const *)h.model->asset->clips;
+        d.clip_count = h.model->asset->clip_count;
 #else
         fprintf(stderr, "blendwerk-demo: --model: this build has no glTF model support (demo/model.c)\n");
         return 1;
