@@ -394,7 +394,7 @@ void demo_r3d_ground(demo_r3d *r, float centre_x, float centre_z, float extent, 
             for (int k = k0; k < k1; k++) {
                 float x = (float)i * spacing, z = (float)k * spacing;
                 float dx = fabsf(x + 0.5f * spacing - centre_x), dz = fabsf(z + 0.5f * spacing - centre_z);
-                float fade = edge_fade(fmaxf(dx, dz), half);
+                float fade = edge_fade(sqrtf(dx * dx + dz * dz), half); /* a round fade: no corners */
                 if (fade <= 0.0f) continue;
                 float c[4][2] = {{x, z}, {x + spacing, z}, {x + spacing, z + spacing}, {x, z + spacing}};
                 ground_quad(r, c, 0.0f, rgba(44, 50, 60, (int)(255.0f * fade)));
@@ -409,7 +409,7 @@ void demo_r3d_ground(demo_r3d *r, float centre_x, float centre_z, float extent, 
                     float a = (float)k * spacing, b = a + spacing;
                     float across = fabsf(line - (axis == 0 ? centre_x : centre_z));
                     float along = fabsf(0.5f * (a + b) - (axis == 0 ? centre_z : centre_x));
-                    float fade = edge_fade(fmaxf(across, along), half);
+                    float fade = edge_fade(sqrtf(across * across + along * along), half);
                     if (fade <= 0.0f) continue;
                     demo_colour col = i == 0 ? rgba(96, 106, 130, (int)(255.0f * fade))
                                              : rgba(70, 78, 94, (int)(255.0f * fade));

@@ -51,6 +51,13 @@ int bw_mesh_palette_size(const bw_mesh *mesh)
     return mesh ? mesh->bind_count : 0;
 }
 
+void bw_mesh_scene(const bw_mesh *mesh, float out[4][4])
+{
+    if (!out) return;
+    if (mesh) memcpy(out, mesh->scene, sizeof mesh->scene);
+    else bw_affine_identity(out);
+}
+
 static bool matrix_finite(const float m[4][4])
 {
     for (int c = 0; c < 4; c++)

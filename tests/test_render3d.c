@@ -18,7 +18,15 @@
 #include "blendwerk/pose.h"
 #include "blendwerk/rig.h"
 #include "check.h"
+#include "blendwerk/bind.h"
+#include "blendwerk/sample.h"
+#include "model.h"
 #include "render3d.h"
+#include <unistd.h>
+
+#ifndef BW_ASSET_DIR
+#define BW_ASSET_DIR "../shared/assets"
+#endif
 
 /* ---- counting SDL's allocations ---- */
 
@@ -711,6 +719,130 @@ done:
     canvas_close(&c);
 }
 
+/* The glTF models of the shared assets, drawn skinned in a clip's pose.
+ * Fox's scale comes from its POSITION accessor (y from -0.121745 to
+ * 78.907188: 79.028933 units, scaled to 1.8 m); CesiumMan is 1.50655 m
+ * tall (in metres already: scale 1). Every lit pixel lies inside the box
+ * of the projected skinned vertices, placed as the draw says. */
+static void models_should_draw_inside_their_vertices(void)
+{
+    struct {
+        const char *file;
+        float scale; /* 0: check scale x height = 1.8 instead */
+    } cases[] = {{"Fox.glb", 1.8f / 79.028933f}, {"cesium_man.gltf", 1.0f}, {"RobotExpressive.glb", 0.0f}};
+    canvas c = canvas_open();
+    demo_r3d *r = demo_r3d_create(40000);
+    CHECK(c.renderer && r);
+    for (size_t i = 0; c.renderer && r && i < sizeof cases / sizeof cases[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", BW_ASSET_DIR, cases[i].file);
+        if (access(path, R_OK) != 0) continue;
+        demo_model *m = NULL;
+        bw_error err = {0};
+        CHECK_INT(demo_model_load(path, &m, &err), BW_OK);
+        if (!m) {
+            fprintf(stderr, "%s: %s\n", path, err.message);
+            continue;
+        }
+        if (cases[i].scale > 0.0f) CHECK_NEAR(m->scale, cases[i].scale, 1e-4 * cases[i].scale);
+        else CHECK_NEAR(m->scale * m->height, 1.8, 1e-4);
+        /* a pose from its first clip, half a second in */
+        bw_pose pose;
+        CHECK_INT(bw_pose_init(&pose, m->asset->rig, NULL), BW_OK);
+        bw_pose_set_rest(&pose, m->asset->rig);
+        bw_binding *binding = NULL;
+        if (m->asset->clip_count > 0 && !getenv("R3D_REST")) {
+            bw_binding_desc bd = {.clip = m->asset->clips[0], .rig = m->asset->rig};
+            CHECK_INT(bw_binding_create(&bd, &binding, &err), BW_OK);
+            bw_sample_clip(binding, m->asset->rig, 0.5f, &pose);
+            /* joints the clip does not drive come back as identity with
+             * coverage 0 (sample.h): they keep their rest transform */
+            const bw_transform *rest = bw_rig_rest_pose(m->asset->rig);
+            for (int j = 0; j < pose.joint_count; j++)
+                if (pose.coverage[j] == 0.0f) pose.joints[j] = rest[j];
+        }
+        CHECK_INT(demo_model_pose(m, &pose), BW_OK);
+        demo_camera cam = {.eye = {2.2f, 1.4f, 3.2f}, .target = {0, 0.9f, 0}, .width = W, .height = H};
+        const float at[3] = {0.2f, 0, -0.1f};
+        float yaw = 0.6f;
+        demo_mesh_draw draw;
+        demo_model_draw(m, at, yaw, &draw);
+        long before = 0;
+        int drawn = 0;
+        for (int frame = 0; frame < 3; frame++) {
+            if (frame == 1) before = sdl_allocs;
+            CHECK_INT(demo_model_pose(m, &pose), BW_OK);
+            canvas_clear(&c);
+            demo_r3d_begin(r, &cam);
+            demo_r3d_mesh(r, &draw);
+            drawn = demo_r3d_end(r, c.renderer);
+            SDL_RenderFlush(c.renderer);
+        }
+        CHECK(sdl_allocs == before);
+        char name[64];
+        snprintf(name, sizeof name, "model_%zu", i);
+        dump(&c, name);
+        CHECK(drawn > 0 && drawn <= m->index_count / 3);
+        CHECK_INT(demo_r3d_dropped(r), 0);
+        /* the projected box of the vertices, placed by hand */
+        float lo[2] = {1e9f, 1e9f}, hi[2] = {-1e9f, -1e9f};
+        float cy = cosf(yaw), sy = sinf(yaw);
+        for (int v = 0; v < m->vertex_count; v++) {
+            const float *p = m->positions + v * 3;
+            float s = m->scale;
+            float w[3] = {at[0] + s * (cy * p[0] + sy * p[2]), at[1] + s * p[1], at[2] + s * (-sy * p[0] + cy * p[2])};
+            float px[2], d;
+            if (!demo_camera_project(&cam, w, px, &d)) continue;
+            for (int k = 0; k < 2; k++) {
+                lo[k] = fminf(lo[k], px[k]);
+                hi[k] = fmaxf(hi[k], px[k]);
+            }
+        }
+        int inside = 0, outside = 0;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                if (pixel(&c, x, y) == 0) continue;
+                if (x < lo[0] - 1 || x > hi[0] + 1 || y < lo[1] - 1 || y > hi[1] + 1) outside++;
+                else inside++;
+            }
+        CHECK_INT(outside, 0);
+        CHECK(inside > 500);
+        if (getenv("R3D_DUMP")) { /* views for a person to look at: side and front, on the ground */
+            for (int view = 0; view < 2; view++) {
+                demo_camera far = {.eye = {view ? 0.0f : 5.0f, 1.5f, view ? 5.0f : 0.0f}, .target = {0, 0.9f, 0},
+                                   .width = W, .height = H};
+                demo_mesh_draw d2;
+                demo_model_draw(m, NULL, 0.0f, &d2);
+                canvas_clear(&c);
+                demo_r3d_begin(r, &far);
+                demo_r3d_ground(r, 0, 0, 8, 0.5f, NULL, 0);
+                demo_r3d_shadow(r, 0, 0, 0.4f);
+                demo_r3d_mesh(r, &d2);
+                demo_r3d_end(r, c.renderer);
+                snprintf(name, sizeof name, "model_%zu_%s", i, view ? "front" : "side");
+                dump(&c, name);
+            }
+        }
+        /* a broken pose is refused and the last skinned vertices stay */
+        float keep = m->positions[0];
+        pose.joints[0].t[1] = NAN;
+        CHECK_INT(demo_model_pose(m, &pose), BW_ERR_NON_FINITE);
+        CHECK(m->positions[0] == keep);
+        bw_binding_destroy(binding);
+        bw_pose_deinit(&pose);
+        demo_model_destroy(m);
+    }
+    /* a missing file: an error naming it */
+    demo_model *none = NULL;
+    bw_error err = {0};
+    CHECK(demo_model_load("no/such/model.glb", &none, &err) != BW_OK);
+    CHECK(none == NULL);
+    CHECK_CONTAINS(err.message, "no/such/model.glb");
+    demo_model_destroy(NULL);
+    demo_r3d_destroy(r);
+    canvas_close(&c);
+}
+
 int main(void)
 {
     SDL_SetMemoryFunctions(count_malloc, count_calloc, count_realloc, count_free);
@@ -724,6 +856,7 @@ int main(void)
     RUN(frames_should_not_allocate_after_the_first);
     RUN(overflow_should_drop_and_count);
     RUN(face_should_follow_blink_and_jaw);
+    RUN(models_should_draw_inside_their_vertices);
     SDL_Quit();
     return check_summary();
 }

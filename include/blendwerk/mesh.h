@@ -84,6 +84,11 @@ BW_API const float *bw_mesh_bind_normals(const bw_mesh *mesh);
  * joint of every skin used, one per unskinned mesh node. */
 BW_API int bw_mesh_palette_size(const bw_mesh *mesh);
 
+/* The scene transform bw_mesh_skin applies after the rig's model space
+ * (column-major, identity when the rig's first root is a scene root), so
+ * hosts can place model-space points (joints) with the mesh. */
+BW_API void bw_mesh_scene(const bw_mesh *mesh, float out[4][4]);
+
 /* Skin the mesh by `model` (joint_count matrices of `rig`, from
  * bw_pose_local_to_model). `palette` is caller scratch of
  * bw_mesh_palette_size matrices; out_positions (and out_normals, may be
