@@ -28,10 +28,8 @@
 #include "input.h"
 #include "overlay.h"
 #include "render3d.h"
-#include "screenshot.h"
-#ifdef BW_DEMO_HAVE_MODEL
 #include "model.h"
-#endif
+#include "screenshot.h"
 
 #ifndef BW_SOURCE_DIR
 #define BW_SOURCE_DIR "."
@@ -62,9 +60,7 @@ typedef struct options {
 typedef struct host {
     options opt;
     demo_app *app;
-#ifdef BW_DEMO_HAVE_MODEL
     demo_model *model;
-#endif
     demo_r3d *r3d;
     demo_controls controls;
     demo_camera camera;
@@ -207,12 +203,10 @@ static bool joint_world(const host *h, const char *name, float out[3])
     if (j < 0) return false;
     const float(*m)[4][4] = demo_app_model(app);
     float p[3] = {m[j][3][0], m[j][3][1], m[j][3][2]};
-#ifdef BW_DEMO_HAVE_MODEL
     if (h->model) {
         const float q[3] = {p[0], p[1], p[2]};
         demo_model_point(h->model, q, p);
     }
-#endif
     world_point(app, p, out);
     return true;
 }
@@ -285,14 +279,12 @@ static void draw(host *h, SDL_Renderer *r, int w, int hp)
     demo_r3d_ground(h->r3d, pos[0], pos[2], 16.0f, 1.0f, h->overlay.mode == DEMO_OVERLAY_OFF ? NULL : trail,
                     h->overlay.mode == DEMO_OVERLAY_OFF ? 0 : trail_count);
     demo_r3d_shadow(h->r3d, pos[0], pos[2], 0.45f);
-#ifdef BW_DEMO_HAVE_MODEL
     if (h->model) {
         demo_mesh_draw mesh;
         demo_model_pose(h->model, bw_animator_pose(demo_app_animator(app))); /* a refused pose keeps the last */
         demo_model_draw(h->model, pos, yaw, &mesh);
         demo_r3d_mesh(h->r3d, &mesh);
     } else
-#endif
     {
         demo_figure fig;
         memset(&fig, 0, sizeof fig);
@@ -541,7 +533,6 @@ int main(int argc, char **argv)
     d.timeline = h.opt.timeline;
     char err[DEMO_APP_ERROR_MAX];
     if (h.opt.model) {
-#ifdef BW_DEMO_HAVE_MODEL
         bw_error e;
         memset(&e, 0, sizeof e);
         if (demo_model_load(h.opt.model, &h.model, &e) != BW_OK) {
@@ -551,17 +542,11 @@ int main(int argc, char **argv)
         d.rig = h.model->asset->rig;
         d.clips = (const bw_clip *const *)h.model->asset->clips;
         d.clip_count = h.model->asset->clip_count;
-#else
-        fprintf(stderr, "blendwerk-demo: --model: this build has no glTF model support (demo/model.c)\n");
-        return 1;
-#endif
     }
     h.app = demo_app_create(&d, err, sizeof err);
     if (!h.app) {
         fprintf(stderr, "%s\n", err);
-#ifdef BW_DEMO_HAVE_MODEL
         demo_model_destroy(h.model);
-#endif
         return 1;
     }
     h.r3d = demo_r3d_create(MAX_TRIANGLES);
@@ -575,8 +560,6 @@ int main(int argc, char **argv)
     int status = h.opt.headless ? run_headless(&h) : run_window(&h);
     demo_r3d_destroy(h.r3d);
     demo_app_destroy(h.app);
-#ifdef BW_DEMO_HAVE_MODEL
     demo_model_destroy(h.model);
-#endif
     return status;
 }
