@@ -45,7 +45,7 @@ typedef struct character_ref {
 } character_ref;
 
 struct demo_app {
-    char *character_path, *graph_path, *timeline_path;
+    char *character_path, *graph_path, *timeline_path, *label;
     float fade;
     bool force_polling;
     bw_sandbox_limits limits;
@@ -357,6 +357,7 @@ demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size)
     a->character_path = dup_or_null(desc->character);
     a->graph_path = dup_or_null(desc->graph);
     a->timeline_path = dup_or_null(desc->timeline);
+    a->label = dup_or_null(desc->label);
     a->fade = desc->reload_fade > 0 ? desc->reload_fade : DEFAULT_FADE;
     a->force_polling = desc->force_polling;
     a->limits = desc->limits;
@@ -418,6 +419,7 @@ void demo_app_destroy(demo_app *a)
     free(a->character_path);
     free(a->graph_path);
     free(a->timeline_path);
+    free(a->label);
     free(a);
 }
 
@@ -765,6 +767,10 @@ const bw_graph_cursor *demo_app_cursor(const demo_app *a) { return cursor_of(&a-
 const bw_animator *demo_app_animator(const demo_app *a) { return a->v.animator; }
 const char *demo_app_graph_path(const demo_app *a) { return a->graph_path; }
 const char *demo_app_character_path(const demo_app *a) { return a->character_path; }
+const char *demo_app_label(const demo_app *a)
+{
+    return a->character_path ? a->character_path : a->label ? a->label : "(model)";
+}
 const float (*demo_app_model(const demo_app *a))[4][4] { return (const float(*)[4][4])a->model; }
 
 void demo_app_place(const demo_app *a, float position[3], float *yaw)

@@ -70,6 +70,7 @@ typedef struct demo_app_desc {
     const bw_rig *rig;     /* borrowed (character NULL): outlives the session */
     const bw_clip *const *clips;
     int clip_count;
+    const char *label;     /* the borrowed character's name for the overlays (e.g. the model file) */
     const char *graph;     /* graph file; NULL: no graph */
     const char *timeline;  /* timeline file (bindings/timeline.h); NULL: none */
     float reload_fade;     /* seconds of carry-over fade at a reload; 0: 0.2 */
@@ -128,6 +129,7 @@ const bw_graph_cursor *demo_app_cursor(const demo_app *app);  /* NULL without a 
 const bw_animator *demo_app_animator(const demo_app *app);
 const char *demo_app_graph_path(const demo_app *app);         /* NULL without a graph */
 const char *demo_app_character_path(const demo_app *app);     /* NULL for a borrowed rig */
+const char *demo_app_label(const demo_app *app); /* the character path, else desc.label, else "(model)" */
 /* Model-space joint matrices of the last frame (joint_count). */
 const float (*demo_app_model(const demo_app *app))[4][4];
 void demo_app_place(const demo_app *app, float position[3], float *yaw);

@@ -531,6 +531,7 @@ int main(int argc, char **argv)
     d.character = h.opt.character;
     d.graph = h.opt.no_graph ? NULL : h.opt.graph;
     d.timeline = h.opt.timeline;
+    d.label = h.opt.model;
     char err[DEMO_APP_ERROR_MAX];
     if (h.opt.model) {
         bw_error e;

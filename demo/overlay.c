@@ -309,12 +309,12 @@ static const char *base_name(const char *path)
 static void draw_status(SDL_Renderer *r, const demo_app *app, const demo_overlay_info *info, int x, int y)
 {
     char line[160];
-    const char *graph = base_name(demo_app_graph_path(app)), *ch = base_name(demo_app_character_path(app));
+    const char *graph = base_name(demo_app_graph_path(app)), *ch = base_name(demo_app_label(app));
     float pos[3], yaw;
     demo_app_place(app, pos, &yaw);
     panel(r, x, y, 380, info->help ? 15 * LINE : 4 * LINE);
     colour(r, 230, 235, 245, 255);
-    snprintf(line, sizeof line, "blendwerk demo  %s%s%s", ch ? ch : "(model)", graph ? " + " : "", graph ? graph : "");
+    snprintf(line, sizeof line, "blendwerk demo  %s%s%s", ch, graph ? " + " : "", graph ? graph : "");
     text(r, x, y, line);
     snprintf(line, sizeof line, "t=%.2f s  frame %.2f ms  anim %.3f ms  speed %.2fx%s", demo_app_time(app), info->frame_ms,
              demo_app_anim_ms(app), (double)info->speed, info->paused ? "  PAUSED" : "");
