@@ -688,7 +688,9 @@ bool demo_app_frame(demo_app *a, float dt, double now)
         memcpy(a->input.look_at, a->tl_in.look_at, sizeof a->input.look_at);
         if (a->tl_in.has_yaw) a->yaw = a->tl_in.yaw;
         a->tl_in.has_yaw = false;
-        if (a->tl_in.gesture >= 0) start_gesture(a, a->tl_in.gesture);
+        if (a->tl_in.gesture >= 0 && !start_gesture(a, a->tl_in.gesture))
+            set_error(a, "demo: %s: '%s' is not a gesture clip of this character (wave, nod)", a->timeline_path,
+                      a->ch.names[a->tl_in.gesture]);
         a->tl_in.gesture = -1;
     }
     auto_fade(a);

@@ -5,6 +5,7 @@
  *   blendwerk-demo [--character FILE.lua | --model FILE.glb|.gltf] [--graph GRAPH.lua | --no-graph]
  *                  [--timeline TIMELINE.lua] [--headless] [--frames N] [--size WxH]
  *                  [--screenshot FILE.png] [--dt S] [--keys FRAME:KEY,...] [--print-every N]
+ *                  [--budget N] [--memory-mb N] [--time-limit S]
  *
  * The session (loading, the animator, one frame, hot reload) is app.c;
  * this file opens a window (or, with --headless, renders into a software
@@ -55,6 +56,7 @@ typedef struct options {
     long print_every;
     key_at keys[MAX_KEYS];
     int key_count;
+    bw_sandbox_limits limits; /* of the character's and the graph's sandboxes */
 } options;
 
 typedef struct host {
@@ -68,6 +70,7 @@ typedef struct host {
     bool default_walk; /* headless without a timeline or keys: walk and turn */
     bool quit;
     long printed_events;
+    int seen_reloads; /* reloads + rejections when the note was last timed */
     int triangles;
 } host;
 
@@ -85,7 +88,10 @@ static void usage(FILE *f)
           "  --screenshot FILE.png save the last frame as a PNG\n"
           "  --dt S                headless step per frame (default 1/60)\n"
           "  --keys FRAME:KEY,...  press keys before frames (KEY, +KEY hold, -KEY release)\n"
-          "  --print-every N       headless: a summary line every N frames (default 60)\n",
+          "  --print-every N       headless: a summary line every N frames (default 60)\n"
+          "  --budget N            sandbox instruction budget per load (character, graph)\n"
+          "  --memory-mb N         sandbox memory cap per load, MiB\n"
+          "  --time-limit S        sandbox wall-clock limit per load, seconds\n",
           f);
 }
 
@@ -160,6 +166,18 @@ static int parse_args(options *o, int argc, char **argv)
             if (*end || !(o->dt > 0) || o->dt > DEMO_APP_MAX_DT) goto bad;
         } else if (v && !strcmp(a, "--keys")) {
             if (!parse_keys(o, argv[++i])) goto bad;
+        } else if (v && !strcmp(a, "--budget")) {
+            long n = 0;
+            if (!parse_long(argv[++i], 1000, 2000000000L, &n)) goto bad;
+            o->limits.instructions = n;
+        } else if (v && !strcmp(a, "--memory-mb")) {
+            long n = 0;
+            if (!parse_long(argv[++i], 1, 65536, &n)) goto bad;
+            o->limits.memory = (size_t)n << 20;
+        } else if (v && !strcmp(a, "--time-limit")) {
+            char *end = NULL;
+            o->limits.seconds = strtod(argv[++i], &end);
+            if (*end || !(o->limits.seconds > 0) || o->limits.seconds > 3600) goto bad;
         } else {
             fprintf(stderr, "blendwerk-demo: unknown or incomplete option '%s'\n", a);
             usage(stderr);
@@ -393,7 +411,9 @@ static bool frame(host *h, SDL_Renderer *r, int w, int hp, float dt, double now)
 {
     gather_input(h);
     bool ok = demo_app_frame(h->app, dt, now);
-    if (demo_app_reloads(h->app) || demo_app_rejections(h->app)) h->overlay.note_until = demo_app_time(h->app) + 3.0;
+    int reloads = demo_app_reloads(h->app) + demo_app_rejections(h->app);
+    if (reloads != h->seen_reloads) h->overlay.note_until = demo_app_time(h->app) + 3.0;
+    h->seen_reloads = reloads;
     draw(h, r, w, hp);
     return ok;
 }
@@ -532,6 +552,7 @@ int main(int argc, char **argv)
     d.graph = h.opt.no_graph ? NULL : h.opt.graph;
     d.timeline = h.opt.timeline;
     d.label = h.opt.model;
+    d.limits = h.opt.limits;
     char err[DEMO_APP_ERROR_MAX];
     if (h.opt.model) {
         bw_error e;
