@@ -124,6 +124,16 @@ static int draw_params(SDL_Renderer *r, const bw_graph *g, const bw_graph_cursor
     return y + 4;
 }
 
+static void bar(SDL_Renderer *r, int x, int y, float w, Uint8 red, Uint8 green, Uint8 blue)
+{
+    SDL_Rect back = {x, y, 100, LINE - 2};
+    colour(r, 40, 48, 64, 255);
+    SDL_RenderFillRect(r, &back);
+    SDL_Rect fill = {x, y, (int)(100.0f * fminf(fmaxf(w, 0.0f), 1.0f) + 0.5f), back.h};
+    colour(r, red, green, blue, 255);
+    SDL_RenderFillRect(r, &fill);
+}
+
 static int draw_clips(SDL_Renderer *r, const demo_app *app, int x, int y)
 {
     demo_clip_weight w[MAX_WEIGHTS];
@@ -140,12 +150,16 @@ static int draw_clips(SDL_Renderer *r, const demo_app *app, int x, int y)
                  bw_clip_name(demo_app_clip(app, w[i].clip)));
         colour(r, 170, 180, 200, 255);
         text(r, x, y, line);
-        SDL_Rect back = {x + 20 * ADV, y, 100, LINE - 2};
-        colour(r, 40, 48, 64, 255);
-        SDL_RenderFillRect(r, &back);
-        SDL_Rect bar = {back.x, back.y, (int)(100.0f * fminf(w[i].weight, 1.0f) + 0.5f), back.h};
-        colour(r, 90, 170, 240, 255);
-        SDL_RenderFillRect(r, &bar);
+        bar(r, x + 20 * ADV, y, w[i].weight, 90, 170, 240);
+        y += LINE;
+    }
+    /* the gesture slot (additive over the base) and the one fading out */
+    const bw_animator *an = demo_app_animator(app);
+    float gw = bw_animator_gesture_weight(an), go = bw_animator_gesture_outgoing_weight(an);
+    if (gw > 0 || go > 0) {
+        colour(r, 170, 180, 200, 255);
+        text(r, x, y, go > 0 ? "gesture (+ fading)" : "gesture");
+        bar(r, x + 20 * ADV, y, gw, 240, 170, 90);
         y += LINE;
     }
     return y + 4;
