@@ -194,6 +194,7 @@ static const char *const desc_fields[] = {"rig", "clips", "expression_space", "l
                                           "gestures", "face", "blink", NULL};
 static const char *const head_fields[] = {"chain", "weights", "yaw_limit", "pitch_limit", "eye_yaw_limit",
                                           "eye_pitch_limit", "disabled", NULL};
+static const char *const loco_fields[] = {"clip", "speed", NULL};
 static const char *const blink_fields[] = {"seed", "interval_min", "interval_max", "duration", "disabled", NULL};
 static const char *const space_fields[] = {"kind", "dim", "map", NULL};
 static const char *const state_fields[] = {"velocity", "position", "yaw", "clips", "face", "look_at",
@@ -606,6 +607,10 @@ static int l_animator(lua_State *L)
         if (m > 64) return fail(L, "locomotion: more than 64 entries");
         for (int k = 1; k <= m; k++) {
             if (lua_rawgeti(L, 6, k) != LUA_TTABLE) return fail(L, "locomotion[%d] must be { clip =, speed = }", k);
+            if (!bw_lua_check_fields_hint(L, -1, loco_fields, why, sizeof why)) return fail(L, "locomotion[%d]: %s", k, why);
+            if (bw_lua_raw_field(L, -1, "speed") == LUA_TNIL)
+                return fail(L, "locomotion[%d].speed is required (the m/s the clip was authored at)", k);
+            lua_pop(L, 1);
             bw_lua_raw_field(L, -1, "clip");
             const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
             int c = name ? clip_index(L, 5, name) : -1;
@@ -741,6 +746,29 @@ static void add_problem(reader *r, const char *fmt, ...)
 }
 
 
+/* Push the table at field `field` of the state at t and return 1; nothing
+ * pushed and 0 when it is absent, or (a problem: "state.FIELD must be
+ * SHAPE") not a table. */
+static int open_field(reader *r, int t, const char *field, const char *shape)
+{
+    int type = bw_lua_raw_field(r->L, t, field);
+    if (type != LUA_TTABLE && type != LUA_TNIL) add_problem(r, "state.%s must be %s", field, shape);
+    if (type == LUA_TTABLE) return 1;
+    lua_pop(r->L, 1);
+    return 0;
+}
+
+/* Push the graph's parameter names (name -> 0-based index) and return
+ * their index, or 0 (nothing pushed) without a graph. */
+static int push_param_names(lua_State *L, const lua_animator *a)
+{
+    if (!a || !a->graph) return 0;
+    lua_getiuservalue(L, 1, UV_GRAPH_DATA);
+    lua_rawgeti(L, -1, GD_PARAMS);
+    lua_remove(L, -2);
+    return lua_gettop(L);
+}
+
 /* A list of n numbers at field `field` of the table at t (nil: leaves out untouched, returns false). */
 static bool read_vec(reader *r, int t, const char *field, float *out, int n)
 {
@@ -769,16 +797,7 @@ static bool read_vec(reader *r, int t, const char *field, float *out, int n)
 static bool read_weights(reader *r, int t, const char *field, int names, const char *what, float *w, int count)
 {
     lua_State *L = r->L;
-    int type = bw_lua_raw_field(L, t, field);
-    if (type == LUA_TNIL) {
-        lua_pop(L, 1);
-        return false;
-    }
-    if (type != LUA_TTABLE) {
-        add_problem(r, "state.%s must be a table { name = weight }", field);
-        lua_pop(L, 1);
-        return false;
-    }
+    if (!open_field(r, t, field, "a table { name = weight }")) return false;
     for (int i = 0; i < count; i++) w[i] = 0.0f;
     lua_pushnil(L);
     while (lua_next(L, -2)) {
@@ -801,24 +820,9 @@ static bool read_weights(reader *r, int t, const char *field, int names, const c
 static void read_params(reader *r, int t, lua_animator *a, bw_character_state *s)
 {
     lua_State *L = r->L;
-    int type = bw_lua_raw_field(L, t, "params");
-    if (type == LUA_TNIL) {
-        lua_pop(L, 1);
-        return;
-    }
-    if (type != LUA_TTABLE) {
-        add_problem(r, "state.params must be a table { name = value }");
-        lua_pop(L, 1);
-        return;
-    }
+    if (!open_field(r, t, "params", "a table { name = value }")) return;
     const int table = lua_gettop(L);
-    int names = 0;
-    if (a && a->graph) {
-        lua_getiuservalue(L, 1, UV_GRAPH_DATA);
-        lua_rawgeti(L, -1, GD_PARAMS);
-        lua_remove(L, -2);
-        names = lua_gettop(L);
-    }
+    int names = push_param_names(L, a);
     lua_pushnil(L);
     while (lua_next(L, table)) {
         const char *name = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
@@ -847,25 +851,10 @@ static void read_params(reader *r, int t, lua_animator *a, bw_character_state *s
 static void read_fire(reader *r, int t, lua_animator *a, bw_character_state *s)
 {
     lua_State *L = r->L;
-    int type = bw_lua_raw_field(L, t, "fire");
-    if (type == LUA_TNIL) {
-        lua_pop(L, 1);
-        return;
-    }
-    if (type != LUA_TTABLE) {
-        add_problem(r, "state.fire must be a list of trigger names");
-        lua_pop(L, 1);
-        return;
-    }
+    if (!open_field(r, t, "fire", "a list of trigger names")) return;
     const int list = lua_gettop(L);
     int n = (int)lua_rawlen(L, list);
-    int names = 0;
-    if (a && a->graph) {
-        lua_getiuservalue(L, 1, UV_GRAPH_DATA);
-        lua_rawgeti(L, -1, GD_PARAMS);
-        lua_remove(L, -2);
-        names = lua_gettop(L);
-    }
+    int names = push_param_names(L, a);
     if (a && !a->graph && n > 0) add_problem(r, "state.fire: the animator has no graph");
     else if (names && n > a->param_count)
         add_problem(r, "state.fire has %d names, the graph has %d parameters", n, a->param_count);
@@ -1008,6 +997,23 @@ static int push_out(lua_State *L, const char *name)
     return lua_gettop(L);
 }
 
+/* The graph's predicates run on the updating thread L during the update
+ * (on), and on the main thread again after it (off), so the graph never
+ * keeps a coroutine that may be collected. */
+static void predicate_thread(lua_State *L, lua_animator *a, bool on)
+{
+    if (!a->graph_obj || a->graph_obj->closed || L == a->main || !lua_checkstack(a->main, 2)) return;
+    lua_getiuservalue(L, 1, UV_GRAPH);
+    if (on) {
+        bw_lua_graph_set_thread(L, lua_gettop(L));
+        lua_pop(L, 1);
+    } else {
+        lua_xmove(L, a->main, 1);
+        bw_lua_graph_set_thread(a->main, lua_gettop(a->main));
+        lua_pop(a->main, 1);
+    }
+}
+
 /* a:update(dt, state [, camera]) -> true | nil, problems */
 static int l_update(lua_State *L)
 {
@@ -1048,14 +1054,11 @@ static int l_update(lua_State *L)
         memset(&s, 0, sizeof s);
         if (a->has_last) use = &a->last;
     }
-    if (a->graph_obj && !a->graph_obj->closed) { /* predicates run on this thread */
-        lua_getiuservalue(L, 1, UV_GRAPH);
-        bw_lua_graph_set_thread(L, lua_gettop(L));
-        lua_pop(L, 1);
-    }
+    predicate_thread(L, a, true);
     a->thread = L; /* the map runs on this thread, above what is on the stack now */
     bw_animator_update(a->animator, dt, use, has_cam ? cam : NULL);
     a->thread = NULL;
+    predicate_thread(L, a, false);
     return push_outcome(L, problems, list);
 }
 
@@ -1262,13 +1265,25 @@ static void pool_item(lua_State *L, int pool, int i, const char *const *keys)
     }
 }
 
-/* The list at `list`: items 1..n from the pool, nil after up to old_len. */
-static void trim_list(lua_State *L, int list, int n, int old_len)
+/* A reused output list and its record pool (pushed, the list at the
+ * returned index, the pool above it). */
+static int open_list(lua_State *L, const char *list, const char *pool)
 {
-    for (int i = n + 1; i <= old_len; i++) {
+    int at = push_out(L, list);
+    push_out(L, pool);
+    return at;
+}
+
+/* The list now holds n records: entries n + 1 .. *len (the last length) go. */
+static int close_list(lua_State *L, int list, int n, int *len)
+{
+    for (int i = n + 1; i <= *len; i++) {
         lua_pushnil(L);
         lua_rawseti(L, list, i);
     }
+    *len = n;
+    lua_settop(L, list);
+    return 1;
 }
 
 static void set_str(lua_State *L, const char *key, const char *s)
@@ -1284,8 +1299,7 @@ static int l_plays(lua_State *L)
     lua_animator *a = check_animator(L, 1);
     int n = 0;
     const bw_animator_play *p = bw_animator_plays(a->animator, &n);
-    int list = push_out(L, "plays");
-    int pool = push_out(L, "play_pool");
+    int list = open_list(L, "plays", "play_pool"), pool = list + 1;
     for (int i = 0; i < n; i++) {
         pool_item(L, pool, i + 1, play_keys);
         set_str(L, "clip", a->names[p[i].clip]);
@@ -1294,10 +1308,7 @@ static int l_plays(lua_State *L)
         set_num(L, "time", p[i].time);
         lua_rawseti(L, list, i + 1);
     }
-    trim_list(L, list, n, a->play_len);
-    a->play_len = n;
-    lua_settop(L, list);
-    return 1;
+    return close_list(L, list, n, &a->play_len);
 }
 
 /* a:events() -> { { kind =, name =, layer =, state =, clip =, time = }, ... }:
@@ -1307,8 +1318,7 @@ static int l_events(lua_State *L)
     lua_animator *a = check_animator(L, 1);
     int n = 0;
     const bw_animator_event *e = bw_animator_events(a->animator, &n);
-    int list = push_out(L, "events");
-    int pool = push_out(L, "event_pool");
+    int list = open_list(L, "events", "event_pool"), pool = list + 1;
     static const char *const graph_kinds[] = {"enter", "exit", "marker"};
     for (int i = 0; i < n; i++) {
         pool_item(L, pool, i + 1, event_keys);
@@ -1337,10 +1347,7 @@ static int l_events(lua_State *L)
         set_num(L, "time", time);
         lua_rawseti(L, list, i + 1);
     }
-    trim_list(L, list, n, a->event_len);
-    a->event_len = n;
-    lua_settop(L, list);
-    return 1;
+    return close_list(L, list, n, &a->event_len);
 }
 
 /* a:joint_overrides() -> { { joint = name, r = { x, y, z, w } }, ... } */

@@ -9,11 +9,13 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "blendwerk/blendtree.h"
 #include "blendwerk/mix.h"
+#include "blendwerk/play.h"
 #include "blendwerk/sample.h"
 #include "bw_math.h"
 #include "common.h"
@@ -75,7 +77,8 @@ struct bw_animator {
     /* body */
     bw_blend_tree *loco_tree;
     bw_blend_tree_state *loco_state;
-    double *clip_time;
+    bw_track_set *clip_set; /* explicit clip weights: one playback track per clip (play.h) */
+    int *clip_track;        /* clip_count: the clip's track handle, -1 until it first has weight */
     bw_clip_contribution *contribs;
     bw_root_play *root_plays;
     bw_animator_play *plays;
@@ -282,7 +285,7 @@ static bw_result build_locomotion(bw_animator *a, const bw_animator_desc *desc, 
 /* The animator's arrays, listed once for allocation and release. */
 #define SIZED_AT_START(X)                                                  \
     X(a->clips, a->clip_count) X(a->names, a->clip_count)                  \
-    X(a->bindings, a->clip_count) X(a->clip_time, a->clip_count)           \
+    X(a->bindings, a->clip_count) X(a->clip_track, a->clip_count)         \
     X(a->clip_w, a->clip_count) X(a->face_clip, a->face_count)             \
     X(a->face_first, a->face_count + 1) X(a->face_time, a->face_count)     \
     X(a->face_w, a->face_count) X(a->gesture_clip, a->gesture_count)       \
@@ -455,6 +458,20 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
             goto fail;
         }
     }
+    if (a->clip_count > 0) {
+        for (int i = 0; i < a->clip_count; i++) a->clip_track[i] = -1;
+        bw_track_set_desc sd = {0};
+        sd.rig = a->rig;
+        sd.capacity = a->clip_count < BW_TRACK_SET_MAX_CAPACITY ? a->clip_count : BW_TRACK_SET_MAX_CAPACITY;
+        sd.signal_capacity = 256 + 32 * sd.capacity;
+        sd.allocator = a->alloc;
+        bw_result r = bw_track_set_create(&sd, &a->clip_set);
+        if (r == BW_ERR_OUT_OF_MEMORY) goto oom;
+        if (r != BW_OK) {
+            bw_graph_problem(&rep, r, "desc.clips", "playback: %s", bw_result_name(r));
+            goto fail;
+        }
+    }
     if (a->face_count) memcpy(a->face_clip, desc->face_clips, (size_t)a->face_count * sizeof(int));
     if (a->gesture_count) memcpy(a->gesture_clip, desc->gesture_clips, (size_t)a->gesture_count * sizeof(int));
     collect_face_tracks(a, false);
@@ -519,6 +536,7 @@ void bw_animator_destroy(bw_animator *a)
     bw_graph_cursor_destroy(a->cursor);
     bw_free(&a->alloc, a->graph_bindings, (size_t)a->graph_binding_count * sizeof *a->graph_bindings);
     bw_mixer_destroy(a->mixer);
+    bw_track_set_destroy(a->clip_set);
     bw_blend_tree_state_destroy(a->loco_state);
     bw_blend_tree_destroy(a->loco_tree);
     for (int i = 0; a->bindings && i < a->clip_count; i++) bw_binding_destroy(a->bindings[i]);
@@ -834,6 +852,54 @@ static void dominant_markers(bw_animator *a, int n)
                       a->root_plays[best].loop);
 }
 
+typedef struct marker_filter {
+    bw_animator *a;
+    int clip; /* the dominant play's clip */
+} marker_filter;
+
+static void explicit_marker(void *user, const bw_signal *sig)
+{
+    marker_filter *f = (marker_filter *)user;
+    if (sig->kind == BW_SIGNAL_MARKER && (int)(intptr_t)sig->user == f->clip) push_marker(f->a, f->clip, sig->marker);
+}
+
+/* Explicit clip weights: each clip with weight > 0 plays at rate 1 on its
+ * own playback track (play.h: its time rules, markers and last step), a
+ * clip without weight holds its time (speed 0). Fills the contributions,
+ * root plays and plays; the dominant play's markers become events.
+ * Returns the number of plays. */
+static int explicit_clips(bw_animator *a, float dt)
+{
+    for (int i = 0; i < a->clip_count; i++) {
+        bool on = a->clip_w[i] > 0.0f;
+        if (on && a->clip_track[i] < 0) {
+            bw_play_desc pd = bw_play_desc_defaults(a->bindings[i]);
+            pd.user = (void *)(intptr_t)i;
+            if (bw_track_set_play(a->clip_set, &pd, &a->clip_track[i]) != BW_OK) a->clip_track[i] = -1; /* full */
+        } else if (a->clip_track[i] >= 0) {
+            bw_track_set_set_speed(a->clip_set, a->clip_track[i], on ? 1.0f : 0.0f);
+        }
+    }
+    bw_track_set_advance(a->clip_set, dt);
+    int n = 0, best = -1;
+    for (int i = 0; i < a->clip_count && n < a->contrib_capacity; i++) {
+        int h = a->clip_track[i];
+        if (!(a->clip_w[i] > 0.0f) || h < 0) continue;
+        float w = a->clip_w[i], t = (float)bw_track_set_time(a->clip_set, h);
+        double from = 0.0, delta = 0.0;
+        bw_track_set_last_step(a->clip_set, h, &from, &delta);
+        a->contribs[n] = (bw_clip_contribution){a->bindings[i], t, w, 0};
+        a->root_plays[n] = (bw_root_play){a->bindings[i], from, delta, bw_track_set_looping(a->clip_set, h), w, 0};
+        a->plays[n] = (bw_animator_play){i, w, 1.0f, t};
+        if (best < 0 || w > a->plays[best].weight) best = n;
+        n++;
+    }
+    if (a->joint_count > 0) bw_root_motion_extract(a->rig, &a->rm_cfg, a->root_plays, n, &a->root);
+    marker_filter f = {a, best >= 0 ? a->plays[best].clip : -1};
+    bw_track_set_drain(a->clip_set, explicit_marker, &f);
+    return n;
+}
+
 static void graph_event(void *user, const bw_graph_event *e)
 {
     push_event((bw_animator *)user, BW_ANIMATOR_EVENT_GRAPH, -1, e);
@@ -858,22 +924,7 @@ static void body_layer(bw_animator *a, float dt, const bw_character_state *fresh
         bw_pose_set_rest(&a->pose, a->rig); /* the mix's base: the clips cover only some joints */
         int n = 0;
         if (a->use_clips) {
-            for (int i = 0; i < a->clip_count; i++) {
-                if (!(a->clip_w[i] > 0.0f)) continue;
-                const bw_clip *c = a->clips[i];
-                float len = bw_clip_length(c);
-                bool loop = bw_clip_loop(c);
-                double from = a->clip_time[i], to = from + dt;
-                if (len > 0.0f) to = loop ? fmod(to, (double)len) : (to < len ? to : len);
-                else to = 0.0;
-                a->clip_time[i] = to;
-                a->contribs[n] = (bw_clip_contribution){a->bindings[i], (float)to, a->clip_w[i], 0};
-                a->root_plays[n] = (bw_root_play){a->bindings[i], from, dt, loop, a->clip_w[i], 0};
-                a->plays[n] = (bw_animator_play){i, a->clip_w[i], 1.0f, (float)to};
-                n++;
-            }
-            if (a->joint_count > 0) bw_root_motion_extract(a->rig, &a->rm_cfg, a->root_plays, n, &a->root);
-            dominant_markers(a, n);
+            n = explicit_clips(a, dt);
         } else if (a->loco_state) {
             float speed = sqrtf(a->velocity[0] * a->velocity[0] + a->velocity[2] * a->velocity[2]);
             bw_blend_tree_state_set_param(a->loco_state, 0, speed);

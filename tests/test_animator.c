@@ -665,9 +665,12 @@ static void update_allocates_nothing_over_ten_thousand_frames(void)
     s.has_look_at = true;
     s.look_at[0] = 3.0f;
     s.look_at[2] = 2.0f;
+    float cw[CLIPS] = {0.0f, 0.5f, 0.5f, 0.0f, 0.0f, 0.0f}; /* explicit clips for 300 of every 1000 */
     for (int k = 0; k < 10000; k++) {
         s.velocity[0] = 5.0f * (float)(k % 100) / 100.0f;
         s.yaw = 0.01f * (float)k;
+        s.clip_weights = k % 1000 < 300 ? cw : NULL;
+        s.clip_weight_count = CLIPS;
         if (k % 700 == 0) bw_animator_gesture(a, k % 1400 ? WAVE : NOD, NULL);
         bw_animator_update(a, 1.0f / 60.0f, &s, NULL);
     }

@@ -119,11 +119,7 @@ static bw_animator_desc base_desc(const bw_graph *graph)
 static bw_animator *make(const bw_animator_desc *d)
 {
     bw_animator *a = NULL;
-    bw_error e[4];
-    bw_animator_errors errs = {e, 4, 0};
-    bw_result r = bw_animator_create(d, &a, &errs);
-    if (r != BW_OK) fprintf(stderr, "animator: %s: %s\n", e[0].where, e[0].message);
-    CHECK_INT(r, BW_OK);
+    CHECK_INT(bw_animator_create(d, &a, NULL), BW_OK);
     return a;
 }
 

@@ -9,8 +9,9 @@
  * through the desc's allocator. After that, bw_animator_update and the
  * output queries allocate nothing, compare no strings and resolve no
  * names. The rig, the clips and the graph are borrowed and must outlive
- * the animator (the rig's topology must not change under it). One animator
- * belongs to one thread at a time.
+ * the animator (a graph: until bw_animator_set_graph replaces it; the
+ * rig's topology must not change under it). One animator belongs to one
+ * thread at a time.
  *
  * One update, bw_animator_update(a, dt, state, camera):
  * 0. The state is validated (bw_character_state_validate). A bad state is
@@ -20,8 +21,11 @@
  *    - a graph (desc.graph): state params and triggers are applied, the
  *      cursor updates by dt and evaluates over the rig's current values;
  *    - else explicit clip weights (state.clip_weights, one per clip): each
- *      clip with weight > 0 plays at rate 1 on its own clock (looping clips
- *      wrap), mixed per SPEC §5 over the rig's current values;
+ *      clip with weight > 0 plays at rate 1 on its own playback track
+ *      (play.h's time rules: looping clips wrap, others hold their end; a
+ *      clip without weight holds its time; at most
+ *      BW_TRACK_SET_MAX_CAPACITY clips ever get a track, later ones are
+ *      ignored), mixed per SPEC §5 over the rest pose;
  *    - else the locomotion blend: the planar speed |(vx, vz)| (vy ignored)
  *      drives a compiled 1D blend tree with rate scaling (blendtree.h): the
  *      two entries bracketing the speed crossfade linearly at one
@@ -276,6 +280,8 @@ BW_API bw_result bw_character_state_validate(const bw_character_state *state, co
  * clip base (largest weight, the first on a tie) reports the markers its
  * step crossed, old endpoint excluded and new included, following loop
  * wraps (at most 4 cycles per update), in reverse order for reverse play.
+ * An explicit clip's markers are its playback track's (play.h), so its
+ * first moving update includes its start time.
  *
  * One update (see the top of this file). dt < 0 or non-finite counts as 0.
  * camera: NULL or a world position (3 floats), the look target when the

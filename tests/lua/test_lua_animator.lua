@@ -155,6 +155,18 @@ test("bad descriptions are refused with a message", function()
   fails("\"arkit52\" or \"custom\"", bw.animator { rig = rig, clips = clips, expression_space = { kind = "facs" } })
   fails("desc.head.chain[0]", bw.animator { rig = rig, clips = clips, head = { chain = { "nekc" } } })
   fails("unknown field 'locomtion'", bw.animator { rig = rig, clips = clips, locomtion = {} })
+  fails("locomotion[1]: unknown field 'sped'", bw.animator { rig = rig, clips = clips, locomotion = { { clip = "walk", sped = 1 } } })
+  fails("locomotion[2].speed is required", bw.animator { rig = rig, clips = clips,
+    locomotion = { { clip = "walk", speed = 1 }, { clip = "run" } } })
+  fails("locomotion must be a list", bw.animator { rig = rig, clips = clips, locomotion = "walk" })
+  fails("blink: unknown field 'sead'", bw.animator { rig = rig, clips = clips, blink = { sead = 1 } })
+  fails("head must be a table", bw.animator { rig = rig, clips = clips, head = true })
+  fails("head.weights[2] must be a number", bw.animator { rig = rig, clips = clips,
+    head = { chain = { "neck_01", "head" }, weights = { 0.5, "half" } } })
+  fails("expression_space must be a table", bw.animator { rig = rig, clips = clips, expression_space = "arkit52" })
+  fails("graph must be a blendwerk.Graph", bw.animator { rig = rig, clips = clips, graph = {} })
+  fails("clips.walk is not a blendwerk.Clip", bw.animator { rig = rig, clips = { walk = 3 } })
+  fails("face[1]: no such clip 'grin'", bw.animator { rig = rig, clips = clips, face = { "grin" } })
   local a = assert(bw.animator(desc))
   a:close()
   check(not pcall(a.update, a, 0.1, {}), "closed animator raises")
@@ -235,6 +247,31 @@ test("a graph driven by params and fire: state and weights after each update", f
   eq(#a:plays(), 0, "no locomotion plays under a graph")
   -- run (0.6 s) at p 0.125 / 0.6: x = 2 × 0.125 / 0.6
   near(spine_x(a), 2 * 0.125 / 0.6, 1e-5, "jump plays run")
+end)
+
+-- Predicates (Lua) in the graph run on the thread that updates: first a
+-- coroutine, collected afterwards, then the main thread, which must not
+-- find the dead coroutine (ASan would).
+test("graph predicates run on the updating thread, coroutines included", function()
+  local seen = {}
+  local function note(ok) seen[#seen + 1] = coroutine.running(); return ok end
+  local g = assert(bw.graph({ params = { speed = 0 }, layers = { { name = "base", entry = "idle",
+    states = { idle = { clip = "idle" }, move = { clip = "stride" } },
+    transitions = {
+      { from = "idle", to = "move", duration = 0, when = { function(p) return note(p.speed > 0.5) end } },
+      { from = "move", to = "idle", duration = 0, when = { function(p) return note(p.speed < 0.5) end } },
+    } } } }, graph_clips))
+  local a = graph_animator(g)
+  local co = coroutine.create(function() a:update(0.125, { params = { speed = 1 } }) end)
+  assert(coroutine.resume(co))
+  eq(a:status().state, "move", "the predicate held")
+  check(seen[1] == co, "it ran in the coroutine")
+  co = nil
+  collectgarbage("collect")
+  a:update(0.125, { params = { speed = 0 } })
+  eq(a:status().state, "idle", "the main thread's update ran move -> idle")
+  local main = coroutine.running()
+  check(seen[#seen] == main, "and its predicate ran on the main thread")
 end)
 
 test("set_graph carries the character over; refusals change nothing", function()
