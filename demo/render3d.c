@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "blendwerk/animator.h"
+#include "blendwerk/pose.h"
 #include "render3d.h"
 
 #define NEAR_PLANE 0.05f
@@ -80,7 +81,8 @@ struct demo_r3d {
     unsigned char main_child[KIND_CAP]; /* 1: the child continues its parent's chain */
     unsigned char has_child[KIND_CAP];
     int head, eye_l, eye_r;
-    float size; /* figure height estimate, metres; the largest seen for this rig */
+    float size; /* the figure's height from its rest pose (model units) */
+    float rest_model[KIND_CAP][4][4]; /* scratch for that */
 
     int jaw_open, blink_l, blink_r; /* ARKit slots */
 };
@@ -704,6 +706,32 @@ static void cache_rig(demo_r3d *r, const bw_rig *rig)
         int p = bw_rig_joint_parent(rig, i);
         if (p >= 0 && p < n) r->has_child[p] = 1;
     }
+    /* size: the rest pose's vertical extent, or its largest extent for a
+     * rig lying down (a Z-up skeleton); from the rest pose so bones keep
+     * their thickness whatever the figure does */
+    const bw_transform *rest = bw_rig_rest_pose(rig);
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < n; i++) {
+        float local[4][4];
+        bw_transform_to_matrix(&rest[i], local);
+        int p = bw_rig_joint_parent(rig, i);
+        if (p < 0) {
+            memcpy(r->rest_model[i], local, sizeof local);
+        } else { /* parents come first: theirs is ready */
+            const float(*a)[4] = r->rest_model[p];
+            for (int c = 0; c < 4; c++)
+                for (int k = 0; k < 4; k++)
+                    r->rest_model[i][c][k] =
+                        a[0][k] * local[c][0] + a[1][k] * local[c][1] + a[2][k] * local[c][2] + a[3][k] * local[c][3];
+        }
+        for (int j = 0; j < 3; j++) {
+            lo[j] = fminf(lo[j], r->rest_model[i][3][j]);
+            hi[j] = fmaxf(hi[j], r->rest_model[i][3][j]);
+        }
+    }
+    float ext = fmaxf(hi[0] - lo[0], fmaxf(hi[1] - lo[1], hi[2] - lo[2]));
+    r->size = hi[1] - lo[1] >= 0.3f * ext ? (hi[1] - lo[1]) * 1.08f : ext;
+    if (!(r->size > 1e-6f) || !isfinite(r->size)) r->size = 1.0f;
     /* a child continues its parent's chain when the parent has one child,
      * or when both are on the trunk (spine to neck to head) */
     int children[KIND_CAP];
@@ -872,23 +900,9 @@ void demo_r3d_figure(demo_r3d *r, const demo_figure *fig)
     placement pl = {{fig->position[0], fig->position[1], fig->position[2]}, cosf(fig->yaw), sinf(fig->yaw)};
     if (!finite3(pl.pos) || !isfinite(pl.c)) return;
     const float(*model)[4][4] = fig->model;
-    /* size: the joints' extent (vertical, or the largest for rigs lying
-     * down), the largest seen for this rig so bones do not swell and
-     * shrink as the figure crouches */
-    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int i = 0; i < n; i++) {
-        const float *t = model[i][3];
-        if (!finite3(t)) return; /* a broken pose draws nothing */
-        for (int j = 0; j < 3; j++) {
-            lo[j] = fminf(lo[j], t[j]);
-            hi[j] = fmaxf(hi[j], t[j]);
-        }
-    }
-    float ext = fmaxf(hi[0] - lo[0], fmaxf(hi[1] - lo[1], hi[2] - lo[2]));
-    float size = hi[1] - lo[1] >= 0.3f * ext ? (hi[1] - lo[1]) * 1.08f : ext;
-    if (size > r->size) r->size = size;
-    if (!(r->size > 1e-4f)) r->size = 1.0f;
-    size = r->size;
+    for (int i = 0; i < n; i++)
+        if (!finite3(model[i][3])) return; /* a broken pose draws nothing */
+    float size = r->size;
     demo_colour col = is_default(fig->colour) ? rgba(150, 166, 192, 255) : fig->colour;
     col.a = 255; /* solids are opaque: the painter's order needs it */
 

@@ -94,7 +94,8 @@ void demo_r3d_begin(demo_r3d *r, const demo_camera *camera);
 /* A square grid of `extent` metres around (centre_x, centre_z), lines every
  * `spacing` metres at world multiples of `spacing` (so it scrolls when the
  * centre follows the character); `trail` is trail_count (x, z) pairs drawn
- * as a fading line on the ground, oldest first. */
+ * as a fading line on the ground, oldest first. `extent` is the side
+ * (centre ± extent / 2, fading out toward it); at most 400 cells across. */
 void demo_r3d_ground(demo_r3d *r, float centre_x, float centre_z, float extent, float spacing,
                      const float *trail, int trail_count);
 void demo_r3d_shadow(demo_r3d *r, float x, float z, float radius);

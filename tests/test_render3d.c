@@ -171,6 +171,34 @@ static float (*rest_model(const bw_rig *rig))[4][4]
     return m;
 }
 
+/* What most tests draw with: a canvas, the humanoid at rest and a batch of
+ * 20000 triangles. stage_open records a failure when any is missing. */
+typedef struct stage {
+    canvas c;
+    bw_rig *rig;
+    float (*model)[4][4];
+    demo_r3d *r;
+} stage;
+
+static bool stage_open(stage *st)
+{
+    st->c = canvas_open();
+    st->rig = humanoid_rig();
+    st->model = st->rig ? rest_model(st->rig) : NULL;
+    st->r = demo_r3d_create(20000);
+    bool ok = st->c.renderer && st->rig && st->model && st->r;
+    CHECK(ok);
+    return ok;
+}
+
+static void stage_close(stage *st)
+{
+    demo_r3d_destroy(st->r);
+    free(st->model);
+    bw_rig_destroy(st->rig);
+    canvas_close(&st->c);
+}
+
 /* The front camera of most tests: 4 m in front of the figure at chest
  * height, looking at it. */
 static demo_camera front_camera(void)
@@ -234,30 +262,26 @@ static void projection_should_match_the_pinhole_model(void)
 
 static void figure_should_stay_inside_its_projected_box(void)
 {
-    canvas c = canvas_open();
-    bw_rig *rig = humanoid_rig();
-    float(*model)[4][4] = rig ? rest_model(rig) : NULL;
-    demo_r3d *r = demo_r3d_create(20000);
-    CHECK(c.renderer && rig && model && r);
-    if (!c.renderer || !rig || !model || !r) goto done;
+    stage st;
+    if (!stage_open(&st)) goto done;
     demo_camera cam = front_camera();
-    canvas_clear(&c);
-    demo_r3d_begin(r, &cam);
-    demo_figure fig = {.rig = rig, .model = (const float(*)[4][4])model};
-    demo_r3d_figure(r, &fig);
-    int drawn = demo_r3d_end(r, c.renderer);
-    dump(&c, "figure_front");
+    canvas_clear(&st.c);
+    demo_r3d_begin(st.r, &cam);
+    demo_figure fig = {.rig = st.rig, .model = (const float(*)[4][4])st.model};
+    demo_r3d_figure(st.r, &fig);
+    int drawn = demo_r3d_end(st.r, st.c.renderer);
+    dump(&st.c, "figure_front");
     CHECK(drawn > 50);
-    CHECK(demo_r3d_dropped(r) == 0);
+    CHECK(demo_r3d_dropped(st.r) == 0);
     /* the joints' projected box, widened by the thickest solid: the head
      * (radius 0.058 x height 1.81 m, stretched 1.18, over the head joint)
      * and the torso boxes (half-width 0.075 x 1.81 m); 0.25 m covers both
      * at the figure's depth (4 m, minus 0.25 m for its front). */
-    int n = bw_rig_joint_count(rig);
+    int n = bw_rig_joint_count(st.rig);
     float lo[2] = {1e9f, 1e9f}, hi[2] = {-1e9f, -1e9f};
     for (int i = 0; i < n; i++) {
         float px[2], d;
-        CHECK(demo_camera_project(&cam, model[i][3], px, &d));
+        CHECK(demo_camera_project(&cam, st.model[i][3], px, &d));
         for (int k = 0; k < 2; k++) {
             lo[k] = fminf(lo[k], px[k]);
             hi[k] = fmaxf(hi[k], px[k]);
@@ -267,7 +291,7 @@ static void figure_should_stay_inside_its_projected_box(void)
     int outside = 0, inside = 0;
     for (int y = 0; y < H; y++) {
         for (int x = 0; x < W; x++) {
-            if (pixel(&c, x, y) == 0) continue;
+            if (pixel(&st.c, x, y) == 0) continue;
             if (x < lo[0] - margin || x > hi[0] + margin || y < lo[1] - margin || y > hi[1] + margin)
                 outside++;
             else
@@ -277,26 +301,23 @@ static void figure_should_stay_inside_its_projected_box(void)
     CHECK(outside == 0);
     CHECK(inside > 2000);
     /* the chest (spine_03 to neck_01) is covered, the air beside the hips is not */
-    int sp = bw_rig_find_by_name(rig, "spine_03"), hips = bw_rig_find_by_name(rig, "hips");
-    float chest[3] = {0, model[sp][3][1] + 0.07f, 0.0f}, px[2], d;
+    int sp = bw_rig_find_by_name(st.rig, "spine_03"), hips = bw_rig_find_by_name(st.rig, "hips");
+    float chest[3] = {0, st.model[sp][3][1] + 0.07f, 0.0f}, px[2], d;
     CHECK(demo_camera_project(&cam, chest, px, &d));
-    Uint32 p = pixel(&c, (int)px[0], (int)px[1]);
+    Uint32 p = pixel(&st.c, (int)px[0], (int)px[1]);
     CHECK(p != 0);
     /* lit grey-blue: blue is the strongest channel */
     CHECK(blue(p) >= red(p));
-    float air[3] = {0.45f, model[hips][3][1], 0.0f};
+    float air[3] = {0.45f, st.model[hips][3][1], 0.0f};
     CHECK(demo_camera_project(&cam, air, px, &d));
-    CHECK(pixel(&c, (int)px[0], (int)px[1]) == 0);
+    CHECK(pixel(&st.c, (int)px[0], (int)px[1]) == 0);
     /* the eyes: the white of the left eye (character +X is screen left
      * from the front) sits where the eye joint projects */
-    int el = bw_rig_find_by_name(rig, "eye_l");
-    CHECK(demo_camera_project(&cam, model[el][3], px, &d));
+    int el = bw_rig_find_by_name(st.rig, "eye_l");
+    CHECK(demo_camera_project(&cam, st.model[el][3], px, &d));
     CHECK(px[0] > W / 2.0f); /* the character's left, +X, is the viewer's right */
 done:
-    demo_r3d_destroy(r);
-    free(model);
-    bw_rig_destroy(rig);
-    canvas_close(&c);
+    stage_close(&st);
 }
 
 /* A cube mesh of side 2 s centred at the origin (8 corners, 12 triangles,
@@ -497,40 +518,33 @@ done:
 
 static void camera_looking_away_should_draw_nothing(void)
 {
-    canvas c = canvas_open();
-    bw_rig *rig = humanoid_rig();
-    float(*model)[4][4] = rig ? rest_model(rig) : NULL;
-    demo_r3d *r = demo_r3d_create(20000);
-    CHECK(c.renderer && rig && model && r);
-    if (!c.renderer || !rig || !model || !r) goto done;
+    stage st;
+    if (!stage_open(&st)) goto done;
     demo_camera cam = {.eye = {0, 1, 4}, .target = {0, 1, 8}, .width = W, .height = H};
-    canvas_clear(&c);
-    demo_r3d_begin(r, &cam);
-    demo_figure fig = {.rig = rig, .model = (const float(*)[4][4])model};
-    demo_r3d_figure(r, &fig);
-    demo_r3d_shadow(r, 0, 0, 0.5f);
-    CHECK(demo_r3d_end(r, c.renderer) == 0);
+    canvas_clear(&st.c);
+    demo_r3d_begin(st.r, &cam);
+    demo_figure fig = {.rig = st.rig, .model = (const float(*)[4][4])st.model};
+    demo_r3d_figure(st.r, &fig);
+    demo_r3d_shadow(st.r, 0, 0, 0.5f);
+    CHECK(demo_r3d_end(st.r, st.c.renderer) == 0);
     int lit = 0;
     for (int y = 0; y < H; y += 2)
-        for (int x = 0; x < W; x += 2) lit += pixel(&c, x, y) != 0;
+        for (int x = 0; x < W; x += 2) lit += pixel(&st.c, x, y) != 0;
     CHECK(lit == 0);
     /* a degenerate camera: nothing added, nothing drawn */
     demo_camera bad = front_camera();
     bad.height = 0;
-    demo_r3d_begin(r, &bad);
-    demo_r3d_figure(r, &fig);
-    CHECK(demo_r3d_end(r, c.renderer) == 0);
+    demo_r3d_begin(st.r, &bad);
+    demo_r3d_figure(st.r, &fig);
+    CHECK(demo_r3d_end(st.r, st.c.renderer) == 0);
     /* a figure with a non-finite joint draws nothing, and nothing breaks */
     demo_camera cam2 = front_camera();
-    model[3][3][1] = NAN;
-    demo_r3d_begin(r, &cam2);
-    demo_r3d_figure(r, &fig);
-    CHECK(demo_r3d_end(r, c.renderer) == 0);
+    st.model[3][3][1] = NAN;
+    demo_r3d_begin(st.r, &cam2);
+    demo_r3d_figure(st.r, &fig);
+    CHECK(demo_r3d_end(st.r, st.c.renderer) == 0);
 done:
-    demo_r3d_destroy(r);
-    free(model);
-    bw_rig_destroy(rig);
-    canvas_close(&c);
+    stage_close(&st);
 }
 
 /* A full frame: ground, trail, shadow, figure with face, lines. */
@@ -557,43 +571,36 @@ static int full_frame(demo_r3d *r, SDL_Renderer *renderer, const bw_rig *rig, co
  * surface per blended triangle, which is SDL's allocation, not ours. */
 static void frames_should_not_allocate_after_the_first(void)
 {
-    canvas c = canvas_open();
-    bw_rig *rig = humanoid_rig();
-    float(*model)[4][4] = rig ? rest_model(rig) : NULL;
-    demo_r3d *r = demo_r3d_create(20000);
-    CHECK(c.renderer && rig && model && r);
-    if (!c.renderer || !rig || !model || !r) goto done;
+    stage st;
+    if (!stage_open(&st)) goto done;
     float arkit[BW_ARKIT52_COUNT] = {0};
     arkit[BW_ARKIT52_EYE_BLINK_LEFT] = 0.5f;
     arkit[bw_arkit52_find("jawOpen")] = 0.7f;
-    canvas_clear(&c);
-    int first = full_frame(r, c.renderer, rig, (const float(*)[4][4])model, arkit, 0.0f);
-    SDL_RenderFlush(c.renderer);
-    dump(&c, "full_frame");
+    canvas_clear(&st.c);
+    int first = full_frame(st.r, st.c.renderer, st.rig, (const float(*)[4][4])st.model, arkit, 0.0f);
+    SDL_RenderFlush(st.c.renderer);
+    dump(&st.c, "full_frame");
     CHECK(first > 100);
     long before = sdl_allocs;
-    for (int i = 0; i < 20; i++) CHECK(full_frame(r, NULL, rig, (const float(*)[4][4])model, arkit, 0.3f * (float)i) > 100);
+    for (int i = 0; i < 20; i++) CHECK(full_frame(st.r, NULL, st.rig, (const float(*)[4][4])st.model, arkit, 0.3f * (float)i) > 100);
     CHECK(sdl_allocs == before);
     /* drawing opaque solids */
     demo_camera cam = front_camera();
-    demo_figure fig = {.rig = rig, .model = (const float(*)[4][4])model, .face = {.arkit52 = arkit}};
+    demo_figure fig = {.rig = st.rig, .model = (const float(*)[4][4])st.model, .face = {.arkit52 = arkit}};
     int drawn[2] = {0, 0};
     for (int i = 0; i < 21; i++) {
         if (i == 1) before = sdl_allocs;
-        canvas_clear(&c);
-        demo_r3d_begin(r, &cam);
-        demo_r3d_figure(r, &fig);
-        drawn[i > 0] = demo_r3d_end(r, c.renderer);
-        SDL_RenderFlush(c.renderer);
+        canvas_clear(&st.c);
+        demo_r3d_begin(st.r, &cam);
+        demo_r3d_figure(st.r, &fig);
+        drawn[i > 0] = demo_r3d_end(st.r, st.c.renderer);
+        SDL_RenderFlush(st.c.renderer);
     }
     CHECK(drawn[0] > 100 && drawn[1] == drawn[0]);
     CHECK(sdl_allocs == before);
     if (sdl_allocs != before) fprintf(stderr, "%ld allocations in 20 frames\n", sdl_allocs - before);
 done:
-    demo_r3d_destroy(r);
-    free(model);
-    bw_rig_destroy(rig);
-    canvas_close(&c);
+    stage_close(&st);
 }
 
 static void overflow_should_drop_and_count(void)
@@ -639,83 +646,147 @@ static void pupil(const canvas *c, int x, int y, float *count, float *mean_x)
 
 static void face_should_follow_blink_and_jaw(void)
 {
-    canvas c = canvas_open();
-    bw_rig *rig = humanoid_rig();
-    float(*model)[4][4] = rig ? rest_model(rig) : NULL;
-    demo_r3d *r = demo_r3d_create(20000);
-    CHECK(c.renderer && rig && model && r);
-    if (!c.renderer || !rig || !model || !r) goto done;
+    stage st;
+    if (!stage_open(&st)) goto done;
     /* close up on the face */
-    int head = bw_rig_find_by_name(rig, "head"), el = bw_rig_find_by_name(rig, "eye_l"),
-        er = bw_rig_find_by_name(rig, "eye_r");
-    float hy = model[head][3][1] + 0.05f;
+    int head = bw_rig_find_by_name(st.rig, "head"), el = bw_rig_find_by_name(st.rig, "eye_l"),
+        er = bw_rig_find_by_name(st.rig, "eye_r");
+    float hy = st.model[head][3][1] + 0.05f;
     demo_camera cam = {.eye = {0, hy, 1.0f}, .target = {0, hy, 0}, .width = W, .height = H};
     float arkit[BW_ARKIT52_COUNT] = {0};
-    demo_figure fig = {.rig = rig, .model = (const float(*)[4][4])model, .face = {.arkit52 = arkit}};
+    demo_figure fig = {.rig = st.rig, .model = (const float(*)[4][4])st.model, .face = {.arkit52 = arkit}};
     /* the pupils: dark pixels near where each eye joint projects (the
      * eye sits on the head's surface in front of its joint) */
     int eye_x[2], eye_y[2];
     for (int e = 0; e < 2; e++) {
         float px[2], d;
-        CHECK(demo_camera_project(&cam, model[e == 0 ? el : er][3], px, &d));
+        CHECK(demo_camera_project(&cam, st.model[e == 0 ? el : er][3], px, &d));
         eye_x[e] = (int)lroundf(px[0]);
         eye_y[e] = (int)lroundf(px[1]);
     }
     float cx[2], dark[2];
-    canvas_clear(&c);
-    demo_r3d_begin(r, &cam);
-    demo_r3d_figure(r, &fig);
-    int open_tris = demo_r3d_end(r, c.renderer);
-    dump(&c, "face_open");
-    pupil(&c, eye_x[0], eye_y[0], &dark[0], &cx[0]);
-    pupil(&c, eye_x[1], eye_y[1], &dark[1], &cx[1]);
+    canvas_clear(&st.c);
+    demo_r3d_begin(st.r, &cam);
+    demo_r3d_figure(st.r, &fig);
+    int open_tris = demo_r3d_end(st.r, st.c.renderer);
+    dump(&st.c, "face_open");
+    pupil(&st.c, eye_x[0], eye_y[0], &dark[0], &cx[0]);
+    pupil(&st.c, eye_x[1], eye_y[1], &dark[1], &cx[1]);
     CHECK(dark[0] >= 4 && dark[1] >= 4);
     float ahead = cx[0];
     /* closed left lid (mannequin colour) hides that pupil only */
     arkit[BW_ARKIT52_EYE_BLINK_LEFT] = 1.0f;
-    canvas_clear(&c);
-    demo_r3d_begin(r, &cam);
-    demo_r3d_figure(r, &fig);
-    CHECK(demo_r3d_end(r, c.renderer) > open_tris);
-    dump(&c, "face_blink");
-    pupil(&c, eye_x[0], eye_y[0], &dark[0], &cx[0]);
-    pupil(&c, eye_x[1], eye_y[1], &dark[1], &cx[1]);
+    canvas_clear(&st.c);
+    demo_r3d_begin(st.r, &cam);
+    demo_r3d_figure(st.r, &fig);
+    CHECK(demo_r3d_end(st.r, st.c.renderer) > open_tris);
+    dump(&st.c, "face_blink");
+    pupil(&st.c, eye_x[0], eye_y[0], &dark[0], &cx[0]);
+    pupil(&st.c, eye_x[1], eye_y[1], &dark[1], &cx[1]);
     CHECK(dark[0] == 0);
     CHECK(dark[1] >= 4);
     /* gaze 0.5 rad toward the character's +X (the viewer's right) moves
      * the left pupil right on screen */
     arkit[BW_ARKIT52_EYE_BLINK_LEFT] = 0.0f;
     fig.face.gaze[1] = 0.5f;
-    canvas_clear(&c);
-    demo_r3d_begin(r, &cam);
-    demo_r3d_figure(r, &fig);
-    demo_r3d_end(r, c.renderer);
-    dump(&c, "face_gaze");
-    pupil(&c, eye_x[0], eye_y[0], &dark[0], &cx[0]);
+    canvas_clear(&st.c);
+    demo_r3d_begin(st.r, &cam);
+    demo_r3d_figure(st.r, &fig);
+    demo_r3d_end(st.r, st.c.renderer);
+    dump(&st.c, "face_gaze");
+    pupil(&st.c, eye_x[0], eye_y[0], &dark[0], &cx[0]);
     CHECK(dark[0] >= 4);
     CHECK(cx[0] > ahead + 1.0f);
     /* the jaw: more mouth pixels (dark red) when jawOpen is 1 than at 0 */
     int mouth[2];
     for (int k = 0; k < 2; k++) {
         arkit[bw_arkit52_find("jawOpen")] = (float)k;
-        canvas_clear(&c);
-        demo_r3d_begin(r, &cam);
-        demo_r3d_figure(r, &fig);
-        demo_r3d_end(r, c.renderer);
+        canvas_clear(&st.c);
+        demo_r3d_begin(st.r, &cam);
+        demo_r3d_figure(st.r, &fig);
+        demo_r3d_end(st.r, st.c.renderer);
         mouth[k] = 0;
         for (int y = 0; y < H; y++)
             for (int x = 0; x < W; x++) {
-                Uint32 q = pixel(&c, x, y);
+                Uint32 q = pixel(&st.c, x, y);
                 mouth[k] += red(q) > blue(q) + 25 && red(q) > green(q) + 25;
             }
     }
-    dump(&c, "face_jaw");
+    dump(&st.c, "face_jaw");
     CHECK(mouth[0] > 0);
     CHECK(mouth[1] > 2 * mouth[0]);
 done:
+    stage_close(&st);
+}
+
+/* The mannequin on other rigs: the CMU BVH skeleton (inches, Z not up
+ * there: its own T-pose) and the Fox's glTF skeleton, each in its rest
+ * pose framed by a camera 2.5 figure-sizes away. Every lit pixel lies
+ * within the projected joints' box widened by the largest solid's reach
+ * (the head's top, 0.12 x size above the head joint; hand blocks 0.09 x
+ * size past the wrist; torso half-width 0.075 x size): 0.13 x size at the
+ * nearest joint's depth. */
+static void figures_of_other_rigs_should_stay_inside_their_joints(void)
+{
+    const char *files[] = {"cmu_01_01.bvh", "Fox.glb"};
+    canvas c = canvas_open();
+    demo_r3d *r = demo_r3d_create(40000);
+    CHECK(c.renderer && r);
+    for (size_t i = 0; c.renderer && r && i < sizeof files / sizeof files[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", BW_ASSET_DIR, files[i]);
+        if (access(path, R_OK) != 0) continue;
+        bw_asset *asset = NULL;
+        bw_error err = {0};
+        CHECK_INT(bw_asset_load_file(path, NULL, &asset, &err), BW_OK);
+        if (!asset) continue;
+        float(*model)[4][4] = rest_model(asset->rig);
+        int n = bw_rig_joint_count(asset->rig);
+        float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
+        for (int j = 0; j < n; j++)
+            for (int k = 0; k < 3; k++) {
+                lo[k] = fminf(lo[k], model[j][3][k]);
+                hi[k] = fmaxf(hi[k], model[j][3][k]);
+            }
+        float size = 0;
+        for (int k = 0; k < 3; k++) size = fmaxf(size, hi[k] - lo[k]);
+        float centre[3] = {0.5f * (lo[0] + hi[0]), 0.5f * (lo[1] + hi[1]), 0.5f * (lo[2] + hi[2])};
+        demo_camera cam = {.eye = {centre[0] + 1.2f * size, centre[1] + 0.8f * size, centre[2] + 2.0f * size},
+                           .target = {centre[0], centre[1], centre[2]}, .width = W, .height = H};
+        canvas_clear(&c);
+        demo_r3d_begin(r, &cam);
+        demo_figure fig = {.rig = asset->rig, .model = (const float(*)[4][4])model};
+        int drawn;
+        demo_r3d_figure(r, &fig);
+        drawn = demo_r3d_end(r, c.renderer);
+        char name[64];
+        snprintf(name, sizeof name, "rig_%zu", i);
+        dump(&c, name);
+        CHECK(drawn > 12);
+        float plo[2] = {1e9f, 1e9f}, phi[2] = {-1e9f, -1e9f}, near = 1e30f;
+        for (int j = 0; j < n; j++) {
+            float px[2], d;
+            CHECK(demo_camera_project(&cam, model[j][3], px, &d));
+            near = fminf(near, d);
+            for (int k = 0; k < 2; k++) {
+                plo[k] = fminf(plo[k], px[k]);
+                phi[k] = fmaxf(phi[k], px[k]);
+            }
+        }
+        float f = 0.5f * H / tanf(0.4f), margin = f * 0.13f * size / (near - 0.13f * size);
+        int inside = 0, outside = 0;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                if (pixel(&c, x, y) == 0) continue;
+                if (x < plo[0] - margin || x > phi[0] + margin || y < plo[1] - margin || y > phi[1] + margin) outside++;
+                else inside++;
+            }
+        CHECK_INT(outside, 0);
+        CHECK(inside > 300);
+        free(model);
+        bw_asset_destroy(asset);
+    }
     demo_r3d_destroy(r);
-    free(model);
-    bw_rig_destroy(rig);
     canvas_close(&c);
 }
 
@@ -856,6 +927,7 @@ int main(void)
     RUN(frames_should_not_allocate_after_the_first);
     RUN(overflow_should_drop_and_count);
     RUN(face_should_follow_blink_and_jaw);
+    RUN(figures_of_other_rigs_should_stay_inside_their_joints);
     RUN(models_should_draw_inside_their_vertices);
     SDL_Quit();
     return check_summary();

@@ -1015,13 +1015,7 @@ bw_result bw_gltf_load(const void *data, size_t size, const char *name, const bw
     if (!data || !asset) return bw_fail(err, BW_ERR_INVALID_ARGUMENT, "bw_gltf_load: NULL argument");
     loader L;
     memset(&L, 0, sizeof L);
-    L.c.a = options ? &options->allocator : NULL;
-    L.c.err = err;
-    L.c.name = name;
-    L.c.origin = origin;
-    if (options) L.c.logger = options->logger;
-    L.c.max_bytes = options && options->max_bytes ? options->max_bytes : ((size_t)512 << 20);
-    L.c.float_budget = L.c.max_bytes / sizeof(float);
+    bw_gltf_ctx_init(&L.c, name, origin, options, err);
     bw_result r = load(&L, data, size, asset);
     if (L.joint_node) bw_free(L.c.a, L.joint_node, (size_t)L.joint_count * sizeof(int));
     release(&L);

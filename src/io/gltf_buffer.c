@@ -520,6 +520,18 @@ static bw_result check_document(gltf_ctx *c)
     return BW_OK;
 }
 
+void bw_gltf_ctx_init(gltf_ctx *c, const char *name, const bw_io_origin *origin, const bw_asset_options *options,
+                      bw_error *err)
+{
+    c->a = options ? &options->allocator : NULL;
+    c->err = err;
+    c->name = name;
+    c->origin = origin;
+    if (options) c->logger = options->logger;
+    c->max_bytes = options && options->max_bytes ? options->max_bytes : ((size_t)512 << 20);
+    c->float_budget = c->max_bytes / sizeof(float);
+}
+
 bw_result bw_gltf_open(gltf_ctx *c, const void *data, size_t size)
 {
     bw_result r;

@@ -162,6 +162,8 @@ bw_result bw_gltf_accessor_uints(gltf_ctx *c, int index, int comps, const char *
  * extensionsRequired, builds the top-level tables and the per-accessor and
  * per-buffer slots; bw_gltf_close frees all of that (not c->blocks, the
  * rig loader's arena) and is safe after a failed or partial open. */
+void bw_gltf_ctx_init(gltf_ctx *c, const char *name, const bw_io_origin *origin, const bw_asset_options *options,
+                      bw_error *err); /* the fields from the caller's options (c zeroed first) */
 bw_result bw_gltf_open(gltf_ctx *c, const void *data, size_t size);
 void bw_gltf_close(gltf_ctx *c);
 

@@ -533,13 +533,7 @@ static bw_result load_mesh(const void *data, size_t size, const char *name, cons
     mesh_loader L;
     memset(&L, 0, sizeof L);
     L.asset = asset;
-    L.c.a = options ? &options->allocator : NULL;
-    L.c.err = err;
-    L.c.name = name;
-    L.c.origin = origin;
-    if (options) L.c.logger = options->logger;
-    L.c.max_bytes = options && options->max_bytes ? options->max_bytes : ((size_t)512 << 20);
-    L.c.float_budget = L.c.max_bytes / sizeof(float);
+    bw_gltf_ctx_init(&L.c, name, origin, options, err);
     if (size > L.c.max_bytes)
         return bw_fail_at(err, BW_ERR_LIMIT, name, 0, NULL, "%s: larger than the %zu-byte limit", name ? name : "(memory)",
                           L.c.max_bytes);
