@@ -10,10 +10,12 @@
  *   sandbox, FILE:LINE problems, a watcher on it and on every file it
  *   opened);
  * - the animator (include/blendwerk/animator.h) on those: the body base is
- *   the graph, else the locomotion blend when the character has idle /
- *   walk_fwd / run_fwd clips, else the first clip looping; gestures are
- *   the clips named wave and nod; the face the clips named face_*; head
- *   aim on the rig's default chain;
+ *   the graph, else the locomotion blend over the first clips whose names
+ *   contain "idle" (or "survey") at 0 m/s, "walk" at 1.5 and "run" at 4
+ *   (case-insensitive; at least two of them), else the first body clip
+ *   looping; gestures are the clips named wave and nod; the face the clips
+ *   named face_* (face_idle when no other is chosen); head aim on the
+ *   rig's default chain with the default limits;
  * - the character's place in the world (position, yaw), its input and an
  *   optional timeline (bindings/timeline.h) scripting that input by time.
  *
@@ -26,8 +28,9 @@
  * velocity instead), turn by the input's turn rate, and refresh the
  * outputs the overlays read: model-space joint matrices, the trail, the
  * recent events, the frame's animation time. After the first frame the
- * frame path allocates nothing through the animator's allocator (the
- * desc's), reload polls included, as long as nothing is reloaded.
+ * frame path allocates nothing - neither through the animator's allocator
+ * (the desc's) nor through malloc - reload polls included, as long as
+ * nothing is reloaded (tests/test_demo.c counts both).
  *
  * Hot reload (between frames, at the start of demo_app_frame): when the
  * graph file (or a file it required) or the character file (or a file it

@@ -7,6 +7,9 @@
  *   (1.5 m/s: walk_fwd alone at rate 1, whose root travels 1.5 m/s in a
  *   straight line) facing yaw = pi/2 (set by a timeline) ends 60 frames of
  *   1/60 s at (1.5, 0, 0);
+ * - the overlays' view of the graph: what a state plays
+ *   (bw_graph_state_clip / _blend) and the clip weights at a blend-space
+ *   sample (that sample's clip alone, weight 1);
  * - the timeline's character inputs reach the session (velocity, yaw,
  *   gesture, look_at) and a graph trigger fires at its time;
  * - hot reload of the graph file keeps the state (the base layer's state
@@ -253,6 +256,53 @@ static void timeline_inputs_reach_the_character(void)
     }
     CHECK(jump);
     CHECK(wave_end);
+    demo_app_destroy(a);
+}
+
+/* The overlays' view of the graph: what each state plays
+ * (bw_graph_state_clip / _blend) and the clip weights at a sample point of
+ * the walk blend space, where that sample alone plays. */
+static void clip_weights_follow_the_graph(void)
+{
+    demo_app_desc d = {.character = HUMANOID, .graph = DEMO_GRAPH};
+    demo_app *a = open_app(&d);
+    CHECK(a != NULL);
+    if (!a) return;
+    const bw_graph *g = demo_app_graph(a);
+    int base = bw_graph_find_layer(g, "base");
+    CHECK_INT(bw_graph_state_clip(g, base, bw_graph_find_state(g, base, "idle")), 0);
+    CHECK_INT(bw_graph_state_clip(g, base, bw_graph_find_state(g, base, "jump_start")), 9);
+    CHECK_INT(bw_graph_state_clip(g, base, bw_graph_find_state(g, base, "walk")), -1);
+    CHECK(bw_graph_state_blend(g, base, bw_graph_find_state(g, base, "idle")) == NULL);
+    const bw_blend_tree *walk = bw_graph_state_blend(g, base, bw_graph_find_state(g, base, "walk"));
+    CHECK(walk != NULL);
+    const bw_blend_node *root = walk ? bw_blend_tree_node(walk, bw_blend_tree_root(walk)) : NULL;
+    CHECK(root && root->kind == BW_BLEND_NODE_DIRECTIONAL && root->child_count == 5);
+    if (root) {
+        CHECK_STR(bw_graph_param_name(g, root->param_x), "vx");
+        CHECK_STR(bw_graph_param_name(g, root->param_y), "vz");
+    }
+    CHECK_INT(bw_graph_state_clip(g, base, 99), -1);
+    CHECK(bw_graph_state_blend(g, 7, 0) == NULL);
+    CHECK_INT(bw_graph_state_clip(NULL, 0, 0), -1);
+    /* walking left at the sample's 1.5 m/s: walk_left alone, the breath at
+     * its parameter's weight 1, the silent upper layer not listed */
+    demo_input in = {.velocity = {1.5f, 0, 0}};
+    CHECK(demo_app_set_input(a, &in));
+    double now = 0;
+    run_frames(a, 60, &now);
+    CHECK_STR(state_name(a, 0), "walk");
+    demo_clip_weight w[16];
+    int n = demo_app_clip_weights(a, w, 16);
+    CHECK_INT(n, 2);
+    if (n == 2) {
+        CHECK_INT(w[0].layer, base);
+        CHECK_STR(bw_clip_name(demo_app_clip(a, w[0].clip)), "walk_left");
+        CHECK_NEAR(w[0].weight, 1.0, 1e-6);
+        CHECK_INT(w[1].layer, bw_graph_find_layer(g, "breath"));
+        CHECK_STR(bw_clip_name(demo_app_clip(a, w[1].clip)), "breathing");
+        CHECK_NEAR(w[1].weight, 1.0, 1e-6);
+    }
     demo_app_destroy(a);
 }
 
@@ -714,6 +764,7 @@ int main(void)
     }
     RUN(root_motion_moves_the_character_along_its_yaw);
     RUN(timeline_inputs_reach_the_character);
+    RUN(clip_weights_follow_the_graph);
     RUN(graph_reload_keeps_the_state_and_refuses_broken_edits);
     RUN(character_reload_keeps_the_graph_state);
     RUN(a_frame_allocates_nothing_after_warm_up);
