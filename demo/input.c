@@ -152,7 +152,8 @@ void demo_controls_input(const demo_controls *c, const demo_camera *camera, cons
     }
     out->velocity[0] = x * speed;
     out->velocity[2] = z * speed;
-    out->turn = ((float)c->turn_right - (float)c->turn_left + c->turn_stick) * DEMO_TURN_RATE;
+    /* + turns toward +X, the character's left */
+    out->turn = ((float)c->turn_left - (float)c->turn_right - c->turn_stick) * DEMO_TURN_RATE;
     if (c->has_mouse && !c->look_off && camera && head)
         out->has_look_at = mouse_point(camera, c->mouse[0], c->mouse[1], head, out->look_at);
 }

@@ -2,11 +2,14 @@
  * commands (docs/demo.md lists every key).
  *
  * Held keys and sticks make the wanted velocity (in the character's
- * frame: W / Up forward, S / Down back, A left, D right; 1.5 m/s, 4 m/s
- * with Shift or a pressed trigger) and the turn rate (Left / Right, Q / E
- * or the right stick: 1.5 rad/s); the mouse sets the look-at target on
- * the plane through the character's head facing the camera. Presses are
- * commands the host carries out (demo_command). Nothing here allocates. */
+ * frame: W / Up forward, S / Down back, A its left, D its right; 1.5 m/s,
+ * 4 m/s with Shift, a shoulder or the right trigger; a diagonal is not
+ * faster) and the turn rate (Q / Left toward its left, E / Right toward
+ * its right, or the right stick: 1.5 rad/s); the mouse sets the look-at
+ * target: the point under the mouse pixel's centre on the plane through
+ * the head facing the camera (demo_camera_project maps it back to that
+ * pixel centre). Presses are commands the host carries out
+ * (demo_command). Nothing here allocates. */
 #ifndef BW_DEMO_INPUT_H
 #define BW_DEMO_INPUT_H
 

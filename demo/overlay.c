@@ -340,7 +340,7 @@ static void draw_status(SDL_Renderer *r, const demo_app *app, const demo_overlay
     text(r, x, y + 3 * LINE, "H help  O overlays  P pause  N step  [ ] speed  R reload");
     if (!info->help) return;
     static const char *const help[] = {
-        "W A S D / arrows  move (Shift: run), Q E / left right: turn",
+        "W A S D / up down  move (Shift: run), Q E / left right: turn",
         "Space  jump           1  wave (gesture)   2  nod (gesture)",
         "3  wave layer (upper)  F  next face      T  travel to next state",
         "mouse  look-at target  L  look ahead again",

@@ -23,7 +23,10 @@
  * - hostile input is refused with a message and changes nothing: NaN,
  *   negative and huge dt, a NaN input, an unknown trigger, a missing file,
  *   a graph with a NaN number, a timeline with a bad demo field.
- * The binary (when it is built) runs headless:
+ * Where the binary is built (SDL2 and stb found), the input mapping
+ * (demo/input.c): keys and sticks to velocity and turn by hand, and the
+ * mouse's look-at point projected back (demo_camera_project) onto the
+ * mouse pixel's centre at the head's depth. The binary runs headless:
  * - the PNG has the requested size and is not blank (read back with
  *   stb_image), and two runs of the same frames give the same image;
  * - the character moved between frames 30 and 90: from the summary (the
@@ -47,6 +50,9 @@
 
 #include "app.h"
 #include "check.h"
+#ifdef BW_DEMO_BINARY
+#include "input.h"
+#endif
 #include "test_alloc_counter.h"
 #include "test_files.h"
 
@@ -558,6 +564,75 @@ static void hostile_input_is_refused(void)
 /* ---- the binary ---- */
 
 #ifdef BW_DEMO_BINARY
+/* ---- the input mapping (demo/input.c) ---- */
+
+static demo_input controls_after(SDL_Keycode *keys, int n)
+{
+    demo_controls c;
+    memset(&c, 0, sizeof c);
+    for (int i = 0; i < n; i++) CHECK(demo_controls_key(&c, keys[i], true) == DEMO_CMD_NONE);
+    demo_input in;
+    demo_controls_input(&c, NULL, NULL, &in);
+    return in;
+}
+
+static void keys_make_velocity_and_turn(void)
+{
+    SDL_Keycode w[] = {SDLK_w}, run[] = {SDLK_w, SDLK_LSHIFT}, left[] = {SDLK_a}, diag[] = {SDLK_w, SDLK_d},
+                q[] = {SDLK_q}, e[] = {SDLK_RIGHT};
+    demo_input in = controls_after(w, 1);
+    CHECK_NEAR(in.velocity[0], 0, 0);
+    CHECK_NEAR(in.velocity[2], 1.5, 1e-6);
+    in = controls_after(run, 2);
+    CHECK_NEAR(in.velocity[2], 4.0, 1e-6);
+    in = controls_after(left, 1); /* the character's left is +x */
+    CHECK_NEAR(in.velocity[0], 1.5, 1e-6);
+    in = controls_after(diag, 2); /* forward and right: 1.5 m/s along the diagonal */
+    CHECK_NEAR(in.velocity[0], -1.5 / sqrt(2.0), 1e-6);
+    CHECK_NEAR(in.velocity[2], 1.5 / sqrt(2.0), 1e-6);
+    in = controls_after(q, 1);
+    CHECK_NEAR(in.turn, 1.5, 1e-6); /* toward +X, the character's left */
+    in = controls_after(e, 1);
+    CHECK_NEAR(in.turn, -1.5, 1e-6);
+    CHECK(!in.has_look_at);
+    demo_controls c;
+    memset(&c, 0, sizeof c);
+    CHECK(demo_controls_key(&c, SDLK_SPACE, true) == DEMO_CMD_JUMP);
+    CHECK(demo_controls_key(&c, SDLK_SPACE, false) == DEMO_CMD_NONE);
+    CHECK(demo_controls_key(&c, SDLK_3, true) == DEMO_CMD_WAVE_LAYER);
+    CHECK(demo_controls_button(&c, SDL_CONTROLLER_BUTTON_A, true) == DEMO_CMD_JUMP);
+    /* a stick pushed halfway right: past the 0.2 dead zone, (0.5 - 0.2) / 0.8 */
+    demo_controls_axis(&c, SDL_CONTROLLER_AXIS_LEFTX, 16384);
+    demo_controls_input(&c, NULL, NULL, &in);
+    CHECK_NEAR(in.velocity[0], -1.5 * (16384.0 / 32767.0 - 0.2) / 0.8, 1e-5);
+    CHECK(demo_key_from_name("space") == SDLK_SPACE && demo_key_from_name("w") == SDLK_w &&
+          demo_key_from_name("zz") == SDLK_UNKNOWN);
+}
+
+static void the_mouse_points_where_the_camera_projects(void)
+{
+    demo_camera cam = {.eye = {2.6f, 1.7f, 3.6f}, .target = {0, 1, 0}, .fov_y = 0.8f, .width = 640, .height = 360};
+    const float head[3] = {0.1f, 1.6f, 0.2f};
+    const int pixels[3][2] = {{320, 180}, {17, 300}, {600, 25}};
+    for (int i = 0; i < 3; i++) {
+        demo_controls c;
+        memset(&c, 0, sizeof c);
+        demo_controls_mouse(&c, pixels[i][0], pixels[i][1]);
+        demo_input in;
+        demo_controls_input(&c, &cam, head, &in);
+        CHECK(in.has_look_at);
+        float px[2], depth, head_px[2], head_depth;
+        CHECK(demo_camera_project(&cam, in.look_at, px, &depth));
+        CHECK(demo_camera_project(&cam, head, head_px, &head_depth));
+        CHECK_NEAR(px[0], pixels[i][0] + 0.5, 1e-3); /* the pixel's centre */
+        CHECK_NEAR(px[1], pixels[i][1] + 0.5, 1e-3);
+        CHECK_NEAR(depth, head_depth, 1e-4); /* on the head's plane */
+        CHECK(demo_controls_key(&c, SDLK_l, true) == DEMO_CMD_LOOK_OFF);
+        demo_controls_input(&c, &cam, head, &in);
+        CHECK(!in.has_look_at);
+    }
+}
+
 static int run_demo(const char *args, char *out, size_t size)
 {
     char cmd[4096];
@@ -770,6 +845,8 @@ int main(void)
     RUN(a_frame_allocates_nothing_after_warm_up);
     RUN(hostile_input_is_refused);
 #ifdef BW_DEMO_BINARY
+    RUN(keys_make_velocity_and_turn);
+    RUN(the_mouse_points_where_the_camera_projects);
     RUN(headless_image_has_the_size_and_is_not_blank);
     RUN(the_character_moved_between_frames_30_and_90);
     RUN(a_jumping_timeline_shows_the_jump_states);
