@@ -380,9 +380,9 @@ demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size)
         a->ch.rig = desc->rig;
         for (int i = 0; ok && i < desc->clip_count; i++) {
             a->ch.clips[i] = desc->clips[i];
-            a->ch.names[i] = bw_clip_name(desc->clips[i]);
-            if (!a->ch.names[i] || !a->ch.clips[i]) {
-                snprintf(err, err_size, "demo: clip %d has no name", i);
+            a->ch.names[i] = desc->clips[i] ? bw_clip_name(desc->clips[i]) : NULL;
+            if (!a->ch.names[i]) {
+                snprintf(err, err_size, "demo: clip %d is missing or has no name", i);
                 ok = false;
             }
         }
