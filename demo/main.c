@@ -13,7 +13,7 @@
  * the session's input (input.c), draws the character in 3D (render3d.c,
  * model.c for --model) and the overlays (overlay.c), and writes the last
  * frame as a PNG (screenshot.c). A headless run prints a summary line
- * every --print-every frames (default 60) and a final "done" line, which
+ * every --print-every frames (default: a simulated second) and a final "done" line, which
  * tests read.
  *
  * Exit codes: 0 done, 1 a file failed to load or the screenshot could not
@@ -88,7 +88,7 @@ static void usage(FILE *f)
           "  --screenshot FILE.png save the last frame as a PNG\n"
           "  --dt S                headless step per frame (default 1/60)\n"
           "  --keys FRAME:KEY,...  press keys before frames (KEY, +KEY hold, -KEY release)\n"
-          "  --print-every N       headless: a summary line every N frames (default 60)\n"
+          "  --print-every N       headless: a summary line every N frames (default: 1 s of frames)\n"
           "  --budget N            sandbox instruction budget per load (character, graph)\n"
           "  --memory-mb N         sandbox memory cap per load, MiB\n"
           "  --time-limit S        sandbox wall-clock limit per load, seconds\n",
@@ -131,7 +131,7 @@ static int parse_args(options *o, int argc, char **argv)
     o->width = DEFAULT_W;
     o->height = DEFAULT_H;
     o->dt = 1.0f / 60.0f;
-    o->print_every = 60;
+    o->print_every = 0; /* one simulated second, from --dt */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -196,6 +196,7 @@ static int parse_args(options *o, int argc, char **argv)
         fprintf(stderr, "blendwerk-demo: give --graph or --no-graph, not both\n");
         return 2;
     }
+    if (!o->print_every) o->print_every = lroundf(1.0f / o->dt) > 0 ? lroundf(1.0f / o->dt) : 1;
     if (!o->model && !o->character) o->character = BW_SOURCE_DIR "/scripts/humanoid.lua";
     if (!o->model && !o->graph && !o->no_graph) o->graph = BW_SOURCE_DIR "/graphs/demo.lua";
     return 0;
@@ -438,8 +439,11 @@ static int run_headless(host *h)
     }
     long frames = h->opt.frames >= 0 ? h->opt.frames : h->opt.timeline ? demo_app_timeline_frames(h->app) : 180;
     int rejections = 0;
+    Uint64 freq = SDL_GetPerformanceFrequency();
     for (long k = 0; k < frames; k++) {
+        Uint64 start = SDL_GetPerformanceCounter();
         frame(h, r, w, hp, h->opt.dt, (double)k * h->opt.dt);
+        h->overlay.frame_ms = (double)(SDL_GetPerformanceCounter() - start) * 1000.0 / (double)freq;
         if (demo_app_rejections(h->app) != rejections) {
             rejections = demo_app_rejections(h->app);
             printf("reload rejected:\n%s\n", demo_app_error(h->app));
