@@ -26,7 +26,10 @@
  * Where the binary is built (SDL2 and stb found), the input mapping
  * (demo/input.c): keys and sticks to velocity and turn by hand, and the
  * mouse's look-at point projected back (demo_camera_project) onto the
- * mouse pixel's centre at the head's depth. The binary runs headless:
+ * mouse pixel's centre at the head's depth; a rejected reload's
+ * FILE:LINE line drawn in red by the overlays (demo/overlay.c) in the
+ * bottom band only, and gone after the next good save. The binary runs
+ * headless:
  * - the PNG has the requested size and is not blank (read back with
  *   stb_image), and two runs of the same frames give the same image;
  * - the character moved between frames 30 and 90: from the summary (the
@@ -51,7 +54,9 @@
 #include "app.h"
 #include "check.h"
 #ifdef BW_DEMO_BINARY
+#include "font.h"
 #include "input.h"
+#include "overlay.h"
 #endif
 #include "test_alloc_counter.h"
 #include "test_files.h"
@@ -633,6 +638,65 @@ static void the_mouse_points_where_the_camera_projects(void)
     }
 }
 
+/* Pixels of the overlay's error red (255, 110, 100) in rows [y0, y1). */
+static int red_pixels(SDL_Surface *s, int y0, int y1)
+{
+    int n = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = 0; x < s->w; x++) {
+            Uint8 r, g, b;
+            SDL_GetRGB(((Uint32 *)((Uint8 *)s->pixels + y * s->pitch))[x], s->format, &r, &g, &b);
+            n += r == 255 && g == 110 && b == 100;
+        }
+    return n;
+}
+
+static void a_rejected_reload_shows_on_screen(void)
+{
+    char *orig = slurp(DEMO_GRAPH);
+    CHECK(orig != NULL);
+    if (!orig) return;
+    const char *live = temp_path("screen_graph.lua");
+    write_text_file(live, orig);
+    demo_app_desc d = {.character = HUMANOID, .graph = live, .force_polling = true};
+    demo_app *a = open_app(&d);
+    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, 640, 360, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = s ? SDL_CreateSoftwareRenderer(s) : NULL;
+    CHECK(a && r);
+    if (a && r) {
+        double now = 0;
+        run_frames(a, 5, &now);
+        demo_overlay_info info = {.mode = DEMO_OVERLAY_ALL, .speed = 1};
+        SDL_SetRenderDrawColor(r, 0, 0, 0, 255);
+        SDL_RenderClear(r);
+        demo_overlay_draw(r, a, 640, 360, &info);
+        CHECK_INT(red_pixels(s, 0, 360), 0);
+        char *broken = replaced(orig, "wave = \"trigger\",", "wave = \"trigger\" +,");
+        CHECK(broken != NULL);
+        write_text_file(live, broken);
+        CHECK_INT(settle(a, &now), -1);
+        CHECK_CONTAINS(demo_app_error(a), "screen_graph.lua:");
+        SDL_SetRenderDrawColor(r, 0, 0, 0, 255);
+        SDL_RenderClear(r);
+        demo_overlay_draw(r, a, 640, 360, &info);
+        /* one line of red text in the bottom band, nothing red above it */
+        CHECK(red_pixels(s, 360 - 12 - DEMO_FONT_LINE, 360) > 100);
+        CHECK_INT(red_pixels(s, 0, 360 - 12 - DEMO_FONT_LINE), 0);
+        /* the next good save: the error goes */
+        write_text_file(live, orig);
+        CHECK_INT(settle(a, &now), 1);
+        SDL_SetRenderDrawColor(r, 0, 0, 0, 255);
+        SDL_RenderClear(r);
+        demo_overlay_draw(r, a, 640, 360, &info);
+        CHECK_INT(red_pixels(s, 0, 360), 0);
+        free(broken);
+    }
+    SDL_DestroyRenderer(r);
+    SDL_FreeSurface(s);
+    demo_app_destroy(a);
+    free(orig);
+}
+
 static int run_demo(const char *args, char *out, size_t size)
 {
     char cmd[4096];
@@ -847,6 +911,7 @@ int main(void)
 #ifdef BW_DEMO_BINARY
     RUN(keys_make_velocity_and_turn);
     RUN(the_mouse_points_where_the_camera_projects);
+    RUN(a_rejected_reload_shows_on_screen);
     RUN(headless_image_has_the_size_and_is_not_blank);
     RUN(the_character_moved_between_frames_30_and_90);
     RUN(a_jumping_timeline_shows_the_jump_states);
