@@ -78,9 +78,11 @@ bw_result demo_model_load(const char *path, demo_model **out, bw_error *err)
 bw_result demo_model_pose(demo_model *m, const bw_pose *pose)
 {
     if (!m || !pose || pose->joint_count != m->joint_count) return BW_ERR_INVALID_ARGUMENT;
+    /* morph weights when the pose carries the rig's curves, else none */
+    const float *curves = pose->curve_count == bw_rig_curve_count(m->asset->rig) ? pose->curves : NULL;
     bw_pose_local_to_model(m->asset->rig, pose, m->next);
     /* bw_mesh_skin checks the matrices it uses before writing anything */
-    bw_result r = bw_mesh_skin(m->mesh, m->asset->rig, (const float(*)[4][4])m->next, m->palette, m->positions, m->normals);
+    bw_result r = bw_mesh_skin(m->mesh, m->asset->rig, (const float(*)[4][4])m->next, curves, m->palette, m->positions, m->normals);
     if (r != BW_OK) return r;
     float(*t)[4][4] = m->model; /* the new matrices become the current ones */
     m->model = m->next;

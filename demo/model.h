@@ -42,7 +42,9 @@ void demo_model_destroy(demo_model *m); /* NULL is a no-op */
 
 /* Skin the model by `pose` (of the model's rig): a complete pose, as a
  * mixer or animator gives (bw_sample_clip alone leaves the joints its clip
- * does not drive at identity, coverage 0: give those their rest first). A pose with other counts
+ * does not drive at identity, coverage 0: give those their rest first).
+ * Its curves weight the morph targets when it has the rig's curve count
+ * (otherwise the mesh is not morphed). A pose with other counts
  * or a non-finite joint is refused (BW_ERR_INVALID_ARGUMENT /
  * BW_ERR_NON_FINITE) and the last good skinned pose stays. */
 bw_result demo_model_pose(demo_model *m, const bw_pose *pose);

@@ -18,6 +18,7 @@
 #include "render3d.h"
 
 #define NEAR_PLANE 0.05f
+#define GUARD_PX 1.0e6f
 #define DEFAULT_FOV 0.8f
 /* Joints whose roles are looked up by name, per rig; joints past this
  * many are drawn as generic bones. */
@@ -70,6 +71,7 @@ struct demo_r3d {
     float eye[3], right[3], up[3], fwd[3];
     float focal; /* pixels per unit of (lateral / depth) */
     float forced_depth; /* > 0: the sort depth of the triangles being added (decals) */
+    float decal_bias;   /* decals sort this much nearer than their anchor (metres) */
     float half_w, half_h;
     int width, height;
 
@@ -81,6 +83,7 @@ struct demo_r3d {
     unsigned char main_child[KIND_CAP]; /* 1: the child continues its parent's chain */
     unsigned char has_child[KIND_CAP];
     int head, eye_l, eye_r;
+    int hip_a, hip_b; /* two thighs of one parent: a pelvis is drawn between them */
     float size; /* the figure's height from its rest pose (model units) */
     float rest_model[KIND_CAP][4][4]; /* scratch for that */
 
@@ -251,6 +254,9 @@ static void push_screen(demo_r3d *r, const float px[3][2], const SDL_Color col[3
     float minx = fminf(px[0][0], fminf(px[1][0], px[2][0])), maxx = fmaxf(px[0][0], fmaxf(px[1][0], px[2][0]));
     float miny = fminf(px[0][1], fminf(px[1][1], px[2][1])), maxy = fmaxf(px[0][1], fmaxf(px[1][1], px[2][1]));
     if (!(maxx >= 0.0f && minx <= (float)r->width && maxy >= 0.0f && miny <= (float)r->height)) return; /* off screen or NaN */
+    /* SDL's rasterizer works in fixed point: keep far-out corners (a huge
+     * world coordinate, a point grazing the near plane) out of its range */
+    if (minx < -GUARD_PX || miny < -GUARD_PX || maxx > GUARD_PX || maxy > GUARD_PX) return;
     if (r->count >= r->cap) {
         r->dropped++;
         return;
@@ -589,7 +595,7 @@ static void disc(demo_r3d *r, const float c[3], const float anchor[3], const flo
 {
     float d[3];
     v3_sub(anchor, r->eye, d);
-    float z = v3_dot(d, r->fwd) - 0.001f * (float)stack;
+    float z = v3_dot(d, r->fwd) - r->decal_bias - 0.001f * (float)stack;
     if (!(z >= NEAR_PLANE)) return;
     r->forced_depth = z;
     disc_fill(r, c, n, u, v, ru, rv, cut, col);
@@ -691,6 +697,7 @@ static void cache_rig(demo_r3d *r, const bw_rig *rig)
     r->rig_serial = bw_rig_serial(rig);
     r->joint_count = bw_rig_joint_count(rig);
     r->head = r->eye_l = r->eye_r = -1;
+    r->hip_a = r->hip_b = -1;
     r->size = 0.0f;
     int n = r->joint_count < KIND_CAP ? r->joint_count : KIND_CAP;
     memset(r->kind, K_GENERIC, sizeof r->kind);
@@ -705,6 +712,11 @@ static void cache_rig(demo_r3d *r, const bw_rig *rig)
         if (k == K_EYE && side == 2 && r->eye_r < 0) r->eye_r = i;
         int p = bw_rig_joint_parent(rig, i);
         if (p >= 0 && p < n) r->has_child[p] = 1;
+    }
+    for (int i = 0; i < n && r->hip_b < 0; i++) {
+        if (r->kind[i] != K_THIGH) continue;
+        if (r->hip_a < 0) r->hip_a = i;
+        else if (bw_rig_joint_parent(rig, i) == bw_rig_joint_parent(rig, r->hip_a)) r->hip_b = i;
     }
     /* size: the rest pose's vertical extent, or its largest extent for a
      * rig lying down (a Z-up skeleton); from the rest pose so bones keep
@@ -835,6 +847,10 @@ static void draw_head(demo_r3d *r, const demo_figure *fig, const placement *pl, 
     float centre[3];
     v3_add_scaled(head, up, 0.9f * rad, centre);
     ellipsoid(r, centre, rad, up, side, front, 1.18f, col);
+    /* the face's discs sort in front of the head's facets around them (a
+     * facet's centroid can be nearer than a disc's anchor where the head
+     * curves toward the camera) */
+    r->decal_bias = 0.15f * rad;
 
     /* eyes: on the head's surface, where the rig's eye joints point */
     for (int e = 0; e < 2; e++) {
@@ -881,7 +897,7 @@ static void draw_head(demo_r3d *r, const demo_figure *fig, const placement *pl, 
             v3_cross(mdir, u, v);
             v3_add_scaled(centre, mdir, rad * 1.04f, mc);
             v3_add_scaled(mc, v, -jaw * 0.12f * rad, mc);
-            disc(r, mc, mc, mdir, u, v, 0.36f * rad, (0.06f + 0.3f * jaw) * rad, -2.0f, 0, rgba(86, 30, 36, 255));
+            disc(r, mc, mc, mdir, u, v, 0.36f * rad, (0.05f + 0.25f * jaw) * rad, -2.0f, 0, rgba(86, 30, 36, 255));
         }
     }
 }
@@ -955,7 +971,21 @@ void demo_r3d_figure(demo_r3d *r, const demo_figure *fig)
             tapered_box(r, b, end, side, w * size, dd * size, w * size * 0.8f, dd * size * 0.8f, col);
         }
     }
+    if (r->hip_b >= 0) { /* the pelvis: a block across the hip joints */
+        float a[3], b[3], up[3];
+        joint_world(&pl, model, r->hip_a, a);
+        joint_world(&pl, model, r->hip_b, b);
+        joint_axis(&pl, model, bw_rig_joint_parent(fig->rig, r->hip_a), 1, up);
+        float w = 0.05f * size, d = 0.045f * size, dir[3];
+        v3_sub(b, a, dir);
+        if (v3_norm(dir)) { /* a little past each hip joint */
+            v3_add_scaled(a, dir, -0.03f * size, a);
+            v3_add_scaled(b, dir, 0.03f * size, b);
+            tapered_box(r, a, b, up, w, d, w, d, col);
+        }
+    }
     if (r->head >= 0 && r->head < n) draw_head(r, fig, &pl, col);
+    r->decal_bias = 0.0f;
 }
 
 /* ---- skinned meshes ---- */

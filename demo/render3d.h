@@ -22,6 +22,9 @@
  * Memory: demo_r3d_create allocates the triangle and vertex buffers for
  * `max_triangles`; a frame never allocates. Triangles beyond the capacity
  * are dropped and counted (demo_r3d_dropped), never written out of bounds.
+ * Triangles with a corner behind the near plane, or more than 10^6 pixels
+ * off screen (beyond SDL's fixed-point rasterizer), are left out (not
+ * counted as dropped); lines are clipped to the near plane instead.
  * demo_r3d_end draws even when begin found a degenerate camera (it then
  * draws nothing). No function here reads files or Lua.
  */

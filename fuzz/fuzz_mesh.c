@@ -1,7 +1,7 @@
 /* fuzz_mesh.c - libFuzzer target for the glTF mesh reader and CPU skinning
  * (mesh.h): any byte string that loads as an asset must then load as a
  * mesh or fail with an error, never crash, leak or read out of bounds;
- * a loaded mesh is skinned in its rest pose and every index it gives must
+ * a loaded mesh is skinned (and morphed) in its rest pose and every index it gives must
  * be below its vertex count. `name` is NULL, so external buffer URIs fail
  * instead of touching files.
  * Seeds: fuzz/seeds/gltf/ (the glTF target's: small skinned files with
@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (model && palette && pos && nrm && bw_pose_init(&pose, asset->rig, NULL) == BW_OK) {
             bw_pose_set_rest(&pose, asset->rig);
             bw_pose_local_to_model(asset->rig, &pose, model);
-            bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, palette, pos, nrm);
+            bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, pose.curves, palette, pos, nrm);
             bw_pose_deinit(&pose);
         }
         free(model);

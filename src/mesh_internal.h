@@ -5,6 +5,15 @@
 
 #include "blendwerk/mesh.h"
 
+/* The morph targets of one primitive: vertices [v0, v0 + n) move by
+ * sum_t curve[curve_first + t] * deltas[t][v - v0] before skinning. */
+typedef struct bw_mesh_morph {
+    int v0, n;
+    int curve_first; /* rig curve of its first target */
+    int targets;
+    float *deltas; /* targets x n x 3 position offsets */
+} bw_mesh_morph;
+
 struct bw_mesh {
     bw_allocator allocator; /* what loaded it, copied */
     int vertex_count;
@@ -17,8 +26,11 @@ struct bw_mesh {
     uint32_t *indices; /* index_count */
     int *bind_joint;   /* bind_count: rig joint, or -1 (fixed in the scene) */
     float (*inverse_bind)[4][4]; /* bind_count */
+    bw_mesh_morph *morphs; /* morph_count, by v0 */
+    int morph_count;
     float scene[4][4]; /* the nodes above the rig's first root, composed */
     int rig_joint_count;
+    int rig_curve_count;
     uint64_t rig_layout;
 };
 

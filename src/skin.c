@@ -18,6 +18,9 @@ void bw_mesh_destroy(bw_mesh *mesh)
     bw_free(a, mesh->indices, (size_t)mesh->index_count * sizeof(uint32_t));
     bw_free(a, mesh->bind_joint, b * sizeof(int));
     bw_free(a, mesh->inverse_bind, b * sizeof *mesh->inverse_bind);
+    for (int k = 0; k < mesh->morph_count; k++)
+        bw_free(a, mesh->morphs[k].deltas, (size_t)mesh->morphs[k].targets * (size_t)mesh->morphs[k].n * 3 * sizeof(float));
+    bw_free(a, mesh->morphs, (size_t)mesh->morph_count * sizeof *mesh->morphs);
     bw_free(a, mesh, sizeof *mesh);
 }
 
@@ -65,13 +68,36 @@ static bool matrix_finite(const float m[4][4])
     return true;
 }
 
-bw_result bw_mesh_skin(const bw_mesh *mesh, const bw_rig *rig, const float (*model)[4][4], float (*palette)[4][4],
-                       float *out_positions, float *out_normals)
+/* Morphed bind positions into `out`; false when no weight is non-zero
+ * (the bind positions are then used as they are). */
+static bool morph(const bw_mesh *mesh, const float *curves, float *out)
+{
+    bool any = false;
+    for (int k = 0; k < mesh->morph_count && !any; k++)
+        for (int t = 0; t < mesh->morphs[k].targets; t++) any |= curves[mesh->morphs[k].curve_first + t] != 0.0f;
+    if (!any) return false;
+    memcpy(out, mesh->positions, (size_t)mesh->vertex_count * 3 * sizeof(float));
+    for (int k = 0; k < mesh->morph_count; k++) {
+        const bw_mesh_morph *m = &mesh->morphs[k];
+        float *o = out + (size_t)m->v0 * 3;
+        for (int t = 0; t < m->targets; t++) {
+            float w = curves[m->curve_first + t];
+            if (w == 0.0f) continue;
+            const float *d = m->deltas + (size_t)t * (size_t)m->n * 3;
+            for (size_t i = 0; i < (size_t)m->n * 3; i++) o[i] += w * d[i];
+        }
+    }
+    return true;
+}
+
+bw_result bw_mesh_skin(const bw_mesh *mesh, const bw_rig *rig, const float (*model)[4][4], const float *curves,
+                       float (*palette)[4][4], float *out_positions, float *out_normals)
 {
     if (!mesh || !rig || !model || !palette || !out_positions) return BW_ERR_INVALID_ARGUMENT;
-    if (bw_rig_joint_count(rig) != mesh->rig_joint_count || bw_rig_layout_signature(rig) != mesh->rig_layout)
+    if (bw_rig_joint_count(rig) != mesh->rig_joint_count || bw_rig_layout_signature(rig) != mesh->rig_layout ||
+        (curves && bw_rig_curve_count(rig) != mesh->rig_curve_count))
         return BW_ERR_INVALID_ARGUMENT;
-    /* the palette first, checked whole before any output is written */
+    /* the palette and the weights first, checked whole before any output is written */
     for (int b = 0; b < mesh->bind_count; b++) {
         int j = mesh->bind_joint[b];
         if (j < 0) {
@@ -84,6 +110,12 @@ bw_result bw_mesh_skin(const bw_mesh *mesh, const bw_rig *rig, const float (*mod
         bw_affine_mul(t, mesh->inverse_bind[b], palette[b]);
         if (!matrix_finite(palette[b])) return BW_ERR_NON_FINITE;
     }
+    for (int k = 0; curves && k < mesh->morph_count; k++)
+        for (int t = 0; t < mesh->morphs[k].targets; t++)
+            if (!isfinite(curves[mesh->morphs[k].curve_first + t])) return BW_ERR_NON_FINITE;
+    /* morphing writes the shaped bind positions into the output, which
+     * the skinning then reads and overwrites vertex by vertex */
+    const float *src = curves && morph(mesh, curves, out_positions) ? out_positions : mesh->positions;
     const float(*pal)[4][4] = (const float(*)[4][4])palette;
     for (int v = 0; v < mesh->vertex_count; v++) {
         const int32_t *jv = mesh->joints + (size_t)v * 4;
@@ -100,9 +132,10 @@ bw_result bw_mesh_skin(const bw_mesh *mesh, const bw_rig *rig, const float (*mod
                 m[c][2] += w * p[c][2];
             }
         }
-        const float *p = mesh->positions + (size_t)v * 3;
+        const float *p = src + (size_t)v * 3;
+        float px = p[0], py = p[1], pz = p[2];
         float *o = out_positions + (size_t)v * 3;
-        for (int r = 0; r < 3; r++) o[r] = m[0][r] * p[0] + m[1][r] * p[1] + m[2][r] * p[2] + m[3][r];
+        for (int r = 0; r < 3; r++) o[r] = m[0][r] * px + m[1][r] * py + m[2][r] * pz + m[3][r];
         if (out_normals) {
             const float *n = mesh->normals + (size_t)v * 3;
             float *on = out_normals + (size_t)v * 3;

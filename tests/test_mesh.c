@@ -42,7 +42,7 @@
 
 /* ---- the hand-written file ---- */
 
-enum { OFF_POS = 0, OFF_NRM = 36, OFF_JNT = 72, OFF_WU8 = 96, OFF_WF = 108, OFF_IDX = 156, OFF_IBM = 164, BUF_SIZE = 292 };
+enum { OFF_POS = 0, OFF_NRM = 36, OFF_JNT = 72, OFF_WU8 = 96, OFF_WF = 108, OFF_IDX = 156, OFF_IBM = 164, OFF_MORPH = 292, BUF_SIZE = 328 };
 
 typedef struct tiny_opts {
     int index2;          /* value of the third index (default 2) */
@@ -52,6 +52,7 @@ typedef struct tiny_opts {
     int position_count;  /* POSITION accessor count (default 3) */
     bool no_indices;
     bool no_normals;
+    bool morph;          /* one morph target moving every vertex by (0, 0, 2), default weight 0.25 */
 } tiny_opts;
 
 static tiny_opts defaults(void)
@@ -108,6 +109,8 @@ static const char *tiny_gltf(const tiny_opts *o)
     put_f(b, OFF_WF, wf, 12);
     put_u16(b, OFF_IDX, idx, 3);
     put_f(b, OFF_IBM, ibm, 32);
+    const float offsets[9] = {0, 0, 2, 0, 0, 2, 0, 0, 2};
+    put_f(b, OFF_MORPH, offsets, 9);
     static char b64[BUF_SIZE * 2], text[8192];
     base64(b, sizeof b, b64);
     char attrs[256];
@@ -121,7 +124,7 @@ static const char *tiny_gltf(const tiny_opts *o)
              "           {\"name\": \"tip\", \"translation\": [0, 1, 0]},\n"
              "           {\"name\": \"skinned\", \"mesh\": 0, \"skin\": 0, \"translation\": [5, 5, 5]}],\n"
              " \"skins\": [{\"joints\": [1, 2], \"inverseBindMatrices\": 6}],\n"
-             " \"meshes\": [{\"primitives\": [{\"attributes\": {%s}%s}]}],\n"
+             " \"meshes\": [{\"primitives\": [{\"attributes\": {%s}%s%s}]%s}],\n"
              " \"buffers\": [{\"byteLength\": %d, \"uri\": \"data:application/octet-stream;base64,%s\"}],\n"
              " \"bufferViews\": [{\"buffer\": 0, \"byteOffset\": %d, \"byteLength\": 36},\n"
              "                 {\"buffer\": 0, \"byteOffset\": %d, \"byteLength\": 36},\n"
@@ -129,16 +132,19 @@ static const char *tiny_gltf(const tiny_opts *o)
              "                 {\"buffer\": 0, \"byteOffset\": %d, \"byteLength\": 12},\n"
              "                 {\"buffer\": 0, \"byteOffset\": %d, \"byteLength\": 48},\n"
              "                 {\"buffer\": 0, \"byteOffset\": %d, \"byteLength\": 6},\n"
-             "                 {\"buffer\": 0, \"byteOffset\": %d, \"byteLength\": 128}],\n"
+             "                 {\"buffer\": 0, \"byteOffset\": %d, \"byteLength\": 128},\n"
+             "                 {\"buffer\": 0, \"byteOffset\": %d, \"byteLength\": 36}],\n"
              " \"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": %d, \"type\": \"VEC3\"},\n"
              "               {\"bufferView\": 1, \"componentType\": 5126, \"count\": 3, \"type\": \"VEC3\"},\n"
              "               {\"bufferView\": 2, \"componentType\": 5123, \"count\": 3, \"type\": \"VEC4\"},\n"
              "               {\"bufferView\": 3, \"componentType\": 5121, \"normalized\": true, \"count\": 3, \"type\": \"VEC4\"},\n"
              "               {\"bufferView\": 4, \"componentType\": 5126, \"count\": 3, \"type\": \"VEC4\"},\n"
              "               {\"bufferView\": 5, \"componentType\": 5123, \"count\": 3, \"type\": \"SCALAR\"},\n"
-             "               {\"bufferView\": 6, \"componentType\": 5126, \"count\": 2, \"type\": \"MAT4\"}]}\n",
-             attrs, o->no_indices ? "" : ", \"indices\": 5", BUF_SIZE, b64, OFF_POS, OFF_NRM, OFF_JNT, OFF_WU8, OFF_WF,
-             OFF_IDX, OFF_IBM, o->position_count);
+             "               {\"bufferView\": 6, \"componentType\": 5126, \"count\": 2, \"type\": \"MAT4\"},\n"
+             "               {\"bufferView\": 7, \"componentType\": 5126, \"count\": 3, \"type\": \"VEC3\"}]}\n",
+             attrs, o->no_indices ? "" : ", \"indices\": 5", o->morph ? ", \"targets\": [{\"POSITION\": 7}]" : "",
+             o->morph ? ", \"weights\": [0.25]" : "", BUF_SIZE, b64, OFF_POS, OFF_NRM, OFF_JNT, OFF_WU8, OFF_WF, OFF_IDX,
+             OFF_IBM, OFF_MORPH, o->position_count);
     return text;
 }
 
@@ -154,6 +160,20 @@ static bw_result load_tiny(const char *text, const bw_asset_options *opt, bw_ass
         return r;
     }
     return bw_mesh_load_memory(text, strlen(text), "tiny.gltf", *asset, opt, mesh, err);
+}
+
+/* Load a variant that must load; false (after a recorded failure, with
+ * nothing left behind) when it does not. */
+static bool load_tiny_ok(const tiny_opts *o, bw_asset **asset, bw_mesh **mesh)
+{
+    bw_error err = {0};
+    bw_result r = load_tiny(tiny_gltf(o), NULL, asset, mesh, &err);
+    CHECK_INT(r, BW_OK);
+    if (r == BW_OK) return true;
+    fprintf(stderr, "%s\n", err.message);
+    bw_asset_destroy(*asset);
+    *asset = NULL;
+    return false;
 }
 
 /* Model matrices of the rig's rest pose with the tip turned 90 degrees about +Z. */
@@ -181,12 +201,7 @@ static void tiny_skin_should_match_the_hand_computed_positions(void)
     bw_asset *asset;
     bw_mesh *mesh;
     bw_error err = {0};
-    CHECK_INT(load_tiny(tiny_gltf(&o), NULL, &asset, &mesh, &err), BW_OK);
-    if (!mesh) {
-        fprintf(stderr, "%s\n", err.message);
-        bw_asset_destroy(asset);
-        return;
-    }
+    if (!load_tiny_ok(&o, &asset, &mesh)) return;
     CHECK_INT(bw_rig_joint_count(asset->rig), 2); /* the armature is above the skeleton, not in the rig */
     CHECK_INT(bw_mesh_vertex_count(mesh), 3);
     CHECK_INT(bw_mesh_index_count(mesh), 3);
@@ -196,18 +211,18 @@ static void tiny_skin_should_match_the_hand_computed_positions(void)
     float model[2][4][4], palette[2][4][4], pos[9], nrm[9];
     /* rest pose: palette = identity, the bind positions come back */
     tip_turned(asset->rig, model, false);
-    CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, palette, pos, nrm), BW_OK);
+    CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, NULL, palette, pos, nrm), BW_OK);
     const float bind[9] = {1, 0, 0, 1, 1, 0, 0, 1, 0};
     for (int i = 0; i < 9; i++) CHECK_NEAR(pos[i], bind[i], 1e-6);
     /* the tip turned 90 degrees about +Z */
     tip_turned(asset->rig, model, true);
-    CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, palette, pos, nrm), BW_OK);
+    CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, NULL, palette, pos, nrm), BW_OK);
     const float want[9] = {1, 0, 0, 1, 3, 0, 0.5f, 1.5f, 0};
     for (int i = 0; i < 9; i++) CHECK_NEAR(pos[i], want[i], 1e-5);
     const float want_n[9] = {0, 0, 1, 0, 1, 0, 0.70710678f, 0.70710678f, 0};
     for (int i = 0; i < 9; i++) CHECK_NEAR(nrm[i], want_n[i], 1e-5);
     /* normals are optional */
-    CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, palette, pos, NULL), BW_OK);
+    CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, NULL, palette, pos, NULL), BW_OK);
     CHECK_NEAR(pos[4], 3.0, 1e-5);
     bw_mesh_destroy(mesh);
     bw_asset_destroy(asset);
@@ -219,7 +234,7 @@ static void tiny_skin_should_match_the_hand_computed_positions(void)
     mesh = NULL;
     if (asset) CHECK_INT(bw_mesh_load_file(path, asset, NULL, &mesh, &err), BW_OK);
     if (mesh) {
-        CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, palette, pos, nrm), BW_OK);
+        CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, NULL, palette, pos, nrm), BW_OK);
         for (int i = 0; i < 9; i++) CHECK_NEAR(pos[i], want[i], 1e-5);
     }
     bw_mesh_destroy(mesh);
@@ -242,9 +257,49 @@ static void tiny_skin_should_match_the_hand_computed_positions(void)
             CHECK_NEAR(bn[v * 3 + 2], 1.0, 1e-6);
         }
         tip_turned(asset->rig, model, true);
-        CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, palette, pos, nrm), BW_OK);
+        CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, NULL, palette, pos, nrm), BW_OK);
         for (int i = 0; i < 9; i++) CHECK_NEAR(pos[i], want[i], 1e-5);
     }
+    bw_mesh_destroy(mesh);
+    bw_asset_destroy(asset);
+}
+
+/* The morph target moves every vertex by (0, 0, 2) before skinning. The
+ * tip's turn is about +Z, so it leaves z alone: with weight w every
+ * skinned vertex keeps the x, y of the test above and gets z = 2 w, then
+ * times the armature's scale 2 after the inverse binds' 1/2: z = 2 w. */
+static void morph_targets_should_move_vertices_by_their_curve(void)
+{
+    tiny_opts o = defaults();
+    o.morph = true;
+    bw_asset *asset;
+    bw_mesh *mesh;
+    if (!load_tiny_ok(&o, &asset, &mesh)) return;
+    /* the rig loader's curve for the target: the node's name, weight 0.25 by default */
+    CHECK_INT(bw_rig_curve_count(asset->rig), 1);
+    CHECK_STR(bw_rig_curve_name(asset->rig, 0), "skinned/weight0");
+    float model[2][4][4], palette[2][4][4], pos[9], nrm[9];
+    tip_turned(asset->rig, model, true);
+    const float want[9] = {1, 0, 0, 1, 3, 0, 0.5f, 1.5f, 0};
+    const float weights[3] = {0.0f, 0.25f, 1.0f};
+    for (int k = 0; k < 3; k++) {
+        float curve = weights[k];
+        CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, &curve, palette, pos, nrm), BW_OK);
+        for (int v = 0; v < 3; v++) {
+            CHECK_NEAR(pos[v * 3], want[v * 3], 1e-5);
+            CHECK_NEAR(pos[v * 3 + 1], want[v * 3 + 1], 1e-5);
+            CHECK_NEAR(pos[v * 3 + 2], 2.0 * curve, 1e-5);
+        }
+    }
+    /* no curves: no morphing; the rest curve of a pose: 0.25 */
+    CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, NULL, palette, pos, nrm), BW_OK);
+    CHECK_NEAR(pos[2], 0.0, 1e-6);
+    CHECK_NEAR(bw_rig_curve_rest(asset->rig)[0], 0.25, 1e-6);
+    /* a NaN weight: refused, nothing written */
+    float bad = NAN;
+    for (int i = 0; i < 9; i++) pos[i] = 7.0f;
+    CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, &bad, palette, pos, nrm), BW_ERR_NON_FINITE);
+    for (int i = 0; i < 9; i++) CHECK(pos[i] == 7.0f);
     bw_mesh_destroy(mesh);
     bw_asset_destroy(asset);
 }
@@ -255,22 +310,18 @@ static void skinning_should_refuse_bad_calls_and_write_nothing(void)
     bw_asset *asset, *other = NULL;
     bw_mesh *mesh;
     bw_error err = {0};
-    CHECK_INT(load_tiny(tiny_gltf(&o), NULL, &asset, &mesh, &err), BW_OK);
-    if (!mesh) {
-        bw_asset_destroy(asset);
-        return;
-    }
+    if (!load_tiny_ok(&o, &asset, &mesh)) return;
     float model[2][4][4], palette[2][4][4], pos[9], nrm[9];
     tip_turned(asset->rig, model, true);
     for (int i = 0; i < 9; i++) pos[i] = 7.0f;
-    CHECK_INT(bw_mesh_skin(NULL, asset->rig, (const float(*)[4][4])model, palette, pos, nrm), BW_ERR_INVALID_ARGUMENT);
-    CHECK_INT(bw_mesh_skin(mesh, NULL, (const float(*)[4][4])model, palette, pos, nrm), BW_ERR_INVALID_ARGUMENT);
-    CHECK_INT(bw_mesh_skin(mesh, asset->rig, NULL, palette, pos, nrm), BW_ERR_INVALID_ARGUMENT);
-    CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, NULL, pos, nrm), BW_ERR_INVALID_ARGUMENT);
-    CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, palette, NULL, nrm), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_mesh_skin(NULL, asset->rig, (const float(*)[4][4])model, NULL, palette, pos, nrm), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_mesh_skin(mesh, NULL, (const float(*)[4][4])model, NULL, palette, pos, nrm), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_mesh_skin(mesh, asset->rig, NULL, NULL, palette, pos, nrm), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, NULL, NULL, pos, nrm), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, NULL, palette, NULL, nrm), BW_ERR_INVALID_ARGUMENT);
     /* a NaN joint matrix: refused, the outputs keep their values */
     model[1][3][0] = NAN;
-    CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, palette, pos, nrm), BW_ERR_NON_FINITE);
+    CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, NULL, palette, pos, nrm), BW_ERR_NON_FINITE);
     for (int i = 0; i < 9; i++) CHECK(pos[i] == 7.0f);
     /* another rig (three joints) */
     const char *three = "{\"asset\": {\"version\": \"2.0\"}, \"nodes\": [{\"name\": \"a\", \"children\": [1]},"
@@ -280,7 +331,7 @@ static void skinning_should_refuse_bad_calls_and_write_nothing(void)
         float m3[3][4][4];
         tip_turned(asset->rig, model, true);
         memcpy(m3, model, sizeof model);
-        CHECK_INT(bw_mesh_skin(mesh, other->rig, (const float(*)[4][4])m3, palette, pos, nrm), BW_ERR_INVALID_ARGUMENT);
+        CHECK_INT(bw_mesh_skin(mesh, other->rig, (const float(*)[4][4])m3, NULL, palette, pos, nrm), BW_ERR_INVALID_ARGUMENT);
         /* and loading this file's mesh for that asset fails by name */
         bw_mesh *wrong = NULL;
         const char *text = tiny_gltf(&o);
@@ -340,26 +391,60 @@ static void malformed_meshes_should_be_refused_by_field(void)
         CHECK(mesh == NULL);
         bw_asset_destroy(asset);
     }
-    /* an integer accessor where floats belong, and floats where integers do */
-    tiny_opts o = defaults();
-    char *text = strdup(tiny_gltf(&o));
-    char *p = strstr(text, "\"JOINTS_0\": 2");
-    CHECK(p != NULL);
-    if (p) p[12] = '0'; /* JOINTS_0 -> the float POSITION accessor 0... which is VEC3 */
-    bw_asset *asset;
-    bw_mesh *mesh;
-    bw_error err = {0};
-    CHECK(load_tiny(text, NULL, &asset, &mesh, &err) != BW_OK);
-    CHECK_STR(err.where, "meshes[0].primitives[0].attributes.JOINTS_0");
-    CHECK(mesh == NULL);
-    bw_asset_destroy(asset);
-    free(text);
+    /* edits of the file's JSON: accessors of the wrong kind for their
+     * use, too few inverse bind matrices, a primitive that is not
+     * triangles */
+    struct {
+        const char *find, *put;
+        bw_result code;
+        const char *where, *says;
+    } edits[] = {
+        {"\"JOINTS_0\": 2", "\"JOINTS_0\": 4", BW_ERR_UNSUPPORTED, "meshes[0].primitives[0].attributes.JOINTS_0",
+         "not usable for indices"},
+        {"\"indices\": 5", "\"indices\": 0", BW_ERR_PARSE, "meshes[0].primitives[0].indices", "accessor 0"},
+        {"\"count\": 2, \"type\": \"MAT4\"", "\"count\": 1, \"type\": \"MAT4\"", BW_ERR_RANGE,
+         "skins[0].inverseBindMatrices", "1 matrices for 2 joints"},
+        {"{\"attributes\"", "{\"mode\": 1, \"attributes\"", BW_ERR_EMPTY, "meshes", "no triangle meshes"},
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        tiny_opts o = defaults();
+        const char *base = tiny_gltf(&o);
+        const char *at = strstr(base, edits[i].find);
+        CHECK(at != NULL);
+        if (!at) continue;
+        char *text = malloc(strlen(base) + strlen(edits[i].put) + 1);
+        size_t head = (size_t)(at - base);
+        memcpy(text, base, head);
+        strcpy(text + head, edits[i].put);
+        strcat(text, at + strlen(edits[i].find));
+        bw_asset *asset;
+        bw_mesh *mesh;
+        bw_error err = {0};
+        bw_result r = load_tiny(text, NULL, &asset, &mesh, &err);
+        if (r != edits[i].code || strcmp(err.where, edits[i].where))
+            fprintf(stderr, "edit %zu: %s at %s: %s\n", i, bw_result_name(r), err.where, err.message);
+        CHECK_INT(r, edits[i].code);
+        CHECK_STR(err.where, edits[i].where);
+        CHECK_CONTAINS(err.message, edits[i].says);
+        CHECK(mesh == NULL);
+        bw_asset_destroy(asset);
+        free(text);
+    }
 }
+
+static void refuse_every_allocation_in_turn(const char *text);
 
 static void loading_should_leave_nothing_behind_on_allocation_failure(void)
 {
-    tiny_opts o = defaults();
-    const char *text = tiny_gltf(&o);
+    for (int variant = 0; variant < 2; variant++) {
+        tiny_opts o = defaults();
+        o.morph = variant == 1;
+        refuse_every_allocation_in_turn(tiny_gltf(&o));
+    }
+}
+
+static void refuse_every_allocation_in_turn(const char *text)
+{
     bw_asset *asset = NULL;
     bw_error err = {0};
     CHECK_INT(bw_asset_load_memory(BW_ASSET_GLTF, text, strlen(text), "tiny.gltf", NULL, &asset, &err), BW_OK);
@@ -377,7 +462,7 @@ static void loading_should_leave_nothing_behind_on_allocation_failure(void)
             tip_turned(asset->rig, model, true);
             long calls = f.allocations + f.frees;
             for (int i = 0; i < 100; i++)
-                CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, palette, pos, nrm), BW_OK);
+                CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, NULL, palette, pos, nrm), BW_OK);
             CHECK(f.allocations + f.frees == calls);
             bw_mesh_destroy(mesh);
         } else {
@@ -453,7 +538,7 @@ static void shared_assets_should_load_with_their_accessor_counts(void)
         CHECK_INT(bw_pose_init(&pose, asset->rig, NULL), BW_OK);
         bw_pose_set_rest(&pose, asset->rig);
         bw_pose_local_to_model(asset->rig, &pose, model);
-        CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, palette, pos, nrm), BW_OK);
+        CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, NULL, palette, pos, nrm), BW_OK);
         int nonfinite = 0, nonunit = 0;
         float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
         for (int v = 0; v < n; v++) {
@@ -467,6 +552,26 @@ static void shared_assets_should_load_with_their_accessor_counts(void)
         }
         CHECK_INT(nonfinite, 0);
         CHECK_INT(nonunit, 0);
+        /* RobotExpressive's face: the head node's third primitive (vertices
+         * 3154 to 3717 in node order) is the only one whose morph target 1
+         * ("Surprised") has non-zero offsets, at all of its 564 vertices
+         * (python3 over the accessors' bytes); weight 1 on that curve moves
+         * exactly those */
+        if (!strcmp(cases[i].file, "RobotExpressive.glb")) {
+            CHECK_INT(bw_rig_curve_count(asset->rig), 3);
+            float curves[3] = {0, 1, 0};
+            float *moved = malloc(sizeof(float) * 3 * (size_t)n);
+            CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, curves, palette, moved, NULL), BW_OK);
+            int count = 0, outside_face = 0;
+            for (int v = 0; v < n; v++) {
+                bool differs = moved[v * 3] != pos[v * 3] || moved[v * 3 + 1] != pos[v * 3 + 1] || moved[v * 3 + 2] != pos[v * 3 + 2];
+                count += differs;
+                outside_face += differs && (v < 3154 || v >= 3154 + 564);
+            }
+            CHECK_INT(count, 564);
+            CHECK_INT(outside_face, 0);
+            free(moved);
+        }
         for (int k = 0; k < 3 && cases[i].check_bounds; k++) {
             CHECK_NEAR(lo[k], cases[i].lo[k], 2e-3 * (hi[1] - lo[1]));
             CHECK_NEAR(hi[k], cases[i].hi[k], 2e-3 * (hi[1] - lo[1]));
@@ -484,6 +589,7 @@ static void shared_assets_should_load_with_their_accessor_counts(void)
 int main(void)
 {
     RUN(tiny_skin_should_match_the_hand_computed_positions);
+    RUN(morph_targets_should_move_vertices_by_their_curve);
     RUN(skinning_should_refuse_bad_calls_and_write_nothing);
     RUN(malformed_meshes_should_be_refused_by_field);
     RUN(loading_should_leave_nothing_behind_on_allocation_failure);

@@ -20,7 +20,11 @@
  *   above the node carries them (the transforms of the nodes in between
  *   are applied at load), or, with no rig joint above, they are fixed in
  *   the scene.
- * - morph targets are not applied (a warning says so once per file).
+ * - morph targets: their POSITION offsets are applied before skinning,
+ *   weighted by the rig curves the asset loader made for them (one per
+ *   target of every node with a mesh, in node order); normals are not
+ *   morphed. When the rig's curves are not this file's targets (another
+ *   count), morphs are left out with a warning.
  * - a primitive without NORMAL gets smooth normals from its triangles
  *   (area-weighted), computed at load.
  * Skinned positions are in the file's scene space: the transforms of the
@@ -34,7 +38,8 @@
  * index >= the skin's joint count, non-finite data, more than
  * BW_MESH_MAX_VERTICES vertices. Nothing is returned on failure.
  *
- * Skinning (bw_mesh_skin) is linear blend skinning:
+ * Skinning (bw_mesh_skin) is morphing, then linear blend skinning:
+ *   p = bind + sum_t curve_t * offset_t
  *   palette[b] = scene * model[joint(b)] * inverse_bind[b]
  *   p' = sum_k w_k palette[j_k] p,  n' = normalize(sum_k w_k R(palette[j_k]) n)
  * with R the upper 3x3 (uniform scale assumed for normals). It writes
@@ -90,13 +95,16 @@ BW_API int bw_mesh_palette_size(const bw_mesh *mesh);
 BW_API void bw_mesh_scene(const bw_mesh *mesh, float out[4][4]);
 
 /* Skin the mesh by `model` (joint_count matrices of `rig`, from
- * bw_pose_local_to_model). `palette` is caller scratch of
- * bw_mesh_palette_size matrices; out_positions (and out_normals, may be
- * NULL) hold vertex_count x 3 floats. Fails, writing nothing, with
- * BW_ERR_INVALID_ARGUMENT for a NULL argument or a rig whose joint count
- * or layout signature differs from the one the mesh was loaded with, and
- * BW_ERR_NON_FINITE when a matrix it uses is not finite. Never allocates. */
-BW_API bw_result bw_mesh_skin(const bw_mesh *mesh, const bw_rig *rig, const float (*model)[4][4],
+ * bw_pose_local_to_model) and `curves` (the rig's curve values, e.g. a
+ * pose's `curves`, weighting the morph targets; NULL = no morphing).
+ * `palette` is caller scratch of bw_mesh_palette_size matrices;
+ * out_positions (and out_normals, may be NULL) hold vertex_count x 3
+ * floats. Fails, writing nothing, with BW_ERR_INVALID_ARGUMENT for a NULL
+ * argument or a rig whose joint count, curve count (with curves) or
+ * layout signature differs from the one the mesh was loaded with, and
+ * BW_ERR_NON_FINITE when a matrix or morph weight it uses is not finite.
+ * Never allocates. */
+BW_API bw_result bw_mesh_skin(const bw_mesh *mesh, const bw_rig *rig, const float (*model)[4][4], const float *curves,
                               float (*palette)[4][4], float *out_positions, float *out_normals);
 
 #ifdef __cplusplus

@@ -22,6 +22,8 @@ typedef struct prim_info {
     int skin;      /* -1: follows its node */
     int bind_base; /* first palette entry of its skin or node */
     int vertex_count, index_count;
+    int targets; /* morph targets applied (0 when none or not applicable) */
+    const cJSON *target_list;
     const gltf_floats *pos, *nrm, *jnt, *wgt, *idx;
 } prim_info;
 
@@ -38,7 +40,10 @@ typedef struct mesh_loader {
     int prim_count;
     int bind_count;
     int vertex_total, index_total;
-    bool warned_targets;
+    int *node_curve_first; /* per node: the rig curve of its first morph target, -1 */
+    bool morph_ok;         /* the rig's curves are this file's morph targets */
+    int morph_count;       /* primitives with morph targets */
+    int morph_fill;        /* blocks written so far (build) */
 } mesh_loader;
 
 /* ---- nodes ---- */
@@ -199,6 +204,68 @@ static bw_result fill_skin(mesh_loader *L, int s, bw_mesh *m)
     return BW_OK;
 }
 
+static bw_result attribute(mesh_loader *L, const cJSON *attrs, const char *abase, const char *name, bool required,
+                           long long *out);
+
+/* ---- morph targets ---- */
+
+/* The rig loader declares one curve per morph target of every node with a
+ * mesh, in node order (gltf.c, build_curves): a mesh's target count is
+ * its primitives' (the loader checked they agree), else its default
+ * weights'. Find each node's first curve; when the totals do not match
+ * the rig's curves, morphs are left out with a warning. */
+static bw_result map_curves(mesh_loader *L)
+{
+    gltf_ctx *c = &L->c;
+    int total = 0;
+    for (int i = 0; i < c->node_count; i++) {
+        L->node_curve_first[i] = -1;
+        const cJSON *mesh = cJSON_GetObjectItemCaseSensitive(c->nodes[i], "mesh");
+        if (!cJSON_IsNumber(mesh) || mesh->valueint < 0 || mesh->valueint >= c->mesh_count) continue;
+        const cJSON *m = c->meshes[mesh->valueint];
+        const cJSON *prim0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, "primitives"), 0);
+        int targets = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(prim0, "targets"));
+        if (targets == 0) targets = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "weights"));
+        if (targets == 0) continue;
+        L->node_curve_first[i] = total;
+        total += targets;
+    }
+    L->morph_ok = total == bw_rig_curve_count(L->asset->rig);
+    if (!L->morph_ok)
+        bw_gltf_warn(c, "meshes", "%d morph targets but the asset's rig has %d curves: morphs are not applied", total,
+                     bw_rig_curve_count(L->asset->rig));
+    return BW_OK;
+}
+
+/* Validate a primitive's morph targets (POSITION offsets, one per vertex). */
+static bw_result read_targets(mesh_loader *L, prim_info *pi, const cJSON *prim, const char *base)
+{
+    gltf_ctx *c = &L->c;
+    const cJSON *targets;
+    int count = 0;
+    bw_result r = bw_gltf_member_array(c, prim, base, "targets", false, &targets, &count);
+    if (r != BW_OK || count == 0 || !L->morph_ok || L->node_curve_first[pi->node] < 0) return r;
+    for (int t = 0; t < count; t++) {
+        char tbase[GLTF_PATH_SIZE], where[GLTF_PATH_SIZE];
+        bw_gltf_path(tbase, "%s.targets[%d]", base, t);
+        const cJSON *target = cJSON_GetArrayItem(targets, t);
+        if (!cJSON_IsObject(target)) return bw_gltf_fail(c, BW_ERR_PARSE, tbase, "expected an object");
+        long long acc = -1;
+        r = attribute(L, target, tbase, "POSITION", false, &acc);
+        if (r != BW_OK) return r;
+        if (acc < 0) continue; /* offsets of other attributes only: the positions stay */
+        const gltf_floats *d;
+        r = bw_gltf_accessor_floats(c, (int)acc, 3, bw_gltf_path(where, "%s.POSITION", tbase), &d);
+        if (r != BW_OK) return r;
+        if (d->count != (size_t)pi->vertex_count)
+            return bw_gltf_fail(c, BW_ERR_RANGE, where, "%zu offsets for %d positions", d->count, pi->vertex_count);
+    }
+    pi->targets = count;
+    pi->target_list = targets;
+    L->morph_count++;
+    return BW_OK;
+}
+
 /* ---- primitives ---- */
 
 /* Walk every node's mesh primitives: count them (out == NULL) or list
@@ -271,16 +338,14 @@ static bw_result read_prim(mesh_loader *L, prim_info *pi, bool *keep)
     if (r == BW_OK && skinned) r = attribute(L, attrs, abase, "JOINTS_0", true, &jnt);
     if (r == BW_OK && skinned) r = attribute(L, attrs, abase, "WEIGHTS_0", true, &wgt);
     if (r != BW_OK) return r;
-    if (cJSON_GetObjectItemCaseSensitive(prim, "targets") && !L->warned_targets) {
-        L->warned_targets = true;
-        bw_gltf_warn(c, bw_gltf_path(where, "%s.targets", base), "morph targets are not applied to the mesh");
-    }
     r = bw_gltf_accessor_floats(c, (int)pos, 3, bw_gltf_path(where, "%s.POSITION", abase), &pi->pos);
     if (r != BW_OK) return r;
     size_t n = pi->pos->count;
     if (n > (size_t)(BW_MESH_MAX_VERTICES - L->vertex_total))
         return bw_gltf_fail(c, BW_ERR_LIMIT, where, "more than %d vertices in the file's meshes", BW_MESH_MAX_VERTICES);
     pi->vertex_count = (int)n;
+    r = read_targets(L, pi, prim, base);
+    if (r != BW_OK) return r;
     if (nrm >= 0) {
         r = bw_gltf_accessor_floats(c, (int)nrm, 3, bw_gltf_path(where, "%s.NORMAL", abase), &pi->nrm);
         if (r != BW_OK) return r;
@@ -368,6 +433,35 @@ static void face_normals(float *nrm, const float *pos, int vertex_count, const u
 }
 
 /* Copy a decoded primitive into the mesh at vertex `v0`, index `i0`. */
+/* Fill morph block `mb` from a primitive's targets (offsets turned like
+ * its positions when its node is carried by a joint above it). */
+static bw_result copy_targets(mesh_loader *L, const prim_info *pi, bw_mesh_morph *mb, int v0, bool moved,
+                              const float place[4][4])
+{
+    gltf_ctx *c = &L->c;
+    size_t n = (size_t)pi->vertex_count;
+    mb->v0 = v0;
+    mb->n = pi->vertex_count;
+    mb->curve_first = L->node_curve_first[pi->node];
+    mb->deltas = (float *)bw_alloc_zeroed(c->a, (size_t)pi->targets * n * 3 * sizeof(float));
+    if (!mb->deltas) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "meshes", "out of memory");
+    mb->targets = pi->targets; /* set once allocated: bw_mesh_destroy frees by it */
+    for (int t = 0; t < pi->targets; t++) {
+        const cJSON *acc = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(pi->target_list, t), "POSITION");
+        if (!acc) continue;
+        const gltf_floats *d;
+        bw_result r = bw_gltf_accessor_floats(c, acc->valueint, 3, "targets", &d); /* decoded and checked before */
+        if (r != BW_OK) return r;
+        float *o = mb->deltas + (size_t)t * n * 3;
+        for (size_t v = 0; v < n; v++) {
+            const float *q = d->data + v * 3;
+            for (int k = 0; k < 3; k++)
+                o[v * 3 + (size_t)k] = moved ? place[0][k] * q[0] + place[1][k] * q[1] + place[2][k] * q[2] : q[k];
+        }
+    }
+    return BW_OK;
+}
+
 static bw_result copy_prim(mesh_loader *L, const prim_info *pi, bw_mesh *m, int v0, int i0)
 {
     int n = pi->vertex_count;
@@ -376,6 +470,7 @@ static bw_result copy_prim(mesh_loader *L, const prim_info *pi, bw_mesh *m, int 
     float *wgt = m->weights + (size_t)v0 * 4;
     uint32_t *idx = m->indices + i0;
     float place[4][4];
+    bw_affine_identity(place);
     bool moved = false;
     if (pi->skin < 0) {
         /* carried by the nearest rig joint at or above the node */
@@ -408,6 +503,10 @@ static bw_result copy_prim(mesh_loader *L, const prim_info *pi, bw_mesh *m, int 
             wgt[v * 4] = 1.0f;
             wgt[v * 4 + 1] = wgt[v * 4 + 2] = wgt[v * 4 + 3] = 0.0f;
         }
+    }
+    if (pi->targets) {
+        bw_result r = copy_targets(L, pi, &m->morphs[L->morph_fill++], v0, moved, place);
+        if (r != BW_OK) return r;
     }
     for (int k = 0; k < pi->index_count; k++) idx[k] = (uint32_t)v0 + (pi->idx ? (uint32_t)pi->idx->data[k] : (uint32_t)k);
     if (pi->nrm) {
@@ -452,8 +551,10 @@ static bw_result build(mesh_loader *L, bw_mesh **out)
         m->bind_joint = (int *)bw_alloc(c->a, b * sizeof(int));
         m->inverse_bind = (float(*)[4][4])bw_alloc(c->a, b * sizeof *m->inverse_bind);
     }
+    if (L->morph_count) m->morphs = (bw_mesh_morph *)bw_alloc_zeroed(c->a, (size_t)L->morph_count * sizeof *m->morphs);
+    if (m->morphs) m->morph_count = L->morph_count; /* zeroed blocks free as empty */
     bw_result r = BW_OK;
-    if ((n && (!m->positions || !m->normals || !m->joints || !m->weights)) || (m->index_count && !m->indices) ||
+    if ((L->morph_count && !m->morphs) || (n && (!m->positions || !m->normals || !m->joints || !m->weights)) || (m->index_count && !m->indices) ||
         (b && (!m->bind_joint || !m->inverse_bind)))
         r = bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "meshes", "out of memory");
     for (int s = 0; r == BW_OK && s < L->skin_count; s++)
@@ -475,6 +576,7 @@ static bw_result build(mesh_loader *L, bw_mesh **out)
         return r;
     }
     m->rig_joint_count = bw_rig_joint_count(a->rig);
+    m->rig_curve_count = bw_rig_curve_count(a->rig);
     m->rig_layout = bw_rig_layout_signature(a->rig);
     *out = m;
     return BW_OK;
@@ -494,7 +596,12 @@ static bw_result load(mesh_loader *L, const void *data, size_t size, bw_mesh **o
         if (!L->skin_bind_base || !L->skin_joint_count) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "skins", "out of memory");
         for (int s = 0; s < L->skin_count; s++) L->skin_bind_base[s] = L->skin_joint_count[s] = -1;
     }
-    r = list_prims(L, false);
+    if (c->node_count) {
+        L->node_curve_first = (int *)bw_alloc(c->a, (size_t)c->node_count * sizeof(int));
+        if (!L->node_curve_first) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "nodes", "out of memory");
+    }
+    r = map_curves(L);
+    if (r == BW_OK) r = list_prims(L, false);
     if (r != BW_OK) return r;
     if (L->prim_count) {
         L->prims = (prim_info *)bw_alloc_zeroed(c->a, (size_t)L->prim_count * sizeof *L->prims);
@@ -542,6 +649,7 @@ static bw_result load_mesh(const void *data, size_t size, const char *name, cons
     size_t nn = (size_t)c->node_count;
     bw_free(c->a, L.node_parent, L.node_parent ? nn * sizeof(int) : 0);
     bw_free(c->a, L.node_joint, L.node_joint ? nn * sizeof(int) : 0);
+    bw_free(c->a, L.node_curve_first, L.node_curve_first ? nn * sizeof(int) : 0);
     bw_free(c->a, (void *)L.skins, (size_t)L.skin_count * sizeof *L.skins);
     bw_free(c->a, L.skin_bind_base, (size_t)L.skin_count * sizeof(int));
     bw_free(c->a, L.skin_joint_count, (size_t)L.skin_count * sizeof(int));
