@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # dev.sh - build, test and run Blendwerk on Debian.
 #
-#   ./dev.sh demo            build and run the SDL2 demo (headless, printing what
-#                            plays and saving a frame, when there is no display)
+#   ./dev.sh demo [ARGS]     build and run the SDL2 demo (docs/demo.md); with no
+#                            display it runs headless, printing what plays and
+#                            saving its last frame to build/demo.png
+#   ./dev.sh screenshots     regenerate the README's images in docs/images/ with
+#                            the demo's headless mode
 #   ./dev.sh test [KIND]     build and run every test; KIND is asan (the default:
 #                            gcc, AddressSanitizer + UBSan), release (gcc -O2,
 #                            NDEBUG) or clang; warnings are errors in all three
@@ -22,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 CORE_PKGS=(build-essential cmake pkg-config liblua5.4-dev lua5.4 libcglm-dev libcjson-dev)
-DEMO_PKGS=(libsdl2-dev)
+DEMO_PKGS=(libsdl2-dev libstb-dev xvfb)
 FUZZ_PKGS=(clang libclang-rt-dev)
 PACKAGE_PKGS=(luarocks)
 JOBS=$(nproc 2>/dev/null || echo 2)
@@ -89,11 +92,25 @@ demo)
         if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
             exec build/demo/blendwerk-demo "$@"
         fi
-        echo "(no display: running the demo headless for 3 s of animation; its last frame goes to build/demo.bmp)"
-        exec build/demo/blendwerk-demo --headless --frames 180 --keys 60:space --screenshot build/demo.bmp "$@"
+        echo "(no display: running the demo headless, walking and turning for 3 s; its last frame goes to build/demo.png)"
+        exec build/demo/blendwerk-demo --headless --screenshot build/demo.png "$@"
     fi
     echo "(the SDL2 demo was not built: running examples/hello.lua instead)"
     exec build/blendwerk run examples/hello.lua "$@"
+    ;;
+screenshots)
+    need "${CORE_PKGS[@]}" "${DEMO_PKGS[@]}"
+    configure_build build -DCMAKE_BUILD_TYPE=Release
+    demo=build/demo/blendwerk-demo
+    mkdir -p docs/images
+    "$demo" --headless --size 960x540 --frames 150 --screenshot docs/images/demo-walk.png >/dev/null
+    "$demo" --headless --size 960x540 --timeline graphs/demo.timeline.lua --frames 262 \
+        --screenshot docs/images/demo-timeline.png >/dev/null
+    if [ -f ../shared/assets/Fox.glb ]; then
+        "$demo" --headless --size 960x540 --frames 90 --model ../shared/assets/Fox.glb \
+            --screenshot docs/images/demo-fox.png >/dev/null
+    fi
+    ls -l docs/images
     ;;
 fuzz)
     need "${CORE_PKGS[@]}" "${FUZZ_PKGS[@]}"
@@ -139,6 +156,6 @@ bench)
     exec build-release/bench/blendwerk-bench "$@"
     ;;
 *)
-    sed -n '2,19p' "$0"
+    sed -n '2,21p' "$0"
     ;;
 esac

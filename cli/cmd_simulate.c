@@ -56,7 +56,7 @@ typedef struct sim {
     bool json, joints;
     bw_cli_graph *file; /* the graph file and the character (cli_graph.h) */
     const bw_graph *graph;
-    cli_timeline tl;
+    bw_timeline tl;
 } sim;
 
 /* ---- the trace ---- */
@@ -209,10 +209,10 @@ static int run(sim *s, bool json, bool joints)
         }
     }
     if (status == 0) {
-        cli_timeline *t = &s->tl;
+        bw_timeline *t = &s->tl;
         bool no_route = false;
         for (long k = 0; k < t->frames; k++) {
-            if (!cli_timeline_apply(t, cursor, (double)k * t->dt, k)) no_route = true;
+            if (!bw_timeline_apply(t, cursor, (double)k * t->dt, k)) no_route = true;
             bw_graph_cursor_update(cursor, (float)t->dt);
             bw_graph_cursor_evaluate(cursor, NULL, &pose);
             print_frame(s, cursor, k, json, joints, &pose);
@@ -256,8 +256,8 @@ static int simulate(lua_State *L, bw_cli_graph *g)
 {
     sim *s = (sim *)g->user;
     s->graph = bw_lua_graph_check(L, -2);
-    int status = cli_timeline_read(&s->tl, L, s->graph, s->timeline_path, -1) ? run(s, s->json, s->joints) : 1;
-    cli_timeline_free(&s->tl);
+    int status = bw_timeline_read(&s->tl, L, s->graph, s->timeline_path, -1) ? run(s, s->json, s->joints) : 1;
+    bw_timeline_free(&s->tl);
     return status;
 }
 
@@ -291,7 +291,7 @@ int bw_cmd_simulate(int argc, char **argv)
         return 2;
     }
     size_t tl_size = 0;
-    char *tl_text = cli_read_text(s.timeline_path, &tl_size);
+    char *tl_text = bw_timeline_read_text(s.timeline_path, &tl_size);
     if (!tl_text) {
         fprintf(stderr, "blendwerk simulate: cannot read %s\n", s.timeline_path);
         return 1;

@@ -51,40 +51,13 @@ static void usage(FILE *to)
                 "  --poll     compare file times instead of inotify\n");
 }
 
-/* In the timeline's sandbox: (text, display) -> timeline table */
-static int timeline_protected(lua_State *L)
-{
-    size_t n = 0;
-    const char *text = lua_tolstring(L, 1, &n);
-    bw_lua_run_source(L, text, n, lua_tostring(L, 2));
-    return 1;
-}
-
 /* The timeline's own sandbox holding its table at index 1; NULL after
  * printing why. */
 static bw_sandbox *load_timeline(const char *path)
 {
-    size_t size = 0;
-    char *text = cli_read_text(path, &size);
-    if (!text) {
-        fprintf(stderr, "blendwerk watch: cannot read %s\n", path);
-        return NULL;
-    }
-    char err[256];
-    bw_sandbox *sb = bw_sandbox_create(NULL, err, sizeof err);
-    if (!sb) fprintf(stderr, "blendwerk watch: %s\n", err);
-    if (sb) {
-        lua_State *L = bw_sandbox_state(sb);
-        lua_pushcfunction(L, timeline_protected);
-        lua_pushlstring(L, text, size);
-        lua_pushstring(L, path);
-        if (bw_sandbox_call(sb, 2, 1) != BW_SANDBOX_OK) {
-            fprintf(stderr, "%s\n", bw_sandbox_error(sb));
-            bw_sandbox_destroy(sb);
-            sb = NULL;
-        }
-    }
-    free(text);
+    char err[1024];
+    bw_sandbox *sb = bw_timeline_load(path, err, sizeof err);
+    if (!sb) fprintf(stderr, "%s%s\n", strncmp(err, "cannot read", 11) ? "" : "blendwerk watch: ", err);
     return sb;
 }
 
@@ -168,13 +141,13 @@ int bw_cmd_watch(int argc, char **argv)
     char err[BW_GRAPH_RELOAD_TEXT_MAX];
     bw_graph_reload *r = timeline_path && !tl_sb ? NULL : bw_graph_reload_create(&d, err, sizeof err);
     if (!r && (tl_sb || !timeline_path)) fprintf(stderr, "%s\n", err);
-    cli_timeline tl;
+    bw_timeline tl;
     memset(&tl, 0, sizeof tl);
     bw_pose pose;
     memset(&pose, 0, sizeof pose);
     int status = r && bw_pose_init(&pose, asset->rig, NULL) == BW_OK ? 0 : 1;
     if (status == 0) {
-        if (tl_sb) cli_timeline_read(&tl, bw_sandbox_state(tl_sb), bw_graph_reload_graph(r), timeline_path, -1);
+        if (tl_sb) bw_timeline_read(&tl, bw_sandbox_state(tl_sb), bw_graph_reload_graph(r), timeline_path, -1);
         printf("watching %s (%s); end of input or --seconds stops\n", graph_path,
                bw_watch_polling(bw_graph_reload_watcher(r)) ? "polling" : "inotify");
         fflush(stdout);
@@ -189,9 +162,9 @@ int bw_cmd_watch(int argc, char **argv)
             bw_graph_reload_result res = bw_graph_reload_poll(r, now);
             report(r, res, graph_path);
             if (res == BW_GRAPH_RELOAD_DONE && tl_sb)
-                cli_timeline_read(&tl, bw_sandbox_state(tl_sb), bw_graph_reload_graph(r), timeline_path, elapsed);
+                bw_timeline_read(&tl, bw_sandbox_state(tl_sb), bw_graph_reload_graph(r), timeline_path, elapsed);
             bw_graph_cursor *c = bw_graph_reload_cursor(r, 0);
-            if (tl_sb) cli_timeline_apply(&tl, c, elapsed, frame);
+            if (tl_sb) bw_timeline_apply(&tl, c, elapsed, frame);
             bw_graph_cursor_update(c, (float)dt);
             bw_graph_cursor_evaluate(c, NULL, &pose);
             bw_graph_cursor_drain(c, NULL, NULL);
@@ -200,7 +173,7 @@ int bw_cmd_watch(int argc, char **argv)
         }
     }
     bw_pose_deinit(&pose);
-    cli_timeline_free(&tl);
+    bw_timeline_free(&tl);
     bw_graph_reload_destroy(r);
     bw_sandbox_destroy(tl_sb);
     bw_asset_destroy(asset);

@@ -1,18 +1,23 @@
-/* main.c - blendwerk-demo, the SDL2 host of the demo character.
+/* main.c - blendwerk-demo: a shaded 3D character driven by graphs through
+ * the animator, with live overlays, hot reload and PNG screenshots
+ * (docs/demo.md lists every option and key).
  *
- *   blendwerk-demo [--script PATH] [--asset PATH] [--dt SECONDS] [--size WxH]
- *                  [--headless] [--frames N] [--screenshot OUT.bmp]
- *                  [--keys FRAME:KEY,...] [--budget N] [--memory-mb N] [--time-limit S]
+ *   blendwerk-demo [--character FILE.lua | --model FILE.glb|.gltf] [--graph GRAPH.lua | --no-graph]
+ *                  [--timeline TIMELINE.lua] [--headless] [--frames N] [--size WxH]
+ *                  [--screenshot FILE.png] [--dt S] [--keys FRAME:KEY,...] [--print-every N]
+ *                  [--budget N] [--memory-mb N] [--time-limit S]
  *
- * Loads the character script (default demo/character.lua) in a sandbox,
- * plays its scene with a fixed step per displayed frame, draws the
- * skeleton and an overlay, and reloads the script when it (or a file it
- * read) changes. With --headless no window is created: the frames render
- * into a software renderer's surface, one summary line per second of
- * simulated time goes to stdout, and --screenshot saves the last frame.
- * docs/demo.md describes the keys, the reload behaviour and the script
- * format.
- */
+ * The session (loading, the animator, one frame, hot reload) is app.c;
+ * this file opens a window (or, with --headless, renders into a software
+ * renderer's surface with no display), turns keys, gamepad and mouse into
+ * the session's input (input.c), draws the character in 3D (render3d.c,
+ * model.c for --model) and the overlays (overlay.c), and writes the last
+ * frame as a PNG (screenshot.c). A headless run prints a summary line
+ * every --print-every frames (default: a simulated second) and a final "done" line, which
+ * tests read.
+ *
+ * Exit codes: 0 done, 1 a file failed to load or the screenshot could not
+ * be written, 2 bad arguments. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,110 +25,102 @@
 
 #include <SDL.h>
 
-#include "player.h"
-#include "reload.h"
-#include "render.h"
-#include "script.h"
+#include "app.h"
+#include "input.h"
+#include "overlay.h"
+#include "render3d.h"
+#include "model.h"
+#include "screenshot.h"
 
 #ifndef BW_SOURCE_DIR
 #define BW_SOURCE_DIR "."
 #endif
 
 #define MAX_KEYS 64
-#define POLL_SECONDS 0.25
+#define MAX_TRIANGLES 60000
+#define DEFAULT_W 1280
+#define DEFAULT_H 720
 
 typedef struct key_at {
-    long frame;        /* applied before this frame's step (1-based) */
+    long frame; /* pressed before this frame (0-based) */
     SDL_Keycode key;
+    int hold; /* 0: press and release, 1: hold down, -1: release */
 } key_at;
 
 typedef struct options {
-    const char *script;
-    const char *asset;
-    bool headless;
-    long frames;       /* -1: until quit */
-    const char *screenshot;
-    float dt;
+    const char *character, *graph, *model, *timeline, *screenshot;
+    bool no_graph, headless;
+    long frames; /* -1: until quit (windowed) / the default (headless) */
     int width, height;
+    float dt;
+    long print_every;
     key_at keys[MAX_KEYS];
     int key_count;
-    demo_limits limits;
+    bw_sandbox_limits limits; /* of the character's and the graph's sandboxes */
 } options;
 
-typedef struct app {
+typedef struct host {
     options opt;
-    demo_reloader reloader;
-    demo_player player;
-    bool has_player;
-    demo_view view;
+    demo_app *app;
+    demo_model *model;
+    demo_r3d *r3d;
+    demo_controls controls;
+    demo_camera camera;
+    demo_overlay_info overlay;
+    bool default_walk; /* headless without a timeline or keys: walk and turn */
     bool quit;
-    long summary_events;  /* first event not yet summarised */
-    long summary_second;  /* last whole second summarised */
-    long summary_frame;   /* frame of the last summary */
-    const char *script_name;
-    double flash_until;   /* simulated time the "reloaded" notice lasts until */
-} app;
-
-/* ---- arguments ---- */
+    long printed_events;
+    int seen_reloads; /* reloads + rejections when the note was last timed */
+    int triangles;
+} host;
 
 static void usage(FILE *f)
 {
     fputs("usage: blendwerk-demo [options]\n"
-          "  --script PATH        character script (default demo/character.lua)\n"
-          "  --asset PATH         a glTF/BVH file the script may show (demo.asset)\n"
-          "  --dt SECONDS         simulation step per frame (default 1/60)\n"
-          "  --size WxH           window / image size (default 960x600)\n"
-          "  --headless           no window: software rendering, summaries on stdout\n"
-          "  --frames N           stop after N frames (headless default 120)\n"
-          "  --screenshot FILE    save the last frame as a BMP\n"
-          "  --keys FRAME:KEY,..  press keys before given frames (1..9, 0, space, r,\n"
-          "                       left, right, up, down, plus, minus, escape)\n"
-          "  --budget N           script instruction budget (default 50000000)\n"
-          "  --memory-mb N        script memory cap in MiB (default 64)\n"
-          "  --time-limit S       script wall-clock limit in seconds (default 2)\n",
+          "  --character FILE.lua  character file (default scripts/humanoid.lua)\n"
+          "  --model FILE.glb      a glTF character (.glb/.gltf) drawn as its skinned mesh, with its clips\n"
+          "  --graph GRAPH.lua     graph file (default graphs/demo.lua for the humanoid)\n"
+          "  --no-graph            no graph: the animator's locomotion blend\n"
+          "  --timeline T.lua      script the input by time (docs/demo.md \"Timelines\")\n"
+          "  --headless            no window: software rendering, summaries on stdout\n"
+          "  --frames N            stop after N frames (headless: the timeline's, else 180)\n"
+          "  --size WxH            window / image size (default 1280x720)\n"
+          "  --screenshot FILE.png save the last frame as a PNG\n"
+          "  --dt S                headless step per frame (default 1/60)\n"
+          "  --keys FRAME:KEY,...  press keys before frames (KEY, +KEY hold, -KEY release)\n"
+          "  --print-every N       headless: a summary line every N frames (default: 1 s of frames)\n"
+          "  --budget N            sandbox instruction budget per load (character, graph)\n"
+          "  --memory-mb N         sandbox memory cap per load, MiB\n"
+          "  --time-limit S        sandbox wall-clock limit per load, seconds\n",
           f);
 }
 
-static SDL_Keycode key_from_name(const char *name)
+static bool parse_long(const char *s, long lo, long hi, long *out)
 {
-    static const struct {
-        const char *name;
-        SDL_Keycode key;
-    } names[] = {
-        {"space", SDLK_SPACE}, {"r", SDLK_r},         {"left", SDLK_LEFT},   {"right", SDLK_RIGHT},
-        {"up", SDLK_UP},       {"down", SDLK_DOWN},   {"plus", SDLK_PLUS},   {"minus", SDLK_MINUS},
-        {"escape", SDLK_ESCAPE}, {"esc", SDLK_ESCAPE},
-    };
-    if (name[0] >= '0' && name[0] <= '9' && name[1] == '\0') return SDLK_0 + (name[0] - '0');
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(name, names[i].name) == 0) return names[i].key;
-    return SDLK_UNKNOWN;
+    char *end = NULL;
+    long v = strtol(s, &end, 10);
+    if (!s[0] || *end || v < lo || v > hi) return false;
+    *out = v;
+    return true;
 }
 
 static bool parse_keys(options *o, const char *spec)
 {
     char buf[1024];
-    if (strlen(spec) >= sizeof buf) return false;
     snprintf(buf, sizeof buf, "%s", spec);
     for (char *item = strtok(buf, ","); item; item = strtok(NULL, ",")) {
         char *colon = strchr(item, ':');
         if (!colon || o->key_count >= MAX_KEYS) return false;
         *colon = '\0';
-        char *end = NULL;
-        long frame = strtol(item, &end, 10);
-        SDL_Keycode key = key_from_name(colon + 1);
-        if (!end || *end || frame < 1 || key == SDLK_UNKNOWN) return false;
-        o->keys[o->key_count++] = (key_at){frame, key};
+        key_at *k = &o->keys[o->key_count];
+        const char *name = colon + 1;
+        k->hold = *name == '+' ? 1 : *name == '-' ? -1 : 0;
+        if (k->hold) name++;
+        if (!parse_long(item, 0, 100000000L, &k->frame)) return false;
+        k->key = demo_key_from_name(name);
+        if (k->key == SDLK_UNKNOWN) return false;
+        o->key_count++;
     }
-    return true;
-}
-
-static bool parse_number(const char *s, double lo, double hi, double *out)
-{
-    char *end = NULL;
-    double v = strtod(s, &end);
-    if (!end || *end || !isfinite(v) || v < lo || v > hi) return false;
-    *out = v;
     return true;
 }
 
@@ -131,230 +128,308 @@ static int parse_args(options *o, int argc, char **argv)
 {
     memset(o, 0, sizeof *o);
     o->frames = -1;
+    o->width = DEFAULT_W;
+    o->height = DEFAULT_H;
     o->dt = 1.0f / 60.0f;
-    o->width = 960;
-    o->height = 600;
+    o->print_every = 0; /* one simulated second, from --dt */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        double num = 0.0;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             exit(0);
-        } else if (strcmp(a, "--headless") == 0) {
+        } else if (!strcmp(a, "--headless")) {
             o->headless = true;
-            continue;
-        }
-        if (!v) {
-            fprintf(stderr, "blendwerk-demo: %s needs a value\n", a);
-            return 2;
-        }
-        i++;
-        bool ok = true;
-        if (strcmp(a, "--script") == 0) {
-            o->script = v;
-        } else if (strcmp(a, "--asset") == 0) {
-            o->asset = v;
-        } else if (strcmp(a, "--screenshot") == 0) {
-            o->screenshot = v;
-        } else if (strcmp(a, "--frames") == 0) {
-            ok = parse_number(v, 0, 1e9, &num) && num == floor(num);
-            o->frames = (long)num;
-        } else if (strcmp(a, "--dt") == 0) {
-            ok = parse_number(v, 1e-4, 1.0, &num);
-            o->dt = (float)num;
-        } else if (strcmp(a, "--size") == 0) {
-            ok = sscanf(v, "%dx%d", &o->width, &o->height) == 2 && o->width >= 64 && o->height >= 64 &&
-                 o->width <= 8192 && o->height <= 8192;
-        } else if (strcmp(a, "--keys") == 0) {
-            ok = parse_keys(o, v);
-        } else if (strcmp(a, "--budget") == 0) {
-            ok = parse_number(v, 1000, 1e13, &num);
-            o->limits.instructions = (long long)num;
-        } else if (strcmp(a, "--memory-mb") == 0) {
-            ok = parse_number(v, 1, 65536, &num);
-            o->limits.memory = (size_t)num << 20;
-        } else if (strcmp(a, "--time-limit") == 0) {
-            ok = parse_number(v, 0.01, 3600, &num);
-            o->limits.seconds = num;
+        } else if (!strcmp(a, "--no-graph")) {
+            o->no_graph = true;
+        } else if (v && !strcmp(a, "--character")) {
+            o->character = argv[++i];
+        } else if (v && !strcmp(a, "--graph")) {
+            o->graph = argv[++i];
+        } else if (v && !strcmp(a, "--model")) {
+            o->model = argv[++i];
+        } else if (v && !strcmp(a, "--timeline")) {
+            o->timeline = argv[++i];
+        } else if (v && !strcmp(a, "--screenshot")) {
+            o->screenshot = argv[++i];
+        } else if (v && !strcmp(a, "--frames")) {
+            if (!parse_long(argv[++i], 0, 10000000L, &o->frames)) goto bad;
+        } else if (v && !strcmp(a, "--print-every")) {
+            if (!parse_long(argv[++i], 1, 10000000L, &o->print_every)) goto bad;
+        } else if (v && !strcmp(a, "--size")) {
+            if (sscanf(argv[++i], "%dx%d", &o->width, &o->height) != 2 || o->width < 64 || o->height < 64 ||
+                o->width > 8192 || o->height > 8192)
+                goto bad;
+        } else if (v && !strcmp(a, "--dt")) {
+            char *end = NULL;
+            o->dt = strtof(argv[++i], &end);
+            if (*end || !(o->dt > 0) || o->dt > DEMO_APP_MAX_DT) goto bad;
+        } else if (v && !strcmp(a, "--keys")) {
+            if (!parse_keys(o, argv[++i])) goto bad;
+        } else if (v && !strcmp(a, "--budget")) {
+            long n = 0;
+            if (!parse_long(argv[++i], 1000, 2000000000L, &n)) goto bad;
+            o->limits.instructions = n;
+        } else if (v && !strcmp(a, "--memory-mb")) {
+            long n = 0;
+            if (!parse_long(argv[++i], 1, 65536, &n)) goto bad;
+            o->limits.memory = (size_t)n << 20;
+        } else if (v && !strcmp(a, "--time-limit")) {
+            char *end = NULL;
+            o->limits.seconds = strtod(argv[++i], &end);
+            if (*end || !(o->limits.seconds > 0) || o->limits.seconds > 3600) goto bad;
         } else {
-            fprintf(stderr, "blendwerk-demo: unknown option %s\n", a);
+            fprintf(stderr, "blendwerk-demo: unknown or incomplete option '%s'\n", a);
             usage(stderr);
             return 2;
         }
-        if (!ok) {
-            fprintf(stderr, "blendwerk-demo: bad value for %s: '%s'\n", a, v);
-            return 2;
-        }
+        continue;
+    bad:
+        fprintf(stderr, "blendwerk-demo: bad value for %s: '%s'\n", a, argv[i]);
+        return 2;
     }
-    if (o->headless && o->frames < 0) o->frames = 120;
+    if (o->model && o->character) {
+        fprintf(stderr, "blendwerk-demo: give --character or --model, not both\n");
+        return 2;
+    }
+    if (o->no_graph && o->graph) {
+        fprintf(stderr, "blendwerk-demo: give --graph or --no-graph, not both\n");
+        return 2;
+    }
+    if (!o->print_every) o->print_every = lroundf(1.0f / o->dt) > 0 ? lroundf(1.0f / o->dt) : 1;
+    if (!o->model && !o->character) o->character = BW_SOURCE_DIR "/scripts/humanoid.lua";
+    if (!o->model && !o->graph && !o->no_graph) o->graph = BW_SOURCE_DIR "/graphs/demo.lua";
     return 0;
 }
 
-/* demo/character.lua from the working directory (./dev.sh runs from the
- * repository root), else from the source tree the binary was built from. */
-static const char *default_script(void)
+/* ---- one frame ---- */
+
+static void world_point(const demo_app *app, const float model_point[3], float out[3])
 {
-    static const char local[] = "demo/character.lua";
-    FILE *f = fopen(local, "r");
-    if (f) {
-        fclose(f);
-        return local;
-    }
-    return BW_SOURCE_DIR "/demo/character.lua";
+    float pos[3], yaw;
+    demo_app_place(app, pos, &yaw);
+    float c = cosf(yaw), s = sinf(yaw);
+    out[0] = pos[0] + model_point[0] * c + model_point[2] * s;
+    out[1] = pos[1] + model_point[1];
+    out[2] = pos[2] - model_point[0] * s + model_point[2] * c;
 }
 
-/* ---- loading and reloading ---- */
-
-static void adopt_first(app *a, demo_character *c)
+/* A joint's world position (the mesh's metres for a model). */
+static bool joint_world(const host *h, const char *name, float out[3])
 {
-    char err[DEMO_ERROR_MAX];
-    if (!demo_player_init(&a->player, c, err, sizeof err)) {
-        snprintf(a->reloader.error, sizeof a->reloader.error, "%s", err);
-        demo_character_destroy(c);
-        return;
+    const demo_app *app = h->app;
+    int j = bw_rig_find_by_name(demo_app_rig(app), name);
+    if (j < 0) return false;
+    const float(*m)[4][4] = demo_app_model(app);
+    float p[3] = {m[j][3][0], m[j][3][1], m[j][3][2]};
+    if (h->model) {
+        const float q[3] = {p[0], p[1], p[2]};
+        demo_model_point(h->model, q, p);
     }
-    a->has_player = true;
-    a->view.yaw = c->scene.view_yaw;
-    a->view.pitch = c->scene.view_pitch;
+    world_point(app, p, out);
+    return true;
 }
 
-static void try_reload(app *a)
+static void follow_camera(host *h, int w, int h_px)
 {
-    if (!a->has_player) {
-        demo_character *c = demo_reloader_load(&a->reloader);
-        if (c) adopt_first(a, c);
-    } else if (demo_reloader_apply(&a->reloader, &a->player)) {
-        a->flash_until = a->player.time + 2.0;
-    }
-    if (a->reloader.error[0] || !a->has_player)
-        printf("reload: failed: %s\n", a->reloader.error);
-    else
-        printf("reload: ok (%s, %d clips)\n", a->script_name, a->player.character->clip_count);
-    fflush(stdout);
+    float pos[3], yaw;
+    demo_app_place(h->app, pos, &yaw);
+    h->camera.target[0] = pos[0];
+    h->camera.target[1] = 1.0f;
+    h->camera.target[2] = pos[2];
+    h->camera.eye[0] = pos[0] + 2.6f;
+    h->camera.eye[1] = 1.7f;
+    h->camera.eye[2] = pos[2] + 3.6f;
+    h->camera.fov_y = 0.8f;
+    h->camera.width = w;
+    h->camera.height = h_px;
 }
 
-static void handle_key(app *a, SDL_Keycode key)
+static demo_colour rgba(uint8_t r, uint8_t g, uint8_t b, uint8_t a) { return (demo_colour){r, g, b, a}; }
+
+/* Gaze rays from the eyes, the head-aim limits on the horizontal, the
+ * look-at target. */
+static void draw_gaze(host *h)
 {
-    switch (key) {
-    case SDLK_ESCAPE: a->quit = true; break;
-    case SDLK_r: try_reload(a); break;
-    case SDLK_SPACE:
-        if (a->has_player) demo_player_fire_gesture(&a->player);
+    const bw_animator *an = demo_app_animator(h->app);
+    const float *gaze = bw_animator_gaze(an);
+    float pos[3], yaw;
+    demo_app_place(h->app, pos, &yaw);
+    const char *eyes[2] = {"eye_l", "eye_r"};
+    for (int e = 0; e < 2; e++) {
+        float a[3];
+        if (!joint_world(h, eyes[e], a)) continue;
+        float gy = yaw + gaze[2 * e + 1], gp = gaze[2 * e];
+        const float len = 0.6f;
+        const float b[3] = {a[0] + sinf(gy) * cosf(gp) * len, a[1] + sinf(gp) * len, a[2] + cosf(gy) * cosf(gp) * len};
+        demo_r3d_line(h->r3d, a, b, 1.5f, rgba(255, 200, 80, 255));
+    }
+    float head[3];
+    if (joint_world(h, "head", head) && h->overlay.mode == DEMO_OVERLAY_ALL) {
+        for (int s = -1; s <= 1; s += 2) {
+            float ly = yaw + (float)s * 1.2f; /* the animator's default head yaw limit */
+            const float b[3] = {head[0] + sinf(ly) * 0.5f, head[1], head[2] + cosf(ly) * 0.5f};
+            demo_r3d_line(h->r3d, head, b, 1.0f, rgba(120, 130, 160, 200));
+        }
+    }
+    const demo_input *in = demo_app_input(h->app);
+    if (in->has_look_at) {
+        const float *t = in->look_at;
+        for (int k = 0; k < 3; k++) {
+            float a[3] = {t[0], t[1], t[2]}, b[3] = {t[0], t[1], t[2]};
+            a[k] -= 0.08f;
+            b[k] += 0.08f;
+            demo_r3d_line(h->r3d, a, b, 2.0f, rgba(255, 90, 80, 255));
+        }
+    }
+}
+
+static void draw(host *h, SDL_Renderer *r, int w, int hp)
+{
+    const demo_app *app = h->app;
+    SDL_SetRenderDrawColor(r, 46, 52, 64, 255);
+    SDL_RenderClear(r);
+    follow_camera(h, w, hp);
+    float pos[3], yaw;
+    demo_app_place(app, pos, &yaw);
+    demo_r3d_begin(h->r3d, &h->camera);
+    int trail_count = 0;
+    const float *trail = demo_app_trail(app, &trail_count);
+    demo_r3d_ground(h->r3d, pos[0], pos[2], 16.0f, 1.0f, h->overlay.mode == DEMO_OVERLAY_OFF ? NULL : trail,
+                    h->overlay.mode == DEMO_OVERLAY_OFF ? 0 : trail_count);
+    demo_r3d_shadow(h->r3d, pos[0], pos[2], 0.45f);
+    if (h->model) {
+        demo_mesh_draw mesh;
+        demo_model_pose(h->model, bw_animator_pose(demo_app_animator(app))); /* a refused pose keeps the last */
+        demo_model_draw(h->model, pos, yaw, &mesh);
+        demo_r3d_mesh(h->r3d, &mesh);
+    } else
+    {
+        demo_figure fig;
+        memset(&fig, 0, sizeof fig);
+        fig.rig = demo_app_rig(app);
+        fig.model = demo_app_model(app);
+        memcpy(fig.position, pos, sizeof fig.position);
+        fig.yaw = yaw;
+        fig.face.arkit52 = bw_animator_arkit(demo_app_animator(app));
+        memcpy(fig.face.gaze, bw_animator_gaze(demo_app_animator(app)), sizeof fig.face.gaze);
+        demo_r3d_figure(h->r3d, &fig);
+    }
+    if (h->overlay.mode != DEMO_OVERLAY_OFF) draw_gaze(h);
+    h->triangles = demo_r3d_end(h->r3d, r);
+    demo_overlay_draw(r, app, w, hp, &h->overlay);
+}
+
+static void command(host *h, demo_command c)
+{
+    demo_app *app = h->app;
+    const bw_graph *g = demo_app_graph(app);
+    switch (c) {
+    case DEMO_CMD_QUIT: h->quit = true; break;
+    case DEMO_CMD_JUMP: demo_app_fire(app, "jump"); break;
+    case DEMO_CMD_WAVE: demo_app_gesture(app, "wave"); break;
+    case DEMO_CMD_NOD: demo_app_gesture(app, "nod"); break;
+    case DEMO_CMD_WAVE_LAYER:
+        if (demo_app_fire(app, "wave")) demo_app_layer_weight(app, "upper", 1.0f, 0.2f);
         break;
-    case SDLK_0:
-        if (a->has_player) demo_player_restart(&a->player);
+    case DEMO_CMD_FACE: demo_app_next_face(app); break;
+    case DEMO_CMD_TRAVEL:
+        if (g && bw_graph_layer_count(g) > 0) {
+            bw_graph_layer_status st;
+            bw_graph_cursor_layer_status(demo_app_cursor(app), 0, &st);
+            int n = bw_graph_state_count(g, 0);
+            for (int k = 1; k < n; k++) /* the next state with a route */
+                if (demo_app_travel(app, bw_graph_layer_name(g, 0), bw_graph_state_name(g, 0, (st.state + k) % n))) {
+                    demo_app_clear_error(app);
+                    break;
+                }
+        }
         break;
-    case SDLK_LEFT: a->view.yaw = fmodf(a->view.yaw - 15.0f, 360.0f); break;
-    case SDLK_RIGHT: a->view.yaw = fmodf(a->view.yaw + 15.0f, 360.0f); break;
-    case SDLK_UP: a->view.pitch = fminf(a->view.pitch + 10.0f, 80.0f); break;
-    case SDLK_DOWN: a->view.pitch = fmaxf(a->view.pitch - 10.0f, -80.0f); break;
-    case SDLK_PLUS:
-    case SDLK_EQUALS:
-    case SDLK_KP_PLUS: a->view.zoom = fminf(a->view.zoom * 1.2f, 8.0f); break;
-    case SDLK_MINUS:
-    case SDLK_KP_MINUS: a->view.zoom = fmaxf(a->view.zoom / 1.2f, 0.125f); break;
-    default:
-        if (key >= SDLK_1 && key <= SDLK_9 && a->has_player) demo_player_crossfade(&a->player, (int)(key - SDLK_1));
-        break;
+    case DEMO_CMD_PAUSE: h->overlay.paused = !h->overlay.paused; break;
+    case DEMO_CMD_SLOWER: h->overlay.speed = fmaxf(0.1f, h->overlay.speed * 0.5f); break;
+    case DEMO_CMD_FASTER: h->overlay.speed = fminf(1.0f, h->overlay.speed * 2.0f); break;
+    case DEMO_CMD_OVERLAYS: h->overlay.mode = (demo_overlay_mode)((h->overlay.mode + 1) % DEMO_OVERLAY_MODE_COUNT); break;
+    case DEMO_CMD_RELOAD: demo_app_reload(app, 0, true); break;
+    case DEMO_CMD_HELP: h->overlay.help = !h->overlay.help; break;
+    default: break;
     }
 }
 
-/* ---- per-frame work shared by both modes ---- */
-
-static void print_summary(app *a, bool final)
+/* Input for the next frame: keys of --keys, then the controls (unless a
+ * timeline drives the input), or the headless default walk. */
+static void gather_input(host *h)
 {
-    const demo_player *p = &a->player;
-    char line[4096];
-    size_t n = 0;
-#define APPEND(...)                                                                   \
-    do {                                                                              \
-        if (n < sizeof line) {                                                        \
-            int k_ = snprintf(line + n, sizeof line - n, __VA_ARGS__);                \
-            if (k_ > 0) n += (size_t)k_;                                              \
-        }                                                                             \
-    } while (0)
-    APPEND("t=%.3f frame=%ld%s tracks:", p->time, p->frame, final ? " (end)" : "");
-    const demo_track *recs[DEMO_TRACK_CAPACITY];
-    int count = demo_player_tracks(p, recs, DEMO_TRACK_CAPACITY);
-    for (int i = 0; i < count; i++)
-        APPEND(" %s(p%d w=%.2f t=%.3f%s)", recs[i]->name, recs[i]->priority,
-               (double)bw_track_set_weight(p->set, recs[i]->handle), bw_track_set_time(p->set, recs[i]->handle),
-               bw_track_set_stopping(p->set, recs[i]->handle) ? " out" : "");
-    APPEND(" events:");
-    if (a->summary_events < p->log_total - DEMO_EVENT_LOG) {
-        APPEND(" (%ld lost)", p->log_total - DEMO_EVENT_LOG - a->summary_events);
-        a->summary_events = p->log_total - DEMO_EVENT_LOG;
+    long frame = demo_app_frames(h->app);
+    for (int i = 0; i < h->opt.key_count; i++) {
+        const key_at *k = &h->opt.keys[i];
+        if (k->frame != frame) continue;
+        if (k->hold >= 0) command(h, demo_controls_key(&h->controls, k->key, true));
+        if (k->hold <= 0) demo_controls_key(&h->controls, k->key, false);
     }
-    for (long k = a->summary_events; k < p->log_total; k++) {
-        const demo_event *ev = demo_player_event(p, k);
-        if (!ev) continue;
-        if (ev->kind == DEMO_EVENT_MARKER)
-            APPEND(" %s:%s@%.3f", ev->clip, ev->name, ev->time);
-        else
-            APPEND(" %s:<%s>@%.3f", ev->clip, ev->kind == DEMO_EVENT_ENDED ? "ended" : "stopped", ev->time);
+    if (h->opt.timeline) return;
+    demo_input in;
+    float head[3];
+    bool has_head = joint_world(h, "head", head);
+    demo_controls_input(&h->controls, &h->camera, has_head ? head : NULL, &in);
+    if (h->default_walk) {
+        in.velocity[2] = DEMO_WALK_SPEED;
+        in.turn = 0.5f;
     }
-#undef APPEND
-    a->summary_events = p->log_total;
-    a->summary_frame = p->frame;
-    puts(line);
-    fflush(stdout);
+    demo_app_set_input(h->app, &in);
 }
 
-static void step(app *a)
+static void print_summary(host *h, long frame)
 {
-    if (!a->has_player) return;
-    demo_player_step(&a->player, a->opt.dt);
-    demo_view_update(&a->view, &a->player, a->opt.dt);
-    long second = (long)floor(a->player.time + 1e-9);
-    if (second > a->summary_second) {
-        a->summary_second = second;
-        if (a->opt.headless) print_summary(a, false);
+    const demo_app *app = h->app;
+    const bw_graph *g = demo_app_graph(app);
+    float pos[3], yaw;
+    demo_app_place(app, pos, &yaw);
+    printf("frame %ld t=%.3f pos=%.3f,%.3f,%.3f yaw=%.3f layers=", frame, demo_app_time(app), (double)pos[0],
+           (double)pos[1], (double)pos[2], (double)yaw);
+    for (int l = 0; l < bw_graph_layer_count(g); l++) {
+        bw_graph_layer_status st;
+        bw_graph_cursor_layer_status(demo_app_cursor(app), l, &st);
+        printf("%s%s:%s", l ? "," : "", bw_graph_layer_name(g, l), bw_graph_state_name(g, l, st.state));
     }
+    if (!g) printf("-");
+    printf(" clips=");
+    demo_clip_weight w[32];
+    int n = demo_app_clip_weights(app, w, 32), shown = 0;
+    for (int i = 0; i < n && i < 32; i++)
+        if (w[i].weight >= 0.005f) printf("%s%s:%.2f", shown++ ? "," : "", bw_clip_name(demo_app_clip(app, w[i].clip)), (double)w[i].weight);
+    printf(" events=[");
+    long count = demo_app_event_count(app);
+    for (long i = h->printed_events; i < count; i++) {
+        const char *e = demo_app_event(app, i);
+        if (e) printf("%s%s", i > h->printed_events ? "|" : "", e);
+    }
+    h->printed_events = count;
+    printf("]\n");
 }
 
-static void draw(app *a, SDL_Renderer *r, int w, int h)
+/* Step, draw, report; false when the step was refused. */
+static bool frame(host *h, SDL_Renderer *r, int w, int hp, float dt, double now)
 {
-    if (a->has_player) demo_view_update(&a->view, &a->player, 0.0f);
-    demo_hud hud = {0};
-    hud.script_name = a->script_name;
-    hud.reloader = &a->reloader;
-    hud.dt = a->opt.dt;
-    if (a->has_player && a->player.time < a->flash_until) {
-        hud.flash = "reloaded";
-        hud.flash_alpha = (float)((a->flash_until - a->player.time) / 2.0);
-    }
-    demo_render(r, w, h, &a->view, a->has_player ? &a->player : NULL, &hud);
-}
-
-static bool save_bmp(SDL_Renderer *r, int w, int h, const char *path)
-{
-    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
-    bool ok = s && SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_ARGB8888, s->pixels, s->pitch) == 0 &&
-              SDL_SaveBMP(s, path) == 0;
-    if (!ok) fprintf(stderr, "blendwerk-demo: cannot write %s: %s\n", path, SDL_GetError());
-    SDL_FreeSurface(s);
+    gather_input(h);
+    bool ok = demo_app_frame(h->app, dt, now);
+    int reloads = demo_app_reloads(h->app) + demo_app_rejections(h->app);
+    if (reloads != h->seen_reloads) h->overlay.note_until = demo_app_time(h->app) + 3.0;
+    h->seen_reloads = reloads;
+    draw(h, r, w, hp);
     return ok;
 }
 
-static void apply_keys_for(app *a, long frame)
-{
-    for (int i = 0; i < a->opt.key_count; i++)
-        if (a->opt.keys[i].frame == frame) handle_key(a, a->opt.keys[i].key);
-}
+/* ---- headless ---- */
 
-/* ---- the two modes ---- */
-
-static int run_headless(app *a)
+static int run_headless(host *h)
 {
-    if (!a->has_player) return 1; /* main printed why */
     SDL_setenv("SDL_VIDEODRIVER", "dummy", 1);
     if (SDL_Init(0) != 0) {
         fprintf(stderr, "blendwerk-demo: SDL_Init: %s\n", SDL_GetError());
         return 1;
     }
-    int w = a->opt.width, h = a->opt.height;
-    SDL_Surface *target = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
+    const int w = h->opt.width, hp = h->opt.height;
+    SDL_Surface *target = SDL_CreateRGBSurfaceWithFormat(0, w, hp, 32, SDL_PIXELFORMAT_ARGB8888);
     SDL_Renderer *r = target ? SDL_CreateSoftwareRenderer(target) : NULL;
     if (!r) {
         fprintf(stderr, "blendwerk-demo: software renderer: %s\n", SDL_GetError());
@@ -362,90 +437,107 @@ static int run_headless(app *a)
         SDL_Quit();
         return 1;
     }
-    int status = 0;
-    for (long f = 1; f <= a->opt.frames && !a->quit; f++) {
-        apply_keys_for(a, f);
-        if (a->quit) break;
-        /* the files are polled every quarter second of simulated time */
-        if (f % (long)fmax(1.0, floor(POLL_SECONDS / a->opt.dt)) == 0 && demo_reloader_changed(&a->reloader))
-            try_reload(a);
-        step(a);
+    long frames = h->opt.frames >= 0 ? h->opt.frames : h->opt.timeline ? demo_app_timeline_frames(h->app) : 180;
+    int rejections = 0;
+    Uint64 freq = SDL_GetPerformanceFrequency();
+    for (long k = 0; k < frames; k++) {
+        Uint64 start = SDL_GetPerformanceCounter();
+        frame(h, r, w, hp, h->opt.dt, (double)k * h->opt.dt);
+        h->overlay.frame_ms = (double)(SDL_GetPerformanceCounter() - start) * 1000.0 / (double)freq;
+        if (demo_app_rejections(h->app) != rejections) {
+            rejections = demo_app_rejections(h->app);
+            printf("reload rejected:\n%s\n", demo_app_error(h->app));
+        }
+        if ((k + 1) % h->opt.print_every == 0) print_summary(h, k + 1);
     }
-    if (a->player.frame > a->summary_frame) print_summary(a, true);
-    draw(a, r, w, h);
-    if (a->opt.screenshot && !save_bmp(r, w, h, a->opt.screenshot)) status = 1;
+    int status = 0;
+    char err[512];
+    if (h->opt.screenshot && !demo_screenshot_png(r, w, hp, h->opt.screenshot, err, sizeof err)) {
+        fprintf(stderr, "blendwerk-demo: %s\n", err);
+        status = 1;
+    }
+    float pos[3], yaw;
+    demo_app_place(h->app, pos, &yaw);
+    printf("done frames=%ld t=%.3f pos=%.3f,%.3f,%.3f triangles=%d dropped=%d reloads=%d rejected=%d\n", frames,
+           demo_app_time(h->app), (double)pos[0], (double)pos[1], (double)pos[2], h->triangles,
+           demo_r3d_dropped(h->r3d), demo_app_reloads(h->app), demo_app_rejections(h->app));
+    if (demo_app_error(h->app)[0]) printf("error: %s\n", demo_app_error(h->app));
     SDL_DestroyRenderer(r);
     SDL_FreeSurface(target);
     SDL_Quit();
     return status;
 }
 
-static void update_title(app *a, SDL_Window *win)
-{
-    char title[512];
-    size_t n = (size_t)snprintf(title, sizeof title, "blendwerk-demo - %s -", a->script_name);
-    if (a->has_player) {
-        const demo_track *recs[DEMO_TRACK_CAPACITY];
-        int count = demo_player_tracks(&a->player, recs, DEMO_TRACK_CAPACITY);
-        for (int i = 0; i < count && n < sizeof title; i++)
-            n += (size_t)snprintf(title + n, sizeof title - n, " %s %.2f", recs[i]->name,
-                                  (double)bw_track_set_weight(a->player.set, recs[i]->handle));
-    }
-    if (a->reloader.error[0] && n < sizeof title) snprintf(title + n, sizeof title - n, " [script error]");
-    SDL_SetWindowTitle(win, title);
-}
+/* ---- windowed ---- */
 
-static int run_window(app *a)
+static int run_window(host *h)
 {
-    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+    if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_GAMECONTROLLER) != 0) {
         fprintf(stderr, "blendwerk-demo: cannot open a window: %s (try --headless)\n", SDL_GetError());
         return 1;
     }
-    SDL_Window *win = SDL_CreateWindow("blendwerk-demo", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
-                                       a->opt.width, a->opt.height, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    SDL_Window *win = SDL_CreateWindow("blendwerk-demo", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, h->opt.width,
+                                       h->opt.height, SDL_WINDOW_RESIZABLE);
     SDL_Renderer *r = win ? SDL_CreateRenderer(win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC) : NULL;
     if (win && !r) r = SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE);
     if (!r) {
-        fprintf(stderr, "blendwerk-demo: cannot create a renderer: %s\n", SDL_GetError());
+        fprintf(stderr, "blendwerk-demo: cannot create a renderer: %s (try --headless)\n", SDL_GetError());
         if (win) SDL_DestroyWindow(win);
         SDL_Quit();
         return 1;
     }
-    Uint64 freq = SDL_GetPerformanceFrequency();
-    Uint64 next_poll = 0, next_title = 0;
-    long frame = 0;
+    SDL_GameController *pad = NULL;
+    for (int i = 0; i < SDL_NumJoysticks() && !pad; i++)
+        if (SDL_IsGameController(i)) pad = SDL_GameControllerOpen(i);
+    Uint64 freq = SDL_GetPerformanceFrequency(), last = SDL_GetPerformanceCounter();
     int status = 0;
-    while (!a->quit) {
+    long shown = 0;
+    while (!h->quit) {
         Uint64 start = SDL_GetPerformanceCounter();
         SDL_Event ev;
+        bool step = false;
         while (SDL_PollEvent(&ev)) {
-            if (ev.type == SDL_QUIT) a->quit = true;
-            if (ev.type == SDL_KEYDOWN) handle_key(a, ev.key.keysym.sym);
+            demo_command c = DEMO_CMD_NONE;
+            if (ev.type == SDL_QUIT) h->quit = true;
+            else if ((ev.type == SDL_KEYDOWN || ev.type == SDL_KEYUP) && !ev.key.repeat)
+                c = demo_controls_key(&h->controls, ev.key.keysym.sym, ev.type == SDL_KEYDOWN);
+            else if (ev.type == SDL_MOUSEMOTION) demo_controls_mouse(&h->controls, ev.motion.x, ev.motion.y);
+            else if (ev.type == SDL_CONTROLLERBUTTONDOWN || ev.type == SDL_CONTROLLERBUTTONUP)
+                c = demo_controls_button(&h->controls, ev.cbutton.button, ev.type == SDL_CONTROLLERBUTTONDOWN);
+            else if (ev.type == SDL_CONTROLLERAXISMOTION) demo_controls_axis(&h->controls, ev.caxis.axis, ev.caxis.value);
+            else if (ev.type == SDL_CONTROLLERDEVICEADDED && !pad) pad = SDL_GameControllerOpen(ev.cdevice.which);
+            if (c == DEMO_CMD_STEP) step = true;
+            else if (c != DEMO_CMD_NONE) command(h, c);
         }
-        frame++;
-        apply_keys_for(a, frame);
-        if (a->quit) break;
-        Uint64 ms = SDL_GetTicks64();
-        if (ms >= next_poll) {
-            next_poll = ms + (Uint64)(POLL_SECONDS * 1000.0);
-            if (demo_reloader_changed(&a->reloader)) try_reload(a);
+        double real = (double)(start - last) / (double)freq;
+        last = start;
+        if (real > 0.1) real = 0.1; /* a stall (a breakpoint, a drag) is not a jump in time */
+        float dt = h->overlay.paused ? (step ? 1.0f / 60.0f * h->overlay.speed : 0.0f) : (float)real * h->overlay.speed;
+        int w = 0, hp = 0;
+        SDL_GetRendererOutputSize(r, &w, &hp);
+        double now = (double)SDL_GetTicks64() / 1000.0;
+        if (h->overlay.paused && !step) {
+            demo_app_reload(h->app, now, false);
+            gather_input(h);
+            draw(h, r, w, hp);
+        } else {
+            frame(h, r, w, hp, dt, now);
         }
-        step(a);
-        int w = 0, h = 0;
-        SDL_GetRendererOutputSize(r, &w, &h);
-        draw(a, r, w, h);
-        bool last = a->opt.frames >= 0 && frame >= a->opt.frames;
-        if (last && a->opt.screenshot && !save_bmp(r, w, h, a->opt.screenshot)) status = 1;
+        shown++;
+        bool last_frame = h->opt.frames >= 0 && shown >= h->opt.frames;
+        char err[512];
+        if (last_frame && h->opt.screenshot && !demo_screenshot_png(r, w, hp, h->opt.screenshot, err, sizeof err)) {
+            fprintf(stderr, "blendwerk-demo: %s\n", err);
+            status = 1;
+        }
         SDL_RenderPresent(r);
-        if (ms >= next_title) {
-            next_title = ms + 500;
-            update_title(a, win);
-        }
-        if (last) break;
-        /* hold the display rate near 1/dt when vsync does not */
-        double spent = (double)(SDL_GetPerformanceCounter() - start) / (double)freq;
-        if (spent < (double)a->opt.dt) SDL_Delay((Uint32)(((double)a->opt.dt - spent) * 1000.0));
+        if (last_frame) h->quit = true;
+        h->overlay.frame_ms = (double)(SDL_GetPerformanceCounter() - start) * 1000.0 / (double)freq;
+        char title[160];
+        snprintf(title, sizeof title, "blendwerk-demo  t=%.1f s  %.1f ms", demo_app_time(h->app), h->overlay.frame_ms);
+        SDL_SetWindowTitle(win, title);
     }
+    if (pad) SDL_GameControllerClose(pad);
     SDL_DestroyRenderer(r);
     SDL_DestroyWindow(win);
     SDL_Quit();
@@ -454,19 +546,46 @@ static int run_window(app *a)
 
 int main(int argc, char **argv)
 {
-    app a;
-    memset(&a, 0, sizeof a);
-    int rc = parse_args(&a.opt, argc, argv);
-    if (rc) return rc;
-    if (!a.opt.script) a.opt.script = default_script();
-    const char *slash = strrchr(a.opt.script, '/');
-    a.script_name = slash ? slash + 1 : a.opt.script;
-    demo_view_init(&a.view, 35.0f, 8.0f);
-    demo_reloader_init(&a.reloader, a.opt.script, a.opt.asset, &a.opt.limits);
-    demo_character *c = demo_reloader_load(&a.reloader);
-    if (c) adopt_first(&a, c);
-    if (!a.has_player) fprintf(stderr, "blendwerk-demo: %s\n", a.reloader.error);
-    int status = a.opt.headless ? run_headless(&a) : run_window(&a);
-    if (a.has_player) demo_player_deinit(&a.player);
+    host h;
+    memset(&h, 0, sizeof h);
+    int bad = parse_args(&h.opt, argc, argv);
+    if (bad) return bad;
+    demo_app_desc d;
+    memset(&d, 0, sizeof d);
+    d.character = h.opt.character;
+    d.graph = h.opt.no_graph ? NULL : h.opt.graph;
+    d.timeline = h.opt.timeline;
+    d.label = h.opt.model;
+    d.limits = h.opt.limits;
+    char err[DEMO_APP_ERROR_MAX];
+    if (h.opt.model) {
+        bw_error e;
+        memset(&e, 0, sizeof e);
+        if (demo_model_load(h.opt.model, &h.model, &e) != BW_OK) {
+            fprintf(stderr, "blendwerk-demo: %s: %s\n", h.opt.model, e.message);
+            return 1;
+        }
+        d.rig = h.model->asset->rig;
+        d.clips = (const bw_clip *const *)h.model->asset->clips;
+        d.clip_count = h.model->asset->clip_count;
+    }
+    h.app = demo_app_create(&d, err, sizeof err);
+    if (!h.app) {
+        fprintf(stderr, "%s\n", err);
+        demo_model_destroy(h.model);
+        return 1;
+    }
+    h.r3d = demo_r3d_create(MAX_TRIANGLES);
+    if (!h.r3d) {
+        fprintf(stderr, "blendwerk-demo: out of memory\n");
+        demo_app_destroy(h.app);
+        return 1;
+    }
+    h.overlay.speed = 1.0f;
+    h.default_walk = h.opt.headless && !h.opt.timeline && h.opt.key_count == 0;
+    int status = h.opt.headless ? run_headless(&h) : run_window(&h);
+    demo_r3d_destroy(h.r3d);
+    demo_app_destroy(h.app);
+    demo_model_destroy(h.model);
     return status;
 }

@@ -1,5 +1,6 @@
 -- humanoid.lua - the built-in humanoid: a 26-joint rig with conventional
--- joint names and 15 clips authored as keyframe sequences.
+-- joint names and 18 clips authored as keyframe sequences (15 body clips and
+-- 3 ARKit-52 face clips).
 --
 -- A character file (SPEC §12.3): a Lua chunk, run in the sandbox, that
 -- builds everything with the `blendwerk` module and returns
@@ -24,9 +25,12 @@
 -- synced on them keeps the feet together); takeoff (jump_start), land
 -- (jump_land), hello / lower (wave), inhale / exhale (idle, breathing).
 --
--- Not yet: ARKit-52 face curves (eyeBlinkLeft, jawOpen, ...) for the
--- animator's face layer (SPEC §9) come later, as rig curves and curve
--- tracks; the eyes are joints now so head aim can hand them gaze.
+-- Face: face_idle, face_talk and face_smile are looping clips of float
+-- curves named by ARKit-52 blendshape names (jawOpen, mouthSmileLeft, ...)
+-- for the animator's face layer (SPEC §9: face_clips); they have no joint
+-- tracks. The rig has no curves, so a graph or mixer that plays them binds
+-- nothing; the animator reads their curves directly. The eyes are joints
+-- so head aim can hand them gaze; the blink comes from the animator.
 
 local bw = blendwerk
 
@@ -329,12 +333,52 @@ local breathing = assert(bw.clip {
     markers = { { name = "inhale", time = 0 }, { name = "exhale", time = 1.6 } },
 })
 
+-- ---- the face: ARKit-52 curves ----
+
+-- A looping face clip of `length` seconds: curves = { name = { {t, v}, ... } }
+-- with linear keys (a loop's last key equals its first).
+local function face(name, length, curves)
+    local list, names = {}, {}
+    for curve in pairs(curves) do names[#names + 1] = curve end
+    table.sort(names) -- a fixed order, whatever pairs gives
+    for _, curve in ipairs(names) do
+        local keys = {}
+        for i, k in ipairs(curves[curve]) do keys[i] = { time = k[1], value = k[2] } end
+        list[#list + 1] = { name = curve, angle = false, keys = keys }
+    end
+    return assert(bw.clip { name = name, length = length, loop = true, curves = list })
+end
+
+-- A resting face: the brows drift a little, the mouth barely open.
+local face_idle = face("face_idle", 4.0, {
+    browInnerUp = { { 0, 0.05 }, { 2, 0.15 }, { 4, 0.05 } },
+    jawOpen = { { 0, 0.02 }, { 2, 0.05 }, { 4, 0.02 } },
+})
+-- Talking: the jaw opens and closes on syllables, the lips funnel between.
+local face_talk = face("face_talk", 1.2, {
+    jawOpen = { { 0, 0 }, { 0.15, 0.45 }, { 0.3, 0.1 }, { 0.5, 0.6 }, { 0.7, 0.15 }, { 0.9, 0.35 }, { 1.2, 0 } },
+    mouthFunnel = { { 0, 0 }, { 0.3, 0.4 }, { 0.6, 0 }, { 0.9, 0.3 }, { 1.2, 0 } },
+    browInnerUp = { { 0, 0.1 }, { 0.6, 0.3 }, { 1.2, 0.1 } },
+})
+-- A smile held, the cheeks up and the eyes narrowed a little.
+local face_smile = face("face_smile", 3.0, {
+    mouthSmileLeft = { { 0, 0.8 }, { 1.5, 0.9 }, { 3, 0.8 } },
+    mouthSmileRight = { { 0, 0.8 }, { 1.5, 0.9 }, { 3, 0.8 } },
+    cheekSquintLeft = { { 0, 0.4 }, { 3, 0.4 } },
+    cheekSquintRight = { { 0, 0.4 }, { 3, 0.4 } },
+    eyeSquintLeft = { { 0, 0.25 }, { 3, 0.25 } },
+    eyeSquintRight = { { 0, 0.25 }, { 3, 0.25 } },
+    jawOpen = { { 0, 0.05 }, { 3, 0.05 } },
+})
+
 local clips = { idle }
 for _, gait in ipairs { { "walk", WALK }, { "run", RUN } } do
     for _, dir_name in ipairs { "fwd", "back", "left", "right" } do
         clips[#clips + 1] = locomotion(gait[1], gait[2], dir_name)
     end
 end
-for _, c in ipairs { jump_start, jump_air, jump_land, wave, nod, breathing } do clips[#clips + 1] = c end
+for _, c in ipairs { jump_start, jump_air, jump_land, wave, nod, breathing, face_idle, face_talk, face_smile } do
+    clips[#clips + 1] = c
+end
 
 return { rig = rig, clips = clips }

@@ -834,6 +834,24 @@ int bw_graph_state_count(const bw_graph *g, int layer)
     return g && layer >= 0 && layer < g->layer_count ? g->layers[layer].state_count : 0;
 }
 
+static const g_state *state_at(const bw_graph *g, int layer, int state)
+{
+    if (!g || layer < 0 || layer >= g->layer_count || state < 0 || state >= g->layers[layer].state_count) return NULL;
+    return &g->states[g->layers[layer].state_first + state];
+}
+
+int bw_graph_state_clip(const bw_graph *g, int layer, int state)
+{
+    const g_state *s = state_at(g, layer, state);
+    return s && !s->blend ? s->clip : -1;
+}
+
+const bw_blend_tree *bw_graph_state_blend(const bw_graph *g, int layer, int state)
+{
+    const g_state *s = state_at(g, layer, state);
+    return s && s->blend ? s->tree : NULL;
+}
+
 const char *bw_graph_param_name(const bw_graph *g, int param)
 {
     return g && param >= 0 && param < g->param_count ? g->params[param].name : NULL;

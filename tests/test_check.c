@@ -250,7 +250,7 @@ static void broken_file_names_its_line(void)
 
 static void every_example_passes(void)
 {
-    static const char *const examples[] = {"locomotion", "jump", "upper_wave", "breathing", "travel"};
+    static const char *const examples[] = {"locomotion", "jump", "upper_wave", "breathing", "travel", "demo"};
     for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++) {
         char args[256];
         snprintf(args, sizeof args, "check graphs/%s.lua --asset scripts/humanoid.lua", examples[i]);

@@ -595,11 +595,12 @@ static void lua_character_info_lists_joints_and_clips(void)
     CHECK(strstr(out, "node") == NULL);
     CHECK(strstr(out, "frames") == NULL);
     remove(path);
-    /* the demo's default character: its `scene` is read past, its rig and
-     * clips listed (demo/character.lua: 20 joints, idle / walk / wave) */
-    CHECK_INT(runf(0, "'" BIN "' info '%s'%s", BW_SOURCE_DIR "/demo/character.lua", ""), 0);
-    CHECK_CONTAINS(out, "Lua character, 20 joints, 3 clips\n");
-    CHECK_CONTAINS(out, "\"walk\"  length 1 s");
+    /* the demo's default character, the built-in humanoid: its rig and
+     * clips listed (scripts/humanoid.lua: 26 joints, 15 body clips and 3
+     * face clips) */
+    CHECK_INT(runf(0, "'" BIN "' info '%s'%s", BW_SOURCE_DIR "/scripts/humanoid.lua", ""), 0);
+    CHECK_CONTAINS(out, "Lua character, 26 joints, 18 clips\n");
+    CHECK_CONTAINS(out, "\"walk_fwd\"  length 1 s");
 }
 
 /* A character may use the files beside it: blendwerk.load of a BVH and

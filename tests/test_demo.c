@@ -1,45 +1,114 @@
-/* test_demo.c - the demo host: sandboxed character scripts, hot reload,
- * playback of the default character, and the blendwerk-demo binary run
- * headless.
+/* test_demo.c - the demo application (demo/app.h, demo/main.c;
+ * docs/demo.md).
  *
- * The reload logic has no SDL in it: demo/script.c, demo/player.c and
- * demo/reload.c form the blendwerk_demo_logic library (demo/CMakeLists.txt),
- * which this test links and reaches through the demo's headers only, so
- * it runs even where SDL2 is missing. The binary tests run BW_BINARY_DIR/demo/blendwerk-demo through popen; when it was
- * not built (no SDL2, or BW_BUILD_DEMO=OFF) they are skipped and, if
- * everything else passed, the whole test reports a skip (exit 77).
- *
- * Expected numbers are derived by hand in the comments. The step is the
- * demo's default dt, float(1/60) = 0.01666666753590107, slightly MORE than
- * 1/60, and track time accumulates it in double: after k frames the clip
- * time is k * 0.0166666675 >= k/60, so a marker at m seconds (m a multiple
- * of 1/60) is crossed exactly at frame k = 60 m, never one frame late.
+ * The session (blendwerk_demo_logic, no SDL) is driven directly:
+ * - root motion moves the character, rotated by its yaw: the humanoid on
+ *   the animator's locomotion blend at exactly the walk entry's speed
+ *   (1.5 m/s: walk_fwd alone at rate 1, whose root travels 1.5 m/s in a
+ *   straight line) facing yaw = pi/2 (set by a timeline) ends 60 frames of
+ *   1/60 s at (1.5, 0, 0);
+ * - the overlays' view of the graph: what a state plays
+ *   (bw_graph_state_clip / _blend) and the clip weights at a blend-space
+ *   sample (that sample's clip alone, weight 1);
+ * - the timeline's character inputs reach the session (velocity, yaw,
+ *   gesture, look_at) and a graph trigger fires at its time;
+ * - hot reload of the graph file keeps the state (the base layer's state
+ *   by name, its progress, the parameters), a broken edit is rejected
+ *   with FILE:LINE and the previous graph keeps running, and the next good
+ *   edit loads again; a character edit reloads the same way;
+ * - after warm-up a frame allocates nothing over 600 frames driven by a
+ *   timeline with triggers, gestures and layer fades: nothing through the
+ *   session's allocator (the animator, its graph cursor), and under
+ *   AddressSanitizer no malloc of the whole process (its malloc hooks);
+ * - hostile input is refused with a message and changes nothing: NaN,
+ *   negative and huge dt, a NaN input, an unknown trigger, a missing file,
+ *   a graph with a NaN number, a timeline with a bad demo field.
+ * Where the binary is built (SDL2 and stb found), the input mapping
+ * (demo/input.c): keys and sticks to velocity and turn by hand, and the
+ * mouse's look-at point projected back (demo_camera_project) onto the
+ * mouse pixel's centre at the head's depth; a rejected reload's
+ * FILE:LINE line drawn in red by the overlays (demo/overlay.c) in the
+ * bottom band only, and gone after the next good save. The binary runs
+ * headless:
+ * - the PNG has the requested size and is not blank (read back with
+ *   stb_image), and two runs of the same frames give the same image;
+ * - the character moved between frames 30 and 90: from the summary (the
+ *   distance walked at 1.5 m/s in 1 s on a turn of 0.5 rad/s: the chord
+ *   2 * (1.5 / 0.5) * sin(0.25) = 1.484 m) and from the images;
+ * - the demo timeline's jump shows the jump states in the summary;
+ * - --model on each shared glTF asset renders without error (skipped
+ *   without ../shared/assets);
+ * - bad arguments and a broken graph exit non-zero with the message;
+ * - the windowed mode runs under xvfb-run for a few frames and its
+ *   screenshot has the window's size and is not blank (skipped without
+ *   xvfb-run).
  */
 #define _POSIX_C_SOURCE 200809L
-
-#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "app.h"
 #include "check.h"
+#ifdef BW_DEMO_BINARY
+#include "font.h"
+#include "input.h"
+#include "overlay.h"
+#endif
+#include "test_alloc_counter.h"
 #include "test_files.h"
-#include "player.h"
-#include "reload.h"
-#include "script.h"
 
-#define DEMO_BINARY BW_BINARY_DIR "/demo/blendwerk-demo"
-#define DEFAULT_SCRIPT BW_SOURCE_DIR "/demo/character.lua"
+#ifdef BW_DEMO_BINARY
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#endif
+#define STB_IMAGE_IMPLEMENTATION
+#define STBI_ONLY_PNG
+#include <stb_image.h>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
+/* Under AddressSanitizer every malloc of the process is seen through its
+ * hooks: the frame path's whole-process count (the watchers, the timeline,
+ * the event lines...) is checked too, not only the session's allocator. */
+#if defined(__SANITIZE_ADDRESS__)
+#define HAVE_MALLOC_HOOKS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HAVE_MALLOC_HOOKS 1
+#endif
+#endif
+#ifdef HAVE_MALLOC_HOOKS
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
+                                              void (*free_hook)(const volatile void *));
+static volatile long process_mallocs;
+static volatile int count_mallocs;
+static void on_malloc(const volatile void *p, size_t n)
+{
+    (void)p;
+    (void)n;
+    if (count_mallocs) process_mallocs++;
+}
+static void on_free(const volatile void *p) { (void)p; }
+#endif
+
+#define HUMANOID BW_SOURCE_DIR "/scripts/humanoid.lua"
+#define DEMO_GRAPH BW_SOURCE_DIR "/graphs/demo.lua"
 #define DT (1.0f / 60.0f)
+#define PI 3.14159265358979f
 
 static char temp_dir[256];
-static bool binary_skipped;
 
-/* ---- helpers ---- */
+static const char *temp_path(const char *name) { return path_in(temp_dir, name); }
 
 static char *slurp(const char *path)
 {
@@ -48,946 +117,812 @@ static char *slurp(const char *path)
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
+    char *buf = (char *)malloc((size_t)n + 1);
     if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
     if (buf) buf[n] = '\0';
     fclose(f);
     return buf;
 }
 
-static const char *temp_path(const char *name) { return path_in(temp_dir, name); }
-
-/* `text` with the first `old` replaced by `new_text` (NULL if absent). */
+/* `text` with the first `old` replaced by `new_text` (malloc'ed). */
 static char *replaced(const char *text, const char *old, const char *new_text)
 {
     const char *at = strstr(text, old);
-    if (!at) {
-        fprintf(stderr, "replaced: '%s' not found\n", old);
-        return NULL;
-    }
-    size_t pre = (size_t)(at - text), ol = strlen(old), nl = strlen(new_text), rest = strlen(at + ol);
-    char *out = malloc(pre + nl + rest + 1);
-    memcpy(out, text, pre);
-    memcpy(out + pre, new_text, nl);
-    memcpy(out + pre + nl, at + ol, rest + 1);
+    if (!at) return NULL;
+    size_t a = (size_t)(at - text), o = strlen(old), n = strlen(new_text), rest = strlen(at + o);
+    char *out = (char *)malloc(a + n + rest + 1);
+    memcpy(out, text, a);
+    memcpy(out + a, new_text, n);
+    memcpy(out + a + n, at + o, rest + 1);
     return out;
 }
 
-/* 1-based line number of the first occurrence of `needle` in `text`. */
+/* 1-based line of the first `needle` in `text`. */
 static int line_of(const char *text, const char *needle)
 {
     const char *at = strstr(text, needle);
-    if (!at) return -1;
     int line = 1;
-    for (const char *p = text; p < at; p++) line += *p == '\n';
-    return line;
+    for (const char *p = text; at && p < at; p++) line += *p == '\n';
+    return at ? line : -1;
 }
 
-/* Write `text` to `path` so that its stamp surely differs from the last
- * one (file systems with coarse timestamps get a different size too). */
-static void rewrite(const char *path, const char *text)
+static demo_app *open_app(const demo_app_desc *d)
 {
-    write_text_file(path, text);
+    char err[DEMO_APP_ERROR_MAX];
+    demo_app *a = demo_app_create(d, err, sizeof err);
+    if (!a) fprintf(stderr, "demo_app_create: %s\n", err);
+    return a;
 }
 
-static demo_character *load_text(const char *name, const char *text, const demo_limits *limits, char *err,
-                                  size_t err_size)
+static void run_frames(demo_app *a, int n, double *now)
 {
-    write_text_file(temp_path(name), text);
-    demo_character *c = NULL;
-    if (!demo_character_load(temp_path(name), NULL, limits, &c, NULL, err, err_size)) return NULL;
-    return c;
-}
-
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Quaternion of `deg` degrees about X, as the script's rx() builds it. */
-static void quat_x(double deg, double q[4])
-{
-    double h = deg * M_PI / 360.0;
-    q[0] = sin(h);
-    q[1] = 0;
-    q[2] = 0;
-    q[3] = cos(h);
-}
-
-/* A minimal valid character: two joints, clips a (1 s loop, marker "tick"
- * at 0.25) and b (2 s loop), both playing. */
-static const char *two_clip_script =
-    "local bw = blendwerk\n"
-    "local rig = assert(bw.rig { joints = { { name = 'root', t = { 0, 1, 0 } }, { name = 'tip', parent = 'root', t = { 0, 1, 0 } } } })\n"
-    "local a = assert(bw.clip { name = 'a', length = 1, loop = true, joints = { { joint = 'root', keys = {\n"
-    "  { time = 0, t = { 0, 1, 0 } }, { time = 1, t = { 1, 1, 0 } } } } }, markers = { { name = 'tick', time = 0.25 } } })\n"
-    "local b = assert(bw.clip { name = 'b', length = 2, loop = true, joints = { { joint = 'tip', keys = {\n"
-    "  { time = 0, t = { 0, 1, 0 } }, { time = 2, t = { 0, 3, 0 } } } } } })\n"
-    "return { rig = rig, clips = { a, b }, scene = { play = { 'a', { clip = 'b', priority = 1 } }, crossfade = 0.5 } }\n";
-
-/* ---- the default character ---- */
-
-static void default_script_builds_the_stick_figure(void)
-{
-    char err[DEMO_ERROR_MAX] = "";
-    demo_character *c = NULL;
-    demo_watch watch;
-    CHECK(demo_character_load(DEFAULT_SCRIPT, NULL, NULL, &c, &watch, err, sizeof err));
-    if (!c) {
-        fprintf(stderr, "load: %s\n", err);
-        return;
-    }
-    CHECK_INT(watch.count, 1);
-    CHECK_INT(bw_rig_joint_count(c->rig), 20);
-    CHECK_INT(c->clip_count, 3);
-    CHECK_STR(c->clips[0].name, "idle");
-    CHECK_STR(c->clips[1].name, "walk");
-    CHECK_STR(c->clips[2].name, "wave");
-    const bw_clip *walk = c->clips[1].clip;
-    CHECK_NEAR(bw_clip_length(walk), 1.0, 1e-6);
-    CHECK(bw_clip_loop(walk));
-    CHECK_INT(bw_clip_marker_count(walk), 2);
-    CHECK_STR(bw_clip_marker_name(walk, 0), "foot_down_l");
-    CHECK_NEAR(bw_clip_marker_time(walk, 0), 0.0, 1e-6);
-    CHECK_STR(bw_clip_marker_name(walk, 1), "foot_down_r");
-    CHECK_NEAR(bw_clip_marker_time(walk, 1), 0.5, 1e-6);
-    /* the scene: walk as the base, wave layered at priority 1, looping */
-    CHECK_INT(c->scene.play_count, 2);
-    CHECK_INT(c->scene.plays[0].clip, 1);
-    CHECK(c->scene.plays[0].base);
-    CHECK_INT(c->scene.plays[1].clip, 2);
-    CHECK_INT(c->scene.plays[1].priority, 1);
-    CHECK_INT(c->scene.plays[1].loop, 1);
-    CHECK(!c->scene.plays[1].base);
-    CHECK_INT(c->scene.gesture_clip, 2);
-    CHECK_NEAR(c->scene.ground_speed[1], 1.16, 1e-6);
-    /* Rest pose in model space from the rig's offsets: head_end at
-     * 0.95 + 0.12 + 0.20 + 0.20 + 0.08 + 0.21 = 1.76 m, z 0.01; toe_l at
-     * x 0.10, y 0.95 - 0.04 - 0.43 - 0.42 - 0.06 = 0, z 0.15. */
-    bw_pose pose = {0};
-    CHECK(bw_pose_init(&pose, c->rig, NULL) == BW_OK);
-    float model[20][4][4];
-    bw_pose_set_rest(&pose, c->rig);
-    bw_pose_local_to_model(c->rig, &pose, model);
-    int head_end = bw_rig_find_by_name(c->rig, "head_end"), toe_l = bw_rig_find_by_name(c->rig, "toe_l");
-    CHECK(head_end >= 0 && toe_l >= 0);
-    if (head_end >= 0 && toe_l >= 0) {
-        CHECK_NEAR(model[head_end][3][1], 1.76, 1e-5);
-        CHECK_NEAR(model[head_end][3][2], 0.01, 1e-5);
-        CHECK_NEAR(model[toe_l][3][0], 0.10, 1e-5);
-        CHECK_NEAR(model[toe_l][3][1], 0.0, 1e-5);
-        CHECK_NEAR(model[toe_l][3][2], 0.15, 1e-5);
-    }
-    bw_pose_deinit(&pose);
-    demo_character_destroy(c);
-}
-
-/* Collect the walk's marker events as (name, time) pairs. */
-static int walk_markers(const demo_player *p, long from, char names[][DEMO_NAME_MAX], double *times, int max)
-{
-    int n = 0;
-    for (long k = from; k < p->log_total && n < max; k++) {
-        const demo_event *ev = demo_player_event(p, k);
-        if (!ev || ev->kind != DEMO_EVENT_MARKER || strcmp(ev->clip, "walk") != 0) continue;
-        memcpy(names[n], ev->name, DEMO_NAME_MAX);
-        times[n++] = ev->time;
-    }
-    return n;
-}
-
-static void walk_markers_fire_on_the_expected_frames(void)
-{
-    char err[DEMO_ERROR_MAX] = "";
-    demo_character *c = NULL;
-    if (!demo_character_load(DEFAULT_SCRIPT, NULL, NULL, &c, NULL, err, sizeof err)) {
-        CHECK(!"load");
-        return;
-    }
-    demo_player p;
-    CHECK(demo_player_init(&p, c, err, sizeof err));
-    /* foot_down_l at clip time 0 fires on the first frame (a fresh track
-     * includes its start), then at every wrap: 1.0 (frame 60), 2.0 (frame
-     * 120); foot_down_r at 0.5 (frame 30) and 1.5 (frame 90). The event
-     * time is when the playhead crossed the marker, so exactly those. */
-    for (int f = 1; f <= 120; f++) {
-        demo_player_step(&p, DT);
-        if (f == 30) { /* the marker at 0.5 is delivered on frame 30 */
-            char names[8][DEMO_NAME_MAX];
-            double times[8];
-            CHECK_INT(walk_markers(&p, 0, names, times, 8), 2);
-        }
-    }
-    char names[16][DEMO_NAME_MAX];
-    double times[16];
-    int n = walk_markers(&p, 0, names, times, 16);
-    CHECK_INT(n, 5);
-    static const char *want_names[] = {"foot_down_l", "foot_down_r", "foot_down_l", "foot_down_r", "foot_down_l"};
-    static const double want_times[] = {0.0, 0.5, 1.0, 1.5, 2.0};
-    for (int i = 0; i < n && i < 5; i++) {
-        CHECK_STR(names[i], want_names[i]);
-        CHECK_NEAR(times[i], want_times[i], 1e-4);
-    }
-    /* the wave layer (2.4 s, looping) crosses "hello" at 0.45 and "lower"
-     * at 1.95 within the two seconds */
-    int hello = 0, lower = 0;
-    for (long k = 0; k < p.log_total; k++) {
-        const demo_event *ev = demo_player_event(&p, k);
-        if (ev && ev->kind == DEMO_EVENT_MARKER && strcmp(ev->name, "hello") == 0) {
-            hello++;
-            CHECK_NEAR(ev->time, 0.45, 1e-4);
-        }
-        if (ev && ev->kind == DEMO_EVENT_MARKER && strcmp(ev->name, "lower") == 0) {
-            lower++;
-            CHECK_NEAR(ev->time, 1.95, 1e-4);
-        }
-    }
-    CHECK_INT(hello, 1);
-    CHECK_INT(lower, 1);
-    /* the walk's spine key is rx(5) and nothing else covers the spine */
-    int spine = bw_rig_find_by_name(p.character->rig, "spine");
-    double q[4];
-    quat_x(5, q);
-    for (int k = 0; k < 4; k++) CHECK_NEAR(p.pose.joints[spine].r[k], q[k], 1e-5);
-    demo_player_deinit(&p);
-}
-
-static void bad_step_input_is_harmless(void)
-{
-    char err[DEMO_ERROR_MAX] = "";
-    demo_character *c = NULL;
-    if (!demo_character_load(DEFAULT_SCRIPT, NULL, NULL, &c, NULL, err, sizeof err)) {
-        CHECK(!"load");
-        return;
-    }
-    demo_player p;
-    CHECK(demo_player_init(&p, c, err, sizeof err));
-    demo_player_step(&p, DT);
-    double t = p.time;
-    demo_player_step(&p, NAN);
-    demo_player_step(&p, INFINITY);
-    demo_player_step(&p, -1.0f);
-    CHECK_NEAR(p.time, t, 0.0); /* non-finite and negative steps count as 0 */
-    for (int j = 0; j < p.pose.joint_count; j++)
-        for (int k = 0; k < 4; k++) CHECK(isfinite(p.pose.joints[j].r[k]));
-    CHECK(!demo_player_crossfade(&p, -1));
-    CHECK(!demo_player_crossfade(&p, 3));
-    CHECK(!demo_player_crossfade(NULL, 0));
-    CHECK(!demo_player_swap(&p, NULL, err, sizeof err));
-    CHECK(!demo_player_fire_gesture(NULL));
-    CHECK(!demo_player_init(&p, NULL, err, sizeof err) || !"init(NULL) must fail");
-    demo_player_step(NULL, DT);
-    CHECK(demo_player_find_track(&p, "walk") != NULL);
-    CHECK(demo_player_find_track(&p, "nope") == NULL);
-    CHECK(demo_player_event(&p, -1) == NULL);
-    CHECK(demo_player_event(&p, p.log_total) == NULL);
-    demo_player_deinit(&p);
-    demo_player_deinit(NULL);
-    demo_character_destroy(NULL);
-}
-
-/* Space: the looping wave layer fades out, a one-shot wave fades in, plays
- * its 2.4 s once, ends and fades out over the gesture's 0.3 s. */
-static void gesture_plays_once_and_leaves(void)
-{
-    char err[DEMO_ERROR_MAX] = "";
-    demo_character *c = NULL;
-    if (!demo_character_load(DEFAULT_SCRIPT, NULL, NULL, &c, NULL, err, sizeof err)) {
-        CHECK(!"load");
-        return;
-    }
-    demo_player p;
-    CHECK(demo_player_init(&p, c, err, sizeof err));
-    for (int f = 0; f < 10; f++) demo_player_step(&p, DT);
-    CHECK(demo_player_fire_gesture(&p));
-    int waves = 0, gestures = 0;
-    const demo_track *recs[DEMO_TRACK_CAPACITY];
-    int n = demo_player_tracks(&p, recs, DEMO_TRACK_CAPACITY);
     for (int i = 0; i < n; i++) {
-        if (strcmp(recs[i]->name, "wave") != 0) continue;
-        waves++;
-        if (recs[i]->role == DEMO_ROLE_GESTURE) {
-            gestures++;
-            CHECK(recs[i]->one_shot);
-        } else {
-            CHECK(bw_track_set_stopping(p.set, recs[i]->handle));
-        }
+        CHECK(demo_app_frame(a, DT, *now));
+        *now += DT;
     }
-    CHECK_INT(waves, 2);
-    CHECK_INT(gestures, 1);
-    /* 2.4 s of clip (144 frames) + 0.3 s fade (18 frames) + the drain that
-     * removes it: gone after 164 frames, while the walk plays on */
-    for (int f = 0; f < 164; f++) demo_player_step(&p, DT);
-    n = demo_player_tracks(&p, recs, DEMO_TRACK_CAPACITY);
-    CHECK_INT(n, 1);
-    if (n == 1) CHECK_STR(recs[0]->name, "walk");
-    int ended = 0, stopped = 0;
-    for (long k = 0; k < p.log_total; k++) {
-        const demo_event *ev = demo_player_event(&p, k);
-        if (!ev || strcmp(ev->clip, "wave") != 0) continue;
-        if (ev->kind == DEMO_EVENT_ENDED) {
-            ended++;
-            /* fired at frame 10 (t = 10/60), the one-shot ends 2.4 s later */
-            CHECK_NEAR(ev->time, 10.0 / 60.0 + 2.4, 2.0 / 60.0);
-        }
-        stopped += ev->kind == DEMO_EVENT_STOPPED;
-    }
-    CHECK_INT(ended, 1);
-    CHECK_INT(stopped, 2);
-    demo_player_deinit(&p);
 }
 
-/* Keys 1..9 while a crossfade runs: going back to the clip that is fading
- * out brings that same track back instead of starting another. */
-static void crossfade_back_revives_the_fading_track(void)
+/* Let the watcher see a saved file: one poll notices it, the next (after
+ * the debounce) reports it. Returns demo_app_reload's answer. */
+static int settle(demo_app *a, double *now)
 {
-    char err[DEMO_ERROR_MAX] = "";
-    demo_character *c = NULL;
-    if (!demo_character_load(DEFAULT_SCRIPT, NULL, NULL, &c, NULL, err, sizeof err)) {
-        CHECK(!"load");
-        return;
+    int r = demo_app_reload(a, *now, false);
+    *now += 0.2;
+    if (r == 0) r = demo_app_reload(a, *now, false);
+    *now += 0.2;
+    return r;
+}
+
+static bw_graph_layer_status layer(const demo_app *a, int l)
+{
+    bw_graph_layer_status st;
+    memset(&st, 0, sizeof st);
+    CHECK(bw_graph_cursor_layer_status(demo_app_cursor(a), l, &st) == BW_OK);
+    return st;
+}
+
+static const char *state_name(const demo_app *a, int l)
+{
+    return bw_graph_state_name(demo_app_graph(a), l, layer(a, l).state);
+}
+
+/* ---- the session ---- */
+
+static void root_motion_moves_the_character_along_its_yaw(void)
+{
+    write_text_file(temp_path("east.timeline.lua"),
+                    "return { dt = 1/60, frames = 60,\n"
+                    "  { at = 0, yaw = math.pi / 2, velocity = { 0, 0, 1.5 } },\n"
+                    "}\n");
+    demo_app_desc d = {.character = HUMANOID, .timeline = temp_path("east.timeline.lua")};
+    demo_app *a = open_app(&d);
+    CHECK(a != NULL);
+    if (!a) return;
+    CHECK(demo_app_graph(a) == NULL); /* no graph: the locomotion blend */
+    CHECK_INT(demo_app_timeline_frames(a), 60);
+    double now = 0;
+    run_frames(a, 60, &now);
+    CHECK(demo_app_timeline_done(a));
+    float pos[3], yaw;
+    demo_app_place(a, pos, &yaw);
+    CHECK_NEAR(yaw, PI / 2, 1e-5);
+    CHECK_NEAR(pos[0], 1.5, 1e-3);
+    CHECK_NEAR(pos[1], 0.0, 1e-6);
+    CHECK_NEAR(pos[2], 0.0, 1e-3);
+    float v[3];
+    demo_app_velocity(a, v);
+    CHECK_NEAR(v[0], 1.5, 1e-5);
+    CHECK_NEAR(v[2], 0.0, 1e-5);
+    /* the trail: a point after frame 1, then once 0.05 s (3 frames) have
+     * passed: frames 1, 4, ..., 58 */
+    int n = 0;
+    const float *trail = demo_app_trail(a, &n);
+    CHECK_INT(n, 20);
+    CHECK_NEAR(trail[0], 1.5 / 60.0, 1e-4);
+    CHECK_NEAR(trail[2 * (n - 1)], 1.5 * 58.0 / 60.0, 1e-4);
+    demo_app_destroy(a);
+}
+
+static void timeline_inputs_reach_the_character(void)
+{
+    write_text_file(temp_path("inputs.timeline.lua"),
+                    "return { dt = 1/60, duration = 2,\n"
+                    "  { at = 0, velocity = { 0, 0, 1.5 }, look_at = { 1, 1.6, 3 } },\n"
+                    "  { at = 0.5, gesture = 'wave', fire = 'jump' },\n"
+                    "  { at = 1.0, look_at = false, turn = 1.0 },\n"
+                    "}\n");
+    demo_app_desc d = {.character = HUMANOID, .graph = DEMO_GRAPH, .timeline = temp_path("inputs.timeline.lua")};
+    demo_app *a = open_app(&d);
+    CHECK(a != NULL);
+    if (!a) return;
+    double now = 0;
+    run_frames(a, 20, &now);
+    CHECK(demo_app_input(a)->has_look_at);
+    CHECK_NEAR(demo_app_input(a)->look_at[2], 3.0, 1e-6);
+    CHECK_STR(state_name(a, 0), "walk");
+    const bw_graph *g = demo_app_graph(a);
+    CHECK_NEAR(bw_graph_cursor_param(demo_app_cursor(a), bw_graph_find_param(g, "vz")), 1.5, 1e-6);
+    CHECK_NEAR(bw_graph_cursor_param(demo_app_cursor(a), bw_graph_find_param(g, "speed")), 1.5, 1e-6);
+    run_frames(a, 12, &now); /* t = 32/60 > 0.5: the gesture and the jump started */
+    CHECK(bw_animator_gesture_weight(demo_app_animator(a)) > 0);
+    CHECK_STR(state_name(a, 0), "jump_start");
+    run_frames(a, 40, &now); /* past 1.0: no target, turning */
+    CHECK(!demo_app_input(a)->has_look_at);
+    CHECK_NEAR(demo_app_input(a)->turn, 1.0, 1e-6);
+    float pos[3], yaw0, yaw1;
+    demo_app_place(a, pos, &yaw0);
+    run_frames(a, 6, &now);
+    demo_app_place(a, pos, &yaw1);
+    CHECK_NEAR(yaw1 - yaw0, 0.1, 1e-4); /* 6 frames at 1 rad/s */
+    /* the events name what happened */
+    bool jump = false, wave_end = false;
+    for (long i = 0; i < demo_app_event_count(a); i++) {
+        const char *e = demo_app_event(a, i);
+        if (e && strstr(e, "enter base jump_start")) jump = true;
     }
-    demo_player p;
-    CHECK(demo_player_init(&p, c, err, sizeof err));
-    for (int f = 0; f < 10; f++) demo_player_step(&p, DT);
-    const demo_track *walk = demo_player_find_track(&p, "walk");
-    int walk_handle = walk ? walk->handle : -1;
-    CHECK(demo_player_crossfade(&p, 0)); /* idle */
-    /* 0.35 s crossfade, linear: 6 frames = 0.1 s in, walk is at 1 - 0.1/0.35 */
-    for (int f = 0; f < 6; f++) demo_player_step(&p, DT);
-    CHECK_NEAR(bw_track_set_weight(p.set, walk_handle), 1.0 - 0.1 / 0.35, 1e-4);
-    CHECK(demo_player_crossfade(&p, 1)); /* back to walk */
-    CHECK(bw_track_set_alive(p.set, walk_handle));
-    CHECK(!bw_track_set_stopping(p.set, walk_handle));
-    for (int f = 0; f < 30; f++) demo_player_step(&p, DT);
-    walk = demo_player_find_track(&p, "walk");
-    CHECK(walk && walk->handle == walk_handle);
-    CHECK_NEAR(bw_track_set_weight(p.set, walk_handle), 1.0, 1e-6);
-    CHECK(demo_player_find_track(&p, "idle") == NULL); /* faded out and removed */
-    /* the same key again changes nothing */
-    CHECK(demo_player_crossfade(&p, 1));
-    CHECK_INT(bw_track_set_count(p.set), 2);
-    /* 0 restarts the scene: walk and wave from time 0 */
-    demo_player_restart(&p);
-    demo_player_step(&p, DT);
-    const demo_track *recs[DEMO_TRACK_CAPACITY];
-    int n = demo_player_tracks(&p, recs, DEMO_TRACK_CAPACITY);
+    run_frames(a, 120, &now); /* the wave gesture (2.4 s) ends */
+    for (long i = 0; i < demo_app_event_count(a); i++) {
+        const char *e = demo_app_event(a, i);
+        if (e && strstr(e, "gesture_end wave")) wave_end = true;
+    }
+    CHECK(jump);
+    CHECK(wave_end);
+    demo_app_destroy(a);
+}
+
+/* The overlays' view of the graph: what each state plays
+ * (bw_graph_state_clip / _blend) and the clip weights at a sample point of
+ * the walk blend space, where that sample alone plays. */
+static void clip_weights_follow_the_graph(void)
+{
+    demo_app_desc d = {.character = HUMANOID, .graph = DEMO_GRAPH};
+    demo_app *a = open_app(&d);
+    CHECK(a != NULL);
+    if (!a) return;
+    const bw_graph *g = demo_app_graph(a);
+    int base = bw_graph_find_layer(g, "base");
+    CHECK_INT(bw_graph_state_clip(g, base, bw_graph_find_state(g, base, "idle")), 0);
+    CHECK_INT(bw_graph_state_clip(g, base, bw_graph_find_state(g, base, "jump_start")), 9);
+    CHECK_INT(bw_graph_state_clip(g, base, bw_graph_find_state(g, base, "walk")), -1);
+    CHECK(bw_graph_state_blend(g, base, bw_graph_find_state(g, base, "idle")) == NULL);
+    const bw_blend_tree *walk = bw_graph_state_blend(g, base, bw_graph_find_state(g, base, "walk"));
+    CHECK(walk != NULL);
+    const bw_blend_node *root = walk ? bw_blend_tree_node(walk, bw_blend_tree_root(walk)) : NULL;
+    CHECK(root && root->kind == BW_BLEND_NODE_DIRECTIONAL && root->child_count == 5);
+    if (root) {
+        CHECK_STR(bw_graph_param_name(g, root->param_x), "vx");
+        CHECK_STR(bw_graph_param_name(g, root->param_y), "vz");
+    }
+    CHECK_INT(bw_graph_state_clip(g, base, 99), -1);
+    CHECK(bw_graph_state_blend(g, 7, 0) == NULL);
+    CHECK_INT(bw_graph_state_clip(NULL, 0, 0), -1);
+    /* walking left at the sample's 1.5 m/s: walk_left alone, the breath at
+     * its parameter's weight 1, the silent upper layer not listed */
+    demo_input in = {.velocity = {1.5f, 0, 0}};
+    CHECK(demo_app_set_input(a, &in));
+    double now = 0;
+    run_frames(a, 60, &now);
+    CHECK_STR(state_name(a, 0), "walk");
+    demo_clip_weight w[16];
+    int n = demo_app_clip_weights(a, w, 16);
     CHECK_INT(n, 2);
-    for (int i = 0; i < n; i++) CHECK_NEAR(bw_track_set_time(p.set, recs[i]->handle), DT, 1e-7);
-    demo_player_deinit(&p);
-}
-
-/* ---- hot reload ---- */
-
-static demo_player reload_player;
-
-static bool start_from_copy(demo_reloader *r, const char *name, const char *text)
-{
-    write_text_file(temp_path(name), text);
-    demo_limits lim = {0};
-    demo_reloader_init(r, temp_path(name), NULL, &lim);
-    demo_character *c = demo_reloader_load(r);
-    if (!c) {
-        fprintf(stderr, "first load: %s\n", r->error);
-        return false;
+    if (n == 2) {
+        CHECK_INT(w[0].layer, base);
+        CHECK_STR(bw_clip_name(demo_app_clip(a, w[0].clip)), "walk_left");
+        CHECK_NEAR(w[0].weight, 1.0, 1e-6);
+        CHECK_INT(w[1].layer, bw_graph_find_layer(g, "breath"));
+        CHECK_STR(bw_clip_name(demo_app_clip(a, w[1].clip)), "breathing");
+        CHECK_NEAR(w[1].weight, 1.0, 1e-6);
     }
-    char err[DEMO_ERROR_MAX];
-    return demo_player_init(&reload_player, c, err, sizeof err);
+    demo_app_destroy(a);
 }
 
-static void good_edit_swaps_in_keeping_times(void)
+static void graph_reload_keeps_the_state_and_refuses_broken_edits(void)
 {
-    char *orig = slurp(DEFAULT_SCRIPT);
+    char *orig = slurp(DEMO_GRAPH);
     CHECK(orig != NULL);
     if (!orig) return;
-    demo_reloader r;
-    if (!start_from_copy(&r, "character.lua", orig)) {
-        CHECK(!"start");
+    const char *live = temp_path("live_graph.lua");
+    write_text_file(live, orig);
+    demo_app_desc d = {.character = HUMANOID, .graph = live, .force_polling = true};
+    demo_app *a = open_app(&d);
+    CHECK(a != NULL);
+    if (!a) {
         free(orig);
         return;
     }
-    demo_player *p = &reload_player;
-    for (int f = 0; f < 45; f++) demo_player_step(p, DT);
-    CHECK(!demo_reloader_changed(&r));
-    const demo_character *before = p->character;
-    /* change the walk's spine lean from 5 to 25 degrees */
-    char *edited = replaced(orig, "{ joint = \"spine\", parent = \"hips\", keys = { { time = 0, r = rx(5) } } }",
-                            "{ joint = \"spine\", parent = \"hips\", keys = { { time = 0, r = rx(25) } } }");
-    CHECK(edited != NULL);
-    rewrite(temp_path("character.lua"), edited);
-    CHECK(demo_reloader_changed(&r));
-    CHECK(demo_reloader_apply(&r, p));
-    CHECK_STR(r.error, "");
-    CHECK_INT(r.loads, 2);
-    CHECK(p->character != before);
-    CHECK(!demo_reloader_changed(&r));
-    /* still walk + wave, at the times they had: 45 frames = 0.75 s */
-    const demo_track *walk = demo_player_find_track(p, "walk");
-    const demo_track *wave = demo_player_find_track(p, "wave");
-    CHECK(walk && wave);
-    if (walk && wave) {
-        CHECK_NEAR(bw_track_set_time(p->set, walk->handle), 45.0 / 60.0, 1e-5);
-        CHECK_NEAR(bw_track_set_time(p->set, wave->handle), 45.0 / 60.0, 1e-5);
-        CHECK_NEAR(bw_track_set_weight(p->set, walk->handle), 1.0, 1e-6);
-        /* the wave faded in over 0.3 s, long done */
-        CHECK_NEAR(bw_track_set_weight(p->set, wave->handle), 1.0, 1e-6);
-        CHECK_INT(wave->priority, 1);
+    demo_input in = {.velocity = {0, 0, 1.5f}};
+    CHECK(demo_app_set_input(a, &in));
+    double now = 0;
+    run_frames(a, 90, &now);
+    CHECK_STR(state_name(a, 0), "walk");
+    double progress = layer(a, 0).progress;
+    const bw_graph *before = demo_app_graph(a);
+    /* a good edit: the run threshold moves (the file grows by a digit) */
+    char *good = replaced(orig, "\"speed > 2.75\" },  duration = 0.3", "\"speed > 2.755\" }, duration = 0.3");
+    CHECK(good != NULL);
+    write_text_file(live, good);
+    CHECK_INT(demo_app_reload(a, now, false), 0);  /* seen, not settled yet */
+    CHECK_INT(demo_app_reload(a, now + 0.2, false), 1);
+    CHECK(demo_app_graph(a) != before);
+    CHECK_STR(demo_app_error(a), "");
+    CHECK_INT(demo_app_reloads(a), 1);
+    CHECK_STR(state_name(a, 0), "walk"); /* kept by name */
+    CHECK_NEAR(layer(a, 0).progress, progress, 1e-9);
+    const bw_graph *g = demo_app_graph(a);
+    CHECK_NEAR(bw_graph_cursor_param(demo_app_cursor(a), bw_graph_find_param(g, "vz")), 1.5, 1e-6);
+    CHECK_NEAR(layer(a, 1).weight, 0.0, 1e-6); /* the silent upper layer stays silent */
+    now += 0.3;
+    run_frames(a, 10, &now);
+    CHECK_STR(state_name(a, 0), "walk");
+    /* a broken edit: a syntax error on a known line */
+    char *broken = replaced(good, "jump_air   = { clip = \"jump_air\" },", "jump_air   = { clip = \"jump_air\" ,, },");
+    CHECK(broken != NULL);
+    int line = line_of(broken, ",, }");
+    write_text_file(live, broken);
+    const bw_graph *running = demo_app_graph(a);
+    CHECK_INT(settle(a, &now), -1);
+    char want[512];
+    snprintf(want, sizeof want, "live_graph.lua:%d:", line);
+    CHECK_CONTAINS(demo_app_error(a), want);
+    CHECK(demo_app_graph(a) == running);
+    CHECK_INT(demo_app_rejections(a), 1);
+    run_frames(a, 10, &now); /* the previous graph keeps running */
+    CHECK_STR(state_name(a, 0), "walk");
+    /* an unknown clip: refused by the reader with its line */
+    char *unknown = replaced(good, "idle = { clip = \"idle\" },", "idle = { clip = \"idle_x\" },");
+    CHECK(unknown != NULL);
+    write_text_file(live, unknown);
+    CHECK_INT(settle(a, &now), -1);
+    snprintf(want, sizeof want, "live_graph.lua:%d:", line_of(unknown, "\"idle_x\""));
+    CHECK_CONTAINS(demo_app_error(a), want);
+    CHECK_CONTAINS(demo_app_error(a), "idle_x");
+    CHECK(demo_app_graph(a) == running);
+    CHECK_INT(demo_app_rejections(a), 2);
+    /* the walk state renamed: the base layer restarts at its entry */
+    char *renamed = replaced(good, "walk = { sync", "stroll = { sync");
+    char *r2 = renamed ? replaced(renamed, "to = \"walk\",       exit_time", "to = \"stroll\",     exit_time") : NULL;
+    char *r3 = r2 ? replaced(r2, "{ from = \"idle\", to = \"walk\"", "{ from = \"idle\", to = \"stroll\"") : NULL;
+    char *r4 = r3 ? replaced(r3, "{ from = \"walk\", to = \"idle\"", "{ from = \"stroll\", to = \"idle\"") : NULL;
+    char *r5 = r4 ? replaced(r4, "{ from = \"walk\", to = \"run\"", "{ from = \"stroll\", to = \"run\"") : NULL;
+    char *r6 = r5 ? replaced(r5, "{ from = \"run\",  to = \"walk\"", "{ from = \"run\",  to = \"stroll\"") : NULL;
+    CHECK(r6 != NULL);
+    if (r6) {
+        write_text_file(live, r6);
+        CHECK_INT(settle(a, &now), 1);
+        CHECK_STR(demo_app_error(a), "");
+        CHECK_STR(state_name(a, 0), "idle"); /* the entry */
+        run_frames(a, 30, &now);             /* and on to the renamed walk */
+        CHECK_STR(state_name(a, 0), "stroll");
     }
-    CHECK_INT(bw_track_set_count(p->set), 2);
-    long events_before = p->log_total;
-    /* 15 more frames: t = 1.0, the new lean is in the pose, and the walk
-     * crosses only foot_down_l at 1.0 (foot_down_r at 0.5 is behind it and
-     * must not fire again) */
-    for (int f = 0; f < 15; f++) demo_player_step(p, DT);
-    int spine = bw_rig_find_by_name(p->character->rig, "spine");
-    double q[4];
-    quat_x(25, q);
-    for (int k = 0; k < 4; k++) CHECK_NEAR(p->pose.joints[spine].r[k], q[k], 1e-5);
-    char names[8][DEMO_NAME_MAX];
-    double times[8];
-    int n = walk_markers(p, events_before, names, times, 8);
-    CHECK_INT(n, 1);
-    if (n >= 1) {
-        CHECK_STR(names[0], "foot_down_l");
-        CHECK_NEAR(times[0], 1.0, 1e-4);
-    }
-    demo_player_deinit(p);
-    free(edited);
+    free(renamed);
+    free(r2);
+    free(r3);
+    free(r4);
+    free(r5);
+    free(r6);
+    free(good);
+    free(broken);
+    free(unknown);
     free(orig);
+    demo_app_destroy(a);
 }
 
-static void broken_edits_keep_the_old_version_and_say_where(void)
+static void character_reload_keeps_the_graph_state(void)
 {
-    char *orig = slurp(DEFAULT_SCRIPT);
-    if (!orig) {
-        CHECK(!"read");
-        return;
-    }
-    demo_reloader r;
-    if (!start_from_copy(&r, "character.lua", orig)) {
-        CHECK(!"start");
+    char *orig = slurp(HUMANOID);
+    CHECK(orig != NULL);
+    if (!orig) return;
+    const char *live = temp_path("humanoid.lua");
+    write_text_file(live, orig);
+    demo_app_desc d = {.character = live, .graph = DEMO_GRAPH, .force_polling = true};
+    demo_app *a = open_app(&d);
+    CHECK(a != NULL);
+    if (!a) {
         free(orig);
         return;
     }
-    demo_player *p = &reload_player;
-    for (int f = 0; f < 20; f++) demo_player_step(p, DT);
-    const demo_character *good = p->character;
-    char want[64];
-
-    /* a syntax error: reported at its line */
-    char *broken = replaced(orig, "local STEP = { 0, 0.25, 0.5, 0.75, 1.0 }", "local STEP = { 0, 0.25,, 0.5 }");
-    snprintf(want, sizeof want, "character.lua:%d:", line_of(orig, "local STEP = {"));
-    rewrite(temp_path("character.lua"), broken);
-    CHECK(demo_reloader_changed(&r));
-    CHECK(!demo_reloader_apply(&r, p));
-    CHECK_CONTAINS(r.error, want);
-    CHECK(p->character == good);
-    CHECK(!demo_reloader_changed(&r)); /* tried once per save, not per poll */
-    free(broken);
-
-    /* a runtime error */
-    broken = replaced(orig, "local ARM_SPREAD = 8", "local ARM_SPREAD = 8 + nil");
-    snprintf(want, sizeof want, "character.lua:%d:", line_of(orig, "local ARM_SPREAD = 8"));
-    rewrite(temp_path("character.lua"), broken);
-    CHECK(!demo_reloader_apply(&r, p));
-    CHECK_CONTAINS(r.error, want);
-    CHECK_CONTAINS(r.error, "arithmetic");
-    free(broken);
-
-    /* bad clip data: blendwerk.clip returns nil, message and the script's
-     * assert raises it; the line is the walk's blendwerk.clip call */
-    broken = replaced(orig, "{ time = 0.25, t = { 0, 0.955, 0 }, r = ry(0),", "{ time = 0/0, t = { 0, 0.955, 0 }, r = ry(0),");
-    snprintf(want, sizeof want, "character.lua:%d:", line_of(orig, "local walk = assert(bw.clip {"));
-    rewrite(temp_path("character.lua"), broken);
-    CHECK(!demo_reloader_apply(&r, p));
-    CHECK_CONTAINS(r.error, want);
-    CHECK_CONTAINS(r.error, "clip 'walk'");
-    CHECK_CONTAINS(r.error, "NaN");
-    free(broken);
-
-    /* a bad returned table names the field */
-    broken = replaced(orig, "gesture = { clip = \"wave\",", "gesture = { clip = \"wav\",");
-    rewrite(temp_path("character.lua"), broken);
-    CHECK(!demo_reloader_apply(&r, p));
-    CHECK_CONTAINS(r.error, "character.lua: returned value: scene.gesture.clip: no clip named 'wav'");
-    free(broken);
-
-    /* the old version ran on all along: 20 + 40 frames = 1.0 s of walk */
-    CHECK(p->character == good);
-    CHECK_INT(r.failures, 4);
-    for (int f = 0; f < 40; f++) demo_player_step(p, DT);
-    const demo_track *walk = demo_player_find_track(p, "walk");
-    CHECK(walk != NULL);
-    if (walk) CHECK_NEAR(bw_track_set_time(p->set, walk->handle), 0.0, 1e-5); /* wrapped at 1.0 */
-
-    /* the fix is picked up and clears the error */
-    rewrite(temp_path("character.lua"), orig);
-    CHECK(demo_reloader_changed(&r));
-    CHECK(demo_reloader_apply(&r, p));
-    CHECK_STR(r.error, "");
-    CHECK(p->character != good);
-    demo_player_deinit(p);
+    demo_input in = {.velocity = {0, 0, 4.0f}};
+    CHECK(demo_app_set_input(a, &in));
+    double now = 0;
+    run_frames(a, 120, &now);
+    CHECK_STR(state_name(a, 0), "run");
+    const bw_rig *rig = demo_app_rig(a);
+    float pos[3], yaw;
+    demo_app_place(a, pos, &yaw);
+    /* a good edit: the hips a centimetre lower */
+    char *good = replaced(orig, "local HIPS_Y = 0.96", "local HIPS_Y = 0.95");
+    write_text_file(live, good);
+    CHECK_INT(demo_app_reload(a, now, true), 1);
+    CHECK(demo_app_rig(a) != rig);
+    CHECK_STR(state_name(a, 0), "run");
+    float pos2[3];
+    demo_app_place(a, pos2, &yaw);
+    CHECK_NEAR(pos2[2], pos[2], 1e-6); /* the place is the session's */
+    run_frames(a, 5, &now);
+    /* a runtime error on a known line: refused, the old character stays */
+    char *bad = replaced(good, "local BR = { 0, 1.6, 4.0 }", "local BR = { 0, 1.6, 4.0 } .. nil");
+    write_text_file(live, bad);
+    rig = demo_app_rig(a);
+    CHECK_INT(demo_app_reload(a, now, true), -1);
+    char want[256];
+    snprintf(want, sizeof want, "humanoid.lua:%d:", line_of(bad, ".. nil"));
+    CHECK_CONTAINS(demo_app_error(a), want);
+    CHECK(demo_app_rig(a) == rig);
+    run_frames(a, 5, &now);
+    CHECK_STR(state_name(a, 0), "run");
+    free(good);
+    free(bad);
     free(orig);
+    demo_app_destroy(a);
 }
 
-static void removed_clip_fades_out(void)
+static void a_frame_allocates_nothing_after_warm_up(void)
 {
-    demo_reloader r;
-    if (!start_from_copy(&r, "two.lua", two_clip_script)) {
-        CHECK(!"start");
-        return;
+    write_text_file(temp_path("busy.timeline.lua"),
+                    "return { dt = 1/60, frames = 700,\n"
+                    "  { at = 0, velocity = { 0, 0, 1.5 }, look_at = { 1, 1.5, 3 } },\n"
+                    "  { at = 2, turn = 0.5, fire = 'jump', gesture = 'wave' },\n"
+                    "  { at = 4, velocity = { 1, 0, 3 }, layer_weight = { upper = 1 }, fade = 0.2, fire = 'wave' },\n"
+                    "  { at = 6, look_at = false, set = { breath = 0.5 } },\n"
+                    "}\n");
+    alloc_counter counter = ALLOC_COUNTER(-1);
+    demo_app_desc d = {.character = HUMANOID, .graph = DEMO_GRAPH, .timeline = temp_path("busy.timeline.lua"),
+                       .force_polling = true};
+    d.allocator.fn = alloc_counter_fn;
+    d.allocator.user = &counter;
+    demo_app *a = open_app(&d);
+    CHECK(a != NULL);
+    if (!a) return;
+    CHECK(counter.allocations > 0); /* the animator and its cursor came through it */
+    double now = 0;
+    run_frames(a, 10, &now);
+    long before = counter.allocations;
+#ifdef HAVE_MALLOC_HOOKS
+    process_mallocs = 0;
+#endif
+    for (int i = 0; i < 600; i++) {
+        /* the timeline drives the input; keys on top */
+        if (i % 150 == 0) CHECK(demo_app_fire(a, "jump"));
+        if (i % 170 == 0) CHECK(demo_app_gesture(a, "nod"));
+#ifdef HAVE_MALLOC_HOOKS
+        count_mallocs = 1;
+#endif
+        bool ok = demo_app_frame(a, DT, now);
+#ifdef HAVE_MALLOC_HOOKS
+        count_mallocs = 0;
+#endif
+        CHECK(ok);
+        now += DT;
     }
-    demo_player *p = &reload_player;
-    for (int f = 0; f < 30; f++) demo_player_step(p, DT);
-    /* version 2 drops clip b and adds a joint (a new rig layout) */
-    char *v2a = replaced(two_clip_script, "clips = { a, b }, scene = { play = { 'a', { clip = 'b', priority = 1 } }",
-                         "clips = { a }, scene = { play = { 'a' }");
-    char *v2 = replaced(v2a, "{ name = 'tip', parent = 'root', t = { 0, 1, 0 } } } }",
-                        "{ name = 'tip', parent = 'root', t = { 0, 1, 0 } }, { name = 'extra', parent = 'tip' } } }");
-    free(v2a);
-    rewrite(temp_path("two.lua"), v2);
-    CHECK(demo_reloader_apply(&r, p));
-    CHECK_STR(r.error, "");
-    CHECK_INT(bw_rig_joint_count(p->character->rig), 3);
-    const demo_track *b = demo_player_find_track(p, "b");
-    CHECK(b != NULL);
-    if (b) {
-        CHECK(b->removed);
-        CHECK(bw_track_set_stopping(p->set, b->handle));
-        /* still at its time: 30 frames = 0.5 s */
-        CHECK_NEAR(bw_track_set_time(p->set, b->handle), 0.5, 1e-5);
+    CHECK_INT(counter.allocations - before, 0);
+#ifdef HAVE_MALLOC_HOOKS
+    CHECK_INT(process_mallocs, 0);
+#endif
+    long n = demo_app_event_count(a);
+    CHECK(n > 20); /* markers, enters and exits were logged on the way */
+    demo_app_destroy(a);
+    CHECK_INT(counter.live_blocks, 0);
+}
+
+static void hostile_input_is_refused(void)
+{
+    demo_app_desc d = {.character = HUMANOID, .graph = DEMO_GRAPH};
+    demo_app *a = open_app(&d);
+    CHECK(a != NULL);
+    if (!a) return;
+    double now = 0;
+    run_frames(a, 3, &now);
+    const float bad_dt[] = {NAN, -0.01f, INFINITY, 1e9f, 0.3f};
+    for (size_t i = 0; i < sizeof bad_dt / sizeof bad_dt[0]; i++) {
+        CHECK(!demo_app_frame(a, bad_dt[i], now));
+        CHECK_CONTAINS(demo_app_error(a), "frame refused: dt");
+        CHECK_NEAR(demo_app_time(a), 3.0 * DT, 1e-9);
+        CHECK_INT(demo_app_frames(a), 3);
     }
-    /* the crossfade is 0.5 s and the fade is linear: 15 frames = 0.25 s
-     * in, the weight is 1 - 0.25 / 0.5 = 0.5 */
-    for (int f = 0; f < 15; f++) demo_player_step(p, DT);
-    b = demo_player_find_track(p, "b");
-    CHECK(b != NULL);
-    if (b) CHECK_NEAR(bw_track_set_weight(p->set, b->handle), 0.5, 1e-4);
-    /* and 'tip' (only b covers it) is halfway between its rest (y 1) and
-     * b's sample at 0.75 s: 1 + 2 * 0.75 / 2 = 1.75, so 1.375 */
-    int tip = bw_rig_find_by_name(p->character->rig, "tip");
-    CHECK_NEAR(p->pose.joints[tip].t[1], 1.375, 1e-3);
-    /* a reload while it fades keeps it fading (not revived by name) */
-    rewrite(temp_path("two.lua"), v2);
-    CHECK(demo_reloader_apply(&r, p));
-    for (int f = 0; f < 16; f++) demo_player_step(p, DT);
-    CHECK(demo_player_find_track(p, "b") == NULL);
-    CHECK_INT(bw_track_set_count(p->set), 1);
-    for (int i = 0; i < DEMO_MAX_RETIRED; i++) CHECK(p->retired[i].clip == NULL); /* its clip was freed */
-    CHECK_NEAR(p->pose.joints[tip].t[1], 1.0, 1e-6);
-    demo_player_deinit(p);
-    free(v2);
-}
+    demo_input good = {.velocity = {0, 0, 1.5f}};
+    CHECK(demo_app_set_input(a, &good));
+    demo_input nan_input = {.velocity = {NAN, 0, 1}};
+    CHECK(!demo_app_set_input(a, &nan_input));
+    CHECK_CONTAINS(demo_app_error(a), "input refused");
+    CHECK_NEAR(demo_app_input(a)->velocity[2], 1.5, 0);
+    demo_input nan_look = {.has_look_at = true, .look_at = {0, INFINITY, 0}};
+    CHECK(!demo_app_set_input(a, &nan_look));
+    CHECK(!demo_app_fire(a, "teleport"));
+    CHECK_CONTAINS(demo_app_error(a), "no trigger 'teleport'");
+    CHECK(!demo_app_fire(a, "speed")); /* a float, not a trigger */
+    CHECK(!demo_app_gesture(a, "walk_fwd"));
+    CHECK_CONTAINS(demo_app_error(a), "'walk_fwd' is not a gesture clip");
+    CHECK(!demo_app_travel(a, "base", "swim"));
+    CHECK_CONTAINS(demo_app_error(a), "no state 'swim' in layer 'base'");
+    CHECK(demo_app_frame(a, DT, now)); /* and it runs on */
+    demo_app_destroy(a);
 
-static void include_files_are_watched_and_reported(void)
-{
-    write_text_file(temp_path("parts.lua"), "local bw = blendwerk\n"
-                                 "local rig = assert(bw.rig { joints = { { name = 'root' } } })\n"
-                                 "local c = assert(bw.clip { name = 'c', joints = { { joint = 'root', keys = { { time = 0, t = { 0, 1, 0 } } } } } })\n"
-                                 "return rig, c\n");
-    demo_reloader r;
-    if (!start_from_copy(&r, "main.lua", "local rig, c = include('parts.lua')\nreturn { rig = rig, clips = { c } }\n")) {
-        CHECK(!"start");
-        return;
+    char err[DEMO_APP_ERROR_MAX];
+    demo_app_desc missing = {.character = HUMANOID, .graph = temp_path("no_such_graph.lua")};
+    CHECK(demo_app_create(&missing, err, sizeof err) == NULL);
+    CHECK_CONTAINS(err, "no_such_graph.lua");
+    demo_app_desc no_char = {.character = temp_path("no_such_character.lua")};
+    CHECK(demo_app_create(&no_char, err, sizeof err) == NULL);
+    CHECK_CONTAINS(err, "no_such_character.lua");
+    /* a NaN in the graph file: refused where it is written */
+    char *orig = slurp(DEMO_GRAPH);
+    char *nan_graph = orig ? replaced(orig, "breath = 1,", "breath = 0/0,") : NULL;
+    CHECK(nan_graph != NULL);
+    if (nan_graph) {
+        write_text_file(temp_path("nan_graph.lua"), nan_graph);
+        demo_app_desc nan_desc = {.character = HUMANOID, .graph = temp_path("nan_graph.lua")};
+        CHECK(demo_app_create(&nan_desc, err, sizeof err) == NULL);
+        char want[64];
+        snprintf(want, sizeof want, "nan_graph.lua:%d:", line_of(nan_graph, "0/0"));
+        CHECK_CONTAINS(err, want);
     }
-    CHECK_INT(r.watch.count, 2);
-    CHECK(!demo_reloader_changed(&r));
-    write_text_file(temp_path("parts.lua"), "local bw = blendwerk\n"
-                                 "local rig = assert(bw.rig { joints = { { name = 'root' } } })\n"
-                                 "error('parts are broken')\n");
-    CHECK(demo_reloader_changed(&r));
-    CHECK(!demo_reloader_apply(&r, &reload_player));
-    CHECK_CONTAINS(r.error, "parts.lua:3: parts are broken");
-    CHECK_INT(r.watch.count, 2);
-    demo_player_deinit(&reload_player);
-}
-
-/* ---- the sandbox ---- */
-
-static void runaway_loops_are_stopped_by_the_budget(void)
-{
-    char err[DEMO_ERROR_MAX] = "";
-    demo_limits lim = {.instructions = 2000000};
-    double t0 = seconds_now();
-    demo_character *c = load_text("loop.lua", "local x = 0\nwhile true do x = x + 1 end\n", &lim, err, sizeof err);
-    CHECK(c == NULL);
-    CHECK_CONTAINS(err, "loop.lua:2: instruction budget of 2000000 exceeded");
-    /* catching the error does not help: once spent, every instruction stops */
-    c = load_text("loop2.lua", "while true do\n  pcall(function() while true do end end)\nend\n", &lim, err, sizeof err);
-    CHECK(c == NULL);
-    CHECK_CONTAINS(err, "instruction budget");
-    /* nor does a coroutine */
-    c = load_text("loop3.lua", "local co = coroutine.wrap(function() while true do end end)\nco()\n", &lim, err, sizeof err);
-    CHECK(c == NULL);
-    CHECK_CONTAINS(err, "instruction budget");
-    /* a huge budget still meets the wall-clock limit */
-    demo_limits slow = {.instructions = 1000000000000LL, .seconds = 0.2};
-    c = load_text("loop4.lua", "while true do end\n", &slow, err, sizeof err);
-    CHECK(c == NULL);
-    CHECK_CONTAINS(err, "loop4.lua:1: time limit");
-    /* pattern matching runs in C where the hook cannot stop it: refused */
-    c = load_text("pat.lua", "local s = string.rep('a', 100000)\nreturn s:find('.-.-.-.-b')\n", NULL, err, sizeof err);
-    CHECK(c == NULL);
-    CHECK_CONTAINS(err, "pat.lua:2: string.find: refused");
-    /* finalizers run with hooks off, so __gc is refused */
-    c = load_text("gc.lua", "setmetatable({}, { __gc = function() while true do end end })\n", NULL, err, sizeof err);
-    CHECK(c == NULL);
-    CHECK_CONTAINS(err, "gc.lua:1: setmetatable: __gc");
-    CHECK(seconds_now() - t0 < 10.0);
-}
-
-static void memory_bombs_are_stopped_by_the_cap(void)
-{
-    char err[DEMO_ERROR_MAX] = "";
-    demo_limits lim = {.memory = (size_t)8 << 20};
-    demo_character *c = load_text("bomb.lua", "local t = {}\nfor i = 1, 1e9 do t[i] = string.rep('x', 1000) .. i end\n",
-                                  &lim, err, sizeof err);
-    CHECK(c == NULL);
-    /* the shared sandbox (bindings/sandbox.h) also names the line */
-    CHECK_CONTAINS(err, "bomb.lua:2: memory cap of 8192 KiB exceeded");
-    c = load_text("bomb2.lua", "local s = string.rep('x', 1 << 30)\n", &lim, err, sizeof err);
-    CHECK(c == NULL);
-    CHECK_CONTAINS(err, "memory cap");
-    /* a script that catches the memory error and returns is still refused */
-    c = load_text("bomb3.lua", "pcall(string.rep, 'x', 1 << 30)\nreturn 42\n", &lim, err, sizeof err);
-    CHECK(c == NULL);
-    CHECK_CONTAINS(err, "memory cap");
-    /* core objects count too: a rig description of 100000 joints */
-    c = load_text("bomb4.lua",
-                  "local j = {}\nfor i = 1, 100000 do j[i] = { name = 'j' .. i, parent = i > 1 and i - 1 or nil } end\n"
-                  "return { rig = blendwerk.rig { joints = j }, clips = {} }\n",
-                  &lim, err, sizeof err);
-    CHECK(c == NULL);
-    CHECK_CONTAINS(err, "memory cap");
-}
-
-static void sandbox_has_no_way_out(void)
-{
-    char err[DEMO_ERROR_MAX] = "";
-    /* every assert must hold for the load to succeed */
-    const char *script =
-        "assert(io == nil and debug == nil and package == nil)\n"
-        "assert(os.execute == nil and os.getenv == nil and os.exit == nil and os.remove == nil and os.clock)\n"
-        "assert(dofile == nil and loadfile == nil and string.dump == nil)\n"
-        "local f, e = load('\\27Lua\\84\\0\\25\\147', 'x', 'b')\n"
-        "assert(f == nil and e:find('binary'), e)\n"
-        "assert(load('return 1 + 1')() == 2)\n"
-        "assert(not pcall(require, 'io'))\n"
-        "assert(require('blendwerk') == blendwerk)\n"
-        "local ok, e2 = pcall(include, '../escape.lua')\n"
-        "assert(not ok and e2:find('leaves'), e2)\n"
-        "local ok3, e3 = pcall(blendwerk.load, '/etc/passwd')\n"
-        "assert(not ok3 and e3:find('absolute'), e3)\n"
-        "assert(('arm_l'):gsub('_l$', '_r') == 'arm_r')\n"
-        "assert(('a.b'):find('.', 1, true) == 2)\n"
-        "assert(demo.script == 'box.lua' and demo.asset == nil)\n"
-        "print('hello from the sandbox')\n"
-        "local rig = blendwerk.rig { joints = { { name = 'root' } } }\n"
-        "local c = blendwerk.clip { name = 'c', joints = { { joint = 'root', keys = { { time = 0, t = { 0, 1, 0 } } } } } }\n"
-        "return { rig = rig, clips = { c } }\n";
-    demo_character *c = load_text("box.lua", script, NULL, err, sizeof err);
-    CHECK(c != NULL);
-    if (!c) fprintf(stderr, "sandbox script: %s\n", err);
-    demo_character_destroy(c);
-    /* a failed assert says where */
-    c = load_text("assert.lua", "local x = 1\nassert(x == 2, 'x is not 2')\n", NULL, err, sizeof err);
-    CHECK(c == NULL);
-    CHECK_STR(err, "assert.lua:2: x is not 2");
-    /* an error object that is not a string */
-    c = load_text("table.lua", "error({})\n", NULL, err, sizeof err);
-    CHECK(c == NULL);
-    CHECK_STR(err, "table.lua:1: (error object is a table value)");
-}
-
-static void bad_returned_values_are_named(void)
-{
-    char err[DEMO_ERROR_MAX] = "";
-    static const struct {
-        const char *tail;
-        const char *want;
-    } cases[] = {
-        {"return 42", "ret.lua: returned value: the script must return a table"},
-        {"return { rig = rig, clips = {} }", "ret.lua: returned value: clips: the list is empty"},
-        {"return { rig = c, clips = { c } }", "ret.lua: returned value: rig: expected a blendwerk.Rig"},
-        {"return { rig = rig, clips = { c, c } }", "ret.lua: returned value: clips[2]: the name 'c' repeats clips[1]'s"},
-        {"return { rig = rig, clips = { c }, colour = 1 }", "returned table: unknown field 'colour'"},
-        {"return { rig = rig, clips = { c }, scene = { play = { { clip = 'c', prio = 1 } } } }",
-         "scene.play[1]: unknown field 'prio'"},
-        {"return { rig = rig, clips = { c }, scene = { play = { 'd' } } }", "scene.play[1]: no clip named 'd'"},
-        {"return { rig = rig, clips = { c }, scene = { play = { { clip = 2 } } } }",
-         "scene.play[1].clip: clip index 2 out of range 1..1"},
-        {"return { rig = rig, clips = { c }, scene = { play = { { clip = 'c', weight = 0/0 } } } }",
-         "scene.play[1].weight: "},
-        {"return { rig = rig, clips = { c }, scene = { crossfade = -1 } }", "scene.crossfade: "},
-        {"return { rig = rig, clips = { c }, scene = { ground_speed = { c = 1/0 } } }", "scene.ground_speed['c']"},
-        {"rig:close() return { rig = rig, clips = { c } }", "rig: the Rig is closed"},
-        {"return { rig = blendwerk.rig {}, clips = { c } }", "rig: the rig has no joints"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char script[1024];
-        snprintf(script, sizeof script,
-                 "local rig = blendwerk.rig { joints = { { name = 'root' } } }\n"
-                 "local c = blendwerk.clip { name = 'c', joints = { { joint = 'root', keys = { { time = 0, t = { 0, 1, 0 } } } } } }\n"
-                 "%s\n",
-                 cases[i].tail);
-        demo_character *c = load_text("ret.lua", script, NULL, err, sizeof err);
-        CHECK(c == NULL);
-        CHECK_CONTAINS(err, cases[i].want);
-        demo_character_destroy(c);
-    }
-}
-
-static void bad_arguments_get_messages(void)
-{
-    char err[DEMO_ERROR_MAX] = "";
-    demo_character *c = NULL;
-    CHECK(!demo_character_load(NULL, NULL, NULL, &c, NULL, err, sizeof err));
-    CHECK_STR(err, "no script path given");
-    CHECK(!demo_character_load("", NULL, NULL, &c, NULL, err, sizeof err));
-    CHECK(!demo_character_load(DEFAULT_SCRIPT, NULL, NULL, NULL, NULL, err, sizeof err));
-    CHECK(!demo_character_load(temp_path("missing.lua"), NULL, NULL, &c, NULL, err, sizeof err));
-    CHECK_CONTAINS(err, "cannot open missing.lua");
-    CHECK(c == NULL);
-    /* a directory is not a script */
-    CHECK(!demo_character_load(temp_dir, NULL, NULL, &c, NULL, err, sizeof err));
-    CHECK_CONTAINS(err, "not a regular file");
-    /* a binary chunk as the script itself is refused (text mode only) */
-    write_text_file(temp_path("bin.lua"), "\x1bLua\x54");
-    CHECK(!demo_character_load(temp_path("bin.lua"), NULL, NULL, &c, NULL, err, sizeof err));
-    CHECK_CONTAINS(err, "binary");
-    /* a memory cap too small for even the libraries */
-    demo_limits tiny = {.memory = 1024};
-    CHECK(!demo_character_load(DEFAULT_SCRIPT, NULL, &tiny, &c, NULL, err, sizeof err));
-    CHECK(c == NULL);
-    demo_limits d = demo_limits_resolve(NULL);
-    CHECK_INT(d.instructions, DEMO_DEFAULT_INSTRUCTIONS);
-    CHECK_INT((long long)d.memory, (long long)DEMO_DEFAULT_MEMORY);
-    demo_limits nan_limits = {.seconds = NAN};
-    CHECK_NEAR(demo_limits_resolve(&nan_limits).seconds, DEMO_DEFAULT_SECONDS, 0.0);
-    CHECK(!demo_watch_changed(NULL));
-}
-
-static void asset_option_shows_the_fox(void)
-{
-    const char *fox = check_asset("Fox.glb");
-    if (!fox) {
-        printf("(Fox.glb not found: skipping the --asset case)\n");
-        return;
-    }
-    char err[DEMO_ERROR_MAX] = "";
-    demo_character *c = NULL;
-    demo_watch watch;
-    CHECK(demo_character_load(DEFAULT_SCRIPT, fox, NULL, &c, &watch, err, sizeof err));
-    if (!c) {
-        fprintf(stderr, "fox: %s\n", err);
-        return;
-    }
-    /* CREDITS.md: 24 joints; clips Survey 3.42 s, Walk 0.71 s, Run 1.16 s */
-    CHECK_INT(bw_rig_joint_count(c->rig), 24);
-    CHECK_INT(c->clip_count, 3);
-    CHECK_STR(c->clips[0].name, "Survey");
-    CHECK_STR(c->clips[1].name, "Walk");
-    CHECK_STR(c->clips[2].name, "Run");
-    CHECK_NEAR(bw_clip_length(c->clips[1].clip), 0.7083333, 1e-4);
-    CHECK_INT(watch.count, 2); /* the script and the asset */
-    demo_player p;
-    CHECK(demo_player_init(&p, c, err, sizeof err));
-    for (int f = 0; f < 30; f++) demo_player_step(&p, DT);
-    CHECK(demo_player_crossfade(&p, 2));
-    for (int f = 0; f < 30; f++) demo_player_step(&p, DT);
-    const demo_track *run = demo_player_find_track(&p, "Run");
-    CHECK(run != NULL);
-    if (run) CHECK_NEAR(bw_track_set_weight(p.set, run->handle), 1.0, 1e-5);
-    for (int j = 0; j < p.pose.joint_count; j++)
-        for (int k = 0; k < 3; k++) CHECK(isfinite(p.model[j][3][k]));
-    demo_player_deinit(&p);
+    free(nan_graph);
+    free(orig);
+    /* a timeline with a bad demo field */
+    write_text_file(temp_path("bad.timeline.lua"), "return { dt = 1/60, frames = 10,\n  { at = 0, velocity = { 1, 2 } },\n}\n");
+    demo_app_desc bad_tl = {.character = HUMANOID, .timeline = temp_path("bad.timeline.lua")};
+    CHECK(demo_app_create(&bad_tl, err, sizeof err) == NULL);
+    CHECK_CONTAINS(err, "bad.timeline.lua: 1 problem");
 }
 
 /* ---- the binary ---- */
 
-static bool have_binary(void)
+#ifdef BW_DEMO_BINARY
+/* ---- the input mapping (demo/input.c) ---- */
+
+static demo_input controls_after(SDL_Keycode *keys, int n)
 {
-    if (access(DEMO_BINARY, X_OK) == 0) return true;
-    binary_skipped = true;
-    return false;
+    demo_controls c;
+    memset(&c, 0, sizeof c);
+    for (int i = 0; i < n; i++) CHECK(demo_controls_key(&c, keys[i], true) == DEMO_CMD_NONE);
+    demo_input in;
+    demo_controls_input(&c, NULL, NULL, &in);
+    return in;
 }
 
-/* Run the demo with `args`; stdout (and stderr when `merge`) into out. */
-static int run_demo(const char *args, bool merge, char *out, size_t out_size)
+static void keys_make_velocity_and_turn(void)
 {
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s' %s%s", DEMO_BINARY, args, merge ? " 2>&1" : "");
-    FILE *f = popen(cmd, "r");
-    if (!f) return -1;
-    size_t n = fread(out, 1, out_size - 1, f);
-    out[n] = '\0';
-    int status = pclose(f);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    SDL_Keycode w[] = {SDLK_w}, run[] = {SDLK_w, SDLK_LSHIFT}, left[] = {SDLK_a}, diag[] = {SDLK_w, SDLK_d},
+                q[] = {SDLK_q}, e[] = {SDLK_RIGHT};
+    demo_input in = controls_after(w, 1);
+    CHECK_NEAR(in.velocity[0], 0, 0);
+    CHECK_NEAR(in.velocity[2], 1.5, 1e-6);
+    in = controls_after(run, 2);
+    CHECK_NEAR(in.velocity[2], 4.0, 1e-6);
+    in = controls_after(left, 1); /* the character's left is +x */
+    CHECK_NEAR(in.velocity[0], 1.5, 1e-6);
+    in = controls_after(diag, 2); /* forward and right: 1.5 m/s along the diagonal */
+    CHECK_NEAR(in.velocity[0], -1.5 / sqrt(2.0), 1e-6);
+    CHECK_NEAR(in.velocity[2], 1.5 / sqrt(2.0), 1e-6);
+    in = controls_after(q, 1);
+    CHECK_NEAR(in.turn, 1.5, 1e-6); /* toward +X, the character's left */
+    in = controls_after(e, 1);
+    CHECK_NEAR(in.turn, -1.5, 1e-6);
+    CHECK(!in.has_look_at);
+    demo_controls c;
+    memset(&c, 0, sizeof c);
+    CHECK(demo_controls_key(&c, SDLK_SPACE, true) == DEMO_CMD_JUMP);
+    CHECK(demo_controls_key(&c, SDLK_SPACE, false) == DEMO_CMD_NONE);
+    CHECK(demo_controls_key(&c, SDLK_3, true) == DEMO_CMD_WAVE_LAYER);
+    CHECK(demo_controls_button(&c, SDL_CONTROLLER_BUTTON_A, true) == DEMO_CMD_JUMP);
+    /* a stick pushed halfway right: past the 0.2 dead zone, (0.5 - 0.2) / 0.8 */
+    demo_controls_axis(&c, SDL_CONTROLLER_AXIS_LEFTX, 16384);
+    demo_controls_input(&c, NULL, NULL, &in);
+    CHECK_NEAR(in.velocity[0], -1.5 * (16384.0 / 32767.0 - 0.2) / 0.8, 1e-5);
+    CHECK(demo_key_from_name("space") == SDLK_SPACE && demo_key_from_name("w") == SDLK_w &&
+          demo_key_from_name("zz") == SDLK_UNKNOWN);
 }
 
-/* Times of `clip:marker@T` tokens in the output, in order. */
-static int marker_times(const char *out, const char *token, double *times, int max)
+static void the_mouse_points_where_the_camera_projects(void)
+{
+    demo_camera cam = {.eye = {2.6f, 1.7f, 3.6f}, .target = {0, 1, 0}, .fov_y = 0.8f, .width = 640, .height = 360};
+    const float head[3] = {0.1f, 1.6f, 0.2f};
+    const int pixels[3][2] = {{320, 180}, {17, 300}, {600, 25}};
+    for (int i = 0; i < 3; i++) {
+        demo_controls c;
+        memset(&c, 0, sizeof c);
+        demo_controls_mouse(&c, pixels[i][0], pixels[i][1]);
+        demo_input in;
+        demo_controls_input(&c, &cam, head, &in);
+        CHECK(in.has_look_at);
+        float px[2], depth, head_px[2], head_depth;
+        CHECK(demo_camera_project(&cam, in.look_at, px, &depth));
+        CHECK(demo_camera_project(&cam, head, head_px, &head_depth));
+        CHECK_NEAR(px[0], pixels[i][0] + 0.5, 1e-3); /* the pixel's centre */
+        CHECK_NEAR(px[1], pixels[i][1] + 0.5, 1e-3);
+        CHECK_NEAR(depth, head_depth, 1e-4); /* on the head's plane */
+        CHECK(demo_controls_key(&c, SDLK_l, true) == DEMO_CMD_LOOK_OFF);
+        demo_controls_input(&c, &cam, head, &in);
+        CHECK(!in.has_look_at);
+    }
+}
+
+/* Pixels of the overlay's error red (255, 110, 100) in rows [y0, y1). */
+static int red_pixels(SDL_Surface *s, int y0, int y1)
 {
     int n = 0;
-    size_t len = strlen(token);
-    for (const char *p = strstr(out, token); p && n < max; p = strstr(p + len, token))
-        if (p[len] == '@') times[n++] = strtod(p + len + 1, NULL);
+    for (int y = y0; y < y1; y++)
+        for (int x = 0; x < s->w; x++) {
+            Uint8 r, g, b;
+            SDL_GetRGB(((Uint32 *)((Uint8 *)s->pixels + y * s->pitch))[x], s->format, &r, &g, &b);
+            n += r == 255 && g == 110 && b == 100;
+        }
     return n;
 }
 
-static void headless_run_reports_the_foot_markers(void)
+static void a_rejected_reload_shows_on_screen(void)
 {
-    if (!have_binary()) return;
-    static char out[65536];
-    int rc = run_demo("--headless --frames 120 --script '" DEFAULT_SCRIPT "'", false, out, sizeof out);
-    CHECK_INT(rc, 0);
-    /* one summary line per simulated second: frames 60 and 120 */
-    const char *first = "t=1.000 frame=60 tracks: walk(p0 w=1.00 t=0.000) wave(p1 w=1.00 t=1.000) events:";
-    CHECK(strncmp(out, first, strlen(first)) == 0);
-    CHECK_CONTAINS(out, "\nt=2.000 frame=120 tracks: walk(p0 w=1.00 t=0.000) wave(p1 w=1.00 t=2.000) events:");
-    int lines = 0;
-    for (const char *p = out; *p; p++) lines += *p == '\n';
-    CHECK_INT(lines, 2);
-    double l[8], r[8];
-    int nl = marker_times(out, "walk:foot_down_l", l, 8), nr = marker_times(out, "walk:foot_down_r", r, 8);
-    CHECK_INT(nl, 3);
-    CHECK_INT(nr, 2);
-    if (nl == 3) {
-        CHECK_NEAR(l[0], 0.0, 1e-3);
-        CHECK_NEAR(l[1], 1.0, 1e-3);
-        CHECK_NEAR(l[2], 2.0, 1e-3);
+    char *orig = slurp(DEMO_GRAPH);
+    CHECK(orig != NULL);
+    if (!orig) return;
+    const char *live = temp_path("screen_graph.lua");
+    write_text_file(live, orig);
+    demo_app_desc d = {.character = HUMANOID, .graph = live, .force_polling = true};
+    demo_app *a = open_app(&d);
+    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, 640, 360, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = s ? SDL_CreateSoftwareRenderer(s) : NULL;
+    CHECK(a && r);
+    if (a && r) {
+        double now = 0;
+        run_frames(a, 5, &now);
+        demo_overlay_info info = {.mode = DEMO_OVERLAY_ALL, .speed = 1};
+        SDL_SetRenderDrawColor(r, 0, 0, 0, 255);
+        SDL_RenderClear(r);
+        demo_overlay_draw(r, a, 640, 360, &info);
+        CHECK_INT(red_pixels(s, 0, 360), 0);
+        char *broken = replaced(orig, "wave = \"trigger\",", "wave = \"trigger\" +,");
+        CHECK(broken != NULL);
+        write_text_file(live, broken);
+        CHECK_INT(settle(a, &now), -1);
+        CHECK_CONTAINS(demo_app_error(a), "screen_graph.lua:");
+        SDL_SetRenderDrawColor(r, 0, 0, 0, 255);
+        SDL_RenderClear(r);
+        demo_overlay_draw(r, a, 640, 360, &info);
+        /* one line of red text in the bottom band, nothing red above it */
+        CHECK(red_pixels(s, 360 - 12 - DEMO_FONT_LINE, 360) > 100);
+        CHECK_INT(red_pixels(s, 0, 360 - 12 - DEMO_FONT_LINE), 0);
+        /* the next good save: the error goes */
+        write_text_file(live, orig);
+        CHECK_INT(settle(a, &now), 1);
+        SDL_SetRenderDrawColor(r, 0, 0, 0, 255);
+        SDL_RenderClear(r);
+        demo_overlay_draw(r, a, 640, 360, &info);
+        CHECK_INT(red_pixels(s, 0, 360), 0);
+        free(broken);
     }
-    if (nr == 2) {
-        CHECK_NEAR(r[0], 0.5, 1e-3);
-        CHECK_NEAR(r[1], 1.5, 1e-3);
-    }
-    /* the 1 s line holds the first three, the 2 s line the other two */
-    const char *second = strstr(out, "\nt=2.000");
-    CHECK(second != NULL);
-    if (second) {
-        CHECK(strstr(out, "walk:foot_down_l@1.000") < second);
-        CHECK(strstr(second, "walk:foot_down_r@1.500") != NULL);
-    }
+    SDL_DestroyRenderer(r);
+    SDL_FreeSurface(s);
+    demo_app_destroy(a);
+    free(orig);
 }
 
-static void headless_keys_crossfade_and_fire_the_gesture(void)
+static int run_demo(const char *args, char *out, size_t size)
 {
-    if (!have_binary()) return;
-    static char out[65536];
-    /* key 1 before frame 30: walk -> idle over 0.35 s; space before frame
-     * 60: the looping wave fades out over 0.2 s, a one-shot wave starts */
-    int rc = run_demo("--headless --frames 120 --keys 30:1,60:space --script '" DEFAULT_SCRIPT "'", false, out, sizeof out);
-    CHECK_INT(rc, 0);
-    const char *second = strstr(out, "\nt=2.000 frame=120 tracks:");
-    CHECK(second != NULL);
-    if (!second) return;
-    /* at 2 s: idle (started at 29/60 s, so t = 2 - 29/60 = 1.517) and the
-     * one-shot wave (started at 59/60 s: t = 1.017); walk and the looping
-     * wave are gone */
-    CHECK_CONTAINS(second, "idle(p0 w=1.00 t=1.517)");
-    CHECK_CONTAINS(second, "wave(p1 w=1.00 t=1.017)");
-    CHECK(strstr(second, "walk(") == NULL);
-    /* The fades accumulate float steps: summing float(1/60) in float
-     * (done by hand with float32 rounding) passes 0.35 after 21 steps
-     * (0.35000008) and 0.2 after 12 (0.20000000). The walk's fade starts
-     * on frame 30, so its weight is 0 on frame 50 and that frame's drain
-     * removes it: t = 50/60; the looping wave's on frame 71: t = 71/60. */
-    double stopped[2];
-    CHECK_INT(marker_times(out, "walk:<stopped>", stopped, 2), 1);
-    CHECK_NEAR(stopped[0], 50.0 / 60.0, 1e-3);
-    double wave_stopped[2];
-    CHECK_INT(marker_times(out, "wave:<stopped>", wave_stopped, 2), 1);
-    CHECK_NEAR(wave_stopped[0], 71.0 / 60.0, 1e-3);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", BW_DEMO_BINARY, args);
+    return capture_command(cmd, out, size);
 }
 
-static void headless_screenshot_shows_the_figure(void)
+typedef struct image {
+    unsigned char *px;
+    int w, h;
+} image;
+
+static image load_png(const char *path)
 {
-    if (!have_binary()) return;
+    image im = {0};
+    int n = 0;
+    im.px = stbi_load(path, &im.w, &im.h, &n, 3);
+    return im;
+}
+
+/* Pixels that differ from the corner's colour (the background). */
+static double foreground_share(const image *im)
+{
+    long count = 0;
+    const unsigned char *bg = im->px;
+    for (long i = 0; i < (long)im->w * im->h; i++) {
+        const unsigned char *p = im->px + 3 * i;
+        count += abs(p[0] - bg[0]) + abs(p[1] - bg[1]) + abs(p[2] - bg[2]) > 24;
+    }
+    return (double)count / ((double)im->w * im->h);
+}
+
+static double difference_share(const image *a, const image *b)
+{
+    long count = 0;
+    for (long i = 0; i < (long)a->w * a->h; i++) {
+        const unsigned char *p = a->px + 3 * i, *q = b->px + 3 * i;
+        count += abs(p[0] - q[0]) + abs(p[1] - q[1]) + abs(p[2] - q[2]) > 24;
+    }
+    return (double)count / ((double)a->w * a->h);
+}
+
+/* The position printed on the summary line of `frame`. */
+static bool summary_pos(const char *out, long frame, float pos[3])
+{
+    char key[64];
+    snprintf(key, sizeof key, "frame %ld t=", frame);
+    const char *line = strstr(out, key);
+    const char *p = line ? strstr(line, "pos=") : NULL;
+    return p && sscanf(p, "pos=%f,%f,%f", &pos[0], &pos[1], &pos[2]) == 3;
+}
+
+static void headless_image_has_the_size_and_is_not_blank(void)
+{
     static char out[65536];
     char args[1024];
-    snprintf(args, sizeof args, "--headless --frames 30 --size 640x480 --screenshot '%s' --script '%s'",
-             temp_path("shot.bmp"), DEFAULT_SCRIPT);
-    CHECK_INT(run_demo(args, false, out, sizeof out), 0);
-    FILE *f = fopen(temp_path("shot.bmp"), "rb");
-    CHECK(f != NULL);
-    if (!f) return;
-    static unsigned char bmp[640 * 480 * 4 + 4096];
-    size_t n = fread(bmp, 1, sizeof bmp, f);
-    fclose(f);
-    CHECK(n > 54 && bmp[0] == 'B' && bmp[1] == 'M');
-    if (n <= 54) return;
-    unsigned off = bmp[10] | bmp[11] << 8 | bmp[12] << 16 | (unsigned)bmp[13] << 24;
-    int w = bmp[18] | bmp[19] << 8, h = (int)(bmp[22] | bmp[23] << 8 | bmp[24] << 16 | (unsigned)bmp[25] << 24);
-    int bpp = bmp[28];
-    CHECK_INT(w, 640);
-    CHECK_INT(abs(h), 480);
-    CHECK_INT(bpp, 32);
-    if (w != 640 || abs(h) != 480 || bpp != 32 || off + 640u * 480u * 4u > n) return;
-    /* Below 900 px the text is drawn at scale 1, so its 36-character
-     * column ends at 12 + 36 * 6 = 228 px; right of it only the figure
-     * and the grey ground are drawn (the grey key help along the bottom
-     * aside): the figure's left limbs blue
-     * (96,164,255) and right limbs orange (255,150,72), shaded by depth to
-     * 55..100%; the background is (20,22,28). */
-    int blue = 0, orange = 0, background = 0;
-    for (int y = 0; y < 480; y++) {
-        for (int x = 240; x < 640; x++) {
-            const unsigned char *px = bmp + off + ((size_t)y * 640 + (size_t)x) * 4; /* B, G, R, A */
-            int b = px[0], g = px[1], r = px[2];
-            blue += b > 120 && r < 110 && b > r + 60;
-            orange += r > 120 && b < 80 && g > 70 && g < 160;
-            background += r == 20 && g == 22 && b == 28;
+    snprintf(args, sizeof args, "--headless --frames 30 --size 320x200 --screenshot '%s'", temp_path("a30.png"));
+    CHECK_INT(run_demo(args, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "done frames=30 ");
+    CHECK_CONTAINS(out, "dropped=0 ");
+    image im = load_png(temp_path("a30.png"));
+    CHECK(im.px != NULL);
+    if (!im.px) return;
+    CHECK_INT(im.w, 320);
+    CHECK_INT(im.h, 200);
+    double fg = foreground_share(&im);
+    if (fg < 0.05) fprintf(stderr, "foreground %.3f\n", fg);
+    CHECK(fg > 0.05); /* the figure, the grid, the overlays */
+    /* the same frames again: the same image, but for the measured times
+     * the status line prints (a few digits: under 0.2 % of the pixels) */
+    snprintf(args, sizeof args, "--headless --frames 30 --size 320x200 --screenshot '%s'", temp_path("b30.png"));
+    CHECK_INT(run_demo(args, out, sizeof out), 0);
+    image again = load_png(temp_path("b30.png"));
+    CHECK(again.px && again.w == 320 && again.h == 200);
+    if (again.px) CHECK_NEAR(difference_share(&im, &again), 0.0, 0.002);
+    stbi_image_free(im.px);
+    stbi_image_free(again.px);
+}
+
+static void the_character_moved_between_frames_30_and_90(void)
+{
+    static char out[65536];
+    char args[1024];
+    snprintf(args, sizeof args, "--headless --frames 90 --print-every 30 --size 320x200 --screenshot '%s'",
+             temp_path("a90.png"));
+    CHECK_INT(run_demo(args, out, sizeof out), 0);
+    float p30[3], p90[3];
+    CHECK(summary_pos(out, 30, p30));
+    CHECK(summary_pos(out, 90, p90));
+    float dx = p90[0] - p30[0], dz = p90[2] - p30[2], dist = sqrtf(dx * dx + dz * dz);
+    /* walking (the idle -> walk fade is over by 0.25 s) for 1 s at
+     * 1.5 m/s on a 0.5 rad/s turn: the chord 2 * 3 * sin(0.25) = 1.484 m */
+    CHECK_NEAR(dist, 2.0 * 3.0 * sin(0.25), 0.03);
+    CHECK_CONTAINS(out, "layers=base:walk,");
+    image a = load_png(temp_path("a30.png")), b = load_png(temp_path("a90.png"));
+    CHECK(a.px && b.px && a.w == b.w && a.h == b.h);
+    if (a.px && b.px) {
+        double diff = difference_share(&a, &b);
+        if (diff < 0.02) fprintf(stderr, "frames 30 and 90 differ in %.4f of the pixels\n", diff);
+        CHECK(diff > 0.02); /* the grid scrolled under the figure, the figure turned */
+    }
+    stbi_image_free(a.px);
+    stbi_image_free(b.px);
+}
+
+static void a_jumping_timeline_shows_the_jump_states(void)
+{
+    static char out[1 << 17];
+    CHECK_INT(run_demo("--headless --size 320x200 --print-every 6 --timeline '" BW_SOURCE_DIR "/graphs/demo.timeline.lua'",
+                       out, sizeof out),
+              0);
+    CHECK_CONTAINS(out, "layers=base:jump_start,");
+    CHECK_CONTAINS(out, "layers=base:jump_air,");
+    CHECK_CONTAINS(out, "layers=base:jump_land,");
+    CHECK_CONTAINS(out, "enter base jump_start");
+    CHECK_CONTAINS(out, "marker base jump_start takeoff");
+    CHECK_CONTAINS(out, "layers=base:run,");
+    CHECK_CONTAINS(out, "done frames=480 t=8.000");
+    /* the start comes before the air, the air before the land */
+    const char *s = strstr(out, "base:jump_start"), *air = strstr(out, "base:jump_air"), *land = strstr(out, "base:jump_land");
+    CHECK(s && air && land && s < air && air < land);
+}
+
+static void model_runs_on_each_shared_asset(void)
+{
+    static const char *const assets[] = {"Fox.glb", "cesium_man.gltf", "RobotExpressive.glb"};
+    for (size_t i = 0; i < sizeof assets / sizeof assets[0]; i++) {
+        char path[1024], args[2048];
+        snprintf(path, sizeof path, "%s/%s", BW_ASSET_DIR, assets[i]);
+        if (access(path, R_OK) != 0) {
+            fprintf(stderr, "skip: %s is absent\n", path);
+            continue;
         }
+        static char out[65536];
+        snprintf(args, sizeof args, "--headless --frames 20 --size 320x200 --model '%s' --screenshot '%s'", path,
+                 temp_path("model.png"));
+        int rc = run_demo(args, out, sizeof out);
+        if (rc != 0) fprintf(stderr, "%s: %s\n", assets[i], out);
+        CHECK_INT(rc, 0);
+        CHECK_CONTAINS(out, "done frames=20 ");
+        CHECK(strstr(out, "error:") == NULL);
+        image im = load_png(temp_path("model.png"));
+        CHECK(im.px != NULL);
+        if (im.px) CHECK(foreground_share(&im) > 0.02);
+        stbi_image_free(im.px);
     }
-    CHECK(blue > 100);
-    CHECK(orange > 100);
-    CHECK(background > 400 * 480 / 2);
 }
 
-static void headless_broken_script_fails_with_its_line(void)
+/* The windowed mode, once, on a virtual X server (CI installs xvfb); the
+ * system's X and D-Bus libraries keep a few blocks to the end, so the
+ * leak check is off for this run only. Skipped without xvfb-run. */
+static void windowed_mode_under_xvfb(void)
 {
-    if (!have_binary()) return;
     static char out[65536];
-    write_text_file(temp_path("broken.lua"), "local bw = blendwerk\nlocal x = {\nreturn x\n");
-    char args[1024];
-    snprintf(args, sizeof args, "--headless --frames 10 --script '%s'", temp_path("broken.lua"));
-    CHECK_INT(run_demo(args, true, out, sizeof out), 1);
-    CHECK_CONTAINS(out, "broken.lua:3:");
-    CHECK_INT(run_demo("--frames nope", true, out, sizeof out), 2);
-    CHECK_INT(run_demo("--keys 0:space --headless", true, out, sizeof out), 2);
+    if (system("command -v xvfb-run >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "skip: xvfb-run is absent (apt-get install xvfb)\n");
+        return;
+    }
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "ASAN_OPTIONS=detect_leaks=0 SDL_AUDIODRIVER=dummy xvfb-run -a '%s' --frames 20 --size 400x300 "
+             "--screenshot '%s' 2>&1",
+             BW_DEMO_BINARY, temp_path("window.png"));
+    int rc = capture_command(cmd, out, sizeof out);
+    if (rc != 0) fprintf(stderr, "windowed run: %s\n", out);
+    CHECK_INT(rc, 0);
+    image im = load_png(temp_path("window.png"));
+    CHECK(im.px != NULL);
+    if (!im.px) return;
+    CHECK_INT(im.w, 400);
+    CHECK_INT(im.h, 300);
+    CHECK(foreground_share(&im) > 0.05);
+    stbi_image_free(im.px);
 }
+
+static void bad_arguments_and_files_exit_with_the_message(void)
+{
+    static char out[65536];
+    CHECK_INT(run_demo("--headless --size 10x10", out, sizeof out), 2);
+    CHECK_CONTAINS(out, "bad value for --size");
+    CHECK_INT(run_demo("--headless --frobnicate", out, sizeof out), 2);
+    CHECK_CONTAINS(out, "unknown or incomplete option '--frobnicate'");
+    char args[1024];
+    write_text_file(temp_path("broken.lua"), "return {\n  params = { speed = 0 },\n  layers = { ,\n}\n");
+    snprintf(args, sizeof args, "--headless --frames 5 --graph '%s'", temp_path("broken.lua"));
+    CHECK_INT(run_demo(args, out, sizeof out), 1);
+    CHECK_CONTAINS(out, "broken.lua:3:");
+    write_text_file(temp_path("bad2.timeline.lua"), "return { dt = 1/60, frames = 10,\n  { at = 0, gesture = 'moonwalk' },\n}\n");
+    snprintf(args, sizeof args, "--headless --timeline '%s'", temp_path("bad2.timeline.lua"));
+    CHECK_INT(run_demo(args, out, sizeof out), 1);
+    CHECK_CONTAINS(out, "bad2.timeline.lua:2: gesture: unknown clip 'moonwalk'");
+}
+#endif
 
 int main(void)
 {
+#ifdef HAVE_MALLOC_HOOKS
+    __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
+#endif
     snprintf(temp_dir, sizeof temp_dir, "/tmp/bw_test_demo_XXXXXX");
     if (!mkdtemp(temp_dir)) {
-        fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
+        perror("mkdtemp");
         return 1;
     }
-    RUN(default_script_builds_the_stick_figure);
-    RUN(walk_markers_fire_on_the_expected_frames);
-    RUN(bad_step_input_is_harmless);
-    RUN(gesture_plays_once_and_leaves);
-    RUN(crossfade_back_revives_the_fading_track);
-    RUN(good_edit_swaps_in_keeping_times);
-    RUN(broken_edits_keep_the_old_version_and_say_where);
-    RUN(removed_clip_fades_out);
-    RUN(include_files_are_watched_and_reported);
-    RUN(runaway_loops_are_stopped_by_the_budget);
-    RUN(memory_bombs_are_stopped_by_the_cap);
-    RUN(sandbox_has_no_way_out);
-    RUN(bad_returned_values_are_named);
-    RUN(bad_arguments_get_messages);
-    RUN(asset_option_shows_the_fox);
-    RUN(headless_run_reports_the_foot_markers);
-    RUN(headless_keys_crossfade_and_fire_the_gesture);
-    RUN(headless_screenshot_shows_the_figure);
-    RUN(headless_broken_script_fails_with_its_line);
+    RUN(root_motion_moves_the_character_along_its_yaw);
+    RUN(timeline_inputs_reach_the_character);
+    RUN(clip_weights_follow_the_graph);
+    RUN(graph_reload_keeps_the_state_and_refuses_broken_edits);
+    RUN(character_reload_keeps_the_graph_state);
+    RUN(a_frame_allocates_nothing_after_warm_up);
+    RUN(hostile_input_is_refused);
+#ifdef BW_DEMO_BINARY
+    RUN(keys_make_velocity_and_turn);
+    RUN(the_mouse_points_where_the_camera_projects);
+    RUN(a_rejected_reload_shows_on_screen);
+    RUN(headless_image_has_the_size_and_is_not_blank);
+    RUN(the_character_moved_between_frames_30_and_90);
+    RUN(a_jumping_timeline_shows_the_jump_states);
+    RUN(model_runs_on_each_shared_asset);
+    RUN(windowed_mode_under_xvfb);
+    RUN(bad_arguments_and_files_exit_with_the_message);
+#else
+    fprintf(stderr, "note: blendwerk-demo is not built (SDL2 or libstb-dev missing): its tests are skipped\n");
+#endif
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", temp_dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", temp_dir);
-    int rc = check_summary();
-    if (rc == 0 && binary_skipped) SKIP_ALL("blendwerk-demo was not built (no SDL2 or BW_BUILD_DEMO=OFF)");
-    return rc;
+    return check_summary();
 }

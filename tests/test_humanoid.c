@@ -4,7 +4,8 @@
  * the mod's folder, exactly as every host runs a character file; the test
  * then reads the rig and clips behind the returned handles and checks the
  * numbers the script states in its comments:
- * - 26 joints in a fixed parent-first order, 15 clips with unique names;
+ * - 26 joints in a fixed parent-first order, 18 clips with unique names
+ *   (15 body clips, 3 ARKit-52 face clips);
  * - the foot-down markers of every locomotion clip: foot_l at 0, foot_r at
  *   half the cycle (walk cycle 1.0 s, run cycle 0.7 s);
  * - every locomotion cycle returns to its start pose (every joint's
@@ -13,11 +14,17 @@
  * - the root moves at the stated ground speed (linear keys): walk 1.5 m/s,
  *   run 4 m/s, in the clip's direction (fwd +Z, back -Z, left +X, right
  *   -X), checked mid-segment where an eased key would show;
- * - "tens of keys per clip": no clip has more than 100 keys in all.
+ * - "tens of keys per clip": no clip has more than 100 keys in all;
+ * - the face clips hold only ARKit-named float curves, and the animator's
+ *   face layer reads them: face_talk at 0.15 s gives jawOpen 0.45 (its
+ *   key there) and mouthFunnel 0.2 (linear from 0 at 0 s to 0.4 at 0.3 s:
+ *   0.4 * 0.15 / 0.3); face_smile, whose clock also ran 0.15 s, gives
+ *   mouthSmileLeft 0.8 + 0.1 * 0.15 / 1.5 = 0.81.
  */
 #include <math.h>
 #include <string.h>
 
+#include "blendwerk/animator.h"
 #include "blendwerk/bind.h"
 #include "blendwerk/clip.h"
 #include "blendwerk/pose.h"
@@ -43,8 +50,10 @@ static const int PARENTS[] = {-1, 0, 1,  2,  3,  4, 5,  6,  7,  7, 4,  10, 11,
                               12, 4, 14, 15, 16, 1, 18, 19, 20, 1, 22, 23, 24};
 static const char *const CLIPS[] = {
     "idle",      "walk_fwd",   "walk_back", "walk_left", "walk_right", "run_fwd", "run_back",  "run_left",
-    "run_right", "jump_start", "jump_air",  "jump_land", "wave",       "nod",     "breathing",
+    "run_right", "jump_start", "jump_air",  "jump_land", "wave",       "nod",     "breathing", "face_idle",
+    "face_talk", "face_smile",
 };
+#define BODY_CLIP_COUNT 15 /* the face clips come last */
 #define JOINT_COUNT ((int)(sizeof JOINTS / sizeof JOINTS[0]))
 #define CLIP_COUNT ((int)(sizeof CLIPS / sizeof CLIPS[0]))
 
@@ -114,16 +123,17 @@ static void rig_has_the_conventional_joints_parents_first(void)
     bw_pose_deinit(&rest);
 }
 
-static void clips_are_the_listed_fifteen_with_unique_names(void)
+static void clips_are_the_listed_eighteen_with_unique_names(void)
 {
     CHECK_INT(clip_count, CLIP_COUNT);
     for (int i = 0; i < CLIP_COUNT && i < clip_count; i++) CHECK_STR(bw_clip_name(clips[i]), CLIPS[i]);
     for (int i = 0; i < clip_count; i++)
         for (int k = i + 1; k < clip_count; k++) CHECK(strcmp(bw_clip_name(clips[i]), bw_clip_name(clips[k])) != 0);
-    /* looping: idle, the eight locomotion clips, jump_air, breathing */
+    /* looping: idle, the eight locomotion clips, jump_air, breathing, the
+     * three face clips */
     int loops = 0;
     for (int i = 0; i < clip_count; i++) loops += bw_clip_loop(clips[i]);
-    CHECK_INT(loops, 11);
+    CHECK_INT(loops, 14);
     CHECK(!bw_clip_loop(clip_named("jump_start")) && !bw_clip_loop(clip_named("jump_land")));
     CHECK(bw_clip_loop(clip_named("jump_air")));
 }
@@ -143,7 +153,9 @@ static void every_clip_is_small_and_binds_exactly(void)
         bw_binding_desc bd = {.clip = clips[i], .rig = rig};
         CHECK(bw_binding_create(&bd, &b, NULL) == BW_OK);
         bw_bind_report rep = bw_binding_report(b);
-        CHECK_INT(rep.bound, bw_clip_track_count(clips[i])); /* every track by (parent, name) */
+        /* every body track by (parent, name); the face curves have no rig
+         * curve to bind to (the animator reads them from the clip) */
+        CHECK_INT(rep.bound, i < BODY_CLIP_COUNT ? bw_clip_track_count(clips[i]) : 0);
         CHECK_INT(rep.by_name, 0);
         bw_binding_destroy(b);
     }
@@ -291,6 +303,56 @@ static void breathing_starts_at_the_rest_pose(void)
     bw_pose_deinit(&p);
 }
 
+static void face_clips_drive_the_animator_face(void)
+{
+    for (int i = BODY_CLIP_COUNT; i < clip_count; i++) {
+        CHECK(bw_clip_track_count(clips[i]) > 0);
+        for (int t = 0; t < bw_clip_track_count(clips[i]); t++) {
+            bw_track_desc td;
+            CHECK(bw_clip_track(clips[i], t, &td) == BW_OK);
+            CHECK(td.channel == BW_CHANNEL_FLOAT);
+            if (bw_arkit52_find(td.joint) < 0) fprintf(stderr, "%s: '%s' is not an ARKit name\n", bw_clip_name(clips[i]), td.joint);
+            CHECK(bw_arkit52_find(td.joint) >= 0);
+        }
+    }
+    int talk = -1, smile = -1;
+    for (int i = 0; i < clip_count; i++) {
+        if (strcmp(bw_clip_name(clips[i]), "face_talk") == 0) talk = i;
+        if (strcmp(bw_clip_name(clips[i]), "face_smile") == 0) smile = i;
+    }
+    CHECK(talk >= 0 && smile >= 0);
+    if (talk < 0 || smile < 0) return;
+    const int face[2] = {talk, smile};
+    bw_animator_desc d;
+    memset(&d, 0, sizeof d);
+    d.rig = rig;
+    d.clips = (const bw_clip *const *)clips;
+    d.clip_count = clip_count;
+    d.face_clips = face;
+    d.face_clip_count = 2;
+    d.blink.disabled = true;
+    d.head.disabled = true;
+    bw_animator *a = NULL;
+    CHECK(bw_animator_create(&d, &a, NULL) == BW_OK);
+    if (!a) return;
+    const float only_talk[2] = {1, 0}, only_smile[2] = {0, 1};
+    bw_character_state st;
+    memset(&st, 0, sizeof st);
+    st.face_weights = only_talk;
+    st.face_weight_count = 2;
+    CHECK(bw_animator_update(a, 0.15f, &st, NULL) == BW_OK);
+    const float *k = bw_animator_arkit(a);
+    CHECK_NEAR(k[bw_arkit52_find("jawOpen")], 0.45, 1e-5);
+    CHECK_NEAR(k[bw_arkit52_find("mouthFunnel")], 0.2, 1e-5);
+    CHECK_NEAR(k[bw_arkit52_find("mouthSmileLeft")], 0.0, 1e-6);
+    st.face_weights = only_smile;
+    CHECK(bw_animator_update(a, 0.0f, &st, NULL) == BW_OK);
+    k = bw_animator_arkit(a);
+    CHECK_NEAR(k[bw_arkit52_find("mouthSmileLeft")], 0.81, 1e-5);
+    CHECK_NEAR(k[bw_arkit52_find("jawOpen")], 0.05, 1e-5);
+    bw_animator_destroy(a);
+}
+
 int main(void)
 {
     if (!load_humanoid()) {
@@ -299,13 +361,14 @@ int main(void)
         return 1;
     }
     RUN(rig_has_the_conventional_joints_parents_first);
-    RUN(clips_are_the_listed_fifteen_with_unique_names);
+    RUN(clips_are_the_listed_eighteen_with_unique_names);
     RUN(every_clip_is_small_and_binds_exactly);
     RUN(locomotion_clips_mark_the_foot_contacts);
     RUN(locomotion_cycles_return_to_their_start_pose);
     RUN(the_root_moves_at_the_stated_ground_speed);
     RUN(the_jump_crouches_keep_the_feet_on_the_ground);
     RUN(breathing_starts_at_the_rest_pose);
+    RUN(face_clips_drive_the_animator_face);
     bw_sandbox_destroy(sb);
     return check_summary();
 }

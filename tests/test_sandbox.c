@@ -5,10 +5,11 @@
  * run five ways:
  * - through the C API (bw_sandbox_load_file + bw_sandbox_call), timed;
  * - through `blendwerk run --sandbox` (the built binary, popen);
- * - through the demo's script loading (demo_character_load);
- * - through the demo's hot reload (a good character, then the case saved
- *   over it: the reload fails, the old character keeps playing, a good
- *   save afterwards loads again);
+ * - through the demo's character loading (bw_character_load, the one
+ *   loader the demo uses);
+ * - through the demo's hot reload (demo/app.h: a good character, then the
+ *   case saved over it: the reload fails, the old character keeps playing,
+ *   a good save afterwards loads again);
  * - as the body of a graph predicate (blendwerk.graph), which counts as
  *   false and is reported once while the script around it runs on.
  * Each must end with the case's error, naming the file and line, and the
@@ -26,7 +27,7 @@
  * thread is what is bounded, so other processes on the machine (CI runs
  * tests side by side) do not make the test flaky.
  *
- * The demo's loading comes from its SDL-free logic library
+ * The demo's session comes from its SDL-free logic library
  * (blendwerk_demo_logic), as in tests/test_demo.c, so it is tested
  * without SDL.
  */
@@ -41,9 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "player.h"
-#include "reload.h"
-#include "script.h"
+#include "app.h"
+#include "character.h"
 #include "check.h"
 #include "test_files.h"
 #include "sandbox.h"
@@ -438,60 +438,55 @@ static void plot_blend_specs_are_sandboxed(void)
     }
 }
 
-static demo_limits demo_case_limits(const sandbox_case *c)
-{
-    bw_sandbox_limits lim = case_limits(c);
-    demo_limits d = {.instructions = lim.instructions, .memory = lim.memory, .seconds = lim.seconds};
-    return d;
-}
-
 static void cases_stop_through_demo_loading(void)
 {
     for (int i = 0; i < CASE_COUNT; i++) {
         const sandbox_case *c = &cases[i];
-        demo_limits lim = demo_case_limits(c);
-        char err[DEMO_ERROR_MAX] = "";
-        demo_character *ch = NULL;
-        CHECK(!demo_character_load(mod_path(case_file(c)), NULL, &lim, &ch, NULL, err, sizeof err));
+        bw_character_options opt = {.limits = case_limits(c)};
+        char err[1024] = "";
+        bw_character *ch = NULL;
+        CHECK(!bw_character_load(mod_path(case_file(c)), &opt, &ch, err, sizeof err));
         CHECK(ch == NULL);
         check_message(c, "the demo", err);
     }
-    char err[DEMO_ERROR_MAX] = "";
-    demo_character *ch = NULL;
-    CHECK(demo_character_load(mod_path("harmless.lua"), NULL, NULL, &ch, NULL, err, sizeof err));
+    char err[1024] = "";
+    bw_character *ch = NULL;
+    CHECK(bw_character_load(mod_path("harmless.lua"), NULL, &ch, err, sizeof err));
     if (!ch) fprintf(stderr, "harmless: %s\n", err);
     CHECK(ch != NULL && ch->clip_count == 1);
-    demo_character_destroy(ch);
+    bw_character_destroy(ch);
 }
 
 static void cases_stop_through_demo_hot_reload(void)
 {
-    demo_reloader r;
-    demo_player player;
     const char *live = mod_path("live.lua");
     write_text_file(live, harmless);
     for (int i = 0; i < CASE_COUNT; i++) {
         const sandbox_case *c = &cases[i];
-        demo_limits lim = demo_case_limits(c);
-        demo_reloader_init(&r, live, NULL, &lim);
-        demo_character *first = demo_reloader_load(&r);
-        CHECK(first != NULL);
-        if (!first) return;
-        char err[DEMO_ERROR_MAX];
-        CHECK(demo_player_init(&player, first, err, sizeof err));
+        demo_app_desc d = {.character = live, .force_polling = true, .limits = case_limits(c)};
+        char err[DEMO_APP_ERROR_MAX];
+        demo_app *app = demo_app_create(&d, err, sizeof err);
+        CHECK(app != NULL);
+        if (!app) {
+            fprintf(stderr, "live.lua: %s\n", err);
+            return;
+        }
+        CHECK(demo_app_frame(app, 1.0f / 60.0f, 0.0));
+        const bw_rig *first = demo_app_rig(app);
         /* the case is saved over the live script, under the case's name
          * in the message: it is included from the live file's place */
         char text[2048];
         snprintf(text, sizeof text, "return include('%s')\n", case_file(c));
         write_text_file(live, text);
-        CHECK(!demo_reloader_apply(&r, &player));
-        check_message(c, "the demo's hot reload", r.error);
-        CHECK(player.character == first); /* the old version keeps playing */
+        CHECK_INT(demo_app_reload(app, 1.0, true), -1);
+        check_message(c, "the demo's hot reload", demo_app_error(app));
+        CHECK(demo_app_rig(app) == first); /* the old version keeps playing */
+        CHECK(demo_app_frame(app, 1.0f / 60.0f, 1.1));
         write_text_file(live, harmless);
-        CHECK(demo_reloader_apply(&r, &player));
-        CHECK_STR(r.error, "");
-        CHECK(player.character != first);
-        demo_player_deinit(&player);
+        CHECK_INT(demo_app_reload(app, 2.0, true), 1);
+        CHECK_STR(demo_app_error(app), "");
+        CHECK(demo_app_frame(app, 1.0f / 60.0f, 2.1));
+        demo_app_destroy(app);
     }
 }
 

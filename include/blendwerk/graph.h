@@ -339,6 +339,13 @@ BW_API const char *bw_graph_param_name(const bw_graph *graph, int param);
 BW_API const char *bw_graph_layer_name(const bw_graph *graph, int layer);
 BW_API const char *bw_graph_state_name(const bw_graph *graph, int layer, int state);
 BW_API bw_graph_param_kind bw_graph_param_kind_of(const bw_graph *graph, int param); /* FLOAT for bad indices */
+/* What a state plays, for tools that draw a graph (the demo's overlays):
+ * the clip index of a clip state (-1 for a blend state or bad indices),
+ * and the compiled blend tree of a blend state (NULL for a clip state or
+ * bad indices; owned by the graph; its leaf clip ids are graph clip
+ * indices and its parameter indices the graph's parameter indices). */
+BW_API int bw_graph_state_clip(const bw_graph *graph, int layer, int state);
+BW_API const bw_blend_tree *bw_graph_state_blend(const bw_graph *graph, int layer, int state);
 
 /* ---- cursors ---- */
 

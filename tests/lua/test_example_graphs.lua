@@ -12,7 +12,7 @@ local test, check, eq, finish = h.test, h.check, h.eq, h.finish
 local humanoid = dofile("scripts/humanoid.lua")
 local CLIPS = {}
 for _, c in ipairs(humanoid.clips) do CLIPS[c:name()] = c end
-local NAMES = { "locomotion", "jump", "upper_wave", "breathing", "travel" }
+local NAMES = { "locomotion", "jump", "upper_wave", "breathing", "travel", "demo" }
 
 local function fields_in(t, allowed, what)
     for k in pairs(t) do
@@ -26,7 +26,8 @@ local STATE = set { "clip", "blend", "speed", "loop", "sync", "offset" }
 local TRANSITION = set { "from", "to", "when", "exit_time", "duration", "mode", "source_speed", "interruptible",
                          "curve", "to_self" }
 local TIMELINE = set { "dt", "duration", "frames" }
-local ENTRY = set { "at", "set", "fire", "travel", "layer", "layer_weight", "fade" }
+local ENTRY = set { "at", "set", "fire", "travel", "layer", "layer_weight", "fade",
+                    "velocity", "yaw", "turn", "look_at", "gesture" } -- the last five: demo inputs (bindings/timeline.h)
 
 -- The parameter a condition string reads, or nil if it does not parse.
 local function condition_param(s)

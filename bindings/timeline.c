@@ -1,5 +1,5 @@
-/* timeline.c - timelines for `blendwerk simulate` and `blendwerk watch`
- * (timeline.h; moved here from cmd_simulate.c). */
+/* timeline.c - the timeline reader of `blendwerk simulate`, `blendwerk
+ * watch` and the demo (timeline.h; moved here from cli/). */
 #include <lauxlib.h>
 #include <lua.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include "lua_graph.h"
 #include "timeline.h"
 
-void cli_timeline_free(cli_timeline *t)
+void bw_timeline_free(bw_timeline *t)
 {
     free(t->at);
     free(t->line);
@@ -22,7 +22,7 @@ void cli_timeline_free(cli_timeline *t)
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static void tl_error(cli_timeline *s, int line, const char *fmt, ...)
+static void tl_error(bw_timeline *s, int line, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -34,17 +34,17 @@ static void tl_error(cli_timeline *s, int line, const char *fmt, ...)
     s->errors++;
 }
 
-static cli_action *add_act(cli_timeline *t, int cap, cli_act_kind kind, int entry)
+static bw_timeline_action *add_act(bw_timeline *t, int cap, bw_timeline_act_kind kind, int entry)
 {
     if (t->act_count >= cap) return NULL;
-    cli_action *a = &t->acts[t->act_count++];
+    bw_timeline_action *a = &t->acts[t->act_count++];
     memset(a, 0, sizeof *a);
     a->kind = kind;
     a->entry = entry;
     return a;
 }
 
-static int find_param(cli_timeline *s, lua_State *L, int idx, int line, const char *what)
+static int find_param(bw_timeline *s, lua_State *L, int idx, int line, const char *what)
 {
     if (lua_type(L, idx) != LUA_TSTRING) {
         tl_error(s, line, "%s must be a parameter name, not a %s", what, luaL_typename(L, idx));
@@ -55,7 +55,7 @@ static int find_param(cli_timeline *s, lua_State *L, int idx, int line, const ch
     return p;
 }
 
-static int find_layer(cli_timeline *s, const char *name, int line)
+static int find_layer(bw_timeline *s, const char *name, int line)
 {
     int l = bw_graph_find_layer(s->graph, name);
     if (l < 0) tl_error(s, line, "unknown layer '%s'", name);
@@ -63,7 +63,7 @@ static int find_layer(cli_timeline *s, const char *name, int line)
 }
 
 /* The number field `key` of the table at idx into *out (absent: false). */
-static bool opt_number(cli_timeline *s, lua_State *L, int idx, const char *key, double *out, int line)
+static bool opt_number(bw_timeline *s, lua_State *L, int idx, const char *key, double *out, int line)
 {
     lua_getfield(L, idx, key);
     bool present = !lua_isnil(L, -1);
@@ -77,11 +77,71 @@ static bool opt_number(cli_timeline *s, lua_State *L, int idx, const char *key, 
     return present;
 }
 
-static const char *const entry_fields[] = {"at", "set", "fire", "travel", "layer", "layer_weight", "fade", NULL};
+static const char *const entry_fields[] = {"at",      "set", "fire", "travel",  "layer",   "layer_weight", "fade",
+                                           "velocity", "yaw", "turn", "look_at", "gesture", NULL};
 
-static void read_entry(cli_timeline *s, lua_State *L, int e, int i, int cap)
+/* A list of exactly 3 finite numbers at idx into out. */
+static bool vec3(lua_State *L, int idx, float out[3])
 {
-    cli_timeline *t = s;
+    if (!lua_istable(L, idx) || lua_rawlen(L, idx) != 3) return false;
+    bool ok = true;
+    for (int k = 0; k < 3; k++) {
+        lua_rawgeti(L, idx, k + 1);
+        ok = ok && lua_type(L, -1) == LUA_TNUMBER && isfinite(lua_tonumber(L, -1)) && fabs(lua_tonumber(L, -1)) < 1e30;
+        out[k] = ok ? (float)lua_tonumber(L, -1) : 0.0f;
+        lua_pop(L, 1);
+    }
+    return ok;
+}
+
+/* The character inputs of an entry (timeline.h). */
+static void read_inputs(bw_timeline *t, lua_State *L, int e, int i, int cap)
+{
+    static const char *const vec_keys[2] = {"velocity", "look_at"};
+    for (int v = 0; v < 2; v++) {
+        lua_getfield(L, e, vec_keys[v]);
+        if (!lua_isnil(L, -1)) {
+            int line = bw_lua_key_line(L, e, vec_keys[v]);
+            float vec[3];
+            bool clear = v == 1 && lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1);
+            if (!clear && !vec3(L, lua_gettop(L), vec)) {
+                tl_error(t, line, "%s must be { x, y, z } (3 finite numbers)%s", vec_keys[v], v ? " or false" : "");
+            } else {
+                bw_timeline_action *a = add_act(t, cap, v ? BW_TL_ACT_LOOK_AT : BW_TL_ACT_VELOCITY, i);
+                if (a && !clear) memcpy(a->vec, vec, sizeof vec);
+                if (a) a->state = clear ? 0 : 1;
+            }
+        }
+        lua_pop(L, 1);
+    }
+    static const char *const num_keys[2] = {"yaw", "turn"};
+    for (int v = 0; v < 2; v++) {
+        double x = 0;
+        if (opt_number(t, L, e, num_keys[v], &x, bw_lua_key_line(L, e, num_keys[v]))) {
+            bw_timeline_action *a = add_act(t, cap, v ? BW_TL_ACT_TURN : BW_TL_ACT_YAW, i);
+            if (a) a->value = (float)x;
+        }
+    }
+    lua_getfield(L, e, "gesture");
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        int clip = -1;
+        for (int c = 0; c < t->clip_count && clip < 0; c++)
+            if (t->clips[c] && strcmp(bw_clip_name(t->clips[c]), lua_tostring(L, -1)) == 0) clip = c;
+        if (t->clips && clip < 0)
+            tl_error(t, bw_lua_key_line(L, e, "gesture"), "gesture: unknown clip '%s'", lua_tostring(L, -1));
+        else {
+            bw_timeline_action *a = add_act(t, cap, BW_TL_ACT_GESTURE, i);
+            if (a) a->index = clip;
+        }
+    } else if (!lua_isnil(L, -1)) {
+        tl_error(t, bw_lua_key_line(L, e, "gesture"), "gesture must be a clip name");
+    }
+    lua_pop(L, 1);
+}
+
+static void read_entry(bw_timeline *s, lua_State *L, int e, int i, int cap)
+{
+    bw_timeline *t = s;
     int line = bw_lua_table_line(L, e);
     t->line[i] = line;
     lua_pushnil(L);
@@ -92,7 +152,8 @@ static void read_entry(cli_timeline *s, lua_State *L, int e, int i, int cap)
             for (int k = 0; entry_fields[k] && !known; k++) known = strcmp(entry_fields[k], lua_tostring(L, -1)) == 0;
         if (!known)
             tl_error(s, lua_type(L, -1) == LUA_TSTRING ? bw_lua_key_line(L, e, lua_tostring(L, -1)) : line,
-                     "entry %d: unknown field '%s' (accepted fields: at, set, fire, travel, layer, layer_weight, fade)",
+                     "entry %d: unknown field '%s' (accepted fields: at, set, fire, travel, layer, layer_weight, fade, "
+                     "velocity, yaw, turn, look_at, gesture)",
                      i + 1, lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
     }
     double at = 0;
@@ -119,7 +180,7 @@ static void read_entry(cli_timeline *s, lua_State *L, int e, int i, int cap)
                 p = -1;
             }
             lua_pop(L, 1);
-            cli_action *a = p >= 0 ? add_act(t, cap, CLI_ACT_SET, i) : NULL;
+            bw_timeline_action *a = p >= 0 ? add_act(t, cap, BW_TL_ACT_SET, i) : NULL;
             if (a) {
                 a->index = p;
                 a->value = v;
@@ -130,7 +191,7 @@ static void read_entry(cli_timeline *s, lua_State *L, int e, int i, int cap)
             for (int b = a; b > start && (t->acts[b].state < t->acts[b - 1].state ||
                                            (t->acts[b].state == t->acts[b - 1].state && t->acts[b].index < t->acts[b - 1].index));
                  b--) {
-                cli_action tmp = t->acts[b];
+                bw_timeline_action tmp = t->acts[b];
                 t->acts[b] = t->acts[b - 1];
                 t->acts[b - 1] = tmp;
             }
@@ -152,7 +213,7 @@ static void read_entry(cli_timeline *s, lua_State *L, int e, int i, int cap)
                 tl_error(s, fire_line, "fire: '%s' is not a trigger", bw_graph_param_name(s->graph, p));
                 p = -1;
             }
-            cli_action *a = p >= 0 ? add_act(t, cap, CLI_ACT_FIRE, i) : NULL;
+            bw_timeline_action *a = p >= 0 ? add_act(t, cap, BW_TL_ACT_FIRE, i) : NULL;
             if (a) a->index = p;
         }
     } else if (!lua_isnil(L, -1)) {
@@ -166,11 +227,13 @@ static void read_entry(cli_timeline *s, lua_State *L, int e, int i, int cap)
     else if (!lua_isnil(L, -1)) tl_error(s, line, "layer must be a layer name");
     lua_pop(L, 1);
     lua_getfield(L, e, "travel");
-    if (lua_type(L, -1) == LUA_TSTRING && layer >= 0) {
+    if (lua_type(L, -1) == LUA_TSTRING && !s->graph) {
+        tl_error(s, bw_lua_key_line(L, e, "travel"), "travel: no graph is running");
+    } else if (lua_type(L, -1) == LUA_TSTRING && layer >= 0) {
         int st = bw_graph_find_state(s->graph, layer, lua_tostring(L, -1));
         if (st < 0) tl_error(s, bw_lua_key_line(L, e, "travel"), "travel: unknown state '%s' in layer '%s'", lua_tostring(L, -1),
                              bw_graph_layer_name(s->graph, layer));
-        cli_action *a = st >= 0 ? add_act(t, cap, CLI_ACT_TRAVEL, i) : NULL;
+        bw_timeline_action *a = st >= 0 ? add_act(t, cap, BW_TL_ACT_TRAVEL, i) : NULL;
         if (a) {
             a->index = layer;
             a->state = st;
@@ -193,7 +256,7 @@ static void read_entry(cli_timeline *s, lua_State *L, int e, int i, int cap)
                 tl_error(s, line, "layer_weight: a weight must be a number >= 0");
                 l = -1;
             }
-            cli_action *a = l >= 0 ? add_act(t, cap, CLI_ACT_WEIGHT, i) : NULL;
+            bw_timeline_action *a = l >= 0 ? add_act(t, cap, BW_TL_ACT_WEIGHT, i) : NULL;
             if (a) {
                 a->index = l;
                 a->value = (float)lua_tonumber(L, -1);
@@ -205,12 +268,13 @@ static void read_entry(cli_timeline *s, lua_State *L, int e, int i, int cap)
         tl_error(s, line, "layer_weight must be a table { layer = weight }");
     }
     lua_pop(L, 1);
+    read_inputs(t, L, e, i, cap);
 }
 
 /* The timeline table on top of L's stack into *s. */
-static bool read_timeline(cli_timeline *s, lua_State *L)
+static bool read_timeline(bw_timeline *s, lua_State *L)
 {
-    cli_timeline *t = s;
+    bw_timeline *t = s;
     const int tt = lua_gettop(L);
     if (!lua_istable(L, tt)) {
         tl_error(s, 0, "a timeline is a table { dt =, duration = | frames =, entries... }");
@@ -234,19 +298,19 @@ static bool read_timeline(cli_timeline *s, lua_State *L)
     bool has_d = opt_number(s, L, tt, "duration", &duration, bw_lua_key_line(L, tt, "duration"));
     bool has_f = opt_number(s, L, tt, "frames", &frames, bw_lua_key_line(L, tt, "frames"));
     if (has_d == has_f) tl_error(s, line, "give one of duration (seconds) or frames");
-    else if (has_f && (frames < 0 || frames != floor(frames) || frames > CLI_TIMELINE_MAX_FRAMES))
-        tl_error(s, bw_lua_key_line(L, tt, "frames"), "frames must be a whole number in 0..%d", CLI_TIMELINE_MAX_FRAMES);
-    else if (has_d && (duration < 0 || (t->dt > 0 && duration / t->dt > CLI_TIMELINE_MAX_FRAMES)))
-        tl_error(s, bw_lua_key_line(L, tt, "duration"), "duration must be >= 0 and at most %d frames", CLI_TIMELINE_MAX_FRAMES);
-    if (t->dt > 0) t->frames = has_f ? (long)frames : (long)ceil(duration / t->dt - CLI_TIMELINE_AT_EPSILON);
+    else if (has_f && (frames < 0 || frames != floor(frames) || frames > BW_TIMELINE_MAX_FRAMES))
+        tl_error(s, bw_lua_key_line(L, tt, "frames"), "frames must be a whole number in 0..%d", BW_TIMELINE_MAX_FRAMES);
+    else if (has_d && (duration < 0 || (t->dt > 0 && duration / t->dt > BW_TIMELINE_MAX_FRAMES)))
+        tl_error(s, bw_lua_key_line(L, tt, "duration"), "duration must be >= 0 and at most %d frames", BW_TIMELINE_MAX_FRAMES);
+    if (t->dt > 0) t->frames = has_f ? (long)frames : (long)ceil(duration / t->dt - BW_TIMELINE_AT_EPSILON);
     if (t->frames < 0) t->frames = 0;
     /* every entry has at most (params + 1 + 1 + layers) actions */
-    int per_entry = bw_graph_param_count(s->graph) + bw_graph_layer_count(s->graph) + 2;
+    int per_entry = bw_graph_param_count(s->graph) + bw_graph_layer_count(s->graph) + 2 + 5;
     t->entry_count = n;
     t->at = (double *)calloc((size_t)n + 1, sizeof *t->at);
     t->line = (int *)calloc((size_t)n + 1, sizeof *t->line);
     slots = n * per_entry + 1;
-    t->acts = (cli_action *)calloc((size_t)slots, sizeof *t->acts);
+    t->acts = (bw_timeline_action *)calloc((size_t)slots, sizeof *t->acts);
     if (!t->at || !t->line || !t->acts) {
         tl_error(s, 0, "out of memory");
         return false;
@@ -260,7 +324,7 @@ static bool read_timeline(cli_timeline *s, lua_State *L)
     return s->errors == 0;
 }
 
-char *cli_read_text(const char *path, size_t *size)
+char *bw_timeline_read_text(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
@@ -285,30 +349,76 @@ char *cli_read_text(const char *path, size_t *size)
     return buf;
 }
 
-bool cli_timeline_read(cli_timeline *t, lua_State *L, const bw_graph *graph, const char *path, double applied_until)
+bool bw_timeline_read(bw_timeline *t, lua_State *L, const bw_graph *graph, const char *path, double applied_until)
 {
-    cli_timeline_free(t);
+    return bw_timeline_read_clips(t, L, graph, NULL, 0, path, applied_until);
+}
+
+bool bw_timeline_read_clips(bw_timeline *t, lua_State *L, const bw_graph *graph, const bw_clip *const *clips,
+                            int clip_count, const char *path, double applied_until)
+{
+    bw_timeline_free(t);
     t->path = path;
     t->graph = graph;
+    t->clips = clips;
+    t->clip_count = clips ? clip_count : 0;
     bool ok = read_timeline(t, L);
     for (int a = 0; a < t->act_count; a++)
-        t->acts[a].done = t->at[t->acts[a].entry] <= applied_until + CLI_TIMELINE_AT_EPSILON;
+        t->acts[a].done = t->at[t->acts[a].entry] <= applied_until + BW_TIMELINE_AT_EPSILON;
     return ok;
 }
 
-bool cli_timeline_apply(cli_timeline *t, bw_graph_cursor *cursor, double now, long frame)
+void bw_timeline_input_init(bw_timeline_input *input)
+{
+    memset(input, 0, sizeof *input);
+    input->gesture = -1;
+}
+
+bool bw_timeline_apply(bw_timeline *t, bw_graph_cursor *cursor, double now, long frame)
+{
+    return bw_timeline_apply_input(t, cursor, NULL, now, frame);
+}
+
+/* A character input action into *in (NULL: dropped). */
+static void apply_input(const bw_timeline_action *act, bw_timeline_input *in)
+{
+    if (!in) return;
+    switch (act->kind) {
+    case BW_TL_ACT_VELOCITY: memcpy(in->velocity, act->vec, sizeof in->velocity); break;
+    case BW_TL_ACT_YAW:
+        in->has_yaw = true;
+        in->yaw = act->value;
+        break;
+    case BW_TL_ACT_TURN: in->turn = act->value; break;
+    case BW_TL_ACT_LOOK_AT:
+        in->has_look_at = act->state != 0;
+        memcpy(in->look_at, act->vec, sizeof in->look_at);
+        break;
+    case BW_TL_ACT_GESTURE:
+        if (act->index >= 0) in->gesture = act->index;
+        break;
+    default: break;
+    }
+}
+
+bool bw_timeline_apply_input(bw_timeline *t, bw_graph_cursor *cursor, bw_timeline_input *input, double now, long frame)
 {
     bool routed = true;
-    now += CLI_TIMELINE_AT_EPSILON;
+    now += BW_TIMELINE_AT_EPSILON;
     for (int a = 0; a < t->act_count; a++) {
-        cli_action *act = &t->acts[a];
+        bw_timeline_action *act = &t->acts[a];
         if (act->done || t->at[act->entry] > now) continue;
         act->done = true;
+        if (act->kind >= BW_TL_ACT_VELOCITY) {
+            apply_input(act, input);
+            continue;
+        }
+        if (!cursor) continue;
         switch (act->kind) {
-        case CLI_ACT_SET: bw_graph_cursor_set_param(cursor, act->index, act->value); break;
-        case CLI_ACT_FIRE: bw_graph_cursor_fire(cursor, act->index); break;
-        case CLI_ACT_WEIGHT: bw_graph_cursor_set_layer_weight(cursor, act->index, act->value, act->fade); break;
-        case CLI_ACT_TRAVEL:
+        case BW_TL_ACT_SET: bw_graph_cursor_set_param(cursor, act->index, act->value); break;
+        case BW_TL_ACT_FIRE: bw_graph_cursor_fire(cursor, act->index); break;
+        case BW_TL_ACT_WEIGHT: bw_graph_cursor_set_layer_weight(cursor, act->index, act->value, act->fade); break;
+        case BW_TL_ACT_TRAVEL:
             if (bw_graph_cursor_travel(cursor, act->index, act->state) != BW_OK) {
                 bw_graph_layer_status st;
                 bw_graph_cursor_layer_status(cursor, act->index, &st);
@@ -319,7 +429,41 @@ bool cli_timeline_apply(cli_timeline *t, bw_graph_cursor *cursor, double now, lo
                 routed = false;
             }
             break;
+        default: break;
         }
     }
     return routed;
+}
+
+/* In the timeline's sandbox: (text, display) -> timeline table */
+static int timeline_protected(lua_State *L)
+{
+    size_t n = 0;
+    const char *text = lua_tolstring(L, 1, &n);
+    bw_lua_run_source(L, text, n, lua_tostring(L, 2));
+    return 1;
+}
+
+bw_sandbox *bw_timeline_load(const char *path, char *err, size_t err_size)
+{
+    size_t size = 0;
+    char *text = bw_timeline_read_text(path, &size);
+    if (!text) {
+        snprintf(err, err_size, "cannot read %s", path);
+        return NULL;
+    }
+    bw_sandbox *sb = bw_sandbox_create(NULL, err, err_size);
+    if (sb) {
+        lua_State *L = bw_sandbox_state(sb);
+        lua_pushcfunction(L, timeline_protected);
+        lua_pushlstring(L, text, size);
+        lua_pushstring(L, path);
+        if (bw_sandbox_call(sb, 2, 1) != BW_SANDBOX_OK) {
+            snprintf(err, err_size, "%s", bw_sandbox_error(sb));
+            bw_sandbox_destroy(sb);
+            sb = NULL;
+        }
+    }
+    free(text);
+    return sb;
 }

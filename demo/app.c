@@ -1,0 +1,870 @@
+/* app.c - the demo's session without SDL (app.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "app.h"
+
+#include <lua.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "blendwerk/blendtree.h"
+#include "blendwerk/pose.h"
+#include "character.h"
+#include "graph_reload.h"
+#include "timeline.h"
+#include "watch.h"
+
+#define DEFAULT_FADE 0.2f
+#define TRAIL_STEP 0.05 /* seconds between trail points */
+#define MAX_FACES 8
+#define MAX_GESTURES 8
+
+/* One running version: the graph file's load and the animator on it. */
+typedef struct version {
+    bw_graph_reload *graph; /* NULL without a graph file; host mode (graph_reload.h) */
+    const bw_graph *held;   /* the version the animator runs (acquired) */
+    bw_animator *animator;
+    int p_vx, p_vz, p_speed; /* graph parameters the input drives, -1 = none */
+    int gestures[MAX_GESTURES], gesture_count;
+    int faces[MAX_FACES], face_count;
+    bw_locomotion_entry loco[3];
+    int loco_count;
+    float *clip_weights; /* clip_count: the fallback base (first clip looping), or NULL */
+} version;
+
+/* The character: owned (a file) or borrowed (a model). */
+typedef struct character_ref {
+    bw_character *owned;
+    const bw_rig *rig;
+    const bw_clip **clips;
+    const char **names;
+    int clip_count;
+} character_ref;
+
+struct demo_app {
+    char *character_path, *graph_path, *timeline_path, *label;
+    float fade;
+    bool force_polling;
+    bw_sandbox_limits limits;
+    bw_allocator allocator;
+    character_ref ch;
+    bw_watch *char_watch; /* the character file and what it included */
+    version v;
+    bool root_motion;     /* the rig has a joint named "root" */
+    float (*model)[4][4];
+    int model_joints;
+    /* the world */
+    float position[3], yaw, world_velocity[3];
+    demo_input input;
+    float face_weights[MAX_FACES];
+    int face; /* the face clip driven, -1 = none */
+    int fire[DEMO_APP_MAX_FIRE], fire_count;
+    int auto_fade_layer; /* a layer faded in by demo_app_layer_weight, faded out when its state ends; -1 */
+    /* timeline */
+    bw_sandbox *tl_sb;
+    bw_timeline tl;
+    bw_timeline_input tl_in;
+    /* outputs */
+    float trail[DEMO_APP_TRAIL][2];
+    int trail_count; /* oldest first */
+    double trail_time;
+    char events[DEMO_APP_EVENTS][DEMO_APP_EVENT_TEXT];
+    long event_count;
+    double time;
+    long frames;
+    double anim_ms;
+    char error[DEMO_APP_ERROR_MAX];
+    char note[512];
+    int reloads, rejections;
+};
+
+static void set_error(demo_app *a, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void set_error(demo_app *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->error, sizeof a->error, fmt, ap);
+    va_end(ap);
+}
+
+static char *dup_or_null(const char *s)
+{
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = (char *)malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+static double ms_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The animator lends its graph cursor (animator.h gives it const): the
+ * session drives it between updates only, for the timeline's travel,
+ * layer weights and parameters and for the carry-over at a reload -
+ * exactly what bw_graph_reload does with cursors of its own. */
+static bw_graph_cursor *cursor_of(const version *v)
+{
+    return v->animator ? (bw_graph_cursor *)bw_animator_cursor(v->animator) : NULL;
+}
+
+static const bw_graph *graph_of(const version *v) { return v->held; }
+
+/* ---- the character ---- */
+
+static void character_free(character_ref *c)
+{
+    bw_character_destroy(c->owned);
+    free(c->clips);
+    free(c->names);
+    memset(c, 0, sizeof *c);
+}
+
+static bool character_lists(character_ref *c, int n)
+{
+    c->clips = (const bw_clip **)calloc((size_t)n + 1, sizeof *c->clips);
+    c->names = (const char **)calloc((size_t)n + 1, sizeof *c->names);
+    c->clip_count = n;
+    return c->clips && c->names;
+}
+
+static bool watch_included(void *user, const char *path, char *why, size_t why_size)
+{
+    (void)why;
+    (void)why_size;
+    if (user) bw_watch_add((bw_watch *)user, path);
+    return true;
+}
+
+static bool character_load(demo_app *a, character_ref *out, char *err, size_t err_size)
+{
+    memset(out, 0, sizeof *out);
+    bw_character_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.limits = a->limits;
+    opt.on_open = watch_included;
+    opt.user = a->char_watch;
+    if (!bw_character_load(a->character_path, &opt, &out->owned, err, err_size)) return false;
+    bw_character *ch = out->owned;
+    if (!character_lists(out, ch->clip_count)) {
+        snprintf(err, err_size, "%s: out of memory", a->character_path);
+        character_free(out);
+        return false;
+    }
+    out->rig = ch->rig;
+    for (int i = 0; i < ch->clip_count; i++) {
+        out->clips[i] = ch->clips[i].clip;
+        out->names[i] = ch->clips[i].name;
+    }
+    return true;
+}
+
+static int find_clip(const character_ref *c, const char *name)
+{
+    for (int i = 0; i < c->clip_count; i++)
+        if (c->names[i] && strcmp(c->names[i], name) == 0) return i;
+    return -1;
+}
+
+/* The first clip whose name contains one of `words` (case-insensitive). */
+static int find_clip_like(const character_ref *c, const char *const *words)
+{
+    for (int w = 0; words[w]; w++)
+        for (int i = 0; i < c->clip_count; i++) {
+            const char *n = c->names[i];
+            size_t len = strlen(words[w]);
+            for (size_t k = 0; n && n[k]; k++) {
+                size_t m = 0;
+                while (m < len && n[k + m] && (n[k + m] | 0x20) == words[w][m]) m++;
+                if (m == len) return i;
+            }
+        }
+    return -1;
+}
+
+/* ---- a version ---- */
+
+static void version_free(version *v)
+{
+    bw_animator_destroy(v->animator);
+    if (v->held) bw_graph_reload_release(v->graph, v->held);
+    bw_graph_reload_destroy(v->graph);
+    free(v->clip_weights);
+    memset(v, 0, sizeof *v);
+}
+
+static void animator_errors(char *err, size_t err_size, const bw_error *errs, int count, int cap)
+{
+    size_t used = strlen(err);
+    for (int i = 0; i < count && i < cap && used + 1 < err_size; i++) {
+        int n = snprintf(err + used, err_size - used, "%sanimator: %s: %s", used ? "\n" : "", errs[i].where,
+                         errs[i].message);
+        if (n < 0) break;
+        used += (size_t)n < err_size - used ? (size_t)n : err_size - used - 1;
+    }
+}
+
+/* The graph parameters the input drives. */
+static void find_params(version *v)
+{
+    v->p_vx = bw_graph_find_param(v->held, "vx");
+    v->p_vz = bw_graph_find_param(v->held, "vz");
+    v->p_speed = bw_graph_find_param(v->held, "speed");
+}
+
+static bool version_build(demo_app *a, const character_ref *c, version *v, char *err, size_t err_size)
+{
+    memset(v, 0, sizeof *v);
+    err[0] = '\0';
+    if (a->graph_path) {
+        bw_watch_desc wd = {BW_WATCH_DEFAULT_DEBOUNCE, a->force_polling};
+        bw_graph_reload_desc gd;
+        memset(&gd, 0, sizeof gd);
+        gd.path = a->graph_path;
+        gd.rig = c->rig;
+        gd.clips = c->clips;
+        gd.clip_count = c->clip_count;
+        gd.host_cursors = true; /* the animator's cursor is the character's */
+        gd.limits = a->limits;
+        gd.watch = &wd;
+        v->graph = bw_graph_reload_create(&gd, err, err_size);
+        if (!v->graph) return false;
+        v->held = bw_graph_reload_acquire(v->graph);
+    }
+    const bw_graph *g = graph_of(v);
+    find_params(v);
+    static const char *const gestures[] = {"wave", "nod", NULL};
+    for (int k = 0; gestures[k]; k++) {
+        int i = find_clip(c, gestures[k]);
+        if (i >= 0) v->gestures[v->gesture_count++] = i;
+    }
+    for (int i = 0; i < c->clip_count && v->face_count < MAX_FACES; i++)
+        if (strncmp(c->names[i], "face_", 5) == 0) v->faces[v->face_count++] = i;
+    bw_animator_desc d;
+    memset(&d, 0, sizeof d);
+    d.rig = c->rig;
+    d.clips = c->clips;
+    d.clip_names = c->names;
+    d.clip_count = c->clip_count;
+    d.graph = g;
+    d.face_clips = v->faces;
+    d.face_clip_count = v->face_count;
+    d.gesture_clips = v->gestures;
+    d.gesture_clip_count = v->gesture_count;
+    d.root_joint = bw_rig_find_by_name(c->rig, "root") >= 0 ? "root" : NULL;
+    d.allocator = a->allocator;
+    if (!g) {
+        /* no graph: a locomotion blend from the clips' names, else the first
+         * body clip looping */
+        static const char *const idle[] = {"idle", "survey", NULL}, *const walk[] = {"walk", NULL},
+                                 *const run[] = {"run", NULL};
+        const char *const *kinds[3] = {idle, walk, run};
+        const float speeds[3] = {0.0f, 1.5f, 4.0f};
+        for (int k = 0; k < 3; k++) {
+            int i = find_clip_like(c, kinds[k]);
+            if (i >= 0) v->loco[v->loco_count++] = (bw_locomotion_entry){i, speeds[k]};
+        }
+        if (v->loco_count >= 2) {
+            d.locomotion = v->loco;
+            d.locomotion_count = v->loco_count;
+        } else {
+            v->loco_count = 0;
+            v->clip_weights = (float *)calloc((size_t)c->clip_count + 1, sizeof(float));
+            if (!v->clip_weights) {
+                snprintf(err, err_size, "out of memory");
+                version_free(v);
+                return false;
+            }
+            int first = 0;
+            while (first < c->clip_count - 1 && strncmp(c->names[first], "face_", 5) == 0) first++;
+            v->clip_weights[first] = 1.0f;
+        }
+    }
+    bw_error errs[8];
+    bw_animator_errors list = {errs, 8, 0};
+    if (bw_animator_create(&d, &v->animator, &list) != BW_OK) {
+        animator_errors(err, err_size, errs, list.count, 8);
+        version_free(v);
+        return false;
+    }
+    return true;
+}
+
+/* Size the model matrices for the rig (allocates only when it grows). */
+static bool size_model(demo_app *a, const bw_rig *rig)
+{
+    int n = bw_rig_joint_count(rig);
+    if (n <= a->model_joints && a->model) return true;
+    float(*m)[4][4] = (float(*)[4][4])calloc((size_t)n + 1, sizeof *m);
+    if (!m) return false;
+    free(a->model);
+    a->model = m;
+    a->model_joints = n;
+    return true;
+}
+
+/* ---- the timeline ---- */
+
+static bool timeline_read(demo_app *a, double applied_until, char *err, size_t err_size)
+{
+    if (!a->tl_sb) return true;
+    lua_State *L = bw_sandbox_state(a->tl_sb);
+    lua_settop(L, 1);
+    if (!bw_timeline_read_clips(&a->tl, L, graph_of(&a->v), a->ch.clips, a->ch.clip_count, a->timeline_path,
+                                applied_until)) {
+        snprintf(err, err_size, "%s: %d problem%s (printed above)", a->timeline_path, a->tl.errors,
+                 a->tl.errors == 1 ? "" : "s");
+        return false;
+    }
+    return true;
+}
+
+/* ---- creation ---- */
+
+static void silence_upper(demo_app *a)
+{
+    bw_graph_cursor *c = cursor_of(&a->v);
+    int l = bw_graph_find_layer(graph_of(&a->v), "upper");
+    if (c && l >= 0) bw_graph_cursor_set_layer_weight(c, l, 0.0f, 0.0f);
+}
+
+demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size)
+{
+    if (!desc || (!desc->character && (!desc->rig || !desc->clips || desc->clip_count < 1))) {
+        snprintf(err, err_size, "demo: give a character file or a rig with clips");
+        return NULL;
+    }
+    if (!(desc->reload_fade >= 0) || !isfinite(desc->reload_fade)) {
+        snprintf(err, err_size, "demo: the reload fade must be a finite number >= 0");
+        return NULL;
+    }
+    demo_app *a = (demo_app *)calloc(1, sizeof *a);
+    if (!a) {
+        snprintf(err, err_size, "demo: out of memory");
+        return NULL;
+    }
+    a->character_path = dup_or_null(desc->character);
+    a->graph_path = dup_or_null(desc->graph);
+    a->timeline_path = dup_or_null(desc->timeline);
+    a->label = dup_or_null(desc->label);
+    a->fade = desc->reload_fade > 0 ? desc->reload_fade : DEFAULT_FADE;
+    a->force_polling = desc->force_polling;
+    a->limits = desc->limits;
+    a->allocator = desc->allocator;
+    a->face = -1;
+    a->auto_fade_layer = -1;
+    bw_timeline_input_init(&a->tl_in);
+    bool ok = (!desc->character || a->character_path) && (!desc->graph || a->graph_path) &&
+              (!desc->timeline || a->timeline_path);
+    if (!ok) snprintf(err, err_size, "demo: out of memory");
+    if (ok && a->character_path) {
+        bw_watch_desc wd = {BW_WATCH_DEFAULT_DEBOUNCE, a->force_polling};
+        a->char_watch = bw_watch_create(&wd);
+        ok = a->char_watch && bw_watch_add(a->char_watch, a->character_path);
+        if (!ok) snprintf(err, err_size, "demo: cannot watch %s", a->character_path);
+        ok = ok && character_load(a, &a->ch, err, err_size);
+    } else if (ok) {
+        ok = character_lists(&a->ch, desc->clip_count);
+        if (!ok) snprintf(err, err_size, "demo: out of memory");
+        a->ch.rig = desc->rig;
+        for (int i = 0; ok && i < desc->clip_count; i++) {
+            a->ch.clips[i] = desc->clips[i];
+            a->ch.names[i] = desc->clips[i] ? bw_clip_name(desc->clips[i]) : NULL;
+            if (!a->ch.names[i]) {
+                snprintf(err, err_size, "demo: clip %d is missing or has no name", i);
+                ok = false;
+            }
+        }
+    }
+    ok = ok && version_build(a, &a->ch, &a->v, err, err_size);
+    if (ok && !size_model(a, a->ch.rig)) {
+        snprintf(err, err_size, "demo: out of memory");
+        ok = false;
+    }
+    if (ok && a->timeline_path) {
+        a->tl_sb = bw_timeline_load(a->timeline_path, err, err_size);
+        ok = a->tl_sb && timeline_read(a, -1, err, err_size);
+    }
+    if (!ok) {
+        demo_app_destroy(a);
+        return NULL;
+    }
+    a->root_motion = bw_rig_find_by_name(a->ch.rig, "root") >= 0;
+    silence_upper(a);
+    bw_pose_local_to_model(a->ch.rig, bw_animator_pose(a->v.animator), a->model);
+    a->error[0] = '\0';
+    return a;
+}
+
+void demo_app_destroy(demo_app *a)
+{
+    if (!a) return;
+    version_free(&a->v);
+    character_free(&a->ch);
+    bw_watch_destroy(a->char_watch);
+    bw_timeline_free(&a->tl);
+    bw_sandbox_destroy(a->tl_sb);
+    free(a->model);
+    free(a->character_path);
+    free(a->graph_path);
+    free(a->timeline_path);
+    free(a->label);
+    free(a);
+}
+
+/* ---- reload ---- */
+
+/* After a swap: what refers to the old version goes. */
+static void after_swap(demo_app *a)
+{
+    a->root_motion = bw_rig_find_by_name(a->ch.rig, "root") >= 0;
+    a->auto_fade_layer = -1;
+    a->fire_count = 0;
+    if (a->face >= a->v.face_count) a->face = -1;
+    a->reloads++;
+    a->error[0] = '\0';
+    /* the timeline's names against the new version; what was applied stays applied */
+    char err[DEMO_APP_ERROR_MAX];
+    if (!timeline_read(a, a->time - 1e-9, err, sizeof err)) snprintf(a->error, sizeof a->error, "%s", err);
+}
+
+static int reject(demo_app *a, const char *err)
+{
+    a->rejections++;
+    snprintf(a->error, sizeof a->error, "%s", err);
+    snprintf(a->note, sizeof a->note, "reload rejected; still running the previous version");
+    return -1;
+}
+
+/* The character file changed: a new character, graph load and animator
+ * beside the running ones; the new animator's cursor takes over the old
+ * one's state. */
+static int reload_character(demo_app *a)
+{
+    char err[DEMO_APP_ERROR_MAX];
+    err[0] = '\0';
+    character_ref fresh;
+    version next;
+    if (!character_load(a, &fresh, err, sizeof err)) return reject(a, err);
+    if (!version_build(a, &fresh, &next, err, sizeof err) || !size_model(a, fresh.rig)) {
+        if (!err[0]) snprintf(err, sizeof err, "demo: out of memory");
+        version_free(&next);
+        character_free(&fresh);
+        return reject(a, err);
+    }
+    bw_graph_cursor *dst = cursor_of(&next);
+    const bw_graph_cursor *src = cursor_of(&a->v);
+    bool carried = dst && src && bw_graph_cursor_carry_over(dst, src, a->fade) == BW_OK;
+    snprintf(a->note, sizeof a->note, "reloaded %s; %s", a->character_path,
+             carried ? "state carried over" : (dst ? "graph restarted (another rig layout)" : "no graph"));
+    version_free(&a->v);
+    character_free(&a->ch);
+    a->v = next;
+    a->ch = fresh;
+    if (!carried) silence_upper(a);
+    after_swap(a);
+    return 1;
+}
+
+/* The graph file changed: the reloader built a new version in its own
+ * sandbox; the animator takes it with bw_animator_set_graph, which carries
+ * the state over. */
+static int reload_graph(demo_app *a, bool force, double now)
+{
+    version *v = &a->v;
+    bw_graph_reload_result res = force ? bw_graph_reload_now(v->graph) : bw_graph_reload_poll(v->graph, now);
+    if (res == BW_GRAPH_RELOAD_NONE) return 0;
+    if (res == BW_GRAPH_RELOAD_REJECTED) return reject(a, bw_graph_reload_error(v->graph));
+    const bw_graph *fresh = bw_graph_reload_acquire(v->graph);
+    bw_error errs[4];
+    bw_animator_errors list = {errs, 4, 0};
+    if (bw_animator_set_graph(v->animator, fresh, NULL, a->fade, &list) != BW_OK) {
+        bw_graph_reload_release(v->graph, fresh);
+        char err[DEMO_APP_ERROR_MAX] = "";
+        animator_errors(err, sizeof err, errs, list.count, 4);
+        return reject(a, err);
+    }
+    bw_graph_reload_release(v->graph, v->held);
+    v->held = fresh;
+    find_params(v);
+    snprintf(a->note, sizeof a->note, "reloaded %s in %.1f ms; state carried over", a->graph_path,
+             bw_graph_reload_last_ms(v->graph));
+    after_swap(a);
+    return 1;
+}
+
+int demo_app_reload(demo_app *a, double now, bool force)
+{
+    if (!a) return 0;
+    bool char_changed = a->char_watch && bw_watch_poll(a->char_watch, now);
+    if (char_changed || (force && a->character_path)) return reload_character(a);
+    return a->v.graph ? reload_graph(a, force, now) : 0;
+}
+
+/* ---- input and commands ---- */
+
+static bool finite3(const float v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+
+bool demo_app_set_input(demo_app *a, const demo_input *in)
+{
+    if (!a || !in) return false;
+    if (!finite3(in->velocity) || !isfinite(in->turn) || (in->has_look_at && !finite3(in->look_at))) {
+        set_error(a, "demo: input refused: a number is not finite (the previous input stays)");
+        return false;
+    }
+    a->input = *in;
+    return true;
+}
+
+const demo_input *demo_app_input(const demo_app *a) { return &a->input; }
+
+bool demo_app_fire(demo_app *a, const char *trigger)
+{
+    const bw_graph *g = graph_of(&a->v);
+    int p = bw_graph_find_param(g, trigger);
+    if (p < 0 || bw_graph_param_kind_of(g, p) != BW_GRAPH_PARAM_TRIGGER) {
+        set_error(a, "demo: the graph has no trigger '%s'", trigger);
+        return false;
+    }
+    if (a->fire_count < DEMO_APP_MAX_FIRE) a->fire[a->fire_count++] = p;
+    return true;
+}
+
+static bool start_gesture(demo_app *a, int clip)
+{
+    bw_gesture_desc gd;
+    memset(&gd, 0, sizeof gd);
+    gd.fade_in = 0.2f;
+    gd.fade_out = 0.3f;
+    gd.curve = BW_EASE_SINE;
+    return bw_animator_gesture(a->v.animator, clip, &gd) == BW_OK;
+}
+
+bool demo_app_gesture(demo_app *a, const char *clip)
+{
+    int i = find_clip(&a->ch, clip);
+    if (i < 0 || !start_gesture(a, i)) {
+        set_error(a, "demo: '%s' is not a gesture clip of this character", clip);
+        return false;
+    }
+    return true;
+}
+
+bool demo_app_travel(demo_app *a, const char *layer, const char *state)
+{
+    const bw_graph *g = graph_of(&a->v);
+    int l = bw_graph_find_layer(g, layer), s = bw_graph_find_state(g, l, state);
+    if (l < 0 || s < 0) {
+        set_error(a, "demo: no state '%s' in layer '%s'", state, layer);
+        return false;
+    }
+    if (bw_graph_cursor_travel(cursor_of(&a->v), l, s) != BW_OK) {
+        set_error(a, "demo: no route to '%s' in layer '%s'", state, layer);
+        return false;
+    }
+    return true;
+}
+
+bool demo_app_layer_weight(demo_app *a, const char *layer, float weight, float fade)
+{
+    int l = bw_graph_find_layer(graph_of(&a->v), layer);
+    if (l < 0 || bw_graph_cursor_set_layer_weight(cursor_of(&a->v), l, weight, fade) != BW_OK) {
+        set_error(a, "demo: cannot fade layer '%s'", layer);
+        return false;
+    }
+    a->auto_fade_layer = weight > 0 ? l : -1;
+    return true;
+}
+
+void demo_app_next_face(demo_app *a)
+{
+    a->face = a->face + 1 < a->v.face_count ? a->face + 1 : -1;
+}
+
+/* ---- the frame ---- */
+
+static void log_event(demo_app *a, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void log_event(demo_app *a, const char *fmt, ...)
+{
+    char *line = a->events[a->event_count % DEMO_APP_EVENTS];
+    int n = snprintf(line, DEMO_APP_EVENT_TEXT, "%.3f ", a->time);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n > 0 && n < DEMO_APP_EVENT_TEXT) vsnprintf(line + n, (size_t)(DEMO_APP_EVENT_TEXT - n), fmt, ap);
+    va_end(ap);
+    a->event_count++;
+}
+
+static void collect_events(demo_app *a)
+{
+    const bw_graph *g = graph_of(&a->v);
+    int n = 0;
+    const bw_animator_event *ev = bw_animator_events(a->v.animator, &n);
+    for (int i = 0; i < n; i++) {
+        const bw_animator_event *e = &ev[i];
+        switch (e->kind) {
+        case BW_ANIMATOR_EVENT_GRAPH: {
+            const bw_graph_event *ge = &e->graph_event;
+            const char *layer = bw_graph_layer_name(g, ge->layer);
+            if (ge->kind == BW_GRAPH_EVENT_MARKER)
+                log_event(a, "marker %s %s %s", layer, a->ch.names[ge->clip], ge->name ? ge->name : "?");
+            else
+                log_event(a, "%s %s %s", ge->kind == BW_GRAPH_EVENT_ENTER ? "enter" : "exit", layer,
+                          bw_graph_state_name(g, ge->layer, ge->state));
+            break;
+        }
+        case BW_ANIMATOR_EVENT_GESTURE_END: log_event(a, "gesture_end %s", a->ch.names[e->clip]); break;
+        case BW_ANIMATOR_EVENT_MARKER: log_event(a, "marker base %s %s", a->ch.names[e->clip], e->name); break;
+        case BW_ANIMATOR_EVENT_BLINK: break; /* every few seconds: not worth a line */
+        }
+    }
+}
+
+static void push_trail(demo_app *a)
+{
+    if (a->time < a->trail_time) return;
+    a->trail_time = a->time + TRAIL_STEP;
+    if (a->trail_count == DEMO_APP_TRAIL) {
+        memmove(a->trail[0], a->trail[1], sizeof a->trail - sizeof a->trail[0]);
+        a->trail_count--;
+    }
+    a->trail[a->trail_count][0] = a->position[0];
+    a->trail[a->trail_count][1] = a->position[2];
+    a->trail_count++;
+}
+
+static void rotate_y(float yaw, const float in[3], float out[3])
+{
+    float c = cosf(yaw), s = sinf(yaw);
+    float x = in[0] * c + in[2] * s, z = -in[0] * s + in[2] * c;
+    out[0] = x;
+    out[1] = in[1];
+    out[2] = z;
+}
+
+static void auto_fade(demo_app *a)
+{
+    bw_graph_cursor *c = cursor_of(&a->v);
+    bw_graph_layer_status st;
+    if (a->auto_fade_layer < 0 || !c || bw_graph_cursor_layer_status(c, a->auto_fade_layer, &st) != BW_OK) return;
+    if (st.normalized >= 1.0f && !st.transition.active) {
+        bw_graph_cursor_set_layer_weight(c, a->auto_fade_layer, 0.0f, 0.4f);
+        a->auto_fade_layer = -1;
+    }
+}
+
+bool demo_app_frame(demo_app *a, float dt, double now)
+{
+    if (!a) return false;
+    if (!isfinite(dt) || dt < 0 || dt > DEMO_APP_MAX_DT) {
+        set_error(a, "demo: frame refused: dt %g s is not in [0, %g] (nothing moved)", (double)dt,
+                  (double)DEMO_APP_MAX_DT);
+        return false;
+    }
+    demo_app_reload(a, now, false);
+    version *v = &a->v;
+    bw_graph_cursor *cursor = cursor_of(v);
+    /* the timeline's due entries */
+    if (a->tl_sb && a->frames < a->tl.frames) {
+        bw_timeline_apply_input(&a->tl, cursor, &a->tl_in, a->time, a->frames);
+        memcpy(a->input.velocity, a->tl_in.velocity, sizeof a->input.velocity);
+        a->input.turn = a->tl_in.turn;
+        a->input.has_look_at = a->tl_in.has_look_at;
+        memcpy(a->input.look_at, a->tl_in.look_at, sizeof a->input.look_at);
+        if (a->tl_in.has_yaw) a->yaw = a->tl_in.yaw;
+        a->tl_in.has_yaw = false;
+        if (a->tl_in.gesture >= 0 && !start_gesture(a, a->tl_in.gesture))
+            set_error(a, "demo: %s: '%s' is not a gesture clip of this character (wave, nod)", a->timeline_path,
+                      a->ch.names[a->tl_in.gesture]);
+        a->tl_in.gesture = -1;
+    }
+    auto_fade(a);
+    /* the input as the character state */
+    a->yaw += a->input.turn * dt;
+    a->yaw = remainderf(a->yaw, 6.28318531f);
+    const float local[3] = {a->input.velocity[0], 0.0f, a->input.velocity[2]};
+    rotate_y(a->yaw, local, a->world_velocity);
+    bw_character_param params[3];
+    int pc = 0;
+    if (v->p_vx >= 0) params[pc++] = (bw_character_param){v->p_vx, local[0]};
+    if (v->p_vz >= 0) params[pc++] = (bw_character_param){v->p_vz, local[2]};
+    if (v->p_speed >= 0) params[pc++] = (bw_character_param){v->p_speed, sqrtf(local[0] * local[0] + local[2] * local[2])};
+    for (int i = 0; i < v->face_count; i++) a->face_weights[i] = 0.0f;
+    int face = a->face;
+    if (face < 0) /* the resting face when the character has one */
+        for (int i = 0; i < v->face_count; i++)
+            if (strcmp(a->ch.names[v->faces[i]], "face_idle") == 0) face = i;
+    if (face >= 0) a->face_weights[face] = 1.0f;
+    bw_character_state st;
+    memset(&st, 0, sizeof st);
+    memcpy(st.velocity, a->world_velocity, sizeof st.velocity);
+    memcpy(st.position, a->position, sizeof st.position);
+    st.yaw = a->yaw;
+    st.params = params;
+    st.param_count = pc;
+    st.fire = a->fire;
+    st.fire_count = a->fire_count;
+    st.face_weights = v->face_count ? a->face_weights : NULL;
+    st.face_weight_count = v->face_count;
+    st.clip_weights = v->clip_weights;
+    st.clip_weight_count = v->clip_weights ? a->ch.clip_count : 0;
+    st.has_look_at = a->input.has_look_at;
+    memcpy(st.look_at, a->input.look_at, sizeof st.look_at);
+    double t0 = ms_now();
+    bw_result r = bw_animator_update(v->animator, dt, &st, NULL);
+    a->anim_ms = ms_now() - t0;
+    a->fire_count = 0;
+    bool ok = r == BW_OK;
+    if (!ok) {
+        int n = 0;
+        const bw_state_problem *p = bw_animator_problems(v->animator, &n);
+        set_error(a, "demo: state refused: %s %s", n ? p[0].path : "state", n ? p[0].message : "is bad");
+    }
+    /* move */
+    const bw_root_delta *rd = bw_animator_root_motion(v->animator);
+    if (a->root_motion && rd) {
+        const float t[3] = {(float)rd->t[0], (float)rd->t[1], (float)rd->t[2]};
+        float w[3];
+        rotate_y(a->yaw, t, w);
+        a->position[0] += w[0];
+        a->position[2] += w[2];
+        a->yaw += (float)rd->yaw;
+    } else {
+        a->position[0] += a->world_velocity[0] * dt;
+        a->position[2] += a->world_velocity[2] * dt;
+    }
+    collect_events(a);
+    bw_pose_local_to_model(a->ch.rig, bw_animator_pose(v->animator), a->model);
+    a->time += dt;
+    a->frames++;
+    push_trail(a);
+    return ok;
+}
+
+/* ---- queries ---- */
+
+const bw_rig *demo_app_rig(const demo_app *a) { return a->ch.rig; }
+int demo_app_clip_count(const demo_app *a) { return a->ch.clip_count; }
+const bw_clip *demo_app_clip(const demo_app *a, int i)
+{
+    return i >= 0 && i < a->ch.clip_count ? a->ch.clips[i] : NULL;
+}
+const bw_graph *demo_app_graph(const demo_app *a) { return graph_of(&a->v); }
+const bw_graph_cursor *demo_app_cursor(const demo_app *a) { return cursor_of(&a->v); }
+const bw_animator *demo_app_animator(const demo_app *a) { return a->v.animator; }
+const char *demo_app_graph_path(const demo_app *a) { return a->graph_path; }
+const char *demo_app_character_path(const demo_app *a) { return a->character_path; }
+const char *demo_app_label(const demo_app *a)
+{
+    return a->character_path ? a->character_path : a->label ? a->label : "(model)";
+}
+const float (*demo_app_model(const demo_app *a))[4][4] { return (const float(*)[4][4])a->model; }
+
+void demo_app_place(const demo_app *a, float position[3], float *yaw)
+{
+    memcpy(position, a->position, sizeof a->position);
+    *yaw = a->yaw;
+}
+
+void demo_app_velocity(const demo_app *a, float velocity[3]) { memcpy(velocity, a->world_velocity, sizeof a->world_velocity); }
+
+const float *demo_app_trail(const demo_app *a, int *out_count)
+{
+    *out_count = a->trail_count;
+    return &a->trail[0][0];
+}
+
+long demo_app_event_count(const demo_app *a) { return a->event_count; }
+const char *demo_app_event(const demo_app *a, long i)
+{
+    if (i < 0 || i >= a->event_count || i < a->event_count - DEMO_APP_EVENTS) return NULL;
+    return a->events[i % DEMO_APP_EVENTS];
+}
+double demo_app_time(const demo_app *a) { return a->time; }
+long demo_app_frames(const demo_app *a) { return a->frames; }
+double demo_app_anim_ms(const demo_app *a) { return a->anim_ms; }
+const char *demo_app_error(const demo_app *a) { return a->error; }
+void demo_app_clear_error(demo_app *a) { a->error[0] = '\0'; }
+int demo_app_reloads(const demo_app *a) { return a->reloads; }
+int demo_app_rejections(const demo_app *a) { return a->rejections; }
+const char *demo_app_reload_note(const demo_app *a) { return a->note; }
+bool demo_app_timeline_done(const demo_app *a) { return a->tl_sb && a->frames >= a->tl.frames; }
+long demo_app_timeline_frames(const demo_app *a) { return a->tl_sb ? a->tl.frames : 0; }
+
+int demo_app_tree_params(const demo_app *a, const bw_blend_tree *tree, float *out, int cap)
+{
+    /* a graph's blend trees index the graph's parameters (graph.h) */
+    const bw_graph_cursor *c = cursor_of(&a->v);
+    int n = bw_blend_tree_param_count(tree);
+    for (int i = 0; i < n && i < cap; i++) {
+        float x = bw_graph_cursor_param(c, i);
+        out[i] = isfinite(x) ? x : 0.0f;
+    }
+    return n;
+}
+
+#define TREE_PARAMS 16
+#define TREE_LEAVES 64
+#define TREE_SCRATCH 512
+
+/* A state's clips at weight w into out[*n] (cap entries). */
+static void state_clips(const demo_app *a, int layer, int state, float w, demo_clip_weight *out, int cap, int *n)
+{
+    const bw_graph *g = graph_of(&a->v);
+    int clip = bw_graph_state_clip(g, layer, state);
+    if (clip >= 0) {
+        if (*n < cap) out[*n] = (demo_clip_weight){layer, clip, w};
+        (*n)++;
+        return;
+    }
+    const bw_blend_tree *tree = bw_graph_state_blend(g, layer, state);
+    float params[TREE_PARAMS], scratch[TREE_SCRATCH];
+    bw_blend_leaf leaves[TREE_LEAVES];
+    int count = 0;
+    if (!tree || demo_app_tree_params(a, tree, params, TREE_PARAMS) > TREE_PARAMS ||
+        bw_blend_tree_evaluate(tree, params, scratch, TREE_SCRATCH, leaves, TREE_LEAVES, &count) != BW_OK)
+        return;
+    for (int i = 0; i < count; i++) {
+        if (*n < cap) out[*n] = (demo_clip_weight){layer, leaves[i].clip, w * leaves[i].weight};
+        (*n)++;
+    }
+}
+
+int demo_app_clip_weights(const demo_app *a, demo_clip_weight *out, int cap)
+{
+    const bw_graph *g = graph_of(&a->v);
+    int n = 0;
+    if (!g) {
+        int count = 0;
+        const bw_animator_play *p = bw_animator_plays(a->v.animator, &count);
+        for (int i = 0; i < count; i++, n++)
+            if (n < cap) out[n] = (demo_clip_weight){-1, p[i].clip, p[i].weight};
+        return n;
+    }
+    const bw_graph_cursor *c = cursor_of(&a->v);
+    for (int l = 0; l < bw_graph_layer_count(g); l++) {
+        bw_graph_layer_status st;
+        if (bw_graph_cursor_layer_status(c, l, &st) != BW_OK || st.weight <= 0) continue;
+        const bw_graph_transition_status *tr = &st.transition;
+        float w = tr->active ? tr->weight : 1.0f;
+        state_clips(a, l, st.state, st.weight * w, out, cap, &n);
+        if (tr->active && !tr->frozen && tr->source_state >= 0)
+            state_clips(a, l, tr->source_state, st.weight * (1.0f - w), out, cap, &n);
+    }
+    return n;
+}

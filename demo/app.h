@@ -1,0 +1,181 @@
+/* app.h - the demo's session, without SDL: the character, its graph, the
+ * animator, the input, one frame, hot reload. main.c draws it, tests
+ * drive it directly (tests/test_demo.c).
+ *
+ * A session holds
+ * - the character: a character file loaded with bindings/character.h (the
+ *   built-in humanoid by default), or a rig and clips borrowed from the
+ *   host (a --model glTF file, demo/model.h);
+ * - optionally a graph file, loaded with bindings/graph_reload.h (its own
+ *   sandbox, FILE:LINE problems, a watcher on it and on every file it
+ *   opened);
+ * - the animator (include/blendwerk/animator.h) on those: the body base is
+ *   the graph, else the locomotion blend over the first clips whose names
+ *   contain "idle" (or "survey") at 0 m/s, "walk" at 1.5 and "run" at 4
+ *   (case-insensitive; at least two of them), else the first body clip
+ *   looping; gestures are the clips named wave and nod; the face the clips
+ *   named face_* (face_idle when no other is chosen); head aim on the
+ *   rig's default chain with the default limits;
+ * - the character's place in the world (position, yaw), its input and an
+ *   optional timeline (bindings/timeline.h) scripting that input by time.
+ *
+ * One frame (demo_app_frame): reload what changed (see below), apply the
+ * timeline's due entries, turn the input into the character state (the
+ * wanted velocity in the character's frame becomes the graph parameters
+ * vx, vz and speed = |(vx, vz)| where the graph has them, and the world
+ * velocity), update the animator, move the character by its root motion
+ * (rotated by its yaw; a base without root motion moves by the world
+ * velocity instead), turn by the input's turn rate, and refresh the
+ * outputs the overlays read: model-space joint matrices, the trail, the
+ * recent events, the frame's animation time. After the first frame the
+ * frame path allocates nothing - neither through the animator's allocator
+ * (the desc's) nor through malloc - reload polls included, as long as
+ * nothing is reloaded (tests/test_demo.c counts both).
+ *
+ * Hot reload (between frames, at the start of demo_app_frame): when the
+ * graph file (or a file it required) or the character file (or a file it
+ * included) changes, a new version is built beside the running one: the
+ * character with bw_character_load, the graph with bw_graph_reload_create,
+ * then a new animator, whose graph cursor takes over the running one with
+ * bw_graph_cursor_carry_over (parameters, each layer's state by name with
+ * its progress, layer weights; a removed state restarts its layer; a short
+ * fade from the old pose). Only when all of that succeeded is it swapped
+ * in; position, yaw, trail, input and timeline carry on. A bad edit
+ * changes nothing: demo_app_error holds its "FILE:LINE: message" lines
+ * until the next good load, and the last good version keeps running.
+ *
+ * Refused input, each with a message in demo_app_error and nothing
+ * changed: a dt that is negative, not finite or above DEMO_APP_MAX_DT, an
+ * input with a non-finite number, an unknown trigger, gesture, layer or
+ * state name. One session belongs to one thread.
+ */
+#ifndef BW_DEMO_APP_H
+#define BW_DEMO_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "blendwerk/animator.h"
+#include "blendwerk/blendtree.h"
+#include "blendwerk/graph.h"
+#include "blendwerk/rig.h"
+#include "sandbox.h"
+
+#define DEMO_APP_MAX_DT 0.25f      /* seconds: a longer step is refused */
+#define DEMO_APP_TRAIL 240         /* trail points kept (one every 0.05 s: 12 s) */
+#define DEMO_APP_EVENTS 64         /* event lines kept */
+#define DEMO_APP_EVENT_TEXT 80     /* bytes of one event line */
+#define DEMO_APP_ERROR_MAX 4096    /* bytes of the error text */
+#define DEMO_APP_MAX_FIRE 8        /* triggers queued for one frame */
+
+typedef struct demo_app_desc {
+    const char *character; /* character file (Lua); NULL: the borrowed rig and clips below */
+    const bw_rig *rig;     /* borrowed (character NULL): outlives the session */
+    const bw_clip *const *clips;
+    int clip_count;
+    const char *label;     /* the borrowed character's name for the overlays (e.g. the model file) */
+    const char *graph;     /* graph file; NULL: no graph */
+    const char *timeline;  /* timeline file (bindings/timeline.h); NULL: none */
+    float reload_fade;     /* seconds of carry-over fade at a reload; 0: 0.2 */
+    bool force_polling;    /* the watchers compare file times (tests) */
+    bw_sandbox_limits limits; /* of the character's and the graph's sandboxes (zero fields: defaults) */
+    bw_allocator allocator; /* the animator's (the frame path's); fn NULL = malloc */
+} demo_app_desc;
+
+/* The player's input. All zero: standing still, no look target. */
+typedef struct demo_input {
+    float velocity[3]; /* wanted velocity in the character's frame, m/s: +z forward, +x its left; y ignored */
+    float turn;        /* radians per second, + turns toward +X */
+    bool has_look_at;
+    float look_at[3];  /* world point */
+} demo_input;
+
+typedef struct demo_app demo_app;
+
+/* The first load. NULL with the problem(s) in err ("FILE:LINE: message"
+ * lines where there is a line). */
+demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size);
+void demo_app_destroy(demo_app *app); /* NULL is a no-op */
+
+/* Set the input (used from the next frame; a timeline, when loaded, sets
+ * the fields its entries name on top). False (nothing changes) for a
+ * non-finite number. */
+bool demo_app_set_input(demo_app *app, const demo_input *input);
+const demo_input *demo_app_input(const demo_app *app);
+/* One frame of dt seconds at host time `now` (seconds, non-decreasing:
+ * the reload watchers' clock). False when dt is refused (see the top) or
+ * the animator reported a problem: the message is in demo_app_error. */
+bool demo_app_frame(demo_app *app, float dt, double now);
+
+/* Commands for keys, applied at the next frame. Not for the frame path
+ * (they resolve names). False with a message for an unknown name. */
+bool demo_app_fire(demo_app *app, const char *trigger);
+bool demo_app_gesture(demo_app *app, const char *clip);
+bool demo_app_travel(demo_app *app, const char *layer, const char *state);
+/* Fade a graph layer's weight (the demo's wave key fades "upper"). */
+bool demo_app_layer_weight(demo_app *app, const char *layer, float weight, float fade);
+/* Cycle the face drive to the next face clip (none -> face_* in order). */
+void demo_app_next_face(demo_app *app);
+/* Reload now what changed on disk, as a frame would (tests, the reload
+ * key). Returns 1 when a new version is running, -1 when an edit was
+ * rejected, 0 when nothing changed. `force`: rebuild even if no file
+ * changed. */
+int demo_app_reload(demo_app *app, double now, bool force);
+
+/* ---- what the overlays and the summary read ---- */
+
+const bw_rig *demo_app_rig(const demo_app *app);
+int demo_app_clip_count(const demo_app *app);
+const bw_clip *demo_app_clip(const demo_app *app, int index);
+const bw_graph *demo_app_graph(const demo_app *app);          /* NULL without a graph */
+const bw_graph_cursor *demo_app_cursor(const demo_app *app);  /* NULL without a graph */
+const bw_animator *demo_app_animator(const demo_app *app);
+const char *demo_app_graph_path(const demo_app *app);         /* NULL without a graph */
+const char *demo_app_character_path(const demo_app *app);     /* NULL for a borrowed rig */
+const char *demo_app_label(const demo_app *app); /* the character path, else desc.label, else "(model)" */
+/* Model-space joint matrices of the last frame (joint_count). */
+const float (*demo_app_model(const demo_app *app))[4][4];
+void demo_app_place(const demo_app *app, float position[3], float *yaw);
+/* The world velocity of the last frame (m/s). */
+void demo_app_velocity(const demo_app *app, float velocity[3]);
+/* Trail: count (x, z) pairs, oldest first, in a buffer owned by the app. */
+const float *demo_app_trail(const demo_app *app, int *out_count);
+/* Event lines ("1.250 enter base walk"), numbered from 0 since creation:
+ * the last min(count, DEMO_APP_EVENTS) are kept; line(i) is NULL when i
+ * is no longer (or not yet) kept. */
+long demo_app_event_count(const demo_app *app);
+const char *demo_app_event(const demo_app *app, long i);
+double demo_app_time(const demo_app *app); /* simulated seconds */
+long demo_app_frames(const demo_app *app);
+double demo_app_anim_ms(const demo_app *app); /* the last frame's animator update, ms */
+/* "" when all is well; else the last problem (a rejected reload's FILE:LINE
+ * lines, a refused command or input). */
+const char *demo_app_error(const demo_app *app);
+void demo_app_clear_error(demo_app *app);
+/* Successful reloads and rejected ones since creation; the last reload's
+ * note ("demo.lua: base: walk kept"). */
+int demo_app_reloads(const demo_app *app);
+int demo_app_rejections(const demo_app *app);
+const char *demo_app_reload_note(const demo_app *app);
+/* The clips the last frame showed, with their weights: per graph layer
+ * the current state's clips (a blend state's leaves evaluated at the
+ * cursor's parameters) at the transition's weight and the fading source's
+ * at 1 - weight, times the layer weight; without a graph the animator's
+ * plays (layer -1). Writes up to `cap` entries, returns how many there
+ * are. Not for the frame path (it evaluates blend trees). */
+typedef struct demo_clip_weight {
+    int layer; /* graph layer, -1 without a graph */
+    int clip;
+    float weight;
+} demo_clip_weight;
+int demo_app_clip_weights(const demo_app *app, demo_clip_weight *out, int cap);
+/* The parameter values a graph's blend tree reads (its parameter i is the
+ * graph's parameter i; at most `cap`), from the cursor; returns the tree's
+ * parameter count. */
+int demo_app_tree_params(const demo_app *app, const bw_blend_tree *tree, float *out, int cap);
+
+/* Whether the timeline has run out (always false without one). */
+bool demo_app_timeline_done(const demo_app *app);
+long demo_app_timeline_frames(const demo_app *app); /* its frame count, 0 without one */
+
+#endif

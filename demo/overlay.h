@@ -1,0 +1,48 @@
+/* overlay.h - the demo's 2D overlays over the 3D view (docs/demo.md
+ * "Overlays"): what the runtime is doing, drawn with SDL_Renderer
+ * rectangles and lines and the built-in font (font.h).
+ *
+ * Panels, left to right, top to bottom:
+ * - status: files, simulated time, frame time and animation time (the
+ *   animator's update) per frame, speed and pause, the key help line;
+ * - per graph layer, its state machine: states as boxes (the current one
+ *   lit), the transition in flight as an arrow from its source to its
+ *   destination that fills with the transition's weight, the layer weight;
+ * - the graph parameters with their values;
+ * - the active clips with their weights as bars (demo_app_clip_weights);
+ * - the first layer's current 2D blend space (when it is one): every
+ *   sample at its position with its weight, the input point;
+ * - the recent events;
+ * - head aim and gaze against their limits, seen from above;
+ * - a reload error in red as "FILE:LINE: message" lines, or the last
+ *   reload's note for a few seconds.
+ * DEMO_OVERLAY_MINIMAL draws only the status and the error; OFF nothing
+ * but the error. Nothing here allocates or changes the session.
+ */
+#ifndef BW_DEMO_OVERLAY_H
+#define BW_DEMO_OVERLAY_H
+
+#include <SDL.h>
+#include <stdbool.h>
+
+#include "app.h"
+
+typedef enum demo_overlay_mode {
+    DEMO_OVERLAY_ALL = 0,
+    DEMO_OVERLAY_MINIMAL,
+    DEMO_OVERLAY_OFF,
+    DEMO_OVERLAY_MODE_COUNT
+} demo_overlay_mode;
+
+typedef struct demo_overlay_info {
+    demo_overlay_mode mode;
+    double frame_ms;   /* the host's whole frame */
+    float speed;       /* time scale, 0.1 .. 1 */
+    bool paused;
+    bool help;         /* draw the key list */
+    double note_until; /* simulated time the reload note shows until */
+} demo_overlay_info;
+
+void demo_overlay_draw(SDL_Renderer *renderer, const demo_app *app, int width, int height, const demo_overlay_info *info);
+
+#endif
