@@ -421,11 +421,20 @@ HOT_INLINE size_t grid_offset(int lane)
  * blocks of a sample do not wait on one chain; the same value to float
  * rounding. */
 _Static_assert(BW_SLERP_SERIES_TERMS == 8, "series_estrin is written for 8 terms");
-HOT_INLINE vf series_estrin(const float *c, vf x)
+/* The coefficients come as floats (c) or, on the 4-lane path, as
+ * repeated vectors (splat: bw_mix_entry.splat rows; NULL: use c). */
+#if KERNEL_W == 4 && !defined(KERNEL_PORTABLE)
+#define SERIES_COEF(c, splat, i) ((splat) ? v4_load((splat)[i]) : vf_set1((c)[i]))
+#else
+#define SERIES_COEF(c, splat, i) ((void)(splat), vf_set1((c)[i]))
+#endif
+HOT_INLINE vf series_estrin(const float *c, const float (*splat)[4], vf x)
 {
     vf x2 = vf_mul(x, x), x4 = vf_mul(x2, x2);
-    vf p01 = vf_add(vf_set1(c[0]), vf_mul(vf_set1(c[1]), x)), p23 = vf_add(vf_set1(c[2]), vf_mul(vf_set1(c[3]), x));
-    vf p45 = vf_add(vf_set1(c[4]), vf_mul(vf_set1(c[5]), x)), p67 = vf_add(vf_set1(c[6]), vf_mul(vf_set1(c[7]), x));
+    vf p01 = vf_add(SERIES_COEF(c, splat, 0), vf_mul(SERIES_COEF(c, splat, 1), x));
+    vf p23 = vf_add(SERIES_COEF(c, splat, 2), vf_mul(SERIES_COEF(c, splat, 3), x));
+    vf p45 = vf_add(SERIES_COEF(c, splat, 4), vf_mul(SERIES_COEF(c, splat, 5), x));
+    vf p67 = vf_add(SERIES_COEF(c, splat, 6), vf_mul(SERIES_COEF(c, splat, 7), x));
     return vf_add(vf_add(p01, vf_mul(p23, x2)), vf_mul(vf_add(p45, vf_mul(p67, x2)), x4));
 }
 
@@ -441,22 +450,17 @@ HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const
     *cov = v4_load(res[10]);
 }
 #else
-/* Lerp for translation, scale and weights; slerp by the series in
- * bw_math.h (coefficients ca, cb for 1 − u and u) with hemisphere
- * alignment and one Newton renormalisation, exactly the scalar kernel's
- * formulas; lanes whose keys are more than 92° apart (outside the
- * series' range) are redone by the scalar slerp. */
-HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const float *ca, const float *cb, block *o,
-                                  vf *cov)
+/* Slerp of the W lanes' rotations by the series in bw_math.h
+ * (coefficients ca, cb for 1 − u and u) with hemisphere alignment, exactly
+ * the scalar kernel's formulas; with `renormalize` one Newton step makes
+ * the result unit (the series leaves it unit to about 1e-7: the mixer,
+ * which normalizes its sums anyway, skips the step). Lanes whose keys are
+ * more than 92° apart (outside the series' range) are redone by the
+ * scalar slerp. */
+HOT_INLINE void grid_slerp_block(const float *a, const float *b, float u, const float *ca, const float *cb,
+                                 const float (*splat)[4], int renormalize, vf *q)
 {
-    const vf vu = vf_set1(u), vv = vf_set1(1.0f - u), one = vf_set1(1.0f);
-#define GLERP(c_) vf_madd(grid_component(a, c_), vv, grid_component(b, c_), vu)
-    o->c[TX] = GLERP(0);
-    o->c[TY] = GLERP(1);
-    o->c[TZ] = GLERP(2);
-    o->c[SX] = GLERP(7);
-    o->c[SY] = GLERP(8);
-    o->c[SZ] = GLERP(9);
+    const vf one = vf_set1(1.0f);
     vf ax = grid_component(a, 3), ay = grid_component(a, 4), az = grid_component(a, 5),
        aw = grid_component(a, 6);
     vf bx = grid_component(b, 3), by = grid_component(b, 4), bz = grid_component(b, 5),
@@ -468,25 +472,23 @@ HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const
     d = vf_flip_sign(d, dot);
     vi slow = vf_lt(d, vf_set1(BW_SLERP_SERIES_MIN_COS));
     vf x = vf_sub(vf_min1(d), one);
-    vf ka = series_estrin(ca, x), kb = series_estrin(cb, x);
+    vf ka = series_estrin(ca, splat ? splat + BW_MIX_SPLAT_CA : NULL, x),
+       kb = series_estrin(cb, splat ? splat + BW_MIX_SPLAT_CB : NULL, x);
     kb = vf_flip_sign(kb, dot);
     vf rx = vf_madd(ka, ax, kb, bx), ry = vf_madd(ka, ay, kb, by), rz = vf_madd(ka, az, kb, bz),
        rw = vf_madd(ka, aw, kb, bw);
-    vf n2 = vf_add(vf_add(vf_mul(rx, rx), vf_mul(ry, ry)), vf_add(vf_mul(rz, rz), vf_mul(rw, rw)));
-    vf n = vf_sub(vf_set1(1.5f), vf_mul(vf_set1(0.5f), n2));
-    o->c[QX] = vf_mul(rx, n);
-    o->c[QY] = vf_mul(ry, n);
-    o->c[QZ] = vf_mul(rz, n);
-    o->c[QW] = vf_mul(rw, n);
-    /* a NaN coverage becomes 0 */
-    *cov = vf_clamp01(vf_mul(GLERP(10), vf_sub(one, GLERP(11))));
-#undef GLERP
+    if (renormalize) {
+        vf n2 = vf_add(vf_add(vf_mul(rx, rx), vf_mul(ry, ry)), vf_add(vf_mul(rz, rz), vf_mul(rw, rw)));
+        vf n = vf_sub(vf_set1(1.5f), vf_mul(vf_set1(0.5f), n2));
+        rx = vf_mul(rx, n), ry = vf_mul(ry, n), rz = vf_mul(rz, n), rw = vf_mul(rw, n);
+    }
+    q[0] = rx, q[1] = ry, q[2] = rz, q[3] = rw;
     if (vi_any(slow)) {
-        float m[KERNEL_W], q[4][KERNEL_W], la[4][KERNEL_W], lb[4][KERNEL_W];
+        float m[KERNEL_W], lq[4][KERNEL_W], la[4][KERNEL_W], lb[4][KERNEL_W];
         vf_lanes((vf)slow, m);
         const vf av[4] = {ax, ay, az, aw}, bv[4] = {bx, by, bz, bw};
         for (int c = 0; c < 4; c++) {
-            vf_lanes(o->c[QX + c], q[c]);
+            vf_lanes(q[c], lq[c]);
             vf_lanes(av[c], la[c]);
             vf_lanes(bv[c], lb[c]);
         }
@@ -497,10 +499,36 @@ HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const
             float qa[4] = {la[0][l], la[1][l], la[2][l], la[3][l]}, qb[4] = {lb[0][l], lb[1][l], lb[2][l], lb[3][l]};
             float r[4];
             bw_quat_slerp(qa, qb, u, r);
-            for (int c = 0; c < 4; c++) q[c][l] = r[c];
+            for (int c = 0; c < 4; c++) lq[c][l] = r[c];
         }
-        for (int c = 0; c < 4; c++) o->c[QX + c] = vf_from_lanes(q[c]);
+        for (int c = 0; c < 4; c++) q[c] = vf_from_lanes(lq[c]);
     }
+}
+
+/* A grid lane's coverage, bw_coverage of the lerped pose and mask
+ * weights (a NaN becomes 0). */
+HOT_INLINE vf grid_coverage(const float *a, const float *b, vf vv, vf vu)
+{
+    vf pw = vf_madd(grid_component(a, 10), vv, grid_component(b, 10), vu);
+    vf mw = vf_madd(grid_component(a, 11), vv, grid_component(b, 11), vu);
+    return vf_clamp01(vf_mul(pw, vf_sub(vf_set1(1.0f), mw)));
+}
+
+/* Lerp for translation, scale and weights, slerp for the rotation. */
+HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const float *ca, const float *cb, block *o,
+                                  vf *cov)
+{
+    const vf vu = vf_set1(u), vv = vf_set1(1.0f - u);
+#define GLERP(c_) vf_madd(grid_component(a, c_), vv, grid_component(b, c_), vu)
+    o->c[TX] = GLERP(0);
+    o->c[TY] = GLERP(1);
+    o->c[TZ] = GLERP(2);
+    o->c[SX] = GLERP(7);
+    o->c[SY] = GLERP(8);
+    o->c[SZ] = GLERP(9);
+#undef GLERP
+    grid_slerp_block(a, b, u, ca, cb, NULL, 1, &o->c[QX]);
+    *cov = grid_coverage(a, b, vv, vu);
 }
 #endif
 
@@ -528,6 +556,46 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
             if (entries[e].grid_a) {
                 /* sample these joints of the clip's grid in place */
                 const size_t at = grid_offset(j);
+#if !defined(KERNEL_PORTABLE)
+                /* Straight into the sums: grid keys are finite (checked at
+                 * clip creation, unkeyed lanes hold identity), so a dead
+                 * lane adds an exact 0 without a mask; translation and
+                 * scale fold the weight into the lerp factors (sum +=
+                 * a·(1 − u)·sh + b·u·sh), the rotation skips the sampler's
+                 * renormalization (the rank mean is normalized below). */
+                const float *ga = entries[e].grid_a + at, *gb = entries[e].grid_b + at;
+                const float gu = entries[e].u;
+#if KERNEL_W == 4
+                const float(*splat)[4] = entries[e].splat;
+                const vf vu = v4_load(splat[BW_MIX_SPLAT_U]), vv = v4_load(splat[BW_MIX_SPLAT_V]);
+                const vf vw = v4_load(splat[BW_MIX_SPLAT_WEIGHT]);
+#else
+                const float(*splat)[4] = NULL;
+                const vf vu = vf_set1(gu), vv = vf_set1(1.0f - gu), vw = vf_set1(entries[e].weight);
+#endif
+                sh = vf_clamp01(vf_mul(vw, grid_coverage(ga, gb, vv, vu)));
+                if (!vi_any(vf_gt(sh, zero))) continue;
+                const vf sa = vf_mul(sh, vv), sb = vf_mul(sh, vu);
+#define GRID_ADD_TS(i_, g_) sum.c[i_] = vf_add(sum.c[i_], vf_madd(grid_component(ga, g_), sa, grid_component(gb, g_), sb));
+                GRID_ADD_TS(TX, 0)
+                GRID_ADD_TS(TY, 1)
+                GRID_ADD_TS(TZ, 2)
+                GRID_ADD_TS(SX, 7)
+                GRID_ADD_TS(SY, 8)
+                GRID_ADD_TS(SZ, 9)
+#undef GRID_ADD_TS
+                vf q[4];
+                grid_slerp_block(ga, gb, gu, entries[e].ca, entries[e].cb, splat, 0, q);
+                vf dq = vf_add(vf_add(vf_mul(sum.c[QX], q[0]), vf_mul(sum.c[QY], q[1])),
+                               vf_add(vf_mul(sum.c[QZ], q[2]), vf_mul(sum.c[QW], q[3])));
+                vf sr = vf_select(vf_lt(dq, zero), vf_sub(zero, sh), sh);
+                sum.c[QX] = vf_add(sum.c[QX], vf_mul(q[0], sr));
+                sum.c[QY] = vf_add(sum.c[QY], vf_mul(q[1], sr));
+                sum.c[QZ] = vf_add(sum.c[QZ], vf_mul(q[2], sr));
+                sum.c[QW] = vf_add(sum.c[QW], vf_mul(q[3], sr));
+                share = vf_add(share, sh);
+                continue;
+#endif
                 vf cov;
                 grid_sample_block(entries[e].grid_a + at, entries[e].grid_b + at, entries[e].u, entries[e].ca,
                                   entries[e].cb, &y, &cov);

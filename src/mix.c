@@ -197,19 +197,41 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
     for (int k = 0; k < n; k++) {
         const bw_contribution *c = &contributions[order[k]];
         bw_mix_entry *en = &mixer->entries[k];
+        /* fields set one by one: a compound literal would also zero the
+         * splat rows, which only the 4-lane path of a grid entry reads */
+        en->weight = sanitize_weight(c->weight);
         if (c->pose) {
-            *en = (bw_mix_entry){c->pose->joints, c->pose->coverage, c->pose->curves, c->pose->curve_coverage,
-                          sanitize_weight(c->weight), NULL, NULL, 0.0f, {0}, {0}};
+            en->joints = c->pose->joints;
+            en->coverage = c->pose->coverage;
+            en->curves = c->pose->curves;
+            en->curve_coverage = c->pose->curve_coverage;
+            en->grid_a = en->grid_b = NULL;
+            en->u = 0.0f;
         } else {
             const bw_clip_contribution *cc = &clips[order[k]];
             const bw_clip_grid *g = cc->binding->clip->grid;
             int row;
             float u, time = isnan(cc->time) ? 0.0f : cc->time; /* as bw_sample_clip */
             bw_grid_segment(g, time, &row, &u);
-            *en = (bw_mix_entry){NULL, NULL, NULL, NULL, sanitize_weight(c->weight), g->rows + (size_t)row * (size_t)g->row_floats,
-                          g->rows + (size_t)(row + 1) * (size_t)g->row_floats, u, {0}, {0}};
+            en->joints = NULL;
+            en->coverage = en->curves = en->curve_coverage = NULL;
+            en->grid_a = g->rows + (size_t)row * (size_t)g->row_floats;
+            en->grid_b = en->grid_a + g->row_floats;
+            en->u = u;
             bw_slerp_series(1.0f - u, en->ca);
             bw_slerp_series(u, en->cb);
+            if (mixer->kernels->path == BW_SIMD_SSE2) {
+                for (int i = 0; i < BW_SLERP_SERIES_TERMS; i++)
+                    for (int l = 0; l < 4; l++) {
+                        en->splat[BW_MIX_SPLAT_CA + i][l] = en->ca[i];
+                        en->splat[BW_MIX_SPLAT_CB + i][l] = en->cb[i];
+                    }
+                for (int l = 0; l < 4; l++) {
+                    en->splat[BW_MIX_SPLAT_WEIGHT][l] = en->weight;
+                    en->splat[BW_MIX_SPLAT_U][l] = u;
+                    en->splat[BW_MIX_SPLAT_V][l] = 1.0f - u;
+                }
+            }
         }
         if (k + 1 == n || contributions[order[k + 1]].priority != c->priority) mixer->rank_end[ranks++] = k + 1;
     }

@@ -27,7 +27,19 @@ typedef struct bw_mix_entry {
     const float *grid_a, *grid_b;
     float u;
     float ca[BW_SLERP_SERIES_TERMS], cb[BW_SLERP_SERIES_TERMS];
+    /* The grid numbers each repeated 4 times (BW_MIX_SPLAT_*), for the
+     * 4-lane SSE2 path, where a broadcast is two instructions and a load
+     * of a repeated vector folds into the arithmetic. */
+    _Alignas(16) float splat[2 * BW_SLERP_SERIES_TERMS + 3][4];
 } bw_mix_entry;
+/* Rows of bw_mix_entry.splat: ca, then cb, then weight, u and 1 − u. */
+enum {
+    BW_MIX_SPLAT_CA = 0,
+    BW_MIX_SPLAT_CB = BW_SLERP_SERIES_TERMS,
+    BW_MIX_SPLAT_WEIGHT = 2 * BW_SLERP_SERIES_TERMS,
+    BW_MIX_SPLAT_U,
+    BW_MIX_SPLAT_V
+};
 
 typedef struct bw_simd_kernels {
     bw_simd_path path;
