@@ -92,7 +92,7 @@ bw_result bw_clip_grid_build(bw_clip *clip)
      * only promises max_align_t) the rows, then the int arrays, then the flags */
     size_t row_bytes = sizeof(float) * rows * row_floats;
     size_t int_bytes = sizeof(int) * ((size_t)joints + (size_t)clip->track_count);
-    size_t total = sizeof(bw_clip_grid) + 63 + row_bytes + int_bytes + (size_t)joints;
+    size_t total = sizeof(bw_clip_grid) + 63 + row_bytes + int_bytes + (size_t)joints + (size_t)blocks;
     unsigned char *raw = bw_alloc(a, total);
     if (!raw) {
         bw_free(a, track_joint, scratch_size);
@@ -113,6 +113,7 @@ bw_result bw_clip_grid_build(bw_clip *clip)
     g->joint_track = (int *)(rows_at + row_bytes);
     g->track_joint = g->joint_track + joints;
     g->missing = (unsigned char *)(g->track_joint + clip->track_count);
+    g->full = g->missing + joints;
     g->alloc_size = total;
     memcpy(g->track_joint, track_joint, sizeof(int) * (size_t)clip->track_count);
     bw_free(a, track_joint, scratch_size);
@@ -139,6 +140,14 @@ bw_result bw_clip_grid_build(bw_clip *clip)
             const float *v = t->values + (t->key_count == 1 ? 0 : k * (size_t)t->stride);
             for (int c = 0; c < t->width; c++) lane[k * row_floats + (size_t)(first + c) * BW_GRID_LANES] = v[c];
         }
+    }
+    for (int b = 0; b < blocks; b++) {
+        bool full = true;
+        for (size_t k = 0; k < rows && full; k++) {
+            const float *w = g->rows + k * row_floats + (size_t)b * BW_GRID_BLOCK_FLOATS + 10 * BW_GRID_LANES;
+            for (int l = 0; l < BW_GRID_LANES; l++) full = full && w[l] == 1.0f && w[BW_GRID_LANES + l] == 0.0f;
+        }
+        g->full[b] = full;
     }
     clip->grid = g;
     return BW_OK;

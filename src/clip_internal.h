@@ -172,6 +172,8 @@ typedef struct bw_clip_grid {
     int *joint_track;    /* per grid joint: one of its track indices (for the binding) */
     int *track_joint;    /* per clip track: its grid joint, -1 for curve tracks */
     unsigned char *missing; /* per grid joint: BW_GRID_MISSING_* bits */
+    unsigned char *full;    /* per block: 1 when every row has pose weight 1 and mask weight 0
+                               in all its lanes (coverage 1 at any time: the mixer skips it) */
     size_t alloc_size;   /* bytes of this block: header, rows, then the arrays above */
 } bw_clip_grid;
 

@@ -573,8 +573,12 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
                 const float(*splat)[4] = NULL;
                 const vf vu = vf_set1(gu), vv = vf_set1(1.0f - gu), vw = vf_set1(entries[e].weight);
 #endif
-                sh = vf_clamp01(vf_mul(vw, grid_coverage(ga, gb, vv, vu)));
-                if (!vi_any(vf_gt(sh, zero))) continue;
+                if (entries[e].grid_full[j / BW_GRID_LANES]) {
+                    sh = vf_min1(vw); /* coverage 1; the weight is > 0 */
+                } else {
+                    sh = vf_clamp01(vf_mul(vw, grid_coverage(ga, gb, vv, vu)));
+                    if (!vi_any(vf_gt(sh, zero))) continue;
+                }
                 const vf sa = vf_mul(sh, vv), sb = vf_mul(sh, vu);
 #define GRID_ADD_TS(i_, g_) sum.c[i_] = vf_add(sum.c[i_], vf_madd(grid_component(ga, g_), sa, grid_component(gb, g_), sb));
                 GRID_ADD_TS(TX, 0)
@@ -586,9 +590,12 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
 #undef GRID_ADD_TS
                 vf q[4];
                 grid_slerp_block(ga, gb, gu, entries[e].ca, entries[e].cb, splat, 0, q);
-                vf dq = vf_add(vf_add(vf_mul(sum.c[QX], q[0]), vf_mul(sum.c[QY], q[1])),
-                               vf_add(vf_mul(sum.c[QZ], q[2]), vf_mul(sum.c[QW], q[3])));
-                vf sr = vf_select(vf_lt(dq, zero), vf_sub(zero, sh), sh);
+                vf sr = sh; /* the rank's first entry meets a zero sum: no flip */
+                if (e > (r ? rank_end[r - 1] : 0)) {
+                    vf dq = vf_add(vf_add(vf_mul(sum.c[QX], q[0]), vf_mul(sum.c[QY], q[1])),
+                                   vf_add(vf_mul(sum.c[QZ], q[2]), vf_mul(sum.c[QW], q[3])));
+                    sr = vf_select(vf_lt(dq, zero), vf_sub(zero, sh), sh);
+                }
                 sum.c[QX] = vf_add(sum.c[QX], vf_mul(q[0], sr));
                 sum.c[QY] = vf_add(sum.c[QY], vf_mul(q[1], sr));
                 sum.c[QZ] = vf_add(sum.c[QZ], vf_mul(q[2], sr));

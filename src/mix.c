@@ -206,6 +206,7 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
             en->curves = c->pose->curves;
             en->curve_coverage = c->pose->curve_coverage;
             en->grid_a = en->grid_b = NULL;
+            en->grid_full = NULL;
             en->u = 0.0f;
         } else {
             const bw_clip_contribution *cc = &clips[order[k]];
@@ -217,6 +218,7 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
             en->coverage = en->curves = en->curve_coverage = NULL;
             en->grid_a = g->rows + (size_t)row * (size_t)g->row_floats;
             en->grid_b = en->grid_a + g->row_floats;
+            en->grid_full = g->full;
             en->u = u;
             bw_slerp_series(1.0f - u, en->ca);
             bw_slerp_series(u, en->cb);

@@ -25,6 +25,7 @@ typedef struct bw_mix_entry {
      * the fraction between them and the slerp series for u and 1 − u. NULL
      * grid_a: the entry reads `joints` / `coverage`. */
     const float *grid_a, *grid_b;
+    const unsigned char *grid_full; /* per grid block: coverage 1 throughout (bw_clip_grid.full) */
     float u;
     float ca[BW_SLERP_SERIES_TERMS], cb[BW_SLERP_SERIES_TERMS];
     /* The grid numbers each repeated 4 times (BW_MIX_SPLAT_*), for the
