@@ -566,7 +566,10 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
                 const float *ga = entries[e].grid_a + at, *gb = entries[e].grid_b + at;
                 const float gu = entries[e].u;
 #if KERNEL_W == 4
-                const float(*splat)[4] = entries[e].splat;
+                const float(*splat)[4] = (const float(*)[4])entries[e].splat;
+#if defined(__GNUC__)
+                if (!splat) __builtin_unreachable(); /* an SSE2 mixer always has the rows (mix.c) */
+#endif
                 const vf vu = v4_load(splat[BW_MIX_SPLAT_U]), vv = v4_load(splat[BW_MIX_SPLAT_V]);
                 const vf vw = v4_load(splat[BW_MIX_SPLAT_WEIGHT]);
 #else

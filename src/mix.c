@@ -27,6 +27,7 @@
 
 #include "blendwerk/sample.h"
 #include "common.h"
+#include "mix_internal.h"
 #include "grid_sample.h"
 #include "simd.h"
 
@@ -43,6 +44,7 @@ struct bw_mixer {
     unsigned char *curve_angle; /* curve_count: 1 for BW_CURVE_ANGLE */
     bw_pose *scratch;           /* max_contributions poses for bw_mix_run_clips' other clips */
     bw_contribution *sampled;   /* max_contributions: contributions built by bw_mix_run_clips */
+    float (*splat)[4];          /* SSE2 path only: max_contributions × BW_MIX_SPLAT_COUNT rows */
 };
 
 static inline float sanitize_weight(float w) { return (isfinite(w) && w > 0.0f) ? w : 0.0f; }
@@ -61,6 +63,7 @@ static void mixer_free(bw_mixer *m)
         for (size_t i = 0; i < nm; i++) bw_pose_deinit(&m->scratch[i]);
     bw_free(a, m->scratch, nm * sizeof *m->scratch);
     bw_free(a, m->sampled, nm * sizeof *m->sampled);
+    bw_free(a, m->splat, nm * BW_MIX_SPLAT_COUNT * sizeof *m->splat);
     bw_allocator copy = m->alloc; /* m is freed through its own copy */
     bw_free(&copy, m, sizeof *m);
 }
@@ -86,7 +89,10 @@ bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer)
     m->curve_angle = (unsigned char *)bw_alloc_zeroed(a, nc * sizeof *m->curve_angle);
     m->scratch = (bw_pose *)bw_alloc_zeroed(a, nm * sizeof *m->scratch);
     m->sampled = (bw_contribution *)bw_alloc(a, nm * sizeof *m->sampled);
-    if (!m->order || !m->entries || !m->rank_end || !m->curve_angle || !m->scratch || !m->sampled) {
+    /* bw_alloc gives max_align_t alignment: 16 bytes on the x86-64 targets of the SSE2 path */
+    if (m->kernels->path == BW_SIMD_SSE2) m->splat = (float(*)[4])bw_alloc(a, nm * BW_MIX_SPLAT_COUNT * sizeof *m->splat);
+    if (!m->order || !m->entries || !m->rank_end || !m->curve_angle || !m->scratch || !m->sampled ||
+        (m->kernels->path == BW_SIMD_SSE2 && !m->splat)) {
         mixer_free(m);
         return BW_ERR_OUT_OF_MEMORY;
     }
@@ -197,8 +203,6 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
     for (int k = 0; k < n; k++) {
         const bw_contribution *c = &contributions[order[k]];
         bw_mix_entry *en = &mixer->entries[k];
-        /* fields set one by one: a compound literal would also zero the
-         * splat rows, which only the 4-lane path of a grid entry reads */
         en->weight = sanitize_weight(c->weight);
         if (c->pose) {
             en->joints = c->pose->joints;
@@ -207,6 +211,7 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
             en->curve_coverage = c->pose->curve_coverage;
             en->grid_a = en->grid_b = NULL;
             en->grid_full = NULL;
+            en->splat = NULL;
             en->u = 0.0f;
         } else {
             const bw_clip_contribution *cc = &clips[order[k]];
@@ -222,7 +227,8 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
             en->u = u;
             bw_slerp_series(1.0f - u, en->ca);
             bw_slerp_series(u, en->cb);
-            if (mixer->kernels->path == BW_SIMD_SSE2) {
+            en->splat = mixer->splat ? mixer->splat + (size_t)k * BW_MIX_SPLAT_COUNT : NULL;
+            if (en->splat) {
                 for (int i = 0; i < BW_SLERP_SERIES_TERMS; i++)
                     for (int l = 0; l < 4; l++) {
                         en->splat[BW_MIX_SPLAT_CA + i][l] = en->ca[i];
@@ -264,6 +270,12 @@ bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution
 bw_result bw_mix_run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base,
                            const bw_clip_contribution *clips, int count, bw_pose *out)
 {
+    return bw_mix_run_clips_over(mixer, rig, base, false, clips, count, out);
+}
+
+bw_result bw_mix_run_clips_over(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base, bool over_rest,
+                                const bw_clip_contribution *clips, int count, bw_pose *out)
+{
     if (!mixer || !rig || !out || count < 0 || (count > 0 && !clips)) return BW_ERR_INVALID_ARGUMENT;
     if (count > mixer->max_contributions) return BW_ERR_LIMIT;
     if (!pose_fits(mixer, out) || (base && !pose_fits(mixer, base))) return BW_ERR_INVALID_ARGUMENT;
@@ -285,6 +297,12 @@ bw_result bw_mix_run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *ba
             bw_sample_clip_with(b, rig, clips[i].time, &so, &mixer->scratch[i]);
             c->pose = &mixer->scratch[i];
         }
+    }
+    if (over_rest) {
+        /* checked: now the rig's current values go straight into out, and
+         * the mix runs there in place */
+        bw_pose_set_rest(out, rig);
+        base = out;
     }
     run_mix(mixer, mixer->sampled, clips, count, base, out);
     return BW_OK;

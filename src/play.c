@@ -22,6 +22,7 @@
 #include "blendwerk/sample.h"
 #include "clip_internal.h"
 #include "common.h"
+#include "mix_internal.h"
 
 #define SLOT_BITS 10
 #define SLOT_MASK ((1 << SLOT_BITS) - 1)
@@ -630,12 +631,11 @@ bw_result bw_track_set_compose(bw_track_set *set, bw_mixer *mixer, const bw_pose
         if (!binding_matches_rig(tr->binding, set->rig)) return BW_ERR_INVALID_ARGUMENT;
         set->clips[i] = (bw_clip_contribution){tr->binding, (float)tr->time, tr->weight, tr->priority};
     }
-    if (!base) {
-        bw_pose_set_rest(&set->base, set->rig);
-        base = &set->base;
-    }
-    /* The fused sample-and-mix pass: the benchmarked path is this one. */
-    return bw_mix_run_clips(mixer, set->rig, base, set->clips, set->live, out);
+    /* The fused sample-and-mix pass: the benchmarked path is this one.
+     * With no base, the rig's current values go into `out` once the call
+     * is checked and are mixed over in place (one pose buffer per frame,
+     * not a copy into the set's base that is then read). */
+    return bw_mix_run_clips_over(mixer, set->rig, base, base == NULL, set->clips, set->live, out);
 }
 
 void bw_track_set_drain(bw_track_set *set, bw_signal_fn fn, void *user)

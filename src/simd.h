@@ -28,10 +28,11 @@ typedef struct bw_mix_entry {
     const unsigned char *grid_full; /* per grid block: coverage 1 throughout (bw_clip_grid.full) */
     float u;
     float ca[BW_SLERP_SERIES_TERMS], cb[BW_SLERP_SERIES_TERMS];
-    /* The grid numbers each repeated 4 times (BW_MIX_SPLAT_*), for the
-     * 4-lane SSE2 path, where a broadcast is two instructions and a load
-     * of a repeated vector folds into the arithmetic. */
-    _Alignas(16) float splat[2 * BW_SLERP_SERIES_TERMS + 3][4];
+    /* The 4-lane SSE2 path only (else NULL): the grid numbers each
+     * repeated 4 times (BW_MIX_SPLAT_COUNT rows, 16-byte aligned), where a
+     * broadcast is two instructions and a load of a repeated vector folds
+     * into the arithmetic. */
+    float (*splat)[4];
 } bw_mix_entry;
 /* Rows of bw_mix_entry.splat: ca, then cb, then weight, u and 1 − u. */
 enum {
@@ -39,7 +40,8 @@ enum {
     BW_MIX_SPLAT_CB = BW_SLERP_SERIES_TERMS,
     BW_MIX_SPLAT_WEIGHT = 2 * BW_SLERP_SERIES_TERMS,
     BW_MIX_SPLAT_U,
-    BW_MIX_SPLAT_V
+    BW_MIX_SPLAT_V,
+    BW_MIX_SPLAT_COUNT
 };
 
 typedef struct bw_simd_kernels {

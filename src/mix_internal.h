@@ -1,0 +1,16 @@
+/* mix_internal.h - the mixer's entry points for other runtime units
+ * (private; the public contract is include/blendwerk/mix.h). */
+#ifndef BW_MIX_INTERNAL_H
+#define BW_MIX_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "blendwerk/mix.h"
+
+/* bw_mix_run_clips; with over_rest (base ignored) the base is the rig's
+ * current joint values, written into `out` only after every check passed
+ * (nothing is written on failure) and mixed over in place. */
+bw_result bw_mix_run_clips_over(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base, bool over_rest,
+                                const bw_clip_contribution *clips, int count, bw_pose *out);
+
+#endif
