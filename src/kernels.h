@@ -457,6 +457,28 @@ HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const
  * which normalizes its sums anyway, skips the step). Lanes whose keys are
  * more than 92° apart (outside the series' range) are redone by the
  * scalar slerp. */
+/* Lanes whose keys are more than 92° apart, by the scalar slerp: rare,
+ * and out of line so the vectors of the hot path stay in registers. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static void grid_slerp_slow_lanes(const float *a, const float *b, float u, vi slow, vf *q)
+{
+    float m[KERNEL_W], lq[4][KERNEL_W];
+    vf_lanes((vf)slow, m);
+    for (int c = 0; c < 4; c++) vf_lanes(q[c], lq[c]);
+    for (int l = 0; l < KERNEL_W; l++) {
+        int32_t bits;
+        memcpy(&bits, &m[l], sizeof bits);
+        if (!bits) continue;
+        float qa[4], qb[4], r[4];
+        for (int c = 0; c < 4; c++) qa[c] = a[(3 + c) * BW_GRID_LANES + l], qb[c] = b[(3 + c) * BW_GRID_LANES + l];
+        bw_quat_slerp(qa, qb, u, r);
+        for (int c = 0; c < 4; c++) lq[c][l] = r[c];
+    }
+    for (int c = 0; c < 4; c++) q[c] = vf_from_lanes(lq[c]);
+}
+
 HOT_INLINE void grid_slerp_block(const float *a, const float *b, float u, const float *ca, const float *cb,
                                  const float (*splat)[4], int renormalize, vf *q)
 {
@@ -483,26 +505,7 @@ HOT_INLINE void grid_slerp_block(const float *a, const float *b, float u, const 
         rx = vf_mul(rx, n), ry = vf_mul(ry, n), rz = vf_mul(rz, n), rw = vf_mul(rw, n);
     }
     q[0] = rx, q[1] = ry, q[2] = rz, q[3] = rw;
-    if (vi_any(slow)) {
-        float m[KERNEL_W], lq[4][KERNEL_W], la[4][KERNEL_W], lb[4][KERNEL_W];
-        vf_lanes((vf)slow, m);
-        const vf av[4] = {ax, ay, az, aw}, bv[4] = {bx, by, bz, bw};
-        for (int c = 0; c < 4; c++) {
-            vf_lanes(q[c], lq[c]);
-            vf_lanes(av[c], la[c]);
-            vf_lanes(bv[c], lb[c]);
-        }
-        for (int l = 0; l < KERNEL_W; l++) {
-            int32_t bits;
-            memcpy(&bits, &m[l], sizeof bits);
-            if (!bits) continue;
-            float qa[4] = {la[0][l], la[1][l], la[2][l], la[3][l]}, qb[4] = {lb[0][l], lb[1][l], lb[2][l], lb[3][l]};
-            float r[4];
-            bw_quat_slerp(qa, qb, u, r);
-            for (int c = 0; c < 4; c++) lq[c][l] = r[c];
-        }
-        for (int c = 0; c < 4; c++) q[c] = vf_from_lanes(lq[c]);
-    }
+    if (vi_any(slow)) grid_slerp_slow_lanes(a, b, u, slow, q);
 }
 
 /* A grid lane's coverage, bw_coverage of the lerped pose and mask
@@ -708,18 +711,25 @@ static void KERNEL(sample_grid)(const bw_grid_binding *gb, const float *ra, cons
                                 const float *cb, bw_transform *joints, float *coverage, int joint_count)
 {
     const int lane_count = gb->block_count * BW_GRID_LANES;
-    for (int first = 0; first < lane_count; first += KERNEL_W) {
+    int first = 0;
+    if (gb->dense) {
+        /* lane l drives joint l: whole blocks go through the in-register
+         * transposes straight into the pose */
+        for (; first + KERNEL_W <= joint_count; first += KERNEL_W) {
+            const size_t at = grid_offset(first);
+            block x;
+            vf cov;
+            grid_sample_block(ra + at, rb + at, u, ca, cb, &x, &cov);
+            block_store(&x, joints + first);
+            vf_store(coverage + first, cov);
+        }
+    }
+    for (; first < lane_count; first += KERNEL_W) {
         const size_t at = grid_offset(first);
         block x;
         vf cov;
         grid_sample_block(ra + at, rb + at, u, ca, cb, &x, &cov);
-        /* A dense binding (lane l drives joint l) writes whole blocks with
-         * the in-register transposes. */
-        if (gb->dense && first + KERNEL_W <= joint_count) {
-            block_store(&x, joints + first);
-            vf_store(coverage + first, cov);
-            continue;
-        }
+        /* other lanes (and a dense binding's tail) through a copy */
         bw_transform tmp[KERNEL_W];
         float tcov[KERNEL_W];
         block_store(&x, tmp);
