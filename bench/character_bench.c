@@ -212,12 +212,12 @@ static long long character_init(variant *v, const world *w, character *ch, int i
 }
 
 /* The character's input for this frame: the velocity walks toward a goal
- * redrawn with probability 1/90 per frame (standing still a third of the
+ * redrawn with probability 1/120 per frame (standing still a third of the
  * time, so idle <-> move fades happen); `carry` flips with probability
- * 1/75 per frame. The look target circles the character's head. */
+ * 1/120 per frame. The look target circles the character's head. */
 static void character_step(character *ch)
 {
-    if (wl_next(&ch->rng) % 90u == 0) {
+    if (wl_next(&ch->rng) % 120u == 0) {
         if (wl_next(&ch->rng) % 3u == 0) {
             ch->goal[0] = ch->goal[1] = 0.0f;
         } else {
@@ -225,7 +225,7 @@ static void character_step(character *ch)
             ch->goal[1] = (wl_rand01(&ch->rng) * 2.7f - 1.2f);
         }
     }
-    if (wl_next(&ch->rng) % 75u == 0) ch->carry = !ch->carry;
+    if (wl_next(&ch->rng) % 120u == 0) ch->carry = !ch->carry;
     for (int d = 0; d < 2; d++) ch->v[d] += (ch->goal[d] - ch->v[d]) * 0.05f;
     ch->look_phase += 0.9f * FRAME_DT;
 }
