@@ -10,6 +10,7 @@
 
 #include "blendwerk/version.h"
 #include "clamp_float.h"
+#include "controls.h"
 #include "lua_blendwerk.h"
 #include "lua_support.h"
 
@@ -603,5 +604,6 @@ int luaopen_blendwerk(lua_State *L)
     bw_lua_open_rootmotion(L);
     bw_lua_open_graph(L);
     bw_lua_open_animator(L);
+    bw_lua_open_control(L);
     return 1;
 }

@@ -1,6 +1,8 @@
 /* lua_pose.c - blendwerk.Pose: one local transform and coverage per rig
  * joint (plus curve values), read and written as Lua tables by joint index
- * or name; local-to-model; and blendwerk.mix, the per-joint priority mixer.
+ * or name, and in batches by index into tables the caller reuses (the
+ * procedural controls' per-frame path, bindings/controls.h);
+ * local-to-model; and blendwerk.mix, the per-joint priority mixer.
  *
  * A Pose belongs to one Rig (kept alive through a uservalue) and is sized
  * for it once; reading and writing never reallocate. */
@@ -9,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blendwerk/procedural.h"
 #include "lua_support.h"
 
 static void destroy_pose(bw_lua_object *o)
@@ -220,15 +223,126 @@ static int l_local_to_model(lua_State *L)
     return 1;
 }
 
-/* pose:model_position(joint) -> x, y, z of the joint in model space */
+/* pose:model_position(joint) -> x, y, z of the joint in model space
+ * (its ancestors only, no scratch: procedural.h) */
 static int l_model_position(lua_State *L)
 {
     bw_lua_pose *p = bw_lua_check_pose(L, 1);
     int j = bw_lua_check_joint(L, 2, pose_rig(p));
-    float(*m)[4][4] = model_matrices(L, p);
-    for (int i = 0; i < 3; i++) lua_pushnumber(L, (lua_Number)m[j][3][i]);
-    return 3;
+    float v[3];
+    bw_model_position(pose_rig(p), &p->pose, j, v);
+    return push_numbers(L, v, 3);
 }
+
+/* ---- batches by index (the controls' fast path) ----
+ *
+ * pose:rotations(joints [, out]) -> out, pose:translations(joints [, out])
+ * -> out, pose:model_positions(joints [, out]) -> out: `joints` is a list
+ * of 1-based joint indices; out (a table the caller reuses, a new one when
+ * absent) gets 4 (x, y, z, w) or 3 (x, y, z) numbers per joint, flat:
+ * out[4 (i - 1) + 1 ..]. pose:set_rotations(joints, values) and
+ * pose:set_translations(joints, values) write them back (rotations
+ * normalized); every value is checked before anything is written, so a
+ * bad one (NaN, a zero rotation, a missing number) raises naming the
+ * entry and changes nothing. Raw table access only: with `out` reused, a
+ * call allocates nothing. */
+enum { BATCH_T = 0, BATCH_R, BATCH_MODEL };
+
+static int batch_joint(lua_State *L, int list, lua_Integer i, int joint_count)
+{
+    lua_rawgeti(L, list, i);
+    int isint = 0;
+    lua_Integer j = lua_tointegerx(L, -1, &isint);
+    lua_pop(L, 1);
+    if (!isint || j < 1 || j > joint_count)
+        return luaL_argerror(L, list,
+                             lua_pushfstring(L, "joints[%I] is not a joint index in [1, %d]", (LUAI_UACINT)i, joint_count));
+    return (int)(j - 1);
+}
+
+static lua_Integer batch_count(lua_State *L, int list)
+{
+    luaL_checktype(L, list, LUA_TTABLE);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, list);
+    if (n > 1 << 24) luaL_argerror(L, list, "too many joints");
+    return n;
+}
+
+static int read_batch(lua_State *L, int what)
+{
+    bw_lua_pose *p = bw_lua_check_pose(L, 1);
+    lua_Integer n = batch_count(L, 2);
+    if (lua_isnoneornil(L, 3)) {
+        lua_settop(L, 2);
+        lua_createtable(L, (int)(n * (what == BATCH_R ? 4 : 3)), 0);
+    } else {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        lua_settop(L, 3);
+    }
+    const int width = what == BATCH_R ? 4 : 3;
+    for (lua_Integer i = 1; i <= n; i++) {
+        int j = batch_joint(L, 2, i, p->pose.joint_count);
+        float v[4];
+        const float *src = v;
+        if (what == BATCH_T) src = p->pose.joints[j].t;
+        else if (what == BATCH_R) src = p->pose.joints[j].r;
+        else bw_model_position(pose_rig(p), &p->pose, j, v);
+        for (int k = 0; k < width; k++) {
+            lua_pushnumber(L, (lua_Number)src[k]);
+            lua_rawseti(L, 3, (i - 1) * width + k + 1);
+        }
+    }
+    return 1;
+}
+
+/* values[index] as a finite float, or raise naming the entry */
+static float batch_value(lua_State *L, int values, lua_Integer index)
+{
+    int isnum = 0;
+    lua_rawgeti(L, values, index);
+    double d = (double)lua_tonumberx(L, -1, &isnum);
+    lua_pop(L, 1);
+    float f = 0.0f;
+    const char *why = isnum ? bw_lua_to_float(d, &f) : "is not a number";
+    if (why) return (float)luaL_argerror(L, values, lua_pushfstring(L, "values[%I] %s", (LUAI_UACINT)index, why));
+    return f;
+}
+
+static int write_batch(lua_State *L, int what)
+{
+    bw_lua_pose *p = bw_lua_check_pose(L, 1);
+    lua_Integer n = batch_count(L, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    const int width = what == BATCH_R ? 4 : 3;
+    for (int pass = 0; pass < 2; pass++) { /* check everything, then write */
+        for (lua_Integer i = 1; i <= n; i++) {
+            int j = batch_joint(L, 2, i, p->pose.joint_count);
+            float v[4];
+            double n2 = 0.0;
+            for (int k = 0; k < width; k++) {
+                v[k] = batch_value(L, 3, (i - 1) * width + k + 1);
+                n2 += (double)v[k] * v[k];
+            }
+            if (what == BATCH_R && !(n2 > 1e-30))
+                return luaL_argerror(L, 3, lua_pushfstring(L, "values[%I..%I] is a zero rotation",
+                                                           (LUAI_UACINT)((i - 1) * 4 + 1), (LUAI_UACINT)(i * 4)));
+            if (pass == 0) continue;
+            if (what == BATCH_R) {
+                float inv = (float)(1.0 / sqrt(n2));
+                for (int k = 0; k < 4; k++) p->pose.joints[j].r[k] = v[k] * inv;
+            } else {
+                for (int k = 0; k < 3; k++) p->pose.joints[j].t[k] = v[k];
+            }
+        }
+    }
+    return 0;
+}
+
+static int l_rotations(lua_State *L) { return read_batch(L, BATCH_R); }
+static int l_translations(lua_State *L) { return read_batch(L, BATCH_T); }
+static int l_model_positions(lua_State *L) { return read_batch(L, BATCH_MODEL); }
+static int l_set_rotations(lua_State *L) { return write_batch(L, BATCH_R); }
+static int l_set_translations(lua_State *L) { return write_batch(L, BATCH_T); }
 
 /* ---- blendwerk.mix ---- */
 
@@ -387,6 +501,11 @@ static const luaL_Reg pose_methods[] = {
     {"rig", l_rig},
     {"local_to_model", l_local_to_model},
     {"model_position", l_model_position},
+    {"rotations", l_rotations},
+    {"translations", l_translations},
+    {"model_positions", l_model_positions},
+    {"set_rotations", l_set_rotations},
+    {"set_translations", l_set_translations},
     {"close", l_pose_close},
     {NULL, NULL},
 };

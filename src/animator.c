@@ -14,6 +14,7 @@
 
 #include "blendwerk/blendtree.h"
 #include "blendwerk/mix.h"
+#include "blendwerk/procedural.h"
 #include "blendwerk/sample.h"
 #include "bw_math.h"
 #include "common.h"
@@ -914,62 +915,31 @@ float bw_animator_blink(const bw_animator *a) { return a ? a->blink_w : 0.0f; }
 
 /* ---- head aim ---- */
 
-/* Model-space rotation of `joint` in the current pose (parents' rotations
- * composed; scale ignored, as aim directions are). */
-static void model_rotation(const bw_animator *a, const int *parents, int joint, float *q)
-{
-    q[0] = q[1] = q[2] = 0.0f;
-    q[3] = 1.0f;
-    for (int k = joint; k >= 0; k = parents[k]) bw_quat_mul(a->pose.joints[k].r, q, q);
-}
-
-static float clampf(float x, float lim) { return x > lim ? lim : (x < -lim ? -lim : x); }
-
+/* The math is procedural.h's, shared with the Lua controls
+ * (scripts/head_aim.lua), so both give the same numbers. */
 static void head_layer(bw_animator *a, const float *camera)
 {
     a->head_yaw = a->head_pitch = 0.0f;
     memset(a->gaze, 0, sizeof a->gaze);
     if (a->chain_count == 0) return;
     const float *target = a->has_look_at ? a->look_at : camera;
-    int head = a->chain[a->chain_count - 1];
-    const int *parents = bw_rig_parents(a->rig);
     if (target) {
-        bw_pose_local_to_model(a->rig, &a->pose, a->model);
-        const float *p = a->model[head][3];
-        float c = cosf(a->yaw), s = sinf(a->yaw);
-        float hw[3] = {a->position[0] + p[0] * c + p[2] * s, a->position[1] + p[1],
-                       a->position[2] - p[0] * s + p[2] * c};
-        float dx = target[0] - hw[0], dy = target[1] - hw[1], dz = target[2] - hw[2];
-        float flat = sqrtf(dx * dx + dz * dz);
-        float rel = (flat > 1e-6f) ? bw_wrap_angle(atan2f(dx, dz) - a->yaw) : 0.0f;
-        float pitch = atan2f(dy, flat);
-        const float pi = (float)M_PI;
-        /* Target nearly straight behind: stay on the side turned to last frame. */
-        float last = a->prev_yaw;
-        if (fabsf(rel) > pi - BW_ANIMATOR_BEHIND_HYSTERESIS && last * rel < 0.0f)
-            rel += last > 0.0f ? 2.0f * pi : -2.0f * pi;
-        a->head_yaw = clampf(rel, a->yaw_limit);
-        a->head_pitch = clampf(pitch, a->pitch_limit);
-        float ey = clampf(rel - a->head_yaw, a->eye_yaw_limit), ep = clampf(pitch - a->head_pitch, a->eye_pitch_limit);
-        a->gaze[0] = a->gaze[2] = ep;
-        a->gaze[1] = a->gaze[3] = ey;
+        float origin[3], yaw, pitch, aim[4];
+        bw_model_position(a->rig, &a->pose, a->chain[a->chain_count - 1], origin);
+        bw_aim_angles(a->position, a->yaw, origin, target, &yaw, &pitch);
+        const bw_aim_limits limits = {a->yaw_limit, a->pitch_limit, a->eye_yaw_limit, a->eye_pitch_limit,
+                                      BW_ANIMATOR_BEHIND_HYSTERESIS};
+        bw_aim_clamp(yaw, pitch, a->prev_yaw, &limits, aim);
+        a->head_yaw = aim[0];
+        a->head_pitch = aim[1];
+        a->gaze[0] = a->gaze[2] = aim[3];
+        a->gaze[1] = a->gaze[3] = aim[2];
     }
     a->prev_yaw = a->head_yaw;
+    bw_aim_chain(a->rig, &a->pose, a->chain, a->chain_w, a->chain_count, a->head_yaw, a->head_pitch, NULL);
     for (int i = 0; i < a->chain_count; i++) {
-        int j = a->chain[i];
-        float w = a->chain_w[i], qy[4], qp[4], d[4], rp[4], inv[4], tmp[4];
-        bw_quat_from_axis_angle(0.0f, 1.0f, 0.0f, w * a->head_yaw, qy);
-        bw_quat_from_axis_angle(1.0f, 0.0f, 0.0f, -w * a->head_pitch, qp);
-        bw_quat_mul(qy, qp, d);
-        model_rotation(a, parents, parents[j], rp);
-        bw_quat_conjugate(rp, inv);
-        bw_quat_mul(inv, d, tmp);
-        bw_quat_mul(tmp, rp, tmp);
-        float *r = a->pose.joints[j].r;
-        bw_quat_mul(tmp, r, r);
-        bw_quat_normalize(r);
-        a->overrides[i].joint = j;
-        memcpy(a->overrides[i].r, r, sizeof a->overrides[i].r);
+        a->overrides[i].joint = a->chain[i];
+        memcpy(a->overrides[i].r, a->pose.joints[a->chain[i]].r, sizeof a->overrides[i].r);
     }
 }
 

@@ -302,6 +302,81 @@ function blendwerk.ease(style, dir, u) end
 ---@return number
 function blendwerk.lerp_angle(a, b, u) end
 
+-- Procedural helpers (include/blendwerk/procedural.h; docs/lua-api.md
+-- "Procedural controls"). Numbers in and out as multiple values; a NaN,
+-- infinite or out-of-float-range argument raises naming it.
+
+---Split q = swing * twist, twist about the axis (any non-zero length).
+---@param qx number
+---@param qy number
+---@param qz number
+---@param qw number
+---@param ax number
+---@param ay number
+---@param az number
+---@return number sx, number sy, number sz, number sw, number tx, number ty, number tz, number tw
+function blendwerk.swing_twist(qx, qy, qz, qw, ax, ay, az) end
+
+---The rotation turning +Z onto forward with +Y toward up (default 0, 1, 0).
+---@param fx number
+---@param fy number
+---@param fz number
+---@param ux? number
+---@param uy? number
+---@param uz? number
+---@return number x, number y, number z, number w
+function blendwerk.look_rotation(fx, fy, fz, ux, uy, uz) end
+
+---The body frame b turned toward direction d, yaw and pitch clamped in the body frame.
+---@param bx number
+---@param by number
+---@param bz number
+---@param bw number
+---@param dx number
+---@param dy number
+---@param dz number
+---@param yaw_limit number radians >= 0
+---@param pitch_limit number radians >= 0
+---@return number x, number y, number z, number w
+function blendwerk.rotate_toward(bx, by, bz, bw, dx, dy, dz, yaw_limit, pitch_limit) end
+
+---Yaw (relative to the body's facing, wrapped to (-pi, pi]) and pitch (up
+---positive) of a world target seen from joint `joint` of the pose, for a
+---body at `position` (world) facing body_yaw.
+---@param pose blendwerk.Pose
+---@param joint integer 1-based joint index
+---@param position number[] {x, y, z} world
+---@param body_yaw number radians, 0 faces +Z
+---@param target number[] {x, y, z} world
+---@return number yaw, number pitch
+function blendwerk.aim_angles(pose, joint, position, body_yaw, target) end
+
+---@class blendwerk.AimLimits
+---@field yaw? number default 1.2 (radians, >= 0)
+---@field pitch? number default 0.6
+---@field eye_yaw? number default 0.6
+---@field eye_pitch? number default 0.4
+---@field behind? number default 0.2: the band around straight behind where the side is kept
+
+---The head-aim clamp with the behind hysteresis and the overflow to the eyes.
+---@param yaw number
+---@param pitch number
+---@param last_yaw number what the chain took last frame
+---@param limits blendwerk.AimLimits
+---@return number head_yaw, number head_pitch, number eye_yaw, number eye_pitch
+function blendwerk.aim_clamp(yaw, pitch, last_yaw, limits) end
+
+---Split an aim over a chain (at most 16 joints, root-most first) into the
+---pose; out (reused) gets joint, x, y, z, w per joint (ctx.overrides layout).
+---@param pose blendwerk.Pose
+---@param joints integer[] 1-based joint indices
+---@param weights number[] one per joint
+---@param yaw number
+---@param pitch number
+---@param out? number[]
+---@return number[]? out
+function blendwerk.aim_chain(pose, joints, weights, yaw, pitch, out) end
+
 ---1D blend-space weights and playback rates for parameter x.
 ---@param thresholds number[]
 ---@param x number
@@ -606,6 +681,35 @@ function Pose:local_to_model() end
 ---@return number y
 ---@return number z
 function Pose:model_position(joint) end
+
+---Batch reads by index (the controls' fast path): 4 numbers per joint, flat,
+---into out (reused; a new table when absent).
+---@param joints integer[] 1-based joint indices
+---@param out? number[]
+---@return number[] out
+function Pose:rotations(joints, out) end
+
+---3 numbers per joint, flat.
+---@param joints integer[]
+---@param out? number[]
+---@return number[] out
+function Pose:translations(joints, out) end
+
+---Model-space positions, 3 numbers per joint, flat.
+---@param joints integer[]
+---@param out? number[]
+---@return number[] out
+function Pose:model_positions(joints, out) end
+
+---Write 4 numbers per joint (normalized); all are checked before any is written.
+---@param joints integer[]
+---@param values number[]
+function Pose:set_rotations(joints, values) end
+
+---Write 3 numbers per joint; all are checked before any is written.
+---@param joints integer[]
+---@param values number[]
+function Pose:set_translations(joints, values) end
 
 function Pose:close() end
 

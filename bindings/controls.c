@@ -1,0 +1,660 @@
+/* controls.c - the procedural control runner (controls.h).
+ *
+ * Everything Lua-side lives in the sandbox's registry: per control its
+ * script table (keeps the functions), options and a states table indexed
+ * by character; per runner one ctx table per character and one Pose
+ * userdata that is pointed at the host's bw_pose for each call. Loads and
+ * reloads build the new version completely aside and swap it in only when
+ * every step worked. */
+#define _POSIX_C_SOURCE 200809L
+#include "controls.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lua_support.h"
+#include "watch.h"
+
+#define CONTROL_NAME_MAX 256
+
+typedef struct control {
+    char name[CONTROL_NAME_MAX];
+    int table_ref, options_ref, states_ref;
+    bw_sandbox_callback update;
+    int priority;
+    int serial; /* load order, for ties */
+    bool keep_state;
+    long long stamp_time, stamp_size; /* the file when it was loaded (for poll) */
+} control;
+
+struct bw_controls {
+    bw_sandbox *sb;
+    lua_State *L;
+    const bw_rig *rig;
+    int characters;
+    char dir[BW_SANDBOX_PATH_MAX];
+    bw_watch *watch;
+    control list[BW_CONTROLS_MAX];
+    int count, serial;
+    int order[BW_CONTROLS_MAX]; /* indices into list, run order */
+    int ctxs_ref, pose_ref;
+    int *refs;        /* per character: its ctx, ctx.position and ctx.target (registry refs) */
+    double *time;     /* per character: ctx.time */
+    int key_ref[3];   /* the interned keys "time", "yaw", "has_target" (no string lookups per frame) */
+    bw_lua_pose *pose;
+    int reloads;
+    char error[BW_CONTROLS_ERROR_MAX];
+};
+
+static void set_error(bw_controls *c, char *err, size_t err_size, const char *fmt, const char *a, const char *b)
+{
+    snprintf(c->error, sizeof c->error, fmt, a, b);
+    if (err && err_size) snprintf(err, err_size, "%s", c->error);
+}
+
+/* ---- the ctx tables and the pose handle (built once, protected) ---- */
+
+static void new_zeros(lua_State *L, int n, const char *field)
+{
+    lua_createtable(L, n, 0);
+    for (int i = 1; i <= n; i++) {
+        lua_pushnumber(L, 0);
+        lua_rawseti(L, -2, i);
+    }
+    lua_setfield(L, -2, field);
+}
+
+static void destroy_nothing(bw_lua_object *o) { (void)o; } /* the pose's arrays are the host's */
+
+static int setup_protected(lua_State *L)
+{
+    bw_controls *c = (bw_controls *)lua_touserdata(L, 1);
+    /* the Rig handle: borrowed from the host, never destroyed from Lua */
+    bw_lua_rig *r = bw_lua_push_rig(L, (bw_rig *)c->rig, 0);
+    r->owned = false;
+    r->hdr.borrowed = true;
+    int rig = lua_gettop(L);
+    bw_lua_pose *p = (bw_lua_pose *)bw_lua_new_object(L, sizeof *p, 1, BW_LUA_POSE, destroy_nothing);
+    p->rig = r;
+    p->hdr.borrowed = true;
+    bw_lua_object_use(&p->hdr, &r->hdr);
+    lua_pushvalue(L, rig);
+    lua_setiuservalue(L, -2, BW_LUA_UV_POSE_RIG);
+    c->pose = p;
+    c->pose_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_createtable(L, c->characters, 0);
+    for (int i = 1; i <= c->characters; i++) {
+        lua_createtable(L, 0, 12);
+        lua_pushinteger(L, i);
+        lua_setfield(L, -2, "character");
+        lua_pushvalue(L, rig);
+        lua_setfield(L, -2, "rig");
+        lua_pushnumber(L, 0);
+        lua_setfield(L, -2, "time");
+        lua_pushnumber(L, 0);
+        lua_setfield(L, -2, "yaw");
+        lua_pushboolean(L, 0);
+        lua_setfield(L, -2, "has_target");
+        new_zeros(L, 3, "position");
+        new_zeros(L, 3, "target");
+        new_zeros(L, 4, "gaze");
+        new_zeros(L, BW_ARKIT52_COUNT, "arkit");
+        lua_newtable(L);
+        lua_setfield(L, -2, "overrides");
+        int *refs = &c->refs[3 * (i - 1)];
+        lua_pushvalue(L, -1);
+        refs[0] = luaL_ref(L, LUA_REGISTRYINDEX);
+        lua_getfield(L, -1, "position");
+        refs[1] = luaL_ref(L, LUA_REGISTRYINDEX);
+        lua_getfield(L, -1, "target");
+        refs[2] = luaL_ref(L, LUA_REGISTRYINDEX);
+        lua_rawseti(L, -2, i);
+    }
+    c->ctxs_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    static const char *const keys[3] = {"time", "yaw", "has_target"};
+    for (int k = 0; k < 3; k++) {
+        lua_pushstring(L, keys[k]);
+        c->key_ref[k] = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    return 0;
+}
+
+bw_controls *bw_controls_create(const bw_controls_desc *desc, char *err, size_t err_size)
+{
+    const char *why = NULL;
+    if (!desc || !desc->sandbox || !desc->rig) why = "desc, desc.sandbox and desc.rig are required";
+    else if (desc->character_count < 1 || desc->character_count > 65536) why = "character_count is not in [1, 65536]";
+    else if (desc->dir && strlen(desc->dir) >= BW_SANDBOX_PATH_MAX) why = "dir is too long";
+    if (why) {
+        if (err && err_size) snprintf(err, err_size, "controls: %s", why);
+        return NULL;
+    }
+    bw_controls *c = (bw_controls *)calloc(1, sizeof *c);
+    if (!c) {
+        if (err && err_size) snprintf(err, err_size, "controls: out of memory");
+        return NULL;
+    }
+    c->sb = desc->sandbox;
+    c->L = bw_sandbox_state(desc->sandbox);
+    c->rig = desc->rig;
+    c->characters = desc->character_count;
+    c->ctxs_ref = c->pose_ref = LUA_NOREF;
+    for (int k = 0; k < 3; k++) c->key_ref[k] = LUA_NOREF;
+    c->refs = (int *)malloc(sizeof *c->refs * 3 * (size_t)c->characters);
+    if (!c->refs) {
+        free(c);
+        if (err && err_size) snprintf(err, err_size, "controls: out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < 3 * c->characters; i++) c->refs[i] = LUA_NOREF;
+    c->time = (double *)calloc((size_t)c->characters, sizeof *c->time);
+    if (!c->time) {
+        free(c->refs);
+        free(c);
+        if (err && err_size) snprintf(err, err_size, "controls: out of memory");
+        return NULL;
+    }
+    snprintf(c->dir, sizeof c->dir, "%s", desc->dir ? desc->dir : ".");
+    if (desc->watch) {
+        bw_watch_desc wd = {desc->debounce > 0.0 ? desc->debounce : BW_WATCH_DEFAULT_DEBOUNCE, false};
+        c->watch = bw_watch_create(&wd);
+        if (!c->watch) {
+            free(c->time);
+            free(c->refs);
+            free(c);
+            if (err && err_size) snprintf(err, err_size, "controls: out of memory");
+            return NULL;
+        }
+    }
+    lua_State *L = c->L;
+    lua_pushcfunction(L, setup_protected);
+    lua_pushlightuserdata(L, c);
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+        if (err && err_size)
+            snprintf(err, err_size, "controls: %s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "setup failed");
+        lua_pop(L, 1);
+        bw_controls_destroy(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void unref(lua_State *L, int *ref)
+{
+    if (*ref != LUA_NOREF && *ref != LUA_REFNIL) luaL_unref(L, LUA_REGISTRYINDEX, *ref);
+    *ref = LUA_NOREF;
+}
+
+static void control_release(bw_controls *c, control *k)
+{
+    bw_sandbox_callback_deinit(c->sb, &k->update);
+    unref(c->L, &k->table_ref);
+    unref(c->L, &k->options_ref);
+    unref(c->L, &k->states_ref);
+}
+
+void bw_controls_destroy(bw_controls *c)
+{
+    if (!c) return;
+    for (int i = 0; i < c->count; i++) control_release(c, &c->list[i]);
+    if (c->pose) memset(&c->pose->pose, 0, sizeof c->pose->pose);
+    unref(c->L, &c->pose_ref);
+    unref(c->L, &c->ctxs_ref);
+    for (int i = 0; i < 3 * c->characters; i++) unref(c->L, &c->refs[i]);
+    for (int k = 0; k < 3; k++) unref(c->L, &c->key_ref[k]);
+    free(c->refs);
+    free(c->time);
+    bw_watch_destroy(c->watch);
+    free(c);
+}
+
+int bw_controls_count(const bw_controls *c) { return c ? c->count : 0; }
+const char *bw_controls_error(const bw_controls *c) { return c ? c->error : ""; }
+int bw_controls_reloads(const bw_controls *c) { return c ? c->reloads : 0; }
+int bw_controls_failures(const bw_controls *c, int k)
+{
+    return c && k >= 0 && k < c->count ? c->list[k].update.failures : 0;
+}
+
+/* ---- loading one version ---- */
+
+static void stamp(const bw_controls *c, control *k)
+{
+    char path[BW_SANDBOX_PATH_MAX + CONTROL_NAME_MAX + 2];
+    snprintf(path, sizeof path, "%s/%s", c->dir, k->name);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        k->stamp_time = k->stamp_size = -1;
+        return;
+    }
+    k->stamp_time = (long long)st.st_mtim.tv_sec * 1000000000LL + (long long)st.st_mtim.tv_nsec;
+    k->stamp_size = (long long)st.st_size;
+}
+
+/* The script's table on top of the stack: check its fields, copy the
+ * settings into *k and take its update function. Pops the table. */
+static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
+{
+    lua_State *L = c->L;
+    if (!lua_istable(L, -1)) {
+        snprintf(why, why_size, "the script must return a table (it returned a %s)", luaL_typename(L, -1));
+        lua_pop(L, 1);
+        return false;
+    }
+    /* other fields are the script's own (helpers a module exports) */
+    int t = lua_gettop(L);
+    bool ok = true;
+    int type = bw_lua_raw_field(L, t, "priority");
+    int isint = 0;
+    lua_Integer pr = lua_tointegerx(L, -1, &isint);
+    if (type != LUA_TNIL && (!isint || pr < -(1 << 30) || pr > (1 << 30))) {
+        snprintf(why, why_size, "priority must be an integer");
+        ok = false;
+    }
+    k->priority = type == LUA_TNIL ? 0 : (int)pr;
+    lua_pop(L, 1);
+    type = bw_lua_raw_field(L, t, "keep_state");
+    if (ok && type != LUA_TNIL && type != LUA_TBOOLEAN) {
+        snprintf(why, why_size, "keep_state must be a boolean");
+        ok = false;
+    }
+    k->keep_state = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    type = bw_lua_raw_field(L, t, "init");
+    if (ok && type != LUA_TNIL && type != LUA_TFUNCTION) {
+        snprintf(why, why_size, "init must be a function");
+        ok = false;
+    }
+    lua_pop(L, 1);
+    type = bw_lua_raw_field(L, t, "reload");
+    if (ok && type != LUA_TNIL && type != LUA_TFUNCTION) {
+        snprintf(why, why_size, "reload must be a function");
+        ok = false;
+    }
+    lua_pop(L, 1);
+    type = bw_lua_raw_field(L, t, "update");
+    if (ok && type != LUA_TFUNCTION) {
+        snprintf(why, why_size, "update must be a function (it is a %s)", lua_typename(L, type));
+        ok = false;
+    }
+    if (!ok) {
+        lua_pop(L, 2);
+        return false;
+    }
+    if (!bw_sandbox_callback_init(c->sb, &k->update)) { /* pops the function */
+        snprintf(why, why_size, "out of memory");
+        lua_pop(L, 1);
+        return false;
+    }
+    k->table_ref = luaL_ref(L, LUA_REGISTRYINDEX); /* pops the table */
+    return k->table_ref != LUA_REFNIL && k->table_ref != LUA_NOREF;
+}
+
+static int newtable_protected(lua_State *L)
+{
+    lua_createtable(L, (int)lua_tointeger(L, 1), 0);
+    return 1;
+}
+
+/* Run init(ctx, options) for every character into a new states table. */
+static bool init_states(bw_controls *c, control *k)
+{
+    lua_State *L = c->L;
+    lua_pushcfunction(L, newtable_protected);
+    lua_pushinteger(L, c->characters);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        snprintf(c->error, sizeof c->error, "%s: out of memory", k->name);
+        lua_pop(L, 1);
+        return false;
+    }
+    int states = lua_gettop(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, k->table_ref);
+    int type = bw_lua_raw_field(L, -1, "init");
+    lua_remove(L, -2);
+    int fn = lua_gettop(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->ctxs_ref);
+    int ctxs = lua_gettop(L);
+    for (int i = 1; i <= c->characters; i++) {
+        if (type == LUA_TFUNCTION) {
+            lua_pushvalue(L, fn);
+            lua_rawgeti(L, ctxs, i);
+            lua_rawgeti(L, LUA_REGISTRYINDEX, k->options_ref);
+            if (bw_sandbox_call(c->sb, 2, 1) != BW_SANDBOX_OK) {
+                snprintf(c->error, sizeof c->error, "%s", bw_sandbox_error(c->sb));
+                lua_settop(L, states - 1);
+                return false;
+            }
+            if (lua_isnil(L, -1)) {
+                lua_pop(L, 1);
+                lua_newtable(L);
+            }
+        } else {
+            lua_newtable(L);
+        }
+        lua_rawseti(L, states, i);
+    }
+    lua_settop(L, states);
+    k->states_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return true;
+}
+
+/* A keep_state version takes the running version's states: each
+ * character's state, or what the new version's reload(state, ctx, options)
+ * returns for it (nil: the state as it is), into a new states table. */
+static bool carry_states(bw_controls *c, control *k, const control *old)
+{
+    lua_State *L = c->L;
+    lua_pushcfunction(L, newtable_protected);
+    lua_pushinteger(L, c->characters);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        snprintf(c->error, sizeof c->error, "%s: out of memory", k->name);
+        lua_pop(L, 1);
+        return false;
+    }
+    int states = lua_gettop(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, old->states_ref);
+    int olds = lua_gettop(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, k->table_ref);
+    int type = bw_lua_raw_field(L, -1, "reload");
+    lua_remove(L, -2);
+    int fn = lua_gettop(L);
+    for (int i = 1; i <= c->characters; i++) {
+        lua_rawgeti(L, olds, i);
+        if (type == LUA_TFUNCTION) {
+            lua_pushvalue(L, fn);
+            lua_insert(L, -2);
+            lua_rawgeti(L, LUA_REGISTRYINDEX, c->refs[3 * (i - 1)]);
+            lua_rawgeti(L, LUA_REGISTRYINDEX, k->options_ref);
+            if (bw_sandbox_call(c->sb, 3, 1) != BW_SANDBOX_OK) {
+                snprintf(c->error, sizeof c->error, "%s", bw_sandbox_error(c->sb));
+                lua_settop(L, states - 1);
+                return false;
+            }
+            if (lua_isnil(L, -1)) {
+                lua_pop(L, 1);
+                lua_rawgeti(L, olds, i);
+            }
+        }
+        lua_rawseti(L, states, i);
+    }
+    lua_settop(L, states);
+    k->states_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return true;
+}
+
+/* Build a version of `name` into *k (all refs fresh). `options_ref` is
+ * taken over. On failure everything built is released and c->error says
+ * why. `old` (may be NULL): the running version whose states a
+ * keep_state version takes. */
+static bool build(bw_controls *c, control *k, const char *name, int options_ref, const control *old)
+{
+    memset(k, 0, sizeof *k);
+    k->table_ref = k->states_ref = LUA_NOREF;
+    k->update.ref = LUA_NOREF;
+    k->options_ref = options_ref;
+    snprintf(k->name, sizeof k->name, "%s", name);
+    stamp(c, k);
+    char why[512];
+    if (bw_sandbox_load_file(c->sb, name) != BW_SANDBOX_OK || bw_sandbox_call(c->sb, 0, 1) != BW_SANDBOX_OK) {
+        snprintf(c->error, sizeof c->error, "%s", bw_sandbox_error(c->sb));
+        goto fail;
+    }
+    if (!take_table(c, k, why, sizeof why)) {
+        snprintf(c->error, sizeof c->error, "%s: %s", name, why);
+        goto fail;
+    }
+    if (old && k->keep_state) {
+        if (!carry_states(c, k, old)) goto fail;
+    } else if (!init_states(c, k)) {
+        goto fail;
+    }
+    c->error[0] = '\0';
+    return true;
+fail:
+    control_release(c, k);
+    return false;
+}
+
+static void sort_order(bw_controls *c)
+{
+    for (int i = 0; i < c->count; i++) c->order[i] = i;
+    for (int i = 1; i < c->count; i++) { /* insertion sort: stable, tiny n */
+        int v = c->order[i], j = i - 1;
+        const control *kv = &c->list[v];
+        while (j >= 0 && (c->list[c->order[j]].priority > kv->priority ||
+                          (c->list[c->order[j]].priority == kv->priority && c->list[c->order[j]].serial > kv->serial))) {
+            c->order[j + 1] = c->order[j];
+            j--;
+        }
+        c->order[j + 1] = v;
+    }
+}
+
+static int options_protected(lua_State *L)
+{
+    lua_newtable(L);
+    return 1;
+}
+
+int bw_controls_load(bw_controls *c, const char *name, const char *options, char *err, size_t err_size)
+{
+    if (!c || !name) return -1;
+    if (c->count >= BW_CONTROLS_MAX) {
+        set_error(c, err, err_size, "%s: more than %s controls", name, "32");
+        return -1;
+    }
+    if (strlen(name) >= CONTROL_NAME_MAX) {
+        set_error(c, err, err_size, "%s%s: the name is too long", "", "");
+        return -1;
+    }
+    lua_State *L = c->L;
+    /* the options: a table constructor evaluated in the sandbox */
+    if (options) {
+        size_t n = strlen(options);
+        char *text = (char *)malloc(n + 16);
+        if (!text) {
+            set_error(c, err, err_size, "%s: out of memory%s", name, "");
+            return -1;
+        }
+        snprintf(text, n + 16, "return %s", options);
+        char chunk[CONTROL_NAME_MAX + 16];
+        snprintf(chunk, sizeof chunk, "=%s options", name);
+        bw_sandbox_status st = bw_sandbox_load_string(c->sb, text, strlen(text), chunk);
+        free(text);
+        if (st == BW_SANDBOX_OK) st = bw_sandbox_call(c->sb, 0, 1);
+        if (st != BW_SANDBOX_OK) {
+            set_error(c, err, err_size, "%s%s", bw_sandbox_error(c->sb), "");
+            return -1;
+        }
+        if (!lua_istable(L, -1)) {
+            lua_pop(L, 1);
+            set_error(c, err, err_size, "%s options: %s", name, "not a table");
+            return -1;
+        }
+    } else {
+        lua_pushcfunction(L, options_protected);
+        if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
+            lua_pop(L, 1);
+            set_error(c, err, err_size, "%s: out of memory%s", name, "");
+            return -1;
+        }
+    }
+    int options_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    control *k = &c->list[c->count];
+    if (!build(c, k, name, options_ref, NULL)) {
+        if (err && err_size) snprintf(err, err_size, "%s", c->error);
+        return -1;
+    }
+    k->serial = c->serial++;
+    if (c->watch) {
+        char path[BW_SANDBOX_PATH_MAX + CONTROL_NAME_MAX + 2];
+        snprintf(path, sizeof path, "%s/%s", c->dir, name);
+        bw_watch_add(c->watch, path);
+    }
+    c->count++;
+    sort_order(c);
+    return c->count - 1;
+}
+
+/* Reload control i; false (old kept, c->error set) on a bad edit. */
+static bool reload_one(bw_controls *c, int i)
+{
+    control *old = &c->list[i], fresh;
+    lua_rawgeti(c->L, LUA_REGISTRYINDEX, old->options_ref); /* the new version gets its own ref */
+    int options_ref = luaL_ref(c->L, LUA_REGISTRYINDEX);
+    if (!build(c, &fresh, old->name, options_ref, old)) return false;
+    fresh.serial = old->serial;
+    control_release(c, old);
+    *old = fresh;
+    return true;
+}
+
+bw_controls_reload_result bw_controls_reload(bw_controls *c, const char *name)
+{
+    if (!c || !name) return BW_CONTROLS_RELOAD_NONE;
+    bw_controls_reload_result res = BW_CONTROLS_RELOAD_NONE;
+    char first[BW_CONTROLS_ERROR_MAX] = "";
+    for (int i = 0; i < c->count; i++) {
+        if (strcmp(c->list[i].name, name) != 0) continue;
+        if (reload_one(c, i)) {
+            if (res == BW_CONTROLS_RELOAD_NONE) res = BW_CONTROLS_RELOAD_DONE;
+        } else {
+            res = BW_CONTROLS_RELOAD_REJECTED;
+            if (!first[0]) snprintf(first, sizeof first, "%s", c->error);
+        }
+    }
+    if (res == BW_CONTROLS_RELOAD_DONE) c->reloads++;
+    if (first[0]) snprintf(c->error, sizeof c->error, "%s", first);
+    sort_order(c);
+    return res;
+}
+
+bw_controls_reload_result bw_controls_poll(bw_controls *c, double now)
+{
+    if (!c || !c->watch || !bw_watch_poll(c->watch, now)) return BW_CONTROLS_RELOAD_NONE;
+    bw_controls_reload_result res = BW_CONTROLS_RELOAD_NONE;
+    char first[BW_CONTROLS_ERROR_MAX] = "";
+    for (int i = 0; i < c->count; i++) {
+        control probe = c->list[i];
+        stamp(c, &probe);
+        if (probe.stamp_time == c->list[i].stamp_time && probe.stamp_size == c->list[i].stamp_size) continue;
+        bw_controls_reload_result r = bw_controls_reload(c, probe.name);
+        if (r == BW_CONTROLS_RELOAD_REJECTED) {
+            /* not again until the file changes again */
+            c->list[i].stamp_time = probe.stamp_time;
+            c->list[i].stamp_size = probe.stamp_size;
+            if (!first[0]) snprintf(first, sizeof first, "%s", c->error);
+            res = BW_CONTROLS_RELOAD_REJECTED;
+        } else if (r == BW_CONTROLS_RELOAD_DONE && res == BW_CONTROLS_RELOAD_NONE) {
+            res = BW_CONTROLS_RELOAD_DONE;
+        }
+    }
+    if (first[0]) snprintf(c->error, sizeof c->error, "%s", first);
+    return res;
+}
+
+/* ---- the frame ---- */
+
+static float finite_or_zero(float v) { return isfinite(v) ? v : 0.0f; }
+
+static void set_vec(lua_State *L, int ref, const float *v)
+{
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+    for (int i = 0; i < 3; i++) {
+        lua_pushnumber(L, (lua_Number)finite_or_zero(v[i]));
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_pop(L, 1);
+}
+
+enum { KEY_TIME, KEY_YAW, KEY_HAS_TARGET };
+
+int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_control_input *in, float dt)
+{
+    if (!c || !pose || character < 0 || character >= c->characters ||
+        pose->joint_count != bw_rig_joint_count(c->rig) || pose->curve_count != bw_rig_curve_count(c->rig))
+        return -1;
+    if (!isfinite(dt) || dt < 0.0f) dt = 0.0f;
+    static const bw_control_input none = {{0.0f, 0.0f, 0.0f}, 0.0f, false, {0.0f, 0.0f, 0.0f}};
+    if (!in) in = &none;
+    lua_State *L = c->L;
+    int top = lua_gettop(L);
+    const int *refs = &c->refs[3 * character];
+    lua_rawgeti(L, LUA_REGISTRYINDEX, refs[0]);
+    int ctx = lua_gettop(L);
+    /* raw writes through the interned keys: a script cannot make the
+     * inputs run a metamethod, and nothing is looked up by C string */
+    c->time[character] += (double)dt;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->key_ref[KEY_TIME]);
+    lua_pushnumber(L, (lua_Number)c->time[character]);
+    lua_rawset(L, ctx);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->key_ref[KEY_YAW]);
+    lua_pushnumber(L, (lua_Number)finite_or_zero(in->yaw));
+    lua_rawset(L, ctx);
+    bool target = in->has_target && isfinite(in->target[0]) && isfinite(in->target[1]) && isfinite(in->target[2]);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->key_ref[KEY_HAS_TARGET]);
+    lua_pushboolean(L, target);
+    lua_rawset(L, ctx);
+    set_vec(L, refs[1], in->position);
+    set_vec(L, refs[2], in->target);
+
+    c->pose->pose = *pose; /* the handle sees the host's arrays for this call */
+    int failed = 0;
+    for (int n = 0; n < c->count; n++) {
+        control *k = &c->list[c->order[n]];
+        lua_rawgeti(L, LUA_REGISTRYINDEX, k->states_ref);
+        lua_rawgeti(L, -1, character + 1);
+        lua_remove(L, -2);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, c->pose_ref);
+        lua_pushvalue(L, ctx);
+        lua_pushnumber(L, (lua_Number)dt);
+        if (bw_sandbox_callback_call(c->sb, &k->update, 4, 0) != BW_SANDBOX_OK) failed++;
+    }
+    memset(&c->pose->pose, 0, sizeof c->pose->pose);
+    lua_settop(L, top);
+    return failed;
+}
+
+/* ctx[field] of `character` on top of the stack (the ctx below it), or false. */
+static bool push_field(bw_controls *c, int character, const char *field)
+{
+    if (!c || !field || character < 0 || character >= c->characters) return false;
+    lua_State *L = c->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->refs[3 * character]);
+    bw_lua_raw_field(L, -1, field);
+    return true;
+}
+
+static float number_at(lua_State *L, int t, lua_Integer i)
+{
+    lua_rawgeti(L, t, i);
+    float v = lua_type(L, -1) == LUA_TNUMBER ? (float)lua_tonumber(L, -1) : 0.0f;
+    lua_pop(L, 1);
+    return isfinite(v) ? v : 0.0f;
+}
+
+int bw_controls_read(bw_controls *c, int character, const char *field, float *out, int capacity)
+{
+    if (!push_field(c, character, field)) return 0;
+    lua_State *L = c->L;
+    int n = lua_istable(L, -1) ? (int)lua_rawlen(L, -1) : 0;
+    for (int i = 0; i < n && i < capacity; i++) out[i] = number_at(L, -1, i + 1);
+    lua_pop(L, 2);
+    return n;
+}
+
+int bw_controls_overrides(bw_controls *c, int character, bw_joint_override *out, int capacity)
+{
+    if (!push_field(c, character, "overrides")) return 0;
+    lua_State *L = c->L;
+    int n = lua_istable(L, -1) ? (int)lua_rawlen(L, -1) / 5 : 0;
+    for (int i = 0; i < n && i < capacity; i++) {
+        out[i].joint = (int)number_at(L, -1, 5 * i + 1) - 1;
+        for (int k = 0; k < 4; k++) out[i].r[k] = number_at(L, -1, 5 * i + k + 2);
+    }
+    lua_pop(L, 2);
+    return n;
+}

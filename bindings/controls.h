@@ -1,0 +1,139 @@
+/* controls.h - procedural controls: Lua scripts that modify a composed
+ * pose after mixing (SPEC §5: "procedural controls then modify the composed
+ * pose in their priority order"), run inside the one sandbox (sandbox.h),
+ * reloaded between frames when their file changes.
+ *
+ * A control script is a file of the sandbox's folder returning a table:
+ *
+ *   return {
+ *       priority = 10,     -- integer, default 0: lower runs first; equal
+ *                          -- priorities run in load order
+ *       keep_state = true, -- a reload keeps the state tables (default false:
+ *                          -- init runs again for every character)
+ *       init = function(ctx, options) return state end, -- optional; default {}
+ *       update = function(state, pose, ctx, dt) end,    -- required
+ *       reload = function(state, ctx, options) return state end, -- optional
+ *   }
+ *
+ * Per character there is one `ctx` table, shared by the controls, made once:
+ *   inputs, refreshed by bw_controls_run before the first control runs:
+ *     ctx.character (1-based), ctx.rig (the Rig, borrowed), ctx.time
+ *     (seconds, the sum of the dt so far), ctx.position {x, y, z} and
+ *     ctx.yaw (the body in the world, bw_control_input), ctx.has_target and
+ *     ctx.target {x, y, z} (world); written raw, position and target in
+ *     place (a control must not replace those two tables);
+ *   outputs, read by the host with bw_controls_read: ctx.gaze
+ *     {pitch_l, yaw_l, pitch_r, yaw_r}, ctx.arkit (52 numbers, ARKit order),
+ *     ctx.overrides (head aim's parent-local rotations: 5 numbers per joint,
+ *     joint index (1-based), x, y, z, w) - all made with zeros; a control may
+ *     add its own fields.
+ * `pose` is a blendwerk.Pose over the host's bw_pose for the duration of
+ * the call (its batch methods read and write it in place; outside a call
+ * it has 0 joints). `options` is the table given at load (never nil).
+ *
+ * Per frame bw_controls_run allocates nothing on the C side; a control
+ * that reuses its tables (state, ctx's, the batch `out` tables) allocates
+ * nothing in Lua either. An update that fails (error, budget) is skipped
+ * for that frame, counted, and reported once (the sandbox's report
+ * function) with file:line; the pose keeps what the control wrote before
+ * it failed.
+ *
+ * Reload: bw_controls_reload(name) (the host knows the file changed) or
+ * bw_controls_poll (a bw_watch on the files, desc.watch) runs the file
+ * again, between frames. The new version must load, return a valid table
+ * and (unless it keeps the state) init every character without error;
+ * otherwise the edit is rejected whole: the previous version keeps running
+ * with its state, and the error ("file:line: message") is kept for
+ * bw_controls_error. When the new version says keep_state = true the old
+ * state tables carry over (init is not called): each character's state
+ * as it is, or, when the new version has reload, what reload(state, ctx,
+ * options) returns for it (nil: the state as it is). A reload that raises
+ * rejects the edit; it should build a new table rather than change the
+ * old one, which the running version keeps on rejection. Other fields of
+ * the returned table are the script's own (a module may export helpers).
+ *
+ * One thread at a time; the sandbox must outlive the runner. */
+#ifndef BW_CONTROLS_H
+#define BW_CONTROLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "blendwerk/animator.h"
+#include "blendwerk/pose.h"
+#include "blendwerk/rig.h"
+#include "sandbox.h"
+
+#define BW_CONTROLS_MAX 32
+#define BW_CONTROLS_ERROR_MAX 1024
+
+typedef struct bw_controls_desc {
+    bw_sandbox *sandbox;    /* required, borrowed: the control files are files of its folder */
+    const bw_rig *rig;      /* required, borrowed; every pose run is of this rig */
+    int character_count;    /* [1, 65536]: one ctx and one state per control per character */
+    const char *dir;        /* the sandbox's folder, for the watcher (NULL: "."); copied */
+    bool watch;             /* watch the loaded files (bw_controls_poll) */
+    double debounce;        /* the watcher's, seconds (0: BW_WATCH_DEFAULT_DEBOUNCE) */
+} bw_controls_desc;
+
+/* One character's frame input. All-zero: at the origin, facing +Z, no target. */
+typedef struct bw_control_input {
+    float position[3]; /* world, metres */
+    float yaw;         /* body facing about +Y, radians (0 faces +Z) */
+    bool has_target;
+    float target[3];   /* world point to look at */
+} bw_control_input;
+
+typedef struct bw_controls bw_controls;
+
+/* NULL with a message in err on a bad desc or out of memory. */
+bw_controls *bw_controls_create(const bw_controls_desc *desc, char *err, size_t err_size);
+void bw_controls_destroy(bw_controls *c); /* NULL is a no-op */
+
+/* Load control file `name` (a file of the sandbox's folder) with `options`
+ * (Lua table constructor text such as "{ yaw_limit = 1 }", evaluated in the
+ * sandbox; NULL: {}), and init it for every character. Returns the
+ * control's index, or -1 with "file:line: message" in err (and
+ * bw_controls_error); nothing is added then. */
+int bw_controls_load(bw_controls *c, const char *name, const char *options, char *err, size_t err_size);
+int bw_controls_count(const bw_controls *c);
+
+typedef enum bw_controls_reload_result {
+    BW_CONTROLS_RELOAD_NONE = 0, /* nothing changed (or no control uses that file) */
+    BW_CONTROLS_RELOAD_DONE,     /* every control of the file runs its new version */
+    BW_CONTROLS_RELOAD_REJECTED  /* a bad edit: the previous version keeps running */
+} bw_controls_reload_result;
+
+/* The file `name` changed: reload every control loaded from it. */
+bw_controls_reload_result bw_controls_reload(bw_controls *c, const char *name);
+/* With desc.watch: once a frame, with the host's clock; reloads the files
+ * whose modification time or size changed since they were loaded. */
+bw_controls_reload_result bw_controls_poll(bw_controls *c, double now);
+/* The last load or reload failure ("" after a success). */
+const char *bw_controls_error(const bw_controls *c);
+/* Successful reloads so far (each file reloaded counts once). */
+int bw_controls_reloads(const bw_controls *c);
+
+/* Run every control, lowest priority first, over `pose` (of desc.rig) for
+ * character `character` (0-based), after composition. dt < 0 or
+ * non-finite counts as 0; a non-finite input field counts as 0 (target:
+ * none). Returns how many controls failed this frame (0: all ran), or -1
+ * for a bad argument (nothing ran). */
+int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_control_input *in, float dt);
+
+/* Copy ctx[field][1..] of `character` into out (up to capacity numbers;
+ * non-numbers and non-finite values read as 0). Returns how many numbers
+ * the field holds (its length; 0 when it is not a table), which may
+ * exceed capacity. Allocates nothing. */
+int bw_controls_read(bw_controls *c, int character, const char *field, float *out, int capacity);
+/* The head-aim overrides of ctx.overrides as bw_joint_override (joint
+ * 0-based). Returns how many there are (may exceed capacity). */
+int bw_controls_overrides(bw_controls *c, int character, bw_joint_override *out, int capacity);
+/* Failures of control `control`'s update so far (the current version). */
+int bw_controls_failures(const bw_controls *c, int control);
+
+/* The Lua face of the procedural helpers (lua_control.c): blendwerk.swing_twist,
+ * look_rotation, rotate_toward, aim_angles, aim_clamp, aim_chain. */
+void bw_lua_open_control(lua_State *L);
+
+#endif

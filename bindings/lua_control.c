@@ -1,0 +1,220 @@
+/* lua_control.c - the procedural helpers of include/blendwerk/procedural.h
+ * for Lua controls: blendwerk.swing_twist, look_rotation, rotate_toward,
+ * aim_angles, aim_clamp and aim_chain.
+ *
+ * Numbers in and out as multiple values (no table per call); aim_chain
+ * writes into a table the caller reuses. Every number is checked: NaN,
+ * infinity or a value beyond float range raises naming the argument
+ * ("bad argument #3 to 'aim_angles' (pz is NaN)"). docs/lua-api.md. */
+#include <math.h>
+
+#include "blendwerk/procedural.h"
+#include "controls.h"
+#include "lua_support.h"
+
+static float arg_float(lua_State *L, int arg, const char *name)
+{
+    int isnum = 0;
+    double v = (double)lua_tonumberx(L, arg, &isnum);
+    if (!isnum) return (float)luaL_argerror(L, arg, lua_pushfstring(L, "%s: number expected, got %s", name,
+                                                                   luaL_typename(L, arg)));
+    float f = 0.0f;
+    const char *why = bw_lua_to_float(v, &f);
+    if (why) return (float)luaL_argerror(L, arg, lua_pushfstring(L, "%s %s", name, why));
+    return f;
+}
+
+static void arg_floats(lua_State *L, int arg, const char *const *names, int n, float *out)
+{
+    for (int i = 0; i < n; i++) out[i] = arg_float(L, arg + i, names[i]);
+}
+
+static int push_floats(lua_State *L, const float *v, int n)
+{
+    for (int i = 0; i < n; i++) lua_pushnumber(L, (lua_Number)v[i]);
+    return n;
+}
+
+static const char *const quat_names[] = {"qx", "qy", "qz", "qw"};
+static const char *const axis_names[] = {"ax", "ay", "az"};
+
+/* swing_twist(qx, qy, qz, qw, ax, ay, az) -> sx, sy, sz, sw, tx, ty, tz, tw */
+static int l_swing_twist(lua_State *L)
+{
+    float q[4], axis[3], out[8];
+    arg_floats(L, 1, quat_names, 4, q);
+    arg_floats(L, 5, axis_names, 3, axis);
+    bw_swing_twist(q, axis, out, out + 4);
+    return push_floats(L, out, 8);
+}
+
+/* look_rotation(fx, fy, fz [, ux, uy, uz = 0, 1, 0]) -> x, y, z, w */
+static int l_look_rotation(lua_State *L)
+{
+    static const char *const names[] = {"fx", "fy", "fz", "ux", "uy", "uz"};
+    float v[6] = {0.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f}, q[4];
+    arg_floats(L, 1, names, lua_isnoneornil(L, 4) ? 3 : 6, v);
+    bw_look_rotation(v, v + 3, q);
+    return push_floats(L, q, 4);
+}
+
+/* rotate_toward(bx, by, bz, bw, dx, dy, dz, yaw_limit, pitch_limit) -> x, y, z, w */
+static int l_rotate_toward(lua_State *L)
+{
+    static const char *const names[] = {"bx", "by", "bz", "bw", "dx", "dy", "dz", "yaw_limit", "pitch_limit"};
+    float v[9], q[4];
+    arg_floats(L, 1, names, 9, v);
+    if (v[7] < 0.0f || v[8] < 0.0f) return luaL_error(L, "rotate_toward: limits must be >= 0");
+    bw_rotate_toward(v, v + 4, v[7], v[8], q);
+    return push_floats(L, q, 4);
+}
+
+/* A {x, y, z} list of finite numbers at `arg` (raw reads), or raise naming it. */
+static void arg_vec3(lua_State *L, int arg, const char *name, float *out)
+{
+    if (lua_type(L, arg) != LUA_TTABLE)
+        luaL_argerror(L, arg, lua_pushfstring(L, "%s: {x, y, z} expected, got %s", name, luaL_typename(L, arg)));
+    lua_rawgeti(L, arg, 1);
+    lua_rawgeti(L, arg, 2);
+    lua_rawgeti(L, arg, 3);
+    for (int i = 0; i < 3; i++) {
+        int isnum = 0;
+        double v = (double)lua_tonumberx(L, i - 3, &isnum);
+        const char *why = isnum ? bw_lua_to_float(v, &out[i]) : "is not a number";
+        if (why) luaL_argerror(L, arg, lua_pushfstring(L, "%s[%d] %s", name, i + 1, why));
+    }
+    lua_pop(L, 3);
+}
+
+/* The Pose at `arg`. The per-frame helpers compare the metatable with the
+ * one they hold as upvalue 1 (no registry lookup by name); anything else
+ * goes through the full check, which raises the usual message. */
+static bw_lua_pose *hot_pose(lua_State *L, int arg)
+{
+    bw_lua_pose *p = (bw_lua_pose *)lua_touserdata(L, arg);
+    if (p && lua_getmetatable(L, arg)) {
+        bool same = lua_rawequal(L, -1, lua_upvalueindex(1));
+        lua_pop(L, 1);
+        if (same && !p->hdr.closed) return p;
+    }
+    return bw_lua_check_pose(L, arg);
+}
+
+/* aim_angles(pose, joint, position, body_yaw, target) -> yaw, pitch
+ * the target (world {x, y, z}) seen from joint `joint` (1-based) of the
+ * pose, for a body at `position` (world) facing body_yaw: yaw relative to
+ * the body's facing, pitch up positive (bw_model_position + bw_aim_angles) */
+static int l_aim_angles(lua_State *L)
+{
+    bw_lua_pose *p = hot_pose(L, 1);
+    lua_Integer j = luaL_checkinteger(L, 2);
+    if (j < 1 || j > p->pose.joint_count)
+        return luaL_argerror(L, 2, lua_pushfstring(L, "joint %I is not in [1, %d]", (LUAI_UACINT)j,
+                                                   p->pose.joint_count));
+    float position[3], target[3], origin[3], out[2];
+    arg_vec3(L, 3, "position", position);
+    float yaw = arg_float(L, 4, "body_yaw");
+    arg_vec3(L, 5, "target", target);
+    bw_model_position(p->rig->rig, &p->pose, (int)j - 1, origin);
+    bw_aim_angles(position, yaw, origin, target, &out[0], &out[1]);
+    return push_floats(L, out, 2);
+}
+
+static const char *const limit_names[5] = {"yaw", "pitch", "eye_yaw", "eye_pitch", "behind"};
+
+/* aim_clamp(yaw, pitch, last_yaw, limits) -> head_yaw, head_pitch, eye_yaw, eye_pitch
+ * limits: { yaw =, pitch =, eye_yaw =, eye_pitch =, behind = } read raw
+ * through the keys held as upvalues 1..5 (interned once: no string lookup
+ * per call); absent fields take the animator's defaults 1.2, 0.6, 0.6,
+ * 0.4, 0.2; each must be a finite number >= 0 */
+static int l_aim_clamp(lua_State *L)
+{
+    float yaw = arg_float(L, 1, "yaw"), pitch = arg_float(L, 2, "pitch"), last = arg_float(L, 3, "last_yaw");
+    luaL_checktype(L, 4, LUA_TTABLE);
+    lua_settop(L, 4);
+    float v[5] = {1.2f, 0.6f, 0.6f, 0.4f, BW_ANIMATOR_BEHIND_HYSTERESIS};
+    for (int k = 0; k < 5; k++) {
+        lua_pushvalue(L, lua_upvalueindex(k + 1));
+        lua_rawget(L, 4);
+    }
+    for (int k = 0; k < 5; k++) {
+        if (lua_isnil(L, 5 + k)) continue;
+        int isnum = 0;
+        double d = (double)lua_tonumberx(L, 5 + k, &isnum);
+        const char *why = isnum ? bw_lua_to_float(d, &v[k]) : "is not a number";
+        if (!why && v[k] < 0.0f) why = "must be >= 0";
+        if (why) return luaL_argerror(L, 4, lua_pushfstring(L, "limits.%s %s", limit_names[k], why));
+    }
+    const bw_aim_limits limits = {v[0], v[1], v[2], v[3], v[4]};
+    float out[4];
+    bw_aim_clamp(yaw, pitch, last, &limits, out);
+    return push_floats(L, out, 4);
+}
+
+/* aim_chain(pose, joints, weights, yaw, pitch [, out]) -> out | nothing
+ * joints: 1-based indices, weights: one number per joint; out (reused by
+ * the caller) gets 5 numbers per joint: joint, x, y, z, w (the new
+ * parent-local rotation), the ctx.overrides layout. */
+#define AIM_CHAIN_MAX 16
+static int l_aim_chain(lua_State *L)
+{
+    bw_lua_pose *p = hot_pose(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    float yaw = arg_float(L, 4, "yaw"), pitch = arg_float(L, 5, "pitch");
+    bool has_out = !lua_isnoneornil(L, 6);
+    if (has_out) luaL_checktype(L, 6, LUA_TTABLE);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
+    if (n > AIM_CHAIN_MAX) return luaL_argerror(L, 2, "more than 16 joints");
+    if ((lua_Integer)lua_rawlen(L, 3) != n) return luaL_argerror(L, 3, "one weight per joint expected");
+    int chain[AIM_CHAIN_MAX];
+    float weights[AIM_CHAIN_MAX], local[4 * AIM_CHAIN_MAX];
+    for (lua_Integer i = 1; i <= n; i++) {
+        int isint = 0, isnum = 0;
+        lua_rawgeti(L, 2, i);
+        lua_rawgeti(L, 3, i);
+        lua_Integer j = lua_tointegerx(L, -2, &isint);
+        double w = (double)lua_tonumberx(L, -1, &isnum);
+        lua_pop(L, 2);
+        if (!isint || j < 1 || j > p->pose.joint_count)
+            return luaL_argerror(L, 2, lua_pushfstring(L, "joints[%I] is not a joint index in [1, %d]",
+                                                       (LUAI_UACINT)i, p->pose.joint_count));
+        float wf = 0.0f;
+        const char *why = isnum ? bw_lua_to_float(w, &wf) : "is not a number";
+        if (why) return luaL_argerror(L, 3, lua_pushfstring(L, "weights[%I] %s", (LUAI_UACINT)i, why));
+        chain[i - 1] = (int)(j - 1);
+        weights[i - 1] = wf;
+    }
+    bw_aim_chain(p->rig->rig, &p->pose, chain, weights, (int)n, yaw, pitch, local);
+    if (!has_out) return 0;
+    for (lua_Integer i = 0; i < n; i++) {
+        lua_pushinteger(L, chain[i] + 1);
+        lua_rawseti(L, 6, 5 * i + 1);
+        for (int k = 0; k < 4; k++) {
+            lua_pushnumber(L, (lua_Number)local[4 * i + k]);
+            lua_rawseti(L, 6, 5 * i + k + 2);
+        }
+    }
+    lua_settop(L, 6);
+    return 1;
+}
+
+static const luaL_Reg control_functions[] = {
+    {"swing_twist", l_swing_twist}, {"look_rotation", l_look_rotation}, {"rotate_toward", l_rotate_toward},
+    {NULL, NULL},
+};
+
+/* Into the module table on top of the stack (the Pose type is registered). */
+void bw_lua_open_control(lua_State *L)
+{
+    luaL_setfuncs(L, control_functions, 0);
+    luaL_getmetatable(L, BW_LUA_POSE);
+    lua_pushvalue(L, -1);
+    lua_pushcclosure(L, l_aim_angles, 1);
+    lua_setfield(L, -3, "aim_angles");
+    lua_pushcclosure(L, l_aim_chain, 1);
+    lua_setfield(L, -2, "aim_chain");
+    for (int k = 0; k < 5; k++) lua_pushstring(L, limit_names[k]);
+    lua_pushcclosure(L, l_aim_clamp, 5);
+    lua_setfield(L, -2, "aim_clamp");
+}

@@ -1,0 +1,117 @@
+-- head_aim.lua - a procedural control (bindings/controls.h): turn a neck
+-- and head chain toward ctx.target, clamped relative to the BODY's
+-- forward (ctx.yaw), and hand what the chain cannot reach to the eyes.
+--
+-- The same numbers as the C animator's head aim (include/blendwerk/
+-- animator.h, step 4): both call the helpers of include/blendwerk/
+-- procedural.h (blendwerk.aim_angles, aim_clamp, aim_chain).
+--
+-- options (all optional; the animator's defaults):
+--   chain    = { "neck_01", "neck_02", "head" }  joint names, root-most first,
+--              the last is the head; default: that chain if the rig has it,
+--              else { "neck", "head" }, else { "head" }
+--   weights  = { 0.25, 0.25, 0.5 }  one per joint (default for the chain
+--              above; a chain of your own without weights splits equally)
+--   yaw_limit = 1.2, pitch_limit = 0.6, eye_yaw_limit = 0.6,
+--   eye_pitch_limit = 0.4  (radians), behind = 0.2 (the band around
+--   straight behind where the head keeps the side it turned to)
+--
+-- Outputs: the chain's rotations folded into the pose; ctx.overrides (5
+-- numbers per chain joint: joint index, x, y, z, w of the new parent-local
+-- rotation); ctx.gaze = { pitch_l, yaw_l, pitch_r, yaw_r } (radians).
+-- keep_state: a reload keeps the last yaw and pitch (no flip after an
+-- edit); `reload` resolves the chain and limits again, so an edit of the
+-- defaults below takes effect at once.
+--
+-- Per frame it allocates nothing: every table it touches is made in init.
+
+local bw = blendwerk
+-- locals: one upvalue read a call instead of a lookup in the module proxy
+local aim_angles, aim_clamp, aim_chain = bw.aim_angles, bw.aim_clamp, bw.aim_chain
+
+local DEFAULT_CHAINS = {
+    { names = { "neck_01", "neck_02", "head" }, weights = { 0.25, 0.25, 0.5 } },
+    { names = { "neck", "head" }, weights = { 0.4, 0.6 } },
+    { names = { "head" }, weights = { 1 } },
+}
+
+local function limit(options, name, default)
+    local v = options[name]
+    if v == nil then return default end
+    if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
+        error(string.format("head_aim: options.%s must be a finite number >= 0", name))
+    end
+    return v
+end
+
+local function resolve(rig, options)
+    local joints, weights = {}, {}
+    if options.chain then
+        for i, name in ipairs(options.chain) do
+            joints[i] = rig:find(name) or error(string.format("head_aim: options.chain[%d]: no joint '%s'", i, name))
+        end
+        for i = 1, #joints do
+            local w = options.weights and options.weights[i] or 1 / #joints
+            if type(w) ~= "number" or w ~= w or w < 0 then
+                error(string.format("head_aim: options.weights[%d] must be a number >= 0", i))
+            end
+            weights[i] = w
+        end
+        return joints, weights
+    end
+    for _, set in ipairs(DEFAULT_CHAINS) do
+        local found = {}
+        for i, name in ipairs(set.names) do found[i] = rig:find(name) end
+        if #found == #set.names then
+            for i = 1, #found do weights[i] = options.weights and options.weights[i] or set.weights[i] end
+            return found, weights
+        end
+    end
+    return joints, weights -- no chain: the control does nothing
+end
+
+local function init(ctx, options)
+    local joints, weights = resolve(ctx.rig, options)
+    return {
+        joints = joints,
+        weights = weights,
+        head = joints[#joints], -- the aim is taken from the head's position
+        limits = { -- blendwerk.aim_clamp's
+            yaw = limit(options, "yaw_limit", 1.2),
+            pitch = limit(options, "pitch_limit", 0.6),
+            eye_yaw = limit(options, "eye_yaw_limit", 0.6),
+            eye_pitch = limit(options, "eye_pitch_limit", 0.4),
+            behind = limit(options, "behind", 0.2),
+        },
+        last_yaw = 0, -- the yaw and pitch the chain took last frame
+        pitch = 0,
+    }
+end
+
+return {
+    priority = 10,
+    keep_state = true,
+    init = init,
+
+    reload = function(s, ctx, options)
+        local fresh = init(ctx, options)
+        fresh.last_yaw, fresh.pitch = s.last_yaw, s.pitch
+        return fresh
+    end,
+
+    update = function(s, pose, ctx, dt)
+        local head = s.head
+        if not head then return end
+        local gaze, yaw, pitch = ctx.gaze, 0, 0
+        if ctx.has_target then
+            local ry, rp = aim_angles(pose, head, ctx.position, ctx.yaw, ctx.target)
+            local eye_yaw, eye_pitch
+            yaw, pitch, eye_yaw, eye_pitch = aim_clamp(ry, rp, s.last_yaw, s.limits)
+            gaze[1], gaze[2], gaze[3], gaze[4] = eye_pitch, eye_yaw, eye_pitch, eye_yaw
+        else -- no target: the aim relaxes to 0
+            gaze[1], gaze[2], gaze[3], gaze[4] = 0, 0, 0, 0
+        end
+        s.last_yaw, s.pitch = yaw, pitch
+        aim_chain(pose, s.joints, s.weights, yaw, pitch, ctx.overrides)
+    end,
+}

@@ -1,0 +1,956 @@
+/* test_controls.c - procedural controls (bindings/controls.h) and their
+ * math (include/blendwerk/procedural.h): scripts/head_aim.lua against the C
+ * animator and against angles worked out here in double precision while
+ * the body turns through 720 degrees; the clamp relative to the body, the
+ * exact overflow to the eyes, no flip with the target straight behind;
+ * scripts/blink.lua's stream against bw_animator_blink_interval;
+ * scripts/envelope.lua against bw_gesture_envelope and hand-derived easing
+ * values; reload keeping state, bad edits rejected with file:line while the
+ * old version runs; priority order; no allocation over 10,000 frames. */
+#define _POSIX_C_SOURCE 200809L
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blendwerk/animator.h"
+#include "blendwerk/procedural.h"
+#include "character.h"
+#include "check.h"
+#include "controls.h"
+#include "sandbox.h"
+
+#define SCRIPTS BW_SOURCE_DIR "/scripts"
+#define DEG (M_PI / 180.0)
+
+static bw_character *humanoid(void)
+{
+    static bw_character *h;
+    if (!h) {
+        char err[512];
+        if (!bw_character_load(SCRIPTS "/humanoid.lua", NULL, &h, err, sizeof err)) {
+            fprintf(stderr, "humanoid: %s\n", err);
+            exit(1);
+        }
+    }
+    return h;
+}
+
+static char reported[1024];
+static int report_count;
+static void on_report(void *user, const char *message)
+{
+    (void)user;
+    report_count++;
+    snprintf(reported, sizeof reported, "%s", message);
+}
+
+static bw_sandbox *sandbox_in(const char *dir)
+{
+    bw_sandbox_desc sd = {0};
+    sd.dir = dir;
+    sd.report = on_report;
+    char err[256];
+    bw_sandbox *sb = bw_sandbox_create(&sd, err, sizeof err);
+    if (!sb) fprintf(stderr, "sandbox: %s\n", err);
+    return sb;
+}
+
+static bw_controls *runner(bw_sandbox *sb, const char *dir, int characters, bool watch)
+{
+    bw_controls_desc d = {0};
+    d.sandbox = sb;
+    d.rig = humanoid()->rig;
+    d.character_count = characters;
+    d.dir = dir;
+    d.watch = watch;
+    d.debounce = 0.01;
+    char err[256];
+    bw_controls *c = bw_controls_create(&d, err, sizeof err);
+    if (!c) fprintf(stderr, "controls: %s\n", err);
+    return c;
+}
+
+static double wrap(double a)
+{
+    while (a > M_PI) a -= 2 * M_PI;
+    while (a <= -M_PI) a += 2 * M_PI;
+    return a;
+}
+static double clampd(double x, double l) { return x > l ? l : (x < -l ? -l : x); }
+
+/* ---- the math ---- */
+
+static void quat_axis(double x, double y, double z, double angle, float *q)
+{
+    q[0] = (float)(x * sin(angle / 2));
+    q[1] = (float)(y * sin(angle / 2));
+    q[2] = (float)(z * sin(angle / 2));
+    q[3] = (float)cos(angle / 2);
+}
+
+static void qmul(const float *a, const float *b, float *o)
+{
+    float r[4] = {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+                  a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+                  a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+                  a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
+    memcpy(o, r, sizeof r);
+}
+
+/* rotate v by q (q v q*) */
+static void qrot(const float *q, const float *v, float *o)
+{
+    float p[4] = {v[0], v[1], v[2], 0}, c[4] = {-q[0], -q[1], -q[2], q[3]}, t[4];
+    qmul(q, p, t);
+    qmul(t, c, t);
+    memcpy(o, t, 3 * sizeof(float));
+}
+
+static void check_quat(const float *got, const float *want, double tol)
+{
+    double d = 0;
+    for (int i = 0; i < 4; i++) d += (double)got[i] * want[i];
+    CHECK_NEAR(fabs(d), 1.0, tol); /* the same rotation (q and -q alike) */
+}
+
+static void swing_twist_splits_about_the_axis(void)
+{
+    /* q = Rz(0.4) Ry(0.7): about +Y the twist is Ry(0.7), the swing Rz(0.4) */
+    float rz[4], ry[4], q[4], swing[4], twist[4];
+    quat_axis(0, 0, 1, 0.4, rz);
+    quat_axis(0, 1, 0, 0.7, ry);
+    qmul(rz, ry, q);
+    bw_swing_twist(q, (const float[]){0, 2, 0}, swing, twist); /* any axis length */
+    check_quat(twist, ry, 1e-6);
+    check_quat(swing, rz, 1e-6);
+    /* a pure half-turn swing about X has no twist about Y */
+    float rx[4];
+    quat_axis(1, 0, 0, M_PI, rx);
+    bw_swing_twist(rx, (const float[]){0, 1, 0}, swing, twist);
+    check_quat(twist, (const float[]){0, 0, 0, 1}, 1e-6);
+    check_quat(swing, rx, 1e-6);
+}
+
+static void look_rotation_turns_z_onto_forward(void)
+{
+    float q[4];
+    bw_look_rotation((const float[]){3, 0, 0}, (const float[]){0, 1, 0}, q);
+    check_quat(q, (const float[]){0, (float)sin(M_PI / 4), 0, (float)cos(M_PI / 4)}, 1e-6); /* Ry(90°) */
+    /* forward (0, 1, 1)/sqrt2 with up +Y: +Z goes to it, +Y to (0, 1, -1)/sqrt2 (Rx(-45°)) */
+    bw_look_rotation((const float[]){0, 1, 1}, (const float[]){0, 1, 0}, q);
+    float rx[4];
+    quat_axis(1, 0, 0, -M_PI / 4, rx);
+    check_quat(q, rx, 1e-6);
+    /* vertical forward with a parallel up: still +Z onto forward */
+    bw_look_rotation((const float[]){0, 1, 0}, (const float[]){0, 1, 0}, q);
+    float z[3];
+    qrot(q, (const float[]){0, 0, 1}, z);
+    CHECK_NEAR(z[0], 0, 1e-6);
+    CHECK_NEAR(z[1], 1, 1e-6);
+    CHECK_NEAR(z[2], 0, 1e-6);
+    bw_look_rotation((const float[]){0, 0, 0}, (const float[]){0, 1, 0}, q);
+    check_quat(q, (const float[]){0, 0, 0, 1}, 0);
+}
+
+static void rotate_toward_clamps_in_the_body_frame(void)
+{
+    /* body turned 90° (faces +X); a target direction at world +Z is 90° to
+     * the body's right (yaw -90°): with a 0.5 limit the frame turns by
+     * -0.5, i.e. to world yaw 90° - 0.5 rad */
+    float body[4], q[4], f[3];
+    quat_axis(0, 1, 0, M_PI / 2, body);
+    bw_rotate_toward(body, (const float[]){0, 0, 1}, 0.5f, 0.3f, q);
+    qrot(q, (const float[]){0, 0, 1}, f);
+    CHECK_NEAR(atan2(f[0], f[2]), M_PI / 2 - 0.5, 1e-6);
+    CHECK_NEAR(f[1], 0, 1e-6);
+    /* straight up: pitch clamped to 0.3 */
+    bw_rotate_toward(body, (const float[]){0, 1, 0}, 0.5f, 0.3f, q);
+    qrot(q, (const float[]){0, 0, 1}, f);
+    CHECK_NEAR(asin(f[1]), 0.3, 1e-6);
+}
+
+static void model_position_matches_local_to_model(void)
+{
+    const bw_rig *rig = humanoid()->rig;
+    bw_pose pose = {0};
+    CHECK(bw_pose_init(&pose, rig, NULL) == BW_OK);
+    bw_pose_set_rest(&pose, rig);
+    /* bend a few joints so the walk has rotations and scale to compose */
+    quat_axis(0, 1, 0, 0.6, pose.joints[2].r);
+    quat_axis(1, 0, 0, -0.3, pose.joints[5].r);
+    pose.joints[3].s[0] = 1.5f;
+    pose.joints[3].s[2] = 0.5f;
+    int n = bw_rig_joint_count(rig);
+    float(*m)[4][4] = calloc((size_t)n, sizeof *m);
+    bw_pose_local_to_model(rig, &pose, m);
+    for (int j = 0; j < n; j++) {
+        float p[3];
+        bw_model_position(rig, &pose, j, p);
+        for (int k = 0; k < 3; k++) CHECK_NEAR(p[k], m[j][3][k], 1e-5);
+    }
+    free(m);
+    bw_pose_deinit(&pose);
+}
+
+/* ---- head aim: Lua control vs C animator vs angles worked out here ---- */
+
+typedef struct aim_rig {
+    bw_sandbox *sb;
+    bw_controls *c;
+    bw_animator *a;
+    bw_pose pose;
+    int chain[3];
+} aim_rig;
+
+static bool aim_setup(aim_rig *r)
+{
+    memset(r, 0, sizeof *r);
+    const bw_rig *rig = humanoid()->rig;
+    r->sb = sandbox_in(SCRIPTS);
+    r->c = r->sb ? runner(r->sb, SCRIPTS, 1, false) : NULL;
+    char err[512] = "";
+    if (!r->c || bw_controls_load(r->c, "head_aim.lua", NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "head_aim.lua: %s\n", err);
+        return false;
+    }
+    bw_animator_desc d = {0};
+    d.rig = rig;
+    d.blink.disabled = true;
+    if (bw_animator_create(&d, &r->a, NULL) != BW_OK) return false;
+    bw_pose_init(&r->pose, rig, NULL);
+    r->chain[0] = bw_rig_find_by_name(rig, "neck_01");
+    r->chain[1] = bw_rig_find_by_name(rig, "neck_02");
+    r->chain[2] = bw_rig_find_by_name(rig, "head");
+    return true;
+}
+
+static void aim_teardown(aim_rig *r)
+{
+    bw_pose_deinit(&r->pose);
+    bw_animator_destroy(r->a);
+    bw_controls_destroy(r->c);
+    bw_sandbox_destroy(r->sb);
+}
+
+/* One frame on both; returns the Lua control's head yaw (the yaw of the
+ * head's forward in model space when the pitch is 0). */
+static void aim_frame(aim_rig *r, float body_yaw, const float *target, float gaze_lua[4], float gaze_c[4])
+{
+    const bw_rig *rig = humanoid()->rig;
+    bw_character_state st = {0};
+    st.yaw = body_yaw;
+    st.has_look_at = true;
+    memcpy(st.look_at, target, sizeof st.look_at);
+    CHECK(bw_animator_update(r->a, 1.0f / 60, &st, NULL) == BW_OK);
+    bw_pose_set_rest(&r->pose, rig);
+    bw_control_input in = {{0, 0, 0}, body_yaw, true, {target[0], target[1], target[2]}};
+    CHECK_INT(bw_controls_run(r->c, 0, &r->pose, &in, 1.0f / 60), 0);
+    CHECK_INT(bw_controls_read(r->c, 0, "gaze", gaze_lua, 4), 4);
+    memcpy(gaze_c, bw_animator_gaze(r->a), 4 * sizeof(float));
+    /* Lua == C: the pose, the overrides, the gaze */
+    const bw_pose *cp = bw_animator_pose(r->a);
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 4; k++) CHECK_NEAR(r->pose.joints[r->chain[i]].r[k], cp->joints[r->chain[i]].r[k], 1e-5);
+    bw_joint_override lo[4];
+    int nc = 0;
+    const bw_joint_override *co = bw_animator_joint_overrides(r->a, &nc);
+    CHECK_INT(bw_controls_overrides(r->c, 0, lo, 4), 3);
+    CHECK_INT(nc, 3);
+    for (int i = 0; i < 3 && i < nc; i++) {
+        CHECK_INT(lo[i].joint, co[i].joint);
+        for (int k = 0; k < 4; k++) CHECK_NEAR(lo[i].r[k], co[i].r[k], 1e-5);
+    }
+    for (int k = 0; k < 4; k++) CHECK_NEAR(gaze_lua[k], gaze_c[k], 1e-5);
+}
+
+/* The head's world facing minus the body's, from the pose itself. */
+static double head_relative_yaw(aim_rig *r)
+{
+    float q[4], f[3];
+    bw_model_rotation(humanoid()->rig, &r->pose, r->chain[2], q);
+    qrot(q, (const float[]){0, 0, 1}, f);
+    return atan2(f[0], f[2]);
+}
+
+static void head_aim_clamp_holds_relative_to_the_body_through_720_degrees(void)
+{
+    aim_rig r;
+    if (!aim_setup(&r)) {
+        CHECK(0);
+        return;
+    }
+    /* the rest head is at (0, 1.55, 0.01) in model space (humanoid.lua's
+     * offsets: hips 0.96 + spine 0.10 + 0.12 + 0.12 + neck 0.15 + 0.05 +
+     * head 0.05; z 0.005 + 0.005); a target at that height, 3 m along world
+     * +Z, keeps the pitch at 0, so the head's facing is its yaw exactly */
+    const float target[3] = {0.0f, 1.55f, 3.0f};
+    double prev_head = 0;
+    int flips = 0;
+    for (int k = 0; k <= 720; k++) {
+        double yaw = k * DEG;
+        float gl[4], gc[4];
+        /* reloading the script inside the behind band keeps the side: the
+         * state (last yaw) carries over through head_aim.lua's reload */
+        if (k == 185) CHECK(bw_controls_reload(r.c, "head_aim.lua") == BW_CONTROLS_RELOAD_DONE);
+        aim_frame(&r, (float)yaw, target, gl, gc);
+        /* angles by hand: head in world = Ry(yaw) (0, 1.55, 0.01) */
+        double hx = 0.01 * sin(yaw), hz = 0.01 * cos(yaw);
+        double rel = wrap(atan2(target[0] - hx, target[2] - hz) - yaw);
+        double head = head_relative_yaw(&r);
+        float hy, hp;
+        bw_animator_head_aim(r.a, &hy, &hp);
+        CHECK(fabs(head) <= 1.2 + 1e-5);   /* the clamp holds relative to the body */
+        CHECK_NEAR(head, hy, 1e-5);         /* the pose turned by what was taken */
+        CHECK_NEAR(hp, 0, 1e-5);
+        bool behind = fabs(rel) > M_PI - 0.2;
+        if (!behind) {
+            CHECK_NEAR(hy, clampd(rel, 1.2), 1e-5);
+            CHECK_NEAR(gl[1], clampd(rel - clampd(rel, 1.2), 0.6), 1e-5); /* the exact overflow */
+        } else {
+            /* the side turned to last frame is kept: rel taken on that side */
+            double kept = (prev_head > 0) == (rel > 0) ? rel : rel + (prev_head > 0 ? 2 * M_PI : -2 * M_PI);
+            CHECK_NEAR(hy, clampd(kept, 1.2), 1e-5);
+            CHECK_NEAR(gl[1], clampd(kept - clampd(kept, 1.2), 0.6), 1e-5);
+        }
+        CHECK_NEAR(gl[3], gl[1], 0);
+        CHECK_NEAR(gl[0], 0, 1e-5);
+        if (k > 0 && (hy > 0) != (prev_head > 0) && fabs(hy) > 1e-3 && fabs(prev_head) > 1e-3) {
+            flips++;
+            CHECK(fabs(rel) <= M_PI - 0.2 + 1e-4); /* never inside the behind band */
+        }
+        prev_head = hy;
+    }
+    /* turning left 720°, the target passes behind twice: one side change
+     * each time, 0.2 rad after straight behind */
+    CHECK_INT(flips, 2);
+    aim_teardown(&r);
+}
+
+static void head_aim_pitch_overflow_goes_to_the_eyes(void)
+{
+    aim_rig r;
+    if (!aim_setup(&r)) {
+        CHECK(0);
+        return;
+    }
+    /* 1 m in front and 1.2 m above the head: pitch atan2(1.2, 0.99) =
+     * 0.88084 rad; the chain takes 0.6, the eyes 0.28084 (< 0.4) */
+    const float target[3] = {0.0f, 2.75f, 1.0f};
+    float gl[4], gc[4], hy, hp;
+    aim_frame(&r, 0.0f, target, gl, gc);
+    bw_animator_head_aim(r.a, &hy, &hp);
+    double pitch = atan2(1.2, 0.99);
+    CHECK_NEAR(hp, 0.6, 1e-6);
+    CHECK_NEAR(gl[0], pitch - 0.6, 1e-5);
+    CHECK_NEAR(gl[2], pitch - 0.6, 1e-5);
+    CHECK_NEAR(gl[1], 0, 1e-6);
+    /* far above: the eyes stop at their limit 0.4 */
+    const float up[3] = {0.0f, 50.0f, 1.0f};
+    aim_frame(&r, 0.0f, up, gl, gc);
+    CHECK_NEAR(gl[0], 0.4, 1e-6);
+    /* a body turned 30° left, target at world yaw 30° + 1.5 rad: the chain
+     * takes 1.2 and the eyes the 0.3 rad left over (body-relative) */
+    double by = 30 * DEG, tw = by + 1.5;
+    const float side[3] = {(float)(4 * sin(tw)), 1.55f, (float)(4 * cos(tw))};
+    aim_frame(&r, (float)by, side, gl, gc);
+    bw_animator_head_aim(r.a, &hy, &hp);
+    double hx = 0.01 * sin(by), hz = 0.01 * cos(by);
+    double rel = wrap(atan2(side[0] - hx, side[2] - hz) - by);
+    CHECK_NEAR(rel, 1.5, 3e-3); /* the head sits 1 cm in front of the body's origin */
+    CHECK_NEAR(hy, 1.2, 1e-6);
+    CHECK_NEAR(gl[1], rel - 1.2, 1e-5);
+    aim_teardown(&r);
+}
+
+static void head_aim_target_straight_behind_does_not_flip(void)
+{
+    aim_rig r;
+    if (!aim_setup(&r)) {
+        CHECK(0);
+        return;
+    }
+    /* body faces +Z; the target sits behind and wobbles across the line
+     * straight behind by +-0.05 rad every frame */
+    float gl[4], gc[4], hy, hp;
+    const float ahead_left[3] = {3.0f, 1.55f, -1.0f}; /* first turn left (yaw > 0) */
+    aim_frame(&r, 0.0f, ahead_left, gl, gc);
+    bw_animator_head_aim(r.a, &hy, &hp);
+    CHECK(hy > 1.19f);
+    for (int k = 0; k < 200; k++) {
+        double a = M_PI + ((k & 1) ? 0.05 : -0.05); /* world yaw of the target */
+        const float t[3] = {(float)(5 * sin(a)), 1.55f, (float)(5 * cos(a))};
+        aim_frame(&r, 0.0f, t, gl, gc);
+        bw_animator_head_aim(r.a, &hy, &hp);
+        CHECK_NEAR(hy, 1.2, 1e-6); /* stays left, fully turned */
+        CHECK_NEAR(gl[1], 0.6, 1e-6);
+        CHECK(head_relative_yaw(&r) > 1.19);
+    }
+    aim_teardown(&r);
+}
+
+/* ---- blink ---- */
+
+static int call_field(lua_State *L, int table, const char *name)
+{
+    lua_getfield(L, table, name);
+    return lua_type(L, -1);
+}
+
+static void blink_stream_matches_the_animator(void)
+{
+    bw_sandbox *sb = sandbox_in(SCRIPTS);
+    lua_State *L = bw_sandbox_state(sb);
+    CHECK(bw_sandbox_load_file(sb, "blink.lua") == BW_SANDBOX_OK);
+    CHECK(bw_sandbox_call(sb, 0, 1) == BW_SANDBOX_OK);
+    int m = lua_gettop(L);
+    /* by hand, seed 1: x = 1 ^ 1<<13 = 8193; ^ 8193>>17 = 8193; ^ 8193<<5
+     * = 270369; x>>8 = 1056; 2 + 4 * 1056 / 2^24 = 2.000251770 */
+    CHECK(call_field(L, m, "interval") == LUA_TFUNCTION);
+    lua_pushinteger(L, 1);
+    lua_pushnumber(L, 2);
+    lua_pushnumber(L, 6);
+    CHECK(bw_sandbox_call(sb, 3, 2) == BW_SANDBOX_OK);
+    CHECK_NEAR(lua_tonumber(L, -2), 2.000251770, 1e-9);
+    CHECK_INT(lua_tointeger(L, -1), 270369);
+    lua_pop(L, 2);
+    const uint32_t seeds[] = {1, 0, 12345, 0xffffffffu, 0x9e3779b9u};
+    for (int s = 0; s < 5; s++) {
+        uint32_t c_rng = seeds[s];
+        lua_Integer l_rng = (lua_Integer)seeds[s];
+        for (int i = 0; i < 200; i++) {
+            float want = bw_animator_blink_interval(&c_rng, 1.5f, 4.5f);
+            call_field(L, m, "interval");
+            lua_pushinteger(L, l_rng);
+            lua_pushnumber(L, 1.5);
+            lua_pushnumber(L, 4.5);
+            CHECK(bw_sandbox_call(sb, 3, 2) == BW_SANDBOX_OK);
+            CHECK_NEAR(lua_tonumber(L, -2), want, 1e-6); /* float rounding of the C side */
+            l_rng = lua_tointeger(L, -1);
+            CHECK_INT(l_rng, c_rng); /* the stream itself: exact */
+            lua_pop(L, 2);
+        }
+    }
+    lua_settop(L, m - 1);
+
+    /* as a control, frame by frame with the animator (same seed, limits) */
+    bw_controls *c = runner(sb, SCRIPTS, 1, false);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "blink.lua", "{ seed = 777, interval_min = 0.5, interval_max = 1.5, duration = 0.2 }",
+                               err, sizeof err),
+              0);
+    bw_animator_desc d = {0};
+    d.rig = humanoid()->rig;
+    d.head.disabled = true;
+    d.blink.seed = 777;
+    d.blink.interval_min = 0.5f;
+    d.blink.interval_max = 1.5f;
+    d.blink.duration = 0.2f;
+    bw_animator *a = NULL;
+    CHECK(bw_animator_create(&d, &a, NULL) == BW_OK);
+    bw_pose pose = {0};
+    bw_pose_init(&pose, d.rig, NULL);
+    bw_character_state st = {0};
+    int blinks = 0, frames_on = 0;
+    for (int f = 0; f < 3000 && a; f++) {
+        bw_animator_update(a, 1.0f / 60, &st, NULL);
+        int ne = 0;
+        const bw_animator_event *ev = bw_animator_events(a, &ne);
+        for (int e = 0; e < ne; e++) blinks += ev[e].kind == BW_ANIMATOR_EVENT_BLINK;
+        bw_pose_set_rest(&pose, d.rig);
+        CHECK_INT(bw_controls_run(c, 0, &pose, NULL, 1.0f / 60), 0);
+        float arkit[52];
+        CHECK_INT(bw_controls_read(c, 0, "arkit", arkit, 52), 52);
+        CHECK_NEAR(arkit[BW_ARKIT52_EYE_BLINK_LEFT], bw_animator_blink(a), 1e-5);
+        CHECK_NEAR(arkit[BW_ARKIT52_EYE_BLINK_RIGHT], bw_animator_blink(a), 1e-5);
+        frames_on += arkit[0] > 0.0f;
+    }
+    /* 50 s at 0.5..1.5 s intervals (mean 1 s): about 50 blinks of 12 frames */
+    CHECK(blinks > 35 && blinks < 70);
+    CHECK(frames_on > 10 * blinks && frames_on <= 12 * blinks + 12);
+    bw_pose_deinit(&pose);
+    bw_animator_destroy(a);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+}
+
+/* ---- envelope ---- */
+
+static void envelope_weights_match_the_gesture_envelope(void)
+{
+    bw_sandbox *sb = sandbox_in(SCRIPTS);
+    lua_State *L = bw_sandbox_state(sb);
+    CHECK(bw_sandbox_load_file(sb, "envelope.lua") == BW_SANDBOX_OK);
+    CHECK(bw_sandbox_call(sb, 0, 1) == BW_SANDBOX_OK);
+    int m = lua_gettop(L);
+    /* in_out(0.25) = in(0.5) / 2, by hand per curve (easing.h formulas) */
+    static const struct {
+        const char *name;
+        double quarter;
+    } curves[] = {
+        {"linear", 0.25},
+        {"constant", 0.0},
+        {"quad", 0.125},
+        {"cubic", 0.0625},
+        {"quart", 0.03125},
+        {"quint", 0.015625},
+        {"sine", 0.14644660940672624},  /* (1 - cos(pi/4)) / 2 */
+        {"exponential", 0.015625},      /* 2^-5 / 2 */
+        {"circular", 0.0669872981077807}, /* (1 - sqrt(0.75)) / 2 */
+        {"back", -0.04384875},          /* (2.70158 / 8 - 1.70158 / 4) / 2 */
+        {"elastic", -0.0078125},        /* -2^-5 sin(-5.75 * 2pi/3) / 2 = -2^-5 * 0.5 / 2 */
+        {"bounce", 0.1171875},          /* (1 - (7.5625 (0.5 - 1.5/2.75)^2 + 0.75)) / 2 */
+    };
+    for (int i = 0; i < 12; i++) {
+        int style = bw_ease_style_find(curves[i].name);
+        CHECK(style >= 0);
+        bw_gesture_desc g = {2.0f, 0.5f, 1.0f, (bw_ease_style)style, NULL, NULL};
+        /* duration 2, fade in 0.5, fade out 1: u = 0.25 at t = 0.125 (in) and
+         * t = 1.75 (out); 0.5 at t = 0.25 and 1.5; 1 in the hold */
+        const double times[] = {-0.1, 0.0, 0.125, 0.25, 0.4, 1.0, 1.5, 1.75, 1.9, 2.0, 2.5};
+        for (int k = 0; k < 11; k++) {
+            double t = times[k];
+            call_field(L, m, "weight");
+            lua_pushnumber(L, t);
+            lua_pushnumber(L, 2.0);
+            lua_pushnumber(L, 0.5);
+            lua_pushnumber(L, 1.0);
+            lua_pushstring(L, curves[i].name);
+            CHECK(bw_sandbox_call(sb, 5, 1) == BW_SANDBOX_OK);
+            double w = lua_tonumber(L, -1);
+            lua_pop(L, 1);
+            CHECK_NEAR(w, bw_gesture_envelope(&g, (float)t), 1e-6);
+            if (t == 0.125 || t == 1.75) CHECK_NEAR(w, curves[i].quarter, 1e-6);
+            if (t == 0.25 || t == 1.5) CHECK_NEAR(w, strcmp(curves[i].name, "constant") ? 0.5 : 0.0, 1e-6);
+            if (t == 1.0) CHECK_NEAR(w, 1.0, 0);
+            if (t < 0 || t > 2.0) CHECK_NEAR(w, 0.0, 0);
+        }
+    }
+    /* new{} closures give the same weights; custom() clamps and guards */
+    static const char code[] =
+        "local e = ...\n"
+        "local f = e.new { fade_in = 0.5, fade_out = 1, curve = 'quad' }\n"
+        "local g = e.custom(function(t, d) if t > 1.5 then return 0/0 end return 2 * t - 0.5 end)\n"
+        "local h = e.custom(function() return 'x' end)\n"
+        "return f(0.125, 2), g(0.1, 2), g(0.5, 2), g(1, 2), g(1.6, 2), g(2.5, 2), h(1, 2),\n"
+        "  select(2, pcall(function() local f = e.new { fade_in = -1 }; return f end)),\n"
+        "  select(2, pcall(e.new, { curve = 'wobble' }))\n";
+    CHECK(bw_sandbox_load_string(sb, code, sizeof code - 1, "=envtest") == BW_SANDBOX_OK);
+    lua_pushvalue(L, m);
+    CHECK(bw_sandbox_call(sb, 1, 9) == BW_SANDBOX_OK);
+    CHECK_NEAR(lua_tonumber(L, -9), 0.125, 1e-7);
+    CHECK_NEAR(lua_tonumber(L, -8), 0.0, 0); /* 2 * 0.1 - 0.5 < 0: clamped */
+    CHECK_NEAR(lua_tonumber(L, -7), 0.5, 0);
+    CHECK_NEAR(lua_tonumber(L, -6), 1.0, 0); /* 1.5: clamped */
+    CHECK_NEAR(lua_tonumber(L, -5), 0.0, 0); /* NaN */
+    CHECK_NEAR(lua_tonumber(L, -4), 0.0, 0); /* after the duration */
+    CHECK_NEAR(lua_tonumber(L, -3), 0.0, 0); /* not a number */
+    const char *msg = lua_tostring(L, -2);
+    CHECK(msg && strstr(msg, "envtest:6: envelope.new: fade_in must be") != NULL); /* the caller's line */
+    CHECK(strstr(lua_tostring(L, -1), "unknown curve 'wobble'") != NULL);
+    lua_settop(L, 0);
+    bw_sandbox_destroy(sb);
+}
+
+/* ---- the runner: order, reload, bad edits, failures ---- */
+
+static char tmpdir[256];
+
+static void write_file(const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    char tmp[560];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        CHECK(0);
+        return;
+    }
+    fputs(text, f);
+    fclose(f);
+    CHECK(rename(tmp, path) == 0); /* as editors save */
+}
+
+static bool make_tmpdir(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/bw_test_controls_XXXXXX");
+    return mkdtemp(tmpdir) != NULL;
+}
+
+static void remove_tmpdir(void)
+{
+    const char *names[] = {"a.lua", "b.lua", "c.lua", "counter.lua", "bad.lua", "alloc.lua", "envelope.lua"};
+    char path[512];
+    for (int i = 0; i < 7; i++) {
+        snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
+        remove(path);
+    }
+    rmdir(tmpdir);
+}
+
+static float gaze(bw_controls *c, int k)
+{
+    float g[4] = {0};
+    bw_controls_read(c, 0, "gaze", g, 4);
+    return g[k];
+}
+
+static bw_pose rest_pose(void)
+{
+    bw_pose p = {0};
+    bw_pose_init(&p, humanoid()->rig, NULL);
+    bw_pose_set_rest(&p, humanoid()->rig);
+    return p;
+}
+
+static void controls_run_in_priority_order(void)
+{
+    CHECK(make_tmpdir());
+    write_file("a.lua", "return { priority = 5, update = function(s, p, ctx) ctx.gaze[3] = ctx.gaze[3] * 10 + 1 end }");
+    write_file("b.lua", "return { priority = -1, update = function(s, p, ctx) ctx.gaze[3] = ctx.gaze[3] * 10 + 2 end }");
+    write_file("c.lua", "return { priority = 5, update = function(s, p, ctx) ctx.gaze[3] = ctx.gaze[3] * 10 + 3 end }");
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 1, false);
+    char err[256];
+    CHECK_INT(bw_controls_load(c, "a.lua", NULL, err, sizeof err), 0);
+    CHECK_INT(bw_controls_load(c, "b.lua", NULL, err, sizeof err), 1);
+    CHECK_INT(bw_controls_load(c, "c.lua", NULL, err, sizeof err), 2);
+    bw_pose p = rest_pose();
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
+    CHECK_NEAR(gaze(c, 2), 213, 0); /* b (-1), then a and c (5) in load order */
+    /* bad arguments run nothing */
+    CHECK_INT(bw_controls_run(c, 1, &p, NULL, 0.1f), -1);
+    CHECK_INT(bw_controls_run(c, -1, &p, NULL, 0.1f), -1);
+    CHECK_INT(bw_controls_run(NULL, 0, &p, NULL, 0.1f), -1);
+    bw_pose_deinit(&p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
+static const char counter_v1[] = "-- counts frames\n"
+                                 "return { keep_state = true,\n"
+                                 "  init = function(ctx, o) return { n = o.start or 0 } end,\n"
+                                 "  update = function(s, pose, ctx, dt) s.n = s.n + 1; ctx.gaze[1] = s.n end }\n";
+
+static void reload_keeps_state_and_rejects_bad_edits(void)
+{
+    CHECK(make_tmpdir());
+    write_file("counter.lua", counter_v1);
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 1, false);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "counter.lua", "{ start = 100 }", err, sizeof err), 0);
+    bw_pose p = rest_pose();
+    for (int i = 0; i < 3; i++) bw_controls_run(c, 0, &p, NULL, 0.1f);
+    CHECK_NEAR(gaze(c, 0), 103, 0);
+
+    /* a new version that keeps the state: counts on by 10 from 103 */
+    write_file("counter.lua", "return { keep_state = true,\n"
+                              "  update = function(s, pose, ctx, dt) s.n = s.n + 10; ctx.gaze[1] = s.n end }\n");
+    CHECK(bw_controls_reload(c, "counter.lua") == BW_CONTROLS_RELOAD_DONE);
+    CHECK_STR(bw_controls_error(c), "");
+    bw_controls_run(c, 0, &p, NULL, 0.1f);
+    CHECK_NEAR(gaze(c, 0), 113, 0);
+
+    /* bad edits, each rejected whole with file:line; the +10 version runs on */
+    static const struct {
+        const char *text, *where;
+    } bad[] = {
+        {"return {\n  update = function(s)\n    s.n = = 1\n  end }\n", "counter.lua:3:"},         /* syntax */
+        {"local t = nil\nlocal x = t.field\nreturn { update = function() end }\n", "counter.lua:2:"}, /* runtime */
+        {"return { init = function()\n  error('no init today')\nend,\n update = function() end }\n",
+         "counter.lua:2: no init today"},                                   /* init fails */
+        {"return 42\n", "counter.lua: the script must return a table"},     /* no table */
+        {"return { update = 1 }\n", "counter.lua: update must be a function"},
+        {"return { priority = 1.5, update = function() end }\n", "counter.lua: priority must be an integer"},
+        {"while true do end\n", "counter.lua:1:"},                           /* the budget stops it */
+    };
+    for (int i = 0; i < 7; i++) {
+        write_file("counter.lua", bad[i].text);
+        CHECK(bw_controls_reload(c, "counter.lua") == BW_CONTROLS_RELOAD_REJECTED);
+        if (!strstr(bw_controls_error(c), bad[i].where))
+            fprintf(stderr, "bad edit %d: error '%s' lacks '%s'\n", i, bw_controls_error(c), bad[i].where);
+        CHECK(strstr(bw_controls_error(c), bad[i].where) != NULL);
+        bw_controls_run(c, 0, &p, NULL, 0.1f);
+        CHECK_NEAR(gaze(c, 0), 123 + 10 * i, 0); /* the previous version, its state */
+    }
+    CHECK_INT(bw_controls_reloads(c), 1);
+    CHECK_NEAR(gaze(c, 0), 183, 0);
+    bw_controls_run(c, 0, &p, NULL, 0.1f); /* 193 */
+
+    /* keep_state with reload(state, ctx, options): the state it returns
+     * (123 + 10 * 7 = 193 doubled); a reload that raises is rejected */
+    write_file("counter.lua", "return { keep_state = true,\n"
+                              "  reload = function(s, ctx, o) return { n = s.n * 2 } end,\n"
+                              "  update = function(s, pose, ctx, dt) s.n = s.n + 1; ctx.gaze[1] = s.n end }\n");
+    CHECK(bw_controls_reload(c, "counter.lua") == BW_CONTROLS_RELOAD_DONE);
+    bw_controls_run(c, 0, &p, NULL, 0.1f);
+    CHECK_NEAR(gaze(c, 0), 387, 0);
+    write_file("counter.lua", "return { keep_state = true,\n"
+                              "  reload = function(s) error('keep out') end,\n"
+                              "  update = function(s, pose, ctx, dt) s.n = 0; ctx.gaze[1] = s.n end }\n");
+    CHECK(bw_controls_reload(c, "counter.lua") == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK(strstr(bw_controls_error(c), "counter.lua:2: keep out") != NULL);
+    bw_controls_run(c, 0, &p, NULL, 0.1f);
+    CHECK_NEAR(gaze(c, 0), 388, 0);
+    CHECK_INT(bw_controls_reloads(c), 2);
+
+    /* keep_state false: init runs again (start = 100 from the load's options) */
+    write_file("counter.lua", "return { init = function(ctx, o) return { n = o.start } end,\n"
+                              "  update = function(s, pose, ctx, dt) s.n = s.n + 1000; ctx.gaze[1] = s.n end }\n");
+    CHECK(bw_controls_reload(c, "counter.lua") == BW_CONTROLS_RELOAD_DONE);
+    bw_controls_run(c, 0, &p, NULL, 0.1f);
+    CHECK_NEAR(gaze(c, 0), 1100, 0);
+    CHECK(bw_controls_reload(c, "other.lua") == BW_CONTROLS_RELOAD_NONE);
+
+    /* a runtime error in update: skipped, counted, reported once with file:line */
+    write_file("counter.lua", "return { keep_state = true,\n"
+                              "  update = function(s, pose, ctx, dt)\n"
+                              "    ctx.gaze[2] = ctx.gaze[2] + 1\n"
+                              "    if s.n > 1100 then error('too far') end\n"
+                              "    s.n = s.n + 1; ctx.gaze[1] = s.n end }\n");
+    CHECK(bw_controls_reload(c, "counter.lua") == BW_CONTROLS_RELOAD_DONE);
+    report_count = 0;
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 1);
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 1);
+    CHECK_NEAR(gaze(c, 0), 1101, 0);
+    CHECK_NEAR(gaze(c, 1), 3, 0); /* what it wrote before failing stays */
+    CHECK_INT(bw_controls_failures(c, 0), 2);
+    CHECK_INT(report_count, 1);
+    CHECK(strstr(reported, "counter.lua:4: too far") != NULL);
+
+    /* a bad load adds nothing */
+    write_file("bad.lua", "return {\n update = function() end,\n priority = 'high' }\n");
+    CHECK_INT(bw_controls_load(c, "bad.lua", NULL, err, sizeof err), -1);
+    CHECK(strstr(err, "bad.lua: priority must be an integer") != NULL);
+    CHECK_INT(bw_controls_load(c, "missing.lua", NULL, err, sizeof err), -1);
+    CHECK(strstr(err, "missing.lua") != NULL);
+    CHECK_INT(bw_controls_load(c, "counter.lua", "{ start = ", err, sizeof err), -1);
+    CHECK(strstr(err, "counter.lua options:1:") != NULL);
+    CHECK_INT(bw_controls_count(c), 1);
+    bw_pose_deinit(&p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
+static void poll_reloads_a_saved_file(void)
+{
+    CHECK(make_tmpdir());
+    write_file("counter.lua", counter_v1);
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 2, true);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "counter.lua", NULL, err, sizeof err), 0);
+    bw_pose p = rest_pose();
+    bw_controls_run(c, 0, &p, NULL, 0.1f);
+    CHECK(bw_controls_poll(c, 1.0) == BW_CONTROLS_RELOAD_NONE);
+    write_file("counter.lua", "return { keep_state = true,\n"
+                              "  update = function(s, pose, ctx, dt) s.n = s.n + 5; ctx.gaze[1] = s.n end }\n");
+    bw_controls_reload_result r = BW_CONTROLS_RELOAD_NONE;
+    for (double now = 2.0; now < 3.0 && r == BW_CONTROLS_RELOAD_NONE; now += 0.02) r = bw_controls_poll(c, now);
+    CHECK(r == BW_CONTROLS_RELOAD_DONE);
+    bw_controls_run(c, 0, &p, NULL, 0.1f);
+    CHECK_NEAR(gaze(c, 0), 6, 0);
+    /* a broken save through the watcher: rejected once, not retried */
+    write_file("counter.lua", "return { update = function( }\n");
+    r = BW_CONTROLS_RELOAD_NONE;
+    for (double now = 4.0; now < 5.0 && r == BW_CONTROLS_RELOAD_NONE; now += 0.02) r = bw_controls_poll(c, now);
+    CHECK(r == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK(strstr(bw_controls_error(c), "counter.lua:1:") != NULL);
+    CHECK(bw_controls_poll(c, 9.0) == BW_CONTROLS_RELOAD_NONE);
+    bw_controls_run(c, 0, &p, NULL, 0.1f);
+    CHECK_NEAR(gaze(c, 0), 11, 0);
+    bw_pose_deinit(&p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
+/* ---- the worked example of docs/scripting.md ---- */
+
+/* sway.lua as docs/scripting.md shows it (keep the two the same) */
+static const char sway_lua[] =
+    "-- sway.lua: sway the spine from side to side, fading in over 2 s\n"
+    "local envelope = require(\"envelope\")\n"
+    "\n"
+    "return {\n"
+    "    priority = 5,          -- before head_aim (10): the head then aims from the swayed spine\n"
+    "    keep_state = true,     -- an edit of update keeps the buffers and the fade\n"
+    "    init = function(ctx, options)\n"
+    "        local rig = ctx.rig\n"
+    "        return {\n"
+    "            joints = { rig:find(\"spine_01\"), rig:find(\"spine_02\"), rig:find(\"spine_03\") },\n"
+    "            rot = {},                                  -- the batch buffer, reused every frame\n"
+    "            amplitude = options.amplitude or 0.05,     -- radians per joint\n"
+    "            fade = envelope.new { fade_in = 2, curve = \"sine\" },\n"
+    "        }\n"
+    "    end,\n"
+    "    update = function(s, pose, ctx, dt)\n"
+    "        local angle = s.fade(ctx.time, math.huge) * s.amplitude * math.sin(2 * ctx.time)\n"
+    "        local c, sn = math.cos(angle / 2), math.sin(angle / 2)\n"
+    "        local r = pose:rotations(s.joints, s.rot)      -- 4 numbers per joint, into s.rot\n"
+    "        for i = 1, #s.joints do                        -- q = Rz(angle) * q\n"
+    "            local k = 4 * (i - 1)\n"
+    "            local x, y, z, w = r[k + 1], r[k + 2], r[k + 3], r[k + 4]\n"
+    "            r[k + 1], r[k + 2] = c * x - sn * y, c * y + sn * x\n"
+    "            r[k + 3], r[k + 4] = c * z + sn * w, c * w - sn * z\n"
+    "        end\n"
+    "        pose:set_rotations(s.joints, r)\n"
+    "    end,\n"
+    "}\n";
+
+static void copy_script(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", SCRIPTS, name);
+    FILE *f = fopen(path, "rb");
+    static char text[16384];
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[n] = 0;
+    CHECK(n > 0);
+    write_file(name, text);
+}
+
+static void the_documented_sway_example_runs(void)
+{
+    CHECK(make_tmpdir());
+    write_file("a.lua", sway_lua);
+    copy_script("envelope.lua");
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 1, false);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "a.lua", NULL, err, sizeof err), 0);
+    bw_pose p = rest_pose();
+    for (int f = 0; f < 6; f++) {
+        bw_pose_set_rest(&p, humanoid()->rig);
+        CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.5f), 0);
+    }
+    /* t = 3 s: fade 1, angle 0.05 sin 6 about +Z on each spine joint */
+    double angle = 0.05 * sin(6.0);
+    CHECK_NEAR(angle, -0.013970775, 1e-8);
+    for (int k = 0; k < 3; k++) {
+        const float *r = p.joints[bw_rig_find_by_name(humanoid()->rig, k == 0 ? "spine_01" : k == 1 ? "spine_02" : "spine_03")].r;
+        CHECK_NEAR(r[2], sin(angle / 2), 1e-6);
+        CHECK_NEAR(r[3], cos(angle / 2), 1e-6);
+        CHECK_NEAR(r[0], 0, 1e-7);
+    }
+    /* t = 0.5 s: in the fade, sine in-out of u = 0.25 = (1 - cos(pi/4)) / 2 */
+    bw_controls_destroy(c);
+    c = runner(sb, tmpdir, 1, false);
+    CHECK_INT(bw_controls_load(c, "a.lua", "{ amplitude = 0.08 }", err, sizeof err), 0);
+    bw_pose_set_rest(&p, humanoid()->rig);
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.5f), 0);
+    angle = (1 - cos(M_PI / 4)) / 2 * 0.08 * sin(1.0);
+    CHECK_NEAR(p.joints[bw_rig_find_by_name(humanoid()->rig, "spine_02")].r[2], sin(angle / 2), 1e-6);
+    bw_pose_deinit(&p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
+static void head_aim_options_are_checked_with_file_and_line(void)
+{
+    bw_sandbox *sb = sandbox_in(SCRIPTS);
+    bw_controls *c = runner(sb, SCRIPTS, 1, false);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "head_aim.lua", "{ yaw_limit = -1 }", err, sizeof err), -1);
+    CHECK(strstr(err, "head_aim.lua:42: head_aim: options.yaw_limit must be a finite number >= 0") != NULL);
+    CHECK_INT(bw_controls_load(c, "head_aim.lua", "{ chain = { 'neck_01', 'nose' } }", err, sizeof err), -1);
+    CHECK(strstr(err, "options.chain[2]: no joint 'nose'") != NULL);
+    CHECK_INT(bw_controls_load(c, "blink.lua", "{ seed = -3 }", err, sizeof err), -1);
+    CHECK(strstr(err, "blink.lua:") && strstr(err, "options.seed must be an integer"));
+    CHECK_INT(bw_controls_count(c), 0);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+}
+
+/* ---- no allocation per frame ---- */
+
+static size_t lua_bytes(lua_State *L)
+{
+    return (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024u + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
+}
+
+/* Run `frames` frames for two characters, the GC stopped, and return the
+ * bytes the Lua state grew by (any allocation grows it: nothing is freed
+ * while the collector is stopped). */
+static size_t frames_growth(bw_sandbox *sb, bw_controls *c, int frames)
+{
+    lua_State *L = bw_sandbox_state(sb);
+    bw_pose p = rest_pose();
+    int bad = 0;
+    /* a full collection shrinks the stacks, which the next calls grow
+     * again: collect first, warm up, then stop the collector */
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    size_t before = 0;
+    for (int f = -30; f < frames; f++) {
+        if (f == 0) {
+            lua_gc(L, LUA_GCSTOP, 0);
+            before = lua_bytes(L);
+        }
+        for (int ch = 0; ch < 2; ch++) {
+            double t = f / 60.0;
+            bw_control_input in = {{(float)(0.01 * f), 0, 0}, (float)(0.02 * f + ch), true,
+                                   {(float)(3 * sin(t)), 1.5f + (float)sin(3 * t), (float)(3 * cos(0.7 * t))}};
+            bw_pose_set_rest(&p, humanoid()->rig);
+            bad += bw_controls_run(c, ch, &p, &in, 1.0f / 60);
+        }
+    }
+    size_t after = lua_bytes(L);
+    lua_gc(L, LUA_GCRESTART, 0);
+    CHECK_INT(bad, 0);
+    bw_pose_deinit(&p);
+    return after - before;
+}
+
+static void ten_thousand_frames_allocate_nothing(void)
+{
+    bw_sandbox *sb = sandbox_in(SCRIPTS);
+    bw_controls *c = runner(sb, SCRIPTS, 2, false);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "head_aim.lua", "{ yaw_limit = 1.0, weights = { 0.2, 0.3, 0.5 } }", err, sizeof err),
+              0);
+    CHECK_INT(bw_controls_load(c, "blink.lua", "{ interval_min = 0.1, interval_max = 0.3 }", err, sizeof err), 1);
+    CHECK_INT((long long)frames_growth(sb, c, 10000), 0);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+
+    /* the measure sees a control that makes one table a frame */
+    CHECK(make_tmpdir());
+    write_file("alloc.lua", "return { update = function(s, pose, ctx) ctx.junk = {} end }");
+    sb = sandbox_in(tmpdir);
+    c = runner(sb, tmpdir, 2, false);
+    CHECK_INT(bw_controls_load(c, "alloc.lua", NULL, err, sizeof err), 0);
+    CHECK(frames_growth(sb, c, 100) >= 200 * 32); /* 200 tables of 56 bytes or so */
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
+int main(void)
+{
+    RUN(swing_twist_splits_about_the_axis);
+    RUN(look_rotation_turns_z_onto_forward);
+    RUN(rotate_toward_clamps_in_the_body_frame);
+    RUN(model_position_matches_local_to_model);
+    RUN(head_aim_clamp_holds_relative_to_the_body_through_720_degrees);
+    RUN(head_aim_pitch_overflow_goes_to_the_eyes);
+    RUN(head_aim_target_straight_behind_does_not_flip);
+    RUN(blink_stream_matches_the_animator);
+    RUN(envelope_weights_match_the_gesture_envelope);
+    RUN(controls_run_in_priority_order);
+    RUN(reload_keeps_state_and_rejects_bad_edits);
+    RUN(poll_reloads_a_saved_file);
+    RUN(the_documented_sway_example_runs);
+    RUN(head_aim_options_are_checked_with_file_and_line);
+    RUN(ten_thousand_frames_allocate_nothing);
+    bw_character_destroy(humanoid());
+    return check_summary();
+}
