@@ -17,8 +17,13 @@
  *   compiled  the graph's conditions as strings (compiled comparisons)
  *   lua       the same conditions as Lua functions (graph predicates), in a
  *             trusted Lua state (lua_newstate with the counting allocator)
- *   lua_aim   the Lua head-aim control (scripts/head_aim.lua): reported
- *             "not available" until that control lands (branch h-controls)
+ *   lua_head_aim  compiled conditions, the animator's head aim off and the
+ *             Lua head-aim control (scripts/head_aim.lua through the control
+ *             runner, bindings/controls.h, in a sandbox) run over a copy of
+ *             the animator's pose instead
+ *   no_head_aim   compiled conditions, no head aim at all: the baseline the
+ *             Lua control's own cost is read against (lua_head_aim minus it:
+ *             the control plus the pose copy it needs)
  *
  * Lua states are not thread-safe, so the crowd is split into P partitions
  * (P = the thread count, at least 1), each with its own Lua state and graph
@@ -29,11 +34,16 @@
  * Reports per variant: ns per character-frame (median of the clean blocks,
  * as bench.c), characters per 16.6 ms, the same on `--threads` threads
  * through the job API and the scaling ratio, allocations per frame after
- * warm-up (counted through the allocator of every object and of the Lua
- * states; the exit status is 1 unless 0) and bytes per character instance.
+ * warm-up (the exit status is 1 unless 0) and bytes per character instance.
+ * Allocations are counted twice: through the bw_allocator of every object
+ * and the Lua states (counting_alloc), and, in a glibc build without
+ * AddressSanitizer, by this program's own malloc / calloc / realloc, which
+ * see every allocation of the process (the sandbox's included, whose
+ * allocator may not be replaced).
  *
  *   blendwerk-character-bench [--quick] [--json] [--characters N] [--reps R]
  *                             [--frames F] [--threads N] [--graph FILE]
+ *                             [--no-lua-aim]
  */
 #define _GNU_SOURCE
 #include <lauxlib.h>
@@ -50,9 +60,49 @@
 #include "blendwerk/animator.h"
 #include "blendwerk/graph.h"
 #include "blendwerk/jobs.h"
+#include "controls.h"
 #include "lua_blendwerk.h"
 #include "lua_graph.h"
+#include "sandbox.h"
 #include "simd.h"
+
+/* ---- every allocation of the process (glibc, no sanitizer) ---- */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BENCH_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define BENCH_ASAN 1
+#endif
+#if defined(__GLIBC__) && !defined(BENCH_ASAN)
+#define BENCH_COUNTS_MALLOC 1
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t count, size_t size);
+extern void *__libc_realloc(void *ptr, size_t size);
+extern void __libc_free(void *ptr);
+static long long process_allocations;
+void *malloc(size_t size)
+{
+    __atomic_add_fetch(&process_allocations, 1, __ATOMIC_RELAXED);
+    return __libc_malloc(size);
+}
+void *calloc(size_t count, size_t size)
+{
+    __atomic_add_fetch(&process_allocations, 1, __ATOMIC_RELAXED);
+    return __libc_calloc(count, size);
+}
+void *realloc(void *ptr, size_t size)
+{
+    __atomic_add_fetch(&process_allocations, 1, __ATOMIC_RELAXED);
+    return __libc_realloc(ptr, size);
+}
+void free(void *ptr) { __libc_free(ptr); }
+static long long malloc_calls(void) { return __atomic_load_n(&process_allocations, __ATOMIC_RELAXED); }
+#else
+#define BENCH_COUNTS_MALLOC 0
+static long long malloc_calls(void) { return 0; }
+#endif
 
 #ifndef BENCH_SOURCE_DIR
 #define BENCH_SOURCE_DIR "bench"
@@ -148,9 +198,46 @@ static void lua_graph_load(lua_graph *g, const world *w, const char *path, bool 
     g->graph = bw_lua_graph_check(g->L, -1); /* the Graph stays on the stack: alive */
 }
 
+/* ---- the Lua head-aim control: one sandbox and runner per partition ---- */
+typedef struct lua_aim {
+    bw_sandbox *sandbox;
+    bw_controls *controls;
+} lua_aim;
+
+static void lua_aim_load(lua_aim *la, const world *w, int characters)
+{
+    char err[512];
+    bw_sandbox_desc sd = {0};
+    sd.dir = BENCH_SOURCE_DIR "/../scripts";
+    sd.name = "head_aim.lua";
+    la->sandbox = bw_sandbox_create(&sd, err, sizeof err);
+    if (!la->sandbox) {
+        fprintf(stderr, "%s: sandbox: %s\n", PROG, err);
+        exit(1);
+    }
+    bw_controls_desc cd = {la->sandbox, w->rig, characters, sd.dir, false, 0};
+    la->controls = bw_controls_create(&cd, err, sizeof err);
+    /* the animator's chain (neck, head) and weights */
+    if (!la->controls ||
+        bw_controls_load(la->controls, "head_aim.lua", "{ chain = { 'j004', 'j005' }, weights = { 0.4, 0.6 } }", err,
+                         sizeof err) < 0) {
+        fprintf(stderr, "%s: head_aim.lua: %s\n", PROG, err);
+        exit(1);
+    }
+}
+
+static void lua_aim_unload(lua_aim *la)
+{
+    bw_controls_destroy(la->controls);
+    bw_sandbox_destroy(la->sandbox);
+}
+
 /* ---- one character ---- */
 typedef struct character {
     bw_animator *animator;
+    bw_pose aimed; /* lua_head_aim: the animator's pose with the control applied */
+    bw_controls *controls;
+    int control_index; /* the character's index in its partition's runner */
     float (*model)[4][4];
     uint32_t rng;
     float v[2], goal[2]; /* planar velocity and where its random walk heads */
@@ -164,8 +251,10 @@ typedef struct variant {
     const char *name;
     bool available;
     const char *why; /* when not available */
+    bool predicates, head_aim, lua_aim;
     int parts;
     lua_graph graphs[MAX_PARTS];
+    lua_aim aims[MAX_PARTS];
     int param_vx, param_vz, param_speed, param_carry;
     character *chars;
     int count;
@@ -173,8 +262,9 @@ typedef struct variant {
     int transition_frames, measured_frames; /* character-frames with a transition in flight */
 } variant;
 
-static long long character_init(variant *v, const world *w, character *ch, int index, const bw_graph *graph)
+static long long character_init(variant *v, const world *w, character *ch, int index, int part)
 {
+    const bw_graph *graph = v->graphs[part].graph;
     long long before = stats.bytes;
     static const char *const chain[2] = {"j004", "j005"}; /* neck, head */
     static const float chain_weights[2] = {0.4f, 0.6f};
@@ -186,6 +276,7 @@ static long long character_init(variant *v, const world *w, character *ch, int i
     ad.head.chain = chain;
     ad.head.chain_count = 2;
     ad.head.weights = chain_weights;
+    ad.head.disabled = !v->head_aim;
     ad.blink.seed = (uint32_t)index + 1u;
     ad.graph = graph;
     ad.root_joint = "j000";
@@ -198,6 +289,11 @@ static long long character_init(variant *v, const world *w, character *ch, int i
         bench_die(PROG, "bw_animator_create", r);
     }
     ch->model = counting_alloc(&stats, NULL, 0, sizeof(float[4][4]) * WL_BASE_JOINTS);
+    if (v->lua_aim) {
+        if (bw_pose_init(&ch->aimed, w->rig, &counting) != BW_OK) bench_die(PROG, "bw_pose_init", BW_ERR_OUT_OF_MEMORY);
+        ch->controls = v->aims[part].controls;
+        ch->control_index = index - (int)((long long)part * v->count / v->parts);
+    }
     ch->rng = 0x9e3779b9u ^ (uint32_t)(index * 2654435761u);
     if (!ch->rng) ch->rng = 1;
     ch->yaw = 6.2831853f * wl_rand01(&ch->rng);
@@ -248,7 +344,19 @@ static void character_frame(const world *w, character *ch)
     st.param_count = 4;
     bw_result r = bw_animator_update(ch->animator, FRAME_DT, &st, NULL);
     if (r != BW_OK) bench_die(PROG, "bw_animator_update", r);
-    bw_pose_local_to_model(w->rig, bw_animator_pose(ch->animator), ch->model);
+    const bw_pose *pose = bw_animator_pose(ch->animator);
+    if (ch->controls) {
+        /* the animator's pose is its own (const): the control aims a copy */
+        bw_pose_copy(&ch->aimed, pose);
+        bw_control_input in = {{st.position[0], st.position[1], st.position[2]}, st.yaw, true,
+                               {st.look_at[0], st.look_at[1], st.look_at[2]}};
+        if (bw_controls_run(ch->controls, ch->control_index, &ch->aimed, &in, FRAME_DT) != 0) {
+            fprintf(stderr, "%s: head_aim.lua failed: %s\n", PROG, bw_controls_error(ch->controls));
+            exit(1);
+        }
+        pose = &ch->aimed;
+    }
+    bw_pose_local_to_model(w->rig, pose, ch->model);
 }
 
 static bool in_transition(const character *ch)
@@ -271,11 +379,17 @@ static int find_param(const bw_graph *g, const char *name)
     return i;
 }
 
-static void variant_init(variant *v, const world *w, const char *graph_path, int count, int parts, bool predicates)
+static void variant_init(variant *v, const world *w, const char *graph_path, int count, int parts)
 {
     v->parts = parts;
     v->count = count;
-    for (int p = 0; p < parts; p++) lua_graph_load(&v->graphs[p], w, graph_path, predicates);
+    for (int p = 0; p < parts; p++) {
+        lua_graph_load(&v->graphs[p], w, graph_path, v->predicates);
+        if (v->lua_aim) {
+            int lo = (int)((long long)p * count / parts), hi = (int)((long long)(p + 1) * count / parts);
+            lua_aim_load(&v->aims[p], w, hi - lo);
+        }
+    }
     const bw_graph *g = v->graphs[0].graph;
     v->param_vx = find_param(g, "vx");
     v->param_vz = find_param(g, "vz");
@@ -283,17 +397,21 @@ static void variant_init(variant *v, const world *w, const char *graph_path, int
     v->param_carry = find_param(g, "carry");
     v->chars = calloc((size_t)count, sizeof(character));
     for (int i = 0; i < count; i++)
-        v->bytes_per_character = character_init(v, w, &v->chars[i], i, v->graphs[(long long)i * parts / count].graph);
+        v->bytes_per_character = character_init(v, w, &v->chars[i], i, (int)((long long)i * parts / count));
 }
 
 static void variant_deinit(variant *v)
 {
     for (int i = 0; i < v->count; i++) {
         bw_animator_destroy(v->chars[i].animator);
+        bw_pose_deinit(&v->chars[i].aimed);
         counting_alloc(&stats, v->chars[i].model, sizeof(float[4][4]) * WL_BASE_JOINTS, 0);
     }
     free(v->chars);
-    for (int p = 0; p < v->parts; p++) lua_close(v->graphs[p].L);
+    for (int p = 0; p < v->parts; p++) {
+        if (v->lua_aim) lua_aim_unload(&v->aims[p]);
+        lua_close(v->graphs[p].L);
+    }
 }
 
 /* ---- frames ---- */
@@ -355,15 +473,16 @@ static double series_median(series *s, int *used)
 static int usage(void)
 {
     fprintf(stderr, "usage: " PROG " [--quick] [--json] [--characters N] [--reps R] [--frames F] [--threads N] "
-                    "[--graph FILE]\n");
+                    "[--graph FILE] [--no-lua-aim]\n");
     return 2;
 }
 
-enum { V_COMPILED, V_LUA, V_LUA_AIM, V_COUNT };
+enum { V_COMPILED, V_LUA, V_LUA_AIM, V_NO_AIM, V_COUNT };
 
 int main(int argc, char **argv)
 {
     int json = 0, count = 1000, reps = 21, frames = 4;
+    bool lua_aim_wanted = true;
     const char *graph_path = BENCH_SOURCE_DIR "/character.lua";
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = ncpu > 1 ? 2 : 1;
@@ -376,6 +495,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--frames") && next) frames = atoi(argv[++i]);
         else if (!strcmp(a, "--threads") && next) threads = atoi(argv[++i]);
         else if (!strcmp(a, "--graph") && next) graph_path = argv[++i];
+        else if (!strcmp(a, "--no-lua-aim")) lua_aim_wanted = false;
         else return usage();
     }
     if (count < 1 || reps < 1 || frames < 1 || threads < 1 || threads > MAX_PARTS || count < threads) return usage();
@@ -383,14 +503,15 @@ int main(int argc, char **argv)
     static world w;
     world_init(&w);
     static variant vs[V_COUNT];
-    vs[V_COMPILED].name = "compiled";
-    vs[V_LUA].name = "lua_predicates";
-    vs[V_LUA_AIM].name = "lua_head_aim";
-    vs[V_LUA_AIM].why = "the Lua head-aim control (scripts/head_aim.lua, branch h-controls) has not landed";
+    vs[V_COMPILED] = (variant){.name = "compiled", .head_aim = true};
+    vs[V_LUA] = (variant){.name = "lua_predicates", .predicates = true, .head_aim = true};
+    vs[V_LUA_AIM] = (variant){.name = "lua_head_aim", .lua_aim = true};
+    vs[V_NO_AIM] = (variant){.name = "no_head_aim"};
+    if (!lua_aim_wanted) vs[V_LUA_AIM].why = "left out (--no-lua-aim)";
     for (int k = 0; k < V_COUNT; k++) {
         if (vs[k].why) continue;
         vs[k].available = true;
-        variant_init(&vs[k], &w, graph_path, count, threads, k == V_LUA);
+        variant_init(&vs[k], &w, graph_path, count, threads);
     }
     bw_jobs *pool = NULL;
     bw_jobs_desc pd = {.thread_count = threads, .allocator = counting};
@@ -406,12 +527,12 @@ int main(int argc, char **argv)
     for (int k = 0; k < V_COUNT; k++)
         for (int f = 0; f < WARMUP_FRAMES && vs[k].available; f++) run_frame(&w, &vs[k], NULL, true);
 
-    long long calls_before = stats.calls;
     series one[V_COUNT], many[V_COUNT];
     for (int k = 0; k < V_COUNT; k++) {
         one[k] = (series){calloc((size_t)reps, sizeof(double)), calloc((size_t)reps, sizeof(double)), 0, 0};
         many[k] = (series){calloc((size_t)reps, sizeof(double)), calloc((size_t)reps, sizeof(double)), 0, 0};
     }
+    long long calls_before = stats.calls, malloc_before = malloc_calls();
     long long timed_frames = 0;
     for (int r = 0; r < 1 + reps; r++)
         for (int k = 0; k < V_COUNT; k++) {
@@ -420,7 +541,7 @@ int main(int argc, char **argv)
             if (pool) run_block(&w, &vs[k], pool, frames, &many[k], r >= 1);
             timed_frames += (1 + frames) * (pool ? 2 : 1);
         }
-    long long allocations = stats.calls - calls_before;
+    long long allocations = stats.calls - calls_before, mallocs = malloc_calls() - malloc_before;
     double per_frame = timed_frames ? (double)allocations / (double)timed_frames : 0.0;
 
     if (json) printf("{\"characters\":%d,\"joints\":%d,\"threads\":%d,\"simd\":\"%s\",\"variants\":[", count,
@@ -428,7 +549,7 @@ int main(int argc, char **argv)
     else
         printf(PROG ": %d characters x %d joints, simd path %s, %d reps x %d frames, %d thread(s), graph %s\n", count,
                WL_BASE_JOINTS, bw_simd_path_name(bw_simd_active()), reps, frames, threads, graph_path);
-    double compiled_ns = 0;
+    double compiled_ns = 0, med[V_COUNT] = {0};
     for (int k = 0; k < V_COUNT; k++) {
         variant *v = &vs[k];
         if (!v->available) {
@@ -439,6 +560,7 @@ int main(int argc, char **argv)
         int n1 = 0, n2 = 0;
         double ns1 = series_median(&one[k], &n1), ns2 = pool ? series_median(&many[k], &n2) : ns1;
         if (k == V_COMPILED) compiled_ns = ns1;
+        med[k] = ns1;
         double in_flight = v->measured_frames ? (double)v->transition_frames / v->measured_frames : 0.0;
         double vs_compiled = compiled_ns > 0 ? ns1 / compiled_ns : 0.0;
         if (json)
@@ -454,9 +576,22 @@ int main(int argc, char **argv)
                    v->name, ns1, BUDGET_NS / ns1, one[k].num_clean, one[k].num_all, threads, ns2, BUDGET_NS / ns2,
                    ns1 / ns2, vs_compiled, 100.0 * in_flight, v->bytes_per_character);
     }
-    if (json) printf("],\"allocations_per_frame\":%.3f}\n", per_frame);
-    else printf("allocations per frame after warm-up: %.3f (%lld over %lld crowd frames)\n", per_frame, allocations,
-                timed_frames);
+    /* head aim alone: each variant minus the one without head aim */
+    double c_aim = med[V_COMPILED] - med[V_NO_AIM], l_aim = vs[V_LUA_AIM].available ? med[V_LUA_AIM] - med[V_NO_AIM] : 0;
+    double mallocs_per_frame = timed_frames ? (double)mallocs / (double)timed_frames : 0.0;
+    if (json)
+        printf("],\"c_head_aim_ns\":%.1f,\"lua_head_aim_ns\":%.1f,\"allocations_per_frame\":%.3f,"
+               "\"mallocs_per_frame\":%.3f,\"mallocs_counted\":%s}\n",
+               c_aim, l_aim, per_frame, mallocs_per_frame, BENCH_COUNTS_MALLOC ? "true" : "false");
+    else {
+        printf("head aim per character-frame (variant minus no_head_aim): C (animator) %.1f ns", c_aim);
+        if (vs[V_LUA_AIM].available) printf(", Lua control (with the pose copy it needs) %.1f ns", l_aim);
+        printf("\nallocations per frame after warm-up: %.3f through the allocators (%lld over %lld crowd frames)", per_frame,
+               allocations, timed_frames);
+        if (BENCH_COUNTS_MALLOC) printf(", %.3f malloc/calloc/realloc calls of the whole process", mallocs_per_frame);
+        else printf(" (process-wide malloc count not available in this build)");
+        printf("\n");
+    }
 
     for (int k = 0; k < V_COUNT; k++) {
         free(one[k].all), free(one[k].clean), free(many[k].all), free(many[k].clean);
@@ -464,5 +599,5 @@ int main(int argc, char **argv)
     }
     bw_jobs_destroy(pool);
     world_deinit(&w);
-    return allocations == 0 ? 0 : 1;
+    return allocations == 0 && mallocs == 0 ? 0 : 1;
 }
