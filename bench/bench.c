@@ -365,18 +365,13 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-    int json = 0, count = 1000, joints = WL_BASE_JOINTS, reps = 31, frames = 4, only = -1;
+    int joints = WL_BASE_JOINTS, only = -1;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = ncpu > 0 ? (int)ncpu : 1;
+    bench_options o = {.count = 1000, .reps = 31, .quick_reps = 11, .frames = 4, .threads = ncpu > 0 ? (int)ncpu : 1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--quick")) reps = 11;
-        else if (!strcmp(a, "--json")) json = 1;
-        else if (!strcmp(a, "--characters") && next) count = atoi(argv[++i]);
-        else if (!strcmp(a, "--joints") && next) joints = atoi(argv[++i]);
-        else if (!strcmp(a, "--reps") && next) reps = atoi(argv[++i]);
-        else if (!strcmp(a, "--frames") && next) frames = atoi(argv[++i]);
-        else if (!strcmp(a, "--threads") && next) threads = atoi(argv[++i]);
+        if (bench_common_option(argc, argv, &i, &o)) continue;
+        if (!strcmp(a, "--joints") && next) joints = atoi(argv[++i]);
         else if (!strcmp(a, "--only") && next) {
             const char *name = argv[++i];
             for (int k = 0; k < KIND_COUNT; k++)
@@ -384,6 +379,8 @@ int main(int argc, char **argv)
             if (only < 0) return usage();
         } else return usage();
     }
+    const int json = o.json, count = o.count, reps = o.reps, frames = o.frames;
+    int threads = o.threads;
     if (count < 1 || threads < 1 || reps < 1 || frames < 1 || joints < 1 || joints > WL_MAX_JOINTS) return usage();
 
     workload w;

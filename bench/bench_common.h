@@ -9,6 +9,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,29 @@ static bw_clip *bench_make_clip(const wl_skeleton *sk, const wl_curves *cv, cons
     free(values);
     free(tracks);
     return clip;
+}
+
+/* ---- the options both programs take ---- */
+typedef struct bench_options {
+    int json, count, reps, quick_reps, frames, threads;
+} bench_options;
+
+/* Read argv[*i] if it is one of --quick, --json, --characters N, --reps R,
+ * --frames F, --threads N (advancing *i past a value); false otherwise. */
+static bool bench_common_option(int argc, char **argv, int *i, bench_options *o)
+{
+    const char *a = argv[*i];
+    const bool has_value = *i + 1 < argc;
+    int *value = !strcmp(a, "--characters") ? &o->count
+                 : !strcmp(a, "--reps")     ? &o->reps
+                 : !strcmp(a, "--frames")   ? &o->frames
+                 : !strcmp(a, "--threads")  ? &o->threads
+                                            : NULL;
+    if (!strcmp(a, "--quick")) o->reps = o->quick_reps;
+    else if (!strcmp(a, "--json")) o->json = 1;
+    else if (value && has_value) *value = atoi(argv[++*i]);
+    else return false;
+    return true;
 }
 
 /* ---- timing ---- */

@@ -481,23 +481,17 @@ enum { V_COMPILED, V_LUA, V_LUA_AIM, V_NO_AIM, V_COUNT };
 
 int main(int argc, char **argv)
 {
-    int json = 0, count = 1000, reps = 21, frames = 4;
     bool lua_aim_wanted = true;
     const char *graph_path = BENCH_SOURCE_DIR "/character.lua";
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = ncpu > 1 ? 2 : 1;
+    bench_options o = {.count = 1000, .reps = 21, .quick_reps = 9, .frames = 4, .threads = ncpu > 1 ? 2 : 1};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--quick")) reps = 9;
-        else if (!strcmp(a, "--json")) json = 1;
-        else if (!strcmp(a, "--characters") && next) count = atoi(argv[++i]);
-        else if (!strcmp(a, "--reps") && next) reps = atoi(argv[++i]);
-        else if (!strcmp(a, "--frames") && next) frames = atoi(argv[++i]);
-        else if (!strcmp(a, "--threads") && next) threads = atoi(argv[++i]);
-        else if (!strcmp(a, "--graph") && next) graph_path = argv[++i];
-        else if (!strcmp(a, "--no-lua-aim")) lua_aim_wanted = false;
+        if (bench_common_option(argc, argv, &i, &o)) continue;
+        if (!strcmp(argv[i], "--graph") && i + 1 < argc) graph_path = argv[++i];
+        else if (!strcmp(argv[i], "--no-lua-aim")) lua_aim_wanted = false;
         else return usage();
     }
+    const int json = o.json, count = o.count, reps = o.reps, frames = o.frames, threads = o.threads;
     if (count < 1 || reps < 1 || frames < 1 || threads < 1 || threads > MAX_PARTS || count < threads) return usage();
 
     static world w;
