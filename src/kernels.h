@@ -715,6 +715,19 @@ static void KERNEL(sample_grid)(const bw_grid_binding *gb, const float *ra, cons
     if (gb->dense) {
         /* lane l drives joint l: whole blocks go through the in-register
          * transposes straight into the pose */
+        /* two blocks per step: independent work for the scheduler while
+         * one block's slerp chain runs */
+        for (; first + 2 * KERNEL_W <= joint_count; first += 2 * KERNEL_W) {
+            const size_t at0 = grid_offset(first), at1 = grid_offset(first + KERNEL_W);
+            block x0, x1;
+            vf cov0, cov1;
+            grid_sample_block(ra + at0, rb + at0, u, ca, cb, &x0, &cov0);
+            grid_sample_block(ra + at1, rb + at1, u, ca, cb, &x1, &cov1);
+            block_store(&x0, joints + first);
+            vf_store(coverage + first, cov0);
+            block_store(&x1, joints + first + KERNEL_W);
+            vf_store(coverage + first + KERNEL_W, cov1);
+        }
         for (; first + KERNEL_W <= joint_count; first += KERNEL_W) {
             const size_t at = grid_offset(first);
             block x;
