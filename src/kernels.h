@@ -428,6 +428,16 @@ _Static_assert(BW_SLERP_SERIES_TERMS == 8, "series_estrin is written for 8 terms
 #else
 #define SERIES_COEF(c, splat, i) ((void)(splat), vf_set1((c)[i]))
 #endif
+/* The first BW_GRID_SHORT_TERMS (4) terms only, for grids whose steps are
+ * small enough that the rest is below BW_GRID_SHORT_TAIL (clip_grid.c). */
+_Static_assert(BW_GRID_SHORT_TERMS == 4, "series_estrin4 is written for 4 terms");
+HOT_INLINE vf series_estrin4(const float *c, const float (*splat)[4], vf x)
+{
+    vf x2 = vf_mul(x, x);
+    vf p01 = vf_add(SERIES_COEF(c, splat, 0), vf_mul(SERIES_COEF(c, splat, 1), x));
+    vf p23 = vf_add(SERIES_COEF(c, splat, 2), vf_mul(SERIES_COEF(c, splat, 3), x));
+    return vf_add(p01, vf_mul(p23, x2));
+}
 HOT_INLINE vf series_estrin(const float *c, const float (*splat)[4], vf x)
 {
     vf x2 = vf_mul(x, x), x4 = vf_mul(x2, x2);
@@ -439,9 +449,10 @@ HOT_INLINE vf series_estrin(const float *c, const float (*splat)[4], vf x)
 }
 
 #if defined(KERNEL_PORTABLE)
-HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const float *ca, const float *cb, block *o,
-                                  vf *cov)
+HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const float *ca, const float *cb,
+                                  bool short_series, block *o, vf *cov)
 {
+    (void)short_series; /* the reference always runs the whole series */
     _Alignas(16) float res[BW_GRID_COMPONENTS][4];
     bw_grid_block_portable(a, b, u, ca, cb, res);
 #define LOAD_RES(i_) o->c[i_] = v4_load(res[i_]);
@@ -480,7 +491,7 @@ static void grid_slerp_slow_lanes(const float *a, const float *b, float u, vi sl
 }
 
 HOT_INLINE void grid_slerp_block(const float *a, const float *b, float u, const float *ca, const float *cb,
-                                 const float (*splat)[4], int renormalize, vf *q)
+                                 const float (*splat)[4], bool short_series, int renormalize, vf *q)
 {
     const vf one = vf_set1(1.0f);
     vf ax = grid_component(a, 3), ay = grid_component(a, 4), az = grid_component(a, 5),
@@ -494,8 +505,15 @@ HOT_INLINE void grid_slerp_block(const float *a, const float *b, float u, const 
     d = vf_flip_sign(d, dot);
     vi slow = vf_lt(d, vf_set1(BW_SLERP_SERIES_MIN_COS));
     vf x = vf_sub(vf_min1(d), one);
-    vf ka = series_estrin(ca, splat ? splat + BW_MIX_SPLAT_CA : NULL, x),
-       kb = series_estrin(cb, splat ? splat + BW_MIX_SPLAT_CB : NULL, x);
+    const float(*sa)[4] = splat ? splat + BW_MIX_SPLAT_CA : NULL, (*sb)[4] = splat ? splat + BW_MIX_SPLAT_CB : NULL;
+    vf ka, kb;
+    if (short_series) {
+        ka = series_estrin4(ca, sa, x);
+        kb = series_estrin4(cb, sb, x);
+    } else {
+        ka = series_estrin(ca, sa, x);
+        kb = series_estrin(cb, sb, x);
+    }
     kb = vf_flip_sign(kb, dot);
     vf rx = vf_madd(ka, ax, kb, bx), ry = vf_madd(ka, ay, kb, by), rz = vf_madd(ka, az, kb, bz),
        rw = vf_madd(ka, aw, kb, bw);
@@ -518,8 +536,8 @@ HOT_INLINE vf grid_coverage(const float *a, const float *b, vf vv, vf vu)
 }
 
 /* Lerp for translation, scale and weights, slerp for the rotation. */
-HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const float *ca, const float *cb, block *o,
-                                  vf *cov)
+HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const float *ca, const float *cb,
+                                  bool short_series, block *o, vf *cov)
 {
     const vf vu = vf_set1(u), vv = vf_set1(1.0f - u);
 #define GLERP(c_) vf_madd(grid_component(a, c_), vv, grid_component(b, c_), vu)
@@ -530,7 +548,7 @@ HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const
     o->c[SY] = GLERP(8);
     o->c[SZ] = GLERP(9);
 #undef GLERP
-    grid_slerp_block(a, b, u, ca, cb, NULL, 1, &o->c[QX]);
+    grid_slerp_block(a, b, u, ca, cb, NULL, short_series, 1, &o->c[QX]);
     *cov = grid_coverage(a, b, vv, vu);
 }
 #endif
@@ -595,7 +613,7 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
                 GRID_ADD_TS(SZ, 9)
 #undef GRID_ADD_TS
                 vf q[4];
-                grid_slerp_block(ga, gb, gu, entries[e].ca, entries[e].cb, splat, 0, q);
+                grid_slerp_block(ga, gb, gu, entries[e].ca, entries[e].cb, splat, entries[e].short_series, 0, q);
                 vf sr = sh; /* the rank's first entry meets a zero sum: no flip */
                 if (e > (r ? rank_end[r - 1] : 0)) {
                     vf dq = vf_add(vf_add(vf_mul(sum.c[QX], q[0]), vf_mul(sum.c[QY], q[1])),
@@ -611,7 +629,7 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
 #endif
                 vf cov;
                 grid_sample_block(entries[e].grid_a + at, entries[e].grid_b + at, entries[e].u, entries[e].ca,
-                                  entries[e].cb, &y, &cov);
+                                  entries[e].cb, entries[e].short_series, &y, &cov);
                 sh = vf_clamp01(vf_mul(vf_set1(entries[e].weight), cov));
                 if (!vi_any(vf_gt(sh, zero))) continue;
             } else {
@@ -708,7 +726,8 @@ static void KERNEL(mix_joints)(const bw_mix_entry *entries, const int *rank_end,
 /* ======== uniform-grid sampling (sample.c) ======== */
 
 static void KERNEL(sample_grid)(const bw_grid_binding *gb, const float *ra, const float *rb, float u, const float *ca,
-                                const float *cb, bw_transform *joints, float *coverage, int joint_count)
+                                const float *cb, bool short_series, bw_transform *joints, float *coverage,
+                                int joint_count)
 {
     const int lane_count = gb->block_count * BW_GRID_LANES;
     int first = 0;
@@ -721,8 +740,8 @@ static void KERNEL(sample_grid)(const bw_grid_binding *gb, const float *ra, cons
             const size_t at0 = grid_offset(first), at1 = grid_offset(first + KERNEL_W);
             block x0, x1;
             vf cov0, cov1;
-            grid_sample_block(ra + at0, rb + at0, u, ca, cb, &x0, &cov0);
-            grid_sample_block(ra + at1, rb + at1, u, ca, cb, &x1, &cov1);
+            grid_sample_block(ra + at0, rb + at0, u, ca, cb, short_series, &x0, &cov0);
+            grid_sample_block(ra + at1, rb + at1, u, ca, cb, short_series, &x1, &cov1);
             block_store(&x0, joints + first);
             vf_store(coverage + first, cov0);
             block_store(&x1, joints + first + KERNEL_W);
@@ -732,7 +751,7 @@ static void KERNEL(sample_grid)(const bw_grid_binding *gb, const float *ra, cons
             const size_t at = grid_offset(first);
             block x;
             vf cov;
-            grid_sample_block(ra + at, rb + at, u, ca, cb, &x, &cov);
+            grid_sample_block(ra + at, rb + at, u, ca, cb, short_series, &x, &cov);
             block_store(&x, joints + first);
             vf_store(coverage + first, cov);
         }
@@ -741,7 +760,7 @@ static void KERNEL(sample_grid)(const bw_grid_binding *gb, const float *ra, cons
         const size_t at = grid_offset(first);
         block x;
         vf cov;
-        grid_sample_block(ra + at, rb + at, u, ca, cb, &x, &cov);
+        grid_sample_block(ra + at, rb + at, u, ca, cb, short_series, &x, &cov);
         /* other lanes (and a dense binding's tail) through a copy */
         bw_transform tmp[KERNEL_W];
         float tcov[KERNEL_W];

@@ -211,6 +211,7 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
             en->curve_coverage = c->pose->curve_coverage;
             en->grid_a = en->grid_b = NULL;
             en->grid_full = NULL;
+            en->short_series = false;
             en->splat = NULL;
             en->u = 0.0f;
         } else {
@@ -224,6 +225,7 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
             en->grid_a = g->rows + (size_t)row * (size_t)g->row_floats;
             en->grid_b = en->grid_a + g->row_floats;
             en->grid_full = g->full;
+            en->short_series = g->short_series;
             en->u = u;
             bw_slerp_series(1.0f - u, en->ca);
             bw_slerp_series(u, en->cb);

@@ -107,7 +107,7 @@ static void sample_grid(const bw_binding *binding, const bw_transform *rest, int
     float ca[BW_SLERP_SERIES_TERMS], cb[BW_SLERP_SERIES_TERMS];
     bw_slerp_series(1.0f - u, ca);
     bw_slerp_series(u, cb);
-    kernels->sample_grid(gb, ra, rb, u, ca, cb, out->joints, out->coverage, out->joint_count);
+    kernels->sample_grid(gb, ra, rb, u, ca, cb, g->short_series, out->joints, out->coverage, out->joint_count);
     /* channels the clip does not key take the rig's current value */
     for (int f = 0; f < gb->fixup_count; f++) {
         const int j = gb->fixups[f].joint;

@@ -31,7 +31,9 @@ static bw_rig *make_rig(void)
 /* kind 0: dense grid clip; 1: grid clip whose joint 3 has no scale track
  * and which skips joint 7 (so not dense); 2: eased keys (no grid) with a
  * pose-weight track and a curve; 3: kind 0 plus a linear pose-weight
- * track on joint 2 (a dense grid clip with partial coverage). */
+ * track on joint 2 (a dense grid clip with partial coverage); 4: kind 0
+ * with small rotation steps (half-angle 0.22 sin(a), steps up to 0.19:
+ * the short series, with its 4 terms all needed). */
 static bw_clip *make_clip(const bw_rig *rig, int kind, float phase)
 {
     static float times[KEYS], v[JOINTS][3][KEYS * 4], pw[KEYS], curve[KEYS];
@@ -47,7 +49,7 @@ static bw_clip *make_clip(const bw_rig *rig, int kind, float phase)
     for (int j = 0; j < JOINTS; j++) {
         if (kind == 1 && j == 7) continue;
         for (int k = 0; k < KEYS; k++) {
-            float a = phase + 0.9f * (float)k + 0.3f * (float)j, ang = 1.2f * sinf(a);
+            float a = phase + 0.9f * (float)k + 0.3f * (float)j, ang = (kind == 4 ? 0.22f : 1.2f) * sinf(a);
             v[j][0][3 * k] = sinf(a);
             v[j][0][3 * k + 1] = cosf(a);
             v[j][0][3 * k + 2] = (float)j;
@@ -381,10 +383,82 @@ static void grid_blocks_of_full_coverage(void)
     bw_rig_destroy(rig);
 }
 
+/* Grids whose rotations move little between keys take the first 4 terms
+ * of the slerp series on the vector paths (bw_clip_grid.short_series; the
+ * dropped terms add at most 1e-8). Clip kind 4 keys joint j with the
+ * half-angle h_k = 0.22 sin(0.7 + 0.9k + 0.3j) about the fixed axis
+ * (0.6, 0.8, 0), so between keys the slerp turns the half-angle linearly:
+ * at fraction u the rotation is (0.6 sin h, 0.8 sin h, 0, cos h) with
+ * h = h_k + (h_{k+1} − h_k) u, the reference here (double precision).
+ * Kind 0 (half-angles up to 1.2) keeps the whole series. */
+static void short_series_grids(void)
+{
+    bw_rig *rig = make_rig();
+    bw_clip *small = make_clip(rig, 4, 0.7f), *large = make_clip(rig, 0, 0.7f);
+    CHECK(small->grid && small->grid->short_series);
+    CHECK(large->grid && !large->grid->short_series);
+    bw_binding *b = fixture_binding(small, rig);
+    CHECK(b->grid && b->grid->dense);
+    bw_pose got, portable, mixed;
+    bw_pose_init(&got, rig, NULL);
+    bw_pose_init(&portable, rig, NULL);
+    bw_pose_init(&mixed, rig, NULL);
+    double worst_path = 0, worst_formula = 0, worst_fused = 0;
+    for (int mode = BW_SIMD_PORTABLE; mode < BW_SIMD_PATH_COUNT; mode++) {
+        if (!bw_simd_supported((bw_simd_path)mode)) continue;
+        bw_mixer_desc md = {rig, 1, {NULL, NULL}, (bw_simd_path)mode};
+        bw_mixer *mixer;
+        CHECK_INT(bw_mixer_create(&md, &mixer), BW_OK);
+        const bw_sample_options so = {(bw_simd_path)mode}, po = {BW_SIMD_PORTABLE};
+        for (int step = 0; step < 40; step++) {
+            const float time = 0.037f * (float)step;
+            bw_sample_clip_with(b, rig, time, &so, &got);
+            bw_sample_clip_with(b, rig, time, &po, &portable);
+            worst_path = fmax(worst_path, pose_difference(&portable, &got));
+            /* alone at weight 1 over the rest pose, the fused pass gives the sample */
+            bw_clip_contribution cc = {b, time, 1.0f, 0};
+            bw_pose_set_rest(&mixed, rig);
+            CHECK_INT(bw_mix_run_clips(mixer, rig, NULL, &cc, 1, &mixed), BW_OK);
+            /* the clip drives no curve: the sample leaves it uncovered, the
+             * mix keeps the rest value; compare the joints */
+            for (int c = 0; c < got.curve_count; c++) {
+                got.curves[c] = mixed.curves[c];
+                got.curve_coverage[c] = mixed.curve_coverage[c];
+            }
+            worst_fused = fmax(worst_fused, pose_difference(&got, &mixed));
+            const int k = (int)(time / 0.1f) < KEYS - 1 ? (int)(time / 0.1f) : KEYS - 2;
+            const double u = ((double)time - 0.1 * k) / 0.1;
+            for (int j = 0; j < JOINTS; j++) {
+                double h0 = 0.22 * sin(0.7 + 0.9 * k + 0.3 * j), h1 = 0.22 * sin(0.7 + 0.9 * (k + 1) + 0.3 * j);
+                double h = h0 + (h1 - h0) * u;
+                const double q[4] = {0.6 * sin(h), 0.8 * sin(h), 0.0, cos(h)};
+                for (int c = 0; c < 4; c++) worst_formula = fmax(worst_formula, fabs(got.joints[j].r[c] - q[c]));
+            }
+        }
+        bw_mixer_destroy(mixer);
+    }
+    printf("short-series grid: every path vs portable %.3g, fused vs sampled %.3g, vs the same-axis slerp %.3g\n",
+           worst_path, worst_fused, worst_formula);
+    /* tighter than the other path checks: without its x^2 and x^3 terms
+     * the short series is off by about 7e-7 here */
+    CHECK(worst_path < 3e-7);
+    CHECK(worst_fused < 3e-7);
+    /* float keys (sin h rounded to 1.2e-7 relative) and float arithmetic */
+    CHECK(worst_formula < 5e-7);
+    bw_pose_deinit(&got);
+    bw_pose_deinit(&portable);
+    bw_pose_deinit(&mixed);
+    bw_binding_destroy(b);
+    bw_clip_destroy(small);
+    bw_clip_destroy(large);
+    bw_rig_destroy(rig);
+}
+
 int main(void)
 {
     RUN(one_pass_equals_sample_then_mix);
     RUN(track_set_compose_equals_per_track_sampling);
     RUN(grid_blocks_of_full_coverage);
+    RUN(short_series_grids);
     return check_summary();
 }
