@@ -202,10 +202,17 @@ static int check_samples(const workload *w)
                 }
                 const float *q0 = tr.values + 4 * i, *q1 = q0 + 4;
                 float sign = q0[0] * q1[0] + q0[1] * q1[1] + q0[2] * q1[2] + q0[3] * q1[3] < 0 ? -1.0f : 1.0f;
-                float q[4], n = 0, dot = 0;
+                double q[4], n = 0, dot = 0, gap = 0;
                 for (int d = 0; d < 4; d++) q[d] = q0[d] + (sign * q1[d] - q0[d]) * a, n += q[d] * q[d];
-                for (int d = 0; d < 4; d++) dot += x->r[d] * q[d] / sqrtf(n);
-                worst_r = fmaxf(worst_r, 2.0f * acosf(fminf(fabsf(dot), 1.0f)));
+                for (int d = 0; d < 4; d++) dot += x->r[d] * q[d];
+                /* the angle between the rotations as 4 asin(|x − ±q| / 2), in
+                 * double: 2 acos(dot) of float numbers cannot resolve less
+                 * than about 7e-4 rad */
+                for (int d = 0; d < 4; d++) {
+                    double e = x->r[d] - (dot < 0 ? -1.0 : 1.0) * q[d] / sqrt(n);
+                    gap += e * e;
+                }
+                worst_r = fmaxf(worst_r, (float)(4.0 * asin(fmin(sqrt(gap) / 2.0, 1.0))));
             }
         }
     }
@@ -214,10 +221,10 @@ static int check_samples(const workload *w)
            "(slerp vs nlerp), scale %.2e\n",
            bw_simd_path_name(bw_simd_active()), worst_t, worst_r, worst_s);
     /* Translation and scale are the same lerp (float rounding). Rotation:
-     * we slerp where the yardstick nlerps; the two differ by up to about
-     * 1.2e-3 rad midway between keys up to 0.3 rad apart (the fastest
-     * curves here); a wrong key pair or a broken kernel is 1e-2 or more. */
-    return worst_t > 2e-6f || worst_s > 2e-6f || worst_r > 3e-3f;
+     * we slerp where the yardstick nlerps; the two differ by 1.9e-4 rad at
+     * most here (midway between the keys furthest apart), measured in
+     * double; a wrong key pair or a broken kernel is 1e-2 or more. */
+    return worst_t > 2e-6f || worst_s > 2e-6f || worst_r > 1e-3f;
 }
 
 /* ---- per-character steps ---- */
