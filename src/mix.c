@@ -272,17 +272,17 @@ bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution
 bw_result bw_mix_run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base,
                            const bw_clip_contribution *clips, int count, bw_pose *out)
 {
-    return bw_mix_run_clips_over(mixer, rig, base, false, clips, count, out);
+    return bw_mix_run_clips_over(mixer, rig, base, false, false, clips, count, out);
 }
 
 bw_result bw_mix_run_clips_over(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base, bool over_rest,
-                                const bw_clip_contribution *clips, int count, bw_pose *out)
+                                bool bindings_checked, const bw_clip_contribution *clips, int count, bw_pose *out)
 {
     if (!mixer || !rig || !out || count < 0 || (count > 0 && !clips)) return BW_ERR_INVALID_ARGUMENT;
     if (count > mixer->max_contributions) return BW_ERR_LIMIT;
     if (!pose_fits(mixer, out) || (base && !pose_fits(mixer, base))) return BW_ERR_INVALID_ARGUMENT;
-    const uint64_t signature = bw_rig_layout_signature(rig);
-    for (int i = 0; i < count; i++) {
+    const uint64_t signature = bindings_checked ? 0 : bw_rig_layout_signature(rig);
+    for (int i = 0; i < count && !bindings_checked; i++) {
         const bw_binding *b = clips[i].binding;
         if (!b || !b->clip || b->layout_signature != signature || b->joint_count != mixer->joint_count)
             return BW_ERR_INVALID_ARGUMENT;

@@ -9,8 +9,11 @@
 
 /* bw_mix_run_clips; with over_rest (base ignored) the base is the rig's
  * current joint values, written into `out` only after every check passed
- * (nothing is written on failure) and mixed over in place. */
+ * (nothing is written on failure) and mixed over in place. With
+ * bindings_checked the caller has already checked that every binding is
+ * made for `rig`'s current layout and topology (play.c's compose), and
+ * the per-binding check is skipped. */
 bw_result bw_mix_run_clips_over(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base, bool over_rest,
-                                const bw_clip_contribution *clips, int count, bw_pose *out);
+                                bool bindings_checked, const bw_clip_contribution *clips, int count, bw_pose *out);
 
 #endif

@@ -372,11 +372,17 @@ bw_play_desc bw_play_desc_defaults(const bw_binding *binding)
     return d;
 }
 
+/* A binding made for the rig's current layout and topology (the fields
+ * read directly: compose runs this per track per frame). */
+static bool binding_matches(const bw_binding *binding, uint64_t signature, uint32_t revision)
+{
+    return binding && binding->clip && binding->layout_signature == signature &&
+           binding->topology_revision == revision;
+}
+
 static bool binding_matches_rig(const bw_binding *binding, const bw_rig *rig)
 {
-    return binding && bw_binding_clip(binding) &&
-           bw_binding_layout_signature(binding) == bw_rig_layout_signature(rig) &&
-           bw_binding_topology_revision(binding) == bw_rig_topology_revision(rig);
+    return binding_matches(binding, bw_rig_layout_signature(rig), bw_rig_topology_revision(rig));
 }
 
 /* Point a track at a binding's clip: markers, length and loop flag. */
@@ -626,16 +632,19 @@ bw_result bw_track_set_compose(bw_track_set *set, bw_mixer *mixer, const bw_pose
      * that has grown since cannot be composed until set_rig is called. */
     if (!pose_fits(&set->base, joints, curves) || !pose_fits(out, joints, curves)) return BW_ERR_INVALID_ARGUMENT;
     if (base && !pose_fits(base, joints, curves)) return BW_ERR_INVALID_ARGUMENT;
+    const uint64_t signature = bw_rig_layout_signature(set->rig);
+    const uint32_t revision = bw_rig_topology_revision(set->rig);
     for (int i = 0; i < set->live; i++) {
         const track *tr = &set->tracks[set->order[i]];
-        if (!binding_matches_rig(tr->binding, set->rig)) return BW_ERR_INVALID_ARGUMENT;
+        if (!binding_matches(tr->binding, signature, revision)) return BW_ERR_INVALID_ARGUMENT;
         set->clips[i] = (bw_clip_contribution){tr->binding, (float)tr->time, tr->weight, tr->priority};
     }
     /* The fused sample-and-mix pass: the benchmarked path is this one.
      * With no base, the rig's current values go into `out` once the call
      * is checked and are mixed over in place (one pose buffer per frame,
-     * not a copy into the set's base that is then read). */
-    return bw_mix_run_clips_over(mixer, set->rig, base, base == NULL, set->clips, set->live, out);
+     * not a copy into the set's base that is then read). The bindings were
+     * checked just above: the mixer does not check them again. */
+    return bw_mix_run_clips_over(mixer, set->rig, base, base == NULL, true, set->clips, set->live, out);
 }
 
 void bw_track_set_drain(bw_track_set *set, bw_signal_fn fn, void *user)
