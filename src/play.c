@@ -262,11 +262,14 @@ static void advance_looping(bw_track_set *set, track *tr, double step)
     double t = tr->time;
     double u = t + step;
     bool forward = step > 0.0;
-    double nt = wrap_time(u, len);
+    /* Within the clip (most frames) nothing wraps: fmod would return u
+     * itself and no boundary is crossed, so the division is skipped. */
+    const bool inside = u >= 0.0 && u < len;
+    double nt = inside ? u : wrap_time(u, len);
     /* Passes entered: forward the boundaries k·len in (t, u], reverse those
      * in (u, t]. Rounding the exact difference avoids floor() disagreeing
      * with fmod() right at a boundary. */
-    double n = forward ? nearbyint((u - nt) / len) : nearbyint((nt - u) / len);
+    double n = inside ? 0.0 : forward ? nearbyint((u - nt) / len) : nearbyint((nt - u) / len);
     if (!(n >= 0.0)) n = 0.0;
     int ncap = n > 1000.0 ? 1000 : (int)n; /* exact whenever it is small */
 
