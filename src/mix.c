@@ -45,6 +45,8 @@ struct bw_mixer {
     bw_pose *scratch;           /* max_contributions poses for bw_mix_run_clips' other clips */
     bw_contribution *sampled;   /* max_contributions: contributions built by bw_mix_run_clips */
     float (*splat)[4];          /* SSE2 path only: max_contributions × BW_MIX_SPLAT_COUNT rows */
+    float *ones;                /* max(joint_count, curve_count) coverages of 1: the rig's values
+                                   as a base without copying them (bw_mix_run_clips_over) */
 };
 
 static inline float sanitize_weight(float w) { return (isfinite(w) && w > 0.0f) ? w : 0.0f; }
@@ -64,6 +66,7 @@ static void mixer_free(bw_mixer *m)
     bw_free(a, m->scratch, nm * sizeof *m->scratch);
     bw_free(a, m->sampled, nm * sizeof *m->sampled);
     bw_free(a, m->splat, nm * BW_MIX_SPLAT_COUNT * sizeof *m->splat);
+    bw_free(a, m->ones, (size_t)(m->joint_count > m->curve_count ? m->joint_count : m->curve_count) * sizeof *m->ones);
     bw_allocator copy = m->alloc; /* m is freed through its own copy */
     bw_free(&copy, m, sizeof *m);
 }
@@ -91,8 +94,10 @@ bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer)
     m->sampled = (bw_contribution *)bw_alloc(a, nm * sizeof *m->sampled);
     /* bw_alloc gives max_align_t alignment: 16 bytes on the x86-64 targets of the SSE2 path */
     if (m->kernels->path == BW_SIMD_SSE2) m->splat = (float(*)[4])bw_alloc(a, nm * BW_MIX_SPLAT_COUNT * sizeof *m->splat);
+    const size_t n_ones = (size_t)(joint_count > curve_count ? joint_count : curve_count);
+    m->ones = (float *)bw_alloc(a, n_ones * sizeof *m->ones);
     if (!m->order || !m->entries || !m->rank_end || !m->curve_angle || !m->scratch || !m->sampled ||
-        (m->kernels->path == BW_SIMD_SSE2 && !m->splat)) {
+        (m->kernels->path == BW_SIMD_SSE2 && !m->splat) || (n_ones > 0 && !m->ones)) {
         mixer_free(m);
         return BW_ERR_OUT_OF_MEMORY;
     }
@@ -102,6 +107,7 @@ bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer)
             return BW_ERR_OUT_OF_MEMORY;
         }
     for (int i = 0; i < curve_count; i++) m->curve_angle[i] = bw_rig_curve_kind(desc->rig, i) == BW_CURVE_ANGLE;
+    for (size_t i = 0; i < n_ones; i++) m->ones[i] = 1.0f;
     *out_mixer = m;
     return BW_OK;
 }
@@ -300,11 +306,13 @@ bw_result bw_mix_run_clips_over(bw_mixer *mixer, const bw_rig *rig, const bw_pos
             c->pose = &mixer->scratch[i];
         }
     }
+    bw_pose rest_view;
     if (over_rest) {
-        /* checked: now the rig's current values go straight into out, and
-         * the mix runs there in place */
-        bw_pose_set_rest(out, rig);
-        base = out;
+        /* the rig's current values read in place as the base (coverage 1),
+         * never copied: the joint pass writes every block of out */
+        rest_view = (bw_pose){(bw_transform *)bw_rig_rest_pose(rig), mixer->ones, (float *)bw_rig_curve_rest(rig),
+                              mixer->ones, mixer->joint_count, mixer->curve_count, {NULL, NULL}};
+        base = &rest_view;
     }
     run_mix(mixer, mixer->sampled, clips, count, base, out);
     return BW_OK;

@@ -8,8 +8,8 @@
 #include "blendwerk/mix.h"
 
 /* bw_mix_run_clips; with over_rest (base ignored) the base is the rig's
- * current joint values, written into `out` only after every check passed
- * (nothing is written on failure) and mixed over in place. With
+ * current joint and curve values at coverage 1, read in place (never
+ * copied; nothing is written to `out` on failure). With
  * bindings_checked the caller has already checked that every binding is
  * made for `rig`'s current layout and topology (play.c's compose), and
  * the per-binding check is skipped. */

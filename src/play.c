@@ -643,9 +643,9 @@ bw_result bw_track_set_compose(bw_track_set *set, bw_mixer *mixer, const bw_pose
         set->clips[i] = (bw_clip_contribution){tr->binding, (float)tr->time, tr->weight, tr->priority};
     }
     /* The fused sample-and-mix pass: the benchmarked path is this one.
-     * With no base, the rig's current values go into `out` once the call
-     * is checked and are mixed over in place (one pose buffer per frame,
-     * not a copy into the set's base that is then read). The bindings were
+     * With no base, the mixer reads the rig's current values in place as
+     * the base (no copy into the set's base pose that is then read, as
+     * before). The bindings were
      * checked just above: the mixer does not check them again. */
     return bw_mix_run_clips_over(mixer, set->rig, base, base == NULL, true, set->clips, set->live, out);
 }
