@@ -51,6 +51,19 @@ struct bw_mixer {
 
 static inline float sanitize_weight(float w) { return (isfinite(w) && w > 0.0f) ? w : 0.0f; }
 
+/* x repeated 4 times: one broadcast and one 16-byte store where the
+ * compiler has vectors (it does not vectorize the plain loop) */
+static inline void splat_row(float *out, float x)
+{
+#if defined(__GNUC__)
+    typedef float f4 __attribute__((vector_size(16)));
+    const f4 v = {x, x, x, x};
+    memcpy(out, &v, sizeof v);
+#else
+    for (int l = 0; l < 4; l++) out[l] = x;
+#endif
+}
+
 /* ---- creation ---- */
 
 static void mixer_free(bw_mixer *m)
@@ -237,16 +250,13 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
             bw_slerp_series(u, en->cb);
             en->splat = mixer->splat ? mixer->splat + (size_t)k * BW_MIX_SPLAT_COUNT : NULL;
             if (en->splat) {
-                for (int i = 0; i < BW_SLERP_SERIES_TERMS; i++)
-                    for (int l = 0; l < 4; l++) {
-                        en->splat[BW_MIX_SPLAT_CA + i][l] = en->ca[i];
-                        en->splat[BW_MIX_SPLAT_CB + i][l] = en->cb[i];
-                    }
-                for (int l = 0; l < 4; l++) {
-                    en->splat[BW_MIX_SPLAT_WEIGHT][l] = en->weight;
-                    en->splat[BW_MIX_SPLAT_U][l] = u;
-                    en->splat[BW_MIX_SPLAT_V][l] = 1.0f - u;
-                }
+                float numbers[BW_MIX_SPLAT_COUNT];
+                memcpy(numbers + BW_MIX_SPLAT_CA, en->ca, sizeof en->ca);
+                memcpy(numbers + BW_MIX_SPLAT_CB, en->cb, sizeof en->cb);
+                numbers[BW_MIX_SPLAT_WEIGHT] = en->weight;
+                numbers[BW_MIX_SPLAT_U] = u;
+                numbers[BW_MIX_SPLAT_V] = 1.0f - u;
+                for (int i = 0; i < BW_MIX_SPLAT_COUNT; i++) splat_row(en->splat[i], numbers[i]);
             }
         }
         if (k + 1 == n || contributions[order[k + 1]].priority != c->priority) mixer->rank_end[ranks++] = k + 1;
