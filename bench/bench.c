@@ -173,7 +173,7 @@ static int plain_pair(const float *times, int n, float t)
 /* Worst differences of bw_sample_clip (on the chosen SIMD path) from the
  * plain lerp / nlerp of the keys: translation and scale in their units,
  * rotation as an angle in radians. */
-static int check_samples(const workload *w)
+static int check_samples(const workload *w, FILE *log)
 {
     bw_pose p;
     if (bw_pose_init(&p, w->rig, NULL) != BW_OK) die("bw_pose_init", BW_ERR_OUT_OF_MEMORY);
@@ -217,7 +217,7 @@ static int check_samples(const workload *w)
         }
     }
     bw_pose_deinit(&p);
-    printf("check (%s path): samples vs plain lerp/nlerp of the same keys: translation %.2e, rotation %.2e rad "
+    fprintf(log, "check (%s path): samples vs plain lerp/nlerp of the same keys: translation %.2e, rotation %.2e rad "
            "(slerp vs nlerp), scale %.2e\n",
            bw_simd_path_name(bw_simd_active()), worst_t, worst_r, worst_s);
     /* Translation and scale are the same lerp (float rounding). Rotation:
@@ -393,7 +393,7 @@ int main(int argc, char **argv)
     workload w;
     const int full = only < 0 || kind_full[only];
     long long bytes_per_character = workload_init(&w, joints, count, threads, full);
-    if (check_samples(&w)) {
+    if (check_samples(&w, json ? stderr : stdout)) { /* --json: stdout holds only the JSON */
         fprintf(stderr, "blendwerk-bench: samples do not match the plain evaluation of the keys\n");
         return 1;
     }
