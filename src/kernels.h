@@ -523,7 +523,9 @@ HOT_INLINE void grid_slerp_block(const float *a, const float *b, float u, const 
         rx = vf_mul(rx, n), ry = vf_mul(ry, n), rz = vf_mul(rz, n), rw = vf_mul(rw, n);
     }
     q[0] = rx, q[1] = ry, q[2] = rz, q[3] = rw;
-    if (vi_any(slow)) grid_slerp_slow_lanes(a, b, u, slow, q);
+    /* a short-series grid has no lane past the series' range: its cosines
+     * are all >= 0.97 (clip_grid.c) */
+    if (!short_series && vi_any(slow)) grid_slerp_slow_lanes(a, b, u, slow, q);
 }
 
 /* A grid lane's coverage, bw_coverage of the lerped pose and mask
@@ -571,6 +573,8 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
 #define ZERO_SUM(i_) sum.c[i_] = zero;
         FOR_ALL(ZERO_SUM)
         vf share = zero;
+        int fresh = 1; /* no entry of this rank summed yet (sum and share are 0) */
+        (void)fresh;   /* the portable unit does not use it */
         for (int end = rank_end[r]; e < end; e++) {
             block y;
             vf sh;
@@ -604,7 +608,21 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
                     if (!vi_any(vf_gt(sh, zero))) continue;
                 }
                 const vf sa = vf_mul(sh, vv), sb = vf_mul(sh, vu);
-#define GRID_ADD_TS(i_, g_) sum.c[i_] = vf_add(sum.c[i_], vf_madd(grid_component(ga, g_), sa, grid_component(gb, g_), sb));
+#define GRID_TS(g_) vf_madd(grid_component(ga, g_), sa, grid_component(gb, g_), sb)
+                vf q[4];
+                grid_slerp_block(ga, gb, gu, entries[e].ca, entries[e].cb, splat, entries[e].short_series, 0, q);
+                if (fresh) {
+                    /* nothing summed yet in this rank: the sums are this
+                     * entry's terms, and its rotation meets no sign test */
+                    sum.c[TX] = GRID_TS(0), sum.c[TY] = GRID_TS(1), sum.c[TZ] = GRID_TS(2);
+                    sum.c[SX] = GRID_TS(7), sum.c[SY] = GRID_TS(8), sum.c[SZ] = GRID_TS(9);
+                    sum.c[QX] = vf_mul(q[0], sh), sum.c[QY] = vf_mul(q[1], sh);
+                    sum.c[QZ] = vf_mul(q[2], sh), sum.c[QW] = vf_mul(q[3], sh);
+                    share = sh;
+                    fresh = 0;
+                    continue;
+                }
+#define GRID_ADD_TS(i_, g_) sum.c[i_] = vf_add(sum.c[i_], GRID_TS(g_));
                 GRID_ADD_TS(TX, 0)
                 GRID_ADD_TS(TY, 1)
                 GRID_ADD_TS(TZ, 2)
@@ -612,14 +630,10 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
                 GRID_ADD_TS(SY, 8)
                 GRID_ADD_TS(SZ, 9)
 #undef GRID_ADD_TS
-                vf q[4];
-                grid_slerp_block(ga, gb, gu, entries[e].ca, entries[e].cb, splat, entries[e].short_series, 0, q);
-                vf sr = sh; /* the rank's first entry meets a zero sum: no flip */
-                if (e > (r ? rank_end[r - 1] : 0)) {
-                    vf dq = vf_add(vf_add(vf_mul(sum.c[QX], q[0]), vf_mul(sum.c[QY], q[1])),
-                                   vf_add(vf_mul(sum.c[QZ], q[2]), vf_mul(sum.c[QW], q[3])));
-                    sr = vf_select(vf_lt(dq, zero), vf_sub(zero, sh), sh);
-                }
+#undef GRID_TS
+                vf dq = vf_add(vf_add(vf_mul(sum.c[QX], q[0]), vf_mul(sum.c[QY], q[1])),
+                               vf_add(vf_mul(sum.c[QZ], q[2]), vf_mul(sum.c[QW], q[3])));
+                vf sr = vf_select(vf_lt(dq, zero), vf_sub(zero, sh), sh);
                 sum.c[QX] = vf_add(sum.c[QX], vf_mul(q[0], sr));
                 sum.c[QY] = vf_add(sum.c[QY], vf_mul(q[1], sr));
                 sum.c[QZ] = vf_add(sum.c[QZ], vf_mul(q[2], sr));
@@ -650,6 +664,7 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
             FOR_TS(ADD_TS)
             FOR_Q(ADD_Q)
             share = vf_add(share, sh);
+            fresh = 0;
         }
         vi has = vf_gt(share, zero);
         if (!vi_any(has)) continue;
