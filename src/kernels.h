@@ -225,8 +225,18 @@ HOT_INLINE vf vf_flip_sign(vf a, vf from)
     for (int k = 0; k < 4; k++) r.f[k] = signbit(from.f[k]) ? -a.f[k] : a.f[k];
     return r;
 }
+/* −a where m, else a (m: a lane mask) */
+HOT_INLINE vf vf_neg_where(vi m, vf a)
+{
+    vf r;
+    for (int k = 0; k < 4; k++) r.f[k] = m.i[k] ? -a.f[k] : a.f[k];
+    return r;
+}
 #else
 HOT_INLINE vf vf_flip_sign(vf a, vf from) { return (vf)((vi)a ^ ((vi)from & (vi)vf_set1(-0.0f))); }
+/* −a where m, else a: one AND and one XOR of the sign bit (a select of
+ * 0 − a is three more operations on SSE2) */
+HOT_INLINE vf vf_neg_where(vi m, vf a) { return (vf)((vi)a ^ (m & (vi)vf_set1(-0.0f))); }
 #endif
 /* lanes as floats, for the rare per-lane fix-ups */
 HOT_INLINE void vf_lanes(vf v, float *out) { memcpy(out, &v, sizeof v); }
@@ -633,7 +643,7 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
 #undef GRID_TS
                 vf dq = vf_add(vf_add(vf_mul(sum.c[QX], q[0]), vf_mul(sum.c[QY], q[1])),
                                vf_add(vf_mul(sum.c[QZ], q[2]), vf_mul(sum.c[QW], q[3])));
-                vf sr = vf_select(vf_lt(dq, zero), vf_sub(zero, sh), sh);
+                vf sr = vf_neg_where(vf_lt(dq, zero), sh);
                 sum.c[QX] = vf_add(sum.c[QX], vf_mul(q[0], sr));
                 sum.c[QY] = vf_add(sum.c[QY], vf_mul(q[1], sr));
                 sum.c[QZ] = vf_add(sum.c[QZ], vf_mul(q[2], sr));
@@ -656,7 +666,7 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
             /* Align each quaternion to the running sum's hemisphere (q and
              * −q must never cancel); the first one meets a zero sum and
              * keeps its sign. */
-            vf sr = vf_select(vf_lt(dot_q(&sum, &y), zero), vf_sub(zero, sh), sh);
+            vf sr = vf_neg_where(vf_lt(dot_q(&sum, &y), zero), sh);
             /* Dead lanes add an exact 0 (one AND each), even over NaN
              * storage: an uncovered joint's storage is never read as data. */
 #define ADD_TS(i_) sum.c[i_] = vf_add(sum.c[i_], vf_mask(live, vf_mul(y.c[i_], sh)));
@@ -692,7 +702,7 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
             vf len = vf_sqrt(vf_select(need_unit, dot_q(&sum, &sum), one));
             kq = vf_select(need_unit, vf_div(b, len), one);
         }
-        kq = vf_select(vf_lt(dot_q(&x, &sum), zero), vf_sub(zero, kq), kq);
+        kq = vf_neg_where(vf_lt(dot_q(&x, &sum), zero), kq);
 #define BLEND_Q(i_) n.c[i_] = vf_madd(x.c[i_], a, sum.c[i_], kq);
         FOR_Q(BLEND_Q)
         vf n2 = dot_q(&n, &n);
