@@ -215,7 +215,8 @@ static void lua_aim_load(lua_aim *la, const world *w, int characters)
         fprintf(stderr, "%s: sandbox: %s\n", PROG, err);
         exit(1);
     }
-    bw_controls_desc cd = {la->sandbox, w->rig, characters, sd.dir, false, 0};
+    bw_controls_desc cd = {.sandbox = la->sandbox, .rig = w->rig, .character_count = characters, .dir = sd.dir,
+                           .allocator = counting};
     la->controls = bw_controls_create(&cd, err, sizeof err);
     /* the animator's chain (neck, head) and weights */
     if (!la->controls ||

@@ -10,8 +10,10 @@
  * target moves, and the runner runs
  * the control over it. The same frames are then run with the C head aim
  * alone (procedural.h: model position, angles, clamp, chain split; what
- * the animator's head aim does). Reports ns per character-frame, the best
- * of `rounds` rounds.
+ * the animator's head aim does), and with a control whose update does
+ * nothing (the runner's and the sandbox's own cost per call: input
+ * refresh, budget hook, protected call). Reports ns per character-frame,
+ * the best of `rounds` rounds.
  *
  * usage: blendwerk-control-bench [frames [rounds]]   (default 200 frames, 5 rounds) */
 #define _POSIX_C_SOURCE 200809L
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "blendwerk/procedural.h"
 #include "character.h"
@@ -48,6 +51,68 @@ static void input_of(int ch, int f, bw_control_input *in)
     in->target[2] = in->position[2] + (float)(3 * cos(0.8 * t + ch));
 }
 
+/* What one timed pass runs per character after making its input and
+ * resetting its pose. */
+enum { RUN_NOTHING, RUN_LUA, RUN_C, RUN_EMPTY, RUN_MODES };
+
+typedef struct bench {
+    const bw_rig *rig;
+    bw_pose *poses;
+    bw_controls *head_aim, *empty;
+    int chain[3];
+    float weights[3];
+    bw_aim_limits limits;
+    float *last; /* the C path's last yaw per character */
+    float sink;
+    int failed;
+} bench;
+
+/* ns per character-frame of `frames` frames of `mode` */
+static double timed(bench *b, int mode, int frames)
+{
+    double t0 = now_ns();
+    for (int f = 0; f < frames; f++)
+        for (int i = 0; i < CHARACTERS; i++) {
+            bw_control_input in;
+            input_of(i, f, &in);
+            bw_pose *pose = &b->poses[i];
+            bw_pose_set_rest(pose, b->rig);
+            if (mode == RUN_LUA || mode == RUN_EMPTY) {
+                b->failed += bw_controls_run(mode == RUN_LUA ? b->head_aim : b->empty, i, pose, &in, 1.0f / 60);
+            } else if (mode == RUN_C) {
+                float origin[3], yaw, pitch, aim[4];
+                bw_model_position(b->rig, pose, b->chain[2], origin);
+                bw_aim_angles(in.position, in.yaw, origin, in.target, &yaw, &pitch);
+                bw_aim_clamp(yaw, pitch, b->last[i], &b->limits, aim);
+                b->last[i] = aim[0];
+                bw_aim_chain(b->rig, pose, b->chain, b->weights, 3, aim[0], aim[1], NULL);
+                b->sink += aim[2];
+            } else {
+                b->sink += in.target[0];
+            }
+        }
+    return (now_ns() - t0) / ((double)frames * CHARACTERS);
+}
+
+/* A sandbox on `dir` and a runner for every character with control `file`. */
+static bw_controls *make_runner(const char *dir, const char *file, const bw_rig *rig, bw_sandbox **out_sb)
+{
+    char err[512] = "";
+    bw_sandbox_desc sd = {0};
+    sd.dir = dir;
+    bw_sandbox *sb = bw_sandbox_create(&sd, err, sizeof err);
+    bw_controls_desc cd = {.sandbox = sb, .rig = rig, .character_count = CHARACTERS, .dir = dir};
+    bw_controls *c = sb ? bw_controls_create(&cd, err, sizeof err) : NULL;
+    if (!c || bw_controls_load(c, file, NULL, err, sizeof err) < 0) {
+        fprintf(stderr, "controls: %s\n", err);
+        bw_controls_destroy(c);
+        bw_sandbox_destroy(sb);
+        return NULL;
+    }
+    *out_sb = sb;
+    return c;
+}
+
 int main(int argc, char **argv)
 {
     int frames = argc > 1 ? atoi(argv[1]) : 200, rounds = argc > 2 ? atoi(argv[2]) : 5;
@@ -62,73 +127,56 @@ int main(int argc, char **argv)
         fprintf(stderr, "humanoid: %s\n", err);
         return 1;
     }
-    bw_sandbox_desc sd = {0};
-    sd.dir = dir;
-    bw_sandbox *sb = bw_sandbox_create(&sd, err, sizeof err);
-    bw_controls_desc cd = {sb, h->rig, CHARACTERS, dir, false, 0};
-    bw_controls *c = sb ? bw_controls_create(&cd, err, sizeof err) : NULL;
-    if (!c || bw_controls_load(c, "head_aim.lua", NULL, err, sizeof err) < 0) {
-        fprintf(stderr, "controls: %s\n", err);
+    bw_sandbox *sb = NULL, *sb2 = NULL;
+    bw_controls *c = make_runner(dir, "head_aim.lua", h->rig, &sb);
+    if (!c) return 1;
+    /* the empty control, in a folder of its own */
+    char tmp[] = "/tmp/bw_control_bench_XXXXXX", empty[64];
+    if (!mkdtemp(tmp)) {
+        perror("mkdtemp");
         return 1;
     }
-    bw_pose *poses = calloc(CHARACTERS, sizeof *poses);
-    for (int i = 0; i < CHARACTERS; i++) bw_pose_init(&poses[i], h->rig, NULL);
-    int chain[3] = {bw_rig_find_by_name(h->rig, "neck_01"), bw_rig_find_by_name(h->rig, "neck_02"),
-                    bw_rig_find_by_name(h->rig, "head")};
-    const float weights[3] = {0.25f, 0.25f, 0.5f};
-    const bw_aim_limits limits = {1.2f, 0.6f, 0.6f, 0.4f, 0.2f};
-    float *last = calloc(CHARACTERS, sizeof *last);
-    double best_reset = 1e300, best_lua = 1e300, best_c = 1e300;
-    float sink = 0.0f;
-    int failed = 0;
-    for (int r = 0; r < rounds; r++) {
-        double t0 = now_ns();
-        for (int f = 0; f < frames; f++)
-            for (int i = 0; i < CHARACTERS; i++) {
-                bw_control_input in;
-                input_of(i, f, &in);
-                bw_pose_set_rest(&poses[i], h->rig);
-                sink += in.target[0];
-            }
-        double t1 = now_ns();
-        for (int f = 0; f < frames; f++)
-            for (int i = 0; i < CHARACTERS; i++) {
-                bw_control_input in;
-                input_of(i, f, &in);
-                bw_pose_set_rest(&poses[i], h->rig);
-                failed += bw_controls_run(c, i, &poses[i], &in, 1.0f / 60);
-            }
-        double t2 = now_ns();
-        for (int f = 0; f < frames; f++)
-            for (int i = 0; i < CHARACTERS; i++) {
-                bw_control_input in;
-                input_of(i, f, &in);
-                bw_pose_set_rest(&poses[i], h->rig);
-                float origin[3], yaw, pitch, aim[4];
-                bw_model_position(h->rig, &poses[i], chain[2], origin);
-                bw_aim_angles(in.position, in.yaw, origin, in.target, &yaw, &pitch);
-                bw_aim_clamp(yaw, pitch, last[i], &limits, aim);
-                last[i] = aim[0];
-                bw_aim_chain(h->rig, &poses[i], chain, weights, 3, aim[0], aim[1], NULL);
-                sink += aim[2];
-            }
-        double t3 = now_ns();
-        double n = (double)frames * CHARACTERS;
-        if ((t1 - t0) / n < best_reset) best_reset = (t1 - t0) / n;
-        if ((t2 - t1) / n < best_lua) best_lua = (t2 - t1) / n;
-        if ((t3 - t2) / n < best_c) best_c = (t3 - t2) / n;
+    snprintf(empty, sizeof empty, "%s/empty.lua", tmp);
+    FILE *script = fopen(empty, "w");
+    if (!script) {
+        perror(empty);
+        return 1;
     }
-    printf("characters %d, frames %d, rounds %d (best round; making the input and resetting the pose, %.1f ns, subtracted)\n", CHARACTERS,
-           frames, rounds, best_reset);
-    printf("lua head_aim.lua control: %8.1f ns per character-frame\n", best_lua - best_reset);
-    printf("C head aim (procedural.h): %7.1f ns per character-frame\n", best_c - best_reset);
-    if (failed) printf("(%d control calls failed)\n", failed);
-    (void)sink;
-    for (int i = 0; i < CHARACTERS; i++) bw_pose_deinit(&poses[i]);
-    free(poses);
-    free(last);
+    fputs("return { update = function(state, pose, ctx, dt) end }\n", script);
+    fclose(script);
+    bw_controls *c2 = make_runner(tmp, "empty.lua", h->rig, &sb2);
+    if (!c2) return 1;
+    bench b = {.rig = h->rig, .head_aim = c, .empty = c2, .weights = {0.25f, 0.25f, 0.5f},
+               .limits = {1.2f, 0.6f, 0.6f, 0.4f, 0.2f}};
+    b.poses = calloc(CHARACTERS, sizeof *b.poses);
+    b.last = calloc(CHARACTERS, sizeof *b.last);
+    for (int i = 0; i < CHARACTERS; i++) bw_pose_init(&b.poses[i], h->rig, NULL);
+    b.chain[0] = bw_rig_find_by_name(h->rig, "neck_01");
+    b.chain[1] = bw_rig_find_by_name(h->rig, "neck_02");
+    b.chain[2] = bw_rig_find_by_name(h->rig, "head");
+    double best[RUN_MODES];
+    for (int m = 0; m < RUN_MODES; m++) best[m] = 1e300;
+    for (int r = 0; r < rounds; r++)
+        for (int m = 0; m < RUN_MODES; m++) {
+            double ns = timed(&b, m, frames);
+            if (ns < best[m]) best[m] = ns;
+        }
+    printf("characters %d, frames %d, rounds %d (best round; making the input and resetting the pose, %.1f ns, "
+           "subtracted)\n",
+           CHARACTERS, frames, rounds, best[RUN_NOTHING]);
+    printf("lua head_aim.lua control: %8.1f ns per character-frame\n", best[RUN_LUA] - best[RUN_NOTHING]);
+    printf("C head aim (procedural.h): %7.1f ns per character-frame\n", best[RUN_C] - best[RUN_NOTHING]);
+    printf("an empty Lua control:      %7.1f ns per character-frame\n", best[RUN_EMPTY] - best[RUN_NOTHING]);
+    if (b.failed) printf("(%d control calls failed)\n", b.failed);
+    for (int i = 0; i < CHARACTERS; i++) bw_pose_deinit(&b.poses[i]);
+    free(b.poses);
+    free(b.last);
     bw_controls_destroy(c);
     bw_sandbox_destroy(sb);
+    bw_controls_destroy(c2);
+    bw_sandbox_destroy(sb2);
+    remove(empty);
+    rmdir(tmp);
     bw_character_destroy(h);
-    return failed ? 1 : 0;
+    return b.failed ? 1 : 0;
 }

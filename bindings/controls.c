@@ -10,6 +10,7 @@
 #include "controls.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@ typedef struct control {
 } control;
 
 struct bw_controls {
+    bw_allocator allocator;
     bw_sandbox *sb;
     lua_State *L;
     const bw_rig *rig;
@@ -49,9 +51,30 @@ struct bw_controls {
     char error[BW_CONTROLS_ERROR_MAX];
 };
 
-static void set_error(bw_controls *c, char *err, size_t err_size, const char *fmt, const char *a, const char *b)
+/* The desc's allocator (fn NULL: the C library), for the runner's own blocks. */
+static void *mem_alloc(const bw_allocator *a, size_t size)
 {
-    snprintf(c->error, sizeof c->error, fmt, a, b);
+    void *p = a->fn ? a->fn(a->user, NULL, 0, size) : malloc(size);
+    if (p) memset(p, 0, size);
+    return p;
+}
+
+static void mem_free(const bw_allocator *a, void *p, size_t size)
+{
+    if (!p) return;
+    if (a->fn) a->fn(a->user, p, size, 0);
+    else free(p);
+}
+
+/* The load's error: kept for bw_controls_error and copied to err. */
+static void set_error(bw_controls *c, char *err, size_t err_size, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void set_error(bw_controls *c, char *err, size_t err_size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->error, sizeof c->error, fmt, ap);
+    va_end(ap);
     if (err && err_size) snprintf(err, err_size, "%s", c->error);
 }
 
@@ -72,19 +95,22 @@ static void destroy_nothing(bw_lua_object *o) { (void)o; } /* the pose's arrays 
 static int setup_protected(lua_State *L)
 {
     bw_controls *c = (bw_controls *)lua_touserdata(L, 1);
-    /* the Rig handle: borrowed from the host, never destroyed from Lua */
-    bw_lua_rig *r = bw_lua_push_rig(L, (bw_rig *)c->rig, 0);
-    r->owned = false;
-    r->hdr.borrowed = true;
+    /* The scripts' Rig is a copy of the host's, owned by its handle (made
+     * empty first, then filled): a script that changes it (rig:set_rest)
+     * cannot touch the host's rig, which other characters and threads
+     * share. Same joints, parents and curves, so indices agree. */
+    bw_lua_rig *r = bw_lua_push_rig(L, NULL, 0);
     int rig = lua_gettop(L);
+    bw_result res = bw_rig_clone(c->rig, bw_lua_allocator(L), &r->rig, NULL);
+    if (res != BW_OK) return luaL_error(L, "cannot copy the rig: %s", bw_result_name(res));
     bw_lua_pose *p = (bw_lua_pose *)bw_lua_new_object(L, sizeof *p, 1, BW_LUA_POSE, destroy_nothing);
     p->rig = r;
     p->hdr.borrowed = true;
     bw_lua_object_use(&p->hdr, &r->hdr);
     lua_pushvalue(L, rig);
     lua_setiuservalue(L, -2, BW_LUA_UV_POSE_RIG);
-    c->pose = p;
     c->pose_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    c->pose = p; /* only once the registry holds it: destroy writes to it */
     lua_createtable(L, c->characters, 0);
     for (int i = 1; i <= c->characters; i++) {
         lua_createtable(L, 0, 12);
@@ -132,42 +158,32 @@ bw_controls *bw_controls_create(const bw_controls_desc *desc, char *err, size_t 
         if (err && err_size) snprintf(err, err_size, "controls: %s", why);
         return NULL;
     }
-    bw_controls *c = (bw_controls *)calloc(1, sizeof *c);
+    const bw_allocator a = desc->allocator;
+    bw_controls *c = (bw_controls *)mem_alloc(&a, sizeof *c);
     if (!c) {
         if (err && err_size) snprintf(err, err_size, "controls: out of memory");
         return NULL;
     }
+    c->allocator = a;
     c->sb = desc->sandbox;
     c->L = bw_sandbox_state(desc->sandbox);
     c->rig = desc->rig;
     c->characters = desc->character_count;
     c->ctxs_ref = c->pose_ref = LUA_NOREF;
     for (int k = 0; k < 3; k++) c->key_ref[k] = LUA_NOREF;
-    c->refs = (int *)malloc(sizeof *c->refs * 3 * (size_t)c->characters);
-    if (!c->refs) {
-        free(c);
-        if (err && err_size) snprintf(err, err_size, "controls: out of memory");
-        return NULL;
-    }
-    for (int i = 0; i < 3 * c->characters; i++) c->refs[i] = LUA_NOREF;
-    c->time = (double *)calloc((size_t)c->characters, sizeof *c->time);
-    if (!c->time) {
-        free(c->refs);
-        free(c);
-        if (err && err_size) snprintf(err, err_size, "controls: out of memory");
-        return NULL;
-    }
     snprintf(c->dir, sizeof c->dir, "%s", desc->dir ? desc->dir : ".");
+    c->refs = (int *)mem_alloc(&a, sizeof *c->refs * 3 * (size_t)c->characters);
+    c->time = (double *)mem_alloc(&a, sizeof *c->time * (size_t)c->characters);
+    if (c->refs)
+        for (int i = 0; i < 3 * c->characters; i++) c->refs[i] = LUA_NOREF;
     if (desc->watch) {
         bw_watch_desc wd = {desc->debounce > 0.0 ? desc->debounce : BW_WATCH_DEFAULT_DEBOUNCE, false};
         c->watch = bw_watch_create(&wd);
-        if (!c->watch) {
-            free(c->time);
-            free(c->refs);
-            free(c);
-            if (err && err_size) snprintf(err, err_size, "controls: out of memory");
-            return NULL;
-        }
+    }
+    if (!c->refs || !c->time || (desc->watch && !c->watch)) {
+        if (err && err_size) snprintf(err, err_size, "controls: out of memory");
+        bw_controls_destroy(c);
+        return NULL;
     }
     lua_State *L = c->L;
     lua_pushcfunction(L, setup_protected);
@@ -203,12 +219,14 @@ void bw_controls_destroy(bw_controls *c)
     if (c->pose) memset(&c->pose->pose, 0, sizeof c->pose->pose);
     unref(c->L, &c->pose_ref);
     unref(c->L, &c->ctxs_ref);
-    for (int i = 0; i < 3 * c->characters; i++) unref(c->L, &c->refs[i]);
+    if (c->refs)
+        for (int i = 0; i < 3 * c->characters; i++) unref(c->L, &c->refs[i]);
     for (int k = 0; k < 3; k++) unref(c->L, &c->key_ref[k]);
-    free(c->refs);
-    free(c->time);
+    const bw_allocator a = c->allocator;
+    mem_free(&a, c->refs, sizeof *c->refs * 3 * (size_t)c->characters);
+    mem_free(&a, c->time, sizeof *c->time * (size_t)c->characters);
     bw_watch_destroy(c->watch);
-    free(c);
+    mem_free(&a, c, sizeof *c);
 }
 
 int bw_controls_count(const bw_controls *c) { return c ? c->count : 0; }
@@ -232,6 +250,44 @@ static void stamp(const bw_controls *c, control *k)
     }
     k->stamp_time = (long long)st.st_mtim.tv_sec * 1000000000LL + (long long)st.st_mtim.tv_nsec;
     k->stamp_size = (long long)st.st_size;
+}
+
+/* Outside the setup, anything that may allocate runs protected: the state
+ * may be at the sandbox's memory cap, and an unprotected memory error
+ * would end the process. */
+static int newtable_protected(lua_State *L)
+{
+    lua_createtable(L, (int)lua_tointeger(L, 1), 0);
+    return 1;
+}
+
+static bool push_table(lua_State *L, int narr)
+{
+    lua_pushcfunction(L, newtable_protected);
+    lua_pushinteger(L, narr);
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK) return true;
+    lua_pop(L, 1);
+    return false;
+}
+
+static int ref_protected(lua_State *L)
+{
+    lua_pushinteger(L, luaL_ref(L, LUA_REGISTRYINDEX)); /* pops the value */
+    return 1;
+}
+
+/* Pop the value on top into a registry reference (LUA_NOREF when memory runs out). */
+static int take_ref(lua_State *L)
+{
+    lua_pushcfunction(L, ref_protected);
+    lua_insert(L, -2);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        return LUA_NOREF;
+    }
+    int ref = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return ref;
 }
 
 /* The script's table on top of the stack: check its fields, copy the
@@ -289,99 +345,67 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
         lua_pop(L, 1);
         return false;
     }
-    k->table_ref = luaL_ref(L, LUA_REGISTRYINDEX); /* pops the table */
+    k->table_ref = take_ref(L); /* pops the table */
+    if (k->table_ref == LUA_NOREF) snprintf(why, why_size, "out of memory");
     return k->table_ref != LUA_REFNIL && k->table_ref != LUA_NOREF;
 }
 
-static int newtable_protected(lua_State *L)
-{
-    lua_createtable(L, (int)lua_tointeger(L, 1), 0);
-    return 1;
-}
-
-/* Run init(ctx, options) for every character into a new states table. */
-static bool init_states(bw_controls *c, control *k)
+/* The states of a new version, into a new states table: without `old`,
+ * init(ctx, options) per character (nil or no init: {}); with `old` (a
+ * keep_state version) the running version's state per character, or what
+ * the new version's reload(state, ctx, options) returns for it (nil: the
+ * state as it is). False with c->error set when a call fails. */
+static bool make_states(bw_controls *c, control *k, const control *old)
 {
     lua_State *L = c->L;
-    lua_pushcfunction(L, newtable_protected);
-    lua_pushinteger(L, c->characters);
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+    if (!push_table(L, c->characters)) {
         snprintf(c->error, sizeof c->error, "%s: out of memory", k->name);
-        lua_pop(L, 1);
         return false;
     }
     int states = lua_gettop(L);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, k->table_ref);
-    int type = bw_lua_raw_field(L, -1, "init");
-    lua_remove(L, -2);
-    int fn = lua_gettop(L);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, c->ctxs_ref);
-    int ctxs = lua_gettop(L);
-    for (int i = 1; i <= c->characters; i++) {
-        if (type == LUA_TFUNCTION) {
-            lua_pushvalue(L, fn);
-            lua_rawgeti(L, ctxs, i);
-            lua_rawgeti(L, LUA_REGISTRYINDEX, k->options_ref);
-            if (bw_sandbox_call(c->sb, 2, 1) != BW_SANDBOX_OK) {
-                snprintf(c->error, sizeof c->error, "%s", bw_sandbox_error(c->sb));
-                lua_settop(L, states - 1);
-                return false;
-            }
-            if (lua_isnil(L, -1)) {
-                lua_pop(L, 1);
-                lua_newtable(L);
-            }
-        } else {
-            lua_newtable(L);
-        }
-        lua_rawseti(L, states, i);
-    }
-    lua_settop(L, states);
-    k->states_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    return true;
-}
-
-/* A keep_state version takes the running version's states: each
- * character's state, or what the new version's reload(state, ctx, options)
- * returns for it (nil: the state as it is), into a new states table. */
-static bool carry_states(bw_controls *c, control *k, const control *old)
-{
-    lua_State *L = c->L;
-    lua_pushcfunction(L, newtable_protected);
-    lua_pushinteger(L, c->characters);
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
-        snprintf(c->error, sizeof c->error, "%s: out of memory", k->name);
-        lua_pop(L, 1);
-        return false;
-    }
-    int states = lua_gettop(L);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, old->states_ref);
+    if (old) lua_rawgeti(L, LUA_REGISTRYINDEX, old->states_ref);
+    else lua_pushnil(L);
     int olds = lua_gettop(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, k->table_ref);
-    int type = bw_lua_raw_field(L, -1, "reload");
+    int type = bw_lua_raw_field(L, -1, old ? "reload" : "init");
     lua_remove(L, -2);
     int fn = lua_gettop(L);
     for (int i = 1; i <= c->characters; i++) {
-        lua_rawgeti(L, olds, i);
         if (type == LUA_TFUNCTION) {
+            int nargs = 2;
             lua_pushvalue(L, fn);
-            lua_insert(L, -2);
+            if (old) {
+                lua_rawgeti(L, olds, i);
+                nargs = 3;
+            }
             lua_rawgeti(L, LUA_REGISTRYINDEX, c->refs[3 * (i - 1)]);
             lua_rawgeti(L, LUA_REGISTRYINDEX, k->options_ref);
-            if (bw_sandbox_call(c->sb, 3, 1) != BW_SANDBOX_OK) {
+            if (bw_sandbox_call(c->sb, nargs, 1) != BW_SANDBOX_OK) {
                 snprintf(c->error, sizeof c->error, "%s", bw_sandbox_error(c->sb));
                 lua_settop(L, states - 1);
                 return false;
             }
-            if (lua_isnil(L, -1)) {
-                lua_pop(L, 1);
+        } else {
+            lua_pushnil(L);
+        }
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            if (old) {
                 lua_rawgeti(L, olds, i);
+            } else if (!push_table(L, 0)) {
+                snprintf(c->error, sizeof c->error, "%s: out of memory", k->name);
+                lua_settop(L, states - 1);
+                return false;
             }
         }
-        lua_rawseti(L, states, i);
+        lua_rawseti(L, states, i); /* the slot exists (pre-sized): no allocation */
     }
     lua_settop(L, states);
-    k->states_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    k->states_ref = take_ref(L);
+    if (k->states_ref == LUA_NOREF) {
+        snprintf(c->error, sizeof c->error, "%s: out of memory", k->name);
+        return false;
+    }
     return true;
 }
 
@@ -406,11 +430,7 @@ static bool build(bw_controls *c, control *k, const char *name, int options_ref,
         snprintf(c->error, sizeof c->error, "%s: %s", name, why);
         goto fail;
     }
-    if (old && k->keep_state) {
-        if (!carry_states(c, k, old)) goto fail;
-    } else if (!init_states(c, k)) {
-        goto fail;
-    }
+    if (!make_states(c, k, old && k->keep_state ? old : NULL)) goto fail;
     c->error[0] = '\0';
     return true;
 fail:
@@ -433,56 +453,52 @@ static void sort_order(bw_controls *c)
     }
 }
 
-static int options_protected(lua_State *L)
-{
-    lua_newtable(L);
-    return 1;
-}
-
 int bw_controls_load(bw_controls *c, const char *name, const char *options, char *err, size_t err_size)
 {
     if (!c || !name) return -1;
     if (c->count >= BW_CONTROLS_MAX) {
-        set_error(c, err, err_size, "%s: more than %s controls", name, "32");
+        set_error(c, err, err_size, "%s: more than %d controls", name, BW_CONTROLS_MAX);
         return -1;
     }
     if (strlen(name) >= CONTROL_NAME_MAX) {
-        set_error(c, err, err_size, "%s%s: the name is too long", "", "");
+        set_error(c, err, err_size, "the control file name is too long");
         return -1;
     }
     lua_State *L = c->L;
     /* the options: a table constructor evaluated in the sandbox */
     if (options) {
         size_t n = strlen(options);
-        char *text = (char *)malloc(n + 16);
+        char *text = (char *)mem_alloc(&c->allocator, n + 16);
         if (!text) {
-            set_error(c, err, err_size, "%s: out of memory%s", name, "");
+            set_error(c, err, err_size, "%s: out of memory", name);
             return -1;
         }
         snprintf(text, n + 16, "return %s", options);
         char chunk[CONTROL_NAME_MAX + 16];
         snprintf(chunk, sizeof chunk, "=%s options", name);
         bw_sandbox_status st = bw_sandbox_load_string(c->sb, text, strlen(text), chunk);
-        free(text);
+        mem_free(&c->allocator, text, n + 16);
         if (st == BW_SANDBOX_OK) st = bw_sandbox_call(c->sb, 0, 1);
         if (st != BW_SANDBOX_OK) {
-            set_error(c, err, err_size, "%s%s", bw_sandbox_error(c->sb), "");
+            set_error(c, err, err_size, "%s", bw_sandbox_error(c->sb));
             return -1;
         }
         if (!lua_istable(L, -1)) {
             lua_pop(L, 1);
-            set_error(c, err, err_size, "%s options: %s", name, "not a table");
+            set_error(c, err, err_size, "%s options: not a table", name);
             return -1;
         }
     } else {
-        lua_pushcfunction(L, options_protected);
-        if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
-            lua_pop(L, 1);
-            set_error(c, err, err_size, "%s: out of memory%s", name, "");
+        if (!push_table(L, 0)) {
+            set_error(c, err, err_size, "%s: out of memory", name);
             return -1;
         }
     }
-    int options_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    int options_ref = take_ref(L);
+    if (options_ref == LUA_NOREF) {
+        set_error(c, err, err_size, "%s: out of memory", name);
+        return -1;
+    }
     control *k = &c->list[c->count];
     if (!build(c, k, name, options_ref, NULL)) {
         if (err && err_size) snprintf(err, err_size, "%s", c->error);
@@ -504,7 +520,11 @@ static bool reload_one(bw_controls *c, int i)
 {
     control *old = &c->list[i], fresh;
     lua_rawgeti(c->L, LUA_REGISTRYINDEX, old->options_ref); /* the new version gets its own ref */
-    int options_ref = luaL_ref(c->L, LUA_REGISTRYINDEX);
+    int options_ref = take_ref(c->L);
+    if (options_ref == LUA_NOREF) {
+        snprintf(c->error, sizeof c->error, "%s: out of memory", old->name);
+        return false;
+    }
     if (!build(c, &fresh, old->name, options_ref, old)) return false;
     fresh.serial = old->serial;
     control_release(c, old);
@@ -646,15 +666,20 @@ int bw_controls_read(bw_controls *c, int character, const char *field, float *ou
     return n;
 }
 
-int bw_controls_overrides(bw_controls *c, int character, bw_joint_override *out, int capacity)
+int bw_controls_overrides(bw_controls *c, int character, const bw_pose *pose, bw_joint_override *out, int capacity)
 {
-    if (!push_field(c, character, "overrides")) return 0;
+    if (!pose || !push_field(c, character, "overrides")) return 0;
     lua_State *L = c->L;
-    int n = lua_istable(L, -1) ? (int)lua_rawlen(L, -1) / 5 : 0;
-    for (int i = 0; i < n && i < capacity; i++) {
-        out[i].joint = (int)number_at(L, -1, 5 * i + 1) - 1;
-        for (int k = 0; k < 4; k++) out[i].r[k] = number_at(L, -1, 5 * i + k + 2);
+    int n = lua_istable(L, -1) ? (int)lua_rawlen(L, -1) : 0, count = 0;
+    for (int i = 0; i < n; i++) {
+        int j = (int)number_at(L, -1, i + 1) - 1;
+        if (j < 0 || j >= pose->joint_count) continue;
+        if (count < capacity) {
+            out[count].joint = j;
+            memcpy(out[count].r, pose->joints[j].r, sizeof out[count].r);
+        }
+        count++;
     }
     lua_pop(L, 2);
-    return n;
+    return count;
 }

@@ -17,16 +17,20 @@
  *
  * Per character there is one `ctx` table, shared by the controls, made once:
  *   inputs, refreshed by bw_controls_run before the first control runs:
- *     ctx.character (1-based), ctx.rig (the Rig, borrowed), ctx.time
+ *     ctx.character (1-based), ctx.rig (a copy of desc.rig made at
+ *     create: same joints and curves; changing it does not reach the
+ *     host's rig), ctx.time
  *     (seconds, the sum of the dt so far), ctx.position {x, y, z} and
  *     ctx.yaw (the body in the world, bw_control_input), ctx.has_target and
  *     ctx.target {x, y, z} (world); written raw, position and target in
  *     place (a control must not replace those two tables);
  *   outputs, read by the host with bw_controls_read: ctx.gaze
  *     {pitch_l, yaw_l, pitch_r, yaw_r}, ctx.arkit (52 numbers, ARKit order),
- *     ctx.overrides (head aim's parent-local rotations: 5 numbers per joint,
- *     joint index (1-based), x, y, z, w) - all made with zeros; a control may
- *     add its own fields.
+ *     ctx.overrides (a list of 1-based joint indices whose parent-local
+ *     rotations are published as joint overrides: a control adds its joints
+ *     once, in init; the values are read from the pose after the run, see
+ *     bw_controls_overrides) - made with zeros / empty; a control may add
+ *     its own fields.
  * `pose` is a blendwerk.Pose over the host's bw_pose for the duration of
  * the call (its batch methods read and write it in place; outside a call
  * it has 0 joints). `options` is the table given at load (never nil).
@@ -51,6 +55,8 @@
  * rejects the edit; it should build a new table rather than change the
  * old one, which the running version keeps on rejection. Other fields of
  * the returned table are the script's own (a module may export helpers).
+ * Only the control files are reloaded: modules they require are cached by
+ * the sandbox (loaded once per sandbox).
  *
  * One thread at a time; the sandbox must outlive the runner. */
 #ifndef BW_CONTROLS_H
@@ -74,6 +80,8 @@ typedef struct bw_controls_desc {
     const char *dir;        /* the sandbox's folder, for the watcher (NULL: "."); copied */
     bool watch;             /* watch the loaded files (bw_controls_poll) */
     double debounce;        /* the watcher's, seconds (0: BW_WATCH_DEFAULT_DEBOUNCE) */
+    bw_allocator allocator; /* the runner's own blocks, by value (fn NULL: malloc); Lua-side
+                               objects use the sandbox's state, the watcher malloc */
 } bw_controls_desc;
 
 /* One character's frame input. All-zero: at the origin, facing +Z, no target. */
@@ -126,14 +134,19 @@ int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_contr
  * the field holds (its length; 0 when it is not a table), which may
  * exceed capacity. Allocates nothing. */
 int bw_controls_read(bw_controls *c, int character, const char *field, float *out, int capacity);
-/* The head-aim overrides of ctx.overrides as bw_joint_override (joint
- * 0-based). Returns how many there are (may exceed capacity). */
-int bw_controls_overrides(bw_controls *c, int character, bw_joint_override *out, int capacity);
+/* The joint overrides of `character` after its run: for each joint listed
+ * in ctx.overrides, its index (0-based) and its parent-local rotation in
+ * `pose` (the pose the run just modified). Indices out of range are
+ * skipped. Returns how many there are (may exceed capacity). */
+int bw_controls_overrides(bw_controls *c, int character, const bw_pose *pose, bw_joint_override *out, int capacity);
 /* Failures of control `control`'s update so far (the current version). */
 int bw_controls_failures(const bw_controls *c, int control);
 
 /* The Lua face of the procedural helpers (lua_control.c): blendwerk.swing_twist,
  * look_rotation, rotate_toward, aim_angles, aim_clamp, aim_chain. */
 void bw_lua_open_control(lua_State *L);
+/* blendwerk.controls and blendwerk.Controls (lua_controls.c): this runner
+ * from a trusted Lua state, with a sandbox of its own. */
+void bw_lua_open_controls(lua_State *L);
 
 #endif

@@ -605,5 +605,6 @@ int luaopen_blendwerk(lua_State *L)
     bw_lua_open_graph(L);
     bw_lua_open_animator(L);
     bw_lua_open_control(L);
+    bw_lua_open_controls(L);
     return 1;
 }

@@ -16,9 +16,10 @@
 --   eye_pitch_limit = 0.4  (radians), behind = 0.2 (the band around
 --   straight behind where the head keeps the side it turned to)
 --
--- Outputs: the chain's rotations folded into the pose; ctx.overrides (5
--- numbers per chain joint: joint index, x, y, z, w of the new parent-local
--- rotation); ctx.gaze = { pitch_l, yaw_l, pitch_r, yaw_r } (radians).
+-- Outputs: the chain's rotations folded into the pose; the chain's joints
+-- listed in ctx.overrides (once, in init: the host reads their new
+-- parent-local rotations from the pose, bw_controls_overrides);
+-- ctx.gaze = { pitch_l, yaw_l, pitch_r, yaw_r } (radians).
 -- keep_state: a reload keeps the last yaw and pitch (no flip after an
 -- edit); `reload` resolves the chain and limits again, so an edit of the
 -- defaults below takes effect at once.
@@ -70,8 +71,18 @@ local function resolve(rig, options)
     return joints, weights -- no chain: the control does nothing
 end
 
+-- Add the chain to ctx.overrides once (a reload calls init again).
+local function publish(overrides, joints)
+    for _, j in ipairs(joints) do
+        local listed = false
+        for _, k in ipairs(overrides) do listed = listed or k == j end
+        if not listed then overrides[#overrides + 1] = j end
+    end
+end
+
 local function init(ctx, options)
     local joints, weights = resolve(ctx.rig, options)
+    publish(ctx.overrides, joints)
     return {
         joints = joints,
         weights = weights,
@@ -112,6 +123,6 @@ return {
             gaze[1], gaze[2], gaze[3], gaze[4] = 0, 0, 0, 0
         end
         s.last_yaw, s.pitch = yaw, pitch
-        aim_chain(pose, s.joints, s.weights, yaw, pitch, ctx.overrides)
+        aim_chain(pose, s.joints, s.weights, yaw, pitch)
     end,
 }

@@ -21,6 +21,7 @@
 #include "check.h"
 #include "controls.h"
 #include "sandbox.h"
+#include "test_alloc_counter.h"
 
 #define SCRIPTS BW_SOURCE_DIR "/scripts"
 #define DEG (M_PI / 180.0)
@@ -214,12 +215,16 @@ static bool aim_setup(aim_rig *r)
     char err[512] = "";
     if (!r->c || bw_controls_load(r->c, "head_aim.lua", NULL, err, sizeof err) != 0) {
         fprintf(stderr, "head_aim.lua: %s\n", err);
+        CHECK(0);
         return false;
     }
     bw_animator_desc d = {0};
     d.rig = rig;
     d.blink.disabled = true;
-    if (bw_animator_create(&d, &r->a, NULL) != BW_OK) return false;
+    if (bw_animator_create(&d, &r->a, NULL) != BW_OK) {
+        CHECK(0);
+        return false;
+    }
     bw_pose_init(&r->pose, rig, NULL);
     r->chain[0] = bw_rig_find_by_name(rig, "neck_01");
     r->chain[1] = bw_rig_find_by_name(rig, "neck_02");
@@ -257,7 +262,7 @@ static void aim_frame(aim_rig *r, float body_yaw, const float *target, float gaz
     bw_joint_override lo[4];
     int nc = 0;
     const bw_joint_override *co = bw_animator_joint_overrides(r->a, &nc);
-    CHECK_INT(bw_controls_overrides(r->c, 0, lo, 4), 3);
+    CHECK_INT(bw_controls_overrides(r->c, 0, &r->pose, lo, 4), 3);
     CHECK_INT(nc, 3);
     for (int i = 0; i < 3 && i < nc; i++) {
         CHECK_INT(lo[i].joint, co[i].joint);
@@ -278,10 +283,7 @@ static double head_relative_yaw(aim_rig *r)
 static void head_aim_clamp_holds_relative_to_the_body_through_720_degrees(void)
 {
     aim_rig r;
-    if (!aim_setup(&r)) {
-        CHECK(0);
-        return;
-    }
+    if (!aim_setup(&r)) return;
     /* the rest head is at (0, 1.55, 0.01) in model space (humanoid.lua's
      * offsets: hips 0.96 + spine 0.10 + 0.12 + 0.12 + neck 0.15 + 0.05 +
      * head 0.05; z 0.005 + 0.005); a target at that height, 3 m along world
@@ -332,10 +334,7 @@ static void head_aim_clamp_holds_relative_to_the_body_through_720_degrees(void)
 static void head_aim_pitch_overflow_goes_to_the_eyes(void)
 {
     aim_rig r;
-    if (!aim_setup(&r)) {
-        CHECK(0);
-        return;
-    }
+    if (!aim_setup(&r)) return;
     /* 1 m in front and 1.2 m above the head: pitch atan2(1.2, 0.99) =
      * 0.88084 rad; the chain takes 0.6, the eyes 0.28084 (< 0.4) */
     const float target[3] = {0.0f, 2.75f, 1.0f};
@@ -368,10 +367,7 @@ static void head_aim_pitch_overflow_goes_to_the_eyes(void)
 static void head_aim_target_straight_behind_does_not_flip(void)
 {
     aim_rig r;
-    if (!aim_setup(&r)) {
-        CHECK(0);
-        return;
-    }
+    if (!aim_setup(&r)) return;
     /* body faces +Z; the target sits behind and wobbles across the line
      * straight behind by +-0.05 rad every frame */
     float gl[4], gc[4], hy, hp;
@@ -631,6 +627,29 @@ static void controls_run_in_priority_order(void)
     remove_tmpdir();
 }
 
+static void a_control_cannot_change_the_hosts_rig(void)
+{
+    CHECK(make_tmpdir());
+    write_file("a.lua", "return { update = function(s, pose, ctx)\n"
+                        "  ctx.rig:set_rest(2, { t = { 9, 9, 9 } })\n"
+                        "  pose:rig():set_rest(3, { t = { 7, 7, 7 } }) end }");
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 1, false);
+    char err[256];
+    CHECK_INT(bw_controls_load(c, "a.lua", NULL, err, sizeof err), 0);
+    const bw_rig *rig = humanoid()->rig;
+    bw_transform hips = bw_rig_rest_pose(rig)[1], spine = bw_rig_rest_pose(rig)[2];
+    bw_pose p = rest_pose();
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
+    CHECK_NEAR(bw_rig_rest_pose(rig)[1].t[1], hips.t[1], 0); /* 0.96, not 9 */
+    CHECK_NEAR(bw_rig_rest_pose(rig)[2].t[1], spine.t[1], 0);
+    CHECK_NEAR(p.joints[1].t[1], 0.96f, 0); /* the host's pose was not touched either */
+    bw_pose_deinit(&p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
 static const char counter_v1[] = "-- counts frames\n"
                                  "return { keep_state = true,\n"
                                  "  init = function(ctx, o) return { n = o.start or 0 } end,\n"
@@ -861,7 +880,7 @@ static void head_aim_options_are_checked_with_file_and_line(void)
     bw_controls *c = runner(sb, SCRIPTS, 1, false);
     char err[512] = "";
     CHECK_INT(bw_controls_load(c, "head_aim.lua", "{ yaw_limit = -1 }", err, sizeof err), -1);
-    CHECK(strstr(err, "head_aim.lua:42: head_aim: options.yaw_limit must be a finite number >= 0") != NULL);
+    CHECK(strstr(err, "head_aim.lua:43: head_aim: options.yaw_limit must be a finite number >= 0") != NULL);
     CHECK_INT(bw_controls_load(c, "head_aim.lua", "{ chain = { 'neck_01', 'nose' } }", err, sizeof err), -1);
     CHECK(strstr(err, "options.chain[2]: no joint 'nose'") != NULL);
     CHECK_INT(bw_controls_load(c, "blink.lua", "{ seed = -3 }", err, sizeof err), -1);
@@ -869,6 +888,128 @@ static void head_aim_options_are_checked_with_file_and_line(void)
     CHECK_INT(bw_controls_count(c), 0);
     bw_controls_destroy(c);
     bw_sandbox_destroy(sb);
+}
+
+/* NaN and infinite inputs and a huge dt: the controls run on finite
+ * numbers (a bad target counts as none) and their outputs stay finite */
+static void bad_inputs_and_a_huge_dt_keep_the_outputs_finite(void)
+{
+    bw_sandbox *sb = sandbox_in(SCRIPTS);
+    bw_controls *c = runner(sb, SCRIPTS, 1, false);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "head_aim.lua", NULL, err, sizeof err), 0);
+    CHECK_INT(bw_controls_load(c, "blink.lua", NULL, err, sizeof err), 1);
+    bw_pose p = rest_pose();
+    const float nan = NAN, inf = INFINITY;
+    const bw_control_input bad[] = {
+        {{nan, 0, 0}, 0, true, {0, 1.5f, 2}}, /* position NaN: read as 0 */
+        {{0, 0, 0}, inf, true, {0, 1.5f, 2}}, /* yaw infinite: read as 0 */
+        {{0, 0, 0}, 0, true, {nan, 1.5f, 2}}, /* target NaN: no target */
+    };
+    const float dts[] = {1e30f, NAN, -1.0f, INFINITY};
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 4; k++) {
+            bw_pose_set_rest(&p, humanoid()->rig);
+            CHECK_INT(bw_controls_run(c, 0, &p, &bad[i], dts[k]), 0);
+            float g[4], arkit[52];
+            bw_controls_read(c, 0, "gaze", g, 4);
+            bw_controls_read(c, 0, "arkit", arkit, 52);
+            for (int n = 0; n < 4; n++) CHECK(isfinite(g[n]));
+            CHECK(arkit[0] >= 0.0f && arkit[0] <= 1.0f);
+            for (int j = 0; j < p.joint_count; j++)
+                for (int q = 0; q < 4; q++) CHECK(isfinite(p.joints[j].r[q]));
+        }
+    /* the NaN target counted as none: the aim relaxed to 0 */
+    float g[4];
+    bw_controls_read(c, 0, "gaze", g, 4);
+    CHECK_NEAR(g[1], 0, 0);
+    bw_pose_deinit(&p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+}
+
+/* blendwerk.controls (the Lua face) is for trusted states: a sandboxed
+ * script cannot start a sandbox of its own */
+static void a_sandboxed_script_cannot_make_controls(void)
+{
+    bw_sandbox *sb = sandbox_in(SCRIPTS);
+    static const char code[] = "local rig = blendwerk.rig { joints = { { name = 'root' } } }\n"
+                               "return blendwerk.controls { rig = rig, dir = '.' }\n";
+    CHECK(bw_sandbox_load_string(sb, code, sizeof code - 1, "=mod.lua") == BW_SANDBOX_OK);
+    CHECK(bw_sandbox_call(sb, 0, 1) == BW_SANDBOX_ERROR);
+    CHECK(strstr(bw_sandbox_error(sb), "mod.lua:2: blendwerk.controls: not available inside the sandbox") != NULL);
+    bw_sandbox_destroy(sb);
+}
+
+/* ---- bad arguments and memory running out ---- */
+
+static void bad_descs_and_a_small_memory_cap_fail_cleanly(void)
+{
+    char err[256] = "";
+    CHECK(bw_controls_create(NULL, err, sizeof err) == NULL);
+    CHECK(strstr(err, "desc, desc.sandbox and desc.rig are required") != NULL);
+    bw_sandbox *sb = sandbox_in(SCRIPTS);
+    bw_controls_desc d = {.sandbox = sb, .rig = humanoid()->rig, .character_count = 0, .dir = SCRIPTS};
+    CHECK(bw_controls_create(&d, err, sizeof err) == NULL);
+    CHECK(strstr(err, "character_count") != NULL);
+    d.character_count = 1;
+    bw_controls *c = bw_controls_create(&d, err, sizeof err);
+    CHECK_INT(bw_controls_load(c, NULL, NULL, err, sizeof err), -1);
+    CHECK_INT(bw_controls_read(c, 5, "gaze", NULL, 0), 0);
+    CHECK_INT(bw_controls_overrides(c, -1, NULL, NULL, 0), 0);
+    CHECK(bw_controls_reload(NULL, "x.lua") == BW_CONTROLS_RELOAD_NONE);
+    CHECK(bw_controls_poll(c, 1.0) == BW_CONTROLS_RELOAD_NONE); /* not watching */
+    bw_controls_destroy(c);
+    bw_controls_destroy(NULL);
+    /* the runner's own blocks through the desc's allocator: each of the
+     * first allocations refused in turn fails cleanly, nothing leaks */
+    int made = 0;
+    for (long budget = 0; budget < 8 && !made; budget++) {
+        alloc_counter counter = ALLOC_COUNTER(budget);
+        d.allocator = (bw_allocator){alloc_counter_fn, &counter};
+        c = bw_controls_create(&d, err, sizeof err);
+        if (c) {
+            made = 1;
+            CHECK_INT(counter.blocks, 3); /* the runner, its refs and its clocks */
+            bw_controls_destroy(c);
+        } else {
+            CHECK(strstr(err, "out of memory") != NULL);
+        }
+        CHECK_INT(counter.live_blocks, 0);
+        CHECK_INT(counter.live_bytes, 0);
+    }
+    CHECK(made);
+    bw_sandbox_destroy(sb);
+
+    /* under a rising memory cap every step either works or fails with a
+     * message: no crash, nothing leaks (AddressSanitizer), and once it
+     * loads the control runs */
+    int loaded = 0, failed = 0;
+    for (size_t cap = 64 << 10; cap <= (size_t)(1536 << 10) && loaded < 3; cap += 8 << 10) {
+        bw_sandbox_desc sd = {0};
+        sd.dir = SCRIPTS;
+        sd.report = on_report;
+        sd.limits.memory = cap;
+        bw_sandbox *s = bw_sandbox_create(&sd, err, sizeof err);
+        if (!s) continue;
+        bw_controls_desc cd = {.sandbox = s, .rig = humanoid()->rig, .character_count = 64, .dir = SCRIPTS};
+        bw_controls *k = bw_controls_create(&cd, err, sizeof err);
+        if (k && bw_controls_load(k, "head_aim.lua", NULL, err, sizeof err) == 0 &&
+            bw_controls_load(k, "blink.lua", NULL, err, sizeof err) == 1) {
+            bw_pose p = rest_pose();
+            bw_control_input in = {{0, 0, 0}, 0, true, {1, 1.5f, 2}};
+            CHECK_INT(bw_controls_run(k, 3, &p, &in, 0.1f), 0);
+            bw_pose_deinit(&p);
+            loaded++;
+        } else {
+            CHECK(err[0] != '\0');
+            failed++;
+        }
+        bw_controls_destroy(k);
+        bw_sandbox_destroy(s);
+    }
+    CHECK(loaded == 3);
+    CHECK(failed > 0); /* the smallest caps did run out */
 }
 
 /* ---- no allocation per frame ---- */
@@ -913,13 +1054,20 @@ static size_t frames_growth(bw_sandbox *sb, bw_controls *c, int frames)
 static void ten_thousand_frames_allocate_nothing(void)
 {
     bw_sandbox *sb = sandbox_in(SCRIPTS);
-    bw_controls *c = runner(sb, SCRIPTS, 2, false);
+    alloc_counter counter = ALLOC_COUNTER(-1);
+    bw_controls_desc d = {.sandbox = sb, .rig = humanoid()->rig, .character_count = 2, .dir = SCRIPTS,
+                          .allocator = {alloc_counter_fn, &counter}};
+    char cerr[256];
+    bw_controls *c = bw_controls_create(&d, cerr, sizeof cerr);
     char err[512] = "";
     CHECK_INT(bw_controls_load(c, "head_aim.lua", "{ yaw_limit = 1.0, weights = { 0.2, 0.3, 0.5 } }", err, sizeof err),
               0);
     CHECK_INT(bw_controls_load(c, "blink.lua", "{ interval_min = 0.1, interval_max = 0.3 }", err, sizeof err), 1);
-    CHECK_INT((long long)frames_growth(sb, c, 10000), 0);
+    long before = counter.allocations;
+    CHECK_INT((long long)frames_growth(sb, c, 10000), 0); /* Lua side */
+    CHECK_INT(counter.allocations - before, 0);            /* C side */
     bw_controls_destroy(c);
+    CHECK_INT(counter.live_blocks, 0);
     bw_sandbox_destroy(sb);
 
     /* the measure sees a control that makes one table a frame */
@@ -946,10 +1094,14 @@ int main(void)
     RUN(blink_stream_matches_the_animator);
     RUN(envelope_weights_match_the_gesture_envelope);
     RUN(controls_run_in_priority_order);
+    RUN(a_control_cannot_change_the_hosts_rig);
     RUN(reload_keeps_state_and_rejects_bad_edits);
     RUN(poll_reloads_a_saved_file);
     RUN(the_documented_sway_example_runs);
     RUN(head_aim_options_are_checked_with_file_and_line);
+    RUN(bad_inputs_and_a_huge_dt_keep_the_outputs_finite);
+    RUN(a_sandboxed_script_cannot_make_controls);
+    RUN(bad_descs_and_a_small_memory_cap_fail_cleanly);
     RUN(ten_thousand_frames_allocate_nothing);
     bw_character_destroy(humanoid());
     return check_summary();

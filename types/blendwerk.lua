@@ -367,7 +367,7 @@ function blendwerk.aim_angles(pose, joint, position, body_yaw, target) end
 function blendwerk.aim_clamp(yaw, pitch, last_yaw, limits) end
 
 ---Split an aim over a chain (at most 16 joints, root-most first) into the
----pose; out (reused) gets joint, x, y, z, w per joint (ctx.overrides layout).
+---pose; out (reused) gets joint, x, y, z, w per joint.
 ---@param pose blendwerk.Pose
 ---@param joints integer[] 1-based joint indices
 ---@param weights number[] one per joint
@@ -376,6 +376,19 @@ function blendwerk.aim_clamp(yaw, pitch, last_yaw, limits) end
 ---@param out? number[]
 ---@return number[]? out
 function blendwerk.aim_chain(pose, joints, weights, yaw, pitch, out) end
+
+---@class blendwerk.ControlsDesc
+---@field rig blendwerk.Rig the characters' rig (kept alive by the Controls)
+---@field dir string the folder of the control scripts (the sandbox's folder)
+---@field characters? integer default 1, at most 65536
+---@field watch? boolean watch the loaded files (Controls:poll)
+
+---The control runner (docs/scripting.md) with a sandbox of its own; trusted
+---states only (a sandboxed script cannot make one).
+---@param desc blendwerk.ControlsDesc
+---@return blendwerk.Controls? controls
+---@return string? message
+function blendwerk.controls(desc) end
 
 ---1D blend-space weights and playback rates for parameter x.
 ---@param thresholds number[]
@@ -712,6 +725,62 @@ function Pose:set_rotations(joints, values) end
 function Pose:set_translations(joints, values) end
 
 function Pose:close() end
+
+-- ---------------------------------------------------------------------
+-- Controls
+
+---@class blendwerk.ControlInput
+---@field position? number[] {x, y, z} world, default the origin
+---@field yaw? number the body's facing, radians (0 faces +Z)
+---@field target? number[] {x, y, z} world; absent: no target
+
+---Procedural controls run over a pose after composition (bindings/controls.h).
+---@class blendwerk.Controls
+local Controls = {}
+
+---Load a control file of the folder; options is table-constructor text.
+---@param file string
+---@param options? string e.g. "{ yaw_limit = 1.0 }"
+---@return integer? index 1-based
+---@return string? message "file:line: message"
+function Controls:load(file, options) end
+
+---Run every control, lowest priority first, over the pose of character i.
+---@param character integer 1-based
+---@param pose blendwerk.Pose of the Controls' rig, changed in place
+---@param input? blendwerk.ControlInput
+---@param dt? number seconds, default 0
+---@return integer failures controls that failed this frame
+function Controls:run(character, pose, input, dt) end
+
+---The numbers of ctx[field] of a character ("gaze", "arkit", ...).
+---@param character integer
+---@param field string
+---@return number[]
+function Controls:read(character, field) end
+
+---The joints listed in ctx.overrides with their parent-local rotations in pose.
+---@param character integer
+---@param pose blendwerk.Pose the pose the run changed
+---@return {joint: integer, r: number[]}[]
+function Controls:overrides(character, pose) end
+
+---Reload every control loaded from file (between frames).
+---@param file string
+---@return "none"|"done"|"rejected" result
+---@return string? message why it was rejected ("file:line: message")
+function Controls:reload(file) end
+
+---With watch = true: reload the files that changed (the caller's clock, seconds).
+---@param now number
+---@return "none"|"done"|"rejected" result
+---@return string? message
+function Controls:poll(now) end
+
+---@return integer controls loaded
+function Controls:count() end
+
+function Controls:close() end
 
 -- ---------------------------------------------------------------------
 -- TrackSet

@@ -115,4 +115,87 @@ test("every helper names its bad argument", function()
     raises(function() bw.aim_chain(p, { 2 }, { 1 }, 0 / 0, 0) end, "yaw is NaN")
 end)
 
+-- scripts/envelope.lua as a gesture's envelope: the same weights as the
+-- animator's default envelope with the same fades and curve. The clip
+-- moves head x from 0 to 1 over 1 s, so head x = weight * t.
+test("envelope.new shapes a gesture as the default envelope does", function()
+    local env = dofile("scripts/envelope.lua")
+    local r = assert(bw.rig { joints = { { name = "root" }, { name = "head", parent = "root" } } })
+    local wave = assert(bw.clip { name = "wave", length = 1, joints = { { joint = "head", parent = "root",
+        keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 1, 0, 0 } } } } } })
+    local desc = { rig = r, clips = { wave = wave }, gestures = { "wave" }, blink = false, head = { disabled = true } }
+    local a, b = assert(bw.animator(desc)), assert(bw.animator(desc))
+    assert(a:gesture("wave", { duration = 1, fade_in = 0.25, fade_out = 0.5, curve = "sine" }))
+    assert(b:gesture("wave", { duration = 1, envelope = env.new { fade_in = 0.25, fade_out = 0.5, curve = "sine" } }))
+    for step = 1, 7 do
+        a:update(0.125, {}); b:update(0.125, {})
+        local t = step * 0.125
+        near((b:pose():t("head")), (a:pose():t("head")), 1e-6, "head x at " .. t)
+        -- by hand at t = 0.125: u_in = 0.5, sine in_out(0.5) = 0.5: x = 0.0625;
+        -- t = 0.75: u_out = 0.5 -> 0.5 * 0.75; t = 0.875: u_out = 0.25 ->
+        -- (1 - cos(pi/4)) / 2 * 0.875
+        if step == 1 then near((b:pose():t("head")), 0.0625, 1e-6, "x at 0.125") end
+        if step == 6 then near((b:pose():t("head")), 0.375, 1e-6, "x at 0.75") end
+        if step == 7 then near((b:pose():t("head")), (1 - math.cos(math.pi / 4)) / 2 * 0.875, 1e-6, "x at 0.875") end
+    end
+    -- a user-written envelope through custom(): 2t clamped to [0, 1]
+    local c = assert(bw.animator(desc))
+    assert(c:gesture("wave", { duration = 1, envelope = env.custom(function(t) return 2 * t end) }))
+    c:update(0.25, {})
+    near((c:pose():t("head")), 0.5 * 0.25, 1e-6, "custom at 0.25")
+    c:update(0.5, {})
+    near((c:pose():t("head")), 1 * 0.75, 1e-6, "custom clamped at 0.75")
+end)
+
+-- blendwerk.controls: the runner from Lua. head_aim.lua over the humanoid
+-- gives the Lua animator's head aim (both use procedural.h) while the body
+-- turns; blink.lua's channel follows the animator's blink for the same seed.
+test("blendwerk.controls runs head_aim.lua and blink.lua as the animator does", function()
+    local rig = dofile("scripts/humanoid.lua").rig
+    local c = assert(bw.controls { rig = rig, dir = "scripts", characters = 2 })
+    eq(c:load("head_aim.lua"), 1, "index"); eq(c:load("blink.lua", "{ seed = 9, interval_min = 0.2, interval_max = 0.4 }"), 2)
+    eq(c:count(), 2, "count")
+    local a = assert(bw.animator { rig = rig, clips = {}, blink = { seed = 9, interval_min = 0.2, interval_max = 0.4 } })
+    local pose = rig:pose()
+    local target = { 0.5, 1.7, 3 }
+    for k = 0, 360, 5 do
+        local yaw = math.rad(k)
+        a:update(1 / 60, { yaw = yaw, look_at = target })
+        pose:set_rest()
+        eq(c:run(1, pose, { position = { 0, 0, 0 }, yaw = yaw, target = target }, 1 / 60), 0, "failures")
+        local gaze, want = c:read(1, "gaze"), a:gaze()
+        near(gaze[1], want.pitch_l, 1e-5, "pitch_l"); near(gaze[2], want.yaw_l, 1e-5, "yaw_l")
+        near(gaze[4], want.yaw_r, 1e-5, "yaw_r")
+        local head = rig:find("head")
+        local x, y, z, w = pose:r(head)
+        local ax, ay, az, aw = a:pose():r(head)
+        near(x, ax, 1e-5); near(y, ay, 1e-5); near(z, az, 1e-5); near(w, aw, 1e-5)
+        near(c:read(1, "arkit")[1], a:expression()[1], 1e-5, "eyeBlinkLeft")
+        local o = c:overrides(1, pose)
+        eq(#o, 3, "three overrides"); eq(o[3].joint, head, "the head last")
+        near(o[3].r[4], w, 0, "the pose's rotation")
+    end
+    -- the second character ran nothing yet: its ctx is untouched
+    eq(c:read(2, "gaze")[2], 0, "character 2")
+    local status = c:reload("head_aim.lua")
+    eq(status, "done", "reload")
+    local n, msg = c:load("missing.lua")
+    eq(n, nil); check(tostring(msg):find("missing.lua", 1, true), msg)
+    h.raises(function() c:run(3, pose) end, "character 3 is not in [1, 2]")
+    local other = assert(bw.rig { joints = { { name = "root" } } })
+    h.raises(function() c:run(1, other:pose()) end, "another rig")
+    h.raises(function() c:run(1, pose, { yaw = 0 / 0 }) end, "input.yaw is NaN")
+    h.raises(function() c:run(1, pose, { target = { 0, "x", 0 } }) end, "input.target[2] is not a number")
+    c:close()
+    h.raises(function() c:count() end, "closed")
+end)
+
+test("blendwerk.controls refuses bad descriptions", function()
+    local rig = assert(bw.rig { joints = { { name = "root" } } })
+    h.raises(function() bw.controls { dir = "scripts" } end, "rig: a blendwerk.Rig expected")
+    h.raises(function() bw.controls { rig = rig } end, "dir: the scripts' folder expected")
+    h.raises(function() bw.controls { rig = rig, dir = "scripts", characters = 0 } end, "characters must be")
+    h.raises(function() bw.controls { rig = rig, dir = "scripts", charcters = 2 } end, "unknown field 'charcters'")
+end)
+
 finish()
