@@ -12,7 +12,10 @@
 #   ./dev.sh fuzz [SECONDS]  build the libFuzzer targets (clang) and run each
 #   ./dev.sh bench [ARGS]    build optimised and run the benchmark program;
 #                            bench --vs-ref [OPTS] compares it with the
-#                            ozz-animation yardstick (bench/vs_ref.sh)
+#                            ozz-animation yardstick (bench/vs_ref.sh);
+#                            bench --character [ARGS] runs the full-character
+#                            benchmark (bench/character_bench.c);
+#                            bench --report runs every figure of bench/README.md
 #   ./dev.sh package-check   install into a temporary prefix and use it as
 #                            docs/embedding.md says: examples/embed (CMake,
 #                            pkg-config), lua5.4, luarocks make (reuses the
@@ -152,10 +155,18 @@ bench)
         shift
         exec bench/vs_ref.sh "$@"
     fi
+    if [ "${1:-}" = --report ]; then
+        shift
+        exec bench/report.sh "$@"
+    fi
     configure_build build-release -DCMAKE_BUILD_TYPE=Release -DBW_BUILD_TESTS=OFF -DBW_BUILD_DEMO=OFF
+    if [ "${1:-}" = --character ]; then
+        shift
+        exec build-release/bench/blendwerk-character-bench "$@"
+    fi
     exec build-release/bench/blendwerk-bench "$@"
     ;;
 *)
-    sed -n '2,21p' "$0"
+    sed -n '2,25p' "$0"
     ;;
 esac

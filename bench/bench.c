@@ -34,30 +34,12 @@
 
 #include "blendwerk/blendwerk.h"
 #include "blendwerk/jobs.h"
+#include "bench_common.h"
 #include "simd.h"
-#include "workload.h"
 
 #define CLIPS WL_CLIPS
 #define FRAME_DT (1.0f / 60.0f)
 static const int clip_intervals[CLIPS] = {30, 40, 50, 60};
-
-/* ---- counting allocator: proves the frame loop allocates nothing ---- */
-typedef struct alloc_stats {
-    long long calls;
-    long long bytes;
-} alloc_stats;
-
-static void *counting_alloc(void *user, void *ptr, size_t osize, size_t nsize)
-{
-    alloc_stats *st = (alloc_stats *)user;
-    if (nsize == 0) {
-        free(ptr);
-        return NULL;
-    }
-    __atomic_add_fetch(&st->calls, 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&st->bytes, (long long)nsize - (long long)(ptr ? osize : 0), __ATOMIC_RELAXED);
-    return realloc(ptr, nsize);
-}
 
 static alloc_stats stats;
 static bw_allocator counting = {counting_alloc, &stats};
@@ -89,84 +71,7 @@ typedef struct workload {
     int full;            /* every buffer (not only pipe4's) */
 } workload;
 
-static void die(const char *what, bw_result r)
-{
-    fprintf(stderr, "blendwerk-bench: %s failed: %s\n", what, bw_result_name(r));
-    exit(1);
-}
-
-static bw_rig *make_rig(const wl_skeleton *sk)
-{
-    bw_rig_joint_desc *joints = calloc((size_t)sk->count, sizeof *joints);
-    char(*names)[16] = calloc((size_t)sk->count, sizeof *names);
-    for (int i = 0; i < sk->count; i++) {
-        snprintf(names[i], sizeof names[i], "j%03d", i);
-        joints[i].name = names[i];
-        joints[i].parent = sk->parent[i];
-        joints[i].rest = bw_transform_identity;
-        memcpy(joints[i].rest.t, sk->rest_t[i], sizeof joints[i].rest.t);
-    }
-    bw_rig_desc desc = {.joints = joints, .joint_count = sk->count, .allocator = counting};
-    bw_rig *rig = NULL;
-    bw_result r = bw_rig_create(&desc, &rig, NULL);
-    if (r != BW_OK) die("bw_rig_create", r);
-    free(joints);
-    free(names);
-    return rig;
-}
-
-/* Keys per joint: translation (3), rotation (4), scale (3) arrays. */
-static bw_clip *make_clip(const workload *w, int c)
-{
-    const int intervals = clip_intervals[c], keys = intervals + 1, nj = w->joints;
-    float *times = malloc(sizeof(float) * (size_t)keys);
-    float *values = malloc(sizeof(float) * (size_t)keys * 10 * (size_t)nj);
-    bw_track_desc *tracks = calloc(3 * (size_t)nj, sizeof *tracks);
-    for (int k = 0; k < keys; k++) times[k] = wl_key_time(intervals, k);
-    for (int j = 0; j < nj; j++) {
-        float *tv = values + (size_t)j * 10 * (size_t)keys, *rv = tv + 3 * keys, *sv = rv + 4 * keys;
-        float prev[4] = {0, 0, 0, 1};
-        for (int k = 0; k < keys; k++) {
-            float *q = rv + 4 * k;
-            wl_key(&w->sk, w->curves[c], j, times[k], tv + 3 * k, q, sv + 3 * k);
-            if (k && q[0] * prev[0] + q[1] * prev[1] + q[2] * prev[2] + q[3] * prev[3] < 0.0f)
-                for (int d = 0; d < 4; d++) q[d] = -q[d]; /* hemisphere continuity, as the recipe */
-            memcpy(prev, q, sizeof prev);
-        }
-        const char *name = bw_rig_joint_name(w->rig, j);
-        int p = bw_rig_joint_parent(w->rig, j);
-        const bw_channel ch[3] = {BW_CHANNEL_TRANSLATION, BW_CHANNEL_ROTATION, BW_CHANNEL_SCALE};
-        const float *vals[3] = {tv, rv, sv};
-        for (int i = 0; i < 3; i++) {
-            bw_track_desc *t = &tracks[3 * j + i];
-            t->parent = p < 0 ? "" : bw_rig_joint_name(w->rig, p);
-            t->joint = name;
-            t->channel = ch[i];
-            t->interp = BW_INTERP_EASED;
-            t->key_count = keys;
-            t->times = times;
-            t->values = vals[i];
-        }
-    }
-    bw_clip_desc desc = {0};
-    desc.name = "bench";
-    desc.tracks = tracks;
-    desc.track_count = 3 * nj;
-    desc.length = w->duration[c];
-    desc.loop = true;
-    desc.allocator = counting;
-    bw_clip *clip = NULL;
-    bw_error err;
-    bw_result r = bw_clip_create(&desc, &clip, &err);
-    if (r != BW_OK) {
-        fprintf(stderr, "%s\n", err.message);
-        die("bw_clip_create", r);
-    }
-    free(times);
-    free(values);
-    free(tracks);
-    return clip;
-}
+static void die(const char *what, bw_result r) { bench_die("blendwerk-bench", what, r); }
 
 /* Bytes one character's buffers take, measured through the allocator. */
 static long long character_init(workload *w, character *ch, uint32_t *rng)
@@ -206,9 +111,9 @@ static long long workload_init(workload *w, int joints, int count, int threads, 
         wl_curves_draw(clip_intervals[c], &rng, w->curves[c]);
         w->duration[c] = (float)clip_intervals[c] / WL_FPS;
     }
-    w->rig = make_rig(&w->sk);
+    w->rig = bench_make_rig(&w->sk, counting);
     for (int c = 0; c < CLIPS; c++) {
-        w->clips[c] = make_clip(w, c);
+        w->clips[c] = bench_make_clip(&w->sk, w->curves[c], w->rig, clip_intervals[c], NULL, counting);
         bw_binding_desc bd = {.clip = w->clips[c], .rig = w->rig, .allocator = counting};
         bw_result r = bw_binding_create(&bd, &w->bindings[c], NULL);
         if (r != BW_OK) die("bw_binding_create", r);
@@ -268,7 +173,7 @@ static int plain_pair(const float *times, int n, float t)
 /* Worst differences of bw_sample_clip (on the chosen SIMD path) from the
  * plain lerp / nlerp of the keys: translation and scale in their units,
  * rotation as an angle in radians. */
-static int check_samples(const workload *w)
+static int check_samples(const workload *w, FILE *log)
 {
     bw_pose p;
     if (bw_pose_init(&p, w->rig, NULL) != BW_OK) die("bw_pose_init", BW_ERR_OUT_OF_MEMORY);
@@ -297,22 +202,29 @@ static int check_samples(const workload *w)
                 }
                 const float *q0 = tr.values + 4 * i, *q1 = q0 + 4;
                 float sign = q0[0] * q1[0] + q0[1] * q1[1] + q0[2] * q1[2] + q0[3] * q1[3] < 0 ? -1.0f : 1.0f;
-                float q[4], n = 0, dot = 0;
+                double q[4], n = 0, dot = 0, gap = 0;
                 for (int d = 0; d < 4; d++) q[d] = q0[d] + (sign * q1[d] - q0[d]) * a, n += q[d] * q[d];
-                for (int d = 0; d < 4; d++) dot += x->r[d] * q[d] / sqrtf(n);
-                worst_r = fmaxf(worst_r, 2.0f * acosf(fminf(fabsf(dot), 1.0f)));
+                for (int d = 0; d < 4; d++) dot += x->r[d] * q[d];
+                /* the angle between the rotations as 4 asin(|x − ±q| / 2), in
+                 * double: 2 acos(dot) of float numbers cannot resolve less
+                 * than about 7e-4 rad */
+                for (int d = 0; d < 4; d++) {
+                    double e = x->r[d] - (dot < 0 ? -1.0 : 1.0) * q[d] / sqrt(n);
+                    gap += e * e;
+                }
+                worst_r = fmaxf(worst_r, (float)(4.0 * asin(fmin(sqrt(gap) / 2.0, 1.0))));
             }
         }
     }
     bw_pose_deinit(&p);
-    printf("check (%s path): samples vs plain lerp/nlerp of the same keys: translation %.2e, rotation %.2e rad "
+    fprintf(log, "check (%s path): samples vs plain lerp/nlerp of the same keys: translation %.2e, rotation %.2e rad "
            "(slerp vs nlerp), scale %.2e\n",
            bw_simd_path_name(bw_simd_active()), worst_t, worst_r, worst_s);
     /* Translation and scale are the same lerp (float rounding). Rotation:
-     * we slerp where the yardstick nlerps; the two differ by up to about
-     * 1.2e-3 rad midway between keys up to 0.3 rad apart (the fastest
-     * curves here); a wrong key pair or a broken kernel is 1e-2 or more. */
-    return worst_t > 2e-6f || worst_s > 2e-6f || worst_r > 3e-3f;
+     * we slerp where the yardstick nlerps; the two differ by 1.9e-4 rad at
+     * most here (midway between the keys furthest apart), measured in
+     * double; a wrong key pair or a broken kernel is 1e-2 or more. */
+    return worst_t > 2e-6f || worst_s > 2e-6f || worst_r > 1e-3f;
 }
 
 /* ---- per-character steps ---- */
@@ -404,19 +316,6 @@ static void run_range(void *user, int begin, int end, int worker)
 }
 
 /* ---- timing ---- */
-static double now_ns(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 typedef struct series {
     double *all, *clean;
     int num_all, num_clean;
@@ -436,13 +335,13 @@ static void run_block(workload *w, bw_jobs *jobs, kind k, int *frame, int frames
     frame_job job = {w, k, (*frame)++};
     if (jobs) bw_jobs_run(jobs, w->count, 0, run_range, &job);
     else run_range(&job, 0, w->count, 0);
-    double c0 = now_ns(CLOCK_THREAD_CPUTIME_ID), t0 = now_ns(CLOCK_MONOTONIC);
+    double c0 = bench_now_ns(CLOCK_THREAD_CPUTIME_ID), t0 = bench_now_ns(CLOCK_MONOTONIC);
     for (int f = 0; f < frames; f++) {
         job.frame = (*frame)++;
         if (jobs) bw_jobs_run(jobs, w->count, 0, run_range, &job);
         else run_range(&job, 0, w->count, 0);
     }
-    double t1 = now_ns(CLOCK_MONOTONIC), c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+    double t1 = bench_now_ns(CLOCK_MONOTONIC), c1 = bench_now_ns(CLOCK_THREAD_CPUTIME_ID);
     if (!record) return;
     double v = (t1 - t0) / ((double)frames * w->count);
     s->all[s->num_all++] = v;
@@ -456,9 +355,8 @@ static result summarise(const series *s, const char *name, int per_clip, int joi
     int n = use_clean ? s->num_clean : s->num_all;
     double *v = malloc(sizeof(double) * (size_t)n);
     memcpy(v, use_clean ? s->clean : s->all, sizeof(double) * (size_t)n);
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    double med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-    double p10 = v[(size_t)(0.1 * (n - 1) + 0.5)];
+    double med, p10;
+    bench_median_p10(v, n, &med, &p10);
     double per = (double)joints * (per_clip ? CLIPS : 1);
     result r = {name, per_clip ? "joint_clip" : "joint", med / per, p10 / per, med, s->num_clean, s->num_all};
     free(v);
@@ -474,18 +372,13 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-    int json = 0, count = 1000, joints = WL_BASE_JOINTS, reps = 31, frames = 4, only = -1;
+    int joints = WL_BASE_JOINTS, only = -1;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = ncpu > 0 ? (int)ncpu : 1;
+    bench_options o = {.count = 1000, .reps = 31, .quick_reps = 11, .frames = 4, .threads = ncpu > 0 ? (int)ncpu : 1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--quick")) reps = 11;
-        else if (!strcmp(a, "--json")) json = 1;
-        else if (!strcmp(a, "--characters") && next) count = atoi(argv[++i]);
-        else if (!strcmp(a, "--joints") && next) joints = atoi(argv[++i]);
-        else if (!strcmp(a, "--reps") && next) reps = atoi(argv[++i]);
-        else if (!strcmp(a, "--frames") && next) frames = atoi(argv[++i]);
-        else if (!strcmp(a, "--threads") && next) threads = atoi(argv[++i]);
+        if (bench_common_option(argc, argv, &i, &o)) continue;
+        if (!strcmp(a, "--joints") && next) joints = atoi(argv[++i]);
         else if (!strcmp(a, "--only") && next) {
             const char *name = argv[++i];
             for (int k = 0; k < KIND_COUNT; k++)
@@ -493,12 +386,14 @@ int main(int argc, char **argv)
             if (only < 0) return usage();
         } else return usage();
     }
+    const int json = o.json, count = o.count, reps = o.reps, frames = o.frames;
+    int threads = o.threads;
     if (count < 1 || threads < 1 || reps < 1 || frames < 1 || joints < 1 || joints > WL_MAX_JOINTS) return usage();
 
     workload w;
     const int full = only < 0 || kind_full[only];
     long long bytes_per_character = workload_init(&w, joints, count, threads, full);
-    if (check_samples(&w)) {
+    if (check_samples(&w, json ? stderr : stdout)) { /* --json: stdout holds only the JSON */
         fprintf(stderr, "blendwerk-bench: samples do not match the plain evaluation of the keys\n");
         return 1;
     }

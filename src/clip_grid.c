@@ -1,6 +1,7 @@
 /* clip_grid.c - building the structure-of-arrays grid copy of a clip and
  * its per-binding lane map (layout in clip_internal.h). Runs once at clip /
  * binding creation, never per frame. */
+#include "bw_math.h"
 #include "clip_internal.h"
 #include "common.h"
 
@@ -42,6 +43,38 @@ static int component_of(bw_channel c)
 
 /* Identity / weight defaults for lanes and channels nobody keys. */
 static const float component_default[BW_GRID_COMPONENTS] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0};
+
+/* How much the terms BW_GRID_SHORT_TERMS.. of the slerp series can add,
+ * at most, over every pair of adjacent rows and lane of the grid. The
+ * series is Σ c_i(u) x^i with x = min(|cos|, 1) − 1 (cos: the rows'
+ * quaternion dot) and c_0 = u, c_i = c_{i−1} (u² − i²) / (i (2i + 1))
+ * (bw_slerp_series); for u in [0, 1], |u² − i²| <= i², so
+ * |c_i| <= B_i = Π_{k=1..i} k / (2k + 1), and the dropped terms add at most
+ * Σ_{i>=SHORT} B_i |x|^i for the largest |x| found. */
+static double series_tail(const bw_clip_grid *g, int blocks)
+{
+    const size_t row_floats = (size_t)g->row_floats;
+    double worst = 0.0;
+    for (size_t k = 0; k + 1 < (size_t)g->key_count; k++)
+        for (int b = 0; b < blocks; b++) {
+            const float *qa = g->rows + k * row_floats + (size_t)b * BW_GRID_BLOCK_FLOATS + 3 * BW_GRID_LANES;
+            const float *qb = qa + row_floats;
+            for (int l = 0; l < BW_GRID_LANES; l++) {
+                double d = 0.0;
+                for (int c = 0; c < 4; c++) d += (double)qa[c * BW_GRID_LANES + l] * (double)qb[c * BW_GRID_LANES + l];
+                d = fabs(d);
+                double x = 1.0 - (d < 1.0 ? d : 1.0);
+                if (x > worst) worst = x;
+            }
+        }
+    double tail = 0.0, bound = 1.0, power = 1.0;
+    for (int i = 1; i < BW_SLERP_SERIES_TERMS; i++) {
+        bound *= (double)i / (double)(2 * i + 1);
+        power *= worst;
+        if (i >= BW_GRID_SHORT_TERMS) tail += bound * power;
+    }
+    return tail;
+}
 
 bw_result bw_clip_grid_build(bw_clip *clip)
 {
@@ -92,7 +125,7 @@ bw_result bw_clip_grid_build(bw_clip *clip)
      * only promises max_align_t) the rows, then the int arrays, then the flags */
     size_t row_bytes = sizeof(float) * rows * row_floats;
     size_t int_bytes = sizeof(int) * ((size_t)joints + (size_t)clip->track_count);
-    size_t total = sizeof(bw_clip_grid) + 63 + row_bytes + int_bytes + (size_t)joints;
+    size_t total = sizeof(bw_clip_grid) + 63 + row_bytes + int_bytes + (size_t)joints + (size_t)blocks;
     unsigned char *raw = bw_alloc(a, total);
     if (!raw) {
         bw_free(a, track_joint, scratch_size);
@@ -113,6 +146,7 @@ bw_result bw_clip_grid_build(bw_clip *clip)
     g->joint_track = (int *)(rows_at + row_bytes);
     g->track_joint = g->joint_track + joints;
     g->missing = (unsigned char *)(g->track_joint + clip->track_count);
+    g->full = g->missing + joints;
     g->alloc_size = total;
     memcpy(g->track_joint, track_joint, sizeof(int) * (size_t)clip->track_count);
     bw_free(a, track_joint, scratch_size);
@@ -140,6 +174,15 @@ bw_result bw_clip_grid_build(bw_clip *clip)
             for (int c = 0; c < t->width; c++) lane[k * row_floats + (size_t)(first + c) * BW_GRID_LANES] = v[c];
         }
     }
+    for (int b = 0; b < blocks; b++) {
+        bool full = true;
+        for (size_t k = 0; k < rows && full; k++) {
+            const float *w = g->rows + k * row_floats + (size_t)b * BW_GRID_BLOCK_FLOATS + 10 * BW_GRID_LANES;
+            for (int l = 0; l < BW_GRID_LANES; l++) full = full && w[l] == 1.0f && w[BW_GRID_LANES + l] == 0.0f;
+        }
+        g->full[b] = full;
+    }
+    g->short_series = series_tail(g, blocks) <= BW_GRID_SHORT_TAIL;
     clip->grid = g;
     return BW_OK;
 }

@@ -158,6 +158,11 @@ static inline int bw_track_find_key(const bw_track_data *track, float t)
 #define BW_GRID_LANES 16
 #define BW_GRID_BLOCK_FLOATS (BW_GRID_COMPONENTS * BW_GRID_LANES)
 enum { BW_GRID_MISSING_T = 1, BW_GRID_MISSING_R = 2, BW_GRID_MISSING_S = 4 };
+/* The slerp series (bw_math.h, 8 terms in x = cos − 1) cut to 4 terms
+ * where the dropped terms add at most this much to a coefficient of order
+ * 1: a tenth of a float ulp of 1. */
+#define BW_GRID_SHORT_TERMS 4
+#define BW_GRID_SHORT_TAIL 1e-8
 
 typedef struct bw_clip_grid {
     int key_count;       /* rows, >= 2 */
@@ -172,6 +177,11 @@ typedef struct bw_clip_grid {
     int *joint_track;    /* per grid joint: one of its track indices (for the binding) */
     int *track_joint;    /* per clip track: its grid joint, -1 for curve tracks */
     unsigned char *missing; /* per grid joint: BW_GRID_MISSING_* bits */
+    unsigned char *full;    /* per block: 1 when every row has pose weight 1 and mask weight 0
+                               in all its lanes (coverage 1 at any time: the mixer skips it) */
+    bool short_series;      /* every lane's rotation moves little between rows, so the vector
+                               kernels' slerp series needs only its first BW_GRID_SHORT_TERMS
+                               terms (the rest adds at most BW_GRID_SHORT_TAIL; clip_grid.c) */
     size_t alloc_size;   /* bytes of this block: header, rows, then the arrays above */
 } bw_clip_grid;
 

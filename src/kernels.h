@@ -225,8 +225,18 @@ HOT_INLINE vf vf_flip_sign(vf a, vf from)
     for (int k = 0; k < 4; k++) r.f[k] = signbit(from.f[k]) ? -a.f[k] : a.f[k];
     return r;
 }
+/* −a where m, else a (m: a lane mask) */
+HOT_INLINE vf vf_neg_where(vi m, vf a)
+{
+    vf r;
+    for (int k = 0; k < 4; k++) r.f[k] = m.i[k] ? -a.f[k] : a.f[k];
+    return r;
+}
 #else
 HOT_INLINE vf vf_flip_sign(vf a, vf from) { return (vf)((vi)a ^ ((vi)from & (vi)vf_set1(-0.0f))); }
+/* −a where m, else a: one AND and one XOR of the sign bit (a select of
+ * 0 − a is three more operations on SSE2) */
+HOT_INLINE vf vf_neg_where(vi m, vf a) { return (vf)((vi)a ^ (m & (vi)vf_set1(-0.0f))); }
 #endif
 /* lanes as floats, for the rare per-lane fix-ups */
 HOT_INLINE void vf_lanes(vf v, float *out) { memcpy(out, &v, sizeof v); }
@@ -421,18 +431,38 @@ HOT_INLINE size_t grid_offset(int lane)
  * blocks of a sample do not wait on one chain; the same value to float
  * rounding. */
 _Static_assert(BW_SLERP_SERIES_TERMS == 8, "series_estrin is written for 8 terms");
-HOT_INLINE vf series_estrin(const float *c, vf x)
+/* The coefficients come as floats (c) or, on the 4-lane path, as
+ * repeated vectors (splat: bw_mix_entry.splat rows; NULL: use c). */
+#if KERNEL_W == 4 && !defined(KERNEL_PORTABLE)
+#define SERIES_COEF(c, splat, i) ((splat) ? v4_load((splat)[i]) : vf_set1((c)[i]))
+#else
+#define SERIES_COEF(c, splat, i) ((void)(splat), vf_set1((c)[i]))
+#endif
+/* The first BW_GRID_SHORT_TERMS (4) terms only, for grids whose steps are
+ * small enough that the rest is below BW_GRID_SHORT_TAIL (clip_grid.c). */
+_Static_assert(BW_GRID_SHORT_TERMS == 4, "series_estrin4 is written for 4 terms");
+HOT_INLINE vf series_estrin4(const float *c, const float (*splat)[4], vf x)
+{
+    vf x2 = vf_mul(x, x);
+    vf p01 = vf_add(SERIES_COEF(c, splat, 0), vf_mul(SERIES_COEF(c, splat, 1), x));
+    vf p23 = vf_add(SERIES_COEF(c, splat, 2), vf_mul(SERIES_COEF(c, splat, 3), x));
+    return vf_add(p01, vf_mul(p23, x2));
+}
+HOT_INLINE vf series_estrin(const float *c, const float (*splat)[4], vf x)
 {
     vf x2 = vf_mul(x, x), x4 = vf_mul(x2, x2);
-    vf p01 = vf_add(vf_set1(c[0]), vf_mul(vf_set1(c[1]), x)), p23 = vf_add(vf_set1(c[2]), vf_mul(vf_set1(c[3]), x));
-    vf p45 = vf_add(vf_set1(c[4]), vf_mul(vf_set1(c[5]), x)), p67 = vf_add(vf_set1(c[6]), vf_mul(vf_set1(c[7]), x));
+    vf p01 = vf_add(SERIES_COEF(c, splat, 0), vf_mul(SERIES_COEF(c, splat, 1), x));
+    vf p23 = vf_add(SERIES_COEF(c, splat, 2), vf_mul(SERIES_COEF(c, splat, 3), x));
+    vf p45 = vf_add(SERIES_COEF(c, splat, 4), vf_mul(SERIES_COEF(c, splat, 5), x));
+    vf p67 = vf_add(SERIES_COEF(c, splat, 6), vf_mul(SERIES_COEF(c, splat, 7), x));
     return vf_add(vf_add(p01, vf_mul(p23, x2)), vf_mul(vf_add(p45, vf_mul(p67, x2)), x4));
 }
 
 #if defined(KERNEL_PORTABLE)
-HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const float *ca, const float *cb, block *o,
-                                  vf *cov)
+HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const float *ca, const float *cb,
+                                  bool short_series, block *o, vf *cov)
 {
+    (void)short_series; /* the reference always runs the whole series */
     _Alignas(16) float res[BW_GRID_COMPONENTS][4];
     bw_grid_block_portable(a, b, u, ca, cb, res);
 #define LOAD_RES(i_) o->c[i_] = v4_load(res[i_]);
@@ -441,22 +471,39 @@ HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const
     *cov = v4_load(res[10]);
 }
 #else
-/* Lerp for translation, scale and weights; slerp by the series in
- * bw_math.h (coefficients ca, cb for 1 − u and u) with hemisphere
- * alignment and one Newton renormalisation, exactly the scalar kernel's
- * formulas; lanes whose keys are more than 92° apart (outside the
- * series' range) are redone by the scalar slerp. */
-HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const float *ca, const float *cb, block *o,
-                                  vf *cov)
+/* Slerp of the W lanes' rotations by the series in bw_math.h
+ * (coefficients ca, cb for 1 − u and u) with hemisphere alignment, exactly
+ * the scalar kernel's formulas; with `renormalize` one Newton step makes
+ * the result unit (the series leaves it unit to about 1e-7: the mixer,
+ * which normalizes its sums anyway, skips the step). Lanes whose keys are
+ * more than 92° apart (outside the series' range) are redone by the
+ * scalar slerp. */
+/* Lanes whose keys are more than 92° apart, by the scalar slerp: rare,
+ * and out of line so the vectors of the hot path stay in registers. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static void grid_slerp_slow_lanes(const float *a, const float *b, float u, vi slow, vf *q)
 {
-    const vf vu = vf_set1(u), vv = vf_set1(1.0f - u), one = vf_set1(1.0f);
-#define GLERP(c_) vf_madd(grid_component(a, c_), vv, grid_component(b, c_), vu)
-    o->c[TX] = GLERP(0);
-    o->c[TY] = GLERP(1);
-    o->c[TZ] = GLERP(2);
-    o->c[SX] = GLERP(7);
-    o->c[SY] = GLERP(8);
-    o->c[SZ] = GLERP(9);
+    float m[KERNEL_W], lq[4][KERNEL_W];
+    vf_lanes((vf)slow, m);
+    for (int c = 0; c < 4; c++) vf_lanes(q[c], lq[c]);
+    for (int l = 0; l < KERNEL_W; l++) {
+        int32_t bits;
+        memcpy(&bits, &m[l], sizeof bits);
+        if (!bits) continue;
+        float qa[4], qb[4], r[4];
+        for (int c = 0; c < 4; c++) qa[c] = a[(3 + c) * BW_GRID_LANES + l], qb[c] = b[(3 + c) * BW_GRID_LANES + l];
+        bw_quat_slerp(qa, qb, u, r);
+        for (int c = 0; c < 4; c++) lq[c][l] = r[c];
+    }
+    for (int c = 0; c < 4; c++) q[c] = vf_from_lanes(lq[c]);
+}
+
+HOT_INLINE void grid_slerp_block(const float *a, const float *b, float u, const float *ca, const float *cb,
+                                 const float (*splat)[4], bool short_series, int renormalize, vf *q)
+{
+    const vf one = vf_set1(1.0f);
     vf ax = grid_component(a, 3), ay = grid_component(a, 4), az = grid_component(a, 5),
        aw = grid_component(a, 6);
     vf bx = grid_component(b, 3), by = grid_component(b, 4), bz = grid_component(b, 5),
@@ -468,39 +515,53 @@ HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const
     d = vf_flip_sign(d, dot);
     vi slow = vf_lt(d, vf_set1(BW_SLERP_SERIES_MIN_COS));
     vf x = vf_sub(vf_min1(d), one);
-    vf ka = series_estrin(ca, x), kb = series_estrin(cb, x);
+    const float(*sa)[4] = splat ? splat + BW_MIX_SPLAT_CA : NULL, (*sb)[4] = splat ? splat + BW_MIX_SPLAT_CB : NULL;
+    vf ka, kb;
+    if (short_series) {
+        ka = series_estrin4(ca, sa, x);
+        kb = series_estrin4(cb, sb, x);
+    } else {
+        ka = series_estrin(ca, sa, x);
+        kb = series_estrin(cb, sb, x);
+    }
     kb = vf_flip_sign(kb, dot);
     vf rx = vf_madd(ka, ax, kb, bx), ry = vf_madd(ka, ay, kb, by), rz = vf_madd(ka, az, kb, bz),
        rw = vf_madd(ka, aw, kb, bw);
-    vf n2 = vf_add(vf_add(vf_mul(rx, rx), vf_mul(ry, ry)), vf_add(vf_mul(rz, rz), vf_mul(rw, rw)));
-    vf n = vf_sub(vf_set1(1.5f), vf_mul(vf_set1(0.5f), n2));
-    o->c[QX] = vf_mul(rx, n);
-    o->c[QY] = vf_mul(ry, n);
-    o->c[QZ] = vf_mul(rz, n);
-    o->c[QW] = vf_mul(rw, n);
-    /* a NaN coverage becomes 0 */
-    *cov = vf_clamp01(vf_mul(GLERP(10), vf_sub(one, GLERP(11))));
-#undef GLERP
-    if (vi_any(slow)) {
-        float m[KERNEL_W], q[4][KERNEL_W], la[4][KERNEL_W], lb[4][KERNEL_W];
-        vf_lanes((vf)slow, m);
-        const vf av[4] = {ax, ay, az, aw}, bv[4] = {bx, by, bz, bw};
-        for (int c = 0; c < 4; c++) {
-            vf_lanes(o->c[QX + c], q[c]);
-            vf_lanes(av[c], la[c]);
-            vf_lanes(bv[c], lb[c]);
-        }
-        for (int l = 0; l < KERNEL_W; l++) {
-            int32_t bits;
-            memcpy(&bits, &m[l], sizeof bits);
-            if (!bits) continue;
-            float qa[4] = {la[0][l], la[1][l], la[2][l], la[3][l]}, qb[4] = {lb[0][l], lb[1][l], lb[2][l], lb[3][l]};
-            float r[4];
-            bw_quat_slerp(qa, qb, u, r);
-            for (int c = 0; c < 4; c++) q[c][l] = r[c];
-        }
-        for (int c = 0; c < 4; c++) o->c[QX + c] = vf_from_lanes(q[c]);
+    if (renormalize) {
+        vf n2 = vf_add(vf_add(vf_mul(rx, rx), vf_mul(ry, ry)), vf_add(vf_mul(rz, rz), vf_mul(rw, rw)));
+        vf n = vf_sub(vf_set1(1.5f), vf_mul(vf_set1(0.5f), n2));
+        rx = vf_mul(rx, n), ry = vf_mul(ry, n), rz = vf_mul(rz, n), rw = vf_mul(rw, n);
     }
+    q[0] = rx, q[1] = ry, q[2] = rz, q[3] = rw;
+    /* a short-series grid has no lane past the series' range: its cosines
+     * are all >= 0.97 (clip_grid.c) */
+    if (!short_series && vi_any(slow)) grid_slerp_slow_lanes(a, b, u, slow, q);
+}
+
+/* A grid lane's coverage, bw_coverage of the lerped pose and mask
+ * weights (a NaN becomes 0). */
+HOT_INLINE vf grid_coverage(const float *a, const float *b, vf vv, vf vu)
+{
+    vf pw = vf_madd(grid_component(a, 10), vv, grid_component(b, 10), vu);
+    vf mw = vf_madd(grid_component(a, 11), vv, grid_component(b, 11), vu);
+    return vf_clamp01(vf_mul(pw, vf_sub(vf_set1(1.0f), mw)));
+}
+
+/* Lerp for translation, scale and weights, slerp for the rotation. */
+HOT_INLINE void grid_sample_block(const float *a, const float *b, float u, const float *ca, const float *cb,
+                                  bool short_series, block *o, vf *cov)
+{
+    const vf vu = vf_set1(u), vv = vf_set1(1.0f - u);
+#define GLERP(c_) vf_madd(grid_component(a, c_), vv, grid_component(b, c_), vu)
+    o->c[TX] = GLERP(0);
+    o->c[TY] = GLERP(1);
+    o->c[TZ] = GLERP(2);
+    o->c[SX] = GLERP(7);
+    o->c[SY] = GLERP(8);
+    o->c[SZ] = GLERP(9);
+#undef GLERP
+    grid_slerp_block(a, b, u, ca, cb, NULL, short_series, 1, &o->c[QX]);
+    *cov = grid_coverage(a, b, vv, vu);
 }
 #endif
 
@@ -522,15 +583,77 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
 #define ZERO_SUM(i_) sum.c[i_] = zero;
         FOR_ALL(ZERO_SUM)
         vf share = zero;
+        int fresh = 1; /* no entry of this rank summed yet (sum and share are 0) */
+        (void)fresh;   /* the portable unit does not use it */
         for (int end = rank_end[r]; e < end; e++) {
             block y;
             vf sh;
             if (entries[e].grid_a) {
                 /* sample these joints of the clip's grid in place */
                 const size_t at = grid_offset(j);
+#if !defined(KERNEL_PORTABLE)
+                /* Straight into the sums: grid keys are finite (checked at
+                 * clip creation, unkeyed lanes hold identity), so a dead
+                 * lane adds an exact 0 without a mask; translation and
+                 * scale fold the weight into the lerp factors (sum +=
+                 * a·(1 − u)·sh + b·u·sh), the rotation skips the sampler's
+                 * renormalization (the rank mean is normalized below). */
+                const float *ga = entries[e].grid_a + at, *gb = entries[e].grid_b + at;
+                const float gu = entries[e].u;
+#if KERNEL_W == 4
+                const float(*splat)[4] = (const float(*)[4])entries[e].splat;
+#if defined(__GNUC__)
+                if (!splat) __builtin_unreachable(); /* an SSE2 mixer always has the rows (mix.c) */
+#endif
+                const vf vu = v4_load(splat[BW_MIX_SPLAT_U]), vv = v4_load(splat[BW_MIX_SPLAT_V]);
+                const vf vw = v4_load(splat[BW_MIX_SPLAT_WEIGHT]);
+#else
+                const float(*splat)[4] = NULL;
+                const vf vu = vf_set1(gu), vv = vf_set1(1.0f - gu), vw = vf_set1(entries[e].weight);
+#endif
+                if (entries[e].grid_full[j / BW_GRID_LANES]) {
+                    sh = vf_min1(vw); /* coverage 1; the weight is > 0 */
+                } else {
+                    sh = vf_clamp01(vf_mul(vw, grid_coverage(ga, gb, vv, vu)));
+                    if (!vi_any(vf_gt(sh, zero))) continue;
+                }
+                const vf sa = vf_mul(sh, vv), sb = vf_mul(sh, vu);
+#define GRID_TS(g_) vf_madd(grid_component(ga, g_), sa, grid_component(gb, g_), sb)
+                vf q[4];
+                grid_slerp_block(ga, gb, gu, entries[e].ca, entries[e].cb, splat, entries[e].short_series, 0, q);
+                if (fresh) {
+                    /* nothing summed yet in this rank: the sums are this
+                     * entry's terms, and its rotation meets no sign test */
+                    sum.c[TX] = GRID_TS(0), sum.c[TY] = GRID_TS(1), sum.c[TZ] = GRID_TS(2);
+                    sum.c[SX] = GRID_TS(7), sum.c[SY] = GRID_TS(8), sum.c[SZ] = GRID_TS(9);
+                    sum.c[QX] = vf_mul(q[0], sh), sum.c[QY] = vf_mul(q[1], sh);
+                    sum.c[QZ] = vf_mul(q[2], sh), sum.c[QW] = vf_mul(q[3], sh);
+                    share = sh;
+                    fresh = 0;
+                    continue;
+                }
+#define GRID_ADD_TS(i_, g_) sum.c[i_] = vf_add(sum.c[i_], GRID_TS(g_));
+                GRID_ADD_TS(TX, 0)
+                GRID_ADD_TS(TY, 1)
+                GRID_ADD_TS(TZ, 2)
+                GRID_ADD_TS(SX, 7)
+                GRID_ADD_TS(SY, 8)
+                GRID_ADD_TS(SZ, 9)
+#undef GRID_ADD_TS
+#undef GRID_TS
+                vf dq = vf_add(vf_add(vf_mul(sum.c[QX], q[0]), vf_mul(sum.c[QY], q[1])),
+                               vf_add(vf_mul(sum.c[QZ], q[2]), vf_mul(sum.c[QW], q[3])));
+                vf sr = vf_neg_where(vf_lt(dq, zero), sh);
+                sum.c[QX] = vf_add(sum.c[QX], vf_mul(q[0], sr));
+                sum.c[QY] = vf_add(sum.c[QY], vf_mul(q[1], sr));
+                sum.c[QZ] = vf_add(sum.c[QZ], vf_mul(q[2], sr));
+                sum.c[QW] = vf_add(sum.c[QW], vf_mul(q[3], sr));
+                share = vf_add(share, sh);
+                continue;
+#endif
                 vf cov;
                 grid_sample_block(entries[e].grid_a + at, entries[e].grid_b + at, entries[e].u, entries[e].ca,
-                                  entries[e].cb, &y, &cov);
+                                  entries[e].cb, entries[e].short_series, &y, &cov);
                 sh = vf_clamp01(vf_mul(vf_set1(entries[e].weight), cov));
                 if (!vi_any(vf_gt(sh, zero))) continue;
             } else {
@@ -543,7 +666,7 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
             /* Align each quaternion to the running sum's hemisphere (q and
              * −q must never cancel); the first one meets a zero sum and
              * keeps its sign. */
-            vf sr = vf_select(vf_lt(dot_q(&sum, &y), zero), vf_sub(zero, sh), sh);
+            vf sr = vf_neg_where(vf_lt(dot_q(&sum, &y), zero), sh);
             /* Dead lanes add an exact 0 (one AND each), even over NaN
              * storage: an uncovered joint's storage is never read as data. */
 #define ADD_TS(i_) sum.c[i_] = vf_add(sum.c[i_], vf_mask(live, vf_mul(y.c[i_], sh)));
@@ -551,6 +674,7 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
             FOR_TS(ADD_TS)
             FOR_Q(ADD_Q)
             share = vf_add(share, sh);
+            fresh = 0;
         }
         vi has = vf_gt(share, zero);
         if (!vi_any(has)) continue;
@@ -578,7 +702,7 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
             vf len = vf_sqrt(vf_select(need_unit, dot_q(&sum, &sum), one));
             kq = vf_select(need_unit, vf_div(b, len), one);
         }
-        kq = vf_select(vf_lt(dot_q(&x, &sum), zero), vf_sub(zero, kq), kq);
+        kq = vf_neg_where(vf_lt(dot_q(&x, &sum), zero), kq);
 #define BLEND_Q(i_) n.c[i_] = vf_madd(x.c[i_], a, sum.c[i_], kq);
         FOR_Q(BLEND_Q)
         vf n2 = dot_q(&n, &n);
@@ -627,21 +751,42 @@ static void KERNEL(mix_joints)(const bw_mix_entry *entries, const int *rank_end,
 /* ======== uniform-grid sampling (sample.c) ======== */
 
 static void KERNEL(sample_grid)(const bw_grid_binding *gb, const float *ra, const float *rb, float u, const float *ca,
-                                const float *cb, bw_transform *joints, float *coverage, int joint_count)
+                                const float *cb, bool short_series, bw_transform *joints, float *coverage,
+                                int joint_count)
 {
     const int lane_count = gb->block_count * BW_GRID_LANES;
-    for (int first = 0; first < lane_count; first += KERNEL_W) {
+    int first = 0;
+    if (gb->dense) {
+        /* lane l drives joint l: whole blocks go through the in-register
+         * transposes straight into the pose */
+        /* two blocks per step: independent work for the scheduler while
+         * one block's slerp chain runs */
+        for (; first + 2 * KERNEL_W <= joint_count; first += 2 * KERNEL_W) {
+            const size_t at0 = grid_offset(first), at1 = grid_offset(first + KERNEL_W);
+            block x0, x1;
+            vf cov0, cov1;
+            grid_sample_block(ra + at0, rb + at0, u, ca, cb, short_series, &x0, &cov0);
+            grid_sample_block(ra + at1, rb + at1, u, ca, cb, short_series, &x1, &cov1);
+            block_store(&x0, joints + first);
+            vf_store(coverage + first, cov0);
+            block_store(&x1, joints + first + KERNEL_W);
+            vf_store(coverage + first + KERNEL_W, cov1);
+        }
+        for (; first + KERNEL_W <= joint_count; first += KERNEL_W) {
+            const size_t at = grid_offset(first);
+            block x;
+            vf cov;
+            grid_sample_block(ra + at, rb + at, u, ca, cb, short_series, &x, &cov);
+            block_store(&x, joints + first);
+            vf_store(coverage + first, cov);
+        }
+    }
+    for (; first < lane_count; first += KERNEL_W) {
         const size_t at = grid_offset(first);
         block x;
         vf cov;
-        grid_sample_block(ra + at, rb + at, u, ca, cb, &x, &cov);
-        /* A dense binding (lane l drives joint l) writes whole blocks with
-         * the in-register transposes. */
-        if (gb->dense && first + KERNEL_W <= joint_count) {
-            block_store(&x, joints + first);
-            vf_store(coverage + first, cov);
-            continue;
-        }
+        grid_sample_block(ra + at, rb + at, u, ca, cb, short_series, &x, &cov);
+        /* other lanes (and a dense binding's tail) through a copy */
         bw_transform tmp[KERNEL_W];
         float tcov[KERNEL_W];
         block_store(&x, tmp);

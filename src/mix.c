@@ -27,6 +27,7 @@
 
 #include "blendwerk/sample.h"
 #include "common.h"
+#include "mix_internal.h"
 #include "grid_sample.h"
 #include "simd.h"
 
@@ -43,9 +44,25 @@ struct bw_mixer {
     unsigned char *curve_angle; /* curve_count: 1 for BW_CURVE_ANGLE */
     bw_pose *scratch;           /* max_contributions poses for bw_mix_run_clips' other clips */
     bw_contribution *sampled;   /* max_contributions: contributions built by bw_mix_run_clips */
+    float (*splat)[4];          /* SSE2 path only: max_contributions × BW_MIX_SPLAT_COUNT rows */
+    float *ones;                /* max(joint_count, curve_count) coverages of 1: the rig's values
+                                   as a base without copying them (bw_mix_run_clips_over) */
 };
 
 static inline float sanitize_weight(float w) { return (isfinite(w) && w > 0.0f) ? w : 0.0f; }
+
+/* x repeated 4 times: one broadcast and one 16-byte store where the
+ * compiler has vectors (it does not vectorize the plain loop) */
+static inline void splat_row(float *out, float x)
+{
+#if defined(__GNUC__)
+    typedef float f4 __attribute__((vector_size(16)));
+    const f4 v = {x, x, x, x};
+    memcpy(out, &v, sizeof v);
+#else
+    for (int l = 0; l < 4; l++) out[l] = x;
+#endif
+}
 
 /* ---- creation ---- */
 
@@ -61,6 +78,8 @@ static void mixer_free(bw_mixer *m)
         for (size_t i = 0; i < nm; i++) bw_pose_deinit(&m->scratch[i]);
     bw_free(a, m->scratch, nm * sizeof *m->scratch);
     bw_free(a, m->sampled, nm * sizeof *m->sampled);
+    bw_free(a, m->splat, nm * BW_MIX_SPLAT_COUNT * sizeof *m->splat);
+    bw_free(a, m->ones, (size_t)(m->joint_count > m->curve_count ? m->joint_count : m->curve_count) * sizeof *m->ones);
     bw_allocator copy = m->alloc; /* m is freed through its own copy */
     bw_free(&copy, m, sizeof *m);
 }
@@ -86,7 +105,12 @@ bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer)
     m->curve_angle = (unsigned char *)bw_alloc_zeroed(a, nc * sizeof *m->curve_angle);
     m->scratch = (bw_pose *)bw_alloc_zeroed(a, nm * sizeof *m->scratch);
     m->sampled = (bw_contribution *)bw_alloc(a, nm * sizeof *m->sampled);
-    if (!m->order || !m->entries || !m->rank_end || !m->curve_angle || !m->scratch || !m->sampled) {
+    /* bw_alloc gives max_align_t alignment: 16 bytes on the x86-64 targets of the SSE2 path */
+    if (m->kernels->path == BW_SIMD_SSE2) m->splat = (float(*)[4])bw_alloc(a, nm * BW_MIX_SPLAT_COUNT * sizeof *m->splat);
+    const size_t n_ones = (size_t)(joint_count > curve_count ? joint_count : curve_count);
+    m->ones = (float *)bw_alloc(a, n_ones * sizeof *m->ones);
+    if (!m->order || !m->entries || !m->rank_end || !m->curve_angle || !m->scratch || !m->sampled ||
+        (m->kernels->path == BW_SIMD_SSE2 && !m->splat) || (n_ones > 0 && !m->ones)) {
         mixer_free(m);
         return BW_ERR_OUT_OF_MEMORY;
     }
@@ -96,6 +120,7 @@ bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer)
             return BW_ERR_OUT_OF_MEMORY;
         }
     for (int i = 0; i < curve_count; i++) m->curve_angle[i] = bw_rig_curve_kind(desc->rig, i) == BW_CURVE_ANGLE;
+    for (size_t i = 0; i < n_ones; i++) m->ones[i] = 1.0f;
     *out_mixer = m;
     return BW_OK;
 }
@@ -197,19 +222,42 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
     for (int k = 0; k < n; k++) {
         const bw_contribution *c = &contributions[order[k]];
         bw_mix_entry *en = &mixer->entries[k];
+        en->weight = sanitize_weight(c->weight);
         if (c->pose) {
-            *en = (bw_mix_entry){c->pose->joints, c->pose->coverage, c->pose->curves, c->pose->curve_coverage,
-                          sanitize_weight(c->weight), NULL, NULL, 0.0f, {0}, {0}};
+            en->joints = c->pose->joints;
+            en->coverage = c->pose->coverage;
+            en->curves = c->pose->curves;
+            en->curve_coverage = c->pose->curve_coverage;
+            en->grid_a = en->grid_b = NULL;
+            en->grid_full = NULL;
+            en->short_series = false;
+            en->splat = NULL;
+            en->u = 0.0f;
         } else {
             const bw_clip_contribution *cc = &clips[order[k]];
             const bw_clip_grid *g = cc->binding->clip->grid;
             int row;
             float u, time = isnan(cc->time) ? 0.0f : cc->time; /* as bw_sample_clip */
             bw_grid_segment(g, time, &row, &u);
-            *en = (bw_mix_entry){NULL, NULL, NULL, NULL, sanitize_weight(c->weight), g->rows + (size_t)row * (size_t)g->row_floats,
-                          g->rows + (size_t)(row + 1) * (size_t)g->row_floats, u, {0}, {0}};
+            en->joints = NULL;
+            en->coverage = en->curves = en->curve_coverage = NULL;
+            en->grid_a = g->rows + (size_t)row * (size_t)g->row_floats;
+            en->grid_b = en->grid_a + g->row_floats;
+            en->grid_full = g->full;
+            en->short_series = g->short_series;
+            en->u = u;
             bw_slerp_series(1.0f - u, en->ca);
             bw_slerp_series(u, en->cb);
+            en->splat = mixer->splat ? mixer->splat + (size_t)k * BW_MIX_SPLAT_COUNT : NULL;
+            if (en->splat) {
+                float numbers[BW_MIX_SPLAT_COUNT];
+                memcpy(numbers + BW_MIX_SPLAT_CA, en->ca, sizeof en->ca);
+                memcpy(numbers + BW_MIX_SPLAT_CB, en->cb, sizeof en->cb);
+                numbers[BW_MIX_SPLAT_WEIGHT] = en->weight;
+                numbers[BW_MIX_SPLAT_U] = u;
+                numbers[BW_MIX_SPLAT_V] = 1.0f - u;
+                for (int i = 0; i < BW_MIX_SPLAT_COUNT; i++) splat_row(en->splat[i], numbers[i]);
+            }
         }
         if (k + 1 == n || contributions[order[k + 1]].priority != c->priority) mixer->rank_end[ranks++] = k + 1;
     }
@@ -240,11 +288,17 @@ bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution
 bw_result bw_mix_run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base,
                            const bw_clip_contribution *clips, int count, bw_pose *out)
 {
+    return bw_mix_run_clips_over(mixer, rig, base, false, false, clips, count, out);
+}
+
+bw_result bw_mix_run_clips_over(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base, bool over_rest,
+                                bool bindings_checked, const bw_clip_contribution *clips, int count, bw_pose *out)
+{
     if (!mixer || !rig || !out || count < 0 || (count > 0 && !clips)) return BW_ERR_INVALID_ARGUMENT;
     if (count > mixer->max_contributions) return BW_ERR_LIMIT;
     if (!pose_fits(mixer, out) || (base && !pose_fits(mixer, base))) return BW_ERR_INVALID_ARGUMENT;
-    const uint64_t signature = bw_rig_layout_signature(rig);
-    for (int i = 0; i < count; i++) {
+    const uint64_t signature = bindings_checked ? 0 : bw_rig_layout_signature(rig);
+    for (int i = 0; i < count && !bindings_checked; i++) {
         const bw_binding *b = clips[i].binding;
         if (!b || !b->clip || b->layout_signature != signature || b->joint_count != mixer->joint_count)
             return BW_ERR_INVALID_ARGUMENT;
@@ -261,6 +315,14 @@ bw_result bw_mix_run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *ba
             bw_sample_clip_with(b, rig, clips[i].time, &so, &mixer->scratch[i]);
             c->pose = &mixer->scratch[i];
         }
+    }
+    bw_pose rest_view;
+    if (over_rest) {
+        /* the rig's current values read in place as the base (coverage 1),
+         * never copied: the joint pass writes every block of out */
+        rest_view = (bw_pose){(bw_transform *)bw_rig_rest_pose(rig), mixer->ones, (float *)bw_rig_curve_rest(rig),
+                              mixer->ones, mixer->joint_count, mixer->curve_count, {NULL, NULL}};
+        base = &rest_view;
     }
     run_mix(mixer, mixer->sampled, clips, count, base, out);
     return BW_OK;

@@ -22,6 +22,7 @@
 #include "blendwerk/sample.h"
 #include "clip_internal.h"
 #include "common.h"
+#include "mix_internal.h"
 
 #define SLOT_BITS 10
 #define SLOT_MASK ((1 << SLOT_BITS) - 1)
@@ -261,11 +262,14 @@ static void advance_looping(bw_track_set *set, track *tr, double step)
     double t = tr->time;
     double u = t + step;
     bool forward = step > 0.0;
-    double nt = wrap_time(u, len);
+    /* Within the clip (most frames) nothing wraps: fmod would return u
+     * itself and no boundary is crossed, so the division is skipped. */
+    const bool inside = u >= 0.0 && u < len;
+    double nt = inside ? u : wrap_time(u, len);
     /* Passes entered: forward the boundaries k·len in (t, u], reverse those
      * in (u, t]. Rounding the exact difference avoids floor() disagreeing
      * with fmod() right at a boundary. */
-    double n = forward ? nearbyint((u - nt) / len) : nearbyint((nt - u) / len);
+    double n = inside ? 0.0 : forward ? nearbyint((u - nt) / len) : nearbyint((nt - u) / len);
     if (!(n >= 0.0)) n = 0.0;
     int ncap = n > 1000.0 ? 1000 : (int)n; /* exact whenever it is small */
 
@@ -371,11 +375,17 @@ bw_play_desc bw_play_desc_defaults(const bw_binding *binding)
     return d;
 }
 
+/* A binding made for the rig's current layout and topology (the fields
+ * read directly: compose runs this per track per frame). */
+static bool binding_matches(const bw_binding *binding, uint64_t signature, uint32_t revision)
+{
+    return binding && binding->clip && binding->layout_signature == signature &&
+           binding->topology_revision == revision;
+}
+
 static bool binding_matches_rig(const bw_binding *binding, const bw_rig *rig)
 {
-    return binding && bw_binding_clip(binding) &&
-           bw_binding_layout_signature(binding) == bw_rig_layout_signature(rig) &&
-           bw_binding_topology_revision(binding) == bw_rig_topology_revision(rig);
+    return binding_matches(binding, bw_rig_layout_signature(rig), bw_rig_topology_revision(rig));
 }
 
 /* Point a track at a binding's clip: markers, length and loop flag. */
@@ -625,17 +635,19 @@ bw_result bw_track_set_compose(bw_track_set *set, bw_mixer *mixer, const bw_pose
      * that has grown since cannot be composed until set_rig is called. */
     if (!pose_fits(&set->base, joints, curves) || !pose_fits(out, joints, curves)) return BW_ERR_INVALID_ARGUMENT;
     if (base && !pose_fits(base, joints, curves)) return BW_ERR_INVALID_ARGUMENT;
+    const uint64_t signature = bw_rig_layout_signature(set->rig);
+    const uint32_t revision = bw_rig_topology_revision(set->rig);
     for (int i = 0; i < set->live; i++) {
         const track *tr = &set->tracks[set->order[i]];
-        if (!binding_matches_rig(tr->binding, set->rig)) return BW_ERR_INVALID_ARGUMENT;
+        if (!binding_matches(tr->binding, signature, revision)) return BW_ERR_INVALID_ARGUMENT;
         set->clips[i] = (bw_clip_contribution){tr->binding, (float)tr->time, tr->weight, tr->priority};
     }
-    if (!base) {
-        bw_pose_set_rest(&set->base, set->rig);
-        base = &set->base;
-    }
-    /* The fused sample-and-mix pass: the benchmarked path is this one. */
-    return bw_mix_run_clips(mixer, set->rig, base, set->clips, set->live, out);
+    /* The fused sample-and-mix pass: the benchmarked path is this one.
+     * With no base, the mixer reads the rig's current values in place as
+     * the base (no copy into the set's base pose that is then read, as
+     * before). The bindings were
+     * checked just above: the mixer does not check them again. */
+    return bw_mix_run_clips_over(mixer, set->rig, base, base == NULL, true, set->clips, set->live, out);
 }
 
 void bw_track_set_drain(bw_track_set *set, bw_signal_fn fn, void *user)

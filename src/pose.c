@@ -58,13 +58,22 @@ void bw_pose_deinit(bw_pose *pose)
 void bw_pose_clear(bw_pose *pose)
 {
     if (!pose) return;
-    for (int i = 0; i < pose->joint_count; i++) {
-        pose->joints[i] = bw_transform_identity;
-        pose->coverage[i] = 0.0f;
+    /* Runs per layer per frame in graphs: the identity is written once and
+     * then copied in doubling runs (a few large copies instead of a store
+     * per float); 0.0f is all-zero bits, so the rest is memset. */
+    const size_t n = (size_t)pose->joint_count;
+    if (n > 0) {
+        pose->joints[0] = bw_transform_identity;
+        for (size_t done = 1; done < n;) {
+            size_t run = done < n - done ? done : n - done;
+            memcpy(pose->joints + done, pose->joints, run * sizeof *pose->joints);
+            done += run;
+        }
+        memset(pose->coverage, 0, n * sizeof *pose->coverage);
     }
-    for (int i = 0; i < pose->curve_count; i++) {
-        pose->curves[i] = 0.0f;
-        pose->curve_coverage[i] = 0.0f;
+    if (pose->curve_count > 0) {
+        memset(pose->curves, 0, (size_t)pose->curve_count * sizeof *pose->curves);
+        memset(pose->curve_coverage, 0, (size_t)pose->curve_count * sizeof *pose->curve_coverage);
     }
 }
 

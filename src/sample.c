@@ -107,7 +107,7 @@ static void sample_grid(const bw_binding *binding, const bw_transform *rest, int
     float ca[BW_SLERP_SERIES_TERMS], cb[BW_SLERP_SERIES_TERMS];
     bw_slerp_series(1.0f - u, ca);
     bw_slerp_series(u, cb);
-    kernels->sample_grid(gb, ra, rb, u, ca, cb, out->joints, out->coverage, out->joint_count);
+    kernels->sample_grid(gb, ra, rb, u, ca, cb, g->short_series, out->joints, out->coverage, out->joint_count);
     /* channels the clip does not key take the rig's current value */
     for (int f = 0; f < gb->fixup_count; f++) {
         const int j = gb->fixups[f].joint;
@@ -168,8 +168,11 @@ void bw_sample_clip_with(const bw_binding *binding, const bw_rig *rig, float tim
     if (isnan(time)) time = 0.0f; /* ±inf hold the last / first key like any time past the ends */
 
     const bw_track_data *tracks = binding->clip->tracks;
-    const bw_transform *rest = rig ? bw_rig_rest_pose(rig) : NULL;
-    const int rest_count = rig ? bw_rig_joint_count(rig) : 0;
+    /* the rig's values only when some channel needs them (a dense grid
+     * clip keys every channel: two calls fewer per sample) */
+    const bool need_rest = !binding->grid || binding->grid->fixup_count > 0;
+    const bw_transform *rest = rig && need_rest ? bw_rig_rest_pose(rig) : NULL;
+    const int rest_count = rig && need_rest ? bw_rig_joint_count(rig) : 0;
     if (binding->grid) sample_grid(binding, rest, rest_count, time, kernels, out);
     else sample_joints(binding, rest, rest_count, time, out);
     /* curves always take the per-track path */

@@ -25,9 +25,25 @@ typedef struct bw_mix_entry {
      * the fraction between them and the slerp series for u and 1 − u. NULL
      * grid_a: the entry reads `joints` / `coverage`. */
     const float *grid_a, *grid_b;
+    const unsigned char *grid_full; /* per grid block: coverage 1 throughout (bw_clip_grid.full) */
     float u;
+    bool short_series; /* the grid's short_series (clip_internal.h): 4 series terms suffice */
     float ca[BW_SLERP_SERIES_TERMS], cb[BW_SLERP_SERIES_TERMS];
+    /* The 4-lane SSE2 path only (else NULL): the grid numbers each
+     * repeated 4 times (BW_MIX_SPLAT_COUNT rows, 16-byte aligned), where a
+     * broadcast is two instructions and a load of a repeated vector folds
+     * into the arithmetic. */
+    float (*splat)[4];
 } bw_mix_entry;
+/* Rows of bw_mix_entry.splat: ca, then cb, then weight, u and 1 − u. */
+enum {
+    BW_MIX_SPLAT_CA = 0,
+    BW_MIX_SPLAT_CB = BW_SLERP_SERIES_TERMS,
+    BW_MIX_SPLAT_WEIGHT = 2 * BW_SLERP_SERIES_TERMS,
+    BW_MIX_SPLAT_U,
+    BW_MIX_SPLAT_V,
+    BW_MIX_SPLAT_COUNT
+};
 
 typedef struct bw_simd_kernels {
     bw_simd_path path;
@@ -38,9 +54,9 @@ typedef struct bw_simd_kernels {
     void (*mix_joints)(const bw_mix_entry *entries, const int *rank_end, int rank_count, int joint_count,
                        const bw_transform *src, const float *src_coverage, bw_transform *out, float *out_coverage);
     /* Sample grid rows ra, rb at fraction u into the joints the binding's
-     * lanes drive (sample.c). */
+     * lanes drive (sample.c); short_series: the grid's (clip_internal.h). */
     void (*sample_grid)(const struct bw_grid_binding *gb, const float *ra, const float *rb, float u, const float *ca,
-                        const float *cb, bw_transform *joints, float *coverage, int joint_count);
+                        const float *cb, bool short_series, bw_transform *joints, float *coverage, int joint_count);
     /* model[i] = model[parents[i]] · local(joints[i]) (pose.c). */
     void (*local_to_model)(const int *parents, const bw_transform *joints, int count, float (*model)[4][4]);
 } bw_simd_kernels;

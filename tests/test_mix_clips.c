@@ -30,7 +30,10 @@ static bw_rig *make_rig(void)
 
 /* kind 0: dense grid clip; 1: grid clip whose joint 3 has no scale track
  * and which skips joint 7 (so not dense); 2: eased keys (no grid) with a
- * pose-weight track and a curve. */
+ * pose-weight track and a curve; 3: kind 0 plus a linear pose-weight
+ * track on joint 2 (a dense grid clip with partial coverage); 4: kind 0
+ * with small rotation steps (half-angle 0.22 sin(a), steps up to 0.19:
+ * the short series, with its 4 terms all needed). */
 static bw_clip *make_clip(const bw_rig *rig, int kind, float phase)
 {
     static float times[KEYS], v[JOINTS][3][KEYS * 4], pw[KEYS], curve[KEYS];
@@ -46,7 +49,7 @@ static bw_clip *make_clip(const bw_rig *rig, int kind, float phase)
     for (int j = 0; j < JOINTS; j++) {
         if (kind == 1 && j == 7) continue;
         for (int k = 0; k < KEYS; k++) {
-            float a = phase + 0.9f * (float)k + 0.3f * (float)j, ang = 1.2f * sinf(a);
+            float a = phase + 0.9f * (float)k + 0.3f * (float)j, ang = (kind == 4 ? 0.22f : 1.2f) * sinf(a);
             v[j][0][3 * k] = sinf(a);
             v[j][0][3 * k + 1] = cosf(a);
             v[j][0][3 * k + 2] = (float)j;
@@ -70,7 +73,7 @@ static bw_clip *make_clip(const bw_rig *rig, int kind, float phase)
             t->styles = kind == 2 ? styles : NULL;
         }
     }
-    if (kind == 2) {
+    if (kind == 2 || kind == 3) {
         bw_track_desc *t = &tracks[n++];
         memset(t, 0, sizeof *t);
         t->parent = "j1";
@@ -79,7 +82,9 @@ static bw_clip *make_clip(const bw_rig *rig, int kind, float phase)
         t->key_count = KEYS;
         t->times = times;
         t->values = pw;
-        t = &tracks[n++];
+    }
+    if (kind == 2) {
+        bw_track_desc *t = &tracks[n++];
         memset(t, 0, sizeof *t);
         t->joint = "blink";
         t->channel = BW_CHANNEL_FLOAT;
@@ -309,9 +314,151 @@ static void track_set_compose_equals_per_track_sampling(void)
     free_four(&f);
 }
 
+/* The fused pass skips the coverage of grid blocks whose pose weights are
+ * all 1 and mask weights all 0 (bw_clip_grid.full, set at clip creation).
+ * Clip kind 3 keys a pose weight on joint 2, so block 0 (joints 0-15) is
+ * not full and blocks 1 and 2 are (block 2's padding lanes hold the
+ * defaults 1 and 0). Mixed alone at weight 0.75 over the rest pose (full
+ * coverage), joint j's translation x is the overlay of SPEC §5:
+ * share = 0.75·c_j, total = (1 − share) + share = 1, so
+ * x = (1 − share)·rest_x + share·clip_x, with rest_x = 0.25·j, clip_x the
+ * lerp of the keys sin(0.7 + 0.9k + 0.3j) at t = 0.1k, and c_2 the lerp
+ * of the keys 0.5 + 0.5·sin(k), every other c_j = 1. */
+static void grid_blocks_of_full_coverage(void)
+{
+    bw_rig *rig = make_rig();
+    bw_clip *partial = make_clip(rig, 3, 0.7f), *plain = make_clip(rig, 0, 0.7f);
+    bw_binding *b = fixture_binding(partial, rig);
+    CHECK(b->grid && b->grid->dense);
+    const bw_clip_grid *g = partial->grid;
+    CHECK_INT(g->block_count, 3);
+    CHECK_INT(g->full[0], 0);
+    CHECK_INT(g->full[1], 1);
+    CHECK_INT(g->full[2], 1);
+    for (int i = 0; i < plain->grid->block_count; i++) CHECK_INT(plain->grid->full[i], 1);
+
+    bw_pose got, portable;
+    bw_pose_init(&got, rig, NULL);
+    bw_pose_init(&portable, rig, NULL);
+    bw_mixer_desc pd = {rig, 1, {NULL, NULL}, BW_SIMD_PORTABLE};
+    bw_mixer *reference;
+    CHECK_INT(bw_mixer_create(&pd, &reference), BW_OK);
+    double worst_formula = 0, worst_path = 0;
+    for (int mode = BW_SIMD_PORTABLE; mode < BW_SIMD_PATH_COUNT; mode++) {
+        if (!bw_simd_supported((bw_simd_path)mode)) continue;
+        bw_mixer_desc md = {rig, 1, {NULL, NULL}, (bw_simd_path)mode};
+        bw_mixer *mixer;
+        CHECK_INT(bw_mixer_create(&md, &mixer), BW_OK);
+        for (int step = 0; step < 40; step++) {
+            const float time = 0.037f * (float)step;
+            bw_clip_contribution cc = {b, time, 0.75f, 0};
+            bw_pose_set_rest(&got, rig);
+            CHECK_INT(bw_mix_run_clips(mixer, rig, NULL, &cc, 1, &got), BW_OK);
+            bw_pose_set_rest(&portable, rig);
+            CHECK_INT(bw_mix_run_clips(reference, rig, NULL, &cc, 1, &portable), BW_OK);
+            worst_path = fmax(worst_path, pose_difference(&portable, &got));
+            const int k = (int)(time / 0.1f) < KEYS - 1 ? (int)(time / 0.1f) : KEYS - 2;
+            const double u = ((double)time - 0.1 * k) / 0.1;
+            for (int j = 0; j < JOINTS; j++) {
+                double x0 = sin(0.7 + 0.9 * k + 0.3 * j), x1 = sin(0.7 + 0.9 * (k + 1) + 0.3 * j);
+                double c = j == 2 ? (0.5 + 0.5 * sin((double)k)) * (1 - u) + (0.5 + 0.5 * sin(k + 1.0)) * u : 1.0;
+                double share = 0.75 * c, x = (1 - share) * 0.25 * j + share * (x0 + (x1 - x0) * u);
+                worst_formula = fmax(worst_formula, fabs(got.joints[j].t[0] - x));
+                worst_formula = fmax(worst_formula, fabs(got.coverage[j] - 1.0));
+            }
+        }
+        bw_mixer_destroy(mixer);
+    }
+    printf("partial-coverage grid clip: every path vs portable %.3g, vs the overlay formula %.3g\n", worst_path,
+           worst_formula);
+    CHECK(worst_path < 1e-6);
+    /* values up to 9 (rest 0.25 × 36): a few float ulps of the key lerp */
+    CHECK(worst_formula < 5e-6);
+    bw_mixer_destroy(reference);
+    bw_pose_deinit(&got);
+    bw_pose_deinit(&portable);
+    bw_binding_destroy(b);
+    bw_clip_destroy(partial);
+    bw_clip_destroy(plain);
+    bw_rig_destroy(rig);
+}
+
+/* Grids whose rotations move little between keys take the first 4 terms
+ * of the slerp series on the vector paths (bw_clip_grid.short_series; the
+ * dropped terms add at most 1e-8). Clip kind 4 keys joint j with the
+ * half-angle h_k = 0.22 sin(0.7 + 0.9k + 0.3j) about the fixed axis
+ * (0.6, 0.8, 0), so between keys the slerp turns the half-angle linearly:
+ * at fraction u the rotation is (0.6 sin h, 0.8 sin h, 0, cos h) with
+ * h = h_k + (h_{k+1} − h_k) u, the reference here (double precision).
+ * Kind 0 (half-angles up to 1.2) keeps the whole series. */
+static void short_series_grids(void)
+{
+    bw_rig *rig = make_rig();
+    bw_clip *small = make_clip(rig, 4, 0.7f), *large = make_clip(rig, 0, 0.7f);
+    CHECK(small->grid && small->grid->short_series);
+    CHECK(large->grid && !large->grid->short_series);
+    bw_binding *b = fixture_binding(small, rig);
+    CHECK(b->grid && b->grid->dense);
+    bw_pose got, portable, mixed;
+    bw_pose_init(&got, rig, NULL);
+    bw_pose_init(&portable, rig, NULL);
+    bw_pose_init(&mixed, rig, NULL);
+    double worst_path = 0, worst_formula = 0, worst_fused = 0;
+    for (int mode = BW_SIMD_PORTABLE; mode < BW_SIMD_PATH_COUNT; mode++) {
+        if (!bw_simd_supported((bw_simd_path)mode)) continue;
+        bw_mixer_desc md = {rig, 1, {NULL, NULL}, (bw_simd_path)mode};
+        bw_mixer *mixer;
+        CHECK_INT(bw_mixer_create(&md, &mixer), BW_OK);
+        const bw_sample_options so = {(bw_simd_path)mode}, po = {BW_SIMD_PORTABLE};
+        for (int step = 0; step < 40; step++) {
+            const float time = 0.037f * (float)step;
+            bw_sample_clip_with(b, rig, time, &so, &got);
+            bw_sample_clip_with(b, rig, time, &po, &portable);
+            worst_path = fmax(worst_path, pose_difference(&portable, &got));
+            /* alone at weight 1 over the rest pose, the fused pass gives the sample */
+            bw_clip_contribution cc = {b, time, 1.0f, 0};
+            bw_pose_set_rest(&mixed, rig);
+            CHECK_INT(bw_mix_run_clips(mixer, rig, NULL, &cc, 1, &mixed), BW_OK);
+            /* the clip drives no curve: the sample leaves it uncovered, the
+             * mix keeps the rest value; compare the joints */
+            for (int c = 0; c < got.curve_count; c++) {
+                got.curves[c] = mixed.curves[c];
+                got.curve_coverage[c] = mixed.curve_coverage[c];
+            }
+            worst_fused = fmax(worst_fused, pose_difference(&got, &mixed));
+            const int k = (int)(time / 0.1f) < KEYS - 1 ? (int)(time / 0.1f) : KEYS - 2;
+            const double u = ((double)time - 0.1 * k) / 0.1;
+            for (int j = 0; j < JOINTS; j++) {
+                double h0 = 0.22 * sin(0.7 + 0.9 * k + 0.3 * j), h1 = 0.22 * sin(0.7 + 0.9 * (k + 1) + 0.3 * j);
+                double h = h0 + (h1 - h0) * u;
+                const double q[4] = {0.6 * sin(h), 0.8 * sin(h), 0.0, cos(h)};
+                for (int c = 0; c < 4; c++) worst_formula = fmax(worst_formula, fabs(got.joints[j].r[c] - q[c]));
+            }
+        }
+        bw_mixer_destroy(mixer);
+    }
+    printf("short-series grid: every path vs portable %.3g, fused vs sampled %.3g, vs the same-axis slerp %.3g\n",
+           worst_path, worst_fused, worst_formula);
+    /* tighter than the other path checks: without its x^2 and x^3 terms
+     * the short series is off by about 7e-7 here */
+    CHECK(worst_path < 3e-7);
+    CHECK(worst_fused < 3e-7);
+    /* float keys (sin h rounded to 1.2e-7 relative) and float arithmetic */
+    CHECK(worst_formula < 5e-7);
+    bw_pose_deinit(&got);
+    bw_pose_deinit(&portable);
+    bw_pose_deinit(&mixed);
+    bw_binding_destroy(b);
+    bw_clip_destroy(small);
+    bw_clip_destroy(large);
+    bw_rig_destroy(rig);
+}
+
 int main(void)
 {
     RUN(one_pass_equals_sample_then_mix);
     RUN(track_set_compose_equals_per_track_sampling);
+    RUN(grid_blocks_of_full_coverage);
+    RUN(short_series_grids);
     return check_summary();
 }
