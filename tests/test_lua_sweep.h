@@ -4,7 +4,7 @@
  *
  * First one run without limits, which must succeed (its result checked),
  * counting the state's growing allocations. Then two sweeps over every N
- * up to that count: every allocation from the N-th on fails (the error
+ * up to a quarter past that count: every allocation from the N-th on fails (the error
  * path itself runs short of memory), and only the N-th fails (Lua retries
  * its own allocations after an emergency collection, so this mostly hits
  * the core's allocations made through the state's allocator). Each run
@@ -40,10 +40,14 @@ static inline void lua_allocation_failure_sweep(lua_CFunction run, void (*check_
     lua_close(L);
     const long total = l.count;
     CHECK(total > 100);
+    /* Lua seeds its string hashes per state (address and time), so a run's
+     * allocation count varies a little from state to state: sweep on past
+     * the first run's count so that the last runs have room to complete. */
+    const long last = total + total / 4 + 64;
 
     for (int once = 0; once < 2; once++) {
         int completed = 0, memory_errors = 0, other_errors = 0;
-        for (long limit = 0; limit <= total; limit++) {
+        for (long limit = 0; limit <= last; limit++) {
             lua_limit f = {0, limit, once != 0, false};
             L = lua_newstate(lua_limit_fn, &f);
             if (!L) continue; /* the state itself did not fit */
@@ -67,7 +71,7 @@ static inline void lua_allocation_failure_sweep(lua_CFunction run, void (*check_
                once ? " (single failures)" : "", total, memory_errors, completed);
         CHECK_INT(other_errors, 0);
         CHECK(memory_errors > 0);
-        CHECK(completed >= 1); /* at least the limit == total run */
+        CHECK(completed >= 1); /* at least the runs with room to spare */
     }
 }
 
