@@ -13,6 +13,7 @@
 #include "blendwerk/blendtree.h"
 #include "blendwerk/pose.h"
 #include "character.h"
+#include "controls.h"
 #include "graph_reload.h"
 #include "timeline.h"
 #include "watch.h"
@@ -35,12 +36,21 @@ typedef struct version {
     float *clip_weights; /* clip_count: the fallback base (first clip looping), or NULL */
 } version;
 
+/* The procedural controls (bindings/controls.h): one sandbox over the
+ * controls' folder and the runner on it, for the one character. */
+typedef struct controls_set {
+    bw_sandbox *sb;
+    bw_controls *run;
+    bool owns_aim; /* a control lists joints in ctx.overrides: the animator's C head aim is off */
+} controls_set;
+
 /* The character: owned (a file) or borrowed (a model). */
 typedef struct character_ref {
     bw_character *owned;
     const bw_rig *rig;
     const bw_clip **clips;
     const char **names;
+    char (*unnamed)[16]; /* "#i" for a borrowed clip without a name */
     int clip_count;
 } character_ref;
 
@@ -53,6 +63,14 @@ struct demo_app {
     character_ref ch;
     bw_watch *char_watch; /* the character file and what it included */
     version v;
+    /* controls */
+    char **control_paths;      /* control_count, as given */
+    const char **control_names; /* their file names (into control_paths) */
+    int control_count;
+    char control_dir[1024];    /* their one folder: the controls' sandbox folder */
+    controls_set ctl;
+    bw_pose pose;              /* the animator's pose with the controls applied (with controls) */
+    float gaze[4], arkit[BW_ARKIT52_COUNT]; /* what the face shows */
     bool root_motion;     /* the rig has a joint named "root" */
     float (*model)[4][4];
     int model_joints;
@@ -110,14 +128,10 @@ static double ms_now(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* The animator lends its graph cursor (animator.h gives it const): the
- * session drives it between updates only, for the timeline's travel,
- * layer weights and parameters and for the carry-over at a reload -
- * exactly what bw_graph_reload does with cursors of its own. */
-static bw_graph_cursor *cursor_of(const version *v)
-{
-    return v->animator ? (bw_graph_cursor *)bw_animator_cursor(v->animator) : NULL;
-}
+/* The animator's graph cursor, which the session drives between updates
+ * only: the timeline's travel, layer weights and parameters and the
+ * carry-over at a reload. */
+static bw_graph_cursor *cursor_of(const version *v) { return bw_animator_cursor_mut(v->animator); }
 
 static const bw_graph *graph_of(const version *v) { return v->held; }
 
@@ -128,6 +142,7 @@ static void character_free(character_ref *c)
     bw_character_destroy(c->owned);
     free(c->clips);
     free(c->names);
+    free(c->unnamed);
     memset(c, 0, sizeof *c);
 }
 
@@ -135,8 +150,9 @@ static bool character_lists(character_ref *c, int n)
 {
     c->clips = (const bw_clip **)calloc((size_t)n + 1, sizeof *c->clips);
     c->names = (const char **)calloc((size_t)n + 1, sizeof *c->names);
+    c->unnamed = (char(*)[16])calloc((size_t)n + 1, sizeof *c->unnamed);
     c->clip_count = n;
-    return c->clips && c->names;
+    return c->clips && c->names && c->unnamed;
 }
 
 static bool watch_included(void *user, const char *path, char *why, size_t why_size)
@@ -223,7 +239,8 @@ static void find_params(version *v)
     v->p_speed = bw_graph_find_param(v->held, "speed");
 }
 
-static bool version_build(demo_app *a, const character_ref *c, version *v, char *err, size_t err_size)
+/* aim_off: a control aims the head (controls_set.owns_aim). */
+static bool version_build(demo_app *a, const character_ref *c, version *v, bool aim_off, char *err, size_t err_size)
 {
     memset(v, 0, sizeof *v);
     err[0] = '\0';
@@ -263,6 +280,7 @@ static bool version_build(demo_app *a, const character_ref *c, version *v, char 
     d.gesture_clips = v->gestures;
     d.gesture_clip_count = v->gesture_count;
     d.root_joint = bw_rig_find_by_name(c->rig, "root") >= 0 ? "root" : NULL;
+    d.head.disabled = aim_off;
     d.allocator = a->allocator;
     if (!g) {
         /* no graph: a locomotion blend from the clips' names, else the first
@@ -312,6 +330,136 @@ static bool size_model(demo_app *a, const bw_rig *rig)
     a->model = m;
     a->model_joints = n;
     return true;
+}
+
+/* ---- the controls ---- */
+
+/* A control's update failed (the sandbox reports each callback's first
+ * failure once): on screen like a rejected edit. No allocation. */
+static void control_report(void *user, const char *message)
+{
+    demo_app *a = (demo_app *)user;
+    snprintf(a->error, sizeof a->error, "%s", message);
+}
+
+static void controls_free(controls_set *s)
+{
+    bw_controls_destroy(s->run);
+    bw_sandbox_destroy(s->sb);
+    memset(s, 0, sizeof *s);
+}
+
+/* The control files' names and their one folder (the sandbox's). */
+static bool controls_paths(demo_app *a, const char *const *paths, int count, char *err, size_t err_size)
+{
+    if (count < 0 || count > BW_CONTROLS_MAX || (count > 0 && !paths)) {
+        snprintf(err, err_size, "demo: %d control files (at most %d)", count, BW_CONTROLS_MAX);
+        return false;
+    }
+    a->control_paths = (char **)calloc((size_t)count + 1, sizeof *a->control_paths);
+    a->control_names = (const char **)calloc((size_t)count + 1, sizeof *a->control_names);
+    if (!a->control_paths || !a->control_names) {
+        snprintf(err, err_size, "demo: out of memory");
+        return false;
+    }
+    for (int i = 0; i < count; i++) {
+        char dir[sizeof a->control_dir];
+        FILE *f = paths[i] ? fopen(paths[i], "rb") : NULL;
+        if (!f) {
+            snprintf(err, err_size, "demo: --control %s: cannot open the file", paths[i] ? paths[i] : "(null)");
+            return false;
+        }
+        fclose(f);
+        a->control_paths[i] = dup_or_null(paths[i]);
+        a->control_count = i + 1;
+        const char *name = a->control_paths[i] ? bw_sandbox_split_path(a->control_paths[i], dir, sizeof dir) : NULL;
+        if (!name) {
+            snprintf(err, err_size, "demo: --control %s: out of memory or the folder name is too long", paths[i]);
+            return false;
+        }
+        if (i == 0) snprintf(a->control_dir, sizeof a->control_dir, "%s", dir);
+        if (strcmp(dir, a->control_dir) != 0) {
+            snprintf(err, err_size, "demo: --control %s: the control files share one folder (the controls' sandbox), "
+                     "not %s and %s", paths[i], a->control_dir, dir);
+            return false;
+        }
+        a->control_names[i] = name;
+    }
+    return true;
+}
+
+/* A runner on `rig` with every control file loaded (none: an empty set). */
+static bool controls_build(demo_app *a, const bw_rig *rig, controls_set *out, char *err, size_t err_size)
+{
+    memset(out, 0, sizeof *out);
+    if (!a->control_count) return true;
+    bw_sandbox_desc sd;
+    memset(&sd, 0, sizeof sd);
+    sd.limits = a->limits;
+    sd.dir = a->control_dir;
+    sd.name = "control";
+    sd.report = control_report;
+    sd.user = a;
+    out->sb = bw_sandbox_create(&sd, err, err_size);
+    if (!out->sb) return false;
+    bw_controls_desc cd;
+    memset(&cd, 0, sizeof cd);
+    cd.sandbox = out->sb;
+    cd.rig = rig;
+    cd.character_count = 1;
+    cd.dir = a->control_dir;
+    cd.watch = true;
+    cd.allocator = a->allocator;
+    out->run = bw_controls_create(&cd, err, err_size);
+    bool ok = out->run != NULL;
+    for (int i = 0; ok && i < a->control_count; i++)
+        ok = bw_controls_load(out->run, a->control_names[i], NULL, err, err_size) >= 0;
+    if (!ok) {
+        controls_free(out);
+        return false;
+    }
+    float none[1];
+    out->owns_aim = bw_controls_read(out->run, 0, "overrides", none, 0) > 0;
+    return true;
+}
+
+/* The face's gaze and ARKit vector: the animator's, with the controls'
+ * on top (gaze: theirs when a control aims the head; ARKit: per channel
+ * the larger of the two, clamped to [0, 1]). No allocation. */
+static void refresh_face(demo_app *a)
+{
+    const bw_animator *an = a->v.animator;
+    memcpy(a->gaze, bw_animator_gaze(an), sizeof a->gaze);
+    memcpy(a->arkit, bw_animator_arkit(an), sizeof a->arkit);
+    if (!a->ctl.run) return;
+    float mine[BW_ARKIT52_COUNT];
+    int n = bw_controls_read(a->ctl.run, 0, "arkit", mine, BW_ARKIT52_COUNT);
+    for (int i = 0; i < n && i < BW_ARKIT52_COUNT; i++) {
+        float x = mine[i] < 0.0f ? 0.0f : mine[i] > 1.0f ? 1.0f : mine[i];
+        if (x > a->arkit[i]) a->arkit[i] = x;
+    }
+    if (a->ctl.owns_aim) {
+        float g[4] = {0, 0, 0, 0};
+        if (bw_controls_read(a->ctl.run, 0, "gaze", g, 4) >= 4) memcpy(a->gaze, g, sizeof g);
+    }
+}
+
+/* The controls over the animator's pose, into a->pose. */
+static void run_controls(demo_app *a, float dt)
+{
+    bw_pose_copy(&a->pose, bw_animator_pose(a->v.animator));
+    bw_control_input in;
+    memset(&in, 0, sizeof in);
+    memcpy(in.position, a->position, sizeof in.position);
+    in.yaw = a->yaw;
+    in.has_target = a->input.has_look_at;
+    memcpy(in.target, a->input.look_at, sizeof in.target);
+    bw_controls_run(a->ctl.run, 0, &a->pose, &in, dt);
+}
+
+static const bw_pose *shown_pose(const demo_app *a)
+{
+    return a->ctl.run ? &a->pose : bw_animator_pose(a->v.animator);
 }
 
 /* ---- the timeline ---- */
@@ -384,10 +532,19 @@ demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size)
             if (!a->ch.names[i]) {
                 snprintf(err, err_size, "demo: clip %d is missing or has no name", i);
                 ok = false;
+            } else if (!a->ch.names[i][0]) { /* glTF allows an unnamed animation (CesiumMan's) */
+                snprintf(a->ch.unnamed[i], sizeof a->ch.unnamed[i], "#%d", i);
+                a->ch.names[i] = a->ch.unnamed[i];
             }
         }
     }
-    ok = ok && version_build(a, &a->ch, &a->v, err, err_size);
+    ok = ok && controls_paths(a, desc->controls, desc->control_count, err, err_size) &&
+         controls_build(a, a->ch.rig, &a->ctl, err, err_size);
+    ok = ok && version_build(a, &a->ch, &a->v, a->ctl.owns_aim, err, err_size);
+    if (ok && a->ctl.run && bw_pose_init(&a->pose, a->ch.rig, &a->allocator) != BW_OK) {
+        snprintf(err, err_size, "demo: out of memory");
+        ok = false;
+    }
     if (ok && !size_model(a, a->ch.rig)) {
         snprintf(err, err_size, "demo: out of memory");
         ok = false;
@@ -402,7 +559,9 @@ demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size)
     }
     a->root_motion = bw_rig_find_by_name(a->ch.rig, "root") >= 0;
     silence_upper(a);
-    bw_pose_local_to_model(a->ch.rig, bw_animator_pose(a->v.animator), a->model);
+    if (a->ctl.run) bw_pose_copy(&a->pose, bw_animator_pose(a->v.animator));
+    refresh_face(a);
+    bw_pose_local_to_model(a->ch.rig, shown_pose(a), a->model);
     a->error[0] = '\0';
     return a;
 }
@@ -411,6 +570,11 @@ void demo_app_destroy(demo_app *a)
 {
     if (!a) return;
     version_free(&a->v);
+    controls_free(&a->ctl);
+    bw_pose_deinit(&a->pose);
+    for (int i = 0; a->control_paths && i < a->control_count; i++) free(a->control_paths[i]);
+    free(a->control_paths);
+    free(a->control_names);
     character_free(&a->ch);
     bw_watch_destroy(a->char_watch);
     bw_timeline_free(&a->tl);
@@ -456,10 +620,19 @@ static int reload_character(demo_app *a)
     err[0] = '\0';
     character_ref fresh;
     version next;
+    controls_set ctl;
+    bw_pose pose;
+    memset(&next, 0, sizeof next);
+    memset(&pose, 0, sizeof pose);
     if (!character_load(a, &fresh, err, sizeof err)) return reject(a, err);
-    if (!version_build(a, &fresh, &next, err, sizeof err) || !size_model(a, fresh.rig)) {
+    /* the controls run on the new rig: loaded again, their state starts over */
+    if (!controls_build(a, fresh.rig, &ctl, err, sizeof err) ||
+        !version_build(a, &fresh, &next, ctl.owns_aim, err, sizeof err) || !size_model(a, fresh.rig) ||
+        (ctl.run && bw_pose_init(&pose, fresh.rig, &a->allocator) != BW_OK)) {
         if (!err[0]) snprintf(err, sizeof err, "demo: out of memory");
         version_free(&next);
+        controls_free(&ctl);
+        bw_pose_deinit(&pose);
         character_free(&fresh);
         return reject(a, err);
     }
@@ -469,9 +642,14 @@ static int reload_character(demo_app *a)
     snprintf(a->note, sizeof a->note, "reloaded %s; %s", a->character_path,
              carried ? "state carried over" : (dst ? "graph restarted (another rig layout)" : "no graph"));
     version_free(&a->v);
+    controls_free(&a->ctl);
+    bw_pose_deinit(&a->pose);
     character_free(&a->ch);
     a->v = next;
     a->ch = fresh;
+    a->ctl = ctl;
+    a->pose = pose;
+    if (a->ctl.run) bw_pose_copy(&a->pose, bw_animator_pose(a->v.animator));
     if (!carried) silence_upper(a);
     after_swap(a);
     return 1;
@@ -504,12 +682,39 @@ static int reload_graph(demo_app *a, bool force, double now)
     return 1;
 }
 
+/* A control file changed: the runner reloads it in place (state kept as
+ * the control says, a bad edit rejected whole). */
+static int reload_controls(demo_app *a, bool force, double now)
+{
+    if (!a->ctl.run) return 0;
+    bw_controls_reload_result res = BW_CONTROLS_RELOAD_NONE;
+    if (force) {
+        for (int i = 0; i < a->control_count; i++) {
+            bool seen = false; /* a file listed twice reloads once */
+            for (int k = 0; k < i; k++) seen = seen || strcmp(a->control_names[k], a->control_names[i]) == 0;
+            bw_controls_reload_result r = seen ? BW_CONTROLS_RELOAD_NONE : bw_controls_reload(a->ctl.run, a->control_names[i]);
+            if (r == BW_CONTROLS_RELOAD_REJECTED || res == BW_CONTROLS_RELOAD_NONE) res = r;
+        }
+    } else {
+        res = bw_controls_poll(a->ctl.run, now);
+    }
+    if (res == BW_CONTROLS_RELOAD_NONE) return 0;
+    if (res == BW_CONTROLS_RELOAD_REJECTED) return reject(a, bw_controls_error(a->ctl.run));
+    snprintf(a->note, sizeof a->note, "reloaded the controls (%d reload%s so far); state kept where they keep it",
+             bw_controls_reloads(a->ctl.run), bw_controls_reloads(a->ctl.run) == 1 ? "" : "s");
+    a->reloads++;
+    a->error[0] = '\0';
+    return 1;
+}
+
 int demo_app_reload(demo_app *a, double now, bool force)
 {
     if (!a) return 0;
     bool char_changed = a->char_watch && bw_watch_poll(a->char_watch, now);
     if (char_changed || (force && a->character_path)) return reload_character(a);
-    return a->v.graph ? reload_graph(a, force, now) : 0;
+    int g = a->v.graph ? reload_graph(a, force, now) : 0;
+    int c = reload_controls(a, force, now);
+    return g < 0 || c < 0 ? -1 : g > 0 || c > 0 ? 1 : 0;
 }
 
 /* ---- input and commands ---- */
@@ -748,8 +953,10 @@ bool demo_app_frame(demo_app *a, float dt, double now)
         a->position[0] += a->world_velocity[0] * dt;
         a->position[2] += a->world_velocity[2] * dt;
     }
+    if (a->ctl.run) run_controls(a, dt);
+    refresh_face(a);
     collect_events(a);
-    bw_pose_local_to_model(a->ch.rig, bw_animator_pose(v->animator), a->model);
+    bw_pose_local_to_model(a->ch.rig, shown_pose(a), a->model);
     a->time += dt;
     a->frames++;
     push_trail(a);
@@ -764,9 +971,41 @@ const bw_clip *demo_app_clip(const demo_app *a, int i)
 {
     return i >= 0 && i < a->ch.clip_count ? a->ch.clips[i] : NULL;
 }
+const char *demo_app_clip_name(const demo_app *a, int i)
+{
+    return i >= 0 && i < a->ch.clip_count ? a->ch.names[i] : NULL;
+}
 const bw_graph *demo_app_graph(const demo_app *a) { return graph_of(&a->v); }
 const bw_graph_cursor *demo_app_cursor(const demo_app *a) { return cursor_of(&a->v); }
 const bw_animator *demo_app_animator(const demo_app *a) { return a->v.animator; }
+const bw_pose *demo_app_pose(const demo_app *a) { return shown_pose(a); }
+const float *demo_app_gaze(const demo_app *a) { return a->gaze; }
+const float *demo_app_arkit(const demo_app *a) { return a->arkit; }
+
+int demo_app_control_count(const demo_app *a) { return a->control_count; }
+const char *demo_app_control_name(const demo_app *a, int i)
+{
+    return i >= 0 && i < a->control_count ? a->control_names[i] : NULL;
+}
+int demo_app_control_reloads(const demo_app *a) { return a->ctl.run ? bw_controls_reloads(a->ctl.run) : 0; }
+int demo_app_control_failures(const demo_app *a)
+{
+    int n = 0;
+    for (int i = 0; a->ctl.run && i < bw_controls_count(a->ctl.run); i++) n += bw_controls_failures(a->ctl.run, i);
+    return n;
+}
+bool demo_app_control_aims(const demo_app *a) { return a->ctl.owns_aim; }
+bw_sandbox *demo_app_control_sandbox(demo_app *a) { return a->ctl.sb; }
+
+int demo_app_head_limits(const demo_app *a, float out[4])
+{
+    int joints = bw_animator_head_limits(a->v.animator, out);
+    if (!a->ctl.owns_aim) return joints > 0 ? DEMO_AIM_ANIMATOR : DEMO_AIM_NONE;
+    float l[4];
+    if (bw_controls_read(a->ctl.run, 0, "aim_limits", l, 4) < 4) return DEMO_AIM_CONTROL_UNKNOWN;
+    memcpy(out, l, sizeof l);
+    return DEMO_AIM_CONTROL;
+}
 const char *demo_app_graph_path(const demo_app *a) { return a->graph_path; }
 const char *demo_app_character_path(const demo_app *a) { return a->character_path; }
 const char *demo_app_label(const demo_app *a)

@@ -76,6 +76,8 @@ typedef struct demo_app_desc {
     const char *label;     /* the borrowed character's name for the overlays (e.g. the model file) */
     const char *graph;     /* graph file; NULL: no graph */
     const char *timeline;  /* timeline file (bindings/timeline.h); NULL: none */
+    const char *const *controls; /* control_count control files (bindings/controls.h), one folder */
+    int control_count;     /* [0, BW_CONTROLS_MAX] */
     float reload_fade;     /* seconds of carry-over fade at a reload; 0: 0.2 */
     bool force_polling;    /* the watchers compare file times (tests) */
     bw_sandbox_limits limits; /* of the character's and the graph's sandboxes (zero fields: defaults) */
@@ -92,7 +94,26 @@ typedef struct demo_input {
 
 typedef struct demo_app demo_app;
 
-/* The first load. NULL with the problem(s) in err ("FILE:LINE: message"
+/* Control files (desc.controls): one sandbox over their folder (they must
+ * share one) and the runner of bindings/controls.h for the character,
+ * loaded in the order given (they run by priority). Each frame, after the
+ * animator's update, they run over a copy of the animator's pose (the
+ * input: the character's position, yaw and look-at target) and that pose
+ * is what the session shows (demo_app_pose, the model matrices). A
+ * control that lists joints in ctx.overrides (scripts/head_aim.lua) owns
+ * the head: the animator is built with its C head aim off and the face's
+ * gaze is the controls' ctx.gaze. The face's ARKit vector is, per channel,
+ * the larger of the animator's and the controls' ctx.arkit. Their files
+ * are watched; a change reloads them between frames through the runner
+ * (their state kept as each control says: keep_state / reload); a bad
+ * edit is rejected like a graph edit (its "file:line: message" in
+ * demo_app_error, the previous version running). A character reload
+ * loads them again on the new rig (their state starts over). A control
+ * whose update fails is skipped for the frame; its first failure shows
+ * in demo_app_error. A missing control file fails demo_app_create with
+ * "demo: --control FILE: cannot open the file".
+ *
+ * The first load. NULL with the problem(s) in err ("FILE:LINE: message"
  * lines where there is a line). */
 demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size);
 void demo_app_destroy(demo_app *app); /* NULL is a no-op */
@@ -127,9 +148,35 @@ int demo_app_reload(demo_app *app, double now, bool force);
 const bw_rig *demo_app_rig(const demo_app *app);
 int demo_app_clip_count(const demo_app *app);
 const bw_clip *demo_app_clip(const demo_app *app, int index);
+/* Clip `index`'s name as the session uses it (gestures, events, the
+ * summary): its own, or "#index" for a borrowed clip without one (a glTF
+ * animation may have none); NULL out of range. */
+const char *demo_app_clip_name(const demo_app *app, int index);
 const bw_graph *demo_app_graph(const demo_app *app);          /* NULL without a graph */
 const bw_graph_cursor *demo_app_cursor(const demo_app *app);  /* NULL without a graph */
 const bw_animator *demo_app_animator(const demo_app *app);
+/* The pose shown: the animator's with the controls applied. */
+const bw_pose *demo_app_pose(const demo_app *app);
+/* What the face shows (see the controls above): 4 floats {pitch_l, yaw_l,
+ * pitch_r, yaw_r}, and the 52 ARKit numbers. */
+const float *demo_app_gaze(const demo_app *app);
+const float *demo_app_arkit(const demo_app *app);
+/* The controls: their count, file names, the runner's successful reloads,
+ * the failed updates of their current versions, whether one aims the
+ * head, the sandbox they run in (tests measure its Lua heap). */
+int demo_app_control_count(const demo_app *app);
+const char *demo_app_control_name(const demo_app *app, int index);
+int demo_app_control_reloads(const demo_app *app);
+int demo_app_control_failures(const demo_app *app);
+bool demo_app_control_aims(const demo_app *app);
+bw_sandbox *demo_app_control_sandbox(demo_app *app);
+/* The head-aim limits in force, radians {head yaw, head pitch, eye yaw,
+ * eye pitch}, and whose they are: the animator's (bw_animator_head_limits),
+ * a control's (its ctx.aim_limits, as scripts/head_aim.lua publishes), a
+ * control that does not publish them (out: the animator's, unused), or no
+ * head aim at all. */
+enum { DEMO_AIM_NONE = 0, DEMO_AIM_ANIMATOR, DEMO_AIM_CONTROL, DEMO_AIM_CONTROL_UNKNOWN };
+int demo_app_head_limits(const demo_app *app, float out[4]);
 const char *demo_app_graph_path(const demo_app *app);         /* NULL without a graph */
 const char *demo_app_character_path(const demo_app *app);     /* NULL for a borrowed rig */
 const char *demo_app_label(const demo_app *app); /* the character path, else desc.label, else "(model)" */

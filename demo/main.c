@@ -3,7 +3,7 @@
  * (docs/demo.md lists every option and key).
  *
  *   blendwerk-demo [--character FILE.lua | --model FILE.glb|.gltf] [--graph GRAPH.lua | --no-graph]
- *                  [--timeline TIMELINE.lua] [--headless] [--frames N] [--size WxH]
+ *                  [--timeline TIMELINE.lua] [--control FILE.lua]... [--headless] [--frames N] [--size WxH]
  *                  [--screenshot FILE.png] [--dt S] [--keys FRAME:KEY,...] [--print-every N]
  *                  [--budget N] [--memory-mb N] [--time-limit S]
  *
@@ -37,6 +37,7 @@
 #endif
 
 #define MAX_KEYS 64
+#define MAX_CONTROLS 32 /* BW_CONTROLS_MAX */
 #define MAX_TRIANGLES 60000
 #define DEFAULT_W 1280
 #define DEFAULT_H 720
@@ -56,6 +57,8 @@ typedef struct options {
     long print_every;
     key_at keys[MAX_KEYS];
     int key_count;
+    const char *controls[MAX_CONTROLS];
+    int control_count;
     bw_sandbox_limits limits; /* of the character's and the graph's sandboxes */
 } options;
 
@@ -82,6 +85,8 @@ static void usage(FILE *f)
           "  --graph GRAPH.lua     graph file (default graphs/demo.lua for the humanoid)\n"
           "  --no-graph            no graph: the animator's locomotion blend\n"
           "  --timeline T.lua      script the input by time (docs/demo.md \"Timelines\")\n"
+          "  --control FILE.lua    a procedural control (bindings/controls.h) over the pose; repeatable,\n"
+          "                        the files in one folder (e.g. scripts/head_aim.lua, scripts/blink.lua)\n"
           "  --headless            no window: software rendering, summaries on stdout\n"
           "  --frames N            stop after N frames (headless: the timeline's, else 180)\n"
           "  --size WxH            window / image size (default 1280x720)\n"
@@ -150,6 +155,9 @@ static int parse_args(options *o, int argc, char **argv)
             o->model = argv[++i];
         } else if (v && !strcmp(a, "--timeline")) {
             o->timeline = argv[++i];
+        } else if (v && !strcmp(a, "--control")) {
+            if (o->control_count >= MAX_CONTROLS) goto bad;
+            o->controls[o->control_count++] = argv[++i];
         } else if (v && !strcmp(a, "--screenshot")) {
             o->screenshot = argv[++i];
         } else if (v && !strcmp(a, "--frames")) {
@@ -251,8 +259,7 @@ static demo_colour rgba(uint8_t r, uint8_t g, uint8_t b, uint8_t a) { return (de
  * look-at target. */
 static void draw_gaze(host *h)
 {
-    const bw_animator *an = demo_app_animator(h->app);
-    const float *gaze = bw_animator_gaze(an);
+    const float *gaze = demo_app_gaze(h->app);
     float pos[3], yaw;
     demo_app_place(h->app, pos, &yaw);
     const char *eyes[2] = {"eye_l", "eye_r"};
@@ -265,9 +272,12 @@ static void draw_gaze(host *h)
         demo_r3d_line(h->r3d, a, b, 1.5f, rgba(255, 200, 80, 255));
     }
     float head[3];
-    if (joint_world(h, "head", head) && h->overlay.mode == DEMO_OVERLAY_ALL) {
+    float limits[4];
+    int aim = demo_app_head_limits(h->app, limits);
+    if ((aim == DEMO_AIM_ANIMATOR || aim == DEMO_AIM_CONTROL) && joint_world(h, "head", head) &&
+        h->overlay.mode == DEMO_OVERLAY_ALL) {
         for (int s = -1; s <= 1; s += 2) {
-            float ly = yaw + (float)s * 1.2f; /* the animator's default head yaw limit */
+            float ly = yaw + (float)s * limits[0]; /* the head yaw limit in force */
             const float b[3] = {head[0] + sinf(ly) * 0.5f, head[1], head[2] + cosf(ly) * 0.5f};
             demo_r3d_line(h->r3d, head, b, 1.0f, rgba(120, 130, 160, 200));
         }
@@ -300,7 +310,7 @@ static void draw(host *h, SDL_Renderer *r, int w, int hp)
     demo_r3d_shadow(h->r3d, pos[0], pos[2], 0.45f);
     if (h->model) {
         demo_mesh_draw mesh;
-        demo_model_pose(h->model, bw_animator_pose(demo_app_animator(app))); /* a refused pose keeps the last */
+        demo_model_pose(h->model, demo_app_pose(app)); /* a refused pose keeps the last */
         demo_model_draw(h->model, pos, yaw, &mesh);
         demo_r3d_mesh(h->r3d, &mesh);
     } else
@@ -311,8 +321,8 @@ static void draw(host *h, SDL_Renderer *r, int w, int hp)
         fig.model = demo_app_model(app);
         memcpy(fig.position, pos, sizeof fig.position);
         fig.yaw = yaw;
-        fig.face.arkit52 = bw_animator_arkit(demo_app_animator(app));
-        memcpy(fig.face.gaze, bw_animator_gaze(demo_app_animator(app)), sizeof fig.face.gaze);
+        fig.face.arkit52 = demo_app_arkit(app);
+        memcpy(fig.face.gaze, demo_app_gaze(app), sizeof fig.face.gaze);
         demo_r3d_figure(h->r3d, &fig);
     }
     if (h->overlay.mode != DEMO_OVERLAY_OFF) draw_gaze(h);
@@ -395,8 +405,11 @@ static void print_summary(host *h, long frame)
     printf(" clips=");
     demo_clip_weight w[32];
     int n = demo_app_clip_weights(app, w, 32), shown = 0;
-    for (int i = 0; i < n && i < 32; i++)
-        if (w[i].weight >= 0.005f) printf("%s%s:%.2f", shown++ ? "," : "", bw_clip_name(demo_app_clip(app, w[i].clip)), (double)w[i].weight);
+    for (int i = 0; i < n && i < 32; i++) {
+        if (w[i].weight < 0.005f) continue;
+        /* an unnamed clip (glTF allows it) shows as #index */
+        printf("%s%s:%.2f", shown++ ? "," : "", demo_app_clip_name(app, w[i].clip), (double)w[i].weight);
+    }
     printf(" events=[");
     long count = demo_app_event_count(app);
     for (long i = h->printed_events; i < count; i++) {
@@ -458,9 +471,11 @@ static int run_headless(host *h)
     }
     float pos[3], yaw;
     demo_app_place(h->app, pos, &yaw);
-    printf("done frames=%ld t=%.3f pos=%.3f,%.3f,%.3f triangles=%d dropped=%d reloads=%d rejected=%d\n", frames,
-           demo_app_time(h->app), (double)pos[0], (double)pos[1], (double)pos[2], h->triangles,
-           demo_r3d_dropped(h->r3d), demo_app_reloads(h->app), demo_app_rejections(h->app));
+    printf("done frames=%ld t=%.3f pos=%.3f,%.3f,%.3f triangles=%d dropped=%d reloads=%d rejected=%d controls=%d "
+           "control_reloads=%d\n",
+           frames, demo_app_time(h->app), (double)pos[0], (double)pos[1], (double)pos[2], h->triangles,
+           demo_r3d_dropped(h->r3d), demo_app_reloads(h->app), demo_app_rejections(h->app),
+           demo_app_control_count(h->app), demo_app_control_reloads(h->app));
     if (demo_app_error(h->app)[0]) printf("error: %s\n", demo_app_error(h->app));
     SDL_DestroyRenderer(r);
     SDL_FreeSurface(target);
@@ -555,6 +570,8 @@ int main(int argc, char **argv)
     d.character = h.opt.character;
     d.graph = h.opt.no_graph ? NULL : h.opt.graph;
     d.timeline = h.opt.timeline;
+    d.controls = h.opt.controls;
+    d.control_count = h.opt.control_count;
     d.label = h.opt.model;
     d.limits = h.opt.limits;
     char err[DEMO_APP_ERROR_MAX];

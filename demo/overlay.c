@@ -147,7 +147,7 @@ static int draw_clips(SDL_Renderer *r, const demo_app *app, int x, int y)
         if (w[i].weight < 0.005f) continue;
         char line[96];
         snprintf(line, sizeof line, "%-6.6s %-12.12s", w[i].layer >= 0 ? bw_graph_layer_name(g, w[i].layer) : "base",
-                 bw_clip_name(demo_app_clip(app, w[i].clip)));
+                 demo_app_clip_name(app, w[i].clip));
         colour(r, 170, 180, 200, 255);
         text(r, x, y, line);
         bar(r, x + 20 * ADV, y, w[i].weight, 90, 170, 240);
@@ -256,12 +256,20 @@ static int draw_aim(SDL_Renderer *r, const demo_app *app, int x, int y)
     const bw_animator *an = demo_app_animator(app);
     float yaw = 0, pitch = 0;
     bw_animator_head_aim(an, &yaw, &pitch);
-    const float *gaze = bw_animator_gaze(an);
-    /* the animator's default limits (animator.h): head yaw 1.2, pitch 0.6,
-     * eyes yaw 0.6, pitch 0.4 */
-    const float head_yaw = 1.2f, head_pitch = 0.6f, eye_yaw = 0.6f;
+    const float *gaze = demo_app_gaze(app);
+    /* the limits in force: the animator's, or the aiming control's */
+    float lim[4];
+    int whose = demo_app_head_limits(app, lim);
+    const float head_yaw = lim[0], head_pitch = lim[1] > 0 ? lim[1] : 1.0f, eye_yaw = lim[2];
     char line[96];
-    snprintf(line, sizeof line, "head aim yaw %+.2f pitch %+.2f (limits 1.2, 0.6)", (double)yaw, (double)pitch);
+    if (whose == DEMO_AIM_ANIMATOR)
+        snprintf(line, sizeof line, "head aim yaw %+.2f pitch %+.2f (limits %.2f, %.2f)", (double)yaw, (double)pitch,
+                 (double)lim[0], (double)lim[1]);
+    else if (whose == DEMO_AIM_CONTROL)
+        snprintf(line, sizeof line, "head aim: a control (limits %.2f, %.2f; eyes %.2f, %.2f)", (double)lim[0],
+                 (double)lim[1], (double)lim[2], (double)lim[3]);
+    else
+        snprintf(line, sizeof line, "head aim: %s", whose == DEMO_AIM_NONE ? "none" : "a control (limits not published)");
     colour(r, 200, 210, 230, 255);
     text(r, x, y, line);
     snprintf(line, sizeof line, "gaze L %+.2f %+.2f  R %+.2f %+.2f", (double)gaze[1], (double)gaze[0], (double)gaze[3],
@@ -269,12 +277,12 @@ static int draw_aim(SDL_Renderer *r, const demo_app *app, int x, int y)
     text(r, x, y + LINE, line);
     const int cx = x + 60, cy = y + 2 * LINE + 56;
     colour(r, 70, 80, 100, 255);
-    for (int s = -1; s <= 1; s += 2) {
+    for (int s = -1; s <= 1 && (whose == DEMO_AIM_ANIMATOR || whose == DEMO_AIM_CONTROL); s += 2) {
         needle(r, cx, cy, (float)s * head_yaw, 50);
         needle(r, cx, cy, (float)s * (head_yaw + eye_yaw), 56);
     }
     colour(r, 120, 230, 140, 255);
-    needle(r, cx, cy, yaw, 48);
+    if (whose == DEMO_AIM_ANIMATOR) needle(r, cx, cy, yaw, 48); /* a control's head yaw is its own */
     colour(r, 255, 200, 90, 255);
     needle(r, cx, cy, yaw + 0.5f * (gaze[1] + gaze[3]), 56);
     /* pitch as a bar beside it */
@@ -326,7 +334,8 @@ static void draw_status(SDL_Renderer *r, const demo_app *app, const demo_overlay
     const char *graph = base_name(demo_app_graph_path(app)), *ch = base_name(demo_app_label(app));
     float pos[3], yaw;
     demo_app_place(app, pos, &yaw);
-    panel(r, x, y, 380, info->help ? 15 * LINE : 4 * LINE);
+    int controls = demo_app_control_count(app), rows = controls ? 5 : 4;
+    panel(r, x, y, 380, info->help ? (rows + 11) * LINE : rows * LINE);
     colour(r, 230, 235, 245, 255);
     snprintf(line, sizeof line, "blendwerk demo  %s%s%s", ch, graph ? " + " : "", graph ? graph : "");
     text(r, x, y, line);
@@ -336,6 +345,16 @@ static void draw_status(SDL_Renderer *r, const demo_app *app, const demo_overlay
     snprintf(line, sizeof line, "pos %.2f %.2f  yaw %.2f  reloads %d  rejected %d", (double)pos[0], (double)pos[2],
              (double)yaw, demo_app_reloads(app), demo_app_rejections(app));
     text(r, x, y + 2 * LINE, line);
+    if (controls) { /* which controls run, their reloads and failed updates */
+        int used = snprintf(line, sizeof line, "controls");
+        for (int i = 0; i < controls && used > 0 && (size_t)used < sizeof line; i++)
+            used += snprintf(line + used, sizeof line - (size_t)used, " %s", demo_app_control_name(app, i));
+        if (used > 0 && (size_t)used < sizeof line)
+            snprintf(line + used, sizeof line - (size_t)used, "  reloads %d%s", demo_app_control_reloads(app),
+                     demo_app_control_failures(app) ? "  FAILING" : "");
+        text(r, x, y + 3 * LINE, line);
+        y += LINE;
+    }
     colour(r, 150, 160, 180, 255);
     text(r, x, y + 3 * LINE, "H help  O overlays  P pause  N step  [ ] speed  R reload");
     if (!info->help) return;
@@ -348,7 +367,7 @@ static void draw_status(SDL_Renderer *r, const demo_app *app, const demo_overlay
         "O / Tab  cycle overlays  R  reload now  Esc  quit",
         "gamepad: left stick move, right stick turn, A jump,",
         "  X wave, Y nod, B wave layer, shoulders run, Start pause",
-        "saving the graph or character file reloads it on the fly",
+        "saving the graph, character or a control file reloads it on the fly",
         NULL};
     for (int i = 0; help[i]; i++) text(r, x, y + (5 + i) * LINE, help[i]);
 }

@@ -4,7 +4,9 @@
  *
  * Panels, left to right, top to bottom:
  * - status: files, simulated time, frame time and animation time (the
- *   animator's update) per frame, speed and pause, the key help line;
+ *   animator's update) per frame, speed and pause, the controls that run
+ *   (their file names, the runner's reload count, FAILING while a
+ *   control's update fails), the key help line;
  * - per graph layer, its state machine: states as boxes (the current one
  *   lit), the transition in flight as an arrow from its source to its
  *   destination that fills with the transition's weight, the layer weight;
@@ -13,7 +15,8 @@
  * - the first layer's current 2D blend space (when it is one): every
  *   sample at its position with its weight, the input point;
  * - the recent events;
- * - head aim and gaze against their limits, seen from above;
+ * - head aim and gaze against the limits in force (the animator's, or the
+ *   aiming control's ctx.aim_limits: demo_app_head_limits), seen from above;
  * - a reload error in red as "FILE:LINE: message" lines, or the last
  *   reload's note for a few seconds.
  * DEMO_OVERLAY_MINIMAL draws only the status and the error; OFF nothing

@@ -19,7 +19,9 @@
 -- Outputs: the chain's rotations folded into the pose; the chain's joints
 -- listed in ctx.overrides (once, in init: the host reads their new
 -- parent-local rotations from the pose, bw_controls_overrides);
--- ctx.gaze = { pitch_l, yaw_l, pitch_r, yaw_r } (radians).
+-- ctx.gaze = { pitch_l, yaw_l, pitch_r, yaw_r } (radians);
+-- ctx.aim_limits = { yaw, pitch, eye_yaw, eye_pitch } (the limits in force,
+-- set in init and at a reload).
 -- keep_state: a reload keeps the last yaw and pitch (no flip after an
 -- edit); `reload` resolves the chain and limits again, so an edit of the
 -- defaults below takes effect at once.
@@ -83,17 +85,20 @@ end
 local function init(ctx, options)
     local joints, weights = resolve(ctx.rig, options)
     publish(ctx.overrides, joints)
+    local limits = { -- blendwerk.aim_clamp's
+        yaw = limit(options, "yaw_limit", 1.2),
+        pitch = limit(options, "pitch_limit", 0.6),
+        eye_yaw = limit(options, "eye_yaw_limit", 0.6),
+        eye_pitch = limit(options, "eye_pitch_limit", 0.4),
+        behind = limit(options, "behind", 0.2),
+    }
+    -- for the host's overlay (the demo): { yaw, pitch, eye_yaw, eye_pitch }
+    ctx.aim_limits = { limits.yaw, limits.pitch, limits.eye_yaw, limits.eye_pitch }
     return {
         joints = joints,
         weights = weights,
         head = joints[#joints], -- the aim is taken from the head's position
-        limits = { -- blendwerk.aim_clamp's
-            yaw = limit(options, "yaw_limit", 1.2),
-            pitch = limit(options, "pitch_limit", 0.6),
-            eye_yaw = limit(options, "eye_yaw_limit", 0.6),
-            eye_pitch = limit(options, "eye_pitch_limit", 0.4),
-            behind = limit(options, "behind", 0.2),
-        },
+        limits = limits,
         last_yaw = 0, -- the yaw and pitch the chain took last frame
         pitch = 0,
     }

@@ -1137,3 +1137,11 @@ const bw_animator_play *bw_animator_plays(const bw_animator *a, int *out_count)
     if (out_count) *out_count = a ? a->play_count : 0;
     return a ? a->plays : NULL;
 }
+int bw_animator_head_limits(const bw_animator *a, float out[4])
+{
+    const float l[4] = {a ? a->yaw_limit : 0.0f, a ? a->pitch_limit : 0.0f, a ? a->eye_yaw_limit : 0.0f,
+                        a ? a->eye_pitch_limit : 0.0f};
+    memcpy(out, l, sizeof l);
+    return a ? a->chain_count : 0;
+}
+bw_graph_cursor *bw_animator_cursor_mut(bw_animator *a) { return a ? a->cursor : NULL; }

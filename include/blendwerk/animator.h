@@ -384,6 +384,15 @@ typedef struct bw_animator_play {
     float time; /* sample time, seconds */
 } bw_animator_play;
 BW_API const bw_animator_play *bw_animator_plays(const bw_animator *animator, int *out_count);
+/* The head-aim limits the animator resolved at create (radians; the
+ * defaults filled in): out[0] head yaw, out[1] head pitch, out[2] eye yaw,
+ * out[3] eye pitch. Returns the chain's joint count (0: no head aim, the
+ * limits are still written). NULL animator: zeros. */
+BW_API int bw_animator_head_limits(const bw_animator *animator, float out[4]);
+/* The graph cursor for the host to drive between updates (travel, layer
+ * weights, parameters, a carry-over): the same object as
+ * bw_animator_cursor. Not during an update; NULL without a graph. */
+BW_API bw_graph_cursor *bw_animator_cursor_mut(bw_animator *animator);
 
 #ifdef __cplusplus
 }
