@@ -51,7 +51,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <lua.h>
+
 #include "app.h"
+#include "character.h"
 #include "check.h"
 #ifdef BW_DEMO_BINARY
 #include "font.h"
@@ -103,6 +106,7 @@ static void on_free(const volatile void *p) { (void)p; }
 
 #define HUMANOID BW_SOURCE_DIR "/scripts/humanoid.lua"
 #define DEMO_GRAPH BW_SOURCE_DIR "/graphs/demo.lua"
+#define SCRIPTS BW_SOURCE_DIR "/scripts"
 #define DT (1.0f / 60.0f)
 #define PI 3.14159265358979f
 
@@ -505,6 +509,264 @@ static void a_frame_allocates_nothing_after_warm_up(void)
     CHECK_INT(counter.live_blocks, 0);
 }
 
+
+/* ---- procedural controls (--control) ---- */
+
+/* A control counting its updates in its state and showing the count in
+ * ctx.arkit[52] (tongueOut) as n / 1000 + `offset`: the face's ARKit
+ * vector is the larger of the animator's and the controls' per channel. */
+static void write_counter(const char *offset)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "-- counter.lua: counts its updates\n"
+             "return {\n"
+             "    keep_state = true,\n"
+             "    init = function(ctx, options) return { n = 0 } end,\n"
+             "    update = function(s, pose, ctx, dt)\n"
+             "        s.n = s.n + 1\n"
+             "        ctx.arkit[52] = s.n / 1000 + %s\n"
+             "    end,\n"
+             "}\n",
+             offset);
+    write_text_file(temp_path("counter.lua"), text);
+}
+
+/* The tongueOut the face shows after `frames` updates of the counter. */
+static double tongue(const demo_app *a) { return demo_app_arkit(a)[51]; }
+
+static void a_control_reload_keeps_its_state(void)
+{
+    write_counter("0");
+    const char *controls[] = {temp_path("counter.lua")};
+    demo_app_desc d = {.character = HUMANOID, .graph = DEMO_GRAPH, .controls = controls, .control_count = 1,
+                       .force_polling = true};
+    demo_app *a = open_app(&d);
+    CHECK(a != NULL);
+    if (!a) return;
+    CHECK_INT(demo_app_control_count(a), 1);
+    CHECK_STR(demo_app_control_name(a, 0), "counter.lua");
+    CHECK(!demo_app_control_aims(a)); /* it lists no joints: the animator keeps its head aim */
+    float lim[4];
+    CHECK_INT(demo_app_head_limits(a, lim), DEMO_AIM_ANIMATOR);
+    double now = 0;
+    run_frames(a, 40, &now);
+    CHECK_NEAR(bw_animator_arkit(demo_app_animator(a))[51], 0.0, 1e-9); /* the animator's face has no tongue */
+    CHECK_NEAR(tongue(a), 0.040, 1e-6);
+    /* a good edit: the new version runs on the old state (n = 40) */
+    write_counter("0.25 -- edited");
+    CHECK_INT(settle(a, &now), 1);
+    CHECK_INT(demo_app_control_reloads(a), 1);
+    CHECK_INT(demo_app_reloads(a), 1);
+    CHECK_STR(demo_app_error(a), "");
+    run_frames(a, 10, &now);
+    CHECK_NEAR(tongue(a), 0.050 + 0.25, 1e-6); /* a restarted state would show 0.010 + 0.25 */
+    /* a broken edit: rejected with its line, the previous version keeps
+     * running with its state */
+    write_text_file(temp_path("counter.lua"), "-- counter.lua, mid-edit\nreturn {\n    update = function(s, pose, ctx, dt)\n"
+                                              "        s.n = s.n +\n    end,\n}\n");
+    CHECK_INT(settle(a, &now), -1);
+    CHECK_CONTAINS(demo_app_error(a), "counter.lua:5:"); /* "unexpected symbol near 'end'" */
+    CHECK_INT(demo_app_rejections(a), 1);
+    CHECK_INT(demo_app_control_reloads(a), 1);
+    run_frames(a, 10, &now);
+    CHECK_NEAR(tongue(a), 0.060 + 0.25, 1e-6);
+    /* the next good save takes over the same state and clears the error */
+    write_counter("0.5 -- fixed");
+    CHECK_INT(settle(a, &now), 1);
+    CHECK_STR(demo_app_error(a), "");
+    run_frames(a, 1, &now);
+    CHECK_NEAR(tongue(a), 0.061 + 0.5, 1e-6);
+    CHECK_INT(demo_app_control_failures(a), 0);
+    demo_app_destroy(a);
+}
+
+/* head_aim.lua with its default head yaw limit edited to 0.9: the
+ * animator's C aim goes off, the control's limits and gaze are what the
+ * session shows. */
+static void a_head_aim_control_owns_the_head(void)
+{
+    /* without controls: the animator's limits (its defaults) */
+    demo_app_desc plain = {.character = HUMANOID, .graph = DEMO_GRAPH};
+    demo_app *a = open_app(&plain);
+    CHECK(a != NULL);
+    if (!a) return;
+    float lim[4] = {0};
+    CHECK_INT(bw_animator_head_limits(demo_app_animator(a), lim), 3); /* neck_01, neck_02, head */
+    CHECK_INT(demo_app_head_limits(a, lim), DEMO_AIM_ANIMATOR);
+    CHECK_NEAR(lim[0], 1.2, 1e-7);
+    CHECK_NEAR(lim[1], 0.6, 1e-7);
+    CHECK_NEAR(lim[2], 0.6, 1e-7);
+    CHECK_NEAR(lim[3], 0.4, 1e-7);
+    CHECK(bw_animator_cursor_mut((bw_animator *)demo_app_animator(a)) == bw_animator_cursor(demo_app_animator(a)));
+    demo_app_destroy(a);
+
+    char *orig = slurp(SCRIPTS "/head_aim.lua");
+    CHECK(orig != NULL);
+    if (!orig) return;
+    char *edited = replaced(orig, "\"yaw_limit\", 1.2", "\"yaw_limit\", 0.9");
+    CHECK(edited != NULL);
+    write_text_file(temp_path("head_aim.lua"), edited ? edited : orig);
+    const char *controls[] = {temp_path("head_aim.lua")};
+    demo_app_desc d = {.character = HUMANOID, .graph = DEMO_GRAPH, .controls = controls, .control_count = 1};
+    a = open_app(&d);
+    CHECK(a != NULL);
+    if (a) {
+        CHECK(demo_app_control_aims(a));
+        CHECK_INT(bw_animator_head_limits(demo_app_animator(a), lim), 0); /* no C head aim */
+        CHECK_INT(demo_app_head_limits(a, lim), DEMO_AIM_CONTROL);
+        CHECK_NEAR(lim[0], 0.9, 1e-7);
+        CHECK_NEAR(lim[1], 0.6, 1e-7);
+        CHECK_NEAR(lim[2], 0.6, 1e-7);
+        CHECK_NEAR(lim[3], 0.4, 1e-7);
+        /* a target 100 m away, 1.2 rad to the character's +X side at the
+         * eyes' height: the head stops at 0.9, the eyes take the rest,
+         * 0.3 (the head's offset from the origin shifts it by < 0.002) */
+        float head[3];
+        const float(*m)[4][4] = demo_app_model(a);
+        int hj = bw_rig_find_by_name(demo_app_rig(a), "head");
+        CHECK(hj >= 0);
+        memcpy(head, m[hj][3], sizeof head);
+        demo_input in = {.has_look_at = true, .look_at = {100.0f * sinf(1.2f), head[1], 100.0f * cosf(1.2f)}};
+        CHECK(demo_app_set_input(a, &in));
+        double now = 0;
+        run_frames(a, 5, &now);
+        const float *gaze = demo_app_gaze(a);
+        CHECK_NEAR(gaze[1], 0.3, 0.003);
+        CHECK_NEAR(gaze[3], 0.3, 0.003);
+        CHECK_NEAR(bw_animator_gaze(demo_app_animator(a))[1], 0.0, 1e-9); /* the animator's is off */
+        /* and the head turned in the pose shown: its forward (+Z of its
+         * model matrix) is 0.9 rad from the body's, less the idle's own
+         * small sway */
+        m = demo_app_model(a);
+        double yaw = atan2(m[hj][2][0], m[hj][2][2]);
+        CHECK_NEAR(yaw, 0.9, 0.05);
+        demo_app_destroy(a);
+    }
+    free(edited);
+    free(orig);
+}
+
+static size_t lua_bytes(lua_State *L)
+{
+    return (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024u + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
+}
+
+static void a_frame_with_controls_allocates_nothing(void)
+{
+    const char *controls[] = {SCRIPTS "/head_aim.lua", SCRIPTS "/blink.lua"};
+    alloc_counter counter = ALLOC_COUNTER(-1);
+    demo_app_desc d = {.character = HUMANOID, .graph = DEMO_GRAPH, .controls = controls, .control_count = 2,
+                       .force_polling = true};
+    d.allocator.fn = alloc_counter_fn;
+    d.allocator.user = &counter;
+    demo_app *a = open_app(&d);
+    CHECK(a != NULL);
+    if (!a) return;
+    CHECK_INT(demo_app_control_count(a), 2);
+    lua_State *L = bw_sandbox_state(demo_app_control_sandbox(a));
+    double now = 0;
+    demo_input in = {.velocity = {0, 0, 1.5f}, .has_look_at = true};
+    /* a full collection shrinks the stacks, which the next calls grow
+     * again: collect first, warm up, then stop the collector */
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    run_frames(a, 30, &now);
+    lua_gc(L, LUA_GCSTOP, 0);
+    size_t lua_before = lua_bytes(L);
+    long before = counter.allocations;
+#ifdef HAVE_MALLOC_HOOKS
+    process_mallocs = 0;
+#endif
+    float blink_max = 0;
+    for (int i = 0; i < 600; i++) {
+        double t = i / 60.0;
+        in.look_at[0] = (float)(3 * sin(t));
+        in.look_at[1] = 1.5f + (float)sin(3 * t);
+        in.look_at[2] = (float)(3 * cos(0.7 * t));
+        CHECK(demo_app_set_input(a, &in));
+        if (i % 170 == 0) CHECK(demo_app_gesture(a, "nod"));
+#ifdef HAVE_MALLOC_HOOKS
+        count_mallocs = 1;
+#endif
+        bool ok = demo_app_frame(a, DT, now);
+#ifdef HAVE_MALLOC_HOOKS
+        count_mallocs = 0;
+#endif
+        CHECK(ok);
+        now += DT;
+        float b = demo_app_arkit(a)[BW_ARKIT52_EYE_BLINK_LEFT];
+        if (b > blink_max) blink_max = b;
+    }
+    size_t lua_after = lua_bytes(L);
+    lua_gc(L, LUA_GCRESTART, 0);
+    CHECK_INT((long long)(lua_after - lua_before), 0); /* the controls' Lua side */
+    CHECK_INT(counter.allocations - before, 0);         /* the session's allocator */
+#ifdef HAVE_MALLOC_HOOKS
+    CHECK_INT(process_mallocs, 0);                      /* and every malloc of the process */
+#endif
+    CHECK_INT(demo_app_control_failures(a), 0);
+    CHECK(blink_max > 0.9f); /* 10 s: the blinks (every 2 to 6 s) reached the face */
+    demo_app_destroy(a);
+    CHECK_INT(counter.live_blocks, 0);
+}
+
+static void control_files_are_checked_at_create(void)
+{
+    char err[DEMO_APP_ERROR_MAX] = "";
+    const char *missing[] = {temp_path("no_such_control.lua")};
+    demo_app_desc d = {.character = HUMANOID, .controls = missing, .control_count = 1};
+    CHECK(demo_app_create(&d, err, sizeof err) == NULL);
+    CHECK_CONTAINS(err, "--control ");
+    CHECK_CONTAINS(err, "no_such_control.lua: cannot open the file");
+    write_counter("0");
+    const char *two_folders[] = {SCRIPTS "/blink.lua", temp_path("counter.lua")};
+    d.controls = two_folders;
+    d.control_count = 2;
+    CHECK(demo_app_create(&d, err, sizeof err) == NULL);
+    CHECK_CONTAINS(err, "share one folder");
+    write_text_file(temp_path("bad_control.lua"), "return {\n  priority = 1,\n  update = 3,\n}\n");
+    const char *bad[] = {temp_path("bad_control.lua")};
+    d.controls = bad;
+    d.control_count = 1;
+    CHECK(demo_app_create(&d, err, sizeof err) == NULL);
+    CHECK_CONTAINS(err, "bad_control.lua");
+}
+
+/* A borrowed clip without a name (a glTF animation may have none, as
+ * CesiumMan's) is named "#index" in the session. */
+static void an_unnamed_clip_shows_as_its_index(void)
+{
+    bw_character *ch = NULL;
+    char err[1024];
+    CHECK(bw_character_load(HUMANOID, NULL, &ch, err, sizeof err));
+    if (!ch) return;
+    bw_clip_desc cd;
+    memset(&cd, 0, sizeof cd);
+    cd.name = "";
+    cd.length = 1.0f;
+    cd.loop = true;
+    bw_clip *unnamed = NULL;
+    bw_error e;
+    CHECK(bw_clip_create(&cd, &unnamed, &e) == BW_OK);
+    const bw_clip *clips[2] = {unnamed, ch->clips[0].clip};
+    demo_app_desc d = {.rig = ch->rig, .clips = clips, .clip_count = 2, .label = "borrowed"};
+    demo_app *a = unnamed ? open_app(&d) : NULL;
+    CHECK(a != NULL);
+    if (a) {
+        CHECK_STR(demo_app_clip_name(a, 0), "#0");
+        CHECK_STR(demo_app_clip_name(a, 1), ch->clips[0].name);
+        CHECK(demo_app_clip_name(a, 2) == NULL);
+        double now = 0;
+        run_frames(a, 3, &now);
+        demo_clip_weight w[4];
+        CHECK_INT(demo_app_clip_weights(a, w, 4), 1); /* the first clip loops alone */
+        CHECK_INT(w[0].clip, 0);
+        demo_app_destroy(a);
+    }
+    bw_clip_destroy(unnamed);
+    bw_character_destroy(ch);
+}
+
 static void hostile_input_is_refused(void)
 {
     demo_app_desc d = {.character = HUMANOID, .graph = DEMO_GRAPH};
@@ -697,6 +959,58 @@ static void a_rejected_reload_shows_on_screen(void)
     free(orig);
 }
 
+
+/* Red pixels of the overlay drawn over black. */
+static int overlay_red(SDL_Renderer *r, SDL_Surface *s, const demo_app *a, int y0, int y1)
+{
+    demo_overlay_info info = {.mode = DEMO_OVERLAY_ALL, .speed = 1};
+    SDL_SetRenderDrawColor(r, 0, 0, 0, 255);
+    SDL_RenderClear(r);
+    demo_overlay_draw(r, a, s->w, s->h, &info);
+    return red_pixels(s, y0, y1);
+}
+
+static void a_broken_control_shows_on_screen(void)
+{
+    write_counter("0");
+    const char *controls[] = {temp_path("counter.lua")};
+    demo_app_desc d = {.character = HUMANOID, .graph = DEMO_GRAPH, .controls = controls, .control_count = 1};
+    demo_app *a = open_app(&d);
+    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, 640, 360, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = s ? SDL_CreateSoftwareRenderer(s) : NULL;
+    CHECK(a && r);
+    if (a && r) {
+        const int band = 360 - 12 - DEMO_FONT_LINE;
+        double now = 0;
+        run_frames(a, 5, &now);
+        CHECK_INT(overlay_red(r, s, a, 0, 360), 0);
+        /* a syntax error: the red band with its file:line, the old version on */
+        write_text_file(temp_path("counter.lua"), "return {\n    update = function(s, pose, ctx, dt)\n        s.n = = 1\n"
+                                                  "    end,\n}\n");
+        CHECK_INT(settle(a, &now), -1);
+        CHECK_CONTAINS(demo_app_error(a), "counter.lua:3:");
+        CHECK(overlay_red(r, s, a, band, 360) > 100);
+        CHECK_INT(overlay_red(r, s, a, 0, band), 0);
+        run_frames(a, 5, &now);
+        CHECK_NEAR(tongue(a), 0.010, 1e-6); /* still counting: 10 updates */
+        /* an update that raises: loads, fails each frame, shows its line once */
+        write_text_file(temp_path("counter.lua"), "return {\n    keep_state = true,\n"
+                                                  "    update = function(s, pose, ctx, dt)\n"
+                                                  "        error(\"no counting today\")\n    end,\n}\n");
+        CHECK_INT(settle(a, &now), 1);
+        CHECK_STR(demo_app_error(a), "");
+        run_frames(a, 3, &now);
+        CHECK_CONTAINS(demo_app_error(a), "counter.lua:4:");
+        CHECK_CONTAINS(demo_app_error(a), "no counting today");
+        CHECK_INT(demo_app_control_failures(a), 3);
+        CHECK(overlay_red(r, s, a, band, 360) > 100);
+        CHECK_NEAR(tongue(a), 0.010, 1e-6); /* what it wrote before stays */
+    }
+    SDL_DestroyRenderer(r);
+    SDL_FreeSurface(s);
+    demo_app_destroy(a);
+}
+
 static int run_demo(const char *args, char *out, size_t size)
 {
     char cmd[4096];
@@ -831,13 +1145,15 @@ static void model_runs_on_each_shared_asset(void)
             continue;
         }
         static char out[65536];
-        snprintf(args, sizeof args, "--headless --frames 20 --size 320x200 --model '%s' --screenshot '%s'", path,
+        snprintf(args, sizeof args, "--headless --frames 20 --print-every 10 --size 320x200 --model '%s' --screenshot '%s'", path,
                  temp_path("model.png"));
         int rc = run_demo(args, out, sizeof out);
         if (rc != 0) fprintf(stderr, "%s: %s\n", assets[i], out);
         CHECK_INT(rc, 0);
         CHECK_CONTAINS(out, "done frames=20 ");
         CHECK(strstr(out, "error:") == NULL);
+        CHECK(strstr(out, "clips=:") == NULL && strstr(out, ",:") == NULL); /* no nameless entry */
+        if (strcmp(assets[i], "cesium_man.gltf") == 0) CHECK_CONTAINS(out, "clips=#0:1.00"); /* its unnamed clip */
         image im = load_png(temp_path("model.png"));
         CHECK(im.px != NULL);
         if (im.px) CHECK(foreground_share(&im) > 0.02);
@@ -888,6 +1204,17 @@ static void bad_arguments_and_files_exit_with_the_message(void)
     snprintf(args, sizeof args, "--headless --timeline '%s'", temp_path("bad2.timeline.lua"));
     CHECK_INT(run_demo(args, out, sizeof out), 1);
     CHECK_CONTAINS(out, "bad2.timeline.lua:2: gesture: unknown clip 'moonwalk'");
+    snprintf(args, sizeof args, "--headless --frames 5 --control '%s'", temp_path("missing_control.lua"));
+    CHECK_INT(run_demo(args, out, sizeof out), 1);
+    CHECK_CONTAINS(out, "missing_control.lua: cannot open the file");
+    /* and the controls run in the binary */
+    CHECK_INT(run_demo("--headless --frames 30 --size 160x120 --control '" SCRIPTS "/head_aim.lua' --control '" SCRIPTS
+                       "/blink.lua'",
+                       out, sizeof out),
+              0);
+    CHECK_CONTAINS(out, "done frames=30 ");
+    CHECK_CONTAINS(out, " controls=2 control_reloads=0");
+    CHECK(strstr(out, "error:") == NULL);
 }
 #endif
 
@@ -908,10 +1235,16 @@ int main(void)
     RUN(character_reload_keeps_the_graph_state);
     RUN(a_frame_allocates_nothing_after_warm_up);
     RUN(hostile_input_is_refused);
+    RUN(a_control_reload_keeps_its_state);
+    RUN(a_head_aim_control_owns_the_head);
+    RUN(a_frame_with_controls_allocates_nothing);
+    RUN(control_files_are_checked_at_create);
+    RUN(an_unnamed_clip_shows_as_its_index);
 #ifdef BW_DEMO_BINARY
     RUN(keys_make_velocity_and_turn);
     RUN(the_mouse_points_where_the_camera_projects);
     RUN(a_rejected_reload_shows_on_screen);
+    RUN(a_broken_control_shows_on_screen);
     RUN(headless_image_has_the_size_and_is_not_blank);
     RUN(the_character_moved_between_frames_30_and_90);
     RUN(a_jumping_timeline_shows_the_jump_states);
