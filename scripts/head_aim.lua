@@ -19,9 +19,7 @@
 -- Outputs: the chain's rotations folded into the pose; the chain's joints
 -- listed in ctx.overrides (once, in init: the host reads their new
 -- parent-local rotations from the pose, bw_controls_overrides);
--- ctx.gaze = { pitch_l, yaw_l, pitch_r, yaw_r } (radians);
--- ctx.aim_limits = { yaw, pitch, eye_yaw, eye_pitch } (the limits in force,
--- set in init and at a reload).
+-- ctx.gaze = { pitch_l, yaw_l, pitch_r, yaw_r } (radians); ctx.aim_limits.
 -- keep_state: a reload keeps the last yaw and pitch (no flip after an
 -- edit); `reload` resolves the chain and limits again, so an edit of the
 -- defaults below takes effect at once.
@@ -92,7 +90,8 @@ local function init(ctx, options)
         eye_pitch = limit(options, "eye_pitch_limit", 0.4),
         behind = limit(options, "behind", 0.2),
     }
-    -- for the host's overlay (the demo): { yaw, pitch, eye_yaw, eye_pitch }
+    -- the limits in force, for the host's overlay (the demo): { yaw, pitch,
+    -- eye_yaw, eye_pitch }, set in init and so at every reload
     ctx.aim_limits = { limits.yaw, limits.pitch, limits.eye_yaw, limits.eye_pitch }
     return {
         joints = joints,
