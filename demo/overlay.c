@@ -263,7 +263,7 @@ static int draw_aim(SDL_Renderer *r, const demo_app *app, int x, int y)
     const float head_yaw = lim[0], head_pitch = lim[1] > 0 ? lim[1] : 1.0f, eye_yaw = lim[2];
     char line[96];
     if (whose == DEMO_AIM_ANIMATOR)
-        snprintf(line, sizeof line, "head aim yaw %+.2f pitch %+.2f (limits %.2f, %.2f)", (double)yaw, (double)pitch,
+        snprintf(line, sizeof line, "head aim yaw %+.2f pitch %+.2f (limits %g, %g)", (double)yaw, (double)pitch,
                  (double)lim[0], (double)lim[1]);
     else if (whose == DEMO_AIM_CONTROL)
         snprintf(line, sizeof line, "head aim: a control (limits %.2f, %.2f; eyes %.2f, %.2f)", (double)lim[0],
