@@ -647,6 +647,49 @@ static void a_head_aim_control_owns_the_head(void)
     free(orig);
 }
 
+
+/* A character reload loads the controls again on the new rig: they keep
+ * running, their state starts over. */
+static void a_character_reload_restarts_the_controls(void)
+{
+    char *orig = slurp(HUMANOID);
+    CHECK(orig != NULL);
+    if (!orig) return;
+    const char *live = temp_path("humanoid_ctl.lua");
+    write_text_file(live, orig);
+    write_counter("0");
+    const char *controls[] = {temp_path("counter.lua"), temp_path("head_aim.lua")};
+    char *aim = slurp(SCRIPTS "/head_aim.lua");
+    CHECK(aim != NULL);
+    write_text_file(temp_path("head_aim.lua"), aim ? aim : "");
+    demo_app_desc d = {.character = live, .graph = DEMO_GRAPH, .controls = controls, .control_count = 2,
+                       .force_polling = true};
+    demo_app *a = open_app(&d);
+    CHECK(a != NULL);
+    if (a) {
+        double now = 0;
+        run_frames(a, 20, &now);
+        CHECK_NEAR(tongue(a), 0.020, 1e-6);
+        size_t n = strlen(orig);
+        char *edited = (char *)malloc(n + 32);
+        CHECK(edited != NULL);
+        if (edited) {
+            snprintf(edited, n + 32, "%s\n-- edited\n", orig);
+            write_text_file(live, edited);
+            CHECK_INT(settle(a, &now), 1);
+            CHECK_STR(demo_app_error(a), "");
+            CHECK(demo_app_control_aims(a)); /* head_aim loaded again: the new animator has no C aim */
+            CHECK_INT(bw_animator_head_limits(demo_app_animator(a), (float[4]){0}), 0);
+            run_frames(a, 5, &now);
+            CHECK_NEAR(tongue(a), 0.005, 1e-6);
+            free(edited);
+        }
+        demo_app_destroy(a);
+    }
+    free(aim);
+    free(orig);
+}
+
 static size_t lua_bytes(lua_State *L)
 {
     return (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024u + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
@@ -1238,6 +1281,7 @@ int main(void)
     RUN(a_control_reload_keeps_its_state);
     RUN(a_head_aim_control_owns_the_head);
     RUN(a_frame_with_controls_allocates_nothing);
+    RUN(a_character_reload_restarts_the_controls);
     RUN(control_files_are_checked_at_create);
     RUN(an_unnamed_clip_shows_as_its_index);
 #ifdef BW_DEMO_BINARY
