@@ -261,15 +261,22 @@ static int draw_aim(SDL_Renderer *r, const demo_app *app, int x, int y)
     float lim[4];
     int whose = demo_app_head_limits(app, lim);
     const float head_yaw = lim[0], head_pitch = lim[1] > 0 ? lim[1] : 1.0f, eye_yaw = lim[2];
-    char line[96];
+    int hj = whose >= DEMO_AIM_CONTROL ? bw_rig_find_by_name(demo_app_rig(app), "head") : -1;
+    if (hj >= 0) { /* a control's aim lives in its state: the head's facing in the pose shown */
+        const float(*m)[4][4] = demo_app_model(app);
+        float fy = m[hj][2][1] < -1.0f ? -1.0f : m[hj][2][1] > 1.0f ? 1.0f : m[hj][2][1];
+        yaw = atan2f(m[hj][2][0], m[hj][2][2]);
+        pitch = asinf(fy);
+    }
+    char line[160];
     if (whose == DEMO_AIM_ANIMATOR)
         snprintf(line, sizeof line, "head aim yaw %+.2f pitch %+.2f (limits %g, %g)", (double)yaw, (double)pitch,
                  (double)lim[0], (double)lim[1]);
     else if (whose == DEMO_AIM_CONTROL)
-        snprintf(line, sizeof line, "head aim: a control (limits %.2f, %.2f; eyes %.2f, %.2f)", (double)lim[0],
-                 (double)lim[1], (double)lim[2], (double)lim[3]);
+        snprintf(line, sizeof line, "control aim: head %+.2f %+.2f (limits %g, %g; eyes %g, %g)", (double)yaw,
+                 (double)pitch, (double)lim[0], (double)lim[1], (double)lim[2], (double)lim[3]);
     else
-        snprintf(line, sizeof line, "head aim: %s", whose == DEMO_AIM_NONE ? "none" : "a control (limits not published)");
+        snprintf(line, sizeof line, "head aim: %s", whose == DEMO_AIM_NONE ? "none" : "a control's (limits not published)");
     colour(r, 200, 210, 230, 255);
     text(r, x, y, line);
     snprintf(line, sizeof line, "gaze L %+.2f %+.2f  R %+.2f %+.2f", (double)gaze[1], (double)gaze[0], (double)gaze[3],
@@ -282,7 +289,7 @@ static int draw_aim(SDL_Renderer *r, const demo_app *app, int x, int y)
         needle(r, cx, cy, (float)s * (head_yaw + eye_yaw), 56);
     }
     colour(r, 120, 230, 140, 255);
-    if (whose == DEMO_AIM_ANIMATOR) needle(r, cx, cy, yaw, 48); /* a control's head yaw is its own */
+    if (whose != DEMO_AIM_NONE) needle(r, cx, cy, yaw, 48);
     colour(r, 255, 200, 90, 255);
     needle(r, cx, cy, yaw + 0.5f * (gaze[1] + gaze[3]), 56);
     /* pitch as a bar beside it */
