@@ -67,8 +67,12 @@
 #define SECONDS 2.0        /* the wall clock never decides a budget case */
 #define TIME_CASE_SECONDS 0.05
 #define WALL_HANG 1.0 /* seconds of wall time no stop may take, whatever the load */
-/* A costlier instruction mix (C calls, metamethods) than the plain loop. */
-#define BUDGET_MARGIN 10.0
+/* A costlier instruction mix (C calls, metamethods) than the plain loop,
+ * and the same instructions running slower on a loaded machine (two
+ * vCPUs sharing caches with other test processes: 14x the quiet
+ * reference was seen). A stop that does not come runs for SECONDS, 2 s:
+ * far beyond this bound. */
+#define BUDGET_MARGIN 25.0
 
 static char parent_dir[256]; /* holds the mod folder and a file outside it */
 static char mod_dir[300];
