@@ -44,6 +44,17 @@ void bw_graph_quat_pow_exact(const float *q, float a, float *out)
  * (coefficients `ca` for 1 − a, `cb` for a, computed by the caller once per
  * a), valid for a in [0, 1] and w ≥ BW_SLERP_SERIES_MIN_COS (a joint's
  * delta under 92°); anything else takes the exact form. */
+/* The slerp series Σ c_i (x − 1)^i by Estrin's scheme (pairs, then d², d⁴):
+ * a chain of 4 dependent steps instead of Horner's 8; same terms, the
+ * rounding differs by a few float ulps. */
+_Static_assert(BW_SLERP_SERIES_TERMS == 8, "series_estrin sums exactly 8 terms");
+static inline float series_estrin(const float *c, float x)
+{
+    float d = x - 1.0f, d2 = d * d, d4 = d2 * d2;
+    float p01 = c[0] + c[1] * d, p23 = c[2] + c[3] * d, p45 = c[4] + c[5] * d, p67 = c[6] + c[7] * d;
+    return (p01 + d2 * p23) + d4 * (p45 + d2 * p67);
+}
+
 void bw_graph_quat_pow_fast(const float *q, float a, const float *ca, const float *cb, float *out)
 {
     float sign = q[3] < 0.0f ? -1.0f : 1.0f, w = sign * q[3];
@@ -52,7 +63,7 @@ void bw_graph_quat_pow_fast(const float *q, float a, const float *ca, const floa
         return;
     }
     if (w > 1.0f) w = 1.0f;
-    float ka = bw_slerp_series_eval(ca, w), kb = sign * bw_slerp_series_eval(cb, w);
+    float ka = series_estrin(ca, w), kb = sign * series_estrin(cb, w);
     out[0] = kb * q[0];
     out[1] = kb * q[1];
     out[2] = kb * q[2];
