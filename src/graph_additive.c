@@ -38,12 +38,6 @@ void bw_graph_quat_pow_exact(const float *q, float a, float *out)
     out[3] = cosf(half);
 }
 
-/* q^a is slerp(identity, q, a): with θ the half angle (cos θ = w ≥ 0 once
- * the hemisphere is chosen), q^a = k_a·1 + k_b·q, k_a = sin((1 − a)θ) / sin θ,
- * k_b = sin(aθ) / sin θ. Both come from the slerp series of bw_math.h
- * (coefficients `ca` for 1 − a, `cb` for a, computed by the caller once per
- * a), valid for a in [0, 1] and w ≥ BW_SLERP_SERIES_MIN_COS (a joint's
- * delta under 92°); anything else takes the exact form. */
 /* The slerp series Σ c_i (x − 1)^i by Estrin's scheme (pairs, then d², d⁴):
  * a chain of 4 dependent steps instead of Horner's 8; same terms, the
  * rounding differs by a few float ulps. */
@@ -55,7 +49,14 @@ static inline float series_estrin(const float *c, float x)
     return (p01 + d2 * p23) + d4 * (p45 + d2 * p67);
 }
 
-void bw_graph_quat_pow_fast(const float *q, float a, const float *ca, const float *cb, float *out)
+/* q^a is slerp(identity, q, a): with θ the half angle (cos θ = w ≥ 0 once
+ * the hemisphere is chosen), q^a = k_a·1 + k_b·q, k_a = sin((1 − a)θ) / sin θ,
+ * k_b = sin(aθ) / sin θ. Both come from the slerp series of bw_math.h
+ * (coefficients `ca` for 1 − a, `cb` for a, computed by the caller once per
+ * a), valid for a in [0, 1] and w ≥ BW_SLERP_SERIES_MIN_COS (a joint's
+ * delta under 92°); anything else takes the exact form. Inlined into the
+ * joint loop; the exported name is for the tests. */
+static inline void quat_pow_fast(const float *q, float a, const float *ca, const float *cb, float *out)
 {
     float sign = q[3] < 0.0f ? -1.0f : 1.0f, w = sign * q[3];
     if (!(a <= 1.0f) || !(w >= BW_SLERP_SERIES_MIN_COS)) {
@@ -68,6 +69,11 @@ void bw_graph_quat_pow_fast(const float *q, float a, const float *ca, const floa
     out[1] = kb * q[1];
     out[2] = kb * q[2];
     out[3] = ka + kb * q[3];
+}
+
+void bw_graph_quat_pow_fast(const float *q, float a, const float *ca, const float *cb, float *out)
+{
+    quat_pow_fast(q, a, ca, cb, out);
 }
 
 void bw_graph_add_layer(bw_pose *out, const bw_pose *pose, const bw_pose *ref, const float *mask, float weight)
@@ -87,7 +93,7 @@ void bw_graph_add_layer(bw_pose *out, const bw_pose *pose, const bw_pose *ref, c
         bw_quat_conjugate(r->r, inv);
         bw_quat_mul(inv, p->r, delta);
         bw_quat_normalize(delta);
-        bw_graph_quat_pow_fast(delta, a, ca, cb, step);
+        quat_pow_fast(delta, a, ca, cb, step);
         bw_quat_mul(x.r, step, x.r);
         bw_quat_normalize(x.r);
         for (int k = 0; k < 3; k++) {
