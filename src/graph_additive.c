@@ -92,7 +92,7 @@ void bw_graph_add_layer(bw_pose *out, const bw_pose *pose, const bw_pose *ref, c
         float inv[4], delta[4], step[4];
         bw_quat_conjugate(r->r, inv);
         bw_quat_mul(inv, p->r, delta);
-        bw_quat_normalize(delta);
+        /* delta is unit to float rounding (both inputs are); the result is normalized below */
         quat_pow_fast(delta, a, ca, cb, step);
         bw_quat_mul(x.r, step, x.r);
         bw_quat_normalize(x.r);
