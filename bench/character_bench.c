@@ -129,6 +129,7 @@ typedef struct world {
     wl_skeleton sk;
     bw_rig *rig;
     bw_clip *clips[CLIP_COUNT];
+    bw_binding_cache *bindings; /* one binding per clip, shared by every animator */
 } world;
 
 static void world_init(world *w)
@@ -145,10 +146,13 @@ static void world_init(world *w)
                                   c < LOCOMOTION_CLIPS ? 2 : 0};
         w->clips[c] = bench_make_clip(&w->sk, curves, w->rig, clip_intervals[c], &extra, counting);
     }
+    bw_result r = bw_binding_cache_create(&counting, &w->bindings);
+    if (r != BW_OK) bench_die(PROG, "bw_binding_cache_create", r);
 }
 
 static void world_deinit(world *w)
 {
+    bw_binding_cache_destroy(w->bindings);
     for (int c = 0; c < CLIP_COUNT; c++) bw_clip_destroy(w->clips[c]);
     bw_rig_destroy(w->rig);
 }
@@ -286,6 +290,7 @@ static long long character_init(variant *v, const world *w, character *ch, int i
     ad.graph = graph;
     ad.root_joint = "j000";
     ad.allocator = counting;
+    ad.binding_cache = w->bindings;
     bw_error errs[8];
     bw_animator_errors list = {errs, 8, 0};
     bw_result r = bw_animator_create(&ad, &ch->animator, &list);
