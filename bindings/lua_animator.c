@@ -338,7 +338,8 @@ static int bind_graph(lua_State *L, lua_animator *a, int gidx, float fade, char 
     bw_animator_errors errs = {err, 1, 0};
     bw_result r = bw_animator_set_graph(a->animator, g, g ? map : NULL, fade, &errs);
     if (r != BW_OK) {
-        snprintf(why, why_size, "graph: %s: %s", errs.count ? err[0].where : "graph",
+        /* bounded so both parts show within the caller's 256 bytes */
+        snprintf(why, why_size, "graph: %.100s: %.140s", errs.count ? err[0].where : "graph",
                  errs.count ? err[0].message : bw_result_name(r));
         lua_settop(L, top);
         return 0;
