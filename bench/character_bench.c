@@ -129,6 +129,7 @@ typedef struct world {
     wl_skeleton sk;
     bw_rig *rig;
     bw_clip *clips[CLIP_COUNT];
+    bw_binding_cache *bindings; /* one binding per clip, shared by every animator */
 } world;
 
 static void world_init(world *w)
@@ -145,10 +146,13 @@ static void world_init(world *w)
                                   c < LOCOMOTION_CLIPS ? 2 : 0};
         w->clips[c] = bench_make_clip(&w->sk, curves, w->rig, clip_intervals[c], &extra, counting);
     }
+    bw_result r = bw_binding_cache_create(&counting, &w->bindings);
+    if (r != BW_OK) bench_die(PROG, "bw_binding_cache_create", r);
 }
 
 static void world_deinit(world *w)
 {
+    bw_binding_cache_destroy(w->bindings);
     for (int c = 0; c < CLIP_COUNT; c++) bw_clip_destroy(w->clips[c]);
     bw_rig_destroy(w->rig);
 }
@@ -202,6 +206,8 @@ static void lua_graph_load(lua_graph *g, const world *w, const char *path, bool 
 typedef struct lua_aim {
     bw_sandbox *sandbox;
     bw_controls *controls;
+    bw_pose aimed; /* the animator's pose with the control applied: scratch for the
+                      partition's characters in turn (each uses it only within its frame) */
 } lua_aim;
 
 static void lua_aim_load(lua_aim *la, const world *w, int characters)
@@ -225,10 +231,12 @@ static void lua_aim_load(lua_aim *la, const world *w, int characters)
         fprintf(stderr, "%s: head_aim.lua: %s\n", PROG, err);
         exit(1);
     }
+    if (bw_pose_init(&la->aimed, w->rig, &counting) != BW_OK) bench_die(PROG, "bw_pose_init", BW_ERR_OUT_OF_MEMORY);
 }
 
 static void lua_aim_unload(lua_aim *la)
 {
+    bw_pose_deinit(&la->aimed);
     bw_controls_destroy(la->controls);
     bw_sandbox_destroy(la->sandbox);
 }
@@ -236,7 +244,7 @@ static void lua_aim_unload(lua_aim *la)
 /* ---- one character ---- */
 typedef struct character {
     bw_animator *animator;
-    bw_pose aimed; /* lua_head_aim: the animator's pose with the control applied */
+    bw_pose *aimed; /* lua_head_aim: its partition's scratch pose (lua_aim.aimed) */
     bw_controls *controls;
     int control_index; /* the character's index in its partition's runner */
     float (*model)[4][4];
@@ -282,6 +290,7 @@ static long long character_init(variant *v, const world *w, character *ch, int i
     ad.graph = graph;
     ad.root_joint = "j000";
     ad.allocator = counting;
+    ad.binding_cache = w->bindings;
     bw_error errs[8];
     bw_animator_errors list = {errs, 8, 0};
     bw_result r = bw_animator_create(&ad, &ch->animator, &list);
@@ -291,7 +300,7 @@ static long long character_init(variant *v, const world *w, character *ch, int i
     }
     ch->model = counting_alloc(&stats, NULL, 0, sizeof(float[4][4]) * WL_BASE_JOINTS);
     if (v->lua_aim) {
-        if (bw_pose_init(&ch->aimed, w->rig, &counting) != BW_OK) bench_die(PROG, "bw_pose_init", BW_ERR_OUT_OF_MEMORY);
+        ch->aimed = &v->aims[part].aimed;
         ch->controls = v->aims[part].controls;
         ch->control_index = index - (int)((long long)part * v->count / v->parts);
     }
@@ -348,14 +357,14 @@ static void character_frame(const world *w, character *ch)
     const bw_pose *pose = bw_animator_pose(ch->animator);
     if (ch->controls) {
         /* the animator's pose is its own (const): the control aims a copy */
-        bw_pose_copy(&ch->aimed, pose);
+        bw_pose_copy(ch->aimed, pose);
         bw_control_input in = {{st.position[0], st.position[1], st.position[2]}, st.yaw, true,
                                {st.look_at[0], st.look_at[1], st.look_at[2]}};
-        if (bw_controls_run(ch->controls, ch->control_index, &ch->aimed, &in, FRAME_DT) != 0) {
+        if (bw_controls_run(ch->controls, ch->control_index, ch->aimed, &in, FRAME_DT) != 0) {
             fprintf(stderr, "%s: head_aim.lua failed: %s\n", PROG, bw_controls_error(ch->controls));
             exit(1);
         }
-        pose = &ch->aimed;
+        pose = ch->aimed;
     }
     bw_pose_local_to_model(w->rig, pose, ch->model);
 }
@@ -405,7 +414,6 @@ static void variant_deinit(variant *v)
 {
     for (int i = 0; i < v->count; i++) {
         bw_animator_destroy(v->chars[i].animator);
-        bw_pose_deinit(&v->chars[i].aimed);
         counting_alloc(&stats, v->chars[i].model, sizeof(float[4][4]) * WL_BASE_JOINTS, 0);
     }
     free(v->chars);

@@ -72,6 +72,7 @@ struct bw_animator {
     const bw_clip **clips;
     const char **names; /* copies of desc.clip_names (NULL entries allowed) */
     bw_binding **bindings;
+    bool shared_bindings; /* from desc.binding_cache: not the animator's to destroy */
     bw_mixer *mixer;
     bw_pose pose, sample;
     /* body */
@@ -451,7 +452,15 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
         bd.rig = desc->rig;
         bd.allocator = a->alloc;
         bw_error err = {0};
-        bw_result r = bw_binding_create(&bd, &a->bindings[i], &err);
+        bw_result r;
+        if (desc->binding_cache) {
+            const bw_binding *shared = NULL;
+            r = bw_binding_cache_get(desc->binding_cache, desc->clips[i], desc->rig, 0, &shared, &err);
+            a->bindings[i] = (bw_binding *)shared; /* only ever read */
+            a->shared_bindings = true;
+        } else {
+            r = bw_binding_create(&bd, &a->bindings[i], &err);
+        }
         if (r != BW_OK) {
             snprintf(where, sizeof where, "desc.clips[%d]", i);
             bw_graph_problem(&rep, r, where, "%s", err.message);
@@ -539,7 +548,7 @@ void bw_animator_destroy(bw_animator *a)
     bw_track_set_destroy(a->clip_set);
     bw_blend_tree_state_destroy(a->loco_state);
     bw_blend_tree_destroy(a->loco_tree);
-    for (int i = 0; a->bindings && i < a->clip_count; i++) bw_binding_destroy(a->bindings[i]);
+    for (int i = 0; a->bindings && !a->shared_bindings && i < a->clip_count; i++) bw_binding_destroy(a->bindings[i]);
     for (int i = 0; a->names && i < a->clip_count; i++) bw_free_string(&a->alloc, (char *)a->names[i]);
     for (int g = 0; a->gesture_ref && g < a->gesture_count; g++) bw_pose_deinit(&a->gesture_ref[g]);
     bw_pose_deinit(&a->pose);

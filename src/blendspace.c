@@ -217,11 +217,58 @@ static double unsigned_angle(double ax, double ay, double bx, double by)
     return atan2(fabs(ax * by - ay * bx), ax * bx + ay * by);
 }
 
-static void directional_raw(const float *pts, int count, double x, double y, float *out)
+/* What directional_raw computes per sample and per pair of samples from
+ * the samples alone or from the query once per sample, kept for one call
+ * (sets of at most DIR_CACHE samples; larger ones compute each value where
+ * it is used). Every cached number is the same double the uncached path
+ * computes, so both give identical weights. */
+enum { DIR_CACHE = 16 };
+typedef struct dir_cache {
+    double mag[DIR_CACHE];              /* |p_i| */
+    double ang_p[DIR_CACHE];            /* unsigned angle p to p_i */
+    double signed_p[DIR_CACHE];         /* signed angle from p_i to p, CCW positive */
+    double pair[DIR_CACHE * DIR_CACHE]; /* unsigned angle p_i to p_j (symmetric) */
+} dir_cache;
+
+static double dir_mag(const dir_cache *c, const float *pts, int i)
 {
+    return c ? c->mag[i] : hypot(pts[2 * i], pts[2 * i + 1]);
+}
+static double dir_ang_p(const dir_cache *c, const float *pts, int i, double x, double y)
+{
+    return c ? c->ang_p[i] : unsigned_angle(x, y, pts[2 * i], pts[2 * i + 1]);
+}
+static double dir_signed_p(const dir_cache *c, const float *pts, int i, double x, double y)
+{
+    double xi = pts[2 * i], yi = pts[2 * i + 1];
+    return c ? c->signed_p[i] : atan2(xi * y - yi * x, xi * x + yi * y);
+}
+static double dir_pair(const dir_cache *c, int count, const float *pts, int i, int j)
+{
+    return c ? c->pair[i * count + j] : unsigned_angle(pts[2 * i], pts[2 * i + 1], pts[2 * j], pts[2 * j + 1]);
+}
+
+static void dir_cache_fill(dir_cache *c, const float *pts, int count, double x, double y)
+{
+    for (int i = 0; i < count; i++) {
+        c->mag[i] = dir_mag(NULL, pts, i);
+        c->ang_p[i] = dir_ang_p(NULL, pts, i, x, y);
+        c->signed_p[i] = dir_signed_p(NULL, pts, i, x, y);
+        for (int j = 0; j < i; j++) /* unsigned_angle is symmetric to the bit (|cross|, dot commute) */
+            c->pair[i * count + j] = c->pair[j * count + i] = dir_pair(NULL, count, pts, i, j);
+    }
+}
+
+static void directional_raw(const float *pts, int count, double x, double y, bool use_cache, float *out)
+{
+    dir_cache store, *cache = NULL;
+    if (use_cache && count <= DIR_CACHE) {
+        dir_cache_fill(&store, pts, count, x, y);
+        cache = &store;
+    }
     double max_m = 0.0;
     for (int i = 0; i < count; i++) {
-        double m = hypot(pts[2 * i], pts[2 * i + 1]);
+        double m = dir_mag(cache, pts, i);
         if (m > max_m) max_m = m;
     }
     const double eps = ORIGIN_FRACTION * max_m;
@@ -229,16 +276,16 @@ static void directional_raw(const float *pts, int count, double x, double y, flo
     const bool p_origin = mp <= eps;
 
     for (int i = 0; i < count; i++) {
-        double xi = pts[2 * i], yi = pts[2 * i + 1], mi = hypot(xi, yi);
+        double xi = pts[2 * i], yi = pts[2 * i + 1], mi = dir_mag(cache, pts, i);
         bool i_origin = mi <= eps;
         /* The angle between p and p_i (0 when p is at the origin) is used
          * by every pair whose other end is the origin. */
-        double ang_p_i = p_origin || i_origin ? 0.0 : unsigned_angle(x, y, xi, yi);
+        double ang_p_i = p_origin || i_origin ? 0.0 : dir_ang_p(cache, pts, i, x, y);
         double w = 1.0;
         int copies = 1;
         for (int j = 0; j < count; j++) {
             if (j == i) continue;
-            double xj = pts[2 * j], yj = pts[2 * j + 1], mj = hypot(xj, yj);
+            double xj = pts[2 * j], yj = pts[2 * j + 1], mj = dir_mag(cache, pts, j);
             bool j_origin = mj <= eps;
             if (i_origin && j_origin) { /* two idles: duplicates */
                 copies++;
@@ -247,18 +294,18 @@ static void directional_raw(const float *pts, int count, double x, double y, flo
             double alpha, th_ij, th_ip;
             if (i_origin) {
                 alpha = 1.0;
-                th_ij = p_origin ? 0.0 : unsigned_angle(x, y, xj, yj);
+                th_ij = p_origin ? 0.0 : dir_ang_p(cache, pts, j, x, y);
                 th_ip = 0.0;
             } else if (j_origin) {
                 alpha = 1.0;
                 th_ij = th_ip = ang_p_i;
             } else {
                 alpha = 2.0;
-                th_ij = unsigned_angle(xi, yi, xj, yj);
+                th_ij = dir_pair(cache, count, pts, i, j);
                 if (p_origin) {
                     th_ip = th_ij;
                 } else {
-                    double s = atan2(xi * y - yi * x, xi * x + yi * y); /* from p_i to p, CCW positive */
+                    double s = dir_signed_p(cache, pts, i, x, y); /* from p_i to p, CCW positive */
                     if (th_ij >= 0.99 * M_PI) {
                         th_ip = fabs(s); /* p_j nearly opposite: no meaningful side */
                     } else {
@@ -293,14 +340,26 @@ bw_result bw_blend2d_weights(const float *points_xy, int count, float x, float y
     return BW_OK;
 }
 
-void bw_blend2d_weights_checked(const float *points_xy, int count, float x, float y, bw_blend2d_mode mode,
-                                float *out_weights)
+static void weights_2d(const float *points_xy, int count, float x, float y, bw_blend2d_mode mode, bool use_cache,
+                       float *out_weights)
 {
     double xd = sanitize(x), yd = sanitize(y);
     if (select_exact(points_xy, count, xd, yd, out_weights)) return;
     if (mode == BW_BLEND2D_CARTESIAN) cartesian_raw(points_xy, count, xd, yd, out_weights);
-    else directional_raw(points_xy, count, xd, yd, out_weights);
+    else directional_raw(points_xy, count, xd, yd, use_cache, out_weights);
     normalize_or_nearest(points_xy, count, xd, yd, out_weights);
+}
+
+void bw_blend2d_weights_checked(const float *points_xy, int count, float x, float y, bw_blend2d_mode mode,
+                                float *out_weights)
+{
+    weights_2d(points_xy, count, x, y, mode, true, out_weights);
+}
+
+void bw_blend2d_weights_uncached(const float *points_xy, int count, float x, float y, bw_blend2d_mode mode,
+                                 float *out_weights)
+{
+    weights_2d(points_xy, count, x, y, mode, false, out_weights);
 }
 
 /* ---- grid ---- */

@@ -573,11 +573,33 @@ static void sync_plays(bw_graph_cursor *c)
     for (int i = 0; i < groups; i++) c->sync_lead[c->sync_groups[i]] = -1;
 }
 
+/* Ask the cache for a pose's transforms ahead of use (one hint per 64-byte
+ * line; `write` when the pose is about to be overwritten). Only a hint: no
+ * effect on any value. */
+static void prefetch_pose(const bw_pose *p, bool write)
+{
+    const char *at = (const char *)p->joints, *end = at + (size_t)p->joint_count * sizeof *p->joints;
+#if defined(__GNUC__)
+    for (; at < end; at += 64) {
+        if (write) __builtin_prefetch(at, 1, 3);
+        else __builtin_prefetch(at, 0, 3);
+    }
+#else
+    (void)at; (void)end; (void)write;
+#endif
+}
+
 void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
 {
     if (!c) return;
     double d = isfinite(dt) && dt > 0.0f ? (double)dt : 0.0;
     const bw_graph *g = c->g;
+    /* With a crowd, a cursor's poses are cold by its next frame: the
+     * state-machine work below hides the fetch of the baked references
+     * (read by the additive layers) and of the layer poses the evaluation
+     * clears and writes next. */
+    for (int i = 0; i < g->ref_count; i++) prefetch_pose(&c->refs[i], false);
+    for (int l = 0; l < g->layer_count; l++) prefetch_pose(&c->layers[l].pose, true);
     if (!c->started) {
         for (int l = 0; l < g->layer_count; l++) push_state_event(c, BW_GRAPH_EVENT_ENTER, l, c->layers[l].cur.state);
         c->started = true;

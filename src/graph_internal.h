@@ -128,6 +128,13 @@ struct bw_graph {
  * references `ref`, per joint mask weights or NULL, the layer weight) onto
  * `out` (graph_additive.c). Same counts everywhere. */
 void bw_graph_add_layer(bw_pose *out, const bw_pose *pose, const bw_pose *ref, const float *mask, float weight);
+/* q^a of a unit quaternion (graph_additive.c): the exact form (atan2, sin,
+ * cos) and the per-frame one (the slerp series, `ca` / `cb` from
+ * bw_slerp_series(1 − a) / bw_slerp_series(a); the exact form for a > 1 or
+ * rotations of 92° or more). They agree within 1e-6 per component
+ * (tests/test_graph.c). */
+void bw_graph_quat_pow_exact(const float *q, float a, float *out);
+void bw_graph_quat_pow_fast(const float *q, float a, const float *ca, const float *cb, float *out);
 
 /* Collects every problem of a compile or cursor creation (graph.c). */
 typedef struct bw_graph_report {

@@ -918,6 +918,51 @@ static void robot_expressive_runs_through_the_animator(void)
     bw_asset_destroy(asset);
 }
 
+/* desc.binding_cache: three animators on one cache share one binding per
+ * clip (the cache made CLIPS, not 3 × CLIPS) and give, frame by frame, the
+ * very pose of an animator with bindings of its own (the same binding
+ * numbers either way: equal to the bit). Destroying the animators leaves
+ * the cache's bindings alive (an animator that destroyed them would be a
+ * use after free under ASan when the last one runs). */
+static void animators_on_one_binding_cache_share_bindings_and_numbers(void)
+{
+    bw_binding_cache *cache = NULL;
+    CHECK_INT(bw_binding_cache_create(NULL, &cache), BW_OK);
+    bw_graph *graph = speed_jump_graph();
+    bw_animator_desc d = base_desc();
+    d.graph = graph;
+    bw_animator *own = make(&d);
+    d.binding_cache = cache;
+    bw_animator *shared[3];
+    for (int i = 0; i < 3; i++) shared[i] = make(&d);
+    CHECK_INT(bw_binding_cache_create_count(cache), CLIPS);
+    bw_animator_destroy(shared[0]);
+    int speed = bw_graph_find_param(graph, "speed");
+    bw_character_param p = {speed, 0.0f};
+    bw_character_state s = {.velocity = {0}};
+    s.params = &p;
+    s.param_count = 1;
+    int differ = 0;
+    for (int f = 0; f < 40; f++) {
+        p.value = f < 20 ? 0.05f * (float)f : 0.0f; /* idle, then move once speed > 0.1, and back */
+        bw_animator_update(own, 1.0f / 30.0f, &s, NULL);
+        for (int i = 1; i < 3; i++) {
+            bw_animator_update(shared[i], 1.0f / 30.0f, &s, NULL);
+            const bw_pose *a = bw_animator_pose(own), *b = bw_animator_pose(shared[i]);
+            if (memcmp(a->joints, b->joints, (size_t)a->joint_count * sizeof *a->joints) != 0) differ++;
+        }
+    }
+    CHECK_INT(differ, 0);
+    /* and the pose did move (spine x follows the playing clip) */
+    CHECK(bw_animator_pose(shared[2])->joints[SPINE].t[0] != 0.0f || bw_animator_pose(shared[2])->joints[SPINE].t[1] != 0.0f);
+    bw_animator_destroy(shared[1]);
+    bw_animator_destroy(shared[2]);
+    bw_animator_destroy(own);
+    CHECK_INT(bw_binding_cache_create_count(cache), CLIPS);
+    bw_binding_cache_destroy(cache);
+    bw_graph_destroy(graph);
+}
+
 int main(void)
 {
     setup();
@@ -932,6 +977,7 @@ int main(void)
     RUN(blink_is_seeded_and_periodic);
     RUN(head_aim_clamps_relative_to_the_body_through_a_full_turn);
     RUN(the_animator_runs_a_graph_with_params_and_triggers);
+    RUN(animators_on_one_binding_cache_share_bindings_and_numbers);
     RUN(update_allocates_nothing_over_ten_thousand_frames);
     RUN(validation_names_the_field_of_fifteen_malformed_states);
     RUN(create_reports_every_problem_of_the_desc);

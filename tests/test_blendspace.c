@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "blendwerk/blendspace.h"
+#include "blendspace_internal.h"
 #include "check.h"
 
 #define PI 3.14159265358979323846
@@ -1017,6 +1018,46 @@ static void plot_blend_reports_bad_specs_with_file_and_line(void)
     remove(log);
 }
 
+/* The directional mode's per-call cache (magnitudes, angles to the query,
+ * pair angles) holds the very doubles the straightforward path computes
+ * where it uses them: the weights are identical to the bit, for random
+ * layouts with duplicates and idles at the origin, queries anywhere
+ * (origin, exact samples, far away), 1 to 16 samples (the cached sizes). */
+static void directional_cache_gives_the_uncached_weights_exactly(void)
+{
+    float pts[32], a[16], b[16];
+    int differ = 0, runs = 0;
+    for (int trial = 0; trial < 4000; trial++) {
+        int n = 1 + trial % 16;
+        for (int i = 0; i < n; i++) {
+            double kind = rnd();
+            if (kind < 0.1 && i > 0) {
+                int k = (int)(rnd() * i);
+                pts[2 * i] = pts[2 * k];
+                pts[2 * i + 1] = pts[2 * k + 1];
+            } else if (kind < 0.2) {
+                pts[2 * i] = pts[2 * i + 1] = 0.0f;
+            } else {
+                pts[2 * i] = rnd_in(-3, 3);
+                pts[2 * i + 1] = rnd_in(-3, 3);
+            }
+        }
+        float x = rnd_in(-5, 5), y = rnd_in(-5, 5);
+        if (trial % 7 == 0) x = y = 0.0f;
+        if (trial % 11 == 0) {
+            int k = (int)(rnd() * n);
+            x = pts[2 * k] * 0.5f;
+            y = pts[2 * k + 1] * 0.5f;
+        }
+        bw_blend2d_weights_checked(pts, n, x, y, BW_BLEND2D_DIRECTIONAL, a);
+        bw_blend2d_weights_uncached(pts, n, x, y, BW_BLEND2D_DIRECTIONAL, b);
+        runs++;
+        if (memcmp(a, b, (size_t)n * sizeof *a) != 0) differ++;
+    }
+    CHECK_INT(runs, 4000);
+    CHECK_INT(differ, 0);
+}
+
 int main(void)
 {
     RUN(one_d_interpolates_between_neighbours_in_member_order);
@@ -1033,6 +1074,7 @@ int main(void)
     RUN(grid_is_bilinear_clamped_and_row_major);
     RUN(phase_helpers_handle_edge_cases);
     RUN(random_layouts_give_valid_weights_and_exact_selection);
+    RUN(directional_cache_gives_the_uncached_weights_exactly);
     RUN(small_input_moves_give_small_weight_changes);
     RUN(plot_blend_writes_a_valid_svg);
     RUN(plot_blend_draws_cartesian_and_grid_modes);

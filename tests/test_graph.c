@@ -10,6 +10,8 @@
  * rest pose is the identity (t = 0). dts are 0.1 where the SPEC's example
  * uses it and powers of two otherwise, so timer comparisons are exact. */
 #include "blendwerk/blendwerk.h"
+#include "bw_math.h"
+#include "graph_internal.h"
 #include "check.h"
 #include "fixtures.h"
 #include "graph_fixtures.h"
@@ -1915,6 +1917,86 @@ static void refreshed_clips_should_keep_normalized_progress(void)
     bw_clip_destroy(idle_once);
 }
 
+/* The additive layer's q^a: the per-frame form (slerp series) against the
+ * rotation built directly, in double, from the axis and a times the half
+ * angle: q = ±(n sin θ, cos θ) with θ in [0, π/2] gives q^a = (n sin aθ,
+ * cos aθ). θ spans the series' range and beyond it (θ ≥ 0.8 rad takes the
+ * exact form), a spans (0, 1] and exaggeration up to 1.5 (exact form). */
+static void quat_pow_fast_should_match_the_direct_rotation(void)
+{
+    unsigned state = 2463534242u;
+    double worst_fast = 0.0, worst_exact = 0.0;
+    float ca[BW_SLERP_SERIES_TERMS], cb[BW_SLERP_SERIES_TERMS];
+    for (int i = 0; i < 20000; i++) {
+        double u[4];
+        for (int k = 0; k < 4; k++) {
+            state ^= state << 13; state ^= state >> 17; state ^= state << 5;
+            u[k] = (double)(state >> 8) / 16777216.0;
+        }
+        double theta = (i % 4 == 0 ? 0.8 : 1.0) * u[0] * (M_PI / 2.0); /* a quarter at most 0.8 rad (the series) */
+        if (i % 97 == 0) theta = 1e-9 * u[0];                         /* (nearly) identity */
+        double a = i % 5 == 0 ? 1.0 + 0.5 * u[1] : 0.001 + 0.999 * u[1];
+        double z = 2.0 * u[2] - 1.0, phi = 2.0 * M_PI * u[3], rxy = sqrt(1.0 - z * z);
+        double n[3] = {rxy * cos(phi), rxy * sin(phi), z}, sign = i % 2 ? -1.0 : 1.0;
+        float q[4] = {(float)(sign * n[0] * sin(theta)), (float)(sign * n[1] * sin(theta)),
+                      (float)(sign * n[2] * sin(theta)), (float)(sign * cos(theta))};
+        double want[4] = {n[0] * sin(a * theta), n[1] * sin(a * theta), n[2] * sin(a * theta), cos(a * theta)};
+        bw_slerp_series(1.0f - (float)a, ca);
+        bw_slerp_series((float)a, cb);
+        float fast[4], exact[4];
+        bw_graph_quat_pow_fast(q, (float)a, ca, cb, fast);
+        bw_graph_quat_pow_exact(q, (float)a, exact);
+        for (int k = 0; k < 4; k++) {
+            worst_fast = fmax(worst_fast, fabs(fast[k] - want[k]));
+            worst_exact = fmax(worst_exact, fabs(exact[k] - want[k]));
+        }
+    }
+    /* float inputs (q rounded, a rounded) bound both near 2e-7 */
+    CHECK(worst_fast <= 1e-6);
+    CHECK(worst_exact <= 1e-6);
+}
+
+/* bw_graph_add_layer with a mask that changes a per joint (the series is
+ * recomputed per distinct a) against each joint added alone at its own
+ * weight with the mask's weight folded in: identical numbers. */
+static void additive_layer_should_use_each_joints_own_weight(void)
+{
+    bw_pose out = new_pose(), pose = new_pose(), ref = new_pose(), one = new_pose();
+    float mask[JOINTS];
+    for (int j = 0; j < JOINTS; j++) {
+        mask[j] = j % 3 == 0 ? 1.0f : 0.15f * (float)j;
+        float angle = 0.2f + 0.1f * (float)j;
+        bw_quat_from_axis_angle(0.0f, 0.6f, 0.8f, angle, pose.joints[j].r);
+        bw_quat_from_axis_angle(1.0f, 0.0f, 0.0f, 0.05f * (float)j, ref.joints[j].r);
+        bw_quat_from_axis_angle(0.0f, 1.0f, 0.0f, 0.3f, out.joints[j].r);
+        pose.coverage[j] = 1.0f;
+    }
+    bw_pose_copy(&one, &out);
+    bw_graph_add_layer(&out, &pose, &ref, mask, 0.9f);
+    for (int j = 0; j < JOINTS; j++) {
+        bw_pose single = new_pose();
+        bw_pose_copy(&single, &one);
+        float alone[JOINTS] = {0};
+        alone[j] = mask[j];
+        bw_graph_add_layer(&single, &pose, &ref, alone, 0.9f);
+        for (int k = 0; k < 4; k++) CHECK(single.joints[j].r[k] == out.joints[j].r[k]);
+        /* and against the direct rotation: Δ = ref⁻¹ · pose is about the
+           same axis only for j = 0 (ref identity); there the result is
+           out · (rotation about (0, .6, .8) by a × 0.2) */
+        if (j == 0) {
+            float step[4], want[4];
+            bw_quat_from_axis_angle(0.0f, 0.6f, 0.8f, 0.9f * 0.2f, step);
+            bw_quat_mul(one.joints[0].r, step, want);
+            for (int k = 0; k < 4; k++) CHECK_NEAR(out.joints[0].r[k], want[k], 1e-6);
+        }
+        bw_pose_deinit(&single);
+    }
+    bw_pose_deinit(&out);
+    bw_pose_deinit(&pose);
+    bw_pose_deinit(&ref);
+    bw_pose_deinit(&one);
+}
+
 int main(void)
 {
     make_world();
@@ -1940,6 +2022,8 @@ int main(void)
     RUN(blend_states_should_advance_by_the_weighted_cycle);
     RUN(additive_layers_should_add_the_delta_from_the_reference);
     RUN(additive_references_should_be_baked_against_each_kind);
+    RUN(quat_pow_fast_should_match_the_direct_rotation);
+    RUN(additive_layer_should_use_each_joints_own_weight);
     RUN(references_should_be_checked_at_compile);
     RUN(a_blend_state_should_measure_each_leaf_against_its_reference);
     RUN(an_additive_fade_should_mix_references_only_while_it_runs);

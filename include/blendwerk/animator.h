@@ -182,6 +182,11 @@ typedef struct bw_animator_desc {
     const char *root_joint;   /* root-motion joint by name; NULL = joint 0 */
     int event_capacity;       /* events kept per update; 0 = 64 */
     bw_allocator allocator;   /* by value; fn NULL = malloc */
+    bw_binding_cache *binding_cache; /* optional (borrowed; must outlive the animator): the clips'
+                                        bindings come from it (bind.h), shared with every animator
+                                        on the same cache and an equal rig layout, instead of
+                                        clip_count bindings of the animator's own; same numbers
+                                        either way. For crowds: one set of bindings in cache. */
 } bw_animator_desc;
 
 typedef struct bw_animator bw_animator;
