@@ -126,8 +126,12 @@ struct bw_graph {
 
 /* Add an additive layer (its plays' mixed `pose` against their mixed
  * references `ref`, per joint mask weights or NULL, the layer weight) onto
- * `out` (graph_additive.c). Same counts everywhere. */
+ * `out` (graph_additive.c). Same counts everywhere. Runs of four joints
+ * sharing one weight in (0, 1] take a 4-lane path (GCC/Clang vector
+ * extensions); bw_graph_add_layer_scalar is the same joint by joint, the
+ * reference the tests hold it to (within 1e-6 per component). */
 void bw_graph_add_layer(bw_pose *out, const bw_pose *pose, const bw_pose *ref, const float *mask, float weight);
+void bw_graph_add_layer_scalar(bw_pose *out, const bw_pose *pose, const bw_pose *ref, const float *mask, float weight);
 /* q^a of a unit quaternion (graph_additive.c): the exact form (atan2, sin,
  * cos) and the per-frame one (the slerp series, `ca` / `cb` from
  * bw_slerp_series(1 − a) / bw_slerp_series(a); the exact form for a > 1 or

@@ -1997,6 +1997,97 @@ static void additive_layer_should_use_each_joints_own_weight(void)
     bw_pose_deinit(&one);
 }
 
+/* bw_graph_add_layer (four joints at a time where four share one weight in
+ * (0, 1] and their deltas are under 92°) against bw_graph_add_layer_scalar
+ * (joint by joint) on 67 joints (16 blocks and a tail of 3) and 3 curves:
+ * random rotations with deltas from 0 to 2 rad (beyond the series' range:
+ * the exact form), translations and scales, some joints uncovered, one whose
+ * result overflows (kept as it was). Weights: no mask at 0.7 (every block),
+ * a mask constant over runs of four and varying across them, a mask that
+ * changes per joint, and 1.3 (exaggeration: the exact form throughout).
+ * The same float operations in the same order: every component within 1e-6
+ * (and in fact equal on x86-64, where neither unit fuses multiply-adds). */
+static void additive_layer_blocks_should_match_the_joint_by_joint_form(void)
+{
+    enum { N = 67, NC = 3 };
+    bw_pose pose = {0}, ref = {0}, base = {0}, fast = {0}, slow = {0};
+    CHECK(bw_pose_init_counts(&pose, N, NC, NULL) == BW_OK);
+    CHECK(bw_pose_init_counts(&ref, N, NC, NULL) == BW_OK);
+    CHECK(bw_pose_init_counts(&base, N, NC, NULL) == BW_OK);
+    CHECK(bw_pose_init_counts(&fast, N, NC, NULL) == BW_OK);
+    CHECK(bw_pose_init_counts(&slow, N, NC, NULL) == BW_OK);
+    unsigned state = 88172645u;
+    float u[8];
+    for (int j = 0; j < N; j++) {
+        for (int k = 0; k < 8; k++) {
+            state ^= state << 13; state ^= state >> 17; state ^= state << 5;
+            u[k] = (float)(state >> 8) / 16777216.0f;
+        }
+        float z = 2.0f * u[0] - 1.0f, phi = 6.2831853f * u[1], rxy = sqrtf(1.0f - z * z);
+        float delta[4];
+        bw_quat_from_axis_angle(0.6f, 0.0f, 0.8f, 3.0f * u[2] - 1.5f, ref.joints[j].r);
+        bw_quat_from_axis_angle(rxy * cosf(phi), rxy * sinf(phi), z, (j % 7 == 3 ? 2.0f : 1.2f) * u[3], delta);
+        bw_quat_mul(ref.joints[j].r, delta, pose.joints[j].r);
+        if (j % 2) for (int k = 0; k < 4; k++) pose.joints[j].r[k] = -pose.joints[j].r[k]; /* the other hemisphere */
+        bw_quat_from_axis_angle(0.0f, 1.0f, 0.0f, 6.0f * u[4] - 3.0f, base.joints[j].r);
+        for (int k = 0; k < 3; k++) {
+            pose.joints[j].t[k] = u[5] - 0.5f * (float)k;
+            ref.joints[j].t[k] = u[6];
+            base.joints[j].t[k] = u[7] * (float)k;
+            pose.joints[j].s[k] = 0.5f + u[k + 4];
+            ref.joints[j].s[k] = j % 11 == 5 && k == 1 ? 0.0f : 0.8f + 0.4f * u[k + 5];
+            base.joints[j].s[k] = 1.0f;
+        }
+        pose.coverage[j] = j % 13 == 6 ? 0.0f : 1.0f;
+    }
+    pose.joints[21].t[0] = 3e38f; /* 3e38 − ref overflows once added to base: keeps base */
+    base.joints[21].t[0] = 3e38f;
+    for (int c = 0; c < NC; c++) {
+        pose.curves[c] = 0.25f * (float)c;
+        ref.curves[c] = 0.1f;
+        base.curves[c] = 1.0f;
+        pose.curve_coverage[c] = 1.0f;
+    }
+    float runs[N], each[N];
+    for (int j = 0; j < N; j++) {
+        runs[j] = 0.2f + 0.05f * (float)(j / 4);
+        each[j] = 0.3f + 0.01f * (float)j;
+    }
+    const struct {
+        const float *mask;
+        float weight;
+    } cases[] = {{NULL, 0.7f}, {runs, 0.9f}, {each, 0.8f}, {NULL, 1.3f}, {runs, 1.0f}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bw_pose_copy(&fast, &base);
+        bw_pose_copy(&slow, &base);
+        bw_graph_add_layer(&fast, &pose, &ref, cases[i].mask, cases[i].weight);
+        bw_graph_add_layer_scalar(&slow, &pose, &ref, cases[i].mask, cases[i].weight);
+        double worst = 0.0;
+        for (int j = 0; j < N; j++) {
+            const float *a = fast.joints[j].t, *b = slow.joints[j].t; /* t, r, s: 10 floats */
+            for (int k = 0; k < 10; k++) worst = fmax(worst, fabs((double)a[k] - (double)b[k]));
+        }
+        for (int c = 0; c < NC; c++) worst = fmax(worst, fabs((double)fast.curves[c] - (double)slow.curves[c]));
+        CHECK(worst <= 1e-6);
+        CHECK(fast.joints[21].t[0] == 3e38f);               /* the overflowing joint kept its value */
+        CHECK(fast.joints[6].r[0] == base.joints[6].r[0]); /* uncovered: untouched */
+    }
+    /* and the fast form moved the joints: joint 0 at weight 0.7 is base · Δ^0.7 */
+    bw_pose_copy(&fast, &base);
+    bw_graph_add_layer(&fast, &pose, &ref, NULL, 0.7f);
+    float inv[4], d[4], step[4], want[4];
+    bw_quat_conjugate(ref.joints[0].r, inv);
+    bw_quat_mul(inv, pose.joints[0].r, d);
+    bw_graph_quat_pow_exact(d, 0.7f, step);
+    bw_quat_mul(base.joints[0].r, step, want);
+    for (int k = 0; k < 4; k++) CHECK_NEAR(fast.joints[0].r[k], want[k], 2e-6);
+    bw_pose_deinit(&pose);
+    bw_pose_deinit(&ref);
+    bw_pose_deinit(&base);
+    bw_pose_deinit(&fast);
+    bw_pose_deinit(&slow);
+}
+
 int main(void)
 {
     make_world();
@@ -2024,6 +2115,7 @@ int main(void)
     RUN(additive_references_should_be_baked_against_each_kind);
     RUN(quat_pow_fast_should_match_the_direct_rotation);
     RUN(additive_layer_should_use_each_joints_own_weight);
+    RUN(additive_layer_blocks_should_match_the_joint_by_joint_form);
     RUN(references_should_be_checked_at_compile);
     RUN(a_blend_state_should_measure_each_leaf_against_its_reference);
     RUN(an_additive_fade_should_mix_references_only_while_it_runs);
