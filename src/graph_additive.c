@@ -150,9 +150,9 @@ void bw_graph_add_layer_scalar(bw_pose *out, const bw_pose *pose, const bw_pose 
  * The rotation part of add_joint for four joints sharing one a in (0, 1]
  * whose deltas are all in the series' range: the same operations in the
  * same order lane by lane (no fused multiply-adds in this unit), so the
- * numbers equal add_joint's (tests/test_graph.c checks within 1e-6 and
- * counts the exact matches). Translation, scale and the finiteness check
- * stay per joint. */
+ * numbers equal add_joint's (tests/test_graph.c checks within 1e-6).
+ * Translation, scale and the finiteness check run on the four lanes too;
+ * each joint is stored only when all its fields are finite. */
 #if defined(__SSE__)
 #include <immintrin.h>
 #endif
@@ -237,7 +237,41 @@ static inline bool rotations4(const bw_pose *out, const bw_pose *pose, const bw_
     rot[1] = oy * inv;
     rot[2] = oz * inv;
     rot[3] = ow * inv;
-    transpose4(rot);
+    return true;
+}
+
+/* One field of joints j..j+3 as the four lanes. */
+#define LANES(p, j, field)                                                                                             \
+    ((quad){(p)->joints[(j)].field, (p)->joints[(j) + 1].field, (p)->joints[(j) + 2].field, (p)->joints[(j) + 3].field})
+
+/* finite ⇔ x − x == 0 (∞ − ∞ and NaN − NaN are NaN) */
+static inline quad_mask quad_finite(quad x) { return (quad_mask)((x - x) == 0.0f); }
+
+/* add_joint for joints j..j+3 sharing a in (0, 1]: false (nothing written)
+ * when rotations4 declines them. */
+static inline bool add_block(bw_pose *out, const bw_pose *pose, const bw_pose *ref, int j, float a, const float *ca,
+                             const float *cb)
+{
+    quad rot[4];
+    if (!rotations4(out, pose, ref, j, ca, cb, rot)) return false;
+    quad t[3], sc[3];
+    quad_mask ok = quad_finite(rot[0]) & quad_finite(rot[1]) & quad_finite(rot[2]) & quad_finite(rot[3]);
+    for (int k = 0; k < 3; k++) {
+        /* add_translation_scale, lane by lane */
+        t[k] = LANES(out, j, t[k]) + a * (LANES(pose, j, t[k]) - LANES(ref, j, t[k]));
+        quad rs = LANES(ref, j, s[k]), ratio = quad_select(rs != 0.0f, LANES(pose, j, s[k]) / rs, quad_set1(1.0f));
+        sc[k] = LANES(out, j, s[k]) * (1.0f + a * (ratio - 1.0f));
+        ok &= quad_finite(t[k]) & quad_finite(sc[k]);
+    }
+    for (int l = 0; l < 4; l++) {
+        if (!ok[l]) continue;
+        bw_transform *x = &out->joints[j + l];
+        for (int k = 0; k < 3; k++) {
+            x->t[k] = t[k][l];
+            x->s[k] = sc[k][l];
+        }
+        for (int k = 0; k < 4; k++) x->r[k] = rot[k][l];
+    }
     return true;
 }
 #endif
@@ -250,23 +284,14 @@ void bw_graph_add_layer(bw_pose *out, const bw_pose *pose, const bw_pose *ref, c
     for (; j + 4 <= n; j += 4) {
         float a[4];
         for (int k = 0; k < 4; k++) a[k] = joint_weight(pose, mask, weight, j + k);
-        quad rot[4];
-        bool block = a[0] > 0.0f && a[0] <= 1.0f && a[1] == a[0] && a[2] == a[0] && a[3] == a[0];
-        if (block) {
+        if (a[0] > 0.0f && a[0] <= 1.0f && a[1] == a[0] && a[2] == a[0] && a[3] == a[0]) {
             series_for(a[0], &a_series, ca, cb);
-            block = rotations4(out, pose, ref, j, ca, cb, rot);
+            if (add_block(out, pose, ref, j, a[0], ca, cb)) continue;
         }
         for (int k = 0; k < 4; k++) {
             if (!(a[k] > 0.0f) || !isfinite(a[k])) continue;
-            if (!block) {
-                series_for(a[k], &a_series, ca, cb);
-                add_joint(out, pose, ref, j + k, a[k], ca, cb);
-                continue;
-            }
-            bw_transform x = out->joints[j + k];
-            memcpy(x.r, &rot[k], sizeof x.r);
-            add_translation_scale(&x, &pose->joints[j + k], &ref->joints[j + k], a[k]);
-            if (bw_transform_isfinite(&x)) out->joints[j + k] = x;
+            series_for(a[k], &a_series, ca, cb);
+            add_joint(out, pose, ref, j + k, a[k], ca, cb);
         }
     }
 #endif
