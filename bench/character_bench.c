@@ -19,11 +19,11 @@
  *             trusted Lua state (lua_newstate with the counting allocator)
  *   lua_head_aim  compiled conditions, the animator's head aim off and the
  *             Lua head-aim control (scripts/head_aim.lua through the control
- *             runner, bindings/controls.h, in a sandbox) run over a copy of
- *             the animator's pose instead
+ *             runner, bindings/controls.h, in a sandbox) run on the
+ *             animator's pose in place (bw_animator_pose_mutable) instead
  *   no_head_aim   compiled conditions, no head aim at all: the baseline the
  *             Lua control's own cost is read against (lua_head_aim minus it:
- *             the control plus the pose copy it needs)
+ *             the control alone)
  *
  * Lua states are not thread-safe, so the crowd is split into P partitions
  * (P = the thread count, at least 1), each with its own Lua state and graph
@@ -206,8 +206,6 @@ static void lua_graph_load(lua_graph *g, const world *w, const char *path, bool 
 typedef struct lua_aim {
     bw_sandbox *sandbox;
     bw_controls *controls;
-    bw_pose aimed; /* the animator's pose with the control applied: scratch for the
-                      partition's characters in turn (each uses it only within its frame) */
 } lua_aim;
 
 static void lua_aim_load(lua_aim *la, const world *w, int characters)
@@ -231,12 +229,10 @@ static void lua_aim_load(lua_aim *la, const world *w, int characters)
         fprintf(stderr, "%s: head_aim.lua: %s\n", PROG, err);
         exit(1);
     }
-    if (bw_pose_init(&la->aimed, w->rig, &counting) != BW_OK) bench_die(PROG, "bw_pose_init", BW_ERR_OUT_OF_MEMORY);
 }
 
 static void lua_aim_unload(lua_aim *la)
 {
-    bw_pose_deinit(&la->aimed);
     bw_controls_destroy(la->controls);
     bw_sandbox_destroy(la->sandbox);
 }
@@ -244,7 +240,6 @@ static void lua_aim_unload(lua_aim *la)
 /* ---- one character ---- */
 typedef struct character {
     bw_animator *animator;
-    bw_pose *aimed; /* lua_head_aim: its partition's scratch pose (lua_aim.aimed) */
     bw_controls *controls;
     int control_index; /* the character's index in its partition's runner */
     float (*model)[4][4];
@@ -300,7 +295,6 @@ static long long character_init(variant *v, const world *w, character *ch, int i
     }
     ch->model = counting_alloc(&stats, NULL, 0, sizeof(float[4][4]) * WL_BASE_JOINTS);
     if (v->lua_aim) {
-        ch->aimed = &v->aims[part].aimed;
         ch->controls = v->aims[part].controls;
         ch->control_index = index - (int)((long long)part * v->count / v->parts);
     }
@@ -354,19 +348,17 @@ static void character_frame(const world *w, character *ch)
     st.param_count = 4;
     bw_result r = bw_animator_update(ch->animator, FRAME_DT, &st, NULL);
     if (r != BW_OK) bench_die(PROG, "bw_animator_update", r);
-    const bw_pose *pose = bw_animator_pose(ch->animator);
     if (ch->controls) {
-        /* the animator's pose is its own (const): the control aims a copy */
-        bw_pose_copy(ch->aimed, pose);
+        /* the control aims the animator's pose in place (bw_animator_pose_mutable: no copy) */
         bw_control_input in = {{st.position[0], st.position[1], st.position[2]}, st.yaw, true,
                                {st.look_at[0], st.look_at[1], st.look_at[2]}};
-        if (bw_controls_run(ch->controls, ch->control_index, ch->aimed, &in, FRAME_DT) != 0) {
+        if (bw_controls_run(ch->controls, ch->control_index, bw_animator_pose_mutable(ch->animator), &in, FRAME_DT) !=
+            0) {
             fprintf(stderr, "%s: head_aim.lua failed: %s\n", PROG, bw_controls_error(ch->controls));
             exit(1);
         }
-        pose = ch->aimed;
     }
-    bw_pose_local_to_model(w->rig, pose, ch->model);
+    bw_pose_local_to_model(w->rig, bw_animator_pose(ch->animator), ch->model);
 }
 
 static bool in_transition(const character *ch)
@@ -588,7 +580,7 @@ int main(int argc, char **argv)
                c_aim, l_aim, per_frame, mallocs_per_frame, BENCH_COUNTS_MALLOC ? "true" : "false");
     else {
         printf("head aim per character-frame (variant minus no_head_aim): C (animator) %.1f ns", c_aim);
-        if (vs[V_LUA_AIM].available) printf(", Lua control (with the pose copy it needs) %.1f ns", l_aim);
+        if (vs[V_LUA_AIM].available) printf(", Lua control (in place, no pose copy) %.1f ns", l_aim);
         printf("\nallocations per frame after warm-up: %.3f through the allocators (%lld over %lld crowd frames)", per_frame,
                allocations, timed_frames);
         if (BENCH_COUNTS_MALLOC) printf(", %.3f malloc/calloc/realloc calls of the whole process", mallocs_per_frame);

@@ -69,7 +69,6 @@ struct demo_app {
     int control_count;
     char control_dir[1024];    /* their one folder: the controls' sandbox folder */
     controls_set ctl;
-    bw_pose pose;              /* the animator's pose with the controls applied (with controls) */
     float gaze[4], arkit[BW_ARKIT52_COUNT]; /* what the face shows */
     bool root_motion;     /* the rig has a joint named "root" */
     float (*model)[4][4];
@@ -444,22 +443,22 @@ static void refresh_face(demo_app *a)
     }
 }
 
-/* The controls over the animator's pose, into a->pose. */
+/* The controls over the animator's pose, in place (bw_animator_pose_mutable:
+ * the next update rebuilds it). */
 static void run_controls(demo_app *a, float dt)
 {
-    bw_pose_copy(&a->pose, bw_animator_pose(a->v.animator));
     bw_control_input in;
     memset(&in, 0, sizeof in);
     memcpy(in.position, a->position, sizeof in.position);
     in.yaw = a->yaw;
     in.has_target = a->input.has_look_at;
     memcpy(in.target, a->input.look_at, sizeof in.target);
-    bw_controls_run(a->ctl.run, 0, &a->pose, &in, dt);
+    bw_controls_run(a->ctl.run, 0, bw_animator_pose_mutable(a->v.animator), &in, dt);
 }
 
 static const bw_pose *shown_pose(const demo_app *a)
 {
-    return a->ctl.run ? &a->pose : bw_animator_pose(a->v.animator);
+    return bw_animator_pose(a->v.animator);
 }
 
 /* ---- the timeline ---- */
@@ -541,10 +540,6 @@ demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size)
     ok = ok && controls_paths(a, desc->controls, desc->control_count, err, err_size) &&
          controls_build(a, a->ch.rig, &a->ctl, err, err_size);
     ok = ok && version_build(a, &a->ch, &a->v, a->ctl.owns_aim, err, err_size);
-    if (ok && a->ctl.run && bw_pose_init(&a->pose, a->ch.rig, &a->allocator) != BW_OK) {
-        snprintf(err, err_size, "demo: out of memory");
-        ok = false;
-    }
     if (ok && !size_model(a, a->ch.rig)) {
         snprintf(err, err_size, "demo: out of memory");
         ok = false;
@@ -559,7 +554,6 @@ demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size)
     }
     a->root_motion = bw_rig_find_by_name(a->ch.rig, "root") >= 0;
     silence_upper(a);
-    if (a->ctl.run) bw_pose_copy(&a->pose, bw_animator_pose(a->v.animator));
     refresh_face(a);
     bw_pose_local_to_model(a->ch.rig, shown_pose(a), a->model);
     a->error[0] = '\0';
@@ -571,7 +565,6 @@ void demo_app_destroy(demo_app *a)
     if (!a) return;
     version_free(&a->v);
     controls_free(&a->ctl);
-    bw_pose_deinit(&a->pose);
     for (int i = 0; a->control_paths && i < a->control_count; i++) free(a->control_paths[i]);
     free(a->control_paths);
     free(a->control_names);
@@ -621,18 +614,14 @@ static int reload_character(demo_app *a)
     character_ref fresh;
     version next;
     controls_set ctl;
-    bw_pose pose;
     memset(&next, 0, sizeof next);
-    memset(&pose, 0, sizeof pose);
     if (!character_load(a, &fresh, err, sizeof err)) return reject(a, err);
     /* the controls run on the new rig: loaded again, their state starts over */
     if (!controls_build(a, fresh.rig, &ctl, err, sizeof err) ||
-        !version_build(a, &fresh, &next, ctl.owns_aim, err, sizeof err) || !size_model(a, fresh.rig) ||
-        (ctl.run && bw_pose_init(&pose, fresh.rig, &a->allocator) != BW_OK)) {
+        !version_build(a, &fresh, &next, ctl.owns_aim, err, sizeof err) || !size_model(a, fresh.rig)) {
         if (!err[0]) snprintf(err, sizeof err, "demo: out of memory");
         version_free(&next);
         controls_free(&ctl);
-        bw_pose_deinit(&pose);
         character_free(&fresh);
         return reject(a, err);
     }
@@ -643,13 +632,10 @@ static int reload_character(demo_app *a)
              carried ? "state carried over" : (dst ? "graph restarted (another rig layout)" : "no graph"));
     version_free(&a->v);
     controls_free(&a->ctl);
-    bw_pose_deinit(&a->pose);
     character_free(&a->ch);
     a->v = next;
     a->ch = fresh;
     a->ctl = ctl;
-    a->pose = pose;
-    if (a->ctl.run) bw_pose_copy(&a->pose, bw_animator_pose(a->v.animator));
     if (!carried) silence_upper(a);
     after_swap(a);
     return 1;

@@ -97,7 +97,7 @@ typedef struct demo_app demo_app;
 /* Control files (desc.controls): one sandbox over their folder (they must
  * share one) and the runner of bindings/controls.h for the character,
  * loaded in the order given (they run by priority). Each frame, after the
- * animator's update, they run over a copy of the animator's pose (the
+ * animator's update, they run on the animator's pose in place (the
  * input: the character's position, yaw and look-at target) and that pose
  * is what the session shows (demo_app_pose, the model matrices). A
  * control that lists joints in ctx.overrides (scripts/head_aim.lua) owns

@@ -1118,6 +1118,7 @@ const bw_state_problem *bw_animator_problems(const bw_animator *a, int *out_coun
 }
 
 const bw_pose *bw_animator_pose(const bw_animator *a) { return a ? &a->pose : NULL; }
+bw_pose *bw_animator_pose_mutable(bw_animator *a) { return a ? &a->pose : NULL; }
 const bw_joint_override *bw_animator_joint_overrides(const bw_animator *a, int *out_count)
 {
     if (out_count) *out_count = a ? a->chain_count : 0;

@@ -963,6 +963,54 @@ static void animators_on_one_binding_cache_share_bindings_and_numbers(void)
     bw_graph_destroy(graph);
 }
 
+/* bw_animator_pose_mutable: the pose bw_animator_pose returns, writable;
+ * a host's edits between updates (here NaN over every field, as a broken
+ * control might leave it) never reach the next update: two animators fed the
+ * same states, one of them scribbled over after each frame, give bit-equal
+ * poses and head angles frame after frame (graph base, head aim on). */
+static void host_edits_of_the_mutable_pose_do_not_reach_the_next_update(void)
+{
+    bw_graph *graph = speed_jump_graph();
+    bw_animator_desc d = base_desc();
+    d.graph = graph;
+    bw_animator *clean = make(&d), *edited = make(&d);
+    CHECK(bw_animator_pose_mutable(edited) == bw_animator_pose(edited));
+    CHECK(bw_animator_pose_mutable(NULL) == NULL);
+    int speed = bw_graph_find_param(graph, "speed");
+    bw_character_param p = {speed, 0.0f};
+    bw_character_state s = {.velocity = {0}};
+    s.params = &p;
+    s.param_count = 1;
+    s.has_look_at = true;
+    int differ = 0, turned = 0;
+    for (int f = 0; f < 30; f++) {
+        p.value = f < 15 ? 0.07f * (float)f : 0.0f;
+        s.look_at[0] = 2.0f * sinf(0.3f * (float)f);
+        s.look_at[1] = 1.5f;
+        s.look_at[2] = 2.0f;
+        bw_animator_update(clean, 1.0f / 30.0f, &s, NULL);
+        bw_animator_update(edited, 1.0f / 30.0f, &s, NULL);
+        const bw_pose *a = bw_animator_pose(clean), *b = bw_animator_pose(edited);
+        if (memcmp(a->joints, b->joints, (size_t)a->joint_count * sizeof *a->joints) != 0) differ++;
+        float ya, pa, yb, pb;
+        bw_animator_head_aim(clean, &ya, &pa);
+        bw_animator_head_aim(edited, &yb, &pb);
+        if (ya != yb || pa != pb) differ++;
+        turned += ya != 0.0f;
+        bw_pose *w = bw_animator_pose_mutable(edited);
+        for (int j = 0; j < w->joint_count; j++) {
+            float *x = w->joints[j].t; /* t, r, s: 10 floats */
+            for (int k = 0; k < 10; k++) x[k] = NAN;
+        }
+        CHECK(isnan(bw_animator_pose(edited)->joints[0].r[3])); /* the edit is the animator's pose itself */
+    }
+    CHECK_INT(differ, 0);
+    CHECK(turned > 20); /* the head aim ran (the look target sweeps sideways) */
+    bw_animator_destroy(clean);
+    bw_animator_destroy(edited);
+    bw_graph_destroy(graph);
+}
+
 int main(void)
 {
     setup();
@@ -978,6 +1026,7 @@ int main(void)
     RUN(head_aim_clamps_relative_to_the_body_through_a_full_turn);
     RUN(the_animator_runs_a_graph_with_params_and_triggers);
     RUN(animators_on_one_binding_cache_share_bindings_and_numbers);
+    RUN(host_edits_of_the_mutable_pose_do_not_reach_the_next_update);
     RUN(update_allocates_nothing_over_ten_thousand_frames);
     RUN(validation_names_the_field_of_fifteen_malformed_states);
     RUN(create_reports_every_problem_of_the_desc);

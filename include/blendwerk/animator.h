@@ -370,6 +370,14 @@ typedef struct bw_animator_event {
 } bw_animator_event;
 
 BW_API const bw_pose *bw_animator_pose(const bw_animator *animator);
+/* The same pose, writable, for a host that runs its own controls on it
+ * between bw_animator_update and its read (bindings/controls.h): no copy.
+ * Every update rebuilds the pose from scratch (the base over the rest pose,
+ * then gestures and head aim); nothing in the animator reads what a host
+ * wrote, so the next update's result is the same with or without the
+ * host's edits (tests/test_animator.c). The joint overrides and head
+ * angles stay the animator's own. NULL for a NULL animator. */
+BW_API bw_pose *bw_animator_pose_mutable(bw_animator *animator);
 BW_API const bw_joint_override *bw_animator_joint_overrides(const bw_animator *animator, int *out_count);
 BW_API const float *bw_animator_expression(const bw_animator *animator, int *out_dim);
 /* The ARKit-52 vector the expression was mapped from (after blink). */
