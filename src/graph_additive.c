@@ -147,8 +147,9 @@ void bw_graph_add_layer_scalar(bw_pose *out, const bw_pose *pose, const bw_pose 
 
 #if defined(__GNUC__)
 /* ---- four joints at once (GCC/Clang vector extensions: SSE on x86) ----
- * The rotation part of add_joint for four joints sharing one a in (0, 1]
- * whose deltas are all in the series' range: the same operations in the
+ * add_joint for four joints sharing one a in (0, 1], a joint whose delta
+ * is outside the series' range (or whose norm degenerates) taking
+ * add_joint itself (the exact form): the same operations in the
  * same order lane by lane (no fused multiply-adds in this unit), so the
  * numbers equal add_joint's (tests/test_graph.c checks within 1e-6).
  * Translation, scale and the finiteness check run on the four lanes too;
@@ -188,8 +189,6 @@ static inline quad quad_select(quad_mask m, quad a, quad b)
     return (quad)(((quad_mask)a & m) | ((quad_mask)b & ~m));
 }
 
-static inline bool quad_mask_all(quad_mask m) { return (m[0] & m[1] & m[2] & m[3]) != 0; }
-
 static inline quad series_estrin4(const float *c, quad x)
 {
     quad d = x - 1.0f, d2 = d * d, d4 = d2 * d2;
@@ -197,10 +196,11 @@ static inline quad series_estrin4(const float *c, quad x)
     return (p01 + d2 * p23) + d4 * (p45 + d2 * p67);
 }
 
-/* The rotations of joints j..j+3 into rot[k] (joint j + k), normalized; false
- * (nothing computed) when a delta is outside the series' range or a norm
- * degenerate: the caller then takes add_joint for the four. */
-static inline bool rotations4(const bw_pose *out, const bw_pose *pose, const bw_pose *ref, int j, const float *ca,
+/* The rotations of joints j..j+3 as x, y, z, w lanes in rot[0..3],
+ * normalized; the lanes whose delta is outside the series' range or whose
+ * norm is degenerate come out false in the mask (their numbers are not to
+ * be used: the caller takes add_joint for them). */
+static inline quad_mask rotations4(const bw_pose *out, const bw_pose *pose, const bw_pose *ref, int j, const float *ca,
                               const float *cb, quad rot[4])
 {
     quad p[4], r[4], x[4];
@@ -214,7 +214,7 @@ static inline bool rotations4(const bw_pose *out, const bw_pose *pose, const bw_
     quad dz = iw * p[2] + ix * p[1] - iy * p[0] + iz * p[3];
     quad dw = iw * p[3] - ix * p[0] - iy * p[1] - iz * p[2];
     quad sign = quad_select(dw < 0.0f, quad_set1(-1.0f), quad_set1(1.0f)), w = sign * dw;
-    if (!quad_mask_all(w >= BW_SLERP_SERIES_MIN_COS)) return false;
+    quad_mask good = w >= BW_SLERP_SERIES_MIN_COS;
     w = quad_select(w > 1.0f, quad_set1(1.0f), w);
     quad ka = series_estrin4(ca, w), kb = sign * series_estrin4(cb, w);
     quad sx = kb * dx, sy = kb * dy, sz = kb * dz, sw = ka + kb * dw;
@@ -225,7 +225,7 @@ static inline bool rotations4(const bw_pose *out, const bw_pose *pose, const bw_
     quad ow = x[3] * sw - x[0] * sx - x[1] * sy - x[2] * sz;
     /* bw_quat_normalize: the dot in its order; every norm must be usable */
     quad n2 = ox * ox + oy * oy + oz * oz + ow * ow;
-    if (!quad_mask_all((n2 > 1e-30f) & (n2 < INFINITY))) return false;
+    good &= (n2 > 1e-30f) & (n2 < INFINITY);
 #if defined(__SSE__)
     quad root = (quad)_mm_sqrt_ps((__m128)n2);
 #else
@@ -237,7 +237,7 @@ static inline bool rotations4(const bw_pose *out, const bw_pose *pose, const bw_
     rot[1] = oy * inv;
     rot[2] = oz * inv;
     rot[3] = ow * inv;
-    return true;
+    return good;
 }
 
 /* One field of joints j..j+3 as the four lanes. */
@@ -247,13 +247,13 @@ static inline bool rotations4(const bw_pose *out, const bw_pose *pose, const bw_
 /* finite ⇔ x − x == 0 (∞ − ∞ and NaN − NaN are NaN) */
 static inline quad_mask quad_finite(quad x) { return (quad_mask)((x - x) == 0.0f); }
 
-/* add_joint for joints j..j+3 sharing a in (0, 1]: false (nothing written)
- * when rotations4 declines them. */
-static inline bool add_block(bw_pose *out, const bw_pose *pose, const bw_pose *ref, int j, float a, const float *ca,
+/* add_joint for joints j..j+3 sharing a in (0, 1] (ca, cb its series);
+ * the lanes rotations4 declines go through add_joint itself. */
+static inline void add_block(bw_pose *out, const bw_pose *pose, const bw_pose *ref, int j, float a, const float *ca,
                              const float *cb)
 {
     quad rot[4];
-    if (!rotations4(out, pose, ref, j, ca, cb, rot)) return false;
+    quad_mask good = rotations4(out, pose, ref, j, ca, cb, rot);
     quad t[3], sc[3];
     quad_mask ok = quad_finite(rot[0]) & quad_finite(rot[1]) & quad_finite(rot[2]) & quad_finite(rot[3]);
     for (int k = 0; k < 3; k++) {
@@ -264,6 +264,10 @@ static inline bool add_block(bw_pose *out, const bw_pose *pose, const bw_pose *r
         ok &= quad_finite(t[k]) & quad_finite(sc[k]);
     }
     for (int l = 0; l < 4; l++) {
+        if (!good[l]) {
+            add_joint(out, pose, ref, j + l, a, ca, cb);
+            continue;
+        }
         if (!ok[l]) continue;
         bw_transform *x = &out->joints[j + l];
         for (int k = 0; k < 3; k++) {
@@ -272,7 +276,6 @@ static inline bool add_block(bw_pose *out, const bw_pose *pose, const bw_pose *r
         }
         for (int k = 0; k < 4; k++) x->r[k] = rot[k][l];
     }
-    return true;
 }
 #endif
 
@@ -286,7 +289,8 @@ void bw_graph_add_layer(bw_pose *out, const bw_pose *pose, const bw_pose *ref, c
         for (int k = 0; k < 4; k++) a[k] = joint_weight(pose, mask, weight, j + k);
         if (a[0] > 0.0f && a[0] <= 1.0f && a[1] == a[0] && a[2] == a[0] && a[3] == a[0]) {
             series_for(a[0], &a_series, ca, cb);
-            if (add_block(out, pose, ref, j, a[0], ca, cb)) continue;
+            add_block(out, pose, ref, j, a[0], ca, cb);
+            continue;
         }
         for (int k = 0; k < 4; k++) {
             if (!(a[k] > 0.0f) || !isfinite(a[k])) continue;

@@ -2000,8 +2000,9 @@ static void additive_layer_should_use_each_joints_own_weight(void)
 /* bw_graph_add_layer (four joints at a time where four share one weight in
  * (0, 1] and their deltas are under 92°) against bw_graph_add_layer_scalar
  * (joint by joint) on 67 joints (16 blocks and a tail of 3) and 3 curves:
- * random rotations with deltas from 0 to 2 rad (beyond the series' range:
- * the exact form), translations and scales, some joints uncovered, one whose
+ * random rotations with deltas from 0 to 1.2 rad and, every seventh joint,
+ * 1.7 to 2.5 rad (beyond the series' range: the exact form for that lane
+ * of its block), translations and scales, some joints uncovered, one whose
  * result overflows (kept as it was). Weights: no mask at 0.7 (every block),
  * a mask constant over runs of four and varying across them, a mask that
  * changes per joint, and 1.3 (exaggeration: the exact form throughout).
@@ -2026,7 +2027,7 @@ static void additive_layer_blocks_should_match_the_joint_by_joint_form(void)
         float z = 2.0f * u[0] - 1.0f, phi = 6.2831853f * u[1], rxy = sqrtf(1.0f - z * z);
         float delta[4];
         bw_quat_from_axis_angle(0.6f, 0.0f, 0.8f, 3.0f * u[2] - 1.5f, ref.joints[j].r);
-        bw_quat_from_axis_angle(rxy * cosf(phi), rxy * sinf(phi), z, (j % 7 == 3 ? 2.0f : 1.2f) * u[3], delta);
+        bw_quat_from_axis_angle(rxy * cosf(phi), rxy * sinf(phi), z, j % 7 == 3 ? 1.7f + 0.8f * u[3] : 1.2f * u[3], delta);
         bw_quat_mul(ref.joints[j].r, delta, pose.joints[j].r);
         if (j % 2) for (int k = 0; k < 4; k++) pose.joints[j].r[k] = -pose.joints[j].r[k]; /* the other hemisphere */
         bw_quat_from_axis_angle(0.0f, 1.0f, 0.0f, 6.0f * u[4] - 3.0f, base.joints[j].r);
