@@ -579,7 +579,9 @@ int main(int argc, char **argv)
         bw_error e;
         memset(&e, 0, sizeof e);
         if (demo_model_load(h.opt.model, &h.model, &e) != BW_OK) {
-            fprintf(stderr, "blendwerk-demo: %s: %s\n", h.opt.model, e.message);
+            /* the loaders' messages name the file already */
+            bool named = strncmp(e.message, h.opt.model, strlen(h.opt.model)) == 0;
+            fprintf(stderr, "blendwerk-demo: %s%s%s\n", named ? "" : h.opt.model, named ? "" : ": ", e.message);
             return 1;
         }
         d.rig = h.model->asset->rig;
