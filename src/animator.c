@@ -21,6 +21,7 @@
 #include "bw_math.h"
 #include "common.h"
 #include "graph_internal.h"
+#include "mix_internal.h"
 
 static const char *const arkit52_names[BW_ARKIT52_COUNT] = {
     "eyeBlinkLeft", "eyeLookDownLeft", "eyeLookInLeft", "eyeLookOutLeft", "eyeLookUpLeft", "eyeSquintLeft",
@@ -930,7 +931,6 @@ static void body_layer(bw_animator *a, float dt, const bw_character_state *fresh
         if (a->joint_count > 0) bw_graph_cursor_root_motion(a->cursor, &a->rm_cfg, &a->root);
         bw_graph_cursor_drain(a->cursor, graph_event, a);
     } else {
-        bw_pose_set_rest(&a->pose, a->rig); /* the mix's base: the clips cover only some joints */
         int n = 0;
         if (a->use_clips) {
             n = explicit_clips(a, dt);
@@ -953,7 +953,9 @@ static void body_layer(bw_animator *a, float dt, const bw_character_state *fresh
             if (rn == ln) dominant_markers(a, rn); /* root plays and leaves share their order */
         }
         if (a->use_clips) a->play_count = n;
-        if (n > 0) bw_mix_run_clips(a->mixer, a->rig, NULL, a->contribs, n, &a->pose);
+        /* over the rig's values read in place (the clips cover only some
+         * joints; with none the pose is the rest pose) */
+        bw_mix_run_clips_over(a->mixer, a->rig, NULL, true, false, a->contribs, n, &a->pose);
     }
     if (a->root.used > 0) bw_root_motion_remove(a->rig, &a->rm_cfg, &a->pose.joints[a->rm_cfg.root_joint]);
 }
