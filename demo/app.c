@@ -31,6 +31,7 @@ typedef struct version {
     int p_vx, p_vz, p_speed; /* graph parameters the input drives, -1 = none */
     int gestures[MAX_GESTURES], gesture_count;
     int faces[MAX_FACES], face_count;
+    int face_idle; /* index in faces of the resting face "face_idle", -1 without one */
     bw_locomotion_entry loco[3];
     int loco_count;
     float *clip_weights; /* clip_count: the fallback base (first clip looping), or NULL */
@@ -265,8 +266,12 @@ static bool version_build(demo_app *a, const character_ref *c, version *v, bool 
         int i = find_clip(c, gestures[k]);
         if (i >= 0) v->gestures[v->gesture_count++] = i;
     }
-    for (int i = 0; i < c->clip_count && v->face_count < MAX_FACES; i++)
-        if (strncmp(c->names[i], "face_", 5) == 0) v->faces[v->face_count++] = i;
+    v->face_idle = -1;
+    for (int i = 0; i < c->clip_count && v->face_count < MAX_FACES; i++) {
+        if (strncmp(c->names[i], "face_", 5) != 0) continue;
+        if (strcmp(c->names[i], "face_idle") == 0) v->face_idle = v->face_count;
+        v->faces[v->face_count++] = i;
+    }
     bw_animator_desc d;
     memset(&d, 0, sizeof d);
     d.rig = c->rig;
@@ -896,11 +901,8 @@ bool demo_app_frame(demo_app *a, float dt, double now)
     if (v->p_vz >= 0) params[pc++] = (bw_character_param){v->p_vz, local[2]};
     if (v->p_speed >= 0) params[pc++] = (bw_character_param){v->p_speed, sqrtf(local[0] * local[0] + local[2] * local[2])};
     for (int i = 0; i < v->face_count; i++) a->face_weights[i] = 0.0f;
-    int face = a->face;
-    if (face < 0) /* the resting face when the character has one */
-        for (int i = 0; i < v->face_count; i++)
-            if (strcmp(a->ch.names[v->faces[i]], "face_idle") == 0) face = i;
-    if (face >= 0) a->face_weights[face] = 1.0f;
+    int face = a->face >= 0 ? a->face : v->face_idle; /* the resting face when the character has one */
+    if (face >= 0 && face < v->face_count) a->face_weights[face] = 1.0f;
     bw_character_state st;
     memset(&st, 0, sizeof st);
     memcpy(st.velocity, a->world_velocity, sizeof st.velocity);

@@ -133,16 +133,24 @@ static void add_curves(bw_pose *out, const bw_pose *pose, const bw_pose *ref, fl
     }
 }
 
-void bw_graph_add_layer_scalar(bw_pose *out, const bw_pose *pose, const bw_pose *ref, const float *mask, float weight)
+/* Joints [j, out->joint_count) one by one, then the curves: the whole of
+ * the scalar form, and the tail of the four-joint one. */
+static void add_joints_from(bw_pose *out, const bw_pose *pose, const bw_pose *ref, const float *mask, float weight,
+                            int j, float *a_series, float *ca, float *cb)
 {
-    float ca[BW_SLERP_SERIES_TERMS] = {0}, cb[BW_SLERP_SERIES_TERMS] = {0}, a_series = -1.0f; /* the a of ca, cb */
-    for (int j = 0; j < out->joint_count; j++) {
+    for (; j < out->joint_count; j++) {
         float a = joint_weight(pose, mask, weight, j);
         if (!(a > 0.0f) || !isfinite(a)) continue;
-        series_for(a, &a_series, ca, cb);
+        series_for(a, a_series, ca, cb);
         add_joint(out, pose, ref, j, a, ca, cb);
     }
     add_curves(out, pose, ref, weight);
+}
+
+void bw_graph_add_layer_scalar(bw_pose *out, const bw_pose *pose, const bw_pose *ref, const float *mask, float weight)
+{
+    float ca[BW_SLERP_SERIES_TERMS] = {0}, cb[BW_SLERP_SERIES_TERMS] = {0}, a_series = -1.0f; /* the a of ca, cb */
+    add_joints_from(out, pose, ref, mask, weight, 0, &a_series, ca, cb);
 }
 
 #if defined(__GNUC__)
@@ -299,11 +307,6 @@ void bw_graph_add_layer(bw_pose *out, const bw_pose *pose, const bw_pose *ref, c
         }
     }
 #endif
-    for (; j < n; j++) {
-        float a = joint_weight(pose, mask, weight, j);
-        if (!(a > 0.0f) || !isfinite(a)) continue;
-        series_for(a, &a_series, ca, cb);
-        add_joint(out, pose, ref, j, a, ca, cb);
-    }
-    add_curves(out, pose, ref, weight);
+    (void)n; /* the block loop's bound */
+    add_joints_from(out, pose, ref, mask, weight, j, &a_series, ca, cb);
 }
