@@ -943,6 +943,54 @@ static void the_mouse_points_where_the_camera_projects(void)
     }
 }
 
+/* demo_camera_ray, by hand. The screen centre's ray is the view direction
+ * and meets the ground at the look point when that is on the ground. A
+ * camera looking straight down from (0, 10, 0) (fov 90 degrees, 100 x 100
+ * pixels: focal length 50 px) uses the world up (0, 0, 1) for its basis:
+ * right = fwd x up = (0, -1, 0) x (0, 0, 1) = (-1, 0, 0), up = right x fwd
+ * = (0, 0, 1); the right edge's middle (100, 50) is one focal length
+ * right of centre: dir = (-1, -1, 0), on the ground at (-10, 0, 0); the
+ * top edge's middle (50, 0): dir = (0, -1, 1), on the ground at (0, 0, 10).
+ * The mouse picks through the same ray (it once had no straight-down case). */
+static void camera_rays_should_invert_the_projection(void)
+{
+    demo_camera cam = {.eye = {2.6f, 1.7f, 3.6f}, .target = {0.4f, 0, -0.8f}, .width = 640, .height = 360};
+    float dir[3], fwd[3];
+    CHECK(demo_camera_ray(&cam, 320, 180, dir, fwd));
+    const double len = sqrt(2.2 * 2.2 + 1.7 * 1.7 + 4.4 * 4.4);
+    CHECK_NEAR(fwd[0], -2.2 / len, 1e-6);
+    CHECK_NEAR(fwd[1], -1.7 / len, 1e-6);
+    CHECK_NEAR(fwd[2], -4.4 / len, 1e-6);
+    for (int k = 0; k < 3; k++) CHECK_NEAR(dir[k], fwd[k], 1e-6);
+    float s = -cam.eye[1] / dir[1]; /* to y = 0 */
+    CHECK_NEAR(cam.eye[0] + dir[0] * s, 0.4, 1e-5);
+    CHECK_NEAR(cam.eye[2] + dir[2] * s, -0.8, 1e-5);
+
+    demo_camera down = {.eye = {0, 10, 0}, .target = {0, 0, 0}, .fov_y = 1.57079633f, .width = 100, .height = 100};
+    CHECK(demo_camera_ray(&down, 100, 50, dir, NULL));
+    CHECK_NEAR(dir[0], -1.0, 1e-5);
+    CHECK_NEAR(dir[1], -1.0, 1e-5);
+    CHECK_NEAR(dir[2], 0.0, 1e-5);
+    CHECK(demo_camera_ray(&down, 50, 0, dir, NULL));
+    CHECK_NEAR(dir[0], 0.0, 1e-5);
+    CHECK_NEAR(dir[1], -1.0, 1e-5);
+    CHECK_NEAR(dir[2], 1.0, 1e-5);
+    demo_controls c;
+    memset(&c, 0, sizeof c);
+    demo_controls_mouse(&c, 99, 49); /* pixel centre (99.5, 49.5) */
+    demo_input in;
+    const float ground[3] = {0, 0, 0};
+    demo_controls_input(&c, &down, ground, &in);
+    CHECK(in.has_look_at);
+    CHECK_NEAR(in.look_at[0], -10.0 * 49.5 / 50.0, 1e-4);
+    CHECK_NEAR(in.look_at[1], 0.0, 1e-4);
+    CHECK_NEAR(in.look_at[2], 10.0 * 0.5 / 50.0, 1e-4);
+
+    demo_camera flat = {.eye = {0, 1, 0}, .target = {0, 1, 0}, .width = 100, .height = 100};
+    CHECK(!demo_camera_ray(&flat, 50, 50, dir, fwd)); /* eye = target */
+    CHECK(!demo_camera_ray(&cam, NAN, 50, dir, fwd));
+}
+
 /* Pixels of the overlay's error red (255, 110, 100) in rows [y0, y1). */
 static int red_pixels(SDL_Surface *s, int y0, int y1)
 {
@@ -1287,6 +1335,7 @@ int main(void)
 #ifdef BW_DEMO_BINARY
     RUN(keys_make_velocity_and_turn);
     RUN(the_mouse_points_where_the_camera_projects);
+    RUN(camera_rays_should_invert_the_projection);
     RUN(a_rejected_reload_shows_on_screen);
     RUN(a_broken_control_shows_on_screen);
     RUN(headless_image_has_the_size_and_is_not_blank);
