@@ -72,6 +72,7 @@ struct demo_app {
     controls_set ctl;
     float gaze[4], arkit[BW_ARKIT52_COUNT]; /* what the face shows */
     bool root_motion;     /* the rig has a joint named "root" */
+    int joints[DEMO_JOINT_COUNT]; /* demo_app_joint, found once per rig (find_joints) */
     float (*model)[4][4];
     int model_joints;
     /* the world */
@@ -323,6 +324,14 @@ static bool version_build(demo_app *a, const character_ref *c, version *v, bool 
     return true;
 }
 
+/* The joints found by name, once per rig (at creation, after a swap). */
+static void find_joints(demo_app *a)
+{
+    static const char *const names[DEMO_JOINT_COUNT] = {"head", "eye_l", "eye_r"};
+    a->root_motion = bw_rig_find_by_name(a->ch.rig, "root") >= 0;
+    for (int i = 0; i < DEMO_JOINT_COUNT; i++) a->joints[i] = bw_rig_find_by_name(a->ch.rig, names[i]);
+}
+
 /* Size the model matrices for the rig (allocates only when it grows). */
 static bool size_model(demo_app *a, const bw_rig *rig)
 {
@@ -557,7 +566,7 @@ demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size)
         demo_app_destroy(a);
         return NULL;
     }
-    a->root_motion = bw_rig_find_by_name(a->ch.rig, "root") >= 0;
+    find_joints(a);
     silence_upper(a);
     refresh_face(a);
     bw_pose_local_to_model(a->ch.rig, shown_pose(a), a->model);
@@ -590,7 +599,7 @@ void demo_app_destroy(demo_app *a)
 /* After a swap: what refers to the old version goes. */
 static void after_swap(demo_app *a)
 {
-    a->root_motion = bw_rig_find_by_name(a->ch.rig, "root") >= 0;
+    find_joints(a);
     a->auto_fade_layer = -1;
     a->fire_count = 0;
     if (a->face >= a->v.face_count) a->face = -1;
@@ -1001,6 +1010,10 @@ const char *demo_app_label(const demo_app *a)
     return a->character_path ? a->character_path : a->label ? a->label : "(model)";
 }
 const float (*demo_app_model(const demo_app *a))[4][4] { return (const float(*)[4][4])a->model; }
+int demo_app_joint(const demo_app *a, demo_joint which)
+{
+    return a && (int)which >= 0 && which < DEMO_JOINT_COUNT ? a->joints[which] : -1;
+}
 
 void demo_app_place(const demo_app *a, float position[3], float *yaw)
 {

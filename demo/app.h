@@ -182,6 +182,12 @@ const char *demo_app_character_path(const demo_app *app);     /* NULL for a borr
 const char *demo_app_label(const demo_app *app); /* the character path, else desc.label, else "(model)" */
 /* Model-space joint matrices of the last frame (joint_count). */
 const float (*demo_app_model(const demo_app *app))[4][4];
+/* The joints the drawing and the overlays follow, found by name ("head",
+ * "eye_l", "eye_r") once per rig: at creation and at each character
+ * reload. Their index in demo_app_rig, -1 when the rig has no such joint
+ * (or `which` is out of range). */
+typedef enum demo_joint { DEMO_JOINT_HEAD = 0, DEMO_JOINT_EYE_L, DEMO_JOINT_EYE_R, DEMO_JOINT_COUNT } demo_joint;
+int demo_app_joint(const demo_app *app, demo_joint which);
 void demo_app_place(const demo_app *app, float position[3], float *yaw);
 /* The world velocity of the last frame (m/s). */
 void demo_app_velocity(const demo_app *app, float velocity[3]);

@@ -261,7 +261,7 @@ static int draw_aim(SDL_Renderer *r, const demo_app *app, int x, int y)
     float lim[4];
     int whose = demo_app_head_limits(app, lim);
     const float head_yaw = lim[0], head_pitch = lim[1] > 0 ? lim[1] : 1.0f, eye_yaw = lim[2];
-    int hj = whose >= DEMO_AIM_CONTROL ? bw_rig_find_by_name(demo_app_rig(app), "head") : -1;
+    int hj = whose >= DEMO_AIM_CONTROL ? demo_app_joint(app, DEMO_JOINT_HEAD) : -1;
     if (hj >= 0) { /* a control's aim lives in its state: the head's facing in the pose shown */
         const float(*m)[4][4] = demo_app_model(app);
         float fy = m[hj][2][1] < -1.0f ? -1.0f : m[hj][2][1] > 1.0f ? 1.0f : m[hj][2][1];

@@ -440,6 +440,13 @@ static void character_reload_keeps_the_graph_state(void)
     CHECK_INT(demo_app_reload(a, now, true), 1);
     CHECK(demo_app_rig(a) != rig);
     CHECK_STR(state_name(a, 0), "run");
+    /* the joints the drawing follows, found again in the new rig */
+    static const char *const joint_names[DEMO_JOINT_COUNT] = {"head", "eye_l", "eye_r"};
+    for (int j = 0; j < DEMO_JOINT_COUNT; j++) {
+        CHECK(demo_app_joint(a, (demo_joint)j) >= 0);
+        CHECK_STR(bw_rig_joint_name(demo_app_rig(a), demo_app_joint(a, (demo_joint)j)), joint_names[j]);
+    }
+    CHECK_INT(demo_app_joint(a, DEMO_JOINT_COUNT), -1);
     float pos2[3];
     demo_app_place(a, pos2, &yaw);
     CHECK_NEAR(pos2[2], pos[2], 1e-6); /* the place is the session's */
