@@ -222,6 +222,14 @@ typedef struct demo_clip_weight {
     float weight;
 } demo_clip_weight;
 int demo_app_clip_weights(const demo_app *app, demo_clip_weight *out, int cap);
+/* The same, and from the same evaluation the leaves of layer 0's current
+ * state (its blend tree's own weights, before the transition and layer
+ * weights; what the overlay's blend-space view draws): up to `leaf_cap`
+ * into `leaves`, *leaf_count = their number, or -1 when there is no graph,
+ * the state is a clip state or its tree does not evaluate. The tree is
+ * evaluated once per call even when layer 0 weighs nothing. */
+int demo_app_clip_weights_leaves(const demo_app *app, demo_clip_weight *out, int cap, bw_blend_leaf *leaves, int leaf_cap,
+                                 int *leaf_count);
 /* The parameter values a graph's blend tree reads (its parameter i is the
  * graph's parameter i; at most `cap`), from the cursor; returns the tree's
  * parameter count. */

@@ -318,6 +318,22 @@ static void clip_weights_follow_the_graph(void)
         CHECK_STR(bw_clip_name(demo_app_clip(a, w[1].clip)), "breathing");
         CHECK_NEAR(w[1].weight, 1.0, 1e-6);
     }
+    /* the same list with layer 0's leaves (the walk blend's own weights):
+     * walk_left alone at 1, every other leaf at 0 */
+    bw_blend_leaf leaves[64];
+    int leaf_count = -2;
+    demo_clip_weight w2[16];
+    CHECK_INT(demo_app_clip_weights_leaves(a, w2, 16, leaves, 64, &leaf_count), 2);
+    CHECK(leaf_count >= 1);
+    double total = 0, left = 0;
+    for (int i = 0; i < leaf_count && i < 64; i++) {
+        total += leaves[i].weight;
+        if (strcmp(bw_clip_name(demo_app_clip(a, leaves[i].clip)), "walk_left") == 0) left += leaves[i].weight;
+    }
+    CHECK_NEAR(total, 1.0, 1e-6);
+    CHECK_NEAR(left, 1.0, 1e-6);
+    CHECK_INT(w2[0].clip, w[0].clip);
+    CHECK_NEAR(w2[0].weight, w[0].weight, 1e-7);
     demo_app_destroy(a);
 }
 
@@ -810,6 +826,9 @@ static void an_unnamed_clip_shows_as_its_index(void)
         run_frames(a, 3, &now);
         demo_clip_weight w[4];
         CHECK_INT(demo_app_clip_weights(a, w, 4), 1); /* the first clip loops alone */
+        int leaf_count = 0;
+        CHECK_INT(demo_app_clip_weights_leaves(a, w, 4, NULL, 0, &leaf_count), 1);
+        CHECK_INT(leaf_count, -1); /* no graph */
         CHECK_INT(w[0].clip, 0);
         demo_app_destroy(a);
     }
