@@ -114,33 +114,6 @@ static char temp_dir[256];
 
 static const char *temp_path(const char *name) { return path_in(temp_dir, name); }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = (char *)malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
-    if (buf) buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-/* `text` with the first `old` replaced by `new_text` (malloc'ed). */
-static char *replaced(const char *text, const char *old, const char *new_text)
-{
-    const char *at = strstr(text, old);
-    if (!at) return NULL;
-    size_t a = (size_t)(at - text), o = strlen(old), n = strlen(new_text), rest = strlen(at + o);
-    char *out = (char *)malloc(a + n + rest + 1);
-    memcpy(out, text, a);
-    memcpy(out + a, new_text, n);
-    memcpy(out + a + n, at + o, rest + 1);
-    return out;
-}
-
 /* 1-based line of the first `needle` in `text`. */
 static int line_of(const char *text, const char *needle)
 {
