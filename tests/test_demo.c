@@ -871,6 +871,22 @@ static void hostile_input_is_refused(void)
     demo_app_desc bad_tl = {.character = HUMANOID, .timeline = temp_path("bad.timeline.lua")};
     CHECK(demo_app_create(&bad_tl, err, sizeof err) == NULL);
     CHECK_CONTAINS(err, "bad.timeline.lua: 1 problem");
+    /* a timeline is read by the sandbox's reader (a mod file of its folder):
+     * a missing one is named as given, a symbolic link is not followed */
+    demo_app_desc no_tl = {.character = HUMANOID, .timeline = temp_path("no_such.timeline.lua")};
+    CHECK(demo_app_create(&no_tl, err, sizeof err) == NULL);
+    char want_tl[1200];
+    snprintf(want_tl, sizeof want_tl, "cannot open %s: ", temp_path("no_such.timeline.lua"));
+    CHECK_CONTAINS(err, want_tl);
+    write_text_file(temp_path("good.timeline.lua"), "return { dt = 1/60, frames = 10,\n  { at = 0, velocity = { 1, 0, 2 } },\n}\n");
+    demo_app_desc good_tl = {.character = HUMANOID, .timeline = temp_path("good.timeline.lua")};
+    demo_app *tl_app = demo_app_create(&good_tl, err, sizeof err);
+    CHECK(tl_app != NULL);
+    demo_app_destroy(tl_app);
+    CHECK(symlink(temp_path("good.timeline.lua"), temp_path("link.timeline.lua")) == 0);
+    demo_app_desc link_tl = {.character = HUMANOID, .timeline = temp_path("link.timeline.lua")};
+    CHECK(demo_app_create(&link_tl, err, sizeof err) == NULL);
+    CHECK_CONTAINS(err, "symbolic link");
 }
 
 /* ---- the binary ---- */
