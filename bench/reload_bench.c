@@ -12,8 +12,23 @@
  * debounce (what `blendwerk watch` uses) and with none (the reload's own
  * cost: sandbox, reader, compile, cursor, carry-over).
  *
+ * Medians are bench_common.h's (the mean of the middle two for an even
+ * count of saves).
+ *
  * usage: blendwerk-reload-bench [saves]   (default 20) */
 #define _POSIX_C_SOURCE 200809L
+/* the shared timing helpers (sorting, the median); the rest of the header
+ * (the workload's rig and clips, the counting allocator, the options)
+ * is for the frame benchmarks, unused here */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#endif
+#include "bench_common.h"
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,12 +88,6 @@ static void write_graph(const char *path, int round)
     if (round == 0) printf("graph: %d lines\n", lines);
 }
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int run(const bw_rig *rig, const bw_clip *const *clips, double debounce, int saves)
 {
     char path[300];
@@ -120,11 +129,12 @@ static int run(const bw_rig *rig, const bw_clip *const *clips, double debounce, 
         ms[i] = (bw_watch_now() - t0) * 1e3;
         own[i] = bw_graph_reload_last_ms(r);
     }
-    qsort(ms, (size_t)saves, sizeof *ms, cmp);
-    qsort(own, (size_t)saves, sizeof *own, cmp);
+    double ms_median, own_median, p10;
+    bench_median_p10(ms, saves, &ms_median, &p10); /* sorts: the max is last */
+    bench_median_p10(own, saves, &own_median, &p10);
     printf("debounce %3.0f ms (%s): save -> running median %.1f ms, max %.1f ms; reload itself median %.1f ms, max %.1f ms\n",
-           debounce * 1e3, bw_watch_polling(bw_graph_reload_watcher(r)) ? "polling" : "inotify", ms[saves / 2],
-           ms[saves - 1], own[saves / 2], own[saves - 1]);
+           debounce * 1e3, bw_watch_polling(bw_graph_reload_watcher(r)) ? "polling" : "inotify", ms_median,
+           ms[saves - 1], own_median, own[saves - 1]);
     free(ms);
     free(own);
     bw_pose_deinit(&pose);

@@ -45,6 +45,7 @@
 
 #include "lua_graph.h"
 #include "sandbox.h"
+#include "sandbox_internal.h"
 
 #define MAX_SOURCE ((size_t)4 << 20)
 #define MAX_NESTING 200 /* Lua's own limit on nested constructors is about this */
@@ -575,10 +576,46 @@ static void run_source(lua_State *L, const char *text, size_t size, const char *
     lua_settop(L, top + 1);
 }
 
-void bw_lua_run_source_file(lua_State *L, const char *what, const char *name, const char *display)
+/* (what, name) -> the file's text: the sandbox's rules in a sandbox state,
+ * else the plain reader. */
+static int push_file_text_protected(lua_State *L)
 {
+    const char *what = lua_tostring(L, 1), *name = lua_tostring(L, 2);
     if (bw_sandbox_from_state(L)) bw_sandbox_push_file_text(L, what, name);
     else push_plain_file_text(L, what, name);
+    return 1;
+}
+
+/* Push the file's text, or raise; a file that does not open is named as
+ * the caller gave it (`display`, e.g. "/some/dir/x.lua", not the mod's
+ * file name "x.lua" inside the folder it was split into). */
+static void push_file_text(lua_State *L, const char *what, const char *name, const char *display)
+{
+    lua_pushcfunction(L, push_file_text_protected);
+    lua_pushstring(L, what);
+    lua_pushstring(L, name);
+    int status = lua_pcall(L, 2, 1, 0);
+    if (status == LUA_OK) return;
+    if (bw_sandbox_from_state(L)) bw_sandbox_after_protected(L, status); /* a stop stays a stop */
+    const char *msg = lua_tostring(L, -1);
+    const char *at = msg ? strstr(msg, "cannot open ") : NULL;
+    size_t n = strlen(name), skip = strlen("cannot open ");
+    if (at && display && strcmp(display, name) != 0 && strncmp(at + skip, name, n) == 0 &&
+        (at[skip + n] == ':' || at[skip + n] == '\0')) {
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        luaL_addlstring(&b, msg, (size_t)(at - msg) + skip);
+        luaL_addstring(&b, display);
+        luaL_addstring(&b, at + skip + n);
+        luaL_pushresult(&b);
+        lua_replace(L, -2);
+    }
+    lua_error(L);
+}
+
+void bw_lua_run_source_file(lua_State *L, const char *what, const char *name, const char *display)
+{
+    push_file_text(L, what, name, display);
     size_t size = 0;
     const char *text = lua_tolstring(L, -1, &size);
     run_source_requiring(L, text, size, display ? display : name);

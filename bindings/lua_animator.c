@@ -34,6 +34,7 @@
 #include "blendwerk/animator.h"
 #include "lua_blendwerk.h"
 #include "lua_graph.h"
+#include "lua_graph_fields.h"
 #include "lua_support.h"
 #include "sandbox.h"
 
@@ -1155,16 +1156,12 @@ static int l_set_graph(lua_State *L)
     return 1;
 }
 
-/* The graph layer named or numbered (1-based) at arg (default 1) -> 0-based. */
+/* The graph layer named or numbered (1-based) at arg (default 1) -> 0-based
+ * (the cursor binding's lookup, lua_graph_fields.h). */
 static int check_layer(lua_State *L, lua_animator *a, int arg)
 {
     if (!a->graph) luaL_error(L, "the animator has no graph");
-    int layer = 0;
-    if (lua_type(L, arg) == LUA_TSTRING) layer = bw_graph_find_layer(a->graph, lua_tostring(L, arg));
-    else if (!lua_isnoneornil(L, arg)) layer = (int)luaL_checkinteger(L, arg) - 1;
-    if (layer < 0 || layer >= bw_graph_layer_count(a->graph))
-        luaL_argerror(L, arg, lua_pushfstring(L, "no layer %s", luaL_tolstring(L, arg, NULL)));
-    return layer;
+    return bw_lua_check_layer(L, a->graph, arg);
 }
 
 static void set_num(lua_State *L, const char *key, double v)
@@ -1319,20 +1316,19 @@ static int l_events(lua_State *L)
     int n = 0;
     const bw_animator_event *e = bw_animator_events(a->animator, &n);
     int list = open_list(L, "events", "event_pool"), pool = list + 1;
-    static const char *const graph_kinds[] = {"enter", "exit", "marker"};
     for (int i = 0; i < n; i++) {
         pool_item(L, pool, i + 1, event_keys);
         const char *kind = "blink", *name = NULL, *layer = NULL, *state = NULL, *clip = NULL;
         double time = 0.0;
         if (e[i].kind == BW_ANIMATOR_EVENT_GRAPH && a->graph) {
-            const bw_graph_event *g = &e[i].graph_event;
-            kind = graph_kinds[g->kind];
-            name = g->name;
-            layer = bw_graph_layer_name(a->graph, g->layer);
-            state = bw_graph_state_name(a->graph, g->layer, g->state);
-            if (g->kind == BW_GRAPH_EVENT_MARKER && g->clip >= 0 && g->clip < bw_graph_clip_count(a->graph))
-                clip = a->names[a->graph_clip[g->clip]];
-            time = g->kind == BW_GRAPH_EVENT_MARKER ? g->time : 0.0;
+            bw_lua_graph_event f;
+            bw_lua_graph_event_fields(a->graph, &e[i].graph_event, &f);
+            kind = f.kind;
+            name = f.name;
+            layer = f.layer;
+            state = f.state;
+            if (f.clip >= 0) clip = a->names[a->graph_clip[f.clip]];
+            time = f.time;
         } else if (e[i].kind == BW_ANIMATOR_EVENT_MARKER || e[i].kind == BW_ANIMATOR_EVENT_GESTURE_END) {
             kind = e[i].kind == BW_ANIMATOR_EVENT_MARKER ? "marker" : "gesture_end";
             name = e[i].name;

@@ -50,6 +50,7 @@
 #include "blendwerk/graph_lint.h"
 #include "lua_blendwerk.h"
 #include "lua_graph.h"
+#include "lua_graph_fields.h"
 #include "lua_support.h"
 #include "sandbox.h"
 #include "sandbox_internal.h"
@@ -1600,7 +1601,7 @@ static int check_cursor_param(lua_State *L, const graph_obj *g, int arg)
     return found ? p : check_param(L, g->graph, arg);
 }
 
-static int check_layer(lua_State *L, const bw_graph *graph, int arg)
+int bw_lua_check_layer(lua_State *L, const bw_graph *graph, int arg)
 {
     if (lua_isnoneornil(L, arg)) return 0;
     if (lua_type(L, arg) == LUA_TNUMBER) {
@@ -1661,7 +1662,7 @@ static int l_graph_layers(lua_State *L) { return push_names(L, check_graph(L, 1)
 static int l_graph_states(lua_State *L)
 {
     graph_obj *g = check_graph(L, 1);
-    return push_names(L, g->graph, 2, check_layer(L, g->graph, 2));
+    return push_names(L, g->graph, 2, bw_lua_check_layer(L, g->graph, 2));
 }
 
 static int l_graph_gc(lua_State *L)
@@ -1925,7 +1926,7 @@ static int l_cursor_reset(lua_State *L) { return trigger_call(L, false); }
 static int l_cursor_travel(lua_State *L)
 {
     cursor_obj *c = check_cursor(L, 1);
-    int layer = check_layer(L, cursor_graph(c), 3);
+    int layer = bw_lua_check_layer(L, cursor_graph(c), 3);
     int state = check_state(L, cursor_graph(c), layer, 2);
     if (bw_graph_cursor_travel(c->cursor, layer, state) != BW_OK) {
         bw_graph_layer_status st;
@@ -1942,7 +1943,7 @@ static int l_cursor_travel(lua_State *L)
 static int l_cursor_layer_weight(lua_State *L)
 {
     cursor_obj *c = check_cursor(L, 1);
-    int layer = check_layer(L, cursor_graph(c), 2);
+    int layer = bw_lua_check_layer(L, cursor_graph(c), 2);
     float w = bw_lua_check_float(L, 3), fade = bw_lua_opt_float(L, 4, 0.0f);
     if (w < 0) luaL_argerror(L, 3, "the weight must be >= 0");
     if (fade < 0) luaL_argerror(L, 4, "the fade must be >= 0");
@@ -1959,7 +1960,17 @@ typedef struct drain_ctx {
     float dt;
 } drain_ctx;
 
-static const char *const event_kinds[] = {"enter", "exit", "marker"};
+void bw_lua_graph_event_fields(const bw_graph *graph, const bw_graph_event *e, bw_lua_graph_event *out)
+{
+    static const char *const kinds[] = {"enter", "exit", "marker"};
+    out->kind = kinds[e->kind];
+    out->name = e->name;
+    out->layer = bw_graph_layer_name(graph, e->layer);
+    out->state = bw_graph_state_name(graph, e->layer, e->state);
+    out->marker = e->kind == BW_GRAPH_EVENT_MARKER;
+    out->clip = out->marker && e->clip >= 0 && e->clip < bw_graph_clip_count(graph) ? e->clip : -1;
+    out->time = out->marker ? (double)e->time : 0.0;
+}
 
 /* Push the graph-owned string `s` as a Lua string made once per cursor. */
 static void push_name(drain_ctx *d, const char *s)
@@ -1983,8 +1994,8 @@ static void deliver_event(void *user, const bw_graph_event *e)
 {
     drain_ctx *d = (drain_ctx *)user;
     lua_State *L = d->L;
-    const bw_graph *graph = cursor_graph(d->c);
-    const char *kind = event_kinds[e->kind];
+    bw_lua_graph_event f;
+    bw_lua_graph_event_fields(cursor_graph(d->c), e, &f);
     d->n++;
     if (lua_rawgeti(L, d->pool, d->n) != LUA_TTABLE) {
         lua_pop(L, 1);
@@ -1993,17 +2004,17 @@ static void deliver_event(void *user, const bw_graph_event *e)
         lua_rawseti(L, d->pool, d->n);
     }
     const int ev = lua_gettop(L);
-    push_name(d, kind);
+    push_name(d, f.kind);
     lua_setfield(L, ev, "kind");
-    push_name(d, bw_graph_layer_name(graph, e->layer));
+    push_name(d, f.layer);
     lua_setfield(L, ev, "layer");
-    push_name(d, bw_graph_state_name(graph, e->layer, e->state));
+    push_name(d, f.state);
     lua_setfield(L, ev, "state");
-    bool marker = e->kind == BW_GRAPH_EVENT_MARKER;
-    if (marker) push_name(d, e->name);
+    bool marker = f.marker;
+    if (marker) push_name(d, f.name);
     else lua_pushnil(L);
     lua_setfield(L, ev, "name");
-    if (marker) lua_pushnumber(L, (lua_Number)e->time);
+    if (marker) lua_pushnumber(L, (lua_Number)f.time);
     else lua_pushnil(L);
     lua_setfield(L, ev, "time");
     if (marker) lua_pushinteger(L, e->clip + 1);
@@ -2015,11 +2026,11 @@ static void deliver_event(void *user, const bw_graph_event *e)
     if (c->on[k].ref != LUA_NOREF) {
         /* enter / exit: (state, layer); marker: (name, time, state, layer) */
         if (marker) {
-            push_name(d, e->name);
-            lua_pushnumber(L, (lua_Number)e->time);
+            push_name(d, f.name);
+            lua_pushnumber(L, (lua_Number)f.time);
         }
-        push_name(d, bw_graph_state_name(graph, e->layer, e->state));
-        push_name(d, bw_graph_layer_name(graph, e->layer));
+        push_name(d, f.state);
+        push_name(d, f.layer);
         call_on(d, k, marker ? 4 : 2);
     }
     if (c->on[ON_EVENT].ref != LUA_NOREF) {
@@ -2129,7 +2140,7 @@ static int l_cursor_events(lua_State *L)
 static int l_cursor_state(lua_State *L)
 {
     cursor_obj *c = check_cursor(L, 1);
-    int layer = check_layer(L, cursor_graph(c), 2);
+    int layer = bw_lua_check_layer(L, cursor_graph(c), 2);
     bw_graph_layer_status st;
     bw_graph_cursor_layer_status(c->cursor, layer, &st);
     lua_pushstring(L, bw_graph_state_name(cursor_graph(c), layer, st.state));
@@ -2147,7 +2158,7 @@ static int l_cursor_status(lua_State *L)
 {
     cursor_obj *c = check_cursor(L, 1);
     const bw_graph *graph = cursor_graph(c);
-    int layer = check_layer(L, graph, 2);
+    int layer = bw_lua_check_layer(L, graph, 2);
     bw_graph_layer_status st;
     bw_graph_cursor_layer_status(c->cursor, layer, &st);
     lua_createtable(L, 0, 6);

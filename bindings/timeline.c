@@ -435,28 +435,30 @@ bool bw_timeline_apply_input(bw_timeline *t, bw_graph_cursor *cursor, bw_timelin
     return routed;
 }
 
-/* In the timeline's sandbox: (text, display) -> timeline table */
+/* In the timeline's sandbox: (file name, path as given) -> timeline table,
+ * the file read by the sandbox's own reader (bw_lua_run_source_file). */
 static int timeline_protected(lua_State *L)
 {
-    size_t n = 0;
-    const char *text = lua_tolstring(L, 1, &n);
-    bw_lua_run_source(L, text, n, lua_tostring(L, 2));
+    bw_lua_run_source_file(L, NULL, lua_tostring(L, 1), lua_tostring(L, 2));
     return 1;
 }
 
 bw_sandbox *bw_timeline_load(const char *path, char *err, size_t err_size)
 {
-    size_t size = 0;
-    char *text = bw_timeline_read_text(path, &size);
-    if (!text) {
-        snprintf(err, err_size, "cannot read %s", path);
+    char dir[BW_SANDBOX_PATH_MAX];
+    const char *name = bw_sandbox_split_path(path, dir, sizeof dir);
+    if (!name) {
+        snprintf(err, err_size, "%s: the path is too long", path);
         return NULL;
     }
-    bw_sandbox *sb = bw_sandbox_create(NULL, err, err_size);
+    bw_sandbox_desc d;
+    memset(&d, 0, sizeof d);
+    d.dir = dir;
+    bw_sandbox *sb = bw_sandbox_create(&d, err, err_size);
     if (sb) {
         lua_State *L = bw_sandbox_state(sb);
         lua_pushcfunction(L, timeline_protected);
-        lua_pushlstring(L, text, size);
+        lua_pushstring(L, name);
         lua_pushstring(L, path);
         if (bw_sandbox_call(sb, 2, 1) != BW_SANDBOX_OK) {
             snprintf(err, err_size, "%s", bw_sandbox_error(sb));
@@ -464,6 +466,5 @@ bw_sandbox *bw_timeline_load(const char *path, char *err, size_t err_size)
             sb = NULL;
         }
     }
-    free(text);
     return sb;
 }

@@ -100,13 +100,18 @@ bool bw_timeline_apply(bw_timeline *t, bw_graph_cursor *cursor, double now, long
 bool bw_timeline_apply_input(bw_timeline *t, bw_graph_cursor *cursor, bw_timeline_input *input, double now, long frame);
 
 /* Run the timeline file at `path` in a new sandbox (bindings/sandbox.h)
- * with line-recording table constructors and return that sandbox with the
- * table at stack index 1 (read it with bw_timeline_read*; destroy the
- * sandbox with bw_sandbox_destroy). NULL with the problem ("FILE:LINE:
- * message" or "cannot read FILE") in err. */
+ * whose folder is the file's, with line-recording table constructors, and
+ * return that sandbox with the table at stack index 1 (read it with
+ * bw_timeline_read*; destroy the sandbox with bw_sandbox_destroy). The
+ * file is read by the sandbox's own reader, as one of its mod files (a
+ * symbolic link is not followed; at most 4 MiB). NULL with the problem
+ * ("FILE:LINE: message", or "cannot open FILE: why" with FILE as given)
+ * in err. */
 bw_sandbox *bw_timeline_load(const char *path, char *err, size_t err_size);
 
-/* The whole file, malloc'ed (NULL when it cannot be read; at most 4 MiB). */
+/* The whole file, malloc'ed (NULL when it cannot be read; at most 4 MiB):
+ * for a host that runs the timeline's text in a state of its own
+ * (cli/cmd_simulate.c runs it in the graph's sandbox). */
 char *bw_timeline_read_text(const char *path, size_t *size);
 
 #endif

@@ -72,6 +72,7 @@ struct demo_app {
     controls_set ctl;
     float gaze[4], arkit[BW_ARKIT52_COUNT]; /* what the face shows */
     bool root_motion;     /* the rig has a joint named "root" */
+    int joints[DEMO_JOINT_COUNT]; /* demo_app_joint, found once per rig (find_joints) */
     float (*model)[4][4];
     int model_joints;
     /* the world */
@@ -323,6 +324,14 @@ static bool version_build(demo_app *a, const character_ref *c, version *v, bool 
     return true;
 }
 
+/* The joints found by name, once per rig (at creation, after a swap). */
+static void find_joints(demo_app *a)
+{
+    static const char *const names[DEMO_JOINT_COUNT] = {"head", "eye_l", "eye_r"};
+    a->root_motion = bw_rig_find_by_name(a->ch.rig, "root") >= 0;
+    for (int i = 0; i < DEMO_JOINT_COUNT; i++) a->joints[i] = bw_rig_find_by_name(a->ch.rig, names[i]);
+}
+
 /* Size the model matrices for the rig (allocates only when it grows). */
 static bool size_model(demo_app *a, const bw_rig *rig)
 {
@@ -557,7 +566,7 @@ demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size)
         demo_app_destroy(a);
         return NULL;
     }
-    a->root_motion = bw_rig_find_by_name(a->ch.rig, "root") >= 0;
+    find_joints(a);
     silence_upper(a);
     refresh_face(a);
     bw_pose_local_to_model(a->ch.rig, shown_pose(a), a->model);
@@ -590,7 +599,7 @@ void demo_app_destroy(demo_app *a)
 /* After a swap: what refers to the old version goes. */
 static void after_swap(demo_app *a)
 {
-    a->root_motion = bw_rig_find_by_name(a->ch.rig, "root") >= 0;
+    find_joints(a);
     a->auto_fade_layer = -1;
     a->fire_count = 0;
     if (a->face >= a->v.face_count) a->face = -1;
@@ -1001,6 +1010,10 @@ const char *demo_app_label(const demo_app *a)
     return a->character_path ? a->character_path : a->label ? a->label : "(model)";
 }
 const float (*demo_app_model(const demo_app *a))[4][4] { return (const float(*)[4][4])a->model; }
+int demo_app_joint(const demo_app *a, demo_joint which)
+{
+    return a && (int)which >= 0 && which < DEMO_JOINT_COUNT ? a->joints[which] : -1;
+}
 
 void demo_app_place(const demo_app *a, float position[3], float *yaw)
 {
@@ -1049,23 +1062,34 @@ int demo_app_tree_params(const demo_app *a, const bw_blend_tree *tree, float *ou
 #define TREE_LEAVES 64
 #define TREE_SCRATCH 512
 
-/* A state's clips at weight w into out[*n] (cap entries). */
-static void state_clips(const demo_app *a, int layer, int state, float w, demo_clip_weight *out, int cap, int *n)
+/* A blend state's leaves at the cursor's parameters (TREE_LEAVES at
+ * most): their count, -1 for a clip state or a tree that does not
+ * evaluate. */
+static int state_leaves(const demo_app *a, int layer, int state, bw_blend_leaf leaves[TREE_LEAVES])
 {
-    const bw_graph *g = graph_of(&a->v);
-    int clip = bw_graph_state_clip(g, layer, state);
+    const bw_blend_tree *tree = bw_graph_state_blend(graph_of(&a->v), layer, state);
+    float params[TREE_PARAMS], scratch[TREE_SCRATCH];
+    int count = 0;
+    if (!tree || demo_app_tree_params(a, tree, params, TREE_PARAMS) > TREE_PARAMS ||
+        bw_blend_tree_evaluate(tree, params, scratch, TREE_SCRATCH, leaves, TREE_LEAVES, &count) != BW_OK)
+        return -1;
+    return count;
+}
+
+/* A state's clips at weight w into out[*n] (cap entries); `known`: its
+ * leaves already evaluated (count, or -1), NULL to evaluate them here. */
+static void state_clips(const demo_app *a, int layer, int state, float w, demo_clip_weight *out, int cap, int *n,
+                        const bw_blend_leaf *known, int known_count)
+{
+    int clip = bw_graph_state_clip(graph_of(&a->v), layer, state);
     if (clip >= 0) {
         if (*n < cap) out[*n] = (demo_clip_weight){layer, clip, w};
         (*n)++;
         return;
     }
-    const bw_blend_tree *tree = bw_graph_state_blend(g, layer, state);
-    float params[TREE_PARAMS], scratch[TREE_SCRATCH];
-    bw_blend_leaf leaves[TREE_LEAVES];
-    int count = 0;
-    if (!tree || demo_app_tree_params(a, tree, params, TREE_PARAMS) > TREE_PARAMS ||
-        bw_blend_tree_evaluate(tree, params, scratch, TREE_SCRATCH, leaves, TREE_LEAVES, &count) != BW_OK)
-        return;
+    bw_blend_leaf own[TREE_LEAVES];
+    const bw_blend_leaf *leaves = known ? known : own;
+    int count = known ? known_count : state_leaves(a, layer, state, own);
     for (int i = 0; i < count; i++) {
         if (*n < cap) out[*n] = (demo_clip_weight){layer, leaves[i].clip, w * leaves[i].weight};
         (*n)++;
@@ -1074,8 +1098,15 @@ static void state_clips(const demo_app *a, int layer, int state, float w, demo_c
 
 int demo_app_clip_weights(const demo_app *a, demo_clip_weight *out, int cap)
 {
+    return demo_app_clip_weights_leaves(a, out, cap, NULL, 0, NULL);
+}
+
+int demo_app_clip_weights_leaves(const demo_app *a, demo_clip_weight *out, int cap, bw_blend_leaf *leaves_out, int leaf_cap,
+                                 int *leaf_count)
+{
     const bw_graph *g = graph_of(&a->v);
     int n = 0;
+    if (leaf_count) *leaf_count = -1;
     if (!g) {
         int count = 0;
         const bw_animator_play *p = bw_animator_plays(a->v.animator, &count);
@@ -1084,14 +1115,24 @@ int demo_app_clip_weights(const demo_app *a, demo_clip_weight *out, int cap)
         return n;
     }
     const bw_graph_cursor *c = cursor_of(&a->v);
+    /* layer 0's current leaves, when asked for: evaluated once, used for both */
+    bw_blend_leaf first[TREE_LEAVES];
+    int first_count = -1;
+    bw_graph_layer_status st0;
+    bool has_first = leaf_count && bw_graph_cursor_layer_status(c, 0, &st0) == BW_OK;
+    if (has_first) {
+        first_count = state_leaves(a, 0, st0.state, first);
+        *leaf_count = first_count;
+        for (int i = 0; i < first_count && i < leaf_cap && leaves_out; i++) leaves_out[i] = first[i];
+    }
     for (int l = 0; l < bw_graph_layer_count(g); l++) {
         bw_graph_layer_status st;
         if (bw_graph_cursor_layer_status(c, l, &st) != BW_OK || st.weight <= 0) continue;
         const bw_graph_transition_status *tr = &st.transition;
         float w = tr->active ? tr->weight : 1.0f;
-        state_clips(a, l, st.state, st.weight * w, out, cap, &n);
+        state_clips(a, l, st.state, st.weight * w, out, cap, &n, l == 0 && has_first ? first : NULL, first_count);
         if (tr->active && !tr->frozen && tr->source_state >= 0)
-            state_clips(a, l, tr->source_state, st.weight * (1.0f - w), out, cap, &n);
+            state_clips(a, l, tr->source_state, st.weight * (1.0f - w), out, cap, &n, NULL, 0);
     }
     return n;
 }

@@ -182,6 +182,12 @@ const char *demo_app_character_path(const demo_app *app);     /* NULL for a borr
 const char *demo_app_label(const demo_app *app); /* the character path, else desc.label, else "(model)" */
 /* Model-space joint matrices of the last frame (joint_count). */
 const float (*demo_app_model(const demo_app *app))[4][4];
+/* The joints the drawing and the overlays follow, found by name ("head",
+ * "eye_l", "eye_r") once per rig: at creation and at each character
+ * reload. Their index in demo_app_rig, -1 when the rig has no such joint
+ * (or `which` is out of range). */
+typedef enum demo_joint { DEMO_JOINT_HEAD = 0, DEMO_JOINT_EYE_L, DEMO_JOINT_EYE_R, DEMO_JOINT_COUNT } demo_joint;
+int demo_app_joint(const demo_app *app, demo_joint which);
 void demo_app_place(const demo_app *app, float position[3], float *yaw);
 /* The world velocity of the last frame (m/s). */
 void demo_app_velocity(const demo_app *app, float velocity[3]);
@@ -216,6 +222,14 @@ typedef struct demo_clip_weight {
     float weight;
 } demo_clip_weight;
 int demo_app_clip_weights(const demo_app *app, demo_clip_weight *out, int cap);
+/* The same, and from the same evaluation the leaves of layer 0's current
+ * state (its blend tree's own weights, before the transition and layer
+ * weights; what the overlay's blend-space view draws): up to `leaf_cap`
+ * into `leaves`, *leaf_count = their number, or -1 when there is no graph,
+ * the state is a clip state or its tree does not evaluate. The tree is
+ * evaluated once per call even when layer 0 weighs nothing. */
+int demo_app_clip_weights_leaves(const demo_app *app, demo_clip_weight *out, int cap, bw_blend_leaf *leaves, int leaf_cap,
+                                 int *leaf_count);
 /* The parameter values a graph's blend tree reads (its parameter i is the
  * graph's parameter i; at most `cap`), from the cursor; returns the tree's
  * parameter count. */

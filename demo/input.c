@@ -97,42 +97,13 @@ void demo_controls_mouse(demo_controls *c, int x, int y)
     c->mouse[1] = y;
 }
 
-static void normalize(float v[3])
-{
-    float n = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    if (n > 0) {
-        v[0] /= n;
-        v[1] /= n;
-        v[2] /= n;
-    }
-}
-
-static void cross(const float a[3], const float b[3], float out[3])
-{
-    out[0] = a[1] * b[2] - a[2] * b[1];
-    out[1] = a[2] * b[0] - a[0] * b[2];
-    out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-/* The world ray through pixel (x, y) of the camera, as demo_camera_project
- * maps it (vertical fov, square pixels, +Y up), hit with the plane through
- * `point` facing the camera. False for a degenerate camera. */
+/* The world ray through pixel (x, y)'s centre (demo_camera_ray) hit with
+ * the plane through `point` facing the camera. False for a degenerate
+ * camera or a point not in front of it. */
 static bool mouse_point(const demo_camera *cam, int x, int y, const float point[3], float out[3])
 {
-    float fwd[3] = {cam->target[0] - cam->eye[0], cam->target[1] - cam->eye[1], cam->target[2] - cam->eye[2]};
-    normalize(fwd);
-    const float up0[3] = {0, 1, 0};
-    float right[3], up[3];
-    cross(fwd, up0, right);
-    normalize(right);
-    cross(right, fwd, up);
-    if (cam->width <= 0 || cam->height <= 0 || (right[0] == 0 && right[1] == 0 && right[2] == 0)) return false;
-    float fov = cam->fov_y > 0 ? cam->fov_y : 0.8f;
-    float t = tanf(fov / 2);
-    float nx = (2.0f * ((float)x + 0.5f) / (float)cam->width - 1.0f) * t * (float)cam->width / (float)cam->height;
-    float ny = (1.0f - 2.0f * ((float)y + 0.5f) / (float)cam->height) * t;
-    float dir[3];
-    for (int k = 0; k < 3; k++) dir[k] = fwd[k] + nx * right[k] + ny * up[k];
+    float dir[3], fwd[3];
+    if (!demo_camera_ray(cam, (float)x + 0.5f, (float)y + 0.5f, dir, fwd)) return false;
     float depth = (point[0] - cam->eye[0]) * fwd[0] + (point[1] - cam->eye[1]) * fwd[1] + (point[2] - cam->eye[2]) * fwd[2];
     if (depth <= 0.05f) return false;
     for (int k = 0; k < 3; k++) out[k] = cam->eye[k] + dir[k] * depth; /* dot(dir, fwd) = 1 */

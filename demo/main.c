@@ -223,10 +223,10 @@ static void world_point(const demo_app *app, const float model_point[3], float o
 }
 
 /* A joint's world position (the mesh's metres for a model). */
-static bool joint_world(const host *h, const char *name, float out[3])
+static bool joint_world(const host *h, demo_joint which, float out[3])
 {
     const demo_app *app = h->app;
-    int j = bw_rig_find_by_name(demo_app_rig(app), name);
+    int j = demo_app_joint(app, which);
     if (j < 0) return false;
     const float(*m)[4][4] = demo_app_model(app);
     float p[3] = {m[j][3][0], m[j][3][1], m[j][3][2]};
@@ -262,7 +262,7 @@ static void draw_gaze(host *h)
     const float *gaze = demo_app_gaze(h->app);
     float pos[3], yaw;
     demo_app_place(h->app, pos, &yaw);
-    const char *eyes[2] = {"eye_l", "eye_r"};
+    const demo_joint eyes[2] = {DEMO_JOINT_EYE_L, DEMO_JOINT_EYE_R};
     for (int e = 0; e < 2; e++) {
         float a[3];
         if (!joint_world(h, eyes[e], a)) continue;
@@ -274,7 +274,7 @@ static void draw_gaze(host *h)
     float head[3];
     float limits[4];
     int aim = demo_app_head_limits(h->app, limits);
-    if ((aim == DEMO_AIM_ANIMATOR || aim == DEMO_AIM_CONTROL) && joint_world(h, "head", head) &&
+    if ((aim == DEMO_AIM_ANIMATOR || aim == DEMO_AIM_CONTROL) && joint_world(h, DEMO_JOINT_HEAD, head) &&
         h->overlay.mode == DEMO_OVERLAY_ALL) {
         for (int s = -1; s <= 1; s += 2) {
             float ly = yaw + (float)s * limits[0]; /* the head yaw limit in force */
@@ -310,7 +310,9 @@ static void draw(host *h, SDL_Renderer *r, int w, int hp)
     demo_r3d_shadow(h->r3d, pos[0], pos[2], 0.45f);
     if (h->model) {
         demo_mesh_draw mesh;
-        demo_model_pose(h->model, demo_app_pose(app)); /* a refused pose keeps the last */
+        /* the app's model matrices are the pose's: skinned without a second local-to-model;
+           a refused pose keeps the last */
+        demo_model_skin(h->model, demo_app_pose(app), demo_app_model(app));
         demo_model_draw(h->model, pos, yaw, &mesh);
         demo_r3d_mesh(h->r3d, &mesh);
     } else
@@ -379,7 +381,7 @@ static void gather_input(host *h)
     if (h->opt.timeline) return;
     demo_input in;
     float head[3];
-    bool has_head = joint_world(h, "head", head);
+    bool has_head = joint_world(h, DEMO_JOINT_HEAD, head);
     demo_controls_input(&h->controls, &h->camera, has_head ? head : NULL, &in);
     if (h->default_walk) {
         in.velocity[2] = DEMO_WALK_SPEED;

@@ -75,19 +75,24 @@ bw_result demo_model_load(const char *path, demo_model **out, bw_error *err)
     return BW_OK;
 }
 
+bw_result demo_model_skin(demo_model *m, const bw_pose *pose, const float (*model)[4][4])
+{
+    if (!m || !pose || !model || pose->joint_count != m->joint_count) return BW_ERR_INVALID_ARGUMENT;
+    /* morph weights when the pose carries the rig's curves, else none */
+    const float *curves = pose->curve_count == bw_rig_curve_count(m->asset->rig) ? pose->curves : NULL;
+    /* bw_mesh_skin checks the matrices it uses before writing anything */
+    bw_result r = bw_mesh_skin(m->mesh, m->asset->rig, model, curves, m->palette, m->positions, m->normals);
+    if (r != BW_OK) return r;
+    if (model != (const float(*)[4][4])m->model) /* the new matrices become the current ones */
+        memcpy(m->model, model, (size_t)m->joint_count * sizeof *m->model);
+    return BW_OK;
+}
+
 bw_result demo_model_pose(demo_model *m, const bw_pose *pose)
 {
     if (!m || !pose || pose->joint_count != m->joint_count) return BW_ERR_INVALID_ARGUMENT;
-    /* morph weights when the pose carries the rig's curves, else none */
-    const float *curves = pose->curve_count == bw_rig_curve_count(m->asset->rig) ? pose->curves : NULL;
     bw_pose_local_to_model(m->asset->rig, pose, m->next);
-    /* bw_mesh_skin checks the matrices it uses before writing anything */
-    bw_result r = bw_mesh_skin(m->mesh, m->asset->rig, (const float(*)[4][4])m->next, curves, m->palette, m->positions, m->normals);
-    if (r != BW_OK) return r;
-    float(*t)[4][4] = m->model; /* the new matrices become the current ones */
-    m->model = m->next;
-    m->next = t;
-    return BW_OK;
+    return demo_model_skin(m, pose, (const float(*)[4][4])m->next);
 }
 
 void demo_model_draw(const demo_model *m, const float position[3], float yaw, demo_mesh_draw *out)

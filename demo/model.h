@@ -11,7 +11,8 @@
  * model matrices) the same way, for overlays.
  *
  * Memory: demo_model_load allocates everything (model matrices, palette,
- * skinned positions and normals); demo_model_pose never allocates.
+ * skinned positions and normals); demo_model_pose and demo_model_skin never
+ * allocate.
  */
 #ifndef BW_DEMO_MODEL_H
 #define BW_DEMO_MODEL_H
@@ -48,6 +49,11 @@ void demo_model_destroy(demo_model *m); /* NULL is a no-op */
  * or a non-finite joint is refused (BW_ERR_INVALID_ARGUMENT /
  * BW_ERR_NON_FINITE) and the last good skinned pose stays. */
 bw_result demo_model_pose(demo_model *m, const bw_pose *pose);
+/* The same from the pose's model matrices already computed (`model`:
+ * joint_count matrices, bw_pose_local_to_model of `pose`, e.g.
+ * demo_app_model): no second local-to-model per frame. Same checks and
+ * results; `model` is copied as the last good pose's. */
+bw_result demo_model_skin(demo_model *m, const bw_pose *pose, const float (*model)[4][4]);
 
 /* A draw of the last skinned pose at `position` (metres), turned by `yaw`. */
 void demo_model_draw(const demo_model *m, const float position[3], float yaw, demo_mesh_draw *out);

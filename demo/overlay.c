@@ -14,6 +14,7 @@
 #define BOX_H 14
 #define BOX_COLS 3
 #define MAX_WEIGHTS 32
+#define MAX_LEAVES 64 /* as the app evaluates a tree (demo_app_clip_weights_leaves) */
 #define MAX_EVENTS 8
 
 static void colour(SDL_Renderer *r, Uint8 red, Uint8 green, Uint8 blue, Uint8 alpha)
@@ -134,11 +135,18 @@ static void bar(SDL_Renderer *r, int x, int y, float w, Uint8 red, Uint8 green, 
     SDL_RenderFillRect(r, &fill);
 }
 
-static int draw_clips(SDL_Renderer *r, const demo_app *app, int x, int y)
+/* Layer 0's current leaves, from the clip list's evaluation (-1: none). */
+typedef struct blend_leaves {
+    bw_blend_leaf leaves[MAX_LEAVES];
+    int count;
+} blend_leaves;
+
+static int draw_clips(SDL_Renderer *r, const demo_app *app, int x, int y, blend_leaves *first)
 {
     demo_clip_weight w[MAX_WEIGHTS];
-    int n = demo_app_clip_weights(app, w, MAX_WEIGHTS);
+    int n = demo_app_clip_weights_leaves(app, w, MAX_WEIGHTS, first->leaves, MAX_LEAVES, &first->count);
     if (n > MAX_WEIGHTS) n = MAX_WEIGHTS;
+    if (first->count > MAX_LEAVES) first->count = MAX_LEAVES;
     const bw_graph *g = demo_app_graph(app);
     colour(r, 200, 210, 230, 255);
     text(r, x, y, "active clips");
@@ -167,7 +175,7 @@ static int draw_clips(SDL_Renderer *r, const demo_app *app, int x, int y)
 
 /* ---- the blend space ---- */
 
-static int draw_blend(SDL_Renderer *r, const demo_app *app, int x, int y)
+static int draw_blend(SDL_Renderer *r, const demo_app *app, int x, int y, const blend_leaves *first)
 {
     const bw_graph *g = demo_app_graph(app);
     const bw_graph_cursor *c = demo_app_cursor(app);
@@ -176,12 +184,10 @@ static int draw_blend(SDL_Renderer *r, const demo_app *app, int x, int y)
     const bw_blend_tree *tree = bw_graph_state_blend(g, 0, st.state);
     const bw_blend_node *root = tree ? bw_blend_tree_node(tree, bw_blend_tree_root(tree)) : NULL;
     if (!root || (root->kind != BW_BLEND_NODE_2D && root->kind != BW_BLEND_NODE_DIRECTIONAL)) return y;
-    float params[16], scratch[512];
-    bw_blend_leaf leaves[64];
-    int count = 0;
-    if (demo_app_tree_params(app, tree, params, 16) > 16 ||
-        bw_blend_tree_evaluate(tree, params, scratch, 512, leaves, 64, &count) != BW_OK)
-        return y;
+    float params[16];
+    const bw_blend_leaf *leaves = first->leaves;
+    int count = first->count;
+    if (demo_app_tree_params(app, tree, params, 16) > 16 || count < 0) return y;
     float extent = 0.5f;
     for (int i = 0; i < root->child_count; i++)
         extent = fmaxf(extent, fmaxf(fabsf(root->positions[2 * i]), fabsf(root->positions[2 * i + 1])));
@@ -261,7 +267,7 @@ static int draw_aim(SDL_Renderer *r, const demo_app *app, int x, int y)
     float lim[4];
     int whose = demo_app_head_limits(app, lim);
     const float head_yaw = lim[0], head_pitch = lim[1] > 0 ? lim[1] : 1.0f, eye_yaw = lim[2];
-    int hj = whose >= DEMO_AIM_CONTROL ? bw_rig_find_by_name(demo_app_rig(app), "head") : -1;
+    int hj = whose >= DEMO_AIM_CONTROL ? demo_app_joint(app, DEMO_JOINT_HEAD) : -1;
     if (hj >= 0) { /* a control's aim lives in its state: the head's facing in the pose shown */
         const float(*m)[4][4] = demo_app_model(app);
         float fy = m[hj][2][1] < -1.0f ? -1.0f : m[hj][2][1] > 1.0f ? 1.0f : m[hj][2][1];
@@ -395,11 +401,12 @@ void demo_overlay_draw(SDL_Renderer *r, const demo_app *app, int width, int heig
             y = draw_params(r, g, c, x, y + 4);
         }
         panel(r, x, y, PANEL_W, 9 * LINE);
-        y = draw_clips(r, app, x, y);
+        blend_leaves first;
+        y = draw_clips(r, app, x, y, &first);
         int lx = 10, ly = 10 + 5 * LINE + 8;
         if (info->help) ly += 11 * LINE;
         panel(r, lx, ly, 250, 150 + LINE);
-        ly = draw_blend(r, app, lx, ly);
+        ly = draw_blend(r, app, lx, ly, &first);
         panel(r, lx, ly, 250, (MAX_EVENTS + 1) * LINE);
         ly = draw_events(r, app, lx, ly);
         if (ly + 140 < height - 40) {

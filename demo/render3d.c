@@ -196,6 +196,16 @@ bool demo_camera_project(const demo_camera *camera, const float world[3], float 
     return true;
 }
 
+bool demo_camera_ray(const demo_camera *camera, float px, float py, float out_dir[3], float out_fwd[3])
+{
+    float right[3], up[3], fwd[3], focal;
+    if (!isfinite(px) || !isfinite(py) || !camera_basis(camera, right, up, fwd, &focal)) return false;
+    float nx = (px - 0.5f * (float)camera->width) / focal, ny = (0.5f * (float)camera->height - py) / focal;
+    for (int k = 0; k < 3; k++) out_dir[k] = fwd[k] + nx * right[k] + ny * up[k];
+    if (out_fwd) v3_set(out_fwd, fwd[0], fwd[1], fwd[2]);
+    return true;
+}
+
 /* ---- the batch ---- */
 
 demo_r3d *demo_r3d_create(int max_triangles)

@@ -48,6 +48,13 @@ typedef struct demo_camera {
  * (metres in front of the eye). False when the point is behind the near
  * plane (0.05 m) or the camera is degenerate. */
 bool demo_camera_project(const demo_camera *camera, const float world[3], float out_pixel[2], float *out_depth);
+/* The inverse: the world ray through the pixel-space point (px, py) (a
+ * pixel's centre is (x + 0.5, y + 0.5)). out_dir is scaled so that its
+ * component along the view direction is 1 (eye + out_dir * d is the point
+ * at view depth d); out_fwd (may be NULL) is the unit view direction. The
+ * basis is demo_camera_project's (straight up / down views included).
+ * False (outputs unchanged) for a degenerate camera or non-finite point. */
+bool demo_camera_ray(const demo_camera *camera, float px, float py, float out_dir[3], float out_fwd[3]);
 
 typedef struct demo_colour {
     uint8_t r, g, b, a;

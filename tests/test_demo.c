@@ -114,33 +114,6 @@ static char temp_dir[256];
 
 static const char *temp_path(const char *name) { return path_in(temp_dir, name); }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = (char *)malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
-    if (buf) buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-/* `text` with the first `old` replaced by `new_text` (malloc'ed). */
-static char *replaced(const char *text, const char *old, const char *new_text)
-{
-    const char *at = strstr(text, old);
-    if (!at) return NULL;
-    size_t a = (size_t)(at - text), o = strlen(old), n = strlen(new_text), rest = strlen(at + o);
-    char *out = (char *)malloc(a + n + rest + 1);
-    memcpy(out, text, a);
-    memcpy(out + a, new_text, n);
-    memcpy(out + a + n, at + o, rest + 1);
-    return out;
-}
-
 /* 1-based line of the first `needle` in `text`. */
 static int line_of(const char *text, const char *needle)
 {
@@ -318,6 +291,22 @@ static void clip_weights_follow_the_graph(void)
         CHECK_STR(bw_clip_name(demo_app_clip(a, w[1].clip)), "breathing");
         CHECK_NEAR(w[1].weight, 1.0, 1e-6);
     }
+    /* the same list with layer 0's leaves (the walk blend's own weights):
+     * walk_left alone at 1, every other leaf at 0 */
+    bw_blend_leaf leaves[64];
+    int leaf_count = -2;
+    demo_clip_weight w2[16];
+    CHECK_INT(demo_app_clip_weights_leaves(a, w2, 16, leaves, 64, &leaf_count), 2);
+    CHECK(leaf_count >= 1);
+    double total = 0, left = 0;
+    for (int i = 0; i < leaf_count && i < 64; i++) {
+        total += leaves[i].weight;
+        if (strcmp(bw_clip_name(demo_app_clip(a, leaves[i].clip)), "walk_left") == 0) left += leaves[i].weight;
+    }
+    CHECK_NEAR(total, 1.0, 1e-6);
+    CHECK_NEAR(left, 1.0, 1e-6);
+    CHECK_INT(w2[0].clip, w[0].clip);
+    CHECK_NEAR(w2[0].weight, w[0].weight, 1e-7);
     demo_app_destroy(a);
 }
 
@@ -440,6 +429,13 @@ static void character_reload_keeps_the_graph_state(void)
     CHECK_INT(demo_app_reload(a, now, true), 1);
     CHECK(demo_app_rig(a) != rig);
     CHECK_STR(state_name(a, 0), "run");
+    /* the joints the drawing follows, found again in the new rig */
+    static const char *const joint_names[DEMO_JOINT_COUNT] = {"head", "eye_l", "eye_r"};
+    for (int j = 0; j < DEMO_JOINT_COUNT; j++) {
+        CHECK(demo_app_joint(a, (demo_joint)j) >= 0);
+        CHECK_STR(bw_rig_joint_name(demo_app_rig(a), demo_app_joint(a, (demo_joint)j)), joint_names[j]);
+    }
+    CHECK_INT(demo_app_joint(a, DEMO_JOINT_COUNT), -1);
     float pos2[3];
     demo_app_place(a, pos2, &yaw);
     CHECK_NEAR(pos2[2], pos[2], 1e-6); /* the place is the session's */
@@ -803,6 +799,9 @@ static void an_unnamed_clip_shows_as_its_index(void)
         run_frames(a, 3, &now);
         demo_clip_weight w[4];
         CHECK_INT(demo_app_clip_weights(a, w, 4), 1); /* the first clip loops alone */
+        int leaf_count = 0;
+        CHECK_INT(demo_app_clip_weights_leaves(a, w, 4, NULL, 0, &leaf_count), 1);
+        CHECK_INT(leaf_count, -1); /* no graph */
         CHECK_INT(w[0].clip, 0);
         demo_app_destroy(a);
     }
@@ -846,7 +845,10 @@ static void hostile_input_is_refused(void)
     char err[DEMO_APP_ERROR_MAX];
     demo_app_desc missing = {.character = HUMANOID, .graph = temp_path("no_such_graph.lua")};
     CHECK(demo_app_create(&missing, err, sizeof err) == NULL);
-    CHECK_CONTAINS(err, "no_such_graph.lua");
+    /* named as given, with its folder (it once said "cannot open no_such_graph.lua") */
+    char want_missing[1200];
+    snprintf(want_missing, sizeof want_missing, "cannot open %s: ", temp_path("no_such_graph.lua"));
+    CHECK_CONTAINS(err, want_missing);
     demo_app_desc no_char = {.character = temp_path("no_such_character.lua")};
     CHECK(demo_app_create(&no_char, err, sizeof err) == NULL);
     CHECK_CONTAINS(err, "no_such_character.lua");
@@ -869,6 +871,22 @@ static void hostile_input_is_refused(void)
     demo_app_desc bad_tl = {.character = HUMANOID, .timeline = temp_path("bad.timeline.lua")};
     CHECK(demo_app_create(&bad_tl, err, sizeof err) == NULL);
     CHECK_CONTAINS(err, "bad.timeline.lua: 1 problem");
+    /* a timeline is read by the sandbox's reader (a mod file of its folder):
+     * a missing one is named as given, a symbolic link is not followed */
+    demo_app_desc no_tl = {.character = HUMANOID, .timeline = temp_path("no_such.timeline.lua")};
+    CHECK(demo_app_create(&no_tl, err, sizeof err) == NULL);
+    char want_tl[1200];
+    snprintf(want_tl, sizeof want_tl, "cannot open %s: ", temp_path("no_such.timeline.lua"));
+    CHECK_CONTAINS(err, want_tl);
+    write_text_file(temp_path("good.timeline.lua"), "return { dt = 1/60, frames = 10,\n  { at = 0, velocity = { 1, 0, 2 } },\n}\n");
+    demo_app_desc good_tl = {.character = HUMANOID, .timeline = temp_path("good.timeline.lua")};
+    demo_app *tl_app = demo_app_create(&good_tl, err, sizeof err);
+    CHECK(tl_app != NULL);
+    demo_app_destroy(tl_app);
+    CHECK(symlink(temp_path("good.timeline.lua"), temp_path("link.timeline.lua")) == 0);
+    demo_app_desc link_tl = {.character = HUMANOID, .timeline = temp_path("link.timeline.lua")};
+    CHECK(demo_app_create(&link_tl, err, sizeof err) == NULL);
+    CHECK_CONTAINS(err, "symbolic link");
 }
 
 /* ---- the binary ---- */
@@ -941,6 +959,54 @@ static void the_mouse_points_where_the_camera_projects(void)
         demo_controls_input(&c, &cam, head, &in);
         CHECK(!in.has_look_at);
     }
+}
+
+/* demo_camera_ray, by hand. The screen centre's ray is the view direction
+ * and meets the ground at the look point when that is on the ground. A
+ * camera looking straight down from (0, 10, 0) (fov 90 degrees, 100 x 100
+ * pixels: focal length 50 px) uses the world up (0, 0, 1) for its basis:
+ * right = fwd x up = (0, -1, 0) x (0, 0, 1) = (-1, 0, 0), up = right x fwd
+ * = (0, 0, 1); the right edge's middle (100, 50) is one focal length
+ * right of centre: dir = (-1, -1, 0), on the ground at (-10, 0, 0); the
+ * top edge's middle (50, 0): dir = (0, -1, 1), on the ground at (0, 0, 10).
+ * The mouse picks through the same ray (it once had no straight-down case). */
+static void camera_rays_should_invert_the_projection(void)
+{
+    demo_camera cam = {.eye = {2.6f, 1.7f, 3.6f}, .target = {0.4f, 0, -0.8f}, .width = 640, .height = 360};
+    float dir[3], fwd[3];
+    CHECK(demo_camera_ray(&cam, 320, 180, dir, fwd));
+    const double len = sqrt(2.2 * 2.2 + 1.7 * 1.7 + 4.4 * 4.4);
+    CHECK_NEAR(fwd[0], -2.2 / len, 1e-6);
+    CHECK_NEAR(fwd[1], -1.7 / len, 1e-6);
+    CHECK_NEAR(fwd[2], -4.4 / len, 1e-6);
+    for (int k = 0; k < 3; k++) CHECK_NEAR(dir[k], fwd[k], 1e-6);
+    float s = -cam.eye[1] / dir[1]; /* to y = 0 */
+    CHECK_NEAR(cam.eye[0] + dir[0] * s, 0.4, 1e-5);
+    CHECK_NEAR(cam.eye[2] + dir[2] * s, -0.8, 1e-5);
+
+    demo_camera down = {.eye = {0, 10, 0}, .target = {0, 0, 0}, .fov_y = 1.57079633f, .width = 100, .height = 100};
+    CHECK(demo_camera_ray(&down, 100, 50, dir, NULL));
+    CHECK_NEAR(dir[0], -1.0, 1e-5);
+    CHECK_NEAR(dir[1], -1.0, 1e-5);
+    CHECK_NEAR(dir[2], 0.0, 1e-5);
+    CHECK(demo_camera_ray(&down, 50, 0, dir, NULL));
+    CHECK_NEAR(dir[0], 0.0, 1e-5);
+    CHECK_NEAR(dir[1], -1.0, 1e-5);
+    CHECK_NEAR(dir[2], 1.0, 1e-5);
+    demo_controls c;
+    memset(&c, 0, sizeof c);
+    demo_controls_mouse(&c, 99, 49); /* pixel centre (99.5, 49.5) */
+    demo_input in;
+    const float ground[3] = {0, 0, 0};
+    demo_controls_input(&c, &down, ground, &in);
+    CHECK(in.has_look_at);
+    CHECK_NEAR(in.look_at[0], -10.0 * 49.5 / 50.0, 1e-4);
+    CHECK_NEAR(in.look_at[1], 0.0, 1e-4);
+    CHECK_NEAR(in.look_at[2], 10.0 * 0.5 / 50.0, 1e-4);
+
+    demo_camera flat = {.eye = {0, 1, 0}, .target = {0, 1, 0}, .width = 100, .height = 100};
+    CHECK(!demo_camera_ray(&flat, 50, 50, dir, fwd)); /* eye = target */
+    CHECK(!demo_camera_ray(&cam, NAN, 50, dir, fwd));
 }
 
 /* Pixels of the overlay's error red (255, 110, 100) in rows [y0, y1). */
@@ -1287,6 +1353,7 @@ int main(void)
 #ifdef BW_DEMO_BINARY
     RUN(keys_make_velocity_and_turn);
     RUN(the_mouse_points_where_the_camera_projects);
+    RUN(camera_rays_should_invert_the_projection);
     RUN(a_rejected_reload_shows_on_screen);
     RUN(a_broken_control_shows_on_screen);
     RUN(headless_image_has_the_size_and_is_not_blank);

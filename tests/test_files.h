@@ -1,7 +1,11 @@
 /* test_files.h - small file helpers the C tests that write fixtures share.
  *
- * write_text_file writes `text` to `path` (a failure is printed, and the
- * test that then reads the file fails on its own checks). path_in joins a
+ * write_text_file writes `text` to `path` (a failure is printed and false
+ * returned; a test that ignores it fails on its own checks when it reads
+ * the file). slurp reads a whole file into a malloc'ed, NUL-terminated
+ * buffer (NULL when it cannot be read; free it). replaced returns a
+ * malloc'ed copy of `text` with the first `old` replaced by `new_text`
+ * (NULL when `old` does not occur; free it). path_in joins a
  * folder and a name into one of eight rotating static buffers, so up to
  * eight paths may be held at once (e.g. as arguments of one call).
  * capture_command runs a shell command and keeps what it prints on stdout
@@ -11,19 +15,49 @@
 #define BW_TEST_FILES_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
-static inline void write_text_file(const char *path, const char *text)
+static inline bool write_text_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "wb");
     if (!f) {
         fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
-        return;
+        return false;
     }
     fputs(text, f);
     fclose(f);
+    return true;
+}
+
+static inline char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = n >= 0 ? (char *)malloc((size_t)n + 1) : NULL;
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
+    if (buf) buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static inline char *replaced(const char *text, const char *old, const char *new_text)
+{
+    const char *at = strstr(text, old);
+    if (!at) return NULL;
+    size_t a = (size_t)(at - text), o = strlen(old), n = strlen(new_text), rest = strlen(at + o);
+    char *out = (char *)malloc(a + n + rest + 1);
+    if (!out) return NULL;
+    memcpy(out, text, a);
+    memcpy(out + a, new_text, n);
+    memcpy(out + a + n, at + o, rest + 1);
+    return out;
 }
 
 static inline const char *path_in(const char *dir, const char *name)

@@ -432,6 +432,46 @@ static void malformed_meshes_should_be_refused_by_field(void)
     }
 }
 
+/* The mesh finds the rig's joints by the rig loader's own naming rule
+ * (one helper): a joint node with an empty name is "node<N>" in the rig
+ * (the mesh once matched only a missing name), and skins as the named one. */
+static void joint_names_should_follow_the_rig_loader(void)
+{
+    tiny_opts o = defaults();
+    const char *base = tiny_gltf(&o);
+    const char *find = "{\"name\": \"root\", \"children\": [2]}";
+    const char *at = strstr(base, find);
+    CHECK(at != NULL);
+    if (!at) return;
+    const char *put = "{\"name\": \"\", \"children\": [2]}";
+    char *text = malloc(strlen(base) + strlen(put) + 1);
+    size_t head = (size_t)(at - base);
+    memcpy(text, base, head);
+    strcpy(text + head, put);
+    strcat(text, at + strlen(find));
+    bw_asset *asset = NULL, *named_asset = NULL;
+    bw_mesh *mesh = NULL, *named = NULL;
+    bw_error err = {0};
+    CHECK_INT(load_tiny(text, NULL, &asset, &mesh, &err), BW_OK);
+    CHECK(load_tiny_ok(&o, &named_asset, &named));
+    if (mesh && named) {
+        CHECK_INT(bw_rig_find_by_name(asset->rig, "node1"), 0);
+        CHECK_INT(bw_rig_find_by_name(named_asset->rig, "root"), 0);
+        CHECK_INT(bw_mesh_vertex_count(mesh), bw_mesh_vertex_count(named));
+        float model[2][4][4], pos[9], nrm[9], pos2[9], nrm2[9], pal[4][4][4];
+        tip_turned(asset->rig, model, true);
+        CHECK_INT(bw_mesh_palette_size(mesh), 2);
+        CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, NULL, pal, pos, nrm), BW_OK);
+        CHECK_INT(bw_mesh_skin(named, named_asset->rig, (const float(*)[4][4])model, NULL, pal, pos2, nrm2), BW_OK);
+        for (int i = 0; i < 9; i++) CHECK_NEAR(pos[i], pos2[i], 0.0);
+    }
+    bw_mesh_destroy(mesh);
+    bw_mesh_destroy(named);
+    bw_asset_destroy(asset);
+    bw_asset_destroy(named_asset);
+    free(text);
+}
+
 static void refuse_every_allocation_in_turn(const char *text);
 
 static void loading_should_leave_nothing_behind_on_allocation_failure(void)
@@ -592,6 +632,7 @@ int main(void)
     RUN(morph_targets_should_move_vertices_by_their_curve);
     RUN(skinning_should_refuse_bad_calls_and_write_nothing);
     RUN(malformed_meshes_should_be_refused_by_field);
+    RUN(joint_names_should_follow_the_rig_loader);
     RUN(loading_should_leave_nothing_behind_on_allocation_failure);
     if (!have_asset("Fox.glb")) {
         if (check_tests_failed) return check_summary();

@@ -63,16 +63,7 @@ static const char timeline_lua[] = "return {\n"                                 
                                    "  { at = 1.0, layer_weight = { base = 0 }, fade = 0.4 },\n" /* 9 */
                                    "}\n";
 
-static int write_file(const char *name, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f) return 0;
-    fputs(text, f);
-    fclose(f);
-    return 1;
-}
+static bool write_file(const char *name, const char *text) { return write_text_file(path_in(dir, name), text); }
 
 /* Run `blendwerk simulate GRAPH --asset c.gltf --timeline TL ARGS` in dir;
  * stdout into out (merge 1: stderr too; 0: stderr dropped; 2: ARGS
@@ -350,12 +341,9 @@ static void a_looping_predicate_counts_as_false_and_is_reported_once(void)
     cJSON_Delete(f1);
     cJSON_Delete(f2);
     cJSON_Delete(f3);
-    char path[600];
-    snprintf(path, sizeof path, "%s/err.txt", dir);
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
-    out[n] = '\0';
-    if (f) fclose(f);
+    char *err_text = slurp(path_in(dir, "err.txt"));
+    snprintf(out, sizeof out, "%s", err_text ? err_text : "");
+    free(err_text);
     CHECK_CONTAINS(out, "pred.lua:7:");
     CHECK_CONTAINS(out, "budget");
     CHECK(strstr(out, "pred.lua:7:") && !strstr(strstr(out, "pred.lua:7:") + 1, "pred.lua:7:"));
@@ -381,11 +369,7 @@ static void a_sandboxed_script_keeps_running_past_a_stopped_predicate(void)
 {
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run --sandbox sandboxed.lua 2>&1", dir, BIN);
-    FILE *p = popen(cmd, "r");
-    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
-    out[n] = '\0';
-    int status = p ? pclose(p) : -1;
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 0);
     CHECK_CONTAINS(out, "pred.lua:7: instruction budget of 100000 exceeded");
     CHECK_CONTAINS(out, "state idle"); /* idle -> move never held */
     CHECK_CONTAINS(out, "outside nil blendwerk.graph '../x.lua'");

@@ -417,27 +417,6 @@ static void thousand_saves_should_leave_memory_flat(void)
 
 #define BIN BW_BINARY_DIR "/blendwerk"
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    static char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return buf;
-}
-
-/* `text` with the first `from` replaced by `to` (static buffer). */
-static const char *replaced(const char *text, const char *from, const char *to)
-{
-    static char buf[1 << 16];
-    const char *at = strstr(text, from);
-    if (!at) return text;
-    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
-    return buf;
-}
-
 /* Save the way editors do: write a temporary file, rename it over. */
 static void save_renaming(const char *path, const char *text)
 {
@@ -464,17 +443,18 @@ static void watch_command_should_print_reload_and_rejection_lines(void)
 {
     char src[1200];
     snprintf(src, sizeof src, "%s/graphs/locomotion.lua", BW_SOURCE_DIR);
-    const char *orig = slurp(src);
-    CHECK(orig != NULL);
-    if (!orig) return;
-    static char original[1 << 16];
-    snprintf(original, sizeof original, "%s", orig);
+    char *original = slurp(src);
+    CHECK(original != NULL);
+    if (!original) return;
     const char *graph = tmp("locomotion.lua");
     write_text_file(graph, original);
     /* the line of the first transition, which the bad edit breaks */
     const char *tr = strstr(original, "{ from = \"idle\", to = \"walk\"");
     CHECK(tr != NULL);
-    if (!tr) return;
+    if (!tr) {
+        free(original);
+        return;
+    }
     int line = 1;
     for (const char *p = original; p < tr; p++) line += *p == '\n';
     char asset[1200];
@@ -497,13 +477,19 @@ static void watch_command_should_print_reload_and_rejection_lines(void)
     static char log[1 << 14];
     log[0] = '\0';
     CHECK(wait_for_line(from, "watching ", log, sizeof log));
-    save_renaming(graph, replaced(original, "duration = 0.25", "duration = 0.3"));
+    char *edit = replaced(original, "duration = 0.25", "duration = 0.3");
+    CHECK(edit != NULL);
+    save_renaming(graph, edit ? edit : original);
+    free(edit);
     CHECK(wait_for_line(from, "reloaded ", log, sizeof log));
     char expect[1400];
     snprintf(expect, sizeof expect, "reloaded %s in ", graph);
     CHECK_CONTAINS(log, expect);
     CHECK_CONTAINS(log, " ms; base: idle kept\n");
-    write_text_file(graph, replaced(original, "to = \"walk\"", "to = \"wlak\""));
+    edit = replaced(original, "to = \"walk\"", "to = \"wlak\"");
+    CHECK(edit != NULL);
+    write_text_file(graph, edit ? edit : original);
+    free(edit);
     CHECK(wait_for_line(from, "still running", log, sizeof log));
     snprintf(expect, sizeof expect, "%s:%d: layers[1].transitions[1].to: unknown state 'wlak' (still running the previous version)\n",
              graph, line);
@@ -515,18 +501,21 @@ static void watch_command_should_print_reload_and_rejection_lines(void)
     fclose(from);
     /* --seconds ends it without input (stdin is ignored then) */
     write_text_file(graph, original);
+    free(original);
     char cmd[4000];
     snprintf(cmd, sizeof cmd, "'%s' watch '%s' --asset '%s' --seconds 0.2 --poll > '%s' 2>&1 < /dev/null", BIN, graph, asset,
              tmp("seconds.txt"));
     CHECK(system(cmd) == 0);
-    const char *printed = slurp(tmp("seconds.txt"));
+    char *printed = slurp(tmp("seconds.txt"));
     CHECK(printed && strstr(printed, "(polling)"));
+    free(printed);
     /* with the example's timeline: its entries apply (no problem printed) */
     snprintf(cmd, sizeof cmd, "'%s' watch '%s' --asset '%s' --timeline '%s/graphs/locomotion.timeline.lua' --seconds 0.3 > '%s' 2>&1 < /dev/null",
              BIN, graph, asset, BW_SOURCE_DIR, tmp("timeline.txt"));
     CHECK(system(cmd) == 0);
     printed = slurp(tmp("timeline.txt"));
     CHECK(printed && strstr(printed, "watching ") && !strstr(printed, ".lua:"));
+    free(printed);
     /* a graph that does not load: exit 1 with its line */
     write_text_file(tmp("broken.lua"), "return {\n  params = { speed = },\n}\n");
     snprintf(cmd, sizeof cmd, "'%s' watch '%s' --asset '%s' --seconds 0.2 > '%s' 2>&1 < /dev/null", BIN, tmp("broken.lua"),
@@ -535,6 +524,7 @@ static void watch_command_should_print_reload_and_rejection_lines(void)
     CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 1);
     printed = slurp(tmp("broken.txt"));
     CHECK(printed && strstr(printed, "broken.lua:2:"));
+    free(printed);
 }
 
 int main(void)

@@ -158,9 +158,7 @@ static void set_insert(name_set *s, int k)
 /* ---- nodes ---- */
 
 typedef struct gltf_node {
-    int parent;      /* node index, -1 for a root */
     int mesh;        /* -1 when none */
-    int depth;       /* -1 until known */
     int rig_parent;  /* nearest ancestor in the rig, -1 */
     int joint;       /* rig joint index, -1 when not in the rig */
     int curve_first; /* first rig curve of its morph targets */
@@ -188,7 +186,9 @@ typedef struct gltf_track_list {
 typedef struct loader {
     gltf_ctx c;
     gltf_node *nodes;
-    int *order; /* node indices parent-first (by depth) */
+    int *parent; /* per node: its parent node, -1 for a root (bw_gltf_node_children) */
+    int *depth;  /* per node: roots 0 (bw_gltf_node_depths) */
+    int *order;  /* node indices parent-first (by depth) */
     /* rig being assembled */
     bw_rig_joint_desc *joints;
     int *joint_node;
@@ -207,72 +207,110 @@ typedef struct loader {
     const cJSON **animations;
 } loader;
 
-static bw_result read_nodes(loader *L)
+/* ---- the node tree (gltf_internal.h) ---- */
+
+bw_result bw_gltf_node_children(gltf_ctx *c, int i, int *parent)
 {
-    gltf_ctx *c = &L->c;
-    int n = c->node_count;
     char base[GLTF_PATH_SIZE], where[GLTF_PATH_SIZE];
-    for (int i = 0; i < n; i++) {
-        L->nodes[i].parent = -1;
-        L->nodes[i].depth = -1;
-        L->nodes[i].joint = -1;
-        L->nodes[i].rig_parent = -1;
-    }
-    for (int i = 0; i < n; i++) {
-        const cJSON *node = c->nodes[i];
-        bw_gltf_path(base, "nodes[%d]", i);
+    bw_gltf_path(base, "nodes[%d]", i);
+    const cJSON *children;
+    bw_result r = bw_gltf_member_array(c, c->nodes[i], base, "children", false, &children, NULL);
+    if (r != BW_OK) return r;
+    int k = 0;
+    const cJSON *ch;
+    cJSON_ArrayForEach(ch, children)
+    {
         long long v;
-        bw_result r = bw_gltf_member_int(c, node, base, "mesh", false, 0, (long long)c->mesh_count - 1, -1, &v);
+        bw_gltf_path(where, "%s.children[%d]", base, k++);
+        r = bw_gltf_int(c, ch, where, 0, (long long)c->node_count - 1, &v);
         if (r != BW_OK) return r;
-        L->nodes[i].mesh = (int)v;
-        const cJSON *children;
-        r = bw_gltf_member_array(c, node, base, "children", false, &children, NULL);
-        if (r != BW_OK) return r;
-        int k = 0;
-        const cJSON *ch;
-        cJSON_ArrayForEach(ch, children)
-        {
-            bw_gltf_path(where, "%s.children[%d]", base, k++);
-            r = bw_gltf_int(c, ch, where, 0, (long long)n - 1, &v);
-            if (r != BW_OK) return r;
-            if (v == i) return bw_gltf_fail(c, BW_ERR_CYCLE, where, "node %d lists itself as a child", i);
-            if (L->nodes[v].parent >= 0)
-                return bw_gltf_fail(c, BW_ERR_PARSE, where, "node %lld already has parent %d (a glTF node has one parent)",
-                                    v, L->nodes[v].parent);
-            L->nodes[v].parent = i;
-        }
+        if (v == i) return bw_gltf_fail(c, BW_ERR_CYCLE, where, "node %d lists itself as a child", i);
+        if (parent[v] >= 0)
+            return bw_gltf_fail(c, BW_ERR_PARSE, where, "node %lld already has parent %d (a glTF node has one parent)", v,
+                                parent[v]);
+        parent[v] = i;
     }
+    return BW_OK;
+}
+
+bw_result bw_gltf_node_depths(gltf_ctx *c, const int *parent, int *depth, int *mark, int *path)
+{
     /* Depths by walking up with memoization; a walk that meets a node it
      * marked itself has found a cycle. Linear: each node is walked once. */
-    int *mark = L->order; /* borrowed as scratch, filled properly below */
-    int *path = (int *)arena_alloc(c, (size_t)(n ? n : 1) * sizeof(int));
-    if (!path) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "nodes", "out of memory");
-    for (int i = 0; i < n; i++) mark[i] = -1;
+    int n = c->node_count;
+    char where[GLTF_PATH_SIZE];
+    for (int i = 0; i < n; i++) mark[i] = depth[i] = -1;
     for (int i = 0; i < n; i++) {
-        if (L->nodes[i].depth >= 0) continue;
+        if (depth[i] >= 0) continue;
         int sp = 0, p = i;
-        while (p >= 0 && L->nodes[p].depth < 0) {
+        while (p >= 0 && depth[p] < 0) {
             if (mark[p] == i)
                 return bw_gltf_fail(c, BW_ERR_CYCLE, bw_gltf_path(where, "nodes[%d].children", p),
                                     "node %d is its own ancestor", p);
             mark[p] = i;
             path[sp++] = p;
-            p = L->nodes[p].parent;
+            p = parent[p];
         }
-        int d = p < 0 ? -1 : L->nodes[p].depth;
-        while (sp > 0) L->nodes[path[--sp]].depth = ++d;
+        int d = p < 0 ? -1 : depth[p];
+        while (sp > 0) depth[path[--sp]] = ++d;
     }
+    return BW_OK;
+}
+
+const char *bw_gltf_node_name(const gltf_ctx *c, int node, char buf[GLTF_NODE_NAME_SIZE])
+{
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(c->nodes[node], "name");
+    if (cJSON_IsString(name) && name->valuestring && name->valuestring[0]) return name->valuestring;
+    snprintf(buf, GLTF_NODE_NAME_SIZE, "node%d", node);
+    return buf;
+}
+
+bool bw_gltf_is_joint_name(const gltf_ctx *c, int node, const char *joint)
+{
+    char buf[GLTF_NODE_NAME_SIZE], own[GLTF_NODE_NAME_SIZE];
+    const char *name = bw_gltf_node_name(c, node, buf);
+    size_t len = strlen(name);
+    if (strncmp(joint, name, len)) return false;
+    if (joint[len] == '\0') return true;
+    snprintf(own, sizeof own, GLTF_RENAMED_SUFFIX, node);
+    return !strcmp(joint + len, own);
+}
+
+static bw_result read_nodes(loader *L)
+{
+    gltf_ctx *c = &L->c;
+    int n = c->node_count;
+    char base[GLTF_PATH_SIZE];
+    for (int i = 0; i < n; i++) {
+        L->parent[i] = -1;
+        L->nodes[i].joint = -1;
+        L->nodes[i].rig_parent = -1;
+    }
+    for (int i = 0; i < n; i++) {
+        bw_gltf_path(base, "nodes[%d]", i);
+        long long v;
+        bw_result r = bw_gltf_member_int(c, c->nodes[i], base, "mesh", false, 0, (long long)c->mesh_count - 1, -1, &v);
+        if (r != BW_OK) return r;
+        L->nodes[i].mesh = (int)v;
+        r = bw_gltf_node_children(c, i, L->parent);
+        if (r != BW_OK) return r;
+    }
+    int *path = (int *)arena_alloc(c, (size_t)(n ? n : 1) * sizeof(int));
+    if (!path) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "nodes", "out of memory");
+    /* L->order is borrowed as scratch, filled properly below */
+    bw_result r = bw_gltf_node_depths(c, L->parent, L->depth, L->order, path);
+    if (r != BW_OK) return r;
     /* Parent-first order: counting sort by depth. */
     int *count = path; /* reuse: depth histogram, depths < n */
     memset(count, 0, (size_t)n * sizeof(int));
-    for (int i = 0; i < n; i++) count[L->nodes[i].depth]++;
+    for (int i = 0; i < n; i++) count[L->depth[i]]++;
     int sum = 0;
     for (int d = 0; d < n; d++) {
         int k = count[d];
         count[d] = sum;
         sum += k;
     }
-    for (int i = 0; i < n; i++) L->order[count[L->nodes[i].depth]++] = i;
+    for (int i = 0; i < n; i++) L->order[count[L->depth[i]]++] = i;
     return BW_OK;
 }
 
@@ -308,7 +346,7 @@ static bw_result select_from_skins(loader *L, int *appear, int *appear_count)
     int *nja = (int *)arena_alloc(c, (size_t)n * sizeof(int));
     if (!nja) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "skins", "out of memory");
     for (int k = 0; k < n; k++) {
-        int i = L->order[k], p = L->nodes[i].parent;
+        int i = L->order[k], p = L->parent[i];
         nja[i] = p < 0 ? -1 : L->nodes[p].is_joint ? p : nja[p];
     }
     /* nodes between a joint and its nearest joint ancestor; a walk stops at
@@ -316,7 +354,7 @@ static bw_result select_from_skins(loader *L, int *appear, int *appear_count)
     for (int k = 0; k < na; k++) {
         int j = appear[k];
         if (nja[j] < 0) continue;
-        for (int p = L->nodes[j].parent; p != nja[j] && !L->nodes[p].in_rig; p = L->nodes[p].parent)
+        for (int p = L->parent[j]; p != nja[j] && !L->nodes[p].in_rig; p = L->parent[p])
             L->nodes[p].in_rig = true;
     }
     /* Roots of what we have so far; connect several through their lowest
@@ -331,23 +369,23 @@ static bw_result select_from_skins(loader *L, int *appear, int *appear_count)
     int *path = (int *)arena_alloc(c, (size_t)n * sizeof(int));
     if (!reach || !path) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "skins", "out of memory");
     for (int i = 0; i < n; i++) reach[i] = -1;
-    for (int p = roots[0]; p >= 0; p = L->nodes[p].parent) reach[p] = p; /* the chain reaches itself */
+    for (int p = roots[0]; p >= 0; p = L->parent[p]) reach[p] = p; /* the chain reaches itself */
     int lca = roots[0];
     for (int k = 1; k < nr && lca >= 0; k++) {
         int sp = 0, p = roots[k];
         while (p >= 0 && reach[p] == -1) {
             path[sp++] = p;
-            p = L->nodes[p].parent;
+            p = L->parent[p];
         }
         int hit = p < 0 ? -2 : reach[p];
         while (sp > 0) reach[path[--sp]] = hit;
         if (hit == -2) lca = -1; /* another tree: leave several roots */
-        else if (L->nodes[hit].depth < L->nodes[lca].depth) lca = hit;
+        else if (L->depth[hit] < L->depth[lca]) lca = hit;
     }
     if (lca < 0) return BW_OK;
     for (int k = 0; k < nr; k++) {
         if (roots[k] == lca) continue;
-        for (int p = L->nodes[roots[k]].parent; p >= 0 && !L->nodes[p].in_rig; p = L->nodes[p].parent) {
+        for (int p = L->parent[roots[k]]; p >= 0 && !L->nodes[p].in_rig; p = L->parent[p]) {
             L->nodes[p].in_rig = true;
             if (p == lca) break;
         }
@@ -382,7 +420,7 @@ static bw_result select_from_scene(loader *L)
     if (scenes) bw_free(c->a, (void *)scenes, (size_t)scene_count * sizeof *scenes);
     if (r != BW_OK) return r;
     for (int k = 0; k < c->node_count; k++) {
-        int i = L->order[k], p = L->nodes[i].parent;
+        int i = L->order[k], p = L->parent[i];
         L->nodes[i].in_rig = scene_count == 0 || L->nodes[i].scene_root || (p >= 0 && L->nodes[p].in_rig);
     }
     return BW_OK;
@@ -472,9 +510,9 @@ bw_result bw_gltf_node_rest(gltf_ctx *c, int node_index, bw_transform *out)
 
 static const char *node_name(loader *L, int i)
 {
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(L->c.nodes[i], "name");
-    if (cJSON_IsString(name) && name->valuestring && name->valuestring[0]) return name->valuestring;
-    return arena_printf(&L->c, "node%d", i);
+    char buf[GLTF_NODE_NAME_SIZE];
+    const char *name = bw_gltf_node_name(&L->c, i, buf);
+    return name == buf ? arena_printf(&L->c, "%s", buf) : name;
 }
 
 static bw_result build_joints(loader *L)
@@ -497,7 +535,7 @@ static bw_result build_joints(loader *L)
     if (total > GLTF_MAX_JOINTS)
         return bw_gltf_fail(c, BW_ERR_LIMIT, "nodes", "%d rig joints exceed the limit %d", total, GLTF_MAX_JOINTS);
     for (int k = 0; k < n; k++) {
-        int i = L->order[k], p = L->nodes[i].parent;
+        int i = L->order[k], p = L->parent[i];
         L->nodes[i].rig_parent = p < 0 ? -1 : L->nodes[p].in_rig ? p : L->nodes[p].rig_parent;
     }
     size_t cap = (size_t)(total ? total : 1);
@@ -527,7 +565,7 @@ static bw_result build_joints(loader *L)
             L->joint_parent_names[j] = pname;
             L->joint_names[j] = name;
             if (set_find(&names, pname, name) >= 0) {
-                char *renamed = arena_printf(c, "%s#%d", name, i);
+                char *renamed = arena_printf(c, "%s" GLTF_RENAMED_SUFFIX, name, i);
                 if (!renamed) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "nodes", "out of memory");
                 bw_gltf_warn(c, bw_gltf_path(where, "nodes[%d].name", i),
                              "another joint under a parent named \"%s\" is also named \"%s\"; this one becomes \"%s\"",
@@ -933,6 +971,8 @@ static void release(loader *L)
     bw_free(c->a, (void *)L->animations, (size_t)L->anim_count * sizeof *L->animations);
     bw_free(c->a, L->nodes, (size_t)c->node_count * sizeof *L->nodes);
     bw_free(c->a, L->order, (size_t)c->node_count * sizeof *L->order);
+    bw_free(c->a, L->parent, (size_t)c->node_count * sizeof *L->parent);
+    bw_free(c->a, L->depth, (size_t)c->node_count * sizeof *L->depth);
     bw_gltf_close(c);
     while (c->blocks) {
         gltf_block *next = c->blocks->next;
@@ -951,8 +991,10 @@ static bw_result load(loader *L, const void *data, size_t size, bw_asset *asset)
     if (nn) {
         L->nodes = (gltf_node *)bw_alloc_zeroed(c->a, nn * sizeof *L->nodes);
         L->order = (int *)bw_alloc(c->a, nn * sizeof *L->order);
+        L->parent = (int *)bw_alloc(c->a, nn * sizeof *L->parent);
+        L->depth = (int *)bw_alloc(c->a, nn * sizeof *L->depth);
     }
-    if (nn && (!L->nodes || !L->order)) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "", "out of memory");
+    if (nn && (!L->nodes || !L->order || !L->parent || !L->depth)) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "", "out of memory");
     r = read_nodes(L);
     if (r == BW_OK) r = build_joints(L);
     if (r == BW_OK) r = build_curves(L);

@@ -171,6 +171,25 @@ void bw_gltf_close(gltf_ctx *c);
  * (gltf.c). */
 bw_result bw_gltf_node_rest(gltf_ctx *c, int node_index, bw_transform *out);
 
+/* ---- the node tree and joint names (gltf.c; the rig loader and gltf_mesh.c) ---- */
+/* Node i's "children" into `parent` (node_count entries, -1 where no
+ * parent is known yet): BW_ERR_CYCLE at nodes[i].children[k] for a node
+ * listing itself, BW_ERR_PARSE for a child that already has a parent. */
+bw_result bw_gltf_node_children(gltf_ctx *c, int i, int *parent);
+/* Every node's depth in the tree `parent` (roots 0), in linear time;
+ * BW_ERR_CYCLE at nodes[p].children for a node that is its own ancestor.
+ * `mark` and `path`: node_count ints of scratch. */
+bw_result bw_gltf_node_depths(gltf_ctx *c, const int *parent, int *depth, int *mark, int *path);
+/* The rig's joint name for node `node`: its "name" when a non-empty
+ * string, else "node<N>" (written into `buf`); a joint whose (parent name,
+ * name) pair is taken is renamed "<name>#<N>" (GLTF_RENAMED_SUFFIX). */
+#define GLTF_NODE_NAME_SIZE 24
+#define GLTF_RENAMED_SUFFIX "#%d"
+const char *bw_gltf_node_name(const gltf_ctx *c, int node, char buf[GLTF_NODE_NAME_SIZE]);
+/* Whether rig joint name `joint` is the one the rig loader gives `node`
+ * (its name, or that name renamed). */
+bool bw_gltf_is_joint_name(const gltf_ctx *c, int node, const char *joint);
+
 /* Take `n` floats from the decode budget (BW_ERR_LIMIT when exhausted). */
 bw_result bw_gltf_budget(gltf_ctx *c, size_t n, const char *where);
 

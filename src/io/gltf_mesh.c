@@ -48,65 +48,34 @@ typedef struct mesh_loader {
 
 /* ---- nodes ---- */
 
-/* Whether rig joint name `joint` is what the rig loader names node
- * `node`: its name, "<name>#<node>" when renamed, "node<N>" when unnamed. */
-static bool same_name(mesh_loader *L, int node, const char *joint)
-{
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(L->c.nodes[node], "name");
-    char own[32];
-    if (!cJSON_IsString(name)) {
-        snprintf(own, sizeof own, "node%d", node);
-        return !strcmp(joint, own);
-    }
-    size_t len = strlen(name->valuestring);
-    if (strncmp(joint, name->valuestring, len)) return false;
-    if (joint[len] == '\0') return true;
-    snprintf(own, sizeof own, "#%d", node);
-    return !strcmp(joint + len, own);
-}
-
+/* The node tree (the rig loader's reader and checks, gltf_internal.h)
+ * and the rig's joints found on it. */
 static bw_result read_tree(mesh_loader *L)
 {
     gltf_ctx *c = &L->c;
     int n = c->node_count;
+    int *scratch = NULL; /* depths, marks, path: 3 n ints, only for the cycle check */
     if (n) {
         L->node_parent = (int *)bw_alloc(c->a, (size_t)n * sizeof(int));
         L->node_joint = (int *)bw_alloc(c->a, (size_t)n * sizeof(int));
-        if (!L->node_parent || !L->node_joint) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "nodes", "out of memory");
-    }
-    for (int i = 0; i < n; i++) L->node_parent[i] = L->node_joint[i] = -1;
-    for (int i = 0; i < n; i++) {
-        char base[GLTF_PATH_SIZE], where[GLTF_PATH_SIZE];
-        bw_gltf_path(base, "nodes[%d]", i);
-        const cJSON *children;
-        int count = 0;
-        bw_result r = bw_gltf_member_array(c, c->nodes[i], base, "children", false, &children, &count);
-        if (r != BW_OK) return r;
-        for (int k = 0; k < count; k++) {
-            long long ch;
-            bw_gltf_path(where, "%s.children[%d]", base, k);
-            r = bw_gltf_int(c, cJSON_GetArrayItem(children, k), where, 0, n - 1, &ch);
-            if (r != BW_OK) return r;
-            if (L->node_parent[ch] >= 0 || ch == i)
-                return bw_gltf_fail(c, BW_ERR_CYCLE, where, "node %lld has more than one parent", ch);
-            L->node_parent[ch] = i;
+        scratch = (int *)bw_alloc(c->a, (size_t)n * 3 * sizeof(int));
+        if (!L->node_parent || !L->node_joint || !scratch) {
+            bw_free(c->a, scratch, scratch ? (size_t)n * 3 * sizeof(int) : 0);
+            return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "nodes", "out of memory");
         }
     }
-    /* a parent chain longer than the node count is a loop */
-    for (int i = 0; i < n; i++) {
-        int steps = 0;
-        for (int p = L->node_parent[i]; p >= 0; p = L->node_parent[p])
-            if (++steps > n) {
-                char where[GLTF_PATH_SIZE];
-                return bw_gltf_fail(c, BW_ERR_CYCLE, bw_gltf_path(where, "nodes[%d]", i), "the node is its own ancestor");
-            }
-    }
+    for (int i = 0; i < n; i++) L->node_parent[i] = L->node_joint[i] = -1;
+    bw_result r = BW_OK;
+    for (int i = 0; i < n && r == BW_OK; i++) r = bw_gltf_node_children(c, i, L->node_parent);
+    if (r == BW_OK && n) r = bw_gltf_node_depths(c, L->node_parent, scratch, scratch + n, scratch + 2 * n);
+    bw_free(c->a, scratch, scratch ? (size_t)n * 3 * sizeof(int) : 0);
+    if (r != BW_OK) return r;
     /* the asset's joints */
     const bw_asset *a = L->asset;
     int joints = bw_rig_joint_count(a->rig);
     for (int j = 0; j < joints; j++) {
         int node = a->joint_node[j];
-        if (node < 0 || node >= n || L->node_joint[node] >= 0 || !same_name(L, node, bw_rig_joint_name(a->rig, j)))
+        if (node < 0 || node >= n || L->node_joint[node] >= 0 || !bw_gltf_is_joint_name(c, node, bw_rig_joint_name(a->rig, j)))
             return bw_gltf_fail(c, BW_ERR_INVALID_ARGUMENT, "nodes",
                                 "the asset's joint %d (\"%s\") is not a node of this file: was the asset loaded "
                                 "from another file?",

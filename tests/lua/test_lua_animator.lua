@@ -226,6 +226,10 @@ local function walk_in(a)
   s = a:status(1)
   eq(s.transition, nil, "the fade is over")
   near(s.progress, 0.5, 1e-9, "progress 5"); near(spine_x(a), 0.5, 1e-5, "spine x 5")
+  -- the layer argument as the cursor reads it (one lookup): the graph has one layer
+  raises(function() a:status("legs") end, "bad argument #1 to 'status'", "unknown layer 'legs'")
+  raises(function() a:status(2) end, "layer index 2 out of range 1..1")
+  raises(function() a:status(0) end, "layer index 0 out of range 1..1")
 end
 
 test("a graph driven by params and fire: state and weights after each update", function()

@@ -1,0 +1,35 @@
+/* lua_graph_fields.h - what the graph cursor's Lua binding (lua_graph.c)
+ * and the animator's (lua_animator.c) share about a graph: the layer
+ * argument and the fields of a graph event. One implementation, in
+ * lua_graph.c; each binding keeps its documented table shape (a cursor's
+ * events leave absent fields nil and give the clip's index,
+ * docs/graphs.md; an animator's set them false and give the clip's name,
+ * docs/animator.md). */
+#ifndef BW_LUA_GRAPH_FIELDS_H
+#define BW_LUA_GRAPH_FIELDS_H
+
+#include <lua.h>
+#include <stdbool.h>
+
+#include "blendwerk/graph.h"
+
+/* The layer at stack index `arg`: a name, a 1-based index, or none / nil
+ * (the first layer); returns it 0-based. Raises an argument error naming
+ * an unknown layer ("unknown layer 'x'") or an index out of range
+ * ("layer index 4 out of range 1..2"). */
+int bw_lua_check_layer(lua_State *L, const bw_graph *graph, int arg);
+
+/* A graph event's fields, as strings the graph owns. */
+typedef struct bw_lua_graph_event {
+    const char *kind;  /* "enter", "exit" or "marker" */
+    const char *name;  /* the event's name: a marker's name, else the state's (bw_graph_event.name) */
+    const char *layer; /* layer name */
+    const char *state; /* state name */
+    bool marker;
+    int clip;          /* a marker's graph clip index (in range), else -1 */
+    double time;       /* a marker's time in its clip, else 0 */
+} bw_lua_graph_event;
+
+void bw_lua_graph_event_fields(const bw_graph *graph, const bw_graph_event *e, bw_lua_graph_event *out);
+
+#endif
