@@ -622,7 +622,7 @@ enum { KEY_TIME, KEY_YAW, KEY_HAS_TARGET };
  * overlap: ctx with its hash part (made right after it, see
  * setup_protected), position, target and gaze with their arrays, and each
  * control's state table. Hints only (a stale address costs nothing). */
-#define PREFETCH_CTX_BYTES 512 /* the ctx header and its 16-node hash part */
+#define PREFETCH_CTX_BYTES 512   /* the ctx header and its 16-node hash part */
 #define PREFETCH_TABLE_BYTES 128 /* a small table's header and its array or hash part */
 
 static void prefetch_span(const void *p, int bytes)

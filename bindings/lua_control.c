@@ -194,18 +194,20 @@ static int arg_chain(lua_State *L, int jarg, int warg, int joint_count, int *cha
 static int l_aim_setup(lua_State *L)
 {
     const bw_lua_rig *r = bw_lua_check_rig(L, 1);
-    aim_setup *s = (aim_setup *)lua_newuserdatauv(L, sizeof *s, 0);
-    memset(s, 0, sizeof *s);
-    s->n = arg_chain(L, 2, 3, bw_rig_joint_count(r->rig), s->chain, s->weights);
-    if (s->n < 1) return luaL_argerror(L, 2, "at least one joint expected");
+    aim_setup s;
+    memset(&s, 0, sizeof s);
+    s.n = arg_chain(L, 2, 3, bw_rig_joint_count(r->rig), s.chain, s.weights);
+    if (s.n < 1) return luaL_argerror(L, 2, "at least one joint expected");
     float v[5] = {1.2f, 0.6f, 0.6f, 0.4f, BW_ANIMATOR_BEHIND_HYSTERESIS};
     if (!lua_isnoneornil(L, 4)) {
         luaL_checktype(L, 4, LUA_TTABLE);
         arg_limits(L, 4, 4, v);
     }
-    s->limits = (bw_aim_limits){v[0], v[1], v[2], v[3], v[4]};
-    for (int i = 0; i < s->n; i++)
-        if (s->chain[i] > s->max_joint) s->max_joint = s->chain[i];
+    s.limits = (bw_aim_limits){v[0], v[1], v[2], v[3], v[4]};
+    for (int i = 0; i < s.n; i++)
+        if (s.chain[i] > s.max_joint) s.max_joint = s.chain[i];
+    aim_setup *u = (aim_setup *)lua_newuserdatauv(L, sizeof *u, 0);
+    *u = s;
     lua_pushvalue(L, lua_upvalueindex(6));
     lua_setmetatable(L, -2);
     return 1;
@@ -306,6 +308,30 @@ static int l_aim_chain(lua_State *L)
     return 1;
 }
 
+/* aim(pose, setup, position, body_yaw, target, last_yaw) -> yaw, pitch, eye_yaw, eye_pitch
+ * the animator's head-aim step in one call: aim_angles from the setup's
+ * head, aim_clamp with its limits, aim_chain over its chain with the
+ * clamped yaw and pitch (written into the pose); returns what aim_clamp
+ * returns. The same numbers as the three calls. Upvalues: 1 the Pose
+ * metatable, 2 the AimSetup metatable. */
+static int l_aim(lua_State *L)
+{
+    bw_lua_pose *p = hot_pose(L, 1);
+    const aim_setup *s = to_setup(L, 2, 2);
+    if (!s) return luaL_typeerror(L, 2, BW_LUA_AIM_SETUP);
+    check_setup_fits(L, 2, s, p);
+    float position[3], target[3], origin[3], angles[2], out[4];
+    arg_vec3(L, 3, "position", position);
+    float body_yaw = arg_float(L, 4, "body_yaw");
+    arg_vec3(L, 5, "target", target);
+    float last = arg_float(L, 6, "last_yaw");
+    bw_model_position(p->rig->rig, &p->pose, s->chain[s->n - 1], origin);
+    bw_aim_angles(position, body_yaw, origin, target, &angles[0], &angles[1]);
+    bw_aim_clamp(angles[0], angles[1], last, &s->limits, out);
+    bw_aim_chain(p->rig->rig, &p->pose, s->chain, s->weights, s->n, out[0], out[1], NULL);
+    return push_floats(L, out, 4);
+}
+
 static int l_setup_tostring(lua_State *L)
 {
     const aim_setup *s = (const aim_setup *)luaL_checkudata(L, 1, BW_LUA_AIM_SETUP);
@@ -339,6 +365,10 @@ void bw_lua_open_control(lua_State *L)
     lua_pushvalue(L, setup_mt);
     lua_pushcclosure(L, l_aim_chain, 2);
     lua_setfield(L, module, "aim_chain");
+    lua_pushvalue(L, pose_mt);
+    lua_pushvalue(L, setup_mt);
+    lua_pushcclosure(L, l_aim, 2);
+    lua_setfield(L, module, "aim");
     for (int k = 0; k < 5; k++) lua_pushstring(L, limit_names[k]);
     lua_pushvalue(L, setup_mt);
     lua_pushcclosure(L, l_aim_clamp, 6);

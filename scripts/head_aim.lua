@@ -4,7 +4,7 @@
 --
 -- The same numbers as the C animator's head aim (include/blendwerk/
 -- animator.h, step 4): both call the helpers of include/blendwerk/
--- procedural.h (blendwerk.aim_angles, aim_clamp, aim_chain).
+-- procedural.h (blendwerk.aim = aim_angles, aim_clamp and aim_chain).
 --
 -- options (all optional; the animator's defaults):
 --   chain    = { "neck_01", "neck_02", "head" }  joint names, root-most first,
@@ -28,7 +28,7 @@
 
 local bw = blendwerk
 -- locals: one upvalue read a call instead of a lookup in the module proxy
-local aim_angles, aim_clamp, aim_chain, aim_setup = bw.aim_angles, bw.aim_clamp, bw.aim_chain, bw.aim_setup
+local aim, aim_chain, aim_setup = bw.aim, bw.aim_chain, bw.aim_setup
 
 local DEFAULT_CHAINS = {
     { names = { "neck_01", "neck_02", "head" }, weights = { 0.25, 0.25, 0.5 } },
@@ -135,16 +135,16 @@ return {
     update = function(s, pose, ctx, dt)
         local setup = s.setup
         if not setup then return end
-        local gaze, yaw, pitch = ctx.gaze, 0, 0
-        if ctx.has_target then -- the aim is taken from the head's position
-            local ry, rp = aim_angles(pose, setup, ctx.position, ctx.yaw, ctx.target)
-            local eye_yaw, eye_pitch
-            yaw, pitch, eye_yaw, eye_pitch = aim_clamp(ry, rp, s.last_yaw, setup)
+        local gaze = ctx.gaze
+        if ctx.has_target then
+            -- blendwerk.aim: aim_angles from the head, aim_clamp, aim_chain in one call
+            local yaw, pitch, eye_yaw, eye_pitch = aim(pose, setup, ctx.position, ctx.yaw, ctx.target, s.last_yaw)
             gaze[1], gaze[2], gaze[3], gaze[4] = eye_pitch, eye_yaw, eye_pitch, eye_yaw
+            s.last_yaw, s.pitch = yaw, pitch
         else -- no target: the aim relaxes to 0
             gaze[1], gaze[2], gaze[3], gaze[4] = 0, 0, 0, 0
+            s.last_yaw, s.pitch = 0, 0
+            aim_chain(pose, setup, 0, 0)
         end
-        s.last_yaw, s.pitch = yaw, pitch
-        aim_chain(pose, setup, yaw, pitch)
     end,
 }
