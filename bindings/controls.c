@@ -623,15 +623,19 @@ enum { KEY_TIME, KEY_YAW, KEY_HAS_TARGET };
  * setup_protected), position, target and gaze with their arrays, and each
  * control's state table. Hints only (a stale address costs nothing). */
 #define PREFETCH_CTX_BYTES 512   /* the ctx header and its 16-node hash part */
-#define PREFETCH_TABLE_BYTES 128 /* a small table's header and its array or hash part */
+#define PREFETCH_TABLE_BYTES 192 /* a small table's header and its array or hash part */
 
 static void prefetch_span(const void *p, int bytes)
 {
-    for (int off = 0; off < bytes; off += 64) __builtin_prefetch((const char *)p + off, 1, 3);
+    /* a read hint: GCC drops write hints on x86-64 without PRFCHW */
+    for (int off = 0; off < bytes; off += 64) __builtin_prefetch((const char *)p + off, 0, 3);
 }
 
 static void prefetch_character(const bw_controls *c, int character)
 {
+    /* GCC 12 takes a static function of prefetches alone for one without
+     * effects and drops its call: an empty volatile asm is an effect */
+    __asm__ volatile("");
     const void *const *hot = c->slot[character].hot;
     prefetch_span(hot[0], PREFETCH_CTX_BYTES);
     for (int f = 1; f < HOT_PER_CHARACTER; f++) prefetch_span(hot[f], PREFETCH_TABLE_BYTES);
