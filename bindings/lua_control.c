@@ -1,6 +1,8 @@
 /* lua_control.c - the procedural helpers of include/blendwerk/procedural.h
  * for Lua controls: blendwerk.swing_twist, look_rotation, rotate_toward,
- * aim_angles, aim_clamp and aim_chain.
+ * aim_angles, aim_clamp and aim_chain, and aim_setup (a chain, weights and
+ * limits checked once, taken by the aim helpers) and aim (the three aim
+ * steps in one call).
  *
  * Numbers in and out as multiple values (no table per call); aim_chain
  * writes into a table the caller reuses. Every number is checked: NaN,
