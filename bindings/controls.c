@@ -627,7 +627,6 @@ enum { KEY_TIME, KEY_YAW, KEY_HAS_TARGET };
 
 static void prefetch_span(const void *p, int bytes)
 {
-    /* a read hint: GCC drops write hints on x86-64 without PRFCHW */
     for (int off = 0; off < bytes; off += 64) __builtin_prefetch((const char *)p + off, 0, 3);
 }
 
