@@ -15,7 +15,13 @@
  * refresh, budget hook, protected call). Reports ns per character-frame,
  * the best of `rounds` rounds.
  *
- * usage: blendwerk-control-bench [frames [rounds]]   (default 200 frames, 5 rounds) */
+ * With many characters (the third argument, e.g. 30000: some 80 MB of
+ * Lua tables and poses, well past the last-level cache) each character's
+ * data comes from memory, as in a crowd whose animation went through the
+ * caches between two turns of the same character (character_bench.c).
+ *
+ * usage: blendwerk-control-bench [frames [rounds [characters]]]
+ *        (default 200 frames, 5 rounds, 1000 characters) */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -29,7 +35,7 @@
 #include "controls.h"
 #include "sandbox.h"
 
-#define CHARACTERS 1000
+#define CHARACTERS 1000 /* the default */
 
 static double now_ns(void)
 {
@@ -57,6 +63,7 @@ enum { RUN_NOTHING, RUN_LUA, RUN_C, RUN_EMPTY, RUN_MODES };
 
 typedef struct bench {
     const bw_rig *rig;
+    int characters;
     bw_pose *poses;
     bw_controls *head_aim, *empty;
     int chain[3];
@@ -72,7 +79,7 @@ static double timed(bench *b, int mode, int frames)
 {
     double t0 = now_ns();
     for (int f = 0; f < frames; f++)
-        for (int i = 0; i < CHARACTERS; i++) {
+        for (int i = 0; i < b->characters; i++) {
             bw_control_input in;
             input_of(i, f, &in);
             bw_pose *pose = &b->poses[i];
@@ -91,17 +98,20 @@ static double timed(bench *b, int mode, int frames)
                 b->sink += in.target[0];
             }
         }
-    return (now_ns() - t0) / ((double)frames * CHARACTERS);
+    return (now_ns() - t0) / ((double)frames * b->characters);
 }
 
 /* A sandbox on `dir` and a runner for every character with control `file`. */
-static bw_controls *make_runner(const char *dir, const char *file, const bw_rig *rig, bw_sandbox **out_sb)
+static bw_controls *make_runner(const char *dir, const char *file, const bw_rig *rig, int characters,
+                                bw_sandbox **out_sb)
 {
     char err[512] = "";
     bw_sandbox_desc sd = {0};
     sd.dir = dir;
+    sd.limits.memory = (size_t)characters * 8192 > BW_SANDBOX_DEFAULT_MEMORY ? (size_t)characters * 8192
+                                                                              : BW_SANDBOX_DEFAULT_MEMORY;
     bw_sandbox *sb = bw_sandbox_create(&sd, err, sizeof err);
-    bw_controls_desc cd = {.sandbox = sb, .rig = rig, .character_count = CHARACTERS, .dir = dir};
+    bw_controls_desc cd = {.sandbox = sb, .rig = rig, .character_count = characters, .dir = dir};
     bw_controls *c = sb ? bw_controls_create(&cd, err, sizeof err) : NULL;
     if (!c || bw_controls_load(c, file, NULL, err, sizeof err) < 0) {
         fprintf(stderr, "controls: %s\n", err);
@@ -116,8 +126,9 @@ static bw_controls *make_runner(const char *dir, const char *file, const bw_rig 
 int main(int argc, char **argv)
 {
     int frames = argc > 1 ? atoi(argv[1]) : 200, rounds = argc > 2 ? atoi(argv[2]) : 5;
-    if (frames < 1 || rounds < 1) {
-        fprintf(stderr, "usage: blendwerk-control-bench [frames [rounds]]\n");
+    int characters = argc > 3 ? atoi(argv[3]) : CHARACTERS;
+    if (frames < 1 || rounds < 1 || characters < 1 || characters > 65536) {
+        fprintf(stderr, "usage: blendwerk-control-bench [frames [rounds [characters (1..65536)]]]\n");
         return 2;
     }
     const char *dir = BW_SOURCE_DIR "/scripts";
@@ -128,7 +139,7 @@ int main(int argc, char **argv)
         return 1;
     }
     bw_sandbox *sb = NULL, *sb2 = NULL;
-    bw_controls *c = make_runner(dir, "head_aim.lua", h->rig, &sb);
+    bw_controls *c = make_runner(dir, "head_aim.lua", h->rig, characters, &sb);
     if (!c) return 1;
     /* the empty control, in a folder of its own */
     char tmp[] = "/tmp/bw_control_bench_XXXXXX", empty[64];
@@ -144,13 +155,17 @@ int main(int argc, char **argv)
     }
     fputs("return { update = function(state, pose, ctx, dt) end }\n", script);
     fclose(script);
-    bw_controls *c2 = make_runner(tmp, "empty.lua", h->rig, &sb2);
+    bw_controls *c2 = make_runner(tmp, "empty.lua", h->rig, characters, &sb2);
     if (!c2) return 1;
-    bench b = {.rig = h->rig, .head_aim = c, .empty = c2, .weights = {0.25f, 0.25f, 0.5f},
+    bench b = {.rig = h->rig, .characters = characters, .head_aim = c, .empty = c2, .weights = {0.25f, 0.25f, 0.5f},
                .limits = {1.2f, 0.6f, 0.6f, 0.4f, 0.2f}};
-    b.poses = calloc(CHARACTERS, sizeof *b.poses);
-    b.last = calloc(CHARACTERS, sizeof *b.last);
-    for (int i = 0; i < CHARACTERS; i++) bw_pose_init(&b.poses[i], h->rig, NULL);
+    b.poses = calloc((size_t)characters, sizeof *b.poses);
+    b.last = calloc((size_t)characters, sizeof *b.last);
+    if (!b.poses || !b.last) {
+        fprintf(stderr, "out of memory\n");
+        return 1;
+    }
+    for (int i = 0; i < characters; i++) bw_pose_init(&b.poses[i], h->rig, NULL);
     b.chain[0] = bw_rig_find_by_name(h->rig, "neck_01");
     b.chain[1] = bw_rig_find_by_name(h->rig, "neck_02");
     b.chain[2] = bw_rig_find_by_name(h->rig, "head");
@@ -163,12 +178,12 @@ int main(int argc, char **argv)
         }
     printf("characters %d, frames %d, rounds %d (best round; making the input and resetting the pose, %.1f ns, "
            "subtracted)\n",
-           CHARACTERS, frames, rounds, best[RUN_NOTHING]);
+           characters, frames, rounds, best[RUN_NOTHING]);
     printf("lua head_aim.lua control: %8.1f ns per character-frame\n", best[RUN_LUA] - best[RUN_NOTHING]);
     printf("C head aim (procedural.h): %7.1f ns per character-frame\n", best[RUN_C] - best[RUN_NOTHING]);
     printf("an empty Lua control:      %7.1f ns per character-frame\n", best[RUN_EMPTY] - best[RUN_NOTHING]);
     if (b.failed) printf("(%d control calls failed)\n", b.failed);
-    for (int i = 0; i < CHARACTERS; i++) bw_pose_deinit(&b.poses[i]);
+    for (int i = 0; i < characters; i++) bw_pose_deinit(&b.poses[i]);
     free(b.poses);
     free(b.last);
     bw_controls_destroy(c);

@@ -25,11 +25,22 @@ typedef struct control {
     char name[CONTROL_NAME_MAX];
     int table_ref, options_ref, states_ref;
     bw_sandbox_callback update;
+    const void **state_at; /* per character: its state table's address (lua_topointer), a prefetch hint */
     int priority;
     int serial; /* load order, for ties */
     bool keep_state;
     long long stamp_time, stamp_size; /* the file when it was loaded (for poll) */
 } control;
+
+/* Prefetch hints per character (bw_controls_run): the addresses of the
+ * tables every frame touches, taken once. Only ever prefetched, never
+ * read through: a script that replaces ctx.gaze makes a hint stale, which
+ * costs a wasted prefetch and nothing else. */
+#define HOT_PER_CHARACTER 4
+typedef struct slot {
+    double time;                        /* ctx.time */
+    const void *hot[HOT_PER_CHARACTER]; /* ctx, ctx.position, ctx.target, ctx.gaze (lua_topointer) */
+} slot;
 
 struct bw_controls {
     bw_allocator allocator;
@@ -44,7 +55,7 @@ struct bw_controls {
     int order[BW_CONTROLS_MAX]; /* indices into list, run order */
     int ctxs_ref, pose_ref;
     int *refs;        /* per character: its ctx, ctx.position and ctx.target (registry refs) */
-    double *time;     /* per character: ctx.time */
+    struct slot *slot; /* per character: ctx.time and the prefetch hints (one block) */
     int key_ref[3];   /* the interned keys "time", "yaw", "has_target" (no string lookups per frame) */
     bw_lua_pose *pose;
     int reloads;
@@ -131,6 +142,14 @@ static int setup_protected(lua_State *L)
         lua_newtable(L);
         lua_setfield(L, -2, "overrides");
         int *refs = &c->refs[3 * (i - 1)];
+        const void **hot = c->slot[i - 1].hot;
+        hot[0] = lua_topointer(L, -1);
+        static const char *const hot_fields[HOT_PER_CHARACTER - 1] = {"position", "target", "gaze"};
+        for (int f = 0; f < HOT_PER_CHARACTER - 1; f++) {
+            lua_getfield(L, -1, hot_fields[f]);
+            hot[f + 1] = lua_topointer(L, -1);
+            lua_pop(L, 1);
+        }
         lua_pushvalue(L, -1);
         refs[0] = luaL_ref(L, LUA_REGISTRYINDEX);
         lua_getfield(L, -1, "position");
@@ -173,14 +192,14 @@ bw_controls *bw_controls_create(const bw_controls_desc *desc, char *err, size_t 
     for (int k = 0; k < 3; k++) c->key_ref[k] = LUA_NOREF;
     snprintf(c->dir, sizeof c->dir, "%s", desc->dir ? desc->dir : ".");
     c->refs = (int *)mem_alloc(&a, sizeof *c->refs * 3 * (size_t)c->characters);
-    c->time = (double *)mem_alloc(&a, sizeof *c->time * (size_t)c->characters);
+    c->slot = (slot *)mem_alloc(&a, sizeof *c->slot * (size_t)c->characters);
     if (c->refs)
         for (int i = 0; i < 3 * c->characters; i++) c->refs[i] = LUA_NOREF;
     if (desc->watch) {
         bw_watch_desc wd = {desc->debounce > 0.0 ? desc->debounce : BW_WATCH_DEFAULT_DEBOUNCE, false};
         c->watch = bw_watch_create(&wd);
     }
-    if (!c->refs || !c->time || (desc->watch && !c->watch)) {
+    if (!c->refs || !c->slot || (desc->watch && !c->watch)) {
         if (err && err_size) snprintf(err, err_size, "controls: out of memory");
         bw_controls_destroy(c);
         return NULL;
@@ -210,6 +229,8 @@ static void control_release(bw_controls *c, control *k)
     unref(c->L, &k->table_ref);
     unref(c->L, &k->options_ref);
     unref(c->L, &k->states_ref);
+    mem_free(&c->allocator, (void *)k->state_at, sizeof *k->state_at * (size_t)c->characters);
+    k->state_at = NULL;
 }
 
 void bw_controls_destroy(bw_controls *c)
@@ -224,7 +245,7 @@ void bw_controls_destroy(bw_controls *c)
     for (int k = 0; k < 3; k++) unref(c->L, &c->key_ref[k]);
     const bw_allocator a = c->allocator;
     mem_free(&a, c->refs, sizeof *c->refs * 3 * (size_t)c->characters);
-    mem_free(&a, c->time, sizeof *c->time * (size_t)c->characters);
+    mem_free(&a, c->slot, sizeof *c->slot * (size_t)c->characters);
     bw_watch_destroy(c->watch);
     mem_free(&a, c, sizeof *c);
 }
@@ -358,7 +379,8 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
 static bool make_states(bw_controls *c, control *k, const control *old)
 {
     lua_State *L = c->L;
-    if (!push_table(L, c->characters)) {
+    k->state_at = (const void **)mem_alloc(&c->allocator, sizeof *k->state_at * (size_t)c->characters);
+    if (!k->state_at || !push_table(L, c->characters)) {
         snprintf(c->error, sizeof c->error, "%s: out of memory", k->name);
         return false;
     }
@@ -398,6 +420,7 @@ static bool make_states(bw_controls *c, control *k, const control *old)
                 return false;
             }
         }
+        k->state_at[i - 1] = lua_topointer(L, -1);
         lua_rawseti(L, states, i); /* the slot exists (pre-sized): no allocation */
     }
     lua_settop(L, states);
@@ -592,6 +615,32 @@ static void set_vec(lua_State *L, int ref, const float *v)
 
 enum { KEY_TIME, KEY_YAW, KEY_HAS_TARGET };
 
+/* With a crowd, a character's Lua tables are out of the caches by the time
+ * its turn comes (the animation of the others went through them): the
+ * interpreter would then miss on each table in turn, one dependent load
+ * after another. Ask for all of them at once instead, so the misses
+ * overlap: ctx with its hash part (made right after it, see
+ * setup_protected), position, target and gaze with their arrays, and each
+ * control's state table. Hints only (a stale address costs nothing). */
+#define PREFETCH_CTX_BYTES 512   /* the ctx header and its 16-node hash part */
+#define PREFETCH_TABLE_BYTES 192 /* a small table's header and its array or hash part */
+
+static void prefetch_span(const void *p, int bytes)
+{
+    for (int off = 0; off < bytes; off += 64) __builtin_prefetch((const char *)p + off, 0, 3);
+}
+
+static void prefetch_character(const bw_controls *c, int character)
+{
+    /* GCC 12 takes a static function of prefetches alone for one without
+     * effects and drops its call: an empty volatile asm is an effect */
+    __asm__ volatile("");
+    const void *const *hot = c->slot[character].hot;
+    prefetch_span(hot[0], PREFETCH_CTX_BYTES);
+    for (int f = 1; f < HOT_PER_CHARACTER; f++) prefetch_span(hot[f], PREFETCH_TABLE_BYTES);
+    for (int n = 0; n < c->count; n++) prefetch_span(c->list[n].state_at[character], PREFETCH_TABLE_BYTES);
+}
+
 int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_control_input *in, float dt)
 {
     if (!c || !pose || character < 0 || character >= c->characters ||
@@ -601,15 +650,16 @@ int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_contr
     static const bw_control_input none = {{0.0f, 0.0f, 0.0f}, 0.0f, false, {0.0f, 0.0f, 0.0f}};
     if (!in) in = &none;
     lua_State *L = c->L;
+    prefetch_character(c, character);
     int top = lua_gettop(L);
     const int *refs = &c->refs[3 * character];
     lua_rawgeti(L, LUA_REGISTRYINDEX, refs[0]);
     int ctx = lua_gettop(L);
     /* raw writes through the interned keys: a script cannot make the
      * inputs run a metamethod, and nothing is looked up by C string */
-    c->time[character] += (double)dt;
+    c->slot[character].time += (double)dt;
     lua_rawgeti(L, LUA_REGISTRYINDEX, c->key_ref[KEY_TIME]);
-    lua_pushnumber(L, (lua_Number)c->time[character]);
+    lua_pushnumber(L, (lua_Number)c->slot[character].time);
     lua_rawset(L, ctx);
     lua_rawgeti(L, LUA_REGISTRYINDEX, c->key_ref[KEY_YAW]);
     lua_pushnumber(L, (lua_Number)finite_or_zero(in->yaw));
@@ -625,13 +675,20 @@ int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_contr
     int failed = 0;
     for (int n = 0; n < c->count; n++) {
         control *k = &c->list[c->order[n]];
+        /* the states table below the call (dropped after it): the call's
+         * function and arguments pushed in order, nothing moved */
         lua_rawgeti(L, LUA_REGISTRYINDEX, k->states_ref);
-        lua_rawgeti(L, -1, character + 1);
-        lua_remove(L, -2);
+        if (!bw_sandbox_callback_push(c->sb, &k->update)) {
+            failed++;
+            lua_settop(L, ctx);
+            continue;
+        }
+        lua_rawgeti(L, ctx + 1, character + 1);
         lua_rawgeti(L, LUA_REGISTRYINDEX, c->pose_ref);
         lua_pushvalue(L, ctx);
         lua_pushnumber(L, (lua_Number)dt);
-        if (bw_sandbox_callback_call(c->sb, &k->update, 4, 0) != BW_SANDBOX_OK) failed++;
+        if (bw_sandbox_callback_pushed(c->sb, &k->update, 4, 0) != BW_SANDBOX_OK) failed++;
+        lua_settop(L, ctx);
     }
     memset(&c->pose->pose, 0, sizeof c->pose->pose);
     lua_settop(L, top);

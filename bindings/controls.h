@@ -143,7 +143,9 @@ int bw_controls_overrides(bw_controls *c, int character, const bw_pose *pose, bw
 int bw_controls_failures(const bw_controls *c, int control);
 
 /* The Lua face of the procedural helpers (lua_control.c): blendwerk.swing_twist,
- * look_rotation, rotate_toward, aim_angles, aim_clamp, aim_chain. */
+ * look_rotation, rotate_toward, aim_angles, aim_clamp, aim_chain, and
+ * aim_setup / aim (a chain checked once, and the three aim steps in one
+ * call; docs/scripting.md "Aim setups"). */
 void bw_lua_open_control(lua_State *L);
 /* blendwerk.controls and blendwerk.Controls (lua_controls.c): this runner
  * from a trusted Lua state, with a sandbox of its own. */

@@ -1,12 +1,15 @@
 /* lua_control.c - the procedural helpers of include/blendwerk/procedural.h
  * for Lua controls: blendwerk.swing_twist, look_rotation, rotate_toward,
- * aim_angles, aim_clamp and aim_chain.
+ * aim_angles, aim_clamp and aim_chain, and aim_setup (a chain, weights and
+ * limits checked once, taken by the aim helpers) and aim (the three aim
+ * steps in one call).
  *
  * Numbers in and out as multiple values (no table per call); aim_chain
  * writes into a table the caller reuses. Every number is checked: NaN,
  * infinity or a value beyond float range raises naming the argument
  * ("bad argument #3 to 'aim_angles' (pz is NaN)"). docs/lua-api.md. */
 #include <math.h>
+#include <string.h>
 
 #include "blendwerk/procedural.h"
 #include "controls.h"
@@ -100,102 +103,241 @@ static bw_lua_pose *hot_pose(lua_State *L, int arg)
     return bw_lua_check_pose(L, arg);
 }
 
-/* aim_angles(pose, joint, position, body_yaw, target) -> yaw, pitch
- * the target (world {x, y, z}) seen from joint `joint` (1-based) of the
- * pose, for a body at `position` (world) facing body_yaw: yaw relative to
- * the body's facing, pitch up positive (bw_model_position + bw_aim_angles) */
+static const char *const limit_names[5] = {"yaw", "pitch", "eye_yaw", "eye_pitch", "behind"};
+
+/* The limits table at `t` read raw through the keys held as upvalues
+ * 1..5 of the running closure (interned once: no string lookup per call);
+ * absent fields keep the defaults in v; each must be a finite number >= 0,
+ * or this raises naming the field (argument `arg`). */
+static void arg_limits(lua_State *L, int arg, int t, float v[5])
+{
+    int top = lua_gettop(L);
+    for (int k = 0; k < 5; k++) {
+        lua_pushvalue(L, lua_upvalueindex(k + 1));
+        lua_rawget(L, t);
+    }
+    for (int k = 0; k < 5; k++) {
+        if (lua_isnil(L, top + 1 + k)) continue;
+        int isnum = 0;
+        double d = (double)lua_tonumberx(L, top + 1 + k, &isnum);
+        const char *why = isnum ? bw_lua_to_float(d, &v[k]) : "is not a number";
+        if (!why && v[k] < 0.0f) why = "must be >= 0";
+        if (why) luaL_argerror(L, arg, lua_pushfstring(L, "limits.%s %s", limit_names[k], why));
+    }
+    lua_settop(L, top);
+}
+
+/* A chain resolved and checked once (blendwerk.aim_setup): what aim_angles,
+ * aim_clamp and aim_chain otherwise read from tables and check on every
+ * call. Plain data, immutable after creation (no resources, no close). */
+#define AIM_CHAIN_MAX 16
+typedef struct aim_setup {
+    int n;          /* joints in the chain, >= 1; the last is the head */
+    int max_joint;  /* the largest 0-based index in chain (checked against each pose) */
+    int chain[AIM_CHAIN_MAX];
+    float weights[AIM_CHAIN_MAX];
+    bw_aim_limits limits;
+} aim_setup;
+
+#define BW_LUA_AIM_SETUP "blendwerk.AimSetup"
+
+/* The AimSetup at `arg` when its metatable is the one held as upvalue
+ * `uv` (no registry lookup by name), else NULL. */
+static const aim_setup *to_setup(lua_State *L, int arg, int uv)
+{
+    const aim_setup *s = (const aim_setup *)lua_touserdata(L, arg);
+    if (!s || lua_type(L, arg) != LUA_TUSERDATA || !lua_getmetatable(L, arg)) return NULL;
+    bool same = lua_rawequal(L, -1, lua_upvalueindex(uv));
+    lua_pop(L, 1);
+    return same ? s : NULL;
+}
+
+/* A setup used with a pose: every joint of its chain must be in the pose. */
+static void check_setup_fits(lua_State *L, int arg, const aim_setup *s, const bw_lua_pose *p)
+{
+    if (s->max_joint >= p->pose.joint_count)
+        luaL_argerror(L, arg, lua_pushfstring(L, "the AimSetup's joint %d is not in [1, %d]", s->max_joint + 1,
+                                              p->pose.joint_count));
+}
+
+/* joints (1-based indices in [1, joint_count]) at `jarg` and one weight
+ * per joint at `warg` (finite numbers); raises naming the entry. Returns the count (<= AIM_CHAIN_MAX). */
+static int arg_chain(lua_State *L, int jarg, int warg, int joint_count, int *chain, float *weights)
+{
+    luaL_checktype(L, jarg, LUA_TTABLE);
+    luaL_checktype(L, warg, LUA_TTABLE);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, jarg);
+    if (n > AIM_CHAIN_MAX) return luaL_argerror(L, jarg, "more than 16 joints");
+    if ((lua_Integer)lua_rawlen(L, warg) != n) return luaL_argerror(L, warg, "one weight per joint expected");
+    for (lua_Integer i = 1; i <= n; i++) {
+        int isint = 0, isnum = 0;
+        lua_rawgeti(L, jarg, i);
+        lua_rawgeti(L, warg, i);
+        lua_Integer j = lua_tointegerx(L, -2, &isint);
+        double w = (double)lua_tonumberx(L, -1, &isnum);
+        lua_pop(L, 2);
+        if (!isint || j < 1 || j > joint_count)
+            return luaL_argerror(L, jarg, lua_pushfstring(L, "joints[%I] is not a joint index in [1, %d]",
+                                                          (LUAI_UACINT)i, joint_count));
+        float wf = 0.0f;
+        const char *why = isnum ? bw_lua_to_float(w, &wf) : "is not a number";
+        if (why) return luaL_argerror(L, warg, lua_pushfstring(L, "weights[%I] %s", (LUAI_UACINT)i, why));
+        chain[i - 1] = (int)(j - 1);
+        weights[i - 1] = wf;
+    }
+    return (int)n;
+}
+
+/* aim_setup(rig, joints, weights [, limits]) -> AimSetup
+ * joints: 1-based indices of `rig`, root-most first, the last the head (at
+ * least one, at most 16); weights: one finite number per joint; limits as
+ * aim_clamp's (absent: the animator's defaults). Upvalues 1..5: the limit
+ * keys; 6: the AimSetup metatable. */
+static int l_aim_setup(lua_State *L)
+{
+    const bw_lua_rig *r = bw_lua_check_rig(L, 1);
+    aim_setup s;
+    memset(&s, 0, sizeof s);
+    s.n = arg_chain(L, 2, 3, bw_rig_joint_count(r->rig), s.chain, s.weights);
+    if (s.n < 1) return luaL_argerror(L, 2, "at least one joint expected");
+    float v[5] = {1.2f, 0.6f, 0.6f, 0.4f, BW_ANIMATOR_BEHIND_HYSTERESIS};
+    if (!lua_isnoneornil(L, 4)) {
+        luaL_checktype(L, 4, LUA_TTABLE);
+        arg_limits(L, 4, 4, v);
+    }
+    s.limits = (bw_aim_limits){v[0], v[1], v[2], v[3], v[4]};
+    for (int i = 0; i < s.n; i++)
+        if (s.chain[i] > s.max_joint) s.max_joint = s.chain[i];
+    aim_setup *u = (aim_setup *)lua_newuserdatauv(L, sizeof *u, 0);
+    *u = s;
+    lua_pushvalue(L, lua_upvalueindex(6));
+    lua_setmetatable(L, -2);
+    return 1;
+}
+
+/* aim_angles(pose, joint | setup, position, body_yaw, target) -> yaw, pitch
+ * the target (world {x, y, z}) seen from joint `joint` (1-based; with an
+ * AimSetup: its head, the chain's last joint) of the pose, for a body at
+ * `position` (world) facing body_yaw: yaw relative to the body's facing,
+ * pitch up positive (bw_model_position + bw_aim_angles). Upvalues: 1 the
+ * Pose metatable, 2 the AimSetup metatable. */
 static int l_aim_angles(lua_State *L)
 {
     bw_lua_pose *p = hot_pose(L, 1);
-    lua_Integer j = luaL_checkinteger(L, 2);
-    if (j < 1 || j > p->pose.joint_count)
-        return luaL_argerror(L, 2, lua_pushfstring(L, "joint %I is not in [1, %d]", (LUAI_UACINT)j,
-                                                   p->pose.joint_count));
+    int joint;
+    const aim_setup *s = to_setup(L, 2, 2);
+    if (s) {
+        check_setup_fits(L, 2, s, p);
+        joint = s->chain[s->n - 1];
+    } else {
+        lua_Integer j = luaL_checkinteger(L, 2);
+        if (j < 1 || j > p->pose.joint_count)
+            return luaL_argerror(L, 2, lua_pushfstring(L, "joint %I is not in [1, %d]", (LUAI_UACINT)j,
+                                                       p->pose.joint_count));
+        joint = (int)j - 1;
+    }
     float position[3], target[3], origin[3], out[2];
     arg_vec3(L, 3, "position", position);
     float yaw = arg_float(L, 4, "body_yaw");
     arg_vec3(L, 5, "target", target);
-    bw_model_position(p->rig->rig, &p->pose, (int)j - 1, origin);
+    bw_model_position(p->rig->rig, &p->pose, joint, origin);
     bw_aim_angles(position, yaw, origin, target, &out[0], &out[1]);
     return push_floats(L, out, 2);
 }
 
-static const char *const limit_names[5] = {"yaw", "pitch", "eye_yaw", "eye_pitch", "behind"};
-
-/* aim_clamp(yaw, pitch, last_yaw, limits) -> head_yaw, head_pitch, eye_yaw, eye_pitch
- * limits: { yaw =, pitch =, eye_yaw =, eye_pitch =, behind = } read raw
- * through the keys held as upvalues 1..5 (interned once: no string lookup
- * per call); absent fields take the animator's defaults 1.2, 0.6, 0.6,
- * 0.4, 0.2; each must be a finite number >= 0 */
+/* aim_clamp(yaw, pitch, last_yaw, limits | setup) -> head_yaw, head_pitch, eye_yaw, eye_pitch
+ * limits: { yaw =, pitch =, eye_yaw =, eye_pitch =, behind = } (absent
+ * fields take the animator's defaults 1.2, 0.6, 0.6, 0.4, 0.2; each must
+ * be a finite number >= 0), or an AimSetup (its limits, checked when it
+ * was made). Upvalues 1..5: the limit keys; 6: the AimSetup metatable. */
 static int l_aim_clamp(lua_State *L)
 {
     float yaw = arg_float(L, 1, "yaw"), pitch = arg_float(L, 2, "pitch"), last = arg_float(L, 3, "last_yaw");
-    luaL_checktype(L, 4, LUA_TTABLE);
-    lua_settop(L, 4);
-    float v[5] = {1.2f, 0.6f, 0.6f, 0.4f, BW_ANIMATOR_BEHIND_HYSTERESIS};
-    for (int k = 0; k < 5; k++) {
-        lua_pushvalue(L, lua_upvalueindex(k + 1));
-        lua_rawget(L, 4);
+    const aim_setup *s = to_setup(L, 4, 6);
+    bw_aim_limits limits;
+    if (s) {
+        limits = s->limits;
+    } else {
+        luaL_checktype(L, 4, LUA_TTABLE);
+        float v[5] = {1.2f, 0.6f, 0.6f, 0.4f, BW_ANIMATOR_BEHIND_HYSTERESIS};
+        arg_limits(L, 4, 4, v);
+        limits = (bw_aim_limits){v[0], v[1], v[2], v[3], v[4]};
     }
-    for (int k = 0; k < 5; k++) {
-        if (lua_isnil(L, 5 + k)) continue;
-        int isnum = 0;
-        double d = (double)lua_tonumberx(L, 5 + k, &isnum);
-        const char *why = isnum ? bw_lua_to_float(d, &v[k]) : "is not a number";
-        if (!why && v[k] < 0.0f) why = "must be >= 0";
-        if (why) return luaL_argerror(L, 4, lua_pushfstring(L, "limits.%s %s", limit_names[k], why));
-    }
-    const bw_aim_limits limits = {v[0], v[1], v[2], v[3], v[4]};
     float out[4];
     bw_aim_clamp(yaw, pitch, last, &limits, out);
     return push_floats(L, out, 4);
 }
 
 /* aim_chain(pose, joints, weights, yaw, pitch [, out]) -> out | nothing
- * joints: 1-based indices, weights: one number per joint; out (reused by
- * the caller) gets 5 numbers per joint: joint, x, y, z, w (the new
- * parent-local rotation), the ctx.overrides layout. */
-#define AIM_CHAIN_MAX 16
+ * aim_chain(pose, setup, yaw, pitch [, out])           -> out | nothing
+ * joints: 1-based indices, weights: one number per joint (or both from an
+ * AimSetup); out (reused by the caller) gets 5 numbers per joint: joint,
+ * x, y, z, w (the new parent-local rotation), the ctx.overrides layout.
+ * Upvalues: 1 the Pose metatable, 2 the AimSetup metatable. */
 static int l_aim_chain(lua_State *L)
 {
     bw_lua_pose *p = hot_pose(L, 1);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    luaL_checktype(L, 3, LUA_TTABLE);
-    float yaw = arg_float(L, 4, "yaw"), pitch = arg_float(L, 5, "pitch");
-    bool has_out = !lua_isnoneornil(L, 6);
-    if (has_out) luaL_checktype(L, 6, LUA_TTABLE);
-    lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
-    if (n > AIM_CHAIN_MAX) return luaL_argerror(L, 2, "more than 16 joints");
-    if ((lua_Integer)lua_rawlen(L, 3) != n) return luaL_argerror(L, 3, "one weight per joint expected");
-    int chain[AIM_CHAIN_MAX];
-    float weights[AIM_CHAIN_MAX], local[4 * AIM_CHAIN_MAX];
-    for (lua_Integer i = 1; i <= n; i++) {
-        int isint = 0, isnum = 0;
-        lua_rawgeti(L, 2, i);
-        lua_rawgeti(L, 3, i);
-        lua_Integer j = lua_tointegerx(L, -2, &isint);
-        double w = (double)lua_tonumberx(L, -1, &isnum);
-        lua_pop(L, 2);
-        if (!isint || j < 1 || j > p->pose.joint_count)
-            return luaL_argerror(L, 2, lua_pushfstring(L, "joints[%I] is not a joint index in [1, %d]",
-                                                       (LUAI_UACINT)i, p->pose.joint_count));
-        float wf = 0.0f;
-        const char *why = isnum ? bw_lua_to_float(w, &wf) : "is not a number";
-        if (why) return luaL_argerror(L, 3, lua_pushfstring(L, "weights[%I] %s", (LUAI_UACINT)i, why));
-        chain[i - 1] = (int)(j - 1);
-        weights[i - 1] = wf;
+    const aim_setup *s = to_setup(L, 2, 2);
+    int first = s ? 3 : 4; /* yaw's argument */
+    int chain_buf[AIM_CHAIN_MAX];
+    float weight_buf[AIM_CHAIN_MAX], local[4 * AIM_CHAIN_MAX];
+    const int *chain = chain_buf;
+    const float *weights = weight_buf;
+    int n;
+    if (s) {
+        check_setup_fits(L, 2, s, p);
+        chain = s->chain;
+        weights = s->weights;
+        n = s->n;
+    } else {
+        n = arg_chain(L, 2, 3, p->pose.joint_count, chain_buf, weight_buf);
     }
-    bw_aim_chain(p->rig->rig, &p->pose, chain, weights, (int)n, yaw, pitch, local);
+    float yaw = arg_float(L, first, "yaw"), pitch = arg_float(L, first + 1, "pitch");
+    int out = first + 2;
+    bool has_out = !lua_isnoneornil(L, out);
+    if (has_out) luaL_checktype(L, out, LUA_TTABLE);
+    bw_aim_chain(p->rig->rig, &p->pose, chain, weights, n, yaw, pitch, local);
     if (!has_out) return 0;
-    for (lua_Integer i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++) {
         lua_pushinteger(L, chain[i] + 1);
-        lua_rawseti(L, 6, 5 * i + 1);
+        lua_rawseti(L, out, 5 * i + 1);
         for (int k = 0; k < 4; k++) {
             lua_pushnumber(L, (lua_Number)local[4 * i + k]);
-            lua_rawseti(L, 6, 5 * i + k + 2);
+            lua_rawseti(L, out, 5 * i + k + 2);
         }
     }
-    lua_settop(L, 6);
+    lua_settop(L, out);
+    return 1;
+}
+
+/* aim(pose, setup, position, body_yaw, target, last_yaw) -> yaw, pitch, eye_yaw, eye_pitch
+ * the animator's head-aim step in one call: aim_angles from the setup's
+ * head, aim_clamp with its limits, aim_chain over its chain with the
+ * clamped yaw and pitch (written into the pose); returns what aim_clamp
+ * returns. The same numbers as the three calls. Upvalues: 1 the Pose
+ * metatable, 2 the AimSetup metatable. */
+static int l_aim(lua_State *L)
+{
+    bw_lua_pose *p = hot_pose(L, 1);
+    const aim_setup *s = to_setup(L, 2, 2);
+    if (!s) return luaL_typeerror(L, 2, BW_LUA_AIM_SETUP);
+    check_setup_fits(L, 2, s, p);
+    float position[3], target[3], origin[3], angles[2], out[4];
+    arg_vec3(L, 3, "position", position);
+    float body_yaw = arg_float(L, 4, "body_yaw");
+    arg_vec3(L, 5, "target", target);
+    float last = arg_float(L, 6, "last_yaw");
+    bw_model_position(p->rig->rig, &p->pose, s->chain[s->n - 1], origin);
+    bw_aim_angles(position, body_yaw, origin, target, &angles[0], &angles[1]);
+    bw_aim_clamp(angles[0], angles[1], last, &s->limits, out);
+    bw_aim_chain(p->rig->rig, &p->pose, s->chain, s->weights, s->n, out[0], out[1], NULL);
+    return push_floats(L, out, 4);
+}
+
+static int l_setup_tostring(lua_State *L)
+{
+    const aim_setup *s = (const aim_setup *)luaL_checkudata(L, 1, BW_LUA_AIM_SETUP);
+    lua_pushfstring(L, "%s (%d joints, head %d): %p", BW_LUA_AIM_SETUP, s->n, s->chain[s->n - 1] + 1, (void *)s);
     return 1;
 }
 
@@ -208,13 +350,34 @@ static const luaL_Reg control_functions[] = {
 void bw_lua_open_control(lua_State *L)
 {
     luaL_setfuncs(L, control_functions, 0);
+    int module = lua_gettop(L);
     luaL_getmetatable(L, BW_LUA_POSE);
-    lua_pushvalue(L, -1);
-    lua_pushcclosure(L, l_aim_angles, 1);
-    lua_setfield(L, -3, "aim_angles");
-    lua_pushcclosure(L, l_aim_chain, 1);
-    lua_setfield(L, -2, "aim_chain");
+    int pose_mt = lua_gettop(L);
+    luaL_newmetatable(L, BW_LUA_AIM_SETUP);
+    int setup_mt = lua_gettop(L);
+    lua_pushcfunction(L, l_setup_tostring);
+    lua_setfield(L, setup_mt, "__tostring");
+    lua_pushliteral(L, "an AimSetup is immutable");
+    lua_setfield(L, setup_mt, "__metatable");
+    lua_pushvalue(L, pose_mt);
+    lua_pushvalue(L, setup_mt);
+    lua_pushcclosure(L, l_aim_angles, 2);
+    lua_setfield(L, module, "aim_angles");
+    lua_pushvalue(L, pose_mt);
+    lua_pushvalue(L, setup_mt);
+    lua_pushcclosure(L, l_aim_chain, 2);
+    lua_setfield(L, module, "aim_chain");
+    lua_pushvalue(L, pose_mt);
+    lua_pushvalue(L, setup_mt);
+    lua_pushcclosure(L, l_aim, 2);
+    lua_setfield(L, module, "aim");
     for (int k = 0; k < 5; k++) lua_pushstring(L, limit_names[k]);
-    lua_pushcclosure(L, l_aim_clamp, 5);
-    lua_setfield(L, -2, "aim_clamp");
+    lua_pushvalue(L, setup_mt);
+    lua_pushcclosure(L, l_aim_clamp, 6);
+    lua_setfield(L, module, "aim_clamp");
+    for (int k = 0; k < 5; k++) lua_pushstring(L, limit_names[k]);
+    lua_pushvalue(L, setup_mt);
+    lua_pushcclosure(L, l_aim_setup, 6);
+    lua_setfield(L, module, "aim_setup");
+    lua_settop(L, module);
 }

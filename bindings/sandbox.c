@@ -711,11 +711,12 @@ static bw_sandbox_status status_of(const bw_sandbox *sb, int status)
     return status == LUA_OK ? BW_SANDBOX_OK : BW_SANDBOX_ERROR;
 }
 
-/* The function below nargs arguments, with the given limits. */
-static bw_sandbox_status run(bw_sandbox *sb, int nargs, int nresults, long long budget, double seconds)
+/* The message handler and the function below nargs arguments (the
+ * caller pushed them so), with the given limits. The handler is popped. */
+static bw_sandbox_status run_handled(bw_sandbox *sb, int nargs, int nresults, long long budget, double seconds)
 {
     lua_State *L = sb->L;
-    int base = lua_gettop(L) - nargs; /* the function */
+    int base = lua_gettop(L) - nargs - 1; /* the handler */
     bool outer = !sb->running;
     if (outer) {
         sb->budget = budget;
@@ -731,25 +732,32 @@ static bw_sandbox_status run(bw_sandbox *sb, int nargs, int nresults, long long 
         lua_sethook(L, count_hook, LUA_MASKCOUNT, step);
         sb->running = true;
     }
-    lua_pushcfunction(L, message_handler);
-    lua_insert(L, base);
     int status = lua_pcall(L, nargs, nresults, base);
-    lua_remove(L, base);
     if (outer) sb->running = false;
     bw_sandbox_status result = status_of(sb, status);
     if (result != BW_SANDBOX_OK) {
         if (status == LUA_OK) { /* the script caught it: stopped all the same */
-            lua_settop(L, base - 1);
             snprintf(sb->error, sizeof sb->error, "%s", sb->stop_msg);
         } else {
             keep_error(sb, status);
-            lua_pop(L, 1);
         }
+        lua_settop(L, base - 1);
     } else {
         sb->error[0] = '\0';
+        if (nresults == 0) lua_settop(L, base - 1); /* the handler alone: no stack rotation */
+        else lua_remove(L, base);
     }
     if (outer) sb->stop = BW_SANDBOX_OK; /* a stop ends with its call; the report stays in error */
     return result;
+}
+
+/* The function below nargs arguments, with the given limits. */
+static bw_sandbox_status run(bw_sandbox *sb, int nargs, int nresults, long long budget, double seconds)
+{
+    lua_State *L = sb->L;
+    lua_pushcfunction(L, message_handler);
+    lua_insert(L, -nargs - 2);
+    return run_handled(sb, nargs, nresults, budget, seconds);
 }
 
 bw_sandbox_status bw_sandbox_call(bw_sandbox *sb, int nargs, int nresults)
@@ -846,15 +854,31 @@ void bw_sandbox_callback_deinit(bw_sandbox *sb, bw_sandbox_callback *cb)
     cb->ref = LUA_NOREF;
 }
 
+static bool callback_set(const bw_sandbox_callback *cb) { return cb->ref != LUA_NOREF && cb->ref != LUA_REFNIL; }
+
+bool bw_sandbox_callback_push(bw_sandbox *sb, const bw_sandbox_callback *cb)
+{
+    if (!callback_set(cb)) return false;
+    lua_pushcfunction(sb->L, message_handler);
+    lua_rawgeti(sb->L, LUA_REGISTRYINDEX, cb->ref);
+    return true;
+}
+
 bw_sandbox_status bw_sandbox_callback_call(bw_sandbox *sb, bw_sandbox_callback *cb, int nargs, int nresults)
 {
     lua_State *L = sb->L;
-    if (cb->ref == LUA_NOREF || cb->ref == LUA_REFNIL) {
+    if (!callback_set(cb)) {
         lua_pop(L, nargs);
         return BW_SANDBOX_ERROR;
     }
-    lua_rawgeti(L, LUA_REGISTRYINDEX, cb->ref);
-    lua_insert(L, -nargs - 1);
+    bw_sandbox_callback_push(sb, cb);
+    lua_rotate(L, -nargs - 2, 2); /* the handler and the function below the arguments */
+    return bw_sandbox_callback_pushed(sb, cb, nargs, nresults);
+}
+
+bw_sandbox_status bw_sandbox_callback_pushed(bw_sandbox *sb, bw_sandbox_callback *cb, int nargs, int nresults)
+{
+    lua_State *L = sb->L;
     bw_sandbox_status st;
     if (sb->running && sb->stop == BW_SANDBOX_OK) {
         /* a callback inside a running call (a script's cursor:update runs
@@ -872,7 +896,7 @@ bw_sandbox_status bw_sandbox_callback_call(bw_sandbox *sb, bw_sandbox_callback *
         sb->seconds = sb->lim.callback_seconds;
         double own = bw_sandbox_now() + sb->lim.callback_seconds;
         sb->deadline = own < deadline ? own : deadline;
-        st = run(sb, nargs, nresults, 0, 0);
+        st = run_handled(sb, nargs, nresults, 0, 0);
         long long used = sb->spent;
         if (sb->stop == BW_SANDBOX_MEMORY) lua_gc(L, LUA_GCCOLLECT);
         sb->stop = BW_SANDBOX_OK;
@@ -881,7 +905,7 @@ bw_sandbox_status bw_sandbox_callback_call(bw_sandbox *sb, bw_sandbox_callback *
         sb->seconds = seconds;
         sb->deadline = deadline;
     } else {
-        st = run(sb, nargs, nresults, sb->lim.callback_instructions, sb->lim.callback_seconds);
+        st = run_handled(sb, nargs, nresults, sb->lim.callback_instructions, sb->lim.callback_seconds);
     }
     if (st != BW_SANDBOX_OK) {
         cb->failures++;

@@ -185,6 +185,15 @@ void bw_sandbox_callback_deinit(bw_sandbox *sb, bw_sandbox_callback *cb); /* emp
  * on failure the arguments are popped, nothing is pushed, the failure is
  * counted and (the first time only) reported. */
 bw_sandbox_status bw_sandbox_callback_call(bw_sandbox *sb, bw_sandbox_callback *cb, int nargs, int nresults);
+/* The same in two steps for a caller that calls every frame and can push
+ * the arguments after the function (no stack rotation):
+ * bw_sandbox_callback_push pushes what the call needs (false, nothing
+ * pushed, when cb holds no function: count that as a failed call), the
+ * caller pushes its nargs arguments, bw_sandbox_callback_pushed calls -
+ * with the limits, results, failure counting and report of
+ * bw_sandbox_callback_call. */
+bool bw_sandbox_callback_push(bw_sandbox *sb, const bw_sandbox_callback *cb);
+bw_sandbox_status bw_sandbox_callback_pushed(bw_sandbox *sb, bw_sandbox_callback *cb, int nargs, int nresults);
 /* A predicate: true only if the call succeeded and returned a true value
  * (a failure counts as false for this call). Pops the arguments. */
 bool bw_sandbox_predicate(bw_sandbox *sb, bw_sandbox_callback *cb, int nargs);

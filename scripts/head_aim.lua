@@ -4,7 +4,7 @@
 --
 -- The same numbers as the C animator's head aim (include/blendwerk/
 -- animator.h, step 4): both call the helpers of include/blendwerk/
--- procedural.h (blendwerk.aim_angles, aim_clamp, aim_chain).
+-- procedural.h (blendwerk.aim = aim_angles, aim_clamp and aim_chain).
 --
 -- options (all optional; the animator's defaults):
 --   chain    = { "neck_01", "neck_02", "head" }  joint names, root-most first,
@@ -28,7 +28,7 @@
 
 local bw = blendwerk
 -- locals: one upvalue read a call instead of a lookup in the module proxy
-local aim_angles, aim_clamp, aim_chain = bw.aim_angles, bw.aim_clamp, bw.aim_chain
+local aim, aim_chain, aim_setup = bw.aim, bw.aim_chain, bw.aim_setup
 
 local DEFAULT_CHAINS = {
     { names = { "neck_01", "neck_02", "head" }, weights = { 0.25, 0.25, 0.5 } },
@@ -80,9 +80,17 @@ local function publish(overrides, joints)
     end
 end
 
-local function init(ctx, options)
-    local joints, weights = resolve(ctx.rig, options)
-    publish(ctx.overrides, joints)
+-- The chain, weights and limits are the same for every character of a
+-- control: resolved, checked and packed into one blendwerk.aim_setup once
+-- per options table and rig (this chunk's; a reload runs the file again
+-- and so resolves afresh) and shared, so a character's state is just its
+-- last yaw and pitch and one reference, and the helpers check nothing
+-- fixed per frame.
+local shared_options, shared_rig, shared
+
+local function setup_of(rig, options)
+    if options == shared_options and rig == shared_rig then return shared end
+    local joints, weights = resolve(rig, options)
     local limits = { -- blendwerk.aim_clamp's
         yaw = limit(options, "yaw_limit", 1.2),
         pitch = limit(options, "pitch_limit", 0.6),
@@ -90,14 +98,24 @@ local function init(ctx, options)
         eye_pitch = limit(options, "eye_pitch_limit", 0.4),
         behind = limit(options, "behind", 0.2),
     }
+    shared = {
+        joints = joints,
+        limits = limits,
+        setup = #joints > 0 and aim_setup(rig, joints, weights, limits) or nil, -- nil: no chain, nothing to do
+    }
+    shared_options, shared_rig = options, rig
+    return shared
+end
+
+local function init(ctx, options)
+    local set = setup_of(ctx.rig, options)
+    publish(ctx.overrides, set.joints)
+    local limits = set.limits
     -- the limits in force, for the host's overlay (the demo): { yaw, pitch,
     -- eye_yaw, eye_pitch }, set in init and so at every reload
     ctx.aim_limits = { limits.yaw, limits.pitch, limits.eye_yaw, limits.eye_pitch }
     return {
-        joints = joints,
-        weights = weights,
-        head = joints[#joints], -- the aim is taken from the head's position
-        limits = limits,
+        setup = set.setup, -- the chain (its last joint the head), weights and limits
         last_yaw = 0, -- the yaw and pitch the chain took last frame
         pitch = 0,
     }
@@ -115,18 +133,18 @@ return {
     end,
 
     update = function(s, pose, ctx, dt)
-        local head = s.head
-        if not head then return end
-        local gaze, yaw, pitch = ctx.gaze, 0, 0
+        local setup = s.setup
+        if not setup then return end
+        local gaze = ctx.gaze
         if ctx.has_target then
-            local ry, rp = aim_angles(pose, head, ctx.position, ctx.yaw, ctx.target)
-            local eye_yaw, eye_pitch
-            yaw, pitch, eye_yaw, eye_pitch = aim_clamp(ry, rp, s.last_yaw, s.limits)
+            -- blendwerk.aim: aim_angles from the head, aim_clamp, aim_chain in one call
+            local yaw, pitch, eye_yaw, eye_pitch = aim(pose, setup, ctx.position, ctx.yaw, ctx.target, s.last_yaw)
             gaze[1], gaze[2], gaze[3], gaze[4] = eye_pitch, eye_yaw, eye_pitch, eye_yaw
+            s.last_yaw, s.pitch = yaw, pitch
         else -- no target: the aim relaxes to 0
             gaze[1], gaze[2], gaze[3], gaze[4] = 0, 0, 0, 0
+            s.last_yaw, s.pitch = 0, 0
+            aim_chain(pose, setup, 0, 0)
         end
-        s.last_yaw, s.pitch = yaw, pitch
-        aim_chain(pose, s.joints, s.weights, yaw, pitch)
     end,
 }

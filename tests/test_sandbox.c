@@ -34,6 +34,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <lauxlib.h> /* LUA_NOREF */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -576,28 +577,41 @@ static void count_report(void *user, const char *message)
     snprintf(last_report, sizeof last_report, "%s", message);
 }
 
-static void predicates_fail_as_false_and_report_once(void)
+/* A sandbox with a callback budget of 20000 instructions and the report
+ * counted, that has run module `file` (text: its source) and taken its
+ * functions fast, flaky and runaway (the module table stays on the stack). */
+static bw_sandbox *callbacks_of(const char *file, const char *text, bw_sandbox_callback cb[3])
 {
     bw_sandbox_desc desc = {.limits = {.callback_instructions = 20000}, .dir = mod_dir, .report = count_report};
     char err[BW_SANDBOX_ERROR_MAX];
     bw_sandbox *sb = bw_sandbox_create(&desc, err, sizeof err);
     CHECK(sb != NULL);
+    if (!sb) return NULL;
+    lua_State *L = bw_sandbox_state(sb);
+    write_text_file(mod_path(file), text);
+    CHECK_INT(bw_sandbox_load_file(sb, file), BW_SANDBOX_OK);
+    CHECK_INT(bw_sandbox_call(sb, 0, 1), BW_SANDBOX_OK);
+    static const char *const names[3] = {"fast", "flaky", "runaway"};
+    for (int i = 0; i < 3; i++) {
+        lua_getfield(L, -1, names[i]);
+        CHECK(bw_sandbox_callback_init(sb, &cb[i]));
+    }
+    return sb;
+}
+
+static void predicates_fail_as_false_and_report_once(void)
+{
+    bw_sandbox_callback cb[3];
+    bw_sandbox *sb = callbacks_of("graph.lua",
+                                  "return {\n"
+                                  "  fast = function(p) return p > 0.5 end,\n"
+                                  "  flaky = function(p)\n    if p > 2 then error('speed is off the chart') end\n    return true\n  end,\n"
+                                  "  runaway = function(p) while true do end end,\n"
+                                  "}\n",
+                                  cb);
     if (!sb) return;
     lua_State *L = bw_sandbox_state(sb);
-    write_text_file(mod_path("graph.lua"), "return {\n"
-                                      "  fast = function(p) return p > 0.5 end,\n"
-                                      "  flaky = function(p)\n    if p > 2 then error('speed is off the chart') end\n    return true\n  end,\n"
-                                      "  runaway = function(p) while true do end end,\n"
-                                      "}\n");
-    CHECK_INT(bw_sandbox_load_file(sb, "graph.lua"), BW_SANDBOX_OK);
-    CHECK_INT(bw_sandbox_call(sb, 0, 1), BW_SANDBOX_OK);
-    bw_sandbox_callback fast, flaky, runaway;
-    lua_getfield(L, -1, "fast");
-    CHECK(bw_sandbox_callback_init(sb, &fast));
-    lua_getfield(L, -1, "flaky");
-    CHECK(bw_sandbox_callback_init(sb, &flaky));
-    lua_getfield(L, -1, "runaway");
-    CHECK(bw_sandbox_callback_init(sb, &runaway));
+    bw_sandbox_callback fast = cb[0], flaky = cb[1], runaway = cb[2];
     lua_pushnumber(L, 1);
     bw_sandbox_callback not_a_function;
     CHECK(!bw_sandbox_callback_init(sb, &not_a_function));
@@ -643,6 +657,56 @@ static void predicates_fail_as_false_and_report_once(void)
     bw_sandbox_callback_deinit(sb, &flaky);
     bw_sandbox_callback_deinit(sb, &runaway);
     CHECK_INT(lua_gettop(L), 0);
+    bw_sandbox_destroy(sb);
+}
+
+/* bw_sandbox_callback_push + bw_sandbox_callback_pushed (the control
+ * runner's per-frame form): the same results, failure counts, report and
+ * messages as bw_sandbox_callback_call, what lies below the call stays,
+ * and an empty callback pushes nothing. */
+static void the_pushed_form_counts_and_reports_as_the_call(void)
+{
+    bw_sandbox_callback cb[3];
+    bw_sandbox *sb = callbacks_of("pushed.lua",
+                                  "return {\n"
+                                  "  fast = function(a, b) return 2 * a + b end,\n"
+                                  "  flaky = function(p)\n    if p > 2 then error('too far') end\n  end,\n"
+                                  "  runaway = function() while true do end end,\n"
+                                  "}\n",
+                                  cb);
+    if (!sb) return;
+    lua_State *L = bw_sandbox_state(sb);
+    bw_sandbox_callback twice = cb[0], flaky = cb[1], runaway = cb[2], empty = {.ref = LUA_NOREF};
+    lua_pop(L, 1);
+    lua_pushliteral(L, "below"); /* as the runner's states table under its calls */
+    reports = 0;
+    CHECK(bw_sandbox_callback_push(sb, &twice));
+    lua_pushnumber(L, 3);
+    lua_pushnumber(L, 0.5);
+    CHECK_INT(bw_sandbox_callback_pushed(sb, &twice, 2, 1), BW_SANDBOX_OK);
+    CHECK_INT(lua_gettop(L), 2);
+    CHECK_NEAR(lua_tonumber(L, -1), 6.5, 0); /* 2 * 3 + 0.5 */
+    lua_pop(L, 1);
+    for (int frame = 0; frame < 5; frame++) { /* p = 0 .. 4: fails at 3 and 4 */
+        CHECK(bw_sandbox_callback_push(sb, &flaky));
+        lua_pushnumber(L, frame);
+        CHECK_INT(bw_sandbox_callback_pushed(sb, &flaky, 1, 0), frame > 2 ? BW_SANDBOX_ERROR : BW_SANDBOX_OK);
+        CHECK(bw_sandbox_callback_push(sb, &runaway));
+        CHECK_INT(bw_sandbox_callback_pushed(sb, &runaway, 0, 0), BW_SANDBOX_BUDGET);
+        CHECK_INT(lua_gettop(L), 1);
+    }
+    CHECK_INT(flaky.failures, 2);
+    CHECK_INT(runaway.failures, 5);
+    CHECK_INT(reports, 2); /* once per failing callback */
+    CHECK_STR(flaky.error, "pushed.lua:4: too far");
+    CHECK_STR(runaway.error, "pushed.lua:6: instruction budget of 20000 exceeded: script stopped");
+    CHECK(!bw_sandbox_callback_push(sb, &empty));
+    CHECK_INT(lua_gettop(L), 1);
+    CHECK_STR(lua_tostring(L, 1), "below");
+    lua_pop(L, 1);
+    bw_sandbox_callback_deinit(sb, &twice);
+    bw_sandbox_callback_deinit(sb, &flaky);
+    bw_sandbox_callback_deinit(sb, &runaway);
     bw_sandbox_destroy(sb);
 }
 
@@ -805,6 +869,7 @@ int main(void)
     RUN(string_results_are_capped_by_max_string);
     RUN(a_caught_stop_stays_spent);
     RUN(predicates_fail_as_false_and_report_once);
+    RUN(the_pushed_form_counts_and_reports_as_the_call);
     RUN(cases_stop_through_a_graph_predicate);
     RUN(an_animator_map_is_a_callback);
     RUN(host_granted_files_and_watches);

@@ -363,7 +363,7 @@ function blendwerk.rotate_toward(bx, by, bz, bw, dx, dy, dz, yaw_limit, pitch_li
 ---positive) of a world target seen from joint `joint` of the pose, for a
 ---body at `position` (world) facing body_yaw.
 ---@param pose blendwerk.Pose
----@param joint integer 1-based joint index
+---@param joint integer|blendwerk.AimSetup 1-based joint index (a setup: its head)
 ---@param position number[] {x, y, z} world
 ---@param body_yaw number radians, 0 faces +Z
 ---@param target number[] {x, y, z} world
@@ -381,7 +381,7 @@ function blendwerk.aim_angles(pose, joint, position, body_yaw, target) end
 ---@param yaw number
 ---@param pitch number
 ---@param last_yaw number what the chain took last frame
----@param limits blendwerk.AimLimits
+---@param limits blendwerk.AimLimits|blendwerk.AimSetup
 ---@return number head_yaw, number head_pitch, number eye_yaw, number eye_pitch
 function blendwerk.aim_clamp(yaw, pitch, last_yaw, limits) end
 
@@ -395,6 +395,29 @@ function blendwerk.aim_clamp(yaw, pitch, last_yaw, limits) end
 ---@param out? number[]
 ---@return number[]? out
 function blendwerk.aim_chain(pose, joints, weights, yaw, pitch, out) end
+
+---A chain, its weights and limits checked once (immutable; docs/scripting.md
+---"Aim setups"): aim_angles, aim_clamp and aim_chain take it in place of
+---the joint, the limits, and joints and weights (aim_chain(pose, setup, yaw, pitch [, out])).
+---@class blendwerk.AimSetup
+
+---@param rig blendwerk.Rig
+---@param joints integer[] 1-based joint indices, root-most first, the last the head (1..16)
+---@param weights number[] one per joint
+---@param limits? blendwerk.AimLimits
+---@return blendwerk.AimSetup
+function blendwerk.aim_setup(rig, joints, weights, limits) end
+
+---aim_angles from the setup's head, aim_clamp with its limits and aim_chain
+---over its chain, in one call (the animator's head-aim step).
+---@param pose blendwerk.Pose
+---@param setup blendwerk.AimSetup
+---@param position number[] {x, y, z} the body (world)
+---@param body_yaw number
+---@param target number[] {x, y, z} (world)
+---@param last_yaw number what the chain took last frame
+---@return number head_yaw, number head_pitch, number eye_yaw, number eye_pitch
+function blendwerk.aim(pose, setup, position, body_yaw, target, last_yaw) end
 
 ---@class blendwerk.ControlsDesc
 ---@field rig blendwerk.Rig the characters' rig (kept alive by the Controls)

@@ -115,6 +115,67 @@ test("every helper names its bad argument", function()
     raises(function() bw.aim_chain(p, { 2 }, { 1 }, 0 / 0, 0) end, "yaw is NaN")
 end)
 
+-- blendwerk.aim_setup: the chain, weights and limits checked once; the
+-- helpers given a setup give the numbers of their table forms, and
+-- blendwerk.aim is aim_angles + aim_clamp + aim_chain in one call.
+test("aim_setup: the setup forms and aim give the table forms' numbers", function()
+    local setup = bw.aim_setup(rig, { 2, 3 }, { 0.5, 0.5 }, { yaw = 1.2, pitch = 0.6, eye_yaw = 0.6, eye_pitch = 0.4 })
+    check(tostring(setup):find("blendwerk.AimSetup (2 joints, head 3)", 1, true), tostring(setup))
+    eq(getmetatable(setup), "an AimSetup is immutable", "the metatable is hidden")
+    -- the head is b, at model (0, 1, 1): the body 4 m along +Z, facing +Z,
+    -- puts it at world (0, 1, 5); the target (0, 2, 6) is 1 m ahead and 1 m up
+    local p = rig:rest_pose()
+    local yaw, pitch = bw.aim_angles(p, setup, { 0, 0, 4 }, 0, { 0, 2, 6 })
+    near(yaw, 0, 1e-6); near(pitch, math.pi / 4, 1e-6)
+    local hy, hp, ey, ep = bw.aim_clamp(-math.pi / 2, math.atan(1, 5), 0, setup)
+    near(hy, -1.2, 1e-6); near(ey, -(math.pi / 2 - 1.2), 1e-6); near(hp, math.atan(1, 5), 1e-6); near(ep, 0, 1e-7)
+    local out = {}
+    eq(bw.aim_chain(p, setup, 1.0, 0, out), out, "out comes back")
+    eq(out[1], 2); eq(out[6], 3)
+    near(out[3], math.sin(0.25), 1e-6); near(out[5], math.cos(0.25), 1e-6)
+    near(out[8], math.sin(0.25), 1e-6); near(out[10], math.cos(0.25), 1e-6)
+    -- aim: pitch pi/4 clamps to 0.6, the eyes take pi/4 - 0.6 (under 0.4);
+    -- each joint turns by half the pitch, -0.3 rad about X (pitch up is a
+    -- negative turn about X); b's parent frame turned about the same axis,
+    -- so its local turn is the same: (-sin 0.15, 0, 0, cos 0.15) for both
+    local q = rig:rest_pose()
+    hy, hp, ey, ep = bw.aim(q, setup, { 0, 0, 4 }, 0, { 0, 2, 6 }, 0)
+    near(hy, 0, 1e-6); near(hp, 0.6, 1e-6); near(ey, 0, 1e-6); near(ep, math.pi / 4 - 0.6, 1e-6)
+    for j = 2, 3 do
+        local x, y, z, w = q:r(j)
+        near(x, -math.sin(0.15), 1e-6); near(y, 0, 1e-7); near(z, 0, 1e-7); near(w, math.cos(0.15), 1e-6)
+    end
+    -- the three calls on a fresh pose: the same rotations
+    local r3 = rig:rest_pose()
+    local ry, rp = bw.aim_angles(r3, 3, { 0, 0, 4 }, 0, { 0, 2, 6 })
+    local cy, cp = bw.aim_clamp(ry, rp, 0, { yaw = 1.2, pitch = 0.6, eye_yaw = 0.6, eye_pitch = 0.4 })
+    bw.aim_chain(r3, { 2, 3 }, { 0.5, 0.5 }, cy, cp)
+    local a, b = q:rotations({ 2, 3 }, {}), r3:rotations({ 2, 3 }, {})
+    for i = 1, 8 do near(a[i], b[i], 1e-7, "rotation " .. i) end
+    -- absent limits are the animator's defaults
+    hy, hp, ey, ep = bw.aim_clamp(2, 1, 0, bw.aim_setup(rig, { 3 }, { 1 }))
+    near(hy, 1.2, 1e-6); near(hp, 0.6, 1e-6); near(ey, 0.6, 1e-6); near(ep, 0.4, 1e-6)
+end)
+
+test("aim_setup checks once and names what is wrong", function()
+    raises(function() bw.aim_setup(rig, { 4 }, { 1 }) end, "joints[1] is not a joint index in [1, 3]")
+    raises(function() bw.aim_setup(rig, {}, {}) end, "at least one joint expected")
+    raises(function() bw.aim_setup(rig, { 2 }, { 0 / 0 }) end, "weights[1] is NaN")
+    raises(function() bw.aim_setup(rig, { 2 }, { 1, 1 }) end, "one weight per joint")
+    raises(function() bw.aim_setup(rig, { 2 }, { 1 }, { behind = -1 }) end, "limits.behind must be >= 0")
+    raises(function() bw.aim_setup({}, { 2 }, { 1 }) end, "blendwerk.Rig expected")
+    local p = rig:rest_pose()
+    raises(function() bw.aim(p, { 2 }, { 0, 0, 0 }, 0, { 0, 0, 1 }, 0) end, "#2", "blendwerk.AimSetup expected")
+    local setup = bw.aim_setup(rig, { 2, 3 }, { 0.5, 0.5 })
+    raises(function() bw.aim(p, setup, { 0, 0, 0 }, 0, { 0, 0, 1 }, 0 / 0) end, "#6", "last_yaw is NaN")
+    raises(function() bw.aim(p, setup, { 0, 0, 0 }, 0, { 0, 0 / 0, 1 }, 0) end, "#5", "target[2] is NaN")
+    -- a setup made for a bigger rig, used on a smaller rig's pose
+    local small = assert(bw.rig { joints = { { name = "root" } } }):rest_pose()
+    raises(function() bw.aim_chain(small, setup, 0, 0) end, "the AimSetup's joint 3 is not in [1, 1]")
+    raises(function() bw.aim_angles(small, setup, { 0, 0, 0 }, 0, { 0, 0, 1 }) end, "joint 3 is not in [1, 1]")
+    raises(function() bw.aim(small, setup, { 0, 0, 0 }, 0, { 0, 0, 1 }, 0) end, "joint 3 is not in [1, 1]")
+end)
+
 -- scripts/envelope.lua as a gesture's envelope: the same weights as the
 -- animator's default envelope with the same fades and curve. The clip
 -- moves head x from 0 to 1 over 1 s, so head x = weight * t.
