@@ -115,6 +115,9 @@ struct bw_graph_cursor {
     int *ref_ids;                   /* 2 × max_leaves: which baked reference each is */
     bw_root_play *root_buf;         /* 2 × max_leaves: the first layer's plays (root motion) */
     bw_pose *refs;                  /* ref_count: the graph's references, baked at creation */
+    const bw_pose *ref_use;         /* what evaluation reads: `refs`, or the graph's shared set
+                                       `share` when that is bitwise equal to them */
+    g_ref_share *share;             /* held (one of its users), or NULL */
     bw_blend_leaf *leaf_store;      /* layer_count × SLOTS × max_leaves */
     unsigned gen;                   /* parameter generation: bumped when a float / bool changes */
     int *sync_lead;                 /* state_count: a group's leading play this update, -1 */
@@ -598,7 +601,7 @@ void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
      * state-machine work below hides the fetch of the baked references
      * (read by the additive layers) and of the layer poses the evaluation
      * clears and writes next. */
-    for (int i = 0; i < g->ref_count; i++) prefetch_pose(&c->refs[i], false);
+    for (int i = 0; i < g->ref_count; i++) prefetch_pose(&c->ref_use[i], false);
     for (int l = 0; l < g->layer_count; l++) prefetch_pose(&c->layers[l].pose, true);
     if (!c->started) {
         for (int l = 0; l < g->layer_count; l++) push_state_event(c, BW_GRAPH_EVENT_ENTER, l, c->layers[l].cur.state);
@@ -636,7 +639,7 @@ static void add_play(bw_graph_cursor *c, int l, int slot, const play *pl, float 
         if (s->ref_first >= 0) {
             int id = c->g->refmap[s->ref_first + (s->ref_per_node ? leaf->node : 0)];
             c->ref_ids[*n] = id;
-            c->ref_buf[*n] = (bw_contribution){&c->refs[id], leaf->weight * weight, 0};
+            c->ref_buf[*n] = (bw_contribution){&c->ref_use[id], leaf->weight * weight, 0};
         }
         c->clip_buf[(*n)++] =
             (bw_clip_contribution){c->bindings[leaf->clip], leaf_time(s, leaf, pl->p, rate), leaf->weight * weight, 0};
@@ -678,7 +681,7 @@ static bw_result evaluate_layer(bw_graph_cursor *c, int l)
     bool shared = n > 0 && !frozen;
     for (int i = 1; i < n && shared; i++) shared = c->ref_ids[i] == c->ref_ids[0];
     if (shared) {
-        R->ref_view = &c->refs[c->ref_ids[0]];
+        R->ref_view = &c->ref_use[c->ref_ids[0]];
         return BW_OK;
     }
     c->counters.reference_mixes++;
@@ -1103,8 +1106,100 @@ static void resolve_mask(const bw_graph_cursor *c, const g_mask *m, const int *j
     }
 }
 
+/* ---- shared reference sets (graph_internal.h, g_ref_share) ---- */
+
+static bool same_floats(const float *a, const float *b, int n)
+{
+    return n == 0 || memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
+
+/* Bitwise equal sets: reading either gives the same numbers. */
+static bool refs_equal(const bw_graph *g, const bw_pose *a, const bw_pose *b)
+{
+    for (int i = 0; i < g->ref_count; i++) {
+        if (a[i].joint_count != b[i].joint_count || a[i].curve_count != b[i].curve_count) return false;
+        int nj = a[i].joint_count, nc = a[i].curve_count;
+        if ((nj > 0 && memcmp(a[i].joints, b[i].joints, (size_t)nj * sizeof *a[i].joints) != 0) ||
+            !same_floats(a[i].coverage, b[i].coverage, nj) || !same_floats(a[i].curves, b[i].curves, nc) ||
+            !same_floats(a[i].curve_coverage, b[i].curve_coverage, nc))
+            return false;
+    }
+    return true;
+}
+
+static size_t share_size(const bw_graph *g) { return sizeof(g_ref_share) + (size_t)g->ref_count * sizeof(bw_pose); }
+
+static void share_free(bw_graph *g, g_ref_share *sh)
+{
+    for (int i = 0; i < g->ref_count; i++) bw_pose_deinit(&sh->poses[i]);
+    bw_free(&g->alloc, sh, share_size(g));
+}
+
+void bw_graph_free_shares(bw_graph *g)
+{
+    while (g->shares) {
+        g_ref_share *next = g->shares->next;
+        share_free(g, g->shares);
+        g->shares = next;
+    }
+}
+
+/* A new set holding copies of `refs` (graph allocator), or NULL. */
+static g_ref_share *share_new(bw_graph *g, const bw_pose *refs)
+{
+    g_ref_share *sh = (g_ref_share *)bw_alloc_zeroed(&g->alloc, share_size(g));
+    if (!sh) return NULL;
+    for (int i = 0; i < g->ref_count; i++) {
+        if (bw_pose_init_counts(&sh->poses[i], refs[i].joint_count, refs[i].curve_count, &g->alloc) != BW_OK) {
+            share_free(g, sh);
+            return NULL;
+        }
+        bw_pose_copy(&sh->poses[i], &refs[i]);
+    }
+    return sh;
+}
+
+/* Read the graph's set equal to c->refs, publishing a copy when there is
+ * none and `may_allocate`; else (or out of memory) read c->refs. */
+static void share_attach(bw_graph_cursor *c, bool may_allocate)
+{
+    bw_graph *g = (bw_graph *)c->g; /* the cache beside the immutable graph */
+    c->ref_use = c->refs;
+    if (g->ref_count == 0) return;
+    pthread_mutex_lock(&g->share_lock);
+    g_ref_share *sh = g->shares;
+    while (sh && !refs_equal(g, sh->poses, c->refs)) sh = sh->next;
+    if (!sh && may_allocate && (sh = share_new(g, c->refs)) != NULL) {
+        sh->next = g->shares;
+        g->shares = sh;
+    }
+    if (sh) {
+        sh->users++;
+        c->share = sh;
+        c->ref_use = sh->poses;
+    }
+    pthread_mutex_unlock(&g->share_lock);
+}
+
+static void share_detach(bw_graph_cursor *c)
+{
+    c->ref_use = c->refs;
+    if (!c->share) return;
+    bw_graph *g = (bw_graph *)c->g;
+    pthread_mutex_lock(&g->share_lock);
+    if (--c->share->users == 0) {
+        g_ref_share **at = &g->shares;
+        while (*at != c->share) at = &(*at)->next;
+        *at = c->share->next;
+        share_free(g, c->share);
+    }
+    pthread_mutex_unlock(&g->share_lock);
+    c->share = NULL;
+}
+
 static void cursor_free(bw_graph_cursor *c)
 {
+    share_detach(c);
     const bw_allocator *a = &c->alloc;
     const bw_graph *g = c->g;
     size_t nl = (size_t)g->layer_count, nj = (size_t)c->joint_count, ns = (size_t)g->max_states;
@@ -1316,6 +1411,20 @@ bw_result bw_graph_cursor_rebind(bw_graph_cursor *c, const bw_binding *const *bi
     if (r.count) return r.first;
     for (int i = 0; i < c->g->clip_count; i++) c->bindings[i] = bindings[i];
     bake_references(c);
+    /* still the shared set's numbers, or another existing set's, or its own
+       (rebind never allocates) */
+    if (!c->share || !refs_equal(c->g, c->share->poses, c->refs)) {
+        const bw_pose *old = c->ref_use;
+        share_detach(c);
+        share_attach(c, false);
+        /* a layer measuring from one baked reference reads it in the new set
+           (the old one may be gone) */
+        for (int l = 0; l < c->g->layer_count; l++) {
+            layer_rt *R = &c->layers[l];
+            for (int k = 0; k < c->g->ref_count; k++)
+                if (R->ref_view == &old[k]) R->ref_view = &c->ref_use[k];
+        }
+    }
     c->gen++; /* leaf lengths may have changed with a refresh */
     return BW_OK;
 }
@@ -1377,6 +1486,7 @@ bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_de
         if (res == BW_OK) {
             reset_state(c, desc);
             bake_references(c);
+            share_attach(c, true);
             /* The entry poses: the freeze snapshot source before the first evaluation. */
             for (int l = 0; l < graph->layer_count && res == BW_OK; l++) res = evaluate_layer(c, l);
         }
