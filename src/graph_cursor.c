@@ -129,6 +129,8 @@ struct bw_graph_cursor {
     bw_graph_event *events;
     int event_capacity, event_count, dropped;
     bool started;
+    void *block; /* the one allocation everything above lives in (but the mixer and a shared set) */
+    size_t block_size;
 };
 
 /* ---- the one mixer the cursor makes ---- */
@@ -1200,43 +1202,9 @@ static void share_detach(bw_graph_cursor *c)
 static void cursor_free(bw_graph_cursor *c)
 {
     share_detach(c);
-    const bw_allocator *a = &c->alloc;
-    const bw_graph *g = c->g;
-    size_t nl = (size_t)g->layer_count, nj = (size_t)c->joint_count, ns = (size_t)g->max_states;
-    if (c->layers)
-        for (size_t l = 0; l < nl; l++) {
-            bw_pose_deinit(&c->layers[l].pose);
-            bw_pose_deinit(&c->layers[l].snapshot);
-            bw_pose_deinit(&c->layers[l].ref);
-            bw_pose_deinit(&c->layers[l].ref_snapshot);
-            bw_free(a, c->layers[l].mask, nj * sizeof(float));
-            bw_free(a, c->layers[l].masked, nj * sizeof(float));
-        }
-    bw_pose_deinit(&c->scratch);
-    if (c->refs)
-        for (int i = 0; i < g->ref_count; i++) bw_pose_deinit(&c->refs[i]);
-    bw_free(a, c->refs, (size_t)g->ref_count * sizeof *c->refs);
-    bw_free(a, c->ref_ids, 2 * (size_t)g->max_leaves * sizeof *c->ref_ids);
-    bw_free(a, c->leaf_store, nl * SLOTS * (size_t)g->max_leaves * sizeof *c->leaf_store);
-    bw_free(a, c->sync_lead, (size_t)g->state_count * sizeof *c->sync_lead);
-    bw_free(a, c->sync_w, (size_t)g->state_count * sizeof *c->sync_w);
-    bw_free(a, c->sync_groups, 2 * nl * sizeof *c->sync_groups);
-    bw_free(a, c->ref_buf, 2 * (size_t)g->max_leaves * sizeof *c->ref_buf);
-    bw_free(a, c->root_buf, 2 * (size_t)g->max_leaves * sizeof *c->root_buf);
     bw_mixer_destroy(c->mixer);
-    bw_free(a, c->layers, nl * sizeof *c->layers);
-    bw_free(a, c->bindings, (size_t)g->clip_count * sizeof *c->bindings);
-    bw_free(a, c->params, (size_t)g->param_count * sizeof *c->params);
-    bw_free(a, c->age, (size_t)g->param_count * sizeof *c->age);
-    bw_free(a, c->routes, nl * ns * sizeof *c->routes);
-    bw_free(a, c->bfs, 3 * ns * sizeof *c->bfs);
-    bw_free(a, c->contributions, nl * sizeof *c->contributions);
-    bw_free(a, c->events, (size_t)c->event_capacity * sizeof *c->events);
-    bw_free(a, c->leaves, (size_t)g->max_leaves * sizeof *c->leaves);
-    bw_free(a, c->tree_scratch, (size_t)g->max_tree_scratch * sizeof *c->tree_scratch);
-    bw_free(a, c->clip_buf, 2 * (size_t)g->max_leaves * sizeof *c->clip_buf);
-    bw_allocator copy = c->alloc;
-    bw_free(&copy, c, sizeof *c);
+    bw_allocator copy = c->alloc; /* c lives in the block it frees */
+    bw_free(&copy, c->block, c->block_size);
 }
 
 void bw_graph_cursor_destroy(bw_graph_cursor *c)
@@ -1315,59 +1283,126 @@ static void check_cursor_desc(const bw_graph *g, const bw_graph_cursor_desc *d, 
         }
 }
 
-static bw_result allocate_cursor(bw_graph_cursor *c, int event_capacity)
+/* ---- the cursor's one block ----
+ * The cursor, its arrays and its poses are carved from one allocation in
+ * the order a frame touches them: the struct and the small arrays every
+ * update reads, packed; then the layer poses every evaluation writes, each
+ * on its own cache lines; then what only fades, travel and unshared
+ * references touch. A crowd's frame is bound by first touches of cold
+ * memory: one block puts the hot part of a character on few lines and
+ * pages. The poses borrow the block (no allocator of their own: never
+ * deinitialised, freed with the block). */
+#define CURSOR_LINE 64
+
+typedef struct block_carver {
+    char *base; /* NULL: only measure */
+    size_t used;
+} block_carver;
+
+static void *carve(block_carver *k, size_t bytes, size_t align)
 {
-    const bw_allocator *a = &c->alloc;
+    size_t at = bw_align_up(k->used, align);
+    k->used = at + bytes;
+    return k->base ? k->base + at : NULL;
+}
+#define CARVE(k, n, ptr) ((void *)carve((k), (size_t)(n) * sizeof *(ptr), BW_MAX_ALIGN))
+
+/* A pose of the rig's counts on lines of its own, cleared as bw_pose_init
+ * leaves it. */
+static void carve_pose(block_carver *k, const bw_graph_cursor *c, bw_pose *p)
+{
+    size_t nj = (size_t)c->joint_count, nc = (size_t)c->curve_count;
+    char *at = (char *)carve(k, nj * sizeof(bw_transform) + (nj + 2 * nc) * sizeof(float), CURSOR_LINE);
+    k->used = bw_align_up(k->used, CURSOR_LINE);
+    if (!at) return;
+    *p = (bw_pose){(bw_transform *)at, (float *)(at + nj * sizeof(bw_transform)), NULL, NULL, c->joint_count,
+                   c->curve_count, {NULL, NULL}};
+    p->curves = p->coverage + nj;
+    p->curve_coverage = p->curves + nc;
+    bw_pose_clear(p);
+}
+
+/* Lay the cursor out in k (every pointer of c set when k->base is set;
+ * with it NULL only k->used, the size, is computed and c is only read). */
+static void carve_cursor(block_carver *k, bw_graph_cursor *c)
+{
     const bw_graph *g = c->g;
     size_t nl = (size_t)g->layer_count, nj = (size_t)c->joint_count, ns = (size_t)g->max_states;
     size_t nleaf = (size_t)g->max_leaves;
-    c->event_capacity = event_capacity;
-    c->bindings = (const bw_binding **)bw_alloc_zeroed(a, (size_t)g->clip_count * sizeof *c->bindings);
-    c->params = (float *)bw_alloc_zeroed(a, (size_t)g->param_count * sizeof *c->params);
-    c->age = (double *)bw_alloc_zeroed(a, (size_t)g->param_count * sizeof *c->age);
-    c->layers = (layer_rt *)bw_alloc_zeroed(a, nl * sizeof *c->layers);
-    c->routes = (int *)bw_alloc_zeroed(a, nl * ns * sizeof *c->routes);
-    c->bfs = (int *)bw_alloc_zeroed(a, 3 * ns * sizeof *c->bfs);
-    c->contributions = (bw_contribution *)bw_alloc_zeroed(a, nl * sizeof *c->contributions);
-    c->events = (bw_graph_event *)bw_alloc_zeroed(a, (size_t)event_capacity * sizeof *c->events);
-    c->leaves = (bw_blend_leaf *)bw_alloc_zeroed(a, nleaf * sizeof *c->leaves);
-    c->tree_scratch = (float *)bw_alloc_zeroed(a, (size_t)g->max_tree_scratch * sizeof *c->tree_scratch);
-    c->clip_buf = (bw_clip_contribution *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->clip_buf);
-    c->ref_buf = (bw_contribution *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->ref_buf);
-    c->root_buf = (bw_root_play *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->root_buf);
-    c->refs = (bw_pose *)bw_alloc_zeroed(a, (size_t)g->ref_count * sizeof *c->refs);
-    c->ref_ids = (int *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->ref_ids);
-    c->leaf_store = (bw_blend_leaf *)bw_alloc_zeroed(a, nl * SLOTS * nleaf * sizeof *c->leaf_store);
-    c->sync_lead = (int *)bw_alloc_zeroed(a, (size_t)g->state_count * sizeof *c->sync_lead);
-    c->sync_w = (float *)bw_alloc_zeroed(a, (size_t)g->state_count * sizeof *c->sync_w);
-    c->sync_groups = (int *)bw_alloc_zeroed(a, 2 * nl * sizeof *c->sync_groups);
-    if (!c->bindings || !c->params || !c->age || !c->layers || !c->routes || !c->bfs || !c->contributions ||
-        !c->events || !c->leaves || !c->tree_scratch || !c->clip_buf || !c->ref_buf || (g->ref_count && !c->refs) ||
-        !c->root_buf || !c->ref_ids || !c->leaf_store || (g->state_count && (!c->sync_lead || !c->sync_w)) ||
-        !c->sync_groups)
-        return BW_ERR_OUT_OF_MEMORY;
-    for (int i = 0; i < g->state_count; i++) c->sync_lead[i] = -1;
-    if (bw_pose_init(&c->scratch, c->rig, a) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
-    for (size_t l = 0; l < nl; l++) {
-        layer_rt *R = &c->layers[l];
-        if (bw_pose_init(&R->pose, c->rig, a) != BW_OK || bw_pose_init(&R->snapshot, c->rig, a) != BW_OK)
-            return BW_ERR_OUT_OF_MEMORY;
+    layer_rt measuring; /* stands in for the layers while only measuring */
+#define LAYER(l) (k->base ? &c->layers[l] : &measuring)
+    c->layers = (layer_rt *)CARVE(k, nl, c->layers);
+    c->params = (float *)CARVE(k, g->param_count, c->params);
+    c->bindings = (const bw_binding **)CARVE(k, g->clip_count, c->bindings);
+    c->contributions = (bw_contribution *)CARVE(k, nl, c->contributions);
+    c->leaf_store = (bw_blend_leaf *)CARVE(k, nl * SLOTS * nleaf, c->leaf_store);
+    c->leaves = (bw_blend_leaf *)CARVE(k, nleaf, c->leaves);
+    c->tree_scratch = (float *)CARVE(k, g->max_tree_scratch, c->tree_scratch);
+    c->clip_buf = (bw_clip_contribution *)CARVE(k, 2 * nleaf, c->clip_buf);
+    c->ref_buf = (bw_contribution *)CARVE(k, 2 * nleaf, c->ref_buf);
+    c->ref_ids = (int *)CARVE(k, 2 * nleaf, c->ref_ids);
+    c->root_buf = (bw_root_play *)CARVE(k, 2 * nleaf, c->root_buf);
+    c->sync_lead = (int *)CARVE(k, g->state_count, c->sync_lead);
+    c->sync_w = (float *)CARVE(k, g->state_count, c->sync_w);
+    c->sync_groups = (int *)CARVE(k, 2 * nl, c->sync_groups);
+    c->age = (double *)CARVE(k, g->param_count, c->age);
+    c->refs = (bw_pose *)CARVE(k, g->ref_count, c->refs);
+    for (size_t l = 0; l < nl; l++)
         if (g->layers[l].mask >= 0) {
-            R->mask = (float *)bw_alloc_zeroed(a, nj * sizeof(float));
-            R->masked = (float *)bw_alloc_zeroed(a, nj * sizeof(float));
-            if (!R->mask || !R->masked) return BW_ERR_OUT_OF_MEMORY;
+            LAYER(l)->mask = (float *)CARVE(k, nj, LAYER(l)->mask);
+            LAYER(l)->masked = (float *)CARVE(k, nj, LAYER(l)->masked);
+        }
+    c->events = (bw_graph_event *)CARVE(k, c->event_capacity, c->events);
+    for (size_t l = 0; l < nl; l++) carve_pose(k, c, &LAYER(l)->pose);
+    /* cold: fades, travel, references mixed per frame or not shared */
+    c->routes = (int *)CARVE(k, nl * ns, c->routes);
+    c->bfs = (int *)CARVE(k, 3 * ns, c->bfs);
+    for (size_t l = 0; l < nl; l++)
+        if (g->layers[l].additive) carve_pose(k, c, &LAYER(l)->ref);
+    for (size_t l = 0; l < nl; l++) {
+        carve_pose(k, c, &LAYER(l)->snapshot);
+        if (g->layers[l].additive) carve_pose(k, c, &LAYER(l)->ref_snapshot);
+    }
+    carve_pose(k, c, &c->scratch);
+    for (int i = 0; i < g->ref_count; i++) carve_pose(k, c, k->base ? &c->refs[i] : &measuring.pose);
+#undef LAYER
+}
+
+/* The cursor's block (c is in it) and its mixer, or NULL (out of memory). */
+static bw_graph_cursor *allocate_cursor(const bw_graph *g, const bw_rig *rig, const bw_allocator *alloc,
+                                        int event_capacity)
+{
+    bw_graph_cursor shape = {.g = g, .rig = rig, .event_capacity = event_capacity};
+    shape.joint_count = bw_rig_joint_count(rig);
+    shape.curve_count = bw_rig_curve_count(rig);
+    block_carver k = {NULL, 0};
+    carve(&k, sizeof shape, CURSOR_LINE);
+    carve_cursor(&k, &shape);
+    size_t size = k.used + CURSOR_LINE - 1; /* room to start on a line */
+    char *block = (char *)bw_alloc_zeroed(alloc, size);
+    if (!block) return NULL;
+    k = (block_carver){block + (CURSOR_LINE - 1 - ((uintptr_t)(block + CURSOR_LINE - 1) % CURSOR_LINE)), 0};
+    bw_graph_cursor *c = (bw_graph_cursor *)carve(&k, sizeof *c, CURSOR_LINE);
+    *c = shape;
+    c->alloc = *alloc;
+    c->block = block;
+    c->block_size = size;
+    carve_cursor(&k, c);
+    for (int i = 0; i < g->state_count; i++) c->sync_lead[i] = -1;
+    for (int l = 0; l < g->layer_count; l++) {
+        layer_rt *R = &c->layers[l];
+        if (R->mask) {
             R->masked_view = R->pose;
             R->masked_view.coverage = R->masked;
         }
-        if (g->layers[l].additive &&
-            (bw_pose_init(&R->ref, c->rig, a) != BW_OK || bw_pose_init(&R->ref_snapshot, c->rig, a) != BW_OK))
-            return BW_ERR_OUT_OF_MEMORY;
     }
-    for (int i = 0; i < g->ref_count; i++)
-        if (bw_pose_init(&c->refs[i], c->rig, a) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
+    c->ref_use = c->refs;
     int max_contributions = g->layer_count > 2 * g->max_leaves ? g->layer_count : 2 * g->max_leaves;
-    bw_result res = make_mixer(c->rig, max_contributions, a, &c->mixer);
-    return res == BW_OK ? BW_OK : BW_ERR_OUT_OF_MEMORY;
+    if (make_mixer(rig, max_contributions, alloc, &c->mixer) != BW_OK) {
+        cursor_free(c);
+        return NULL;
+    }
+    return c;
 }
 
 /* Masks resolved on the rig, through scratch that lives only here. */
@@ -1473,16 +1508,10 @@ bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_de
     }
     check_cursor_desc(graph, desc, mask_joints, &r);
     bw_graph_cursor *c = NULL;
-    if (r.count == 0) c = (bw_graph_cursor *)bw_alloc_zeroed(&alloc, sizeof *c);
+    if (r.count == 0) c = allocate_cursor(graph, desc->rig, &alloc, desc->event_capacity > 0 ? desc->event_capacity : 64);
     if (r.count == 0 && !c) bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory");
     if (c) {
-        c->g = graph;
-        c->rig = desc->rig;
-        c->alloc = alloc;
-        c->joint_count = bw_rig_joint_count(desc->rig);
-        c->curve_count = bw_rig_curve_count(desc->rig);
-        bw_result res = allocate_cursor(c, desc->event_capacity > 0 ? desc->event_capacity : 64);
-        if (res == BW_OK) res = resolve_masks(c, mask_joints);
+        bw_result res = resolve_masks(c, mask_joints);
         if (res == BW_OK) {
             reset_state(c, desc);
             bake_references(c);
