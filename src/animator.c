@@ -88,6 +88,7 @@ struct bw_animator {
     bw_root_motion_config rm_cfg;
     bw_root_delta root;
     bw_graph_cursor *cursor;
+    bw_graph_cursor_hint hint; /* where the cursor's per-frame state lies (prefetched first) */
     const bw_graph *graph;
     bw_binding **graph_bindings; /* graph_binding_count, one per graph clip (the animator's
                                     bindings, remapped); NULL: the graph uses a->bindings */
@@ -1098,6 +1099,9 @@ static void take_state(bw_animator *a, const bw_character_state *s)
 bw_result bw_animator_update(bw_animator *a, float dt, const bw_character_state *state, const float *camera)
 {
     if (!a || !state) return BW_ERR_INVALID_ARGUMENT;
+    /* the cursor's state arrives while the character state is checked */
+    if (a->hint.cursor != a->cursor) a->hint = bw_graph_cursor_hint_of(a->cursor);
+    bw_graph_cursor_prefetch(&a->hint);
     if (!isfinite(dt) || dt < 0.0f) dt = 0.0f;
     if (camera && !bw_isfinite3(camera)) camera = NULL;
     bw_result r = bw_character_state_validate(state, a, a->problems, BW_ANIMATOR_MAX_PROBLEMS, &a->problem_count);

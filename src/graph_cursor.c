@@ -9,6 +9,7 @@
 #include "blendwerk/sample.h"
 #include "common.h"
 #include "graph_internal.h"
+#include "mix_internal.h"
 
 /* Marker traversal visits at most this many cycles per advance (play.h). */
 #define MAX_MARKER_CYCLES 4
@@ -131,6 +132,8 @@ struct bw_graph_cursor {
     bool started;
     void *block; /* the one allocation everything above lives in (but the mixer and a shared set) */
     size_t block_size;
+    size_t hot_size;  /* bytes from c to the first layer pose: what every frame reads first */
+    size_t mixer_hot; /* bw_mixer_hot_bytes of the mixer */
 };
 
 /* ---- the one mixer the cursor makes ---- */
@@ -592,6 +595,22 @@ static void prefetch_pose(const bw_pose *p, bool write)
 #else
     (void)at; (void)end; (void)write;
 #endif
+}
+
+bw_graph_cursor_hint bw_graph_cursor_hint_of(const bw_graph_cursor *c)
+{
+    bw_graph_cursor_hint h = {0};
+    if (c) h = (bw_graph_cursor_hint){c, c->mixer, c->hot_size, c->mixer_hot};
+    return h;
+}
+
+void bw_graph_cursor_prefetch(const bw_graph_cursor_hint *h)
+{
+#if defined(__GNUC__)
+    for (const char *at = (const char *)h->cursor, *end = at + h->cursor_bytes; at < end; at += 64)
+        __builtin_prefetch(at, 1, 3);
+#endif
+    bw_mixer_prefetch((const bw_mixer *)h->mixer, h->mixer_bytes);
 }
 
 void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
@@ -1352,8 +1371,9 @@ static void carve_cursor(block_carver *k, bw_graph_cursor *c)
             LAYER(l)->mask = (float *)CARVE(k, nj, LAYER(l)->mask);
             LAYER(l)->masked = (float *)CARVE(k, nj, LAYER(l)->masked);
         }
-    c->events = (bw_graph_event *)CARVE(k, c->event_capacity, c->events);
+    c->hot_size = k->used; /* c is carved first, at the block's start */
     for (size_t l = 0; l < nl; l++) carve_pose(k, c, &LAYER(l)->pose);
+    c->events = (bw_graph_event *)CARVE(k, c->event_capacity, c->events); /* a few are touched per frame */
     /* cold: fades, travel, references mixed per frame or not shared */
     c->routes = (int *)CARVE(k, nl * ns, c->routes);
     c->bfs = (int *)CARVE(k, 3 * ns, c->bfs);
@@ -1385,6 +1405,7 @@ static bw_graph_cursor *allocate_cursor(const bw_graph *g, const bw_rig *rig, co
     bw_graph_cursor *c = (bw_graph_cursor *)carve(&k, sizeof *c, CURSOR_LINE);
     *c = shape;
     c->alloc = *alloc;
+    c->hot_size = shape.hot_size;
     c->block = block;
     c->block_size = size;
     carve_cursor(&k, c);
@@ -1398,6 +1419,7 @@ static bw_graph_cursor *allocate_cursor(const bw_graph *g, const bw_rig *rig, co
     }
     c->ref_use = c->refs;
     int max_contributions = g->layer_count > 2 * g->max_leaves ? g->layer_count : 2 * g->max_leaves;
+    c->mixer_hot = bw_mixer_hot_bytes(rig, max_contributions, BW_SIMD_AUTO);
     if (make_mixer(rig, max_contributions, alloc, &c->mixer) != BW_OK) {
         cursor_free(c);
         return NULL;

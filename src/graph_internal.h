@@ -162,6 +162,22 @@ void bw_graph_quat_pow_fast(const float *q, float a, const float *ca, const floa
  * bw_graph_destroy; with every cursor destroyed first there is none). */
 void bw_graph_free_shares(bw_graph *g);
 
+/* Where a cursor's per-frame state starts (graph_cursor.c): the part of
+ * its one block every update and evaluation touches first (the struct,
+ * parameters, layer state, the small per-frame arrays) and its mixer's
+ * hot part. An owner keeps the hint (bw_graph_cursor_hint_of, once per
+ * cursor) and calls bw_graph_cursor_prefetch with other work before the
+ * update (the animator checks the character state): the fetch of a cold
+ * cursor is hidden behind it, and the hint itself reads nothing of the
+ * cursor. Only a hint: no effect on any value; a zeroed hint does
+ * nothing. */
+typedef struct bw_graph_cursor_hint {
+    const void *cursor, *mixer;
+    size_t cursor_bytes, mixer_bytes;
+} bw_graph_cursor_hint;
+bw_graph_cursor_hint bw_graph_cursor_hint_of(const bw_graph_cursor *c);
+void bw_graph_cursor_prefetch(const bw_graph_cursor_hint *hint);
+
 /* Collects every problem of a compile or cursor creation (graph.c). */
 typedef struct bw_graph_report {
     bw_graph_errors *list; /* may be NULL */
