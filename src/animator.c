@@ -304,6 +304,20 @@ static bw_result build_locomotion(bw_animator *a, const bw_animator_desc *desc, 
             goto oom;                                                                      \
     } while (0);
 
+/* The mixer of the body layer without a graph (explicit clips or the
+ * locomotion tree), made when the animator first runs without a graph:
+ * with one, its cursor mixes (about 26 KB a character on the 64-joint
+ * rig, never touched, not made). */
+static bw_result make_body_mixer(bw_animator *a)
+{
+    if (a->mixer) return BW_OK;
+    bw_mixer_desc md = {0};
+    md.rig = a->rig;
+    md.max_contributions = a->contrib_capacity;
+    md.allocator = a->alloc;
+    return bw_mixer_create(&md, &a->mixer);
+}
+
 /* The graph's clip list against the animator's: `map` NULL means the same
  * list; else one index into the animator's clips per graph clip. */
 static void check_graph_clips(const bw_graph *graph, const int *map, int clip_count, const char *prefix,
@@ -511,12 +525,8 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
     int leaves = a->loco_tree ? bw_blend_tree_max_leaves(a->loco_tree) : 0;
     a->contrib_capacity = (a->clip_count > leaves ? a->clip_count : leaves) + 1;
     SIZED_BY_PLAYS(ALLOC_N)
-    bw_mixer_desc md = {0};
-    md.rig = a->rig;
-    md.max_contributions = a->contrib_capacity;
-    md.allocator = a->alloc;
-    {
-        bw_result r = bw_mixer_create(&md, &a->mixer);
+    if (!desc->graph) { /* a graph's cursor mixes itself: the body mixer waits for bw_animator_set_graph(NULL) */
+        bw_result r = make_body_mixer(a);
         if (r != BW_OK) {
             bw_graph_problem(&rep, r, "desc.rig", "mixer: %s", bw_result_name(r));
             goto fail;
@@ -584,6 +594,10 @@ bw_result bw_animator_set_graph(bw_animator *a, const bw_graph *graph, const int
         return REPORT(&rep, BW_ERR_INVALID_ARGUMENT, "fade", "must be finite and >= 0");
     bw_graph_cursor *cursor = NULL;
     bw_binding **bindings = NULL;
+    if (!graph) {
+        bw_result r = make_body_mixer(a);
+        if (r != BW_OK) return REPORT(&rep, r, "graph", "mixer: %s", bw_result_name(r));
+    }
     if (graph) {
         bw_result r = make_graph_cursor(a, graph, graph_clips, "graph", &rep, &cursor, &bindings);
         if (r != BW_OK) return r;
