@@ -304,12 +304,21 @@ static bw_result build_locomotion(bw_animator *a, const bw_animator_desc *desc, 
             goto oom;                                                                      \
     } while (0);
 
-/* The mixer of the body layer without a graph (explicit clips or the
- * locomotion tree), made when the animator first runs without a graph:
- * with one, its cursor mixes (about 26 KB a character on the 64-joint
- * rig, never touched, not made). */
-static bw_result make_body_mixer(bw_animator *a)
+/* The mixer and the explicit clips' playback of the body layer without a
+ * graph (explicit clips or the locomotion tree), made when the animator
+ * first runs without a graph: with one, its cursor plays and mixes (about
+ * 45 KB a character on the 64-joint rig, never touched, not made). */
+static bw_result make_body_layer(bw_animator *a)
 {
+    if (a->clip_count > 0 && !a->clip_set) { /* the explicit clips' playback */
+        bw_track_set_desc sd = {0};
+        sd.rig = a->rig;
+        sd.capacity = a->clip_count < BW_TRACK_SET_MAX_CAPACITY ? a->clip_count : BW_TRACK_SET_MAX_CAPACITY;
+        sd.signal_capacity = 256 + 32 * sd.capacity;
+        sd.allocator = a->alloc;
+        bw_result r = bw_track_set_create(&sd, &a->clip_set);
+        if (r != BW_OK) return r;
+    }
     if (a->mixer) return BW_OK;
     bw_mixer_desc md = {0};
     md.rig = a->rig;
@@ -483,27 +492,15 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
             goto fail;
         }
     }
-    if (a->clip_count > 0) {
-        for (int i = 0; i < a->clip_count; i++) a->clip_track[i] = -1;
-        bw_track_set_desc sd = {0};
-        sd.rig = a->rig;
-        sd.capacity = a->clip_count < BW_TRACK_SET_MAX_CAPACITY ? a->clip_count : BW_TRACK_SET_MAX_CAPACITY;
-        sd.signal_capacity = 256 + 32 * sd.capacity;
-        sd.allocator = a->alloc;
-        bw_result r = bw_track_set_create(&sd, &a->clip_set);
-        if (r == BW_ERR_OUT_OF_MEMORY) goto oom;
-        if (r != BW_OK) {
-            bw_graph_problem(&rep, r, "desc.clips", "playback: %s", bw_result_name(r));
-            goto fail;
-        }
-    }
+    for (int i = 0; i < a->clip_count; i++) a->clip_track[i] = -1;
     if (a->face_count) memcpy(a->face_clip, desc->face_clips, (size_t)a->face_count * sizeof(int));
     if (a->gesture_count) memcpy(a->gesture_clip, desc->gesture_clips, (size_t)a->gesture_count * sizeof(int));
     collect_face_tracks(a, false);
     ALLOC_N(a->tracks, a->track_count);
     collect_face_tracks(a, true);
 
-    if (bw_pose_init(&a->pose, a->rig, &a->alloc) != BW_OK || bw_pose_init(&a->sample, a->rig, &a->alloc) != BW_OK)
+    if (bw_pose_init(&a->pose, a->rig, &a->alloc) != BW_OK ||
+        (a->gesture_count > 0 && bw_pose_init(&a->sample, a->rig, &a->alloc) != BW_OK)) /* gestures' only */
         goto oom;
     bw_pose_set_rest(&a->pose, a->rig);
     for (int g = 0; g < a->gesture_count; g++) {
@@ -525,10 +522,11 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
     int leaves = a->loco_tree ? bw_blend_tree_max_leaves(a->loco_tree) : 0;
     a->contrib_capacity = (a->clip_count > leaves ? a->clip_count : leaves) + 1;
     SIZED_BY_PLAYS(ALLOC_N)
-    if (!desc->graph) { /* a graph's cursor mixes itself: the body mixer waits for bw_animator_set_graph(NULL) */
-        bw_result r = make_body_mixer(a);
+    if (!desc->graph) { /* a graph's cursor plays and mixes: the body's wait for bw_animator_set_graph(NULL) */
+        bw_result r = make_body_layer(a);
+        if (r == BW_ERR_OUT_OF_MEMORY) goto oom;
         if (r != BW_OK) {
-            bw_graph_problem(&rep, r, "desc.rig", "mixer: %s", bw_result_name(r));
+            bw_graph_problem(&rep, r, "desc.clips", "playback and mixing: %s", bw_result_name(r));
             goto fail;
         }
     }
@@ -595,8 +593,8 @@ bw_result bw_animator_set_graph(bw_animator *a, const bw_graph *graph, const int
     bw_graph_cursor *cursor = NULL;
     bw_binding **bindings = NULL;
     if (!graph) {
-        bw_result r = make_body_mixer(a);
-        if (r != BW_OK) return REPORT(&rep, r, "graph", "mixer: %s", bw_result_name(r));
+        bw_result r = make_body_layer(a);
+        if (r != BW_OK) return REPORT(&rep, r, "graph", "playback and mixing: %s", bw_result_name(r));
     }
     if (graph) {
         bw_result r = make_graph_cursor(a, graph, graph_clips, "graph", &rep, &cursor, &bindings);
