@@ -1749,6 +1749,39 @@ static void equal_references_should_be_shared_and_others_kept_apart(void)
     CHECK_INT(bw_rig_set_rest(rig, ROOT, &saved), BW_OK);
     bw_graph_cursor_destroy(c);
     teardown(b, g, &out);
+
+    /* The shared set against the straightforward own copy, bit for bit:
+     * with the graph's allocator refusing, the first cursor cannot publish
+     * a set and reads its own; the second publishes one and reads it. The
+     * additive layer at weight 0.7 over 50 uneven updates. */
+    alloc_counter counter = ALLOC_COUNTER(-1);
+    d.allocator = (bw_allocator){alloc_counter_fn, &counter};
+    g = compile(&d);
+    counter.budget = 0;
+    bw_graph_cursor *own = cursor_for(g, NULL);
+    counter.budget = -1;
+    CHECK(counter.refused == 1); /* the set it could not publish */
+    bw_graph_cursor *shared = cursor_for(g, NULL);
+    out = new_pose();
+    bw_pose out2 = new_pose();
+    bool same = true;
+    for (int f = 0; f < 50; f++) {
+        float dt = 0.01f + 0.003f * (float)(f % 7);
+        bw_graph_cursor *both[2] = {own, shared};
+        bw_pose *outs[2] = {&out, &out2};
+        for (int i = 0; i < 2; i++) {
+            CHECK_INT(bw_graph_cursor_set_layer_weight(both[i], 1, 0.7f, 0.0f), BW_OK);
+            bw_graph_cursor_update(both[i], dt);
+            CHECK_INT(bw_graph_cursor_evaluate(both[i], NULL, outs[i]), BW_OK);
+        }
+        same = same && memcmp(out.joints, out2.joints, (size_t)out.joint_count * sizeof *out.joints) == 0 &&
+               memcmp(out.coverage, out2.coverage, (size_t)out.joint_count * sizeof *out.coverage) == 0;
+    }
+    CHECK(same);
+    bw_pose_deinit(&out2);
+    bw_graph_cursor_destroy(own);
+    teardown(shared, g, &out);
+    CHECK_INT(counter.live_blocks, 0);
 }
 
 /* A blend state on an additive layer measures each leaf against its own
