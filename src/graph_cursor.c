@@ -670,18 +670,24 @@ static void add_play(bw_graph_cursor *c, int l, int slot, const play *pl, float 
 /* `frozen`: mix the n poses of `buf` (clips, or with `poses` the
  * contributions) into c->scratch, then one weighted mean with the
  * snapshot into dst (the same rank rule as two clips); else straight into
- * dst, over an uncovered pose. */
+ * dst, over an uncovered pose: the mixer's read-only empty view as the
+ * base, so the target is written once instead of cleared first and then
+ * mixed over (the same numbers bit for bit, tests/test_mix_clips.c); a
+ * rig too large for the view clears the target. */
 static bw_result mix_plays(bw_graph_cursor *c, bool poses, int n, bool frozen, float w, const bw_pose *snapshot,
                            bw_pose *dst)
 {
     bw_pose *target = frozen ? &c->scratch : dst;
-    bw_pose_clear(target);
-    bw_result r = poses ? bw_mix_run(c->mixer, NULL, c->ref_buf, n, target)
-                        : bw_mix_run_clips(c->mixer, c->rig, NULL, c->clip_buf, n, target);
+    bw_pose empty;
+    const bool viewed = bw_mix_empty_view(c->mixer, &empty);
+    const bw_pose *base = viewed ? &empty : NULL;
+    if (!viewed) bw_pose_clear(target);
+    bw_result r = poses ? bw_mix_run(c->mixer, base, c->ref_buf, n, target)
+                        : bw_mix_run_clips(c->mixer, c->rig, base, c->clip_buf, n, target);
     if (r != BW_OK || !frozen) return r;
     bw_contribution both[2] = {{snapshot, 1.0f - w, 0}, {&c->scratch, w, 0}};
-    bw_pose_clear(dst);
-    return bw_mix_run(c->mixer, NULL, both, 2, dst);
+    if (!viewed) bw_pose_clear(dst);
+    return bw_mix_run(c->mixer, base, both, 2, dst);
 }
 
 /* A layer's pose: its plays (the live source at 1 − w, the destination at

@@ -340,6 +340,29 @@ bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution
     return BW_OK;
 }
 
+/* ---- a read-only empty base (mix_internal.h) ---- */
+
+#define ID1 {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}
+#define ID4 ID1, ID1, ID1, ID1
+#define ID16 ID4, ID4, ID4, ID4
+#define ID64 ID16, ID16, ID16, ID16
+/* What bw_pose_clear writes, for up to BW_MIX_EMPTY_MAX joints and curves,
+ * shared read-only by every mixer (it stays in cache across a crowd). */
+static const bw_transform empty_joints[BW_MIX_EMPTY_MAX] = {ID64, ID64, ID64, ID64};
+static const float empty_zeros[BW_MIX_EMPTY_MAX];
+#undef ID64
+#undef ID16
+#undef ID4
+#undef ID1
+
+bool bw_mix_empty_view(const bw_mixer *mixer, bw_pose *view)
+{
+    if (mixer->joint_count > BW_MIX_EMPTY_MAX || mixer->curve_count > BW_MIX_EMPTY_MAX) return false;
+    *view = (bw_pose){(bw_transform *)empty_joints, (float *)empty_zeros, (float *)empty_zeros, (float *)empty_zeros,
+                      mixer->joint_count, mixer->curve_count, {NULL, NULL}};
+    return true;
+}
+
 bw_result bw_mix_run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base,
                            const bw_clip_contribution *clips, int count, bw_pose *out)
 {
