@@ -535,6 +535,7 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
             BW_OK)
             goto fail;
         a->graph = desc->graph;
+        a->hint = bw_graph_cursor_hint_of(a->cursor);
         a->graph_binding_count = desc->graph_clips ? bw_graph_clip_count(desc->graph) : 0;
     }
     a->next_blink = bw_animator_blink_interval(&a->rng, a->blink_min, a->blink_max);
@@ -611,6 +612,7 @@ bw_result bw_animator_set_graph(bw_animator *a, const bw_graph *graph, const int
     bw_graph_cursor_destroy(a->cursor);
     bw_free(&a->alloc, a->graph_bindings, (size_t)a->graph_binding_count * sizeof *a->graph_bindings);
     a->cursor = cursor;
+    a->hint = bw_graph_cursor_hint_of(cursor);
     a->graph = graph;
     a->graph_bindings = bindings;
     a->graph_binding_count = graph && graph_clips ? bw_graph_clip_count(graph) : 0;
@@ -1112,7 +1114,6 @@ bw_result bw_animator_update(bw_animator *a, float dt, const bw_character_state 
 {
     if (!a || !state) return BW_ERR_INVALID_ARGUMENT;
     /* the cursor's state arrives while the character state is checked */
-    if (a->hint.cursor != a->cursor) a->hint = bw_graph_cursor_hint_of(a->cursor);
     bw_graph_cursor_prefetch(&a->hint);
     if (!isfinite(dt) || dt < 0.0f) dt = 0.0f;
     if (camera && !bw_isfinite3(camera)) camera = NULL;
