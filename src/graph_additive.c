@@ -13,6 +13,7 @@
  * would not be finite keeps its value. Coverage is not changed: an
  * additive layer modifies what lies below, it covers nothing itself. */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -252,12 +253,16 @@ static inline quad_mask rotations4(const bw_pose *out, const bw_pose *pose, cons
  * of t, sc[0..2] = x, y, z of s. Four floats per joint from its start (t,
  * then r's x) and from r's w (then s), transposed: whole-vector loads in
  * the joint's bounds instead of a scalar load per lane; the same values. */
+_Static_assert(offsetof(bw_transform, r) == 3 * sizeof(float) && offsetof(bw_transform, s) == 7 * sizeof(float) &&
+                   sizeof(bw_transform) == 10 * sizeof(float),
+               "load_t_s reads a transform as 10 packed floats");
 static inline void load_t_s(const bw_pose *p, int j, quad t[3], quad sc[3])
 {
     quad a[4], b[4];
     for (int k = 0; k < 4; k++) {
-        memcpy(&a[k], p->joints[j + k].t, sizeof a[k]);
-        memcpy(&b[k], &p->joints[j + k].r[3], sizeof b[k]);
+        const char *x = (const char *)&p->joints[j + k]; /* floats 0..3 and 6..9 of the transform */
+        memcpy(&a[k], x, sizeof a[k]);
+        memcpy(&b[k], x + 6 * sizeof(float), sizeof b[k]);
     }
     transpose4(a);
     transpose4(b);
