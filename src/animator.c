@@ -88,6 +88,7 @@ struct bw_animator {
     bw_root_motion_config rm_cfg;
     bw_root_delta root;
     bw_graph_cursor *cursor;
+    bw_graph_cursor_hint hint; /* where the cursor's per-frame state lies (prefetched first) */
     const bw_graph *graph;
     bw_binding **graph_bindings; /* graph_binding_count, one per graph clip (the animator's
                                     bindings, remapped); NULL: the graph uses a->bindings */
@@ -303,6 +304,29 @@ static bw_result build_locomotion(bw_animator *a, const bw_animator_desc *desc, 
             goto oom;                                                                      \
     } while (0);
 
+/* The mixer and the explicit clips' playback of the body layer without a
+ * graph (explicit clips or the locomotion tree), made when the animator
+ * first runs without a graph: with one, its cursor plays and mixes (about
+ * 45 KB a character on the 64-joint rig, never touched, not made). */
+static bw_result make_body_layer(bw_animator *a)
+{
+    if (a->clip_count > 0 && !a->clip_set) { /* the explicit clips' playback */
+        bw_track_set_desc sd = {0};
+        sd.rig = a->rig;
+        sd.capacity = a->clip_count < BW_TRACK_SET_MAX_CAPACITY ? a->clip_count : BW_TRACK_SET_MAX_CAPACITY;
+        sd.signal_capacity = 256 + 32 * sd.capacity;
+        sd.allocator = a->alloc;
+        bw_result r = bw_track_set_create(&sd, &a->clip_set);
+        if (r != BW_OK) return r;
+    }
+    if (a->mixer) return BW_OK;
+    bw_mixer_desc md = {0};
+    md.rig = a->rig;
+    md.max_contributions = a->contrib_capacity;
+    md.allocator = a->alloc;
+    return bw_mixer_create(&md, &a->mixer);
+}
+
 /* The graph's clip list against the animator's: `map` NULL means the same
  * list; else one index into the animator's clips per graph clip. */
 static void check_graph_clips(const bw_graph *graph, const int *map, int clip_count, const char *prefix,
@@ -468,27 +492,15 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
             goto fail;
         }
     }
-    if (a->clip_count > 0) {
-        for (int i = 0; i < a->clip_count; i++) a->clip_track[i] = -1;
-        bw_track_set_desc sd = {0};
-        sd.rig = a->rig;
-        sd.capacity = a->clip_count < BW_TRACK_SET_MAX_CAPACITY ? a->clip_count : BW_TRACK_SET_MAX_CAPACITY;
-        sd.signal_capacity = 256 + 32 * sd.capacity;
-        sd.allocator = a->alloc;
-        bw_result r = bw_track_set_create(&sd, &a->clip_set);
-        if (r == BW_ERR_OUT_OF_MEMORY) goto oom;
-        if (r != BW_OK) {
-            bw_graph_problem(&rep, r, "desc.clips", "playback: %s", bw_result_name(r));
-            goto fail;
-        }
-    }
+    for (int i = 0; i < a->clip_count; i++) a->clip_track[i] = -1;
     if (a->face_count) memcpy(a->face_clip, desc->face_clips, (size_t)a->face_count * sizeof(int));
     if (a->gesture_count) memcpy(a->gesture_clip, desc->gesture_clips, (size_t)a->gesture_count * sizeof(int));
     collect_face_tracks(a, false);
     ALLOC_N(a->tracks, a->track_count);
     collect_face_tracks(a, true);
 
-    if (bw_pose_init(&a->pose, a->rig, &a->alloc) != BW_OK || bw_pose_init(&a->sample, a->rig, &a->alloc) != BW_OK)
+    if (bw_pose_init(&a->pose, a->rig, &a->alloc) != BW_OK ||
+        (a->gesture_count > 0 && bw_pose_init(&a->sample, a->rig, &a->alloc) != BW_OK)) /* gestures' only */
         goto oom;
     bw_pose_set_rest(&a->pose, a->rig);
     for (int g = 0; g < a->gesture_count; g++) {
@@ -510,14 +522,11 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
     int leaves = a->loco_tree ? bw_blend_tree_max_leaves(a->loco_tree) : 0;
     a->contrib_capacity = (a->clip_count > leaves ? a->clip_count : leaves) + 1;
     SIZED_BY_PLAYS(ALLOC_N)
-    bw_mixer_desc md = {0};
-    md.rig = a->rig;
-    md.max_contributions = a->contrib_capacity;
-    md.allocator = a->alloc;
-    {
-        bw_result r = bw_mixer_create(&md, &a->mixer);
+    if (!desc->graph) { /* a graph's cursor plays and mixes: the body's wait for bw_animator_set_graph(NULL) */
+        bw_result r = make_body_layer(a);
+        if (r == BW_ERR_OUT_OF_MEMORY) goto oom;
         if (r != BW_OK) {
-            bw_graph_problem(&rep, r, "desc.rig", "mixer: %s", bw_result_name(r));
+            bw_graph_problem(&rep, r, "desc.clips", "playback and mixing: %s", bw_result_name(r));
             goto fail;
         }
     }
@@ -526,6 +535,7 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
             BW_OK)
             goto fail;
         a->graph = desc->graph;
+        a->hint = bw_graph_cursor_hint_of(a->cursor);
         a->graph_binding_count = desc->graph_clips ? bw_graph_clip_count(desc->graph) : 0;
     }
     a->next_blink = bw_animator_blink_interval(&a->rng, a->blink_min, a->blink_max);
@@ -583,6 +593,10 @@ bw_result bw_animator_set_graph(bw_animator *a, const bw_graph *graph, const int
         return REPORT(&rep, BW_ERR_INVALID_ARGUMENT, "fade", "must be finite and >= 0");
     bw_graph_cursor *cursor = NULL;
     bw_binding **bindings = NULL;
+    if (!graph) {
+        bw_result r = make_body_layer(a);
+        if (r != BW_OK) return REPORT(&rep, r, "graph", "playback and mixing: %s", bw_result_name(r));
+    }
     if (graph) {
         bw_result r = make_graph_cursor(a, graph, graph_clips, "graph", &rep, &cursor, &bindings);
         if (r != BW_OK) return r;
@@ -598,6 +612,7 @@ bw_result bw_animator_set_graph(bw_animator *a, const bw_graph *graph, const int
     bw_graph_cursor_destroy(a->cursor);
     bw_free(&a->alloc, a->graph_bindings, (size_t)a->graph_binding_count * sizeof *a->graph_bindings);
     a->cursor = cursor;
+    a->hint = bw_graph_cursor_hint_of(cursor);
     a->graph = graph;
     a->graph_bindings = bindings;
     a->graph_binding_count = graph && graph_clips ? bw_graph_clip_count(graph) : 0;
@@ -1098,6 +1113,8 @@ static void take_state(bw_animator *a, const bw_character_state *s)
 bw_result bw_animator_update(bw_animator *a, float dt, const bw_character_state *state, const float *camera)
 {
     if (!a || !state) return BW_ERR_INVALID_ARGUMENT;
+    /* the cursor's state arrives while the character state is checked */
+    bw_graph_cursor_prefetch(&a->hint);
     if (!isfinite(dt) || dt < 0.0f) dt = 0.0f;
     if (camera && !bw_isfinite3(camera)) camera = NULL;
     bw_result r = bw_character_state_validate(state, a, a->problems, BW_ANIMATOR_MAX_PROBLEMS, &a->problem_count);

@@ -687,6 +687,11 @@ bw_result bw_graph_compile(const bw_graph_desc *desc, bw_graph **out_graph, bw_g
     g->state_count = n.states;
     g->transition_count = n.transitions;
     g->condition_count = n.conditions;
+    if (pthread_mutex_init(&g->share_lock, NULL) != 0) {
+        bw_free(&alloc, block, total);
+        bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory (lock)");
+        return r.first;
+    }
     pool strings = {block + strings_at};
     if (copy_desc(g, desc, &strings) != BW_OK) {
         bw_graph_destroy(g);
@@ -766,6 +771,8 @@ void bw_graph_destroy(bw_graph *graph)
 {
     if (!graph) return;
     for (int i = 0; i < graph->state_count; i++) bw_blend_tree_destroy(graph->states[i].tree);
+    bw_graph_free_shares(graph);
+    pthread_mutex_destroy(&graph->share_lock);
     bw_allocator a = graph->alloc;
     bw_free(&a, graph, graph->size);
 }

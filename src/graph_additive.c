@@ -13,6 +13,7 @@
  * would not be finite keeps its value. Coverage is not changed: an
  * additive layer modifies what lies below, it covers nothing itself. */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -248,9 +249,28 @@ static inline quad_mask rotations4(const bw_pose *out, const bw_pose *pose, cons
     return good;
 }
 
-/* One field of joints j..j+3 as the four lanes. */
-#define LANES(p, j, field)                                                                                             \
-    ((quad){(p)->joints[(j)].field, (p)->joints[(j) + 1].field, (p)->joints[(j) + 2].field, (p)->joints[(j) + 3].field})
+/* The translation and scale of joints j..j+3 as lanes: t[0..2] = x, y, z
+ * of t, sc[0..2] = x, y, z of s. Four floats per joint from its start (t,
+ * then r's x) and from r's w (then s), transposed: whole-vector loads in
+ * the joint's bounds instead of a scalar load per lane; the same values. */
+_Static_assert(offsetof(bw_transform, r) == 3 * sizeof(float) && offsetof(bw_transform, s) == 7 * sizeof(float) &&
+                   sizeof(bw_transform) == 10 * sizeof(float),
+               "load_t_s reads a transform as 10 packed floats");
+static inline void load_t_s(const bw_pose *p, int j, quad t[3], quad sc[3])
+{
+    quad a[4], b[4];
+    for (int k = 0; k < 4; k++) {
+        const char *x = (const char *)&p->joints[j + k]; /* floats 0..3 and 6..9 of the transform */
+        memcpy(&a[k], x, sizeof a[k]);
+        memcpy(&b[k], x + 6 * sizeof(float), sizeof b[k]);
+    }
+    transpose4(a);
+    transpose4(b);
+    for (int k = 0; k < 3; k++) {
+        t[k] = a[k];
+        sc[k] = b[k + 1];
+    }
+}
 
 /* finite ⇔ x − x == 0 (∞ − ∞ and NaN − NaN are NaN) */
 static inline quad_mask quad_finite(quad x) { return (quad_mask)((x - x) == 0.0f); }
@@ -262,13 +282,16 @@ static inline void add_block(bw_pose *out, const bw_pose *pose, const bw_pose *r
 {
     quad rot[4];
     quad_mask good = rotations4(out, pose, ref, j, ca, cb, rot);
-    quad t[3], sc[3];
+    quad t[3], sc[3], pt[3], ps[3], rt[3], rsc[3];
+    load_t_s(out, j, t, sc);
+    load_t_s(pose, j, pt, ps);
+    load_t_s(ref, j, rt, rsc);
     quad_mask ok = quad_finite(rot[0]) & quad_finite(rot[1]) & quad_finite(rot[2]) & quad_finite(rot[3]);
     for (int k = 0; k < 3; k++) {
         /* add_translation_scale, lane by lane */
-        t[k] = LANES(out, j, t[k]) + a * (LANES(pose, j, t[k]) - LANES(ref, j, t[k]));
-        quad rs = LANES(ref, j, s[k]), ratio = quad_select(rs != 0.0f, LANES(pose, j, s[k]) / rs, quad_set1(1.0f));
-        sc[k] = LANES(out, j, s[k]) * (1.0f + a * (ratio - 1.0f));
+        t[k] = t[k] + a * (pt[k] - rt[k]);
+        quad ratio = quad_select(rsc[k] != 0.0f, ps[k] / rsc[k], quad_set1(1.0f));
+        sc[k] = sc[k] * (1.0f + a * (ratio - 1.0f));
         ok &= quad_finite(t[k]) & quad_finite(sc[k]);
     }
     for (int l = 0; l < 4; l++) {

@@ -9,6 +9,7 @@
 #include "blendwerk/sample.h"
 #include "common.h"
 #include "graph_internal.h"
+#include "mix_internal.h"
 
 /* Marker traversal visits at most this many cycles per advance (play.h). */
 #define MAX_MARKER_CYCLES 4
@@ -115,6 +116,9 @@ struct bw_graph_cursor {
     int *ref_ids;                   /* 2 × max_leaves: which baked reference each is */
     bw_root_play *root_buf;         /* 2 × max_leaves: the first layer's plays (root motion) */
     bw_pose *refs;                  /* ref_count: the graph's references, baked at creation */
+    const bw_pose *ref_use;         /* what evaluation reads: `refs`, or the graph's shared set
+                                       `share` when that is bitwise equal to them */
+    g_ref_share *share;             /* held (one of its users), or NULL */
     bw_blend_leaf *leaf_store;      /* layer_count × SLOTS × max_leaves */
     unsigned gen;                   /* parameter generation: bumped when a float / bool changes */
     int *sync_lead;                 /* state_count: a group's leading play this update, -1 */
@@ -126,6 +130,10 @@ struct bw_graph_cursor {
     bw_graph_event *events;
     int event_capacity, event_count, dropped;
     bool started;
+    void *block; /* the one allocation everything above lives in (but the mixer and a shared set) */
+    size_t block_size;
+    size_t hot_size;  /* bytes from c to the first layer pose: what every frame reads first */
+    size_t mixer_hot; /* bw_mixer_hot_bytes of the mixer */
 };
 
 /* ---- the one mixer the cursor makes ---- */
@@ -589,6 +597,22 @@ static void prefetch_pose(const bw_pose *p, bool write)
 #endif
 }
 
+bw_graph_cursor_hint bw_graph_cursor_hint_of(const bw_graph_cursor *c)
+{
+    bw_graph_cursor_hint h = {0};
+    if (c) h = (bw_graph_cursor_hint){c, c->mixer, c->hot_size, c->mixer_hot};
+    return h;
+}
+
+void bw_graph_cursor_prefetch(const bw_graph_cursor_hint *h)
+{
+#if defined(__GNUC__)
+    for (const char *at = (const char *)h->cursor, *end = at + h->cursor_bytes; at < end; at += 64)
+        __builtin_prefetch(at, 1, 3);
+#endif
+    bw_mixer_prefetch((const bw_mixer *)h->mixer, h->mixer_bytes);
+}
+
 void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
 {
     if (!c) return;
@@ -598,7 +622,7 @@ void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
      * state-machine work below hides the fetch of the baked references
      * (read by the additive layers) and of the layer poses the evaluation
      * clears and writes next. */
-    for (int i = 0; i < g->ref_count; i++) prefetch_pose(&c->refs[i], false);
+    for (int i = 0; i < g->ref_count; i++) prefetch_pose(&c->ref_use[i], false);
     for (int l = 0; l < g->layer_count; l++) prefetch_pose(&c->layers[l].pose, true);
     if (!c->started) {
         for (int l = 0; l < g->layer_count; l++) push_state_event(c, BW_GRAPH_EVENT_ENTER, l, c->layers[l].cur.state);
@@ -636,7 +660,7 @@ static void add_play(bw_graph_cursor *c, int l, int slot, const play *pl, float 
         if (s->ref_first >= 0) {
             int id = c->g->refmap[s->ref_first + (s->ref_per_node ? leaf->node : 0)];
             c->ref_ids[*n] = id;
-            c->ref_buf[*n] = (bw_contribution){&c->refs[id], leaf->weight * weight, 0};
+            c->ref_buf[*n] = (bw_contribution){&c->ref_use[id], leaf->weight * weight, 0};
         }
         c->clip_buf[(*n)++] =
             (bw_clip_contribution){c->bindings[leaf->clip], leaf_time(s, leaf, pl->p, rate), leaf->weight * weight, 0};
@@ -646,18 +670,24 @@ static void add_play(bw_graph_cursor *c, int l, int slot, const play *pl, float 
 /* `frozen`: mix the n poses of `buf` (clips, or with `poses` the
  * contributions) into c->scratch, then one weighted mean with the
  * snapshot into dst (the same rank rule as two clips); else straight into
- * dst, over an uncovered pose. */
+ * dst, over an uncovered pose: the mixer's read-only empty view as the
+ * base, so the target is written once instead of cleared first and then
+ * mixed over (the same numbers bit for bit, tests/test_mix_clips.c); a
+ * rig too large for the view clears the target. */
 static bw_result mix_plays(bw_graph_cursor *c, bool poses, int n, bool frozen, float w, const bw_pose *snapshot,
                            bw_pose *dst)
 {
     bw_pose *target = frozen ? &c->scratch : dst;
-    bw_pose_clear(target);
-    bw_result r = poses ? bw_mix_run(c->mixer, NULL, c->ref_buf, n, target)
-                        : bw_mix_run_clips(c->mixer, c->rig, NULL, c->clip_buf, n, target);
+    bw_pose empty;
+    const bool viewed = bw_mix_empty_view(c->mixer, &empty);
+    const bw_pose *base = viewed ? &empty : NULL;
+    if (!viewed) bw_pose_clear(target);
+    bw_result r = poses ? bw_mix_run(c->mixer, base, c->ref_buf, n, target)
+                        : bw_mix_run_clips(c->mixer, c->rig, base, c->clip_buf, n, target);
     if (r != BW_OK || !frozen) return r;
     bw_contribution both[2] = {{snapshot, 1.0f - w, 0}, {&c->scratch, w, 0}};
-    bw_pose_clear(dst);
-    return bw_mix_run(c->mixer, NULL, both, 2, dst);
+    if (!viewed) bw_pose_clear(dst);
+    return bw_mix_run(c->mixer, base, both, 2, dst);
 }
 
 /* A layer's pose: its plays (the live source at 1 − w, the destination at
@@ -678,7 +708,7 @@ static bw_result evaluate_layer(bw_graph_cursor *c, int l)
     bool shared = n > 0 && !frozen;
     for (int i = 1; i < n && shared; i++) shared = c->ref_ids[i] == c->ref_ids[0];
     if (shared) {
-        R->ref_view = &c->refs[c->ref_ids[0]];
+        R->ref_view = &c->ref_use[c->ref_ids[0]];
         return BW_OK;
     }
     c->counters.reference_mixes++;
@@ -1103,45 +1133,103 @@ static void resolve_mask(const bw_graph_cursor *c, const g_mask *m, const int *j
     }
 }
 
+/* ---- shared reference sets (graph_internal.h, g_ref_share) ---- */
+
+static bool same_floats(const float *a, const float *b, int n)
+{
+    return n == 0 || memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
+
+/* Bitwise equal sets: reading either gives the same numbers. */
+static bool refs_equal(const bw_graph *g, const bw_pose *a, const bw_pose *b)
+{
+    for (int i = 0; i < g->ref_count; i++) {
+        if (a[i].joint_count != b[i].joint_count || a[i].curve_count != b[i].curve_count) return false;
+        int nj = a[i].joint_count, nc = a[i].curve_count;
+        if ((nj > 0 && memcmp(a[i].joints, b[i].joints, (size_t)nj * sizeof *a[i].joints) != 0) ||
+            !same_floats(a[i].coverage, b[i].coverage, nj) || !same_floats(a[i].curves, b[i].curves, nc) ||
+            !same_floats(a[i].curve_coverage, b[i].curve_coverage, nc))
+            return false;
+    }
+    return true;
+}
+
+static size_t share_size(const bw_graph *g) { return sizeof(g_ref_share) + (size_t)g->ref_count * sizeof(bw_pose); }
+
+static void share_free(bw_graph *g, g_ref_share *sh)
+{
+    for (int i = 0; i < g->ref_count; i++) bw_pose_deinit(&sh->poses[i]);
+    bw_free(&g->alloc, sh, share_size(g));
+}
+
+void bw_graph_free_shares(bw_graph *g)
+{
+    while (g->shares) {
+        g_ref_share *next = g->shares->next;
+        share_free(g, g->shares);
+        g->shares = next;
+    }
+}
+
+/* A new set holding copies of `refs` (graph allocator), or NULL. */
+static g_ref_share *share_new(bw_graph *g, const bw_pose *refs)
+{
+    g_ref_share *sh = (g_ref_share *)bw_alloc_zeroed(&g->alloc, share_size(g));
+    if (!sh) return NULL;
+    for (int i = 0; i < g->ref_count; i++) {
+        if (bw_pose_init_counts(&sh->poses[i], refs[i].joint_count, refs[i].curve_count, &g->alloc) != BW_OK) {
+            share_free(g, sh);
+            return NULL;
+        }
+        bw_pose_copy(&sh->poses[i], &refs[i]);
+    }
+    return sh;
+}
+
+/* Read the graph's set equal to c->refs, publishing a copy when there is
+ * none and `may_allocate`; else (or out of memory) read c->refs. */
+static void share_attach(bw_graph_cursor *c, bool may_allocate)
+{
+    bw_graph *g = (bw_graph *)c->g; /* the cache beside the immutable graph */
+    c->ref_use = c->refs;
+    if (g->ref_count == 0) return;
+    pthread_mutex_lock(&g->share_lock);
+    g_ref_share *sh = g->shares;
+    while (sh && !refs_equal(g, sh->poses, c->refs)) sh = sh->next;
+    if (!sh && may_allocate && (sh = share_new(g, c->refs)) != NULL) {
+        sh->next = g->shares;
+        g->shares = sh;
+    }
+    if (sh) {
+        sh->users++;
+        c->share = sh;
+        c->ref_use = sh->poses;
+    }
+    pthread_mutex_unlock(&g->share_lock);
+}
+
+static void share_detach(bw_graph_cursor *c)
+{
+    c->ref_use = c->refs;
+    if (!c->share) return;
+    bw_graph *g = (bw_graph *)c->g;
+    pthread_mutex_lock(&g->share_lock);
+    if (--c->share->users == 0) {
+        g_ref_share **at = &g->shares;
+        while (*at != c->share) at = &(*at)->next;
+        *at = c->share->next;
+        share_free(g, c->share);
+    }
+    pthread_mutex_unlock(&g->share_lock);
+    c->share = NULL;
+}
+
 static void cursor_free(bw_graph_cursor *c)
 {
-    const bw_allocator *a = &c->alloc;
-    const bw_graph *g = c->g;
-    size_t nl = (size_t)g->layer_count, nj = (size_t)c->joint_count, ns = (size_t)g->max_states;
-    if (c->layers)
-        for (size_t l = 0; l < nl; l++) {
-            bw_pose_deinit(&c->layers[l].pose);
-            bw_pose_deinit(&c->layers[l].snapshot);
-            bw_pose_deinit(&c->layers[l].ref);
-            bw_pose_deinit(&c->layers[l].ref_snapshot);
-            bw_free(a, c->layers[l].mask, nj * sizeof(float));
-            bw_free(a, c->layers[l].masked, nj * sizeof(float));
-        }
-    bw_pose_deinit(&c->scratch);
-    if (c->refs)
-        for (int i = 0; i < g->ref_count; i++) bw_pose_deinit(&c->refs[i]);
-    bw_free(a, c->refs, (size_t)g->ref_count * sizeof *c->refs);
-    bw_free(a, c->ref_ids, 2 * (size_t)g->max_leaves * sizeof *c->ref_ids);
-    bw_free(a, c->leaf_store, nl * SLOTS * (size_t)g->max_leaves * sizeof *c->leaf_store);
-    bw_free(a, c->sync_lead, (size_t)g->state_count * sizeof *c->sync_lead);
-    bw_free(a, c->sync_w, (size_t)g->state_count * sizeof *c->sync_w);
-    bw_free(a, c->sync_groups, 2 * nl * sizeof *c->sync_groups);
-    bw_free(a, c->ref_buf, 2 * (size_t)g->max_leaves * sizeof *c->ref_buf);
-    bw_free(a, c->root_buf, 2 * (size_t)g->max_leaves * sizeof *c->root_buf);
+    share_detach(c);
     bw_mixer_destroy(c->mixer);
-    bw_free(a, c->layers, nl * sizeof *c->layers);
-    bw_free(a, c->bindings, (size_t)g->clip_count * sizeof *c->bindings);
-    bw_free(a, c->params, (size_t)g->param_count * sizeof *c->params);
-    bw_free(a, c->age, (size_t)g->param_count * sizeof *c->age);
-    bw_free(a, c->routes, nl * ns * sizeof *c->routes);
-    bw_free(a, c->bfs, 3 * ns * sizeof *c->bfs);
-    bw_free(a, c->contributions, nl * sizeof *c->contributions);
-    bw_free(a, c->events, (size_t)c->event_capacity * sizeof *c->events);
-    bw_free(a, c->leaves, (size_t)g->max_leaves * sizeof *c->leaves);
-    bw_free(a, c->tree_scratch, (size_t)g->max_tree_scratch * sizeof *c->tree_scratch);
-    bw_free(a, c->clip_buf, 2 * (size_t)g->max_leaves * sizeof *c->clip_buf);
-    bw_allocator copy = c->alloc;
-    bw_free(&copy, c, sizeof *c);
+    bw_allocator copy = c->alloc; /* c lives in the block it frees */
+    bw_free(&copy, c->block, c->block_size);
 }
 
 void bw_graph_cursor_destroy(bw_graph_cursor *c)
@@ -1220,59 +1308,129 @@ static void check_cursor_desc(const bw_graph *g, const bw_graph_cursor_desc *d, 
         }
 }
 
-static bw_result allocate_cursor(bw_graph_cursor *c, int event_capacity)
+/* ---- the cursor's one block ----
+ * The cursor, its arrays and its poses are carved from one allocation in
+ * the order a frame touches them: the struct and the small arrays every
+ * update reads, packed; then the layer poses every evaluation writes, each
+ * on its own cache lines; then what only fades, travel and unshared
+ * references touch. A crowd's frame is bound by first touches of cold
+ * memory: one block puts the hot part of a character on few lines and
+ * pages. The poses borrow the block (no allocator of their own: never
+ * deinitialised, freed with the block). */
+#define CURSOR_LINE 64
+
+typedef struct block_carver {
+    char *base; /* NULL: only measure */
+    size_t used;
+} block_carver;
+
+static void *carve(block_carver *k, size_t bytes, size_t align)
 {
-    const bw_allocator *a = &c->alloc;
+    size_t at = bw_align_up(k->used, align);
+    k->used = at + bytes;
+    return k->base ? k->base + at : NULL;
+}
+#define CARVE(k, n, ptr) ((void *)carve((k), (size_t)(n) * sizeof *(ptr), BW_MAX_ALIGN))
+
+/* A pose of the rig's counts on lines of its own, cleared as bw_pose_init
+ * leaves it. */
+static void carve_pose(block_carver *k, const bw_graph_cursor *c, bw_pose *p)
+{
+    size_t nj = (size_t)c->joint_count, nc = (size_t)c->curve_count;
+    char *at = (char *)carve(k, nj * sizeof(bw_transform) + (nj + 2 * nc) * sizeof(float), CURSOR_LINE);
+    k->used = bw_align_up(k->used, CURSOR_LINE);
+    if (!at) return;
+    *p = (bw_pose){(bw_transform *)at, (float *)(at + nj * sizeof(bw_transform)), NULL, NULL, c->joint_count,
+                   c->curve_count, {NULL, NULL}};
+    p->curves = p->coverage + nj;
+    p->curve_coverage = p->curves + nc;
+    bw_pose_clear(p);
+}
+
+/* Lay the cursor out in k (every pointer of c set when k->base is set;
+ * with it NULL only k->used, the size, is computed and c is only read). */
+static void carve_cursor(block_carver *k, bw_graph_cursor *c)
+{
     const bw_graph *g = c->g;
     size_t nl = (size_t)g->layer_count, nj = (size_t)c->joint_count, ns = (size_t)g->max_states;
     size_t nleaf = (size_t)g->max_leaves;
-    c->event_capacity = event_capacity;
-    c->bindings = (const bw_binding **)bw_alloc_zeroed(a, (size_t)g->clip_count * sizeof *c->bindings);
-    c->params = (float *)bw_alloc_zeroed(a, (size_t)g->param_count * sizeof *c->params);
-    c->age = (double *)bw_alloc_zeroed(a, (size_t)g->param_count * sizeof *c->age);
-    c->layers = (layer_rt *)bw_alloc_zeroed(a, nl * sizeof *c->layers);
-    c->routes = (int *)bw_alloc_zeroed(a, nl * ns * sizeof *c->routes);
-    c->bfs = (int *)bw_alloc_zeroed(a, 3 * ns * sizeof *c->bfs);
-    c->contributions = (bw_contribution *)bw_alloc_zeroed(a, nl * sizeof *c->contributions);
-    c->events = (bw_graph_event *)bw_alloc_zeroed(a, (size_t)event_capacity * sizeof *c->events);
-    c->leaves = (bw_blend_leaf *)bw_alloc_zeroed(a, nleaf * sizeof *c->leaves);
-    c->tree_scratch = (float *)bw_alloc_zeroed(a, (size_t)g->max_tree_scratch * sizeof *c->tree_scratch);
-    c->clip_buf = (bw_clip_contribution *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->clip_buf);
-    c->ref_buf = (bw_contribution *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->ref_buf);
-    c->root_buf = (bw_root_play *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->root_buf);
-    c->refs = (bw_pose *)bw_alloc_zeroed(a, (size_t)g->ref_count * sizeof *c->refs);
-    c->ref_ids = (int *)bw_alloc_zeroed(a, 2 * nleaf * sizeof *c->ref_ids);
-    c->leaf_store = (bw_blend_leaf *)bw_alloc_zeroed(a, nl * SLOTS * nleaf * sizeof *c->leaf_store);
-    c->sync_lead = (int *)bw_alloc_zeroed(a, (size_t)g->state_count * sizeof *c->sync_lead);
-    c->sync_w = (float *)bw_alloc_zeroed(a, (size_t)g->state_count * sizeof *c->sync_w);
-    c->sync_groups = (int *)bw_alloc_zeroed(a, 2 * nl * sizeof *c->sync_groups);
-    if (!c->bindings || !c->params || !c->age || !c->layers || !c->routes || !c->bfs || !c->contributions ||
-        !c->events || !c->leaves || !c->tree_scratch || !c->clip_buf || !c->ref_buf || (g->ref_count && !c->refs) ||
-        !c->root_buf || !c->ref_ids || !c->leaf_store || (g->state_count && (!c->sync_lead || !c->sync_w)) ||
-        !c->sync_groups)
-        return BW_ERR_OUT_OF_MEMORY;
-    for (int i = 0; i < g->state_count; i++) c->sync_lead[i] = -1;
-    if (bw_pose_init(&c->scratch, c->rig, a) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
-    for (size_t l = 0; l < nl; l++) {
-        layer_rt *R = &c->layers[l];
-        if (bw_pose_init(&R->pose, c->rig, a) != BW_OK || bw_pose_init(&R->snapshot, c->rig, a) != BW_OK)
-            return BW_ERR_OUT_OF_MEMORY;
+    layer_rt measuring; /* stands in for the layers while only measuring */
+#define LAYER(l) (k->base ? &c->layers[l] : &measuring)
+    c->layers = (layer_rt *)CARVE(k, nl, c->layers);
+    c->params = (float *)CARVE(k, g->param_count, c->params);
+    c->bindings = (const bw_binding **)CARVE(k, g->clip_count, c->bindings);
+    c->contributions = (bw_contribution *)CARVE(k, nl, c->contributions);
+    c->leaf_store = (bw_blend_leaf *)CARVE(k, nl * SLOTS * nleaf, c->leaf_store);
+    c->leaves = (bw_blend_leaf *)CARVE(k, nleaf, c->leaves);
+    c->tree_scratch = (float *)CARVE(k, g->max_tree_scratch, c->tree_scratch);
+    c->clip_buf = (bw_clip_contribution *)CARVE(k, 2 * nleaf, c->clip_buf);
+    c->ref_buf = (bw_contribution *)CARVE(k, 2 * nleaf, c->ref_buf);
+    c->ref_ids = (int *)CARVE(k, 2 * nleaf, c->ref_ids);
+    c->root_buf = (bw_root_play *)CARVE(k, 2 * nleaf, c->root_buf);
+    c->sync_lead = (int *)CARVE(k, g->state_count, c->sync_lead);
+    c->sync_w = (float *)CARVE(k, g->state_count, c->sync_w);
+    c->sync_groups = (int *)CARVE(k, 2 * nl, c->sync_groups);
+    c->age = (double *)CARVE(k, g->param_count, c->age);
+    c->refs = (bw_pose *)CARVE(k, g->ref_count, c->refs);
+    for (size_t l = 0; l < nl; l++)
         if (g->layers[l].mask >= 0) {
-            R->mask = (float *)bw_alloc_zeroed(a, nj * sizeof(float));
-            R->masked = (float *)bw_alloc_zeroed(a, nj * sizeof(float));
-            if (!R->mask || !R->masked) return BW_ERR_OUT_OF_MEMORY;
+            LAYER(l)->mask = (float *)CARVE(k, nj, LAYER(l)->mask);
+            LAYER(l)->masked = (float *)CARVE(k, nj, LAYER(l)->masked);
+        }
+    c->hot_size = k->used; /* c is carved first, at the block's start */
+    for (size_t l = 0; l < nl; l++) carve_pose(k, c, &LAYER(l)->pose);
+    c->events = (bw_graph_event *)CARVE(k, c->event_capacity, c->events); /* a few are touched per frame */
+    /* cold: fades, travel, references mixed per frame or not shared */
+    c->routes = (int *)CARVE(k, nl * ns, c->routes);
+    c->bfs = (int *)CARVE(k, 3 * ns, c->bfs);
+    for (size_t l = 0; l < nl; l++)
+        if (g->layers[l].additive) carve_pose(k, c, &LAYER(l)->ref);
+    for (size_t l = 0; l < nl; l++) {
+        carve_pose(k, c, &LAYER(l)->snapshot);
+        if (g->layers[l].additive) carve_pose(k, c, &LAYER(l)->ref_snapshot);
+    }
+    carve_pose(k, c, &c->scratch);
+    for (int i = 0; i < g->ref_count; i++) carve_pose(k, c, k->base ? &c->refs[i] : &measuring.pose);
+#undef LAYER
+}
+
+/* The cursor's block (c is in it) and its mixer, or NULL (out of memory). */
+static bw_graph_cursor *allocate_cursor(const bw_graph *g, const bw_rig *rig, const bw_allocator *alloc,
+                                        int event_capacity)
+{
+    bw_graph_cursor shape = {.g = g, .rig = rig, .event_capacity = event_capacity};
+    shape.joint_count = bw_rig_joint_count(rig);
+    shape.curve_count = bw_rig_curve_count(rig);
+    block_carver k = {NULL, 0};
+    carve(&k, sizeof shape, CURSOR_LINE);
+    carve_cursor(&k, &shape);
+    size_t size = k.used + CURSOR_LINE - 1; /* room to start on a line */
+    char *block = (char *)bw_alloc_zeroed(alloc, size);
+    if (!block) return NULL;
+    k = (block_carver){block + (CURSOR_LINE - 1 - ((uintptr_t)(block + CURSOR_LINE - 1) % CURSOR_LINE)), 0};
+    bw_graph_cursor *c = (bw_graph_cursor *)carve(&k, sizeof *c, CURSOR_LINE);
+    *c = shape;
+    c->alloc = *alloc;
+    c->hot_size = shape.hot_size;
+    c->block = block;
+    c->block_size = size;
+    carve_cursor(&k, c);
+    for (int i = 0; i < g->state_count; i++) c->sync_lead[i] = -1;
+    for (int l = 0; l < g->layer_count; l++) {
+        layer_rt *R = &c->layers[l];
+        if (R->mask) {
             R->masked_view = R->pose;
             R->masked_view.coverage = R->masked;
         }
-        if (g->layers[l].additive &&
-            (bw_pose_init(&R->ref, c->rig, a) != BW_OK || bw_pose_init(&R->ref_snapshot, c->rig, a) != BW_OK))
-            return BW_ERR_OUT_OF_MEMORY;
     }
-    for (int i = 0; i < g->ref_count; i++)
-        if (bw_pose_init(&c->refs[i], c->rig, a) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
+    c->ref_use = c->refs;
     int max_contributions = g->layer_count > 2 * g->max_leaves ? g->layer_count : 2 * g->max_leaves;
-    bw_result res = make_mixer(c->rig, max_contributions, a, &c->mixer);
-    return res == BW_OK ? BW_OK : BW_ERR_OUT_OF_MEMORY;
+    c->mixer_hot = bw_mixer_hot_bytes(rig, max_contributions, BW_SIMD_AUTO);
+    if (make_mixer(rig, max_contributions, alloc, &c->mixer) != BW_OK) {
+        cursor_free(c);
+        return NULL;
+    }
+    return c;
 }
 
 /* Masks resolved on the rig, through scratch that lives only here. */
@@ -1316,6 +1474,20 @@ bw_result bw_graph_cursor_rebind(bw_graph_cursor *c, const bw_binding *const *bi
     if (r.count) return r.first;
     for (int i = 0; i < c->g->clip_count; i++) c->bindings[i] = bindings[i];
     bake_references(c);
+    /* still the shared set's numbers, or another existing set's, or its own
+       (rebind never allocates) */
+    if (!c->share || !refs_equal(c->g, c->share->poses, c->refs)) {
+        const bw_pose *old = c->ref_use;
+        share_detach(c);
+        share_attach(c, false);
+        /* a layer measuring from one baked reference reads it in the new set
+           (the old one may be gone) */
+        for (int l = 0; l < c->g->layer_count; l++) {
+            layer_rt *R = &c->layers[l];
+            for (int k = 0; k < c->g->ref_count; k++)
+                if (R->ref_view == &old[k]) R->ref_view = &c->ref_use[k];
+        }
+    }
     c->gen++; /* leaf lengths may have changed with a refresh */
     return BW_OK;
 }
@@ -1364,19 +1536,14 @@ bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_de
     }
     check_cursor_desc(graph, desc, mask_joints, &r);
     bw_graph_cursor *c = NULL;
-    if (r.count == 0) c = (bw_graph_cursor *)bw_alloc_zeroed(&alloc, sizeof *c);
+    if (r.count == 0) c = allocate_cursor(graph, desc->rig, &alloc, desc->event_capacity > 0 ? desc->event_capacity : 64);
     if (r.count == 0 && !c) bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory");
     if (c) {
-        c->g = graph;
-        c->rig = desc->rig;
-        c->alloc = alloc;
-        c->joint_count = bw_rig_joint_count(desc->rig);
-        c->curve_count = bw_rig_curve_count(desc->rig);
-        bw_result res = allocate_cursor(c, desc->event_capacity > 0 ? desc->event_capacity : 64);
-        if (res == BW_OK) res = resolve_masks(c, mask_joints);
+        bw_result res = resolve_masks(c, mask_joints);
         if (res == BW_OK) {
             reset_state(c, desc);
             bake_references(c);
+            share_attach(c, true);
             /* The entry poses: the freeze snapshot source before the first evaluation. */
             for (int l = 0; l < graph->layer_count && res == BW_OK; l++) res = evaluate_layer(c, l);
         }

@@ -5,6 +5,8 @@
 #ifndef BW_GRAPH_INTERNAL_H
 #define BW_GRAPH_INTERNAL_H
 
+#include <pthread.h>
+
 #include "blendwerk/graph.h"
 
 typedef struct g_param {
@@ -99,8 +101,24 @@ typedef struct g_layer {
     int transition_first, transition_count; /* into bw_graph.transitions */
 } g_layer;
 
+/* One set of baked additive reference poses (bw_graph.ref_count poses)
+ * that every cursor whose own baked set is bitwise equal reads instead of
+ * its own copy: a crowd on one rig and one set of bindings reads one set,
+ * which stays in cache, instead of one per character. Allocated through
+ * the graph's allocator; `users` cursors hold it; freed by the last. */
+typedef struct g_ref_share {
+    struct g_ref_share *next;
+    int users;
+    bw_pose poses[]; /* ref_count; read-only once published */
+} g_ref_share;
+
 struct bw_graph {
     bw_allocator alloc; /* copied from the desc (fn NULL = malloc) */
+    /* The shared reference sets of the graph's cursors (graph_cursor.c):
+     * a cache beside the immutable graph, so guarded by its lock (cursors
+     * of one graph may be created and destroyed on different threads). */
+    pthread_mutex_t share_lock;
+    g_ref_share *shares;
     size_t size;        /* of the one block */
     int param_count, clip_count, marker_count, mask_count, mask_entry_count, layer_count, state_count, transition_count,
         condition_count;
@@ -139,6 +157,26 @@ void bw_graph_add_layer_scalar(bw_pose *out, const bw_pose *pose, const bw_pose 
  * (tests/test_graph.c). */
 void bw_graph_quat_pow_exact(const float *q, float a, float *out);
 void bw_graph_quat_pow_fast(const float *q, float a, const float *ca, const float *cb, float *out);
+
+/* Free every shared reference set still listed (graph.c calls it from
+ * bw_graph_destroy; with every cursor destroyed first there is none). */
+void bw_graph_free_shares(bw_graph *g);
+
+/* Where a cursor's per-frame state starts (graph_cursor.c): the part of
+ * its one block every update and evaluation touches first (the struct,
+ * parameters, layer state, the small per-frame arrays) and its mixer's
+ * hot part. An owner keeps the hint (bw_graph_cursor_hint_of, once per
+ * cursor) and calls bw_graph_cursor_prefetch with other work before the
+ * update (the animator checks the character state): the fetch of a cold
+ * cursor is hidden behind it, and the hint itself reads nothing of the
+ * cursor. Only a hint: no effect on any value; a zeroed hint does
+ * nothing. */
+typedef struct bw_graph_cursor_hint {
+    const void *cursor, *mixer;
+    size_t cursor_bytes, mixer_bytes;
+} bw_graph_cursor_hint;
+bw_graph_cursor_hint bw_graph_cursor_hint_of(const bw_graph_cursor *c);
+void bw_graph_cursor_prefetch(const bw_graph_cursor_hint *hint);
 
 /* Collects every problem of a compile or cursor creation (graph.c). */
 typedef struct bw_graph_report {

@@ -34,6 +34,8 @@
 
 struct bw_mixer {
     bw_allocator alloc; /* by value (fn NULL: malloc) */
+    void *block;        /* the allocation the mixer and its arrays live in */
+    size_t block_size;
     const bw_simd_kernels *kernels; /* the path chosen at creation (bw_mixer_desc.simd) */
     int joint_count;
     int curve_count;
@@ -64,24 +66,53 @@ static inline void splat_row(float *out, float x)
 #endif
 }
 
-/* ---- creation ---- */
+/* ---- creation ----
+ * The mixer and its arrays are one block, in the order a run touches
+ * them: the struct and the per-contribution arrays every run writes
+ * first (what bw_mixer_prefetch asks for), then the rest. The scratch
+ * poses, used only for clips without a dense grid, are allocated apart. */
+
+#define MIXER_LINE 64
+
+/* Offsets of the arrays in a mixer's block (from the block's aligned start). */
+typedef struct mixer_layout {
+    size_t order, entries, rank_end, sampled; /* the hot part ends at `hot` */
+    size_t hot;
+    size_t curve_angle, scratch, splat, ones;
+    size_t size;
+} mixer_layout;
+
+static mixer_layout layout_of(int joint_count, int curve_count, int max_contributions, bool splat)
+{
+    size_t nm = (size_t)max_contributions, nc = (size_t)curve_count;
+    size_t n_ones = (size_t)(joint_count > curve_count ? joint_count : curve_count);
+    mixer_layout l;
+    size_t at = sizeof(bw_mixer);
+#define PLACE(field, bytes, align)                                                                                     \
+    do {                                                                                                               \
+        at = bw_align_up(at, (align));                                                                                 \
+        l.field = at;                                                                                                  \
+        at += (bytes);                                                                                                 \
+    } while (0)
+    PLACE(order, nm * sizeof(int), BW_MAX_ALIGN);
+    PLACE(entries, nm * sizeof(bw_mix_entry), BW_MAX_ALIGN);
+    PLACE(rank_end, nm * sizeof(int), BW_MAX_ALIGN);
+    PLACE(sampled, nm * sizeof(bw_contribution), BW_MAX_ALIGN);
+    l.hot = at;
+    PLACE(curve_angle, nc, BW_MAX_ALIGN);
+    PLACE(scratch, nm * sizeof(bw_pose), BW_MAX_ALIGN);
+    PLACE(splat, splat ? nm * BW_MIX_SPLAT_COUNT * sizeof(float[4]) : 0, BW_MAX_ALIGN);
+    PLACE(ones, n_ones * sizeof(float), BW_MAX_ALIGN);
+#undef PLACE
+    l.size = at;
+    return l;
+}
 
 static void mixer_free(bw_mixer *m)
 {
-    const bw_allocator *a = &m->alloc;
-    size_t nc = (size_t)m->curve_count, nm = (size_t)m->max_contributions;
-    bw_free(a, m->order, nm * sizeof *m->order);
-    bw_free(a, m->entries, nm * sizeof *m->entries);
-    bw_free(a, m->rank_end, nm * sizeof *m->rank_end);
-    bw_free(a, m->curve_angle, nc * sizeof *m->curve_angle);
-    if (m->scratch)
-        for (size_t i = 0; i < nm; i++) bw_pose_deinit(&m->scratch[i]);
-    bw_free(a, m->scratch, nm * sizeof *m->scratch);
-    bw_free(a, m->sampled, nm * sizeof *m->sampled);
-    bw_free(a, m->splat, nm * BW_MIX_SPLAT_COUNT * sizeof *m->splat);
-    bw_free(a, m->ones, (size_t)(m->joint_count > m->curve_count ? m->joint_count : m->curve_count) * sizeof *m->ones);
-    bw_allocator copy = m->alloc; /* m is freed through its own copy */
-    bw_free(&copy, m, sizeof *m);
+    for (int i = 0; i < m->max_contributions; i++) bw_pose_deinit(&m->scratch[i]);
+    bw_allocator copy = m->alloc; /* m lives in the block it frees */
+    bw_free(&copy, m->block, m->block_size);
 }
 
 bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer)
@@ -90,39 +121,47 @@ bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer)
     const int joint_count = bw_rig_joint_count(desc->rig), curve_count = bw_rig_curve_count(desc->rig);
     const int max_contributions = desc->max_contributions ? desc->max_contributions : BW_MIXER_DEFAULT_CONTRIBUTIONS;
     if (joint_count > (1 << 26) || curve_count > (1 << 26) || max_contributions > (1 << 20)) return BW_ERR_LIMIT;
-    bw_mixer *m = (bw_mixer *)bw_alloc_zeroed(&desc->allocator, sizeof *m);
-    if (!m) return BW_ERR_OUT_OF_MEMORY;
+    const bw_simd_kernels *kernels = bw_simd_kernels_for(desc->simd);
+    const bool splat = kernels->path == BW_SIMD_SSE2; /* the SSE2 path only: 16-byte rows */
+    const mixer_layout l = layout_of(joint_count, curve_count, max_contributions, splat);
+    const size_t size = l.size + MIXER_LINE - 1; /* room to start on a line */
+    char *block = (char *)bw_alloc_zeroed(&desc->allocator, size);
+    if (!block) return BW_ERR_OUT_OF_MEMORY;
+    char *base = block + (MIXER_LINE - 1 - ((uintptr_t)(block + MIXER_LINE - 1) % MIXER_LINE));
+    bw_mixer *m = (bw_mixer *)base;
     m->alloc = desc->allocator;
-    m->kernels = bw_simd_kernels_for(desc->simd);
+    m->block = block;
+    m->block_size = size;
+    m->kernels = kernels;
     m->joint_count = joint_count;
     m->curve_count = curve_count;
     m->max_contributions = max_contributions;
-    const bw_allocator *a = &m->alloc;
-    size_t nc = (size_t)curve_count, nm = (size_t)max_contributions;
-    m->order = (int *)bw_alloc(a, nm * sizeof *m->order);
-    m->entries = (bw_mix_entry *)bw_alloc(a, nm * sizeof *m->entries);
-    m->rank_end = (int *)bw_alloc(a, nm * sizeof *m->rank_end);
-    m->curve_angle = (unsigned char *)bw_alloc_zeroed(a, nc * sizeof *m->curve_angle);
-    m->scratch = (bw_pose *)bw_alloc_zeroed(a, nm * sizeof *m->scratch);
-    m->sampled = (bw_contribution *)bw_alloc(a, nm * sizeof *m->sampled);
-    /* bw_alloc gives max_align_t alignment: 16 bytes on the x86-64 targets of the SSE2 path */
-    if (m->kernels->path == BW_SIMD_SSE2) m->splat = (float(*)[4])bw_alloc(a, nm * BW_MIX_SPLAT_COUNT * sizeof *m->splat);
-    const size_t n_ones = (size_t)(joint_count > curve_count ? joint_count : curve_count);
-    m->ones = (float *)bw_alloc(a, n_ones * sizeof *m->ones);
-    if (!m->order || !m->entries || !m->rank_end || !m->curve_angle || !m->scratch || !m->sampled ||
-        (m->kernels->path == BW_SIMD_SSE2 && !m->splat) || (n_ones > 0 && !m->ones)) {
-        mixer_free(m);
-        return BW_ERR_OUT_OF_MEMORY;
-    }
-    for (size_t i = 0; i < nm; i++)
-        if (bw_pose_init_counts(&m->scratch[i], joint_count, curve_count, a) != BW_OK) {
+    m->order = (int *)(base + l.order);
+    m->entries = (bw_mix_entry *)(base + l.entries);
+    m->rank_end = (int *)(base + l.rank_end);
+    m->sampled = (bw_contribution *)(base + l.sampled);
+    m->curve_angle = (unsigned char *)(base + l.curve_angle);
+    m->scratch = (bw_pose *)(base + l.scratch);
+    m->splat = splat ? (float(*)[4])(base + l.splat) : NULL;
+    m->ones = (float *)(base + l.ones);
+    for (int i = 0; i < max_contributions; i++)
+        if (bw_pose_init_counts(&m->scratch[i], joint_count, curve_count, &m->alloc) != BW_OK) {
             mixer_free(m);
             return BW_ERR_OUT_OF_MEMORY;
         }
     for (int i = 0; i < curve_count; i++) m->curve_angle[i] = bw_rig_curve_kind(desc->rig, i) == BW_CURVE_ANGLE;
-    for (size_t i = 0; i < n_ones; i++) m->ones[i] = 1.0f;
+    for (int i = 0; i < (joint_count > curve_count ? joint_count : curve_count); i++) m->ones[i] = 1.0f;
     *out_mixer = m;
     return BW_OK;
+}
+
+size_t bw_mixer_hot_bytes(const bw_rig *rig, int max_contributions, bw_simd_path simd)
+{
+    if (!rig || max_contributions < 0) return 0;
+    const int n = max_contributions ? max_contributions : BW_MIXER_DEFAULT_CONTRIBUTIONS;
+    return layout_of(bw_rig_joint_count(rig), bw_rig_curve_count(rig), n,
+                     bw_simd_kernels_for(simd)->path == BW_SIMD_SSE2)
+        .hot;
 }
 
 void bw_mixer_destroy(bw_mixer *mixer)
@@ -273,6 +312,22 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
                out->curve_coverage);
 }
 
+/* One hint per 64-byte line of [p, p + bytes). */
+static void prefetch_bytes(const void *p, size_t bytes)
+{
+#if defined(__GNUC__)
+    for (const char *at = (const char *)p, *end = at + bytes; at < end; at += 64) __builtin_prefetch(at, 1, 3);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
+void bw_mixer_prefetch(const bw_mixer *mixer, size_t hot_bytes)
+{
+    if (mixer) prefetch_bytes(mixer, hot_bytes);
+}
+
 bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution *contributions, int count,
                      bw_pose *out)
 {
@@ -283,6 +338,29 @@ bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution
         if (!pose_fits(mixer, contributions[i].pose)) return BW_ERR_INVALID_ARGUMENT;
     run_mix(mixer, contributions, NULL, count, base, out);
     return BW_OK;
+}
+
+/* ---- a read-only empty base (mix_internal.h) ---- */
+
+#define ID1 {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}
+#define ID4 ID1, ID1, ID1, ID1
+#define ID16 ID4, ID4, ID4, ID4
+#define ID64 ID16, ID16, ID16, ID16
+/* What bw_pose_clear writes, for up to BW_MIX_EMPTY_MAX joints and curves,
+ * shared read-only by every mixer (it stays in cache across a crowd). */
+static const bw_transform empty_joints[BW_MIX_EMPTY_MAX] = {ID64, ID64, ID64, ID64};
+static const float empty_zeros[BW_MIX_EMPTY_MAX];
+#undef ID64
+#undef ID16
+#undef ID4
+#undef ID1
+
+bool bw_mix_empty_view(const bw_mixer *mixer, bw_pose *view)
+{
+    if (mixer->joint_count > BW_MIX_EMPTY_MAX || mixer->curve_count > BW_MIX_EMPTY_MAX) return false;
+    *view = (bw_pose){(bw_transform *)empty_joints, (float *)empty_zeros, (float *)empty_zeros, (float *)empty_zeros,
+                      mixer->joint_count, mixer->curve_count, {NULL, NULL}};
+    return true;
 }
 
 bw_result bw_mix_run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base,

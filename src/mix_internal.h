@@ -16,4 +16,24 @@
 bw_result bw_mix_run_clips_over(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base, bool over_rest,
                                 bool bindings_checked, const bw_clip_contribution *clips, int count, bw_pose *out);
 
+/* Ask the cache for the mixer's own state every run touches first (its
+ * struct and per-contribution arrays, the start of its one block):
+ * hot_bytes from bw_mixer_hot_bytes for the mixer's desc, kept by the
+ * caller so the hint reads nothing of the (cold) mixer itself. A crowd's
+ * mixers are cold by their next frame; a caller with other work to do
+ * first hides the fetch behind it. Only a hint: no effect on any value;
+ * NULL is a no-op. */
+size_t bw_mixer_hot_bytes(const bw_rig *rig, int max_contributions, bw_simd_path simd);
+void bw_mixer_prefetch(const bw_mixer *mixer, size_t hot_bytes);
+
+/* A read-only view to pass as a run's `base` instead of clearing `out`
+ * first (the joint pass reads the base and writes every block of `out`,
+ * so `out` is written once): the values bw_pose_clear writes (identity
+ * joints, zero curves, coverage 0) for the mixer's counts, from storage
+ * shared by every mixer. Never write through it. False, `view` untouched,
+ * for a rig of more than BW_MIX_EMPTY_MAX joints or curves (clear `out`
+ * instead). */
+#define BW_MIX_EMPTY_MAX 256
+bool bw_mix_empty_view(const bw_mixer *mixer, bw_pose *view);
+
 #endif

@@ -287,6 +287,13 @@ static void an_incompatible_graph_is_refused_and_changes_nothing(void)
     bw_character_state s = {.velocity = {0}};
     bw_animator_update(a, 0.25f, &s, NULL);
     CHECK_NEAR(spine_x(a), 0.75, TOL);
+    /* removing the graph needs the body layer's mixer, which an animator
+       made with a graph has not made: refused, the animator is unchanged */
+    c.budget = 0;
+    CHECK_INT(bw_animator_set_graph(a, NULL, NULL, 0.0f, NULL), BW_ERR_OUT_OF_MEMORY);
+    c.budget = -1;
+    CHECK(bw_animator_graph(a) == g4 && bw_animator_cursor(a) != NULL);
+    CHECK_STR(state_name(a), "move");
     /* removing the graph: the base goes back to locomotion (none here: rest) */
     CHECK_INT(bw_animator_set_graph(a, NULL, NULL, 0.0f, NULL), BW_OK);
     CHECK(bw_animator_cursor(a) == NULL && bw_animator_graph(a) == NULL);

@@ -1701,6 +1701,89 @@ static void additive_references_should_be_baked_against_each_kind(void)
     }
 }
 
+/* Cursors whose baked references are bitwise equal read one shared set
+ * (graph_internal.h); a cursor baked against other numbers reads its own.
+ * The graph of the REST case above: at τ 0.5, w 1, the root shows t
+ * (1, 5, 0) − t_ref and r q_x90·q_y(45°) (the rest rotation stays the
+ * identity). A and B are baked against the rig's rest t_ref 0: (1, 5, 0).
+ * After the rig's root rest moves to t (0, 1, 0), C is baked against it:
+ * (1, 4, 0), while A and B keep theirs; A destroyed, B still reads the
+ * set (AddressSanitizer would see a freed one); B rebound bakes against
+ * the new rest: (1, 4, 0); C rebound keeps (1, 4, 0). */
+static void equal_references_should_be_shared_and_others_kept_apart(void)
+{
+    const float A = cosf((float)M_PI / 4);
+    const float qx90[4] = {A, 0, 0, A}, qy45[4] = {0, sinf((float)M_PI / 8), 0, cosf((float)M_PI / 8)};
+    float q[4];
+    quat_mul(qx90, qy45, q);
+    const float t_old[3] = {1, 5, 0}, t_new[3] = {1, 4, 0};
+    bw_graph_state_desc base_states[1] = {{.name = "tilt", .clip = TILT}};
+    bw_graph_state_desc add_states[1] = {{.name = "add", .clip = ADDC, .reference = {BW_GRAPH_REF_REST, 0, 0}}};
+    bw_graph_layer_desc layers[2] = {layer("base", "tilt", base_states, 1, NULL, 0),
+                                     layer("add", "add", add_states, 1, NULL, 0)};
+    layers[1].mode = BW_GRAPH_ADDITIVE;
+    bw_graph_desc d = graph_desc(layers, 2, NULL, 0);
+    bw_graph *g = compile(&d);
+    const bw_transform saved = bw_rig_rest_pose(rig)[ROOT];
+    bw_graph_cursor *a = cursor_for(g, NULL), *b = cursor_for(g, NULL);
+    bw_transform moved = saved;
+    moved.t[0] = 0, moved.t[1] = 1, moved.t[2] = 0;
+    CHECK_INT(bw_rig_set_rest(rig, ROOT, &moved), BW_OK);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_pose out = new_pose();
+    bw_graph_cursor *all[3] = {a, b, c};
+    for (int i = 0; i < 3; i++) {
+        bw_graph_cursor_update(all[i], 0.5f);
+        CHECK_INT(bw_graph_cursor_evaluate(all[i], NULL, &out), BW_OK);
+        CHECK_ROOT(&out, i < 2 ? t_old : t_new, q);
+    }
+    bw_graph_cursor_destroy(a);
+    CHECK_INT(bw_graph_cursor_evaluate(b, NULL, &out), BW_OK);
+    CHECK_ROOT(&out, t_old, q);
+    CHECK_INT(bw_graph_cursor_rebind(b, (const bw_binding *const *)bindings, CLIPS, NULL), BW_OK);
+    CHECK_INT(bw_graph_cursor_rebind(c, (const bw_binding *const *)bindings, CLIPS, NULL), BW_OK);
+    for (int i = 1; i < 3; i++) {
+        CHECK_INT(bw_graph_cursor_evaluate(all[i], NULL, &out), BW_OK);
+        CHECK_ROOT(&out, t_new, q);
+    }
+    CHECK_INT(bw_rig_set_rest(rig, ROOT, &saved), BW_OK);
+    bw_graph_cursor_destroy(c);
+    teardown(b, g, &out);
+
+    /* The shared set against the straightforward own copy, bit for bit:
+     * with the graph's allocator refusing, the first cursor cannot publish
+     * a set and reads its own; the second publishes one and reads it. The
+     * additive layer at weight 0.7 over 50 uneven updates. */
+    alloc_counter counter = ALLOC_COUNTER(-1);
+    d.allocator = (bw_allocator){alloc_counter_fn, &counter};
+    g = compile(&d);
+    counter.budget = 0;
+    bw_graph_cursor *own = cursor_for(g, NULL);
+    counter.budget = -1;
+    CHECK(counter.refused == 1); /* the set it could not publish */
+    bw_graph_cursor *shared = cursor_for(g, NULL);
+    out = new_pose();
+    bw_pose out2 = new_pose();
+    bool same = true;
+    for (int f = 0; f < 50; f++) {
+        float dt = 0.01f + 0.003f * (float)(f % 7);
+        bw_graph_cursor *both[2] = {own, shared};
+        bw_pose *outs[2] = {&out, &out2};
+        for (int i = 0; i < 2; i++) {
+            CHECK_INT(bw_graph_cursor_set_layer_weight(both[i], 1, 0.7f, 0.0f), BW_OK);
+            bw_graph_cursor_update(both[i], dt);
+            CHECK_INT(bw_graph_cursor_evaluate(both[i], NULL, outs[i]), BW_OK);
+        }
+        same = same && memcmp(out.joints, out2.joints, (size_t)out.joint_count * sizeof *out.joints) == 0 &&
+               memcmp(out.coverage, out2.coverage, (size_t)out.joint_count * sizeof *out.coverage) == 0;
+    }
+    CHECK(same);
+    bw_pose_deinit(&out2);
+    bw_graph_cursor_destroy(own);
+    teardown(shared, g, &out);
+    CHECK_INT(counter.live_blocks, 0);
+}
+
 /* A blend state on an additive layer measures each leaf against its own
  * clip's reference (per blend node), or all against one named pose. 1D
  * blend of IDLE (t (τ, 0, 0)) and ADDC (t (2τ, 5, 0)) at speed 0.5:
@@ -2114,6 +2197,7 @@ int main(void)
     RUN(blend_states_should_advance_by_the_weighted_cycle);
     RUN(additive_layers_should_add_the_delta_from_the_reference);
     RUN(additive_references_should_be_baked_against_each_kind);
+    RUN(equal_references_should_be_shared_and_others_kept_apart);
     RUN(quat_pow_fast_should_match_the_direct_rotation);
     RUN(additive_layer_should_use_each_joints_own_weight);
     RUN(additive_layer_blocks_should_match_the_joint_by_joint_form);

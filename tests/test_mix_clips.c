@@ -7,6 +7,7 @@
 #include "simd.h"
 #include "clip_internal.h"
 #include "fixtures.h"
+#include "mix_internal.h"
 
 #define JOINTS 37 /* whole vectors of 4, 8 and 16 joints and a tail on every path */
 #define KEYS 16
@@ -454,11 +455,99 @@ static void short_series_grids(void)
     bw_rig_destroy(rig);
 }
 
+/* The mixer's empty view as a run's base against the straightforward
+ * form, a cleared pose mixed over in place: the same bits (joints,
+ * coverage, curves) on every kernel path, for the fused clip pass (joint 7
+ * is uncovered by the sparse clip alone, so the base shows through) and
+ * for poses, over a target holding other numbers first. A rig beyond
+ * BW_MIX_EMPTY_MAX joints gets no view. */
+static bool same_pose_bits(const bw_pose *a, const bw_pose *b)
+{
+    size_t nj = (size_t)a->joint_count, nc = (size_t)a->curve_count;
+    return memcmp(a->joints, b->joints, nj * sizeof *a->joints) == 0 &&
+           memcmp(a->coverage, b->coverage, nj * sizeof *a->coverage) == 0 &&
+           (nc == 0 || (memcmp(a->curves, b->curves, nc * sizeof *a->curves) == 0 &&
+                        memcmp(a->curve_coverage, b->curve_coverage, nc * sizeof *a->curve_coverage) == 0));
+}
+
+static void the_empty_view_equals_a_cleared_pose(void)
+{
+    four_clips f = make_four((const float[4]){0.3f, 1.1f, 0.7f, 1.9f});
+    bw_pose expected, got, sampled;
+    bw_pose_init(&expected, f.rig, NULL);
+    bw_pose_init(&got, f.rig, NULL);
+    bw_pose_init(&sampled, f.rig, NULL);
+    int compared = 0, differing = 0;
+    for (int mode = BW_SIMD_PORTABLE; mode < BW_SIMD_PATH_COUNT; mode++) {
+        if (!bw_simd_supported((bw_simd_path)mode)) continue;
+        bw_mixer_desc md = {f.rig, 4, {NULL, NULL}, (bw_simd_path)mode};
+        bw_mixer *m = NULL;
+        CHECK_INT(bw_mixer_create(&md, &m), BW_OK);
+        bw_pose empty;
+        CHECK(bw_mix_empty_view(m, &empty));
+        for (int step = 0; step < 12; step++) {
+            float t = 0.09f * (float)step;
+            /* one clip alone (each kind), then all four at two ranks */
+            for (int set = 0; set < 5; set++) {
+                bw_clip_contribution cc[4];
+                int n = 0;
+                for (int i = 0; i < 4; i++)
+                    if (set == 4 || set == i) cc[n++] = (bw_clip_contribution){f.bindings[i], t + 0.2f * (float)i, 0.6f, i == 2};
+                bw_pose_clear(&expected);
+                CHECK_INT(bw_mix_run_clips(m, f.rig, NULL, cc, n, &expected), BW_OK);
+                bw_pose_set_rest(&got, f.rig); /* other numbers: the run must overwrite them all */
+                CHECK_INT(bw_mix_run_clips(m, f.rig, &empty, cc, n, &got), BW_OK);
+                differing += !same_pose_bits(&expected, &got);
+                compared++;
+            }
+            bw_sample_clip(f.bindings[2], f.rig, t, &sampled);
+            bw_contribution pc = {&sampled, 0.7f, 0};
+            bw_pose_clear(&expected);
+            CHECK_INT(bw_mix_run(m, NULL, &pc, 1, &expected), BW_OK);
+            bw_pose_set_rest(&got, f.rig);
+            CHECK_INT(bw_mix_run(m, &empty, &pc, 1, &got), BW_OK);
+            differing += !same_pose_bits(&expected, &got);
+            compared++;
+        }
+        /* joint 7 is not in the sparse clip: alone it shows the empty base */
+        bw_clip_contribution sparse = {f.bindings[2], 0.5f, 1.0f, 0};
+        bw_pose_set_rest(&got, f.rig);
+        CHECK_INT(bw_mix_run_clips(m, f.rig, &empty, &sparse, 1, &got), BW_OK);
+        CHECK(got.coverage[7] == 0.0f && got.joints[7].t[0] == 0.0f && got.joints[7].r[3] == 1.0f &&
+              got.joints[7].s[2] == 1.0f);
+        bw_mixer_destroy(m);
+    }
+    printf("empty view vs cleared pose: %d of %d runs differ\n", differing, compared);
+    CHECK(compared > 0);
+    CHECK_INT(differing, 0);
+    /* too many joints for the view */
+    static bw_rig_joint_desc big[BW_MIX_EMPTY_MAX + 1];
+    for (int i = 0; i <= BW_MIX_EMPTY_MAX; i++) {
+        static char names[BW_MIX_EMPTY_MAX + 1][8];
+        snprintf(names[i], sizeof names[i], "b%d", i);
+        big[i] = (bw_rig_joint_desc){names[i], i - 1, bw_transform_identity};
+    }
+    bw_rig_desc bd = {.joints = big, .joint_count = BW_MIX_EMPTY_MAX + 1};
+    bw_rig *big_rig = fixture_rig_desc(&bd);
+    bw_mixer_desc md = {big_rig, 1, {NULL, NULL}, BW_SIMD_AUTO};
+    bw_mixer *m = NULL;
+    CHECK_INT(bw_mixer_create(&md, &m), BW_OK);
+    bw_pose untouched = {0};
+    CHECK(!bw_mix_empty_view(m, &untouched) && untouched.joints == NULL);
+    bw_mixer_destroy(m);
+    bw_rig_destroy(big_rig);
+    bw_pose_deinit(&expected);
+    bw_pose_deinit(&got);
+    bw_pose_deinit(&sampled);
+    free_four(&f);
+}
+
 int main(void)
 {
     RUN(one_pass_equals_sample_then_mix);
     RUN(track_set_compose_equals_per_track_sampling);
     RUN(grid_blocks_of_full_coverage);
     RUN(short_series_grids);
+    RUN(the_empty_view_equals_a_cleared_pose);
     return check_summary();
 }

@@ -223,8 +223,10 @@ BW_API const bw_graph *bw_animator_graph(const bw_animator *animator);        /*
  * a previous graph the new one starts fresh at its entries (the body base
  * switches to the graph); graph NULL removes the graph (the base goes back
  * to explicit clips or locomotion). The old graph is no longer used once
- * this returns: the caller may destroy it. Allocates (the new cursor): call
- * it at reload, not per frame; the updates after it allocate nothing.
+ * this returns: the caller may destroy it. Allocates (the new cursor; with
+ * graph NULL, the first time, the body layer's clip playback and mixer,
+ * which an animator created with a graph does not make): call it at reload, not per frame;
+ * the updates after it allocate nothing.
  * Problems go to `errors` (may be NULL) with `where` "graph" or
  * "graph_clips[i]": BW_ERR_INVALID_ARGUMENT (NULL animator, a negative or
  * non-finite fade, a graph whose clip count is not the animator's and no

@@ -15,7 +15,7 @@
  * - A *cursor* (bw_graph_cursor) is one character's instance: parameters,
  *   triggers, per-layer state, progress and transition, travel routes,
  *   layer weights, the event queue, the mixer and the pose buffers
- *   (per-layer poses and freeze snapshots). Everything it needs is
+ *   (per-layer poses and freeze snapshots), in one block. Everything it needs is
  *   allocated by bw_graph_cursor_create; nothing a cursor does per frame
  *   (set / fire / travel / update / evaluate / drain and the queries)
  *   allocates, compares strings or resolves names. A cursor is not
@@ -203,7 +203,11 @@ typedef enum bw_graph_loop {
 
 /* What an additive state's plays are measured against (SPEC §7). The
  * reference poses are sampled once, when a cursor is created, so nothing
- * of a reference is sampled per frame. A frame index k of a clip made at f
+ * of a reference is sampled per frame; cursors of a graph whose baked
+ * references come out bitwise equal (one rig, the same clips) read one
+ * set kept with the graph (made and released as cursors are created and
+ * destroyed, under a lock: creation stays safe on several threads), so a
+ * crowd reads one set. A frame index k of a clip made at f
  * frames per second is the time k / f. */
 typedef enum bw_graph_reference_kind {
     BW_GRAPH_REF_OWN = 0, /* each played clip's own pose at `time` (default: time 0) */
