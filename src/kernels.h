@@ -572,11 +572,22 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
                           const bw_transform *src, const float *src_coverage, bw_transform *out, float *out_coverage)
 {
     const vf zero = vf_set1(0.0f), one = vf_set1(1.0f);
+    /* What lies below (x, its coverage) is read only when a rank has
+     * summed something, after its entries: the registers stay free for
+     * the sums while the entries run (16 on SSE2). */
     block x;
-    if (lanes == KERNEL_W) block_load(src, &x);
-    else block_load_tail(src, lanes, &x);
-    const vf cov_raw = cov_load(src_coverage, lanes);
-    vf cr = vf_clamp01(cov_raw);
+    vf cov_raw = zero, cr = zero;
+    int have_x = 0;
+#define LOAD_BELOW()                                                                                                   \
+    do {                                                                                                               \
+        if (!have_x) {                                                                                                 \
+            if (lanes == KERNEL_W) block_load(src, &x);                                                                \
+            else block_load_tail(src, lanes, &x);                                                                      \
+            cov_raw = cov_load(src_coverage, lanes);                                                                   \
+            cr = vf_clamp01(cov_raw);                                                                                  \
+            have_x = 1;                                                                                                \
+        }                                                                                                              \
+    } while (0)
     vi changed = vf_gt(zero, one); /* all false */
     for (int r = 0, e = 0; r < rank_count; r++) {
         block sum;
@@ -678,6 +689,7 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
         }
         vi has = vf_gt(share, zero);
         if (!vi_any(has)) continue;
+        LOAD_BELOW();
         /* Rank coverage c_k and overlay weights (c_r(1 − c_k), c_k) / total. */
         vf safe_share = vf_select(has, share, one);
         vf ck = vf_min1(safe_share);
@@ -729,6 +741,8 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
     /* a block nobody changed is not rewritten in place; from another base
      * it is copied through (loads and stores only move bits) */
     if (!vi_any(changed) && src == out) return;
+    LOAD_BELOW();
+#undef LOAD_BELOW
     /* Unchanged lanes still hold their loaded bits; their coverage is
      * restored raw (not clamped), so they pass through exactly. */
     if (lanes == KERNEL_W) block_store(&x, out);
