@@ -25,7 +25,7 @@ typedef struct alloc_stats {
 } alloc_stats;
 
 /* bw_allocator's shape (also lua_Alloc's): nsize 0 frees. */
-static void *counting_alloc(void *user, void *ptr, size_t osize, size_t nsize)
+static inline void *counting_alloc(void *user, void *ptr, size_t osize, size_t nsize)
 {
     alloc_stats *st = (alloc_stats *)user;
     if (nsize == 0) {
@@ -38,14 +38,14 @@ static void *counting_alloc(void *user, void *ptr, size_t osize, size_t nsize)
     return realloc(ptr, nsize);
 }
 
-static void bench_die(const char *prog, const char *what, bw_result r)
+static inline void bench_die(const char *prog, const char *what, bw_result r)
 {
     fprintf(stderr, "%s: %s failed: %s\n", prog, what, bw_result_name(r));
     exit(1);
 }
 
 /* The skeleton as a rig, joints named j000, j001, ... */
-static bw_rig *bench_make_rig(const wl_skeleton *sk, bw_allocator alloc)
+static inline bw_rig *bench_make_rig(const wl_skeleton *sk, bw_allocator alloc)
 {
     bw_rig_joint_desc *joints = calloc((size_t)sk->count, sizeof *joints);
     char(*names)[16] = calloc((size_t)sk->count, sizeof *names);
@@ -76,7 +76,7 @@ typedef struct bench_clip_extra {
 /* A looping clip of `intervals` key intervals at 30 keys/s on every
  * joint's translation, rotation and scale, from the curves `cv` (the
  * recipe: hemisphere-continuous rotations). */
-static bw_clip *bench_make_clip(const wl_skeleton *sk, const wl_curves *cv, const bw_rig *rig, int intervals,
+static inline bw_clip *bench_make_clip(const wl_skeleton *sk, const wl_curves *cv, const bw_rig *rig, int intervals,
                                 const bench_clip_extra *extra, bw_allocator alloc)
 {
     const int keys = intervals + 1, nj = sk->count;
@@ -140,7 +140,7 @@ typedef struct bench_options {
 
 /* Read argv[*i] if it is one of --quick, --json, --characters N, --reps R,
  * --frames F, --threads N (advancing *i past a value); false otherwise. */
-static bool bench_common_option(int argc, char **argv, int *i, bench_options *o)
+static inline bool bench_common_option(int argc, char **argv, int *i, bench_options *o)
 {
     const char *a = argv[*i];
     const bool has_value = *i + 1 < argc;
@@ -157,21 +157,21 @@ static bool bench_common_option(int argc, char **argv, int *i, bench_options *o)
 }
 
 /* ---- timing ---- */
-static double bench_now_ns(clockid_t id)
+static inline double bench_now_ns(clockid_t id)
 {
     struct timespec ts;
     clock_gettime(id, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static int bench_cmp_double(const void *a, const void *b)
+static inline int bench_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
 /* Median and p10 (nearest rank) of v[0..n), sorted in place. */
-static void bench_median_p10(double *v, int n, double *median, double *p10)
+static inline void bench_median_p10(double *v, int n, double *median, double *p10)
 {
     qsort(v, (size_t)n, sizeof(double), bench_cmp_double);
     *median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);

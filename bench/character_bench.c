@@ -169,8 +169,7 @@ static int load_graph_protected(lua_State *L)
     const char *path = lua_tostring(L, 1);
     const bw_clip *const *clips = (const bw_clip *const *)lua_touserdata(L, 2);
     int count = (int)lua_tointeger(L, 3);
-    bw_lua_run_source_file(L, "character bench", path, NULL);
-    return bw_lua_graph_build(L, lua_gettop(L), path, 0, clips, count);
+    return bw_lua_graph_load_file(L, "character bench", path, NULL, clips, count);
 }
 
 static void lua_graph_load(lua_graph *g, const world *w, const char *path, bool predicates)
@@ -266,6 +265,10 @@ typedef struct variant {
     int transition_frames, measured_frames; /* character-frames with a transition in flight */
 } variant;
 
+/* Partition p is characters [part_first(v, p), part_first(v, p + 1)): the
+ * one rule the setup, the runners and the frame jobs all use. */
+static int part_first(const variant *v, int p) { return (int)((long long)p * v->count / v->parts); }
+
 static long long character_init(variant *v, const world *w, character *ch, int index, int part)
 {
     const bw_graph *graph = v->graphs[part].graph;
@@ -296,7 +299,7 @@ static long long character_init(variant *v, const world *w, character *ch, int i
     ch->model = counting_alloc(&stats, NULL, 0, sizeof(float[4][4]) * WL_BASE_JOINTS);
     if (v->lua_aim) {
         ch->controls = v->aims[part].controls;
-        ch->control_index = index - (int)((long long)part * v->count / v->parts);
+        ch->control_index = index - part_first(v, part);
     }
     ch->rng = 0x9e3779b9u ^ (uint32_t)(index * 2654435761u);
     if (!ch->rng) ch->rng = 1;
@@ -387,10 +390,7 @@ static void variant_init(variant *v, const world *w, const char *graph_path, int
     v->count = count;
     for (int p = 0; p < parts; p++) {
         lua_graph_load(&v->graphs[p], w, graph_path, v->predicates);
-        if (v->lua_aim) {
-            int lo = (int)((long long)p * count / parts), hi = (int)((long long)(p + 1) * count / parts);
-            lua_aim_load(&v->aims[p], w, hi - lo);
-        }
+        if (v->lua_aim) lua_aim_load(&v->aims[p], w, part_first(v, p + 1) - part_first(v, p));
     }
     const bw_graph *g = v->graphs[0].graph;
     v->param_vx = find_param(g, "vx");
@@ -398,8 +398,9 @@ static void variant_init(variant *v, const world *w, const char *graph_path, int
     v->param_speed = find_param(g, "speed");
     v->param_carry = find_param(g, "carry");
     v->chars = calloc((size_t)count, sizeof(character));
-    for (int i = 0; i < count; i++)
-        v->bytes_per_character = character_init(v, w, &v->chars[i], i, (int)((long long)i * parts / count));
+    for (int p = 0; p < parts; p++)
+        for (int i = part_first(v, p); i < part_first(v, p + 1); i++)
+            v->bytes_per_character = character_init(v, w, &v->chars[i], i, p);
 }
 
 static void variant_deinit(variant *v)
@@ -429,7 +430,7 @@ static void run_parts(void *user, int begin, int end, int worker)
     frame_job *job = (frame_job *)user;
     variant *v = job->v;
     for (int p = begin; p < end; p++) {
-        int lo = (int)((long long)p * v->count / v->parts), hi = (int)((long long)(p + 1) * v->count / v->parts);
+        int lo = part_first(v, p), hi = part_first(v, p + 1);
         for (int i = lo; i < hi; i++) character_frame(job->w, &v->chars[i]);
         if (job->count_transitions)
             for (int i = lo; i < hi; i++) v->transition_frames += in_transition(&v->chars[i]);

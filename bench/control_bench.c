@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_common.h"
 #include "blendwerk/procedural.h"
 #include "character.h"
 #include "controls.h"
@@ -37,12 +38,6 @@
 
 #define CHARACTERS 1000 /* the default */
 
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 static void input_of(int ch, int f, bw_control_input *in)
 {
@@ -77,7 +72,7 @@ typedef struct bench {
 /* ns per character-frame of `frames` frames of `mode` */
 static double timed(bench *b, int mode, int frames)
 {
-    double t0 = now_ns();
+    double t0 = bench_now_ns(CLOCK_MONOTONIC);
     for (int f = 0; f < frames; f++)
         for (int i = 0; i < b->characters; i++) {
             bw_control_input in;
@@ -98,7 +93,7 @@ static double timed(bench *b, int mode, int frames)
                 b->sink += in.target[0];
             }
         }
-    return (now_ns() - t0) / ((double)frames * b->characters);
+    return (bench_now_ns(CLOCK_MONOTONIC) - t0) / ((double)frames * b->characters);
 }
 
 /* A sandbox on `dir` and a runner for every character with control `file`. */

@@ -17,17 +17,8 @@
  *
  * usage: blendwerk-reload-bench [saves]   (default 20) */
 #define _POSIX_C_SOURCE 200809L
-/* the shared timing helpers (sorting, the median); the rest of the header
- * (the workload's rig and clips, the counting allocator, the options)
- * is for the frame benchmarks, unused here */
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#endif
+/* the shared timing helpers (sorting, the median) */
 #include "bench_common.h"
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
 
 #include <stdio.h>
 #include <stdlib.h>

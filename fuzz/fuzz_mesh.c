@@ -4,8 +4,8 @@
  * a loaded mesh is skinned (and morphed) in its rest pose and every index it gives must
  * be below its vertex count. `name` is NULL, so external buffer URIs fail
  * instead of touching files.
- * Seeds: fuzz/seeds/gltf/ (the glTF target's: small skinned files with
- * data-URI buffers and a .glb). */
+ * Seeds: fuzz/seeds/mesh/ (./dev.sh fuzz runs each target on
+ * fuzz/seeds/<target>: small skinned files with data-URI buffers). */
 #include <stdlib.h>
 
 #include "blendwerk/asset.h"
