@@ -57,7 +57,7 @@ static bw_sandbox *load_timeline(const char *path)
 {
     char err[1024];
     bw_sandbox *sb = bw_timeline_load(path, err, sizeof err);
-    if (!sb) fprintf(stderr, "%s%s\n", strncmp(err, "cannot read", 11) ? "" : "blendwerk watch: ", err);
+    if (!sb) fprintf(stderr, "%s%s\n", strncmp(err, "cannot open", 11) ? "" : "blendwerk watch: ", err);
     return sb;
 }
 

@@ -500,6 +500,14 @@ static void silence_upper(demo_app *a)
     if (c && l >= 0) bw_graph_cursor_set_layer_weight(c, l, 0.0f, 0.0f);
 }
 
+/* The face and the model matrices of what the animator shows now (at
+ * creation and after a character swap, before the next frame). */
+static void show_current(demo_app *a)
+{
+    refresh_face(a);
+    bw_pose_local_to_model(a->ch.rig, shown_pose(a), a->model);
+}
+
 demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size)
 {
     if (!desc || (!desc->character && (!desc->rig || !desc->clips || desc->clip_count < 1))) {
@@ -568,8 +576,7 @@ demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size)
     }
     find_joints(a);
     silence_upper(a);
-    refresh_face(a);
-    bw_pose_local_to_model(a->ch.rig, shown_pose(a), a->model);
+    show_current(a);
     a->error[0] = '\0';
     return a;
 }
@@ -652,6 +659,7 @@ static int reload_character(demo_app *a)
     a->ctl = ctl;
     if (!carried) silence_upper(a);
     after_swap(a);
+    show_current(a); /* the new rig's matrices before its first frame (a paused demo draws now) */
     return 1;
 }
 
@@ -963,7 +971,6 @@ bool demo_app_frame(demo_app *a, float dt, double now)
 /* ---- queries ---- */
 
 const bw_rig *demo_app_rig(const demo_app *a) { return a->ch.rig; }
-int demo_app_clip_count(const demo_app *a) { return a->ch.clip_count; }
 const bw_clip *demo_app_clip(const demo_app *a, int i)
 {
     return i >= 0 && i < a->ch.clip_count ? a->ch.clips[i] : NULL;
@@ -1004,7 +1011,6 @@ int demo_app_head_limits(const demo_app *a, float out[4])
     return DEMO_AIM_CONTROL;
 }
 const char *demo_app_graph_path(const demo_app *a) { return a->graph_path; }
-const char *demo_app_character_path(const demo_app *a) { return a->character_path; }
 const char *demo_app_label(const demo_app *a)
 {
     return a->character_path ? a->character_path : a->label ? a->label : "(model)";

@@ -146,7 +146,6 @@ int demo_app_reload(demo_app *app, double now, bool force);
 /* ---- what the overlays and the summary read ---- */
 
 const bw_rig *demo_app_rig(const demo_app *app);
-int demo_app_clip_count(const demo_app *app);
 const bw_clip *demo_app_clip(const demo_app *app, int index);
 /* Clip `index`'s name as the session uses it (gestures, events, the
  * summary): its own, or "#index" for a borrowed clip without one (a glTF
@@ -178,7 +177,6 @@ bw_sandbox *demo_app_control_sandbox(demo_app *app);
 enum { DEMO_AIM_NONE = 0, DEMO_AIM_ANIMATOR, DEMO_AIM_CONTROL, DEMO_AIM_CONTROL_UNKNOWN };
 int demo_app_head_limits(const demo_app *app, float out[4]);
 const char *demo_app_graph_path(const demo_app *app);         /* NULL without a graph */
-const char *demo_app_character_path(const demo_app *app);     /* NULL for a borrowed rig */
 const char *demo_app_label(const demo_app *app); /* the character path, else desc.label, else "(model)" */
 /* Model-space joint matrices of the last frame (joint_count). */
 const float (*demo_app_model(const demo_app *app))[4][4];

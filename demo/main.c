@@ -26,6 +26,7 @@
 #include <SDL.h>
 
 #include "app.h"
+#include "controls.h"
 #include "input.h"
 #include "overlay.h"
 #include "render3d.h"
@@ -37,7 +38,6 @@
 #endif
 
 #define MAX_KEYS 64
-#define MAX_CONTROLS 32 /* BW_CONTROLS_MAX */
 #define MAX_TRIANGLES 60000
 #define DEFAULT_W 1280
 #define DEFAULT_H 720
@@ -57,7 +57,7 @@ typedef struct options {
     long print_every;
     key_at keys[MAX_KEYS];
     int key_count;
-    const char *controls[MAX_CONTROLS];
+    const char *controls[BW_CONTROLS_MAX];
     int control_count;
     bw_sandbox_limits limits; /* of the character's and the graph's sandboxes */
 } options;
@@ -156,7 +156,7 @@ static int parse_args(options *o, int argc, char **argv)
         } else if (v && !strcmp(a, "--timeline")) {
             o->timeline = argv[++i];
         } else if (v && !strcmp(a, "--control")) {
-            if (o->control_count >= MAX_CONTROLS) goto bad;
+            if (o->control_count >= BW_CONTROLS_MAX) goto bad;
             o->controls[o->control_count++] = argv[++i];
         } else if (v && !strcmp(a, "--screenshot")) {
             o->screenshot = argv[++i];

@@ -15,7 +15,6 @@ void demo_model_destroy(demo_model *m)
     if (!m) return;
     bw_mesh_destroy(m->mesh);
     bw_asset_destroy(m->asset);
-    free(m->model);
     free(m->next);
     free(m->palette);
     free(m->positions);
@@ -38,14 +37,13 @@ bw_result demo_model_load(const char *path, demo_model **out, bw_error *err)
     m->vertex_count = bw_mesh_vertex_count(m->mesh);
     m->index_count = bw_mesh_index_count(m->mesh);
     int palette = bw_mesh_palette_size(m->mesh);
-    m->model = calloc((size_t)(m->joint_count > 0 ? m->joint_count : 1), sizeof *m->model);
     m->next = calloc((size_t)(m->joint_count > 0 ? m->joint_count : 1), sizeof *m->next);
     m->palette = calloc((size_t)(palette > 0 ? palette : 1), sizeof *m->palette);
     m->positions = calloc((size_t)m->vertex_count * 3, sizeof(float));
     m->normals = calloc((size_t)m->vertex_count * 3, sizeof(float));
     bw_pose rest;
     memset(&rest, 0, sizeof rest);
-    if (!m->model || !m->next || !m->palette || !m->positions || !m->normals || bw_pose_init(&rest, m->asset->rig, NULL) != BW_OK) {
+    if (!m->next || !m->palette || !m->positions || !m->normals || bw_pose_init(&rest, m->asset->rig, NULL) != BW_OK) {
         demo_model_destroy(m);
         return BW_ERR_OUT_OF_MEMORY;
     }
@@ -81,11 +79,7 @@ bw_result demo_model_skin(demo_model *m, const bw_pose *pose, const float (*mode
     /* morph weights when the pose carries the rig's curves, else none */
     const float *curves = pose->curve_count == bw_rig_curve_count(m->asset->rig) ? pose->curves : NULL;
     /* bw_mesh_skin checks the matrices it uses before writing anything */
-    bw_result r = bw_mesh_skin(m->mesh, m->asset->rig, model, curves, m->palette, m->positions, m->normals);
-    if (r != BW_OK) return r;
-    if (model != (const float(*)[4][4])m->model) /* the new matrices become the current ones */
-        memcpy(m->model, model, (size_t)m->joint_count * sizeof *m->model);
-    return BW_OK;
+    return bw_mesh_skin(m->mesh, m->asset->rig, model, curves, m->palette, m->positions, m->normals);
 }
 
 bw_result demo_model_pose(demo_model *m, const bw_pose *pose)

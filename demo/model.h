@@ -10,7 +10,7 @@
  * demo_model_point places a model-space point (a joint, from the pose's
  * model matrices) the same way, for overlays.
  *
- * Memory: demo_model_load allocates everything (model matrices, palette,
+ * Memory: demo_model_load allocates everything (scratch matrices, palette,
  * skinned positions and normals); demo_model_pose and demo_model_skin never
  * allocate.
  */
@@ -28,7 +28,6 @@ typedef struct demo_model {
     float scale;            /* model units to metres */
     float height;           /* rest-pose height in model units (the mesh's y extent) */
     float scene[4][4];      /* bw_mesh_scene */
-    float (*model)[4][4];   /* joint_count model-space matrices of the last good pose */
     float (*next)[4][4];    /* scratch for the pose being skinned */
     float (*palette)[4][4]; /* bw_mesh_palette_size matrices (scratch) */
     float *positions;       /* vertex_count x 3, the last good skinned pose */
@@ -52,13 +51,13 @@ bw_result demo_model_pose(demo_model *m, const bw_pose *pose);
 /* The same from the pose's model matrices already computed (`model`:
  * joint_count matrices, bw_pose_local_to_model of `pose`, e.g.
  * demo_app_model): no second local-to-model per frame. Same checks and
- * results; `model` is copied as the last good pose's. */
+ * results. */
 bw_result demo_model_skin(demo_model *m, const bw_pose *pose, const float (*model)[4][4]);
 
 /* A draw of the last skinned pose at `position` (metres), turned by `yaw`. */
 void demo_model_draw(const demo_model *m, const float position[3], float yaw, demo_mesh_draw *out);
 
-/* A model-space point (e.g. m->model[j][3]) in the mesh's metres, before
+/* A model-space point (e.g. a joint's model matrix column 3) in the mesh's metres, before
  * the draw's position and yaw: scale * scene * point. */
 void demo_model_point(const demo_model *m, const float model_point[3], float out[3]);
 

@@ -19,6 +19,7 @@
 #include "blendwerk/procedural.h"
 #include "character.h"
 #include "check.h"
+#include "test_files.h"
 #include "controls.h"
 #include "sandbox.h"
 #include "test_alloc_counter.h"
@@ -554,20 +555,13 @@ static void envelope_weights_match_the_gesture_envelope(void)
 
 static char tmpdir[256];
 
+/* Written beside, then renamed over: as editors save. */
 static void write_file(const char *name, const char *text)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    char tmp[560];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        CHECK(0);
-        return;
-    }
-    fputs(text, f);
-    fclose(f);
-    CHECK(rename(tmp, path) == 0); /* as editors save */
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path_in(tmpdir, name));
+    CHECK(write_text_file(tmp, text));
+    CHECK(rename(tmp, path_in(tmpdir, name)) == 0);
 }
 
 static bool make_tmpdir(void)
@@ -826,15 +820,10 @@ static const char sway_lua[] =
 
 static void copy_script(const char *name)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", SCRIPTS, name);
-    FILE *f = fopen(path, "rb");
-    static char text[16384];
-    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    if (f) fclose(f);
-    text[n] = 0;
-    CHECK(n > 0);
-    write_file(name, text);
+    char *text = slurp(path_in(SCRIPTS, name));
+    CHECK(text && text[0]);
+    if (text) write_file(name, text);
+    free(text);
 }
 
 static void the_documented_sway_example_runs(void)

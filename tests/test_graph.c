@@ -1726,10 +1726,13 @@ static void equal_references_should_be_shared_and_others_kept_apart(void)
     bw_graph *g = compile(&d);
     const bw_transform saved = bw_rig_rest_pose(rig)[ROOT];
     bw_graph_cursor *a = cursor_for(g, NULL), *b = cursor_for(g, NULL);
+    CHECK(g->shares && !g->shares->next && g->shares->users == 2); /* A and B: one set */
     bw_transform moved = saved;
     moved.t[0] = 0, moved.t[1] = 1, moved.t[2] = 0;
     CHECK_INT(bw_rig_set_rest(rig, ROOT, &moved), BW_OK);
     bw_graph_cursor *c = cursor_for(g, NULL);
+    CHECK(g->shares && g->shares->next && !g->shares->next->next); /* C's numbers differ: a second set */
+    CHECK(g->shares->users + g->shares->next->users == 3);
     bw_pose out = new_pose();
     bw_graph_cursor *all[3] = {a, b, c};
     for (int i = 0; i < 3; i++) {
@@ -1761,7 +1764,9 @@ static void equal_references_should_be_shared_and_others_kept_apart(void)
     bw_graph_cursor *own = cursor_for(g, NULL);
     counter.budget = -1;
     CHECK(counter.refused == 1); /* the set it could not publish */
+    CHECK(g->shares == NULL); /* the refused one reads its own copy */
     bw_graph_cursor *shared = cursor_for(g, NULL);
+    CHECK(g->shares && !g->shares->next && g->shares->users == 1);
     out = new_pose();
     bw_pose out2 = new_pose();
     bool same = true;
