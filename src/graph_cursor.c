@@ -1411,7 +1411,6 @@ static bw_graph_cursor *allocate_cursor(const bw_graph *g, const bw_rig *rig, co
     bw_graph_cursor *c = (bw_graph_cursor *)carve(&k, sizeof *c, CURSOR_LINE);
     *c = shape;
     c->alloc = *alloc;
-    c->hot_size = shape.hot_size;
     c->block = block;
     c->block_size = size;
     carve_cursor(&k, c);
@@ -1425,11 +1424,11 @@ static bw_graph_cursor *allocate_cursor(const bw_graph *g, const bw_rig *rig, co
     }
     c->ref_use = c->refs;
     int max_contributions = g->layer_count > 2 * g->max_leaves ? g->layer_count : 2 * g->max_leaves;
-    c->mixer_hot = bw_mixer_hot_bytes(rig, max_contributions, BW_SIMD_AUTO);
     if (make_mixer(rig, max_contributions, alloc, &c->mixer) != BW_OK) {
         cursor_free(c);
         return NULL;
     }
+    c->mixer_hot = bw_mixer_hot_bytes(c->mixer);
     return c;
 }
 

@@ -49,6 +49,7 @@ struct bw_mixer {
     float (*splat)[4];          /* SSE2 path only: max_contributions × BW_MIX_SPLAT_COUNT rows */
     float *ones;                /* max(joint_count, curve_count) coverages of 1: the rig's values
                                    as a base without copying them (bw_mix_run_clips_over) */
+    size_t hot_bytes;           /* the layout's hot part: the struct and per-contribution arrays */
 };
 
 static inline float sanitize_weight(float w) { return (isfinite(w) && w > 0.0f) ? w : 0.0f; }
@@ -144,6 +145,7 @@ bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer)
     m->scratch = (bw_pose *)(base + l.scratch);
     m->splat = splat ? (float(*)[4])(base + l.splat) : NULL;
     m->ones = (float *)(base + l.ones);
+    m->hot_bytes = l.hot;
     for (int i = 0; i < max_contributions; i++)
         if (bw_pose_init_counts(&m->scratch[i], joint_count, curve_count, &m->alloc) != BW_OK) {
             mixer_free(m);
@@ -155,14 +157,7 @@ bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer)
     return BW_OK;
 }
 
-size_t bw_mixer_hot_bytes(const bw_rig *rig, int max_contributions, bw_simd_path simd)
-{
-    if (!rig || max_contributions < 0) return 0;
-    const int n = max_contributions ? max_contributions : BW_MIXER_DEFAULT_CONTRIBUTIONS;
-    return layout_of(bw_rig_joint_count(rig), bw_rig_curve_count(rig), n,
-                     bw_simd_kernels_for(simd)->path == BW_SIMD_SSE2)
-        .hot;
-}
+size_t bw_mixer_hot_bytes(const bw_mixer *mixer) { return mixer ? mixer->hot_bytes : 0; }
 
 void bw_mixer_destroy(bw_mixer *mixer)
 {
