@@ -280,17 +280,20 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
             en->grid_full = g->full;
             en->short_series = g->short_series;
             en->u = u;
-            bw_slerp_series(1.0f - u, en->ca);
-            bw_slerp_series(u, en->cb);
             en->splat = mixer->splat ? mixer->splat + (size_t)k * BW_MIX_SPLAT_COUNT : NULL;
             if (en->splat) {
+                /* the SSE2 kernel reads only the rows: ca/cb are left as
+                 * they are and the coefficients go straight to the rows */
                 float numbers[BW_MIX_SPLAT_COUNT];
-                memcpy(numbers + BW_MIX_SPLAT_CA, en->ca, sizeof en->ca);
-                memcpy(numbers + BW_MIX_SPLAT_CB, en->cb, sizeof en->cb);
+                bw_slerp_series(1.0f - u, numbers + BW_MIX_SPLAT_CA);
+                bw_slerp_series(u, numbers + BW_MIX_SPLAT_CB);
                 numbers[BW_MIX_SPLAT_WEIGHT] = en->weight;
                 numbers[BW_MIX_SPLAT_U] = u;
                 numbers[BW_MIX_SPLAT_V] = 1.0f - u;
                 for (int i = 0; i < BW_MIX_SPLAT_COUNT; i++) splat_row(en->splat[i], numbers[i]);
+            } else {
+                bw_slerp_series(1.0f - u, en->ca);
+                bw_slerp_series(u, en->cb);
             }
         }
         if (k + 1 == n || contributions[order[k + 1]].priority != c->priority) mixer->rank_end[ranks++] = k + 1;
