@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #ifndef M_PI /* strict C11 headers do not define it */
@@ -81,5 +82,27 @@ static inline uint64_t bw_hash_string(uint64_t h, const char *s) { return bw_has
  * single-block objects (clips, bindings, grids). */
 static inline size_t bw_align_up(size_t n, size_t align) { return (n + align - 1) / align * align; }
 #define BW_MAX_ALIGN ((size_t)_Alignof(max_align_t))
+
+/* p rounded up to a multiple of `align` (> 0): where an over-allocated
+ * block's aligned part starts. */
+static inline void *bw_align_ptr(void *p, size_t align)
+{
+    return (char *)p + (align - (uintptr_t)p % align) % align;
+}
+
+/* Carves aligned sections out of one block, in order: with base NULL it
+ * only measures (used ends as the block's size), else each section's
+ * start in the block. */
+typedef struct bw_carver {
+    char *base;
+    size_t used;
+} bw_carver;
+
+static inline void *bw_carve(bw_carver *k, size_t bytes, size_t align)
+{
+    size_t at = bw_align_up(k->used, align);
+    k->used = at + bytes;
+    return k->base ? k->base + at : NULL;
+}
 
 #endif

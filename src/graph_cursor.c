@@ -1319,25 +1319,14 @@ static void check_cursor_desc(const bw_graph *g, const bw_graph_cursor_desc *d, 
  * deinitialised, freed with the block). */
 #define CURSOR_LINE 64
 
-typedef struct block_carver {
-    char *base; /* NULL: only measure */
-    size_t used;
-} block_carver;
-
-static void *carve(block_carver *k, size_t bytes, size_t align)
-{
-    size_t at = bw_align_up(k->used, align);
-    k->used = at + bytes;
-    return k->base ? k->base + at : NULL;
-}
-#define CARVE(k, n, ptr) ((void *)carve((k), (size_t)(n) * sizeof *(ptr), BW_MAX_ALIGN))
+#define CARVE(k, n, ptr) bw_carve((k), (size_t)(n) * sizeof *(ptr), BW_MAX_ALIGN)
 
 /* A pose of the rig's counts on lines of its own, cleared as bw_pose_init
  * leaves it. */
-static void carve_pose(block_carver *k, const bw_graph_cursor *c, bw_pose *p)
+static void carve_pose(bw_carver *k, const bw_graph_cursor *c, bw_pose *p)
 {
     size_t nj = (size_t)c->joint_count, nc = (size_t)c->curve_count;
-    char *at = (char *)carve(k, nj * sizeof(bw_transform) + (nj + 2 * nc) * sizeof(float), CURSOR_LINE);
+    char *at = (char *)bw_carve(k, nj * sizeof(bw_transform) + (nj + 2 * nc) * sizeof(float), CURSOR_LINE);
     k->used = bw_align_up(k->used, CURSOR_LINE);
     if (!at) return;
     *p = (bw_pose){(bw_transform *)at, (float *)(at + nj * sizeof(bw_transform)), NULL, NULL, c->joint_count,
@@ -1349,7 +1338,7 @@ static void carve_pose(block_carver *k, const bw_graph_cursor *c, bw_pose *p)
 
 /* Lay the cursor out in k (every pointer of c set when k->base is set;
  * with it NULL only k->used, the size, is computed and c is only read). */
-static void carve_cursor(block_carver *k, bw_graph_cursor *c)
+static void carve_cursor(bw_carver *k, bw_graph_cursor *c)
 {
     const bw_graph *g = c->g;
     size_t nl = (size_t)g->layer_count, nj = (size_t)c->joint_count, ns = (size_t)g->max_states;
@@ -1401,14 +1390,14 @@ static bw_graph_cursor *allocate_cursor(const bw_graph *g, const bw_rig *rig, co
     bw_graph_cursor shape = {.g = g, .rig = rig, .event_capacity = event_capacity};
     shape.joint_count = bw_rig_joint_count(rig);
     shape.curve_count = bw_rig_curve_count(rig);
-    block_carver k = {NULL, 0};
-    carve(&k, sizeof shape, CURSOR_LINE);
+    bw_carver k = {NULL, 0};
+    bw_carve(&k, sizeof shape, CURSOR_LINE);
     carve_cursor(&k, &shape);
     size_t size = k.used + CURSOR_LINE - 1; /* room to start on a line */
     char *block = (char *)bw_alloc_zeroed(alloc, size);
     if (!block) return NULL;
-    k = (block_carver){block + (CURSOR_LINE - 1 - ((uintptr_t)(block + CURSOR_LINE - 1) % CURSOR_LINE)), 0};
-    bw_graph_cursor *c = (bw_graph_cursor *)carve(&k, sizeof *c, CURSOR_LINE);
+    k = (bw_carver){bw_align_ptr(block, CURSOR_LINE), 0};
+    bw_graph_cursor *c = (bw_graph_cursor *)bw_carve(&k, sizeof *c, CURSOR_LINE);
     *c = shape;
     c->alloc = *alloc;
     c->block = block;

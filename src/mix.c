@@ -75,38 +75,27 @@ static inline void splat_row(float *out, float x)
 
 #define MIXER_LINE 64
 
-/* Offsets of the arrays in a mixer's block (from the block's aligned start). */
-typedef struct mixer_layout {
-    size_t order, entries, rank_end, sampled; /* the hot part ends at `hot` */
-    size_t hot;
-    size_t curve_angle, scratch, splat, ones;
-    size_t size;
-} mixer_layout;
-
-static mixer_layout layout_of(int joint_count, int curve_count, int max_contributions, bool splat)
+/* Lay a mixer's block out in k from its (aligned) start: the struct, the
+ * hot arrays, then the rest. With k->base set, m is the struct at the
+ * block's start and its arrays are set; with it NULL k only measures and m
+ * (a stand-in with the counts) gets NULL arrays. Returns the hot part's
+ * size. */
+static size_t carve_mixer(bw_carver *k, bw_mixer *m, bool splat)
 {
-    size_t nm = (size_t)max_contributions, nc = (size_t)curve_count;
-    size_t n_ones = (size_t)(joint_count > curve_count ? joint_count : curve_count);
-    mixer_layout l;
-    size_t at = sizeof(bw_mixer);
-#define PLACE(field, bytes, align)                                                                                     \
-    do {                                                                                                               \
-        at = bw_align_up(at, (align));                                                                                 \
-        l.field = at;                                                                                                  \
-        at += (bytes);                                                                                                 \
-    } while (0)
-    PLACE(order, nm * sizeof(int), BW_MAX_ALIGN);
-    PLACE(entries, nm * sizeof(bw_mix_entry), BW_MAX_ALIGN);
-    PLACE(rank_end, nm * sizeof(int), BW_MAX_ALIGN);
-    PLACE(sampled, nm * sizeof(bw_contribution), BW_MAX_ALIGN);
-    l.hot = at;
-    PLACE(curve_angle, nc, BW_MAX_ALIGN);
-    PLACE(scratch, nm * sizeof(bw_pose), BW_MAX_ALIGN);
-    PLACE(splat, splat ? nm * BW_MIX_SPLAT_COUNT * sizeof(float[4]) : 0, BW_MAX_ALIGN);
-    PLACE(ones, n_ones * sizeof(float), BW_MAX_ALIGN);
-#undef PLACE
-    l.size = at;
-    return l;
+    size_t nm = (size_t)m->max_contributions, nc = (size_t)m->curve_count;
+    size_t n_ones = (size_t)(m->joint_count > m->curve_count ? m->joint_count : m->curve_count);
+    bw_carve(k, sizeof *m, BW_MAX_ALIGN);
+    m->order = (int *)bw_carve(k, nm * sizeof *m->order, BW_MAX_ALIGN);
+    m->entries = (bw_mix_entry *)bw_carve(k, nm * sizeof *m->entries, BW_MAX_ALIGN);
+    m->rank_end = (int *)bw_carve(k, nm * sizeof *m->rank_end, BW_MAX_ALIGN);
+    m->sampled = (bw_contribution *)bw_carve(k, nm * sizeof *m->sampled, BW_MAX_ALIGN);
+    const size_t hot = k->used;
+    m->curve_angle = (unsigned char *)bw_carve(k, nc, BW_MAX_ALIGN);
+    m->scratch = (bw_pose *)bw_carve(k, nm * sizeof *m->scratch, BW_MAX_ALIGN);
+    m->splat = NULL;
+    if (splat) m->splat = (float(*)[4])bw_carve(k, nm * BW_MIX_SPLAT_COUNT * sizeof *m->splat, BW_MAX_ALIGN);
+    m->ones = (float *)bw_carve(k, n_ones * sizeof *m->ones, BW_MAX_ALIGN);
+    return hot;
 }
 
 static void mixer_free(bw_mixer *m)
@@ -124,28 +113,20 @@ bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer)
     if (joint_count > (1 << 26) || curve_count > (1 << 26) || max_contributions > (1 << 20)) return BW_ERR_LIMIT;
     const bw_simd_kernels *kernels = bw_simd_kernels_for(desc->simd);
     const bool splat = kernels->path == BW_SIMD_SSE2; /* the SSE2 path only: 16-byte rows */
-    const mixer_layout l = layout_of(joint_count, curve_count, max_contributions, splat);
-    const size_t size = l.size + MIXER_LINE - 1; /* room to start on a line */
+    bw_mixer shape = {.joint_count = joint_count, .curve_count = curve_count, .max_contributions = max_contributions};
+    bw_carver k = {NULL, 0};
+    carve_mixer(&k, &shape, splat);
+    const size_t size = k.used + MIXER_LINE - 1; /* room to start on a line */
     char *block = (char *)bw_alloc_zeroed(&desc->allocator, size);
     if (!block) return BW_ERR_OUT_OF_MEMORY;
-    char *base = block + (MIXER_LINE - 1 - ((uintptr_t)(block + MIXER_LINE - 1) % MIXER_LINE));
-    bw_mixer *m = (bw_mixer *)base;
+    k = (bw_carver){bw_align_ptr(block, MIXER_LINE), 0};
+    bw_mixer *m = (bw_mixer *)k.base;
+    *m = shape;
     m->alloc = desc->allocator;
     m->block = block;
     m->block_size = size;
     m->kernels = kernels;
-    m->joint_count = joint_count;
-    m->curve_count = curve_count;
-    m->max_contributions = max_contributions;
-    m->order = (int *)(base + l.order);
-    m->entries = (bw_mix_entry *)(base + l.entries);
-    m->rank_end = (int *)(base + l.rank_end);
-    m->sampled = (bw_contribution *)(base + l.sampled);
-    m->curve_angle = (unsigned char *)(base + l.curve_angle);
-    m->scratch = (bw_pose *)(base + l.scratch);
-    m->splat = splat ? (float(*)[4])(base + l.splat) : NULL;
-    m->ones = (float *)(base + l.ones);
-    m->hot_bytes = l.hot;
+    m->hot_bytes = carve_mixer(&k, m, splat);
     for (int i = 0; i < max_contributions; i++)
         if (bw_pose_init_counts(&m->scratch[i], joint_count, curve_count, &m->alloc) != BW_OK) {
             mixer_free(m);
