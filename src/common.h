@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -88,6 +89,23 @@ static inline size_t bw_align_up(size_t n, size_t align) { return (n + align - 1
 static inline void *bw_align_ptr(void *p, size_t align)
 {
     return (char *)p + (align - (uintptr_t)p % align) % align;
+}
+
+/* Ask the cache for [p, p + bytes), one hint per 64-byte line (`write`
+ * when the lines are about to be written). Only a hint: no effect on any
+ * value. */
+static inline void bw_prefetch_lines(const void *p, size_t bytes, bool write)
+{
+#if defined(__GNUC__)
+    for (const char *at = (const char *)p, *end = at + bytes; at < end; at += 64) {
+        if (write) __builtin_prefetch(at, 1, 3);
+        else __builtin_prefetch(at, 0, 3);
+    }
+#else
+    (void)p;
+    (void)bytes;
+    (void)write;
+#endif
 }
 
 /* Carves aligned sections out of one block, in order: with base NULL it

@@ -586,15 +586,7 @@ static void sync_plays(bw_graph_cursor *c)
  * effect on any value. */
 static void prefetch_pose(const bw_pose *p, bool write)
 {
-    const char *at = (const char *)p->joints, *end = at + (size_t)p->joint_count * sizeof *p->joints;
-#if defined(__GNUC__)
-    for (; at < end; at += 64) {
-        if (write) __builtin_prefetch(at, 1, 3);
-        else __builtin_prefetch(at, 0, 3);
-    }
-#else
-    (void)at; (void)end; (void)write;
-#endif
+    bw_prefetch_lines(p->joints, (size_t)p->joint_count * sizeof *p->joints, write);
 }
 
 bw_graph_cursor_hint bw_graph_cursor_hint_of(const bw_graph_cursor *c)
@@ -606,10 +598,7 @@ bw_graph_cursor_hint bw_graph_cursor_hint_of(const bw_graph_cursor *c)
 
 void bw_graph_cursor_prefetch(const bw_graph_cursor_hint *h)
 {
-#if defined(__GNUC__)
-    for (const char *at = (const char *)h->cursor, *end = at + h->cursor_bytes; at < end; at += 64)
-        __builtin_prefetch(at, 1, 3);
-#endif
+    bw_prefetch_lines(h->cursor, h->cursor_bytes, true);
     bw_mixer_prefetch((const bw_mixer *)h->mixer, h->mixer_bytes);
 }
 

@@ -291,20 +291,9 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
                out->curve_coverage);
 }
 
-/* One hint per 64-byte line of [p, p + bytes). */
-static void prefetch_bytes(const void *p, size_t bytes)
-{
-#if defined(__GNUC__)
-    for (const char *at = (const char *)p, *end = at + bytes; at < end; at += 64) __builtin_prefetch(at, 1, 3);
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
-
 void bw_mixer_prefetch(const bw_mixer *mixer, size_t hot_bytes)
 {
-    if (mixer) prefetch_bytes(mixer, hot_bytes);
+    if (mixer) bw_prefetch_lines(mixer, hot_bytes, true);
 }
 
 bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution *contributions, int count,
