@@ -53,6 +53,7 @@ typedef struct face_track {
     int arkit;
     int track;         /* the FLOAT track's index in its clip (bw_sample_track) */
     float first, last; /* its first and last key times */
+    float first_value, last_value; /* the track sampled at them (the loop gap's ends) */
 } face_track;
 
 typedef struct gesture_slot {
@@ -220,7 +221,12 @@ static bw_result collect_face_tracks(bw_animator *a, bool store)
             if (bw_clip_track(clip, t, &d) != BW_OK || d.channel != BW_CHANNEL_FLOAT || d.key_count < 1) continue;
             int k = bw_arkit52_find(d.joint);
             if (k < 0) continue;
-            if (store) a->tracks[n] = (face_track){k, t, d.times[0], d.times[d.key_count - 1]};
+            if (store) {
+                face_track *ft = &a->tracks[n];
+                *ft = (face_track){k, t, d.times[0], d.times[d.key_count - 1], 0.0f, 0.0f};
+                bw_sample_track(clip, t, ft->first, &ft->first_value);
+                bw_sample_track(clip, t, ft->last, &ft->last_value);
+            }
             n++;
         }
     }
@@ -988,9 +994,7 @@ static float face_value(const bw_clip *clip, const face_track *ft, float tau, fl
         bw_sample_track(clip, ft->track, tau, &v);
         return v;
     }
-    float from = 0.0f, to = 0.0f;
-    bw_sample_track(clip, ft->track, ft->last, &from);
-    bw_sample_track(clip, ft->track, ft->first, &to);
+    float from = ft->last_value, to = ft->first_value; /* sampled once, in collect_face_tracks */
     float since = tau > ft->last ? tau - ft->last : tau + len - ft->last;
     return from + since / gap * (to - from);
 }

@@ -84,6 +84,16 @@ static inline float bw_slerp_series_eval(const float *c, float x)
     for (int i = BW_SLERP_SERIES_TERMS - 2; i >= 0; i--) sum = sum * d + c[i];
     return sum;
 }
+/* The same sum by Estrin's scheme (pairs, then d², d⁴): a chain of 4
+ * dependent steps instead of Horner's 8; same terms, the rounding differs
+ * from bw_slerp_series_eval by a few float ulps. */
+_Static_assert(BW_SLERP_SERIES_TERMS == 8, "bw_slerp_series_eval_estrin sums exactly 8 terms");
+static inline float bw_slerp_series_eval_estrin(const float *c, float x)
+{
+    float d = x - 1.0f, d2 = d * d, d4 = d2 * d2;
+    float p01 = c[0] + c[1] * d, p23 = c[2] + c[3] * d, p45 = c[4] + c[5] * d, p67 = c[6] + c[7] * d;
+    return (p01 + d2 * p23) + d4 * (p45 + d2 * p67);
+}
 static inline float bw_slerp_coefficient(float u, float x)
 {
     float c[BW_SLERP_SERIES_TERMS];

@@ -133,7 +133,7 @@ bw_result bw_clip_grid_build(bw_clip *clip)
     }
     bw_clip_grid *g = (bw_clip_grid *)raw;
     unsigned char *rows_at = raw + sizeof(bw_clip_grid);
-    rows_at += (64 - (uintptr_t)rows_at % 64) % 64;
+    rows_at = bw_align_ptr(rows_at, 64);
     g->key_count = (int)rows;
     g->start = ref->times[0];
     g->spacing = ref->spacing;

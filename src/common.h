@@ -6,7 +6,9 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #ifndef M_PI /* strict C11 headers do not define it */
@@ -81,5 +83,44 @@ static inline uint64_t bw_hash_string(uint64_t h, const char *s) { return bw_has
  * single-block objects (clips, bindings, grids). */
 static inline size_t bw_align_up(size_t n, size_t align) { return (n + align - 1) / align * align; }
 #define BW_MAX_ALIGN ((size_t)_Alignof(max_align_t))
+
+/* p rounded up to a multiple of `align` (> 0): where an over-allocated
+ * block's aligned part starts. */
+static inline void *bw_align_ptr(void *p, size_t align)
+{
+    return (char *)p + (align - (uintptr_t)p % align) % align;
+}
+
+/* Ask the cache for [p, p + bytes), one hint per 64-byte line (`write`
+ * when the lines are about to be written). Only a hint: no effect on any
+ * value. */
+static inline void bw_prefetch_lines(const void *p, size_t bytes, bool write)
+{
+#if defined(__GNUC__)
+    for (const char *at = (const char *)p, *end = at + bytes; at < end; at += 64) {
+        if (write) __builtin_prefetch(at, 1, 3);
+        else __builtin_prefetch(at, 0, 3);
+    }
+#else
+    (void)p;
+    (void)bytes;
+    (void)write;
+#endif
+}
+
+/* Carves aligned sections out of one block, in order: with base NULL it
+ * only measures (used ends as the block's size), else each section's
+ * start in the block. */
+typedef struct bw_carver {
+    char *base;
+    size_t used;
+} bw_carver;
+
+static inline void *bw_carve(bw_carver *k, size_t bytes, size_t align)
+{
+    size_t at = bw_align_up(k->used, align);
+    k->used = at + bytes;
+    return k->base ? k->base + at : NULL;
+}
 
 #endif

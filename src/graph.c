@@ -373,21 +373,10 @@ static sizes count_desc(const bw_graph_desc *d)
     return n;
 }
 
-/* Carves aligned sections out of one block; with base NULL it only sums. */
-typedef struct carver {
-    char *base;
-    size_t used;
-} carver;
+/* One section of the graph's block (bw_carve at BW_MAX_ALIGN). */
+static void *carve(bw_carver *c, size_t bytes) { return bw_carve(c, bytes, BW_MAX_ALIGN); }
 
-static void *carve(carver *c, size_t bytes)
-{
-    c->used = bw_align_up(c->used, BW_MAX_ALIGN);
-    void *p = c->base ? c->base + c->used : NULL;
-    c->used += bytes;
-    return p;
-}
-
-static void layout(bw_graph *g, carver *c, const sizes *n)
+static void layout(bw_graph *g, bw_carver *c, const sizes *n)
 {
     carve(c, sizeof *g);
     g->params = (g_param *)carve(c, (size_t)n->params * sizeof *g->params);
@@ -663,7 +652,7 @@ bw_result bw_graph_compile(const bw_graph_desc *desc, bw_graph **out_graph, bw_g
 
     sizes n = count_desc(desc);
     bw_graph shape = {0};
-    carver c = {NULL, 0};
+    bw_carver c = {NULL, 0};
     layout(&shape, &c, &n);
     size_t strings_at = bw_align_up(c.used, BW_MAX_ALIGN);
     size_t total = strings_at + n.strings;
@@ -674,7 +663,7 @@ bw_result bw_graph_compile(const bw_graph_desc *desc, bw_graph **out_graph, bw_g
         return r.first;
     }
     bw_graph *g = (bw_graph *)block;
-    c = (carver){block, 0};
+    c = (bw_carver){block, 0};
     layout(g, &c, &n);
     g->alloc = alloc;
     g->size = total;

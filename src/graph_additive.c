@@ -43,17 +43,6 @@ void bw_graph_quat_pow_exact(const float *q, float a, float *out)
     out[3] = cosf(half);
 }
 
-/* The slerp series Σ c_i (x − 1)^i by Estrin's scheme (pairs, then d², d⁴):
- * a chain of 4 dependent steps instead of Horner's 8; same terms, the
- * rounding differs by a few float ulps. */
-_Static_assert(BW_SLERP_SERIES_TERMS == 8, "series_estrin sums exactly 8 terms");
-static inline float series_estrin(const float *c, float x)
-{
-    float d = x - 1.0f, d2 = d * d, d4 = d2 * d2;
-    float p01 = c[0] + c[1] * d, p23 = c[2] + c[3] * d, p45 = c[4] + c[5] * d, p67 = c[6] + c[7] * d;
-    return (p01 + d2 * p23) + d4 * (p45 + d2 * p67);
-}
-
 /* q^a is slerp(identity, q, a): with θ the half angle (cos θ = w ≥ 0 once
  * the hemisphere is chosen), q^a = k_a·1 + k_b·q, k_a = sin((1 − a)θ) / sin θ,
  * k_b = sin(aθ) / sin θ. Both come from the slerp series of bw_math.h
@@ -69,7 +58,7 @@ static inline void quat_pow_fast(const float *q, float a, const float *ca, const
         return;
     }
     if (w > 1.0f) w = 1.0f;
-    float ka = series_estrin(ca, w), kb = sign * series_estrin(cb, w);
+    float ka = bw_slerp_series_eval_estrin(ca, w), kb = sign * bw_slerp_series_eval_estrin(cb, w);
     out[0] = kb * q[0];
     out[1] = kb * q[1];
     out[2] = kb * q[2];
@@ -198,7 +187,8 @@ static inline quad quad_select(quad_mask m, quad a, quad b)
     return (quad)(((quad_mask)a & m) | ((quad_mask)b & ~m));
 }
 
-static inline quad series_estrin4(const float *c, quad x)
+/* bw_slerp_series_eval_estrin on 4 lanes (the series' 8 terms for each) */
+static inline quad series_estrin_quad(const float *c, quad x)
 {
     quad d = x - 1.0f, d2 = d * d, d4 = d2 * d2;
     quad p01 = c[0] + c[1] * d, p23 = c[2] + c[3] * d, p45 = c[4] + c[5] * d, p67 = c[6] + c[7] * d;
@@ -225,7 +215,7 @@ static inline quad_mask rotations4(const bw_pose *out, const bw_pose *pose, cons
     quad sign = quad_select(dw < 0.0f, quad_set1(-1.0f), quad_set1(1.0f)), w = sign * dw;
     quad_mask good = w >= BW_SLERP_SERIES_MIN_COS;
     w = quad_select(w > 1.0f, quad_set1(1.0f), w);
-    quad ka = series_estrin4(ca, w), kb = sign * series_estrin4(cb, w);
+    quad ka = series_estrin_quad(ca, w), kb = sign * series_estrin_quad(cb, w);
     quad sx = kb * dx, sy = kb * dy, sz = kb * dz, sw = ka + kb * dw;
     /* x.r · step */
     quad ox = x[3] * sx + x[0] * sw + x[1] * sz - x[2] * sy;

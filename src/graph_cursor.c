@@ -586,15 +586,7 @@ static void sync_plays(bw_graph_cursor *c)
  * effect on any value. */
 static void prefetch_pose(const bw_pose *p, bool write)
 {
-    const char *at = (const char *)p->joints, *end = at + (size_t)p->joint_count * sizeof *p->joints;
-#if defined(__GNUC__)
-    for (; at < end; at += 64) {
-        if (write) __builtin_prefetch(at, 1, 3);
-        else __builtin_prefetch(at, 0, 3);
-    }
-#else
-    (void)at; (void)end; (void)write;
-#endif
+    bw_prefetch_lines(p->joints, (size_t)p->joint_count * sizeof *p->joints, write);
 }
 
 bw_graph_cursor_hint bw_graph_cursor_hint_of(const bw_graph_cursor *c)
@@ -606,10 +598,7 @@ bw_graph_cursor_hint bw_graph_cursor_hint_of(const bw_graph_cursor *c)
 
 void bw_graph_cursor_prefetch(const bw_graph_cursor_hint *h)
 {
-#if defined(__GNUC__)
-    for (const char *at = (const char *)h->cursor, *end = at + h->cursor_bytes; at < end; at += 64)
-        __builtin_prefetch(at, 1, 3);
-#endif
+    bw_prefetch_lines(h->cursor, h->cursor_bytes, true);
     bw_mixer_prefetch((const bw_mixer *)h->mixer, h->mixer_bytes);
 }
 
@@ -1319,25 +1308,14 @@ static void check_cursor_desc(const bw_graph *g, const bw_graph_cursor_desc *d, 
  * deinitialised, freed with the block). */
 #define CURSOR_LINE 64
 
-typedef struct block_carver {
-    char *base; /* NULL: only measure */
-    size_t used;
-} block_carver;
-
-static void *carve(block_carver *k, size_t bytes, size_t align)
-{
-    size_t at = bw_align_up(k->used, align);
-    k->used = at + bytes;
-    return k->base ? k->base + at : NULL;
-}
-#define CARVE(k, n, ptr) ((void *)carve((k), (size_t)(n) * sizeof *(ptr), BW_MAX_ALIGN))
+#define CARVE(k, n, ptr) bw_carve((k), (size_t)(n) * sizeof *(ptr), BW_MAX_ALIGN)
 
 /* A pose of the rig's counts on lines of its own, cleared as bw_pose_init
  * leaves it. */
-static void carve_pose(block_carver *k, const bw_graph_cursor *c, bw_pose *p)
+static void carve_pose(bw_carver *k, const bw_graph_cursor *c, bw_pose *p)
 {
     size_t nj = (size_t)c->joint_count, nc = (size_t)c->curve_count;
-    char *at = (char *)carve(k, nj * sizeof(bw_transform) + (nj + 2 * nc) * sizeof(float), CURSOR_LINE);
+    char *at = (char *)bw_carve(k, nj * sizeof(bw_transform) + (nj + 2 * nc) * sizeof(float), CURSOR_LINE);
     k->used = bw_align_up(k->used, CURSOR_LINE);
     if (!at) return;
     *p = (bw_pose){(bw_transform *)at, (float *)(at + nj * sizeof(bw_transform)), NULL, NULL, c->joint_count,
@@ -1349,7 +1327,7 @@ static void carve_pose(block_carver *k, const bw_graph_cursor *c, bw_pose *p)
 
 /* Lay the cursor out in k (every pointer of c set when k->base is set;
  * with it NULL only k->used, the size, is computed and c is only read). */
-static void carve_cursor(block_carver *k, bw_graph_cursor *c)
+static void carve_cursor(bw_carver *k, bw_graph_cursor *c)
 {
     const bw_graph *g = c->g;
     size_t nl = (size_t)g->layer_count, nj = (size_t)c->joint_count, ns = (size_t)g->max_states;
@@ -1401,17 +1379,16 @@ static bw_graph_cursor *allocate_cursor(const bw_graph *g, const bw_rig *rig, co
     bw_graph_cursor shape = {.g = g, .rig = rig, .event_capacity = event_capacity};
     shape.joint_count = bw_rig_joint_count(rig);
     shape.curve_count = bw_rig_curve_count(rig);
-    block_carver k = {NULL, 0};
-    carve(&k, sizeof shape, CURSOR_LINE);
+    bw_carver k = {NULL, 0};
+    bw_carve(&k, sizeof shape, CURSOR_LINE);
     carve_cursor(&k, &shape);
     size_t size = k.used + CURSOR_LINE - 1; /* room to start on a line */
     char *block = (char *)bw_alloc_zeroed(alloc, size);
     if (!block) return NULL;
-    k = (block_carver){block + (CURSOR_LINE - 1 - ((uintptr_t)(block + CURSOR_LINE - 1) % CURSOR_LINE)), 0};
-    bw_graph_cursor *c = (bw_graph_cursor *)carve(&k, sizeof *c, CURSOR_LINE);
+    k = (bw_carver){bw_align_ptr(block, CURSOR_LINE), 0};
+    bw_graph_cursor *c = (bw_graph_cursor *)bw_carve(&k, sizeof *c, CURSOR_LINE);
     *c = shape;
     c->alloc = *alloc;
-    c->hot_size = shape.hot_size;
     c->block = block;
     c->block_size = size;
     carve_cursor(&k, c);
@@ -1425,11 +1402,11 @@ static bw_graph_cursor *allocate_cursor(const bw_graph *g, const bw_rig *rig, co
     }
     c->ref_use = c->refs;
     int max_contributions = g->layer_count > 2 * g->max_leaves ? g->layer_count : 2 * g->max_leaves;
-    c->mixer_hot = bw_mixer_hot_bytes(rig, max_contributions, BW_SIMD_AUTO);
     if (make_mixer(rig, max_contributions, alloc, &c->mixer) != BW_OK) {
         cursor_free(c);
         return NULL;
     }
+    c->mixer_hot = bw_mixer_hot_bytes(c->mixer);
     return c;
 }
 

@@ -49,6 +49,7 @@ struct bw_mixer {
     float (*splat)[4];          /* SSE2 path only: max_contributions × BW_MIX_SPLAT_COUNT rows */
     float *ones;                /* max(joint_count, curve_count) coverages of 1: the rig's values
                                    as a base without copying them (bw_mix_run_clips_over) */
+    size_t hot_bytes;           /* the layout's hot part: the struct and per-contribution arrays */
 };
 
 static inline float sanitize_weight(float w) { return (isfinite(w) && w > 0.0f) ? w : 0.0f; }
@@ -74,38 +75,27 @@ static inline void splat_row(float *out, float x)
 
 #define MIXER_LINE 64
 
-/* Offsets of the arrays in a mixer's block (from the block's aligned start). */
-typedef struct mixer_layout {
-    size_t order, entries, rank_end, sampled; /* the hot part ends at `hot` */
-    size_t hot;
-    size_t curve_angle, scratch, splat, ones;
-    size_t size;
-} mixer_layout;
-
-static mixer_layout layout_of(int joint_count, int curve_count, int max_contributions, bool splat)
+/* Lay a mixer's block out in k from its (aligned) start: the struct, the
+ * hot arrays, then the rest. With k->base set, m is the struct at the
+ * block's start and its arrays are set; with it NULL k only measures and m
+ * (a stand-in with the counts) gets NULL arrays. Returns the hot part's
+ * size. */
+static size_t carve_mixer(bw_carver *k, bw_mixer *m, bool splat)
 {
-    size_t nm = (size_t)max_contributions, nc = (size_t)curve_count;
-    size_t n_ones = (size_t)(joint_count > curve_count ? joint_count : curve_count);
-    mixer_layout l;
-    size_t at = sizeof(bw_mixer);
-#define PLACE(field, bytes, align)                                                                                     \
-    do {                                                                                                               \
-        at = bw_align_up(at, (align));                                                                                 \
-        l.field = at;                                                                                                  \
-        at += (bytes);                                                                                                 \
-    } while (0)
-    PLACE(order, nm * sizeof(int), BW_MAX_ALIGN);
-    PLACE(entries, nm * sizeof(bw_mix_entry), BW_MAX_ALIGN);
-    PLACE(rank_end, nm * sizeof(int), BW_MAX_ALIGN);
-    PLACE(sampled, nm * sizeof(bw_contribution), BW_MAX_ALIGN);
-    l.hot = at;
-    PLACE(curve_angle, nc, BW_MAX_ALIGN);
-    PLACE(scratch, nm * sizeof(bw_pose), BW_MAX_ALIGN);
-    PLACE(splat, splat ? nm * BW_MIX_SPLAT_COUNT * sizeof(float[4]) : 0, BW_MAX_ALIGN);
-    PLACE(ones, n_ones * sizeof(float), BW_MAX_ALIGN);
-#undef PLACE
-    l.size = at;
-    return l;
+    size_t nm = (size_t)m->max_contributions, nc = (size_t)m->curve_count;
+    size_t n_ones = (size_t)(m->joint_count > m->curve_count ? m->joint_count : m->curve_count);
+    bw_carve(k, sizeof *m, BW_MAX_ALIGN);
+    m->order = (int *)bw_carve(k, nm * sizeof *m->order, BW_MAX_ALIGN);
+    m->entries = (bw_mix_entry *)bw_carve(k, nm * sizeof *m->entries, BW_MAX_ALIGN);
+    m->rank_end = (int *)bw_carve(k, nm * sizeof *m->rank_end, BW_MAX_ALIGN);
+    m->sampled = (bw_contribution *)bw_carve(k, nm * sizeof *m->sampled, BW_MAX_ALIGN);
+    const size_t hot = k->used;
+    m->curve_angle = (unsigned char *)bw_carve(k, nc, BW_MAX_ALIGN);
+    m->scratch = (bw_pose *)bw_carve(k, nm * sizeof *m->scratch, BW_MAX_ALIGN);
+    m->splat = NULL;
+    if (splat) m->splat = (float(*)[4])bw_carve(k, nm * BW_MIX_SPLAT_COUNT * sizeof *m->splat, BW_MAX_ALIGN);
+    m->ones = (float *)bw_carve(k, n_ones * sizeof *m->ones, BW_MAX_ALIGN);
+    return hot;
 }
 
 static void mixer_free(bw_mixer *m)
@@ -123,27 +113,20 @@ bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer)
     if (joint_count > (1 << 26) || curve_count > (1 << 26) || max_contributions > (1 << 20)) return BW_ERR_LIMIT;
     const bw_simd_kernels *kernels = bw_simd_kernels_for(desc->simd);
     const bool splat = kernels->path == BW_SIMD_SSE2; /* the SSE2 path only: 16-byte rows */
-    const mixer_layout l = layout_of(joint_count, curve_count, max_contributions, splat);
-    const size_t size = l.size + MIXER_LINE - 1; /* room to start on a line */
+    bw_mixer shape = {.joint_count = joint_count, .curve_count = curve_count, .max_contributions = max_contributions};
+    bw_carver k = {NULL, 0};
+    carve_mixer(&k, &shape, splat);
+    const size_t size = k.used + MIXER_LINE - 1; /* room to start on a line */
     char *block = (char *)bw_alloc_zeroed(&desc->allocator, size);
     if (!block) return BW_ERR_OUT_OF_MEMORY;
-    char *base = block + (MIXER_LINE - 1 - ((uintptr_t)(block + MIXER_LINE - 1) % MIXER_LINE));
-    bw_mixer *m = (bw_mixer *)base;
+    k = (bw_carver){bw_align_ptr(block, MIXER_LINE), 0};
+    bw_mixer *m = (bw_mixer *)k.base;
+    *m = shape;
     m->alloc = desc->allocator;
     m->block = block;
     m->block_size = size;
     m->kernels = kernels;
-    m->joint_count = joint_count;
-    m->curve_count = curve_count;
-    m->max_contributions = max_contributions;
-    m->order = (int *)(base + l.order);
-    m->entries = (bw_mix_entry *)(base + l.entries);
-    m->rank_end = (int *)(base + l.rank_end);
-    m->sampled = (bw_contribution *)(base + l.sampled);
-    m->curve_angle = (unsigned char *)(base + l.curve_angle);
-    m->scratch = (bw_pose *)(base + l.scratch);
-    m->splat = splat ? (float(*)[4])(base + l.splat) : NULL;
-    m->ones = (float *)(base + l.ones);
+    m->hot_bytes = carve_mixer(&k, m, splat);
     for (int i = 0; i < max_contributions; i++)
         if (bw_pose_init_counts(&m->scratch[i], joint_count, curve_count, &m->alloc) != BW_OK) {
             mixer_free(m);
@@ -155,14 +138,7 @@ bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer)
     return BW_OK;
 }
 
-size_t bw_mixer_hot_bytes(const bw_rig *rig, int max_contributions, bw_simd_path simd)
-{
-    if (!rig || max_contributions < 0) return 0;
-    const int n = max_contributions ? max_contributions : BW_MIXER_DEFAULT_CONTRIBUTIONS;
-    return layout_of(bw_rig_joint_count(rig), bw_rig_curve_count(rig), n,
-                     bw_simd_kernels_for(simd)->path == BW_SIMD_SSE2)
-        .hot;
-}
+size_t bw_mixer_hot_bytes(const bw_mixer *mixer) { return mixer ? mixer->hot_bytes : 0; }
 
 void bw_mixer_destroy(bw_mixer *mixer)
 {
@@ -285,17 +261,20 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
             en->grid_full = g->full;
             en->short_series = g->short_series;
             en->u = u;
-            bw_slerp_series(1.0f - u, en->ca);
-            bw_slerp_series(u, en->cb);
             en->splat = mixer->splat ? mixer->splat + (size_t)k * BW_MIX_SPLAT_COUNT : NULL;
             if (en->splat) {
+                /* the SSE2 kernel reads only the rows: ca/cb are left as
+                 * they are and the coefficients go straight to the rows */
                 float numbers[BW_MIX_SPLAT_COUNT];
-                memcpy(numbers + BW_MIX_SPLAT_CA, en->ca, sizeof en->ca);
-                memcpy(numbers + BW_MIX_SPLAT_CB, en->cb, sizeof en->cb);
+                bw_slerp_series(1.0f - u, numbers + BW_MIX_SPLAT_CA);
+                bw_slerp_series(u, numbers + BW_MIX_SPLAT_CB);
                 numbers[BW_MIX_SPLAT_WEIGHT] = en->weight;
                 numbers[BW_MIX_SPLAT_U] = u;
                 numbers[BW_MIX_SPLAT_V] = 1.0f - u;
                 for (int i = 0; i < BW_MIX_SPLAT_COUNT; i++) splat_row(en->splat[i], numbers[i]);
+            } else {
+                bw_slerp_series(1.0f - u, en->ca);
+                bw_slerp_series(u, en->cb);
             }
         }
         if (k + 1 == n || contributions[order[k + 1]].priority != c->priority) mixer->rank_end[ranks++] = k + 1;
@@ -312,20 +291,9 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
                out->curve_coverage);
 }
 
-/* One hint per 64-byte line of [p, p + bytes). */
-static void prefetch_bytes(const void *p, size_t bytes)
-{
-#if defined(__GNUC__)
-    for (const char *at = (const char *)p, *end = at + bytes; at < end; at += 64) __builtin_prefetch(at, 1, 3);
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
-
 void bw_mixer_prefetch(const bw_mixer *mixer, size_t hot_bytes)
 {
-    if (mixer) prefetch_bytes(mixer, hot_bytes);
+    if (mixer) bw_prefetch_lines(mixer, hot_bytes, true);
 }
 
 bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution *contributions, int count,

@@ -18,12 +18,13 @@ bw_result bw_mix_run_clips_over(bw_mixer *mixer, const bw_rig *rig, const bw_pos
 
 /* Ask the cache for the mixer's own state every run touches first (its
  * struct and per-contribution arrays, the start of its one block):
- * hot_bytes from bw_mixer_hot_bytes for the mixer's desc, kept by the
- * caller so the hint reads nothing of the (cold) mixer itself. A crowd's
+ * hot_bytes from bw_mixer_hot_bytes of the mixer (its layout's, kept at
+ * creation; 0 for NULL), read once and kept by the caller so the hint
+ * reads nothing of the (cold) mixer itself. A crowd's
  * mixers are cold by their next frame; a caller with other work to do
  * first hides the fetch behind it. Only a hint: no effect on any value;
  * NULL is a no-op. */
-size_t bw_mixer_hot_bytes(const bw_rig *rig, int max_contributions, bw_simd_path simd);
+size_t bw_mixer_hot_bytes(const bw_mixer *mixer);
 void bw_mixer_prefetch(const bw_mixer *mixer, size_t hot_bytes);
 
 /* A read-only view to pass as a run's `base` instead of clearing `out`
