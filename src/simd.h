@@ -32,7 +32,8 @@ typedef struct bw_mix_entry {
     /* The 4-lane SSE2 path only (else NULL): the grid numbers each
      * repeated 4 times (BW_MIX_SPLAT_COUNT rows, 16-byte aligned), where a
      * broadcast is two instructions and a load of a repeated vector folds
-     * into the arithmetic. */
+     * into the arithmetic. With splat set, ca and cb above are not filled
+     * (the kernel reads the rows only). */
     float (*splat)[4];
 } bw_mix_entry;
 /* Rows of bw_mix_entry.splat: ca, then cb, then weight, u and 1 − u. */
