@@ -73,7 +73,6 @@ typedef struct lua_animator {
      * update allocates nothing), the state and the thread it runs in */
     bw_sandbox_callback map;
     bw_sandbox_callback envelope; /* the current gesture's Lua envelope, if it has one */
-    int map_dim;
     lua_State *main;
     lua_State *thread; /* the thread of the update in progress (the animator at index 1) */
 } lua_animator;
@@ -571,7 +570,6 @@ static int l_animator(lua_State *L)
             if (bw_lua_raw_field(L, 6, "map") != LUA_TFUNCTION)
                 return fail(L, "expression_space: a custom space needs map = function(arkit, out) ... end");
             a->map.ref = luaL_ref(L, LUA_REGISTRYINDEX);
-            a->map_dim = dim;
             lua_createtable(L, 2, 0); /* { arkit, out } */
             lua_createtable(L, BW_ARKIT52_COUNT, 0);
             for (int k = 1; k <= BW_ARKIT52_COUNT; k++) {
