@@ -996,23 +996,6 @@ static int push_out(lua_State *L, const char *name)
     return lua_gettop(L);
 }
 
-/* The graph's predicates run on the updating thread L during the update
- * (on), and on the main thread again after it (off), so the graph never
- * keeps a coroutine that may be collected. */
-static void predicate_thread(lua_State *L, lua_animator *a, bool on)
-{
-    if (!a->graph_obj || a->graph_obj->closed || L == a->main || !lua_checkstack(a->main, 2)) return;
-    lua_getiuservalue(L, 1, UV_GRAPH);
-    if (on) {
-        bw_lua_graph_set_thread(L, lua_gettop(L));
-        lua_pop(L, 1);
-    } else {
-        lua_xmove(L, a->main, 1);
-        bw_lua_graph_set_thread(a->main, lua_gettop(a->main));
-        lua_pop(a->main, 1);
-    }
-}
-
 /* a:update(dt, state [, camera]) -> true | nil, problems */
 static int l_update(lua_State *L)
 {
@@ -1053,11 +1036,15 @@ static int l_update(lua_State *L)
         memset(&s, 0, sizeof s);
         if (a->has_last) use = &a->last;
     }
-    predicate_thread(L, a, true);
+    /* The graph's predicates run on this thread during the update and on
+     * the one they ran in before after it, so the graph never keeps a
+     * coroutine that may be collected (its handle is anchored in UV_GRAPH). */
+    bw_lua_object *graph = a->graph_obj;
+    lua_State *before = graph ? bw_lua_graph_use_thread(graph, L) : NULL;
     a->thread = L; /* the map runs on this thread, above what is on the stack now */
     bw_animator_update(a->animator, dt, use, has_cam ? cam : NULL);
     a->thread = NULL;
-    predicate_thread(L, a, false);
+    if (graph) bw_lua_graph_use_thread(graph, before);
     return push_outcome(L, problems, list);
 }
 
