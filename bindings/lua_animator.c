@@ -370,7 +370,7 @@ static const char *const play_keys[] = {"clip", "weight", "rate", "time", NULL};
 /* The output tables (UV_OUT) and the strings they will hold. */
 static void make_outputs(lua_State *L, lua_animator *a, const bw_rig *rig)
 {
-    lua_createtable(L, 0, 12);
+    lua_createtable(L, 0, 13);
     const int out = lua_gettop(L);
     static const char *const lists[] = {"problems", "events", "plays", "strings", NULL};
     for (int i = 0; lists[i]; i++) {
@@ -416,16 +416,21 @@ static void make_outputs(lua_State *L, lua_animator *a, const bw_rig *rig)
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, out, "overrides");
+    /* { field = true } for the state's fields: a state's keys are checked
+     * against it, one lookup each (its keys anchor the names the reader
+     * pushes, present or not) */
+    lua_createtable(L, 0, (int)(sizeof state_fields / sizeof *state_fields) - 1);
+    for (int i = 0; state_fields[i]; i++) {
+        lua_pushboolean(L, 1);
+        lua_setfield(L, -2, state_fields[i]);
+    }
+    lua_setfield(L, out, "state_fields");
     /* marker names and event kinds, anchored */
     lua_getfield(L, out, "strings");
     const int strings = lua_gettop(L);
     static const char *const kinds[] = {"enter", "exit", "marker", "gesture_end", "blink", NULL};
     for (int i = 0; kinds[i]; i++) {
         lua_pushstring(L, kinds[i]);
-        anchor(L, strings);
-    }
-    for (int i = 0; state_fields[i]; i++) { /* the reader pushes them, present or not */
-        lua_pushstring(L, state_fields[i]);
         anchor(L, strings);
     }
     for (int c = 0; c < a->clip_count; c++)
@@ -871,6 +876,26 @@ static void read_fire(reader *r, int t, lua_animator *a, bw_character_state *s)
     lua_settop(L, list - 1);
 }
 
+/* Whether every key of the state table at t is one of state_fields: one
+ * lookup a key in the animator's set (at 1), per frame; a miss goes to
+ * bw_lua_check_fields_hint for the message. */
+static bool known_state_fields(lua_State *L, int t)
+{
+    lua_getiuservalue(L, 1, UV_OUT);
+    lua_getfield(L, -1, "state_fields");
+    const int set = lua_gettop(L);
+    bool known = true;
+    lua_pushnil(L);
+    while (known && lua_next(L, t)) {
+        lua_pop(L, 1); /* value */
+        lua_pushvalue(L, -1);
+        known = lua_rawget(L, set) != LUA_TNIL;
+        lua_pop(L, known ? 1 : 2); /* the lookup, and the key on a miss */
+    }
+    lua_pop(L, 2);
+    return known;
+}
+
 /* Read the state table at `t` into *s (clip weights into w, face weights
  * into fw, expression into ex); problems go to the list at r->problems.
  * `a` may be NULL (no names to check against). */
@@ -883,7 +908,8 @@ static void read_state(reader *r, int t, lua_animator *a, bw_character_state *s,
         return;
     }
     char why[256];
-    if (!bw_lua_check_fields_hint(L, t, state_fields, why, sizeof why)) add_problem(r, "state: %s", why);
+    if (!(a && known_state_fields(L, t)) && !bw_lua_check_fields_hint(L, t, state_fields, why, sizeof why))
+        add_problem(r, "state: %s", why);
     read_vec(r, t, "velocity", s->velocity, 3);
     read_vec(r, t, "position", s->position, 3);
     s->has_look_at = read_vec(r, t, "look_at", s->look_at, 3);
