@@ -40,6 +40,7 @@ typedef struct control {
 typedef struct slot {
     double time;                        /* ctx.time */
     const void *hot[HOT_PER_CHARACTER]; /* ctx, ctx.position, ctx.target, ctx.gaze (lua_topointer) */
+    int refs[3];                        /* ctx, ctx.position and ctx.target (registry refs) */
 } slot;
 
 struct bw_controls {
@@ -54,9 +55,8 @@ struct bw_controls {
     int count, serial;
     int order[BW_CONTROLS_MAX]; /* indices into list, run order */
     int ctxs_ref, pose_ref;
-    int *refs;        /* per character: its ctx, ctx.position and ctx.target (registry refs) */
-    struct slot *slot; /* per character: ctx.time and the prefetch hints (one block) */
-    int key_ref[3];   /* the interned keys "time", "yaw", "has_target" (no string lookups per frame) */
+    struct slot *slot; /* per character: ctx.time, the prefetch hints and the refs (one block) */
+    int key_ref[3];    /* the interned keys "time", "yaw", "has_target" (no string lookups per frame) */
     bw_lua_pose *pose;
     int reloads;
     char error[BW_CONTROLS_ERROR_MAX];
@@ -141,7 +141,7 @@ static int setup_protected(lua_State *L)
         new_zeros(L, BW_ARKIT52_COUNT, "arkit");
         lua_newtable(L);
         lua_setfield(L, -2, "overrides");
-        int *refs = &c->refs[3 * (i - 1)];
+        int *refs = c->slot[i - 1].refs;
         const void **hot = c->slot[i - 1].hot;
         hot[0] = lua_topointer(L, -1);
         static const char *const hot_fields[HOT_PER_CHARACTER - 1] = {"position", "target", "gaze"};
@@ -191,15 +191,14 @@ bw_controls *bw_controls_create(const bw_controls_desc *desc, char *err, size_t 
     c->ctxs_ref = c->pose_ref = LUA_NOREF;
     for (int k = 0; k < 3; k++) c->key_ref[k] = LUA_NOREF;
     snprintf(c->dir, sizeof c->dir, "%s", desc->dir ? desc->dir : ".");
-    c->refs = (int *)mem_alloc(&a, sizeof *c->refs * 3 * (size_t)c->characters);
     c->slot = (slot *)mem_alloc(&a, sizeof *c->slot * (size_t)c->characters);
-    if (c->refs)
-        for (int i = 0; i < 3 * c->characters; i++) c->refs[i] = LUA_NOREF;
+    for (int i = 0; c->slot && i < c->characters; i++)
+        for (int r = 0; r < 3; r++) c->slot[i].refs[r] = LUA_NOREF;
     if (desc->watch) {
         bw_watch_desc wd = {desc->debounce > 0.0 ? desc->debounce : BW_WATCH_DEFAULT_DEBOUNCE, false};
         c->watch = bw_watch_create(&wd);
     }
-    if (!c->refs || !c->slot || (desc->watch && !c->watch)) {
+    if (!c->slot || (desc->watch && !c->watch)) {
         if (err && err_size) snprintf(err, err_size, "controls: out of memory");
         bw_controls_destroy(c);
         return NULL;
@@ -240,11 +239,10 @@ void bw_controls_destroy(bw_controls *c)
     if (c->pose) memset(&c->pose->pose, 0, sizeof c->pose->pose);
     unref(c->L, &c->pose_ref);
     unref(c->L, &c->ctxs_ref);
-    if (c->refs)
-        for (int i = 0; i < 3 * c->characters; i++) unref(c->L, &c->refs[i]);
+    for (int i = 0; c->slot && i < c->characters; i++)
+        for (int r = 0; r < 3; r++) unref(c->L, &c->slot[i].refs[r]);
     for (int k = 0; k < 3; k++) unref(c->L, &c->key_ref[k]);
     const bw_allocator a = c->allocator;
-    mem_free(&a, c->refs, sizeof *c->refs * 3 * (size_t)c->characters);
     mem_free(&a, c->slot, sizeof *c->slot * (size_t)c->characters);
     bw_watch_destroy(c->watch);
     mem_free(&a, c, sizeof *c);
@@ -400,7 +398,7 @@ static bool make_states(bw_controls *c, control *k, const control *old)
                 lua_rawgeti(L, olds, i);
                 nargs = 3;
             }
-            lua_rawgeti(L, LUA_REGISTRYINDEX, c->refs[3 * (i - 1)]);
+            lua_rawgeti(L, LUA_REGISTRYINDEX, c->slot[i - 1].refs[0]);
             lua_rawgeti(L, LUA_REGISTRYINDEX, k->options_ref);
             if (bw_sandbox_call(c->sb, nargs, 1) != BW_SANDBOX_OK) {
                 snprintf(c->error, sizeof c->error, "%s", bw_sandbox_error(c->sb));
@@ -652,7 +650,7 @@ int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_contr
     lua_State *L = c->L;
     prefetch_character(c, character);
     int top = lua_gettop(L);
-    const int *refs = &c->refs[3 * character];
+    const int *refs = c->slot[character].refs;
     lua_rawgeti(L, LUA_REGISTRYINDEX, refs[0]);
     int ctx = lua_gettop(L);
     /* raw writes through the interned keys: a script cannot make the
@@ -700,7 +698,7 @@ static bool push_field(bw_controls *c, int character, const char *field)
 {
     if (!c || !field || character < 0 || character >= c->characters) return false;
     lua_State *L = c->L;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, c->refs[3 * character]);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->slot[character].refs[0]);
     bw_lua_raw_field(L, -1, field);
     return true;
 }

@@ -487,14 +487,7 @@ static int graph_require(lua_State *L)
     }
     lua_pop(L, 1);
     char file[256];
-    size_t n = strlen(name);
-    if (!found && (n == 0 || n > 200 || strchr(name, '/')))
-        return luaL_error(L, "require '%s': only \"blendwerk\" and the mod's own modules (\"name\" or "
-                             "\"folder.name\" for name.lua inside the mod's folder) can be required", name);
-    if (!found) {
-        for (size_t i = 0; i <= n; i++) file[i] = name[i] == '.' ? '/' : name[i];
-        snprintf(file + n, sizeof file - n, ".lua");
-    }
+    if (!found) bw_sandbox_module_file(L, name, file, sizeof file);
     lua_pushvalue(L, 1);
     lua_pushlightuserdata(L, (void *)graph_require); /* loading */
     lua_rawset(L, lua_upvalueindex(2));

@@ -73,7 +73,6 @@ typedef struct lua_animator {
      * update allocates nothing), the state and the thread it runs in */
     bw_sandbox_callback map;
     bw_sandbox_callback envelope; /* the current gesture's Lua envelope, if it has one */
-    int map_dim;
     lua_State *main;
     lua_State *thread; /* the thread of the update in progress (the animator at index 1) */
 } lua_animator;
@@ -371,7 +370,7 @@ static const char *const play_keys[] = {"clip", "weight", "rate", "time", NULL};
 /* The output tables (UV_OUT) and the strings they will hold. */
 static void make_outputs(lua_State *L, lua_animator *a, const bw_rig *rig)
 {
-    lua_createtable(L, 0, 12);
+    lua_createtable(L, 0, 13);
     const int out = lua_gettop(L);
     static const char *const lists[] = {"problems", "events", "plays", "strings", NULL};
     for (int i = 0; lists[i]; i++) {
@@ -417,16 +416,21 @@ static void make_outputs(lua_State *L, lua_animator *a, const bw_rig *rig)
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, out, "overrides");
+    /* { field = true } for the state's fields: a state's keys are checked
+     * against it, one lookup each (its keys anchor the names the reader
+     * pushes, present or not) */
+    lua_createtable(L, 0, (int)(sizeof state_fields / sizeof *state_fields) - 1);
+    for (int i = 0; state_fields[i]; i++) {
+        lua_pushboolean(L, 1);
+        lua_setfield(L, -2, state_fields[i]);
+    }
+    lua_setfield(L, out, "state_fields");
     /* marker names and event kinds, anchored */
     lua_getfield(L, out, "strings");
     const int strings = lua_gettop(L);
     static const char *const kinds[] = {"enter", "exit", "marker", "gesture_end", "blink", NULL};
     for (int i = 0; kinds[i]; i++) {
         lua_pushstring(L, kinds[i]);
-        anchor(L, strings);
-    }
-    for (int i = 0; state_fields[i]; i++) { /* the reader pushes them, present or not */
-        lua_pushstring(L, state_fields[i]);
         anchor(L, strings);
     }
     for (int c = 0; c < a->clip_count; c++)
@@ -571,7 +575,6 @@ static int l_animator(lua_State *L)
             if (bw_lua_raw_field(L, 6, "map") != LUA_TFUNCTION)
                 return fail(L, "expression_space: a custom space needs map = function(arkit, out) ... end");
             a->map.ref = luaL_ref(L, LUA_REGISTRYINDEX);
-            a->map_dim = dim;
             lua_createtable(L, 2, 0); /* { arkit, out } */
             lua_createtable(L, BW_ARKIT52_COUNT, 0);
             for (int k = 1; k <= BW_ARKIT52_COUNT; k++) {
@@ -873,6 +876,26 @@ static void read_fire(reader *r, int t, lua_animator *a, bw_character_state *s)
     lua_settop(L, list - 1);
 }
 
+/* Whether every key of the state table at t is one of state_fields: one
+ * lookup a key in the animator's set (at 1), per frame; a miss goes to
+ * bw_lua_check_fields_hint for the message. */
+static bool known_state_fields(lua_State *L, int t)
+{
+    lua_getiuservalue(L, 1, UV_OUT);
+    lua_getfield(L, -1, "state_fields");
+    const int set = lua_gettop(L);
+    bool known = true;
+    lua_pushnil(L);
+    while (known && lua_next(L, t)) {
+        lua_pop(L, 1); /* value */
+        lua_pushvalue(L, -1);
+        known = lua_rawget(L, set) != LUA_TNIL;
+        lua_pop(L, known ? 1 : 2); /* the lookup, and the key on a miss */
+    }
+    lua_pop(L, 2);
+    return known;
+}
+
 /* Read the state table at `t` into *s (clip weights into w, face weights
  * into fw, expression into ex); problems go to the list at r->problems.
  * `a` may be NULL (no names to check against). */
@@ -885,7 +908,8 @@ static void read_state(reader *r, int t, lua_animator *a, bw_character_state *s,
         return;
     }
     char why[256];
-    if (!bw_lua_check_fields_hint(L, t, state_fields, why, sizeof why)) add_problem(r, "state: %s", why);
+    if (!(a && known_state_fields(L, t)) && !bw_lua_check_fields_hint(L, t, state_fields, why, sizeof why))
+        add_problem(r, "state: %s", why);
     read_vec(r, t, "velocity", s->velocity, 3);
     read_vec(r, t, "position", s->position, 3);
     s->has_look_at = read_vec(r, t, "look_at", s->look_at, 3);
@@ -998,23 +1022,6 @@ static int push_out(lua_State *L, const char *name)
     return lua_gettop(L);
 }
 
-/* The graph's predicates run on the updating thread L during the update
- * (on), and on the main thread again after it (off), so the graph never
- * keeps a coroutine that may be collected. */
-static void predicate_thread(lua_State *L, lua_animator *a, bool on)
-{
-    if (!a->graph_obj || a->graph_obj->closed || L == a->main || !lua_checkstack(a->main, 2)) return;
-    lua_getiuservalue(L, 1, UV_GRAPH);
-    if (on) {
-        bw_lua_graph_set_thread(L, lua_gettop(L));
-        lua_pop(L, 1);
-    } else {
-        lua_xmove(L, a->main, 1);
-        bw_lua_graph_set_thread(a->main, lua_gettop(a->main));
-        lua_pop(a->main, 1);
-    }
-}
-
 /* a:update(dt, state [, camera]) -> true | nil, problems */
 static int l_update(lua_State *L)
 {
@@ -1055,11 +1062,15 @@ static int l_update(lua_State *L)
         memset(&s, 0, sizeof s);
         if (a->has_last) use = &a->last;
     }
-    predicate_thread(L, a, true);
+    /* The graph's predicates run on this thread during the update and on
+     * the one they ran in before after it, so the graph never keeps a
+     * coroutine that may be collected (its handle is anchored in UV_GRAPH). */
+    bw_lua_object *graph = a->graph_obj;
+    lua_State *before = graph ? bw_lua_graph_use_thread(graph, L) : NULL;
     a->thread = L; /* the map runs on this thread, above what is on the stack now */
     bw_animator_update(a->animator, dt, use, has_cam ? cam : NULL);
     a->thread = NULL;
-    predicate_thread(L, a, false);
+    if (graph) bw_lua_graph_use_thread(graph, before);
     return push_outcome(L, problems, list);
 }
 

@@ -127,10 +127,12 @@ void bw_lua_graph_push_clips(lua_State *L, int idx)
     }
 }
 
-void bw_lua_graph_set_thread(lua_State *L, int idx)
+lua_State *bw_lua_graph_use_thread(bw_lua_object *graph, lua_State *L)
 {
-    graph_obj *g = check_graph(L, idx);
+    graph_obj *g = (graph_obj *)graph;
+    lua_State *previous = g->thread;
     g->thread = L == g->main ? NULL : L;
+    return previous;
 }
 
 /* ---- predicates ---- */
@@ -2073,8 +2075,7 @@ static int l_cursor_update(lua_State *L)
     bw_lua_pose *pose = (bw_lua_pose *)bw_lua_test_object(L, -1, BW_LUA_POSE);
     if (!pose) return luaL_error(L, "cursor:update: the cursor's pose was closed");
     const int pose_idx = lua_gettop(L);
-    lua_State *saved = c->g->thread;
-    c->g->thread = L == c->g->main ? NULL : L;
+    lua_State *saved = bw_lua_graph_use_thread(&c->g->hdr, L);
     drain_ctx d = {L, c, 0, 0, 0, 0, dt};
     lua_pushcfunction(L, update_protected);
     lua_pushvalue(L, 1);
@@ -2086,7 +2087,7 @@ static int l_cursor_update(lua_State *L)
     c->delivering = true;
     int status = lua_pcall(L, 6, 0, 0);
     c->delivering = false;
-    c->g->thread = saved;
+    bw_lua_graph_use_thread(&c->g->hdr, saved);
     if (status != LUA_OK) return lua_error(L);
     lua_settop(L, pose_idx);
     return 1;

@@ -90,9 +90,13 @@ const bw_graph *bw_lua_graph_check(lua_State *L, int idx);
  * none). For hosts that bind the graph to clips of their own by name (the
  * Lua animator). Raises when idx is not a Graph. */
 void bw_lua_graph_push_clips(lua_State *L, int idx);
-/* Call before the host (not a Lua method) updates a cursor of the graph at
- * idx, so predicates run in the right thread: L here is the state's main
- * thread. */
-void bw_lua_graph_set_thread(lua_State *L, int idx);
+/* Make the predicates of the Graph whose handle header is `graph` run in
+ * thread L (the state's main thread or a coroutine; NULL: the main thread)
+ * and return the thread they ran in before: a host that updates a cursor
+ * of the graph (not a Lua method; the Lua animator) sets its thread before
+ * and restores the returned one after, as cursor:update does, so the graph
+ * never keeps a coroutine that may be collected. */
+struct bw_lua_object;
+lua_State *bw_lua_graph_use_thread(struct bw_lua_object *graph, lua_State *L);
 
 #endif

@@ -426,6 +426,16 @@ static int sandbox_asset_load(lua_State *L)
     return lua_gettop(L) - n;
 }
 
+void bw_sandbox_module_file(lua_State *L, const char *name, char *file, size_t size)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > 200 || n + 5 > size || strchr(name, '/'))
+        luaL_error(L, "require '%s': only \"blendwerk\" and the mod's own modules (\"name\" or "
+                      "\"folder.name\" for name.lua inside the mod's folder) can be required", name);
+    for (size_t i = 0; i <= n; i++) file[i] = name[i] == '.' ? '/' : name[i];
+    snprintf(file + n, size - n, ".lua");
+}
+
 /* require("blendwerk") or one of the mod's files: require("lib.util")
  * runs lib/util.lua once and keeps its result. */
 static int sandbox_require(lua_State *L)
@@ -436,12 +446,7 @@ static int sandbox_require(lua_State *L)
         return 1;
     }
     char file[256];
-    size_t n = strlen(name);
-    if (n == 0 || n > 200 || strchr(name, '/'))
-        return luaL_error(L, "require '%s': only \"blendwerk\" and the mod's own modules (\"name\" or "
-                             "\"folder.name\" for name.lua inside the mod's folder) can be required", name);
-    for (size_t i = 0; i <= n; i++) file[i] = name[i] == '.' ? '/' : name[i];
-    snprintf(file + n, sizeof file - n, ".lua");
+    bw_sandbox_module_file(L, name, file, sizeof file);
     lua_settop(L, 1);
     luaL_getsubtable(L, LUA_REGISTRYINDEX, "blendwerk.sandbox.required");
     if (lua_getfield(L, 2, name) != LUA_TNIL) {

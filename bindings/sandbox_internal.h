@@ -73,6 +73,13 @@ void bw_sandbox_after_protected(lua_State *L, int status);
 void bw_sandbox_charge(lua_State *L, double work);
 double bw_sandbox_remaining(lua_State *L);
 
+/* The file of the mod's module `name` for require (graph sources' and the
+ * sandbox's): "lib.util" -> "lib/util.lua" into file (size bytes, 206 do
+ * for any name); raises "require 'name': only \"blendwerk\" and the mod's
+ * own modules ... can be required" for an empty name, one over 200 bytes
+ * or one with a '/'. */
+void bw_sandbox_module_file(lua_State *L, const char *name, char *file, size_t size);
+
 const char *bw_sandbox_refuse_name(const char *path);
 bool bw_sandbox_is_readonly(lua_State *L, int idx);
 

@@ -20,7 +20,7 @@
 -- listed in ctx.overrides (once, in init: the host reads their new
 -- parent-local rotations from the pose, bw_controls_overrides);
 -- ctx.gaze = { pitch_l, yaw_l, pitch_r, yaw_r } (radians); ctx.aim_limits.
--- keep_state: a reload keeps the last yaw and pitch (no flip after an
+-- keep_state: a reload keeps the last yaw (no flip after an
 -- edit); `reload` resolves the chain and limits again, so an edit of the
 -- defaults below takes effect at once.
 --
@@ -84,7 +84,7 @@ end
 -- control: resolved, checked and packed into one blendwerk.aim_setup once
 -- per options table and rig (this chunk's; a reload runs the file again
 -- and so resolves afresh) and shared, so a character's state is just its
--- last yaw and pitch and one reference, and the helpers check nothing
+-- last yaw and one reference, and the helpers check nothing
 -- fixed per frame.
 local shared_options, shared_rig, shared
 
@@ -116,8 +116,7 @@ local function init(ctx, options)
     ctx.aim_limits = { limits.yaw, limits.pitch, limits.eye_yaw, limits.eye_pitch }
     return {
         setup = set.setup, -- the chain (its last joint the head), weights and limits
-        last_yaw = 0, -- the yaw and pitch the chain took last frame
-        pitch = 0,
+        last_yaw = 0, -- the yaw the chain took last frame
     }
 end
 
@@ -128,7 +127,7 @@ return {
 
     reload = function(s, ctx, options)
         local fresh = init(ctx, options)
-        fresh.last_yaw, fresh.pitch = s.last_yaw, s.pitch
+        fresh.last_yaw = s.last_yaw
         return fresh
     end,
 
@@ -138,12 +137,12 @@ return {
         local gaze = ctx.gaze
         if ctx.has_target then
             -- blendwerk.aim: aim_angles from the head, aim_clamp, aim_chain in one call
-            local yaw, pitch, eye_yaw, eye_pitch = aim(pose, setup, ctx.position, ctx.yaw, ctx.target, s.last_yaw)
+            local yaw, _, eye_yaw, eye_pitch = aim(pose, setup, ctx.position, ctx.yaw, ctx.target, s.last_yaw)
             gaze[1], gaze[2], gaze[3], gaze[4] = eye_pitch, eye_yaw, eye_pitch, eye_yaw
-            s.last_yaw, s.pitch = yaw, pitch
+            s.last_yaw = yaw
         else -- no target: the aim relaxes to 0
             gaze[1], gaze[2], gaze[3], gaze[4] = 0, 0, 0, 0
-            s.last_yaw, s.pitch = 0, 0
+            s.last_yaw = 0
             aim_chain(pose, setup, 0, 0)
         end
     end,

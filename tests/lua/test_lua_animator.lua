@@ -278,6 +278,37 @@ test("graph predicates run on the updating thread, coroutines included", functio
   check(seen[#seen] == main, "and its predicate ran on the main thread")
 end)
 
+-- An update nested in another of the same graph (here a predicate
+-- updating a second animator) gives the thread back: the outer update's
+-- later predicates still run on its coroutine.
+test("a nested update restores the thread of the graph's predicates", function()
+  local a2, inside, nested, after = nil, false, false, nil
+  local g = assert(bw.graph({ params = { speed = 0 }, layers = { { name = "base", entry = "idle",
+    states = { idle = { clip = "idle" }, move = { clip = "stride" } },
+    transitions = {
+      { from = "idle", to = "move", duration = 0, when = { function()
+        if not inside then
+          inside = true
+          a2:update(0.125, {})
+          inside, nested = false, true
+        end
+        return false
+      end } },
+      { from = "idle", to = "move", duration = 0, when = { function(p)
+        if nested and after == nil then after = coroutine.running() end
+        return p.speed > 0.5
+      end } },
+    } } } }, graph_clips))
+  local a = graph_animator(g)
+  a2 = graph_animator(g)
+  local co = coroutine.create(function() assert(a:update(0.125, { params = { speed = 1 } })) end)
+  assert(coroutine.resume(co))
+  check(nested, "the second animator updated inside the first's predicate")
+  check(after == co, "the later predicate ran in the coroutine")
+  eq(a:status().state, "move", "the outer update's predicate held")
+  eq(a2:status().state, "idle", "the inner update stayed")
+end)
+
 test("set_graph carries the character over; refusals change nothing", function()
   local a = graph_animator(assert(bw.graph(graph_desc("move"), graph_clips)))
   walk_in(a)
