@@ -1056,6 +1056,37 @@ static void carry_layer(bw_graph_cursor *dst, int l, const bw_graph_cursor *src,
     if (differs) fade_from_old_pose(dst, l, src, ol, fade);
 }
 
+/* Queued travel of src's layer ol onto dst's layer l (after carry_layer
+ * placed its current state): the remaining edges matched by name
+ * (matching_transition) when they all still chain from the carried
+ * current state, so an unchanged graph travels exactly as before; else a
+ * new shortest route to the same destination by name; dropped when the
+ * destination is gone or cannot be reached. */
+static void carry_route(bw_graph_cursor *dst, int l, const bw_graph_cursor *src, int ol)
+{
+    const layer_rt *O = &src->layers[ol];
+    if (O->route_pos >= O->route_len) return;
+    layer_rt *R = &dst->layers[l];
+    int at = R->cur.state, n = 0;
+    for (int i = O->route_pos; i < O->route_len && n >= 0; i++) {
+        int t = matching_transition(dst, l, src, ol, O->route[i]);
+        const g_transition *tr = t >= 0 ? transition_of(dst, l, t) : NULL;
+        if (!tr || n >= dst->g->max_states || !(tr->from == at || (tr->from < 0 && tr->to != at))) {
+            n = -1;
+            break;
+        }
+        R->route[n++] = t;
+        at = tr->to;
+    }
+    if (n > 0) {
+        R->route_len = n;
+        R->route_pos = 0;
+        return;
+    }
+    int goal = carried_state(dst, l, src, ol, transition_of(src, ol, O->route[O->route_len - 1])->to);
+    if (goal >= 0) (void)bw_graph_cursor_travel(dst, l, goal); /* unreachable: stays empty */
+}
+
 bw_result bw_graph_cursor_carry_over(bw_graph_cursor *dst, const bw_graph_cursor *src, float fade)
 {
     if (!dst || !src || dst == src || !isfinite(fade) || fade < 0.0f) return BW_ERR_INVALID_ARGUMENT;
@@ -1072,7 +1103,9 @@ bw_result bw_graph_cursor_carry_over(bw_graph_cursor *dst, const bw_graph_cursor
     dst->gen++; /* the parameters changed: no cached leaves stand */
     for (int l = 0; l < g->layer_count; l++) {
         int ol = bw_graph_find_layer(old, g->layers[l].name);
-        if (ol >= 0) carry_layer(dst, l, src, ol, fade);
+        if (ol < 0) continue;
+        carry_layer(dst, l, src, ol, fade);
+        carry_route(dst, l, src, ol);
     }
     /* Every layer's pose as carried: what a freeze snapshot takes if a
      * transition fires before the next evaluation. */

@@ -123,28 +123,15 @@ static bw_graph *compile_layers(const bw_graph_layer_desc *layers, int layer_cou
  * Layer "wave" (additive, on the arm): a, b;
  *   0 a -> b when wave, 0.5 s freeze, sine in-out
  *   1 b -> a at exit time 1, 0.375 s live */
+static const bw_graph_state_desc base_states[3] = {
+    {.name = "idle", .clip = IDLE}, {.name = "move", .clip = MOVE}, {.name = "jump", .clip = JUMP}};
+static const bw_graph_transition_desc base_transitions[3] = {
+    {.from = "idle", .to = "move", .conditions = &when_go, .condition_count = 1, .duration = 0.5f, .source_speed = 1.5f},
+    {.from = "*", .to = "jump", .conditions = &when_hop, .condition_count = 1, .duration = 0.5f, .mode = BW_GRAPH_FREEZE},
+    {.from = "jump", .to = "idle", .has_exit_time = true, .exit_time = 1.0f, .duration = 0.5f, .curve = BW_EASE_QUAD}};
+
 static bw_graph *full_graph(void)
 {
-    const bw_graph_state_desc base[3] = {
-        {.name = "idle", .clip = IDLE}, {.name = "move", .clip = MOVE}, {.name = "jump", .clip = JUMP}};
-    const bw_graph_transition_desc base_tr[3] = {{.from = "idle",
-                                                  .to = "move",
-                                                  .conditions = &when_go,
-                                                  .condition_count = 1,
-                                                  .duration = 0.5f,
-                                                  .source_speed = 1.5f},
-                                                 {.from = "*",
-                                                  .to = "jump",
-                                                  .conditions = &when_hop,
-                                                  .condition_count = 1,
-                                                  .duration = 0.5f,
-                                                  .mode = BW_GRAPH_FREEZE},
-                                                 {.from = "jump",
-                                                  .to = "idle",
-                                                  .has_exit_time = true,
-                                                  .exit_time = 1.0f,
-                                                  .duration = 0.5f,
-                                                  .curve = BW_EASE_QUAD}};
     const bw_graph_state_desc wave[2] = {{.name = "a", .clip = ARMA}, {.name = "b", .clip = ARMB}};
     const bw_graph_transition_desc wave_tr[2] = {
         {.from = "a",
@@ -156,7 +143,7 @@ static bw_graph *full_graph(void)
          .curve = BW_EASE_SINE,
          .curve_dir = BW_EASE_IN_OUT},
         {.from = "b", .to = "a", .has_exit_time = true, .exit_time = 1.0f, .duration = 0.375f}};
-    bw_graph_layer_desc layers[2] = {layer("base", "idle", base, 3, base_tr, 3),
+    bw_graph_layer_desc layers[2] = {layer("base", "idle", base_states, 3, base_transitions, 3),
                                      layer("wave", "a", wave, 2, wave_tr, 2)};
     layers[1].mode = BW_GRAPH_ADDITIVE;
     return compile_layers(layers, 2);
@@ -213,7 +200,7 @@ static double pose_diff(const bw_pose *a, const bw_pose *b)
  * carried over (fade 0.25 s) into a cursor of a fresh compile of the same
  * graph after each frame listed in reload_after (frame numbers, -1
  * terminated). Every frame compares pose, status, events and root
- * motion. *at_reload is layer `watch`'s status right after the first
+ * motion and queued travel. *at_reload is layer `watch`'s status right after the first
  * carry-over. Returns the largest pose difference seen. */
 static double run_against_reference(script_fn script, const int *reload_after, int frames, int watch,
                                     bw_graph_layer_status *at_reload)
@@ -255,7 +242,8 @@ static double run_against_reference(script_fn script, const int *reload_after, i
                           sa.transition.transition != sb.transition.transition ||
                           sa.transition.from != sb.transition.from ||
                           sa.transition.source_state != sb.transition.source_state ||
-                          fabs(sa.transition.source_progress - sb.transition.source_progress) > 1e-9;
+                          fabs(sa.transition.source_progress - sb.transition.source_progress) > 1e-9 ||
+                          bw_graph_cursor_travel_pending(a, l) != bw_graph_cursor_travel_pending(b, l);
         }
         if (mismatches && !reported) {
             fprintf(stderr, "  first mismatch at frame %d\n", f);
@@ -382,6 +370,28 @@ static void reload_mid_curved_live_transition_should_match_no_reload(void)
     CHECK_INT(s.transition.source_state, 2);
     CHECK_NEAR(s.transition.elapsed, 0.125f, 0);
     CHECK_NEAR(s.transition.weight, 0.0625f, tol); /* (0.125 / 0.5)² */
+}
+
+/* Frame 0: travel to jump (* -> jump fires in frame 0's update, p 0);
+ * frame 1: travel to move, a route of two edges from jump: jump -> idle
+ * (exit time 1: p reaches 1 in frame 8) then idle -> move (frame 9).
+ * Reloads after frame 3 (both edges queued) and 8 (one). */
+static void travel_to_jump_then_move(bw_graph_cursor *c, int f)
+{
+    if (f == 0) CHECK_INT(bw_graph_cursor_travel(c, 0, 2), BW_OK);
+    if (f == 1) CHECK_INT(bw_graph_cursor_travel(c, 0, 1), BW_OK);
+    if (f == 4) CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 2);
+    if (f == 9) CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 1);
+    if (f == 10) CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 0);
+}
+
+static void reload_with_travel_queued_should_match_no_reload(void)
+{
+    const int reload[] = {3, 8, -1};
+    bw_graph_layer_status s;
+    double worst = run_against_reference(travel_to_jump_then_move, reload, 16, 0, &s);
+    CHECK(worst <= 1e-6);
+    CHECK_INT(s.state, 2); /* jump, 0.375 s into its freeze fade-in */
 }
 
 /* ---- edits, by hand ---- */
@@ -698,6 +708,90 @@ static void frozen_fade_should_carry_without_its_source_state(void)
 }
 
 /* The carry-over allocates nothing, and neither do the frames after it. */
+/* The base layer alone, after travel to jump (fired in update 1, p 0)
+ * and then to move (jump -> idle -> move, both queued), and update 2:
+ * jump at p 0.125; its exit gate opens in update 9. */
+static bw_graph_cursor *old_travelling(bw_graph **g, bw_pose *out)
+{
+    bw_graph_layer_desc l = layer("base", "idle", base_states, 3, base_transitions, 3);
+    *g = compile_layers(&l, 1);
+    bw_graph_cursor *c = cursor_for(*g, NULL);
+    CHECK_INT(bw_graph_cursor_travel(c, 0, 2), BW_OK);
+    bw_graph_cursor_update(c, DT);
+    CHECK_INT(bw_graph_cursor_travel(c, 0, 1), BW_OK);
+    bw_graph_cursor_update(c, DT);
+    CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 2);
+    CHECK_INT(bw_graph_cursor_evaluate(c, NULL, out), BW_OK);
+    return c;
+}
+
+/* Update `c` n times; then its base layer's current state's name. */
+static const char *state_after(bw_graph_cursor *c, int n)
+{
+    for (int i = 0; i < n; i++) bw_graph_cursor_update(c, DT);
+    const bw_graph *g = bw_graph_cursor_graph(c);
+    return bw_graph_state_name(g, 0, status(c, 0).state);
+}
+
+static void queued_travel_should_reach_its_destination_in_the_edited_graph(void)
+{
+    bw_graph *go, *gn;
+    bw_pose out = new_pose();
+    bw_graph_cursor *old = old_travelling(&go, &out);
+
+    /* reordered states and transitions, one more state: the same two
+     * edges by name (jump -> idle in update 9, idle -> move in 10) */
+    const bw_graph_state_desc st1[4] = {{.name = "run", .clip = RUN},
+                                        {.name = "jump", .clip = JUMP},
+                                        {.name = "move", .clip = MOVE},
+                                        {.name = "idle", .clip = IDLE}};
+    const bw_graph_transition_desc tr1[4] = {base_transitions[2], base_transitions[1],
+                                             {.from = "run", .to = "idle", .duration = 0.25f}, base_transitions[0]};
+    bw_graph_cursor *c = carried(old, &gn, st1, 4, "idle", tr1, 4, 0.25f);
+    CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 2);
+    CHECK_STR(state_after(c, 6), "jump");
+    CHECK_STR(state_after(c, 1), "idle");
+    CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 1);
+    CHECK_STR(state_after(c, 1), "move");
+    CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 0);
+    drop(c, gn);
+
+    /* jump -> idle is gone, jump -> move (exit time 1) is new: a new
+     * route of one edge, firing when jump's gate opens in update 9 */
+    const bw_graph_transition_desc tr2[2] = {
+        base_transitions[0],
+        {.from = "jump", .to = "move", .has_exit_time = true, .exit_time = 1.0f, .duration = 0.5f}};
+    c = carried(old, &gn, base_states, 3, "idle", tr2, 2, 0.25f);
+    CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 1);
+    CHECK_STR(state_after(c, 6), "jump");
+    CHECK_STR(state_after(c, 1), "move");
+    CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 0);
+    drop(c, gn);
+
+    /* move is gone: nothing to travel to */
+    const bw_graph_state_desc st3[2] = {{.name = "idle", .clip = IDLE}, {.name = "jump", .clip = JUMP}};
+    c = carried(old, &gn, st3, 2, "idle", base_transitions + 1, 2, 0.25f);
+    CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 0);
+    CHECK_STR(state_after(c, 7), "idle"); /* jump -> idle by its own exit time */
+    drop(c, gn);
+
+    /* jump (the current state) is gone: the layer restarts at its entry
+     * and travels from there (idle -> move fires in the next update) */
+    c = carried(old, &gn, base_states, 2, "idle", base_transitions, 1, 0.25f);
+    CHECK_STR(state_after(c, 0), "idle");
+    CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 1);
+    CHECK_STR(state_after(c, 1), "move");
+    CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 0);
+    drop(c, gn);
+
+    /* move is there but cannot be reached (no edge into it) */
+    c = carried(old, &gn, base_states, 3, "idle", base_transitions + 1, 2, 0.25f);
+    CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 0);
+    drop(c, gn);
+    drop(old, go);
+    bw_pose_deinit(&out);
+}
+
 static void carry_over_and_the_frames_after_should_not_allocate(void)
 {
     alloc_counter count = ALLOC_COUNTER(-1);
@@ -750,6 +844,7 @@ int main(void)
     RUN(reload_every_frame_should_match_no_reload);
     RUN(reload_mid_interruption_should_match_no_reload);
     RUN(reload_mid_curved_live_transition_should_match_no_reload);
+    RUN(reload_with_travel_queued_should_match_no_reload);
     RUN(new_duration_should_apply_to_the_running_transition);
     RUN(new_freeze_mode_should_stop_the_live_source);
     RUN(transition_gone_should_keep_the_old_duration_and_curve);
@@ -758,6 +853,7 @@ int main(void)
     RUN(steady_layer_should_fade_only_when_its_state_changed);
     RUN(steady_additive_layer_should_fade_when_its_reference_changed);
     RUN(frozen_fade_should_carry_without_its_source_state);
+    RUN(queued_travel_should_reach_its_destination_in_the_edited_graph);
     RUN(carry_over_and_the_frames_after_should_not_allocate);
     RUN(bad_arguments_should_change_nothing);
     free_world();

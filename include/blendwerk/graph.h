@@ -495,8 +495,13 @@ BW_API const bw_graph *bw_graph_cursor_graph(const bw_graph_cursor *cursor);
  * frame by frame). Names are matched, never indices:
  * - Parameters by name where the kind is the same (trigger ages too).
  * - Layers by name; new layers start as created. The layer weight and its
- *   fade carry unless either layer's weight follows a parameter. Queued
- *   travel is dropped. Frame-0 entry events are not repeated.
+ *   fade carry unless either layer's weight follows a parameter.
+ *   Frame-0 entry events are not repeated.
+ * - Queued travel (bw_graph_cursor_travel) goes on to the same destination
+ *   by name: its remaining edges, matched like transitions below, when
+ *   they still chain from the carried current state; else a new shortest
+ *   route from there; dropped when the destination is gone or cannot be
+ *   reached.
  * - The current state by name with its progress (and whether it has
  *   advanced since it was entered).
  * - A transition in flight, when its destination (the current state)
