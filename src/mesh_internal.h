@@ -6,12 +6,15 @@
 #include "blendwerk/mesh.h"
 
 /* The morph targets of one primitive: vertices [v0, v0 + n) move by
- * sum_t curve[curve_first + t] * deltas[t][v - v0] before skinning. */
+ * sum_t curve[curve_first + t] * deltas[t][v - v0] before skinning, and
+ * their normals by the same sum of normal_deltas (normalized after
+ * skinning). */
 typedef struct bw_mesh_morph {
     int v0, n;
     int curve_first; /* rig curve of its first target */
     int targets;
-    float *deltas; /* targets x n x 3 position offsets */
+    float *deltas;        /* targets x n x 3 position offsets */
+    float *normal_deltas; /* targets x n x 3 normal offsets, scaled like the bind normals; NULL: none */
 } bw_mesh_morph;
 
 struct bw_mesh {
@@ -28,6 +31,7 @@ struct bw_mesh {
     float (*inverse_bind)[4][4]; /* bind_count */
     bw_mesh_morph *morphs; /* morph_count, by v0 */
     int morph_count;
+    bool normal_morphs;    /* some morph has normal_deltas */
     float scene[4][4]; /* the nodes above the rig's first root, composed */
     int rig_joint_count;
     int rig_curve_count;

@@ -18,8 +18,11 @@ void bw_mesh_destroy(bw_mesh *mesh)
     bw_free(a, mesh->indices, (size_t)mesh->index_count * sizeof(uint32_t));
     bw_free(a, mesh->bind_joint, b * sizeof(int));
     bw_free(a, mesh->inverse_bind, b * sizeof *mesh->inverse_bind);
-    for (int k = 0; k < mesh->morph_count; k++)
-        bw_free(a, mesh->morphs[k].deltas, (size_t)mesh->morphs[k].targets * (size_t)mesh->morphs[k].n * 3 * sizeof(float));
+    for (int k = 0; k < mesh->morph_count; k++) {
+        size_t size = (size_t)mesh->morphs[k].targets * (size_t)mesh->morphs[k].n * 3 * sizeof(float);
+        bw_free(a, mesh->morphs[k].deltas, size);
+        bw_free(a, mesh->morphs[k].normal_deltas, size);
+    }
     bw_free(a, mesh->morphs, (size_t)mesh->morph_count * sizeof *mesh->morphs);
     bw_free(a, mesh, sizeof *mesh);
 }
@@ -68,25 +71,36 @@ static bool matrix_finite(const float m[4][4])
     return true;
 }
 
-/* Morphed bind positions into `out`; false when no weight is non-zero
- * (the bind positions are then used as they are). */
-static bool morph(const bw_mesh *mesh, const float *curves, float *out)
+/* `base` plus the weighted offsets of every morph (`normals`: their
+ * normal offsets) into `out`. */
+static void add_offsets(const bw_mesh *mesh, const float *curves, const float *base, bool normals, float *out)
+{
+    memcpy(out, base, (size_t)mesh->vertex_count * 3 * sizeof(float));
+    for (int k = 0; k < mesh->morph_count; k++) {
+        const bw_mesh_morph *m = &mesh->morphs[k];
+        const float *deltas = normals ? m->normal_deltas : m->deltas;
+        if (!deltas) continue;
+        float *o = out + (size_t)m->v0 * 3;
+        for (int t = 0; t < m->targets; t++) {
+            float w = curves[m->curve_first + t];
+            if (w == 0.0f) continue;
+            const float *d = deltas + (size_t)t * (size_t)m->n * 3;
+            for (size_t i = 0; i < (size_t)m->n * 3; i++) o[i] += w * d[i];
+        }
+    }
+}
+
+/* Morphed bind positions into `out` (and normals into `out_normals` when
+ * not NULL and some target moves normals); false when no weight is
+ * non-zero (the bind data is then used as it is). */
+static bool morph(const bw_mesh *mesh, const float *curves, float *out, float *out_normals)
 {
     bool any = false;
     for (int k = 0; k < mesh->morph_count && !any; k++)
         for (int t = 0; t < mesh->morphs[k].targets; t++) any |= curves[mesh->morphs[k].curve_first + t] != 0.0f;
     if (!any) return false;
-    memcpy(out, mesh->positions, (size_t)mesh->vertex_count * 3 * sizeof(float));
-    for (int k = 0; k < mesh->morph_count; k++) {
-        const bw_mesh_morph *m = &mesh->morphs[k];
-        float *o = out + (size_t)m->v0 * 3;
-        for (int t = 0; t < m->targets; t++) {
-            float w = curves[m->curve_first + t];
-            if (w == 0.0f) continue;
-            const float *d = m->deltas + (size_t)t * (size_t)m->n * 3;
-            for (size_t i = 0; i < (size_t)m->n * 3; i++) o[i] += w * d[i];
-        }
-    }
+    add_offsets(mesh, curves, mesh->positions, false, out);
+    if (out_normals && mesh->normal_morphs) add_offsets(mesh, curves, mesh->normals, true, out_normals);
     return true;
 }
 
@@ -113,9 +127,11 @@ bw_result bw_mesh_skin(const bw_mesh *mesh, const bw_rig *rig, const float (*mod
     for (int k = 0; curves && k < mesh->morph_count; k++)
         for (int t = 0; t < mesh->morphs[k].targets; t++)
             if (!isfinite(curves[mesh->morphs[k].curve_first + t])) return BW_ERR_NON_FINITE;
-    /* morphing writes the shaped bind positions into the output, which
-     * the skinning then reads and overwrites vertex by vertex */
-    const float *src = curves && morph(mesh, curves, out_positions) ? out_positions : mesh->positions;
+    /* morphing writes the shaped bind positions (and normals) into the
+     * outputs, which the skinning then reads and overwrites vertex by vertex */
+    const bool morphed = curves && morph(mesh, curves, out_positions, out_normals);
+    const float *src = morphed ? out_positions : mesh->positions;
+    const float *src_normals = morphed && mesh->normal_morphs ? out_normals : mesh->normals;
     const float(*pal)[4][4] = (const float(*)[4][4])palette;
     for (int v = 0; v < mesh->vertex_count; v++) {
         const int32_t *jv = mesh->joints + (size_t)v * 4;
@@ -137,7 +153,7 @@ bw_result bw_mesh_skin(const bw_mesh *mesh, const bw_rig *rig, const float (*mod
         float *o = out_positions + (size_t)v * 3;
         for (int r = 0; r < 3; r++) o[r] = m[0][r] * px + m[1][r] * py + m[2][r] * pz + m[3][r];
         if (out_normals) {
-            const float *n = mesh->normals + (size_t)v * 3;
+            const float *n = src_normals + (size_t)v * 3;
             float *on = out_normals + (size_t)v * 3;
             float x = m[0][0] * n[0] + m[1][0] * n[1] + m[2][0] * n[2];
             float y = m[0][1] * n[0] + m[1][1] * n[1] + m[2][1] * n[2];

@@ -42,7 +42,7 @@
 
 /* ---- the hand-written file ---- */
 
-enum { OFF_POS = 0, OFF_NRM = 36, OFF_JNT = 72, OFF_WU8 = 96, OFF_WF = 108, OFF_IDX = 156, OFF_IBM = 164, OFF_MORPH = 292, BUF_SIZE = 328 };
+enum { OFF_POS = 0, OFF_NRM = 36, OFF_JNT = 72, OFF_WU8 = 96, OFF_WF = 108, OFF_IDX = 156, OFF_IBM = 164, OFF_MORPH = 292, OFF_MNRM = 328, BUF_SIZE = 364 };
 
 typedef struct tiny_opts {
     int index2;          /* value of the third index (default 2) */
@@ -53,11 +53,13 @@ typedef struct tiny_opts {
     bool no_indices;
     bool no_normals;
     bool morph;          /* one morph target moving every vertex by (0, 0, 2), default weight 0.25 */
+    bool morph_normals;  /* with morph: the target also moves the normals (v0 by (1, 0, -1), v1 and v2 by (-1, 1, 0)) */
+    int normal_offsets;  /* with morph_normals: the NORMAL offsets accessor's count (default 3) */
 } tiny_opts;
 
 static tiny_opts defaults(void)
 {
-    tiny_opts o = {.index2 = 2, .joint_v2 = 1, .weight_v0 = 1.0f, .position_count = 3};
+    tiny_opts o = {.index2 = 2, .joint_v2 = 1, .weight_v0 = 1.0f, .position_count = 3, .normal_offsets = 3};
     return o;
 }
 
@@ -111,9 +113,12 @@ static const char *tiny_gltf(const tiny_opts *o)
     put_f(b, OFF_IBM, ibm, 32);
     const float offsets[9] = {0, 0, 2, 0, 0, 2, 0, 0, 2};
     put_f(b, OFF_MORPH, offsets, 9);
+    const float normal_offsets[9] = {1, 0, -1, -1, 1, 0, -1, 1, 0};
+    put_f(b, OFF_MNRM, normal_offsets, 9);
     static char b64[BUF_SIZE * 2], text[8192];
     base64(b, sizeof b, b64);
-    char attrs[256];
+    char attrs[256], target[64];
+    snprintf(target, sizeof target, ", \"targets\": [{\"POSITION\": 7%s}]", o->morph_normals ? ", \"NORMAL\": 8" : "");
     snprintf(attrs, sizeof attrs, "\"POSITION\": 0, %s\"JOINTS_0\": 2, \"WEIGHTS_0\": %d", o->no_normals ? "" : "\"NORMAL\": 1, ",
              o->float_weights ? 4 : 3);
     snprintf(text, sizeof text,
@@ -133,6 +138,7 @@ static const char *tiny_gltf(const tiny_opts *o)
              "                 {\"buffer\": 0, \"byteOffset\": %d, \"byteLength\": 48},\n"
              "                 {\"buffer\": 0, \"byteOffset\": %d, \"byteLength\": 6},\n"
              "                 {\"buffer\": 0, \"byteOffset\": %d, \"byteLength\": 128},\n"
+             "                 {\"buffer\": 0, \"byteOffset\": %d, \"byteLength\": 36},\n"
              "                 {\"buffer\": 0, \"byteOffset\": %d, \"byteLength\": 36}],\n"
              " \"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": %d, \"type\": \"VEC3\"},\n"
              "               {\"bufferView\": 1, \"componentType\": 5126, \"count\": 3, \"type\": \"VEC3\"},\n"
@@ -141,10 +147,11 @@ static const char *tiny_gltf(const tiny_opts *o)
              "               {\"bufferView\": 4, \"componentType\": 5126, \"count\": 3, \"type\": \"VEC4\"},\n"
              "               {\"bufferView\": 5, \"componentType\": 5123, \"count\": 3, \"type\": \"SCALAR\"},\n"
              "               {\"bufferView\": 6, \"componentType\": 5126, \"count\": 2, \"type\": \"MAT4\"},\n"
-             "               {\"bufferView\": 7, \"componentType\": 5126, \"count\": 3, \"type\": \"VEC3\"}]}\n",
-             attrs, o->no_indices ? "" : ", \"indices\": 5", o->morph ? ", \"targets\": [{\"POSITION\": 7}]" : "",
+             "               {\"bufferView\": 7, \"componentType\": 5126, \"count\": 3, \"type\": \"VEC3\"},\n"
+             "               {\"bufferView\": 8, \"componentType\": 5126, \"count\": %d, \"type\": \"VEC3\"}]}\n",
+             attrs, o->no_indices ? "" : ", \"indices\": 5", o->morph ? target : "",
              o->morph ? ", \"weights\": [0.25]" : "", BUF_SIZE, b64, OFF_POS, OFF_NRM, OFF_JNT, OFF_WU8, OFF_WF, OFF_IDX,
-             OFF_IBM, OFF_MORPH, o->position_count);
+             OFF_IBM, OFF_MORPH, OFF_MNRM, o->position_count, o->normal_offsets);
     return text;
 }
 
@@ -301,6 +308,54 @@ static void morph_targets_should_move_vertices_by_their_curve(void)
     CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, &bad, palette, pos, nrm), BW_ERR_NON_FINITE);
     for (int i = 0; i < 9; i++) CHECK(pos[i] == 7.0f);
     bw_mesh_destroy(mesh);
+    bw_asset_destroy(asset);
+}
+
+/* The target's normal offsets: bind normals v0 (0, 0, 1), v1 and v2
+ * (1, 0, 0) plus w times (1, 0, -1), (-1, 1, 0), (-1, 1, 0). Skinned with
+ * the tip turned 90 degrees about +Z, (x, y, z) -> (-y, x, z): v0 (root
+ * only) keeps its normal, v1 (tip only) turns, v2 (half each) takes
+ * (0.5 (x - y), 0.5 (x + y), z); each normalized. At w = 1: v0 (1, 0, 0),
+ * v1 (0, 1, 0) -> (-1, 0, 0), v2 (0, 1, 0) -> (-1, 1, 0) / sqrt 2. At
+ * w = 0.5: v0 (0.5, 0, 0.5), v1 (0.5, 0.5, 0) -> (-1, 1, 0) / sqrt 2, v2
+ * (0.5, 0.5, 0) -> (0, 1, 0). */
+static void morph_targets_should_move_normals_by_their_curve(void)
+{
+    tiny_opts o = defaults();
+    o.morph = o.morph_normals = true;
+    bw_asset *asset;
+    bw_mesh *mesh;
+    if (!load_tiny_ok(&o, &asset, &mesh)) return;
+    float model[2][4][4], palette[2][4][4], pos[9], nrm[9];
+    tip_turned(asset->rig, model, true);
+    const float h = 0.70710678f;
+    const float weights[3] = {0.0f, 0.5f, 1.0f};
+    const float want[3][9] = {{0, 0, 1, 0, 1, 0, h, h, 0}, {h, 0, h, -h, h, 0, 0, 1, 0}, {1, 0, 0, -1, 0, 0, -h, h, 0}};
+    for (int k = 0; k < 3; k++) {
+        float curve = weights[k];
+        CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, &curve, palette, pos, nrm), BW_OK);
+        for (int i = 0; i < 9; i++) CHECK_NEAR(nrm[i], want[k][i], 1e-5);
+        CHECK_NEAR(pos[2], 2.0 * curve, 1e-5); /* the positions move as before */
+        /* without normals out, the positions alone */
+        for (int i = 0; i < 9; i++) pos[i] = 7.0f;
+        CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, &curve, palette, pos, NULL), BW_OK);
+        CHECK_NEAR(pos[4], 3.0, 1e-5);
+        CHECK_NEAR(pos[5], 2.0 * curve, 1e-5);
+    }
+    /* the bind normals are not changed by morphing */
+    const float *bn = bw_mesh_bind_normals(mesh);
+    CHECK_NEAR(bn[0], 0.0, 0);
+    CHECK_NEAR(bn[2], 1.0, 0);
+    bw_mesh_destroy(mesh);
+    bw_asset_destroy(asset);
+
+    /* a NORMAL offsets accessor of another count: refused, named */
+    o.normal_offsets = 2;
+    bw_error err = {0};
+    CHECK_INT(load_tiny(tiny_gltf(&o), NULL, &asset, &mesh, &err), BW_ERR_RANGE);
+    CHECK_STR(err.where, "meshes[0].primitives[0].targets[0].NORMAL");
+    CHECK(strstr(err.message, "2 offsets for 3 vertices") != NULL);
+    CHECK(mesh == NULL);
     bw_asset_destroy(asset);
 }
 
@@ -630,6 +685,7 @@ int main(void)
 {
     RUN(tiny_skin_should_match_the_hand_computed_positions);
     RUN(morph_targets_should_move_vertices_by_their_curve);
+    RUN(morph_targets_should_move_normals_by_their_curve);
     RUN(skinning_should_refuse_bad_calls_and_write_nothing);
     RUN(malformed_meshes_should_be_refused_by_field);
     RUN(joint_names_should_follow_the_rig_loader);

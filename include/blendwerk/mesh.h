@@ -20,11 +20,12 @@
  *   above the node carries them (the transforms of the nodes in between
  *   are applied at load), or, with no rig joint above, they are fixed in
  *   the scene.
- * - morph targets: their POSITION offsets are applied before skinning,
- *   weighted by the rig curves the asset loader made for them (one per
- *   target of every node with a mesh, in node order); normals are not
- *   morphed. When the rig's curves are not this file's targets (another
- *   count), morphs are left out with a warning.
+ * - morph targets: their POSITION and NORMAL offsets (float VEC3, one
+ *   per vertex) are applied before skinning, weighted by the rig curves
+ *   the asset loader made for them (one per target of every node with a
+ *   mesh, in node order); NORMAL offsets where the primitive has NORMAL.
+ *   When the rig's curves are not this file's targets (another count),
+ *   morphs are left out with a warning.
  * - a primitive without NORMAL gets smooth normals from its triangles
  *   (area-weighted), computed at load.
  * Skinned positions are in the file's scene space: the transforms of the
@@ -39,7 +40,7 @@
  * BW_MESH_MAX_VERTICES vertices. Nothing is returned on failure.
  *
  * Skinning (bw_mesh_skin) is morphing, then linear blend skinning:
- *   p = bind + sum_t curve_t * offset_t
+ *   p = bind + sum_t curve_t * offset_t,  n = bind_n + sum_t curve_t * normal_offset_t
  *   palette[b] = scene * model[joint(b)] * inverse_bind[b]
  *   p' = sum_k w_k palette[j_k] p,  n' = normalize(sum_k w_k R(palette[j_k]) n)
  * with R the upper 3x3 (uniform scale assumed for normals). It writes

@@ -23,6 +23,7 @@ typedef struct prim_info {
     int bind_base; /* first palette entry of its skin or node */
     int vertex_count, index_count;
     int targets; /* morph targets applied (0 when none or not applicable) */
+    bool target_normals; /* some target has NORMAL offsets (used when the primitive has NORMAL) */
     const cJSON *target_list;
     const gltf_floats *pos, *nrm, *jnt, *wgt, *idx;
 } prim_info;
@@ -206,7 +207,25 @@ static bw_result map_curves(mesh_loader *L)
     return BW_OK;
 }
 
-/* Validate a primitive's morph targets (POSITION offsets, one per vertex). */
+/* One target attribute's offsets (float VEC3, one per vertex), or none. */
+static bw_result target_offsets(mesh_loader *L, const prim_info *pi, const cJSON *target, const char *tbase,
+                                const char *name, const gltf_floats **out)
+{
+    gltf_ctx *c = &L->c;
+    char where[GLTF_PATH_SIZE];
+    long long acc = -1;
+    *out = NULL;
+    bw_result r = attribute(L, target, tbase, name, false, &acc);
+    if (r != BW_OK || acc < 0) return r;
+    r = bw_gltf_accessor_floats(c, (int)acc, 3, bw_gltf_path(where, "%s.%s", tbase, name), out);
+    if (r != BW_OK) return r;
+    if ((*out)->count != (size_t)pi->vertex_count)
+        return bw_gltf_fail(c, BW_ERR_RANGE, where, "%zu offsets for %d vertices", (*out)->count, pi->vertex_count);
+    return BW_OK;
+}
+
+/* Validate a primitive's morph targets (POSITION and NORMAL offsets, one
+ * per vertex; other attributes are ignored). */
 static bw_result read_targets(mesh_loader *L, prim_info *pi, const cJSON *prim, const char *base)
 {
     gltf_ctx *c = &L->c;
@@ -215,19 +234,15 @@ static bw_result read_targets(mesh_loader *L, prim_info *pi, const cJSON *prim, 
     bw_result r = bw_gltf_member_array(c, prim, base, "targets", false, &targets, &count);
     if (r != BW_OK || count == 0 || !L->morph_ok || L->node_curve_first[pi->node] < 0) return r;
     for (int t = 0; t < count; t++) {
-        char tbase[GLTF_PATH_SIZE], where[GLTF_PATH_SIZE];
+        char tbase[GLTF_PATH_SIZE];
         bw_gltf_path(tbase, "%s.targets[%d]", base, t);
         const cJSON *target = cJSON_GetArrayItem(targets, t);
         if (!cJSON_IsObject(target)) return bw_gltf_fail(c, BW_ERR_PARSE, tbase, "expected an object");
-        long long acc = -1;
-        r = attribute(L, target, tbase, "POSITION", false, &acc);
-        if (r != BW_OK) return r;
-        if (acc < 0) continue; /* offsets of other attributes only: the positions stay */
         const gltf_floats *d;
-        r = bw_gltf_accessor_floats(c, (int)acc, 3, bw_gltf_path(where, "%s.POSITION", tbase), &d);
+        r = target_offsets(L, pi, target, tbase, "POSITION", &d);
+        if (r == BW_OK) r = target_offsets(L, pi, target, tbase, "NORMAL", &d);
         if (r != BW_OK) return r;
-        if (d->count != (size_t)pi->vertex_count)
-            return bw_gltf_fail(c, BW_ERR_RANGE, where, "%zu offsets for %d positions", d->count, pi->vertex_count);
+        pi->target_normals |= d != NULL;
     }
     pi->targets = count;
     pi->target_list = targets;
@@ -402,33 +417,67 @@ static void face_normals(float *nrm, const float *pos, int vertex_count, const u
 }
 
 /* Copy a decoded primitive into the mesh at vertex `v0`, index `i0`. */
+/* One target attribute's offsets into `o` (n x 3), turned like the
+ * positions when the node is carried by a joint above it, and times
+ * scale[v] when given; zeros when the target has no such attribute. */
+static bw_result copy_offsets(mesh_loader *L, const prim_info *pi, int t, const char *name, bool moved,
+                              const float place[4][4], const float *scale, float *o)
+{
+    const cJSON *acc = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(pi->target_list, t), name);
+    if (!acc) return BW_OK;
+    const gltf_floats *d;
+    bw_result r = bw_gltf_accessor_floats(&L->c, acc->valueint, 3, "targets", &d); /* decoded and checked before */
+    if (r != BW_OK) return r;
+    for (size_t v = 0; v < (size_t)pi->vertex_count; v++) {
+        const float *q = d->data + v * 3;
+        const float k = scale ? scale[v] : 1.0f;
+        for (int c = 0; c < 3; c++)
+            o[v * 3 + (size_t)c] = k * (moved ? place[0][c] * q[0] + place[1][c] * q[1] + place[2][c] * q[2] : q[c]);
+    }
+    return BW_OK;
+}
+
 /* Fill morph block `mb` from a primitive's targets (offsets turned like
- * its positions when its node is carried by a joint above it). */
+ * its positions when its node is carried by a joint above it). Normal
+ * offsets (kept only when the primitive has NORMAL) are scaled like the
+ * bind normals, which are normalized after turning, so that bind +
+ * offsets is the turned morphed normal up to its length. */
 static bw_result copy_targets(mesh_loader *L, const prim_info *pi, bw_mesh_morph *mb, int v0, bool moved,
                               const float place[4][4])
 {
     gltf_ctx *c = &L->c;
-    size_t n = (size_t)pi->vertex_count;
+    size_t n = (size_t)pi->vertex_count, size = (size_t)pi->targets * n * 3 * sizeof(float);
     mb->v0 = v0;
     mb->n = pi->vertex_count;
     mb->curve_first = L->node_curve_first[pi->node];
-    mb->deltas = (float *)bw_alloc_zeroed(c->a, (size_t)pi->targets * n * 3 * sizeof(float));
-    if (!mb->deltas) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "meshes", "out of memory");
-    mb->targets = pi->targets; /* set once allocated: bw_mesh_destroy frees by it */
-    for (int t = 0; t < pi->targets; t++) {
-        const cJSON *acc = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(pi->target_list, t), "POSITION");
-        if (!acc) continue;
-        const gltf_floats *d;
-        bw_result r = bw_gltf_accessor_floats(c, acc->valueint, 3, "targets", &d); /* decoded and checked before */
-        if (r != BW_OK) return r;
-        float *o = mb->deltas + (size_t)t * n * 3;
-        for (size_t v = 0; v < n; v++) {
-            const float *q = d->data + v * 3;
-            for (int k = 0; k < 3; k++)
-                o[v * 3 + (size_t)k] = moved ? place[0][k] * q[0] + place[1][k] * q[1] + place[2][k] * q[2] : q[k];
+    mb->deltas = (float *)bw_alloc_zeroed(c->a, size);
+    if (pi->target_normals && pi->nrm && mb->deltas) {
+        mb->normal_deltas = (float *)bw_alloc_zeroed(c->a, size);
+        if (!mb->normal_deltas) {
+            bw_free(c->a, mb->deltas, size);
+            mb->deltas = NULL;
         }
     }
-    return BW_OK;
+    if (!mb->deltas) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "meshes", "out of memory");
+    mb->targets = pi->targets; /* set once allocated: bw_mesh_destroy frees by it */
+    /* the bind normals' 1 / |turned normal| (copy_prim) */
+    float *scale = mb->normal_deltas && moved ? (float *)bw_alloc(c->a, n * sizeof(float)) : NULL;
+    if (mb->normal_deltas && moved && !scale) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "meshes", "out of memory");
+    for (size_t v = 0; scale && v < n; v++) {
+        const float *q = pi->nrm->data + v * 3;
+        float t[3];
+        for (int r = 0; r < 3; r++) t[r] = place[0][r] * q[0] + place[1][r] * q[1] + place[2][r] * q[2];
+        float l = sqrtf(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+        scale[v] = l > 1e-20f ? 1.0f / l : 0.0f;
+    }
+    bw_result r = BW_OK;
+    for (int t = 0; t < pi->targets && r == BW_OK; t++) {
+        r = copy_offsets(L, pi, t, "POSITION", moved, place, NULL, mb->deltas + (size_t)t * n * 3);
+        if (r == BW_OK && mb->normal_deltas)
+            r = copy_offsets(L, pi, t, "NORMAL", moved, place, scale, mb->normal_deltas + (size_t)t * n * 3);
+    }
+    if (scale) bw_free(c->a, scale, n * sizeof(float));
+    return r;
 }
 
 static bw_result copy_prim(mesh_loader *L, const prim_info *pi, bw_mesh *m, int v0, int i0)
@@ -474,8 +523,10 @@ static bw_result copy_prim(mesh_loader *L, const prim_info *pi, bw_mesh *m, int 
         }
     }
     if (pi->targets) {
-        bw_result r = copy_targets(L, pi, &m->morphs[L->morph_fill++], v0, moved, place);
+        bw_mesh_morph *mb = &m->morphs[L->morph_fill++];
+        bw_result r = copy_targets(L, pi, mb, v0, moved, place);
         if (r != BW_OK) return r;
+        m->normal_morphs |= mb->normal_deltas != NULL;
     }
     for (int k = 0; k < pi->index_count; k++) idx[k] = (uint32_t)v0 + (pi->idx ? (uint32_t)pi->idx->data[k] : (uint32_t)k);
     if (pi->nrm) {
