@@ -592,16 +592,6 @@ static bw_controls_reload_result reload_group(bw_controls *c, const bool *pick, 
     return built > 0 ? BW_CONTROLS_RELOAD_DONE : BW_CONTROLS_RELOAD_NONE;
 }
 
-/* The sandbox's module whose file is `name` (relative to the folder), or -1. */
-static int module_named(const bw_controls *c, const char *name)
-{
-    char want[BW_SANDBOX_PATH_MAX + CONTROL_NAME_MAX + 2], path[sizeof want];
-    snprintf(want, sizeof want, "%s/%s", c->dir, name);
-    for (int m = 0; m < bw_sandbox_module_count(c->sb); m++)
-        if (bw_sandbox_module_path(c->sb, m, path, sizeof path) && strcmp(path, want) == 0) return m;
-    return -1;
-}
-
 /* The controls that required a module of `changed` (directly or through
  * other modules) into pick; whether there is one. */
 static bool pick_dependents(const bw_controls *c, uint64_t changed, bool *pick)
@@ -623,7 +613,7 @@ bw_controls_reload_result bw_controls_reload(bw_controls *c, const char *name)
         any = any || pick[i];
     }
     if (any) return reload_group(c, pick, 0);
-    int m = module_named(c, name);
+    int m = bw_sandbox_module_find(c->sb, name);
     if (m < 0) return BW_CONTROLS_RELOAD_NONE;
     uint64_t changed = (uint64_t)1 << m;
     if (!pick_dependents(c, changed, pick)) return BW_CONTROLS_RELOAD_NONE;

@@ -551,6 +551,21 @@ static uint64_t closure(const bw_sandbox *sb, uint64_t mask)
 uint64_t bw_sandbox_requires_end(const bw_sandbox *sb) { return sb ? closure(sb, sb->required) : 0; }
 int bw_sandbox_module_count(const bw_sandbox *sb) { return sb ? sb->module_count : 0; }
 
+int bw_sandbox_module_find(const bw_sandbox *sb, const char *file)
+{
+    size_t n = file ? strlen(file) : 0;
+    if (!sb || n <= 4 || n - 4 >= BW_SANDBOX_MODULE_NAME_MAX || strcmp(file + n - 4, ".lua") != 0) return -1;
+    char name[BW_SANDBOX_MODULE_NAME_MAX];
+    for (size_t i = 0; i < n - 4; i++) {
+        if (file[i] == '.') return -1; /* "a.b.lua" is no module's file ("a.b" is a/b.lua) */
+        name[i] = file[i] == '/' ? '.' : file[i];
+    }
+    name[n - 4] = '\0';
+    for (int i = 0; i < sb->module_count; i++)
+        if (strcmp(sb->modules[i].name, name) == 0) return i;
+    return -1;
+}
+
 bool bw_sandbox_module_path(const bw_sandbox *sb, int i, char *path, size_t size)
 {
     if (!sb || i < 0 || i >= sb->module_count || !path || !size) return false;

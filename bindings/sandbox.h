@@ -198,13 +198,17 @@ void bw_sandbox_requires_begin(bw_sandbox *sb);
 uint64_t bw_sandbox_requires_end(const bw_sandbox *sb);
 
 int bw_sandbox_module_count(const bw_sandbox *sb);
+/* The index of the module whose file is `file` (relative to the folder:
+ * "lib/util.lua" is module "lib.util"), or -1. */
+int bw_sandbox_module_find(const bw_sandbox *sb, const char *file);
 /* Module i's file: "DIR/lib/util.lua" for "lib.util" (DIR: desc.dir) into
  * path; false for a bad index or when it does not fit. */
 bool bw_sandbox_module_path(const bw_sandbox *sb, int i, char *path, size_t size);
 /* The modules whose file's modification time or size differs from the
  * version last read or reported (a missing file counts as a change), and
  * remember the new ones: one change is reported once, so a rejected edit
- * is not tried again until the file changes again. */
+ * is not tried again until the file changes again (the stamps are the
+ * sandbox's: one host of a sandbox asks). */
 uint64_t bw_sandbox_modules_changed(bw_sandbox *sb);
 /* `mask` and every module that required one of them, transitively: the
  * modules whose cached value holds an old version once `mask` changed. */

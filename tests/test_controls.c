@@ -817,6 +817,71 @@ static void run_frames(bw_controls *c, bw_pose *p, int n)
     for (int i = 0; i < n; i++) CHECK_INT(bw_controls_run(c, 0, p, NULL, 0.1f), 0);
 }
 
+/* `return require('step').size` in the sandbox, or -1 */
+static double step_size(bw_sandbox *sb)
+{
+    const char *text = "return require('step').size";
+    if (bw_sandbox_load_string(sb, text, strlen(text), "=probe") != BW_SANDBOX_OK ||
+        bw_sandbox_call(sb, 0, 1) != BW_SANDBOX_OK) {
+        fprintf(stderr, "probe: %s\n", bw_sandbox_error(sb));
+        return -1;
+    }
+    double v = lua_tonumber(bw_sandbox_state(sb), -1);
+    lua_pop(bw_sandbox_state(sb), 1);
+    return v;
+}
+
+/* The sandbox's module bookkeeping the runner builds on (sandbox.h "Modules"). */
+static void the_sandbox_tracks_modules_and_what_they_required(void)
+{
+    CHECK(make_tmpdir());
+    CHECK(mkdir(path_in(tmpdir, "lib"), 0700) == 0);
+    write_file("lib/scale.lua", "return { k = 2 }\n");
+    write_file("step.lua", "local scale = require('lib.scale')\nreturn { size = scale.k }\n");
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_sandbox_requires_begin(sb);
+    CHECK_NEAR(step_size(sb), 2, 0);
+    CHECK_INT((int)bw_sandbox_requires_end(sb), 3); /* step (0) and, through it, lib.scale (1) */
+    CHECK_INT(bw_sandbox_module_count(sb), 2);
+    bw_sandbox_requires_begin(sb);
+    CHECK_NEAR(step_size(sb), 2, 0); /* from the cache: still both */
+    CHECK_INT((int)bw_sandbox_requires_end(sb), 3);
+    char path[600], want[600];
+    CHECK(bw_sandbox_module_path(sb, 1, path, sizeof path));
+    snprintf(want, sizeof want, "%s/lib/scale.lua", tmpdir);
+    CHECK_STR(path, want);
+    CHECK(!bw_sandbox_module_path(sb, 2, path, sizeof path));
+    CHECK_INT(bw_sandbox_module_find(sb, "step.lua"), 0);
+    CHECK_INT(bw_sandbox_module_find(sb, "lib/scale.lua"), 1);
+    CHECK_INT(bw_sandbox_module_find(sb, "lib.scale.lua"), -1);
+    CHECK_INT(bw_sandbox_module_find(sb, "nope.lua"), -1);
+    CHECK_INT((int)bw_sandbox_module_dependents(sb, 2), 3); /* step required lib.scale */
+    CHECK_INT((int)bw_sandbox_module_dependents(sb, 1), 1);
+    CHECK_INT((int)bw_sandbox_modules_changed(sb), 0);
+    write_file("lib/scale.lua", "return { k = 50 }\n");
+    CHECK_INT((int)bw_sandbox_modules_changed(sb), 2);
+    CHECK_INT((int)bw_sandbox_modules_changed(sb), 0); /* reported once */
+    /* dropped: read anew; restored: the old values back */
+    bw_sandbox_modules_saved saved;
+    CHECK(bw_sandbox_modules_drop(sb, 3, &saved));
+    CHECK_NEAR(step_size(sb), 50, 0);
+    bw_sandbox_modules_restore(sb, &saved);
+    CHECK_NEAR(step_size(sb), 2, 0);
+    CHECK_INT((int)bw_sandbox_module_dependents(sb, 2), 3);
+    /* dropped and committed: the new ones stay */
+    CHECK(bw_sandbox_modules_drop(sb, 3, &saved));
+    CHECK_NEAR(step_size(sb), 50, 0);
+    bw_sandbox_modules_commit(sb, &saved);
+    CHECK_NEAR(step_size(sb), 50, 0);
+    /* only step dropped: it runs again over the cached lib.scale */
+    write_file("lib/scale.lua", "return { k = 7 }\n");
+    CHECK(bw_sandbox_modules_drop(sb, 1, &saved));
+    CHECK_NEAR(step_size(sb), 50, 0);
+    bw_sandbox_modules_commit(sb, &saved);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
 static void a_saved_module_reloads_every_control_that_required_it(void)
 {
     CHECK(make_tmpdir());
@@ -1265,6 +1330,7 @@ int main(void)
     RUN(a_control_cannot_change_the_hosts_rig);
     RUN(reload_keeps_state_and_rejects_bad_edits);
     RUN(poll_reloads_a_saved_file);
+    RUN(the_sandbox_tracks_modules_and_what_they_required);
     RUN(a_saved_module_reloads_every_control_that_required_it);
     RUN(a_module_of_a_module_reloads_the_controls_above_it);
     RUN(a_module_that_failed_to_load_loads_once_mended);
