@@ -61,6 +61,7 @@ struct bw_controls {
     int key_ref[3];    /* the interned keys "time", "yaw", "has_target" (no string lookups per frame) */
     bw_lua_pose *pose;
     int reloads;
+    uint64_t pending; /* changed modules whose reload was rejected: still the old versions run */
     char error[BW_CONTROLS_ERROR_MAX];
 };
 
@@ -592,16 +593,42 @@ static bw_controls_reload_result reload_group(bw_controls *c, const bool *pick, 
     return built > 0 ? BW_CONTROLS_RELOAD_DONE : BW_CONTROLS_RELOAD_NONE;
 }
 
-/* The controls that required a module of `changed` (directly or through
- * other modules) into pick; whether there is one. */
-static bool pick_dependents(const bw_controls *c, uint64_t changed, bool *pick)
+/* The controls that required a module of `mods` (directly or through
+ * other modules) added to pick; whether there is one. */
+static bool pick_dependents(const bw_controls *c, uint64_t mods, bool *pick)
 {
     bool any = false;
     for (int i = 0; i < c->count; i++) {
-        pick[i] = (c->list[i].modules & changed) != 0;
+        pick[i] = pick[i] || (c->list[i].modules & mods) != 0;
         any = any || pick[i];
     }
     return any;
+}
+
+/* reload_group of pick and every control that required a module of
+ * `mods`, those modules (and the modules that required them) read anew.
+ * A module whose reload is rejected stays pending: it joins the next
+ * reload of a control that required it, so a rejection caused by a
+ * control's file is mended by saving that file. */
+static bw_controls_reload_result reload_with(bw_controls *c, bool *pick, uint64_t mods)
+{
+    if (!pick_dependents(c, mods, pick)) {
+        c->pending &= ~mods;
+        return BW_CONTROLS_RELOAD_NONE;
+    }
+    bw_controls_reload_result r = reload_group(c, pick, bw_sandbox_module_dependents(c->sb, mods));
+    if (r == BW_CONTROLS_RELOAD_REJECTED) c->pending |= mods;
+    else c->pending &= ~mods;
+    return r;
+}
+
+/* The pending modules control files named `name` required. */
+static uint64_t pending_of(const bw_controls *c, const char *name)
+{
+    uint64_t mods = 0;
+    for (int i = 0; i < c->count; i++)
+        if (strcmp(c->list[i].name, name) == 0) mods |= c->list[i].modules & c->pending;
+    return mods;
 }
 
 bw_controls_reload_result bw_controls_reload(bw_controls *c, const char *name)
@@ -612,12 +639,27 @@ bw_controls_reload_result bw_controls_reload(bw_controls *c, const char *name)
         pick[i] = strcmp(c->list[i].name, name) == 0;
         any = any || pick[i];
     }
-    if (any) return reload_group(c, pick, 0);
+    if (any) return reload_with(c, pick, pending_of(c, name));
     int m = bw_sandbox_module_find(c->sb, name);
-    if (m < 0) return BW_CONTROLS_RELOAD_NONE;
-    uint64_t changed = (uint64_t)1 << m;
-    if (!pick_dependents(c, changed, pick)) return BW_CONTROLS_RELOAD_NONE;
-    return reload_group(c, pick, bw_sandbox_module_dependents(c->sb, changed));
+    return m < 0 ? BW_CONTROLS_RELOAD_NONE : reload_with(c, pick, (uint64_t)1 << m);
+}
+
+/* Whether control i's file changed since it was loaded (or last seen);
+ * its time and size now into seen. */
+static bool file_changed(const bw_controls *c, int i, long long seen[2])
+{
+    control probe = c->list[i];
+    stamp(c, &probe);
+    seen[0] = probe.stamp_time;
+    seen[1] = probe.stamp_size;
+    return seen[0] != c->list[i].stamp_time || seen[1] != c->list[i].stamp_size;
+}
+
+/* After a rejected reload: control i's file as seen (not tried again until it changes again). */
+static void mark_seen(bw_controls *c, int i, const long long seen[2])
+{
+    c->list[i].stamp_time = seen[0];
+    c->list[i].stamp_size = seen[1];
 }
 
 bw_controls_reload_result bw_controls_poll(bw_controls *c, double now)
@@ -625,45 +667,34 @@ bw_controls_reload_result bw_controls_poll(bw_controls *c, double now)
     if (!c || !c->watch || !bw_watch_poll(c->watch, now)) return BW_CONTROLS_RELOAD_NONE;
     bw_controls_reload_result res = BW_CONTROLS_RELOAD_NONE;
     char first[BW_CONTROLS_ERROR_MAX] = "";
-    bool done[BW_CONTROLS_MAX] = {false}, pick[BW_CONTROLS_MAX];
-    /* changed modules first: every control that required one reloads with
-     * the modules read anew, all together (also the ones whose own file
-     * changed too) */
-    uint64_t changed = bw_sandbox_modules_changed(c->sb);
-    if (changed && pick_dependents(c, changed, pick)) {
-        long long seen[BW_CONTROLS_MAX][2];
-        for (int i = 0; i < c->count; i++) {
-            control probe = c->list[i];
-            stamp(c, &probe);
-            seen[i][0] = probe.stamp_time;
-            seen[i][1] = probe.stamp_size;
-            done[i] = pick[i];
-        }
-        res = reload_group(c, pick, bw_sandbox_module_dependents(c->sb, changed));
+    bool changed[BW_CONTROLS_MAX] = {false}, pick[BW_CONTROLS_MAX] = {false};
+    long long seen[BW_CONTROLS_MAX][2];
+    /* changed modules (and pending ones a changed control required) first:
+     * every control that required one reloads with the modules read anew,
+     * all together (also the ones whose own file changed too) */
+    uint64_t mods = bw_sandbox_modules_changed(c->sb);
+    for (int i = 0; i < c->count; i++)
+        if ((changed[i] = file_changed(c, i, seen[i]))) mods |= c->list[i].modules & c->pending;
+    if (mods) {
+        res = reload_with(c, pick, mods);
         if (res == BW_CONTROLS_RELOAD_REJECTED) {
             snprintf(first, sizeof first, "%s", c->error);
-            for (int i = 0; i < c->count; i++) /* not again until a file changes again */
-                if (pick[i]) {
-                    c->list[i].stamp_time = seen[i][0];
-                    c->list[i].stamp_size = seen[i][1];
-                }
+            for (int i = 0; i < c->count; i++)
+                if (pick[i]) mark_seen(c, i, seen[i]);
         }
     }
-    /* then each changed control file on its own */
+    /* then each other changed control file on its own */
     for (int i = 0; i < c->count; i++) {
-        if (done[i]) continue;
-        control probe = c->list[i];
-        stamp(c, &probe);
-        if (probe.stamp_time == c->list[i].stamp_time && probe.stamp_size == c->list[i].stamp_size) continue;
-        for (int k = i; k < c->count; k++) done[k] = done[k] || strcmp(c->list[k].name, probe.name) == 0;
-        bw_controls_reload_result r = bw_controls_reload(c, probe.name);
+        if (!changed[i] || pick[i]) continue;
+        bool group[BW_CONTROLS_MAX] = {false};
+        for (int k = i; k < c->count; k++) {
+            group[k] = strcmp(c->list[k].name, c->list[i].name) == 0;
+            pick[k] = pick[k] || group[k]; /* a file loaded twice reloads once */
+        }
+        bw_controls_reload_result r = reload_group(c, group, 0);
         if (r == BW_CONTROLS_RELOAD_REJECTED) {
-            /* not again until the file changes again */
-            for (int k = 0; k < c->count; k++)
-                if (strcmp(c->list[k].name, probe.name) == 0) {
-                    c->list[k].stamp_time = probe.stamp_time;
-                    c->list[k].stamp_size = probe.stamp_size;
-                }
+            for (int k = i; k < c->count; k++)
+                if (group[k]) mark_seen(c, k, seen[k]);
             if (!first[0]) snprintf(first, sizeof first, "%s", c->error);
             res = BW_CONTROLS_RELOAD_REJECTED;
         } else if (r == BW_CONTROLS_RELOAD_DONE && res == BW_CONTROLS_RELOAD_NONE) {

@@ -66,7 +66,10 @@
  * reload: accepted whole, or rejected whole with the previous controls
  * (and their states) and the previous module values back in the cache,
  * the error naming the module's file:line. A control that did not require
- * it is left alone. A module required only from update is not recorded.
+ * it is left alone. A rejected module stays pending: the next reload of a
+ * control that required it reads it again, with every control that
+ * required it (so a rejection caused by a control's file is mended by
+ * saving that file). A module required only from update is not recorded.
  *
  * One thread at a time; the sandbox must outlive the runner. */
 #ifndef BW_CONTROLS_H

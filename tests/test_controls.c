@@ -929,9 +929,10 @@ static void a_saved_module_reloads_every_control_that_required_it(void)
         CHECK_NEAR(gaze(c, 1), 987 - 7 * (i + 1), 0);
     }
     CHECK_INT(bw_controls_reloads(c), 1);
-    /* the rejected reloads left the cached size-7 module: reloading the
-     * control file alone still steps by 7 */
-    CHECK(bw_controls_reload(c, "up.lua") == BW_CONTROLS_RELOAD_DONE);
+    /* the broken module is pending: reloading a control that requires it
+     * reads it again and is rejected too; the size-7 versions run on */
+    CHECK(bw_controls_reload(c, "up.lua") == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK_STR(bw_controls_error(c), "step.lua:1: step is broken");
     run_frames(c, &p, 1);
     CHECK_NEAR(gaze(c, 0), 41, 0);  /* 34 + 7 */
     CHECK_NEAR(gaze(c, 1), 959, 0); /* 966 - 7 */
@@ -943,7 +944,7 @@ static void a_saved_module_reloads_every_control_that_required_it(void)
     run_frames(c, &p, 1);
     CHECK_NEAR(gaze(c, 0), 141, 0);
     CHECK_NEAR(gaze(c, 1), 859, 0);
-    CHECK_INT(bw_controls_reloads(c), 3);
+    CHECK_INT(bw_controls_reloads(c), 2);
 
     /* a module edit and a broken edit of one of its controls in one save:
      * the reload is rejected whole - down.lua keeps the size-100 module too */
@@ -954,6 +955,15 @@ static void a_saved_module_reloads_every_control_that_required_it(void)
     run_frames(c, &p, 1);
     CHECK_NEAR(gaze(c, 0), 241, 0);
     CHECK_NEAR(gaze(c, 1), 759, 0);
+    /* the control mended: the module saved with it is not forgotten - both
+     * controls take the size-1 module now */
+    write_file("up.lua", up_lua);
+    CHECK(poll_settled(c, 14.0) == BW_CONTROLS_RELOAD_DONE);
+    CHECK_STR(bw_controls_error(c), "");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 242, 0);
+    CHECK_NEAR(gaze(c, 1), 758, 0);
+    CHECK_INT(bw_controls_reloads(c), 3);
     bw_pose_deinit(&p);
     bw_controls_destroy(c);
     bw_sandbox_destroy(sb);
@@ -1000,6 +1010,20 @@ static void a_module_of_a_module_reloads_the_controls_above_it(void)
     CHECK_NEAR(gaze(c, 0), 60, 0); /* the k = 10 version on */
     CHECK(bw_controls_reload(c, "nothing.lua") == BW_CONTROLS_RELOAD_NONE);
     CHECK_INT(bw_controls_reloads(c), 2);
+    /* while lib/scale.lua is broken: a control that does not require it
+     * reloads; one that does is rejected with the module's error */
+    CHECK(bw_controls_reload(c, "other.lua") == BW_CONTROLS_RELOAD_DONE);
+    CHECK(bw_controls_reload(c, "up.lua") == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK_STR(bw_controls_error(c), "lib/scale.lua:1: unexpected symbol near '}'");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 90, 0); /* k = 10 still */
+    CHECK_NEAR(gaze(c, 2), 1, 0);  /* other.lua started over */
+    /* mended: reloading the control reads the pending module too */
+    write_file("lib/scale.lua", "return { k = 1 }\n");
+    CHECK(bw_controls_reload(c, "up.lua") == BW_CONTROLS_RELOAD_DONE);
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 3, 0); /* init again: 0 + 3 x 1 */
+    CHECK_INT(bw_controls_reloads(c), 4);
     bw_pose_deinit(&p);
     bw_controls_destroy(c);
     bw_sandbox_destroy(sb);
