@@ -495,7 +495,8 @@ static int sandbox_require(lua_State *L)
     char file[256];
     bw_sandbox_module_file(L, name, file, sizeof file);
     bw_sandbox *sb = bw_sandbox_of(L);
-    int m = module_slot(sb, name);
+    /* a name the open refuses gets no slot */
+    int m = sb->dir[0] && !bw_sandbox_refuse_name(file) ? module_slot(sb, name) : -1;
     note_required(sb, m);
     lua_settop(L, 1);
     luaL_getsubtable(L, LUA_REGISTRYINDEX, required_key);
