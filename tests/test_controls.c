@@ -6,7 +6,11 @@
  * scripts/blink.lua's stream against bw_animator_blink_interval;
  * scripts/envelope.lua against bw_gesture_envelope and hand-derived easing
  * values; reload keeping state, bad edits rejected with file:line while the
- * old version runs; priority order; no allocation over 10,000 frames. */
+ * old version runs; modules the controls require reloading every control
+ * that required them (directly or through another module) with their
+ * states, a broken module rejected whole with its file:line; the
+ * sandbox's module bookkeeping; priority order; no allocation over 10,000
+ * frames. */
 #define _POSIX_C_SOURCE 200809L
 #include <lauxlib.h>
 #include <lua.h>
@@ -916,10 +920,11 @@ static void a_saved_module_reloads_every_control_that_required_it(void)
     } bad[] = {
         {"-- step, version 3\nreturn { size = = 1 }\n", "step.lua:2: unexpected symbol near '='"},
         {"local t = {}\nlocal x = t.a.b\nreturn { size = 1 }\n", "step.lua:2: attempt to index a nil value (field 'a')"},
+        {"while true do end\n", "step.lua:1: instruction budget of 50000000 exceeded: script stopped"},
         {"error('step is broken')\n", "step.lua:1: step is broken"},
     };
     double now = 3.0;
-    for (int i = 0; i < 3; i++, now += 2.0) {
+    for (int i = 0; i < 4; i++, now += 2.0) {
         write_file("step.lua", bad[i].text);
         CHECK(poll_settled(c, now) == BW_CONTROLS_RELOAD_REJECTED);
         CHECK_STR(bw_controls_error(c), bad[i].error);
@@ -934,35 +939,35 @@ static void a_saved_module_reloads_every_control_that_required_it(void)
     CHECK(bw_controls_reload(c, "up.lua") == BW_CONTROLS_RELOAD_REJECTED);
     CHECK_STR(bw_controls_error(c), "step.lua:1: step is broken");
     run_frames(c, &p, 1);
-    CHECK_NEAR(gaze(c, 0), 41, 0);  /* 34 + 7 */
-    CHECK_NEAR(gaze(c, 1), 959, 0); /* 966 - 7 */
+    CHECK_NEAR(gaze(c, 0), 48, 0);  /* 41 + 7 */
+    CHECK_NEAR(gaze(c, 1), 952, 0); /* 959 - 7 */
 
     /* mended: both step by 100 from where they were */
     write_file("step.lua", "return { size = 100 }\n");
-    CHECK(poll_settled(c, 10.0) == BW_CONTROLS_RELOAD_DONE);
+    CHECK(poll_settled(c, 12.0) == BW_CONTROLS_RELOAD_DONE);
     CHECK_STR(bw_controls_error(c), "");
     run_frames(c, &p, 1);
-    CHECK_NEAR(gaze(c, 0), 141, 0);
-    CHECK_NEAR(gaze(c, 1), 859, 0);
+    CHECK_NEAR(gaze(c, 0), 148, 0);
+    CHECK_NEAR(gaze(c, 1), 852, 0);
     CHECK_INT(bw_controls_reloads(c), 2);
 
     /* a module edit and a broken edit of one of its controls in one save:
      * the reload is rejected whole - down.lua keeps the size-100 module too */
     write_file("step.lua", "return { size = 1 }\n");
     write_file("up.lua", "local step = require('step')\nreturn { update = 5 }\n");
-    CHECK(poll_settled(c, 12.0) == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK(poll_settled(c, 14.0) == BW_CONTROLS_RELOAD_REJECTED);
     CHECK_STR(bw_controls_error(c), "up.lua: update must be a function (it is a number)");
     run_frames(c, &p, 1);
-    CHECK_NEAR(gaze(c, 0), 241, 0);
-    CHECK_NEAR(gaze(c, 1), 759, 0);
+    CHECK_NEAR(gaze(c, 0), 248, 0);
+    CHECK_NEAR(gaze(c, 1), 752, 0);
     /* the control mended: the module saved with it is not forgotten - both
      * controls take the size-1 module now */
     write_file("up.lua", up_lua);
-    CHECK(poll_settled(c, 14.0) == BW_CONTROLS_RELOAD_DONE);
+    CHECK(poll_settled(c, 16.0) == BW_CONTROLS_RELOAD_DONE);
     CHECK_STR(bw_controls_error(c), "");
     run_frames(c, &p, 1);
-    CHECK_NEAR(gaze(c, 0), 242, 0);
-    CHECK_NEAR(gaze(c, 1), 758, 0);
+    CHECK_NEAR(gaze(c, 0), 249, 0);
+    CHECK_NEAR(gaze(c, 1), 751, 0);
     CHECK_INT(bw_controls_reloads(c), 3);
     bw_pose_deinit(&p);
     bw_controls_destroy(c);
