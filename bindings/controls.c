@@ -30,6 +30,7 @@ typedef struct control {
     int serial; /* load order, for ties */
     bool keep_state;
     long long stamp_time, stamp_size; /* the file when it was loaded (for poll) */
+    uint64_t modules; /* the sandbox's modules it required while loading, transitively (sandbox.h) */
 } control;
 
 /* Prefetch hints per character (bw_controls_run): the addresses of the
@@ -52,6 +53,7 @@ struct bw_controls {
     char dir[BW_SANDBOX_PATH_MAX];
     bw_watch *watch;
     control list[BW_CONTROLS_MAX];
+    control staged[BW_CONTROLS_MAX]; /* the new versions of a reload, swapped in together */
     int count, serial;
     int order[BW_CONTROLS_MAX]; /* indices into list, run order */
     int ctxs_ref, pose_ref;
@@ -59,6 +61,7 @@ struct bw_controls {
     int key_ref[3];    /* the interned keys "time", "yaw", "has_target" (no string lookups per frame) */
     bw_lua_pose *pose;
     int reloads;
+    uint64_t pending; /* changed modules whose reload was rejected: still the old versions run */
     char error[BW_CONTROLS_ERROR_MAX];
 };
 
@@ -443,6 +446,7 @@ static bool build(bw_controls *c, control *k, const char *name, int options_ref,
     snprintf(k->name, sizeof k->name, "%s", name);
     stamp(c, k);
     char why[512];
+    bw_sandbox_requires_begin(c->sb);
     if (bw_sandbox_load_file(c->sb, name) != BW_SANDBOX_OK || bw_sandbox_call(c->sb, 0, 1) != BW_SANDBOX_OK) {
         snprintf(c->error, sizeof c->error, "%s", bw_sandbox_error(c->sb));
         goto fail;
@@ -452,6 +456,7 @@ static bool build(bw_controls *c, control *k, const char *name, int options_ref,
         goto fail;
     }
     if (!make_states(c, k, old && k->keep_state ? old : NULL)) goto fail;
+    k->modules = bw_sandbox_requires_end(c->sb);
     c->error[0] = '\0';
     return true;
 fail:
@@ -472,6 +477,17 @@ static void sort_order(bw_controls *c)
         }
         c->order[j + 1] = v;
     }
+}
+
+/* Watch control k's file and every module it required (with desc.watch). */
+static void watch_files(bw_controls *c, const control *k)
+{
+    if (!c->watch) return;
+    char path[BW_SANDBOX_PATH_MAX + CONTROL_NAME_MAX + 2];
+    snprintf(path, sizeof path, "%s/%s", c->dir, k->name);
+    bw_watch_add(c->watch, path);
+    for (int m = 0; m < bw_sandbox_module_count(c->sb); m++)
+        if ((k->modules >> m & 1u) && bw_sandbox_module_path(c->sb, m, path, sizeof path)) bw_watch_add(c->watch, path);
 }
 
 int bw_controls_load(bw_controls *c, const char *name, const char *options, char *err, size_t err_size)
@@ -526,51 +542,124 @@ int bw_controls_load(bw_controls *c, const char *name, const char *options, char
         return -1;
     }
     k->serial = c->serial++;
-    if (c->watch) {
-        char path[BW_SANDBOX_PATH_MAX + CONTROL_NAME_MAX + 2];
-        snprintf(path, sizeof path, "%s/%s", c->dir, name);
-        bw_watch_add(c->watch, path);
-    }
+    watch_files(c, k);
     c->count++;
     sort_order(c);
     return c->count - 1;
 }
 
-/* Reload control i; false (old kept, c->error set) on a bad edit. */
-static bool reload_one(bw_controls *c, int i)
+/* Rebuild every control i with pick[i] aside, after taking the modules
+ * `drop` out of the sandbox's cache (their files are read anew), and swap
+ * them all in when every one built; otherwise none changes, the modules
+ * dropped are back and c->error holds the first failure. */
+static bw_controls_reload_result reload_group(bw_controls *c, const bool *pick, uint64_t drop)
 {
-    control *old = &c->list[i], fresh;
-    lua_rawgeti(c->L, LUA_REGISTRYINDEX, old->options_ref); /* the new version gets its own ref */
-    int options_ref = take_ref(c->L);
-    if (options_ref == LUA_NOREF) {
-        snprintf(c->error, sizeof c->error, "%s: out of memory", old->name);
-        return false;
+    bw_sandbox_modules_saved saved;
+    if (!bw_sandbox_modules_drop(c->sb, drop, &saved)) {
+        snprintf(c->error, sizeof c->error, "controls: out of memory");
+        return BW_CONTROLS_RELOAD_REJECTED;
     }
-    if (!build(c, &fresh, old->name, options_ref, old)) return false;
-    fresh.serial = old->serial;
-    control_release(c, old);
-    *old = fresh;
-    return true;
+    int built = 0;
+    bool ok = true, made[BW_CONTROLS_MAX] = {false};
+    for (int i = 0; ok && i < c->count; i++) {
+        if (!pick[i]) continue;
+        control *old = &c->list[i];
+        lua_rawgeti(c->L, LUA_REGISTRYINDEX, old->options_ref); /* the new version gets its own ref */
+        int options_ref = take_ref(c->L);
+        if (options_ref == LUA_NOREF) {
+            snprintf(c->error, sizeof c->error, "%s: out of memory", old->name);
+            ok = false;
+        } else if ((ok = build(c, &c->staged[i], old->name, options_ref, old))) {
+            c->staged[i].serial = old->serial;
+            made[i] = true;
+            built++;
+        }
+    }
+    if (!ok) {
+        for (int i = 0; i < c->count; i++)
+            if (made[i]) control_release(c, &c->staged[i]);
+        bw_sandbox_modules_restore(c->sb, &saved);
+        return BW_CONTROLS_RELOAD_REJECTED;
+    }
+    bw_sandbox_modules_commit(c->sb, &saved);
+    for (int i = 0; i < c->count; i++) {
+        if (!pick[i]) continue;
+        control_release(c, &c->list[i]);
+        c->list[i] = c->staged[i];
+        watch_files(c, &c->list[i]);
+    }
+    if (built > 0) c->reloads++;
+    sort_order(c);
+    return built > 0 ? BW_CONTROLS_RELOAD_DONE : BW_CONTROLS_RELOAD_NONE;
+}
+
+/* The controls that required a module of `mods` (directly or through
+ * other modules) added to pick; whether there is one. */
+static bool pick_dependents(const bw_controls *c, uint64_t mods, bool *pick)
+{
+    bool any = false;
+    for (int i = 0; i < c->count; i++) {
+        pick[i] = pick[i] || (c->list[i].modules & mods) != 0;
+        any = any || pick[i];
+    }
+    return any;
+}
+
+/* reload_group of pick and every control that required a module of
+ * `mods`, those modules (and the modules that required them) read anew.
+ * A module whose reload is rejected stays pending: it joins the next
+ * reload of a control that required it, so a rejection caused by a
+ * control's file is mended by saving that file. */
+static bw_controls_reload_result reload_with(bw_controls *c, bool *pick, uint64_t mods)
+{
+    if (!pick_dependents(c, mods, pick)) {
+        c->pending &= ~mods;
+        return BW_CONTROLS_RELOAD_NONE;
+    }
+    bw_controls_reload_result r = reload_group(c, pick, bw_sandbox_module_dependents(c->sb, mods));
+    if (r == BW_CONTROLS_RELOAD_REJECTED) c->pending |= mods;
+    else c->pending &= ~mods;
+    return r;
+}
+
+/* The pending modules control files named `name` required. */
+static uint64_t pending_of(const bw_controls *c, const char *name)
+{
+    uint64_t mods = 0;
+    for (int i = 0; i < c->count; i++)
+        if (strcmp(c->list[i].name, name) == 0) mods |= c->list[i].modules & c->pending;
+    return mods;
 }
 
 bw_controls_reload_result bw_controls_reload(bw_controls *c, const char *name)
 {
     if (!c || !name) return BW_CONTROLS_RELOAD_NONE;
-    bw_controls_reload_result res = BW_CONTROLS_RELOAD_NONE;
-    char first[BW_CONTROLS_ERROR_MAX] = "";
+    bool pick[BW_CONTROLS_MAX] = {false}, any = false;
     for (int i = 0; i < c->count; i++) {
-        if (strcmp(c->list[i].name, name) != 0) continue;
-        if (reload_one(c, i)) {
-            if (res == BW_CONTROLS_RELOAD_NONE) res = BW_CONTROLS_RELOAD_DONE;
-        } else {
-            res = BW_CONTROLS_RELOAD_REJECTED;
-            if (!first[0]) snprintf(first, sizeof first, "%s", c->error);
-        }
+        pick[i] = strcmp(c->list[i].name, name) == 0;
+        any = any || pick[i];
     }
-    if (res == BW_CONTROLS_RELOAD_DONE) c->reloads++;
-    if (first[0]) snprintf(c->error, sizeof c->error, "%s", first);
-    sort_order(c);
-    return res;
+    if (any) return reload_with(c, pick, pending_of(c, name));
+    int m = bw_sandbox_module_find(c->sb, name);
+    return m < 0 ? BW_CONTROLS_RELOAD_NONE : reload_with(c, pick, (uint64_t)1 << m);
+}
+
+/* Whether control i's file changed since it was loaded (or last seen);
+ * its time and size now into seen. */
+static bool file_changed(const bw_controls *c, int i, long long seen[2])
+{
+    control probe = c->list[i];
+    stamp(c, &probe);
+    seen[0] = probe.stamp_time;
+    seen[1] = probe.stamp_size;
+    return seen[0] != c->list[i].stamp_time || seen[1] != c->list[i].stamp_size;
+}
+
+/* After a rejected reload: control i's file as seen (not tried again until it changes again). */
+static void mark_seen(bw_controls *c, int i, const long long seen[2])
+{
+    c->list[i].stamp_time = seen[0];
+    c->list[i].stamp_size = seen[1];
 }
 
 bw_controls_reload_result bw_controls_poll(bw_controls *c, double now)
@@ -578,15 +667,34 @@ bw_controls_reload_result bw_controls_poll(bw_controls *c, double now)
     if (!c || !c->watch || !bw_watch_poll(c->watch, now)) return BW_CONTROLS_RELOAD_NONE;
     bw_controls_reload_result res = BW_CONTROLS_RELOAD_NONE;
     char first[BW_CONTROLS_ERROR_MAX] = "";
+    bool changed[BW_CONTROLS_MAX] = {false}, pick[BW_CONTROLS_MAX] = {false};
+    long long seen[BW_CONTROLS_MAX][2];
+    /* changed modules (and pending ones a changed control required) first:
+     * every control that required one reloads with the modules read anew,
+     * all together (also the ones whose own file changed too) */
+    uint64_t mods = bw_sandbox_modules_changed(c->sb);
+    for (int i = 0; i < c->count; i++)
+        if ((changed[i] = file_changed(c, i, seen[i]))) mods |= c->list[i].modules & c->pending;
+    if (mods) {
+        res = reload_with(c, pick, mods);
+        if (res == BW_CONTROLS_RELOAD_REJECTED) {
+            snprintf(first, sizeof first, "%s", c->error);
+            for (int i = 0; i < c->count; i++)
+                if (pick[i]) mark_seen(c, i, seen[i]);
+        }
+    }
+    /* then each other changed control file on its own */
     for (int i = 0; i < c->count; i++) {
-        control probe = c->list[i];
-        stamp(c, &probe);
-        if (probe.stamp_time == c->list[i].stamp_time && probe.stamp_size == c->list[i].stamp_size) continue;
-        bw_controls_reload_result r = bw_controls_reload(c, probe.name);
+        if (!changed[i] || pick[i]) continue;
+        bool group[BW_CONTROLS_MAX] = {false};
+        for (int k = i; k < c->count; k++) {
+            group[k] = strcmp(c->list[k].name, c->list[i].name) == 0;
+            pick[k] = pick[k] || group[k]; /* a file loaded twice reloads once */
+        }
+        bw_controls_reload_result r = reload_group(c, group, 0);
         if (r == BW_CONTROLS_RELOAD_REJECTED) {
-            /* not again until the file changes again */
-            c->list[i].stamp_time = probe.stamp_time;
-            c->list[i].stamp_size = probe.stamp_size;
+            for (int k = i; k < c->count; k++)
+                if (group[k]) mark_seen(c, k, seen[k]);
             if (!first[0]) snprintf(first, sizeof first, "%s", c->error);
             res = BW_CONTROLS_RELOAD_REJECTED;
         } else if (r == BW_CONTROLS_RELOAD_DONE && res == BW_CONTROLS_RELOAD_NONE) {

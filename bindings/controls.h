@@ -55,8 +55,21 @@
  * rejects the edit; it should build a new table rather than change the
  * old one, which the running version keeps on rejection. Other fields of
  * the returned table are the script's own (a module may export helpers).
- * Only the control files are reloaded: modules they require are cached by
- * the sandbox (loaded once per sandbox).
+ *
+ * Modules: the runner records the sandbox's modules (sandbox.h "Modules")
+ * each control required while it loaded (its chunk, init, reload;
+ * directly or through other modules) and, with desc.watch, watches their
+ * files too. When one changes (bw_controls_poll, or bw_controls_reload
+ * with the module's file name, e.g. "lib/util.lua"), it and every module
+ * that required it are dropped from the sandbox's cache and every control
+ * that required it reloads - read anew, under the rules above - as ONE
+ * reload: accepted whole, or rejected whole with the previous controls
+ * (and their states) and the previous module values back in the cache,
+ * the error naming the module's file:line. A control that did not require
+ * it is left alone. A rejected module stays pending: the next reload of a
+ * control that required it reads it again, with every control that
+ * required it (so a rejection caused by a control's file is mended by
+ * saving that file). A module required only from update is not recorded.
  *
  * One thread at a time; the sandbox must outlive the runner. */
 #ifndef BW_CONTROLS_H
@@ -112,14 +125,21 @@ typedef enum bw_controls_reload_result {
     BW_CONTROLS_RELOAD_REJECTED  /* a bad edit: the previous version keeps running */
 } bw_controls_reload_result;
 
-/* The file `name` changed: reload every control loaded from it. */
+/* The file `name` (relative to the sandbox's folder) changed: reload every
+ * control loaded from it; when no control is, and it is a module's file,
+ * every control that required the module (above, "Modules") as one reload. */
 bw_controls_reload_result bw_controls_reload(bw_controls *c, const char *name);
 /* With desc.watch: once a frame, with the host's clock; reloads the files
- * whose modification time or size changed since they were loaded. */
+ * whose modification time or size changed since they were loaded: first
+ * the controls of the changed modules (one reload), then each changed
+ * control file on its own. A rejected file is not tried again until it
+ * changes again. Returns REJECTED when any reload was refused (the first
+ * error in bw_controls_error), else DONE when any ran. */
 bw_controls_reload_result bw_controls_poll(bw_controls *c, double now);
 /* The last load or reload failure ("" after a success). */
 const char *bw_controls_error(const bw_controls *c);
-/* Successful reloads so far (each file reloaded counts once). */
+/* Successful reloads so far (each file reloaded counts once; a module's
+ * reload once, however many controls it reloaded). */
 int bw_controls_reloads(const bw_controls *c);
 
 /* Run every control, lowest priority first, over `pose` (of desc.rig) for

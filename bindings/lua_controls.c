@@ -206,7 +206,7 @@ static int push_reload(lua_State *L, const lua_controls *c, bw_controls_reload_r
     return 2;
 }
 
-/* c:reload(file) -> "none" | "done" | "rejected", message */
+/* c:reload(file) -> "none" | "done" | "rejected", message (file: a control's or a module's) */
 static int l_reload(lua_State *L)
 {
     lua_controls *c = check_controls(L, 1);

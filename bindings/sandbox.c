@@ -362,6 +362,9 @@ void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name)
         luaL_error(L, "%s is larger than %d bytes", name, (int)BW_SANDBOX_MAX_SCRIPT);
     }
     size_t size = (size_t)st.st_size;
+    bw_sandbox *sb = bw_sandbox_of(L);
+    sb->opened_time = (long long)st.st_mtim.tv_sec * 1000000000LL + (long long)st.st_mtim.tv_nsec;
+    sb->opened_size = (long long)st.st_size;
     /* the bytes go into a userdata, so the cap covers them and an error
      * cannot leak them; allocated in protected mode so that a memory error
      * cannot leak the descriptor either */
@@ -436,8 +439,52 @@ void bw_sandbox_module_file(lua_State *L, const char *name, char *file, size_t s
     snprintf(file + n, size - n, ".lua");
 }
 
+/* ---- the mod's modules (sandbox.h "Modules") ---- */
+
+static const char required_key[] = "blendwerk.sandbox.required"; /* require's cache: name -> value */
+
+/* The index of module `name` (added when new), or -1 when the table is full. */
+static int module_slot(bw_sandbox *sb, const char *name)
+{
+    for (int i = 0; i < sb->module_count; i++)
+        if (strcmp(sb->modules[i].name, name) == 0) return i;
+    if (sb->module_count >= BW_SANDBOX_MAX_MODULES || strlen(name) >= BW_SANDBOX_MODULE_NAME_MAX) return -1;
+    struct bw_sandbox_module *m = &sb->modules[sb->module_count];
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "%s", name);
+    m->stamp_time = m->stamp_size = -1;
+    return sb->module_count++;
+}
+
+static uint64_t module_bit(int i) { return (uint64_t)1 << i; }
+
+/* Module i required `name`'s module m: a dependency of the module loading
+ * now, or (outside any module) one of the host call's requires. */
+static void note_required(bw_sandbox *sb, int m)
+{
+    if (m < 0) return;
+    if (sb->loading_depth == 0) sb->required |= module_bit(m);
+    else if (sb->loading[sb->loading_depth - 1] >= 0) sb->modules[sb->loading[sb->loading_depth - 1]].deps |= module_bit(m);
+}
+
+/* (file, name, slot) -> the module's value: its file run with its name. */
+static int load_module(lua_State *L)
+{
+    bw_sandbox *sb = bw_sandbox_of(L);
+    int m = (int)lua_tointeger(L, 3);
+    bw_sandbox_push_file(L, "require", lua_tostring(L, 1));
+    if (m >= 0) {
+        sb->modules[m].stamp_time = sb->opened_time;
+        sb->modules[m].stamp_size = sb->opened_size;
+    }
+    lua_pushvalue(L, 2);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
 /* require("blendwerk") or one of the mod's files: require("lib.util")
- * runs lib/util.lua once and keeps its result. */
+ * runs lib/util.lua once and keeps its result; a load that fails leaves
+ * nothing cached (the next require tries the file again). */
 static int sandbox_require(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
@@ -447,18 +494,36 @@ static int sandbox_require(lua_State *L)
     }
     char file[256];
     bw_sandbox_module_file(L, name, file, sizeof file);
+    bw_sandbox *sb = bw_sandbox_of(L);
+    /* a name the open refuses gets no slot */
+    int m = sb->dir[0] && !bw_sandbox_refuse_name(file) ? module_slot(sb, name) : -1;
+    note_required(sb, m);
     lua_settop(L, 1);
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, "blendwerk.sandbox.required");
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, required_key);
     if (lua_getfield(L, 2, name) != LUA_TNIL) {
         if (lua_type(L, -1) == LUA_TLIGHTUSERDATA) return luaL_error(L, "require '%s': a require loop", name);
         return 1;
     }
     lua_pop(L, 1);
+    if (sb->loading_depth >= BW_SANDBOX_MAX_MODULES)
+        return luaL_error(L, "require '%s': modules nested deeper than %d", name, BW_SANDBOX_MAX_MODULES);
     lua_pushlightuserdata(L, (void *)sandbox_require); /* loading */
     lua_setfield(L, 2, name);
-    bw_sandbox_push_file(L, "require", file);
-    lua_pushstring(L, name);
-    lua_call(L, 1, 1);
+    if (m >= 0) sb->modules[m].deps = 0;
+    sb->loading[sb->loading_depth++] = m;
+    lua_pushcfunction(L, message_handler); /* errors get their position where they happen */
+    lua_pushcfunction(L, load_module);
+    lua_pushstring(L, file);
+    lua_pushvalue(L, 1);
+    lua_pushinteger(L, m);
+    int status = lua_pcall(L, 3, 1, 3);
+    sb->loading_depth--;
+    if (status != LUA_OK) {
+        lua_pushnil(L); /* not cached: an existing key, no allocation */
+        lua_setfield(L, 2, name);
+        bw_sandbox_after_protected(L, status); /* a stop stays a stop */
+        return lua_error(L);
+    }
     if (lua_isnil(L, -1)) {
         lua_pop(L, 1);
         lua_pushboolean(L, 1);
@@ -466,6 +531,167 @@ static int sandbox_require(lua_State *L)
     lua_pushvalue(L, -1);
     lua_setfield(L, 2, name);
     return 1;
+}
+
+void bw_sandbox_requires_begin(bw_sandbox *sb)
+{
+    if (sb) sb->required = 0;
+}
+
+/* mask and every module its modules required, transitively */
+static uint64_t closure(const bw_sandbox *sb, uint64_t mask)
+{
+    for (uint64_t before = 0; before != mask;) {
+        before = mask;
+        for (int i = 0; i < sb->module_count; i++)
+            if (mask & module_bit(i)) mask |= sb->modules[i].deps;
+    }
+    return mask;
+}
+
+uint64_t bw_sandbox_requires_end(const bw_sandbox *sb) { return sb ? closure(sb, sb->required) : 0; }
+int bw_sandbox_module_count(const bw_sandbox *sb) { return sb ? sb->module_count : 0; }
+
+int bw_sandbox_module_find(const bw_sandbox *sb, const char *file)
+{
+    size_t n = file ? strlen(file) : 0;
+    if (!sb || n <= 4 || n - 4 >= BW_SANDBOX_MODULE_NAME_MAX || strcmp(file + n - 4, ".lua") != 0) return -1;
+    char name[BW_SANDBOX_MODULE_NAME_MAX];
+    for (size_t i = 0; i < n - 4; i++) {
+        if (file[i] == '.') return -1; /* "a.b.lua" is no module's file ("a.b" is a/b.lua) */
+        name[i] = file[i] == '/' ? '.' : file[i];
+    }
+    name[n - 4] = '\0';
+    for (int i = 0; i < sb->module_count; i++)
+        if (strcmp(sb->modules[i].name, name) == 0) return i;
+    return -1;
+}
+
+bool bw_sandbox_module_path(const bw_sandbox *sb, int i, char *path, size_t size)
+{
+    if (!sb || i < 0 || i >= sb->module_count || !path || !size) return false;
+    const char *name = sb->modules[i].name;
+    int n = snprintf(path, size, "%s/%s.lua", sb->dir, name);
+    if (n < 0 || (size_t)n >= size) return false;
+    for (char *p = path + strlen(sb->dir) + 1; *p && p < path + n - 4; p++)
+        if (*p == '.') *p = '/';
+    return true;
+}
+
+uint64_t bw_sandbox_modules_changed(bw_sandbox *sb)
+{
+    uint64_t changed = 0;
+    for (int i = 0; sb && i < sb->module_count; i++) {
+        char path[BW_SANDBOX_PATH_MAX + BW_SANDBOX_MODULE_NAME_MAX + 8];
+        if (!bw_sandbox_module_path(sb, i, path, sizeof path)) continue;
+        struct stat st;
+        long long t = -1, n = -1;
+        if (stat(path, &st) == 0) {
+            t = (long long)st.st_mtim.tv_sec * 1000000000LL + (long long)st.st_mtim.tv_nsec;
+            n = (long long)st.st_size;
+        }
+        struct bw_sandbox_module *m = &sb->modules[i];
+        if (t == m->stamp_time && n == m->stamp_size) continue;
+        m->stamp_time = t;
+        m->stamp_size = n;
+        changed |= module_bit(i);
+    }
+    return changed;
+}
+
+uint64_t bw_sandbox_module_dependents(const bw_sandbox *sb, uint64_t mask)
+{
+    if (!sb) return 0;
+    for (uint64_t before = 0; before != mask;) {
+        before = mask;
+        for (int i = 0; i < sb->module_count; i++)
+            if (sb->modules[i].deps & mask) mask |= module_bit(i);
+    }
+    return mask;
+}
+
+/* (sandbox, saved) -> the dropped values by name; the cache entries
+ * cleared only once every value is kept (an error leaves them all). */
+static int drop_protected(lua_State *L)
+{
+    const bw_sandbox *sb = (const bw_sandbox *)lua_touserdata(L, 1);
+    const bw_sandbox_modules_saved *saved = (const bw_sandbox_modules_saved *)lua_touserdata(L, 2);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, required_key);
+    lua_newtable(L);
+    for (int i = 0; i < sb->module_count; i++)
+        if (saved->mask & module_bit(i)) {
+            lua_getfield(L, 3, sb->modules[i].name);
+            lua_setfield(L, 4, sb->modules[i].name);
+        }
+    for (int i = 0; i < sb->module_count; i++)
+        if (saved->mask & module_bit(i)) {
+            lua_pushnil(L);
+            lua_setfield(L, 3, sb->modules[i].name);
+        }
+    lua_pushvalue(L, 4);
+    lua_pushinteger(L, luaL_ref(L, LUA_REGISTRYINDEX));
+    return 1;
+}
+
+bool bw_sandbox_modules_drop(bw_sandbox *sb, uint64_t mask, bw_sandbox_modules_saved *saved)
+{
+    if (!saved) return false;
+    memset(saved, 0, sizeof *saved);
+    saved->ref = LUA_NOREF;
+    if (!sb) return false;
+    if (!mask) return true;
+    saved->mask = mask;
+    for (int i = 0; i < sb->module_count; i++) saved->deps[i] = sb->modules[i].deps;
+    lua_State *L = sb->L;
+    lua_pushcfunction(L, drop_protected);
+    lua_pushlightuserdata(L, sb);
+    lua_pushlightuserdata(L, saved);
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        saved->mask = 0;
+        return false;
+    }
+    saved->ref = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return true;
+}
+
+/* (sandbox, saved): the kept values back into the cache */
+static int restore_protected(lua_State *L)
+{
+    const bw_sandbox *sb = (const bw_sandbox *)lua_touserdata(L, 1);
+    const bw_sandbox_modules_saved *saved = (const bw_sandbox_modules_saved *)lua_touserdata(L, 2);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, required_key);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, saved->ref);
+    for (int i = 0; i < sb->module_count; i++)
+        if (saved->mask & module_bit(i)) {
+            lua_getfield(L, 4, sb->modules[i].name);
+            lua_setfield(L, 3, sb->modules[i].name);
+        }
+    return 0;
+}
+
+void bw_sandbox_modules_restore(bw_sandbox *sb, bw_sandbox_modules_saved *saved)
+{
+    if (!sb || !saved || saved->ref == LUA_NOREF) return;
+    for (int i = 0; i < sb->module_count; i++)
+        if (saved->mask & module_bit(i)) sb->modules[i].deps = saved->deps[i];
+    lua_State *L = sb->L;
+    lua_pushcfunction(L, restore_protected);
+    lua_pushlightuserdata(L, sb);
+    lua_pushlightuserdata(L, saved);
+    /* out of memory: the modules stay out of the cache, and the next
+     * require reads them anew (the running scripts keep theirs) */
+    if (lua_pcall(L, 2, 0, 0) != LUA_OK) lua_pop(L, 1);
+    bw_sandbox_modules_commit(sb, saved);
+}
+
+void bw_sandbox_modules_commit(bw_sandbox *sb, bw_sandbox_modules_saved *saved)
+{
+    if (!sb || !saved) return;
+    if (saved->ref != LUA_NOREF) luaL_unref(sb->L, LUA_REGISTRYINDEX, saved->ref);
+    saved->ref = LUA_NOREF;
+    saved->mask = 0;
 }
 
 /* ---- read-only libraries ---- */

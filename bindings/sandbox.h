@@ -62,6 +62,7 @@
 #include <lua.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define BW_SANDBOX_ERROR_MAX 1024
 #define BW_SANDBOX_PATH_MAX 1024
@@ -73,6 +74,8 @@
 #define BW_SANDBOX_DEFAULT_CALLBACK_SECONDS 0.005
 #define BW_SANDBOX_DEFAULT_MAX_STRING ((size_t)16 << 20)
 #define BW_SANDBOX_DEFAULT_COROUTINE_DEPTH 64
+#define BW_SANDBOX_MAX_MODULES 64       /* modules the sandbox tracks for reload (sandbox.h "Modules") */
+#define BW_SANDBOX_MODULE_NAME_MAX 204  /* a module name's bytes with the terminator */
 
 /* Zero fields take the defaults (bw_sandbox_limits_resolve). */
 typedef struct bw_sandbox_limits {
@@ -173,6 +176,59 @@ void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name)
 /* The sandbox whose state L (or a thread of it) is, or NULL when L is not
  * a sandbox's state. */
 bw_sandbox *bw_sandbox_from_state(lua_State *L);
+
+/* ---- modules, for hot reload ----
+ *
+ * require("name") of one of the mod's modules runs its file once per
+ * sandbox and caches the result. For a host that reloads scripts when a
+ * file changes (bindings/controls.h), the sandbox keeps, per module it
+ * loaded - the first BW_SANDBOX_MAX_MODULES names required (64); later
+ * ones work but are not tracked -, its file, the file's modification time
+ * and size as read, and the modules it required while it loaded (its
+ * direct dependencies). Module sets are bit masks: bit i is module i
+ * (0 <= i < bw_sandbox_module_count), an index stays the same module for
+ * the sandbox's life. A module whose load failed is not cached: the next
+ * require runs its file again. */
+
+/* Record the mod's modules the host's next calls require (directly, not
+ * from inside a module): bw_sandbox_requires_begin forgets the record,
+ * bw_sandbox_requires_end returns it with everything those modules
+ * required, transitively (a require served from the cache counts). */
+void bw_sandbox_requires_begin(bw_sandbox *sb);
+uint64_t bw_sandbox_requires_end(const bw_sandbox *sb);
+
+int bw_sandbox_module_count(const bw_sandbox *sb);
+/* The index of the module whose file is `file` (relative to the folder:
+ * "lib/util.lua" is module "lib.util"), or -1. */
+int bw_sandbox_module_find(const bw_sandbox *sb, const char *file);
+/* Module i's file: "DIR/lib/util.lua" for "lib.util" (DIR: desc.dir) into
+ * path; false for a bad index or when it does not fit. */
+bool bw_sandbox_module_path(const bw_sandbox *sb, int i, char *path, size_t size);
+/* The modules whose file's modification time or size differs from the
+ * version last read or reported (a missing file counts as a change), and
+ * remember the new ones: one change is reported once, so a rejected edit
+ * is not tried again until the file changes again (the stamps are the
+ * sandbox's: one host of a sandbox asks). */
+uint64_t bw_sandbox_modules_changed(bw_sandbox *sb);
+/* `mask` and every module that required one of them, transitively: the
+ * modules whose cached value holds an old version once `mask` changed. */
+uint64_t bw_sandbox_module_dependents(const bw_sandbox *sb, uint64_t mask);
+
+/* An all-or-nothing reload of modules: bw_sandbox_modules_drop takes the
+ * modules in `mask` out of require's cache (the next require runs their
+ * files anew) and keeps them in *saved; then either
+ * bw_sandbox_modules_restore (the reload was rejected: the dropped values
+ * and dependencies are back, whatever the new files left in the cache) or
+ * bw_sandbox_modules_commit (accepted: the old values are let go). False
+ * (nothing dropped, *saved empty) when memory runs out. */
+typedef struct bw_sandbox_modules_saved {
+    int ref;       /* registry reference of the dropped values by name (LUA_NOREF: none) */
+    uint64_t mask; /* the modules dropped */
+    uint64_t deps[BW_SANDBOX_MAX_MODULES];
+} bw_sandbox_modules_saved;
+bool bw_sandbox_modules_drop(bw_sandbox *sb, uint64_t mask, bw_sandbox_modules_saved *saved);
+void bw_sandbox_modules_restore(bw_sandbox *sb, bw_sandbox_modules_saved *saved);
+void bw_sandbox_modules_commit(bw_sandbox *sb, bw_sandbox_modules_saved *saved);
 
 /* ---- per-frame callbacks ---- */
 

@@ -7,6 +7,7 @@
 #include <lua.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sandbox.h"
 
@@ -49,6 +50,18 @@ struct bw_sandbox {
     void *user;
     int printed;
     char error[BW_SANDBOX_ERROR_MAX];
+    /* the mod's modules require loaded (sandbox.h "Modules"): never
+     * removed, so an index names one module for the sandbox's life */
+    struct bw_sandbox_module {
+        char name[BW_SANDBOX_MODULE_NAME_MAX];
+        uint64_t deps;                    /* modules it required while it loaded (bits: indices) */
+        long long stamp_time, stamp_size; /* its file as last read or reported changed */
+    } modules[BW_SANDBOX_MAX_MODULES];
+    int module_count;
+    int loading[BW_SANDBOX_MAX_MODULES]; /* the modules loading now, innermost last (-1: untracked) */
+    int loading_depth;
+    uint64_t required;                   /* top-level requires since bw_sandbox_requires_begin */
+    long long opened_time, opened_size;  /* the file bw_sandbox_push_file_text read last */
 };
 
 bw_sandbox *bw_sandbox_of(lua_State *L);

@@ -6,13 +6,18 @@
  * scripts/blink.lua's stream against bw_animator_blink_interval;
  * scripts/envelope.lua against bw_gesture_envelope and hand-derived easing
  * values; reload keeping state, bad edits rejected with file:line while the
- * old version runs; priority order; no allocation over 10,000 frames. */
+ * old version runs; modules the controls require reloading every control
+ * that required them (directly or through another module) with their
+ * states, a broken module rejected whole with its file:line; the
+ * sandbox's module bookkeeping; priority order; no allocation over 10,000
+ * frames. */
 #define _POSIX_C_SOURCE 200809L
 #include <lauxlib.h>
 #include <lua.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "blendwerk/animator.h"
@@ -572,12 +577,16 @@ static bool make_tmpdir(void)
 
 static void remove_tmpdir(void)
 {
-    const char *names[] = {"a.lua", "b.lua", "c.lua", "counter.lua", "bad.lua", "alloc.lua", "envelope.lua"};
+    const char *names[] = {"a.lua",    "b.lua",  "c.lua",    "counter.lua",   "bad.lua", "alloc.lua",
+                           "envelope.lua", "step.lua", "up.lua", "down.lua", "lib/scale.lua", "other.lua",
+                           "broken.lua"};
     char path[512];
-    for (int i = 0; i < 7; i++) {
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
         remove(path);
     }
+    snprintf(path, sizeof path, "%s/lib", tmpdir);
+    rmdir(path);
     rmdir(tmpdir);
 }
 
@@ -779,6 +788,270 @@ static void poll_reloads_a_saved_file(void)
     CHECK(bw_controls_poll(c, 9.0) == BW_CONTROLS_RELOAD_NONE);
     bw_controls_run(c, 0, &p, NULL, 0.1f);
     CHECK_NEAR(gaze(c, 0), 11, 0);
+    bw_pose_deinit(&p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
+/* ---- modules the controls require ---- */
+
+/* Poll past the debounce (0.01 s) from `from`, in 20 ms frames, until the
+ * runner reports something (or one second passed). */
+static bw_controls_reload_result poll_settled(bw_controls *c, double from)
+{
+    bw_controls_reload_result r = BW_CONTROLS_RELOAD_NONE;
+    for (double now = from; now < from + 1.0 && r == BW_CONTROLS_RELOAD_NONE; now += 0.02) r = bw_controls_poll(c, now);
+    return r;
+}
+
+/* up.lua counts ctx.gaze[1] up by step.size a frame, down.lua counts
+ * ctx.gaze[2] down from 1000 by the same; both keep their state. */
+static const char up_lua[] = "local step = require('step')\n"
+                             "return { keep_state = true,\n"
+                             "  init = function() return { n = 0 } end,\n"
+                             "  update = function(s, pose, ctx) s.n = s.n + step.size; ctx.gaze[1] = s.n end }\n";
+static const char down_lua[] = "local step = require('step')\n"
+                               "return { keep_state = true,\n"
+                               "  init = function() return { n = 1000 } end,\n"
+                               "  update = function(s, pose, ctx) s.n = s.n - step.size; ctx.gaze[2] = s.n end }\n";
+
+static void run_frames(bw_controls *c, bw_pose *p, int n)
+{
+    for (int i = 0; i < n; i++) CHECK_INT(bw_controls_run(c, 0, p, NULL, 0.1f), 0);
+}
+
+/* `return require('step').size` in the sandbox, or -1 */
+static double step_size(bw_sandbox *sb)
+{
+    const char *text = "return require('step').size";
+    if (bw_sandbox_load_string(sb, text, strlen(text), "=probe") != BW_SANDBOX_OK ||
+        bw_sandbox_call(sb, 0, 1) != BW_SANDBOX_OK) {
+        fprintf(stderr, "probe: %s\n", bw_sandbox_error(sb));
+        return -1;
+    }
+    double v = lua_tonumber(bw_sandbox_state(sb), -1);
+    lua_pop(bw_sandbox_state(sb), 1);
+    return v;
+}
+
+/* The sandbox's module bookkeeping the runner builds on (sandbox.h "Modules"). */
+static void the_sandbox_tracks_modules_and_what_they_required(void)
+{
+    CHECK(make_tmpdir());
+    CHECK(mkdir(path_in(tmpdir, "lib"), 0700) == 0);
+    write_file("lib/scale.lua", "return { k = 2 }\n");
+    write_file("step.lua", "local scale = require('lib.scale')\nreturn { size = scale.k }\n");
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_sandbox_requires_begin(sb);
+    CHECK_NEAR(step_size(sb), 2, 0);
+    CHECK_INT((int)bw_sandbox_requires_end(sb), 3); /* step (0) and, through it, lib.scale (1) */
+    CHECK_INT(bw_sandbox_module_count(sb), 2);
+    bw_sandbox_requires_begin(sb);
+    CHECK_NEAR(step_size(sb), 2, 0); /* from the cache: still both */
+    CHECK_INT((int)bw_sandbox_requires_end(sb), 3);
+    char path[600], want[600];
+    CHECK(bw_sandbox_module_path(sb, 1, path, sizeof path));
+    snprintf(want, sizeof want, "%s/lib/scale.lua", tmpdir);
+    CHECK_STR(path, want);
+    CHECK(!bw_sandbox_module_path(sb, 2, path, sizeof path));
+    CHECK_INT(bw_sandbox_module_find(sb, "step.lua"), 0);
+    CHECK_INT(bw_sandbox_module_find(sb, "lib/scale.lua"), 1);
+    CHECK_INT(bw_sandbox_module_find(sb, "lib.scale.lua"), -1);
+    CHECK_INT(bw_sandbox_module_find(sb, "nope.lua"), -1);
+    CHECK_INT((int)bw_sandbox_module_dependents(sb, 2), 3); /* step required lib.scale */
+    CHECK_INT((int)bw_sandbox_module_dependents(sb, 1), 1);
+    CHECK_INT((int)bw_sandbox_modules_changed(sb), 0);
+    write_file("lib/scale.lua", "return { k = 50 }\n");
+    CHECK_INT((int)bw_sandbox_modules_changed(sb), 2);
+    CHECK_INT((int)bw_sandbox_modules_changed(sb), 0); /* reported once */
+    /* dropped: read anew; restored: the old values back */
+    bw_sandbox_modules_saved saved;
+    CHECK(bw_sandbox_modules_drop(sb, 3, &saved));
+    CHECK_NEAR(step_size(sb), 50, 0);
+    bw_sandbox_modules_restore(sb, &saved);
+    CHECK_NEAR(step_size(sb), 2, 0);
+    CHECK_INT((int)bw_sandbox_module_dependents(sb, 2), 3);
+    /* dropped and committed: the new ones stay */
+    CHECK(bw_sandbox_modules_drop(sb, 3, &saved));
+    CHECK_NEAR(step_size(sb), 50, 0);
+    bw_sandbox_modules_commit(sb, &saved);
+    CHECK_NEAR(step_size(sb), 50, 0);
+    /* only step dropped: it runs again over the cached lib.scale */
+    write_file("lib/scale.lua", "return { k = 7 }\n");
+    CHECK(bw_sandbox_modules_drop(sb, 1, &saved));
+    CHECK_NEAR(step_size(sb), 50, 0);
+    bw_sandbox_modules_commit(sb, &saved);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
+static void a_saved_module_reloads_every_control_that_required_it(void)
+{
+    CHECK(make_tmpdir());
+    write_file("step.lua", "return { size = 2 }\n");
+    write_file("up.lua", up_lua);
+    write_file("down.lua", down_lua);
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 1, true);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "up.lua", NULL, err, sizeof err), 0);
+    CHECK_INT(bw_controls_load(c, "down.lua", NULL, err, sizeof err), 1);
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 3);
+    CHECK_NEAR(gaze(c, 0), 6, 0);   /* 3 x 2 */
+    CHECK_NEAR(gaze(c, 1), 994, 0); /* 1000 - 3 x 2 */
+    CHECK(bw_controls_poll(c, 1.0) == BW_CONTROLS_RELOAD_NONE);
+
+    /* the module saved with a new step: both controls reload, in one
+     * reload, with their states */
+    write_file("step.lua", "return { size = 7 }\n");
+    CHECK(poll_settled(c, 2.0) == BW_CONTROLS_RELOAD_DONE);
+    CHECK_STR(bw_controls_error(c), "");
+    CHECK_INT(bw_controls_reloads(c), 1);
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 13, 0);  /* 6 + 7 */
+    CHECK_NEAR(gaze(c, 1), 987, 0); /* 994 - 7 */
+
+    /* broken saves: rejected whole with the module's file:line, not tried
+     * again until the file changes; the size-7 versions run on */
+    static const struct {
+        const char *text, *error;
+    } bad[] = {
+        {"-- step, version 3\nreturn { size = = 1 }\n", "step.lua:2: unexpected symbol near '='"},
+        {"local t = {}\nlocal x = t.a.b\nreturn { size = 1 }\n", "step.lua:2: attempt to index a nil value (field 'a')"},
+        {"while true do end\n", "step.lua:1: instruction budget of 50000000 exceeded: script stopped"},
+        {"error('step is broken')\n", "step.lua:1: step is broken"},
+    };
+    double now = 3.0;
+    for (int i = 0; i < 4; i++, now += 2.0) {
+        write_file("step.lua", bad[i].text);
+        CHECK(poll_settled(c, now) == BW_CONTROLS_RELOAD_REJECTED);
+        CHECK_STR(bw_controls_error(c), bad[i].error);
+        CHECK(bw_controls_poll(c, now + 1.5) == BW_CONTROLS_RELOAD_NONE);
+        run_frames(c, &p, 1);
+        CHECK_NEAR(gaze(c, 0), 13 + 7 * (i + 1), 0);
+        CHECK_NEAR(gaze(c, 1), 987 - 7 * (i + 1), 0);
+    }
+    CHECK_INT(bw_controls_reloads(c), 1);
+    /* the broken module is pending: reloading a control that requires it
+     * reads it again and is rejected too; the size-7 versions run on */
+    CHECK(bw_controls_reload(c, "up.lua") == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK_STR(bw_controls_error(c), "step.lua:1: step is broken");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 48, 0);  /* 41 + 7 */
+    CHECK_NEAR(gaze(c, 1), 952, 0); /* 959 - 7 */
+
+    /* mended: both step by 100 from where they were */
+    write_file("step.lua", "return { size = 100 }\n");
+    CHECK(poll_settled(c, 12.0) == BW_CONTROLS_RELOAD_DONE);
+    CHECK_STR(bw_controls_error(c), "");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 148, 0);
+    CHECK_NEAR(gaze(c, 1), 852, 0);
+    CHECK_INT(bw_controls_reloads(c), 2);
+
+    /* a module edit and a broken edit of one of its controls in one save:
+     * the reload is rejected whole - down.lua keeps the size-100 module too */
+    write_file("step.lua", "return { size = 1 }\n");
+    write_file("up.lua", "local step = require('step')\nreturn { update = 5 }\n");
+    CHECK(poll_settled(c, 14.0) == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK_STR(bw_controls_error(c), "up.lua: update must be a function (it is a number)");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 248, 0);
+    CHECK_NEAR(gaze(c, 1), 752, 0);
+    /* the control mended: the module saved with it is not forgotten - both
+     * controls take the size-1 module now */
+    write_file("up.lua", up_lua);
+    CHECK(poll_settled(c, 16.0) == BW_CONTROLS_RELOAD_DONE);
+    CHECK_STR(bw_controls_error(c), "");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 249, 0);
+    CHECK_NEAR(gaze(c, 1), 751, 0);
+    CHECK_INT(bw_controls_reloads(c), 3);
+    bw_pose_deinit(&p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
+static void a_module_of_a_module_reloads_the_controls_above_it(void)
+{
+    CHECK(make_tmpdir());
+    CHECK(mkdir(path_in(tmpdir, "lib"), 0700) == 0);
+    write_file("lib/scale.lua", "return { k = 2 }\n");
+    write_file("step.lua", "local scale = require('lib.scale')\nreturn { size = 3 * scale.k }\n");
+    /* up.lua without keep_state: init runs again at a reload */
+    write_file("up.lua", "local step = require('step')\n"
+                         "return { init = function() return { n = 0 } end,\n"
+                         "  update = function(s, pose, ctx) s.n = s.n + step.size; ctx.gaze[1] = s.n end }\n");
+    /* other.lua requires nothing: a module edit leaves it (and its count) alone */
+    write_file("other.lua", "return { init = function() return { n = 0 } end,\n"
+                            "  update = function(s, pose, ctx) s.n = s.n + 1; ctx.gaze[3] = s.n end }\n");
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 1, true);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "up.lua", NULL, err, sizeof err), 0);
+    CHECK_INT(bw_controls_load(c, "other.lua", NULL, err, sizeof err), 1);
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 2);
+    CHECK_NEAR(gaze(c, 0), 12, 0); /* 2 x 3 x 2 */
+    CHECK_NEAR(gaze(c, 2), 2, 0);
+    write_file("lib/scale.lua", "return { k = 5 }\n");
+    CHECK(poll_settled(c, 1.0) == BW_CONTROLS_RELOAD_DONE);
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 15, 0); /* init again: 0 + 3 x 5 */
+    CHECK_NEAR(gaze(c, 2), 3, 0);  /* not reloaded: counts on */
+    /* the host names the module's file (no watcher needed) */
+    write_file("lib/scale.lua", "return { k = 10 }\n");
+    CHECK(bw_controls_reload(c, "lib/scale.lua") == BW_CONTROLS_RELOAD_DONE);
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 30, 0);
+    CHECK_NEAR(gaze(c, 2), 4, 0);
+    write_file("lib/scale.lua", "return { k = }\n");
+    CHECK(bw_controls_reload(c, "lib/scale.lua") == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK_STR(bw_controls_error(c), "lib/scale.lua:1: unexpected symbol near '}'");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 60, 0); /* the k = 10 version on */
+    CHECK(bw_controls_reload(c, "nothing.lua") == BW_CONTROLS_RELOAD_NONE);
+    CHECK_INT(bw_controls_reloads(c), 2);
+    /* while lib/scale.lua is broken: a control that does not require it
+     * reloads; one that does is rejected with the module's error */
+    CHECK(bw_controls_reload(c, "other.lua") == BW_CONTROLS_RELOAD_DONE);
+    CHECK(bw_controls_reload(c, "up.lua") == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK_STR(bw_controls_error(c), "lib/scale.lua:1: unexpected symbol near '}'");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 90, 0); /* k = 10 still */
+    CHECK_NEAR(gaze(c, 2), 1, 0);  /* other.lua started over */
+    /* mended: reloading the control reads the pending module too */
+    write_file("lib/scale.lua", "return { k = 1 }\n");
+    CHECK(bw_controls_reload(c, "up.lua") == BW_CONTROLS_RELOAD_DONE);
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 3, 0); /* init again: 0 + 3 x 1 */
+    CHECK_INT(bw_controls_reloads(c), 4);
+    bw_pose_deinit(&p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
+static void a_module_that_failed_to_load_loads_once_mended(void)
+{
+    CHECK(make_tmpdir());
+    write_file("broken.lua", "local x = nil\nreturn x.y\n");
+    write_file("up.lua", "local step = require('broken')\n"
+                         "return { update = function(s, pose, ctx) ctx.gaze[1] = step.size end }\n");
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 1, false);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "up.lua", NULL, err, sizeof err), -1);
+    CHECK_STR(err, "broken.lua:2: attempt to index a nil value (local 'x')");
+    /* not cached as loading: the next require runs the mended file */
+    write_file("broken.lua", "return { size = 4 }\n");
+    CHECK_INT(bw_controls_load(c, "up.lua", NULL, err, sizeof err), 0);
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 4, 0);
     bw_pose_deinit(&p);
     bw_controls_destroy(c);
     bw_sandbox_destroy(sb);
@@ -1086,6 +1359,10 @@ int main(void)
     RUN(a_control_cannot_change_the_hosts_rig);
     RUN(reload_keeps_state_and_rejects_bad_edits);
     RUN(poll_reloads_a_saved_file);
+    RUN(the_sandbox_tracks_modules_and_what_they_required);
+    RUN(a_saved_module_reloads_every_control_that_required_it);
+    RUN(a_module_of_a_module_reloads_the_controls_above_it);
+    RUN(a_module_that_failed_to_load_loads_once_mended);
     RUN(the_documented_sway_example_runs);
     RUN(head_aim_options_are_checked_with_file_and_line);
     RUN(bad_inputs_and_a_huge_dt_keep_the_outputs_finite);

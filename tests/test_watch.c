@@ -373,6 +373,55 @@ static void a_required_file_should_be_watched_too(void)
     bw_graph_reload_destroy(r);
 }
 
+/* A module of a module (graph -> g_parts -> g_deep): saving the innermost
+ * one reloads the graph with both read anew, the characters' state
+ * carried over; a broken save names that module's file and line and the
+ * last good graph runs on. */
+static void a_module_required_through_another_should_reload_the_graph(void)
+{
+    write_text_file(tmp("g_deep.lua"), "return { duration = 1 }\n");
+    write_text_file(tmp("g_parts.lua"), "local deep = require('g_deep')\nreturn { duration = deep.duration }\n");
+    char *body = replaced(graph_text("walk", "walk", 1.0), "duration = 1 }", "duration = parts.duration }");
+    CHECK(body != NULL);
+    if (!body) return;
+    char text[4096];
+    snprintf(text, sizeof text, "local parts = require('g_parts')\n%s", body);
+    free(body);
+    bw_graph_reload *r = start("g_nested.lua", text, 1, 0.0f);
+    CHECK(r != NULL);
+    if (!r) return;
+    CHECK_INT(bw_watch_count(bw_graph_reload_watcher(r)), 3); /* the graph and both modules */
+    bw_pose pose;
+    bw_pose_init(&pose, rig, NULL);
+    bw_graph_cursor *c = bw_graph_reload_cursor(r, 0);
+    CHECK(bw_graph_cursor_set_param(c, bw_graph_find_param(bw_graph_reload_graph(r), "speed"), 2.0f) == BW_OK);
+    frames(r, 3, 0.1f, &pose); /* the 1 s idle -> walk fired in the first update: 0.2 s in */
+    bw_graph_layer_status st;
+    CHECK(bw_graph_cursor_layer_status(c, 0, &st) == BW_OK);
+    CHECK(st.transition.active);
+    CHECK_NEAR(st.transition.duration, 1.0, 1e-6);
+    CHECK_INT(bw_graph_reload_poll(r, 0), BW_GRAPH_RELOAD_NONE);
+    write_text_file(tmp("g_deep.lua"), "return { duration = 4 }\n");
+    CHECK_INT(bw_graph_reload_poll(r, 1), BW_GRAPH_RELOAD_DONE);
+    c = bw_graph_reload_cursor(r, 0);
+    CHECK(bw_graph_cursor_layer_status(c, 0, &st) == BW_OK);
+    CHECK_STR(bw_graph_state_name(bw_graph_reload_graph(r), 0, st.state), "walk");
+    CHECK(st.transition.active);
+    CHECK_NEAR(st.transition.elapsed, 0.2, 1e-6);  /* carried over */
+    CHECK_NEAR(st.transition.duration, 4.0, 1e-6); /* the module's new number */
+    CHECK_NEAR(bw_graph_cursor_param(c, bw_graph_find_param(bw_graph_reload_graph(r), "speed")), 2.0, 0);
+    write_text_file(tmp("g_deep.lua"), "return {\n  duration = = 3 }\n");
+    CHECK_INT(bw_graph_reload_poll(r, 2), BW_GRAPH_RELOAD_REJECTED);
+    CHECK_CONTAINS(bw_graph_reload_error(r), "g_deep.lua:2: unexpected symbol near '='");
+    CHECK(bw_graph_reload_cursor(r, 0) == c); /* the last good version runs on */
+    frames(r, 1, 0.1f, &pose);
+    CHECK(bw_graph_cursor_layer_status(c, 0, &st) == BW_OK);
+    CHECK_NEAR(st.transition.elapsed, 0.3, 1e-6);
+    CHECK_NEAR(st.transition.duration, 4.0, 1e-6);
+    bw_pose_deinit(&pose);
+    bw_graph_reload_destroy(r);
+}
+
 static long long live_bytes(void)
 {
 #if defined(__SANITIZE_ADDRESS__)
@@ -542,6 +591,7 @@ int main(void)
     RUN(bad_edits_should_be_rejected_with_file_and_line);
     RUN(bad_first_load_should_fail_with_file_and_line);
     RUN(a_required_file_should_be_watched_too);
+    RUN(a_module_required_through_another_should_reload_the_graph);
     RUN(thousand_saves_should_leave_memory_flat);
     RUN(watch_command_should_print_reload_and_rejection_lines);
     for (int i = 0; i < 3; i++) bw_clip_destroy(clips[i]);
