@@ -42,6 +42,7 @@ typedef struct version {
 typedef struct controls_set {
     bw_sandbox *sb;
     bw_controls *run;
+    int index[BW_CONTROLS_MAX]; /* the runner's index of each control file given (bw_controls_load) */
     bool owns_aim; /* a control lists joints in ctx.overrides: the animator's C head aim is off */
 } controls_set;
 
@@ -117,11 +118,7 @@ struct demo_app {
  * are allocated with the session; setting or clearing one allocates
  * nothing. */
 enum { SLOT_CHARACTER = 0, SLOT_GRAPH = 1 };
-static int slot_control(const demo_app *a, int control, bool failing)
-{
-    (void)a;
-    return 2 + 2 * control + (failing ? 1 : 0);
-}
+static int slot_control(int control, bool failing) { return 2 + 2 * control + (failing ? 1 : 0); }
 static int slot_timeline(const demo_app *a) { return 2 + 2 * a->control_count; }
 static int slot_session(const demo_app *a) { return 3 + 2 * a->control_count; }
 
@@ -158,8 +155,8 @@ static void clear_control(demo_app *a, const char *name)
 {
     for (int i = 0; i < a->control_count; i++) {
         if (strcmp(a->control_names[i], name) != 0) continue;
-        slot_clear(a, slot_control(a, i, false));
-        slot_clear(a, slot_control(a, i, true));
+        slot_clear(a, slot_control(i, false));
+        slot_clear(a, slot_control(i, true));
         a->control_reported[i] = false;
     }
 }
@@ -424,15 +421,14 @@ static bool size_model(demo_app *a, const bw_rig *rig)
 /* A control's update failed (the sandbox reports each callback's first
  * failure once, after counting it): on screen like a rejected edit, in
  * the slot of the control it came from - the first whose update has
- * failed and is not in its slot yet (the runner's controls are in load
- * order, as the session's). No allocation. */
+ * failed and is not in its slot yet. No allocation. */
 static void control_report(void *user, const char *message)
 {
     demo_app *a = (demo_app *)user;
     for (int i = 0; a->ctl.run && i < a->control_count; i++) {
-        if (a->control_reported[i] || bw_controls_failures(a->ctl.run, i) == 0) continue;
+        if (a->control_reported[i] || bw_controls_failures(a->ctl.run, a->ctl.index[i]) == 0) continue;
         a->control_reported[i] = true;
-        slot_set(a, slot_control(a, i, true), message);
+        slot_set(a, slot_control(i, true), message);
         return;
     }
     slot_set(a, slot_session(a), message);
@@ -525,7 +521,8 @@ static bool controls_build(demo_app *a, const bw_rig *rig, controls_set *out, in
     out->run = bw_controls_create(&cd, err, err_size);
     bool ok = out->run != NULL;
     for (int i = 0; ok && i < a->control_count; i++) {
-        ok = bw_controls_load(out->run, a->control_names[i], NULL, err, err_size) >= 0;
+        out->index[i] = bw_controls_load(out->run, a->control_names[i], NULL, err, err_size);
+        ok = out->index[i] >= 0;
         if (!ok) *failed = i;
     }
     if (!ok) {
@@ -760,7 +757,7 @@ static int reload_character(demo_app *a)
     int bad_control = -1, slot = -1;
     bool graph_failed = false;
     if (!controls_build(a, fresh.rig, &ctl, &bad_control, err, sizeof err))
-        slot = bad_control >= 0 ? slot_control(a, bad_control, false) : SLOT_CHARACTER;
+        slot = bad_control >= 0 ? slot_control(bad_control, false) : SLOT_CHARACTER;
     else if (!version_build(a, &fresh, &next, ctl.owns_aim, err, sizeof err, &graph_failed))
         slot = graph_failed ? SLOT_GRAPH : SLOT_CHARACTER;
     else if (!size_model(a, fresh.rig))
@@ -834,7 +831,7 @@ static int reload_controls(demo_app *a, bool force, double now)
         if (!changed && !force) continue;
         bw_controls_reload_result r = bw_controls_reload(a->ctl.run, a->control_names[i]);
         if (r == BW_CONTROLS_RELOAD_REJECTED) {
-            reject(a, slot_control(a, i, false), bw_controls_error(a->ctl.run));
+            reject(a, slot_control(i, false), bw_controls_error(a->ctl.run));
             rejected++;
         } else if (r == BW_CONTROLS_RELOAD_DONE) {
             clear_control(a, a->control_names[i]);

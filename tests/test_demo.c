@@ -16,6 +16,9 @@
  *   by name, its progress, the parameters), a broken edit is rejected
  *   with FILE:LINE and the previous graph keeps running, and the next good
  *   edit loads again; a character edit reloads the same way;
+ * - every broken source shows at once, each with its own exact lines (the
+ *   graph, a control's rejected edit and failing update, the character, a
+ *   refused command), each gone exactly when its file loads fine again;
  * - after warm-up a frame allocates nothing over 600 frames driven by a
  *   timeline with triggers, gestures and layer fades: nothing through the
  *   session's allocator (the animator, its graph cursor), and under
@@ -28,8 +31,8 @@
  * mouse's look-at point projected back (demo_camera_project) onto the
  * mouse pixel's centre at the head's depth; a rejected reload's
  * FILE:LINE line drawn in red by the overlays (demo/overlay.c) in the
- * bottom band only, and gone after the next good save. The binary runs
- * headless:
+ * bottom band only, and gone after the next good save; two broken files
+ * on two rows. The binary runs headless:
  * - the PNG has the requested size and is not blank (read back with
  *   stb_image), and two runs of the same frames give the same image;
  * - the character moved between frames 30 and 90: from the summary (the
@@ -1234,6 +1237,47 @@ static void a_broken_control_shows_on_screen(void)
     demo_app_destroy(a);
 }
 
+/* Two broken sources at once: two red rows in the bottom band, the
+ * graph's above the control's; fixing the control leaves the graph's row
+ * alone at the bottom. */
+static void two_broken_sources_show_on_two_rows(void)
+{
+    char *orig = live_copy(DEMO_GRAPH, "rows_graph.lua");
+    write_counter("0");
+    const char *controls[] = {temp_path("counter.lua")};
+    demo_app_desc d = {.character = HUMANOID, .graph = temp_path("rows_graph.lua"), .controls = controls,
+                       .control_count = 1, .force_polling = true};
+    demo_app *a = orig ? open_app(&d) : NULL;
+    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, 640, 360, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = s ? SDL_CreateSoftwareRenderer(s) : NULL;
+    char *broken = orig ? replaced(orig, "wave = \"trigger\",", "wave = \"trigger\" +,") : NULL;
+    CHECK(a && r && broken);
+    if (a && r && broken) {
+        const int row2 = 360 - 12 - DEMO_FONT_LINE, row1 = row2 - DEMO_FONT_LINE;
+        double now = 0;
+        run_frames(a, 3, &now);
+        write_text_file(temp_path("rows_graph.lua"), broken);
+        CHECK_INT(settle(a, &now), -1);
+        write_text_file(temp_path("counter.lua"), "return {\n    update = function(s, pose, ctx, dt)\n        s.n = = 1\n"
+                                                  "    end,\n}\n");
+        CHECK_INT(settle(a, &now), -1);
+        CHECK_CONTAINS(demo_app_error(a), "rows_graph.lua:");
+        CHECK_CONTAINS(demo_app_error(a), "\ncounter.lua:3:");
+        CHECK(overlay_red(r, s, a, row1, row2) > 100); /* the graph's line */
+        CHECK(overlay_red(r, s, a, row2, 360) > 100);  /* the control's */
+        CHECK_INT(overlay_red(r, s, a, 0, row1), 0);
+        write_counter("0.5 -- fixed");
+        CHECK_INT(settle(a, &now), 1);
+        CHECK(overlay_red(r, s, a, row2, 360) > 100); /* the graph's, now the only row */
+        CHECK_INT(overlay_red(r, s, a, 0, row2), 0);
+    }
+    free(broken);
+    free(orig);
+    SDL_DestroyRenderer(r);
+    SDL_FreeSurface(s);
+    demo_app_destroy(a);
+}
+
 static int run_demo(const char *args, char *out, size_t size)
 {
     char cmd[4096];
@@ -1474,6 +1518,7 @@ int main(void)
     RUN(camera_rays_should_invert_the_projection);
     RUN(a_rejected_reload_shows_on_screen);
     RUN(a_broken_control_shows_on_screen);
+    RUN(two_broken_sources_show_on_two_rows);
     RUN(headless_image_has_the_size_and_is_not_blank);
     RUN(the_character_moved_between_frames_30_and_90);
     RUN(a_jumping_timeline_shows_the_jump_states);
