@@ -42,6 +42,7 @@ typedef struct version {
 typedef struct controls_set {
     bw_sandbox *sb;
     bw_controls *run;
+    int index[BW_CONTROLS_MAX]; /* the runner's index of each control file given (bw_controls_load) */
     bool owns_aim; /* a control lists joints in ctx.overrides: the animator's C head aim is off */
 } controls_set;
 
@@ -69,6 +70,8 @@ struct demo_app {
     const char **control_names; /* their file names (into control_paths) */
     int control_count;
     char control_dir[1024];    /* their one folder: the controls' sandbox folder */
+    bw_watch **control_watch;  /* control_count: one per file, at its first index (NULL at a repeat) */
+    bool *control_reported;    /* control_count: its update's failure is in its slot (control_report) */
     controls_set ctl;
     float gaze[4], arkit[BW_ARKIT52_COUNT]; /* what the face shows */
     bool root_motion;     /* the rig has a joint named "root" */
@@ -95,11 +98,70 @@ struct demo_app {
     double time;
     long frames;
     double anim_ms;
-    char error[DEMO_APP_ERROR_MAX];
+    /* the problems, one slot per source (see "the error slots" below) */
+    char (*slots)[DEMO_APP_ERROR_MAX];
+    int slot_count;
+    char error[DEMO_APP_ERROR_MAX];    /* the non-empty slots joined, in slot order */
+    char rejected[DEMO_APP_ERROR_MAX]; /* the last rejected reload's lines */
+    bool char_pending; /* a character edit was rejected for another file's problem: retried when that loads */
     char note[512];
     int reloads, rejections;
 };
 
+/* ---- the error slots ----
+ *
+ * One slot per source of problems, in the order they are shown: the
+ * character file, the graph file, per control file its rejected edit and
+ * its failing update, the timeline, and the session's own refusals
+ * (commands, input, dt). A slot holds its source's "FILE:LINE: message"
+ * lines until that source next loads fine; demo_app_error joins them. They
+ * are allocated with the session; setting or clearing one allocates
+ * nothing. */
+enum { SLOT_CHARACTER = 0, SLOT_GRAPH = 1 };
+static int slot_control(int control, bool failing) { return 2 + 2 * control + (failing ? 1 : 0); }
+static int slot_timeline(const demo_app *a) { return 2 + 2 * a->control_count; }
+static int slot_session(const demo_app *a) { return 3 + 2 * a->control_count; }
+
+static void join_errors(demo_app *a)
+{
+    size_t used = 0;
+    a->error[0] = '\0';
+    for (int i = 0; i < a->slot_count && used + 1 < sizeof a->error; i++) {
+        if (!a->slots[i][0]) continue;
+        int n = snprintf(a->error + used, sizeof a->error - used, "%s%s", used ? "\n" : "", a->slots[i]);
+        if (n < 0) break;
+        used += (size_t)n < sizeof a->error - used ? (size_t)n : sizeof a->error - used - 1;
+    }
+}
+
+/* Slot `slot` holds `text` (trailing newlines dropped); "" clears it. */
+static void slot_set(demo_app *a, int slot, const char *text)
+{
+    if (!a->slots || slot < 0 || slot >= a->slot_count) return;
+    char *s = a->slots[slot];
+    snprintf(s, DEMO_APP_ERROR_MAX, "%s", text);
+    for (size_t n = strlen(s); n > 0 && s[n - 1] == '\n'; n--) s[n - 1] = '\0';
+    join_errors(a);
+}
+
+static void slot_clear(demo_app *a, int slot)
+{
+    if (a->slots && slot >= 0 && slot < a->slot_count && a->slots[slot][0]) slot_set(a, slot, "");
+}
+
+/* Control file `name` loaded fine: every control of it (a file listed
+ * twice runs twice) has neither a rejected edit nor a failing update. */
+static void clear_control(demo_app *a, const char *name)
+{
+    for (int i = 0; i < a->control_count; i++) {
+        if (strcmp(a->control_names[i], name) != 0) continue;
+        slot_clear(a, slot_control(i, false));
+        slot_clear(a, slot_control(i, true));
+        a->control_reported[i] = false;
+    }
+}
+
+/* A refused command, input or frame (the session's slot). */
 static void set_error(demo_app *a, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -107,10 +169,12 @@ static void set_error(demo_app *a, const char *fmt, ...)
     ;
 static void set_error(demo_app *a, const char *fmt, ...)
 {
+    char text[DEMO_APP_ERROR_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(a->error, sizeof a->error, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    slot_set(a, slot_session(a), text);
 }
 
 static char *dup_or_null(const char *s)
@@ -240,11 +304,15 @@ static void find_params(version *v)
     v->p_speed = bw_graph_find_param(v->held, "speed");
 }
 
-/* aim_off: a control aims the head (controls_set.owns_aim). */
-static bool version_build(demo_app *a, const character_ref *c, version *v, bool aim_off, char *err, size_t err_size)
+/* aim_off: a control aims the head (controls_set.owns_aim). On failure
+ * *graph_failed (may be NULL) says whether the graph file did not load
+ * (else the animator refused the character and graph, or memory ran out). */
+static bool version_build(demo_app *a, const character_ref *c, version *v, bool aim_off, char *err, size_t err_size,
+                          bool *graph_failed)
 {
     memset(v, 0, sizeof *v);
     err[0] = '\0';
+    if (graph_failed) *graph_failed = false;
     if (a->graph_path) {
         bw_watch_desc wd = {BW_WATCH_DEFAULT_DEBOUNCE, a->force_polling};
         bw_graph_reload_desc gd;
@@ -257,7 +325,10 @@ static bool version_build(demo_app *a, const character_ref *c, version *v, bool 
         gd.limits = a->limits;
         gd.watch = &wd;
         v->graph = bw_graph_reload_create(&gd, err, err_size);
-        if (!v->graph) return false;
+        if (!v->graph) {
+            if (graph_failed) *graph_failed = true;
+            return false;
+        }
         v->held = bw_graph_reload_acquire(v->graph);
     }
     const bw_graph *g = graph_of(v);
@@ -348,11 +419,19 @@ static bool size_model(demo_app *a, const bw_rig *rig)
 /* ---- the controls ---- */
 
 /* A control's update failed (the sandbox reports each callback's first
- * failure once): on screen like a rejected edit. No allocation. */
+ * failure once, after counting it): on screen like a rejected edit, in
+ * the slot of the control it came from - the first whose update has
+ * failed and is not in its slot yet. No allocation. */
 static void control_report(void *user, const char *message)
 {
     demo_app *a = (demo_app *)user;
-    snprintf(a->error, sizeof a->error, "%s", message);
+    for (int i = 0; a->ctl.run && i < a->control_count; i++) {
+        if (a->control_reported[i] || bw_controls_failures(a->ctl.run, a->ctl.index[i]) == 0) continue;
+        a->control_reported[i] = true;
+        slot_set(a, slot_control(i, true), message);
+        return;
+    }
+    slot_set(a, slot_session(a), message);
 }
 
 static void controls_free(controls_set *s)
@@ -371,7 +450,9 @@ static bool controls_paths(demo_app *a, const char *const *paths, int count, cha
     }
     a->control_paths = (char **)calloc((size_t)count + 1, sizeof *a->control_paths);
     a->control_names = (const char **)calloc((size_t)count + 1, sizeof *a->control_names);
-    if (!a->control_paths || !a->control_names) {
+    a->control_watch = (bw_watch **)calloc((size_t)count + 1, sizeof *a->control_watch);
+    a->control_reported = (bool *)calloc((size_t)count + 1, sizeof *a->control_reported);
+    if (!a->control_paths || !a->control_names || !a->control_watch || !a->control_reported) {
         snprintf(err, err_size, "demo: out of memory");
         return false;
     }
@@ -397,14 +478,28 @@ static bool controls_paths(demo_app *a, const char *const *paths, int count, cha
             return false;
         }
         a->control_names[i] = name;
+        /* one watcher per file (at its first index), so that a reload and
+         * its error are that file's */
+        bool repeat = false;
+        for (int k = 0; k < i; k++) repeat = repeat || strcmp(a->control_names[k], name) == 0;
+        if (repeat) continue;
+        bw_watch_desc wd = {BW_WATCH_DEFAULT_DEBOUNCE, a->force_polling};
+        a->control_watch[i] = bw_watch_create(&wd);
+        if (!a->control_watch[i] || !bw_watch_add(a->control_watch[i], a->control_paths[i])) {
+            snprintf(err, err_size, "demo: cannot watch %s", a->control_paths[i]);
+            return false;
+        }
     }
     return true;
 }
 
-/* A runner on `rig` with every control file loaded (none: an empty set). */
-static bool controls_build(demo_app *a, const bw_rig *rig, controls_set *out, char *err, size_t err_size)
+/* A runner on `rig` with every control file loaded (none: an empty set).
+ * On failure *failed is the control that did not load, -1 when the runner
+ * itself could not be made. */
+static bool controls_build(demo_app *a, const bw_rig *rig, controls_set *out, int *failed, char *err, size_t err_size)
 {
     memset(out, 0, sizeof *out);
+    *failed = -1;
     if (!a->control_count) return true;
     bw_sandbox_desc sd;
     memset(&sd, 0, sizeof sd);
@@ -421,12 +516,15 @@ static bool controls_build(demo_app *a, const bw_rig *rig, controls_set *out, ch
     cd.rig = rig;
     cd.character_count = 1;
     cd.dir = a->control_dir;
-    cd.watch = true;
+    cd.watch = false; /* the session watches each file itself (control_watch) */
     cd.allocator = a->allocator;
     out->run = bw_controls_create(&cd, err, err_size);
     bool ok = out->run != NULL;
-    for (int i = 0; ok && i < a->control_count; i++)
-        ok = bw_controls_load(out->run, a->control_names[i], NULL, err, err_size) >= 0;
+    for (int i = 0; ok && i < a->control_count; i++) {
+        out->index[i] = bw_controls_load(out->run, a->control_names[i], NULL, err, err_size);
+        ok = out->index[i] >= 0;
+        if (!ok) *failed = i;
+    }
     if (!ok) {
         controls_free(out);
         return false;
@@ -559,9 +657,16 @@ demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size)
             }
         }
     }
-    ok = ok && controls_paths(a, desc->controls, desc->control_count, err, err_size) &&
-         controls_build(a, a->ch.rig, &a->ctl, err, err_size);
-    ok = ok && version_build(a, &a->ch, &a->v, a->ctl.owns_aim, err, err_size);
+    int bad_control = -1;
+    ok = ok && controls_paths(a, desc->controls, desc->control_count, err, err_size);
+    if (ok) {
+        a->slot_count = slot_session(a) + 1;
+        a->slots = (char(*)[DEMO_APP_ERROR_MAX])calloc((size_t)a->slot_count, sizeof *a->slots);
+        ok = a->slots != NULL;
+        if (!ok) snprintf(err, err_size, "demo: out of memory");
+    }
+    ok = ok && controls_build(a, a->ch.rig, &a->ctl, &bad_control, err, err_size);
+    ok = ok && version_build(a, &a->ch, &a->v, a->ctl.owns_aim, err, err_size, NULL);
     if (ok && !size_model(a, a->ch.rig)) {
         snprintf(err, err_size, "demo: out of memory");
         ok = false;
@@ -577,7 +682,6 @@ demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size)
     find_joints(a);
     silence_upper(a);
     show_current(a);
-    a->error[0] = '\0';
     return a;
 }
 
@@ -587,8 +691,12 @@ void demo_app_destroy(demo_app *a)
     version_free(&a->v);
     controls_free(&a->ctl);
     for (int i = 0; a->control_paths && i < a->control_count; i++) free(a->control_paths[i]);
+    for (int i = 0; a->control_watch && i < a->control_count; i++) bw_watch_destroy(a->control_watch[i]);
     free(a->control_paths);
     free(a->control_names);
+    free(a->control_watch);
+    free(a->control_reported);
+    free(a->slots);
     character_free(&a->ch);
     bw_watch_destroy(a->char_watch);
     bw_timeline_free(&a->tl);
@@ -611,23 +719,28 @@ static void after_swap(demo_app *a)
     a->fire_count = 0;
     if (a->face >= a->v.face_count) a->face = -1;
     a->reloads++;
-    a->error[0] = '\0';
+    slot_clear(a, slot_session(a));
     /* the timeline's names against the new version; what was applied stays applied */
     char err[DEMO_APP_ERROR_MAX];
-    if (!timeline_read(a, a->time - 1e-9, err, sizeof err)) snprintf(a->error, sizeof a->error, "%s", err);
+    slot_set(a, slot_timeline(a), timeline_read(a, a->time - 1e-9, err, sizeof err) ? "" : err);
 }
 
-static int reject(demo_app *a, const char *err)
+/* An edit rejected for the problem `err` of the source of `slot`. */
+static int reject(demo_app *a, int slot, const char *err)
 {
     a->rejections++;
-    snprintf(a->error, sizeof a->error, "%s", err);
+    slot_set(a, slot, err);
+    snprintf(a->rejected, sizeof a->rejected, "%s", err);
     snprintf(a->note, sizeof a->note, "reload rejected; still running the previous version");
     return -1;
 }
 
 /* The character file changed: a new character, graph load and animator
  * beside the running ones; the new animator's cursor takes over the old
- * one's state. */
+ * one's state. A character that loads fine clears its slot even when the
+ * graph or a control then fails on it (that file's slot gets the
+ * problem, and the character is tried again once that file loads fine:
+ * char_pending). */
 static int reload_character(demo_app *a)
 {
     char err[DEMO_APP_ERROR_MAX];
@@ -636,15 +749,26 @@ static int reload_character(demo_app *a)
     version next;
     controls_set ctl;
     memset(&next, 0, sizeof next);
-    if (!character_load(a, &fresh, err, sizeof err)) return reject(a, err);
+    memset(&ctl, 0, sizeof ctl);
+    a->char_pending = false;
+    if (!character_load(a, &fresh, err, sizeof err)) return reject(a, SLOT_CHARACTER, err);
+    slot_clear(a, SLOT_CHARACTER);
     /* the controls run on the new rig: loaded again, their state starts over */
-    if (!controls_build(a, fresh.rig, &ctl, err, sizeof err) ||
-        !version_build(a, &fresh, &next, ctl.owns_aim, err, sizeof err) || !size_model(a, fresh.rig)) {
+    int bad_control = -1, slot = -1;
+    bool graph_failed = false;
+    if (!controls_build(a, fresh.rig, &ctl, &bad_control, err, sizeof err))
+        slot = bad_control >= 0 ? slot_control(bad_control, false) : SLOT_CHARACTER;
+    else if (!version_build(a, &fresh, &next, ctl.owns_aim, err, sizeof err, &graph_failed))
+        slot = graph_failed ? SLOT_GRAPH : SLOT_CHARACTER;
+    else if (!size_model(a, fresh.rig))
+        slot = SLOT_CHARACTER;
+    if (slot >= 0) {
         if (!err[0]) snprintf(err, sizeof err, "demo: out of memory");
         version_free(&next);
         controls_free(&ctl);
         character_free(&fresh);
-        return reject(a, err);
+        a->char_pending = slot != SLOT_CHARACTER;
+        return reject(a, slot, err);
     }
     bw_graph_cursor *dst = cursor_of(&next);
     const bw_graph_cursor *src = cursor_of(&a->v);
@@ -657,6 +781,9 @@ static int reload_character(demo_app *a)
     a->v = next;
     a->ch = fresh;
     a->ctl = ctl;
+    /* everything was loaded again, and loaded fine */
+    slot_clear(a, SLOT_GRAPH);
+    for (int i = 0; i < a->control_count; i++) clear_control(a, a->control_names[i]);
     if (!carried) silence_upper(a);
     after_swap(a);
     show_current(a); /* the new rig's matrices before its first frame (a paused demo draws now) */
@@ -671,7 +798,7 @@ static int reload_graph(demo_app *a, bool force, double now)
     version *v = &a->v;
     bw_graph_reload_result res = force ? bw_graph_reload_now(v->graph) : bw_graph_reload_poll(v->graph, now);
     if (res == BW_GRAPH_RELOAD_NONE) return 0;
-    if (res == BW_GRAPH_RELOAD_REJECTED) return reject(a, bw_graph_reload_error(v->graph));
+    if (res == BW_GRAPH_RELOAD_REJECTED) return reject(a, SLOT_GRAPH, bw_graph_reload_error(v->graph));
     const bw_graph *fresh = bw_graph_reload_acquire(v->graph);
     bw_error errs[4];
     bw_animator_errors list = {errs, 4, 0};
@@ -679,40 +806,46 @@ static int reload_graph(demo_app *a, bool force, double now)
         bw_graph_reload_release(v->graph, fresh);
         char err[DEMO_APP_ERROR_MAX] = "";
         animator_errors(err, sizeof err, errs, list.count, 4);
-        return reject(a, err);
+        return reject(a, SLOT_GRAPH, err);
     }
     bw_graph_reload_release(v->graph, v->held);
     v->held = fresh;
     find_params(v);
     snprintf(a->note, sizeof a->note, "reloaded %s in %.1f ms; state carried over", a->graph_path,
              bw_graph_reload_last_ms(v->graph));
+    slot_clear(a, SLOT_GRAPH);
     after_swap(a);
     return 1;
 }
 
-/* A control file changed: the runner reloads it in place (state kept as
- * the control says, a bad edit rejected whole). */
+/* A control file changed (its watcher says so; `force`: every file): the
+ * runner reloads it in place (state kept as the control says, a bad edit
+ * rejected whole), and its slots follow that file alone. */
 static int reload_controls(demo_app *a, bool force, double now)
 {
     if (!a->ctl.run) return 0;
-    bw_controls_reload_result res = BW_CONTROLS_RELOAD_NONE;
-    if (force) {
-        for (int i = 0; i < a->control_count; i++) {
-            bool seen = false; /* a file listed twice reloads once */
-            for (int k = 0; k < i; k++) seen = seen || strcmp(a->control_names[k], a->control_names[i]) == 0;
-            bw_controls_reload_result r = seen ? BW_CONTROLS_RELOAD_NONE : bw_controls_reload(a->ctl.run, a->control_names[i]);
-            if (r == BW_CONTROLS_RELOAD_REJECTED || res == BW_CONTROLS_RELOAD_NONE) res = r;
+    int done = 0, rejected = 0;
+    for (int i = 0; i < a->control_count; i++) {
+        if (!a->control_watch[i]) continue; /* a file listed twice reloads once */
+        bool changed = bw_watch_poll(a->control_watch[i], now);
+        if (!changed && !force) continue;
+        bw_controls_reload_result r = bw_controls_reload(a->ctl.run, a->control_names[i]);
+        if (r == BW_CONTROLS_RELOAD_REJECTED) {
+            reject(a, slot_control(i, false), bw_controls_error(a->ctl.run));
+            rejected++;
+        } else if (r == BW_CONTROLS_RELOAD_DONE) {
+            clear_control(a, a->control_names[i]);
+            done++;
         }
-    } else {
-        res = bw_controls_poll(a->ctl.run, now);
     }
-    if (res == BW_CONTROLS_RELOAD_NONE) return 0;
-    if (res == BW_CONTROLS_RELOAD_REJECTED) return reject(a, bw_controls_error(a->ctl.run));
-    snprintf(a->note, sizeof a->note, "reloaded the controls (%d reload%s so far); state kept where they keep it",
-             bw_controls_reloads(a->ctl.run), bw_controls_reloads(a->ctl.run) == 1 ? "" : "s");
-    a->reloads++;
-    a->error[0] = '\0';
-    return 1;
+    if (done) {
+        a->reloads++;
+        slot_clear(a, slot_session(a));
+        if (!rejected)
+            snprintf(a->note, sizeof a->note, "reloaded the controls (%d reload%s so far); state kept where they keep it",
+                     bw_controls_reloads(a->ctl.run), bw_controls_reloads(a->ctl.run) == 1 ? "" : "s");
+    }
+    return rejected ? -1 : done ? 1 : 0;
 }
 
 int demo_app_reload(demo_app *a, double now, bool force)
@@ -722,6 +855,8 @@ int demo_app_reload(demo_app *a, double now, bool force)
     if (char_changed || (force && a->character_path)) return reload_character(a);
     int g = a->v.graph ? reload_graph(a, force, now) : 0;
     int c = reload_controls(a, force, now);
+    /* a character edit that waited for this file: now it can go in */
+    if (a->char_pending && g >= 0 && c >= 0 && (g > 0 || c > 0)) return reload_character(a);
     return g < 0 || c < 0 ? -1 : g > 0 || c > 0 ? 1 : 0;
 }
 
@@ -1045,7 +1180,8 @@ double demo_app_time(const demo_app *a) { return a->time; }
 long demo_app_frames(const demo_app *a) { return a->frames; }
 double demo_app_anim_ms(const demo_app *a) { return a->anim_ms; }
 const char *demo_app_error(const demo_app *a) { return a->error; }
-void demo_app_clear_error(demo_app *a) { a->error[0] = '\0'; }
+const char *demo_app_rejected(const demo_app *a) { return a->rejected; }
+void demo_app_clear_error(demo_app *a) { slot_clear(a, slot_session(a)); }
 int demo_app_reloads(const demo_app *a) { return a->reloads; }
 int demo_app_rejections(const demo_app *a) { return a->rejections; }
 const char *demo_app_reload_note(const demo_app *a) { return a->note; }

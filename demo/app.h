@@ -41,8 +41,30 @@
  * its progress, layer weights; a removed state restarts its layer; a short
  * fade from the old pose). Only when all of that succeeded is it swapped
  * in; position, yaw, trail, input and timeline carry on. A bad edit
- * changes nothing: demo_app_error holds its "FILE:LINE: message" lines
- * until the next good load, and the last good version keeps running.
+ * changes nothing: the last good version keeps running and the edit's
+ * "FILE:LINE: message" lines stay in demo_app_error until that file next
+ * loads fine.
+ *
+ * Errors: every source keeps its own problem, so that two broken files
+ * show at once and fixing one leaves the other's on screen. The sources,
+ * in the order demo_app_error lists them (one "\n" between two):
+ * - the character file: a rejected edit, until the character file loads
+ *   fine again;
+ * - the graph file: a rejected edit (also when a character edit brought
+ *   it down: the graph does not load on the new character), until the
+ *   graph next loads fine (a graph reload, or a character reload, which
+ *   loads it again);
+ * - each control file, in the order given: a rejected edit, then its
+ *   update's first failure, both until that file next loads fine (its
+ *   reload, or a character reload);
+ * - the timeline: its names not found in a reloaded graph or character,
+ *   until the next reload finds them;
+ * - the session's own refusals (below): the last one, until
+ *   demo_app_clear_error or the next good reload.
+ * A character edit that loads fine but is rejected because the graph or
+ * a control does not load on it clears the character's problem, files
+ * the other file's, and is tried again as soon as that file loads fine.
+ * Setting or clearing a problem allocates nothing.
  *
  * Refused input, each with a message in demo_app_error and nothing
  * changed: a dt that is negative, not finite or above DEMO_APP_MAX_DT, an
@@ -65,7 +87,7 @@
 #define DEMO_APP_TRAIL 240         /* trail points kept (one every 0.05 s: 12 s) */
 #define DEMO_APP_EVENTS 64         /* event lines kept */
 #define DEMO_APP_EVENT_TEXT 80     /* bytes of one event line */
-#define DEMO_APP_ERROR_MAX 4096    /* bytes of the error text */
+#define DEMO_APP_ERROR_MAX 4096    /* bytes of the error text (and of each source's part) */
 #define DEMO_APP_MAX_FIRE 8        /* triggers queued for one frame */
 
 typedef struct demo_app_desc {
@@ -104,14 +126,15 @@ typedef struct demo_app demo_app;
  * the head: the animator is built with its C head aim off and the face's
  * gaze is the controls' ctx.gaze. The face's ARKit vector is, per channel,
  * the larger of the animator's and the controls' ctx.arkit. Their files
- * are watched; a change reloads them between frames through the runner
- * (their state kept as each control says: keep_state / reload); a bad
- * edit is rejected like a graph edit (its "file:line: message" in
- * demo_app_error, the previous version running). A character reload
- * loads them again on the new rig (their state starts over). A control
- * whose update fails is skipped for the frame; its first failure shows
- * in demo_app_error. A missing control file fails demo_app_create with
- * "demo: --control FILE: cannot open the file".
+ * are watched, each by a watcher of its own (bindings/watch.h); a change
+ * reloads that file between frames through the runner (their state kept
+ * as each control says: keep_state / reload); a bad edit is rejected like
+ * a graph edit (its "file:line: message" in demo_app_error, the previous
+ * version running). A character reload loads them again on the new rig
+ * (their state starts over). A control whose update fails is skipped for
+ * the frame; its first failure shows in demo_app_error (under that
+ * control) until its file loads fine again. A missing control file fails
+ * demo_app_create with "demo: --control FILE: cannot open the file".
  *
  * The first load. NULL with the problem(s) in err ("FILE:LINE: message"
  * lines where there is a line). */
@@ -199,9 +222,15 @@ const char *demo_app_event(const demo_app *app, long i);
 double demo_app_time(const demo_app *app); /* simulated seconds */
 long demo_app_frames(const demo_app *app);
 double demo_app_anim_ms(const demo_app *app); /* the last frame's animator update, ms */
-/* "" when all is well; else the last problem (a rejected reload's FILE:LINE
- * lines, a refused command or input). */
+/* "" when all is well; else every current problem, one source after the
+ * other (see "Errors" at the top): rejected reloads' and failing
+ * controls' FILE:LINE lines, the last refused command or input. */
 const char *demo_app_error(const demo_app *app);
+/* The lines of the last rejected reload alone ("" before the first): what
+ * a headless run prints under "reload rejected:". */
+const char *demo_app_rejected(const demo_app *app);
+/* Forget the last refused command or input (the files' problems stay
+ * until their files load fine). */
 void demo_app_clear_error(demo_app *app);
 /* Successful reloads and rejected ones since creation; the last reload's
  * note ("demo.lua: base: walk kept"). */

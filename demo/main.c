@@ -461,7 +461,7 @@ static int run_headless(host *h)
         h->overlay.frame_ms = (double)(SDL_GetPerformanceCounter() - start) * 1000.0 / (double)freq;
         if (demo_app_rejections(h->app) != rejections) {
             rejections = demo_app_rejections(h->app);
-            printf("reload rejected:\n%s\n", demo_app_error(h->app));
+            printf("reload rejected:\n%s\n", demo_app_rejected(h->app));
         }
         if ((k + 1) % h->opt.print_every == 0) print_summary(h, k + 1);
     }

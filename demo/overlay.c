@@ -16,6 +16,7 @@
 #define MAX_WEIGHTS 32
 #define MAX_LEAVES 64 /* as the app evaluates a tree (demo_app_clip_weights_leaves) */
 #define MAX_EVENTS 8
+#define MAX_ERROR_LINES 12 /* rows of the error band */
 
 static void colour(SDL_Renderer *r, Uint8 red, Uint8 green, Uint8 blue, Uint8 alpha)
 {
@@ -310,14 +311,17 @@ static int draw_aim(SDL_Renderer *r, const demo_app *app, int x, int y)
 
 /* ---- errors and status ---- */
 
+/* The session's problems (every broken source's lines, demo_app_error)
+ * in red at the bottom, up to MAX_ERROR_LINES lines (past that, the last
+ * row counts the lines left out); else the last reload's note in green. */
 static void draw_error(SDL_Renderer *r, const demo_app *app, int width, int height, const demo_overlay_info *info)
 {
     const char *e = demo_app_error(app);
     const char *note = demo_app_reload_note(app);
     if (!e[0] && (!note[0] || demo_app_time(app) > info->note_until)) return;
-    int lines = 1;
-    for (const char *p = e; *p; p++) lines += *p == '\n';
-    if (lines > 8) lines = 8;
+    int total = 1;
+    for (const char *p = e; *p; p++) total += *p == '\n';
+    int lines = total > MAX_ERROR_LINES ? MAX_ERROR_LINES : total;
     int y = height - 12 - lines * LINE;
     panel(r, 8, y, width - 16, lines * LINE);
     if (!e[0]) {
@@ -327,11 +331,17 @@ static void draw_error(SDL_Renderer *r, const demo_app *app, int width, int heig
     }
     colour(r, 255, 110, 100, 255);
     const char *p = e;
-    for (int i = 0; i < lines && *p; i++) {
+    int shown = total > lines ? lines - 1 : lines;
+    for (int i = 0; i < shown && *p; i++) {
         const char *end = strchr(p, '\n');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         demo_font_draw_n(r, 8, y + i * LINE, 1, p, len);
         p = end ? end + 1 : p + len;
+    }
+    if (shown < lines) {
+        char more[48];
+        snprintf(more, sizeof more, "(%d more lines)", total - shown);
+        text(r, 8, y + shown * LINE, more);
     }
 }
 

@@ -19,8 +19,10 @@
  * - the recent events;
  * - head aim and gaze against the limits in force (the animator's, or the
  *   aiming control's ctx.aim_limits: demo_app_head_limits), seen from above;
- * - a reload error in red as "FILE:LINE: message" lines, or the last
- *   reload's note for a few seconds.
+ * - the session's problems in red at the bottom (demo_app_error: every
+ *   broken or failing source's "FILE:LINE: message" lines at once, up to
+ *   12 rows, the last counting the lines left out), or the last reload's
+ *   note for a few seconds.
  * DEMO_OVERLAY_MINIMAL draws only the status and the error; OFF nothing
  * but the error. Nothing here allocates or changes the session.
  */

@@ -16,6 +16,9 @@
  *   by name, its progress, the parameters), a broken edit is rejected
  *   with FILE:LINE and the previous graph keeps running, and the next good
  *   edit loads again; a character edit reloads the same way;
+ * - every broken source shows at once, each with its own exact lines (the
+ *   graph, a control's rejected edit and failing update, the character, a
+ *   refused command), each gone exactly when its file loads fine again;
  * - after warm-up a frame allocates nothing over 600 frames driven by a
  *   timeline with triggers, gestures and layer fades: nothing through the
  *   session's allocator (the animator, its graph cursor), and under
@@ -28,8 +31,8 @@
  * mouse's look-at point projected back (demo_camera_project) onto the
  * mouse pixel's centre at the head's depth; a rejected reload's
  * FILE:LINE line drawn in red by the overlays (demo/overlay.c) in the
- * bottom band only, and gone after the next good save. The binary runs
- * headless:
+ * bottom band only, and gone after the next good save; two broken files
+ * on two rows. The binary runs headless:
  * - the PNG has the requested size and is not blank (read back with
  *   stb_image), and two runs of the same frames give the same image;
  * - the character moved between frames 30 and 90: from the summary (the
@@ -121,6 +124,17 @@ static int line_of(const char *text, const char *needle)
     int line = 1;
     for (const char *p = text; at && p < at; p++) line += *p == '\n';
     return at ? line : -1;
+}
+
+/* A live copy of the shipped file `shipped` in the temp folder under
+ * `name`, as a designer edits it while the demo runs: its text (free it),
+ * or NULL (a failed check) when the shipped file cannot be read. */
+static char *live_copy(const char *shipped, const char *name)
+{
+    char *text = slurp(shipped);
+    CHECK(text != NULL);
+    if (text) write_text_file(temp_path(name), text);
+    return text;
 }
 
 static demo_app *open_app(const demo_app_desc *d)
@@ -312,11 +326,9 @@ static void clip_weights_follow_the_graph(void)
 
 static void graph_reload_keeps_the_state_and_refuses_broken_edits(void)
 {
-    char *orig = slurp(DEMO_GRAPH);
-    CHECK(orig != NULL);
+    char *orig = live_copy(DEMO_GRAPH, "live_graph.lua");
     if (!orig) return;
     const char *live = temp_path("live_graph.lua");
-    write_text_file(live, orig);
     demo_app_desc d = {.character = HUMANOID, .graph = live, .force_polling = true};
     demo_app *a = open_app(&d);
     CHECK(a != NULL);
@@ -403,11 +415,9 @@ static void graph_reload_keeps_the_state_and_refuses_broken_edits(void)
 
 static void character_reload_keeps_the_graph_state(void)
 {
-    char *orig = slurp(HUMANOID);
-    CHECK(orig != NULL);
+    char *orig = live_copy(HUMANOID, "humanoid.lua");
     if (!orig) return;
     const char *live = temp_path("humanoid.lua");
-    write_text_file(live, orig);
     demo_app_desc d = {.character = live, .graph = DEMO_GRAPH, .force_polling = true};
     demo_app *a = open_app(&d);
     CHECK(a != NULL);
@@ -648,16 +658,12 @@ static void a_head_aim_control_owns_the_head(void)
  * running, their state starts over. */
 static void a_character_reload_restarts_the_controls(void)
 {
-    char *orig = slurp(HUMANOID);
-    CHECK(orig != NULL);
+    char *orig = live_copy(HUMANOID, "humanoid_ctl.lua");
     if (!orig) return;
     const char *live = temp_path("humanoid_ctl.lua");
-    write_text_file(live, orig);
     write_counter("0");
     const char *controls[] = {temp_path("counter.lua"), temp_path("head_aim.lua")};
-    char *aim = slurp(SCRIPTS "/head_aim.lua");
-    CHECK(aim != NULL);
-    write_text_file(temp_path("head_aim.lua"), aim ? aim : "");
+    char *aim = live_copy(SCRIPTS "/head_aim.lua", "head_aim.lua");
     demo_app_desc d = {.character = live, .graph = DEMO_GRAPH, .controls = controls, .control_count = 2,
                        .force_polling = true};
     demo_app *a = open_app(&d);
@@ -684,6 +690,119 @@ static void a_character_reload_restarts_the_controls(void)
     }
     free(aim);
     free(orig);
+}
+
+/* Every broken source shows at once, each until it loads fine again: the
+ * graph, a control (a rejected edit, then a failing update) and the
+ * character, with the exact lines Lua gives for each mistake, joined in
+ * the session's order (character, graph, controls) one per line. */
+static void each_broken_source_shows_until_it_loads(void)
+{
+    char *graph = live_copy(DEMO_GRAPH, "multi_graph.lua");
+    char *character = live_copy(HUMANOID, "multi_char.lua");
+    write_counter("0");
+    const char *controls[] = {temp_path("counter.lua")};
+    demo_app_desc d = {.character = temp_path("multi_char.lua"), .graph = temp_path("multi_graph.lua"),
+                       .controls = controls, .control_count = 1, .force_polling = true};
+    demo_app *a = graph && character ? open_app(&d) : NULL;
+    CHECK(a != NULL);
+    char *broken_graph = graph ? replaced(graph, "jump_air   = { clip = \"jump_air\" },",
+                                          "jump_air   = { clip = \"jump_air\" ,, },")
+                               : NULL;
+    char *broken_char = character ? replaced(character, "local BR = { 0, 1.6, 4.0 }", "local BR = { 0, 1.6, 4.0 } .. nil") : NULL;
+    char *good_char = character ? replaced(character, "local HIPS_Y = 0.96", "local HIPS_Y = 0.95") : NULL;
+    CHECK(broken_graph && broken_char && good_char);
+    if (a && broken_graph && broken_char && good_char) {
+        double now = 0;
+        run_frames(a, 5, &now);
+        CHECK_STR(demo_app_error(a), "");
+        CHECK_STR(demo_app_rejected(a), "");
+        /* the graph breaks: its line alone (the graph reader names the
+         * file as given, the controls' and the character's runners by its
+         * name in their folder) */
+        char want_graph[1200], want[4096];
+        snprintf(want_graph, sizeof want_graph, "%s:%d: unexpected symbol near ','", temp_path("multi_graph.lua"),
+                 line_of(broken_graph, ",, }"));
+        write_text_file(temp_path("multi_graph.lua"), broken_graph);
+        CHECK_INT(settle(a, &now), -1);
+        CHECK_STR(demo_app_error(a), want_graph);
+        CHECK_STR(demo_app_rejected(a), want_graph);
+        /* then the control breaks: both, the graph's first */
+        const char *mid_edit = "-- counter.lua, mid-edit\nreturn {\n    update = function(s, pose, ctx, dt)\n"
+                               "        s.n = s.n +\n    end,\n}\n";
+        const char *want_control = "counter.lua:5: unexpected symbol near 'end'";
+        write_text_file(temp_path("counter.lua"), mid_edit);
+        CHECK_INT(settle(a, &now), -1);
+        snprintf(want, sizeof want, "%s\n%s", want_graph, want_control);
+        CHECK_STR(demo_app_error(a), want);
+        CHECK_STR(demo_app_rejected(a), want_control); /* what a headless run prints under "reload rejected:" */
+        CHECK_INT(demo_app_rejections(a), 2);
+        run_frames(a, 5, &now); /* and a frame leaves both */
+        CHECK_STR(demo_app_error(a), want);
+        CHECK_NEAR(tongue(a), 0.010, 1e-6); /* the old counter runs on */
+        /* the control fixed: the graph's line alone */
+        write_counter("0.5 -- fixed");
+        CHECK_INT(settle(a, &now), 1);
+        CHECK_STR(demo_app_error(a), want_graph);
+        /* a control that loads but whose update raises: its failure joins
+         * the graph's and stays (reported once) until the file loads again */
+        write_text_file(temp_path("counter.lua"), "return {\n    keep_state = true,\n"
+                                                  "    update = function(s, pose, ctx, dt)\n"
+                                                  "        error(\"no counting today\")\n    end,\n}\n");
+        CHECK_INT(settle(a, &now), 1);
+        CHECK_STR(demo_app_error(a), want_graph);
+        run_frames(a, 3, &now);
+        snprintf(want, sizeof want, "%s\n%s", want_graph, "counter.lua:4: no counting today");
+        CHECK_STR(demo_app_error(a), want);
+        CHECK_INT(demo_app_control_failures(a), 3);
+        /* a refused command joins last and goes alone with demo_app_clear_error */
+        CHECK(!demo_app_fire(a, "teleport"));
+        char with_command[4200];
+        snprintf(with_command, sizeof with_command, "%s\ndemo: the graph has no trigger 'teleport'", want);
+        CHECK_STR(demo_app_error(a), with_command);
+        demo_app_clear_error(a);
+        CHECK_STR(demo_app_error(a), want);
+        write_counter("0.25 -- fixed again");
+        CHECK_INT(settle(a, &now), 1);
+        CHECK_STR(demo_app_error(a), want_graph);
+        /* the character breaks too: its line first, then the graph's */
+        char want_char[256];
+        snprintf(want_char, sizeof want_char, "multi_char.lua:%d: attempt to concatenate a table value",
+                 line_of(broken_char, ".. nil"));
+        const bw_rig *rig = demo_app_rig(a);
+        write_text_file(temp_path("multi_char.lua"), broken_char);
+        CHECK_INT(settle(a, &now), -1);
+        snprintf(want, sizeof want, "%s\n%s", want_char, want_graph);
+        CHECK_STR(demo_app_error(a), want);
+        CHECK_STR(demo_app_rejected(a), want_char);
+        CHECK(demo_app_rig(a) == rig);
+        /* the character fixed (the hips a centimetre lower): it loads, so
+         * its line goes, but the broken graph does not load on it: the
+         * graph's line stays and the old character runs on */
+        write_text_file(temp_path("multi_char.lua"), good_char);
+        CHECK_INT(settle(a, &now), -1);
+        CHECK_STR(demo_app_error(a), want_graph);
+        CHECK_STR(demo_app_rejected(a), want_graph);
+        CHECK(demo_app_rig(a) == rig);
+        /* the graph fixed: nothing left, and the waiting character edit
+         * goes in with it (its hips at 0.95) */
+        write_text_file(temp_path("multi_graph.lua"), graph);
+        CHECK_INT(settle(a, &now), 1);
+        CHECK_STR(demo_app_error(a), "");
+        CHECK(demo_app_rig(a) != rig);
+        int hips = bw_rig_find_by_name(demo_app_rig(a), "hips");
+        CHECK(hips >= 0);
+        if (hips >= 0) CHECK_NEAR(bw_rig_rest_pose(demo_app_rig(a))[hips].t[1], 0.95, 1e-6);
+        run_frames(a, 5, &now);
+        CHECK_STR(demo_app_error(a), "");
+        CHECK_INT(demo_app_rejections(a), 4); /* graph, control, character, character on the broken graph */
+    }
+    free(broken_graph);
+    free(broken_char);
+    free(good_char);
+    free(graph);
+    free(character);
+    demo_app_destroy(a);
 }
 
 static size_t lua_bytes(lua_State *L)
@@ -1024,11 +1143,9 @@ static int red_pixels(SDL_Surface *s, int y0, int y1)
 
 static void a_rejected_reload_shows_on_screen(void)
 {
-    char *orig = slurp(DEMO_GRAPH);
-    CHECK(orig != NULL);
+    char *orig = live_copy(DEMO_GRAPH, "screen_graph.lua");
     if (!orig) return;
     const char *live = temp_path("screen_graph.lua");
-    write_text_file(live, orig);
     demo_app_desc d = {.character = HUMANOID, .graph = live, .force_polling = true};
     demo_app *a = open_app(&d);
     SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, 640, 360, 32, SDL_PIXELFORMAT_ARGB8888);
@@ -1115,6 +1232,47 @@ static void a_broken_control_shows_on_screen(void)
         CHECK(overlay_red(r, s, a, band, 360) > 100);
         CHECK_NEAR(tongue(a), 0.010, 1e-6); /* what it wrote before stays */
     }
+    SDL_DestroyRenderer(r);
+    SDL_FreeSurface(s);
+    demo_app_destroy(a);
+}
+
+/* Two broken sources at once: two red rows in the bottom band, the
+ * graph's above the control's; fixing the control leaves the graph's row
+ * alone at the bottom. */
+static void two_broken_sources_show_on_two_rows(void)
+{
+    char *orig = live_copy(DEMO_GRAPH, "rows_graph.lua");
+    write_counter("0");
+    const char *controls[] = {temp_path("counter.lua")};
+    demo_app_desc d = {.character = HUMANOID, .graph = temp_path("rows_graph.lua"), .controls = controls,
+                       .control_count = 1, .force_polling = true};
+    demo_app *a = orig ? open_app(&d) : NULL;
+    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, 640, 360, 32, SDL_PIXELFORMAT_ARGB8888);
+    SDL_Renderer *r = s ? SDL_CreateSoftwareRenderer(s) : NULL;
+    char *broken = orig ? replaced(orig, "wave = \"trigger\",", "wave = \"trigger\" +,") : NULL;
+    CHECK(a && r && broken);
+    if (a && r && broken) {
+        const int row2 = 360 - 12 - DEMO_FONT_LINE, row1 = row2 - DEMO_FONT_LINE;
+        double now = 0;
+        run_frames(a, 3, &now);
+        write_text_file(temp_path("rows_graph.lua"), broken);
+        CHECK_INT(settle(a, &now), -1);
+        write_text_file(temp_path("counter.lua"), "return {\n    update = function(s, pose, ctx, dt)\n        s.n = = 1\n"
+                                                  "    end,\n}\n");
+        CHECK_INT(settle(a, &now), -1);
+        CHECK_CONTAINS(demo_app_error(a), "rows_graph.lua:");
+        CHECK_CONTAINS(demo_app_error(a), "\ncounter.lua:3:");
+        CHECK(overlay_red(r, s, a, row1, row2) > 100); /* the graph's line */
+        CHECK(overlay_red(r, s, a, row2, 360) > 100);  /* the control's */
+        CHECK_INT(overlay_red(r, s, a, 0, row1), 0);
+        write_counter("0.5 -- fixed");
+        CHECK_INT(settle(a, &now), 1);
+        CHECK(overlay_red(r, s, a, row2, 360) > 100); /* the graph's, now the only row */
+        CHECK_INT(overlay_red(r, s, a, 0, row2), 0);
+    }
+    free(broken);
+    free(orig);
     SDL_DestroyRenderer(r);
     SDL_FreeSurface(s);
     demo_app_destroy(a);
@@ -1351,6 +1509,7 @@ int main(void)
     RUN(a_head_aim_control_owns_the_head);
     RUN(a_frame_with_controls_allocates_nothing);
     RUN(a_character_reload_restarts_the_controls);
+    RUN(each_broken_source_shows_until_it_loads);
     RUN(control_files_are_checked_at_create);
     RUN(an_unnamed_clip_shows_as_its_index);
 #ifdef BW_DEMO_BINARY
@@ -1359,6 +1518,7 @@ int main(void)
     RUN(camera_rays_should_invert_the_projection);
     RUN(a_rejected_reload_shows_on_screen);
     RUN(a_broken_control_shows_on_screen);
+    RUN(two_broken_sources_show_on_two_rows);
     RUN(headless_image_has_the_size_and_is_not_blank);
     RUN(the_character_moved_between_frames_30_and_90);
     RUN(a_jumping_timeline_shows_the_jump_states);

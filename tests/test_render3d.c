@@ -8,6 +8,12 @@
  * counted through SDL_SetMemoryFunctions, which every allocation of the
  * renderer and of SDL itself goes through.
  *
+ * The mannequin is the demo's humanoid, scripts/humanoid.lua, loaded with
+ * the demo's one character loader (bindings/character.h); its rest joints
+ * are checked first against the file's joint offsets summed by hand (its
+ * rest rotations are all identity), the positions the figure tests'
+ * numbers lean on.
+ *
  * Set R3D_DUMP=DIR to save the rendered frames as BMP files there.
  */
 #include <SDL.h>
@@ -20,6 +26,7 @@
 #include "check.h"
 #include "blendwerk/bind.h"
 #include "blendwerk/sample.h"
+#include "character.h"
 #include "model.h"
 #include "render3d.h"
 #include <unistd.h>
@@ -27,6 +34,7 @@
 #ifndef BW_ASSET_DIR
 #define BW_ASSET_DIR "../shared/assets"
 #endif
+#define HUMANOID BW_SOURCE_DIR "/scripts/humanoid.lua"
 
 /* ---- counting SDL's allocations ---- */
 
@@ -105,57 +113,22 @@ static void dump(const canvas *c, const char *name)
     SDL_SaveBMP(c->surface, path);
 }
 
-/* ---- the humanoid of scripts/humanoid.lua (its joints at rest) ---- */
+/* ---- the humanoid of scripts/humanoid.lua ---- */
 
+/* Its rig, loaded as the demo loads it: with the one character loader
+ * (bindings/character.h), the rig taken from the character (the caller
+ * destroys it). NULL, with the loader's message, when it does not load. */
 static bw_rig *humanoid_rig(void)
 {
-    static const struct {
-        const char *name, *parent;
-        float x, y, z;
-    } j[] = {
-        {"root", NULL, 0, 0, 0},
-        {"hips", "root", 0, 0.96f, 0},
-        {"spine_01", "hips", 0, 0.10f, 0},
-        {"spine_02", "spine_01", 0, 0.12f, 0},
-        {"spine_03", "spine_02", 0, 0.12f, 0},
-        {"neck_01", "spine_03", 0, 0.15f, 0},
-        {"neck_02", "neck_01", 0, 0.05f, 0.005f},
-        {"head", "neck_02", 0, 0.05f, 0.005f},
-        {"eye_l", "head", 0.032f, 0.07f, 0.08f},
-        {"eye_r", "head", -0.032f, 0.07f, 0.08f},
-        {"clavicle_l", "spine_03", 0.02f, 0.11f, 0},
-        {"upperarm_l", "clavicle_l", 0.15f, 0, 0},
-        {"lowerarm_l", "upperarm_l", 0, -0.28f, 0},
-        {"hand_l", "lowerarm_l", 0, -0.25f, 0},
-        {"clavicle_r", "spine_03", -0.02f, 0.11f, 0},
-        {"upperarm_r", "clavicle_r", -0.15f, 0, 0},
-        {"lowerarm_r", "upperarm_r", 0, -0.28f, 0},
-        {"hand_r", "lowerarm_r", 0, -0.25f, 0},
-        {"thigh_l", "hips", 0.09f, -0.05f, 0},
-        {"calf_l", "thigh_l", 0, -0.42f, 0},
-        {"foot_l", "calf_l", 0, -0.42f, 0},
-        {"toe_l", "foot_l", 0, -0.06f, 0.13f},
-        {"thigh_r", "hips", -0.09f, -0.05f, 0},
-        {"calf_r", "thigh_r", 0, -0.42f, 0},
-        {"foot_r", "calf_r", 0, -0.42f, 0},
-        {"toe_r", "foot_r", 0, -0.06f, 0.13f},
-    };
-    enum { N = sizeof j / sizeof j[0] };
-    bw_rig_joint_desc d[N];
-    for (int i = 0; i < N; i++) {
-        d[i].name = j[i].name;
-        d[i].parent = -1;
-        for (int k = 0; k < i && j[i].parent; k++)
-            if (!strcmp(j[k].name, j[i].parent)) d[i].parent = k;
-        d[i].rest = bw_transform_identity;
-        d[i].rest.t[0] = j[i].x;
-        d[i].rest.t[1] = j[i].y;
-        d[i].rest.t[2] = j[i].z;
+    bw_character *ch = NULL;
+    char err[1024];
+    if (!bw_character_load(HUMANOID, NULL, &ch, err, sizeof err)) {
+        fprintf(stderr, "humanoid: %s\n", err);
+        return NULL;
     }
-    bw_rig_desc desc = {.joints = d, .joint_count = N};
-    bw_rig *rig = NULL;
-    bw_error err = {0};
-    if (bw_rig_create(&desc, &rig, &err) != BW_OK) fprintf(stderr, "humanoid: %s\n", err.message);
+    bw_rig *rig = ch->rig;
+    ch->rig = NULL; /* a host may take it */
+    bw_character_destroy(ch);
     return rig;
 }
 
@@ -208,6 +181,50 @@ static demo_camera front_camera(void)
 }
 
 /* ---- tests ---- */
+
+/* The rest pose of scripts/humanoid.lua, its offsets summed by hand: the
+ * hips at 0.96; spine 0.10 + 0.12 + 0.12 (spine_03 at 1.30), neck 0.15 +
+ * 0.05, head 0.05 (1.55; z 0.005 + 0.005); the eyes 0.07 up, 0.08 ahead,
+ * 0.032 aside (1.62, z 0.09: the highest joints); the left arm out 0.02 +
+ * 0.15 at 1.30 + 0.11 = 1.41, down 0.28 and 0.25 (the hand at 0.88); the
+ * left leg 0.09 out, down 0.05 + 0.42 + 0.42 (the foot at 0.07), the toe
+ * 0.06 lower and 0.13 ahead (0.01, z 0.13); the root at 0, the lowest.
+ * The figure's size is then 1.08 x (1.62 - 0) = 1.75 m (render3d.c). */
+static void humanoid_should_stand_as_summed_by_hand(void)
+{
+    bw_rig *rig = humanoid_rig();
+    float(*m)[4][4] = rig ? rest_model(rig) : NULL;
+    CHECK(rig && m);
+    if (!rig || !m) goto done;
+    CHECK_INT(bw_rig_joint_count(rig), 26);
+    static const struct {
+        const char *name;
+        float x, y, z;
+    } want[] = {
+        {"root", 0, 0, 0},           {"hips", 0, 0.96f, 0},         {"spine_03", 0, 1.30f, 0},
+        {"head", 0, 1.55f, 0.01f},   {"eye_l", 0.032f, 1.62f, 0.09f}, {"eye_r", -0.032f, 1.62f, 0.09f},
+        {"upperarm_l", 0.17f, 1.41f, 0}, {"hand_l", 0.17f, 0.88f, 0}, {"hand_r", -0.17f, 0.88f, 0},
+        {"foot_l", 0.09f, 0.07f, 0}, {"toe_l", 0.09f, 0.01f, 0.13f},  {"toe_r", -0.09f, 0.01f, 0.13f},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        int j = bw_rig_find_by_name(rig, want[i].name);
+        CHECK(j >= 0);
+        if (j < 0) continue;
+        CHECK_NEAR(m[j][3][0], want[i].x, 1e-5);
+        CHECK_NEAR(m[j][3][1], want[i].y, 1e-5);
+        CHECK_NEAR(m[j][3][2], want[i].z, 1e-5);
+    }
+    float lo = INFINITY, hi = -INFINITY;
+    for (int j = 0; j < bw_rig_joint_count(rig); j++) {
+        lo = fminf(lo, m[j][3][1]);
+        hi = fmaxf(hi, m[j][3][1]);
+    }
+    CHECK_NEAR(lo, 0.0, 1e-6);
+    CHECK_NEAR(hi, 1.62, 1e-5);
+done:
+    free(m);
+    bw_rig_destroy(rig);
+}
 
 static void projection_should_match_the_pinhole_model(void)
 {
@@ -274,9 +291,10 @@ static void figure_should_stay_inside_its_projected_box(void)
     CHECK(drawn > 50);
     CHECK(demo_r3d_dropped(st.r) == 0);
     /* the joints' projected box, widened by the thickest solid: the head
-     * (radius 0.058 x height 1.81 m, stretched 1.18, over the head joint)
-     * and the torso boxes (half-width 0.075 x 1.81 m); 0.25 m covers both
-     * at the figure's depth (4 m, minus 0.25 m for its front). */
+     * (radius 0.058 x the figure's 1.75 m, stretched 1.18: 0.120 m, over
+     * the head joint) and the torso boxes (half-width 0.075 x 1.75 m:
+     * 0.131 m); 0.25 m covers both at the figure's depth (4 m, minus
+     * 0.25 m for its front). */
     int n = bw_rig_joint_count(st.rig);
     float lo[2] = {1e9f, 1e9f}, hi[2] = {-1e9f, -1e9f};
     for (int i = 0; i < n; i++) {
@@ -930,6 +948,7 @@ static void models_should_draw_inside_their_vertices(void)
 int main(void)
 {
     SDL_SetMemoryFunctions(count_malloc, count_calloc, count_realloc, count_free);
+    RUN(humanoid_should_stand_as_summed_by_hand);
     RUN(projection_should_match_the_pinhole_model);
     RUN(figure_should_stay_inside_its_projected_box);
     RUN(closed_meshes_should_show_only_their_front_faces);
@@ -941,10 +960,10 @@ int main(void)
     RUN(overflow_should_drop_and_count);
     RUN(face_should_follow_blink_and_jaw);
     if (access(BW_ASSET_DIR "/Fox.glb", R_OK) != 0) {
-        /* the hand-written part ran: report its failures, else skip (77) */
+        /* the part without assets ran: report its failures, else skip (77) */
         if (check_tests_failed) return check_summary();
         SDL_Quit();
-        SKIP_ALL("shared assets absent (the hand-written part passed)");
+        SKIP_ALL("shared assets absent (the part without them passed)");
     }
     RUN(figures_of_other_rigs_should_stay_inside_their_joints);
     RUN(models_should_draw_inside_their_vertices);
