@@ -28,6 +28,7 @@ typedef struct control {
     const void **state_at; /* per character: its state table's address (lua_topointer), a prefetch hint */
     int priority;
     int serial; /* load order, for ties */
+    int version; /* reloads of this control that went in */
     bool keep_state;
     long long stamp_time, stamp_size; /* the file when it was loaded (for poll) */
     uint64_t modules; /* the sandbox's modules it required while loading, transitively (sandbox.h) */
@@ -63,6 +64,7 @@ struct bw_controls {
     int reloads;
     uint64_t pending; /* changed modules whose reload was rejected: still the old versions run */
     char error[BW_CONTROLS_ERROR_MAX];
+    char rejected[BW_CONTROLS_MAX][BW_CONTROLS_ERROR_MAX]; /* per control: its last reload's failure, "" */
 };
 
 /* The desc's allocator (fn NULL: the C library), for the runner's own blocks. */
@@ -257,6 +259,11 @@ int bw_controls_reloads(const bw_controls *c) { return c ? c->reloads : 0; }
 int bw_controls_failures(const bw_controls *c, int k)
 {
     return c && k >= 0 && k < c->count ? c->list[k].update.failures : 0;
+}
+int bw_controls_version(const bw_controls *c, int k) { return c && k >= 0 && k < c->count ? c->list[k].version : 0; }
+const char *bw_controls_reload_error(const bw_controls *c, int k)
+{
+    return c && k >= 0 && k < c->count ? c->rejected[k] : "";
 }
 
 /* ---- loading one version ---- */
@@ -576,16 +583,20 @@ static bw_controls_reload_result reload_group(bw_controls *c, const bool *pick, 
         }
     }
     if (!ok) {
-        for (int i = 0; i < c->count; i++)
+        for (int i = 0; i < c->count; i++) {
             if (made[i]) control_release(c, &c->staged[i]);
+            if (pick[i]) snprintf(c->rejected[i], sizeof c->rejected[i], "%s", c->error);
+        }
         bw_sandbox_modules_restore(c->sb, &saved);
         return BW_CONTROLS_RELOAD_REJECTED;
     }
     bw_sandbox_modules_commit(c->sb, &saved);
     for (int i = 0; i < c->count; i++) {
         if (!pick[i]) continue;
+        c->staged[i].version = c->list[i].version + 1;
         control_release(c, &c->list[i]);
         c->list[i] = c->staged[i];
+        c->rejected[i][0] = '\0';
         watch_files(c, &c->list[i]);
     }
     if (built > 0) c->reloads++;

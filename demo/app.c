@@ -70,7 +70,6 @@ struct demo_app {
     const char **control_names; /* their file names (into control_paths) */
     int control_count;
     char control_dir[1024];    /* their one folder: the controls' sandbox folder */
-    bw_watch **control_watch;  /* control_count: one per file, at its first index (NULL at a repeat) */
     bool *control_reported;    /* control_count: its update's failure is in its slot (control_report) */
     controls_set ctl;
     float gaze[4], arkit[BW_ARKIT52_COUNT]; /* what the face shows */
@@ -450,9 +449,8 @@ static bool controls_paths(demo_app *a, const char *const *paths, int count, cha
     }
     a->control_paths = (char **)calloc((size_t)count + 1, sizeof *a->control_paths);
     a->control_names = (const char **)calloc((size_t)count + 1, sizeof *a->control_names);
-    a->control_watch = (bw_watch **)calloc((size_t)count + 1, sizeof *a->control_watch);
     a->control_reported = (bool *)calloc((size_t)count + 1, sizeof *a->control_reported);
-    if (!a->control_paths || !a->control_names || !a->control_watch || !a->control_reported) {
+    if (!a->control_paths || !a->control_names || !a->control_reported) {
         snprintf(err, err_size, "demo: out of memory");
         return false;
     }
@@ -478,17 +476,6 @@ static bool controls_paths(demo_app *a, const char *const *paths, int count, cha
             return false;
         }
         a->control_names[i] = name;
-        /* one watcher per file (at its first index), so that a reload and
-         * its error are that file's */
-        bool repeat = false;
-        for (int k = 0; k < i; k++) repeat = repeat || strcmp(a->control_names[k], name) == 0;
-        if (repeat) continue;
-        bw_watch_desc wd = {BW_WATCH_DEFAULT_DEBOUNCE, a->force_polling};
-        a->control_watch[i] = bw_watch_create(&wd);
-        if (!a->control_watch[i] || !bw_watch_add(a->control_watch[i], a->control_paths[i])) {
-            snprintf(err, err_size, "demo: cannot watch %s", a->control_paths[i]);
-            return false;
-        }
     }
     return true;
 }
@@ -516,7 +503,7 @@ static bool controls_build(demo_app *a, const bw_rig *rig, controls_set *out, in
     cd.rig = rig;
     cd.character_count = 1;
     cd.dir = a->control_dir;
-    cd.watch = false; /* the session watches each file itself (control_watch) */
+    cd.watch = true; /* the control files and the modules they require (bw_controls_poll) */
     cd.allocator = a->allocator;
     out->run = bw_controls_create(&cd, err, err_size);
     bool ok = out->run != NULL;
@@ -691,10 +678,8 @@ void demo_app_destroy(demo_app *a)
     version_free(&a->v);
     controls_free(&a->ctl);
     for (int i = 0; a->control_paths && i < a->control_count; i++) free(a->control_paths[i]);
-    for (int i = 0; a->control_watch && i < a->control_count; i++) bw_watch_destroy(a->control_watch[i]);
     free(a->control_paths);
     free(a->control_names);
-    free(a->control_watch);
     free(a->control_reported);
     free(a->slots);
     character_free(&a->ch);
@@ -818,24 +803,39 @@ static int reload_graph(demo_app *a, bool force, double now)
     return 1;
 }
 
-/* A control file changed (its watcher says so; `force`: every file): the
- * runner reloads it in place (state kept as the control says, a bad edit
- * rejected whole), and its slots follow that file alone. */
+/* A control file or a module one requires changed (the runner's poll;
+ * `force`: every file): the runner reloads what depends on it in place
+ * (state kept as the control says, a bad edit rejected whole), and each
+ * control's slots follow what the runner says of it: a version that went
+ * in clears them, a new rejection fills its edit slot. */
 static int reload_controls(demo_app *a, bool force, double now)
 {
     if (!a->ctl.run) return 0;
+    int before[BW_CONTROLS_MAX];
+    for (int i = 0; i < a->control_count; i++) before[i] = bw_controls_version(a->ctl.run, a->ctl.index[i]);
+    bw_controls_reload_result r = BW_CONTROLS_RELOAD_NONE;
+    if (force) {
+        for (int i = 0; i < a->control_count; i++) {
+            bool repeat = false; /* a file listed twice reloads once */
+            for (int k = 0; k < i; k++) repeat = repeat || strcmp(a->control_names[k], a->control_names[i]) == 0;
+            bw_controls_reload_result one = repeat ? BW_CONTROLS_RELOAD_NONE : bw_controls_reload(a->ctl.run, a->control_names[i]);
+            if (one == BW_CONTROLS_RELOAD_REJECTED || (one == BW_CONTROLS_RELOAD_DONE && r == BW_CONTROLS_RELOAD_NONE))
+                r = one;
+        }
+    } else {
+        r = bw_controls_poll(a->ctl.run, now);
+    }
+    if (r == BW_CONTROLS_RELOAD_NONE) return 0;
     int done = 0, rejected = 0;
     for (int i = 0; i < a->control_count; i++) {
-        if (!a->control_watch[i]) continue; /* a file listed twice reloads once */
-        bool changed = bw_watch_poll(a->control_watch[i], now);
-        if (!changed && !force) continue;
-        bw_controls_reload_result r = bw_controls_reload(a->ctl.run, a->control_names[i]);
-        if (r == BW_CONTROLS_RELOAD_REJECTED) {
-            reject(a, slot_control(i, false), bw_controls_error(a->ctl.run));
-            rejected++;
-        } else if (r == BW_CONTROLS_RELOAD_DONE) {
+        const int k = a->ctl.index[i];
+        const char *e = bw_controls_reload_error(a->ctl.run, k);
+        if (bw_controls_version(a->ctl.run, k) != before[i]) {
             clear_control(a, a->control_names[i]);
             done++;
+        } else if (e[0] && strcmp(e, a->slots[slot_control(i, false)]) != 0) {
+            reject(a, slot_control(i, false), e);
+            rejected++;
         }
     }
     if (done) {
@@ -845,7 +845,7 @@ static int reload_controls(demo_app *a, bool force, double now)
             snprintf(a->note, sizeof a->note, "reloaded the controls (%d reload%s so far); state kept where they keep it",
                      bw_controls_reloads(a->ctl.run), bw_controls_reloads(a->ctl.run) == 1 ? "" : "s");
     }
-    return rejected ? -1 : done ? 1 : 0;
+    return rejected || r == BW_CONTROLS_RELOAD_REJECTED ? -1 : done ? 1 : 0;
 }
 
 int demo_app_reload(demo_app *a, double now, bool force)

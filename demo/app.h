@@ -126,8 +126,9 @@ typedef struct demo_app demo_app;
  * the head: the animator is built with its C head aim off and the face's
  * gaze is the controls' ctx.gaze. The face's ARKit vector is, per channel,
  * the larger of the animator's and the controls' ctx.arkit. Their files
- * are watched, each by a watcher of its own (bindings/watch.h); a change
- * reloads that file between frames through the runner (their state kept
+ * and the modules they require are watched by the runner
+ * (bw_controls_poll); a change reloads what depends on it between frames
+ * (their state kept
  * as each control says: keep_state / reload); a bad edit is rejected like
  * a graph edit (its "file:line: message" in demo_app_error, the previous
  * version running). A character reload loads them again on the new rig

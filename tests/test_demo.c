@@ -587,6 +587,51 @@ static void a_control_reload_keeps_its_state(void)
     demo_app_destroy(a);
 }
 
+/* A control whose step comes from a module (offset.lua): saving the
+ * module reloads the control with its state, a broken module shows in the
+ * control's line until it is mended. */
+static void a_saved_module_reloads_its_control(void)
+{
+    write_text_file(temp_path("offset.lua"), "return { value = 0 }\n");
+    write_text_file(temp_path("counting.lua"), "-- counting.lua: counts its updates, offset by a module\n"
+                                               "local offset = require('offset')\n"
+                                               "return {\n"
+                                               "    keep_state = true,\n"
+                                               "    init = function(ctx, options) return { n = 0 } end,\n"
+                                               "    update = function(s, pose, ctx, dt)\n"
+                                               "        s.n = s.n + 1\n"
+                                               "        ctx.arkit[52] = s.n / 1000 + offset.value\n"
+                                               "    end,\n"
+                                               "}\n");
+    const char *controls[] = {temp_path("counting.lua")};
+    demo_app_desc d = {.character = HUMANOID, .graph = DEMO_GRAPH, .controls = controls, .control_count = 1,
+                       .force_polling = true};
+    demo_app *a = open_app(&d);
+    CHECK(a != NULL);
+    if (!a) return;
+    double now = 0;
+    run_frames(a, 20, &now);
+    CHECK_NEAR(tongue(a), 0.020, 1e-6);
+    write_text_file(temp_path("offset.lua"), "return { value = 0.25 }\n");
+    CHECK_INT(settle(a, &now), 1);
+    CHECK_STR(demo_app_error(a), "");
+    CHECK_INT(demo_app_control_reloads(a), 1);
+    run_frames(a, 10, &now);
+    CHECK_NEAR(tongue(a), 0.030 + 0.25, 1e-6); /* the state went on: n = 30 */
+    write_text_file(temp_path("offset.lua"), "-- mid-edit\nreturn { value = }\n");
+    CHECK_INT(settle(a, &now), -1);
+    CHECK_STR(demo_app_error(a), "offset.lua:2: unexpected symbol near '}'");
+    CHECK_STR(demo_app_rejected(a), "offset.lua:2: unexpected symbol near '}'");
+    run_frames(a, 10, &now);
+    CHECK_NEAR(tongue(a), 0.040 + 0.25, 1e-6); /* the last good module runs on */
+    write_text_file(temp_path("offset.lua"), "return { value = 0.5 }\n");
+    CHECK_INT(settle(a, &now), 1);
+    CHECK_STR(demo_app_error(a), "");
+    run_frames(a, 1, &now);
+    CHECK_NEAR(tongue(a), 0.041 + 0.5, 1e-6);
+    demo_app_destroy(a);
+}
+
 /* head_aim.lua with its default head yaw limit edited to 0.9: the
  * animator's C aim goes off, the control's limits and gaze are what the
  * session shows. */
@@ -1506,6 +1551,7 @@ int main(void)
     RUN(a_frame_allocates_nothing_after_warm_up);
     RUN(hostile_input_is_refused);
     RUN(a_control_reload_keeps_its_state);
+    RUN(a_saved_module_reloads_its_control);
     RUN(a_head_aim_control_owns_the_head);
     RUN(a_frame_with_controls_allocates_nothing);
     RUN(a_character_reload_restarts_the_controls);
