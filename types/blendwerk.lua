@@ -178,12 +178,8 @@ local blendwerk = {}
 ---@field clip string|false a marker's clip; the gesture's clip
 ---@field time number a marker's time in its clip (seconds), else 0
 
----@class blendwerk.AnimatorStatus
----@field state string the layer's current state
----@field progress number normalized progress, growing across loops
----@field normalized number the fraction of the current pass
----@field weight number the layer's weight
----@field transition? { from: string?, to: string, elapsed: number, duration: number, weight: number, frozen: boolean }
+---The animator's layer status is the graph cursor's (cursor:status).
+---@alias blendwerk.AnimatorStatus blendwerk.LayerStatus
 
 ---@class blendwerk.GestureOptions
 ---@field duration? number seconds, default the clip's length
