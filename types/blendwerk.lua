@@ -373,6 +373,11 @@ function blendwerk.aim_angles(pose, joint, position, body_yaw, target) end
 ---@field eye_pitch? number default 0.4
 ---@field behind? number default 0.2: the band around straight behind where the side is kept
 
+---The defaults of absent AimLimits fields, the C animator's head-aim limits
+---(BW_ANIMATOR_HEAD_LIMITS, as floats): a new table each call.
+---@return { yaw: number, pitch: number, eye_yaw: number, eye_pitch: number, behind: number }
+function blendwerk.aim_defaults() end
+
 ---The head-aim clamp with the behind hysteresis and the overflow to the eyes.
 ---@param yaw number
 ---@param pitch number
