@@ -310,6 +310,10 @@ function blendwerk.load(path, options) end
 ---@return number
 function blendwerk.ease(style, dir, u) end
 
+---Every easing style name, in bw_ease_style order (easing.h): a new list each call.
+---@return blendwerk.EaseStyle[]
+function blendwerk.easing_styles() end
+
 ---Angle interpolation along the shortest arc (radians, not reduced to a range).
 ---@param a number
 ---@param b number
