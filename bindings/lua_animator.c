@@ -43,8 +43,9 @@
 #define PRESIZED_RECORDS 16        /* event and play records made at creation */
 
 enum { UV_RIG = 1, UV_CLIPS, UV_NAMES, UV_BUFFERS, UV_MAP, UV_GRAPH, UV_GRAPH_DATA, UV_OUT, UV_COUNT = UV_OUT };
-/* UV_GRAPH_DATA: { [1] = the block (graph_clip, params, fire), [2] = the graph's own { param name -> 0-based index } (read only),
- * [3] = the graph's names (anchored) }. UV_OUT: the output tables, below. */
+/* UV_GRAPH_DATA: { [1] = the block (graph_clip, params, fire), [2] = the
+ * graph's own { param name -> 0-based index } (bw_lua_graph_push_param_indices,
+ * read only), [3] = the graph's names (anchored) }. UV_OUT: the output tables, below. */
 enum { GD_BLOCK = 1, GD_PARAMS, GD_STRINGS };
 
 typedef struct lua_animator {

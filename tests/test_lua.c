@@ -71,7 +71,8 @@ static void aim_defaults_are_the_c_head_limits(void)
     for (int k = 0; k < 5 && lua_istable(L, -1); k++) {
         CHECK_INT(lua_getfield(L, -1, keys[k]), LUA_TNUMBER);
         double got = (double)lua_tonumber(L, -1);
-        if (got != (double)from_c[k]) fprintf(stderr, "aim_defaults().%s = %.9g, C %.9g\n", keys[k], got, (double)from_c[k]);
+        if (got != (double)from_c[k])
+            fprintf(stderr, "aim_defaults().%s = %.9g, C %.9g\n", keys[k], got, (double)from_c[k]);
         CHECK(got == (double)from_c[k]);
         CHECK(from_c[k] == hand[k]);
         lua_pop(L, 1);
