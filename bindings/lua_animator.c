@@ -43,8 +43,9 @@
 #define PRESIZED_RECORDS 16        /* event and play records made at creation */
 
 enum { UV_RIG = 1, UV_CLIPS, UV_NAMES, UV_BUFFERS, UV_MAP, UV_GRAPH, UV_GRAPH_DATA, UV_OUT, UV_COUNT = UV_OUT };
-/* UV_GRAPH_DATA: { [1] = the block (graph_clip, params, fire), [2] = { param name -> 0-based index },
- * [3] = the graph's names (anchored) }. UV_OUT: the output tables, below. */
+/* UV_GRAPH_DATA: { [1] = the block (graph_clip, params, fire), [2] = the
+ * graph's own { param name -> 0-based index } (bw_lua_graph_push_param_indices,
+ * read only), [3] = the graph's names (anchored) }. UV_OUT: the output tables, below. */
 enum { GD_BLOCK = 1, GD_PARAMS, GD_STRINGS };
 
 typedef struct lua_animator {
@@ -285,7 +286,8 @@ static int bind_graph(lua_State *L, lua_animator *a, int gidx, float fade, char 
     bw_character_param *params = (bw_character_param *)block;
     int *fire = (int *)(block + (size_t)pc * sizeof(bw_character_param));
     int *map = fire + pc;
-    lua_createtable(L, 0, pc);
+    if (g) bw_lua_graph_push_param_indices(L, gidx); /* the graph's own name -> index table */
+    else lua_newtable(L);
     lua_rawseti(L, data, GD_PARAMS);
     lua_newtable(L);
     lua_rawseti(L, data, GD_STRINGS);
@@ -315,13 +317,6 @@ static int bind_graph(lua_State *L, lua_animator *a, int gidx, float fade, char 
             map[i] = k;
         }
         lua_settop(L, data);
-        lua_rawgeti(L, data, GD_PARAMS);
-        for (int p = 0; p < pc; p++) {
-            lua_pushstring(L, bw_graph_param_name(g, p));
-            lua_pushinteger(L, p);
-            lua_rawset(L, -3);
-        }
-        lua_pop(L, 1);
         lua_rawgeti(L, data, GD_STRINGS);
         const int strings = lua_gettop(L);
         for (int l = 0; l < bw_graph_layer_count(g); l++) {
@@ -1181,34 +1176,12 @@ static void set_num(lua_State *L, const char *key, double v)
     lua_setfield(L, -2, key);
 }
 
-/* a:status([layer]) -> { state, progress, normalized, weight, transition = {...} | nil } */
+/* a:status([layer]) -> the cursor's status table (lua_graph_fields.h) */
 static int l_status(lua_State *L)
 {
     lua_animator *a = check_animator(L, 1);
     int layer = check_layer(L, a, 2);
-    bw_graph_layer_status st;
-    bw_graph_cursor_layer_status(bw_animator_cursor(a->animator), layer, &st);
-    lua_createtable(L, 0, 5);
-    lua_pushstring(L, bw_graph_state_name(a->graph, layer, st.state));
-    lua_setfield(L, -2, "state");
-    set_num(L, "progress", st.progress);
-    set_num(L, "normalized", st.normalized);
-    set_num(L, "weight", st.weight);
-    if (st.transition.active) {
-        const bw_graph_transition_status *t = &st.transition;
-        lua_createtable(L, 0, 6);
-        if (t->from >= 0) lua_pushstring(L, bw_graph_state_name(a->graph, layer, t->from));
-        else lua_pushnil(L);
-        lua_setfield(L, -2, "from");
-        lua_pushstring(L, bw_graph_state_name(a->graph, layer, t->to));
-        lua_setfield(L, -2, "to");
-        set_num(L, "elapsed", t->elapsed);
-        set_num(L, "duration", t->duration);
-        set_num(L, "weight", t->weight);
-        lua_pushboolean(L, t->frozen);
-        lua_setfield(L, -2, "frozen");
-        lua_setfield(L, -2, "transition");
-    }
+    bw_lua_push_layer_status(L, a->graph, bw_animator_cursor(a->animator), layer);
     return 1;
 }
 
@@ -1220,9 +1193,7 @@ static int l_param(lua_State *L)
     if (!a->graph) return luaL_error(L, "the animator has no graph");
     int p = bw_graph_find_param(a->graph, name);
     if (p < 0) return luaL_argerror(L, 2, lua_pushfstring(L, "no parameter '%s'", name));
-    float v = bw_graph_cursor_param(bw_animator_cursor(a->animator), p);
-    if (bw_graph_param_kind_of(a->graph, p) == BW_GRAPH_PARAM_FLOAT) lua_pushnumber(L, (lua_Number)v);
-    else lua_pushboolean(L, v != 0.0f);
+    bw_lua_push_param_value(L, a->graph, p, bw_graph_cursor_param(bw_animator_cursor(a->animator), p));
     return 1;
 }
 

@@ -541,6 +541,18 @@ static int l_ease(lua_State *L)
     return 1;
 }
 
+/* blendwerk.easing_styles() -> a new list of the style names ease takes,
+ * in bw_ease_style order (bw_ease_style_name: the one list, easing.c) */
+static int l_easing_styles(lua_State *L)
+{
+    lua_createtable(L, BW_EASE_STYLE_COUNT, 0);
+    for (int i = 0; i < BW_EASE_STYLE_COUNT; i++) {
+        lua_pushstring(L, bw_ease_style_name((bw_ease_style)i));
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
 /* blendwerk.lerp_angle(a, b, u) -> radians along the shortest arc */
 static int l_lerp_angle(lua_State *L)
 {
@@ -553,6 +565,7 @@ static int l_lerp_angle(lua_State *L)
 
 static const luaL_Reg module_functions[] = {
     {"ease", l_ease},
+    {"easing_styles", l_easing_styles},
     {"lerp_angle", l_lerp_angle},
     {NULL, NULL},
 };

@@ -1,8 +1,8 @@
 /* lua_control.c - the procedural helpers of include/blendwerk/procedural.h
  * for Lua controls: blendwerk.swing_twist, look_rotation, rotate_toward,
  * aim_angles, aim_clamp and aim_chain, and aim_setup (a chain, weights and
- * limits checked once, taken by the aim helpers) and aim (the three aim
- * steps in one call).
+ * limits checked once, taken by the aim helpers), aim (the three aim
+ * steps in one call) and aim_defaults (the limits they default to).
  *
  * Numbers in and out as multiple values (no table per call); aim_chain
  * writes into a table the caller reuses. Every number is checked: NaN,
@@ -105,12 +105,24 @@ static bw_lua_pose *hot_pose(lua_State *L, int arg)
 
 static const char *const limit_names[5] = {"yaw", "pitch", "eye_yaw", "eye_pitch", "behind"};
 
+/* The animator's head-aim defaults (BW_ANIMATOR_HEAD_LIMITS) as an array
+ * in limit_names' order. */
+static void default_limits(float v[5])
+{
+    const bw_aim_limits d = BW_ANIMATOR_HEAD_LIMITS;
+    const float l[5] = {d.yaw, d.pitch, d.eye_yaw, d.eye_pitch, d.behind};
+    memcpy(v, l, sizeof l);
+}
+
 /* The limits table at `t` read raw through the keys held as upvalues
  * 1..5 of the running closure (interned once: no string lookup per call);
- * absent fields keep the defaults in v; each must be a finite number >= 0,
- * or this raises naming the field (argument `arg`). */
-static void arg_limits(lua_State *L, int arg, int t, float v[5])
+ * absent fields take the animator's defaults (default_limits); each must
+ * be a finite number >= 0, or this raises naming the field (argument
+ * `arg`). */
+static bw_aim_limits arg_limits(lua_State *L, int arg, int t)
 {
+    float v[5];
+    default_limits(v);
     int top = lua_gettop(L);
     for (int k = 0; k < 5; k++) {
         lua_pushvalue(L, lua_upvalueindex(k + 1));
@@ -125,6 +137,22 @@ static void arg_limits(lua_State *L, int arg, int t, float v[5])
         if (why) luaL_argerror(L, arg, lua_pushfstring(L, "limits.%s %s", limit_names[k], why));
     }
     lua_settop(L, top);
+    return (bw_aim_limits){v[0], v[1], v[2], v[3], v[4]};
+}
+
+/* aim_defaults() -> { yaw, pitch, eye_yaw, eye_pitch, behind }: a new
+ * table of the defaults aim_setup and aim_clamp take for absent limits
+ * (the C animator's, BW_ANIMATOR_HEAD_LIMITS). */
+static int l_aim_defaults(lua_State *L)
+{
+    float v[5];
+    default_limits(v);
+    lua_createtable(L, 0, 5);
+    for (int k = 0; k < 5; k++) {
+        lua_pushnumber(L, (lua_Number)v[k]);
+        lua_setfield(L, -2, limit_names[k]);
+    }
+    return 1;
 }
 
 /* A chain resolved and checked once (blendwerk.aim_setup): what aim_angles,
@@ -200,12 +228,13 @@ static int l_aim_setup(lua_State *L)
     memset(&s, 0, sizeof s);
     s.n = arg_chain(L, 2, 3, bw_rig_joint_count(r->rig), s.chain, s.weights);
     if (s.n < 1) return luaL_argerror(L, 2, "at least one joint expected");
-    float v[5] = {1.2f, 0.6f, 0.6f, 0.4f, BW_ANIMATOR_BEHIND_HYSTERESIS};
-    if (!lua_isnoneornil(L, 4)) {
+    if (lua_isnoneornil(L, 4)) {
+        const bw_aim_limits d = BW_ANIMATOR_HEAD_LIMITS;
+        s.limits = d;
+    } else {
         luaL_checktype(L, 4, LUA_TTABLE);
-        arg_limits(L, 4, 4, v);
+        s.limits = arg_limits(L, 4, 4);
     }
-    s.limits = (bw_aim_limits){v[0], v[1], v[2], v[3], v[4]};
     for (int i = 0; i < s.n; i++)
         if (s.chain[i] > s.max_joint) s.max_joint = s.chain[i];
     aim_setup *u = (aim_setup *)lua_newuserdatauv(L, sizeof *u, 0);
@@ -247,7 +276,7 @@ static int l_aim_angles(lua_State *L)
 
 /* aim_clamp(yaw, pitch, last_yaw, limits | setup) -> head_yaw, head_pitch, eye_yaw, eye_pitch
  * limits: { yaw =, pitch =, eye_yaw =, eye_pitch =, behind = } (absent
- * fields take the animator's defaults 1.2, 0.6, 0.6, 0.4, 0.2; each must
+ * fields take the animator's defaults, aim_defaults(); each must
  * be a finite number >= 0), or an AimSetup (its limits, checked when it
  * was made). Upvalues 1..5: the limit keys; 6: the AimSetup metatable. */
 static int l_aim_clamp(lua_State *L)
@@ -259,9 +288,7 @@ static int l_aim_clamp(lua_State *L)
         limits = s->limits;
     } else {
         luaL_checktype(L, 4, LUA_TTABLE);
-        float v[5] = {1.2f, 0.6f, 0.6f, 0.4f, BW_ANIMATOR_BEHIND_HYSTERESIS};
-        arg_limits(L, 4, 4, v);
-        limits = (bw_aim_limits){v[0], v[1], v[2], v[3], v[4]};
+        limits = arg_limits(L, 4, 4);
     }
     float out[4];
     bw_aim_clamp(yaw, pitch, last, &limits, out);
@@ -343,7 +370,7 @@ static int l_setup_tostring(lua_State *L)
 
 static const luaL_Reg control_functions[] = {
     {"swing_twist", l_swing_twist}, {"look_rotation", l_look_rotation}, {"rotate_toward", l_rotate_toward},
-    {NULL, NULL},
+    {"aim_defaults", l_aim_defaults}, {NULL, NULL},
 };
 
 /* Into the module table on top of the stack (the Pose type is registered). */

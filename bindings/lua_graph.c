@@ -135,6 +135,24 @@ lua_State *bw_lua_graph_use_thread(bw_lua_object *graph, lua_State *L)
     return previous;
 }
 
+void bw_lua_graph_push_param_indices(lua_State *L, int idx)
+{
+    graph_obj *g = check_graph(L, idx);
+    if (g->tables_ref == LUA_NOREF) {
+        lua_newtable(L);
+        return;
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, g->tables_ref);
+    lua_rawgeti(L, -1, 4);
+    lua_remove(L, -2);
+}
+
+void bw_lua_push_param_value(lua_State *L, const bw_graph *graph, int param, float value)
+{
+    if (bw_graph_param_kind_of(graph, param) == BW_GRAPH_PARAM_FLOAT) lua_pushnumber(L, (lua_Number)value);
+    else lua_pushboolean(L, value != 0.0f);
+}
+
 /* ---- predicates ---- */
 
 static bool run_predicate(void *user, const float *params, int count)
@@ -151,8 +169,7 @@ static bool run_predicate(void *user, const float *params, int count)
         if (g->filled && (params[i] == g->last[i] || (params[i] != params[i] && g->last[i] != g->last[i]))) continue;
         g->last[i] = params[i];
         lua_rawgeti(L, -1, i + 1);
-        if (bw_graph_param_kind_of(g->graph, i) == BW_GRAPH_PARAM_FLOAT) lua_pushnumber(L, (lua_Number)params[i]);
-        else lua_pushboolean(L, params[i] != 0.0f);
+        bw_lua_push_param_value(L, g->graph, i, params[i]);
         lua_rawset(L, -4); /* the keys exist: no allocation per frame */
     }
     g->filled = true;
@@ -1905,9 +1922,7 @@ static int l_cursor_get(lua_State *L)
 {
     cursor_obj *c = check_cursor(L, 1);
     int p = check_cursor_param(L, c->g, 2);
-    float v = bw_graph_cursor_param(c->cursor, p);
-    if (bw_graph_param_kind_of(cursor_graph(c), p) == BW_GRAPH_PARAM_FLOAT) lua_pushnumber(L, (lua_Number)v);
-    else lua_pushboolean(L, v != 0.0f);
+    bw_lua_push_param_value(L, cursor_graph(c), p, bw_graph_cursor_param(c->cursor, p));
     return 1;
 }
 
@@ -2154,21 +2169,17 @@ static void set_num(lua_State *L, const char *k, double v)
     lua_setfield(L, -2, k);
 }
 
-/* cursor:status(layer) -> { state, progress, normalized, weight, transition = {...} | nil } */
-static int l_cursor_status(lua_State *L)
+void bw_lua_push_layer_status(lua_State *L, const bw_graph *graph, const bw_graph_cursor *cursor, int layer)
 {
-    cursor_obj *c = check_cursor(L, 1);
-    const bw_graph *graph = cursor_graph(c);
-    int layer = bw_lua_check_layer(L, graph, 2);
     bw_graph_layer_status st;
-    bw_graph_cursor_layer_status(c->cursor, layer, &st);
+    bw_graph_cursor_layer_status(cursor, layer, &st);
     lua_createtable(L, 0, 6);
     lua_pushstring(L, bw_graph_state_name(graph, layer, st.state));
     lua_setfield(L, -2, "state");
     set_num(L, "progress", st.progress);
     set_num(L, "normalized", st.normalized);
     set_num(L, "weight", st.weight);
-    lua_pushinteger(L, bw_graph_cursor_travel_pending(c->cursor, layer));
+    lua_pushinteger(L, bw_graph_cursor_travel_pending(cursor, layer));
     lua_setfield(L, -2, "travel_pending");
     if (st.transition.active) {
         const bw_graph_transition_status *t = &st.transition;
@@ -2189,6 +2200,14 @@ static int l_cursor_status(lua_State *L)
         lua_setfield(L, -2, "index");
         lua_setfield(L, -2, "transition");
     }
+}
+
+/* cursor:status(layer) -> { state, progress, normalized, weight, travel_pending, transition = {...} | nil } */
+static int l_cursor_status(lua_State *L)
+{
+    cursor_obj *c = check_cursor(L, 1);
+    const bw_graph *graph = cursor_graph(c);
+    bw_lua_push_layer_status(L, graph, c->cursor, bw_lua_check_layer(L, graph, 2));
     return 1;
 }
 

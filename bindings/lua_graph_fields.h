@@ -1,7 +1,8 @@
 /* lua_graph_fields.h - what the graph cursor's Lua binding (lua_graph.c)
  * and the animator's (lua_animator.c) share about a graph: the layer
- * argument and the fields of a graph event. One implementation, in
- * lua_graph.c; each binding keeps its documented table shape (a cursor's
+ * argument, a layer's status table, a parameter's Lua value, the
+ * parameter name table and the fields of a graph event. One
+ * implementation, in lua_graph.c; each binding keeps its documented table shape (a cursor's
  * events leave absent fields nil and give the clip's index,
  * docs/graphs.md; an animator's set them false and give the clip's name,
  * docs/animator.md). */
@@ -18,6 +19,23 @@
  * an unknown layer ("unknown layer 'x'") or an index out of range
  * ("layer index 4 out of range 1..2"). */
 int bw_lua_check_layer(lua_State *L, const bw_graph *graph, int arg);
+
+/* Push the status table of `layer` (0-based, in range) of a cursor of
+ * `graph`: { state, progress, normalized, weight, travel_pending,
+ * transition = { from (nil: a hot-reload fade), to, elapsed, duration,
+ * weight, mode ("live" | "freeze"), frozen, index (1-based transition of
+ * the layer, 0: a hot-reload fade) } | nil }. cursor:status and
+ * animator:status (docs/lua-api.md). */
+void bw_lua_push_layer_status(lua_State *L, const bw_graph *graph, const bw_graph_cursor *cursor, int layer);
+
+/* Push parameter `param`'s value `value` as Lua sees it: a number for a
+ * float parameter, a boolean (value != 0) for a bool or a trigger. */
+void bw_lua_push_param_value(lua_State *L, const bw_graph *graph, int param, float value);
+
+/* Push the Graph at idx's table { parameter name -> 0-based index } (the
+ * one cursor:set looks names up in; read only: do not write to it; an
+ * empty table for a graph without one). Raises when idx is not a Graph. */
+void bw_lua_graph_push_param_indices(lua_State *L, int idx);
 
 /* A graph event's fields, as strings the graph owns. */
 typedef struct bw_lua_graph_event {

@@ -105,6 +105,16 @@ static void push_clip_names(lua_State *L, int idx)
     lua_remove(L, n.set);
 }
 
+void bw_cli_print_list(lua_State *L, int idx, FILE *to, const char *prefix)
+{
+    idx = lua_absindex(L, idx);
+    for (int i = 1; i <= (int)lua_rawlen(L, idx); i++) {
+        lua_rawgeti(L, idx, i);
+        fprintf(to, "%s%s\n", prefix, lua_tostring(L, -1));
+        lua_pop(L, 1);
+    }
+}
+
 static void make_placeholders(lua_State *L, bw_cli_graph *g)
 {
     push_clip_names(L, 1);

@@ -16,6 +16,7 @@
 
 #include <lua.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "blendwerk/asset.h"
 #include "sandbox.h"
@@ -54,6 +55,11 @@ struct bw_cli_graph {
  * top of the stack. Nodes nested deeper than 64 levels are not visited
  * (the graph reader reports them). */
 void bw_cli_blend_leaves(lua_State *L, int idx, void (*fn)(lua_State *L, void *user), void *user);
+
+/* Print each string of the list at idx (the reader's or the lint pass's
+ * messages, lua_graph.h) on its own line to `to`, after `prefix` ("" for
+ * none). The one loop the subcommands print an error list with. */
+void bw_cli_print_list(lua_State *L, int idx, FILE *to, const char *prefix);
 
 /* Load g->asset_path (if set) and g->path, then call fn(L, g) in the
  * sandbox; its return is the exit status (then g->after, if set and fn

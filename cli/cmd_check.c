@@ -33,11 +33,7 @@ static void usage(FILE *to)
 static int lint(lua_State *L, bw_cli_graph *g)
 {
     int errors = bw_lua_graph_lint(L, 1, g->path, 0, g->clips, g->clip_count, g->rig);
-    for (int i = 1; i <= (int)lua_rawlen(L, -1); i++) {
-        lua_rawgeti(L, -1, i);
-        printf("%s\n", lua_tostring(L, -1));
-        lua_pop(L, 1);
-    }
+    bw_cli_print_list(L, -1, stdout, "");
     return errors > 0 ? 1 : 0;
 }
 

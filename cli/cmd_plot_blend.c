@@ -328,11 +328,7 @@ static int read_state(lua_State *L, bw_cli_graph *g)
 {
     spec *s = (spec *)g->user;
     if (bw_lua_graph_build(L, 1, g->path, 0, g->clips, g->clip_count) != 1) {
-        for (int i = 1; i <= (int)lua_rawlen(L, -1); i++) {
-            lua_rawgeti(L, -1, i);
-            fprintf(stderr, "blendwerk plot-blend: %s\n", lua_tostring(L, -1));
-            lua_pop(L, 1);
-        }
+        bw_cli_print_list(L, -1, stderr, "blendwerk plot-blend: ");
         return 1;
     }
     const bw_graph *graph = bw_lua_graph_check(L, -1);

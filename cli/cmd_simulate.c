@@ -239,11 +239,7 @@ static int load(lua_State *L, bw_cli_graph *g)
 {
     sim *s = (sim *)g->user;
     if (lua_isnil(L, 1)) {
-        for (int i = 1; i <= (int)lua_rawlen(L, 2); i++) {
-            lua_rawgeti(L, 2, i);
-            fprintf(stderr, "%s\n", lua_tostring(L, -1));
-            lua_pop(L, 1);
-        }
+        bw_cli_print_list(L, 2, stderr, "");
         return 1;
     }
     lua_settop(L, 1);

@@ -19,7 +19,8 @@
 --   envelope.custom(fn) -> envelope function: your fn(t, duration) with
 --     its result made safe: clamped to [0, 1], a non-number or NaN is 0,
 --     0 outside [0, duration].
---   envelope.curves: the curve names.
+--   envelope.curves: the curve names (blendwerk.easing_styles(), the C
+--     easing set's, in its order).
 --
 -- No function allocates when called (new and custom allocate their closure
 -- once).
@@ -29,8 +30,7 @@ local ease = bw.ease
 
 local M = {}
 
-M.curves = { "linear", "constant", "quad", "cubic", "quart", "quint", "sine", "exponential", "circular", "back",
-    "elastic", "bounce" }
+M.curves = bw.easing_styles() -- the C list (bw_ease_style_name), not a copy of it
 local known = {}
 for _, name in ipairs(M.curves) do known[name] = true end
 

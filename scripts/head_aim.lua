@@ -12,23 +12,23 @@
 --              else { "neck", "head" }, else { "head" }
 --   weights  = { 0.25, 0.25, 0.5 }  one per joint (default for the chain
 --              above; a chain of your own without weights splits equally)
---   yaw_limit = 1.2, pitch_limit = 0.6, eye_yaw_limit = 0.6,
---   eye_pitch_limit = 0.4  (radians), behind = 0.2 (the band around
---   straight behind where the head keeps the side it turned to)
+--   yaw_limit, pitch_limit, eye_yaw_limit, eye_pitch_limit (radians), behind (the band
+--   around straight behind where the head keeps the side it turned to): by default
+--   blendwerk.aim_defaults(), the C animator's (yaw 1.2, pitch 0.6, eye yaw 0.6, eye pitch
+--   0.4, behind 0.2; BW_ANIMATOR_HEAD_LIMITS in include/blendwerk/animator.h)
 --
 -- Outputs: the chain's rotations folded into the pose; the chain's joints
 -- listed in ctx.overrides (once, in init: the host reads their new
 -- parent-local rotations from the pose, bw_controls_overrides);
 -- ctx.gaze = { pitch_l, yaw_l, pitch_r, yaw_r } (radians); ctx.aim_limits.
--- keep_state: a reload keeps the last yaw (no flip after an
--- edit); `reload` resolves the chain and limits again, so an edit of the
--- defaults below takes effect at once.
+-- keep_state: a reload keeps the last yaw (no flip after an edit); `reload` resolves the
+-- chain and limits again, so an edit of the defaults below (D.yaw -> 0.9) takes effect at once.
 --
 -- Per frame it allocates nothing: every table it touches is made in init.
 
 local bw = blendwerk
--- locals: one upvalue read a call instead of a lookup in the module proxy
-local aim, aim_chain, aim_setup = bw.aim, bw.aim_chain, bw.aim_setup
+-- locals: one upvalue read a call instead of a lookup in the module proxy; D: the default limits
+local aim, aim_chain, aim_setup, D = bw.aim, bw.aim_chain, bw.aim_setup, bw.aim_defaults()
 
 local DEFAULT_CHAINS = {
     { names = { "neck_01", "neck_02", "head" }, weights = { 0.25, 0.25, 0.5 } },
@@ -92,11 +92,11 @@ local function setup_of(rig, options)
     if options == shared_options and rig == shared_rig then return shared end
     local joints, weights = resolve(rig, options)
     local limits = { -- blendwerk.aim_clamp's
-        yaw = limit(options, "yaw_limit", 1.2),
-        pitch = limit(options, "pitch_limit", 0.6),
-        eye_yaw = limit(options, "eye_yaw_limit", 0.6),
-        eye_pitch = limit(options, "eye_pitch_limit", 0.4),
-        behind = limit(options, "behind", 0.2),
+        yaw = limit(options, "yaw_limit", D.yaw),
+        pitch = limit(options, "pitch_limit", D.pitch),
+        eye_yaw = limit(options, "eye_yaw_limit", D.eye_yaw),
+        eye_pitch = limit(options, "eye_pitch_limit", D.eye_pitch),
+        behind = limit(options, "behind", D.behind),
     }
     shared = {
         joints = joints,

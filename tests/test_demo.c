@@ -655,7 +655,7 @@ static void a_head_aim_control_owns_the_head(void)
     char *orig = slurp(SCRIPTS "/head_aim.lua");
     CHECK(orig != NULL);
     if (!orig) return;
-    char *edited = replaced(orig, "\"yaw_limit\", 1.2", "\"yaw_limit\", 0.9");
+    char *edited = replaced(orig, "\"yaw_limit\", D.yaw", "\"yaw_limit\", 0.9");
     CHECK(edited != NULL);
     write_text_file(temp_path("head_aim.lua"), edited ? edited : orig);
     const char *controls[] = {temp_path("head_aim.lua")};

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blendwerk/animator.h"
+#include "blendwerk/procedural.h"
 #include "check.h"
 #include "test_alloc_counter.h"
 #include "test_lua_sweep.h"
@@ -46,6 +48,35 @@ static void should_push_one_module_table(void)
         lua_pop(L, 4);
     }
     CHECK_INT(lua_gettop(L), top + 1);
+    lua_close(L);
+}
+
+/* blendwerk.aim_defaults() gives the C definition (BW_ANIMATOR_HEAD_LIMITS)
+ * bit for bit, and that definition is the documented 1.2, 0.6, 0.6, 0.4,
+ * 0.2 (in float). */
+static void aim_defaults_are_the_c_head_limits(void)
+{
+    const bw_aim_limits c = BW_ANIMATOR_HEAD_LIMITS;
+    const float hand[5] = {1.2f, 0.6f, 0.6f, 0.4f, 0.2f};
+    const float from_c[5] = {c.yaw, c.pitch, c.eye_yaw, c.eye_pitch, c.behind};
+    const char *keys[5] = {"yaw", "pitch", "eye_yaw", "eye_pitch", "behind"};
+    CHECK(BW_ANIMATOR_BEHIND_HYSTERESIS == c.behind);
+    lua_State *L = luaL_newstate();
+    CHECK(L != NULL);
+    if (!L) return;
+    luaL_requiref(L, "blendwerk", luaopen_blendwerk, 0);
+    CHECK_INT(lua_getfield(L, -1, "aim_defaults"), LUA_TFUNCTION);
+    CHECK_INT(lua_pcall(L, 0, 1, 0), LUA_OK);
+    CHECK(lua_istable(L, -1));
+    for (int k = 0; k < 5 && lua_istable(L, -1); k++) {
+        CHECK_INT(lua_getfield(L, -1, keys[k]), LUA_TNUMBER);
+        double got = (double)lua_tonumber(L, -1);
+        if (got != (double)from_c[k])
+            fprintf(stderr, "aim_defaults().%s = %.9g, C %.9g\n", keys[k], got, (double)from_c[k]);
+        CHECK(got == (double)from_c[k]);
+        CHECK(from_c[k] == hand[k]);
+        lua_pop(L, 1);
+    }
     lua_close(L);
 }
 
@@ -162,6 +193,7 @@ static void reloading_an_asset_keeps_no_bindings_of_earlier_loads(void)
 int main(void)
 {
     RUN(should_push_one_module_table);
+    RUN(aim_defaults_are_the_c_head_limits);
     RUN(should_survive_allocation_failure_everywhere);
     RUN(reloading_an_asset_keeps_no_bindings_of_earlier_loads);
     return check_summary();

@@ -178,12 +178,8 @@ local blendwerk = {}
 ---@field clip string|false a marker's clip; the gesture's clip
 ---@field time number a marker's time in its clip (seconds), else 0
 
----@class blendwerk.AnimatorStatus
----@field state string the layer's current state
----@field progress number normalized progress, growing across loops
----@field normalized number the fraction of the current pass
----@field weight number the layer's weight
----@field transition? { from: string?, to: string, elapsed: number, duration: number, weight: number, frozen: boolean }
+---The animator's layer status is the graph cursor's (cursor:status).
+---@alias blendwerk.AnimatorStatus blendwerk.LayerStatus
 
 ---@class blendwerk.GestureOptions
 ---@field duration? number seconds, default the clip's length
@@ -314,6 +310,10 @@ function blendwerk.load(path, options) end
 ---@return number
 function blendwerk.ease(style, dir, u) end
 
+---Every easing style name, in bw_ease_style order (easing.h): a new list each call.
+---@return blendwerk.EaseStyle[]
+function blendwerk.easing_styles() end
+
 ---Angle interpolation along the shortest arc (radians, not reduced to a range).
 ---@param a number
 ---@param b number
@@ -376,6 +376,11 @@ function blendwerk.aim_angles(pose, joint, position, body_yaw, target) end
 ---@field eye_yaw? number default 0.6
 ---@field eye_pitch? number default 0.4
 ---@field behind? number default 0.2: the band around straight behind where the side is kept
+
+---The defaults of absent AimLimits fields, the C animator's head-aim limits
+---(BW_ANIMATOR_HEAD_LIMITS, as floats): a new table each call.
+---@return { yaw: number, pitch: number, eye_yaw: number, eye_pitch: number, behind: number }
+function blendwerk.aim_defaults() end
 
 ---The head-aim clamp with the behind hysteresis and the overflow to the eyes.
 ---@param yaw number

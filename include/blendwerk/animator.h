@@ -139,7 +139,7 @@ typedef struct bw_locomotion_entry {
  * and "head", that chain with weights 0.25, 0.25, 0.5; else when it has
  * "neck" and "head", weights 0.4, 0.6; else when it has "head", weight 1;
  * else no head aim. Limits of 0 mean the defaults yaw 1.2, pitch 0.6, eye
- * yaw 0.6, eye pitch 0.4 (radians). */
+ * yaw 0.6, eye pitch 0.4 (radians; BW_ANIMATOR_HEAD_LIMITS, below). */
 typedef struct bw_head_desc {
     const char *const *chain; /* chain_count joint names, root-most first (the last is the head) */
     int chain_count;          /* [0, BW_ANIMATOR_MAX_CHAIN]; 0 = the default chain above */
@@ -353,6 +353,13 @@ typedef struct bw_joint_override {
 } bw_joint_override;
 
 #define BW_ANIMATOR_BEHIND_HYSTERESIS 0.2f
+/* The head aim's default limits, the one definition of them: an
+ * initializer of a bw_aim_limits (blendwerk/procedural.h) in its order:
+ * yaw 1.2, pitch 0.6, eye yaw 0.6, eye pitch 0.4 (radians) and behind
+ * BW_ANIMATOR_BEHIND_HYSTERESIS. A bw_head_desc limit of 0 takes its
+ * value here; the Lua aim helpers' defaults are these too
+ * (blendwerk.aim_defaults(), docs/lua-api.md). */
+#define BW_ANIMATOR_HEAD_LIMITS {1.2f, 0.6f, 0.6f, 0.4f, BW_ANIMATOR_BEHIND_HYSTERESIS}
 
 typedef enum bw_animator_event_kind {
     BW_ANIMATOR_EVENT_GRAPH = 0,   /* a graph event (graph_event is valid) */

@@ -81,6 +81,33 @@ test("aim_angles and aim_clamp: relative to the body, overflow, behind", functio
     near(hy, 1.2, 1e-6); near(hp, 0.6, 1e-6); near(ey, 0.6, 1e-6); near(ep, 0.4, 1e-6)
 end)
 
+test("aim_defaults: the animator's limits, the ones absent fields take", function()
+    -- the C definition (BW_ANIMATOR_HEAD_LIMITS) in float: 1.2f, 0.6f, 0.6f, 0.4f, 0.2f
+    local d = bw.aim_defaults()
+    local f = function(x) return string.unpack("f", string.pack("f", x)) end
+    eq(d.yaw, f(1.2), "yaw"); eq(d.pitch, f(0.6), "pitch"); eq(d.eye_yaw, f(0.6), "eye_yaw")
+    eq(d.eye_pitch, f(0.4), "eye_pitch"); eq(d.behind, f(0.2), "behind")
+    local n = 0
+    for _ in pairs(d) do n = n + 1 end
+    eq(n, 5, "five fields")
+    -- a new table each call: editing one changes nothing
+    d.yaw = 0.1
+    eq(bw.aim_defaults().yaw, f(1.2), "a fresh table")
+    -- aim_clamp's and aim_setup's absent limits are these: yaw 2 and pitch 1.5
+    -- clamp at yaw and pitch; the rest, 0.8 and 0.9, at eye_yaw and eye_pitch
+    local hy, hp, ey, ep = bw.aim_clamp(2, 1.5, 0, {})
+    eq(hy, f(1.2), "head yaw"); eq(hp, f(0.6), "head pitch"); eq(ey, f(0.6), "eye yaw"); eq(ep, f(0.4), "eye pitch")
+    -- the behind band: 3.0 is within 0.2 of pi (0.1416) after a turn to the right: kept right
+    hy = bw.aim_clamp(3.0, 0, -1, {})
+    eq(hy, -f(1.2), "behind band 0.2")
+    hy = bw.aim_clamp(2.9, 0, -1, {})
+    eq(hy, f(1.2), "outside the band")
+    local setup = bw.aim_setup(rig, { 2, 3 }, { 0.5, 0.5 })
+    hy, hp, ey, ep = bw.aim_clamp(2, 1.5, 0, setup)
+    eq(hy, f(1.2), "setup head yaw"); eq(hp, f(0.6), "setup head pitch")
+    eq(ey, f(0.6), "setup eye yaw"); eq(ep, f(0.4), "setup eye pitch")
+end)
+
 test("aim_chain splits the turn and fills out with overrides", function()
     local p = rig:rest_pose()
     local out = {}

@@ -63,6 +63,12 @@ test("head aim clamps relative to the body and gives the rest to the eyes", func
   a:update(0, {}, { 10, 0, 0 })
   near((a:head_aim()), 1.2, 1e-5, "camera target")
   near(a:gaze().yaw_r, math.pi / 2 - 1.2, 1e-5, "gaze remainder")
+  -- the animator's limits (head = {} in desc: the defaults) are the ones Lua
+  -- reads from blendwerk.aim_defaults(): pi/2 clamps at yaw exactly
+  eq((a:head_aim()), bw.aim_defaults().yaw, "the animator's yaw limit is aim_defaults().yaw")
+  a:update(0, { yaw = 0, look_at = { 0, 10, 0.001 } }) -- straight up: pitch ~pi/2
+  local _, pitch = a:head_aim()
+  eq(pitch, bw.aim_defaults().pitch, "the animator's pitch limit is aim_defaults().pitch")
 end)
 
 test("a gesture runs its envelope over the base", function()
@@ -213,6 +219,13 @@ local function walk_in(a)
   local s = a:status()
   eq(s.state, "move", "state after update 1"); near(s.progress, 0, 0, "progress 1")
   near(s.transition.weight, 0, 0, "fade weight 1"); eq(s.transition.from, "idle", "from")
+  -- the cursor's status fields (one implementation, lua_graph_fields.h):
+  -- no travel queued; idle -> move is the layer's transition 1, live by
+  -- default, just fired (elapsed 0 of its 0.5 s)
+  eq(s.travel_pending, 0, "no travel queued")
+  eq(s.transition.index, 1, "transition 1 of the layer"); eq(s.transition.mode, "live", "the default mode")
+  eq(s.transition.frozen, false, "a live source"); eq(s.transition.to, "move", "to")
+  near(s.transition.elapsed, 0, 0, "elapsed 1"); near(s.transition.duration, 0.5, 0, "duration")
   eq(kinds(a), "enter:idle,exit:idle,enter:move", "events 1")
   local want = { 0.03125, 0.125, 0.28125 }
   for k = 2, 4 do
@@ -220,6 +233,7 @@ local function walk_in(a)
     s = a:status("base")
     near(s.progress, 0.125 * (k - 1), 1e-9, "progress " .. k)
     near(s.transition.weight, 0.25 * (k - 1), 1e-6, "fade weight " .. k)
+    near(s.transition.elapsed, 0.125 * (k - 1), 1e-6, "elapsed " .. k); eq(s.transition.index, 1, "index " .. k)
     near(spine_x(a), want[k - 1], 1e-5, "spine x " .. k)
   end
   a:update(0.125, {})
@@ -338,6 +352,17 @@ test("set_graph carries the character over; refusals change nothing", function()
   -- a removed state restarts its layer at the entry
   assert(a:set_graph(assert(bw.graph(graph_desc("stroll"), graph_clips)), 0))
   eq(a:status().state, "idle", "move is gone: the entry"); near(a:status().progress, 0, 0, "at its start")
+  -- with a fade: the layer restarts at the entry and fades from the old
+  -- pose, a reload fade (docs/graphs.md): from nil, index 0, freeze, frozen
+  local f = graph_animator(assert(bw.graph(graph_desc("move"), graph_clips)))
+  walk_in(f)
+  assert(f:set_graph(assert(bw.graph(graph_desc("stroll"), graph_clips)), 0.25))
+  eq(f:status().state, "idle", "faded: the entry too")
+  local t = f:status().transition
+  eq(t and t.from, nil, "a reload fade has no source state"); eq(t and t.to, "idle", "to the entry")
+  eq(t and t.index, 0, "a reload fade: index 0"); eq(t and t.mode, "freeze", "a reload fade: freeze")
+  eq(t and t.frozen, true, "frozen"); near(t and t.duration, 0.25, 0, "over the fade"); near(t and t.elapsed, 0, 0, "not begun")
+  eq(f:status().travel_pending, 0, "no travel queued")
   -- the same Clip under another name binds too (identity), and nil removes the graph
   local renamed = { rig = rig, clips = { rest = clips.idle, stride = clips.stride, run = clips.run } }
   local b = assert(bw.animator(renamed))

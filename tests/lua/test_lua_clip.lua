@@ -64,6 +64,33 @@ test("eased keys: the destination key's style and direction", function()
     near(bw.ease("quad", "in_out", 0.75), 0.875, 1e-6, "ease quad in_out")
 end)
 
+test("easing_styles: the C list of styles, which envelope.lua's curves are", function()
+    -- easing.h's names, in bw_ease_style order (written out here by hand)
+    local want = { "linear", "constant", "quad", "cubic", "quart", "quint", "sine", "exponential", "circular",
+        "back", "elastic", "bounce" }
+    local styles = bw.easing_styles()
+    eq(#styles, #want, "twelve styles")
+    for i, name in ipairs(want) do eq(styles[i], name, "style " .. i) end
+    -- each is a style ease() takes; its in(0.5) by hand for a few (easing.h)
+    local half = { linear = 0.5, constant = 0, quad = 0.25, cubic = 0.125, quart = 0.0625, quint = 0.03125,
+        exponential = 2 ^ -5 }
+    for _, name in ipairs(styles) do
+        local v = bw.ease(name, "in", 0.5)
+        if half[name] then near(v, half[name], 1e-6, name .. " in(0.5)") end
+        eq(bw.ease(name, "in", 1), 1, name .. " in(1)")
+    end
+    -- a new list each call: editing one changes nothing
+    styles[1] = "wobble"
+    eq(bw.easing_styles()[1], "linear", "a fresh list")
+    -- scripts/envelope.lua's curves are this list (and it accepts each)
+    local env = dofile("scripts/envelope.lua")
+    eq(#env.curves, #want, "envelope.curves: twelve")
+    for i, name in ipairs(want) do
+        eq(env.curves[i], name, "envelope.curves[" .. i .. "]")
+        near(env.new { fade_in = 1, curve = name }(0.5, 2), bw.ease(name, "in_out", 0.5), 1e-6, "envelope " .. name)
+    end
+end)
+
 test("rotation slerps along the shortest arc", function()
     local rig = make_rig()
     -- identity to 90 deg about Y: halfway is 45 deg, (0, sin 22.5, 0, cos 22.5)
