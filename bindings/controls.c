@@ -28,7 +28,8 @@ typedef struct control {
     const void **state_at; /* per character: its state table's address (lua_topointer), a prefetch hint */
     int priority;
     int serial; /* load order, for ties */
-    int version; /* reloads of this control that went in */
+    int version;  /* reloads of this control that went in */
+    int rejected; /* reloads of this control that were rejected */
     bool keep_state;
     long long stamp_time, stamp_size; /* the file when it was loaded (for poll) */
     uint64_t modules; /* the sandbox's modules it required while loading, transitively (sandbox.h) */
@@ -260,10 +261,11 @@ int bw_controls_failures(const bw_controls *c, int k)
 {
     return c && k >= 0 && k < c->count ? c->list[k].update.failures : 0;
 }
-int bw_controls_version(const bw_controls *c, int k) { return c && k >= 0 && k < c->count ? c->list[k].version : 0; }
-const char *bw_controls_reload_error(const bw_controls *c, int k)
+bw_control_reloads bw_controls_reload_status(const bw_controls *c, int k)
 {
-    return c && k >= 0 && k < c->count ? c->rejected[k] : "";
+    bw_control_reloads s = {0, 0, ""};
+    if (c && k >= 0 && k < c->count) s = (bw_control_reloads){c->list[k].version, c->list[k].rejected, c->rejected[k]};
+    return s;
 }
 
 /* ---- loading one version ---- */
@@ -559,12 +561,23 @@ int bw_controls_load(bw_controls *c, const char *name, const char *options, char
  * `drop` out of the sandbox's cache (their files are read anew), and swap
  * them all in when every one built; otherwise none changes, the modules
  * dropped are back and c->error holds the first failure. */
+/* The picked controls' reload was rejected with c->error. */
+static bw_controls_reload_result reject_picked(bw_controls *c, const bool *pick)
+{
+    for (int i = 0; i < c->count; i++) {
+        if (!pick[i]) continue;
+        snprintf(c->rejected[i], sizeof c->rejected[i], "%s", c->error);
+        c->list[i].rejected++;
+    }
+    return BW_CONTROLS_RELOAD_REJECTED;
+}
+
 static bw_controls_reload_result reload_group(bw_controls *c, const bool *pick, uint64_t drop)
 {
     bw_sandbox_modules_saved saved;
     if (!bw_sandbox_modules_drop(c->sb, drop, &saved)) {
         snprintf(c->error, sizeof c->error, "controls: out of memory");
-        return BW_CONTROLS_RELOAD_REJECTED;
+        return reject_picked(c, pick);
     }
     int built = 0;
     bool ok = true, made[BW_CONTROLS_MAX] = {false};
@@ -583,17 +596,16 @@ static bw_controls_reload_result reload_group(bw_controls *c, const bool *pick, 
         }
     }
     if (!ok) {
-        for (int i = 0; i < c->count; i++) {
+        for (int i = 0; i < c->count; i++)
             if (made[i]) control_release(c, &c->staged[i]);
-            if (pick[i]) snprintf(c->rejected[i], sizeof c->rejected[i], "%s", c->error);
-        }
         bw_sandbox_modules_restore(c->sb, &saved);
-        return BW_CONTROLS_RELOAD_REJECTED;
+        return reject_picked(c, pick);
     }
     bw_sandbox_modules_commit(c->sb, &saved);
     for (int i = 0; i < c->count; i++) {
         if (!pick[i]) continue;
         c->staged[i].version = c->list[i].version + 1;
+        c->staged[i].rejected = c->list[i].rejected;
         control_release(c, &c->list[i]);
         c->list[i] = c->staged[i];
         c->rejected[i][0] = '\0';

@@ -162,12 +162,14 @@ int bw_controls_overrides(bw_controls *c, int character, const bw_pose *pose, bw
 /* Failures of control `control`'s update so far (the current version). */
 int bw_controls_failures(const bw_controls *c, int control);
 /* Per control (the index bw_controls_load returned), for a host that
- * shows each control's state: how many of its reloads went in (its own
- * file's or a module's it requires; 0 as loaded), and its last reload's
- * rejection ("file:line: message"; "" when its last reload went in or
- * none was tried). "" and 0 for a bad index. */
-int bw_controls_version(const bw_controls *c, int control);
-const char *bw_controls_reload_error(const bw_controls *c, int control);
+ * shows each control's state: its reloads (its own file's or a module's
+ * it requires) so far. Zeros and "" for a bad index. */
+typedef struct bw_control_reloads {
+    int done;          /* reloads that went in (0 as loaded) */
+    int rejected;      /* reloads that were rejected */
+    const char *error; /* the last reload's rejection ("file:line: message"); "" when it went in or none was tried */
+} bw_control_reloads;
+bw_control_reloads bw_controls_reload_status(const bw_controls *c, int control);
 
 /* The Lua face of the procedural helpers (lua_control.c): blendwerk.swing_twist,
  * look_rotation, rotate_toward, aim_angles, aim_clamp, aim_chain, and

@@ -101,7 +101,8 @@ struct demo_app {
     char (*slots)[DEMO_APP_ERROR_MAX];
     int slot_count;
     char error[DEMO_APP_ERROR_MAX];    /* the non-empty slots joined, in slot order */
-    char rejected[DEMO_APP_ERROR_MAX]; /* the last rejected reload's lines */
+    char rejected[DEMO_APP_ERROR_MAX]; /* the lines the last rejecting demo_app_reload call rejected */
+    bool rejecting;                    /* this demo_app_reload call rejected something (reject) */
     bool char_pending; /* a character edit was rejected for another file's problem: retried when that loads */
     char note[512];
     int reloads, rejections;
@@ -127,6 +128,9 @@ static void join_errors(demo_app *a)
     a->error[0] = '\0';
     for (int i = 0; i < a->slot_count && used + 1 < sizeof a->error; i++) {
         if (!a->slots[i][0]) continue;
+        bool repeat = false; /* one module's error stands under each control that requires it: shown once */
+        for (int k = 0; k < i && !repeat; k++) repeat = strcmp(a->slots[k], a->slots[i]) == 0;
+        if (repeat) continue;
         int n = snprintf(a->error + used, sizeof a->error - used, "%s%s", used ? "\n" : "", a->slots[i]);
         if (n < 0) break;
         used += (size_t)n < sizeof a->error - used ? (size_t)n : sizeof a->error - used - 1;
@@ -481,12 +485,12 @@ static bool controls_paths(demo_app *a, const char *const *paths, int count, cha
 }
 
 /* A runner on `rig` with every control file loaded (none: an empty set).
- * On failure *failed is the control that did not load, -1 when the runner
- * itself could not be made. */
+ * On failure *failed (when not NULL) is the control that did not load,
+ * -1 when the runner itself could not be made. */
 static bool controls_build(demo_app *a, const bw_rig *rig, controls_set *out, int *failed, char *err, size_t err_size)
 {
     memset(out, 0, sizeof *out);
-    *failed = -1;
+    if (failed) *failed = -1;
     if (!a->control_count) return true;
     bw_sandbox_desc sd;
     memset(&sd, 0, sizeof sd);
@@ -510,7 +514,7 @@ static bool controls_build(demo_app *a, const bw_rig *rig, controls_set *out, in
     for (int i = 0; ok && i < a->control_count; i++) {
         out->index[i] = bw_controls_load(out->run, a->control_names[i], NULL, err, err_size);
         ok = out->index[i] >= 0;
-        if (!ok) *failed = i;
+        if (!ok && failed) *failed = i;
     }
     if (!ok) {
         controls_free(out);
@@ -644,7 +648,6 @@ demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size)
             }
         }
     }
-    int bad_control = -1;
     ok = ok && controls_paths(a, desc->controls, desc->control_count, err, err_size);
     if (ok) {
         a->slot_count = slot_session(a) + 1;
@@ -652,7 +655,7 @@ demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size)
         ok = a->slots != NULL;
         if (!ok) snprintf(err, err_size, "demo: out of memory");
     }
-    ok = ok && controls_build(a, a->ch.rig, &a->ctl, &bad_control, err, err_size);
+    ok = ok && controls_build(a, a->ch.rig, &a->ctl, NULL, err, err_size);
     ok = ok && version_build(a, &a->ch, &a->v, a->ctl.owns_aim, err, err_size, NULL);
     if (ok && !size_model(a, a->ch.rig)) {
         snprintf(err, err_size, "demo: out of memory");
@@ -710,12 +713,23 @@ static void after_swap(demo_app *a)
     slot_set(a, slot_timeline(a), timeline_read(a, a->time - 1e-9, err, sizeof err) ? "" : err);
 }
 
-/* An edit rejected for the problem `err` of the source of `slot`. */
+/* An edit rejected for the problem `err` of the source of `slot`. The
+ * rejections of one demo_app_reload call collect in a->rejected, each
+ * text once (one module's error rejects every control that requires it:
+ * one rejection). */
 static int reject(demo_app *a, int slot, const char *err)
 {
-    a->rejections++;
     slot_set(a, slot, err);
-    snprintf(a->rejected, sizeof a->rejected, "%s", err);
+    if (!a->rejecting) {
+        a->rejected[0] = '\0';
+        a->rejecting = true;
+    }
+    const char *text = a->slots && slot >= 0 && slot < a->slot_count ? a->slots[slot] : err; /* without trailing newlines */
+    if (!strstr(a->rejected, text)) {
+        size_t used = strlen(a->rejected);
+        snprintf(a->rejected + used, sizeof a->rejected - used, "%s%s", used ? "\n" : "", text);
+        a->rejections++;
+    }
     snprintf(a->note, sizeof a->note, "reload rejected; still running the previous version");
     return -1;
 }
@@ -811,8 +825,8 @@ static int reload_graph(demo_app *a, bool force, double now)
 static int reload_controls(demo_app *a, bool force, double now)
 {
     if (!a->ctl.run) return 0;
-    int before[BW_CONTROLS_MAX];
-    for (int i = 0; i < a->control_count; i++) before[i] = bw_controls_version(a->ctl.run, a->ctl.index[i]);
+    bw_control_reloads before[BW_CONTROLS_MAX];
+    for (int i = 0; i < a->control_count; i++) before[i] = bw_controls_reload_status(a->ctl.run, a->ctl.index[i]);
     bw_controls_reload_result r = BW_CONTROLS_RELOAD_NONE;
     if (force) {
         for (int i = 0; i < a->control_count; i++) {
@@ -828,13 +842,12 @@ static int reload_controls(demo_app *a, bool force, double now)
     if (r == BW_CONTROLS_RELOAD_NONE) return 0;
     int done = 0, rejected = 0;
     for (int i = 0; i < a->control_count; i++) {
-        const int k = a->ctl.index[i];
-        const char *e = bw_controls_reload_error(a->ctl.run, k);
-        if (bw_controls_version(a->ctl.run, k) != before[i]) {
+        bw_control_reloads now_at = bw_controls_reload_status(a->ctl.run, a->ctl.index[i]);
+        if (now_at.done != before[i].done) {
             clear_control(a, a->control_names[i]);
             done++;
-        } else if (e[0] && strcmp(e, a->slots[slot_control(i, false)]) != 0) {
-            reject(a, slot_control(i, false), e);
+        } else if (now_at.rejected != before[i].rejected) {
+            reject(a, slot_control(i, false), now_at.error);
             rejected++;
         }
     }
@@ -851,12 +864,16 @@ static int reload_controls(demo_app *a, bool force, double now)
 int demo_app_reload(demo_app *a, double now, bool force)
 {
     if (!a) return 0;
+    a->rejecting = false;
     bool char_changed = a->char_watch && bw_watch_poll(a->char_watch, now);
     if (char_changed || (force && a->character_path)) return reload_character(a);
     int g = a->v.graph ? reload_graph(a, force, now) : 0;
     int c = reload_controls(a, force, now);
-    /* a character edit that waited for this file: now it can go in */
-    if (a->char_pending && g >= 0 && c >= 0 && (g > 0 || c > 0)) return reload_character(a);
+    /* a character edit that waited for another file: that file changed,
+     * so try the character again (the file was judged against the old
+     * character above; an edit made for the new one, such as a renamed
+     * clip, only loads with it) */
+    if (a->char_pending && (g != 0 || c != 0)) return reload_character(a);
     return g < 0 || c < 0 ? -1 : g > 0 || c > 0 ? 1 : 0;
 }
 

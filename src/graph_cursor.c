@@ -836,6 +836,10 @@ bw_result bw_graph_cursor_set_layer_weight(bw_graph_cursor *c, int layer, float 
 
 /* ---- travel ---- */
 
+/* Whether travel may take transition tr out of state s: its own edge, or
+ * an any-state one to another state. */
+static bool edge_leaves(const g_transition *tr, int s) { return tr->from == s || (tr->from < 0 && tr->to != s); }
+
 bw_result bw_graph_cursor_travel(bw_graph_cursor *c, int layer, int state)
 {
     if (!layer_ok(c, layer)) return c ? BW_ERR_RANGE : BW_ERR_INVALID_ARGUMENT;
@@ -857,7 +861,7 @@ bw_result bw_graph_cursor_travel(bw_graph_cursor *c, int layer, int state)
         int u = queue[head++];
         for (int t = 0; t < L->transition_count && parent[state] == -2; t++) {
             const g_transition *tr = transition_of(c, layer, t);
-            if (!(tr->from == u || (tr->from < 0 && tr->to != u)) || parent[tr->to] != -2) continue;
+            if (!edge_leaves(tr, u) || parent[tr->to] != -2) continue;
             parent[tr->to] = u;
             edge[tr->to] = t;
             queue[tail++] = tr->to;
@@ -1071,7 +1075,7 @@ static void carry_route(bw_graph_cursor *dst, int l, const bw_graph_cursor *src,
     for (int i = O->route_pos; i < O->route_len && n >= 0; i++) {
         int t = matching_transition(dst, l, src, ol, O->route[i]);
         const g_transition *tr = t >= 0 ? transition_of(dst, l, t) : NULL;
-        if (!tr || n >= dst->g->max_states || !(tr->from == at || (tr->from < 0 && tr->to != at))) {
+        if (!tr || n >= dst->g->max_states || !edge_leaves(tr, at)) {
             n = -1;
             break;
         }

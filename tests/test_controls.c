@@ -886,18 +886,19 @@ static void the_sandbox_tracks_modules_and_what_they_required(void)
     remove_tmpdir();
 }
 
-/* Controls 0 and 1's versions and last reload errors. */
-static void check_versions_at(bw_controls *c, int v0, int v1, const char *e0, const char *e1, int line)
+/* Controls 0 and 1's reloads that went in, that were rejected, and their
+ * last reload errors. */
+static void check_reloads_at(bw_controls *c, int d0, int d1, int r0, int r1, const char *e0, const char *e1, int line)
 {
-    if (bw_controls_version(c, 0) != v0 || bw_controls_version(c, 1) != v1 ||
-        strcmp(bw_controls_reload_error(c, 0), e0) || strcmp(bw_controls_reload_error(c, 1), e1)) {
-        fprintf(stderr, "%s:%d: versions %d %d, errors \"%s\" \"%s\"; expected %d %d, \"%s\" \"%s\"\n", __FILE__, line,
-                bw_controls_version(c, 0), bw_controls_version(c, 1), bw_controls_reload_error(c, 0),
-                bw_controls_reload_error(c, 1), v0, v1, e0, e1);
+    bw_control_reloads a = bw_controls_reload_status(c, 0), b = bw_controls_reload_status(c, 1);
+    if (a.done != d0 || b.done != d1 || a.rejected != r0 || b.rejected != r1 || strcmp(a.error, e0) ||
+        strcmp(b.error, e1)) {
+        fprintf(stderr, "%s:%d: done %d %d, rejected %d %d, errors \"%s\" \"%s\"; expected %d %d, %d %d, \"%s\" \"%s\"\n",
+                __FILE__, line, a.done, b.done, a.rejected, b.rejected, a.error, b.error, d0, d1, r0, r1, e0, e1);
         check_failures_in_test++;
     }
 }
-#define check_versions(c, v0, v1, e0, e1) check_versions_at((c), (v0), (v1), (e0), (e1), __LINE__)
+#define check_reloads(c, d0, d1, r0, r1, e0, e1) check_reloads_at((c), (d0), (d1), (r0), (r1), (e0), (e1), __LINE__)
 
 static void a_saved_module_reloads_every_control_that_required_it(void)
 {
@@ -922,7 +923,7 @@ static void a_saved_module_reloads_every_control_that_required_it(void)
     CHECK(poll_settled(c, 2.0) == BW_CONTROLS_RELOAD_DONE);
     CHECK_STR(bw_controls_error(c), "");
     CHECK_INT(bw_controls_reloads(c), 1);
-    check_versions(c, 1, 1, "", "");
+    check_reloads(c, 1, 1, 0, 0, "", "");
     run_frames(c, &p, 1);
     CHECK_NEAR(gaze(c, 0), 13, 0);  /* 6 + 7 */
     CHECK_NEAR(gaze(c, 1), 987, 0); /* 994 - 7 */
@@ -942,7 +943,7 @@ static void a_saved_module_reloads_every_control_that_required_it(void)
         write_file("step.lua", bad[i].text);
         CHECK(poll_settled(c, now) == BW_CONTROLS_RELOAD_REJECTED);
         CHECK_STR(bw_controls_error(c), bad[i].error);
-        check_versions(c, 1, 1, bad[i].error, bad[i].error); /* both controls were rejected */
+        check_reloads(c, 1, 1, i + 1, i + 1, bad[i].error, bad[i].error); /* both controls were rejected */
         CHECK(bw_controls_poll(c, now + 1.5) == BW_CONTROLS_RELOAD_NONE);
         run_frames(c, &p, 1);
         CHECK_NEAR(gaze(c, 0), 13 + 7 * (i + 1), 0);
@@ -961,7 +962,7 @@ static void a_saved_module_reloads_every_control_that_required_it(void)
     write_file("step.lua", "return { size = 100 }\n");
     CHECK(poll_settled(c, 12.0) == BW_CONTROLS_RELOAD_DONE);
     CHECK_STR(bw_controls_error(c), "");
-    check_versions(c, 2, 2, "", "");
+    check_reloads(c, 2, 2, 5, 5, "", ""); /* four bad saves, one pending reload of up.lua */
     run_frames(c, &p, 1);
     CHECK_NEAR(gaze(c, 0), 148, 0);
     CHECK_NEAR(gaze(c, 1), 852, 0);
@@ -973,8 +974,8 @@ static void a_saved_module_reloads_every_control_that_required_it(void)
     write_file("up.lua", "local step = require('step')\nreturn { update = 5 }\n");
     CHECK(poll_settled(c, 14.0) == BW_CONTROLS_RELOAD_REJECTED);
     CHECK_STR(bw_controls_error(c), "up.lua: update must be a function (it is a number)");
-    check_versions(c, 2, 2, "up.lua: update must be a function (it is a number)",
-                   "up.lua: update must be a function (it is a number)");
+    check_reloads(c, 2, 2, 6, 6, "up.lua: update must be a function (it is a number)",
+                  "up.lua: update must be a function (it is a number)");
     run_frames(c, &p, 1);
     CHECK_NEAR(gaze(c, 0), 248, 0);
     CHECK_NEAR(gaze(c, 1), 752, 0);
@@ -987,17 +988,17 @@ static void a_saved_module_reloads_every_control_that_required_it(void)
     CHECK_NEAR(gaze(c, 0), 249, 0);
     CHECK_NEAR(gaze(c, 1), 751, 0);
     CHECK_INT(bw_controls_reloads(c), 3);
-    check_versions(c, 3, 3, "", "");
+    check_reloads(c, 3, 3, 6, 6, "", "");
     /* down.lua alone: only its version moves; a bad edit of it is its own */
     write_file("down.lua", "-- edited\n");
     CHECK(poll_settled(c, 18.0) == BW_CONTROLS_RELOAD_REJECTED);
-    check_versions(c, 3, 3, "", bw_controls_error(c));
-    CHECK(strstr(bw_controls_reload_error(c, 1), "down.lua") != NULL);
+    check_reloads(c, 3, 3, 6, 7, "", bw_controls_error(c));
+    CHECK(strstr(bw_controls_reload_status(c, 1).error, "down.lua") != NULL);
     write_file("down.lua", down_lua);
     CHECK(poll_settled(c, 20.0) == BW_CONTROLS_RELOAD_DONE);
-    check_versions(c, 3, 4, "", "");
-    CHECK_INT(bw_controls_version(c, 2), 0); /* a bad index */
-    CHECK_STR(bw_controls_reload_error(c, -1), "");
+    check_reloads(c, 3, 4, 6, 7, "", "");
+    CHECK_INT(bw_controls_reload_status(c, 2).done, 0); /* a bad index */
+    CHECK_STR(bw_controls_reload_status(c, -1).error, "");
     bw_pose_deinit(&p);
     bw_controls_destroy(c);
     bw_sandbox_destroy(sb);

@@ -850,6 +850,43 @@ static void each_broken_source_shows_until_it_loads(void)
     demo_app_destroy(a);
 }
 
+/* A clip renamed in the character (jump_air -> jump_up): the graph still
+ * names jump_air, so the edit waits; the graph then renamed too does not
+ * load on the running character, but the character edit goes in with it. */
+static void a_renamed_clip_goes_in_with_its_graph_edit(void)
+{
+    char *graph = live_copy(DEMO_GRAPH, "rename_graph.lua");
+    char *character = live_copy(HUMANOID, "rename_char.lua");
+    demo_app_desc d = {.character = temp_path("rename_char.lua"), .graph = temp_path("rename_graph.lua"),
+                       .force_polling = true};
+    demo_app *a = graph && character ? open_app(&d) : NULL;
+    CHECK(a != NULL);
+    char *new_char = character ? replaced(character, "name = \"jump_air\",", "name = \"jump_up\",") : NULL;
+    char *new_graph = graph ? replaced(graph, "jump_air   = { clip = \"jump_air\" },", "jump_air   = { clip = \"jump_up\" },")
+                            : NULL;
+    CHECK(new_char && new_graph);
+    if (a && new_char && new_graph) {
+        double now = 0;
+        run_frames(a, 3, &now);
+        const bw_rig *rig = demo_app_rig(a);
+        write_text_file(temp_path("rename_char.lua"), new_char);
+        CHECK_INT(settle(a, &now), -1);
+        CHECK_CONTAINS(demo_app_error(a), "jump_air"); /* the graph's line: no clip jump_air */
+        CHECK(demo_app_rig(a) == rig);
+        write_text_file(temp_path("rename_graph.lua"), new_graph);
+        CHECK_INT(settle(a, &now), 1);
+        CHECK_STR(demo_app_error(a), "");
+        CHECK(demo_app_rig(a) != rig); /* the new character runs, with the new graph */
+        run_frames(a, 3, &now);
+        CHECK_STR(demo_app_error(a), "");
+    }
+    free(new_char);
+    free(new_graph);
+    free(graph);
+    free(character);
+    demo_app_destroy(a);
+}
+
 static size_t lua_bytes(lua_State *L)
 {
     return (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024u + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
@@ -1552,6 +1589,7 @@ int main(void)
     RUN(hostile_input_is_refused);
     RUN(a_control_reload_keeps_its_state);
     RUN(a_saved_module_reloads_its_control);
+    RUN(a_renamed_clip_goes_in_with_its_graph_edit);
     RUN(a_head_aim_control_owns_the_head);
     RUN(a_frame_with_controls_allocates_nothing);
     RUN(a_character_reload_restarts_the_controls);

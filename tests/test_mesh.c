@@ -55,11 +55,12 @@ typedef struct tiny_opts {
     bool morph;          /* one morph target moving every vertex by (0, 0, 2), default weight 0.25 */
     bool morph_normals;  /* with morph: the target also moves the normals (v0 by (1, 0, -1), v1 and v2 by (-1, 1, 0)) */
     int normal_offsets;  /* with morph_normals: the NORMAL offsets accessor's count (default 3) */
+    float normal_length; /* the bind normals' length in the file (default 1) */
 } tiny_opts;
 
 static tiny_opts defaults(void)
 {
-    tiny_opts o = {.index2 = 2, .joint_v2 = 1, .weight_v0 = 1.0f, .position_count = 3, .normal_offsets = 3};
+    tiny_opts o = {.index2 = 2, .joint_v2 = 1, .weight_v0 = 1.0f, .position_count = 3, .normal_offsets = 3, .normal_length = 1.0f};
     return o;
 }
 
@@ -96,7 +97,8 @@ static const char *tiny_gltf(const tiny_opts *o)
     unsigned char b[BUF_SIZE];
     memset(b, 0, sizeof b);
     const float pos[9] = {1, 0, 0, 1, 1, 0, 0, 1, 0};
-    const float nrm[9] = {0, 0, 1, 1, 0, 0, 1, 0, 0};
+    const float L = o->normal_length;
+    const float nrm[9] = {0, 0, L, L, 0, 0, L, 0, 0};
     const uint16_t jnt[12] = {0, 0, 0, 0, 1, 0, 0, 0, 0, (uint16_t)o->joint_v2, 0, 0};
     const unsigned char wu8[12] = {255, 0, 0, 0, 255, 0, 0, 0, 100, 100, 0, 0};
     const float wf[12] = {o->weight_v0, 0, 0, 0, 1, 0, 0, 0, 0.5f, 0.5f, 0, 0};
@@ -348,6 +350,19 @@ static void morph_targets_should_move_normals_by_their_curve(void)
     CHECK_NEAR(bn[2], 1.0, 0);
     bw_mesh_destroy(mesh);
     bw_asset_destroy(asset);
+
+    /* bind normals of length 2 in the file: glTF adds the offsets to them
+     * as they are, so at w = 1 the sums are (1, 0, 1), (1, 1, 0), (1, 1, 0),
+     * which skin to the w = 0.5 normals above */
+    o.normal_length = 2.0f;
+    if (load_tiny_ok(&o, &asset, &mesh)) {
+        float curve = 1.0f;
+        CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, &curve, palette, pos, nrm), BW_OK);
+        for (int i = 0; i < 9; i++) CHECK_NEAR(nrm[i], want[1][i], 1e-5);
+        bw_mesh_destroy(mesh);
+        bw_asset_destroy(asset);
+    }
+    o.normal_length = 1.0f;
 
     /* a NORMAL offsets accessor of another count: refused, named */
     o.normal_offsets = 2;

@@ -224,8 +224,9 @@ static bw_result target_offsets(mesh_loader *L, const prim_info *pi, const cJSON
     return BW_OK;
 }
 
-/* Validate a primitive's morph targets (POSITION and NORMAL offsets, one
- * per vertex; other attributes are ignored). */
+/* Validate a primitive's morph targets (POSITION offsets and, when the
+ * primitive has NORMAL (read before), NORMAL offsets, one per vertex;
+ * other attributes are ignored). */
 static bw_result read_targets(mesh_loader *L, prim_info *pi, const cJSON *prim, const char *base)
 {
     gltf_ctx *c = &L->c;
@@ -240,7 +241,9 @@ static bw_result read_targets(mesh_loader *L, prim_info *pi, const cJSON *prim, 
         if (!cJSON_IsObject(target)) return bw_gltf_fail(c, BW_ERR_PARSE, tbase, "expected an object");
         const gltf_floats *d;
         r = target_offsets(L, pi, target, tbase, "POSITION", &d);
-        if (r == BW_OK) r = target_offsets(L, pi, target, tbase, "NORMAL", &d);
+        if (r != BW_OK) return r;
+        if (!pi->nrm) continue; /* normals made from the triangles: NORMAL offsets do not apply */
+        r = target_offsets(L, pi, target, tbase, "NORMAL", &d);
         if (r != BW_OK) return r;
         pi->target_normals |= d != NULL;
     }
@@ -328,14 +331,14 @@ static bw_result read_prim(mesh_loader *L, prim_info *pi, bool *keep)
     if (n > (size_t)(BW_MESH_MAX_VERTICES - L->vertex_total))
         return bw_gltf_fail(c, BW_ERR_LIMIT, where, "more than %d vertices in the file's meshes", BW_MESH_MAX_VERTICES);
     pi->vertex_count = (int)n;
-    r = read_targets(L, pi, prim, base);
-    if (r != BW_OK) return r;
     if (nrm >= 0) {
         r = bw_gltf_accessor_floats(c, (int)nrm, 3, bw_gltf_path(where, "%s.NORMAL", abase), &pi->nrm);
         if (r != BW_OK) return r;
         if (pi->nrm->count != n)
             return bw_gltf_fail(c, BW_ERR_RANGE, where, "%zu normals for %zu positions", pi->nrm->count, n);
     }
+    r = read_targets(L, pi, prim, base);
+    if (r != BW_OK) return r;
     if (skinned) {
         r = use_skin(L, pi->skin);
         if (r != BW_OK) return r;
@@ -416,7 +419,19 @@ static void face_normals(float *nrm, const float *pos, int vertex_count, const u
     }
 }
 
-/* Copy a decoded primitive into the mesh at vertex `v0`, index `i0`. */
+/* q turned by the upper 3x3 of `place` when `moved`, else as it is. */
+static void turn3(bool moved, const float place[4][4], const float *q, float out[3])
+{
+    for (int r = 0; r < 3; r++) out[r] = moved ? place[0][r] * q[0] + place[1][r] * q[1] + place[2][r] * q[2] : q[r];
+}
+
+/* 1 / |v|, 0 for a zero vector. */
+static float inverse_length3(const float *v)
+{
+    float l = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    return l > 1e-20f ? 1.0f / l : 0.0f;
+}
+
 /* One target attribute's offsets into `o` (n x 3), turned like the
  * positions when the node is carried by a joint above it, and times
  * scale[v] when given; zeros when the target has no such attribute. */
@@ -429,10 +444,9 @@ static bw_result copy_offsets(mesh_loader *L, const prim_info *pi, int t, const 
     bw_result r = bw_gltf_accessor_floats(&L->c, acc->valueint, 3, "targets", &d); /* decoded and checked before */
     if (r != BW_OK) return r;
     for (size_t v = 0; v < (size_t)pi->vertex_count; v++) {
-        const float *q = d->data + v * 3;
-        const float k = scale ? scale[v] : 1.0f;
-        for (int c = 0; c < 3; c++)
-            o[v * 3 + (size_t)c] = k * (moved ? place[0][c] * q[0] + place[1][c] * q[1] + place[2][c] * q[2] : q[c]);
+        turn3(moved, place, d->data + v * 3, o + v * 3);
+        if (scale)
+            for (int c = 0; c < 3; c++) o[v * 3 + (size_t)c] *= scale[v];
     }
     return BW_OK;
 }
@@ -461,14 +475,12 @@ static bw_result copy_targets(mesh_loader *L, const prim_info *pi, bw_mesh_morph
     if (!mb->deltas) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "meshes", "out of memory");
     mb->targets = pi->targets; /* set once allocated: bw_mesh_destroy frees by it */
     /* the bind normals' 1 / |turned normal| (copy_prim) */
-    float *scale = mb->normal_deltas && moved ? (float *)bw_alloc(c->a, n * sizeof(float)) : NULL;
-    if (mb->normal_deltas && moved && !scale) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "meshes", "out of memory");
+    float *scale = mb->normal_deltas ? (float *)bw_alloc(c->a, n * sizeof(float)) : NULL;
+    if (mb->normal_deltas && !scale) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "meshes", "out of memory");
     for (size_t v = 0; scale && v < n; v++) {
-        const float *q = pi->nrm->data + v * 3;
         float t[3];
-        for (int r = 0; r < 3; r++) t[r] = place[0][r] * q[0] + place[1][r] * q[1] + place[2][r] * q[2];
-        float l = sqrtf(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
-        scale[v] = l > 1e-20f ? 1.0f / l : 0.0f;
+        turn3(moved, place, pi->nrm->data + v * 3, t);
+        scale[v] = inverse_length3(t);
     }
     bw_result r = BW_OK;
     for (int t = 0; t < pi->targets && r == BW_OK; t++) {
@@ -480,6 +492,7 @@ static bw_result copy_targets(mesh_loader *L, const prim_info *pi, bw_mesh_morph
     return r;
 }
 
+/* Copy a decoded primitive into the mesh at vertex `v0`, index `i0`. */
 static bw_result copy_prim(mesh_loader *L, const prim_info *pi, bw_mesh *m, int v0, int i0)
 {
     int n = pi->vertex_count;
@@ -531,15 +544,9 @@ static bw_result copy_prim(mesh_loader *L, const prim_info *pi, bw_mesh *m, int 
     for (int k = 0; k < pi->index_count; k++) idx[k] = (uint32_t)v0 + (pi->idx ? (uint32_t)pi->idx->data[k] : (uint32_t)k);
     if (pi->nrm) {
         for (int v = 0; v < n; v++) {
-            const float *q = pi->nrm->data + (size_t)v * 3;
             float *o = nrm + (size_t)v * 3, t[3];
-            if (moved) {
-                for (int r = 0; r < 3; r++) t[r] = place[0][r] * q[0] + place[1][r] * q[1] + place[2][r] * q[2];
-            } else {
-                memcpy(t, q, sizeof t);
-            }
-            float l = sqrtf(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
-            float k = l > 1e-20f ? 1.0f / l : 0.0f;
+            turn3(moved, place, pi->nrm->data + (size_t)v * 3, t);
+            float k = inverse_length3(t);
             o[0] = t[0] * k;
             o[1] = t[1] * k;
             o[2] = t[2] * k;
