@@ -707,7 +707,6 @@ static void frozen_fade_should_carry_without_its_source_state(void)
     bw_pose_deinit(&out);
 }
 
-/* The carry-over allocates nothing, and neither do the frames after it. */
 /* The base layer alone, after travel to jump (fired in update 1, p 0)
  * and then to move (jump -> idle -> move, both queued), and update 2:
  * jump at p 0.125; its exit gate opens in update 9. */
@@ -756,6 +755,18 @@ static void queued_travel_should_reach_its_destination_in_the_edited_graph(void)
     CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 0);
     drop(c, gn);
 
+    /* the old edges still chain although a direct jump -> move (exit time
+     * 1) would now be shorter: the queued edges are kept (idle in update
+     * 9, move in 10), not replaced by the new shortest route */
+    const bw_graph_transition_desc tr_short[4] = {
+        base_transitions[0], base_transitions[1], base_transitions[2],
+        {.from = "jump", .to = "move", .has_exit_time = true, .exit_time = 1.0f, .duration = 0.5f}};
+    c = carried(old, &gn, base_states, 3, "idle", tr_short, 4, 0.25f);
+    CHECK_INT(bw_graph_cursor_travel_pending(c, 0), 2);
+    CHECK_STR(state_after(c, 7), "idle");
+    CHECK_STR(state_after(c, 1), "move");
+    drop(c, gn);
+
     /* jump -> idle is gone, jump -> move (exit time 1) is new: a new
      * route of one edge, firing when jump's gate opens in update 9 */
     const bw_graph_transition_desc tr2[2] = {
@@ -792,6 +803,8 @@ static void queued_travel_should_reach_its_destination_in_the_edited_graph(void)
     bw_pose_deinit(&out);
 }
 
+/* The carry-over allocates nothing, and neither do the frames after it;
+ * nor does carrying queued travel, as it is or on a new route. */
 static void carry_over_and_the_frames_after_should_not_allocate(void)
 {
     alloc_counter count = ALLOC_COUNTER(-1);
@@ -818,6 +831,29 @@ static void carry_over_and_the_frames_after_should_not_allocate(void)
     CHECK_INT(count.live_blocks, 0);
     bw_graph_destroy(ga);
     bw_graph_destroy(gb);
+
+    /* queued travel: carried edge by edge into the same graph, and on a
+     * new route into one without jump -> idle */
+    bw_graph *go;
+    old = old_travelling(&go, &out);
+    bw_graph_layer_desc same = layer("base", "idle", base_states, 3, base_transitions, 3);
+    const bw_graph_transition_desc direct[2] = {
+        base_transitions[0],
+        {.from = "jump", .to = "move", .has_exit_time = true, .exit_time = 1.0f, .duration = 0.5f}};
+    bw_graph_layer_desc rerouted = layer("base", "idle", base_states, 3, direct, 2);
+    const bw_graph_layer_desc *targets[2] = {&same, &rerouted};
+    for (int k = 0; k < 2; k++) {
+        bw_graph *gn = compile_layers(targets[k], 1);
+        c = cursor_for(gn, &a);
+        before = count.allocations;
+        CHECK_INT(bw_graph_cursor_carry_over(c, old, 0.25f), BW_OK);
+        CHECK_INT(bw_graph_cursor_travel_pending(c, 0), k == 0 ? 2 : 1);
+        for (int f = 0; f < 10; f++) bw_graph_cursor_update(c, DT);
+        CHECK_INT(count.allocations, before);
+        CHECK_STR(bw_graph_state_name(gn, 0, status(c, 0).state), "move");
+        drop(c, gn);
+    }
+    drop(old, go);
     bw_pose_deinit(&out);
 }
 
