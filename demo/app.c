@@ -122,6 +122,10 @@ static int slot_control(int control, bool failing) { return 2 + 2 * control + (f
 static int slot_timeline(const demo_app *a) { return 2 + 2 * a->control_count; }
 static int slot_session(const demo_app *a) { return 3 + 2 * a->control_count; }
 
+/* Lines of one source in the joined text: a long report (a graph with
+ * many problems) leaves room for the other sources' lines. */
+#define SOURCE_LINES_MAX 6
+
 static void join_errors(demo_app *a)
 {
     size_t used = 0;
@@ -131,7 +135,16 @@ static void join_errors(demo_app *a)
         bool repeat = false; /* one module's error stands under each control that requires it: shown once */
         for (int k = 0; k < i && !repeat; k++) repeat = strcmp(a->slots[k], a->slots[i]) == 0;
         if (repeat) continue;
-        int n = snprintf(a->error + used, sizeof a->error - used, "%s%s", used ? "\n" : "", a->slots[i]);
+        /* end: the newline after the source's last shown line (slots hold
+         * no trailing newline, so each newline from there starts a line) */
+        const char *text = a->slots[i], *end = text;
+        int newlines = 0, more = 0;
+        for (; *end; end++)
+            if (*end == '\n' && ++newlines == SOURCE_LINES_MAX) break;
+        for (const char *p = end; *p; p++) more += *p == '\n';
+        int n = more ? snprintf(a->error + used, sizeof a->error - used, "%s%.*s\n(%d more line%s)", used ? "\n" : "",
+                                (int)(end - text), text, more, more == 1 ? "" : "s")
+                     : snprintf(a->error + used, sizeof a->error - used, "%s%s", used ? "\n" : "", text);
         if (n < 0) break;
         used += (size_t)n < sizeof a->error - used ? (size_t)n : sizeof a->error - used - 1;
     }

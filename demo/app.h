@@ -63,7 +63,7 @@
  *   demo_app_clear_error or the next good reload.
  * A character edit that loads fine but is rejected because the graph or
  * a control does not load on it clears the character's problem, files
- * the other file's, and is tried again as soon as that file loads fine.
+ * the other file's, and is tried again whenever that file changes.
  * Setting or clearing a problem allocates nothing.
  *
  * Refused input, each with a message in demo_app_error and nothing

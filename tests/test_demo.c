@@ -887,6 +887,39 @@ static void a_renamed_clip_goes_in_with_its_graph_edit(void)
     demo_app_destroy(a);
 }
 
+/* A graph with eight problems (eight unknown clips) shows its first six
+ * lines and how many more, so the control's line below still shows. */
+static void a_long_report_leaves_room_for_the_others(void)
+{
+    char *graph = live_copy(DEMO_GRAPH, "long_graph.lua");
+    write_counter("0");
+    const char *controls[] = {temp_path("counter.lua")};
+    demo_app_desc d = {.character = HUMANOID, .graph = temp_path("long_graph.lua"), .controls = controls,
+                       .control_count = 1, .force_polling = true};
+    demo_app *a = graph ? open_app(&d) : NULL;
+    CHECK(a != NULL);
+    if (a) {
+        double now = 0;
+        run_frames(a, 3, &now);
+        char text[2048] = "return {\n  layers = {\n    { name = \"base\", entry = \"s1\",\n      states = {\n";
+        for (int k = 1; k <= 8; k++)
+            snprintf(text + strlen(text), sizeof text - strlen(text), "        s%d = { clip = \"missing%d\" },\n", k, k);
+        snprintf(text + strlen(text), sizeof text - strlen(text), "      },\n    },\n  },\n}\n");
+        write_text_file(temp_path("long_graph.lua"), text);
+        CHECK_INT(settle(a, &now), -1);
+        write_text_file(temp_path("counter.lua"), "return { update = 1 }\n");
+        CHECK_INT(settle(a, &now), -1);
+        const char *e = demo_app_error(a);
+        int lines = 1;
+        for (const char *p = e; *p; p++) lines += *p == '\n';
+        CHECK_INT(lines, 8); /* six of the graph's, "(2 more lines)", the control's */
+        CHECK_CONTAINS(e, "\n(2 more lines)\ncounter.lua: update must be a function (it is a number)");
+        CHECK(strstr(e, "missing1") && !strstr(e, "missing8")); /* in its order: the first six */
+    }
+    free(graph);
+    demo_app_destroy(a);
+}
+
 static size_t lua_bytes(lua_State *L)
 {
     return (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024u + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
@@ -1594,6 +1627,7 @@ int main(void)
     RUN(a_control_reload_keeps_its_state);
     RUN(a_saved_module_reloads_its_control);
     RUN(a_renamed_clip_goes_in_with_its_graph_edit);
+    RUN(a_long_report_leaves_room_for_the_others);
     RUN(a_head_aim_control_owns_the_head);
     RUN(a_frame_with_controls_allocates_nothing);
     RUN(a_character_reload_restarts_the_controls);
