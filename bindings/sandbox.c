@@ -387,15 +387,21 @@ void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name)
     lua_replace(L, -2); /* the text over the buffer */
 }
 
-void bw_sandbox_push_file(lua_State *L, const char *what, const char *name)
+/* The text on top (mod file `name`'s) replaced by its loaded chunk, or raise the syntax error. */
+static void load_text(lua_State *L, const char *name)
 {
-    bw_sandbox_push_file_text(L, what, name);
     size_t size = 0;
     const char *text = lua_tolstring(L, -1, &size);
     const char *chunkname = lua_pushfstring(L, "@%s", name);
     if (luaL_loadbufferx(L, text, size, chunkname, "t") != LUA_OK) lua_error(L);
     lua_replace(L, -3); /* the chunk over the text, drop the name */
     lua_pop(L, 1);
+}
+
+void bw_sandbox_push_file(lua_State *L, const char *what, const char *name)
+{
+    bw_sandbox_push_file_text(L, what, name);
+    load_text(L, name);
 }
 
 /* blendwerk.load(path [, options]): a file the host granted (the module's
@@ -472,11 +478,13 @@ static int load_module(lua_State *L)
 {
     bw_sandbox *sb = bw_sandbox_of(L);
     int m = (int)lua_tointeger(L, 3);
-    bw_sandbox_push_file(L, "require", lua_tostring(L, 1));
-    if (m >= 0) {
+    const char *file = lua_tostring(L, 1);
+    bw_sandbox_push_file_text(L, "require", file);
+    if (m >= 0) { /* the version read, before a syntax error can raise: a rejected one is not reported again */
         sb->modules[m].stamp_time = sb->opened_time;
         sb->modules[m].stamp_size = sb->opened_size;
     }
+    load_text(L, file);
     lua_pushvalue(L, 2);
     lua_call(L, 1, 1);
     return 1;

@@ -1088,6 +1088,39 @@ static void a_module_that_failed_to_load_loads_once_mended(void)
     remove_tmpdir();
 }
 
+/* A module's syntax error, named by the host: the rejected version is
+ * marked as read, so a later poll (another file saved) does not report the
+ * same rejection again. */
+static void a_module_syntax_error_is_rejected_once(void)
+{
+    CHECK(make_tmpdir());
+    write_file("step.lua", "return { size = 2 }\n");
+    write_file("up.lua", up_lua);
+    write_file("other.lua", "return { update = function(s, pose, ctx) ctx.gaze[3] = 1 end }\n");
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 1, true);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "up.lua", NULL, err, sizeof err), 0);
+    CHECK_INT(bw_controls_load(c, "other.lua", NULL, err, sizeof err), 1);
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 2, 0);
+    write_file("step.lua", "return { size = = 3 }\n");
+    CHECK(bw_controls_reload(c, "step.lua") == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK_STR(bw_controls_error(c), "step.lua:1: unexpected symbol near '='");
+    write_file("other.lua", "return { update = function(s, pose, ctx) ctx.gaze[3] = 20 end }\n");
+    CHECK(poll_settled(c, 1.0) == BW_CONTROLS_RELOAD_DONE); /* other.lua alone */
+    CHECK_STR(bw_controls_error(c), "");
+    check_reloads(c, 0, 1, 1, 0, "step.lua:1: unexpected symbol near '='", "");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 4, 0); /* the size-2 module on */
+    CHECK_NEAR(gaze(c, 2), 20, 0);
+    bw_pose_deinit(&p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
 /* ---- the worked example of docs/scripting.md ---- */
 
 /* sway.lua as docs/scripting.md shows it (keep the two the same) */
@@ -1393,6 +1426,7 @@ int main(void)
     RUN(a_saved_module_reloads_every_control_that_required_it);
     RUN(a_module_of_a_module_reloads_the_controls_above_it);
     RUN(a_module_that_failed_to_load_loads_once_mended);
+    RUN(a_module_syntax_error_is_rejected_once);
     RUN(the_documented_sway_example_runs);
     RUN(head_aim_options_are_checked_with_file_and_line);
     RUN(bad_inputs_and_a_huge_dt_keep_the_outputs_finite);
