@@ -33,7 +33,12 @@ typedef struct control {
     bool keep_state;
     long long stamp_time, stamp_size; /* the file when it was loaded (for poll) */
     uint64_t modules; /* the sandbox's modules it required while loading, transitively (sandbox.h) */
+    uint64_t attempted; /* those its last rejected reload required (0 after a success): watched,
+                           and a change of one reloads it, so mending only a new module works */
 } control;
+
+/* The modules whose change reloads control k. */
+static uint64_t control_modules(const control *k) { return k->modules | k->attempted; }
 
 /* Prefetch hints per character (bw_controls_run): the addresses of the
  * tables every frame touches, taken once. Only ever prefetched, never
@@ -64,6 +69,7 @@ struct bw_controls {
     bw_lua_pose *pose;
     int reloads;
     uint64_t pending; /* changed modules whose reload was rejected: still the old versions run */
+    uint64_t attempted; /* the modules the last build that failed required (for control.attempted) */
     char error[BW_CONTROLS_ERROR_MAX];
     char rejected[BW_CONTROLS_MAX][BW_CONTROLS_ERROR_MAX]; /* per control: its last reload's failure, "" */
 };
@@ -469,6 +475,7 @@ static bool build(bw_controls *c, control *k, const char *name, int options_ref,
     c->error[0] = '\0';
     return true;
 fail:
+    c->attempted = bw_sandbox_requires_end(c->sb);
     control_release(c, k);
     return false;
 }
@@ -495,8 +502,9 @@ static void watch_files(bw_controls *c, const control *k)
     char path[BW_SANDBOX_PATH_MAX + CONTROL_NAME_MAX + 2];
     snprintf(path, sizeof path, "%s/%s", c->dir, k->name);
     bw_watch_add(c->watch, path);
+    uint64_t mods = control_modules(k);
     for (int m = 0; m < bw_sandbox_module_count(c->sb); m++)
-        if ((k->modules >> m & 1u) && bw_sandbox_module_path(c->sb, m, path, sizeof path)) bw_watch_add(c->watch, path);
+        if ((mods >> m & 1u) && bw_sandbox_module_path(c->sb, m, path, sizeof path)) bw_watch_add(c->watch, path);
 }
 
 int bw_controls_load(bw_controls *c, const char *name, const char *options, char *err, size_t err_size)
@@ -593,6 +601,9 @@ static bw_controls_reload_result reload_group(bw_controls *c, const bool *pick, 
             c->staged[i].serial = old->serial;
             made[i] = true;
             built++;
+        } else { /* a module it newly required and failed on: watched, and its change reloads it */
+            old->attempted = c->attempted;
+            watch_files(c, old);
         }
     }
     if (!ok) {
@@ -622,7 +633,7 @@ static bool pick_dependents(const bw_controls *c, uint64_t mods, bool *pick)
 {
     bool any = false;
     for (int i = 0; i < c->count; i++) {
-        pick[i] = pick[i] || (c->list[i].modules & mods) != 0;
+        pick[i] = pick[i] || (control_modules(&c->list[i]) & mods) != 0;
         any = any || pick[i];
     }
     return any;
@@ -650,7 +661,7 @@ static uint64_t pending_of(const bw_controls *c, const char *name)
 {
     uint64_t mods = 0;
     for (int i = 0; i < c->count; i++)
-        if (strcmp(c->list[i].name, name) == 0) mods |= c->list[i].modules & c->pending;
+        if (strcmp(c->list[i].name, name) == 0) mods |= control_modules(&c->list[i]) & c->pending;
     return mods;
 }
 
@@ -697,7 +708,7 @@ bw_controls_reload_result bw_controls_poll(bw_controls *c, double now)
      * all together (also the ones whose own file changed too) */
     uint64_t mods = bw_sandbox_modules_changed(c->sb);
     for (int i = 0; i < c->count; i++)
-        if ((changed[i] = file_changed(c, i, seen[i]))) mods |= c->list[i].modules & c->pending;
+        if ((changed[i] = file_changed(c, i, seen[i]))) mods |= control_modules(&c->list[i]) & c->pending;
     if (mods) {
         res = reload_with(c, pick, mods);
         if (res == BW_CONTROLS_RELOAD_REJECTED) {

@@ -579,7 +579,7 @@ static void remove_tmpdir(void)
 {
     const char *names[] = {"a.lua",    "b.lua",  "c.lua",    "counter.lua",   "bad.lua", "alloc.lua",
                            "envelope.lua", "step.lua", "up.lua", "down.lua", "lib/scale.lua", "other.lua",
-                           "broken.lua"};
+                           "broken.lua", "helper.lua"};
     char path[512];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
@@ -1121,6 +1121,42 @@ static void a_module_syntax_error_is_rejected_once(void)
     remove_tmpdir();
 }
 
+/* A control edit that adds a require of a broken module is rejected;
+ * mending only the module reloads the control (its new version). */
+static void a_new_broken_module_mended_alone_reloads_its_control(void)
+{
+    CHECK(make_tmpdir());
+    write_file("step.lua", "return { size = 2 }\n");
+    write_file("up.lua", up_lua);
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 1, true);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "up.lua", NULL, err, sizeof err), 0);
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 2, 0);
+    write_file("helper.lua", "return { times = }\n");
+    write_file("up.lua", "local step = require('step')\n"
+                         "local helper = require('helper')\n"
+                         "return { keep_state = true,\n"
+                         "  init = function() return { n = 0 } end,\n"
+                         "  update = function(s, pose, ctx) s.n = s.n + step.size * helper.times; ctx.gaze[1] = s.n end }\n");
+    CHECK(poll_settled(c, 1.0) == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK_STR(bw_controls_error(c), "helper.lua:1: unexpected symbol near '}'");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 4, 0); /* the old version: 2 + 2 */
+    write_file("helper.lua", "return { times = 10 }\n");
+    CHECK(poll_settled(c, 3.0) == BW_CONTROLS_RELOAD_DONE);
+    CHECK_STR(bw_controls_error(c), "");
+    check_reloads(c, 1, 0, 1, 0, "", "");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 24, 0); /* the new version, state kept: 4 + 2 x 10 */
+    bw_pose_deinit(&p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
 /* ---- the worked example of docs/scripting.md ---- */
 
 /* sway.lua as docs/scripting.md shows it (keep the two the same) */
@@ -1427,6 +1463,7 @@ int main(void)
     RUN(a_module_of_a_module_reloads_the_controls_above_it);
     RUN(a_module_that_failed_to_load_loads_once_mended);
     RUN(a_module_syntax_error_is_rejected_once);
+    RUN(a_new_broken_module_mended_alone_reloads_its_control);
     RUN(the_documented_sway_example_runs);
     RUN(head_aim_options_are_checked_with_file_and_line);
     RUN(bad_inputs_and_a_huge_dt_keep_the_outputs_finite);
