@@ -640,13 +640,22 @@ static bool pick_dependents(const bw_controls *c, uint64_t mods, bool *pick)
 }
 
 /* reload_group of pick and every control that required a module of
- * `mods`, those modules (and the modules that required them) read anew.
- * A module whose reload is rejected stays pending: it joins the next
- * reload of a control that required it, so a rejection caused by a
- * control's file is mended by saving that file. */
+ * `mods`, those modules (and the modules that required them) read anew,
+ * with the pending modules of every control taken in (and the controls
+ * those require, until nothing more joins). A module whose reload is
+ * rejected stays pending: it joins the next reload of a control that
+ * required it, so a rejection caused by a control's file is mended by
+ * saving that file. */
 static bw_controls_reload_result reload_with(bw_controls *c, bool *pick, uint64_t mods)
 {
-    if (!pick_dependents(c, mods, pick)) {
+    bool any = false;
+    for (uint64_t before = ~mods; before != mods;) {
+        before = mods;
+        any = pick_dependents(c, mods, pick);
+        for (int i = 0; i < c->count; i++)
+            if (pick[i]) mods |= control_modules(&c->list[i]) & c->pending;
+    }
+    if (!any) {
         c->pending &= ~mods;
         return BW_CONTROLS_RELOAD_NONE;
     }
@@ -654,15 +663,6 @@ static bw_controls_reload_result reload_with(bw_controls *c, bool *pick, uint64_
     if (r == BW_CONTROLS_RELOAD_REJECTED) c->pending |= mods;
     else c->pending &= ~mods;
     return r;
-}
-
-/* The pending modules control files named `name` required. */
-static uint64_t pending_of(const bw_controls *c, const char *name)
-{
-    uint64_t mods = 0;
-    for (int i = 0; i < c->count; i++)
-        if (strcmp(c->list[i].name, name) == 0) mods |= control_modules(&c->list[i]) & c->pending;
-    return mods;
 }
 
 bw_controls_reload_result bw_controls_reload(bw_controls *c, const char *name)
@@ -673,7 +673,7 @@ bw_controls_reload_result bw_controls_reload(bw_controls *c, const char *name)
         pick[i] = strcmp(c->list[i].name, name) == 0;
         any = any || pick[i];
     }
-    if (any) return reload_with(c, pick, pending_of(c, name));
+    if (any) return reload_with(c, pick, 0);
     int m = bw_sandbox_module_find(c->sb, name);
     return m < 0 ? BW_CONTROLS_RELOAD_NONE : reload_with(c, pick, (uint64_t)1 << m);
 }

@@ -1157,6 +1157,63 @@ static void a_new_broken_module_mended_alone_reloads_its_control(void)
     remove_tmpdir();
 }
 
+/* A reload that takes in a control with a pending module reads that
+ * module anew too, also when the reload was asked for another file. */
+static void a_reload_reads_the_pending_modules_of_every_control_in_it(void)
+{
+    CHECK(make_tmpdir());
+    write_file("step.lua", "return { size = 2 }\n");
+    write_file("helper.lua", "return { times = 1 }\n");
+    write_file("up.lua", up_lua);
+    write_file("down.lua", "local step = require('step')\n"
+                           "local helper = require('helper')\n"
+                           "return { keep_state = true,\n"
+                           "  init = function() return { n = 0 } end,\n"
+                           "  update = function(s, pose, ctx) s.n = s.n + step.size * helper.times; ctx.gaze[3] = s.n end }\n");
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 1, false);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "up.lua", NULL, err, sizeof err), 0);
+    CHECK_INT(bw_controls_load(c, "down.lua", NULL, err, sizeof err), 1);
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 2, 0);
+    CHECK_NEAR(gaze(c, 2), 2, 0);
+    write_file("helper.lua", "return { times = }\n");
+    CHECK(bw_controls_reload(c, "helper.lua") == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK_STR(bw_controls_error(c), "helper.lua:1: unexpected symbol near '}'");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 2), 4, 0); /* 2 + 2 x 1 */
+    /* helper mended but not named; step named: down.lua reloads for step
+     * and takes the pending helper in with it */
+    write_file("helper.lua", "return { times = 10 }\n");
+    write_file("step.lua", "return { size = 70 }\n");
+    CHECK(bw_controls_reload(c, "step.lua") == BW_CONTROLS_RELOAD_DONE);
+    CHECK_STR(bw_controls_error(c), "");
+    check_reloads(c, 1, 1, 0, 1, "", "");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 74, 0);  /* 2 + 2 + 70 */
+    CHECK_NEAR(gaze(c, 2), 704, 0); /* 4 + 70 x 10 */
+    /* the same through a control's name: up.lua's reload takes in down.lua
+     * (both require step, pending) and down.lua's pending helper */
+    write_file("step.lua", "return { size = }\n");
+    CHECK(bw_controls_reload(c, "step.lua") == BW_CONTROLS_RELOAD_REJECTED);
+    write_file("helper.lua", "return { times = }\n");
+    CHECK(bw_controls_reload(c, "helper.lua") == BW_CONTROLS_RELOAD_REJECTED); /* with the pending step: both */
+    check_reloads(c, 1, 1, 2, 3, "step.lua:1: unexpected symbol near '}'", "step.lua:1: unexpected symbol near '}'");
+    write_file("step.lua", "return { size = 3 }\n");
+    write_file("helper.lua", "return { times = 100 }\n");
+    CHECK(bw_controls_reload(c, "up.lua") == BW_CONTROLS_RELOAD_DONE);
+    check_reloads(c, 2, 2, 2, 3, "", "");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 77, 0);   /* 74 + 3 */
+    CHECK_NEAR(gaze(c, 2), 1004, 0); /* 704 + 3 x 100 */
+    bw_pose_deinit(&p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
 /* ---- the worked example of docs/scripting.md ---- */
 
 /* sway.lua as docs/scripting.md shows it (keep the two the same) */
@@ -1464,6 +1521,7 @@ int main(void)
     RUN(a_module_that_failed_to_load_loads_once_mended);
     RUN(a_module_syntax_error_is_rejected_once);
     RUN(a_new_broken_module_mended_alone_reloads_its_control);
+    RUN(a_reload_reads_the_pending_modules_of_every_control_in_it);
     RUN(the_documented_sway_example_runs);
     RUN(head_aim_options_are_checked_with_file_and_line);
     RUN(bad_inputs_and_a_huge_dt_keep_the_outputs_finite);
