@@ -619,7 +619,8 @@ uint64_t bw_sandbox_module_dependents(const bw_sandbox *sb, uint64_t mask)
 }
 
 /* (sandbox, saved) -> the dropped values by name; the cache entries
- * cleared only once every value is kept (an error leaves them all). */
+ * cleared only once the values are kept under their reference (an error
+ * before leaves them all; the clearing itself allocates nothing). */
 static int drop_protected(lua_State *L)
 {
     const bw_sandbox *sb = (const bw_sandbox *)lua_touserdata(L, 1);
@@ -631,13 +632,16 @@ static int drop_protected(lua_State *L)
             lua_getfield(L, 3, sb->modules[i].name);
             lua_setfield(L, 4, sb->modules[i].name);
         }
-    for (int i = 0; i < sb->module_count; i++)
-        if (saved->mask & module_bit(i)) {
-            lua_pushnil(L);
-            lua_setfield(L, 3, sb->modules[i].name);
-        }
     lua_pushvalue(L, 4);
     lua_pushinteger(L, luaL_ref(L, LUA_REGISTRYINDEX));
+    /* the kept names' keys (existing strings) set to nil: no allocation */
+    lua_pushnil(L);
+    while (lua_next(L, 4)) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, -1);
+        lua_pushnil(L);
+        lua_rawset(L, 3);
+    }
     return 1;
 }
 

@@ -27,6 +27,7 @@
 #include "test_files.h"
 #include "controls.h"
 #include "sandbox.h"
+#include "sandbox_internal.h" /* the memory cap, lowered for the out-of-memory tests */
 #include "test_alloc_counter.h"
 
 #define SCRIPTS BW_SOURCE_DIR "/scripts"
@@ -1214,6 +1215,55 @@ static void a_reload_reads_the_pending_modules_of_every_control_in_it(void)
     remove_tmpdir();
 }
 
+/* bw_sandbox_modules_drop when memory runs out at each step in turn:
+ * either nothing is dropped (false: the cached value stays) or the value
+ * is saved (restore brings it back); never cleared but lost. The file
+ * says 70 on disk, so a value read anew instead of the cached 2 shows. */
+static void a_module_drop_out_of_memory_loses_nothing(void)
+{
+    CHECK(make_tmpdir());
+    write_file("step.lua", "return { size = 2 }\n");
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    lua_State *L = bw_sandbox_state(sb);
+    CHECK_NEAR(step_size(sb), 2, 0);
+    write_file("step.lua", "return { size = 70 }\n");
+    int refused = 0, dropped = 0;
+    bool lost = false;
+    /* the registry one reference bigger each round, so some round's drop
+     * has to grow it for its reference; each round the cap rises from
+     * nothing spare until the drop fits */
+    for (int round = 0; round < 160 && !lost; round++) {
+        lua_pushboolean(L, 1);
+        luaL_ref(L, LUA_REGISTRYINDEX);
+        bool ok = false;
+        for (size_t extra = 0; extra < 8192 && !ok && !lost; extra += 8) {
+            lua_gc(L, LUA_GCCOLLECT);
+            sb->lim.memory = sb->used + extra;
+            bw_sandbox_modules_saved saved;
+            ok = bw_sandbox_modules_drop(sb, 1, &saved);
+            sb->lim.memory = BW_SANDBOX_DEFAULT_MEMORY;
+            if (ok) {
+                dropped++;
+                bw_sandbox_modules_restore(sb, &saved);
+            } else {
+                refused++;
+                CHECK_INT((int)saved.mask, 0);
+            }
+            double v = step_size(sb);
+            if (v != 2) {
+                fprintf(stderr, "round %d, %zu bytes spare: drop %s, step.size %g\n", round, extra,
+                        ok ? "true" : "false", v);
+                CHECK_NEAR(v, 2, 0);
+                lost = true;
+            }
+        }
+    }
+    CHECK(refused > 0);
+    CHECK(dropped > 0);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
 /* ---- the worked example of docs/scripting.md ---- */
 
 /* sway.lua as docs/scripting.md shows it (keep the two the same) */
@@ -1522,6 +1572,7 @@ int main(void)
     RUN(a_module_syntax_error_is_rejected_once);
     RUN(a_new_broken_module_mended_alone_reloads_its_control);
     RUN(a_reload_reads_the_pending_modules_of_every_control_in_it);
+    RUN(a_module_drop_out_of_memory_loses_nothing);
     RUN(the_documented_sway_example_runs);
     RUN(head_aim_options_are_checked_with_file_and_line);
     RUN(bad_inputs_and_a_huge_dt_keep_the_outputs_finite);
