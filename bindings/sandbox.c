@@ -515,29 +515,36 @@ static int sandbox_require(lua_State *L)
     lua_pop(L, 1);
     if (sb->loading_depth >= BW_SANDBOX_MAX_MODULES)
         return luaL_error(L, "require '%s': modules nested deeper than %d", name, BW_SANDBOX_MAX_MODULES);
-    lua_pushlightuserdata(L, (void *)sandbox_require); /* loading */
-    lua_setfield(L, 2, name);
-    if (m >= 0) sb->modules[m].deps = 0;
-    sb->loading[sb->loading_depth++] = m;
+    /* everything that may allocate before the mark: a memory error then
+     * leaves no mark and no depth behind */
     lua_pushcfunction(L, message_handler); /* errors get their position where they happen */
     lua_pushcfunction(L, load_module);
     lua_pushstring(L, file);
     lua_pushvalue(L, 1);
     lua_pushinteger(L, m);
+    lua_pushvalue(L, 1);
+    lua_pushlightuserdata(L, (void *)sandbox_require); /* loading */
+    lua_rawset(L, 2);
+    if (m >= 0) sb->modules[m].deps = 0;
+    sb->loading[sb->loading_depth++] = m;
     int status = lua_pcall(L, 3, 1, 3);
     sb->loading_depth--;
+    /* the mark's key exists now: setting it (by the name's own string)
+     * allocates nothing, whatever the name's length */
+    lua_pushvalue(L, 1);
     if (status != LUA_OK) {
-        lua_pushnil(L); /* not cached: an existing key, no allocation */
-        lua_setfield(L, 2, name);
+        lua_pushnil(L); /* not cached */
+        lua_rawset(L, 2);
         bw_sandbox_after_protected(L, status); /* a stop stays a stop */
         return lua_error(L);
     }
+    if (lua_isnil(L, -2)) lua_pushboolean(L, 1);
+    else lua_pushvalue(L, -2);
+    lua_rawset(L, 2);
     if (lua_isnil(L, -1)) {
         lua_pop(L, 1);
         lua_pushboolean(L, 1);
     }
-    lua_pushvalue(L, -1);
-    lua_setfield(L, 2, name);
     return 1;
 }
 

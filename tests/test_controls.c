@@ -580,7 +580,7 @@ static void remove_tmpdir(void)
 {
     const char *names[] = {"a.lua",    "b.lua",  "c.lua",    "counter.lua",   "bad.lua", "alloc.lua",
                            "envelope.lua", "step.lua", "up.lua", "down.lua", "lib/scale.lua", "other.lua",
-                           "broken.lua", "helper.lua"};
+                           "broken.lua", "helper.lua", "a_module_whose_name_is_longer_than_forty_bytes.lua"};
     char path[512];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
@@ -1264,6 +1264,56 @@ static void a_module_drop_out_of_memory_loses_nothing(void)
     remove_tmpdir();
 }
 
+/* require of a module with a long name (over 40 bytes: Lua allocates
+ * such a string each time it is made) when memory runs out at each step in
+ * turn: afterwards no module is marked loading, none is left half-loaded,
+ * and the next require loads it. */
+#define LONG_MODULE "a_module_whose_name_is_longer_than_forty_bytes"
+static void a_require_out_of_memory_leaves_no_loading_mark(void)
+{
+    CHECK(make_tmpdir());
+    write_file(LONG_MODULE ".lua", "return { size = 9 }\n");
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    lua_State *L = bw_sandbox_state(sb);
+    static const char text[] = "return require('" LONG_MODULE "').size";
+    bool loaded = false;
+    int refused = 0;
+    for (size_t extra = 0; extra < 65536 && !loaded; extra += 16) {
+        CHECK(bw_sandbox_load_string(sb, text, sizeof text - 1, "=oom") == BW_SANDBOX_OK);
+        lua_gc(L, LUA_GCCOLLECT);
+        sb->lim.memory = sb->used + extra;
+        bw_sandbox_status st = bw_sandbox_call(sb, 0, 1);
+        sb->lim.memory = BW_SANDBOX_DEFAULT_MEMORY;
+        CHECK_INT(sb->loading_depth, 0);
+        if (st == BW_SANDBOX_OK) {
+            CHECK_NEAR(lua_tonumber(L, -1), 9, 0);
+            lua_pop(L, 1);
+            loaded = true;
+            break;
+        }
+        refused++;
+        CHECK_INT((int)st, (int)BW_SANDBOX_MEMORY);
+        /* with room again: loads (no "require loop") */
+        CHECK(bw_sandbox_load_string(sb, text, sizeof text - 1, "=again") == BW_SANDBOX_OK);
+        st = bw_sandbox_call(sb, 0, 1);
+        if (st != BW_SANDBOX_OK) {
+            fprintf(stderr, "%zu bytes spare, then: %s\n", extra, bw_sandbox_error(sb));
+            CHECK_INT((int)st, (int)BW_SANDBOX_OK);
+            break;
+        }
+        CHECK_NEAR(lua_tonumber(L, -1), 9, 0);
+        lua_pop(L, 1);
+        /* forget it for the next round: out of the cache */
+        bw_sandbox_modules_saved saved;
+        CHECK(bw_sandbox_modules_drop(sb, 1, &saved));
+        bw_sandbox_modules_commit(sb, &saved);
+    }
+    CHECK(loaded);
+    CHECK(refused > 0);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
 /* ---- the worked example of docs/scripting.md ---- */
 
 /* sway.lua as docs/scripting.md shows it (keep the two the same) */
@@ -1573,6 +1623,7 @@ int main(void)
     RUN(a_new_broken_module_mended_alone_reloads_its_control);
     RUN(a_reload_reads_the_pending_modules_of_every_control_in_it);
     RUN(a_module_drop_out_of_memory_loses_nothing);
+    RUN(a_require_out_of_memory_leaves_no_loading_mark);
     RUN(the_documented_sway_example_runs);
     RUN(head_aim_options_are_checked_with_file_and_line);
     RUN(bad_inputs_and_a_huge_dt_keep_the_outputs_finite);
