@@ -447,13 +447,31 @@ void bw_sandbox_module_file(lua_State *L, const char *name, char *file, size_t s
 
 /* ---- the mod's modules (sandbox.h "Modules") ---- */
 
-static const char required_key[] = "blendwerk.sandbox.required"; /* require's cache: name -> value */
+static const char required_key = 0; /* its address: require's cache (name -> value) in the registry */
+
+/* Push require's cache (made when missing); no string is looked up. */
+static void push_cache(lua_State *L)
+{
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &required_key) == LUA_TTABLE) return;
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &required_key);
+}
+
+/* The index of module `name`, or -1. */
+static int module_index(const bw_sandbox *sb, const char *name)
+{
+    for (int i = 0; i < sb->module_count; i++)
+        if (strcmp(sb->modules[i].name, name) == 0) return i;
+    return -1;
+}
 
 /* The index of module `name` (added when new), or -1 when the table is full. */
 static int module_slot(bw_sandbox *sb, const char *name)
 {
-    for (int i = 0; i < sb->module_count; i++)
-        if (strcmp(sb->modules[i].name, name) == 0) return i;
+    int found = module_index(sb, name);
+    if (found >= 0) return found;
     if (sb->module_count >= BW_SANDBOX_MAX_MODULES || strlen(name) >= BW_SANDBOX_MODULE_NAME_MAX) return -1;
     struct bw_sandbox_module *m = &sb->modules[sb->module_count];
     memset(m, 0, sizeof *m);
@@ -464,26 +482,37 @@ static int module_slot(bw_sandbox *sb, const char *name)
 
 static uint64_t module_bit(int i) { return (uint64_t)1 << i; }
 
-/* Module i required `name`'s module m: a dependency of the module loading
- * now, or (outside any module) one of the host call's requires. */
-static void note_required(bw_sandbox *sb, int m)
+/* Module m was required at nesting `level` (0: by the host's call, else
+ * by the module loading at level - 1): a dependency of that module, or
+ * one of the host call's requires while it records. */
+static void note_required(bw_sandbox *sb, int level, int m)
 {
     if (m < 0) return;
-    if (sb->loading_depth == 0) sb->required |= module_bit(m);
-    else if (sb->loading[sb->loading_depth - 1] >= 0) sb->modules[sb->loading[sb->loading_depth - 1]].deps |= module_bit(m);
+    if (level == 0) {
+        if (sb->recording) sb->required |= module_bit(m);
+    } else if (sb->loading[level - 1] >= 0) {
+        sb->modules[sb->loading[level - 1]].deps |= module_bit(m);
+    }
 }
 
-/* (file, name, slot) -> the module's value: its file run with its name. */
+/* (file, name) -> the module's value: its file run with its name. The
+ * module gets its slot once its file is open (a missing or refused file
+ * takes none), and its stamp before the chunk loads (a syntax error is
+ * not reported again). */
 static int load_module(lua_State *L)
 {
     bw_sandbox *sb = bw_sandbox_of(L);
-    int m = (int)lua_tointeger(L, 3);
     const char *file = lua_tostring(L, 1);
     bw_sandbox_push_file_text(L, "require", file);
-    if (m >= 0) { /* the version read, before a syntax error can raise: a rejected one is not reported again */
+    int level = sb->loading_depth - 1;
+    int m = module_slot(sb, lua_tostring(L, 2));
+    sb->loading[level] = m;
+    if (m >= 0) {
+        sb->modules[m].deps = 0;
         sb->modules[m].stamp_time = sb->opened_time;
         sb->modules[m].stamp_size = sb->opened_size;
     }
+    note_required(sb, level, m);
     load_text(L, file);
     lua_pushvalue(L, 2);
     lua_call(L, 1, 1);
@@ -492,27 +521,31 @@ static int load_module(lua_State *L)
 
 /* require("blendwerk") or one of the mod's files: require("lib.util")
  * runs lib/util.lua once and keeps its result; a load that fails leaves
- * nothing cached (the next require tries the file again). */
+ * nothing cached (the next require tries the file again). A cached
+ * module is served by one table lookup (the per-frame path: no string is
+ * compared); only while the host records (bw_sandbox_requires_begin) or
+ * a module loads is it looked up among the modules, to be noted. */
 static int sandbox_require(lua_State *L)
 {
-    const char *name = luaL_checkstring(L, 1);
+    luaL_checkstring(L, 1);
+    lua_settop(L, 1);
+    bw_sandbox *sb = bw_sandbox_of(L);
+    push_cache(L);
+    lua_pushvalue(L, 1);
+    if (lua_rawget(L, 2) != LUA_TNIL) {
+        if (lua_type(L, -1) == LUA_TLIGHTUSERDATA)
+            return luaL_error(L, "require '%s': a require loop", lua_tostring(L, 1));
+        if (sb->recording || sb->loading_depth > 0) note_required(sb, sb->loading_depth, module_index(sb, lua_tostring(L, 1)));
+        return 1;
+    }
+    lua_pop(L, 1);
+    const char *name = lua_tostring(L, 1);
     if (strcmp(name, "blendwerk") == 0) {
         lua_getfield(L, LUA_REGISTRYINDEX, module_key);
         return 1;
     }
     char file[256];
     bw_sandbox_module_file(L, name, file, sizeof file);
-    bw_sandbox *sb = bw_sandbox_of(L);
-    /* a name the open refuses gets no slot */
-    int m = sb->dir[0] && !bw_sandbox_refuse_name(file) ? module_slot(sb, name) : -1;
-    note_required(sb, m);
-    lua_settop(L, 1);
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, required_key);
-    if (lua_getfield(L, 2, name) != LUA_TNIL) {
-        if (lua_type(L, -1) == LUA_TLIGHTUSERDATA) return luaL_error(L, "require '%s': a require loop", name);
-        return 1;
-    }
-    lua_pop(L, 1);
     if (sb->loading_depth >= BW_SANDBOX_MAX_MODULES)
         return luaL_error(L, "require '%s': modules nested deeper than %d", name, BW_SANDBOX_MAX_MODULES);
     /* everything that may allocate before the mark: a memory error then
@@ -521,13 +554,11 @@ static int sandbox_require(lua_State *L)
     lua_pushcfunction(L, load_module);
     lua_pushstring(L, file);
     lua_pushvalue(L, 1);
-    lua_pushinteger(L, m);
     lua_pushvalue(L, 1);
     lua_pushlightuserdata(L, (void *)sandbox_require); /* loading */
     lua_rawset(L, 2);
-    if (m >= 0) sb->modules[m].deps = 0;
-    sb->loading[sb->loading_depth++] = m;
-    int status = lua_pcall(L, 3, 1, 3);
+    sb->loading[sb->loading_depth++] = -1; /* load_module sets it once the file is open */
+    int status = lua_pcall(L, 2, 1, 3);
     sb->loading_depth--;
     /* the mark's key exists now: setting it (by the name's own string)
      * allocates nothing, whatever the name's length */
@@ -550,7 +581,9 @@ static int sandbox_require(lua_State *L)
 
 void bw_sandbox_requires_begin(bw_sandbox *sb)
 {
-    if (sb) sb->required = 0;
+    if (!sb) return;
+    sb->required = 0;
+    sb->recording = true;
 }
 
 /* mask and every module its modules required, transitively */
@@ -564,7 +597,12 @@ static uint64_t closure(const bw_sandbox *sb, uint64_t mask)
     return mask;
 }
 
-uint64_t bw_sandbox_requires_end(const bw_sandbox *sb) { return sb ? closure(sb, sb->required) : 0; }
+uint64_t bw_sandbox_requires_end(bw_sandbox *sb)
+{
+    if (!sb) return 0;
+    sb->recording = false;
+    return closure(sb, sb->required);
+}
 int bw_sandbox_module_count(const bw_sandbox *sb) { return sb ? sb->module_count : 0; }
 
 int bw_sandbox_module_find(const bw_sandbox *sb, const char *file)
@@ -577,9 +615,7 @@ int bw_sandbox_module_find(const bw_sandbox *sb, const char *file)
         name[i] = file[i] == '/' ? '.' : file[i];
     }
     name[n - 4] = '\0';
-    for (int i = 0; i < sb->module_count; i++)
-        if (strcmp(sb->modules[i].name, name) == 0) return i;
-    return -1;
+    return module_index(sb, name);
 }
 
 bool bw_sandbox_module_path(const bw_sandbox *sb, int i, char *path, size_t size)
@@ -632,7 +668,7 @@ static int drop_protected(lua_State *L)
 {
     const bw_sandbox *sb = (const bw_sandbox *)lua_touserdata(L, 1);
     const bw_sandbox_modules_saved *saved = (const bw_sandbox_modules_saved *)lua_touserdata(L, 2);
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, required_key);
+    push_cache(L);
     lua_newtable(L);
     for (int i = 0; i < sb->module_count; i++)
         if (saved->mask & module_bit(i)) {
@@ -680,7 +716,7 @@ static int restore_protected(lua_State *L)
 {
     const bw_sandbox *sb = (const bw_sandbox *)lua_touserdata(L, 1);
     const bw_sandbox_modules_saved *saved = (const bw_sandbox_modules_saved *)lua_touserdata(L, 2);
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, required_key);
+    push_cache(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, saved->ref);
     for (int i = 0; i < sb->module_count; i++)
         if (saved->mask & module_bit(i)) {

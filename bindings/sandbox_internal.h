@@ -61,6 +61,7 @@ struct bw_sandbox {
     int loading[BW_SANDBOX_MAX_MODULES]; /* the modules loading now, innermost last (-1: untracked) */
     int loading_depth;
     uint64_t required;                   /* top-level requires since bw_sandbox_requires_begin */
+    bool recording;                      /* between bw_sandbox_requires_begin and _end */
     long long opened_time, opened_size;  /* the file bw_sandbox_push_file_text read last */
 };
 

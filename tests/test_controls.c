@@ -1314,6 +1314,41 @@ static void a_require_out_of_memory_leaves_no_loading_mark(void)
     remove_tmpdir();
 }
 
+/* `return <expr>` run in the sandbox as a number, or -1 */
+static double eval_number(bw_sandbox *sb, const char *text)
+{
+    if (bw_sandbox_load_string(sb, text, strlen(text), "=eval") != BW_SANDBOX_OK ||
+        bw_sandbox_call(sb, 0, 1) != BW_SANDBOX_OK) {
+        fprintf(stderr, "eval: %s\n", bw_sandbox_error(sb));
+        return -1;
+    }
+    double v = lua_tonumber(bw_sandbox_state(sb), -1);
+    lua_pop(bw_sandbox_state(sb), 1);
+    return v;
+}
+
+/* A missing module takes no slot; requires after bw_sandbox_requires_end
+ * (a control's update each frame) are not recorded. */
+static void a_missing_module_and_a_require_outside_a_record_take_no_slot(void)
+{
+    CHECK(make_tmpdir());
+    CHECK(mkdir(path_in(tmpdir, "lib"), 0700) == 0);
+    write_file("lib/scale.lua", "return { k = 2 }\n");
+    write_file("step.lua", "local scale = require('lib.scale')\nreturn { size = scale.k }\n");
+    write_file("other.lua", "return { n = 1 }\n");
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_sandbox_requires_begin(sb);
+    CHECK_NEAR(step_size(sb), 2, 0);
+    CHECK_NEAR(eval_number(sb, "return select('#', pcall(require, 'nope'))"), 2, 0); /* false, the message */
+    CHECK_INT((int)bw_sandbox_requires_end(sb), 3);
+    CHECK_INT(bw_sandbox_module_count(sb), 2); /* no slot for nope */
+    CHECK_NEAR(eval_number(sb, "return require('other').n + require('step').size"), 3, 0);
+    CHECK_INT(bw_sandbox_module_count(sb), 3); /* other: loaded, so tracked */
+    CHECK_INT((int)bw_sandbox_requires_end(sb), 3); /* the record was closed: other and step not in it */
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
 /* ---- the worked example of docs/scripting.md ---- */
 
 /* sway.lua as docs/scripting.md shows it (keep the two the same) */
@@ -1624,6 +1659,7 @@ int main(void)
     RUN(a_reload_reads_the_pending_modules_of_every_control_in_it);
     RUN(a_module_drop_out_of_memory_loses_nothing);
     RUN(a_require_out_of_memory_leaves_no_loading_mark);
+    RUN(a_missing_module_and_a_require_outside_a_record_take_no_slot);
     RUN(the_documented_sway_example_runs);
     RUN(head_aim_options_are_checked_with_file_and_line);
     RUN(bad_inputs_and_a_huge_dt_keep_the_outputs_finite);
