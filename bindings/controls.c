@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "lua_support.h"
 #include "watch.h"
@@ -31,7 +30,7 @@ typedef struct control {
     int version;  /* reloads of this control that went in */
     int rejected; /* reloads of this control that were rejected */
     bool keep_state;
-    long long stamp_time, stamp_size; /* the file when it was loaded (for poll) */
+    bw_file_stamp stamp; /* the file when it was loaded (for poll) */
     uint64_t modules; /* the sandbox's modules it required while loading, transitively (sandbox.h) */
     uint64_t attempted; /* those its last rejected reload required (0 after a success): watched,
                            and a change of one reloads it, so mending only a new module works */
@@ -276,17 +275,12 @@ bw_control_reloads bw_controls_reload_status(const bw_controls *c, int k)
 
 /* ---- loading one version ---- */
 
-static void stamp(const bw_controls *c, control *k)
+/* Control file `name`'s stamp now. */
+static bw_file_stamp stamp(const bw_controls *c, const char *name)
 {
     char path[BW_SANDBOX_PATH_MAX + CONTROL_NAME_MAX + 2];
-    snprintf(path, sizeof path, "%s/%s", c->dir, k->name);
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        k->stamp_time = k->stamp_size = -1;
-        return;
-    }
-    k->stamp_time = (long long)st.st_mtim.tv_sec * 1000000000LL + (long long)st.st_mtim.tv_nsec;
-    k->stamp_size = (long long)st.st_size;
+    snprintf(path, sizeof path, "%s/%s", c->dir, name);
+    return bw_file_stamp_path(path);
 }
 
 /* Outside the setup, anything that may allocate runs protected: the state
@@ -459,7 +453,7 @@ static bool build(bw_controls *c, control *k, const char *name, int options_ref,
     k->update.ref = LUA_NOREF;
     k->options_ref = options_ref;
     snprintf(k->name, sizeof k->name, "%s", name);
-    stamp(c, k);
+    k->stamp = stamp(c, name);
     char why[512];
     bw_sandbox_requires_begin(c->sb);
     if (bw_sandbox_load_file(c->sb, name) != BW_SANDBOX_OK || bw_sandbox_call(c->sb, 0, 1) != BW_SANDBOX_OK) {
@@ -665,35 +659,31 @@ static bw_controls_reload_result reload_with(bw_controls *c, bool *pick, uint64_
     return r;
 }
 
+/* The controls from index `from` on loaded from file `name` set in pick
+ * (the others left as they are); whether there is one. */
+static bool pick_by_name(const bw_controls *c, const char *name, int from, bool *pick)
+{
+    bool any = false;
+    for (int i = from; i < c->count; i++)
+        if (strcmp(c->list[i].name, name) == 0) any = pick[i] = true;
+    return any;
+}
+
 bw_controls_reload_result bw_controls_reload(bw_controls *c, const char *name)
 {
     if (!c || !name) return BW_CONTROLS_RELOAD_NONE;
-    bool pick[BW_CONTROLS_MAX] = {false}, any = false;
-    for (int i = 0; i < c->count; i++) {
-        pick[i] = strcmp(c->list[i].name, name) == 0;
-        any = any || pick[i];
-    }
-    if (any) return reload_with(c, pick, 0);
+    bool pick[BW_CONTROLS_MAX] = {false};
+    if (pick_by_name(c, name, 0, pick)) return reload_with(c, pick, 0);
     int m = bw_sandbox_module_find(c->sb, name);
     return m < 0 ? BW_CONTROLS_RELOAD_NONE : reload_with(c, pick, (uint64_t)1 << m);
 }
 
 /* Whether control i's file changed since it was loaded (or last seen);
- * its time and size now into seen. */
-static bool file_changed(const bw_controls *c, int i, long long seen[2])
+ * its stamp now into *seen. */
+static bool file_changed(const bw_controls *c, int i, bw_file_stamp *seen)
 {
-    control probe = c->list[i];
-    stamp(c, &probe);
-    seen[0] = probe.stamp_time;
-    seen[1] = probe.stamp_size;
-    return seen[0] != c->list[i].stamp_time || seen[1] != c->list[i].stamp_size;
-}
-
-/* After a rejected reload: control i's file as seen (not tried again until it changes again). */
-static void mark_seen(bw_controls *c, int i, const long long seen[2])
-{
-    c->list[i].stamp_time = seen[0];
-    c->list[i].stamp_size = seen[1];
+    *seen = stamp(c, c->list[i].name);
+    return !bw_file_stamp_same(*seen, c->list[i].stamp);
 }
 
 bw_controls_reload_result bw_controls_poll(bw_controls *c, double now)
@@ -702,33 +692,31 @@ bw_controls_reload_result bw_controls_poll(bw_controls *c, double now)
     bw_controls_reload_result res = BW_CONTROLS_RELOAD_NONE;
     char first[BW_CONTROLS_ERROR_MAX] = "";
     bool changed[BW_CONTROLS_MAX] = {false}, pick[BW_CONTROLS_MAX] = {false};
-    long long seen[BW_CONTROLS_MAX][2];
+    bw_file_stamp seen[BW_CONTROLS_MAX]; /* after a rejection: a file as seen, not tried again until it changes */
     /* changed modules (and pending ones a changed control required) first:
      * every control that required one reloads with the modules read anew,
      * all together (also the ones whose own file changed too) */
     uint64_t mods = bw_sandbox_modules_changed(c->sb);
     for (int i = 0; i < c->count; i++)
-        if ((changed[i] = file_changed(c, i, seen[i]))) mods |= control_modules(&c->list[i]) & c->pending;
+        if ((changed[i] = file_changed(c, i, &seen[i]))) mods |= control_modules(&c->list[i]) & c->pending;
     if (mods) {
         res = reload_with(c, pick, mods);
         if (res == BW_CONTROLS_RELOAD_REJECTED) {
             snprintf(first, sizeof first, "%s", c->error);
             for (int i = 0; i < c->count; i++)
-                if (pick[i]) mark_seen(c, i, seen[i]);
+                if (pick[i]) c->list[i].stamp = seen[i];
         }
     }
     /* then each other changed control file on its own */
     for (int i = 0; i < c->count; i++) {
         if (!changed[i] || pick[i]) continue;
         bool group[BW_CONTROLS_MAX] = {false};
-        for (int k = i; k < c->count; k++) {
-            group[k] = strcmp(c->list[k].name, c->list[i].name) == 0;
-            pick[k] = pick[k] || group[k]; /* a file loaded twice reloads once */
-        }
+        pick_by_name(c, c->list[i].name, i, group);
+        pick_by_name(c, c->list[i].name, i, pick); /* a file loaded twice reloads once */
         bw_controls_reload_result r = reload_group(c, group, 0);
         if (r == BW_CONTROLS_RELOAD_REJECTED) {
             for (int k = i; k < c->count; k++)
-                if (group[k]) mark_seen(c, k, seen[k]);
+                if (group[k]) c->list[k].stamp = seen[k];
             if (!first[0]) snprintf(first, sizeof first, "%s", c->error);
             res = BW_CONTROLS_RELOAD_REJECTED;
         } else if (r == BW_CONTROLS_RELOAD_DONE && res == BW_CONTROLS_RELOAD_NONE) {

@@ -356,15 +356,13 @@ void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name)
 {
     char full[BW_SANDBOX_PATH_MAX];
     int fd = open_mod_file(L, what, name, full, sizeof full);
-    struct stat st;
-    if (fstat(fd, &st) != 0 || (size_t)st.st_size > BW_SANDBOX_MAX_SCRIPT) {
+    bw_file_stamp st = bw_file_stamp_fd(fd);
+    if (st.size < 0 || (unsigned long long)st.size > BW_SANDBOX_MAX_SCRIPT) {
         close(fd);
         luaL_error(L, "%s is larger than %d bytes", name, (int)BW_SANDBOX_MAX_SCRIPT);
     }
-    size_t size = (size_t)st.st_size;
-    bw_sandbox *sb = bw_sandbox_of(L);
-    sb->opened_time = (long long)st.st_mtim.tv_sec * 1000000000LL + (long long)st.st_mtim.tv_nsec;
-    sb->opened_size = (long long)st.st_size;
+    size_t size = (size_t)st.size;
+    bw_sandbox_of(L)->opened = st;
     /* the bytes go into a userdata, so the cap covers them and an error
      * cannot leak them; allocated in protected mode so that a memory error
      * cannot leak the descriptor either */
@@ -435,14 +433,22 @@ static int sandbox_asset_load(lua_State *L)
     return lua_gettop(L) - n;
 }
 
-void bw_sandbox_module_file(lua_State *L, const char *name, char *file, size_t size)
+/* Module `name`'s file ("lib.util" -> "lib/util.lua") into file; false
+ * for a name no module has or when it does not fit. */
+static bool module_file(const char *name, char *file, size_t size)
 {
     size_t n = strlen(name);
-    if (n == 0 || n > 200 || n + 5 > size || strchr(name, '/'))
-        luaL_error(L, "require '%s': only \"blendwerk\" and the mod's own modules (\"name\" or "
-                      "\"folder.name\" for name.lua inside the mod's folder) can be required", name);
+    if (n == 0 || n > 200 || n + 5 > size || strchr(name, '/')) return false;
     for (size_t i = 0; i <= n; i++) file[i] = name[i] == '.' ? '/' : name[i];
     snprintf(file + n, size - n, ".lua");
+    return true;
+}
+
+void bw_sandbox_module_file(lua_State *L, const char *name, char *file, size_t size)
+{
+    if (!module_file(name, file, size))
+        luaL_error(L, "require '%s': only \"blendwerk\" and the mod's own modules (\"name\" or "
+                      "\"folder.name\" for name.lua inside the mod's folder) can be required", name);
 }
 
 /* ---- the mod's modules (sandbox.h "Modules") ---- */
@@ -476,7 +482,7 @@ static int module_slot(bw_sandbox *sb, const char *name)
     struct bw_sandbox_module *m = &sb->modules[sb->module_count];
     memset(m, 0, sizeof *m);
     snprintf(m->name, sizeof m->name, "%s", name);
-    m->stamp_time = m->stamp_size = -1;
+    m->stamp = (bw_file_stamp){-1, -1};
     return sb->module_count++;
 }
 
@@ -509,8 +515,7 @@ static int load_module(lua_State *L)
     sb->loading[level] = m;
     if (m >= 0) {
         sb->modules[m].deps = 0;
-        sb->modules[m].stamp_time = sb->opened_time;
-        sb->modules[m].stamp_size = sb->opened_size;
+        sb->modules[m].stamp = sb->opened;
     }
     note_required(sb, level, m);
     load_text(L, file);
@@ -586,13 +591,17 @@ void bw_sandbox_requires_begin(bw_sandbox *sb)
     sb->recording = true;
 }
 
-/* mask and every module its modules required, transitively */
-static uint64_t closure(const bw_sandbox *sb, uint64_t mask)
+/* mask grown until it holds, with each module in it, every module it
+ * required (down: its dependencies) or every module that required it (up:
+ * its dependents), transitively */
+static uint64_t closure(const bw_sandbox *sb, uint64_t mask, bool up)
 {
     for (uint64_t before = 0; before != mask;) {
         before = mask;
-        for (int i = 0; i < sb->module_count; i++)
-            if (mask & module_bit(i)) mask |= sb->modules[i].deps;
+        for (int i = 0; i < sb->module_count; i++) {
+            uint64_t deps = sb->modules[i].deps;
+            if (up ? (deps & mask) != 0 : (mask & module_bit(i)) != 0) mask |= up ? module_bit(i) : deps;
+        }
     }
     return mask;
 }
@@ -601,32 +610,26 @@ uint64_t bw_sandbox_requires_end(bw_sandbox *sb)
 {
     if (!sb) return 0;
     sb->recording = false;
-    return closure(sb, sb->required);
+    return closure(sb, sb->required, false);
 }
 int bw_sandbox_module_count(const bw_sandbox *sb) { return sb ? sb->module_count : 0; }
 
 int bw_sandbox_module_find(const bw_sandbox *sb, const char *file)
 {
-    size_t n = file ? strlen(file) : 0;
-    if (!sb || n <= 4 || n - 4 >= BW_SANDBOX_MODULE_NAME_MAX || strcmp(file + n - 4, ".lua") != 0) return -1;
-    char name[BW_SANDBOX_MODULE_NAME_MAX];
-    for (size_t i = 0; i < n - 4; i++) {
-        if (file[i] == '.') return -1; /* "a.b.lua" is no module's file ("a.b" is a/b.lua) */
-        name[i] = file[i] == '/' ? '.' : file[i];
-    }
-    name[n - 4] = '\0';
-    return module_index(sb, name);
+    char mine[BW_SANDBOX_MODULE_NAME_MAX + 8];
+    for (int i = 0; sb && file && i < sb->module_count; i++)
+        if (module_file(sb->modules[i].name, mine, sizeof mine) && strcmp(mine, file) == 0) return i;
+    return -1;
 }
 
 bool bw_sandbox_module_path(const bw_sandbox *sb, int i, char *path, size_t size)
 {
-    if (!sb || i < 0 || i >= sb->module_count || !path || !size) return false;
-    const char *name = sb->modules[i].name;
-    int n = snprintf(path, size, "%s/%s.lua", sb->dir, name);
-    if (n < 0 || (size_t)n >= size) return false;
-    for (char *p = path + strlen(sb->dir) + 1; *p && p < path + n - 4; p++)
-        if (*p == '.') *p = '/';
-    return true;
+    char file[BW_SANDBOX_MODULE_NAME_MAX + 8];
+    if (!sb || i < 0 || i >= sb->module_count || !path || !size ||
+        !module_file(sb->modules[i].name, file, sizeof file))
+        return false;
+    int n = snprintf(path, size, "%s/%s", sb->dir, file);
+    return n >= 0 && (size_t)n < size;
 }
 
 uint64_t bw_sandbox_modules_changed(bw_sandbox *sb)
@@ -635,31 +638,15 @@ uint64_t bw_sandbox_modules_changed(bw_sandbox *sb)
     for (int i = 0; sb && i < sb->module_count; i++) {
         char path[BW_SANDBOX_PATH_MAX + BW_SANDBOX_MODULE_NAME_MAX + 8];
         if (!bw_sandbox_module_path(sb, i, path, sizeof path)) continue;
-        struct stat st;
-        long long t = -1, n = -1;
-        if (stat(path, &st) == 0) {
-            t = (long long)st.st_mtim.tv_sec * 1000000000LL + (long long)st.st_mtim.tv_nsec;
-            n = (long long)st.st_size;
-        }
-        struct bw_sandbox_module *m = &sb->modules[i];
-        if (t == m->stamp_time && n == m->stamp_size) continue;
-        m->stamp_time = t;
-        m->stamp_size = n;
+        bw_file_stamp now = bw_file_stamp_path(path);
+        if (bw_file_stamp_same(now, sb->modules[i].stamp)) continue;
+        sb->modules[i].stamp = now;
         changed |= module_bit(i);
     }
     return changed;
 }
 
-uint64_t bw_sandbox_module_dependents(const bw_sandbox *sb, uint64_t mask)
-{
-    if (!sb) return 0;
-    for (uint64_t before = 0; before != mask;) {
-        before = mask;
-        for (int i = 0; i < sb->module_count; i++)
-            if (sb->modules[i].deps & mask) mask |= module_bit(i);
-    }
-    return mask;
-}
+uint64_t bw_sandbox_module_dependents(const bw_sandbox *sb, uint64_t mask) { return sb ? closure(sb, mask, true) : 0; }
 
 /* (sandbox, saved) -> the dropped values by name; the cache entries
  * cleared only once the values are kept under their reference (an error

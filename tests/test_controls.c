@@ -822,19 +822,21 @@ static void run_frames(bw_controls *c, bw_pose *p, int n)
     for (int i = 0; i < n; i++) CHECK_INT(bw_controls_run(c, 0, p, NULL, 0.1f), 0);
 }
 
-/* `return require('step').size` in the sandbox, or -1 */
-static double step_size(bw_sandbox *sb)
+/* `return <expr>` run in the sandbox as a number, or -1 */
+static double eval_number(bw_sandbox *sb, const char *text)
 {
-    const char *text = "return require('step').size";
-    if (bw_sandbox_load_string(sb, text, strlen(text), "=probe") != BW_SANDBOX_OK ||
+    if (bw_sandbox_load_string(sb, text, strlen(text), "=eval") != BW_SANDBOX_OK ||
         bw_sandbox_call(sb, 0, 1) != BW_SANDBOX_OK) {
-        fprintf(stderr, "probe: %s\n", bw_sandbox_error(sb));
+        fprintf(stderr, "eval: %s\n", bw_sandbox_error(sb));
         return -1;
     }
     double v = lua_tonumber(bw_sandbox_state(sb), -1);
     lua_pop(bw_sandbox_state(sb), 1);
     return v;
 }
+
+/* `return require('step').size` in the sandbox, or -1 */
+static double step_size(bw_sandbox *sb) { return eval_number(sb, "return require('step').size"); }
 
 /* The sandbox's module bookkeeping the runner builds on (sandbox.h "Modules"). */
 static void the_sandbox_tracks_modules_and_what_they_required(void)
@@ -1312,19 +1314,6 @@ static void a_require_out_of_memory_leaves_no_loading_mark(void)
     CHECK(refused > 0);
     bw_sandbox_destroy(sb);
     remove_tmpdir();
-}
-
-/* `return <expr>` run in the sandbox as a number, or -1 */
-static double eval_number(bw_sandbox *sb, const char *text)
-{
-    if (bw_sandbox_load_string(sb, text, strlen(text), "=eval") != BW_SANDBOX_OK ||
-        bw_sandbox_call(sb, 0, 1) != BW_SANDBOX_OK) {
-        fprintf(stderr, "eval: %s\n", bw_sandbox_error(sb));
-        return -1;
-    }
-    double v = lua_tonumber(bw_sandbox_state(sb), -1);
-    lua_pop(bw_sandbox_state(sb), 1);
-    return v;
 }
 
 /* A missing module takes no slot; requires after bw_sandbox_requires_end
