@@ -822,6 +822,26 @@ static void run_frames(bw_controls *c, bw_pose *p, int n)
     for (int i = 0; i < n; i++) CHECK_INT(bw_controls_run(c, 0, p, NULL, 0.1f), 0);
 }
 
+/* A sandbox in tmpdir and a runner (one character) with control files a
+ * (index 0) and, unless NULL, b (index 1) loaded. */
+static bw_controls *load_two(bw_sandbox **sb, bool watch, const char *a, const char *b)
+{
+    *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(*sb, tmpdir, 1, watch);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, a, NULL, err, sizeof err), 0);
+    if (b) CHECK_INT(bw_controls_load(c, b, NULL, err, sizeof err), 1);
+    return c;
+}
+
+static void unload(bw_sandbox *sb, bw_controls *c, bw_pose *p)
+{
+    bw_pose_deinit(p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
 /* `return <expr>` run in the sandbox as a number, or -1 */
 static double eval_number(bw_sandbox *sb, const char *text)
 {
@@ -909,11 +929,8 @@ static void a_saved_module_reloads_every_control_that_required_it(void)
     write_file("step.lua", "return { size = 2 }\n");
     write_file("up.lua", up_lua);
     write_file("down.lua", down_lua);
-    bw_sandbox *sb = sandbox_in(tmpdir);
-    bw_controls *c = runner(sb, tmpdir, 1, true);
-    char err[512] = "";
-    CHECK_INT(bw_controls_load(c, "up.lua", NULL, err, sizeof err), 0);
-    CHECK_INT(bw_controls_load(c, "down.lua", NULL, err, sizeof err), 1);
+    bw_sandbox *sb;
+    bw_controls *c = load_two(&sb, true, "up.lua", "down.lua");
     bw_pose p = rest_pose();
     run_frames(c, &p, 3);
     CHECK_NEAR(gaze(c, 0), 6, 0);   /* 3 x 2 */
@@ -1002,10 +1019,7 @@ static void a_saved_module_reloads_every_control_that_required_it(void)
     check_reloads(c, 3, 4, 6, 7, "", "");
     CHECK_INT(bw_controls_reload_status(c, 2).done, 0); /* a bad index */
     CHECK_STR(bw_controls_reload_status(c, -1).error, "");
-    bw_pose_deinit(&p);
-    bw_controls_destroy(c);
-    bw_sandbox_destroy(sb);
-    remove_tmpdir();
+    unload(sb, c, &p);
 }
 
 static void a_module_of_a_module_reloads_the_controls_above_it(void)
@@ -1021,11 +1035,8 @@ static void a_module_of_a_module_reloads_the_controls_above_it(void)
     /* other.lua requires nothing: a module edit leaves it (and its count) alone */
     write_file("other.lua", "return { init = function() return { n = 0 } end,\n"
                             "  update = function(s, pose, ctx) s.n = s.n + 1; ctx.gaze[3] = s.n end }\n");
-    bw_sandbox *sb = sandbox_in(tmpdir);
-    bw_controls *c = runner(sb, tmpdir, 1, true);
-    char err[512] = "";
-    CHECK_INT(bw_controls_load(c, "up.lua", NULL, err, sizeof err), 0);
-    CHECK_INT(bw_controls_load(c, "other.lua", NULL, err, sizeof err), 1);
+    bw_sandbox *sb;
+    bw_controls *c = load_two(&sb, true, "up.lua", "other.lua");
     bw_pose p = rest_pose();
     run_frames(c, &p, 2);
     CHECK_NEAR(gaze(c, 0), 12, 0); /* 2 x 3 x 2 */
@@ -1062,10 +1073,7 @@ static void a_module_of_a_module_reloads_the_controls_above_it(void)
     run_frames(c, &p, 1);
     CHECK_NEAR(gaze(c, 0), 3, 0); /* init again: 0 + 3 x 1 */
     CHECK_INT(bw_controls_reloads(c), 4);
-    bw_pose_deinit(&p);
-    bw_controls_destroy(c);
-    bw_sandbox_destroy(sb);
-    remove_tmpdir();
+    unload(sb, c, &p);
 }
 
 static void a_module_that_failed_to_load_loads_once_mended(void)
@@ -1085,10 +1093,7 @@ static void a_module_that_failed_to_load_loads_once_mended(void)
     bw_pose p = rest_pose();
     run_frames(c, &p, 1);
     CHECK_NEAR(gaze(c, 0), 4, 0);
-    bw_pose_deinit(&p);
-    bw_controls_destroy(c);
-    bw_sandbox_destroy(sb);
-    remove_tmpdir();
+    unload(sb, c, &p);
 }
 
 /* A module's syntax error, named by the host: the rejected version is
@@ -1100,11 +1105,8 @@ static void a_module_syntax_error_is_rejected_once(void)
     write_file("step.lua", "return { size = 2 }\n");
     write_file("up.lua", up_lua);
     write_file("other.lua", "return { update = function(s, pose, ctx) ctx.gaze[3] = 1 end }\n");
-    bw_sandbox *sb = sandbox_in(tmpdir);
-    bw_controls *c = runner(sb, tmpdir, 1, true);
-    char err[512] = "";
-    CHECK_INT(bw_controls_load(c, "up.lua", NULL, err, sizeof err), 0);
-    CHECK_INT(bw_controls_load(c, "other.lua", NULL, err, sizeof err), 1);
+    bw_sandbox *sb;
+    bw_controls *c = load_two(&sb, true, "up.lua", "other.lua");
     bw_pose p = rest_pose();
     run_frames(c, &p, 1);
     CHECK_NEAR(gaze(c, 0), 2, 0);
@@ -1118,10 +1120,7 @@ static void a_module_syntax_error_is_rejected_once(void)
     run_frames(c, &p, 1);
     CHECK_NEAR(gaze(c, 0), 4, 0); /* the size-2 module on */
     CHECK_NEAR(gaze(c, 2), 20, 0);
-    bw_pose_deinit(&p);
-    bw_controls_destroy(c);
-    bw_sandbox_destroy(sb);
-    remove_tmpdir();
+    unload(sb, c, &p);
 }
 
 /* A control edit that adds a require of a broken module is rejected;
@@ -1131,10 +1130,8 @@ static void a_new_broken_module_mended_alone_reloads_its_control(void)
     CHECK(make_tmpdir());
     write_file("step.lua", "return { size = 2 }\n");
     write_file("up.lua", up_lua);
-    bw_sandbox *sb = sandbox_in(tmpdir);
-    bw_controls *c = runner(sb, tmpdir, 1, true);
-    char err[512] = "";
-    CHECK_INT(bw_controls_load(c, "up.lua", NULL, err, sizeof err), 0);
+    bw_sandbox *sb;
+    bw_controls *c = load_two(&sb, true, "up.lua", NULL);
     bw_pose p = rest_pose();
     run_frames(c, &p, 1);
     CHECK_NEAR(gaze(c, 0), 2, 0);
@@ -1154,10 +1151,7 @@ static void a_new_broken_module_mended_alone_reloads_its_control(void)
     check_reloads(c, 1, 0, 1, 0, "", "");
     run_frames(c, &p, 1);
     CHECK_NEAR(gaze(c, 0), 24, 0); /* the new version, state kept: 4 + 2 x 10 */
-    bw_pose_deinit(&p);
-    bw_controls_destroy(c);
-    bw_sandbox_destroy(sb);
-    remove_tmpdir();
+    unload(sb, c, &p);
 }
 
 /* A reload that takes in a control with a pending module reads that
@@ -1173,11 +1167,8 @@ static void a_reload_reads_the_pending_modules_of_every_control_in_it(void)
                            "return { keep_state = true,\n"
                            "  init = function() return { n = 0 } end,\n"
                            "  update = function(s, pose, ctx) s.n = s.n + step.size * helper.times; ctx.gaze[3] = s.n end }\n");
-    bw_sandbox *sb = sandbox_in(tmpdir);
-    bw_controls *c = runner(sb, tmpdir, 1, false);
-    char err[512] = "";
-    CHECK_INT(bw_controls_load(c, "up.lua", NULL, err, sizeof err), 0);
-    CHECK_INT(bw_controls_load(c, "down.lua", NULL, err, sizeof err), 1);
+    bw_sandbox *sb;
+    bw_controls *c = load_two(&sb, false, "up.lua", "down.lua");
     bw_pose p = rest_pose();
     run_frames(c, &p, 1);
     CHECK_NEAR(gaze(c, 0), 2, 0);
@@ -1211,10 +1202,7 @@ static void a_reload_reads_the_pending_modules_of_every_control_in_it(void)
     run_frames(c, &p, 1);
     CHECK_NEAR(gaze(c, 0), 77, 0);   /* 74 + 3 */
     CHECK_NEAR(gaze(c, 2), 1004, 0); /* 704 + 3 x 100 */
-    bw_pose_deinit(&p);
-    bw_controls_destroy(c);
-    bw_sandbox_destroy(sb);
-    remove_tmpdir();
+    unload(sb, c, &p);
 }
 
 /* bw_sandbox_modules_drop when memory runs out at each step in turn:
