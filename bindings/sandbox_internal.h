@@ -51,7 +51,7 @@ struct bw_sandbox {
     void *user;
     int printed;
     char error[BW_SANDBOX_ERROR_MAX];
-    /* the mod's modules require loaded (sandbox.h "Modules"): never
+    /* the mod's modules whose file require opened (sandbox.h "Modules"): never
      * removed, so an index names one module for the sandbox's life */
     struct bw_sandbox_module {
         char name[BW_SANDBOX_MODULE_NAME_MAX];
