@@ -31,8 +31,8 @@ typedef struct control {
     int rejected; /* reloads of this control that were rejected */
     bool keep_state;
     bw_file_stamp stamp; /* the file when it was loaded (for poll) */
-    uint64_t modules; /* the sandbox's modules it required while loading, transitively (sandbox.h) */
-    uint64_t attempted; /* those its last rejected reload required (0 after a success): watched,
+    uint64_t modules;    /* the sandbox's modules it required while loading, transitively (sandbox.h) */
+    uint64_t attempted;  /* those its last rejected reload required (0 after a success): watched,
                            and a change of one reloads it, so mending only a new module works */
 } control;
 
@@ -67,7 +67,7 @@ struct bw_controls {
     int key_ref[3];    /* the interned keys "time", "yaw", "has_target" (no string lookups per frame) */
     bw_lua_pose *pose;
     int reloads;
-    uint64_t pending; /* changed modules whose reload was rejected: still the old versions run */
+    uint64_t pending;   /* changed modules whose reload was rejected: still the old versions run */
     uint64_t attempted; /* the modules the last build that failed required (for control.attempted) */
     char error[BW_CONTROLS_ERROR_MAX];
     char rejected[BW_CONTROLS_MAX][BW_CONTROLS_ERROR_MAX]; /* per control: its last reload's failure, "" */

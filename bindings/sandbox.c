@@ -447,8 +447,10 @@ static bool module_file(const char *name, char *file, size_t size)
 void bw_sandbox_module_file(lua_State *L, const char *name, char *file, size_t size)
 {
     if (!module_file(name, file, size))
-        luaL_error(L, "require '%s': only \"blendwerk\" and the mod's own modules (\"name\" or "
-                      "\"folder.name\" for name.lua inside the mod's folder) can be required", name);
+        luaL_error(L,
+                   "require '%s': only \"blendwerk\" and the mod's own modules (\"name\" or "
+                   "\"folder.name\" for name.lua inside the mod's folder) can be required",
+                   name);
 }
 
 /* ---- the mod's modules (sandbox.h "Modules") ---- */
@@ -540,7 +542,8 @@ static int sandbox_require(lua_State *L)
     if (lua_rawget(L, 2) != LUA_TNIL) {
         if (lua_type(L, -1) == LUA_TLIGHTUSERDATA)
             return luaL_error(L, "require '%s': a require loop", lua_tostring(L, 1));
-        if (sb->recording || sb->loading_depth > 0) note_required(sb, sb->loading_depth, module_index(sb, lua_tostring(L, 1)));
+        if (sb->recording || sb->loading_depth > 0)
+            note_required(sb, sb->loading_depth, module_index(sb, lua_tostring(L, 1)));
         return 1;
     }
     lua_pop(L, 1);
@@ -625,8 +628,7 @@ int bw_sandbox_module_find(const bw_sandbox *sb, const char *file)
 bool bw_sandbox_module_path(const bw_sandbox *sb, int i, char *path, size_t size)
 {
     char file[BW_SANDBOX_MODULE_NAME_MAX + 8];
-    if (!sb || i < 0 || i >= sb->module_count || !path || !size ||
-        !module_file(sb->modules[i].name, file, sizeof file))
+    if (!sb || i < 0 || i >= sb->module_count || !path || !size || !module_file(sb->modules[i].name, file, sizeof file))
         return false;
     int n = snprintf(path, size, "%s/%s", sb->dir, file);
     return n >= 0 && (size_t)n < size;

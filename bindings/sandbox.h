@@ -74,8 +74,8 @@
 #define BW_SANDBOX_DEFAULT_CALLBACK_SECONDS 0.005
 #define BW_SANDBOX_DEFAULT_MAX_STRING ((size_t)16 << 20)
 #define BW_SANDBOX_DEFAULT_COROUTINE_DEPTH 64
-#define BW_SANDBOX_MAX_MODULES 64       /* modules the sandbox tracks for reload (below, "Modules") */
-#define BW_SANDBOX_MODULE_NAME_MAX 204  /* a module name's bytes with the terminator */
+#define BW_SANDBOX_MAX_MODULES 64      /* modules the sandbox tracks for reload (below, "Modules") */
+#define BW_SANDBOX_MODULE_NAME_MAX 204 /* a module name's bytes with the terminator */
 
 /* Zero fields take the defaults (bw_sandbox_limits_resolve). */
 typedef struct bw_sandbox_limits {

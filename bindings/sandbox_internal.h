@@ -55,15 +55,15 @@ struct bw_sandbox {
      * removed, so an index names one module for the sandbox's life */
     struct bw_sandbox_module {
         char name[BW_SANDBOX_MODULE_NAME_MAX];
-        uint64_t deps;                    /* modules it required while it loaded (bits: indices) */
-        bw_file_stamp stamp;              /* its file as last read or reported changed */
+        uint64_t deps;       /* modules it required while it loaded (bits: indices) */
+        bw_file_stamp stamp; /* its file as last read or reported changed */
     } modules[BW_SANDBOX_MAX_MODULES];
     int module_count;
     int loading[BW_SANDBOX_MAX_MODULES]; /* the modules loading now, innermost last (-1: untracked) */
     int loading_depth;
-    uint64_t required;                   /* top-level requires since bw_sandbox_requires_begin */
-    bool recording;                      /* between bw_sandbox_requires_begin and _end */
-    bw_file_stamp opened;                /* the file bw_sandbox_push_file_text read last */
+    uint64_t required;    /* top-level requires since bw_sandbox_requires_begin */
+    bool recording;       /* between bw_sandbox_requires_begin and _end */
+    bw_file_stamp opened; /* the file bw_sandbox_push_file_text read last */
 };
 
 bw_sandbox *bw_sandbox_of(lua_State *L);

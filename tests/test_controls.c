@@ -24,11 +24,11 @@
 #include "blendwerk/procedural.h"
 #include "character.h"
 #include "check.h"
-#include "test_files.h"
 #include "controls.h"
 #include "sandbox.h"
 #include "sandbox_internal.h" /* the memory cap, lowered for the out-of-memory tests */
 #include "test_alloc_counter.h"
+#include "test_files.h"
 
 #define SCRIPTS BW_SOURCE_DIR "/scripts"
 #define DEG (M_PI / 180.0)
@@ -578,9 +578,11 @@ static bool make_tmpdir(void)
 
 static void remove_tmpdir(void)
 {
-    const char *names[] = {"a.lua",    "b.lua",  "c.lua",    "counter.lua",   "bad.lua", "alloc.lua",
-                           "envelope.lua", "step.lua", "up.lua", "down.lua", "lib/scale.lua", "other.lua",
-                           "broken.lua", "helper.lua", "a_module_whose_name_is_longer_than_forty_bytes.lua"};
+    const char *names[] = {"a.lua",        "b.lua",         "c.lua",
+                           "counter.lua",  "bad.lua",       "alloc.lua",
+                           "envelope.lua", "step.lua",      "up.lua",
+                           "down.lua",     "lib/scale.lua", "other.lua",
+                           "broken.lua",   "helper.lua",    "a_module_whose_name_is_longer_than_forty_bytes.lua"};
     char path[512];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
@@ -916,7 +918,8 @@ static void check_reloads_at(bw_controls *c, int d0, int d1, int r0, int r1, con
     bw_control_reloads a = bw_controls_reload_status(c, 0), b = bw_controls_reload_status(c, 1);
     if (a.done != d0 || b.done != d1 || a.rejected != r0 || b.rejected != r1 || strcmp(a.error, e0) ||
         strcmp(b.error, e1)) {
-        fprintf(stderr, "%s:%d: done %d %d, rejected %d %d, errors \"%s\" \"%s\"; expected %d %d, %d %d, \"%s\" \"%s\"\n",
+        fprintf(stderr,
+                "%s:%d: done %d %d, rejected %d %d, errors \"%s\" \"%s\"; expected %d %d, %d %d, \"%s\" \"%s\"\n",
                 __FILE__, line, a.done, b.done, a.rejected, b.rejected, a.error, b.error, d0, d1, r0, r1, e0, e1);
         check_failures_in_test++;
     }
@@ -954,7 +957,8 @@ static void a_saved_module_reloads_every_control_that_required_it(void)
         const char *text, *error;
     } bad[] = {
         {"-- step, version 3\nreturn { size = = 1 }\n", "step.lua:2: unexpected symbol near '='"},
-        {"local t = {}\nlocal x = t.a.b\nreturn { size = 1 }\n", "step.lua:2: attempt to index a nil value (field 'a')"},
+        {"local t = {}\nlocal x = t.a.b\nreturn { size = 1 }\n",
+         "step.lua:2: attempt to index a nil value (field 'a')"},
         {"while true do end\n", "step.lua:1: instruction budget of 50000000 exceeded: script stopped"},
         {"error('step is broken')\n", "step.lua:1: step is broken"},
     };
@@ -1045,7 +1049,7 @@ static void a_module_of_a_module_reloads_the_controls_above_it(void)
     CHECK(poll_settled(c, 1.0) == BW_CONTROLS_RELOAD_DONE);
     run_frames(c, &p, 1);
     CHECK_NEAR(gaze(c, 0), 150, 0); /* init again: 0 + 3 x 50 */
-    CHECK_NEAR(gaze(c, 2), 3, 0);  /* not reloaded: counts on */
+    CHECK_NEAR(gaze(c, 2), 3, 0);   /* not reloaded: counts on */
     /* the host names the module's file (no watcher needed) */
     write_file("lib/scale.lua", "return { k = 10 }\n");
     CHECK(bw_controls_reload(c, "lib/scale.lua") == BW_CONTROLS_RELOAD_DONE);
@@ -1136,11 +1140,12 @@ static void a_new_broken_module_mended_alone_reloads_its_control(void)
     run_frames(c, &p, 1);
     CHECK_NEAR(gaze(c, 0), 2, 0);
     write_file("helper.lua", "return { times = }\n");
-    write_file("up.lua", "local step = require('step')\n"
-                         "local helper = require('helper')\n"
-                         "return { keep_state = true,\n"
-                         "  init = function() return { n = 0 } end,\n"
-                         "  update = function(s, pose, ctx) s.n = s.n + step.size * helper.times; ctx.gaze[1] = s.n end }\n");
+    write_file("up.lua",
+               "local step = require('step')\n"
+               "local helper = require('helper')\n"
+               "return { keep_state = true,\n"
+               "  init = function() return { n = 0 } end,\n"
+               "  update = function(s, pose, ctx) s.n = s.n + step.size * helper.times; ctx.gaze[1] = s.n end }\n");
     CHECK(poll_settled(c, 1.0) == BW_CONTROLS_RELOAD_REJECTED);
     CHECK_STR(bw_controls_error(c), "helper.lua:1: unexpected symbol near '}'");
     run_frames(c, &p, 1);
@@ -1162,11 +1167,12 @@ static void a_reload_reads_the_pending_modules_of_every_control_in_it(void)
     write_file("step.lua", "return { size = 2 }\n");
     write_file("helper.lua", "return { times = 1 }\n");
     write_file("up.lua", up_lua);
-    write_file("down.lua", "local step = require('step')\n"
-                           "local helper = require('helper')\n"
-                           "return { keep_state = true,\n"
-                           "  init = function() return { n = 0 } end,\n"
-                           "  update = function(s, pose, ctx) s.n = s.n + step.size * helper.times; ctx.gaze[3] = s.n end }\n");
+    write_file("down.lua",
+               "local step = require('step')\n"
+               "local helper = require('helper')\n"
+               "return { keep_state = true,\n"
+               "  init = function() return { n = 0 } end,\n"
+               "  update = function(s, pose, ctx) s.n = s.n + step.size * helper.times; ctx.gaze[3] = s.n end }\n");
     bw_sandbox *sb;
     bw_controls *c = load_two(&sb, false, "up.lua", "down.lua");
     bw_pose p = rest_pose();
@@ -1320,7 +1326,7 @@ static void a_missing_module_and_a_require_outside_a_record_take_no_slot(void)
     CHECK_INT((int)bw_sandbox_requires_end(sb), 3);
     CHECK_INT(bw_sandbox_module_count(sb), 2); /* no slot for nope */
     CHECK_NEAR(eval_number(sb, "return require('other').n + require('step').size"), 3, 0);
-    CHECK_INT(bw_sandbox_module_count(sb), 3); /* other: loaded, so tracked */
+    CHECK_INT(bw_sandbox_module_count(sb), 3);      /* other: loaded, so tracked */
     CHECK_INT((int)bw_sandbox_requires_end(sb), 3); /* the record was closed: other and step not in it */
     bw_sandbox_destroy(sb);
     remove_tmpdir();

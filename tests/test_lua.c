@@ -15,9 +15,9 @@
 #include "blendwerk/animator.h"
 #include "blendwerk/procedural.h"
 #include "check.h"
+#include "lua_blendwerk.h"
 #include "test_alloc_counter.h"
 #include "test_lua_sweep.h"
-#include "lua_blendwerk.h"
 
 static void should_push_one_module_table(void)
 {
