@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "lua_support.h"
 #include "watch.h"
@@ -31,9 +30,14 @@ typedef struct control {
     int version;  /* reloads of this control that went in */
     int rejected; /* reloads of this control that were rejected */
     bool keep_state;
-    long long stamp_time, stamp_size; /* the file when it was loaded (for poll) */
-    uint64_t modules; /* the sandbox's modules it required while loading, transitively (sandbox.h) */
+    bw_file_stamp stamp; /* the file when it was loaded (for poll) */
+    uint64_t modules;    /* the sandbox's modules it required while loading, transitively (sandbox.h) */
+    uint64_t attempted;  /* those its last rejected reload required (0 after a success): watched,
+                           and a change of one reloads it, so mending only a new module works */
 } control;
+
+/* The modules whose change reloads control k. */
+static uint64_t control_modules(const control *k) { return k->modules | k->attempted; }
 
 /* Prefetch hints per character (bw_controls_run): the addresses of the
  * tables every frame touches, taken once. Only ever prefetched, never
@@ -63,7 +67,8 @@ struct bw_controls {
     int key_ref[3];    /* the interned keys "time", "yaw", "has_target" (no string lookups per frame) */
     bw_lua_pose *pose;
     int reloads;
-    uint64_t pending; /* changed modules whose reload was rejected: still the old versions run */
+    uint64_t pending;   /* changed modules whose reload was rejected: still the old versions run */
+    uint64_t attempted; /* the modules the last build that failed required (for control.attempted) */
     char error[BW_CONTROLS_ERROR_MAX];
     char rejected[BW_CONTROLS_MAX][BW_CONTROLS_ERROR_MAX]; /* per control: its last reload's failure, "" */
 };
@@ -270,17 +275,12 @@ bw_control_reloads bw_controls_reload_status(const bw_controls *c, int k)
 
 /* ---- loading one version ---- */
 
-static void stamp(const bw_controls *c, control *k)
+/* Control file `name`'s stamp now. */
+static bw_file_stamp stamp(const bw_controls *c, const char *name)
 {
     char path[BW_SANDBOX_PATH_MAX + CONTROL_NAME_MAX + 2];
-    snprintf(path, sizeof path, "%s/%s", c->dir, k->name);
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        k->stamp_time = k->stamp_size = -1;
-        return;
-    }
-    k->stamp_time = (long long)st.st_mtim.tv_sec * 1000000000LL + (long long)st.st_mtim.tv_nsec;
-    k->stamp_size = (long long)st.st_size;
+    snprintf(path, sizeof path, "%s/%s", c->dir, name);
+    return bw_file_stamp_path(path);
 }
 
 /* Outside the setup, anything that may allocate runs protected: the state
@@ -453,7 +453,7 @@ static bool build(bw_controls *c, control *k, const char *name, int options_ref,
     k->update.ref = LUA_NOREF;
     k->options_ref = options_ref;
     snprintf(k->name, sizeof k->name, "%s", name);
-    stamp(c, k);
+    k->stamp = stamp(c, name);
     char why[512];
     bw_sandbox_requires_begin(c->sb);
     if (bw_sandbox_load_file(c->sb, name) != BW_SANDBOX_OK || bw_sandbox_call(c->sb, 0, 1) != BW_SANDBOX_OK) {
@@ -469,6 +469,7 @@ static bool build(bw_controls *c, control *k, const char *name, int options_ref,
     c->error[0] = '\0';
     return true;
 fail:
+    c->attempted = bw_sandbox_requires_end(c->sb);
     control_release(c, k);
     return false;
 }
@@ -495,8 +496,9 @@ static void watch_files(bw_controls *c, const control *k)
     char path[BW_SANDBOX_PATH_MAX + CONTROL_NAME_MAX + 2];
     snprintf(path, sizeof path, "%s/%s", c->dir, k->name);
     bw_watch_add(c->watch, path);
+    uint64_t mods = control_modules(k);
     for (int m = 0; m < bw_sandbox_module_count(c->sb); m++)
-        if ((k->modules >> m & 1u) && bw_sandbox_module_path(c->sb, m, path, sizeof path)) bw_watch_add(c->watch, path);
+        if ((mods >> m & 1u) && bw_sandbox_module_path(c->sb, m, path, sizeof path)) bw_watch_add(c->watch, path);
 }
 
 int bw_controls_load(bw_controls *c, const char *name, const char *options, char *err, size_t err_size)
@@ -593,6 +595,9 @@ static bw_controls_reload_result reload_group(bw_controls *c, const bool *pick, 
             c->staged[i].serial = old->serial;
             made[i] = true;
             built++;
+        } else { /* a module it newly required and failed on: watched, and its change reloads it */
+            old->attempted = c->attempted;
+            watch_files(c, old);
         }
     }
     if (!ok) {
@@ -622,20 +627,29 @@ static bool pick_dependents(const bw_controls *c, uint64_t mods, bool *pick)
 {
     bool any = false;
     for (int i = 0; i < c->count; i++) {
-        pick[i] = pick[i] || (c->list[i].modules & mods) != 0;
+        pick[i] = pick[i] || (control_modules(&c->list[i]) & mods) != 0;
         any = any || pick[i];
     }
     return any;
 }
 
 /* reload_group of pick and every control that required a module of
- * `mods`, those modules (and the modules that required them) read anew.
- * A module whose reload is rejected stays pending: it joins the next
- * reload of a control that required it, so a rejection caused by a
- * control's file is mended by saving that file. */
+ * `mods`, those modules (and the modules that required them) read anew,
+ * with the pending modules of every control taken in (and the controls
+ * those require, until nothing more joins). A module whose reload is
+ * rejected stays pending: it joins the next reload of a control that
+ * required it, so a rejection caused by a control's file is mended by
+ * saving that file. */
 static bw_controls_reload_result reload_with(bw_controls *c, bool *pick, uint64_t mods)
 {
-    if (!pick_dependents(c, mods, pick)) {
+    bool any = false;
+    for (uint64_t before = ~mods; before != mods;) {
+        before = mods;
+        any = pick_dependents(c, mods, pick);
+        for (int i = 0; i < c->count; i++)
+            if (pick[i]) mods |= control_modules(&c->list[i]) & c->pending;
+    }
+    if (!any) {
         c->pending &= ~mods;
         return BW_CONTROLS_RELOAD_NONE;
     }
@@ -645,44 +659,31 @@ static bw_controls_reload_result reload_with(bw_controls *c, bool *pick, uint64_
     return r;
 }
 
-/* The pending modules control files named `name` required. */
-static uint64_t pending_of(const bw_controls *c, const char *name)
+/* The controls from index `from` on loaded from file `name` set in pick
+ * (the others left as they are); whether there is one. */
+static bool pick_by_name(const bw_controls *c, const char *name, int from, bool *pick)
 {
-    uint64_t mods = 0;
-    for (int i = 0; i < c->count; i++)
-        if (strcmp(c->list[i].name, name) == 0) mods |= c->list[i].modules & c->pending;
-    return mods;
+    bool any = false;
+    for (int i = from; i < c->count; i++)
+        if (strcmp(c->list[i].name, name) == 0) any = pick[i] = true;
+    return any;
 }
 
 bw_controls_reload_result bw_controls_reload(bw_controls *c, const char *name)
 {
     if (!c || !name) return BW_CONTROLS_RELOAD_NONE;
-    bool pick[BW_CONTROLS_MAX] = {false}, any = false;
-    for (int i = 0; i < c->count; i++) {
-        pick[i] = strcmp(c->list[i].name, name) == 0;
-        any = any || pick[i];
-    }
-    if (any) return reload_with(c, pick, pending_of(c, name));
+    bool pick[BW_CONTROLS_MAX] = {false};
+    if (pick_by_name(c, name, 0, pick)) return reload_with(c, pick, 0);
     int m = bw_sandbox_module_find(c->sb, name);
     return m < 0 ? BW_CONTROLS_RELOAD_NONE : reload_with(c, pick, (uint64_t)1 << m);
 }
 
 /* Whether control i's file changed since it was loaded (or last seen);
- * its time and size now into seen. */
-static bool file_changed(const bw_controls *c, int i, long long seen[2])
+ * its stamp now into *seen. */
+static bool file_changed(const bw_controls *c, int i, bw_file_stamp *seen)
 {
-    control probe = c->list[i];
-    stamp(c, &probe);
-    seen[0] = probe.stamp_time;
-    seen[1] = probe.stamp_size;
-    return seen[0] != c->list[i].stamp_time || seen[1] != c->list[i].stamp_size;
-}
-
-/* After a rejected reload: control i's file as seen (not tried again until it changes again). */
-static void mark_seen(bw_controls *c, int i, const long long seen[2])
-{
-    c->list[i].stamp_time = seen[0];
-    c->list[i].stamp_size = seen[1];
+    *seen = stamp(c, c->list[i].name);
+    return !bw_file_stamp_same(*seen, c->list[i].stamp);
 }
 
 bw_controls_reload_result bw_controls_poll(bw_controls *c, double now)
@@ -691,33 +692,31 @@ bw_controls_reload_result bw_controls_poll(bw_controls *c, double now)
     bw_controls_reload_result res = BW_CONTROLS_RELOAD_NONE;
     char first[BW_CONTROLS_ERROR_MAX] = "";
     bool changed[BW_CONTROLS_MAX] = {false}, pick[BW_CONTROLS_MAX] = {false};
-    long long seen[BW_CONTROLS_MAX][2];
+    bw_file_stamp seen[BW_CONTROLS_MAX]; /* after a rejection: a file as seen, not tried again until it changes */
     /* changed modules (and pending ones a changed control required) first:
      * every control that required one reloads with the modules read anew,
      * all together (also the ones whose own file changed too) */
     uint64_t mods = bw_sandbox_modules_changed(c->sb);
     for (int i = 0; i < c->count; i++)
-        if ((changed[i] = file_changed(c, i, seen[i]))) mods |= c->list[i].modules & c->pending;
+        if ((changed[i] = file_changed(c, i, &seen[i]))) mods |= control_modules(&c->list[i]) & c->pending;
     if (mods) {
         res = reload_with(c, pick, mods);
         if (res == BW_CONTROLS_RELOAD_REJECTED) {
             snprintf(first, sizeof first, "%s", c->error);
             for (int i = 0; i < c->count; i++)
-                if (pick[i]) mark_seen(c, i, seen[i]);
+                if (pick[i]) c->list[i].stamp = seen[i];
         }
     }
     /* then each other changed control file on its own */
     for (int i = 0; i < c->count; i++) {
         if (!changed[i] || pick[i]) continue;
         bool group[BW_CONTROLS_MAX] = {false};
-        for (int k = i; k < c->count; k++) {
-            group[k] = strcmp(c->list[k].name, c->list[i].name) == 0;
-            pick[k] = pick[k] || group[k]; /* a file loaded twice reloads once */
-        }
+        pick_by_name(c, c->list[i].name, i, group);
+        pick_by_name(c, c->list[i].name, i, pick); /* a file loaded twice reloads once */
         bw_controls_reload_result r = reload_group(c, group, 0);
         if (r == BW_CONTROLS_RELOAD_REJECTED) {
             for (int k = i; k < c->count; k++)
-                if (group[k]) mark_seen(c, k, seen[k]);
+                if (group[k]) c->list[k].stamp = seen[k];
             if (!first[0]) snprintf(first, sizeof first, "%s", c->error);
             res = BW_CONTROLS_RELOAD_REJECTED;
         } else if (r == BW_CONTROLS_RELOAD_DONE && res == BW_CONTROLS_RELOAD_NONE) {

@@ -69,7 +69,10 @@
  * it is left alone. A rejected module stays pending: the next reload of a
  * control that required it reads it again, with every control that
  * required it (so a rejection caused by a control's file is mended by
- * saving that file). A module required only from update is not recorded.
+ * saving that file). A control whose reload was rejected also watches the
+ * modules that rejected version required and reloads when one changes (an
+ * edit adding a require of a broken module is mended by saving the module
+ * alone). A module required only from update is not recorded.
  *
  * One thread at a time; the sandbox must outlive the runner. */
 #ifndef BW_CONTROLS_H

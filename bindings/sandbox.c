@@ -356,15 +356,13 @@ void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name)
 {
     char full[BW_SANDBOX_PATH_MAX];
     int fd = open_mod_file(L, what, name, full, sizeof full);
-    struct stat st;
-    if (fstat(fd, &st) != 0 || (size_t)st.st_size > BW_SANDBOX_MAX_SCRIPT) {
+    bw_file_stamp st = bw_file_stamp_fd(fd);
+    if (st.size < 0 || (unsigned long long)st.size > BW_SANDBOX_MAX_SCRIPT) {
         close(fd);
         luaL_error(L, "%s is larger than %d bytes", name, (int)BW_SANDBOX_MAX_SCRIPT);
     }
-    size_t size = (size_t)st.st_size;
-    bw_sandbox *sb = bw_sandbox_of(L);
-    sb->opened_time = (long long)st.st_mtim.tv_sec * 1000000000LL + (long long)st.st_mtim.tv_nsec;
-    sb->opened_size = (long long)st.st_size;
+    size_t size = (size_t)st.size;
+    bw_sandbox_of(L)->opened = st;
     /* the bytes go into a userdata, so the cap covers them and an error
      * cannot leak them; allocated in protected mode so that a memory error
      * cannot leak the descriptor either */
@@ -387,15 +385,21 @@ void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name)
     lua_replace(L, -2); /* the text over the buffer */
 }
 
-void bw_sandbox_push_file(lua_State *L, const char *what, const char *name)
+/* The text on top (mod file `name`'s) replaced by its loaded chunk, or raise the syntax error. */
+static void load_text(lua_State *L, const char *name)
 {
-    bw_sandbox_push_file_text(L, what, name);
     size_t size = 0;
     const char *text = lua_tolstring(L, -1, &size);
     const char *chunkname = lua_pushfstring(L, "@%s", name);
     if (luaL_loadbufferx(L, text, size, chunkname, "t") != LUA_OK) lua_error(L);
     lua_replace(L, -3); /* the chunk over the text, drop the name */
     lua_pop(L, 1);
+}
+
+void bw_sandbox_push_file(lua_State *L, const char *what, const char *name)
+{
+    bw_sandbox_push_file_text(L, what, name);
+    load_text(L, name);
 }
 
 /* blendwerk.load(path [, options]): a file the host granted (the module's
@@ -429,54 +433,94 @@ static int sandbox_asset_load(lua_State *L)
     return lua_gettop(L) - n;
 }
 
-void bw_sandbox_module_file(lua_State *L, const char *name, char *file, size_t size)
+/* Module `name`'s file ("lib.util" -> "lib/util.lua") into file; false
+ * for a name no module has or when it does not fit. */
+static bool module_file(const char *name, char *file, size_t size)
 {
     size_t n = strlen(name);
-    if (n == 0 || n > 200 || n + 5 > size || strchr(name, '/'))
-        luaL_error(L, "require '%s': only \"blendwerk\" and the mod's own modules (\"name\" or "
-                      "\"folder.name\" for name.lua inside the mod's folder) can be required", name);
+    if (n == 0 || n > 200 || n + 5 > size || strchr(name, '/')) return false;
     for (size_t i = 0; i <= n; i++) file[i] = name[i] == '.' ? '/' : name[i];
     snprintf(file + n, size - n, ".lua");
+    return true;
+}
+
+void bw_sandbox_module_file(lua_State *L, const char *name, char *file, size_t size)
+{
+    if (!module_file(name, file, size))
+        luaL_error(L,
+                   "require '%s': only \"blendwerk\" and the mod's own modules (\"name\" or "
+                   "\"folder.name\" for name.lua inside the mod's folder) can be required",
+                   name);
 }
 
 /* ---- the mod's modules (sandbox.h "Modules") ---- */
 
-static const char required_key[] = "blendwerk.sandbox.required"; /* require's cache: name -> value */
+static const char required_key = 0; /* its address: require's cache (name -> value) in the registry */
+
+/* Push require's cache (made when missing); no string is looked up. */
+static void push_cache(lua_State *L)
+{
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &required_key) == LUA_TTABLE) return;
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &required_key);
+}
+
+/* The index of module `name`, or -1. */
+static int module_index(const bw_sandbox *sb, const char *name)
+{
+    for (int i = 0; i < sb->module_count; i++)
+        if (strcmp(sb->modules[i].name, name) == 0) return i;
+    return -1;
+}
 
 /* The index of module `name` (added when new), or -1 when the table is full. */
 static int module_slot(bw_sandbox *sb, const char *name)
 {
-    for (int i = 0; i < sb->module_count; i++)
-        if (strcmp(sb->modules[i].name, name) == 0) return i;
+    int found = module_index(sb, name);
+    if (found >= 0) return found;
     if (sb->module_count >= BW_SANDBOX_MAX_MODULES || strlen(name) >= BW_SANDBOX_MODULE_NAME_MAX) return -1;
     struct bw_sandbox_module *m = &sb->modules[sb->module_count];
     memset(m, 0, sizeof *m);
     snprintf(m->name, sizeof m->name, "%s", name);
-    m->stamp_time = m->stamp_size = -1;
+    m->stamp = (bw_file_stamp){-1, -1};
     return sb->module_count++;
 }
 
 static uint64_t module_bit(int i) { return (uint64_t)1 << i; }
 
-/* Module i required `name`'s module m: a dependency of the module loading
- * now, or (outside any module) one of the host call's requires. */
-static void note_required(bw_sandbox *sb, int m)
+/* Module m was required at nesting `level` (0: by the host's call, else
+ * by the module loading at level - 1): a dependency of that module, or
+ * one of the host call's requires while it records. */
+static void note_required(bw_sandbox *sb, int level, int m)
 {
     if (m < 0) return;
-    if (sb->loading_depth == 0) sb->required |= module_bit(m);
-    else if (sb->loading[sb->loading_depth - 1] >= 0) sb->modules[sb->loading[sb->loading_depth - 1]].deps |= module_bit(m);
+    if (level == 0) {
+        if (sb->recording) sb->required |= module_bit(m);
+    } else if (sb->loading[level - 1] >= 0) {
+        sb->modules[sb->loading[level - 1]].deps |= module_bit(m);
+    }
 }
 
-/* (file, name, slot) -> the module's value: its file run with its name. */
+/* (file, name) -> the module's value: its file run with its name. The
+ * module gets its slot once its file is open (a missing or refused file
+ * takes none), and its stamp before the chunk loads (a syntax error is
+ * not reported again). */
 static int load_module(lua_State *L)
 {
     bw_sandbox *sb = bw_sandbox_of(L);
-    int m = (int)lua_tointeger(L, 3);
-    bw_sandbox_push_file(L, "require", lua_tostring(L, 1));
+    const char *file = lua_tostring(L, 1);
+    bw_sandbox_push_file_text(L, "require", file);
+    int level = sb->loading_depth - 1;
+    int m = module_slot(sb, lua_tostring(L, 2));
+    sb->loading[level] = m;
     if (m >= 0) {
-        sb->modules[m].stamp_time = sb->opened_time;
-        sb->modules[m].stamp_size = sb->opened_size;
+        sb->modules[m].deps = 0;
+        sb->modules[m].stamp = sb->opened;
     }
+    note_required(sb, level, m);
+    load_text(L, file);
     lua_pushvalue(L, 2);
     lua_call(L, 1, 1);
     return 1;
@@ -484,98 +528,110 @@ static int load_module(lua_State *L)
 
 /* require("blendwerk") or one of the mod's files: require("lib.util")
  * runs lib/util.lua once and keeps its result; a load that fails leaves
- * nothing cached (the next require tries the file again). */
+ * nothing cached (the next require tries the file again). A cached
+ * module is served by one table lookup (the per-frame path: no string is
+ * compared); only while the host records (bw_sandbox_requires_begin) or
+ * a module loads is it looked up among the modules, to be noted. */
 static int sandbox_require(lua_State *L)
 {
-    const char *name = luaL_checkstring(L, 1);
+    luaL_checkstring(L, 1);
+    lua_settop(L, 1);
+    bw_sandbox *sb = bw_sandbox_of(L);
+    push_cache(L);
+    lua_pushvalue(L, 1);
+    if (lua_rawget(L, 2) != LUA_TNIL) {
+        if (lua_type(L, -1) == LUA_TLIGHTUSERDATA)
+            return luaL_error(L, "require '%s': a require loop", lua_tostring(L, 1));
+        if (sb->recording || sb->loading_depth > 0)
+            note_required(sb, sb->loading_depth, module_index(sb, lua_tostring(L, 1)));
+        return 1;
+    }
+    lua_pop(L, 1);
+    const char *name = lua_tostring(L, 1);
     if (strcmp(name, "blendwerk") == 0) {
         lua_getfield(L, LUA_REGISTRYINDEX, module_key);
         return 1;
     }
     char file[256];
     bw_sandbox_module_file(L, name, file, sizeof file);
-    bw_sandbox *sb = bw_sandbox_of(L);
-    /* a name the open refuses gets no slot */
-    int m = sb->dir[0] && !bw_sandbox_refuse_name(file) ? module_slot(sb, name) : -1;
-    note_required(sb, m);
-    lua_settop(L, 1);
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, required_key);
-    if (lua_getfield(L, 2, name) != LUA_TNIL) {
-        if (lua_type(L, -1) == LUA_TLIGHTUSERDATA) return luaL_error(L, "require '%s': a require loop", name);
-        return 1;
-    }
-    lua_pop(L, 1);
     if (sb->loading_depth >= BW_SANDBOX_MAX_MODULES)
         return luaL_error(L, "require '%s': modules nested deeper than %d", name, BW_SANDBOX_MAX_MODULES);
-    lua_pushlightuserdata(L, (void *)sandbox_require); /* loading */
-    lua_setfield(L, 2, name);
-    if (m >= 0) sb->modules[m].deps = 0;
-    sb->loading[sb->loading_depth++] = m;
+    /* everything that may allocate before the mark: a memory error then
+     * leaves no mark and no depth behind */
     lua_pushcfunction(L, message_handler); /* errors get their position where they happen */
     lua_pushcfunction(L, load_module);
     lua_pushstring(L, file);
     lua_pushvalue(L, 1);
-    lua_pushinteger(L, m);
-    int status = lua_pcall(L, 3, 1, 3);
+    lua_pushvalue(L, 1);
+    lua_pushlightuserdata(L, (void *)sandbox_require); /* loading */
+    lua_rawset(L, 2);
+    sb->loading[sb->loading_depth++] = -1; /* load_module sets it once the file is open */
+    int status = lua_pcall(L, 2, 1, 3);
     sb->loading_depth--;
+    /* the mark's key exists now: setting it (by the name's own string)
+     * allocates nothing, whatever the name's length */
+    lua_pushvalue(L, 1);
     if (status != LUA_OK) {
-        lua_pushnil(L); /* not cached: an existing key, no allocation */
-        lua_setfield(L, 2, name);
+        lua_pushnil(L); /* not cached */
+        lua_rawset(L, 2);
         bw_sandbox_after_protected(L, status); /* a stop stays a stop */
         return lua_error(L);
     }
+    if (lua_isnil(L, -2)) lua_pushboolean(L, 1);
+    else lua_pushvalue(L, -2);
+    lua_rawset(L, 2);
     if (lua_isnil(L, -1)) {
         lua_pop(L, 1);
         lua_pushboolean(L, 1);
     }
-    lua_pushvalue(L, -1);
-    lua_setfield(L, 2, name);
     return 1;
 }
 
 void bw_sandbox_requires_begin(bw_sandbox *sb)
 {
-    if (sb) sb->required = 0;
+    if (!sb) return;
+    sb->required = 0;
+    sb->recording = true;
 }
 
-/* mask and every module its modules required, transitively */
-static uint64_t closure(const bw_sandbox *sb, uint64_t mask)
+/* mask grown until it holds, with each module in it, every module it
+ * required (down: its dependencies) or every module that required it (up:
+ * its dependents), transitively */
+static uint64_t closure(const bw_sandbox *sb, uint64_t mask, bool up)
 {
     for (uint64_t before = 0; before != mask;) {
         before = mask;
-        for (int i = 0; i < sb->module_count; i++)
-            if (mask & module_bit(i)) mask |= sb->modules[i].deps;
+        for (int i = 0; i < sb->module_count; i++) {
+            uint64_t deps = sb->modules[i].deps;
+            if (up ? (deps & mask) != 0 : (mask & module_bit(i)) != 0) mask |= up ? module_bit(i) : deps;
+        }
     }
     return mask;
 }
 
-uint64_t bw_sandbox_requires_end(const bw_sandbox *sb) { return sb ? closure(sb, sb->required) : 0; }
+uint64_t bw_sandbox_requires_end(bw_sandbox *sb)
+{
+    if (!sb) return 0;
+    sb->recording = false;
+    return closure(sb, sb->required, false);
+}
 int bw_sandbox_module_count(const bw_sandbox *sb) { return sb ? sb->module_count : 0; }
 
 int bw_sandbox_module_find(const bw_sandbox *sb, const char *file)
 {
-    size_t n = file ? strlen(file) : 0;
-    if (!sb || n <= 4 || n - 4 >= BW_SANDBOX_MODULE_NAME_MAX || strcmp(file + n - 4, ".lua") != 0) return -1;
-    char name[BW_SANDBOX_MODULE_NAME_MAX];
-    for (size_t i = 0; i < n - 4; i++) {
-        if (file[i] == '.') return -1; /* "a.b.lua" is no module's file ("a.b" is a/b.lua) */
-        name[i] = file[i] == '/' ? '.' : file[i];
-    }
-    name[n - 4] = '\0';
-    for (int i = 0; i < sb->module_count; i++)
-        if (strcmp(sb->modules[i].name, name) == 0) return i;
+    char mine[BW_SANDBOX_MODULE_NAME_MAX + 8];
+    for (int i = 0; sb && file && i < sb->module_count; i++)
+        if (module_file(sb->modules[i].name, mine, sizeof mine) && strcmp(mine, file) == 0) return i;
     return -1;
 }
 
 bool bw_sandbox_module_path(const bw_sandbox *sb, int i, char *path, size_t size)
 {
-    if (!sb || i < 0 || i >= sb->module_count || !path || !size) return false;
-    const char *name = sb->modules[i].name;
-    int n = snprintf(path, size, "%s/%s.lua", sb->dir, name);
-    if (n < 0 || (size_t)n >= size) return false;
-    for (char *p = path + strlen(sb->dir) + 1; *p && p < path + n - 4; p++)
-        if (*p == '.') *p = '/';
-    return true;
+    char file[BW_SANDBOX_MODULE_NAME_MAX + 8];
+    if (!sb || i < 0 || i >= sb->module_count || !path || !size || !module_file(sb->modules[i].name, file, sizeof file))
+        return false;
+    int n = snprintf(path, size, "%s/%s", sb->dir, file);
+    return n >= 0 && (size_t)n < size;
 }
 
 uint64_t bw_sandbox_modules_changed(bw_sandbox *sb)
@@ -584,52 +640,40 @@ uint64_t bw_sandbox_modules_changed(bw_sandbox *sb)
     for (int i = 0; sb && i < sb->module_count; i++) {
         char path[BW_SANDBOX_PATH_MAX + BW_SANDBOX_MODULE_NAME_MAX + 8];
         if (!bw_sandbox_module_path(sb, i, path, sizeof path)) continue;
-        struct stat st;
-        long long t = -1, n = -1;
-        if (stat(path, &st) == 0) {
-            t = (long long)st.st_mtim.tv_sec * 1000000000LL + (long long)st.st_mtim.tv_nsec;
-            n = (long long)st.st_size;
-        }
-        struct bw_sandbox_module *m = &sb->modules[i];
-        if (t == m->stamp_time && n == m->stamp_size) continue;
-        m->stamp_time = t;
-        m->stamp_size = n;
+        bw_file_stamp now = bw_file_stamp_path(path);
+        if (bw_file_stamp_same(now, sb->modules[i].stamp)) continue;
+        sb->modules[i].stamp = now;
         changed |= module_bit(i);
     }
     return changed;
 }
 
-uint64_t bw_sandbox_module_dependents(const bw_sandbox *sb, uint64_t mask)
-{
-    if (!sb) return 0;
-    for (uint64_t before = 0; before != mask;) {
-        before = mask;
-        for (int i = 0; i < sb->module_count; i++)
-            if (sb->modules[i].deps & mask) mask |= module_bit(i);
-    }
-    return mask;
-}
+uint64_t bw_sandbox_module_dependents(const bw_sandbox *sb, uint64_t mask) { return sb ? closure(sb, mask, true) : 0; }
 
 /* (sandbox, saved) -> the dropped values by name; the cache entries
- * cleared only once every value is kept (an error leaves them all). */
+ * cleared only once the values are kept under their reference (an error
+ * before leaves them all; the clearing itself allocates nothing). */
 static int drop_protected(lua_State *L)
 {
     const bw_sandbox *sb = (const bw_sandbox *)lua_touserdata(L, 1);
     const bw_sandbox_modules_saved *saved = (const bw_sandbox_modules_saved *)lua_touserdata(L, 2);
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, required_key);
+    push_cache(L);
     lua_newtable(L);
     for (int i = 0; i < sb->module_count; i++)
         if (saved->mask & module_bit(i)) {
             lua_getfield(L, 3, sb->modules[i].name);
             lua_setfield(L, 4, sb->modules[i].name);
         }
-    for (int i = 0; i < sb->module_count; i++)
-        if (saved->mask & module_bit(i)) {
-            lua_pushnil(L);
-            lua_setfield(L, 3, sb->modules[i].name);
-        }
     lua_pushvalue(L, 4);
     lua_pushinteger(L, luaL_ref(L, LUA_REGISTRYINDEX));
+    /* the kept names' keys (existing strings) set to nil: no allocation */
+    lua_pushnil(L);
+    while (lua_next(L, 4)) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, -1);
+        lua_pushnil(L);
+        lua_rawset(L, 3);
+    }
     return 1;
 }
 
@@ -661,7 +705,7 @@ static int restore_protected(lua_State *L)
 {
     const bw_sandbox *sb = (const bw_sandbox *)lua_touserdata(L, 1);
     const bw_sandbox_modules_saved *saved = (const bw_sandbox_modules_saved *)lua_touserdata(L, 2);
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, required_key);
+    push_cache(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, saved->ref);
     for (int i = 0; i < sb->module_count; i++)
         if (saved->mask & module_bit(i)) {

@@ -74,8 +74,8 @@
 #define BW_SANDBOX_DEFAULT_CALLBACK_SECONDS 0.005
 #define BW_SANDBOX_DEFAULT_MAX_STRING ((size_t)16 << 20)
 #define BW_SANDBOX_DEFAULT_COROUTINE_DEPTH 64
-#define BW_SANDBOX_MAX_MODULES 64       /* modules the sandbox tracks for reload (sandbox.h "Modules") */
-#define BW_SANDBOX_MODULE_NAME_MAX 204  /* a module name's bytes with the terminator */
+#define BW_SANDBOX_MAX_MODULES 64      /* modules the sandbox tracks for reload (below, "Modules") */
+#define BW_SANDBOX_MODULE_NAME_MAX 204 /* a module name's bytes with the terminator */
 
 /* Zero fields take the defaults (bw_sandbox_limits_resolve). */
 typedef struct bw_sandbox_limits {
@@ -177,25 +177,30 @@ void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name)
  * a sandbox's state. */
 bw_sandbox *bw_sandbox_from_state(lua_State *L);
 
-/* ---- modules, for hot reload ----
+/* ---- Modules ----
  *
- * require("name") of one of the mod's modules runs its file once per
- * sandbox and caches the result. For a host that reloads scripts when a
- * file changes (bindings/controls.h), the sandbox keeps, per module it
- * loaded - the first BW_SANDBOX_MAX_MODULES names required (64); later
- * ones work but are not tracked -, its file, the file's modification time
- * and size as read, and the modules it required while it loaded (its
- * direct dependencies). Module sets are bit masks: bit i is module i
- * (0 <= i < bw_sandbox_module_count), an index stays the same module for
- * the sandbox's life. A module whose load failed is not cached: the next
- * require runs its file again. */
+ * require("name") of one of the mod's modules runs its file and caches
+ * the result: later requires get the cached value (one table lookup, no
+ * string compared: fit for per-frame code) until a host drops the module
+ * (bw_sandbox_modules_drop, a hot reload), which makes the next require
+ * run the file anew. For a host that reloads scripts when a file changes
+ * (bindings/controls.h), the sandbox keeps, per module whose file it
+ * opened - the first BW_SANDBOX_MAX_MODULES (64) such modules; a missing
+ * or refused name takes no place, later modules work but are not
+ * tracked -, its file, the file's modification time and size as read
+ * (also when its chunk then failed), and the modules it required while it
+ * loaded (its direct dependencies). Module sets are bit masks: bit i is
+ * module i (0 <= i < bw_sandbox_module_count), an index stays the same
+ * module for the sandbox's life. A module whose load failed is not
+ * cached: the next require runs its file again. */
 
 /* Record the mod's modules the host's next calls require (directly, not
- * from inside a module): bw_sandbox_requires_begin forgets the record,
- * bw_sandbox_requires_end returns it with everything those modules
- * required, transitively (a require served from the cache counts). */
+ * from inside a module): bw_sandbox_requires_begin starts a new record,
+ * bw_sandbox_requires_end closes it (requires after it are not recorded)
+ * and returns it with everything those modules required, transitively (a
+ * require served from the cache counts). */
 void bw_sandbox_requires_begin(bw_sandbox *sb);
-uint64_t bw_sandbox_requires_end(const bw_sandbox *sb);
+uint64_t bw_sandbox_requires_end(bw_sandbox *sb);
 
 int bw_sandbox_module_count(const bw_sandbox *sb);
 /* The index of the module whose file is `file` (relative to the folder:

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "sandbox.h"
+#include "watch.h"
 
 /* The count hook runs every HOOK_STEP instructions (fewer for small
  * budgets): a runaway loop overshoots by a negligible amount and the hook
@@ -50,18 +51,19 @@ struct bw_sandbox {
     void *user;
     int printed;
     char error[BW_SANDBOX_ERROR_MAX];
-    /* the mod's modules require loaded (sandbox.h "Modules"): never
+    /* the mod's modules whose file require opened (sandbox.h "Modules"): never
      * removed, so an index names one module for the sandbox's life */
     struct bw_sandbox_module {
         char name[BW_SANDBOX_MODULE_NAME_MAX];
-        uint64_t deps;                    /* modules it required while it loaded (bits: indices) */
-        long long stamp_time, stamp_size; /* its file as last read or reported changed */
+        uint64_t deps;       /* modules it required while it loaded (bits: indices) */
+        bw_file_stamp stamp; /* its file as last read or reported changed */
     } modules[BW_SANDBOX_MAX_MODULES];
     int module_count;
     int loading[BW_SANDBOX_MAX_MODULES]; /* the modules loading now, innermost last (-1: untracked) */
     int loading_depth;
-    uint64_t required;                   /* top-level requires since bw_sandbox_requires_begin */
-    long long opened_time, opened_size;  /* the file bw_sandbox_push_file_text read last */
+    uint64_t required;    /* top-level requires since bw_sandbox_requires_begin */
+    bool recording;       /* between bw_sandbox_requires_begin and _end */
+    bw_file_stamp opened; /* the file bw_sandbox_push_file_text read last */
 };
 
 bw_sandbox *bw_sandbox_of(lua_State *L);

@@ -20,16 +20,11 @@
 
 #define WATCH_PATH_MAX 1024
 
-typedef struct stamp {
-    long long mtime_ns, size;
-    bool exists;
-} stamp;
-
 typedef struct watched {
     char path[WATCH_PATH_MAX];
     const char *base; /* into path */
     int dir;          /* index into dirs */
-    stamp st;
+    bw_file_stamp st;
 } watched;
 
 typedef struct folder {
@@ -49,20 +44,26 @@ struct bw_watch {
     double last_change;
 };
 
-static void take_stamp(stamp *s, const char *path)
+static bw_file_stamp stamp_of(int ok, const struct stat *st)
 {
-    struct stat st;
-    memset(s, 0, sizeof *s);
-    if (stat(path, &st) != 0) return;
-    s->exists = true;
-    s->mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + (long long)st.st_mtim.tv_nsec;
-    s->size = (long long)st.st_size;
+    if (ok != 0) return (bw_file_stamp){-1, -1};
+    return (bw_file_stamp){(long long)st->st_mtim.tv_sec * 1000000000LL + (long long)st->st_mtim.tv_nsec,
+                           (long long)st->st_size};
 }
 
-static bool same_stamp(const stamp *a, const stamp *b)
+bw_file_stamp bw_file_stamp_path(const char *path)
 {
-    return a->exists == b->exists && a->mtime_ns == b->mtime_ns && a->size == b->size;
+    struct stat st;
+    return stamp_of(stat(path, &st), &st);
 }
+
+bw_file_stamp bw_file_stamp_fd(int fd)
+{
+    struct stat st;
+    return stamp_of(fstat(fd, &st), &st);
+}
+
+bool bw_file_stamp_same(bw_file_stamp a, bw_file_stamp b) { return a.mtime_ns == b.mtime_ns && a.size == b.size; }
 
 /* Stop using inotify: from now on every poll compares stamps. */
 static void fall_back(bw_watch *w)
@@ -168,7 +169,7 @@ bool bw_watch_add(bw_watch *w, const char *path)
     }
     f->dir = add_dir(w, dir);
     if (f->dir < 0) return false;
-    take_stamp(&f->st, f->path);
+    f->st = bw_file_stamp_path(f->path);
     w->count++;
     return true;
 }
@@ -206,9 +207,8 @@ static bool compare_stamps(bw_watch *w)
 {
     bool hit = false;
     for (int i = 0; i < w->count; i++) {
-        stamp now;
-        take_stamp(&now, w->files[i].path);
-        if (!same_stamp(&now, &w->files[i].st)) {
+        bw_file_stamp now = bw_file_stamp_path(w->files[i].path);
+        if (!bw_file_stamp_same(now, w->files[i].st)) {
             w->files[i].st = now;
             hit = true;
         }

@@ -53,4 +53,15 @@ bool bw_watch_polling(const bw_watch *w);
 /* A monotonic clock in seconds, for hosts that have none at hand. */
 double bw_watch_now(void);
 
+/* A file's version as the watcher compares it: modification time in
+ * nanoseconds and size in bytes; both -1 when the file is missing. The
+ * hot-reload hosts (bindings/controls.c, the sandbox's modules) use the
+ * same stamp. */
+typedef struct bw_file_stamp {
+    long long mtime_ns, size;
+} bw_file_stamp;
+bw_file_stamp bw_file_stamp_path(const char *path); /* stat */
+bw_file_stamp bw_file_stamp_fd(int fd);             /* fstat of an open file */
+bool bw_file_stamp_same(bw_file_stamp a, bw_file_stamp b);
+
 #endif

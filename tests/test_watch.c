@@ -117,6 +117,31 @@ static void other_files_of_the_folder_should_not_count(void)
     bw_watch_destroy(w);
 }
 
+/* The stamp the watcher and the hot-reload hosts compare: -1, -1 for a
+ * missing file; the size in bytes; by path and by descriptor the same. */
+static void file_stamp_should_be_missing_or_time_and_size(void)
+{
+    bw_file_stamp none = bw_file_stamp_path(tmp("stamped-not-there.lua"));
+    CHECK(none.mtime_ns == -1 && none.size == -1);
+    CHECK(bw_file_stamp_fd(-1).size == -1);
+    write_text_file(tmp("stamped.lua"), "return 12345\n"); /* 13 bytes */
+    bw_file_stamp a = bw_file_stamp_path(tmp("stamped.lua"));
+    CHECK(a.size == 13);
+    struct stat st;
+    CHECK(stat(tmp("stamped.lua"), &st) == 0);
+    CHECK(a.mtime_ns == (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
+    FILE *f = fopen(tmp("stamped.lua"), "rb");
+    CHECK(f != NULL);
+    if (f) {
+        CHECK(bw_file_stamp_same(bw_file_stamp_fd(fileno(f)), a));
+        fclose(f);
+    }
+    CHECK(!bw_file_stamp_same(a, none));
+    write_text_file(tmp("stamped.lua"), "return 1\n");
+    CHECK(bw_file_stamp_path(tmp("stamped.lua")).size == 9);
+    remove(tmp("stamped.lua"));
+}
+
 static void missing_folder_should_fall_back_to_polling(void)
 {
     bw_watch_desc wd = {0, false};
@@ -585,6 +610,7 @@ int main(void)
     RUN(rename_over_save_should_be_seen);
     RUN(deleted_then_recreated_file_should_be_seen_both_times);
     RUN(other_files_of_the_folder_should_not_count);
+    RUN(file_stamp_should_be_missing_or_time_and_size);
     RUN(missing_folder_should_fall_back_to_polling);
     RUN(reload_should_keep_the_state_mid_transition_and_the_params);
     RUN(renamed_state_should_fall_back_to_the_entry);

@@ -63,7 +63,7 @@ test("head aim clamps relative to the body and gives the rest to the eyes", func
   a:update(0, {}, { 10, 0, 0 })
   near((a:head_aim()), 1.2, 1e-5, "camera target")
   near(a:gaze().yaw_r, math.pi / 2 - 1.2, 1e-5, "gaze remainder")
-  -- the animator's limits (head = {} in desc: the defaults) are the ones Lua
+  -- the animator's limits (desc gives no head field: the defaults) are the ones Lua
   -- reads from blendwerk.aim_defaults(): pi/2 clamps at yaw exactly
   eq((a:head_aim()), bw.aim_defaults().yaw, "the animator's yaw limit is aim_defaults().yaw")
   a:update(0, { yaw = 0, look_at = { 0, 10, 0.001 } }) -- straight up: pitch ~pi/2

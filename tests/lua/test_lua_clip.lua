@@ -85,9 +85,22 @@ test("easing_styles: the C list of styles, which envelope.lua's curves are", fun
     -- scripts/envelope.lua's curves are this list (and it accepts each)
     local env = dofile("scripts/envelope.lua")
     eq(#env.curves, #want, "envelope.curves: twelve")
+    -- at u = 0.25 (t = 0.25 into a 1 s fade-in): in_out(0.25) = in(0.5) / 2,
+    -- by hand from easing.h's base curves (at u = 0.5 every in_out but
+    -- constant is 1/2, which would not tell the curves apart); back and
+    -- elastic dip below 0 there, and envelope.new does not clamp
+    local quarter = {
+        linear = 0.25, constant = 0, quad = 0.125, cubic = 0.0625, quart = 0.03125, quint = 0.015625,
+        sine = (1 - math.sqrt(0.5)) / 2,          -- (1 - cos(pi/4)) / 2 = 0.1464466
+        exponential = 2 ^ -6,                     -- 2^(5 - 10) / 2
+        circular = (1 - math.sqrt(0.75)) / 2,     -- 0.0669873
+        back = (2.70158 * 0.125 - 1.70158 * 0.25) / 2, -- (c3 / 8 - c1 / 4) / 2 = -0.0438488
+        elastic = -2 ^ -5 * 0.5 / 2,              -- sin((5 - 10.75) * 2pi/3) = sin(pi/6 - 4pi) = 1/2
+        bounce = (1 - (7.5625 * (0.5 - 1.5 / 2.75) ^ 2 + 0.75)) / 2, -- (1 - 0.765625) / 2 = 0.1171875
+    }
     for i, name in ipairs(want) do
         eq(env.curves[i], name, "envelope.curves[" .. i .. "]")
-        near(env.new { fade_in = 1, curve = name }(0.5, 2), bw.ease(name, "in_out", 0.5), 1e-6, "envelope " .. name)
+        near(env.new { fade_in = 1, curve = name }(0.25, 2), quarter[name], 1e-6, "envelope " .. name .. " at u = 0.25")
     end
 end)
 
