@@ -64,7 +64,10 @@ static inline void bw_quat_rotate(const float *q, const float *v, float *out)
 #define BW_SLERP_SERIES_TERMS 8
 /* The series' coefficients a_0..a_7 for one u (shared by every joint of a
  * sample, since u is the same for all rows of a uniform grid). */
-static inline void bw_slerp_series(float u, float *c)
+/* The first `terms` (1..BW_SLERP_SERIES_TERMS) coefficients only: the
+ * same numbers, for a caller whose kernel reads no more (a short series,
+ * clip_internal.h); each term waits on the one before. */
+static inline void bw_slerp_series_terms(float u, float *c, int terms)
 {
     /* 1 / (i (2i + 1)) as constants: the per-sample setup then has no
      * division (it runs once per sampled or mixed clip per frame) */
@@ -72,11 +75,12 @@ static inline void bw_slerp_series(float u, float *c)
                                                      1.0f / 36.0f, 1.0f / 55.0f, 1.0f / 78.0f, 1.0f / 105.0f};
     float u2 = u * u, a = u;
     c[0] = u;
-    for (int i = 1; i < BW_SLERP_SERIES_TERMS; i++) {
+    for (int i = 1; i < terms; i++) {
         a *= (u2 - (float)(i * i)) * inv[i];
         c[i] = a;
     }
 }
+static inline void bw_slerp_series(float u, float *c) { bw_slerp_series_terms(u, c, BW_SLERP_SERIES_TERMS); }
 /* Σ c_i (x − 1)^i by Horner's rule. */
 static inline float bw_slerp_series_eval(const float *c, float x)
 {

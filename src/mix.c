@@ -262,19 +262,25 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
             en->short_series = g->short_series;
             en->u = u;
             en->splat = mixer->splat ? mixer->splat + (size_t)k * BW_MIX_SPLAT_COUNT : NULL;
+            /* a vector kernel on a short-series grid reads the first terms
+             * only (the portable reference always runs the whole series) */
+            const int terms = g->short_series && mixer->kernels->path != BW_SIMD_PORTABLE ? BW_GRID_SHORT_TERMS
+                                                                                          : BW_SLERP_SERIES_TERMS;
             if (en->splat) {
                 /* the SSE2 kernel reads only the rows: ca/cb are left as
-                 * they are and the coefficients go straight to the rows */
+                 * they are and the coefficients go straight to the rows
+                 * (the series' rows it reads) */
                 float numbers[BW_MIX_SPLAT_COUNT];
-                bw_slerp_series(1.0f - u, numbers + BW_MIX_SPLAT_CA);
-                bw_slerp_series(u, numbers + BW_MIX_SPLAT_CB);
+                bw_slerp_series_terms(1.0f - u, numbers + BW_MIX_SPLAT_CA, terms);
+                bw_slerp_series_terms(u, numbers + BW_MIX_SPLAT_CB, terms);
                 numbers[BW_MIX_SPLAT_WEIGHT] = en->weight;
                 numbers[BW_MIX_SPLAT_U] = u;
                 numbers[BW_MIX_SPLAT_V] = 1.0f - u;
-                for (int i = 0; i < BW_MIX_SPLAT_COUNT; i++) splat_row(en->splat[i], numbers[i]);
+                for (int i = 0; i < BW_MIX_SPLAT_COUNT; i++)
+                    if (i >= BW_MIX_SPLAT_WEIGHT || i % BW_SLERP_SERIES_TERMS < terms) splat_row(en->splat[i], numbers[i]);
             } else {
-                bw_slerp_series(1.0f - u, en->ca);
-                bw_slerp_series(u, en->cb);
+                bw_slerp_series_terms(1.0f - u, en->ca, terms);
+                bw_slerp_series_terms(u, en->cb, terms);
             }
         }
         if (k + 1 == n || contributions[order[k + 1]].priority != c->priority) mixer->rank_end[ranks++] = k + 1;

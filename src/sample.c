@@ -105,8 +105,11 @@ static void sample_grid(const bw_binding *binding, const bw_transform *rest, int
     const float *ra = g->rows + (size_t)k * (size_t)g->row_floats;
     const float *rb = ra + g->row_floats;
     float ca[BW_SLERP_SERIES_TERMS], cb[BW_SLERP_SERIES_TERMS];
-    bw_slerp_series(1.0f - u, ca);
-    bw_slerp_series(u, cb);
+    /* a vector kernel on a short-series grid reads the first terms only
+     * (the portable reference always runs the whole series) */
+    const int terms = g->short_series && kernels->path != BW_SIMD_PORTABLE ? BW_GRID_SHORT_TERMS : BW_SLERP_SERIES_TERMS;
+    bw_slerp_series_terms(1.0f - u, ca, terms);
+    bw_slerp_series_terms(u, cb, terms);
     kernels->sample_grid(gb, ra, rb, u, ca, cb, g->short_series, out->joints, out->coverage, out->joint_count);
     /* channels the clip does not key take the rig's current value */
     for (int f = 0; f < gb->fixup_count; f++) {
