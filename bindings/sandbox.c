@@ -92,6 +92,15 @@ static int message_handler(lua_State *L)
     return 1;
 }
 
+/* require's: a message gets its position where it happens (as above);
+ * any other error value (a table, a boolean) passes through unchanged to
+ * the script's own pcall, as with a plain call. */
+static int require_message_handler(lua_State *L)
+{
+    int t = lua_type(L, 1);
+    return t == LUA_TSTRING || t == LUA_TNUMBER ? message_handler(L) : 1;
+}
+
 /* ---- stops ---- */
 
 void bw_sandbox_set_stop(bw_sandbox *sb, lua_State *L, bw_sandbox_status why)
@@ -558,7 +567,7 @@ static int sandbox_require(lua_State *L)
         return luaL_error(L, "require '%s': modules nested deeper than %d", name, BW_SANDBOX_MAX_MODULES);
     /* everything that may allocate before the mark: a memory error then
      * leaves no mark and no depth behind */
-    lua_pushcfunction(L, message_handler); /* errors get their position where they happen */
+    lua_pushcfunction(L, require_message_handler); /* messages get their position where they happen */
     lua_pushcfunction(L, load_module);
     lua_pushstring(L, file);
     lua_pushvalue(L, 1);

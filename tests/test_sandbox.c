@@ -208,6 +208,12 @@ static const sandbox_case cases[] = {
 static const char harmless[] =
     "local own = require('own')\n"
     "assert(own.answer == 42 and require('own') == own)\n"
+    /* a module's error reaches the script's pcall: a table as it was
+     * raised, a message with the module's position */
+    "local ok, e = pcall(require, 'raises_table')\n"
+    "assert(not ok and type(e) == 'table' and e.code == 7)\n"
+    "ok, e = pcall(require, 'raises_text')\n"
+    "assert(not ok and e == 'raises_text.lua:1: no luck')\n"
     "assert(('arm_l'):gsub('_l$', '_r') == 'arm_r' and string.rep('ab', 3, ',') == 'ab,ab,ab')\n"
     "local co = coroutine.wrap(function(a) local b = coroutine.yield(a + 1) return b * 2 end)\n"
     "assert(co(1) == 2 and co(5) == 10)\n"
@@ -841,6 +847,8 @@ int main(void)
     snprintf(path, sizeof path, "%s/outside", mod_dir);
     if (symlink(parent_dir, path) != 0) fprintf(stderr, "symlink: %s\n", strerror(errno));
     write_text_file(mod_path("own.lua"), "return { answer = 42 }\n");
+    write_text_file(mod_path("raises_table.lua"), "error({ code = 7 })\n");
+    write_text_file(mod_path("raises_text.lua"), "error('no luck', 0)\n");
     write_text_file(mod_path("harmless.lua"), harmless);
     for (int i = 0; i < CASE_COUNT; i++) write_text_file(mod_path(case_file(&cases[i])), cases[i].script);
 
