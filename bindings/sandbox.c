@@ -665,14 +665,15 @@ uint64_t bw_sandbox_module_dependents(const bw_sandbox *sb, uint64_t mask) { ret
 static int drop_protected(lua_State *L)
 {
     const bw_sandbox *sb = (const bw_sandbox *)lua_touserdata(L, 1);
-    const bw_sandbox_modules_saved *saved = (const bw_sandbox_modules_saved *)lua_touserdata(L, 2);
+    bw_sandbox_modules_saved *saved = (bw_sandbox_modules_saved *)lua_touserdata(L, 2);
     push_cache(L);
     lua_newtable(L);
-    for (int i = 0; i < sb->module_count; i++)
-        if (saved->mask & module_bit(i)) {
-            lua_getfield(L, 3, sb->modules[i].name);
-            lua_setfield(L, 4, sb->modules[i].name);
-        }
+    for (int i = 0; i < sb->module_count; i++) {
+        bool present = lua_getfield(L, 3, sb->modules[i].name) != LUA_TNIL;
+        if (saved->mask & module_bit(i)) lua_setfield(L, 4, sb->modules[i].name);
+        else lua_pop(L, 1);
+        if (present && !(saved->mask & module_bit(i))) saved->cached |= module_bit(i);
+    }
     lua_pushvalue(L, 4);
     lua_pushinteger(L, luaL_ref(L, LUA_REGISTRYINDEX));
     /* the kept names' keys (existing strings) set to nil: no allocation */
@@ -692,7 +693,6 @@ bool bw_sandbox_modules_drop(bw_sandbox *sb, uint64_t mask, bw_sandbox_modules_s
     memset(saved, 0, sizeof *saved);
     saved->ref = LUA_NOREF;
     if (!sb) return false;
-    if (!mask) return true;
     saved->mask = mask;
     for (int i = 0; i < sb->module_count; i++) saved->deps[i] = sb->modules[i].deps;
     lua_State *L = sb->L;
@@ -709,18 +709,20 @@ bool bw_sandbox_modules_drop(bw_sandbox *sb, uint64_t mask, bw_sandbox_modules_s
     return true;
 }
 
-/* (sandbox, saved): the kept values back into the cache */
+/* (sandbox, saved): the kept values back into the cache, and out of it
+ * every other tracked module the rejected attempt loaded */
 static int restore_protected(lua_State *L)
 {
     const bw_sandbox *sb = (const bw_sandbox *)lua_touserdata(L, 1);
     const bw_sandbox_modules_saved *saved = (const bw_sandbox_modules_saved *)lua_touserdata(L, 2);
     push_cache(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, saved->ref);
-    for (int i = 0; i < sb->module_count; i++)
-        if (saved->mask & module_bit(i)) {
-            lua_getfield(L, 4, sb->modules[i].name);
-            lua_setfield(L, 3, sb->modules[i].name);
-        }
+    for (int i = 0; i < sb->module_count; i++) {
+        if (saved->mask & module_bit(i)) lua_getfield(L, 4, sb->modules[i].name);
+        else if (!(saved->cached & module_bit(i))) lua_pushnil(L);
+        else continue;
+        lua_setfield(L, 3, sb->modules[i].name);
+    }
     return 0;
 }
 

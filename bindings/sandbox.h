@@ -227,8 +227,10 @@ uint64_t bw_sandbox_module_dependents(const bw_sandbox *sb, uint64_t mask);
  * bw_sandbox_modules_commit (accepted: the old values are let go). False
  * (nothing dropped, *saved empty) when memory runs out. */
 typedef struct bw_sandbox_modules_saved {
-    int ref;       /* registry reference of the dropped values by name (LUA_NOREF: none) */
-    uint64_t mask; /* the modules dropped */
+    int ref;         /* registry reference of the dropped values by name (LUA_NOREF: none) */
+    uint64_t mask;   /* the modules dropped */
+    uint64_t cached; /* the other tracked modules in the cache at the drop: restore takes out any
+                        other one the rejected attempt loaded (it may hold a rejected version) */
     uint64_t deps[BW_SANDBOX_MAX_MODULES];
 } bw_sandbox_modules_saved;
 bool bw_sandbox_modules_drop(bw_sandbox *sb, uint64_t mask, bw_sandbox_modules_saved *saved);

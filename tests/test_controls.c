@@ -1161,6 +1161,32 @@ static void a_new_broken_module_mended_alone_reloads_its_control(void)
 
 /* A reload that takes in a control with a pending module reads that
  * module anew too, also when the reload was asked for another file. */
+/* A rejected reload leaves no module it loaded for the first time in the
+ * cache: wrap.lua (new) took the rejected step.lua (size 70) while it
+ * loaded; after the rejection step is back at size 2, and a require of
+ * wrap reads it anew against that. */
+static void a_rejected_reload_leaves_no_new_module_cached(void)
+{
+    CHECK(make_tmpdir());
+    write_file("step.lua", "return { size = 2 }\n");
+    write_file("up.lua", up_lua);
+    bw_sandbox *sb;
+    bw_controls *c = load_two(&sb, true, "up.lua", NULL);
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 2, 0);
+    write_file("wrap.lua", "local step = require('step')\nreturn { size = step.size }\n");
+    write_file("step.lua", "return { size = 70 }\n");
+    write_file("up.lua", "local wrap = require('wrap')\nreturn { update = 5 }\n"); /* broken */
+    CHECK(poll_settled(c, 1.0) == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK_STR(bw_controls_error(c), "up.lua: update must be a function (it is a number)");
+    CHECK_NEAR(eval_number(sb, "return require('step').size"), 2, 0);
+    CHECK_NEAR(eval_number(sb, "return require('wrap').size"), 2, 0); /* read anew, against step 2 */
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 4, 0); /* the old up.lua and step run on */
+    unload(sb, c, &p);
+}
+
 static void a_reload_reads_the_pending_modules_of_every_control_in_it(void)
 {
     CHECK(make_tmpdir());
@@ -1640,6 +1666,7 @@ int main(void)
     RUN(a_module_syntax_error_is_rejected_once);
     RUN(a_new_broken_module_mended_alone_reloads_its_control);
     RUN(a_reload_reads_the_pending_modules_of_every_control_in_it);
+    RUN(a_rejected_reload_leaves_no_new_module_cached);
     RUN(a_module_drop_out_of_memory_loses_nothing);
     RUN(a_require_out_of_memory_leaves_no_loading_mark);
     RUN(a_missing_module_and_a_require_outside_a_record_take_no_slot);
