@@ -223,7 +223,9 @@ uint64_t bw_sandbox_module_dependents(const bw_sandbox *sb, uint64_t mask);
  * modules in `mask` out of require's cache (the next require runs their
  * files anew) and keeps them in *saved; then either
  * bw_sandbox_modules_restore (the reload was rejected: the dropped values
- * and dependencies are back, whatever the new files left in the cache) or
+ * and dependencies are back, whatever the new files left in the cache,
+ * and a tracked module the attempt loaded for the first time is out of
+ * it again) or
  * bw_sandbox_modules_commit (accepted: the old values are let go). False
  * (nothing dropped, *saved empty) when memory runs out. */
 typedef struct bw_sandbox_modules_saved {
