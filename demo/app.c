@@ -104,6 +104,7 @@ struct demo_app {
     char rejected[DEMO_APP_ERROR_MAX]; /* the lines the last rejecting demo_app_reload call rejected */
     bool rejecting;                    /* this demo_app_reload call rejected something (reject) */
     bool char_pending; /* a character edit was rejected for another file's problem: retried when that loads */
+    int pending_slot;  /* with char_pending: the slot that problem went to */
     char note[512];
     int reloads, rejections;
 };
@@ -762,8 +763,14 @@ static int reload_character(demo_app *a)
     controls_set ctl;
     memset(&next, 0, sizeof next);
     memset(&ctl, 0, sizeof ctl);
+    const bool was_pending = a->char_pending;
     a->char_pending = false;
-    if (!character_load(a, &fresh, err, sizeof err)) return reject(a, SLOT_CHARACTER, err);
+    if (!character_load(a, &fresh, err, sizeof err)) {
+        /* a waiting edit replaced by a broken one: what the waiting edit
+         * could not load is no longer anyone's problem */
+        if (was_pending) slot_clear(a, a->pending_slot);
+        return reject(a, SLOT_CHARACTER, err);
+    }
     slot_clear(a, SLOT_CHARACTER);
     /* the controls run on the new rig: loaded again, their state starts over */
     int bad_control = -1, slot = -1;
@@ -780,6 +787,7 @@ static int reload_character(demo_app *a)
         controls_free(&ctl);
         character_free(&fresh);
         a->char_pending = slot != SLOT_CHARACTER;
+        a->pending_slot = slot;
         return reject(a, slot, err);
     }
     bw_graph_cursor *dst = cursor_of(&next);

@@ -873,6 +873,16 @@ static void a_renamed_clip_goes_in_with_its_graph_edit(void)
         CHECK_INT(settle(a, &now), -1);
         CHECK_CONTAINS(demo_app_error(a), "jump_air"); /* the graph's line: no clip jump_air */
         CHECK(demo_app_rig(a) == rig);
+        /* the waiting edit replaced by a broken character: only its line,
+         * the graph's problem with the abandoned edit is gone */
+        write_text_file(temp_path("rename_char.lua"), "return {\n  rig = = 1,\n}\n");
+        CHECK_INT(settle(a, &now), -1);
+        CHECK_STR(demo_app_error(a), "rename_char.lua:2: unexpected symbol near '='");
+        /* the rename saved again: waiting for the graph again */
+        write_text_file(temp_path("rename_char.lua"), new_char);
+        CHECK_INT(settle(a, &now), -1);
+        CHECK_CONTAINS(demo_app_error(a), "jump_air");
+        CHECK(demo_app_rig(a) == rig);
         write_text_file(temp_path("rename_graph.lua"), new_graph);
         CHECK_INT(settle(a, &now), 1);
         CHECK_STR(demo_app_error(a), "");
