@@ -1197,6 +1197,15 @@ static int l_param(lua_State *L)
     return 1;
 }
 
+/* a:travel(state [, layer]) -> true | nil, message: the graph cursor's
+ * travel (queued edges fire as their exit-time gates open) */
+static int l_travel(lua_State *L)
+{
+    lua_animator *a = check_animator(L, 1);
+    if (!a->graph) return luaL_error(L, "the animator has no graph");
+    return bw_lua_graph_travel(L, a->graph, bw_animator_cursor_mut(a->animator), 2);
+}
+
 /* ---- outputs (the animator's own tables, refreshed in place) ---- */
 
 static int l_expression(lua_State *L)
@@ -1392,7 +1401,8 @@ static int l_close(lua_State *L)
 
 static const luaL_Reg methods[] = {
     {"update", l_update},         {"gesture", l_gesture},       {"set_graph", l_set_graph},
-    {"status", l_status},         {"param", l_param},           {"expression", l_expression},
+    {"status", l_status},         {"param", l_param},           {"travel", l_travel},
+    {"expression", l_expression},
     {"gaze", l_gaze},             {"root_motion", l_root_motion}, {"plays", l_plays},
     {"events", l_events},         {"joint_overrides", l_joint_overrides},
     {"head_aim", l_head_aim},     {"pose", l_pose},             {"close", l_close},

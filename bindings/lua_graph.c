@@ -1939,22 +1939,27 @@ static int trigger_call(lua_State *L, bool fire)
 static int l_cursor_fire(lua_State *L) { return trigger_call(L, true); }
 static int l_cursor_reset(lua_State *L) { return trigger_call(L, false); }
 
-/* cursor:travel(state [, layer]) -> true | nil, message */
-static int l_cursor_travel(lua_State *L)
+int bw_lua_graph_travel(lua_State *L, const bw_graph *graph, bw_graph_cursor *cursor, int state_arg)
 {
-    cursor_obj *c = check_cursor(L, 1);
-    int layer = bw_lua_check_layer(L, cursor_graph(c), 3);
-    int state = check_state(L, cursor_graph(c), layer, 2);
-    if (bw_graph_cursor_travel(c->cursor, layer, state) != BW_OK) {
+    int layer = bw_lua_check_layer(L, graph, state_arg + 1);
+    int state = check_state(L, graph, layer, state_arg);
+    if (bw_graph_cursor_travel(cursor, layer, state) != BW_OK) {
         bw_graph_layer_status st;
-        bw_graph_cursor_layer_status(c->cursor, layer, &st);
+        bw_graph_cursor_layer_status(cursor, layer, &st);
         lua_pushnil(L);
-        lua_pushfstring(L, "no route from '%s' to '%s' in layer '%s'", bw_graph_state_name(cursor_graph(c), layer, st.state),
-                        bw_graph_state_name(cursor_graph(c), layer, state), bw_graph_layer_name(cursor_graph(c), layer));
+        lua_pushfstring(L, "no route from '%s' to '%s' in layer '%s'", bw_graph_state_name(graph, layer, st.state),
+                        bw_graph_state_name(graph, layer, state), bw_graph_layer_name(graph, layer));
         return 2;
     }
     lua_pushboolean(L, 1);
     return 1;
+}
+
+/* cursor:travel(state [, layer]) -> true | nil, message */
+static int l_cursor_travel(lua_State *L)
+{
+    cursor_obj *c = check_cursor(L, 1);
+    return bw_lua_graph_travel(L, cursor_graph(c), c->cursor, 2);
 }
 
 static int l_cursor_layer_weight(lua_State *L)

@@ -28,6 +28,13 @@ int bw_lua_check_layer(lua_State *L, const bw_graph *graph, int arg);
  * animator:status (docs/lua-api.md). */
 void bw_lua_push_layer_status(lua_State *L, const bw_graph *graph, const bw_graph_cursor *cursor, int layer);
 
+/* travel(state [, layer]) on `cursor` of `graph`: the state (a name or a
+ * 1-based index) at stack index `state_arg`, the layer (as
+ * bw_lua_check_layer) at state_arg + 1. Returns 1 with true pushed, or 2
+ * with nil and "no route from 'a' to 'b' in layer 'l'"; a bad state or
+ * layer raises an argument error. cursor:travel and animator:travel. */
+int bw_lua_graph_travel(lua_State *L, const bw_graph *graph, bw_graph_cursor *cursor, int state_arg);
+
 /* Push parameter `param`'s value `value` as Lua sees it: a number for a
  * float parameter, a boolean (value != 0) for a bool or a trigger. */
 void bw_lua_push_param_value(lua_State *L, const bw_graph *graph, int param, float value);

@@ -1213,6 +1213,14 @@ function Animator:status(layer) end
 ---@return number|boolean
 function Animator:param(name) end
 
+---Travel the graph layer to a state (as Cursor:travel): the shortest route's
+---edges fire as their exit-time gates open, conditions ignored.
+---@param state string|integer
+---@param layer? string|integer
+---@return true? ok
+---@return string? message "no route from 'a' to 'b' in layer 'l'"
+function Animator:travel(state, layer) end
+
 ---The last update's events (the animator's list, refreshed in place).
 ---@return blendwerk.AnimatorEvent[]
 function Animator:events() end

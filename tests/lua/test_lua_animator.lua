@@ -246,6 +246,32 @@ local function walk_in(a)
   raises(function() a:status(0) end, "layer index 0 out of range 1..1")
 end
 
+test("travel through the animator: queued edges, travel_pending, errors", function()
+  local g = assert(bw.graph(graph_desc("move"), graph_clips))
+  local a = graph_animator(g)
+  -- from idle, jump is one edge away (* -> jump): queued, then fired by
+  -- the next update although the jump trigger was never fired
+  eq(a:travel("jump"), true, "travel to jump")
+  eq(a:status().travel_pending, 1, "one edge queued")
+  a:update(0.125, {})
+  eq(a:status().state, "jump", "arrived"); eq(a:status().travel_pending, 0, "nothing left")
+  -- from jump to move: jump -> idle at exit time 1 (run, 0.6 s: p 1 after
+  -- five more updates of 0.125 s), then idle -> move (its speed condition
+  -- ignored) in the update after
+  eq(a:travel("move", "base"), true, "travel to move")
+  eq(a:status().travel_pending, 2, "two edges queued")
+  for _ = 1, 4 do a:update(0.125, {}) end
+  eq(a:status().state, "jump", "still in the air at p 0.833")
+  a:update(0.125, {})
+  eq(a:status().state, "idle", "jump -> idle at p 1.04"); eq(a:status().travel_pending, 1, "one edge left")
+  a:update(0.125, {})
+  eq(a:status().state, "move", "idle -> move without speed"); eq(a:status().travel_pending, 0, "arrived")
+  raises(function() a:travel("fly") end, "bad argument #1 to 'travel'", "unknown state 'fly' in layer 'base'")
+  raises(function() a:travel("idle", "legs") end, "unknown layer 'legs'")
+  local plain = assert(bw.animator(desc))
+  raises(function() plain:travel("idle") end, "the animator has no graph")
+end)
+
 test("a graph driven by params and fire: state and weights after each update", function()
   local g = assert(bw.graph(graph_desc("move"), graph_clips))
   local a = graph_animator(g)
