@@ -1170,11 +1170,6 @@ static int check_layer(lua_State *L, lua_animator *a, int arg)
     return bw_lua_check_layer(L, a->graph, arg);
 }
 
-static void set_num(lua_State *L, const char *key, double v)
-{
-    lua_pushnumber(L, (lua_Number)v);
-    lua_setfield(L, -2, key);
-}
 
 /* a:status([layer]) -> the cursor's status table (lua_graph_fields.h) */
 static int l_status(lua_State *L)
@@ -1227,7 +1222,7 @@ static int l_gaze(lua_State *L)
     const float *g = bw_animator_gaze(a->animator);
     static const char *const keys[4] = {"pitch_l", "yaw_l", "pitch_r", "yaw_r"};
     push_out(L, "gaze");
-    for (int i = 0; i < 4; i++) set_num(L, keys[i], g[i]);
+    for (int i = 0; i < 4; i++) bw_lua_set_number(L, keys[i], g[i]);
     return 1;
 }
 
@@ -1236,9 +1231,9 @@ static int l_root_motion(lua_State *L)
     lua_animator *a = check_animator(L, 1);
     const bw_root_delta *d = bw_animator_root_motion(a->animator);
     push_out(L, "root_motion");
-    set_num(L, "x", d->t[0]);
-    set_num(L, "z", d->t[2]);
-    set_num(L, "yaw", d->yaw);
+    bw_lua_set_number(L, "x", d->t[0]);
+    bw_lua_set_number(L, "z", d->t[2]);
+    bw_lua_set_number(L, "yaw", d->yaw);
     return 1;
 }
 
@@ -1291,9 +1286,9 @@ static int l_plays(lua_State *L)
     for (int i = 0; i < n; i++) {
         pool_item(L, pool, i + 1, play_keys);
         set_str(L, "clip", a->names[p[i].clip]);
-        set_num(L, "weight", p[i].weight);
-        set_num(L, "rate", p[i].rate);
-        set_num(L, "time", p[i].time);
+        bw_lua_set_number(L, "weight", p[i].weight);
+        bw_lua_set_number(L, "rate", p[i].rate);
+        bw_lua_set_number(L, "time", p[i].time);
         lua_rawseti(L, list, i + 1);
     }
     return close_list(L, list, n, &a->play_len);
@@ -1331,7 +1326,7 @@ static int l_events(lua_State *L)
         set_str(L, "layer", layer);
         set_str(L, "state", state);
         set_str(L, "clip", clip);
-        set_num(L, "time", time);
+        bw_lua_set_number(L, "time", time);
         lua_rawseti(L, list, i + 1);
     }
     return close_list(L, list, n, &a->event_len);

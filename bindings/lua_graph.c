@@ -2168,11 +2168,6 @@ static int l_cursor_state(lua_State *L)
     return 1;
 }
 
-static void set_num(lua_State *L, const char *k, double v)
-{
-    lua_pushnumber(L, (lua_Number)v);
-    lua_setfield(L, -2, k);
-}
 
 void bw_lua_push_layer_status(lua_State *L, const bw_graph *graph, const bw_graph_cursor *cursor, int layer)
 {
@@ -2181,9 +2176,9 @@ void bw_lua_push_layer_status(lua_State *L, const bw_graph *graph, const bw_grap
     lua_createtable(L, 0, 6);
     lua_pushstring(L, bw_graph_state_name(graph, layer, st.state));
     lua_setfield(L, -2, "state");
-    set_num(L, "progress", st.progress);
-    set_num(L, "normalized", st.normalized);
-    set_num(L, "weight", st.weight);
+    bw_lua_set_number(L, "progress", st.progress);
+    bw_lua_set_number(L, "normalized", st.normalized);
+    bw_lua_set_number(L, "weight", st.weight);
     lua_pushinteger(L, bw_graph_cursor_travel_pending(cursor, layer));
     lua_setfield(L, -2, "travel_pending");
     if (st.transition.active) {
@@ -2194,9 +2189,9 @@ void bw_lua_push_layer_status(lua_State *L, const bw_graph *graph, const bw_grap
         lua_setfield(L, -2, "from");
         lua_pushstring(L, bw_graph_state_name(graph, layer, t->to));
         lua_setfield(L, -2, "to");
-        set_num(L, "elapsed", t->elapsed);
-        set_num(L, "duration", t->duration);
-        set_num(L, "weight", t->weight);
+        bw_lua_set_number(L, "elapsed", t->elapsed);
+        bw_lua_set_number(L, "duration", t->duration);
+        bw_lua_set_number(L, "weight", t->weight);
         lua_pushstring(L, t->mode == BW_GRAPH_FREEZE ? "freeze" : "live");
         lua_setfield(L, -2, "mode");
         lua_pushboolean(L, t->frozen);

@@ -133,6 +133,13 @@ void *bw_lua_test_object(lua_State *L, int arg, const char *type_name);
  * Leaves the stack unchanged. */
 void bw_lua_register_type(lua_State *L, const char *type_name, const luaL_Reg *methods, const luaL_Reg *meta);
 
+/* t[key] = v for the table t on top of the stack. */
+static inline void bw_lua_set_number(lua_State *L, const char *key, double v)
+{
+    lua_pushnumber(L, (lua_Number)v);
+    lua_setfield(L, -2, key);
+}
+
 /* Push a read-only view of the table at `idx` (bindings/lua_view.c; the
  * one builder of such views): reading a key reads the table, pairs(view)
  * iterates it without handing the table out, writing a key raises
@@ -140,7 +147,8 @@ void bw_lua_register_type(lua_State *L, const char *type_name, const luaL_Reg *m
  * the view is a full userdata, so rawset cannot write into it either (for
  * views only the bindings hand out); false: an empty table, for values
  * scripts expect to be tables (the sandbox's libraries, whose rawset is
- * guarded separately). # and ipairs do not see through either kind. */
+ * guarded separately). # does not see through either kind (no __len);
+ * ipairs does (Lua 5.4 reads each t[i] through __index). */
 void bw_lua_push_readonly_view(lua_State *L, int idx, bool userdata, const char *message);
 
 /* ---- the types' blocks (shared so one type's file can use another) ---- */
