@@ -513,15 +513,21 @@ static void note_required(bw_sandbox *sb, int level, int m)
 }
 
 /* (file, name) -> the module's value: its file run with its name. The
- * module gets its slot once its file is open (a missing or refused file
- * takes none), and its stamp before the chunk loads (a syntax error is
- * not reported again). */
+ * module gets its slot once its file is open (a refused file takes none;
+ * a missing one only while the host records, with the stamp "missing",
+ * so the host sees the file appear: a control rejected for it reloads
+ * then), and its stamp before the chunk loads (a syntax error is not
+ * reported again). */
 static int load_module(lua_State *L)
 {
     bw_sandbox *sb = bw_sandbox_of(L);
     const char *file = lua_tostring(L, 1);
-    bw_sandbox_push_file_text(L, "require", file);
     int level = sb->loading_depth - 1;
+    char path[BW_SANDBOX_PATH_MAX + BW_SANDBOX_MODULE_NAME_MAX + 8];
+    if (sb->recording && snprintf(path, sizeof path, "%s/%s", sb->dir, file) < (int)sizeof path &&
+        bw_file_stamp_path(path).size < 0)
+        note_required(sb, level, module_slot(sb, lua_tostring(L, 2)));
+    bw_sandbox_push_file_text(L, "require", file);
     int m = module_slot(sb, lua_tostring(L, 2));
     sb->loading[level] = m;
     if (m >= 0) {

@@ -185,9 +185,10 @@ bw_sandbox *bw_sandbox_from_state(lua_State *L);
  * (bw_sandbox_modules_drop, a hot reload), which makes the next require
  * run the file anew. For a host that reloads scripts when a file changes
  * (bindings/controls.h), the sandbox keeps, per module whose file it
- * opened - the first BW_SANDBOX_MAX_MODULES (64) such modules; a missing
- * or refused name takes no place, later modules work but are not
- * tracked -, its file, the file's modification time and size as read
+ * opened - the first BW_SANDBOX_MAX_MODULES (64) such modules; a refused
+ * name takes no place, nor does a missing one except while the host
+ * records (then as "missing", so that a change reports the file made),
+ * later modules work but are not tracked -, its file, the file's modification time and size as read
  * (also when its chunk then failed), and the modules it required while it
  * loaded (its direct dependencies). Module sets are bit masks: bit i is
  * module i (0 <= i < bw_sandbox_module_count), an index stays the same

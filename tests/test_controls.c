@@ -1338,7 +1338,37 @@ static void a_require_out_of_memory_leaves_no_loading_mark(void)
 
 /* A missing module takes no slot; requires after bw_sandbox_requires_end
  * (a control's update each frame) are not recorded. */
-static void a_missing_module_and_a_require_outside_a_record_take_no_slot(void)
+/* A control edit that requires a module not written yet is rejected;
+ * writing the module (the control file untouched) reloads the control. */
+static void a_control_waiting_for_a_new_module_reloads_when_it_is_made(void)
+{
+    CHECK(make_tmpdir());
+    write_file("step.lua", "return { size = 2 }\n");
+    write_file("up.lua", up_lua);
+    bw_sandbox *sb;
+    bw_controls *c = load_two(&sb, true, "up.lua", NULL);
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 2, 0);
+    write_file("up.lua", "local helper = require('helper')\n"
+                         "return { keep_state = true, init = function() return { n = 0 } end,\n"
+                         "  update = function(s, pose, ctx) s.n = s.n + helper.size; ctx.gaze[1] = s.n end }\n");
+    CHECK(poll_settled(c, 1.0) == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK(strstr(bw_controls_error(c), "helper") != NULL);
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 4, 0); /* the old version on */
+    write_file("helper.lua", "return { size = 30 }\n");
+    CHECK(poll_settled(c, 3.0) == BW_CONTROLS_RELOAD_DONE);
+    CHECK_STR(bw_controls_error(c), "");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 34, 0); /* the new version, its state kept: 4 + 30 */
+    unload(sb, c, &p);
+}
+
+/* A missing module takes a slot only while the host records (so the host
+ * sees the file appear); outside a record a loop of optional requires
+ * takes none. */
+static void a_missing_module_takes_a_slot_only_while_recording(void)
 {
     CHECK(make_tmpdir());
     CHECK(mkdir(path_in(tmpdir, "lib"), 0700) == 0);
@@ -1349,11 +1379,18 @@ static void a_missing_module_and_a_require_outside_a_record_take_no_slot(void)
     bw_sandbox_requires_begin(sb);
     CHECK_NEAR(step_size(sb), 2, 0);
     CHECK_NEAR(eval_number(sb, "return select('#', pcall(require, 'nope'))"), 2, 0); /* false, the message */
-    CHECK_INT((int)bw_sandbox_requires_end(sb), 3);
-    CHECK_INT(bw_sandbox_module_count(sb), 2); /* no slot for nope */
+    CHECK_INT((int)bw_sandbox_requires_end(sb), 7); /* step, lib.scale and the missing nope */
+    CHECK_INT(bw_sandbox_module_count(sb), 3);
+    CHECK_INT(bw_sandbox_module_find(sb, "nope.lua"), 2);
+    CHECK_INT((int)bw_sandbox_modules_changed(sb), 0); /* still missing: no change */
+    /* outside a record: no slot for any missing name */
+    CHECK_NEAR(eval_number(sb, "for i = 1, 100 do pcall(require, 'optional' .. i) end return 1"), 1, 0);
+    CHECK_INT(bw_sandbox_module_count(sb), 3);
     CHECK_NEAR(eval_number(sb, "return require('other').n + require('step').size"), 3, 0);
-    CHECK_INT(bw_sandbox_module_count(sb), 3);      /* other: loaded, so tracked */
-    CHECK_INT((int)bw_sandbox_requires_end(sb), 3); /* the record was closed: other and step not in it */
+    CHECK_INT(bw_sandbox_module_count(sb), 4);      /* other: loaded, so tracked */
+    CHECK_INT((int)bw_sandbox_requires_end(sb), 7); /* the record was closed: other not in it */
+    write_file("nope.lua", "return {}\n");
+    CHECK_INT((int)bw_sandbox_modules_changed(sb), 4); /* the missing file made */
     bw_sandbox_destroy(sb);
     remove_tmpdir();
 }
@@ -1669,7 +1706,8 @@ int main(void)
     RUN(a_rejected_reload_leaves_no_new_module_cached);
     RUN(a_module_drop_out_of_memory_loses_nothing);
     RUN(a_require_out_of_memory_leaves_no_loading_mark);
-    RUN(a_missing_module_and_a_require_outside_a_record_take_no_slot);
+    RUN(a_missing_module_takes_a_slot_only_while_recording);
+    RUN(a_control_waiting_for_a_new_module_reloads_when_it_is_made);
     RUN(the_documented_sway_example_runs);
     RUN(head_aim_options_are_checked_with_file_and_line);
     RUN(bad_inputs_and_a_huge_dt_keep_the_outputs_finite);
