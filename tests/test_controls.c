@@ -1336,8 +1336,6 @@ static void a_require_out_of_memory_leaves_no_loading_mark(void)
     remove_tmpdir();
 }
 
-/* A missing module takes no slot; requires after bw_sandbox_requires_end
- * (a control's update each frame) are not recorded. */
 /* A control edit that requires a module not written yet is rejected;
  * writing the module (the control file untouched) reloads the control. */
 static void a_control_waiting_for_a_new_module_reloads_when_it_is_made(void)
@@ -1367,7 +1365,8 @@ static void a_control_waiting_for_a_new_module_reloads_when_it_is_made(void)
 
 /* A missing module takes a slot only while the host records (so the host
  * sees the file appear); outside a record a loop of optional requires
- * takes none. */
+ * takes none, and requires after bw_sandbox_requires_end (a control's
+ * update each frame) are not recorded. */
 static void a_missing_module_takes_a_slot_only_while_recording(void)
 {
     CHECK(make_tmpdir());
