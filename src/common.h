@@ -97,6 +97,7 @@ static inline void *bw_align_ptr(void *p, size_t align)
 static inline void bw_prefetch_lines(const void *p, size_t bytes, bool write)
 {
 #if defined(__GNUC__)
+    if (!p) return; /* a zeroed hint */
     for (const char *at = (const char *)p, *end = at + bytes; at < end; at += 64) {
         if (write) __builtin_prefetch(at, 1, 3);
         else __builtin_prefetch(at, 0, 3);

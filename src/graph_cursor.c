@@ -10,6 +10,7 @@
 #include "common.h"
 #include "graph_internal.h"
 #include "mix_internal.h"
+#include "pose_internal.h"
 
 /* Marker traversal visits at most this many cycles per advance (play.h). */
 #define MAX_MARKER_CYCLES 4
@@ -133,7 +134,6 @@ struct bw_graph_cursor {
     void *block; /* the one allocation everything above lives in (but the mixer and a shared set) */
     size_t block_size;
     size_t hot_size;  /* bytes from c to the first layer pose: what every frame reads first */
-    size_t mixer_hot; /* bw_mixer_hot_bytes of the mixer */
 };
 
 /* ---- the one mixer the cursor makes ---- */
@@ -592,14 +592,14 @@ static void prefetch_pose(const bw_pose *p, bool write)
 bw_graph_cursor_hint bw_graph_cursor_hint_of(const bw_graph_cursor *c)
 {
     bw_graph_cursor_hint h = {0};
-    if (c) h = (bw_graph_cursor_hint){c, c->mixer, c->hot_size, c->mixer_hot};
+    if (c) h = (bw_graph_cursor_hint){c, c->mixer, c->hot_size, bw_mixer_hot_bytes(c->mixer)};
     return h;
 }
 
 void bw_graph_cursor_prefetch(const bw_graph_cursor_hint *h)
 {
     bw_prefetch_lines(h->cursor, h->cursor_bytes, true);
-    bw_mixer_prefetch((const bw_mixer *)h->mixer, h->mixer_bytes);
+    bw_prefetch_lines(h->mixer, h->mixer_bytes, true);
 }
 
 void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
@@ -1072,7 +1072,7 @@ static void carry_route(bw_graph_cursor *dst, int l, const bw_graph_cursor *src,
     if (O->route_pos >= O->route_len) return;
     layer_rt *R = &dst->layers[l];
     int at = R->cur.state, n = 0;
-    for (int i = O->route_pos; i < O->route_len && n >= 0; i++) {
+    for (int i = O->route_pos; i < O->route_len; i++) {
         int t = matching_transition(dst, l, src, ol, O->route[i]);
         const g_transition *tr = t >= 0 ? transition_of(dst, l, t) : NULL;
         if (!tr || n >= dst->g->max_states || !edge_leaves(tr, at)) {
@@ -1351,15 +1351,9 @@ static void check_cursor_desc(const bw_graph *g, const bw_graph_cursor_desc *d, 
  * leaves it. */
 static void carve_pose(bw_carver *k, const bw_graph_cursor *c, bw_pose *p)
 {
-    size_t nj = (size_t)c->joint_count, nc = (size_t)c->curve_count;
-    char *at = (char *)bw_carve(k, nj * sizeof(bw_transform) + (nj + 2 * nc) * sizeof(float), CURSOR_LINE);
+    void *at = bw_carve(k, bw_pose_block_bytes(c->joint_count, c->curve_count), CURSOR_LINE);
     k->used = bw_align_up(k->used, CURSOR_LINE);
-    if (!at) return;
-    *p = (bw_pose){(bw_transform *)at, (float *)(at + nj * sizeof(bw_transform)), NULL, NULL, c->joint_count,
-                   c->curve_count, {NULL, NULL}};
-    p->curves = p->coverage + nj;
-    p->curve_coverage = p->curves + nc;
-    bw_pose_clear(p);
+    if (at) bw_pose_init_in(p, c->joint_count, c->curve_count, at); /* borrowed: never deinit */
 }
 
 /* Lay the cursor out in k (every pointer of c set when k->base is set;
@@ -1443,7 +1437,6 @@ static bw_graph_cursor *allocate_cursor(const bw_graph *g, const bw_rig *rig, co
         cursor_free(c);
         return NULL;
     }
-    c->mixer_hot = bw_mixer_hot_bytes(c->mixer);
     return c;
 }
 

@@ -172,7 +172,7 @@ void bw_graph_free_shares(bw_graph *g);
  * cursor. Only a hint: no effect on any value; a zeroed hint does
  * nothing. */
 typedef struct bw_graph_cursor_hint {
-    const void *cursor, *mixer;
+    const void *cursor, *mixer; /* the two regions, prefetched for writing */
     size_t cursor_bytes, mixer_bytes;
 } bw_graph_cursor_hint;
 bw_graph_cursor_hint bw_graph_cursor_hint_of(const bw_graph_cursor *c);

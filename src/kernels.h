@@ -983,4 +983,10 @@ static void KERNEL(local_to_model)(const int *parents, const bw_transform *joint
     }
 }
 
-static const bw_simd_kernels KERNEL(table) = {KERNEL_PATH, KERNEL(mix_joints), KERNEL(sample_grid), KERNEL(local_to_model)};
+#if defined(KERNEL_PORTABLE)
+#define KERNEL_SHORT_SERIES_TERMS BW_SLERP_SERIES_TERMS /* the reference always runs the whole series */
+#else
+#define KERNEL_SHORT_SERIES_TERMS BW_GRID_SHORT_TERMS /* series_estrin4 */
+#endif
+static const bw_simd_kernels KERNEL(table) = {KERNEL_PATH, KERNEL_SHORT_SERIES_TERMS, KERNEL(mix_joints),
+                                              KERNEL(sample_grid), KERNEL(local_to_model)};

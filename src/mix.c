@@ -70,7 +70,7 @@ static inline void splat_row(float *out, float x)
 /* ---- creation ----
  * The mixer and its arrays are one block, in the order a run touches
  * them: the struct and the per-contribution arrays every run writes
- * first (what bw_mixer_prefetch asks for), then the rest. The scratch
+ * first (bw_mixer_hot_bytes), then the rest. The scratch
  * poses, used only for clips without a dense grid, are allocated apart. */
 
 #define MIXER_LINE 64
@@ -80,10 +80,12 @@ static inline void splat_row(float *out, float x)
  * block's start and its arrays are set; with it NULL k only measures and m
  * (a stand-in with the counts) gets NULL arrays. Returns the hot part's
  * size. */
+/* The `ones` row's length: one 1 per joint or curve, whichever are more. */
+static int ones_count(const bw_mixer *m) { return m->joint_count > m->curve_count ? m->joint_count : m->curve_count; }
+
 static size_t carve_mixer(bw_carver *k, bw_mixer *m, bool splat)
 {
-    size_t nm = (size_t)m->max_contributions, nc = (size_t)m->curve_count;
-    size_t n_ones = (size_t)(m->joint_count > m->curve_count ? m->joint_count : m->curve_count);
+    size_t nm = (size_t)m->max_contributions, nc = (size_t)m->curve_count, n_ones = (size_t)ones_count(m);
     bw_carve(k, sizeof *m, BW_MAX_ALIGN);
     m->order = (int *)bw_carve(k, nm * sizeof *m->order, BW_MAX_ALIGN);
     m->entries = (bw_mix_entry *)bw_carve(k, nm * sizeof *m->entries, BW_MAX_ALIGN);
@@ -133,7 +135,7 @@ bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer)
             return BW_ERR_OUT_OF_MEMORY;
         }
     for (int i = 0; i < curve_count; i++) m->curve_angle[i] = bw_rig_curve_kind(desc->rig, i) == BW_CURVE_ANGLE;
-    for (int i = 0; i < (joint_count > curve_count ? joint_count : curve_count); i++) m->ones[i] = 1.0f;
+    for (int i = 0; i < ones_count(m); i++) m->ones[i] = 1.0f;
     *out_mixer = m;
     return BW_OK;
 }
@@ -262,10 +264,7 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
             en->short_series = g->short_series;
             en->u = u;
             en->splat = mixer->splat ? mixer->splat + (size_t)k * BW_MIX_SPLAT_COUNT : NULL;
-            /* a vector kernel on a short-series grid reads the first terms
-             * only (the portable reference always runs the whole series) */
-            const int terms = g->short_series && mixer->kernels->path != BW_SIMD_PORTABLE ? BW_GRID_SHORT_TERMS
-                                                                                          : BW_SLERP_SERIES_TERMS;
+            const int terms = g->short_series ? mixer->kernels->short_series_terms : BW_SLERP_SERIES_TERMS;
             if (en->splat) {
                 /* the SSE2 kernel reads only the rows: ca/cb are left as
                  * they are and the coefficients go straight to the rows
@@ -295,11 +294,6 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
                                out->joints, out->coverage);
     mix_curves(mixer->entries, mixer->rank_end, ranks, mixer->curve_count, mixer->curve_angle, out->curves,
                out->curve_coverage);
-}
-
-void bw_mixer_prefetch(const bw_mixer *mixer, size_t hot_bytes)
-{
-    if (mixer) bw_prefetch_lines(mixer, hot_bytes, true);
 }
 
 bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution *contributions, int count,

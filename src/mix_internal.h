@@ -16,16 +16,12 @@
 bw_result bw_mix_run_clips_over(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base, bool over_rest,
                                 bool bindings_checked, const bw_clip_contribution *clips, int count, bw_pose *out);
 
-/* Ask the cache for the mixer's own state every run touches first (its
- * struct and per-contribution arrays, the start of its one block):
- * hot_bytes from bw_mixer_hot_bytes of the mixer (its layout's, kept at
- * creation; 0 for NULL), read once and kept by the caller so the hint
- * reads nothing of the (cold) mixer itself. A crowd's
- * mixers are cold by their next frame; a caller with other work to do
- * first hides the fetch behind it. Only a hint: no effect on any value;
- * NULL is a no-op. */
+/* The bytes at the start of the mixer's one block that every run touches
+ * first (its struct and per-contribution arrays; kept at creation; 0 for
+ * NULL): a caller that prefetches them (bw_prefetch_lines, the graph
+ * cursor's hint) reads this once and keeps it, so the prefetch reads
+ * nothing of the (cold) mixer itself. */
 size_t bw_mixer_hot_bytes(const bw_mixer *mixer);
-void bw_mixer_prefetch(const bw_mixer *mixer, size_t hot_bytes);
 
 /* A read-only view to pass as a run's `base` instead of clearing `out`
  * first (the joint pass reads the base and writes every block of `out`,

@@ -11,11 +11,25 @@
 
 #include "affine.h"
 #include "common.h"
+#include "pose_internal.h"
 #include "simd.h"
 
-static size_t block_size(int joint_count, int curve_count)
+size_t bw_pose_block_bytes(int joint_count, int curve_count)
 {
     return (size_t)joint_count * sizeof(bw_transform) + ((size_t)joint_count + 2 * (size_t)curve_count) * sizeof(float);
+}
+
+void bw_pose_init_in(bw_pose *pose, int joint_count, int curve_count, void *storage)
+{
+    unsigned char *block = (unsigned char *)storage;
+    *pose = (bw_pose){0};
+    pose->joint_count = joint_count;
+    pose->curve_count = curve_count;
+    pose->joints = (bw_transform *)block;
+    pose->coverage = (float *)(block + (size_t)joint_count * sizeof(bw_transform));
+    pose->curves = pose->coverage + joint_count;
+    pose->curve_coverage = pose->curves + curve_count;
+    bw_pose_clear(pose);
 }
 
 bw_result bw_pose_init_counts(bw_pose *pose, int joint_count, int curve_count, const bw_allocator *allocator)
@@ -27,17 +41,13 @@ bw_result bw_pose_init_counts(bw_pose *pose, int joint_count, int curve_count, c
     bw_pose p = {0};
     p.joint_count = joint_count;
     p.curve_count = curve_count;
-    if (allocator) p.allocator = *allocator;
-    size_t size = block_size(joint_count, curve_count);
+    size_t size = bw_pose_block_bytes(joint_count, curve_count);
     if (size > 0) {
-        unsigned char *block = (unsigned char *)bw_alloc(allocator, size);
+        void *block = bw_alloc(allocator, size);
         if (!block) return BW_ERR_OUT_OF_MEMORY;
-        p.joints = (bw_transform *)block;
-        p.coverage = (float *)(block + (size_t)joint_count * sizeof(bw_transform));
-        p.curves = p.coverage + joint_count;
-        p.curve_coverage = p.curves + curve_count;
+        bw_pose_init_in(&p, joint_count, curve_count, block);
     }
-    bw_pose_clear(&p);
+    if (allocator) p.allocator = *allocator;
     *pose = p;
     return BW_OK;
 }
@@ -51,7 +61,7 @@ bw_result bw_pose_init(bw_pose *pose, const bw_rig *rig, const bw_allocator *all
 void bw_pose_deinit(bw_pose *pose)
 {
     if (!pose) return;
-    if (pose->joints) bw_free(&pose->allocator, pose->joints, block_size(pose->joint_count, pose->curve_count));
+    if (pose->joints) bw_free(&pose->allocator, pose->joints, bw_pose_block_bytes(pose->joint_count, pose->curve_count));
     memset(pose, 0, sizeof *pose);
 }
 

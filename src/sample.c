@@ -105,9 +105,7 @@ static void sample_grid(const bw_binding *binding, const bw_transform *rest, int
     const float *ra = g->rows + (size_t)k * (size_t)g->row_floats;
     const float *rb = ra + g->row_floats;
     float ca[BW_SLERP_SERIES_TERMS], cb[BW_SLERP_SERIES_TERMS];
-    /* a vector kernel on a short-series grid reads the first terms only
-     * (the portable reference always runs the whole series) */
-    const int terms = g->short_series && kernels->path != BW_SIMD_PORTABLE ? BW_GRID_SHORT_TERMS : BW_SLERP_SERIES_TERMS;
+    const int terms = g->short_series ? kernels->short_series_terms : BW_SLERP_SERIES_TERMS;
     bw_slerp_series_terms(1.0f - u, ca, terms);
     bw_slerp_series_terms(u, cb, terms);
     kernels->sample_grid(gb, ra, rb, u, ca, cb, g->short_series, out->joints, out->coverage, out->joint_count);

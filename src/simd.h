@@ -48,6 +48,10 @@ enum {
 
 typedef struct bw_simd_kernels {
     bw_simd_path path;
+    /* The slerp series terms (ca, cb) the kernels read on a short-series
+     * grid: BW_GRID_SHORT_TERMS on the vector paths, all of them on the
+     * portable reference; callers compute no more. */
+    int short_series_terms;
     /* The mixer's joint pass (mix.c): entries sorted by rank, rank_end[r]
      * one past rank r's last entry; mixes over src / src_coverage (the
      * base; may be out itself) into out / out_coverage, writing every

@@ -465,7 +465,7 @@ static bw_result copy_targets(mesh_loader *L, const prim_info *pi, bw_mesh_morph
     mb->n = pi->vertex_count;
     mb->curve_first = L->node_curve_first[pi->node];
     mb->deltas = (float *)bw_alloc_zeroed(c->a, size);
-    if (pi->target_normals && pi->nrm && mb->deltas) {
+    if (pi->target_normals && mb->deltas) { /* set only where the primitive has NORMAL (read_targets) */
         mb->normal_deltas = (float *)bw_alloc_zeroed(c->a, size);
         if (!mb->normal_deltas) {
             bw_free(c->a, mb->deltas, size);
