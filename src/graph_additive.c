@@ -188,12 +188,7 @@ static inline quad quad_select(quad_mask m, quad a, quad b)
 }
 
 /* bw_slerp_series_eval_estrin on 4 lanes (the series' 8 terms for each) */
-static inline quad series_estrin_quad(const float *c, quad x)
-{
-    quad d = x - 1.0f, d2 = d * d, d4 = d2 * d2;
-    quad p01 = c[0] + c[1] * d, p23 = c[2] + c[3] * d, p45 = c[4] + c[5] * d, p67 = c[6] + c[7] * d;
-    return (p01 + d2 * p23) + d4 * (p45 + d2 * p67);
-}
+BW_DEFINE_SLERP_ESTRIN8(series_estrin_quad, quad)
 
 /* The rotations of joints j..j+3 as x, y, z, w lanes in rot[0..3],
  * normalized; the lanes whose delta is outside the series' range or whose
