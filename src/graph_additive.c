@@ -298,9 +298,9 @@ static inline void add_block(bw_pose *out, const bw_pose *pose, const bw_pose *r
 void bw_graph_add_layer(bw_pose *out, const bw_pose *pose, const bw_pose *ref, const float *mask, float weight)
 {
     float ca[BW_SLERP_SERIES_TERMS] = {0}, cb[BW_SLERP_SERIES_TERMS] = {0}, a_series = -1.0f; /* the a of ca, cb */
-    int n = out->joint_count, j = 0;
+    int j = 0;
 #if defined(__GNUC__)
-    for (; j + 4 <= n; j += 4) {
+    for (const int n = out->joint_count; j + 4 <= n; j += 4) {
         float a[4];
         for (int k = 0; k < 4; k++) a[k] = joint_weight(pose, mask, weight, j + k);
         if (a[0] > 0.0f && a[0] <= 1.0f && a[1] == a[0] && a[2] == a[0] && a[3] == a[0]) {
@@ -315,6 +315,5 @@ void bw_graph_add_layer(bw_pose *out, const bw_pose *pose, const bw_pose *ref, c
         }
     }
 #endif
-    (void)n; /* the block loop's bound */
     add_joints_from(out, pose, ref, mask, weight, j, &a_series, ca, cb);
 }
