@@ -576,22 +576,7 @@ static bool make_tmpdir(void)
     return mkdtemp(tmpdir) != NULL;
 }
 
-static void remove_tmpdir(void)
-{
-    const char *names[] = {"a.lua",        "b.lua",         "c.lua",
-                           "counter.lua",  "bad.lua",       "alloc.lua",
-                           "envelope.lua", "step.lua",      "up.lua",
-                           "down.lua",     "lib/scale.lua", "other.lua",
-                           "broken.lua",   "helper.lua",    "a_module_whose_name_is_longer_than_forty_bytes.lua"};
-    char path[512];
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
-        remove(path);
-    }
-    snprintf(path, sizeof path, "%s/lib", tmpdir);
-    rmdir(path);
-    rmdir(tmpdir);
-}
+static void remove_tmpdir(void) { CHECK(remove_tree(tmpdir)); }
 
 static float gaze(bw_controls *c, int k)
 {

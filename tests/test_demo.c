@@ -1660,8 +1660,6 @@ int main(void)
 #else
     fprintf(stderr, "note: blendwerk-demo is not built (SDL2 or libstb-dev missing): its tests are skipped\n");
 #endif
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", temp_dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", temp_dir);
+    remove_tree(temp_dir);
     return check_summary();
 }
