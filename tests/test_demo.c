@@ -306,12 +306,19 @@ static void clip_weights_follow_the_graph(void)
         CHECK_NEAR(w[1].weight, 1.0, 1e-6);
     }
     /* the same list with layer 0's leaves (the walk blend's own weights):
-     * walk_left alone at 1, every other leaf at 0 */
+     * (vx, vz) = (1.5, 0) is walk_left's own point, so it alone has weight
+     * 1 and, as bw_blend_tree_evaluate lists only leaves with weight > 0,
+     * it is the one leaf; the breath layer as above (its parameter's 1,
+     * no transition) */
     bw_blend_leaf leaves[64];
     int leaf_count = -2;
     demo_clip_weight w2[16];
     CHECK_INT(demo_app_clip_weights_leaves(a, w2, 16, leaves, 64, &leaf_count), 2);
-    CHECK(leaf_count >= 1);
+    CHECK_INT(leaf_count, 1);
+    if (leaf_count == 1) {
+        CHECK_STR(bw_clip_name(demo_app_clip(a, leaves[0].clip)), "walk_left");
+        CHECK_NEAR(leaves[0].weight, 1.0, 1e-6);
+    }
     double total = 0, left = 0;
     for (int i = 0; i < leaf_count && i < 64; i++) {
         total += leaves[i].weight;
@@ -321,6 +328,9 @@ static void clip_weights_follow_the_graph(void)
     CHECK_NEAR(left, 1.0, 1e-6);
     CHECK_INT(w2[0].clip, w[0].clip);
     CHECK_NEAR(w2[0].weight, w[0].weight, 1e-7);
+    CHECK_INT(w2[1].layer, bw_graph_find_layer(g, "breath"));
+    CHECK_STR(bw_clip_name(demo_app_clip(a, w2[1].clip)), "breathing");
+    CHECK_NEAR(w2[1].weight, 1.0, 1e-6);
     demo_app_destroy(a);
 }
 
