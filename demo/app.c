@@ -166,16 +166,14 @@ static void slot_clear(demo_app *a, int slot)
     if (a->slots && slot >= 0 && slot < a->slot_count && a->slots[slot][0]) slot_set(a, slot, "");
 }
 
-/* Control file `name` loaded fine: every control of it (a file listed
- * twice runs twice) has neither a rejected edit nor a failing update. */
-static void clear_control(demo_app *a, const char *name)
+/* Control i loaded fine: it has neither a rejected edit nor a failing
+ * update. (A file listed twice is two controls, reloaded together, and
+ * each is cleared on its own.) */
+static void clear_control_at(demo_app *a, int i)
 {
-    for (int i = 0; i < a->control_count; i++) {
-        if (strcmp(a->control_names[i], name) != 0) continue;
-        slot_clear(a, slot_control(i, false));
-        slot_clear(a, slot_control(i, true));
-        a->control_reported[i] = false;
-    }
+    slot_clear(a, slot_control(i, false));
+    slot_clear(a, slot_control(i, true));
+    a->control_reported[i] = false;
 }
 
 /* A refused command, input or frame (the session's slot). */
@@ -803,7 +801,7 @@ static int reload_character(demo_app *a)
     a->ctl = ctl;
     /* everything was loaded again, and loaded fine */
     slot_clear(a, SLOT_GRAPH);
-    for (int i = 0; i < a->control_count; i++) clear_control(a, a->control_names[i]);
+    for (int i = 0; i < a->control_count; i++) clear_control_at(a, i);
     if (!carried) silence_upper(a);
     after_swap(a);
     show_current(a); /* the new rig's matrices before its first frame (a paused demo draws now) */
@@ -865,7 +863,7 @@ static int reload_controls(demo_app *a, bool force, double now)
     for (int i = 0; i < a->control_count; i++) {
         bw_control_reloads now_at = bw_controls_reload_status(a->ctl.run, a->ctl.index[i]);
         if (now_at.done != before[i].done) {
-            clear_control(a, a->control_names[i]);
+            clear_control_at(a, i);
             done++;
         } else if (now_at.rejected != before[i].rejected) {
             reject(a, slot_control(i, false), now_at.error);
