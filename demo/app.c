@@ -725,6 +725,18 @@ static void after_swap(demo_app *a)
     slot_set(a, slot_timeline(a), timeline_read(a, a->time - 1e-9, err, sizeof err) ? "" : err);
 }
 
+/* Whether `text` stands in `list` as whole lines: starting at the start
+ * or after a newline and ending at the end or before one (a mere substring
+ * is another text: "step.lua:1: x" inside "lib/step.lua:1: x"). */
+static bool has_lines(const char *list, const char *text)
+{
+    size_t n = strlen(text);
+    if (n == 0) return true; /* nothing to add */
+    for (const char *at = list; (at = strstr(at, text)) != NULL; at++)
+        if ((at == list || at[-1] == '\n') && (at[n] == '\0' || at[n] == '\n')) return true;
+    return false;
+}
+
 /* An edit rejected for the problem `err` of the source of `slot`. The
  * rejections of one demo_app_reload call collect in a->rejected, each
  * text once (one module's error rejects every control that requires it:
@@ -737,7 +749,7 @@ static int reject(demo_app *a, int slot, const char *err)
         a->rejecting = true;
     }
     const char *text = a->slots && slot >= 0 && slot < a->slot_count ? a->slots[slot] : err; /* without trailing newlines */
-    if (!strstr(a->rejected, text)) {
+    if (!has_lines(a->rejected, text)) {
         size_t used = strlen(a->rejected);
         snprintf(a->rejected + used, sizeof a->rejected - used, "%s%s", used ? "\n" : "", text);
         a->rejections++;

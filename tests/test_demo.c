@@ -597,6 +597,36 @@ static void a_control_reload_keeps_its_state(void)
     demo_app_destroy(a);
 }
 
+/* Two controls broken in one reload whose messages differ only by a
+ * leading "x": step.lua's line is a substring of xstep.lua's, yet another
+ * line, so both are listed and counted. The broken text is the one of
+ * a_control_reload_keeps_its_state (line 5: "unexpected symbol near
+ * 'end'"). */
+static void rejections_differing_by_a_prefix_are_both_listed(void)
+{
+    const char *good = "return {\n    update = function(s, pose, ctx, dt) end,\n}\n";
+    const char *broken = "-- mid-edit\nreturn {\n    update = function(s, pose, ctx, dt)\n"
+                         "        s.n = s.n +\n    end,\n}\n";
+    CHECK(write_text_file(temp_path("xstep.lua"), good));
+    CHECK(write_text_file(temp_path("step.lua"), good));
+    const char *controls[] = {temp_path("xstep.lua"), temp_path("step.lua")};
+    demo_app_desc d = {.character = HUMANOID, .graph = DEMO_GRAPH, .controls = controls, .control_count = 2,
+                       .force_polling = true};
+    demo_app *a = open_app(&d);
+    CHECK(a != NULL);
+    if (!a) return;
+    double now = 0;
+    run_frames(a, 2, &now);
+    CHECK(write_text_file(temp_path("xstep.lua"), broken));
+    CHECK(write_text_file(temp_path("step.lua"), broken));
+    CHECK_INT(settle(a, &now), -1);
+    const char *want = "xstep.lua:5: unexpected symbol near 'end'\nstep.lua:5: unexpected symbol near 'end'";
+    CHECK_STR(demo_app_rejected(a), want);
+    CHECK_INT(demo_app_rejections(a), 2);
+    CHECK_STR(demo_app_error(a), want);
+    demo_app_destroy(a);
+}
+
 /* A control whose step comes from a module (offset.lua): saving the
  * module reloads the control with its state, a broken module shows in the
  * control's line until it is mended. */
@@ -1645,6 +1675,7 @@ int main(void)
     RUN(a_frame_allocates_nothing_after_warm_up);
     RUN(hostile_input_is_refused);
     RUN(a_control_reload_keeps_its_state);
+    RUN(rejections_differing_by_a_prefix_are_both_listed);
     RUN(a_saved_module_reloads_its_control);
     RUN(a_renamed_clip_goes_in_with_its_graph_edit);
     RUN(a_long_report_leaves_room_for_the_others);
