@@ -1249,19 +1249,18 @@ int demo_app_tree_params(const demo_app *a, const bw_blend_tree *tree, float *ou
 }
 
 #define TREE_PARAMS 16
-#define TREE_LEAVES 64
 #define TREE_SCRATCH 512
 
-/* A blend state's leaves at the cursor's parameters (TREE_LEAVES at
+/* A blend state's leaves at the cursor's parameters (DEMO_APP_TREE_LEAVES at
  * most): their count, -1 for a clip state or a tree that does not
  * evaluate. */
-static int state_leaves(const demo_app *a, int layer, int state, bw_blend_leaf leaves[TREE_LEAVES])
+static int state_leaves(const demo_app *a, int layer, int state, bw_blend_leaf leaves[DEMO_APP_TREE_LEAVES])
 {
     const bw_blend_tree *tree = bw_graph_state_blend(graph_of(&a->v), layer, state);
     float params[TREE_PARAMS], scratch[TREE_SCRATCH];
     int count = 0;
     if (!tree || demo_app_tree_params(a, tree, params, TREE_PARAMS) > TREE_PARAMS ||
-        bw_blend_tree_evaluate(tree, params, scratch, TREE_SCRATCH, leaves, TREE_LEAVES, &count) != BW_OK)
+        bw_blend_tree_evaluate(tree, params, scratch, TREE_SCRATCH, leaves, DEMO_APP_TREE_LEAVES, &count) != BW_OK)
         return -1;
     return count;
 }
@@ -1277,7 +1276,7 @@ static void state_clips(const demo_app *a, int layer, int state, float w, demo_c
         (*n)++;
         return;
     }
-    bw_blend_leaf own[TREE_LEAVES];
+    bw_blend_leaf own[DEMO_APP_TREE_LEAVES];
     const bw_blend_leaf *leaves = known ? known : own;
     int count = known ? known_count : state_leaves(a, layer, state, own);
     for (int i = 0; i < count; i++) {
@@ -1306,7 +1305,7 @@ int demo_app_clip_weights_leaves(const demo_app *a, demo_clip_weight *out, int c
     }
     const bw_graph_cursor *c = cursor_of(&a->v);
     /* layer 0's current leaves, when asked for: evaluated once, used for both */
-    bw_blend_leaf first[TREE_LEAVES];
+    bw_blend_leaf first[DEMO_APP_TREE_LEAVES];
     int first_count = -1;
     bw_graph_layer_status st0;
     bool has_first = leaf_count && bw_graph_cursor_layer_status(c, 0, &st0) == BW_OK;
