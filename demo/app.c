@@ -166,16 +166,14 @@ static void slot_clear(demo_app *a, int slot)
     if (a->slots && slot >= 0 && slot < a->slot_count && a->slots[slot][0]) slot_set(a, slot, "");
 }
 
-/* Control file `name` loaded fine: every control of it (a file listed
- * twice runs twice) has neither a rejected edit nor a failing update. */
-static void clear_control(demo_app *a, const char *name)
+/* Control i loaded fine: it has neither a rejected edit nor a failing
+ * update. (A file listed twice is two controls, reloaded together, and
+ * each is cleared on its own.) */
+static void clear_control_at(demo_app *a, int i)
 {
-    for (int i = 0; i < a->control_count; i++) {
-        if (strcmp(a->control_names[i], name) != 0) continue;
-        slot_clear(a, slot_control(i, false));
-        slot_clear(a, slot_control(i, true));
-        a->control_reported[i] = false;
-    }
+    slot_clear(a, slot_control(i, false));
+    slot_clear(a, slot_control(i, true));
+    a->control_reported[i] = false;
 }
 
 /* A refused command, input or frame (the session's slot). */
@@ -727,6 +725,18 @@ static void after_swap(demo_app *a)
     slot_set(a, slot_timeline(a), timeline_read(a, a->time - 1e-9, err, sizeof err) ? "" : err);
 }
 
+/* Whether `text` stands in `list` as whole lines: starting at the start
+ * or after a newline and ending at the end or before one (a mere substring
+ * is another text: "step.lua:1: x" inside "lib/step.lua:1: x"). */
+static bool has_lines(const char *list, const char *text)
+{
+    size_t n = strlen(text);
+    if (n == 0) return true; /* nothing to add */
+    for (const char *at = list; (at = strstr(at, text)) != NULL; at++)
+        if ((at == list || at[-1] == '\n') && (at[n] == '\0' || at[n] == '\n')) return true;
+    return false;
+}
+
 /* An edit rejected for the problem `err` of the source of `slot`. The
  * rejections of one demo_app_reload call collect in a->rejected, each
  * text once (one module's error rejects every control that requires it:
@@ -739,7 +749,7 @@ static int reject(demo_app *a, int slot, const char *err)
         a->rejecting = true;
     }
     const char *text = a->slots && slot >= 0 && slot < a->slot_count ? a->slots[slot] : err; /* without trailing newlines */
-    if (!strstr(a->rejected, text)) {
+    if (!has_lines(a->rejected, text)) {
         size_t used = strlen(a->rejected);
         snprintf(a->rejected + used, sizeof a->rejected - used, "%s%s", used ? "\n" : "", text);
         a->rejections++;
@@ -803,7 +813,7 @@ static int reload_character(demo_app *a)
     a->ctl = ctl;
     /* everything was loaded again, and loaded fine */
     slot_clear(a, SLOT_GRAPH);
-    for (int i = 0; i < a->control_count; i++) clear_control(a, a->control_names[i]);
+    for (int i = 0; i < a->control_count; i++) clear_control_at(a, i);
     if (!carried) silence_upper(a);
     after_swap(a);
     show_current(a); /* the new rig's matrices before its first frame (a paused demo draws now) */
@@ -865,7 +875,7 @@ static int reload_controls(demo_app *a, bool force, double now)
     for (int i = 0; i < a->control_count; i++) {
         bw_control_reloads now_at = bw_controls_reload_status(a->ctl.run, a->ctl.index[i]);
         if (now_at.done != before[i].done) {
-            clear_control(a, a->control_names[i]);
+            clear_control_at(a, i);
             done++;
         } else if (now_at.rejected != before[i].rejected) {
             reject(a, slot_control(i, false), now_at.error);
@@ -1239,19 +1249,18 @@ int demo_app_tree_params(const demo_app *a, const bw_blend_tree *tree, float *ou
 }
 
 #define TREE_PARAMS 16
-#define TREE_LEAVES 64
 #define TREE_SCRATCH 512
 
-/* A blend state's leaves at the cursor's parameters (TREE_LEAVES at
+/* A blend state's leaves at the cursor's parameters (DEMO_APP_TREE_LEAVES at
  * most): their count, -1 for a clip state or a tree that does not
  * evaluate. */
-static int state_leaves(const demo_app *a, int layer, int state, bw_blend_leaf leaves[TREE_LEAVES])
+static int state_leaves(const demo_app *a, int layer, int state, bw_blend_leaf leaves[DEMO_APP_TREE_LEAVES])
 {
     const bw_blend_tree *tree = bw_graph_state_blend(graph_of(&a->v), layer, state);
     float params[TREE_PARAMS], scratch[TREE_SCRATCH];
     int count = 0;
     if (!tree || demo_app_tree_params(a, tree, params, TREE_PARAMS) > TREE_PARAMS ||
-        bw_blend_tree_evaluate(tree, params, scratch, TREE_SCRATCH, leaves, TREE_LEAVES, &count) != BW_OK)
+        bw_blend_tree_evaluate(tree, params, scratch, TREE_SCRATCH, leaves, DEMO_APP_TREE_LEAVES, &count) != BW_OK)
         return -1;
     return count;
 }
@@ -1267,7 +1276,7 @@ static void state_clips(const demo_app *a, int layer, int state, float w, demo_c
         (*n)++;
         return;
     }
-    bw_blend_leaf own[TREE_LEAVES];
+    bw_blend_leaf own[DEMO_APP_TREE_LEAVES];
     const bw_blend_leaf *leaves = known ? known : own;
     int count = known ? known_count : state_leaves(a, layer, state, own);
     for (int i = 0; i < count; i++) {
@@ -1296,7 +1305,7 @@ int demo_app_clip_weights_leaves(const demo_app *a, demo_clip_weight *out, int c
     }
     const bw_graph_cursor *c = cursor_of(&a->v);
     /* layer 0's current leaves, when asked for: evaluated once, used for both */
-    bw_blend_leaf first[TREE_LEAVES];
+    bw_blend_leaf first[DEMO_APP_TREE_LEAVES];
     int first_count = -1;
     bw_graph_layer_status st0;
     bool has_first = leaf_count && bw_graph_cursor_layer_status(c, 0, &st0) == BW_OK;

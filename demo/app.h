@@ -89,6 +89,7 @@
 #define DEMO_APP_EVENT_TEXT 80     /* bytes of one event line */
 #define DEMO_APP_ERROR_MAX 4096    /* bytes of the error text (and of each source's part) */
 #define DEMO_APP_MAX_FIRE 8        /* triggers queued for one frame */
+#define DEMO_APP_TREE_LEAVES 64    /* leaves one blend tree evaluates to at most (demo_app_clip_weights_leaves) */
 
 typedef struct demo_app_desc {
     const char *character; /* character file (Lua); NULL: the borrowed rig and clips below */
@@ -253,8 +254,9 @@ int demo_app_clip_weights(const demo_app *app, demo_clip_weight *out, int cap);
 /* The same, and from the same evaluation the leaves of layer 0's current
  * state (its blend tree's own weights, before the transition and layer
  * weights; what the overlay's blend-space view draws): up to `leaf_cap`
- * into `leaves`, *leaf_count = their number, or -1 when there is no graph,
- * the state is a clip state or its tree does not evaluate. The tree is
+ * into `leaves`, *leaf_count = their number (DEMO_APP_TREE_LEAVES at
+ * most), or -1 when there is no graph, the state is a clip state or its
+ * tree does not evaluate (also one with more leaves). The tree is
  * evaluated once per call even when layer 0 weighs nothing. */
 int demo_app_clip_weights_leaves(const demo_app *app, demo_clip_weight *out, int cap, bw_blend_leaf *leaves, int leaf_cap,
                                  int *leaf_count);

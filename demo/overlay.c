@@ -14,7 +14,6 @@
 #define BOX_H 14
 #define BOX_COLS 3
 #define MAX_WEIGHTS 32
-#define MAX_LEAVES 64 /* as the app evaluates a tree (demo_app_clip_weights_leaves) */
 #define MAX_EVENTS 8
 #define MAX_ERROR_LINES 12 /* rows of the error band */
 
@@ -138,16 +137,16 @@ static void bar(SDL_Renderer *r, int x, int y, float w, Uint8 red, Uint8 green, 
 
 /* Layer 0's current leaves, from the clip list's evaluation (-1: none). */
 typedef struct blend_leaves {
-    bw_blend_leaf leaves[MAX_LEAVES];
+    bw_blend_leaf leaves[DEMO_APP_TREE_LEAVES];
     int count;
 } blend_leaves;
 
 static int draw_clips(SDL_Renderer *r, const demo_app *app, int x, int y, blend_leaves *first)
 {
     demo_clip_weight w[MAX_WEIGHTS];
-    int n = demo_app_clip_weights_leaves(app, w, MAX_WEIGHTS, first->leaves, MAX_LEAVES, &first->count);
+    int n = demo_app_clip_weights_leaves(app, w, MAX_WEIGHTS, first->leaves, DEMO_APP_TREE_LEAVES, &first->count);
     if (n > MAX_WEIGHTS) n = MAX_WEIGHTS;
-    if (first->count > MAX_LEAVES) first->count = MAX_LEAVES;
+    if (first->count > DEMO_APP_TREE_LEAVES) first->count = DEMO_APP_TREE_LEAVES;
     const bw_graph *g = demo_app_graph(app);
     colour(r, 200, 210, 230, 255);
     text(r, x, y, "active clips");
@@ -340,7 +339,7 @@ static void draw_error(SDL_Renderer *r, const demo_app *app, int width, int heig
     }
     if (shown < lines) {
         char more[48];
-        snprintf(more, sizeof more, "(%d more lines)", total - shown);
+        snprintf(more, sizeof more, "(%d more line%s)", total - shown, total - shown == 1 ? "" : "s");
         text(r, 8, y + shown * LINE, more);
     }
 }

@@ -480,8 +480,6 @@ int main(void)
     RUN(the_reloader_drives_animators_in_host_mode);
     for (int i = 0; i < CLIPS; i++) bw_clip_destroy(clips[i]);
     bw_rig_destroy(rig);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    remove_tree(dir);
     return check_summary();
 }

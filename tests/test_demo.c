@@ -306,14 +306,21 @@ static void clip_weights_follow_the_graph(void)
         CHECK_NEAR(w[1].weight, 1.0, 1e-6);
     }
     /* the same list with layer 0's leaves (the walk blend's own weights):
-     * walk_left alone at 1, every other leaf at 0 */
-    bw_blend_leaf leaves[64];
+     * (vx, vz) = (1.5, 0) is walk_left's own point, so it alone has weight
+     * 1 and, as bw_blend_tree_evaluate lists only leaves with weight > 0,
+     * it is the one leaf; the breath layer as above (its parameter's 1,
+     * no transition) */
+    bw_blend_leaf leaves[DEMO_APP_TREE_LEAVES];
     int leaf_count = -2;
     demo_clip_weight w2[16];
-    CHECK_INT(demo_app_clip_weights_leaves(a, w2, 16, leaves, 64, &leaf_count), 2);
-    CHECK(leaf_count >= 1);
+    CHECK_INT(demo_app_clip_weights_leaves(a, w2, 16, leaves, DEMO_APP_TREE_LEAVES, &leaf_count), 2);
+    CHECK_INT(leaf_count, 1);
+    if (leaf_count == 1) {
+        CHECK_STR(bw_clip_name(demo_app_clip(a, leaves[0].clip)), "walk_left");
+        CHECK_NEAR(leaves[0].weight, 1.0, 1e-6);
+    }
     double total = 0, left = 0;
-    for (int i = 0; i < leaf_count && i < 64; i++) {
+    for (int i = 0; i < leaf_count && i < DEMO_APP_TREE_LEAVES; i++) {
         total += leaves[i].weight;
         if (strcmp(bw_clip_name(demo_app_clip(a, leaves[i].clip)), "walk_left") == 0) left += leaves[i].weight;
     }
@@ -321,6 +328,9 @@ static void clip_weights_follow_the_graph(void)
     CHECK_NEAR(left, 1.0, 1e-6);
     CHECK_INT(w2[0].clip, w[0].clip);
     CHECK_NEAR(w2[0].weight, w[0].weight, 1e-7);
+    CHECK_INT(w2[1].layer, bw_graph_find_layer(g, "breath"));
+    CHECK_STR(bw_clip_name(demo_app_clip(a, w2[1].clip)), "breathing");
+    CHECK_NEAR(w2[1].weight, 1.0, 1e-6);
     demo_app_destroy(a);
 }
 
@@ -584,6 +594,36 @@ static void a_control_reload_keeps_its_state(void)
     run_frames(a, 1, &now);
     CHECK_NEAR(tongue(a), 0.061 + 0.5, 1e-6);
     CHECK_INT(demo_app_control_failures(a), 0);
+    demo_app_destroy(a);
+}
+
+/* Two controls broken in one reload whose messages differ only by a
+ * leading "x": step.lua's line is a substring of xstep.lua's, yet another
+ * line, so both are listed and counted. The broken text is the one of
+ * a_control_reload_keeps_its_state (line 5: "unexpected symbol near
+ * 'end'"). */
+static void rejections_differing_by_a_prefix_are_both_listed(void)
+{
+    const char *good = "return {\n    update = function(s, pose, ctx, dt) end,\n}\n";
+    const char *broken = "-- mid-edit\nreturn {\n    update = function(s, pose, ctx, dt)\n"
+                         "        s.n = s.n +\n    end,\n}\n";
+    CHECK(write_text_file(temp_path("xstep.lua"), good));
+    CHECK(write_text_file(temp_path("step.lua"), good));
+    const char *controls[] = {temp_path("xstep.lua"), temp_path("step.lua")};
+    demo_app_desc d = {.character = HUMANOID, .graph = DEMO_GRAPH, .controls = controls, .control_count = 2,
+                       .force_polling = true};
+    demo_app *a = open_app(&d);
+    CHECK(a != NULL);
+    if (!a) return;
+    double now = 0;
+    run_frames(a, 2, &now);
+    CHECK(write_text_file(temp_path("xstep.lua"), broken));
+    CHECK(write_text_file(temp_path("step.lua"), broken));
+    CHECK_INT(settle(a, &now), -1);
+    const char *want = "xstep.lua:5: unexpected symbol near 'end'\nstep.lua:5: unexpected symbol near 'end'";
+    CHECK_STR(demo_app_rejected(a), want);
+    CHECK_INT(demo_app_rejections(a), 2);
+    CHECK_STR(demo_app_error(a), want);
     demo_app_destroy(a);
 }
 
@@ -1635,6 +1675,7 @@ int main(void)
     RUN(a_frame_allocates_nothing_after_warm_up);
     RUN(hostile_input_is_refused);
     RUN(a_control_reload_keeps_its_state);
+    RUN(rejections_differing_by_a_prefix_are_both_listed);
     RUN(a_saved_module_reloads_its_control);
     RUN(a_renamed_clip_goes_in_with_its_graph_edit);
     RUN(a_long_report_leaves_room_for_the_others);
@@ -1660,8 +1701,6 @@ int main(void)
 #else
     fprintf(stderr, "note: blendwerk-demo is not built (SDL2 or libstb-dev missing): its tests are skipped\n");
 #endif
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", temp_dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", temp_dir);
+    remove_tree(temp_dir);
     return check_summary();
 }

@@ -10,7 +10,12 @@
  * eight paths may be held at once (e.g. as arguments of one call).
  * capture_command runs a shell command and keeps what it prints on stdout
  * (up to size - 1 bytes) in `out`, returning its exit status (-1 when it
- * could not run or did not exit). */
+ * could not run or did not exit). remove_tree removes `dir` and all it
+ * holds, depth first; a symbolic link is removed, never followed. It walks
+ * with opendir/readdir rather than nftw, which glibc declares only under
+ * _XOPEN_SOURCE while the tests that include this header ask for POSIX
+ * 2008 alone. It returns false (and prints the path) when something could
+ * not be removed, so a test may CHECK it or ignore it at exit. */
 #ifndef BW_TEST_FILES_H
 #define BW_TEST_FILES_H
 
@@ -19,7 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static inline bool write_text_file(const char *path, const char *text)
 {
@@ -78,6 +86,32 @@ static inline int capture_command(const char *cmd, char *out, size_t size)
     out[n] = '\0';
     int status = pclose(p);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static inline bool remove_tree(const char *dir)
+{
+    struct stat st;
+    if (lstat(dir, &st) != 0) return errno == ENOENT;
+    bool ok = true;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(dir);
+        if (!d) ok = false;
+        for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+            char path[4096];
+            if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path) {
+                ok = false;
+                continue;
+            }
+            ok = remove_tree(path) && ok;
+        }
+        if (d) closedir(d);
+    }
+    if (remove(dir) != 0) {
+        fprintf(stderr, "could not remove %s: %s\n", dir, strerror(errno));
+        ok = false;
+    }
+    return ok;
 }
 
 #endif

@@ -11,7 +11,6 @@
  * fresh folder under the build tree. A hang would be the bug itself, so
  * an alarm turns one into a failure after 20 s, and each refusal is timed. */
 #define _GNU_SOURCE /* mkfifo, symlink, mkdtemp, clock_gettime under -std=c11 */
-#include <ftw.h>
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -31,6 +30,7 @@
 #include "lua_blendwerk.h"
 #include "lua_support.h"
 #include "test_alloc_counter.h"
+#include "test_files.h"
 
 static char root[900]; /* the fresh folder; the asset folder is root/asset */
 
@@ -294,12 +294,6 @@ static void lua_loads_refuse_links_and_nul(void)
     CHECK_CONTAINS(out, "unknown field 'bogus'");
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static void on_alarm(int sig)
 {
     (void)sig;
@@ -321,6 +315,6 @@ int main(void)
     RUN(the_top_level_file_obeys_the_same_rules);
     RUN(load_beneath_keeps_the_load_in_its_folder);
     RUN(lua_loads_refuse_links_and_nul);
-    nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS); /* links are removed, never followed */
+    remove_tree(root); /* links are removed, never followed */
     return check_summary();
 }

@@ -499,14 +499,9 @@ static void malformed_meshes_should_be_refused_by_field(void)
     for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
         tiny_opts o = defaults();
         const char *base = tiny_gltf(&o);
-        const char *at = strstr(base, edits[i].find);
-        CHECK(at != NULL);
-        if (!at) continue;
-        char *text = malloc(strlen(base) + strlen(edits[i].put) + 1);
-        size_t head = (size_t)(at - base);
-        memcpy(text, base, head);
-        strcpy(text + head, edits[i].put);
-        strcat(text, at + strlen(edits[i].find));
+        char *text = replaced(base, edits[i].find, edits[i].put);
+        CHECK(text != NULL);
+        if (!text) continue;
         bw_asset *asset;
         bw_mesh *mesh;
         bw_error err = {0};
@@ -529,16 +524,9 @@ static void joint_names_should_follow_the_rig_loader(void)
 {
     tiny_opts o = defaults();
     const char *base = tiny_gltf(&o);
-    const char *find = "{\"name\": \"root\", \"children\": [2]}";
-    const char *at = strstr(base, find);
-    CHECK(at != NULL);
-    if (!at) return;
-    const char *put = "{\"name\": \"\", \"children\": [2]}";
-    char *text = malloc(strlen(base) + strlen(put) + 1);
-    size_t head = (size_t)(at - base);
-    memcpy(text, base, head);
-    strcpy(text + head, put);
-    strcat(text, at + strlen(find));
+    char *text = replaced(base, "{\"name\": \"root\", \"children\": [2]}", "{\"name\": \"\", \"children\": [2]}");
+    CHECK(text != NULL);
+    if (!text) return;
     bw_asset *asset = NULL, *named_asset = NULL;
     bw_mesh *mesh = NULL, *named = NULL;
     bw_error err = {0};

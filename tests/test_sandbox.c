@@ -883,8 +883,6 @@ int main(void)
     RUN(host_granted_files_and_watches);
     bw_sandbox_destroy(bystander);
 
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", parent_dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", parent_dir);
+    remove_tree(parent_dir);
     return check_summary();
 }

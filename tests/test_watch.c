@@ -622,8 +622,6 @@ int main(void)
     RUN(watch_command_should_print_reload_and_rejection_lines);
     for (int i = 0; i < 3; i++) bw_clip_destroy(clips[i]);
     bw_rig_destroy(rig);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    remove_tree(dir);
     return check_summary();
 }
