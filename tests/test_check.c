@@ -323,7 +323,6 @@ int main(void)
     RUN(every_example_passes);
     RUN(plot_blend_draws_a_graph_state);
     RUN(plot_blend_refuses_a_state_without_a_blend);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) return 1;
+    if (!remove_tree(dir)) return 1;
     return check_summary();
 }
