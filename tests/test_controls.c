@@ -1378,6 +1378,13 @@ static void a_missing_module_takes_a_slot_only_while_recording(void)
     bw_sandbox_requires_begin(sb);
     CHECK_NEAR(step_size(sb), 2, 0);
     CHECK_NEAR(eval_number(sb, "return select('#', pcall(require, 'nope'))"), 2, 0); /* false, the message */
+    /* a refused name takes no slot, even while recording: its file is never looked for */
+    CHECK_NEAR(eval_number(sb, "local ok, e = pcall(require, 'a b')\n"
+                               "return (not ok and e:find('a b.lua', 1, true)\n"
+                               "  and e:find('the name has characters', 1, true)) and 1 or 0"),
+               1, 0);
+    CHECK_INT(bw_sandbox_module_count(sb), 3);
+    CHECK_INT(bw_sandbox_module_find(sb, "a b.lua"), -1);
     CHECK_INT((int)bw_sandbox_requires_end(sb), 7); /* step, lib.scale and the missing nope */
     CHECK_INT(bw_sandbox_module_count(sb), 3);
     CHECK_INT(bw_sandbox_module_find(sb, "nope.lua"), 2);
