@@ -23,7 +23,6 @@
 #include "sandbox_internal.h"
 
 static const char readonly_key[] = "blendwerk.sandbox.readonly";
-static const char module_key[] = "blendwerk.sandbox.module";
 
 bw_sandbox *bw_sandbox_of(lua_State *L)
 {
@@ -472,15 +471,9 @@ void bw_sandbox_module_file(lua_State *L, const char *name, char *file, size_t s
 
 static const char required_key = 0; /* its address: require's cache (name -> value) in the registry */
 
-/* Push require's cache (made when missing); no string is looked up. */
-static void push_cache(lua_State *L)
-{
-    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &required_key) == LUA_TTABLE) return;
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &required_key);
-}
+/* Push require's cache (made with the environment, "blendwerk" in it); no
+ * string is looked up. */
+static void push_cache(lua_State *L) { lua_rawgetp(L, LUA_REGISTRYINDEX, &required_key); }
 
 /* The index of module `name`, or -1. */
 static int module_index(const bw_sandbox *sb, const char *name)
@@ -541,12 +534,13 @@ static int load_module(lua_State *L)
     return 1;
 }
 
-/* require("blendwerk") or one of the mod's files: require("lib.util")
- * runs lib/util.lua once and keeps its result; a load that fails leaves
- * nothing cached (the next require tries the file again). A cached
- * module is served by one table lookup (the per-frame path: no string is
- * compared); only while the host records (bw_sandbox_requires_begin) or
- * a module loads is it looked up among the modules, to be noted. */
+/* require("blendwerk") (cached from the start) or one of the mod's
+ * files: require("lib.util") runs lib/util.lua once and keeps its result;
+ * a load that fails leaves nothing cached (the next require tries the
+ * file again). A cached module is served by one table lookup (the
+ * per-frame path: no string is compared); only while the host records
+ * (bw_sandbox_requires_begin) or a module loads is it looked up among the
+ * modules, to be noted. */
 static int sandbox_require(lua_State *L)
 {
     luaL_checkstring(L, 1);
@@ -563,10 +557,6 @@ static int sandbox_require(lua_State *L)
     }
     lua_pop(L, 1);
     const char *name = lua_tostring(L, 1);
-    if (strcmp(name, "blendwerk") == 0) {
-        lua_getfield(L, LUA_REGISTRYINDEX, module_key);
-        return 1;
-    }
     char file[256];
     bw_sandbox_module_file(L, name, file, sizeof file);
     if (sb->loading_depth >= BW_SANDBOX_MAX_MODULES)
@@ -903,9 +893,11 @@ static int open_env(lua_State *L)
             }
         }
         make_readonly(L, shared[i]);
-        if (strcmp(shared[i], "blendwerk") == 0) {
-            lua_pushvalue(L, -1);
-            lua_setfield(L, LUA_REGISTRYINDEX, module_key);
+        if (strcmp(shared[i], "blendwerk") == 0) { /* require's cache, require("blendwerk") in it */
+            lua_createtable(L, 0, 1);
+            lua_pushvalue(L, -2);
+            lua_setfield(L, -2, "blendwerk");
+            lua_rawsetp(L, LUA_REGISTRYINDEX, &required_key);
         }
         lua_setfield(L, g, shared[i]);
     }
