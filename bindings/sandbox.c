@@ -589,13 +589,12 @@ static int sandbox_require(lua_State *L)
         bw_sandbox_after_protected(L, status); /* a stop stays a stop */
         return lua_error(L);
     }
-    if (lua_isnil(L, -2)) lua_pushboolean(L, 1);
-    else lua_pushvalue(L, -2);
-    lua_rawset(L, 2);
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
+    if (lua_isnil(L, -2)) { /* a module that returns nothing is true, cached and returned */
         lua_pushboolean(L, 1);
+        lua_replace(L, -3);
     }
+    lua_pushvalue(L, -2);
+    lua_rawset(L, 2);
     return 1;
 }
 
@@ -1035,8 +1034,7 @@ static bw_sandbox_status run_handled(bw_sandbox *sb, int nargs, int nresults, lo
         lua_settop(L, base - 1);
     } else {
         sb->error[0] = '\0';
-        if (nresults == 0) lua_settop(L, base - 1); /* the handler alone: no stack rotation */
-        else lua_remove(L, base);
+        lua_remove(L, base); /* the handler, below the results (on top when there are none) */
     }
     if (outer) sb->stop = BW_SANDBOX_OK; /* a stop ends with its call; the report stays in error */
     return result;

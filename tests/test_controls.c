@@ -1424,6 +1424,11 @@ static void require_blendwerk_is_cached_and_untracked(void)
     bw_sandbox_modules_restore(sb, &saved);
     CHECK_NEAR(eval_number(sb, "return require('blendwerk') == blendwerk and 1 or 0"), 1, 0);
     CHECK_NEAR(step_size(sb), 5, 0);
+    /* a module that returns nothing: true, cached (its file runs once) */
+    write_file("empty.lua", "runs = (runs or 0) + 1\n");
+    CHECK_NEAR(eval_number(sb, "local a, b = require('empty'), require('empty')\n"
+                               "return (a == true and b == true and runs == 1) and 1 or 0"),
+               1, 0);
     bw_sandbox_destroy(sb);
     remove_tmpdir();
 }
