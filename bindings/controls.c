@@ -559,10 +559,6 @@ int bw_controls_load(bw_controls *c, const char *name, const char *options, char
     return c->count - 1;
 }
 
-/* Rebuild every control i with pick[i] aside, after taking the modules
- * `drop` out of the sandbox's cache (their files are read anew), and swap
- * them all in when every one built; otherwise none changes, the modules
- * dropped are back and c->error holds the first failure. */
 /* The picked controls' reload was rejected with c->error. */
 static bw_controls_reload_result reject_picked(bw_controls *c, const bool *pick)
 {
@@ -574,6 +570,12 @@ static bw_controls_reload_result reject_picked(bw_controls *c, const bool *pick)
     return BW_CONTROLS_RELOAD_REJECTED;
 }
 
+/* Rebuild every control i with pick[i] aside, after taking the modules
+ * `drop` out of the sandbox's cache (their files are read anew), and swap
+ * them all in when every one built; otherwise none changes, the modules
+ * dropped are back and c->error holds the first failure. Every caller
+ * picks at least one control (reload_with: when one is picked; poll: the
+ * changed control), so a success is a reload done. */
 static bw_controls_reload_result reload_group(bw_controls *c, const bool *pick, uint64_t drop)
 {
     bw_sandbox_modules_saved saved;
@@ -581,7 +583,6 @@ static bw_controls_reload_result reload_group(bw_controls *c, const bool *pick, 
         snprintf(c->error, sizeof c->error, "controls: out of memory");
         return reject_picked(c, pick);
     }
-    int built = 0;
     bool ok = true, made[BW_CONTROLS_MAX] = {false};
     for (int i = 0; ok && i < c->count; i++) {
         if (!pick[i]) continue;
@@ -594,7 +595,6 @@ static bw_controls_reload_result reload_group(bw_controls *c, const bool *pick, 
         } else if ((ok = build(c, &c->staged[i], old->name, options_ref, old))) {
             c->staged[i].serial = old->serial;
             made[i] = true;
-            built++;
         } else { /* a module it newly required and failed on: watched, and its change reloads it */
             old->attempted = c->attempted;
             watch_files(c, old);
@@ -616,9 +616,9 @@ static bw_controls_reload_result reload_group(bw_controls *c, const bool *pick, 
         c->rejected[i][0] = '\0';
         watch_files(c, &c->list[i]);
     }
-    if (built > 0) c->reloads++;
+    c->reloads++;
     sort_order(c);
-    return built > 0 ? BW_CONTROLS_RELOAD_DONE : BW_CONTROLS_RELOAD_NONE;
+    return BW_CONTROLS_RELOAD_DONE;
 }
 
 /* The controls that required a module of `mods` (directly or through
@@ -712,7 +712,7 @@ bw_controls_reload_result bw_controls_poll(bw_controls *c, double now)
         if (!changed[i] || pick[i]) continue;
         bool group[BW_CONTROLS_MAX] = {false};
         pick_by_name(c, c->list[i].name, i, group);
-        pick_by_name(c, c->list[i].name, i, pick); /* a file loaded twice reloads once */
+        for (int k = i; k < c->count; k++) pick[k] = pick[k] || group[k]; /* a file loaded twice reloads once */
         bw_controls_reload_result r = reload_group(c, group, 0);
         if (r == BW_CONTROLS_RELOAD_REJECTED) {
             for (int k = i; k < c->count; k++)

@@ -42,7 +42,18 @@
 #define DEFAULT_SET_GRAPH_FADE 0.2f /* a:set_graph's fade when none is given */
 #define PRESIZED_RECORDS 16        /* event and play records made at creation */
 
-enum { UV_RIG = 1, UV_CLIPS, UV_NAMES, UV_BUFFERS, UV_MAP, UV_GRAPH, UV_GRAPH_DATA, UV_OUT, UV_COUNT = UV_OUT };
+enum {
+    UV_RIG = 1,
+    UV_CLIPS,
+    UV_NAMES,
+    UV_BUFFERS,
+    UV_MAP,
+    UV_GRAPH,
+    UV_GRAPH_DATA,
+    UV_OUT,
+    UV_STATE_FIELDS, /* { state field = true }: the state's keys are checked against it */
+    UV_COUNT = UV_STATE_FIELDS
+};
 /* UV_GRAPH_DATA: { [1] = the block (graph_clip, params, fire), [2] = the
  * graph's own { param name -> 0-based index } (bw_lua_graph_push_param_indices,
  * read only), [3] = the graph's names (anchored) }. UV_OUT: the output tables, below. */
@@ -255,16 +266,7 @@ static void anchor(lua_State *L, int list)
 
 /* A new table with the fields `keys` set to false: an output table whose
  * keys never change afterwards (setting them allocates nothing). */
-static void new_record(lua_State *L, const char *const *keys)
-{
-    int n = 0;
-    while (keys[n]) n++;
-    lua_createtable(L, 0, n);
-    for (int i = 0; i < n; i++) {
-        lua_pushboolean(L, 0);
-        lua_setfield(L, -2, keys[i]);
-    }
-}
+static void new_record(lua_State *L, const char *const *keys) { bw_lua_push_keys(L, keys, false); }
 
 /* ---- the graph ---- */
 
@@ -365,7 +367,7 @@ static const char *const play_keys[] = {"clip", "weight", "rate", "time", NULL};
 /* The output tables (UV_OUT) and the strings they will hold. */
 static void make_outputs(lua_State *L, lua_animator *a, const bw_rig *rig)
 {
-    lua_createtable(L, 0, 13);
+    lua_createtable(L, 0, 12);
     const int out = lua_gettop(L);
     static const char *const lists[] = {"problems", "events", "plays", "strings", NULL};
     for (int i = 0; lists[i]; i++) {
@@ -411,15 +413,11 @@ static void make_outputs(lua_State *L, lua_animator *a, const bw_rig *rig)
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, out, "overrides");
-    /* { field = true } for the state's fields: a state's keys are checked
-     * against it, one lookup each (its keys anchor the names the reader
-     * pushes, present or not) */
-    lua_createtable(L, 0, (int)(sizeof state_fields / sizeof *state_fields) - 1);
-    for (int i = 0; state_fields[i]; i++) {
-        lua_pushboolean(L, 1);
-        lua_setfield(L, -2, state_fields[i]);
-    }
-    lua_setfield(L, out, "state_fields");
+    /* { field = true } for the state's fields (UV_STATE_FIELDS): a state's
+     * keys are checked against it, one lookup each (its keys anchor the
+     * names the reader pushes, present or not) */
+    bw_lua_push_keys(L, state_fields, true);
+    lua_setiuservalue(L, 1, UV_STATE_FIELDS);
     /* marker names and event kinds, anchored */
     lua_getfield(L, out, "strings");
     const int strings = lua_gettop(L);
@@ -872,22 +870,13 @@ static void read_fire(reader *r, int t, lua_animator *a, bw_character_state *s)
 }
 
 /* Whether every key of the state table at t is one of state_fields: one
- * lookup a key in the animator's set (at 1), per frame; a miss goes to
- * bw_lua_check_fields_hint for the message. */
+ * lookup a key in the animator's set (its user value, at 1), per frame; a
+ * miss goes to bw_lua_check_fields_hint for the message. */
 static bool known_state_fields(lua_State *L, int t)
 {
-    lua_getiuservalue(L, 1, UV_OUT);
-    lua_getfield(L, -1, "state_fields");
-    const int set = lua_gettop(L);
-    bool known = true;
-    lua_pushnil(L);
-    while (known && lua_next(L, t)) {
-        lua_pop(L, 1); /* value */
-        lua_pushvalue(L, -1);
-        known = lua_rawget(L, set) != LUA_TNIL;
-        lua_pop(L, known ? 1 : 2); /* the lookup, and the key on a miss */
-    }
-    lua_pop(L, 2);
+    lua_getiuservalue(L, 1, UV_STATE_FIELDS);
+    bool known = bw_lua_fields_in_set(L, t, -1);
+    lua_pop(L, 1);
     return known;
 }
 

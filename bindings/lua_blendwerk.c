@@ -284,6 +284,34 @@ static bool check_keys(lua_State *L, int idx, const char *const *allowed, lua_In
     return true;
 }
 
+void bw_lua_push_keys(lua_State *L, const char *const *keys, bool value)
+{
+    int n = 0;
+    while (keys[n]) n++;
+    lua_createtable(L, 0, n);
+    for (int i = 0; i < n; i++) {
+        lua_pushboolean(L, value);
+        lua_setfield(L, -2, keys[i]);
+    }
+}
+
+bool bw_lua_fields_in_set(lua_State *L, int t, int set)
+{
+    BW_LUA_STACK_BEGIN(L);
+    t = lua_absindex(L, t);
+    set = lua_absindex(L, set);
+    bool known = true;
+    lua_pushnil(L);
+    while (known && lua_next(L, t)) {
+        lua_pop(L, 1); /* value */
+        lua_pushvalue(L, -1);
+        known = lua_rawget(L, set) != LUA_TNIL;
+        lua_pop(L, known ? 1 : 2); /* the lookup, and the key on a miss */
+    }
+    BW_LUA_STACK_END(L, 0);
+    return known;
+}
+
 const char *const bw_lua_transform_fields[] = {"t", "r", "s", NULL};
 const char *const bw_lua_joint_fields[] = {"t", "r", "s", "coverage", NULL};
 static const char *const no_fields[] = {NULL};

@@ -89,18 +89,23 @@ static void arg_vec3(lua_State *L, int arg, const char *name, float *out)
     lua_pop(L, 3);
 }
 
+/* The full userdata at `arg` when its metatable is the one the running
+ * closure holds as upvalue `uv` (no registry lookup by name), else NULL. */
+static void *with_held_metatable(lua_State *L, int arg, int uv)
+{
+    if (lua_type(L, arg) != LUA_TUSERDATA || !lua_getmetatable(L, arg)) return NULL;
+    bool same = lua_rawequal(L, -1, lua_upvalueindex(uv));
+    lua_pop(L, 1);
+    return same ? lua_touserdata(L, arg) : NULL;
+}
+
 /* The Pose at `arg`. The per-frame helpers compare the metatable with the
- * one they hold as upvalue 1 (no registry lookup by name); anything else
- * goes through the full check, which raises the usual message. */
+ * one they hold as upvalue 1; anything else goes through the full check,
+ * which raises the usual message. */
 static bw_lua_pose *hot_pose(lua_State *L, int arg)
 {
-    bw_lua_pose *p = (bw_lua_pose *)lua_touserdata(L, arg);
-    if (p && lua_getmetatable(L, arg)) {
-        bool same = lua_rawequal(L, -1, lua_upvalueindex(1));
-        lua_pop(L, 1);
-        if (same && !p->hdr.closed) return p;
-    }
-    return bw_lua_check_pose(L, arg);
+    bw_lua_pose *p = (bw_lua_pose *)with_held_metatable(L, arg, 1);
+    return p && !p->hdr.closed ? p : bw_lua_check_pose(L, arg);
 }
 
 static const char *const limit_names[5] = {"yaw", "pitch", "eye_yaw", "eye_pitch", "behind"};
@@ -170,14 +175,10 @@ typedef struct aim_setup {
 #define BW_LUA_AIM_SETUP "blendwerk.AimSetup"
 
 /* The AimSetup at `arg` when its metatable is the one held as upvalue
- * `uv` (no registry lookup by name), else NULL. */
+ * `uv`, else NULL. */
 static const aim_setup *to_setup(lua_State *L, int arg, int uv)
 {
-    const aim_setup *s = (const aim_setup *)lua_touserdata(L, arg);
-    if (!s || lua_type(L, arg) != LUA_TUSERDATA || !lua_getmetatable(L, arg)) return NULL;
-    bool same = lua_rawequal(L, -1, lua_upvalueindex(uv));
-    lua_pop(L, 1);
-    return same ? s : NULL;
+    return (const aim_setup *)with_held_metatable(L, arg, uv);
 }
 
 /* A setup used with a pose: every joint of its chain must be in the pose. */

@@ -69,6 +69,12 @@ typedef struct graph_pred {
     struct graph_pred *next;
 } graph_pred;
 
+/* The slots of a graph's tables (graph_obj.tables_ref): the predicates'
+ * values (name -> value), the parameter names, the read-only view of the
+ * values predicates get, name -> 0-based index (cursor:set(name)), and
+ * the `last` block (graph_obj.last). */
+enum { TABLE_VALUES = 1, TABLE_NAMES, TABLE_VIEW, TABLE_INDEX, TABLE_LAST };
+
 struct graph_obj {
     bw_lua_object hdr; /* deps: the Rig (when bound) */
     bw_graph *graph;
@@ -76,7 +82,7 @@ struct graph_obj {
     lua_State *thread;  /* the thread predicates run in now (NULL: main) */
     bw_sandbox *sb;     /* the sandbox of the state, or NULL */
     graph_pred *preds;  /* linked; each a userdata kept in GRAPH_UV_ANCHOR */
-    int tables_ref;     /* registry: { values, names, view, name -> index, last } */
+    int tables_ref;     /* registry: the graph's tables, at the TABLE_* slots below */
     float *last;        /* param_count: what `values` holds (a predicate refills only changes) */
     bool filled;        /* `values` holds `last` */
     /* bound by blendwerk.graph's options */
@@ -143,7 +149,7 @@ void bw_lua_graph_push_param_indices(lua_State *L, int idx)
         return;
     }
     lua_rawgeti(L, LUA_REGISTRYINDEX, g->tables_ref);
-    lua_rawgeti(L, -1, 4);
+    lua_rawgeti(L, -1, TABLE_INDEX);
     lua_remove(L, -2);
 }
 
@@ -162,8 +168,8 @@ static bool run_predicate(void *user, const float *params, int count)
     lua_State *L = g->thread ? g->thread : g->main;
     if (!lua_checkstack(L, 8)) return false;
     lua_rawgeti(L, LUA_REGISTRYINDEX, g->tables_ref);
-    lua_rawgeti(L, -1, 1); /* values */
-    lua_rawgeti(L, -2, 2); /* names */
+    lua_rawgeti(L, -1, TABLE_VALUES);
+    lua_rawgeti(L, -2, TABLE_NAMES);
     for (int i = 0; i < count; i++) {
         /* only what changed since the last fill (any cursor's: `last` is what the table holds) */
         if (g->filled && (params[i] == g->last[i] || (params[i] != params[i] && g->last[i] != g->last[i]))) continue;
@@ -174,7 +180,7 @@ static bool run_predicate(void *user, const float *params, int count)
     }
     g->filled = true;
     lua_pop(L, 2);
-    lua_rawgeti(L, -1, 3); /* the view */
+    lua_rawgeti(L, -1, TABLE_VIEW);
     lua_remove(L, -2);
     /* a failed call counts as false */
     if (!bw_sandbox_callback_call_from(L, &p->cb, 1, 1)) return false;
@@ -1421,7 +1427,7 @@ static int build(lua_State *L, int desc_idx, const char *file, int default_line,
     }
     g->graph = graph;
     /* predicate tables: values (name -> value), names, the read-only view */
-    lua_createtable(L, 3, 0);
+    lua_createtable(L, TABLE_LAST, 0);
     lua_createtable(L, 0, desc.param_count);
     for (int i = 0; i < desc.param_count; i++) {
         lua_rawgeti(L, r.names, i + 1);
@@ -1430,20 +1436,20 @@ static int build(lua_State *L, int desc_idx, const char *file, int default_line,
     }
     /* the view: a userdata, so rawset cannot write into it */
     bw_lua_push_readonly_view(L, -1, true, "graph parameters are read-only in a predicate");
-    lua_rawseti(L, -3, 3);
-    lua_rawseti(L, -2, 1);
+    lua_rawseti(L, -3, TABLE_VIEW);
+    lua_rawseti(L, -2, TABLE_VALUES);
     lua_pushvalue(L, r.names);
-    lua_rawseti(L, -2, 2);
+    lua_rawseti(L, -2, TABLE_NAMES);
     lua_createtable(L, 0, desc.param_count); /* name -> 0-based index, for cursor:set(name) */
     for (int i = 0; i < desc.param_count; i++) {
         lua_rawgeti(L, r.names, i + 1);
         lua_pushinteger(L, i);
         lua_rawset(L, -3);
     }
-    lua_rawseti(L, -2, 4);
+    lua_rawseti(L, -2, TABLE_INDEX);
     g->last = (float *)lua_newuserdatauv(L, sizeof(float) * (size_t)(desc.param_count > 0 ? desc.param_count : 1), 0);
     g->filled = false;
-    lua_rawseti(L, -2, 5);
+    lua_rawseti(L, -2, TABLE_LAST);
     g->tables_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_pushvalue(L, obj);
     lua_replace(L, base + 1);
@@ -1612,7 +1618,7 @@ static int check_cursor_param(lua_State *L, const graph_obj *g, int arg)
 {
     if (lua_type(L, arg) != LUA_TSTRING || g->tables_ref == LUA_NOREF) return check_param(L, g->graph, arg);
     lua_rawgeti(L, LUA_REGISTRYINDEX, g->tables_ref);
-    lua_rawgeti(L, -1, 4);
+    lua_rawgeti(L, -1, TABLE_INDEX);
     lua_pushvalue(L, arg);
     int found = lua_rawget(L, -2) == LUA_TNUMBER;
     int p = found ? (int)lua_tointeger(L, -1) : -1;
@@ -2039,7 +2045,7 @@ static void deliver_event(void *user, const bw_graph_event *e)
     if (marker) lua_pushnumber(L, (lua_Number)f.time);
     else lua_pushnil(L);
     lua_setfield(L, ev, "time");
-    if (marker) lua_pushinteger(L, e->clip + 1);
+    if (f.clip >= 0) lua_pushinteger(L, f.clip + 1); /* a marker's clip, checked */
     else lua_pushnil(L);
     lua_setfield(L, ev, "clip");
     lua_rawseti(L, d->list, d->n);

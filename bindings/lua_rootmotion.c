@@ -38,7 +38,7 @@
  * in C). */
 #define MAX_PLAYS BW_ROOT_MOTION_MAX_TRACKS
 
-enum { UV_RIG = 1 };
+enum { UV_RIG = 1, UV_PLAY_FIELDS, UV_COUNT = UV_PLAY_FIELDS };
 
 typedef struct root_motion {
     bw_lua_object hdr; /* deps: rig */
@@ -82,6 +82,9 @@ static const char *result_reason(bw_result res)
 /* ---- the config ---- */
 
 static const char *const config_fields[] = {"root", "axes", NULL};
+
+/* the fields of a play table (rm:extract) */
+static const char *const play_fields[] = {"binding", "clip", "from", "delta", "loop", "weight", "priority", NULL};
 
 /* blendwerk.root_motion(rig [, {root =, axes =}]) -> RootMotion | nil, message */
 static int l_root_motion(lua_State *L)
@@ -141,12 +144,14 @@ static int l_root_motion(lua_State *L)
     }
     if (root >= 0) cfg.root_joint = root;
 
-    root_motion *rm = (root_motion *)bw_lua_new_object(L, sizeof *rm, 1, BW_LUA_ROOT_MOTION, NULL);
+    root_motion *rm = (root_motion *)bw_lua_new_object(L, sizeof *rm, UV_COUNT, BW_LUA_ROOT_MOTION, NULL);
     rm->cfg = cfg;
     rm->rig = r;
     bw_lua_object_use(&rm->hdr, &r->hdr);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, UV_RIG);
+    bw_lua_push_keys(L, play_fields, true); /* a play's keys are checked against it, per frame */
+    lua_setiuservalue(L, -2, UV_PLAY_FIELDS);
     return 1;
 }
 
@@ -176,29 +181,6 @@ static void push_delta(lua_State *L, const bw_root_delta *d, int out_arg)
     lua_rawset(L, t);
 }
 
-static const char *const play_fields[] = {"binding", "clip", "from", "delta", "loop", "weight", "priority", NULL};
-
-/* Whether the play table at e holds nothing but play_fields. Per frame
- * this counts keys instead of comparing names; only a table that fails
- * goes through bw_lua_check_fields_hint for the message. */
-static bool only_known_fields(lua_State *L, int e)
-{
-    int known = 0, total = 0;
-    for (const char *const *f = play_fields; *f; f++) {
-        if (bw_lua_raw_field(L, e, *f) != LUA_TNIL) known++;
-        lua_pop(L, 1);
-    }
-    lua_pushnil(L);
-    while (lua_next(L, e)) {
-        lua_pop(L, 1);
-        if (++total > known) {
-            lua_pop(L, 1);
-            return false;
-        }
-    }
-    return true;
-}
-
 /* A number field of the play table at e: *out gets it (NaN and infinities
  * included); returns 1 if present, 0 if absent, -1 if not a number. */
 static int play_number(lua_State *L, int e, const char *field, double *out)
@@ -222,9 +204,11 @@ static int l_extract(lua_State *L)
     const int n = (int)count;
     /* Each play's Binding is kept on the stack until the core is done:
      * a binding made here for a clip is anchored nowhere else. */
-    luaL_checkstack(L, n + 8, "root motion plays");
+    luaL_checkstack(L, n + 9, "root motion plays");
     lua_getiuservalue(L, 1, UV_RIG); /* 4 */
     const int rig_idx = 4;
+    lua_getiuservalue(L, 1, UV_PLAY_FIELDS); /* 5: play_fields as a set */
+    const int play_set = 5;
 
     bw_root_play plays[MAX_PLAYS];
     for (int i = 1; i <= n; i++) {
@@ -232,7 +216,7 @@ static int l_extract(lua_State *L)
         if (lua_rawgeti(L, 2, i) != LUA_TTABLE)
             return fail(L, "plays[%d] must be a table {binding = .., from = .., delta = ..}, not a %s", i,
                         luaL_typename(L, e));
-        if (!only_known_fields(L, e)) {
+        if (!bw_lua_fields_in_set(L, e, play_set)) {
             char why[256];
             bw_lua_check_fields_hint(L, e, play_fields, why, sizeof why);
             return fail(L, "plays[%d]: %s", i, why);

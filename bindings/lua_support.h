@@ -302,6 +302,16 @@ bool bw_lua_check_fields_hint(lua_State *L, int idx, const char *const *allowed,
 /* Check that the table at `idx` is a plain list: its keys are exactly
  * 1..#t ("unknown field 'jionts' (a list of 2 entries)" otherwise). */
 bool bw_lua_check_list(lua_State *L, int idx, char *why, size_t why_size);
+/* Push a new table with each of the NULL-terminated `keys` set to
+ * `value` (false: a record whose keys are then only overwritten, which
+ * allocates nothing; true: a set for bw_lua_fields_in_set). */
+void bw_lua_push_keys(lua_State *L, const char *const *keys, bool value);
+/* The per-frame form of the field check: whether every key of the table
+ * at `t` is a key of the set at `set` ({ name = true }, made once by
+ * bw_lua_push_keys and kept by the caller, its keys anchoring the names),
+ * one raw lookup per key (no string compared, nothing allocated). On
+ * false the caller asks bw_lua_check_fields(_hint) for the message. */
+bool bw_lua_fields_in_set(lua_State *L, int t, int set);
 /* Raw field read (no metamethods): pushes t[name], returns its type. */
 int bw_lua_raw_field(lua_State *L, int idx, const char *name);
 

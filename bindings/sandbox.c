@@ -23,7 +23,6 @@
 #include "sandbox_internal.h"
 
 static const char readonly_key[] = "blendwerk.sandbox.readonly";
-static const char module_key[] = "blendwerk.sandbox.module";
 
 bw_sandbox *bw_sandbox_of(lua_State *L)
 {
@@ -286,13 +285,15 @@ const char *bw_sandbox_refuse_name(const char *path)
 /* Open `rel` inside the folder `dir` one component at a time with
  * O_NOFOLLOW, so no symbolic link (planted in the mod, or swapped in after
  * a check) leads out of it. Returns the descriptor of a regular file, or
- * -1 with the reason in why. */
+ * minus the error number (-ENOENT: the file or a folder on its way is
+ * missing) with the reason in why. */
 static int open_inside(const char *dir, const char *rel, char *why, size_t why_size)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
-        snprintf(why, why_size, "cannot open the mod's folder: %s", strerror(errno));
-        return -1;
+        int e = errno;
+        snprintf(why, why_size, "cannot open the mod's folder: %s", strerror(e));
+        return -e;
     }
     char part[256];
     const char *p = rel;
@@ -309,7 +310,7 @@ static int open_inside(const char *dir, const char *rel, char *why, size_t why_s
                 snprintf(why, why_size, "'%.100s' is a symbolic link or not a folder (links are not followed)", part);
             else
                 snprintf(why, why_size, "%s", strerror(e));
-            return -1;
+            return -e;
         }
         fd = next;
         if (!slash) break;
@@ -319,7 +320,7 @@ static int open_inside(const char *dir, const char *rel, char *why, size_t why_s
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
         snprintf(why, why_size, "not a regular file");
-        return -1;
+        return -EINVAL;
     }
     return fd;
 }
@@ -341,9 +342,13 @@ static int open_mod_file(lua_State *L, const char *what, const char *name, char 
     char why[256];
     if (sb->on_open && !sb->on_open(sb->user, full, why, sizeof why)) luaL_error(L, "%s '%s': %s", what, name, why);
     int fd = open_inside(sb->dir, name, why, sizeof why);
-    if (fd < 0 && strcmp(what, "require") == 0)
+    if (fd < 0 && strcmp(what, "require") == 0) {
+        /* the name was accepted but there is no file: the require loading
+         * now (its file not open yet) may track it (sandbox_require) */
+        if (sb->loading_depth > 0 && sb->loading[sb->loading_depth - 1] < 0) sb->require_missing = fd == -ENOENT;
         luaL_error(L, "require: cannot open %s: %s (only \"blendwerk\" and the mod's own modules can be required)",
                    name, why);
+    }
     if (fd < 0) luaL_error(L, "cannot open %s: %s", name, why);
     return fd;
 }
@@ -466,15 +471,9 @@ void bw_sandbox_module_file(lua_State *L, const char *name, char *file, size_t s
 
 static const char required_key = 0; /* its address: require's cache (name -> value) in the registry */
 
-/* Push require's cache (made when missing); no string is looked up. */
-static void push_cache(lua_State *L)
-{
-    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &required_key) == LUA_TTABLE) return;
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &required_key);
-}
+/* Push require's cache (made with the environment, "blendwerk" in it); no
+ * string is looked up. */
+static void push_cache(lua_State *L) { lua_rawgetp(L, LUA_REGISTRYINDEX, &required_key); }
 
 /* The index of module `name`, or -1. */
 static int module_index(const bw_sandbox *sb, const char *name)
@@ -514,19 +513,13 @@ static void note_required(bw_sandbox *sb, int level, int m)
 
 /* (file, name) -> the module's value: its file run with its name. The
  * module gets its slot once its file is open (a refused file takes none;
- * a missing one only while the host records, with the stamp "missing",
- * so the host sees the file appear: a control rejected for it reloads
- * then), and its stamp before the chunk loads (a syntax error is not
- * reported again). */
+ * a missing one is sandbox_require's to track), and its stamp before the
+ * chunk loads (a syntax error is not reported again). */
 static int load_module(lua_State *L)
 {
     bw_sandbox *sb = bw_sandbox_of(L);
     const char *file = lua_tostring(L, 1);
     int level = sb->loading_depth - 1;
-    char path[BW_SANDBOX_PATH_MAX + BW_SANDBOX_MODULE_NAME_MAX + 8];
-    if (sb->recording && snprintf(path, sizeof path, "%s/%s", sb->dir, file) < (int)sizeof path &&
-        bw_file_stamp_path(path).size < 0)
-        note_required(sb, level, module_slot(sb, lua_tostring(L, 2)));
     bw_sandbox_push_file_text(L, "require", file);
     int m = module_slot(sb, lua_tostring(L, 2));
     sb->loading[level] = m;
@@ -541,12 +534,13 @@ static int load_module(lua_State *L)
     return 1;
 }
 
-/* require("blendwerk") or one of the mod's files: require("lib.util")
- * runs lib/util.lua once and keeps its result; a load that fails leaves
- * nothing cached (the next require tries the file again). A cached
- * module is served by one table lookup (the per-frame path: no string is
- * compared); only while the host records (bw_sandbox_requires_begin) or
- * a module loads is it looked up among the modules, to be noted. */
+/* require("blendwerk") (cached from the start) or one of the mod's
+ * files: require("lib.util") runs lib/util.lua once and keeps its result;
+ * a load that fails leaves nothing cached (the next require tries the
+ * file again). A cached module is served by one table lookup (the
+ * per-frame path: no string is compared); only while the host records
+ * (bw_sandbox_requires_begin) or a module loads is it looked up among the
+ * modules, to be noted. */
 static int sandbox_require(lua_State *L)
 {
     luaL_checkstring(L, 1);
@@ -563,10 +557,6 @@ static int sandbox_require(lua_State *L)
     }
     lua_pop(L, 1);
     const char *name = lua_tostring(L, 1);
-    if (strcmp(name, "blendwerk") == 0) {
-        lua_getfield(L, LUA_REGISTRYINDEX, module_key);
-        return 1;
-    }
     char file[256];
     bw_sandbox_module_file(L, name, file, sizeof file);
     if (sb->loading_depth >= BW_SANDBOX_MAX_MODULES)
@@ -581,24 +571,30 @@ static int sandbox_require(lua_State *L)
     lua_pushlightuserdata(L, (void *)sandbox_require); /* loading */
     lua_rawset(L, 2);
     sb->loading[sb->loading_depth++] = -1; /* load_module sets it once the file is open */
+    sb->require_missing = false;
     int status = lua_pcall(L, 2, 1, 3);
     sb->loading_depth--;
+    bool missing = sb->require_missing; /* its own file (an inner require took its own flag) */
+    sb->require_missing = false;
     /* the mark's key exists now: setting it (by the name's own string)
      * allocates nothing, whatever the name's length */
     lua_pushvalue(L, 1);
     if (status != LUA_OK) {
         lua_pushnil(L); /* not cached */
         lua_rawset(L, 2);
+        /* a missing file takes a slot only while the host records, with
+         * the stamp "missing", so the host sees the file appear: a control
+         * rejected for it reloads then (a refused name takes none) */
+        if (missing && sb->recording) note_required(sb, sb->loading_depth, module_slot(sb, name));
         bw_sandbox_after_protected(L, status); /* a stop stays a stop */
         return lua_error(L);
     }
-    if (lua_isnil(L, -2)) lua_pushboolean(L, 1);
-    else lua_pushvalue(L, -2);
-    lua_rawset(L, 2);
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
+    if (lua_isnil(L, -2)) { /* a module that returns nothing is true, cached and returned */
         lua_pushboolean(L, 1);
+        lua_replace(L, -3);
     }
+    lua_pushvalue(L, -2);
+    lua_rawset(L, 2);
     return 1;
 }
 
@@ -896,9 +892,11 @@ static int open_env(lua_State *L)
             }
         }
         make_readonly(L, shared[i]);
-        if (strcmp(shared[i], "blendwerk") == 0) {
-            lua_pushvalue(L, -1);
-            lua_setfield(L, LUA_REGISTRYINDEX, module_key);
+        if (strcmp(shared[i], "blendwerk") == 0) { /* require's cache, require("blendwerk") in it */
+            lua_createtable(L, 0, 1);
+            lua_pushvalue(L, -2);
+            lua_setfield(L, -2, "blendwerk");
+            lua_rawsetp(L, LUA_REGISTRYINDEX, &required_key);
         }
         lua_setfield(L, g, shared[i]);
     }
@@ -1036,8 +1034,7 @@ static bw_sandbox_status run_handled(bw_sandbox *sb, int nargs, int nresults, lo
         lua_settop(L, base - 1);
     } else {
         sb->error[0] = '\0';
-        if (nresults == 0) lua_settop(L, base - 1); /* the handler alone: no stack rotation */
-        else lua_remove(L, base);
+        lua_remove(L, base); /* the handler, below the results (on top when there are none) */
     }
     if (outer) sb->stop = BW_SANDBOX_OK; /* a stop ends with its call; the report stays in error */
     return result;

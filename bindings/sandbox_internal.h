@@ -63,6 +63,7 @@ struct bw_sandbox {
     int loading_depth;
     uint64_t required;    /* top-level requires since bw_sandbox_requires_begin */
     bool recording;       /* between bw_sandbox_requires_begin and _end */
+    bool require_missing; /* the last require refused no name but found no file (set as it raises) */
     bw_file_stamp opened; /* the file bw_sandbox_push_file_text read last */
 };
 

@@ -1368,6 +1368,13 @@ static void a_missing_module_takes_a_slot_only_while_recording(void)
     bw_sandbox_requires_begin(sb);
     CHECK_NEAR(step_size(sb), 2, 0);
     CHECK_NEAR(eval_number(sb, "return select('#', pcall(require, 'nope'))"), 2, 0); /* false, the message */
+    /* a refused name takes no slot, even while recording: its file is never looked for */
+    CHECK_NEAR(eval_number(sb, "local ok, e = pcall(require, 'a b')\n"
+                               "return (not ok and e:find('a b.lua', 1, true)\n"
+                               "  and e:find('the name has characters', 1, true)) and 1 or 0"),
+               1, 0);
+    CHECK_INT(bw_sandbox_module_count(sb), 3);
+    CHECK_INT(bw_sandbox_module_find(sb, "a b.lua"), -1);
     CHECK_INT((int)bw_sandbox_requires_end(sb), 7); /* step, lib.scale and the missing nope */
     CHECK_INT(bw_sandbox_module_count(sb), 3);
     CHECK_INT(bw_sandbox_module_find(sb, "nope.lua"), 2);
@@ -1380,6 +1387,38 @@ static void a_missing_module_takes_a_slot_only_while_recording(void)
     CHECK_INT((int)bw_sandbox_requires_end(sb), 7); /* the record was closed: other not in it */
     write_file("nope.lua", "return {}\n");
     CHECK_INT((int)bw_sandbox_modules_changed(sb), 4); /* the missing file made */
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
+/* require("blendwerk") is the API from the start (cached with the
+ * environment): no module takes a slot or a bit for it, and a drop and
+ * restore of every tracked module leaves it in place. */
+static void require_blendwerk_is_cached_and_untracked(void)
+{
+    CHECK(make_tmpdir());
+    write_file("step.lua", "local bw = require('blendwerk')\nreturn { size = bw == blendwerk and 5 or 0 }\n");
+    write_file("blendwerk.lua", "return { fake = true }\n"); /* never read: the name is the API's */
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_sandbox_requires_begin(sb);
+    CHECK_NEAR(eval_number(sb, "local bw = require('blendwerk')\n"
+                               "return (bw == blendwerk and bw.fake == nil) and 1 or 0"),
+               1, 0);
+    CHECK_NEAR(step_size(sb), 5, 0);
+    CHECK_INT((int)bw_sandbox_requires_end(sb), 1); /* step only */
+    CHECK_INT(bw_sandbox_module_count(sb), 1);
+    CHECK_INT(bw_sandbox_module_find(sb, "blendwerk.lua"), -1);
+    bw_sandbox_modules_saved saved;
+    CHECK(bw_sandbox_modules_drop(sb, ~(uint64_t)0, &saved));
+    CHECK_NEAR(eval_number(sb, "return require('blendwerk') == blendwerk and 1 or 0"), 1, 0);
+    bw_sandbox_modules_restore(sb, &saved);
+    CHECK_NEAR(eval_number(sb, "return require('blendwerk') == blendwerk and 1 or 0"), 1, 0);
+    CHECK_NEAR(step_size(sb), 5, 0);
+    /* a module that returns nothing: true, cached (its file runs once) */
+    write_file("empty.lua", "runs = (runs or 0) + 1\n");
+    CHECK_NEAR(eval_number(sb, "local a, b = require('empty'), require('empty')\n"
+                               "return (a == true and b == true and runs == 1) and 1 or 0"),
+               1, 0);
     bw_sandbox_destroy(sb);
     remove_tmpdir();
 }
@@ -1697,6 +1736,7 @@ int main(void)
     RUN(a_require_out_of_memory_leaves_no_loading_mark);
     RUN(a_missing_module_takes_a_slot_only_while_recording);
     RUN(a_control_waiting_for_a_new_module_reloads_when_it_is_made);
+    RUN(require_blendwerk_is_cached_and_untracked);
     RUN(the_documented_sway_example_runs);
     RUN(head_aim_options_are_checked_with_file_and_line);
     RUN(bad_inputs_and_a_huge_dt_keep_the_outputs_finite);

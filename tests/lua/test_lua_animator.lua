@@ -500,6 +500,8 @@ test("validate_character_state: malformed states, each with its exact problem", 
     { { fire = "jump" }, "state.fire must be a list of trigger names" },
     { { velocty = { 1, 0, 0 } },
       "state: unknown field 'velocty' (accepted fields: velocity, position, yaw, clips, face, look_at, expression, params, fire)" },
+    { { yaw = 0, [true] = 1 },
+      "state: unexpected boolean key (accepted fields: velocity, position, yaw, clips, face, look_at, expression, params, fire)" },
     { "walk", "state must be a table" },
   }
   check(#cases >= 15, "at least 15 cases")

@@ -265,6 +265,8 @@ test("bad tables return nil and a message naming the entry", function()
   fails("axes: unknown field 'yaw' (a list of 1 entry)", bw.root_motion(rig, { axes = { "x", yaw = true } })) -- axes not a list
   fails("plays[1]: unknown field 'speed' (accepted fields: binding, clip, from, delta, loop, weight, priority)",
     rm:extract { { clip = walk, delta = 1, speed = 2 } }) -- play typo, named
+  fails("plays[2]: unexpected list entry [1] (accepted fields: binding, clip, from, delta, loop, weight, priority)",
+    rm:extract { { clip = walk, delta = 1 }, { walk, clip = walk, delta = 1 } }) -- a list entry in a play
   fails("transform: unknown field 'rot' (accepted fields: t, r, s, coverage)", rm:remove { rot = qy(30) }) -- remove typo
   fails("several joints are named 'hip'", bw.root_motion(assert(bw.rig { joints = {
     { name = "a" }, { name = "hip", parent = "a" }, { name = "b" }, { name = "hip", parent = "b" } } }), { root = "hip" })) -- ambiguous root name
