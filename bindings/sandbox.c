@@ -1034,7 +1034,10 @@ static bw_sandbox_status run_handled(bw_sandbox *sb, int nargs, int nresults, lo
         lua_settop(L, base - 1);
     } else {
         sb->error[0] = '\0';
-        lua_remove(L, base); /* the handler, below the results (on top when there are none) */
+        /* the handler alone when there are no results: a settop, not the
+         * stack rotation lua_remove makes (the per-frame callbacks) */
+        if (nresults == 0) lua_settop(L, base - 1);
+        else lua_remove(L, base);
     }
     if (outer) sb->stop = BW_SANDBOX_OK; /* a stop ends with its call; the report stays in error */
     return result;
