@@ -70,7 +70,6 @@ struct demo_app {
     const char **control_names; /* their file names (into control_paths) */
     int control_count;
     char control_dir[1024];    /* their one folder: the controls' sandbox folder */
-    bool *control_reported;    /* control_count: its update's failure is in its slot (control_report) */
     controls_set ctl;
     float gaze[4], arkit[BW_ARKIT52_COUNT]; /* what the face shows */
     bool root_motion;     /* the rig has a joint named "root" */
@@ -173,7 +172,6 @@ static void clear_control_at(demo_app *a, int i)
 {
     slot_clear(a, slot_control(i, false));
     slot_clear(a, slot_control(i, true));
-    a->control_reported[i] = false;
 }
 
 /* A refused command, input or frame (the session's slot). */
@@ -433,20 +431,27 @@ static bool size_model(demo_app *a, const bw_rig *rig)
 
 /* ---- the controls ---- */
 
-/* A control's update failed (the sandbox reports each callback's first
- * failure once, after counting it): on screen like a rejected edit, in
- * the slot of the control it came from - the first whose update has
- * failed and is not in its slot yet. No allocation. */
-static void control_report(void *user, const char *message)
+/* A control's update failed (the runner reports each version's first
+ * failure once, with the control's index): on screen like a rejected
+ * edit, in the slot of each demo control that is that runner control. No
+ * allocation. */
+static void control_failed(void *user, int control, const char *message)
 {
     demo_app *a = (demo_app *)user;
-    for (int i = 0; a->ctl.run && i < a->control_count; i++) {
-        if (a->control_reported[i] || bw_controls_failures(a->ctl.run, a->ctl.index[i]) == 0) continue;
-        a->control_reported[i] = true;
+    bool shown = false;
+    for (int i = 0; i < a->control_count; i++) {
+        if (a->ctl.index[i] != control) continue;
         slot_set(a, slot_control(i, true), message);
-        return;
+        shown = true;
     }
-    slot_set(a, slot_session(a), message);
+    if (!shown) slot_set(a, slot_session(a), message);
+}
+
+/* Any other callback of the controls' sandbox that failed (a control's
+ * own update goes to control_failed): the session's slot. */
+static void control_sandbox_report(void *user, const char *message)
+{
+    slot_set((demo_app *)user, slot_session((demo_app *)user), message);
 }
 
 static void controls_free(controls_set *s)
@@ -465,8 +470,7 @@ static bool controls_paths(demo_app *a, const char *const *paths, int count, cha
     }
     a->control_paths = (char **)calloc((size_t)count + 1, sizeof *a->control_paths);
     a->control_names = (const char **)calloc((size_t)count + 1, sizeof *a->control_names);
-    a->control_reported = (bool *)calloc((size_t)count + 1, sizeof *a->control_reported);
-    if (!a->control_paths || !a->control_names || !a->control_reported) {
+    if (!a->control_paths || !a->control_names) {
         snprintf(err, err_size, "demo: out of memory");
         return false;
     }
@@ -509,7 +513,7 @@ static bool controls_build(demo_app *a, const bw_rig *rig, controls_set *out, in
     sd.limits = a->limits;
     sd.dir = a->control_dir;
     sd.name = "control";
-    sd.report = control_report;
+    sd.report = control_sandbox_report;
     sd.user = a;
     out->sb = bw_sandbox_create(&sd, err, err_size);
     if (!out->sb) return false;
@@ -521,6 +525,8 @@ static bool controls_build(demo_app *a, const bw_rig *rig, controls_set *out, in
     cd.dir = a->control_dir;
     cd.watch = true; /* the control files and the modules they require (bw_controls_poll) */
     cd.allocator = a->allocator;
+    cd.report = control_failed;
+    cd.user = a;
     out->run = bw_controls_create(&cd, err, err_size);
     bool ok = out->run != NULL;
     for (int i = 0; ok && i < a->control_count; i++) {
@@ -695,7 +701,6 @@ void demo_app_destroy(demo_app *a)
     for (int i = 0; a->control_paths && i < a->control_count; i++) free(a->control_paths[i]);
     free(a->control_paths);
     free(a->control_names);
-    free(a->control_reported);
     free(a->slots);
     character_free(&a->ch);
     bw_watch_destroy(a->char_watch);

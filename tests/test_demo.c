@@ -597,6 +597,39 @@ static void a_control_reload_keeps_its_state(void)
     demo_app_destroy(a);
 }
 
+/* Each failing update's message stands in its own control's slot (the
+ * runner names the control): early.lua (control 0) fails from the first
+ * frame, late.lua (control 1, run first: priority -1) from its third
+ * update, while control 0 has failures already. Fixing early.lua clears
+ * its slot alone. */
+static void a_failing_update_shows_in_its_controls_slot(void)
+{
+    write_text_file(temp_path("early.lua"), "return {\n    update = function(s, pose, ctx, dt) error('early') end,\n}\n");
+    write_text_file(temp_path("late.lua"), "return {\n    priority = -1,\n    update = function(s, pose, ctx, dt)\n"
+                                           "        s.n = (s.n or 0) + 1; if s.n >= 3 then error('late') end\n"
+                                           "    end,\n}\n");
+    const char *controls[] = {temp_path("early.lua"), temp_path("late.lua")};
+    demo_app_desc d = {.character = HUMANOID, .graph = DEMO_GRAPH, .controls = controls, .control_count = 2,
+                       .force_polling = true};
+    demo_app *a = open_app(&d);
+    CHECK(a != NULL);
+    if (!a) return;
+    double now = 0;
+    run_frames(a, 2, &now);
+    CHECK_STR(demo_app_error(a), "early.lua:2: early");
+    CHECK_INT(demo_app_control_failures(a), 2);
+    run_frames(a, 1, &now);
+    CHECK_STR(demo_app_error(a), "early.lua:2: early\nlate.lua:4: late");
+    CHECK_INT(demo_app_control_failures(a), 4);
+    write_text_file(temp_path("early.lua"), "return {\n    update = function(s, pose, ctx, dt) end,\n}\n");
+    CHECK_INT(settle(a, &now), 1);
+    CHECK_STR(demo_app_error(a), "late.lua:4: late");
+    run_frames(a, 2, &now);
+    CHECK_STR(demo_app_error(a), "late.lua:4: late");
+    CHECK_INT(demo_app_control_failures(a), 3);
+    demo_app_destroy(a);
+}
+
 /* Two controls broken in one reload whose messages differ only by a
  * leading "x": step.lua's line is a substring of xstep.lua's, yet another
  * line, so both are listed and counted. The broken text is the one of
@@ -1676,6 +1709,7 @@ int main(void)
     RUN(hostile_input_is_refused);
     RUN(a_control_reload_keeps_its_state);
     RUN(rejections_differing_by_a_prefix_are_both_listed);
+    RUN(a_failing_update_shows_in_its_controls_slot);
     RUN(a_saved_module_reloads_its_control);
     RUN(a_renamed_clip_goes_in_with_its_graph_edit);
     RUN(a_long_report_leaves_room_for_the_others);
