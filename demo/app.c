@@ -102,6 +102,7 @@ struct demo_app {
     char error[DEMO_APP_ERROR_MAX];    /* the non-empty slots joined, in slot order */
     char rejected[DEMO_APP_ERROR_MAX]; /* the lines the last rejecting demo_app_reload call rejected */
     bool rejecting;                    /* this demo_app_reload call rejected something (reject) */
+    bool went_in;                      /* this demo_app_reload call put a new version in (counted once) */
     bool char_pending; /* a character edit was rejected for another file's problem: retried when that loads */
     int pending_slot;  /* with char_pending: the slot that problem went to */
     char note[512];
@@ -723,7 +724,7 @@ static void after_swap(demo_app *a)
     a->auto_fade_layer = -1;
     a->fire_count = 0;
     if (a->face >= a->v.face_count) a->face = -1;
-    a->reloads++;
+    a->went_in = true;
     slot_clear(a, slot_session(a));
     /* the timeline's names against the new version; what was applied stays applied */
     char err[DEMO_APP_ERROR_MAX];
@@ -888,7 +889,7 @@ static int reload_controls(demo_app *a, bool force, double now)
         }
     }
     if (done) {
-        a->reloads++;
+        a->went_in = true;
         slot_clear(a, slot_session(a));
         if (!rejected)
             snprintf(a->note, sizeof a->note, "reloaded the controls (%d reload%s so far); state kept where they keep it",
@@ -897,10 +898,11 @@ static int reload_controls(demo_app *a, bool force, double now)
     return rejected || r == BW_CONTROLS_RELOAD_REJECTED ? -1 : done ? 1 : 0;
 }
 
-int demo_app_reload(demo_app *a, double now, bool force)
+/* The files that changed (all with `force`), each source reloaded: the
+ * character alone when it changed; else the graph and the controls, and
+ * then a character edit that waited for one of them. */
+static int reload_files(demo_app *a, double now, bool force)
 {
-    if (!a) return 0;
-    a->rejecting = false;
     bool char_changed = a->char_watch && bw_watch_poll(a->char_watch, now);
     if (char_changed || (force && a->character_path)) return reload_character(a);
     int g = a->v.graph ? reload_graph(a, force, now) : 0;
@@ -911,6 +913,16 @@ int demo_app_reload(demo_app *a, double now, bool force)
      * clip, only loads with it) */
     if (a->char_pending && (g != 0 || c != 0)) return reload_character(a);
     return g < 0 || c < 0 ? -1 : g > 0 || c > 0 ? 1 : 0;
+}
+
+int demo_app_reload(demo_app *a, double now, bool force)
+{
+    if (!a) return 0;
+    a->rejecting = false;
+    a->went_in = false;
+    int r = reload_files(a, now, force);
+    if (a->went_in) a->reloads++; /* one reload however many versions went in (docs/demo.md) */
+    return r;
 }
 
 /* ---- input and commands ---- */

@@ -235,7 +235,10 @@ const char *demo_app_rejected(const demo_app *app);
  * until their files load fine). */
 void demo_app_clear_error(demo_app *app);
 /* Successful reloads and rejected ones since creation; the last reload's
- * note ("demo.lua: base: walk kept"). */
+ * note ("demo.lua: base: walk kept"). A reload is one demo_app_reload
+ * call that put at least one new version in (a graph save that lets a
+ * waiting character edit in counts once); a rejection, each distinct
+ * rejected text of one call (docs/demo.md "Hot reload"). */
 int demo_app_reloads(const demo_app *app);
 int demo_app_rejections(const demo_app *app);
 const char *demo_app_reload_note(const demo_app *app);

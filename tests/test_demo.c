@@ -970,6 +970,52 @@ static void a_renamed_clip_goes_in_with_its_graph_edit(void)
     demo_app_destroy(a);
 }
 
+/* One save, one reload: a graph save that goes in and lets the waiting
+ * character edit in too (two versions swapped in one demo_app_reload)
+ * counts once; the next graph save once more. */
+static void a_save_that_lets_a_waiting_edit_in_counts_once(void)
+{
+    char *graph = live_copy(DEMO_GRAPH, "once_graph.lua");
+    char *character = live_copy(HUMANOID, "once_char.lua");
+    demo_app_desc d = {.character = temp_path("once_char.lua"), .graph = temp_path("once_graph.lua"),
+                       .force_polling = true};
+    demo_app *a = graph && character ? open_app(&d) : NULL;
+    CHECK(a != NULL);
+    char *new_char = character ? replaced(character, "name = \"jump_air\",", "name = \"jump_up\",") : NULL;
+    /* a graph both characters load: the air state plays jump_start */
+    char *new_graph = graph ? replaced(graph, "jump_air   = { clip = \"jump_air\" },",
+                                       "jump_air   = { clip = \"jump_start\" },")
+                            : NULL;
+    char *newer_graph = new_graph ? replaced(new_graph, "duration = 0.15 }", "duration = 0.2 }") : NULL;
+    CHECK(new_char && new_graph && newer_graph);
+    if (a && new_char && new_graph && newer_graph) {
+        double now = 0;
+        run_frames(a, 3, &now);
+        const bw_rig *rig = demo_app_rig(a);
+        write_text_file(temp_path("once_char.lua"), new_char);
+        CHECK_INT(settle(a, &now), -1); /* waits for the graph: no clip jump_air */
+        CHECK_INT(demo_app_reloads(a), 0);
+        CHECK_INT(demo_app_rejections(a), 1);
+        write_text_file(temp_path("once_graph.lua"), new_graph);
+        CHECK_INT(settle(a, &now), 1);
+        CHECK_STR(demo_app_error(a), "");
+        CHECK(demo_app_rig(a) != rig); /* the graph went in, then the character with it */
+        CHECK_INT(demo_app_reloads(a), 1);
+        CHECK_INT(demo_app_rejections(a), 1);
+        run_frames(a, 3, &now);
+        write_text_file(temp_path("once_graph.lua"), newer_graph);
+        CHECK_INT(settle(a, &now), 1);
+        CHECK_INT(demo_app_reloads(a), 2);
+        CHECK_INT(demo_app_rejections(a), 1);
+    }
+    free(new_char);
+    free(new_graph);
+    free(newer_graph);
+    free(graph);
+    free(character);
+    demo_app_destroy(a);
+}
+
 /* A graph with eight problems (eight unknown clips) shows its first six
  * lines and how many more, so the control's line below still shows. */
 static void a_long_report_leaves_room_for_the_others(void)
@@ -1712,6 +1758,7 @@ int main(void)
     RUN(a_failing_update_shows_in_its_controls_slot);
     RUN(a_saved_module_reloads_its_control);
     RUN(a_renamed_clip_goes_in_with_its_graph_edit);
+    RUN(a_save_that_lets_a_waiting_edit_in_counts_once);
     RUN(a_long_report_leaves_room_for_the_others);
     RUN(a_head_aim_control_owns_the_head);
     RUN(a_frame_with_controls_allocates_nothing);
