@@ -1265,27 +1265,11 @@ int demo_app_tree_params(const demo_app *a, const bw_blend_tree *tree, float *ou
     return n;
 }
 
-#define TREE_PARAMS 16
-#define TREE_SCRATCH 512
-
-/* A blend state's leaves at the cursor's parameters (DEMO_APP_TREE_LEAVES at
- * most): their count, -1 for a clip state or a tree that does not
- * evaluate. */
-static int state_leaves(const demo_app *a, int layer, int state, bw_blend_leaf leaves[DEMO_APP_TREE_LEAVES])
-{
-    const bw_blend_tree *tree = bw_graph_state_blend(graph_of(&a->v), layer, state);
-    float params[TREE_PARAMS], scratch[TREE_SCRATCH];
-    int count = 0;
-    if (!tree || demo_app_tree_params(a, tree, params, TREE_PARAMS) > TREE_PARAMS ||
-        bw_blend_tree_evaluate(tree, params, scratch, TREE_SCRATCH, leaves, DEMO_APP_TREE_LEAVES, &count) != BW_OK)
-        return -1;
-    return count;
-}
-
-/* A state's clips at weight w into out[*n] (cap entries); `known`: its
- * leaves already evaluated (count, or -1), NULL to evaluate them here. */
-static void state_clips(const demo_app *a, int layer, int state, float w, demo_clip_weight *out, int cap, int *n,
-                        const bw_blend_leaf *known, int known_count)
+/* A state's clips at weight w into out[*n] (cap entries): a clip state's
+ * clip, a blend state's leaves as the cursor last evaluated them (`source`:
+ * the layer's live transition source; none when the cursor holds none). */
+static void state_clips(const demo_app *a, int layer, int state, bool source, float w, demo_clip_weight *out, int cap,
+                        int *n)
 {
     int clip = bw_graph_state_clip(graph_of(&a->v), layer, state);
     if (clip >= 0) {
@@ -1293,9 +1277,8 @@ static void state_clips(const demo_app *a, int layer, int state, float w, demo_c
         (*n)++;
         return;
     }
-    bw_blend_leaf own[DEMO_APP_TREE_LEAVES];
-    const bw_blend_leaf *leaves = known ? known : own;
-    int count = known ? known_count : state_leaves(a, layer, state, own);
+    int count = 0;
+    const bw_blend_leaf *leaves = bw_graph_cursor_leaves(cursor_of(&a->v), layer, source, &count);
     for (int i = 0; i < count; i++) {
         if (*n < cap) out[*n] = (demo_clip_weight){layer, leaves[i].clip, w * leaves[i].weight};
         (*n)++;
@@ -1321,24 +1304,22 @@ int demo_app_clip_weights_leaves(const demo_app *a, demo_clip_weight *out, int c
         return n;
     }
     const bw_graph_cursor *c = cursor_of(&a->v);
-    /* layer 0's current leaves, when asked for: evaluated once, used for both */
-    bw_blend_leaf first[DEMO_APP_TREE_LEAVES];
-    int first_count = -1;
+    /* layer 0's current leaves, when asked for (a blend state's alone) */
     bw_graph_layer_status st0;
-    bool has_first = leaf_count && bw_graph_cursor_layer_status(c, 0, &st0) == BW_OK;
-    if (has_first) {
-        first_count = state_leaves(a, 0, st0.state, first);
-        *leaf_count = first_count;
-        for (int i = 0; i < first_count && i < leaf_cap && leaves_out; i++) leaves_out[i] = first[i];
+    if (leaf_count && bw_graph_cursor_layer_status(c, 0, &st0) == BW_OK && bw_graph_state_blend(g, 0, st0.state)) {
+        int count = 0;
+        const bw_blend_leaf *first = bw_graph_cursor_leaves(c, 0, false, &count);
+        if (first) *leaf_count = count;
+        for (int i = 0; i < count && i < leaf_cap && leaves_out; i++) leaves_out[i] = first[i];
     }
     for (int l = 0; l < bw_graph_layer_count(g); l++) {
         bw_graph_layer_status st;
         if (bw_graph_cursor_layer_status(c, l, &st) != BW_OK || st.weight <= 0) continue;
         const bw_graph_transition_status *tr = &st.transition;
         float w = tr->active ? tr->weight : 1.0f;
-        state_clips(a, l, st.state, st.weight * w, out, cap, &n, l == 0 && has_first ? first : NULL, first_count);
+        state_clips(a, l, st.state, false, st.weight * w, out, cap, &n);
         if (tr->active && !tr->frozen && tr->source_state >= 0)
-            state_clips(a, l, tr->source_state, st.weight * (1.0f - w), out, cap, &n, NULL, 0);
+            state_clips(a, l, tr->source_state, true, st.weight * (1.0f - w), out, cap, &n);
     }
     return n;
 }

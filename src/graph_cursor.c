@@ -786,6 +786,20 @@ const bw_pose *bw_graph_cursor_layer_pose(const bw_graph_cursor *c, int layer)
     return c && layer >= 0 && layer < c->g->layer_count ? &c->layers[layer].pose : NULL;
 }
 
+const bw_blend_leaf *bw_graph_cursor_leaves(const bw_graph_cursor *c, int layer, bool source, int *count)
+{
+    int none = 0, *n = count ? count : &none;
+    *n = 0;
+    if (!c || layer < 0 || layer >= c->g->layer_count) return NULL;
+    const layer_rt *R = &c->layers[layer];
+    int slot = source ? SLOT_SRC : SLOT_CUR;
+    int state = source ? (R->fading && !R->frozen ? R->src.state : -1) : R->cur.state;
+    /* the slot holds the state's leaves of the last evaluation that read it */
+    if (state < 0 || R->leaf_state[slot] != state || R->leaf_n[slot] <= 0) return NULL;
+    *n = R->leaf_n[slot];
+    return R->leaves[slot];
+}
+
 /* ---- parameters, triggers, layer weights ---- */
 
 static bool param_ok(const bw_graph_cursor *c, int param) { return c && param >= 0 && param < c->g->param_count; }

@@ -310,17 +310,18 @@ static void clip_weights_follow_the_graph(void)
      * 1 and, as bw_blend_tree_evaluate lists only leaves with weight > 0,
      * it is the one leaf; the breath layer as above (its parameter's 1,
      * no transition) */
-    bw_blend_leaf leaves[DEMO_APP_TREE_LEAVES];
+    enum { LEAVES = 64 };
+    bw_blend_leaf leaves[LEAVES];
     int leaf_count = -2;
     demo_clip_weight w2[16];
-    CHECK_INT(demo_app_clip_weights_leaves(a, w2, 16, leaves, DEMO_APP_TREE_LEAVES, &leaf_count), 2);
+    CHECK_INT(demo_app_clip_weights_leaves(a, w2, 16, leaves, LEAVES, &leaf_count), 2);
     CHECK_INT(leaf_count, 1);
     if (leaf_count == 1) {
         CHECK_STR(bw_clip_name(demo_app_clip(a, leaves[0].clip)), "walk_left");
         CHECK_NEAR(leaves[0].weight, 1.0, 1e-6);
     }
     double total = 0, left = 0;
-    for (int i = 0; i < leaf_count && i < DEMO_APP_TREE_LEAVES; i++) {
+    for (int i = 0; i < leaf_count && i < LEAVES; i++) {
         total += leaves[i].weight;
         if (strcmp(bw_clip_name(demo_app_clip(a, leaves[i].clip)), "walk_left") == 0) left += leaves[i].weight;
     }
