@@ -1745,6 +1745,16 @@ static void equal_references_should_be_shared_and_others_kept_apart(void)
     CHECK_ROOT(&out, t_old, q);
     CHECK_INT(bw_graph_cursor_rebind(b, (const bw_binding *const *)bindings, CLIPS, NULL), BW_OK);
     CHECK_INT(bw_graph_cursor_rebind(c, (const bw_binding *const *)bindings, CLIPS, NULL), BW_OK);
+    /* before any evaluation, B's additive layer measures from the same
+     * reference in its new set (its old set went with A and the rebind:
+     * AddressSanitizer would see a read of it): a carry-over into D,
+     * baked alike, compares them equal and starts no fade */
+    bw_graph_cursor *dd = cursor_for(g, NULL);
+    CHECK_INT(bw_graph_cursor_carry_over(dd, b, 0.2f), BW_OK);
+    CHECK(!status(dd, 1).transition.active);
+    CHECK_INT(bw_graph_cursor_evaluate(dd, NULL, &out), BW_OK);
+    CHECK_ROOT(&out, t_new, q);
+    bw_graph_cursor_destroy(dd);
     for (int i = 1; i < 3; i++) {
         CHECK_INT(bw_graph_cursor_evaluate(all[i], NULL, &out), BW_OK);
         CHECK_ROOT(&out, t_new, q);
