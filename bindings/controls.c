@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "lua_support.h"
+#include "sandbox_internal.h" /* the report function, pointed at the runner's for a run */
 #include "watch.h"
 
 #define CONTROL_NAME_MAX 256
@@ -71,6 +72,9 @@ struct bw_controls {
     uint64_t attempted; /* the modules the last build that failed required (for control.attempted) */
     char error[BW_CONTROLS_ERROR_MAX];
     char rejected[BW_CONTROLS_MAX][BW_CONTROLS_ERROR_MAX]; /* per control: its last reload's failure, "" */
+    bw_controls_report_fn report; /* desc.report */
+    void *user;
+    int running; /* in bw_controls_run: the control (index into list) whose update runs, else -1 */
 };
 
 /* The desc's allocator (fn NULL: the C library), for the runner's own blocks. */
@@ -199,6 +203,9 @@ bw_controls *bw_controls_create(const bw_controls_desc *desc, char *err, size_t 
     c->L = bw_sandbox_state(desc->sandbox);
     c->rig = desc->rig;
     c->characters = desc->character_count;
+    c->report = desc->report;
+    c->user = desc->user;
+    c->running = -1;
     c->ctxs_ref = c->pose_ref = LUA_NOREF;
     for (int k = 0; k < 3; k++) c->key_ref[k] = LUA_NOREF;
     snprintf(c->dir, sizeof c->dir, "%s", desc->dir ? desc->dir : ".");
@@ -769,6 +776,15 @@ static void prefetch_character(const bw_controls *c, int character)
     for (int n = 0; n < c->count; n++) prefetch_span(c->list[n].state_at[character], PREFETCH_TABLE_BYTES);
 }
 
+/* The sandbox's report during a run with desc.report: the failure of the
+ * running control's update (the sandbox reports each version's first
+ * once), passed on with the control's index. */
+static void report_running(void *user, const char *message)
+{
+    bw_controls *c = (bw_controls *)user;
+    c->report(c->user, c->running, message);
+}
+
 int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_control_input *in, float dt)
 {
     if (!c || !pose || character < 0 || character >= c->characters ||
@@ -800,8 +816,18 @@ int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_contr
     set_vec(L, refs[2], in->target);
 
     c->pose->pose = *pose; /* the handle sees the host's arrays for this call */
+    /* with desc.report the sandbox reports to the runner for the run, which
+     * knows the control that is running */
+    bw_sandbox *sb = c->sb;
+    const bw_sandbox_report_fn sb_report = sb->report;
+    void *const sb_user = sb->user;
+    if (c->report) {
+        sb->report = report_running;
+        sb->user = c;
+    }
     int failed = 0;
     for (int n = 0; n < c->count; n++) {
+        c->running = c->order[n];
         control *k = &c->list[c->order[n]];
         /* the states table below the call (dropped after it): the call's
          * function and arguments pushed in order, nothing moved */
@@ -818,6 +844,9 @@ int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_contr
         if (bw_sandbox_callback_pushed(c->sb, &k->update, 4, 0) != BW_SANDBOX_OK) failed++;
         lua_settop(L, ctx);
     }
+    c->running = -1;
+    sb->report = sb_report;
+    sb->user = sb_user;
     memset(&c->pose->pose, 0, sizeof c->pose->pose);
     lua_settop(L, top);
     return failed;

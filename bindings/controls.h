@@ -38,9 +38,10 @@
  * Per frame bw_controls_run allocates nothing on the C side; a control
  * that reuses its tables (state, ctx's, the batch `out` tables) allocates
  * nothing in Lua either. An update that fails (error, budget) is skipped
- * for that frame, counted, and reported once (the sandbox's report
- * function) with file:line; the pose keeps what the control wrote before
- * it failed.
+ * for that frame, counted, and its version's first failure is reported
+ * once with file:line: to desc.report with the control's index when the
+ * desc has one, else to the sandbox's report function; the pose keeps
+ * what the control wrote before it failed.
  *
  * Reload: bw_controls_reload(name) (the host knows the file changed) or
  * bw_controls_poll (a bw_watch on the files, desc.watch) runs the file
@@ -89,6 +90,12 @@
 #define BW_CONTROLS_MAX 32
 #define BW_CONTROLS_ERROR_MAX 1024
 
+/* Receives the first failure of each control version's update (above):
+ * `control` is the index bw_controls_load returned, `message` "file:line:
+ * message" (valid for the call). Called from inside bw_controls_run, which
+ * must not be called again from it. */
+typedef void (*bw_controls_report_fn)(void *user, int control, const char *message);
+
 typedef struct bw_controls_desc {
     bw_sandbox *sandbox;    /* required, borrowed: the control files are files of its folder */
     const bw_rig *rig;      /* required, borrowed; every pose run is of this rig */
@@ -98,6 +105,9 @@ typedef struct bw_controls_desc {
     double debounce;        /* the watcher's, seconds (0: BW_WATCH_DEFAULT_DEBOUNCE) */
     bw_allocator allocator; /* the runner's own blocks, by value (fn NULL: malloc); Lua-side
                                objects use the sandbox's state, the watcher malloc */
+    bw_controls_report_fn report; /* may be NULL: update failures go to the sandbox's report
+                                     function, which cannot tell which control failed */
+    void *user;                   /* passed to report */
 } bw_controls_desc;
 
 /* One character's frame input. All-zero: at the origin, facing +Z, no target. */

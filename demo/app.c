@@ -70,7 +70,6 @@ struct demo_app {
     const char **control_names; /* their file names (into control_paths) */
     int control_count;
     char control_dir[1024];    /* their one folder: the controls' sandbox folder */
-    bool *control_reported;    /* control_count: its update's failure is in its slot (control_report) */
     controls_set ctl;
     float gaze[4], arkit[BW_ARKIT52_COUNT]; /* what the face shows */
     bool root_motion;     /* the rig has a joint named "root" */
@@ -103,6 +102,7 @@ struct demo_app {
     char error[DEMO_APP_ERROR_MAX];    /* the non-empty slots joined, in slot order */
     char rejected[DEMO_APP_ERROR_MAX]; /* the lines the last rejecting demo_app_reload call rejected */
     bool rejecting;                    /* this demo_app_reload call rejected something (reject) */
+    bool went_in;                      /* this demo_app_reload call put a new version in (counted once) */
     bool char_pending; /* a character edit was rejected for another file's problem: retried when that loads */
     int pending_slot;  /* with char_pending: the slot that problem went to */
     char note[512];
@@ -173,7 +173,6 @@ static void clear_control_at(demo_app *a, int i)
 {
     slot_clear(a, slot_control(i, false));
     slot_clear(a, slot_control(i, true));
-    a->control_reported[i] = false;
 }
 
 /* A refused command, input or frame (the session's slot). */
@@ -433,20 +432,27 @@ static bool size_model(demo_app *a, const bw_rig *rig)
 
 /* ---- the controls ---- */
 
-/* A control's update failed (the sandbox reports each callback's first
- * failure once, after counting it): on screen like a rejected edit, in
- * the slot of the control it came from - the first whose update has
- * failed and is not in its slot yet. No allocation. */
-static void control_report(void *user, const char *message)
+/* A control's update failed (the runner reports each version's first
+ * failure once, with the control's index): on screen like a rejected
+ * edit, in the slot of each demo control that is that runner control. No
+ * allocation. */
+static void control_failed(void *user, int control, const char *message)
 {
     demo_app *a = (demo_app *)user;
-    for (int i = 0; a->ctl.run && i < a->control_count; i++) {
-        if (a->control_reported[i] || bw_controls_failures(a->ctl.run, a->ctl.index[i]) == 0) continue;
-        a->control_reported[i] = true;
+    bool shown = false;
+    for (int i = 0; i < a->control_count; i++) {
+        if (a->ctl.index[i] != control) continue;
         slot_set(a, slot_control(i, true), message);
-        return;
+        shown = true;
     }
-    slot_set(a, slot_session(a), message);
+    if (!shown) slot_set(a, slot_session(a), message);
+}
+
+/* Any other callback of the controls' sandbox that failed (a control's
+ * own update goes to control_failed): the session's slot. */
+static void control_sandbox_report(void *user, const char *message)
+{
+    slot_set((demo_app *)user, slot_session((demo_app *)user), message);
 }
 
 static void controls_free(controls_set *s)
@@ -465,8 +471,7 @@ static bool controls_paths(demo_app *a, const char *const *paths, int count, cha
     }
     a->control_paths = (char **)calloc((size_t)count + 1, sizeof *a->control_paths);
     a->control_names = (const char **)calloc((size_t)count + 1, sizeof *a->control_names);
-    a->control_reported = (bool *)calloc((size_t)count + 1, sizeof *a->control_reported);
-    if (!a->control_paths || !a->control_names || !a->control_reported) {
+    if (!a->control_paths || !a->control_names) {
         snprintf(err, err_size, "demo: out of memory");
         return false;
     }
@@ -509,7 +514,7 @@ static bool controls_build(demo_app *a, const bw_rig *rig, controls_set *out, in
     sd.limits = a->limits;
     sd.dir = a->control_dir;
     sd.name = "control";
-    sd.report = control_report;
+    sd.report = control_sandbox_report;
     sd.user = a;
     out->sb = bw_sandbox_create(&sd, err, err_size);
     if (!out->sb) return false;
@@ -521,6 +526,8 @@ static bool controls_build(demo_app *a, const bw_rig *rig, controls_set *out, in
     cd.dir = a->control_dir;
     cd.watch = true; /* the control files and the modules they require (bw_controls_poll) */
     cd.allocator = a->allocator;
+    cd.report = control_failed;
+    cd.user = a;
     out->run = bw_controls_create(&cd, err, err_size);
     bool ok = out->run != NULL;
     for (int i = 0; ok && i < a->control_count; i++) {
@@ -695,7 +702,6 @@ void demo_app_destroy(demo_app *a)
     for (int i = 0; a->control_paths && i < a->control_count; i++) free(a->control_paths[i]);
     free(a->control_paths);
     free(a->control_names);
-    free(a->control_reported);
     free(a->slots);
     character_free(&a->ch);
     bw_watch_destroy(a->char_watch);
@@ -718,7 +724,7 @@ static void after_swap(demo_app *a)
     a->auto_fade_layer = -1;
     a->fire_count = 0;
     if (a->face >= a->v.face_count) a->face = -1;
-    a->reloads++;
+    a->went_in = true;
     slot_clear(a, slot_session(a));
     /* the timeline's names against the new version; what was applied stays applied */
     char err[DEMO_APP_ERROR_MAX];
@@ -883,7 +889,7 @@ static int reload_controls(demo_app *a, bool force, double now)
         }
     }
     if (done) {
-        a->reloads++;
+        a->went_in = true;
         slot_clear(a, slot_session(a));
         if (!rejected)
             snprintf(a->note, sizeof a->note, "reloaded the controls (%d reload%s so far); state kept where they keep it",
@@ -892,10 +898,11 @@ static int reload_controls(demo_app *a, bool force, double now)
     return rejected || r == BW_CONTROLS_RELOAD_REJECTED ? -1 : done ? 1 : 0;
 }
 
-int demo_app_reload(demo_app *a, double now, bool force)
+/* The files that changed (all with `force`), each source reloaded: the
+ * character alone when it changed; else the graph and the controls, and
+ * then a character edit that waited for one of them. */
+static int reload_files(demo_app *a, double now, bool force)
 {
-    if (!a) return 0;
-    a->rejecting = false;
     bool char_changed = a->char_watch && bw_watch_poll(a->char_watch, now);
     if (char_changed || (force && a->character_path)) return reload_character(a);
     int g = a->v.graph ? reload_graph(a, force, now) : 0;
@@ -906,6 +913,16 @@ int demo_app_reload(demo_app *a, double now, bool force)
      * clip, only loads with it) */
     if (a->char_pending && (g != 0 || c != 0)) return reload_character(a);
     return g < 0 || c < 0 ? -1 : g > 0 || c > 0 ? 1 : 0;
+}
+
+int demo_app_reload(demo_app *a, double now, bool force)
+{
+    if (!a) return 0;
+    a->rejecting = false;
+    a->went_in = false;
+    int r = reload_files(a, now, force);
+    if (a->went_in) a->reloads++; /* one reload however many versions went in (docs/demo.md) */
+    return r;
 }
 
 /* ---- input and commands ---- */
@@ -1248,27 +1265,11 @@ int demo_app_tree_params(const demo_app *a, const bw_blend_tree *tree, float *ou
     return n;
 }
 
-#define TREE_PARAMS 16
-#define TREE_SCRATCH 512
-
-/* A blend state's leaves at the cursor's parameters (DEMO_APP_TREE_LEAVES at
- * most): their count, -1 for a clip state or a tree that does not
- * evaluate. */
-static int state_leaves(const demo_app *a, int layer, int state, bw_blend_leaf leaves[DEMO_APP_TREE_LEAVES])
-{
-    const bw_blend_tree *tree = bw_graph_state_blend(graph_of(&a->v), layer, state);
-    float params[TREE_PARAMS], scratch[TREE_SCRATCH];
-    int count = 0;
-    if (!tree || demo_app_tree_params(a, tree, params, TREE_PARAMS) > TREE_PARAMS ||
-        bw_blend_tree_evaluate(tree, params, scratch, TREE_SCRATCH, leaves, DEMO_APP_TREE_LEAVES, &count) != BW_OK)
-        return -1;
-    return count;
-}
-
-/* A state's clips at weight w into out[*n] (cap entries); `known`: its
- * leaves already evaluated (count, or -1), NULL to evaluate them here. */
-static void state_clips(const demo_app *a, int layer, int state, float w, demo_clip_weight *out, int cap, int *n,
-                        const bw_blend_leaf *known, int known_count)
+/* A state's clips at weight w into out[*n] (cap entries): a clip state's
+ * clip, a blend state's leaves as the cursor last evaluated them (`source`:
+ * the layer's live transition source; none when the cursor holds none). */
+static void state_clips(const demo_app *a, int layer, int state, bool source, float w, demo_clip_weight *out, int cap,
+                        int *n)
 {
     int clip = bw_graph_state_clip(graph_of(&a->v), layer, state);
     if (clip >= 0) {
@@ -1276,9 +1277,8 @@ static void state_clips(const demo_app *a, int layer, int state, float w, demo_c
         (*n)++;
         return;
     }
-    bw_blend_leaf own[DEMO_APP_TREE_LEAVES];
-    const bw_blend_leaf *leaves = known ? known : own;
-    int count = known ? known_count : state_leaves(a, layer, state, own);
+    int count = 0;
+    const bw_blend_leaf *leaves = bw_graph_cursor_leaves(cursor_of(&a->v), layer, source, &count);
     for (int i = 0; i < count; i++) {
         if (*n < cap) out[*n] = (demo_clip_weight){layer, leaves[i].clip, w * leaves[i].weight};
         (*n)++;
@@ -1304,24 +1304,22 @@ int demo_app_clip_weights_leaves(const demo_app *a, demo_clip_weight *out, int c
         return n;
     }
     const bw_graph_cursor *c = cursor_of(&a->v);
-    /* layer 0's current leaves, when asked for: evaluated once, used for both */
-    bw_blend_leaf first[DEMO_APP_TREE_LEAVES];
-    int first_count = -1;
+    /* layer 0's current leaves, when asked for (a blend state's alone) */
     bw_graph_layer_status st0;
-    bool has_first = leaf_count && bw_graph_cursor_layer_status(c, 0, &st0) == BW_OK;
-    if (has_first) {
-        first_count = state_leaves(a, 0, st0.state, first);
-        *leaf_count = first_count;
-        for (int i = 0; i < first_count && i < leaf_cap && leaves_out; i++) leaves_out[i] = first[i];
+    if (leaf_count && bw_graph_cursor_layer_status(c, 0, &st0) == BW_OK && bw_graph_state_blend(g, 0, st0.state)) {
+        int count = 0;
+        const bw_blend_leaf *first = bw_graph_cursor_leaves(c, 0, false, &count);
+        if (first) *leaf_count = count;
+        for (int i = 0; i < count && i < leaf_cap && leaves_out; i++) leaves_out[i] = first[i];
     }
     for (int l = 0; l < bw_graph_layer_count(g); l++) {
         bw_graph_layer_status st;
         if (bw_graph_cursor_layer_status(c, l, &st) != BW_OK || st.weight <= 0) continue;
         const bw_graph_transition_status *tr = &st.transition;
         float w = tr->active ? tr->weight : 1.0f;
-        state_clips(a, l, st.state, st.weight * w, out, cap, &n, l == 0 && has_first ? first : NULL, first_count);
+        state_clips(a, l, st.state, false, st.weight * w, out, cap, &n);
         if (tr->active && !tr->frozen && tr->source_state >= 0)
-            state_clips(a, l, tr->source_state, st.weight * (1.0f - w), out, cap, &n, NULL, 0);
+            state_clips(a, l, tr->source_state, true, st.weight * (1.0f - w), out, cap, &n);
     }
     return n;
 }

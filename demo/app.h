@@ -89,7 +89,6 @@
 #define DEMO_APP_EVENT_TEXT 80     /* bytes of one event line */
 #define DEMO_APP_ERROR_MAX 4096    /* bytes of the error text (and of each source's part) */
 #define DEMO_APP_MAX_FIRE 8        /* triggers queued for one frame */
-#define DEMO_APP_TREE_LEAVES 64    /* leaves one blend tree evaluates to at most (demo_app_clip_weights_leaves) */
 
 typedef struct demo_app_desc {
     const char *character; /* character file (Lua); NULL: the borrowed rig and clips below */
@@ -235,29 +234,33 @@ const char *demo_app_rejected(const demo_app *app);
  * until their files load fine). */
 void demo_app_clear_error(demo_app *app);
 /* Successful reloads and rejected ones since creation; the last reload's
- * note ("demo.lua: base: walk kept"). */
+ * note ("demo.lua: base: walk kept"). A reload is one demo_app_reload
+ * call that put at least one new version in (a graph save that lets a
+ * waiting character edit in counts once); a rejection, each distinct
+ * rejected text of one call (docs/demo.md "Hot reload"). */
 int demo_app_reloads(const demo_app *app);
 int demo_app_rejections(const demo_app *app);
 const char *demo_app_reload_note(const demo_app *app);
 /* The clips the last frame showed, with their weights: per graph layer
- * the current state's clips (a blend state's leaves evaluated at the
- * cursor's parameters) at the transition's weight and the fading source's
- * at 1 - weight, times the layer weight; without a graph the animator's
- * plays (layer -1). Writes up to `cap` entries, returns how many there
- * are. Not for the frame path (it evaluates blend trees). */
+ * the current state's clips (a blend state's leaves as the graph cursor
+ * last evaluated them, bw_graph_cursor_leaves) at the transition's weight
+ * and the fading source's at 1 - weight, times the layer weight; without
+ * a graph the animator's plays (layer -1). Writes up to `cap` entries,
+ * returns how many there are. Evaluates nothing and allocates nothing (a
+ * blend state whose leaves the cursor does not hold, as right after a
+ * fire between frames, lists none until the next frame). */
 typedef struct demo_clip_weight {
     int layer; /* graph layer, -1 without a graph */
     int clip;
     float weight;
 } demo_clip_weight;
 int demo_app_clip_weights(const demo_app *app, demo_clip_weight *out, int cap);
-/* The same, and from the same evaluation the leaves of layer 0's current
- * state (its blend tree's own weights, before the transition and layer
- * weights; what the overlay's blend-space view draws): up to `leaf_cap`
- * into `leaves`, *leaf_count = their number (DEMO_APP_TREE_LEAVES at
- * most), or -1 when there is no graph, the state is a clip state or its
- * tree does not evaluate (also one with more leaves). The tree is
- * evaluated once per call even when layer 0 weighs nothing. */
+/* The same, and the leaves of layer 0's current state from the same read
+ * (its blend tree's own weights, before the transition and layer weights;
+ * what the overlay's blend-space view draws): up to `leaf_cap` into
+ * `leaves`, *leaf_count = their number (which may exceed leaf_cap), or -1
+ * when there is no graph, the state is a clip state or the cursor holds
+ * no leaves for it. */
 int demo_app_clip_weights_leaves(const demo_app *app, demo_clip_weight *out, int cap, bw_blend_leaf *leaves, int leaf_cap,
                                  int *leaf_count);
 /* The parameter values a graph's blend tree reads (its parameter i is the

@@ -135,18 +135,11 @@ static void bar(SDL_Renderer *r, int x, int y, float w, Uint8 red, Uint8 green, 
     SDL_RenderFillRect(r, &fill);
 }
 
-/* Layer 0's current leaves, from the clip list's evaluation (-1: none). */
-typedef struct blend_leaves {
-    bw_blend_leaf leaves[DEMO_APP_TREE_LEAVES];
-    int count;
-} blend_leaves;
-
-static int draw_clips(SDL_Renderer *r, const demo_app *app, int x, int y, blend_leaves *first)
+static int draw_clips(SDL_Renderer *r, const demo_app *app, int x, int y)
 {
     demo_clip_weight w[MAX_WEIGHTS];
-    int n = demo_app_clip_weights_leaves(app, w, MAX_WEIGHTS, first->leaves, DEMO_APP_TREE_LEAVES, &first->count);
+    int n = demo_app_clip_weights(app, w, MAX_WEIGHTS);
     if (n > MAX_WEIGHTS) n = MAX_WEIGHTS;
-    if (first->count > DEMO_APP_TREE_LEAVES) first->count = DEMO_APP_TREE_LEAVES;
     const bw_graph *g = demo_app_graph(app);
     colour(r, 200, 210, 230, 255);
     text(r, x, y, "active clips");
@@ -175,7 +168,7 @@ static int draw_clips(SDL_Renderer *r, const demo_app *app, int x, int y, blend_
 
 /* ---- the blend space ---- */
 
-static int draw_blend(SDL_Renderer *r, const demo_app *app, int x, int y, const blend_leaves *first)
+static int draw_blend(SDL_Renderer *r, const demo_app *app, int x, int y)
 {
     const bw_graph *g = demo_app_graph(app);
     const bw_graph_cursor *c = demo_app_cursor(app);
@@ -185,9 +178,9 @@ static int draw_blend(SDL_Renderer *r, const demo_app *app, int x, int y, const 
     const bw_blend_node *root = tree ? bw_blend_tree_node(tree, bw_blend_tree_root(tree)) : NULL;
     if (!root || (root->kind != BW_BLEND_NODE_2D && root->kind != BW_BLEND_NODE_DIRECTIONAL)) return y;
     float params[16];
-    const bw_blend_leaf *leaves = first->leaves;
-    int count = first->count;
-    if (demo_app_tree_params(app, tree, params, 16) > 16 || count < 0) return y;
+    int count = 0; /* the leaves the cursor evaluated in the last update: read, not evaluated again */
+    const bw_blend_leaf *leaves = bw_graph_cursor_leaves(c, 0, false, &count);
+    if (demo_app_tree_params(app, tree, params, 16) > 16 || !leaves) return y;
     float extent = 0.5f;
     for (int i = 0; i < root->child_count; i++)
         extent = fmaxf(extent, fmaxf(fabsf(root->positions[2 * i]), fabsf(root->positions[2 * i + 1])));
@@ -410,12 +403,11 @@ void demo_overlay_draw(SDL_Renderer *r, const demo_app *app, int width, int heig
             y = draw_params(r, g, c, x, y + 4);
         }
         panel(r, x, y, PANEL_W, 9 * LINE);
-        blend_leaves first;
-        y = draw_clips(r, app, x, y, &first);
+        y = draw_clips(r, app, x, y);
         int lx = 10, ly = 10 + 5 * LINE + 8;
         if (info->help) ly += 11 * LINE;
         panel(r, lx, ly, 250, 150 + LINE);
-        ly = draw_blend(r, app, lx, ly, &first);
+        ly = draw_blend(r, app, lx, ly);
         panel(r, lx, ly, 250, (MAX_EVENTS + 1) * LINE);
         ly = draw_events(r, app, lx, ly);
         if (ly + 140 < height - 40) {

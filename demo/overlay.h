@@ -13,9 +13,9 @@
  * - the graph parameters with their values;
  * - the active clips with their weights as bars (demo_app_clip_weights);
  * - the first layer's current 2D blend space (when it is one): every
- *   sample at its position with its weight (the leaves of the clip list's
- *   own evaluation, demo_app_clip_weights_leaves: one per frame), the input
- *   point;
+ *   sample at its position with its weight (the leaves the graph cursor
+ *   evaluated in the last update, bw_graph_cursor_leaves: nothing is
+ *   evaluated again), the input point;
  * - the recent events;
  * - head aim and gaze against the limits in force (the animator's, or the
  *   aiming control's ctx.aim_limits: demo_app_head_limits), seen from above;

@@ -83,6 +83,7 @@ typedef struct layer_rt {
     bw_pose ref, ref_snapshot; /* additive layers: the plays' references, mixed alike */
     const bw_pose *ref_view;   /* what the layer's delta is measured from: `ref`, or one
                                   baked reference pose when every leaf shares it */
+    int ref_view_id;           /* that reference's id (ref_view is &ref_use[id]), -1: `ref` */
     /* per slot (SLOT_*): the leaves of leaf_state at parameter generation
        leaf_gen, so a blend tree is evaluated once per play and update */
     bw_blend_leaf *leaves[SLOTS];
@@ -697,10 +698,12 @@ static bw_result evaluate_layer(bw_graph_cursor *c, int l)
     bool shared = n > 0 && !frozen;
     for (int i = 1; i < n && shared; i++) shared = c->ref_ids[i] == c->ref_ids[0];
     if (shared) {
-        R->ref_view = &c->ref_use[c->ref_ids[0]];
+        R->ref_view_id = c->ref_ids[0];
+        R->ref_view = &c->ref_use[R->ref_view_id];
         return BW_OK;
     }
     c->counters.reference_mixes++;
+    R->ref_view_id = -1;
     R->ref_view = &R->ref;
     return mix_plays(c, true, n, frozen, w, &R->ref_snapshot, &R->ref);
 }
@@ -784,6 +787,20 @@ bw_result bw_graph_cursor_root_motion(bw_graph_cursor *c, const bw_root_motion_c
 const bw_pose *bw_graph_cursor_layer_pose(const bw_graph_cursor *c, int layer)
 {
     return c && layer >= 0 && layer < c->g->layer_count ? &c->layers[layer].pose : NULL;
+}
+
+const bw_blend_leaf *bw_graph_cursor_leaves(const bw_graph_cursor *c, int layer, bool source, int *count)
+{
+    int none = 0, *n = count ? count : &none;
+    *n = 0;
+    if (!c || layer < 0 || layer >= c->g->layer_count) return NULL;
+    const layer_rt *R = &c->layers[layer];
+    int slot = source ? SLOT_SRC : SLOT_CUR;
+    int state = source ? (R->fading && !R->frozen ? R->src.state : -1) : R->cur.state;
+    /* the slot holds the state's leaves of the last evaluation that read it */
+    if (state < 0 || R->leaf_state[slot] != state || R->leaf_n[slot] <= 0) return NULL;
+    *n = R->leaf_n[slot];
+    return R->leaves[slot];
 }
 
 /* ---- parameters, triggers, layer weights ---- */
@@ -1484,15 +1501,13 @@ bw_result bw_graph_cursor_rebind(bw_graph_cursor *c, const bw_binding *const *bi
     /* still the shared set's numbers, or another existing set's, or its own
        (rebind never allocates) */
     if (!c->share || !refs_equal(c->g, c->share->poses, c->refs)) {
-        const bw_pose *old = c->ref_use;
         share_detach(c);
         share_attach(c, false);
-        /* a layer measuring from one baked reference reads it in the new set
-           (the old one may be gone) */
+        /* a layer measuring from one baked reference reads the same one in
+           the new set (the old set may be gone) */
         for (int l = 0; l < c->g->layer_count; l++) {
             layer_rt *R = &c->layers[l];
-            for (int k = 0; k < c->g->ref_count; k++)
-                if (R->ref_view == &old[k]) R->ref_view = &c->ref_use[k];
+            if (R->ref_view_id >= 0) R->ref_view = &c->ref_use[R->ref_view_id];
         }
     }
     c->gen++; /* leaf lengths may have changed with a refresh */
@@ -1512,6 +1527,7 @@ static void reset_state(bw_graph_cursor *c, const bw_graph_cursor_desc *d)
         R->tr = R->from = -1;
         R->route = c->routes + (size_t)l * (size_t)g->max_states;
         R->ref_view = &R->ref;
+        R->ref_view_id = -1;
         for (int k = 0; k < SLOTS; k++) {
             R->leaves[k] = c->leaf_store + ((size_t)l * SLOTS + (size_t)k) * (size_t)g->max_leaves;
             R->leaf_state[k] = -1;

@@ -618,6 +618,83 @@ static void controls_run_in_priority_order(void)
     remove_tmpdir();
 }
 
+/* desc.report names the control whose update failed. Control 0 fails
+ * from the first frame; control 2 (priority -1: it runs first) from the
+ * third: at its report control 0 has 3 failures, so "the first control
+ * with failures" would be the wrong answer; the report says 2. */
+static int ctl_reports[8], ctl_report_count;
+static char ctl_messages[8][256];
+static void on_control_report(void *user, int control, const char *message)
+{
+    CHECK(user == (void *)ctl_reports);
+    if (ctl_report_count < 8) {
+        ctl_reports[ctl_report_count] = control;
+        snprintf(ctl_messages[ctl_report_count], sizeof ctl_messages[0], "%s", message);
+    }
+    ctl_report_count++;
+}
+
+static void a_failing_update_is_reported_with_its_control(void)
+{
+    CHECK(make_tmpdir());
+    write_file("early.lua", "return { priority = 5, update = function(s, p, ctx)\n"
+                            "  error('early') end }");
+    write_file("fine.lua", "return { update = function(s, p, ctx) ctx.gaze[1] = ctx.gaze[1] + 1 end }");
+    write_file("late.lua", "return { priority = -1,\n"
+                           "  update = function(s, p, ctx)\n"
+                           "    s.n = (s.n or 0) + 1\n"
+                           "    if s.n >= 3 then error('late') end end }");
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls_desc d = {0};
+    d.sandbox = sb;
+    d.rig = humanoid()->rig;
+    d.character_count = 1;
+    d.dir = tmpdir;
+    d.report = on_control_report;
+    d.user = ctl_reports;
+    char err[256] = "";
+    bw_controls *c = bw_controls_create(&d, err, sizeof err);
+    CHECK(c != NULL);
+    if (!c) {
+        bw_sandbox_destroy(sb);
+        remove_tmpdir();
+        return;
+    }
+    CHECK_INT(bw_controls_load(c, "early.lua", NULL, err, sizeof err), 0);
+    CHECK_INT(bw_controls_load(c, "fine.lua", NULL, err, sizeof err), 1);
+    CHECK_INT(bw_controls_load(c, "late.lua", NULL, err, sizeof err), 2);
+    bw_pose p = rest_pose();
+    report_count = 0;
+    ctl_report_count = 0;
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 1);
+    CHECK_INT(ctl_report_count, 1);
+    CHECK_INT(ctl_reports[0], 0);
+    CHECK(strstr(ctl_messages[0], "early.lua:2: early") != NULL);
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 1);
+    CHECK_INT(ctl_report_count, 1); /* once per version */
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 2);
+    CHECK_INT(bw_controls_failures(c, 0), 3);
+    CHECK_INT(bw_controls_failures(c, 2), 1);
+    CHECK_INT(ctl_report_count, 2);
+    CHECK_INT(ctl_reports[1], 2);
+    CHECK(strstr(ctl_messages[1], "late.lua:4: late") != NULL);
+    CHECK_NEAR(gaze(c, 0), 3, 0); /* the fine one ran each frame */
+    CHECK_INT(report_count, 0);   /* the sandbox's own report function heard none of them */
+    /* after the run the sandbox reports to its own function again */
+    lua_State *L = bw_sandbox_state(sb);
+    bw_sandbox_callback cb;
+    CHECK(luaL_loadstring(L, "error('outside')") == LUA_OK);
+    CHECK(bw_sandbox_callback_init(sb, &cb));
+    CHECK(bw_sandbox_callback_call(sb, &cb, 0, 0) != BW_SANDBOX_OK);
+    CHECK_INT(report_count, 1);
+    CHECK_INT(ctl_report_count, 2);
+    bw_sandbox_callback_deinit(sb, &cb);
+    bw_pose_deinit(&p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
 static void a_control_cannot_change_the_hosts_rig(void)
 {
     CHECK(make_tmpdir());
@@ -1721,6 +1798,7 @@ int main(void)
     RUN(blink_stream_matches_the_animator);
     RUN(envelope_weights_match_the_gesture_envelope);
     RUN(controls_run_in_priority_order);
+    RUN(a_failing_update_is_reported_with_its_control);
     RUN(a_control_cannot_change_the_hosts_rig);
     RUN(reload_keeps_state_and_rejects_bad_edits);
     RUN(poll_reloads_a_saved_file);

@@ -310,17 +310,18 @@ static void clip_weights_follow_the_graph(void)
      * 1 and, as bw_blend_tree_evaluate lists only leaves with weight > 0,
      * it is the one leaf; the breath layer as above (its parameter's 1,
      * no transition) */
-    bw_blend_leaf leaves[DEMO_APP_TREE_LEAVES];
+    enum { LEAVES = 64 };
+    bw_blend_leaf leaves[LEAVES];
     int leaf_count = -2;
     demo_clip_weight w2[16];
-    CHECK_INT(demo_app_clip_weights_leaves(a, w2, 16, leaves, DEMO_APP_TREE_LEAVES, &leaf_count), 2);
+    CHECK_INT(demo_app_clip_weights_leaves(a, w2, 16, leaves, LEAVES, &leaf_count), 2);
     CHECK_INT(leaf_count, 1);
     if (leaf_count == 1) {
         CHECK_STR(bw_clip_name(demo_app_clip(a, leaves[0].clip)), "walk_left");
         CHECK_NEAR(leaves[0].weight, 1.0, 1e-6);
     }
     double total = 0, left = 0;
-    for (int i = 0; i < leaf_count && i < DEMO_APP_TREE_LEAVES; i++) {
+    for (int i = 0; i < leaf_count && i < LEAVES; i++) {
         total += leaves[i].weight;
         if (strcmp(bw_clip_name(demo_app_clip(a, leaves[i].clip)), "walk_left") == 0) left += leaves[i].weight;
     }
@@ -594,6 +595,39 @@ static void a_control_reload_keeps_its_state(void)
     run_frames(a, 1, &now);
     CHECK_NEAR(tongue(a), 0.061 + 0.5, 1e-6);
     CHECK_INT(demo_app_control_failures(a), 0);
+    demo_app_destroy(a);
+}
+
+/* Each failing update's message stands in its own control's slot (the
+ * runner names the control): early.lua (control 0) fails from the first
+ * frame, late.lua (control 1, run first: priority -1) from its third
+ * update, while control 0 has failures already. Fixing early.lua clears
+ * its slot alone. */
+static void a_failing_update_shows_in_its_controls_slot(void)
+{
+    write_text_file(temp_path("early.lua"), "return {\n    update = function(s, pose, ctx, dt) error('early') end,\n}\n");
+    write_text_file(temp_path("late.lua"), "return {\n    priority = -1,\n    update = function(s, pose, ctx, dt)\n"
+                                           "        s.n = (s.n or 0) + 1; if s.n >= 3 then error('late') end\n"
+                                           "    end,\n}\n");
+    const char *controls[] = {temp_path("early.lua"), temp_path("late.lua")};
+    demo_app_desc d = {.character = HUMANOID, .graph = DEMO_GRAPH, .controls = controls, .control_count = 2,
+                       .force_polling = true};
+    demo_app *a = open_app(&d);
+    CHECK(a != NULL);
+    if (!a) return;
+    double now = 0;
+    run_frames(a, 2, &now);
+    CHECK_STR(demo_app_error(a), "early.lua:2: early");
+    CHECK_INT(demo_app_control_failures(a), 2);
+    run_frames(a, 1, &now);
+    CHECK_STR(demo_app_error(a), "early.lua:2: early\nlate.lua:4: late");
+    CHECK_INT(demo_app_control_failures(a), 4);
+    write_text_file(temp_path("early.lua"), "return {\n    update = function(s, pose, ctx, dt) end,\n}\n");
+    CHECK_INT(settle(a, &now), 1);
+    CHECK_STR(demo_app_error(a), "late.lua:4: late");
+    run_frames(a, 2, &now);
+    CHECK_STR(demo_app_error(a), "late.lua:4: late");
+    CHECK_INT(demo_app_control_failures(a), 3);
     demo_app_destroy(a);
 }
 
@@ -932,6 +966,52 @@ static void a_renamed_clip_goes_in_with_its_graph_edit(void)
     }
     free(new_char);
     free(new_graph);
+    free(graph);
+    free(character);
+    demo_app_destroy(a);
+}
+
+/* One save, one reload: a graph save that goes in and lets the waiting
+ * character edit in too (two versions swapped in one demo_app_reload)
+ * counts once; the next graph save once more. */
+static void a_save_that_lets_a_waiting_edit_in_counts_once(void)
+{
+    char *graph = live_copy(DEMO_GRAPH, "once_graph.lua");
+    char *character = live_copy(HUMANOID, "once_char.lua");
+    demo_app_desc d = {.character = temp_path("once_char.lua"), .graph = temp_path("once_graph.lua"),
+                       .force_polling = true};
+    demo_app *a = graph && character ? open_app(&d) : NULL;
+    CHECK(a != NULL);
+    char *new_char = character ? replaced(character, "name = \"jump_air\",", "name = \"jump_up\",") : NULL;
+    /* a graph both characters load: the air state plays jump_start */
+    char *new_graph = graph ? replaced(graph, "jump_air   = { clip = \"jump_air\" },",
+                                       "jump_air   = { clip = \"jump_start\" },")
+                            : NULL;
+    char *newer_graph = new_graph ? replaced(new_graph, "duration = 0.15 }", "duration = 0.2 }") : NULL;
+    CHECK(new_char && new_graph && newer_graph);
+    if (a && new_char && new_graph && newer_graph) {
+        double now = 0;
+        run_frames(a, 3, &now);
+        const bw_rig *rig = demo_app_rig(a);
+        write_text_file(temp_path("once_char.lua"), new_char);
+        CHECK_INT(settle(a, &now), -1); /* waits for the graph: no clip jump_air */
+        CHECK_INT(demo_app_reloads(a), 0);
+        CHECK_INT(demo_app_rejections(a), 1);
+        write_text_file(temp_path("once_graph.lua"), new_graph);
+        CHECK_INT(settle(a, &now), 1);
+        CHECK_STR(demo_app_error(a), "");
+        CHECK(demo_app_rig(a) != rig); /* the graph went in, then the character with it */
+        CHECK_INT(demo_app_reloads(a), 1);
+        CHECK_INT(demo_app_rejections(a), 1);
+        run_frames(a, 3, &now);
+        write_text_file(temp_path("once_graph.lua"), newer_graph);
+        CHECK_INT(settle(a, &now), 1);
+        CHECK_INT(demo_app_reloads(a), 2);
+        CHECK_INT(demo_app_rejections(a), 1);
+    }
+    free(new_char);
+    free(new_graph);
+    free(newer_graph);
     free(graph);
     free(character);
     demo_app_destroy(a);
@@ -1676,8 +1756,10 @@ int main(void)
     RUN(hostile_input_is_refused);
     RUN(a_control_reload_keeps_its_state);
     RUN(rejections_differing_by_a_prefix_are_both_listed);
+    RUN(a_failing_update_shows_in_its_controls_slot);
     RUN(a_saved_module_reloads_its_control);
     RUN(a_renamed_clip_goes_in_with_its_graph_edit);
+    RUN(a_save_that_lets_a_waiting_edit_in_counts_once);
     RUN(a_long_report_leaves_room_for_the_others);
     RUN(a_head_aim_control_owns_the_head);
     RUN(a_frame_with_controls_allocates_nothing);

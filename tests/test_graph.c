@@ -1745,6 +1745,16 @@ static void equal_references_should_be_shared_and_others_kept_apart(void)
     CHECK_ROOT(&out, t_old, q);
     CHECK_INT(bw_graph_cursor_rebind(b, (const bw_binding *const *)bindings, CLIPS, NULL), BW_OK);
     CHECK_INT(bw_graph_cursor_rebind(c, (const bw_binding *const *)bindings, CLIPS, NULL), BW_OK);
+    /* before any evaluation, B's additive layer measures from the same
+     * reference in its new set (its old set went with A and the rebind:
+     * AddressSanitizer would see a read of it): a carry-over into D,
+     * baked alike, compares them equal and starts no fade */
+    bw_graph_cursor *dd = cursor_for(g, NULL);
+    CHECK_INT(bw_graph_cursor_carry_over(dd, b, 0.2f), BW_OK);
+    CHECK(!status(dd, 1).transition.active);
+    CHECK_INT(bw_graph_cursor_evaluate(dd, NULL, &out), BW_OK);
+    CHECK_ROOT(&out, t_new, q);
+    bw_graph_cursor_destroy(dd);
     for (int i = 1; i < 3; i++) {
         CHECK_INT(bw_graph_cursor_evaluate(all[i], NULL, &out), BW_OK);
         CHECK_ROOT(&out, t_new, q);
@@ -1928,6 +1938,103 @@ static void a_blend_tree_should_be_evaluated_once_per_update(void)
     }
     CHECK(bw_graph_cursor_counters_of(c).tree_evaluations == 11);
     CHECK(bw_graph_cursor_counters_of(c).layer_mixes == 1 + 15);
+    teardown(c, g, &out);
+}
+
+/* bw_graph_cursor_leaves reads the cursor's leaves as last evaluated.
+ * "loco" is a 1D blend of IDLE (threshold 0) and MOVE (threshold 1) on
+ * speed: at 0.25 the weights are 1 - 0.25 = 0.75 and 0.25, at 0.5 0.5 and
+ * 0.5 (linear between the two thresholds); "still" plays IDLE alone (one
+ * leaf, node -1, weight 1). During loco -> still (1 s) the live source's
+ * leaves are loco's; a frozen source has none. Reading evaluates nothing. */
+static void the_cursor_leaves_are_the_last_evaluated_ones(void)
+{
+    const int children[2] = {0, 1};
+    const float thresholds[2] = {0.0f, 1.0f};
+    bw_blend_node nodes[3] = {bw_blend_clip_node(IDLE, 0.0f), bw_blend_clip_node(MOVE, 0.0f),
+                              bw_blend_1d_node(children, thresholds, 2, 0, false)};
+    bw_blend_tree *tree = tree_of(nodes, 3, 2, 1);
+    bw_graph_param_desc params[2] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0.25f, 0}, {"stop", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_state_desc states[2] = {{.name = "loco", .blend = tree}, {.name = "still", .clip = IDLE}};
+    bw_graph_condition_desc stop = cond_is("stop");
+    bw_graph_transition_desc tr = edge("loco", "still", &stop, 1, 1.0f);
+    bw_graph_layer_desc layers[1] = {layer("base", "loco", states, 2, &tr, 1)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 2);
+    bw_graph *g = compile(&d);
+    bw_blend_tree_destroy(tree);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_pose out = new_pose();
+    int n = -1;
+    /* at creation: the entry's leaves at speed 0.25 */
+    const bw_blend_leaf *lv = bw_graph_cursor_leaves(c, 0, false, &n);
+    CHECK_INT(n, 2);
+    CHECK(lv != NULL);
+    if (lv && n == 2) {
+        CHECK_INT(lv[0].clip, IDLE);
+        CHECK_INT(lv[1].clip, MOVE);
+        CHECK_NEAR(lv[0].weight, 0.75f, 1e-6);
+        CHECK_NEAR(lv[1].weight, 0.25f, 1e-6);
+        CHECK_NEAR(lv[0].length, 1.0f, 1e-6);
+        CHECK_NEAR(lv[1].length, 2.0f, 1e-6);
+    }
+    n = -1;
+    CHECK(bw_graph_cursor_leaves(c, 0, true, &n) == NULL); /* no transition */
+    CHECK_INT(n, 0);
+    /* a new speed shows after the update that used it, not before */
+    long long evals = bw_graph_cursor_counters_of(c).tree_evaluations;
+    CHECK_INT(bw_graph_cursor_set_param(c, 0, 0.5f), BW_OK);
+    lv = bw_graph_cursor_leaves(c, 0, false, &n);
+    CHECK(lv != NULL && n == 2 && fabsf(lv[0].weight - 0.75f) <= 1e-6f);
+    CHECK(bw_graph_cursor_counters_of(c).tree_evaluations == evals); /* reading evaluated nothing */
+    bw_graph_cursor_update(c, 0.1f);
+    CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+    lv = bw_graph_cursor_leaves(c, 0, false, &n);
+    CHECK_INT(n, 2);
+    if (lv && n == 2) {
+        CHECK_NEAR(lv[0].weight, 0.5f, 1e-6);
+        CHECK_NEAR(lv[1].weight, 0.5f, 1e-6);
+    }
+    /* loco -> still: the destination's one leaf, the live source's two */
+    CHECK_INT(bw_graph_cursor_set_param(c, 1, 1.0f), BW_OK);
+    bw_graph_cursor_update(c, 0.1f);
+    CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+    CHECK_INT(status(c, 0).state, 1);
+    lv = bw_graph_cursor_leaves(c, 0, false, &n);
+    CHECK_INT(n, 1);
+    if (lv && n == 1) {
+        CHECK_INT(lv[0].node, -1);
+        CHECK_INT(lv[0].clip, IDLE);
+        CHECK_NEAR(lv[0].weight, 1.0f, 0);
+    }
+    lv = bw_graph_cursor_leaves(c, 0, true, &n);
+    CHECK_INT(n, 2);
+    if (lv && n == 2) {
+        CHECK_INT(lv[0].clip, IDLE);
+        CHECK_INT(lv[1].clip, MOVE);
+        CHECK_NEAR(lv[0].weight, 0.5f, 1e-6);
+        CHECK_NEAR(lv[1].weight, 0.5f, 1e-6);
+    }
+    /* bad arguments: none (count may be NULL) */
+    CHECK(bw_graph_cursor_leaves(c, 1, false, &n) == NULL && n == 0);
+    CHECK(bw_graph_cursor_leaves(c, -1, false, &n) == NULL && n == 0);
+    CHECK(bw_graph_cursor_leaves(NULL, 0, false, &n) == NULL && n == 0);
+    CHECK(bw_graph_cursor_leaves(c, 0, false, NULL) != NULL);
+    teardown(c, g, &out);
+
+    /* a frozen source has no leaves */
+    bw_graph_state_desc two[2] = {{.name = "a", .clip = IDLE}, {.name = "b", .clip = MOVE}};
+    bw_graph_transition_desc freeze = {0};
+    freeze.duration = 1.0f;
+    freeze.mode = BW_GRAPH_FREEZE;
+    g = two_state_graph(two, freeze, 1.0f);
+    c = cursor_for(g, NULL);
+    out = new_pose();
+    bw_graph_cursor_update(c, 0.1f);
+    CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+    CHECK(status(c, 0).transition.active && status(c, 0).transition.frozen);
+    CHECK(bw_graph_cursor_leaves(c, 0, true, &n) == NULL && n == 0);
+    lv = bw_graph_cursor_leaves(c, 0, false, &n);
+    CHECK(lv != NULL && n == 1 && lv[0].clip == MOVE);
     teardown(c, g, &out);
 }
 
@@ -2210,6 +2317,7 @@ int main(void)
     RUN(a_blend_state_should_measure_each_leaf_against_its_reference);
     RUN(an_additive_fade_should_mix_references_only_while_it_runs);
     RUN(a_blend_tree_should_be_evaluated_once_per_update);
+    RUN(the_cursor_leaves_are_the_last_evaluated_ones);
     RUN(refreshed_clips_should_keep_normalized_progress);
     RUN(root_motion_should_follow_the_plays_by_their_weights);
     RUN(sync_groups_should_map_phase_between_shared_markers);

@@ -485,6 +485,22 @@ typedef struct bw_graph_layer_status {
 /* BW_ERR_INVALID_ARGUMENT for NULL arguments, BW_ERR_RANGE for a bad
  * layer; *out untouched on failure. */
 BW_API bw_result bw_graph_cursor_layer_status(const bw_graph_cursor *cursor, int layer, bw_graph_layer_status *out);
+/* The leaves layer `layer` plays its current state with (`source` false)
+ * or, during a transition with a live source, the source state
+ * (`source` true; see bw_graph_layer_status.transition), as the cursor
+ * last evaluated them: at creation, in bw_graph_cursor_update and in
+ * bw_graph_cursor_evaluate, a blend state's tree at the parameters of
+ * then; a clip state is one leaf (node -1) of weight 1. The weights are
+ * the state's own (they sum to 1), before the transition's and the
+ * layer's weights; rate and length as the cursor plays them. Returns the
+ * leaves with their number in *count, or NULL with *count = 0 for a NULL
+ * cursor, a bad layer, no live source (none in flight, or a frozen one),
+ * or when the state changed since it was last evaluated (a fire or travel
+ * between an update and the next evaluation). Evaluates nothing and never
+ * allocates: the array is the cursor's own cache, valid and unchanged
+ * until the next call that updates, evaluates, fires, travels, sets a
+ * state, rebinds, carries over or destroys the cursor. count may be NULL. */
+BW_API const bw_blend_leaf *bw_graph_cursor_leaves(const bw_graph_cursor *cursor, int layer, bool source, int *count);
 BW_API const bw_graph *bw_graph_cursor_graph(const bw_graph_cursor *cursor);
 
 /* Hot reload (SPEC §10, §11): carry a character over from `src`, a cursor
