@@ -6,6 +6,7 @@
  * cJSON, an independent parser. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -642,6 +643,29 @@ static void lua_character_reads_the_files_beside_it(void)
     remove(esc);
 }
 
+/* A graph or timeline file that does not open is named as the user gave
+ * it, folder and all (the sandbox opens "x.lua" inside the folder it split
+ * off), with the system's reason: `watch` prefixes its name to a timeline
+ * it cannot open, `check` tags the graph's line as an error. */
+static void missing_files_are_named_as_given(void)
+{
+    char graph[700], tl[700], none[700], cmd[3000], want[2000];
+    write_char_file("named.lua", "return { layers = { { name = 'base', entry = 'i', states = { i = { clip = 'x' } } } } }\n",
+                    graph, sizeof graph);
+    snprintf(tl, sizeof tl, "%s/absent.timeline.lua", char_dir);
+    snprintf(cmd, sizeof cmd, "'%s' watch '%s' --asset '%s' --timeline '%s' --seconds 0 < /dev/null", BIN, graph,
+             tiny_path, tl);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want, "blendwerk watch: cannot open %s: %s\n", tl, strerror(ENOENT));
+    CHECK_STR(out, want);
+    snprintf(none, sizeof none, "%s/absent.lua", char_dir);
+    snprintf(cmd, sizeof cmd, "'%s' check '%s' 2>/dev/null", BIN, none);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 1);
+    snprintf(want, sizeof want, "%s: error: cannot open %s: %s\n", none, none, strerror(ENOENT));
+    CHECK_STR(out, want);
+    remove(graph);
+}
+
 /* Every broken character exits 1 with the file's name and, where Lua
  * knows one, the line: syntax and runtime errors and budget stops carry
  * "file:line:"; a bad returned table has no line, so the message names
@@ -806,6 +830,7 @@ int main(void)
     RUN(lua_character_info_lists_joints_and_clips);
     RUN(lua_character_reads_the_files_beside_it);
     RUN(broken_lua_characters_exit_1_naming_file_and_line);
+    RUN(missing_files_are_named_as_given);
     rmdir(char_dir);
     remove(tiny_path);
     remove(weird_path);
