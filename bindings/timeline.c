@@ -324,31 +324,6 @@ static bool read_timeline(bw_timeline *s, lua_State *L)
     return s->errors == 0;
 }
 
-char *bw_timeline_read_text(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = (char *)malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            char *more = cap < ((size_t)4 << 20) ? (char *)realloc(buf, cap * 2) : NULL;
-            if (!more) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = more;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    *size = n;
-    return buf;
-}
-
 bool bw_timeline_read(bw_timeline *t, lua_State *L, const bw_graph *graph, const char *path, double applied_until)
 {
     return bw_timeline_read_clips(t, L, graph, NULL, 0, path, applied_until);

@@ -109,9 +109,4 @@ bool bw_timeline_apply_input(bw_timeline *t, bw_graph_cursor *cursor, bw_timelin
  * in err. */
 bw_sandbox *bw_timeline_load(const char *path, char *err, size_t err_size);
 
-/* The whole file, malloc'ed (NULL when it cannot be read; at most 4 MiB):
- * for a host that runs the timeline's text in a state of its own
- * (cli/cmd_simulate.c runs it in the graph's sandbox). */
-char *bw_timeline_read_text(const char *path, size_t *size);
-
 #endif

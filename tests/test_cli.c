@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -666,6 +667,49 @@ static void missing_files_are_named_as_given(void)
     remove(graph);
 }
 
+/* `simulate` reads its timeline as `watch` and the demo do: in a sandbox
+ * of the timeline's own folder (a module it requires is found there, not
+ * beside the graph), no symbolic link followed, a file that does not open
+ * named as given. The timeline's module says dt 0.5, 2 frames: the trace
+ * is frames 0 and 1 at t = 0.5 and 1. */
+static void simulate_reads_the_timeline_in_its_own_folder(void)
+{
+    char graph[700], sub[700], tl[800], steps[800], link[800], none[800], cmd[3000], want[2000];
+    char body[600];
+    snprintf(body, sizeof body, "return { layers = { { name = 'base', entry = 'i', states = { i = { clip = '%s' } } } } }\n",
+             clip_name);
+    write_char_file("sim_graph.lua", body, graph, sizeof graph);
+    snprintf(sub, sizeof sub, "%s/timelines", char_dir);
+    CHECK(mkdir(sub, 0700) == 0);
+    snprintf(tl, sizeof tl, "%s/main.lua", sub);
+    snprintf(steps, sizeof steps, "%s/steps.lua", sub);
+    CHECK(write_file(tl, "return require('steps')\n"));
+    CHECK(write_file(steps, "return { dt = 0.5, frames = 2 }\n"));
+    snprintf(cmd, sizeof cmd, "'%s' simulate '%s' --asset '%s' --timeline '%s'", BIN, graph, tiny_path, tl);
+    CHECK_INT(run(cmd, 1), 0);
+    CHECK_CONTAINS(out, "frame 0 t=0.5\n");
+    CHECK_CONTAINS(out, "frame 1 t=1\n");
+    CHECK(strstr(out, "frame 2") == NULL);
+    snprintf(link, sizeof link, "%s/link.lua", sub);
+    CHECK(symlink(tl, link) == 0);
+    snprintf(cmd, sizeof cmd, "'%s' simulate '%s' --asset '%s' --timeline '%s'", BIN, graph, tiny_path, link);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want,
+             "blendwerk simulate: cannot open %s: 'link.lua' is a symbolic link or not a folder (links are not followed)\n",
+             link);
+    CHECK_STR(out, want);
+    snprintf(none, sizeof none, "%s/absent.lua", sub);
+    snprintf(cmd, sizeof cmd, "'%s' simulate '%s' --asset '%s' --timeline '%s'", BIN, graph, tiny_path, none);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want, "blendwerk simulate: cannot open %s: %s\n", none, strerror(ENOENT));
+    CHECK_STR(out, want);
+    remove(link);
+    remove(steps);
+    remove(tl);
+    rmdir(sub);
+    remove(graph);
+}
+
 /* Every broken character exits 1 with the file's name and, where Lua
  * knows one, the line: syntax and runtime errors and budget stops carry
  * "file:line:"; a bad returned table has no line, so the message names
@@ -831,6 +875,7 @@ int main(void)
     RUN(lua_character_reads_the_files_beside_it);
     RUN(broken_lua_characters_exit_1_naming_file_and_line);
     RUN(missing_files_are_named_as_given);
+    RUN(simulate_reads_the_timeline_in_its_own_folder);
     rmdir(char_dir);
     remove(tiny_path);
     remove(weird_path);
