@@ -670,8 +670,9 @@ static void missing_files_are_named_as_given(void)
 /* `simulate` reads its timeline as `watch` and the demo do: in a sandbox
  * of the timeline's own folder (a module it requires is found there, not
  * beside the graph), no symbolic link followed, a file that does not open
- * named as given. The timeline's module says dt 0.5, 2 frames: the trace
- * is frames 0 and 1 at t = 0.5 and 1. */
+ * named as given, and its table read raw (no metamethod runs). The
+ * timeline's module says dt 0.5, 2 frames: the trace is frames 0 and 1 at
+ * t = 0.5 and 1. */
 static void simulate_reads_the_timeline_in_its_own_folder(void)
 {
     char graph[700], sub[700], tl[800], steps[800], link[800], none[800], cmd[3000], want[2000];
@@ -703,6 +704,15 @@ static void simulate_reads_the_timeline_in_its_own_folder(void)
     CHECK_INT(run_stderr(cmd), 1);
     snprintf(want, sizeof want, "blendwerk simulate: cannot open %s: %s\n", none, strerror(ENOENT));
     CHECK_STR(out, want);
+    /* the table is read raw: a metatable's __index that raises does not
+     * run (it once aborted the process, read outside a protected call) */
+    CHECK(write_file(steps, "return setmetatable({ dt = 0.5, frames = 1 },\n"
+                            "  { __index = function() error('read through a metamethod') end })\n"));
+    snprintf(cmd, sizeof cmd, "'%s' simulate '%s' --asset '%s' --timeline '%s'", BIN, graph, tiny_path, tl);
+    CHECK_INT(run(cmd, 1), 0);
+    CHECK_CONTAINS(out, "frame 0 t=0.5\n");
+    CHECK(strstr(out, "frame 1") == NULL);
+    CHECK(strstr(out, "metamethod") == NULL);
     remove(link);
     remove(steps);
     remove(tl);
