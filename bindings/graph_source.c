@@ -395,11 +395,12 @@ static void push_line_tables(lua_State *L)
 }
 
 /* Read a file of a trusted state (no sandbox): the whole file, at most
- * MAX_SOURCE bytes. Pushes the text or raises. */
-static void push_plain_file_text(lua_State *L, const char *what, const char *path)
+ * MAX_SOURCE bytes. Pushes the text or raises ("WHAT: cannot open
+ * DISPLAY" for a file that does not open; display NULL: path). */
+static void push_plain_file_text(lua_State *L, const char *what, const char *path, const char *display)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) luaL_error(L, "%s: cannot open %s", what, path);
+    if (!f) luaL_error(L, "%s: cannot open %s", what, display ? display : path);
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     size_t total = 0;
@@ -491,8 +492,8 @@ static int graph_require(lua_State *L)
     lua_pushvalue(L, 1);
     lua_pushlightuserdata(L, (void *)graph_require); /* loading */
     lua_rawset(L, lua_upvalueindex(2));
-    if (found) push_plain_file_text(L, "require", found);
-    else bw_sandbox_push_file_text(L, "require", file);
+    if (found) push_plain_file_text(L, "require", found, NULL);
+    else bw_sandbox_push_file_text(L, "require", file, NULL);
     const int text = lua_gettop(L);
     const char *shown = found ? lua_pushstring(L, found) : lua_pushfstring(L, "%s%s", lua_tostring(L, lua_upvalueindex(3)), file);
     lua_rawgetp(L, lua_upvalueindex(2), &self_key);
@@ -569,41 +570,14 @@ static void run_source(lua_State *L, const char *text, size_t size, const char *
     lua_settop(L, top + 1);
 }
 
-/* (what, name) -> the file's text: the sandbox's rules in a sandbox state,
- * else the plain reader. */
-static int push_file_text_protected(lua_State *L)
-{
-    const char *what = lua_tostring(L, 1), *name = lua_tostring(L, 2);
-    if (bw_sandbox_from_state(L)) bw_sandbox_push_file_text(L, what, name);
-    else push_plain_file_text(L, what, name);
-    return 1;
-}
-
-/* Push the file's text, or raise; a file that does not open is named as
- * the caller gave it (`display`, e.g. "/some/dir/x.lua", not the mod's
- * file name "x.lua" inside the folder it was split into). */
+/* Push the file's text or raise: the sandbox's rules in a sandbox state,
+ * else the plain reader. A file that does not open is named `display`
+ * (the caller's spelling, e.g. "/some/dir/x.lua", not the mod's file name
+ * "x.lua" inside the folder it was split into). */
 static void push_file_text(lua_State *L, const char *what, const char *name, const char *display)
 {
-    lua_pushcfunction(L, push_file_text_protected);
-    lua_pushstring(L, what);
-    lua_pushstring(L, name);
-    int status = lua_pcall(L, 2, 1, 0);
-    if (status == LUA_OK) return;
-    if (bw_sandbox_from_state(L)) bw_sandbox_after_protected(L, status); /* a stop stays a stop */
-    const char *msg = lua_tostring(L, -1);
-    const char *at = msg ? strstr(msg, "cannot open ") : NULL;
-    size_t n = strlen(name), skip = strlen("cannot open ");
-    if (at && display && strcmp(display, name) != 0 && strncmp(at + skip, name, n) == 0 &&
-        (at[skip + n] == ':' || at[skip + n] == '\0')) {
-        luaL_Buffer b;
-        luaL_buffinit(L, &b);
-        luaL_addlstring(&b, msg, (size_t)(at - msg) + skip);
-        luaL_addstring(&b, display);
-        luaL_addstring(&b, at + skip + n);
-        luaL_pushresult(&b);
-        lua_replace(L, -2);
-    }
-    lua_error(L);
+    if (bw_sandbox_from_state(L)) bw_sandbox_push_file_text(L, what, name, display);
+    else push_plain_file_text(L, what, name, display);
 }
 
 void bw_lua_run_source_file(lua_State *L, const char *what, const char *name, const char *display)

@@ -326,8 +326,10 @@ static int open_inside(const char *dir, const char *rel, char *why, size_t why_s
 }
 
 /* Check a file the script names and tell the host: full path in `full`,
- * or a Lua error naming `what`. Returns an open descriptor. */
-static int open_mod_file(lua_State *L, const char *what, const char *name, char *full, size_t full_size)
+ * or a Lua error naming `what` (a file that does not open: named
+ * `display`, NULL: name). Returns an open descriptor. */
+static int open_mod_file(lua_State *L, const char *what, const char *name, const char *display, char *full,
+                         size_t full_size)
 {
     bw_sandbox *sb = bw_sandbox_of(L);
     const char *bad = what ? bw_sandbox_refuse_name(name) : NULL;
@@ -349,7 +351,7 @@ static int open_mod_file(lua_State *L, const char *what, const char *name, char 
         luaL_error(L, "require: cannot open %s: %s (only \"blendwerk\" and the mod's own modules can be required)",
                    name, why);
     }
-    if (fd < 0) luaL_error(L, "cannot open %s: %s", name, why);
+    if (fd < 0) luaL_error(L, "cannot open %s: %s", display ? display : name, why);
     return fd;
 }
 
@@ -366,10 +368,10 @@ bw_sandbox *bw_sandbox_from_state(lua_State *L)
     return lua_getallocf(L, &ud) == sandbox_alloc ? (bw_sandbox *)ud : NULL;
 }
 
-void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name)
+void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name, const char *display)
 {
     char full[BW_SANDBOX_PATH_MAX];
-    int fd = open_mod_file(L, what, name, full, sizeof full);
+    int fd = open_mod_file(L, what, name, display, full, sizeof full);
     bw_file_stamp st = bw_file_stamp_fd(fd);
     if (st.size < 0 || (unsigned long long)st.size > BW_SANDBOX_MAX_SCRIPT) {
         close(fd);
@@ -412,7 +414,7 @@ static void load_text(lua_State *L, const char *name)
 
 void bw_sandbox_push_file(lua_State *L, const char *what, const char *name)
 {
-    bw_sandbox_push_file_text(L, what, name);
+    bw_sandbox_push_file_text(L, what, name, NULL);
     load_text(L, name);
 }
 
@@ -439,7 +441,7 @@ static int sandbox_asset_load(lua_State *L)
         lua_pushvalue(L, lua_upvalueindex(1));
     } else {
         char full[BW_SANDBOX_PATH_MAX];
-        close(open_mod_file(L, "blendwerk.load", path, full, sizeof full));
+        close(open_mod_file(L, "blendwerk.load", path, NULL, full, sizeof full));
         bw_lua_push_loader_beneath(L, sb->dir);
     }
     for (int i = 1; i <= n; i++) lua_pushvalue(L, i);
@@ -520,7 +522,7 @@ static int load_module(lua_State *L)
     bw_sandbox *sb = bw_sandbox_of(L);
     const char *file = lua_tostring(L, 1);
     int level = sb->loading_depth - 1;
-    bw_sandbox_push_file_text(L, "require", file);
+    bw_sandbox_push_file_text(L, "require", file, NULL);
     int m = module_slot(sb, lua_tostring(L, 2));
     sb->loading[level] = m;
     if (m >= 0) {

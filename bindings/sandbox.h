@@ -170,8 +170,10 @@ void bw_sandbox_push_file(lua_State *L, const char *what, const char *name);
 
 /* The same rules, but push the file's text (a string) instead of the
  * loaded chunk: for hosts that read a mod's file themselves (the graph
- * reader maps table constructors to their lines before loading). */
-void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name);
+ * reader maps table constructors to their lines before loading). A file
+ * that does not open is named `display` in the error ("cannot open
+ * display: why"; NULL: name), e.g. the path as the user gave it. */
+void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name, const char *display);
 
 /* The sandbox whose state L (or a thread of it) is, or NULL when L is not
  * a sandbox's state. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lua_graph.h"
+#include "lua_support.h"
 #include "timeline.h"
 
 void bw_timeline_free(bw_timeline *t)
@@ -65,7 +66,7 @@ static int find_layer(bw_timeline *s, const char *name, int line)
 /* The number field `key` of the table at idx into *out (absent: false). */
 static bool opt_number(bw_timeline *s, lua_State *L, int idx, const char *key, double *out, int line)
 {
-    lua_getfield(L, idx, key);
+    bw_lua_raw_field(L, idx, key);
     bool present = !lua_isnil(L, -1);
     if (present && (lua_type(L, -1) != LUA_TNUMBER || !isfinite(lua_tonumber(L, -1)))) {
         tl_error(s, line, "%s must be a finite number", key);
@@ -99,7 +100,7 @@ static void read_inputs(bw_timeline *t, lua_State *L, int e, int i, int cap)
 {
     static const char *const vec_keys[2] = {"velocity", "look_at"};
     for (int v = 0; v < 2; v++) {
-        lua_getfield(L, e, vec_keys[v]);
+        bw_lua_raw_field(L, e, vec_keys[v]);
         if (!lua_isnil(L, -1)) {
             int line = bw_lua_key_line(L, e, vec_keys[v]);
             float vec[3];
@@ -122,7 +123,7 @@ static void read_inputs(bw_timeline *t, lua_State *L, int e, int i, int cap)
             if (a) a->value = (float)x;
         }
     }
-    lua_getfield(L, e, "gesture");
+    bw_lua_raw_field(L, e, "gesture");
     if (lua_type(L, -1) == LUA_TSTRING) {
         int clip = -1;
         for (int c = 0; c < t->clip_count && clip < 0; c++)
@@ -160,7 +161,7 @@ static void read_entry(bw_timeline *s, lua_State *L, int e, int i, int cap)
     if (!opt_number(s, L, e, "at", &at, line)) tl_error(s, line, "entry %d: at is missing (seconds)", i + 1);
     t->at[i] = at;
     /* set = { name = value }: in the order written */
-    lua_getfield(L, e, "set");
+    bw_lua_raw_field(L, e, "set");
     if (lua_istable(L, -1)) {
         const int st = lua_gettop(L);
         /* pairs order is arbitrary: order by line, then by parameter index */
@@ -200,7 +201,7 @@ static void read_entry(bw_timeline *s, lua_State *L, int e, int i, int cap)
     }
     lua_pop(L, 1);
     /* fire = "name" or { "a", "b" } */
-    lua_getfield(L, e, "fire");
+    bw_lua_raw_field(L, e, "fire");
     const int fire_line = bw_lua_key_line(L, e, "fire");
     if (lua_type(L, -1) == LUA_TSTRING || lua_istable(L, -1)) {
         int n = lua_istable(L, -1) ? (int)lua_rawlen(L, -1) : 1;
@@ -222,11 +223,11 @@ static void read_entry(bw_timeline *s, lua_State *L, int e, int i, int cap)
     lua_pop(L, 1);
     /* travel = "state" [, layer = "name"] */
     int layer = 0;
-    lua_getfield(L, e, "layer");
+    bw_lua_raw_field(L, e, "layer");
     if (lua_type(L, -1) == LUA_TSTRING) layer = find_layer(s, lua_tostring(L, -1), bw_lua_key_line(L, e, "layer"));
     else if (!lua_isnil(L, -1)) tl_error(s, line, "layer must be a layer name");
     lua_pop(L, 1);
-    lua_getfield(L, e, "travel");
+    bw_lua_raw_field(L, e, "travel");
     if (lua_type(L, -1) == LUA_TSTRING && !s->graph) {
         tl_error(s, bw_lua_key_line(L, e, "travel"), "travel: no graph is running");
     } else if (lua_type(L, -1) == LUA_TSTRING && layer >= 0) {
@@ -246,7 +247,7 @@ static void read_entry(bw_timeline *s, lua_State *L, int e, int i, int cap)
     double fade = 0;
     opt_number(s, L, e, "fade", &fade, line);
     if (fade < 0) tl_error(s, line, "fade must be >= 0");
-    lua_getfield(L, e, "layer_weight");
+    bw_lua_raw_field(L, e, "layer_weight");
     if (lua_istable(L, -1)) {
         const int wt = lua_gettop(L);
         lua_pushnil(L);
@@ -322,31 +323,6 @@ static bool read_timeline(bw_timeline *s, lua_State *L)
         lua_pop(L, 1);
     }
     return s->errors == 0;
-}
-
-char *bw_timeline_read_text(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = (char *)malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            char *more = cap < ((size_t)4 << 20) ? (char *)realloc(buf, cap * 2) : NULL;
-            if (!more) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = more;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    *size = n;
-    return buf;
 }
 
 bool bw_timeline_read(bw_timeline *t, lua_State *L, const bw_graph *graph, const char *path, double applied_until)

@@ -81,7 +81,9 @@ typedef struct bw_timeline {
 /* Read the timeline table on top of L's stack (left there) against
  * `graph` into *t (freed first). Entries with at <= applied_until count as
  * applied (pass a negative time for none). False when a problem was
- * printed; the actions that resolved are kept either way. */
+ * printed; the actions that resolved are kept either way. The tables are
+ * read raw: no metamethod of the script's runs, so a host may call it
+ * outside a protected call (watch and simulate do). */
 bool bw_timeline_read(bw_timeline *t, lua_State *L, const bw_graph *graph, const char *path, double applied_until);
 /* The same with the character's clips (clip_count entries) for gesture
  * names; graph may be NULL (a character without a graph: every set, fire,
@@ -108,10 +110,5 @@ bool bw_timeline_apply_input(bw_timeline *t, bw_graph_cursor *cursor, bw_timelin
  * ("FILE:LINE: message", or "cannot open FILE: why" with FILE as given)
  * in err. */
 bw_sandbox *bw_timeline_load(const char *path, char *err, size_t err_size);
-
-/* The whole file, malloc'ed (NULL when it cannot be read; at most 4 MiB):
- * for a host that runs the timeline's text in a state of its own
- * (cli/cmd_simulate.c runs it in the graph's sandbox). */
-char *bw_timeline_read_text(const char *path, size_t *size);
 
 #endif

@@ -2,15 +2,19 @@
  * TIMELINE.lua [--json] [--joints]` (SPEC §12.3): run a graph over a
  * scripted timeline and print one trace record per frame.
  *
- * The graph file and the timeline are untrusted: both run in one sandbox
- * (bindings/sandbox.h), made and loaded by cli_graph.h as for `check`,
- * whose folder is the graph's (its require and
- * blendwerk.load see only that folder); the timeline's text is read by
- * this host and run there too. The graph is read by the one graph reader
+ * The graph file and the timeline are untrusted: each runs in a sandbox
+ * (bindings/sandbox.h) whose folder is its own file's (its require and
+ * blendwerk.load see only that folder; so the timeline may live
+ * elsewhere). The timeline is loaded first, as `watch` and the demo load
+ * it (bw_timeline_load: the sandbox's file reader, no symbolic link, at
+ * most 4 MiB); the graph's sandbox is made and loaded by cli_graph.h as
+ * for `check`. The graph is read by the one graph reader
  * (bindings/lua_graph.c), so its problems come out as FILE:LINE; the
  * timeline's table constructors record their lines the same way, so a
- * bad entry or a travel with no route names the timeline's line.
- * Predicates run with the sandbox's per-call callback limits.
+ * bad entry or a travel with no route names the timeline's line. The
+ * timeline's actions hold the compiled graph's indices (bw_timeline_read),
+ * not its Lua state. Predicates run with the sandbox's per-call callback
+ * limits.
  *
  * Frame k (k = 0, 1, ...) applies, in list order, every entry with
  * at <= k*dt + 1e-9 not yet applied, then updates the cursor by dt,
@@ -51,8 +55,7 @@ static void usage(FILE *to)
 
 typedef struct sim {
     const char *graph_path, *timeline_path;
-    const char *tl_text; /* the timeline's text, read by this host */
-    size_t tl_size;
+    bw_sandbox *tl_sb; /* the timeline's sandbox, its table at index 1 */
     bool json, joints;
     bw_cli_graph *file; /* the graph file and the character (cli_graph.h) */
     const bw_graph *graph;
@@ -233,26 +236,27 @@ static void report_callback(void *user, const char *message)
 }
 
 /* In the sandbox, the compiled graph at 1 (or nil and its problems at 2:
- * printed on stderr, status 1): run the timeline's text; leaves Graph,
- * timeline. */
+ * printed on stderr, status 1); leaves the Graph. */
 static int load(lua_State *L, bw_cli_graph *g)
 {
-    sim *s = (sim *)g->user;
+    (void)g;
     if (lua_isnil(L, 1)) {
         bw_cli_print_list(L, 2, stderr, "");
         return 1;
     }
     lua_settop(L, 1);
-    bw_lua_run_source(L, s->tl_text, s->tl_size, s->timeline_path);
     return 0;
 }
 
-/* Outside the protected call: the Graph at -2, the timeline table at -1. */
+/* Outside the protected call: the Graph at -1; the timeline's table in
+ * its own sandbox. */
 static int simulate(lua_State *L, bw_cli_graph *g)
 {
     sim *s = (sim *)g->user;
-    s->graph = bw_lua_graph_check(L, -2);
-    int status = bw_timeline_read(&s->tl, L, s->graph, s->timeline_path, -1) ? run(s, s->json, s->joints) : 1;
+    s->graph = bw_lua_graph_check(L, -1);
+    int status = bw_timeline_read(&s->tl, bw_sandbox_state(s->tl_sb), s->graph, s->timeline_path, -1)
+                     ? run(s, s->json, s->joints)
+                     : 1;
     bw_timeline_free(&s->tl);
     return status;
 }
@@ -286,14 +290,12 @@ int bw_cmd_simulate(int argc, char **argv)
         fprintf(stderr, "blendwerk simulate: --joints needs --json\n");
         return 2;
     }
-    size_t tl_size = 0;
-    char *tl_text = bw_timeline_read_text(s.timeline_path, &tl_size);
-    if (!tl_text) {
-        fprintf(stderr, "blendwerk simulate: cannot read %s\n", s.timeline_path);
+    char err[BW_SANDBOX_ERROR_MAX];
+    s.tl_sb = bw_timeline_load(s.timeline_path, err, sizeof err);
+    if (!s.tl_sb) {
+        fprintf(stderr, "blendwerk simulate: %s\n", err);
         return 1;
     }
-    s.tl_text = tl_text;
-    s.tl_size = tl_size;
     bw_cli_graph g;
     memset(&g, 0, sizeof g);
     g.cmd = "simulate";
@@ -302,10 +304,10 @@ int bw_cmd_simulate(int argc, char **argv)
     g.user = &s;
     g.report = report_callback;
     g.after = simulate;
-    g.results = 2;
+    g.results = 1;
     g.compile = true;
     s.file = &g;
     int status = bw_cli_graph_run(&g, load);
-    free(tl_text);
+    bw_sandbox_destroy(s.tl_sb);
     return status;
 }

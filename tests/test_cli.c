@@ -6,9 +6,11 @@
  * cJSON, an independent parser. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -642,6 +644,82 @@ static void lua_character_reads_the_files_beside_it(void)
     remove(esc);
 }
 
+/* A graph or timeline file that does not open is named as the user gave
+ * it, folder and all (the sandbox opens "x.lua" inside the folder it split
+ * off), with the system's reason: `watch` prefixes its name to a timeline
+ * it cannot open, `check` tags the graph's line as an error. */
+static void missing_files_are_named_as_given(void)
+{
+    char graph[700], tl[700], none[700], cmd[3000], want[2000];
+    write_char_file("named.lua", "return { layers = { { name = 'base', entry = 'i', states = { i = { clip = 'x' } } } } }\n",
+                    graph, sizeof graph);
+    snprintf(tl, sizeof tl, "%s/absent.timeline.lua", char_dir);
+    snprintf(cmd, sizeof cmd, "'%s' watch '%s' --asset '%s' --timeline '%s' --seconds 0 < /dev/null", BIN, graph,
+             tiny_path, tl);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want, "blendwerk watch: cannot open %s: %s\n", tl, strerror(ENOENT));
+    CHECK_STR(out, want);
+    snprintf(none, sizeof none, "%s/absent.lua", char_dir);
+    snprintf(cmd, sizeof cmd, "'%s' check '%s' 2>/dev/null", BIN, none);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 1);
+    snprintf(want, sizeof want, "%s: error: cannot open %s: %s\n", none, none, strerror(ENOENT));
+    CHECK_STR(out, want);
+    remove(graph);
+}
+
+/* `simulate` reads its timeline as `watch` and the demo do: in a sandbox
+ * of the timeline's own folder (a module it requires is found there, not
+ * beside the graph), no symbolic link followed, a file that does not open
+ * named as given, and its table read raw (no metamethod runs). The
+ * timeline's module says dt 0.5, 2 frames: the trace is frames 0 and 1 at
+ * t = 0.5 and 1. */
+static void simulate_reads_the_timeline_in_its_own_folder(void)
+{
+    char graph[700], sub[700], tl[800], steps[800], link[800], none[800], cmd[3000], want[2000];
+    char body[600];
+    snprintf(body, sizeof body, "return { layers = { { name = 'base', entry = 'i', states = { i = { clip = '%s' } } } } }\n",
+             clip_name);
+    write_char_file("sim_graph.lua", body, graph, sizeof graph);
+    snprintf(sub, sizeof sub, "%s/timelines", char_dir);
+    CHECK(mkdir(sub, 0700) == 0);
+    snprintf(tl, sizeof tl, "%s/main.lua", sub);
+    snprintf(steps, sizeof steps, "%s/steps.lua", sub);
+    CHECK(write_file(tl, "return require('steps')\n"));
+    CHECK(write_file(steps, "return { dt = 0.5, frames = 2 }\n"));
+    snprintf(cmd, sizeof cmd, "'%s' simulate '%s' --asset '%s' --timeline '%s'", BIN, graph, tiny_path, tl);
+    CHECK_INT(run(cmd, 1), 0);
+    CHECK_CONTAINS(out, "frame 0 t=0.5\n");
+    CHECK_CONTAINS(out, "frame 1 t=1\n");
+    CHECK(strstr(out, "frame 2") == NULL);
+    snprintf(link, sizeof link, "%s/link.lua", sub);
+    CHECK(symlink(tl, link) == 0);
+    snprintf(cmd, sizeof cmd, "'%s' simulate '%s' --asset '%s' --timeline '%s'", BIN, graph, tiny_path, link);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want,
+             "blendwerk simulate: cannot open %s: 'link.lua' is a symbolic link or not a folder (links are not followed)\n",
+             link);
+    CHECK_STR(out, want);
+    snprintf(none, sizeof none, "%s/absent.lua", sub);
+    snprintf(cmd, sizeof cmd, "'%s' simulate '%s' --asset '%s' --timeline '%s'", BIN, graph, tiny_path, none);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want, "blendwerk simulate: cannot open %s: %s\n", none, strerror(ENOENT));
+    CHECK_STR(out, want);
+    /* the table is read raw: a metatable's __index that raises does not
+     * run (it once aborted the process, read outside a protected call) */
+    CHECK(write_file(steps, "return setmetatable({ dt = 0.5, frames = 1 },\n"
+                            "  { __index = function() error('read through a metamethod') end })\n"));
+    snprintf(cmd, sizeof cmd, "'%s' simulate '%s' --asset '%s' --timeline '%s'", BIN, graph, tiny_path, tl);
+    CHECK_INT(run(cmd, 1), 0);
+    CHECK_CONTAINS(out, "frame 0 t=0.5\n");
+    CHECK(strstr(out, "frame 1") == NULL);
+    CHECK(strstr(out, "metamethod") == NULL);
+    remove(link);
+    remove(steps);
+    remove(tl);
+    rmdir(sub);
+    remove(graph);
+}
+
 /* Every broken character exits 1 with the file's name and, where Lua
  * knows one, the line: syntax and runtime errors and budget stops carry
  * "file:line:"; a bad returned table has no line, so the message names
@@ -806,6 +884,8 @@ int main(void)
     RUN(lua_character_info_lists_joints_and_clips);
     RUN(lua_character_reads_the_files_beside_it);
     RUN(broken_lua_characters_exit_1_naming_file_and_line);
+    RUN(missing_files_are_named_as_given);
+    RUN(simulate_reads_the_timeline_in_its_own_folder);
     rmdir(char_dir);
     remove(tiny_path);
     remove(weird_path);

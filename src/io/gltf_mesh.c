@@ -454,10 +454,11 @@ static bw_result copy_offsets(mesh_loader *L, const prim_info *pi, int t, const 
 /* Fill morph block `mb` from a primitive's targets (offsets turned like
  * its positions when its node is carried by a joint above it). Normal
  * offsets (kept only when the primitive has NORMAL) are scaled like the
- * bind normals, which are normalized after turning, so that bind +
- * offsets is the turned morphed normal up to its length. */
+ * bind normals, which are normalized after turning, by `scale` (per
+ * vertex, the bind normal's 1 / |turned normal|, copy_prim), so that bind
+ * + offsets is the turned morphed normal up to its length. */
 static bw_result copy_targets(mesh_loader *L, const prim_info *pi, bw_mesh_morph *mb, int v0, bool moved,
-                              const float place[4][4])
+                              const float place[4][4], const float *scale)
 {
     gltf_ctx *c = &L->c;
     size_t n = (size_t)pi->vertex_count, size = (size_t)pi->targets * n * 3 * sizeof(float);
@@ -474,21 +475,12 @@ static bw_result copy_targets(mesh_loader *L, const prim_info *pi, bw_mesh_morph
     }
     if (!mb->deltas) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "meshes", "out of memory");
     mb->targets = pi->targets; /* set once allocated: bw_mesh_destroy frees by it */
-    /* the bind normals' 1 / |turned normal| (copy_prim) */
-    float *scale = mb->normal_deltas ? (float *)bw_alloc(c->a, n * sizeof(float)) : NULL;
-    if (mb->normal_deltas && !scale) return bw_gltf_fail(c, BW_ERR_OUT_OF_MEMORY, "meshes", "out of memory");
-    for (size_t v = 0; scale && v < n; v++) {
-        float t[3];
-        turn3(moved, place, pi->nrm->data + v * 3, t);
-        scale[v] = inverse_length3(t);
-    }
     bw_result r = BW_OK;
     for (int t = 0; t < pi->targets && r == BW_OK; t++) {
         r = copy_offsets(L, pi, t, "POSITION", moved, place, NULL, mb->deltas + (size_t)t * n * 3);
         if (r == BW_OK && mb->normal_deltas)
             r = copy_offsets(L, pi, t, "NORMAL", moved, place, scale, mb->normal_deltas + (size_t)t * n * 3);
     }
-    if (scale) bw_free(c->a, scale, n * sizeof(float));
     return r;
 }
 
@@ -535,26 +527,36 @@ static bw_result copy_prim(mesh_loader *L, const prim_info *pi, bw_mesh *m, int 
             wgt[v * 4 + 1] = wgt[v * 4 + 2] = wgt[v * 4 + 3] = 0.0f;
         }
     }
-    if (pi->targets) {
-        bw_mesh_morph *mb = &m->morphs[L->morph_fill++];
-        bw_result r = copy_targets(L, pi, mb, v0, moved, place);
-        if (r != BW_OK) return r;
-        m->normal_morphs |= mb->normal_deltas != NULL;
-    }
     for (int k = 0; k < pi->index_count; k++) idx[k] = (uint32_t)v0 + (pi->idx ? (uint32_t)pi->idx->data[k] : (uint32_t)k);
+    /* each bind normal's 1 / |turned normal|, kept for the normal offsets
+     * (copy_targets) when the primitive has them */
+    float *scale = NULL;
+    const size_t scale_size = pi->nrm && pi->targets && pi->target_normals ? (size_t)n * sizeof(float) : 0;
+    if (scale_size) {
+        scale = (float *)bw_alloc(L->c.a, scale_size);
+        if (!scale) return bw_gltf_fail(&L->c, BW_ERR_OUT_OF_MEMORY, "meshes", "out of memory");
+    }
     if (pi->nrm) {
         for (int v = 0; v < n; v++) {
-            float *o = nrm + (size_t)v * 3, t[3];
-            turn3(moved, place, pi->nrm->data + (size_t)v * 3, t);
-            float k = inverse_length3(t);
-            o[0] = t[0] * k;
-            o[1] = t[1] * k;
-            o[2] = t[2] * k;
+            float *o = nrm + (size_t)v * 3;
+            turn3(moved, place, pi->nrm->data + (size_t)v * 3, o);
+            float k = inverse_length3(o);
+            o[0] *= k;
+            o[1] *= k;
+            o[2] *= k;
+            if (scale) scale[v] = k;
         }
     } else {
         face_normals(nrm, pos, n, idx, pi->index_count, (uint32_t)v0);
     }
-    return BW_OK;
+    bw_result r = BW_OK;
+    if (pi->targets) {
+        bw_mesh_morph *mb = &m->morphs[L->morph_fill++];
+        r = copy_targets(L, pi, mb, v0, moved, place, scale);
+        m->normal_morphs |= r == BW_OK && mb->normal_deltas != NULL;
+    }
+    if (scale) bw_free(L->c.a, scale, scale_size);
+    return r;
 }
 
 static bw_result build(mesh_loader *L, bw_mesh **out)
