@@ -1370,18 +1370,9 @@ static int l_pose(lua_State *L)
     return 1;
 }
 
-static int l_gc(lua_State *L)
-{
-    bw_lua_object_gc_or_close(L, (bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_ANIMATOR));
-    return 0;
-}
-
-static int l_close(lua_State *L)
-{
-    bw_lua_check_object(L, 1, BW_LUA_ANIMATOR);
-    bw_lua_object_close((bw_lua_object *)lua_touserdata(L, 1));
-    return 0;
-}
+/* close(), __gc and __close are the shared ones; no __tostring (Lua's
+ * "blendwerk.Animator: ADDRESS") */
+static const bw_lua_lifetime animator_lifetime = {.type_name = BW_LUA_ANIMATOR};
 
 static const luaL_Reg methods[] = {
     {"update", l_update},         {"gesture", l_gesture},       {"set_graph", l_set_graph},
@@ -1389,13 +1380,7 @@ static const luaL_Reg methods[] = {
     {"expression", l_expression},
     {"gaze", l_gaze},             {"root_motion", l_root_motion}, {"plays", l_plays},
     {"events", l_events},         {"joint_overrides", l_joint_overrides},
-    {"head_aim", l_head_aim},     {"pose", l_pose},             {"close", l_close},
-    {NULL, NULL},
-};
-
-static const luaL_Reg meta[] = {
-    {"__gc", l_gc},
-    {"__close", l_gc},
+    {"head_aim", l_head_aim},     {"pose", l_pose},
     {NULL, NULL},
 };
 
@@ -1408,6 +1393,6 @@ static const luaL_Reg functions[] = {
 void bw_lua_open_animator(lua_State *L)
 {
     luaL_checktype(L, -1, LUA_TTABLE);
-    bw_lua_register_type(L, BW_LUA_ANIMATOR, methods, meta);
+    bw_lua_register_object_type(L, &animator_lifetime, methods, NULL);
     luaL_setfuncs(L, functions, 0);
 }

@@ -270,28 +270,17 @@ static int l_frame_count(lua_State *L)
     return 1;
 }
 
-static int l_asset_gc(lua_State *L)
+/* __tostring of a live Asset; close(), __gc and __close are the shared ones */
+static int describe_asset(lua_State *L)
 {
-    bw_lua_object_close((bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_ASSET));
-    return 0;
-}
-
-static int l_asset_close(lua_State *L)
-{
-    check_asset(L, 1);
-    return l_asset_gc(L);
-}
-
-static int l_asset_tostring(lua_State *L)
-{
-    bw_lua_asset *a = (bw_lua_asset *)luaL_checkudata(L, 1, BW_LUA_ASSET);
-    if (a->hdr.closed || !a->asset) lua_pushfstring(L, "%s (closed): %p", BW_LUA_ASSET, (void *)a);
-    else
-        lua_pushfstring(L, "%s (%s, %d joints, %d clips): %p", BW_LUA_ASSET,
-                        a->asset->kind == BW_ASSET_BVH ? "bvh" : "gltf", bw_rig_joint_count(a->asset->rig),
-                        a->asset->clip_count, (void *)a);
+    const bw_lua_asset *a = (const bw_lua_asset *)lua_touserdata(L, 1);
+    if (!a->asset) return 0;
+    lua_pushfstring(L, "%s (%s, %d joints, %d clips)", BW_LUA_ASSET, a->asset->kind == BW_ASSET_BVH ? "bvh" : "gltf",
+                    bw_rig_joint_count(a->asset->rig), a->asset->clip_count);
     return 1;
 }
+
+static const bw_lua_lifetime asset_lifetime = {.type_name = BW_LUA_ASSET, .describe = describe_asset};
 
 static const luaL_Reg asset_methods[] = {
     {"rig", l_rig},
@@ -302,14 +291,6 @@ static const luaL_Reg asset_methods[] = {
     {"frame_time", l_frame_time},
     {"frame_count", l_frame_count},
     {"warnings", l_warnings},
-    {"close", l_asset_close},
-    {NULL, NULL},
-};
-
-static const luaL_Reg asset_meta[] = {
-    {"__gc", l_asset_gc},
-    {"__close", l_asset_gc},
-    {"__tostring", l_asset_tostring},
     {NULL, NULL},
 };
 
@@ -320,6 +301,6 @@ static const luaL_Reg asset_functions[] = {
 
 void bw_lua_open_asset(lua_State *L)
 {
-    bw_lua_register_type(L, BW_LUA_ASSET, asset_methods, asset_meta);
+    bw_lua_register_object_type(L, &asset_lifetime, asset_methods, NULL);
     luaL_setfuncs(L, asset_functions, 0);
 }

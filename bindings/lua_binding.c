@@ -254,30 +254,18 @@ static int l_sample(lua_State *L)
     return 1;
 }
 
-static int l_binding_gc(lua_State *L)
+/* __tostring of a live Binding; close(), __gc and __close are the shared ones */
+static int describe_binding(lua_State *L)
 {
-    bw_lua_object_close((bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_BINDING));
-    return 0;
-}
-
-static int l_binding_close(lua_State *L)
-{
-    bw_lua_check_binding(L, 1);
-    return l_binding_gc(L);
-}
-
-static int l_binding_tostring(lua_State *L)
-{
-    bw_lua_binding *b = (bw_lua_binding *)luaL_checkudata(L, 1, BW_LUA_BINDING);
-    if (b->hdr.closed || !b->binding) {
-        lua_pushfstring(L, "%s (closed): %p", BW_LUA_BINDING, (void *)b);
-    } else {
-        bw_bind_report r = bw_binding_report(b->binding);
-        lua_pushfstring(L, "%s '%s' (%d bound, %d unbound, %d ambiguous): %p", BW_LUA_BINDING,
-                        bw_clip_name(b->clip->clip), r.bound, r.unbound, r.ambiguous, (void *)b);
-    }
+    const bw_lua_binding *b = (const bw_lua_binding *)lua_touserdata(L, 1);
+    if (!b->binding) return 0;
+    bw_bind_report r = bw_binding_report(b->binding);
+    lua_pushfstring(L, "%s '%s' (%d bound, %d unbound, %d ambiguous)", BW_LUA_BINDING, bw_clip_name(b->clip->clip),
+                    r.bound, r.unbound, r.ambiguous);
     return 1;
 }
+
+static const bw_lua_lifetime binding_lifetime = {.type_name = BW_LUA_BINDING, .describe = describe_binding};
 
 static const luaL_Reg binding_methods[] = {
     {"report", l_report},
@@ -286,14 +274,6 @@ static const luaL_Reg binding_methods[] = {
     {"clip", l_clip},
     {"rig", l_rig},
     {"sample", l_sample},
-    {"close", l_binding_close},
-    {NULL, NULL},
-};
-
-static const luaL_Reg binding_meta[] = {
-    {"__gc", l_binding_gc},
-    {"__close", l_binding_gc},
-    {"__tostring", l_binding_tostring},
     {NULL, NULL},
 };
 
@@ -305,6 +285,6 @@ static const luaL_Reg binding_functions[] = {
 void bw_lua_open_binding(lua_State *L)
 {
     open_binding_cache(L);
-    bw_lua_register_type(L, BW_LUA_BINDING, binding_methods, binding_meta);
+    bw_lua_register_object_type(L, &binding_lifetime, binding_methods, NULL);
     luaL_setfuncs(L, binding_functions, 0);
 }

@@ -740,29 +740,18 @@ static int l_tree_node_count(lua_State *L)
     return 1;
 }
 
-/* __gc and __close: the handle becomes unusable and the C objects go. */
-static int l_tree_gc(lua_State *L)
+/* __tostring of a live BlendTree; close(), __gc and __close are the
+ * shared ones (the handle becomes unusable and the C objects go) */
+static int describe_tree(lua_State *L)
 {
-    bw_lua_object_close((bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_BLEND_TREE));
-    return 0;
-}
-
-static int l_tree_close(lua_State *L)
-{
-    check_tree(L, 1);
-    return l_tree_gc(L);
-}
-
-static int l_tree_tostring(lua_State *L)
-{
-    tree_obj *t = (tree_obj *)luaL_checkudata(L, 1, BW_LUA_BLEND_TREE);
-    if (t->hdr.closed || !t->tree) lua_pushfstring(L, "%s (closed): %p", BW_LUA_BLEND_TREE, (void *)t);
-    else
-        lua_pushfstring(L, "%s (%d nodes, %d leaves, %d params): %p", BW_LUA_BLEND_TREE,
-                        bw_blend_tree_node_count(t->tree), bw_blend_tree_leaf_count(t->tree),
-                        bw_blend_tree_param_count(t->tree), (void *)t);
+    const tree_obj *t = (const tree_obj *)lua_touserdata(L, 1);
+    if (!t->tree) return 0;
+    lua_pushfstring(L, "%s (%d nodes, %d leaves, %d params)", BW_LUA_BLEND_TREE, bw_blend_tree_node_count(t->tree),
+                    bw_blend_tree_leaf_count(t->tree), bw_blend_tree_param_count(t->tree));
     return 1;
 }
+
+static const bw_lua_lifetime tree_lifetime = {.type_name = BW_LUA_BLEND_TREE, .describe = describe_tree};
 
 static const luaL_Reg tree_methods[] = {
     {"evaluate", l_tree_evaluate},
@@ -772,14 +761,6 @@ static const luaL_Reg tree_methods[] = {
     {"clips", l_tree_clips},
     {"leaf_count", l_tree_leaf_count},
     {"node_count", l_tree_node_count},
-    {"close", l_tree_close},
-    {NULL, NULL},
-};
-
-static const luaL_Reg tree_meta[] = {
-    {"__gc", l_tree_gc},
-    {"__close", l_tree_gc},
-    {"__tostring", l_tree_tostring},
     {NULL, NULL},
 };
 
@@ -791,6 +772,6 @@ static const luaL_Reg functions[] = {
 void bw_lua_open_blendtree(lua_State *L)
 {
     luaL_checktype(L, -1, LUA_TTABLE);
-    bw_lua_register_type(L, BW_LUA_BLEND_TREE, tree_methods, tree_meta);
+    bw_lua_register_object_type(L, &tree_lifetime, tree_methods, NULL);
     luaL_setfuncs(L, functions, 0);
 }

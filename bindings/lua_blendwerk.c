@@ -5,6 +5,7 @@
  * the lifetime rules and docs/lua-api.md for the Lua-facing API. */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -178,17 +179,95 @@ static void set_metatable_guard(lua_State *L, const char *type_name)
     lua_pop(L, 2);
 }
 
-void bw_lua_register_type(lua_State *L, const char *type_name, const luaL_Reg *methods, const luaL_Reg *meta)
+/* ---- the lifetime functions (bw_lua_register_object_type) ----
+ * Upvalue 1 of each is the type's bw_lua_lifetime (a light userdata). */
+
+static const bw_lua_lifetime *lifetime_of(lua_State *L)
+{
+    return (const bw_lua_lifetime *)lua_touserdata(L, lua_upvalueindex(1));
+}
+
+/* What closing or collecting the handle at 1 drops besides the header. */
+static void drop_on_close(lua_State *L, const bw_lua_lifetime *life)
+{
+    if (life->clear_uservalue == 0) return;
+    lua_pushnil(L);
+    lua_setiuservalue(L, 1, life->clear_uservalue);
+}
+
+/* __gc and __close */
+static int lifetime_gc(lua_State *L)
+{
+    const bw_lua_lifetime *life = lifetime_of(L);
+    bw_lua_object_gc_or_close(L, (bw_lua_object *)luaL_checkudata(L, 1, life->type_name));
+    drop_on_close(L, life);
+    return 0;
+}
+
+/* handle:close() */
+static int lifetime_close(lua_State *L)
+{
+    const bw_lua_lifetime *life = lifetime_of(L);
+    bw_lua_object *o = life->close_closed_quietly ? (bw_lua_object *)luaL_checkudata(L, 1, life->type_name)
+                                                  : (bw_lua_object *)bw_lua_check_object(L, 1, life->type_name);
+    bw_lua_object_close(o);
+    drop_on_close(L, life);
+    return 0;
+}
+
+/* __tostring: the type's description of a live handle, then ": ADDRESS";
+ * "TYPE (closed): ADDRESS" once closed or when describe finds nothing. */
+static int lifetime_tostring(lua_State *L)
+{
+    const bw_lua_lifetime *life = lifetime_of(L);
+    const bw_lua_object *o = (const bw_lua_object *)luaL_checkudata(L, 1, life->type_name);
+    if (o->closed || life->describe(L) == 0) {
+        if (life->no_address) lua_pushfstring(L, "%s (closed)", life->type_name);
+        else lua_pushfstring(L, "%s (closed): %p", life->type_name, (const void *)o);
+    } else if (!life->no_address) {
+        lua_pushfstring(L, ": %p", (const void *)o);
+        lua_concat(L, 2);
+    }
+    return 1;
+}
+
+/* Set t[name] = closure(fn, life) for the table on top of the stack. */
+static void set_lifetime_fn(lua_State *L, const char *name, lua_CFunction fn, const bw_lua_lifetime *life)
+{
+    lua_pushlightuserdata(L, (void *)(uintptr_t)life); /* read only: lifetime_of gives it back const */
+    lua_pushcclosure(L, fn, 1);
+    lua_setfield(L, -2, name);
+}
+
+static void register_type(lua_State *L, const char *type_name, const luaL_Reg *methods, const luaL_Reg *meta,
+                          const bw_lua_lifetime *life)
 {
     BW_LUA_STACK_BEGIN(L);
     luaL_newmetatable(L, type_name); /* sets __name */
-    luaL_setfuncs(L, meta, 0);
+    if (meta) luaL_setfuncs(L, meta, 0);
+    if (life) {
+        set_lifetime_fn(L, "__gc", lifetime_gc, life);
+        set_lifetime_fn(L, "__close", lifetime_gc, life);
+        if (life->describe) set_lifetime_fn(L, "__tostring", lifetime_tostring, life);
+    }
     lua_newtable(L);
     luaL_setfuncs(L, methods, 0);
+    if (life) set_lifetime_fn(L, "close", lifetime_close, life);
     lua_setfield(L, -2, "__index");
     set_metatable_guard(L, type_name);
     lua_pop(L, 1);
     BW_LUA_STACK_END(L, 0);
+}
+
+void bw_lua_register_type(lua_State *L, const char *type_name, const luaL_Reg *methods, const luaL_Reg *meta)
+{
+    register_type(L, type_name, methods, meta, NULL);
+}
+
+void bw_lua_register_object_type(lua_State *L, const bw_lua_lifetime *life, const luaL_Reg *methods,
+                                 const luaL_Reg *meta)
+{
+    register_type(L, life->type_name, methods, meta, life);
 }
 
 /* ---- numbers and vectors ---- */

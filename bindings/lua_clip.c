@@ -611,29 +611,17 @@ static int l_sample(lua_State *L)
     return 1;
 }
 
-/* __gc and __close (closing is a no-op on a borrowed Clip) */
-static int l_clip_gc(lua_State *L)
+/* __tostring of a live Clip; close(), __gc and __close are the shared
+ * ones (closing is a no-op on a borrowed Clip) */
+static int describe_clip(lua_State *L)
 {
-    bw_lua_object_gc_or_close(L, (bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_CLIP));
-    return 0;
-}
-
-static int l_clip_close(lua_State *L)
-{
-    bw_lua_object_close(&bw_lua_check_clip(L, 1)->hdr);
-    return 0;
-}
-
-static int l_clip_tostring(lua_State *L)
-{
-    bw_lua_clip *c = (bw_lua_clip *)luaL_checkudata(L, 1, BW_LUA_CLIP);
-    if (c->hdr.closed) lua_pushfstring(L, "%s (closed): %p", BW_LUA_CLIP, (void *)c);
-    else
-        lua_pushfstring(L, "%s '%s' (%f s%s%s): %p", BW_LUA_CLIP, bw_clip_name(c->clip),
-                        (lua_Number)bw_clip_length(c->clip), bw_clip_loop(c->clip) ? ", loop" : "",
-                        c->hdr.borrowed ? ", borrowed" : "", (void *)c);
+    const bw_lua_clip *c = (const bw_lua_clip *)lua_touserdata(L, 1);
+    lua_pushfstring(L, "%s '%s' (%f s%s%s)", BW_LUA_CLIP, bw_clip_name(c->clip), (lua_Number)bw_clip_length(c->clip),
+                    bw_clip_loop(c->clip) ? ", loop" : "", c->hdr.borrowed ? ", borrowed" : "");
     return 1;
 }
+
+static const bw_lua_lifetime clip_lifetime = {.type_name = BW_LUA_CLIP, .describe = describe_clip};
 
 static const luaL_Reg clip_methods[] = {
     {"name", l_name},
@@ -647,15 +635,11 @@ static const luaL_Reg clip_methods[] = {
     {"markers", l_markers},
     {"bind", l_bind},
     {"sample", l_sample},
-    {"close", l_clip_close},
     {NULL, NULL},
 };
 
 static const luaL_Reg clip_meta[] = {
-    {"__gc", l_clip_gc},
-    {"__close", l_clip_gc},
     {"__eq", bw_lua_shared_eq},
-    {"__tostring", l_clip_tostring},
     {NULL, NULL},
 };
 
@@ -666,6 +650,6 @@ static const luaL_Reg clip_functions[] = {
 
 void bw_lua_open_clip(lua_State *L)
 {
-    bw_lua_register_type(L, BW_LUA_CLIP, clip_methods, clip_meta);
+    bw_lua_register_object_type(L, &clip_lifetime, clip_methods, clip_meta);
     luaL_setfuncs(L, clip_functions, 0);
 }

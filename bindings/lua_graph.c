@@ -1690,27 +1690,19 @@ static int l_graph_states(lua_State *L)
     return push_names(L, g->graph, 2, bw_lua_check_layer(L, g->graph, 2));
 }
 
-static int l_graph_gc(lua_State *L)
+/* __tostring of a live Graph; close() (quiet on a closed Graph), __gc and
+ * __close are the shared ones */
+static int describe_graph(lua_State *L)
 {
-    bw_lua_object_gc_or_close(L, (bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_GRAPH));
-    return 0;
-}
-
-static int l_graph_close(lua_State *L)
-{
-    bw_lua_object_close((bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_GRAPH));
-    return 0;
-}
-
-static int l_graph_tostring(lua_State *L)
-{
-    graph_obj *g = (graph_obj *)luaL_checkudata(L, 1, BW_LUA_GRAPH);
-    if (g->hdr.closed || !g->graph) lua_pushliteral(L, "blendwerk.Graph (closed)");
-    else
-        lua_pushfstring(L, "blendwerk.Graph (%d layers, %d params)", bw_graph_layer_count(g->graph),
-                        bw_graph_param_count(g->graph));
+    const graph_obj *g = (const graph_obj *)lua_touserdata(L, 1);
+    if (!g->graph) return 0;
+    lua_pushfstring(L, "%s (%d layers, %d params)", BW_LUA_GRAPH, bw_graph_layer_count(g->graph),
+                    bw_graph_param_count(g->graph));
     return 1;
 }
+
+static const bw_lua_lifetime graph_lifetime = {
+    .type_name = BW_LUA_GRAPH, .describe = describe_graph, .close_closed_quietly = true, .no_address = true};
 
 /* ---- cursors ---- */
 
@@ -2226,45 +2218,37 @@ static int l_cursor_graph(lua_State *L)
     return 1;
 }
 
-static int l_cursor_gc(lua_State *L)
+/* __tostring of a live Cursor; close() (quiet on a closed Cursor), __gc
+ * and __close are the shared ones */
+static int describe_cursor(lua_State *L)
 {
-    bw_lua_object_gc_or_close(L, (bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_CURSOR));
-    return 0;
-}
-
-static int l_cursor_close(lua_State *L)
-{
-    bw_lua_object_close((bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_CURSOR));
-    return 0;
-}
-
-static int l_cursor_tostring(lua_State *L)
-{
-    cursor_obj *c = (cursor_obj *)luaL_checkudata(L, 1, BW_LUA_CURSOR);
-    lua_pushstring(L, c->hdr.closed || !c->cursor ? "blendwerk.Cursor (closed)" : "blendwerk.Cursor");
+    const cursor_obj *c = (const cursor_obj *)lua_touserdata(L, 1);
+    if (!c->cursor) return 0;
+    lua_pushstring(L, BW_LUA_CURSOR);
     return 1;
 }
 
+static const bw_lua_lifetime cursor_lifetime = {
+    .type_name = BW_LUA_CURSOR, .describe = describe_cursor, .close_closed_quietly = true, .no_address = true};
+
 static const luaL_Reg graph_methods[] = {
     {"cursor", l_graph_cursor}, {"param_index", l_graph_param_index}, {"params", l_graph_params},
-    {"layers", l_graph_layers}, {"states", l_graph_states},           {"close", l_graph_close},
+    {"layers", l_graph_layers}, {"states", l_graph_states},
     {"refresh_clips", l_graph_refresh_clips},
     {NULL, NULL}};
-static const luaL_Reg graph_meta[] = {{"__gc", l_graph_gc}, {"__close", l_graph_gc}, {"__tostring", l_graph_tostring}, {NULL, NULL}};
 
 static const luaL_Reg cursor_methods[] = {
     {"set", l_cursor_set},       {"get", l_cursor_get},         {"fire", l_cursor_fire},
     {"reset", l_cursor_reset},   {"travel", l_cursor_travel},   {"layer_weight", l_cursor_layer_weight},
     {"update", l_cursor_update}, {"pose", l_cursor_pose},       {"events", l_cursor_events},
     {"state", l_cursor_state},   {"status", l_cursor_status},   {"param_index", l_cursor_param_index},
-    {"graph", l_cursor_graph},   {"close", l_cursor_close},     {"on", l_cursor_on},
+    {"graph", l_cursor_graph},   {"on", l_cursor_on},
     {"callback_errors", l_cursor_callback_errors},                {NULL, NULL}};
-static const luaL_Reg cursor_meta[] = {{"__gc", l_cursor_gc}, {"__close", l_cursor_gc}, {"__tostring", l_cursor_tostring}, {NULL, NULL}};
 
 void bw_lua_open_graph(lua_State *L)
 {
-    bw_lua_register_type(L, BW_LUA_GRAPH, graph_methods, graph_meta);
-    bw_lua_register_type(L, BW_LUA_CURSOR, cursor_methods, cursor_meta);
+    bw_lua_register_object_type(L, &graph_lifetime, graph_methods, NULL);
+    bw_lua_register_object_type(L, &cursor_lifetime, cursor_methods, NULL);
     if (luaL_newmetatable(L, TMP_TREE)) {
         lua_pushcfunction(L, tmp_tree_gc);
         lua_setfield(L, -2, "__gc");

@@ -452,29 +452,16 @@ static int l_mix(lua_State *L)
 
 /* ---- lifetime ---- */
 
-/* __gc and __close (closing is a no-op on a borrowed Pose: a track set's
- * output) */
-static int l_pose_gc(lua_State *L)
+/* __tostring of a live Pose; close(), __gc and __close are the shared
+ * ones (closing is a no-op on a borrowed Pose: a track set's output) */
+static int describe_pose(lua_State *L)
 {
-    bw_lua_object_gc_or_close(L, (bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_POSE));
-    return 0;
-}
-
-static int l_pose_close(lua_State *L)
-{
-    bw_lua_object_close(&bw_lua_check_pose(L, 1)->hdr);
-    return 0;
-}
-
-static int l_pose_tostring(lua_State *L)
-{
-    bw_lua_pose *p = (bw_lua_pose *)luaL_checkudata(L, 1, BW_LUA_POSE);
-    if (p->hdr.closed) lua_pushfstring(L, "%s (closed): %p", BW_LUA_POSE, (void *)p);
-    else
-        lua_pushfstring(L, "%s (%s%d joints): %p", BW_LUA_POSE, p->hdr.borrowed ? "borrowed, " : "",
-                        p->pose.joint_count, (void *)p);
+    const bw_lua_pose *p = (const bw_lua_pose *)lua_touserdata(L, 1);
+    lua_pushfstring(L, "%s (%s%d joints)", BW_LUA_POSE, p->hdr.borrowed ? "borrowed, " : "", p->pose.joint_count);
     return 1;
 }
+
+static const bw_lua_lifetime pose_lifetime = {.type_name = BW_LUA_POSE, .describe = describe_pose};
 
 /* blendwerk.pose(rig) -> empty Pose */
 static int l_pose_new(lua_State *L)
@@ -506,14 +493,6 @@ static const luaL_Reg pose_methods[] = {
     {"model_positions", l_model_positions},
     {"set_rotations", l_set_rotations},
     {"set_translations", l_set_translations},
-    {"close", l_pose_close},
-    {NULL, NULL},
-};
-
-static const luaL_Reg pose_meta[] = {
-    {"__gc", l_pose_gc},
-    {"__close", l_pose_gc},
-    {"__tostring", l_pose_tostring},
     {NULL, NULL},
 };
 
@@ -525,6 +504,6 @@ static const luaL_Reg pose_functions[] = {
 
 void bw_lua_open_pose(lua_State *L)
 {
-    bw_lua_register_type(L, BW_LUA_POSE, pose_methods, pose_meta);
+    bw_lua_register_object_type(L, &pose_lifetime, pose_methods, NULL);
     luaL_setfuncs(L, pose_functions, 0);
 }

@@ -356,28 +356,17 @@ static int l_rest_pose(lua_State *L)
     return 1;
 }
 
-/* __gc and __close (closing is a no-op on a borrowed Rig) */
-static int l_rig_gc(lua_State *L)
+/* __tostring of a live Rig; close(), __gc and __close are the shared ones
+ * (closing is a no-op on a borrowed Rig) */
+static int describe_rig(lua_State *L)
 {
-    bw_lua_object_gc_or_close(L, (bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_RIG));
-    return 0;
-}
-
-static int l_rig_close(lua_State *L)
-{
-    bw_lua_object_close(&bw_lua_check_rig(L, 1)->hdr);
-    return 0;
-}
-
-static int l_rig_tostring(lua_State *L)
-{
-    bw_lua_rig *r = (bw_lua_rig *)luaL_checkudata(L, 1, BW_LUA_RIG);
-    if (r->hdr.closed) lua_pushfstring(L, "%s (closed): %p", BW_LUA_RIG, (void *)r);
-    else
-        lua_pushfstring(L, "%s (%s%d joints, %d curves): %p", BW_LUA_RIG, r->hdr.borrowed ? "borrowed, " : "",
-                        bw_rig_joint_count(r->rig), bw_rig_curve_count(r->rig), (void *)r);
+    const bw_lua_rig *r = (const bw_lua_rig *)lua_touserdata(L, 1);
+    lua_pushfstring(L, "%s (%s%d joints, %d curves)", BW_LUA_RIG, r->hdr.borrowed ? "borrowed, " : "",
+                    bw_rig_joint_count(r->rig), bw_rig_curve_count(r->rig));
     return 1;
 }
+
+static const bw_lua_lifetime rig_lifetime = {.type_name = BW_LUA_RIG, .describe = describe_rig};
 
 static const luaL_Reg rig_methods[] = {
     {"joint_count", l_joint_count},
@@ -394,15 +383,11 @@ static const luaL_Reg rig_methods[] = {
     {"layout_signature", l_layout_signature},
     {"pose", l_pose},
     {"rest_pose", l_rest_pose},
-    {"close", l_rig_close},
     {NULL, NULL},
 };
 
 static const luaL_Reg rig_meta[] = {
-    {"__gc", l_rig_gc},
-    {"__close", l_rig_gc},
     {"__eq", bw_lua_shared_eq},
-    {"__tostring", l_rig_tostring},
     {NULL, NULL},
 };
 
@@ -413,6 +398,6 @@ static const luaL_Reg rig_functions[] = {
 
 void bw_lua_open_rig(lua_State *L)
 {
-    bw_lua_register_type(L, BW_LUA_RIG, rig_methods, rig_meta);
+    bw_lua_register_object_type(L, &rig_lifetime, rig_methods, rig_meta);
     luaL_setfuncs(L, rig_functions, 0);
 }

@@ -370,34 +370,22 @@ static int l_rig(lua_State *L)
     return 1;
 }
 
-/* __gc and __close: the handle becomes unusable and drops its use of the
- * rig once nothing else needs it. */
-static int l_rm_gc(lua_State *L)
+/* __tostring of a live RootMotion; close(), __gc and __close are the
+ * shared ones (the handle becomes unusable and drops its use of the rig
+ * once nothing else needs it) */
+static int describe_rm(lua_State *L)
 {
-    bw_lua_object_close((bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_ROOT_MOTION));
-    return 0;
-}
-
-static int l_rm_close(lua_State *L)
-{
-    check_rm(L, 1);
-    return l_rm_gc(L);
-}
-
-static int l_rm_tostring(lua_State *L)
-{
-    root_motion *rm = (root_motion *)luaL_checkudata(L, 1, BW_LUA_ROOT_MOTION);
-    if (rm->hdr.closed || !rm->rig) {
-        lua_pushfstring(L, "%s (closed): %p", BW_LUA_ROOT_MOTION, (void *)rm);
-        return 1;
-    }
+    const root_motion *rm = (const root_motion *)lua_touserdata(L, 1);
+    if (!rm->rig) return 0;
     const char *name = bw_rig_joint_name(rm->rig->rig, rm->cfg.root_joint);
     unsigned axes = axes_of(rm);
-    lua_pushfstring(L, "%s (root %d '%s', axes%s%s%s%s): %p", BW_LUA_ROOT_MOTION, rm->cfg.root_joint + 1,
+    lua_pushfstring(L, "%s (root %d '%s', axes%s%s%s%s)", BW_LUA_ROOT_MOTION, rm->cfg.root_joint + 1,
                     name ? name : "?", (axes & BW_ROOT_X) ? " x" : "", (axes & BW_ROOT_Y) ? " y" : "",
-                    (axes & BW_ROOT_Z) ? " z" : "", (axes & BW_ROOT_YAW) ? " yaw" : "", (void *)rm);
+                    (axes & BW_ROOT_Z) ? " z" : "", (axes & BW_ROOT_YAW) ? " yaw" : "");
     return 1;
 }
+
+static const bw_lua_lifetime rm_lifetime = {.type_name = BW_LUA_ROOT_MOTION, .describe = describe_rm};
 
 static const luaL_Reg rm_methods[] = {
     {"extract", l_extract},
@@ -406,14 +394,6 @@ static const luaL_Reg rm_methods[] = {
     {"root", l_root},
     {"axes", l_axes},
     {"rig", l_rig},
-    {"close", l_rm_close},
-    {NULL, NULL},
-};
-
-static const luaL_Reg rm_meta[] = {
-    {"__gc", l_rm_gc},
-    {"__close", l_rm_gc},
-    {"__tostring", l_rm_tostring},
     {NULL, NULL},
 };
 
@@ -425,6 +405,6 @@ static const luaL_Reg rm_functions[] = {
 void bw_lua_open_rootmotion(lua_State *L)
 {
     luaL_checktype(L, -1, LUA_TTABLE);
-    bw_lua_register_type(L, BW_LUA_ROOT_MOTION, rm_methods, rm_meta);
+    bw_lua_register_object_type(L, &rm_lifetime, rm_methods, NULL);
     luaL_setfuncs(L, rm_functions, 0);
 }

@@ -26,8 +26,10 @@
  *   same C object, made once and cached on the original, which compares
  *   equal (__eq) to the original. Closing the original closes only the
  *   original; the twin keeps the C object alive until it is collected.
- *   __gc and __close share one function per type
- *   (bw_lua_object_gc_or_close tells them apart).
+ *   __gc and __close share one function (bw_lua_object_gc_or_close tells
+ *   them apart), and close(), __gc, __close and __tostring are the same
+ *   for every type (bw_lua_register_object_type): a type writes only the
+ *   description of a live handle.
  *
  * Indices on the Lua side are 1-based (joints, curves, tracks, markers,
  * clips of an asset); track handles returned by TrackSet:play are opaque.
@@ -132,6 +134,35 @@ void *bw_lua_test_object(lua_State *L, int arg, const char *type_name);
  * raising on a closed handle }, and setmetatable on a handle fails.
  * Leaves the stack unchanged. */
 void bw_lua_register_type(lua_State *L, const char *type_name, const luaL_Reg *methods, const luaL_Reg *meta);
+
+/* What bw_lua_register_object_type installs for a type whose block starts
+ * with a bw_lua_object: the same close(), __gc, __close and __tostring
+ * for every type, so each type writes only its description. */
+typedef struct bw_lua_lifetime {
+    const char *type_name; /* BW_LUA_RIG etc. */
+    /* __tostring of a live handle (at index 1, its type checked): pushes
+     * the text without the address ("blendwerk.Rig (3 joints, 0 curves)")
+     * and returns 1, or pushes nothing and returns 0 when the block has no
+     * C object (it then prints as closed). NULL: no __tostring (Lua's
+     * default "TYPE: ADDRESS"). */
+    lua_CFunction describe;
+    int clear_uservalue;       /* a uservalue slot closing or collecting sets to nil
+                                  (what the handle's callbacks hold), 0: none */
+    bool close_closed_quietly; /* close() on a closed handle is a no-op (else it
+                                  raises "blendwerk.X is closed" like every method) */
+    bool no_address;           /* __tostring prints no ": ADDRESS" (also when closed) */
+} bw_lua_lifetime;
+
+/* bw_lua_register_type for the type life->type_name (`life` must outlive
+ * the state: static storage), adding to its metatable
+ * - __gc and __close: one function (bw_lua_object_gc_or_close), which
+ *   raises on a value of another type;
+ * - __tostring when life->describe is set: the description followed by
+ *   ": ADDRESS", or "TYPE (closed): ADDRESS" once the handle is closed;
+ * and to its methods close(): bw_lua_object_close on the checked handle
+ * (a no-op on a borrowed one). Neither list may hold these names. */
+void bw_lua_register_object_type(lua_State *L, const bw_lua_lifetime *life, const luaL_Reg *methods,
+                                 const luaL_Reg *meta);
 
 /* t[key] = v for the table t on top of the stack. */
 static inline void bw_lua_set_number(lua_State *L, const char *key, double v)

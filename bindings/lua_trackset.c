@@ -648,30 +648,19 @@ static int l_on(lua_State *L)
 
 /* ---- lifetime ---- */
 
-static int l_set_gc(lua_State *L)
+/* __tostring of a live TrackSet; close(), __gc and __close are the shared
+ * ones, and drop the callbacks and bindings (UV_REFS) at close rather
+ * than at collection */
+static int describe_set(lua_State *L)
 {
-    bw_lua_object_close((bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_TRACK_SET));
-    /* Drop the callbacks and bindings now rather than at collection. */
-    lua_pushnil(L);
-    lua_setiuservalue(L, 1, UV_REFS);
-    return 0;
-}
-
-static int l_set_close(lua_State *L)
-{
-    check_set(L, 1);
-    return l_set_gc(L);
-}
-
-static int l_set_tostring(lua_State *L)
-{
-    track_set *ts = (track_set *)luaL_checkudata(L, 1, BW_LUA_TRACK_SET);
-    if (ts->hdr.closed || !ts->set) lua_pushfstring(L, "%s (closed): %p", BW_LUA_TRACK_SET, (void *)ts);
-    else
-        lua_pushfstring(L, "%s (%d of %d tracks): %p", BW_LUA_TRACK_SET, bw_track_set_count(ts->set), ts->capacity,
-                        (void *)ts);
+    const track_set *ts = (const track_set *)lua_touserdata(L, 1);
+    if (!ts->set) return 0;
+    lua_pushfstring(L, "%s (%d of %d tracks)", BW_LUA_TRACK_SET, bw_track_set_count(ts->set), ts->capacity);
     return 1;
 }
+
+static const bw_lua_lifetime set_lifetime = {
+    .type_name = BW_LUA_TRACK_SET, .describe = describe_set, .clear_uservalue = UV_REFS};
 
 static const luaL_Reg set_methods[] = {
     {"play", l_play},
@@ -697,14 +686,6 @@ static const luaL_Reg set_methods[] = {
     {"drain", l_drain},
     {"update", l_update},
     {"on", l_on},
-    {"close", l_set_close},
-    {NULL, NULL},
-};
-
-static const luaL_Reg set_meta[] = {
-    {"__gc", l_set_gc},
-    {"__close", l_set_gc},
-    {"__tostring", l_set_tostring},
     {NULL, NULL},
 };
 
@@ -715,6 +696,6 @@ static const luaL_Reg set_functions[] = {
 
 void bw_lua_open_track_set(lua_State *L)
 {
-    bw_lua_register_type(L, BW_LUA_TRACK_SET, set_methods, set_meta);
+    bw_lua_register_object_type(L, &set_lifetime, set_methods, NULL);
     luaL_setfuncs(L, set_functions, 0);
 }

@@ -959,6 +959,17 @@ void bw_sandbox_destroy(bw_sandbox *sb)
 
 lua_State *bw_sandbox_state(bw_sandbox *sb) { return sb ? sb->L : NULL; }
 
+size_t bw_sandbox_memory_used(const bw_sandbox *sb) { return sb->used; }
+
+size_t bw_sandbox_set_memory_cap(bw_sandbox *sb, size_t bytes)
+{
+    size_t old = sb->lim.memory;
+    sb->lim.memory = bytes ? bytes : BW_SANDBOX_DEFAULT_MEMORY;
+    return old;
+}
+
+int bw_sandbox_modules_loading(const bw_sandbox *sb) { return sb->loading_depth; }
+
 bool bw_sandbox_allow_file(bw_sandbox *sb, const char *path)
 {
     if (!sb || !path || sb->allowed_count >= BW_SANDBOX_MAX_ALLOWED || strlen(path) >= BW_SANDBOX_PATH_MAX) return false;

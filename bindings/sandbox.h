@@ -135,6 +135,21 @@ void bw_sandbox_destroy(bw_sandbox *sb); /* NULL is a no-op */
  * libraries in it or change its hook or allocator. */
 lua_State *bw_sandbox_state(bw_sandbox *sb);
 
+/* The memory cap at run time, for tests that make memory run out at each
+ * step of an operation in turn, and for a host that tightens a mod's cap:
+ * bw_sandbox_memory_used is what the cap counts, the bytes the state holds
+ * now (what the collector has not freed yet included);
+ * bw_sandbox_set_memory_cap replaces desc.limits.memory (0: the default)
+ * between calls (not from inside one): from then on an allocation that
+ * would take the state past `bytes` fails as BW_SANDBOX_MEMORY (a cap at
+ * or below the bytes in use refuses every growth; shrinking still
+ * succeeds), and it returns the cap it replaced. */
+size_t bw_sandbox_memory_used(const bw_sandbox *sb);
+size_t bw_sandbox_set_memory_cap(bw_sandbox *sb, size_t bytes);
+/* How many of the mod's modules are loading now (a require in progress):
+ * 0 between calls, also after a call that failed inside a require. */
+int bw_sandbox_modules_loading(const bw_sandbox *sb);
+
 /* Let blendwerk.load open `path` exactly as given (a host-chosen asset
  * outside the mod's folder). Returns false when no room is left (16). */
 bool bw_sandbox_allow_file(bw_sandbox *sb, const char *path);

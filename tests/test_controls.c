@@ -26,7 +26,6 @@
 #include "check.h"
 #include "controls.h"
 #include "sandbox.h"
-#include "sandbox_internal.h" /* the memory cap, lowered for the out-of-memory tests */
 #include "test_alloc_counter.h"
 #include "test_files.h"
 
@@ -1322,10 +1321,10 @@ static void a_module_drop_out_of_memory_loses_nothing(void)
         bool ok = false;
         for (size_t extra = 0; extra < 8192 && !ok && !lost; extra += 8) {
             lua_gc(L, LUA_GCCOLLECT);
-            sb->lim.memory = sb->used + extra;
+            bw_sandbox_set_memory_cap(sb, bw_sandbox_memory_used(sb) + extra);
             bw_sandbox_modules_saved saved;
             ok = bw_sandbox_modules_drop(sb, 1, &saved);
-            sb->lim.memory = BW_SANDBOX_DEFAULT_MEMORY;
+            bw_sandbox_set_memory_cap(sb, 0);
             if (ok) {
                 dropped++;
                 bw_sandbox_modules_restore(sb, &saved);
@@ -1365,10 +1364,10 @@ static void a_require_out_of_memory_leaves_no_loading_mark(void)
     for (size_t extra = 0; extra < 65536 && !loaded; extra += 16) {
         CHECK(bw_sandbox_load_string(sb, text, sizeof text - 1, "=oom") == BW_SANDBOX_OK);
         lua_gc(L, LUA_GCCOLLECT);
-        sb->lim.memory = sb->used + extra;
+        bw_sandbox_set_memory_cap(sb, bw_sandbox_memory_used(sb) + extra);
         bw_sandbox_status st = bw_sandbox_call(sb, 0, 1);
-        sb->lim.memory = BW_SANDBOX_DEFAULT_MEMORY;
-        CHECK_INT(sb->loading_depth, 0);
+        bw_sandbox_set_memory_cap(sb, 0);
+        CHECK_INT(bw_sandbox_modules_loading(sb), 0);
         if (st == BW_SANDBOX_OK) {
             CHECK_NEAR(lua_tonumber(L, -1), 9, 0);
             lua_pop(L, 1);

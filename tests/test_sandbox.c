@@ -540,6 +540,40 @@ static void string_results_are_capped_by_max_string(void)
     bw_sandbox_destroy(sb);
 }
 
+/* bw_sandbox_set_memory_cap moves the cap between calls, counted in the
+ * bytes bw_sandbox_memory_used reports: a 100,000-byte string held in a
+ * global adds its bytes (plus its header and the global's slot, under
+ * 16 KiB); a cap 512 bytes above the use refuses a 1,000-byte string as a
+ * memory stop; 0 brings the default back and the same call runs. */
+static void the_memory_cap_moves_between_calls(void)
+{
+    bw_sandbox_limits lim = {.memory = (size_t)8 << 20};
+    bw_sandbox *sb = new_sandbox(&lim);
+    lua_State *L = bw_sandbox_state(sb);
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    const size_t base = bw_sandbox_memory_used(sb);
+    CHECK(base > 0);
+    CHECK_INT(run_text(sb, "big = string.rep('x', 100000)", 0), BW_SANDBOX_OK);
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    const size_t held = bw_sandbox_memory_used(sb);
+    CHECK(held >= base + 100000);
+    CHECK(held < base + 100000 + 16384);
+    static const char text[] = "return #string.rep('y', 1000)";
+    CHECK_INT(bw_sandbox_load_string(sb, text, sizeof text - 1, "=capped"), BW_SANDBOX_OK);
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    const size_t tight = bw_sandbox_memory_used(sb) + 512;
+    CHECK_INT((long long)bw_sandbox_set_memory_cap(sb, tight), 8LL << 20); /* desc.limits.memory */
+    CHECK_INT(bw_sandbox_call(sb, 0, 1), BW_SANDBOX_MEMORY);
+    CHECK_CONTAINS(bw_sandbox_error(sb), "memory cap of");
+    CHECK_INT(bw_sandbox_modules_loading(sb), 0);
+    CHECK_INT((long long)bw_sandbox_set_memory_cap(sb, 0), (long long)tight);
+    CHECK_INT(run_text(sb, text, 1), BW_SANDBOX_OK);
+    CHECK_INT(lua_tointeger(L, -1), 1000);
+    lua_pop(L, 1);
+    CHECK_INT((long long)bw_sandbox_set_memory_cap(sb, 0), (long long)BW_SANDBOX_DEFAULT_MEMORY);
+    bw_sandbox_destroy(sb);
+}
+
 static void a_caught_stop_stays_spent(void)
 {
     bw_sandbox_limits lim = {.instructions = 100000};
@@ -875,6 +909,7 @@ int main(void)
     RUN(cases_stop_through_demo_loading);
     RUN(cases_stop_through_demo_hot_reload);
     RUN(string_results_are_capped_by_max_string);
+    RUN(the_memory_cap_moves_between_calls);
     RUN(a_caught_stop_stays_spent);
     RUN(predicates_fail_as_false_and_report_once);
     RUN(the_pushed_form_counts_and_reports_as_the_call);

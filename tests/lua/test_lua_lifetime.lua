@@ -189,4 +189,59 @@ test("set:clip(h), binding:clip(), binding:rig() and pose:rig() survive close()"
     collectgarbage("collect") -- ASan: everything goes, nothing is used after free
 end)
 
+
+-- Every type's close(), __gc / __close and __tostring are the one shared
+-- set (bw_lua_register_object_type): the texts and errors each type shows.
+-- The live texts are worked out from the objects made here: the rig has 2
+-- joints and no curve; the clip 'walk' is 1 s long and loops, its one
+-- track (hips) binds; a track set holds 16 tracks unless told; a one-clip
+-- blend tree is 1 node, 1 leaf, no parameter; root motion defaults to
+-- joint 1 on x, z and yaw; the graph has one layer and no parameter.
+test("tostring, close and use after close, type by type", function()
+    local rig, clip = make_rig(), make_clip()
+    local graph = assert(bw.graph({ layers = { { name = "b", entry = "i", states = { i = { clip = "walk" } } } } },
+                                  { rig = rig, clips = { clip } }))
+    local cases = {
+        { rig, "blendwerk.Rig", "blendwerk.Rig (2 joints, 0 curves)", "joint_count" },
+        { clip, "blendwerk.Clip", "blendwerk.Clip 'walk' (1.0 s, loop)", "length" },
+        { rig:pose(), "blendwerk.Pose", "blendwerk.Pose (2 joints)", "copy" },
+        { clip:bind(rig), "blendwerk.Binding", "blendwerk.Binding 'walk' (1 bound, 0 unbound, 0 ambiguous)", "report" },
+        { bw.track_set(rig), "blendwerk.TrackSet", "blendwerk.TrackSet (0 of 16 tracks)", "count" },
+        { bw.blend_tree { clip = clip }, "blendwerk.BlendTree", "blendwerk.BlendTree (1 nodes, 1 leaves, 0 params)",
+          "leaf_count" },
+        { bw.root_motion(rig), "blendwerk.RootMotion", "blendwerk.RootMotion (root 1 'hips', axes x z yaw)", "root" },
+    }
+    for _, c in ipairs(cases) do
+        local o, name, live, method = c[1], c[2], c[3], c[4]
+        local text = tostring(o)
+        local addr = text:match("^" .. live:gsub("%p", "%%%0") .. ": (%S+)$")
+        check(addr, name .. " live: " .. text)
+        raises(function() o.close(42) end, name .. " expected, got number")
+        o:close()
+        eq(tostring(o), name .. " (closed): " .. tostring(addr), name .. " closed: the same address")
+        raises(function() o[method](o) end, "bad argument #1", name .. " is closed")
+        raises(function() o:close() end, "calling 'close' on bad self", name .. " is closed")
+        local ok, err = pcall(getmetatable(o).__close, o)
+        check(ok, name .. ": the metatable's __close is quiet on a closed handle: " .. tostring(err))
+        eq(getmetatable(o).__name, name, name .. " __name")
+    end
+    -- Graph and Cursor print no address, and close() twice is quiet
+    local cursor = graph:cursor()
+    eq(tostring(graph), "blendwerk.Graph (1 layers, 0 params)", "graph live")
+    eq(tostring(cursor), "blendwerk.Cursor", "cursor live")
+    cursor:close(); cursor:close()
+    eq(tostring(cursor), "blendwerk.Cursor (closed)", "cursor closed")
+    raises(function() cursor:update(0.1) end, "blendwerk.Cursor is closed")
+    graph:close(); graph:close()
+    eq(tostring(graph), "blendwerk.Graph (closed)", "graph closed")
+    raises(function() graph:params() end, "blendwerk.Graph is closed")
+    raises(function() graph.close("g") end, "blendwerk.Graph expected, got string")
+    -- a borrowed handle: close() leaves it open for everyone
+    local set = bw.track_set(make_rig())
+    local out = set:pose()
+    out:close()
+    check(tostring(out):find("^blendwerk%.Pose %(borrowed, 2 joints%): "), "borrowed pose open: " .. tostring(out))
+    collectgarbage("collect")
+end)
+
 finish()
