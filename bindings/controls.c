@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "lua_support.h"
-#include "sandbox_internal.h" /* the report function, pointed at the runner's for a run */
 #include "watch.h"
 
 #define CONTROL_NAME_MAX 256
@@ -818,13 +817,8 @@ int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_contr
     c->pose->pose = *pose; /* the handle sees the host's arrays for this call */
     /* with desc.report the sandbox reports to the runner for the run, which
      * knows the control that is running */
-    bw_sandbox *sb = c->sb;
-    const bw_sandbox_report_fn sb_report = sb->report;
-    void *const sb_user = sb->user;
-    if (c->report) {
-        sb->report = report_running;
-        sb->user = c;
-    }
+    bw_sandbox_reporter host = {0};
+    if (c->report) bw_sandbox_set_reporter(c->sb, (bw_sandbox_reporter){report_running, c}, &host);
     int failed = 0;
     for (int n = 0; n < c->count; n++) {
         c->running = c->order[n];
@@ -845,8 +839,7 @@ int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_contr
         lua_settop(L, ctx);
     }
     c->running = -1;
-    sb->report = sb_report;
-    sb->user = sb_user;
+    if (c->report) bw_sandbox_set_reporter(c->sb, host, NULL);
     memset(&c->pose->pose, 0, sizeof c->pose->pose);
     lua_settop(L, top);
     return failed;

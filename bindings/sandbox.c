@@ -928,6 +928,7 @@ bw_sandbox *bw_sandbox_create(const bw_sandbox_desc *desc, char *err, size_t err
     snprintf(sb->chunk, sizeof sb->chunk, "%s", sb->name);
     sb->on_open = d.on_open;
     sb->report = d.report;
+    sb->report_user = d.user;
     sb->user = d.user;
     sb->L = lua_newstate(sandbox_alloc, sb);
     if (!sb->L) {
@@ -969,6 +970,14 @@ size_t bw_sandbox_set_memory_cap(bw_sandbox *sb, size_t bytes)
 }
 
 int bw_sandbox_modules_loading(const bw_sandbox *sb) { return sb->loading_depth; }
+
+void bw_sandbox_set_reporter(bw_sandbox *sb, bw_sandbox_reporter reporter, bw_sandbox_reporter *old)
+{
+    if (!sb) return;
+    if (old) *old = (bw_sandbox_reporter){sb->report, sb->report_user};
+    sb->report = reporter.fn;
+    sb->report_user = reporter.user;
+}
 
 bool bw_sandbox_allow_file(bw_sandbox *sb, const char *path)
 {
@@ -1218,7 +1227,7 @@ bw_sandbox_status bw_sandbox_callback_pushed(bw_sandbox *sb, bw_sandbox_callback
             cb->reported = true;
             snprintf(cb->error, sizeof cb->error, "%s", sb->error);
             if (sb->report)
-                sb->report(sb->user, cb->error);
+                sb->report(sb->report_user, cb->error);
             else
                 fprintf(stderr, "%s (reported once; the call counts as false)\n", cb->error);
         }

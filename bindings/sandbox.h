@@ -150,6 +150,17 @@ size_t bw_sandbox_set_memory_cap(bw_sandbox *sb, size_t bytes);
  * 0 between calls, also after a call that failed inside a require. */
 int bw_sandbox_modules_loading(const bw_sandbox *sb);
 
+/* Point the failure reports (desc.report, desc.user) at `fn` / `user`
+ * (fn NULL: stderr) between calls or around them, e.g. a host that knows
+ * which of its scripts is running for the length of its run; the pair it
+ * replaced is stored in *old (may be NULL) to put back. on_open keeps
+ * desc.user. */
+typedef struct bw_sandbox_reporter {
+    bw_sandbox_report_fn fn;
+    void *user;
+} bw_sandbox_reporter;
+void bw_sandbox_set_reporter(bw_sandbox *sb, bw_sandbox_reporter reporter, bw_sandbox_reporter *old);
+
 /* Let blendwerk.load open `path` exactly as given (a host-chosen asset
  * outside the mod's folder). Returns false when no room is left (16). */
 bool bw_sandbox_allow_file(bw_sandbox *sb, const char *path);

@@ -48,7 +48,8 @@ struct bw_sandbox {
     char chunk[256];           /* the last chunk loaded, for messages without a line */
     bw_sandbox_open_fn on_open;
     bw_sandbox_report_fn report;
-    void *user;
+    void *report_user;         /* report's (desc.user, or bw_sandbox_set_reporter's) */
+    void *user;                /* desc.user, for on_open */
     int printed;
     char error[BW_SANDBOX_ERROR_MAX];
     /* the mod's modules whose file require opened (sandbox.h "Modules"): never

@@ -700,6 +700,80 @@ static void predicates_fail_as_false_and_report_once(void)
     bw_sandbox_destroy(sb);
 }
 
+/* bw_sandbox_set_reporter: while set, a callback's first failure goes to
+ * the new function with its user; on_open keeps desc.user throughout; the
+ * pair put back takes the reports again. */
+static int opens_with_desc_user, other_reports;
+static char other_last[BW_SANDBOX_ERROR_MAX];
+static int desc_user_marker, other_user_marker;
+
+static bool open_checks_user(void *user, const char *path, char *why, size_t why_size)
+{
+    (void)path;
+    (void)why;
+    (void)why_size;
+    if (user == &desc_user_marker) opens_with_desc_user++;
+    return true;
+}
+
+static void other_report(void *user, const char *message)
+{
+    if (user == &other_user_marker) other_reports++;
+    snprintf(other_last, sizeof other_last, "%s", message);
+}
+
+static void a_reporter_takes_the_reports_while_set(void)
+{
+    bw_sandbox_desc desc = {.limits = {.callback_instructions = 20000}, .dir = mod_dir, .on_open = open_checks_user,
+                            .report = count_report, .user = &desc_user_marker};
+    char err[BW_SANDBOX_ERROR_MAX];
+    bw_sandbox *sb = bw_sandbox_create(&desc, err, sizeof err);
+    CHECK(sb != NULL);
+    if (!sb) return;
+    lua_State *L = bw_sandbox_state(sb);
+    write_text_file(mod_path("reporter_helper.lua"), "return { two = 2 }\n");
+    write_text_file(mod_path("reporter.lua"), "return {\n"
+                                             "  fails = function() error('first') end,\n"
+                                             "  opens = function() return require('reporter_helper').two end,\n"
+                                             "  also_fails = function() error('second') end,\n"
+                                             "}\n");
+    opens_with_desc_user = 0;
+    CHECK_INT(bw_sandbox_load_file(sb, "reporter.lua"), BW_SANDBOX_OK);
+    CHECK_INT(opens_with_desc_user, 1); /* the host's own load */
+    CHECK_INT(bw_sandbox_call(sb, 0, 1), BW_SANDBOX_OK);
+    bw_sandbox_callback fails, opens, also_fails;
+    lua_getfield(L, -1, "fails");
+    CHECK(bw_sandbox_callback_init(sb, &fails));
+    lua_getfield(L, -1, "opens");
+    CHECK(bw_sandbox_callback_init(sb, &opens));
+    lua_getfield(L, -1, "also_fails");
+    CHECK(bw_sandbox_callback_init(sb, &also_fails));
+    lua_pop(L, 1);
+
+    reports = other_reports = 0;
+    bw_sandbox_reporter host = {NULL, NULL};
+    bw_sandbox_set_reporter(sb, (bw_sandbox_reporter){other_report, &other_user_marker}, &host);
+    CHECK(host.fn == count_report && host.user == &desc_user_marker);
+    CHECK_INT(bw_sandbox_callback_call(sb, &fails, 0, 0), BW_SANDBOX_ERROR);
+    CHECK_INT(other_reports, 1);
+    CHECK_INT(reports, 0);
+    CHECK_STR(other_last, "reporter.lua:2: first");
+    CHECK_INT(bw_sandbox_callback_call(sb, &opens, 0, 1), BW_SANDBOX_OK);
+    CHECK(lua_tonumber(L, -1) == 2.0);
+    lua_pop(L, 1);
+    CHECK_INT(opens_with_desc_user, 2); /* the require, still with desc.user */
+    bw_sandbox_set_reporter(sb, host, NULL);
+    CHECK_INT(bw_sandbox_callback_call(sb, &also_fails, 0, 0), BW_SANDBOX_ERROR);
+    CHECK_INT(reports, 1);
+    CHECK_INT(other_reports, 1);
+    CHECK_STR(last_report, "reporter.lua:4: second");
+    bw_sandbox_callback_deinit(sb, &fails);
+    bw_sandbox_callback_deinit(sb, &opens);
+    bw_sandbox_callback_deinit(sb, &also_fails);
+    CHECK_INT(lua_gettop(L), 0);
+    bw_sandbox_destroy(sb);
+}
+
 /* bw_sandbox_callback_push + bw_sandbox_callback_pushed (the control
  * runner's per-frame form): the same results, failure counts, report and
  * messages as bw_sandbox_callback_call, what lies below the call stays,
@@ -913,6 +987,7 @@ int main(void)
     RUN(a_caught_stop_stays_spent);
     RUN(predicates_fail_as_false_and_report_once);
     RUN(the_pushed_form_counts_and_reports_as_the_call);
+    RUN(a_reporter_takes_the_reports_while_set);
     RUN(cases_stop_through_a_graph_predicate);
     RUN(an_animator_map_is_a_callback);
     RUN(host_granted_files_and_watches);
