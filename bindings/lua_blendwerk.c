@@ -239,35 +239,22 @@ static void set_lifetime_fn(lua_State *L, const char *name, lua_CFunction fn, co
     lua_setfield(L, -2, name);
 }
 
-static void register_type(lua_State *L, const char *type_name, const luaL_Reg *methods, const luaL_Reg *meta,
-                          const bw_lua_lifetime *life)
-{
-    BW_LUA_STACK_BEGIN(L);
-    luaL_newmetatable(L, type_name); /* sets __name */
-    if (meta) luaL_setfuncs(L, meta, 0);
-    if (life) {
-        set_lifetime_fn(L, "__gc", lifetime_gc, life);
-        set_lifetime_fn(L, "__close", lifetime_gc, life);
-        if (life->describe) set_lifetime_fn(L, "__tostring", lifetime_tostring, life);
-    }
-    lua_newtable(L);
-    luaL_setfuncs(L, methods, 0);
-    if (life) set_lifetime_fn(L, "close", lifetime_close, life);
-    lua_setfield(L, -2, "__index");
-    set_metatable_guard(L, type_name);
-    lua_pop(L, 1);
-    BW_LUA_STACK_END(L, 0);
-}
-
-void bw_lua_register_type(lua_State *L, const char *type_name, const luaL_Reg *methods, const luaL_Reg *meta)
-{
-    register_type(L, type_name, methods, meta, NULL);
-}
-
 void bw_lua_register_object_type(lua_State *L, const bw_lua_lifetime *life, const luaL_Reg *methods,
                                  const luaL_Reg *meta)
 {
-    register_type(L, life->type_name, methods, meta, life);
+    BW_LUA_STACK_BEGIN(L);
+    luaL_newmetatable(L, life->type_name); /* sets __name */
+    if (meta) luaL_setfuncs(L, meta, 0);
+    set_lifetime_fn(L, "__gc", lifetime_gc, life);
+    set_lifetime_fn(L, "__close", lifetime_gc, life);
+    if (life->describe) set_lifetime_fn(L, "__tostring", lifetime_tostring, life);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    set_lifetime_fn(L, "close", lifetime_close, life);
+    lua_setfield(L, -2, "__index");
+    set_metatable_guard(L, life->type_name);
+    lua_pop(L, 1);
+    BW_LUA_STACK_END(L, 0);
 }
 
 /* ---- numbers and vectors ---- */

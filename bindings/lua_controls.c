@@ -227,33 +227,17 @@ static int l_count(lua_State *L)
     return 1;
 }
 
-static int l_controls_gc(lua_State *L)
-{
-    bw_lua_object_gc_or_close(L, (bw_lua_object *)luaL_checkudata(L, 1, BW_LUA_CONTROLS));
-    return 0;
-}
-
-static int l_controls_close(lua_State *L)
-{
-    bw_lua_object_close(&check_controls(L, 1)->hdr);
-    return 0;
-}
-
 static const luaL_Reg controls_methods[] = {
     {"load", l_load},     {"run", l_run},   {"read", l_read},   {"overrides", l_overrides},
-    {"reload", l_reload}, {"poll", l_poll}, {"count", l_count}, {"close", l_controls_close},
-    {NULL, NULL},
+    {"reload", l_reload}, {"poll", l_poll}, {"count", l_count}, {NULL, NULL},
 };
 
-static const luaL_Reg controls_meta[] = {
-    {"__gc", l_controls_gc},
-    {"__close", l_controls_gc},
-    {NULL, NULL},
-};
+/* close(), __gc and __close from bw_lua_register_object_type; no __tostring */
+static const bw_lua_lifetime controls_lifetime = {.type_name = BW_LUA_CONTROLS};
 
 void bw_lua_open_controls(lua_State *L)
 {
-    bw_lua_register_type(L, BW_LUA_CONTROLS, controls_methods, controls_meta);
+    bw_lua_register_object_type(L, &controls_lifetime, controls_methods, NULL);
     lua_pushcfunction(L, l_controls);
     lua_setfield(L, -2, "controls");
 }

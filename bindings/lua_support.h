@@ -126,15 +126,6 @@ void *bw_lua_check_object(lua_State *L, int arg, const char *type_name);
  * not of that type; still raises if it is of that type but closed. */
 void *bw_lua_test_object(lua_State *L, int arg, const char *type_name);
 
-/* Register a type: metatable named `type_name` whose __index is a table of
- * `methods`, plus the `meta` entries (__gc, __close, __tostring ...; every
- * type has __close). The metatable is guarded: its __metatable is a
- * read-only view, so getmetatable(handle) in Lua gives { __name = type,
- * __close = __gc = a function that closes like handle:close() without
- * raising on a closed handle }, and setmetatable on a handle fails.
- * Leaves the stack unchanged. */
-void bw_lua_register_type(lua_State *L, const char *type_name, const luaL_Reg *methods, const luaL_Reg *meta);
-
 /* What bw_lua_register_object_type installs for a type whose block starts
  * with a bw_lua_object: the same close(), __gc, __close and __tostring
  * for every type, so each type writes only its description. */
@@ -153,14 +144,19 @@ typedef struct bw_lua_lifetime {
     bool no_address;           /* __tostring prints no ": ADDRESS" (also when closed) */
 } bw_lua_lifetime;
 
-/* bw_lua_register_type for the type life->type_name (`life` must outlive
- * the state: static storage), adding to its metatable
+/* Register the type life->type_name (`life` must outlive the state:
+ * static storage): a metatable of that name whose __index is a table of
+ * `methods` plus close(), and the `meta` entries (may be NULL) plus
  * - __gc and __close: one function (bw_lua_object_gc_or_close), which
  *   raises on a value of another type;
  * - __tostring when life->describe is set: the description followed by
  *   ": ADDRESS", or "TYPE (closed): ADDRESS" once the handle is closed;
- * and to its methods close(): bw_lua_object_close on the checked handle
- * (a no-op on a borrowed one). Neither list may hold these names. */
+ * close() is bw_lua_object_close on the checked handle (a no-op on a
+ * borrowed one). Neither list may hold these names. The metatable is
+ * guarded: its __metatable is a read-only view, so getmetatable(handle)
+ * in Lua gives { __name = type, __close = __gc = a function that closes
+ * like handle:close() without raising on a closed handle }, and
+ * setmetatable on a handle fails. Leaves the stack unchanged. */
 void bw_lua_register_object_type(lua_State *L, const bw_lua_lifetime *life, const luaL_Reg *methods,
                                  const luaL_Reg *meta);
 

@@ -276,6 +276,8 @@ test("blendwerk.controls runs head_aim.lua and blink.lua as the animator does", 
     h.raises(function() c:run(1, pose, { target = { 0, "x", 0 } }) end, "input.target[2] is not a number")
     c:close()
     h.raises(function() c:count() end, "closed")
+    h.raises(function() c:close() end, "blendwerk.Controls is closed")
+    eq(tostring(c):match("^blendwerk.Controls: "), "blendwerk.Controls: ") -- Lua's default text (no __tostring)
 end)
 
 test("blendwerk.controls refuses bad descriptions", function()
