@@ -256,7 +256,7 @@ bool bw_character_load(const char *path, const bw_character_options *options, bw
      * nothing here can fail outside the sandbox's protected calls */
     lua_pushcfunction(L, add_globals);
     lua_pushlightuserdata(L, &run);
-    bool ok = bw_sandbox_call(sb, 1, 0) == BW_SANDBOX_OK && bw_sandbox_load_file(sb, run.chunk) == BW_SANDBOX_OK &&
+    bool ok = bw_sandbox_call(sb, 1, 0) == BW_SANDBOX_OK && bw_sandbox_load_file(sb, run.chunk, path) == BW_SANDBOX_OK &&
               bw_sandbox_call(sb, 0, 1) == BW_SANDBOX_OK;
     if (!ok) {
         snprintf(err, err_size, "%s", bw_sandbox_error(sb));

@@ -462,7 +462,7 @@ static bool build(bw_controls *c, control *k, const char *name, int options_ref,
     k->stamp = stamp(c, name);
     char why[512];
     bw_sandbox_requires_begin(c->sb);
-    if (bw_sandbox_load_file(c->sb, name) != BW_SANDBOX_OK || bw_sandbox_call(c->sb, 0, 1) != BW_SANDBOX_OK) {
+    if (bw_sandbox_load_file(c->sb, name, NULL) != BW_SANDBOX_OK || bw_sandbox_call(c->sb, 0, 1) != BW_SANDBOX_OK) {
         snprintf(c->error, sizeof c->error, "%s", bw_sandbox_error(c->sb));
         goto fail;
     }

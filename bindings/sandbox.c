@@ -375,7 +375,7 @@ void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name,
     bw_file_stamp st = bw_file_stamp_fd(fd);
     if (st.size < 0 || (unsigned long long)st.size > BW_SANDBOX_MAX_SCRIPT) {
         close(fd);
-        luaL_error(L, "%s is larger than %d bytes", name, (int)BW_SANDBOX_MAX_SCRIPT);
+        luaL_error(L, "%s is larger than %d bytes", display ? display : name, (int)BW_SANDBOX_MAX_SCRIPT);
     }
     size_t size = (size_t)st.size;
     bw_sandbox_of(L)->opened = st;
@@ -1080,7 +1080,7 @@ bw_sandbox_status bw_sandbox_call(bw_sandbox *sb, int nargs, int nresults)
 }
 
 typedef struct load_args {
-    const char *name, *text, *chunkname;
+    const char *name, *display, *text, *chunkname;
     size_t size;
 } load_args;
 
@@ -1088,7 +1088,8 @@ static int load_protected(lua_State *L)
 {
     const load_args *a = (const load_args *)lua_touserdata(L, 1);
     if (a->name) {
-        bw_sandbox_push_file(L, NULL, a->name);
+        bw_sandbox_push_file_text(L, NULL, a->name, a->display);
+        load_text(L, a->name);
         return 1;
     }
     if (a->size > BW_SANDBOX_MAX_SCRIPT) return luaL_error(L, "%s is larger than %d bytes", a->chunkname, (int)BW_SANDBOX_MAX_SCRIPT);
@@ -1118,15 +1119,15 @@ static bw_sandbox_status load_chunk(bw_sandbox *sb, const load_args *a, const ch
     return status == LUA_ERRMEM ? BW_SANDBOX_MEMORY : BW_SANDBOX_ERROR;
 }
 
-bw_sandbox_status bw_sandbox_load_file(bw_sandbox *sb, const char *name)
+bw_sandbox_status bw_sandbox_load_file(bw_sandbox *sb, const char *name, const char *display)
 {
-    load_args a = {name ? name : "", NULL, NULL, 0};
+    load_args a = {name ? name : "", display, NULL, NULL, 0};
     return load_chunk(sb, &a, a.name);
 }
 
 bw_sandbox_status bw_sandbox_load_string(bw_sandbox *sb, const char *text, size_t size, const char *chunkname)
 {
-    load_args a = {NULL, text ? text : "", chunkname ? chunkname : "=string", text ? size : 0};
+    load_args a = {NULL, NULL, text ? text : "", chunkname ? chunkname : "=string", text ? size : 0};
     const char *shown = a.chunkname[0] == '@' || a.chunkname[0] == '=' ? a.chunkname + 1 : a.chunkname;
     return load_chunk(sb, &a, shown);
 }

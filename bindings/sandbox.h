@@ -168,8 +168,11 @@ bool bw_sandbox_allow_file(bw_sandbox *sb, const char *path);
 /* Load the mod's file `name` (a file name inside desc->dir, any
  * characters but '/'; its chunk name) or a text chunk as a function and
  * push it. On failure nothing is pushed, the error is kept
- * for bw_sandbox_error and the status returned. Binary chunks are refused. */
-bw_sandbox_status bw_sandbox_load_file(bw_sandbox *sb, const char *name);
+ * for bw_sandbox_error and the status returned. Binary chunks are refused.
+ * A file that does not open or is too large is named `display` in the
+ * error ("cannot open display: why"; NULL: name), e.g. the script's path
+ * as the user gave it; messages with a line name the chunk. */
+bw_sandbox_status bw_sandbox_load_file(bw_sandbox *sb, const char *name, const char *display);
 bw_sandbox_status bw_sandbox_load_string(bw_sandbox *sb, const char *text, size_t size, const char *chunkname);
 
 /* Call the function below `nargs` arguments on the stack with the full
@@ -197,8 +200,9 @@ void bw_sandbox_push_file(lua_State *L, const char *what, const char *name);
 /* The same rules, but push the file's text (a string) instead of the
  * loaded chunk: for hosts that read a mod's file themselves (the graph
  * reader maps table constructors to their lines before loading). A file
- * that does not open is named `display` in the error ("cannot open
- * display: why"; NULL: name), e.g. the path as the user gave it. */
+ * that does not open or is too large is named `display` in the error
+ * ("cannot open display: why"; NULL: name), e.g. the path as the user
+ * gave it. */
 void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name, const char *display);
 
 /* The sandbox whose state L (or a thread of it) is, or NULL when L is not

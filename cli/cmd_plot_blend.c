@@ -253,7 +253,7 @@ static bool load_spec(spec *s)
         return false;
     }
     lua_State *L = bw_sandbox_state(sb);
-    bool ok = bw_sandbox_load_file(sb, name) == BW_SANDBOX_OK && bw_sandbox_call(sb, 0, 1) == BW_SANDBOX_OK;
+    bool ok = bw_sandbox_load_file(sb, name, s->path) == BW_SANDBOX_OK && bw_sandbox_call(sb, 0, 1) == BW_SANDBOX_OK;
     if (ok) {
         /* the table is read with raw accesses under the same limits;
          * pushing a light C function and a pointer allocates nothing */

@@ -138,7 +138,7 @@ static int run_sandboxed(int argc, char **argv)
         fprintf(stderr, "blendwerk run: %s: %s\n", name, err);
         return 1;
     }
-    bool ok = bw_sandbox_load_file(sb, name) == BW_SANDBOX_OK;
+    bool ok = bw_sandbox_load_file(sb, name, script) == BW_SANDBOX_OK;
     if (ok) {
         lua_State *L = bw_sandbox_state(sb);
         int nargs = 0;

@@ -664,6 +664,24 @@ static void missing_files_are_named_as_given(void)
     CHECK_INT(capture_command(cmd, out, sizeof out), 1);
     snprintf(want, sizeof want, "%s: error: cannot open %s: %s\n", none, none, strerror(ENOENT));
     CHECK_STR(out, want);
+    /* a sandboxed script, missing or too large, named by its path too */
+    snprintf(cmd, sizeof cmd, "'%s' run --sandbox '%s'", BIN, none);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want, "cannot open %s: %s\n", none, strerror(ENOENT));
+    CHECK_STR(out, want);
+    char big[700];
+    snprintf(big, sizeof big, "%s/big.lua", char_dir);
+    FILE *f = fopen(big, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        for (int i = 0; i < 4 * 1024 + 1; i++) fprintf(f, "%1023s\n", "--"); /* 4 MiB + 1 KiB of comment lines */
+        fclose(f);
+    }
+    snprintf(cmd, sizeof cmd, "'%s' run --sandbox '%s'", BIN, big);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want, "%s is larger than 4194304 bytes\n", big);
+    CHECK_STR(out, want);
+    remove(big);
     remove(graph);
 }
 

@@ -405,7 +405,7 @@ static void blink_stream_matches_the_animator(void)
 {
     bw_sandbox *sb = sandbox_in(SCRIPTS);
     lua_State *L = bw_sandbox_state(sb);
-    CHECK(bw_sandbox_load_file(sb, "blink.lua") == BW_SANDBOX_OK);
+    CHECK(bw_sandbox_load_file(sb, "blink.lua", NULL) == BW_SANDBOX_OK);
     CHECK(bw_sandbox_call(sb, 0, 1) == BW_SANDBOX_OK);
     int m = lua_gettop(L);
     /* by hand, seed 1: x = 1 ^ 1<<13 = 8193; ^ 8193>>17 = 8193; ^ 8193<<5
@@ -484,7 +484,7 @@ static void envelope_weights_match_the_gesture_envelope(void)
 {
     bw_sandbox *sb = sandbox_in(SCRIPTS);
     lua_State *L = bw_sandbox_state(sb);
-    CHECK(bw_sandbox_load_file(sb, "envelope.lua") == BW_SANDBOX_OK);
+    CHECK(bw_sandbox_load_file(sb, "envelope.lua", NULL) == BW_SANDBOX_OK);
     CHECK(bw_sandbox_call(sb, 0, 1) == BW_SANDBOX_OK);
     int m = lua_gettop(L);
     /* in_out(0.25) = in(0.5) / 2, by hand per curve (easing.h formulas) */

@@ -68,7 +68,7 @@ static bool load_humanoid(void)
         fprintf(stderr, "bw_sandbox_create: %s\n", err);
         return false;
     }
-    if (bw_sandbox_load_file(sb, "humanoid.lua") != BW_SANDBOX_OK || bw_sandbox_call(sb, 0, 1) != BW_SANDBOX_OK) {
+    if (bw_sandbox_load_file(sb, "humanoid.lua", NULL) != BW_SANDBOX_OK || bw_sandbox_call(sb, 0, 1) != BW_SANDBOX_OK) {
         fprintf(stderr, "humanoid.lua: %s\n", bw_sandbox_error(sb));
         return false;
     }

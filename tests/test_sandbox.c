@@ -330,7 +330,7 @@ static void cases_stop_through_the_c_api(void)
         CHECK(sb != NULL);
         if (!sb) return;
         double w0 = wall_now(), c0 = cpu_now();
-        bw_sandbox_status st = bw_sandbox_load_file(sb, case_file(c));
+        bw_sandbox_status st = bw_sandbox_load_file(sb, case_file(c), NULL);
         if (st == BW_SANDBOX_OK) st = bw_sandbox_call(sb, 0, 0);
         double wall = wall_now() - w0, cpu = cpu_now() - c0;
         bw_sandbox_status want = c->kind == KIND_BUDGET ? BW_SANDBOX_BUDGET
@@ -356,7 +356,7 @@ static void cases_stop_through_the_c_api(void)
         bystander_still_counts();
         /* and a harmless script still runs in a new sandbox */
         sb = new_sandbox(NULL);
-        CHECK_INT(bw_sandbox_load_file(sb, "harmless.lua"), BW_SANDBOX_OK);
+        CHECK_INT(bw_sandbox_load_file(sb, "harmless.lua", NULL), BW_SANDBOX_OK);
         CHECK_INT(bw_sandbox_call(sb, 0, 0), BW_SANDBOX_OK);
         bw_sandbox_destroy(sb);
     }
@@ -629,7 +629,7 @@ static bw_sandbox *callbacks_of(const char *file, const char *text, bw_sandbox_c
     if (!sb) return NULL;
     lua_State *L = bw_sandbox_state(sb);
     write_text_file(mod_path(file), text);
-    CHECK_INT(bw_sandbox_load_file(sb, file), BW_SANDBOX_OK);
+    CHECK_INT(bw_sandbox_load_file(sb, file, NULL), BW_SANDBOX_OK);
     CHECK_INT(bw_sandbox_call(sb, 0, 1), BW_SANDBOX_OK);
     static const char *const names[3] = {"fast", "flaky", "runaway"};
     for (int i = 0; i < 3; i++) {
@@ -738,7 +738,7 @@ static void a_reporter_takes_the_reports_while_set(void)
                                              "  also_fails = function() error('second') end,\n"
                                              "}\n");
     opens_with_desc_user = 0;
-    CHECK_INT(bw_sandbox_load_file(sb, "reporter.lua"), BW_SANDBOX_OK);
+    CHECK_INT(bw_sandbox_load_file(sb, "reporter.lua", NULL), BW_SANDBOX_OK);
     CHECK_INT(opens_with_desc_user, 1); /* the host's own load */
     CHECK_INT(bw_sandbox_call(sb, 0, 1), BW_SANDBOX_OK);
     bw_sandbox_callback fails, opens, also_fails;
@@ -867,7 +867,7 @@ static void cases_stop_through_a_graph_predicate(void)
         reports = 0;
         last_report[0] = '\0';
         double w0 = wall_now(), c0 = cpu_now();
-        bw_sandbox_status st = bw_sandbox_load_file(sb, case_file(c));
+        bw_sandbox_status st = bw_sandbox_load_file(sb, case_file(c), NULL);
         if (st == BW_SANDBOX_OK) st = bw_sandbox_call(sb, 0, 1);
         double wall = wall_now() - w0, cpu = cpu_now() - c0;
         if (st != BW_SANDBOX_OK) fprintf(stderr, "case %s as a predicate: %s\n", c->name, bw_sandbox_error(sb));
@@ -912,7 +912,7 @@ static void an_animator_map_is_a_callback(void)
     if (!sb) return;
     reports = 0;
     last_report[0] = '\0';
-    bw_sandbox_status st = bw_sandbox_load_file(sb, "face.lua");
+    bw_sandbox_status st = bw_sandbox_load_file(sb, "face.lua", NULL);
     if (st == BW_SANDBOX_OK) st = bw_sandbox_call(sb, 0, 1);
     if (st != BW_SANDBOX_OK) fprintf(stderr, "face.lua: %s\n", bw_sandbox_error(sb));
     CHECK_INT(st, BW_SANDBOX_OK);
