@@ -73,6 +73,7 @@ struct bw_controls {
     char rejected[BW_CONTROLS_MAX][BW_CONTROLS_ERROR_MAX]; /* per control: its last reload's failure, "" */
     bw_controls_report_fn report; /* desc.report */
     void *user;
+    bw_sandbox_reporter host_reporter; /* the sandbox's own, put back after a run */
     int running; /* in bw_controls_run: the control (index into list) whose update runs, else -1 */
 };
 
@@ -775,13 +776,17 @@ static void prefetch_character(const bw_controls *c, int character)
     for (int n = 0; n < c->count; n++) prefetch_span(c->list[n].state_at[character], PREFETCH_TABLE_BYTES);
 }
 
-/* The sandbox's report during a run with desc.report: the failure of the
- * running control's update (the sandbox reports each version's first
- * once), passed on with the control's index. */
+/* The sandbox's report during a run with desc.report: the running
+ * control's update failure (the sandbox reports each version's first
+ * once, from the callback's own error text) goes to desc.report with the
+ * control's index; any other callback failing meanwhile (one the
+ * control's script made and called) goes on to the host's reporter. */
 static void report_running(void *user, const char *message)
 {
     bw_controls *c = (bw_controls *)user;
-    c->report(c->user, c->running, message);
+    if (c->running >= 0 && message == c->list[c->running].update.error) c->report(c->user, c->running, message);
+    else if (c->host_reporter.fn) c->host_reporter.fn(c->host_reporter.user, message);
+    else fprintf(stderr, "%s (reported once; the call counts as false)\n", message);
 }
 
 int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_control_input *in, float dt)
@@ -817,8 +822,7 @@ int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_contr
     c->pose->pose = *pose; /* the handle sees the host's arrays for this call */
     /* with desc.report the sandbox reports to the runner for the run, which
      * knows the control that is running */
-    bw_sandbox_reporter host = {0};
-    if (c->report) bw_sandbox_set_reporter(c->sb, (bw_sandbox_reporter){report_running, c}, &host);
+    if (c->report) bw_sandbox_set_reporter(c->sb, (bw_sandbox_reporter){report_running, c}, &c->host_reporter);
     int failed = 0;
     for (int n = 0; n < c->count; n++) {
         c->running = c->order[n];
@@ -839,7 +843,7 @@ int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_contr
         lua_settop(L, ctx);
     }
     c->running = -1;
-    if (c->report) bw_sandbox_set_reporter(c->sb, host, NULL);
+    if (c->report) bw_sandbox_set_reporter(c->sb, c->host_reporter, NULL);
     memset(&c->pose->pose, 0, sizeof c->pose->pose);
     lua_settop(L, top);
     return failed;

@@ -92,8 +92,10 @@
 
 /* Receives the first failure of each control version's update (above):
  * `control` is the index bw_controls_load returned, `message` "file:line:
- * message" (valid for the call). Called from inside bw_controls_run, which
- * must not be called again from it. */
+ * message" (valid for the call). Only the update's own failure: another
+ * callback failing while a control runs (one its script made and drives,
+ * e.g. a graph predicate) goes to the sandbox's report function. Called
+ * from inside bw_controls_run, which must not be called again from it. */
 typedef void (*bw_controls_report_fn)(void *user, int control, const char *message);
 
 typedef struct bw_controls_desc {

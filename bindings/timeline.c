@@ -325,6 +325,13 @@ static bool read_timeline(bw_timeline *s, lua_State *L)
     return s->errors == 0;
 }
 
+/* read_timeline in a protected call: the table at 2, the timeline at 1 */
+static int read_protected(lua_State *L)
+{
+    lua_pushboolean(L, read_timeline((bw_timeline *)lua_touserdata(L, 1), L));
+    return 1;
+}
+
 bool bw_timeline_read(bw_timeline *t, lua_State *L, const bw_graph *graph, const char *path, double applied_until)
 {
     return bw_timeline_read_clips(t, L, graph, NULL, 0, path, applied_until);
@@ -338,7 +345,15 @@ bool bw_timeline_read_clips(bw_timeline *t, lua_State *L, const bw_graph *graph,
     t->graph = graph;
     t->clips = clips;
     t->clip_count = clips ? clip_count : 0;
-    bool ok = read_timeline(t, L);
+    /* the reads are raw, but a key string may still need memory the
+     * sandbox's cap refuses: that error ends the read, not the process */
+    lua_pushcfunction(L, read_protected);
+    lua_pushlightuserdata(L, t);
+    lua_pushvalue(L, -3);
+    bool ok = false;
+    if (lua_pcall(L, 2, 1, 0) == LUA_OK) ok = lua_toboolean(L, -1);
+    else tl_error(t, 0, "%s", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "the timeline cannot be read");
+    lua_pop(L, 1);
     for (int a = 0; a < t->act_count; a++)
         t->acts[a].done = t->at[t->acts[a].entry] <= applied_until + BW_TIMELINE_AT_EPSILON;
     return ok;

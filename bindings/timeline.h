@@ -82,8 +82,9 @@ typedef struct bw_timeline {
  * `graph` into *t (freed first). Entries with at <= applied_until count as
  * applied (pass a negative time for none). False when a problem was
  * printed; the actions that resolved are kept either way. The tables are
- * read raw: no metamethod of the script's runs, so a host may call it
- * outside a protected call (watch and simulate do). */
+ * read raw (no metamethod of the script's runs) inside a protected call
+ * of its own (a memory error is a printed problem), so a host may call it
+ * outside one (watch and simulate do). */
 bool bw_timeline_read(bw_timeline *t, lua_State *L, const bw_graph *graph, const char *path, double applied_until);
 /* The same with the character's clips (clip_count entries) for gesture
  * names; graph may be NULL (a character without a graph: every set, fire,

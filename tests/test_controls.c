@@ -633,16 +633,10 @@ static void on_control_report(void *user, int control, const char *message)
     ctl_report_count++;
 }
 
-static void a_failing_update_is_reported_with_its_control(void)
+/* A runner of one character over tmpdir whose desc.report is
+ * on_control_report; NULL (sandbox and folder gone) when it cannot be made. */
+static bw_controls *reporting_runner(bw_sandbox **sb_out)
 {
-    CHECK(make_tmpdir());
-    write_file("early.lua", "return { priority = 5, update = function(s, p, ctx)\n"
-                            "  error('early') end }");
-    write_file("fine.lua", "return { update = function(s, p, ctx) ctx.gaze[1] = ctx.gaze[1] + 1 end }");
-    write_file("late.lua", "return { priority = -1,\n"
-                           "  update = function(s, p, ctx)\n"
-                           "    s.n = (s.n or 0) + 1\n"
-                           "    if s.n >= 3 then error('late') end end }");
     bw_sandbox *sb = sandbox_in(tmpdir);
     bw_controls_desc d = {0};
     d.sandbox = sb;
@@ -657,8 +651,26 @@ static void a_failing_update_is_reported_with_its_control(void)
     if (!c) {
         bw_sandbox_destroy(sb);
         remove_tmpdir();
-        return;
+        return NULL;
     }
+    *sb_out = sb;
+    return c;
+}
+
+static void a_failing_update_is_reported_with_its_control(void)
+{
+    CHECK(make_tmpdir());
+    write_file("early.lua", "return { priority = 5, update = function(s, p, ctx)\n"
+                            "  error('early') end }");
+    write_file("fine.lua", "return { update = function(s, p, ctx) ctx.gaze[1] = ctx.gaze[1] + 1 end }");
+    write_file("late.lua", "return { priority = -1,\n"
+                           "  update = function(s, p, ctx)\n"
+                           "    s.n = (s.n or 0) + 1\n"
+                           "    if s.n >= 3 then error('late') end end }");
+    bw_sandbox *sb = NULL;
+    bw_controls *c = reporting_runner(&sb);
+    if (!c) return;
+    char err[256] = "";
     CHECK_INT(bw_controls_load(c, "early.lua", NULL, err, sizeof err), 0);
     CHECK_INT(bw_controls_load(c, "fine.lua", NULL, err, sizeof err), 1);
     CHECK_INT(bw_controls_load(c, "late.lua", NULL, err, sizeof err), 2);
@@ -688,6 +700,44 @@ static void a_failing_update_is_reported_with_its_control(void)
     CHECK_INT(report_count, 1);
     CHECK_INT(ctl_report_count, 2);
     bw_sandbox_callback_deinit(sb, &cb);
+    bw_pose_deinit(&p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
+/* With desc.report, a callback the control's own script made (here a
+ * graph predicate its update drives) that fails while the control runs is
+ * not the control's update failing: it goes to the sandbox's own report
+ * function, and desc.report hears nothing. */
+static void a_nested_callback_failure_is_not_the_controls(void)
+{
+    CHECK(make_tmpdir());
+    write_file("nested.lua",
+               "local bw = require('blendwerk')\n"
+               "local rig = bw.rig { joints = { { name = 'hips' } } }\n"
+               "local idle = bw.clip { name = 'idle', length = 1, loop = true, joints = {\n"
+               "  { joint = 'hips', keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 1, 0, 0 } } } } } }\n"
+               "local g = assert(bw.graph({ layers = { { name = 'base', entry = 'a',\n"
+               "  states = { a = { clip = 'idle' }, b = { clip = 'idle' } },\n"
+               "  transitions = { { from = 'a', to = 'b', when = { function(p) error('inner') end } } } } } },\n"
+               "  { rig = rig, clips = { idle } }))\n"
+               "local cursor = assert(g:cursor())\n"
+               "return { update = function(s, p, ctx, dt) cursor:update(0.1) end }\n");
+    bw_sandbox *sb = NULL;
+    bw_controls *c = reporting_runner(&sb);
+    if (!c) return;
+    char err[256] = "";
+    CHECK_INT(bw_controls_load(c, "nested.lua", NULL, err, sizeof err), 0);
+    bw_pose p = rest_pose();
+    report_count = 0;
+    ctl_report_count = 0;
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0); /* the update itself ran fine */
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
+    CHECK_INT(bw_controls_failures(c, 0), 0);
+    CHECK_INT(ctl_report_count, 0);
+    CHECK_INT(report_count, 1); /* the predicate's first failure, once */
+    CHECK(strstr(reported, "nested.lua:7: inner") != NULL);
     bw_pose_deinit(&p);
     bw_controls_destroy(c);
     bw_sandbox_destroy(sb);
@@ -1798,6 +1848,7 @@ int main(void)
     RUN(envelope_weights_match_the_gesture_envelope);
     RUN(controls_run_in_priority_order);
     RUN(a_failing_update_is_reported_with_its_control);
+    RUN(a_nested_callback_failure_is_not_the_controls);
     RUN(a_control_cannot_change_the_hosts_rig);
     RUN(reload_keeps_state_and_rejects_bad_edits);
     RUN(poll_reloads_a_saved_file);

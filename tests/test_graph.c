@@ -1746,9 +1746,11 @@ static void equal_references_should_be_shared_and_others_kept_apart(void)
     CHECK_INT(bw_graph_cursor_rebind(b, (const bw_binding *const *)bindings, CLIPS, NULL), BW_OK);
     CHECK_INT(bw_graph_cursor_rebind(c, (const bw_binding *const *)bindings, CLIPS, NULL), BW_OK);
     /* before any evaluation, B's additive layer measures from the same
-     * reference in its new set (its old set went with A and the rebind:
-     * AddressSanitizer would see a read of it): a carry-over into D,
-     * baked alike, compares them equal and starts no fade */
+     * reference in its new set (its old set went with A and the rebind):
+     * a carry-over into D, baked alike, compares them equal and starts no
+     * fade. (This pins the re-pointing by id; the earlier re-pointing by
+     * pointer compare passed it too, so it guards behaviour, not a past
+     * bug.) */
     bw_graph_cursor *dd = cursor_for(g, NULL);
     CHECK_INT(bw_graph_cursor_carry_over(dd, b, 0.2f), BW_OK);
     CHECK(!status(dd, 1).transition.active);

@@ -496,7 +496,9 @@ BW_API bw_result bw_graph_cursor_layer_status(const bw_graph_cursor *cursor, int
  * leaves with their number in *count, or NULL with *count = 0 for a NULL
  * cursor, a bad layer, no live source (none in flight, or a frozen one),
  * or when the state changed since it was last evaluated (a fire or travel
- * between an update and the next evaluation). Evaluates nothing and never
+ * between an update and the next evaluation; a restart of the same state
+ * keeps its leaves). The leaves may predate a parameter change or a
+ * rebind's new clip lengths made since that evaluation. Evaluates nothing and never
  * allocates: the array is the cursor's own cache, valid and unchanged
  * until the next call that updates, evaluates, fires, travels, sets a
  * state, rebinds, carries over or destroys the cursor. count may be NULL. */

@@ -1,0 +1,96 @@
+/* test_timeline.c - the timeline reader (bindings/timeline.h) on its own:
+ * a file read against a compiled graph gives the actions worked out by
+ * hand, and a read that runs out of the sandbox's memory is a printed
+ * problem, not a Lua panic (the hosts call it outside a protected call). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blendwerk/blendwerk.h"
+#include "check.h"
+#include "fixtures.h"
+#include "graph_fixtures.h"
+#include "sandbox.h"
+#include "test_files.h"
+#include "timeline.h"
+
+static char dir[256], path[512];
+
+/* One layer, one clip state "idle", one float parameter "speed". */
+static bw_graph *tiny_graph(bw_clip **clip_out)
+{
+    static const float times[2] = {0, 1}, values[6] = {0, 0, 0, 1, 0, 0};
+    bw_track_desc track = {"", "root", BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 2, times, values, NULL, NULL};
+    bw_clip *clip = fixture_clip(&track, 1);
+    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    bw_graph_state_desc states[1] = {{.name = "idle", .clip = 0}};
+    bw_graph_layer_desc layer = graph_fixture_layer("base", "idle", states, 1, NULL, 0);
+    bw_graph_desc d = {0};
+    d.params = params;
+    d.param_count = 1;
+    d.layers = &layer;
+    d.layer_count = 1;
+    d.clips = (const bw_clip *const *)&clip;
+    d.clip_count = 1;
+    *clip_out = clip;
+    return graph_fixture_compile(&d);
+}
+
+/* dt 0.5 and 4 frames; two entries, each setting speed: two actions, the
+ * first at 0 (applied when reading from 0.25 on), the second at 1.5. */
+static void a_timeline_reads_into_its_actions(void)
+{
+    bw_clip *clip = NULL;
+    bw_graph *g = tiny_graph(&clip);
+    char err[1024];
+    bw_sandbox *sb = bw_timeline_load(path, err, sizeof err);
+    CHECK(sb != NULL);
+    if (!sb) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    lua_State *L = bw_sandbox_state(sb);
+    bw_timeline tl;
+    memset(&tl, 0, sizeof tl);
+    CHECK(bw_timeline_read(&tl, L, g, path, 0.25));
+    CHECK_NEAR(tl.dt, 0.5, 0.0);
+    CHECK_INT((int)tl.frames, 4);
+    CHECK_INT(tl.entry_count, 2);
+    CHECK_INT(tl.act_count, 2);
+    CHECK_INT(tl.line[0], 2);
+    CHECK_INT(tl.line[1], 3);
+    CHECK(tl.acts[0].done && !tl.acts[1].done);
+
+    /* at the memory cap (every growth refused) the read fails with a
+     * printed problem and returns; the process goes on */
+    lua_gc(L, LUA_GCCOLLECT); /* no garbage left for an emergency collection to free */
+    size_t old = bw_sandbox_set_memory_cap(sb, bw_sandbox_memory_used(sb));
+    CHECK(!bw_timeline_read(&tl, L, g, path, -1));
+    CHECK(tl.errors >= 1);
+    bw_sandbox_set_memory_cap(sb, old);
+    CHECK(bw_timeline_read(&tl, L, g, path, -1));
+    CHECK_INT(tl.act_count, 2);
+    CHECK(!tl.acts[0].done && !tl.acts[1].done);
+    CHECK_INT(lua_gettop(L), 1); /* the table is left where it was */
+    bw_timeline_free(&tl);
+    bw_sandbox_destroy(sb);
+    bw_graph_destroy(g);
+    bw_clip_destroy(clip);
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/bw_test_timeline_XXXXXX");
+    if (!mkdtemp(dir)) return 1;
+    snprintf(path, sizeof path, "%s/t.timeline.lua", dir);
+    if (!write_text_file(path, "return { dt = 0.5, frames = 4,\n"
+                               "  { at = 0, set = { speed = 1 } },\n"
+                               "  { at = 1.5, set = { speed = 2 } },\n"
+                               "}\n"))
+        return 1;
+    RUN(a_timeline_reads_into_its_actions);
+    remove_tree(dir);
+    return check_summary();
+}
