@@ -960,16 +960,17 @@ void bw_sandbox_destroy(bw_sandbox *sb)
 
 lua_State *bw_sandbox_state(bw_sandbox *sb) { return sb ? sb->L : NULL; }
 
-size_t bw_sandbox_memory_used(const bw_sandbox *sb) { return sb->used; }
+size_t bw_sandbox_memory_used(const bw_sandbox *sb) { return sb ? sb->used : 0; }
 
 size_t bw_sandbox_set_memory_cap(bw_sandbox *sb, size_t bytes)
 {
+    if (!sb) return 0;
     size_t old = sb->lim.memory;
     sb->lim.memory = bytes ? bytes : BW_SANDBOX_DEFAULT_MEMORY;
     return old;
 }
 
-int bw_sandbox_modules_loading(const bw_sandbox *sb) { return sb->loading_depth; }
+int bw_sandbox_modules_loading(const bw_sandbox *sb) { return sb ? sb->loading_depth : 0; }
 
 void bw_sandbox_set_reporter(bw_sandbox *sb, bw_sandbox_reporter reporter, bw_sandbox_reporter *old)
 {

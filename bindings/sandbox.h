@@ -144,7 +144,7 @@ lua_State *bw_sandbox_state(bw_sandbox *sb);
  * would take the state past `bytes` fails as BW_SANDBOX_MEMORY (a cap at
  * or below the bytes in use refuses every growth; shrinking still
  * succeeds), and it returns the cap it replaced. */
-size_t bw_sandbox_memory_used(const bw_sandbox *sb);
+size_t bw_sandbox_memory_used(const bw_sandbox *sb); /* NULL: 0 */
 size_t bw_sandbox_set_memory_cap(bw_sandbox *sb, size_t bytes);
 /* How many of the mod's modules are loading now (a require in progress):
  * 0 between calls, also after a call that failed inside a require. */
