@@ -785,8 +785,7 @@ static void report_running(void *user, const char *message)
 {
     bw_controls *c = (bw_controls *)user;
     if (c->running >= 0 && message == c->list[c->running].update.error) c->report(c->user, c->running, message);
-    else if (c->host_reporter.fn) c->host_reporter.fn(c->host_reporter.user, message);
-    else fprintf(stderr, "%s (reported once; the call counts as false)\n", message);
+    else c->host_reporter.fn(c->host_reporter.user, message);
 }
 
 int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_control_input *in, float dt)

@@ -927,7 +927,7 @@ bw_sandbox *bw_sandbox_create(const bw_sandbox_desc *desc, char *err, size_t err
     snprintf(sb->name, sizeof sb->name, "%s", d.name ? d.name : "script");
     snprintf(sb->chunk, sizeof sb->chunk, "%s", sb->name);
     sb->on_open = d.on_open;
-    sb->report = d.report;
+    sb->report = d.report ? d.report : bw_sandbox_report_stderr;
     sb->report_user = d.user;
     sb->user = d.user;
     sb->L = lua_newstate(sandbox_alloc, sb);
@@ -972,11 +972,17 @@ size_t bw_sandbox_set_memory_cap(bw_sandbox *sb, size_t bytes)
 
 int bw_sandbox_modules_loading(const bw_sandbox *sb) { return sb ? sb->loading_depth : 0; }
 
+void bw_sandbox_report_stderr(void *user, const char *message)
+{
+    (void)user;
+    fprintf(stderr, "%s (reported once; the call counts as false)\n", message);
+}
+
 void bw_sandbox_set_reporter(bw_sandbox *sb, bw_sandbox_reporter reporter, bw_sandbox_reporter *old)
 {
     if (!sb) return;
     if (old) *old = (bw_sandbox_reporter){sb->report, sb->report_user};
-    sb->report = reporter.fn;
+    sb->report = reporter.fn ? reporter.fn : bw_sandbox_report_stderr;
     sb->report_user = reporter.user;
 }
 
@@ -1228,10 +1234,7 @@ bw_sandbox_status bw_sandbox_callback_pushed(bw_sandbox *sb, bw_sandbox_callback
         if (!cb->reported) {
             cb->reported = true;
             snprintf(cb->error, sizeof cb->error, "%s", sb->error);
-            if (sb->report)
-                sb->report(sb->report_user, cb->error);
-            else
-                fprintf(stderr, "%s (reported once; the call counts as false)\n", cb->error);
+            sb->report(sb->report_user, cb->error);
         }
     }
     return st;

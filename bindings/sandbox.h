@@ -151,15 +151,18 @@ size_t bw_sandbox_set_memory_cap(bw_sandbox *sb, size_t bytes);
 int bw_sandbox_modules_loading(const bw_sandbox *sb);
 
 /* Point the failure reports (desc.report, desc.user) at `fn` / `user`
- * (fn NULL: stderr) between calls or around them, e.g. a host that knows
- * which of its scripts is running for the length of its run; the pair it
- * replaced is stored in *old (may be NULL) to put back. on_open keeps
- * desc.user. */
+ * (fn NULL: bw_sandbox_report_stderr) between calls or around them, e.g.
+ * a host that knows which of its scripts is running for the length of its
+ * run; the pair it replaced is stored in *old (may be NULL) to put back
+ * (its fn is never NULL). on_open keeps desc.user. */
 typedef struct bw_sandbox_reporter {
     bw_sandbox_report_fn fn;
     void *user;
 } bw_sandbox_reporter;
 void bw_sandbox_set_reporter(bw_sandbox *sb, bw_sandbox_reporter reporter, bw_sandbox_reporter *old);
+/* The report of a sandbox whose desc.report is NULL: the message and
+ * "(reported once; the call counts as false)" on stderr. */
+void bw_sandbox_report_stderr(void *user, const char *message);
 
 /* Let blendwerk.load open `path` exactly as given (a host-chosen asset
  * outside the mod's folder). Returns false when no room is left (16). */
