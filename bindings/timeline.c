@@ -305,6 +305,10 @@ static bool read_timeline(bw_timeline *s, lua_State *L)
         tl_error(s, bw_lua_key_line(L, tt, "duration"), "duration must be >= 0 and at most %d frames", BW_TIMELINE_MAX_FRAMES);
     if (t->dt > 0) t->frames = has_f ? (long)frames : (long)ceil(duration / t->dt - BW_TIMELINE_AT_EPSILON);
     if (t->frames < 0) t->frames = 0;
+    if (n > BW_TIMELINE_MAX_ENTRIES) {
+        tl_error(s, line, "a timeline has at most %d entries, this one has %d", BW_TIMELINE_MAX_ENTRIES, n);
+        return false;
+    }
     /* every entry has at most (params + 1 + 1 + layers) actions */
     int per_entry = bw_graph_param_count(s->graph) + bw_graph_layer_count(s->graph) + 2 + 5;
     t->entry_count = n;

@@ -80,6 +80,35 @@ static void a_timeline_reads_into_its_actions(void)
     bw_clip_destroy(clip);
 }
 
+/* More than BW_TIMELINE_MAX_ENTRIES entries: one printed problem, no
+ * actions reserved. */
+static void a_timeline_of_too_many_entries_is_refused(void)
+{
+    char big[600];
+    snprintf(big, sizeof big, "%s/big.timeline.lua", dir);
+    char text[256];
+    snprintf(text, sizeof text,
+             "local t = { dt = 0.5, frames = 2 }\nfor i = 1, %d do t[i] = { at = 0 } end\nreturn t\n",
+             BW_TIMELINE_MAX_ENTRIES + 1);
+    CHECK(write_text_file(big, text));
+    bw_clip *clip = NULL;
+    bw_graph *g = tiny_graph(&clip);
+    char err[1024];
+    bw_sandbox *sb = bw_timeline_load(big, err, sizeof err);
+    CHECK(sb != NULL);
+    if (sb) {
+        bw_timeline tl;
+        memset(&tl, 0, sizeof tl);
+        CHECK(!bw_timeline_read(&tl, bw_sandbox_state(sb), g, big, -1));
+        CHECK_INT(tl.errors, 1);
+        CHECK(tl.acts == NULL && tl.act_count == 0);
+        bw_timeline_free(&tl);
+        bw_sandbox_destroy(sb);
+    }
+    bw_graph_destroy(g);
+    bw_clip_destroy(clip);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/bw_test_timeline_XXXXXX");
@@ -91,6 +120,7 @@ int main(void)
                                "}\n"))
         return 1;
     RUN(a_timeline_reads_into_its_actions);
+    RUN(a_timeline_of_too_many_entries_is_refused);
     remove_tree(dir);
     return check_summary();
 }
