@@ -24,7 +24,7 @@
 #define BW_TIMELINE_AT_EPSILON 1e-9
 #define BW_TIMELINE_MAX_FRAMES 10000000
 /* Entries a timeline may have: the reader reserves room for every action
- * an entry can hold (about 50 bytes per parameter and layer), so an
+ * an entry can hold (40 bytes per parameter and layer, and 7 more), so an
  * untrusted file cannot make it reserve gigabytes. */
 #define BW_TIMELINE_MAX_ENTRIES 100000
 
