@@ -681,6 +681,15 @@ static void missing_files_are_named_as_given(void)
     CHECK_INT(run_stderr(cmd), 1);
     snprintf(want, sizeof want, "%s is larger than 4194304 bytes\n", big);
     CHECK_STR(out, want);
+    /* the same file as a blend-space spec and as a Lua character */
+    snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out /dev/null", BIN, big);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want, "blendwerk plot-blend: %s is larger than 4194304 bytes\n", big);
+    CHECK_STR(out, want);
+    snprintf(cmd, sizeof cmd, "'%s' info '%s'", BIN, big);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want, "blendwerk info: %s is larger than 4194304 bytes\n", big);
+    CHECK_STR(out, want);
     remove(big);
     remove(graph);
 }
