@@ -905,13 +905,21 @@ static int reload_files(demo_app *a, double now, bool force)
 {
     bool char_changed = a->char_watch && bw_watch_poll(a->char_watch, now);
     if (char_changed || (force && a->character_path)) return reload_character(a);
+    const int rejections = a->rejections;
     int g = a->v.graph ? reload_graph(a, force, now) : 0;
     int c = reload_controls(a, force, now);
     /* a character edit that waited for another file: that file changed,
      * so try the character again (the file was judged against the old
      * character above; an edit made for the new one, such as a renamed
-     * clip, only loads with it) */
-    if (a->char_pending && (g != 0 || c != 0)) return reload_character(a);
+     * clip, only loads with it). When it goes in, every file went in with
+     * it: what was rejected above against the old character is no
+     * rejection. */
+    if (a->char_pending && (g != 0 || c != 0)) {
+        const int before = a->rejections;
+        int r = reload_character(a);
+        if (r > 0) a->rejections = rejections + (a->rejections - before);
+        return r;
+    }
     return g < 0 || c < 0 ? -1 : g > 0 || c > 0 ? 1 : 0;
 }
 

@@ -957,9 +957,14 @@ static void a_renamed_clip_goes_in_with_its_graph_edit(void)
         CHECK_INT(settle(a, &now), -1);
         CHECK_CONTAINS(demo_app_error(a), "jump_air");
         CHECK(demo_app_rig(a) == rig);
+        const int rejections = demo_app_rejections(a), reloads = demo_app_reloads(a);
         write_text_file(temp_path("rename_graph.lua"), new_graph);
         CHECK_INT(settle(a, &now), 1);
         CHECK_STR(demo_app_error(a), "");
+        /* one reload, no rejection: the graph, judged against the old
+         * character first, went in with the new one */
+        CHECK_INT(demo_app_rejections(a), rejections);
+        CHECK_INT(demo_app_reloads(a), reloads + 1);
         CHECK(demo_app_rig(a) != rig); /* the new character runs, with the new graph */
         run_frames(a, 3, &now);
         CHECK_STR(demo_app_error(a), "");
