@@ -52,12 +52,12 @@ static void usage(FILE *to)
 }
 
 /* The timeline's own sandbox holding its table at index 1; NULL after
- * printing why. */
+ * printing why, as simulate does ("blendwerk watch: " and the problem). */
 static bw_sandbox *load_timeline(const char *path)
 {
     char err[1024];
     bw_sandbox *sb = bw_timeline_load(path, err, sizeof err);
-    if (!sb) fprintf(stderr, "%s%s\n", strncmp(err, "cannot open", 11) ? "" : "blendwerk watch: ", err);
+    if (!sb) fprintf(stderr, "blendwerk watch: %s\n", err);
     return sb;
 }
 

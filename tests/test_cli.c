@@ -659,6 +659,16 @@ static void missing_files_are_named_as_given(void)
     CHECK_INT(run_stderr(cmd), 1);
     snprintf(want, sizeof want, "blendwerk watch: cannot open %s: %s\n", tl, strerror(ENOENT));
     CHECK_STR(out, want);
+    /* a timeline that does not run: the same prefix (as simulate's) */
+    snprintf(tl, sizeof tl, "%s/broken.timeline.lua", char_dir);
+    CHECK(write_file(tl, "return {\n  dt = = 1 }\n"));
+    snprintf(cmd, sizeof cmd, "'%s' watch '%s' --asset '%s' --timeline '%s' --seconds 0 < /dev/null", BIN, graph,
+             tiny_path, tl);
+    CHECK_INT(run_stderr(cmd), 1);
+    /* (Lua shortens a long chunk name to "...TAIL") */
+    CHECK(strncmp(out, "blendwerk watch: ", 17) == 0);
+    CHECK_CONTAINS(out, "/broken.timeline.lua:2: unexpected symbol near '='\n");
+    remove(tl);
     snprintf(none, sizeof none, "%s/absent.lua", char_dir);
     snprintf(cmd, sizeof cmd, "'%s' check '%s' 2>/dev/null", BIN, none);
     CHECK_INT(capture_command(cmd, out, sizeof out), 1);
