@@ -955,6 +955,22 @@ static void unload(bw_sandbox *sb, bw_controls *c, bw_pose *p)
     remove_tmpdir();
 }
 
+/* The module tests' start: a fresh folder with step.lua (size 2) and
+ * up.lua, and other.lua of `other` when given, loaded watched (up 0,
+ * other 1); one frame run, in which up adds step's size to gaze x once. */
+static bw_controls *start_up(bw_sandbox **sb, bw_pose *p, const char *other)
+{
+    CHECK(make_tmpdir());
+    write_file("step.lua", "return { size = 2 }\n");
+    write_file("up.lua", up_lua);
+    if (other) write_file("other.lua", other);
+    bw_controls *c = load_two(sb, true, "up.lua", other ? "other.lua" : NULL);
+    *p = rest_pose();
+    run_frames(c, p, 1);
+    CHECK_NEAR(gaze(c, 0), 2, 0);
+    return c;
+}
+
 /* `return <expr>` run in the sandbox as a number, or -1 */
 static double eval_number(bw_sandbox *sb, const char *text)
 {
@@ -1216,15 +1232,9 @@ static void a_module_that_failed_to_load_loads_once_mended(void)
  * same rejection again. */
 static void a_module_syntax_error_is_rejected_once(void)
 {
-    CHECK(make_tmpdir());
-    write_file("step.lua", "return { size = 2 }\n");
-    write_file("up.lua", up_lua);
-    write_file("other.lua", "return { update = function(s, pose, ctx) ctx.gaze[3] = 1 end }\n");
     bw_sandbox *sb;
-    bw_controls *c = load_two(&sb, true, "up.lua", "other.lua");
-    bw_pose p = rest_pose();
-    run_frames(c, &p, 1);
-    CHECK_NEAR(gaze(c, 0), 2, 0);
+    bw_pose p;
+    bw_controls *c = start_up(&sb, &p, "return { update = function(s, pose, ctx) ctx.gaze[3] = 1 end }\n");
     write_file("step.lua", "return { size = = 3 }\n");
     CHECK(bw_controls_reload(c, "step.lua") == BW_CONTROLS_RELOAD_REJECTED);
     CHECK_STR(bw_controls_error(c), "step.lua:1: unexpected symbol near '='");
@@ -1242,14 +1252,9 @@ static void a_module_syntax_error_is_rejected_once(void)
  * mending only the module reloads the control (its new version). */
 static void a_new_broken_module_mended_alone_reloads_its_control(void)
 {
-    CHECK(make_tmpdir());
-    write_file("step.lua", "return { size = 2 }\n");
-    write_file("up.lua", up_lua);
     bw_sandbox *sb;
-    bw_controls *c = load_two(&sb, true, "up.lua", NULL);
-    bw_pose p = rest_pose();
-    run_frames(c, &p, 1);
-    CHECK_NEAR(gaze(c, 0), 2, 0);
+    bw_pose p;
+    bw_controls *c = start_up(&sb, &p, NULL);
     write_file("helper.lua", "return { times = }\n");
     write_file("up.lua",
                "local step = require('step')\n"
@@ -1276,14 +1281,9 @@ static void a_new_broken_module_mended_alone_reloads_its_control(void)
  * wrap reads it anew against that. */
 static void a_rejected_reload_leaves_no_new_module_cached(void)
 {
-    CHECK(make_tmpdir());
-    write_file("step.lua", "return { size = 2 }\n");
-    write_file("up.lua", up_lua);
     bw_sandbox *sb;
-    bw_controls *c = load_two(&sb, true, "up.lua", NULL);
-    bw_pose p = rest_pose();
-    run_frames(c, &p, 1);
-    CHECK_NEAR(gaze(c, 0), 2, 0);
+    bw_pose p;
+    bw_controls *c = start_up(&sb, &p, NULL);
     write_file("wrap.lua", "local step = require('step')\nreturn { size = step.size }\n");
     write_file("step.lua", "return { size = 70 }\n");
     write_file("up.lua", "local wrap = require('wrap')\nreturn { update = 5 }\n"); /* broken */
@@ -1451,14 +1451,9 @@ static void a_require_out_of_memory_leaves_no_loading_mark(void)
  * writing the module (the control file untouched) reloads the control. */
 static void a_control_waiting_for_a_new_module_reloads_when_it_is_made(void)
 {
-    CHECK(make_tmpdir());
-    write_file("step.lua", "return { size = 2 }\n");
-    write_file("up.lua", up_lua);
     bw_sandbox *sb;
-    bw_controls *c = load_two(&sb, true, "up.lua", NULL);
-    bw_pose p = rest_pose();
-    run_frames(c, &p, 1);
-    CHECK_NEAR(gaze(c, 0), 2, 0);
+    bw_pose p;
+    bw_controls *c = start_up(&sb, &p, NULL);
     write_file("up.lua", "local helper = require('helper')\n"
                          "return { keep_state = true, init = function() return { n = 0 } end,\n"
                          "  update = function(s, pose, ctx) s.n = s.n + helper.size; ctx.gaze[1] = s.n end }\n");

@@ -145,6 +145,37 @@ static demo_app *open_app(const demo_app_desc *d)
     return a;
 }
 
+/* The shipped graph's air state and the character's air clip, as written
+ * in the files: the edits the hot-reload tests make to them. */
+#define GRAPH_AIR_STATE "jump_air   = { clip = \"jump_air\" },"
+#define CHAR_AIR_CLIP "name = \"jump_air\","
+
+/* Live copies of the shipped graph and character (files graph_name and
+ * char_name in the temporary folder, with the shipped texts kept) and an
+ * app on them with `controls`; app NULL when something failed. */
+typedef struct live_pair {
+    char *graph, *character;
+    demo_app *app;
+} live_pair;
+
+static live_pair open_live_pair(const char *graph_name, const char *char_name, const char *const *controls,
+                                int control_count)
+{
+    live_pair p = {live_copy(DEMO_GRAPH, graph_name), live_copy(HUMANOID, char_name), NULL};
+    demo_app_desc d = {.character = temp_path(char_name), .graph = temp_path(graph_name), .controls = controls,
+                       .control_count = control_count, .force_polling = true};
+    p.app = p.graph && p.character ? open_app(&d) : NULL;
+    CHECK(p.app != NULL);
+    return p;
+}
+
+static void close_live_pair(live_pair *p)
+{
+    free(p->graph);
+    free(p->character);
+    demo_app_destroy(p->app);
+}
+
 static void run_frames(demo_app *a, int n, double *now)
 {
     for (int i = 0; i < n; i++) {
@@ -372,7 +403,7 @@ static void graph_reload_keeps_the_state_and_refuses_broken_edits(void)
     run_frames(a, 10, &now);
     CHECK_STR(state_name(a, 0), "walk");
     /* a broken edit: a syntax error on a known line */
-    char *broken = replaced(good, "jump_air   = { clip = \"jump_air\" },", "jump_air   = { clip = \"jump_air\" ,, },");
+    char *broken = replaced(good, GRAPH_AIR_STATE, "jump_air   = { clip = \"jump_air\" ,, },");
     CHECK(broken != NULL);
     int line = line_of(broken, ",, }");
     write_text_file(live, broken);
@@ -817,17 +848,12 @@ static void a_character_reload_restarts_the_controls(void)
  * the session's order (character, graph, controls) one per line. */
 static void each_broken_source_shows_until_it_loads(void)
 {
-    char *graph = live_copy(DEMO_GRAPH, "multi_graph.lua");
-    char *character = live_copy(HUMANOID, "multi_char.lua");
     write_counter("0");
     const char *controls[] = {temp_path("counter.lua")};
-    demo_app_desc d = {.character = temp_path("multi_char.lua"), .graph = temp_path("multi_graph.lua"),
-                       .controls = controls, .control_count = 1, .force_polling = true};
-    demo_app *a = graph && character ? open_app(&d) : NULL;
-    CHECK(a != NULL);
-    char *broken_graph = graph ? replaced(graph, "jump_air   = { clip = \"jump_air\" },",
-                                          "jump_air   = { clip = \"jump_air\" ,, },")
-                               : NULL;
+    live_pair lp = open_live_pair("multi_graph.lua", "multi_char.lua", controls, 1);
+    char *graph = lp.graph, *character = lp.character;
+    demo_app *a = lp.app;
+    char *broken_graph = graph ? replaced(graph, GRAPH_AIR_STATE, "jump_air   = { clip = \"jump_air\" ,, },") : NULL;
     char *broken_char = character ? replaced(character, "local BR = { 0, 1.6, 4.0 }", "local BR = { 0, 1.6, 4.0 } .. nil") : NULL;
     char *good_char = character ? replaced(character, "local HIPS_Y = 0.96", "local HIPS_Y = 0.95") : NULL;
     CHECK(broken_graph && broken_char && good_char);
@@ -919,9 +945,7 @@ static void each_broken_source_shows_until_it_loads(void)
     free(broken_graph);
     free(broken_char);
     free(good_char);
-    free(graph);
-    free(character);
-    demo_app_destroy(a);
+    close_live_pair(&lp);
 }
 
 /* A clip renamed in the character (jump_air -> jump_up): the graph still
@@ -929,15 +953,10 @@ static void each_broken_source_shows_until_it_loads(void)
  * load on the running character, but the character edit goes in with it. */
 static void a_renamed_clip_goes_in_with_its_graph_edit(void)
 {
-    char *graph = live_copy(DEMO_GRAPH, "rename_graph.lua");
-    char *character = live_copy(HUMANOID, "rename_char.lua");
-    demo_app_desc d = {.character = temp_path("rename_char.lua"), .graph = temp_path("rename_graph.lua"),
-                       .force_polling = true};
-    demo_app *a = graph && character ? open_app(&d) : NULL;
-    CHECK(a != NULL);
-    char *new_char = character ? replaced(character, "name = \"jump_air\",", "name = \"jump_up\",") : NULL;
-    char *new_graph = graph ? replaced(graph, "jump_air   = { clip = \"jump_air\" },", "jump_air   = { clip = \"jump_up\" },")
-                            : NULL;
+    live_pair lp = open_live_pair("rename_graph.lua", "rename_char.lua", NULL, 0);
+    demo_app *a = lp.app;
+    char *new_char = lp.character ? replaced(lp.character, CHAR_AIR_CLIP, "name = \"jump_up\",") : NULL;
+    char *new_graph = lp.graph ? replaced(lp.graph, GRAPH_AIR_STATE, "jump_air   = { clip = \"jump_up\" },") : NULL;
     CHECK(new_char && new_graph);
     if (a && new_char && new_graph) {
         double now = 0;
@@ -971,9 +990,7 @@ static void a_renamed_clip_goes_in_with_its_graph_edit(void)
     }
     free(new_char);
     free(new_graph);
-    free(graph);
-    free(character);
-    demo_app_destroy(a);
+    close_live_pair(&lp);
 }
 
 /* One save, one reload: a graph save that goes in and lets the waiting
@@ -981,17 +998,11 @@ static void a_renamed_clip_goes_in_with_its_graph_edit(void)
  * counts once; the next graph save once more. */
 static void a_save_that_lets_a_waiting_edit_in_counts_once(void)
 {
-    char *graph = live_copy(DEMO_GRAPH, "once_graph.lua");
-    char *character = live_copy(HUMANOID, "once_char.lua");
-    demo_app_desc d = {.character = temp_path("once_char.lua"), .graph = temp_path("once_graph.lua"),
-                       .force_polling = true};
-    demo_app *a = graph && character ? open_app(&d) : NULL;
-    CHECK(a != NULL);
-    char *new_char = character ? replaced(character, "name = \"jump_air\",", "name = \"jump_up\",") : NULL;
+    live_pair lp = open_live_pair("once_graph.lua", "once_char.lua", NULL, 0);
+    demo_app *a = lp.app;
+    char *new_char = lp.character ? replaced(lp.character, CHAR_AIR_CLIP, "name = \"jump_up\",") : NULL;
     /* a graph both characters load: the air state plays jump_start */
-    char *new_graph = graph ? replaced(graph, "jump_air   = { clip = \"jump_air\" },",
-                                       "jump_air   = { clip = \"jump_start\" },")
-                            : NULL;
+    char *new_graph = lp.graph ? replaced(lp.graph, GRAPH_AIR_STATE, "jump_air   = { clip = \"jump_start\" },") : NULL;
     char *newer_graph = new_graph ? replaced(new_graph, "duration = 0.15 }", "duration = 0.2 }") : NULL;
     CHECK(new_char && new_graph && newer_graph);
     if (a && new_char && new_graph && newer_graph) {
@@ -1017,9 +1028,7 @@ static void a_save_that_lets_a_waiting_edit_in_counts_once(void)
     free(new_char);
     free(new_graph);
     free(newer_graph);
-    free(graph);
-    free(character);
-    demo_app_destroy(a);
+    close_live_pair(&lp);
 }
 
 /* A graph with eight problems (eight unknown clips) shows its first six

@@ -151,6 +151,17 @@ static bw_blend_tree *tree_of(const bw_blend_node *nodes, int count, int root, i
     return t;
 }
 
+/* A 1D blend on parameter 0 of clip a (threshold 0) and clip b
+ * (threshold 1), both at their clips' lengths. */
+static bw_blend_tree *blend_1d_of(int a, int b)
+{
+    const int children[2] = {0, 1};
+    const float thresholds[2] = {0.0f, 1.0f};
+    bw_blend_node nodes[3] = {bw_blend_clip_node(a, 0.0f), bw_blend_clip_node(b, 0.0f),
+                              bw_blend_1d_node(children, thresholds, 2, 0, false)};
+    return tree_of(nodes, 3, 2, 1);
+}
+
 static bw_graph *compile(const bw_graph_desc *d) { return graph_fixture_compile(d); }
 
 static bw_graph_cursor *cursor_for(const bw_graph *g, const bw_allocator *a)
@@ -1811,11 +1822,7 @@ static void equal_references_should_be_shared_and_others_kept_apart(void)
  * no mix. Over the rest pose (no other layer). */
 static void a_blend_state_should_measure_each_leaf_against_its_reference(void)
 {
-    const int children[2] = {0, 1};
-    const float thresholds[2] = {0.0f, 1.0f};
-    bw_blend_node nodes[3] = {bw_blend_clip_node(IDLE, 0.0f), bw_blend_clip_node(ADDC, 0.0f),
-                              bw_blend_1d_node(children, thresholds, 2, 0, false)};
-    bw_blend_tree *tree = tree_of(nodes, 3, 2, 1);
+    bw_blend_tree *tree = blend_1d_of(IDLE, ADDC);
     for (int k = 0; k < 2; k++) {
         bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0.5f, 0}};
         bw_graph_state_desc states[1] = {{.name = "mix", .blend = tree}};
@@ -1911,11 +1918,7 @@ static void an_additive_fade_should_mix_references_only_while_it_runs(void)
  * evaluate nothing. One layer mix per evaluation. */
 static void a_blend_tree_should_be_evaluated_once_per_update(void)
 {
-    const int children[2] = {0, 1};
-    const float thresholds[2] = {0.0f, 1.0f};
-    bw_blend_node nodes[3] = {bw_blend_clip_node(IDLE, 0.0f), bw_blend_clip_node(MOVE, 0.0f),
-                              bw_blend_1d_node(children, thresholds, 2, 0, false)};
-    bw_blend_tree *tree = tree_of(nodes, 3, 2, 1);
+    bw_blend_tree *tree = blend_1d_of(IDLE, MOVE);
     bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0.5f, 0}};
     bw_graph_state_desc states[1] = {{.name = "loco", .blend = tree}};
     bw_graph_layer_desc layers[1] = {layer("base", "loco", states, 1, NULL, 0)};
@@ -1951,11 +1954,7 @@ static void a_blend_tree_should_be_evaluated_once_per_update(void)
  * leaves are loco's; a frozen source has none. Reading evaluates nothing. */
 static void the_cursor_leaves_are_the_last_evaluated_ones(void)
 {
-    const int children[2] = {0, 1};
-    const float thresholds[2] = {0.0f, 1.0f};
-    bw_blend_node nodes[3] = {bw_blend_clip_node(IDLE, 0.0f), bw_blend_clip_node(MOVE, 0.0f),
-                              bw_blend_1d_node(children, thresholds, 2, 0, false)};
-    bw_blend_tree *tree = tree_of(nodes, 3, 2, 1);
+    bw_blend_tree *tree = blend_1d_of(IDLE, MOVE);
     bw_graph_param_desc params[2] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0.25f, 0}, {"stop", BW_GRAPH_PARAM_BOOL, 0, 0}};
     bw_graph_state_desc states[2] = {{.name = "loco", .blend = tree}, {.name = "still", .clip = IDLE}};
     bw_graph_condition_desc stop = cond_is("stop");
