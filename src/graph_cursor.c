@@ -81,9 +81,9 @@ typedef struct layer_rt {
     bw_pose pose;              /* the layer's own pose, last evaluated */
     bw_pose snapshot;          /* frozen source */
     bw_pose ref, ref_snapshot; /* additive layers: the plays' references, mixed alike */
-    const bw_pose *ref_view;   /* what the layer's delta is measured from: `ref`, or one
-                                  baked reference pose when every leaf shares it */
-    int ref_view_id;           /* that reference's id (ref_view is &ref_use[id]), -1: `ref` */
+    int ref_view_id;           /* what the layer's delta is measured from (ref_view): one
+                                  baked reference pose when every leaf shares it, its id;
+                                  -1: `ref` */
     /* per slot (SLOT_*): the leaves of leaf_state at parameter generation
        leaf_gen, so a blend tree is evaluated once per play and update */
     bw_blend_leaf *leaves[SLOTS];
@@ -148,6 +148,13 @@ static bw_result make_mixer(const bw_rig *rig, int max_contributions, const bw_a
 /* ---- small helpers ---- */
 
 static const g_layer *layer_of(const bw_graph_cursor *c, int l) { return &c->g->layers[l]; }
+
+/* What layer R's delta is measured from: its baked reference ref_view_id
+ * in the set the cursor reads now, or its own mixed `ref`. */
+static const bw_pose *ref_view(const bw_graph_cursor *c, const layer_rt *R)
+{
+    return R->ref_view_id >= 0 ? &c->ref_use[R->ref_view_id] : &R->ref;
+}
 static const g_state *state_of(const bw_graph_cursor *c, int l, int s)
 {
     return &c->g->states[c->g->layers[l].state_first + s];
@@ -405,7 +412,7 @@ static void fire(bw_graph_cursor *c, int l, int t)
         R->frozen = R->fading || tr->mode == BW_GRAPH_FREEZE;
         if (R->frozen) {
             bw_pose_copy(&R->snapshot, &R->pose);
-            if (layer_of(c, l)->additive) bw_pose_copy(&R->ref_snapshot, R->ref_view);
+            if (layer_of(c, l)->additive) bw_pose_copy(&R->ref_snapshot, ref_view(c, R));
             R->src = (play){-1, 0.0, false};
         } else {
             R->src = R->cur;
@@ -699,12 +706,10 @@ static bw_result evaluate_layer(bw_graph_cursor *c, int l)
     for (int i = 1; i < n && shared; i++) shared = c->ref_ids[i] == c->ref_ids[0];
     if (shared) {
         R->ref_view_id = c->ref_ids[0];
-        R->ref_view = &c->ref_use[R->ref_view_id];
         return BW_OK;
     }
     c->counters.reference_mixes++;
     R->ref_view_id = -1;
-    R->ref_view = &R->ref;
     return mix_plays(c, true, n, frozen, w, &R->ref_snapshot, &R->ref);
 }
 
@@ -746,7 +751,7 @@ bw_result bw_graph_cursor_evaluate(bw_graph_cursor *c, const bw_pose *base, bw_p
             pending = 0;
         }
         if (l < n)
-            bw_graph_add_layer(out, &c->layers[l].pose, c->layers[l].ref_view, c->layers[l].mask, layer_weight(c, l));
+            bw_graph_add_layer(out, &c->layers[l].pose, ref_view(c, &c->layers[l]), c->layers[l].mask, layer_weight(c, l));
     }
     return BW_OK;
 }
@@ -1038,7 +1043,7 @@ static void fade_from_old_pose(bw_graph_cursor *dst, int l, const bw_graph_curso
     if (!R->fading) return;
     bw_pose_copy(&R->snapshot, &O->pose);
     if (layer_of(dst, l)->additive) /* no delta from a former override layer */
-        bw_pose_copy(&R->ref_snapshot, layer_of(src, ol)->additive ? O->ref_view : &O->pose);
+        bw_pose_copy(&R->ref_snapshot, layer_of(src, ol)->additive ? ref_view(src, O) : &O->pose);
 }
 
 /* Carry src's layer ol into dst's layer l (see graph.h). */
@@ -1073,7 +1078,7 @@ static void carry_layer(bw_graph_cursor *dst, int l, const bw_graph_cursor *src,
     if (evaluate_layer(dst, l) != BW_OK) return;
     bool differs = poses_differ(&R->pose, &O->pose, CARRY_TOLERANCE);
     if (!differs && L->additive && layer_of(src, ol)->additive)
-        differs = poses_differ(R->ref_view, O->ref_view, CARRY_TOLERANCE);
+        differs = poses_differ(ref_view(dst, R), ref_view(src, O), CARRY_TOLERANCE);
     if (differs) fade_from_old_pose(dst, l, src, ol, fade);
 }
 
@@ -1501,14 +1506,10 @@ bw_result bw_graph_cursor_rebind(bw_graph_cursor *c, const bw_binding *const *bi
     /* still the shared set's numbers, or another existing set's, or its own
        (rebind never allocates) */
     if (!c->share || !refs_equal(c->g, c->share->poses, c->refs)) {
+        /* a layer measuring from one baked reference reads it by id
+           (ref_view), so it reads the same one in the new set */
         share_detach(c);
         share_attach(c, false);
-        /* a layer measuring from one baked reference reads the same one in
-           the new set (the old set may be gone) */
-        for (int l = 0; l < c->g->layer_count; l++) {
-            layer_rt *R = &c->layers[l];
-            if (R->ref_view_id >= 0) R->ref_view = &c->ref_use[R->ref_view_id];
-        }
     }
     c->gen++; /* leaf lengths may have changed with a refresh */
     return BW_OK;
@@ -1526,7 +1527,6 @@ static void reset_state(bw_graph_cursor *c, const bw_graph_cursor_desc *d)
         R->src = (play){-1, 0.0, false};
         R->tr = R->from = -1;
         R->route = c->routes + (size_t)l * (size_t)g->max_states;
-        R->ref_view = &R->ref;
         R->ref_view_id = -1;
         for (int k = 0; k < SLOTS; k++) {
             R->leaves[k] = c->leaf_store + ((size_t)l * SLOTS + (size_t)k) * (size_t)g->max_leaves;

@@ -75,14 +75,14 @@ static inline void splat_row(float *out, float x)
 
 #define MIXER_LINE 64
 
+/* The `ones` row's length: one 1 per joint or curve, whichever are more. */
+static int ones_count(const bw_mixer *m) { return m->joint_count > m->curve_count ? m->joint_count : m->curve_count; }
+
 /* Lay a mixer's block out in k from its (aligned) start: the struct, the
  * hot arrays, then the rest. With k->base set, m is the struct at the
  * block's start and its arrays are set; with it NULL k only measures and m
  * (a stand-in with the counts) gets NULL arrays. Returns the hot part's
  * size. */
-/* The `ones` row's length: one 1 per joint or curve, whichever are more. */
-static int ones_count(const bw_mixer *m) { return m->joint_count > m->curve_count ? m->joint_count : m->curve_count; }
-
 static size_t carve_mixer(bw_carver *k, bw_mixer *m, bool splat)
 {
     size_t nm = (size_t)m->max_contributions, nc = (size_t)m->curve_count, n_ones = (size_t)ones_count(m);
