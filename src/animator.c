@@ -977,7 +977,9 @@ static void body_layer(bw_animator *a, float dt, const bw_character_state *fresh
         if (a->use_clips) a->play_count = n;
         /* over the rig's values read in place (the clips cover only some
          * joints; with none the pose is the rest pose) */
-        bw_mix_run_clips_over(a->mixer, a->rig, NULL, true, false, a->contribs, n, &a->pose);
+        bw_pose rest;
+        if (bw_mix_rest_view(a->mixer, a->rig, &rest))
+            bw_mix_run_clips(a->mixer, a->rig, &rest, a->contribs, n, &a->pose);
     }
     if (a->root.used > 0) bw_root_motion_remove(a->rig, &a->rm_cfg, &a->pose.joints[a->rm_cfg.root_joint]);
 }

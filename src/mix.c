@@ -48,7 +48,7 @@ struct bw_mixer {
     bw_contribution *sampled;   /* max_contributions: contributions built by bw_mix_run_clips */
     float (*splat)[4];          /* SSE2 path only: max_contributions × BW_MIX_SPLAT_COUNT rows */
     float *ones;                /* max(joint_count, curve_count) coverages of 1: the rig's values
-                                   as a base without copying them (bw_mix_run_clips_over) */
+                                   as a base without copying them (bw_mix_rest_view) */
     size_t hot_bytes;           /* the layout's hot part: the struct and per-contribution arrays */
 };
 
@@ -331,14 +331,16 @@ bool bw_mix_empty_view(const bw_mixer *mixer, bw_pose *view)
     return true;
 }
 
-bw_result bw_mix_run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base,
-                           const bw_clip_contribution *clips, int count, bw_pose *out)
+bool bw_mix_rest_view(const bw_mixer *mixer, const bw_rig *rig, bw_pose *view)
 {
-    return bw_mix_run_clips_over(mixer, rig, base, false, false, clips, count, out);
+    if (bw_rig_joint_count(rig) < mixer->joint_count || bw_rig_curve_count(rig) < mixer->curve_count) return false;
+    *view = (bw_pose){(bw_transform *)bw_rig_rest_pose(rig), mixer->ones, (float *)bw_rig_curve_rest(rig), mixer->ones,
+                      mixer->joint_count, mixer->curve_count, {NULL, NULL}};
+    return true;
 }
 
-bw_result bw_mix_run_clips_over(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base, bool over_rest,
-                                bool bindings_checked, const bw_clip_contribution *clips, int count, bw_pose *out)
+static bw_result run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base, bool bindings_checked,
+                           const bw_clip_contribution *clips, int count, bw_pose *out)
 {
     if (!mixer || !rig || !out || count < 0 || (count > 0 && !clips)) return BW_ERR_INVALID_ARGUMENT;
     if (count > mixer->max_contributions) return BW_ERR_LIMIT;
@@ -362,14 +364,18 @@ bw_result bw_mix_run_clips_over(bw_mixer *mixer, const bw_rig *rig, const bw_pos
             c->pose = &mixer->scratch[i];
         }
     }
-    bw_pose rest_view;
-    if (over_rest) {
-        /* the rig's current values read in place as the base (coverage 1),
-         * never copied: the joint pass writes every block of out */
-        rest_view = (bw_pose){(bw_transform *)bw_rig_rest_pose(rig), mixer->ones, (float *)bw_rig_curve_rest(rig),
-                              mixer->ones, mixer->joint_count, mixer->curve_count, {NULL, NULL}};
-        base = &rest_view;
-    }
     run_mix(mixer, mixer->sampled, clips, count, base, out);
     return BW_OK;
+}
+
+bw_result bw_mix_run_clips(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base,
+                           const bw_clip_contribution *clips, int count, bw_pose *out)
+{
+    return run_clips(mixer, rig, base, false, clips, count, out);
+}
+
+bw_result bw_mix_run_clips_checked(bw_mixer *mixer, const bw_rig *rig, const bw_pose *base,
+                                   const bw_clip_contribution *clips, int count, bw_pose *out)
+{
+    return run_clips(mixer, rig, base, true, clips, count, out);
 }

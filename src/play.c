@@ -644,10 +644,11 @@ bw_result bw_track_set_compose(bw_track_set *set, bw_mixer *mixer, const bw_pose
     }
     /* The fused sample-and-mix pass: the benchmarked path is this one.
      * With no base, the mixer reads the rig's current values in place as
-     * the base (no copy into the set's base pose that is then read, as
-     * before). The bindings were
+     * the base (its rest view: nothing is copied). The bindings were
      * checked just above: the mixer does not check them again. */
-    return bw_mix_run_clips_over(mixer, set->rig, base, base == NULL, true, set->clips, set->live, out);
+    bw_pose rest;
+    if (!base && !bw_mix_rest_view(mixer, set->rig, &rest)) return BW_ERR_INVALID_ARGUMENT;
+    return bw_mix_run_clips_checked(mixer, set->rig, base ? base : &rest, set->clips, set->live, out);
 }
 
 void bw_track_set_drain(bw_track_set *set, bw_signal_fn fn, void *user)
