@@ -57,19 +57,25 @@ typedef struct track {
     double last_from, last_delta;
 } track;
 
+/* The set and its arrays are one line-aligned block, in the order a frame
+ * touches them: the struct, the play order, the tracks and the mixer's
+ * input list (advance and compose), then the signal queue (only when a
+ * signal is queued). */
 struct bw_track_set {
     const bw_rig *rig;
     bw_allocator allocator; /* by value (fn NULL: malloc) */
+    void *block;            /* the allocation the set and its arrays live in */
+    size_t block_size;
     int capacity;
-    track *tracks;
+    int joint_count, curve_count; /* the rig's counts at create / set_rig: compose refuses a rig grown since */
     int *order; /* live slots in play order */
     int live;
+    track *tracks;
+    bw_clip_contribution *clips; /* capacity: the fused mixer's input list */
     bw_signal *queue;
     int queue_capacity;
     int queue_count;
     int dropped;
-    bw_clip_contribution *clips; /* capacity: the fused mixer's input list */
-    bw_pose base; /* the rig's current values when compose gets no base */
     bool draining; /* a callback calling drain again must not re-deliver */
 };
 
@@ -96,6 +102,21 @@ static int handle_of(const bw_track_set *set, const track *tr)
 
 /* ---- creation ---- */
 
+#define SET_LINE 64
+
+/* Lay the set's block out in k from its (aligned) start, in the order of
+ * the struct's comment. With k->base set, the arrays of `set` (the struct
+ * at the block's start) are set; with it NULL k only measures. */
+static void carve_set(bw_carver *k, bw_track_set *set)
+{
+    const size_t n = (size_t)set->capacity;
+    bw_carve(k, sizeof *set, BW_MAX_ALIGN);
+    set->order = (int *)bw_carve(k, n * sizeof *set->order, BW_MAX_ALIGN);
+    set->tracks = (track *)bw_carve(k, n * sizeof *set->tracks, BW_MAX_ALIGN);
+    set->clips = (bw_clip_contribution *)bw_carve(k, n * sizeof *set->clips, BW_MAX_ALIGN);
+    set->queue = (bw_signal *)bw_carve(k, (size_t)set->queue_capacity * sizeof *set->queue, BW_MAX_ALIGN);
+}
+
 bw_result bw_track_set_create(const bw_track_set_desc *desc, bw_track_set **out_set)
 {
     if (!desc || !desc->rig || !out_set || desc->capacity < 0 || desc->signal_capacity < 0)
@@ -104,21 +125,22 @@ bw_result bw_track_set_create(const bw_track_set_desc *desc, bw_track_set **out_
     int signal_capacity = desc->signal_capacity ? desc->signal_capacity : 256;
     if (capacity > BW_TRACK_SET_MAX_CAPACITY || signal_capacity > BW_TRACK_SET_MAX_SIGNALS) return BW_ERR_LIMIT;
 
-    bw_track_set *set = bw_alloc_zeroed(&desc->allocator, sizeof *set);
-    if (!set) return BW_ERR_OUT_OF_MEMORY;
+    bw_track_set shape = {.capacity = capacity, .queue_capacity = signal_capacity};
+    bw_carver k = {NULL, 0};
+    carve_set(&k, &shape);
+    const size_t size = k.used + SET_LINE - 1; /* room to start on a line */
+    char *block = (char *)bw_alloc_zeroed(&desc->allocator, size);
+    if (!block) return BW_ERR_OUT_OF_MEMORY;
+    k = (bw_carver){bw_align_ptr(block, SET_LINE), 0};
+    bw_track_set *set = (bw_track_set *)k.base;
+    *set = shape;
+    carve_set(&k, set);
     set->allocator = desc->allocator;
-    const bw_allocator *a = &set->allocator;
+    set->block = block;
+    set->block_size = size;
     set->rig = desc->rig;
-    set->capacity = capacity;
-    set->queue_capacity = signal_capacity;
-    set->tracks = bw_alloc_zeroed(a, sizeof *set->tracks * (size_t)capacity);
-    set->order = bw_alloc_zeroed(a, sizeof *set->order * (size_t)capacity);
-    set->queue = bw_alloc_zeroed(a, sizeof *set->queue * (size_t)signal_capacity);
-    set->clips = bw_alloc_zeroed(a, sizeof *set->clips * (size_t)capacity);
-    if (!set->tracks || !set->order || !set->queue || !set->clips || bw_pose_init(&set->base, desc->rig, a) != BW_OK) {
-        bw_track_set_destroy(set);
-        return BW_ERR_OUT_OF_MEMORY;
-    }
+    set->joint_count = bw_rig_joint_count(desc->rig);
+    set->curve_count = bw_rig_curve_count(desc->rig);
     *out_set = set;
     return BW_OK;
 }
@@ -126,14 +148,8 @@ bw_result bw_track_set_create(const bw_track_set_desc *desc, bw_track_set **out_
 void bw_track_set_destroy(bw_track_set *set)
 {
     if (!set) return;
-    const bw_allocator *a = &set->allocator;
-    bw_pose_deinit(&set->base);
-    bw_free(a, set->tracks, sizeof *set->tracks * (size_t)set->capacity);
-    bw_free(a, set->order, sizeof *set->order * (size_t)set->capacity);
-    bw_free(a, set->queue, sizeof *set->queue * (size_t)set->queue_capacity);
-    bw_free(a, set->clips, sizeof *set->clips * (size_t)set->capacity);
-    bw_allocator copy = set->allocator; /* the set is freed through its own copy */
-    bw_free(&copy, set, sizeof *set);
+    bw_allocator copy = set->allocator; /* the set lives in the block it frees */
+    bw_free(&copy, set->block, set->block_size);
 }
 
 /* ---- time helpers ---- */
@@ -470,11 +486,9 @@ bw_result bw_track_set_rebind(bw_track_set *set, int handle, const bw_binding *b
 bw_result bw_track_set_set_rig(bw_track_set *set, const bw_rig *rig)
 {
     if (!set || !rig) return BW_ERR_INVALID_ARGUMENT;
-    bw_pose base;
-    if (bw_pose_init(&base, rig, &set->allocator) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
-    bw_pose_deinit(&set->base);
-    set->base = base;
     set->rig = rig;
+    set->joint_count = bw_rig_joint_count(rig);
+    set->curve_count = bw_rig_curve_count(rig);
     return BW_OK;
 }
 
@@ -631,9 +645,10 @@ bw_result bw_track_set_compose(bw_track_set *set, bw_mixer *mixer, const bw_pose
 {
     if (!set || !mixer || !out) return BW_ERR_INVALID_ARGUMENT;
     int joints = bw_rig_joint_count(set->rig), curves = bw_rig_curve_count(set->rig);
-    /* The base buffer was sized for the rig by create / set_rig: a rig
-     * that has grown since cannot be composed until set_rig is called. */
-    if (!pose_fits(&set->base, joints, curves) || !pose_fits(out, joints, curves)) return BW_ERR_INVALID_ARGUMENT;
+    /* A rig that has grown since create / set_rig cannot be composed
+     * until set_rig is called. */
+    if (joints != set->joint_count || curves != set->curve_count || !pose_fits(out, joints, curves))
+        return BW_ERR_INVALID_ARGUMENT;
     if (base && !pose_fits(base, joints, curves)) return BW_ERR_INVALID_ARGUMENT;
     const uint64_t signature = bw_rig_layout_signature(set->rig);
     const uint32_t revision = bw_rig_topology_revision(set->rig);

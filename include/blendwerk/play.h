@@ -6,8 +6,7 @@
  * no pose buffers: compose samples and mixes them in one pass through the
  * mixer (bw_mix_run_clips), and bw_track_set_sample_track samples one
  * track into a caller's pose on request. All storage is allocated at
- * creation (or by bw_track_set_set_rig); nothing in advance / compose /
- * drain allocates.
+ * creation; nothing in set_rig / advance / compose / drain allocates.
  *
  * A frame is:  bw_track_set_advance(set, dt)   -- times, fades, signals queued
  *              bw_track_set_compose(set, ...)  -- sample and mix every track
@@ -116,8 +115,8 @@ typedef struct bw_track_set_desc {
     bw_allocator allocator;       /* by value, kept in the set; fn NULL: malloc / free */
 } bw_track_set_desc;
 
-/* Allocates the track slots, the signal queue, the mixer input list and
- * one base pose. BW_ERR_INVALID_ARGUMENT for a NULL desc, rig or out_set
+/* Allocates the track slots, the signal queue and the mixer input list,
+ * in one block. BW_ERR_INVALID_ARGUMENT for a NULL desc, rig or out_set
  * or negative capacities, BW_ERR_LIMIT beyond the maximums above,
  * BW_ERR_OUT_OF_MEMORY (nothing leaks). */
 BW_API bw_result bw_track_set_create(const bw_track_set_desc *desc, bw_track_set **out_set);
@@ -187,9 +186,8 @@ BW_API bw_result bw_track_set_seek(bw_track_set *set, int track, double time);
  * rig (layout and topology revision). */
 BW_API bw_result bw_track_set_rebind(bw_track_set *set, int track, const bw_binding *binding);
 /* Switch the set to `rig` (a rebuilt version of its rig, possibly with
- * other joint or curve counts, or the same rig after bw_rig_add_joint). Reallocates the set's base pose:
- * BW_ERR_OUT_OF_MEMORY leaves the set as it was; BW_ERR_INVALID_ARGUMENT
- * for a NULL set or rig. Tracks keep playing their old bindings, which
+ * other joint or curve counts, or the same rig after bw_rig_add_joint);
+ * allocates nothing. BW_ERR_INVALID_ARGUMENT for a NULL set or rig. Tracks keep playing their old bindings, which
  * compose then refuses: rebinding every live track (bw_track_set_rebind)
  * before the next compose is the caller's duty, and so is a mixer made
  * for the new rig. `rig` must outlive the set or the next set_rig. */
