@@ -144,11 +144,15 @@ struct bw_graph {
 
 /* Add an additive layer (its plays' mixed `pose` against their mixed
  * references `ref`, per joint mask weights or NULL, the layer weight) onto
- * `out` (graph_additive.c). Same counts everywhere. Runs of four joints
- * sharing one weight in (0, 1] take a 4-lane path (GCC/Clang vector
- * extensions); bw_graph_add_layer_scalar is the same joint by joint, the
- * reference the tests hold it to (within 1e-6 per component). */
+ * `out` (graph_additive.c). Same counts everywhere. Whole blocks of W
+ * joints go through the SIMD path's add_layer kernel (simd.h: W = 4, 8
+ * or 16; bw_graph_add_layer takes the active path, _on a chosen one),
+ * each joint with its own weight; bw_graph_add_layer_scalar is the same
+ * joint by joint, the reference the tests hold every path to (within
+ * 1e-6 per component). */
 void bw_graph_add_layer(bw_pose *out, const bw_pose *pose, const bw_pose *ref, const float *mask, float weight);
+void bw_graph_add_layer_on(bw_simd_path path, bw_pose *out, const bw_pose *pose, const bw_pose *ref, const float *mask,
+                           float weight);
 void bw_graph_add_layer_scalar(bw_pose *out, const bw_pose *pose, const bw_pose *ref, const float *mask, float weight);
 /* q^a of a unit quaternion (graph_additive.c): the exact form (atan2, sin,
  * cos) and the per-frame one (the slerp series, `ca` / `cb` from

@@ -816,6 +816,158 @@ static void KERNEL(sample_grid)(const bw_grid_binding *gb, const float *ra, cons
     }
 }
 
+/* ======== the additive layer (graph_additive.c) ======== */
+
+#if defined(KERNEL_PORTABLE)
+/* The portable path has no block form: graph_additive.c's joint-by-joint
+ * code is the reference and does every joint. */
+static int KERNEL(add_layer)(bw_transform *out, const bw_transform *pose, const float *pose_coverage,
+                             const bw_transform *ref, const float *mask, float weight, int joint_count,
+                             bw_add_slow_fn slow, void *user)
+{
+    (void)out, (void)pose, (void)pose_coverage, (void)ref, (void)mask, (void)weight, (void)joint_count;
+    (void)slow, (void)user;
+    return 0;
+}
+#else
+/* The slerp series coefficients (bw_slerp_series) of u, lane by lane:
+ * c_0 = u, c_i = c_{i−1} (u² − i²) / (i (2i + 1)). */
+HOT_INLINE void series_of_lanes(vf u, vf c[BW_SLERP_SERIES_TERMS])
+{
+    const vf u2 = vf_mul(u, u);
+    c[0] = u;
+#define SERIES_STEP(i_, inv_) c[i_] = vf_mul(c[(i_)-1], vf_mul(vf_sub(u2, vf_set1((float)((i_) * (i_)))), vf_set1(inv_)));
+    SERIES_STEP(1, 1.0f / 3.0f)
+    SERIES_STEP(2, 1.0f / 10.0f)
+    SERIES_STEP(3, 1.0f / 21.0f)
+    SERIES_STEP(4, 1.0f / 36.0f)
+    SERIES_STEP(5, 1.0f / 55.0f)
+    SERIES_STEP(6, 1.0f / 78.0f)
+    SERIES_STEP(7, 1.0f / 105.0f)
+#undef SERIES_STEP
+}
+
+/* Σ c_i d^i (per-lane coefficients) by Estrin's scheme. */
+HOT_INLINE vf series_estrin_lanes(const vf c[BW_SLERP_SERIES_TERMS], vf d)
+{
+    vf d2 = vf_mul(d, d), d4 = vf_mul(d2, d2);
+    vf p01 = vf_add(c[0], vf_mul(c[1], d)), p23 = vf_add(c[2], vf_mul(c[3], d));
+    vf p45 = vf_add(c[4], vf_mul(c[5], d)), p67 = vf_add(c[6], vf_mul(c[7], d));
+    return vf_add(vf_add(p01, vf_mul(d2, p23)), vf_mul(d4, vf_add(p45, vf_mul(d2, p67))));
+}
+
+HOT_INLINE vi vf_finite(vf x) { return vf_eq(vf_sub(x, x), vf_set1(0.0f)); }
+
+/* W joints from j: the formulas of graph_additive.c's add_joint with
+ * each lane's own a = weight × mask × clamp01(coverage), Δr^a by the
+ * slerp series of a. Lanes with a ≤ 0 or not finite stay as they are;
+ * lanes with a > 1, a delta of 92° or more or a degenerate norm go to
+ * `slow` (the exact form) after the block is stored; a lane whose result
+ * is not finite keeps its value. */
+HOT_INLINE void add_layer_block(bw_transform *out, const bw_transform *pose, const float *pose_coverage,
+                                const bw_transform *ref, const float *mask, float weight, const vf *ca_weight,
+                                const vf *cb_weight, int j, bw_add_slow_fn slow, void *user)
+{
+    const vf zero = vf_set1(0.0f), one = vf_set1(1.0f);
+    vf a = vf_mul(vf_set1(weight), vf_clamp01(vf_load(pose_coverage + j)));
+    if (mask) a = vf_mul(a, vf_load(mask + j));
+    const vi live = vf_gt(a, zero) & vf_finite(a);
+    if (!vi_any(live)) return;
+    block p, r, x;
+    block_load(pose + j, &p);
+    block_load(ref + j, &r);
+    /* delta = conj(r) · p (bw_quat_mul's terms in its order) */
+    const vf ix = vf_sub(zero, r.c[QX]), iy = vf_sub(zero, r.c[QY]), iz = vf_sub(zero, r.c[QZ]), iw = r.c[QW];
+    vf dx = vf_sub(vf_add(vf_add(vf_mul(iw, p.c[QX]), vf_mul(ix, p.c[QW])), vf_mul(iy, p.c[QZ])), vf_mul(iz, p.c[QY]));
+    vf dy = vf_add(vf_add(vf_sub(vf_mul(iw, p.c[QY]), vf_mul(ix, p.c[QZ])), vf_mul(iy, p.c[QW])), vf_mul(iz, p.c[QX]));
+    vf dz = vf_add(vf_sub(vf_add(vf_mul(iw, p.c[QZ]), vf_mul(ix, p.c[QY])), vf_mul(iy, p.c[QX])), vf_mul(iz, p.c[QW]));
+    vf dw = vf_sub(vf_sub(vf_sub(vf_mul(iw, p.c[QW]), vf_mul(ix, p.c[QX])), vf_mul(iy, p.c[QY])), vf_mul(iz, p.c[QZ]));
+    /* Δr^a = k_a·1 + k_b·delta in delta's hemisphere (cos θ = |dw|) */
+    const vi negative = vf_lt(dw, zero);
+    vf w = vf_neg_where(negative, dw);
+    /* a ≤ 1 and w ≥ the series' least cosine, each false for NaN as in
+     * the scalar test */
+    const vf min_cos = vf_set1(BW_SLERP_SERIES_MIN_COS);
+    vi fast = live & (vf_lt(a, one) | vf_eq(a, one)) & (vf_lt(min_cos, w) | vf_eq(min_cos, w));
+    const vf d = vf_sub(vf_min1(w), one);
+    /* the series of each lane's a; where every live lane's a is the
+     * layer weight (no mask, full coverage: the usual block), the
+     * caller's, computed once by the same operations (the same bits) */
+    vf ka, kb;
+    if (vi_all(~live | vf_eq(a, vf_set1(weight)))) {
+        ka = series_estrin_lanes(ca_weight, d);
+        kb = series_estrin_lanes(cb_weight, d);
+    } else {
+        vf ca[BW_SLERP_SERIES_TERMS], cb[BW_SLERP_SERIES_TERMS];
+        const vf safe_a = vf_select(fast, a, zero); /* lanes outside [0, 1] never reach the series */
+        series_of_lanes(vf_sub(one, safe_a), ca);
+        series_of_lanes(safe_a, cb);
+        ka = series_estrin_lanes(ca, d);
+        kb = series_estrin_lanes(cb, d);
+    }
+    kb = vf_neg_where(negative, kb);
+    const vf sx = vf_mul(kb, dx), sy = vf_mul(kb, dy), sz = vf_mul(kb, dz), sw = vf_add(ka, vf_mul(kb, dw));
+    block_load(out + j, &x);
+    /* x.r · step, then normalized */
+    vf ox = vf_sub(vf_add(vf_add(vf_mul(x.c[QW], sx), vf_mul(x.c[QX], sw)), vf_mul(x.c[QY], sz)), vf_mul(x.c[QZ], sy));
+    vf oy = vf_add(vf_add(vf_sub(vf_mul(x.c[QW], sy), vf_mul(x.c[QX], sz)), vf_mul(x.c[QY], sw)), vf_mul(x.c[QZ], sx));
+    vf oz = vf_add(vf_sub(vf_add(vf_mul(x.c[QW], sz), vf_mul(x.c[QX], sy)), vf_mul(x.c[QY], sx)), vf_mul(x.c[QZ], sw));
+    vf ow = vf_sub(vf_sub(vf_sub(vf_mul(x.c[QW], sw), vf_mul(x.c[QX], sx)), vf_mul(x.c[QY], sy)), vf_mul(x.c[QZ], sz));
+    const vf n2 = vf_add(vf_add(vf_add(vf_mul(ox, ox), vf_mul(oy, oy)), vf_mul(oz, oz)), vf_mul(ow, ow));
+    fast &= vf_gt(n2, vf_set1(1e-30f)) & vf_finite(n2);
+    const vf inv = vf_div(one, vf_sqrt(vf_select(fast, n2, one)));
+    block y;
+    y.c[QX] = vf_mul(ox, inv), y.c[QY] = vf_mul(oy, inv), y.c[QZ] = vf_mul(oz, inv), y.c[QW] = vf_mul(ow, inv);
+    /* t += a·Δt, s *= 1 + a·(Δs − 1) with Δs = s / s_ref (1 where s_ref is 0) */
+#define ADD_T(i_) y.c[i_] = vf_add(x.c[i_], vf_mul(a, vf_sub(p.c[i_], r.c[i_])));
+#define ADD_S(i_)                                                                                                      \
+    {                                                                                                                  \
+        const vi unkeyed = vf_eq(r.c[i_], zero); /* s_ref == 0 (a NaN s_ref divides, as in the scalar form) */       \
+        const vf ratio = vf_select(unkeyed, one, vf_div(p.c[i_], vf_select(unkeyed, one, r.c[i_])));                  \
+        y.c[i_] = vf_mul(x.c[i_], vf_add(one, vf_mul(a, vf_sub(ratio, one))));                                         \
+    }
+    ADD_T(TX) ADD_T(TY) ADD_T(TZ)
+    ADD_S(SX) ADD_S(SY) ADD_S(SZ)
+#undef ADD_T
+#undef ADD_S
+    vi ok = fast;
+#define FINITE(i_) ok = vi_and(ok, vf_finite(y.c[i_]));
+    FOR_ALL(FINITE)
+#undef FINITE
+    if (vi_any(ok)) {
+#define TAKE_OK(i_) x.c[i_] = vf_select(ok, y.c[i_], x.c[i_]);
+        FOR_ALL(TAKE_OK)
+#undef TAKE_OK
+        block_store(&x, out + j);
+    }
+    const vi rest = live & ~fast;
+    if (vi_any(rest)) {
+        float m[KERNEL_W], al[KERNEL_W];
+        vf_lanes((vf)rest, m);
+        vf_lanes(a, al);
+        for (int l = 0; l < KERNEL_W; l++) {
+            int32_t bits;
+            memcpy(&bits, &m[l], sizeof bits);
+            if (bits) slow(user, j + l, al[l]);
+        }
+    }
+}
+
+static int KERNEL(add_layer)(bw_transform *out, const bw_transform *pose, const float *pose_coverage,
+                             const bw_transform *ref, const float *mask, float weight, int joint_count,
+                             bw_add_slow_fn slow, void *user)
+{
+    vf ca[BW_SLERP_SERIES_TERMS], cb[BW_SLERP_SERIES_TERMS];
+    const vf w = vf_set1(isfinite(weight) && weight > 0.0f && weight <= 1.0f ? weight : 0.0f);
+    series_of_lanes(vf_sub(vf_set1(1.0f), w), ca);
+    series_of_lanes(w, cb);
+    int j = 0;
+    for (; j + KERNEL_W <= joint_count; j += KERNEL_W)
+        add_layer_block(out, pose, pose_coverage, ref, mask, weight, ca, cb, j, slow, user);
+    return j;
+}
+#endif
+
 /* ======== local-to-model (pose.c) ======== */
 
 #if defined(__GNUC__) && !defined(KERNEL_PORTABLE)
@@ -988,5 +1140,5 @@ static void KERNEL(local_to_model)(const int *parents, const bw_transform *joint
 #else
 #define KERNEL_SHORT_SERIES_TERMS BW_GRID_SHORT_TERMS /* series_estrin4 */
 #endif
-static const bw_simd_kernels KERNEL(table) = {KERNEL_PATH, KERNEL_SHORT_SERIES_TERMS, KERNEL(mix_joints),
-                                              KERNEL(sample_grid), KERNEL(local_to_model)};
+static const bw_simd_kernels KERNEL(table) = {KERNEL_PATH,          KERNEL_SHORT_SERIES_TERMS, KERNEL(mix_joints),
+                                              KERNEL(sample_grid),  KERNEL(local_to_model),    KERNEL(add_layer)};

@@ -4,7 +4,7 @@
  * translation unit (simd_portable.c, simd_sse2.c, simd_avx2.c,
  * simd_avx512.c; only the last two get wide-ISA flags, per file, so the
  * global flags stay portable). Each unit exports a table of the same
- * three kernel families; simd.c picks a table once from cpuid (or the
+ * four kernel families; simd.c picks a table once from cpuid (or the
  * BW_SIMD environment variable) and callers ask it for one per path. */
 #ifndef BW_SIMD_H
 #define BW_SIMD_H
@@ -46,6 +46,10 @@ enum {
     BW_MIX_SPLAT_COUNT
 };
 
+/* The additive layer's exact form for one joint (graph_additive.c): the
+ * block kernel hands it the joints it does not do itself, with their a. */
+typedef void (*bw_add_slow_fn)(void *user, int joint, float a);
+
 typedef struct bw_simd_kernels {
     bw_simd_path path;
     /* The slerp series terms (ca, cb) the kernels read on a short-series
@@ -64,6 +68,16 @@ typedef struct bw_simd_kernels {
                         const float *cb, bool short_series, bw_transform *joints, float *coverage, int joint_count);
     /* model[i] = model[parents[i]] · local(joints[i]) (pose.c). */
     void (*local_to_model)(const int *parents, const bw_transform *joints, int count, float (*model)[4][4]);
+    /* The additive layer (graph_additive.c) over the whole blocks of W
+     * joints in [0, joint_count): per joint a = weight × mask[j] (mask may
+     * be NULL: 1) × clamp01(pose_coverage[j]); out's joint j gets pose ⊖
+     * ref at a where a is in (0, 1], the delta under 92° and every result
+     * finite; a ≤ 0 or not finite leaves it; the other joints go to `slow`
+     * with their a (after their block is stored). Returns the joints
+     * covered (a multiple of W; 0 on the portable path, which leaves every
+     * joint to the caller). Writes joints only, never coverage. */
+    int (*add_layer)(bw_transform *out, const bw_transform *pose, const float *pose_coverage, const bw_transform *ref,
+                     const float *mask, float weight, int joint_count, bw_add_slow_fn slow, void *user);
 } bw_simd_kernels;
 
 /* The kernels for `path`: AUTO is bw_simd_active(); a path the CPU or the

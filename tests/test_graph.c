@@ -12,6 +12,7 @@
 #include "blendwerk/blendwerk.h"
 #include "bw_math.h"
 #include "graph_internal.h"
+#include "simd.h"
 #include "check.h"
 #include "fixtures.h"
 #include "graph_fixtures.h"
@@ -2193,17 +2194,19 @@ static void additive_layer_should_use_each_joints_own_weight(void)
     bw_pose_deinit(&one);
 }
 
-/* bw_graph_add_layer (four joints at a time where four share one weight in
- * (0, 1] and their deltas are under 92°) against bw_graph_add_layer_scalar
- * (joint by joint) on 67 joints (16 blocks and a tail of 3) and 3 curves:
+/* bw_graph_add_layer_on every SIMD path this build and CPU run (blocks of
+ * 4, 8 or 16 joints, each joint with its own weight, lanes whose delta is
+ * out of the series' range by the exact form) against
+ * bw_graph_add_layer_scalar (joint by joint) on 67 joints (16, 8 or 4
+ * blocks and a tail of 3) and 3 curves:
  * random rotations with deltas from 0 to 1.2 rad and, every seventh joint,
  * 1.7 to 2.5 rad (beyond the series' range: the exact form for that lane
  * of its block), translations and scales, some joints uncovered, one whose
  * result overflows (kept as it was). Weights: no mask at 0.7 (every block),
  * a mask constant over runs of four and varying across them, a mask that
  * changes per joint, and 1.3 (exaggeration: the exact form throughout).
- * The same float operations in the same order: every component within 1e-6
- * (and in fact equal on x86-64, where neither unit fuses multiply-adds). */
+ * The same formulas (the wide paths fuse multiply-adds): every component
+ * within 1e-6. */
 static void additive_layer_blocks_should_match_the_joint_by_joint_form(void)
 {
     enum { N = 67, NC = 3 };
@@ -2254,10 +2257,13 @@ static void additive_layer_blocks_should_match_the_joint_by_joint_form(void)
         const float *mask;
         float weight;
     } cases[] = {{NULL, 0.7f}, {runs, 0.9f}, {each, 0.8f}, {NULL, 1.3f}, {runs, 1.0f}};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int paths = 0;
+    for (int path = BW_SIMD_PORTABLE; path < BW_SIMD_PATH_COUNT; path++)
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0] && bw_simd_supported((bw_simd_path)path); i++) {
+        paths += i == 0;
         bw_pose_copy(&fast, &base);
         bw_pose_copy(&slow, &base);
-        bw_graph_add_layer(&fast, &pose, &ref, cases[i].mask, cases[i].weight);
+        bw_graph_add_layer_on((bw_simd_path)path, &fast, &pose, &ref, cases[i].mask, cases[i].weight);
         bw_graph_add_layer_scalar(&slow, &pose, &ref, cases[i].mask, cases[i].weight);
         double worst = 0.0;
         for (int j = 0; j < N; j++) {
@@ -2268,7 +2274,9 @@ static void additive_layer_blocks_should_match_the_joint_by_joint_form(void)
         CHECK(worst <= 1e-6);
         CHECK(fast.joints[21].t[0] == 3e38f);               /* the overflowing joint kept its value */
         CHECK(fast.joints[6].r[0] == base.joints[6].r[0]); /* uncovered: untouched */
+        CHECK(fast.joints[6].t[1] == base.joints[6].t[1]);
     }
+    CHECK(paths >= 2); /* portable and SSE2 at least, on x86-64 */
     /* and the fast form moved the joints: joint 0 at weight 0.7 is base · Δ^0.7 */
     bw_pose_copy(&fast, &base);
     bw_graph_add_layer(&fast, &pose, &ref, NULL, 0.7f);
