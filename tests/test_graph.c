@@ -2242,6 +2242,8 @@ static void additive_layer_blocks_should_match_the_joint_by_joint_form(void)
     }
     pose.joints[21].t[0] = 3e38f; /* 3e38 − ref overflows once added to base: keeps base */
     base.joints[21].t[0] = 3e38f;
+    pose.joints[30].r[2] = NAN; /* a covered joint with a NaN rotation keeps base */
+    pose.coverage[14] = NAN;    /* reads as coverage 0 */
     for (int c = 0; c < NC; c++) {
         pose.curves[c] = 0.25f * (float)c;
         ref.curves[c] = 0.1f;
@@ -2253,6 +2255,7 @@ static void additive_layer_blocks_should_match_the_joint_by_joint_form(void)
         runs[j] = 0.2f + 0.05f * (float)(j / 4);
         each[j] = 0.3f + 0.01f * (float)j;
     }
+    each[9] = NAN; /* a NaN mask weight: that joint untouched */
     const struct {
         const float *mask;
         float weight;
@@ -2272,6 +2275,12 @@ static void additive_layer_blocks_should_match_the_joint_by_joint_form(void)
         }
         for (int c = 0; c < NC; c++) worst = fmax(worst, fabs((double)fast.curves[c] - (double)slow.curves[c]));
         CHECK(worst <= 1e-6);
+        bool finite = true; /* (fmax above ignores a NaN) */
+        for (int j = 0; j < N; j++) finite = finite && bw_transform_isfinite(&fast.joints[j]);
+        CHECK(finite);
+        for (int k = 0; k < 4; k++) CHECK(fast.joints[30].r[k] == base.joints[30].r[k]);
+        CHECK(fast.joints[14].t[2] == base.joints[14].t[2]);
+        CHECK(fast.joints[9].r[1] == base.joints[9].r[1] || cases[i].mask != each);
         CHECK(fast.joints[21].t[0] == 3e38f);               /* the overflowing joint kept its value */
         CHECK(fast.joints[6].r[0] == base.joints[6].r[0]); /* uncovered: untouched */
         CHECK(fast.joints[6].t[1] == base.joints[6].t[1]);
