@@ -50,15 +50,41 @@ static double wrap_pi(double x)
     return x - TWO_PI * floor((x + M_PI) / TWO_PI);
 }
 
-/* v rotated by angle about +Y (+Z turns toward +X). */
-static void rot_y(double angle, const double *v, double *out)
+/* v rotated about +Y by the angle whose cosine and sine are c, s (+Z
+ * turns toward +X). */
+static void rot_y_cs(double c, double s, const double *v, double *out)
 {
-    double c = cos(angle), s = sin(angle);
     double x = v[0] * c + v[2] * s;
     double z = -v[0] * s + v[2] * c;
     out[0] = x;
     out[1] = v[1];
     out[2] = z;
+}
+
+static void rot_y(double angle, const double *v, double *out) { rot_y_cs(cos(angle), sin(angle), v, out); }
+
+/* A heading as the unit complex number (c, s) = (w, y) / |(w, y)| of a
+ * rotation's twist about +Y (0, y, 0, w): the heading angle is twice its
+ * argument, so the angle between two of them needs one atan2 and the
+ * heading's cosine and sine none (segment() runs per play per frame). */
+typedef struct twist {
+    double c, s;
+} twist;
+
+static const twist twist_identity = {1.0, 0.0};
+
+static twist twist_of(const float *q)
+{
+    double w = q[3], y = q[1], n = sqrt(w * w + y * y);
+    if (!isfinite(n)) return (twist){NAN, NAN}; /* the travel comes out not finite: the play is skipped */
+    if (!(n > 0.0)) return twist_identity;      /* a half turn about a level axis: heading 0, as atan2(0, 0) */
+    return (twist){w / n, y / n};
+}
+
+/* The heading turn from a to b, in [−π, π). */
+static double twist_turn(twist a, twist b)
+{
+    return wrap_pi(2.0 * atan2(b.s * a.c - b.c * a.s, b.c * a.c + b.s * a.s));
 }
 
 /* Twist angle about +Y of a rotation: the (x, y, z) part projected on Y
@@ -211,16 +237,16 @@ static void sample_position(const root_source *src, const parent_frame *f, doubl
     mat_vec(f->lin, td, p);
 }
 
-/* The root's heading at clip time `time`; 0 when yaw is not extracted, so
- * every travel stays in the model frame. */
-static double sample_heading(const root_source *src, const parent_frame *f, double time, bool yaw_on)
+/* The root's heading at clip time `time`; heading 0 when yaw is not
+ * extracted, so every travel stays in the model frame. */
+static twist sample_heading(const root_source *src, const parent_frame *f, double time, bool yaw_on)
 {
-    if (!yaw_on) return 0.0;
+    if (!yaw_on) return twist_identity;
     float rv[4], q[4];
     if (src->r_track >= 0) bw_sample_track(src->clip, src->r_track, (float)time, rv);
     else memcpy(rv, f->rest.r, sizeof rv);
     bw_quat_mul(f->rot, rv, q);
-    return heading_of(q);
+    return twist_of(q);
 }
 
 /* Travel from clip time a to b (a <= b) inside one cycle. The yaw is
@@ -231,8 +257,9 @@ static motion segment(const root_source *src, const parent_frame *f, double a, d
 {
     double pa[3], pb[3];
     sample_position(src, f, a, pa);
-    double ha = sample_heading(src, f, a, yaw_on);
-    double acc = 0.0, prev = ha;
+    const twist ha = sample_heading(src, f, a, yaw_on);
+    double acc = 0.0;
+    twist prev = ha;
     if (yaw_on && src->r_track >= 0 && src->r_keys > 1) {
         float fa = (float)a, fb = (float)b;
         /* first key strictly after a */
@@ -243,17 +270,17 @@ static motion segment(const root_source *src, const parent_frame *f, double a, d
             else hi = mid;
         }
         for (int k = lo; k < src->r_keys && src->r_times[k] < fb; k++) {
-            double h = sample_heading(src, f, src->r_times[k], true);
-            acc += wrap_pi(h - prev);
+            twist h = sample_heading(src, f, src->r_times[k], true);
+            acc += twist_turn(prev, h);
             prev = h;
         }
     }
     sample_position(src, f, b, pb);
-    double hb = sample_heading(src, f, b, yaw_on);
-    acc += wrap_pi(hb - prev);
+    acc += twist_turn(prev, sample_heading(src, f, b, yaw_on));
     motion m;
     double d[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
-    rot_y(-ha, d, m.d);
+    /* by −(heading at a): cos = c² − s², sin = −2cs */
+    rot_y_cs(ha.c * ha.c - ha.s * ha.s, -2.0 * ha.c * ha.s, d, m.d);
     m.yaw = yaw_on ? acc : 0.0;
     return m;
 }
