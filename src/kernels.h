@@ -581,13 +581,22 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
 #define LOAD_BELOW()                                                                                                   \
     do {                                                                                                               \
         if (!have_x) {                                                                                                 \
-            if (lanes == KERNEL_W) block_load(src, &x);                                                                \
-            else block_load_tail(src, lanes, &x);                                                                      \
-            cov_raw = cov_load(src_coverage, lanes);                                                                   \
+            if (!src) {                                                                                                \
+                /* the empty pose: identity at coverage 0, nothing to load */                                          \
+                FOR_TS(SET_EMPTY)                                                                                      \
+                x.c[QX] = x.c[QY] = x.c[QZ] = zero;                                                                    \
+                x.c[QW] = one;                                                                                         \
+            } else if (lanes == KERNEL_W) {                                                                            \
+                block_load(src, &x);                                                                                   \
+            } else {                                                                                                   \
+                block_load_tail(src, lanes, &x);                                                                       \
+            }                                                                                                          \
+            cov_raw = src ? cov_load(src_coverage, lanes) : zero;                                                      \
             cr = vf_clamp01(cov_raw);                                                                                  \
             have_x = 1;                                                                                                \
         }                                                                                                              \
     } while (0)
+#define SET_EMPTY(i_) x.c[i_] = (i_) >= SX ? one : zero;
     vi changed = vf_gt(zero, one); /* all false */
     for (int r = 0, e = 0; r < rank_count; r++) {
         block sum;
@@ -743,6 +752,7 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
     if (!vi_any(changed) && src == out) return;
     LOAD_BELOW();
 #undef LOAD_BELOW
+#undef SET_EMPTY
     /* Unchanged lanes still hold their loaded bits; their coverage is
      * restored raw (not clamped), so they pass through exactly. */
     if (lanes == KERNEL_W) block_store(&x, out);
@@ -756,10 +766,11 @@ static void KERNEL(mix_joints)(const bw_mix_entry *entries, const int *rank_end,
 {
     int j = 0;
     for (; j + KERNEL_W <= joint_count; j += KERNEL_W)
-        mix_block(entries, rank_end, rank_count, j, KERNEL_W, src + j, src_coverage + j, out + j, out_coverage + j);
+        mix_block(entries, rank_end, rank_count, j, KERNEL_W, src ? src + j : NULL, src ? src_coverage + j : NULL,
+                  out + j, out_coverage + j);
     if (j < joint_count)
-        mix_block(entries, rank_end, rank_count, j, joint_count - j, src + j, src_coverage + j, out + j,
-                  out_coverage + j);
+        mix_block(entries, rank_end, rank_count, j, joint_count - j, src ? src + j : NULL,
+                  src ? src_coverage + j : NULL, out + j, out_coverage + j);
 }
 
 /* ======== uniform-grid sampling (sample.c) ======== */

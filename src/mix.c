@@ -202,6 +202,21 @@ static void mix_curves(const bw_mix_entry *entries, const int *rank_end, int ran
     }
 }
 
+/* ---- a read-only empty base (mix_internal.h) ---- */
+
+#define ID1 {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}
+#define ID4 ID1, ID1, ID1, ID1
+#define ID16 ID4, ID4, ID4, ID4
+#define ID64 ID16, ID16, ID16, ID16
+/* What bw_pose_clear writes, for up to BW_MIX_EMPTY_MAX joints and curves,
+ * shared read-only by every mixer (it stays in cache across a crowd). */
+static const bw_transform empty_joints[BW_MIX_EMPTY_MAX] = {ID64, ID64, ID64, ID64};
+static const float empty_zeros[BW_MIX_EMPTY_MAX];
+#undef ID64
+#undef ID16
+#undef ID4
+#undef ID1
+
 /* Sort the live contributions by priority into entries and mix over
  * `base` (NULL: out's contents) into `out`. A contribution with a NULL
  * pose is clip `clips[i]` sampled from its grid on the fly
@@ -288,8 +303,10 @@ static void run_mix(bw_mixer *mixer, const bw_contribution *contributions, const
         if (base) bw_pose_copy(out, base);
         return;
     }
-    const bw_transform *src = base ? base->joints : out->joints;
-    const float *src_coverage = base ? base->coverage : out->coverage;
+    /* the empty view's joints are known without reading them (NULL) */
+    const bool empty = base && base->joints == empty_joints;
+    const bw_transform *src = empty ? NULL : base ? base->joints : out->joints;
+    const float *src_coverage = empty ? NULL : base ? base->coverage : out->coverage;
     mixer->kernels->mix_joints(mixer->entries, mixer->rank_end, ranks, mixer->joint_count, src, src_coverage,
                                out->joints, out->coverage);
     mix_curves(mixer->entries, mixer->rank_end, ranks, mixer->curve_count, mixer->curve_angle, out->curves,
@@ -307,21 +324,6 @@ bw_result bw_mix_run(bw_mixer *mixer, const bw_pose *base, const bw_contribution
     run_mix(mixer, contributions, NULL, count, base, out);
     return BW_OK;
 }
-
-/* ---- a read-only empty base (mix_internal.h) ---- */
-
-#define ID1 {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}
-#define ID4 ID1, ID1, ID1, ID1
-#define ID16 ID4, ID4, ID4, ID4
-#define ID64 ID16, ID16, ID16, ID16
-/* What bw_pose_clear writes, for up to BW_MIX_EMPTY_MAX joints and curves,
- * shared read-only by every mixer (it stays in cache across a crowd). */
-static const bw_transform empty_joints[BW_MIX_EMPTY_MAX] = {ID64, ID64, ID64, ID64};
-static const float empty_zeros[BW_MIX_EMPTY_MAX];
-#undef ID64
-#undef ID16
-#undef ID4
-#undef ID1
 
 bool bw_mix_empty_view(const bw_mixer *mixer, bw_pose *view)
 {

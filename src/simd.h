@@ -58,8 +58,9 @@ typedef struct bw_simd_kernels {
     int short_series_terms;
     /* The mixer's joint pass (mix.c): entries sorted by rank, rank_end[r]
      * one past rank r's last entry; mixes over src / src_coverage (the
-     * base; may be out itself) into out / out_coverage, writing every
-     * joint of out when src is not out. */
+     * base; may be out itself; NULL: the empty pose, identity joints at
+     * coverage 0, which is not read) into out / out_coverage, writing
+     * every joint of out when src is not out. */
     void (*mix_joints)(const bw_mix_entry *entries, const int *rank_end, int rank_count, int joint_count,
                        const bw_transform *src, const float *src_coverage, bw_transform *out, float *out_coverage);
     /* Sample grid rows ra, rb at fraction u into the joints the binding's
