@@ -127,6 +127,18 @@ struct bw_binding {
  * the sampler's segment search, shared so every reader agrees on it. */
 static inline int bw_track_find_key(const bw_track_data *track, float t)
 {
+    if (track->uniform) {
+        /* the grid's guess (keys lie on it to a few ulps), then walked to
+         * the binary search's answer: a step or two, no unpredictable
+         * branches (root motion samples a play's tracks several times a
+         * frame); NaN t guesses 0 and stays there, as below */
+        const int n = track->key_count;
+        const float f = (t - track->times[0]) / track->spacing;
+        int i = f > 0.0f ? (f < (float)n ? (int)f : n) : 0;
+        while (i > 0 && !(track->times[i - 1] < t)) i--;
+        while (i < n && track->times[i] < t) i++;
+        return i;
+    }
     int lo = 0, hi = track->key_count;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;

@@ -317,6 +317,51 @@ static void uniform_flag_should_detect_even_spacing(void)
     bw_clip_destroy(clip);
 }
 
+/* The first key at or after t, by a plain scan: what bw_track_find_key
+ * returns, by binary search or (uniform tracks) from the grid's guess. */
+static int first_key_not_before(const bw_track_data *t, float time)
+{
+    int i = 0;
+    while (i < t->key_count && t->times[i] < time) i++;
+    return i;
+}
+
+/* Uniform tracks near 0 and far from it (keys at 5000 + i/30 s round to
+ * ulps of 4.9e-4, so the grid guess is off by one at some keys): on every
+ * key, midway, a float step either side of each key, past both ends, ±inf
+ * and NaN, the guess walks to the scan's index. */
+static void uniform_key_search_should_match_a_scan(void)
+{
+    const double starts[] = {0.0, -2.5, 5000.0};
+    for (int s = 0; s < 3; s++) {
+        float times[61], values[61];
+        for (int i = 0; i < 61; i++) {
+            times[i] = (float)(starts[s] + (double)i / 30.0);
+            values[i] = (float)i;
+        }
+        bw_track_desc td = {NULL, "a", BW_CHANNEL_FLOAT, BW_INTERP_EASED, 61, times, values, NULL, NULL};
+        bw_clip_desc desc = {.tracks = &td, .track_count = 1};
+        bw_clip *clip = NULL;
+        CHECK_INT(bw_clip_create(&desc, &clip, NULL), BW_OK);
+        if (!clip) return;
+        const bw_track_data *t = &clip->tracks[0];
+        CHECK(t->uniform);
+        int wrong = 0, probes = 0;
+        for (int i = 0; i < 61; i++) {
+            const float at[] = {times[i], nextafterf(times[i], -INFINITY), nextafterf(times[i], INFINITY),
+                                i < 60 ? 0.5f * (times[i] + times[i + 1]) : times[i] + 1.0f, times[i] - 100.0f};
+            for (int k = 0; k < 5; k++, probes++) wrong += bw_track_find_key(t, at[k]) != first_key_not_before(t, at[k]);
+        }
+        CHECK_INT(wrong, 0);
+        CHECK_INT(probes, 305);
+        CHECK_INT(bw_track_find_key(t, INFINITY), 61);
+        CHECK_INT(bw_track_find_key(t, -INFINITY), 0);
+        CHECK_INT(bw_track_find_key(t, NAN), 0);
+        CHECK_INT(bw_track_find_key(t, times[17]), 17); /* on a key: that key */
+        bw_clip_destroy(clip);
+    }
+}
+
 static void easing_should_be_stored_only_when_needed(void)
 {
     float times[2] = {0, 1}, values[2] = {0, 1};
@@ -877,6 +922,7 @@ int main(void)
     RUN(duplicate_targets_should_be_rejected);
     RUN(rotations_should_be_normalized_on_creation);
     RUN(uniform_flag_should_detect_even_spacing);
+    RUN(uniform_key_search_should_match_a_scan);
     RUN(easing_should_be_stored_only_when_needed);
     RUN(sequence_should_split_into_channel_tracks);
     RUN(bad_sequences_should_name_joint_and_key);
