@@ -92,16 +92,12 @@ static inline float bw_slerp_series_eval(const float *c, float x)
  * dependent steps instead of Horner's 8; same terms, the rounding differs
  * from bw_slerp_series_eval by a few float ulps. */
 _Static_assert(BW_SLERP_SERIES_TERMS == 8, "bw_slerp_series_eval_estrin sums exactly 8 terms");
-/* Defines `name`, that sum for an x of type T: float here, a GCC vector of
- * floats for lanes at once (graph_additive.c), the same operations. */
-#define BW_DEFINE_SLERP_ESTRIN8(name, T)                                                                               \
-    static inline T name(const float *c, T x)                                                                          \
-    {                                                                                                                  \
-        T d = x - 1.0f, d2 = d * d, d4 = d2 * d2;                                                                      \
-        T p01 = c[0] + c[1] * d, p23 = c[2] + c[3] * d, p45 = c[4] + c[5] * d, p67 = c[6] + c[7] * d;                  \
-        return (p01 + d2 * p23) + d4 * (p45 + d2 * p67);                                                               \
-    }
-BW_DEFINE_SLERP_ESTRIN8(bw_slerp_series_eval_estrin, float)
+static inline float bw_slerp_series_eval_estrin(const float *c, float x)
+{
+    float d = x - 1.0f, d2 = d * d, d4 = d2 * d2;
+    float p01 = c[0] + c[1] * d, p23 = c[2] + c[3] * d, p45 = c[4] + c[5] * d, p67 = c[6] + c[7] * d;
+    return (p01 + d2 * p23) + d4 * (p45 + d2 * p67);
+}
 static inline float bw_slerp_coefficient(float u, float x)
 {
     float c[BW_SLERP_SERIES_TERMS];

@@ -13,9 +13,6 @@
  * would not be finite keeps its value. Coverage is not changed: an
  * additive layer modifies what lies below, it covers nothing itself. */
 #include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
 
 #include "bw_math.h"
 #include "graph_internal.h"
