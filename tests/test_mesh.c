@@ -56,6 +56,8 @@ typedef struct tiny_opts {
     bool morph_normals;  /* with morph: the target also moves the normals (v0 by (1, 0, -1), v1 and v2 by (-1, 1, 0)) */
     int normal_offsets;  /* with morph_normals: the NORMAL offsets accessor's count (default 3) */
     float normal_length; /* the bind normals' length in the file (default 1) */
+    bool rigid;          /* no skin on the mesh: its node "rigid" (turned 45 degrees about +Z) hangs under "mid"
+                            (scale 2, 1, 1), a child of the joint "tip", which carries it */
 } tiny_opts;
 
 static tiny_opts defaults(void)
@@ -121,15 +123,19 @@ static const char *tiny_gltf(const tiny_opts *o)
     base64(b, sizeof b, b64);
     char attrs[256], target[64];
     snprintf(target, sizeof target, ", \"targets\": [{\"POSITION\": 7%s}]", o->morph_normals ? ", \"NORMAL\": 8" : "");
-    snprintf(attrs, sizeof attrs, "\"POSITION\": 0, %s\"JOINTS_0\": 2, \"WEIGHTS_0\": %d", o->no_normals ? "" : "\"NORMAL\": 1, ",
-             o->float_weights ? 4 : 3);
+    snprintf(attrs, sizeof attrs, "\"POSITION\": 0%s%s", o->no_normals ? "" : ", \"NORMAL\": 1",
+             o->rigid ? "" : o->float_weights ? ", \"JOINTS_0\": 2, \"WEIGHTS_0\": 4" : ", \"JOINTS_0\": 2, \"WEIGHTS_0\": 3");
+    const char *nodes = o->rigid ? "           {\"name\": \"tip\", \"translation\": [0, 1, 0], \"children\": [3]},\n"
+                                   "           {\"name\": \"mid\", \"scale\": [2, 1, 1], \"children\": [4]},\n"
+                                   "           {\"name\": \"rigid\", \"mesh\": 0, \"rotation\": [0, 0, 0.38268343, 0.92387953]}],\n"
+                                 : "           {\"name\": \"tip\", \"translation\": [0, 1, 0]},\n"
+                                   "           {\"name\": \"skinned\", \"mesh\": 0, \"skin\": 0, \"translation\": [5, 5, 5]}],\n";
     snprintf(text, sizeof text,
              "{\"asset\": {\"version\": \"2.0\"},\n"
-             " \"scene\": 0, \"scenes\": [{\"nodes\": [0, 3]}],\n"
+             " \"scene\": 0, \"scenes\": [{\"nodes\": [0%s]}],\n"
              " \"nodes\": [{\"name\": \"armature\", \"scale\": [2, 2, 2], \"children\": [1]},\n"
              "           {\"name\": \"root\", \"children\": [2]},\n"
-             "           {\"name\": \"tip\", \"translation\": [0, 1, 0]},\n"
-             "           {\"name\": \"skinned\", \"mesh\": 0, \"skin\": 0, \"translation\": [5, 5, 5]}],\n"
+             "%s"
              " \"skins\": [{\"joints\": [1, 2], \"inverseBindMatrices\": 6}],\n"
              " \"meshes\": [{\"primitives\": [{\"attributes\": {%s}%s%s}]%s}],\n"
              " \"buffers\": [{\"byteLength\": %d, \"uri\": \"data:application/octet-stream;base64,%s\"}],\n"
@@ -151,7 +157,7 @@ static const char *tiny_gltf(const tiny_opts *o)
              "               {\"bufferView\": 6, \"componentType\": 5126, \"count\": 2, \"type\": \"MAT4\"},\n"
              "               {\"bufferView\": 7, \"componentType\": 5126, \"count\": 3, \"type\": \"VEC3\"},\n"
              "               {\"bufferView\": 8, \"componentType\": 5126, \"count\": %d, \"type\": \"VEC3\"}]}\n",
-             attrs, o->no_indices ? "" : ", \"indices\": 5", o->morph ? target : "",
+             o->rigid ? "" : ", 3", nodes, attrs, o->no_indices ? "" : ", \"indices\": 5", o->morph ? target : "",
              o->morph ? ", \"weights\": [0.25]" : "", BUF_SIZE, b64, OFF_POS, OFF_NRM, OFF_JNT, OFF_WU8, OFF_WF, OFF_IDX,
              OFF_IBM, OFF_MORPH, OFF_MNRM, o->position_count, o->normal_offsets);
     return text;
@@ -391,6 +397,43 @@ static void morph_targets_should_move_normals_by_their_curve(void)
     CHECK_STR(err.where, "meshes[0].primitives[0].targets[0].NORMAL");
     CHECK(strstr(err.message, "2 offsets for 3 vertices") != NULL);
     CHECK(mesh == NULL);
+    bw_asset_destroy(asset);
+}
+
+/* A mesh without a skin carried by the joint "tip" through two nodes:
+ * place = mid · rigid = S(2, 1, 1) · Rz(45°). Positions go through place;
+ * normals through its inverse transpose S(1/2, 1, 1) · Rz(45°), then
+ * normalized (the plain place would tilt them toward x instead). Bind
+ * normals: v0 (0, 0, 1) stays; v1, v2 (1, 0, 0) -> Rz (0.7071, 0.7071, 0)
+ * -> (0.3536, 0.7071, 0) -> (1, 2, 0) / sqrt 5. The tip's model matrix at
+ * rest is S(2) T(0, 1, 0) (uniform: the skinned normals keep these
+ * directions). v0 (1, 0, 0) -> place (1.4142, 0.7071, 0) -> model
+ * (2.8284, 3.4142, 0). With the target's normal offsets at weight 1 the
+ * file's normals are v0 (1, 0, 0), v1 and v2 (0, 1, 0) -> Rz
+ * (-0.7071, 0.7071, 0) -> (-1, 2, 0) / sqrt 5. */
+static void a_carried_mesh_turns_its_normals_by_the_inverse_transpose(void)
+{
+    tiny_opts o = defaults();
+    o.rigid = o.morph = o.morph_normals = true;
+    bw_asset *asset;
+    bw_mesh *mesh;
+    if (!load_tiny_ok(&o, &asset, &mesh)) return;
+    float model[2][4][4], palette[2][4][4], pos[9], nrm[9];
+    tip_turned(asset->rig, model, false);
+    const float a = 0.4472136f, b = 0.8944272f; /* 1 / sqrt 5, 2 / sqrt 5 */
+    const float weights[2] = {0.0f, 1.0f};
+    const float want[2][9] = {{0, 0, 1, a, b, 0, a, b, 0}, {a, b, 0, -a, b, 0, -a, b, 0}};
+    for (int k = 0; k < 2; k++) {
+        float curve = weights[k];
+        CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, &curve, palette, pos, nrm), BW_OK);
+        for (int i = 0; i < 9; i++) CHECK_NEAR(nrm[i], want[k][i], 1e-5);
+    }
+    float none = 0.0f;
+    CHECK_INT(bw_mesh_skin(mesh, asset->rig, (const float(*)[4][4])model, &none, palette, pos, NULL), BW_OK);
+    CHECK_NEAR(pos[0], 2.8284271, 1e-5);
+    CHECK_NEAR(pos[1], 3.4142136, 1e-5);
+    CHECK_NEAR(pos[2], 0.0, 1e-6);
+    bw_mesh_destroy(mesh);
     bw_asset_destroy(asset);
 }
 
@@ -710,6 +753,7 @@ int main(void)
     RUN(tiny_skin_should_match_the_hand_computed_positions);
     RUN(morph_targets_should_move_vertices_by_their_curve);
     RUN(morph_targets_should_move_normals_by_their_curve);
+    RUN(a_carried_mesh_turns_its_normals_by_the_inverse_transpose);
     RUN(skinning_should_refuse_bad_calls_and_write_nothing);
     RUN(malformed_meshes_should_be_refused_by_field);
     RUN(joint_names_should_follow_the_rig_loader);

@@ -425,6 +425,27 @@ static void turn3(bool moved, const float place[4][4], const float *q, float out
     for (int r = 0; r < 3; r++) out[r] = moved ? place[0][r] * q[0] + place[1][r] * q[1] + place[2][r] * q[2] : q[r];
 }
 
+/* The matrix that turns normals as `place` turns positions: the inverse
+ * transpose of its upper 3x3 up to a positive factor (normals are
+ * normalized after turning), i.e. its cofactors. Column-major like
+ * `place`: with columns a, b, c the columns are b × c, c × a, a × b,
+ * negated when the determinant is negative (a mirror), so a normal keeps
+ * pointing out. Only the upper 3x3 is set and read (turn3). A
+ * non-uniform scale on the way down to a mesh tilts its normals the
+ * other way from its surfaces; the plain 3x3 would tilt them with. */
+static void normal_matrix(const float place[4][4], float out[4][4])
+{
+    const float *a = place[0], *b = place[1], *c = place[2];
+    const float cols[3][3] = {{b[1] * c[2] - b[2] * c[1], b[2] * c[0] - b[0] * c[2], b[0] * c[1] - b[1] * c[0]},
+                              {c[1] * a[2] - c[2] * a[1], c[2] * a[0] - c[0] * a[2], c[0] * a[1] - c[1] * a[0]},
+                              {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]}};
+    const float det = a[0] * cols[0][0] + a[1] * cols[0][1] + a[2] * cols[0][2];
+    const float sign = det < 0.0f ? -1.0f : 1.0f;
+    bw_affine_identity(out);
+    for (int k = 0; k < 3; k++)
+        for (int r = 0; r < 3; r++) out[k][r] = sign * cols[k][r];
+}
+
 /* 1 / |v|, 0 for a zero vector. */
 static float inverse_length3(const float *v)
 {
@@ -452,13 +473,14 @@ static bw_result copy_offsets(mesh_loader *L, const prim_info *pi, int t, const 
 }
 
 /* Fill morph block `mb` from a primitive's targets (offsets turned like
- * its positions when its node is carried by a joint above it). Normal
+ * its positions when its node is carried by a joint above it, by
+ * `place`; normal offsets like its normals, by `normal_place`). Normal
  * offsets (kept only when the primitive has NORMAL) are scaled like the
  * bind normals, which are normalized after turning, by `scale` (per
  * vertex, the bind normal's 1 / |turned normal|, copy_prim), so that bind
  * + offsets is the turned morphed normal up to its length. */
 static bw_result copy_targets(mesh_loader *L, const prim_info *pi, bw_mesh_morph *mb, int v0, bool moved,
-                              const float place[4][4], const float *scale)
+                              const float place[4][4], const float normal_place[4][4], const float *scale)
 {
     gltf_ctx *c = &L->c;
     size_t n = (size_t)pi->vertex_count, size = (size_t)pi->targets * n * 3 * sizeof(float);
@@ -479,7 +501,7 @@ static bw_result copy_targets(mesh_loader *L, const prim_info *pi, bw_mesh_morph
     for (int t = 0; t < pi->targets && r == BW_OK; t++) {
         r = copy_offsets(L, pi, t, "POSITION", moved, place, NULL, mb->deltas + (size_t)t * n * 3);
         if (r == BW_OK && mb->normal_deltas)
-            r = copy_offsets(L, pi, t, "NORMAL", moved, place, scale, mb->normal_deltas + (size_t)t * n * 3);
+            r = copy_offsets(L, pi, t, "NORMAL", moved, normal_place, scale, mb->normal_deltas + (size_t)t * n * 3);
     }
     return r;
 }
@@ -492,7 +514,7 @@ static bw_result copy_prim(mesh_loader *L, const prim_info *pi, bw_mesh *m, int 
     int32_t *jnt = m->joints + (size_t)v0 * 4;
     float *wgt = m->weights + (size_t)v0 * 4;
     uint32_t *idx = m->indices + i0;
-    float place[4][4];
+    float place[4][4], normal_place[4][4];
     bw_affine_identity(place);
     bool moved = false;
     if (pi->skin < 0) {
@@ -506,6 +528,7 @@ static bw_result copy_prim(mesh_loader *L, const prim_info *pi, bw_mesh *m, int 
         if (r != BW_OK) return r;
         moved = carrier != pi->node;
     }
+    normal_matrix(place, normal_place);
     for (int v = 0; v < n; v++) {
         const float *p = pi->pos->data + (size_t)v * 3;
         float *o = pos + (size_t)v * 3;
@@ -539,7 +562,7 @@ static bw_result copy_prim(mesh_loader *L, const prim_info *pi, bw_mesh *m, int 
     if (pi->nrm) {
         for (int v = 0; v < n; v++) {
             float *o = nrm + (size_t)v * 3;
-            turn3(moved, place, pi->nrm->data + (size_t)v * 3, o);
+            turn3(moved, normal_place, pi->nrm->data + (size_t)v * 3, o);
             float k = inverse_length3(o);
             o[0] *= k;
             o[1] *= k;
@@ -552,7 +575,7 @@ static bw_result copy_prim(mesh_loader *L, const prim_info *pi, bw_mesh *m, int 
     bw_result r = BW_OK;
     if (pi->targets) {
         bw_mesh_morph *mb = &m->morphs[L->morph_fill++];
-        r = copy_targets(L, pi, mb, v0, moved, place, scale);
+        r = copy_targets(L, pi, mb, v0, moved, place, normal_place, scale);
         m->normal_morphs |= r == BW_OK && mb->normal_deltas != NULL;
     }
     if (scale) bw_free(L->c.a, scale, scale_size);
