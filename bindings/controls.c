@@ -882,8 +882,14 @@ int bw_controls_overrides(bw_controls *c, int character, const bw_pose *pose, bw
     lua_State *L = c->L;
     int n = lua_istable(L, -1) ? (int)lua_rawlen(L, -1) : 0, count = 0;
     for (int i = 0; i < n; i++) {
-        int j = (int)number_at(L, -1, i + 1) - 1;
-        if (j < 0 || j >= pose->joint_count) continue;
+        /* an integer in [1, joint_count], read before any conversion: a
+         * huge or fractional number is skipped, not cast */
+        lua_rawgeti(L, -1, i + 1);
+        int isint = 0;
+        lua_Integer v = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isint) : 0;
+        lua_pop(L, 1);
+        if (!isint || v < 1 || v > pose->joint_count) continue;
+        int j = (int)v - 1;
         if (count < capacity) {
             out[count].joint = j;
             memcpy(out[count].r, pose->joints[j].r, sizeof out[count].r);

@@ -171,8 +171,9 @@ int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_contr
 int bw_controls_read(bw_controls *c, int character, const char *field, float *out, int capacity);
 /* The joint overrides of `character` after its run: for each joint listed
  * in ctx.overrides, its index (0-based) and its parent-local rotation in
- * `pose` (the pose the run just modified). Indices out of range are
- * skipped. Returns how many there are (may exceed capacity). */
+ * `pose` (the pose the run just modified). Entries that are not integer
+ * joint indices in [1, joint count] (out of range, fractional, huge, not
+ * numbers) are skipped. Returns how many there are (may exceed capacity). */
 int bw_controls_overrides(bw_controls *c, int character, const bw_pose *pose, bw_joint_override *out, int capacity);
 /* Failures of control `control`'s update so far (the current version). */
 int bw_controls_failures(const bw_controls *c, int control);

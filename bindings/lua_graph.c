@@ -2103,9 +2103,13 @@ static int l_cursor_update(lua_State *L)
     lua_getiuservalue(L, 1, CURSOR_UV_NAMES);
     lua_pushlightuserdata(L, &d);
     c->delivering = true;
+    /* a use of its own for the update: a callback that closes the cursor
+     * (cursor:close() in a predicate) frees it only once the update is over */
+    c->hdr.users++;
     int status = lua_pcall(L, 6, 0, 0);
     c->delivering = false;
     bw_lua_graph_use_thread(&c->g->hdr, saved);
+    bw_lua_object_unuse(&c->hdr);
     if (status != LUA_OK) return lua_error(L);
     lua_settop(L, pose_idx);
     return 1;

@@ -284,7 +284,9 @@ const char *bw_sandbox_refuse_name(const char *path)
 
 /* Open `rel` inside the folder `dir` one component at a time with
  * O_NOFOLLOW, so no symbolic link (planted in the mod, or swapped in after
- * a check) leads out of it. Returns the descriptor of a regular file, or
+ * a check) leads out of it, and the file itself with O_NONBLOCK, so a
+ * named pipe planted in the mod does not block the host (it is then
+ * refused as not a regular file). Returns the descriptor of a regular file, or
  * minus the error number (-ENOENT: the file or a folder on its way is
  * missing) with the reason in why. */
 static int open_inside(const char *dir, const char *rel, char *why, size_t why_size)
@@ -301,7 +303,7 @@ static int open_inside(const char *dir, const char *rel, char *why, size_t why_s
         const char *slash = strchr(p, '/');
         size_t len = slash ? (size_t)(slash - p) : strlen(p);
         snprintf(part, sizeof part, "%.*s", (int)len, p);
-        int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (slash ? O_DIRECTORY : 0);
+        int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (slash ? O_DIRECTORY : O_NONBLOCK | O_NOCTTY);
         int next = openat(fd, part, flags);
         int e = errno;
         close(fd);
@@ -407,7 +409,12 @@ static void load_text(lua_State *L, const char *name)
     size_t size = 0;
     const char *text = lua_tolstring(L, -1, &size);
     const char *chunkname = lua_pushfstring(L, "@%s", name);
-    if (luaL_loadbufferx(L, text, size, chunkname, "t") != LUA_OK) lua_error(L);
+    if (luaL_loadbufferx(L, text, size, chunkname, "t") != LUA_OK) {
+        /* a refusal without a line (a binary chunk) still names the file */
+        const char *msg = lua_tostring(L, -1);
+        if (msg && !has_position(msg)) lua_pushfstring(L, "%s: %s", name, msg);
+        lua_error(L);
+    }
     lua_replace(L, -3); /* the chunk over the text, drop the name */
     lua_pop(L, 1);
 }
@@ -1244,19 +1251,29 @@ bool bw_sandbox_callback_call_from(lua_State *L, bw_sandbox_callback *cb, int na
 {
     bw_sandbox *sb = bw_sandbox_from_state(L);
     if (sb && L == bw_sandbox_state(sb)) return bw_sandbox_callback_call(sb, cb, nargs, nresults) == BW_SANDBOX_OK;
+    /* the message handler of the sandbox's own calls, so an error object
+     * that is not a string (a table, nil) is still reported with the
+     * script's line */
+    lua_pushcfunction(L, message_handler);
     lua_rawgeti(L, LUA_REGISTRYINDEX, cb->ref);
-    lua_insert(L, -nargs - 1);
-    int status = lua_pcall(L, nargs, nresults, 0);
-    if (sb) bw_sandbox_after_protected(L, status);
-    if (status == LUA_OK) return true;
-    cb->failures++;
-    if (!cb->reported) {
-        cb->reported = true;
-        snprintf(cb->error, sizeof cb->error, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "error");
-        fprintf(stderr, "%s (reported once; the call counts as failed)\n", cb->error);
+    lua_rotate(L, -nargs - 2, 2);
+    int base = lua_gettop(L) - nargs - 1;
+    int status = lua_pcall(L, nargs, nresults, base);
+    if (sb) bw_sandbox_after_protected(L, status); /* a stop is the call's: it goes on up */
+    if (status == LUA_OK) {
+        lua_remove(L, base);
+    } else {
+        cb->failures++;
+        if (!cb->reported) {
+            cb->reported = true;
+            snprintf(cb->error, sizeof cb->error, "%s", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error");
+            /* a coroutine of a sandbox reports where its state's calls do */
+            if (sb) sb->report(sb->report_user, cb->error);
+            else fprintf(stderr, "%s (reported once; the call counts as failed)\n", cb->error);
+        }
+        lua_settop(L, base - 1);
     }
-    lua_pop(L, 1);
-    return false;
+    return status == LUA_OK;
 }
 
 bool bw_sandbox_predicate(bw_sandbox *sb, bw_sandbox_callback *cb, int nargs)
