@@ -2042,6 +2042,7 @@ static void deliver_event(void *user, const bw_graph_event *e)
     lua_setfield(L, ev, "clip");
     lua_rawseti(L, d->list, d->n);
     cursor_obj *c = d->c;
+    if (c->hdr.closed) return; /* a callback closed the cursor: no more calls */
     int k = e->kind == BW_GRAPH_EVENT_ENTER ? ON_ENTER : e->kind == BW_GRAPH_EVENT_EXIT ? ON_EXIT : ON_MARKER;
     if (c->on[k].ref != LUA_NOREF) {
         /* enter / exit: (state, layer); marker: (name, time, state, layer) */

@@ -409,9 +409,11 @@ static void load_text(lua_State *L, const char *name)
     size_t size = 0;
     const char *text = lua_tolstring(L, -1, &size);
     const char *chunkname = lua_pushfstring(L, "@%s", name);
-    if (luaL_loadbufferx(L, text, size, chunkname, "t") != LUA_OK) {
-        /* a refusal without a line (a binary chunk) still names the file */
-        const char *msg = lua_tostring(L, -1);
+    int status = luaL_loadbufferx(L, text, size, chunkname, "t");
+    if (status != LUA_OK) {
+        /* a refusal without a line (a binary chunk) still names the file;
+         * a memory error stays one */
+        const char *msg = status == LUA_ERRSYNTAX ? lua_tostring(L, -1) : NULL;
         if (msg && !has_position(msg)) lua_pushfstring(L, "%s: %s", name, msg);
         lua_error(L);
     }

@@ -1676,6 +1676,30 @@ static void bad_inputs_and_a_huge_dt_keep_the_outputs_finite(void)
     bw_sandbox_destroy(sb);
 }
 
+/* ctx.overrides is the script's: every entry that is not an integer
+ * joint index of the rig is skipped, read without a cast of a huge or
+ * fractional number (UBSan caught (int)1e30 - 1 here) */
+static void hostile_override_entries_are_skipped(void)
+{
+    CHECK(make_tmpdir());
+    write_file("ovr.lua", "return { init = function(ctx)\n"
+                          "  local o = ctx.overrides\n"
+                          "  o[1] = 1e30; o[2] = -1e30; o[3] = 3; o[4] = 2.5; o[5] = 0/0; o[6] = 2^31\n"
+                          "  o[7] = math.maxinteger; o[8] = math.mininteger; o[9] = '2'; o[10] = 0; o[11] = 2.0\n"
+                          "  return {} end, update = function() end }\n");
+    bw_sandbox *sb = NULL;
+    bw_controls *c = load_two(&sb, false, "ovr.lua", NULL);
+    bw_pose p = rest_pose();
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
+    bw_joint_override o[4];
+    /* only 3 and 2.0 are joints: 0-based 2 and 1 */
+    CHECK_INT(bw_controls_overrides(c, 0, &p, o, 4), 2);
+    CHECK_INT(o[0].joint, 2);
+    CHECK_INT(o[1].joint, 1);
+    CHECK_NEAR(o[0].r[3], p.joints[2].r[3], 0);
+    unload(sb, c, &p);
+}
+
 /* blendwerk.controls (the Lua face) is for trusted states: a sandboxed
  * script cannot start a sandbox of its own */
 static void a_sandboxed_script_cannot_make_controls(void)
@@ -1863,6 +1887,7 @@ int main(void)
     RUN(the_documented_sway_example_runs);
     RUN(head_aim_options_are_checked_with_file_and_line);
     RUN(bad_inputs_and_a_huge_dt_keep_the_outputs_finite);
+    RUN(hostile_override_entries_are_skipped);
     RUN(a_sandboxed_script_cannot_make_controls);
     RUN(bad_descs_and_a_small_memory_cap_fail_cleanly);
     RUN(ten_thousand_frames_allocate_nothing);

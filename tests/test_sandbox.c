@@ -202,6 +202,11 @@ static const sandbox_case cases[] = {
     {"symlink_folder", "\nreturn require('outside.secret')\n", "'outside' is a symbolic link", 2, KIND_REFUSED, 0, 0},
     {"parent_folder", "\nreturn blendwerk.load('../secret.lua')\n", "leaves the mod's folder", 2, KIND_REFUSED, 0, 0},
     {"absolute_path", "\nreturn blendwerk.load('/etc/passwd')\n", "is absolute", 2, KIND_REFUSED, 0, 0},
+    /* a named pipe planted in the mod: refused at once (opening it
+     * blocked the host until a writer came), and a module file holding a
+     * binary chunk: refused naming the module's file */
+    {"fifo_module", "\nreturn require('pipe')\n", "cannot open pipe.lua: not a regular file", 2, KIND_REFUSED, 0, 0},
+    {"binary_module", "\nreturn require('binary')\n", "binary.lua: attempt to load a binary chunk", 2, KIND_REFUSED, 0, 0},
 };
 #define CASE_COUNT ((int)(sizeof cases / sizeof cases[0]))
 
@@ -922,6 +927,41 @@ static void an_animator_map_is_a_callback(void)
     bw_sandbox_destroy(sb);
 }
 
+/* A callback called from a coroutine of the sandbox (a script updating
+ * its animator inside coroutine.wrap) fails as in the sandbox's own
+ * thread: an error object that is not a string is reported with its line,
+ * once, to the sandbox's report function (it went to stderr as "error"). */
+static void a_callback_in_a_coroutine_reports_like_the_sandbox(void)
+{
+    write_text_file(mod_path("coface.lua"),
+                    "local bw = require('blendwerk')\n"
+                    "local rig = bw.rig { joints = { { name = 'root' } } }\n"
+                    "local a = assert(bw.animator { rig = rig, clips = {}, blink = false,\n"
+                    "  expression_space = { kind = 'custom', dim = 2, map = function(arkit, out)\n"
+                    "    error({ code = 1 })\n"
+                    "  end } })\n"
+                    "return coroutine.wrap(function()\n"
+                    "  for _ = 1, 3 do assert(a:update(1 / 60, {})) end\n"
+                    "  return a:expression()[1]\n"
+                    "end)()\n");
+    bw_sandbox_desc desc = {.dir = mod_dir, .report = count_report};
+    char err[BW_SANDBOX_ERROR_MAX];
+    bw_sandbox *sb = bw_sandbox_create(&desc, err, sizeof err);
+    CHECK(sb != NULL);
+    if (!sb) return;
+    reports = 0;
+    last_report[0] = '\0';
+    bw_sandbox_status st = bw_sandbox_load_file(sb, "coface.lua", NULL);
+    if (st == BW_SANDBOX_OK) st = bw_sandbox_call(sb, 0, 1);
+    if (st != BW_SANDBOX_OK) fprintf(stderr, "coface.lua: %s\n", bw_sandbox_error(sb));
+    CHECK_INT(st, BW_SANDBOX_OK);
+    if (st == BW_SANDBOX_OK) CHECK_NEAR(lua_tonumber(bw_sandbox_state(sb), -1), 0.0, 0.0);
+    CHECK_INT(reports, 1);
+    CHECK_STR(last_report, "coface.lua:5: (error object is a table value)");
+    CHECK_INT(lua_gettop(bw_sandbox_state(sb)), 1);
+    bw_sandbox_destroy(sb);
+}
+
 static void host_granted_files_and_watches(void)
 {
     /* blendwerk.load opens a granted path as given, and tells the host */
@@ -958,6 +998,8 @@ int main(void)
     write_text_file(mod_path("raises_table.lua"), "error({ code = 7 })\n");
     write_text_file(mod_path("raises_text.lua"), "error('no luck', 0)\n");
     write_text_file(mod_path("harmless.lua"), harmless);
+    write_text_file(mod_path("binary.lua"), "\033Lua\124\0\031\223\r\n\032\n");
+    if (mkfifo(mod_path("pipe.lua"), 0600) != 0) fprintf(stderr, "mkfifo: %s\n", strerror(errno));
     for (int i = 0; i < CASE_COUNT; i++) write_text_file(mod_path(case_file(&cases[i])), cases[i].script);
 
     /* the reference: CPU seconds a plain loop takes to spend BUDGET */
@@ -990,6 +1032,7 @@ int main(void)
     RUN(a_reporter_takes_the_reports_while_set);
     RUN(cases_stop_through_a_graph_predicate);
     RUN(an_animator_map_is_a_callback);
+    RUN(a_callback_in_a_coroutine_reports_like_the_sandbox);
     RUN(host_granted_files_and_watches);
     bw_sandbox_destroy(bystander);
 
