@@ -345,7 +345,7 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
     int isint = 0;
     lua_Integer pr = lua_tointegerx(L, -1, &isint);
     if (type != LUA_TNIL && (!isint || pr < -(1 << 30) || pr > (1 << 30))) {
-        snprintf(why, why_size, "priority must be an integer");
+        snprintf(why, why_size, "priority must be an integer in [-2^30, 2^30]");
         ok = false;
     }
     k->priority = type == LUA_TNIL ? 0 : (int)pr;

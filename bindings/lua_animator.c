@@ -509,7 +509,9 @@ static int l_animator(lua_State *L)
     int dim = 0;
     if (bw_lua_raw_field(L, 1, "expression_space") == LUA_TTABLE) {
         bw_lua_raw_field(L, -1, "dim");
-        dim = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : 0;
+        /* range-checked before the cast: 2^32 + 3 is no dim, not 3 */
+        lua_Integer v = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
+        dim = v >= 1 && v <= BW_ANIMATOR_MAX_DIM ? (int)v : -1;
         lua_pop(L, 1);
     }
     lua_pop(L, 1);

@@ -1603,7 +1603,7 @@ static int check_param(lua_State *L, const bw_graph *graph, int arg)
     if (lua_type(L, arg) == LUA_TNUMBER) {
         lua_Integer i = luaL_checkinteger(L, arg);
         if (i < 1 || i > bw_graph_param_count(graph))
-            luaL_argerror(L, arg, lua_pushfstring(L, "parameter index %d out of range 1..%d", (int)i, bw_graph_param_count(graph)));
+            luaL_argerror(L, arg, lua_pushfstring(L, "parameter index %I out of range 1..%d", (LUAI_UACINT)i, bw_graph_param_count(graph)));
         return (int)i - 1;
     }
     const char *name = luaL_checkstring(L, arg);
@@ -1632,7 +1632,7 @@ int bw_lua_check_layer(lua_State *L, const bw_graph *graph, int arg)
     if (lua_type(L, arg) == LUA_TNUMBER) {
         lua_Integer i = luaL_checkinteger(L, arg);
         if (i < 1 || i > bw_graph_layer_count(graph))
-            luaL_argerror(L, arg, lua_pushfstring(L, "layer index %d out of range 1..%d", (int)i, bw_graph_layer_count(graph)));
+            luaL_argerror(L, arg, lua_pushfstring(L, "layer index %I out of range 1..%d", (LUAI_UACINT)i, bw_graph_layer_count(graph)));
         return (int)i - 1;
     }
     const char *name = luaL_checkstring(L, arg);
@@ -1646,7 +1646,7 @@ static int check_state(lua_State *L, const bw_graph *graph, int layer, int arg)
     if (lua_type(L, arg) == LUA_TNUMBER) {
         lua_Integer i = luaL_checkinteger(L, arg);
         if (i < 1 || i > bw_graph_state_count(graph, layer))
-            luaL_argerror(L, arg, lua_pushfstring(L, "state index %d out of range", (int)i));
+            luaL_argerror(L, arg, lua_pushfstring(L, "state index %I out of range", (LUAI_UACINT)i));
         return (int)i - 1;
     }
     const char *name = luaL_checkstring(L, arg);

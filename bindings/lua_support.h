@@ -177,6 +177,11 @@ static inline void bw_lua_set_number(lua_State *L, const char *key, double v)
  * guarded separately). # does not see through either kind (no __len);
  * ipairs does (Lua 5.4 reads each t[i] through __index). */
 void bw_lua_push_readonly_view(lua_State *L, int idx, bool userdata, const char *message);
+/* Check that argument `arg` is a table a binding may write its results
+ * into raw (an `out` table): a table, and not a read-only view (a
+ * sandbox library), which rawset refuses and a raw write would bypass.
+ * Raises naming the argument otherwise. */
+void bw_lua_check_out_table(lua_State *L, int arg);
 
 /* ---- the types' blocks (shared so one type's file can use another) ---- */
 

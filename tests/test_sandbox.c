@@ -155,6 +155,9 @@ static const sandbox_case cases[] = {
     {"escape_env", "local _ENV = setmetatable({}, { __index = _G })\nreturn io.open('/etc/passwd')\n", "attempt to index a nil value", 2,
      KIND_REFUSED, 0, 0},
     {"escape_load_env", "\nreturn load('return io')().open('/etc/passwd')\n", "attempt to index a nil value", 2, KIND_REFUSED, 0, 0},
+    /* a binding's `out` table is written raw: a library is refused as one */
+    {"escape_out_table", "local p = blendwerk.rig { joints = { { name = 'root' } } }:pose()\np:rotations({ 1 }, math)\n",
+     "a read-only table cannot take the results", 2, KIND_REFUSED, 0, 0},
     {"escape_pairs", "for k, v in pairs(string) do\n  if k == 'find' then rawset(string, k, nil) end\nend\n",
      "read-only", 2, KIND_REFUSED, 0, 0},
     /* __gc loops and resurrection */

@@ -163,6 +163,10 @@ test("the cursor API by index and by name", function()
   raises(function() c:set("jump", 1) end, "trigger")
   raises(function() c:set("nope", 1) end, "unknown parameter 'nope'")
   raises(function() c:set(99, 1) end, "out of range")
+  -- a huge index is named as given (it was cast to int first: -1)
+  raises(function() c:set(math.maxinteger, 1) end, "parameter index 9223372036854775807 out of range")
+  raises(function() c:layer_weight(math.mininteger, 1) end, "layer index -9223372036854775808 out of range")
+  raises(function() c:travel((1 << 32) + 1) end, "state index 4294967297 out of range")
   -- a state speed from a parameter: move plays at 0.5 x its rate
   c:set("grounded", true)
   local pose = c:update(0.1)          -- idle -> move fires
