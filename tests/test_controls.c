@@ -1700,6 +1700,60 @@ static void hostile_override_entries_are_skipped(void)
     unload(sb, c, &p);
 }
 
+/* The runner's per-frame writes and reads touch ctx, which is the
+ * script's: a control that removes the input keys (ctx.time = nil) makes
+ * the next frame insert them, and a field the host reads may need a new
+ * string; at the memory cap either raised outside any protected call (a
+ * Lua panic: the host aborted). Now such a frame runs no control and a
+ * read gives 0; with room again everything runs. */
+static void a_control_removing_its_inputs_at_the_memory_cap_cannot_abort_the_host(void)
+{
+    CHECK(make_tmpdir());
+    write_file("rehash.lua", "local n = 0\n"
+                             "return { update = function(s, pose, ctx, dt)\n"
+                             "  n = n + 1\n"
+                             "  ctx.time = nil; ctx.yaw = nil; ctx.has_target = nil\n"
+                             "  ctx['j' .. n] = n\n"
+                             "  ctx.gaze[1] = n\n"
+                             "end }\n");
+    bw_sandbox *sb = NULL;
+    bw_controls *c = load_two(&sb, false, "rehash.lua", NULL);
+    bw_pose p = rest_pose();
+    lua_State *L = bw_sandbox_state(sb);
+    const bw_control_input in = {{1, 2, 3}, 0.5f, true, {0, 1, 2}};
+    int ran = 0, skipped = 0;
+    float g[4] = {0};
+    for (int f = 0; f < 600; f++) {
+        /* one frame with no room to grow (some need none), one with room */
+        lua_gc(L, LUA_GCCOLLECT);
+        bw_sandbox_set_memory_cap(sb, bw_sandbox_memory_used(sb) + 64);
+        int failed = bw_controls_run(c, 0, &p, &in, 0.1f);
+        CHECK(failed == 0 || failed == 1);
+        ran += failed == 0;
+        skipped += failed == 1;
+        CHECK(bw_controls_read(c, 0, "a_field_no_script_has_named", g, 4) == 0);
+        bw_sandbox_set_memory_cap(sb, 0);
+        CHECK_INT(bw_controls_run(c, 0, &p, &in, 0.1f), 0);
+    }
+    CHECK(ran > 0);
+    CHECK(skipped > 0); /* some frames did need to grow ctx */
+    /* with room, the inputs and outputs are there again: each run's
+     * update counts one more into gaze[1], and ctx.time is the 1201 dt so
+     * far plus this one (a capped frame advances the clock too) */
+    CHECK_INT(bw_controls_read(c, 0, "gaze", g, 4), 4);
+    float before = g[0];
+    write_file("rehash.lua", "local n = 0\n"
+                             "return { update = function(s, pose, ctx, dt)\n"
+                             "  ctx.gaze[2] = ctx.time\n"
+                             "end }\n");
+    CHECK_INT(bw_controls_reload(c, "rehash.lua"), BW_CONTROLS_RELOAD_DONE);
+    CHECK_INT(bw_controls_run(c, 0, &p, &in, 0.1f), 0);
+    CHECK_INT(bw_controls_read(c, 0, "gaze", g, 4), 4);
+    CHECK_NEAR(g[0], before, 0);
+    CHECK_NEAR(g[1], 1201 * 0.1, 1e-3);
+    unload(sb, c, &p);
+}
+
 /* blendwerk.controls (the Lua face) is for trusted states: a sandboxed
  * script cannot start a sandbox of its own */
 static void a_sandboxed_script_cannot_make_controls(void)
@@ -1888,6 +1942,7 @@ int main(void)
     RUN(head_aim_options_are_checked_with_file_and_line);
     RUN(bad_inputs_and_a_huge_dt_keep_the_outputs_finite);
     RUN(hostile_override_entries_are_skipped);
+    RUN(a_control_removing_its_inputs_at_the_memory_cap_cannot_abort_the_host);
     RUN(a_sandboxed_script_cannot_make_controls);
     RUN(bad_descs_and_a_small_memory_cap_fail_cleanly);
     RUN(ten_thousand_frames_allocate_nothing);
