@@ -1676,20 +1676,30 @@ static void bad_inputs_and_a_huge_dt_keep_the_outputs_finite(void)
     bw_sandbox_destroy(sb);
 }
 
+/* A fresh folder with control `name` (text `text`) loaded, unwatched, as
+ * control 0, and a rest pose of the humanoid in *p. */
+static bw_controls *one_control(bw_sandbox **sb, bw_pose *p, const char *name, const char *text)
+{
+    CHECK(make_tmpdir());
+    write_file(name, text);
+    bw_controls *c = load_two(sb, false, name, NULL);
+    *p = rest_pose();
+    return c;
+}
+
 /* ctx.overrides is the script's: every entry that is not an integer
  * joint index of the rig is skipped, read without a cast of a huge or
  * fractional number (UBSan caught (int)1e30 - 1 here) */
 static void hostile_override_entries_are_skipped(void)
 {
-    CHECK(make_tmpdir());
-    write_file("ovr.lua", "return { init = function(ctx)\n"
-                          "  local o = ctx.overrides\n"
-                          "  o[1] = 1e30; o[2] = -1e30; o[3] = 3; o[4] = 2.5; o[5] = 0/0; o[6] = 2^31\n"
-                          "  o[7] = math.maxinteger; o[8] = math.mininteger; o[9] = '2'; o[10] = 0; o[11] = 2.0\n"
-                          "  return {} end, update = function() end }\n");
     bw_sandbox *sb = NULL;
-    bw_controls *c = load_two(&sb, false, "ovr.lua", NULL);
-    bw_pose p = rest_pose();
+    bw_pose p;
+    bw_controls *c = one_control(&sb, &p, "ovr.lua",
+                                 "return { init = function(ctx)\n"
+                                 "  local o = ctx.overrides\n"
+                                 "  o[1] = 1e30; o[2] = -1e30; o[3] = 3; o[4] = 2.5; o[5] = 0/0; o[6] = 2^31\n"
+                                 "  o[7] = math.maxinteger; o[8] = math.mininteger; o[9] = '2'; o[10] = 0; o[11] = 2.0\n"
+                                 "  return {} end, update = function() end }\n");
     CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
     bw_joint_override o[4];
     /* only 3 and 2.0 are joints: 0-based 2 and 1 */
@@ -1708,17 +1718,16 @@ static void hostile_override_entries_are_skipped(void)
  * read gives 0; with room again everything runs. */
 static void a_control_removing_its_inputs_at_the_memory_cap_cannot_abort_the_host(void)
 {
-    CHECK(make_tmpdir());
-    write_file("rehash.lua", "local n = 0\n"
-                             "return { update = function(s, pose, ctx, dt)\n"
-                             "  n = n + 1\n"
-                             "  ctx.time = nil; ctx.yaw = nil; ctx.has_target = nil\n"
-                             "  ctx['j' .. n] = n\n"
-                             "  ctx.gaze[1] = n\n"
-                             "end }\n");
     bw_sandbox *sb = NULL;
-    bw_controls *c = load_two(&sb, false, "rehash.lua", NULL);
-    bw_pose p = rest_pose();
+    bw_pose p;
+    bw_controls *c = one_control(&sb, &p, "rehash.lua",
+                                 "local n = 0\n"
+                                 "return { update = function(s, pose, ctx, dt)\n"
+                                 "  n = n + 1\n"
+                                 "  ctx.time = nil; ctx.yaw = nil; ctx.has_target = nil\n"
+                                 "  ctx['j' .. n] = n\n"
+                                 "  ctx.gaze[1] = n\n"
+                                 "end }\n");
     lua_State *L = bw_sandbox_state(sb);
     const bw_control_input in = {{1, 2, 3}, 0.5f, true, {0, 1, 2}};
     int ran = 0, skipped = 0;

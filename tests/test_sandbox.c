@@ -899,35 +899,46 @@ static void cases_stop_through_a_graph_predicate(void)
     }
 }
 
-/* The animator's Lua expression map is a per-frame callback too: a map
- * that never returns is stopped at the callback budget on each of three
- * updates, reported once (with its line), and the script runs on. */
-static void an_animator_map_is_a_callback(void)
+/* Run mod script `file` (text `script`: it returns its animator's first
+ * expression number after a map that fails on each of three updates) with
+ * a callback budget of `callback_budget`: it runs on, the expression is
+ * 0, and the failure is reported once as `want`. */
+static void map_failure_reported_once(const char *file, const char *script, long long callback_budget, const char *want)
 {
-    write_text_file(mod_path("face.lua"),
-                    "local bw = require('blendwerk')\n"
-                    "local rig = bw.rig { joints = { { name = 'root' } } }\n"
-                    "local a = assert(bw.animator { rig = rig, clips = {}, blink = false,\n"
-                    "  expression_space = { kind = 'custom', dim = 2, map = function(arkit, out)\n"
-                    "    while true do end\n"
-                    "  end } })\n"
-                    "for _ = 1, 3 do assert(a:update(1 / 60, {})) end\n"
-                    "return a:expression()[1]\n");
-    bw_sandbox_desc desc = {.limits = {.callback_instructions = 20000}, .dir = mod_dir, .report = count_report};
+    write_text_file(mod_path(file), script);
+    bw_sandbox_desc desc = {.limits = {.callback_instructions = callback_budget}, .dir = mod_dir, .report = count_report};
     char err[BW_SANDBOX_ERROR_MAX];
     bw_sandbox *sb = bw_sandbox_create(&desc, err, sizeof err);
     CHECK(sb != NULL);
     if (!sb) return;
     reports = 0;
     last_report[0] = '\0';
-    bw_sandbox_status st = bw_sandbox_load_file(sb, "face.lua", NULL);
+    bw_sandbox_status st = bw_sandbox_load_file(sb, file, NULL);
     if (st == BW_SANDBOX_OK) st = bw_sandbox_call(sb, 0, 1);
-    if (st != BW_SANDBOX_OK) fprintf(stderr, "face.lua: %s\n", bw_sandbox_error(sb));
+    if (st != BW_SANDBOX_OK) fprintf(stderr, "%s: %s\n", file, bw_sandbox_error(sb));
     CHECK_INT(st, BW_SANDBOX_OK);
     if (st == BW_SANDBOX_OK) CHECK_NEAR(lua_tonumber(bw_sandbox_state(sb), -1), 0.0, 0.0);
     CHECK_INT(reports, 1);
-    CHECK_STR(last_report, "face.lua:5: instruction budget of 20000 exceeded: script stopped");
+    CHECK_STR(last_report, want);
+    CHECK_INT(lua_gettop(bw_sandbox_state(sb)), st == BW_SANDBOX_OK ? 1 : 0);
     bw_sandbox_destroy(sb);
+}
+
+/* The animator's Lua expression map is a per-frame callback too: a map
+ * that never returns is stopped at the callback budget on each of three
+ * updates, reported once (with its line), and the script runs on. */
+static void an_animator_map_is_a_callback(void)
+{
+    map_failure_reported_once("face.lua",
+                              "local bw = require('blendwerk')\n"
+                              "local rig = bw.rig { joints = { { name = 'root' } } }\n"
+                              "local a = assert(bw.animator { rig = rig, clips = {}, blink = false,\n"
+                              "  expression_space = { kind = 'custom', dim = 2, map = function(arkit, out)\n"
+                              "    while true do end\n"
+                              "  end } })\n"
+                              "for _ = 1, 3 do assert(a:update(1 / 60, {})) end\n"
+                              "return a:expression()[1]\n",
+                              20000, "face.lua:5: instruction budget of 20000 exceeded: script stopped");
 }
 
 /* A callback called from a coroutine of the sandbox (a script updating
@@ -936,33 +947,18 @@ static void an_animator_map_is_a_callback(void)
  * once, to the sandbox's report function (it went to stderr as "error"). */
 static void a_callback_in_a_coroutine_reports_like_the_sandbox(void)
 {
-    write_text_file(mod_path("coface.lua"),
-                    "local bw = require('blendwerk')\n"
-                    "local rig = bw.rig { joints = { { name = 'root' } } }\n"
-                    "local a = assert(bw.animator { rig = rig, clips = {}, blink = false,\n"
-                    "  expression_space = { kind = 'custom', dim = 2, map = function(arkit, out)\n"
-                    "    error({ code = 1 })\n"
-                    "  end } })\n"
-                    "return coroutine.wrap(function()\n"
-                    "  for _ = 1, 3 do assert(a:update(1 / 60, {})) end\n"
-                    "  return a:expression()[1]\n"
-                    "end)()\n");
-    bw_sandbox_desc desc = {.dir = mod_dir, .report = count_report};
-    char err[BW_SANDBOX_ERROR_MAX];
-    bw_sandbox *sb = bw_sandbox_create(&desc, err, sizeof err);
-    CHECK(sb != NULL);
-    if (!sb) return;
-    reports = 0;
-    last_report[0] = '\0';
-    bw_sandbox_status st = bw_sandbox_load_file(sb, "coface.lua", NULL);
-    if (st == BW_SANDBOX_OK) st = bw_sandbox_call(sb, 0, 1);
-    if (st != BW_SANDBOX_OK) fprintf(stderr, "coface.lua: %s\n", bw_sandbox_error(sb));
-    CHECK_INT(st, BW_SANDBOX_OK);
-    if (st == BW_SANDBOX_OK) CHECK_NEAR(lua_tonumber(bw_sandbox_state(sb), -1), 0.0, 0.0);
-    CHECK_INT(reports, 1);
-    CHECK_STR(last_report, "coface.lua:5: (error object is a table value)");
-    CHECK_INT(lua_gettop(bw_sandbox_state(sb)), 1);
-    bw_sandbox_destroy(sb);
+    map_failure_reported_once("coface.lua",
+                              "local bw = require('blendwerk')\n"
+                              "local rig = bw.rig { joints = { { name = 'root' } } }\n"
+                              "local a = assert(bw.animator { rig = rig, clips = {}, blink = false,\n"
+                              "  expression_space = { kind = 'custom', dim = 2, map = function(arkit, out)\n"
+                              "    error({ code = 1 })\n"
+                              "  end } })\n"
+                              "return coroutine.wrap(function()\n"
+                              "  for _ = 1, 3 do assert(a:update(1 / 60, {})) end\n"
+                              "  return a:expression()[1]\n"
+                              "end)()\n",
+                              0, "coface.lua:5: (error object is a table value)");
 }
 
 static void host_granted_files_and_watches(void)
