@@ -1302,9 +1302,10 @@ static int close_list(lua_State *L, int list, int n, int *len)
 
 static void set_str(lua_State *L, const char *key, const char *s)
 {
+    lua_pushstring(L, key);
     if (s) lua_pushstring(L, s);
     else lua_pushboolean(L, 0);
-    lua_setfield(L, -2, key);
+    lua_rawset(L, -3); /* raw, as bw_lua_set_number */
 }
 
 /* a:plays() -> { { clip = name, weight =, rate =, time = }, ... } */
@@ -1371,8 +1372,31 @@ static int l_joint_overrides(lua_State *L)
     const bw_joint_override *o = bw_animator_joint_overrides(a->animator, &n);
     int list = push_out(L, "overrides");
     for (int i = 0; i < n; i++) {
-        lua_rawgeti(L, list, i + 1);
-        lua_getfield(L, -1, "r");
+        /* the records are the script's to keep (and to break): read and
+         * written raw, one that is no longer a record made anew, and the
+         * joint named as it is now (the first update chooses them) */
+        if (lua_rawgeti(L, list, i + 1) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_createtable(L, 0, 2);
+            lua_pushvalue(L, -1);
+            lua_rawseti(L, list, i + 1);
+        }
+        const char *name = bw_rig_joint_name(((const bw_lua_rig *)a->hdr.deps[0])->rig, o[i].joint);
+        lua_pushliteral(L, "joint");
+        if (lua_rawget(L, -2) != LUA_TSTRING || strcmp(lua_tostring(L, -1), name) != 0) {
+            lua_pushliteral(L, "joint");
+            lua_pushstring(L, name);
+            lua_rawset(L, -4);
+        }
+        lua_pop(L, 1);
+        lua_pushliteral(L, "r");
+        if (lua_rawget(L, -2) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_createtable(L, 4, 0);
+            lua_pushliteral(L, "r");
+            lua_pushvalue(L, -2);
+            lua_rawset(L, -4);
+        }
         for (int k = 0; k < 4; k++) {
             lua_pushnumber(L, (lua_Number)o[i].r[k]);
             lua_rawseti(L, -2, k + 1);

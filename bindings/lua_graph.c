@@ -2023,23 +2023,31 @@ static void deliver_event(void *user, const bw_graph_event *e)
         lua_pushvalue(L, -1);
         lua_rawseti(L, d->pool, d->n);
     }
+    /* written raw: the table is the script's too (cursor:events()) and may
+     * have been given a metatable; no script code runs mid-delivery */
     const int ev = lua_gettop(L);
+    lua_pushliteral(L, "kind");
     push_name(d, f.kind);
-    lua_setfield(L, ev, "kind");
+    lua_rawset(L, ev);
+    lua_pushliteral(L, "layer");
     push_name(d, f.layer);
-    lua_setfield(L, ev, "layer");
+    lua_rawset(L, ev);
+    lua_pushliteral(L, "state");
     push_name(d, f.state);
-    lua_setfield(L, ev, "state");
+    lua_rawset(L, ev);
     bool marker = f.marker;
+    lua_pushliteral(L, "name");
     if (marker) push_name(d, f.name);
     else lua_pushnil(L);
-    lua_setfield(L, ev, "name");
+    lua_rawset(L, ev);
+    lua_pushliteral(L, "time");
     if (marker) lua_pushnumber(L, (lua_Number)f.time);
     else lua_pushnil(L);
-    lua_setfield(L, ev, "time");
+    lua_rawset(L, ev);
+    lua_pushliteral(L, "clip");
     if (f.clip >= 0) lua_pushinteger(L, f.clip + 1); /* a marker's clip, checked */
     else lua_pushnil(L);
-    lua_setfield(L, ev, "clip");
+    lua_rawset(L, ev);
     lua_rawseti(L, d->list, d->n);
     cursor_obj *c = d->c;
     if (c->hdr.closed) return; /* a callback closed the cursor: no more calls */

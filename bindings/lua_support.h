@@ -163,8 +163,11 @@ void bw_lua_register_object_type(lua_State *L, const bw_lua_lifetime *life, cons
 /* t[key] = v for the table t on top of the stack. */
 static inline void bw_lua_set_number(lua_State *L, const char *key, double v)
 {
+    /* raw: the table may be one a script keeps (an output refreshed in
+     * place) and gave a metatable; no script code runs mid-refresh */
+    lua_pushstring(L, key);
     lua_pushnumber(L, (lua_Number)v);
-    lua_setfield(L, -2, key);
+    lua_rawset(L, -3);
 }
 
 /* Push a read-only view of the table at `idx` (bindings/lua_view.c; the
