@@ -403,20 +403,24 @@ void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name,
     lua_replace(L, -2); /* the text over the buffer */
 }
 
+/* Push text as a text chunk or raise the syntax error; a refusal without
+ * a line (a binary chunk) still names the chunk as `shown`, and a memory
+ * error stays one. */
+static void load_or_raise(lua_State *L, const char *text, size_t size, const char *chunkname, const char *shown)
+{
+    int status = luaL_loadbufferx(L, text, size, chunkname, "t");
+    if (status == LUA_OK) return;
+    const char *msg = status == LUA_ERRSYNTAX ? lua_tostring(L, -1) : NULL;
+    if (msg && !has_position(msg)) lua_pushfstring(L, "%s: %s", shown, msg);
+    lua_error(L);
+}
+
 /* The text on top (mod file `name`'s) replaced by its loaded chunk, or raise the syntax error. */
 static void load_text(lua_State *L, const char *name)
 {
     size_t size = 0;
     const char *text = lua_tolstring(L, -1, &size);
-    const char *chunkname = lua_pushfstring(L, "@%s", name);
-    int status = luaL_loadbufferx(L, text, size, chunkname, "t");
-    if (status != LUA_OK) {
-        /* a refusal without a line (a binary chunk) still names the file;
-         * a memory error stays one */
-        const char *msg = status == LUA_ERRSYNTAX ? lua_tostring(L, -1) : NULL;
-        if (msg && !has_position(msg)) lua_pushfstring(L, "%s: %s", name, msg);
-        lua_error(L);
-    }
+    load_or_raise(L, text, size, lua_pushfstring(L, "@%s", name), name);
     lua_replace(L, -3); /* the chunk over the text, drop the name */
     lua_pop(L, 1);
 }
@@ -1108,8 +1112,9 @@ static int load_protected(lua_State *L)
         load_text(L, a->name);
         return 1;
     }
-    if (a->size > BW_SANDBOX_MAX_SCRIPT) return luaL_error(L, "%s is larger than %d bytes", a->chunkname, (int)BW_SANDBOX_MAX_SCRIPT);
-    if (luaL_loadbufferx(L, a->text, a->size, a->chunkname, "t") != LUA_OK) return lua_error(L);
+    const char *shown = bw_sandbox_of(L)->chunk; /* the chunk name without its '=' or '@' */
+    if (a->size > BW_SANDBOX_MAX_SCRIPT) return luaL_error(L, "%s is larger than %d bytes", shown, (int)BW_SANDBOX_MAX_SCRIPT);
+    load_or_raise(L, a->text, a->size, a->chunkname, shown);
     return 1;
 }
 

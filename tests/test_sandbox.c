@@ -899,6 +899,28 @@ static void cases_stop_through_a_graph_predicate(void)
     }
 }
 
+/* A text chunk the host loads is named in a refusal without a line: as
+ * shown, without the '=' or '@' of its chunk name (a binary chunk was
+ * refused with no name, an oversized one as "=name") */
+static void string_chunks_are_named_in_their_refusals(void)
+{
+    bw_sandbox *sb = new_sandbox(NULL);
+    static const char binary[] = "\033Lua\124\0";
+    CHECK_INT(bw_sandbox_load_string(sb, binary, sizeof binary - 1, "=spec options"), BW_SANDBOX_ERROR);
+    CHECK_STR(bw_sandbox_error(sb), "spec options: attempt to load a binary chunk (mode is 't')");
+    size_t big = ((size_t)4 << 20) + 1;
+    char *text = (char *)malloc(big);
+    CHECK(text != NULL);
+    if (text) {
+        memset(text, ' ', big);
+        CHECK_INT(bw_sandbox_load_string(sb, text, big, "@huge.lua"), BW_SANDBOX_ERROR);
+        CHECK_STR(bw_sandbox_error(sb), "huge.lua is larger than 4194304 bytes");
+        free(text);
+    }
+    CHECK_INT(lua_gettop(bw_sandbox_state(sb)), 0);
+    bw_sandbox_destroy(sb);
+}
+
 /* Run mod script `file` (text `script`: it returns its animator's first
  * expression number after a map that fails on each of three updates) with
  * a callback budget of `callback_budget`: it runs on, the expression is
@@ -1024,6 +1046,7 @@ int main(void)
     RUN(cases_stop_through_demo_loading);
     RUN(cases_stop_through_demo_hot_reload);
     RUN(string_results_are_capped_by_max_string);
+    RUN(string_chunks_are_named_in_their_refusals);
     RUN(the_memory_cap_moves_between_calls);
     RUN(a_caught_stop_stays_spent);
     RUN(predicates_fail_as_false_and_report_once);
