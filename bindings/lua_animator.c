@@ -1381,6 +1381,7 @@ static int l_joint_overrides(lua_State *L)
             lua_pushvalue(L, -1);
             lua_rawseti(L, list, i + 1);
         }
+        /* deps[0] is the rig (the one use l_animator records) */
         const char *name = bw_rig_joint_name(((const bw_lua_rig *)a->hdr.deps[0])->rig, o[i].joint);
         lua_pushliteral(L, "joint");
         if (lua_rawget(L, -2) != LUA_TSTRING || strcmp(lua_tostring(L, -1), name) != 0) {
