@@ -116,7 +116,21 @@ static void new_zeros(lua_State *L, int n, const char *field)
     lua_setfield(L, -2, field);
 }
 
-static void destroy_nothing(bw_lua_object *o) { (void)o; } /* the pose's arrays are the host's */
+/* The scripts' Pose: over the host's pose during a run, else over a
+ * scratch pose of the rig's size that the handle owns (in the state's
+ * memory), so a script that kept the handle and uses it later - in a
+ * reload, another control's init, after the runner is gone - works on
+ * arrays that exist and that nobody reads. */
+typedef struct controls_pose {
+    bw_lua_pose handle; /* first: the object the scripts hold */
+    bw_pose scratch;
+} controls_pose;
+
+/* The handle's destroy: only the scratch is its own (the host's arrays are the host's). */
+static void destroy_scratch(bw_lua_object *o) { bw_pose_deinit(&((controls_pose *)o)->scratch); }
+
+/* Between runs the handle shows the scratch pose. */
+static void detach_pose(bw_controls *c) { c->pose->pose = ((controls_pose *)c->pose)->scratch; }
 
 static int setup_protected(lua_State *L)
 {
@@ -129,12 +143,17 @@ static int setup_protected(lua_State *L)
     int rig = lua_gettop(L);
     bw_result res = bw_rig_clone(c->rig, bw_lua_allocator(L), &r->rig, NULL);
     if (res != BW_OK) return luaL_error(L, "cannot copy the rig: %s", bw_result_name(res));
-    bw_lua_pose *p = (bw_lua_pose *)bw_lua_new_object(L, sizeof *p, 1, BW_LUA_POSE, destroy_nothing);
+    controls_pose *cp = (controls_pose *)bw_lua_new_object(L, sizeof *cp, 1, BW_LUA_POSE, destroy_scratch);
+    bw_lua_pose *p = &cp->handle;
     p->rig = r;
     p->hdr.borrowed = true;
     bw_lua_object_use(&p->hdr, &r->hdr);
     lua_pushvalue(L, rig);
     lua_setiuservalue(L, -2, BW_LUA_UV_POSE_RIG);
+    res = bw_pose_init(&cp->scratch, r->rig, bw_lua_allocator(L));
+    if (res != BW_OK) return luaL_error(L, "cannot make the scripts' pose: %s", bw_result_name(res));
+    bw_pose_set_rest(&cp->scratch, r->rig);
+    p->pose = cp->scratch;
     c->pose_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     c->pose = p; /* only once the registry holds it: destroy writes to it */
     lua_createtable(L, c->characters, 0);
@@ -254,7 +273,7 @@ void bw_controls_destroy(bw_controls *c)
 {
     if (!c) return;
     for (int i = 0; i < c->count; i++) control_release(c, &c->list[i]);
-    if (c->pose) memset(&c->pose->pose, 0, sizeof c->pose->pose);
+    if (c->pose) detach_pose(c); /* the handle may outlive the runner in the sandbox */
     unref(c->L, &c->pose_ref);
     unref(c->L, &c->ctxs_ref);
     for (int i = 0; c->slot && i < c->characters; i++)
@@ -882,7 +901,7 @@ int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_contr
     }
     c->running = -1;
     if (c->report) bw_sandbox_set_reporter(c->sb, c->host_reporter, NULL);
-    memset(&c->pose->pose, 0, sizeof c->pose->pose);
+    detach_pose(c);
     lua_settop(L, top);
     return failed;
 }

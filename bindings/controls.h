@@ -33,7 +33,8 @@
  *     its own fields.
  * `pose` is a blendwerk.Pose over the host's bw_pose for the duration of
  * the call (its batch methods read and write it in place; outside a call
- * it has 0 joints). `options` is the table given at load (never nil).
+ * - a handle a script kept, used in a reload or another control's init -
+ * it is a scratch pose of the rig's size that nobody reads). `options` is the table given at load (never nil).
  *
  * Per frame bw_controls_run allocates nothing on the C side; a control
  * that reuses its tables (state, ctx's, the batch `out` tables) allocates

@@ -1763,6 +1763,49 @@ static void a_control_removing_its_inputs_at_the_memory_cap_cannot_abort_the_hos
     unload(sb, c, &p);
 }
 
+/* A control keeps its pose handle past its update (a global) and another
+ * control's init - run at load, outside any run - uses it: it was a pose
+ * of 0 joints with no arrays that the single-joint methods indexed by the
+ * rig's joint count (a null dereference in the host). Outside a run the
+ * handle is a scratch pose of the rig's size: every method works, and
+ * what it writes reaches neither the host's pose nor the next run. */
+static void a_pose_kept_past_its_update_cannot_reach_the_host(void)
+{
+    bw_sandbox *sb = NULL;
+    bw_pose p;
+    bw_controls *c = one_control(&sb, &p, "keeper.lua",
+                                 "return { update = function(s, pose, ctx) kept = pose; ctx.gaze[1] = pose:t(1) end }\n");
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
+    write_file("user.lua", "return { init = function(ctx)\n"
+                           "  local p = kept\n"
+                           "  p:set(1, { t = { 7, 8, 9 } })\n"
+                           "  local x = p:t(1)\n"
+                           "  p:set_rest(); p:clear(); p:set_rotations({ 1 }, { 0, 0, 1, 1 })\n"
+                           "  local n = #p:copy():local_to_model() + #p:model_positions({ 2 })\n"
+                           "  blendwerk.mix({ p:copy() }, p, p)\n"
+                           "  local mx = p:model_position(2)\n"
+                           "  ctx.gaze[2] = x; ctx.gaze[3] = p:joint_count(); ctx.gaze[4] = n + mx * 0\n"
+                           "  p:set(1, { t = { 5, 5, 5 } })\n"
+                           "  return {} end, update = function() end }\n");
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "user.lua", NULL, err, sizeof err), 1);
+    if (err[0]) fprintf(stderr, "user.lua: %s\n", err);
+    const int joints = bw_rig_joint_count(humanoid()->rig);
+    float g[4] = {0};
+    bw_controls_read(c, 0, "gaze", g, 4);
+    CHECK_NEAR(g[1], 7, 0);
+    CHECK_NEAR(g[2], (float)joints, 0);
+    CHECK_NEAR(g[3], (float)(joints + 3), 0); /* one matrix per joint, one position's 3 numbers */
+    /* the host's pose has its rest root; the next run's handle is the host's again */
+    bw_pose rest = rest_pose();
+    CHECK_NEAR(p.joints[0].t[0], rest.joints[0].t[0], 0);
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
+    bw_controls_read(c, 0, "gaze", g, 4);
+    CHECK_NEAR(g[0], rest.joints[0].t[0], 0);
+    bw_pose_deinit(&rest);
+    unload(sb, c, &p);
+}
+
 /* blendwerk.controls (the Lua face) is for trusted states: a sandboxed
  * script cannot start a sandbox of its own */
 static void a_sandboxed_script_cannot_make_controls(void)
@@ -1952,6 +1995,7 @@ int main(void)
     RUN(bad_inputs_and_a_huge_dt_keep_the_outputs_finite);
     RUN(hostile_override_entries_are_skipped);
     RUN(a_control_removing_its_inputs_at_the_memory_cap_cannot_abort_the_host);
+    RUN(a_pose_kept_past_its_update_cannot_reach_the_host);
     RUN(a_sandboxed_script_cannot_make_controls);
     RUN(bad_descs_and_a_small_memory_cap_fail_cleanly);
     RUN(ten_thousand_frames_allocate_nothing);
