@@ -384,6 +384,12 @@ test("a failing event callback is counted, reported with its line, and the curso
   eq(n, 1, "a fresh callback, one failure")
   check(msg and msg:find("called from the cursor's own event callback", 1, true), tostring(msg))
   near(c:status().progress, 2.3, 1e-6, "not updated from inside")
+  -- an error object that is not a string still names the line (it was "error")
+  line = debug.getinfo(1, "l").currentline + 1
+  c:on("marker", function() error({ code = 1 }) end)
+  c:update(1.0)
+  n, msg = c:callback_errors("marker")
+  check(msg and msg:find("test_graph.lua:" .. line .. ": (error object is a table value)", 1, true), tostring(msg))
 end)
 
 -- After warm-up, updates that deliver events to callbacks and fill
