@@ -116,7 +116,21 @@ static void new_zeros(lua_State *L, int n, const char *field)
     lua_setfield(L, -2, field);
 }
 
-static void destroy_nothing(bw_lua_object *o) { (void)o; } /* the pose's arrays are the host's */
+/* The scripts' Pose: over the host's pose during a run, else over a
+ * scratch pose of the rig's size that the handle owns (in the state's
+ * memory), so a script that kept the handle and uses it later - in a
+ * reload, another control's init, after the runner is gone - works on
+ * arrays that exist and that nobody reads. */
+typedef struct controls_pose {
+    bw_lua_pose handle; /* first: the object the scripts hold */
+    bw_pose scratch;
+} controls_pose;
+
+/* The handle's destroy: only the scratch is its own (the host's arrays are the host's). */
+static void destroy_scratch(bw_lua_object *o) { bw_pose_deinit(&((controls_pose *)o)->scratch); }
+
+/* Between runs the handle shows the scratch pose. */
+static void detach_pose(bw_controls *c) { c->pose->pose = ((controls_pose *)c->pose)->scratch; }
 
 static int setup_protected(lua_State *L)
 {
@@ -129,12 +143,17 @@ static int setup_protected(lua_State *L)
     int rig = lua_gettop(L);
     bw_result res = bw_rig_clone(c->rig, bw_lua_allocator(L), &r->rig, NULL);
     if (res != BW_OK) return luaL_error(L, "cannot copy the rig: %s", bw_result_name(res));
-    bw_lua_pose *p = (bw_lua_pose *)bw_lua_new_object(L, sizeof *p, 1, BW_LUA_POSE, destroy_nothing);
+    controls_pose *cp = (controls_pose *)bw_lua_new_object(L, sizeof *cp, 1, BW_LUA_POSE, destroy_scratch);
+    bw_lua_pose *p = &cp->handle;
     p->rig = r;
     p->hdr.borrowed = true;
     bw_lua_object_use(&p->hdr, &r->hdr);
     lua_pushvalue(L, rig);
     lua_setiuservalue(L, -2, BW_LUA_UV_POSE_RIG);
+    res = bw_pose_init(&cp->scratch, r->rig, bw_lua_allocator(L));
+    if (res != BW_OK) return luaL_error(L, "cannot make the scripts' pose: %s", bw_result_name(res));
+    bw_pose_set_rest(&cp->scratch, r->rig);
+    p->pose = cp->scratch;
     c->pose_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     c->pose = p; /* only once the registry holds it: destroy writes to it */
     lua_createtable(L, c->characters, 0);
@@ -254,7 +273,7 @@ void bw_controls_destroy(bw_controls *c)
 {
     if (!c) return;
     for (int i = 0; i < c->count; i++) control_release(c, &c->list[i]);
-    if (c->pose) memset(&c->pose->pose, 0, sizeof c->pose->pose);
+    if (c->pose) detach_pose(c); /* the handle may outlive the runner in the sandbox */
     unref(c->L, &c->pose_ref);
     unref(c->L, &c->ctxs_ref);
     for (int i = 0; c->slot && i < c->characters; i++)
@@ -345,7 +364,7 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
     int isint = 0;
     lua_Integer pr = lua_tointegerx(L, -1, &isint);
     if (type != LUA_TNIL && (!isint || pr < -(1 << 30) || pr > (1 << 30))) {
-        snprintf(why, why_size, "priority must be an integer");
+        snprintf(why, why_size, "priority must be an integer in [-2^30, 2^30]");
         ok = false;
     }
     k->priority = type == LUA_TNIL ? 0 : (int)pr;
@@ -788,6 +807,54 @@ static void report_running(void *user, const char *message)
     else c->host_reporter.fn(c->host_reporter.user, message);
 }
 
+/* Run f(args) protected on L (args a light userdata at 1); false when it
+ * raised (the error dropped). The host's per-frame calls below touch
+ * tables a script owns: raw writes and reads there normally reuse what
+ * exists, but a script that removed a key (ctx.time = nil) makes the
+ * write insert it, and a field name may need a new string, either of
+ * which needs memory the sandbox's cap may refuse; unprotected that
+ * would be a panic. Allocates nothing itself. */
+static bool protect(lua_State *L, lua_CFunction f, void *args)
+{
+    lua_pushcfunction(L, f);
+    lua_pushlightuserdata(L, args);
+    if (lua_pcall(L, 1, 0, 0) == LUA_OK) return true;
+    lua_pop(L, 1);
+    return false;
+}
+
+typedef struct inputs_args {
+    bw_controls *c;
+    int character;
+    const bw_control_input *in;
+} inputs_args;
+
+/* The character's inputs into its ctx (protect). */
+static int write_inputs(lua_State *L)
+{
+    const inputs_args *a = (const inputs_args *)lua_touserdata(L, 1);
+    bw_controls *c = a->c;
+    const bw_control_input *in = a->in;
+    const int *refs = c->slot[a->character].refs;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, refs[0]);
+    int ctx = lua_gettop(L);
+    /* raw writes through the interned keys: a script cannot make the
+     * inputs run a metamethod, and nothing is looked up by C string */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->key_ref[KEY_TIME]);
+    lua_pushnumber(L, (lua_Number)c->slot[a->character].time);
+    lua_rawset(L, ctx);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->key_ref[KEY_YAW]);
+    lua_pushnumber(L, (lua_Number)finite_or_zero(in->yaw));
+    lua_rawset(L, ctx);
+    bool target = in->has_target && isfinite(in->target[0]) && isfinite(in->target[1]) && isfinite(in->target[2]);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->key_ref[KEY_HAS_TARGET]);
+    lua_pushboolean(L, target);
+    lua_rawset(L, ctx);
+    set_vec(L, refs[1], in->position);
+    set_vec(L, refs[2], in->target);
+    return 0;
+}
+
 int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_control_input *in, float dt)
 {
     if (!c || !pose || character < 0 || character >= c->characters ||
@@ -800,23 +867,14 @@ int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_contr
     prefetch_character(c, character);
     int top = lua_gettop(L);
     const int *refs = c->slot[character].refs;
+    c->slot[character].time += (double)dt;
+    inputs_args inputs = {c, character, in};
+    if (!protect(L, write_inputs, &inputs)) { /* out of memory: no control runs this frame */
+        lua_settop(L, top);
+        return c->count;
+    }
     lua_rawgeti(L, LUA_REGISTRYINDEX, refs[0]);
     int ctx = lua_gettop(L);
-    /* raw writes through the interned keys: a script cannot make the
-     * inputs run a metamethod, and nothing is looked up by C string */
-    c->slot[character].time += (double)dt;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, c->key_ref[KEY_TIME]);
-    lua_pushnumber(L, (lua_Number)c->slot[character].time);
-    lua_rawset(L, ctx);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, c->key_ref[KEY_YAW]);
-    lua_pushnumber(L, (lua_Number)finite_or_zero(in->yaw));
-    lua_rawset(L, ctx);
-    bool target = in->has_target && isfinite(in->target[0]) && isfinite(in->target[1]) && isfinite(in->target[2]);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, c->key_ref[KEY_HAS_TARGET]);
-    lua_pushboolean(L, target);
-    lua_rawset(L, ctx);
-    set_vec(L, refs[1], in->position);
-    set_vec(L, refs[2], in->target);
 
     c->pose->pose = *pose; /* the handle sees the host's arrays for this call */
     /* with desc.report the sandbox reports to the runner for the run, which
@@ -843,20 +901,34 @@ int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_contr
     }
     c->running = -1;
     if (c->report) bw_sandbox_set_reporter(c->sb, c->host_reporter, NULL);
-    memset(&c->pose->pose, 0, sizeof c->pose->pose);
+    detach_pose(c);
     lua_settop(L, top);
     return failed;
 }
 
-/* ctx[field] of `character` on top of the stack (the ctx below it), or false. */
-static bool push_field(bw_controls *c, int character, const char *field)
+/* ctx[field] of `character` on top of the stack (the ctx below it);
+ * `field` may need a new string: called protected (protect). */
+static void push_field(bw_controls *c, int character, const char *field)
 {
-    if (!c || !field || character < 0 || character >= c->characters) return false;
     lua_State *L = c->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, c->slot[character].refs[0]);
     bw_lua_raw_field(L, -1, field);
-    return true;
 }
+
+static bool field_ok(const bw_controls *c, int character, const char *field)
+{
+    return c && field && character >= 0 && character < c->characters;
+}
+
+typedef struct read_args {
+    bw_controls *c;
+    int character;
+    const char *field;
+    float *out;
+    int capacity, n;
+    const bw_pose *pose;           /* bw_controls_overrides' */
+    bw_joint_override *overrides;
+} read_args;
 
 static float number_at(lua_State *L, int t, lua_Integer i)
 {
@@ -866,30 +938,55 @@ static float number_at(lua_State *L, int t, lua_Integer i)
     return isfinite(v) ? v : 0.0f;
 }
 
-int bw_controls_read(bw_controls *c, int character, const char *field, float *out, int capacity)
+/* bw_controls_read's work (protect). */
+static int read_protected(lua_State *L)
 {
-    if (!push_field(c, character, field)) return 0;
-    lua_State *L = c->L;
+    read_args *a = (read_args *)lua_touserdata(L, 1);
+    push_field(a->c, a->character, a->field);
     int n = lua_istable(L, -1) ? (int)lua_rawlen(L, -1) : 0;
-    for (int i = 0; i < n && i < capacity; i++) out[i] = number_at(L, -1, i + 1);
-    lua_pop(L, 2);
-    return n;
+    for (int i = 0; i < n && i < a->capacity; i++) a->out[i] = number_at(L, -1, i + 1);
+    a->n = n;
+    return 0;
 }
 
-int bw_controls_overrides(bw_controls *c, int character, const bw_pose *pose, bw_joint_override *out, int capacity)
+int bw_controls_read(bw_controls *c, int character, const char *field, float *out, int capacity)
 {
-    if (!pose || !push_field(c, character, "overrides")) return 0;
-    lua_State *L = c->L;
+    if (!field_ok(c, character, field)) return 0;
+    read_args a = {c, character, field, out, capacity, 0, NULL, NULL};
+    return protect(c->L, read_protected, &a) ? a.n : 0;
+}
+
+/* bw_controls_overrides' work (protect). */
+static int overrides_protected(lua_State *L)
+{
+    read_args *a = (read_args *)lua_touserdata(L, 1);
+    const bw_pose *pose = a->pose;
+    bw_joint_override *out = a->overrides;
+    int capacity = a->capacity;
+    push_field(a->c, a->character, "overrides");
     int n = lua_istable(L, -1) ? (int)lua_rawlen(L, -1) : 0, count = 0;
     for (int i = 0; i < n; i++) {
-        int j = (int)number_at(L, -1, i + 1) - 1;
-        if (j < 0 || j >= pose->joint_count) continue;
+        /* an integer in [1, joint_count], read before any conversion: a
+         * huge or fractional number is skipped, not cast */
+        lua_rawgeti(L, -1, i + 1);
+        int isint = 0;
+        lua_Integer v = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isint) : 0;
+        lua_pop(L, 1);
+        if (!isint || v < 1 || v > pose->joint_count) continue;
+        int j = (int)v - 1;
         if (count < capacity) {
             out[count].joint = j;
             memcpy(out[count].r, pose->joints[j].r, sizeof out[count].r);
         }
         count++;
     }
-    lua_pop(L, 2);
-    return count;
+    a->n = count;
+    return 0;
+}
+
+int bw_controls_overrides(bw_controls *c, int character, const bw_pose *pose, bw_joint_override *out, int capacity)
+{
+    if (!pose || !field_ok(c, character, "overrides")) return 0;
+    read_args a = {c, character, "overrides", NULL, capacity, 0, pose, out};
+    return protect(c->L, overrides_protected, &a) ? a.n : 0;
 }

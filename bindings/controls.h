@@ -33,7 +33,8 @@
  *     its own fields.
  * `pose` is a blendwerk.Pose over the host's bw_pose for the duration of
  * the call (its batch methods read and write it in place; outside a call
- * it has 0 joints). `options` is the table given at load (never nil).
+ * - a handle a script kept, used in a reload or another control's init -
+ * it is a scratch pose of the rig's size that nobody reads). `options` is the table given at load (never nil).
  *
  * Per frame bw_controls_run allocates nothing on the C side; a control
  * that reuses its tables (state, ctx's, the batch `out` tables) allocates
@@ -161,18 +162,23 @@ int bw_controls_reloads(const bw_controls *c);
  * character `character` (0-based), after composition. dt < 0 or
  * non-finite counts as 0; a non-finite input field counts as 0 (target:
  * none). Returns how many controls failed this frame (0: all ran), or -1
- * for a bad argument (nothing ran). */
+ * for a bad argument (nothing ran). The inputs are written raw into ctx,
+ * which is the scripts': when a script removed one of its keys and the
+ * sandbox is at its memory cap, that write fails and no control runs this
+ * frame (all count as failed; ctx.time still advances). */
 int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_control_input *in, float dt);
 
 /* Copy ctx[field][1..] of `character` into out (up to capacity numbers;
  * non-numbers and non-finite values read as 0). Returns how many numbers
- * the field holds (its length; 0 when it is not a table), which may
- * exceed capacity. Allocates nothing. */
+ * the field holds (its length; 0 when it is not a table, or when the
+ * sandbox is at its memory cap and the name needs a new string), which
+ * may exceed capacity. Allocates nothing of its own. */
 int bw_controls_read(bw_controls *c, int character, const char *field, float *out, int capacity);
 /* The joint overrides of `character` after its run: for each joint listed
  * in ctx.overrides, its index (0-based) and its parent-local rotation in
- * `pose` (the pose the run just modified). Indices out of range are
- * skipped. Returns how many there are (may exceed capacity). */
+ * `pose` (the pose the run just modified). Entries that are not integer
+ * joint indices in [1, joint count] (out of range, fractional, huge, not
+ * numbers) are skipped. Returns how many there are (may exceed capacity). */
 int bw_controls_overrides(bw_controls *c, int character, const bw_pose *pose, bw_joint_override *out, int capacity);
 /* Failures of control `control`'s update so far (the current version). */
 int bw_controls_failures(const bw_controls *c, int control);

@@ -509,7 +509,9 @@ static int l_animator(lua_State *L)
     int dim = 0;
     if (bw_lua_raw_field(L, 1, "expression_space") == LUA_TTABLE) {
         bw_lua_raw_field(L, -1, "dim");
-        dim = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : 0;
+        /* range-checked before the cast: 2^32 + 3 is no dim, not 3 */
+        lua_Integer v = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
+        dim = v >= 1 && v <= BW_ANIMATOR_MAX_DIM ? (int)v : -1;
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -1006,10 +1008,41 @@ static int push_out(lua_State *L, const char *name)
     return lua_gettop(L);
 }
 
+/* What update_protected runs. */
+typedef struct update_args {
+    float dt;
+    const bw_character_state *state;
+    const float *camera;
+} update_args;
+
+/* bw_animator_update in a protected call (the animator, the update_args
+ * as light userdata): an error cannot leave the update marked as running.
+ * The map, envelopes and graph predicates run on this thread, the
+ * animator at index 1. */
+static int update_protected(lua_State *L)
+{
+    lua_animator *a = (lua_animator *)lua_touserdata(L, 1);
+    const update_args *u = (const update_args *)lua_touserdata(L, 2);
+    a->thread = L;
+    bw_animator_update(a->animator, u->dt, u->state, u->camera);
+    return 0;
+}
+
+/* Raise when the animator at 1 is inside its own update (a:update or
+ * a:set_graph from its map, an envelope or a graph predicate would change
+ * what the update is working on). */
+static void check_not_updating(lua_State *L, const lua_animator *a, const char *what)
+{
+    if (a->thread)
+        luaL_error(L, "animator:%s: called from the animator's own update (its map, an envelope or a graph predicate)",
+                   what);
+}
+
 /* a:update(dt, state [, camera]) -> true | nil, problems */
 static int l_update(lua_State *L)
 {
     lua_animator *a = check_animator(L, 1);
+    check_not_updating(L, a, "update");
     float dt = (float)luaL_checknumber(L, 2);
     float cam[3];
     bool has_cam = false;
@@ -1051,10 +1084,18 @@ static int l_update(lua_State *L)
      * coroutine that may be collected (its handle is anchored in UV_GRAPH). */
     bw_lua_object *graph = a->graph_obj;
     lua_State *before = graph ? bw_lua_graph_use_thread(graph, L) : NULL;
-    a->thread = L; /* the map runs on this thread, above what is on the stack now */
-    bw_animator_update(a->animator, dt, use, has_cam ? cam : NULL);
+    update_args u = {dt, use, has_cam ? cam : NULL};
+    lua_pushcfunction(L, update_protected);
+    lua_pushvalue(L, 1);
+    lua_pushlightuserdata(L, &u);
+    /* a use of its own for the update: a callback that closes the
+     * animator frees it only once the update is over */
+    a->hdr.users++;
+    int status = lua_pcall(L, 2, 0, 0);
     a->thread = NULL;
     if (graph) bw_lua_graph_use_thread(graph, before);
+    bw_lua_object_unuse(&a->hdr);
+    if (status != LUA_OK) return lua_error(L);
     return push_outcome(L, problems, list);
 }
 
@@ -1137,6 +1178,7 @@ static int l_gesture(lua_State *L)
 static int l_set_graph(lua_State *L)
 {
     lua_animator *a = check_animator(L, 1);
+    check_not_updating(L, a, "set_graph");
     lua_settop(L, 3);
     if (!lua_isnil(L, 2) && !bw_lua_test_object(L, 2, BW_LUA_GRAPH))
         return luaL_typeerror(L, 2, "blendwerk.Graph or nil");
@@ -1260,9 +1302,10 @@ static int close_list(lua_State *L, int list, int n, int *len)
 
 static void set_str(lua_State *L, const char *key, const char *s)
 {
+    lua_pushstring(L, key);
     if (s) lua_pushstring(L, s);
     else lua_pushboolean(L, 0);
-    lua_setfield(L, -2, key);
+    lua_rawset(L, -3); /* raw, as bw_lua_set_number */
 }
 
 /* a:plays() -> { { clip = name, weight =, rate =, time = }, ... } */
@@ -1329,8 +1372,32 @@ static int l_joint_overrides(lua_State *L)
     const bw_joint_override *o = bw_animator_joint_overrides(a->animator, &n);
     int list = push_out(L, "overrides");
     for (int i = 0; i < n; i++) {
-        lua_rawgeti(L, list, i + 1);
-        lua_getfield(L, -1, "r");
+        /* the records are the script's to keep (and to break): read and
+         * written raw, one that is no longer a record made anew, and the
+         * joint named as it is now (the first update chooses them) */
+        if (lua_rawgeti(L, list, i + 1) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_createtable(L, 0, 2);
+            lua_pushvalue(L, -1);
+            lua_rawseti(L, list, i + 1);
+        }
+        /* deps[0] is the rig (the one use l_animator records) */
+        const char *name = bw_rig_joint_name(((const bw_lua_rig *)a->hdr.deps[0])->rig, o[i].joint);
+        lua_pushliteral(L, "joint");
+        if (lua_rawget(L, -2) != LUA_TSTRING || strcmp(lua_tostring(L, -1), name) != 0) {
+            lua_pushliteral(L, "joint");
+            lua_pushstring(L, name);
+            lua_rawset(L, -4);
+        }
+        lua_pop(L, 1);
+        lua_pushliteral(L, "r");
+        if (lua_rawget(L, -2) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_createtable(L, 4, 0);
+            lua_pushliteral(L, "r");
+            lua_pushvalue(L, -2);
+            lua_rawset(L, -4);
+        }
         for (int k = 0; k < 4; k++) {
             lua_pushnumber(L, (lua_Number)o[i].r[k]);
             lua_rawseti(L, -2, k + 1);

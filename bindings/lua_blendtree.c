@@ -668,7 +668,7 @@ static void push_leaves(lua_State *L, tree_obj *t, int out_arg, bool timed)
 static int l_tree_evaluate(lua_State *L)
 {
     tree_obj *t = check_tree(L, 1);
-    if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+    if (!lua_isnoneornil(L, 3)) bw_lua_check_out_table(L, 3);
     read_values(L, t, 2);
     bw_blend_tree_state_update(t->state, 0.0f); /* evaluate in place: the phase does not matter */
     push_leaves(L, t, 3, false);
@@ -682,7 +682,7 @@ static int l_tree_step(lua_State *L)
     tree_obj *t = check_tree(L, 1);
     float progress = bw_lua_clamp_float(luaL_checknumber(L, 2));
     float dt = bw_lua_clamp_float(luaL_checknumber(L, 3));
-    if (!lua_isnoneornil(L, 5)) luaL_checktype(L, 5, LUA_TTABLE);
+    if (!lua_isnoneornil(L, 5)) bw_lua_check_out_table(L, 5);
     read_values(L, t, 4);
     bw_blend_tree_state_set_phase(t->state, progress);
     bw_blend_tree_state_update(t->state, dt);

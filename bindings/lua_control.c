@@ -323,7 +323,7 @@ static int l_aim_chain(lua_State *L)
     float yaw = arg_float(L, first, "yaw"), pitch = arg_float(L, first + 1, "pitch");
     int out = first + 2;
     bool has_out = !lua_isnoneornil(L, out);
-    if (has_out) luaL_checktype(L, out, LUA_TTABLE);
+    if (has_out) bw_lua_check_out_table(L, out);
     bw_aim_chain(p->rig->rig, &p->pose, chain, weights, n, yaw, pitch, local);
     if (!has_out) return 0;
     for (int i = 0; i < n; i++) {

@@ -1603,7 +1603,7 @@ static int check_param(lua_State *L, const bw_graph *graph, int arg)
     if (lua_type(L, arg) == LUA_TNUMBER) {
         lua_Integer i = luaL_checkinteger(L, arg);
         if (i < 1 || i > bw_graph_param_count(graph))
-            luaL_argerror(L, arg, lua_pushfstring(L, "parameter index %d out of range 1..%d", (int)i, bw_graph_param_count(graph)));
+            luaL_argerror(L, arg, lua_pushfstring(L, "parameter index %I out of range 1..%d", (LUAI_UACINT)i, bw_graph_param_count(graph)));
         return (int)i - 1;
     }
     const char *name = luaL_checkstring(L, arg);
@@ -1632,7 +1632,7 @@ int bw_lua_check_layer(lua_State *L, const bw_graph *graph, int arg)
     if (lua_type(L, arg) == LUA_TNUMBER) {
         lua_Integer i = luaL_checkinteger(L, arg);
         if (i < 1 || i > bw_graph_layer_count(graph))
-            luaL_argerror(L, arg, lua_pushfstring(L, "layer index %d out of range 1..%d", (int)i, bw_graph_layer_count(graph)));
+            luaL_argerror(L, arg, lua_pushfstring(L, "layer index %I out of range 1..%d", (LUAI_UACINT)i, bw_graph_layer_count(graph)));
         return (int)i - 1;
     }
     const char *name = luaL_checkstring(L, arg);
@@ -1646,7 +1646,7 @@ static int check_state(lua_State *L, const bw_graph *graph, int layer, int arg)
     if (lua_type(L, arg) == LUA_TNUMBER) {
         lua_Integer i = luaL_checkinteger(L, arg);
         if (i < 1 || i > bw_graph_state_count(graph, layer))
-            luaL_argerror(L, arg, lua_pushfstring(L, "state index %d out of range", (int)i));
+            luaL_argerror(L, arg, lua_pushfstring(L, "state index %I out of range", (LUAI_UACINT)i));
         return (int)i - 1;
     }
     const char *name = luaL_checkstring(L, arg);
@@ -2023,25 +2023,34 @@ static void deliver_event(void *user, const bw_graph_event *e)
         lua_pushvalue(L, -1);
         lua_rawseti(L, d->pool, d->n);
     }
+    /* written raw: the table is the script's too (cursor:events()) and may
+     * have been given a metatable; no script code runs mid-delivery */
     const int ev = lua_gettop(L);
+    lua_pushliteral(L, "kind");
     push_name(d, f.kind);
-    lua_setfield(L, ev, "kind");
+    lua_rawset(L, ev);
+    lua_pushliteral(L, "layer");
     push_name(d, f.layer);
-    lua_setfield(L, ev, "layer");
+    lua_rawset(L, ev);
+    lua_pushliteral(L, "state");
     push_name(d, f.state);
-    lua_setfield(L, ev, "state");
+    lua_rawset(L, ev);
     bool marker = f.marker;
+    lua_pushliteral(L, "name");
     if (marker) push_name(d, f.name);
     else lua_pushnil(L);
-    lua_setfield(L, ev, "name");
+    lua_rawset(L, ev);
+    lua_pushliteral(L, "time");
     if (marker) lua_pushnumber(L, (lua_Number)f.time);
     else lua_pushnil(L);
-    lua_setfield(L, ev, "time");
+    lua_rawset(L, ev);
+    lua_pushliteral(L, "clip");
     if (f.clip >= 0) lua_pushinteger(L, f.clip + 1); /* a marker's clip, checked */
     else lua_pushnil(L);
-    lua_setfield(L, ev, "clip");
+    lua_rawset(L, ev);
     lua_rawseti(L, d->list, d->n);
     cursor_obj *c = d->c;
+    if (c->hdr.closed) return; /* a callback closed the cursor: no more calls */
     int k = e->kind == BW_GRAPH_EVENT_ENTER ? ON_ENTER : e->kind == BW_GRAPH_EVENT_EXIT ? ON_EXIT : ON_MARKER;
     if (c->on[k].ref != LUA_NOREF) {
         /* enter / exit: (state, layer); marker: (name, time, state, layer) */
@@ -2103,9 +2112,13 @@ static int l_cursor_update(lua_State *L)
     lua_getiuservalue(L, 1, CURSOR_UV_NAMES);
     lua_pushlightuserdata(L, &d);
     c->delivering = true;
+    /* a use of its own for the update: a callback that closes the cursor
+     * (cursor:close() in a predicate) frees it only once the update is over */
+    c->hdr.users++;
     int status = lua_pcall(L, 6, 0, 0);
     c->delivering = false;
     bw_lua_graph_use_thread(&c->g->hdr, saved);
+    bw_lua_object_unuse(&c->hdr);
     if (status != LUA_OK) return lua_error(L);
     lua_settop(L, pose_idx);
     return 1;

@@ -276,7 +276,7 @@ static int read_batch(lua_State *L, int what)
         lua_settop(L, 2);
         lua_createtable(L, (int)(n * (what == BATCH_R ? 4 : 3)), 0);
     } else {
-        luaL_checktype(L, 3, LUA_TTABLE);
+        bw_lua_check_out_table(L, 3);
         lua_settop(L, 3);
     }
     const int width = what == BATCH_R ? 4 : 3;

@@ -197,7 +197,7 @@ static int l_extract(lua_State *L)
 {
     root_motion *rm = check_rm(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
-    if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+    if (!lua_isnoneornil(L, 3)) bw_lua_check_out_table(L, 3);
     lua_settop(L, 3);
     lua_Unsigned count = lua_rawlen(L, 2);
     if (count > MAX_PLAYS) return fail(L, "plays has more than %d entries", MAX_PLAYS);
@@ -293,7 +293,7 @@ static int l_extract_tracks(lua_State *L)
     const bw_rig *set_rig = NULL;
     const bw_track_set *set = bw_lua_check_track_set(L, 2, &set_rig);
     if (set_rig != rm->rig->rig) return luaL_argerror(L, 2, "the track set plays on another rig");
-    if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+    if (!lua_isnoneornil(L, 3)) bw_lua_check_out_table(L, 3);
     bw_root_delta d;
     bw_result res = bw_root_motion_extract_tracks(set, rm->rig->rig, &rm->cfg, &d);
     if (res != BW_OK) return fail(L, "%s", result_reason(res));

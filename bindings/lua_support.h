@@ -163,8 +163,11 @@ void bw_lua_register_object_type(lua_State *L, const bw_lua_lifetime *life, cons
 /* t[key] = v for the table t on top of the stack. */
 static inline void bw_lua_set_number(lua_State *L, const char *key, double v)
 {
+    /* raw: the table may be one a script keeps (an output refreshed in
+     * place) and gave a metatable; no script code runs mid-refresh */
+    lua_pushstring(L, key);
     lua_pushnumber(L, (lua_Number)v);
-    lua_setfield(L, -2, key);
+    lua_rawset(L, -3);
 }
 
 /* Push a read-only view of the table at `idx` (bindings/lua_view.c; the
@@ -177,6 +180,11 @@ static inline void bw_lua_set_number(lua_State *L, const char *key, double v)
  * guarded separately). # does not see through either kind (no __len);
  * ipairs does (Lua 5.4 reads each t[i] through __index). */
 void bw_lua_push_readonly_view(lua_State *L, int idx, bool userdata, const char *message);
+/* Check that argument `arg` is a table a binding may write its results
+ * into raw (an `out` table): a table, and not a read-only view (a
+ * sandbox library), which rawset refuses and a raw write would bypass.
+ * Raises naming the argument otherwise. */
+void bw_lua_check_out_table(lua_State *L, int arg);
 
 /* ---- the types' blocks (shared so one type's file can use another) ---- */
 

@@ -3,6 +3,7 @@
  * a graph predicate reads, and the view getmetatable gives of a handle. */
 #include <lauxlib.h>
 #include <lua.h>
+#include <stdbool.h>
 
 #include "lua_support.h"
 
@@ -47,4 +48,15 @@ void bw_lua_push_readonly_view(lua_State *L, int idx, bool userdata, const char 
     lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, -2);
     BW_LUA_STACK_END(L, 1);
+}
+
+void bw_lua_check_out_table(lua_State *L, int arg)
+{
+    luaL_checktype(L, arg, LUA_TTABLE);
+    if (!lua_getmetatable(L, arg)) return;
+    lua_pushliteral(L, "__newindex");
+    lua_rawget(L, -2);
+    bool view = lua_tocfunction(L, -1) == view_newindex;
+    lua_pop(L, 2);
+    if (view) luaL_argerror(L, arg, "a read-only table cannot take the results");
 }

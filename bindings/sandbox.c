@@ -284,7 +284,9 @@ const char *bw_sandbox_refuse_name(const char *path)
 
 /* Open `rel` inside the folder `dir` one component at a time with
  * O_NOFOLLOW, so no symbolic link (planted in the mod, or swapped in after
- * a check) leads out of it. Returns the descriptor of a regular file, or
+ * a check) leads out of it, and the file itself with O_NONBLOCK, so a
+ * named pipe planted in the mod does not block the host (it is then
+ * refused as not a regular file). Returns the descriptor of a regular file, or
  * minus the error number (-ENOENT: the file or a folder on its way is
  * missing) with the reason in why. */
 static int open_inside(const char *dir, const char *rel, char *why, size_t why_size)
@@ -301,7 +303,7 @@ static int open_inside(const char *dir, const char *rel, char *why, size_t why_s
         const char *slash = strchr(p, '/');
         size_t len = slash ? (size_t)(slash - p) : strlen(p);
         snprintf(part, sizeof part, "%.*s", (int)len, p);
-        int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (slash ? O_DIRECTORY : 0);
+        int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (slash ? O_DIRECTORY : O_NONBLOCK | O_NOCTTY);
         int next = openat(fd, part, flags);
         int e = errno;
         close(fd);
@@ -401,13 +403,24 @@ void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name,
     lua_replace(L, -2); /* the text over the buffer */
 }
 
+/* Push text as a text chunk or raise the syntax error; a refusal without
+ * a line (a binary chunk) still names the chunk as `shown`, and a memory
+ * error stays one. */
+static void load_or_raise(lua_State *L, const char *text, size_t size, const char *chunkname, const char *shown)
+{
+    int status = luaL_loadbufferx(L, text, size, chunkname, "t");
+    if (status == LUA_OK) return;
+    const char *msg = status == LUA_ERRSYNTAX ? lua_tostring(L, -1) : NULL;
+    if (msg && !has_position(msg)) lua_pushfstring(L, "%s: %s", shown, msg);
+    lua_error(L);
+}
+
 /* The text on top (mod file `name`'s) replaced by its loaded chunk, or raise the syntax error. */
 static void load_text(lua_State *L, const char *name)
 {
     size_t size = 0;
     const char *text = lua_tolstring(L, -1, &size);
-    const char *chunkname = lua_pushfstring(L, "@%s", name);
-    if (luaL_loadbufferx(L, text, size, chunkname, "t") != LUA_OK) lua_error(L);
+    load_or_raise(L, text, size, lua_pushfstring(L, "@%s", name), name);
     lua_replace(L, -3); /* the chunk over the text, drop the name */
     lua_pop(L, 1);
 }
@@ -1099,8 +1112,9 @@ static int load_protected(lua_State *L)
         load_text(L, a->name);
         return 1;
     }
-    if (a->size > BW_SANDBOX_MAX_SCRIPT) return luaL_error(L, "%s is larger than %d bytes", a->chunkname, (int)BW_SANDBOX_MAX_SCRIPT);
-    if (luaL_loadbufferx(L, a->text, a->size, a->chunkname, "t") != LUA_OK) return lua_error(L);
+    const char *shown = bw_sandbox_of(L)->chunk; /* the chunk name without its '=' or '@' */
+    if (a->size > BW_SANDBOX_MAX_SCRIPT) return luaL_error(L, "%s is larger than %d bytes", shown, (int)BW_SANDBOX_MAX_SCRIPT);
+    load_or_raise(L, a->text, a->size, a->chunkname, shown);
     return 1;
 }
 
@@ -1244,19 +1258,29 @@ bool bw_sandbox_callback_call_from(lua_State *L, bw_sandbox_callback *cb, int na
 {
     bw_sandbox *sb = bw_sandbox_from_state(L);
     if (sb && L == bw_sandbox_state(sb)) return bw_sandbox_callback_call(sb, cb, nargs, nresults) == BW_SANDBOX_OK;
+    /* the message handler of the sandbox's own calls, so an error object
+     * that is not a string (a table, nil) is still reported with the
+     * script's line */
+    lua_pushcfunction(L, message_handler);
     lua_rawgeti(L, LUA_REGISTRYINDEX, cb->ref);
-    lua_insert(L, -nargs - 1);
-    int status = lua_pcall(L, nargs, nresults, 0);
-    if (sb) bw_sandbox_after_protected(L, status);
-    if (status == LUA_OK) return true;
-    cb->failures++;
-    if (!cb->reported) {
-        cb->reported = true;
-        snprintf(cb->error, sizeof cb->error, "%s", lua_isstring(L, -1) ? lua_tostring(L, -1) : "error");
-        fprintf(stderr, "%s (reported once; the call counts as failed)\n", cb->error);
+    lua_rotate(L, -nargs - 2, 2);
+    int base = lua_gettop(L) - nargs - 1;
+    int status = lua_pcall(L, nargs, nresults, base);
+    if (sb) bw_sandbox_after_protected(L, status); /* a stop is the call's: it goes on up */
+    if (status == LUA_OK) {
+        lua_remove(L, base);
+    } else {
+        cb->failures++;
+        if (!cb->reported) {
+            cb->reported = true;
+            snprintf(cb->error, sizeof cb->error, "%s", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error");
+            /* a coroutine of a sandbox reports where its state's calls do */
+            if (sb) sb->report(sb->report_user, cb->error);
+            else fprintf(stderr, "%s (reported once; the call counts as failed)\n", cb->error);
+        }
+        lua_settop(L, base - 1);
     }
-    lua_pop(L, 1);
-    return false;
+    return status == LUA_OK;
 }
 
 bool bw_sandbox_predicate(bw_sandbox *sb, bw_sandbox_callback *cb, int nargs)

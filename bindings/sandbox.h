@@ -302,8 +302,10 @@ bool bw_sandbox_predicate(bw_sandbox *sb, bw_sandbox_callback *cb, int nargs);
  * animator maps and envelopes): in a sandbox's own state it is
  * bw_sandbox_callback_call; in a trusted state, or a coroutine of a
  * sandbox (whose call's limits apply through the inherited hook), cb's
- * function runs protected, a failure counted in cb and reported once on
- * stderr. Returns whether the call succeeded (results on the stack then;
+ * function runs protected with the sandbox's message handler (an error
+ * object that is not a string gets the script's line too), a failure
+ * counted in cb and reported once: in a coroutine of a sandbox through
+ * its report function, in a trusted state on stderr. Returns whether the call succeeded (results on the stack then;
  * on failure the arguments are popped and nothing is pushed). */
 bool bw_sandbox_callback_call_from(lua_State *L, bw_sandbox_callback *cb, int nargs, int nresults);
 

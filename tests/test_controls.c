@@ -1676,6 +1676,136 @@ static void bad_inputs_and_a_huge_dt_keep_the_outputs_finite(void)
     bw_sandbox_destroy(sb);
 }
 
+/* A fresh folder with control `name` (text `text`) loaded, unwatched, as
+ * control 0, and a rest pose of the humanoid in *p. */
+static bw_controls *one_control(bw_sandbox **sb, bw_pose *p, const char *name, const char *text)
+{
+    CHECK(make_tmpdir());
+    write_file(name, text);
+    bw_controls *c = load_two(sb, false, name, NULL);
+    *p = rest_pose();
+    return c;
+}
+
+/* ctx.overrides is the script's: every entry that is not an integer
+ * joint index of the rig is skipped, read without a cast of a huge or
+ * fractional number (UBSan caught (int)1e30 - 1 here) */
+static void hostile_override_entries_are_skipped(void)
+{
+    bw_sandbox *sb = NULL;
+    bw_pose p;
+    bw_controls *c = one_control(&sb, &p, "ovr.lua",
+                                 "return { init = function(ctx)\n"
+                                 "  local o = ctx.overrides\n"
+                                 "  o[1] = 1e30; o[2] = -1e30; o[3] = 3; o[4] = 2.5; o[5] = 0/0; o[6] = 2^31\n"
+                                 "  o[7] = math.maxinteger; o[8] = math.mininteger; o[9] = '2'; o[10] = 0; o[11] = 2.0\n"
+                                 "  return {} end, update = function() end }\n");
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
+    bw_joint_override o[4];
+    /* only 3 and 2.0 are joints: 0-based 2 and 1 */
+    CHECK_INT(bw_controls_overrides(c, 0, &p, o, 4), 2);
+    CHECK_INT(o[0].joint, 2);
+    CHECK_INT(o[1].joint, 1);
+    CHECK_NEAR(o[0].r[3], p.joints[2].r[3], 0);
+    unload(sb, c, &p);
+}
+
+/* The runner's per-frame writes and reads touch ctx, which is the
+ * script's: a control that removes the input keys (ctx.time = nil) makes
+ * the next frame insert them, and a field the host reads may need a new
+ * string; at the memory cap either raised outside any protected call (a
+ * Lua panic: the host aborted). Now such a frame runs no control and a
+ * read gives 0; with room again everything runs. */
+static void a_control_removing_its_inputs_at_the_memory_cap_cannot_abort_the_host(void)
+{
+    bw_sandbox *sb = NULL;
+    bw_pose p;
+    bw_controls *c = one_control(&sb, &p, "rehash.lua",
+                                 "local n = 0\n"
+                                 "return { update = function(s, pose, ctx, dt)\n"
+                                 "  n = n + 1\n"
+                                 "  ctx.time = nil; ctx.yaw = nil; ctx.has_target = nil\n"
+                                 "  ctx['j' .. n] = n\n"
+                                 "  ctx.gaze[1] = n\n"
+                                 "end }\n");
+    lua_State *L = bw_sandbox_state(sb);
+    const bw_control_input in = {{1, 2, 3}, 0.5f, true, {0, 1, 2}};
+    int ran = 0, skipped = 0;
+    float g[4] = {0};
+    for (int f = 0; f < 600; f++) {
+        /* one frame with no room to grow (some need none), one with room */
+        lua_gc(L, LUA_GCCOLLECT);
+        bw_sandbox_set_memory_cap(sb, bw_sandbox_memory_used(sb) + 64);
+        int failed = bw_controls_run(c, 0, &p, &in, 0.1f);
+        CHECK(failed == 0 || failed == 1);
+        ran += failed == 0;
+        skipped += failed == 1;
+        CHECK(bw_controls_read(c, 0, "a_field_no_script_has_named", g, 4) == 0);
+        bw_sandbox_set_memory_cap(sb, 0);
+        CHECK_INT(bw_controls_run(c, 0, &p, &in, 0.1f), 0);
+    }
+    CHECK(ran > 0);
+    CHECK(skipped > 0); /* some frames did need to grow ctx */
+    /* with room, the inputs and outputs are there again: each run's
+     * update counts one more into gaze[1], and ctx.time is the 1201 dt so
+     * far plus this one (a capped frame advances the clock too) */
+    CHECK_INT(bw_controls_read(c, 0, "gaze", g, 4), 4);
+    float before = g[0];
+    write_file("rehash.lua", "local n = 0\n"
+                             "return { update = function(s, pose, ctx, dt)\n"
+                             "  ctx.gaze[2] = ctx.time\n"
+                             "end }\n");
+    CHECK_INT(bw_controls_reload(c, "rehash.lua"), BW_CONTROLS_RELOAD_DONE);
+    CHECK_INT(bw_controls_run(c, 0, &p, &in, 0.1f), 0);
+    CHECK_INT(bw_controls_read(c, 0, "gaze", g, 4), 4);
+    CHECK_NEAR(g[0], before, 0);
+    CHECK_NEAR(g[1], 1201 * 0.1, 1e-3);
+    unload(sb, c, &p);
+}
+
+/* A control keeps its pose handle past its update (a global) and another
+ * control's init - run at load, outside any run - uses it: it was a pose
+ * of 0 joints with no arrays that the single-joint methods indexed by the
+ * rig's joint count (a null dereference in the host). Outside a run the
+ * handle is a scratch pose of the rig's size: every method works, and
+ * what it writes reaches neither the host's pose nor the next run. */
+static void a_pose_kept_past_its_update_cannot_reach_the_host(void)
+{
+    bw_sandbox *sb = NULL;
+    bw_pose p;
+    bw_controls *c = one_control(&sb, &p, "keeper.lua",
+                                 "return { update = function(s, pose, ctx) kept = pose; ctx.gaze[1] = pose:t(1) end }\n");
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
+    write_file("user.lua", "return { init = function(ctx)\n"
+                           "  local p = kept\n"
+                           "  p:set(1, { t = { 7, 8, 9 } })\n"
+                           "  local x = p:t(1)\n"
+                           "  p:set_rest(); p:clear(); p:set_rotations({ 1 }, { 0, 0, 1, 1 })\n"
+                           "  local n = #p:copy():local_to_model() + #p:model_positions({ 2 })\n"
+                           "  blendwerk.mix({ p:copy() }, p, p)\n"
+                           "  local mx = p:model_position(2)\n"
+                           "  ctx.gaze[2] = x; ctx.gaze[3] = p:joint_count(); ctx.gaze[4] = n + mx * 0\n"
+                           "  p:set(1, { t = { 5, 5, 5 } })\n"
+                           "  return {} end, update = function() end }\n");
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "user.lua", NULL, err, sizeof err), 1);
+    if (err[0]) fprintf(stderr, "user.lua: %s\n", err);
+    const int joints = bw_rig_joint_count(humanoid()->rig);
+    float g[4] = {0};
+    bw_controls_read(c, 0, "gaze", g, 4);
+    CHECK_NEAR(g[1], 7, 0);
+    CHECK_NEAR(g[2], (float)joints, 0);
+    CHECK_NEAR(g[3], (float)(joints + 3), 0); /* one matrix per joint, one position's 3 numbers */
+    /* the host's pose has its rest root; the next run's handle is the host's again */
+    bw_pose rest = rest_pose();
+    CHECK_NEAR(p.joints[0].t[0], rest.joints[0].t[0], 0);
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
+    bw_controls_read(c, 0, "gaze", g, 4);
+    CHECK_NEAR(g[0], rest.joints[0].t[0], 0);
+    bw_pose_deinit(&rest);
+    unload(sb, c, &p);
+}
+
 /* blendwerk.controls (the Lua face) is for trusted states: a sandboxed
  * script cannot start a sandbox of its own */
 static void a_sandboxed_script_cannot_make_controls(void)
@@ -1863,6 +1993,9 @@ int main(void)
     RUN(the_documented_sway_example_runs);
     RUN(head_aim_options_are_checked_with_file_and_line);
     RUN(bad_inputs_and_a_huge_dt_keep_the_outputs_finite);
+    RUN(hostile_override_entries_are_skipped);
+    RUN(a_control_removing_its_inputs_at_the_memory_cap_cannot_abort_the_host);
+    RUN(a_pose_kept_past_its_update_cannot_reach_the_host);
     RUN(a_sandboxed_script_cannot_make_controls);
     RUN(bad_descs_and_a_small_memory_cap_fail_cleanly);
     RUN(ten_thousand_frames_allocate_nothing);

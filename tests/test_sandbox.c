@@ -155,6 +155,9 @@ static const sandbox_case cases[] = {
     {"escape_env", "local _ENV = setmetatable({}, { __index = _G })\nreturn io.open('/etc/passwd')\n", "attempt to index a nil value", 2,
      KIND_REFUSED, 0, 0},
     {"escape_load_env", "\nreturn load('return io')().open('/etc/passwd')\n", "attempt to index a nil value", 2, KIND_REFUSED, 0, 0},
+    /* a binding's `out` table is written raw: a library is refused as one */
+    {"escape_out_table", "local p = blendwerk.rig { joints = { { name = 'root' } } }:pose()\np:rotations({ 1 }, math)\n",
+     "a read-only table cannot take the results", 2, KIND_REFUSED, 0, 0},
     {"escape_pairs", "for k, v in pairs(string) do\n  if k == 'find' then rawset(string, k, nil) end\nend\n",
      "read-only", 2, KIND_REFUSED, 0, 0},
     /* __gc loops and resurrection */
@@ -202,6 +205,11 @@ static const sandbox_case cases[] = {
     {"symlink_folder", "\nreturn require('outside.secret')\n", "'outside' is a symbolic link", 2, KIND_REFUSED, 0, 0},
     {"parent_folder", "\nreturn blendwerk.load('../secret.lua')\n", "leaves the mod's folder", 2, KIND_REFUSED, 0, 0},
     {"absolute_path", "\nreturn blendwerk.load('/etc/passwd')\n", "is absolute", 2, KIND_REFUSED, 0, 0},
+    /* a named pipe planted in the mod: refused at once (opening it
+     * blocked the host until a writer came), and a module file holding a
+     * binary chunk: refused naming the module's file */
+    {"fifo_module", "\nreturn require('pipe')\n", "cannot open pipe.lua: not a regular file", 2, KIND_REFUSED, 0, 0},
+    {"binary_module", "\nreturn require('binary')\n", "binary.lua: attempt to load a binary chunk", 2, KIND_REFUSED, 0, 0},
 };
 #define CASE_COUNT ((int)(sizeof cases / sizeof cases[0]))
 
@@ -891,35 +899,88 @@ static void cases_stop_through_a_graph_predicate(void)
     }
 }
 
-/* The animator's Lua expression map is a per-frame callback too: a map
- * that never returns is stopped at the callback budget on each of three
- * updates, reported once (with its line), and the script runs on. */
-static void an_animator_map_is_a_callback(void)
+/* A text chunk the host loads is named in a refusal without a line: as
+ * shown, without the '=' or '@' of its chunk name (a binary chunk was
+ * refused with no name, an oversized one as "=name") */
+static void string_chunks_are_named_in_their_refusals(void)
 {
-    write_text_file(mod_path("face.lua"),
-                    "local bw = require('blendwerk')\n"
-                    "local rig = bw.rig { joints = { { name = 'root' } } }\n"
-                    "local a = assert(bw.animator { rig = rig, clips = {}, blink = false,\n"
-                    "  expression_space = { kind = 'custom', dim = 2, map = function(arkit, out)\n"
-                    "    while true do end\n"
-                    "  end } })\n"
-                    "for _ = 1, 3 do assert(a:update(1 / 60, {})) end\n"
-                    "return a:expression()[1]\n");
-    bw_sandbox_desc desc = {.limits = {.callback_instructions = 20000}, .dir = mod_dir, .report = count_report};
+    bw_sandbox *sb = new_sandbox(NULL);
+    static const char binary[] = "\033Lua\124\0";
+    CHECK_INT(bw_sandbox_load_string(sb, binary, sizeof binary - 1, "=spec options"), BW_SANDBOX_ERROR);
+    CHECK_STR(bw_sandbox_error(sb), "spec options: attempt to load a binary chunk (mode is 't')");
+    size_t big = ((size_t)4 << 20) + 1;
+    char *text = (char *)malloc(big);
+    CHECK(text != NULL);
+    if (text) {
+        memset(text, ' ', big);
+        CHECK_INT(bw_sandbox_load_string(sb, text, big, "@huge.lua"), BW_SANDBOX_ERROR);
+        CHECK_STR(bw_sandbox_error(sb), "huge.lua is larger than 4194304 bytes");
+        free(text);
+    }
+    CHECK_INT(lua_gettop(bw_sandbox_state(sb)), 0);
+    bw_sandbox_destroy(sb);
+}
+
+/* Run mod script `file` (text `script`: it returns its animator's first
+ * expression number after a map that fails on each of three updates) with
+ * a callback budget of `callback_budget`: it runs on, the expression is
+ * 0, and the failure is reported once as `want`. */
+static void map_failure_reported_once(const char *file, const char *script, long long callback_budget, const char *want)
+{
+    write_text_file(mod_path(file), script);
+    bw_sandbox_desc desc = {.limits = {.callback_instructions = callback_budget}, .dir = mod_dir, .report = count_report};
     char err[BW_SANDBOX_ERROR_MAX];
     bw_sandbox *sb = bw_sandbox_create(&desc, err, sizeof err);
     CHECK(sb != NULL);
     if (!sb) return;
     reports = 0;
     last_report[0] = '\0';
-    bw_sandbox_status st = bw_sandbox_load_file(sb, "face.lua", NULL);
+    bw_sandbox_status st = bw_sandbox_load_file(sb, file, NULL);
     if (st == BW_SANDBOX_OK) st = bw_sandbox_call(sb, 0, 1);
-    if (st != BW_SANDBOX_OK) fprintf(stderr, "face.lua: %s\n", bw_sandbox_error(sb));
+    if (st != BW_SANDBOX_OK) fprintf(stderr, "%s: %s\n", file, bw_sandbox_error(sb));
     CHECK_INT(st, BW_SANDBOX_OK);
     if (st == BW_SANDBOX_OK) CHECK_NEAR(lua_tonumber(bw_sandbox_state(sb), -1), 0.0, 0.0);
     CHECK_INT(reports, 1);
-    CHECK_STR(last_report, "face.lua:5: instruction budget of 20000 exceeded: script stopped");
+    CHECK_STR(last_report, want);
+    CHECK_INT(lua_gettop(bw_sandbox_state(sb)), st == BW_SANDBOX_OK ? 1 : 0);
     bw_sandbox_destroy(sb);
+}
+
+/* The animator's Lua expression map is a per-frame callback too: a map
+ * that never returns is stopped at the callback budget on each of three
+ * updates, reported once (with its line), and the script runs on. */
+static void an_animator_map_is_a_callback(void)
+{
+    map_failure_reported_once("face.lua",
+                              "local bw = require('blendwerk')\n"
+                              "local rig = bw.rig { joints = { { name = 'root' } } }\n"
+                              "local a = assert(bw.animator { rig = rig, clips = {}, blink = false,\n"
+                              "  expression_space = { kind = 'custom', dim = 2, map = function(arkit, out)\n"
+                              "    while true do end\n"
+                              "  end } })\n"
+                              "for _ = 1, 3 do assert(a:update(1 / 60, {})) end\n"
+                              "return a:expression()[1]\n",
+                              20000, "face.lua:5: instruction budget of 20000 exceeded: script stopped");
+}
+
+/* A callback called from a coroutine of the sandbox (a script updating
+ * its animator inside coroutine.wrap) fails as in the sandbox's own
+ * thread: an error object that is not a string is reported with its line,
+ * once, to the sandbox's report function (it went to stderr as "error"). */
+static void a_callback_in_a_coroutine_reports_like_the_sandbox(void)
+{
+    map_failure_reported_once("coface.lua",
+                              "local bw = require('blendwerk')\n"
+                              "local rig = bw.rig { joints = { { name = 'root' } } }\n"
+                              "local a = assert(bw.animator { rig = rig, clips = {}, blink = false,\n"
+                              "  expression_space = { kind = 'custom', dim = 2, map = function(arkit, out)\n"
+                              "    error({ code = 1 })\n"
+                              "  end } })\n"
+                              "return coroutine.wrap(function()\n"
+                              "  for _ = 1, 3 do assert(a:update(1 / 60, {})) end\n"
+                              "  return a:expression()[1]\n"
+                              "end)()\n",
+                              0, "coface.lua:5: (error object is a table value)");
 }
 
 static void host_granted_files_and_watches(void)
@@ -958,6 +1019,8 @@ int main(void)
     write_text_file(mod_path("raises_table.lua"), "error({ code = 7 })\n");
     write_text_file(mod_path("raises_text.lua"), "error('no luck', 0)\n");
     write_text_file(mod_path("harmless.lua"), harmless);
+    write_text_file(mod_path("binary.lua"), "\033Lua\124\0\031\223\r\n\032\n");
+    if (mkfifo(mod_path("pipe.lua"), 0600) != 0) fprintf(stderr, "mkfifo: %s\n", strerror(errno));
     for (int i = 0; i < CASE_COUNT; i++) write_text_file(mod_path(case_file(&cases[i])), cases[i].script);
 
     /* the reference: CPU seconds a plain loop takes to spend BUDGET */
@@ -983,6 +1046,7 @@ int main(void)
     RUN(cases_stop_through_demo_loading);
     RUN(cases_stop_through_demo_hot_reload);
     RUN(string_results_are_capped_by_max_string);
+    RUN(string_chunks_are_named_in_their_refusals);
     RUN(the_memory_cap_moves_between_calls);
     RUN(a_caught_stop_stays_spent);
     RUN(predicates_fail_as_false_and_report_once);
@@ -990,6 +1054,7 @@ int main(void)
     RUN(a_reporter_takes_the_reports_while_set);
     RUN(cases_stop_through_a_graph_predicate);
     RUN(an_animator_map_is_a_callback);
+    RUN(a_callback_in_a_coroutine_reports_like_the_sandbox);
     RUN(host_granted_files_and_watches);
     bw_sandbox_destroy(bystander);
 

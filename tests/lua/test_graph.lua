@@ -163,6 +163,10 @@ test("the cursor API by index and by name", function()
   raises(function() c:set("jump", 1) end, "trigger")
   raises(function() c:set("nope", 1) end, "unknown parameter 'nope'")
   raises(function() c:set(99, 1) end, "out of range")
+  -- a huge index is named as given (it was cast to int first: -1)
+  raises(function() c:set(math.maxinteger, 1) end, "parameter index 9223372036854775807 out of range")
+  raises(function() c:layer_weight(math.mininteger, 1) end, "layer index -9223372036854775808 out of range")
+  raises(function() c:travel((1 << 32) + 1) end, "state index 4294967297 out of range")
   -- a state speed from a parameter: move plays at 0.5 x its rate
   c:set("grounded", true)
   local pose = c:update(0.1)          -- idle -> move fires
@@ -380,6 +384,12 @@ test("a failing event callback is counted, reported with its line, and the curso
   eq(n, 1, "a fresh callback, one failure")
   check(msg and msg:find("called from the cursor's own event callback", 1, true), tostring(msg))
   near(c:status().progress, 2.3, 1e-6, "not updated from inside")
+  -- an error object that is not a string still names the line (it was "error")
+  line = debug.getinfo(1, "l").currentline + 1
+  c:on("marker", function() error({ code = 1 }) end)
+  c:update(1.0)
+  n, msg = c:callback_errors("marker")
+  check(msg and msg:find("test_graph.lua:" .. line .. ": (error object is a table value)", 1, true), tostring(msg))
 end)
 
 -- After warm-up, updates that deliver events to callbacks and fill

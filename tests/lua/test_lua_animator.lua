@@ -71,6 +71,46 @@ test("head aim clamps relative to the body and gives the rest to the eyes", func
   eq(pitch, bw.aim_defaults().pitch, "the animator's pitch limit is aim_defaults().pitch")
 end)
 
+test("joint_overrides names the chain; broken output records are remade, written raw", function()
+  local a = assert(bw.animator(desc))
+  a:update(0, { yaw = 0, look_at = { 10, 0, 10 } })
+  local o = a:joint_overrides()
+  eq(#o, 3, "the default chain")
+  -- the joints as they are (all three were named "root", the name before the first update)
+  eq(o[1].joint, "neck_01"); eq(o[2].joint, "neck_02"); eq(o[3].joint, "head")
+  local pose = a:pose()
+  for i, j in ipairs { 3, 4, 5 } do
+    local x, y, z, w = pose:r(j)
+    near(o[i].r[2], y, 0, "override " .. i .. " y"); near(o[i].r[4], w, 0, "override " .. i .. " w")
+  end
+  -- a script breaks the records: r not a table (a crash: lua_rawseti on a
+  -- number), a record replaced, a record whose reads would run code
+  local ran = false
+  o[1].r = 5
+  o[2] = 7
+  o[3] = setmetatable({}, { __index = function() ran = true; a:close() end, __newindex = function() ran = true end })
+  local again = a:joint_overrides()
+  check(rawequal(again, o), "the same list")
+  check(not ran, "no metamethod ran")
+  eq(type(o[1].r), "table", "r made anew"); eq(o[2].joint, "neck_02", "record 2 made anew")
+  eq(rawget(o[3], "joint"), "head", "record 3 filled raw")
+  local x, y, z, w = pose:r(5)
+  near(rawget(o[3], "r")[4], w, 0, "record 3 r.w")
+  -- the event records too: fields taken out and a __newindex that closes the
+  -- animator (it ran mid-refresh: a use after free)
+  local b = assert(bw.animator(desc))
+  b:update(0.5, { clips = { stride = 1 } }) -- stride's marker "step" at 0.45 s
+  local ev = b:events()
+  eq(#ev, 1, "one marker"); eq(ev[1].name, "step", "the marker")
+  local rec = ev[1]
+  for k in pairs(rec) do rec[k] = nil end
+  setmetatable(rec, { __newindex = function() ran = true; b:close() end })
+  b:events()
+  check(not ran, "no __newindex ran")
+  eq(rawget(rec, "kind"), "marker", "refreshed raw"); eq(rawget(rec, "name"), "step")
+  eq(#b:plays(), 1, "still open")
+end)
+
 test("a gesture runs its envelope over the base", function()
   local a = assert(bw.animator(desc))
   -- wave: head x 0 -> 1 over 1 s; fade_in 0.25 linear: at t 0.125 weight 0.5,
@@ -158,6 +198,9 @@ test("bad descriptions are refused with a message", function()
   fails("no such clip 'jog'", bw.animator { rig = rig, clips = clips, locomotion = { { clip = "jog", speed = 2 } } })
   fails("a custom space needs dim", bw.animator { rig = rig, clips = clips, expression_space = { kind = "custom" } })
   fails("needs map = function", bw.animator { rig = rig, clips = clips, expression_space = { kind = "custom", dim = 3 } })
+  -- a dim beyond int range is no dim (it was cast first: 2^32 + 3 read as 3)
+  fails("a custom space needs dim", bw.animator { rig = rig, clips = clips,
+    expression_space = { kind = "custom", dim = (1 << 32) + 3, map = function() end } })
   fails("\"arkit52\" or \"custom\"", bw.animator { rig = rig, clips = clips, expression_space = { kind = "facs" } })
   fails("desc.head.chain[0]", bw.animator { rig = rig, clips = clips, head = { chain = { "nekc" } } })
   fails("unknown field 'locomtion'", bw.animator { rig = rig, clips = clips, locomtion = {} })

@@ -244,4 +244,82 @@ test("tostring, close and use after close, type by type", function()
     collectgarbage("collect")
 end)
 
+
+-- A graph idle <-> move, both ways whenever `pred` holds, over make_rig's
+-- hips; clips "walk" (the animator's too) and "idle".
+local function flip_graph(rig, clips, pred)
+    return assert(bw.graph({
+        params = { speed = 0 },
+        layers = { { name = "base", entry = "idle", states = { idle = { clip = "idle" }, move = { clip = "walk" } },
+            transitions = { { from = "idle", to = "move", when = { pred } }, { from = "move", to = "idle", when = { pred } } } } },
+    }, { rig = rig, clips = clips }))
+end
+
+test("a cursor closed by its own predicate or event callback lives until its update returns", function()
+    local rig = make_rig()
+    local idle = assert(bw.clip { name = "idle", length = 1, loop = true,
+        joints = { { joint = "hips", keys = { { time = 0, t = { 0, 1, 0 } } } } } })
+    local clips = { make_clip(), idle }
+    local cursor
+    local graph = flip_graph(rig, clips, function() cursor:close(); collectgarbage("collect"); return true end)
+    cursor = graph:cursor()
+    -- the predicate closes the cursor half way through its update: the
+    -- update finishes on the live C cursor (under ASan a use after free
+    -- shows here), and the handle is closed afterwards
+    local pose = cursor:update(0.1)
+    eq(pose:joint_count(), 2, "the update's pose")
+    raises(function() cursor:update(0.1) end, "blendwerk.Cursor is closed")
+    eq(tostring(cursor), "blendwerk.Cursor (closed)", "closed after the update")
+    -- the same from the enter callback, during event delivery
+    local c2 = flip_graph(rig, clips, function() return true end):cursor()
+    local entered = 0
+    c2:on("enter", function(state)
+        entered = entered + 1
+        c2:close()
+        collectgarbage("collect")
+    end)
+    c2:update(0.1)
+    eq(entered, 1, "delivery went on to the callback once")
+    raises(function() c2:state() end, "blendwerk.Cursor is closed")
+    collectgarbage("collect")
+end)
+
+test("an animator closed or re-entered from its own callbacks", function()
+    local rig = make_rig()
+    local idle = assert(bw.clip { name = "idle", length = 1, loop = true,
+        joints = { { joint = "hips", keys = { { time = 0, t = { 0, 1, 0 } } } } } })
+    local clips = { walk = make_clip(), idle = idle }
+    local a
+    -- closed by its expression map during the update: the update finishes
+    a = assert(bw.animator { rig = rig, clips = clips,
+        expression_space = { kind = "custom", dim = 1, map = function(arkit, out) a:close(); collectgarbage("collect"); out[1] = 1 end } })
+    eq(a:update(0.1, {}), true, "the update that closed it")
+    raises(function() a:update(0.1, {}) end, "blendwerk.Animator is closed")
+    -- closed by a gesture's envelope
+    a = assert(bw.animator { rig = rig, clips = clips, gestures = { "walk" } })
+    assert(a:gesture("walk", { duration = 1, envelope = function() a:close(); collectgarbage("collect"); return 1 end }))
+    eq(a:update(0.1, {}), true, "the update that closed it")
+    raises(function() a:pose() end, "blendwerk.Animator is closed")
+    -- closed by a predicate of its graph
+    a = assert(bw.animator { rig = rig, clips = clips, graph = flip_graph(rig, { clips.walk, idle },
+        function() a:close(); collectgarbage("collect"); return true end) })
+    eq(a:update(0.1, {}), true, "the update that closed it")
+    raises(function() a:status() end, "blendwerk.Animator is closed")
+    -- update and set_graph from inside the update are the callback's
+    -- errors (counted as its failure; the outer update goes on)
+    local inner
+    local graph = flip_graph(rig, { clips.walk, idle }, function()
+        local ok, e = pcall(a.set_graph, a, nil)
+        inner = e
+        a:update(1, {})
+        return true
+    end)
+    a = assert(bw.animator { rig = rig, clips = clips, graph = graph })
+    eq(a:update(0.1, {}), true, "the outer update")
+    check(tostring(inner):find("animator:set_graph: called from the animator's own update", 1, true), tostring(inner))
+    eq(a:status().state, "idle", "the failing predicate counted as false")
+    a:close()
+    collectgarbage("collect")
+end)
+
 finish()
