@@ -304,8 +304,8 @@ static int l_clip_new(lua_State *L)
         lua_rawgeti(L, joints_idx, i);
         const int e = lua_gettop(L);
         snprintf(p.where, sizeof p.where, "joint %lld", (long long)i);
-        if (bw_lua_raw_field(L, e, "joint") != LUA_TSTRING || lua_rawlen(L, -1) == 0) {
-            snprintf(p.why, sizeof p.why, "joint must be a non-empty string (the joint's name)");
+        if (bw_lua_raw_field(L, e, "joint") != LUA_TSTRING || !bw_lua_is_name(L, -1)) {
+            snprintf(p.why, sizeof p.why, "joint must be a non-empty string without NUL bytes (the joint's name)");
             return fail(&p);
         }
         bw_joint_keys *jk = &jks[i - 1];
@@ -383,8 +383,8 @@ static int l_clip_new(lua_State *L)
         lua_rawgeti(L, curves_idx, i);
         const int e = lua_gettop(L);
         snprintf(p.where, sizeof p.where, "curve %lld", (long long)i);
-        if (bw_lua_raw_field(L, e, "name") != LUA_TSTRING || lua_rawlen(L, -1) == 0) {
-            snprintf(p.why, sizeof p.why, "name must be a non-empty string");
+        if (bw_lua_raw_field(L, e, "name") != LUA_TSTRING || !bw_lua_is_name(L, -1)) {
+            snprintf(p.why, sizeof p.why, "name must be a non-empty string without NUL bytes");
             return fail(&p);
         }
         bw_curve_keys *ck = &cks[i - 1];

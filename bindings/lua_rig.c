@@ -156,8 +156,8 @@ static int l_rig_new(lua_State *L)
         snprintf(context, sizeof context, "joint %lld", (long long)(i + 1));
         if (lua_rawgeti(L, 2, i + 1) != LUA_TTABLE) return parse_fail(L, context, "must be a table");
         const int e = lua_gettop(L);
-        if (bw_lua_raw_field(L, e, "name") != LUA_TSTRING || lua_rawlen(L, -1) == 0)
-            return parse_fail(L, context, "name must be a non-empty string");
+        if (bw_lua_raw_field(L, e, "name") != LUA_TSTRING || !bw_lua_is_name(L, -1))
+            return parse_fail(L, context, "name must be a non-empty string without NUL bytes");
         /* The name string stays anchored by the description table. */
         const char *name = lua_tostring(L, -1);
         snprintf(context, sizeof context, "joint %lld '%s'", (long long)(i + 1), name);
@@ -188,8 +188,8 @@ static int l_rig_new(lua_State *L)
         snprintf(context, sizeof context, "curve %lld", (long long)(i + 1));
         if (lua_rawgeti(L, 3, i + 1) != LUA_TTABLE) return parse_fail(L, context, "must be a table");
         const int e = lua_gettop(L);
-        if (bw_lua_raw_field(L, e, "name") != LUA_TSTRING || lua_rawlen(L, -1) == 0)
-            return parse_fail(L, context, "name must be a non-empty string");
+        if (bw_lua_raw_field(L, e, "name") != LUA_TSTRING || !bw_lua_is_name(L, -1))
+            return parse_fail(L, context, "name must be a non-empty string without NUL bytes");
         bw_rig_curve_desc *d = &curves[i];
         d->name = lua_tostring(L, -1);
         snprintf(context, sizeof context, "curve %lld '%s'", (long long)(i + 1), d->name);

@@ -45,6 +45,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "blendwerk/asset.h"
 #include "blendwerk/bind.h"
@@ -349,6 +350,14 @@ void bw_lua_push_keys(lua_State *L, const char *const *keys, bool value);
 bool bw_lua_fields_in_set(lua_State *L, int t, int set);
 /* Raw field read (no metamethods): pushes t[name], returns its type. */
 int bw_lua_raw_field(lua_State *L, int idx, const char *name);
+/* Whether the value at idx is a usable name: a non-empty string with no
+ * NUL byte (C would read "a\0b" as "a", which may be another joint's). */
+static inline bool bw_lua_is_name(lua_State *L, int idx)
+{
+    size_t n = 0;
+    const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, &n) : NULL;
+    return s && n > 0 && strlen(s) == n;
+}
 
 /* Push the array {v[0], ..., v[n-1]} (1-based) / {t=, r=, s=}. */
 void bw_lua_push_floats(lua_State *L, const float *v, int n);

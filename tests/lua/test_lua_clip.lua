@@ -230,6 +230,10 @@ test("bad clip tables return nil and a message naming the problem", function()
     fails("key 1: must be a table", bw.clip(keys { 5 }))
     fails("joint 1: joint must be a non-empty string",
         bw.clip { name = "walk", joints = { { keys = { { time = 0 } } } } })
+    fails("joint 1: joint must be a non-empty string without NUL bytes",
+        bw.clip { name = "walk", joints = { { joint = "hips\0x", keys = { { time = 0 } } } } })
+    fails("curve 1: name must be a non-empty string without NUL bytes",
+        bw.clip { name = "walk", curves = { { name = "\0", keys = { { time = 0, value = 1 } } } } })
     fails("clip 'walk': marker 1 'step': time is NaN",
         bw.clip { name = "walk", markers = { { name = "step", time = 0 / 0 } } })
     fails("curve 'c' key 1: value is infinite",

@@ -139,6 +139,10 @@ test("bad rig tables return nil and a message", function()
         { name = "root" }, { name = "l", parent = "root" }, { name = "hand", parent = "l" },
         { name = "r", parent = "root" }, { name = "hand", parent = "r" }, { name = "finger", parent = "hand" } } })
     fails("joint 2: name must be a non-empty string", bw.rig { joints = { { name = "a" }, { name = "" } } })
+    -- C reads "a\0b" as "a": refused, not a second "a"
+    fails("joint 2: name must be a non-empty string without NUL bytes",
+        bw.rig { joints = { { name = "a" }, { name = "a\0b", parent = "a" } } })
+    fails("curve 1: name must be a non-empty string without NUL bytes", bw.rig { curves = { { name = "c\0" } } })
     fails("joint 1 'a': t.y is NaN", bw.rig { joints = { { name = "a", t = { 0, 0 / 0, 0 } } } })
     fails("joint 1 'a': r is a zero quaternion", bw.rig { joints = { { name = "a", r = { 0, 0, 0, 0 } } } })
     fails("joint 1 'a': unknown field 'rotation'", bw.rig { joints = { { name = "a", rotation = { 0, 0, 0, 1 } } } })
