@@ -146,6 +146,16 @@ struct bw_animator {
 static bool clip_index_ok(int clip, int count) { return clip >= 0 && clip < count; }
 
 /* Resolve the head chain into a (joints, weights, limits). */
+/* The head chain's joints and their parent-local rotations in the pose
+ * (bw_animator_joint_overrides). */
+static void publish_overrides(bw_animator *a)
+{
+    for (int i = 0; i < a->chain_count; i++) {
+        a->overrides[i].joint = a->chain[i];
+        memcpy(a->overrides[i].r, a->pose.joints[a->chain[i]].r, sizeof a->overrides[i].r);
+    }
+}
+
 static void resolve_head(bw_animator *a, const bw_head_desc *h, bw_graph_report *rep)
 {
     const bw_aim_limits d = BW_ANIMATOR_HEAD_LIMITS;
@@ -517,6 +527,7 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
     }
     resolve_head(a, &desc->head, &rep);
     if (rep.first != BW_OK) goto fail;
+    publish_overrides(a); /* before the first update: the chain at the rest pose */
     if (bw_rig_joint_count(a->rig) > 0) {
         bw_error err = {0};
         bw_result r = bw_root_motion_config_init(&a->rm_cfg, a->rig, desc->root_joint, 0, &err);
@@ -1092,10 +1103,7 @@ static void head_layer(bw_animator *a, const float *camera)
     }
     a->prev_yaw = a->head_yaw;
     bw_aim_chain(a->rig, &a->pose, a->chain, a->chain_w, a->chain_count, a->head_yaw, a->head_pitch, NULL);
-    for (int i = 0; i < a->chain_count; i++) {
-        a->overrides[i].joint = a->chain[i];
-        memcpy(a->overrides[i].r, a->pose.joints[a->chain[i]].r, sizeof a->overrides[i].r);
-    }
+    publish_overrides(a);
 }
 
 /* ---- the frame ---- */

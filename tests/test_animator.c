@@ -510,6 +510,14 @@ static void head_aim_clamps_relative_to_the_body_through_a_full_turn(void)
     bw_animator_desc d = base_desc();
     d.locomotion_count = 0; /* rest pose body: the head stays at the character origin */
     bw_animator *a = make(&d);
+    /* before the first update: the chain's own joints at their rest
+     * rotations (identity in this rig), not joint 0 with a zero quaternion */
+    int n0 = 0;
+    const bw_joint_override *o0 = bw_animator_joint_overrides(a, &n0);
+    CHECK_INT(n0, 3);
+    CHECK_INT(o0[2].joint, HEAD);
+    CHECK(o0[0].joint != 0 && o0[1].joint != 0);
+    CHECK_NEAR(o0[2].r[3], 1.0, 0);
     bw_character_state s = {.velocity = {0}};
     s.has_look_at = true;
     s.look_at[2] = 10.0f; /* world +Z, level with the head */
