@@ -1,0 +1,1 @@
+return { layers = { { name = "l", entry = "s", states = { s = { clip = "nope" } } } } }
