@@ -543,6 +543,11 @@ static void run_source_requiring(lua_State *L, const char *text, size_t size, co
 static void run_source(lua_State *L, const char *text, size_t size, const char *display, lua_Integer base, int require)
 {
     const int top = lua_gettop(L);
+    /* Lua refuses a binary chunk (mode "t") without naming it */
+    if (size > 0 && text[0] == LUA_SIGNATURE[0]) {
+        lua_pushfstring(L, "%s: a binary chunk is refused (the file must be Lua source text)", display);
+        lua_error(L);
+    }
     const char *chunkname = lua_pushfstring(L, "@%s", display);
     bool loaded = false;
     if (size <= MAX_SOURCE && bw_lua_instrument_source(L, text, size)) {
