@@ -15,6 +15,11 @@
  * 0, NaN, ±infinity, ±FLT_MAX, huge, tiny and negative ones; every frame
  * is evaluated and checked (fuzz_graph_common.h). Predicates run with the
  * sandbox's callback limits, outside the loading call, as in simulate.
+ * The same file is also read as `blendwerk check` reads it (cli/cmd_check.c:
+ * bw_lua_graph_lint with the humanoid's rig, in a sandbox of its own),
+ * every finding naming the file, and the two must agree: what compile
+ * refuses is a lint error, and a graph that compiles has lint errors
+ * exactly when the rig refuses it a cursor (graph_lint.h).
  * Seeds: fuzz/seeds/graph/ (the files of graphs/ and small hand-written
  * ones, some with cursor bytes). */
 #include "fuzz_graph_common.h" /* first: it sets _POSIX_C_SOURCE */
@@ -101,9 +106,12 @@ static void act(bw_graph_cursor *cursor, const bw_graph *graph, bytes *b)
     }
 }
 
-static void run_cursor(const bw_graph *graph, bytes *b)
+/* lint: the lint pass's error count (-1: it stopped) */
+static void run_cursor(const bw_graph *graph, bytes *b, int lint)
 {
     bw_graph_cursor *cursor = fuzz_cursor(graph);
+    if (cursor && lint > 0) __builtin_trap();   /* `check` says errors, yet it runs */
+    if (!cursor && lint == 0) __builtin_trap(); /* `check` says clean, yet no cursor */
     if (!cursor) return;
     bw_pose pose;
     memset(&pose, 0, sizeof pose);
@@ -126,6 +134,77 @@ static int load_protected(lua_State *L)
     return 2;
 }
 
+/* In the sandbox: (file name, path) -> findings, error count: `blendwerk
+ * check`'s reading (cli/cmd_check.c) with the humanoid's rig */
+static int lint_protected(lua_State *L)
+{
+    bw_lua_run_source_file(L, "fuzz", lua_tostring(L, 1), lua_tostring(L, 2));
+    int errors = bw_lua_graph_lint(L, -1, lua_tostring(L, 2), 0, fuzz_w.clips, fuzz_w.clip_count, fuzz_w.character->rig);
+    lua_pushinteger(L, errors);
+    return 2;
+}
+
+static bw_sandbox *new_sandbox(size_t *reported)
+{
+    bw_sandbox_desc sd;
+    memset(&sd, 0, sizeof sd);
+    sd.limits = fuzz_limits();
+    sd.dir = fuzz_w.dir;
+    sd.name = FILE_NAME;
+    sd.report = fuzz_read_report;
+    sd.user = reported;
+    char err[BW_SANDBOX_ERROR_MAX];
+    bw_sandbox *sb = bw_sandbox_create(&sd, err, sizeof err);
+    if (!sb) __builtin_trap(); /* an empty sandbox fits the cap */
+    return sb;
+}
+
+/* Every string of the list at idx names the file; returns how many there are. */
+static int check_list(lua_State *L, int idx, const char *what, bool verbose)
+{
+    if (!lua_istable(L, idx)) __builtin_trap();
+    int n = (int)lua_rawlen(L, idx);
+    for (int i = 1; i <= n; i++) {
+        lua_rawgeti(L, idx, i);
+        if (verbose) fprintf(stderr, "fuzz_graph: %s: %s\n", what, lua_tostring(L, -1));
+        fuzz_check_message(lua_tostring(L, -1), FILE_NAME);
+        lua_pop(L, 1);
+    }
+    return n;
+}
+
+/* fn(file name, path) in the sandbox with two results; false (the stop's
+ * message checked) when the file stopped. */
+static bool call_on_file(bw_sandbox *sb, lua_CFunction fn, const char *path, const char *what, bool verbose)
+{
+    lua_State *L = bw_sandbox_state(sb);
+    lua_pushcfunction(L, fn);
+    lua_pushstring(L, FILE_NAME);
+    lua_pushstring(L, path);
+    if (bw_sandbox_call(sb, 2, 2) == BW_SANDBOX_OK) return true;
+    if (verbose) fprintf(stderr, "fuzz_graph: %s stopped: %s\n", what, bw_sandbox_error(sb));
+    fuzz_check_message(bw_sandbox_error(sb), FILE_NAME);
+    return false;
+}
+
+/* The lint pass over the same file in a sandbox of its own (a script
+ * keeps no state from the compile run): -1 when the file stopped, else
+ * the number of errors among its findings. */
+static int lint_errors(const char *path, bool verbose)
+{
+    size_t reported = 0;
+    bw_sandbox *sb = new_sandbox(&reported);
+    lua_State *L = bw_sandbox_state(sb);
+    int errors = -1;
+    if (call_on_file(sb, lint_protected, path, "lint", verbose)) {
+        errors = (int)lua_tointeger(L, 2);
+        if (errors < 0 || errors > check_list(L, 1, "lint", verbose)) __builtin_trap();
+    }
+    lua_settop(L, 0);
+    bw_sandbox_destroy(sb);
+    return errors;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const uint8_t *nul = (const uint8_t *)memchr(data, 0, size);
@@ -133,38 +212,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bytes b = {nul ? nul + 1 : data + size, nul ? size - source - 1 : 0};
     char path[1024];
     fuzz_write_file(FILE_NAME, data, source, path, sizeof path);
+    const bool verbose = getenv("BW_FUZZ_VERBOSE") != NULL; /* say what became of each input */
+    const int lint = lint_errors(path, verbose);
 
     size_t reported = 0;
-    bw_sandbox_desc sd;
-    memset(&sd, 0, sizeof sd);
-    sd.limits = fuzz_limits();
-    sd.dir = fuzz_w.dir;
-    sd.name = FILE_NAME;
-    sd.report = fuzz_read_report;
-    sd.user = &reported;
-    char err[BW_SANDBOX_ERROR_MAX];
-    bw_sandbox *sb = bw_sandbox_create(&sd, err, sizeof err);
-    if (!sb) __builtin_trap(); /* an empty sandbox fits the cap */
+    bw_sandbox *sb = new_sandbox(&reported);
     lua_State *L = bw_sandbox_state(sb);
-    lua_pushcfunction(L, load_protected);
-    lua_pushstring(L, FILE_NAME);
-    lua_pushstring(L, path);
-    const bool verbose = getenv("BW_FUZZ_VERBOSE") != NULL; /* say what became of each input */
-    if (bw_sandbox_call(sb, 2, 2) != BW_SANDBOX_OK) {
-        if (verbose) fprintf(stderr, "fuzz_graph: stopped: %s\n", bw_sandbox_error(sb));
-        fuzz_check_message(bw_sandbox_error(sb), FILE_NAME);
+    if (!call_on_file(sb, load_protected, path, "compile", verbose)) {
+        /* stopped: the message was checked */
     } else if (lua_isnil(L, 1)) {
-        /* refused: a list of "FILE:LINE: message", at least one */
-        if (!lua_istable(L, 2) || lua_rawlen(L, 2) < 1) __builtin_trap();
-        for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, 2); i++) {
-            lua_rawgeti(L, 2, i);
-            if (verbose) fprintf(stderr, "fuzz_graph: refused: %s\n", lua_tostring(L, -1));
-            fuzz_check_message(lua_tostring(L, -1), FILE_NAME);
-            lua_pop(L, 1);
-        }
+        /* refused: at least one "FILE:LINE: message", and `check` reports
+         * what compile refuses as errors (graph_lint.h) */
+        if (check_list(L, 2, "refused", verbose) < 1) __builtin_trap();
+        if (lint == 0) __builtin_trap();
     } else {
         if (verbose) fprintf(stderr, "fuzz_graph: compiled, %zu cursor bytes\n", b.n);
-        run_cursor(bw_lua_graph_check(L, 1), &b);
+        /* a graph that compiles has lint errors only for the rig, which
+         * then refuses a cursor (checked in run_cursor) */
+        run_cursor(bw_lua_graph_check(L, 1), &b, lint);
     }
     lua_settop(L, 0);
     bw_sandbox_destroy(sb);
