@@ -558,8 +558,13 @@ static void run_source(lua_State *L, const char *text, size_t size, const char *
         if (!loaded) lua_pop(L, 1);
     }
     if (!loaded) {
-        /* plain load: Lua's own message and line for a syntax error */
-        if (luaL_loadbufferx(L, text, size, chunkname, "t") != LUA_OK) lua_error(L);
+        /* plain load: Lua's own message and line for a syntax error; a
+         * parser stop that is not one (nesting that overflows the C stack:
+         * "C stack overflow") names no file, so it gets the file's name */
+        int status = luaL_loadbufferx(L, text, size, chunkname, "t");
+        if (status != LUA_OK && status != LUA_ERRSYNTAX && status != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING)
+            lua_pushfstring(L, "%s: %s", display, lua_tostring(L, -1));
+        if (status != LUA_OK) lua_error(L);
         lua_call(L, 0, 1);
     } else {
         push_line_tables(L);

@@ -173,6 +173,39 @@ static void a_binary_chunk_is_refused_naming_the_file(void)
     lua_close(L);
 }
 
+/* Nesting deeper than Lua's parser takes (LUAI_MAXCCALLS, 200 C levels)
+ * stops the load with "C stack overflow", which Lua raises without the
+ * chunk's name (found by fuzz/fuzz_timeline.c: 200 '(' in a row): the
+ * file is named. Parentheses and table constructors (which the rewrite
+ * turns into calls) alike; 150 levels still load. */
+static void nesting_too_deep_is_refused_naming_the_file(void)
+{
+    lua_State *L = fresh();
+    static const char *const open_close[2][2] = {{"(", ")"}, {"{", "}"}};
+    for (int kind = 0; kind < 2; kind++)
+        for (int depth = 150; depth <= 300; depth += 150) {
+            luaL_Buffer b;
+            luaL_buffinit(L, &b);
+            luaL_addstring(&b, "return ");
+            for (int i = 0; i < depth; i++) luaL_addstring(&b, open_close[kind][0]);
+            luaL_addstring(&b, "1");
+            for (int i = 0; i < depth; i++) luaL_addstring(&b, open_close[kind][1]);
+            luaL_pushresult(&b);
+            const int src = lua_gettop(L);
+            lua_pushcfunction(L, run_protected);
+            lua_pushvalue(L, src);
+            int status = lua_pcall(L, 1, 1, 0);
+            if (depth == 150) {
+                CHECK_INT(status, LUA_OK);
+            } else {
+                CHECK_INT(status, LUA_ERRRUN);
+                CHECK_STR(lua_tostring(L, -1), "trap.lua: C stack overflow");
+            }
+            lua_settop(L, src - 1);
+        }
+    lua_close(L);
+}
+
 /* Every .lua file below `dir`: if it loads as written, it loads rewritten;
  * if it does not, the rewritten chunk's error names the same line. */
 static int files, refused;
@@ -326,6 +359,7 @@ int main(void)
     RUN(a_key_written_twice_is_found);
     RUN(a_source_the_tokenizer_cannot_follow_is_refused);
     RUN(a_binary_chunk_is_refused_naming_the_file);
+    RUN(nesting_too_deep_is_refused_naming_the_file);
     RUN(every_chunk_of_the_tree_survives_the_rewrite);
     RUN(read_only_views_should_iterate_and_refuse_writes);
     return check_summary();
