@@ -308,7 +308,8 @@ static bool read_timeline(bw_timeline *s, lua_State *L)
         tl_error(s, bw_lua_key_line(L, tt, "frames"), "frames must be a whole number in 0..%d", BW_TIMELINE_MAX_FRAMES);
     else if (has_d && (duration < 0 || (t->dt > 0 && duration / t->dt > BW_TIMELINE_MAX_FRAMES)))
         tl_error(s, bw_lua_key_line(L, tt, "duration"), "duration must be >= 0 and at most %d frames", BW_TIMELINE_MAX_FRAMES);
-    if (t->dt > 0) t->frames = has_f ? (long)frames : (long)ceil(duration / t->dt - BW_TIMELINE_AT_EPSILON);
+    else if (t->dt > 0) /* only a count in range: 1e30 frames is no long */
+        t->frames = has_f ? (long)frames : (long)ceil(duration / t->dt - BW_TIMELINE_AT_EPSILON);
     if (t->frames < 0) t->frames = 0;
     if (n > BW_TIMELINE_MAX_ENTRIES) {
         tl_error(s, line, "a timeline has at most %d entries, this one has %d", BW_TIMELINE_MAX_ENTRIES, n);

@@ -172,6 +172,37 @@ static void numbers_beyond_a_float_are_refused_at_their_line(void)
     bw_clip_destroy(clip);
 }
 
+/* A frame count out of range is a printed problem and no count (found by
+ * fuzz/fuzz_timeline.c: dt 1/5.6e64 with duration 7 is 3.9e64 frames,
+ * which no long holds): frames = 1e15 used to be kept as 1e15 frames
+ * beside its problem, and the 3.9e64 one converted out of a long's range
+ * (undefined behaviour). Each file: one problem, 0 frames. */
+static void a_frame_count_out_of_range_counts_no_frames(void)
+{
+    static const char *const texts[2] = {"return { dt = 1, frames = 1e15 }\n",
+                                         "return { dt = 1 / 5.6e64, duration = 7 }\n"};
+    bw_clip *clip = NULL;
+    bw_graph *g = tiny_graph(&clip);
+    char file[600];
+    snprintf(file, sizeof file, "%s/count.timeline.lua", dir);
+    for (int i = 0; i < 2; i++) {
+        CHECK(write_text_file(file, texts[i]));
+        char err[1024];
+        bw_sandbox *sb = bw_timeline_load(file, err, sizeof err);
+        CHECK(sb != NULL);
+        if (!sb) continue;
+        bw_timeline tl;
+        memset(&tl, 0, sizeof tl);
+        CHECK(!bw_timeline_read(&tl, bw_sandbox_state(sb), g, file, -1));
+        CHECK_INT(tl.errors, 1);
+        CHECK_NEAR((double)tl.frames, 0.0, 0.0);
+        bw_timeline_free(&tl);
+        bw_sandbox_destroy(sb);
+    }
+    bw_graph_destroy(g);
+    bw_clip_destroy(clip);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/bw_test_timeline_XXXXXX");
@@ -185,6 +216,7 @@ int main(void)
     RUN(a_timeline_reads_into_its_actions);
     RUN(a_timeline_of_too_many_entries_is_refused);
     RUN(numbers_beyond_a_float_are_refused_at_their_line);
+    RUN(a_frame_count_out_of_range_counts_no_frames);
     remove_tree(dir);
     return check_summary();
 }
