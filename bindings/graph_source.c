@@ -543,6 +543,11 @@ static void run_source_requiring(lua_State *L, const char *text, size_t size, co
 static void run_source(lua_State *L, const char *text, size_t size, const char *display, lua_Integer base, int require)
 {
     const int top = lua_gettop(L);
+    /* Lua refuses a binary chunk (mode "t") without naming it */
+    if (size > 0 && text[0] == LUA_SIGNATURE[0]) {
+        lua_pushfstring(L, "%s: a binary chunk is refused (the file must be Lua source text)", display);
+        lua_error(L);
+    }
     const char *chunkname = lua_pushfstring(L, "@%s", display);
     bool loaded = false;
     if (size <= MAX_SOURCE && bw_lua_instrument_source(L, text, size)) {
@@ -553,8 +558,13 @@ static void run_source(lua_State *L, const char *text, size_t size, const char *
         if (!loaded) lua_pop(L, 1);
     }
     if (!loaded) {
-        /* plain load: Lua's own message and line for a syntax error */
-        if (luaL_loadbufferx(L, text, size, chunkname, "t") != LUA_OK) lua_error(L);
+        /* plain load: Lua's own message and line for a syntax error; a
+         * parser stop that is not one (nesting that overflows the C stack:
+         * "C stack overflow") names no file, so it gets the file's name */
+        int status = luaL_loadbufferx(L, text, size, chunkname, "t");
+        if (status != LUA_OK && status != LUA_ERRSYNTAX && status != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING)
+            lua_pushfstring(L, "%s: %s", display, lua_tostring(L, -1));
+        if (status != LUA_OK) lua_error(L);
         lua_call(L, 0, 1);
     } else {
         push_line_tables(L);

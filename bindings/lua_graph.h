@@ -21,7 +21,9 @@
 /* Run the Lua source `text` (chunk name "@display") with every table
  * constructor recording its line and its items' lines (see the top of
  * graph_source.c) and push its first result. Raises on a syntax or
- * runtime error ("display:LINE: message"). Runs under whatever limits the
+ * runtime error ("display:LINE: message"), on a binary chunk ("display:
+ * a binary chunk is refused ...") and on nesting too deep for the parser
+ * ("display: C stack overflow"). Runs under whatever limits the
  * calling code has (inside a sandbox call: the sandbox's). */
 void bw_lua_run_source(lua_State *L, const char *text, size_t size, const char *display);
 /* The same for a file: in a sandbox state `name` is one of the mod's

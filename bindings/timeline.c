@@ -1,5 +1,6 @@
 /* timeline.c - the timeline reader of `blendwerk simulate`, `blendwerk
  * watch` and the demo (timeline.h; moved here from cli/). */
+#include <float.h>
 #include <lauxlib.h>
 #include <lua.h>
 #include <math.h>
@@ -63,13 +64,17 @@ static int find_layer(bw_timeline *s, const char *name, int line)
     return l;
 }
 
+/* Whether x is a number a float holds (the actions and the cursor take
+ * floats: 1e300 would arrive as infinity). */
+static bool float_range(double x) { return fabs(x) <= FLT_MAX; }
+
 /* The number field `key` of the table at idx into *out (absent: false). */
 static bool opt_number(bw_timeline *s, lua_State *L, int idx, const char *key, double *out, int line)
 {
     bw_lua_raw_field(L, idx, key);
     bool present = !lua_isnil(L, -1);
-    if (present && (lua_type(L, -1) != LUA_TNUMBER || !isfinite(lua_tonumber(L, -1)))) {
-        tl_error(s, line, "%s must be a finite number", key);
+    if (present && (lua_type(L, -1) != LUA_TNUMBER || !float_range(lua_tonumber(L, -1)))) {
+        tl_error(s, line, "%s must be a finite number within +-3.4e38", key);
         present = false;
     } else if (present) {
         *out = lua_tonumber(L, -1);
@@ -171,9 +176,9 @@ static void read_entry(bw_timeline *s, lua_State *L, int e, int i, int cap)
             int p = find_param(s, L, -2, bw_lua_key_line(L, st, lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : ""), "set");
             float v = 0;
             if (lua_type(L, -1) == LUA_TBOOLEAN) v = lua_toboolean(L, -1) ? 1.0f : 0.0f;
-            else if (lua_type(L, -1) == LUA_TNUMBER && isfinite(lua_tonumber(L, -1))) v = (float)lua_tonumber(L, -1);
+            else if (lua_type(L, -1) == LUA_TNUMBER && float_range(lua_tonumber(L, -1))) v = (float)lua_tonumber(L, -1);
             else {
-                tl_error(s, line, "set: a value must be a finite number or a boolean");
+                tl_error(s, line, "set: a value must be a finite number within +-3.4e38 or a boolean");
                 p = -1;
             }
             if (p >= 0 && bw_graph_param_kind_of(s->graph, p) == BW_GRAPH_PARAM_TRIGGER) {
@@ -253,8 +258,8 @@ static void read_entry(bw_timeline *s, lua_State *L, int e, int i, int cap)
         lua_pushnil(L);
         while (lua_next(L, wt)) {
             int l = lua_type(L, -2) == LUA_TSTRING ? find_layer(s, lua_tostring(L, -2), line) : -1;
-            if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0)) {
-                tl_error(s, line, "layer_weight: a weight must be a number >= 0");
+            if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0) || !float_range(lua_tonumber(L, -1))) {
+                tl_error(s, line, "layer_weight: a weight must be a finite number >= 0 (at most 3.4e38)");
                 l = -1;
             }
             bw_timeline_action *a = l >= 0 ? add_act(t, cap, BW_TL_ACT_WEIGHT, i) : NULL;
@@ -303,7 +308,8 @@ static bool read_timeline(bw_timeline *s, lua_State *L)
         tl_error(s, bw_lua_key_line(L, tt, "frames"), "frames must be a whole number in 0..%d", BW_TIMELINE_MAX_FRAMES);
     else if (has_d && (duration < 0 || (t->dt > 0 && duration / t->dt > BW_TIMELINE_MAX_FRAMES)))
         tl_error(s, bw_lua_key_line(L, tt, "duration"), "duration must be >= 0 and at most %d frames", BW_TIMELINE_MAX_FRAMES);
-    if (t->dt > 0) t->frames = has_f ? (long)frames : (long)ceil(duration / t->dt - BW_TIMELINE_AT_EPSILON);
+    else if (t->dt > 0) /* only a count in range: 1e30 frames is no long */
+        t->frames = has_f ? (long)frames : (long)ceil(duration / t->dt - BW_TIMELINE_AT_EPSILON);
     if (t->frames < 0) t->frames = 0;
     if (n > BW_TIMELINE_MAX_ENTRIES) {
         tl_error(s, line, "a timeline has at most %d entries, this one has %d", BW_TIMELINE_MAX_ENTRIES, n);

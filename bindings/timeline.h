@@ -6,8 +6,11 @@
  * { at = s, set = { p = v } | fire = "t" | travel = "state", layer = "l" |
  * layer_weight = { l = w }, fade = s }, ... }, run with line-recording
  * table constructors (bw_lua_run_source) so every problem prints as
- * "TIMELINE:LINE: message" on stderr. Names resolve against one graph:
- * after a graph reload, read the same table again against the new graph
+ * "TIMELINE:LINE: message" on stderr. Every number (dt, duration, at,
+ * set values, layer weights, fade, yaw, turn) must be finite and within a
+ * float's range (|x| <= FLT_MAX, about 3.4e38: the cursor and the inputs
+ * take floats), velocity and look_at components below 1e30. Names
+ * resolve against one graph: after a graph reload, read the same table again against the new graph
  * (bw_timeline_read with `applied_until`, so entries already applied stay
  * applied). */
 #ifndef BW_BW_TIMELINE_H

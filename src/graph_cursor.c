@@ -320,7 +320,11 @@ static void emit_markers(bw_graph_cursor *c, int l, int s, step st)
         incl = false;
     }
     const int *order = &c->g->loop_order[clip->marker_first];
-    for (double k = floor(lo / len); k * len <= hi; k += 1.0) {
+    /* hi - lo is at most MAX_MARKER_CYCLES lengths now, so at most that
+     * many passes + 2 start at or below hi; counted, because past 2^53
+     * passes (a huge rate × dt) k + 1 == k and k would never pass hi */
+    double k = floor(lo / len);
+    for (int cycle = 0; cycle < MAX_MARKER_CYCLES + 2 && k * len <= hi; cycle++, k += 1.0) {
         double base = k * len;
         if (!rev) {
             for (int i = 0; i < n; i++)

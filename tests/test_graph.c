@@ -1003,6 +1003,40 @@ static void markers_should_follow_loops_and_reverse_playback(void)
     }
 }
 
+/* A rate × dt so large that the progress passes 2^53 cycles (found by
+ * fuzz/fuzz_graph.c: speed 1e30, dt 1e9): the marker walk counted its
+ * passes with k += 1, which stops moving there, and the update never
+ * returned. walk plays MOVE (length 2, looping, markers 0.5 and 1.5) at
+ * speed ±1e30 (as a float 1.0000000150474662e30): dt 1e9 moves p by
+ * 1e9 × 1.0000000150474662e30 / 2 = 5.000000075237331e38. The window is
+ * cut to the last 4 cycles, (hi − 8, hi], which rounds to (hi, hi] at
+ * that magnitude: no marker. p is a whole number there (its ulp is about
+ * 7e22), so normalized is 0 and the pose is MOVE at τ 0: x 0, y 10
+ * (reverse plays τ = 2 × (1 − 0) = 2, which the looping clip wraps to 0). */
+static void huge_rate_times_dt_should_end_without_markers(void)
+{
+    for (int reverse = 0; reverse < 2; reverse++) {
+        bw_graph_state_desc states[1] = {{.name = "walk", .clip = MOVE, .speed = reverse ? -1e30f : 1e30f}};
+        bw_graph_layer_desc layers[1] = {layer("base", "walk", states, 1, NULL, 0)};
+        bw_graph_desc d = graph_desc(layers, 1, NULL, 0);
+        bw_graph *g = compile(&d);
+        bw_graph_cursor *c = cursor_for(g, NULL);
+        char names[16][16];
+        bw_graph_cursor_update(c, 1e9f);
+        CHECK_INT(drain_markers(c, names, 16), 0);
+        CHECK_NEAR(status(c, 0).progress / 5.000000075237331e38, 1.0, 1e-12);
+        CHECK_NEAR(status(c, 0).normalized, 0.0f, 0.0f);
+        bw_graph_cursor_update(c, 0.25f);
+        CHECK_INT(drain_markers(c, names, 16), 0);
+        bw_pose out = new_pose();
+        CHECK_INT(bw_graph_cursor_evaluate(c, NULL, &out), BW_OK);
+        CHECK_NEAR(out.joints[ROOT].t[0], 0.0f, tol);
+        CHECK_NEAR(out.joints[ROOT].t[1], 10.0f, tol);
+        bw_pose_deinit(&out);
+        teardown(c, g, NULL);
+    }
+}
+
 /* A state's speed multiplied by a parameter, a layer weight that follows
  * a parameter, a quad fade curve, and dts the update ignores. */
 static void parameters_should_drive_speed_layer_weight_and_curves(void)
@@ -2320,6 +2354,7 @@ int main(void)
     RUN(masks_should_propagate_and_own_entries_override);
     RUN(coverage_should_fade_a_joint_present_on_one_side_only);
     RUN(markers_should_follow_loops_and_reverse_playback);
+    RUN(huge_rate_times_dt_should_end_without_markers);
     RUN(parameters_should_drive_speed_layer_weight_and_curves);
     RUN(going_back_mid_fade_should_not_jump);
     RUN(travel_should_use_any_state_edges);

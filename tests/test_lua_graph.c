@@ -147,6 +147,65 @@ static void a_source_the_tokenizer_cannot_follow_is_refused(void)
     lua_close(L);
 }
 
+/* A chunk whose first byte is Lua's binary signature (ESC) is refused
+ * naming the file: Lua's own refusal of a binary chunk in text mode names
+ * nothing (found by fuzz/fuzz_graph.c with "\0332urn {"). Both the fuzzer's
+ * input and a real string.dump are refused with the same message, and a
+ * text chunk that merely contains ESC later still loads. */
+static void a_binary_chunk_is_refused_naming_the_file(void)
+{
+    lua_State *L = fresh();
+    CHECK_INT(luaL_dostring(L, "return string.dump(function() return {} end)"), LUA_OK);
+    const int dumped = lua_gettop(L);
+    lua_pushstring(L, "\0332urn {");
+    for (int i = 0; i < 2; i++) {
+        lua_pushcfunction(L, run_protected);
+        lua_pushvalue(L, i ? dumped : dumped + 1);
+        CHECK_INT(lua_pcall(L, 1, 1, 0), LUA_ERRRUN);
+        CHECK_STR(lua_tostring(L, -1), "trap.lua: a binary chunk is refused (the file must be Lua source text)");
+        lua_pop(L, 1);
+    }
+    lua_pushcfunction(L, run_protected);
+    lua_pushstring(L, "return { s = '\033' }");
+    CHECK_INT(lua_pcall(L, 1, 1, 0), LUA_OK);
+    CHECK_INT(lua_getfield(L, -1, "s"), LUA_TSTRING);
+    CHECK_STR(lua_tostring(L, -1), "\033");
+    lua_close(L);
+}
+
+/* Nesting deeper than Lua's parser takes (LUAI_MAXCCALLS, 200 C levels)
+ * stops the load with "C stack overflow", which Lua raises without the
+ * chunk's name (found by fuzz/fuzz_timeline.c: 200 '(' in a row): the
+ * file is named. Parentheses and table constructors (which the rewrite
+ * turns into calls) alike; 150 levels still load. */
+static void nesting_too_deep_is_refused_naming_the_file(void)
+{
+    lua_State *L = fresh();
+    static const char *const open_close[2][2] = {{"(", ")"}, {"{", "}"}};
+    for (int kind = 0; kind < 2; kind++)
+        for (int depth = 150; depth <= 300; depth += 150) {
+            luaL_Buffer b;
+            luaL_buffinit(L, &b);
+            luaL_addstring(&b, "return ");
+            for (int i = 0; i < depth; i++) luaL_addstring(&b, open_close[kind][0]);
+            luaL_addstring(&b, "1");
+            for (int i = 0; i < depth; i++) luaL_addstring(&b, open_close[kind][1]);
+            luaL_pushresult(&b);
+            const int src = lua_gettop(L);
+            lua_pushcfunction(L, run_protected);
+            lua_pushvalue(L, src);
+            int status = lua_pcall(L, 1, 1, 0);
+            if (depth == 150) {
+                CHECK_INT(status, LUA_OK);
+            } else {
+                CHECK_INT(status, LUA_ERRRUN);
+                CHECK_STR(lua_tostring(L, -1), "trap.lua: C stack overflow");
+            }
+            lua_settop(L, src - 1);
+        }
+    lua_close(L);
+}
+
 /* Every .lua file below `dir`: if it loads as written, it loads rewritten;
  * if it does not, the rewritten chunk's error names the same line. */
 static int files, refused;
@@ -299,6 +358,8 @@ int main(void)
     RUN(tables_and_items_record_their_lines);
     RUN(a_key_written_twice_is_found);
     RUN(a_source_the_tokenizer_cannot_follow_is_refused);
+    RUN(a_binary_chunk_is_refused_naming_the_file);
+    RUN(nesting_too_deep_is_refused_naming_the_file);
     RUN(every_chunk_of_the_tree_survives_the_rewrite);
     RUN(read_only_views_should_iterate_and_refuse_writes);
     return check_summary();

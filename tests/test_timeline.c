@@ -109,6 +109,100 @@ static void a_timeline_of_too_many_entries_is_refused(void)
     bw_clip_destroy(clip);
 }
 
+/* Numbers a float cannot hold (found by fuzz/fuzz_timeline.c): the
+ * actions and the cursor take floats, so 1e300 arrived as infinity - a
+ * turn of -1e39 made the demo's yaw NaN, a dt of 1e300 an update the
+ * cursor ignores - and each is now a printed problem at its line. Line 5's
+ * 3.4e38 is below FLT_MAX (3.4028235e38): kept, the one action. The bad dt
+ * leaves the default 1/60. */
+static void numbers_beyond_a_float_are_refused_at_their_line(void)
+{
+    char file[600], log[600];
+    snprintf(file, sizeof file, "%s/huge.timeline.lua", dir);
+    snprintf(log, sizeof log, "%s/huge.log", dir);
+    CHECK(write_text_file(file, "return { dt = 1e300, frames = 2,\n"
+                                "  { at = 0, set = { speed = 1e39 } },\n"
+                                "  { at = 0, yaw = 1e300, turn = -1e39 },\n"
+                                "  { at = 0, layer_weight = { base = 1e39 }, fade = 1e300 },\n"
+                                "  { at = 0, yaw = 3.4e38 },\n"
+                                "}\n"));
+    bw_clip *clip = NULL;
+    bw_graph *g = tiny_graph(&clip);
+    char err[1024];
+    bw_sandbox *sb = bw_timeline_load(file, err, sizeof err);
+    CHECK(sb != NULL);
+    if (sb) {
+        bw_timeline tl;
+        memset(&tl, 0, sizeof tl);
+        fflush(stderr);
+        int saved = dup(2);
+        FILE *to = fopen(log, "w");
+        CHECK(saved >= 0 && to != NULL);
+        if (to) dup2(fileno(to), 2);
+        bool ok = bw_timeline_read(&tl, bw_sandbox_state(sb), g, file, -1);
+        fflush(stderr);
+        if (saved >= 0) dup2(saved, 2);
+        if (saved >= 0) close(saved);
+        if (to) fclose(to);
+        CHECK(!ok);
+        CHECK_INT(tl.errors, 6);
+        CHECK_NEAR(tl.dt, 1.0 / 60.0, 0.0);
+        CHECK_INT(tl.act_count, 1);
+        CHECK(tl.act_count == 1 && tl.acts[0].kind == BW_TL_ACT_YAW && tl.acts[0].value == 3.4e38f);
+        char *text = slurp(log);
+        CHECK(text != NULL);
+        if (text) {
+            char want[800];
+            const char *lines[6] = {":1: dt must be a finite number within +-3.4e38\n",
+                                    ":2: set: a value must be a finite number within +-3.4e38 or a boolean\n",
+                                    ":3: yaw must be a finite number within +-3.4e38\n",
+                                    ":3: turn must be a finite number within +-3.4e38\n",
+                                    ":4: fade must be a finite number within +-3.4e38\n",
+                                    ":4: layer_weight: a weight must be a finite number >= 0 (at most 3.4e38)\n"};
+            for (int i = 0; i < 6; i++) {
+                snprintf(want, sizeof want, "%s%s", file, lines[i]);
+                CHECK_CONTAINS(text, want);
+            }
+            free(text);
+        }
+        bw_timeline_free(&tl);
+        bw_sandbox_destroy(sb);
+    }
+    bw_graph_destroy(g);
+    bw_clip_destroy(clip);
+}
+
+/* A frame count out of range is a printed problem and no count (found by
+ * fuzz/fuzz_timeline.c: dt 1/5.6e64 with duration 7 is 3.9e64 frames,
+ * which no long holds): frames = 1e15 used to be kept as 1e15 frames
+ * beside its problem, and the 3.9e64 one converted out of a long's range
+ * (undefined behaviour). Each file: one problem, 0 frames. */
+static void a_frame_count_out_of_range_counts_no_frames(void)
+{
+    static const char *const texts[2] = {"return { dt = 1, frames = 1e15 }\n",
+                                         "return { dt = 1 / 5.6e64, duration = 7 }\n"};
+    bw_clip *clip = NULL;
+    bw_graph *g = tiny_graph(&clip);
+    char file[600];
+    snprintf(file, sizeof file, "%s/count.timeline.lua", dir);
+    for (int i = 0; i < 2; i++) {
+        CHECK(write_text_file(file, texts[i]));
+        char err[1024];
+        bw_sandbox *sb = bw_timeline_load(file, err, sizeof err);
+        CHECK(sb != NULL);
+        if (!sb) continue;
+        bw_timeline tl;
+        memset(&tl, 0, sizeof tl);
+        CHECK(!bw_timeline_read(&tl, bw_sandbox_state(sb), g, file, -1));
+        CHECK_INT(tl.errors, 1);
+        CHECK_NEAR((double)tl.frames, 0.0, 0.0);
+        bw_timeline_free(&tl);
+        bw_sandbox_destroy(sb);
+    }
+    bw_graph_destroy(g);
+    bw_clip_destroy(clip);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/bw_test_timeline_XXXXXX");
@@ -121,6 +215,8 @@ int main(void)
         return 1;
     RUN(a_timeline_reads_into_its_actions);
     RUN(a_timeline_of_too_many_entries_is_refused);
+    RUN(numbers_beyond_a_float_are_refused_at_their_line);
+    RUN(a_frame_count_out_of_range_counts_no_frames);
     remove_tree(dir);
     return check_summary();
 }
