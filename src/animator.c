@@ -867,16 +867,21 @@ static void cross_markers(bw_animator *a, int clip, double from, double delta, b
         if (start > len) start = len;
     }
     const double limit = 4.0 * len; /* at most 4 cycles per update */
+    /* the span is at most 4 lengths, so at most 6 passes; counted, because
+     * past 2^53 cycles (a huge dt) k ± 1 == k and k would never leave it */
+    enum { PASSES = 6 };
     if (delta > 0.0) {
         if (end - start > limit) start = end - limit;
-        for (double k = floor(start / len); k * len <= end; k += 1.0)
+        double k = floor(start / len);
+        for (int pass = 0; pass < PASSES && k * len <= end; pass++, k += 1.0)
             for (int i = 0; i < m; i++) {
                 double t = k * len + bw_clip_marker_time(c, i);
                 if (t > start && t <= end) push_marker(a, clip, i);
             }
     } else {
         if (start - end > limit) start = end + limit;
-        for (double k = floor(start / len); (k + 1.0) * len >= end; k -= 1.0)
+        double k = floor(start / len);
+        for (int pass = 0; pass < PASSES && (k + 1.0) * len >= end; pass++, k -= 1.0)
             for (int i = m - 1; i >= 0; i--) {
                 double t = k * len + bw_clip_marker_time(c, i);
                 if (t < start && t >= end) push_marker(a, clip, i);
