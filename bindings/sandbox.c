@@ -404,14 +404,24 @@ void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name,
 }
 
 /* Push text as a text chunk or raise the syntax error; a refusal without
- * a line (a binary chunk) still names the chunk as `shown`, and a memory
- * error stays one. */
+ * a line (a binary chunk, or nesting past the parser's C levels: "C stack
+ * overflow") still names the chunk as `shown`, and a memory error stays
+ * one. */
 static void load_or_raise(lua_State *L, const char *text, size_t size, const char *chunkname, const char *shown)
 {
     int status = luaL_loadbufferx(L, text, size, chunkname, "t");
     if (status == LUA_OK) return;
-    const char *msg = status == LUA_ERRSYNTAX ? lua_tostring(L, -1) : NULL;
-    if (msg && !has_position(msg)) lua_pushfstring(L, "%s: %s", shown, msg);
+    const char *msg = status != LUA_ERRMEM ? lua_tostring(L, -1) : NULL;
+    if (msg && status != LUA_ERRSYNTAX && has_position(msg)) {
+        /* the parser's C-level stop carries the caller's position (a
+         * require's line, which the require names anyway): the chunk's
+         * name replaces it */
+        msg = strchr(strchr(msg, ':') + 1, ':') + 1;
+        while (*msg == ' ') msg++;
+        lua_pushfstring(L, "%s: %s", shown, msg);
+    } else if (msg && !has_position(msg)) {
+        lua_pushfstring(L, "%s: %s", shown, msg);
+    }
     lua_error(L);
 }
 

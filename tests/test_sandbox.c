@@ -210,6 +210,9 @@ static const sandbox_case cases[] = {
      * binary chunk: refused naming the module's file */
     {"fifo_module", "\nreturn require('pipe')\n", "cannot open pipe.lua: not a regular file", 2, KIND_REFUSED, 0, 0},
     {"binary_module", "\nreturn require('binary')\n", "binary.lua: attempt to load a binary chunk", 2, KIND_REFUSED, 0, 0},
+    /* a module nested past the parser's C levels: named too (in place of
+     * the requiring line Lua gives that stop) */
+    {"deep_module", "\nreturn require('deep')\n", "deep_module.lua:2: deep.lua: C stack overflow", 2, KIND_REFUSED, 0, 0},
 };
 #define CASE_COUNT ((int)(sizeof cases / sizeof cases[0]))
 
@@ -1020,6 +1023,11 @@ int main(void)
     write_text_file(mod_path("raises_text.lua"), "error('no luck', 0)\n");
     write_text_file(mod_path("harmless.lua"), harmless);
     write_text_file(mod_path("binary.lua"), "\033Lua\124\0\031\223\r\n\032\n");
+    char deep[700] = "return ";
+    for (int i = 0; i < 300; i++) strcat(deep, "(");
+    strcat(deep, "1");
+    for (int i = 0; i < 300; i++) strcat(deep, ")");
+    write_text_file(mod_path("deep.lua"), deep);
     if (mkfifo(mod_path("pipe.lua"), 0600) != 0) fprintf(stderr, "mkfifo: %s\n", strerror(errno));
     for (int i = 0; i < CASE_COUNT; i++) write_text_file(mod_path(case_file(&cases[i])), cases[i].script);
 
