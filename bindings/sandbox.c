@@ -327,11 +327,10 @@ static int open_inside(const char *dir, const char *rel, char *why, size_t why_s
     return fd;
 }
 
-/* Check a file the script names and tell the host: full path in `full`,
- * or a Lua error naming `what` (a file that does not open: named
- * `display`, NULL: name). Returns an open descriptor. */
-static int open_mod_file(lua_State *L, const char *what, const char *name, const char *display, char *full,
-                         size_t full_size)
+/* Check a file name the script gives and tell the host: full path in
+ * `full`, or a Lua error naming `what` (a refused name, no folder, the
+ * host's refusal). Returns `what` as used (NULL: "load"). */
+static const char *check_mod_file(lua_State *L, const char *what, const char *name, char *full, size_t full_size)
 {
     bw_sandbox *sb = bw_sandbox_of(L);
     const char *bad = what ? bw_sandbox_refuse_name(name) : NULL;
@@ -345,6 +344,17 @@ static int open_mod_file(lua_State *L, const char *what, const char *name, const
         luaL_error(L, "%s '%s': the path is too long", what, name);
     char why[256];
     if (sb->on_open && !sb->on_open(sb->user, full, why, sizeof why)) luaL_error(L, "%s '%s': %s", what, name, why);
+    return what;
+}
+
+/* check_mod_file, then open it: a file that does not open is a Lua error
+ * naming it (`display`, NULL: name). Returns an open descriptor. */
+static int open_mod_file(lua_State *L, const char *what, const char *name, const char *display, char *full,
+                         size_t full_size)
+{
+    bw_sandbox *sb = bw_sandbox_of(L);
+    what = check_mod_file(L, what, name, full, full_size);
+    char why[256];
     int fd = open_inside(sb->dir, name, why, sizeof why);
     if (fd < 0 && strcmp(what, "require") == 0) {
         /* the name was accepted but there is no file: the require loading
@@ -463,8 +473,17 @@ static int sandbox_asset_load(lua_State *L)
     if (granted) {
         lua_pushvalue(L, lua_upvalueindex(1));
     } else {
-        char full[BW_SANDBOX_PATH_MAX];
-        close(open_mod_file(L, "blendwerk.load", path, NULL, full, sizeof full));
+        /* a refused name raises; a file of the mod's that does not open
+         * (missing, a folder, a pipe, a link) is the loader's nil, message */
+        char full[BW_SANDBOX_PATH_MAX], why[256];
+        check_mod_file(L, "blendwerk.load", path, full, sizeof full);
+        int fd = open_inside(sb->dir, path, why, sizeof why);
+        if (fd < 0) {
+            lua_pushnil(L);
+            lua_pushfstring(L, "%s: cannot open: %s", path, why);
+            return 2;
+        }
+        close(fd);
         bw_lua_push_loader_beneath(L, sb->dir);
     }
     for (int i = 1; i <= n; i++) lua_pushvalue(L, i);

@@ -225,6 +225,10 @@ static const char harmless[] =
     "assert(not ok and type(e) == 'table' and e.code == 7)\n"
     "ok, e = pcall(require, 'raises_text')\n"
     "assert(not ok and e == 'raises_text.lua:1: no luck')\n"
+    /* a mod file that does not open is blendwerk.load's nil, message
+     * (lua-api.md), not an error; a refused name still raises */
+    "local a, m = blendwerk.load('missing.bvh')\n"
+    "assert(a == nil and m == 'missing.bvh: cannot open: No such file or directory', m)\n"
     "assert(('arm_l'):gsub('_l$', '_r') == 'arm_r' and string.rep('ab', 3, ',') == 'ab,ab,ab')\n"
     "local co = coroutine.wrap(function(a) local b = coroutine.yield(a + 1) return b * 2 end)\n"
     "assert(co(1) == 2 and co(5) == 10)\n"
