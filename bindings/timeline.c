@@ -36,9 +36,22 @@ static void tl_error(bw_timeline *s, int line, const char *fmt, ...)
     s->errors++;
 }
 
-static bw_timeline_action *add_act(bw_timeline *t, int cap, bw_timeline_act_kind kind, int entry)
+/* One more action, the array doubled when full (a read adds as many as
+ * the file writes: no reservation per entry to overflow); NULL and a
+ * printed problem when memory runs out. */
+static bw_timeline_action *add_act(bw_timeline *t, bw_timeline_act_kind kind, int entry)
 {
-    if (t->act_count >= cap) return NULL;
+    if (t->act_count == t->act_capacity) {
+        const int grown = t->act_capacity ? 2 * t->act_capacity : 64;
+        bw_timeline_action *more =
+            t->act_capacity < (1 << 28) ? (bw_timeline_action *)realloc(t->acts, (size_t)grown * sizeof *more) : NULL;
+        if (!more) {
+            tl_error(t, t->line[entry], "out of memory for the timeline's actions");
+            return NULL;
+        }
+        t->acts = more;
+        t->act_capacity = grown;
+    }
     bw_timeline_action *a = &t->acts[t->act_count++];
     memset(a, 0, sizeof *a);
     a->kind = kind;
@@ -101,7 +114,7 @@ static bool vec3(lua_State *L, int idx, float out[3])
 }
 
 /* The character inputs of an entry (timeline.h). */
-static void read_inputs(bw_timeline *t, lua_State *L, int e, int i, int cap)
+static void read_inputs(bw_timeline *t, lua_State *L, int e, int i)
 {
     static const char *const vec_keys[2] = {"velocity", "look_at"};
     for (int v = 0; v < 2; v++) {
@@ -113,7 +126,7 @@ static void read_inputs(bw_timeline *t, lua_State *L, int e, int i, int cap)
             if (!clear && !vec3(L, lua_gettop(L), vec)) {
                 tl_error(t, line, "%s must be { x, y, z } (3 finite numbers)%s", vec_keys[v], v ? " or false" : "");
             } else {
-                bw_timeline_action *a = add_act(t, cap, v ? BW_TL_ACT_LOOK_AT : BW_TL_ACT_VELOCITY, i);
+                bw_timeline_action *a = add_act(t, v ? BW_TL_ACT_LOOK_AT : BW_TL_ACT_VELOCITY, i);
                 if (a && !clear) memcpy(a->vec, vec, sizeof vec);
                 if (a) a->state = clear ? 0 : 1;
             }
@@ -124,7 +137,7 @@ static void read_inputs(bw_timeline *t, lua_State *L, int e, int i, int cap)
     for (int v = 0; v < 2; v++) {
         double x = 0;
         if (opt_number(t, L, e, num_keys[v], &x, bw_lua_key_line(L, e, num_keys[v]))) {
-            bw_timeline_action *a = add_act(t, cap, v ? BW_TL_ACT_TURN : BW_TL_ACT_YAW, i);
+            bw_timeline_action *a = add_act(t, v ? BW_TL_ACT_TURN : BW_TL_ACT_YAW, i);
             if (a) a->value = (float)x;
         }
     }
@@ -136,7 +149,7 @@ static void read_inputs(bw_timeline *t, lua_State *L, int e, int i, int cap)
         if (t->clips && clip < 0)
             tl_error(t, bw_lua_key_line(L, e, "gesture"), "gesture: unknown clip '%s'", lua_tostring(L, -1));
         else {
-            bw_timeline_action *a = add_act(t, cap, BW_TL_ACT_GESTURE, i);
+            bw_timeline_action *a = add_act(t, BW_TL_ACT_GESTURE, i);
             if (a) a->index = clip;
         }
     } else if (!lua_isnil(L, -1)) {
@@ -145,7 +158,7 @@ static void read_inputs(bw_timeline *t, lua_State *L, int e, int i, int cap)
     lua_pop(L, 1);
 }
 
-static void read_entry(bw_timeline *s, lua_State *L, int e, int i, int cap)
+static void read_entry(bw_timeline *s, lua_State *L, int e, int i)
 {
     bw_timeline *t = s;
     int line = bw_lua_table_line(L, e);
@@ -186,7 +199,7 @@ static void read_entry(bw_timeline *s, lua_State *L, int e, int i, int cap)
                 p = -1;
             }
             lua_pop(L, 1);
-            bw_timeline_action *a = p >= 0 ? add_act(t, cap, BW_TL_ACT_SET, i) : NULL;
+            bw_timeline_action *a = p >= 0 ? add_act(t, BW_TL_ACT_SET, i) : NULL;
             if (a) {
                 a->index = p;
                 a->value = v;
@@ -219,7 +232,7 @@ static void read_entry(bw_timeline *s, lua_State *L, int e, int i, int cap)
                 tl_error(s, fire_line, "fire: '%s' is not a trigger", bw_graph_param_name(s->graph, p));
                 p = -1;
             }
-            bw_timeline_action *a = p >= 0 ? add_act(t, cap, BW_TL_ACT_FIRE, i) : NULL;
+            bw_timeline_action *a = p >= 0 ? add_act(t, BW_TL_ACT_FIRE, i) : NULL;
             if (a) a->index = p;
         }
     } else if (!lua_isnil(L, -1)) {
@@ -239,7 +252,7 @@ static void read_entry(bw_timeline *s, lua_State *L, int e, int i, int cap)
         int st = bw_graph_find_state(s->graph, layer, lua_tostring(L, -1));
         if (st < 0) tl_error(s, bw_lua_key_line(L, e, "travel"), "travel: unknown state '%s' in layer '%s'", lua_tostring(L, -1),
                              bw_graph_layer_name(s->graph, layer));
-        bw_timeline_action *a = st >= 0 ? add_act(t, cap, BW_TL_ACT_TRAVEL, i) : NULL;
+        bw_timeline_action *a = st >= 0 ? add_act(t, BW_TL_ACT_TRAVEL, i) : NULL;
         if (a) {
             a->index = layer;
             a->state = st;
@@ -262,7 +275,7 @@ static void read_entry(bw_timeline *s, lua_State *L, int e, int i, int cap)
                 tl_error(s, line, "layer_weight: a weight must be a finite number >= 0 (at most 3.4e38)");
                 l = -1;
             }
-            bw_timeline_action *a = l >= 0 ? add_act(t, cap, BW_TL_ACT_WEIGHT, i) : NULL;
+            bw_timeline_action *a = l >= 0 ? add_act(t, BW_TL_ACT_WEIGHT, i) : NULL;
             if (a) {
                 a->index = l;
                 a->value = (float)lua_tonumber(L, -1);
@@ -274,7 +287,7 @@ static void read_entry(bw_timeline *s, lua_State *L, int e, int i, int cap)
         tl_error(s, line, "layer_weight must be a table { layer = weight }");
     }
     lua_pop(L, 1);
-    read_inputs(t, L, e, i, cap);
+    read_inputs(t, L, e, i);
 }
 
 /* The timeline table on top of L's stack into *s. */
@@ -288,7 +301,7 @@ static bool read_timeline(bw_timeline *s, lua_State *L)
     }
     int line = bw_lua_table_line(L, tt);
     lua_pushnil(L);
-    int n = (int)lua_rawlen(L, tt), slots = 0;
+    int n = (int)lua_rawlen(L, tt);
     while (lua_next(L, tt)) {
         lua_pop(L, 1);
         const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
@@ -315,20 +328,16 @@ static bool read_timeline(bw_timeline *s, lua_State *L)
         tl_error(s, line, "a timeline has at most %d entries, this one has %d", BW_TIMELINE_MAX_ENTRIES, n);
         return false;
     }
-    /* every entry has at most (params + 1 + 1 + layers) actions */
-    int per_entry = bw_graph_param_count(s->graph) + bw_graph_layer_count(s->graph) + 2 + 5;
     t->entry_count = n;
     t->at = (double *)calloc((size_t)n + 1, sizeof *t->at);
     t->line = (int *)calloc((size_t)n + 1, sizeof *t->line);
-    slots = n * per_entry + 1;
-    t->acts = (bw_timeline_action *)calloc((size_t)slots, sizeof *t->acts);
-    if (!t->at || !t->line || !t->acts) {
+    if (!t->at || !t->line) {
         tl_error(s, 0, "out of memory");
         return false;
     }
     for (int i = 0; i < n; i++) {
         lua_rawgeti(L, tt, i + 1);
-        if (lua_istable(L, -1)) read_entry(s, L, lua_gettop(L), i, slots);
+        if (lua_istable(L, -1)) read_entry(s, L, lua_gettop(L), i);
         else tl_error(s, bw_lua_item_line(L, tt, i + 1), "entry %d must be a table { at = s, ... }", i + 1);
         lua_pop(L, 1);
     }

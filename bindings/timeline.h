@@ -26,9 +26,11 @@
 
 #define BW_TIMELINE_AT_EPSILON 1e-9
 #define BW_TIMELINE_MAX_FRAMES 10000000
-/* Entries a timeline may have: the reader reserves room for every action
- * an entry can hold (40 bytes per parameter and layer, and 7 more), so an
- * untrusted file cannot make it reserve gigabytes. */
+/* Entries a timeline may have. The reader keeps per entry its time and
+ * line, and grows its action list as the file's entries add actions (as
+ * many as the file writes, in the sandbox's time and memory limits), so
+ * an untrusted file cannot make it reserve room for actions it does not
+ * have. */
 #define BW_TIMELINE_MAX_ENTRIES 100000
 
 typedef enum {
@@ -83,6 +85,7 @@ typedef struct bw_timeline {
     int *line;        /* per entry */
     bw_timeline_action *acts; /* in application order */
     int act_count;
+    int act_capacity; /* acts' room, grown as a read adds actions (as many as the file writes) */
 } bw_timeline;
 
 /* Read the timeline table on top of L's stack (left there) against

@@ -109,6 +109,40 @@ static void a_timeline_of_too_many_entries_is_refused(void)
     bw_clip_destroy(clip);
 }
 
+/* 5,000 entries, each setting speed to its index: 5,000 actions in
+ * order (the list grows from 64 by doubling; it used to be reserved as
+ * entries × (params + layers + 7) in an int, which a large graph could
+ * overflow). */
+static void a_long_timeline_keeps_every_action(void)
+{
+    char long_path[600];
+    snprintf(long_path, sizeof long_path, "%s/long.timeline.lua", dir);
+    CHECK(write_text_file(long_path, "local t = { dt = 0.5, frames = 2 }\n"
+                                     "for i = 1, 5000 do t[i] = { at = i * 0.001, set = { speed = i } } end\n"
+                                     "return t\n"));
+    bw_clip *clip = NULL;
+    bw_graph *g = tiny_graph(&clip);
+    char err[1024];
+    bw_sandbox *sb = bw_timeline_load(long_path, err, sizeof err);
+    CHECK(sb != NULL);
+    if (sb) {
+        bw_timeline tl;
+        memset(&tl, 0, sizeof tl);
+        CHECK(bw_timeline_read(&tl, bw_sandbox_state(sb), g, long_path, -1));
+        CHECK_INT(tl.entry_count, 5000);
+        CHECK_INT(tl.act_count, 5000);
+        int wrong = 0;
+        for (int a = 0; a < tl.act_count; a++)
+            wrong += tl.acts[a].kind != BW_TL_ACT_SET || tl.acts[a].entry != a || tl.acts[a].value != (float)(a + 1);
+        CHECK_INT(wrong, 0);
+        CHECK(tl.act_capacity >= 5000 && tl.act_capacity < 10000);
+        bw_timeline_free(&tl);
+        bw_sandbox_destroy(sb);
+    }
+    bw_graph_destroy(g);
+    bw_clip_destroy(clip);
+}
+
 /* Numbers a float cannot hold (found by fuzz/fuzz_timeline.c): the
  * actions and the cursor take floats, so 1e300 arrived as infinity - a
  * turn of -1e39 made the demo's yaw NaN, a dt of 1e300 an update the
@@ -215,6 +249,7 @@ int main(void)
         return 1;
     RUN(a_timeline_reads_into_its_actions);
     RUN(a_timeline_of_too_many_entries_is_refused);
+    RUN(a_long_timeline_keeps_every_action);
     RUN(numbers_beyond_a_float_are_refused_at_their_line);
     RUN(a_frame_count_out_of_range_counts_no_frames);
     remove_tree(dir);
