@@ -150,6 +150,8 @@ static int l_rig_new(lua_State *L)
         (bw_rig_curve_desc *)lua_newuserdatauv(L, sizeof *curves * (size_t)(curve_count ? curve_count : 1), 0); /* 5 */
     lua_newtable(L); /* 6: name -> index, or false when repeated */
     const int names = 6;
+    lua_newtable(L); /* 7: "parent index/name" -> true: a (parent, name) pair is one joint */
+    const int pairs = 7;
 
     char context[160];
     for (lua_Integer i = 0; i < joint_count; i++) {
@@ -170,6 +172,19 @@ static int l_rig_new(lua_State *L)
             return parse_fail(L, context, p.why);
         lua_pop(L, 1);
         if (!bw_lua_read_transform(L, e, &d->rest, p.why, sizeof p.why)) return parse_fail(L, context, p.why);
+        /* the rig refuses a repeated (parent, name) pair: said here in the
+         * script's own numbering */
+        lua_pushfstring(L, "%d/%s", d->parent, name);
+        if (lua_rawget(L, pairs) != LUA_TNIL) {
+            if (d->parent < 0) snprintf(p.why, sizeof p.why, "a root named '%s' is listed twice", name);
+            else snprintf(p.why, sizeof p.why, "joint '%s' appears twice under parent '%s' (a (parent, name) pair must be unique)",
+                          name, joints[d->parent].name);
+            return parse_fail(L, context, p.why);
+        }
+        lua_pop(L, 1);
+        lua_pushfstring(L, "%d/%s", d->parent, name);
+        lua_pushboolean(L, 1);
+        lua_rawset(L, pairs);
         /* names[name] = index, or false once the name repeats */
         lua_pushvalue(L, -1);
         if (lua_rawget(L, names) == LUA_TNIL) {
@@ -182,7 +197,7 @@ static int l_rig_new(lua_State *L)
             lua_pushboolean(L, 0);
         }
         lua_rawset(L, names);
-        lua_settop(L, names);
+        lua_settop(L, pairs);
     }
     for (lua_Integer i = 0; i < curve_count; i++) {
         snprintf(context, sizeof context, "curve %lld", (long long)(i + 1));
@@ -210,7 +225,7 @@ static int l_rig_new(lua_State *L)
         } else if (rt != LUA_TNIL) {
             return parse_fail(L, context, "rest must be a number");
         }
-        lua_settop(L, names);
+        lua_settop(L, pairs);
     }
 
     bw_rig_desc desc;

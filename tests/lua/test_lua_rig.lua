@@ -139,6 +139,10 @@ test("bad rig tables return nil and a message", function()
         { name = "root" }, { name = "l", parent = "root" }, { name = "hand", parent = "l" },
         { name = "r", parent = "root" }, { name = "hand", parent = "r" }, { name = "finger", parent = "hand" } } })
     fails("joint 2: name must be a non-empty string", bw.rig { joints = { { name = "a" }, { name = "" } } })
+    -- a repeated (parent, name) pair, in the script's numbering (joint 3, not the C index 2)
+    fails("rig: joint 3 'b': joint 'b' appears twice under parent 'a'",
+        bw.rig { joints = { { name = "a" }, { name = "b", parent = "a" }, { name = "b", parent = "a" } } })
+    fails("rig: joint 2 'a': a root named 'a' is listed twice", bw.rig { joints = { { name = "a" }, { name = "a" } } })
     -- C reads "a\0b" as "a": refused, not a second "a"
     fails("joint 2: name must be a non-empty string without NUL bytes",
         bw.rig { joints = { { name = "a" }, { name = "a\0b", parent = "a" } } })
