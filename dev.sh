@@ -129,6 +129,8 @@ fuzz)
         # the shared BVH capture is a seed for the BVH target (cut to max_len, it
         # still loads); the shared glTF files are not: too big, or external buffers
         if [ "$name" = fuzz_bvh ] && [ -d ../shared/assets ]; then seeds+=(../shared/assets); fi
+        # the example graphs and timelines seed both Lua targets (read in place, not copied)
+        case $name in fuzz_graph | fuzz_timeline) seeds+=(graphs) ;; esac
         # the graph-file and timeline targets print the loaders' problems on
         # stderr (as simulate does): closed, libFuzzer's own report still shows
         quiet=()

@@ -20,8 +20,8 @@
  * every finding naming the file, and the two must agree: what compile
  * refuses is a lint error, and a graph that compiles has lint errors
  * exactly when the rig refuses it a cursor (graph_lint.h).
- * Seeds: fuzz/seeds/graph/ (the files of graphs/ and small hand-written
- * ones, some with cursor bytes). */
+ * Seeds: graphs/ (the example graphs, read in place) and fuzz/seeds/graph/
+ * (small hand-written ones, some with cursor bytes). */
 #include "fuzz_graph_common.h" /* first: it sets _POSIX_C_SOURCE */
 
 #include <float.h>

@@ -15,8 +15,9 @@
  * cursor runs up to 60 frames: the due actions applied
  * (bw_timeline_apply_input), the cursor updated by the timeline's dt, the
  * frame checked (fuzz_graph_common.h), and the character inputs checked
- * finite as the demo would use them. Seeds: fuzz/seeds/timeline/ (the
- * timelines of graphs/ and small hand-written ones). */
+ * finite as the demo would use them. Seeds: graphs/ (the example
+ * timelines, read in place) and fuzz/seeds/timeline/ (small hand-written
+ * ones). */
 #include "fuzz_graph_common.h" /* first: it sets _POSIX_C_SOURCE */
 
 #include <lauxlib.h>
