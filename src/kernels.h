@@ -448,14 +448,22 @@ HOT_INLINE vf series_estrin4(const float *c, const float (*splat)[4], vf x)
     vf p23 = vf_add(SERIES_COEF(c, splat, 2), vf_mul(SERIES_COEF(c, splat, 3), x));
     return vf_add(p01, vf_mul(p23, x2));
 }
-HOT_INLINE vf series_estrin(const float *c, const float (*splat)[4], vf x)
+/* Σ c_i x^i with a vector of coefficients per term (each lane its own;
+ * the additive layer's per-joint weights), by Estrin's scheme. */
+HOT_INLINE vf series_estrin_lanes(const vf c[BW_SLERP_SERIES_TERMS], vf x)
 {
     vf x2 = vf_mul(x, x), x4 = vf_mul(x2, x2);
-    vf p01 = vf_add(SERIES_COEF(c, splat, 0), vf_mul(SERIES_COEF(c, splat, 1), x));
-    vf p23 = vf_add(SERIES_COEF(c, splat, 2), vf_mul(SERIES_COEF(c, splat, 3), x));
-    vf p45 = vf_add(SERIES_COEF(c, splat, 4), vf_mul(SERIES_COEF(c, splat, 5), x));
-    vf p67 = vf_add(SERIES_COEF(c, splat, 6), vf_mul(SERIES_COEF(c, splat, 7), x));
+    vf p01 = vf_add(c[0], vf_mul(c[1], x)), p23 = vf_add(c[2], vf_mul(c[3], x));
+    vf p45 = vf_add(c[4], vf_mul(c[5], x)), p67 = vf_add(c[6], vf_mul(c[7], x));
     return vf_add(vf_add(p01, vf_mul(p23, x2)), vf_mul(vf_add(p45, vf_mul(p67, x2)), x4));
+}
+/* The same with one coefficient set for every lane. */
+HOT_INLINE vf series_estrin(const float *c, const float (*splat)[4], vf x)
+{
+    const vf k[BW_SLERP_SERIES_TERMS] = {SERIES_COEF(c, splat, 0), SERIES_COEF(c, splat, 1), SERIES_COEF(c, splat, 2),
+                                         SERIES_COEF(c, splat, 3), SERIES_COEF(c, splat, 4), SERIES_COEF(c, splat, 5),
+                                         SERIES_COEF(c, splat, 6), SERIES_COEF(c, splat, 7)};
+    return series_estrin_lanes(k, x);
 }
 
 #if defined(KERNEL_PORTABLE)
@@ -856,15 +864,6 @@ HOT_INLINE void series_of_lanes(vf u, vf c[BW_SLERP_SERIES_TERMS])
     SERIES_STEP(6, 1.0f / 78.0f)
     SERIES_STEP(7, 1.0f / 105.0f)
 #undef SERIES_STEP
-}
-
-/* Σ c_i d^i (per-lane coefficients) by Estrin's scheme. */
-HOT_INLINE vf series_estrin_lanes(const vf c[BW_SLERP_SERIES_TERMS], vf d)
-{
-    vf d2 = vf_mul(d, d), d4 = vf_mul(d2, d2);
-    vf p01 = vf_add(c[0], vf_mul(c[1], d)), p23 = vf_add(c[2], vf_mul(c[3], d));
-    vf p45 = vf_add(c[4], vf_mul(c[5], d)), p67 = vf_add(c[6], vf_mul(c[7], d));
-    return vf_add(vf_add(p01, vf_mul(d2, p23)), vf_mul(d4, vf_add(p45, vf_mul(d2, p67))));
 }
 
 HOT_INLINE vi vf_finite(vf x) { return vf_eq(vf_sub(x, x), vf_set1(0.0f)); }
