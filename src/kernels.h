@@ -217,6 +217,8 @@ HOT_INLINE vf vf_min1(vf a) { return vf_select(vf_lt(a, vf_set1(1.0f)), a, vf_se
 HOT_INLINE vf vf_max0(vf a) { return vf_select(vf_gt(a, vf_set1(0.0f)), a, vf_set1(0.0f)); }
 #endif
 HOT_INLINE vf vf_clamp01(vf a) { return vf_min1(vf_max0(a)); }
+/* finite lanes: x − x is 0 (NaN for NaN and ±inf) */
+HOT_INLINE vi vf_finite(vf x) { return vf_eq(vf_sub(x, x), vf_set1(0.0f)); }
 #if defined(KERNEL_PORTABLE)
 /* the sign bit of `from` applied to a (flip where from < 0 or is −0) */
 HOT_INLINE vf vf_flip_sign(vf a, vf from)
@@ -739,7 +741,7 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
          * NaN or inf, and then sum − sum is not 0. */
         vf probe = vf_add(vf_add(vf_add(n.c[TX], n.c[TY]), vf_add(n.c[TZ], n.c[SX])),
                           vf_add(vf_add(n.c[SY], n.c[SZ]), n2));
-        vi ok = vi_and(vi_and(has, vf_gt(n2, vf_set1(1e-30f))), vf_eq(vf_sub(probe, probe), zero));
+        vi ok = vi_and(vi_and(has, vf_gt(n2, vf_set1(1e-30f))), vf_finite(probe));
         vf kn = vf_div(one, vf_sqrt(vf_select(ok, n2, one)));
 #define NORMALIZE_Q(i_) n.c[i_] = vf_mul(n.c[i_], kn);
         FOR_Q(NORMALIZE_Q)
@@ -865,8 +867,6 @@ HOT_INLINE void series_of_lanes(vf u, vf c[BW_SLERP_SERIES_TERMS])
     SERIES_STEP(7, 1.0f / 105.0f)
 #undef SERIES_STEP
 }
-
-HOT_INLINE vi vf_finite(vf x) { return vf_eq(vf_sub(x, x), vf_set1(0.0f)); }
 
 /* W joints from j: the formulas of graph_additive.c's add_joint with
  * each lane's own a = weight × mask × clamp01(coverage), Δr^a by the
