@@ -38,6 +38,19 @@ static bw_graph *tiny_graph(bw_clip **clip_out)
     return graph_fixture_compile(&d);
 }
 
+/* Write `text` as dir/name (its path in file) and load it as a timeline
+ * in its own sandbox; NULL (recorded) when that fails. */
+static bw_sandbox *load_text(const char *name, const char *text, char *file, size_t file_size)
+{
+    snprintf(file, file_size, "%s/%s", dir, name);
+    CHECK(write_text_file(file, text));
+    char err[1024];
+    bw_sandbox *sb = bw_timeline_load(file, err, sizeof err);
+    CHECK(sb != NULL);
+    if (!sb) fprintf(stderr, "%s\n", err);
+    return sb;
+}
+
 /* dt 0.5 and 4 frames; two entries, each setting speed: two actions, the
  * first at 0 (applied when reading from 0.25 on), the second at 1.5. */
 static void a_timeline_reads_into_its_actions(void)
@@ -84,18 +97,13 @@ static void a_timeline_reads_into_its_actions(void)
  * actions reserved. */
 static void a_timeline_of_too_many_entries_is_refused(void)
 {
-    char big[600];
-    snprintf(big, sizeof big, "%s/big.timeline.lua", dir);
-    char text[256];
+    char big[600], text[256];
     snprintf(text, sizeof text,
              "local t = { dt = 0.5, frames = 2 }\nfor i = 1, %d do t[i] = { at = 0 } end\nreturn t\n",
              BW_TIMELINE_MAX_ENTRIES + 1);
-    CHECK(write_text_file(big, text));
     bw_clip *clip = NULL;
     bw_graph *g = tiny_graph(&clip);
-    char err[1024];
-    bw_sandbox *sb = bw_timeline_load(big, err, sizeof err);
-    CHECK(sb != NULL);
+    bw_sandbox *sb = load_text("big.timeline.lua", text, big, sizeof big);
     if (sb) {
         bw_timeline tl;
         memset(&tl, 0, sizeof tl);
@@ -116,15 +124,13 @@ static void a_timeline_of_too_many_entries_is_refused(void)
 static void a_long_timeline_keeps_every_action(void)
 {
     char long_path[600];
-    snprintf(long_path, sizeof long_path, "%s/long.timeline.lua", dir);
-    CHECK(write_text_file(long_path, "local t = { dt = 0.5, frames = 2 }\n"
-                                     "for i = 1, 5000 do t[i] = { at = i * 0.001, set = { speed = i } } end\n"
-                                     "return t\n"));
     bw_clip *clip = NULL;
     bw_graph *g = tiny_graph(&clip);
-    char err[1024];
-    bw_sandbox *sb = bw_timeline_load(long_path, err, sizeof err);
-    CHECK(sb != NULL);
+    bw_sandbox *sb = load_text("long.timeline.lua",
+                               "local t = { dt = 0.5, frames = 2 }\n"
+                               "for i = 1, 5000 do t[i] = { at = i * 0.001, set = { speed = i } } end\n"
+                               "return t\n",
+                               long_path, sizeof long_path);
     if (sb) {
         bw_timeline tl;
         memset(&tl, 0, sizeof tl);
@@ -152,19 +158,17 @@ static void a_long_timeline_keeps_every_action(void)
 static void numbers_beyond_a_float_are_refused_at_their_line(void)
 {
     char file[600], log[600];
-    snprintf(file, sizeof file, "%s/huge.timeline.lua", dir);
     snprintf(log, sizeof log, "%s/huge.log", dir);
-    CHECK(write_text_file(file, "return { dt = 1e300, frames = 2,\n"
-                                "  { at = 0, set = { speed = 1e39 } },\n"
-                                "  { at = 0, yaw = 1e300, turn = -1e39 },\n"
-                                "  { at = 0, layer_weight = { base = 1e39 }, fade = 1e300 },\n"
-                                "  { at = 0, yaw = 3.4e38 },\n"
-                                "}\n"));
     bw_clip *clip = NULL;
     bw_graph *g = tiny_graph(&clip);
-    char err[1024];
-    bw_sandbox *sb = bw_timeline_load(file, err, sizeof err);
-    CHECK(sb != NULL);
+    bw_sandbox *sb = load_text("huge.timeline.lua",
+                               "return { dt = 1e300, frames = 2,\n"
+                               "  { at = 0, set = { speed = 1e39 } },\n"
+                               "  { at = 0, yaw = 1e300, turn = -1e39 },\n"
+                               "  { at = 0, layer_weight = { base = 1e39 }, fade = 1e300 },\n"
+                               "  { at = 0, yaw = 3.4e38 },\n"
+                               "}\n",
+                               file, sizeof file);
     if (sb) {
         bw_timeline tl;
         memset(&tl, 0, sizeof tl);
@@ -218,12 +222,8 @@ static void a_frame_count_out_of_range_counts_no_frames(void)
     bw_clip *clip = NULL;
     bw_graph *g = tiny_graph(&clip);
     char file[600];
-    snprintf(file, sizeof file, "%s/count.timeline.lua", dir);
     for (int i = 0; i < 2; i++) {
-        CHECK(write_text_file(file, texts[i]));
-        char err[1024];
-        bw_sandbox *sb = bw_timeline_load(file, err, sizeof err);
-        CHECK(sb != NULL);
+        bw_sandbox *sb = load_text("count.timeline.lua", texts[i], file, sizeof file);
         if (!sb) continue;
         bw_timeline tl;
         memset(&tl, 0, sizeof tl);
