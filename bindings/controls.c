@@ -327,26 +327,6 @@ static bool push_table(lua_State *L, int narr)
     return false;
 }
 
-static int ref_protected(lua_State *L)
-{
-    lua_pushinteger(L, luaL_ref(L, LUA_REGISTRYINDEX)); /* pops the value */
-    return 1;
-}
-
-/* Pop the value on top into a registry reference (LUA_NOREF when memory runs out). */
-static int take_ref(lua_State *L)
-{
-    lua_pushcfunction(L, ref_protected);
-    lua_insert(L, -2);
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
-        lua_pop(L, 1);
-        return LUA_NOREF;
-    }
-    int ref = (int)lua_tointeger(L, -1);
-    lua_pop(L, 1);
-    return ref;
-}
-
 /* The script's table on top of the stack: check its fields, copy the
  * settings into *k and take its update function. Pops the table. */
 static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
@@ -357,10 +337,13 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
         lua_pop(L, 1);
         return false;
     }
-    /* other fields are the script's own (helpers a module exports) */
+    /* other fields are the script's own (helpers a module exports); the
+     * reads are protected, since a script may have filled the state to its
+     * cap and a field name may need a new string */
     int t = lua_gettop(L);
     bool ok = true;
-    int type = bw_lua_raw_field(L, t, "priority");
+    int type = bw_lua_raw_field_protected(L, t, "priority");
+    bool memory = type == LUA_TNONE;
     int isint = 0;
     lua_Integer pr = lua_tointegerx(L, -1, &isint);
     if (type != LUA_TNIL && (!isint || pr < -(1 << 30) || pr > (1 << 30))) {
@@ -369,31 +352,36 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
     }
     k->priority = type == LUA_TNIL ? 0 : (int)pr;
     lua_pop(L, 1);
-    type = bw_lua_raw_field(L, t, "keep_state");
+    type = bw_lua_raw_field_protected(L, t, "keep_state");
+    memory = memory || type == LUA_TNONE;
     if (ok && type != LUA_TNIL && type != LUA_TBOOLEAN) {
         snprintf(why, why_size, "keep_state must be a boolean");
         ok = false;
     }
     k->keep_state = lua_toboolean(L, -1);
     lua_pop(L, 1);
-    type = bw_lua_raw_field(L, t, "init");
+    type = bw_lua_raw_field_protected(L, t, "init");
+    memory = memory || type == LUA_TNONE;
     if (ok && type != LUA_TNIL && type != LUA_TFUNCTION) {
         snprintf(why, why_size, "init must be a function");
         ok = false;
     }
     lua_pop(L, 1);
-    type = bw_lua_raw_field(L, t, "reload");
+    type = bw_lua_raw_field_protected(L, t, "reload");
+    memory = memory || type == LUA_TNONE;
     if (ok && type != LUA_TNIL && type != LUA_TFUNCTION) {
         snprintf(why, why_size, "reload must be a function");
         ok = false;
     }
     lua_pop(L, 1);
-    type = bw_lua_raw_field(L, t, "update");
+    type = bw_lua_raw_field_protected(L, t, "update");
+    memory = memory || type == LUA_TNONE;
     if (ok && type != LUA_TFUNCTION) {
         snprintf(why, why_size, "update must be a function (it is a %s)", lua_typename(L, type));
         ok = false;
     }
-    if (!ok) {
+    if (memory) snprintf(why, why_size, "out of memory");
+    if (!ok || memory) {
         lua_pop(L, 2);
         return false;
     }
@@ -402,7 +390,7 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
         lua_pop(L, 1);
         return false;
     }
-    k->table_ref = take_ref(L); /* pops the table */
+    k->table_ref = bw_lua_ref_protected(L); /* pops the table */
     if (k->table_ref == LUA_NOREF) snprintf(why, why_size, "out of memory");
     return k->table_ref != LUA_REFNIL && k->table_ref != LUA_NOREF;
 }
@@ -425,7 +413,12 @@ static bool make_states(bw_controls *c, control *k, const control *old)
     else lua_pushnil(L);
     int olds = lua_gettop(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, k->table_ref);
-    int type = bw_lua_raw_field(L, -1, old ? "reload" : "init");
+    int type = bw_lua_raw_field_protected(L, -1, old ? "reload" : "init");
+    if (type == LUA_TNONE) {
+        snprintf(c->error, sizeof c->error, "%s: out of memory", k->name);
+        lua_settop(L, states - 1);
+        return false;
+    }
     lua_remove(L, -2);
     int fn = lua_gettop(L);
     for (int i = 1; i <= c->characters; i++) {
@@ -460,7 +453,7 @@ static bool make_states(bw_controls *c, control *k, const control *old)
         lua_rawseti(L, states, i); /* the slot exists (pre-sized): no allocation */
     }
     lua_settop(L, states);
-    k->states_ref = take_ref(L);
+    k->states_ref = bw_lua_ref_protected(L);
     if (k->states_ref == LUA_NOREF) {
         snprintf(c->error, sizeof c->error, "%s: out of memory", k->name);
         return false;
@@ -568,7 +561,7 @@ int bw_controls_load(bw_controls *c, const char *name, const char *options, char
             return -1;
         }
     }
-    int options_ref = take_ref(L);
+    int options_ref = bw_lua_ref_protected(L);
     if (options_ref == LUA_NOREF) {
         set_error(c, err, err_size, "%s: out of memory", name);
         return -1;
@@ -614,7 +607,7 @@ static bw_controls_reload_result reload_group(bw_controls *c, const bool *pick, 
         if (!pick[i]) continue;
         control *old = &c->list[i];
         lua_rawgeti(c->L, LUA_REGISTRYINDEX, old->options_ref); /* the new version gets its own ref */
-        int options_ref = take_ref(c->L);
+        int options_ref = bw_lua_ref_protected(c->L);
         if (options_ref == LUA_NOREF) {
             snprintf(c->error, sizeof c->error, "%s: out of memory", old->name);
             ok = false;

@@ -300,6 +300,47 @@ int bw_lua_raw_field(lua_State *L, int idx, const char *name)
     return lua_rawget(L, idx);
 }
 
+static int raw_field_in(lua_State *L) /* (t, name as a light pointer) */
+{
+    lua_pushstring(L, (const char *)lua_touserdata(L, 2));
+    lua_rawget(L, 1);
+    return 1;
+}
+
+int bw_lua_raw_field_protected(lua_State *L, int idx, const char *name)
+{
+    idx = lua_absindex(L, idx);
+    /* a light C function and a light pointer: pushing them allocates nothing */
+    lua_pushcfunction(L, raw_field_in);
+    lua_pushvalue(L, idx);
+    lua_pushlightuserdata(L, (void *)(uintptr_t)name);
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        lua_pushnil(L);
+        return LUA_TNONE;
+    }
+    return lua_type(L, -1);
+}
+
+static int ref_in(lua_State *L)
+{
+    lua_pushinteger(L, luaL_ref(L, LUA_REGISTRYINDEX)); /* pops the value */
+    return 1;
+}
+
+int bw_lua_ref_protected(lua_State *L)
+{
+    lua_pushcfunction(L, ref_in);
+    lua_insert(L, -2);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        return LUA_NOREF;
+    }
+    int ref = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return ref;
+}
+
 /* "t, r, s, coverage": the accepted fields, for messages. */
 static void list_names(const char *const *allowed, char *out, size_t out_size)
 {
@@ -657,7 +698,40 @@ static int l_lerp_angle(lua_State *L)
     return 1;
 }
 
+#define CHECK_FIELDS_MAX 32
+
+/* blendwerk.check_fields(t, names, what) -> t: raises "what: unknown field
+ * 'x' (accepted fields: a, b)" at the caller's line when t has a key that
+ * is not one of the list `names`; the check the C descriptions use, for
+ * scripts' own option tables. */
+static int l_check_fields(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    const char *what = luaL_checkstring(L, 3);
+    const char *names[CHECK_FIELDS_MAX + 1];
+    lua_Integer n = luaL_len(L, 2);
+    if (n > CHECK_FIELDS_MAX) return luaL_error(L, "blendwerk.check_fields: at most %d names", CHECK_FIELDS_MAX);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, 2, i);
+        if (!bw_lua_is_name(L, -1)) return luaL_error(L, "blendwerk.check_fields: names[%d] is not a name", (int)i);
+        names[i - 1] = lua_tostring(L, -1); /* anchored by the list at 2 */
+        lua_pop(L, 1);
+    }
+    names[n] = NULL;
+    char why[256];
+    if (!bw_lua_check_fields_hint(L, 1, names, why, sizeof why)) {
+        luaL_where(L, 1);
+        lua_pushfstring(L, "%s: %s", what, why);
+        lua_concat(L, 2);
+        return lua_error(L);
+    }
+    lua_settop(L, 1);
+    return 1;
+}
+
 static const luaL_Reg module_functions[] = {
+    {"check_fields", l_check_fields},
     {"ease", l_ease},
     {"easing_styles", l_easing_styles},
     {"lerp_angle", l_lerp_angle},

@@ -348,8 +348,19 @@ void bw_lua_push_keys(lua_State *L, const char *const *keys, bool value);
  * one raw lookup per key (no string compared, nothing allocated). On
  * false the caller asks bw_lua_check_fields(_hint) for the message. */
 bool bw_lua_fields_in_set(lua_State *L, int t, int set);
-/* Raw field read (no metamethods): pushes t[name], returns its type. */
+/* Raw field read (no metamethods): pushes t[name], returns its type.
+ * Pushing the name may allocate (a string not interned yet): call it from
+ * inside a protected call, or use the _protected form. */
 int bw_lua_raw_field(lua_State *L, int idx, const char *name);
+/* The same read for C code outside any protected call (a host between
+ * sandbox calls, where a memory error would panic the process): pushes
+ * t[name], or nil when memory ran out, and returns the type, LUA_TNONE
+ * when memory ran out. */
+int bw_lua_raw_field_protected(lua_State *L, int idx, const char *name);
+/* Pop the value on top into a registry reference, in protected mode (the
+ * registry may have to grow at the memory cap): LUA_NOREF when memory ran
+ * out, LUA_REFNIL for nil. */
+int bw_lua_ref_protected(lua_State *L);
 /* Whether the value at idx is a usable name: a non-empty string with no
  * NUL byte (C would read "a\0b" as "a", which may be another joint's). */
 static inline bool bw_lua_is_name(lua_State *L, int idx)

@@ -1184,12 +1184,6 @@ bw_sandbox_status bw_sandbox_load_string(bw_sandbox *sb, const char *text, size_
 
 /* ---- per-frame callbacks ---- */
 
-static int ref_protected(lua_State *L)
-{
-    lua_pushinteger(L, luaL_ref(L, LUA_REGISTRYINDEX)); /* pops the function */
-    return 1;
-}
-
 bool bw_sandbox_callback_init(bw_sandbox *sb, bw_sandbox_callback *cb)
 {
     lua_State *L = sb->L;
@@ -1201,14 +1195,7 @@ bool bw_sandbox_callback_init(bw_sandbox *sb, bw_sandbox_callback *cb)
     }
     /* luaL_ref may grow the registry: in protected mode, since the state
      * may be at its cap; a failure leaves the callback empty */
-    lua_pushcfunction(L, ref_protected);
-    lua_insert(L, -2);
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
-        lua_pop(L, 1);
-        return false;
-    }
-    cb->ref = (int)lua_tointeger(L, -1);
-    lua_pop(L, 1);
+    cb->ref = bw_lua_ref_protected(L);
     return cb->ref != LUA_REFNIL && cb->ref != LUA_NOREF;
 }
 

@@ -11,7 +11,7 @@
 --
 -- options: seed = 1 (an integer in [0, 2^32 - 1]; 0 counts as 1; character
 -- i uses seed + i - 1 so a crowd does not blink in step), interval_min = 2,
--- interval_max = 6, duration = 0.15 (seconds).
+-- interval_max = 6, duration = 0.15 (seconds); any other field is an error.
 --
 -- Outputs: ctx.arkit[1] (eyeBlinkLeft) and ctx.arkit[8] (eyeBlinkRight)
 -- set to the weight, ctx.blink = the weight; when the rig has curves named
@@ -44,7 +44,10 @@ end
 M.priority = 20
 M.keep_state = true
 
+local OPTIONS = { "seed", "interval_min", "interval_max", "duration" }
+
 function M.init(ctx, options)
+    blendwerk.check_fields(options, OPTIONS, "blink: options") -- a misspelt option is an error, not a default
     local seed = options.seed or 1
     if math.type(seed) ~= "integer" or seed < 0 or seed > MASK then
         error("blink: options.seed must be an integer in [0, 2^32 - 1]")

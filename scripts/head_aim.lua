@@ -6,7 +6,7 @@
 -- animator.h, step 4): both call the helpers of include/blendwerk/
 -- procedural.h (blendwerk.aim = aim_angles, aim_clamp and aim_chain).
 --
--- options (all optional; the animator's defaults):
+-- options (all optional; the animator's defaults; any other field is an error):
 --   chain    = { "neck_01", "neck_02", "head" }  joint names, root-most first,
 --              the last is the head; default: that chain if the rig has it,
 --              else { "neck", "head" }, else { "head" }
@@ -88,8 +88,11 @@ end
 -- fixed per frame.
 local shared_options, shared_rig, shared
 
+local OPTIONS = { "chain", "weights", "yaw_limit", "pitch_limit", "eye_yaw_limit", "eye_pitch_limit", "behind" }
+
 local function setup_of(rig, options)
     if options == shared_options and rig == shared_rig then return shared end
+    bw.check_fields(options, OPTIONS, "head_aim: options") -- a misspelt option is an error, not a default
     local joints, weights = resolve(rig, options)
     local limits = { -- blendwerk.aim_clamp's
         yaw = limit(options, "yaw_limit", D.yaw),

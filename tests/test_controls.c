@@ -1633,6 +1633,15 @@ static void head_aim_options_are_checked_with_file_and_line(void)
     CHECK(strstr(err, "options.chain[2]: no joint 'nose'") != NULL);
     CHECK_INT(bw_controls_load(c, "blink.lua", "{ seed = -3 }", err, sizeof err), -1);
     CHECK(strstr(err, "blink.lua:") && strstr(err, "options.seed must be an integer"));
+    /* a misspelt option names itself and what is accepted, at the line that checks */
+    CHECK_INT(bw_controls_load(c, "blink.lua", "{ seed = 3, interval_mn = 0.5 }", err, sizeof err), -1);
+    CHECK(strstr(err, "blink.lua:50: blink: options: unknown field 'interval_mn' (accepted fields: seed, "
+                      "interval_min, interval_max, duration)") != NULL);
+    CHECK_INT(bw_controls_load(c, "head_aim.lua", "{ yaw_limt = 1 }", err, sizeof err), -1);
+    CHECK(strstr(err, "head_aim.lua:95: head_aim: options: unknown field 'yaw_limt' (accepted fields: chain, "
+                      "weights, yaw_limit, pitch_limit, eye_yaw_limit, eye_pitch_limit, behind)") != NULL);
+    CHECK_INT(bw_controls_load(c, "head_aim.lua", "{ 'neck_01' }", err, sizeof err), -1);
+    CHECK(strstr(err, "head_aim.lua:95: head_aim: options: unexpected list entry [1]") != NULL);
     CHECK_INT(bw_controls_count(c), 0);
     bw_controls_destroy(c);
     bw_sandbox_destroy(sb);
@@ -1819,6 +1828,74 @@ static void a_sandboxed_script_cannot_make_controls(void)
     bw_sandbox_destroy(sb);
 }
 
+/* After the script returns, the runner reads the table's fields
+ * (priority, keep_state, init, reload, update) and takes references
+ * between sandbox calls; a field name the state has not interned needs a
+ * new string. Those reads are protected now (bw_lua_raw_field_protected).
+ * Before, they were not, and only Lua's emergency collection made room:
+ * by then the script's own chunk is garbage. So this sweep did not abort
+ * the old code either; it guards the whole load at its memory edge. The
+ * script ends by making 400 small tables, so its memory peaks at its
+ * end, and it names none of those fields but `update`. Byte by byte
+ * around the smallest cap that loads, every load either works (and the
+ * control runs) or says "out of memory". */
+static void a_script_that_ends_at_the_memory_cap_cannot_abort_the_load(void)
+{
+    CHECK(make_tmpdir());
+    char text[4096];
+    int n = snprintf(text, sizeof text, "local t = {");
+    for (int i = 0; i < 400; i++) n += snprintf(text + n, sizeof text - (size_t)n, "0,");
+    snprintf(text + n, sizeof text - (size_t)n,
+             "}\nlocal M = { update = function(s, pose, ctx, dt) ctx.gaze[1] = 7 end, t = t }\n"
+             "for i = 1, 400 do t[i] = {} end\nreturn M\n");
+    write_file("fill.lua", text);
+    char err[512] = "";
+    /* the bytes a load adds, measured once without a cap */
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 1, false);
+    lua_gc(bw_sandbox_state(sb), LUA_GCCOLLECT);
+    size_t before = bw_sandbox_memory_used(sb);
+    CHECK_INT(bw_controls_load(c, "fill.lua", NULL, err, sizeof err), 0);
+    size_t grown = bw_sandbox_memory_used(sb) - before;
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    CHECK(grown > 400 * 56); /* at least the 400 tables */
+    /* coarse steps up to the first cap that loads, then byte by byte
+     * around it */
+    size_t first = 0;
+    int loaded = 0, failed = 0;
+    for (size_t extra = grown / 4; extra < grown + 256; extra += first ? 1 : 64) {
+        if (first && extra > first + 128) break;
+        sb = sandbox_in(tmpdir);
+        c = runner(sb, tmpdir, 1, false);
+        lua_gc(bw_sandbox_state(sb), LUA_GCCOLLECT);
+        bw_sandbox_set_memory_cap(sb, bw_sandbox_memory_used(sb) + extra);
+        err[0] = '\0';
+        int k = bw_controls_load(c, "fill.lua", NULL, err, sizeof err);
+        bw_sandbox_set_memory_cap(sb, 0);
+        if (k == 0 && !first) { /* back to just below it, one byte at a time from there */
+            first = extra;
+            extra -= 65;
+        } else if (k == 0) {
+            loaded++;
+            bw_pose p = rest_pose();
+            CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
+            CHECK_NEAR(gaze(c, 0), 7, 0);
+            bw_pose_deinit(&p);
+        } else {
+            CHECK_INT(k, -1);
+            CHECK(strstr(err, "out of memory") != NULL || strstr(err, "not enough memory") != NULL);
+            failed++;
+        }
+        bw_controls_destroy(c);
+        bw_sandbox_destroy(sb);
+    }
+    CHECK(first > 0);
+    CHECK(loaded > 0);
+    CHECK(failed > 0);
+    remove_tmpdir();
+}
+
 /* ---- bad arguments and memory running out ---- */
 
 static void bad_descs_and_a_small_memory_cap_fail_cleanly(void)
@@ -1997,6 +2074,7 @@ int main(void)
     RUN(a_control_removing_its_inputs_at_the_memory_cap_cannot_abort_the_host);
     RUN(a_pose_kept_past_its_update_cannot_reach_the_host);
     RUN(a_sandboxed_script_cannot_make_controls);
+    RUN(a_script_that_ends_at_the_memory_cap_cannot_abort_the_load);
     RUN(bad_descs_and_a_small_memory_cap_fail_cleanly);
     RUN(ten_thousand_frames_allocate_nothing);
     bw_character_destroy(humanoid());

@@ -91,6 +91,26 @@ test("load answers nil, message for missing and malformed files", function()
     raises(function() bw.load("x.gltf", { max = 1 }) end, "unknown field 'max' (accepted fields: max_bytes)")
 end)
 
+test("check_fields: a script's own option check, with the caller's line", function()
+    local t = { seed = 1, duration = 2 }
+    eq(bw.check_fields(t, { "seed", "duration", "rate" }, "opts"), t, "returns the table")
+    eq(bw.check_fields({}, {}, "opts") ~= nil, true, "empty table, no names")
+    local function misspelt() bw.check_fields({ sead = 1 }, { "seed" }, "blink: options") end
+    local line = debug.getinfo(misspelt, "S").linedefined
+    raises(misspelt, "test_lua_module.lua:" .. line .. ": blink: options: unknown field 'sead' (accepted fields: seed)")
+    raises(function() bw.check_fields({ 5 }, { "seed" }, "o") end, "o: unexpected list entry [1]")
+    raises(function() bw.check_fields({ [true] = 1 }, { "seed" }, "o") end, "o: unexpected boolean key")
+    raises(function() bw.check_fields({}, { "a", 7 }, "o") end, "check_fields: names[2] is not a name")
+    raises(function() bw.check_fields({}, { "a\0b" }, "o") end, "check_fields: names[1] is not a name")
+    local many = {}
+    for i = 1, 33 do many[i] = "f" .. i end
+    raises(function() bw.check_fields({}, many, "o") end, "check_fields: at most 32 names")
+    many[33] = nil
+    eq(bw.check_fields({ f32 = 1 }, many, "o").f32, 1, "32 names are fine")
+    raises(function() bw.check_fields(nil, {}, "o") end, "bad argument #1")
+    raises(function() bw.check_fields({}, "seed", "o") end, "bad argument #2")
+end)
+
 test("blendwerk run: arg table, exit codes and error positions", function()
     if not bin then return print("skip: BW_BINARY_DIR not set") end
     local exe = bin .. "/blendwerk"
