@@ -135,7 +135,12 @@ fuzz)
         # stderr (as simulate does): closed, libFuzzer's own report still shows
         quiet=()
         case $name in fuzz_graph | fuzz_timeline) quiet=(-close_fd_mask=2) ;; esac
-        "$f" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 ${quiet[@]+"${quiet[@]}"} "$corpus" "${seeds[@]}" 2>&1 | tail -n 3
+        # the graph-file and timeline targets write each input as a mod file
+        # in a folder of TMPDIR: one under the build folder per target, made
+        # afresh, so a run that crashed leaves nothing in /tmp
+        tmp=$PWD/build-fuzz/tmp/$name
+        rm -rf "$tmp" && mkdir -p "$tmp"
+        TMPDIR=$tmp "$f" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 ${quiet[@]+"${quiet[@]}"} "$corpus" "${seeds[@]}" 2>&1 | tail -n 3
     done
     ;;
 package-check)
