@@ -49,6 +49,29 @@ static inline void bw_affine_mul(const float a[4][4], const float b[4][4], float
     }
 }
 
+/* The matrix that turns normals as the 3x3 with columns a, b, c turns
+ * positions: its inverse transpose up to a positive factor (callers
+ * normalize), i.e. its cofactors. Columns b x c, c x a, a x b, negated
+ * when the determinant is negative (a mirror), so a normal keeps pointing
+ * out. A non-uniform scale tilts normals the other way from the surface
+ * it stretches; the plain 3x3 would tilt them with it. For a rotation
+ * times a uniform scale it is that rotation times a positive factor. */
+static inline void bw_normal_columns(const float *a, const float *b, const float *c, float out[3][3])
+{
+    out[0][0] = b[1] * c[2] - b[2] * c[1];
+    out[0][1] = b[2] * c[0] - b[0] * c[2];
+    out[0][2] = b[0] * c[1] - b[1] * c[0];
+    out[1][0] = c[1] * a[2] - c[2] * a[1];
+    out[1][1] = c[2] * a[0] - c[0] * a[2];
+    out[1][2] = c[0] * a[1] - c[1] * a[0];
+    out[2][0] = a[1] * b[2] - a[2] * b[1];
+    out[2][1] = a[2] * b[0] - a[0] * b[2];
+    out[2][2] = a[0] * b[1] - a[1] * b[0];
+    if (a[0] * out[0][0] + a[1] * out[0][1] + a[2] * out[0][2] < 0.0f)
+        for (int k = 0; k < 3; k++)
+            for (int r = 0; r < 3; r++) out[k][r] = -out[k][r];
+}
+
 static inline void bw_affine_identity(float m[4][4])
 {
     for (int c = 0; c < 4; c++)

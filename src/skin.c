@@ -152,12 +152,14 @@ bw_result bw_mesh_skin(const bw_mesh *mesh, const bw_rig *rig, const float (*mod
         float px = p[0], py = p[1], pz = p[2];
         float *o = out_positions + (size_t)v * 3;
         for (int r = 0; r < 3; r++) o[r] = m[0][r] * px + m[1][r] * py + m[2][r] * pz + m[3][r];
-        if (out_normals) {
+        if (out_normals) { /* by the blended 3x3's cofactors (mesh_internal.h) */
             const float *n = src_normals + (size_t)v * 3;
             float *on = out_normals + (size_t)v * 3;
-            float x = m[0][0] * n[0] + m[1][0] * n[1] + m[2][0] * n[2];
-            float y = m[0][1] * n[0] + m[1][1] * n[1] + m[2][1] * n[2];
-            float z = m[0][2] * n[0] + m[1][2] * n[1] + m[2][2] * n[2];
+            float nc[3][3];
+            bw_normal_columns(m[0], m[1], m[2], nc);
+            float x = nc[0][0] * n[0] + nc[1][0] * n[1] + nc[2][0] * n[2];
+            float y = nc[0][1] * n[0] + nc[1][1] * n[1] + nc[2][1] * n[2];
+            float z = nc[0][2] * n[0] + nc[1][2] * n[1] + nc[2][2] * n[2];
             float l = sqrtf(x * x + y * y + z * z);
             float k = l > 1e-20f ? 1.0f / l : 0.0f;
             on[0] = x * k;

@@ -283,6 +283,53 @@ static void tiny_skin_should_match_the_hand_computed_positions(void)
  * tip's turn is about +Z, so it leaves z alone: with weight w every
  * skinned vertex keeps the x, y of the test above and gets z = 2 w, then
  * times the armature's scale 2 after the inverse binds' 1/2: z = 2 w. */
+/* Squash and stretch: the root scaled (2, 1, 1) in its own frame, the
+ * tip turned 45 degrees about +Z under it. The palettes' 3x3 parts (the
+ * armature's S2 and the inverse binds' S(1/2) cancel): A0 = D, A1 = D R45
+ * with D = diag(2, 1, 1). Normals turn by the inverse transpose:
+ *   v0 (0, 0, 1), root only: D^-T n = (0, 0, 1)
+ *   v1 (1, 0, 0), tip only: D^-1 R45 n = (0.35355, 0.70711, 0)
+ *       -> normalized (1, 2, 0)/sqrt 5 = (0.44721, 0.89443, 0)
+ *   v2 (1, 0, 0), half each: M = D (I + R45)/2; (I + R45)/2 in the xy
+ *       plane is a scaled rotation by 22.5 degrees, its inverse transpose
+ *       the same rotation over its squared scale: (0.92388, 0.38268, 0)
+ *       before D^-1 -> (0.46194, 0.38268, 0) -> (0.77008, 0.63795, 0)
+ * The plain 3x3 gave (0.89443, 0.44721, 0) for v1: tilted with the
+ * stretch instead of against it. Mirroring the root (scale (-2, 1, 1))
+ * keeps the normals pointing out: v0 stays (0, 0, 1) (the plain cofactors
+ * would flip it to (0, 0, -1)); v1 becomes (-0.44721, 0.89443, 0). */
+static void a_non_uniform_scale_tilts_normals_by_the_inverse_transpose(void)
+{
+    tiny_opts o = defaults();
+    bw_asset *asset;
+    bw_mesh *mesh;
+    if (!load_tiny_ok(&o, &asset, &mesh)) return;
+    const bw_rig *rig = asset->rig;
+    int root = bw_rig_find_by_name(rig, "root"), tip = bw_rig_find_by_name(rig, "tip");
+    CHECK(root >= 0 && tip >= 0);
+    float model[2][4][4], palette[2][4][4], pos[9], nrm[9];
+    for (int mirror = 0; mirror < 2 && root >= 0 && tip >= 0; mirror++) {
+        bw_pose pose;
+        CHECK_INT(bw_pose_init(&pose, rig, NULL), BW_OK);
+        bw_pose_set_rest(&pose, rig);
+        pose.joints[root].s[0] = mirror ? -2.0f : 2.0f;
+        float h = (float)(M_PI / 8.0);
+        pose.joints[tip].r[2] = sinf(h);
+        pose.joints[tip].r[3] = cosf(h);
+        bw_pose_local_to_model(rig, &pose, model);
+        bw_pose_deinit(&pose);
+        CHECK_INT(bw_mesh_skin(mesh, rig, (const float(*)[4][4])model, NULL, palette, pos, nrm), BW_OK);
+        const float want[2][9] = {{0, 0, 1, 0.4472136f, 0.8944272f, 0, 0.7700762f, 0.6379520f, 0},
+                                  {0, 0, 1, -0.4472136f, 0.8944272f, 0, -0.7700762f, 0.6379520f, 0}};
+        for (int i = 0; i < 9; i++) CHECK_NEAR(nrm[i], want[mirror][i], 1e-5);
+        /* the positions are the plain blend: v0 (1, 0, 0) -> D (2, 0, 0) (or (-2, 0, 0)) */
+        CHECK_NEAR(pos[0], mirror ? -2.0 : 2.0, 1e-5);
+        CHECK_NEAR(pos[1], 0.0, 1e-6);
+    }
+    bw_mesh_destroy(mesh);
+    bw_asset_destroy(asset);
+}
+
 static void morph_targets_should_move_vertices_by_their_curve(void)
 {
     tiny_opts o = defaults();
@@ -751,6 +798,7 @@ static void shared_assets_should_load_with_their_accessor_counts(void)
 int main(void)
 {
     RUN(tiny_skin_should_match_the_hand_computed_positions);
+    RUN(a_non_uniform_scale_tilts_normals_by_the_inverse_transpose);
     RUN(morph_targets_should_move_vertices_by_their_curve);
     RUN(morph_targets_should_move_normals_by_their_curve);
     RUN(a_carried_mesh_turns_its_normals_by_the_inverse_transpose);

@@ -42,8 +42,11 @@
  * Skinning (bw_mesh_skin) is morphing, then linear blend skinning:
  *   p = bind + sum_t curve_t * offset_t,  n = bind_n + sum_t curve_t * normal_offset_t
  *   palette[b] = scene * model[joint(b)] * inverse_bind[b]
- *   p' = sum_k w_k palette[j_k] p,  n' = normalize(sum_k w_k R(palette[j_k]) n)
- * with R the upper 3x3 (uniform scale assumed for normals). It writes
+ *   M = sum_k w_k palette[j_k],  p' = M p,  n' = normalize(N(M) n)
+ * with N(M) the inverse transpose of M's upper 3x3 (its cofactors, so a
+ * joint's non-uniform scale tilts normals as it tilts the surface, and a
+ * mirror keeps them pointing out; for rotation and uniform scale N(M) n
+ * is the rotated normal). It writes
  * caller buffers, never allocates, and is safe to run on one mesh from
  * several threads with separate buffers (the mesh is read-only).
  */

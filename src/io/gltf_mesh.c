@@ -425,25 +425,16 @@ static void turn3(bool moved, const float place[4][4], const float *q, float out
     for (int r = 0; r < 3; r++) out[r] = moved ? place[0][r] * q[0] + place[1][r] * q[1] + place[2][r] * q[2] : q[r];
 }
 
-/* The matrix that turns normals as `place` turns positions: the inverse
- * transpose of its upper 3x3 up to a positive factor (normals are
- * normalized after turning), i.e. its cofactors. Column-major like
- * `place`: with columns a, b, c the columns are b × c, c × a, a × b,
- * negated when the determinant is negative (a mirror), so a normal keeps
- * pointing out. Only the upper 3x3 is set and read (turn3). A
- * non-uniform scale on the way down to a mesh tilts its normals the
- * other way from its surfaces; the plain 3x3 would tilt them with. */
+/* The matrix that turns normals as `place` turns positions
+ * (bw_normal_columns of its upper 3x3); only the upper 3x3 is set and
+ * read (turn3). */
 static void normal_matrix(const float place[4][4], float out[4][4])
 {
-    const float *a = place[0], *b = place[1], *c = place[2];
-    const float cols[3][3] = {{b[1] * c[2] - b[2] * c[1], b[2] * c[0] - b[0] * c[2], b[0] * c[1] - b[1] * c[0]},
-                              {c[1] * a[2] - c[2] * a[1], c[2] * a[0] - c[0] * a[2], c[0] * a[1] - c[1] * a[0]},
-                              {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]}};
-    const float det = a[0] * cols[0][0] + a[1] * cols[0][1] + a[2] * cols[0][2];
-    const float sign = det < 0.0f ? -1.0f : 1.0f;
+    float cols[3][3];
+    bw_normal_columns(place[0], place[1], place[2], cols);
     bw_affine_identity(out);
     for (int k = 0; k < 3; k++)
-        for (int r = 0; r < 3; r++) out[k][r] = sign * cols[k][r];
+        for (int r = 0; r < 3; r++) out[k][r] = cols[k][r];
 }
 
 /* 1 / |v|, 0 for a zero vector. */
