@@ -99,6 +99,8 @@ test("check_fields: a script's own option check, with the caller's line", functi
     local line = debug.getinfo(misspelt, "S").linedefined
     raises(misspelt, "test_lua_module.lua:" .. line .. ": blink: options: unknown field 'sead' (accepted fields: seed)")
     raises(function() bw.check_fields({ 5 }, { "seed" }, "o") end, "o: unexpected list entry [1]")
+    raises(function() bw.check_fields({ ["seed\0x"] = 1 }, { "seed" }, "o") end, "o: unknown field 'seed' (with a NUL byte)")
+    fails("unknown field 'joints' (with a NUL byte)", bw.rig { joints = { { name = "a" } }, ["joints\0"] = 1 })
     raises(function() bw.check_fields({ [true] = 1 }, { "seed" }, "o") end, "o: unexpected boolean key")
     raises(function() bw.check_fields({}, { "a", 7 }, "o") end, "check_fields: names[2] is not a name")
     raises(function() bw.check_fields({}, { "a\0b" }, "o") end, "check_fields: names[1] is not a name")
