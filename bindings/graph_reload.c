@@ -10,6 +10,7 @@
 #include "blendwerk/bind.h"
 #include "graph_reload.h"
 #include "lua_graph.h"
+#include "lua_support.h"
 
 typedef struct version {
     bw_sandbox *sb;
@@ -126,9 +127,10 @@ static version *build(bw_graph_reload *r)
         }
         if (!r->error[0]) append(r->error, sizeof r->error, "%s: the graph was refused", r->path);
     } else {
-        v->graph = bw_lua_graph_check(L, -2);
         lua_pushvalue(L, -2);
-        v->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        v->ref = bw_lua_ref_protected(L); /* the state may be at its cap */
+        if (v->ref != LUA_NOREF) v->graph = bw_lua_graph_check(L, -2);
+        else append(r->error, sizeof r->error, "%s: out of memory", r->path);
     }
     lua_settop(L, 0);
     if (!v->graph) {
