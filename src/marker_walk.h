@@ -26,14 +26,14 @@
  * to, or a looping clip of length <= 0, is an empty step: no marker, no
  * wrap, `to` is from as placed (0 when not finite).
  *
- * The window (SPEC §4: at most 4 cycles per step): a looping step longer
- * than BW_MARKER_CYCLES lengths of travel visits only its last
- * BW_MARKER_CYCLES lengths, the half-open window (to - 4·length, to], so
- * every marker fires at most 4 times and the most recent ones survive a
- * stall; the start is then excluded whatever include_start says. The
+ * The window (SPEC §4: at most 4 cycles per step): a looping step of more
+ * than BW_MARKER_CYCLES lengths of travel (or exactly that many with its
+ * start included) visits only the half-open window (to - 4·length, to],
+ * so every marker fires at most 4 times and the most recent ones survive
+ * a stall; the start is then excluded whatever include_start says. The
  * decision compares pass-relative positions only (exact: fmod is exact),
- * so a step of exactly 4 lengths keeps its start and a step of 1e30
- * lengths does no more work than one of 5: the walk counts passes with an
+ * so a step of 4 lengths is told from one a rounding longer, and a step
+ * of 1e30 lengths does no more work than one of 5: the walk counts passes with an
  * int bounded by BW_MARKER_CYCLES + 1, never steps a double pass number,
  * which past 2^53 would stall at k + 1 == k. A clipped step whose `to` is
  * so large that to - 4·length rounds to `to` (|to| around 2^55 lengths
@@ -136,10 +136,11 @@ static inline bw_marker_step bw_marker_plan(double length, bool loop, double fro
     if (!(n >= 0.0)) n = 0.0;
     s.to = t1;
     s.wraps = n;
-    /* longer than BW_MARKER_CYCLES lengths: n·len + (t1 - t0) forward,
-     * n·len + (t0 - t1) backward, against 4·len, with |t1 - t0| < len */
+    /* the travel n·len + (t1 - t0) forward, n·len + (t0 - t1) backward
+     * (|t1 - t0| < len) against 4·len: longer, or exactly 4 lengths with
+     * the start included (its start and end would repeat one phase) */
     bool beyond_end = backward ? t1 < t0 : t1 > t0;
-    if (n > BW_MARKER_CYCLES || (n == BW_MARKER_CYCLES && beyond_end)) {
+    if (n > BW_MARKER_CYCLES || (n == BW_MARKER_CYCLES && (beyond_end || (t1 == t0 && include_start)))) {
         /* `to` so large that its window start rounds to it: no position
          * within a pass is known there, so nothing is visited */
         double start = backward ? to + BW_MARKER_CYCLES * length : to - BW_MARKER_CYCLES * length;
