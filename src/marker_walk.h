@@ -33,9 +33,9 @@
  * a stall; the start is then excluded whatever include_start says. The
  * decision compares pass-relative positions only (exact: fmod is exact),
  * so a step of 4 lengths is told from one a rounding longer, and a step
- * of 1e30 lengths does no more work than one of 5: the walk counts passes with an
- * int bounded by BW_MARKER_CYCLES + 1, never steps a double pass number,
- * which past 2^53 would stall at k + 1 == k. A clipped step whose `to` is
+ * of 1e30 lengths does no more work than one of 5: the walk counts its
+ * passes with an int up to BW_MARKER_CYCLES + 1, never steps a double
+ * pass number, which past 2^53 would stall at k + 1 == k. A clipped step whose `to` is
  * so large that to - 4·length rounds to `to` (|to| around 2^55 lengths
  * and beyond, where the caller's time no longer resolves a pass) visits
  * nothing and reports all its wraps as before the window.
