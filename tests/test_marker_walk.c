@@ -14,6 +14,7 @@
 #include "blendwerk/play.h"
 #include "check.h"
 #include "fixtures.h"
+#include "graph_fixtures.h"
 #include "marker_walk.h"
 
 #define MAX_MARKERS 8
@@ -392,6 +393,16 @@ static void a_track_visits_every_marker_of_a_step_within_four_lengths(void)
     bw_track_set_drain(set, queue_names, text);
     CHECK_STR(text, "L a b c L a b c L a b c L a b c L");
     CHECK_NEAR(bw_track_set_time(set, h), 0.0, 0.0);
+    /* A step whose landing time does not resolve a pass (1e30 s at speed
+     * 1: to - 4 rounds to `to`): the 16 LOOPs nearest the new time, no
+     * marker (before, 4 cycles of markers at an arbitrary phase). */
+    CHECK_INT(bw_track_set_set_speed(set, h, 1e30f), BW_OK);
+    text[0] = '\0';
+    bw_track_set_advance(set, 1.0f);
+    bw_track_set_drain(set, queue_names, text);
+    CHECK_STR(text, "L L L L L L L L L L L L L L L L");
+    double t = bw_track_set_time(set, h);
+    CHECK(t >= 0.0 && t < 1.0);
     bw_track_set_destroy(set);
     bw_binding_destroy(binding);
     bw_clip_destroy(clip);
@@ -438,6 +449,49 @@ static void the_animator_takes_looping_marker_times_modulo_the_length(void)
     bw_clip_destroy(clip);
 }
 
+static void count_markers(void *user, const bw_graph_event *e)
+{
+    if (e->kind == BW_GRAPH_EVENT_MARKER) (*(int *)user)++;
+}
+
+/* A fix: a graph state's fresh first advance of exactly 4 cycles included
+ * its start, so a marker there fired 5 times ([0, 4] holds 0, 1, 2, 3, 4);
+ * the window (0, 4] holds it 4 times. A 1 s looping clip with s at 0:
+ * update(4) from the entry gives 4 markers; then 4 more seconds, not
+ * fresh, (4, 8]: 4 again; a fresh start advanced 3 s, [0, 3]: 4 (0, 1, 2, 3). */
+static void a_fresh_graph_state_fires_at_most_four_cycles(void)
+{
+    static const bw_marker_desc s0[1] = {{"s", 0.0f}};
+    bw_clip *clip = clip_with(s0, 1, 1.0f);
+    bw_binding *binding = fixture_binding(clip, rig);
+    const bw_clip *clip_list[1] = {clip};
+    for (int k = 0; k < 2; k++) {
+        bw_graph_state_desc states[1] = {{.name = "loop", .clip = 0}};
+        bw_graph_layer_desc layers[1] = {graph_fixture_layer("base", "loop", states, 1, NULL, 0)};
+        bw_graph_desc d = {0};
+        d.layers = layers;
+        d.layer_count = 1;
+        d.clips = clip_list;
+        d.clip_count = 1;
+        bw_graph *g = graph_fixture_compile(&d);
+        bw_graph_cursor *c = graph_fixture_cursor(g, rig, &binding, 1, NULL);
+        int n = 0;
+        bw_graph_cursor_update(c, k == 0 ? 4.0f : 3.0f);
+        bw_graph_cursor_drain(c, count_markers, &n);
+        CHECK_INT(n, 4);
+        if (k == 0) {
+            n = 0;
+            bw_graph_cursor_update(c, 4.0f);
+            bw_graph_cursor_drain(c, count_markers, &n);
+            CHECK_INT(n, 4);
+        }
+        bw_graph_cursor_destroy(c);
+        bw_graph_destroy(g);
+    }
+    bw_binding_destroy(binding);
+    bw_clip_destroy(clip);
+}
+
 int main(void)
 {
     static const char *const names[2] = {"root", "spine"};
@@ -456,6 +510,7 @@ int main(void)
     RUN(nan_and_infinite_inputs_visit_nothing);
     RUN(a_track_visits_every_marker_of_a_step_within_four_lengths);
     RUN(the_animator_takes_looping_marker_times_modulo_the_length);
+    RUN(a_fresh_graph_state_fires_at_most_four_cycles);
     bw_rig_destroy(rig);
     return check_summary();
 }
