@@ -19,6 +19,7 @@
 #include "blendwerk/procedural.h"
 #include "blendwerk/sample.h"
 #include "bw_math.h"
+#include "clip_internal.h"
 #include "common.h"
 #include "graph_internal.h"
 #include "mix_internal.h"
@@ -852,41 +853,28 @@ static void push_marker(bw_animator *a, int clip, int marker)
     e->time = bw_clip_marker_time(a->clips[clip], marker);
 }
 
-/* Markers of `clip` crossed by the step (from, from + delta]: forward, or
- * [from + delta, from) in reverse order for a negative delta. */
+/* The walk's visitor: a crossed marker of the dominant play's clip. */
+typedef struct marker_sink {
+    bw_animator *a;
+    int clip;
+} marker_sink;
+
+static void push_crossed(void *user, int marker)
+{
+    const marker_sink *sink = (const marker_sink *)user;
+    if (marker != BW_MARKER_WRAP) push_marker(sink->a, sink->clip, marker);
+}
+
+/* Markers of `clip` crossed by the step from `from` by `delta`
+ * (marker_walk.h): the old endpoint excluded, the new one included, in
+ * reverse order for a negative delta, at most 4 cycles. */
 static void cross_markers(bw_animator *a, int clip, double from, double delta, bool loop)
 {
     const bw_clip *c = a->clips[clip];
-    int m = bw_clip_marker_count(c);
-    double len = bw_clip_length(c);
-    if (m == 0 || !(delta != 0.0) || !(len > 0.0) || !isfinite(from) || !isfinite(delta)) return;
-    double start = from, end = from + delta;
-    if (!loop) {
-        end = end < 0.0 ? 0.0 : (end > len ? len : end);
-        if (start < 0.0) start = 0.0;
-        if (start > len) start = len;
-    }
-    const double limit = 4.0 * len; /* at most 4 cycles per update */
-    /* the span is at most 4 lengths, so at most 6 passes; counted, because
-     * past 2^53 cycles (a huge dt) k ± 1 == k and k would never leave it */
-    enum { PASSES = 6 };
-    if (delta > 0.0) {
-        if (end - start > limit) start = end - limit;
-        double k = floor(start / len);
-        for (int pass = 0; pass < PASSES && k * len <= end; pass++, k += 1.0)
-            for (int i = 0; i < m; i++) {
-                double t = k * len + bw_clip_marker_time(c, i);
-                if (t > start && t <= end) push_marker(a, clip, i);
-            }
-    } else {
-        if (start - end > limit) start = end + limit;
-        double k = floor(start / len);
-        for (int pass = 0; pass < PASSES && (k + 1.0) * len >= end; pass++, k -= 1.0)
-            for (int i = m - 1; i >= 0; i--) {
-                double t = k * len + bw_clip_marker_time(c, i);
-                if (t < start && t >= end) push_marker(a, clip, i);
-            }
-    }
+    if (c->marker_count == 0 || !(delta != 0.0)) return;
+    bw_marker_step ms = bw_marker_plan((double)c->length, loop, from, from + delta, delta < 0.0, false);
+    marker_sink sink = {a, clip};
+    bw_marker_walk(&c->marker_list, &ms, push_crossed, &sink);
 }
 
 /* Markers of the heaviest of the first n root plays (plays[] gives the clip). */

@@ -279,7 +279,9 @@ static bw_result build_clip(const bw_clip_desc *desc, uint64_t sequence_id, uint
 
     size_t off_tracks = bw_align_up(sizeof(struct bw_clip), BW_MAX_ALIGN);
     size_t off_markers = off_tracks + bw_align_up(sizeof(bw_track_data) * (size_t)desc->track_count, BW_MAX_ALIGN);
-    size_t off_floats = off_markers + bw_align_up(sizeof(bw_clip_marker) * (size_t)desc->marker_count, BW_MAX_ALIGN);
+    size_t off_walk = off_markers + bw_align_up(sizeof(bw_clip_marker) * (size_t)desc->marker_count, BW_MAX_ALIGN);
+    size_t walk_bytes = (2 * sizeof(double) + sizeof(int)) * (size_t)desc->marker_count;
+    size_t off_floats = off_walk + bw_align_up(walk_bytes, BW_MAX_ALIGN);
     size_t off_easing = off_floats + bw_align_up(sizeof(float) * floats, BW_MAX_ALIGN);
     size_t off_strings = off_easing + bw_align_up(easing_bytes, BW_MAX_ALIGN);
     size_t total = off_strings + strings;
@@ -390,6 +392,12 @@ static bw_result build_clip(const bw_clip_desc *desc, uint64_t sequence_id, uint
     if (desc->length > 0.0f) clip->length = desc->length;
     else clip->length = last_time > 0.0f ? last_time : 0.0f;
 
+    double *walk_times = (double *)(block + off_walk), *ring = walk_times + desc->marker_count;
+    int *ring_index = (int *)(ring + desc->marker_count);
+    for (int i = 0; i < desc->marker_count; i++) walk_times[i] = (double)clip->markers[i].time;
+    bw_marker_list_build((double)clip->length, walk_times, desc->marker_count, ring, ring_index);
+    clip->marker_list = (bw_marker_list){walk_times, ring, ring_index, desc->marker_count};
+
     if (bw_clip_grid_build(clip) != BW_OK) {
         bw_free(a, block, total);
         return bw_fail(err, BW_ERR_OUT_OF_MEMORY, "clip \"%s\": out of memory", clip_name);
@@ -455,6 +463,9 @@ bw_result bw_clip_clone(const bw_clip *src, const bw_allocator *allocator, bw_cl
     clip->marker_count = src->marker_count;
     clip->tracks = (bw_track_data *)relocate(src->tracks, src, block);
     clip->markers = (bw_clip_marker *)relocate(src->markers, src, block);
+    clip->marker_list = (bw_marker_list){relocate(src->marker_list.times, src, block),
+                                         relocate(src->marker_list.ring, src, block),
+                                         relocate(src->marker_list.ring_index, src, block), src->marker_count};
     for (int i = 0; i < clip->track_count; i++) {
         bw_track_data *t = &clip->tracks[i];
         t->parent = relocate(t->parent, src, block);

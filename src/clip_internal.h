@@ -7,6 +7,8 @@
  *   struct bw_clip
  *   bw_track_data tracks[track_count]      (in creation order)
  *   bw_clip_marker markers[marker_count]   (sorted by time, stable)
+ *   double marker times[marker_count], ring[marker_count], then
+ *   int ring_index[marker_count]           (the walking order, marker_walk.h)
  *   float key data                         (per track, in track order:
  *                                           times[key_count], then
  *                                           values[key_count * stride])
@@ -35,6 +37,7 @@
 
 #include "blendwerk/bind.h"
 #include "blendwerk/clip.h"
+#include "marker_walk.h"
 
 typedef struct bw_track_data {
     const char *parent;   /* joint's parent name; "" root; NULL unknown or a curve track */
@@ -79,6 +82,7 @@ struct bw_clip {
     int marker_count;
     bw_track_data *tracks;
     bw_clip_marker *markers;
+    bw_marker_list marker_list; /* the markers in walking order, built with the clip */
     struct bw_clip_grid *grid; /* the uniform-grid copy (clip_grid.c), NULL when ineligible */
 };
 

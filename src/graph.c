@@ -382,6 +382,8 @@ static void layout(bw_graph *g, bw_carver *c, const sizes *n)
     g->params = (g_param *)carve(c, (size_t)n->params * sizeof *g->params);
     g->clips = (g_clip *)carve(c, (size_t)n->clips * sizeof *g->clips);
     g->markers = (g_marker *)carve(c, (size_t)n->markers * sizeof *g->markers);
+    g->marker_times = (double *)carve(c, (size_t)n->markers * sizeof *g->marker_times);
+    g->marker_ring = (double *)carve(c, (size_t)n->markers * sizeof *g->marker_ring);
     g->loop_order = (int *)carve(c, (size_t)n->markers * sizeof *g->loop_order);
     g->masks = (g_mask *)carve(c, (size_t)n->masks * sizeof *g->masks);
     g->mask_entries = (g_mask_entry *)carve(c, (size_t)n->mask_entries * sizeof *g->mask_entries);
@@ -461,21 +463,11 @@ static void time_markers(bw_graph *g, g_clip *gc, const bw_clip *clip)
     int m = gc->marker_first;
     {
         for (int k = 0; k < gc->marker_count; k++) {
-            g_marker *mk = &g->markers[m + k];
-            mk->time = bw_clip_marker_time(clip, k);
-            float w = gc->length > 0.0f ? fmodf(mk->time, gc->length) : 0.0f;
-            if (w < 0.0f) w += gc->length;
-            if (!(w < gc->length)) w = 0.0f;
-            mk->wrapped = w;
-            /* stable insertion by wrapped time */
-            int *order = &g->loop_order[m];
-            int j = k;
-            while (j > 0 && g->markers[m + order[j - 1]].wrapped > w) {
-                order[j] = order[j - 1];
-                j--;
-            }
-            order[j] = k;
+            g->markers[m + k].time = bw_clip_marker_time(clip, k);
+            g->marker_times[m + k] = (double)g->markers[m + k].time;
         }
+        bw_marker_list_build((double)gc->length, &g->marker_times[m], gc->marker_count, &g->marker_ring[m],
+                             &g->loop_order[m]);
         /* per marker: its occurrence among equal names in loop order, and their count */
         for (int a = 0; a < gc->marker_count; a++) {
             g_marker *mk = &g->markers[m + g->loop_order[m + a]];

@@ -12,8 +12,6 @@
 #include "mix_internal.h"
 #include "pose_internal.h"
 
-/* Marker traversal visits at most this many cycles per advance (play.h). */
-#define MAX_MARKER_CYCLES 4
 /* Leaf caches per layer: the current state, the live source, and the
  * state that fired away in this update (root motion still reads it). */
 #define SLOT_CUR 0
@@ -283,63 +281,46 @@ static step advance_play(bw_graph_cursor *c, int l, int slot, play *pl, double d
     return st;
 }
 
-static void marker_if_crossed(bw_graph_cursor *c, int l, int s, const g_clip *clip, int k, double x, double lo,
-                              double hi, bool inclusive)
+/* The walk's visitor: a crossed marker of one state's dominant clip as an
+ * event (loop boundaries are not events). */
+typedef struct marker_sink {
+    bw_graph_cursor *c;
+    int layer, state;
+    const g_clip *clip;
+} marker_sink;
+
+static void push_crossed(void *user, int k)
 {
-    if (!((x > lo || (inclusive && x == lo)) && x <= hi)) return;
-    const g_marker *m = &c->g->markers[clip->marker_first + k];
-    push_event(c, (bw_graph_event){BW_GRAPH_EVENT_MARKER, l, s, (int)(clip - c->g->clips), k, m->name, m->time});
+    const marker_sink *sink = (const marker_sink *)user;
+    if (k == BW_MARKER_WRAP) return;
+    const bw_graph *g = sink->c->g;
+    const g_marker *m = &g->markers[sink->clip->marker_first + k];
+    push_event(sink->c, (bw_graph_event){BW_GRAPH_EVENT_MARKER, sink->layer, sink->state, (int)(sink->clip - g->clips),
+                                         k, m->name, m->time});
 }
 
-/* Queue the markers one advance of state s crossed, in the order of
- * travel. Positions are in "progress seconds" p × length, which grow for
- * either sign of the rate; a marker at clip time m sits at m (forward) or
- * length − m (reverse). */
+/* Queue the markers one advance of state s crossed, in the order of travel
+ * (marker_walk.h). Progress in "progress seconds" p × length grows for
+ * either sign of the rate; a negative rate runs the clip backwards, from
+ * clip time -p × length looping (the time of progress x is (−x) modulo the
+ * length) and length − p × length not looping. */
 static void emit_markers(bw_graph_cursor *c, int l, int s, step st)
 {
-    const g_state *gs = state_of(c, l, s);
     if (st.clip < 0) return;
     const g_clip *clip = &c->g->clips[st.clip];
-    double len = clip->length;
-    int n = clip->marker_count;
+    const int n = clip->marker_count, first = clip->marker_first;
     if (n == 0) return;
-    double lo = st.old_p * len, hi = st.new_p * len;
-    bool incl = st.fresh, rev = st.rate < 0.0;
-    if (!gs->loop) {
-        for (int i = 0; i < n; i++) {
-            int k = rev ? n - 1 - i : i;
-            double m = c->g->markers[clip->marker_first + k].time;
-            if (m < 0.0 || m > len) continue;
-            marker_if_crossed(c, l, s, clip, k, rev ? len - m : m, lo, hi, incl);
-        }
-        return;
+    const bool loop = state_of(c, l, s)->loop, rev = st.rate < 0.0;
+    double len = clip->length;
+    double from = st.old_p * len, to = st.new_p * len;
+    if (rev) {
+        from = loop ? -from : len - from;
+        to = loop ? -to : len - to;
     }
-    if (!(len > 0.0)) return;
-    if (hi - lo > MAX_MARKER_CYCLES * len) {
-        lo = hi - MAX_MARKER_CYCLES * len;
-        incl = false;
-    }
-    const int *order = &c->g->loop_order[clip->marker_first];
-    /* hi - lo is at most MAX_MARKER_CYCLES lengths now, so at most that
-     * many passes + 2 start at or below hi; counted, because past 2^53
-     * passes (a huge rate × dt) k + 1 == k and k would never pass hi */
-    double k = floor(lo / len);
-    for (int cycle = 0; cycle < MAX_MARKER_CYCLES + 2 && k * len <= hi; cycle++, k += 1.0) {
-        double base = k * len;
-        if (!rev) {
-            for (int i = 0; i < n; i++)
-                marker_if_crossed(c, l, s, clip, order[i], base + c->g->markers[clip->marker_first + order[i]].wrapped,
-                                  lo, hi, incl);
-            continue;
-        }
-        /* reverse: markers at 0 of this pass first, then descending time */
-        for (int pass = 0; pass < 2; pass++)
-            for (int i = n - 1; i >= 0; i--) {
-                double w = c->g->markers[clip->marker_first + order[i]].wrapped;
-                if ((w == 0.0) != (pass == 0)) continue;
-                marker_if_crossed(c, l, s, clip, order[i], base + (w == 0.0 ? 0.0 : len - w), lo, hi, incl);
-            }
-    }
+    bw_marker_step ms = bw_marker_plan(len, loop, from, to, rev, st.fresh);
+    const bw_marker_list list = {&c->g->marker_times[first], &c->g->marker_ring[first], &c->g->loop_order[first], n};
+    marker_sink sink = {c, l, s, clip};
+    bw_marker_walk(&list, &ms, push_crossed, &sink);
 }
 
 /* ---- select ---- */
@@ -509,10 +490,12 @@ static bool live_play(bw_graph_cursor *c, int k, play **pl, step **st, int *grou
     return true;
 }
 
-/* Position of marker order[i] of a clip as a phase in [0, 1). */
+/* Position of marker order[i] of a clip as a phase in [0, 1), divided in
+ * float as the clip length is (the ring position of a time in [0, length)
+ * is that float time itself). */
 static double marker_phase(const bw_graph *g, const g_clip *clip, int i)
 {
-    return g->markers[clip->marker_first + g->loop_order[clip->marker_first + i]].wrapped / clip->length;
+    return (float)g->marker_ring[clip->marker_first + i] / clip->length;
 }
 
 /* In loop order, the marker of `follower` that corresponds to marker

@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include "blendwerk/graph.h"
+#include "marker_walk.h"
 
 typedef struct g_param {
     const char *name;
@@ -25,7 +26,6 @@ typedef struct g_clip {
 typedef struct g_marker {
     const char *name;
     float time;     /* as authored, seconds (the clip's time order) */
-    float wrapped;  /* time taken modulo the clip length, in [0, length) */
     int name_id;    /* equal for equal names across the graph's clips */
     int loop_occ;   /* how many markers of its clip with the same name come before it in loop order */
     int name_count; /* how many markers of its clip have its name */
@@ -129,8 +129,14 @@ struct bw_graph {
     g_param *params;
     g_clip *clips;
     g_marker *markers; /* per clip, in the clip's (time) order */
-    int *loop_order;   /* per clip, marker indices (relative to the clip's first) sorted by
-                          wrapped time, stable: the order of one forward loop pass */
+    /* Per clip (from its marker_first), the walking order of marker_walk.h:
+     * marker_times[k] = markers[k].time; loop_order[j] the marker indices
+     * (relative to the clip's first) sorted by time modulo the length,
+     * stable: the order of one forward loop pass; marker_ring[j] = that
+     * position, in [0, length). */
+    double *marker_times;
+    double *marker_ring;
+    int *loop_order;
     g_mask *masks;
     g_mask_entry *mask_entries;
     g_layer *layers;

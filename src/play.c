@@ -3,13 +3,11 @@
  * Each track keeps its clip time as a double in [0, length) (looping) or
  * [0, length] (not looping), re-wrapped after every advance, so thousands of
  * loops never accumulate an unbounded time whose float image loses the
- * fraction. An advance is walked as a sequence of clip passes ("cycles") in
- * the direction of travel: cycle 0 is the pass the track starts in, cycle n
- * the pass it lands in. Only the last four cycles are visited for markers,
- * and the passes before them contribute only their (capped) LOOP signals,
- * so a stall of any length costs a bounded amount of work. Cycle numbers
- * are doubles and only compared near the end of the walk (as distances
- * from n), so a step of 1e9 clip lengths never needs n - 3 to be exact.
+ * fraction. The markers an advance crosses come from the one marker walk
+ * (marker_walk.h): on a looping clip the last 4 lengths of travel are
+ * visited, each loop boundary inside them a LOOP between the markers, and
+ * the boundaries before them contribute only their (capped) LOOP signals,
+ * queued first, so a stall of any length costs a bounded amount of work.
  *
  * Signals go to a queue allocated at creation; drain delivers them after
  * the frame's compose, then removes stopped, silent tracks and reports each
@@ -22,12 +20,12 @@
 #include "blendwerk/sample.h"
 #include "clip_internal.h"
 #include "common.h"
+#include "marker_walk.h"
 #include "mix_internal.h"
 
 #define SLOT_BITS 10
 #define SLOT_MASK ((1 << SLOT_BITS) - 1)
 #define MAX_GENERATION (1 << 20)
-#define MARKER_CYCLES 4 /* cycles of markers visited per advance (SPEC §4) */
 #define MAX_LOOPS 16    /* LOOP signals per track per advance (SPEC §4) */
 
 /* Which end a non-looping track last reported ENDED at. */
@@ -38,8 +36,8 @@ typedef struct track {
     int generation; /* 1..MAX_GENERATION; bumped by every play into the slot */
     const bw_binding *binding;
     const bw_clip_marker *markers; /* the clip's, sorted by time; read directly on the hot path */
+    const bw_marker_list *marker_list; /* the clip's walking order (marker_walk.h) */
     int marker_count;
-    bool markers_in_order; /* positions (after the modulo) ascend with the index */
     double length; /* clip length in seconds; 0 for zero-length clips */
     double time;   /* [0, length) looping, [0, length] otherwise */
     float speed;
@@ -154,32 +152,12 @@ void bw_track_set_destroy(bw_track_set *set)
 
 /* ---- time helpers ---- */
 
-/* Euclidean remainder of x by len (> 0), in [0, len). fmod is exact; the
- * only rounding is adding len to a tiny negative remainder, which may land
- * on len itself, so that case is pulled just below it. */
-static double wrap_time(double x, double len)
-{
-    double r = fmod(x, len);
-    if (r < 0.0) r += len;
-    if (r >= len) r = nextafter(len, 0.0);
-    return r;
-}
-
 /* Start / seek time as playback would leave it. */
 static double place_time(const track *tr, double time)
 {
     if (tr->length <= 0.0) return 0.0;
-    if (tr->loop) return wrap_time(time, tr->length);
+    if (tr->loop) return bw_wrap_time(time, tr->length);
     return time < 0.0 ? 0.0 : (time > tr->length ? tr->length : time);
-}
-
-/* Marker position for marker traversal: modulo the length on looping clips
- * (a marker at the length is the marker at 0). */
-static double marker_pos(const track *tr, int marker)
-{
-    double m = (double)tr->markers[marker].time;
-    if (!tr->loop || (m >= 0.0 && m < tr->length)) return m; /* the usual case: no fmod */
-    return wrap_time(m, tr->length);
 }
 
 /* The weight along the fade, in double so that the end is met exactly:
@@ -218,122 +196,52 @@ static void push_signal(bw_track_set *set, const track *tr, bw_signal_kind kind,
     s->user = tr->user;
 }
 
-/* A range of marker positions [lo, hi] with open or closed ends. */
-typedef struct span {
-    double lo, hi;
-    bool lo_closed, hi_closed;
-} span;
+/* The walk's visitor: a crossed marker or a loop boundary, queued. */
+typedef struct signal_sink {
+    bw_track_set *set;
+    const track *tr;
+} signal_sink;
 
-static bool in_span(const span *sp, double p)
+static void queue_crossed(void *user, int marker)
 {
-    return (sp->lo_closed ? p >= sp->lo : p > sp->lo) && (sp->hi_closed ? p <= sp->hi : p < sp->hi);
-}
-
-/* Queue the markers whose position lies in `sp`, ordered by (position,
- * index) ascending when forward, descending when not. Positions modulo the
- * length need not be sorted by index (a marker at the length maps to 0), so
- * each step selects the next key past the previous one: O(markers) per
- * queued marker plus one final scan, no scratch. */
-static void queue_markers(bw_track_set *set, const track *tr, const span *sp, bool forward)
-{
-    int count = tr->marker_count;
-    if (count <= 0 || sp->lo > sp->hi) return;
-    if (tr->markers_in_order) { /* index order is (position, index) order: one pass */
-        for (int k = 0; k < count; k++) {
-            int i = forward ? k : count - 1 - k;
-            if (in_span(sp, marker_pos(tr, i))) push_signal(set, tr, BW_SIGNAL_MARKER, i);
-        }
-        return;
-    }
-    double prev_pos = forward ? -INFINITY : INFINITY;
-    int prev_idx = forward ? -1 : count;
-    for (;;) {
-        int best = -1;
-        double best_pos = 0.0;
-        for (int i = 0; i < count; i++) {
-            double p = marker_pos(tr, i);
-            if (!in_span(sp, p)) continue;
-            bool after_prev = forward ? (p > prev_pos || (p == prev_pos && i > prev_idx))
-                                      : (p < prev_pos || (p == prev_pos && i < prev_idx));
-            if (!after_prev) continue;
-            bool better = best < 0 || (forward ? (p < best_pos || (p == best_pos && i < best))
-                                               : (p > best_pos || (p == best_pos && i > best)));
-            if (better) {
-                best = i;
-                best_pos = p;
-            }
-        }
-        if (best < 0) return;
-        push_signal(set, tr, BW_SIGNAL_MARKER, best);
-        prev_pos = best_pos;
-        prev_idx = best;
-    }
+    signal_sink *sink = (signal_sink *)user;
+    push_signal(sink->set, sink->tr, marker == BW_MARKER_WRAP ? BW_SIGNAL_LOOP : BW_SIGNAL_MARKER, marker);
 }
 
 /* ---- advancing ---- */
 
+/* Queue the step's markers (none without markers: no call) and move the
+ * time. Looping: the LOOPs before the walk's window first (the 16 nearest
+ * the new time in all), then the walk's markers and in-window LOOPs. */
 static void advance_looping(bw_track_set *set, track *tr, double step)
 {
-    double len = tr->length;
     double t = tr->time;
-    double u = t + step;
-    bool forward = step > 0.0;
-    /* Within the clip (most frames) nothing wraps: fmod would return u
-     * itself and no boundary is crossed, so the division is skipped. */
-    const bool inside = u >= 0.0 && u < len;
-    double nt = inside ? u : wrap_time(u, len);
-    /* Passes entered: forward the boundaries k·len in (t, u], reverse those
-     * in (u, t]. Rounding the exact difference avoids floor() disagreeing
-     * with fmod() right at a boundary. */
-    double n = inside ? 0.0 : forward ? nearbyint((u - nt) / len) : nearbyint((nt - u) / len);
-    if (!(n >= 0.0)) n = 0.0;
-    int ncap = n > 1000.0 ? 1000 : (int)n; /* exact whenever it is small */
-
-    int visited = ncap < MARKER_CYCLES - 1 ? ncap : MARKER_CYCLES - 1; /* k = 0..visited back from n */
-    int loops_total = ncap < MAX_LOOPS ? ncap : MAX_LOOPS;
-    int loops_in_visited = visited + 1 - (visited == ncap ? 1 : 0); /* cycles j >= 1 among them */
-    for (int i = loops_in_visited; i < loops_total; i++) push_signal(set, tr, BW_SIGNAL_LOOP, -1);
-
-    for (int k = visited; k >= 0; k--) {
-        bool first_cycle = k == ncap; /* j == 0 */
-        bool last_cycle = k == 0;     /* j == n */
-        if (!first_cycle) push_signal(set, tr, BW_SIGNAL_LOOP, -1);
-        span sp;
-        if (forward) {
-            sp.lo = first_cycle ? t : 0.0;
-            sp.lo_closed = first_cycle ? tr->fresh : true;
-            sp.hi = last_cycle ? nt : len;
-            sp.hi_closed = last_cycle;
-        } else {
-            sp.hi = first_cycle ? t : len;
-            sp.hi_closed = first_cycle ? tr->fresh : false;
-            sp.lo = last_cycle ? nt : 0.0;
-            sp.lo_closed = true;
-        }
-        queue_markers(set, tr, &sp, forward);
+    bw_marker_step ms = bw_marker_plan(tr->length, true, t, t + step, step < 0.0, tr->fresh);
+    int loops = ms.wraps < MAX_LOOPS ? (int)ms.wraps : MAX_LOOPS; /* >= walked_wraps */
+    for (int i = ms.walked_wraps; i < loops; i++) push_signal(set, tr, BW_SIGNAL_LOOP, -1);
+    if (tr->marker_count > 0) {
+        signal_sink sink = {set, tr};
+        bw_marker_walk(tr->marker_list, &ms, queue_crossed, &sink);
+    } else {
+        for (int i = 0; i < ms.walked_wraps; i++) push_signal(set, tr, BW_SIGNAL_LOOP, -1);
     }
     tr->last_from = t;
     tr->last_delta = step;
-    tr->time = nt;
+    tr->time = ms.to;
 }
 
 static void advance_once(bw_track_set *set, track *tr, double step)
 {
-    double len = tr->length;
     double t = tr->time;
     bool forward = step > 0.0;
-    double u = t + step;
-    if (u > len) u = len;
-    if (u < 0.0) u = 0.0;
-    span sp;
-    if (forward) {
-        sp = (span){t, u, tr->fresh, true};
-    } else {
-        sp = (span){u, t, true, tr->fresh};
-    }
+    bw_marker_step ms = bw_marker_plan(tr->length, false, t, t + step, !forward, tr->fresh);
+    double len = ms.length, u = ms.to;
     /* A track held at an end has an empty span (the old endpoint is
      * excluded), so its end markers fire once. */
-    queue_markers(set, tr, &sp, forward);
+    if (tr->marker_count > 0) {
+        signal_sink sink = {set, tr};
+        bw_marker_walk(tr->marker_list, &ms, queue_crossed, &sink);
+    }
     if (u > 0.0 && u < len) tr->ended = ENDED_NONE; /* left the end: ENDED re-arms */
     if (forward && u >= len && tr->ended != ENDED_AT_END) {
         push_signal(set, tr, BW_SIGNAL_ENDED, -1);
@@ -410,17 +318,11 @@ static void attach_clip(track *tr, const bw_binding *binding)
     const bw_clip *clip = bw_binding_clip(binding);
     tr->binding = binding;
     tr->markers = clip->markers;
+    tr->marker_list = &clip->marker_list;
     tr->marker_count = clip->markers ? clip->marker_count : 0;
     float len = bw_clip_length(clip);
     tr->length = isfinite(len) && len > 0.0f ? (double)len : 0.0;
     tr->loop = tr->loop_mode == BW_LOOP_CLIP ? bw_clip_loop(clip) : tr->loop_mode == BW_LOOP_ON;
-    /* Checked once here so the usual clip (markers within [0, length)) is
-     * walked in one pass per cycle; only a clip with markers at or past the
-     * length, or before 0, needs the selection walk. */
-    tr->markers_in_order = true;
-    for (int i = 1; i < tr->marker_count && tr->length > 0.0; i++) {
-        if (marker_pos(tr, i) < marker_pos(tr, i - 1)) tr->markers_in_order = false;
-    }
 }
 
 static bw_result check_play_desc(const bw_track_set *set, const bw_play_desc *desc)

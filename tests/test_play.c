@@ -268,10 +268,10 @@ static void huge_step_is_capped(void)
     free_clip(&fc);
 }
 
-/* Five wraps (0.9 -> 5.9): passes 0..5; LOOP count 5 (below the cap);
- * markers only from passes 2..5, so pass 1's a and b are skipped:
- * "L" (entering pass 1) then 4 × "L a b". Reverse from 0.1 by 5 s mirrors
- * it with "b a". */
+/* Five wraps (0.875 -> 5.875): passes 0..5; LOOP count 5 (below the cap);
+ * markers only in the window of the last 4 lengths of travel, (1.875, 5.875],
+ * so pass 1's a and b are skipped: "L" (entering pass 1) then 4 × "L a b".
+ * Reverse from 0.125 by 5 s mirrors it with "b a". */
 static void five_wraps_visit_the_last_four_cycles(void)
 {
     clip_and_binding fc = make_ab_clip(true);

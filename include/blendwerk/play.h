@@ -22,8 +22,9 @@
  *   included, in time order forward and reverse order backward. For a
  *   looping clip a marker time is taken modulo the length (a marker at the
  *   length is the marker at 0). Loop crossings are followed; at most 4
- *   cycles of markers are visited per advance (the 4 cycles nearest the
- *   new time, so the most recent events survive a stall) and at most 16
+ *   cycles of markers are visited per advance (the last 4 lengths of
+ *   travel, (new − 4·length, new], so every marker fires at most 4 times
+ *   and the most recent events survive a stall) and at most 16
  *   LOOP signals are queued per track per advance.
  * - dt and speed that are not finite are treated as 0; an advance of any
  *   size costs at most the bounded work above.
