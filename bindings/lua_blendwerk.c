@@ -702,15 +702,18 @@ static int l_lerp_angle(lua_State *L)
 
 #define CHECK_FIELDS_MAX 32
 
-/* blendwerk.check_fields(t, names, what) -> t: raises "what: unknown field
- * 'x' (accepted fields: a, b)" at the caller's line when t has a key that
- * is not one of the list `names`; the check the C descriptions use, for
- * scripts' own option tables. */
+/* blendwerk.check_fields(t, names, what [, level]) -> t: raises "what:
+ * unknown field 'x' (accepted fields: a, b)" when t has a key that is not
+ * one of the list `names`, positioned like error(message, level) (1, the
+ * default: the line that called check_fields; 2: that function's caller);
+ * the check the C descriptions use, for scripts' own tables. */
 static int l_check_fields(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_checktype(L, 2, LUA_TTABLE);
     const char *what = luaL_checkstring(L, 3);
+    lua_Integer level = luaL_optinteger(L, 4, 1);
+    luaL_argcheck(L, level >= 1 && level <= 1000, 4, "a level in [1, 1000]");
     const char *names[CHECK_FIELDS_MAX + 1];
     lua_Integer n = luaL_len(L, 2);
     if (n > CHECK_FIELDS_MAX) return luaL_error(L, "blendwerk.check_fields: at most %d names", CHECK_FIELDS_MAX);
@@ -723,7 +726,7 @@ static int l_check_fields(lua_State *L)
     names[n] = NULL;
     char why[256];
     if (!bw_lua_check_fields_hint(L, 1, names, why, sizeof why)) {
-        luaL_where(L, 1);
+        luaL_where(L, (int)level);
         lua_pushfstring(L, "%s: %s", what, why);
         lua_concat(L, 2);
         return lua_error(L);

@@ -51,13 +51,11 @@ local function seconds(desc, name)
     return v
 end
 
+local FIELDS = { "fade_in", "fade_out", "curve", "duration" }
+
 function M.new(desc)
     if type(desc) ~= "table" then error("envelope.new: a table { fade_in, fade_out, curve } expected", 2) end
-    for k in pairs(desc) do
-        if k ~= "fade_in" and k ~= "fade_out" and k ~= "curve" and k ~= "duration" then
-            error(string.format("envelope.new: unknown field '%s' (fade_in, fade_out, curve, duration)", tostring(k)), 2)
-        end
-    end
+    bw.check_fields(desc, FIELDS, "envelope.new", 2) -- at the caller's line
     local fade_in, fade_out = seconds(desc, "fade_in"), seconds(desc, "fade_out")
     local own = desc.duration ~= nil and seconds(desc, "duration") or nil
     local curve = desc.curve or "linear"

@@ -538,10 +538,15 @@ static void envelope_weights_match_the_gesture_envelope(void)
         "local h = e.custom(function() return 'x' end)\n"
         "return f(0.125, 2), g(0.1, 2), g(0.5, 2), g(1, 2), g(1.6, 2), g(2.5, 2), h(1, 2),\n"
         "  select(2, pcall(function() local f = e.new { fade_in = -1 }; return f end)),\n"
-        "  select(2, pcall(e.new, { curve = 'wobble' }))\n";
+        "  select(2, pcall(e.new, { curve = 'wobble' })),\n"
+        "  select(2, pcall(function() local f = e.new { fade_in = 1, fadeout = 2 }; return f end))\n";
     CHECK(bw_sandbox_load_string(sb, code, sizeof code - 1, "=envtest") == BW_SANDBOX_OK);
     lua_pushvalue(L, m);
-    CHECK(bw_sandbox_call(sb, 1, 9) == BW_SANDBOX_OK);
+    CHECK(bw_sandbox_call(sb, 1, 10) == BW_SANDBOX_OK);
+    /* a misspelt field, at the caller's line too */
+    CHECK(strstr(lua_tostring(L, -1), "envtest:8: envelope.new: unknown field 'fadeout' (accepted fields: fade_in, "
+                                      "fade_out, curve, duration)") != NULL);
+    lua_pop(L, 1);
     CHECK_NEAR(lua_tonumber(L, -9), 0.125, 1e-7);
     CHECK_NEAR(lua_tonumber(L, -8), 0.0, 0); /* 2 * 0.1 - 0.5 < 0: clamped */
     CHECK_NEAR(lua_tonumber(L, -7), 0.5, 0);

@@ -321,14 +321,15 @@ function blendwerk.easing_styles() end
 ---@return number
 function blendwerk.lerp_angle(a, b, u) end
 
----Raises "what: unknown field 'x' (accepted fields: ...)" at the caller's line when
----t has a key that is not one of names (at most 32); returns t.
+---Raises "what: unknown field 'x' (accepted fields: ...)" when t has a key that is not
+---one of names (at most 32), positioned like error(message, level) (default 1); returns t.
 ---@generic T: table
 ---@param t T
 ---@param names string[]
 ---@param what string
+---@param level? integer 1: the line calling check_fields; 2: that function's caller
 ---@return T
-function blendwerk.check_fields(t, names, what) end
+function blendwerk.check_fields(t, names, what, level) end
 
 -- Procedural helpers (include/blendwerk/procedural.h; docs/lua-api.md
 -- "Procedural controls"). Numbers in and out as multiple values; a NaN,

@@ -99,6 +99,12 @@ test("check_fields: a script's own option check, with the caller's line", functi
     local line = debug.getinfo(misspelt, "S").linedefined
     raises(misspelt, "test_lua_module.lua:" .. line .. ": blink: options: unknown field 'sead' (accepted fields: seed)")
     raises(function() bw.check_fields({ 5 }, { "seed" }, "o") end, "o: unexpected list entry [1]")
+    -- level 2: the line of the function that called the checking one
+    local function new(desc) return bw.check_fields(desc, { "curve" }, "new", 2) end
+    local function caller() new { curv = 1 } end
+    local at = debug.getinfo(caller, "S").linedefined
+    raises(caller, "test_lua_module.lua:" .. at .. ": new: unknown field 'curv' (accepted fields: curve)")
+    raises(function() bw.check_fields({}, {}, "o", 0) end, "bad argument #4")
     raises(function() bw.check_fields({ ["seed\0x"] = 1 }, { "seed" }, "o") end, "o: unknown field 'seed' (with a NUL byte)")
     fails("unknown field 'joints' (with a NUL byte)", bw.rig { joints = { { name = "a" } }, ["joints\0"] = 1 })
     raises(function() bw.check_fields({ [true] = 1 }, { "seed" }, "o") end, "o: unexpected boolean key")
