@@ -998,7 +998,10 @@ static inline void combine(const float pm[4][4], const float c[3][3], const floa
     column m0 = p0 * c[0][0] + p1 * c[0][1] + p2 * c[0][2];
     column m1 = p0 * c[1][0] + p1 * c[1][1] + p2 * c[1][2];
     column m2 = p0 * c[2][0] + p1 * c[2][1] + p2 * c[2][2];
-    column m3 = p0 * t[0] + p1 * t[1] + p2 * t[2] + p3;
+    /* two halves summed last: a chain of joints waits on this column
+     * (every child reads it), and the halves overlap (with FMA: fma ‖
+     * mul-fma, then one add, instead of mul-fma-fma-add) */
+    column m3 = (p0 * t[0] + p3) + (p1 * t[1] + p2 * t[2]);
     memcpy(m[0], &m0, sizeof m0);
     memcpy(m[1], &m1, sizeof m1);
     memcpy(m[2], &m2, sizeof m2);
@@ -1091,10 +1094,14 @@ HOT_INLINE __m512 combine_rows(__m512 p, const float *row, float m[4][4])
     const __m512 a0 = _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(_mm_loadu_ps(row)));
     const __m512 a1 = _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(_mm_loadu_ps(row + 4)));
     const __m512 a2 = _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(_mm_loadu_ps(row + 8)));
-    __m512 r = _mm512_mul_ps(_mm512_shuffle_f32x4(p, p, 0x00), a0);
-    r = _mm512_fmadd_ps(_mm512_shuffle_f32x4(p, p, 0x55), a1, r);
-    r = _mm512_fmadd_ps(_mm512_shuffle_f32x4(p, p, 0xaa), a2, r);
-    r = _mm512_mask_add_ps(r, 0xf000, r, p); /* + P_3 in the translation column */
+    /* two halves summed last, so they overlap: the next joint of a chain
+     * waits on r (mul-fma ‖ mul-add, then one add, instead of
+     * mul-fma-fma-add) */
+    __m512 h0 = _mm512_mul_ps(_mm512_shuffle_f32x4(p, p, 0x00), a0);
+    h0 = _mm512_fmadd_ps(_mm512_shuffle_f32x4(p, p, 0x55), a1, h0);
+    __m512 h1 = _mm512_mul_ps(_mm512_shuffle_f32x4(p, p, 0xaa), a2);
+    h1 = _mm512_mask_add_ps(h1, 0xf000, h1, p); /* + P_3 in the translation column */
+    __m512 r = _mm512_add_ps(h0, h1);
     _mm512_storeu_ps(&m[0][0], r);
     return r;
 }
