@@ -367,8 +367,10 @@ static bool check_keys(lua_State *L, int idx, const char *const *allowed, lua_In
             size_t len = 0;
             const char *key = lua_tolstring(L, -1, &len);
             /* by length too: "rig\0x" is not "rig" */
-            for (const char *const *a = allowed; *a && !known; a++) known = strlen(*a) == len && memcmp(*a, key, len) == 0;
-            if (!known) snprintf(why, why_size, "unknown field '%s'%s", key, strlen(key) < len ? " (with a NUL byte)" : "");
+            for (const char *const *a = allowed; *a && !known; a++)
+                known = strlen(*a) == len && memcmp(*a, key, len) == 0;
+            if (!known)
+                snprintf(why, why_size, "unknown field '%s'%s", key, strlen(key) < len ? " (with a NUL byte)" : "");
         } else if (lua_isinteger(L, -1)) {
             lua_Integer i = lua_tointeger(L, -1);
             known = i >= 1 && i <= list_len;
