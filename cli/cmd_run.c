@@ -24,6 +24,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -95,6 +96,29 @@ static double option_number(const char *v)
     return v && end != v && *end == '\0' && x > 0 && x < 1e15 ? x : -1.0;
 }
 
+/* The limit an option sets, or false after printing why it is refused. A
+ * zero field means "the default" to the sandbox, so no accepted value may
+ * come out as 0: --budget takes whole instructions only (0.5 is refused,
+ * not run with the default 50 million), and a --memory-mb of less than a
+ * byte is one byte (the state then cannot be made: exit 1, as for any cap
+ * too small), never the default 64 MiB. */
+static bool set_limit(bw_sandbox_limits *lim, const char *opt, const char *value)
+{
+    double v = option_number(value);
+    bool memory = !strcmp(opt, "--memory-mb"), budget = !strcmp(opt, "--budget");
+    if (memory && v > 1048576.0) v = -1.0; /* more than a TiB: a typo */
+    if (budget && v != floor(v)) v = -1.0;
+    if (v < 0) {
+        fprintf(stderr, "blendwerk run: %s needs a positive %s%s%s%s\n" RUN_USAGE, opt, budget ? "whole number" : "number",
+                value ? ", not '" : "", value ? value : "", value ? "'" : "");
+        return false;
+    }
+    if (budget) lim->instructions = (long long)v;
+    else if (memory) lim->memory = (size_t)ceil(v * 1048576.0);
+    else lim->seconds = v;
+    return true;
+}
+
 static int run_sandboxed(int argc, char **argv)
 {
     const char *script = NULL;
@@ -104,15 +128,7 @@ static int run_sandboxed(int argc, char **argv)
         const char *a = argv[i];
         bool known = !strcmp(a, "--budget") || !strcmp(a, "--memory-mb") || !strcmp(a, "--time-limit");
         if (known) {
-            double v = option_number(i + 1 < argc ? argv[i + 1] : NULL);
-            if (!strcmp(a, "--memory-mb") && v > 1048576.0) v = -1.0; /* more than a TiB: a typo */
-            if (v < 0) {
-                fprintf(stderr, "blendwerk run: %s needs a positive number\n" RUN_USAGE, a);
-                return 2;
-            }
-            if (!strcmp(a, "--budget")) lim.instructions = (long long)v;
-            else if (!strcmp(a, "--memory-mb")) lim.memory = (size_t)(v * 1048576.0);
-            else lim.seconds = v;
+            if (!set_limit(&lim, a, i + 1 < argc ? argv[i + 1] : NULL)) return 2;
             i++;
         } else if (!script) {
             script = a;

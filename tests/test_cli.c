@@ -806,6 +806,41 @@ static void broken_lua_characters_exit_1_naming_file_and_line(void)
     }
 }
 
+/* A limit of run --sandbox never comes out as 0 (which the sandbox takes
+ * as "the default"): a fractional --budget is refused, and a --memory-mb
+ * below one byte is a one-byte cap that cannot hold a state, not 64 MiB.
+ * The script needs about 3 million instructions and 8 MiB, so it runs to
+ * the end (exit 0) only under the defaults. */
+static void run_sandbox_limits_never_fall_back_to_the_defaults(void)
+{
+    char path[700], cmd[1600];
+    write_char_file("limits.lua", "local t = {}\nfor i = 1, 200000 do t[i] = i end\n", path, sizeof path);
+    static const struct {
+        const char *opts;
+        int status;
+        const char *want;
+    } cases[] = {
+        {"--budget 0.5", 2, "blendwerk run: --budget needs a positive whole number, not '0.5'\n"},
+        {"--budget 1.5", 2, "blendwerk run: --budget needs a positive whole number, not '1.5'\n"},
+        {"--budget 0", 2, "blendwerk run: --budget needs a positive whole number, not '0'\n"},
+        {"--budget", 2, "blendwerk run: --budget needs a positive whole number\n"},
+        {"--memory-mb -1", 2, "blendwerk run: --memory-mb needs a positive number, not '-1'\n"},
+        {"--memory-mb 1e-10", 1, "blendwerk run: limits.lua: cannot create a Lua state within the memory cap of 1 bytes\n"},
+        {"--budget 2000", 1, "limits.lua:2: instruction budget of 2000 exceeded: script stopped\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(cmd, sizeof cmd, "'%s' run --sandbox '%s' %s", BIN, path, cases[i].opts);
+        CHECK_INT(run_stderr(cmd), cases[i].status);
+        /* the first line; a usage message follows a refused option */
+        char *nl = strchr(out, '\n');
+        if (nl) nl[1] = '\0';
+        CHECK_STR(out, cases[i].want);
+    }
+    snprintf(cmd, sizeof cmd, "'%s' run --sandbox '%s' --memory-mb 1 --budget 2", BIN, path);
+    CHECK_INT(run_stderr(cmd), 1); /* a whole budget still works with a small cap */
+    remove(path);
+}
+
 /* ---- shared assets ---- */
 
 static void cmu_capture_through_the_cli(const char *path)
@@ -923,6 +958,7 @@ int main(void)
     RUN(broken_lua_characters_exit_1_naming_file_and_line);
     RUN(missing_files_are_named_as_given);
     RUN(simulate_reads_the_timeline_in_its_own_folder);
+    RUN(run_sandbox_limits_never_fall_back_to_the_defaults);
     rmdir(char_dir);
     remove(tiny_path);
     remove(weird_path);
