@@ -841,6 +841,69 @@ static void run_sandbox_limits_never_fall_back_to_the_defaults(void)
     remove(path);
 }
 
+/* Whether `text` starts with `prefix` (what it printed otherwise). */
+static int starts_with(const char *text, const char *prefix)
+{
+    if (strncmp(text, prefix, strlen(prefix)) == 0) return 1;
+    fprintf(stderr, "  expected a start \"%s\", got \"%.200s\"\n", prefix, text);
+    return 0;
+}
+
+/* plot-blend names the argument it refuses (before, every case below
+ * printed the usage alone), and an output it cannot open says why. */
+static void plot_blend_names_the_bad_argument(void)
+{
+    char spec_path[700], cmd[2000], svg[800];
+    write_char_file("space.lua", "return { samples = { { x = 0, y = 0 }, { x = 1, y = 0 }, { x = 0, y = 1 } } }\n",
+                    spec_path, sizeof spec_path);
+    snprintf(svg, sizeof svg, "%s/space.svg", char_dir);
+    static const struct {
+        const char *args, *want;
+    } cases[] = {
+        {"--res 0", "--res wants a whole number from 4 to 200, not '0'"},
+        {"--res -1", "--res wants a whole number from 4 to 200, not '-1'"},
+        {"--res 1e9", "--res wants a whole number from 4 to 200, not '1e9'"},
+        {"--res nan", "--res wants a whole number from 4 to 200, not 'nan'"},
+        {"--res 12abc", "--res wants a whole number from 4 to 200, not '12abc'"},
+        {"--res 2147483648", "--res wants a whole number from 4 to 200, not '2147483648'"},
+        {"--res ''", "--res wants a whole number from 4 to 200, not ''"},
+        {"--res", "--res needs a value"},
+        {"--colour red", "unknown option '--colour'"},
+        {"--asset x.glb", "--asset goes with --state (a blend-space spec names no clips)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out '%s' %s", BIN, spec_path, svg, cases[i].args);
+        CHECK_INT(run_stderr(cmd), 2);
+        char want[300];
+        snprintf(want, sizeof want, "blendwerk plot-blend: %s\nusage: blendwerk plot-blend SPEC.lua", cases[i].want);
+        CHECK(starts_with(out, want));
+    }
+    CHECK_INT(run_stderr("'" BIN "' plot-blend a.lua b.lua --out x.svg"), 2);
+    CHECK(starts_with(out, "blendwerk plot-blend: one SPEC.lua or GRAPH.lua only ('a.lua' and 'b.lua')\nusage:"));
+    snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s'", BIN, spec_path);
+    CHECK_INT(run_stderr(cmd), 2);
+    CHECK(starts_with(out, "blendwerk plot-blend: --out FILE.svg is missing\nusage:"));
+    /* an output that cannot be opened: the reason, exit 1 */
+    snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out '%s'", BIN, spec_path, char_dir);
+    CHECK_INT(run_stderr(cmd), 1);
+    char want[800];
+    snprintf(want, sizeof want, "blendwerk plot-blend: %s: cannot open for writing: %s\n", char_dir, strerror(EISDIR));
+    CHECK_STR(out, want);
+    snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out '%s/no/such/folder.svg' --res 4", BIN, spec_path, char_dir);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want, "blendwerk plot-blend: %s/no/such/folder.svg: cannot open for writing: %s\n", char_dir,
+             strerror(ENOENT));
+    CHECK_STR(out, want);
+    /* and a good run still writes the picture */
+    snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out '%s' --res 4", BIN, spec_path, svg);
+    CHECK_INT(run_stderr(cmd), 0);
+    CHECK_STR(out, "");
+    struct stat st;
+    CHECK(stat(svg, &st) == 0 && st.st_size > 0);
+    remove(svg);
+    remove(spec_path);
+}
+
 /* ---- shared assets ---- */
 
 static void cmu_capture_through_the_cli(const char *path)
@@ -959,6 +1022,7 @@ int main(void)
     RUN(missing_files_are_named_as_given);
     RUN(simulate_reads_the_timeline_in_its_own_folder);
     RUN(run_sandbox_limits_never_fall_back_to_the_defaults);
+    RUN(plot_blend_names_the_bad_argument);
     rmdir(char_dir);
     remove(tiny_path);
     remove(weird_path);
