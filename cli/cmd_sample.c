@@ -80,15 +80,16 @@ static int numeric_shape(const char *s, size_t n)
     return end != buf && *end == '\0';
 }
 
-/* A whole string as a finite double / an int. */
+/* A whole string as a finite double / an int. A number too small for a
+ * double (1e-400) is the 0 or the subnormal strtod gives (a finite number
+ * >= 0, however strtod flags the underflow); one too large is infinite. */
 static int parse_double(const char *s, size_t n, double *out)
 {
     char buf[64];
     if (!terminate(s, n, buf, sizeof buf)) return 0;
     char *end = NULL;
-    errno = 0;
     double v = strtod(buf, &end);
-    if (*end != '\0' || !isfinite(v) || errno == ERANGE) return 0;
+    if (end == buf || *end != '\0' || !isfinite(v)) return 0;
     *out = v;
     return 1;
 }

@@ -227,6 +227,29 @@ static void sample_clamps_huge_weights_like_lua(void)
     }
 }
 
+/* Numbers too small for a double are numbers (strtod flags the underflow
+ * with ERANGE, which was taken for "not finite", exit 2): TIME 1e-400 is
+ * time 0, frame 0's Hips t (0,1,0); WEIGHT 1e-400 is 0, so beside frame 0
+ * at weight 1 the rank's mean is frame 0's alone, not frame 1's (2,1,0)
+ * nor their mean (1,1,0). */
+static void sample_takes_underflowing_numbers_as_numbers(void)
+{
+    char a[300], b[300];
+    spec(a, sizeof a, "1e-400");
+    cJSON *root = sample_json(a, NULL);
+    if (root) {
+        CHECK_T(joint_named(root, "Hips"), 0, 1, 0);
+        cJSON_Delete(root);
+    }
+    spec(a, sizeof a, "0.5:1e-400");
+    spec(b, sizeof b, "0:1");
+    root = sample_json(a, b);
+    if (root) {
+        CHECK_T(joint_named(root, "Hips"), 0, 1, 0);
+        cJSON_Delete(root);
+    }
+}
+
 static void sample_mixes_two_times_as_their_mean(void)
 {
     /* Same clip at 0 and 0.5, weight 1 each, one rank: the mean of frames
@@ -1008,6 +1031,7 @@ int main(void)
     RUN(sample_prints_the_frames_of_the_file);
     RUN(sample_mixes_two_times_as_their_mean);
     RUN(sample_clamps_huge_weights_like_lua);
+    RUN(sample_takes_underflowing_numbers_as_numbers);
     RUN(text_output_has_one_line_per_joint);
     RUN(info_shows_tree_and_clip);
     RUN(json_names_are_escaped);
