@@ -157,10 +157,13 @@ static void read_clips(lua_State *L, int t, bw_character *c, int max_clips)
     } else {
         lua_pushnil(L);
         while (lua_next(L, list)) {
-            const char *key = lua_tostring(L, -2); /* a string: lua_next is safe */
+            size_t len = 0;
+            const char *key = lua_tolstring(L, -2, &len); /* a string: lua_next is safe */
             char what[BW_CHARACTER_NAME_MAX + 16];
             snprintf(what, sizeof what, "clips.%s", key);
             if (!key[0]) luaL_error(L, "clips: an empty name");
+            /* "x\0y" would be filed as "x": refused, as a rig refuses such joint names */
+            if (strlen(key) != len) luaL_error(L, "%s: the name must be a string without NUL bytes", what);
             add_clip(L, c, sources, what, key);
             lua_pop(L, 1);
         }
@@ -216,7 +219,7 @@ bool bw_character_load(const char *path, const bw_character_options *options, bw
         return false;
     }
     if (strlen(path) >= BW_CHARACTER_PATH_MAX) {
-        snprintf(err, err_size, "script path is too long");
+        snprintf(err, err_size, "%s: the path is too long (at most %d bytes)", path, BW_CHARACTER_PATH_MAX - 1);
         return false;
     }
     load_run run;

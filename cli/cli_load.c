@@ -73,7 +73,7 @@ static bw_asset *asset_from_character(bw_character *ch)
 static bw_asset *load_character(const char *cmd, const char *path)
 {
     static const char *const host_fields[] = {"scene", NULL};
-    char err[BW_SANDBOX_ERROR_MAX + 256];
+    static char err[BW_CLI_ERROR_MAX];
     bw_character *ch = NULL;
     bw_character_options options = {.fields = host_fields};
     if (!bw_character_load(path, &options, &ch, err, sizeof err)) {

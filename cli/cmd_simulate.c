@@ -290,7 +290,7 @@ int bw_cmd_simulate(int argc, char **argv)
         fprintf(stderr, "blendwerk simulate: --joints needs --json\n");
         return 2;
     }
-    char err[BW_SANDBOX_ERROR_MAX];
+    static char err[BW_CLI_ERROR_MAX];
     s.tl_sb = bw_timeline_load(s.timeline_path, err, sizeof err);
     if (!s.tl_sb) {
         fprintf(stderr, "blendwerk simulate: %s\n", err);

@@ -55,7 +55,7 @@ static void usage(FILE *to)
  * printing why, as simulate does ("blendwerk watch: " and the problem). */
 static bw_sandbox *load_timeline(const char *path)
 {
-    char err[1024];
+    static char err[BW_CLI_ERROR_MAX];
     bw_sandbox *sb = bw_timeline_load(path, err, sizeof err);
     if (!sb) fprintf(stderr, "blendwerk watch: %s\n", err);
     return sb;

@@ -807,6 +807,10 @@ static void broken_lua_characters_exit_1_naming_file_and_line(void)
          "local c = blendwerk.clip {}\n"
          "return { rig = blendwerk.rig {}, clips = { c, c } }\n",
          "twice.lua: returned value: clips[2]: the same Clip as clip '#1'; give each entry a Clip of its own"},
+        /* a key with a NUL byte would be filed under the name before it */
+        {"nul.lua",
+         "return { rig = blendwerk.rig {}, clips = { ['c\\0d'] = blendwerk.clip {} } }\n",
+         "nul.lua: returned value: clips.c: the name must be a string without NUL bytes"},
         /* the loader's default cap on the number of clips */
         {"many.lua",
          "local clips = {}\n"
@@ -925,6 +929,31 @@ static void plot_blend_names_the_bad_argument(void)
     CHECK(stat(svg, &st) == 0 && st.st_size > 0);
     remove(svg);
     remove(spec_path);
+}
+
+/* A path longer than the loaders take (1023 bytes) but one Linux takes:
+ * the message names it and keeps its reason (a character file's said
+ * "script path is too long" without the file; a timeline's reason was
+ * cut off by a 1024-byte buffer, leaving the path alone). */
+static void long_paths_are_named_with_their_reason(void)
+{
+    char path[1400], cmd[3200], want[1600];
+    int n = snprintf(path, sizeof path, "%s", char_dir);
+    while (n < 1100) n += snprintf(path + n, sizeof path - (size_t)n, "/deep");
+    snprintf(path + n, sizeof path - (size_t)n, "/x.lua");
+    snprintf(cmd, sizeof cmd, "'%s' info '%s'", BIN, path);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want, "blendwerk info: %s: the path is too long (at most 1023 bytes)\n", path);
+    CHECK_STR(out, want);
+    snprintf(cmd, sizeof cmd, "'%s' simulate g.lua --asset c.lua --timeline '%s'", BIN, path);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want, "blendwerk simulate: %s: the path is too long\n", path);
+    CHECK_STR(out, want);
+    char cmd2[3200];
+    snprintf(cmd2, sizeof cmd2, "'%s' watch g.lua --asset '%s' --timeline '%s' --seconds 0", BIN, tiny_path, path);
+    CHECK_INT(run_stderr(cmd2), 1);
+    snprintf(want, sizeof want, "blendwerk watch: %s: the path is too long\n", path);
+    CHECK_STR(out, want);
 }
 
 /* ---- shared assets ---- */
@@ -1047,6 +1076,7 @@ int main(void)
     RUN(simulate_reads_the_timeline_in_its_own_folder);
     RUN(run_sandbox_limits_never_fall_back_to_the_defaults);
     RUN(plot_blend_names_the_bad_argument);
+    RUN(long_paths_are_named_with_their_reason);
     rmdir(char_dir);
     remove(tiny_path);
     remove(weird_path);
