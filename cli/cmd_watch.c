@@ -18,7 +18,9 @@
  * read again against every new version; entries already applied stay
  * applied. Ends after --seconds when given (stdin is then ignored, so
  * scripts can run it without input), else at end of input on stdin.
- * Exit codes: 0 done, 1 the first load failed, 2 bad arguments. */
+ * Exit codes: 0 done, 1 the first load failed or the timeline did not load
+ * (a problem of its own or an entry the first graph cannot take), 2 bad
+ * arguments. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <poll.h>
@@ -146,8 +148,11 @@ int bw_cmd_watch(int argc, char **argv)
     bw_pose pose;
     memset(&pose, 0, sizeof pose);
     int status = r && bw_pose_init(&pose, asset->rig, NULL) == BW_OK ? 0 : 1;
+    /* a timeline whose entries do not read against the first graph did not
+     * load (its problems are on stderr), as in simulate: exit 1, nothing run */
+    if (status == 0 && tl_sb && !bw_timeline_read(&tl, bw_sandbox_state(tl_sb), bw_graph_reload_graph(r), timeline_path, -1))
+        status = 1;
     if (status == 0) {
-        if (tl_sb) bw_timeline_read(&tl, bw_sandbox_state(tl_sb), bw_graph_reload_graph(r), timeline_path, -1);
         printf("watching %s (%s); end of input or --seconds stops\n", graph_path,
                bw_watch_polling(bw_graph_reload_watcher(r)) ? "polling" : "inotify");
         fflush(stdout);

@@ -956,6 +956,26 @@ static void long_paths_are_named_with_their_reason(void)
     CHECK_STR(out, want);
 }
 
+/* watch reads the timeline against the first graph as simulate does: an
+ * entry it cannot take is the timeline not loading (exit 1, its line on
+ * stderr, nothing watched), not a run that drops the entry and exits 0. */
+static void watch_refuses_a_timeline_the_graph_cannot_take(void)
+{
+    char tl[700], cmd[2000];
+    write_char_file("typo.timeline.lua", "return { dt = 0.1, duration = 1,\n  { at = 0.1, set = { sped = 2 } },\n}\n", tl,
+                    sizeof tl);
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && '%s' watch graphs/locomotion.lua --asset scripts/humanoid.lua --timeline '%s' --seconds 0.2 --poll",
+             BW_SOURCE_DIR, BIN, tl);
+    CHECK_INT(run_stderr(cmd), 1);
+    char want[800];
+    snprintf(want, sizeof want, "%s:2: set: unknown parameter 'sped'\n", tl);
+    CHECK_STR(out, want);
+    CHECK_INT(run(cmd, 0), 1);
+    CHECK_STR(out, ""); /* no "watching ..." line: nothing ran */
+    remove(tl);
+}
+
 /* ---- shared assets ---- */
 
 static void cmu_capture_through_the_cli(const char *path)
@@ -1077,6 +1097,7 @@ int main(void)
     RUN(run_sandbox_limits_never_fall_back_to_the_defaults);
     RUN(plot_blend_names_the_bad_argument);
     RUN(long_paths_are_named_with_their_reason);
+    RUN(watch_refuses_a_timeline_the_graph_cannot_take);
     rmdir(char_dir);
     remove(tiny_path);
     remove(weird_path);
