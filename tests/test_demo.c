@@ -1134,7 +1134,19 @@ static void control_files_are_checked_at_create(void)
     demo_app_desc d = {.character = HUMANOID, .controls = missing, .control_count = 1};
     CHECK(demo_app_create(&d, err, sizeof err) == NULL);
     CHECK_CONTAINS(err, "--control ");
-    CHECK_CONTAINS(err, "no_such_control.lua: cannot open the file");
+    CHECK_CONTAINS(err, "no_such_control.lua: cannot open the file: No such file or directory");
+    /* a FIFO is refused at once: opening it to read (the old check) blocked
+     * until a writer came, so the demo hung (alarm: a hang fails the test) */
+    const char *fifo[] = {temp_path("pipe_control.lua")};
+    CHECK(mkfifo(fifo[0], 0600) == 0);
+    d.controls = fifo;
+    alarm(30);
+    CHECK(demo_app_create(&d, err, sizeof err) == NULL);
+    alarm(0);
+    char want[600];
+    snprintf(want, sizeof want, "demo: --control %s: cannot open the file: not a regular file", fifo[0]);
+    CHECK_STR(err, want);
+    remove(fifo[0]);
     write_counter("0");
     const char *two_folders[] = {SCRIPTS "/blink.lua", temp_path("counter.lua")};
     d.controls = two_folders;
