@@ -1740,6 +1740,15 @@ static void bad_arguments_and_files_exit_with_the_message(void)
     CHECK_CONTAINS(out, "bad value for --size");
     CHECK_INT(run_demo("--headless --frobnicate", out, sizeof out), 2);
     CHECK_CONTAINS(out, "unknown or incomplete option '--frobnicate'");
+    /* a screenshot that cannot be written says why and exits 1: a full
+     * disk too (stb's own file writer checked no write, so a cut-off PNG
+     * on a full disk was a success) */
+    if (access("/dev/full", W_OK) == 0) {
+        CHECK_INT(run_demo("--headless --frames 1 --size 64x64 --screenshot /dev/full", out, sizeof out), 1);
+        CHECK_CONTAINS(out, "blendwerk-demo: cannot write /dev/full: No space left on device\n");
+    }
+    CHECK_INT(run_demo("--headless --frames 1 --size 64x64 --screenshot /nonexistent/folder/x.png", out, sizeof out), 1);
+    CHECK_CONTAINS(out, "blendwerk-demo: cannot write /nonexistent/folder/x.png: No such file or directory\n");
     char args[1024];
     write_text_file(temp_path("broken.lua"), "return {\n  params = { speed = 0 },\n  layers = { ,\n}\n");
     snprintf(args, sizeof args, "--headless --frames 5 --graph '%s'", temp_path("broken.lua"));
