@@ -109,6 +109,21 @@ static bool parse_long(const char *s, long lo, long hi, long *out)
     return true;
 }
 
+/* "WxH", each a whole number in [64, 8192], nothing after (sscanf's "%dx%d"
+ * took "64x64junk" and overflowed on "99999999999x64"). */
+static bool parse_size(const char *s, int *w, int *h)
+{
+    char *end = NULL;
+    long a = strtol(s, &end, 10);
+    if (end == s || *end != 'x') return false;
+    const char *rest = end + 1;
+    long b = strtol(rest, &end, 10);
+    if (end == rest || *end || a < 64 || b < 64 || a > 8192 || b > 8192) return false;
+    *w = (int)a;
+    *h = (int)b;
+    return true;
+}
+
 static bool parse_keys(options *o, const char *spec)
 {
     char buf[1024];
@@ -165,9 +180,7 @@ static int parse_args(options *o, int argc, char **argv)
         } else if (v && !strcmp(a, "--print-every")) {
             if (!parse_long(argv[++i], 1, 10000000L, &o->print_every)) goto bad;
         } else if (v && !strcmp(a, "--size")) {
-            if (sscanf(argv[++i], "%dx%d", &o->width, &o->height) != 2 || o->width < 64 || o->height < 64 ||
-                o->width > 8192 || o->height > 8192)
-                goto bad;
+            if (!parse_size(argv[++i], &o->width, &o->height)) goto bad;
         } else if (v && !strcmp(a, "--dt")) {
             char *end = NULL;
             o->dt = strtof(argv[++i], &end);

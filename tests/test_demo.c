@@ -1738,6 +1738,11 @@ static void bad_arguments_and_files_exit_with_the_message(void)
     static char out[65536];
     CHECK_INT(run_demo("--headless --size 10x10", out, sizeof out), 2);
     CHECK_CONTAINS(out, "bad value for --size");
+    /* the whole value or nothing: sscanf took the first, wrapped the second */
+    CHECK_INT(run_demo("--headless --frames 1 --size 64x64junk", out, sizeof out), 2);
+    CHECK_CONTAINS(out, "blendwerk-demo: bad value for --size: '64x64junk'");
+    CHECK_INT(run_demo("--headless --frames 1 --size 64x4294967360", out, sizeof out), 2);
+    CHECK_CONTAINS(out, "blendwerk-demo: bad value for --size: '64x4294967360'");
     CHECK_INT(run_demo("--headless --frobnicate", out, sizeof out), 2);
     CHECK_CONTAINS(out, "unknown or incomplete option '--frobnicate'");
     /* a screenshot that cannot be written says why and exits 1: a full
