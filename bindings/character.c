@@ -34,7 +34,10 @@ static bool run_opened(void *user, const char *path, char *why, size_t why_size)
 /* include(name): run another file beside this one, return its results. */
 static int l_include(lua_State *L)
 {
-    const char *name = luaL_checkstring(L, 1);
+    size_t len = 0;
+    const char *name = luaL_checklstring(L, 1, &len);
+    /* "a\0b" would open "a": the file names a C function sees end there */
+    if (strlen(name) != len) return luaL_error(L, "include '%s': the name holds a NUL byte", name);
     lua_settop(L, 1);
     bw_sandbox_push_file(L, "include", name);
     lua_call(L, 0, LUA_MULTRET);

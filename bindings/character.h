@@ -19,7 +19,8 @@
  *
  * What the chunk sees: the sandbox's allowlist, plus
  * - include(name): run another file beside this one (the rules of a mod's
- *   file names) and return its results;
+ *   file names; a name holding a NUL byte is refused, not cut there) and
+ *   return its results;
  * - whatever options->setup adds (the demo's `demo` table).
  *
  * The returned table (read raw: plain data, no metamethods):

@@ -811,6 +811,8 @@ static void broken_lua_characters_exit_1_naming_file_and_line(void)
         {"nul.lua",
          "return { rig = blendwerk.rig {}, clips = { ['c\\0d'] = blendwerk.clip {} } }\n",
          "nul.lua: returned value: clips.c: the name must be a string without NUL bytes"},
+        /* include("part.lua\0x") opened part.lua: a NUL byte ends a C name */
+        {"nulinc.lua", "\nreturn include('nul.lua\\0.txt')\n", "nulinc.lua:2: include 'nul.lua': the name holds a NUL byte"},
         /* the loader's default cap on the number of clips */
         {"many.lua",
          "local clips = {}\n"
