@@ -89,6 +89,14 @@ void bw_cli_json_joints(const bw_asset *asset, const bw_pose *pose)
 }
 
 
+void bw_cli_text_name(FILE *to, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f) fprintf(to, "\\x%02x", *p);
+        else fputc(*p, to);
+    }
+}
+
 const char *bw_cli_curve_kind_name(const bw_rig *rig, int curve)
 {
     return bw_rig_curve_kind(rig, curve) == BW_CURVE_ANGLE ? "angle" : "float";

@@ -4,6 +4,8 @@
 #ifndef BW_CLI_JSON_H
 #define BW_CLI_JSON_H
 
+#include <stdio.h>
+
 #include "blendwerk/asset.h"
 #include "blendwerk/pose.h"
 
@@ -16,6 +18,11 @@ void bw_cli_json_joints(const bw_asset *asset, const bw_pose *pose);
 /* "curves":[{"name":...,"kind":"float"|"angle","value":v,"coverage":c},...]
  * (angle values in radians as mixed, not reduced to a range). */
 void bw_cli_json_curves(const bw_asset *asset, const bw_pose *pose);
+/* A name in the text outputs (info, sample): its bytes as they are, but
+ * control bytes (below 0x20, and 0x7f) as \xNN, so that a name cannot
+ * break the one-line-per-item layout or send the terminal an escape
+ * sequence (names come from untrusted files). */
+void bw_cli_text_name(FILE *to, const char *s);
 /* "angle" or "float": a rig curve's kind as the outputs name it. */
 const char *bw_cli_curve_kind_name(const bw_rig *rig, int curve);
 

@@ -978,6 +978,41 @@ static void watch_refuses_a_timeline_the_graph_cannot_take(void)
     remove(tl);
 }
 
+/* Names from an untrusted file reach the text outputs with their control
+ * bytes as \xNN: a joint named "a\nb" kept "one line per joint" broken
+ * (a forged second joint line), and ESC sequences reached the terminal
+ * (clear the screen, retitle the window). JSON escapes them already. */
+static void text_outputs_escape_control_bytes_in_names(void)
+{
+    char path[700], cmd[1600], want[2000];
+    write_char_file("esc.lua",
+                    "local rig = assert(blendwerk.rig { joints = { { name = 'evil\\27[2J\\n1 fake' } },\n"
+                    "  curves = { { name = 'c\\r\\127' } } })\n"
+                    "return { rig = rig, clips = { ['x\\27]0;t\\7'] = blendwerk.clip {} } }\n",
+                    path, sizeof path);
+    snprintf(cmd, sizeof cmd, "'%s' info '%s'", BIN, path);
+    CHECK_INT(run(cmd, 0), 0);
+    snprintf(want, sizeof want,
+             "%s: Lua character, 1 joint, 1 clip\n"
+             "joints (1):\n"
+             "  0 evil\\x1b[2J\\x0a1 fake\n"
+             "curves (1):\n"
+             "  0 c\\x0d\\x7f\n"
+             "clips (1):\n"
+             "  #0 \"x\\x1b]0;t\\x07\"  length 0 s  0 channels  -\n",
+             path);
+    CHECK_STR(out, want);
+    snprintf(cmd, sizeof cmd, "'%s' sample '%s' --at '#0:0'", BIN, path);
+    CHECK_INT(run(cmd, 0), 0);
+    CHECK_STR(out, "0 evil\\x1b[2J\\x0a1 fake parent -1  t 0 0 0  r 0 0 0 1  s 1 1 1  coverage 1\n"
+                   "curve 0 c\\x0d\\x7f float  value 0  coverage 1\n");
+    snprintf(cmd, sizeof cmd, "'%s' sample '%s' --at 'y:0'", BIN, path);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want, "blendwerk sample: %s: no clip matches '--at y:0' (clips: #0 \"x\\x1b]0;t\\x07\")\n", path);
+    CHECK_STR(out, want);
+    remove(path);
+}
+
 /* ---- shared assets ---- */
 
 static void cmu_capture_through_the_cli(const char *path)
@@ -1100,6 +1135,7 @@ int main(void)
     RUN(plot_blend_names_the_bad_argument);
     RUN(long_paths_are_named_with_their_reason);
     RUN(watch_refuses_a_timeline_the_graph_cannot_take);
+    RUN(text_outputs_escape_control_bytes_in_names);
     rmdir(char_dir);
     remove(tiny_path);
     remove(weird_path);
