@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "blendwerk/clip.h"
+#include "cli_json.h"
 #include "cli_load.h"
 #include "lua_graph.h"
 #include "lua_support.h"
@@ -110,7 +111,10 @@ void bw_cli_print_list(lua_State *L, int idx, FILE *to, const char *prefix)
     idx = lua_absindex(L, idx);
     for (int i = 1; i <= (int)lua_rawlen(L, idx); i++) {
         lua_rawgeti(L, idx, i);
-        fprintf(to, "%s%s\n", prefix, lua_tostring(L, -1));
+        fputs(prefix, to);
+        const char *line = lua_tostring(L, -1);
+        bw_cli_text_name(to, line ? line : "(a message that is not a string)"); /* quoted names: control bytes as \xNN */
+        fputc('\n', to);
         lua_pop(L, 1);
     }
 }

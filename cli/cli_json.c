@@ -89,12 +89,19 @@ void bw_cli_json_joints(const bw_asset *asset, const bw_pose *pose)
 }
 
 
-void bw_cli_text_name(FILE *to, const char *s)
+int bw_cli_text_name(FILE *to, const char *s)
 {
+    int n = 0;
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f) fprintf(to, "\\x%02x", *p);
-        else fputc(*p, to);
+        if (*p < 0x20 || *p == 0x7f) n += fprintf(to, "\\x%02x", *p);
+        else n += fputc(*p, to) != EOF;
     }
+    return n;
+}
+
+void bw_cli_text_name_padded(FILE *to, const char *s, int width)
+{
+    for (int n = bw_cli_text_name(to, s); n < width; n++) fputc(' ', to);
 }
 
 const char *bw_cli_curve_kind_name(const bw_rig *rig, int curve)

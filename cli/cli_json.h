@@ -21,8 +21,10 @@ void bw_cli_json_curves(const bw_asset *asset, const bw_pose *pose);
 /* A name in the text outputs (info, sample): its bytes as they are, but
  * control bytes (below 0x20, and 0x7f) as \xNN, so that a name cannot
  * break the one-line-per-item layout or send the terminal an escape
- * sequence (names come from untrusted files). */
-void bw_cli_text_name(FILE *to, const char *s);
+ * sequence (names come from untrusted files: characters, graphs). */
+int bw_cli_text_name(FILE *to, const char *s); /* returns the bytes printed */
+/* The same, then spaces up to `width` bytes (the text tables' "%-Ns"). */
+void bw_cli_text_name_padded(FILE *to, const char *s, int width);
 /* "angle" or "float": a rig curve's kind as the outputs name it. */
 const char *bw_cli_curve_kind_name(const bw_rig *rig, int curve);
 
