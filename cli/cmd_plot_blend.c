@@ -49,6 +49,7 @@
 #include "blendwerk/blendspace.h"
 #include "blendwerk/blendtree.h"
 #include "blendwerk/graph.h"
+#include "cli_args.h"
 #include "cli_graph.h"
 #include "commands.h"
 #include "lua_graph.h"
@@ -595,7 +596,8 @@ int bw_cmd_plot_blend(int argc, char **argv)
 {
     static const char *const valued[] = {"--out", "--state", "--asset", "--res"};
     const char *spec_path = NULL, *out_path = NULL, *state = NULL, *asset = NULL;
-    const char **slot[] = {&out_path, &state, &asset, NULL};
+    const char *res_arg = NULL;
+    const char **slot[] = {&out_path, &state, &asset, &res_arg};
     int res = 40;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -603,6 +605,7 @@ int bw_cmd_plot_blend(int argc, char **argv)
         for (int k = 0; k < 4; k++)
             if (!strcmp(a, valued[k])) opt = k;
         if (opt >= 0 && i + 1 >= argc) return bad_argument("%s needs a value", a);
+        if (opt >= 0 && !bw_cli_option_once("plot-blend", a, slot[opt], argv[i + 1])) return usage();
         if (opt == 3) {
             char *end = NULL;
             const char *v = argv[++i];
@@ -611,7 +614,7 @@ int bw_cmd_plot_blend(int argc, char **argv)
                 return bad_argument("--res wants a whole number from 4 to 200, not '%s'", v);
             res = (int)n;
         } else if (opt >= 0) {
-            *slot[opt] = argv[++i];
+            i++;
         } else if (a[0] == '-' && a[1]) {
             return bad_argument("unknown option '%s'", a);
         } else if (!spec_path) {

@@ -30,6 +30,7 @@
 
 #include <stdlib.h>
 
+#include "cli_args.h"
 #include "commands.h"
 #include "lua_blendwerk.h"
 #include "sandbox.h"
@@ -123,11 +124,17 @@ static int run_sandboxed(int argc, char **argv)
 {
     const char *script = NULL;
     bw_sandbox_limits lim = {0};
+    const char *given[3] = {NULL, NULL, NULL}; /* --budget, --memory-mb, --time-limit */
     int first_arg = argc;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         bool known = !strcmp(a, "--budget") || !strcmp(a, "--memory-mb") || !strcmp(a, "--time-limit");
         if (known) {
+            const char **seen = &given[a[2] == 'b' ? 0 : a[2] == 'm' ? 1 : 2];
+            if (i + 1 < argc && !bw_cli_option_once("run", a, seen, argv[i + 1])) {
+                fprintf(stderr, RUN_USAGE);
+                return 2;
+            }
             if (!set_limit(&lim, a, i + 1 < argc ? argv[i + 1] : NULL)) return 2;
             i++;
         } else if (!script) {

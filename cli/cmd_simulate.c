@@ -34,6 +34,7 @@
 #include "blendwerk/bind.h"
 #include "blendwerk/graph.h"
 #include "blendwerk/pose.h"
+#include "cli_args.h"
 #include "cli_json.h"
 #include "cli_graph.h"
 #include "cli_load.h"
@@ -287,9 +288,12 @@ int bw_cmd_simulate(int argc, char **argv)
     const char *asset_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--asset") && i + 1 < argc) asset_path = argv[++i];
-        else if (!strcmp(a, "--timeline") && i + 1 < argc) s.timeline_path = argv[++i];
-        else if (!strcmp(a, "--json")) s.json = true;
+        if ((!strcmp(a, "--asset") || !strcmp(a, "--timeline")) && i + 1 < argc) {
+            if (!bw_cli_option_once("simulate", a, a[2] == 'a' ? &asset_path : &s.timeline_path, argv[++i])) {
+                usage(stderr);
+                return 2;
+            }
+        } else if (!strcmp(a, "--json")) s.json = true;
         else if (!strcmp(a, "--joints")) s.joints = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);

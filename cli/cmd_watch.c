@@ -32,6 +32,7 @@
 
 #include "blendwerk/asset.h"
 #include "blendwerk/pose.h"
+#include "cli_args.h"
 #include "cli_load.h"
 #include "commands.h"
 #include "graph_reload.h"
@@ -96,14 +97,22 @@ static void report(bw_graph_reload *r, bw_graph_reload_result res, const char *p
 
 int bw_cmd_watch(int argc, char **argv)
 {
-    const char *graph_path = NULL, *asset_path = NULL, *timeline_path = NULL;
+    const char *graph_path = NULL, *asset_path = NULL, *timeline_path = NULL, *seconds_arg = NULL, *fade_arg = NULL;
     double seconds = -1, fade = 0.2;
     bool force_polling = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         char *end = NULL;
-        if (!strcmp(a, "--asset") && i + 1 < argc) asset_path = argv[++i];
-        else if (!strcmp(a, "--timeline") && i + 1 < argc) timeline_path = argv[++i];
+        const char **once = !strcmp(a, "--asset")      ? &asset_path
+                            : !strcmp(a, "--timeline") ? &timeline_path
+                            : !strcmp(a, "--seconds")  ? &seconds_arg
+                            : !strcmp(a, "--fade")     ? &fade_arg
+                                                       : NULL;
+        if (once && i + 1 < argc && !bw_cli_option_once("watch", a, once, argv[i + 1])) {
+            usage(stderr);
+            return 2;
+        }
+        if ((!strcmp(a, "--asset") || !strcmp(a, "--timeline")) && i + 1 < argc) i++;
         else if ((!strcmp(a, "--seconds") || !strcmp(a, "--fade")) && i + 1 < argc) {
             double v = strtod(argv[++i], &end);
             if (!end || *end || !(v >= 0) || v > 1e9) {

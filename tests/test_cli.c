@@ -1013,6 +1013,34 @@ static void text_outputs_escape_control_bytes_in_names(void)
     remove(path);
 }
 
+/* A single-valued option given twice is a usage error naming both values
+ * (the last one silently won: two --asset files ran on the second). The
+ * files need not exist: nothing is loaded. */
+static void a_repeated_option_is_a_usage_error(void)
+{
+    static const struct {
+        const char *args, *want;
+    } cases[] = {
+        {"check g.lua --asset a.glb --asset b.glb", "blendwerk check: --asset is given twice ('a.glb' and 'b.glb')"},
+        {"simulate g.lua --asset a.glb --timeline t.lua --asset b.glb",
+         "blendwerk simulate: --asset is given twice ('a.glb' and 'b.glb')"},
+        {"simulate g.lua --asset a.glb --timeline t.lua --timeline u.lua",
+         "blendwerk simulate: --timeline is given twice ('t.lua' and 'u.lua')"},
+        {"watch g.lua --asset a.glb --asset b.glb", "blendwerk watch: --asset is given twice ('a.glb' and 'b.glb')"},
+        {"watch g.lua --asset a.glb --seconds 1 --seconds 2", "blendwerk watch: --seconds is given twice ('1' and '2')"},
+        {"plot-blend s.lua --out a.svg --out b.svg", "blendwerk plot-blend: --out is given twice ('a.svg' and 'b.svg')"},
+        {"plot-blend s.lua --out a.svg --res 8 --res 9", "blendwerk plot-blend: --res is given twice ('8' and '9')"},
+        {"run --sandbox s.lua --budget 5 --budget 100", "blendwerk run: --budget is given twice ('5' and '100')"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[1200], want[400];
+        snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s", char_dir, BIN, cases[i].args);
+        CHECK_INT(run_stderr(cmd), 2);
+        snprintf(want, sizeof want, "%s\nusage: blendwerk ", cases[i].want);
+        CHECK(starts_with(out, want));
+    }
+}
+
 /* ---- shared assets ---- */
 
 static void cmu_capture_through_the_cli(const char *path)
@@ -1136,6 +1164,7 @@ int main(void)
     RUN(long_paths_are_named_with_their_reason);
     RUN(watch_refuses_a_timeline_the_graph_cannot_take);
     RUN(text_outputs_escape_control_bytes_in_names);
+    RUN(a_repeated_option_is_a_usage_error);
     rmdir(char_dir);
     remove(tiny_path);
     remove(weird_path);
