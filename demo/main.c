@@ -124,24 +124,30 @@ static bool parse_size(const char *s, int *w, int *h)
     return true;
 }
 
+/* FRAME:KEY,... into o->keys. The spec is read whole (a fixed 1 KiB copy
+ * cut a valid list of 64 keys, refusing it or dropping its last keys). */
 static bool parse_keys(options *o, const char *spec)
 {
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", spec);
-    for (char *item = strtok(buf, ","); item; item = strtok(NULL, ",")) {
+    size_t n = strlen(spec);
+    char *buf = (char *)malloc(n + 1);
+    if (!buf) return false;
+    memcpy(buf, spec, n + 1);
+    bool ok = true;
+    for (char *item = strtok(buf, ","); ok && item; item = strtok(NULL, ",")) {
         char *colon = strchr(item, ':');
-        if (!colon || o->key_count >= MAX_KEYS) return false;
+        ok = colon && o->key_count < MAX_KEYS;
+        if (!ok) break;
         *colon = '\0';
         key_at *k = &o->keys[o->key_count];
         const char *name = colon + 1;
         k->hold = *name == '+' ? 1 : *name == '-' ? -1 : 0;
         if (k->hold) name++;
-        if (!parse_long(item, 0, 100000000L, &k->frame)) return false;
         k->key = demo_key_from_name(name);
-        if (k->key == SDLK_UNKNOWN) return false;
-        o->key_count++;
+        ok = parse_long(item, 0, 100000000L, &k->frame) && k->key != SDLK_UNKNOWN;
+        if (ok) o->key_count++;
     }
-    return true;
+    free(buf);
+    return ok;
 }
 
 static int parse_args(options *o, int argc, char **argv)

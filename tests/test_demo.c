@@ -1743,6 +1743,21 @@ static void bad_arguments_and_files_exit_with_the_message(void)
     CHECK_CONTAINS(out, "blendwerk-demo: bad value for --size: '64x64junk'");
     CHECK_INT(run_demo("--headless --frames 1 --size 64x4294967360", out, sizeof out), 2);
     CHECK_CONTAINS(out, "blendwerk-demo: bad value for --size: '64x4294967360'");
+    /* --keys is read whole: 64 keys in 1151 bytes (a 1 KiB copy cut the
+     * 61st item to "100000000:+esc", an unknown key: a valid list refused) */
+    {
+        char keys[1400] = "", args[1500];
+        size_t used = 0;
+        for (int k = 0; k < 64; k++)
+            used += (size_t)snprintf(keys + used, sizeof keys - used, "%s100000000:+escape", k ? "," : "");
+        CHECK_INT((long)used, 1151);
+        snprintf(args, sizeof args, "--headless --frames 1 --size 64x64 --keys %s", keys);
+        CHECK_INT(run_demo(args, out, sizeof out), 0);
+        CHECK_CONTAINS(out, "done frames=1 ");
+        snprintf(args, sizeof args, "--headless --frames 1 --size 64x64 --keys %s,0:w", keys); /* a 65th */
+        CHECK_INT(run_demo(args, out, sizeof out), 2);
+        CHECK_CONTAINS(out, "blendwerk-demo: bad value for --keys: '");
+    }
     CHECK_INT(run_demo("--headless --frobnicate", out, sizeof out), 2);
     CHECK_CONTAINS(out, "unknown or incomplete option '--frobnicate'");
     /* a screenshot that cannot be written says why and exits 1: a full
