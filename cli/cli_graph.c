@@ -171,7 +171,9 @@ static int run_protected(lua_State *L)
     return c->g->results;
 }
 
-/* "FILE:LINE: message" as "FILE:LINE: error: message" (else "FILE: error: message"). */
+/* "FILE:LINE: message" as "FILE:LINE: error: message" (else "FILE: error:
+ * message"); the message as the text outputs print names (a script's
+ * error("...") text is the file's too). */
 static void print_tagged(const char *path, const char *msg)
 {
     size_t n = strlen(path);
@@ -179,12 +181,16 @@ static void print_tagged(const char *path, const char *msg)
         const char *p = msg + n + 1;
         while (isdigit((unsigned char)*p)) p++;
         if (p > msg + n + 1 && p[0] == ':' && p[1] == ' ') {
-            printf("%.*s: error: %s\n", (int)(p - msg), msg, p + 2);
+            printf("%.*s: error: ", (int)(p - msg), msg);
+            bw_cli_text_name(stdout, p + 2);
+            putchar('\n');
             return;
         }
         if (msg[n + 1] == ' ') msg += n + 2;
     }
-    printf("%s: error: %s\n", path, msg);
+    printf("%s: error: ", path);
+    bw_cli_text_name(stdout, msg);
+    putchar('\n');
 }
 
 int bw_cli_graph_run(bw_cli_graph *g, int (*fn)(lua_State *L, bw_cli_graph *g))

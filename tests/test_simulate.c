@@ -302,6 +302,11 @@ static void names_with_control_bytes_print_escaped(void)
     CHECK_INT(capture_command(cmd, out, sizeof out), 0);
     CHECK_STR(out, "esc.lua:1: warning: params.sp\\x1b[2Jeed: parameter 'sp\\x1b[2Jeed' is never read: no condition, "
                    "state speed, layer weight or blend node uses it\n");
+    /* and a file that raises its own text */
+    CHECK(write_file("raise.lua", "\nerror('no\\27[2J')\n"));
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' check raise.lua", dir, BIN);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 1);
+    CHECK_STR(out, "raise.lua:2: error: no\\x1b[2J\n");
 }
 
 /* Several mistakes at once, each with its line (see bad_lua's comments). */
