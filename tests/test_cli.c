@@ -943,17 +943,23 @@ static void long_paths_are_named_with_their_reason(void)
     int n = snprintf(path, sizeof path, "%s", char_dir);
     while (n < 1100) n += snprintf(path + n, sizeof path - (size_t)n, "/deep");
     snprintf(path + n, sizeof path - (size_t)n, "/x.lua");
-    snprintf(cmd, sizeof cmd, "'%s' info '%s'", BIN, path);
+    /* each command with the path last: stderr "blendwerk WHAT: PATH" and the reason */
+    const struct {
+        const char *args, *what, *reason;
+    } cases[] = {
+        {"info", "info", ": the path is too long (at most 1023 bytes)\n"},
+        {"simulate g.lua --asset c.lua --timeline", "simulate", ": the path is too long\n"},
+        {"watch g.lua --asset", "watch", ": the path is too long (at most 1023 bytes)\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(cmd, sizeof cmd, "'%s' %s '%s'", BIN, cases[i].args, path);
+        CHECK_INT(run_stderr(cmd), 1);
+        snprintf(want, sizeof want, "blendwerk %s: %s%s", cases[i].what, path, cases[i].reason);
+        CHECK_STR(out, want);
+    }
+    /* watch's timeline (a 1024-byte buffer cut its reason) */
+    snprintf(cmd, sizeof cmd, "'%s' watch g.lua --asset '%s' --timeline '%s' --seconds 0", BIN, tiny_path, path);
     CHECK_INT(run_stderr(cmd), 1);
-    snprintf(want, sizeof want, "blendwerk info: %s: the path is too long (at most 1023 bytes)\n", path);
-    CHECK_STR(out, want);
-    snprintf(cmd, sizeof cmd, "'%s' simulate g.lua --asset c.lua --timeline '%s'", BIN, path);
-    CHECK_INT(run_stderr(cmd), 1);
-    snprintf(want, sizeof want, "blendwerk simulate: %s: the path is too long\n", path);
-    CHECK_STR(out, want);
-    char cmd2[3200];
-    snprintf(cmd2, sizeof cmd2, "'%s' watch g.lua --asset '%s' --timeline '%s' --seconds 0", BIN, tiny_path, path);
-    CHECK_INT(run_stderr(cmd2), 1);
     snprintf(want, sizeof want, "blendwerk watch: %s: the path is too long\n", path);
     CHECK_STR(out, want);
 }
