@@ -158,9 +158,25 @@ static int parse_args(options *o, int argc, char **argv)
     o->height = DEFAULT_H;
     o->dt = 1.0f / 60.0f;
     o->print_every = 0; /* one simulated second, from --dt */
+    /* options that take one value (--control and --keys add up): given
+     * twice is a bad argument, not "the last one wins"; except
+     * --screenshot, whose later value wins (`./dev.sh demo` puts its
+     * default before the user's arguments) */
+    static const char *const single[] = {"--character", "--graph", "--model",     "--timeline",  "--frames",
+                                         "--print-every", "--size", "--dt",       "--budget",    "--memory-mb",
+                                         "--time-limit"};
+    const char *seen[sizeof single / sizeof single[0]] = {NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        for (size_t k = 0; v && k < sizeof single / sizeof single[0]; k++) {
+            if (strcmp(a, single[k]) != 0) continue;
+            if (seen[k]) {
+                fprintf(stderr, "blendwerk-demo: %s is given twice ('%s' and '%s')\n", a, seen[k], v);
+                return 2;
+            }
+            seen[k] = v;
+        }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             exit(0);

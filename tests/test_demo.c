@@ -1758,6 +1758,11 @@ static void bad_arguments_and_files_exit_with_the_message(void)
         CHECK_INT(run_demo(args, out, sizeof out), 2);
         CHECK_CONTAINS(out, "blendwerk-demo: bad value for --keys: '");
     }
+    /* one value per option: a second --graph was taken silently */
+    CHECK_INT(run_demo("--headless --frames 1 --graph a.lua --graph b.lua", out, sizeof out), 2);
+    CHECK_CONTAINS(out, "blendwerk-demo: --graph is given twice ('a.lua' and 'b.lua')\n");
+    CHECK_INT(run_demo("--headless --frames 1 --frames 2", out, sizeof out), 2);
+    CHECK_CONTAINS(out, "blendwerk-demo: --frames is given twice ('1' and '2')\n");
     CHECK_INT(run_demo("--headless --frobnicate", out, sizeof out), 2);
     CHECK_CONTAINS(out, "unknown or incomplete option '--frobnicate'");
     /* a screenshot that cannot be written says why and exits 1: a full
