@@ -31,6 +31,10 @@ static bool run_opened(void *user, const char *path, char *why, size_t why_size)
     return run->options->on_open(run->options->user, path, why, why_size);
 }
 
+/* The registry key of the list of files being run, the script first and
+ * then each include in flight (a name already there is an include loop). */
+#define INCLUDING "blendwerk.character.including"
+
 /* include(name): run another file beside this one, return its results. */
 static int l_include(lua_State *L)
 {
@@ -39,15 +43,42 @@ static int l_include(lua_State *L)
     /* "a\0b" would open "a": the file names a C function sees end there */
     if (strlen(name) != len) return luaL_error(L, "include '%s': the name holds a NUL byte", name);
     lua_settop(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, INCLUDING); /* 2: the files in flight */
+    lua_Integer depth = luaL_len(L, 2);
+    for (lua_Integer i = 1; i <= depth; i++) {
+        lua_rawgeti(L, 2, i);
+        bool loop = lua_rawequal(L, 1, -1);
+        lua_pop(L, 1);
+        if (!loop) continue;
+        /* "include 'a.lua': an include loop (a.lua -> b.lua -> a.lua)" */
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        for (lua_Integer k = i; k <= depth; k++) {
+            lua_rawgeti(L, 2, k);
+            luaL_addvalue(&b);
+            luaL_addstring(&b, " -> ");
+        }
+        luaL_addstring(&b, name);
+        luaL_pushresult(&b);
+        return luaL_error(L, "include '%s': an include loop (%s)", name, lua_tostring(L, -1));
+    }
+    lua_pushvalue(L, 1);
+    lua_rawseti(L, 2, depth + 1);
     bw_sandbox_push_file(L, "include", name);
     lua_call(L, 0, LUA_MULTRET);
-    return lua_gettop(L) - 1;
+    lua_pushnil(L);
+    lua_rawseti(L, 2, depth + 1); /* done: out of the list */
+    return lua_gettop(L) - 2;
 }
 
 /* Runs in the sandbox: the loader's globals, then the host's (setup). */
 static int add_globals(lua_State *L)
 {
     const load_run *run = (const load_run *)lua_touserdata(L, 1);
+    lua_createtable(L, 4, 0);
+    lua_pushstring(L, run->chunk);
+    lua_rawseti(L, -2, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, INCLUDING);
     lua_pushcfunction(L, l_include);
     lua_setglobal(L, "include");
     if (run->options->setup) {

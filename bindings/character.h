@@ -20,7 +20,9 @@
  * What the chunk sees: the sandbox's allowlist, plus
  * - include(name): run another file beside this one (the rules of a mod's
  *   file names; a name holding a NUL byte is refused, not cut there) and
- *   return its results;
+ *   return its results; a file that includes a file still running (itself,
+ *   or one that included it) is an error naming the loop, "include
+ *   'a.lua': an include loop (a.lua -> b.lua -> a.lua)";
  * - whatever options->setup adds (the demo's `demo` table).
  *
  * The returned table (read raw: plain data, no metamethods):

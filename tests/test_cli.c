@@ -1047,6 +1047,35 @@ static void a_repeated_option_is_a_usage_error(void)
     }
 }
 
+/* A character whose includes come back to a file still running is
+ * refused naming the loop (it ran until Lua's C stack gave out: "C stack
+ * overflow", naming no loop); a file included twice one after the other
+ * is no loop. */
+static void include_loops_are_named(void)
+{
+    char a[700], b[700], part[700], cmd[1600], want[800];
+    write_char_file("loop_a.lua", "\nreturn include('loop_b.lua')\n", a, sizeof a);
+    write_char_file("loop_b.lua", "local x = 1\nreturn include('loop_a.lua')\n", b, sizeof b);
+    snprintf(cmd, sizeof cmd, "'%s' info '%s'", BIN, a);
+    CHECK_INT(run_stderr(cmd), 1);
+    CHECK_STR(out, "blendwerk info: loop_b.lua:2: include 'loop_a.lua': an include loop (loop_a.lua -> loop_b.lua -> "
+                   "loop_a.lua)\n");
+    write_char_file("loop_a.lua", "return include('loop_a.lua')\n", a, sizeof a);
+    CHECK_INT(run_stderr(cmd), 1);
+    CHECK_STR(out, "blendwerk info: loop_a.lua:1: include 'loop_a.lua': an include loop (loop_a.lua -> loop_a.lua)\n");
+    write_char_file("twice_part.lua", "return blendwerk.clip { name = 'c' }\n", part, sizeof part);
+    write_char_file("loop_a.lua",
+                    "local one, two = include('twice_part.lua'), include('twice_part.lua')\n"
+                    "return { rig = blendwerk.rig {}, clips = { one, two } }\n",
+                    a, sizeof a);
+    CHECK_INT(run_stderr(cmd), 1); /* both run; two clips named c */
+    snprintf(want, sizeof want, "blendwerk info: loop_a.lua: returned value: clips[2]: the name 'c' repeats clips[1]'s\n");
+    CHECK_STR(out, want);
+    remove(a);
+    remove(b);
+    remove(part);
+}
+
 /* ---- shared assets ---- */
 
 static void cmu_capture_through_the_cli(const char *path)
@@ -1171,6 +1200,7 @@ int main(void)
     RUN(watch_refuses_a_timeline_the_graph_cannot_take);
     RUN(text_outputs_escape_control_bytes_in_names);
     RUN(a_repeated_option_is_a_usage_error);
+    RUN(include_loops_are_named);
     rmdir(char_dir);
     remove(tiny_path);
     remove(weird_path);
