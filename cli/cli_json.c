@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "blendwerk/rig.h"
 
@@ -89,15 +90,17 @@ void bw_cli_json_joints(const bw_asset *asset, const bw_pose *pose)
 }
 
 
-int bw_cli_text_name(FILE *to, const char *s)
+int bw_cli_text_name_n(FILE *to, const char *s, size_t len)
 {
     int n = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; p < (const unsigned char *)s + len && *p; p++) {
         if (*p < 0x20 || *p == 0x7f) n += fprintf(to, "\\x%02x", *p);
         else n += fputc(*p, to) != EOF;
     }
     return n;
 }
+
+int bw_cli_text_name(FILE *to, const char *s) { return bw_cli_text_name_n(to, s, strlen(s)); }
 
 void bw_cli_text_name_padded(FILE *to, const char *s, int width)
 {

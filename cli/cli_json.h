@@ -4,6 +4,7 @@
 #ifndef BW_CLI_JSON_H
 #define BW_CLI_JSON_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "blendwerk/asset.h"
@@ -23,6 +24,8 @@ void bw_cli_json_curves(const bw_asset *asset, const bw_pose *pose);
  * break the one-line-per-item layout or send the terminal an escape
  * sequence (names come from untrusted files: characters, graphs). */
 int bw_cli_text_name(FILE *to, const char *s); /* returns the bytes printed */
+/* The same for at most `len` bytes of `s` (one line of a longer text). */
+int bw_cli_text_name_n(FILE *to, const char *s, size_t len);
 /* The same, then spaces up to `width` bytes (the text tables' "%-Ns"). */
 void bw_cli_text_name_padded(FILE *to, const char *s, int width);
 /* "angle" or "float": a rig curve's kind as the outputs name it. */

@@ -33,6 +33,7 @@
 #include "blendwerk/asset.h"
 #include "blendwerk/pose.h"
 #include "cli_args.h"
+#include "cli_json.h"
 #include "cli_load.h"
 #include "commands.h"
 #include "graph_reload.h"
@@ -87,10 +88,16 @@ static void report(bw_graph_reload *r, bw_graph_reload_result res, const char *p
     if (res == BW_GRAPH_RELOAD_DONE) {
         printf("reloaded %s in %.1f ms; %s\n", path, bw_graph_reload_last_ms(r), bw_graph_reload_summary(r));
     } else if (res == BW_GRAPH_RELOAD_REJECTED) {
-        const char *e = bw_graph_reload_error(r);
-        const char *last = strrchr(e, '\n');
-        if (last) printf("%.*s\n", (int)(last - e), e);
-        printf("%s (still running the previous version)\n", last ? last + 1 : e);
+        /* one problem a line, each as the text outputs print names (the
+         * file's own names and error texts); the note on the last */
+        for (const char *e = bw_graph_reload_error(r);;) {
+            const char *nl = strchr(e, '\n');
+            bw_cli_text_name_n(stdout, e, nl ? (size_t)(nl - e) : strlen(e));
+            if (!nl) break;
+            putchar('\n');
+            e = nl + 1;
+        }
+        printf(" (still running the previous version)\n");
     }
     fflush(stdout);
 }

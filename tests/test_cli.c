@@ -1076,6 +1076,25 @@ static void include_loops_are_named(void)
     remove(part);
 }
 
+/* watch prints a rejected edit's lines as the text outputs print names:
+ * the file's own error text with an ESC sequence reaches the terminal as
+ * \x1b, not as a command to clear the screen. The edit lands 1 s into a
+ * 3.5 s run (polling, so it is seen within the run). */
+static void watch_prints_a_rejected_edit_escaped(void)
+{
+    char g[700], cmd[2400];
+    write_char_file("watched.lua", "return { layers = { { name = 'base', entry = 'idle', states = { idle = { clip = 'idle' } } } } }\n",
+                    g, sizeof g);
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && ( sleep 1; printf \"error('bad\\\\\\\\27[2J')\\n\" > watched.lua ) & cd '%s' && '%s' watch watched.lua "
+             "--asset '%s/scripts/humanoid.lua' --seconds 3.5 --poll",
+             char_dir, char_dir, BIN, BW_SOURCE_DIR);
+    CHECK_INT(run(cmd, 0), 0);
+    CHECK_STR(out, "watching watched.lua (polling); end of input or --seconds stops\n"
+                   "watched.lua:1: bad\\x1b[2J (still running the previous version)\n");
+    remove(g);
+}
+
 /* ---- shared assets ---- */
 
 static void cmu_capture_through_the_cli(const char *path)
@@ -1201,6 +1220,7 @@ int main(void)
     RUN(text_outputs_escape_control_bytes_in_names);
     RUN(a_repeated_option_is_a_usage_error);
     RUN(include_loops_are_named);
+    RUN(watch_prints_a_rejected_edit_escaped);
     rmdir(char_dir);
     remove(tiny_path);
     remove(weird_path);
