@@ -228,7 +228,7 @@ int bw_cli_graph_run(bw_cli_graph *g, int (*fn)(lua_State *L, bw_cli_graph *g))
         if (bw_sandbox_call(sb, 2, results) != BW_SANDBOX_OK) {
             g->status = 1;
             if (g->tag_errors) print_tagged(g->path, bw_sandbox_error(sb));
-            else fprintf(stderr, "blendwerk %s: %s\n", g->cmd, bw_sandbox_error(sb));
+            else bw_cli_error_line(g->cmd, bw_sandbox_error(sb));
         } else if (g->after && g->status == 0) {
             g->status = g->after(L, g);
         }

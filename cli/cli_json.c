@@ -107,6 +107,24 @@ void bw_cli_text_name_padded(FILE *to, const char *s, int width)
     for (int n = bw_cli_text_name(to, s); n < width; n++) fputc(' ', to);
 }
 
+void bw_cli_text_lines(FILE *to, const char *text)
+{
+    for (;;) {
+        const char *nl = strchr(text, '\n');
+        bw_cli_text_name_n(to, text, nl ? (size_t)(nl - text) : strlen(text));
+        if (!nl) return;
+        fputc('\n', to);
+        text = nl + 1;
+    }
+}
+
+void bw_cli_error_line(const char *cmd, const char *message)
+{
+    if (cmd) fprintf(stderr, "blendwerk %s: ", cmd);
+    bw_cli_text_lines(stderr, message ? message : "(no message)");
+    fputc('\n', stderr);
+}
+
 const char *bw_cli_curve_kind_name(const bw_rig *rig, int curve)
 {
     return bw_rig_curve_kind(rig, curve) == BW_CURVE_ANGLE ? "angle" : "float";

@@ -28,6 +28,14 @@ int bw_cli_text_name(FILE *to, const char *s); /* returns the bytes printed */
 int bw_cli_text_name_n(FILE *to, const char *s, size_t len);
 /* The same, then spaces up to `width` bytes (the text tables' "%-Ns"). */
 void bw_cli_text_name_padded(FILE *to, const char *s, int width);
+/* A text of lines: each line as bw_cli_text_name prints it, the line
+ * breaks kept (no newline after the last). */
+void bw_cli_text_lines(FILE *to, const char *text);
+/* An error on stderr: "blendwerk CMD: " (nothing when cmd is NULL) and
+ * `message` (a loader's or a script's, which may quote the file's own
+ * text; one problem a line) as bw_cli_text_lines prints it, then a
+ * newline. */
+void bw_cli_error_line(const char *cmd, const char *message);
 /* "angle" or "float": a rig curve's kind as the outputs name it. */
 const char *bw_cli_curve_kind_name(const bw_rig *rig, int curve);
 

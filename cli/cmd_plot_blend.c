@@ -51,6 +51,7 @@
 #include "blendwerk/graph.h"
 #include "cli_args.h"
 #include "cli_graph.h"
+#include "cli_json.h"
 #include "commands.h"
 #include "lua_graph.h"
 #include "lua_support.h"
@@ -267,8 +268,12 @@ static bool load_spec(spec *s)
     if (!ok) {
         const char *msg = bw_sandbox_error(sb);
         /* script messages start with "name:line:", the reader's with the path */
-        if (!strncmp(msg, name, strlen(name)) || strstr(msg, s->path)) fprintf(stderr, "blendwerk plot-blend: %s\n", msg);
-        else fprintf(stderr, "blendwerk plot-blend: %s: %s\n", s->path, msg);
+        if (!strncmp(msg, name, strlen(name)) || strstr(msg, s->path)) {
+            bw_cli_error_line("plot-blend", msg);
+        } else {
+            fprintf(stderr, "blendwerk plot-blend: %s: ", s->path);
+            bw_cli_error_line(NULL, msg);
+        }
     }
     bw_sandbox_destroy(sb);
     return ok;

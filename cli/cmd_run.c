@@ -31,6 +31,7 @@
 #include <stdlib.h>
 
 #include "cli_args.h"
+#include "cli_json.h"
 #include "commands.h"
 #include "lua_blendwerk.h"
 #include "sandbox.h"
@@ -169,7 +170,7 @@ static int run_sandboxed(int argc, char **argv)
         for (int i = first_arg; ok && i < argc; i++, nargs++) lua_pushstring(L, argv[i]);
         ok = ok && bw_sandbox_call(sb, nargs, 0) == BW_SANDBOX_OK;
     }
-    if (!ok) fprintf(stderr, "%s\n", bw_sandbox_error(sb));
+    if (!ok) bw_cli_error_line(NULL, bw_sandbox_error(sb)); /* the mod's own text: control bytes as \xNN */
     bw_sandbox_destroy(sb);
     return ok ? 0 : 1;
 }

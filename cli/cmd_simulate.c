@@ -316,7 +316,7 @@ int bw_cmd_simulate(int argc, char **argv)
     static char err[BW_CLI_ERROR_MAX];
     s.tl_sb = bw_timeline_load(s.timeline_path, err, sizeof err);
     if (!s.tl_sb) {
-        fprintf(stderr, "blendwerk simulate: %s\n", err);
+        bw_cli_error_line("simulate", err);
         return 1;
     }
     bw_cli_graph g;

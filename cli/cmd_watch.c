@@ -61,7 +61,7 @@ static bw_sandbox *load_timeline(const char *path)
 {
     static char err[BW_CLI_ERROR_MAX];
     bw_sandbox *sb = bw_timeline_load(path, err, sizeof err);
-    if (!sb) fprintf(stderr, "blendwerk watch: %s\n", err);
+    if (!sb) bw_cli_error_line("watch", err);
     return sb;
 }
 
@@ -90,13 +90,7 @@ static void report(bw_graph_reload *r, bw_graph_reload_result res, const char *p
     } else if (res == BW_GRAPH_RELOAD_REJECTED) {
         /* one problem a line, each as the text outputs print names (the
          * file's own names and error texts); the note on the last */
-        for (const char *e = bw_graph_reload_error(r);;) {
-            const char *nl = strchr(e, '\n');
-            bw_cli_text_name_n(stdout, e, nl ? (size_t)(nl - e) : strlen(e));
-            if (!nl) break;
-            putchar('\n');
-            e = nl + 1;
-        }
+        bw_cli_text_lines(stdout, bw_graph_reload_error(r));
         printf(" (still running the previous version)\n");
     }
     fflush(stdout);
@@ -158,7 +152,7 @@ int bw_cmd_watch(int argc, char **argv)
     d.watch = &wd;
     char err[BW_GRAPH_RELOAD_TEXT_MAX];
     bw_graph_reload *r = timeline_path && !tl_sb ? NULL : bw_graph_reload_create(&d, err, sizeof err);
-    if (!r && (tl_sb || !timeline_path)) fprintf(stderr, "%s\n", err);
+    if (!r && (tl_sb || !timeline_path)) bw_cli_error_line(NULL, err);
     bw_timeline tl;
     memset(&tl, 0, sizeof tl);
     bw_pose pose;

@@ -1095,6 +1095,29 @@ static void watch_prints_a_rejected_edit_escaped(void)
     remove(g);
 }
 
+/* A script's own error text reaches stderr with its control bytes as
+ * \xNN: a mod checked with run --sandbox, or read as a character, could
+ * send the terminal escape sequences through error("..."). */
+static void error_texts_of_scripts_print_escaped(void)
+{
+    char path[700], cmd[1600], want[900];
+    write_char_file("raises.lua", "\nerror('no\\27]0;owned\\7 way')\n", path, sizeof path);
+    snprintf(cmd, sizeof cmd, "'%s' run --sandbox '%s'", BIN, path);
+    CHECK_INT(run_stderr(cmd), 1);
+    CHECK_STR(out, "raises.lua:2: no\\x1b]0;owned\\x07 way\n");
+    snprintf(cmd, sizeof cmd, "'%s' info '%s'", BIN, path);
+    CHECK_INT(run_stderr(cmd), 1);
+    CHECK_STR(out, "blendwerk info: raises.lua:2: no\\x1b]0;owned\\x07 way\n");
+    snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out /dev/null", BIN, path);
+    CHECK_INT(run_stderr(cmd), 1);
+    CHECK_STR(out, "blendwerk plot-blend: raises.lua:2: no\\x1b]0;owned\\x07 way\n");
+    snprintf(cmd, sizeof cmd, "'%s' simulate g.lua --asset c.lua --timeline '%s'", BIN, path);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want, "blendwerk simulate: %s:2: no\\x1b]0;owned\\x07 way\n", path); /* timelines: the path */
+    CHECK_STR(out, want);
+    remove(path);
+}
+
 /* ---- shared assets ---- */
 
 static void cmu_capture_through_the_cli(const char *path)
@@ -1221,6 +1244,7 @@ int main(void)
     RUN(a_repeated_option_is_a_usage_error);
     RUN(include_loops_are_named);
     RUN(watch_prints_a_rejected_edit_escaped);
+    RUN(error_texts_of_scripts_print_escaped);
     rmdir(char_dir);
     remove(tiny_path);
     remove(weird_path);
