@@ -86,7 +86,9 @@ static void sleep_seconds(double s)
 static void report(bw_graph_reload *r, bw_graph_reload_result res, const char *path)
 {
     if (res == BW_GRAPH_RELOAD_DONE) {
-        printf("reloaded %s in %.1f ms; %s\n", path, bw_graph_reload_last_ms(r), bw_graph_reload_summary(r));
+        printf("reloaded %s in %.1f ms; ", path, bw_graph_reload_last_ms(r));
+        bw_cli_text_lines(stdout, bw_graph_reload_summary(r)); /* layer and state names */
+        putchar('\n');
     } else if (res == BW_GRAPH_RELOAD_REJECTED) {
         /* one problem a line, each as the text outputs print names (the
          * file's own names and error texts); the note on the last */

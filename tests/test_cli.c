@@ -1078,21 +1078,31 @@ static void include_loops_are_named(void)
 
 /* watch prints a rejected edit's lines as the text outputs print names:
  * the file's own error text with an ESC sequence reaches the terminal as
- * \x1b, not as a command to clear the screen. The edit lands 1 s into a
- * 3.5 s run (polling, so it is seen within the run). */
+ * \x1b, not as a command to clear the screen; so does a reload's summary
+ * of the layers' states. The edits land 1 s and 2 s into a 3.5 s run
+ * (polling, so each is seen within the run). */
 static void watch_prints_a_rejected_edit_escaped(void)
 {
     char g[700], cmd[2400];
     write_char_file("watched.lua", "return { layers = { { name = 'base', entry = 'idle', states = { idle = { clip = 'idle' } } } } }\n",
                     g, sizeof g);
     snprintf(cmd, sizeof cmd,
-             "cd '%s' && ( sleep 1; printf \"error('bad\\\\\\\\27[2J')\\n\" > watched.lua ) & cd '%s' && '%s' watch watched.lua "
+             "cd '%s' && ( sleep 1; printf \"error('bad\\\\\\\\27[2J')\\n\" > watched.lua; sleep 1; cp renamed.lua watched.lua ) & "
+             "cd '%s' && '%s' watch watched.lua "
              "--asset '%s/scripts/humanoid.lua' --seconds 3.5 --poll",
              char_dir, char_dir, BIN, BW_SOURCE_DIR);
+    char renamed[700];
+    write_char_file("renamed.lua",
+                    "return { layers = { { name = 'ba\\27[2Jse', entry = 'idle', states = { idle = { clip = 'idle' } } } } }\n",
+                    renamed, sizeof renamed);
     CHECK_INT(run(cmd, 0), 0);
-    CHECK_STR(out, "watching watched.lua (polling); end of input or --seconds stops\n"
-                   "watched.lua:1: bad\\x1b[2J (still running the previous version)\n");
+    CHECK(starts_with(out, "watching watched.lua (polling); end of input or --seconds stops\n"
+                           "watched.lua:1: bad\\x1b[2J (still running the previous version)\n"
+                           "reloaded watched.lua in "));
+    CHECK_CONTAINS(out, " ms; ba\\x1b[2Jse: ");
+    CHECK(strchr(out, 0x1b) == NULL);
     remove(g);
+    remove(renamed);
 }
 
 /* A script's own error text reaches stderr with its control bytes as
