@@ -252,7 +252,8 @@ static int run(sim *s, bool json, bool joints)
 static void report_callback(void *user, const char *message)
 {
     (void)user;
-    fprintf(stderr, "%s (reported once; the condition counts as false)\n", message);
+    bw_cli_text_lines(stderr, message); /* the predicate's own error text: control bytes as \xNN */
+    fprintf(stderr, " (reported once; the condition counts as false)\n");
 }
 
 /* In the sandbox, the compiled graph at 1 (or nil and its problems at 2:

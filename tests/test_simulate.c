@@ -302,6 +302,15 @@ static void names_with_control_bytes_print_escaped(void)
     CHECK_INT(capture_command(cmd, out, sizeof out), 0);
     CHECK_STR(out, "esc.lua:1: warning: params.sp\\x1b[2Jeed: parameter 'sp\\x1b[2Jeed' is never read: no condition, "
                    "state speed, layer weight or blend node uses it\n");
+    /* a predicate's own error text, reported once on stderr */
+    CHECK(write_file("esc_pred.lua", "return { layers = { { name = 'base', entry = 'idle',\n"
+                                     "  states = { idle = { clip = 'idle' }, move = { clip = 'walk' } },\n"
+                                     "  transitions = { { from = 'idle', to = 'move', when = { function(p)\n"
+                                     "    error('no\\27[2J', 0) end } } } } } }\n"));
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' simulate esc_pred.lua --asset c.gltf --timeline esc_tl.lua 2>&1 >/dev/null", dir,
+             BIN);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 0);
+    CHECK_STR(out, "esc_pred.lua:4: no\\x1b[2J (reported once; the condition counts as false)\n");
     /* and a file that raises its own text */
     CHECK(write_file("raise.lua", "\nerror('no\\27[2J')\n"));
     snprintf(cmd, sizeof cmd, "cd '%s' && '%s' check raise.lua", dir, BIN);
