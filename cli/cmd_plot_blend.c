@@ -37,6 +37,7 @@
  * message names the file, and the line for Lua errors); 2 usage.
  */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -563,8 +564,11 @@ static void default_range(const spec *s, double r[4])
     for (int a = 0; a < 2; a++) {
         double span = hi[a] - lo[a];
         double pad = span > 0 ? 0.25 * span : 1.0;
-        r[2 * a] = lo[a] - pad;
-        r[2 * a + 1] = hi[a] + pad;
+        /* within a float's range: the cells are evaluated at float points
+         * (samples near +-FLT_MAX padded past it made cell centres that
+         * overflow the conversion, which C leaves undefined) */
+        r[2 * a] = fmax(lo[a] - pad, -(double)FLT_MAX);
+        r[2 * a + 1] = fmin(hi[a] + pad, (double)FLT_MAX);
     }
 }
 

@@ -1128,6 +1128,28 @@ static void error_texts_of_scripts_print_escaped(void)
     remove(path);
 }
 
+/* plot-blend's default range (the samples' box plus a quarter each side)
+ * stays within a float's range: samples at +-3.4e38 made it +-5.1e38, and
+ * the outer cells' centres (+-4.46e38 at --res 4) overflowed the
+ * conversion to float the weights take (undefined in C; infinities in
+ * practice). The title states the range drawn: +-FLT_MAX = 3.40282e+38. */
+static void plot_blend_keeps_its_range_within_float(void)
+{
+    char spec_path[700], svg[800], cmd[2000];
+    write_char_file("far.lua",
+                    "return { samples = { { x = -3.4e38, y = 0 }, { x = 3.4e38, y = 0 }, { x = 0, y = 1 } } }\n",
+                    spec_path, sizeof spec_path);
+    snprintf(svg, sizeof svg, "%s/far.svg", char_dir);
+    snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out '%s' --res 4", BIN, spec_path, svg);
+    CHECK_INT(run_stderr(cmd), 0);
+    char *text = slurp(svg);
+    CHECK(text != NULL);
+    if (text) CHECK_CONTAINS(text, "cartesian blend space, 3 samples, x [-3.40282e+38, 3.40282e+38], y [-0.25, 1.25]");
+    free(text);
+    remove(svg);
+    remove(spec_path);
+}
+
 /* ---- shared assets ---- */
 
 static void cmu_capture_through_the_cli(const char *path)
@@ -1255,6 +1277,7 @@ int main(void)
     RUN(include_loops_are_named);
     RUN(watch_prints_a_rejected_edit_escaped);
     RUN(error_texts_of_scripts_print_escaped);
+    RUN(plot_blend_keeps_its_range_within_float);
     rmdir(char_dir);
     remove(tiny_path);
     remove(weird_path);
