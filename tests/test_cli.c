@@ -1150,6 +1150,28 @@ static void plot_blend_keeps_its_range_within_float(void)
     remove(spec_path);
 }
 
+/* Output that does not reach stdout (a full disk: /dev/full; a closed
+ * stdout) fails the command: it exited 0 with nothing written. */
+static void output_that_cannot_be_written_exits_1(void)
+{
+    if (access("/dev/full", W_OK) != 0) return; /* not Linux: nothing to try */
+    char cmd[1600], s[300];
+    spec(s, sizeof s, "0.5");
+    snprintf(cmd, sizeof cmd, "'%s' info '%s' 2>&1 >/dev/full", BIN, tiny_path);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 1);
+    CHECK_STR(out, "blendwerk info: cannot write the output: No space left on device\n");
+    snprintf(cmd, sizeof cmd, "'%s' sample '%s' --at '%s' --json 2>&1 >/dev/full", BIN, tiny_path, s);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 1);
+    CHECK_STR(out, "blendwerk sample: cannot write the output: No space left on device\n");
+    snprintf(cmd, sizeof cmd, "'%s' info '%s' 2>&1 >&-", BIN, tiny_path);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 1);
+    CHECK_STR(out, "blendwerk info: cannot write the output: Bad file descriptor\n");
+    /* a command that writes nothing has nothing to lose */
+    snprintf(cmd, sizeof cmd, "'%s' info /nonexistent.bvh 2>&1 >/dev/full", BIN);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 1);
+    CHECK_STR(out, "blendwerk info: /nonexistent.bvh: cannot open: No such file or directory\n");
+}
+
 /* ---- shared assets ---- */
 
 static void cmu_capture_through_the_cli(const char *path)
@@ -1278,6 +1300,7 @@ int main(void)
     RUN(watch_prints_a_rejected_edit_escaped);
     RUN(error_texts_of_scripts_print_escaped);
     RUN(plot_blend_keeps_its_range_within_float);
+    RUN(output_that_cannot_be_written_exits_1);
     rmdir(char_dir);
     remove(tiny_path);
     remove(weird_path);
