@@ -18,6 +18,7 @@
  *
  * Exit codes: 0 done, 1 a file failed to load or the screenshot could not
  * be written, 2 bad arguments. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -640,6 +641,15 @@ int main(int argc, char **argv)
     h.overlay.speed = 1.0f;
     h.default_walk = h.opt.headless && !h.opt.timeline && h.opt.key_count == 0;
     int status = h.opt.headless ? run_headless(&h) : run_window(&h);
+    /* the headless summary is the run's result: one that did not reach
+     * stdout (a full disk, a closed pipe) fails the run */
+    errno = 0;
+    bool flushed = fflush(stdout) == 0;
+    int why = errno;
+    if (!flushed || ferror(stdout)) {
+        fprintf(stderr, "blendwerk-demo: cannot write the output: %s\n", why ? strerror(why) : "a write failed");
+        if (!status) status = 1;
+    }
     demo_r3d_destroy(h.r3d);
     demo_app_destroy(h.app);
     demo_model_destroy(h.model);

@@ -1763,6 +1763,11 @@ static void bad_arguments_and_files_exit_with_the_message(void)
     CHECK_CONTAINS(out, "blendwerk-demo: --graph is given twice ('a.lua' and 'b.lua')\n");
     CHECK_INT(run_demo("--headless --frames 1 --frames 2", out, sizeof out), 2);
     CHECK_CONTAINS(out, "blendwerk-demo: --frames is given twice ('1' and '2')\n");
+    /* a summary that cannot be written fails the run (it exited 0) */
+    if (access("/dev/full", W_OK) == 0) {
+        CHECK_INT(capture_command("'" BW_DEMO_BINARY "' --headless --frames 1 --size 64x64 2>&1 >/dev/full", out, sizeof out), 1);
+        CHECK_STR(out, "blendwerk-demo: cannot write the output: No space left on device\n");
+    }
     CHECK_INT(run_demo("--headless --frobnicate", out, sizeof out), 2);
     CHECK_CONTAINS(out, "unknown or incomplete option '--frobnicate'");
     /* a screenshot that cannot be written says why and exits 1: a full
