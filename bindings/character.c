@@ -31,20 +31,54 @@ static bool run_opened(void *user, const char *path, char *why, size_t why_size)
     return run->options->on_open(run->options->user, path, why, why_size);
 }
 
+/* The registry key of the list of files being run, the script first and
+ * then each include in flight (a name already there is an include loop). */
+#define INCLUDING "blendwerk.character.including"
+
 /* include(name): run another file beside this one, return its results. */
 static int l_include(lua_State *L)
 {
-    const char *name = luaL_checkstring(L, 1);
+    size_t len = 0;
+    const char *name = luaL_checklstring(L, 1, &len);
+    /* "a\0b" would open "a": the file names a C function sees end there */
+    if (strlen(name) != len) return luaL_error(L, "include '%s': the name holds a NUL byte", name);
     lua_settop(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, INCLUDING); /* 2: the files in flight */
+    lua_Integer depth = luaL_len(L, 2);
+    for (lua_Integer i = 1; i <= depth; i++) {
+        lua_rawgeti(L, 2, i);
+        bool loop = lua_rawequal(L, 1, -1);
+        lua_pop(L, 1);
+        if (!loop) continue;
+        /* "include 'a.lua': an include loop (a.lua -> b.lua -> a.lua)" */
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        for (lua_Integer k = i; k <= depth; k++) {
+            lua_rawgeti(L, 2, k);
+            luaL_addvalue(&b);
+            luaL_addstring(&b, " -> ");
+        }
+        luaL_addstring(&b, name);
+        luaL_pushresult(&b);
+        return luaL_error(L, "include '%s': an include loop (%s)", name, lua_tostring(L, -1));
+    }
+    lua_pushvalue(L, 1);
+    lua_rawseti(L, 2, depth + 1);
     bw_sandbox_push_file(L, "include", name);
     lua_call(L, 0, LUA_MULTRET);
-    return lua_gettop(L) - 1;
+    lua_pushnil(L);
+    lua_rawseti(L, 2, depth + 1); /* done: out of the list */
+    return lua_gettop(L) - 2;
 }
 
 /* Runs in the sandbox: the loader's globals, then the host's (setup). */
 static int add_globals(lua_State *L)
 {
     const load_run *run = (const load_run *)lua_touserdata(L, 1);
+    lua_createtable(L, 4, 0);
+    lua_pushstring(L, run->chunk);
+    lua_rawseti(L, -2, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, INCLUDING);
     lua_pushcfunction(L, l_include);
     lua_setglobal(L, "include");
     if (run->options->setup) {
@@ -157,10 +191,13 @@ static void read_clips(lua_State *L, int t, bw_character *c, int max_clips)
     } else {
         lua_pushnil(L);
         while (lua_next(L, list)) {
-            const char *key = lua_tostring(L, -2); /* a string: lua_next is safe */
+            size_t len = 0;
+            const char *key = lua_tolstring(L, -2, &len); /* a string: lua_next is safe */
             char what[BW_CHARACTER_NAME_MAX + 16];
             snprintf(what, sizeof what, "clips.%s", key);
             if (!key[0]) luaL_error(L, "clips: an empty name");
+            /* "x\0y" would be filed as "x": refused, as a rig refuses such joint names */
+            if (strlen(key) != len) luaL_error(L, "%s: the name must be a string without NUL bytes", what);
             add_clip(L, c, sources, what, key);
             lua_pop(L, 1);
         }
@@ -216,7 +253,7 @@ bool bw_character_load(const char *path, const bw_character_options *options, bw
         return false;
     }
     if (strlen(path) >= BW_CHARACTER_PATH_MAX) {
-        snprintf(err, err_size, "script path is too long");
+        snprintf(err, err_size, "%s: the path is too long (at most %d bytes)", path, BW_CHARACTER_PATH_MAX - 1);
         return false;
     }
     load_run run;

@@ -19,7 +19,10 @@
  *
  * What the chunk sees: the sandbox's allowlist, plus
  * - include(name): run another file beside this one (the rules of a mod's
- *   file names) and return its results;
+ *   file names; a name holding a NUL byte is refused, not cut there) and
+ *   return its results; a file that includes a file still running (itself,
+ *   or one that included it) is an error naming the loop, "include
+ *   'a.lua': an include loop (a.lua -> b.lua -> a.lua)";
  * - whatever options->setup adds (the demo's `demo` table).
  *
  * The returned table (read raw: plain data, no metamethods):
@@ -29,7 +32,8 @@
  *   name = Clip (string keys, not both forms). A list entry is named by
  *   its clip's name, an unnamed one "#N" with N its 1-based position; a
  *   named entry by its key, in which case the entries are sorted by name.
- *   Names are unique, shorter than BW_CHARACTER_NAME_MAX bytes, and every
+ *   Names are unique, shorter than BW_CHARACTER_NAME_MAX bytes, without
+ *   NUL bytes (a key "x\0y" is refused, not filed as "x"), and every
  *   copied clip carries its name (bw_clip_name(clip) == name: a clip
  *   filed under another name is rebuilt under that name, tracks, markers,
  *   length and loop flag unchanged). Each entry needs a Clip of its own
@@ -49,8 +53,9 @@
  *   table has no line; the message names the field, e.g. "clips[2]: the
  *   name 'c' repeats clips[1]'s"), also for errors raised by
  *   options->read;
- * - "no script path given", "script path is too long", "file: out of
- *   memory", or the sandbox's message when the state cannot be built.
+ * - "no script path given", "PATH: the path is too long (at most 1023
+ *   bytes)", "file: out of memory", or the sandbox's message when the
+ *   state cannot be built.
  *
  * Threads: one load uses one sandbox of its own; loads on different
  * threads share nothing. The result is plain data owned by the caller. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "blendwerk/clip.h"
+#include "cli_json.h"
 #include "cli_load.h"
 #include "lua_graph.h"
 #include "lua_support.h"
@@ -110,7 +111,10 @@ void bw_cli_print_list(lua_State *L, int idx, FILE *to, const char *prefix)
     idx = lua_absindex(L, idx);
     for (int i = 1; i <= (int)lua_rawlen(L, idx); i++) {
         lua_rawgeti(L, idx, i);
-        fprintf(to, "%s%s\n", prefix, lua_tostring(L, -1));
+        fputs(prefix, to);
+        const char *line = lua_tostring(L, -1);
+        bw_cli_text_name(to, line ? line : "(a message that is not a string)"); /* quoted names: control bytes as \xNN */
+        fputc('\n', to);
         lua_pop(L, 1);
     }
 }
@@ -167,7 +171,9 @@ static int run_protected(lua_State *L)
     return c->g->results;
 }
 
-/* "FILE:LINE: message" as "FILE:LINE: error: message" (else "FILE: error: message"). */
+/* "FILE:LINE: message" as "FILE:LINE: error: message" (else "FILE: error:
+ * message"); the message as the text outputs print names (a script's
+ * error("...") text is the file's too). */
 static void print_tagged(const char *path, const char *msg)
 {
     size_t n = strlen(path);
@@ -175,12 +181,16 @@ static void print_tagged(const char *path, const char *msg)
         const char *p = msg + n + 1;
         while (isdigit((unsigned char)*p)) p++;
         if (p > msg + n + 1 && p[0] == ':' && p[1] == ' ') {
-            printf("%.*s: error: %s\n", (int)(p - msg), msg, p + 2);
+            printf("%.*s: error: ", (int)(p - msg), msg);
+            bw_cli_text_name(stdout, p + 2);
+            putchar('\n');
             return;
         }
         if (msg[n + 1] == ' ') msg += n + 2;
     }
-    printf("%s: error: %s\n", path, msg);
+    printf("%s: error: ", path);
+    bw_cli_text_name(stdout, msg);
+    putchar('\n');
 }
 
 int bw_cli_graph_run(bw_cli_graph *g, int (*fn)(lua_State *L, bw_cli_graph *g))
@@ -218,7 +228,7 @@ int bw_cli_graph_run(bw_cli_graph *g, int (*fn)(lua_State *L, bw_cli_graph *g))
         if (bw_sandbox_call(sb, 2, results) != BW_SANDBOX_OK) {
             g->status = 1;
             if (g->tag_errors) print_tagged(g->path, bw_sandbox_error(sb));
-            else fprintf(stderr, "blendwerk %s: %s\n", g->cmd, bw_sandbox_error(sb));
+            else bw_cli_error_line(g->cmd, bw_sandbox_error(sb));
         } else if (g->after && g->status == 0) {
             g->status = g->after(L, g);
         }

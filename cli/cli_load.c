@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "character.h"
+#include "cli_json.h"
 
 /* The loader's message, made sure to name the file, its line and JSON path
  * (loaders usually put them in the message already). */
@@ -73,11 +74,11 @@ static bw_asset *asset_from_character(bw_character *ch)
 static bw_asset *load_character(const char *cmd, const char *path)
 {
     static const char *const host_fields[] = {"scene", NULL};
-    char err[BW_SANDBOX_ERROR_MAX + 256];
+    static char err[BW_CLI_ERROR_MAX];
     bw_character *ch = NULL;
     bw_character_options options = {.fields = host_fields};
     if (!bw_character_load(path, &options, &ch, err, sizeof err)) {
-        fprintf(stderr, "blendwerk %s: %s\n", cmd, err);
+        bw_cli_error_line(cmd, err); /* the script's own error text: control bytes as \xNN */
         return NULL;
     }
     bw_asset *asset = asset_from_character(ch);

@@ -27,6 +27,11 @@
 
 #include "blendwerk/asset.h"
 
+/* Room for a loader's or a reader's one-line message that names a file:
+ * the sandbox's message (1024 bytes) and a path as long as Linux takes
+ * (4096 bytes), so a long path never crowds out the reason. */
+#define BW_CLI_ERROR_MAX (1024 + 4096)
+
 /* The loaded asset (free it with bw_asset_destroy), or NULL after printing
  * why. */
 bw_asset *bw_cli_load_asset(const char *cmd, const char *path);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "cli_graph.h"
 #include "commands.h"
 #include "lua_graph.h"
@@ -45,8 +46,12 @@ int bw_cmd_check(int argc, char **argv)
     g.tag_errors = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--asset") && i + 1 < argc) g.asset_path = argv[++i];
-        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        if (!strcmp(a, "--asset") && i + 1 < argc) {
+            if (!bw_cli_option_once("check", a, &g.asset_path, argv[++i])) {
+                usage(stderr);
+                return 2;
+            }
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
         } else if (a[0] != '-' && !g.path) g.path = a;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "blendwerk/asset.h"
+#include "cli_json.h"
 #include "cli_load.h"
 #include "commands.h"
 
@@ -79,7 +80,8 @@ static int print_joints(const bw_asset *asset)
         int p = bw_rig_joint_parent(rig, j);
         depth[j] = p >= 0 && p < j ? depth[p] + 1 : 0;
         int shown = depth[j] < 64 ? depth[j] : 64; /* deep chains stay readable */
-        printf("  %*s%d %s", 2 * shown, "", j, bw_rig_joint_name(rig, j));
+        printf("  %*s%d ", 2 * shown, "", j);
+        bw_cli_text_name(stdout, bw_rig_joint_name(rig, j));
         if (asset->kind == BW_ASSET_GLTF && asset->joint_node && asset->joint_node[j] >= 0)
             printf(" (node %d)", asset->joint_node[j]);
         printf("\n");
@@ -132,15 +134,19 @@ int bw_cmd_info(int argc, char **argv)
     if (curves > 0) {
         printf("curves (%d):\n", curves);
         for (int c = 0; c < curves; c++)
-            printf("  %d %s%s\n", c, bw_rig_curve_name(asset->rig, c),
-                   bw_rig_curve_kind(asset->rig, c) == BW_CURVE_ANGLE ? " (angle)" : "");
+        {
+            printf("  %d ", c);
+            bw_cli_text_name(stdout, bw_rig_curve_name(asset->rig, c));
+            printf("%s\n", bw_rig_curve_kind(asset->rig, c) == BW_CURVE_ANGLE ? " (angle)" : "");
+        }
     }
     printf("clips (%d):\n", asset->clip_count);
     for (int i = 0; i < asset->clip_count; i++) {
         const bw_clip *clip = asset->clips[i];
         int tracks = bw_clip_track_count(clip);
-        printf("  #%d \"%s\"  length %.6g s  %d channel%s  ", i, bw_clip_name(clip), (double)bw_clip_length(clip),
-               tracks, tracks == 1 ? "" : "s");
+        printf("  #%d \"", i);
+        bw_cli_text_name(stdout, bw_clip_name(clip));
+        printf("\"  length %.6g s  %d channel%s  ", (double)bw_clip_length(clip), tracks, tracks == 1 ? "" : "s");
         print_kinds(interp_kinds(clip));
         int markers = bw_clip_marker_count(clip);
         if (markers > 0) printf("  %d marker%s", markers, markers == 1 ? "" : "s");

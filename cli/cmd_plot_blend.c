@@ -36,6 +36,8 @@
  * Exit codes: 0 written; 1 bad spec, Lua error or write failure (the
  * message names the file, and the line for Lua errors); 2 usage.
  */
+#include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,7 +50,9 @@
 #include "blendwerk/blendspace.h"
 #include "blendwerk/blendtree.h"
 #include "blendwerk/graph.h"
+#include "cli_args.h"
 #include "cli_graph.h"
+#include "cli_json.h"
 #include "commands.h"
 #include "lua_graph.h"
 #include "lua_support.h"
@@ -265,8 +269,12 @@ static bool load_spec(spec *s)
     if (!ok) {
         const char *msg = bw_sandbox_error(sb);
         /* script messages start with "name:line:", the reader's with the path */
-        if (!strncmp(msg, name, strlen(name)) || strstr(msg, s->path)) fprintf(stderr, "blendwerk plot-blend: %s\n", msg);
-        else fprintf(stderr, "blendwerk plot-blend: %s: %s\n", s->path, msg);
+        if (!strncmp(msg, name, strlen(name)) || strstr(msg, s->path)) {
+            bw_cli_error_line("plot-blend", msg);
+        } else {
+            fprintf(stderr, "blendwerk plot-blend: %s: ", s->path);
+            bw_cli_error_line(NULL, msg);
+        }
     }
     bw_sandbox_destroy(sb);
     return ok;
@@ -511,7 +519,7 @@ static bool write_svg(plot *p, const char *out_path)
     const spec *s = p->s;
     FILE *f = fopen(out_path, "w");
     if (!f) {
-        fprintf(stderr, "blendwerk plot-blend: %s: cannot open for writing\n", out_path);
+        fprintf(stderr, "blendwerk plot-blend: %s: cannot open for writing: %s\n", out_path, strerror(errno));
         return false;
     }
     p->f = f;
@@ -556,8 +564,11 @@ static void default_range(const spec *s, double r[4])
     for (int a = 0; a < 2; a++) {
         double span = hi[a] - lo[a];
         double pad = span > 0 ? 0.25 * span : 1.0;
-        r[2 * a] = lo[a] - pad;
-        r[2 * a + 1] = hi[a] + pad;
+        /* within a float's range: the cells are evaluated at float points
+         * (samples near +-FLT_MAX padded past it made cell centres that
+         * overflow the conversion, which C leaves undefined) */
+        r[2 * a] = fmax(lo[a] - pad, -(double)FLT_MAX);
+        r[2 * a + 1] = fmin(hi[a] + pad, (double)FLT_MAX);
     }
 }
 
@@ -573,31 +584,57 @@ static int usage(void)
     return 2;
 }
 
+/* A bad argument: what is wrong, then the usage; exit code 2. */
+static int bad_argument(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static int bad_argument(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "blendwerk plot-blend: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return usage();
+}
+
 int bw_cmd_plot_blend(int argc, char **argv)
 {
+    static const char *const valued[] = {"--out", "--state", "--asset", "--res"};
     const char *spec_path = NULL, *out_path = NULL, *state = NULL, *asset = NULL;
+    const char *res_arg = NULL;
+    const char **slot[] = {&out_path, &state, &asset, &res_arg};
     int res = 40;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--out") && i + 1 < argc) {
-            out_path = argv[++i];
-        } else if (!strcmp(argv[i], "--state") && i + 1 < argc) {
-            state = argv[++i];
-        } else if (!strcmp(argv[i], "--asset") && i + 1 < argc) {
-            asset = argv[++i];
-        } else if (!strcmp(argv[i], "--res") && i + 1 < argc) {
+        const char *a = argv[i];
+        int opt = -1;
+        for (int k = 0; k < 4; k++)
+            if (!strcmp(a, valued[k])) opt = k;
+        if (opt >= 0 && i + 1 >= argc) return bad_argument("%s needs a value", a);
+        if (opt >= 0 && !bw_cli_option_once("plot-blend", a, slot[opt], argv[i + 1])) return usage();
+        if (opt == 3) {
             char *end = NULL;
-            long v = strtol(argv[++i], &end, 10);
-            if (!end || *end || v < 4 || v > 200) return usage();
-            res = (int)v;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return usage();
+            const char *v = argv[++i];
+            long n = strtol(v, &end, 10);
+            if (!v[0] || *end || n < 4 || n > 200)
+                return bad_argument("--res wants a whole number from 4 to 200, not '%s'", v);
+            res = (int)n;
+        } else if (opt >= 0) {
+            i++;
+        } else if (a[0] == '-' && a[1]) {
+            return bad_argument("unknown option '%s'", a);
         } else if (!spec_path) {
-            spec_path = argv[i];
+            spec_path = a;
         } else {
-            return usage();
+            return bad_argument("one SPEC.lua or GRAPH.lua only ('%s' and '%s')", spec_path, a);
         }
     }
-    if (!spec_path || !out_path || (asset && !state)) return usage();
+    if (!spec_path) return bad_argument("SPEC.lua or GRAPH.lua is missing");
+    if (!out_path) return bad_argument("--out FILE.svg is missing");
+    if (asset && !state) return bad_argument("--asset goes with --state (a blend-space spec names no clips)");
 
     spec *s = (spec *)calloc(1, sizeof *s);
     if (!s) return 1;

@@ -24,11 +24,14 @@
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <stdlib.h>
 
+#include "cli_args.h"
+#include "cli_json.h"
 #include "commands.h"
 #include "lua_blendwerk.h"
 #include "sandbox.h"
@@ -95,24 +98,45 @@ static double option_number(const char *v)
     return v && end != v && *end == '\0' && x > 0 && x < 1e15 ? x : -1.0;
 }
 
+/* The limit an option sets, or false after printing why it is refused. A
+ * zero field means "the default" to the sandbox, so no accepted value may
+ * come out as 0: --budget takes whole instructions only (0.5 is refused,
+ * not run with the default 50 million), and a --memory-mb of less than a
+ * byte is one byte (the state then cannot be made: exit 1, as for any cap
+ * too small), never the default 64 MiB. */
+static bool set_limit(bw_sandbox_limits *lim, const char *opt, const char *value)
+{
+    double v = option_number(value);
+    bool memory = !strcmp(opt, "--memory-mb"), budget = !strcmp(opt, "--budget");
+    if (memory && v > 1048576.0) v = -1.0; /* more than a TiB: a typo */
+    if (budget && v != floor(v)) v = -1.0;
+    if (v < 0) {
+        fprintf(stderr, "blendwerk run: %s needs a positive %s%s%s%s\n" RUN_USAGE, opt, budget ? "whole number" : "number",
+                value ? ", not '" : "", value ? value : "", value ? "'" : "");
+        return false;
+    }
+    if (budget) lim->instructions = (long long)v;
+    else if (memory) lim->memory = (size_t)ceil(v * 1048576.0);
+    else lim->seconds = v;
+    return true;
+}
+
 static int run_sandboxed(int argc, char **argv)
 {
     const char *script = NULL;
     bw_sandbox_limits lim = {0};
+    const char *given[3] = {NULL, NULL, NULL}; /* --budget, --memory-mb, --time-limit */
     int first_arg = argc;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         bool known = !strcmp(a, "--budget") || !strcmp(a, "--memory-mb") || !strcmp(a, "--time-limit");
         if (known) {
-            double v = option_number(i + 1 < argc ? argv[i + 1] : NULL);
-            if (!strcmp(a, "--memory-mb") && v > 1048576.0) v = -1.0; /* more than a TiB: a typo */
-            if (v < 0) {
-                fprintf(stderr, "blendwerk run: %s needs a positive number\n" RUN_USAGE, a);
+            const char **seen = &given[a[2] == 'b' ? 0 : a[2] == 'm' ? 1 : 2];
+            if (i + 1 < argc && !bw_cli_option_once("run", a, seen, argv[i + 1])) {
+                fprintf(stderr, RUN_USAGE);
                 return 2;
             }
-            if (!strcmp(a, "--budget")) lim.instructions = (long long)v;
-            else if (!strcmp(a, "--memory-mb")) lim.memory = (size_t)(v * 1048576.0);
-            else lim.seconds = v;
+            if (!set_limit(&lim, a, i + 1 < argc ? argv[i + 1] : NULL)) return 2;
             i++;
         } else if (!script) {
             script = a;
@@ -146,7 +170,7 @@ static int run_sandboxed(int argc, char **argv)
         for (int i = first_arg; ok && i < argc; i++, nargs++) lua_pushstring(L, argv[i]);
         ok = ok && bw_sandbox_call(sb, nargs, 0) == BW_SANDBOX_OK;
     }
-    if (!ok) fprintf(stderr, "%s\n", bw_sandbox_error(sb));
+    if (!ok) bw_cli_error_line(NULL, bw_sandbox_error(sb)); /* the mod's own text: control bytes as \xNN */
     bw_sandbox_destroy(sb);
     return ok ? 0 : 1;
 }

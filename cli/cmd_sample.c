@@ -80,15 +80,16 @@ static int numeric_shape(const char *s, size_t n)
     return end != buf && *end == '\0';
 }
 
-/* A whole string as a finite double / an int. */
+/* A whole string as a finite double / an int. A number too small for a
+ * double (1e-400) is the 0 or the subnormal strtod gives (a finite number
+ * >= 0, however strtod flags the underflow); one too large is infinite. */
 static int parse_double(const char *s, size_t n, double *out)
 {
     char buf[64];
     if (!terminate(s, n, buf, sizeof buf)) return 0;
     char *end = NULL;
-    errno = 0;
     double v = strtod(buf, &end);
-    if (*end != '\0' || !isfinite(v) || errno == ERANGE) return 0;
+    if (end == buf || *end != '\0' || !isfinite(v)) return 0;
     *out = v;
     return 1;
 }
@@ -240,16 +241,21 @@ static void print_text(const bw_asset *asset, const bw_pose *pose)
     const bw_rig *rig = asset->rig;
     for (int j = 0; j < pose->joint_count; j++) {
         const bw_transform *x = &pose->joints[j];
-        printf("%d %s parent %d", j, bw_rig_joint_name(rig, j), bw_rig_joint_parent(rig, j));
+        printf("%d ", j);
+        bw_cli_text_name(stdout, bw_rig_joint_name(rig, j));
+        printf(" parent %d", bw_rig_joint_parent(rig, j));
         if (asset->kind == BW_ASSET_GLTF && asset->joint_node && asset->joint_node[j] >= 0)
             printf(" node %d", asset->joint_node[j]);
         printf("  t %.6g %.6g %.6g  r %.6g %.6g %.6g %.6g  s %.6g %.6g %.6g  coverage %.6g\n", (double)x->t[0],
                (double)x->t[1], (double)x->t[2], (double)x->r[0], (double)x->r[1], (double)x->r[2], (double)x->r[3],
                (double)x->s[0], (double)x->s[1], (double)x->s[2], (double)pose->coverage[j]);
     }
-    for (int c = 0; c < pose->curve_count; c++)
-        printf("curve %d %s %s  value %.6g  coverage %.6g\n", c, bw_rig_curve_name(rig, c), bw_cli_curve_kind_name(rig, c),
-               (double)pose->curves[c], (double)pose->curve_coverage[c]);
+    for (int c = 0; c < pose->curve_count; c++) {
+        printf("curve %d ", c);
+        bw_cli_text_name(stdout, bw_rig_curve_name(rig, c));
+        printf(" %s  value %.6g  coverage %.6g\n", bw_cli_curve_kind_name(rig, c), (double)pose->curves[c],
+               (double)pose->curve_coverage[c]);
+    }
 }
 
 /* Euclidean remainder of t by the clip length, in [0, length). */
@@ -376,7 +382,11 @@ int bw_cmd_sample(int argc, char **argv)
                 return 2;
             }
             fprintf(stderr, "blendwerk sample: %s: no clip matches '--at %s' (clips:", path, reqs[i].spec);
-            for (int c = 0; c < asset->clip_count; c++) fprintf(stderr, " #%d \"%s\"", c, bw_clip_name(asset->clips[c]));
+            for (int c = 0; c < asset->clip_count; c++) {
+                fprintf(stderr, " #%d \"", c);
+                bw_cli_text_name(stderr, bw_clip_name(asset->clips[c]));
+                fputc('"', stderr);
+            }
             fprintf(stderr, ")\n");
             bw_asset_destroy(asset);
             free(reqs);

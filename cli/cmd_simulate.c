@@ -34,6 +34,7 @@
 #include "blendwerk/bind.h"
 #include "blendwerk/graph.h"
 #include "blendwerk/pose.h"
+#include "cli_args.h"
 #include "cli_json.h"
 #include "cli_graph.h"
 #include "cli_load.h"
@@ -90,11 +91,20 @@ static void print_event(void *user, const bw_graph_event *e)
             bw_cli_json_string(bw_graph_state_name(g, e->layer, e->state));
         }
         putchar('}');
-    } else if (e->kind == BW_GRAPH_EVENT_MARKER) {
-        printf("  marker %s %s %s %.9g\n", bw_graph_layer_name(g, e->layer), bw_clip_name(fe->s->file->clips[e->clip]), e->name,
-               (double)e->time);
     } else {
-        printf("  %s %s %s\n", kinds[e->kind], bw_graph_layer_name(g, e->layer), bw_graph_state_name(g, e->layer, e->state));
+        /* names as the text outputs print them (control bytes as \xNN) */
+        printf("  %s ", kinds[e->kind]);
+        bw_cli_text_name(stdout, bw_graph_layer_name(g, e->layer));
+        putchar(' ');
+        if (e->kind == BW_GRAPH_EVENT_MARKER) {
+            bw_cli_text_name(stdout, bw_clip_name(fe->s->file->clips[e->clip]));
+            putchar(' ');
+            bw_cli_text_name(stdout, e->name);
+            printf(" %.9g", (double)e->time);
+        } else {
+            bw_cli_text_name(stdout, bw_graph_state_name(g, e->layer, e->state));
+        }
+        putchar('\n');
     }
     fe->n++;
 }
@@ -141,12 +151,19 @@ static void print_frame(const sim *s, bw_graph_cursor *cursor, long k, bool json
             printf(",\"mode\":\"%s\",\"frozen\":%s}}", tr->mode == BW_GRAPH_FREEZE ? "freeze" : "live",
                    tr->frozen ? "true" : "false");
         } else {
-            printf("  %-12s %-16s p=%-10.4f n=%-8.4f w=%-6.3g", bw_graph_layer_name(g, l), bw_graph_state_name(g, l, st.state),
-                   st.progress, (double)st.normalized, (double)st.weight);
-            if (tr->active)
-                printf(" %s -> %s %.4g/%.4g w=%.4g %s%s", tr->from >= 0 ? bw_graph_state_name(g, l, tr->from) : "(reload)",
-                       bw_graph_state_name(g, l, tr->to), (double)tr->elapsed, (double)tr->duration, (double)tr->weight,
+            printf("  ");
+            bw_cli_text_name_padded(stdout, bw_graph_layer_name(g, l), 12);
+            putchar(' ');
+            bw_cli_text_name_padded(stdout, bw_graph_state_name(g, l, st.state), 16);
+            printf(" p=%-10.4f n=%-8.4f w=%-6.3g", st.progress, (double)st.normalized, (double)st.weight);
+            if (tr->active) {
+                putchar(' ');
+                bw_cli_text_name(stdout, tr->from >= 0 ? bw_graph_state_name(g, l, tr->from) : "(reload)");
+                printf(" -> ");
+                bw_cli_text_name(stdout, bw_graph_state_name(g, l, tr->to));
+                printf(" %.4g/%.4g w=%.4g %s%s", (double)tr->elapsed, (double)tr->duration, (double)tr->weight,
                        tr->mode == BW_GRAPH_FREEZE ? "freeze" : "live", tr->frozen ? " frozen" : "");
+            }
             putchar('\n');
         }
     }
@@ -169,8 +186,11 @@ static void print_frame(const sim *s, bw_graph_cursor *cursor, long k, bool json
         printf("}\n");
     } else {
         printf("  params");
-        for (int p = 0; p < bw_graph_param_count(g); p++)
-            printf(" %s=%.9g", bw_graph_param_name(g, p), (double)bw_graph_cursor_param(cursor, p));
+        for (int p = 0; p < bw_graph_param_count(g); p++) {
+            putchar(' ');
+            bw_cli_text_name(stdout, bw_graph_param_name(g, p));
+            printf("=%.9g", (double)bw_graph_cursor_param(cursor, p));
+        }
         putchar('\n');
     }
 }
@@ -232,7 +252,8 @@ static int run(sim *s, bool json, bool joints)
 static void report_callback(void *user, const char *message)
 {
     (void)user;
-    fprintf(stderr, "%s (reported once; the condition counts as false)\n", message);
+    bw_cli_text_lines(stderr, message); /* the predicate's own error text: control bytes as \xNN */
+    fprintf(stderr, " (reported once; the condition counts as false)\n");
 }
 
 /* In the sandbox, the compiled graph at 1 (or nil and its problems at 2:
@@ -268,9 +289,12 @@ int bw_cmd_simulate(int argc, char **argv)
     const char *asset_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--asset") && i + 1 < argc) asset_path = argv[++i];
-        else if (!strcmp(a, "--timeline") && i + 1 < argc) s.timeline_path = argv[++i];
-        else if (!strcmp(a, "--json")) s.json = true;
+        if ((!strcmp(a, "--asset") || !strcmp(a, "--timeline")) && i + 1 < argc) {
+            if (!bw_cli_option_once("simulate", a, a[2] == 'a' ? &asset_path : &s.timeline_path, argv[++i])) {
+                usage(stderr);
+                return 2;
+            }
+        } else if (!strcmp(a, "--json")) s.json = true;
         else if (!strcmp(a, "--joints")) s.joints = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
@@ -290,10 +314,10 @@ int bw_cmd_simulate(int argc, char **argv)
         fprintf(stderr, "blendwerk simulate: --joints needs --json\n");
         return 2;
     }
-    char err[BW_SANDBOX_ERROR_MAX];
+    static char err[BW_CLI_ERROR_MAX];
     s.tl_sb = bw_timeline_load(s.timeline_path, err, sizeof err);
     if (!s.tl_sb) {
-        fprintf(stderr, "blendwerk simulate: %s\n", err);
+        bw_cli_error_line("simulate", err);
         return 1;
     }
     bw_cli_graph g;

@@ -18,7 +18,9 @@
  * read again against every new version; entries already applied stay
  * applied. Ends after --seconds when given (stdin is then ignored, so
  * scripts can run it without input), else at end of input on stdin.
- * Exit codes: 0 done, 1 the first load failed, 2 bad arguments. */
+ * Exit codes: 0 done, 1 the first load failed or the timeline did not load
+ * (a problem of its own or an entry the first graph cannot take), 2 bad
+ * arguments. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <poll.h>
@@ -30,6 +32,8 @@
 
 #include "blendwerk/asset.h"
 #include "blendwerk/pose.h"
+#include "cli_args.h"
+#include "cli_json.h"
 #include "cli_load.h"
 #include "commands.h"
 #include "graph_reload.h"
@@ -55,9 +59,9 @@ static void usage(FILE *to)
  * printing why, as simulate does ("blendwerk watch: " and the problem). */
 static bw_sandbox *load_timeline(const char *path)
 {
-    char err[1024];
+    static char err[BW_CLI_ERROR_MAX];
     bw_sandbox *sb = bw_timeline_load(path, err, sizeof err);
-    if (!sb) fprintf(stderr, "blendwerk watch: %s\n", err);
+    if (!sb) bw_cli_error_line("watch", err);
     return sb;
 }
 
@@ -82,26 +86,36 @@ static void sleep_seconds(double s)
 static void report(bw_graph_reload *r, bw_graph_reload_result res, const char *path)
 {
     if (res == BW_GRAPH_RELOAD_DONE) {
-        printf("reloaded %s in %.1f ms; %s\n", path, bw_graph_reload_last_ms(r), bw_graph_reload_summary(r));
+        printf("reloaded %s in %.1f ms; ", path, bw_graph_reload_last_ms(r));
+        bw_cli_text_lines(stdout, bw_graph_reload_summary(r)); /* layer and state names */
+        putchar('\n');
     } else if (res == BW_GRAPH_RELOAD_REJECTED) {
-        const char *e = bw_graph_reload_error(r);
-        const char *last = strrchr(e, '\n');
-        if (last) printf("%.*s\n", (int)(last - e), e);
-        printf("%s (still running the previous version)\n", last ? last + 1 : e);
+        /* one problem a line, each as the text outputs print names (the
+         * file's own names and error texts); the note on the last */
+        bw_cli_text_lines(stdout, bw_graph_reload_error(r));
+        printf(" (still running the previous version)\n");
     }
     fflush(stdout);
 }
 
 int bw_cmd_watch(int argc, char **argv)
 {
-    const char *graph_path = NULL, *asset_path = NULL, *timeline_path = NULL;
+    const char *graph_path = NULL, *asset_path = NULL, *timeline_path = NULL, *seconds_arg = NULL, *fade_arg = NULL;
     double seconds = -1, fade = 0.2;
     bool force_polling = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         char *end = NULL;
-        if (!strcmp(a, "--asset") && i + 1 < argc) asset_path = argv[++i];
-        else if (!strcmp(a, "--timeline") && i + 1 < argc) timeline_path = argv[++i];
+        const char **once = !strcmp(a, "--asset")      ? &asset_path
+                            : !strcmp(a, "--timeline") ? &timeline_path
+                            : !strcmp(a, "--seconds")  ? &seconds_arg
+                            : !strcmp(a, "--fade")     ? &fade_arg
+                                                       : NULL;
+        if (once && i + 1 < argc && !bw_cli_option_once("watch", a, once, argv[i + 1])) {
+            usage(stderr);
+            return 2;
+        }
+        if ((!strcmp(a, "--asset") || !strcmp(a, "--timeline")) && i + 1 < argc) i++;
         else if ((!strcmp(a, "--seconds") || !strcmp(a, "--fade")) && i + 1 < argc) {
             double v = strtod(argv[++i], &end);
             if (!end || *end || !(v >= 0) || v > 1e9) {
@@ -140,14 +154,17 @@ int bw_cmd_watch(int argc, char **argv)
     d.watch = &wd;
     char err[BW_GRAPH_RELOAD_TEXT_MAX];
     bw_graph_reload *r = timeline_path && !tl_sb ? NULL : bw_graph_reload_create(&d, err, sizeof err);
-    if (!r && (tl_sb || !timeline_path)) fprintf(stderr, "%s\n", err);
+    if (!r && (tl_sb || !timeline_path)) bw_cli_error_line(NULL, err);
     bw_timeline tl;
     memset(&tl, 0, sizeof tl);
     bw_pose pose;
     memset(&pose, 0, sizeof pose);
     int status = r && bw_pose_init(&pose, asset->rig, NULL) == BW_OK ? 0 : 1;
+    /* a timeline whose entries do not read against the first graph did not
+     * load (its problems are on stderr), as in simulate: exit 1, nothing run */
+    if (status == 0 && tl_sb && !bw_timeline_read(&tl, bw_sandbox_state(tl_sb), bw_graph_reload_graph(r), timeline_path, -1))
+        status = 1;
     if (status == 0) {
-        if (tl_sb) bw_timeline_read(&tl, bw_sandbox_state(tl_sb), bw_graph_reload_graph(r), timeline_path, -1);
         printf("watching %s (%s); end of input or --seconds stops\n", graph_path,
                bw_watch_polling(bw_graph_reload_watcher(r)) ? "polling" : "inotify");
         fflush(stdout);

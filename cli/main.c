@@ -1,4 +1,6 @@
 /* main.c - the `blendwerk` command-line tool: dispatches to subcommands. */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,6 +36,18 @@ static void usage(FILE *to)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) fprintf(to, "  %s\n", commands[i].usage);
 }
 
+/* A command's output that did not reach stdout (a full disk, a closed
+ * pipe) is a failure of the work, not a success with nothing written. */
+static int finish(const char *cmd, int status)
+{
+    errno = 0;
+    bool flushed = fflush(stdout) == 0;
+    int why = errno;
+    if (flushed && !ferror(stdout)) return status;
+    fprintf(stderr, "blendwerk %s: cannot write the output: %s\n", cmd, why ? strerror(why) : "a write failed");
+    return status ? status : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -49,7 +63,7 @@ int main(int argc, char **argv)
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i].name)) return finish(commands[i].name, commands[i].fn(argc - 1, argv + 1));
     fprintf(stderr, "blendwerk: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

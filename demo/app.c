@@ -2,12 +2,14 @@
 #define _POSIX_C_SOURCE 200809L
 #include "app.h"
 
+#include <errno.h>
 #include <lua.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "blendwerk/blendtree.h"
@@ -477,12 +479,17 @@ static bool controls_paths(demo_app *a, const char *const *paths, int count, cha
     }
     for (int i = 0; i < count; i++) {
         char dir[sizeof a->control_dir];
-        FILE *f = paths[i] ? fopen(paths[i], "rb") : NULL;
-        if (!f) {
-            snprintf(err, err_size, "demo: --control %s: cannot open the file", paths[i] ? paths[i] : "(null)");
+        /* a look, not an open: opening a FIFO to read blocks until a writer
+         * comes (the sandbox's own reader, which loads it, never blocks) */
+        struct stat st;
+        const char *why = !paths[i]                    ? "no path given"
+                          : stat(paths[i], &st) != 0   ? strerror(errno)
+                          : !S_ISREG(st.st_mode)       ? "not a regular file"
+                                                       : NULL;
+        if (why) {
+            snprintf(err, err_size, "demo: --control %s: cannot open the file: %s", paths[i] ? paths[i] : "(null)", why);
             return false;
         }
-        fclose(f);
         a->control_paths[i] = dup_or_null(paths[i]);
         a->control_count = i + 1;
         const char *name = a->control_paths[i] ? bw_sandbox_split_path(a->control_paths[i], dir, sizeof dir) : NULL;

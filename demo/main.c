@@ -18,6 +18,7 @@
  *
  * Exit codes: 0 done, 1 a file failed to load or the screenshot could not
  * be written, 2 bad arguments. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,24 +110,45 @@ static bool parse_long(const char *s, long lo, long hi, long *out)
     return true;
 }
 
+/* "WxH", each a whole number in [64, 8192], nothing after (sscanf's "%dx%d"
+ * took "64x64junk" and overflowed on "99999999999x64"). */
+static bool parse_size(const char *s, int *w, int *h)
+{
+    char *end = NULL;
+    long a = strtol(s, &end, 10);
+    if (end == s || *end != 'x') return false;
+    const char *rest = end + 1;
+    long b = strtol(rest, &end, 10);
+    if (end == rest || *end || a < 64 || b < 64 || a > 8192 || b > 8192) return false;
+    *w = (int)a;
+    *h = (int)b;
+    return true;
+}
+
+/* FRAME:KEY,... into o->keys. The spec is read whole (a fixed 1 KiB copy
+ * cut a valid list of 64 keys, refusing it or dropping its last keys). */
 static bool parse_keys(options *o, const char *spec)
 {
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", spec);
-    for (char *item = strtok(buf, ","); item; item = strtok(NULL, ",")) {
+    size_t n = strlen(spec);
+    char *buf = (char *)malloc(n + 1);
+    if (!buf) return false;
+    memcpy(buf, spec, n + 1);
+    bool ok = true;
+    for (char *item = strtok(buf, ","); ok && item; item = strtok(NULL, ",")) {
         char *colon = strchr(item, ':');
-        if (!colon || o->key_count >= MAX_KEYS) return false;
+        ok = colon && o->key_count < MAX_KEYS;
+        if (!ok) break;
         *colon = '\0';
         key_at *k = &o->keys[o->key_count];
         const char *name = colon + 1;
         k->hold = *name == '+' ? 1 : *name == '-' ? -1 : 0;
         if (k->hold) name++;
-        if (!parse_long(item, 0, 100000000L, &k->frame)) return false;
         k->key = demo_key_from_name(name);
-        if (k->key == SDLK_UNKNOWN) return false;
-        o->key_count++;
+        ok = parse_long(item, 0, 100000000L, &k->frame) && k->key != SDLK_UNKNOWN;
+        if (ok) o->key_count++;
     }
-    return true;
+    free(buf);
+    return ok;
 }
 
 static int parse_args(options *o, int argc, char **argv)
@@ -137,9 +159,25 @@ static int parse_args(options *o, int argc, char **argv)
     o->height = DEFAULT_H;
     o->dt = 1.0f / 60.0f;
     o->print_every = 0; /* one simulated second, from --dt */
+    /* options that take one value (--control and --keys add up): given
+     * twice is a bad argument, not "the last one wins"; except
+     * --screenshot, whose later value wins (`./dev.sh demo` puts its
+     * default before the user's arguments) */
+    static const char *const single[] = {"--character", "--graph", "--model",     "--timeline",  "--frames",
+                                         "--print-every", "--size", "--dt",       "--budget",    "--memory-mb",
+                                         "--time-limit"};
+    const char *seen[sizeof single / sizeof single[0]] = {NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        for (size_t k = 0; v && k < sizeof single / sizeof single[0]; k++) {
+            if (strcmp(a, single[k]) != 0) continue;
+            if (seen[k]) {
+                fprintf(stderr, "blendwerk-demo: %s is given twice ('%s' and '%s')\n", a, seen[k], v);
+                return 2;
+            }
+            seen[k] = v;
+        }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             exit(0);
@@ -165,9 +203,7 @@ static int parse_args(options *o, int argc, char **argv)
         } else if (v && !strcmp(a, "--print-every")) {
             if (!parse_long(argv[++i], 1, 10000000L, &o->print_every)) goto bad;
         } else if (v && !strcmp(a, "--size")) {
-            if (sscanf(argv[++i], "%dx%d", &o->width, &o->height) != 2 || o->width < 64 || o->height < 64 ||
-                o->width > 8192 || o->height > 8192)
-                goto bad;
+            if (!parse_size(argv[++i], &o->width, &o->height)) goto bad;
         } else if (v && !strcmp(a, "--dt")) {
             char *end = NULL;
             o->dt = strtof(argv[++i], &end);
@@ -605,6 +641,15 @@ int main(int argc, char **argv)
     h.overlay.speed = 1.0f;
     h.default_walk = h.opt.headless && !h.opt.timeline && h.opt.key_count == 0;
     int status = h.opt.headless ? run_headless(&h) : run_window(&h);
+    /* the headless summary is the run's result: one that did not reach
+     * stdout (a full disk, a closed pipe) fails the run */
+    errno = 0;
+    bool flushed = fflush(stdout) == 0;
+    int why = errno;
+    if (!flushed || ferror(stdout)) {
+        fprintf(stderr, "blendwerk-demo: cannot write the output: %s\n", why ? strerror(why) : "a write failed");
+        if (!status) status = 1;
+    }
     demo_r3d_destroy(h.r3d);
     demo_app_destroy(h.app);
     demo_model_destroy(h.model);

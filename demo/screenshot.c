@@ -1,8 +1,10 @@
 /* screenshot.c - PNG screenshots through stb_image_write (screenshot.h). */
 #include "screenshot.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
@@ -19,6 +21,39 @@
 #pragma GCC diagnostic pop
 #endif
 
+/* stb's writer callback: the bytes into the file, the first failure's
+ * errno kept (stb's own file writer checks neither fwrite nor fclose, so a
+ * full disk gave a cut-off PNG and success). */
+typedef struct png_sink {
+    FILE *f;
+    int error; /* errno of the first failed write, 0: none */
+} png_sink;
+
+static void write_bytes(void *context, void *data, int size)
+{
+    png_sink *sink = (png_sink *)context;
+    if (sink->error || size <= 0) return;
+    errno = 0;
+    if (fwrite(data, 1, (size_t)size, sink->f) != (size_t)size) sink->error = errno ? errno : EIO;
+}
+
+/* The PNG into `path`; false with the reason in err. */
+static bool write_png(const char *path, int width, int height, const unsigned char *rgb, char *err, size_t err_size)
+{
+    png_sink sink = {fopen(path, "wb"), 0};
+    if (!sink.f) {
+        snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno));
+        return false;
+    }
+    int encoded = stbi_write_png_to_func(write_bytes, &sink, width, height, 3, rgb, width * 3);
+    errno = 0;
+    if (fflush(sink.f) != 0 && !sink.error) sink.error = errno ? errno : EIO;
+    if (fclose(sink.f) != 0 && !sink.error) sink.error = errno ? errno : EIO;
+    if (!encoded) snprintf(err, err_size, "cannot write %s: the PNG could not be encoded (out of memory)", path);
+    else if (sink.error) snprintf(err, err_size, "cannot write %s: %s", path, strerror(sink.error));
+    return encoded && !sink.error;
+}
+
 bool demo_screenshot_png(SDL_Renderer *renderer, int width, int height, const char *path, char *err, size_t err_size)
 {
     if (width <= 0 || height <= 0) {
@@ -32,10 +67,7 @@ bool demo_screenshot_png(SDL_Renderer *renderer, int width, int height, const ch
     }
     bool ok = SDL_RenderReadPixels(renderer, NULL, SDL_PIXELFORMAT_RGB24, rgb, width * 3) == 0;
     if (!ok) snprintf(err, err_size, "cannot read the frame for %s: %s", path, SDL_GetError());
-    if (ok && !stbi_write_png(path, width, height, 3, rgb, width * 3)) {
-        snprintf(err, err_size, "cannot write %s", path);
-        ok = false;
-    }
+    if (ok) ok = write_png(path, width, height, rgb, err, err_size);
     free(rgb);
     return ok;
 }

@@ -9,8 +9,10 @@
 
 /* Read the renderer's current target (width x height pixels) and write it
  * to `path` as an 8-bit RGB PNG. False with the reason in err (SDL's
- * message, or "cannot write PATH"). Allocates one pixel buffer per call
- * (not the frame path). */
+ * message, or "cannot write PATH: why", why being the system's word for a
+ * failed open, write or close: "No such file or directory", "No space
+ * left on device"). Allocates one pixel buffer per call (not the frame
+ * path). */
 bool demo_screenshot_png(SDL_Renderer *renderer, int width, int height, const char *path, char *err, size_t err_size);
 
 #endif

@@ -227,6 +227,29 @@ static void sample_clamps_huge_weights_like_lua(void)
     }
 }
 
+/* Numbers too small for a double are numbers (strtod flags the underflow
+ * with ERANGE, which was taken for "not finite", exit 2): TIME 1e-400 is
+ * time 0, frame 0's Hips t (0,1,0); WEIGHT 1e-400 is 0, so beside frame 0
+ * at weight 1 the rank's mean is frame 0's alone, not frame 1's (2,1,0)
+ * nor their mean (1,1,0). */
+static void sample_takes_underflowing_numbers_as_numbers(void)
+{
+    char a[300], b[300];
+    spec(a, sizeof a, "1e-400");
+    cJSON *root = sample_json(a, NULL);
+    if (root) {
+        CHECK_T(joint_named(root, "Hips"), 0, 1, 0);
+        cJSON_Delete(root);
+    }
+    spec(a, sizeof a, "0.5:1e-400");
+    spec(b, sizeof b, "0:1");
+    root = sample_json(a, b);
+    if (root) {
+        CHECK_T(joint_named(root, "Hips"), 0, 1, 0);
+        cJSON_Delete(root);
+    }
+}
+
 static void sample_mixes_two_times_as_their_mean(void)
 {
     /* Same clip at 0 and 0.5, weight 1 each, one rank: the mean of frames
@@ -784,6 +807,12 @@ static void broken_lua_characters_exit_1_naming_file_and_line(void)
          "local c = blendwerk.clip {}\n"
          "return { rig = blendwerk.rig {}, clips = { c, c } }\n",
          "twice.lua: returned value: clips[2]: the same Clip as clip '#1'; give each entry a Clip of its own"},
+        /* a key with a NUL byte would be filed under the name before it */
+        {"nul.lua",
+         "return { rig = blendwerk.rig {}, clips = { ['c\\0d'] = blendwerk.clip {} } }\n",
+         "nul.lua: returned value: clips.c: the name must be a string without NUL bytes"},
+        /* include("part.lua\0x") opened part.lua: a NUL byte ends a C name */
+        {"nulinc.lua", "\nreturn include('nul.lua\\0.txt')\n", "nulinc.lua:2: include 'nul.lua': the name holds a NUL byte"},
         /* the loader's default cap on the number of clips */
         {"many.lua",
          "local clips = {}\n"
@@ -804,6 +833,343 @@ static void broken_lua_characters_exit_1_naming_file_and_line(void)
         }
         remove(path);
     }
+}
+
+/* A limit of run --sandbox never comes out as 0 (which the sandbox takes
+ * as "the default"): a fractional --budget is refused, and a --memory-mb
+ * below one byte is a one-byte cap that cannot hold a state, not 64 MiB.
+ * The script needs about 3 million instructions and 8 MiB, so it runs to
+ * the end (exit 0) only under the defaults. */
+static void run_sandbox_limits_never_fall_back_to_the_defaults(void)
+{
+    char path[700], cmd[1600];
+    write_char_file("limits.lua", "local t = {}\nfor i = 1, 200000 do t[i] = i end\n", path, sizeof path);
+    static const struct {
+        const char *opts;
+        int status;
+        const char *want;
+    } cases[] = {
+        {"--budget 0.5", 2, "blendwerk run: --budget needs a positive whole number, not '0.5'\n"},
+        {"--budget 1.5", 2, "blendwerk run: --budget needs a positive whole number, not '1.5'\n"},
+        {"--budget 0", 2, "blendwerk run: --budget needs a positive whole number, not '0'\n"},
+        {"--budget", 2, "blendwerk run: --budget needs a positive whole number\n"},
+        {"--memory-mb -1", 2, "blendwerk run: --memory-mb needs a positive number, not '-1'\n"},
+        {"--memory-mb 1e-10", 1, "blendwerk run: limits.lua: cannot create a Lua state within the memory cap of 1 bytes\n"},
+        {"--budget 2000", 1, "limits.lua:2: instruction budget of 2000 exceeded: script stopped\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(cmd, sizeof cmd, "'%s' run --sandbox '%s' %s", BIN, path, cases[i].opts);
+        CHECK_INT(run_stderr(cmd), cases[i].status);
+        /* the first line; a usage message follows a refused option */
+        char *nl = strchr(out, '\n');
+        if (nl) nl[1] = '\0';
+        CHECK_STR(out, cases[i].want);
+    }
+    snprintf(cmd, sizeof cmd, "'%s' run --sandbox '%s' --memory-mb 1 --budget 2", BIN, path);
+    CHECK_INT(run_stderr(cmd), 1); /* a whole budget still works with a small cap */
+    remove(path);
+}
+
+/* Whether `text` starts with `prefix` (what it printed otherwise). */
+static int starts_with(const char *text, const char *prefix)
+{
+    if (strncmp(text, prefix, strlen(prefix)) == 0) return 1;
+    fprintf(stderr, "  expected a start \"%s\", got \"%.200s\"\n", prefix, text);
+    return 0;
+}
+
+/* plot-blend names the argument it refuses (before, every case below
+ * printed the usage alone), and an output it cannot open says why. */
+static void plot_blend_names_the_bad_argument(void)
+{
+    char spec_path[700], cmd[2000], svg[800];
+    write_char_file("space.lua", "return { samples = { { x = 0, y = 0 }, { x = 1, y = 0 }, { x = 0, y = 1 } } }\n",
+                    spec_path, sizeof spec_path);
+    snprintf(svg, sizeof svg, "%s/space.svg", char_dir);
+    static const struct {
+        const char *args, *want;
+    } cases[] = {
+        {"--res 0", "--res wants a whole number from 4 to 200, not '0'"},
+        {"--res -1", "--res wants a whole number from 4 to 200, not '-1'"},
+        {"--res 1e9", "--res wants a whole number from 4 to 200, not '1e9'"},
+        {"--res nan", "--res wants a whole number from 4 to 200, not 'nan'"},
+        {"--res 12abc", "--res wants a whole number from 4 to 200, not '12abc'"},
+        {"--res 2147483648", "--res wants a whole number from 4 to 200, not '2147483648'"},
+        {"--res ''", "--res wants a whole number from 4 to 200, not ''"},
+        {"--res", "--res needs a value"},
+        {"--colour red", "unknown option '--colour'"},
+        {"--asset x.glb", "--asset goes with --state (a blend-space spec names no clips)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out '%s' %s", BIN, spec_path, svg, cases[i].args);
+        CHECK_INT(run_stderr(cmd), 2);
+        char want[300];
+        snprintf(want, sizeof want, "blendwerk plot-blend: %s\nusage: blendwerk plot-blend SPEC.lua", cases[i].want);
+        CHECK(starts_with(out, want));
+    }
+    CHECK_INT(run_stderr("'" BIN "' plot-blend a.lua b.lua --out x.svg"), 2);
+    CHECK(starts_with(out, "blendwerk plot-blend: one SPEC.lua or GRAPH.lua only ('a.lua' and 'b.lua')\nusage:"));
+    snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s'", BIN, spec_path);
+    CHECK_INT(run_stderr(cmd), 2);
+    CHECK(starts_with(out, "blendwerk plot-blend: --out FILE.svg is missing\nusage:"));
+    /* an output that cannot be opened: the reason, exit 1 */
+    snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out '%s'", BIN, spec_path, char_dir);
+    CHECK_INT(run_stderr(cmd), 1);
+    char want[800];
+    snprintf(want, sizeof want, "blendwerk plot-blend: %s: cannot open for writing: %s\n", char_dir, strerror(EISDIR));
+    CHECK_STR(out, want);
+    snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out '%s/no/such/folder.svg' --res 4", BIN, spec_path, char_dir);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want, "blendwerk plot-blend: %s/no/such/folder.svg: cannot open for writing: %s\n", char_dir,
+             strerror(ENOENT));
+    CHECK_STR(out, want);
+    /* and a good run still writes the picture */
+    snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out '%s' --res 4", BIN, spec_path, svg);
+    CHECK_INT(run_stderr(cmd), 0);
+    CHECK_STR(out, "");
+    struct stat st;
+    CHECK(stat(svg, &st) == 0 && st.st_size > 0);
+    remove(svg);
+    remove(spec_path);
+}
+
+/* A path longer than the loaders take (1023 bytes) but one Linux takes:
+ * the message names it and keeps its reason (a character file's said
+ * "script path is too long" without the file; a timeline's reason was
+ * cut off by a 1024-byte buffer, leaving the path alone). */
+static void long_paths_are_named_with_their_reason(void)
+{
+    char path[1400], cmd[3200], want[1600];
+    int n = snprintf(path, sizeof path, "%s", char_dir);
+    while (n < 1100) n += snprintf(path + n, sizeof path - (size_t)n, "/deep");
+    snprintf(path + n, sizeof path - (size_t)n, "/x.lua");
+    /* each command with the path last: stderr "blendwerk WHAT: PATH" and the reason */
+    const struct {
+        const char *args, *what, *reason;
+    } cases[] = {
+        {"info", "info", ": the path is too long (at most 1023 bytes)\n"},
+        {"simulate g.lua --asset c.lua --timeline", "simulate", ": the path is too long\n"},
+        {"watch g.lua --asset", "watch", ": the path is too long (at most 1023 bytes)\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(cmd, sizeof cmd, "'%s' %s '%s'", BIN, cases[i].args, path);
+        CHECK_INT(run_stderr(cmd), 1);
+        snprintf(want, sizeof want, "blendwerk %s: %s%s", cases[i].what, path, cases[i].reason);
+        CHECK_STR(out, want);
+    }
+    /* watch's timeline (a 1024-byte buffer cut its reason) */
+    snprintf(cmd, sizeof cmd, "'%s' watch g.lua --asset '%s' --timeline '%s' --seconds 0", BIN, tiny_path, path);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want, "blendwerk watch: %s: the path is too long\n", path);
+    CHECK_STR(out, want);
+}
+
+/* watch reads the timeline against the first graph as simulate does: an
+ * entry it cannot take is the timeline not loading (exit 1, its line on
+ * stderr, nothing watched), not a run that drops the entry and exits 0. */
+static void watch_refuses_a_timeline_the_graph_cannot_take(void)
+{
+    char tl[700], cmd[2000];
+    write_char_file("typo.timeline.lua", "return { dt = 0.1, duration = 1,\n  { at = 0.1, set = { sped = 2 } },\n}\n", tl,
+                    sizeof tl);
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && '%s' watch graphs/locomotion.lua --asset scripts/humanoid.lua --timeline '%s' --seconds 0.2 --poll",
+             BW_SOURCE_DIR, BIN, tl);
+    CHECK_INT(run_stderr(cmd), 1);
+    char want[800];
+    snprintf(want, sizeof want, "%s:2: set: unknown parameter 'sped'\n", tl);
+    CHECK_STR(out, want);
+    CHECK_INT(run(cmd, 0), 1);
+    CHECK_STR(out, ""); /* no "watching ..." line: nothing ran */
+    remove(tl);
+}
+
+/* Names from an untrusted file reach the text outputs with their control
+ * bytes as \xNN: a joint named "a\nb" kept "one line per joint" broken
+ * (a forged second joint line), and ESC sequences reached the terminal
+ * (clear the screen, retitle the window). JSON escapes them already. */
+static void text_outputs_escape_control_bytes_in_names(void)
+{
+    char path[700], cmd[1600], want[2000];
+    write_char_file("esc.lua",
+                    "local rig = assert(blendwerk.rig { joints = { { name = 'evil\\27[2J\\n1 fake' } },\n"
+                    "  curves = { { name = 'c\\r\\127' } } })\n"
+                    "return { rig = rig, clips = { ['x\\27]0;t\\7'] = blendwerk.clip {} } }\n",
+                    path, sizeof path);
+    snprintf(cmd, sizeof cmd, "'%s' info '%s'", BIN, path);
+    CHECK_INT(run(cmd, 0), 0);
+    snprintf(want, sizeof want,
+             "%s: Lua character, 1 joint, 1 clip\n"
+             "joints (1):\n"
+             "  0 evil\\x1b[2J\\x0a1 fake\n"
+             "curves (1):\n"
+             "  0 c\\x0d\\x7f\n"
+             "clips (1):\n"
+             "  #0 \"x\\x1b]0;t\\x07\"  length 0 s  0 channels  -\n",
+             path);
+    CHECK_STR(out, want);
+    snprintf(cmd, sizeof cmd, "'%s' sample '%s' --at '#0:0'", BIN, path);
+    CHECK_INT(run(cmd, 0), 0);
+    CHECK_STR(out, "0 evil\\x1b[2J\\x0a1 fake parent -1  t 0 0 0  r 0 0 0 1  s 1 1 1  coverage 1\n"
+                   "curve 0 c\\x0d\\x7f float  value 0  coverage 1\n");
+    snprintf(cmd, sizeof cmd, "'%s' sample '%s' --at 'y:0'", BIN, path);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want, "blendwerk sample: %s: no clip matches '--at y:0' (clips: #0 \"x\\x1b]0;t\\x07\")\n", path);
+    CHECK_STR(out, want);
+    remove(path);
+}
+
+/* A single-valued option given twice is a usage error naming both values
+ * (the last one silently won: two --asset files ran on the second). The
+ * files need not exist: nothing is loaded. */
+static void a_repeated_option_is_a_usage_error(void)
+{
+    static const struct {
+        const char *args, *want;
+    } cases[] = {
+        {"check g.lua --asset a.glb --asset b.glb", "blendwerk check: --asset is given twice ('a.glb' and 'b.glb')"},
+        {"simulate g.lua --asset a.glb --timeline t.lua --asset b.glb",
+         "blendwerk simulate: --asset is given twice ('a.glb' and 'b.glb')"},
+        {"simulate g.lua --asset a.glb --timeline t.lua --timeline u.lua",
+         "blendwerk simulate: --timeline is given twice ('t.lua' and 'u.lua')"},
+        {"watch g.lua --asset a.glb --asset b.glb", "blendwerk watch: --asset is given twice ('a.glb' and 'b.glb')"},
+        {"watch g.lua --asset a.glb --seconds 1 --seconds 2", "blendwerk watch: --seconds is given twice ('1' and '2')"},
+        {"plot-blend s.lua --out a.svg --out b.svg", "blendwerk plot-blend: --out is given twice ('a.svg' and 'b.svg')"},
+        {"plot-blend s.lua --out a.svg --res 8 --res 9", "blendwerk plot-blend: --res is given twice ('8' and '9')"},
+        {"run --sandbox s.lua --budget 5 --budget 100", "blendwerk run: --budget is given twice ('5' and '100')"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[1200], want[400];
+        snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s", char_dir, BIN, cases[i].args);
+        CHECK_INT(run_stderr(cmd), 2);
+        snprintf(want, sizeof want, "%s\nusage: blendwerk ", cases[i].want);
+        CHECK(starts_with(out, want));
+    }
+}
+
+/* A character whose includes come back to a file still running is
+ * refused naming the loop (it ran until Lua's C stack gave out: "C stack
+ * overflow", naming no loop); a file included twice one after the other
+ * is no loop. */
+static void include_loops_are_named(void)
+{
+    char a[700], b[700], part[700], cmd[1600], want[800];
+    write_char_file("loop_a.lua", "\nreturn include('loop_b.lua')\n", a, sizeof a);
+    write_char_file("loop_b.lua", "local x = 1\nreturn include('loop_a.lua')\n", b, sizeof b);
+    snprintf(cmd, sizeof cmd, "'%s' info '%s'", BIN, a);
+    CHECK_INT(run_stderr(cmd), 1);
+    CHECK_STR(out, "blendwerk info: loop_b.lua:2: include 'loop_a.lua': an include loop (loop_a.lua -> loop_b.lua -> "
+                   "loop_a.lua)\n");
+    write_char_file("loop_a.lua", "return include('loop_a.lua')\n", a, sizeof a);
+    CHECK_INT(run_stderr(cmd), 1);
+    CHECK_STR(out, "blendwerk info: loop_a.lua:1: include 'loop_a.lua': an include loop (loop_a.lua -> loop_a.lua)\n");
+    write_char_file("twice_part.lua", "return blendwerk.clip { name = 'c' }\n", part, sizeof part);
+    write_char_file("loop_a.lua",
+                    "local one, two = include('twice_part.lua'), include('twice_part.lua')\n"
+                    "return { rig = blendwerk.rig {}, clips = { one, two } }\n",
+                    a, sizeof a);
+    CHECK_INT(run_stderr(cmd), 1); /* both run; two clips named c */
+    snprintf(want, sizeof want, "blendwerk info: loop_a.lua: returned value: clips[2]: the name 'c' repeats clips[1]'s\n");
+    CHECK_STR(out, want);
+    remove(a);
+    remove(b);
+    remove(part);
+}
+
+/* watch prints a rejected edit's lines as the text outputs print names:
+ * the file's own error text with an ESC sequence reaches the terminal as
+ * \x1b, not as a command to clear the screen; so does a reload's summary
+ * of the layers' states. The edits land 1 s and 2 s into a 3.5 s run
+ * (polling, so each is seen within the run). */
+static void watch_prints_a_rejected_edit_escaped(void)
+{
+    char g[700], cmd[2400];
+    write_char_file("watched.lua", "return { layers = { { name = 'base', entry = 'idle', states = { idle = { clip = 'idle' } } } } }\n",
+                    g, sizeof g);
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && ( sleep 1; printf \"error('bad\\\\\\\\27[2J')\\n\" > watched.lua; sleep 1; cp renamed.lua watched.lua ) & "
+             "cd '%s' && '%s' watch watched.lua "
+             "--asset '%s/scripts/humanoid.lua' --seconds 3.5 --poll",
+             char_dir, char_dir, BIN, BW_SOURCE_DIR);
+    char renamed[700];
+    write_char_file("renamed.lua",
+                    "return { layers = { { name = 'ba\\27[2Jse', entry = 'idle', states = { idle = { clip = 'idle' } } } } }\n",
+                    renamed, sizeof renamed);
+    CHECK_INT(run(cmd, 0), 0);
+    CHECK(starts_with(out, "watching watched.lua (polling); end of input or --seconds stops\n"
+                           "watched.lua:1: bad\\x1b[2J (still running the previous version)\n"
+                           "reloaded watched.lua in "));
+    CHECK_CONTAINS(out, " ms; ba\\x1b[2Jse: ");
+    CHECK(strchr(out, 0x1b) == NULL);
+    remove(g);
+    remove(renamed);
+}
+
+/* A script's own error text reaches stderr with its control bytes as
+ * \xNN: a mod checked with run --sandbox, or read as a character, could
+ * send the terminal escape sequences through error("..."). */
+static void error_texts_of_scripts_print_escaped(void)
+{
+    char path[700], cmd[1600], want[900];
+    write_char_file("raises.lua", "\nerror('no\\27]0;owned\\7 way')\n", path, sizeof path);
+    snprintf(cmd, sizeof cmd, "'%s' run --sandbox '%s'", BIN, path);
+    CHECK_INT(run_stderr(cmd), 1);
+    CHECK_STR(out, "raises.lua:2: no\\x1b]0;owned\\x07 way\n");
+    snprintf(cmd, sizeof cmd, "'%s' info '%s'", BIN, path);
+    CHECK_INT(run_stderr(cmd), 1);
+    CHECK_STR(out, "blendwerk info: raises.lua:2: no\\x1b]0;owned\\x07 way\n");
+    snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out /dev/null", BIN, path);
+    CHECK_INT(run_stderr(cmd), 1);
+    CHECK_STR(out, "blendwerk plot-blend: raises.lua:2: no\\x1b]0;owned\\x07 way\n");
+    snprintf(cmd, sizeof cmd, "'%s' simulate g.lua --asset c.lua --timeline '%s'", BIN, path);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want, "blendwerk simulate: %s:2: no\\x1b]0;owned\\x07 way\n", path); /* timelines: the path */
+    CHECK_STR(out, want);
+    remove(path);
+}
+
+/* plot-blend's default range (the samples' box plus a quarter each side)
+ * stays within a float's range: samples at +-3.4e38 made it +-5.1e38, and
+ * the outer cells' centres (+-4.46e38 at --res 4) overflowed the
+ * conversion to float the weights take (undefined in C; infinities in
+ * practice). The title states the range drawn: +-FLT_MAX = 3.40282e+38. */
+static void plot_blend_keeps_its_range_within_float(void)
+{
+    char spec_path[700], svg[800], cmd[2000];
+    write_char_file("far.lua",
+                    "return { samples = { { x = -3.4e38, y = 0 }, { x = 3.4e38, y = 0 }, { x = 0, y = 1 } } }\n",
+                    spec_path, sizeof spec_path);
+    snprintf(svg, sizeof svg, "%s/far.svg", char_dir);
+    snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out '%s' --res 4", BIN, spec_path, svg);
+    CHECK_INT(run_stderr(cmd), 0);
+    char *text = slurp(svg);
+    CHECK(text != NULL);
+    if (text) CHECK_CONTAINS(text, "cartesian blend space, 3 samples, x [-3.40282e+38, 3.40282e+38], y [-0.25, 1.25]");
+    free(text);
+    remove(svg);
+    remove(spec_path);
+}
+
+/* Output that does not reach stdout (a full disk: /dev/full; a closed
+ * stdout) fails the command: it exited 0 with nothing written. */
+static void output_that_cannot_be_written_exits_1(void)
+{
+    if (access("/dev/full", W_OK) != 0) return; /* not Linux: nothing to try */
+    char cmd[1600], s[300];
+    spec(s, sizeof s, "0.5");
+    snprintf(cmd, sizeof cmd, "'%s' info '%s' 2>&1 >/dev/full", BIN, tiny_path);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 1);
+    CHECK_STR(out, "blendwerk info: cannot write the output: No space left on device\n");
+    snprintf(cmd, sizeof cmd, "'%s' sample '%s' --at '%s' --json 2>&1 >/dev/full", BIN, tiny_path, s);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 1);
+    CHECK_STR(out, "blendwerk sample: cannot write the output: No space left on device\n");
+    snprintf(cmd, sizeof cmd, "'%s' info '%s' 2>&1 >&-", BIN, tiny_path);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 1);
+    CHECK_STR(out, "blendwerk info: cannot write the output: Bad file descriptor\n");
+    /* a command that writes nothing has nothing to lose */
+    snprintf(cmd, sizeof cmd, "'%s' info /nonexistent.bvh 2>&1 >/dev/full", BIN);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 1);
+    CHECK_STR(out, "blendwerk info: /nonexistent.bvh: cannot open: No such file or directory\n");
 }
 
 /* ---- shared assets ---- */
@@ -910,6 +1276,7 @@ int main(void)
     RUN(sample_prints_the_frames_of_the_file);
     RUN(sample_mixes_two_times_as_their_mean);
     RUN(sample_clamps_huge_weights_like_lua);
+    RUN(sample_takes_underflowing_numbers_as_numbers);
     RUN(text_output_has_one_line_per_joint);
     RUN(info_shows_tree_and_clip);
     RUN(json_names_are_escaped);
@@ -923,6 +1290,17 @@ int main(void)
     RUN(broken_lua_characters_exit_1_naming_file_and_line);
     RUN(missing_files_are_named_as_given);
     RUN(simulate_reads_the_timeline_in_its_own_folder);
+    RUN(run_sandbox_limits_never_fall_back_to_the_defaults);
+    RUN(plot_blend_names_the_bad_argument);
+    RUN(long_paths_are_named_with_their_reason);
+    RUN(watch_refuses_a_timeline_the_graph_cannot_take);
+    RUN(text_outputs_escape_control_bytes_in_names);
+    RUN(a_repeated_option_is_a_usage_error);
+    RUN(include_loops_are_named);
+    RUN(watch_prints_a_rejected_edit_escaped);
+    RUN(error_texts_of_scripts_print_escaped);
+    RUN(plot_blend_keeps_its_range_within_float);
+    RUN(output_that_cannot_be_written_exits_1);
     rmdir(char_dir);
     remove(tiny_path);
     remove(weird_path);

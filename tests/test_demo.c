@@ -1134,7 +1134,19 @@ static void control_files_are_checked_at_create(void)
     demo_app_desc d = {.character = HUMANOID, .controls = missing, .control_count = 1};
     CHECK(demo_app_create(&d, err, sizeof err) == NULL);
     CHECK_CONTAINS(err, "--control ");
-    CHECK_CONTAINS(err, "no_such_control.lua: cannot open the file");
+    CHECK_CONTAINS(err, "no_such_control.lua: cannot open the file: No such file or directory");
+    /* a FIFO is refused at once: opening it to read (the old check) blocked
+     * until a writer came, so the demo hung (alarm: a hang fails the test) */
+    const char *fifo[] = {temp_path("pipe_control.lua")};
+    CHECK(mkfifo(fifo[0], 0600) == 0);
+    d.controls = fifo;
+    alarm(30);
+    CHECK(demo_app_create(&d, err, sizeof err) == NULL);
+    alarm(0);
+    char want[600];
+    snprintf(want, sizeof want, "demo: --control %s: cannot open the file: not a regular file", fifo[0]);
+    CHECK_STR(err, want);
+    remove(fifo[0]);
     write_counter("0");
     const char *two_folders[] = {SCRIPTS "/blink.lua", temp_path("counter.lua")};
     d.controls = two_folders;
@@ -1726,8 +1738,47 @@ static void bad_arguments_and_files_exit_with_the_message(void)
     static char out[65536];
     CHECK_INT(run_demo("--headless --size 10x10", out, sizeof out), 2);
     CHECK_CONTAINS(out, "bad value for --size");
+    /* the whole value or nothing: sscanf took the first, wrapped the second */
+    CHECK_INT(run_demo("--headless --frames 1 --size 64x64junk", out, sizeof out), 2);
+    CHECK_CONTAINS(out, "blendwerk-demo: bad value for --size: '64x64junk'");
+    CHECK_INT(run_demo("--headless --frames 1 --size 64x4294967360", out, sizeof out), 2);
+    CHECK_CONTAINS(out, "blendwerk-demo: bad value for --size: '64x4294967360'");
+    /* --keys is read whole: 64 keys in 1151 bytes (a 1 KiB copy cut the
+     * 61st item to "100000000:+esc", an unknown key: a valid list refused) */
+    {
+        char keys[1400] = "", args[1500];
+        size_t used = 0;
+        for (int k = 0; k < 64; k++)
+            used += (size_t)snprintf(keys + used, sizeof keys - used, "%s100000000:+escape", k ? "," : "");
+        CHECK_INT((long)used, 1151);
+        snprintf(args, sizeof args, "--headless --frames 1 --size 64x64 --keys %s", keys);
+        CHECK_INT(run_demo(args, out, sizeof out), 0);
+        CHECK_CONTAINS(out, "done frames=1 ");
+        snprintf(args, sizeof args, "--headless --frames 1 --size 64x64 --keys %s,0:w", keys); /* a 65th */
+        CHECK_INT(run_demo(args, out, sizeof out), 2);
+        CHECK_CONTAINS(out, "blendwerk-demo: bad value for --keys: '");
+    }
+    /* one value per option: a second --graph was taken silently */
+    CHECK_INT(run_demo("--headless --frames 1 --graph a.lua --graph b.lua", out, sizeof out), 2);
+    CHECK_CONTAINS(out, "blendwerk-demo: --graph is given twice ('a.lua' and 'b.lua')\n");
+    CHECK_INT(run_demo("--headless --frames 1 --frames 2", out, sizeof out), 2);
+    CHECK_CONTAINS(out, "blendwerk-demo: --frames is given twice ('1' and '2')\n");
+    /* a summary that cannot be written fails the run (it exited 0) */
+    if (access("/dev/full", W_OK) == 0) {
+        CHECK_INT(capture_command("'" BW_DEMO_BINARY "' --headless --frames 1 --size 64x64 2>&1 >/dev/full", out, sizeof out), 1);
+        CHECK_STR(out, "blendwerk-demo: cannot write the output: No space left on device\n");
+    }
     CHECK_INT(run_demo("--headless --frobnicate", out, sizeof out), 2);
     CHECK_CONTAINS(out, "unknown or incomplete option '--frobnicate'");
+    /* a screenshot that cannot be written says why and exits 1: a full
+     * disk too (stb's own file writer checked no write, so a cut-off PNG
+     * on a full disk was a success) */
+    if (access("/dev/full", W_OK) == 0) {
+        CHECK_INT(run_demo("--headless --frames 1 --size 64x64 --screenshot /dev/full", out, sizeof out), 1);
+        CHECK_CONTAINS(out, "blendwerk-demo: cannot write /dev/full: No space left on device\n");
+    }
+    CHECK_INT(run_demo("--headless --frames 1 --size 64x64 --screenshot /nonexistent/folder/x.png", out, sizeof out), 1);
+    CHECK_CONTAINS(out, "blendwerk-demo: cannot write /nonexistent/folder/x.png: No such file or directory\n");
     char args[1024];
     write_text_file(temp_path("broken.lua"), "return {\n  params = { speed = 0 },\n  layers = { ,\n}\n");
     snprintf(args, sizeof args, "--headless --frames 5 --graph '%s'", temp_path("broken.lua"));

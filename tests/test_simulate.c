@@ -283,6 +283,41 @@ static void the_readable_table_has_a_block_per_frame(void)
     CHECK_CONTAINS(out, "idle -> move 0/0.25 w=0 live frozen");
 }
 
+/* A graph's names reach the readable table and check's lines with their
+ * control bytes as \xNN (they were printed raw: a layer named "ba\nse"
+ * broke its row in two, an ESC sequence reached the terminal). dt 0.5,
+ * one frame of idle (1 s, looping): progress 0.5. */
+static void names_with_control_bytes_print_escaped(void)
+{
+    CHECK(write_file("esc.lua", "return { params = { ['sp\\27[2Jeed'] = 0 },\n"
+                                "  layers = { { name = 'ba\\nse', entry = 'i\\7', states = { ['i\\7'] = { clip = 'idle' } } } } }\n"));
+    CHECK(write_file("esc_tl.lua", "return { dt = 0.5, frames = 1 }\n"));
+    CHECK_INT(simulate("esc.lua", "esc_tl.lua", "", 0), 0);
+    CHECK_STR(out, "frame 0 t=0.5\n"
+                   "  ba\\x0ase     i\\x07" "           " /* padded to 12 and 16 */ " p=0.5000     n=0.5000   w=1     \n"
+                   "  enter ba\\x0ase i\\x07\n"
+                   "  params sp\\x1b[2Jeed=0\n");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' check esc.lua", dir, BIN);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 0);
+    CHECK_STR(out, "esc.lua:1: warning: params.sp\\x1b[2Jeed: parameter 'sp\\x1b[2Jeed' is never read: no condition, "
+                   "state speed, layer weight or blend node uses it\n");
+    /* a predicate's own error text, reported once on stderr */
+    CHECK(write_file("esc_pred.lua", "return { layers = { { name = 'base', entry = 'idle',\n"
+                                     "  states = { idle = { clip = 'idle' }, move = { clip = 'walk' } },\n"
+                                     "  transitions = { { from = 'idle', to = 'move', when = { function(p)\n"
+                                     "    error('no\\27[2J', 0) end } } } } } }\n"));
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' simulate esc_pred.lua --asset c.gltf --timeline esc_tl.lua 2>&1 >/dev/null", dir,
+             BIN);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 0);
+    CHECK_STR(out, "esc_pred.lua:4: no\\x1b[2J (reported once; the condition counts as false)\n");
+    /* and a file that raises its own text */
+    CHECK(write_file("raise.lua", "\nerror('no\\27[2J')\n"));
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' check raise.lua", dir, BIN);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 1);
+    CHECK_STR(out, "raise.lua:2: error: no\\x1b[2J\n");
+}
+
 /* Several mistakes at once, each with its line (see bad_lua's comments). */
 static const char bad_lua[] = "return {\n"                                             /* 1 */
                               "  params = { speed = 0 },\n"                            /* 2 */
@@ -506,6 +541,7 @@ int main(void)
     RUN(travel_without_a_route_names_the_timeline_line);
     RUN(joints_add_the_sampled_pose);
     RUN(the_readable_table_has_a_block_per_frame);
+    RUN(names_with_control_bytes_print_escaped);
     RUN(graph_problems_are_all_reported_with_lines);
     RUN(a_looping_predicate_counts_as_false_and_is_reported_once);
     RUN(a_sandboxed_script_keeps_running_past_a_stopped_predicate);
