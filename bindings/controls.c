@@ -395,11 +395,24 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
     return k->table_ref != LUA_REFNIL && k->table_ref != LUA_NOREF;
 }
 
+/* Whether the value on top is a table with no entries. */
+static bool empty_table_on_top(lua_State *L)
+{
+    if (!lua_istable(L, -1)) return false;
+    lua_pushnil(L);
+    if (!lua_next(L, -2)) return true; /* pushes nothing at the end */
+    lua_pop(L, 2);
+    return false;
+}
+
 /* The states of a new version, into a new states table: without `old`,
  * init(ctx, options) per character (nil or no init: {}); with `old` (a
  * keep_state version) the running version's state per character, or what
  * the new version's reload(state, ctx, options) returns for it (nil: the
- * state as it is). False with c->error set when a call fails. */
+ * state as it is). Without reload, an old state that is an empty table
+ * carries nothing: init runs for that character instead (a version that
+ * never made state, e.g. an edit without init, must not leave every later
+ * keep_state version with {}). False with c->error set when a call fails. */
 static bool make_states(bw_controls *c, control *k, const control *old)
 {
     lua_State *L = c->L;
@@ -413,22 +426,33 @@ static bool make_states(bw_controls *c, control *k, const control *old)
     else lua_pushnil(L);
     int olds = lua_gettop(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, k->table_ref);
-    int type = bw_lua_raw_field_protected(L, -1, old ? "reload" : "init");
-    if (type == LUA_TNONE) {
+    int init_type = bw_lua_raw_field_protected(L, -1, "init");
+    int reload_type = old ? bw_lua_raw_field_protected(L, -2, "reload") : LUA_TNIL;
+    if (!old) lua_pushnil(L);
+    if (init_type == LUA_TNONE || reload_type == LUA_TNONE) {
         snprintf(c->error, sizeof c->error, "%s: out of memory", k->name);
         lua_settop(L, states - 1);
         return false;
     }
-    lua_remove(L, -2);
-    int fn = lua_gettop(L);
+    lua_remove(L, -3);
+    const int init_fn = lua_gettop(L) - 1, reload_fn = lua_gettop(L);
     for (int i = 1; i <= c->characters; i++) {
-        if (type == LUA_TFUNCTION) {
-            int nargs = 2;
-            lua_pushvalue(L, fn);
+        int fn = 0, nargs = 2;
+        if (old && reload_type == LUA_TFUNCTION) {
+            fn = reload_fn;
+            nargs = 3;
+        } else if (init_type == LUA_TFUNCTION) {
+            bool fresh = !old;
             if (old) {
                 lua_rawgeti(L, olds, i);
-                nargs = 3;
+                fresh = empty_table_on_top(L);
+                lua_pop(L, 1);
             }
+            if (fresh) fn = init_fn;
+        }
+        if (fn) {
+            lua_pushvalue(L, fn);
+            if (nargs == 3) lua_rawgeti(L, olds, i);
             lua_rawgeti(L, LUA_REGISTRYINDEX, c->slot[i - 1].refs[0]);
             lua_rawgeti(L, LUA_REGISTRYINDEX, k->options_ref);
             if (bw_sandbox_call(c->sb, nargs, 1) != BW_SANDBOX_OK) {
@@ -441,7 +465,7 @@ static bool make_states(bw_controls *c, control *k, const control *old)
         }
         if (lua_isnil(L, -1)) {
             lua_pop(L, 1);
-            if (old) {
+            if (old && fn != init_fn) {
                 lua_rawgeti(L, olds, i);
             } else if (!push_table(L, 0)) {
                 snprintf(c->error, sizeof c->error, "%s: out of memory", k->name);

@@ -53,7 +53,9 @@
  * bw_controls_error. When the new version says keep_state = true the old
  * state tables carry over (init is not called): each character's state
  * as it is, or, when the new version has reload, what reload(state, ctx,
- * options) returns for it (nil: the state as it is). A reload that raises
+ * options) returns for it (nil: the state as it is). Without reload, a
+ * state that is an empty table carries nothing: init makes that
+ * character's state, as at a first load. A reload that raises
  * rejects the edit; it should build a new table rather than change the
  * old one, which the running version keeps on rejection. Other fields of
  * the returned table are the script's own (a module may export helpers).

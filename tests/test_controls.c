@@ -777,6 +777,56 @@ static const char counter_v1[] = "-- counts frames\n"
                                  "  init = function(ctx, o) return { n = o.start or 0 } end,\n"
                                  "  update = function(s, pose, ctx, dt) s.n = s.n + 1; ctx.gaze[1] = s.n end }\n";
 
+/* A keep_state version takes the running version's states; an empty
+ * state table carries nothing, so init makes that character's state
+ * instead. Before, an edit without init (states {}) left every later
+ * keep_state version with {}: restoring the original failed every frame
+ * ("attempt to perform arithmetic on a nil value") until a restart. A
+ * state the running version filled (here lazily, in update) still carries. */
+static void an_empty_state_is_not_kept_init_makes_it(void)
+{
+    static const char keep[] = "return { keep_state = true,\n"
+                               "  init = function() return { n = 5 } end,\n"
+                               "  update = function(s, pose, ctx, dt) s.n = s.n + 1; ctx.gaze[1] = s.n end }\n";
+    CHECK(make_tmpdir());
+    write_file("keep.lua", keep);
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 2, false);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "keep.lua", NULL, err, sizeof err), 0);
+    bw_pose p = rest_pose();
+    for (int i = 0; i < 2; i++) CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
+    CHECK_NEAR(gaze(c, 0), 7, 0);
+    /* an edit that makes no state (no init, no keep_state): {} per character */
+    write_file("keep.lua", "return { update = function(s, pose, ctx, dt) ctx.gaze[1] = -1 end }\n");
+    CHECK(bw_controls_reload(c, "keep.lua") == BW_CONTROLS_RELOAD_DONE);
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
+    CHECK_NEAR(gaze(c, 0), -1, 0);
+    /* the original back: init runs (n = 5), the first frame gives 6 */
+    write_file("keep.lua", keep);
+    CHECK(bw_controls_reload(c, "keep.lua") == BW_CONTROLS_RELOAD_DONE);
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
+    CHECK_NEAR(gaze(c, 0), 6, 0);
+    CHECK_INT(bw_controls_failures(c, 0), 0);
+    /* a keep_state version without init that fills its state lazily: the
+     * running state { n = 6 } carries, gains m = 1, 2; a reload of the same
+     * file carries { n = 6, m = 2 } on to 3 */
+    static const char lazy[] = "return { keep_state = true,\n"
+                               "  update = function(s, pose, ctx, dt) s.m = (s.m or 0) + 1; ctx.gaze[1] = s.m + s.n end }\n";
+    write_file("keep.lua", lazy);
+    CHECK(bw_controls_reload(c, "keep.lua") == BW_CONTROLS_RELOAD_DONE);
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
+    CHECK_NEAR(gaze(c, 0), 8, 0);
+    CHECK(bw_controls_reload(c, "keep.lua") == BW_CONTROLS_RELOAD_DONE);
+    CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
+    CHECK_NEAR(gaze(c, 0), 9, 0);
+    bw_pose_deinit(&p);
+    bw_controls_destroy(c);
+    bw_sandbox_destroy(sb);
+    remove_tmpdir();
+}
+
 static void reload_keeps_state_and_rejects_bad_edits(void)
 {
     CHECK(make_tmpdir());
@@ -2058,6 +2108,7 @@ int main(void)
     RUN(a_nested_callback_failure_is_not_the_controls);
     RUN(a_control_cannot_change_the_hosts_rig);
     RUN(reload_keeps_state_and_rejects_bad_edits);
+    RUN(an_empty_state_is_not_kept_init_makes_it);
     RUN(poll_reloads_a_saved_file);
     RUN(the_sandbox_tracks_modules_and_what_they_required);
     RUN(a_saved_module_reloads_every_control_that_required_it);
