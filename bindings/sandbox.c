@@ -460,7 +460,13 @@ void bw_sandbox_push_file(lua_State *L, const char *what, const char *name)
 static int sandbox_asset_load(lua_State *L)
 {
     bw_sandbox *sb = bw_sandbox_of(L);
-    const char *path = luaL_checkstring(L, 1);
+    size_t path_len = 0;
+    const char *path = luaL_checklstring(L, 1, &path_len);
+    if (strlen(path) != path_len) { /* C would see a shorter name: refuse, do not truncate (as outside) */
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: the path contains a NUL byte", path);
+        return 2;
+    }
     bool granted = false;
     for (int i = 0; i < sb->allowed_count && !granted; i++)
         if (strcmp(path, sb->allowed[i]) == 0) {
@@ -587,7 +593,10 @@ static int load_module(lua_State *L)
  * modules, to be noted. */
 static int sandbox_require(lua_State *L)
 {
-    luaL_checkstring(L, 1);
+    size_t name_len = 0;
+    const char *checked = luaL_checklstring(L, 1, &name_len);
+    if (strlen(checked) != name_len) /* "util\0x" would load util.lua */
+        return luaL_error(L, "require '%s': the module name contains a NUL byte", checked);
     lua_settop(L, 1);
     bw_sandbox *sb = bw_sandbox_of(L);
     push_cache(L);

@@ -229,6 +229,12 @@ static const char harmless[] =
      * (lua-api.md), not an error; a refused name still raises */
     "local a, m = blendwerk.load('missing.bvh')\n"
     "assert(a == nil and m == 'missing.bvh: cannot open: No such file or directory', m)\n"
+    /* a name with a NUL byte is refused, not cut short (require loaded
+     * own.lua, load opened own.lua) */
+    "ok, e = pcall(require, 'own\\0zz')\n"
+    "assert(not ok and e:find(\"require 'own': the module name contains a NUL byte\", 1, true), e)\n"
+    "a, m = blendwerk.load('own.lua\\0.bvh')\n"
+    "assert(a == nil and m == 'own.lua: the path contains a NUL byte', m)\n"
     "assert(('arm_l'):gsub('_l$', '_r') == 'arm_r' and string.rep('ab', 3, ',') == 'ab,ab,ab')\n"
     "local co = coroutine.wrap(function(a) local b = coroutine.yield(a + 1) return b * 2 end)\n"
     "assert(co(1) == 2 and co(5) == 10)\n"
