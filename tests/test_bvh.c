@@ -258,6 +258,12 @@ static void position_channels_replace_the_offset(void)
     CHECK_INT(bw_rig_joint_count(a->rig), 2);
     CHECK_INT(a->frame_count, 2);
     CHECK_STR(bw_clip_name(a->clips[0]), "walk");
+    /* by name or "#N", strictly: the one clip is "walk" and "#0" */
+    CHECK_INT(bw_asset_find_clip(a, "walk"), 0);
+    CHECK_INT(bw_asset_find_clip(a, "#0"), 0);
+    static const char *const not_an_index[] = {"#", "#1", "#00", "#-0", "#+0", "# 0", "#0 ", "#0x", "#1e0",
+                                               "#99999999999999999999", "walk ", ""};
+    for (int i = 0; i < 12; i++) CHECK_INT(bw_asset_find_clip(a, not_an_index[i]), -1);
     /* Hips: rotation + translation tracks; Chest: rotation + translation */
     CHECK_INT(bw_clip_track_count(a->clips[0]), 4);
     const bw_transform *rest = bw_rig_rest_pose(a->rig);

@@ -82,8 +82,9 @@ BW_API bw_result bw_asset_load_memory(bw_asset_kind kind, const void *data, size
                                const bw_asset_options *options, bw_asset **out_asset, bw_error *err);
 BW_API void bw_asset_destroy(bw_asset *asset); /* NULL is a no-op */
 
-/* Clip by name, or "#N" for the N-th clip (0-based, in file order).
- * Returns the index or -1. */
+/* Clip by name, or "#N" for the N-th clip (0-based, in file order; N in
+ * decimal digits without sign, space or leading zero). Returns the index
+ * or -1. A clip named "#1" is found by its name first. */
 BW_API int bw_asset_find_clip(const bw_asset *asset, const char *name_or_index);
 
 #ifdef __cplusplus

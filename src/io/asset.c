@@ -123,10 +123,15 @@ int bw_asset_find_clip(const bw_asset *asset, const char *name_or_index)
     if (!asset || !name_or_index) return -1;
     for (int i = 0; i < asset->clip_count; i++)
         if (!strcmp(bw_clip_name(asset->clips[i]), name_or_index)) return i;
-    if (name_or_index[0] == '#' && name_or_index[1]) {
-        char *end = NULL;
-        long n = strtol(name_or_index + 1, &end, 10);
-        if (*end == '\0' && n >= 0 && n < asset->clip_count) return (int)n;
+    /* "#N": decimal digits only, no sign, space or leading zero ("#0" is
+     * clip 0; "#00", "#+1", "# 1" and "#-0" are no index) */
+    const char *d = name_or_index + 1;
+    if (name_or_index[0] != '#' || !*d || (d[0] == '0' && d[1])) return -1;
+    long n = 0;
+    for (; *d; d++) {
+        if (*d < '0' || *d > '9') return -1;
+        n = n * 10 + (*d - '0');
+        if (n >= asset->clip_count) return -1; /* also bounds n: no overflow */
     }
-    return -1;
+    return (int)n;
 }
