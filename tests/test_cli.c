@@ -1123,8 +1123,11 @@ static void error_texts_of_scripts_print_escaped(void)
     CHECK_STR(out, "blendwerk plot-blend: raises.lua:2: no\\x1b]0;owned\\x07 way\n");
     snprintf(cmd, sizeof cmd, "'%s' simulate g.lua --asset c.lua --timeline '%s'", BIN, path);
     CHECK_INT(run_stderr(cmd), 1);
-    snprintf(want, sizeof want, "blendwerk simulate: %s:2: no\\x1b]0;owned\\x07 way\n", path); /* timelines: the path */
-    CHECK_STR(out, want);
+    /* timelines: the path, as Lua names the chunk (a long one cut to "...tail") */
+    CHECK(starts_with(out, "blendwerk simulate: "));
+    snprintf(want, sizeof want, "/raises.lua:2: no\\x1b]0;owned\\x07 way\n");
+    CHECK(strlen(out) > strlen(want) && strcmp(out + strlen(out) - strlen(want), want) == 0);
+    CHECK(strchr(out, 0x1b) == NULL);
     remove(path);
 }
 
