@@ -1086,11 +1086,16 @@ static void watch_prints_a_rejected_edit_escaped(void)
     char g[700], cmd[2400];
     write_char_file("watched.lua", "return { layers = { { name = 'base', entry = 'idle', states = { idle = { clip = 'idle' } } } } }\n",
                     g, sizeof g);
+    /* each edit waits for the watcher's line before it (at most 20 s
+     * each, so a loaded machine only makes it slower, never wrong); the
+     * editor's end closes the watcher's stdin, which ends the watch */
     snprintf(cmd, sizeof cmd,
-             "cd '%s' && ( sleep 1; printf \"error('bad\\\\\\\\27[2J')\\n\" > watched.lua; sleep 1; cp renamed.lua watched.lua ) & "
-             "cd '%s' && '%s' watch watched.lua "
-             "--asset '%s/scripts/humanoid.lua' --seconds 3.5 --poll",
-             char_dir, char_dir, BIN, BW_SOURCE_DIR);
+             "cd '%s' && rm -f w.out && ( "
+             "upto() { i=0; until grep -q \"$1\" w.out 2>/dev/null || [ $i -ge 400 ]; do sleep 0.05; i=$((i+1)); done; }; "
+             "upto '^watching'; printf \"error('bad\\\\\\\\27[2J')\\n\" > watched.lua; "
+             "upto 'still running'; cp renamed.lua watched.lua; upto '^reloaded' ) | "
+             "'%s' watch watched.lua --asset '%s/scripts/humanoid.lua' --poll > w.out; s=$?; cat w.out; rm -f w.out; exit $s",
+             char_dir, BIN, BW_SOURCE_DIR);
     char renamed[700];
     write_char_file("renamed.lua",
                     "return { layers = { { name = 'ba\\27[2Jse', entry = 'idle', states = { idle = { clip = 'idle' } } } } }\n",
