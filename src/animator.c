@@ -146,7 +146,6 @@ struct bw_animator {
 
 static bool clip_index_ok(int clip, int count) { return clip >= 0 && clip < count; }
 
-/* Resolve the head chain into a (joints, weights, limits). */
 /* The head chain's joints and their parent-local rotations in the pose
  * (bw_animator_joint_overrides). */
 static void publish_overrides(bw_animator *a)
@@ -157,6 +156,7 @@ static void publish_overrides(bw_animator *a)
     }
 }
 
+/* Resolve the head chain into a (joints, weights, limits). */
 static void resolve_head(bw_animator *a, const bw_head_desc *h, bw_graph_report *rep)
 {
     const bw_aim_limits d = BW_ANIMATOR_HEAD_LIMITS;
