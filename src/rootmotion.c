@@ -30,8 +30,7 @@ typedef struct root_source {
     int t_track, r_track;   /* -1: the channel is unkeyed and holds the rest value */
     int pw_track, mw_track; /* pose and mask weight; -1: 1 and 0 */
     bool keyed;             /* some joint channel of the clip drives the root */
-    const float *r_times;   /* rotation key times (for the yaw walk) */
-    int r_keys;
+    const bw_track_data *r_data; /* the rotation track (for the yaw walk), NULL when unkeyed */
 } root_source;
 
 /* A planar rigid motion: move by d (in the frame at the motion's start),
@@ -181,8 +180,7 @@ static void find_source(const bw_binding *binding, int root, root_source *src)
     src->clip = binding->clip;
     src->t_track = src->r_track = src->pw_track = src->mw_track = -1;
     src->keyed = false;
-    src->r_times = NULL;
-    src->r_keys = 0;
+    src->r_data = NULL;
     int lo = 0, hi = binding->driven_joint_count;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
@@ -197,8 +195,7 @@ static void find_source(const bw_binding *binding, int root, root_source *src)
     src->pw_track = jb->track[BW_SLOT_POSE_WEIGHT];
     src->mw_track = jb->track[BW_SLOT_MASK_WEIGHT];
     if (src->r_track >= 0) {
-        src->r_times = src->clip->tracks[src->r_track].times;
-        src->r_keys = src->clip->tracks[src->r_track].key_count;
+        src->r_data = &src->clip->tracks[src->r_track];
     }
 }
 
@@ -260,17 +257,15 @@ static motion segment(const root_source *src, const parent_frame *f, double a, d
     const twist ha = sample_heading(src, f, a, yaw_on);
     double acc = 0.0;
     twist prev = ha;
-    if (yaw_on && src->r_track >= 0 && src->r_keys > 1) {
+    const bw_track_data *rt = src->r_data;
+    if (yaw_on && rt && rt->key_count > 1) {
         float fa = (float)a, fb = (float)b;
-        /* first key strictly after a */
-        int lo = 0, hi = src->r_keys;
-        while (lo < hi) {
-            int mid = lo + (hi - lo) / 2;
-            if (src->r_times[mid] <= fa) lo = mid + 1;
-            else hi = mid;
-        }
-        for (int k = lo; k < src->r_keys && src->r_times[k] < fb; k++) {
-            twist h = sample_heading(src, f, src->r_times[k], true);
+        /* first key strictly after a: the sampler's search (the first at
+         * or after a; a uniform track's from the grid's guess), past keys at a */
+        int k = bw_track_find_key(rt, fa);
+        while (k < rt->key_count && rt->times[k] <= fa) k++;
+        for (; k < rt->key_count && rt->times[k] < fb; k++) {
+            twist h = sample_heading(src, f, rt->times[k], true);
             acc += twist_turn(prev, h);
             prev = h;
         }
