@@ -62,6 +62,13 @@ static int l_include(lua_State *L)
         luaL_pushresult(&b);
         return luaL_error(L, "include '%s': an include loop (%s)", name, lua_tostring(L, -1));
     }
+    /* depth counts the script: depth − 1 includes are in flight */
+    if (depth > BW_CHARACTER_MAX_INCLUDE_DEPTH) {
+        lua_rawgeti(L, 2, 1);
+        lua_rawgeti(L, 2, depth);
+        return luaL_error(L, "include '%s': includes nest more than %d files deep (%s -> ... -> %s -> %s)", name,
+                          BW_CHARACTER_MAX_INCLUDE_DEPTH, lua_tostring(L, -2), lua_tostring(L, -1), name);
+    }
     lua_pushvalue(L, 1);
     lua_rawseti(L, 2, depth + 1);
     bw_sandbox_push_file(L, "include", name);

@@ -22,7 +22,10 @@
  *   file names; a name holding a NUL byte is refused, not cut there) and
  *   return its results; a file that includes a file still running (itself,
  *   or one that included it) is an error naming the loop, "include
- *   'a.lua': an include loop (a.lua -> b.lua -> a.lua)";
+ *   'a.lua': an include loop (a.lua -> b.lua -> a.lua)"; includes nest
+ *   at most BW_CHARACTER_MAX_INCLUDE_DEPTH files below the script (one
+ *   more is an error naming the first and the last two files of the
+ *   chain, well before Lua's own C-stack limit, about 200);
  * - whatever options->setup adds (the demo's `demo` table).
  *
  * The returned table (read raw: plain data, no metamethods):
@@ -71,6 +74,7 @@
 #include "sandbox.h"
 
 #define BW_CHARACTER_NAME_MAX 64   /* bytes of a clip name, with its NUL */
+#define BW_CHARACTER_MAX_INCLUDE_DEPTH 32 /* include() nesting below the script */
 #define BW_CHARACTER_PATH_MAX 1024 /* bytes of the script's path, with its NUL */
 #define BW_CHARACTER_DEFAULT_MAX_CLIPS 1024 /* when bw_character_options.max_clips is 0 */
 

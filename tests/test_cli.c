@@ -1071,6 +1071,32 @@ static void include_loops_are_named(void)
     CHECK_INT(run_stderr(cmd), 1); /* both run; two clips named c */
     snprintf(want, sizeof want, "blendwerk info: loop_a.lua: returned value: clips[2]: the name 'c' repeats clips[1]'s\n");
     CHECK_STR(out, want);
+    /* a chain of distinct files: nest_0.lua (the script) includes nest_1
+     * ... nest_N. 32 files below the script load; the 33rd is refused
+     * naming the chain's ends (it ran until Lua's C stack gave out, about
+     * 200 files in: "C stack overflow") */
+    char nest[700];
+    for (int deepest = 32; deepest <= 33; deepest++) {
+        for (int i = 0; i <= deepest; i++) {
+            char name[32], text[200];
+            snprintf(name, sizeof name, "nest_%d.lua", i);
+            if (i < deepest) snprintf(text, sizeof text, "local x = 1\nreturn include('nest_%d.lua')\n", i + 1);
+            else snprintf(text, sizeof text, "return { rig = blendwerk.rig {}, clips = { blendwerk.clip { name = 'c' } } }\n");
+            write_char_file(name, text, nest, sizeof nest);
+        }
+        snprintf(cmd, sizeof cmd, "'%s' info '%s/nest_0.lua'", BIN, char_dir);
+        if (deepest == 32) {
+            CHECK_INT(run_stderr(cmd), 0);
+            continue;
+        }
+        CHECK_INT(run_stderr(cmd), 1);
+        CHECK_STR(out, "blendwerk info: nest_32.lua:2: include 'nest_33.lua': includes nest more than 32 files deep "
+                       "(nest_0.lua -> ... -> nest_32.lua -> nest_33.lua)\n");
+    }
+    for (int i = 0; i <= 33; i++) {
+        snprintf(nest, sizeof nest, "%s/nest_%d.lua", char_dir, i);
+        remove(nest);
+    }
     remove(a);
     remove(b);
     remove(part);
