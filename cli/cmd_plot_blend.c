@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -54,6 +55,7 @@
 #include "cli_graph.h"
 #include "cli_json.h"
 #include "commands.h"
+#include "io/atomic_file.h"
 #include "lua_graph.h"
 #include "lua_support.h"
 #include "sandbox.h"
@@ -517,9 +519,11 @@ static const char *mode_name(plot_mode m)
 static bool write_svg(plot *p, const char *out_path)
 {
     const spec *s = p->s;
-    FILE *f = fopen(out_path, "w");
+    bw_atomic_file out;
+    char err[1200];
+    FILE *f = bw_atomic_file_open(&out, out_path, err, sizeof err);
     if (!f) {
-        fprintf(stderr, "blendwerk plot-blend: %s: cannot open for writing: %s\n", out_path, strerror(errno));
+        bw_cli_error_line("plot-blend", err);
         return false;
     }
     p->f = f;
@@ -545,9 +549,8 @@ static bool write_svg(plot *p, const char *out_path)
         draw_panel(p, k - 1, ox, oy);
     }
     fputs("</svg>\n", f);
-    bool ok = !ferror(f);
-    if (fclose(f) != 0) ok = false;
-    if (!ok) fprintf(stderr, "blendwerk plot-blend: %s: write failed\n", out_path);
+    bool ok = bw_atomic_file_commit(&out, err, sizeof err);
+    if (!ok) bw_cli_error_line("plot-blend", err);
     return ok;
 }
 
@@ -601,6 +604,14 @@ static int bad_argument(const char *fmt, ...)
     return usage();
 }
 
+/* True when a and b name one existing file (through links, other
+ * spellings, hard links). */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int bw_cmd_plot_blend(int argc, char **argv)
 {
     static const char *const valued[] = {"--out", "--state", "--asset", "--res"};
@@ -635,6 +646,9 @@ int bw_cmd_plot_blend(int argc, char **argv)
     if (!spec_path) return bad_argument("SPEC.lua or GRAPH.lua is missing");
     if (!out_path) return bad_argument("--out FILE.svg is missing");
     if (asset && !state) return bad_argument("--asset goes with --state (a blend-space spec names no clips)");
+    /* a slip of the shell's completion must not replace the source */
+    if (same_file(out_path, spec_path)) return bad_argument("--out '%s' is the input '%s' itself", out_path, spec_path);
+    if (same_file(out_path, asset)) return bad_argument("--out '%s' is the asset '%s' itself", out_path, asset);
 
     spec *s = (spec *)calloc(1, sizeof *s);
     if (!s) return 1;

@@ -1,6 +1,8 @@
 /* screenshot.c - PNG screenshots through stb_image_write (screenshot.h). */
 #include "screenshot.h"
 
+#include "io/atomic_file.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,37 +23,29 @@
 #pragma GCC diagnostic pop
 #endif
 
-/* stb's writer callback: the bytes into the file, the first failure's
- * errno kept (stb's own file writer checks neither fwrite nor fclose, so a
- * full disk gave a cut-off PNG and success). */
-typedef struct png_sink {
-    FILE *f;
-    int error; /* errno of the first failed write, 0: none */
-} png_sink;
-
+/* stb's writer callback: the bytes into the file, the first failure noted
+ * for the commit (stb's own file writer checks neither fwrite nor fclose,
+ * so a full disk gave a cut-off PNG and success). */
 static void write_bytes(void *context, void *data, int size)
 {
-    png_sink *sink = (png_sink *)context;
-    if (sink->error || size <= 0) return;
+    bw_atomic_file *out = (bw_atomic_file *)context;
+    if (out->error || size <= 0) return;
     errno = 0;
-    if (fwrite(data, 1, (size_t)size, sink->f) != (size_t)size) sink->error = errno ? errno : EIO;
+    if (fwrite(data, 1, (size_t)size, out->f) != (size_t)size) bw_atomic_file_fail(out, errno);
 }
 
-/* The PNG into `path`; false with the reason in err. */
+/* The PNG into `path`, all at once (atomic_file.h: an existing file is
+ * replaced only by a whole PNG); false with the reason in err. */
 static bool write_png(const char *path, int width, int height, const unsigned char *rgb, char *err, size_t err_size)
 {
-    png_sink sink = {fopen(path, "wb"), 0};
-    if (!sink.f) {
-        snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno));
+    bw_atomic_file out;
+    if (!bw_atomic_file_open(&out, path, err, err_size)) return false;
+    if (!stbi_write_png_to_func(write_bytes, &out, width, height, 3, rgb, width * 3)) {
+        bw_atomic_file_abort(&out);
+        snprintf(err, err_size, "cannot write %s: the PNG could not be encoded (out of memory)", path);
         return false;
     }
-    int encoded = stbi_write_png_to_func(write_bytes, &sink, width, height, 3, rgb, width * 3);
-    errno = 0;
-    if (fflush(sink.f) != 0 && !sink.error) sink.error = errno ? errno : EIO;
-    if (fclose(sink.f) != 0 && !sink.error) sink.error = errno ? errno : EIO;
-    if (!encoded) snprintf(err, err_size, "cannot write %s: the PNG could not be encoded (out of memory)", path);
-    else if (sink.error) snprintf(err, err_size, "cannot write %s: %s", path, strerror(sink.error));
-    return encoded && !sink.error;
+    return bw_atomic_file_commit(&out, err, err_size);
 }
 
 bool demo_screenshot_png(SDL_Renderer *renderer, int width, int height, const char *path, char *err, size_t err_size)

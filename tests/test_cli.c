@@ -916,13 +916,30 @@ static void plot_blend_names_the_bad_argument(void)
     snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out '%s'", BIN, spec_path, char_dir);
     CHECK_INT(run_stderr(cmd), 1);
     char want[800];
-    snprintf(want, sizeof want, "blendwerk plot-blend: %s: cannot open for writing: %s\n", char_dir, strerror(EISDIR));
+    snprintf(want, sizeof want, "blendwerk plot-blend: cannot write %s: %s\n", char_dir, strerror(EISDIR));
     CHECK_STR(out, want);
     snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out '%s/no/such/folder.svg' --res 4", BIN, spec_path, char_dir);
     CHECK_INT(run_stderr(cmd), 1);
-    snprintf(want, sizeof want, "blendwerk plot-blend: %s/no/such/folder.svg: cannot open for writing: %s\n", char_dir,
+    snprintf(want, sizeof want, "blendwerk plot-blend: cannot write %s/no/such/folder.svg: %s\n", char_dir,
              strerror(ENOENT));
     CHECK_STR(out, want);
+    /* a device is written in place (not replaced): a full one fails */
+    snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out /dev/full --res 4", BIN, spec_path);
+    CHECK_INT(run_stderr(cmd), 1);
+    snprintf(want, sizeof want, "blendwerk plot-blend: cannot write /dev/full: %s\n", strerror(ENOSPC));
+    CHECK_STR(out, want);
+    /* --out onto the spec itself (another spelling of its path) is
+     * refused before anything runs; the spec is unchanged */
+    struct stat before;
+    CHECK(stat(spec_path, &before) == 0);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' plot-blend '%s' --out ./'%s' --res 4", char_dir, BIN, spec_path,
+             strrchr(spec_path, '/') + 1);
+    CHECK_INT(run_stderr(cmd), 2);
+    snprintf(want, sizeof want, "blendwerk plot-blend: --out './%s' is the input '%s' itself\nusage:",
+             strrchr(spec_path, '/') + 1, spec_path);
+    CHECK(starts_with(out, want));
+    struct stat after;
+    CHECK(stat(spec_path, &after) == 0 && after.st_size == before.st_size && after.st_mtime == before.st_mtime);
     /* and a good run still writes the picture */
     snprintf(cmd, sizeof cmd, "'%s' plot-blend '%s' --out '%s' --res 4", BIN, spec_path, svg);
     CHECK_INT(run_stderr(cmd), 0);
