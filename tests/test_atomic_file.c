@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -144,6 +145,47 @@ static void devices_and_links_are_written_in_place(void)
     remove(real);
 }
 
+/* A writable file in a folder the writer may not change: no temporary
+ * file can be made, so it is written in place, as fopen would. Root
+ * writes any folder, so as root the writing runs in a child that drops to
+ * the user "nobody" (uid 65534). */
+static void a_file_in_a_closed_folder_is_written_in_place(void)
+{
+    char closed[1000];
+    snprintf(closed, sizeof closed, "%s/closed", dir);
+    CHECK_INT(mkdir(closed, 0755), 0);
+    const char *path = path_in(closed, "out.svg");
+    CHECK(write_text_file(path, "old"));
+    CHECK_INT(chmod(path, 0666), 0);
+    CHECK_INT(chmod(closed, 0555), 0);
+    CHECK_INT(chmod(dir, 0755), 0); /* mkdtemp's 0700 would shut the child out */
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(77);
+        struct stat st;
+        if (lstat(path, &st) != 0) _exit(78); /* a folder above is closed to nobody */
+        char err[300];
+        bw_atomic_file af;
+        FILE *f = bw_atomic_file_open(&af, path, err, sizeof err);
+        if (!f) _exit(1);
+        fputs("new", f);
+        _exit(bw_atomic_file_commit(&af, err, sizeof err) ? 0 : 2);
+    }
+    int status = -1;
+    CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status));
+    if (WEXITSTATUS(status) == 77 || WEXITSTATUS(status) == 78) {
+        printf("  (%s: not checked)\n", WEXITSTATUS(status) == 77 ? "no uid 65534 to drop to"
+                                                                     : "the build folder is closed to uid 65534");
+    } else {
+        CHECK_INT(WEXITSTATUS(status), 0);
+        check_text(path, "new");
+    }
+    chmod(closed, 0755);
+    remove(path);
+    rmdir(closed);
+}
+
 static void opens_that_fail_name_the_path(void)
 {
     char err[300], want[1200];
@@ -169,6 +211,7 @@ int main(void)
     RUN(a_failed_write_keeps_the_old_file);
     RUN(a_new_file_gets_fopens_mode);
     RUN(devices_and_links_are_written_in_place);
+    RUN(a_file_in_a_closed_folder_is_written_in_place);
     RUN(opens_that_fail_name_the_path);
     remove_tree(dir);
     return check_summary();

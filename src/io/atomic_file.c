@@ -69,6 +69,11 @@ FILE *bw_atomic_file_open(bw_atomic_file *af, const char *path, char *err, size_
             int e = errno;
             free(t);
             if (e == EEXIST) continue;
+            if (exists && (e == EACCES || e == EPERM)) { /* the file is writable, its folder not */
+                af->f = fopen(path, "wb");
+                if (af->f) return af->f;
+                e = errno;
+            }
             snprintf(err, err_size, "cannot write %s: %s", path, strerror(e));
             clear(af);
             return NULL;

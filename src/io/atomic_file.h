@@ -15,7 +15,9 @@
  * /dev/stdout or /dev/full, a FIFO) or is a symbolic link cannot be
  * replaced by a rename without replacing the device node or the link
  * itself: it is opened and written in place, as fopen(path, "wb") does,
- * and a failed write is still reported by the commit.
+ * and a failed write is still reported by the commit. So is an existing
+ * file whose folder refuses the temporary file (EACCES, EPERM: a writable
+ * file in a folder the user may not write), as fopen would have.
  *
  * Messages: "cannot write PATH: why" with the system's word for the
  * failure ("No such file or directory", "No space left on device"). */
