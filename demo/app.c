@@ -14,6 +14,7 @@
 
 #include "blendwerk/blendtree.h"
 #include "blendwerk/pose.h"
+#include "blendwerk/text.h"
 #include "character.h"
 #include "controls.h"
 #include "graph_reload.h"
@@ -593,20 +594,31 @@ static const bw_pose *shown_pose(const demo_app *a)
 
 /* ---- the timeline ---- */
 
+/* `text` (escaped when `escape`) at the end of a->tl_report, cut at its end. */
+static void report_append(demo_app *a, const char *text, bool escape)
+{
+    size_t used = strlen(a->tl_report), room = sizeof a->tl_report - used;
+    if (escape) bw_text_escape(a->tl_report + used, room, text);
+    else snprintf(a->tl_report + used, room, "%s", text);
+}
+
 /* The timeline's report (bw_timeline_report_fn): each problem as a
- * "TIMELINE:LINE: message" line of a->tl_report, raw like the other
- * sources' lines (the printers escape them: main.c's headless lines, the
- * overlay draws a control byte as '?'). What does not fit is dropped;
- * allocates nothing (a travel with no route reports from the frame). */
+ * "TIMELINE:LINE: message" line of a->tl_report, the way the other
+ * sources' problems are lines of their slots. The path and the message
+ * are stored escaped (blendwerk/text.h): the message quotes the file's
+ * names, and a line break in one would split the problem in two lines of
+ * the error band and of the headless "error:" text. Allocates nothing (a
+ * travel with no route reports from the frame). */
 static void timeline_report(void *user, const char *path, int line, const char *message)
 {
     demo_app *a = (demo_app *)user;
-    size_t used = strlen(a->tl_report);
-    if (used + 1 >= sizeof a->tl_report) return;
-    char *at = a->tl_report + used;
-    size_t room = sizeof a->tl_report - used;
-    if (line > 0) snprintf(at, room, "%s%s:%d: %s", used ? "\n" : "", path, line, message);
-    else snprintf(at, room, "%s%s: %s", used ? "\n" : "", path, message);
+    char at_line[32];
+    if (line > 0) snprintf(at_line, sizeof at_line, ":%d: ", line);
+    else snprintf(at_line, sizeof at_line, ": ");
+    if (a->tl_report[0]) report_append(a, "\n", false);
+    report_append(a, path, true);
+    report_append(a, at_line, false);
+    report_append(a, message, true);
 }
 
 /* Read the timeline against the running version; its problems into err,

@@ -11,9 +11,10 @@
  * default printer and the sandbox's print all go through them, and a host
  * that prints a Blendwerk message from a mod should too.
  *
- * The core itself never prints: these write only to the stream the caller
- * passes, and allocate nothing. A NULL text prints nothing. Each returns
- * the bytes it wrote (the escapes counted as 4). */
+ * The core itself never prints: these write only to the stream (or the
+ * buffer) the caller passes, and allocate nothing. A NULL text prints
+ * nothing. The printers return the bytes they wrote (an escape counted
+ * as 4). */
 #ifndef BLENDWERK_TEXT_H
 #define BLENDWERK_TEXT_H
 
@@ -39,6 +40,14 @@ BW_API int bw_text_print_padded(FILE *to, const char *s, int width);
  * bw_text_print prints it, the line breaks ("\n") kept as they are, no
  * newline added after the last. */
 BW_API int bw_text_print_lines(FILE *to, const char *text);
+
+/* The same escaping into a buffer, for a host whose log is not a FILE
+ * (or that stores a message to show later): `s` as bw_text_print prints
+ * it, into `out` (at most size - 1 bytes and a NUL; size 0 writes
+ * nothing; an escape is never cut in half). Returns the length the whole
+ * escaped text needs, as snprintf does: a result >= size means it was
+ * cut. */
+BW_API size_t bw_text_escape(char *out, size_t size, const char *s);
 
 #ifdef __cplusplus
 }
