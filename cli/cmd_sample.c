@@ -291,7 +291,11 @@ static int run(const bw_asset *asset, const request *reqs, int count, int json)
         bw_error err;
         memset(&err, 0, sizeof err);
         if (bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = rig}, &bindings[i], &err) != BW_OK) {
-            fprintf(stderr, "blendwerk sample: cannot bind clip '%s': %s\n", bw_clip_name(clip), err.message);
+            fputs("blendwerk sample: cannot bind clip '", stderr);
+            bw_text_print(stderr, bw_clip_name(clip));
+            fputs("': ", stderr);
+            bw_text_print_lines(stderr, err.message);
+            fputc('\n', stderr);
             goto done;
         }
         clips[i].binding = bindings[i];

@@ -209,7 +209,11 @@ static int run(sim *s, bool json, bool joints)
         bw_error err;
         memset(&err, 0, sizeof err);
         if (bw_binding_create(&bd, &bindings[i], &err) != BW_OK) {
-            fprintf(stderr, "blendwerk simulate: binding clip '%s': %s\n", bw_clip_name(bd.clip), err.message);
+            fputs("blendwerk simulate: binding clip '", stderr);
+            bw_text_print(stderr, bw_clip_name(bd.clip));
+            fputs("': ", stderr);
+            bw_text_print_lines(stderr, err.message);
+            fputc('\n', stderr);
             status = 1;
         }
     }
@@ -225,8 +229,13 @@ static int run(sim *s, bool json, bool joints)
         bw_error errs[16];
         bw_graph_errors list = {errs, 16, 0};
         if (bw_graph_cursor_create(s->graph, &cd, &cursor, &list) != BW_OK) {
-            for (int i = 0; i < list.count && i < 16; i++)
-                fprintf(stderr, "%s: %s: %s\n", s->graph_path, errs[i].where, errs[i].message);
+            for (int i = 0; i < list.count && i < 16; i++) { /* the graph's names: escaped */
+                fprintf(stderr, "%s: ", s->graph_path);
+                bw_text_print(stderr, errs[i].where);
+                fputs(": ", stderr);
+                bw_text_print(stderr, errs[i].message);
+                fputc('\n', stderr);
+            }
             status = 1;
         } else if (bw_pose_init(&pose, s->file->rig, NULL) != BW_OK) {
             status = 1;
