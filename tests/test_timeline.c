@@ -271,40 +271,59 @@ static const char *const hostile_text = "return { dt = 0.5, frames = 2,\n"
                                         "  { at = 0, layer_weight = { [\"a\\nb\"] = 1 } },\n"
                                         "}\n";
 
+/* hostile_text read `reads` times against tiny_graph, with the report
+ * `fn` / `user` set before the first read: what reached stderr meanwhile
+ * (free it; "" recorded as a failure when the file did not load), the
+ * last read's error count in *errors, each read recorded as failing. */
+static char *read_hostile(const char *name, bw_timeline_report_fn fn, void *user, int reads, int *errors)
+{
+    char file[600];
+    bw_clip *clip = NULL;
+    bw_graph *g = tiny_graph(&clip);
+    bw_sandbox *sb = load_text(name, hostile_text, file, sizeof file);
+    char *text = NULL;
+    *errors = -1;
+    if (sb) {
+        bw_timeline tl;
+        memset(&tl, 0, sizeof tl);
+        tl.report = fn;
+        tl.report_user = user;
+        capture c;
+        capture_begin(&c, "hostile.log");
+        for (int i = 0; i < reads; i++) CHECK(!bw_timeline_read(&tl, bw_sandbox_state(sb), g, file, -1));
+        text = capture_end(&c);
+        *errors = tl.errors;
+        CHECK(tl.report == fn && tl.report_user == user); /* kept by the reads */
+        bw_timeline_free(&tl);
+        CHECK(tl.report == NULL);
+        bw_sandbox_destroy(sb);
+    }
+    bw_graph_destroy(g);
+    bw_clip_destroy(clip);
+    return text;
+}
+
 /* With no report set, each problem is one line on stderr, "FILE:LINE: "
  * and the message, every control byte of the path and the message as
  * \xNN: exactly these two lines and nothing else. */
 static void control_bytes_in_names_print_escaped_by_default(void)
 {
-    char file[600];
-    bw_clip *clip = NULL;
-    bw_graph *g = tiny_graph(&clip);
-    bw_sandbox *sb = load_text("hostile.timeline.lua", hostile_text, file, sizeof file);
-    if (sb) {
-        bw_timeline tl;
-        memset(&tl, 0, sizeof tl);
-        capture c;
-        capture_begin(&c, "hostile.log");
-        CHECK(!bw_timeline_read(&tl, bw_sandbox_state(sb), g, file, -1));
-        char *text = capture_end(&c);
-        CHECK_INT(tl.errors, 2);
-        char want[1600];
-        snprintf(want, sizeof want, "%s:2: set: unknown parameter '\\x1b[2J'\n%s:3: unknown layer 'a\\x0ab'\n", file, file);
-        CHECK_STR(text ? text : "", want);
-        free(text);
-        bw_timeline_free(&tl);
-        bw_sandbox_destroy(sb);
-    }
+    int errors = 0;
+    char *text = read_hostile("hostile.timeline.lua", NULL, NULL, 1, &errors);
+    CHECK_INT(errors, 2);
+    char want[1600];
+    const char *file = path_in(dir, "hostile.timeline.lua");
+    snprintf(want, sizeof want, "%s:2: set: unknown parameter '\\x1b[2J'\n%s:3: unknown layer 'a\\x0ab'\n", file, file);
+    CHECK_STR(text ? text : "", want);
+    free(text);
     /* the default printer on its own: the path escaped too, no line -> "PATH: " */
     capture c;
     capture_begin(&c, "direct.log");
     bw_timeline_report_stderr(NULL, "t\a.lua", 0, "bad\r\x7f");
     bw_timeline_report_stderr(NULL, "t.lua", 12, "fine 'walk'");
-    char *text = capture_end(&c);
+    text = capture_end(&c);
     CHECK_STR(text ? text : "", "t\\x07.lua: bad\\x0d\\x7f\nt.lua:12: fine 'walk'\n");
     free(text);
-    bw_graph_destroy(g);
-    bw_clip_destroy(clip);
 }
 
 typedef struct reported {
@@ -335,51 +354,34 @@ static void record(void *user, const char *file, int line, const char *message)
  * without one, escaped on stderr. */
 static void a_report_callback_receives_the_raw_problems(void)
 {
+    reported r;
+    memset(&r, 0, sizeof r);
+    int errors = 0;
+    char *text = read_hostile("hostile2.timeline.lua", record, &r, 2, &errors);
+    CHECK_STR(text ? text : "", "");
+    free(text);
+    CHECK_INT(errors, 2);
+    CHECK_INT(r.count, 4);
+    CHECK(r.user == &r);
+    CHECK_STR(r.path, path_in(dir, "hostile2.timeline.lua"));
+    for (int i = 0; i < 4; i += 2) {
+        CHECK_INT(r.line[i], 2);
+        CHECK_STR(r.message[i], "set: unknown parameter '\x1b[2J'");
+        CHECK_INT(r.line[i + 1], 3);
+        CHECK_STR(r.message[i + 1], "unknown layer 'a\nb'");
+    }
+
     char file[600];
     bw_clip *clip = NULL;
-    bw_graph *g = tiny_graph(&clip);
-    bw_sandbox *sb = load_text("hostile2.timeline.lua", hostile_text, file, sizeof file);
-    if (sb) {
-        reported r;
-        memset(&r, 0, sizeof r);
-        bw_timeline tl;
-        memset(&tl, 0, sizeof tl);
-        tl.report = record;
-        tl.report_user = &r;
-        capture c;
-        capture_begin(&c, "quiet.log");
-        CHECK(!bw_timeline_read(&tl, bw_sandbox_state(sb), g, file, -1));
-        CHECK(!bw_timeline_read(&tl, bw_sandbox_state(sb), g, file, -1));
-        char *text = capture_end(&c);
-        CHECK_STR(text ? text : "", "");
-        free(text);
-        CHECK_INT(r.count, 4);
-        CHECK(r.user == &r);
-        CHECK_STR(r.path, file);
-        for (int i = 0; i < 4; i += 2) {
-            CHECK_INT(r.line[i], 2);
-            CHECK_STR(r.message[i], "set: unknown parameter '\x1b[2J'");
-            CHECK_INT(r.line[i + 1], 3);
-            CHECK_STR(r.message[i + 1], "unknown layer 'a\nb'");
-        }
-        CHECK(tl.report == record && tl.report_user == &r);
-        bw_timeline_free(&tl);
-        CHECK(tl.report == NULL);
-        bw_sandbox_destroy(sb);
-    }
-    bw_graph_destroy(g);
-    bw_clip_destroy(clip);
-
     bw_graph *two = graph_with_states(&clip, "mo\x1bve");
     const char *names[1] = {"root"};
     const int parents[1] = {-1};
     bw_rig *rig = fixture_rig(names, parents, 1);
     bw_binding *binding = fixture_binding(clip, rig);
     bw_graph_cursor *cursor = graph_fixture_cursor(two, rig, &binding, 1, NULL);
-    sb = load_text("travel.timeline.lua", "return { dt = 0.5, frames = 2,\n\n  { at = 0, travel = \"mo\\27ve\" },\n}\n", file,
-                   sizeof file);
+    bw_sandbox *sb = load_text("travel.timeline.lua", "return { dt = 0.5, frames = 2,\n\n  { at = 0, travel = \"mo\\27ve\" },\n}\n",
+                               file, sizeof file);
     if (sb) {
-        reported r;
         memset(&r, 0, sizeof r);
         bw_timeline tl;
         memset(&tl, 0, sizeof tl);
@@ -397,7 +399,7 @@ static void a_report_callback_receives_the_raw_problems(void)
         capture c;
         capture_begin(&c, "travel.log");
         CHECK(!bw_timeline_apply(&tl, cursor, 0.0, 7));
-        char *text = capture_end(&c);
+        text = capture_end(&c);
         char want[1200];
         snprintf(want, sizeof want, "%s:3: travel to 'mo\\x1bve' in layer 'base': no route from 'idle' (frame 7)\n", file);
         CHECK_STR(text ? text : "", want);
