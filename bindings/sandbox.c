@@ -18,6 +18,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
+#include "blendwerk/text.h"
 #include "lua_blendwerk.h"
 #include "lua_support.h"
 #include "sandbox_internal.h"
@@ -1026,7 +1027,8 @@ int bw_sandbox_modules_loading(const bw_sandbox *sb) { return sb ? sb->loading_d
 void bw_sandbox_report_stderr(void *user, const char *message)
 {
     (void)user;
-    fprintf(stderr, "%s (reported once; the call counts as false)\n", message);
+    bw_text_print_lines(stderr, message); /* the script's own text: control bytes as \xNN */
+    fputs(" (reported once; the call counts as false)\n", stderr);
 }
 
 void bw_sandbox_set_reporter(bw_sandbox *sb, bw_sandbox_reporter reporter, bw_sandbox_reporter *old)
@@ -1301,7 +1303,10 @@ bool bw_sandbox_callback_call_from(lua_State *L, bw_sandbox_callback *cb, int na
             snprintf(cb->error, sizeof cb->error, "%s", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error");
             /* a coroutine of a sandbox reports where its state's calls do */
             if (sb) sb->report(sb->report_user, cb->error);
-            else fprintf(stderr, "%s (reported once; the call counts as failed)\n", cb->error);
+            else {
+                bw_text_print_lines(stderr, cb->error);
+                fputs(" (reported once; the call counts as failed)\n", stderr);
+            }
         }
         lua_settop(L, base - 1);
     }

@@ -160,7 +160,8 @@ typedef struct bw_sandbox_reporter {
     void *user;
 } bw_sandbox_reporter;
 void bw_sandbox_set_reporter(bw_sandbox *sb, bw_sandbox_reporter reporter, bw_sandbox_reporter *old);
-/* The report of a sandbox whose desc.report is NULL: the message and
+/* The report of a sandbox whose desc.report is NULL: the message (its
+ * control bytes as \xNN, line breaks kept: blendwerk/text.h) and
  * "(reported once; the call counts as false)" on stderr. */
 void bw_sandbox_report_stderr(void *user, const char *message);
 

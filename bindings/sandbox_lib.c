@@ -16,6 +16,8 @@
 
 #include <lauxlib.h>
 
+#include "blendwerk/text.h"
+
 #include "sandbox_internal.h"
 
 /* Call upvalue 1 with all arguments and return all results. */
@@ -155,25 +157,41 @@ static int sb_collectgarbage(lua_State *L)
 /* What one print line shows at most: 100 lines of 16 MiB are not a log. */
 #define PRINT_MAX_BYTES 1000
 
+/* print(...): "[NAME] " and the arguments as tostring makes them,
+ * separated by tabs, on one line of stderr; the script's text and the
+ * name through bw_text_print (control bytes, line breaks included, as
+ * \xNN: a mod cannot forge a line or send the terminal an escape
+ * sequence). All arguments are converted before anything is printed (a
+ * failing __tostring prints nothing). */
 static int sb_print(lua_State *L)
 {
     bw_sandbox *sb = bw_sandbox_of(L);
     int n = lua_gettop(L);
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    for (int i = 1; i <= n; i++) {
-        if (i > 1) luaL_addchar(&b, '\t');
-        luaL_tolstring(L, i, NULL);
-        luaL_addvalue(&b);
+    luaL_checkstack(L, n, "print: too many arguments");
+    for (int i = 1; i <= n; i++) luaL_tolstring(L, i, NULL);
+    if (sb->printed < BW_SANDBOX_MAX_PRINT_LINES) {
+        fputc('[', stderr);
+        bw_text_print(stderr, sb->name);
+        fputs("] ", stderr);
+        size_t room = PRINT_MAX_BYTES; /* the text's bytes, the tabs counted */
+        for (int i = 1; i <= n && room > 0; i++) {
+            size_t len = 0;
+            const char *text = lua_tolstring(L, n + i, &len);
+            if (i > 1) {
+                fputc('\t', stderr);
+                room--;
+            }
+            size_t shown = len < room ? len : room;
+            bw_text_print_n(stderr, text, shown);
+            room -= shown;
+            if (room == 0 && (shown < len || i < n)) fputs(" ...", stderr);
+        }
+        fputc('\n', stderr);
+    } else if (sb->printed == BW_SANDBOX_MAX_PRINT_LINES) {
+        fputc('[', stderr);
+        bw_text_print(stderr, sb->name);
+        fputs("] (further output suppressed)\n", stderr);
     }
-    luaL_pushresult(&b);
-    size_t len = 0;
-    const char *line = lua_tolstring(L, -1, &len);
-    if (sb->printed < BW_SANDBOX_MAX_PRINT_LINES)
-        fprintf(stderr, "[%s] %.*s%s\n", sb->name, len > PRINT_MAX_BYTES ? PRINT_MAX_BYTES : (int)len, line,
-                len > PRINT_MAX_BYTES ? " ..." : "");
-    else if (sb->printed == BW_SANDBOX_MAX_PRINT_LINES)
-        fprintf(stderr, "[%s] (further output suppressed)\n", sb->name);
     sb->printed++;
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blendwerk/text.h"
 #include "lua_graph.h"
 #include "lua_support.h"
 #include "timeline.h"
@@ -21,6 +22,46 @@ void bw_timeline_free(bw_timeline *t)
     memset(t, 0, sizeof *t);
 }
 
+void bw_timeline_report_stderr(void *user, const char *path, int line, const char *message)
+{
+    (void)user;
+    bw_text_print(stderr, path);
+    if (line > 0) fprintf(stderr, ":%d", line);
+    fputs(": ", stderr);
+    bw_text_print(stderr, message);
+    fputc('\n', stderr);
+}
+
+/* The problem (printf's fmt and ap) to t's report, formatted in a buffer
+ * on the stack; a longer text (a long name quoted) in one allocated for
+ * it, or cut to the stack's when memory runs out. */
+static void tl_vreport(const bw_timeline *t, int line, const char *fmt, va_list ap)
+{
+    char text[1024];
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(text, sizeof text, fmt, ap);
+    char *big = n >= (int)sizeof text ? (char *)malloc((size_t)n + 1) : NULL;
+    if (big) vsnprintf(big, (size_t)n + 1, fmt, again);
+    va_end(again);
+    const char *message = big ? big : n >= 0 ? text : "(the problem's text cannot be formatted)";
+    if (t->report) t->report(t->report_user, t->path, line, message);
+    else bw_timeline_report_stderr(NULL, t->path, line, message);
+    free(big);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void tl_report(const bw_timeline *t, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tl_vreport(t, line, fmt, ap);
+    va_end(ap);
+}
+
+/* A problem of the read (counted in t->errors). */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
@@ -28,10 +69,7 @@ static void tl_error(bw_timeline *s, int line, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    if (line > 0) fprintf(stderr, "%s:%d: ", s->path, line);
-    else fprintf(stderr, "%s: ", s->path);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    tl_vreport(s, line, fmt, ap);
     va_end(ap);
     s->errors++;
 }
@@ -359,7 +397,11 @@ bool bw_timeline_read(bw_timeline *t, lua_State *L, const bw_graph *graph, const
 bool bw_timeline_read_clips(bw_timeline *t, lua_State *L, const bw_graph *graph, const bw_clip *const *clips,
                             int clip_count, const char *path, double applied_until)
 {
+    const bw_timeline_report_fn report = t->report; /* the host's, kept */
+    void *const report_user = t->report_user;
     bw_timeline_free(t);
+    t->report = report;
+    t->report_user = report_user;
     t->path = path;
     t->graph = graph;
     t->clips = clips;
@@ -432,10 +474,9 @@ bool bw_timeline_apply_input(bw_timeline *t, bw_graph_cursor *cursor, bw_timelin
             if (bw_graph_cursor_travel(cursor, act->index, act->state) != BW_OK) {
                 bw_graph_layer_status st;
                 bw_graph_cursor_layer_status(cursor, act->index, &st);
-                fprintf(stderr, "%s:%d: travel to '%s' in layer '%s': no route from '%s' (frame %ld)\n", t->path,
-                        t->line[act->entry], bw_graph_state_name(t->graph, act->index, act->state),
-                        bw_graph_layer_name(t->graph, act->index), bw_graph_state_name(t->graph, act->index, st.state),
-                        frame);
+                tl_report(t, t->line[act->entry], "travel to '%s' in layer '%s': no route from '%s' (frame %ld)",
+                          bw_graph_state_name(t->graph, act->index, act->state), bw_graph_layer_name(t->graph, act->index),
+                          bw_graph_state_name(t->graph, act->index, st.state), frame);
                 routed = false;
             }
             break;

@@ -5,8 +5,9 @@
  * A timeline is a Lua table { dt = 1/60, duration = s | frames = n,
  * { at = s, set = { p = v } | fire = "t" | travel = "state", layer = "l" |
  * layer_weight = { l = w }, fade = s }, ... }, run with line-recording
- * table constructors (bw_lua_run_source) so every problem prints as
- * "TIMELINE:LINE: message" on stderr. Every number (dt, duration, at,
+ * table constructors (bw_lua_run_source) so every problem names its line:
+ * it goes to the timeline's report callback (below), by default printed
+ * as "TIMELINE:LINE: message" on stderr. Every number (dt, duration, at,
  * set values, layer weights, fade, yaw, turn) must be finite and within a
  * float's range (|x| <= FLT_MAX, about 3.4e38: the cursor and the inputs
  * take floats), velocity and look_at components below 1e30. Names
@@ -72,12 +73,33 @@ typedef struct bw_timeline_input {
 
 void bw_timeline_input_init(bw_timeline_input *input);
 
+/* Where a timeline's problems go, one call per problem: `path` the
+ * timeline file as the host gave it, `line` the file's line the problem is
+ * on (0: none, e.g. "not a table"), `message` the problem's text without
+ * the "PATH:LINE: " prefix and without a newline. The message is raw: it
+ * quotes the file's names (and the graph's) as written, control bytes
+ * included, so a callback that prints it escapes it (blendwerk/text.h).
+ * The strings live for the call only. Called during bw_timeline_read*
+ * and, for a travel with no route, bw_timeline_apply*. */
+typedef void (*bw_timeline_report_fn)(void *user, const char *path, int line, const char *message);
+
+/* The default report (a NULL t->report): "PATH:LINE: message" (or
+ * "PATH: message" for line 0) and a newline on stderr, path and message
+ * each printed by bw_text_print (every control byte, line breaks too, as
+ * \xNN: one problem stays one line); `user` is unused. For printable
+ * names exactly the "TIMELINE:LINE: message" form of SPEC §12.3. */
+void bw_timeline_report_stderr(void *user, const char *path, int line, const char *message);
+
 typedef struct bw_timeline {
+    /* Set by the host before the first read (and kept by every read; a
+     * zeroed timeline reports through bw_timeline_report_stderr). */
+    bw_timeline_report_fn report;
+    void *report_user;
     const char *path;      /* the timeline file, for messages */
     const bw_graph *graph; /* what the names resolved against */
     const bw_clip *const *clips; /* gesture names (NULL: not resolved) */
     int clip_count;
-    int errors;            /* problems printed by the last read */
+    int errors;            /* problems the last read reported */
     double dt;
     long frames;
     int entry_count;
@@ -89,11 +111,11 @@ typedef struct bw_timeline {
 } bw_timeline;
 
 /* Read the timeline table on top of L's stack (left there) against
- * `graph` into *t (freed first). Entries with at <= applied_until count as
- * applied (pass a negative time for none). False when a problem was
- * printed; the actions that resolved are kept either way. The tables are
+ * `graph` into *t (freed first, its report and report_user kept). Entries
+ * with at <= applied_until count as applied (pass a negative time for
+ * none). False when a problem was reported; the actions that resolved are kept either way. The tables are
  * read raw (no metamethod of the script's runs) inside a protected call
- * of its own (a memory error is a printed problem), so a host may call it
+ * of its own (a memory error is a reported problem), so a host may call it
  * outside one (watch and simulate do). */
 bool bw_timeline_read(bw_timeline *t, lua_State *L, const bw_graph *graph, const char *path, double applied_until);
 /* The same with the character's clips (clip_count entries) for gesture
@@ -101,12 +123,14 @@ bool bw_timeline_read(bw_timeline *t, lua_State *L, const bw_graph *graph, const
  * travel or layer_weight is then a problem). */
 bool bw_timeline_read_clips(bw_timeline *t, lua_State *L, const bw_graph *graph, const bw_clip *const *clips,
                             int clip_count, const char *path, double applied_until);
+/* Frees the arrays and zeroes *t (its report too). */
 void bw_timeline_free(bw_timeline *t);
 
 /* Apply to `cursor` (of t->graph), in list order, every action of an entry
  * with at <= now + BW_TIMELINE_AT_EPSILON not applied yet. A travel with
- * no route prints "TIMELINE:LINE: travel to ... (frame N)" and makes it
- * return false. */
+ * no route reports "travel to ... (frame N)" on its entry's line (printed
+ * by default as "TIMELINE:LINE: travel to ...") and makes it return
+ * false. Allocates nothing unless that report's text passes 1 KiB. */
 bool bw_timeline_apply(bw_timeline *t, bw_graph_cursor *cursor, double now, long frame);
 /* The same, also writing the character inputs into *input (NULL: they are
  * dropped); cursor may be NULL when the timeline has no graph actions. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "blendwerk/clip.h"
+#include "blendwerk/text.h"
 #include "cli_json.h"
 #include "cli_load.h"
 #include "lua_graph.h"
@@ -113,7 +114,7 @@ void bw_cli_print_list(lua_State *L, int idx, FILE *to, const char *prefix)
         lua_rawgeti(L, idx, i);
         fputs(prefix, to);
         const char *line = lua_tostring(L, -1);
-        bw_cli_text_name(to, line ? line : "(a message that is not a string)"); /* quoted names: control bytes as \xNN */
+        bw_text_print(to, line ? line : "(a message that is not a string)"); /* quoted names: control bytes as \xNN */
         fputc('\n', to);
         lua_pop(L, 1);
     }
@@ -182,14 +183,14 @@ static void print_tagged(const char *path, const char *msg)
         while (isdigit((unsigned char)*p)) p++;
         if (p > msg + n + 1 && p[0] == ':' && p[1] == ' ') {
             printf("%.*s: error: ", (int)(p - msg), msg);
-            bw_cli_text_name(stdout, p + 2);
+            bw_text_print(stdout, p + 2);
             putchar('\n');
             return;
         }
         if (msg[n + 1] == ' ') msg += n + 2;
     }
     printf("%s: error: ", path);
-    bw_cli_text_name(stdout, msg);
+    bw_text_print(stdout, msg);
     putchar('\n');
 }
 

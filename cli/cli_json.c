@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "blendwerk/rig.h"
+#include "blendwerk/text.h"
 
 void bw_cli_json_string(const char *s)
 {
@@ -90,38 +91,10 @@ void bw_cli_json_joints(const bw_asset *asset, const bw_pose *pose)
 }
 
 
-int bw_cli_text_name_n(FILE *to, const char *s, size_t len)
-{
-    int n = 0;
-    for (const unsigned char *p = (const unsigned char *)s; p < (const unsigned char *)s + len && *p; p++) {
-        if (*p < 0x20 || *p == 0x7f) n += fprintf(to, "\\x%02x", *p);
-        else n += fputc(*p, to) != EOF;
-    }
-    return n;
-}
-
-int bw_cli_text_name(FILE *to, const char *s) { return bw_cli_text_name_n(to, s, strlen(s)); }
-
-void bw_cli_text_name_padded(FILE *to, const char *s, int width)
-{
-    for (int n = bw_cli_text_name(to, s); n < width; n++) fputc(' ', to);
-}
-
-void bw_cli_text_lines(FILE *to, const char *text)
-{
-    for (;;) {
-        const char *nl = strchr(text, '\n');
-        bw_cli_text_name_n(to, text, nl ? (size_t)(nl - text) : strlen(text));
-        if (!nl) return;
-        fputc('\n', to);
-        text = nl + 1;
-    }
-}
-
 void bw_cli_error_line(const char *cmd, const char *message)
 {
     if (cmd) fprintf(stderr, "blendwerk %s: ", cmd);
-    bw_cli_text_lines(stderr, message ? message : "(no message)");
+    bw_text_print_lines(stderr, message ? message : "(no message)");
     fputc('\n', stderr);
 }
 

@@ -19,22 +19,10 @@ void bw_cli_json_joints(const bw_asset *asset, const bw_pose *pose);
 /* "curves":[{"name":...,"kind":"float"|"angle","value":v,"coverage":c},...]
  * (angle values in radians as mixed, not reduced to a range). */
 void bw_cli_json_curves(const bw_asset *asset, const bw_pose *pose);
-/* A name in the text outputs (info, sample): its bytes as they are, but
- * control bytes (below 0x20, and 0x7f) as \xNN, so that a name cannot
- * break the one-line-per-item layout or send the terminal an escape
- * sequence (names come from untrusted files: characters, graphs). */
-int bw_cli_text_name(FILE *to, const char *s); /* returns the bytes printed */
-/* The same for at most `len` bytes of `s` (one line of a longer text). */
-int bw_cli_text_name_n(FILE *to, const char *s, size_t len);
-/* The same, then spaces up to `width` bytes (the text tables' "%-Ns"). */
-void bw_cli_text_name_padded(FILE *to, const char *s, int width);
-/* A text of lines: each line as bw_cli_text_name prints it, the line
- * breaks kept (no newline after the last). */
-void bw_cli_text_lines(FILE *to, const char *text);
 /* An error on stderr: "blendwerk CMD: " (nothing when cmd is NULL) and
  * `message` (a loader's or a script's, which may quote the file's own
- * text; one problem a line) as bw_cli_text_lines prints it, then a
- * newline. */
+ * text; one problem a line) as bw_text_print_lines prints it (control
+ * bytes as \xNN, blendwerk/text.h), then a newline. */
 void bw_cli_error_line(const char *cmd, const char *message);
 /* "angle" or "float": a rig curve's kind as the outputs name it. */
 const char *bw_cli_curve_kind_name(const bw_rig *rig, int curve);

@@ -5,21 +5,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blendwerk/text.h"
 #include "character.h"
 #include "cli_json.h"
 
 /* The loader's message, made sure to name the file, its line and JSON path
- * (loaders usually put them in the message already). */
+ * (loaders usually put them in the message already). The message quotes
+ * the file's own names and tokens: printed through blendwerk/text.h. */
 static void report_load_error(const char *cmd, const char *path, const bw_error *err)
 {
     fprintf(stderr, "blendwerk %s: ", cmd);
     if (!strstr(err->message, path)) {
-        if (err->line > 0) fprintf(stderr, "%s:%d: ", path, err->line);
-        else fprintf(stderr, "%s: ", path);
+        bw_text_print(stderr, path);
+        if (err->line > 0) fprintf(stderr, ":%d", err->line);
+        fputs(": ", stderr);
     }
-    fprintf(stderr, "%s", err->message[0] ? err->message : bw_result_name(err->code));
-    if (err->where[0] && !strstr(err->message, err->where)) fprintf(stderr, " (at %s)", err->where);
-    fprintf(stderr, "\n");
+    bw_text_print_lines(stderr, err->message[0] ? err->message : bw_result_name(err->code));
+    if (err->where[0] && !strstr(err->message, err->where)) {
+        fputs(" (at ", stderr);
+        bw_text_print(stderr, err->where);
+        fputc(')', stderr);
+    }
+    fputc('\n', stderr);
 }
 
 /* The loader's logger: one line per message on stderr. Loader messages
@@ -29,8 +36,13 @@ static void print_log(void *user, bw_log_level level, const char *message)
 {
     const char *path = (const char *)user;
     const char *label = level == BW_LOG_ERROR ? "error" : level == BW_LOG_INFO ? "note" : "warning";
-    if (strstr(message, path)) fprintf(stderr, "%s: %s\n", label, message);
-    else fprintf(stderr, "%s: %s: %s\n", label, path, message);
+    fprintf(stderr, "%s: ", label);
+    if (!strstr(message, path)) {
+        bw_text_print(stderr, path);
+        fputs(": ", stderr);
+    }
+    bw_text_print(stderr, message);
+    fputc('\n', stderr);
 }
 
 bool bw_cli_is_character(const char *path)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "blendwerk/asset.h"
+#include "blendwerk/text.h"
 #include "cli_json.h"
 #include "cli_load.h"
 #include "commands.h"
@@ -81,7 +82,7 @@ static int print_joints(const bw_asset *asset)
         depth[j] = p >= 0 && p < j ? depth[p] + 1 : 0;
         int shown = depth[j] < 64 ? depth[j] : 64; /* deep chains stay readable */
         printf("  %*s%d ", 2 * shown, "", j);
-        bw_cli_text_name(stdout, bw_rig_joint_name(rig, j));
+        bw_text_print(stdout, bw_rig_joint_name(rig, j));
         if (asset->kind == BW_ASSET_GLTF && asset->joint_node && asset->joint_node[j] >= 0)
             printf(" (node %d)", asset->joint_node[j]);
         printf("\n");
@@ -136,7 +137,7 @@ int bw_cmd_info(int argc, char **argv)
         for (int c = 0; c < curves; c++)
         {
             printf("  %d ", c);
-            bw_cli_text_name(stdout, bw_rig_curve_name(asset->rig, c));
+            bw_text_print(stdout, bw_rig_curve_name(asset->rig, c));
             printf("%s\n", bw_rig_curve_kind(asset->rig, c) == BW_CURVE_ANGLE ? " (angle)" : "");
         }
     }
@@ -145,7 +146,7 @@ int bw_cmd_info(int argc, char **argv)
         const bw_clip *clip = asset->clips[i];
         int tracks = bw_clip_track_count(clip);
         printf("  #%d \"", i);
-        bw_cli_text_name(stdout, bw_clip_name(clip));
+        bw_text_print(stdout, bw_clip_name(clip));
         printf("\"  length %.6g s  %d channel%s  ", (double)bw_clip_length(clip), tracks, tracks == 1 ? "" : "s");
         print_kinds(interp_kinds(clip));
         int markers = bw_clip_marker_count(clip);

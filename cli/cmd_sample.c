@@ -41,6 +41,7 @@
 #include "blendwerk/mix.h"
 #include "blendwerk/pose.h"
 #include "blendwerk/sample.h"
+#include "blendwerk/text.h"
 #include "clamp_float.h"
 #include "cli_json.h"
 #include "cli_load.h"
@@ -242,7 +243,7 @@ static void print_text(const bw_asset *asset, const bw_pose *pose)
     for (int j = 0; j < pose->joint_count; j++) {
         const bw_transform *x = &pose->joints[j];
         printf("%d ", j);
-        bw_cli_text_name(stdout, bw_rig_joint_name(rig, j));
+        bw_text_print(stdout, bw_rig_joint_name(rig, j));
         printf(" parent %d", bw_rig_joint_parent(rig, j));
         if (asset->kind == BW_ASSET_GLTF && asset->joint_node && asset->joint_node[j] >= 0)
             printf(" node %d", asset->joint_node[j]);
@@ -252,7 +253,7 @@ static void print_text(const bw_asset *asset, const bw_pose *pose)
     }
     for (int c = 0; c < pose->curve_count; c++) {
         printf("curve %d ", c);
-        bw_cli_text_name(stdout, bw_rig_curve_name(rig, c));
+        bw_text_print(stdout, bw_rig_curve_name(rig, c));
         printf(" %s  value %.6g  coverage %.6g\n", bw_cli_curve_kind_name(rig, c), (double)pose->curves[c],
                (double)pose->curve_coverage[c]);
     }
@@ -290,7 +291,11 @@ static int run(const bw_asset *asset, const request *reqs, int count, int json)
         bw_error err;
         memset(&err, 0, sizeof err);
         if (bw_binding_create(&(bw_binding_desc){.clip = clip, .rig = rig}, &bindings[i], &err) != BW_OK) {
-            fprintf(stderr, "blendwerk sample: cannot bind clip '%s': %s\n", bw_clip_name(clip), err.message);
+            fputs("blendwerk sample: cannot bind clip '", stderr);
+            bw_text_print(stderr, bw_clip_name(clip));
+            fputs("': ", stderr);
+            bw_text_print_lines(stderr, err.message);
+            fputc('\n', stderr);
             goto done;
         }
         clips[i].binding = bindings[i];
@@ -384,7 +389,7 @@ int bw_cmd_sample(int argc, char **argv)
             fprintf(stderr, "blendwerk sample: %s: no clip matches '--at %s' (clips:", path, reqs[i].spec);
             for (int c = 0; c < asset->clip_count; c++) {
                 fprintf(stderr, " #%d \"", c);
-                bw_cli_text_name(stderr, bw_clip_name(asset->clips[c]));
+                bw_text_print(stderr, bw_clip_name(asset->clips[c]));
                 fputc('"', stderr);
             }
             fprintf(stderr, ")\n");

@@ -34,6 +34,7 @@
 #include "blendwerk/bind.h"
 #include "blendwerk/graph.h"
 #include "blendwerk/pose.h"
+#include "blendwerk/text.h"
 #include "cli_args.h"
 #include "cli_json.h"
 #include "cli_graph.h"
@@ -94,15 +95,15 @@ static void print_event(void *user, const bw_graph_event *e)
     } else {
         /* names as the text outputs print them (control bytes as \xNN) */
         printf("  %s ", kinds[e->kind]);
-        bw_cli_text_name(stdout, bw_graph_layer_name(g, e->layer));
+        bw_text_print(stdout, bw_graph_layer_name(g, e->layer));
         putchar(' ');
         if (e->kind == BW_GRAPH_EVENT_MARKER) {
-            bw_cli_text_name(stdout, bw_clip_name(fe->s->file->clips[e->clip]));
+            bw_text_print(stdout, bw_clip_name(fe->s->file->clips[e->clip]));
             putchar(' ');
-            bw_cli_text_name(stdout, e->name);
+            bw_text_print(stdout, e->name);
             printf(" %.9g", (double)e->time);
         } else {
-            bw_cli_text_name(stdout, bw_graph_state_name(g, e->layer, e->state));
+            bw_text_print(stdout, bw_graph_state_name(g, e->layer, e->state));
         }
         putchar('\n');
     }
@@ -152,15 +153,15 @@ static void print_frame(const sim *s, bw_graph_cursor *cursor, long k, bool json
                    tr->frozen ? "true" : "false");
         } else {
             printf("  ");
-            bw_cli_text_name_padded(stdout, bw_graph_layer_name(g, l), 12);
+            bw_text_print_padded(stdout, bw_graph_layer_name(g, l), 12);
             putchar(' ');
-            bw_cli_text_name_padded(stdout, bw_graph_state_name(g, l, st.state), 16);
+            bw_text_print_padded(stdout, bw_graph_state_name(g, l, st.state), 16);
             printf(" p=%-10.4f n=%-8.4f w=%-6.3g", st.progress, (double)st.normalized, (double)st.weight);
             if (tr->active) {
                 putchar(' ');
-                bw_cli_text_name(stdout, tr->from >= 0 ? bw_graph_state_name(g, l, tr->from) : "(reload)");
+                bw_text_print(stdout, tr->from >= 0 ? bw_graph_state_name(g, l, tr->from) : "(reload)");
                 printf(" -> ");
-                bw_cli_text_name(stdout, bw_graph_state_name(g, l, tr->to));
+                bw_text_print(stdout, bw_graph_state_name(g, l, tr->to));
                 printf(" %.4g/%.4g w=%.4g %s%s", (double)tr->elapsed, (double)tr->duration, (double)tr->weight,
                        tr->mode == BW_GRAPH_FREEZE ? "freeze" : "live", tr->frozen ? " frozen" : "");
             }
@@ -188,7 +189,7 @@ static void print_frame(const sim *s, bw_graph_cursor *cursor, long k, bool json
         printf("  params");
         for (int p = 0; p < bw_graph_param_count(g); p++) {
             putchar(' ');
-            bw_cli_text_name(stdout, bw_graph_param_name(g, p));
+            bw_text_print(stdout, bw_graph_param_name(g, p));
             printf("=%.9g", (double)bw_graph_cursor_param(cursor, p));
         }
         putchar('\n');
@@ -208,7 +209,11 @@ static int run(sim *s, bool json, bool joints)
         bw_error err;
         memset(&err, 0, sizeof err);
         if (bw_binding_create(&bd, &bindings[i], &err) != BW_OK) {
-            fprintf(stderr, "blendwerk simulate: binding clip '%s': %s\n", bw_clip_name(bd.clip), err.message);
+            fputs("blendwerk simulate: binding clip '", stderr);
+            bw_text_print(stderr, bw_clip_name(bd.clip));
+            fputs("': ", stderr);
+            bw_text_print_lines(stderr, err.message);
+            fputc('\n', stderr);
             status = 1;
         }
     }
@@ -224,8 +229,13 @@ static int run(sim *s, bool json, bool joints)
         bw_error errs[16];
         bw_graph_errors list = {errs, 16, 0};
         if (bw_graph_cursor_create(s->graph, &cd, &cursor, &list) != BW_OK) {
-            for (int i = 0; i < list.count && i < 16; i++)
-                fprintf(stderr, "%s: %s: %s\n", s->graph_path, errs[i].where, errs[i].message);
+            for (int i = 0; i < list.count && i < 16; i++) { /* the graph's names: escaped */
+                fprintf(stderr, "%s: ", s->graph_path);
+                bw_text_print(stderr, errs[i].where);
+                fputs(": ", stderr);
+                bw_text_print(stderr, errs[i].message);
+                fputc('\n', stderr);
+            }
             status = 1;
         } else if (bw_pose_init(&pose, s->file->rig, NULL) != BW_OK) {
             status = 1;
@@ -252,7 +262,7 @@ static int run(sim *s, bool json, bool joints)
 static void report_callback(void *user, const char *message)
 {
     (void)user;
-    bw_cli_text_lines(stderr, message); /* the predicate's own error text: control bytes as \xNN */
+    bw_text_print_lines(stderr, message); /* the predicate's own error text: control bytes as \xNN */
     fprintf(stderr, " (reported once; the condition counts as false)\n");
 }
 
@@ -275,6 +285,9 @@ static int simulate(lua_State *L, bw_cli_graph *g)
 {
     sim *s = (sim *)g->user;
     s->graph = bw_lua_graph_check(L, -1);
+    /* the timeline's problems as SPEC §12.3 has them: "TIMELINE:LINE:
+     * message" on stderr (the file's names escaped), stdout left to the trace */
+    s->tl.report = bw_timeline_report_stderr;
     int status = bw_timeline_read(&s->tl, bw_sandbox_state(s->tl_sb), s->graph, s->timeline_path, -1)
                      ? run(s, s->json, s->joints)
                      : 1;

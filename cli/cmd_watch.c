@@ -32,6 +32,7 @@
 
 #include "blendwerk/asset.h"
 #include "blendwerk/pose.h"
+#include "blendwerk/text.h"
 #include "cli_args.h"
 #include "cli_json.h"
 #include "cli_load.h"
@@ -87,12 +88,12 @@ static void report(bw_graph_reload *r, bw_graph_reload_result res, const char *p
 {
     if (res == BW_GRAPH_RELOAD_DONE) {
         printf("reloaded %s in %.1f ms; ", path, bw_graph_reload_last_ms(r));
-        bw_cli_text_lines(stdout, bw_graph_reload_summary(r)); /* layer and state names */
+        bw_text_print_lines(stdout, bw_graph_reload_summary(r)); /* layer and state names */
         putchar('\n');
     } else if (res == BW_GRAPH_RELOAD_REJECTED) {
         /* one problem a line, each as the text outputs print names (the
          * file's own names and error texts); the note on the last */
-        bw_cli_text_lines(stdout, bw_graph_reload_error(r));
+        bw_text_print_lines(stdout, bw_graph_reload_error(r));
         printf(" (still running the previous version)\n");
     }
     fflush(stdout);
@@ -157,6 +158,9 @@ int bw_cmd_watch(int argc, char **argv)
     if (!r && (tl_sb || !timeline_path)) bw_cli_error_line(NULL, err);
     bw_timeline tl;
     memset(&tl, 0, sizeof tl);
+    /* its problems, after a reload too, on stderr beside the reload lines
+     * on stdout: "TIMELINE:LINE: message", the file's names escaped */
+    tl.report = bw_timeline_report_stderr;
     bw_pose pose;
     memset(&pose, 0, sizeof pose);
     int status = r && bw_pose_init(&pose, asset->rig, NULL) == BW_OK ? 0 : 1;

@@ -14,6 +14,7 @@
 
 #include "blendwerk/blendtree.h"
 #include "blendwerk/pose.h"
+#include "blendwerk/text.h"
 #include "character.h"
 #include "controls.h"
 #include "graph_reload.h"
@@ -89,6 +90,7 @@ struct demo_app {
     bw_sandbox *tl_sb;
     bw_timeline tl;
     bw_timeline_input tl_in;
+    char tl_report[DEMO_APP_ERROR_MAX]; /* the problems the timeline reported since cleared (timeline_report) */
     /* outputs */
     float trail[DEMO_APP_TRAIL][2];
     int trail_count; /* oldest first */
@@ -592,15 +594,47 @@ static const bw_pose *shown_pose(const demo_app *a)
 
 /* ---- the timeline ---- */
 
+/* `text` (escaped when `escape`) at the end of a->tl_report, cut at its end. */
+static void report_append(demo_app *a, const char *text, bool escape)
+{
+    size_t used = strlen(a->tl_report), room = sizeof a->tl_report - used;
+    if (escape) bw_text_escape(a->tl_report + used, room, text);
+    else snprintf(a->tl_report + used, room, "%s", text);
+}
+
+/* The timeline's report (bw_timeline_report_fn): each problem as a
+ * "TIMELINE:LINE: message" line of a->tl_report, the way the other
+ * sources' problems are lines of their slots. The path and the message
+ * are stored escaped (blendwerk/text.h): the message quotes the file's
+ * names, and a line break in one would split the problem in two lines of
+ * the error band and of the headless "error:" text. Allocates nothing (a
+ * travel with no route reports from the frame). */
+static void timeline_report(void *user, const char *path, int line, const char *message)
+{
+    demo_app *a = (demo_app *)user;
+    char at_line[32];
+    if (line > 0) snprintf(at_line, sizeof at_line, ":%d: ", line);
+    else snprintf(at_line, sizeof at_line, ": ");
+    if (a->tl_report[0]) report_append(a, "\n", false);
+    report_append(a, path, true);
+    report_append(a, at_line, false);
+    report_append(a, message, true);
+}
+
+/* Read the timeline against the running version; its problems into err,
+ * one "TIMELINE:LINE: message" a line (the way a rejected graph's are). */
 static bool timeline_read(demo_app *a, double applied_until, char *err, size_t err_size)
 {
     if (!a->tl_sb) return true;
     lua_State *L = bw_sandbox_state(a->tl_sb);
     lua_settop(L, 1);
+    a->tl_report[0] = '\0';
+    a->tl.report = timeline_report;
+    a->tl.report_user = a;
     if (!bw_timeline_read_clips(&a->tl, L, graph_of(&a->v), a->ch.clips, a->ch.clip_count, a->timeline_path,
                                 applied_until)) {
-        snprintf(err, err_size, "%s: %d problem%s (printed above)", a->timeline_path, a->tl.errors,
-                 a->tl.errors == 1 ? "" : "s");
+        if (a->tl_report[0]) snprintf(err, err_size, "%s", a->tl_report);
+        else snprintf(err, err_size, "%s: the timeline does not read", a->timeline_path); /* every read failure reports */
         return false;
     }
     return true;
@@ -1109,7 +1143,10 @@ bool demo_app_frame(demo_app *a, float dt, double now)
     bw_graph_cursor *cursor = cursor_of(v);
     /* the timeline's due entries */
     if (a->tl_sb && a->frames < a->tl.frames) {
-        bw_timeline_apply_input(&a->tl, cursor, &a->tl_in, a->time, a->frames);
+        a->tl_report[0] = '\0';
+        /* a travel with no route: its "TIMELINE:LINE: travel ..." line in the session's slot */
+        if (!bw_timeline_apply_input(&a->tl, cursor, &a->tl_in, a->time, a->frames) && a->tl_report[0])
+            set_error(a, "%s", a->tl_report);
         memcpy(a->input.velocity, a->tl_in.velocity, sizeof a->input.velocity);
         a->input.turn = a->tl_in.turn;
         a->input.has_look_at = a->tl_in.has_look_at;

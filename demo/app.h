@@ -57,10 +57,15 @@
  * - each control file, in the order given: a rejected edit, then its
  *   update's first failure, both until that file next loads fine (its
  *   reload, or a character reload);
- * - the timeline: its names not found in a reloaded graph or character,
- *   until the next reload finds them;
+ * - the timeline: its problems (the reader's report, "TIMELINE:LINE:
+ *   message" lines, the file's names in them escaped as blendwerk/text.h
+ *   does), e.g. names not found in a reloaded graph or character, until
+ *   the next reload finds them;
  * - the session's own refusals (below): the last one, until
- *   demo_app_clear_error or the next good reload.
+ *   demo_app_clear_error or the next good reload; a timeline's travel
+ *   with no route is one ("TIMELINE:LINE: travel to ...").
+ * The texts are the files' own (names, a script's error): a printer
+ * escapes them (main.c prints them through blendwerk/text.h).
  * A character edit that loads fine but is rejected because the graph or
  * a control does not load on it clears the character's problem, files
  * the other file's, and is tried again whenever that file changes.
@@ -138,7 +143,8 @@ typedef struct demo_app demo_app;
  * demo_app_create with "demo: --control FILE: cannot open the file".
  *
  * The first load. NULL with the problem(s) in err ("FILE:LINE: message"
- * lines where there is a line). */
+ * lines where there is a line; a timeline's, one per problem, as the
+ * reader reported them). */
 demo_app *demo_app_create(const demo_app_desc *desc, char *err, size_t err_size);
 void demo_app_destroy(demo_app *app); /* NULL is a no-op */
 

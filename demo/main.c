@@ -27,6 +27,7 @@
 #include <SDL.h>
 
 #include "app.h"
+#include "blendwerk/text.h"
 #include "controls.h"
 #include "input.h"
 #include "overlay.h"
@@ -40,6 +41,7 @@
 
 #define MAX_KEYS 64
 #define MAX_TRIANGLES 60000
+#define MAX_FRAMES 10000000L /* the longest --frames, and the widest --print-every */
 #define DEFAULT_W 1280
 #define DEFAULT_H 720
 
@@ -94,7 +96,7 @@ static void usage(FILE *f)
           "  --screenshot FILE.png save the last frame as a PNG\n"
           "  --dt S                headless step per frame (default 1/60)\n"
           "  --keys FRAME:KEY,...  press keys before frames (KEY, +KEY hold, -KEY release)\n"
-          "  --print-every N       headless: a summary line every N frames (default: 1 s of frames)\n"
+          "  --print-every N       headless: a summary line every N frames (default: 1 s of frames, at most 1e7)\n"
           "  --budget N            sandbox instruction budget per load (character, graph)\n"
           "  --memory-mb N         sandbox memory cap per load, MiB\n"
           "  --time-limit S        sandbox wall-clock limit per load, seconds\n",
@@ -199,9 +201,9 @@ static int parse_args(options *o, int argc, char **argv)
         } else if (v && !strcmp(a, "--screenshot")) {
             o->screenshot = argv[++i];
         } else if (v && !strcmp(a, "--frames")) {
-            if (!parse_long(argv[++i], 0, 10000000L, &o->frames)) goto bad;
+            if (!parse_long(argv[++i], 0, MAX_FRAMES, &o->frames)) goto bad;
         } else if (v && !strcmp(a, "--print-every")) {
-            if (!parse_long(argv[++i], 1, 10000000L, &o->print_every)) goto bad;
+            if (!parse_long(argv[++i], 1, MAX_FRAMES, &o->print_every)) goto bad;
         } else if (v && !strcmp(a, "--size")) {
             if (!parse_size(argv[++i], &o->width, &o->height)) goto bad;
         } else if (v && !strcmp(a, "--dt")) {
@@ -240,7 +242,14 @@ static int parse_args(options *o, int argc, char **argv)
         fprintf(stderr, "blendwerk-demo: give --graph or --no-graph, not both\n");
         return 2;
     }
-    if (!o->print_every) o->print_every = lroundf(1.0f / o->dt) > 0 ? lroundf(1.0f / o->dt) : 1;
+    /* one simulated second of frames, worked out in double (lroundf of
+     * 1/1e-30 overflowed: a summary every frame), at most MAX_FRAMES (the
+     * longest run): with a tiny dt no second passes, so the run prints
+     * only its "done" line unless --print-every asks */
+    if (!o->print_every) {
+        double per_second = floor(1.0 / (double)o->dt + 0.5);
+        o->print_every = per_second < 1 ? 1 : per_second > (double)MAX_FRAMES ? MAX_FRAMES : (long)per_second;
+    }
     if (!o->model && !o->character) o->character = BW_SOURCE_DIR "/scripts/humanoid.lua";
     if (!o->model && !o->graph && !o->no_graph) o->graph = BW_SOURCE_DIR "/graphs/demo.lua";
     return 0;
@@ -437,7 +446,10 @@ static void print_summary(host *h, long frame)
     for (int l = 0; l < bw_graph_layer_count(g); l++) {
         bw_graph_layer_status st;
         bw_graph_cursor_layer_status(demo_app_cursor(app), l, &st);
-        printf("%s%s:%s", l ? "," : "", bw_graph_layer_name(g, l), bw_graph_state_name(g, l, st.state));
+        if (l) putchar(',');
+        bw_text_print(stdout, bw_graph_layer_name(g, l));
+        putchar(':');
+        bw_text_print(stdout, bw_graph_state_name(g, l, st.state));
     }
     if (!g) printf("-");
     printf(" clips=");
@@ -446,13 +458,17 @@ static void print_summary(host *h, long frame)
     for (int i = 0; i < n && i < 32; i++) {
         if (w[i].weight < 0.005f) continue;
         /* an unnamed clip (glTF allows it) shows as #index */
-        printf("%s%s:%.2f", shown++ ? "," : "", demo_app_clip_name(app, w[i].clip), (double)w[i].weight);
+        if (shown++) putchar(',');
+        bw_text_print(stdout, demo_app_clip_name(app, w[i].clip));
+        printf(":%.2f", (double)w[i].weight);
     }
     printf(" events=[");
     long count = demo_app_event_count(app);
     for (long i = h->printed_events; i < count; i++) {
         const char *e = demo_app_event(app, i);
-        if (e) printf("%s%s", i > h->printed_events ? "|" : "", e);
+        if (!e) continue;
+        if (i > h->printed_events) putchar('|');
+        bw_text_print(stdout, e);
     }
     h->printed_events = count;
     printf("]\n");
@@ -497,7 +513,9 @@ static int run_headless(host *h)
         h->overlay.frame_ms = (double)(SDL_GetPerformanceCounter() - start) * 1000.0 / (double)freq;
         if (demo_app_rejections(h->app) != rejections) {
             rejections = demo_app_rejections(h->app);
-            printf("reload rejected:\n%s\n", demo_app_rejected(h->app));
+            printf("reload rejected:\n");
+            bw_text_print_lines(stdout, demo_app_rejected(h->app));
+            putchar('\n');
         }
         if ((k + 1) % h->opt.print_every == 0) print_summary(h, k + 1);
     }
@@ -514,7 +532,11 @@ static int run_headless(host *h)
            frames, demo_app_time(h->app), (double)pos[0], (double)pos[1], (double)pos[2], h->triangles,
            demo_r3d_dropped(h->r3d), demo_app_reloads(h->app), demo_app_rejections(h->app),
            demo_app_control_count(h->app), demo_app_control_reloads(h->app));
-    if (demo_app_error(h->app)[0]) printf("error: %s\n", demo_app_error(h->app));
+    if (demo_app_error(h->app)[0]) {
+        printf("error: ");
+        bw_text_print_lines(stdout, demo_app_error(h->app));
+        putchar('\n');
+    }
     SDL_DestroyRenderer(r);
     SDL_FreeSurface(target);
     SDL_Quit();
@@ -619,7 +641,9 @@ int main(int argc, char **argv)
         if (demo_model_load(h.opt.model, &h.model, &e) != BW_OK) {
             /* the loaders' messages name the file already */
             bool named = strncmp(e.message, h.opt.model, strlen(h.opt.model)) == 0;
-            fprintf(stderr, "blendwerk-demo: %s%s%s\n", named ? "" : h.opt.model, named ? "" : ": ", e.message);
+            fprintf(stderr, "blendwerk-demo: %s%s", named ? "" : h.opt.model, named ? "" : ": ");
+            bw_text_print_lines(stderr, e.message);
+            fputc('\n', stderr);
             return 1;
         }
         d.rig = h.model->asset->rig;
@@ -628,7 +652,8 @@ int main(int argc, char **argv)
     }
     h.app = demo_app_create(&d, err, sizeof err);
     if (!h.app) {
-        fprintf(stderr, "%s\n", err);
+        bw_text_print_lines(stderr, err); /* the files' own names and error texts: control bytes as \xNN */
+        fputc('\n', stderr);
         demo_model_destroy(h.model);
         return 1;
     }

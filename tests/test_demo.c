@@ -1260,7 +1260,13 @@ static void hostile_input_is_refused(void)
     write_text_file(temp_path("bad.timeline.lua"), "return { dt = 1/60, frames = 10,\n  { at = 0, velocity = { 1, 2 } },\n}\n");
     demo_app_desc bad_tl = {.character = HUMANOID, .timeline = temp_path("bad.timeline.lua")};
     CHECK(demo_app_create(&bad_tl, err, sizeof err) == NULL);
-    CHECK_CONTAINS(err, "bad.timeline.lua: 1 problem");
+    {
+        /* the timeline's own problem line, as a rejected graph's are (was
+         * "1 problem (printed above)", the line on stderr only) */
+        char want[1200];
+        snprintf(want, sizeof want, "%s:2: velocity must be { x, y, z } (3 finite numbers)", temp_path("bad.timeline.lua"));
+        CHECK_STR(err, want);
+    }
     /* a timeline is read by the sandbox's reader (a mod file of its folder):
      * a missing one is named as given, a symbolic link is not followed */
     demo_app_desc no_tl = {.character = HUMANOID, .timeline = temp_path("no_such.timeline.lua")};
@@ -1277,6 +1283,54 @@ static void hostile_input_is_refused(void)
     demo_app_desc link_tl = {.character = HUMANOID, .timeline = temp_path("link.timeline.lua")};
     CHECK(demo_app_create(&link_tl, err, sizeof err) == NULL);
     CHECK_CONTAINS(err, "symbolic link");
+}
+
+/* A character whose one clip, a graph whose layer and states and a
+ * timeline whose travel carry control bytes in their names: the clip
+ * "id<ESC>[31mle", the layer "ba<ESC>se", the entry state "st<LF>ate" and
+ * the state "b<ESC>ad" no transition reaches, travelled to at 0 s from
+ * the timeline's line 2. */
+static void write_hostile_names(void)
+{
+    write_text_file(temp_path("esc_char.lua"),
+                    "local bw = blendwerk\n"
+                    "local rig = assert(bw.rig { joints = { { name = 'root' } } })\n"
+                    "local clip = assert(bw.clip { name = 'id\\27[31mle', joints = { { joint = 'root', parent = '',\n"
+                    "    keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 0, 0, 0 } } } } } })\n"
+                    "return { rig = rig, clips = { clip } }\n");
+    write_text_file(temp_path("esc_graph.lua"),
+                    "return {\n"
+                    "  params = { speed = 0 },\n"
+                    "  layers = {\n"
+                    "    { name = 'ba\\27se', entry = 'st\\nate',\n"
+                    "      states = { ['st\\nate'] = { clip = 'id\\27[31mle' }, ['b\\27ad'] = { clip = 'id\\27[31mle' } } },\n"
+                    "  },\n"
+                    "}\n");
+    write_text_file(temp_path("esc.timeline.lua"), "return { dt = 1/60, frames = 2,\n"
+                                                   "  { at = 0, travel = 'b\\27ad', layer = 'ba\\27se' },\n"
+                                                   "}\n");
+}
+
+/* The timeline's problems show in the session's error text the way the
+ * other sources' do, one "TIMELINE:LINE: message" line each (not only on
+ * stderr): the travel with no route of the first frame, its names escaped
+ * so that the layer name's line break does not split the line. */
+static void a_timelines_problem_shows_in_the_session_error(void)
+{
+    write_hostile_names();
+    demo_app_desc d = {.character = temp_path("esc_char.lua"), .graph = temp_path("esc_graph.lua"),
+                       .timeline = temp_path("esc.timeline.lua")};
+    demo_app *a = open_app(&d);
+    CHECK(a != NULL);
+    if (!a) return;
+    CHECK_STR(demo_app_error(a), "");
+    double now = 0;
+    run_frames(a, 1, &now);
+    char want[1200];
+    snprintf(want, sizeof want, "%s:2: travel to 'b\\x1bad' in layer 'ba\\x1bse': no route from 'st\\x0aate' (frame 0)",
+             temp_path("esc.timeline.lua"));
+    CHECK_STR(demo_app_error(a), want);
+    demo_app_destroy(a);
 }
 
 /* ---- the binary ---- */
@@ -1733,6 +1787,77 @@ static void windowed_mode_under_xvfb(void)
     stbi_image_free(im.px);
 }
 
+/* Names from the files reach the headless lines escaped: the summary's
+ * layer, state, clip and event names and the "error:" line (the
+ * timeline's travel with no route) print every control byte as \xNN, and
+ * no ESC byte reaches the output; a graph's load error quoting a clip name
+ * with an ESC byte, on stderr, too. */
+static void headless_lines_escape_names_with_control_bytes(void)
+{
+    static char out[65536];
+    write_hostile_names();
+    char args[2048];
+    snprintf(args, sizeof args, "--headless --size 64x64 --print-every 1 --character '%s' --graph '%s' --timeline '%s'",
+             temp_path("esc_char.lua"), temp_path("esc_graph.lua"), temp_path("esc.timeline.lua"));
+    CHECK_INT(run_demo(args, out, sizeof out), 0);
+    /* frame 1 at t = 1/60 = 0.017 s; no velocity: the character stands at the origin */
+    CHECK_CONTAINS(out, "frame 1 t=0.017 pos=0.000,0.000,0.000 yaw=0.000 layers=ba\\x1bse:st\\x0aate "
+                        "clips=id\\x1b[31mle:1.00 events=[0.000 enter ba\\x1bse st\\x0aate]\n");
+    CHECK_CONTAINS(out, "frame 2 t=0.033 pos=0.000,0.000,0.000 yaw=0.000 layers=ba\\x1bse:st\\x0aate "
+                        "clips=id\\x1b[31mle:1.00 events=[]\n");
+    char want[1200];
+    snprintf(want, sizeof want,
+             "\nerror: %s:2: travel to 'b\\x1bad' in layer 'ba\\x1bse': no route from 'st\\x0aate' (frame 0)\n",
+             temp_path("esc.timeline.lua"));
+    CHECK_CONTAINS(out, want);
+    CHECK(strchr(out, '\x1b') == NULL);
+    write_text_file(temp_path("esc_bad_graph.lua"), "return {\n"
+                                                    "  layers = {\n"
+                                                    "    { name = 'base', entry = 'a',\n"
+                                                    "      states = { a = { clip = 'no\\27pe' } } },\n"
+                                                    "  },\n"
+                                                    "}\n");
+    snprintf(args, sizeof args, "--headless --size 64x64 --character '%s' --graph '%s'", temp_path("esc_char.lua"),
+             temp_path("esc_bad_graph.lua"));
+    CHECK_INT(run_demo(args, out, sizeof out), 1);
+    snprintf(want, sizeof want, "%s:4: layers[1].states.a: state 'a': unknown clip 'no\\x1bpe'\n",
+             temp_path("esc_bad_graph.lua"));
+    CHECK_STR(out, want);
+}
+
+/* Lines of `text` that start with "frame ". */
+static int summary_lines(const char *text)
+{
+    int n = 0;
+    for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) n += strncmp(p, "frame ", 6) == 0;
+    return n;
+}
+
+/* The default --print-every is one simulated second of frames: --dt 0.25
+ * over 8 frames prints frames 4 and 8. A tiny dt (1e-30: 1e30 frames a
+ * second, which lroundf overflowed into a summary every frame) passes no
+ * second in the run: only the "done" line; --print-every still applies. */
+static void the_default_summary_rate_is_a_simulated_second(void)
+{
+    static char out[65536];
+    CHECK_INT(run_demo("--headless --size 64x64 --frames 8 --dt 0.25", out, sizeof out), 0);
+    CHECK_INT(summary_lines(out), 2);
+    CHECK_CONTAINS(out, "frame 4 t=1.000 ");
+    CHECK_CONTAINS(out, "frame 8 t=2.000 ");
+    static const char *const tiny[3] = {"1e-30", "1e-7", "1.4e-45"};
+    for (int i = 0; i < 3; i++) {
+        char args[256];
+        snprintf(args, sizeof args, "--headless --size 64x64 --frames 5 --dt %s", tiny[i]);
+        CHECK_INT(run_demo(args, out, sizeof out), 0);
+        CHECK_INT(summary_lines(out), 0);
+        CHECK_CONTAINS(out, "done frames=5 ");
+    }
+    CHECK_INT(run_demo("--headless --size 64x64 --frames 4 --dt 1e-30 --print-every 2", out, sizeof out), 0);
+    CHECK_INT(summary_lines(out), 2);
+    CHECK_CONTAINS(out, "frame 2 t=0.000 ");
+    CHECK_CONTAINS(out, "frame 4 t=0.000 ");
+}
+
 static void bad_arguments_and_files_exit_with_the_message(void)
 {
     static char out[65536];
@@ -1832,6 +1957,7 @@ int main(void)
     RUN(each_broken_source_shows_until_it_loads);
     RUN(control_files_are_checked_at_create);
     RUN(an_unnamed_clip_shows_as_its_index);
+    RUN(a_timelines_problem_shows_in_the_session_error);
 #ifdef BW_DEMO_BINARY
     RUN(keys_make_velocity_and_turn);
     RUN(the_mouse_points_where_the_camera_projects);
@@ -1845,6 +1971,8 @@ int main(void)
     RUN(model_runs_on_each_shared_asset);
     RUN(windowed_mode_under_xvfb);
     RUN(bad_arguments_and_files_exit_with_the_message);
+    RUN(headless_lines_escape_names_with_control_bytes);
+    RUN(the_default_summary_rate_is_a_simulated_second);
 #else
     fprintf(stderr, "note: blendwerk-demo is not built (SDL2 or libstb-dev missing): its tests are skipped\n");
 #endif

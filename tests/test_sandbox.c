@@ -996,6 +996,39 @@ static void a_callback_in_a_coroutine_reports_like_the_sandbox(void)
                               0, "coface.lua:5: (error object is a table value)");
 }
 
+/* What a mod prints, and a callback's error it raises, reach stderr
+ * escaped: print("\27[31mred", "a\nb\tc", 1) is one line, the arguments
+ * separated by a tab as Lua's print does, every control byte of the text
+ * (the ESC, the line break, the tab inside an argument) as \xNN; the
+ * once-reported error of an animator map is printed the same way, under
+ * run --sandbox (the sandbox's report) and plain run (no sandbox: the
+ * callback's own report). */
+static void script_text_reaches_stderr_escaped(void)
+{
+    write_text_file(mod_path("esc.lua"), "local bw = require('blendwerk')\n"
+                                         "local rig = bw.rig { joints = { { name = 'root' } } }\n"
+                                         "local a = assert(bw.animator { rig = rig, clips = {}, blink = false,\n"
+                                         "  expression_space = { kind = 'custom', dim = 2, map = function(arkit, out)\n"
+                                         "    error('\\27]0;pwned\\7')\n"
+                                         "  end } })\n"
+                                         "for _ = 1, 3 do assert(a:update(1 / 60, {})) end\n"
+                                         "print('\\27[31mred', 'a\\nb\\tc', 1)\n");
+    for (int sandboxed = 1; sandboxed >= 0; sandboxed--) {
+        char cmd[1024], out[1024] = "";
+        snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run %s esc.lua 2>&1%s", mod_dir, BLENDWERK, sandboxed ? "--sandbox" : "",
+                 sandboxed ? "" : " >/dev/null");
+        FILE *p = popen(cmd, "r");
+        size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+        out[n] = '\0';
+        CHECK(p && pclose(p) == 0);
+        if (sandboxed)
+            CHECK_STR(out, "esc.lua:5: \\x1b]0;pwned\\x07 (reported once; the call counts as false)\n"
+                           "[esc.lua] \\x1b[31mred\ta\\x0ab\\x09c\t1\n");
+        else /* a plain run's print is Lua's own (the user's script, not a mod) */
+            CHECK_STR(out, "esc.lua:5: \\x1b]0;pwned\\x07 (reported once; the call counts as failed)\n");
+    }
+}
+
 static void host_granted_files_and_watches(void)
 {
     /* blendwerk.load opens a granted path as given, and tells the host */
@@ -1074,6 +1107,7 @@ int main(void)
     RUN(an_animator_map_is_a_callback);
     RUN(a_callback_in_a_coroutine_reports_like_the_sandbox);
     RUN(host_granted_files_and_watches);
+    RUN(script_text_reaches_stderr_escaped);
     bw_sandbox_destroy(bystander);
 
     remove_tree(parent_dir);

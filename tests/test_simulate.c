@@ -316,6 +316,16 @@ static void names_with_control_bytes_print_escaped(void)
     snprintf(cmd, sizeof cmd, "cd '%s' && '%s' check raise.lua", dir, BIN);
     CHECK_INT(capture_command(cmd, out, sizeof out), 1);
     CHECK_STR(out, "raise.lua:2: error: no\\x1b[2J\n");
+    /* a timeline's problems quoting its own names: one escaped line each
+     * on stderr (they went raw), nothing run */
+    CHECK(write_file("esc_tl2.lua", "return { dt = 0.5, frames = 1,\n"
+                                    "  { at = 0, set = { ['x\\27[2J'] = 1 } },\n"
+                                    "  { at = 0, travel = 'i\\7', layer = 'l\\nx' },\n"
+                                    "}\n"));
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' simulate esc.lua --asset c.gltf --timeline esc_tl2.lua 2>&1", dir, BIN);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 1);
+    CHECK_STR(out, "esc_tl2.lua:2: set: unknown parameter 'x\\x1b[2J'\n"
+                   "esc_tl2.lua:3: unknown layer 'l\\x0ax'\n");
 }
 
 /* Several mistakes at once, each with its line (see bad_lua's comments). */

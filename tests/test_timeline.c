@@ -1,7 +1,9 @@
 /* test_timeline.c - the timeline reader (bindings/timeline.h) on its own:
  * a file read against a compiled graph gives the actions worked out by
  * hand, and a read that runs out of the sandbox's memory is a printed
- * problem, not a Lua panic (the hosts call it outside a protected call). */
+ * problem, not a Lua panic (the hosts call it outside a protected call).
+ * Problems go to the timeline's report callback, raw, or by default to
+ * stderr with the file's names escaped. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,15 +20,17 @@
 
 static char dir[256], path[512];
 
-/* One layer, one clip state "idle", one float parameter "speed". */
-static bw_graph *tiny_graph(bw_clip **clip_out)
+/* One layer "base" with the clip state "idle" (and, when `second` is not
+ * NULL, a second state of that name with no transition to it), one float
+ * parameter "speed". */
+static bw_graph *graph_with_states(bw_clip **clip_out, const char *second)
 {
     static const float times[2] = {0, 1}, values[6] = {0, 0, 0, 1, 0, 0};
     bw_track_desc track = {"", "root", BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 2, times, values, NULL, NULL};
     bw_clip *clip = fixture_clip(&track, 1);
     bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}};
-    bw_graph_state_desc states[1] = {{.name = "idle", .clip = 0}};
-    bw_graph_layer_desc layer = graph_fixture_layer("base", "idle", states, 1, NULL, 0);
+    bw_graph_state_desc states[2] = {{.name = "idle", .clip = 0}, {.name = second, .clip = 0}};
+    bw_graph_layer_desc layer = graph_fixture_layer("base", "idle", states, second ? 2 : 1, NULL, 0);
     bw_graph_desc d = {0};
     d.params = params;
     d.param_count = 1;
@@ -36,6 +40,37 @@ static bw_graph *tiny_graph(bw_clip **clip_out)
     d.clip_count = 1;
     *clip_out = clip;
     return graph_fixture_compile(&d);
+}
+
+static bw_graph *tiny_graph(bw_clip **clip_out) { return graph_with_states(clip_out, NULL); }
+
+/* stderr into dir/name between capture_begin and capture_end, which
+ * returns what was written (malloc'ed; NULL recorded as a failure). */
+typedef struct capture {
+    char log[600];
+    int saved;
+    FILE *to;
+} capture;
+
+static void capture_begin(capture *c, const char *name)
+{
+    snprintf(c->log, sizeof c->log, "%s/%s", dir, name);
+    fflush(stderr);
+    c->saved = dup(2);
+    c->to = fopen(c->log, "w");
+    CHECK(c->saved >= 0 && c->to != NULL);
+    if (c->to) dup2(fileno(c->to), 2);
+}
+
+static char *capture_end(capture *c)
+{
+    fflush(stderr);
+    if (c->saved >= 0) dup2(c->saved, 2);
+    if (c->saved >= 0) close(c->saved);
+    if (c->to) fclose(c->to);
+    char *text = slurp(c->log);
+    CHECK(text != NULL);
+    return text;
 }
 
 /* Write `text` as dir/name (its path in file) and load it as a timeline
@@ -157,8 +192,7 @@ static void a_long_timeline_keeps_every_action(void)
  * leaves the default 1/60. */
 static void numbers_beyond_a_float_are_refused_at_their_line(void)
 {
-    char file[600], log[600];
-    snprintf(log, sizeof log, "%s/huge.log", dir);
+    char file[600];
     bw_clip *clip = NULL;
     bw_graph *g = tiny_graph(&clip);
     bw_sandbox *sb = load_text("huge.timeline.lua",
@@ -172,23 +206,15 @@ static void numbers_beyond_a_float_are_refused_at_their_line(void)
     if (sb) {
         bw_timeline tl;
         memset(&tl, 0, sizeof tl);
-        fflush(stderr);
-        int saved = dup(2);
-        FILE *to = fopen(log, "w");
-        CHECK(saved >= 0 && to != NULL);
-        if (to) dup2(fileno(to), 2);
+        capture c;
+        capture_begin(&c, "huge.log");
         bool ok = bw_timeline_read(&tl, bw_sandbox_state(sb), g, file, -1);
-        fflush(stderr);
-        if (saved >= 0) dup2(saved, 2);
-        if (saved >= 0) close(saved);
-        if (to) fclose(to);
+        char *text = capture_end(&c);
         CHECK(!ok);
         CHECK_INT(tl.errors, 6);
         CHECK_NEAR(tl.dt, 1.0 / 60.0, 0.0);
         CHECK_INT(tl.act_count, 1);
         CHECK(tl.act_count == 1 && tl.acts[0].kind == BW_TL_ACT_YAW && tl.acts[0].value == 3.4e38f);
-        char *text = slurp(log);
-        CHECK(text != NULL);
         if (text) {
             char want[800];
             const char *lines[6] = {":1: dt must be a finite number within +-3.4e38\n",
@@ -237,6 +263,157 @@ static void a_frame_count_out_of_range_counts_no_frames(void)
     bw_clip_destroy(clip);
 }
 
+/* Names with control bytes, quoted by the reader's messages: an ESC
+ * sequence as a parameter name (line 2: the key's line) and a line break
+ * in a layer name (line 3: the entry's). */
+static const char *const hostile_text = "return { dt = 0.5, frames = 2,\n"
+                                        "  { at = 0, set = { [\"\\27[2J\"] = 1 } },\n"
+                                        "  { at = 0, layer_weight = { [\"a\\nb\"] = 1 } },\n"
+                                        "}\n";
+
+/* hostile_text read `reads` times against tiny_graph, with the report
+ * `fn` / `user` set before the first read: what reached stderr meanwhile
+ * (free it; "" recorded as a failure when the file did not load), the
+ * last read's error count in *errors, each read recorded as failing. */
+static char *read_hostile(const char *name, bw_timeline_report_fn fn, void *user, int reads, int *errors)
+{
+    char file[600];
+    bw_clip *clip = NULL;
+    bw_graph *g = tiny_graph(&clip);
+    bw_sandbox *sb = load_text(name, hostile_text, file, sizeof file);
+    char *text = NULL;
+    *errors = -1;
+    if (sb) {
+        bw_timeline tl;
+        memset(&tl, 0, sizeof tl);
+        tl.report = fn;
+        tl.report_user = user;
+        capture c;
+        capture_begin(&c, "hostile.log");
+        for (int i = 0; i < reads; i++) CHECK(!bw_timeline_read(&tl, bw_sandbox_state(sb), g, file, -1));
+        text = capture_end(&c);
+        *errors = tl.errors;
+        CHECK(tl.report == fn && tl.report_user == user); /* kept by the reads */
+        bw_timeline_free(&tl);
+        CHECK(tl.report == NULL);
+        bw_sandbox_destroy(sb);
+    }
+    bw_graph_destroy(g);
+    bw_clip_destroy(clip);
+    return text;
+}
+
+/* With no report set, each problem is one line on stderr, "FILE:LINE: "
+ * and the message, every control byte of the path and the message as
+ * \xNN: exactly these two lines and nothing else. */
+static void control_bytes_in_names_print_escaped_by_default(void)
+{
+    int errors = 0;
+    char *text = read_hostile("hostile.timeline.lua", NULL, NULL, 1, &errors);
+    CHECK_INT(errors, 2);
+    char want[1600];
+    const char *file = path_in(dir, "hostile.timeline.lua");
+    snprintf(want, sizeof want, "%s:2: set: unknown parameter '\\x1b[2J'\n%s:3: unknown layer 'a\\x0ab'\n", file, file);
+    CHECK_STR(text ? text : "", want);
+    free(text);
+    /* the default printer on its own: the path escaped too, no line -> "PATH: " */
+    capture c;
+    capture_begin(&c, "direct.log");
+    bw_timeline_report_stderr(NULL, "t\a.lua", 0, "bad\r\x7f");
+    bw_timeline_report_stderr(NULL, "t.lua", 12, "fine 'walk'");
+    text = capture_end(&c);
+    CHECK_STR(text ? text : "", "t\\x07.lua: bad\\x0d\\x7f\nt.lua:12: fine 'walk'\n");
+    free(text);
+}
+
+typedef struct reported {
+    int count;
+    const void *user;
+    char path[600];
+    int line[8];
+    char message[8][200];
+} reported;
+
+static void record(void *user, const char *file, int line, const char *message)
+{
+    reported *r = (reported *)user;
+    r->user = user;
+    if (r->count < 8) {
+        snprintf(r->path, sizeof r->path, "%s", file);
+        r->line[r->count] = line;
+        snprintf(r->message[r->count], sizeof r->message[0], "%s", message);
+    }
+    r->count++;
+}
+
+/* A report callback receives each problem's path, line and message,
+ * the message raw (the names as written, no prefix, no newline), and
+ * nothing reaches stderr; a second read keeps the callback. A travel with
+ * no route (to the state "mo<ESC>ve", which no transition reaches) is
+ * reported from the apply on its entry's line, through the callback and,
+ * without one, escaped on stderr. */
+static void a_report_callback_receives_the_raw_problems(void)
+{
+    reported r;
+    memset(&r, 0, sizeof r);
+    int errors = 0;
+    char *text = read_hostile("hostile2.timeline.lua", record, &r, 2, &errors);
+    CHECK_STR(text ? text : "", "");
+    free(text);
+    CHECK_INT(errors, 2);
+    CHECK_INT(r.count, 4);
+    CHECK(r.user == &r);
+    CHECK_STR(r.path, path_in(dir, "hostile2.timeline.lua"));
+    for (int i = 0; i < 4; i += 2) {
+        CHECK_INT(r.line[i], 2);
+        CHECK_STR(r.message[i], "set: unknown parameter '\x1b[2J'");
+        CHECK_INT(r.line[i + 1], 3);
+        CHECK_STR(r.message[i + 1], "unknown layer 'a\nb'");
+    }
+
+    char file[600];
+    bw_clip *clip = NULL;
+    bw_graph *two = graph_with_states(&clip, "mo\x1bve");
+    const char *names[1] = {"root"};
+    const int parents[1] = {-1};
+    bw_rig *rig = fixture_rig(names, parents, 1);
+    bw_binding *binding = fixture_binding(clip, rig);
+    bw_graph_cursor *cursor = graph_fixture_cursor(two, rig, &binding, 1, NULL);
+    bw_sandbox *sb = load_text("travel.timeline.lua", "return { dt = 0.5, frames = 2,\n\n  { at = 0, travel = \"mo\\27ve\" },\n}\n",
+                               file, sizeof file);
+    if (sb) {
+        memset(&r, 0, sizeof r);
+        bw_timeline tl;
+        memset(&tl, 0, sizeof tl);
+        tl.report = record;
+        tl.report_user = &r;
+        CHECK(bw_timeline_read(&tl, bw_sandbox_state(sb), two, file, -1));
+        CHECK_INT(r.count, 0);
+        CHECK(!bw_timeline_apply(&tl, cursor, 0.0, 7));
+        CHECK_INT(r.count, 1);
+        CHECK_INT(r.line[0], 3);
+        CHECK_STR(r.message[0], "travel to 'mo\x1bve' in layer 'base': no route from 'idle' (frame 7)");
+        /* the same without a callback: escaped on stderr */
+        tl.report = NULL;
+        CHECK(bw_timeline_read(&tl, bw_sandbox_state(sb), two, file, -1));
+        capture c;
+        capture_begin(&c, "travel.log");
+        CHECK(!bw_timeline_apply(&tl, cursor, 0.0, 7));
+        text = capture_end(&c);
+        char want[1200];
+        snprintf(want, sizeof want, "%s:3: travel to 'mo\\x1bve' in layer 'base': no route from 'idle' (frame 7)\n", file);
+        CHECK_STR(text ? text : "", want);
+        free(text);
+        bw_timeline_free(&tl);
+        bw_sandbox_destroy(sb);
+    }
+    bw_graph_cursor_destroy(cursor);
+    bw_binding_destroy(binding);
+    bw_rig_destroy(rig);
+    bw_graph_destroy(two);
+    bw_clip_destroy(clip);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/bw_test_timeline_XXXXXX");
@@ -252,6 +429,8 @@ int main(void)
     RUN(a_long_timeline_keeps_every_action);
     RUN(numbers_beyond_a_float_are_refused_at_their_line);
     RUN(a_frame_count_out_of_range_counts_no_frames);
+    RUN(control_bytes_in_names_print_escaped_by_default);
+    RUN(a_report_callback_receives_the_raw_problems);
     remove_tree(dir);
     return check_summary();
 }

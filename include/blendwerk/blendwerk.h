@@ -19,5 +19,6 @@
 #include "blendwerk/asset.h"
 #include "blendwerk/jobs.h"
 #include "blendwerk/animator.h"
+#include "blendwerk/text.h"
 
 #endif
