@@ -43,7 +43,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -604,14 +603,6 @@ static int bad_argument(const char *fmt, ...)
     return usage();
 }
 
-/* True when a and b name one existing file (through links, other
- * spellings, hard links). */
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 int bw_cmd_plot_blend(int argc, char **argv)
 {
     static const char *const valued[] = {"--out", "--state", "--asset", "--res"};
@@ -647,8 +638,8 @@ int bw_cmd_plot_blend(int argc, char **argv)
     if (!out_path) return bad_argument("--out FILE.svg is missing");
     if (asset && !state) return bad_argument("--asset goes with --state (a blend-space spec names no clips)");
     /* a slip of the shell's completion must not replace the source */
-    if (same_file(out_path, spec_path)) return bad_argument("--out '%s' is the input '%s' itself", out_path, spec_path);
-    if (same_file(out_path, asset)) return bad_argument("--out '%s' is the asset '%s' itself", out_path, asset);
+    if (bw_io_same_file(out_path, spec_path)) return bad_argument("--out '%s' is the input '%s' itself", out_path, spec_path);
+    if (bw_io_same_file(out_path, asset)) return bad_argument("--out '%s' is the asset '%s' itself", out_path, asset);
 
     spec *s = (spec *)calloc(1, sizeof *s);
     if (!s) return 1;

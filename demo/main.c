@@ -33,6 +33,7 @@
 #include "overlay.h"
 #include "render3d.h"
 #include "model.h"
+#include "io/atomic_file.h"
 #include "screenshot.h"
 
 #ifndef BW_SOURCE_DIR
@@ -252,6 +253,14 @@ static int parse_args(options *o, int argc, char **argv)
     }
     if (!o->model && !o->character) o->character = BW_SOURCE_DIR "/scripts/humanoid.lua";
     if (!o->model && !o->graph && !o->no_graph) o->graph = BW_SOURCE_DIR "/graphs/demo.lua";
+    /* the PNG must not replace a file the session reads (and hot-reloads) */
+    const char *inputs[4 + BW_CONTROLS_MAX] = {o->character, o->graph, o->model, o->timeline};
+    memcpy(inputs + 4, o->controls, sizeof(const char *) * (size_t)o->control_count);
+    for (int k = 0; k < 4 + o->control_count; k++)
+        if (bw_io_same_file(o->screenshot, inputs[k])) {
+            fprintf(stderr, "blendwerk-demo: --screenshot '%s' is the input '%s' itself\n", o->screenshot, inputs[k]);
+            return 2;
+        }
     return 0;
 }
 

@@ -1905,6 +1905,39 @@ static void bad_arguments_and_files_exit_with_the_message(void)
     CHECK_INT(run_demo("--headless --frames 1 --size 64x64 --screenshot /nonexistent/folder/x.png", out, sizeof out), 1);
     CHECK_CONTAINS(out, "blendwerk-demo: cannot write /nonexistent/folder/x.png: No such file or directory\n");
     char args[1024];
+    /* a screenshot onto a file the session reads is refused before the run
+     * (it replaced the graph with a PNG, which the next reload rejected);
+     * a control given as another spelling of the path too */
+    {
+        const char *g = temp_path("own_graph.lua");
+        char *graph_text = slurp(BW_SOURCE_DIR "/graphs/demo.lua");
+        CHECK(graph_text != NULL && write_text_file(g, graph_text));
+        snprintf(args, sizeof args, "--headless --frames 1 --size 64x64 --graph '%s' --screenshot '%s'", g, g);
+        CHECK_INT(run_demo(args, out, sizeof out), 2);
+        char want[2400];
+        snprintf(want, sizeof want, "blendwerk-demo: --screenshot '%s' is the input '%s' itself\n", g, g);
+        CHECK_STR(out, want);
+        char *after = slurp(g);
+        CHECK(after != NULL && graph_text && !strcmp(after, graph_text));
+        free(after);
+        free(graph_text);
+        const char *ctl = temp_path("own_control.lua");
+        CHECK(write_text_file(ctl, "return { update = function(ctx) end }\n"));
+        char spelled[1100];
+        snprintf(spelled, sizeof spelled, "%s", ctl);
+        char *slash = strrchr(spelled, '/');
+        if (slash) snprintf(slash, sizeof spelled - (size_t)(slash - spelled), "/./own_control.lua");
+        char both[2400];
+        snprintf(both, sizeof both, "--headless --frames 1 --size 64x64 --control '%s' --screenshot '%s'", ctl, spelled);
+        CHECK_INT(run_demo(both, out, sizeof out), 2);
+        snprintf(want, sizeof want, "blendwerk-demo: --screenshot '%s' is the input '%s' itself\n", spelled, ctl);
+        CHECK_STR(out, want);
+        after = slurp(ctl);
+        CHECK(after != NULL && !strcmp(after, "return { update = function(ctx) end }\n"));
+        free(after);
+        remove(ctl);
+        remove(g);
+    }
     write_text_file(temp_path("broken.lua"), "return {\n  params = { speed = 0 },\n  layers = { ,\n}\n");
     snprintf(args, sizeof args, "--headless --frames 5 --graph '%s'", temp_path("broken.lua"));
     CHECK_INT(run_demo(args, out, sizeof out), 1);

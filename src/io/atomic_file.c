@@ -126,3 +126,10 @@ void bw_atomic_file_abort(bw_atomic_file *af)
     if (af->tmp_path) unlink(af->tmp_path);
     clear(af);
 }
+
+bool bw_io_same_file(const char *output, const char *input)
+{
+    struct stat a, b;
+    return output && input && stat(output, &a) == 0 && stat(input, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}

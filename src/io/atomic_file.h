@@ -51,4 +51,11 @@ bool bw_atomic_file_commit(bw_atomic_file *af, char *err, size_t err_size);
 /* Give up: close and remove the temporary file; the target is untouched. */
 void bw_atomic_file_abort(bw_atomic_file *af);
 
+/* True when `output` and `input` name one existing file (through links,
+ * other spellings of the path, hard links): a tool checks its output
+ * against its inputs with it before writing, so a slip of the shell's
+ * completion cannot replace a source with a picture. False when either is
+ * NULL or does not exist. */
+bool bw_io_same_file(const char *output, const char *input);
+
 #endif
