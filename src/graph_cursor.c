@@ -936,7 +936,10 @@ bw_result bw_graph_cursor_layer_status(const bw_graph_cursor *c, int layer, bw_g
         t->transition = R->tr;
         t->from = R->from;
         t->to = R->cur.state;
+        /* the double rounded, but below the duration while the fade runs
+           (a timer a rounding short of it would round up to it) */
         t->elapsed = (float)R->timer;
+        if (t->elapsed >= R->shape.duration) t->elapsed = nextafterf(R->shape.duration, 0.0f);
         t->duration = R->shape.duration;
         t->weight = fade_weight(c, layer);
         t->mode = R->shape.mode;
