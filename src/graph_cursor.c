@@ -65,8 +65,9 @@ typedef struct layer_rt {
     bool fading;
     int tr;   /* layer-local transition index */
     int from; /* state current when it fired */
-    double timer; /* seconds since it fired; double like p, so a fade of duration D at dt
-                     ends on the update whose advance reaches D (60 × 1/60.f >= 1) */
+    /* seconds since it fired; double like p, so a fade of duration D at dt
+       ends on the update whose advance reaches D (60 × 1/60.f >= 1) */
+    double timer;
     fade_shape shape; /* duration, curve, mode, interruptibility */
     bool frozen;      /* source is `snapshot` */
     play src;         /* live source (state -1 when frozen) */

@@ -1481,6 +1481,34 @@ static void a_joining_sync_follower_should_never_move_backwards(void)
     teardown(c, g, NULL);
 }
 
+/* The graph and the first 14 updates of the two tests below; `exit_time`
+ * > 0 adds step -> idle at that exit time (duration 0); step plays at
+ * `speed`. */
+static bw_graph_cursor *step_joins_walk(bw_graph **g, float exit_time, float speed)
+{
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_state_desc base[2] = {{.name = "idle", .clip = IDLE},
+                                   {.name = "step", .clip = STEP, .speed = speed, .sync = "feet"}};
+    bw_graph_state_desc upper[1] = {{.name = "walk", .clip = MOVE, .sync = "feet"}};
+    bw_graph_condition_desc go = cond_is("go");
+    bw_graph_transition_desc trs[2] = {edge("idle", "step", &go, 1, 0.0f), edge("step", "idle", NULL, 0, 0.0f)};
+    trs[1].has_exit_time = true;
+    trs[1].exit_time = exit_time;
+    bw_graph_layer_desc layers[2] = {layer("base", "idle", base, 2, trs, exit_time > 0.0f ? 2 : 1),
+                                     layer("upper", "walk", upper, 1, NULL, 0)};
+    layers[0].weight = 0.5f;
+    bw_graph_desc d = graph_desc(layers, 2, params, 1);
+    *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(*g, NULL);
+    for (int u = 1; u <= 13; u++) bw_graph_cursor_update(c, 0.125f);
+    bw_graph_cursor_set_param(c, 0, 1.0f);
+    bw_graph_cursor_update(c, 0.125f); /* u14 */
+    CHECK_INT(status(c, 0).state, 1);
+    CHECK_NEAR(status(c, 1).progress, 0.875, 1e-12);
+    bw_graph_cursor_drain(c, NULL, NULL);
+    return c;
+}
+
 /* Across layers, with the follower on the first layer (root motion reads
  * it): base (weight 0.5) idle -> step (STEP, 1 s, foot_l 0, foot_r 0.5)
  * at once when go; upper (weight 1) plays walk (MOVE, 2 s) and leads.
@@ -1493,39 +1521,46 @@ static void a_joining_sync_follower_should_never_move_backwards(void)
  *   foot_r at 0.5 lies before it); root x 0.125.
  * u16..u19: step follows walk's pace, 0.75 .. 0.9375, x 0.0625 each.
  * u20: walk 1.25, on its foot_l: step 1.0, crossing its foot_l once.
- *   Events: base foot_l, upper foot_l. */
+ *   Events: base foot_l, upper foot_l.
+ * Played backwards (speed -1) step's progress is the same (p grows for
+ * either sign); its clip runs from 1 − p: u15 from 0.4375 down to 0.3125
+ * (no marker), u20 from 0.0625 down to 0 (foot_l), and every root x is
+ * negated. */
 static void a_cross_layer_follower_should_fire_its_start_marker_once(void)
 {
-    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
-    bw_graph_state_desc base[2] = {{.name = "idle", .clip = IDLE}, {.name = "step", .clip = STEP, .sync = "feet"}};
-    bw_graph_state_desc upper[1] = {{.name = "walk", .clip = MOVE, .sync = "feet"}};
-    bw_graph_condition_desc go = cond_is("go");
-    bw_graph_transition_desc trs[1] = {edge("idle", "step", &go, 1, 0.0f)};
-    bw_graph_layer_desc layers[2] = {layer("base", "idle", base, 2, trs, 1), layer("upper", "walk", upper, 1, NULL, 0)};
-    layers[0].weight = 0.5f;
-    bw_graph_desc d = graph_desc(layers, 2, params, 1);
-    bw_graph *g = compile(&d);
-    bw_graph_cursor *c = cursor_for(g, NULL);
-    bw_root_motion_config cfg = {0};
-    bw_root_delta delta;
-    for (int u = 1; u <= 13; u++) bw_graph_cursor_update(c, 0.125f);
-    bw_graph_cursor_set_param(c, 0, 1.0f);
-    bw_graph_cursor_update(c, 0.125f); /* u14 */
-    CHECK_INT(status(c, 0).state, 1);
-    CHECK_NEAR(status(c, 1).progress, 0.875, 1e-12);
-    bw_graph_cursor_drain(c, NULL, NULL);
-    for (int u = 15; u <= 20; u++) {
-        bw_graph_cursor_update(c, 0.125f);
-        CHECK_NEAR(status(c, 0).progress, 0.6875 + 0.0625 * (u - 15), 1e-6);
-        CHECK_INT(bw_graph_cursor_root_motion(c, &cfg, &delta), BW_OK);
-        CHECK_NEAR(delta.t[0], u == 15 ? 0.125 : 0.0625, 1e-5);
-        recorded r = {0};
-        bw_graph_cursor_drain(c, record, &r);
-        CHECK_INT(r.count, u == 20 ? 2 : 0);
-        if (u == 20) {
-            CHECK_EVENT(&r, 0, BW_GRAPH_EVENT_MARKER, 0, "foot_l");
-            CHECK_EVENT(&r, 1, BW_GRAPH_EVENT_MARKER, 1, "foot_l");
+    for (int sign = 1; sign >= -1; sign -= 2) {
+        bw_graph *g;
+        bw_graph_cursor *c = step_joins_walk(&g, 0.0f, (float)sign);
+        bw_root_motion_config cfg = {0};
+        bw_root_delta delta;
+        for (int u = 15; u <= 20; u++) {
+            bw_graph_cursor_update(c, 0.125f);
+            CHECK_NEAR(status(c, 0).progress, 0.6875 + 0.0625 * (u - 15), 1e-6);
+            CHECK_INT(bw_graph_cursor_root_motion(c, &cfg, &delta), BW_OK);
+            CHECK_NEAR(delta.t[0], sign * (u == 15 ? 0.125 : 0.0625), 1e-5);
+            recorded r = {0};
+            bw_graph_cursor_drain(c, record, &r);
+            CHECK_INT(r.count, u == 20 ? 2 : 0);
+            if (u == 20) {
+                CHECK_EVENT(&r, 0, BW_GRAPH_EVENT_MARKER, 0, "foot_l");
+                CHECK_EVENT(&r, 1, BW_GRAPH_EVENT_MARKER, 1, "foot_l");
+            }
         }
+        teardown(c, g, NULL);
+    }
+}
+
+/* The same join with step -> idle at exit time 0.9: the gate follows the
+ * phase step shows, (0.5625, 0.6875] in u15, then (0.6875, 0.75] ... and
+ * (0.875, 0.9375] in u19, which crosses 0.9: step leaves in u19 (from
+ * -0.3125 upwards it would not cross 0.9 before u35). */
+static void a_joining_follower_should_open_its_exit_gate_on_the_phase_it_shows(void)
+{
+    bw_graph *g;
+    bw_graph_cursor *c = step_joins_walk(&g, 0.9f, 1.0f);
+    for (int u = 15; u <= 19; u++) {
+        bw_graph_cursor_update(c, 0.125f);
+        CHECK_INT(status(c, 0).state, u == 19 ? 0 : 1);
     }
     teardown(c, g, NULL);
 }
@@ -2547,6 +2582,7 @@ int main(void)
     RUN(a_layer_weight_fade_at_sixty_hertz_should_end_on_time);
     RUN(a_joining_sync_follower_should_never_move_backwards);
     RUN(a_cross_layer_follower_should_fire_its_start_marker_once);
+    RUN(a_joining_follower_should_open_its_exit_gate_on_the_phase_it_shows);
     RUN(random_driving_should_keep_every_invariant);
     RUN(carry_over_should_continue_without_a_pop);
     RUN(ten_thousand_frames_should_not_allocate);
