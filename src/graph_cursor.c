@@ -65,7 +65,9 @@ typedef struct layer_rt {
     bool fading;
     int tr;   /* layer-local transition index */
     int from; /* state current when it fired */
-    float timer;
+    /* seconds since it fired; double like p, so a fade of duration D at dt
+       ends on the update whose advance reaches D (60 × 1/60.f >= 1) */
+    double timer;
     fade_shape shape; /* duration, curve, mode, interruptibility */
     bool frozen;      /* source is `snapshot` */
     play src;         /* live source (state -1 when frozen) */
@@ -73,8 +75,9 @@ typedef struct layer_rt {
     /* travel */
     int *route; /* max_states transition indices */
     int route_len, route_pos;
-    /* layer weight and its fade */
-    float weight, w_from, w_to, w_elapsed, w_duration;
+    /* layer weight and its fade (its elapsed time in double, as the timer) */
+    float weight, w_from, w_to, w_duration;
+    double w_elapsed;
     /* poses */
     bw_pose pose;              /* the layer's own pose, last evaluated */
     bw_pose snapshot;          /* frozen source */
@@ -183,7 +186,7 @@ static void push_state_event(bw_graph_cursor *c, bw_graph_event_kind kind, int l
 static float fade_weight(const bw_graph_cursor *c, int l)
 {
     const layer_rt *R = &c->layers[l];
-    float u = R->shape.duration > 0.0f ? R->timer / R->shape.duration : 1.0f;
+    float u = R->shape.duration > 0.0f ? (float)(R->timer / R->shape.duration) : 1.0f;
     return bw_ease(R->shape.curve, R->shape.curve_dir, u);
 }
 
@@ -408,7 +411,7 @@ static void fire(bw_graph_cursor *c, int l, int t)
         R->fading = true;
         R->tr = t;
         R->from = from;
-        R->timer = 0.0f;
+        R->timer = 0.0;
         R->shape = shape_of(tr);
     } else {
         R->fading = false;
@@ -430,16 +433,16 @@ static void advance_layer(bw_graph_cursor *c, int l, double dt)
     R->src_state = R->fading ? R->src.state : -1;
     if (R->src_state >= 0) R->src_step = advance_play(c, l, SLOT_SRC, &R->src, dt * R->src_speed);
     if (R->fading) {
-        R->timer += (float)dt;
+        R->timer += dt;
         if (R->timer >= R->shape.duration) {
             R->fading = false;
             R->src_state = -1;
         }
     }
     if (R->w_elapsed < R->w_duration) {
-        R->w_elapsed += (float)dt;
-        float u = R->w_elapsed >= R->w_duration ? 1.0f : R->w_elapsed / R->w_duration;
-        R->weight = R->w_from + (R->w_to - R->w_from) * u;
+        R->w_elapsed += dt;
+        double u = R->w_elapsed >= R->w_duration ? 1.0 : R->w_elapsed / R->w_duration;
+        R->weight = (float)(R->w_from + ((double)R->w_to - R->w_from) * u);
     }
 }
 
@@ -450,7 +453,7 @@ static void finish_layer(bw_graph_cursor *c, int l, double dt)
     step cur = R->cur_step, src = R->src_step;
     int cur_state = R->cur_state, src_state = R->src_state;
     if (dt > 0.0) {
-        if (!R->fading || R->timer >= 0.5f * R->shape.duration) emit_markers(c, l, cur_state, cur);
+        if (!R->fading || R->timer >= 0.5 * R->shape.duration) emit_markers(c, l, cur_state, cur);
         else if (src_state >= 0) emit_markers(c, l, src_state, src);
     }
     int t = -1;
@@ -542,10 +545,27 @@ static double map_phase(const bw_graph *g, int leader_clip, int follower_clip, d
 
 static double phase_of(const g_state *s, double p) { return s->loop ? p - floor(p) : (p < 1.0 ? p : 1.0); }
 
+/* Where a follower whose advance ran from o to n lands on phase f of its
+ * state (SPEC §7; docs/graphs.md "Sync groups"): looping, the pass of f
+ * nearest to n but never before o (then the first one at or after o);
+ * not looping, f but never before o. */
+static double synced_position(const g_state *s, double o, double n, double f)
+{
+    double p = s->loop ? floor(n - f + 0.5) + f : f;
+    if (p < o && s->loop) p = ceil(o - f) + f;
+    return p < o ? o : p; /* (a rounding below o) */
+}
+
 /* Per group, the most heavily weighted live play leads (the first on a
- * tie); every other live play of the group adopts the leader's phase,
- * keeping its own whole passes (the nearest pass to where its advance
- * took it). Adjusts the plays and their steps before markers, gates and
+ * tie); every other live play of the group adopts the leader's phase
+ * (synced_position) and never moves backwards. Its step, which markers,
+ * exit-time gates and root motion read, ends at the adopted position and
+ * starts where the play was (contiguous with its last update: nothing is
+ * crossed twice or skipped), but a fresh follower (its first advance, a
+ * join) counts at most its own advance: the jump onto the group's phase is
+ * not played, so the skipped span fires no marker, opens no gate and
+ * carries no root travel, and the start counts only when the step still
+ * reaches it. Adjusts the plays and their steps before markers, gates and
  * root motion read them. Two passes over the plays: leaders, followers. */
 static void sync_plays(bw_graph_cursor *c)
 {
@@ -570,8 +590,12 @@ static void sync_plays(bw_graph_cursor *c)
         double phi = phase_of(state_of(c, leader / 2, lead_pl->state), lead_pl->p);
         const g_state *fs = state_of(c, k / 2, pl->state);
         double f = map_phase(c->g, lead_st->clip, st->clip, phi);
-        pl->p = fs->loop ? floor(pl->p - f + 0.5) + f : f;
-        st->new_p = pl->p;
+        double own = st->new_p - st->old_p;
+        pl->p = st->new_p = synced_position(fs, st->old_p, st->new_p, f);
+        if (st->fresh && st->new_p - own > st->old_p) {
+            st->old_p = st->new_p - own;
+            st->fresh = false;
+        }
     }
     for (int i = 0; i < groups; i++) c->sync_lead[c->sync_groups[i]] = -1;
 }
@@ -837,7 +861,7 @@ bw_result bw_graph_cursor_set_layer_weight(bw_graph_cursor *c, int layer, float 
     layer_rt *R = &c->layers[layer];
     R->w_from = R->weight;
     R->w_to = weight;
-    R->w_elapsed = 0.0f;
+    R->w_elapsed = 0.0;
     R->w_duration = fade;
     if (fade == 0.0f) R->weight = weight;
     return BW_OK;
@@ -913,7 +937,10 @@ bw_result bw_graph_cursor_layer_status(const bw_graph_cursor *c, int layer, bw_g
         t->transition = R->tr;
         t->from = R->from;
         t->to = R->cur.state;
-        t->elapsed = R->timer;
+        /* the double rounded, but below the duration while the fade runs
+           (a timer a rounding short of it would round up to it) */
+        t->elapsed = (float)R->timer;
+        if (t->elapsed >= R->shape.duration) t->elapsed = nextafterf(R->shape.duration, 0.0f);
         t->duration = R->shape.duration;
         t->weight = fade_weight(c, layer);
         t->mode = R->shape.mode;
@@ -1023,7 +1050,7 @@ static void fade_from_old_pose(bw_graph_cursor *dst, int l, const bw_graph_curso
     const layer_rt *O = &src->layers[ol];
     R->fading = fade > 0.0f;
     R->tr = R->from = -1;
-    R->timer = 0.0f;
+    R->timer = 0.0;
     R->shape = (fade_shape){fade, BW_EASE_LINEAR, BW_EASE_IN, BW_GRAPH_FREEZE, true};
     R->frozen = true;
     R->src = (play){-1, 0.0, false};

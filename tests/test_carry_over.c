@@ -477,6 +477,42 @@ static void new_duration_should_apply_to_the_running_transition(void)
     bw_pose_deinit(&out);
 }
 
+/* Carried mid-fade at 60 Hz, the fade still ends on the update whose
+ * advance reaches its duration: idle -> move (1 s) fires in u0 at dt =
+ * 1/60.f, the layer weight fades 1 -> 0.5 over 1 s from u1 on; carried
+ * over after 30 updates into a second compile. After u59 the timer is
+ * 59·dt = 0.98333338461816 (weight 0.5 + 0.5·(1 − 59·dt) =
+ * 0.50833330769); u60 reaches 60·dt = 1.0000000521540642 >= 1: no
+ * transition, weight exactly 0.5 (a float timer, 0.99999970, would run one
+ * update longer). */
+static void a_carried_fade_at_sixty_hertz_should_end_on_time(void)
+{
+    const float dt = 1.0f / 60.0f;
+    const bw_graph_state_desc st[2] = {{.name = "idle", .clip = IDLE}, {.name = "move", .clip = MOVE}};
+    const bw_graph_transition_desc tr = {
+        .from = "idle", .to = "move", .conditions = &when_go, .condition_count = 1, .duration = 1.0f};
+    bw_graph_layer_desc l = layer("base", "idle", st, 2, &tr, 1);
+    bw_graph *go = compile_layers(&l, 1), *gn = compile_layers(&l, 1);
+    bw_graph_cursor *old = cursor_for(go, NULL), *c = cursor_for(gn, NULL);
+    bw_graph_cursor_set_param(old, GO, 1);
+    bw_graph_cursor_update(old, dt); /* u0 */
+    CHECK_INT(bw_graph_cursor_set_layer_weight(old, 0, 0.5f, 1.0f), BW_OK);
+    for (int u = 1; u <= 30; u++) bw_graph_cursor_update(old, dt);
+    CHECK_INT(bw_graph_cursor_carry_over(c, old, 0.0f), BW_OK);
+    for (int u = 31; u <= 59; u++) bw_graph_cursor_update(c, dt);
+    bw_graph_layer_status s = status(c, 0);
+    CHECK(s.transition.active);
+    CHECK_NEAR(s.transition.elapsed, 0.98333338461816311, 1e-7);
+    CHECK_NEAR(s.weight, 0.50833330769091845, 1e-7);
+    bw_graph_cursor_update(c, dt);
+    s = status(c, 0);
+    CHECK_INT(s.state, 1);
+    CHECK(!s.transition.active);
+    CHECK_NEAR(s.weight, 0.5, 0);
+    drop(old, go);
+    drop(c, gn);
+}
+
 /* The new transition freezes its source: the live idle stands at τ 0.25
  * from now on. Next update: move τ 0.25, w 0.5: x = 0.5·0.25 + 0.5·0.25 =
  * 0.25, y = 5; then w 0.75: x = 0.25·0.25 + 0.75·0.375 = 0.34375, y 7.5. */
@@ -882,6 +918,7 @@ int main(void)
     RUN(reload_mid_curved_live_transition_should_match_no_reload);
     RUN(reload_with_travel_queued_should_match_no_reload);
     RUN(new_duration_should_apply_to_the_running_transition);
+    RUN(a_carried_fade_at_sixty_hertz_should_end_on_time);
     RUN(new_freeze_mode_should_stop_the_live_source);
     RUN(transition_gone_should_keep_the_old_duration_and_curve);
     RUN(destination_gone_should_crossfade_to_the_entry);

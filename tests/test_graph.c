@@ -38,6 +38,7 @@ enum {
     ADDC, /*  root       1      yes   5    2τ, rotation 0 -> 90° about Y    */
     TILT, /*  root       1      yes   0    0, rotation 90° about X (held)   */
     RUNC, /*  root       1      yes   50   τ        foot_l 0.1, foot_r 0.6   */
+    STEP, /*  root       1      yes   60   τ        foot_l 0, foot_r 0.5     */
     CLIPS
 };
 
@@ -116,6 +117,8 @@ static void make_world(void)
     clips[ZERO] = make_clip(ROOT, JOINTS, 1.0f, true, 0.0f, 0.0f, NULL, 0);
     const bw_marker_desc run_markers[2] = {{"foot_l", 0.1f}, {"foot_r", 0.6f}};
     clips[RUNC] = make_clip(ROOT, 1, 1.0f, true, 50.0f, 1.0f, run_markers, 2);
+    const bw_marker_desc step_markers[2] = {{"foot_l", 0.0f}, {"foot_r", 0.5f}};
+    clips[STEP] = make_clip(ROOT, 1, 1.0f, true, 60.0f, 1.0f, step_markers, 2);
     clips[ADDC] = make_turning_clip(5.0f, 2.0f, 0.0f, 1.0f, 0.0f, 1);
     clips[TILT] = make_turning_clip(0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0);
     for (int i = 0; i < CLIPS; i++) bindings[i] = fixture_binding(clips[i], rig);
@@ -1361,6 +1364,207 @@ static void sync_groups_should_map_phase_between_shared_markers(void)
     teardown(c, g, NULL);
 }
 
+/* Fades count their time in double (as progress does), so a fade of
+ * duration D at dt ends on the update whose advance reaches D. dt =
+ * 1/60.f = 0.016666667535901070 (exactly): 60 of them are 1.0000000521540642
+ * >= 1, where a float sum stops at 0.99999970 (one update too long).
+ * a -> b (1 s, linear) fires in u0; after u0 + 59 updates the timer is
+ * 59·dt = 0.98333338461816311 (elapsed and weight, as floats,
+ * 0.98333335); u60's advance reaches 1: no transition. b -> c (live,
+ * 0.5 s) when "next", set before u60, fires in u60 after the fade ended:
+ * a clean live fade from b (not an interruption, so not frozen). */
+static void a_fade_at_sixty_hertz_should_end_on_the_update_that_reaches_its_duration(void)
+{
+    const float dt = 1.0f / 60.0f;
+    bw_graph_param_desc params[2] = {{"go", BW_GRAPH_PARAM_BOOL, 1, 0}, {"next", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_state_desc states[3] = {
+        {.name = "a", .clip = IDLE}, {.name = "b", .clip = MOVE}, {.name = "c", .clip = RUNC}};
+    bw_graph_condition_desc go = cond_is("go"), next = cond_is("next");
+    bw_graph_transition_desc trs[2] = {edge("a", "b", &go, 1, 1.0f), edge("b", "c", &next, 1, 0.5f)};
+    bw_graph_layer_desc layers[1] = {layer("base", "a", states, 3, trs, 2)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 2);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_graph_cursor_update(c, dt); /* u0: a -> b fires */
+    CHECK(status(c, 0).transition.active);
+    CHECK_NEAR(status(c, 0).transition.elapsed, 0.0, 0);
+    for (int u = 1; u <= 59; u++) bw_graph_cursor_update(c, dt);
+    bw_graph_layer_status s = status(c, 0);
+    CHECK_INT(s.state, 1);
+    CHECK(s.transition.active);
+    CHECK_NEAR(s.transition.elapsed, 0.98333338461816311, 1e-7);
+    CHECK_NEAR(s.transition.weight, 0.98333338461816311, 1e-7);
+    CHECK_NEAR(s.progress, 59.0 * (double)dt / 2.0, 1e-12); /* b (2 s) advanced 59 times */
+    bw_graph_cursor_set_param(c, 1, 1.0f);
+    bw_graph_cursor_update(c, dt); /* u60: a -> b ends in the advance, b -> c fires */
+    s = status(c, 0);
+    CHECK_INT(s.state, 2);
+    CHECK(s.transition.active);
+    CHECK_INT(s.transition.from, 1);
+    CHECK(!s.transition.frozen);
+    CHECK_INT(s.transition.source_state, 1);
+    CHECK_NEAR(s.transition.source_progress, 60.0 * (double)dt / 2.0, 1e-12);
+    teardown(c, g, NULL);
+}
+
+/* A layer weight fading 1 -> 0 over 1 s at dt = 1/60.f: after 59 updates
+ * 1 − 59·dt = 0.016666615381837 (as a float 0.01666662), after 60 exactly
+ * 0 (the elapsed time, in double, reaches the duration). */
+static void a_layer_weight_fade_at_sixty_hertz_should_end_on_time(void)
+{
+    const float dt = 1.0f / 60.0f;
+    bw_graph_state_desc base[1] = {{.name = "a", .clip = IDLE}}, upper[1] = {{.name = "b", .clip = ARMC}};
+    bw_graph_layer_desc layers[2] = {layer("base", "a", base, 1, NULL, 0), layer("upper", "b", upper, 1, NULL, 0)};
+    bw_graph_desc d = graph_desc(layers, 2, NULL, 0);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    CHECK_INT(bw_graph_cursor_set_layer_weight(c, 1, 0.0f, 1.0f), BW_OK);
+    for (int u = 1; u <= 59; u++) bw_graph_cursor_update(c, dt);
+    CHECK_NEAR(status(c, 1).weight, 0.016666615381837, 1e-8);
+    bw_graph_cursor_update(c, dt);
+    CHECK_NEAR(status(c, 1).weight, 0.0, 0);
+    bw_graph_cursor_update(c, dt);
+    CHECK_NEAR(status(c, 1).weight, 0.0, 0);
+    teardown(c, g, NULL);
+}
+
+/* A follower joining a sync group mid-cycle, in the same layer: walk
+ * (MOVE, 2 s, foot_l at phase 0.25, foot_r 0.75) -> run (RUNC, 1 s,
+ * foot_l 0.1, foot_r 0.6), live over 0.5 s, dt 0.125 (walk +0.0625 per
+ * update, run +0.125). go before u13: walk at 13·0.0625 = 0.8125, walk ->
+ * run fires, run entered at 0.
+ * u14: walk 0.875 (weight 0.75) leads; phase 0.875 is a quarter of the way
+ *   from foot_r (0.75) to foot_l (1.25): run adopts a quarter of the way
+ *   from 0.6 to 1.1: 0.725. Its nearest pass to its own 0.125 would be
+ *   -0.275 (backwards): it takes 0.725, and as a joining follower counts
+ *   only its own advance (0.6, 0.725]. Root x: walk 0.75 · 0.0625 · 2 m +
+ *   run 0.25 · 0.125 · 1 m = 0.125.
+ * u15: w 0.5, run (first on the tie) leads: 0.725 + 0.125 = 0.85, half way
+ *   from foot_r to foot_l: walk adopts 1.0 (from 0.875, own 0.9375).
+ *   Root x = 0.5 · 0.125 + 0.5 · 0.125 · 2 = 0.1875.
+ * u16: w 0.75: run 0.975; walk three quarters from 0.75 to 1.25: 1.125.
+ *   Root x = 0.75 · 0.125 + 0.25 · 0.125 · 2 = 0.15625.
+ * u17: the fade ends: run alone, 1.1, crossing foot_l. Root x = 0.125. */
+static void a_joining_sync_follower_should_never_move_backwards(void)
+{
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_state_desc states[2] = {{.name = "walk", .clip = MOVE, .sync = "feet"},
+                                     {.name = "run", .clip = RUNC, .sync = "feet"}};
+    bw_graph_condition_desc go = cond_is("go");
+    bw_graph_transition_desc trs[1] = {edge("walk", "run", &go, 1, 0.5f)};
+    bw_graph_layer_desc layers[1] = {layer("base", "walk", states, 2, trs, 1)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 1);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    bw_root_motion_config cfg = {0};
+    bw_root_delta delta;
+    for (int u = 1; u <= 12; u++) bw_graph_cursor_update(c, 0.125f);
+    bw_graph_cursor_set_param(c, 0, 1.0f);
+    bw_graph_cursor_update(c, 0.125f); /* u13 */
+    CHECK_INT(status(c, 0).state, 1);
+    bw_graph_cursor_drain(c, NULL, NULL);
+    const double run_p[4] = {0.725, 0.85, 0.975, 1.1}, walk_p[3] = {0.875, 1.0, 1.125};
+    const double root_x[4] = {0.125, 0.1875, 0.15625, 0.125};
+    for (int u = 0; u < 4; u++) {
+        bw_graph_cursor_update(c, 0.125f);
+        bw_graph_layer_status s = status(c, 0);
+        CHECK_NEAR(s.progress, run_p[u], 1e-6);
+        CHECK(s.transition.active == (u < 3));
+        if (u < 3) CHECK_NEAR(s.transition.source_progress, walk_p[u], 1e-6);
+        CHECK_INT(bw_graph_cursor_root_motion(c, &cfg, &delta), BW_OK);
+        CHECK_NEAR(delta.t[0], root_x[u], 1e-5);
+        char names[4][16];
+        int n = drain_markers(c, names, 4);
+        CHECK_INT(n, u == 3 ? 1 : 0);
+        if (n == 1) CHECK_STR(names[0], "foot_l");
+    }
+    teardown(c, g, NULL);
+}
+
+/* The graph and the first 14 updates of the two tests below; `exit_time`
+ * > 0 adds step -> idle at that exit time (duration 0); step plays at
+ * `speed`. */
+static bw_graph_cursor *step_joins_walk(bw_graph **g, float exit_time, float speed)
+{
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_state_desc base[2] = {{.name = "idle", .clip = IDLE},
+                                   {.name = "step", .clip = STEP, .speed = speed, .sync = "feet"}};
+    bw_graph_state_desc upper[1] = {{.name = "walk", .clip = MOVE, .sync = "feet"}};
+    bw_graph_condition_desc go = cond_is("go");
+    bw_graph_transition_desc trs[2] = {edge("idle", "step", &go, 1, 0.0f), edge("step", "idle", NULL, 0, 0.0f)};
+    trs[1].has_exit_time = true;
+    trs[1].exit_time = exit_time;
+    bw_graph_layer_desc layers[2] = {layer("base", "idle", base, 2, trs, exit_time > 0.0f ? 2 : 1),
+                                     layer("upper", "walk", upper, 1, NULL, 0)};
+    layers[0].weight = 0.5f;
+    bw_graph_desc d = graph_desc(layers, 2, params, 1);
+    *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(*g, NULL);
+    for (int u = 1; u <= 13; u++) bw_graph_cursor_update(c, 0.125f);
+    bw_graph_cursor_set_param(c, 0, 1.0f);
+    bw_graph_cursor_update(c, 0.125f); /* u14 */
+    CHECK_INT(status(c, 0).state, 1);
+    CHECK_NEAR(status(c, 1).progress, 0.875, 1e-12);
+    bw_graph_cursor_drain(c, NULL, NULL);
+    return c;
+}
+
+/* Across layers, with the follower on the first layer (root motion reads
+ * it): base (weight 0.5) idle -> step (STEP, 1 s, foot_l 0, foot_r 0.5)
+ * at once when go; upper (weight 1) plays walk (MOVE, 2 s) and leads.
+ * Walk phase φ maps to step phase φ − 0.25 (foot_l 0.25 -> 0, foot_r
+ * 0.75 -> 0.5, both spans half a cycle). dt 0.125: walk +0.0625 per
+ * update, step's own +0.125. go before u14: step entered at 0 (walk
+ * 0.875).
+ * u15: walk 0.9375: step adopts 0.6875 (not -0.3125): a join counting its
+ *   own advance (0.5625, 0.6875]: no marker (foot_l at 0 is not played,
+ *   foot_r at 0.5 lies before it); root x 0.125.
+ * u16..u19: step follows walk's pace, 0.75 .. 0.9375, x 0.0625 each.
+ * u20: walk 1.25, on its foot_l: step 1.0, crossing its foot_l once.
+ *   Events: base foot_l, upper foot_l.
+ * Played backwards (speed -1) step's progress is the same (p grows for
+ * either sign); its clip runs from 1 − p: u15 from 0.4375 down to 0.3125
+ * (no marker), u20 from 0.0625 down to 0 (foot_l), and every root x is
+ * negated. */
+static void a_cross_layer_follower_should_fire_its_start_marker_once(void)
+{
+    for (int sign = 1; sign >= -1; sign -= 2) {
+        bw_graph *g;
+        bw_graph_cursor *c = step_joins_walk(&g, 0.0f, (float)sign);
+        bw_root_motion_config cfg = {0};
+        bw_root_delta delta;
+        for (int u = 15; u <= 20; u++) {
+            bw_graph_cursor_update(c, 0.125f);
+            CHECK_NEAR(status(c, 0).progress, 0.6875 + 0.0625 * (u - 15), 1e-6);
+            CHECK_INT(bw_graph_cursor_root_motion(c, &cfg, &delta), BW_OK);
+            CHECK_NEAR(delta.t[0], sign * (u == 15 ? 0.125 : 0.0625), 1e-5);
+            recorded r = {0};
+            bw_graph_cursor_drain(c, record, &r);
+            CHECK_INT(r.count, u == 20 ? 2 : 0);
+            if (u == 20) {
+                CHECK_EVENT(&r, 0, BW_GRAPH_EVENT_MARKER, 0, "foot_l");
+                CHECK_EVENT(&r, 1, BW_GRAPH_EVENT_MARKER, 1, "foot_l");
+            }
+        }
+        teardown(c, g, NULL);
+    }
+}
+
+/* The same join with step -> idle at exit time 0.9: the gate follows the
+ * phase step shows, (0.5625, 0.6875] in u15, then (0.6875, 0.75] ... and
+ * (0.875, 0.9375] in u19, which crosses 0.9: step leaves in u19 (from
+ * -0.3125 upwards it would not cross 0.9 before u35). */
+static void a_joining_follower_should_open_its_exit_gate_on_the_phase_it_shows(void)
+{
+    bw_graph *g;
+    bw_graph_cursor *c = step_joins_walk(&g, 0.9f, 1.0f);
+    for (int u = 15; u <= 19; u++) {
+        bw_graph_cursor_update(c, 0.125f);
+        CHECK_INT(status(c, 0).state, u == 19 ? 0 : 1);
+    }
+    teardown(c, g, NULL);
+}
+
 static unsigned stress_rand(unsigned *s)
 {
     *s = *s * 1664525u + 1013904223u;
@@ -2374,6 +2578,11 @@ int main(void)
     RUN(refreshed_clips_should_keep_normalized_progress);
     RUN(root_motion_should_follow_the_plays_by_their_weights);
     RUN(sync_groups_should_map_phase_between_shared_markers);
+    RUN(a_fade_at_sixty_hertz_should_end_on_the_update_that_reaches_its_duration);
+    RUN(a_layer_weight_fade_at_sixty_hertz_should_end_on_time);
+    RUN(a_joining_sync_follower_should_never_move_backwards);
+    RUN(a_cross_layer_follower_should_fire_its_start_marker_once);
+    RUN(a_joining_follower_should_open_its_exit_gate_on_the_phase_it_shows);
     RUN(random_driving_should_keep_every_invariant);
     RUN(carry_over_should_continue_without_a_pop);
     RUN(ten_thousand_frames_should_not_allocate);
