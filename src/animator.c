@@ -60,10 +60,14 @@ typedef struct face_track {
 typedef struct gesture_slot {
     bool active;
     int slot;          /* index into the gesture clip list */
-    float t;           /* seconds since start */
+    /* seconds since start, in double (as the graph's fade timers), so a
+       gesture of duration D at dt ends on the update that reaches D
+       (60 × 1/60.f >= 1, where a float sum stays below) */
+    double t;
     float weight;      /* envelope weight of the last update */
     float scale;       /* outgoing slot: remaining share of its frozen weight */
     float ramp;        /* outgoing slot: seconds over which `scale` goes 1 -> 0 */
+    double ramped;     /* outgoing slot: seconds of the ramp gone (scale = 1 − ramped / ramp) */
     bw_gesture_desc desc;
 } gesture_slot;
 
@@ -760,8 +764,8 @@ float bw_gesture_envelope(const bw_gesture_desc *g, float t)
 
 static float envelope_at(const gesture_slot *s)
 {
-    float w = s->desc.envelope ? s->desc.envelope(s->desc.user, s->t, s->desc.duration)
-                               : bw_gesture_envelope(&s->desc, s->t);
+    float t = (float)s->t;
+    float w = s->desc.envelope ? s->desc.envelope(s->desc.user, t, s->desc.duration) : bw_gesture_envelope(&s->desc, t);
     return bw_clamp01(w);
 }
 
@@ -782,6 +786,7 @@ bw_result bw_animator_gesture(bw_animator *a, int clip, const bw_gesture_desc *g
         a->old = a->cur;
         a->old.scale = 1.0f;
         a->old.ramp = d.fade_in;
+        a->old.ramped = 0.0;
         if (d.fade_in <= 0.0f) a->old.active = false;
     }
     a->cur = (gesture_slot){0};
@@ -813,9 +818,10 @@ static void apply_gesture(bw_animator *a, const gesture_slot *s, float w)
     if (!(w > 0.0f)) return;
     int clip = a->gesture_clip[s->slot];
     const bw_clip *c = a->clips[clip];
-    float len = bw_clip_length(c), t = s->t;
-    if (len > 0.0f) t = bw_clip_loop(c) ? fmodf(t, len) : (t < len ? t : len);
-    bw_sample_clip(a->bindings[clip], a->rig, t, &a->sample);
+    float len = bw_clip_length(c);
+    double t = s->t;
+    if (len > 0.0f) t = bw_clip_loop(c) ? fmod(t, (double)len) : (t < len ? t : len);
+    bw_sample_clip(a->bindings[clip], a->rig, (float)t, &a->sample);
     /* the additive pass graphs' additive layers use: delta to the
      * reference, weighted by w × coverage, finite results only */
     bw_graph_add_layer(&a->pose, &a->sample, &a->gesture_ref[s->slot], NULL, w);
@@ -825,7 +831,8 @@ static void gesture_layer(bw_animator *a, float dt)
 {
     if (a->old.active) {
         a->old.t += dt;
-        a->old.scale = a->old.ramp > 0.0f ? a->old.scale - dt / a->old.ramp : 0.0f;
+        a->old.ramped += dt;
+        a->old.scale = a->old.ramp > 0.0f ? (float)(1.0 - a->old.ramped / a->old.ramp) : 0.0f;
         if (a->old.scale <= 0.0f || a->old.t >= a->old.desc.duration) a->old.active = false;
         else apply_gesture(a, &a->old, a->old.weight * a->old.scale);
     }

@@ -394,6 +394,42 @@ static void a_new_gesture_replaces_the_old_one_smoothly(void)
     bw_animator_destroy(a);
 }
 
+/* A 1 s gesture at 60 Hz ends on update 60: 60 × (1/60 as a float) is
+ * 1.00000005 summed exactly, but a float running sum stays at 0.9999997
+ * and the gesture ran one update longer. The same for the outgoing
+ * slot's 1 s ramp after a replacement (of a gesture at weight 1): scale
+ * 1 − 59 × 0.016666668 = 0.0166666 after 59 updates, gone after 60. */
+static void a_gesture_at_sixty_hertz_ends_on_the_update_that_reaches_its_duration(void)
+{
+    bw_animator_desc d = base_desc();
+    bw_animator *a = make(&d);
+    bw_character_state s = {.velocity = {0}};
+    const float dt = 1.0f / 60.0f;
+    bw_gesture_desc wave = {1.0f, 0.0f, 0.0f, BW_EASE_LINEAR, NULL, NULL};
+    CHECK_INT(bw_animator_gesture(a, WAVE, &wave), BW_OK);
+    for (int k = 0; k < 59; k++) bw_animator_update(a, dt, &s, NULL);
+    CHECK_NEAR(bw_animator_gesture_weight(a), 1.0, TOL);
+    int n = 0;
+    bw_animator_events(a, &n);
+    CHECK_INT(n, 0);
+    bw_animator_update(a, dt, &s, NULL); /* t = 1.00000005 */
+    CHECK_NEAR(bw_animator_gesture_weight(a), 0.0, TOL);
+    const bw_animator_event *ev = bw_animator_events(a, &n);
+    CHECK_INT(n, 1);
+    if (n == 1) CHECK_INT(ev[0].kind, BW_ANIMATOR_EVENT_GESTURE_END);
+    /* WAVE for 2 s, replaced at once by NOD with a 1 s fade-in */
+    wave.duration = 2.0f;
+    CHECK_INT(bw_animator_gesture(a, WAVE, &wave), BW_OK);
+    bw_animator_update(a, dt, &s, NULL); /* its weight 1, which the ramp scales */
+    bw_gesture_desc nod = {2.0f, 1.0f, 0.0f, BW_EASE_LINEAR, NULL, NULL};
+    CHECK_INT(bw_animator_gesture(a, NOD, &nod), BW_OK);
+    for (int k = 0; k < 59; k++) bw_animator_update(a, dt, &s, NULL);
+    CHECK_NEAR(bw_animator_gesture_outgoing_weight(a), 1.0 - 59.0 * (double)dt, 1e-6);
+    bw_animator_update(a, dt, &s, NULL);
+    CHECK_NEAR(bw_animator_gesture_outgoing_weight(a), 0.0, 0.0);
+    bw_animator_destroy(a);
+}
+
 /* 68 dims: the 52 ARKit values, then jawOpen × 1 .. × 16. */
 static void map68(void *user, const float *arkit, float *out, int dim)
 {
@@ -1036,6 +1072,7 @@ int main(void)
     RUN(explicit_clip_weights_override_locomotion);
     RUN(gesture_envelope_follows_each_curve);
     RUN(a_new_gesture_replaces_the_old_one_smoothly);
+    RUN(a_gesture_at_sixty_hertz_ends_on_the_update_that_reaches_its_duration);
     RUN(face_maps_into_custom_spaces_and_needs_a_map);
     RUN(blink_is_seeded_and_periodic);
     RUN(head_aim_clamps_relative_to_the_body_through_a_full_turn);
