@@ -519,27 +519,54 @@ static int corresponding_marker(const bw_graph *g, const g_clip *leader, int i, 
     return -1;
 }
 
-/* The follower's phase for the leader's phase phi (SPEC §7): between the
- * leader's markers around phi and the follower's markers of the same
- * names, progress maps linearly; without shared markers, phi itself. */
-static double map_phase(const bw_graph *g, int leader_clip, int follower_clip, double phi)
+/* Marker i's phase along a play's progress: its clip phase, or for a
+ * play that runs its clip backwards (p grows while clip time falls from
+ * the end) 1 − that, in [0, 1). */
+static double progress_phase(const bw_graph *g, const g_clip *clip, int i, bool backwards)
 {
-    if (leader_clip < 0 || follower_clip < 0 || leader_clip == follower_clip) return phi;
+    double m = marker_phase(g, clip, i);
+    return backwards && m > 0.0 ? 1.0 - m : m;
+}
+
+/* The follower's phase for the leader's phase phi (SPEC §7), both phases
+ * of progress: between the markers the leader last passed and passes next
+ * (in its playing direction) and the follower's markers of the same names,
+ * progress maps linearly, so a play running its clip backwards (speed < 0)
+ * keeps its feet with one running forwards; without shared markers, phi
+ * itself. */
+static double map_phase(const bw_graph *g, int leader_clip, bool leader_back, int follower_clip, bool follower_back,
+                        double phi)
+{
+    if (leader_clip < 0 || follower_clip < 0) return phi;
+    if (leader_clip == follower_clip && leader_back == follower_back) return phi;
     const g_clip *L = &g->clips[leader_clip], *F = &g->clips[follower_clip];
     int n = L->marker_count;
     if (n == 0 || F->marker_count == 0 || !(L->length > 0.0f) || !(F->length > 0.0f)) return phi;
-    int a = n - 1; /* the last marker at or before phi, cyclically */
-    for (int i = 0; i < n; i++)
-        if (marker_phase(g, L, i) <= phi) a = i;
-    int b = (a + 1) % n;
+    /* a: the leader's marker at or before phi along its progress (else the
+     * last one, cyclically); b: the next one along it */
+    int a = -1, b = -1, first = 0, last = 0;
+    for (int i = 0; i < n; i++) {
+        double m = progress_phase(g, L, i, leader_back);
+        if (m <= phi && (a < 0 || m >= progress_phase(g, L, a, leader_back))) a = i;
+        if (m < progress_phase(g, L, first, leader_back)) first = i;
+        if (m >= progress_phase(g, L, last, leader_back)) last = i;
+    }
+    if (a < 0) a = last;
+    double ma = progress_phase(g, L, a, leader_back);
+    for (int i = 0; i < n; i++) {
+        double m = progress_phase(g, L, i, leader_back);
+        if (m > ma && (b < 0 || m < progress_phase(g, L, b, leader_back))) b = i;
+    }
+    if (b < 0) b = first;
     int fa = corresponding_marker(g, L, a, F), fb = corresponding_marker(g, L, b, F);
     if (fa < 0 || fb < 0) return phi;
-    double span = marker_phase(g, L, b) - marker_phase(g, L, a), into = phi - marker_phase(g, L, a);
-    double fspan = marker_phase(g, F, fb) - marker_phase(g, F, fa);
+    double span = progress_phase(g, L, b, leader_back) - ma, into = phi - ma;
+    double fpa = progress_phase(g, F, fa, follower_back);
+    double fspan = progress_phase(g, F, fb, follower_back) - fpa;
     if (span <= 0.0) span += 1.0;
     if (into < 0.0) into += 1.0;
     if (fspan <= 0.0) fspan += 1.0;
-    double r = marker_phase(g, F, fa) + fspan * (into / span);
+    double r = fpa + fspan * (into / span);
     return r - floor(r);
 }
 
@@ -589,7 +616,7 @@ static void sync_plays(bw_graph_cursor *c)
         live_play(c, leader, &lead_pl, &lead_st, &group, &w);
         double phi = phase_of(state_of(c, leader / 2, lead_pl->state), lead_pl->p);
         const g_state *fs = state_of(c, k / 2, pl->state);
-        double f = map_phase(c->g, lead_st->clip, st->clip, phi);
+        double f = map_phase(c->g, lead_st->clip, lead_st->rate < 0.0, st->clip, st->rate < 0.0, phi);
         double own = st->new_p - st->old_p;
         pl->p = st->new_p = synced_position(fs, st->old_p, st->new_p, f);
         if (st->fresh && st->new_p - own > st->old_p) {

@@ -1550,6 +1550,46 @@ static void a_cross_layer_follower_should_fire_its_start_marker_once(void)
     }
 }
 
+/* A follower that runs its clip backwards keeps its feet with a leader
+ * running forwards: the markers map along each play's own direction.
+ * base (weight 0.5) plays back (RUNC at speed -1: 1 s, foot_l 0.1,
+ * foot_r 0.6, so along its progress foot_r comes at 0.4 and foot_l at
+ * 0.9); upper (weight 1) plays walk (MOVE, 2 s, foot_l at phase 0.25,
+ * foot_r 0.75) and leads. dt 0.125: walk +0.0625 per update.
+ * u1: walk 0.0625, 0.3125 past foot_r (0.75 − 1) of the 0.5 to foot_l:
+ *   5/8 of the span; back lands 5/8 of its span foot_r -> foot_l, 0.4 +
+ *   0.3125 = 0.7125 (clip phase 0.2875: on its way down from foot_r 0.6 to
+ *   foot_l 0.1). Then +0.0625 per update, both spans being half a cycle.
+ * u4: walk 0.25 on foot_l, back 0.9 on its foot_l; u12: walk 0.75 and
+ *   back 1.4 on their foot_r. Mapping clip phases instead (as before)
+ *   put back at 0.9125: foot_l at clip 0.0875, the other foot. */
+static void a_backwards_follower_should_keep_its_feet_with_the_leader(void)
+{
+    bw_graph_state_desc base[1] = {{.name = "back", .clip = RUNC, .speed = -1.0f, .sync = "feet"}};
+    bw_graph_state_desc upper[1] = {{.name = "walk", .clip = MOVE, .sync = "feet"}};
+    bw_graph_layer_desc layers[2] = {layer("base", "back", base, 1, NULL, 0), layer("upper", "walk", upper, 1, NULL, 0)};
+    layers[0].weight = 0.5f;
+    bw_graph_desc d = graph_desc(layers, 2, NULL, 0);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    for (int u = 1; u <= 12; u++) {
+        bw_graph_cursor_update(c, 0.125f);
+        CHECK_NEAR(status(c, 1).progress, 0.0625 * u, 1e-9);
+        CHECK_NEAR(status(c, 0).progress, 0.7125 + 0.0625 * (u - 1), 1e-6);
+        recorded r = {0};
+        bw_graph_cursor_drain(c, record, &r);
+        CHECK_INT(r.count, u == 1 || u == 4 || u == 12 ? 2 : 0);
+        if (u == 1) { /* the entry states' enters come with frame 0 */
+            CHECK_EVENT(&r, 0, BW_GRAPH_EVENT_ENTER, 0, "back");
+            CHECK_EVENT(&r, 1, BW_GRAPH_EVENT_ENTER, 1, "walk");
+        } else if (u == 4 || u == 12) {
+            CHECK_EVENT(&r, 0, BW_GRAPH_EVENT_MARKER, 0, u == 4 ? "foot_l" : "foot_r");
+            CHECK_EVENT(&r, 1, BW_GRAPH_EVENT_MARKER, 1, u == 4 ? "foot_l" : "foot_r");
+        }
+    }
+    teardown(c, g, NULL);
+}
+
 /* The same join with step -> idle at exit time 0.9: the gate follows the
  * phase step shows, (0.5625, 0.6875] in u15, then (0.6875, 0.75] ... and
  * (0.875, 0.9375] in u19, which crosses 0.9: step leaves in u19 (from
@@ -2582,6 +2622,7 @@ int main(void)
     RUN(a_layer_weight_fade_at_sixty_hertz_should_end_on_time);
     RUN(a_joining_sync_follower_should_never_move_backwards);
     RUN(a_cross_layer_follower_should_fire_its_start_marker_once);
+    RUN(a_backwards_follower_should_keep_its_feet_with_the_leader);
     RUN(a_joining_follower_should_open_its_exit_gate_on_the_phase_it_shows);
     RUN(random_driving_should_keep_every_invariant);
     RUN(carry_over_should_continue_without_a_pop);
