@@ -177,11 +177,11 @@ static const bw_graph_condition_desc c_moving[] = {CMP("speed", BW_GRAPH_GT, 0.1
 static const bw_graph_condition_desc c_still[] = {CMP("speed", BW_GRAPH_LE, 0.1f)};
 static const bw_graph_condition_desc c_jump[] = {IS("jump"), IS("grounded")};
 static const bw_graph_state_desc clean_states[] = {
-    {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
-    {"move", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
-    {"jump", ONCE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
+    {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
+    {"move", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
+    {"jump", ONCE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
 };
-static const bw_graph_state_desc wave_states[] = {{"wave", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}}};
+static const bw_graph_state_desc wave_states[] = {{"wave", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false}};
 static const bw_graph_mask_entry_desc upper_entries[] = {{"spine", 1, false}, {"arm/tip", 0.5f, true}};
 static const bw_graph_mask_desc clean_masks[] = {{"upper", upper_entries, 2}};
 
@@ -284,10 +284,10 @@ static void unreachable_states_are_found_over_any_state_edges_too(void)
     /* idle -> move; * -> jump (so jump is reachable from anywhere); fall
      * has no way in. */
     static const bw_graph_state_desc states[] = {
-        {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
-        {"move", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
-        {"jump", ONCE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
-        {"fall", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
+        {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
+        {"move", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
+        {"jump", ONCE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
+        {"fall", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
     };
     static const bw_graph_param_desc params[] = {{"go", BW_GRAPH_PARAM_TRIGGER, 0, 0}};
     static const bw_graph_condition_desc go[] = {IS("go")};
@@ -385,9 +385,9 @@ static void exit_times_past_1_on_non_looping_states_are_found(void)
      * move at 1.5: a progress boundary, fine; move with loop = NO on a
      * looping clip -> idle at 2: never. */
     static const bw_graph_state_desc states[] = {
-        {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
-        {"move", LOOPC, NULL, 0, NULL, BW_GRAPH_LOOP_NO, 0, NULL, {0, 0, 0}},
-        {"jump", ONCE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
+        {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
+        {"move", LOOPC, NULL, 0, NULL, BW_GRAPH_LOOP_NO, 0, NULL, {0, 0, 0}, false},
+        {"jump", ONCE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
     };
     bw_graph_transition_desc ts[4] = {tr("jump", "idle", NULL, 0, 0.2f), tr("idle", "move", NULL, 0, 0.2f),
                                       tr("move", "idle", NULL, 0, 0.2f), tr("idle", "jump", NULL, 0, 0.2f)};
@@ -421,8 +421,8 @@ static void zero_duration_cycles_whose_conditions_can_hold_are_found(void)
     static const bw_graph_condition_desc half[] = {CMP("speed", BW_GRAPH_GT, 0.5f)};
     static const bw_graph_condition_desc slow[] = {CMP("speed", BW_GRAPH_LE, 1)};
     static const bw_graph_condition_desc go[] = {IS("go")};
-    static const bw_graph_state_desc two[] = {{"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
-                                              {"move", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}}};
+    static const bw_graph_state_desc two[] = {{"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
+                                              {"move", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false}};
     bw_graph_transition_desc t0[2] = {tr("idle", "move", fast, 1, 0), tr("move", "idle", half, 1, 0)};
     bw_graph_transition_desc t1[2] = {tr("idle", "move", fast, 1, 0), tr("move", "idle", slow, 1, 0)};
     bw_graph_transition_desc t2[2] = {tr("idle", "move", fast, 1, 0), tr("move", "idle", go, 1, 0)};
@@ -467,8 +467,8 @@ static void parameters_triggers_and_masks_nothing_reads_are_found(void)
     bw_blend_tree_desc td = {.nodes = nodes, .node_count = 3, .root = 2, .param_count = 2};
     bw_blend_tree *tree = NULL;
     CHECK(bw_blend_tree_compile(&td, &tree, NULL) == BW_OK);
-    bw_graph_state_desc states[2] = {{"move", 0, tree, 0, "rate", 0, 0, NULL, {0, 0, 0}},
-                                     {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}}};
+    bw_graph_state_desc states[2] = {{"move", 0, tree, 0, "rate", 0, 0, NULL, {0, 0, 0}, false},
+                                     {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false}};
     static const bw_graph_condition_desc on[] = {IS("on")};
     bw_graph_transition_desc ts[2] = {tr("move", "idle", on, 1, 0.2f), tr("idle", "move", on, 1, 0.2f)};
     static const bw_graph_mask_entry_desc legs[] = {{"root", 1, false}};
@@ -509,7 +509,7 @@ static void mask_joints_and_clips_are_checked_against_the_rig(void)
      * "wing" plays ELSEWHERE, whose only track binds to nothing. */
     static const bw_graph_mask_entry_desc entries[] = {{"spnie", 1, false}, {"tip", 1, false}, {"spine/tip", 1, false}};
     static const bw_graph_mask_desc masks[] = {{"upper", entries, 3}};
-    static const bw_graph_state_desc states[] = {{"wing", ELSEWHERE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}}};
+    static const bw_graph_state_desc states[] = {{"wing", ELSEWHERE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false}};
     bw_graph_layer_desc layers[1] = {layer_of("base", "wing", states, 1, NULL, 0)};
     layers[0].mask = "upper";
     bw_graph_desc d = desc_of(layers, 1, NULL, 0);
