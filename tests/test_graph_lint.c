@@ -407,6 +407,51 @@ static void exit_times_past_1_on_non_looping_states_are_found(void)
     dump(&f);
 }
 
+static void exit_times_from_looping_states_that_stand_still_are_found(void)
+{
+    /* docs/decisions.md: a zero-length looping clip stands still, so
+     * "still" (a clip of length 0, looping) never crosses n + e and its
+     * exit-time edge never fires; so does "held" (LOOPC at a constant
+     * speed 0). "idle" (LOOPC, 1 s) at exit time 1 is fine, "paced" at
+     * speed 0 with a speed parameter may move, "once0" at speed 0 does not
+     * loop (its gate is p >= e: the offset decides), and the any-state
+     * edge's gate belongs to whichever state is current: none reported. */
+    bw_clip_desc cd = {0};
+    cd.name = "pose";
+    cd.length = 0;
+    cd.loop = true;
+    bw_clip *zero = fixture_clip_desc(&cd);
+    const bw_clip *list[CLIPS + 1] = {clips[LOOPC], clips[ONCE], clips[ELSEWHERE], zero};
+    static const bw_graph_param_desc params[] = {{"rate", BW_GRAPH_PARAM_FLOAT, 1, 0}};
+    bw_graph_state_desc states[5] = {
+        {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
+        {"still", CLIPS, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
+        {"held", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, true},
+        {"paced", LOOPC, NULL, 0, "rate", 0, 0, NULL, {0, 0, 0}, true},
+        {"once0", ONCE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, true},
+    };
+    bw_graph_transition_desc ts[6] = {tr("still", "idle", NULL, 0, 0.2f), tr("held", "idle", NULL, 0, 0.2f),
+                                      tr("idle", "still", NULL, 0, 0.2f), tr("paced", "held", NULL, 0, 0.2f),
+                                      tr("once0", "paced", NULL, 0, 0.2f), tr("*", "once0", NULL, 0, 0.2f)};
+    for (int i = 0; i < 6; i++) {
+        ts[i].has_exit_time = true;
+        ts[i].exit_time = i == 1 ? 0.5f : 1.0f;
+    }
+    bw_graph_layer_desc layers[1] = {layer_of("base", "idle", states, 5, ts, 6)};
+    bw_graph_desc d = desc_of(layers, 1, params, 1);
+    d.clips = list;
+    d.clip_count = CLIPS + 1;
+    findings f;
+    CHECK_INT(lint(&d, NULL, &f), BW_OK);
+    CHECK_INT(count_code(&f, BW_GRAPH_LINT_EXIT_TIME_NEVER), 2);
+    expect(&f, BW_GRAPH_LINT_EXIT_TIME_NEVER, "layers[0].transitions[0].exit_time",
+           "exit time 1 never opens: state 'still' loops a clip of length 0, so its normalized time stands still");
+    expect(&f, BW_GRAPH_LINT_EXIT_TIME_NEVER, "layers[0].transitions[1].exit_time",
+           "exit time 0.5 never opens: state 'held' has speed 0, so its normalized time stands still");
+    dump(&f);
+    bw_clip_destroy(zero);
+}
+
 static void zero_duration_cycles_whose_conditions_can_hold_are_found(void)
 {
     /* Layer 0: idle -> move (speed > 1) and move -> idle (speed > 0.5),
@@ -605,6 +650,7 @@ int main(void)
     RUN(an_always_true_any_state_transition_shadows_other_states_transitions);
     RUN(contradicting_conditions_are_found);
     RUN(exit_times_past_1_on_non_looping_states_are_found);
+    RUN(exit_times_from_looping_states_that_stand_still_are_found);
     RUN(zero_duration_cycles_whose_conditions_can_hold_are_found);
     RUN(parameters_triggers_and_masks_nothing_reads_are_found);
     RUN(mask_joints_and_clips_are_checked_against_the_rig);
