@@ -21,8 +21,8 @@
  * evaluates the pose (the freeze snapshots need it) and drains the
  * events. `duration = D` runs ceil(D/dt - 1e-9) frames, `frames = N` N.
  * Numbers print with %.9g; `t` is (k + 1) * dt.
- * The cursor's event queue has the default capacity, the most events one
- * update can queue (bw_graph_event_bound), so every frame lists all of
+ * The cursor's event queue has the default capacity, at least the most
+ * events one update can queue (bw_graph_event_bound), so every frame lists all of
  * its events; should one ever be dropped, stderr names the frame and the
  * exit status is 1.
  * Exit codes: 0 done, 1 a file failed to load or read (or a travel of the
@@ -254,12 +254,12 @@ static int run(sim *s, bool json, bool joints)
             bw_graph_cursor_update(cursor, (float)t->dt);
             bw_graph_cursor_evaluate(cursor, NULL, &pose);
             print_frame(s, cursor, k, json, joints, &pose);
-            /* the queue holds bw_graph_event_bound events: a drop is a bug,
-             * never silent (the trace of that frame lacks events) */
+            /* the default queue holds at least bw_graph_event_bound events: a
+             * drop is a bug, never silent (the trace of that frame lacks events) */
             int now = bw_graph_cursor_dropped_events(cursor);
             if (now != dropped) {
-                fprintf(stderr, "blendwerk simulate: frame %ld: %d event%s dropped (the queue holds %d)\n", k,
-                        now - dropped, now - dropped == 1 ? "" : "s", bw_graph_event_bound(s->graph));
+                fprintf(stderr, "blendwerk simulate: frame %ld: %d event%s dropped\n", k, now - dropped,
+                        now - dropped == 1 ? "" : "s");
                 dropped = now;
             }
         }

@@ -359,9 +359,9 @@ BW_API bw_graph_param_kind bw_graph_param_kind_of(const bw_graph *graph, int par
  * looping state: marker_walk.h's window of 4 cycles; once for a
  * non-looping one), plus an exit, an enter and the first update's entry
  * enter. Markers come from one play per layer and update, so a queue this
- * large, drained after every update, never drops an event. The default
- * event capacity of a cursor (bw_graph_cursor_desc). Counts saturate at
- * INT_MAX. */
+ * large, drained after every update, never drops an event. A cursor's
+ * default event capacity is the larger of this and 64
+ * (bw_graph_cursor_desc). Counts saturate at INT_MAX. */
 BW_API int bw_graph_event_bound(const bw_graph *graph);
 /* What a state plays, for tools that draw a graph (the demo's overlays):
  * the clip index of a clip state (-1 for a blend state or bad indices),
@@ -383,8 +383,9 @@ typedef struct bw_graph_cursor_desc {
                                           borrowed, outlive the cursor */
     int binding_count;                 /* = bw_graph_clip_count(graph) */
     int event_capacity;                /* events the queue holds between drains; 0 = the
-                                          default bw_graph_event_bound(graph), which no
-                                          update overflows; more are dropped and counted */
+                                          default, the larger of 64 and
+                                          bw_graph_event_bound(graph) (no update overflows
+                                          it); more are dropped and counted */
     bw_allocator allocator;            /* copied; fn NULL = malloc (outlives the cursor) */
 } bw_graph_cursor_desc;
 
