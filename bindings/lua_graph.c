@@ -947,14 +947,8 @@ static bw_graph_state_desc *read_states(reader *r, int layer, int l, const char 
             if (sp == LUA_TSTRING) {
                 s[i].speed_param = lua_tostring(L, -1);
             } else if (sp != LUA_TNIL) {
-                if (rd_number(r, -1, kl, spath, "speed", &s[i].speed)) {
-                    if (s[i].speed == 0.0f) {
-                        rd_error(r, kl, spath, "speed 0 holds the state still: use a parameter for that (speed = \"name\")");
-                        ok = false;
-                    }
-                } else {
-                    ok = false;
-                }
+                if (rd_number(r, -1, kl, spath, "speed", &s[i].speed)) s[i].has_speed = true; /* 0: holds still */
+                else ok = false;
             }
             lua_settop(L, st);
             int lt = bw_lua_raw_field(L, st, "loop");
@@ -1128,14 +1122,8 @@ static bw_graph_transition_desc *read_transitions(reader *r, int layer, int l, c
             lua_settop(L, tt);
             if (bw_lua_raw_field(L, tt, "source_speed") != LUA_TNIL) {
                 int kl = bw_lua_key_line(L, tt, "source_speed");
-                if (rd_number(r, -1, kl, tpath, "source_speed", &d[i].source_speed)) {
-                    if (d[i].source_speed == 0.0f) {
-                        rd_error(r, kl, tpath, "source_speed 0 is a source that stands still: use mode = \"freeze\"");
-                        ok = false;
-                    }
-                } else {
-                    ok = false;
-                }
+                if (rd_number(r, -1, kl, tpath, "source_speed", &d[i].source_speed)) d[i].has_source_speed = true;
+                else ok = false;
             }
             lua_settop(L, tt);
             int it = bw_lua_raw_field(L, tt, "interruptible");
@@ -1199,19 +1187,24 @@ static bw_graph_layer_desc *read_layers(reader *r, int desc, int *out_count)
             lua_settop(L, t);
             continue;
         }
-        bool ok = rd_fields(r, lt, layer_fields, ll, lpath);
+        /* only a layer without a usable name or entry is refused whole; a
+         * bad field keeps its default, so the compiler still reports every
+         * problem inside the layer (SPEC §12.1: all at once) */
+        rd_fields(r, lt, layer_fields, ll, lpath);
+        bool ok = true;
         if (bw_lua_raw_field(L, lt, "name") == LUA_TSTRING) d[l].name = lua_tostring(L, -1);
         else ok = rd_type(r, -1, LUA_TSTRING, ll, lpath, "name", "a string (required)") && false;
         if (bw_lua_raw_field(L, lt, "entry") == LUA_TSTRING) d[l].entry = lua_tostring(L, -1);
         else ok = rd_type(r, -1, LUA_TSTRING, ll, lpath, "entry", "a state name (required)") && false;
         lua_settop(L, lt);
         int mt = bw_lua_raw_field(L, lt, "mode");
+        bool bad_mode = false;
         if (mt != LUA_TNIL) {
             if (mt == LUA_TSTRING && strcmp(lua_tostring(L, -1), "override") == 0) d[l].mode = BW_GRAPH_OVERRIDE;
             else if (mt == LUA_TSTRING && strcmp(lua_tostring(L, -1), "additive") == 0) d[l].mode = BW_GRAPH_ADDITIVE;
             else {
                 rd_error(r, bw_lua_key_line(L, lt, "mode"), lpath, "mode must be \"override\" or \"additive\"");
-                ok = false;
+                bad_mode = true;
             }
         }
         lua_settop(L, lt);
@@ -1220,22 +1213,23 @@ static bw_graph_layer_desc *read_layers(reader *r, int desc, int *out_count)
         if (wt == LUA_TSTRING) {
             d[l].weight_param = lua_tostring(L, -1);
         } else if (wt != LUA_TNIL && rd_number(r, -1, wl, lpath, "weight", &d[l].weight)) {
-            if (d[l].weight == 0.0f) {
-                /* the core's 0 means 1: a silent start is a weight fade at 0 */
-                rd_error(r, wl, lpath, "weight 0: start the layer silent with cursor:layer_weight(layer, 0)");
-                ok = false;
-            }
-        } else if (wt != LUA_TNIL) {
-            ok = false;
+            d[l].has_weight = true; /* 0 included: the layer starts silent */
         }
         lua_settop(L, lt);
         int kt = bw_lua_raw_field(L, lt, "mask");
         if (kt == LUA_TSTRING) d[l].mask = lua_tostring(L, -1);
-        else if (kt != LUA_TNIL) ok = rd_type(r, -1, LUA_TSTRING, bw_lua_key_line(L, lt, "mask"), lpath, "mask", "a mask name") && ok;
+        else if (kt != LUA_TNIL) rd_type(r, -1, LUA_TSTRING, bw_lua_key_line(L, lt, "mask"), lpath, "mask", "a mask name");
         lua_settop(L, lt);
         d[l].states = read_states(r, lt, l, lpath, ll, &d[l].state_count);
         lua_settop(L, lt);
         d[l].transitions = read_transitions(r, lt, l, lpath, &d[l].transition_count);
+        for (int i = 0; bad_mode && i < d[l].state_count; i++) {
+            /* compiled as override: "a reference is for additive layers only"
+             * would follow from the mode the reader refused */
+            char rwhere[96];
+            snprintf(rwhere, sizeof rwhere, "%s.states[%d].reference", cwhere, i);
+            rd_bad(r, rwhere);
+        }
         if (!ok) rd_bad(r, cwhere);
         lua_settop(L, t);
     }
@@ -1271,7 +1265,7 @@ static void rd_compile_error(reader *r, const char *where, const char *message)
             const char *rest = where + strlen(prefix);
             int line = (int)lua_tointeger(L, -1);
             /* a field of the entry ("...transitions[1].to"): its own line */
-            char field[64];
+            char field[64] = "";
             if (rest[0] == '.' && strlen(rest + 1) < sizeof field && !strpbrk(rest + 1, ".[")) {
                 static const struct {
                     const char *c, *lua;
@@ -1286,7 +1280,8 @@ static void rd_compile_error(reader *r, const char *where, const char *message)
                 lua_pop(L, 1);
             }
             char path[600];
-            snprintf(path, sizeof path, "%s%s", lua_tostring(L, -2), rest);
+            if (field[0]) snprintf(path, sizeof path, "%s.%s", lua_tostring(L, -2), field); /* the Lua name */
+            else snprintf(path, sizeof path, "%s%s", lua_tostring(L, -2), rest);
             rd_error(r, line, path, "%s", message);
             lua_pop(L, 3);
             return;

@@ -21,9 +21,13 @@
  * evaluates the pose (the freeze snapshots need it) and drains the
  * events. `duration = D` runs ceil(D/dt - 1e-9) frames, `frames = N` N.
  * Numbers print with %.9g; `t` is (k + 1) * dt.
+ * The cursor's event queue has the default capacity, at least the most
+ * events one update can queue (bw_graph_event_bound), so every frame lists all of
+ * its events; should one ever be dropped, stderr names the frame and the
+ * exit status is 1.
  * Exit codes: 0 done, 1 a file failed to load or read (or a travel of the
  * timeline had no route: the trace is complete and the error is on
- * stderr), 2 bad arguments. */
+ * stderr; or events were dropped), 2 bad arguments. */
 #include <lua.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -244,13 +248,22 @@ static int run(sim *s, bool json, bool joints)
     if (status == 0) {
         bw_timeline *t = &s->tl;
         bool no_route = false;
+        int dropped = 0;
         for (long k = 0; k < t->frames; k++) {
             if (!bw_timeline_apply(t, cursor, (double)k * t->dt, k)) no_route = true;
             bw_graph_cursor_update(cursor, (float)t->dt);
             bw_graph_cursor_evaluate(cursor, NULL, &pose);
             print_frame(s, cursor, k, json, joints, &pose);
+            /* the default queue holds at least bw_graph_event_bound events: a
+             * drop is a bug, never silent (the trace of that frame lacks events) */
+            int now = bw_graph_cursor_dropped_events(cursor);
+            if (now != dropped) {
+                fprintf(stderr, "blendwerk simulate: frame %ld: %d event%s dropped\n", k, now - dropped,
+                        now - dropped == 1 ? "" : "s");
+                dropped = now;
+            }
         }
-        if (no_route) status = 1;
+        if (no_route || dropped) status = 1;
     }
     bw_pose_deinit(&pose);
     bw_graph_cursor_destroy(cursor);

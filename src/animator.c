@@ -7,6 +7,7 @@
  * clips, blink, map), procedural head aim. */
 #include "blendwerk/animator.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -142,7 +143,17 @@ struct bw_animator {
     /* events */
     bw_animator_event *events;
     int event_count, event_capacity;
+    bool event_default; /* desc.event_capacity 0: sized by default_events */
 };
+
+/* The default event capacity: 64, or for a graph what one update can
+ * queue (its cursor's bound, bw_graph_event_bound, with a gesture end and
+ * a blink) when that is more, so a default animator drops no event. */
+static int default_events(const bw_graph *graph)
+{
+    int bound = graph ? bw_graph_event_bound(graph) : 0;
+    return bound < 64 - 2 ? 64 : bound > INT_MAX - 2 ? INT_MAX : bound + 2;
+}
 
 /* ---- create-time problems: the graph compiler's report (one error list type) ---- */
 
@@ -480,7 +491,8 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
     a->dim = sp->kind == BW_EXPRESSION_CUSTOM ? sp->dim : BW_ARKIT52_COUNT;
     a->face_count = desc->face_clip_count;
     a->gesture_count = desc->gesture_clip_count;
-    a->event_capacity = desc->event_capacity > 0 ? desc->event_capacity : 64;
+    a->event_default = desc->event_capacity == 0;
+    a->event_capacity = a->event_default ? default_events(desc->graph) : desc->event_capacity;
     a->blink_on = !bl->disabled;
     a->rng = bl->seed ? bl->seed : 1u;
     a->blink_min = bmin;
@@ -631,6 +643,19 @@ bw_result bw_animator_set_graph(bw_animator *a, const bw_graph *graph, const int
                 return REPORT(&rep, r, "graph", "the character cannot be carried over (%s)", bw_result_name(r));
             }
         }
+    }
+    /* a default queue grows to the new graph's bound (here, never per frame) */
+    int events = a->event_default ? default_events(graph) : a->event_capacity;
+    if (events > a->event_capacity) {
+        bw_animator_event *grown = bw_alloc_zeroed(&a->alloc, (size_t)events * sizeof *grown);
+        if (!grown) {
+            bw_graph_cursor_destroy(cursor);
+            bw_free(&a->alloc, bindings, graph_clips ? (size_t)bw_graph_clip_count(graph) * sizeof *bindings : 0);
+            return REPORT(&rep, BW_ERR_OUT_OF_MEMORY, "graph", "out of memory");
+        }
+        bw_free(&a->alloc, a->events, (size_t)a->event_capacity * sizeof *a->events);
+        a->events = grown;
+        a->event_capacity = events;
     }
     bw_graph_cursor_destroy(a->cursor);
     bw_free(&a->alloc, a->graph_bindings, (size_t)a->graph_binding_count * sizeof *a->graph_bindings);

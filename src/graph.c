@@ -1,11 +1,13 @@
 /* graph.c - compiling a graph desc into one immutable block (validation
  * that reports every problem, name resolution, copying) and the setup-time
  * lookups. The per-character runtime is graph_cursor.c. */
+#include <limits.h>
 #include <stdio.h>
 
 #include "blendwerk/clip.h"
 #include "common.h"
 #include "graph_internal.h"
+#include "marker_walk.h"
 
 /* ---- problem reports ---- */
 
@@ -497,7 +499,7 @@ static void copy_transitions(bw_graph *g, const bw_graph_desc *d, const bw_graph
         gt->exit_time = td->exit_time;
         gt->duration = td->duration;
         gt->mode = td->mode;
-        gt->source_speed = td->source_speed > 0.0f ? td->source_speed : 1.0f;
+        gt->source_speed = td->has_source_speed || td->source_speed > 0.0f ? td->source_speed : 1.0f;
         gt->interruptible = !td->non_interruptible;
         gt->curve = td->curve;
         gt->curve_dir = td->curve_dir;
@@ -599,7 +601,7 @@ static bw_result copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
         gl->entry = desc_state(L, L->entry);
         gl->mask = L->mask ? desc_mask(d, L->mask) : -1;
         gl->additive = L->mode == BW_GRAPH_ADDITIVE;
-        gl->weight = L->weight > 0.0f ? L->weight : 1.0f;
+        gl->weight = L->has_weight || L->weight > 0.0f ? L->weight : 1.0f;
         gl->weight_param = L->weight_param ? desc_param(d, L->weight_param) : -1;
         gl->state_first = s_next;
         gl->state_count = L->state_count;
@@ -613,7 +615,7 @@ static bw_result copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
             gs->blend = sd->blend != NULL;
             gs->clip = gs->blend ? -1 : sd->clip;
             if (gs->blend && copy_tree(g, sd->blend, &gs->tree) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
-            gs->speed = sd->speed != 0.0f ? sd->speed : 1.0f;
+            gs->speed = sd->has_speed || sd->speed != 0.0f ? sd->speed : 1.0f;
             gs->speed_param = sd->speed_param ? desc_param(d, sd->speed_param) : -1;
             bool own_loop = gs->blend || g->clips[sd->clip].loop; /* blends loop */
             gs->loop = sd->loop == BW_GRAPH_LOOP_CLIP ? own_loop : sd->loop == BW_GRAPH_LOOP_YES;
@@ -838,6 +840,41 @@ const bw_blend_tree *bw_graph_state_blend(const bw_graph *g, int layer, int stat
 {
     const g_state *s = state_at(g, layer, state);
     return s && s->blend ? s->tree : NULL;
+}
+
+/* The most markers one advance of state s crosses: one clip's (its
+ * dominant leaf's) at most BW_MARKER_CYCLES times looping, once not. */
+static long long state_marker_bound(const bw_graph *g, const g_state *s)
+{
+    int most = 0;
+    if (!s->blend) {
+        most = g->clips[s->clip].marker_count;
+    } else {
+        for (int i = 0; i < bw_blend_tree_node_count(s->tree); i++) {
+            const bw_blend_node *n = bw_blend_tree_node(s->tree, i);
+            if (n->kind == BW_BLEND_NODE_CLIP && n->clip >= 0 && n->clip < g->clip_count &&
+                g->clips[n->clip].marker_count > most)
+                most = g->clips[n->clip].marker_count;
+        }
+    }
+    return (long long)most * (s->loop ? BW_MARKER_CYCLES : 1);
+}
+
+int bw_graph_event_bound(const bw_graph *g)
+{
+    if (!g) return 0;
+    long long total = 0;
+    for (int l = 0; l < g->layer_count; l++) {
+        const g_layer *L = &g->layers[l];
+        long long most = 0;
+        for (int s = 0; s < L->state_count; s++) {
+            long long m = state_marker_bound(g, &g->states[L->state_first + s]);
+            if (m > most) most = m;
+        }
+        total += most + 3; /* exit, enter, the first update's entry enter */
+        if (total > INT_MAX) return INT_MAX;
+    }
+    return (int)total;
 }
 
 const char *bw_graph_param_name(const bw_graph *g, int param)

@@ -1600,7 +1600,9 @@ bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_de
     }
     check_cursor_desc(graph, desc, mask_joints, &r);
     bw_graph_cursor *c = NULL;
-    if (r.count == 0) c = allocate_cursor(graph, desc->rig, &alloc, desc->event_capacity > 0 ? desc->event_capacity : 64);
+    int events = desc->event_capacity > 0 ? desc->event_capacity : bw_graph_event_bound(graph); /* none dropped */
+    if (desc->event_capacity == 0 && events < 64) events = 64; /* as before: room for a few updates per drain */
+    if (r.count == 0) c = allocate_cursor(graph, desc->rig, &alloc, events);
     if (r.count == 0 && !c) bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory");
     if (c) {
         bw_result res = resolve_masks(c, mask_joints);

@@ -85,6 +85,17 @@ static int state_loops(const bw_graph_desc *d, const bw_graph_state_desc *st)
     return c ? bw_clip_loop(c) : -1;
 }
 
+/* Why a looping state never advances (NULL when it may): a clip of
+ * length 0 (docs/decisions.md: a zero-length looping clip stands still)
+ * or a constant speed 0 (no speed parameter). Blend states are left out. */
+static const char *stands_still(const bw_graph_desc *d, const bw_graph_state_desc *st)
+{
+    if (st->has_speed && st->speed == 0.0f && !st->speed_param) return "has speed 0";
+    if (st->blend) return NULL;
+    const bw_clip *c = desc_clip(d, st->clip);
+    return c && !(bw_clip_length(c) > 0.0f) ? "loops a clip of length 0" : NULL;
+}
+
 /* The blend parameters a tree's nodes read (param_x, and param_y for the
  * 2D kinds) are marked in read[0..param_count); its leaves' clips in
  * played[0..clip_count) (either may be NULL). */
@@ -394,6 +405,15 @@ static void lint_transitions(lint *l, layer_scan *ls)
             WARN(l, BW_GRAPH_LINT_EXIT_TIME_NEVER, where,
                  "exit time %g never opens: state '%s' does not loop, so its normalized time stops at 1",
                  (double)t->exit_time, state_name(ls, ls->from[k]));
+        }
+        const char *still = NULL;
+        if (t->has_exit_time && ls->from[k] >= 0 && state_loops(d, &ls->L->states[ls->from[k]]) == 1)
+            still = stands_still(d, &ls->L->states[ls->from[k]]);
+        if (still) {
+            snprintf(where, sizeof where, "layers[%d].transitions[%d].exit_time", ls->index, k);
+            WARN(l, BW_GRAPH_LINT_EXIT_TIME_NEVER, where,
+                 "exit time %g never opens: state '%s' %s, so its normalized time stands still", (double)t->exit_time,
+                 state_name(ls, ls->from[k]), still);
         }
         bool trigger = false;
         for (int c = 0; c < walkable(t->conditions, t->condition_count); c++) {

@@ -177,11 +177,11 @@ static const bw_graph_condition_desc c_moving[] = {CMP("speed", BW_GRAPH_GT, 0.1
 static const bw_graph_condition_desc c_still[] = {CMP("speed", BW_GRAPH_LE, 0.1f)};
 static const bw_graph_condition_desc c_jump[] = {IS("jump"), IS("grounded")};
 static const bw_graph_state_desc clean_states[] = {
-    {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
-    {"move", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
-    {"jump", ONCE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
+    {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
+    {"move", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
+    {"jump", ONCE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
 };
-static const bw_graph_state_desc wave_states[] = {{"wave", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}}};
+static const bw_graph_state_desc wave_states[] = {{"wave", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false}};
 static const bw_graph_mask_entry_desc upper_entries[] = {{"spine", 1, false}, {"arm/tip", 0.5f, true}};
 static const bw_graph_mask_desc clean_masks[] = {{"upper", upper_entries, 2}};
 
@@ -284,10 +284,10 @@ static void unreachable_states_are_found_over_any_state_edges_too(void)
     /* idle -> move; * -> jump (so jump is reachable from anywhere); fall
      * has no way in. */
     static const bw_graph_state_desc states[] = {
-        {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
-        {"move", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
-        {"jump", ONCE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
-        {"fall", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
+        {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
+        {"move", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
+        {"jump", ONCE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
+        {"fall", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
     };
     static const bw_graph_param_desc params[] = {{"go", BW_GRAPH_PARAM_TRIGGER, 0, 0}};
     static const bw_graph_condition_desc go[] = {IS("go")};
@@ -385,9 +385,9 @@ static void exit_times_past_1_on_non_looping_states_are_found(void)
      * move at 1.5: a progress boundary, fine; move with loop = NO on a
      * looping clip -> idle at 2: never. */
     static const bw_graph_state_desc states[] = {
-        {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
-        {"move", LOOPC, NULL, 0, NULL, BW_GRAPH_LOOP_NO, 0, NULL, {0, 0, 0}},
-        {"jump", ONCE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
+        {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
+        {"move", LOOPC, NULL, 0, NULL, BW_GRAPH_LOOP_NO, 0, NULL, {0, 0, 0}, false},
+        {"jump", ONCE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
     };
     bw_graph_transition_desc ts[4] = {tr("jump", "idle", NULL, 0, 0.2f), tr("idle", "move", NULL, 0, 0.2f),
                                       tr("move", "idle", NULL, 0, 0.2f), tr("idle", "jump", NULL, 0, 0.2f)};
@@ -407,6 +407,51 @@ static void exit_times_past_1_on_non_looping_states_are_found(void)
     dump(&f);
 }
 
+static void exit_times_from_looping_states_that_stand_still_are_found(void)
+{
+    /* docs/decisions.md: a zero-length looping clip stands still, so
+     * "still" (a clip of length 0, looping) never crosses n + e and its
+     * exit-time edge never fires; so does "held" (LOOPC at a constant
+     * speed 0). "idle" (LOOPC, 1 s) at exit time 1 is fine, "paced" at
+     * speed 0 with a speed parameter may move, "once0" at speed 0 does not
+     * loop (its gate is p >= e: the offset decides), and the any-state
+     * edge's gate belongs to whichever state is current: none reported. */
+    bw_clip_desc cd = {0};
+    cd.name = "pose";
+    cd.length = 0;
+    cd.loop = true;
+    bw_clip *zero = fixture_clip_desc(&cd);
+    const bw_clip *list[CLIPS + 1] = {clips[LOOPC], clips[ONCE], clips[ELSEWHERE], zero};
+    static const bw_graph_param_desc params[] = {{"rate", BW_GRAPH_PARAM_FLOAT, 1, 0}};
+    bw_graph_state_desc states[5] = {
+        {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
+        {"still", CLIPS, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
+        {"held", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, true},
+        {"paced", LOOPC, NULL, 0, "rate", 0, 0, NULL, {0, 0, 0}, true},
+        {"once0", ONCE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, true},
+    };
+    bw_graph_transition_desc ts[6] = {tr("still", "idle", NULL, 0, 0.2f), tr("held", "idle", NULL, 0, 0.2f),
+                                      tr("idle", "still", NULL, 0, 0.2f), tr("paced", "held", NULL, 0, 0.2f),
+                                      tr("once0", "paced", NULL, 0, 0.2f), tr("*", "once0", NULL, 0, 0.2f)};
+    for (int i = 0; i < 6; i++) {
+        ts[i].has_exit_time = true;
+        ts[i].exit_time = i == 1 ? 0.5f : 1.0f;
+    }
+    bw_graph_layer_desc layers[1] = {layer_of("base", "idle", states, 5, ts, 6)};
+    bw_graph_desc d = desc_of(layers, 1, params, 1);
+    d.clips = list;
+    d.clip_count = CLIPS + 1;
+    findings f;
+    CHECK_INT(lint(&d, NULL, &f), BW_OK);
+    CHECK_INT(count_code(&f, BW_GRAPH_LINT_EXIT_TIME_NEVER), 2);
+    expect(&f, BW_GRAPH_LINT_EXIT_TIME_NEVER, "layers[0].transitions[0].exit_time",
+           "exit time 1 never opens: state 'still' loops a clip of length 0, so its normalized time stands still");
+    expect(&f, BW_GRAPH_LINT_EXIT_TIME_NEVER, "layers[0].transitions[1].exit_time",
+           "exit time 0.5 never opens: state 'held' has speed 0, so its normalized time stands still");
+    dump(&f);
+    bw_clip_destroy(zero);
+}
+
 static void zero_duration_cycles_whose_conditions_can_hold_are_found(void)
 {
     /* Layer 0: idle -> move (speed > 1) and move -> idle (speed > 0.5),
@@ -421,8 +466,8 @@ static void zero_duration_cycles_whose_conditions_can_hold_are_found(void)
     static const bw_graph_condition_desc half[] = {CMP("speed", BW_GRAPH_GT, 0.5f)};
     static const bw_graph_condition_desc slow[] = {CMP("speed", BW_GRAPH_LE, 1)};
     static const bw_graph_condition_desc go[] = {IS("go")};
-    static const bw_graph_state_desc two[] = {{"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}},
-                                              {"move", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}}};
+    static const bw_graph_state_desc two[] = {{"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
+                                              {"move", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false}};
     bw_graph_transition_desc t0[2] = {tr("idle", "move", fast, 1, 0), tr("move", "idle", half, 1, 0)};
     bw_graph_transition_desc t1[2] = {tr("idle", "move", fast, 1, 0), tr("move", "idle", slow, 1, 0)};
     bw_graph_transition_desc t2[2] = {tr("idle", "move", fast, 1, 0), tr("move", "idle", go, 1, 0)};
@@ -467,8 +512,8 @@ static void parameters_triggers_and_masks_nothing_reads_are_found(void)
     bw_blend_tree_desc td = {.nodes = nodes, .node_count = 3, .root = 2, .param_count = 2};
     bw_blend_tree *tree = NULL;
     CHECK(bw_blend_tree_compile(&td, &tree, NULL) == BW_OK);
-    bw_graph_state_desc states[2] = {{"move", 0, tree, 0, "rate", 0, 0, NULL, {0, 0, 0}},
-                                     {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}}};
+    bw_graph_state_desc states[2] = {{"move", 0, tree, 0, "rate", 0, 0, NULL, {0, 0, 0}, false},
+                                     {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false}};
     static const bw_graph_condition_desc on[] = {IS("on")};
     bw_graph_transition_desc ts[2] = {tr("move", "idle", on, 1, 0.2f), tr("idle", "move", on, 1, 0.2f)};
     static const bw_graph_mask_entry_desc legs[] = {{"root", 1, false}};
@@ -509,7 +554,7 @@ static void mask_joints_and_clips_are_checked_against_the_rig(void)
      * "wing" plays ELSEWHERE, whose only track binds to nothing. */
     static const bw_graph_mask_entry_desc entries[] = {{"spnie", 1, false}, {"tip", 1, false}, {"spine/tip", 1, false}};
     static const bw_graph_mask_desc masks[] = {{"upper", entries, 3}};
-    static const bw_graph_state_desc states[] = {{"wing", ELSEWHERE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}}};
+    static const bw_graph_state_desc states[] = {{"wing", ELSEWHERE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false}};
     bw_graph_layer_desc layers[1] = {layer_of("base", "wing", states, 1, NULL, 0)};
     layers[0].mask = "upper";
     bw_graph_desc d = desc_of(layers, 1, NULL, 0);
@@ -605,6 +650,7 @@ int main(void)
     RUN(an_always_true_any_state_transition_shadows_other_states_transitions);
     RUN(contradicting_conditions_are_found);
     RUN(exit_times_past_1_on_non_looping_states_are_found);
+    RUN(exit_times_from_looping_states_that_stand_still_are_found);
     RUN(zero_duration_cycles_whose_conditions_can_hold_are_found);
     RUN(parameters_triggers_and_masks_nothing_reads_are_found);
     RUN(mask_joints_and_clips_are_checked_against_the_rig);

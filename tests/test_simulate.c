@@ -510,6 +510,56 @@ static void a_crossed_marker_prints_its_event_line(void)
     CHECK_CONTAINS(out, "  marker base step foot_r 0.75\n");
 }
 
+/* A long step lists every marker of its window (SPEC §4, §12.3): one
+ * looping 1 s clip "M" with 20 markers m0..m19 at k/20 s, one state, dt
+ * 3.99 (2 frames). Frame 0 advances 0 -> 3.99 s including the start (a
+ * fresh state): 3.99 lengths < the 4-cycle window, so every marker of
+ * passes 0..3 (n + k/20 <= 3.95 < 3.99, n = 0..3) fires: 4 x 20 = 80 markers
+ * after the entry's enter, 81 events, in time order m0..m19 four times.
+ * Frame 1 advances (3.99, 7.98]: m0 at 4.0 up to m19 at 7.95, 80 events.
+ * The old queue of 64 printed 63 and 64 of them, silently. */
+static const char many_char_lua[] =
+    "local rig = assert(blendwerk.rig { joints = { { name = 'root' } } })\n"
+    "local m = {}\n"
+    "for i = 0, 19 do m[#m + 1] = { name = 'm' .. i, time = i / 20 } end\n"
+    "return { rig = rig, clips = { assert(blendwerk.clip { name = 'M', length = 1, loop = true,\n"
+    "  joints = { { joint = 'root', keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 1, 0, 0 } } } } },\n"
+    "  markers = m }) } }\n";
+static const char many_graph_lua[] =
+    "return { layers = { { name = 'base', entry = 'a', states = { a = { clip = 'M' } } } } }\n";
+static const char many_tl[] = "return { dt = 3.99, frames = 2 }\n";
+
+static void a_long_step_lists_every_marker_of_its_window(void)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' simulate manyg.lua --asset manyc.lua --timeline manytl.lua --json 2>&1",
+             dir, BIN);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 0);
+    CHECK(strstr(out, "dropped") == NULL); /* stderr is merged: nothing said */
+    for (int k = 0; k < 2; k++) {
+        cJSON *f = frame(k);
+        CHECK(f != NULL);
+        if (!f) return;
+        cJSON *ev = get(f, "events");
+        int first = k == 0 ? 1 : 0; /* frame 0 starts with the entry's enter */
+        CHECK_INT(cJSON_GetArraySize(ev), 80 + first);
+        if (k == 0) {
+            CHECK_STR(str(cJSON_GetArrayItem(ev, 0), "kind"), "enter");
+            CHECK_STR(str(cJSON_GetArrayItem(ev, 0), "state"), "a");
+        }
+        for (int i = 0; i < 80 && i + first < cJSON_GetArraySize(ev); i++) {
+            cJSON *e = cJSON_GetArrayItem(ev, i + first);
+            char name[8];
+            snprintf(name, sizeof name, "m%d", i % 20);
+            CHECK_STR(str(e, "kind"), "marker");
+            CHECK_STR(str(e, "name"), name);
+            CHECK_NEAR(num(e, "time"), (i % 20) / 20.0, 1e-6);
+        }
+        cJSON_Delete(f);
+    }
+    CHECK(frame(2) == NULL);
+}
+
 /* A graph whose states come from a file it requires (the sandbox's mod
  * folder: parts.lua beside it): that file's mistakes carry its name and
  * lines, the graph file's its own; `check` prints the same locations. */
@@ -545,7 +595,8 @@ int main(void)
         !write_file("badtl.lua", bad_tl) || !write_file("looptl.lua", loop_tl) ||
         !write_file("mc.lua", marker_char_lua) || !write_file("mg.lua", marker_graph_lua) ||
         !write_file("mtl.lua", marker_tl) || !write_file("parts.lua", req_parts_lua) ||
-        !write_file("req.lua", req_graph_lua))
+        !write_file("req.lua", req_graph_lua) || !write_file("manyc.lua", many_char_lua) ||
+        !write_file("manyg.lua", many_graph_lua) || !write_file("manytl.lua", many_tl))
         return 1;
     RUN(trace_matches_the_hand_derived_numbers);
     RUN(travel_without_a_route_names_the_timeline_line);
@@ -559,6 +610,7 @@ int main(void)
     RUN(bad_arguments_are_usage_errors);
     RUN(a_crossed_marker_prints_its_event_line);
     RUN(a_required_file_names_its_own_lines);
+    RUN(a_long_step_lists_every_marker_of_its_window);
     if (!remove_tree(dir)) return 1;
     return check_summary();
 }

@@ -186,12 +186,15 @@ typedef struct bw_graph_transition_desc {
     float duration;     /* fade seconds, finite, >= 0; 0 = instant. (The graph
                            file's default 0.2 belongs to its reader.) */
     bw_graph_mode mode;
-    float source_speed;     /* live mode: finite, >= 0; 0 = default 1 (a source
-                               that stands still is what freeze mode gives) */
+    float source_speed;     /* live mode: finite, >= 0; 0 = default 1 unless
+                               has_source_speed */
     bool non_interruptible; /* true: no selection in this layer while it runs */
     bw_ease_style curve;    /* fade weight curve, default linear */
     bw_ease_dir curve_dir;  /* default in */
     bool to_self;           /* any-state only: may fire while `to` is current */
+    bool has_source_speed;  /* true: source_speed as given, 0 included (a live
+                               source that does not advance; unlike freeze mode
+                               its pose is still sampled at its progress) */
 } bw_graph_transition_desc;
 
 typedef enum bw_graph_loop {
@@ -232,8 +235,8 @@ typedef struct bw_graph_state_desc {
                                    The graph compiles its own copy with the leaf lengths
                                    of those clips, so the tree may be destroyed after
                                    bw_graph_compile. */
-    float speed;                /* rate multiplier, finite; 0 = default 1 (hold a state still
-                                   through speed_param); multiplies every leaf's rate */
+    float speed;                /* rate multiplier, finite; 0 = default 1 unless has_speed;
+                                   multiplies every leaf's rate */
     const char *speed_param;    /* optional float parameter multiplied into the rate each update */
     bw_graph_loop loop;         /* blend states: BW_GRAPH_LOOP_CLIP means looping */
     float offset;               /* normalized start time in [0, 1] */
@@ -241,6 +244,11 @@ typedef struct bw_graph_state_desc {
                                    one); NULL = none, "" is an error */
     bw_graph_reference_desc reference; /* additive layers only (all zero: own clip at time 0;
                                           anything else on an override layer's state is an error) */
+    bool has_speed;             /* true: speed as given, 0 included (the state does not
+                                   advance: p stays at its offset unless a sync group moves
+                                   it; its start marker fires once on its first advance; its
+                                   exit-time gates see no advance: looping never open,
+                                   non-looping open only when offset >= exit_time) */
 } bw_graph_state_desc;
 
 typedef enum bw_graph_layer_mode {
@@ -253,8 +261,8 @@ typedef struct bw_graph_layer_desc {
     const char *name;  /* required, unique */
     const char *entry; /* required: the state the layer starts in */
     bw_graph_layer_mode mode;
-    float weight;                      /* initial layer weight, finite, >= 0; 0 = default 1 (start a layer
-                                          silent with bw_graph_cursor_set_layer_weight) */
+    float weight;                      /* initial layer weight, finite, >= 0; 0 = default 1 unless
+                                          has_weight */
     const char *weight_param;          /* optional float / bool parameter: the layer weight follows it
                                           (clamped to >= 0) instead of `weight` and fades */
     const char *mask;                  /* optional mask name; NULL = every joint at weight 1 */
@@ -262,6 +270,8 @@ typedef struct bw_graph_layer_desc {
     int state_count;
     const bw_graph_transition_desc *transitions;
     int transition_count;
+    bool has_weight;                   /* true: weight as given, 0 included (the layer starts
+                                          silent until bw_graph_cursor_set_layer_weight fades it in) */
 } bw_graph_layer_desc;
 
 /* One mask entry: a joint named by its name, or "parent/child" when the
@@ -343,6 +353,16 @@ BW_API const char *bw_graph_param_name(const bw_graph *graph, int param);
 BW_API const char *bw_graph_layer_name(const bw_graph *graph, int layer);
 BW_API const char *bw_graph_state_name(const bw_graph *graph, int layer, int state);
 BW_API bw_graph_param_kind bw_graph_param_kind_of(const bw_graph *graph, int param); /* FLOAT for bad indices */
+/* The most events one update of a cursor of `graph` can queue (0 for
+ * NULL): per layer, the most markers one advance of any of its states can
+ * cross (the largest marker count of a clip the state plays, 4 times for a
+ * looping state: marker_walk.h's window of 4 cycles; once for a
+ * non-looping one), plus an exit, an enter and the first update's entry
+ * enter. Markers come from one play per layer and update, so a queue this
+ * large, drained after every update, never drops an event. A cursor's
+ * default event capacity is the larger of this and 64
+ * (bw_graph_cursor_desc). Counts saturate at INT_MAX. */
+BW_API int bw_graph_event_bound(const bw_graph *graph);
 /* What a state plays, for tools that draw a graph (the demo's overlays):
  * the clip index of a clip state (-1 for a blend state or bad indices),
  * and the compiled blend tree of a blend state (NULL for a clip state or
@@ -362,8 +382,10 @@ typedef struct bw_graph_cursor_desc {
                                           `rig`; NULL allowed for clips no state plays;
                                           borrowed, outlive the cursor */
     int binding_count;                 /* = bw_graph_clip_count(graph) */
-    int event_capacity;                /* events queued per frame (default 64 when 0); more
-                                          are dropped and counted */
+    int event_capacity;                /* events the queue holds between drains; 0 = the
+                                          default, the larger of 64 and
+                                          bw_graph_event_bound(graph) (no update overflows
+                                          it); more are dropped and counted */
     bw_allocator allocator;            /* copied; fn NULL = malloc (outlives the cursor) */
 } bw_graph_cursor_desc;
 

@@ -59,7 +59,7 @@ return {
         idle = S{ clip = "idle" },
         move = { clip = "wlak" },
         idle = { clip = "idle" },
-        hop = { clip = "jump", speed = 0 },
+        hop = { clip = "jump", speed = 0 },  -- fine: 0 holds the state still
       },
       transitions = {
         { from = "idle", to = "move", when = { "speed > 0.1" }, duraton = 0.25 },
@@ -76,13 +76,50 @@ return {
   errors_are(path, {
     "13: layers[1].states: 'idle' is defined twice (first at line 11)",
     "12: layers[1].states.move: state 'move': unknown clip 'wlak'",
-    "14: layers[1].states.hop: speed 0 holds the state still",
     "17: layers[1].transitions[1]: unknown field 'duraton' (accepted fields: from, to, when",
     "21: layers[1].transitions[2].when[2]: bad operator '=>' in 'speed => 1' (one of < <= > >= == ~=)",
     "22: layers[1].transitions[3].when[1]: bad operator '!=' in 'speed != 2'",
     "22: layers[1].transitions[3]: mode must be \"live\" or \"freeze\"",
     "19: layers[1].transitions[2].to: unknown state 'jmup'",
     "20: layers[1].transitions[2].when[1].param: unknown parameter 'sped'",
+  })
+end)
+
+-- A layer whose own fields are bad (mode, weight, mask) is still compiled,
+-- with their defaults, so every problem inside it comes out at once
+-- (SPEC §12.1); only a layer without a usable name or entry is left out.
+-- Compile problems of renamed fields print the Lua names (weight, speed).
+-- Layer 1's bad mode compiles as override, where its state's reference
+-- would be an error that only follows from the refused mode: not reported.
+test("a layer with a bad mode or weight still reports every problem inside it", function()
+  local path = write("badlayer.lua", [===[
+return {
+  params = { w = 1 },
+  layers = {
+    { name = "base", entry = "idle", mode = "overide",
+      states = { idle = { clip = "idle", reference = 0.25 }, move = { clip = "walk", speed = "nosuch" } },
+      transitions = { { from = "idle", to = "nowhere", duration = -1 } } },
+    { name = "top", entry = "j", weight = "nosuch", states = { j = { clip = "jump" } } },
+    { name = "third", entry = "k", weight = -1,
+      mask = 3,
+      states = { k = { clip = "idle", reference = "rest" } },
+      transitions = { { from = "k", to = "k", exit_time = 0.5, source_speed = -2 } } },
+    { name = "fourth", entry = "q", weight = true, states = { q = { clip = "wlak" } } },
+  },
+}
+]===])
+  errors_are(path, {
+    "4: layers[1]: mode must be \"override\" or \"additive\"",
+    "5: layers[1].states.move.speed: unknown parameter 'nosuch'",
+    "6: layers[1].transitions[1].to: unknown state 'nowhere'",
+    "6: layers[1].transitions[1].duration: duration must be finite and >= 0",
+    "7: layers[2].weight: unknown parameter 'nosuch'",
+    "8: layers[3].weight: weight must be finite and >= 0",
+    "9: layers[3]: mask must be a mask name, not a number",
+    "10: layers[3].states.k.reference: state 'k': a reference is for additive layers only",
+    "11: layers[3].transitions[1].source_speed: source speed must be finite and >= 0",
+    "12: layers[4]: weight must be a number, not a boolean",
+    "12: layers[4].states.q: state 'q': unknown clip 'wlak'",
   })
 end)
 
@@ -271,6 +308,65 @@ end)
 
 -- Masks and layer weights: an override layer "upper" masked to the spine
 -- only (descendants = false) at weight from the parameter "aim".
+-- 0 is a value in a graph file (SPEC §12.1). Clips move the hips x from 0
+-- to 1 over their length. Base: idle at speed 0 from offset 0.25 holds
+-- x = 0.25. Top: weight 0, walk (0.5 s): silent, so x stays 0.25 while
+-- walk runs at p = 0.2 / 0.5 = 0.4; faded in over 0.4 s, 0.1 s later the
+-- weight is 0.25 and walk is at p 0.6: x = 0.25 + 0.25 (0.6 - 0.25).
+test("weight 0: a layer starts silent; speed 0: a state holds still at its offset", function()
+  local g = assert(bw.graph({ layers = {
+    { name = "base", entry = "i", states = { i = { clip = "idle", speed = 0, offset = 0.25 } } },
+    { name = "top", entry = "w", weight = 0, states = { w = { clip = "walk" } } } } }, bound))
+  local c = assert(g:cursor())
+  eq(c:status("top").weight, 0, "starts silent")
+  near((c:update(0.1):t(1)), 0.25, 1e-6, "the base alone")
+  near((c:update(0.1):t(1)), 0.25, 1e-6, "walk at 0.4 shows nothing")
+  near(c:status("top").progress, 0.4, 1e-6, "the silent layer still advances")
+  c:layer_weight("top", 1, 0.4)
+  local x = c:update(0.1):t(1)
+  near(c:status("top").weight, 0.25, 1e-6, "fading in")
+  near(x, 0.25 + 0.25 * (0.6 - 0.25), 1e-5, "a quarter of walk over the held idle")
+  eq(c:status("base").progress, 0.25, "held at its offset")
+  -- a speed-0 state's first advance includes its start: the marker at
+  -- 0.25 s fires once; its looping exit-time gate (0.25) never opens, as
+  -- p never moves past it
+  local step = assert(bw.clip { name = "step", length = 1, loop = true, markers = { { name = "foot", time = 0.25 } },
+    joints = { { joint = "hips", keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 1, 0, 0 } } } } } })
+  local g2 = assert(bw.graph({ layers = { { name = "base", entry = "h",
+    states = { h = { clip = "step", speed = 0, offset = 0.25 }, i = { clip = "idle" } },
+    transitions = { { from = "h", to = "i", exit_time = 0.25 } } } } }, { rig = rig, clips = { clips[1], step } }))
+  local c2 = assert(g2:cursor())
+  c2:update(0.1)
+  local ev = c2:events()
+  eq(#ev, 2, "enter, the start marker")
+  eq(ev[2].kind, "marker"); eq(ev[2].name, "foot")
+  for _ = 1, 5 do
+    c2:update(0.1)
+    eq(#c2:events(), 0, "nothing more")
+  end
+  eq(c2:state(), "h", "the exit-time edge never fires")
+end)
+
+-- source_speed 0: a live source that stands still. a (idle) -> b (walk)
+-- on go over 1 s. Update 0.5: a at 0.5; go, update 0.25: a at 0.75, then
+-- fires (w 0: x 0.75). Update 0.25: the source stays at 0.75 (at the
+-- default speed 1 it would be at 1.0, x 0), b at 0.25 / 0.5 = 0.5, w 0.25:
+-- x = 0.75 · 0.75 + 0.25 · 0.5 = 0.6875. Update 0.1: b at 0.7, w 0.35:
+-- x = 0.65 · 0.75 + 0.35 · 0.7 = 0.7325.
+test("source_speed 0: a live source that stands still", function()
+  local g = assert(bw.graph({ params = { go = "trigger" }, layers = { { name = "base", entry = "a",
+    states = { a = { clip = "idle" }, b = { clip = "walk" } },
+    transitions = { { from = "a", to = "b", when = { "go" }, duration = 1, source_speed = 0 } } } } }, bound))
+  local c = assert(g:cursor())
+  c:update(0.5)
+  c:fire("go")
+  near((c:update(0.25):t(1)), 0.75, 1e-6, "fired: the source alone")
+  near((c:update(0.25):t(1)), 0.6875, 1e-6, "the source held at 0.75")
+  local tr = c:status().transition
+  eq(tr.mode, "live"); eq(tr.frozen, false, "a live source, not a snapshot")
+  near((c:update(0.1):t(1)), 0.7325, 1e-5, "still held")
+end)
+
 test("masks, a layer weight from a parameter, and a mask joint the rig lacks", function()
   local function desc(joint)
     return {
