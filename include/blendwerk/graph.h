@@ -87,8 +87,11 @@
  * adopts its phase: where the leader's and the follower's dominant clips
  * share marker names (repeated names matched by occurrence), progress maps
  * linearly between the corresponding markers around the leader's phase;
- * otherwise the normalized phase is copied. A follower keeps its own
- * whole passes. Markers, gates and root motion then read the synced
+ * otherwise the normalized phase is copied (markers placed along each
+ * play's own direction: a play with a negative rate meets them in reverse
+ * order). A follower keeps its own whole passes but never moves
+ * backwards; its markers, gates and root travel run from where it was to
+ * the adopted position (a joining follower's at most its own advance). Markers, gates and root motion then read the synced
  * progress; layers finish (markers, select, fire) in order as above.
  *
  * Errors: bw_graph_compile and bw_graph_cursor_create report every problem
@@ -486,7 +489,8 @@ typedef struct bw_graph_transition_status {
     int from;               /* the state current when it fired (never "*"; -1: a carry-over
                                fade, or that state is gone after a reload) */
     int to;                 /* the destination (= the layer's current state) */
-    float elapsed;          /* seconds since it fired */
+    float elapsed;          /* seconds since it fired (counted in double, reported rounded,
+                               below `duration` while active) */
     float duration;         /* seconds */
     float weight;           /* destination weight, curve(elapsed / duration) */
     bw_graph_mode mode;     /* as authored (freeze for a carry-over fade) */
