@@ -21,10 +21,10 @@
  * evaluates the pose (the freeze snapshots need it) and drains the
  * events. `duration = D` runs ceil(D/dt - 1e-9) frames, `frames = N` N.
  * Numbers print with %.9g; `t` is (k + 1) * dt.
- * The cursor's event queue has the default capacity, at least the most
- * events one update can queue (bw_graph_event_bound), so every frame lists all of
- * its events; should one ever be dropped, stderr names the frame and the
- * exit status is 1.
+ * The cursor's event queue holds the most events one update can queue
+ * (bw_graph_event_bound, at least 64, at most SIMULATE_EVENTS_MAX), so
+ * every frame lists all of its events; should one ever be dropped, stderr
+ * names the frame and the exit status is 1.
  * Exit codes: 0 done, 1 a file failed to load or read (or a travel of the
  * timeline had no route: the trace is complete and the error is on
  * stderr; or events were dropped), 2 bad arguments. */
@@ -47,6 +47,9 @@
 #include "lua_graph.h"
 #include "sandbox.h"
 #include "timeline.h"
+
+/* A tool's one cursor may hold a large queue: up to 40 MiB of events. */
+#define SIMULATE_EVENTS_MAX (1 << 20)
 
 static void usage(FILE *to)
 {
@@ -230,6 +233,9 @@ static int run(sim *s, bool json, bool joints)
         cd.rig = s->file->rig;
         cd.bindings = (const bw_binding *const *)bindings;
         cd.binding_count = n;
+        /* the whole bound, past the default's cap: a trace lists every event */
+        int bound = bw_graph_event_bound(s->graph);
+        cd.event_capacity = bound < 64 ? 64 : bound > SIMULATE_EVENTS_MAX ? SIMULATE_EVENTS_MAX : bound;
         bw_error errs[16];
         bw_graph_errors list = {errs, 16, 0};
         if (bw_graph_cursor_create(s->graph, &cd, &cursor, &list) != BW_OK) {

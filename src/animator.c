@@ -146,13 +146,16 @@ struct bw_animator {
     bool event_default; /* desc.event_capacity 0: sized by default_events */
 };
 
-/* The default event capacity: 64, or for a graph what one update can
- * queue (its cursor's bound, bw_graph_event_bound, with a gesture end and
- * a blink) when that is more, so a default animator drops no event. */
+/* The default event capacity: what one update can queue (the graph's
+ * bound, bw_graph_event_bound, with a gesture end and a blink), at least
+ * 64 and at most the cursor's default cap plus those two, so a default
+ * animator drops no event of any reasonable graph and reserves a bounded
+ * queue for a hostile one. */
 static int default_events(const bw_graph *graph)
 {
     int bound = graph ? bw_graph_event_bound(graph) : 0;
-    return bound < 64 - 2 ? 64 : bound > INT_MAX - 2 ? INT_MAX : bound + 2;
+    if (bound > BW_GRAPH_DEFAULT_EVENTS_MAX) bound = BW_GRAPH_DEFAULT_EVENTS_MAX;
+    return bound < 64 - 2 ? 64 : bound + 2;
 }
 
 /* ---- create-time problems: the graph compiler's report (one error list type) ---- */

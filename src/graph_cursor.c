@@ -1600,8 +1600,11 @@ bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_de
     }
     check_cursor_desc(graph, desc, mask_joints, &r);
     bw_graph_cursor *c = NULL;
-    int events = desc->event_capacity > 0 ? desc->event_capacity : bw_graph_event_bound(graph); /* none dropped */
-    if (desc->event_capacity == 0 && events < 64) events = 64; /* as before: room for a few updates per drain */
+    int events = desc->event_capacity;
+    if (events == 0) { /* none dropped, room for a few updates per drain, a bounded reservation */
+        events = bw_graph_event_bound(graph);
+        events = events < 64 ? 64 : events > BW_GRAPH_DEFAULT_EVENTS_MAX ? BW_GRAPH_DEFAULT_EVENTS_MAX : events;
+    }
     if (r.count == 0) c = allocate_cursor(graph, desc->rig, &alloc, events);
     if (r.count == 0 && !c) bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory");
     if (c) {

@@ -18,7 +18,8 @@
  *   bound 126.
  * A stall: x = 1 (mix plays N30 alone, cycle 1 s), update(100): the body's
  * window is the last 4 cycles, (96, 100]: every N30 marker 4 times = 120,
- * after both layers' entry enters: 122 events. */
+ * after both layers' entry enters: 122 events. A default queue reserves
+ * at most BW_GRAPH_DEFAULT_EVENTS_MAX (a clip of 300 markers). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -169,6 +170,58 @@ static void a_default_animator_drops_no_graph_event(void)
     bw_animator_destroy(a);
 }
 
+/* A clip with 300 markers (as a hostile file may hold a million): its
+ * bound is 4 x 300 + 3 = 1203, but a default queue reserves at most
+ * BW_GRAPH_DEFAULT_EVENTS_MAX = 1024 events, so the stall (1200 markers
+ * after the entry enter: 1201 events) keeps 1024 and counts 177 dropped;
+ * a caller asking for the bound (as `blendwerk simulate` does) keeps all. */
+static void a_default_queue_reserves_a_bounded_room(void)
+{
+    enum { MANY = 300 };
+    static char names[MANY][8];
+    static bw_marker_desc m[MANY];
+    for (int i = 0; i < MANY; i++) {
+        snprintf(names[i], sizeof names[i], "m%d", i);
+        m[i] = (bw_marker_desc){names[i], (float)i / (float)MANY};
+    }
+    static const float times[2] = {0, 1};
+    static const float values[6] = {0, 0, 0, 1, 0, 0};
+    bw_track_desc track = {"", "root", BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 2, times, values, NULL, NULL};
+    bw_clip_desc d = {0};
+    d.name = "many";
+    d.tracks = &track;
+    d.track_count = 1;
+    d.markers = m;
+    d.marker_count = MANY;
+    d.length = 1;
+    d.loop = true;
+    bw_clip *many = fixture_clip_desc(&d);
+    bw_graph_state_desc states[1] = {{.name = "busy", .clip = 0}};
+    bw_graph_layer_desc layers[1] = {{.name = "body", .entry = "busy", .states = states, .state_count = 1}};
+    bw_graph_desc gd = {.layers = layers, .layer_count = 1, .clips = (const bw_clip *const *)&many, .clip_count = 1};
+    bw_graph *g = NULL;
+    CHECK_INT(bw_graph_compile(&gd, &g, NULL), BW_OK);
+    CHECK_INT(bw_graph_event_bound(g), 1203);
+    bw_binding *binding = fixture_binding(many, rig);
+    for (int ask = 0; ask <= 1203; ask += 1203) {
+        bw_graph_cursor_desc cd = {0};
+        cd.rig = rig;
+        cd.bindings = (const bw_binding *const *)&binding;
+        cd.binding_count = 1;
+        cd.event_capacity = ask;
+        bw_graph_cursor *c = NULL;
+        CHECK_INT(bw_graph_cursor_create(g, &cd, &c, NULL), BW_OK);
+        if (!c) continue;
+        bw_graph_cursor_update(c, 100.0f);
+        CHECK_INT(bw_graph_cursor_event_count(c), ask ? 1201 : BW_GRAPH_DEFAULT_EVENTS_MAX);
+        CHECK_INT(bw_graph_cursor_dropped_events(c), ask ? 0 : 1201 - BW_GRAPH_DEFAULT_EVENTS_MAX);
+        bw_graph_cursor_destroy(c);
+    }
+    bw_binding_destroy(binding);
+    bw_graph_destroy(g);
+    bw_clip_destroy(many);
+}
+
 int main(void)
 {
     if (!setup()) {
@@ -178,6 +231,7 @@ int main(void)
     RUN(the_bound_counts_four_cycles_of_the_most_marked_clip_per_layer);
     RUN(a_default_cursor_drops_nothing_in_a_stall);
     RUN(a_default_animator_drops_no_graph_event);
+    RUN(a_default_queue_reserves_a_bounded_room);
     teardown();
     return check_summary();
 }

@@ -180,8 +180,8 @@ typedef struct bw_animator_desc {
                                  `clips`: graph clip i plays clips[graph_clips[i]] (e.g. a
                                  graph built from names, resolved by the caller) */
     const char *root_joint;   /* root-motion joint by name; NULL = joint 0 */
-    int event_capacity;       /* events kept per update; 0 = 64, or more for a graph: its
-                                 bw_graph_event_bound + 2 (none dropped) */
+    int event_capacity;       /* events kept per update; 0 = its graph's bw_graph_event_bound
+                                 (at most BW_GRAPH_DEFAULT_EVENTS_MAX) + 2, at least 64 */
     bw_allocator allocator;   /* by value; fn NULL = malloc */
     bw_binding_cache *binding_cache; /* optional (borrowed; must outlive the animator): the clips'
                                         bindings come from it (bind.h), shared with every animator

@@ -363,9 +363,15 @@ BW_API bw_graph_param_kind bw_graph_param_kind_of(const bw_graph *graph, int par
  * non-looping one), plus an exit, an enter and the first update's entry
  * enter. Markers come from one play per layer and update, so a queue this
  * large, drained after every update, never drops an event. A cursor's
- * default event capacity is the larger of this and 64
- * (bw_graph_cursor_desc). Counts saturate at INT_MAX. */
+ * default event capacity is this, at least 64 and at most
+ * BW_GRAPH_DEFAULT_EVENTS_MAX (bw_graph_cursor_desc). Counts saturate at
+ * INT_MAX. */
 BW_API int bw_graph_event_bound(const bw_graph *graph);
+/* The most events a default queue holds (40 KiB of bw_graph_event): a
+ * clip with a million markers from an untrusted file must not make every
+ * character's cursor reserve 160 MB; a host (or `blendwerk simulate`)
+ * that wants every event of such a graph asks for the bound itself. */
+#define BW_GRAPH_DEFAULT_EVENTS_MAX 1024
 /* What a state plays, for tools that draw a graph (the demo's overlays):
  * the clip index of a clip state (-1 for a blend state or bad indices),
  * and the compiled blend tree of a blend state (NULL for a clip state or
@@ -386,9 +392,10 @@ typedef struct bw_graph_cursor_desc {
                                           borrowed, outlive the cursor */
     int binding_count;                 /* = bw_graph_clip_count(graph) */
     int event_capacity;                /* events the queue holds between drains; 0 = the
-                                          default, the larger of 64 and
-                                          bw_graph_event_bound(graph) (no update overflows
-                                          it); more are dropped and counted */
+                                          default, bw_graph_event_bound(graph) clamped to
+                                          [64, BW_GRAPH_DEFAULT_EVENTS_MAX] (no update of a
+                                          graph with up to about 250 markers per clip and
+                                          layer overflows it); more are dropped and counted */
     bw_allocator allocator;            /* copied; fn NULL = malloc (outlives the cursor) */
 } bw_graph_cursor_desc;
 
