@@ -19,6 +19,10 @@
  * file whose folder refuses the temporary file (EACCES, EPERM: a writable
  * file in a folder the user may not write), as fopen would have.
  *
+ * A process killed between open and commit leaves its ".NAME.tmp-PID-N"
+ * beside the target (the target itself is whole); nothing cleans those up.
+ * Readers are safe, not power loss: there is no fsync.
+ *
  * Messages: "cannot write PATH: why" with the system's word for the
  * failure ("No such file or directory", "No space left on device"). */
 #ifndef BW_IO_ATOMIC_FILE_H
