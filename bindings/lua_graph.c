@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blendwerk/text.h"
 #include "blendwerk/blendtree.h"
 #include "blendwerk/easing.h"
 #include "blendwerk/graph.h"
@@ -225,8 +226,16 @@ static void rd_error(reader *r, int line, const char *path, const char *fmt, ...
     if (!file) file = r->file;
     const char *tag = r->severity ? r->severity : "", *sep = r->severity ? ": " : "";
     if (r->severity && strcmp(r->severity, "error") == 0) r->lint_errors++;
-    if (line > 0) lua_pushfstring(L, "%s:%d: %s%s%s: %s", file, line, tag, sep, path, msg);
-    else lua_pushfstring(L, "%s: %s%s%s: %s", file, tag, sep, path, msg);
+    /* one problem, one line: the names it quotes (the file's own, which
+     * may hold a line break or a terminal escape) with their control
+     * bytes as \xNN (blendwerk/text.h), so a list of problems joined by
+     * line breaks splits only between problems */
+    char efile[512], epath[768], emsg[1024];
+    bw_text_escape(efile, sizeof efile, file);
+    bw_text_escape(epath, sizeof epath, path);
+    bw_text_escape(emsg, sizeof emsg, msg);
+    if (line > 0) lua_pushfstring(L, "%s:%d: %s%s%s: %s", efile, line, tag, sep, epath, emsg);
+    else lua_pushfstring(L, "%s: %s%s%s: %s", efile, tag, sep, epath, emsg);
     lua_rawseti(L, r->errors, ++r->error_count);
 }
 

@@ -151,6 +151,18 @@ static const char contradiction_lua[] =
     "  },\n"
     "}\n";
 
+/* a state whose name forges a problem line, a target name with a
+ * terminal escape */
+static const char forging_lua[] =
+    "return {\n"
+    "  layers = {\n"
+    "    { name = \"base\", entry = \"idle\",\n"
+    "      states = { idle = { clip = \"idle\" }, [\"a\\nfake.lua:1: error: forged\"] = { clip = \"idle\" } },\n"
+    "      transitions = { { from = \"idle\", to = \"x\\nfake.lua:1: forged\" } },\n"
+    "    },\n"
+    "  },\n"
+    "}\n";
+
 /* Run `blendwerk ARGS` in dir (from `from`, NULL: dir), stdout and stderr
  * into out; returns the exit status. */
 static int run_in(const char *from, const char *args)
@@ -248,6 +260,20 @@ static void broken_file_names_its_line(void)
     CHECK_INT(run("check"), 2);
 }
 
+/* One problem is one line: the names a problem quotes print their line
+ * breaks as \xNN in `check` and `simulate` (they print problem by
+ * problem; the demo, which joins them, is tested in test_demo.c). */
+static void names_cannot_forge_problem_lines(void)
+{
+    expect("check forging.lua", 1,
+           "forging.lua:5: error: layers[1].transitions[1].to: unknown state 'x\\x0afake.lua:1: forged'\n"
+           "forging.lua:4: warning: layers[1].states.a\\x0afake.lua:1: error: forged: state 'a\\x0afake.lua:1: "
+           "error: forged' is unreachable from the entry 'idle'\n");
+    write_text_file(path_in(dir, "one_frame.lua"), "return { dt = 0.1, frames = 1 }\n");
+    expect("simulate forging.lua --asset '" HUMANOID "' --timeline one_frame.lua", 1,
+           "forging.lua:5: layers[1].transitions[1].to: unknown state 'x\\x0afake.lua:1: forged'\n");
+}
+
 static void every_example_passes(void)
 {
     static const char *const examples[] = {"locomotion", "jump", "upper_wave", "breathing", "travel", "demo"};
@@ -307,7 +333,8 @@ int main(void)
                  {"unused.lua", unused_lua},   {"shadowed.lua", shadowed_lua},
                  {"cycle.lua", cycle_lua},     {"exit.lua", exit_lua},
                  {"asset.lua", asset_lua},     {"clean.lua", clean_lua},
-                 {"broken.lua", broken_lua},   {"contradiction.lua", contradiction_lua}};
+                 {"broken.lua", broken_lua},   {"contradiction.lua", contradiction_lua},
+                 {"forging.lua", forging_lua}};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         write_text_file(path_in(dir, files[i].name), files[i].text);
     RUN(unknown_names_are_errors);
@@ -320,6 +347,7 @@ int main(void)
     RUN(asset_clips_and_mask_joints);
     RUN(clean_graph_prints_nothing);
     RUN(broken_file_names_its_line);
+    RUN(names_cannot_forge_problem_lines);
     RUN(every_example_passes);
     RUN(plot_blend_draws_a_graph_state);
     RUN(plot_blend_refuses_a_state_without_a_blend);

@@ -1938,6 +1938,21 @@ static void bad_arguments_and_files_exit_with_the_message(void)
         remove(ctl);
         remove(g);
     }
+    /* a name cannot forge a problem line: the list is joined by line
+     * breaks, so the graph reader writes a name's own as \x0a (it printed
+     * "unknown state 'x" and then "fake.lua:1: forged'" as a line) */
+    write_text_file(temp_path("forging.lua"),
+                    "return {\n  layers = {\n    { name = \"base\", entry = \"idle\",\n"
+                    "      states = { idle = { clip = \"idle\" } },\n"
+                    "      transitions = { { from = \"idle\", to = \"x\\nfake.lua:1: forged\" } },\n    },\n  },\n}\n");
+    snprintf(args, sizeof args, "--headless --frames 1 --size 64x64 --graph '%s'", temp_path("forging.lua"));
+    CHECK_INT(run_demo(args, out, sizeof out), 1);
+    {
+        char want[1400];
+        snprintf(want, sizeof want, "%s:5: layers[1].transitions[1].to: unknown state 'x\\x0afake.lua:1: forged'\n",
+                 temp_path("forging.lua"));
+        CHECK_STR(out, want);
+    }
     write_text_file(temp_path("broken.lua"), "return {\n  params = { speed = 0 },\n  layers = { ,\n}\n");
     snprintf(args, sizeof args, "--headless --frames 5 --graph '%s'", temp_path("broken.lua"));
     CHECK_INT(run_demo(args, out, sizeof out), 1);
