@@ -846,7 +846,8 @@ static void read_params(reader *r, int t, lua_animator *a, bw_character_state *s
     lua_settop(L, table - 1);
 }
 
-/* fire = { "trigger", ... }: by the graph's names into s->fire. */
+/* fire = { "trigger", ... }: by the graph's names into s->fire, each
+ * trigger once however often the list names it. */
 static void read_fire(reader *r, int t, lua_animator *a, bw_character_state *s)
 {
     lua_State *L = r->L;
@@ -855,9 +856,7 @@ static void read_fire(reader *r, int t, lua_animator *a, bw_character_state *s)
     int n = (int)lua_rawlen(L, list);
     int names = push_param_names(L, a);
     if (a && !a->graph && n > 0) add_problem(r, "state.fire: the animator has no graph");
-    else if (names && n > a->param_count)
-        add_problem(r, "state.fire has %d names, the graph has %d parameters", n, a->param_count);
-    for (int i = 1; i <= n && (!a || (names && n <= a->param_count)); i++) {
+    for (int i = 1; i <= n && (!a || names); i++) {
         lua_rawgeti(L, list, i);
         const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
         int p = name && names ? index_of_key(L, names, -1) : -1;
@@ -865,7 +864,13 @@ static void read_fire(reader *r, int t, lua_animator *a, bw_character_state *s)
         else if (names && p < 0) add_problem(r, "state.fire[%d]: no such trigger '%s'", i, name);
         else if (names && bw_graph_param_kind_of(a->graph, p) != BW_GRAPH_PARAM_TRIGGER)
             add_problem(r, "state.fire[%d]: '%s' is not a trigger", i, name);
-        else if (names && r->count == 0) a->fire[s->fire_count++] = p;
+        else if (names && r->count == 0) {
+            /* firing a trigger twice in a frame is firing it once (SPEC
+             * §11): each trigger once, so a->fire (param_count) holds them */
+            bool again = false;
+            for (int k = 0; k < s->fire_count && !again; k++) again = a->fire[k] == p;
+            if (!again) a->fire[s->fire_count++] = p;
+        }
         lua_pop(L, 1);
     }
     lua_settop(L, list - 1);

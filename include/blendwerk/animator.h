@@ -51,7 +51,9 @@
  *    The expression space's map turns the ARKit vector into the
  *    character's `dim` numbers (the identity for ARKit-52). A state
  *    expression of exactly `dim` numbers in a custom space is copied to the
- *    output as is (no blink, no map).
+ *    output as is (no blink, no map), except in a custom space of 52
+ *    numbers, where 52 numbers cannot be told from ARKit input: there
+ *    they are ARKit-52 values, blinked and mapped like the clips' own.
  * 4. Procedural head aim: the target is state.look_at, else the camera
  *    position, else none (the aim relaxes to 0). From the head joint's
  *    world position (state.position + the body yaw applied to its model

@@ -336,6 +336,21 @@ test("a graph driven by params and fire: state and weights after each update", f
   near(spine_x(a), 2 * 0.125 / 0.6, 1e-5, "jump plays run")
 end)
 
+-- A trigger fired twice in a frame fires once (SPEC §11): a list longer
+-- than the graph's 3 parameters was refused whole ("state.fire has 4
+-- names, the graph has 3 parameters"), and that frame's state was lost.
+test("a trigger named twice in fire fires once", function()
+  local g = assert(bw.graph(graph_desc("move"), graph_clips))
+  local a = graph_animator(g)
+  walk_in(a)
+  eq(a:update(0.125, { fire = { "jump", "jump", "jump", "jump" }, params = { crouch = true } }), true, "update 6")
+  eq(a:status().state, "jump", "jumped"); eq(a:param("jump"), false, "consumed once")
+  eq(a:param("crouch"), true, "the frame's params applied")
+  local ok, problems = a:update(0.125, { fire = { "jump", "jump", "jump", "jmup" } })
+  eq(ok, nil, "a bad name still refuses")
+  eq(#problems, 1, "one problem"); eq(problems[1], "state.fire[4]: no such trigger 'jmup'")
+end)
+
 -- Predicates (Lua) in the graph run on the thread that updates: first a
 -- coroutine, collected afterwards, then the main thread, which must not
 -- find the dead coroutine (ASan would).
