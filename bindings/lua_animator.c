@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "blendwerk/animator.h"
+#include "blendwerk/procedural.h"
 #include "lua_blendwerk.h"
 #include "lua_graph.h"
 #include "lua_graph_fields.h"
@@ -631,10 +632,14 @@ static int l_animator(lua_State *L)
     type = bw_lua_raw_field(L, 1, "head"); /* 6: stays, so chain names stay anchored */
     if (type == LUA_TTABLE) {
         if (!bw_lua_check_fields_hint(L, 6, head_fields, why, sizeof why)) return fail(L, "head: %s", why);
-        d.head.yaw_limit = opt_number_field(L, 6, "yaw_limit", 0.0f);
-        d.head.pitch_limit = opt_number_field(L, 6, "pitch_limit", 0.0f);
-        d.head.eye_yaw_limit = opt_number_field(L, 6, "eye_yaw_limit", 0.0f);
-        d.head.eye_pitch_limit = opt_number_field(L, 6, "eye_pitch_limit", 0.0f);
+        /* an absent limit is the default, a given 0 is 0 (as scripts/head_aim.lua
+         * and blendwerk.aim_clamp take it) */
+        const bw_aim_limits defaults = BW_ANIMATOR_HEAD_LIMITS;
+        d.head.yaw_limit = opt_number_field(L, 6, "yaw_limit", defaults.yaw);
+        d.head.pitch_limit = opt_number_field(L, 6, "pitch_limit", defaults.pitch);
+        d.head.eye_yaw_limit = opt_number_field(L, 6, "eye_yaw_limit", defaults.eye_yaw);
+        d.head.eye_pitch_limit = opt_number_field(L, 6, "eye_pitch_limit", defaults.eye_pitch);
+        d.head.has_limits = true;
         bw_lua_raw_field(L, 6, "disabled");
         d.head.disabled = lua_toboolean(L, -1);
         lua_pop(L, 1);

@@ -178,10 +178,11 @@ static void publish_overrides(bw_animator *a)
 static void resolve_head(bw_animator *a, const bw_head_desc *h, bw_graph_report *rep)
 {
     const bw_aim_limits d = BW_ANIMATOR_HEAD_LIMITS;
-    a->yaw_limit = h->yaw_limit > 0.0f ? h->yaw_limit : d.yaw;
-    a->pitch_limit = h->pitch_limit > 0.0f ? h->pitch_limit : d.pitch;
-    a->eye_yaw_limit = h->eye_yaw_limit > 0.0f ? h->eye_yaw_limit : d.eye_yaw;
-    a->eye_pitch_limit = h->eye_pitch_limit > 0.0f ? h->eye_pitch_limit : d.eye_pitch;
+    const bool given = h->has_limits; /* 0 is a limit, not "the default" */
+    a->yaw_limit = given || h->yaw_limit > 0.0f ? h->yaw_limit : d.yaw;
+    a->pitch_limit = given || h->pitch_limit > 0.0f ? h->pitch_limit : d.pitch;
+    a->eye_yaw_limit = given || h->eye_yaw_limit > 0.0f ? h->eye_yaw_limit : d.eye_yaw;
+    a->eye_pitch_limit = given || h->eye_pitch_limit > 0.0f ? h->eye_pitch_limit : d.eye_pitch;
     float limits[4] = {h->yaw_limit, h->pitch_limit, h->eye_yaw_limit, h->eye_pitch_limit};
     for (int i = 0; i < 4; i++)
         if (!isfinite(limits[i]) || limits[i] < 0.0f)

@@ -141,13 +141,17 @@ typedef struct bw_locomotion_entry {
  * and "head", that chain with weights 0.25, 0.25, 0.5; else when it has
  * "neck" and "head", weights 0.4, 0.6; else when it has "head", weight 1;
  * else no head aim. Limits of 0 mean the defaults yaw 1.2, pitch 0.6, eye
- * yaw 0.6, eye pitch 0.4 (radians; BW_ANIMATOR_HEAD_LIMITS, below). */
+ * yaw 0.6, eye pitch 0.4 (radians; BW_ANIMATOR_HEAD_LIMITS, below),
+ * unless has_limits: then all four are as given, 0 included (that part
+ * does not turn; e.g. yaw_limit 0 leaves the yaw to the eyes). */
 typedef struct bw_head_desc {
     const char *const *chain; /* chain_count joint names, root-most first (the last is the head) */
     int chain_count;          /* [0, BW_ANIMATOR_MAX_CHAIN]; 0 = the default chain above */
     const float *weights;     /* chain_count finite weights >= 0 (NULL: equal split); not normalized */
     float yaw_limit, pitch_limit, eye_yaw_limit, eye_pitch_limit; /* radians, finite, >= 0 */
     bool disabled;            /* true: no head aim, zero gaze */
+    bool has_limits;          /* true: the four limits as given, 0 included (the Lua
+                                 reader sets it and fills absent ones with the defaults) */
 } bw_head_desc;
 
 /* Blink. All-zero means seed 1, intervals in [2, 6] s, a 0.15 s blink. */

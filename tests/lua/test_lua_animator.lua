@@ -71,6 +71,31 @@ test("head aim clamps relative to the body and gives the rest to the eyes", func
   eq(pitch, bw.aim_defaults().pitch, "the animator's pitch limit is aim_defaults().pitch")
 end)
 
+-- A limit given as 0 is 0 (as scripts/head_aim.lua and aim_clamp take
+-- it); an absent one is the default. yaw_limit 0 was taken as "the
+-- default 1.2": the head turned -1.2 where it should stay still.
+test("a head limit of 0 keeps that part still; absent limits are the defaults", function()
+  local d = {}
+  for k, v in pairs(desc) do d[k] = v end
+  d.head = { yaw_limit = 0 }
+  local a = assert(bw.animator(d))
+  -- relative yaw -1.5 (as above): the head takes 0, the eyes their 0.6
+  a:update(0, { yaw = 1.5, look_at = { 0, 0, 10 } })
+  near((a:head_aim()), 0, 0, "head yaw limit 0")
+  near(a:gaze().yaw_l, -0.6, 1e-5, "the eyes' default limit")
+  local hy = bw.aim_clamp(-1.5, 0, 0, { yaw = 0 })
+  near(hy, 0, 0, "aim_clamp agrees")
+  -- straight up: the pitch limit, absent, is the default
+  a:update(0, { yaw = 0, look_at = { 0, 10, 0.001 } })
+  local _, pitch = a:head_aim()
+  eq(pitch, bw.aim_defaults().pitch, "absent pitch_limit: the default")
+  d.head = { yaw_limit = 0.5, eye_yaw_limit = 0 }
+  a = assert(bw.animator(d))
+  a:update(0, { yaw = 1.5, look_at = { 0, 0, 10 } })
+  near((a:head_aim()), -0.5, 1e-6, "head yaw 0.5")
+  near(a:gaze().yaw_l, 0, 0, "eye yaw limit 0")
+end)
+
 test("joint_overrides names the chain; broken output records are remade, written raw", function()
   local a = assert(bw.animator(desc))
   a:update(0, { yaw = 0, look_at = { 10, 0, 10 } })
