@@ -988,7 +988,8 @@ static int take_state(lua_State *L, int t, int list, int old_len, lua_animator *
     }
     reader r = {L, list, 0};
     read_state(&r, t, a, s, w, fw, ex);
-    if (r.count == 0) {
+    { /* the core's numeric checks of what was read, also after the reader's
+       * own problems: every problem of the state at once */
         bw_state_problem p[BW_ANIMATOR_MAX_PROBLEMS];
         int n = 0;
         bw_character_state_validate(s, a ? a->animator : NULL, p, BW_ANIMATOR_MAX_PROBLEMS, &n);

@@ -182,6 +182,14 @@ test("validation names the field with Lua paths", function()
   ok, problems = bw.validate_character_state({ yaw = "north" })
   eq(problems[1], "state.yaw is not a number", "yaw type")
   eq(bw.validate_character_state({ velocity = { 1, 0, 0 } }, a), true, "good state")
+  -- every problem at once: a name the reader refuses no longer hides the
+  -- core's numeric checks (the NaN was reported only once the names were
+  -- mended)
+  ok, problems = bw.validate_character_state({ velocity = { 0, 0 / 0, 0 }, clips = { wlak = 1 } }, a)
+  eq(ok, nil, "two problems")
+  eq(#problems, 2, "both")
+  eq(problems[1], "state.clips.wlak: no such clip", "the reader's")
+  eq(problems[2], "state.velocity[2] is NaN", "the core's")
   -- update on a bad state keeps the previous one: still walking at 1.5 m/s
   a:update(0.1, { velocity = { 1.5, 0, 0 } })
   ok, problems = a:update(0.1, { velocity = { 1.5, 0, 0 }, clips = { wlak = 1 } })
