@@ -203,6 +203,26 @@ static float opt_number_field(lua_State *L, int t, const char *field, float def)
     return v;
 }
 
+/* The core's path of a desc field in the Lua desc's terms (docs/lua-api.md:
+ * 1-based): "desc." dropped, and the index of a list the Lua desc gives in
+ * the core's order (head.chain, head.weights, locomotion) one up, so
+ * "desc.locomotion[0].speed" reads "locomotion[1].speed" as the binding's
+ * own messages do. */
+static void lua_desc_path(const char *where, char *out, size_t size)
+{
+    static const char *const lists[] = {"head.chain[", "head.weights[", "locomotion["};
+    const char *w = strncmp(where, "desc.", 5) == 0 ? where + 5 : where;
+    for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++) {
+        size_t n = strlen(lists[k]);
+        int i = 0, used = 0;
+        if (strncmp(w, lists[k], n) == 0 && sscanf(w + n, "%d]%n", &i, &used) == 1 && used > 0 && i >= 0) {
+            snprintf(out, size, "%.*s%d]%s", (int)n, w, i + 1, w + n + used);
+            return;
+        }
+    }
+    snprintf(out, size, "%s", w);
+}
+
 static const char *const desc_fields[] = {"rig", "clips", "expression_space", "locomotion", "head", "graph",
                                           "gestures", "face", "blink", NULL};
 static const char *const head_fields[] = {"chain", "weights", "yaw_limit", "pitch_limit", "eye_yaw_limit",
@@ -707,7 +727,11 @@ static int l_animator(lua_State *L)
     bw_error err[1];
     bw_animator_errors errs = {err, 1, 0};
     bw_result r = bw_animator_create(&d, &a->animator, &errs);
-    if (r != BW_OK) return fail(L, "%s: %s", errs.count ? err[0].where : "desc", errs.count ? err[0].message : bw_result_name(r));
+    if (r != BW_OK) {
+        char where[300];
+        lua_desc_path(errs.count ? err[0].where : "desc", where, sizeof where);
+        return fail(L, "%s: %s", where, errs.count ? err[0].message : bw_result_name(r));
+    }
     a->face_count = face_count;
     memcpy(a->face_clip, faces, (size_t)face_count * sizeof(int));
     bw_lua_object_use(&a->hdr, &rig->hdr);

@@ -235,7 +235,10 @@ test("bad descriptions are refused with a message", function()
   fails("a custom space needs dim", bw.animator { rig = rig, clips = clips,
     expression_space = { kind = "custom", dim = (1 << 32) + 3, map = function() end } })
   fails("\"arkit52\" or \"custom\"", bw.animator { rig = rig, clips = clips, expression_space = { kind = "facs" } })
-  fails("desc.head.chain[0]", bw.animator { rig = rig, clips = clips, head = { chain = { "nekc" } } })
+  -- the core's paths in Lua terms, 1-based as the binding's own (they read
+  -- desc.head.chain[0], desc.locomotion[0].speed)
+  fails("head.chain[1]", bw.animator { rig = rig, clips = clips, head = { chain = { "nekc" } } })
+  fails("animator: locomotion[1].speed:", bw.animator { rig = rig, clips = clips, locomotion = { { clip = "walk", speed = -1 } } })
   fails("unknown field 'locomtion'", bw.animator { rig = rig, clips = clips, locomtion = {} })
   fails("locomotion[1]: unknown field 'sped'", bw.animator { rig = rig, clips = clips, locomotion = { { clip = "walk", sped = 1 } } })
   fails("locomotion[2].speed is required", bw.animator { rig = rig, clips = clips,
