@@ -220,7 +220,9 @@ static void lua_desc_path(const char *where, char *out, size_t size)
             return;
         }
     }
-    snprintf(out, size, "%s", w);
+    size_t len = strlen(w) < size ? strlen(w) : size - 1; /* size > 0 */
+    memcpy(out, w, len);
+    out[len] = '\0';
 }
 
 static const char *const desc_fields[] = {"rig", "clips", "expression_space", "locomotion", "head", "graph",
@@ -728,7 +730,7 @@ static int l_animator(lua_State *L)
     bw_animator_errors errs = {err, 1, 0};
     bw_result r = bw_animator_create(&d, &a->animator, &errs);
     if (r != BW_OK) {
-        char where[300];
+        char where[sizeof err[0].where + 16]; /* one index one digit longer at most */
         lua_desc_path(errs.count ? err[0].where : "desc", where, sizeof where);
         return fail(L, "%s: %s", where, errs.count ? err[0].message : bw_result_name(r));
     }
