@@ -197,7 +197,15 @@ static void resolve_head(bw_animator *a, const bw_head_desc *h, bw_graph_report 
         char where[64];
         for (int i = 0; i < h->chain_count; i++) {
             snprintf(where, sizeof where, "desc.head.chain[%d]", i);
-            int j = h->chain[i] ? bw_rig_find_by_name(a->rig, h->chain[i]) : -1;
+            /* a name, or "parent/name" where the name alone is ambiguous, as
+             * mask entries */
+            int j = h->chain[i] ? bw_graph_find_mask_joint(a->rig, h->chain[i]) : -1;
+            if (j == BW_RIG_AMBIGUOUS) {
+                bw_graph_problem(rep, BW_ERR_NOT_FOUND, where,
+                                 "'%s' names several joints of the rig: write it as 'parent/%s'", h->chain[i],
+                                 h->chain[i]);
+                continue;
+            }
             if (j < 0) {
                 bw_graph_problem(rep, BW_ERR_NOT_FOUND, where, "no joint '%s' in the rig",
                        h->chain[i] ? h->chain[i] : "(null)");

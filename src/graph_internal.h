@@ -202,7 +202,8 @@ bool bw_graph_compare(bw_graph_op op, double a, double b);
 /* A mask joint by "name", or "parent/child" when the name alone is
  * ambiguous (the whole string is tried as a name first, so names that
  * contain '/' still resolve). -1 missing, BW_RIG_AMBIGUOUS ambiguous. The
- * cursor resolves masks with it and the lint pass checks them with it. */
+ * cursor resolves masks with it, the lint pass checks them with it, and
+ * the animator resolves a head chain's names with it. */
 int bw_graph_find_mask_joint(const bw_rig *rig, const char *name);
 /* Record a problem at desc path `where` with a printf-style message. */
 void bw_graph_problem(bw_graph_report *r, bw_result code, const char *where, const char *fmt, ...)

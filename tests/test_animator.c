@@ -851,6 +851,45 @@ static void validation_names_the_field_of_fifteen_malformed_states(void)
     bw_animator_destroy(a);
 }
 
+/* A head chain names a joint the rig has twice as "parent/name" (as mask
+ * entries do); the bare name is refused as ambiguous, not as missing
+ * ("no joint 'head' in the rig" was wrong for a rig with two). Rig: root,
+ * neck (root), head (neck), arm (root), head (arm). */
+static void a_chain_name_the_rig_has_twice_takes_its_parent(void)
+{
+    static const char *const names[5] = {"root", "neck", "head", "arm", "head"};
+    static const int parents[5] = {-1, 0, 1, 0, 3};
+    bw_rig *twins = fixture_rig(names, parents, 5);
+    bw_animator_desc d = {0};
+    d.rig = twins;
+    d.blink.disabled = true;
+    const char *bare[1] = {"head"};
+    d.head.chain = bare;
+    d.head.chain_count = 1;
+    bw_error e[2];
+    bw_animator_errors errs = {e, 2, 0};
+    bw_animator *a = NULL;
+    CHECK_INT(bw_animator_create(&d, &a, &errs), BW_ERR_NOT_FOUND);
+    CHECK_INT(errs.count, 1);
+    CHECK_STR(e[0].where, "desc.head.chain[0]");
+    CHECK_STR(e[0].message, "'head' names several joints of the rig: write it as 'parent/head'");
+    for (int k = 0; k < 2; k++) {
+        const char *path[1] = {k ? "arm/head" : "neck/head"};
+        d.head.chain = path;
+        a = NULL;
+        CHECK_INT(bw_animator_create(&d, &a, NULL), BW_OK);
+        if (!a) continue;
+        bw_character_state s = {.velocity = {0}, .has_look_at = true, .look_at = {10, 0, 10}};
+        bw_animator_update(a, 0.1f, &s, NULL);
+        int n = 0;
+        const bw_joint_override *o = bw_animator_joint_overrides(a, &n);
+        CHECK_INT(n, 1);
+        if (n == 1) CHECK_INT(o[0].joint, k ? 4 : 2);
+        bw_animator_destroy(a);
+    }
+    bw_rig_destroy(twins);
+}
+
 static void create_reports_every_problem_of_the_desc(void)
 {
     bw_animator_desc d = base_desc();
@@ -1082,6 +1121,7 @@ int main(void)
     RUN(update_allocates_nothing_over_ten_thousand_frames);
     RUN(validation_names_the_field_of_fifteen_malformed_states);
     RUN(create_reports_every_problem_of_the_desc);
+    RUN(a_chain_name_the_rig_has_twice_takes_its_parent);
     RUN(robot_expressive_runs_through_the_animator);
     teardown();
     return check_summary();

@@ -145,7 +145,8 @@ typedef struct bw_locomotion_entry {
  * unless has_limits: then all four are as given, 0 included (that part
  * does not turn; e.g. yaw_limit 0 leaves the yaw to the eyes). */
 typedef struct bw_head_desc {
-    const char *const *chain; /* chain_count joint names, root-most first (the last is the head) */
+    const char *const *chain; /* chain_count joint names, root-most first (the last is the head);
+                                 "parent/name" where the rig has the name twice */
     int chain_count;          /* [0, BW_ANIMATOR_MAX_CHAIN]; 0 = the default chain above */
     const float *weights;     /* chain_count finite weights >= 0 (NULL: equal split); not normalized */
     float yaw_limit, pitch_limit, eye_yaw_limit, eye_pitch_limit; /* radians, finite, >= 0 */
