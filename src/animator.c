@@ -7,7 +7,6 @@
  * clips, blink, map), procedural head aim. */
 #include "blendwerk/animator.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -66,9 +65,8 @@ typedef struct gesture_slot {
        (60 × 1/60.f >= 1, where a float sum stays below) */
     double t;
     float weight;      /* envelope weight of the last update */
-    float scale;       /* outgoing slot: remaining share of its frozen weight */
-    float ramp;        /* outgoing slot: seconds over which `scale` goes 1 -> 0 */
-    double ramped;     /* outgoing slot: seconds of the ramp gone (scale = 1 − ramped / ramp) */
+    float ramp;        /* outgoing slot: seconds over which its share goes 1 -> 0 */
+    double ramped;     /* outgoing slot: seconds of the ramp gone (outgoing_share) */
     bw_gesture_desc desc;
 } gesture_slot;
 
@@ -146,17 +144,11 @@ struct bw_animator {
     bool event_default; /* desc.event_capacity 0: sized by default_events */
 };
 
-/* The default event capacity: what one update can queue (the graph's
- * bound, bw_graph_event_bound, with a gesture end and a blink), at least
- * 64 and at most the cursor's default cap plus those two, so a default
- * animator drops no event of any reasonable graph and reserves a bounded
- * queue for a hostile one. */
-static int default_events(const bw_graph *graph)
-{
-    int bound = graph ? bw_graph_event_bound(graph) : 0;
-    if (bound > BW_GRAPH_DEFAULT_EVENTS_MAX) bound = BW_GRAPH_DEFAULT_EVENTS_MAX;
-    return bound < 64 - 2 ? 64 : bound + 2;
-}
+/* The default event capacity: its cursor's default queue
+ * (bw_graph_default_events) and room for a gesture end and a blink, so a
+ * default animator drops no event of any reasonable graph and reserves a
+ * bounded queue for a hostile one; 64 without a graph. */
+static int default_events(const bw_graph *graph) { return graph ? bw_graph_default_events(graph) + 2 : 64; }
 
 /* ---- create-time problems: the graph compiler's report (one error list type) ---- */
 
@@ -821,7 +813,6 @@ bw_result bw_animator_gesture(bw_animator *a, int clip, const bw_gesture_desc *g
     if (d.duration == 0.0f) d.duration = bw_clip_length(a->clips[clip]);
     if (a->cur.active) {
         a->old = a->cur;
-        a->old.scale = 1.0f;
         a->old.ramp = d.fade_in;
         a->old.ramped = 0.0;
         if (d.fade_in <= 0.0f) a->old.active = false;
@@ -833,10 +824,17 @@ bw_result bw_animator_gesture(bw_animator *a, int clip, const bw_gesture_desc *g
     return BW_OK;
 }
 
+/* The outgoing slot's remaining share of its frozen weight: 1 − ramped /
+ * ramp (0 without a ramp). */
+static float outgoing_share(const gesture_slot *s)
+{
+    return s->ramp > 0.0f ? (float)(1.0 - s->ramped / s->ramp) : 0.0f;
+}
+
 float bw_animator_gesture_weight(const bw_animator *a) { return a && a->cur.active ? a->cur.weight : 0.0f; }
 float bw_animator_gesture_outgoing_weight(const bw_animator *a)
 {
-    return a && a->old.active ? a->old.weight * a->old.scale : 0.0f;
+    return a && a->old.active ? a->old.weight * outgoing_share(&a->old) : 0.0f;
 }
 
 static void push_event(bw_animator *a, bw_animator_event_kind kind, int clip, const bw_graph_event *ge)
@@ -869,9 +867,9 @@ static void gesture_layer(bw_animator *a, float dt)
     if (a->old.active) {
         a->old.t += dt;
         a->old.ramped += dt;
-        a->old.scale = a->old.ramp > 0.0f ? (float)(1.0 - a->old.ramped / a->old.ramp) : 0.0f;
-        if (a->old.scale <= 0.0f || a->old.t >= a->old.desc.duration) a->old.active = false;
-        else apply_gesture(a, &a->old, a->old.weight * a->old.scale);
+        float share = outgoing_share(&a->old);
+        if (share <= 0.0f || a->old.t >= a->old.desc.duration) a->old.active = false;
+        else apply_gesture(a, &a->old, a->old.weight * share);
     }
     if (a->cur.active) {
         a->cur.t += dt;

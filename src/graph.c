@@ -877,6 +877,12 @@ int bw_graph_event_bound(const bw_graph *g)
     return (int)total;
 }
 
+int bw_graph_default_events(const bw_graph *g)
+{
+    int bound = bw_graph_event_bound(g);
+    return bound < 64 ? 64 : bound > BW_GRAPH_DEFAULT_EVENTS_MAX ? BW_GRAPH_DEFAULT_EVENTS_MAX : bound;
+}
+
 const char *bw_graph_param_name(const bw_graph *g, int param)
 {
     return g && param >= 0 && param < g->param_count ? g->params[param].name : NULL;

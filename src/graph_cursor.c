@@ -543,24 +543,24 @@ static double map_phase(const bw_graph *g, int leader_clip, bool leader_back, in
     int n = L->marker_count;
     if (n == 0 || F->marker_count == 0 || !(L->length > 0.0f) || !(F->length > 0.0f)) return phi;
     /* a: the leader's marker at or before phi along its progress (else the
-     * last one, cyclically); b: the next one along it */
+     * last one, cyclically); b: the next one along it (else the first) */
     int a = -1, b = -1, first = 0, last = 0;
+    double ma = 0.0, mb = 0.0, mfirst = 2.0, mlast = -1.0;
     for (int i = 0; i < n; i++) {
         double m = progress_phase(g, L, i, leader_back);
-        if (m <= phi && (a < 0 || m >= progress_phase(g, L, a, leader_back))) a = i;
-        if (m < progress_phase(g, L, first, leader_back)) first = i;
-        if (m >= progress_phase(g, L, last, leader_back)) last = i;
+        if (m <= phi && m >= ma) a = i, ma = m;
+        if (m < mfirst) first = i, mfirst = m;
+        if (m >= mlast) last = i, mlast = m;
     }
-    if (a < 0) a = last;
-    double ma = progress_phase(g, L, a, leader_back);
+    if (a < 0) a = last, ma = mlast;
     for (int i = 0; i < n; i++) {
         double m = progress_phase(g, L, i, leader_back);
-        if (m > ma && (b < 0 || m < progress_phase(g, L, b, leader_back))) b = i;
+        if (m > ma && (b < 0 || m < mb)) b = i, mb = m;
     }
-    if (b < 0) b = first;
+    if (b < 0) b = first, mb = mfirst;
     int fa = corresponding_marker(g, L, a, F), fb = corresponding_marker(g, L, b, F);
     if (fa < 0 || fb < 0) return phi;
-    double span = progress_phase(g, L, b, leader_back) - ma, into = phi - ma;
+    double span = mb - ma, into = phi - ma;
     double fpa = progress_phase(g, F, fa, follower_back);
     double fspan = progress_phase(g, F, fb, follower_back) - fpa;
     if (span <= 0.0) span += 1.0;
@@ -1600,11 +1600,8 @@ bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_de
     }
     check_cursor_desc(graph, desc, mask_joints, &r);
     bw_graph_cursor *c = NULL;
-    int events = desc->event_capacity;
-    if (events == 0) { /* none dropped, room for a few updates per drain, a bounded reservation */
-        events = bw_graph_event_bound(graph);
-        events = events < 64 ? 64 : events > BW_GRAPH_DEFAULT_EVENTS_MAX ? BW_GRAPH_DEFAULT_EVENTS_MAX : events;
-    }
+    /* none dropped, room for a few updates per drain, a bounded reservation */
+    int events = desc->event_capacity ? desc->event_capacity : bw_graph_default_events(graph);
     if (r.count == 0) c = allocate_cursor(graph, desc->rig, &alloc, events);
     if (r.count == 0 && !c) bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory");
     if (c) {

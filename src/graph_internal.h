@@ -205,6 +205,10 @@ bool bw_graph_compare(bw_graph_op op, double a, double b);
  * cursor resolves masks with it, the lint pass checks them with it, and
  * the animator resolves a head chain's names with it. */
 int bw_graph_find_mask_joint(const bw_rig *rig, const char *name);
+/* A default event queue's size for `graph`: bw_graph_event_bound clamped
+ * to [64, BW_GRAPH_DEFAULT_EVENTS_MAX] (the cursor's default; the
+ * animator's adds room for its own events). */
+int bw_graph_default_events(const bw_graph *graph);
 /* Record a problem at desc path `where` with a printf-style message. */
 void bw_graph_problem(bw_graph_report *r, bw_result code, const char *where, const char *fmt, ...)
 #if defined(__GNUC__)

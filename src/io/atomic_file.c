@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "atomic_file.h"
 
+#include "common.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -13,17 +15,9 @@
  * same name takes one each). */
 #define TMP_ATTEMPTS 100
 
-static char *copy_text(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *c = (char *)malloc(n);
-    if (c) memcpy(c, s, n);
-    return c;
-}
-
 static void clear(bw_atomic_file *af)
 {
-    free(af->path);
+    bw_free_string(NULL, af->path);
     free(af->tmp_path);
     memset(af, 0, sizeof *af);
 }
@@ -46,7 +40,7 @@ FILE *bw_atomic_file_open(bw_atomic_file *af, const char *path, char *err, size_
     memset(af, 0, sizeof *af);
     struct stat st;
     bool exists = lstat(path, &st) == 0;
-    af->path = copy_text(path);
+    af->path = bw_strdup(NULL, path);
     if (!af->path) {
         snprintf(err, err_size, "cannot write %s: out of memory", path);
         return NULL;
