@@ -322,6 +322,20 @@ static void find_params(version *v)
     v->p_speed = bw_graph_find_param(v->held, "speed");
 }
 
+/* The animator's creation warnings (a default head chain that passes over
+ * a name the rig has twice), one stderr line each: "blendwerk-demo:
+ * warning: CHARACTER: message", the character's name escaped. Each build
+ * of a version (the first load, each reload) says them again. */
+static void print_warning(void *user, bw_log_level level, const char *message)
+{
+    (void)level;
+    fputs("blendwerk-demo: warning: ", stderr);
+    bw_text_print(stderr, demo_app_label((const demo_app *)user));
+    fputs(": ", stderr);
+    bw_text_print(stderr, message);
+    fputc('\n', stderr);
+}
+
 /* aim_off: a control aims the head (controls_set.owns_aim). On failure
  * *graph_failed (may be NULL) says whether the graph file did not load
  * (else the animator refused the character and graph, or memory ran out). */
@@ -376,6 +390,7 @@ static bool version_build(demo_app *a, const character_ref *c, version *v, bool 
     d.root_joint = bw_rig_find_by_name(c->rig, "root") >= 0 ? "root" : NULL;
     d.head.disabled = aim_off;
     d.allocator = a->allocator;
+    d.logger = (bw_logger){print_warning, a};
     if (!g) {
         /* no graph: a locomotion blend from the clips' names, else the first
          * body clip looping */

@@ -167,7 +167,7 @@ static void publish_overrides(bw_animator *a)
 }
 
 /* Resolve the head chain into a (joints, weights, limits). */
-static void resolve_head(bw_animator *a, const bw_head_desc *h, bw_graph_report *rep)
+static void resolve_head(bw_animator *a, const bw_head_desc *h, const bw_logger *logger, bw_graph_report *rep)
 {
     const bw_aim_limits d = BW_ANIMATOR_HEAD_LIMITS;
     const bool given = h->has_limits; /* 0 is a limit, not "the default" */
@@ -222,10 +222,20 @@ static void resolve_head(bw_animator *a, const bw_head_desc *h, bw_graph_report 
     const char *const *sets[] = {three, two, one};
     const float *ws[] = {three_w, two_w, one_w};
     const int ns[] = {3, 2, 1};
+    bool warned_head = false;
     for (int s = 0; s < 3; s++) {
         int found = 0;
         for (int i = 0; i < ns[s]; i++) {
             int j = bw_rig_find_by_name(a->rig, sets[s][i]);
+            /* "head" is in all three sets: its warning once */
+            bool head = strcmp(sets[s][i], "head") == 0;
+            if (j == BW_RIG_AMBIGUOUS && !(head && warned_head)) {
+                bw_log(logger, BW_LOG_WARNING,
+                       "head: the default head chain passes over '%s': the rig has several joints of that "
+                       "name (name the chain: head.chain = { ..., 'parent/%s' })",
+                       sets[s][i], sets[s][i]);
+                warned_head |= head;
+            }
             if (j < 0) break;
             a->chain[i] = j;
             a->chain_w[i] = ws[s][i];
@@ -546,7 +556,7 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
         if (desc->gesture_reference_rest) bw_pose_set_rest(&a->gesture_ref[g], a->rig);
         else bw_sample_clip(a->bindings[a->gesture_clip[g]], a->rig, 0.0f, &a->gesture_ref[g]);
     }
-    resolve_head(a, &desc->head, &rep);
+    resolve_head(a, &desc->head, &desc->logger, &rep);
     if (rep.first != BW_OK) goto fail;
     publish_overrides(a); /* before the first update: the chain at the rest pose */
     if (bw_rig_joint_count(a->rig) > 0) {

@@ -890,6 +890,62 @@ static void a_chain_name_the_rig_has_twice_takes_its_parent(void)
     bw_rig_destroy(twins);
 }
 
+/* The default chain (chain_count 0) passes over a name the rig has twice
+ * as if it were missing, and says so through the desc's logger, once per
+ * name ("head" is in all three default sets). Rig: root, neck (root), head
+ * (neck), arm (root), head (arm): the neck/head set and the head set both
+ * skip, so there is no head aim, and one warning names 'head'. With a
+ * second "neck" as well (root, neck, head, neck), 'neck' is the one that
+ * warns and the lone 'head' set aims. */
+typedef struct warnings_seen {
+    int count;
+    char last[512];
+    bw_log_level level;
+} warnings_seen;
+
+static void keep_warning(void *user, bw_log_level level, const char *message)
+{
+    warnings_seen *w = (warnings_seen *)user;
+    w->count++;
+    w->level = level;
+    snprintf(w->last, sizeof w->last, "%s", message);
+}
+
+static void the_default_chain_warns_of_a_name_the_rig_has_twice(void)
+{
+    static const char *const names[5] = {"root", "neck", "head", "arm", "head"};
+    static const int parents[5] = {-1, 0, 1, 0, 3};
+    static const char *const necks[4] = {"root", "neck", "head", "neck"};
+    static const int neck_parents[4] = {-1, 0, 1, 2};
+    for (int k = 0; k < 2; k++) {
+        bw_rig *twins = k ? fixture_rig(necks, neck_parents, 4) : fixture_rig(names, parents, 5);
+        warnings_seen seen = {0};
+        bw_animator_desc d = {0};
+        d.rig = twins;
+        d.blink.disabled = true;
+        d.logger = (bw_logger){keep_warning, &seen};
+        bw_animator *a = NULL;
+        CHECK_INT(bw_animator_create(&d, &a, NULL), BW_OK);
+        CHECK_INT(seen.count, 1);
+        CHECK_INT(seen.level, BW_LOG_WARNING);
+        CHECK_STR(seen.last, k ? "head: the default head chain passes over 'neck': the rig has several joints "
+                                 "of that name (name the chain: head.chain = { ..., 'parent/neck' })"
+                               : "head: the default head chain passes over 'head': the rig has several joints "
+                                 "of that name (name the chain: head.chain = { ..., 'parent/head' })");
+        int n = -1;
+        const bw_joint_override *o = bw_animator_joint_overrides(a, &n);
+        CHECK_INT(n, k ? 1 : 0);
+        if (k && n == 1) CHECK_INT(o[0].joint, 2);
+        bw_animator_destroy(a);
+        /* no logger: the same animator, silently */
+        a = NULL;
+        d.logger = (bw_logger){0};
+        CHECK_INT(bw_animator_create(&d, &a, NULL), BW_OK);
+        bw_animator_destroy(a);
+        bw_rig_destroy(twins);
+    }
+}
+
 static void create_reports_every_problem_of_the_desc(void)
 {
     bw_animator_desc d = base_desc();
@@ -1122,6 +1178,7 @@ int main(void)
     RUN(validation_names_the_field_of_fifteen_malformed_states);
     RUN(create_reports_every_problem_of_the_desc);
     RUN(a_chain_name_the_rig_has_twice_takes_its_parent);
+    RUN(the_default_chain_warns_of_a_name_the_rig_has_twice);
     RUN(robot_expressive_runs_through_the_animator);
     teardown();
     return check_summary();

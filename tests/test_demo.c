@@ -1830,6 +1830,38 @@ static void headless_lines_escape_names_with_control_bytes(void)
     CHECK_STR(out, want);
 }
 
+/* A character whose rig has two joints named "head" (one under the neck,
+ * one under an arm): the animator's default head chain passes over the
+ * name, so the character has no head aim, and the demo says why on
+ * stderr, once for the load, in the form docs/demo.md gives. */
+static void a_rig_with_two_heads_gets_a_warning(void)
+{
+    static char out[65536];
+    write_text_file(temp_path("two_heads.lua"),
+                    "local bw = blendwerk\n"
+                    "local rig = assert(bw.rig { joints = { { name = 'root' }, { name = 'neck', parent = 'root' },\n"
+                    "  { name = 'head', parent = 'neck' }, { name = 'arm', parent = 'root' },\n"
+                    "  { name = 'head', parent = 'arm' } } })\n"
+                    "local clip = assert(bw.clip { name = 'idle', joints = { { joint = 'root', parent = '',\n"
+                    "    keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 0, 0, 0 } } } } } })\n"
+                    "return { rig = rig, clips = { clip } }\n");
+    char args[2048];
+    snprintf(args, sizeof args, "--headless --size 64x64 --frames 2 --no-graph --character '%s'",
+             temp_path("two_heads.lua"));
+    CHECK_INT(run_demo(args, out, sizeof out), 0);
+    char want[1400];
+    snprintf(want, sizeof want,
+             "blendwerk-demo: warning: %s: head: the default head chain passes over 'head': the rig has several "
+             "joints of that name (name the chain: head.chain = { ..., 'parent/head' })\n",
+             temp_path("two_heads.lua"));
+    CHECK_CONTAINS(out, want);
+    const char *first = strstr(out, "blendwerk-demo: warning:");
+    CHECK(first && !strstr(first + 1, "blendwerk-demo: warning:"));
+    /* the shipped humanoid has one head: no warning */
+    CHECK_INT(run_demo("--headless --size 64x64 --frames 2", out, sizeof out), 0);
+    CHECK(strstr(out, "warning") == NULL);
+}
+
 /* Lines of `text` that start with "frame ". */
 static int summary_lines(const char *text)
 {
@@ -2025,6 +2057,7 @@ int main(void)
     RUN(windowed_mode_under_xvfb);
     RUN(bad_arguments_and_files_exit_with_the_message);
     RUN(headless_lines_escape_names_with_control_bytes);
+    RUN(a_rig_with_two_heads_gets_a_warning);
     RUN(the_default_summary_rate_is_a_simulated_second);
 #else
     fprintf(stderr, "note: blendwerk-demo is not built (SDL2 or libstb-dev missing): its tests are skipped\n");

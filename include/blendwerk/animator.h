@@ -190,6 +190,10 @@ typedef struct bw_animator_desc {
     int event_capacity;       /* events kept per update; 0 = its graph's bw_graph_event_bound
                                  (at most BW_GRAPH_DEFAULT_EVENTS_MAX) + 2, at least 64 */
     bw_allocator allocator;   /* by value; fn NULL = malloc */
+    bw_logger logger;         /* optional; creation only: a warning when the default head
+                                 chain (head.chain_count 0) passes over a name the rig has
+                                 several joints of (that set is skipped, as if it lacked the
+                                 name; an explicit chain can say 'parent/head') */
     bw_binding_cache *binding_cache; /* optional (borrowed; must outlive the animator): the clips'
                                         bindings come from it (bind.h), shared with every animator
                                         on the same cache and an equal rig layout, instead of
