@@ -97,12 +97,25 @@ static bw_timeline_action *add_act(bw_timeline *t, bw_timeline_act_kind kind, in
     return a;
 }
 
+/* Whether the string at idx reads the same in C: a name holding a NUL byte
+ * ("grounded\0x") would be found as its first part ("grounded"), so it is
+ * a problem of `what` at `line` instead. */
+static bool whole_name(bw_timeline *s, lua_State *L, int idx, int line, const char *what)
+{
+    size_t n = 0;
+    const char *name = lua_tolstring(L, idx, &n);
+    if (strlen(name) == n) return true;
+    tl_error(s, line, "%s: the name '%s' is followed by a NUL byte (names cannot hold one)", what, name);
+    return false;
+}
+
 static int find_param(bw_timeline *s, lua_State *L, int idx, int line, const char *what)
 {
     if (lua_type(L, idx) != LUA_TSTRING) {
         tl_error(s, line, "%s must be a parameter name, not a %s", what, luaL_typename(L, idx));
         return -1;
     }
+    if (!whole_name(s, L, idx, line, what)) return -1;
     int p = bw_graph_find_param(s->graph, lua_tostring(L, idx));
     if (p < 0) tl_error(s, line, "%s: unknown parameter '%s'", what, lua_tostring(L, idx));
     return p;
@@ -180,7 +193,9 @@ static void read_inputs(bw_timeline *t, lua_State *L, int e, int i)
         }
     }
     bw_lua_raw_field(L, e, "gesture");
-    if (lua_type(L, -1) == LUA_TSTRING) {
+    if (lua_type(L, -1) == LUA_TSTRING && !whole_name(t, L, -1, bw_lua_key_line(L, e, "gesture"), "gesture")) {
+        /* said */
+    } else if (lua_type(L, -1) == LUA_TSTRING) {
         int clip = -1;
         for (int c = 0; c < t->clip_count && clip < 0; c++)
             if (t->clips[c] && strcmp(bw_clip_name(t->clips[c]), lua_tostring(L, -1)) == 0) clip = c;
@@ -205,8 +220,12 @@ static void read_entry(bw_timeline *s, lua_State *L, int e, int i)
     while (lua_next(L, e)) {
         lua_pop(L, 1);
         bool known = false;
-        if (lua_type(L, -1) == LUA_TSTRING)
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            char what[32];
+            snprintf(what, sizeof what, "entry %d", i + 1);
+            if (!whole_name(s, L, -1, line, what)) continue;
             for (int k = 0; entry_fields[k] && !known; k++) known = strcmp(entry_fields[k], lua_tostring(L, -1)) == 0;
+        }
         if (!known)
             tl_error(s, lua_type(L, -1) == LUA_TSTRING ? bw_lua_key_line(L, e, lua_tostring(L, -1)) : line,
                      "entry %d: unknown field '%s' (accepted fields: at, set, fire, travel, layer, layer_weight, fade, "
@@ -214,7 +233,10 @@ static void read_entry(bw_timeline *s, lua_State *L, int e, int i)
                      i + 1, lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
     }
     double at = 0;
-    if (!opt_number(s, L, e, "at", &at, line)) tl_error(s, line, "entry %d: at is missing (seconds)", i + 1);
+    const bool has_at = bw_lua_raw_field(L, e, "at") != LUA_TNIL;
+    lua_pop(L, 1);
+    /* a bad one is its own problem (opt_number says it), not also "missing" */
+    if (!opt_number(s, L, e, "at", &at, line) && !has_at) tl_error(s, line, "entry %d: at is missing (seconds)", i + 1);
     t->at[i] = at;
     /* set = { name = value }: in the order written */
     bw_lua_raw_field(L, e, "set");
@@ -280,13 +302,17 @@ static void read_entry(bw_timeline *s, lua_State *L, int e, int i)
     /* travel = "state" [, layer = "name"] */
     int layer = 0;
     bw_lua_raw_field(L, e, "layer");
-    if (lua_type(L, -1) == LUA_TSTRING) layer = find_layer(s, lua_tostring(L, -1), bw_lua_key_line(L, e, "layer"));
+    if (lua_type(L, -1) == LUA_TSTRING)
+        layer = whole_name(s, L, -1, bw_lua_key_line(L, e, "layer"), "layer")
+                    ? find_layer(s, lua_tostring(L, -1), bw_lua_key_line(L, e, "layer"))
+                    : -1;
     else if (!lua_isnil(L, -1)) tl_error(s, line, "layer must be a layer name");
     lua_pop(L, 1);
     bw_lua_raw_field(L, e, "travel");
     if (lua_type(L, -1) == LUA_TSTRING && !s->graph) {
         tl_error(s, bw_lua_key_line(L, e, "travel"), "travel: no graph is running");
-    } else if (lua_type(L, -1) == LUA_TSTRING && layer >= 0) {
+    } else if (lua_type(L, -1) == LUA_TSTRING && layer >= 0 &&
+               whole_name(s, L, -1, bw_lua_key_line(L, e, "travel"), "travel")) {
         int st = bw_graph_find_state(s->graph, layer, lua_tostring(L, -1));
         if (st < 0) tl_error(s, bw_lua_key_line(L, e, "travel"), "travel: unknown state '%s' in layer '%s'", lua_tostring(L, -1),
                              bw_graph_layer_name(s->graph, layer));
@@ -308,7 +334,9 @@ static void read_entry(bw_timeline *s, lua_State *L, int e, int i)
         const int wt = lua_gettop(L);
         lua_pushnil(L);
         while (lua_next(L, wt)) {
-            int l = lua_type(L, -2) == LUA_TSTRING ? find_layer(s, lua_tostring(L, -2), line) : -1;
+            int l = lua_type(L, -2) == LUA_TSTRING && whole_name(s, L, -2, line, "layer_weight")
+                        ? find_layer(s, lua_tostring(L, -2), line)
+                        : -1;
             if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0) || !float_range(lua_tonumber(L, -1))) {
                 tl_error(s, line, "layer_weight: a weight must be a finite number >= 0 (at most 3.4e38)");
                 l = -1;

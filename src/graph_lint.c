@@ -5,6 +5,8 @@
  * after it skip such entries instead of failing on them. */
 #include "blendwerk/graph_lint.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -250,14 +252,19 @@ static bool param_satisfiable(const bw_graph_desc *d, int p, const bw_graph_cond
         values[1] = 1;
         m = 2;
     } else {
-        /* midpoints towards the nearest larger constant */
+        /* a parameter is a float: the candidates are floats, the next one
+         * beyond either end (hi + 2 was hi itself beyond 2^53, and "x > 1e20"
+         * seemed never to hold) and a float between neighbouring constants
+         * (the midpoint rounded: strictly between unless they are adjacent
+         * floats, and then nothing is) */
+        const double above = hi < FLT_MAX ? nextafterf((float)hi, INFINITY) : hi;
         for (int i = 0; i < constants; i++) {
-            double next = hi + 2;
+            double next = INFINITY;
             for (int k = 0; k < constants; k++)
                 if (values[k] > values[i] && values[k] < next) next = values[k];
-            values[m++] = (values[i] + next) / 2;
+            values[m++] = next == INFINITY ? above : (double)(float)((values[i] + next) / 2);
         }
-        values[m++] = lo - 1;
+        values[m++] = lo > -FLT_MAX ? nextafterf((float)lo, -INFINITY) : lo;
     }
     for (int v = 0; v < m; v++) {
         bool all = true;

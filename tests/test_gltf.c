@@ -1382,6 +1382,17 @@ static void fractional_index_is_not_an_integer(void)
     load_text(doc, "t.gltf", &a, &err);
     CHECK_STR(err.message, "t.gltf: bufferViews[1].buffer: 1 is outside [0, 0]");
     free(doc);
+    /* a whole number inside a range as wide as long long's but beyond 2^53
+     * says the real bound (it read "4.61168601842739e+18 is outside [1,
+     * 9223372036854775807]") */
+    doc = make_doc(STD_DOC, "\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"",
+                   "\"componentType\":5126,\"count\":4611686018427387904,\"type\":\"VEC3\"", bytes, 64);
+    CHECK_INT(load_text(doc, "t.gltf", &a, &err), BW_ERR_RANGE);
+    CHECK_STR(err.where, "accessors[1].count");
+    CHECK_STR(err.message, "t.gltf: accessors[1].count: 4.61168601842739e+18 is beyond 2^53, past which a JSON "
+                           "number is not an exact integer");
+    CHECK(a == NULL);
+    free(doc);
 }
 
 static void structure_errors_name_their_path(void)

@@ -8,6 +8,7 @@
  *       4 tip <- spine (two joints named "tip").
  * Clips: LOOPC (root, looping), ONCE (root, not looping), ELSEWHERE (a
  *        track for a joint "wing" this rig does not have). */
+#include <float.h>
 #include "blendwerk/blendwerk.h"
 #include "blendwerk/graph_lint.h"
 #include "check.h"
@@ -379,6 +380,35 @@ static void contradicting_conditions_are_found(void)
     dump(&f);
 }
 
+/* A parameter is a float, so the values that decide are floats: beyond
+ * 2^53 "speed > 1e20" holds at the next float above 1e20 (100000002004087734272,
+ * which hi + 2 in double did not reach: it read "never fires"), likewise
+ * "speed < -1e20"; "speed > 1e20 and speed < 3e20" holds at 2e20; but
+ * nothing lies strictly between the adjacent floats 1 and 1 + 2^-23, and
+ * "speed > FLT_MAX" holds for no finite float. */
+static void huge_and_adjacent_constants_are_judged_as_floats(void)
+{
+    static const bw_graph_param_desc params[] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    static const bw_graph_condition_desc c0[] = {CMP("speed", BW_GRAPH_GT, 1e20f)};
+    static const bw_graph_condition_desc c1[] = {CMP("speed", BW_GRAPH_LT, -1e20f)};
+    static const bw_graph_condition_desc c2[] = {CMP("speed", BW_GRAPH_GT, 1e20f), CMP("speed", BW_GRAPH_LT, 3e20f)};
+    static const bw_graph_condition_desc c3[] = {CMP("speed", BW_GRAPH_GT, 1.0f),
+                                                 CMP("speed", BW_GRAPH_LT, 1.0f + 0x1p-23f)};
+    static const bw_graph_condition_desc c4[] = {CMP("speed", BW_GRAPH_GT, FLT_MAX)};
+    bw_graph_transition_desc ts[5] = {tr("idle", "move", c0, 1, 0.2f), tr("idle", "move", c1, 1, 0.2f),
+                                      tr("idle", "move", c2, 2, 0.2f), tr("idle", "move", c3, 2, 0.2f),
+                                      tr("idle", "move", c4, 1, 0.2f)};
+    bw_graph_layer_desc layers[1] = {layer_of("base", "idle", clean_states, 3, ts, 5)};
+    bw_graph_desc d = desc_of(layers, 1, params, 1);
+    findings f;
+    CHECK_INT(lint(&d, NULL, &f), BW_OK);
+    CHECK_INT(count_code(&f, BW_GRAPH_LINT_CONTRADICTION), 2);
+    expect(&f, BW_GRAPH_LINT_CONTRADICTION, "layers[0].transitions[3]",
+           "never fires: its conditions on 'speed' cannot all hold at once");
+    expect(&f, BW_GRAPH_LINT_CONTRADICTION, "layers[0].transitions[4]", NULL);
+    dump(&f);
+}
+
 static void exit_times_past_1_on_non_looping_states_are_found(void)
 {
     /* jump (ONCE, not looping) -> idle at 1.5: never; idle (looping) ->
@@ -649,6 +679,7 @@ int main(void)
     RUN(a_transition_behind_an_always_true_one_is_shadowed);
     RUN(an_always_true_any_state_transition_shadows_other_states_transitions);
     RUN(contradicting_conditions_are_found);
+    RUN(huge_and_adjacent_constants_are_judged_as_floats);
     RUN(exit_times_past_1_on_non_looping_states_are_found);
     RUN(exit_times_from_looping_states_that_stand_still_are_found);
     RUN(zero_duration_cycles_whose_conditions_can_hold_are_found);

@@ -241,6 +241,56 @@ static void numbers_beyond_a_float_are_refused_at_their_line(void)
  * which no long holds): frames = 1e15 used to be kept as 1e15 frames
  * beside its problem, and the 3.9e64 one converted out of a long's range
  * (undefined behaviour). Each file: one problem, 0 frames. */
+/* A name holding a NUL byte is refused where it is written: C would read
+ * "speed\0x" as "speed" (it set that parameter; "fire\0x" was taken as the
+ * field fire, then read as nothing: the entry did nothing, silently). An
+ * `at` beyond a float is one problem, not also "at is missing". */
+static void names_with_a_nul_byte_and_a_huge_at_are_refused_once(void)
+{
+    char file[600];
+    bw_clip *clip = NULL;
+    bw_graph *g = tiny_graph(&clip);
+    bw_sandbox *sb = load_text("nul.timeline.lua",
+                               "return { dt = 1/60, frames = 2,\n"
+                               "  { at = 0, [\"fire\\0x\"] = 'jump' },\n"
+                               "  { at = 0, set = { [\"speed\\0x\"] = 1 } },\n"
+                               "  { at = 0, layer_weight = { [\"base\\0x\"] = 1 } },\n"
+                               "  { at = 1e300 },\n"
+                               "  { at = 0, layer = \"base\\0x\", travel = 'idle' },\n"
+                               "}\n",
+                               file, sizeof file);
+    if (sb) {
+        bw_timeline tl;
+        memset(&tl, 0, sizeof tl);
+        capture c;
+        capture_begin(&c, "nul.log");
+        bool ok = bw_timeline_read(&tl, bw_sandbox_state(sb), g, file, -1);
+        char *text = capture_end(&c);
+        CHECK(!ok);
+        CHECK_INT(tl.errors, 5);
+        CHECK_INT(tl.act_count, 0);
+        if (text) {
+            char want[800];
+            const char *lines[5] = {
+                ":2: entry 1: the name 'fire' is followed by a NUL byte (names cannot hold one)\n",
+                ":3: set: the name 'speed' is followed by a NUL byte (names cannot hold one)\n",
+                ":4: layer_weight: the name 'base' is followed by a NUL byte (names cannot hold one)\n",
+                ":5: at must be a finite number within +-3.4e38\n",
+                ":6: layer: the name 'base' is followed by a NUL byte (names cannot hold one)\n"};
+            for (int i = 0; i < 5; i++) {
+                snprintf(want, sizeof want, "%s%s", file, lines[i]);
+                CHECK_CONTAINS(text, want);
+            }
+            CHECK(strstr(text, "missing") == NULL);
+            free(text);
+        }
+        bw_timeline_free(&tl);
+        bw_sandbox_destroy(sb);
+    }
+    bw_graph_destroy(g);
+    bw_clip_destroy(clip);
+}
+
 static void a_frame_count_out_of_range_counts_no_frames(void)
 {
     static const char *const texts[2] = {"return { dt = 1, frames = 1e15 }\n",
@@ -429,6 +479,7 @@ int main(void)
     RUN(a_long_timeline_keeps_every_action);
     RUN(numbers_beyond_a_float_are_refused_at_their_line);
     RUN(a_frame_count_out_of_range_counts_no_frames);
+    RUN(names_with_a_nul_byte_and_a_huge_at_are_refused_once);
     RUN(control_bytes_in_names_print_escaped_by_default);
     RUN(a_report_callback_receives_the_raw_problems);
     remove_tree(dir);

@@ -289,8 +289,11 @@ bw_result bw_gltf_int(gltf_ctx *c, const cJSON *item, const char *where, long lo
     if (d != floor(d)) return bw_gltf_fail(c, BW_ERR_PARSE, where, "must be an integer, found %.15g", d);
     /* beyond 2^53 doubles are not exact integers, and converting one past
      * LLONG_MAX would be undefined: refuse before converting */
-    if (d < (double)lo || d > (double)hi || fabs(d) > 9007199254740992.0)
+    if (d < (double)lo || d > (double)hi)
         return bw_gltf_fail(c, BW_ERR_RANGE, where, "%.15g is outside [%lld, %lld]", d, lo, hi);
+    if (fabs(d) > 9007199254740992.0) /* inside a range as wide as long long's: say the real bound */
+        return bw_gltf_fail(c, BW_ERR_RANGE, where, "%.15g is beyond 2^53, past which a JSON number is not an exact integer",
+                            d);
     *out = (long long)d;
     return BW_OK;
 }
