@@ -795,6 +795,12 @@ static void broken_lua_characters_exit_1_naming_file_and_line(void)
          "local rig = blendwerk.rig { joints = { { name = 'r' } } }\n"
          "return { rig = rig, clips = { blendwerk.clip { name = 'c' } }, colour = 1 }\n",
          "unknown.lua: returned value: returned table: unknown field 'colour'"},
+        /* the demo refuses `scene` (demo/app.c passes no host fields): so
+         * do the tools, with the same loader's message */
+        {"scene.lua",
+         "local rig = blendwerk.rig { joints = { { name = 'r' } } }\n"
+         "return { rig = rig, clips = { blendwerk.clip { name = 'c' } }, scene = {} }\n",
+         "scene.lua: returned value: returned table: unknown field 'scene'"},
         {"budget.lua", "local n = 0\nwhile true do n = n + 1 end\n",
          "budget.lua:2: instruction budget of 50000000 exceeded: script stopped"},
         {"mixed.lua",
