@@ -54,7 +54,7 @@
 static void usage(FILE *to)
 {
     fprintf(to, "usage: blendwerk simulate GRAPH.lua --asset FILE --timeline TIMELINE.lua [--json] [--joints]\n"
-                "  FILE       a .glb / .gltf / .bvh file whose clips the graph names\n"
+                "  FILE       a .glb / .gltf / .bvh file or Lua character (.lua) whose clips the graph names\n"
                 "  TIMELINE   a Lua chunk returning { dt = 1/60, duration = s | frames = n,\n"
                 "             { at = s, set = { p = v } | fire = \"t\" | travel = \"state\", layer = \"l\" |\n"
                 "               layer_weight = { l = w }, fade = s }, ... }\n"
@@ -338,7 +338,12 @@ int bw_cmd_simulate(int argc, char **argv)
             return 2;
         }
     }
-    if (!s.graph_path || !asset_path || !s.timeline_path) {
+    const char *missing = !s.graph_path ? "GRAPH.lua is missing"
+                          : !asset_path   ? "--asset FILE is missing (the character whose clips the graph names)"
+                          : !s.timeline_path ? "--timeline TIMELINE.lua is missing"
+                                             : NULL;
+    if (missing) { /* what is wrong, then the usage, as sample and plot-blend say it */
+        fprintf(stderr, "blendwerk simulate: %s\n", missing);
         usage(stderr);
         return 2;
     }
