@@ -21,6 +21,8 @@
 #                            pkg-config), lua5.4, luarocks make (reuses the
 #                            `test release` build); then with shared libraries
 #   ./dev.sh deps            install the Debian packages the build needs
+#   ./dev.sh help            this text (also with no command); an unknown
+#                            command prints it on stderr and exits 2
 #
 # Missing Debian packages are installed with apt-get when running as root;
 # otherwise the script prints the exact command to run.
@@ -54,6 +56,12 @@ configure_build() { # dir, cmake args...
     local dir=$1; shift
     cmake -S . -B "$dir" "$@" >/dev/null
     cmake --build "$dir" -j "$JOBS"
+}
+
+# The comment block at the top of this file, whole (up to its first line
+# that is not a comment), without the "# ".
+help_text() {
+    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
 }
 
 cmd=${1:-help}
@@ -177,7 +185,12 @@ bench)
     fi
     exec build-release/bench/blendwerk-bench "$@"
     ;;
+help | -h | --help)
+    help_text
+    ;;
 *)
-    sed -n '2,25p' "$0"
+    echo "dev.sh: unknown command '$cmd'" >&2
+    help_text >&2
+    exit 2
     ;;
 esac

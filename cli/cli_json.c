@@ -2,6 +2,7 @@
  * `sample --json` and `simulate --joints` print joints one way). */
 #include "cli_json.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -118,3 +119,15 @@ void bw_cli_json_curves(const bw_asset *asset, const bw_pose *pose)
     }
     printf("]");
 }
+
+static int first_output_error; /* errno of the first failed bw_cli_flush */
+
+bool bw_cli_flush(void)
+{
+    errno = 0;
+    if (fflush(stdout) == 0) return true;
+    if (!first_output_error) first_output_error = errno ? errno : EIO;
+    return false;
+}
+
+int bw_cli_output_error(void) { return first_output_error; }

@@ -4,6 +4,7 @@
 #ifndef BW_CLI_JSON_H
 #define BW_CLI_JSON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -24,6 +25,13 @@ void bw_cli_json_curves(const bw_asset *asset, const bw_pose *pose);
  * text; one problem a line) as bw_text_print_lines prints it (control
  * bytes as \xNN, blendwerk/text.h), then a newline. */
 void bw_cli_error_line(const char *cmd, const char *message);
+/* fflush(stdout); false when it failed, remembering the reason (errno) of
+ * the first failure for bw_cli_output_error. Commands flush through it so
+ * that main's final check can name why the output was lost ("No space
+ * left on device") even when the write failed in an earlier flush. */
+bool bw_cli_flush(void);
+/* errno of the first failed bw_cli_flush, 0 when none failed. */
+int bw_cli_output_error(void);
 /* "angle" or "float": a rig curve's kind as the outputs name it. */
 const char *bw_cli_curve_kind_name(const bw_rig *rig, int curve);
 

@@ -81,14 +81,13 @@ static bw_asset *asset_from_character(bw_character *ch)
 }
 
 /* A .lua character file through the shared loader, as untrusted mod code.
- * The demo's `scene` is a known field of character files the tools read
- * past (what plays in the demo is no part of the rig and clips). */
+ * No host fields: the tools take exactly what the demo takes (a field the
+ * demo refuses, such as `scene`, is refused here with the demo's message). */
 static bw_asset *load_character(const char *cmd, const char *path)
 {
-    static const char *const host_fields[] = {"scene", NULL};
     static char err[BW_CLI_ERROR_MAX];
     bw_character *ch = NULL;
-    bw_character_options options = {.fields = host_fields};
+    bw_character_options options = {0};
     if (!bw_character_load(path, &options, &ch, err, sizeof err)) {
         bw_cli_error_line(cmd, err); /* the script's own error text: control bytes as \xNN */
         return NULL;

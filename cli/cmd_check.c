@@ -62,10 +62,9 @@ int bw_cmd_check(int argc, char **argv)
         }
     }
     if (!g.path) {
+        fprintf(stderr, "blendwerk check: GRAPH.lua is missing\n");
         usage(stderr);
         return 2;
     }
-    int status = bw_cli_graph_run(&g, lint);
-    fflush(stdout);
-    return status;
+    return bw_cli_graph_run(&g, lint); /* main flushes (and names a write's failure) */
 }

@@ -574,15 +574,21 @@ static void default_range(const spec *s, double r[4])
     }
 }
 
+static void print_usage(FILE *to)
+{
+    fprintf(to, "usage: blendwerk plot-blend SPEC.lua --out FILE.svg [--res N]\n"
+                "       blendwerk plot-blend GRAPH.lua --state NAME [--asset FILE] --out FILE.svg [--res N]\n"
+                "  --state NAME  draw the blend of graph state NAME (2d, directional or grid root)\n"
+                "  --asset FILE  the character whose clips the graph names (default: placeholder clips)\n"
+                "  SPEC.lua returns { mode = \"cartesian\"|\"directional\"|\"grid\",\n"
+                "                     samples = { {name=, x=, y=}, ... }, range = {xmin, xmax, ymin, ymax} }\n"
+                "  --res N   heat-map cells per axis (4..200, default 40)\n");
+}
+
+/* The usage on stderr: exit code 2. */
 static int usage(void)
 {
-    fprintf(stderr, "usage: blendwerk plot-blend SPEC.lua --out FILE.svg [--res N]\n"
-                    "       blendwerk plot-blend GRAPH.lua --state NAME [--asset FILE] --out FILE.svg [--res N]\n"
-                    "  --state NAME  draw the blend of graph state NAME (2d, directional or grid root)\n"
-                    "  --asset FILE  the character whose clips the graph names (default: placeholder clips)\n"
-                    "  SPEC.lua returns { mode = \"cartesian\"|\"directional\"|\"grid\",\n"
-                    "                     samples = { {name=, x=, y=}, ... }, range = {xmin, xmax, ymin, ymax} }\n"
-                    "  --res N   heat-map cells per axis (4..200, default 40)\n");
+    print_usage(stderr);
     return 2;
 }
 
@@ -626,6 +632,9 @@ int bw_cmd_plot_blend(int argc, char **argv)
             res = (int)n;
         } else if (opt >= 0) {
             i++;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            print_usage(stdout); /* as every subcommand's --help: the usage, exit 0 */
+            return 0;
         } else if (a[0] == '-' && a[1]) {
             return bad_argument("unknown option '%s'", a);
         } else if (!spec_path) {

@@ -19,8 +19,13 @@
  *   arg[-1] = "run"); the arguments are also the chunk's `...`;
  * - SCRIPT "-" reads standard input;
  * - an error prints "file:line: message" and a traceback on stderr and the
- *   exit status is 1; a script that returns normally exits with 0, and
- *   os.exit works as usual. */
+ *   exit status is 1 (a script that does not load, a missing file or a
+ *   syntax error, prints its message alone: there is no stack to show); a
+ *   script that returns normally exits with 0, and os.exit works as usual.
+ *
+ * The sandbox's options may come before or after --sandbox and the script
+ * (`run --budget N --sandbox x.lua`); a limit without --sandbox is a usage
+ * error (a trusted script has no limits), not a script named --budget. */
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -48,8 +53,28 @@ static int message_handler(lua_State *L)
     return 1;
 }
 
+/* lua5.4's print (each argument through luaL_tolstring, tabs between, a
+ * newline, a flush), flushing through bw_cli_flush so that output lost to
+ * a full disk is reported with its reason at exit (main.c). */
+static int print_flushed(lua_State *L)
+{
+    int n = lua_gettop(L);
+    for (int i = 1; i <= n; i++) {
+        size_t len = 0;
+        const char *s = luaL_tolstring(L, i, &len);
+        if (i > 1) fputc('\t', stdout);
+        fwrite(s, 1, len, stdout);
+        lua_pop(L, 1);
+    }
+    fputc('\n', stdout);
+    bw_cli_flush();
+    return 0;
+}
+
 /* Runs in protected mode: everything that can raise (out of memory while
- * setting up, loading, running) ends up in one report. */
+ * setting up, running) ends up in one report. A script that does not load
+ * is no error here: its message is the one result (a traceback would show
+ * only this C function). */
 static int run_main(lua_State *L)
 {
     int argc = (int)lua_tointeger(L, 1);
@@ -57,6 +82,8 @@ static int run_main(lua_State *L)
     const char *script = argv[1];
 
     luaL_openlibs(L);
+    lua_pushcfunction(L, print_flushed);
+    lua_setglobal(L, "print");
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
     lua_pushcfunction(L, luaopen_blendwerk);
     lua_setfield(L, -2, "blendwerk");
@@ -79,11 +106,11 @@ static int run_main(lua_State *L)
     lua_setglobal(L, "arg");
 
     int status = luaL_loadfile(L, strcmp(script, "-") == 0 ? NULL : script);
-    if (status != LUA_OK) return lua_error(L); /* "file:line: message" already */
+    if (status != LUA_OK) return 1; /* "file:line: message" already */
     luaL_checkstack(L, argc, "too many arguments to the script");
     for (int i = 2; i < argc; i++) lua_pushstring(L, argv[i]);
     lua_call(L, argc - 2, 0);
-    return 0;
+    return 0; /* nil: ran */
 }
 
 #define RUN_USAGE                                                                                           \
@@ -121,16 +148,23 @@ static bool set_limit(bw_sandbox_limits *lim, const char *opt, const char *value
     return true;
 }
 
+static bool is_limit(const char *a)
+{
+    return !strcmp(a, "--budget") || !strcmp(a, "--memory-mb") || !strcmp(a, "--time-limit");
+}
+
+/* argv[1..] holds --sandbox somewhere before the script, the limits
+ * before or after it. */
 static int run_sandboxed(int argc, char **argv)
 {
     const char *script = NULL;
     bw_sandbox_limits lim = {0};
     const char *given[3] = {NULL, NULL, NULL}; /* --budget, --memory-mb, --time-limit */
     int first_arg = argc;
-    for (int i = 2; i < argc; i++) {
+    for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        bool known = !strcmp(a, "--budget") || !strcmp(a, "--memory-mb") || !strcmp(a, "--time-limit");
-        if (known) {
+        if (!script && !strcmp(a, "--sandbox")) continue;
+        if (is_limit(a)) {
             const char **seen = &given[a[2] == 'b' ? 0 : a[2] == 'm' ? 1 : 2];
             if (i + 1 < argc && !bw_cli_option_once("run", a, seen, argv[i + 1])) {
                 fprintf(stderr, RUN_USAGE);
@@ -191,7 +225,14 @@ int bw_cmd_run(int argc, char **argv)
                BW_SANDBOX_DEFAULT_INSTRUCTIONS, (int)(BW_SANDBOX_DEFAULT_MEMORY >> 20), BW_SANDBOX_DEFAULT_SECONDS);
         return 0;
     }
-    if (argc >= 2 && !strcmp(argv[1], "--sandbox")) return run_sandboxed(argc, argv);
+    /* --sandbox among the options before the script: the limits may come first */
+    for (int i = 1; i < argc && (is_limit(argv[i]) || !strcmp(argv[i], "--sandbox")); i += 2) /* a limit, its value */
+        if (!strcmp(argv[i], "--sandbox")) return run_sandboxed(argc, argv);
+    if (argc >= 2 && is_limit(argv[1])) {
+        fprintf(stderr, "blendwerk run: %s goes with --sandbox (a trusted script runs without limits)\n" RUN_USAGE,
+                argv[1]);
+        return 2;
+    }
     if (argc < 2) {
         fprintf(stderr, RUN_USAGE);
         return 2;
@@ -205,12 +246,14 @@ int bw_cmd_run(int argc, char **argv)
     lua_pushcfunction(L, run_main);
     lua_pushinteger(L, argc);
     lua_pushlightuserdata(L, argv);
-    int status = lua_pcall(L, 2, 0, 1);
-    if (status != LUA_OK) {
+    int status = lua_pcall(L, 2, 1, 1);
+    /* an error (message and traceback), or a script that did not load (its message) */
+    bool failed = status != LUA_OK || !lua_isnil(L, -1);
+    if (failed) {
         const char *msg = lua_tostring(L, -1);
         fprintf(stderr, "%s\n", msg ? msg : "(error object is not a string)");
         fflush(stderr);
     }
     lua_close(L);
-    return status == LUA_OK ? 0 : 1;
+    return failed ? 1 : 0;
 }

@@ -54,7 +54,7 @@
 static void usage(FILE *to)
 {
     fprintf(to, "usage: blendwerk simulate GRAPH.lua --asset FILE --timeline TIMELINE.lua [--json] [--joints]\n"
-                "  FILE       a .glb / .gltf / .bvh file whose clips the graph names\n"
+                "  FILE       a .glb / .gltf / .bvh file or Lua character (.lua) whose clips the graph names\n"
                 "  TIMELINE   a Lua chunk returning { dt = 1/60, duration = s | frames = n,\n"
                 "             { at = s, set = { p = v } | fire = \"t\" | travel = \"state\", layer = \"l\" |\n"
                 "               layer_weight = { l = w }, fade = s }, ... }\n"
@@ -298,6 +298,21 @@ static int load(lua_State *L, bw_cli_graph *g)
     return 0;
 }
 
+/* An entry whose `at` no frame reaches (frame k applies at <= k*dt + eps,
+ * the last frame is frames - 1) would be dropped silently: one warning a
+ * line on stderr, "warning: TIMELINE:LINE: ...", the exit code unchanged. */
+static void warn_entries_past_the_end(const bw_timeline *t)
+{
+    double last = (double)(t->frames - 1) * t->dt;
+    for (int e = 0; e < t->entry_count; e++) {
+        if (!(t->at[e] > last + BW_TIMELINE_AT_EPSILON)) continue;
+        fputs("warning: ", stderr);
+        bw_text_print(stderr, t->path ? t->path : "timeline");
+        fprintf(stderr, ":%d: at = %.9g is past the run's end (%ld frame%s of %.9g s apply entries up to at = %.9g): never applied\n",
+                t->line[e], t->at[e], t->frames, t->frames == 1 ? "" : "s", t->dt, t->frames > 0 ? last : 0.0);
+    }
+}
+
 /* Outside the protected call: the Graph at -1; the timeline's table in
  * its own sandbox. */
 static int simulate(lua_State *L, bw_cli_graph *g)
@@ -307,9 +322,9 @@ static int simulate(lua_State *L, bw_cli_graph *g)
     /* the timeline's problems as SPEC §12.3 has them: "TIMELINE:LINE:
      * message" on stderr (the file's names escaped), stdout left to the trace */
     s->tl.report = bw_timeline_report_stderr;
-    int status = bw_timeline_read(&s->tl, bw_sandbox_state(s->tl_sb), s->graph, s->timeline_path, -1)
-                     ? run(s, s->json, s->joints)
-                     : 1;
+    bool read = bw_timeline_read(&s->tl, bw_sandbox_state(s->tl_sb), s->graph, s->timeline_path, -1);
+    if (read) warn_entries_past_the_end(&s->tl);
+    int status = read ? run(s, s->json, s->joints) : 1;
     bw_timeline_free(&s->tl);
     return status;
 }
@@ -338,7 +353,12 @@ int bw_cmd_simulate(int argc, char **argv)
             return 2;
         }
     }
-    if (!s.graph_path || !asset_path || !s.timeline_path) {
+    const char *missing = !s.graph_path ? "GRAPH.lua is missing"
+                          : !asset_path   ? "--asset FILE is missing (the character whose clips the graph names)"
+                          : !s.timeline_path ? "--timeline TIMELINE.lua is missing"
+                                             : NULL;
+    if (missing) { /* what is wrong, then the usage, as sample and plot-blend say it */
+        fprintf(stderr, "blendwerk simulate: %s\n", missing);
         usage(stderr);
         return 2;
     }

@@ -96,7 +96,7 @@ static void report(bw_graph_reload *r, bw_graph_reload_result res, const char *p
         bw_text_print_lines(stdout, bw_graph_reload_error(r));
         printf(" (still running the previous version)\n");
     }
-    fflush(stdout);
+    bw_cli_flush(); /* a failure named at the end (main.c) */
 }
 
 int bw_cmd_watch(int argc, char **argv)
@@ -136,7 +136,9 @@ int bw_cmd_watch(int argc, char **argv)
             return 2;
         }
     }
-    if (!graph_path || !asset_path) {
+    if (!graph_path || !asset_path) { /* what is wrong, then the usage */
+        fprintf(stderr, "blendwerk watch: %s\n", !graph_path ? "GRAPH.lua is missing"
+                                                             : "--asset FILE is missing (the character whose clips the graph names)");
         usage(stderr);
         return 2;
     }
@@ -171,7 +173,7 @@ int bw_cmd_watch(int argc, char **argv)
     if (status == 0) {
         printf("watching %s (%s); end of input or --seconds stops\n", graph_path,
                bw_watch_polling(bw_graph_reload_watcher(r)) ? "polling" : "inotify");
-        fflush(stdout);
+        bw_cli_flush();
         const double start = bw_watch_now();
         double last = start, elapsed = 0;
         for (long frame = 0;; frame++) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "blendwerk/version.h"
+#include "cli_json.h"
 #include "commands.h"
 
 typedef struct command {
@@ -40,11 +41,11 @@ static void usage(FILE *to)
  * pipe) is a failure of the work, not a success with nothing written. */
 static int finish(const char *cmd, int status)
 {
-    errno = 0;
-    bool flushed = fflush(stdout) == 0;
-    int why = errno;
+    bool flushed = bw_cli_flush();
     if (flushed && !ferror(stdout)) return status;
-    fprintf(stderr, "blendwerk %s: cannot write the output: %s\n", cmd, why ? strerror(why) : "a write failed");
+    int why = bw_cli_output_error(); /* this flush's reason, or an earlier one's */
+    fprintf(stderr, "blendwerk%s%s: cannot write the output: %s\n", cmd ? " " : "", cmd ? cmd : "",
+            why ? strerror(why) : "a write failed");
     return status ? status : 1;
 }
 
@@ -56,11 +57,11 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(stdout);
-        return 0;
+        return finish(NULL, 0); /* the help lost (a full disk) is a failure too */
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
         printf("blendwerk %s\n", BW_VERSION_STRING);
-        return 0;
+        return finish(NULL, 0);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) return finish(commands[i].name, commands[i].fn(argc - 1, argv + 1));

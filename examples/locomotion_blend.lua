@@ -3,8 +3,9 @@
 --   blendwerk plot-blend examples/locomotion_blend.lua --out locomotion.svg
 --
 -- A directional (polar gradient band) locomotion space: the input is the
--- character's planar velocity in its own frame, x = strafe speed to the
--- right and y = forward speed (the world's +Z), in metres per second. An
+-- character's planar velocity in its own frame, x = sideways speed to the
+-- character's left (+X is its left, as in graphs/README.md, docs/demo.md and
+-- the humanoid's clips) and y = forward speed (+Z), in metres per second. An
 -- idle sits at the origin; walks at 1.5 m/s and runs at 4 m/s (3 m/s
 -- backwards, since nobody sprints in reverse) ring it in the four
 -- directions. Directional mode blends neighbouring directions by angle
@@ -23,12 +24,12 @@ return {
     { name = "idle",   x = 0,     y = 0 },
     { name = "walk_f", x = 0,     y = walk },
     { name = "walk_b", x = 0,     y = -walk },
-    { name = "walk_l", x = -walk, y = 0 },
-    { name = "walk_r", x = walk,  y = 0 },
+    { name = "walk_l", x = walk,  y = 0 },
+    { name = "walk_r", x = -walk, y = 0 },
     { name = "run_f",  x = 0,     y = run },
     { name = "run_b",  x = 0,     y = -run_back },
-    { name = "run_l",  x = -run,  y = 0 },
-    { name = "run_r",  x = run,   y = 0 },
+    { name = "run_l",  x = run,   y = 0 },
+    { name = "run_r",  x = -run,  y = 0 },
   },
   -- the plotted part of the plane: {xmin, xmax, ymin, ymax}
   range = { -5, 5, -5, 5 },

@@ -285,6 +285,50 @@ static void every_example_passes(void)
     }
 }
 
+/* Every whole graph file docs/graphs.md shows (a ```lua block that starts
+ * with "return {") passes `check` against the built-in humanoid with no
+ * finding at all, so the doc's examples cannot go stale: its main example
+ * once named parameters it never declared and clips the humanoid lacks.
+ * The count pins the blocks found (the main example and the 1D blend). */
+static void graphs_md_examples_pass(void)
+{
+    FILE *f = fopen(BW_SOURCE_DIR "/docs/graphs.md", "rb");
+    CHECK(f != NULL);
+    if (!f) return;
+    static char line[1024], block[1 << 14];
+    int found = 0, in_block = 0, first = 0;
+    size_t used = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!in_block && !strcmp(line, "```lua\n")) {
+            in_block = 1;
+            first = 1;
+            used = 0;
+            continue;
+        }
+        if (!in_block) continue;
+        if (!strcmp(line, "```\n")) {
+            in_block = 0;
+            if (!used) continue;
+            char name[64], args[512];
+            snprintf(name, sizeof name, "doc_example_%d.lua", ++found);
+            write_text_file(path_in(dir, name), block);
+            snprintf(args, sizeof args, "check '%s' --asset '" HUMANOID "'", path_in(dir, name));
+            CHECK_INT(run(args), 0);
+            CHECK_STR(out, "");
+            continue;
+        }
+        if (first && strcmp(line, "return {\n")) in_block = 0; /* a fragment, not a graph file */
+        first = 0;
+        size_t n = strlen(line);
+        if (in_block && used + n < sizeof block) {
+            memcpy(block + used, line, n + 1);
+            used += n;
+        }
+    }
+    fclose(f);
+    CHECK_INT(found, 2);
+}
+
 /* plot-blend graphs/locomotion.lua --state STATE EXTRA --out DIR/plot.svg */
 static int plot_state(const char *state, const char *extra)
 {
@@ -349,6 +393,7 @@ int main(void)
     RUN(broken_file_names_its_line);
     RUN(names_cannot_forge_problem_lines);
     RUN(every_example_passes);
+    RUN(graphs_md_examples_pass);
     RUN(plot_blend_draws_a_graph_state);
     RUN(plot_blend_refuses_a_state_without_a_blend);
     if (!remove_tree(dir)) return 1;

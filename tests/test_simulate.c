@@ -442,6 +442,30 @@ static void timeline_problems_carry_their_lines(void)
     CHECK_CONTAINS(out, "looptl.lua:2: instruction budget of 50000000 exceeded");
 }
 
+/* An entry whose `at` no frame reaches was dropped without a word. 10
+ * frames of 0.1 s: frame 9 applies entries up to at = 9 x 0.1 = 0.9, so
+ * at = 0.9 applies (speed 2 in frame 9's params) and 0.95 and 3 are named
+ * on stderr, one warning each with its line; the exit code stays 0. */
+static void entries_past_the_end_are_named(void)
+{
+    write_file("pasttl.lua", "return {\n"
+                             "  dt = 0.1, duration = 1,\n"
+                             "  { at = 0.9, set = { speed = 2 } },\n"
+                             "  { at = 0.95, set = { speed = 3 } },\n"
+                             "  { at = 3, fire = \"jump\" },\n"
+                             "}\n");
+    CHECK_INT(simulate("g.lua", "pasttl.lua", "--json 2>&1 >/dev/null", 2), 0);
+    CHECK_STR(out, "warning: pasttl.lua:4: at = 0.95 is past the run's end (10 frames of 0.1 s apply entries up to "
+                   "at = 0.9): never applied\n"
+                   "warning: pasttl.lua:5: at = 3 is past the run's end (10 frames of 0.1 s apply entries up to "
+                   "at = 0.9): never applied\n");
+    CHECK_INT(simulate("g.lua", "pasttl.lua", "--json", 0), 0);
+    cJSON *f9 = frame(9), *f10 = frame(10);
+    CHECK(f9 != NULL && f10 == NULL);
+    if (f9) CHECK_NEAR(num(get(f9, "params"), "speed"), 2.0, TOL);
+    cJSON_Delete(f9);
+}
+
 static void bad_arguments_are_usage_errors(void)
 {
     char cmd[600];
@@ -607,6 +631,7 @@ int main(void)
     RUN(a_looping_predicate_counts_as_false_and_is_reported_once);
     RUN(a_sandboxed_script_keeps_running_past_a_stopped_predicate);
     RUN(timeline_problems_carry_their_lines);
+    RUN(entries_past_the_end_are_named);
     RUN(bad_arguments_are_usage_errors);
     RUN(a_crossed_marker_prints_its_event_line);
     RUN(a_required_file_names_its_own_lines);

@@ -1,7 +1,11 @@
-/* blendwerk/blendwerk.h - the whole public C API in one include. */
+/* blendwerk/blendwerk.h - the whole public C API in one include: every
+ * header of include/blendwerk/ and the generated version.h (the Lua
+ * openers, blendwerk/lua_blendwerk.h, need Lua's headers and are included
+ * on their own). tests/package/headers.sh keeps this list complete. */
 #ifndef BLENDWERK_BLENDWERK_H
 #define BLENDWERK_BLENDWERK_H
 
+#include "blendwerk/version.h"
 #include "blendwerk/types.h"
 #include "blendwerk/easing.h"
 #include "blendwerk/rig.h"
@@ -20,5 +24,7 @@
 #include "blendwerk/jobs.h"
 #include "blendwerk/animator.h"
 #include "blendwerk/text.h"
+#include "blendwerk/mesh.h"
+#include "blendwerk/procedural.h"
 
 #endif
