@@ -138,7 +138,9 @@ static bool set_limit(bw_sandbox_limits *lim, const char *opt, const char *value
     if (memory && v > 1048576.0) v = -1.0; /* more than a TiB: a typo */
     if (budget && v != floor(v)) v = -1.0;
     if (v < 0) {
-        fprintf(stderr, "blendwerk run: %s needs a positive %s%s%s%s\n" RUN_USAGE, opt, budget ? "whole number" : "number",
+        /* the bound too: "1e13" is positive, and was refused as if it were not */
+        fprintf(stderr, "blendwerk run: %s needs a positive %s%s%s%s%s\n" RUN_USAGE, opt,
+                budget ? "whole number" : "number", memory ? " of at most 1048576 (1 TiB)" : " below 1e15",
                 value ? ", not '" : "", value ? value : "", value ? "'" : "");
         return false;
     }

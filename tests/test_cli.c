@@ -861,11 +861,15 @@ static void run_sandbox_limits_never_fall_back_to_the_defaults(void)
         int status;
         const char *want;
     } cases[] = {
-        {"--budget 0.5", 2, "blendwerk run: --budget needs a positive whole number, not '0.5'\n"},
-        {"--budget 1.5", 2, "blendwerk run: --budget needs a positive whole number, not '1.5'\n"},
-        {"--budget 0", 2, "blendwerk run: --budget needs a positive whole number, not '0'\n"},
-        {"--budget", 2, "blendwerk run: --budget needs a positive whole number\n"},
-        {"--memory-mb -1", 2, "blendwerk run: --memory-mb needs a positive number, not '-1'\n"},
+        {"--budget 0.5", 2, "blendwerk run: --budget needs a positive whole number below 1e15, not '0.5'\n"},
+        {"--budget 1.5", 2, "blendwerk run: --budget needs a positive whole number below 1e15, not '1.5'\n"},
+        {"--budget 0", 2, "blendwerk run: --budget needs a positive whole number below 1e15, not '0'\n"},
+        {"--budget", 2, "blendwerk run: --budget needs a positive whole number below 1e15\n"},
+        {"--memory-mb -1", 2, "blendwerk run: --memory-mb needs a positive number of at most 1048576 (1 TiB), not '-1'\n"},
+        /* positive, but past the bound: the message says the bound */
+        {"--memory-mb 1e13", 2,
+         "blendwerk run: --memory-mb needs a positive number of at most 1048576 (1 TiB), not '1e13'\n"},
+        {"--time-limit 1e16", 2, "blendwerk run: --time-limit needs a positive number below 1e15, not '1e16'\n"},
         {"--memory-mb 1e-10", 1, "blendwerk run: limits.lua: cannot create a Lua state within the memory cap of 1 bytes\n"},
         {"--budget 2000", 1, "limits.lua:2: instruction budget of 2000 exceeded: script stopped\n"},
     };
