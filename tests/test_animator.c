@@ -973,6 +973,71 @@ static void create_reports_every_problem_of_the_desc(void)
     bw_animator_destroy(NULL);
 }
 
+/* The codes types.h gives (one broken field per create): a negative count
+ * is BW_ERR_INVALID_ARGUMENT (event_capacity -1 was LIMIT), one above the
+ * documented 65536 BW_ERR_LIMIT; NaN or infinity in a speed, weight, limit
+ * or blink interval BW_ERR_NON_FINITE; a finite negative speed, head
+ * weight or head limit BW_ERR_RANGE (a negative head limit was NON_FINITE). */
+static void create_codes_follow_types_h(void)
+{
+    enum { CASES = 12 };
+    static const struct {
+        const char *where;
+        bw_result code;
+    } want[CASES] = {
+        {"desc.event_capacity", BW_ERR_INVALID_ARGUMENT}, {"desc.event_capacity", BW_ERR_LIMIT},
+        {"desc.locomotion[1].speed", BW_ERR_RANGE},       {"desc.locomotion[1].speed", BW_ERR_NON_FINITE},
+        {"desc.head", BW_ERR_RANGE},                      {"desc.head", BW_ERR_NON_FINITE},
+        {"desc.head.weights[0]", BW_ERR_RANGE},           {"desc.head.weights[0]", BW_ERR_NON_FINITE},
+        {"desc.blink", BW_ERR_NON_FINITE},                {"desc.blink", BW_ERR_NON_FINITE},
+        {"desc.blink", BW_ERR_INVALID_ARGUMENT},          {"desc.blink", BW_ERR_INVALID_ARGUMENT},
+    };
+    for (int i = 0; i < CASES; i++) {
+        bw_animator_desc d = base_desc();
+        bw_locomotion_entry loco[3];
+        memcpy(loco, loco3, sizeof loco);
+        const char *chain[1] = {"head"};
+        float weights[1] = {1.0f};
+        switch (i) {
+        case 0: d.event_capacity = -1; break;
+        case 1: d.event_capacity = 65537; break;
+        case 2: loco[1].speed = -1.0f; break;
+        case 3: loco[1].speed = NAN; break;
+        case 4: d.head.yaw_limit = -0.5f; break;
+        case 5: d.head.pitch_limit = INFINITY; break;
+        case 6: weights[0] = -1.0f; break;
+        case 7: weights[0] = NAN; break;
+        case 8: d.blink.disabled = false; d.blink.interval_min = NAN; break;
+        case 9: d.blink.disabled = false; d.blink.duration = INFINITY; break;
+        case 10: d.blink.disabled = false; d.blink.interval_max = -1.0f; break;
+        case 11: d.blink.disabled = false; d.blink.interval_min = 5.0f; d.blink.interval_max = 3.0f; break;
+        }
+        d.locomotion = loco;
+        if (i == 6 || i == 7) {
+            d.head.chain = chain;
+            d.head.chain_count = 1;
+            d.head.weights = weights;
+        }
+        bw_error e[4];
+        bw_animator_errors errs = {e, 4, 0};
+        bw_animator *a = NULL;
+        CHECK_INT(bw_animator_create(&d, &a, &errs), want[i].code);
+        CHECK(a == NULL);
+        CHECK_INT(errs.count, 1);
+        CHECK_STR(e[0].where, want[i].where);
+        CHECK_INT(e[0].code, want[i].code);
+    }
+    /* a NaN fade for set_graph is non-finite, a negative one invalid */
+    bw_animator_desc d = base_desc();
+    bw_animator *a = make(&d);
+    bw_error e[2];
+    bw_animator_errors errs = {e, 2, 0};
+    CHECK_INT(bw_animator_set_graph(a, NULL, NULL, NAN, &errs), BW_ERR_NON_FINITE);
+    CHECK_STR(e[0].where, "fade");
+    CHECK_INT(bw_animator_set_graph(a, NULL, NULL, -1.0f, &errs), BW_ERR_INVALID_ARGUMENT);
+    bw_animator_destroy(a);
+}
+
 /* RobotExpressive: rig curves Angry, Surprised, Sad (its morph targets)
  * as a custom 3-dimension expression space. */
 static void robot_map(void *user, const float *arkit, float *out, int dim)
@@ -1177,6 +1242,7 @@ int main(void)
     RUN(update_allocates_nothing_over_ten_thousand_frames);
     RUN(validation_names_the_field_of_fifteen_malformed_states);
     RUN(create_reports_every_problem_of_the_desc);
+    RUN(create_codes_follow_types_h);
     RUN(a_chain_name_the_rig_has_twice_takes_its_parent);
     RUN(the_default_chain_warns_of_a_name_the_rig_has_twice);
     RUN(robot_expressive_runs_through_the_animator);

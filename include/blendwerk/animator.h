@@ -208,11 +208,15 @@ typedef struct bw_animator bw_animator;
 typedef bw_graph_errors bw_animator_errors;
 
 /* Validate the desc and build the animator. BW_ERR_INVALID_ARGUMENT (NULL
- * desc / rig / out, a custom space without map or with a bad dim, bad
- * counts or weights), BW_ERR_RANGE (a clip index out of range),
- * BW_ERR_NOT_FOUND (a chain joint or the root joint missing),
- * BW_ERR_NON_FINITE, BW_ERR_LIMIT, BW_ERR_OUT_OF_MEMORY (nothing leaks),
- * or the binding / blend-tree / cursor error. *out is set only on success. */
+ * desc / rig / out, a custom space without map or with a bad dim, bad or
+ * negative counts, event_capacity < 0 among them, negative blink
+ * intervals or min > max), BW_ERR_RANGE (a clip index out of range, a
+ * negative locomotion speed, head weight or head limit), BW_ERR_NOT_FOUND
+ * (a chain joint or the root joint missing), BW_ERR_NON_FINITE (NaN or
+ * infinity in a speed, weight, limit or blink interval), BW_ERR_LIMIT
+ * (event_capacity above 65536 among others), BW_ERR_OUT_OF_MEMORY (nothing
+ * leaks), or the binding / blend-tree / cursor error. *out is set only on
+ * success. */
 BW_API bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw_animator_errors *errors);
 BW_API void bw_animator_destroy(bw_animator *animator); /* NULL is a no-op */
 
@@ -240,9 +244,9 @@ BW_API const bw_graph *bw_animator_graph(const bw_animator *animator);        /*
  * which an animator created with a graph does not make): call it at reload, not per frame;
  * the updates after it allocate nothing.
  * Problems go to `errors` (may be NULL) with `where` "graph" or
- * "graph_clips[i]": BW_ERR_INVALID_ARGUMENT (NULL animator, a negative or
- * non-finite fade, a graph whose clip count is not the animator's and no
- * graph_clips), BW_ERR_RANGE (a graph_clips index out of range), or the
+ * "graph_clips[i]": BW_ERR_INVALID_ARGUMENT (NULL animator, a negative
+ * fade, a graph whose clip count is not the animator's and no
+ * graph_clips), BW_ERR_NON_FINITE (a NaN or infinite fade), BW_ERR_RANGE (a graph_clips index out of range), or the
  * cursor's error (a missing binding, BW_ERR_OUT_OF_MEMORY). On any error
  * the animator is unchanged (the old graph keeps running). */
 BW_API bw_result bw_animator_set_graph(bw_animator *animator, const bw_graph *graph, const int *graph_clips,
