@@ -1099,11 +1099,11 @@ static void face_layer(bw_animator *a, float dt)
 
 float bw_animator_blink_interval(uint32_t *rng, float min, float max)
 {
-    uint32_t x = *rng ? *rng : 1u;
+    uint32_t x = rng && *rng ? *rng : 1u; /* 0 (xorshift's fixed point) and NULL: seed 1 */
     x ^= x << 13;
     x ^= x >> 17;
     x ^= x << 5;
-    *rng = x;
+    if (rng) *rng = x;
     return min + (max - min) * (float)((double)(x >> 8) / 16777216.0);
 }
 

@@ -212,6 +212,14 @@ static void root_motion_comes_through_the_extractor_and_leaves_the_pose(void)
     bw_animator_update(a, 0.5f, &s, NULL);
     bw_animator_update(a, 0.5f, &s, NULL);
     CHECK_NEAR(bw_animator_root_motion(a)->t[2], 0.75, TOL);
+    /* A huge dt is not clamped (animator.h): from 0.25 s into the cycle,
+     * dt 1e30 at rate 1 runs to the end (0.75 × 1.5 = 1.125 m), then whole
+     * cycles, capped at 2^20 (2^20 × 1.5 m), then the rest of its last
+     * cycle: none, as 0.25 + 1e30f rounds (in double) to 1e30f, an integer
+     * number of cycles. Total 1.125 + 1572864 = 1572865.125 m. */
+    bw_animator_update(a, 1e30f, &s, NULL);
+    CHECK_NEAR(bw_animator_root_motion(a)->t[2], 1572865.125, 1e-3);
+    CHECK_NEAR(bw_animator_root_motion(a)->t[0], 0.0, TOL);
     bw_animator_destroy(a);
     bw_clip_destroy(walk);
 }
@@ -521,6 +529,12 @@ static void blink_is_seeded_and_periodic(void)
     uint32_t rng = 1;
     CHECK_NEAR(bw_animator_blink_interval(&rng, 2.0f, 6.0f), 2.0 + 4.0 * 1056.0 / 16777216.0, 1e-6);
     CHECK_INT((int)rng, 270369);
+    /* 0 is seed 1 (xorshift would stay at 0); NULL gives seed 1's first
+     * interval and stores nothing */
+    uint32_t zero = 0;
+    CHECK_NEAR(bw_animator_blink_interval(&zero, 2.0f, 6.0f), 2.0 + 4.0 * 1056.0 / 16777216.0, 1e-6);
+    CHECK_INT((int)zero, 270369);
+    CHECK_NEAR(bw_animator_blink_interval(NULL, 2.0f, 6.0f), 2.0 + 4.0 * 1056.0 / 16777216.0, 1e-6);
     bw_animator_desc d = base_desc();
     d.blink.disabled = false;
     bw_animator *a = make(&d);

@@ -308,6 +308,14 @@ BW_API bw_result bw_character_state_validate(const bw_character_state *state, co
  * first moving update includes its start time.
  *
  * One update (see the top of this file). dt < 0 or non-finite counts as 0.
+ * A huge finite dt is not clamped (SPEC §10 asks only that it be handled):
+ * every clock advances by it at the bounded cost play.h and rootmotion.h
+ * state: the markers of at most the last 4 cycles, and a root-motion delta
+ * that counts at most BW_ROOT_MOTION_MAX_CYCLES (2^20) whole cycles of a
+ * looping play, so dt = 1e30 on a 1 s walk of 1.5 m a cycle reports
+ * about (2^20 + 1) × 1.5 m (the rest of the current cycle, 2^20 whole
+ * ones, and where the rounded end time falls in its cycle). A host that does not want a stall (a breakpoint, a
+ * suspended app) to move the character that far clamps dt itself.
  * camera: NULL or a world position (3 floats), the look target when the
  * state has none. Returns BW_OK, or the validation code for a bad state (the
  * update still runs on the previous state). BW_ERR_INVALID_ARGUMENT for a
@@ -354,7 +362,9 @@ BW_API float bw_animator_gesture_outgoing_weight(const bw_animator *animator);
 /* ---- blink ---- */
 
 /* The blink stream: advance *rng (xorshift32: x ^= x << 13; x ^= x >> 17;
- * x ^= x << 5) and return min + (max − min) × (x >> 8) / 2^24. The
+ * x ^= x << 5) and return min + (max − min) × (x >> 8) / 2^24. A *rng of
+ * 0 (xorshift's fixed point, where the stream would stay) is taken as seed
+ * 1; a NULL rng gives seed 1's first interval and stores nothing. The
  * animator's first blink starts one interval after creation, each next one
  * an interval after the previous start. */
 BW_API float bw_animator_blink_interval(uint32_t *rng, float min, float max);
