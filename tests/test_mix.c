@@ -588,7 +588,21 @@ static void failures_leave_out_untouched(void)
     CHECK_INT(bw_mixer_create(&no_rig, &bad), BW_ERR_INVALID_ARGUMENT);
     CHECK_INT(bw_mixer_create(&negative, &bad), BW_ERR_INVALID_ARGUMENT);
     CHECK_INT(bw_mixer_create(&fine, NULL), BW_ERR_INVALID_ARGUMENT);
+    /* a simd value outside the enum is refused, not run as some path */
+    bw_mixer_desc odd = fine;
+    odd.simd = BW_SIMD_PATH_COUNT;
+    CHECK_INT(bw_mixer_create(&odd, &bad), BW_ERR_INVALID_ARGUMENT);
+    odd.simd = (bw_simd_path)-1;
+    CHECK_INT(bw_mixer_create(&odd, &bad), BW_ERR_INVALID_ARGUMENT);
+    odd.simd = (bw_simd_path)1000;
+    CHECK_INT(bw_mixer_create(&odd, &bad), BW_ERR_INVALID_ARGUMENT);
     CHECK(bad == (bw_mixer *)&m);
+    for (int path = 0; path < BW_SIMD_PATH_COUNT; path++) { /* every named path is accepted */
+        bw_mixer *ok = NULL;
+        odd.simd = (bw_simd_path)path;
+        CHECK_INT(bw_mixer_create(&odd, &ok), BW_OK);
+        bw_mixer_destroy(ok);
+    }
     bw_rig_destroy(one);
     bw_mixer_destroy(NULL);
     bw_pose_deinit(&base);
