@@ -178,7 +178,7 @@ static void resolve_head(bw_animator *a, const bw_head_desc *h, const bw_logger 
     float limits[4] = {h->yaw_limit, h->pitch_limit, h->eye_yaw_limit, h->eye_pitch_limit};
     for (int i = 0; i < 4; i++)
         if (!isfinite(limits[i]) || limits[i] < 0.0f)
-            bw_graph_problem(rep, BW_ERR_NON_FINITE, "desc.head", "limits must be finite and >= 0");
+            bw_graph_problem(rep, bw_nonneg_problem_code(limits[i]), "desc.head", "limits must be finite and >= 0");
     if (h->disabled) return;
     if (h->chain_count < 0 || h->chain_count > BW_ANIMATOR_MAX_CHAIN || (h->chain_count > 0 && !h->chain)) {
         bw_graph_problem(rep, BW_ERR_INVALID_ARGUMENT, "desc.head.chain", "chain_count %d is not in [0, %d]",
@@ -206,7 +206,7 @@ static void resolve_head(bw_animator *a, const bw_head_desc *h, const bw_logger 
             float w = h->weights ? h->weights[i] : 1.0f / (float)h->chain_count;
             if (!isfinite(w) || w < 0.0f) {
                 snprintf(where, sizeof where, "desc.head.weights[%d]", i);
-                bw_graph_problem(rep, BW_ERR_RANGE, where, "weight must be finite and >= 0");
+                bw_graph_problem(rep, bw_nonneg_problem_code(w), where, "weight must be finite and >= 0");
             }
             a->chain[a->chain_count] = j;
             a->chain_w[a->chain_count++] = w;
@@ -300,7 +300,7 @@ static bw_result build_locomotion(bw_animator *a, const bw_animator_desc *desc, 
         }
         if (!isfinite(e->speed) || e->speed < 0.0f) {
             snprintf(where, sizeof where, "desc.locomotion[%d].speed", i);
-            bw_graph_problem(rep, isfinite(e->speed) ? BW_ERR_RANGE : BW_ERR_NON_FINITE, where,
+            bw_graph_problem(rep, bw_nonneg_problem_code(e->speed), where,
                    "speed must be finite and >= 0");
             ok = false;
         }
@@ -485,12 +485,13 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
     float bmin = bl->interval_min > 0.0f ? bl->interval_min : 2.0f;
     float bmax = bl->interval_max > 0.0f ? bl->interval_max : (bl->interval_min > 6.0f ? bl->interval_min : 6.0f);
     float bdur = bl->duration > 0.0f ? bl->duration : 0.15f;
-    if (!isfinite(bl->interval_min) || !isfinite(bl->interval_max) || !isfinite(bl->duration) || bl->interval_min < 0.0f ||
-        bl->interval_max < 0.0f || bl->duration < 0.0f || bmin > bmax)
-        bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, "desc.blink",
-               "intervals and duration must be finite, >= 0, min <= max");
+    if (!isfinite(bl->interval_min) || !isfinite(bl->interval_max) || !isfinite(bl->duration))
+        bw_graph_problem(&rep, BW_ERR_NON_FINITE, "desc.blink", "intervals and duration must be finite");
+    else if (bl->interval_min < 0.0f || bl->interval_max < 0.0f || bl->duration < 0.0f || bmin > bmax)
+        bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, "desc.blink", "intervals and duration must be >= 0, min <= max");
     if (desc->event_capacity < 0 || desc->event_capacity > (1 << 16))
-        bw_graph_problem(&rep, BW_ERR_LIMIT, "desc.event_capacity", "%d is not in [0, 65536]", desc->event_capacity);
+        bw_graph_problem(&rep, desc->event_capacity < 0 ? BW_ERR_INVALID_ARGUMENT : BW_ERR_LIMIT,
+                         "desc.event_capacity", "%d is not in [0, 65536]", desc->event_capacity);
     if (rep.first != BW_OK) return rep.first;
 
     bw_allocator alloc = desc->allocator;
@@ -639,7 +640,8 @@ bw_result bw_animator_set_graph(bw_animator *a, const bw_graph *graph, const int
     bw_graph_report_begin(&rep, errors);
     if (!a) return REPORT(&rep, BW_ERR_INVALID_ARGUMENT, "animator", "is NULL");
     if (!isfinite(fade) || fade < 0.0f)
-        return REPORT(&rep, BW_ERR_INVALID_ARGUMENT, "fade", "must be finite and >= 0");
+        return REPORT(&rep, isfinite(fade) ? BW_ERR_INVALID_ARGUMENT : BW_ERR_NON_FINITE, "fade",
+                      "must be finite and >= 0");
     bw_graph_cursor *cursor = NULL;
     bw_binding **bindings = NULL;
     if (!graph) {
@@ -1097,11 +1099,11 @@ static void face_layer(bw_animator *a, float dt)
 
 float bw_animator_blink_interval(uint32_t *rng, float min, float max)
 {
-    uint32_t x = *rng ? *rng : 1u;
+    uint32_t x = rng && *rng ? *rng : 1u; /* 0 (xorshift's fixed point) and NULL: seed 1 */
     x ^= x << 13;
     x ^= x >> 17;
     x ^= x << 5;
-    *rng = x;
+    if (rng) *rng = x;
     return min + (max - min) * (float)((double)(x >> 8) / 16777216.0);
 }
 

@@ -15,14 +15,38 @@ static inline float bw_quat_dot(const float *a, const float *b)
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
 }
 
-/* Normalize q in place; a zero or non-finite quaternion becomes identity. */
+/* Divide v[0..n) by its largest absolute component, so that the largest
+ * becomes ±1 and a squared length lies in [1, n]: a vector of any finite
+ * length (1e-45 to 3e38) keeps its direction where squaring it would
+ * underflow to 0 or overflow to inf. False (v untouched) when every
+ * component is 0 or one is not finite. Off the hot path: callers take it
+ * only when the plain squared length is out of range. */
+static inline bool bw_scale_by_largest(float *v, int n)
+{
+    float m = 0.0f;
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(v[i])) return false;
+        float a = fabsf(v[i]);
+        if (a > m) m = a;
+    }
+    if (!(m > 0.0f)) return false;
+    for (int i = 0; i < n; i++) v[i] /= m; /* a division: 1 / m overflows for a subnormal m */
+    return true;
+}
+
+/* Normalize q in place to q / |q|, for any finite non-zero q (a squared
+ * length out of float range is rescaled first); a zero or non-finite
+ * quaternion becomes identity. */
 static inline void bw_quat_normalize(float *q)
 {
     float n2 = bw_quat_dot(q, q);
     if (!(n2 > 1e-30f) || !isfinite(n2)) {
-        q[0] = q[1] = q[2] = 0.0f;
-        q[3] = 1.0f;
-        return;
+        if (!bw_scale_by_largest(q, 4)) {
+            q[0] = q[1] = q[2] = 0.0f;
+            q[3] = 1.0f;
+            return;
+        }
+        n2 = bw_quat_dot(q, q);
     }
     float inv = 1.0f / sqrtf(n2);
     q[0] *= inv; q[1] *= inv; q[2] *= inv; q[3] *= inv;

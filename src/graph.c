@@ -151,7 +151,8 @@ static void validate_params(bw_graph_report *r, const bw_graph_desc *d)
             bw_graph_problem(r, BW_ERR_NON_FINITE, WHERE("params[%d].value", i), "default of '%s' is not finite",
                              shown(p->name));
         if (!isfinite(p->expires) || p->expires < 0.0f)
-            bw_graph_problem(r, BW_ERR_RANGE, WHERE("params[%d].expires", i), "expires must be finite and >= 0");
+            bw_graph_problem(r, bw_nonneg_problem_code(p->expires), WHERE("params[%d].expires", i),
+                             "expires must be finite and >= 0");
         else if (p->expires > 0.0f && p->kind != BW_GRAPH_PARAM_TRIGGER)
             bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("params[%d].expires", i), "only a trigger expires");
     }
@@ -271,16 +272,16 @@ static void validate_transition(bw_graph_report *r, const bw_graph_desc *d, int 
         bw_graph_problem(r, BW_ERR_NOT_FOUND, WHERE("layers[%d].transitions[%d].to", l, t), "unknown state '%s'",
                          shown(tr->to));
     if (!isfinite(tr->duration) || tr->duration < 0.0f)
-        bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].transitions[%d].duration", l, t),
+        bw_graph_problem(r, bw_nonneg_problem_code(tr->duration), WHERE("layers[%d].transitions[%d].duration", l, t),
                          "duration must be finite and >= 0");
     if (tr->has_exit_time && (!isfinite(tr->exit_time) || tr->exit_time < 0.0f))
-        bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].transitions[%d].exit_time", l, t),
+        bw_graph_problem(r, bw_nonneg_problem_code(tr->exit_time), WHERE("layers[%d].transitions[%d].exit_time", l, t),
                          "exit time must be finite and >= 0");
     if ((unsigned)tr->mode >= BW_GRAPH_MODE_COUNT)
         bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].transitions[%d].mode", l, t), "unknown mode %d",
                          (int)tr->mode);
     if (!isfinite(tr->source_speed) || tr->source_speed < 0.0f)
-        bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].transitions[%d].source_speed", l, t),
+        bw_graph_problem(r, bw_nonneg_problem_code(tr->source_speed), WHERE("layers[%d].transitions[%d].source_speed", l, t),
                          "source speed must be finite and >= 0");
     if ((unsigned)tr->curve >= BW_EASE_STYLE_COUNT || (unsigned)tr->curve_dir >= BW_EASE_DIR_COUNT)
         bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].transitions[%d].curve", l, t),
@@ -308,7 +309,8 @@ static void validate_layers(bw_graph_report *r, const bw_graph_desc *d)
             bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].mode", l), "unknown layer mode %d",
                              (int)L->mode);
         if (!isfinite(L->weight) || L->weight < 0.0f)
-            bw_graph_problem(r, BW_ERR_RANGE, WHERE("layers[%d].weight", l), "weight must be finite and >= 0");
+            bw_graph_problem(r, bw_nonneg_problem_code(L->weight), WHERE("layers[%d].weight", l),
+                             "weight must be finite and >= 0");
         if (L->weight_param) check_param_ref(r, d, L->weight_param, KINDS_NUMERIC, WHERE("layers[%d].weight_param", l));
         if (L->mask && desc_mask(d, L->mask) < 0)
             bw_graph_problem(r, BW_ERR_NOT_FOUND, WHERE("layers[%d].mask", l), "unknown mask '%s'", L->mask);

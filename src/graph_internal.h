@@ -215,5 +215,8 @@ void bw_graph_problem(bw_graph_report *r, bw_result code, const char *where, con
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
+/* The code for a value that must be finite and >= 0 and is not (types.h):
+ * BW_ERR_NON_FINITE for NaN or infinity, BW_ERR_RANGE for a negative. */
+static inline bw_result bw_nonneg_problem_code(float x) { return isfinite(x) ? BW_ERR_RANGE : BW_ERR_NON_FINITE; }
 
 #endif

@@ -25,8 +25,11 @@ struct bw_jobs {
     bw_job_fn fn;
     void *user;
     int count;
-    int grain;
-    atomic_int next;
+    int grain; /* in [1, count] */
+    /* 64-bit: every participant adds grain (<= count <= INT_MAX) once more
+     * after the counter passes count, so it stays below
+     * count + 256 × grain, far from wrapping. */
+    atomic_llong next;
 };
 
 typedef struct worker_arg {
@@ -37,11 +40,11 @@ typedef struct worker_arg {
 static void work(bw_jobs *jobs, int worker)
 {
     for (;;) {
-        int begin = atomic_fetch_add(&jobs->next, jobs->grain);
+        long long begin = atomic_fetch_add(&jobs->next, (long long)jobs->grain);
         if (begin >= jobs->count) break;
-        int end = begin + jobs->grain;
+        long long end = begin + jobs->grain;
         if (end > jobs->count) end = jobs->count;
-        jobs->fn(jobs->user, begin, end, worker);
+        jobs->fn(jobs->user, (int)begin, (int)end, worker);
     }
 }
 
@@ -128,8 +131,15 @@ void bw_jobs_run(bw_jobs *jobs, int count, int grain, bw_job_fn fn, void *user)
     if (!jobs || !fn || count <= 0) return;
     if (grain <= 0) grain = count / (4 * jobs->thread_count);
     if (grain < 1) grain = 1;
+    if (grain > count) grain = count;
     if (jobs->thread_count == 1) {
-        fn(user, 0, count, 0);
+        /* the ranges a pool would hand out, in order (begin + grain is
+         * formed only when it stays below count) */
+        for (int begin = 0; begin < count;) {
+            int end = count - begin > grain ? begin + grain : count;
+            fn(user, begin, end, 0);
+            begin = end;
+        }
         return;
     }
     pthread_mutex_lock(&jobs->lock);

@@ -110,6 +110,7 @@ static void mixer_free(bw_mixer *m)
 bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer)
 {
     if (!desc || !desc->rig || !out_mixer || desc->max_contributions < 0) return BW_ERR_INVALID_ARGUMENT;
+    if ((unsigned)desc->simd >= (unsigned)BW_SIMD_PATH_COUNT) return BW_ERR_INVALID_ARGUMENT; /* not a path */
     const int joint_count = bw_rig_joint_count(desc->rig), curve_count = bw_rig_curve_count(desc->rig);
     const int max_contributions = desc->max_contributions ? desc->max_contributions : BW_MIXER_DEFAULT_CONTRIBUTIONS;
     if (joint_count > (1 << 26) || curve_count > (1 << 26) || max_contributions > (1 << 20)) return BW_ERR_LIMIT;

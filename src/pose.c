@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "affine.h"
+#include "bw_math.h"
 #include "common.h"
 #include "pose_internal.h"
 #include "simd.h"
@@ -117,9 +118,12 @@ void bw_pose_copy(bw_pose *dst, const bw_pose *src)
 void bw_transform_to_matrix(const bw_transform *x, float m[4][4])
 {
     if (!x || !m) return;
+    bw_transform y = *x; /* a rotation whose |q|² leaves float range, rescaled (not per frame) */
+    float n2 = bw_quat_dot(y.r, y.r);
+    if (!(n2 > 1e-30f && n2 < INFINITY)) bw_scale_by_largest(y.r, 4);
     float c[3][3];
-    rotation_scale_columns(x, c);
-    store_affine(c, x->t, m);
+    rotation_scale_columns(&y, c);
+    store_affine(c, y.t, m);
 }
 
 void bw_pose_local_to_model(const bw_rig *rig, const bw_pose *pose, float (*model)[4][4])

@@ -10,11 +10,13 @@ void bw_swing_twist(const float q[4], const float axis[3], float out_swing[4], f
 {
     float qn[4] = {q[0], q[1], q[2], q[3]};
     bw_quat_normalize(qn);
-    float a2 = axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2];
     float twist[4] = {0.0f, 0.0f, 0.0f, 1.0f};
-    if (a2 > 1e-30f && isfinite(a2)) {
-        float inv = 1.0f / sqrtf(a2);
-        float n[3] = {axis[0] * inv, axis[1] * inv, axis[2] * inv};
+    float n[3] = {axis[0], axis[1], axis[2]};
+    if (bw_scale_by_largest(n, 3)) { /* any finite length: squared only once in [1, 3] */
+        float inv = 1.0f / sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        n[0] *= inv;
+        n[1] *= inv;
+        n[2] *= inv;
         float d = qn[0] * n[0] + qn[1] * n[1] + qn[2] * n[2];
         twist[0] = d * n[0];
         twist[1] = d * n[1];
@@ -50,16 +52,22 @@ static void cross3(const float *a, const float *b, float *out)
 
 void bw_look_rotation(const float forward[3], const float up[3], float out[4])
 {
-    float fl = length3(forward);
-    if (!(fl > 1e-12f)) {
+    /* both scaled by their largest component first, so any finite length
+     * keeps its direction (squaring 1e20 or 1e-20 leaves float range) */
+    float z[3] = {forward[0], forward[1], forward[2]}, u[3] = {up[0], up[1], up[2]}, x[3], y[3];
+    if (!bw_scale_by_largest(z, 3)) {
         out[0] = out[1] = out[2] = 0.0f;
         out[3] = 1.0f;
         return;
     }
-    float z[3] = {forward[0] / fl, forward[1] / fl, forward[2] / fl}, x[3], y[3];
-    cross3(up, z, x);
-    float xl = length3(x);
-    if (!(xl > 1e-6f * (length3(up) > 0.0f ? length3(up) : 1.0f))) {
+    float fl = length3(z);
+    z[0] /= fl;
+    z[1] /= fl;
+    z[2] /= fl;
+    if (!bw_scale_by_largest(u, 3)) u[0] = u[1] = u[2] = 0.0f;
+    cross3(u, z, x);
+    float xl = length3(x), ul = length3(u);
+    if (!(xl > 1e-6f * (ul > 0.0f ? ul : 1.0f))) {
         const float world_up[3] = {0.0f, 1.0f, 0.0f}, world_x[3] = {1.0f, 0.0f, 0.0f};
         cross3(world_up, z, x);
         xl = length3(x);
@@ -139,6 +147,15 @@ void bw_model_rotation(const bw_rig *rig, const bw_pose *pose, int joint, float 
     for (int i = 0; i < 4; i++) out[i] = q[i];
 }
 
+/* bw_wrap_angle's [−π, π] moved to the aim's (−π, π]: a target straight
+ * behind is +π whichever way the difference came (the mixer's angle curves
+ * keep the sign of theirs, so the shared wrap stays as it is). */
+static float wrap_aim(float d)
+{
+    d = bw_wrap_angle(d);
+    return d <= -(float)M_PI ? d + (float)(2.0 * M_PI) : d;
+}
+
 void bw_aim_angles(const float body_position[3], float body_yaw, const float model_origin[3], const float target[3],
                    float *out_yaw, float *out_pitch)
 {
@@ -148,7 +165,7 @@ void bw_aim_angles(const float body_position[3], float body_yaw, const float mod
                    body_position[2] - p[0] * s + p[2] * c};
     float dx = target[0] - hw[0], dy = target[1] - hw[1], dz = target[2] - hw[2];
     float flat = sqrtf(dx * dx + dz * dz);
-    *out_yaw = (flat > 1e-6f) ? bw_wrap_angle(atan2f(dx, dz) - body_yaw) : 0.0f;
+    *out_yaw = (flat > 1e-6f) ? wrap_aim(atan2f(dx, dz) - body_yaw) : 0.0f;
     *out_pitch = atan2f(dy, flat);
 }
 

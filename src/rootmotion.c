@@ -296,7 +296,8 @@ static motion play_travel(const root_source *src, const parent_frame *f, const b
     double len = (double)bw_clip_length(src->clip);
     if (!(len > 0.0)) return motion_identity;
     if (!play->loop) {
-        double a = clampd(play->from, 0.0, len), b = clampd(play->from + play->delta, 0.0, len);
+        /* from clamped first, then the step taken from there, clamped */
+        double a = clampd(play->from, 0.0, len), b = clampd(a + play->delta, 0.0, len);
         return a <= b ? segment(src, f, a, b, yaw_on) : inverse(segment(src, f, b, a, yaw_on));
     }
     double a = play->from - floor(play->from / len) * len;

@@ -25,7 +25,7 @@ static size_t escape_byte(unsigned char c, char out[5])
 
 int bw_text_print_n(FILE *to, const char *s, size_t len)
 {
-    if (!s) return 0;
+    if (!s || !to) return 0;
     int n = 0;
     for (const unsigned char *p = (const unsigned char *)s, *end = p + len; p < end; p++) {
         char e[5];
@@ -37,6 +37,7 @@ int bw_text_print_n(FILE *to, const char *s, size_t len)
 
 size_t bw_text_escape(char *out, size_t size, const char *s)
 {
+    if (!out) size = 0; /* snprintf(NULL, n, ...): only the length */
     size_t need = 0, used = 0;
     bool cut = false;
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
@@ -57,6 +58,7 @@ int bw_text_print(FILE *to, const char *s) { return s ? bw_text_print_n(to, s, s
 
 int bw_text_print_padded(FILE *to, const char *s, int width)
 {
+    if (!to) return 0;
     int n = bw_text_print(to, s);
     for (; n < width; n++) fputc(' ', to);
     return n;
@@ -64,7 +66,7 @@ int bw_text_print_padded(FILE *to, const char *s, int width)
 
 int bw_text_print_lines(FILE *to, const char *text)
 {
-    if (!text) return 0;
+    if (!text || !to) return 0;
     int n = 0;
     for (;;) {
         const char *nl = strchr(text, '\n');

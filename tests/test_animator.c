@@ -212,6 +212,14 @@ static void root_motion_comes_through_the_extractor_and_leaves_the_pose(void)
     bw_animator_update(a, 0.5f, &s, NULL);
     bw_animator_update(a, 0.5f, &s, NULL);
     CHECK_NEAR(bw_animator_root_motion(a)->t[2], 0.75, TOL);
+    /* A huge dt is not clamped (animator.h): from 0.25 s into the cycle,
+     * dt 1e30 at rate 1 runs to the end (0.75 × 1.5 = 1.125 m), then whole
+     * cycles, capped at 2^20 (2^20 × 1.5 m), then the rest of its last
+     * cycle: none, as 0.25 + 1e30f rounds (in double) to 1e30f, an integer
+     * number of cycles. Total 1.125 + 1572864 = 1572865.125 m. */
+    bw_animator_update(a, 1e30f, &s, NULL);
+    CHECK_NEAR(bw_animator_root_motion(a)->t[2], 1572865.125, 1e-3);
+    CHECK_NEAR(bw_animator_root_motion(a)->t[0], 0.0, TOL);
     bw_animator_destroy(a);
     bw_clip_destroy(walk);
 }
@@ -521,6 +529,12 @@ static void blink_is_seeded_and_periodic(void)
     uint32_t rng = 1;
     CHECK_NEAR(bw_animator_blink_interval(&rng, 2.0f, 6.0f), 2.0 + 4.0 * 1056.0 / 16777216.0, 1e-6);
     CHECK_INT((int)rng, 270369);
+    /* 0 is seed 1 (xorshift would stay at 0); NULL gives seed 1's first
+     * interval and stores nothing */
+    uint32_t zero = 0;
+    CHECK_NEAR(bw_animator_blink_interval(&zero, 2.0f, 6.0f), 2.0 + 4.0 * 1056.0 / 16777216.0, 1e-6);
+    CHECK_INT((int)zero, 270369);
+    CHECK_NEAR(bw_animator_blink_interval(NULL, 2.0f, 6.0f), 2.0 + 4.0 * 1056.0 / 16777216.0, 1e-6);
     bw_animator_desc d = base_desc();
     d.blink.disabled = false;
     bw_animator *a = make(&d);
@@ -973,6 +987,71 @@ static void create_reports_every_problem_of_the_desc(void)
     bw_animator_destroy(NULL);
 }
 
+/* The codes types.h gives (one broken field per create): a negative count
+ * is BW_ERR_INVALID_ARGUMENT (event_capacity -1 was LIMIT), one above the
+ * documented 65536 BW_ERR_LIMIT; NaN or infinity in a speed, weight, limit
+ * or blink interval BW_ERR_NON_FINITE; a finite negative speed, head
+ * weight or head limit BW_ERR_RANGE (a negative head limit was NON_FINITE). */
+static void create_codes_follow_types_h(void)
+{
+    enum { CASES = 12 };
+    static const struct {
+        const char *where;
+        bw_result code;
+    } want[CASES] = {
+        {"desc.event_capacity", BW_ERR_INVALID_ARGUMENT}, {"desc.event_capacity", BW_ERR_LIMIT},
+        {"desc.locomotion[1].speed", BW_ERR_RANGE},       {"desc.locomotion[1].speed", BW_ERR_NON_FINITE},
+        {"desc.head", BW_ERR_RANGE},                      {"desc.head", BW_ERR_NON_FINITE},
+        {"desc.head.weights[0]", BW_ERR_RANGE},           {"desc.head.weights[0]", BW_ERR_NON_FINITE},
+        {"desc.blink", BW_ERR_NON_FINITE},                {"desc.blink", BW_ERR_NON_FINITE},
+        {"desc.blink", BW_ERR_INVALID_ARGUMENT},          {"desc.blink", BW_ERR_INVALID_ARGUMENT},
+    };
+    for (int i = 0; i < CASES; i++) {
+        bw_animator_desc d = base_desc();
+        bw_locomotion_entry loco[3];
+        memcpy(loco, loco3, sizeof loco);
+        const char *chain[1] = {"head"};
+        float weights[1] = {1.0f};
+        switch (i) {
+        case 0: d.event_capacity = -1; break;
+        case 1: d.event_capacity = 65537; break;
+        case 2: loco[1].speed = -1.0f; break;
+        case 3: loco[1].speed = NAN; break;
+        case 4: d.head.yaw_limit = -0.5f; break;
+        case 5: d.head.pitch_limit = INFINITY; break;
+        case 6: weights[0] = -1.0f; break;
+        case 7: weights[0] = NAN; break;
+        case 8: d.blink.disabled = false; d.blink.interval_min = NAN; break;
+        case 9: d.blink.disabled = false; d.blink.duration = INFINITY; break;
+        case 10: d.blink.disabled = false; d.blink.interval_max = -1.0f; break;
+        case 11: d.blink.disabled = false; d.blink.interval_min = 5.0f; d.blink.interval_max = 3.0f; break;
+        }
+        d.locomotion = loco;
+        if (i == 6 || i == 7) {
+            d.head.chain = chain;
+            d.head.chain_count = 1;
+            d.head.weights = weights;
+        }
+        bw_error e[4];
+        bw_animator_errors errs = {e, 4, 0};
+        bw_animator *a = NULL;
+        CHECK_INT(bw_animator_create(&d, &a, &errs), want[i].code);
+        CHECK(a == NULL);
+        CHECK_INT(errs.count, 1);
+        CHECK_STR(e[0].where, want[i].where);
+        CHECK_INT(e[0].code, want[i].code);
+    }
+    /* a NaN fade for set_graph is non-finite, a negative one invalid */
+    bw_animator_desc d = base_desc();
+    bw_animator *a = make(&d);
+    bw_error e[2];
+    bw_animator_errors errs = {e, 2, 0};
+    CHECK_INT(bw_animator_set_graph(a, NULL, NULL, NAN, &errs), BW_ERR_NON_FINITE);
+    CHECK_STR(e[0].where, "fade");
+    CHECK_INT(bw_animator_set_graph(a, NULL, NULL, -1.0f, &errs), BW_ERR_INVALID_ARGUMENT);
+    bw_animator_destroy(a);
+}
+
 /* RobotExpressive: rig curves Angry, Surprised, Sad (its morph targets)
  * as a custom 3-dimension expression space. */
 static void robot_map(void *user, const float *arkit, float *out, int dim)
@@ -1177,6 +1256,7 @@ int main(void)
     RUN(update_allocates_nothing_over_ten_thousand_frames);
     RUN(validation_names_the_field_of_fifteen_malformed_states);
     RUN(create_reports_every_problem_of_the_desc);
+    RUN(create_codes_follow_types_h);
     RUN(a_chain_name_the_rig_has_twice_takes_its_parent);
     RUN(the_default_chain_warns_of_a_name_the_rig_has_twice);
     RUN(robot_expressive_runs_through_the_animator);

@@ -258,7 +258,7 @@ static void an_incompatible_graph_is_refused_and_changes_nothing(void)
     CHECK_STR(e[0].message, "clip 5 is not in [0, 3)");
     /* a bad fade */
     errs.count = 0;
-    CHECK_INT(bw_animator_set_graph(a, g4, NULL, NAN, &errs), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(bw_animator_set_graph(a, g4, NULL, NAN, &errs), BW_ERR_NON_FINITE); /* types.h: NaN is non-finite */
     CHECK_STR(e[0].where, "fade");
     CHECK_INT(bw_animator_set_graph(NULL, g4, NULL, 0.0f, NULL), BW_ERR_INVALID_ARGUMENT);
     /* every allocation failure inside set_graph: refused, nothing leaks */

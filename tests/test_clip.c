@@ -836,6 +836,59 @@ static void retained_revision_should_outlive_its_recompile(void)
     bw_clip_release(NULL);
 }
 
+/* The cache keeps the last revision requested, whichever way it went: an
+ * older revision replaces a newer one too, so a borrowed clip ends when any
+ * other revision of its sequence compiles, and only a retain keeps it. */
+static void an_older_revision_replaces_the_cached_one(void)
+{
+    alloc_counter ctr = ALLOC_COUNTER(-1);
+    bw_allocator alloc = {alloc_counter_fn, &ctr};
+    bw_clip_cache *cache = NULL;
+    CHECK_INT(bw_clip_cache_create(&alloc, &cache), BW_OK);
+    if (!cache) return;
+    bw_joint_key keys[2] = {jkey(0.0f, BW_KEY_T), jkey(1.0f, BW_KEY_T)};
+    keys[1].t[0] = 3.0f; /* revision n ends at x = n */
+    bw_joint_keys joints[1] = {{"", "root", keys, 2}};
+    bw_sequence_desc desc = {.sequence_id = 5, .revision = 3, .joints = joints, .joint_count = 1,
+                             .allocator = alloc};
+    const bw_clip *a = NULL, *b = NULL, *c = NULL;
+    CHECK_INT(bw_clip_cache_get(cache, &desc, &a, NULL), BW_OK);
+    if (!a) return;
+    const long blocks_with_a = ctr.live_blocks;
+    bw_clip_retain(a);
+    keys[1].t[0] = 2.0f;
+    desc.revision = 2;
+    CHECK_INT(bw_clip_cache_get(cache, &desc, &b, NULL), BW_OK);
+    CHECK(b != a);
+    CHECK_INT(bw_clip_cache_compile_count(cache), 2);
+    CHECK_INT(bw_clip_revision(b), 2);
+    float v[3] = {0, 0, 0};
+    bw_sample_track(b, 0, 1.0f, v);
+    CHECK_NEAR(v[0], 2.0, 0);
+    /* the retain keeps revision 3 readable (ASan would catch a free) */
+    CHECK_INT(bw_clip_revision(a), 3);
+    bw_sample_track(a, 0, 1.0f, v);
+    CHECK_NEAR(v[0], 3.0, 0);
+    CHECK_INT(ctr.live_blocks, blocks_with_a + 2); /* a clip is 2 blocks (clip, grid) */
+    bw_clip_release(a);
+    CHECK_INT(ctr.live_blocks, blocks_with_a); /* a is gone, b is cached */
+    /* back to revision 3: compiled again, b released and freed */
+    keys[1].t[0] = 3.0f;
+    desc.revision = 3;
+    CHECK_INT(bw_clip_cache_get(cache, &desc, &c, NULL), BW_OK);
+    CHECK_INT(bw_clip_cache_compile_count(cache), 3);
+    CHECK_INT(bw_clip_revision(c), 3);
+    CHECK_INT(ctr.live_blocks, blocks_with_a);
+    /* asking again for the cached revision compiles nothing */
+    const bw_clip *again = NULL;
+    CHECK_INT(bw_clip_cache_get(cache, &desc, &again, NULL), BW_OK);
+    CHECK(again == c);
+    CHECK_INT(bw_clip_cache_compile_count(cache), 3);
+    bw_clip_cache_destroy(cache);
+    CHECK_INT(ctr.live_blocks, 0);
+    CHECK_INT(ctr.live_bytes, 0);
+}
+
 #define RETAIN_THREADS 4
 #define RETAINS_PER_THREAD 20000
 
@@ -933,6 +986,7 @@ int main(void)
     RUN(clone_should_keep_the_grid_fast_path);
     RUN(clone_allocation_failure_should_leave_nothing_behind);
     RUN(retained_revision_should_outlive_its_recompile);
+    RUN(an_older_revision_replaces_the_cached_one);
     RUN(retain_and_release_should_be_thread_safe);
     return check_summary();
 }

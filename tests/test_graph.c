@@ -344,6 +344,53 @@ static void compile_should_report_every_problem_at_once(void)
     CHECK_STR(errs[0].where, "layers");
 }
 
+/* The codes types.h gives: a NaN or infinity in a time, value or weight is
+ * BW_ERR_NON_FINITE, a finite negative one BW_ERR_RANGE, for every
+ * "finite and >= 0" field of a graph desc (expires and exit_time were
+ * RANGE for NaN). One field broken per compile; the message is kept. */
+static void a_non_finite_field_is_non_finite_and_a_negative_one_range(void)
+{
+    enum { EXPIRES, EXIT_TIME, DURATION, SOURCE_SPEED, LAYER_WEIGHT, STATE_SPEED, FIELDS };
+    static const char *where[FIELDS] = {"params[0].expires", "layers[0].transitions[0].exit_time",
+                                        "layers[0].transitions[0].duration", "layers[0].transitions[0].source_speed",
+                                        "layers[0].weight", "layers[0].states[0].speed"};
+    const float bad[3] = {NAN, INFINITY, -1.0f};
+    const bw_result want[3] = {BW_ERR_NON_FINITE, BW_ERR_NON_FINITE, BW_ERR_RANGE};
+    for (int f = 0; f < FIELDS; f++) {
+        for (int b = 0; b < 3; b++) {
+            if (f == STATE_SPEED && b == 2) continue; /* a negative speed plays backwards */
+            bw_graph_param_desc params[1] = {{"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0}};
+            bw_graph_state_desc states[2] = {{.name = "idle", .clip = IDLE, .speed = 1.0f},
+                                             {.name = "move", .clip = MOVE, .speed = 1.0f}};
+            bw_graph_condition_desc jump = cond_is("jump");
+            bw_graph_transition_desc trs[1] = {edge("idle", "move", &jump, 1, 0.25f)};
+            trs[0].has_exit_time = true;
+            trs[0].exit_time = 0.5f;
+            bw_graph_layer_desc layers[1] = {layer("base", "idle", states, 2, trs, 1)};
+            float v = bad[b];
+            switch (f) {
+            case EXPIRES: params[0].expires = v; break;
+            case EXIT_TIME: trs[0].exit_time = v; break;
+            case DURATION: trs[0].duration = v; break;
+            case SOURCE_SPEED: trs[0].source_speed = v; break;
+            case LAYER_WEIGHT: layers[0].weight = v; break;
+            case STATE_SPEED: states[0].speed = v; break;
+            }
+            bw_graph_desc d = graph_desc(layers, 1, params, 1);
+            bw_error errs[4];
+            bw_graph_errors list = {errs, 4, 0};
+            bw_graph *g = NULL;
+            CHECK_INT(bw_graph_compile(&d, &g, &list), want[b]);
+            CHECK(g == NULL);
+            CHECK_INT(list.count, 1);
+            CHECK_STR(errs[0].where, where[f]);
+            CHECK_INT(errs[0].code, want[b]);
+            if (f != STATE_SPEED) CHECK_CONTAINS(errs[0].message, "must be finite and >= 0");
+            bw_graph_destroy(g);
+        }
+    }
+}
+
 /* idle -> move when speed > 0.1, duration 0.25, at dt = 0.1:
  *  frame 0: idle p 0 -> 0.1 (length 1). Nothing fires (speed 0).
  *  frame 1 (speed 1): idle p 0.2; idle->move fires: move at p 0, elapsed 0,
@@ -2584,6 +2631,7 @@ int main(void)
 {
     make_world();
     RUN(compile_should_report_every_problem_at_once);
+    RUN(a_non_finite_field_is_non_finite_and_a_negative_one_range);
     RUN(timeline_idle_to_move_should_follow_the_hand_derivation);
     RUN(exit_time_gates_should_follow_the_three_rules);
     RUN(triggers_should_be_consumed_only_by_the_transition_that_fires);

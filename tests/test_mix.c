@@ -547,6 +547,36 @@ static void curves_mix_like_translations_and_angles_take_the_short_way(void)
     bw_rig_destroy(rig);
 }
 
+/* pose.h's stated ranges: bw_pose_init_counts refuses more than 2^26
+ * joints or curves with BW_ERR_LIMIT (pose untouched); the per-frame
+ * local-to-model kernels use a rotation as q / |q| while 1e-30 < |q|² <
+ * FLT_MAX and as the identity outside, on every path: (0, k, 0, k) is
+ * Ry(90°) (+X to −Z) for k = 1e-15 and 1e18, the identity for k = 1e-16
+ * (|q|² = 2e-32) and 1e20 (|q|² overflows). */
+static void pose_ranges_are_as_stated(void)
+{
+    bw_pose p = {.joint_count = 7};
+    CHECK_INT(bw_pose_init_counts(&p, (1 << 26) + 1, 0, NULL), BW_ERR_LIMIT);
+    CHECK_INT(bw_pose_init_counts(&p, 0, (1 << 26) + 1, NULL), BW_ERR_LIMIT);
+    CHECK_INT(p.joint_count, 7);
+    bw_rig *one = counts_rig(1, 0);
+    bw_pose pose = make_pose(1, 0, 1.0f);
+    const float k[4] = {1e-15f, 1e18f, 1e-16f, 1e20f};
+    for (int path = BW_SIMD_PORTABLE; path < BW_SIMD_PATH_COUNT; path++) {
+        for (int i = 0; i < 4; i++) {
+            pose.joints[0] = (bw_transform){{0, 0, 0}, {0, k[i], 0, k[i]}, {1, 1, 1}};
+            float model[1][4][4];
+            bw_pose_local_to_model_with(one, &pose, (bw_simd_path)path, model);
+            const bool turned = i < 2;
+            CHECK_NEAR(model[0][0][0], turned ? 0.0 : 1.0, 1e-6);
+            CHECK_NEAR(model[0][0][2], turned ? -1.0 : 0.0, 1e-6);
+            CHECK_NEAR(model[0][2][0], turned ? 1.0 : 0.0, 1e-6);
+        }
+    }
+    bw_pose_deinit(&pose);
+    bw_rig_destroy(one);
+}
+
 static void failures_leave_out_untouched(void)
 {
     bw_mixer *m = NULL;
@@ -588,7 +618,21 @@ static void failures_leave_out_untouched(void)
     CHECK_INT(bw_mixer_create(&no_rig, &bad), BW_ERR_INVALID_ARGUMENT);
     CHECK_INT(bw_mixer_create(&negative, &bad), BW_ERR_INVALID_ARGUMENT);
     CHECK_INT(bw_mixer_create(&fine, NULL), BW_ERR_INVALID_ARGUMENT);
+    /* a simd value outside the enum is refused, not run as some path */
+    bw_mixer_desc odd = fine;
+    odd.simd = BW_SIMD_PATH_COUNT;
+    CHECK_INT(bw_mixer_create(&odd, &bad), BW_ERR_INVALID_ARGUMENT);
+    odd.simd = (bw_simd_path)-1;
+    CHECK_INT(bw_mixer_create(&odd, &bad), BW_ERR_INVALID_ARGUMENT);
+    odd.simd = (bw_simd_path)1000;
+    CHECK_INT(bw_mixer_create(&odd, &bad), BW_ERR_INVALID_ARGUMENT);
     CHECK(bad == (bw_mixer *)&m);
+    for (int path = 0; path < BW_SIMD_PATH_COUNT; path++) { /* every named path is accepted */
+        bw_mixer *ok = NULL;
+        odd.simd = (bw_simd_path)path;
+        CHECK_INT(bw_mixer_create(&odd, &ok), BW_OK);
+        bw_mixer_destroy(ok);
+    }
     bw_rig_destroy(one);
     bw_mixer_destroy(NULL);
     bw_pose_deinit(&base);
@@ -718,6 +762,7 @@ int main(void)
     RUN(non_finite_contribution_values_keep_what_lay_below);
     RUN(curves_mix_like_translations_and_angles_take_the_short_way);
     RUN(failures_leave_out_untouched);
+    RUN(pose_ranges_are_as_stated);
     RUN(empty_poses_and_zero_capacity);
     RUN(blocks_and_tails_mix_each_joint_on_its_own);
     RUN(allocation_failure_is_reported_and_clean);

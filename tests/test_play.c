@@ -268,6 +268,37 @@ static void huge_step_is_capped(void)
     free_clip(&fc);
 }
 
+/* The window's precision limit (play.h): from 0, an advance of 1e16f s
+ * (10000000272564224, an integer: the track lands on a wrap, time 0) keeps
+ * its window (1e16f - 4, 1e16f], where doubles are 2 apart: 12 LOOPs before
+ * it, then 4 passes of "a b" each ending on its LOOP. At 1e17f (spacing 16)
+ * and 1e30 (spacing ~1.4e14) to - 4 rounds to to: the window is lost, no
+ * marker fires, the 16 LOOPs still arrive. */
+static void the_window_needs_the_time_to_resolve_a_pass(void)
+{
+    clip_and_binding fc = make_ab_clip(true);
+    bw_track_set *set = make_set(0, 0);
+    recorder r;
+    reset(&r);
+    int h = play_at(set, &fc, 0.0, 1.0f, -1);
+    CHECK_STR(frame(set, 1e16f, &r), "L L L L L L L L L L L L a b L a b L a b L a b L");
+    CHECK_INT(r.markers, 8);
+    CHECK_INT(r.loops, 16);
+    CHECK_NEAR(bw_track_set_time(set, h), 0.0, 0);
+    float steps[2] = {1e17f, 1e30f};
+    for (int i = 0; i < 2; i++) {
+        CHECK_INT(bw_track_set_seek(set, h, 0.0), BW_OK);
+        reset(&r);
+        CHECK_STR(frame(set, steps[i], &r), "L L L L L L L L L L L L L L L L");
+        CHECK_INT(r.markers, 0);
+        CHECK_INT(r.loops, 16);
+        double t = bw_track_set_time(set, h);
+        CHECK(t >= 0.0 && t < 1.0);
+    }
+    bw_track_set_destroy(set);
+    free_clip(&fc);
+}
+
 /* Five wraps (0.875 -> 5.875): passes 0..5; LOOP count 5 (below the cap);
  * markers only in the window of the last 4 lengths of travel, (1.875, 5.875],
  * so pass 1's a and b are skipped: "L" (entering pass 1) then 4 × "L a b".
@@ -1413,6 +1444,7 @@ int main(void)
     RUN(reverse_playback_visits_markers_backwards);
     RUN(step_across_loop_orders_markers_and_loop);
     RUN(huge_step_is_capped);
+    RUN(the_window_needs_the_time_to_resolve_a_pass);
     RUN(five_wraps_visit_the_last_four_cycles);
     RUN(events_at_zero_and_at_the_end);
     RUN(dt_larger_than_the_clip);

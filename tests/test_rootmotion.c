@@ -232,6 +232,17 @@ static void several_cycles_in_one_step_should_count_each(void)
     /* at the end of a non-looping clip there is nothing left */
     d = extract1(rig, &cfg, b, 1.0, 0.1, false, 1.0f);
     CHECK_NEAR(d.t[2], 0.0, 0.0);
+    /* a from outside [0, 1] is clamped first, then stepped: from −5 by 0.5
+     * travels [0, 0.5] = 1 m; from 3 by −0.25 travels back over [0.75, 1]
+     * = −0.5 m; from −5 by −1 stays at 0 */
+    d = extract1(rig, &cfg, b, -5.0, 0.5, false, 1.0f);
+    CHECK_NEAR(d.t[2], 1.0, 1e-6);
+    d = extract1(rig, &cfg, b, 3.0, -0.25, false, 1.0f);
+    CHECK_NEAR(d.t[2], -0.5, 1e-6);
+    d = extract1(rig, &cfg, b, -5.0, -1.0, false, 1.0f);
+    CHECK_NEAR(d.t[2], 0.0, 0.0);
+    d = extract1(rig, &cfg, b, 1e300, -1e300, false, 1.0f); /* from 1 all the way back: −2 m */
+    CHECK_NEAR(d.t[2], -2.0, 1e-6);
     bw_binding_destroy(b);
     bw_clip_destroy(clip);
     bw_rig_destroy(rig);

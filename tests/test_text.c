@@ -95,11 +95,25 @@ static void the_buffer_form_cuts_between_escapes(void)
     CHECK_STR(out, "");
 }
 
+/* NULL stream: nothing printed, 0 returned, by every printer; a NULL
+ * buffer with a size counts as size 0 (the length only, snprintf-like). */
+static void null_stream_and_null_buffer_are_tolerated(void)
+{
+    CHECK_INT(bw_text_print(NULL, "abc"), 0);
+    CHECK_INT(bw_text_print_n(NULL, "a\nb", 3), 0);
+    CHECK_INT(bw_text_print_padded(NULL, "abc", 10), 0);
+    CHECK_INT(bw_text_print_lines(NULL, "one\ntwo"), 0);
+    CHECK_INT((int)bw_text_escape(NULL, 64, "a\x1b"), 5);
+    CHECK_INT((int)bw_text_escape(NULL, 0, "a\nb"), 6);
+    CHECK_INT((int)bw_text_escape(NULL, 64, NULL), 0);
+}
+
 int main(void)
 {
     RUN(names_print_their_control_bytes_as_hex);
     RUN(every_byte_value_follows_the_rule);
     RUN(the_other_forms);
     RUN(the_buffer_form_cuts_between_escapes);
+    RUN(null_stream_and_null_buffer_are_tolerated);
     return check_summary();
 }

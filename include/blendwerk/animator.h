@@ -208,11 +208,15 @@ typedef struct bw_animator bw_animator;
 typedef bw_graph_errors bw_animator_errors;
 
 /* Validate the desc and build the animator. BW_ERR_INVALID_ARGUMENT (NULL
- * desc / rig / out, a custom space without map or with a bad dim, bad
- * counts or weights), BW_ERR_RANGE (a clip index out of range),
- * BW_ERR_NOT_FOUND (a chain joint or the root joint missing),
- * BW_ERR_NON_FINITE, BW_ERR_LIMIT, BW_ERR_OUT_OF_MEMORY (nothing leaks),
- * or the binding / blend-tree / cursor error. *out is set only on success. */
+ * desc / rig / out, a custom space without map or with a bad dim, bad or
+ * negative counts, event_capacity < 0 among them, negative blink
+ * intervals or min > max), BW_ERR_RANGE (a clip index out of range, a
+ * negative locomotion speed, head weight or head limit), BW_ERR_NOT_FOUND
+ * (a chain joint or the root joint missing), BW_ERR_NON_FINITE (NaN or
+ * infinity in a speed, weight, limit or blink interval), BW_ERR_LIMIT
+ * (event_capacity above 65536 among others), BW_ERR_OUT_OF_MEMORY (nothing
+ * leaks), or the binding / blend-tree / cursor error. *out is set only on
+ * success. */
 BW_API bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw_animator_errors *errors);
 BW_API void bw_animator_destroy(bw_animator *animator); /* NULL is a no-op */
 
@@ -240,9 +244,9 @@ BW_API const bw_graph *bw_animator_graph(const bw_animator *animator);        /*
  * which an animator created with a graph does not make): call it at reload, not per frame;
  * the updates after it allocate nothing.
  * Problems go to `errors` (may be NULL) with `where` "graph" or
- * "graph_clips[i]": BW_ERR_INVALID_ARGUMENT (NULL animator, a negative or
- * non-finite fade, a graph whose clip count is not the animator's and no
- * graph_clips), BW_ERR_RANGE (a graph_clips index out of range), or the
+ * "graph_clips[i]": BW_ERR_INVALID_ARGUMENT (NULL animator, a negative
+ * fade, a graph whose clip count is not the animator's and no
+ * graph_clips), BW_ERR_NON_FINITE (a NaN or infinite fade), BW_ERR_RANGE (a graph_clips index out of range), or the
  * cursor's error (a missing binding, BW_ERR_OUT_OF_MEMORY). On any error
  * the animator is unchanged (the old graph keeps running). */
 BW_API bw_result bw_animator_set_graph(bw_animator *animator, const bw_graph *graph, const int *graph_clips,
@@ -304,6 +308,14 @@ BW_API bw_result bw_character_state_validate(const bw_character_state *state, co
  * first moving update includes its start time.
  *
  * One update (see the top of this file). dt < 0 or non-finite counts as 0.
+ * A huge finite dt is not clamped (SPEC §10 asks only that it be handled):
+ * every clock advances by it at the bounded cost play.h and rootmotion.h
+ * state: the markers of at most the last 4 cycles, and a root-motion delta
+ * that counts at most BW_ROOT_MOTION_MAX_CYCLES (2^20) whole cycles of a
+ * looping play, so dt = 1e30 on a 1 s walk of 1.5 m a cycle reports
+ * about (2^20 + 1) × 1.5 m (the rest of the current cycle, 2^20 whole
+ * ones, and where the rounded end time falls in its cycle). A host that does not want a stall (a breakpoint, a
+ * suspended app) to move the character that far clamps dt itself.
  * camera: NULL or a world position (3 floats), the look target when the
  * state has none. Returns BW_OK, or the validation code for a bad state (the
  * update still runs on the previous state). BW_ERR_INVALID_ARGUMENT for a
@@ -350,7 +362,9 @@ BW_API float bw_animator_gesture_outgoing_weight(const bw_animator *animator);
 /* ---- blink ---- */
 
 /* The blink stream: advance *rng (xorshift32: x ^= x << 13; x ^= x >> 17;
- * x ^= x << 5) and return min + (max − min) × (x >> 8) / 2^24. The
+ * x ^= x << 5) and return min + (max − min) × (x >> 8) / 2^24. A *rng of
+ * 0 (xorshift's fixed point, where the stream would stay) is taken as seed
+ * 1; a NULL rng gives seed 1's first interval and stores nothing. The
  * animator's first blink starts one interval after creation, each next one
  * an interval after the previous start. */
 BW_API float bw_animator_blink_interval(uint32_t *rng, float min, float max);

@@ -228,14 +228,17 @@ BW_API uint64_t bw_clip_serial(const bw_clip *clip);
 /* ---- the compile cache ----
  * Maps (sequence id, revision) to a compiled clip, so re-requesting an
  * unchanged sequence returns the same object without recompiling. The cache
- * holds one reference to each clip it caches. A new revision of a sequence
- * replaces the old one in the cache and releases (does not destroy) it:
- * the old clip is freed at once if nobody else holds it, and otherwise
- * stays valid until its last holder releases it. So the clip
- * bw_clip_cache_get returns is borrowed, valid while the cache keeps that
- * revision (until a newer revision is compiled or the cache is destroyed);
- * a character that must keep playing it across a recompile retains it and
- * releases it when it lets go. Destroying the cache releases every clip. */
+ * holds one reference to each clip it caches, one revision per sequence:
+ * the last one requested. Requesting any other revision of a sequence,
+ * newer or older (a hot reload that reverts a file asks for an older one),
+ * compiles it, and on success it replaces the cached clip, which is
+ * released (not destroyed): freed at once if nobody else holds it, and
+ * otherwise valid until its last holder releases it. So the clip
+ * bw_clip_cache_get returns is borrowed, valid until another revision of
+ * that sequence is compiled successfully or the cache is destroyed; a
+ * character that must keep playing it across a recompile retains it and
+ * releases it when it lets go. Going back to a revision recompiles it.
+ * Destroying the cache releases every clip. */
 typedef struct bw_clip_cache bw_clip_cache;
 BW_API bw_result bw_clip_cache_create(const bw_allocator *allocator, bw_clip_cache **out_cache);
 BW_API void bw_clip_cache_destroy(bw_clip_cache *cache);

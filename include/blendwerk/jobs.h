@@ -38,7 +38,11 @@ BW_API bw_result bw_jobs_create(const bw_jobs_desc *desc, bw_jobs **out_jobs);
 BW_API void bw_jobs_destroy(bw_jobs *jobs);
 BW_API int bw_jobs_thread_count(const bw_jobs *jobs);
 /* Run fn over [0, count) in ranges of at most `grain` items (grain <= 0:
- * count / (4 × threads), at least 1). Blocks until all items are done. */
+ * count / (4 × threads), at least 1; a grain above count is count). The
+ * ranges tile [0, count) exactly: every item once, 0 <= begin < end <=
+ * count, for any count and grain up to INT_MAX. A one-thread pool calls
+ * fn on the calling thread for each range in order. Blocks until all
+ * items are done. count <= 0 does nothing. */
 BW_API void bw_jobs_run(bw_jobs *jobs, int count, int grain, bw_job_fn fn, void *user);
 
 #ifdef __cplusplus

@@ -77,7 +77,8 @@ typedef struct bw_mixer_desc {
 
 /* Scratch for poses of the rig's joints and curves and up to
  * max_contributions contributions per run. BW_ERR_INVALID_ARGUMENT for a
- * NULL desc, rig or out_mixer or a negative max_contributions;
+ * NULL desc, rig or out_mixer, a negative max_contributions or a simd
+ * value outside bw_simd_path (negative, or BW_SIMD_PATH_COUNT and above);
  * BW_ERR_LIMIT beyond 2^26 joints or curves or 2^20 contributions;
  * BW_ERR_OUT_OF_MEMORY (nothing leaks). The scratch includes one pose per
  * contribution slot for bw_mix_run_clips' non-dense clips, so memory grows

@@ -25,7 +25,14 @@
  *   cycles of markers are visited per advance (the last 4 lengths of
  *   travel, (new − 4·length, new], so every marker fires at most 4 times
  *   and the most recent events survive a stall) and at most 16
- *   LOOP signals are queued per track per advance.
+ *   LOOP signals are queued per track per advance. The window needs the
+ *   track's unwrapped new time (old time + step, a double) to resolve its
+ *   position within a pass: once 4 lengths no longer change it (an advance
+ *   of about 2^55 lengths and more: 3.6e16 s on a 1 s clip, where the
+ *   double's spacing exceeds 8 lengths) the advance queues no marker, only
+ *   its LOOP signals (16), and the time lands on the wrapped rounded sum.
+ *   An advance of 1e16 s on a 1 s clip still gets its 4 cycles of markers;
+ *   1e17 s gets none.
  * - dt and speed that are not finite are treated as 0; an advance of any
  *   size costs at most the bounded work above.
  * - Stopping sets the weight heading to 0 over a fade; removal happens in

@@ -51,8 +51,8 @@ typedef struct bw_pose {
 /* Allocate buffers for `rig`'s joints and curves and fill them with the
  * identity transform, value 0 and coverage 0. `pose` is written only on
  * success (BW_ERR_INVALID_ARGUMENT for NULL pose or rig or negative counts,
- * BW_ERR_OUT_OF_MEMORY); initialising a pose that still holds buffers
- * leaks them. */
+ * BW_ERR_LIMIT for more than 2^26 joints or 2^26 curves, BW_ERR_OUT_OF_MEMORY);
+ * initialising a pose that still holds buffers leaks them. */
 BW_API bw_result bw_pose_init(bw_pose *pose, const bw_rig *rig, const bw_allocator *allocator);
 /* Same for explicit counts (rig-less tools and tests). */
 BW_API bw_result bw_pose_init_counts(bw_pose *pose, int joint_count, int curve_count, const bw_allocator *allocator);
@@ -70,15 +70,21 @@ BW_API void bw_pose_copy(bw_pose *dst, const bw_pose *src);
  * is column c, model[i][3] holds the translation) for every joint:
  * model[i] = model[parent(i)] * local(i), local = T * R * S. `model` has
  * room for the rig's joint count; nothing is written when the pose's joint
- * count differs from the rig's. Never allocates. */
+ * count differs from the rig's. Never allocates. Each rotation is used as
+ * q / |q| while |q|² stays inside float range, 1e-30 < |q|² < FLT_MAX
+ * (|q| from about 1e-15 to 1.8e19; a sampled or mixed pose's are unit);
+ * outside it, and for a zero or non-finite q, the joint's rotation is the
+ * identity (the per-frame kernels square without rescaling;
+ * bw_transform_to_matrix accepts any size). */
 BW_API void bw_pose_local_to_model(const bw_rig *rig, const bw_pose *pose, float (*model)[4][4]);
 /* The same on a chosen kernel path (BW_SIMD_AUTO: what
  * bw_pose_local_to_model runs); for tests and hosts that pin a path. */
 BW_API void bw_pose_local_to_model_with(const bw_rig *rig, const bw_pose *pose, bw_simd_path path, float (*model)[4][4]);
 
 /* Compose a local transform into a column-major matrix (T * R * S). The
- * rotation is used as q / |q| (a zero quaternion counts as identity), so a
- * slightly denormalized quaternion does not shear the matrix. */
+ * rotation is used as q / |q| for any finite non-zero q (1e-40 or 1e30 in
+ * size alike; a zero or non-finite quaternion counts as identity), so a
+ * denormalized quaternion does not shear the matrix. */
 BW_API void bw_transform_to_matrix(const bw_transform *x, float m[4][4]);
 
 #ifdef __cplusplus

@@ -28,16 +28,19 @@ extern "C" {
 #endif
 
 /* Split q into q = swing * twist, where twist rotates about `axis` (any
- * length but 0) and swing about an axis perpendicular to it. Both are unit
- * quaternions. When q has no rotation about the axis component (its
- * vector part and w project to zero: a 180° swing), twist is the identity
- * and swing = q normalized. A zero axis gives twist = identity. */
+ * finite length but 0, 1e-40 to 1e38 alike) and swing about an axis
+ * perpendicular to it. Both are unit quaternions; q is used as q / |q| at
+ * any finite non-zero size (zero: the identity). When q has no rotation
+ * about the axis component (its vector part and w project to zero: a 180°
+ * swing), twist is the identity and swing = q normalized. A zero axis
+ * gives twist = identity. */
 BW_API void bw_swing_twist(const float q[4], const float axis[3], float out_swing[4], float out_twist[4]);
 
 /* The rotation that turns +Z onto `forward` and +Y as close to `up` as
- * it can (an orthonormal frame from forward and up). forward zero:
- * identity. up zero or parallel to forward: +Y is used, or +X when forward
- * is vertical too. */
+ * it can (an orthonormal frame from forward and up). Only the directions
+ * count: forward and up of any finite length (1e-40 to 1e38 alike). forward
+ * zero (every component 0): identity. up zero or parallel to forward: +Y
+ * is used, or +X when forward is vertical too. */
 BW_API void bw_look_rotation(const float forward[3], const float up[3], float out[4]);
 
 /* Model-space position of `joint` in `pose` (parents' T * R * S composed,

@@ -123,7 +123,9 @@ typedef struct bw_root_play {
     const bw_binding *binding; /* clip + rig; made for the rig passed to extract */
     double from;               /* clip time before the step, seconds (looping: any
                                   value, taken modulo the length; else clamped to
-                                  [0, length]) */
+                                  [0, length] first and the step taken from
+                                  there, its end clamped too: from −5 by 0.5
+                                  travels [0, 0.5]) */
     double delta;              /* clip-time advance of the step (speed × dt), signed */
     bool loop;                 /* the play's resolved loop flag */
     float weight;              /* playback weight, >= 0 (negative = 0); share as above */

@@ -13,8 +13,9 @@
  *
  * The core itself never prints: these write only to the stream (or the
  * buffer) the caller passes, and allocate nothing. A NULL text prints
- * nothing. The printers return the bytes they wrote (an escape counted
- * as 4). */
+ * nothing, and so does a NULL stream (the printers then return 0: a host
+ * whose log stream failed to open loses the text, not the process). The
+ * printers return the bytes they wrote (an escape counted as 4). */
 #ifndef BLENDWERK_TEXT_H
 #define BLENDWERK_TEXT_H
 
@@ -44,9 +45,10 @@ BW_API int bw_text_print_lines(FILE *to, const char *text);
 /* The same escaping into a buffer, for a host whose log is not a FILE
  * (or that stores a message to show later): `s` as bw_text_print prints
  * it, into `out` (at most size - 1 bytes and a NUL; size 0 writes
- * nothing; an escape is never cut in half). Returns the length the whole
- * escaped text needs, as snprintf does: a result >= size means it was
- * cut. */
+ * nothing, and a NULL `out` counts as size 0 whatever size says; an
+ * escape is never cut in half). Returns the length the whole escaped text
+ * needs, as snprintf does: a result >= size means it was cut, and
+ * bw_text_escape(NULL, 0, s) + 1 is the buffer to allocate. */
 BW_API size_t bw_text_escape(char *out, size_t size, const char *s);
 
 #ifdef __cplusplus

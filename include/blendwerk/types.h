@@ -48,7 +48,8 @@ typedef enum bw_result {
     BW_ERR_IO,               /* a file could not be read */
     BW_ERR_UNSUPPORTED,      /* valid input using a feature Blendwerk does not implement */
     BW_ERR_LIMIT,            /* a size or count beyond a documented limit */
-    BW_ERR_RANGE,            /* an index out of range */
+    BW_ERR_RANGE,            /* an index out of range, or a finite value outside its
+                                allowed range (a negative duration or speed) */
     BW_RESULT_COUNT
 } bw_result;
 
