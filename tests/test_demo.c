@@ -1693,7 +1693,7 @@ static void the_character_moved_between_frames_30_and_90(void)
     snprintf(args, sizeof args, "--headless --frames 90 --print-every 30 --size 320x200 --screenshot '%s'",
              temp_path("a90.png"));
     CHECK_INT(run_demo(args, out, sizeof out), 0);
-    float p30[3], p90[3];
+    float p30[3] = {0}, p90[3] = {0};
     CHECK(summary_pos(out, 30, p30));
     CHECK(summary_pos(out, 90, p90));
     float dx = p90[0] - p30[0], dz = p90[2] - p30[2], dist = sqrtf(dx * dx + dz * dz);
@@ -1736,6 +1736,23 @@ static void a_jumping_timeline_shows_the_jump_states(void)
     /* the start comes before the air, the air before the land */
     const char *s = strstr(out, "base:jump_start"), *air = strstr(out, "base:jump_air"), *land = strstr(out, "base:jump_land");
     CHECK(s && air && land && s < air && air < land);
+    /* docs/demo.md's example output is this run's (at the default size
+     * and --print-every: the triangle count depends on the size, the
+     * events listed on the rate): its frame-60 line up to the events, its
+     * done line up to the triangles (it went stale) */
+    char *doc = slurp(BW_SOURCE_DIR "/docs/demo.md");
+    CHECK(doc != NULL);
+    const char *example = doc ? strstr(doc, "\nframe 60 t=") : NULL, *done = example ? strstr(example, "\ndone ") : NULL;
+    const char *tri = done ? strstr(done, " triangles=") : NULL, *events = example ? strstr(example, " events=") : NULL;
+    CHECK(example && done && tri && events && events < done);
+    if (example && done && tri && events) {
+        char line[2048];
+        snprintf(line, sizeof line, "%.*s ", (int)(events - example), example);
+        CHECK_CONTAINS(out, line);
+        snprintf(line, sizeof line, "%.*s ", (int)(tri - done), done);
+        CHECK_CONTAINS(out, line);
+    }
+    free(doc);
 }
 
 static void model_runs_on_each_shared_asset(void)
@@ -1954,7 +1971,7 @@ static void pause_step_and_speed_keys_drive_the_headless_time(void)
 static void keys_keep_the_default_walk_unless_they_move(void)
 {
     static char out[65536];
-    float p30[3], p90[3];
+    float p30[3] = {0}, p90[3] = {0};
     /* O (overlays) and a space at the end: the walk's chord between frames
      * 30 and 90, 2 * (1.5 / 0.5) * sin(0.25) = 1.484 m, as with no keys */
     CHECK_INT(run_demo("--headless --size 64x64 --frames 90 --print-every 30 --keys 0:o,90:space", out, sizeof out), 0);
@@ -2002,7 +2019,7 @@ static void another_character_runs_without_the_default_graph(void)
     CHECK_INT(run_demo(args, out, sizeof out), 0);
     CHECK_CONTAINS(out, "frame 90 t=1.500 ");
     CHECK_CONTAINS(out, " layers=- clips=walk:1.00 ");
-    float p30[3], p90[3];
+    float p30[3] = {0}, p90[3] = {0};
     CHECK(summary_pos(out, 30, p30) && summary_pos(out, 90, p90));
     CHECK_NEAR(p90[2] - p30[2], 1.5, 0.01);
     CHECK_NEAR(p90[0] - p30[0], 0.0, 1e-3);
