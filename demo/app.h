@@ -107,7 +107,7 @@ typedef struct demo_app_desc {
     int control_count;     /* [0, BW_CONTROLS_MAX] */
     float reload_fade;     /* seconds of carry-over fade at a reload; 0: 0.2 */
     bool force_polling;    /* the watchers compare file times (tests) */
-    bw_sandbox_limits limits; /* of the character's and the graph's sandboxes (zero fields: defaults) */
+    bw_sandbox_limits limits; /* of the character's, the graph's and the controls' sandboxes (zero fields: defaults) */
     bw_allocator allocator; /* the animator's (the frame path's); fn NULL = malloc */
 } demo_app_desc;
 

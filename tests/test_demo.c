@@ -41,7 +41,17 @@
  * - the demo timeline's jump shows the jump states in the summary;
  * - --model on each shared glTF asset renders without error (skipped
  *   without ../shared/assets);
- * - bad arguments and a broken graph exit non-zero with the message;
+ * - bad arguments and a broken graph exit non-zero with the message
+ *   (control files in two folders: 2, an argument error);
+ * - pause, single step and slow motion given by --keys set the headless
+ *   time exactly as the one dt rule says (0:minus over 60 frames of 1/60:
+ *   t = 0.5; 5:p: 5 / 60; steps while paused: one frame each);
+ * - keys that do not move keep the headless default walk (its 1.484 m
+ *   chord between frames 30 and 90), a held W replaces it (1.5 m straight);
+ * - another character without --graph runs the locomotion blend, not the
+ *   humanoid's graph (a 2-clip character exits 0 and walks 1.5 m in 1 s);
+ * - the help and docs/demo.md's option table list the same options, and
+ *   the parser takes them; the docs' example output is the timeline run's;
  * - the windowed mode runs under xvfb-run for a few frames and its
  *   screenshot has the window's size and is not blank (skipped without
  *   xvfb-run).
