@@ -481,11 +481,39 @@ static void controls_free(controls_set *s)
     memset(s, 0, sizeof *s);
 }
 
+bool demo_app_control_folder(const char *const *paths, int count, char *dir, size_t dir_size, char *err, size_t err_size)
+{
+    if (dir_size) dir[0] = '\0';
+    if (count < 0 || count > BW_CONTROLS_MAX || (count > 0 && !paths)) {
+        snprintf(err, err_size, "%d control files (at most %d)", count, BW_CONTROLS_MAX);
+        return false;
+    }
+    for (int i = 0; i < count; i++) {
+        char here[1024];
+        if (!paths[i]) {
+            snprintf(err, err_size, "--control: no path given");
+            return false;
+        }
+        if (!bw_sandbox_split_path(paths[i], here, sizeof here) || strlen(here) >= dir_size) {
+            snprintf(err, err_size, "--control %s: the folder name is too long", paths[i]);
+            return false;
+        }
+        if (i == 0) snprintf(dir, dir_size, "%s", here);
+        else if (strcmp(here, dir) != 0) {
+            snprintf(err, err_size, "--control %s: the control files share one folder (the controls' sandbox), "
+                     "not %s and %s", paths[i], dir, here);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* The control files' names and their one folder (the sandbox's). */
 static bool controls_paths(demo_app *a, const char *const *paths, int count, char *err, size_t err_size)
 {
-    if (count < 0 || count > BW_CONTROLS_MAX || (count > 0 && !paths)) {
-        snprintf(err, err_size, "demo: %d control files (at most %d)", count, BW_CONTROLS_MAX);
+    char problem[512];
+    if (!demo_app_control_folder(paths, count, a->control_dir, sizeof a->control_dir, problem, sizeof problem)) {
+        snprintf(err, err_size, "demo: %s", problem);
         return false;
     }
     a->control_paths = (char **)calloc((size_t)count + 1, sizeof *a->control_paths);
@@ -499,25 +527,16 @@ static bool controls_paths(demo_app *a, const char *const *paths, int count, cha
         /* a look, not an open: opening a FIFO to read blocks until a writer
          * comes (the sandbox's own reader, which loads it, never blocks) */
         struct stat st;
-        const char *why = !paths[i]                    ? "no path given"
-                          : stat(paths[i], &st) != 0   ? strerror(errno)
-                          : !S_ISREG(st.st_mode)       ? "not a regular file"
-                                                       : NULL;
+        const char *why = stat(paths[i], &st) != 0 ? strerror(errno) : !S_ISREG(st.st_mode) ? "not a regular file" : NULL;
         if (why) {
-            snprintf(err, err_size, "demo: --control %s: cannot open the file: %s", paths[i] ? paths[i] : "(null)", why);
+            snprintf(err, err_size, "demo: --control %s: cannot open the file: %s", paths[i], why);
             return false;
         }
         a->control_paths[i] = dup_or_null(paths[i]);
         a->control_count = i + 1;
         const char *name = a->control_paths[i] ? bw_sandbox_split_path(a->control_paths[i], dir, sizeof dir) : NULL;
         if (!name) {
-            snprintf(err, err_size, "demo: --control %s: out of memory or the folder name is too long", paths[i]);
-            return false;
-        }
-        if (i == 0) snprintf(a->control_dir, sizeof a->control_dir, "%s", dir);
-        if (strcmp(dir, a->control_dir) != 0) {
-            snprintf(err, err_size, "demo: --control %s: the control files share one folder (the controls' sandbox), "
-                     "not %s and %s", paths[i], a->control_dir, dir);
+            snprintf(err, err_size, "demo: --control %s: out of memory", paths[i]);
             return false;
         }
         a->control_names[i] = name;

@@ -107,7 +107,7 @@ typedef struct demo_app_desc {
     int control_count;     /* [0, BW_CONTROLS_MAX] */
     float reload_fade;     /* seconds of carry-over fade at a reload; 0: 0.2 */
     bool force_polling;    /* the watchers compare file times (tests) */
-    bw_sandbox_limits limits; /* of the character's and the graph's sandboxes (zero fields: defaults) */
+    bw_sandbox_limits limits; /* of the character's, the graph's and the controls' sandboxes (zero fields: defaults) */
     bw_allocator allocator; /* the animator's (the frame path's); fn NULL = malloc */
 } demo_app_desc;
 
@@ -120,6 +120,16 @@ typedef struct demo_input {
 } demo_input;
 
 typedef struct demo_app demo_app;
+
+/* The one folder of `count` control files (a path without a slash is in
+ * "."), compared as the paths spell it (the controls' sandbox is made over
+ * that folder): true with it in dir; false with the message in err
+ * ("--control B: the control files share one folder ..., not A_DIR and
+ * B_DIR", a NULL path, a folder name longer than dir_size - 1, a count out
+ * of [0, BW_CONTROLS_MAX]). Looks at no file: main.c refuses such
+ * arguments with exit 2 before loading anything, demo_app_create with its
+ * error. */
+bool demo_app_control_folder(const char *const *paths, int count, char *dir, size_t dir_size, char *err, size_t err_size);
 
 /* Control files (desc.controls): one sandbox over their folder (they must
  * share one) and the runner of bindings/controls.h for the character,

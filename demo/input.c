@@ -23,6 +23,13 @@ static bool *held(demo_controls *c, SDL_Keycode key)
     }
 }
 
+bool demo_key_moves(SDL_Keycode key)
+{
+    demo_controls none;
+    memset(&none, 0, sizeof none);
+    return held(&none, key) != NULL;
+}
+
 demo_command demo_controls_key(demo_controls *c, SDL_Keycode key, bool down)
 {
     bool *h = held(c, key);

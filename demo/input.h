@@ -65,6 +65,10 @@ void demo_controls_mouse(demo_controls *c, int x, int y);
  * (a world point). */
 void demo_controls_input(const demo_controls *c, const demo_camera *camera, const float head[3], demo_input *out);
 
+/* Whether `key` is held to move the character (W A S D, the arrows, Q E,
+ * Shift): what demo_controls_input turns into velocity and turn. */
+bool demo_key_moves(SDL_Keycode key);
+
 /* The key of a name as --keys writes it ("space", "1", "w", "left", ...),
  * SDLK_UNKNOWN for an unknown name. */
 SDL_Keycode demo_key_from_name(const char *name);

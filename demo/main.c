@@ -47,7 +47,7 @@
 #define DEFAULT_H 720
 
 typedef struct key_at {
-    long frame; /* pressed before this frame (0-based) */
+    long frame; /* pressed before this frame of the run (0-based; a paused frame counts) */
     SDL_Keycode key;
     int hold; /* 0: press and release, 1: hold down, -1: release */
 } key_at;
@@ -63,7 +63,7 @@ typedef struct options {
     int key_count;
     const char *controls[BW_CONTROLS_MAX];
     int control_count;
-    bw_sandbox_limits limits; /* of the character's and the graph's sandboxes */
+    bw_sandbox_limits limits; /* of the character's, the graph's and the controls' sandboxes */
 } options;
 
 typedef struct host {
@@ -74,7 +74,7 @@ typedef struct host {
     demo_controls controls;
     demo_camera camera;
     demo_overlay_info overlay;
-    bool default_walk; /* headless without a timeline or keys: walk and turn */
+    bool default_walk; /* headless without a timeline or a movement key: walk and turn */
     bool quit;
     long printed_events;
     int seen_reloads; /* reloads + rejections when the note was last timed */
@@ -86,21 +86,24 @@ static void usage(FILE *f)
     fputs("usage: blendwerk-demo [options]\n"
           "  --character FILE.lua  character file (default scripts/humanoid.lua)\n"
           "  --model FILE.glb      a glTF character (.glb/.gltf) drawn as its skinned mesh, with its clips\n"
-          "  --graph GRAPH.lua     graph file (default graphs/demo.lua for the humanoid)\n"
+          "  --graph GRAPH.lua     graph file (default graphs/demo.lua for the built-in humanoid; another\n"
+          "                        character or a model: none, the animator's locomotion blend)\n"
           "  --no-graph            no graph: the animator's locomotion blend\n"
           "  --timeline T.lua      script the input by time (docs/demo.md \"Timelines\")\n"
           "  --control FILE.lua    a procedural control (bindings/controls.h) over the pose; repeatable,\n"
           "                        the files in one folder (e.g. scripts/head_aim.lua, scripts/blink.lua)\n"
-          "  --headless            no window: software rendering, summaries on stdout\n"
+          "  --headless            no window: software rendering, summaries on stdout; walks and turns\n"
+          "                        unless a timeline or a movement key of --keys drives the character\n"
           "  --frames N            stop after N frames (headless: the timeline's, else 180)\n"
           "  --size WxH            window / image size (default 1280x720)\n"
           "  --screenshot FILE.png save the last frame as a PNG\n"
-          "  --dt S                headless step per frame (default 1/60)\n"
-          "  --keys FRAME:KEY,...  press keys before frames (KEY, +KEY hold, -KEY release)\n"
+          "  --dt S                headless step per frame, before pause and speed (default 1/60)\n"
+          "  --keys FRAME:KEY,...  press keys before frames (KEY, +KEY hold, -KEY release), e.g. 0:minus,30:p\n"
           "  --print-every N       headless: a summary line every N frames (default: 1 s of frames, at most 1e7)\n"
-          "  --budget N            sandbox instruction budget per load (character, graph)\n"
-          "  --memory-mb N         sandbox memory cap per load, MiB\n"
-          "  --time-limit S        sandbox wall-clock limit per load, seconds\n",
+          "  --budget N            sandbox instruction budget per load (character, graph, controls)\n"
+          "  --memory-mb N         sandbox memory cap per load, MiB (character, graph, controls)\n"
+          "  --time-limit S        sandbox wall-clock limit per load, seconds (character, graph, controls)\n"
+          "  -h, --help            this text\n",
           f);
 }
 
@@ -251,8 +254,20 @@ static int parse_args(options *o, int argc, char **argv)
         double per_second = floor(1.0 / (double)o->dt + 0.5);
         o->print_every = per_second < 1 ? 1 : per_second > (double)MAX_FRAMES ? MAX_FRAMES : (long)per_second;
     }
-    if (!o->model && !o->character) o->character = BW_SOURCE_DIR "/scripts/humanoid.lua";
-    if (!o->model && !o->graph && !o->no_graph) o->graph = BW_SOURCE_DIR "/graphs/demo.lua";
+    /* the controls' one folder is a matter of the arguments (exit 2), not
+     * of a file that failed to load */
+    char folder[1024], why[DEMO_APP_ERROR_MAX];
+    if (!demo_app_control_folder(o->controls, o->control_count, folder, sizeof folder, why, sizeof why)) {
+        fprintf(stderr, "blendwerk-demo: %s\n", why);
+        return 2;
+    }
+    /* the default graph is the built-in humanoid's (its clip names): any
+     * other character without --graph runs the animator's locomotion
+     * blend, as --model does */
+    static const char humanoid[] = BW_SOURCE_DIR "/scripts/humanoid.lua";
+    bool built_in = !o->model && (!o->character || bw_io_same_file(o->character, humanoid));
+    if (!o->model && !o->character) o->character = humanoid;
+    if (built_in && !o->graph && !o->no_graph) o->graph = BW_SOURCE_DIR "/graphs/demo.lua";
     /* the PNG must not replace a file the session reads (and hot-reloads) */
     const char *inputs[4 + BW_CONTROLS_MAX] = {o->character, o->graph, o->model, o->timeline};
     memcpy(inputs + 4, o->controls, sizeof(const char *) * (size_t)o->control_count);
@@ -421,17 +436,51 @@ static void command(host *h, demo_command c)
     }
 }
 
-/* Input for the next frame: keys of --keys, then the controls (unless a
- * timeline drives the input), or the headless default walk. */
-static void gather_input(host *h)
+/* The keys of --keys due before frame `frame` of the run (paused frames
+ * count, so a later key can resume): held state and commands; true when
+ * one asked for a single step. */
+static bool press_keys(host *h, long frame)
 {
-    long frame = demo_app_frames(h->app);
+    bool step = false;
     for (int i = 0; i < h->opt.key_count; i++) {
         const key_at *k = &h->opt.keys[i];
         if (k->frame != frame) continue;
-        if (k->hold >= 0) command(h, demo_controls_key(&h->controls, k->key, true));
+        if (k->hold >= 0) {
+            demo_command c = demo_controls_key(&h->controls, k->key, true);
+            if (c == DEMO_CMD_STEP) step = true;
+            else command(h, c);
+        }
         if (k->hold <= 0) demo_controls_key(&h->controls, k->key, false);
     }
+    return step;
+}
+
+/* Whether any key of --keys moves the character (its own walk replaces the
+ * headless default walk). */
+static bool keys_move(const options *o)
+{
+    for (int i = 0; i < o->key_count; i++)
+        if (demo_key_moves(o->keys[i].key)) return true;
+    return false;
+}
+
+/* The one dt rule of both loops: a frame steps the simulation by `elapsed`
+ * seconds (headless: --dt; windowed: the real time since the last frame)
+ * times the speed (P pauses, [ / - halve it down to 0.1, ] / = double it up
+ * to 1); while paused it does not step (false) unless a single step (N /
+ * .) was asked: then one frame of `step_dt` (headless --dt, windowed 1/60)
+ * times the speed. */
+static bool paced_dt(const demo_overlay_info *o, bool step, float elapsed, float step_dt, float *dt)
+{
+    if (o->paused && !step) return false;
+    *dt = (o->paused ? step_dt : elapsed) * o->speed;
+    return true;
+}
+
+/* Input for the next frame: the controls (unless a timeline drives the
+ * input), or the headless default walk. */
+static void gather_input(host *h)
+{
     if (h->opt.timeline) return;
     demo_input in;
     float head[3];
@@ -483,11 +532,18 @@ static void print_summary(host *h, long frame)
     printf("]\n");
 }
 
-/* Step, draw, report; false when the step was refused. */
-static bool frame(host *h, SDL_Renderer *r, int w, int hp, float dt, double now)
+/* Frame `k` of the run: the keys due, then, by the one dt rule
+ * (paced_dt), a step, or while paused a reload poll and the input with no
+ * step; then the drawing. `step`: a single step was asked already (a key
+ * of the window). False when the step was refused. */
+static bool frame(host *h, SDL_Renderer *r, int w, int hp, long k, bool step, float elapsed, float step_dt, double now)
 {
+    step = press_keys(h, k) || step;
+    float dt = 0.0f;
+    bool ok = true;
     gather_input(h);
-    bool ok = demo_app_frame(h->app, dt, now);
+    if (paced_dt(&h->overlay, step, elapsed, step_dt, &dt)) ok = demo_app_frame(h->app, dt, now);
+    else demo_app_reload(h->app, now, false);
     int reloads = demo_app_reloads(h->app) + demo_app_rejections(h->app);
     if (reloads != h->seen_reloads) h->overlay.note_until = demo_app_time(h->app) + 3.0;
     h->seen_reloads = reloads;
@@ -518,7 +574,7 @@ static int run_headless(host *h)
     Uint64 freq = SDL_GetPerformanceFrequency();
     for (long k = 0; k < frames; k++) {
         Uint64 start = SDL_GetPerformanceCounter();
-        frame(h, r, w, hp, h->opt.dt, (double)k * h->opt.dt);
+        frame(h, r, w, hp, k, false, h->opt.dt, h->opt.dt, (double)k * h->opt.dt);
         h->overlay.frame_ms = (double)(SDL_GetPerformanceCounter() - start) * 1000.0 / (double)freq;
         if (demo_app_rejections(h->app) != rejections) {
             rejections = demo_app_rejections(h->app);
@@ -596,17 +652,10 @@ static int run_window(host *h)
         double real = (double)(start - last) / (double)freq;
         last = start;
         if (real > 0.1) real = 0.1; /* a stall (a breakpoint, a drag) is not a jump in time */
-        float dt = h->overlay.paused ? (step ? 1.0f / 60.0f * h->overlay.speed : 0.0f) : (float)real * h->overlay.speed;
         int w = 0, hp = 0;
         SDL_GetRendererOutputSize(r, &w, &hp);
         double now = (double)SDL_GetTicks64() / 1000.0;
-        if (h->overlay.paused && !step) {
-            demo_app_reload(h->app, now, false);
-            gather_input(h);
-            draw(h, r, w, hp);
-        } else {
-            frame(h, r, w, hp, dt, now);
-        }
+        frame(h, r, w, hp, shown, step, (float)real, 1.0f / 60.0f, now);
         shown++;
         bool last_frame = h->opt.frames >= 0 && shown >= h->opt.frames;
         char err[512];
@@ -673,7 +722,7 @@ int main(int argc, char **argv)
         return 1;
     }
     h.overlay.speed = 1.0f;
-    h.default_walk = h.opt.headless && !h.opt.timeline && h.opt.key_count == 0;
+    h.default_walk = h.opt.headless && !h.opt.timeline && !keys_move(&h.opt);
     int status = h.opt.headless ? run_headless(&h) : run_window(&h);
     /* the headless summary is the run's result: one that did not reach
      * stdout (a full disk, a closed pipe) fails the run */

@@ -41,7 +41,17 @@
  * - the demo timeline's jump shows the jump states in the summary;
  * - --model on each shared glTF asset renders without error (skipped
  *   without ../shared/assets);
- * - bad arguments and a broken graph exit non-zero with the message;
+ * - bad arguments and a broken graph exit non-zero with the message
+ *   (control files in two folders: 2, an argument error);
+ * - pause, single step and slow motion given by --keys set the headless
+ *   time exactly as the one dt rule says (0:minus over 60 frames of 1/60:
+ *   t = 0.5; 5:p: 5 / 60; steps while paused: one frame each);
+ * - keys that do not move keep the headless default walk (its 1.484 m
+ *   chord between frames 30 and 90), a held W replaces it (1.5 m straight);
+ * - another character without --graph runs the locomotion blend, not the
+ *   humanoid's graph (a 2-clip character exits 0 and walks 1.5 m in 1 s);
+ * - the help and docs/demo.md's option table list the same options, and
+ *   the parser takes them; the docs' example output is the timeline run's;
  * - the windowed mode runs under xvfb-run for a few frames and its
  *   screenshot has the window's size and is not blank (skipped without
  *   xvfb-run).
@@ -1693,7 +1703,7 @@ static void the_character_moved_between_frames_30_and_90(void)
     snprintf(args, sizeof args, "--headless --frames 90 --print-every 30 --size 320x200 --screenshot '%s'",
              temp_path("a90.png"));
     CHECK_INT(run_demo(args, out, sizeof out), 0);
-    float p30[3], p90[3];
+    float p30[3] = {0}, p90[3] = {0};
     CHECK(summary_pos(out, 30, p30));
     CHECK(summary_pos(out, 90, p90));
     float dx = p90[0] - p30[0], dz = p90[2] - p30[2], dist = sqrtf(dx * dx + dz * dz);
@@ -1736,6 +1746,23 @@ static void a_jumping_timeline_shows_the_jump_states(void)
     /* the start comes before the air, the air before the land */
     const char *s = strstr(out, "base:jump_start"), *air = strstr(out, "base:jump_air"), *land = strstr(out, "base:jump_land");
     CHECK(s && air && land && s < air && air < land);
+    /* docs/demo.md's example output is this run's (at the default size
+     * and --print-every: the triangle count depends on the size, the
+     * events listed on the rate): its frame-60 line up to the events, its
+     * done line up to the triangles (it went stale) */
+    char *doc = slurp(BW_SOURCE_DIR "/docs/demo.md");
+    CHECK(doc != NULL);
+    const char *example = doc ? strstr(doc, "\nframe 60 t=") : NULL, *done = example ? strstr(example, "\ndone ") : NULL;
+    const char *tri = done ? strstr(done, " triangles=") : NULL, *events = example ? strstr(example, " events=") : NULL;
+    CHECK(example && done && tri && events && events < done);
+    if (example && done && tri && events) {
+        char line[2048];
+        snprintf(line, sizeof line, "%.*s ", (int)(events - example), example);
+        CHECK_CONTAINS(out, line);
+        snprintf(line, sizeof line, "%.*s ", (int)(tri - done), done);
+        CHECK_CONTAINS(out, line);
+    }
+    free(doc);
 }
 
 static void model_runs_on_each_shared_asset(void)
@@ -1895,6 +1922,197 @@ static void the_default_summary_rate_is_a_simulated_second(void)
     CHECK_CONTAINS(out, "frame 4 t=0.000 ");
 }
 
+/* The simulated time and the position of the "done" line. */
+static bool done_line(const char *out, double *t, float pos[3])
+{
+    const char *d = strstr(out, "done frames=");
+    const char *p = d ? strstr(d, " t=") : NULL;
+    return p && sscanf(p, " t=%lf pos=%f,%f,%f", t, &pos[0], &pos[1], &pos[2]) == 4;
+}
+
+/* The simulated time at the end of a 64x64 run with these arguments. */
+static double run_time(const char *args)
+{
+    static char out[65536];
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "--headless --size 64x64 %s", args);
+    double t = -1.0;
+    float pos[3];
+    CHECK_INT(run_demo(cmd, out, sizeof out), 0);
+    if (!done_line(out, &t, pos)) fprintf(stderr, "no done line for %s:\n%s\n", args, out);
+    return t;
+}
+
+/* Pause, single step and slow motion obey one rule in both loops (main.c
+ * paced_dt): a frame steps by dt times the speed, a paused frame not at
+ * all, a single step (N, .) while paused by one dt times the speed. The
+ * speed steps are command()'s: minus halves down to 0.1, plus doubles up
+ * to 1. With dt = 1/60 over 60 frames (headless it stepped by --dt
+ * whatever the keys said: t = 1.000 every time): */
+static void pause_step_and_speed_keys_drive_the_headless_time(void)
+{
+    const double f = 1.0 / 60.0;
+    CHECK_NEAR(run_time("--frames 60"), 60 * f, 5e-4);                         /* 1.000 */
+    CHECK_NEAR(run_time("--frames 60 --keys 0:minus"), 60 * f * 0.5, 5e-4);     /* 0.500 */
+    /* 1 -> 0.5 -> 0.25 -> 0.125 -> 0.1 (0.0625 is under the floor) */
+    CHECK_NEAR(run_time("--frames 60 --keys 0:minus,0:minus,0:minus,0:minus"), 60 * f * 0.1, 5e-4); /* 0.100 */
+    /* 30 frames at 0.5, then plus: 30 at 1 (and a second plus stays at 1) */
+    CHECK_NEAR(run_time("--frames 60 --keys 0:minus,30:plus,31:plus"), 30 * f * 0.5 + 30 * f, 5e-4); /* 0.750 */
+    CHECK_NEAR(run_time("--frames 60 --keys 0:minus,0:p"), 0.0, 5e-4);
+    /* P before frame 5: frames 0-4 stepped, 5 / 60 = 0.083 */
+    CHECK_NEAR(run_time("--frames 60 --keys 5:p"), 5 * f, 5e-4);
+    /* and a later P resumes (keys count the run's frames, paused ones too):
+     * frames 0-4, the steps N and . before frames 10 and 11, frames 40-59 */
+    CHECK_NEAR(run_time("--frames 60 --keys 5:p,10:n,11:period,40:p"), (5 + 2 + 20) * f, 5e-4); /* 0.450 */
+    /* a single step at half speed is half a frame: 0.5 / 60 = 0.0083 */
+    CHECK_NEAR(run_time("--frames 60 --keys 0:minus,0:p,3:n --print-every 1000"), 0.5 * f, 5e-4);
+    /* with --dt 0.1 over 10 frames at a quarter of the speed: 10 * 0.025 */
+    CHECK_NEAR(run_time("--frames 10 --dt 0.1 --keys 0:minus,0:minus"), 0.25, 5e-4);
+    /* the summary lines count the run's frames and print the session's time */
+    static char out[65536];
+    CHECK_INT(run_demo("--headless --size 64x64 --frames 60 --print-every 30 --keys 10:p", out, sizeof out), 0);
+    CHECK_CONTAINS(out, "frame 30 t=0.167 ");
+    CHECK_CONTAINS(out, "frame 60 t=0.167 ");
+}
+
+/* The headless default walk (1.5 m/s forward, turning 0.5 rad/s) stays
+ * with keys that do not move the character (it went: --keys 60:space
+ * ended at 0,0,0); a movement key of --keys replaces it. */
+static void keys_keep_the_default_walk_unless_they_move(void)
+{
+    static char out[65536];
+    float p30[3] = {0}, p90[3] = {0};
+    /* O (overlays) and a space at the end: the walk's chord between frames
+     * 30 and 90, 2 * (1.5 / 0.5) * sin(0.25) = 1.484 m, as with no keys */
+    CHECK_INT(run_demo("--headless --size 64x64 --frames 90 --print-every 30 --keys 0:o,90:space", out, sizeof out), 0);
+    CHECK(summary_pos(out, 30, p30) && summary_pos(out, 90, p90));
+    float dx = p90[0] - p30[0], dz = p90[2] - p30[2];
+    CHECK_NEAR(sqrtf(dx * dx + dz * dz), 2.0 * 3.0 * sin(0.25), 0.03);
+    CHECK_CONTAINS(out, "frame 90 t=1.500 ");
+    CHECK(strstr(out, "yaw=0.750") != NULL); /* 0.5 rad/s for 1.5 s */
+    /* W held from frame 0: its own walk, straight ahead (yaw 0): 1.5 m
+     * along +z between frames 30 and 90 (the fade from idle is over) */
+    CHECK_INT(run_demo("--headless --size 64x64 --frames 90 --print-every 30 --keys 0:+w", out, sizeof out), 0);
+    CHECK(summary_pos(out, 30, p30) && summary_pos(out, 90, p90));
+    CHECK_NEAR(p90[2] - p30[2], 1.5, 0.03);
+    CHECK_NEAR(p90[0] - p30[0], 0.0, 0.01);
+    CHECK(strstr(out, "yaw=0.750") == NULL);
+    CHECK_CONTAINS(out, "frame 90 t=1.500 pos=");
+}
+
+/* A character other than the built-in humanoid gets no default graph
+ * (graphs/demo.lua names the humanoid's clips: such a run exited 1 with
+ * "unknown clip 'idle'"): the animator's locomotion blend plays, as with
+ * --no-graph. Two clips, "idle" (standing) and "walk" (the root 1.5 m
+ * along +z in its 1 s loop): W at 1.5 m/s plays walk alone at rate 1, so
+ * the character covers 1.5 m between frames 30 and 90. The shipped
+ * humanoid named by path still gets graphs/demo.lua. */
+static void another_character_runs_without_the_default_graph(void)
+{
+    static char out[65536];
+    write_text_file(temp_path("two_clips.lua"),
+                    "local bw = blendwerk\n"
+                    "local rig = assert(bw.rig { joints = { { name = 'root' }, { name = 'hips', parent = 'root',\n"
+                    "  t = { 0, 1, 0 } } } })\n"
+                    "local function clip(name, z)\n"
+                    "  return assert(bw.clip { name = name, joints = { { joint = 'root', parent = '',\n"
+                    "    keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 0, 0, z } } } } } })\n"
+                    "end\n"
+                    "return { rig = rig, clips = { clip('idle', 0), clip('walk', 1.5) } }\n");
+    char args[2048];
+    snprintf(args, sizeof args, "--headless --size 64x64 --frames 2 --character '%s'", temp_path("two_clips.lua"));
+    CHECK_INT(run_demo(args, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "done frames=2 ");
+    CHECK(strstr(out, "error") == NULL);
+    snprintf(args, sizeof args, "--headless --size 64x64 --frames 90 --print-every 30 --keys 0:+w --character '%s'",
+             temp_path("two_clips.lua"));
+    CHECK_INT(run_demo(args, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "frame 90 t=1.500 ");
+    CHECK_CONTAINS(out, " layers=- clips=walk:1.00 ");
+    float p30[3] = {0}, p90[3] = {0};
+    CHECK(summary_pos(out, 30, p30) && summary_pos(out, 90, p90));
+    CHECK_NEAR(p90[2] - p30[2], 1.5, 0.01);
+    CHECK_NEAR(p90[0] - p30[0], 0.0, 1e-3);
+    /* the humanoid by its path: the demo graph */
+    CHECK_INT(run_demo("--headless --size 64x64 --frames 60 --character '" HUMANOID "'", out, sizeof out), 0);
+    CHECK_CONTAINS(out, " layers=base:");
+}
+
+/* The help lists the options docs/demo.md's table lists, no more, no
+ * fewer (each "--name" of the help's option column against each of the
+ * table's first column). */
+static int option_names(const char *text, bool table, char names[][24], int cap)
+{
+    int n = 0;
+    for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        if (table && strncmp(line, "| `-", 4) != 0) continue;
+        if (!table && strncmp(line, "  -", 3) != 0) continue;
+        /* the option column: the table's first cell, the help's text up to two spaces */
+        const char *stop = table ? memchr(line + 1, '|', len - 1) : strstr(line + 2, "  ");
+        if (!stop || stop > line + len) stop = line + len;
+        for (const char *p = line; p < stop && n < cap; p++) {
+            if (*p != '-' || (p > line && (p[-1] == '-' || p[-1] == '+'))) continue;
+            size_t k = 0;
+            while (p + k < stop && (p[k] == '-' || (p[k] >= 'a' && p[k] <= 'z')) && k < 23) k++;
+            if (k < 2) continue;
+            memcpy(names[n], p, k);
+            names[n][k] = '\0';
+            n++;
+            p += k - 1;
+        }
+    }
+    return n;
+}
+
+static void the_help_and_the_docs_list_the_same_options(void)
+{
+    static char out[65536];
+    CHECK_INT(run_demo("--help", out, sizeof out), 0);
+    char *doc = slurp(BW_SOURCE_DIR "/docs/demo.md");
+    CHECK(doc != NULL);
+    if (!doc) return;
+    char *options = strstr(doc, "## Options"), *keys = options ? strstr(options, "## Keys") : NULL;
+    CHECK(options && keys);
+    if (keys) *keys = '\0';
+    char in_help[64][24], in_doc[64][24];
+    int nh = option_names(out, false, in_help, 64), nd = option_names(options ? options : "", true, in_doc, 64);
+    CHECK_INT(nh, 18); /* 17 options and -h */
+    CHECK_INT(nd, nh);
+    for (int i = 0; i < nh; i++) {
+        bool found = false;
+        for (int j = 0; j < nd; j++) found = found || !strcmp(in_help[i], in_doc[j]);
+        if (!found) fprintf(stderr, "%s is in the help, not in docs/demo.md\n", in_help[i]);
+        CHECK(found);
+    }
+    for (int j = 0; j < nd; j++) {
+        bool found = false;
+        for (int i = 0; i < nh; i++) found = found || !strcmp(in_help[i], in_doc[j]);
+        if (!found) fprintf(stderr, "%s is in docs/demo.md, not in the help\n", in_doc[j]);
+        CHECK(found);
+    }
+    /* and the parser takes each of them but --model (a glTF file, in
+     * model_runs_on_each_shared_asset) in one run, -h as --help */
+    char args[2048];
+    write_text_file(temp_path("turn.timeline.lua"), "return { dt = 1/60, frames = 10,\n  { at = 0, turn = 0.5 },\n}\n");
+    snprintf(args, sizeof args,
+             "--headless --size 64x64 --frames 2 --character '" HUMANOID "' --no-graph --timeline '%s' --control '" SCRIPTS
+             "/blink.lua' --screenshot '%s' --dt 0.02 --keys 0:o --print-every 1 --budget 50000000 --memory-mb 64 "
+             "--time-limit 2",
+             temp_path("turn.timeline.lua"), temp_path("every_option.png"));
+    CHECK_INT(run_demo(args, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "frame 2 t=0.040 pos=0.000,0.000,0.000 yaw=0.020 "); /* the timeline's 0.5 rad/s for 0.04 s */
+    CHECK_CONTAINS(out, "done frames=2 t=0.040 ");
+    snprintf(args, sizeof args, "--headless --size 64x64 --frames 1 --graph '" DEMO_GRAPH "'");
+    CHECK_INT(run_demo(args, out, sizeof out), 0);
+    static char help[65536];
+    CHECK_INT(run_demo("--help", help, sizeof help), 0);
+    CHECK_INT(run_demo("-h", out, sizeof out), 0);
+    CHECK_STR(out, help);
+    free(doc);
+}
+
 static void bad_arguments_and_files_exit_with_the_message(void)
 {
     static char out[65536];
@@ -2001,6 +2219,19 @@ static void bad_arguments_and_files_exit_with_the_message(void)
     snprintf(args, sizeof args, "--headless --frames 5 --control '%s'", temp_path("missing_control.lua"));
     CHECK_INT(run_demo(args, out, sizeof out), 1);
     CHECK_CONTAINS(out, "missing_control.lua: cannot open the file");
+    /* controls in two folders are an argument error (exit 2, before any
+     * file is read: the second need not exist); it exited 1 */
+    snprintf(args, sizeof args, "--headless --frames 5 --control '" SCRIPTS "/blink.lua' --control '%s'",
+             temp_path("missing_control.lua"));
+    CHECK_INT(run_demo(args, out, sizeof out), 2);
+    {
+        char want[1400];
+        snprintf(want, sizeof want,
+                 "blendwerk-demo: --control %s: the control files share one folder (the controls' sandbox), not %s and "
+                 "%s\n",
+                 temp_path("missing_control.lua"), SCRIPTS, temp_dir);
+        CHECK_STR(out, want);
+    }
     /* and the controls run in the binary */
     CHECK_INT(run_demo("--headless --frames 30 --size 160x120 --control '" SCRIPTS "/head_aim.lua' --control '" SCRIPTS
                        "/blink.lua'",
@@ -2059,6 +2290,10 @@ int main(void)
     RUN(headless_lines_escape_names_with_control_bytes);
     RUN(a_rig_with_two_heads_gets_a_warning);
     RUN(the_default_summary_rate_is_a_simulated_second);
+    RUN(pause_step_and_speed_keys_drive_the_headless_time);
+    RUN(keys_keep_the_default_walk_unless_they_move);
+    RUN(another_character_runs_without_the_default_graph);
+    RUN(the_help_and_the_docs_list_the_same_options);
 #else
     fprintf(stderr, "note: blendwerk-demo is not built (SDL2 or libstb-dev missing): its tests are skipped\n");
 #endif
