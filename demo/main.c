@@ -553,6 +553,19 @@ static bool frame(host *h, SDL_Renderer *r, int w, int hp, long k, bool step, fl
 
 /* ---- headless ---- */
 
+/* A file's problem text on stdout, every line after the first indented
+ * by two spaces: the lines are the files' own (a mod's error message may
+ * hold line breaks), so none may start a line the way the summary's
+ * "frame", "done" and "error:" lines do, which tools read. */
+static void print_indented(const char *text)
+{
+    for (const char *nl; (nl = strchr(text, '\n')) != NULL; text = nl + 1) {
+        bw_text_print_n(stdout, text, (size_t)(nl - text));
+        fputs("\n  ", stdout);
+    }
+    bw_text_print(stdout, text);
+}
+
 static int run_headless(host *h)
 {
     SDL_setenv("SDL_VIDEODRIVER", "dummy", 1);
@@ -578,8 +591,8 @@ static int run_headless(host *h)
         h->overlay.frame_ms = (double)(SDL_GetPerformanceCounter() - start) * 1000.0 / (double)freq;
         if (demo_app_rejections(h->app) != rejections) {
             rejections = demo_app_rejections(h->app);
-            printf("reload rejected:\n");
-            bw_text_print_lines(stdout, demo_app_rejected(h->app));
+            printf("reload rejected:\n  ");
+            print_indented(demo_app_rejected(h->app));
             putchar('\n');
         }
         if ((k + 1) % h->opt.print_every == 0) print_summary(h, k + 1);
@@ -599,7 +612,7 @@ static int run_headless(host *h)
            demo_app_control_count(h->app), demo_app_control_reloads(h->app));
     if (demo_app_error(h->app)[0]) {
         printf("error: ");
-        bw_text_print_lines(stdout, demo_app_error(h->app));
+        print_indented(demo_app_error(h->app));
         putchar('\n');
     }
     SDL_DestroyRenderer(r);

@@ -1889,6 +1889,25 @@ static void a_rig_with_two_heads_gets_a_warning(void)
     CHECK(strstr(out, "warning") == NULL);
 }
 
+/* A mod's error message with a line break cannot forge the headless
+ * lines tools read: a control whose update raises "boom\ndone frames=1
+ * ..." shows in the final "error:" block with every line after the first
+ * indented, so the only line starting "done " is the demo's own. */
+static void a_message_with_a_line_break_cannot_forge_a_done_line(void)
+{
+    static char out[65536];
+    write_text_file(temp_path("forge.lua"), "return { update = function(s, pose, ctx, dt)\n"
+                                            "  error('boom\\ndone frames=1 t=0.000 pos=0,0,0')\n"
+                                            "end }\n");
+    char args[2048];
+    snprintf(args, sizeof args, "--headless --size 64x64 --frames 2 --control '%s'", temp_path("forge.lua"));
+    CHECK_INT(run_demo(args, out, sizeof out), 0);
+    int done_lines = 0;
+    for (const char *p = out; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) done_lines += strncmp(p, "done ", 5) == 0;
+    CHECK_INT(done_lines, 1);
+    CHECK_CONTAINS(out, "\nerror: forge.lua:2: boom\n  done frames=1 t=0.000 pos=0,0,0\n");
+}
+
 /* Lines of `text` that start with "frame ". */
 static int summary_lines(const char *text)
 {
@@ -2289,6 +2308,7 @@ int main(void)
     RUN(bad_arguments_and_files_exit_with_the_message);
     RUN(headless_lines_escape_names_with_control_bytes);
     RUN(a_rig_with_two_heads_gets_a_warning);
+    RUN(a_message_with_a_line_break_cannot_forge_a_done_line);
     RUN(the_default_summary_rate_is_a_simulated_second);
     RUN(pause_step_and_speed_keys_drive_the_headless_time);
     RUN(keys_keep_the_default_walk_unless_they_move);
