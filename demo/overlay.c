@@ -354,8 +354,12 @@ static void draw_status(SDL_Renderer *r, const demo_app *app, const demo_overlay
     colour(r, 230, 235, 245, 255);
     snprintf(line, sizeof line, "blendwerk demo  %s%s%s", ch, graph ? " + " : "", graph ? graph : "");
     text(r, x, y, line);
-    snprintf(line, sizeof line, "t=%.2f s  frame %.2f ms  anim %.3f ms  speed %.2fx%s", demo_app_time(app), info->frame_ms,
-             demo_app_anim_ms(app), (double)info->speed, info->paused ? "  PAUSED" : "");
+    if (info->frame_ms >= 0)
+        snprintf(line, sizeof line, "t=%.2f s  frame %.2f ms  anim %.3f ms  speed %.2fx%s", demo_app_time(app),
+                 info->frame_ms, demo_app_anim_ms(app), (double)info->speed, info->paused ? "  PAUSED" : "");
+    else
+        snprintf(line, sizeof line, "t=%.2f s  speed %.2fx%s", demo_app_time(app), (double)info->speed,
+                 info->paused ? "  PAUSED" : "");
     text(r, x, y + LINE, line);
     snprintf(line, sizeof line, "pos %.2f %.2f  yaw %.2f  reloads %d  rejected %d", (double)pos[0], (double)pos[2],
              (double)yaw, demo_app_reloads(app), demo_app_rejections(app));

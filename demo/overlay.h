@@ -43,7 +43,8 @@ typedef enum demo_overlay_mode {
 
 typedef struct demo_overlay_info {
     demo_overlay_mode mode;
-    double frame_ms;   /* the host's whole frame */
+    double frame_ms;   /* the host's whole frame; < 0: not shown, nor the animation's time
+                          (headless: its pictures are the same on every run) */
     float speed;       /* time scale, 0.1 .. 1 */
     bool paused;
     bool help;         /* draw the key list */
