@@ -16,6 +16,10 @@
  * cannot resolve, a table that contains itself, a number beyond float
  * range. Everything else (negative lengths, NaN, empty children, grid
  * shapes, depth) is the core compiler's word, reported with the path.
+ * The reader reads on past a problem: blendwerk.blend_tree returns the
+ * first, a graph file's tree (bw_lua_tree_reading, lua_graph.h: paths
+ * and lines as the file writes them, leaves naming the graph's clips)
+ * reports each to its host.
  *
  * A BlendTree owns the compiled bw_blend_tree (shared, immutable) and one
  * bw_blend_tree_state it uses as its evaluation buffers: the Lua API is
