@@ -16,6 +16,10 @@
  * cannot resolve, a table that contains itself, a number beyond float
  * range. Everything else (negative lengths, NaN, empty children, grid
  * shapes, depth) is the core compiler's word, reported with the path.
+ * The reader reads on past a problem: blendwerk.blend_tree returns the
+ * first, a graph file's tree (bw_lua_tree_reading, lua_graph.h: paths
+ * and lines as the file writes them, leaves naming the graph's clips)
+ * reports each to its host.
  *
  * A BlendTree owns the compiled bw_blend_tree (shared, immutable) and one
  * bw_blend_tree_state it uses as its evaluation buffers: the Lua API is
@@ -33,6 +37,7 @@
 
 #include "blendwerk/blendtree.h"
 #include "lua_blendwerk.h"
+#include "lua_graph.h"
 #include "lua_support.h"
 
 #define BW_LUA_BLEND_TREE "blendwerk.BlendTree"
@@ -65,8 +70,10 @@ static void tree_destroy(bw_lua_object *self)
 
 typedef struct build {
     lua_State *L;
+    const bw_lua_tree_reading *how; /* a graph file's tree (NULL: blendwerk.blend_tree) */
     bool fill;          /* second pass: write the desc */
     bool fixed_params;  /* options.params given: nodes may not add names */
+    bool stop;          /* a reading limit was reached: read no further */
     int names;          /* stack index: parameter names in index order */
     int index;          /* stack index: name -> 1-based index */
     int on_path;        /* stack index: set of the tables being descended */
@@ -79,22 +86,51 @@ typedef struct build {
     int *child_buf;
     float *position_buf;
     const char **label_buf;
-    char path[480]; /* "root.children[2].children[1]" */
-    char why[320];
+    int *line_buf;      /* with how, second pass: each node's line */
+    int problems;       /* found so far */
+    int line;           /* with how: the line of the node being read (else 0) */
+    char path[640];     /* "root.children[2].children[1]" (with how: how->path...) */
+    char why[1100];     /* without how: the first problem, "path: message" */
 } build;
 
+/* A problem of the node being read (b->path): in its field `field` (a
+ * path step such as "params[2]"; NULL: the node itself) at `line` (0: the
+ * node's). Reading goes on, so every problem is found: each goes to the
+ * host's problem function; without a host the first one is kept in
+ * b->why. Returns -1 so that callers can `return fail(...)`; `>= 0` on
+ * it gives false for the bool-returning readers. */
 #if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
+__attribute__((format(printf, 4, 5)))
 #endif
-static int build_fail(build *b, const char *fmt, ...)
+static int fail(build *b, int line, const char *field, const char *fmt, ...)
 {
-    /* Returns -1 so that callers can `return build_fail(...)`; `>= 0` on
-     * it gives false for the bool-returning readers. */
+    char msg[420];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(b->why, sizeof b->why, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (++b->problems == 1 && !b->how) snprintf(b->why, sizeof b->why, "%s: %s", b->path, msg);
+    if (b->how) {
+        char path[sizeof b->path + 80];
+        snprintf(path, sizeof path, "%s%s%s", b->path, field ? "." : "", field ? field : "");
+        b->how->problem(b->how->user, line > 0 ? line : b->line, path, msg);
+    }
     return -1;
+}
+
+/* Lines (only a host reports them): the item `key` of the table at idx,
+ * or its positional item `item`; the table's own line when the item has
+ * none, else the node's. */
+static int key_line(const build *b, int idx, const char *key)
+{
+    int line = b->how ? bw_lua_key_line(b->L, idx, key) : 0;
+    return line > 0 ? line : b->line;
+}
+
+static int item_line(const build *b, int idx, int item)
+{
+    int line = b->how ? bw_lua_item_line(b->L, idx, item) : 0;
+    return line > 0 ? line : b->line;
 }
 
 static const char *const leaf_fields[] = {"clip", "length", "speed", "at", NULL};
@@ -124,6 +160,20 @@ static const char *desc_float(lua_State *L, int idx, float *out)
     return NULL;
 }
 
+/* The fields of the node at idx (`what`: "a leaf", "a 2d node"): a host
+ * reports every unknown or twice-written one, the module the first. */
+static bool node_fields(build *b, int idx, const char *const *allowed, const char *what)
+{
+    if (b->how) {
+        if (b->how->fields(b->how->user, b->L, idx, allowed, b->line, b->path)) return true;
+        b->problems++; /* the host reported each */
+        return false;
+    }
+    char why[160];
+    if (bw_lua_check_fields(b->L, idx, allowed, why, sizeof why)) return true;
+    return fail(b, 0, NULL, "%s of %s", why, what) >= 0;
+}
+
 /* An optional number field of the table at idx (absent: *out unchanged). */
 static bool node_number(build *b, int idx, const char *field, float *out)
 {
@@ -132,58 +182,67 @@ static bool node_number(build *b, int idx, const char *field, float *out)
     bool ok = true;
     if (type == LUA_TNUMBER) {
         const char *bad = desc_float(L, -1, out);
-        if (bad) ok = build_fail(b, "%s %s", field, bad) >= 0;
+        if (bad) ok = fail(b, key_line(b, idx, field), field, "%s %s", field, bad) >= 0;
     } else if (type != LUA_TNIL) {
-        ok = build_fail(b, "%s must be a number, not a %s", field, luaL_typename(L, -1)) >= 0;
+        ok = fail(b, key_line(b, idx, field), field, "%s must be a number, not a %s", field, luaL_typename(L, -1)) >= 0;
     }
     lua_pop(L, 1);
     return ok;
 }
 
 /* The list of numbers in field `field` of the table at idx: returns its
- * length (0..MAX_MEMBERS) or -1; writes it to dst if not NULL (at most cap
- * entries). */
+ * length (0..MAX_MEMBERS) or -1 (each bad entry reported); writes it to
+ * dst if not NULL (at most cap entries). */
 static int node_numbers(build *b, int idx, const char *field, float *dst, int cap)
 {
     lua_State *L = b->L;
     if (bw_lua_raw_field(L, idx, field) != LUA_TTABLE) {
-        build_fail(b, "%s must be a list of numbers, not a %s", field, luaL_typename(L, -1));
+        fail(b, key_line(b, idx, field), field, "%s must be a list of numbers, not a %s", field, luaL_typename(L, -1));
         lua_pop(L, 1);
         return -1;
     }
-    lua_Unsigned n = lua_rawlen(L, -1);
+    const int list = lua_gettop(L);
+    lua_Unsigned n = lua_rawlen(L, list);
     int result = (int)n;
-    if (n > MAX_MEMBERS) result = build_fail(b, "%s has more than %d entries", field, MAX_MEMBERS);
-    for (int i = 1; result >= 0 && i <= (int)n; i++) {
+    if (n > MAX_MEMBERS) result = fail(b, key_line(b, idx, field), field, "%s has more than %d entries", field, MAX_MEMBERS);
+    for (int i = 1; n <= MAX_MEMBERS && i <= (int)n; i++) {
         float v = 0.0f;
-        const char *bad = lua_rawgeti(L, -1, i) == LUA_TNUMBER ? desc_float(L, -1, &v) : "is not a number";
+        const char *bad = lua_rawgeti(L, list, i) == LUA_TNUMBER ? desc_float(L, -1, &v) : "is not a number";
         lua_pop(L, 1);
-        if (bad) result = build_fail(b, "%s[%d] %s", field, i, bad);
-        else if (dst && i <= cap) dst[i - 1] = v;
+        if (bad) {
+            char entry[48];
+            snprintf(entry, sizeof entry, "%s[%d]", field, i);
+            result = fail(b, item_line(b, list, i), entry, "%s %s", entry, bad);
+        } else if (dst && i <= cap) {
+            dst[i - 1] = v;
+        }
     }
     lua_pop(L, 1);
     return result;
 }
 
 /* The index of the parameter named by the value on top of the stack (which
- * is popped). New names are numbered in order of first use, unless the
- * options fixed the list. Returns -1 on failure. */
-static int param_of(build *b, const char *field)
+ * is popped), written in `field` at `line`. New names are numbered in
+ * order of first use, unless the options (or the graph) fixed the list.
+ * Returns -1 on failure. */
+static int param_of(build *b, const char *field, int line)
 {
     lua_State *L = b->L;
     int result = -1;
     if (lua_type(L, -1) != LUA_TSTRING || lua_rawlen(L, -1) == 0) {
-        build_fail(b, "%s must be a parameter name (a non-empty string), not a %s", field, luaL_typename(L, -1));
+        fail(b, line, field, "%s must be a parameter name (a non-empty string), not a %s", field, luaL_typename(L, -1));
     } else {
         lua_pushvalue(L, -1);
         int found = lua_rawget(L, b->index) == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : 0;
         lua_pop(L, 1);
         if (found > 0) {
             result = found - 1;
+        } else if (b->fixed_params && b->how) {
+            fail(b, line, field, "unknown parameter '%s'", lua_tostring(L, -1)); /* the graph's params */
         } else if (b->fixed_params) {
-            build_fail(b, "%s '%s' is not in options.params", field, lua_tostring(L, -1));
+            fail(b, line, field, "%s '%s' is not in options.params", field, lua_tostring(L, -1));
         } else if (b->param_count >= MAX_PARAMS) {
-            build_fail(b, "more than %d parameters", MAX_PARAMS);
+            fail(b, line, field, "more than %d parameters", MAX_PARAMS);
         } else {
             result = b->param_count++;
             lua_pushvalue(L, -1);
@@ -204,15 +263,17 @@ static bool read_pair(build *b, int idx, float out[2])
     static const char *const keys[2] = {"x", "y"};
     bool array = lua_rawgeti(L, idx, 1) != LUA_TNIL;
     lua_pop(L, 1);
+    bool ok = true;
     for (int c = 0; c < 2; c++) {
         int type = array ? lua_rawgeti(L, idx, c + 1) : bw_lua_raw_field(L, idx, keys[c]);
         const char *bad = type == LUA_TNUMBER ? desc_float(L, -1, &out[c])
                           : type == LUA_TNIL  ? "is missing"
                                               : "must be a number";
         lua_pop(L, 1);
-        if (bad) return build_fail(b, "at.%s %s", keys[c], bad) >= 0;
+        int line = array ? item_line(b, idx, c + 1) : key_line(b, idx, keys[c]);
+        if (bad) ok = fail(b, line, "at", "at.%s %s", keys[c], bad) >= 0 && ok;
     }
-    return true;
+    return ok;
 }
 
 static int build_node(build *b, int idx, int depth);
@@ -220,31 +281,47 @@ static int build_node(build *b, int idx, int depth);
 static int build_leaf(build *b, int idx, int self)
 {
     lua_State *L = b->L;
-    char why[160];
-    if (!bw_lua_check_fields(L, idx, leaf_fields, why, sizeof why)) return build_fail(b, "%s of a leaf", why);
+    const int top = lua_gettop(L);
+    bool ok = node_fields(b, idx, leaf_fields, "a leaf");
     float length = 0.0f, speed = 0.0f;
-    if (bw_lua_raw_field(L, idx, "length") == LUA_TNIL) {
+    bw_lua_raw_field(L, idx, "clip"); /* at top + 1: the leaf's clip value */
+    bool has_length = bw_lua_raw_field(L, idx, "length") != LUA_TNIL;
+    lua_pop(L, 1);
+    if (b->how) {
+        /* a graph's leaf names one of its clips, which gives the length */
+        if (has_length)
+            ok = fail(b, key_line(b, idx, "length"), "length",
+                      "a blend leaf in a graph takes its length from its clip; remove length") >= 0 && ok;
+        char path[sizeof b->path + 8];
+        snprintf(path, sizeof path, "%s.clip", b->path);
+        if (!b->how->clip(b->how->user, L, idx, path, key_line(b, idx, "clip"), &length)) {
+            b->problems++; /* the host reported it */
+            ok = false;
+        }
+    } else if (!has_length) {
         /* A Clip knows its length; any other clip value needs length=. */
-        bw_lua_raw_field(L, idx, "clip");
         const bw_lua_clip *c = (const bw_lua_clip *)luaL_testudata(L, -1, BW_LUA_CLIP);
         bool closed = c && (c->hdr.closed || !c->clip);
         if (c && !closed) length = bw_clip_length(c->clip);
-        lua_pop(L, 2);
-        if (!c) return build_fail(b, "length is missing (needed unless clip is a blendwerk.Clip)");
-        if (closed) return build_fail(b, "clip is a closed blendwerk.Clip");
-    } else {
-        lua_pop(L, 1);
-        if (!node_number(b, idx, "length", &length)) return -1;
+        if (!c) ok = fail(b, 0, NULL, "length is missing (needed unless clip is a blendwerk.Clip)") >= 0 && ok;
+        else if (closed) ok = fail(b, key_line(b, idx, "clip"), "clip", "clip is a closed blendwerk.Clip") >= 0 && ok;
+    } else if (!node_number(b, idx, "length", &length)) {
+        ok = false;
     }
-    if (!node_number(b, idx, "speed", &speed)) return -1;
+    if (!node_number(b, idx, "speed", &speed)) ok = false;
+    if (!ok) {
+        lua_settop(L, top);
+        return -1;
+    }
     int leaf = b->leaves++;
     if (b->fill) {
         bw_blend_node *n = &b->node_buf[self];
         *n = bw_blend_clip_node(leaf, length);
         n->speed = speed;
-        bw_lua_raw_field(L, idx, "clip");
+        lua_pushvalue(L, top + 1);
         lua_rawseti(L, b->clips, leaf + 1);
     }
+    lua_settop(L, top);
     return 0;
 }
 
@@ -254,16 +331,18 @@ static bool read_at(build *b, int child_idx, bw_blend_node_kind k, const char *k
     lua_State *L = b->L;
     int at = bw_lua_raw_field(L, child_idx, "at");
     const int at_idx = lua_gettop(L);
+    const int line = key_line(b, child_idx, "at"); /* the child's own line when it has no at */
     bool ok = true;
     if (k == BW_BLEND_NODE_GRID) {
-        if (at != LUA_TNIL) ok = build_fail(b, "a grid child takes its place from x_values and y_values; remove at") >= 0;
+        if (at != LUA_TNIL)
+            ok = fail(b, line, "at", "a grid child takes its place from x_values and y_values; remove at") >= 0;
     } else if (at == LUA_TNIL) {
-        ok = build_fail(b, "at is missing (its place in the %s node's space)", kind_name) >= 0;
+        ok = fail(b, line, NULL, "at is missing (its place in the %s node's space)", kind_name) >= 0;
     } else if (k == BW_BLEND_NODE_1D) {
         const char *bad = at == LUA_TNUMBER ? desc_float(L, at_idx, &p[0]) : "must be a number (a 1d threshold)";
-        if (bad) ok = build_fail(b, "at %s", bad) >= 0;
+        if (bad) ok = fail(b, line, "at", "at %s", bad) >= 0;
     } else if (at != LUA_TTABLE) {
-        ok = build_fail(b, "at must be a position {x, y}, not a %s", luaL_typename(L, at_idx)) >= 0;
+        ok = fail(b, line, "at", "at must be a position {x, y}, not a %s", luaL_typename(L, at_idx)) >= 0;
     } else {
         ok = read_pair(b, at_idx, p);
     }
@@ -271,27 +350,28 @@ static bool read_at(build *b, int child_idx, bw_blend_node_kind k, const char *k
     return ok;
 }
 
-/* The parameter indices a node of kind k reads, into *px / *py. */
+/* The parameter indices a node of kind k reads, into *px / *py (both
+ * names are read, so both are reported when neither exists). */
 static bool read_params(build *b, int idx, bw_blend_node_kind k, int *px, int *py)
 {
     lua_State *L = b->L;
     if (k == BW_BLEND_NODE_1D) {
         if (bw_lua_raw_field(L, idx, "param") == LUA_TNIL) {
             lua_pop(L, 1);
-            return build_fail(b, "param is missing (the name of the parameter a 1d node reads)") >= 0;
+            return fail(b, 0, NULL, "param is missing (the name of the parameter a 1d node reads)") >= 0;
         }
-        return (*px = param_of(b, "param")) >= 0;
+        return (*px = param_of(b, "param", key_line(b, idx, "param"))) >= 0;
     }
+    const int line = key_line(b, idx, "params");
     if (bw_lua_raw_field(L, idx, "params") != LUA_TTABLE || lua_rawlen(L, -1) != 2) {
         lua_pop(L, 1);
-        return build_fail(b, "params must be a list of two parameter names {x, y}") >= 0;
+        return fail(b, line, "params", "params must be a list of two parameter names {x, y}") >= 0;
     }
-    lua_rawgeti(L, -1, 1);
-    *px = param_of(b, "params[1]");
-    if (*px >= 0) {
-        lua_rawgeti(L, -1, 2);
-        *py = param_of(b, "params[2]");
-    }
+    const int list = lua_gettop(L);
+    lua_rawgeti(L, list, 1);
+    *px = param_of(b, "params[1]", item_line(b, list, 1));
+    lua_rawgeti(L, list, 2);
+    *py = param_of(b, "params[2]", item_line(b, list, 2));
     lua_pop(L, 1);
     return *px >= 0 && *py >= 0;
 }
@@ -304,41 +384,43 @@ static int build_blend(build *b, int idx, int self, int depth)
         const char *name = lua_tostring(L, -1);
         for (int i = 0; i < (int)(sizeof node_kinds / sizeof node_kinds[0]) && kind < 0; i++)
             if (strcmp(name, node_kinds[i].name) == 0) kind = i;
-        if (kind < 0) build_fail(b, "unknown kind '%s' (1d, 2d, directional or grid)", name);
+        if (kind < 0) fail(b, key_line(b, idx, "kind"), "kind", "unknown kind '%s' (1d, 2d, directional or grid)", name);
     } else {
-        build_fail(b, "kind must be a string (1d, 2d, directional or grid), not a %s", luaL_typename(L, -1));
+        fail(b, key_line(b, idx, "kind"), "kind", "kind must be a string (1d, 2d, directional or grid), not a %s",
+             luaL_typename(L, -1));
     }
     lua_pop(L, 1);
-    if (kind < 0) return -1;
+    if (kind < 0) return -1; /* its fields depend on its kind */
     const bw_blend_node_kind k = node_kinds[kind].kind;
-    char why[160];
-    if (!bw_lua_check_fields(L, idx, node_kinds[kind].fields, why, sizeof why))
-        return build_fail(b, "%s of a %s node", why, node_kinds[kind].name);
+    char what[32];
+    snprintf(what, sizeof what, "a %s node", node_kinds[kind].name);
+    bool ok = node_fields(b, idx, node_kinds[kind].fields, what);
 
     float speed = 0.0f;
-    if (!node_number(b, idx, "speed", &speed)) return -1;
+    if (!node_number(b, idx, "speed", &speed)) ok = false;
     int type = bw_lua_raw_field(L, idx, "rate_scale");
     bool rate_scale = lua_toboolean(L, -1);
     lua_pop(L, 1);
-    if (type != LUA_TNIL && type != LUA_TBOOLEAN) return build_fail(b, "rate_scale must be a boolean");
+    if (type != LUA_TNIL && type != LUA_TBOOLEAN)
+        ok = fail(b, key_line(b, idx, "rate_scale"), "rate_scale", "rate_scale must be a boolean") >= 0;
     int px = -1, py = -1;
-    if (!read_params(b, idx, k, &px, &py)) return -1;
+    if (!read_params(b, idx, k, &px, &py)) ok = false;
 
-    if (bw_lua_raw_field(L, idx, "children") != LUA_TTABLE) {
-        lua_pop(L, 1);
-        return build_fail(b, "children must be a list of nodes");
+    int nx = 0, ny = 0;
+    if (k == BW_BLEND_NODE_GRID) {
+        if ((nx = node_numbers(b, idx, "x_values", NULL, 0)) < 0) ok = false;
+        if ((ny = node_numbers(b, idx, "y_values", NULL, 0)) < 0) ok = false;
     }
+    if (bw_lua_raw_field(L, idx, "children") != LUA_TTABLE)
+        return fail(b, key_line(b, idx, "children"), "children", "children must be a list of nodes");
     const int children = lua_gettop(L);
     lua_Unsigned count = lua_rawlen(L, children);
-    if (count > MAX_MEMBERS) return build_fail(b, "more than %d children", MAX_MEMBERS);
+    if (count > MAX_MEMBERS)
+        return fail(b, key_line(b, idx, "children"), "children", "more than %d children", MAX_MEMBERS);
     const int cc = (int)count;
+    if (nx < 0 || ny < 0) nx = ny = 0;
 
-    int nx = 0, ny = 0, position_count = k == BW_BLEND_NODE_1D ? cc : 2 * cc;
-    if (k == BW_BLEND_NODE_GRID) {
-        if ((nx = node_numbers(b, idx, "x_values", NULL, 0)) < 0) return -1;
-        if ((ny = node_numbers(b, idx, "y_values", NULL, 0)) < 0) return -1;
-        position_count = nx + ny;
-    }
+    const int position_count = k == BW_BLEND_NODE_GRID ? nx + ny : k == BW_BLEND_NODE_1D ? cc : 2 * cc;
     const int first_child = b->children, first_position = b->positions;
     b->children += cc;
     b->positions += position_count;
@@ -348,34 +430,38 @@ static int build_blend(build *b, int idx, int self, int depth)
          * in between (a finalizer editing it) must not write past the
          * block. */
         if (b->children > b->child_cap || b->positions > b->position_cap)
-            return build_fail(b, "the description changed while it was read");
+            return fail(b, 0, NULL, "the description changed while it was read");
         pos = b->position_buf + first_position;
         if (k == BW_BLEND_NODE_GRID &&
             (node_numbers(b, idx, "x_values", pos, nx) != nx || node_numbers(b, idx, "y_values", pos + nx, ny) != ny))
-            return build_fail(b, "the description changed while it was read");
+            return fail(b, 0, NULL, "the description changed while it was read");
     }
 
     const size_t path_len = strlen(b->path);
-    for (int i = 0; i < cc; i++) {
+    for (int i = 0; i < cc && !b->stop; i++) {
         snprintf(b->path + path_len, sizeof b->path - path_len, ".children[%d]", i + 1);
         lua_rawgeti(L, children, i + 1);
         const int child_idx = lua_gettop(L);
-        if (lua_type(L, child_idx) != LUA_TTABLE)
-            return build_fail(b, "a node must be a table, not a %s", luaL_typename(L, child_idx));
-        float p[2] = {0.0f, 0.0f};
-        if (!read_at(b, child_idx, k, node_kinds[kind].name, p)) return -1;
-        if (pos && k == BW_BLEND_NODE_1D) pos[i] = p[0];
-        if (pos && k != BW_BLEND_NODE_1D && k != BW_BLEND_NODE_GRID) {
-            pos[2 * i] = p[0];
-            pos[2 * i + 1] = p[1];
+        int child = -1;
+        if (lua_type(L, child_idx) != LUA_TTABLE) {
+            fail(b, item_line(b, children, i + 1), NULL, "a node must be a table, not a %s", luaL_typename(L, child_idx));
+        } else {
+            float p[2] = {0.0f, 0.0f};
+            if (!read_at(b, child_idx, k, node_kinds[kind].name, p)) ok = false;
+            if (pos && k == BW_BLEND_NODE_1D) pos[i] = p[0];
+            if (pos && k != BW_BLEND_NODE_1D && k != BW_BLEND_NODE_GRID) {
+                pos[2 * i] = p[0];
+                pos[2 * i + 1] = p[1];
+            }
+            child = build_node(b, child_idx, depth + 1);
         }
-        int child = build_node(b, child_idx, depth + 1);
-        if (child < 0) return -1;
-        if (b->fill) b->child_buf[first_child + i] = child;
+        if (child < 0) ok = false;
+        else if (b->fill) b->child_buf[first_child + i] = child;
         lua_pop(L, 1); /* the child */
         b->path[path_len] = '\0';
     }
     lua_pop(L, 1); /* children */
+    if (!ok) return -1;
 
     if (b->fill) {
         bw_blend_node *n = &b->node_buf[self];
@@ -395,51 +481,78 @@ static int build_blend(build *b, int idx, int self, int depth)
     return 0;
 }
 
-/* Read the node described by the table at idx; returns its index (nodes
- * are numbered depth-first, parents before children) or -1. */
-static int build_node(build *b, int idx, int depth)
+/* The node described by the table at idx, at b->path; b->line is its line. */
+static int read_node(build *b, int idx, int depth)
 {
     lua_State *L = b->L;
-    if (lua_type(L, idx) != LUA_TTABLE) return build_fail(b, "a node must be a table, not a %s", luaL_typename(L, idx));
-    if (depth > MAX_READ_DEPTH) return build_fail(b, "nested deeper than %d levels", MAX_READ_DEPTH);
+    if (depth > MAX_READ_DEPTH) return fail(b, 0, NULL, "nested deeper than %d levels", MAX_READ_DEPTH);
     luaL_checkstack(L, 12, "blend tree description");
     lua_pushvalue(L, idx);
     bool cycle = lua_rawget(L, b->on_path) != LUA_TNIL;
     lua_pop(L, 1);
-    if (cycle) return build_fail(b, "contains itself (a cycle)");
-    if (b->nodes >= MAX_TREE_NODES) return build_fail(b, "more than %d nodes", MAX_TREE_NODES);
-    if (b->fill && b->nodes >= b->node_cap) return build_fail(b, "the description changed while it was read");
+    if (cycle) return fail(b, 0, NULL, "contains itself (a cycle)");
+    if (b->nodes >= MAX_TREE_NODES || (b->fill && b->nodes >= b->node_cap)) {
+        b->stop = true; /* one report, not one per further node */
+        if (b->fill) return fail(b, 0, NULL, "the description changed while it was read");
+        return fail(b, 0, NULL, "more than %d nodes", MAX_TREE_NODES);
+    }
     const int self = b->nodes++;
     if (b->fill) {
         lua_pushstring(L, b->path);
         b->label_buf[self] = lua_tostring(L, -1); /* kept alive by the labels table */
         lua_rawseti(L, b->labels, self + 1);
+        if (b->line_buf) b->line_buf[self] = b->line;
     }
 
     bool leaf = bw_lua_raw_field(L, idx, "clip") != LUA_TNIL;
     bool blend = bw_lua_raw_field(L, idx, "kind") != LUA_TNIL;
     lua_pop(L, 2);
-    if (leaf && blend) return build_fail(b, "a node has clip= (a leaf) or kind= (a blend node), not both");
+    if (leaf && blend) return fail(b, 0, NULL, "a node has clip= (a leaf) or kind= (a blend node), not both");
     if (!leaf && !blend)
-        return build_fail(b, "a node needs clip= (a leaf) or kind= (\"1d\", \"2d\", \"directional\", \"grid\")");
+        return fail(b, 0, NULL, "a node needs clip= (a leaf) or kind= (\"1d\", \"2d\", \"directional\", \"grid\")");
 
+    const int top = lua_gettop(L);
     lua_pushvalue(L, idx);
     lua_pushboolean(L, 1);
     lua_rawset(L, b->on_path);
     int r = leaf ? build_leaf(b, idx, self) : build_blend(b, idx, self, depth);
-    if (r < 0) return -1; /* the caller resets the stack and the work tables */
+    lua_settop(L, top); /* what a failed read left */
     lua_pushvalue(L, idx);
     lua_pushnil(L);
     lua_rawset(L, b->on_path);
-    return self;
+    return r < 0 ? -1 : self;
+}
+
+/* Read the node described by the table at idx; returns its index (nodes
+ * are numbered depth-first, parents before children) or -1. The stack is
+ * left as it was either way, so that the reading goes on past a bad node. */
+static int build_node(build *b, int idx, int depth)
+{
+    lua_State *L = b->L;
+    if (lua_type(L, idx) != LUA_TTABLE) return fail(b, 0, NULL, "a node must be a table, not a %s", luaL_typename(L, idx));
+    const int parent_line = b->line;
+    const int line = b->how ? bw_lua_table_line(L, idx) : 0;
+    if (line > 0) b->line = line;
+    int r = read_node(b, idx, depth);
+    b->line = parent_line;
+    return r;
 }
 
 static const char *const tree_option_fields[] = {"params", NULL};
 
-/* options.params: the fixed parameter list, numbered in order. */
-static void read_options(lua_State *L, build *b)
+/* Parameter name i (1-based) of a fixed list: the value on top (popped). */
+static void fix_param(lua_State *L, build *b, int i)
 {
-    int type = bw_lua_raw_field(L, 2, "params");
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, b->names, i);
+    lua_pushinteger(L, i);
+    lua_rawset(L, b->index);
+}
+
+/* options.params (options at opts): the fixed parameter list, numbered in order. */
+static void read_options(lua_State *L, build *b, int opts)
+{
+    int type = bw_lua_raw_field(L, opts, "params");
     if (type != LUA_TNIL && type != LUA_TTABLE) luaL_argerror(L, 2, "params must be a list of parameter names");
     lua_Unsigned n = type == LUA_TTABLE ? lua_rawlen(L, -1) : 0;
     if (n > MAX_PARAMS) luaL_argerror(L, 2, lua_pushfstring(L, "more than %d params", MAX_PARAMS));
@@ -450,38 +563,65 @@ static void read_options(lua_State *L, build *b)
         if (lua_rawget(L, b->index) != LUA_TNIL)
             luaL_argerror(L, 2, lua_pushfstring(L, "params[%d] '%s' repeats", i, lua_tostring(L, -2)));
         lua_pop(L, 1);
-        lua_pushvalue(L, -1);
-        lua_rawseti(L, b->names, i);
-        lua_pushinteger(L, i);
-        lua_rawset(L, b->index);
+        fix_param(L, b, i);
     }
     lua_pop(L, 1);
     b->param_count = (int)n;
     b->fixed_params = type == LUA_TTABLE;
 }
 
+/* A host's parameter list (the graph's names, distinct by construction:
+ * the keys of its params table). */
+static void host_params(lua_State *L, build *b, int list)
+{
+    const int n = (int)lua_rawlen(L, list);
+    for (int i = 1; i <= n; i++) {
+        lua_rawgeti(L, list, i);
+        fix_param(L, b, i);
+    }
+    b->param_count = n;
+    b->fixed_params = true;
+}
+
+/* A compile problem for the host: the core names the node by its label
+ * ("blend tree: LABEL: why"), which is the node's path as the file writes
+ * it; report it there, at the node's line. */
+static void report_compile(const build *b, const bw_error *err, int nodes)
+{
+    static const char prefix[] = "blend tree: ";
+    const char *msg = err->message[0] ? err->message : bw_result_name(err->code);
+    const char *rest = strncmp(msg, prefix, sizeof prefix - 1) == 0 ? msg + sizeof prefix - 1 : NULL;
+    int best = -1;
+    size_t best_len = 0;
+    for (int i = 0; rest && i < nodes; i++) {
+        size_t n = strlen(b->label_buf[i]);
+        if (n >= best_len && strncmp(rest, b->label_buf[i], n) == 0 && rest[n] == ':' && rest[n + 1] == ' ') {
+            best = i;
+            best_len = n;
+        }
+    }
+    if (best >= 0) b->how->problem(b->how->user, b->line_buf[best], b->label_buf[best], rest + best_len + 2);
+    else b->how->problem(b->how->user, b->how->line, b->how->path, msg);
+}
+
 static int push_build_failure(lua_State *L, const build *b, int base)
 {
     lua_settop(L, base);
     lua_pushnil(L);
-    lua_pushfstring(L, "blend tree: %s: %s", b->path, b->why);
+    if (b->how) lua_pushliteral(L, "blend tree: see the problems reported");
+    else lua_pushfstring(L, "blend tree: %s", b->why);
     return 2;
 }
 
-/* blendwerk.blend_tree(root [, {params = {names}}]) -> BlendTree | nil, message */
-static int l_blend_tree(lua_State *L)
+/* The reader: the description at root_idx, the options at opts_idx (0:
+ * none) or the host's `how`. Pushes a BlendTree, or nil and the (first)
+ * problem; returns the count pushed. */
+static int make_tree(lua_State *L, int root_idx, int opts_idx, const bw_lua_tree_reading *how)
 {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    if (!lua_isnoneornil(L, 2)) {
-        luaL_checktype(L, 2, LUA_TTABLE);
-        char why[128];
-        if (!bw_lua_check_fields(L, 2, tree_option_fields, why, sizeof why))
-            return luaL_argerror(L, 2, lua_pushstring(L, why));
-    }
-    lua_settop(L, 2);
     build b;
     memset(&b, 0, sizeof b);
     b.L = L;
+    b.how = how;
     lua_newtable(L);
     b.names = lua_gettop(L);
     lua_newtable(L);
@@ -489,15 +629,18 @@ static int l_blend_tree(lua_State *L)
     lua_newtable(L);
     b.on_path = lua_gettop(L);
     const int base = b.on_path;
-    if (lua_istable(L, 2)) read_options(L, &b);
+    if (how) host_params(L, &b, how->params);
+    else if (opts_idx) read_options(L, &b, opts_idx);
+    const char *const start = how ? how->path : "root";
 
-    /* First pass: count. */
-    strcpy(b.path, "root");
-    int at = bw_lua_raw_field(L, 1, "at");
+    /* First pass: count (and find every problem). */
+    snprintf(b.path, sizeof b.path, "%s", start);
+    b.line = how ? how->line : 0;
+    if (bw_lua_raw_field(L, root_idx, "at") != LUA_TNIL)
+        fail(&b, key_line(&b, root_idx, "at"), "at", "the root has no parent to place it in; remove at");
     lua_pop(L, 1);
-    int root = at != LUA_TNIL ? build_fail(&b, "the root has no parent to place it in; remove at")
-                              : build_node(&b, 1, 1);
-    if (root < 0) return push_build_failure(L, &b, base);
+    int root = build_node(&b, root_idx, 1);
+    if (b.problems) return push_build_failure(L, &b, base);
 
     /* Second pass: fill a desc in scratch userdata (Lua memory, collected
      * with the stack, so nothing leaks on any error). */
@@ -507,6 +650,7 @@ static int l_blend_tree(lua_State *L)
     float *position_buf = (float *)lua_newuserdatauv(L, sizeof(float) * (size_t)(b.positions ? b.positions : 1), 0);
     const char **label_buf = (const char **)lua_newuserdatauv(L, sizeof(char *) * (size_t)nodes, 0);
     const char **name_buf = (const char **)lua_newuserdatauv(L, sizeof(char *) * (size_t)(params ? params : 1), 0);
+    if (how) b.line_buf = (int *)lua_newuserdatauv(L, sizeof(int) * (size_t)nodes, 0);
     lua_createtable(L, leaves, 0);
     b.clips = lua_gettop(L);
     lua_createtable(L, nodes, 0);
@@ -520,11 +664,11 @@ static int l_blend_tree(lua_State *L)
     b.child_cap = b.children;
     b.position_cap = b.positions;
     b.nodes = b.children = b.positions = b.leaves = 0;
-    strcpy(b.path, "root");
-    root = build_node(&b, 1, 1);
+    snprintf(b.path, sizeof b.path, "%s", start);
+    root = build_node(&b, root_idx, 1);
     if (root >= 0 && (b.nodes != nodes || b.leaves != leaves || b.param_count != params))
-        root = build_fail(&b, "the description changed while it was read");
-    if (root < 0) return push_build_failure(L, &b, base);
+        root = fail(&b, 0, NULL, "the description changed while it was read");
+    if (b.problems) return push_build_failure(L, &b, base);
     for (int i = 0; i < params; i++) {
         lua_rawgeti(L, b.names, i + 1);
         name_buf[i] = lua_tostring(L, -1); /* the names table keeps it */
@@ -550,9 +694,11 @@ static int l_blend_tree(lua_State *L)
     if (res == BW_OK) res = bw_blend_tree_state_create(t->tree, allocator, &t->state);
     if (res == BW_ERR_OUT_OF_MEMORY) return luaL_error(L, "blend_tree: not enough memory");
     if (res != BW_OK) {
+        if (how) report_compile(&b, &err, nodes);
         lua_settop(L, base); /* the empty object is collected */
         lua_pushnil(L);
-        bw_lua_push_error(L, NULL, res, &err);
+        if (how) lua_pushliteral(L, "blend tree: see the problems reported");
+        else bw_lua_push_error(L, NULL, res, &err);
         return 2;
     }
     lua_pushvalue(L, b.clips);
@@ -561,6 +707,31 @@ static int l_blend_tree(lua_State *L)
     lua_setiuservalue(L, obj, TREE_UV_NAMES);
     lua_pushvalue(L, obj);
     return 1;
+}
+
+/* blendwerk.blend_tree(root [, {params = {names}}]) -> BlendTree | nil, message */
+static int l_blend_tree(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        char why[128];
+        if (!bw_lua_check_fields(L, 2, tree_option_fields, why, sizeof why))
+            return luaL_argerror(L, 2, lua_pushstring(L, why));
+    }
+    lua_settop(L, 2);
+    return make_tree(L, 1, lua_istable(L, 2) ? 2 : 0, NULL);
+}
+
+bool bw_lua_blend_tree_read(lua_State *L, int idx, const bw_lua_tree_reading *how)
+{
+    idx = lua_absindex(L, idx);
+    const int top = lua_gettop(L);
+    int n = make_tree(L, idx, 0, how);
+    bool ok = n == 1;
+    lua_copy(L, -n, top + 1); /* the BlendTree or nil, over the reader's work tables */
+    lua_settop(L, top + 1);
+    return ok;
 }
 
 static tree_obj *check_tree(lua_State *L, int arg)

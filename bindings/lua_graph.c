@@ -700,89 +700,68 @@ static int tmp_tree_gc(lua_State *L)
     return 0;
 }
 
-/* Copy a blend node (the table at idx) replacing leaf clip names by clip
- * indices + 1 with their lengths; pushes the copy or returns false. */
-static bool copy_blend(reader *r, int idx, int depth, int line, const char *path, const char *state)
+/* A state's blend tree, read by the blend-tree reader with the graph's
+ * words (bw_lua_tree_reading): its leaves name the graph's clips. */
+typedef struct graph_tree {
+    bw_lua_tree_reading how;
+    reader *r;
+} graph_tree;
+
+static void tree_problem(void *user, int line, const char *path, const char *message)
 {
-    lua_State *L = r->L;
-    idx = lua_absindex(L, idx);
-    if (depth > 64) {
-        rd_error(r, line, path, "the blend tree is nested deeper than 64 levels (or contains itself)");
-        return false;
-    }
-    luaL_checkstack(L, 8, "blend tree");
-    lua_newtable(L);
-    const int copy = lua_gettop(L);
-    bool ok = true;
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        /* key at -2, value at -1 */
-        bool is_clip = lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), "clip") == 0;
-        bool is_length = lua_type(L, -2) == LUA_TSTRING && strcmp(lua_tostring(L, -2), "length") == 0;
-        if (is_clip && lua_type(L, -1) == LUA_TSTRING) {
-            const char *name = lua_tostring(L, -1);
-            int ci = find_clip(r, name);
-            if (ci < 0) {
-                rd_error(r, line, path, "state '%s': unknown clip '%s' in its blend tree", state, name);
-                ok = false;
-            } else {
-                char cpath[320];
-                snprintf(cpath, sizeof cpath, "%s.blend", path);
-                rd_where_clip(r, ci, cpath, line);
-                lua_pushinteger(L, ci + 1);
-                lua_setfield(L, copy, "clip");
-                lua_pushnumber(L, (lua_Number)bw_clip_length(r->clips[ci]));
-                lua_setfield(L, copy, "length");
-            }
-            lua_pop(L, 1);
-        } else if (is_clip) {
-            rd_error(r, line, path, "a blend leaf's clip must be a clip name, not a %s", luaL_typename(L, -1));
-            ok = false;
-            lua_pop(L, 1);
-        } else if (is_length) {
-            rd_error(r, line, path, "a blend leaf in a graph takes its length from its clip; remove length");
-            ok = false;
-            lua_pop(L, 1);
-        } else if (lua_type(L, -1) == LUA_TTABLE) {
-            lua_pushvalue(L, -2);
-            if (copy_blend(r, -2, depth + 1, line_or(L, -2, line), path, state)) {
-                lua_rawset(L, copy);
-            } else {
-                ok = false;
-                lua_pop(L, 1);
-            }
-            lua_pop(L, 1);
-        } else {
-            lua_pushvalue(L, -2);
-            lua_insert(L, -2);
-            lua_rawset(L, copy);
-        }
-    }
-    if (!ok) lua_settop(L, copy - 1);
-    return ok;
+    rd_error(((graph_tree *)user)->r, line, path, "%s", message);
 }
 
-/* A blend state's tree: the module's reader over a copy of the node, then
- * its leaves renumbered to the graph's clip indices. */
-static const bw_blend_tree *read_blend(reader *r, int idx, int line, const char *path, const char *state)
+static bool tree_fields(void *user, lua_State *L, int idx, const char *const *allowed, int line, const char *path)
+{
+    (void)L;
+    return rd_fields(((graph_tree *)user)->r, idx, allowed, line, path);
+}
+
+/* A leaf's clip name (on top) becomes the graph clip's index + 1. */
+static bool tree_clip(void *user, lua_State *L, int leaf_idx, const char *path, int line, float *length)
+{
+    graph_tree *gt = (graph_tree *)user;
+    reader *r = gt->r;
+    if (lua_type(L, -1) != LUA_TSTRING) {
+        rd_error(r, line, path, "a blend leaf's clip must be a clip name, not a %s", luaL_typename(L, -1));
+        return false;
+    }
+    int ci = find_clip(r, lua_tostring(L, -1));
+    if (ci < 0) {
+        rd_error(r, line, path, "unknown clip '%s'", lua_tostring(L, -1));
+        return false;
+    }
+    rd_where_clip(r, ci, gt->how.path, line_or(L, leaf_idx, gt->how.line));
+    *length = bw_clip_length(r->clips[ci]);
+    lua_pushinteger(L, ci + 1);
+    lua_replace(L, -2);
+    return true;
+}
+
+/* A blend state's tree: the module's reader over the node, then its
+ * leaves renumbered to the graph's clip indices. */
+static const bw_blend_tree *read_blend(reader *r, int idx, int line, const char *path)
 {
     lua_State *L = r->L;
     const int top = lua_gettop(L);
     if (!rd_type(r, idx, LUA_TTABLE, line, path, "blend", "a blend-tree node (blendwerk.blend_tree)")) return NULL;
-    if (!copy_blend(r, idx, 1, line, path, state)) return NULL;
-    const int copy = lua_gettop(L);
-    lua_pushcfunction(L, bw_lua_blend_tree);
-    lua_pushvalue(L, copy);
-    lua_createtable(L, 0, 1);
-    lua_pushvalue(L, r->names);
-    lua_setfield(L, -2, "params");
-    lua_call(L, 2, 2);
-    if (lua_isnil(L, -2)) {
-        rd_error(r, line, path, "%s", lua_tostring(L, -1));
+    char tpath[320];
+    snprintf(tpath, sizeof tpath, "%s.blend", path);
+    graph_tree gt;
+    memset(&gt, 0, sizeof gt);
+    gt.r = r;
+    gt.how.path = tpath;
+    gt.how.line = line;
+    gt.how.params = r->names;
+    gt.how.clip = tree_clip;
+    gt.how.fields = tree_fields;
+    gt.how.problem = tree_problem;
+    gt.how.user = &gt;
+    if (!bw_lua_blend_tree_read(L, idx, &gt.how)) {
         lua_settop(L, top);
         return NULL;
     }
-    lua_pop(L, 1);
     const bw_blend_tree *src = bw_lua_check_blend_tree(L, -1); /* pushes the leaf clip values */
     const int leaf_clips = lua_gettop(L);
     int count = bw_blend_tree_node_count(src);
@@ -946,8 +925,7 @@ static bw_graph_state_desc *read_states(reader *r, int layer, int l, const char 
                     ok = false;
                 }
             } else {
-                s[i].blend = read_blend(r, lua_gettop(L), line_or(L, -1, bw_lua_key_line(L, st, "blend")), spath,
-                                        keys[i].name);
+                s[i].blend = read_blend(r, lua_gettop(L), line_or(L, -1, bw_lua_key_line(L, st, "blend")), spath);
                 if (!s[i].blend) ok = false;
             }
             lua_settop(L, st);

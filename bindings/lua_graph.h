@@ -55,6 +55,39 @@ int bw_lua_item_line(lua_State *L, int idx, int item);
  * the last one silently): returns 1 with its name and both lines. */
 int bw_lua_first_duplicate_key(lua_State *L, int idx, char *name, size_t name_size, int *first_line, int *line);
 
+/* ---- a graph file's blend trees (lua_blendtree.c) ---- */
+
+/* How the graph reader reads a state's blend tree through the one reader
+ * of blendwerk.blend_tree (the same fields, kinds and checks), with every
+ * problem reported rather than the first: each through `problem`, with
+ * its path as the file writes it (`path`, then ".children[2]",
+ * ".params[2]", ".at", ...) and its line (the entry's, else the nearest
+ * enclosing table's, else `line`). Compile problems of the core
+ * (negative lengths, NaN, grid shapes) come the same way, at the node
+ * they name. Parameters are the fixed list `params` (a name not in it
+ * is "unknown parameter 'x'"); each leaf's clip value is resolved by
+ * `clip` and a leaf may not have `length`. */
+typedef struct bw_lua_tree_reading {
+    const char *path; /* the tree itself: "layers[1].states.move.blend" */
+    int line;         /* the line of the tree's entry */
+    int params;       /* absolute stack index: the list of parameter names */
+    /* The leaf at leaf_idx: its clip value is on top of the stack. Replace
+     * it by the value the tree keeps for the leaf and set *length; or
+     * report (path is the leaf's ".clip") and return false. */
+    bool (*clip)(void *user, lua_State *L, int leaf_idx, const char *path, int line, float *length);
+    /* The fields of the node at idx: report each unknown or repeated one
+     * (path and line are the node's) and return whether there was none. */
+    bool (*fields)(void *user, lua_State *L, int idx, const char *const *allowed, int line, const char *path);
+    void (*problem)(void *user, int line, const char *path, const char *message);
+    void *user;
+} bw_lua_tree_reading;
+
+/* Read the blend-tree node at idx as `how` says: pushes a
+ * blendwerk.BlendTree (its clips() are the values `clip` gave) and returns
+ * true, or pushes nil and returns false after reporting every problem.
+ * Raises only when out of memory. */
+bool bw_lua_blend_tree_read(lua_State *L, int idx, const bw_lua_tree_reading *how);
+
 /* ---- the reader (lua_graph.c) ---- */
 
 /* Read the graph description at desc_idx (SPEC §12.1), resolve its clip

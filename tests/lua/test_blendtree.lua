@@ -339,6 +339,10 @@ test("bad descriptions return nil and a message naming the node", function()
     kind = "2d", params = { "x" }, children = { { at = { 0, 0 }, clip = "a", length = 1 } } }) -- 2d with one param
   fails({ "param 'sped' is not in options.params" }, bw.blend_tree({
     kind = "1d", param = "sped", children = { { at = 0, clip = "a", length = 1 } } }, { params = { "speed" } })) -- param not in options
+  -- the Lua API keeps its contract: the first problem only (a graph file's tree lists each, test_graph.lua)
+  local _, first = bw.blend_tree({ kind = "2d", params = { "ax", "ay" }, children = {
+    { at = { 0, 0 }, clip = "a" }, { at = { 1, 0 }, clip = "b", length = 1 } } }, { params = { "speed" } })
+  eq(first, "blend tree: root: params[1] 'ax' is not in options.params", "the first problem")
   fails({ "a 2 x 2 grid needs 4 children, not 3" }, bw.blend_tree {
     kind = "grid", params = { "x", "y" }, x_values = { 0, 1 }, y_values = { 0, 1 },
     children = { { clip = "a", length = 1 }, { clip = "b", length = 1 }, { clip = "c", length = 1 } } }) -- grid size

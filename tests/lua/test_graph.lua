@@ -292,18 +292,112 @@ test("blend states read through the blend-tree reader; clips by name", function(
   local c = assert(g:cursor())
   c:update(0.15)
   near(c:status().progress, 0.2, 1e-6, "blend cycle 0.75 s")
-  -- mistakes inside the blend: a missing clip names the state; a length; an unknown parameter
+  -- mistakes inside the blend, each at its path (a table built in code:
+  -- the caller's line): a missing clip, a length, an unknown parameter
   local leaf = desc.layers[1].states.loco.blend.children[2]
+  local function only(want)
+    local g, errs = bw.graph(desc, bound)
+    eq(g, nil, "the graph")
+    eq(#(errs or {}), 1, "problem count")
+    local got = errs and errs[1] or ""
+    check(got:sub(-#want - 2) == ": " .. want, string.format("%q does not end with %q", got, want))
+  end
   leaf.clip = "wlak"
-  local _, errs = bw.graph(desc, bound)
-  check(errs and errs[1]:find("state 'loco': unknown clip 'wlak' in its blend tree", 1, true), tostring(errs and errs[1]))
+  only("layers[1].states.loco.blend.children[2].clip: unknown clip 'wlak'")
   leaf.clip, leaf.length = "walk", 3
-  _, errs = bw.graph(desc, bound)
-  check(errs and errs[1]:find("takes its length from its clip", 1, true), tostring(errs and errs[1]))
+  only("layers[1].states.loco.blend.children[2].length: a blend leaf in a graph takes its length from its clip; remove length")
   leaf.length = nil
   desc.layers[1].states.loco.blend.param = "sped"
-  _, errs = bw.graph(desc, bound)
-  check(errs and errs[1]:find("'sped' is not in options.params", 1, true), tostring(errs and errs[1]))
+  only("layers[1].states.loco.blend.param: unknown parameter 'sped'")
+end)
+
+-- The list of problems of a graph file, exactly and in order.
+local function problems_are(path, want)
+  local g, errs = bw.graph(path, bound)
+  eq(g, nil, path .. ": the graph")
+  local expect = {}
+  for i, w in ipairs(want) do expect[i] = path .. ":" .. w end
+  eq(table.concat(errs or {}, "\n"), table.concat(expect, "\n"), "the problems")
+end
+
+-- A blend tree in a graph file reports every problem at once, each at the
+-- entry the file writes (docs/graphs.md "Errors"): both parameters of a 2d
+-- node that the graph does not declare (each at its own line) and the
+-- unknown clip of a leaf (at its clip's line); the clips idle and walk
+-- exist. Before, only the first parameter came out, in the Lua API's
+-- words ("params[1] 'ax' is not in options.params", at the state's line).
+test("a graph file's blend tree: every unknown parameter and clip, at its entry", function()
+  local path = write("blend2d.lua", [===[
+return {
+  params = { speed = 0 },
+  layers = {
+    { name = "base", entry = "move",
+      states = {
+        move = { blend = { kind = "2d",
+          params = { "ax",
+                     "ay" },
+          children = {
+            { at = { 0, 0 }, clip = "idle" },
+            { at = { 1, 0 }, clip = "wlak" },
+            { at = { 0, 1 }, clip = "walk" },
+          } } },
+      },
+    },
+  },
+}
+]===])
+  problems_are(path, {
+    "7: layers[1].states.move.blend.params[1]: unknown parameter 'ax'",
+    "8: layers[1].states.move.blend.params[2]: unknown parameter 'ay'",
+    "11: layers[1].states.move.blend.children[2].clip: unknown clip 'wlak'",
+  })
+end)
+
+-- Every other kind of mistake in one tree, nested, in reading order (a
+-- child's place before the child): a field of the wrong type, a length in
+-- a graph leaf, a bad 1d place, an unknown field (the graph's wording, as
+-- for any other table of the file), a clip that is not a name, a position
+-- missing its y (the line of its table), a speed that is not a number, an
+-- unknown kind (that node's fields are not judged). A tree the reader
+-- accepts goes to the core compiler, whose problem (a NaN speed) names
+-- the node by the same path, at the node's line.
+test("a graph file's blend tree: each bad field and number, nested, and the compiler's word", function()
+  local path = write("blendmany.lua", [===[
+return {
+  params = { speed = 0, vx = 0 },
+  layers = {
+    { name = "base", entry = "move",
+      states = {
+        move = { blend = { kind = "1d", param = "sped", rate_scale = 1,
+          children = {
+            { at = 0, clip = "idle", length = 2 },
+            { at = "far", clip = "walk", sped = 2 },
+            { at = 1, kind = "2d", params = { "vx", "vz" }, children = {
+              { at = { 0, 0 }, clip = 3 },
+              { at = { 1 }, clip = "jump", speed = "fast" } } },
+            { at = 2, kind = "polar", children = {} },
+          } } },
+        still = { blend = { kind = "1d", param = "speed", children = {
+          { at = 0, clip = "idle", speed = 0 / 0 } } } },
+      },
+    },
+  },
+}
+]===])
+  local move = "layers[1].states.move.blend"
+  problems_are(path, {
+    "6: " .. move .. ".rate_scale: rate_scale must be a boolean",
+    "6: " .. move .. ".param: unknown parameter 'sped'",
+    "8: " .. move .. ".children[1].length: a blend leaf in a graph takes its length from its clip; remove length",
+    "9: " .. move .. ".children[2].at: at must be a number (a 1d threshold)",
+    "9: " .. move .. ".children[2]: unknown field 'sped' (accepted fields: clip, length, speed, at)",
+    "10: " .. move .. ".children[3].params[2]: unknown parameter 'vz'",
+    "11: " .. move .. ".children[3].children[1].clip: a blend leaf's clip must be a clip name, not a number",
+    "12: " .. move .. ".children[3].children[2].at: at.y is missing",
+    "12: " .. move .. ".children[3].children[2].speed: speed must be a number, not a string",
+    "13: " .. move .. ".children[4].kind: unknown kind 'polar' (1d, 2d, directional or grid)",
+    "16: layers[1].states.still.blend.children[1]: speed is NaN",
+  })
 end)
 
 -- Masks and layer weights: an override layer "upper" masked to the spine
