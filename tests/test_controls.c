@@ -1873,6 +1873,136 @@ static void a_pose_kept_past_its_update_cannot_reach_the_host(void)
     unload(sb, c, &p);
 }
 
+/* ---- a rejected edit changes nothing ---- */
+
+/* The demo's controls share one sandbox. A control edit that changes
+ * globals and then fails (mod.lua: `blendwerk = nil`, `math = nil`,
+ * `_G`'s metatable) is rejected, and the other controls, their next
+ * versions and the running version of the same file see the libraries
+ * as they were. Before, the change stayed: a harmless edit of aim.lua
+ * was refused with "aim.lua:1: attempt to index a nil value (local
+ * 'bw')", and the running version of mod.lua stopped on math. */
+static void a_rejected_edit_cannot_change_the_globals_of_others(void)
+{
+    static const char aim[] = "local bw = blendwerk\n"
+                              "local q = bw.swing_twist\n"
+                              "return { update = function(s, pose, ctx) ctx.gaze[1] = math.floor(math.pi * 100) end }\n";
+    CHECK(make_tmpdir());
+    write_file("aim.lua", aim);
+    write_file("mod.lua", "count = 0\n"
+                          "return { update = function(s, pose, ctx) count = count + 1; ctx.gaze[2] = count + math.floor(0.5) end }\n");
+    bw_sandbox *sb = NULL;
+    bw_controls *c = load_two(&sb, false, "aim.lua", "mod.lua");
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 2);
+    CHECK_NEAR(gaze(c, 0), 314, 0);
+    CHECK_NEAR(gaze(c, 1), 2, 0);
+    static const char *const hostile[] = {
+        "blendwerk = nil\nmath = nil\ncount = -100\nerror('oops')\n",
+        "setmetatable(_G, { __index = function() error('hijacked') end })\n",
+        "rawset(_G, 'math', nil)\nload('blendwerk = nil; math = nil')()\nerror('oops')\n",
+    };
+    static const char *const why[] = {"mod.lua:4: oops", "mod.lua:1: cannot change a protected metatable",
+                                      "mod.lua:3: oops"};
+    for (int i = 0; i < 3; i++) {
+        write_file("mod.lua", hostile[i]);
+        CHECK(bw_controls_reload(c, "mod.lua") == BW_CONTROLS_RELOAD_REJECTED);
+        CHECK_STR(bw_controls_error(c), why[i]);
+        run_frames(c, &p, 1); /* both run: math and their globals as they were */
+        CHECK_NEAR(gaze(c, 1), 3 + i, 0);
+    }
+    CHECK_NEAR(gaze(c, 0), 314, 0);
+    write_file("aim.lua", aim); /* a harmless edit of the other control goes in */
+    CHECK(bw_controls_reload(c, "aim.lua") == BW_CONTROLS_RELOAD_DONE);
+    CHECK_STR(bw_controls_error(c), "");
+    run_frames(c, &p, 1);
+    CHECK_INT(bw_controls_failures(c, 0) + bw_controls_failures(c, 1), 0);
+    unload(sb, c, &p);
+}
+
+/* reload(state) gets a deep copy of the running state: a reload that
+ * changes it and then fails leaves the running version's state as it
+ * was, nested tables included (before, v1 went on from -3000). A reload
+ * that changes the copy in place and returns nil keeps its changes; the
+ * copy has the shape of the state (a cycle, a table reached twice) and
+ * shares the host's tables (ctx.gaze) and tables with a metatable. */
+static void a_rejected_reload_leaves_the_running_state_untouched(void)
+{
+    static const char v1[] = "local shared = setmetatable({ tag = 7 }, {})\n"
+                             "return { keep_state = true,\n"
+                             "  init = function(ctx)\n"
+                             "    local inner = { k = 1 }\n"
+                             "    local s = { n = 0, sub = inner, again = inner, g = ctx.gaze, meta = shared }\n"
+                             "    s.self = s\n"
+                             "    return s end,\n"
+                             "  update = function(s, pose, ctx)\n"
+                             "    s.n = s.n + 1; ctx.gaze[1] = s.n; ctx.gaze[2] = s.sub.k\n"
+                             "    ctx.gaze[3] = s.hijacked and 1 or 0 end }\n";
+    CHECK(make_tmpdir());
+    write_file("count.lua", v1);
+    bw_sandbox *sb = NULL;
+    bw_controls *c = load_two(&sb, false, "count.lua", NULL);
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 3);
+    CHECK_NEAR(gaze(c, 0), 3, 0);
+    write_file("count.lua", "return { keep_state = true,\n"
+                            "  reload = function(s)\n"
+                            "    s.n = -3000; s.sub.k = 99; s.hijacked = true; s.meta.tag = 8\n"
+                            "    error('half way') end,\n"
+                            "  update = function(s, pose, ctx) end }\n");
+    CHECK(bw_controls_reload(c, "count.lua") == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK_STR(bw_controls_error(c), "count.lua:4: half way");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 4, 0); /* from 3, not from -3000 */
+    CHECK_NEAR(gaze(c, 1), 1, 0); /* the nested table too */
+    CHECK_NEAR(gaze(c, 2), 0, 0);
+    /* in place, returning nil: the changed copy carries; its shape and the shared tables */
+    write_file("count.lua", "return { keep_state = true,\n"
+                            "  reload = function(s, ctx)\n"
+                            "    s.n = s.n * 10; s.sub.k = s.sub.k + 1 end,\n"
+                            "  update = function(s, pose, ctx)\n"
+                            "    s.n = s.n + 1\n"
+                            "    s.g[1] = s.n\n" /* s.g is ctx.gaze itself */
+                            "    ctx.gaze[2] = s.again.k\n"
+                            "    ctx.gaze[3] = (s.self == s and s.sub == s.again and s.meta.tag == 8) and 1 or 0 end }\n");
+    CHECK(bw_controls_reload(c, "count.lua") == BW_CONTROLS_RELOAD_DONE);
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 41, 0); /* 4 * 10 + 1, written through s.g */
+    CHECK_NEAR(gaze(c, 1), 2, 0);  /* sub and again are one table in the copy */
+    CHECK_NEAR(gaze(c, 2), 1, 0);  /* the table with a metatable is shared: the rejected reload's tag = 8 stays */
+    unload(sb, c, &p);
+}
+
+/* init and reload return the state table or nil; anything else is
+ * refused with the function's file:line (before, init returning 5 loaded
+ * and a reload returning 5 went in, then every frame failed). */
+static void a_state_that_is_no_table_is_refused(void)
+{
+    CHECK(make_tmpdir());
+    write_file("five.lua", "return {\n"
+                           "  init = function() return 5 end,\n"
+                           "  update = function(s) s.n = 1 end }\n");
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 1, false);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "five.lua", NULL, err, sizeof err), -1);
+    CHECK_STR(err, "five.lua:2: init returned a number; return the state table (or nil)");
+    CHECK_INT(bw_controls_count(c), 0);
+    write_file("count.lua", counter_v1);
+    CHECK_INT(bw_controls_load(c, "count.lua", NULL, err, sizeof err), 0);
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 2);
+    write_file("count.lua", "return { keep_state = true,\n"
+                            "  update = function(s, pose, ctx) s.n = s.n + 1; ctx.gaze[1] = s.n end,\n"
+                            "  reload = function(s) return 'five' end }\n");
+    CHECK(bw_controls_reload(c, "count.lua") == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK_STR(bw_controls_error(c), "count.lua:3: reload returned a string; return the state table (or nil)");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 3, 0);
+    CHECK_INT(bw_controls_failures(c, 0), 0);
+    unload(sb, c, &p);
+}
+
 /* blendwerk.controls (the Lua face) is for trusted states: a sandboxed
  * script cannot start a sandbox of its own */
 static void a_sandboxed_script_cannot_make_controls(void)
@@ -2133,6 +2263,9 @@ int main(void)
     RUN(a_control_removing_its_inputs_at_the_memory_cap_cannot_abort_the_host);
     RUN(a_pose_kept_past_its_update_cannot_reach_the_host);
     RUN(a_sandboxed_script_cannot_make_controls);
+    RUN(a_rejected_edit_cannot_change_the_globals_of_others);
+    RUN(a_rejected_reload_leaves_the_running_state_untouched);
+    RUN(a_state_that_is_no_table_is_refused);
     RUN(a_script_that_ends_at_the_memory_cap_cannot_abort_the_load);
     RUN(bad_descs_and_a_small_memory_cap_fail_cleanly);
     RUN(ten_thousand_frames_allocate_nothing);

@@ -1089,6 +1089,15 @@ static void a_chunks_globals_are_its_own(void)
     CHECK(lua_isnil(L, -2));
     CHECK_INT(lua_tointeger(L, -1), 3);
     lua_settop(L, 0);
+    /* a graph file a script reads (bindings/graph_source.c loads it itself) has its own too */
+    write_text_file(mod_path("g_evil.lua"), "math = nil\nblendwerk = nil\nerror('bad graph')\n");
+    CHECK_INT(run_text(sb, "local g, e = blendwerk.graph('g_evil.lua', {})\n"
+                           "return g == nil and type(e) == 'table' and e[1], math.floor(2.5), blendwerk ~= nil", 3),
+              BW_SANDBOX_OK);
+    CHECK_CONTAINS(lua_tostring(L, -3), "g_evil.lua:3: bad graph");
+    CHECK_INT(lua_tointeger(L, -2), 2);
+    CHECK(lua_toboolean(L, -1));
+    lua_settop(L, 0);
     /* a module's globals stay in the module; the module's functions keep them */
     write_text_file(mod_path("globals_mod.lua"), "hidden = 41\nreturn { get = function() return hidden + 1 end }\n");
     CHECK_INT(run_text(sb, "local m = require('globals_mod')\nreturn hidden, m.get()", 2), BW_SANDBOX_OK);
