@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lua_graph.h"
 #include "lua_support.h"
 #include "sandbox_internal.h"
 #include "watch.h"
@@ -328,9 +329,52 @@ static bool push_table(lua_State *L, int narr)
     return false;
 }
 
+/* (name as a light userdata) -> the control file's first result: its
+ * text run with every table constructor recording its line (the graph
+ * reader's bw_lua_run_source, lua_graph.h), as the file's module loading
+ * (bw_sandbox_call_as_file: a require of itself is a loop) */
+static int run_source_of(lua_State *L)
+{
+    const char *name = (const char *)lua_touserdata(L, 1);
+    bw_sandbox_push_file_text(L, NULL, name, NULL);
+    size_t size = 0;
+    const char *text = lua_tolstring(L, -1, &size);
+    bw_lua_run_source(L, text, size, name);
+    return 1;
+}
+
+static int run_control_file(lua_State *L)
+{
+    const char *name = (const char *)lua_touserdata(L, 1);
+    lua_pushcfunction(L, run_source_of);
+    lua_insert(L, 1);
+    bw_sandbox_call_as_file(L, name, 1, 1);
+    return 1;
+}
+
+/* The line of field `key` of the control file's table at t (the table's
+ * own line when the key has none), 0 when unknown (a table a module made
+ * carries no line of the control's file). */
+static int key_line_protected(lua_State *L)
+{
+    lua_pushinteger(L, bw_lua_key_line(L, 1, (const char *)lua_touserdata(L, 2)));
+    return 1;
+}
+
+static int field_line(lua_State *L, int t, const char *key)
+{
+    lua_pushcfunction(L, key_line_protected); /* the line tables' lookups may allocate: the state may be at its cap */
+    lua_pushvalue(L, t);
+    lua_pushlightuserdata(L, (void *)key);
+    int location = lua_pcall(L, 2, 1, 0) == LUA_OK ? (int)lua_tointeger(L, -1) : 0;
+    lua_pop(L, 1);
+    return location < BW_LUA_LINE_FILE_STRIDE ? location : 0;
+}
+
 /* The script's table on top of the stack: check its fields, copy the
- * settings into *k and take its update function. Pops the table. */
-static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
+ * settings into *k and take its update function. Pops the table. On a
+ * bad field *line is its line (0: unknown). */
+static bool take_table(bw_controls *c, control *k, int *line, char *why, size_t why_size)
 {
     lua_State *L = c->L;
     if (!lua_istable(L, -1)) {
@@ -349,6 +393,7 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
     lua_Integer pr = lua_tointegerx(L, -1, &isint);
     if (type != LUA_TNIL && (!isint || pr < -(1 << 30) || pr > (1 << 30))) {
         snprintf(why, why_size, "priority must be an integer in [-2^30, 2^30]");
+        *line = field_line(L, t, "priority");
         ok = false;
     }
     k->priority = type == LUA_TNIL ? 0 : (int)pr;
@@ -357,6 +402,7 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
     memory = memory || type == LUA_TNONE;
     if (ok && type != LUA_TNIL && type != LUA_TBOOLEAN) {
         snprintf(why, why_size, "keep_state must be a boolean");
+        *line = field_line(L, t, "keep_state");
         ok = false;
     }
     k->keep_state = lua_toboolean(L, -1);
@@ -365,6 +411,7 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
     memory = memory || type == LUA_TNONE;
     if (ok && type != LUA_TNIL && type != LUA_TFUNCTION) {
         snprintf(why, why_size, "init must be a function");
+        *line = field_line(L, t, "init");
         ok = false;
     }
     lua_pop(L, 1);
@@ -372,6 +419,7 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
     memory = memory || type == LUA_TNONE;
     if (ok && type != LUA_TNIL && type != LUA_TFUNCTION) {
         snprintf(why, why_size, "reload must be a function");
+        *line = field_line(L, t, "reload");
         ok = false;
     }
     lua_pop(L, 1);
@@ -379,9 +427,13 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
     memory = memory || type == LUA_TNONE;
     if (ok && type != LUA_TFUNCTION) {
         snprintf(why, why_size, "update must be a function (it is a %s)", lua_typename(L, type));
+        *line = field_line(L, t, "update");
         ok = false;
     }
-    if (memory) snprintf(why, why_size, "out of memory");
+    if (memory) {
+        snprintf(why, why_size, "out of memory");
+        *line = 0;
+    }
     if (!ok || memory) {
         lua_pop(L, 2);
         return false;
@@ -622,12 +674,16 @@ static bool build(bw_controls *c, control *k, const char *name, int options_ref,
     k->stamp = stamp(c, name);
     char why[512];
     bw_sandbox_requires_begin(c->sb);
-    if (bw_sandbox_load_file(c->sb, name, NULL) != BW_SANDBOX_OK || bw_sandbox_call(c->sb, 0, 1) != BW_SANDBOX_OK) {
+    lua_pushcfunction(c->L, run_control_file);
+    lua_pushlightuserdata(c->L, k->name);
+    if (bw_sandbox_call(c->sb, 1, 1) != BW_SANDBOX_OK) {
         snprintf(c->error, sizeof c->error, "%s", bw_sandbox_error(c->sb));
         goto fail;
     }
-    if (!take_table(c, k, why, sizeof why)) {
-        snprintf(c->error, sizeof c->error, "%s: %s", name, why);
+    int line = 0;
+    if (!take_table(c, k, &line, why, sizeof why)) {
+        if (line > 0) snprintf(c->error, sizeof c->error, "%s:%d: %s", name, line, why);
+        else snprintf(c->error, sizeof c->error, "%s: %s", name, why);
         goto fail;
     }
     if (!make_states(c, k, old && k->keep_state ? old : NULL)) goto fail;

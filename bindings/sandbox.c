@@ -1206,46 +1206,71 @@ void bw_sandbox_reraise(lua_State *L, int status)
     lua_error(L);
 }
 
-/* The host's file chunk (upvalue 1) as module `name` (upvalue 2) loading
- * while it runs, when no module of that name is cached: a require of the
- * file itself (from the file or a module it required) is then a require
- * loop, not a second run of the file. The mark is gone after the run,
- * however it ended. The message handler is the host call's, so an error
- * value that is not a string still gets the script's line. */
+/* The module of the host's file `file` into buf ("x.lua" is module "x";
+ * a name with a '/' or another '.' is no module's file); false when none. */
+static bool host_module(const char *file, char *buf, size_t size)
+{
+    size_t n = strlen(file);
+    if (n <= 4 || n - 4 >= size || strcmp(file + n - 4, ".lua") != 0 || memchr(file, '.', n - 4) ||
+        memchr(file, '/', n))
+        return false;
+    memcpy(buf, file, n - 4);
+    buf[n - 4] = '\0';
+    return true;
+}
+
+void bw_sandbox_call_as_file(lua_State *L, const char *file, int nargs, int nresults)
+{
+    bw_sandbox *sb = bw_sandbox_of(L);
+    char module[BW_SANDBOX_MODULE_NAME_MAX];
+    const int base = lua_gettop(L) - nargs; /* the function */
+    bool mark = host_module(file, module, sizeof module);
+    snprintf(sb->chunk, sizeof sb->chunk, "%s", file); /* for messages without a line */
+    push_cache(L);
+    lua_insert(L, base); /* the cache and the module's name below the function */
+    lua_pushstring(L, mark ? module : "");
+    lua_insert(L, base + 1);
+    if (mark) {
+        lua_pushvalue(L, base + 1);
+        mark = lua_rawget(L, base) == LUA_TNIL;
+        lua_pop(L, 1);
+    }
+    if (mark) {
+        lua_pushvalue(L, base + 1);
+        lua_pushlightuserdata(L, (void *)sandbox_require); /* loading, as sandbox_require marks */
+        lua_rawset(L, base);
+    }
+    /* the message handler is the host call's, so an error value that is
+     * not a string still gets the script's line */
+    int status = pcall_with(L, message_handler, nargs, nresults);
+    if (mark) { /* the key exists: clearing it allocates nothing */
+        lua_pushvalue(L, base + 1);
+        lua_pushnil(L);
+        lua_rawset(L, base);
+    }
+    lua_remove(L, base);
+    lua_remove(L, base);
+    bw_sandbox_reraise(L, status);
+}
+
+/* The host's file chunk (upvalue 1) of file `name` (upvalue 2) run with
+ * bw_sandbox_call_as_file. */
 static int run_marked(lua_State *L)
 {
     int n = lua_gettop(L);
-    push_cache(L);
-    const int cache = n + 1;
-    lua_pushvalue(L, lua_upvalueindex(2));
-    bool mark = lua_rawget(L, cache) == LUA_TNIL;
-    lua_pop(L, 1);
-    if (mark) {
-        lua_pushvalue(L, lua_upvalueindex(2));
-        lua_pushlightuserdata(L, (void *)sandbox_require); /* loading, as sandbox_require marks */
-        lua_rawset(L, cache);
-    }
     lua_pushvalue(L, lua_upvalueindex(1));
-    for (int i = 1; i <= n; i++) lua_pushvalue(L, i);
-    int status = pcall_with(L, message_handler, n, LUA_MULTRET);
-    if (mark) { /* the key exists: clearing it allocates nothing */
-        lua_pushvalue(L, lua_upvalueindex(2));
-        lua_pushnil(L);
-        lua_rawset(L, cache);
-    }
-    bw_sandbox_reraise(L, status);
-    return lua_gettop(L) - cache;
+    lua_insert(L, 1);
+    bw_sandbox_call_as_file(L, lua_tostring(L, lua_upvalueindex(2)), n, LUA_MULTRET);
+    return lua_gettop(L);
 }
 
 /* The chunk on top of host file `name` wrapped by run_marked when the
- * file is a module's ("x.lua" is module "x"; a name with another '.' is
- * no module's file). */
+ * file is a module's. */
 static void mark_host_chunk(lua_State *L, const char *name)
 {
-    size_t n = strlen(name);
-    if (n <= 4 || n - 4 >= BW_SANDBOX_MODULE_NAME_MAX || strcmp(name + n - 4, ".lua") != 0 || memchr(name, '.', n - 4))
-        return;
-    lua_pushlstring(L, name, n - 4);
+    char module[BW_SANDBOX_MODULE_NAME_MAX];
+    if (!host_module(name, module, sizeof module)) return;
+    lua_pushstring(L, name);
     lua_pushcclosure(L, run_marked, 2);
 }
 

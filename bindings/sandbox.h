@@ -197,9 +197,18 @@ bool bw_sandbox_allow_file(bw_sandbox *sb, const char *path);
  * as the user gave it; messages with a line name the chunk. */
 bw_sandbox_status bw_sandbox_load_file(bw_sandbox *sb, const char *name, const char *display);
 /* (bw_sandbox_load_file: the function pushed for a file "x.lua" runs the
- * chunk with module "x" marked as loading when no module "x" is cached,
- * so require("x") from the file itself, or from a module it required, is
- * "require 'x': a require loop" rather than a second run of the file.) */
+ * chunk through bw_sandbox_call_as_file, below.) */
+/* For C functions run inside a sandbox call that run a host's file
+ * themselves (the control runner reads its files' table lines): call the
+ * function below nargs arguments with the host's file `file` ("x.lua")
+ * as module "x" loading when no module "x" is cached, so require("x")
+ * from the file itself, or from a module it required, is "require 'x': a
+ * require loop" rather than a second run of the file; the mark goes
+ * however the call ends, and an error is raised on as it was, with the
+ * host call's message handler (an error value that is not a string gets
+ * the script's line), a stop as the stop. Messages without a line name
+ * `file`. */
+void bw_sandbox_call_as_file(lua_State *L, const char *file, int nargs, int nresults);
 bw_sandbox_status bw_sandbox_load_string(bw_sandbox *sb, const char *text, size_t size, const char *chunkname);
 
 /* Call the function below `nargs` arguments on the stack with the full

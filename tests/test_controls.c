@@ -856,8 +856,8 @@ static void reload_keeps_state_and_rejects_bad_edits(void)
         {"return { init = function()\n  error('no init today')\nend,\n update = function() end }\n",
          "counter.lua:2: no init today"},                                   /* init fails */
         {"return 42\n", "counter.lua: the script must return a table"},     /* no table */
-        {"return { update = 1 }\n", "counter.lua: update must be a function"},
-        {"return { priority = 1.5, update = function() end }\n", "counter.lua: priority must be an integer"},
+        {"return { update = 1 }\n", "counter.lua:1: update must be a function"},
+        {"return { priority = 1.5, update = function() end }\n", "counter.lua:1: priority must be an integer"},
         {"while true do end\n", "counter.lua:1:"},                           /* the budget stops it */
     };
     for (int i = 0; i < 7; i++) {
@@ -918,7 +918,7 @@ static void reload_keeps_state_and_rejects_bad_edits(void)
     /* a bad load adds nothing */
     write_file("bad.lua", "return {\n update = function() end,\n priority = 'high' }\n");
     CHECK_INT(bw_controls_load(c, "bad.lua", NULL, err, sizeof err), -1);
-    CHECK(strstr(err, "bad.lua: priority must be an integer") != NULL);
+    CHECK(strstr(err, "bad.lua:3: priority must be an integer") != NULL); /* the field's line */
     CHECK_INT(bw_controls_load(c, "missing.lua", NULL, err, sizeof err), -1);
     CHECK(strstr(err, "missing.lua") != NULL);
     CHECK_INT(bw_controls_load(c, "counter.lua", "{ start = ", err, sizeof err), -1);
@@ -1179,9 +1179,9 @@ static void a_saved_module_reloads_every_control_that_required_it(void)
     write_file("step.lua", "return { size = 1 }\n");
     write_file("up.lua", "local step = require('step')\nreturn { update = 5 }\n");
     CHECK(poll_settled(c, 14.0) == BW_CONTROLS_RELOAD_REJECTED);
-    CHECK_STR(bw_controls_error(c), "up.lua: update must be a function (it is a number)");
-    check_reloads(c, 2, 2, 6, 6, "up.lua: update must be a function (it is a number)",
-                  "up.lua: update must be a function (it is a number)");
+    CHECK_STR(bw_controls_error(c), "up.lua:2: update must be a function (it is a number)");
+    check_reloads(c, 2, 2, 6, 6, "up.lua:2: update must be a function (it is a number)",
+                  "up.lua:2: update must be a function (it is a number)");
     run_frames(c, &p, 1);
     CHECK_NEAR(gaze(c, 0), 626, 0);
     CHECK_NEAR(gaze(c, 1), 374, 0);
@@ -1343,7 +1343,7 @@ static void a_rejected_reload_leaves_no_new_module_cached(void)
     write_file("step.lua", "return { size = 70 }\n");
     write_file("up.lua", "local wrap = require('wrap')\nreturn { update = 5 }\n"); /* broken */
     CHECK(poll_settled(c, 1.0) == BW_CONTROLS_RELOAD_REJECTED);
-    CHECK_STR(bw_controls_error(c), "up.lua: update must be a function (it is a number)");
+    CHECK_STR(bw_controls_error(c), "up.lua:2: update must be a function (it is a number)");
     CHECK_NEAR(eval_number(sb, "return require('step').size"), 2, 0);
     CHECK_NEAR(eval_number(sb, "return require('wrap').size"), 2, 0); /* read anew, against step 2 */
     run_frames(c, &p, 1);
@@ -2003,6 +2003,61 @@ static void a_state_that_is_no_table_is_refused(void)
     unload(sb, c, &p);
 }
 
+/* A bad field of the returned table is reported at its line (the reader
+ * of graph files records every constructor's lines, lua_graph.h); a
+ * field the table lacks (update) or one set after the constructor at the
+ * table's own line; a table a module made carries no line of the
+ * control's file: the file alone. Before: "c1.lua: priority must be an
+ * integer in [-2^30, 2^30]" for all of them. */
+static void a_bad_field_is_reported_at_its_line(void)
+{
+    CHECK(make_tmpdir());
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 1, false);
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"-- c1\nlocal helper = {}\nreturn {\n  update = function() end,\n\n  priority = 1.5,\n}\n",
+         "c1.lua:6: priority must be an integer in [-2^30, 2^30]"},
+        {"return {\n  keep_state = 'yes', update = function() end }\n", "c1.lua:2: keep_state must be a boolean"},
+        {"local t = {\n  priority = 1,\n  init = 5 }\nt.update = function() end\nreturn t\n", "c1.lua:3: init must be a function"},
+        {"\n\nreturn { reload = {},\n update = function() end }\n", "c1.lua:3: reload must be a function"},
+        {"local t = { priority = 2 }\n\nreturn t\n", "c1.lua:1: update must be a function (it is a nil)"},
+        {"return require('made')\n", "c1.lua: update must be a function (it is a number)"},
+    };
+    write_file("made.lua", "return { update = 3 }\n");
+    char err[512] = "";
+    for (int i = 0; i < 6; i++) {
+        write_file("c1.lua", bad[i].text);
+        CHECK_INT(bw_controls_load(c, "c1.lua", NULL, err, sizeof err), -1);
+        CHECK_STR(err, bad[i].want);
+    }
+    /* the file still loads and runs as before once mended */
+    write_file("c1.lua", "return {\n  priority = 3,\n  update = function(s, p, ctx) ctx.gaze[1] = 9 end }\n");
+    CHECK_INT(bw_controls_load(c, "c1.lua", NULL, err, sizeof err), 0);
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 9, 0);
+    unload(sb, c, &p);
+}
+
+/* A control file requiring itself: a require loop, not a second run. */
+static void a_control_requiring_itself_is_a_loop(void)
+{
+    CHECK(make_tmpdir());
+    write_file("box.lua", "return { runs = 0 }\n");
+    write_file("self.lua", "local box = require('box')\nbox.runs = box.runs + 1\n"
+                           "local ok, e = pcall(require, 'self')\nbox.e = e\n"
+                           "return { update = function(s, p, ctx) ctx.gaze[1] = box.runs end }\n");
+    bw_sandbox *sb = NULL;
+    bw_controls *c = load_two(&sb, false, "self.lua", NULL);
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 1, 0);
+    CHECK_NEAR(eval_number(sb, "return require('box').e == \"require 'self': a require loop\" and 1 or 0"), 1, 0);
+    unload(sb, c, &p);
+}
+
 /* blendwerk.controls (the Lua face) is for trusted states: a sandboxed
  * script cannot start a sandbox of its own */
 static void a_sandboxed_script_cannot_make_controls(void)
@@ -2266,6 +2321,8 @@ int main(void)
     RUN(a_rejected_edit_cannot_change_the_globals_of_others);
     RUN(a_rejected_reload_leaves_the_running_state_untouched);
     RUN(a_state_that_is_no_table_is_refused);
+    RUN(a_bad_field_is_reported_at_its_line);
+    RUN(a_control_requiring_itself_is_a_loop);
     RUN(a_script_that_ends_at_the_memory_cap_cannot_abort_the_load);
     RUN(bad_descs_and_a_small_memory_cap_fail_cleanly);
     RUN(ten_thousand_frames_allocate_nothing);
