@@ -35,6 +35,14 @@ static bool run_opened(void *user, const char *path, char *why, size_t why_size)
  * then each include in flight (a name already there is an include loop). */
 #define INCLUDING "blendwerk.character.including"
 
+/* (name) -> the results of the mod's file `name` run. */
+static int run_include(lua_State *L)
+{
+    bw_sandbox_push_file(L, "include", lua_tostring(L, 1));
+    lua_call(L, 0, LUA_MULTRET);
+    return lua_gettop(L) - 1;
+}
+
 /* include(name): run another file beside this one, return its results. */
 static int l_include(lua_State *L)
 {
@@ -71,10 +79,15 @@ static int l_include(lua_State *L)
     }
     lua_pushvalue(L, 1);
     lua_rawseti(L, 2, depth + 1);
-    bw_sandbox_push_file(L, "include", name);
-    lua_call(L, 0, LUA_MULTRET);
+    /* the file opened and run protected: however it ends (a refused or
+     * missing file, an error a script's pcall catches), it leaves the
+     * list, and its error goes on as it was raised */
+    lua_pushcfunction(L, run_include);
+    lua_pushvalue(L, 1);
+    int status = bw_sandbox_pcall(L, 1, LUA_MULTRET);
     lua_pushnil(L);
-    lua_rawseti(L, 2, depth + 1); /* done: out of the list */
+    lua_rawseti(L, 2, depth + 1); /* done: out of the list (the slot exists: no allocation) */
+    bw_sandbox_reraise(L, status);
     return lua_gettop(L) - 2;
 }
 

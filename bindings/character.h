@@ -25,7 +25,12 @@
  *   'a.lua': an include loop (a.lua -> b.lua -> a.lua)"; includes nest
  *   at most BW_CHARACTER_MAX_INCLUDE_DEPTH files below the script (one
  *   more is an error naming the first and the last two files of the
- *   chain, well before Lua's own C-stack limit, about 200);
+ *   chain, well before Lua's own C-stack limit, about 200); a failed
+ *   include (an error a pcall catches, a missing or refused file) leaves
+ *   no trace: its file is off the list of includes in flight and the
+ *   error reaches the caller as it was raised. Each file, the script and
+ *   every include, has globals of its own (sandbox.h): a file hands
+ *   another what it made through its return values;
  * - whatever options->setup adds (the demo's `demo` table).
  *
  * The returned table (read raw: plain data, no metamethods):

@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lua_graph.h"
 #include "lua_support.h"
+#include "sandbox_internal.h"
 #include "watch.h"
 
 #define CONTROL_NAME_MAX 256
@@ -327,9 +329,52 @@ static bool push_table(lua_State *L, int narr)
     return false;
 }
 
+/* (name as a light userdata) -> the control file's first result: its
+ * text run with every table constructor recording its line (the graph
+ * reader's bw_lua_run_source, lua_graph.h), as the file's module loading
+ * (bw_sandbox_call_as_file: a require of itself is a loop) */
+static int run_source_of(lua_State *L)
+{
+    const char *name = (const char *)lua_touserdata(L, 1);
+    bw_sandbox_push_file_text(L, NULL, name, NULL);
+    size_t size = 0;
+    const char *text = lua_tolstring(L, -1, &size);
+    bw_lua_run_source(L, text, size, name);
+    return 1;
+}
+
+static int run_control_file(lua_State *L)
+{
+    const char *name = (const char *)lua_touserdata(L, 1);
+    lua_pushcfunction(L, run_source_of);
+    lua_insert(L, 1);
+    bw_sandbox_call_as_file(L, name, 1, 1);
+    return 1;
+}
+
+/* The line of field `key` of the control file's table at t (the table's
+ * own line when the key has none), 0 when unknown (a table a module made
+ * carries no line of the control's file). */
+static int key_line_protected(lua_State *L)
+{
+    lua_pushinteger(L, bw_lua_key_line(L, 1, (const char *)lua_touserdata(L, 2)));
+    return 1;
+}
+
+static int field_line(lua_State *L, int t, const char *key)
+{
+    lua_pushcfunction(L, key_line_protected); /* the line tables' lookups may allocate: the state may be at its cap */
+    lua_pushvalue(L, t);
+    lua_pushlightuserdata(L, (void *)key);
+    int location = lua_pcall(L, 2, 1, 0) == LUA_OK ? (int)lua_tointeger(L, -1) : 0;
+    lua_pop(L, 1);
+    return location < BW_LUA_LINE_FILE_STRIDE ? location : 0;
+}
+
 /* The script's table on top of the stack: check its fields, copy the
- * settings into *k and take its update function. Pops the table. */
-static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
+ * settings into *k and take its update function. Pops the table. On a
+ * bad field *line is its line (0: unknown). */
+static bool take_table(bw_controls *c, control *k, int *line, char *why, size_t why_size)
 {
     lua_State *L = c->L;
     if (!lua_istable(L, -1)) {
@@ -348,6 +393,7 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
     lua_Integer pr = lua_tointegerx(L, -1, &isint);
     if (type != LUA_TNIL && (!isint || pr < -(1 << 30) || pr > (1 << 30))) {
         snprintf(why, why_size, "priority must be an integer in [-2^30, 2^30]");
+        *line = field_line(L, t, "priority");
         ok = false;
     }
     k->priority = type == LUA_TNIL ? 0 : (int)pr;
@@ -356,6 +402,7 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
     memory = memory || type == LUA_TNONE;
     if (ok && type != LUA_TNIL && type != LUA_TBOOLEAN) {
         snprintf(why, why_size, "keep_state must be a boolean");
+        *line = field_line(L, t, "keep_state");
         ok = false;
     }
     k->keep_state = lua_toboolean(L, -1);
@@ -364,6 +411,7 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
     memory = memory || type == LUA_TNONE;
     if (ok && type != LUA_TNIL && type != LUA_TFUNCTION) {
         snprintf(why, why_size, "init must be a function");
+        *line = field_line(L, t, "init");
         ok = false;
     }
     lua_pop(L, 1);
@@ -371,6 +419,7 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
     memory = memory || type == LUA_TNONE;
     if (ok && type != LUA_TNIL && type != LUA_TFUNCTION) {
         snprintf(why, why_size, "reload must be a function");
+        *line = field_line(L, t, "reload");
         ok = false;
     }
     lua_pop(L, 1);
@@ -378,9 +427,13 @@ static bool take_table(bw_controls *c, control *k, char *why, size_t why_size)
     memory = memory || type == LUA_TNONE;
     if (ok && type != LUA_TFUNCTION) {
         snprintf(why, why_size, "update must be a function (it is a %s)", lua_typename(L, type));
+        *line = field_line(L, t, "update");
         ok = false;
     }
-    if (memory) snprintf(why, why_size, "out of memory");
+    if (memory) {
+        snprintf(why, why_size, "out of memory");
+        *line = 0;
+    }
     if (!ok || memory) {
         lua_pop(L, 2);
         return false;
@@ -403,6 +456,108 @@ static bool empty_table_on_top(lua_State *L)
     if (!lua_next(L, -2)) return true; /* pushes nothing at the end */
     lua_pop(L, 2);
     return false;
+}
+
+/* ---- the copy of a state a reload gets ----
+ *
+ * reload(state, ctx, options) may change the table it is given and then
+ * fail; the running version keeps its state, so reload gets a copy: every
+ * plain table (no metatable) reached from the state, keys included, is
+ * copied once (a table reached twice, or a cycle, keeps its shape in the
+ * copy); everything else is shared as it is: tables with a metatable,
+ * userdata (Rigs, Poses, Clips ...), functions, coroutines, and the
+ * host's tables (ctx, its tables such as ctx.gaze, the options). The
+ * memo (copied table -> copy) lasts one reload, across the characters,
+ * so a table the states share stays shared. Copying is C work: charged
+ * against the call's budget, its tables against the memory cap. */
+
+/* The copy of the value at idx pushed (a plain table not copied yet:
+ * made empty, noted in memo and queued on `work` with its source, to be
+ * filled by copy_state). */
+static void push_copy(lua_State *L, int idx, int memo, int work)
+{
+    idx = lua_absindex(L, idx);
+    if (lua_type(L, idx) != LUA_TTABLE || lua_getmetatable(L, idx)) {
+        if (lua_type(L, idx) == LUA_TTABLE) lua_pop(L, 1); /* its metatable */
+        lua_pushvalue(L, idx);
+        return;
+    }
+    lua_pushvalue(L, idx);
+    if (lua_rawget(L, memo) != LUA_TNIL) return;
+    lua_pop(L, 1);
+    lua_createtable(L, (int)lua_rawlen(L, idx), 0);
+    lua_pushvalue(L, idx);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, memo);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, work);
+    lua_pushvalue(L, idx);
+    lua_rawseti(L, work, n + 1);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, work, n + 2);
+}
+
+/* (memo, ctx, options, reload, state) -> what reload(copy of state, ctx,
+ * options) returns, nil: the copy (as reload left it); ctx, its tables
+ * and the options are noted as themselves first */
+static int reload_copy(lua_State *L)
+{
+    const int memo = 1;
+    for (int i = 2; i <= 3; i++) {
+        if (lua_type(L, i) != LUA_TTABLE) continue;
+        lua_pushvalue(L, i);
+        lua_pushvalue(L, i);
+        lua_rawset(L, memo);
+    }
+    lua_pushnil(L);
+    while (lua_type(L, 2) == LUA_TTABLE && lua_next(L, 2)) {
+        if (lua_type(L, -1) == LUA_TTABLE) {
+            lua_pushvalue(L, -1);
+            lua_rawset(L, memo); /* ctx.gaze -> ctx.gaze (pops both, keeps the key) */
+        } else {
+            lua_pop(L, 1);
+        }
+    }
+    lua_newtable(L); /* 6: the work queue, pairs of (source, copy) */
+    const int work = 6;
+    push_copy(L, 5, memo, work);
+    lua_replace(L, 5);
+    for (lua_Integer at = 1; at < (lua_Integer)lua_rawlen(L, work); at += 2) {
+        lua_rawgeti(L, work, at);
+        lua_rawgeti(L, work, at + 1);
+        const int src = lua_gettop(L) - 1, dst = src + 1;
+        lua_pushnil(L);
+        while (lua_next(L, src)) {
+            bw_sandbox_charge(L, 4.0);
+            push_copy(L, -2, memo, work);
+            push_copy(L, -2, memo, work);
+            lua_rawset(L, dst);
+            lua_pop(L, 1); /* the value: the key stays for lua_next */
+        }
+        lua_pop(L, 2);
+    }
+    lua_settop(L, 5);
+    lua_pushvalue(L, 4);
+    lua_pushvalue(L, 5);
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, 3);
+    lua_call(L, 3, 1);
+    if (lua_isnil(L, -1)) lua_pushvalue(L, 5); /* nil: the copy as reload left it */
+    return 1;
+}
+
+/* "file:line: WHAT returned a TYPE; return the state table (or nil)",
+ * the line where the function `fn` (a stack index) starts. */
+static void wrong_state(bw_controls *c, const control *k, int fn, const char *what, int result)
+{
+    lua_Debug ar;
+    lua_State *L = c->L;
+    const char *type = luaL_typename(L, result);
+    lua_pushvalue(L, fn);
+    if (lua_getinfo(L, ">S", &ar) && ar.linedefined > 0)
+        snprintf(c->error, sizeof c->error, "%s:%d: %s returned a %s; return the state table (or nil)", ar.short_src,
+                 ar.linedefined, what, type);
+    else
+        snprintf(c->error, sizeof c->error, "%s: %s returned a %s; return the state table (or nil)", k->name, what, type);
 }
 
 /* The states of a new version, into a new states table: without `old`,
@@ -436,6 +591,12 @@ static bool make_states(bw_controls *c, control *k, const control *old)
     }
     lua_remove(L, -3);
     const int init_fn = lua_gettop(L) - 1, reload_fn = lua_gettop(L);
+    const int memo = reload_fn + 1; /* reload's copies (above) */
+    if (old && reload_type == LUA_TFUNCTION && !push_table(L, 0)) {
+        snprintf(c->error, sizeof c->error, "%s: out of memory", k->name);
+        lua_settop(L, states - 1);
+        return false;
+    }
     for (int i = 1; i <= c->characters; i++) {
         int fn = 0, nargs = 2;
         if (old && reload_type == LUA_TFUNCTION) {
@@ -451,12 +612,26 @@ static bool make_states(bw_controls *c, control *k, const control *old)
             if (fresh) fn = init_fn;
         }
         if (fn) {
-            lua_pushvalue(L, fn);
-            if (nargs == 3) lua_rawgeti(L, olds, i);
+            if (nargs == 3) { /* reload_copy(memo, ctx, options, reload, state) */
+                lua_pushcfunction(L, reload_copy);
+                lua_pushvalue(L, memo);
+                nargs = 5;
+            } else {
+                lua_pushvalue(L, fn);
+            }
             lua_rawgeti(L, LUA_REGISTRYINDEX, c->slot[i - 1].refs[0]);
             lua_rawgeti(L, LUA_REGISTRYINDEX, k->options_ref);
+            if (nargs == 5) {
+                lua_pushvalue(L, fn);
+                lua_rawgeti(L, olds, i);
+            }
             if (bw_sandbox_call(c->sb, nargs, 1) != BW_SANDBOX_OK) {
                 snprintf(c->error, sizeof c->error, "%s", bw_sandbox_error(c->sb));
+                lua_settop(L, states - 1);
+                return false;
+            }
+            if (!lua_isnil(L, -1) && !lua_istable(L, -1)) {
+                wrong_state(c, k, fn, fn == init_fn ? "init" : "reload", lua_gettop(L));
                 lua_settop(L, states - 1);
                 return false;
             }
@@ -499,12 +674,16 @@ static bool build(bw_controls *c, control *k, const char *name, int options_ref,
     k->stamp = stamp(c, name);
     char why[512];
     bw_sandbox_requires_begin(c->sb);
-    if (bw_sandbox_load_file(c->sb, name, NULL) != BW_SANDBOX_OK || bw_sandbox_call(c->sb, 0, 1) != BW_SANDBOX_OK) {
+    lua_pushcfunction(c->L, run_control_file);
+    lua_pushlightuserdata(c->L, k->name);
+    if (bw_sandbox_call(c->sb, 1, 1) != BW_SANDBOX_OK) {
         snprintf(c->error, sizeof c->error, "%s", bw_sandbox_error(c->sb));
         goto fail;
     }
-    if (!take_table(c, k, why, sizeof why)) {
-        snprintf(c->error, sizeof c->error, "%s: %s", name, why);
+    int line = 0;
+    if (!take_table(c, k, &line, why, sizeof why)) {
+        if (line > 0) snprintf(c->error, sizeof c->error, "%s:%d: %s", name, line, why);
+        else snprintf(c->error, sizeof c->error, "%s: %s", name, why);
         goto fail;
     }
     if (!make_states(c, k, old && k->keep_state ? old : NULL)) goto fail;

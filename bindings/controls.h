@@ -15,6 +15,14 @@
  *       reload = function(state, ctx, options) return state end, -- optional
  *   }
  *
+ * The file runs in the sandbox with globals of its own (sandbox.h: each
+ * chunk's environment over a read-only base), as its module loading (a
+ * require of itself is a require loop), its table constructors recording
+ * their lines (the graph reader's bw_lua_run_source, lua_graph.h), so a
+ * bad field is reported at its line ("c.lua:6: priority must be an
+ * integer in [-2^30, 2^30]"; a field the table lacks at the table's line;
+ * a table a module made, with the file's name alone).
+ *
  * Per character there is one `ctx` table, shared by the controls, made once:
  *   inputs, refreshed by bw_controls_run before the first control runs:
  *     ctx.character (1-based), ctx.rig (a copy of desc.rig made at
@@ -53,11 +61,19 @@
  * bw_controls_error. When the new version says keep_state = true the old
  * state tables carry over (init is not called): each character's state
  * as it is, or, when the new version has reload, what reload(state, ctx,
- * options) returns for it (nil: the state as it is). Without reload, a
+ * options) returns for it. reload gets a deep copy of the running state
+ * (every plain table - no metatable - reached from it, keys included,
+ * copied once, so shared tables and cycles keep their shape; tables with
+ * a metatable, userdata, functions, coroutines, ctx and its tables and
+ * the options shared as they are), so a reload that changes its state
+ * and then raises leaves the running state untouched (changes to the
+ * shared values stay); nil: the copy as reload left it. init and reload
+ * must return a table or nil: anything else rejects the version
+ * ("count.lua:3: reload returned a number; return the state table (or
+ * nil)", the function's first line). Without reload, a
  * state that is an empty table carries nothing: init makes that
  * character's state, as at a first load. A reload that raises
- * rejects the edit; it should build a new table rather than change the
- * old one, which the running version keeps on rejection. Other fields of
+ * rejects the edit. Other fields of
  * the returned table are the script's own (a module may export helpers).
  *
  * Modules: the runner records the sandbox's modules (sandbox.h "Modules")

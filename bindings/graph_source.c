@@ -556,6 +556,7 @@ static void run_source(lua_State *L, const char *text, size_t size, const char *
         loaded = luaL_loadbufferx(L, rewritten, n, chunkname, "t") == LUA_OK;
         lua_remove(L, -2); /* the rewritten text, or the error message */
         if (!loaded) lua_pop(L, 1);
+        else bw_sandbox_isolate(L, -1); /* in a sandbox: globals of its own (sandbox.h) */
     }
     if (!loaded) {
         /* plain load: Lua's own message and line for a syntax error; a
@@ -565,6 +566,7 @@ static void run_source(lua_State *L, const char *text, size_t size, const char *
         if (status != LUA_OK && status != LUA_ERRSYNTAX && status != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING)
             lua_pushfstring(L, "%s: %s", display, lua_tostring(L, -1));
         if (status != LUA_OK) lua_error(L);
+        bw_sandbox_isolate(L, -1);
         lua_call(L, 0, 1);
     } else {
         push_line_tables(L);

@@ -414,6 +414,36 @@ void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name,
     lua_replace(L, -2); /* the text over the buffer */
 }
 
+/* ---- each chunk's own globals ----
+ *
+ * Every chunk the sandbox loads (the host's files and strings, require's
+ * modules, include's files, graph files, load's strings) gets an
+ * environment of its own: a table whose metatable (one for all, guarded
+ * by __metatable) reads through to the state's global table, the base.
+ * A script's globals, `_G` included (its own environment), are its own;
+ * the base is out of its reach, and the libraries in it are read-only
+ * proxies. So a chunk that sets `math = nil` or `blendwerk = nil` and
+ * then fails leaves every other chunk as it was. */
+
+static const char env_mt_key = 0; /* its address: the environments' metatable in the registry */
+
+void bw_sandbox_push_env(lua_State *L)
+{
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -2, "_G");
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &env_mt_key);
+    lua_setmetatable(L, -2);
+}
+
+void bw_sandbox_isolate(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    if (!bw_sandbox_from_state(L) || !lua_isfunction(L, idx) || lua_iscfunction(L, idx)) return;
+    bw_sandbox_push_env(L);
+    if (!lua_setupvalue(L, idx, 1)) lua_pop(L, 1); /* a chunk that has no _ENV (none: text chunks always do) */
+}
+
 /* Push text as a text chunk or raise the syntax error; a refusal without
  * a line (a binary chunk, or nesting past the parser's C levels: "C stack
  * overflow") still names the chunk as `shown`, and a memory error stays
@@ -421,7 +451,10 @@ void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name,
 static void load_or_raise(lua_State *L, const char *text, size_t size, const char *chunkname, const char *shown)
 {
     int status = luaL_loadbufferx(L, text, size, chunkname, "t");
-    if (status == LUA_OK) return;
+    if (status == LUA_OK) {
+        bw_sandbox_isolate(L, -1);
+        return;
+    }
     const char *msg = status != LUA_ERRMEM ? lua_tostring(L, -1) : NULL;
     if (msg && status != LUA_ERRSYNTAX && has_position(msg)) {
         /* the parser's C-level stop carries the caller's position (a
@@ -868,6 +901,13 @@ static int open_env(lua_State *L)
     }
     lua_pushglobaltable(L);
     int g = lua_gettop(L);
+    /* the chunks' environments read through to the base (bw_sandbox_push_env) */
+    lua_createtable(L, 0, 2);
+    lua_pushvalue(L, g);
+    lua_setfield(L, -2, "__index");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &env_mt_key);
 
     /* base */
     static const char *const removed[] = {"dofile", "loadfile", "warn", NULL};
@@ -1139,6 +1179,101 @@ bw_sandbox_status bw_sandbox_call(bw_sandbox *sb, int nargs, int nresults)
     return run(sb, nargs, nresults, sb->lim.instructions, sb->lim.seconds);
 }
 
+/* ---- protected calls of host functions ---- */
+
+/* The function below nargs arguments called like lua_pcall with
+ * `handler`, which is popped again: results (or the error) where
+ * lua_pcall leaves them. */
+static int pcall_with(lua_State *L, lua_CFunction handler, int nargs, int nresults)
+{
+    int fn = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, handler); /* a light C function: pushing it allocates nothing */
+    lua_insert(L, fn);
+    int status = lua_pcall(L, nargs, nresults, fn);
+    lua_remove(L, fn);
+    return status;
+}
+
+int bw_sandbox_pcall(lua_State *L, int nargs, int nresults)
+{
+    return pcall_with(L, require_message_handler, nargs, nresults);
+}
+
+void bw_sandbox_reraise(lua_State *L, int status)
+{
+    if (status == LUA_OK) return;
+    bw_sandbox_after_protected(L, status); /* a stop stays a stop */
+    lua_error(L);
+}
+
+/* The module of the host's file `file` into buf ("x.lua" is module "x";
+ * a name with a '/' or another '.' is no module's file); false when none. */
+static bool host_module(const char *file, char *buf, size_t size)
+{
+    size_t n = strlen(file);
+    if (n <= 4 || n - 4 >= size || strcmp(file + n - 4, ".lua") != 0 || memchr(file, '.', n - 4) ||
+        memchr(file, '/', n))
+        return false;
+    memcpy(buf, file, n - 4);
+    buf[n - 4] = '\0';
+    return true;
+}
+
+void bw_sandbox_call_as_file(lua_State *L, const char *file, int nargs, int nresults)
+{
+    bw_sandbox *sb = bw_sandbox_of(L);
+    char module[BW_SANDBOX_MODULE_NAME_MAX];
+    const int base = lua_gettop(L) - nargs; /* the function */
+    bool mark = host_module(file, module, sizeof module);
+    snprintf(sb->chunk, sizeof sb->chunk, "%s", file); /* for messages without a line */
+    push_cache(L);
+    lua_insert(L, base); /* the cache and the module's name below the function */
+    lua_pushstring(L, mark ? module : "");
+    lua_insert(L, base + 1);
+    if (mark) {
+        lua_pushvalue(L, base + 1);
+        mark = lua_rawget(L, base) == LUA_TNIL;
+        lua_pop(L, 1);
+    }
+    if (mark) {
+        lua_pushvalue(L, base + 1);
+        lua_pushlightuserdata(L, (void *)sandbox_require); /* loading, as sandbox_require marks */
+        lua_rawset(L, base);
+    }
+    /* the message handler is the host call's, so an error value that is
+     * not a string still gets the script's line */
+    int status = pcall_with(L, message_handler, nargs, nresults);
+    if (mark) { /* the key exists: clearing it allocates nothing */
+        lua_pushvalue(L, base + 1);
+        lua_pushnil(L);
+        lua_rawset(L, base);
+    }
+    lua_remove(L, base);
+    lua_remove(L, base);
+    bw_sandbox_reraise(L, status);
+}
+
+/* The host's file chunk (upvalue 1) of file `name` (upvalue 2) run with
+ * bw_sandbox_call_as_file. */
+static int run_marked(lua_State *L)
+{
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    bw_sandbox_call_as_file(L, lua_tostring(L, lua_upvalueindex(2)), n, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* The chunk on top of host file `name` wrapped by run_marked when the
+ * file is a module's. */
+static void mark_host_chunk(lua_State *L, const char *name)
+{
+    char module[BW_SANDBOX_MODULE_NAME_MAX];
+    if (!host_module(name, module, sizeof module)) return;
+    lua_pushstring(L, name);
+    lua_pushcclosure(L, run_marked, 2);
+}
+
 typedef struct load_args {
     const char *name, *display, *text, *chunkname;
     size_t size;
@@ -1150,6 +1285,7 @@ static int load_protected(lua_State *L)
     if (a->name) {
         bw_sandbox_push_file_text(L, NULL, a->name, a->display);
         load_text(L, a->name);
+        mark_host_chunk(L, a->name);
         return 1;
     }
     const char *shown = bw_sandbox_of(L)->chunk; /* the chunk name without its '=' or '@' */

@@ -23,6 +23,25 @@
  * The libraries are read-only proxies and every metatable a script can
  * reach (strings, the module's types, the proxies) has __metatable set.
  *
+ * Each chunk's globals are its own: every chunk the sandbox loads (the
+ * host's files and strings, require's modules, include's files, graph
+ * files through bw_sandbox_isolate) runs in an environment of its own, a
+ * table whose guarded metatable reads through to the state's global
+ * table, the base (the allowlist above and what the host set with
+ * lua_setglobal). `_G` is the chunk's own environment; assigning a global
+ * (`math = nil`, `blendwerk = nil`, `x = 1`) changes that table only, so
+ * a chunk that fails after changing its globals leaves every other chunk,
+ * and the next version of itself, as they were; the base is out of a
+ * script's reach and the libraries in it are read-only. A chunk made by
+ * load without an env argument shares the globals of the function
+ * calling load (its _ENV), as in plain Lua it would share the global
+ * table. Functions keep the environment of the chunk that made them.
+ *
+ * print's prefix is the file of the innermost function on the stack
+ * that one of the sandbox's file loads made (the control, module or
+ * included file calling it; load gives a name starting with '@' as '='),
+ * else desc.name.
+ *
  * Limits, per call (bw_sandbox_call, bw_sandbox_callback_call):
  * - an instruction budget (a C count hook that every coroutine inherits);
  *   once a stop happened (budget, time or memory) it stays: every further
@@ -177,6 +196,19 @@ bool bw_sandbox_allow_file(bw_sandbox *sb, const char *path);
  * error ("cannot open display: why"; NULL: name), e.g. the script's path
  * as the user gave it; messages with a line name the chunk. */
 bw_sandbox_status bw_sandbox_load_file(bw_sandbox *sb, const char *name, const char *display);
+/* (bw_sandbox_load_file: the function pushed for a file "x.lua" runs the
+ * chunk through bw_sandbox_call_as_file, below.) */
+/* For C functions run inside a sandbox call that run a host's file
+ * themselves (the control runner reads its files' table lines): call the
+ * function below nargs arguments with the host's file `file` ("x.lua")
+ * as module "x" loading when no module "x" is cached, so require("x")
+ * from the file itself, or from a module it required, is "require 'x': a
+ * require loop" rather than a second run of the file; the mark goes
+ * however the call ends, and an error is raised on as it was, with the
+ * host call's message handler (an error value that is not a string gets
+ * the script's line), a stop as the stop. Messages without a line name
+ * `file`. */
+void bw_sandbox_call_as_file(lua_State *L, const char *file, int nargs, int nresults);
 bw_sandbox_status bw_sandbox_load_string(bw_sandbox *sb, const char *text, size_t size, const char *chunkname);
 
 /* Call the function below `nargs` arguments on the stack with the full
@@ -212,6 +244,23 @@ void bw_sandbox_push_file_text(lua_State *L, const char *what, const char *name,
 /* The sandbox whose state L (or a thread of it) is, or NULL when L is not
  * a sandbox's state. */
 bw_sandbox *bw_sandbox_from_state(lua_State *L);
+
+/* For hosts that load a chunk themselves in a sandbox's state (the graph
+ * reader rewrites a file's text before loading it): give the Lua chunk
+ * at idx an environment of its own (above, "Each chunk's globals are its
+ * own"). A no-op in a state that is no sandbox's. Allocates: call it
+ * where a memory error may be raised. */
+void bw_sandbox_isolate(lua_State *L, int idx);
+
+/* For C functions the host adds that run a script's code and must clean
+ * up whatever happens (include's list of files in flight):
+ * bw_sandbox_pcall calls the function below nargs arguments like
+ * lua_pcall, with require's message handler (a message gets the position
+ * where it was raised, any other error value passes unchanged); after the
+ * cleanup bw_sandbox_reraise(L, status) raises the error on top again
+ * (a budget, time or memory stop as the stop) or, for LUA_OK, returns. */
+int bw_sandbox_pcall(lua_State *L, int nargs, int nresults);
+void bw_sandbox_reraise(lua_State *L, int status);
 
 /* ---- Modules ----
  *

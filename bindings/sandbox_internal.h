@@ -69,6 +69,9 @@ struct bw_sandbox {
 };
 
 bw_sandbox *bw_sandbox_of(lua_State *L);
+/* Push a new environment for a chunk: its own globals over the base
+ * (sandbox.c "each chunk's own globals"; sandbox.h bw_sandbox_isolate). */
+void bw_sandbox_push_env(lua_State *L);
 double bw_sandbox_now(void);
 /* "file:line" of the innermost script line running in L, or "". */
 void bw_sandbox_where(lua_State *L, char *buf, size_t size);

@@ -97,13 +97,45 @@ static int sb_xpcall(lua_State *L)
     return finish_pcall(L, status, 2);
 }
 
+/* The environment of the innermost Lua function on the stack (the
+ * script calling load: its _ENV upvalue), pushed; a new environment when
+ * it has none (a function that reads no global). */
+static void push_caller_env(lua_State *L)
+{
+    lua_Debug ar;
+    for (int level = 1; lua_getstack(L, level, &ar); level++) {
+        lua_getinfo(L, "Sf", &ar); /* pushes the function */
+        if (ar.what[0] == 'C') {
+            lua_pop(L, 1);
+            continue;
+        }
+        for (int i = 1;; i++) {
+            const char *name = lua_getupvalue(L, -1, i);
+            if (!name) break;
+            if (strcmp(name, "_ENV") == 0) {
+                lua_remove(L, -2);
+                return;
+            }
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+        break;
+    }
+    bw_sandbox_push_env(L);
+}
+
 /* load(chunk [, name [, mode [, env]]]) with the mode forced to "t"; a
  * string chunk is sized and charged (parsing is one C call), a reader
  * function runs under the hook, and the errors load catches cannot hide
- * a stop. */
+ * a stop. Without env the chunk gets the caller's globals (its
+ * environment, not the base: sandbox.c "each chunk's own globals"). A
+ * name starting with '@' (a file's, which print and messages show as the
+ * file) is given as '=' (the same text in messages): '@' names are the
+ * sandbox's own loads. */
 static int sb_load(lua_State *L)
 {
     bw_sandbox *sb = bw_sandbox_of(L);
+    bool own_env = lua_isnone(L, 4);
     size_t len = 0;
     if (lua_type(L, 1) == LUA_TSTRING) {
         lua_tolstring(L, 1, &len);
@@ -116,10 +148,18 @@ static int sb_load(lua_State *L)
     lua_settop(L, n);
     lua_pushliteral(L, "t");
     lua_replace(L, 3);
+    if (lua_type(L, 2) == LUA_TSTRING && lua_tostring(L, 2)[0] == '@') {
+        lua_pushfstring(L, "=%s", lua_tostring(L, 2) + 1);
+        lua_replace(L, 2);
+    }
     int refused = sb->mem_refused;
     int results = call_original(L);
     if (lua_isnil(L, 1) && sb->mem_refused != refused) bw_sandbox_after_protected(L, LUA_ERRMEM);
     bw_sandbox_check_stop(L);
+    if (own_env && lua_isfunction(L, 1)) {
+        push_caller_env(L);
+        if (!lua_setupvalue(L, 1, 1)) lua_pop(L, 1);
+    }
     return results;
 }
 
@@ -163,15 +203,28 @@ static int sb_collectgarbage(lua_State *L)
  * \xNN: a mod cannot forge a line or send the terminal an escape
  * sequence). All arguments are converted before anything is printed (a
  * failing __tostring prints nothing). */
+/* The file of the innermost function on the stack that one of the
+ * sandbox's file loads made (chunk name "@file": the control, module or
+ * included file calling print, sb_load gives no other chunk such a name),
+ * else the desc's name. */
+static const char *printing_chunk(lua_State *L, const bw_sandbox *sb)
+{
+    lua_Debug ar;
+    for (int level = 1; lua_getstack(L, level, &ar); level++)
+        if (lua_getinfo(L, "S", &ar) && ar.source && ar.source[0] == '@') return ar.source + 1;
+    return sb->name;
+}
+
 static int sb_print(lua_State *L)
 {
     bw_sandbox *sb = bw_sandbox_of(L);
+    const char *name = printing_chunk(L, sb);
     int n = lua_gettop(L);
     luaL_checkstack(L, n, "print: too many arguments");
     for (int i = 1; i <= n; i++) luaL_tolstring(L, i, NULL);
     if (sb->printed < BW_SANDBOX_MAX_PRINT_LINES) {
         fputc('[', stderr);
-        bw_text_print(stderr, sb->name);
+        bw_text_print(stderr, name);
         fputs("] ", stderr);
         size_t room = PRINT_MAX_BYTES; /* the text's bytes, the tabs counted */
         for (int i = 1; i <= n && room > 0; i++) {
@@ -189,7 +242,7 @@ static int sb_print(lua_State *L)
         fputc('\n', stderr);
     } else if (sb->printed == BW_SANDBOX_MAX_PRINT_LINES) {
         fputc('[', stderr);
-        bw_text_print(stderr, sb->name);
+        bw_text_print(stderr, name);
         fputs("] (further output suppressed)\n", stderr);
     }
     sb->printed++;

@@ -856,8 +856,8 @@ static void reload_keeps_state_and_rejects_bad_edits(void)
         {"return { init = function()\n  error('no init today')\nend,\n update = function() end }\n",
          "counter.lua:2: no init today"},                                   /* init fails */
         {"return 42\n", "counter.lua: the script must return a table"},     /* no table */
-        {"return { update = 1 }\n", "counter.lua: update must be a function"},
-        {"return { priority = 1.5, update = function() end }\n", "counter.lua: priority must be an integer"},
+        {"return { update = 1 }\n", "counter.lua:1: update must be a function"},
+        {"return { priority = 1.5, update = function() end }\n", "counter.lua:1: priority must be an integer"},
         {"while true do end\n", "counter.lua:1:"},                           /* the budget stops it */
     };
     for (int i = 0; i < 7; i++) {
@@ -918,7 +918,7 @@ static void reload_keeps_state_and_rejects_bad_edits(void)
     /* a bad load adds nothing */
     write_file("bad.lua", "return {\n update = function() end,\n priority = 'high' }\n");
     CHECK_INT(bw_controls_load(c, "bad.lua", NULL, err, sizeof err), -1);
-    CHECK(strstr(err, "bad.lua: priority must be an integer") != NULL);
+    CHECK(strstr(err, "bad.lua:3: priority must be an integer") != NULL); /* the field's line */
     CHECK_INT(bw_controls_load(c, "missing.lua", NULL, err, sizeof err), -1);
     CHECK(strstr(err, "missing.lua") != NULL);
     CHECK_INT(bw_controls_load(c, "counter.lua", "{ start = ", err, sizeof err), -1);
@@ -1179,9 +1179,9 @@ static void a_saved_module_reloads_every_control_that_required_it(void)
     write_file("step.lua", "return { size = 1 }\n");
     write_file("up.lua", "local step = require('step')\nreturn { update = 5 }\n");
     CHECK(poll_settled(c, 14.0) == BW_CONTROLS_RELOAD_REJECTED);
-    CHECK_STR(bw_controls_error(c), "up.lua: update must be a function (it is a number)");
-    check_reloads(c, 2, 2, 6, 6, "up.lua: update must be a function (it is a number)",
-                  "up.lua: update must be a function (it is a number)");
+    CHECK_STR(bw_controls_error(c), "up.lua:2: update must be a function (it is a number)");
+    check_reloads(c, 2, 2, 6, 6, "up.lua:2: update must be a function (it is a number)",
+                  "up.lua:2: update must be a function (it is a number)");
     run_frames(c, &p, 1);
     CHECK_NEAR(gaze(c, 0), 626, 0);
     CHECK_NEAR(gaze(c, 1), 374, 0);
@@ -1343,7 +1343,7 @@ static void a_rejected_reload_leaves_no_new_module_cached(void)
     write_file("step.lua", "return { size = 70 }\n");
     write_file("up.lua", "local wrap = require('wrap')\nreturn { update = 5 }\n"); /* broken */
     CHECK(poll_settled(c, 1.0) == BW_CONTROLS_RELOAD_REJECTED);
-    CHECK_STR(bw_controls_error(c), "up.lua: update must be a function (it is a number)");
+    CHECK_STR(bw_controls_error(c), "up.lua:2: update must be a function (it is a number)");
     CHECK_NEAR(eval_number(sb, "return require('step').size"), 2, 0);
     CHECK_NEAR(eval_number(sb, "return require('wrap').size"), 2, 0); /* read anew, against step 2 */
     run_frames(c, &p, 1);
@@ -1591,9 +1591,10 @@ static void require_blendwerk_is_cached_and_untracked(void)
     CHECK_NEAR(eval_number(sb, "return require('blendwerk') == blendwerk and 1 or 0"), 1, 0);
     CHECK_NEAR(step_size(sb), 5, 0);
     /* a module that returns nothing: true, cached (its file runs once) */
-    write_file("empty.lua", "runs = (runs or 0) + 1\n");
+    write_file("runs.lua", "return { n = 0 }\n");
+    write_file("empty.lua", "local runs = require('runs')\nruns.n = runs.n + 1\n");
     CHECK_NEAR(eval_number(sb, "local a, b = require('empty'), require('empty')\n"
-                               "return (a == true and b == true and runs == 1) and 1 or 0"),
+                               "return (a == true and b == true and require('runs').n == 1) and 1 or 0"),
                1, 0);
     bw_sandbox_destroy(sb);
     remove_tmpdir();
@@ -1838,10 +1839,12 @@ static void a_pose_kept_past_its_update_cannot_reach_the_host(void)
     bw_sandbox *sb = NULL;
     bw_pose p;
     bw_controls *c = one_control(&sb, &p, "keeper.lua",
-                                 "return { update = function(s, pose, ctx) kept = pose; ctx.gaze[1] = pose:t(1) end }\n");
+                                 "return { update = function(s, pose, ctx)\n"
+                                 "  require('box').kept = pose; ctx.gaze[1] = pose:t(1) end }\n");
+    write_file("box.lua", "return {}\n"); /* the controls' globals are their own: a module carries the handle */
     CHECK_INT(bw_controls_run(c, 0, &p, NULL, 0.1f), 0);
     write_file("user.lua", "return { init = function(ctx)\n"
-                           "  local p = kept\n"
+                           "  local p = require('box').kept\n"
                            "  p:set(1, { t = { 7, 8, 9 } })\n"
                            "  local x = p:t(1)\n"
                            "  p:set_rest(); p:clear(); p:set_rotations({ 1 }, { 0, 0, 1, 1 })\n"
@@ -1867,6 +1870,191 @@ static void a_pose_kept_past_its_update_cannot_reach_the_host(void)
     bw_controls_read(c, 0, "gaze", g, 4);
     CHECK_NEAR(g[0], rest.joints[0].t[0], 0);
     bw_pose_deinit(&rest);
+    unload(sb, c, &p);
+}
+
+/* ---- a rejected edit changes nothing ---- */
+
+/* The demo's controls share one sandbox. A control edit that changes
+ * globals and then fails (mod.lua: `blendwerk = nil`, `math = nil`,
+ * `_G`'s metatable) is rejected, and the other controls, their next
+ * versions and the running version of the same file see the libraries
+ * as they were. Before, the change stayed: a harmless edit of aim.lua
+ * was refused with "aim.lua:1: attempt to index a nil value (local
+ * 'bw')", and the running version of mod.lua stopped on math. */
+static void a_rejected_edit_cannot_change_the_globals_of_others(void)
+{
+    static const char aim[] = "local bw = blendwerk\n"
+                              "local q = bw.swing_twist\n"
+                              "return { update = function(s, pose, ctx) ctx.gaze[1] = math.floor(math.pi * 100) end }\n";
+    CHECK(make_tmpdir());
+    write_file("aim.lua", aim);
+    write_file("mod.lua", "count = 0\n"
+                          "return { update = function(s, pose, ctx) count = count + 1; ctx.gaze[2] = count + math.floor(0.5) end }\n");
+    bw_sandbox *sb = NULL;
+    bw_controls *c = load_two(&sb, false, "aim.lua", "mod.lua");
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 2);
+    CHECK_NEAR(gaze(c, 0), 314, 0);
+    CHECK_NEAR(gaze(c, 1), 2, 0);
+    static const char *const hostile[] = {
+        "blendwerk = nil\nmath = nil\ncount = -100\nerror('oops')\n",
+        "setmetatable(_G, { __index = function() error('hijacked') end })\n",
+        "rawset(_G, 'math', nil)\nload('blendwerk = nil; math = nil')()\nerror('oops')\n",
+    };
+    static const char *const why[] = {"mod.lua:4: oops", "mod.lua:1: cannot change a protected metatable",
+                                      "mod.lua:3: oops"};
+    for (int i = 0; i < 3; i++) {
+        write_file("mod.lua", hostile[i]);
+        CHECK(bw_controls_reload(c, "mod.lua") == BW_CONTROLS_RELOAD_REJECTED);
+        CHECK_STR(bw_controls_error(c), why[i]);
+        run_frames(c, &p, 1); /* both run: math and their globals as they were */
+        CHECK_NEAR(gaze(c, 1), 3 + i, 0);
+    }
+    CHECK_NEAR(gaze(c, 0), 314, 0);
+    write_file("aim.lua", aim); /* a harmless edit of the other control goes in */
+    CHECK(bw_controls_reload(c, "aim.lua") == BW_CONTROLS_RELOAD_DONE);
+    CHECK_STR(bw_controls_error(c), "");
+    run_frames(c, &p, 1);
+    CHECK_INT(bw_controls_failures(c, 0) + bw_controls_failures(c, 1), 0);
+    unload(sb, c, &p);
+}
+
+/* reload(state) gets a deep copy of the running state: a reload that
+ * changes it and then fails leaves the running version's state as it
+ * was, nested tables included (before, v1 went on from -3000). A reload
+ * that changes the copy in place and returns nil keeps its changes; the
+ * copy has the shape of the state (a cycle, a table reached twice) and
+ * shares the host's tables (ctx.gaze) and tables with a metatable. */
+static void a_rejected_reload_leaves_the_running_state_untouched(void)
+{
+    static const char v1[] = "local shared = setmetatable({ tag = 7 }, {})\n"
+                             "return { keep_state = true,\n"
+                             "  init = function(ctx)\n"
+                             "    local inner = { k = 1 }\n"
+                             "    local s = { n = 0, sub = inner, again = inner, g = ctx.gaze, meta = shared }\n"
+                             "    s.self = s\n"
+                             "    return s end,\n"
+                             "  update = function(s, pose, ctx)\n"
+                             "    s.n = s.n + 1; ctx.gaze[1] = s.n; ctx.gaze[2] = s.sub.k\n"
+                             "    ctx.gaze[3] = s.hijacked and 1 or 0 end }\n";
+    CHECK(make_tmpdir());
+    write_file("count.lua", v1);
+    bw_sandbox *sb = NULL;
+    bw_controls *c = load_two(&sb, false, "count.lua", NULL);
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 3);
+    CHECK_NEAR(gaze(c, 0), 3, 0);
+    write_file("count.lua", "return { keep_state = true,\n"
+                            "  reload = function(s)\n"
+                            "    s.n = -3000; s.sub.k = 99; s.hijacked = true; s.meta.tag = 8\n"
+                            "    error('half way') end,\n"
+                            "  update = function(s, pose, ctx) end }\n");
+    CHECK(bw_controls_reload(c, "count.lua") == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK_STR(bw_controls_error(c), "count.lua:4: half way");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 4, 0); /* from 3, not from -3000 */
+    CHECK_NEAR(gaze(c, 1), 1, 0); /* the nested table too */
+    CHECK_NEAR(gaze(c, 2), 0, 0);
+    /* in place, returning nil: the changed copy carries; its shape and the shared tables */
+    write_file("count.lua", "return { keep_state = true,\n"
+                            "  reload = function(s, ctx)\n"
+                            "    s.n = s.n * 10; s.sub.k = s.sub.k + 1 end,\n"
+                            "  update = function(s, pose, ctx)\n"
+                            "    s.n = s.n + 1\n"
+                            "    s.g[1] = s.n\n" /* s.g is ctx.gaze itself */
+                            "    ctx.gaze[2] = s.again.k\n"
+                            "    ctx.gaze[3] = (s.self == s and s.sub == s.again and s.meta.tag == 8) and 1 or 0 end }\n");
+    CHECK(bw_controls_reload(c, "count.lua") == BW_CONTROLS_RELOAD_DONE);
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 41, 0); /* 4 * 10 + 1, written through s.g */
+    CHECK_NEAR(gaze(c, 1), 2, 0);  /* sub and again are one table in the copy */
+    CHECK_NEAR(gaze(c, 2), 1, 0);  /* the table with a metatable is shared: the rejected reload's tag = 8 stays */
+    unload(sb, c, &p);
+}
+
+/* init and reload return the state table or nil; anything else is
+ * refused with the function's file:line (before, init returning 5 loaded
+ * and a reload returning 5 went in, then every frame failed). */
+static void a_state_that_is_no_table_is_refused(void)
+{
+    CHECK(make_tmpdir());
+    write_file("five.lua", "return {\n"
+                           "  init = function() return 5 end,\n"
+                           "  update = function(s) s.n = 1 end }\n");
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 1, false);
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "five.lua", NULL, err, sizeof err), -1);
+    CHECK_STR(err, "five.lua:2: init returned a number; return the state table (or nil)");
+    CHECK_INT(bw_controls_count(c), 0);
+    write_file("count.lua", counter_v1);
+    CHECK_INT(bw_controls_load(c, "count.lua", NULL, err, sizeof err), 0);
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 2);
+    write_file("count.lua", "return { keep_state = true,\n"
+                            "  update = function(s, pose, ctx) s.n = s.n + 1; ctx.gaze[1] = s.n end,\n"
+                            "  reload = function(s) return 'five' end }\n");
+    CHECK(bw_controls_reload(c, "count.lua") == BW_CONTROLS_RELOAD_REJECTED);
+    CHECK_STR(bw_controls_error(c), "count.lua:3: reload returned a string; return the state table (or nil)");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 3, 0);
+    CHECK_INT(bw_controls_failures(c, 0), 0);
+    unload(sb, c, &p);
+}
+
+/* A bad field of the returned table is reported at its line (the reader
+ * of graph files records every constructor's lines, lua_graph.h); a
+ * field the table lacks (update) or one set after the constructor at the
+ * table's own line; a table a module made carries no line of the
+ * control's file: the file alone. Before: "c1.lua: priority must be an
+ * integer in [-2^30, 2^30]" for all of them. */
+static void a_bad_field_is_reported_at_its_line(void)
+{
+    CHECK(make_tmpdir());
+    bw_sandbox *sb = sandbox_in(tmpdir);
+    bw_controls *c = runner(sb, tmpdir, 1, false);
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"-- c1\nlocal helper = {}\nreturn {\n  update = function() end,\n\n  priority = 1.5,\n}\n",
+         "c1.lua:6: priority must be an integer in [-2^30, 2^30]"},
+        {"return {\n  keep_state = 'yes', update = function() end }\n", "c1.lua:2: keep_state must be a boolean"},
+        {"local t = {\n  priority = 1,\n  init = 5 }\nt.update = function() end\nreturn t\n", "c1.lua:3: init must be a function"},
+        {"\n\nreturn { reload = {},\n update = function() end }\n", "c1.lua:3: reload must be a function"},
+        {"local t = { priority = 2 }\n\nreturn t\n", "c1.lua:1: update must be a function (it is a nil)"},
+        {"return require('made')\n", "c1.lua: update must be a function (it is a number)"},
+    };
+    write_file("made.lua", "return { update = 3 }\n");
+    char err[512] = "";
+    for (int i = 0; i < 6; i++) {
+        write_file("c1.lua", bad[i].text);
+        CHECK_INT(bw_controls_load(c, "c1.lua", NULL, err, sizeof err), -1);
+        CHECK_STR(err, bad[i].want);
+    }
+    /* the file still loads and runs as before once mended */
+    write_file("c1.lua", "return {\n  priority = 3,\n  update = function(s, p, ctx) ctx.gaze[1] = 9 end }\n");
+    CHECK_INT(bw_controls_load(c, "c1.lua", NULL, err, sizeof err), 0);
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 9, 0);
+    unload(sb, c, &p);
+}
+
+/* A control file requiring itself: a require loop, not a second run. */
+static void a_control_requiring_itself_is_a_loop(void)
+{
+    CHECK(make_tmpdir());
+    write_file("box.lua", "return { runs = 0 }\n");
+    write_file("self.lua", "local box = require('box')\nbox.runs = box.runs + 1\n"
+                           "local ok, e = pcall(require, 'self')\nbox.e = e\n"
+                           "return { update = function(s, p, ctx) ctx.gaze[1] = box.runs end }\n");
+    bw_sandbox *sb = NULL;
+    bw_controls *c = load_two(&sb, false, "self.lua", NULL);
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 1, 0);
+    CHECK_NEAR(eval_number(sb, "return require('box').e == \"require 'self': a require loop\" and 1 or 0"), 1, 0);
     unload(sb, c, &p);
 }
 
@@ -2130,6 +2318,11 @@ int main(void)
     RUN(a_control_removing_its_inputs_at_the_memory_cap_cannot_abort_the_host);
     RUN(a_pose_kept_past_its_update_cannot_reach_the_host);
     RUN(a_sandboxed_script_cannot_make_controls);
+    RUN(a_rejected_edit_cannot_change_the_globals_of_others);
+    RUN(a_rejected_reload_leaves_the_running_state_untouched);
+    RUN(a_state_that_is_no_table_is_refused);
+    RUN(a_bad_field_is_reported_at_its_line);
+    RUN(a_control_requiring_itself_is_a_loop);
     RUN(a_script_that_ends_at_the_memory_cap_cannot_abort_the_load);
     RUN(bad_descs_and_a_small_memory_cap_fail_cleanly);
     RUN(ten_thousand_frames_allocate_nothing);

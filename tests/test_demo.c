@@ -1067,7 +1067,7 @@ static void a_long_report_leaves_room_for_the_others(void)
         int lines = 1;
         for (const char *p = e; *p; p++) lines += *p == '\n';
         CHECK_INT(lines, 8); /* six of the graph's, "(2 more lines)", the control's */
-        CHECK_CONTAINS(e, "\n(2 more lines)\ncounter.lua: update must be a function (it is a number)");
+        CHECK_CONTAINS(e, "\n(2 more lines)\ncounter.lua:1: update must be a function (it is a number)");
         CHECK(strstr(e, "missing1") && !strstr(e, "missing8")); /* in its order: the first six */
     }
     free(graph);

@@ -316,7 +316,9 @@ static int bystander_count;
 static void bystander_still_counts(void)
 {
     lua_State *L = bw_sandbox_state(bystander);
-    CHECK_INT(run_text(bystander, "counter = counter + 1\nreturn counter, ('a.b'):find('.', 1, true)", 2), BW_SANDBOX_OK);
+    CHECK_INT(run_text(bystander, "local count = require('counted')\ncount.n = count.n + 1\n"
+                                  "return count.n, ('a.b'):find('.', 1, true)", 2),
+              BW_SANDBOX_OK);
     bystander_count++;
     CHECK_INT(lua_tointeger(L, -2), bystander_count);
     CHECK_INT(lua_tointeger(L, -1), 2);
@@ -563,7 +565,7 @@ static void string_results_are_capped_by_max_string(void)
 
 /* bw_sandbox_set_memory_cap moves the cap between calls, counted in the
  * bytes bw_sandbox_memory_used reports: a 100,000-byte string held in a
- * global adds its bytes (plus its header and the global's slot, under
+ * module's table adds its bytes (plus its header and the field's slot, under
  * 16 KiB); a cap 512 bytes above the use refuses a 1,000-byte string as a
  * memory stop; 0 brings the default back and the same call runs. */
 static void the_memory_cap_moves_between_calls(void)
@@ -571,10 +573,11 @@ static void the_memory_cap_moves_between_calls(void)
     bw_sandbox_limits lim = {.memory = (size_t)8 << 20};
     bw_sandbox *sb = new_sandbox(&lim);
     lua_State *L = bw_sandbox_state(sb);
+    CHECK_INT(run_text(sb, "require('box')", 0), BW_SANDBOX_OK); /* what holds the string: a module's table */
     lua_gc(L, LUA_GCCOLLECT, 0);
     const size_t base = bw_sandbox_memory_used(sb);
     CHECK(base > 0);
-    CHECK_INT(run_text(sb, "big = string.rep('x', 100000)", 0), BW_SANDBOX_OK);
+    CHECK_INT(run_text(sb, "require('box').big = string.rep('x', 100000)", 0), BW_SANDBOX_OK);
     lua_gc(L, LUA_GCCOLLECT, 0);
     const size_t held = bw_sandbox_memory_used(sb);
     CHECK(held >= base + 100000);
@@ -613,12 +616,12 @@ static void a_caught_stop_stays_spent(void)
         CHECK(lua_gettop(bw_sandbox_state(sb)) == 0); /* nothing returned */
     }
     /* a coroutine the stop killed never runs its __close handler later */
-    CHECK_INT(run_text(sb, "co = coroutine.create(function()\n"
+    CHECK_INT(run_text(sb, "require('box').co = coroutine.create(function()\n"
                            "  local x <close> = setmetatable({}, { __close = function() while true do end end })\n"
-                           "  while true do end\nend)\ncoroutine.resume(co)\n",
+                           "  while true do end\nend)\ncoroutine.resume(require('box').co)\n",
                        0),
               BW_SANDBOX_BUDGET);
-    CHECK_INT(run_text(sb, "return coroutine.close(co)", 2), BW_SANDBOX_OK);
+    CHECK_INT(run_text(sb, "return coroutine.close(require('box').co)", 2), BW_SANDBOX_OK);
     lua_State *L = bw_sandbox_state(sb);
     CHECK(!lua_toboolean(L, -2));
     CHECK_CONTAINS(lua_tostring(L, -1), "the sandbox stopped this coroutine");
@@ -1044,6 +1047,153 @@ static void host_granted_files_and_watches(void)
     bw_sandbox_destroy(sb);
 }
 
+/* ---- each chunk's globals are its own ---- */
+
+/* A chunk that changes its globals (math, blendwerk, _G's metatable) and
+ * then fails leaves the next chunk of the same sandbox with the libraries
+ * as they were; a chunk's globals are its own (_G is its environment),
+ * the environment's metatable is guarded, and load without env shares
+ * the caller's globals. Before, the first chunk's `math = nil` reached
+ * every later chunk: "attempt to index a nil value (global 'math')". */
+static void a_chunks_globals_are_its_own(void)
+{
+    bw_sandbox *sb = new_sandbox(NULL);
+    lua_State *L = bw_sandbox_state(sb);
+    CHECK_INT(run_text(sb, "x = 1\nmath = nil\nblendwerk = nil\nstring = nil\nrequire = nil\n"
+                           "error('oops')\n", 0),
+              BW_SANDBOX_ERROR);
+    CHECK_STR(bw_sandbox_error(sb), "chunk:6: oops");
+    CHECK_INT(run_text(sb, "return x, math.floor(math.pi * 100), blendwerk.rig ~= nil, ('ab'):upper(), "
+                           "require('own').answer", 5),
+              BW_SANDBOX_OK);
+    CHECK(lua_isnil(L, -5));
+    CHECK_INT(lua_tointeger(L, -4), 314);
+    CHECK(lua_toboolean(L, -3));
+    CHECK_STR(lua_tostring(L, -2), "AB");
+    CHECK_INT(lua_tointeger(L, -1), 42);
+    lua_settop(L, 0);
+    /* the environment's metatable is guarded; _G is the chunk's own */
+    CHECK_INT(run_text(sb, "\nsetmetatable(_G, { __index = function() error('hijacked') end })\n", 0), BW_SANDBOX_ERROR);
+    CHECK_STR(bw_sandbox_error(sb), "chunk:2: cannot change a protected metatable");
+    CHECK_INT(run_text(sb, "y = 2\nreturn getmetatable(_G) == false and _G.y == 2 and rawget(_G, 'math') == nil "
+                           "and _G.math == math and _ENV == _G", 1),
+              BW_SANDBOX_OK);
+    CHECK(lua_toboolean(L, -1));
+    lua_settop(L, 0);
+    /* load without env: the caller's globals (a chunk of its own with env) */
+    CHECK_INT(run_text(sb, "z = 5\nload('z = z + 1; w = 1')()\nlocal e = {}\nload('v = 3', 'e', 't', e)()\n"
+                           "return z, w, v, e.v", 4),
+              BW_SANDBOX_OK);
+    CHECK_INT(lua_tointeger(L, -4), 6);
+    CHECK_INT(lua_tointeger(L, -3), 1);
+    CHECK(lua_isnil(L, -2));
+    CHECK_INT(lua_tointeger(L, -1), 3);
+    lua_settop(L, 0);
+    /* a graph file a script reads (bindings/graph_source.c loads it itself) has its own too */
+    write_text_file(mod_path("g_evil.lua"), "math = nil\nblendwerk = nil\nerror('bad graph')\n");
+    CHECK_INT(run_text(sb, "local g, e = blendwerk.graph('g_evil.lua', {})\n"
+                           "return g == nil and type(e) == 'table' and e[1], math.floor(2.5), blendwerk ~= nil", 3),
+              BW_SANDBOX_OK);
+    CHECK_CONTAINS(lua_tostring(L, -3), "g_evil.lua:3: bad graph");
+    CHECK_INT(lua_tointeger(L, -2), 2);
+    CHECK(lua_toboolean(L, -1));
+    lua_settop(L, 0);
+    /* a module's globals stay in the module; the module's functions keep them */
+    write_text_file(mod_path("globals_mod.lua"), "hidden = 41\nreturn { get = function() return hidden + 1 end }\n");
+    CHECK_INT(run_text(sb, "local m = require('globals_mod')\nreturn hidden, m.get()", 2), BW_SANDBOX_OK);
+    CHECK(lua_isnil(L, -2));
+    CHECK_INT(lua_tointeger(L, -1), 42);
+    lua_settop(L, 0);
+    bw_sandbox_destroy(sb);
+}
+
+/* require of the host's own file from inside it is a require loop, not a
+ * second run of the file (it ran twice before); after the run the mark is
+ * gone, so a later require loads the file as any module. */
+static void requiring_the_running_file_is_a_loop(void)
+{
+    write_text_file(mod_path("runs.lua"), "return { n = 0 }\n");
+    write_text_file(mod_path("rmain.lua"), "local runs = require('runs')\nruns.n = runs.n + 1\n"
+                                           "local ok, e = pcall(require, 'rmain')\n"
+                                           "return ok, e, runs.n\n");
+    bw_sandbox *sb = new_sandbox(NULL);
+    lua_State *L = bw_sandbox_state(sb);
+    CHECK_INT(bw_sandbox_load_file(sb, "rmain.lua", NULL), BW_SANDBOX_OK);
+    CHECK_INT(bw_sandbox_call(sb, 0, 3), BW_SANDBOX_OK);
+    CHECK(!lua_toboolean(L, -3));
+    CHECK_STR(lua_tostring(L, -2), "require 'rmain': a require loop"); /* raised in pcall: no line, as any require */
+    CHECK_INT(lua_tointeger(L, -1), 1);
+    lua_settop(L, 0);
+    /* failing runs clear the mark too: the third run ends in an error */
+    write_text_file(mod_path("rfail.lua"), "local runs = require('runs')\nruns.n = runs.n + 1\n"
+                                           "assert(not pcall(require, 'rfail'))\nerror({})\n");
+    CHECK_INT(bw_sandbox_load_file(sb, "rfail.lua", NULL), BW_SANDBOX_OK);
+    CHECK_INT(bw_sandbox_call(sb, 0, 0), BW_SANDBOX_ERROR);
+    CHECK_STR(bw_sandbox_error(sb), "rfail.lua:4: (error object is a table value)");
+    /* no mark left: require runs it as a module (its pcall'd require is a loop then too) */
+    CHECK_INT(run_text(sb, "local a, b, n = require('rmain')\nreturn tostring(a) .. ' ' .. require('runs').n", 1),
+              BW_SANDBOX_OK);
+    CHECK_STR(lua_tostring(L, -1), "false 3");
+    lua_settop(L, 0);
+    bw_sandbox_destroy(sb);
+}
+
+/* print names the file that calls it (a module's print its module's
+ * file), not the sandbox's desc name; a chunk load() names "@x" does not
+ * pass for file x. */
+static void print_names_the_calling_file(void)
+{
+    char lib[600];
+    snprintf(lib, sizeof lib, "%s/lib", mod_dir);
+    mkdir(lib, 0755);
+    write_text_file(mod_path("lib/say.lua"), "return function(s) print(s) end\n");
+    write_text_file(mod_path("printer.lua"), "local say = require('lib.say')\nprint('top')\nsay('from lib')\n"
+                                             "load('print(1)', '@forged.lua')()\npcall(print, 'via pcall')\n");
+    char cmd[1024], out[1024] = "";
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run --sandbox printer.lua 2>&1", mod_dir, BLENDWERK);
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[n] = '\0';
+    CHECK(p && pclose(p) == 0);
+    CHECK_STR(out, "[printer.lua] top\n[lib/say.lua] from lib\n[printer.lua] 1\n[printer.lua] via pcall\n");
+}
+
+/* include() that fails (an error the script catches, a missing file)
+ * leaves its file out of the list of includes in flight: the second try
+ * gets the file's own error again (it said "an include loop (bad.lua ->
+ * bad.lua)"), 40 failures do not use up the nesting depth (33 made a
+ * real include "nest more than 32 files deep"), and an error value that
+ * is not a string reaches the script as it was raised. */
+static void a_failed_include_leaves_no_trace(void)
+{
+    write_text_file(mod_path("inc_bad.lua"), "\nerror('bad luck')\n");
+    write_text_file(mod_path("inc_table.lua"), "error({ code = 3 })\n");
+    write_text_file(mod_path("inc_rig.lua"), "return blendwerk.rig { joints = { { name = 'root' } } }\n");
+    write_text_file(mod_path("inc_main.lua"),
+                    "local ok1, e1 = pcall(include, 'inc_bad.lua')\n"
+                    "local ok2, e2 = pcall(include, 'inc_bad.lua')\n"
+                    "assert(not ok1 and not ok2 and e1 == 'inc_bad.lua:2: bad luck' and e2 == e1, e2)\n"
+                    "for i = 1, 40 do assert(not pcall(include, 'inc_bad.lua')) end\n"
+                    "for i = 1, 40 do assert(not pcall(include, 'inc_missing.lua')) end\n"
+                    "local ok3, e3 = pcall(include, 'inc_missing.lua')\n"
+                    "assert(e3:find('cannot open inc_missing.lua', 1, true), e3)\n"
+                    "local ok4, e4 = pcall(include, 'inc_table.lua')\n"
+                    "assert(not ok4 and type(e4) == 'table' and e4.code == 3)\n"
+                    "local rig = include('inc_rig.lua')\n"
+                    "local c = blendwerk.clip { name = 'c', joints = { { joint = 'root', keys = { { time = 0, t = { 0, 1, 0 } } } } } }\n"
+                    "return { rig = rig, clips = { c } }\n");
+    char err[1024] = "";
+    bw_character *ch = NULL;
+    CHECK(bw_character_load(mod_path("inc_main.lua"), NULL, &ch, err, sizeof err));
+    CHECK_STR(err, "");
+    CHECK(ch != NULL && ch->clip_count == 1 && bw_rig_joint_count(ch->rig) == 1);
+    bw_character_destroy(ch);
+    /* an uncaught failure still names its file and line */
+    write_text_file(mod_path("inc_top.lua"), "local x = 1\ninclude('inc_bad.lua')\n");
+    CHECK(!bw_character_load(mod_path("inc_top.lua"), NULL, &ch, err, sizeof err));
+    CHECK_STR(err, "inc_bad.lua:2: bad luck");
+}
+
 int main(void)
 {
     snprintf(parent_dir, sizeof parent_dir, "/tmp/bw_test_sandbox_XXXXXX");
@@ -1062,6 +1212,7 @@ int main(void)
     snprintf(path, sizeof path, "%s/outside", mod_dir);
     if (symlink(parent_dir, path) != 0) fprintf(stderr, "symlink: %s\n", strerror(errno));
     write_text_file(mod_path("own.lua"), "return { answer = 42 }\n");
+    write_text_file(mod_path("box.lua"), "return {}\n"); /* a module's table: what chunks share */
     write_text_file(mod_path("raises_table.lua"), "error({ code = 7 })\n");
     write_text_file(mod_path("raises_text.lua"), "error('no luck', 0)\n");
     write_text_file(mod_path("harmless.lua"), harmless);
@@ -1088,7 +1239,8 @@ int main(void)
     printf("reference: %.2f ms for %lld instructions\n", reference_cpu * 1e3, BUDGET);
 
     bystander = new_sandbox(NULL);
-    CHECK_INT(run_text(bystander, "counter = 0", 0), BW_SANDBOX_OK);
+    write_text_file(mod_path("counted.lua"), "return { n = 0 }\n"); /* the count lives in a module: chunks' globals are their own */
+    CHECK_INT(run_text(bystander, "require('counted')", 0), BW_SANDBOX_OK);
 
     RUN(limits_resolve_to_the_documented_defaults);
     RUN(cases_stop_through_the_c_api);
@@ -1108,6 +1260,10 @@ int main(void)
     RUN(a_callback_in_a_coroutine_reports_like_the_sandbox);
     RUN(host_granted_files_and_watches);
     RUN(script_text_reaches_stderr_escaped);
+    RUN(a_chunks_globals_are_its_own);
+    RUN(requiring_the_running_file_is_a_loop);
+    RUN(print_names_the_calling_file);
+    RUN(a_failed_include_leaves_no_trace);
     bw_sandbox_destroy(bystander);
 
     remove_tree(parent_dir);
