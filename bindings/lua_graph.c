@@ -37,6 +37,7 @@
 #include <ctype.h>
 #include <float.h>
 #include <lauxlib.h>
+#include <limits.h>
 #include <lua.h>
 #include <math.h>
 #include <stdarg.h>
@@ -335,6 +336,107 @@ static bool rd_fields(reader *r, int idx, const char *const *allowed, int line, 
         ok = false;
     }
     return ok;
+}
+
+/* Every string of the file's tables, keys and values, that holds a NUL
+ * byte: C would read "speed\0evil" as "speed" (a name the file may also
+ * write for real, a condition cut short), so the read stops at them. They
+ * are found walking the tables (each once: `seen` holds the tables met;
+ * at most 64 deep) in no set order, kept, then said in the order of their
+ * lines: one problem each, at its item's line. */
+#define NUL_FINDS_MAX 32
+typedef struct nul_find {
+    int line;
+    char path[256];
+    char text[128];
+    bool key; /* a key holds it (else the value) */
+} nul_find;
+
+typedef struct nul_walk {
+    nul_find *finds;
+    int count; /* all found; the first NUL_FINDS_MAX kept */
+    int seen;  /* stack index of the tables met */
+} nul_walk;
+
+static void nul_found(nul_walk *w, int line, const char *path, const char *text, bool key)
+{
+    if (w->count < NUL_FINDS_MAX) {
+        nul_find *f = &w->finds[w->count];
+        f->line = line;
+        f->key = key;
+        snprintf(f->path, sizeof f->path, "%s", path[0] ? path : "graph");
+        snprintf(f->text, sizeof f->text, "%s", text);
+    }
+    w->count++;
+}
+
+static void nul_scan(reader *r, nul_walk *w, int idx, const char *path, int depth)
+{
+    lua_State *L = r->L;
+    idx = lua_absindex(L, idx);
+    lua_pushvalue(L, idx);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, w->seen);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        /* the item's path and line, as the readers name them */
+        char item[256];
+        int line;
+        if (lua_type(L, -2) == LUA_TSTRING) {
+            size_t klen = 0;
+            const char *k = lua_tolstring(L, -2, &klen);
+            snprintf(item, sizeof item, "%s%s%s", path, path[0] ? "." : "", k);
+            line = bw_lua_key_line(L, idx, k);
+            if (strlen(k) != klen) nul_found(w, line, path, k, true);
+        } else if (lua_isinteger(L, -2)) {
+            lua_Integer i = lua_tointeger(L, -2);
+            snprintf(item, sizeof item, "%s[%lld]", path, (long long)i);
+            line = i >= 1 && i <= INT_MAX ? bw_lua_item_line(L, idx, (int)i) : bw_lua_table_line(L, idx);
+        } else {
+            snprintf(item, sizeof item, "%s[?]", path);
+            line = bw_lua_table_line(L, idx);
+        }
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            size_t vlen = 0;
+            const char *v = lua_tolstring(L, -1, &vlen);
+            if (strlen(v) != vlen) nul_found(w, line, item, v, false);
+        } else if (lua_type(L, -1) == LUA_TTABLE && depth < 64) {
+            lua_pushvalue(L, -1);
+            bool met = lua_rawget(L, w->seen) != LUA_TNIL;
+            lua_pop(L, 1);
+            if (!met) nul_scan(r, w, -1, item, depth + 1);
+        }
+        lua_pop(L, 1);
+    }
+}
+
+static int nul_cmp(const void *a, const void *b)
+{
+    const nul_find *x = (const nul_find *)a, *y = (const nul_find *)b;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+/* True when no string of the graph table at idx holds a NUL byte; else
+ * each is a problem and false. */
+static bool rd_no_nul(reader *r, int idx)
+{
+    lua_State *L = r->L;
+    idx = lua_absindex(L, idx);
+    nul_walk w = {(nul_find *)rd_alloc(r, sizeof(nul_find) * NUL_FINDS_MAX), 0, 0};
+    lua_newtable(L);
+    w.seen = lua_gettop(L);
+    nul_scan(r, &w, idx, "", 0);
+    lua_pop(L, 1);
+    int kept = w.count < NUL_FINDS_MAX ? w.count : NUL_FINDS_MAX;
+    qsort(w.finds, (size_t)kept, sizeof *w.finds, nul_cmp);
+    for (int i = 0; i < kept; i++)
+        rd_error(r, w.finds[i].line, w.finds[i].path,
+                 w.finds[i].key ? "the name '%s' is followed by a NUL byte (names cannot hold one)"
+                                : "'%s' is followed by a NUL byte (names and conditions cannot hold one)",
+                 w.finds[i].text);
+    if (w.count > kept) rd_error(r, 0, "graph", "and %d more strings holding a NUL byte", w.count - kept);
+    return w.count == 0;
 }
 
 /* The table at idx is a plain list (keys 1..#t); every other key is an error. */
@@ -1364,8 +1466,11 @@ static int build(lua_State *L, int desc_idx, const char *file, int default_line,
     bw_graph_desc desc;
     memset(&desc, 0, sizeof desc);
     int line = line_or(L, desc_idx, default_line);
+    bool nul = false;
     if (lua_type(L, desc_idx) != LUA_TTABLE) {
         rd_error(&r, line, "graph", "a graph is a table { params =, masks =, layers = }, not a %s", luaL_typename(L, desc_idx));
+    } else if (!rd_no_nul(&r, desc_idx)) {
+        nul = true; /* those problems alone: what C would read is not what the file wrote */
     } else {
         rd_fields(&r, desc_idx, graph_fields, line, "graph");
         desc.params = read_params(&r, desc_idx, &desc.param_count);
@@ -1376,7 +1481,7 @@ static int build(lua_State *L, int desc_idx, const char *file, int default_line,
     desc.clip_count = clip_count;
     desc.allocator = bw_lua_allocator_value(L);
     if (lint) {
-        bw_result lr = bw_graph_lint(&desc, rig, rd_lint_item, &r);
+        bw_result lr = nul ? BW_OK : bw_graph_lint(&desc, rig, rd_lint_item, &r);
         if (lr == BW_ERR_OUT_OF_MEMORY) return luaL_error(L, "graph: not enough memory");
         drop_preds(L, g);
         lua_pushvalue(L, r.errors);
@@ -1387,7 +1492,7 @@ static int build(lua_State *L, int desc_idx, const char *file, int default_line,
     bw_error *errs = (bw_error *)rd_alloc(&r, sizeof(bw_error) * MAX_ERRORS);
     bw_graph_errors list = {errs, MAX_ERRORS, 0};
     bw_graph *graph = NULL;
-    bw_result res = bw_graph_compile(&desc, &graph, &list);
+    bw_result res = nul ? BW_ERR_INVALID_ARGUMENT : bw_graph_compile(&desc, &graph, &list);
     if (res == BW_ERR_OUT_OF_MEMORY) return luaL_error(L, "graph: not enough memory");
     for (int i = 0; i < list.count && i < MAX_ERRORS; i++)
         rd_compile_error(&r, errs[i].where, errs[i].message[0] ? errs[i].message : bw_result_name(errs[i].code));

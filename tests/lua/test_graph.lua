@@ -353,6 +353,30 @@ return {
   })
 end)
 
+-- A string holding a NUL byte anywhere in the file, key or value, is a
+-- problem at its line, in line order, and the read stops there: C would
+-- read "speed\0evil" as "speed" (it said "params.speed: ... not nil", or
+-- "duplicate parameter 'speed'" beside a real speed), a state name or a
+-- condition cut short ("speed > 1\0 or true" read as "speed > 1").
+test("a graph file's strings holding a NUL byte are refused at their lines", function()
+  local path = write("nul.lua", [===[
+return {
+  params = { ["speed\0evil"] = 0, speed = 1 },
+  layers = {
+    { name = "base", entry = "idle",
+      states = { idle = { clip = "idle" }, ["run\0x"] = { clip = "walk" } },
+      transitions = { { from = "idle", to = "idle",
+                        when = { "speed > 1\0 or true" } } } },
+  },
+}
+]===])
+  problems_are(path, {
+    "2: params: the name 'speed' is followed by a NUL byte (names cannot hold one)",
+    "5: layers[1].states: the name 'run' is followed by a NUL byte (names cannot hold one)",
+    "7: layers[1].transitions[1].when[1]: 'speed > 1' is followed by a NUL byte (names and conditions cannot hold one)",
+  })
+end)
+
 -- Every other kind of mistake in one tree, nested, in reading order (a
 -- child's place before the child): a field of the wrong type, a length in
 -- a graph leaf, a bad 1d place, an unknown field (the graph's wording, as
