@@ -1338,6 +1338,7 @@ int demo_app_rejections(const demo_app *a) { return a->rejections; }
 const char *demo_app_reload_note(const demo_app *a) { return a->note; }
 bool demo_app_timeline_done(const demo_app *a) { return a->tl_sb && a->frames >= a->tl.frames; }
 long demo_app_timeline_frames(const demo_app *a) { return a->tl_sb ? a->tl.frames : 0; }
+double demo_app_timeline_dt(const demo_app *a) { return a->tl_sb ? a->tl.dt : 0.0; }
 
 int demo_app_tree_params(const demo_app *a, const bw_blend_tree *tree, float *out, int cap)
 {

@@ -287,5 +287,6 @@ int demo_app_tree_params(const demo_app *app, const bw_blend_tree *tree, float *
 /* Whether the timeline has run out (always false without one). */
 bool demo_app_timeline_done(const demo_app *app);
 long demo_app_timeline_frames(const demo_app *app); /* its frame count, 0 without one */
+double demo_app_timeline_dt(const demo_app *app);    /* its dt (seconds), 0 without one */
 
 #endif

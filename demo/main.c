@@ -58,7 +58,9 @@ typedef struct options {
     long frames; /* -1: until quit (windowed) / the default (headless) */
     int width, height;
     float dt;
+    bool dt_given;          /* --dt given: else a timeline's own dt steps a headless run */
     long print_every;
+    bool print_every_given;
     key_at keys[MAX_KEYS];
     int key_count;
     const char *controls[BW_CONTROLS_MAX];
@@ -157,6 +159,13 @@ static bool parse_keys(options *o, const char *spec)
     return ok;
 }
 
+/* One simulated second of frames at dt, the default --print-every. */
+static long frames_per_second(float dt)
+{
+    double per_second = floor(1.0 / (double)dt + 0.5);
+    return per_second < 1 ? 1 : per_second > (double)MAX_FRAMES ? MAX_FRAMES : (long)per_second;
+}
+
 static int parse_args(options *o, int argc, char **argv)
 {
     memset(o, 0, sizeof *o);
@@ -213,6 +222,7 @@ static int parse_args(options *o, int argc, char **argv)
         } else if (v && !strcmp(a, "--dt")) {
             char *end = NULL;
             o->dt = strtof(argv[++i], &end);
+            o->dt_given = true;
             if (*end || !(o->dt > 0) || o->dt > DEMO_APP_MAX_DT) goto bad;
         } else if (v && !strcmp(a, "--keys")) {
             if (!parse_keys(o, argv[++i])) goto bad;
@@ -250,10 +260,8 @@ static int parse_args(options *o, int argc, char **argv)
      * 1/1e-30 overflowed: a summary every frame), at most MAX_FRAMES (the
      * longest run): with a tiny dt no second passes, so the run prints
      * only its "done" line unless --print-every asks */
-    if (!o->print_every) {
-        double per_second = floor(1.0 / (double)o->dt + 0.5);
-        o->print_every = per_second < 1 ? 1 : per_second > (double)MAX_FRAMES ? MAX_FRAMES : (long)per_second;
-    }
+    o->print_every_given = o->print_every != 0;
+    if (!o->print_every) o->print_every = frames_per_second(o->dt);
     /* the controls' one folder is a matter of the arguments (exit 2), not
      * of a file that failed to load */
     char folder[1024], why[DEMO_APP_ERROR_MAX];
@@ -581,6 +589,13 @@ static int run_headless(host *h)
         SDL_FreeSurface(target);
         SDL_Quit();
         return 1;
+    }
+    /* a timeline's frames are of its own dt: without --dt they step by it
+     * (within DEMO_APP_MAX_DT), so the run lasts what the timeline says */
+    const double timeline_dt = h->opt.timeline ? demo_app_timeline_dt(h->app) : 0.0;
+    if (!h->opt.dt_given && timeline_dt > 0.0) {
+        h->opt.dt = timeline_dt < DEMO_APP_MAX_DT ? (float)timeline_dt : DEMO_APP_MAX_DT;
+        if (!h->opt.print_every_given) h->opt.print_every = frames_per_second(h->opt.dt);
     }
     long frames = h->opt.frames >= 0 ? h->opt.frames : h->opt.timeline ? demo_app_timeline_frames(h->app) : 180;
     int rejections = 0;

@@ -1909,6 +1909,26 @@ static void a_message_with_a_line_break_cannot_forge_a_done_line(void)
     CHECK_CONTAINS(out, "\nerror: forge.lua:2: boom\n  done frames=1 t=0.000 pos=0,0,0\n");
 }
 
+/* A headless timeline run steps by the timeline's own dt unless --dt is
+ * given: a timeline of dt 1/30 over 1 s is 30 frames that end at t = 1
+ * (they stepped 1/60 and ended at 0.5), with a summary each simulated
+ * second (frame 30); --dt 0.02 still wins (30 frames, t = 0.6). */
+static void a_timeline_steps_by_its_own_dt(void)
+{
+    static char out[65536];
+    write_text_file(temp_path("thirty.timeline.lua"), "return { dt = 1/30, duration = 1,\n"
+                                                      "  { at = 0, velocity = { 0, 0, 1 } },\n"
+                                                      "}\n");
+    char args[2048];
+    snprintf(args, sizeof args, "--headless --size 64x64 --timeline '%s'", temp_path("thirty.timeline.lua"));
+    CHECK_INT(run_demo(args, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "frame 30 t=1.000 ");
+    CHECK_CONTAINS(out, "done frames=30 t=1.000 ");
+    snprintf(args, sizeof args, "--headless --size 64x64 --dt 0.02 --timeline '%s'", temp_path("thirty.timeline.lua"));
+    CHECK_INT(run_demo(args, out, sizeof out), 0);
+    CHECK_CONTAINS(out, "done frames=30 t=0.600 ");
+}
+
 /* Lines of `text` that start with "frame ". */
 static int summary_lines(const char *text)
 {
@@ -2310,6 +2330,7 @@ int main(void)
     RUN(headless_lines_escape_names_with_control_bytes);
     RUN(a_rig_with_two_heads_gets_a_warning);
     RUN(a_message_with_a_line_break_cannot_forge_a_done_line);
+    RUN(a_timeline_steps_by_its_own_dt);
     RUN(the_default_summary_rate_is_a_simulated_second);
     RUN(pause_step_and_speed_keys_drive_the_headless_time);
     RUN(keys_keep_the_default_walk_unless_they_move);
