@@ -34,6 +34,17 @@ static inline bool bw_scale_by_largest(float *v, int n)
     return true;
 }
 
+/* v[0..n) as it is when its squared length is a normal float (the common
+ * case: nothing done), else scaled by bw_scale_by_largest; false when v
+ * is zero or not finite (then untouched). For callers on a per-frame path
+ * that must also take any length. */
+static inline bool bw_rescale_if_needed(float *v, int n)
+{
+    float s = 0.0f;
+    for (int i = 0; i < n; i++) s += v[i] * v[i];
+    return (s > 1e-30f && s < 1e30f) || bw_scale_by_largest(v, n);
+}
+
 /* Normalize q in place to q / |q|, for any finite non-zero q (a squared
  * length out of float range is rescaled first); a zero or non-finite
  * quaternion becomes identity. */

@@ -12,7 +12,7 @@ void bw_swing_twist(const float q[4], const float axis[3], float out_swing[4], f
     bw_quat_normalize(qn);
     float twist[4] = {0.0f, 0.0f, 0.0f, 1.0f};
     float n[3] = {axis[0], axis[1], axis[2]};
-    if (bw_scale_by_largest(n, 3)) { /* any finite length: squared only once in [1, 3] */
+    if (bw_rescale_if_needed(n, 3)) { /* any finite length; the common one as it is */
         float inv = 1.0f / sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
         n[0] *= inv;
         n[1] *= inv;
@@ -52,10 +52,10 @@ static void cross3(const float *a, const float *b, float *out)
 
 void bw_look_rotation(const float forward[3], const float up[3], float out[4])
 {
-    /* both scaled by their largest component first, so any finite length
-     * keeps its direction (squaring 1e20 or 1e-20 leaves float range) */
+    /* both rescaled where their squared length leaves float range (1e20,
+     * 1e-20), so any finite length keeps its direction */
     float z[3] = {forward[0], forward[1], forward[2]}, u[3] = {up[0], up[1], up[2]}, x[3], y[3];
-    if (!bw_scale_by_largest(z, 3)) {
+    if (!bw_rescale_if_needed(z, 3)) {
         out[0] = out[1] = out[2] = 0.0f;
         out[3] = 1.0f;
         return;
@@ -64,7 +64,7 @@ void bw_look_rotation(const float forward[3], const float up[3], float out[4])
     z[0] /= fl;
     z[1] /= fl;
     z[2] /= fl;
-    if (!bw_scale_by_largest(u, 3)) u[0] = u[1] = u[2] = 0.0f;
+    if (!bw_rescale_if_needed(u, 3)) u[0] = u[1] = u[2] = 0.0f;
     cross3(u, z, x);
     float xl = length3(x), ul = length3(u);
     if (!(xl > 1e-6f * (ul > 0.0f ? ul : 1.0f))) {
