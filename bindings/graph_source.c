@@ -354,10 +354,14 @@ bool bw_lua_instrument_source(lua_State *L, const char *src, size_t n)
 }
 
 /* __bw_t(line, t, keys) -> t; upvalue 1: the lines table, 2: the keys
- * table, 3: the file's location base (0 for the outer chunk). */
+ * table, 3: the file's location base (0 for the outer chunk), 4: whether
+ * the file's run is still going. Only the tables built while the file runs
+ * are recorded: the readers look lines up right after, and a function of
+ * the file called later (a control's update, a predicate, every frame)
+ * must not grow the line tables with a table per call. */
 static int record_table(lua_State *L)
 {
-    if (lua_type(L, 2) == LUA_TTABLE) {
+    if (lua_type(L, 2) == LUA_TTABLE && lua_toboolean(L, lua_upvalueindex(4))) {
         lua_pushvalue(L, 2);
         lua_pushinteger(L, lua_tointeger(L, 1) + lua_tointeger(L, lua_upvalueindex(3)));
         lua_rawset(L, lua_upvalueindex(1));
@@ -573,10 +577,15 @@ static void run_source(lua_State *L, const char *text, size_t size, const char *
         lua_getfield(L, -1, "lines");
         lua_getfield(L, -2, "keys");
         lua_pushinteger(L, base);
-        lua_pushcclosure(L, record_table, 3);
+        lua_pushboolean(L, 1);
+        lua_pushcclosure(L, record_table, 4);
         lua_remove(L, -2); /* the line tables */
+        lua_pushvalue(L, -1);
+        lua_insert(L, top + 1); /* kept below: switched off after the run */
         lua_pushvalue(L, require);
         lua_call(L, 2, 1);
+        lua_pushboolean(L, 0);
+        lua_setupvalue(L, top + 1, 4);
     }
     lua_replace(L, top + 1); /* over the chunk name */
     lua_settop(L, top + 1);

@@ -373,6 +373,7 @@ static void nul_found(nul_walk *w, int line, const char *path, const char *text,
 static void nul_scan(reader *r, nul_walk *w, int idx, const char *path, int depth)
 {
     lua_State *L = r->L;
+    luaL_checkstack(L, 6, "graph"); /* each level keeps a key and a value (64 levels: past a C function's 20 slots) */
     idx = lua_absindex(L, idx);
     lua_pushvalue(L, idx);
     lua_pushboolean(L, 1);
@@ -383,11 +384,10 @@ static void nul_scan(reader *r, nul_walk *w, int idx, const char *path, int dept
         char item[256];
         int line;
         if (lua_type(L, -2) == LUA_TSTRING) {
-            size_t klen = 0;
-            const char *k = lua_tolstring(L, -2, &klen);
+            const char *k = lua_tostring(L, -2); /* a string key: no conversion */
             snprintf(item, sizeof item, "%s%s%s", path, path[0] ? "." : "", k);
             line = bw_lua_key_line(L, idx, k);
-            if (strlen(k) != klen) nul_found(w, line, path, k, true);
+            if (bw_lua_holds_nul(L, -2)) nul_found(w, line, path, k, true);
         } else if (lua_isinteger(L, -2)) {
             lua_Integer i = lua_tointeger(L, -2);
             snprintf(item, sizeof item, "%s[%lld]", path, (long long)i);
@@ -396,10 +396,8 @@ static void nul_scan(reader *r, nul_walk *w, int idx, const char *path, int dept
             snprintf(item, sizeof item, "%s[?]", path);
             line = bw_lua_table_line(L, idx);
         }
-        if (lua_type(L, -1) == LUA_TSTRING) {
-            size_t vlen = 0;
-            const char *v = lua_tolstring(L, -1, &vlen);
-            if (strlen(v) != vlen) nul_found(w, line, item, v, false);
+        if (bw_lua_holds_nul(L, -1)) {
+            nul_found(w, line, item, lua_tostring(L, -1), false);
         } else if (lua_type(L, -1) == LUA_TTABLE && depth < 64) {
             lua_pushvalue(L, -1);
             bool met = lua_rawget(L, w->seen) != LUA_TNIL;
@@ -432,8 +430,7 @@ static bool rd_no_nul(reader *r, int idx)
     qsort(w.finds, (size_t)kept, sizeof *w.finds, nul_cmp);
     for (int i = 0; i < kept; i++)
         rd_error(r, w.finds[i].line, w.finds[i].path,
-                 w.finds[i].key ? "the name '%s' is followed by a NUL byte (names cannot hold one)"
-                                : "'%s' is followed by a NUL byte (names and conditions cannot hold one)",
+                 w.finds[i].key ? BW_LUA_NUL_NAME : "'%s' is followed by a NUL byte (names and conditions cannot hold one)",
                  w.finds[i].text);
     if (w.count > kept) rd_error(r, 0, "graph", "and %d more strings holding a NUL byte", w.count - kept);
     return w.count == 0;

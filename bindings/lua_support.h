@@ -361,6 +361,18 @@ int bw_lua_raw_field_protected(lua_State *L, int idx, const char *name);
  * registry may have to grow at the memory cap): LUA_NOREF when memory ran
  * out, LUA_REFNIL for nil. */
 int bw_lua_ref_protected(lua_State *L);
+/* Whether the value at idx is a string holding a NUL byte, which C reads
+ * only up to it ("speed\0evil" as "speed"); the readers of graph files
+ * and timelines refuse such names with BW_LUA_NUL_NAME ("%s": the part C
+ * sees). */
+static inline bool bw_lua_holds_nul(lua_State *L, int idx)
+{
+    size_t n = 0;
+    const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, &n) : NULL;
+    return s && strlen(s) != n;
+}
+#define BW_LUA_NUL_NAME "the name '%s' is followed by a NUL byte (names cannot hold one)"
+
 /* Whether the value at idx is a usable name: a non-empty string with no
  * NUL byte (C would read "a\0b" as "a", which may be another joint's). */
 static inline bool bw_lua_is_name(lua_State *L, int idx)

@@ -35,7 +35,10 @@
  * script's reach and the libraries in it are read-only. A chunk made by
  * load without an env argument shares the globals of the function
  * calling load (its _ENV), as in plain Lua it would share the global
- * table. Functions keep the environment of the chunk that made them.
+ * table; a caller without an _ENV (a function reading no global) gives
+ * the chunk an environment of its own. pairs(_G) lists the chunk's own
+ * globals only. Functions keep the environment of the chunk that made
+ * them.
  *
  * print's prefix is the file of the innermost function on the stack
  * that one of the sandbox's file loads made (the control, module or

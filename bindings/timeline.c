@@ -102,10 +102,8 @@ static bw_timeline_action *add_act(bw_timeline *t, bw_timeline_act_kind kind, in
  * a problem of `what` at `line` instead. */
 static bool whole_name(bw_timeline *s, lua_State *L, int idx, int line, const char *what)
 {
-    size_t n = 0;
-    const char *name = lua_tolstring(L, idx, &n);
-    if (strlen(name) == n) return true;
-    tl_error(s, line, "%s: the name '%s' is followed by a NUL byte (names cannot hold one)", what, name);
+    if (!bw_lua_holds_nul(L, idx)) return true;
+    tl_error(s, line, "%s: " BW_LUA_NUL_NAME, what, lua_tostring(L, idx));
     return false;
 }
 

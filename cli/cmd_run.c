@@ -228,8 +228,12 @@ int bw_cmd_run(int argc, char **argv)
         return 0;
     }
     /* --sandbox among the options before the script: the limits may come first */
-    for (int i = 1; i < argc && (is_limit(argv[i]) || !strcmp(argv[i], "--sandbox")); i += 2) /* a limit, its value */
+    for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--sandbox")) return run_sandboxed(argc, argv);
+        if (!is_limit(argv[i])) break;
+        /* its value; a missing one ("--budget --sandbox x.lua") the sandboxed run names */
+        if (i + 1 < argc && strcmp(argv[i + 1], "--sandbox") != 0) i++;
+    }
     if (argc >= 2 && is_limit(argv[1])) {
         fprintf(stderr, "blendwerk run: %s goes with --sandbox (a trusted script runs without limits)\n" RUN_USAGE,
                 argv[1]);

@@ -20,7 +20,8 @@ static inline float bw_quat_dot(const float *a, const float *b)
  * length (1e-45 to 3e38) keeps its direction where squaring it would
  * underflow to 0 or overflow to inf. False (v untouched) when every
  * component is 0 or one is not finite. Off the hot path: callers take it
- * only when the plain squared length is out of range. */
+ * only when the plain squared length is out of range (bw_rescale_if_needed
+ * below, bw_quat_normalize). */
 static inline bool bw_scale_by_largest(float *v, int n)
 {
     float m = 0.0f;

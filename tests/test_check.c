@@ -260,6 +260,27 @@ static void broken_file_names_its_line(void)
     CHECK_INT(run("check"), 2);
 }
 
+/* A table nested 50 and 62 deep in an unknown field: the usual problem
+ * (the NUL walk of the reader went that deep without room on the Lua
+ * stack: heap corruption under ASan at 50, "error object is a nil value"
+ * at 62). */
+static void a_deeply_nested_table_is_read_like_any_other(void)
+{
+    static const int depths[2] = {50, 62};
+    for (int k = 0; k < 2; k++) {
+        char text[1024];
+        int n = snprintf(text, sizeof text, "return { extra = ");
+        for (int i = 0; i < depths[k]; i++) text[n++] = '{';
+        text[n++] = '1';
+        for (int i = 0; i < depths[k]; i++) text[n++] = '}';
+        snprintf(text + n, sizeof text - (size_t)n,
+                 ",\n  layers = { { name = 'base', entry = 'idle', states = { idle = { clip = 'idle' } } } } }\n");
+        write_text_file(path_in(dir, "deep.lua"), text);
+        expect("check deep.lua", 1,
+               "deep.lua:1: error: graph: unknown field 'extra' (accepted fields: params, masks, layers)\n");
+    }
+}
+
 /* One problem is one line: the names a problem quotes print their line
  * breaks as \xNN in `check` and `simulate` (they print problem by
  * problem; the demo, which joins them, is tested in test_demo.c). */
@@ -391,6 +412,7 @@ int main(void)
     RUN(asset_clips_and_mask_joints);
     RUN(clean_graph_prints_nothing);
     RUN(broken_file_names_its_line);
+    RUN(a_deeply_nested_table_is_read_like_any_other);
     RUN(names_cannot_forge_problem_lines);
     RUN(every_example_passes);
     RUN(graphs_md_examples_pass);

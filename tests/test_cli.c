@@ -1322,6 +1322,11 @@ static void run_takes_limits_before_sandbox(void)
     CHECK_INT(run_stderr(cmd), 2);
     CHECK(starts_with(out, "blendwerk run: --budget goes with --sandbox (a trusted script runs without limits)\n"
                            "usage: blendwerk run "));
+    /* a limit without its value before --sandbox: the --sandbox is seen
+     * (the scan stepped over it as the value and said "goes with --sandbox") */
+    snprintf(cmd, sizeof cmd, "'%s' run --budget --sandbox '%s'", BIN, path);
+    CHECK_INT(run_stderr(cmd), 2);
+    CHECK(starts_with(out, "blendwerk run: --budget needs a positive whole number below 1e15, not '--sandbox'\n"));
     remove(path);
 }
 

@@ -112,6 +112,28 @@ static void tables_and_items_record_their_lines(void)
     dig(L, t, (const char *const[]){"f", NULL});
     CHECK(lua_isfunction(L, -1));
     lua_pop(L, 1);
+    /* a table the file's function builds after the run records nothing (a
+     * control's update builds its tables every frame: each was a new entry
+     * of the line tables, which grew until a collection) */
+    lua_getfield(L, LUA_REGISTRYINDEX, "blendwerk.graph.lines");
+    lua_getfield(L, -1, "lines");
+    const int lines = lua_gettop(L);
+    lua_gc(L, LUA_GCSTOP); /* weak entries stay put while counting */
+    int before = 0;
+    for (lua_pushnil(L); lua_next(L, lines); lua_pop(L, 1)) before++;
+    for (int i = 0; i < 100; i++) {
+        dig(L, t, (const char *const[]){"f", NULL});
+        lua_pushinteger(L, 1);
+        lua_call(L, 1, 2);
+        CHECK(lua_istable(L, -1));
+        if (i == 0) CHECK_INT(bw_lua_table_line(L, -1), 0);
+        lua_pop(L, 2);
+    }
+    int after = 0;
+    for (lua_pushnil(L); lua_next(L, lines); lua_pop(L, 1)) after++;
+    CHECK_INT(after, before);
+    CHECK(before >= 8); /* the file's own tables are still there */
+    lua_gc(L, LUA_GCRESTART);
     lua_close(L);
 }
 
