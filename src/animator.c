@@ -525,6 +525,7 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
         bd.clip = desc->clips[i];
         bd.rig = desc->rig;
         bd.allocator = a->alloc;
+        bd.logger = desc->logger; /* a track a name the rig has twice leaves unbound says so */
         bw_error err = {0};
         bw_result r;
         if (desc->binding_cache) {

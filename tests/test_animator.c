@@ -960,6 +960,39 @@ static void the_default_chain_warns_of_a_name_the_rig_has_twice(void)
     }
 }
 
+/* The desc's logger also gets the clips' binding warnings: a track
+ * naming 'head' alone (parent NULL: unknown) on a rig with two heads
+ * stays unbound and says so (bind.h), which the demo prints. */
+static void a_track_a_twice_named_joint_leaves_unbound_is_a_warning(void)
+{
+    static const char *const names[5] = {"root", "neck", "head", "arm", "head"};
+    static const int parents[5] = {-1, 0, 1, 0, 3};
+    bw_rig *twins = fixture_rig(names, parents, 5);
+    static const float times[2] = {0, 1}, values[6] = {0, 0, 0, 0, 1, 0};
+    bw_track_desc track = {NULL, "head", BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 2, times, values, NULL, NULL};
+    bw_clip_desc cd = {0};
+    cd.name = "nod";
+    cd.tracks = &track;
+    cd.track_count = 1;
+    bw_clip *clip = fixture_clip_desc(&cd);
+    warnings_seen seen = {0};
+    bw_animator_desc d = {0};
+    d.rig = twins;
+    d.clips = (const bw_clip *const *)&clip;
+    d.clip_count = 1;
+    d.blink.disabled = true;
+    d.head.disabled = true; /* no head-chain warning: the binding's alone */
+    d.logger = (bw_logger){keep_warning, &seen};
+    bw_animator *a = NULL;
+    CHECK_INT(bw_animator_create(&d, &a, NULL), BW_OK);
+    CHECK_INT(seen.count, 1);
+    CHECK_STR(seen.last, "clip 'nod': track 0 (joint 'head') matches several joints of the rig by name alone; it stays "
+                         "unbound");
+    bw_animator_destroy(a);
+    bw_clip_destroy(clip);
+    bw_rig_destroy(twins);
+}
+
 static void create_reports_every_problem_of_the_desc(void)
 {
     bw_animator_desc d = base_desc();
@@ -1259,6 +1292,7 @@ int main(void)
     RUN(create_codes_follow_types_h);
     RUN(a_chain_name_the_rig_has_twice_takes_its_parent);
     RUN(the_default_chain_warns_of_a_name_the_rig_has_twice);
+    RUN(a_track_a_twice_named_joint_leaves_unbound_is_a_warning);
     RUN(robot_expressive_runs_through_the_animator);
     teardown();
     return check_summary();

@@ -193,7 +193,10 @@ typedef struct bw_animator_desc {
     bw_logger logger;         /* optional; creation only: a warning when the default head
                                  chain (head.chain_count 0) passes over a name the rig has
                                  several joints of (that set is skipped, as if it lacked the
-                                 name; an explicit chain can say 'parent/head') */
+                                 name; an explicit chain can say 'parent/head'), and the
+                                 clips' bindings' warnings (bind.h: a track whose name alone
+                                 matches several joints stays unbound; not with a
+                                 binding_cache, whose bindings are made by the cache) */
     bw_binding_cache *binding_cache; /* optional (borrowed; must outlive the animator): the clips'
                                         bindings come from it (bind.h), shared with every animator
                                         on the same cache and an equal rig layout, instead of
