@@ -53,7 +53,8 @@ enum {
     UV_GRAPH_DATA,
     UV_OUT,
     UV_STATE_FIELDS, /* { state field = true }: the state's keys are checked against it */
-    UV_COUNT = UV_STATE_FIELDS
+    UV_WARNINGS,     /* the creation's warnings, a list (a:warnings()) */
+    UV_COUNT = UV_WARNINGS
 };
 /* UV_GRAPH_DATA: { [1] = the block (graph_clip, params, fire), [2] = the
  * graph's own { param name -> 0-based index } (bw_lua_graph_push_param_indices,
@@ -728,7 +729,13 @@ static int l_animator(lua_State *L)
     if (!graph_ok) return fail(L, "graph must be a blendwerk.Graph (blendwerk.graph(...))");
     bw_error err[1];
     bw_animator_errors errs = {err, 1, 0};
+    const bw_lua_warnings *warnings = bw_lua_push_warnings(L, &d.logger); /* on top, above the desc's tables */
     bw_result r = bw_animator_create(&d, &a->animator, &errs);
+    if (r == BW_OK) {
+        bw_lua_push_warning_list(L, warnings);
+        lua_setiuservalue(L, 4, UV_WARNINGS);
+    }
+    lua_pop(L, 1); /* the buffer */
     if (r != BW_OK) {
         char where[sizeof err[0].where + 16]; /* one index one digit longer at most */
         lua_desc_path(errs.count ? err[0].where : "desc", where, sizeof where);
@@ -1444,6 +1451,17 @@ static int l_joint_overrides(lua_State *L)
     return 1;
 }
 
+/* a:warnings() -> { message, ... }: what creation warned of (a new list
+ * each call, possibly empty; e.g. a default head chain passing over a
+ * name the rig has twice) */
+static int l_warnings(lua_State *L)
+{
+    check_animator(L, 1);
+    lua_getiuservalue(L, 1, UV_WARNINGS);
+    bw_lua_push_list_copy(L, -1);
+    return 1;
+}
+
 /* a:head_aim() -> yaw, pitch (radians) */
 static int l_head_aim(lua_State *L)
 {
@@ -1484,7 +1502,7 @@ static const luaL_Reg methods[] = {
     {"expression", l_expression},
     {"gaze", l_gaze},             {"root_motion", l_root_motion}, {"plays", l_plays},
     {"events", l_events},         {"joint_overrides", l_joint_overrides},
-    {"head_aim", l_head_aim},     {"pose", l_pose},
+    {"head_aim", l_head_aim},     {"pose", l_pose},     {"warnings", l_warnings},
     {NULL, NULL},
 };
 

@@ -40,44 +40,11 @@ static bw_lua_asset *check_asset(lua_State *L, int arg)
 
 static const char *const load_fields[] = {"max_bytes", NULL};
 
-/* Warnings of one load, NUL-terminated back to back; what does not fit is
- * counted. 16 KiB holds dozens of loader messages (each under 700 bytes). */
-typedef struct warning_buffer {
-    char text[16384];
-    size_t used;
-    int count;
-    int dropped;
-} warning_buffer;
-
-static void collect_warning(void *user, bw_log_level level, const char *message)
-{
-    warning_buffer *w = (warning_buffer *)user;
-    (void)level; /* loaders only warn; every level is kept alike */
-    size_t n = strlen(message) + 1;
-    if (n > sizeof w->text - w->used) {
-        w->dropped++;
-        return;
-    }
-    memcpy(w->text + w->used, message, n);
-    w->used += n;
-    w->count++;
-}
-
 /* Store the collected warnings as a list in the asset's cache table (at
  * index `cache`). */
-static void store_warnings(lua_State *L, int cache, const warning_buffer *w)
+static void store_warnings(lua_State *L, int cache, const bw_lua_warnings *w)
 {
-    lua_createtable(L, w->count + (w->dropped ? 1 : 0), 0);
-    const char *p = w->text;
-    for (int i = 0; i < w->count; i++) {
-        lua_pushstring(L, p);
-        lua_rawseti(L, -2, i + 1);
-        p += strlen(p) + 1;
-    }
-    if (w->dropped) {
-        lua_pushfstring(L, "(%d more warning%s not kept)", w->dropped, w->dropped == 1 ? "" : "s");
-        lua_rawseti(L, -2, w->count + 1);
-    }
+    bw_lua_push_warning_list(L, w);
     lua_setfield(L, cache, "warnings");
 }
 
@@ -119,11 +86,7 @@ static int load_asset(lua_State *L, const char *dir)
     const int cache = lua_gettop(L);
     /* userdata, not a C local: a 16 KiB frame is a lot of C stack, and
      * Lua frees it whatever happens */
-    warning_buffer *warnings = (warning_buffer *)lua_newuserdatauv(L, sizeof *warnings, 0);
-    warnings->used = 0;
-    warnings->count = warnings->dropped = 0;
-    options.logger.fn = collect_warning;
-    options.logger.user = warnings;
+    bw_lua_warnings *warnings = bw_lua_push_warnings(L, &options.logger);
     bw_error err;
     memset(&err, 0, sizeof err);
     bw_result res = dir ? bw_asset_load_beneath(dir, path, &options, &a->asset, &err)
@@ -182,15 +145,8 @@ static int l_warnings(lua_State *L)
 {
     check_asset(L, 1);
     lua_getiuservalue(L, 1, BW_LUA_UV_ASSET_CACHE); /* 2 */
-    lua_newtable(L);                                /* 3 */
-    if (lua_getfield(L, 2, "warnings") == LUA_TTABLE) {
-        lua_Integer n = luaL_len(L, 4);
-        for (lua_Integer i = 1; i <= n; i++) {
-            lua_rawgeti(L, 4, i);
-            lua_rawseti(L, 3, i);
-        }
-    }
-    lua_settop(L, 3);
+    lua_getfield(L, 2, "warnings");                 /* 3 */
+    bw_lua_push_list_copy(L, 3);
     return 1;
 }
 

@@ -534,6 +534,57 @@ bool bw_lua_read_transform(lua_State *L, int idx, bw_transform *x, char *why, si
     return ok;
 }
 
+static void collect_warning(void *user, bw_log_level level, const char *message)
+{
+    bw_lua_warnings *w = (bw_lua_warnings *)user;
+    (void)level; /* creators only warn; every level is kept alike */
+    size_t n = strlen(message) + 1;
+    if (n > sizeof w->text - w->used) {
+        w->dropped++;
+        return;
+    }
+    memcpy(w->text + w->used, message, n);
+    w->used += n;
+    w->count++;
+}
+
+bw_lua_warnings *bw_lua_push_warnings(lua_State *L, bw_logger *logger)
+{
+    bw_lua_warnings *w = (bw_lua_warnings *)lua_newuserdatauv(L, sizeof *w, 0);
+    w->used = 0;
+    w->count = w->dropped = 0;
+    logger->fn = collect_warning;
+    logger->user = w;
+    return w;
+}
+
+void bw_lua_push_warning_list(lua_State *L, const bw_lua_warnings *w)
+{
+    lua_createtable(L, w->count + (w->dropped ? 1 : 0), 0);
+    const char *p = w->text;
+    for (int i = 0; i < w->count; i++) {
+        lua_pushstring(L, p);
+        lua_rawseti(L, -2, i + 1);
+        p += strlen(p) + 1;
+    }
+    if (w->dropped) {
+        lua_pushfstring(L, "(%d more warning%s not kept)", w->dropped, w->dropped == 1 ? "" : "s");
+        lua_rawseti(L, -2, w->count + 1);
+    }
+}
+
+void bw_lua_push_list_copy(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    lua_newtable(L);
+    if (lua_type(L, idx) != LUA_TTABLE) return;
+    lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, idx, i);
+        lua_rawseti(L, -2, i);
+    }
+}
+
 void bw_lua_push_floats(lua_State *L, const float *v, int n)
 {
     lua_createtable(L, n, 0);

@@ -382,6 +382,27 @@ static inline bool bw_lua_is_name(lua_State *L, int idx)
     return s && n > 0 && strlen(s) == n;
 }
 
+/* Warnings a core create function logs (a loader's, an animator's),
+ * gathered in a fixed buffer, not in Lua tables: the logger runs inside
+ * the C function, where a Lua allocation error would jump over its
+ * cleanup. NUL-terminated messages back to back; what does not fit (16
+ * KiB, dozens of messages) is counted. */
+typedef struct bw_lua_warnings {
+    char text[16384];
+    size_t used;
+    int count;
+    int dropped;
+} bw_lua_warnings;
+/* Push an empty buffer (a userdata: Lua frees it whatever happens) and
+ * return it with *logger set to collect into it. */
+bw_lua_warnings *bw_lua_push_warnings(lua_State *L, bw_logger *logger);
+/* Push the collected warnings as a list of strings, in order, a last
+ * "(N more warnings not kept)" when some did not fit. */
+void bw_lua_push_warning_list(lua_State *L, const bw_lua_warnings *w);
+/* Push a copy of the list at idx (a method's result: the caller may
+ * change it freely), or an empty list when idx holds none. */
+void bw_lua_push_list_copy(lua_State *L, int idx);
+
 /* Push the array {v[0], ..., v[n-1]} (1-based) / {t=, r=, s=}. */
 void bw_lua_push_floats(lua_State *L, const float *v, int n);
 void bw_lua_push_transform(lua_State *L, const bw_transform *x);

@@ -1261,6 +1261,10 @@ function Animator:plays() end
 ---@return number pitch
 function Animator:head_aim() end
 
+---What creation warned of without failing (a new list each call).
+---@return string[]
+function Animator:warnings() end
+
 ---The animator's own Pose, refreshed with the output pose at each call.
 ---@return blendwerk.Pose
 function Animator:pose() end

@@ -52,6 +52,25 @@ test("locomotion from the planar speed, and explicit clips by name", function()
   near(x, 0.25, 1e-5, "spine x")
 end)
 
+-- a:warnings() holds what creation warned of: a rig with two joints named
+-- "head" (one under the neck, one under an arm) has no head aim from the
+-- default chain, and says so once; the rig above has one head: none.
+test("warnings: the default chain passing over a name the rig has twice", function()
+  local twins = assert(bw.rig { joints = { { name = "root" }, { name = "neck", parent = "root" },
+    { name = "head", parent = "neck" }, { name = "arm", parent = "root" }, { name = "head", parent = "arm" } } })
+  local idle = assert(bw.clip { name = "idle", length = 1, joints = { { joint = "root", parent = "",
+    keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 0, 0, 0 } } } } } })
+  local a = assert(bw.animator { rig = twins, clips = { idle = idle }, blink = false })
+  local w = a:warnings()
+  eq(#w, 1, "one warning")
+  eq(w[1], "head: the default head chain passes over 'head': the rig has several joints of that name " ..
+    "(name the chain: head.chain = { ..., 'parent/head' })", "the warning")
+  w[1] = "changed"
+  eq(a:warnings()[1]:sub(1, 5), "head:", "a new list each call")
+  local plain = assert(bw.animator(desc))
+  eq(#plain:warnings(), 0, "no warning for one head")
+end)
+
 test("head aim clamps relative to the body and gives the rest to the eyes", function()
   local a = assert(bw.animator(desc))
   -- target on world +Z, body yawed 1.5: relative -1.5 -> head -1.2, eyes -0.3
