@@ -119,8 +119,7 @@ void bw_transform_to_matrix(const bw_transform *x, float m[4][4])
 {
     if (!x || !m) return;
     bw_transform y = *x; /* a rotation whose |q|² leaves float range, rescaled (not per frame) */
-    float n2 = bw_quat_dot(y.r, y.r);
-    if (!(n2 > 1e-30f && n2 < INFINITY)) bw_scale_by_largest(y.r, 4);
+    bw_rescale_if_needed(y.r, 4);
     float c[3][3];
     rotation_scale_columns(&y, c);
     store_affine(c, y.t, m);
