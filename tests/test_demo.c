@@ -1890,6 +1890,15 @@ static void a_rig_with_two_heads_gets_a_warning(void)
     CHECK(strstr(out, "warning") == NULL);
 }
 
+/* Lines of `text` that start with `prefix`. */
+static int lines_starting(const char *text, const char *prefix)
+{
+    int n = 0;
+    size_t len = strlen(prefix);
+    for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) n += strncmp(p, prefix, len) == 0;
+    return n;
+}
+
 /* A mod's error message with a line break cannot forge the headless
  * lines tools read: a control whose update raises "boom\ndone frames=1
  * ..." shows in the final "error:" block with every line after the first
@@ -1903,9 +1912,7 @@ static void a_message_with_a_line_break_cannot_forge_a_done_line(void)
     char args[2048];
     snprintf(args, sizeof args, "--headless --size 64x64 --frames 2 --control '%s'", temp_path("forge.lua"));
     CHECK_INT(run_demo(args, out, sizeof out), 0);
-    int done_lines = 0;
-    for (const char *p = out; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) done_lines += strncmp(p, "done ", 5) == 0;
-    CHECK_INT(done_lines, 1);
+    CHECK_INT(lines_starting(out, "done "), 1);
     CHECK_CONTAINS(out, "\nerror: forge.lua:2: boom\n  done frames=1 t=0.000 pos=0,0,0\n");
 }
 
@@ -1929,13 +1936,6 @@ static void a_timeline_steps_by_its_own_dt(void)
     CHECK_CONTAINS(out, "done frames=30 t=0.600 ");
 }
 
-/* Lines of `text` that start with "frame ". */
-static int summary_lines(const char *text)
-{
-    int n = 0;
-    for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) n += strncmp(p, "frame ", 6) == 0;
-    return n;
-}
 
 /* The default --print-every is one simulated second of frames: --dt 0.25
  * over 8 frames prints frames 4 and 8. A tiny dt (1e-30: 1e30 frames a
@@ -1945,7 +1945,7 @@ static void the_default_summary_rate_is_a_simulated_second(void)
 {
     static char out[65536];
     CHECK_INT(run_demo("--headless --size 64x64 --frames 8 --dt 0.25", out, sizeof out), 0);
-    CHECK_INT(summary_lines(out), 2);
+    CHECK_INT(lines_starting(out, "frame "), 2);
     CHECK_CONTAINS(out, "frame 4 t=1.000 ");
     CHECK_CONTAINS(out, "frame 8 t=2.000 ");
     static const char *const tiny[3] = {"1e-30", "1e-7", "1.4e-45"};
@@ -1953,11 +1953,11 @@ static void the_default_summary_rate_is_a_simulated_second(void)
         char args[256];
         snprintf(args, sizeof args, "--headless --size 64x64 --frames 5 --dt %s", tiny[i]);
         CHECK_INT(run_demo(args, out, sizeof out), 0);
-        CHECK_INT(summary_lines(out), 0);
+        CHECK_INT(lines_starting(out, "frame "), 0);
         CHECK_CONTAINS(out, "done frames=5 ");
     }
     CHECK_INT(run_demo("--headless --size 64x64 --frames 4 --dt 1e-30 --print-every 2", out, sizeof out), 0);
-    CHECK_INT(summary_lines(out), 2);
+    CHECK_INT(lines_starting(out, "frame "), 2);
     CHECK_CONTAINS(out, "frame 2 t=0.000 ");
     CHECK_CONTAINS(out, "frame 4 t=0.000 ");
 }
