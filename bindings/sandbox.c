@@ -871,7 +871,7 @@ static void make_readonly(lua_State *L, const char *name)
  * `name` in the error (a library, or a table the host put in the base);
  * `seen` (a stack index) maps each table done to its proxy, so a table
  * reached twice, or a cycle, gets one proxy. Tables with a metatable are
- * left as they are (they guard themselves). */
+ * left as they are (their owner guards them, as the module's types do). */
 static void readonly_tree(lua_State *L, const char *name, int seen)
 {
     luaL_checkstack(L, 8, "tables nested too deep");
