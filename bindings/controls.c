@@ -500,14 +500,23 @@ static void push_copy(lua_State *L, int idx, int memo, int work)
     lua_rawseti(L, work, n + 2);
 }
 
+/* The (source, copy) pair of queue `work` at position *at pushed, and *at
+ * moved on to the next; false (nothing pushed) past the end. */
+static bool push_pair(lua_State *L, int work, lua_Integer *at)
+{
+    if (*at >= (lua_Integer)lua_rawlen(L, work)) return false;
+    lua_rawgeti(L, work, *at);
+    lua_rawgeti(L, work, *at + 1);
+    *at += 2;
+    return true;
+}
+
 /* Fill every copy queued on `work` (push_copy) from its source, the
  * tables those reach queued and filled in turn; the queue keeps every
  * (source, copy) pair. */
 static void fill_copies(lua_State *L, int memo, int work)
 {
-    for (lua_Integer at = 1; at < (lua_Integer)lua_rawlen(L, work); at += 2) {
-        lua_rawgeti(L, work, at);
-        lua_rawgeti(L, work, at + 1);
+    for (lua_Integer at = 1; push_pair(L, work, &at);) {
         const int src = lua_gettop(L) - 1, dst = src + 1;
         lua_pushnil(L);
         while (lua_next(L, src)) {
@@ -587,11 +596,9 @@ static int ctx_save_protected(lua_State *L)
     push_copy(L, 1, 3, 4);
     lua_pop(L, 1);
     fill_copies(L, 3, 4);
-    lua_Integer n = (lua_Integer)lua_rawlen(L, 4);
-    lua_createtable(L, 0, (int)(n / 2)); /* 5: back */
-    for (lua_Integer at = 1; at < n; at += 2) {
-        lua_rawgeti(L, 4, at + 1);
-        lua_rawgeti(L, 4, at);
+    lua_createtable(L, 0, (int)(lua_rawlen(L, 4) / 2)); /* 5: back */
+    for (lua_Integer at = 1; push_pair(L, 4, &at);) {
+        lua_insert(L, -2); /* copy, source */
         lua_rawset(L, 5);
     }
     for (int i = 3; i >= 1; i--) lua_rawseti(L, 2, i);
@@ -613,9 +620,7 @@ static int ctx_restore_protected(lua_State *L)
 {
     for (int i = 1; i <= 3; i++) lua_rawgeti(L, 1, i);
     const int memo = 2, work = 3, back = 4;
-    for (lua_Integer at = 1; at < (lua_Integer)lua_rawlen(L, work); at += 2) {
-        lua_rawgeti(L, work, at);
-        lua_rawgeti(L, work, at + 1);
+    for (lua_Integer at = 1; push_pair(L, work, &at);) {
         const int src = lua_gettop(L) - 1, copy = src + 1;
         /* the keys the saved table lacks go (an existing field may be set
          * to nil during the traversal) */
