@@ -6,7 +6,7 @@
  * scripts/blink.lua's stream against bw_animator_blink_interval;
  * scripts/envelope.lua against bw_gesture_envelope and hand-derived easing
  * values; reload keeping state, bad edits rejected with file:line while the
- * old version runs; modules the controls require reloading every control
+ * old version runs and every ctx stays as it was; modules the controls require reloading every control
  * that required them (directly or through another module) with their
  * states, a broken module rejected whole with its file:line; the
  * sandbox's module bookkeeping; priority order; no allocation over 10,000
