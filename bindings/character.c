@@ -91,7 +91,10 @@ static int l_include(lua_State *L)
     return lua_gettop(L) - 2;
 }
 
-/* Runs in the sandbox: the loader's globals, then the host's (setup). */
+/* Runs in the sandbox: the loader's globals, then the host's (setup),
+ * whose tables become read-only (bw_sandbox_protect_globals): each file
+ * has globals of its own, but the base's tables are one for all files of
+ * the load, so a file writing into them would reach the others. */
 static int add_globals(lua_State *L)
 {
     const load_run *run = (const load_run *)lua_touserdata(L, 1);
@@ -105,6 +108,7 @@ static int add_globals(lua_State *L)
         lua_pushcfunction(L, run->options->setup);
         lua_pushlightuserdata(L, run->options->user);
         lua_call(L, 1, 0);
+        bw_sandbox_protect_globals(L);
     }
     return 0;
 }

@@ -31,7 +31,13 @@
  *   error reaches the caller as it was raised. Each file, the script and
  *   every include, has globals of its own (sandbox.h): a file hands
  *   another what it made through its return values;
- * - whatever options->setup adds (the demo's `demo` table).
+ * - whatever options->setup adds (no shipped host adds any). The tables
+ *   among the globals it adds are read-only to the scripts, as the
+ *   libraries are (sandbox.h bw_sandbox_protect_globals): every file of
+ *   the load sees them as the host made them, and `host.x = 1` (or
+ *   rawset) raises "the library 'host' is read-only" at its line. A host
+ *   that wants data from the script reads the returned table
+ *   (options->fields, options->read).
  *
  * The returned table (read raw: plain data, no metamethods):
  * - rig: a live blendwerk.Rig (any number of joints; hosts that need
@@ -112,7 +118,8 @@ typedef struct bw_character_options {
                                     (the first 16 count); may be NULL */
     bw_character_read_fn read;   /* reads those fields; may be NULL */
     lua_CFunction setup;         /* run in the sandbox before the chunk with `user` as a light
-                                    userdata argument, to add host globals; may be NULL */
+                                    userdata argument, to add host globals (its tables then
+                                    become read-only, above); may be NULL */
     bw_sandbox_open_fn on_open;  /* told every file the run opens except the script itself
                                     (included, required and loaded files), before it is opened;
                                     may refuse it (a host watching files for reload); may be NULL */

@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -458,7 +459,7 @@ static bool empty_table_on_top(lua_State *L)
     return false;
 }
 
-/* ---- the copy of a state a reload gets ----
+/* ---- copies: the state a reload gets, ctx across a load or reload ----
  *
  * reload(state, ctx, options) may change the table it is given and then
  * fail; the running version keeps its state, so reload gets a copy: every
@@ -469,11 +470,14 @@ static bool empty_table_on_top(lua_State *L)
  * host's tables (ctx, its tables such as ctx.gaze, the options). The
  * memo (copied table -> copy) lasts one reload, across the characters,
  * so a table the states share stays shared. Copying is C work: charged
- * against the call's budget, its tables against the memory cap. */
+ * against the call's budget, its tables against the memory cap.
+ *
+ * The same copy of every ctx (ctx_save, below) is what a rejected load or
+ * reload puts back. */
 
 /* The copy of the value at idx pushed (a plain table not copied yet:
  * made empty, noted in memo and queued on `work` with its source, to be
- * filled by copy_state). */
+ * filled by fill_copies). */
 static void push_copy(lua_State *L, int idx, int memo, int work)
 {
     idx = lua_absindex(L, idx);
@@ -494,6 +498,36 @@ static void push_copy(lua_State *L, int idx, int memo, int work)
     lua_rawseti(L, work, n + 1);
     lua_pushvalue(L, -1);
     lua_rawseti(L, work, n + 2);
+}
+
+/* The (source, copy) pair of queue `work` at position *at pushed, and *at
+ * moved on to the next; false (nothing pushed) past the end. */
+static bool push_pair(lua_State *L, int work, lua_Integer *at)
+{
+    if (*at >= (lua_Integer)lua_rawlen(L, work)) return false;
+    lua_rawgeti(L, work, *at);
+    lua_rawgeti(L, work, *at + 1);
+    *at += 2;
+    return true;
+}
+
+/* Fill every copy queued on `work` (push_copy) from its source, the
+ * tables those reach queued and filled in turn; the queue keeps every
+ * (source, copy) pair. */
+static void fill_copies(lua_State *L, int memo, int work)
+{
+    for (lua_Integer at = 1; push_pair(L, work, &at);) {
+        const int src = lua_gettop(L) - 1, dst = src + 1;
+        lua_pushnil(L);
+        while (lua_next(L, src)) {
+            bw_sandbox_charge(L, 4.0);
+            push_copy(L, -2, memo, work);
+            push_copy(L, -2, memo, work);
+            lua_rawset(L, dst);
+            lua_pop(L, 1); /* the value: the key stays for lua_next */
+        }
+        lua_pop(L, 2);
+    }
 }
 
 /* (memo, ctx, options, reload, state) -> what reload(copy of state, ctx,
@@ -521,20 +555,7 @@ static int reload_copy(lua_State *L)
     const int work = 6;
     push_copy(L, 5, memo, work);
     lua_replace(L, 5);
-    for (lua_Integer at = 1; at < (lua_Integer)lua_rawlen(L, work); at += 2) {
-        lua_rawgeti(L, work, at);
-        lua_rawgeti(L, work, at + 1);
-        const int src = lua_gettop(L) - 1, dst = src + 1;
-        lua_pushnil(L);
-        while (lua_next(L, src)) {
-            bw_sandbox_charge(L, 4.0);
-            push_copy(L, -2, memo, work);
-            push_copy(L, -2, memo, work);
-            lua_rawset(L, dst);
-            lua_pop(L, 1); /* the value: the key stays for lua_next */
-        }
-        lua_pop(L, 2);
-    }
+    fill_copies(L, memo, work);
     lua_settop(L, 5);
     lua_pushvalue(L, 4);
     lua_pushvalue(L, 5);
@@ -543,6 +564,133 @@ static int reload_copy(lua_State *L)
     lua_call(L, 3, 1);
     if (lua_isnil(L, -1)) lua_pushvalue(L, 5); /* nil: the copy as reload left it */
     return 1;
+}
+
+/* ---- ctx across a load or reload ----
+ *
+ * A load or reload runs the control's chunk, init and reload against the
+ * characters' ctx tables themselves (a state or a closure that keeps ctx,
+ * or one of its tables, keeps the table the host refreshes and reads), so
+ * a version that is then rejected may have changed them. Before anything
+ * of it runs, ctx_save copies every ctx the way a reload's state is
+ * copied (above: every plain table reached, once); a rejection puts each
+ * saved table back in place (ctx_restore: keys the copy lacks removed,
+ * entries that differ set again, a copied table standing for its source
+ * again), so every table keeps its identity: the host's references and
+ * prefetch hints, another control's state holding ctx.gaze. Tables with
+ * a metatable, userdata (ctx.rig), functions and coroutines are shared,
+ * as in a reload's copy: what a rejected version did inside those stays.
+ * A version that goes in keeps what it did; its copy is let go. The work
+ * is proportional to the size of the ctx tables, at each load and reload,
+ * never per frame. */
+
+/* (ctxs) -> {memo, work, back}: every plain table reached from the ctxs
+ * table copied; memo maps each source to its copy, work lists the
+ * (source, copy) pairs, back maps each copy to its source */
+static int ctx_save_protected(lua_State *L)
+{
+    lua_settop(L, 1);
+    lua_createtable(L, 3, 0); /* 2: what is returned */
+    lua_newtable(L);          /* 3: memo */
+    lua_newtable(L);          /* 4: work */
+    push_copy(L, 1, 3, 4);
+    lua_pop(L, 1);
+    fill_copies(L, 3, 4);
+    lua_createtable(L, 0, (int)(lua_rawlen(L, 4) / 2)); /* 5: back */
+    for (lua_Integer at = 1; push_pair(L, 4, &at);) {
+        lua_insert(L, -2); /* copy, source */
+        lua_rawset(L, 5);
+    }
+    for (int i = 3; i >= 1; i--) lua_rawseti(L, 2, i);
+    return 1;
+}
+
+/* map[value at idx] when the map has it, else the value itself, pushed */
+static void push_mapped(lua_State *L, int idx, int map)
+{
+    idx = lua_absindex(L, idx);
+    lua_pushvalue(L, idx);
+    if (lua_rawget(L, map) != LUA_TNIL) return;
+    lua_pop(L, 1);
+    lua_pushvalue(L, idx);
+}
+
+/* ({memo, work, back}) -> nothing: every saved table as it was saved */
+static int ctx_restore_protected(lua_State *L)
+{
+    for (int i = 1; i <= 3; i++) lua_rawgeti(L, 1, i);
+    const int memo = 2, work = 3, back = 4;
+    for (lua_Integer at = 1; push_pair(L, work, &at);) {
+        const int src = lua_gettop(L) - 1, copy = src + 1;
+        /* the keys the saved table lacks go (an existing field may be set
+         * to nil during the traversal) */
+        lua_pushnil(L);
+        while (lua_next(L, src)) {
+            lua_pop(L, 1);
+            push_mapped(L, -1, memo);
+            bool gone = lua_rawget(L, copy) == LUA_TNIL;
+            lua_pop(L, 1);
+            if (gone) {
+                lua_pushvalue(L, -1);
+                lua_pushnil(L);
+                lua_rawset(L, src);
+            }
+        }
+        /* its entries back where they differ (a copy stands for its source) */
+        lua_pushnil(L);
+        while (lua_next(L, copy)) {
+            push_mapped(L, -2, back);
+            push_mapped(L, -2, back);
+            lua_pushvalue(L, -2);
+            lua_rawget(L, src);
+            bool same = lua_rawequal(L, -1, -2);
+            lua_pop(L, 1);
+            if (same) lua_pop(L, 2);
+            else lua_rawset(L, src);
+            lua_pop(L, 1); /* the value: the key stays for lua_next */
+        }
+        lua_pop(L, 2);
+    }
+    return 0;
+}
+
+/* Save every ctx (above) into *ref before a load or reload of `name`;
+ * false (*ref LUA_NOREF) with c->error set when the sandbox cannot (the
+ * copy is charged to a call's budget and memory cap of its own). */
+static bool ctx_save(bw_controls *c, const char *name, int *ref)
+{
+    lua_State *L = c->L;
+    *ref = LUA_NOREF;
+    lua_pushcfunction(L, ctx_save_protected);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->ctxs_ref);
+    if (bw_sandbox_call(c->sb, 1, 1) != BW_SANDBOX_OK) {
+        snprintf(c->error, sizeof c->error, "%s: saving ctx: %s", name, bw_sandbox_error(c->sb));
+        return false;
+    }
+    *ref = bw_lua_ref_protected(L); /* pops the copy */
+    if (*ref == LUA_NOREF) snprintf(c->error, sizeof c->error, "%s: out of memory", name);
+    return *ref != LUA_NOREF;
+}
+
+/* A rejected load or reload: every ctx back as ctx_save saved it into
+ * *ref, which is let go. Putting a removed key back may need room in its
+ * table, and the rejected version may have left the state at its memory
+ * cap (garbage not collected yet): the cap is lifted for the restore,
+ * which grows no table past the entries it held when saved, under the
+ * cap. */
+static void ctx_restore(bw_controls *c, int *ref)
+{
+    lua_State *L = c->L;
+    size_t cap = bw_sandbox_set_memory_cap(c->sb, SIZE_MAX);
+    lua_pushcfunction(L, ctx_restore_protected);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, *ref);
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK) { /* the C library's memory ran out */
+        lua_pop(L, 1);
+        size_t n = strlen(c->error);
+        snprintf(c->error + n, sizeof c->error - n, " (ctx could not be put back: out of memory)");
+    }
+    bw_sandbox_set_memory_cap(c->sb, cap);
+    unref(L, ref);
 }
 
 /* "file:line: WHAT returned a TYPE; return the state table (or nil)",
@@ -723,17 +871,10 @@ static void watch_files(bw_controls *c, const control *k)
         if ((mods >> m & 1u) && bw_sandbox_module_path(c->sb, m, path, sizeof path)) bw_watch_add(c->watch, path);
 }
 
-int bw_controls_load(bw_controls *c, const char *name, const char *options, char *err, size_t err_size)
+/* bw_controls_load's work once the arguments are checked: the options,
+ * then the control built and added. */
+static int load_control(bw_controls *c, const char *name, const char *options, char *err, size_t err_size)
 {
-    if (!c || !name) return -1;
-    if (c->count >= BW_CONTROLS_MAX) {
-        set_error(c, err, err_size, "%s: more than %d controls", name, BW_CONTROLS_MAX);
-        return -1;
-    }
-    if (strlen(name) >= CONTROL_NAME_MAX) {
-        set_error(c, err, err_size, "the control file name is too long");
-        return -1;
-    }
     lua_State *L = c->L;
     /* the options: a table constructor evaluated in the sandbox */
     if (options) {
@@ -781,6 +922,34 @@ int bw_controls_load(bw_controls *c, const char *name, const char *options, char
     return c->count - 1;
 }
 
+int bw_controls_load(bw_controls *c, const char *name, const char *options, char *err, size_t err_size)
+{
+    if (!c || !name) return -1;
+    if (c->count >= BW_CONTROLS_MAX) {
+        set_error(c, err, err_size, "%s: more than %d controls", name, BW_CONTROLS_MAX);
+        return -1;
+    }
+    if (strlen(name) >= CONTROL_NAME_MAX) {
+        set_error(c, err, err_size, "the control file name is too long");
+        return -1;
+    }
+    /* the options and the file may reach ctx (through a module a control
+     * stored it in) before init does: ctx is saved before either runs */
+    int saved;
+    if (!ctx_save(c, name, &saved)) {
+        if (err && err_size) snprintf(err, err_size, "%s", c->error);
+        return -1;
+    }
+    int k = load_control(c, name, options, err, err_size);
+    if (k >= 0) {
+        unref(c->L, &saved);
+        return k;
+    }
+    ctx_restore(c, &saved);
+    if (err && err_size) snprintf(err, err_size, "%s", c->error);
+    return -1;
+}
+
 /* The picked controls' reload was rejected with c->error. */
 static bw_controls_reload_result reject_picked(bw_controls *c, const bool *pick)
 {
@@ -795,13 +964,19 @@ static bw_controls_reload_result reject_picked(bw_controls *c, const bool *pick)
 /* Rebuild every control i with pick[i] aside, after taking the modules
  * `drop` out of the sandbox's cache (their files are read anew), and swap
  * them all in when every one built; otherwise none changes, the modules
- * dropped are back and c->error holds the first failure. Every caller
+ * dropped are back, every ctx is as it was (ctx_restore) and c->error
+ * holds the first failure. Every caller
  * picks at least one control (reload_with: when one is picked; poll: the
  * changed control), so a success is a reload done. */
 static bw_controls_reload_result reload_group(bw_controls *c, const bool *pick, uint64_t drop)
 {
+    int first = 0;
+    while (!pick[first]) first++;
+    int ctx_saved;
+    if (!ctx_save(c, c->list[first].name, &ctx_saved)) return reject_picked(c, pick);
     bw_sandbox_modules_saved saved;
     if (!bw_sandbox_modules_drop(c->sb, drop, &saved)) {
+        unref(c->L, &ctx_saved);
         snprintf(c->error, sizeof c->error, "controls: out of memory");
         return reject_picked(c, pick);
     }
@@ -826,9 +1001,11 @@ static bw_controls_reload_result reload_group(bw_controls *c, const bool *pick, 
         for (int i = 0; i < c->count; i++)
             if (made[i]) control_release(c, &c->staged[i]);
         bw_sandbox_modules_restore(c->sb, &saved);
+        ctx_restore(c, &ctx_saved);
         return reject_picked(c, pick);
     }
     bw_sandbox_modules_commit(c->sb, &saved);
+    unref(c->L, &ctx_saved);
     for (int i = 0; i < c->count; i++) {
         if (!pick[i]) continue;
         c->staged[i].version = c->list[i].version + 1;

@@ -39,6 +39,22 @@
  *     once, in init; the values are read from the pose after the run, see
  *     bw_controls_overrides) - made with zeros / empty; a control may add
  *     its own fields.
+ *   A load or reload that is rejected (below) leaves every character's
+ *   ctx exactly as it was: before the options, the file, init or reload
+ *   of the new version run, the runner copies the ctx tables (the rules
+ *   of the copy reload gets, below: every plain table reached from ctx,
+ *   keys included, once), and on rejection puts every one of them back in
+ *   place - the same tables (the host's position and target, ctx.gaze a
+ *   state keeps), holding the keys and values they held - so the host's
+ *   fields and what other controls stored in ctx are as before. Tables
+ *   with a metatable, userdata (ctx.rig), functions and coroutines
+ *   reached from ctx are shared, not copied: what a rejected version did
+ *   inside them stays. A version that goes in keeps what it did to ctx
+ *   (an init storing data other controls read). The copy is made at each
+ *   load and reload, never per frame, in a sandbox call of its own (its
+ *   work and tables against that call's budget and memory cap, in
+ *   proportion to the size of the ctx tables; when it does not fit, the
+ *   load is rejected: "file: saving ctx: message").
  * `pose` is a blendwerk.Pose over the host's bw_pose for the duration of
  * the call (its batch methods read and write it in place; outside a call
  * - a handle a script kept, used in a reload or another control's init -
@@ -57,8 +73,8 @@
  * again, between frames. The new version must load, return a valid table
  * and (unless it keeps the state) init every character without error;
  * otherwise the edit is rejected whole: the previous version keeps running
- * with its state, and the error ("file:line: message") is kept for
- * bw_controls_error. When the new version says keep_state = true the old
+ * with its state and every ctx as it was (above), and the error
+ * ("file:line: message") is kept for bw_controls_error. When the new version says keep_state = true the old
  * state tables carry over (init is not called): each character's state
  * as it is, or, when the new version has reload, what reload(state, ctx,
  * options) returns for it. reload gets a deep copy of the running state
@@ -66,8 +82,8 @@
  * copied once, so shared tables and cycles keep their shape; tables with
  * a metatable, userdata, functions, coroutines, ctx and its tables and
  * the options shared as they are), so a reload that changes its state
- * and then raises leaves the running state untouched (changes to the
- * shared values stay); nil: the copy as reload left it. init and reload
+ * and then raises leaves the running state untouched (changes to ctx are
+ * taken back as above; to the other shared values they stay); nil: the copy as reload left it. init and reload
  * must return a table or nil: anything else rejects the version
  * ("count.lua:3: reload returned a number; return the state table (or
  * nil)", the function's first line). Without reload, a
@@ -84,7 +100,9 @@
  * that required it are dropped from the sandbox's cache and every control
  * that required it reloads - read anew, under the rules above - as ONE
  * reload: accepted whole, or rejected whole with the previous controls
- * (and their states) and the previous module values back in the cache,
+ * (and their states), every ctx as it was (what the controls of the
+ * group that built did to it too) and the previous module values back
+ * in the cache,
  * the error naming the module's file:line. A control that did not require
  * it is left alone. A rejected module stays pending: the next reload of a
  * control that required it reads it again, with every control that
@@ -149,7 +167,8 @@ void bw_controls_destroy(bw_controls *c); /* NULL is a no-op */
  * (Lua table constructor text such as "{ yaw_limit = 1 }", evaluated in the
  * sandbox; NULL: {}), and init it for every character. Returns the
  * control's index, or -1 with "file:line: message" in err (and
- * bw_controls_error); nothing is added then. */
+ * bw_controls_error); nothing is added then, and every ctx is as it was
+ * (above). */
 int bw_controls_load(bw_controls *c, const char *name, const char *options, char *err, size_t err_size);
 int bw_controls_count(const bw_controls *c);
 

@@ -178,8 +178,9 @@ static inline void bw_lua_set_number(lua_State *L, const char *key, double v)
  * the view is a full userdata, so rawset cannot write into it either (for
  * views only the bindings hand out); false: an empty table, for values
  * scripts expect to be tables (the sandbox's libraries, whose rawset is
- * guarded separately). # does not see through either kind (no __len);
- * ipairs does (Lua 5.4 reads each t[i] through __index). */
+ * guarded separately). # gives the table's raw length (__len) and
+ * ipairs reads through (Lua 5.4 reads each t[i] through __index), so a
+ * list read through a view keeps working (table.concat, table.unpack). */
 void bw_lua_push_readonly_view(lua_State *L, int idx, bool userdata, const char *message);
 /* Check that argument `arg` is a table a binding may write its results
  * into raw (an `out` table): a table, and not a read-only view (a

@@ -19,6 +19,13 @@ static int view_next(lua_State *L)
     return 0;
 }
 
+/* __len: the viewed table's (upvalue 1) raw length. */
+static int view_len(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)lua_rawlen(L, lua_upvalueindex(1)));
+    return 1;
+}
+
 /* __pairs: next-like iterator, the view, nil. */
 static int view_pairs(lua_State *L)
 {
@@ -35,9 +42,12 @@ void bw_lua_push_readonly_view(lua_State *L, int idx, bool userdata, const char 
     idx = lua_absindex(L, idx);
     if (userdata) lua_newuserdatauv(L, 0, 0);
     else lua_newtable(L);
-    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, 5);
     lua_pushvalue(L, idx);
     lua_setfield(L, -2, "__index");
+    lua_pushvalue(L, idx);
+    lua_pushcclosure(L, view_len, 1);
+    lua_setfield(L, -2, "__len");
     lua_pushstring(L, message);
     lua_pushcclosure(L, view_newindex, 1);
     lua_setfield(L, -2, "__newindex");

@@ -866,6 +866,69 @@ static void make_readonly(lua_State *L, const char *name)
     lua_replace(L, real);
 }
 
+/* The plain table on top of the stack, and every plain table (no
+ * metatable) its fields reach, replaced by read-only proxies naming
+ * `name` in the error (a library, or a table the host put in the base);
+ * `seen` (a stack index) maps each table done to its proxy, so a table
+ * reached twice, or a cycle, gets one proxy. Tables with a metatable are
+ * left as they are (their owner guards them, as the module's types do). */
+static void readonly_tree(lua_State *L, const char *name, int seen)
+{
+    luaL_checkstack(L, 8, "tables nested too deep");
+    int t = lua_gettop(L);
+    lua_pushvalue(L, t);
+    if (lua_rawget(L, seen) != LUA_TNIL) { /* done: its proxy */
+        lua_replace(L, t);
+        return;
+    }
+    lua_pop(L, 1);
+    lua_pushvalue(L, t);
+    make_readonly(L, name); /* t+1: its proxy, reading through to t */
+    lua_pushvalue(L, t);
+    lua_pushvalue(L, t + 1);
+    lua_rawset(L, seen);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        if (lua_type(L, -1) != LUA_TTABLE) {
+            lua_pop(L, 1);
+        } else if (lua_getmetatable(L, -1)) {
+            lua_pop(L, 2);
+        } else {
+            readonly_tree(L, name, seen);
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, t); /* an existing field: allowed while traversing */
+        }
+    }
+    lua_replace(L, t);
+}
+
+void bw_sandbox_protect_globals(lua_State *L)
+{
+    if (!bw_sandbox_from_state(L)) return;
+    lua_pushglobaltable(L);
+    int g = lua_gettop(L);
+    lua_newtable(L);
+    int seen = g + 1;
+    lua_pushnil(L);
+    while (lua_next(L, g)) {
+        bool plain = lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -1, g);
+        if (plain && lua_getmetatable(L, -1)) { /* a library's proxy, or a table that guards itself */
+            lua_pop(L, 1);
+            plain = false;
+        }
+        if (!plain) {
+            lua_pop(L, 1);
+            continue;
+        }
+        readonly_tree(L, lua_tostring(L, -2), seen);
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, g); /* an existing field: allowed while traversing */
+    }
+    lua_pop(L, 2);
+}
+
 /* __metatable = false on a metatable, unless it guards itself already. */
 static void guard_metatable(lua_State *L, int mt)
 {
@@ -969,23 +1032,11 @@ static int open_env(lua_State *L)
     /* the libraries become read-only proxies (the module's subtables too) */
     static const char *const shared[] = {LUA_STRLIBNAME, LUA_TABLIBNAME, LUA_MATHLIBNAME, LUA_UTF8LIBNAME,
                                          LUA_COLIBNAME,  LUA_OSLIBNAME,  "blendwerk",     NULL};
+    lua_newtable(L);
+    int seen = lua_gettop(L);
     for (int i = 0; shared[i]; i++) {
         lua_getfield(L, g, shared[i]);
-        int lib = lua_gettop(L);
-        lua_pushnil(L);
-        while (lua_next(L, lib)) {
-            if (lua_type(L, -1) != LUA_TTABLE) {
-                lua_pop(L, 1);
-            } else if (lua_getmetatable(L, -1)) {
-                lua_pop(L, 2);
-            } else {
-                make_readonly(L, shared[i]);
-                lua_pushvalue(L, -2);
-                lua_insert(L, -2);
-                lua_rawset(L, lib); /* an existing field: allowed while traversing */
-            }
-        }
-        make_readonly(L, shared[i]);
+        readonly_tree(L, shared[i], seen);
         if (strcmp(shared[i], "blendwerk") == 0) { /* require's cache, require("blendwerk") in it */
             lua_createtable(L, 0, 1);
             lua_pushvalue(L, -2);
@@ -994,7 +1045,7 @@ static int open_env(lua_State *L)
         }
         lua_setfield(L, g, shared[i]);
     }
-    lua_pop(L, 1);
+    lua_pop(L, 2);
     return 0;
 }
 

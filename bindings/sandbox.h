@@ -255,6 +255,25 @@ bw_sandbox *bw_sandbox_from_state(lua_State *L);
  * where a memory error may be raised. */
 void bw_sandbox_isolate(lua_State *L, int idx);
 
+/* For hosts that add globals to a sandbox's base (the character loader
+ * after options->setup): every table among the base's fields that is a
+ * plain table (no metatable), and every plain table its fields reach, is
+ * replaced by a read-only proxy, as the libraries are: reading it, pairs
+ * and ipairs work, while an assignment, or rawset, into it raises "the
+ * library 'NAME' is read-only" ("rawset: the sandbox's libraries are
+ * read-only") at the script's line, NAME the global's name; # gives the
+ * table's length. Each file's globals are its own, so a script cannot
+ * replace the global either. The proxies are made as the libraries' are:
+ * a field holding a plain table, in the host's table too, then holds that
+ * table's proxy (lua_getfield / lua_geti read through it; a raw read gets
+ * the proxy), while a host that keeps a reference to one of its tables
+ * still reads and writes that table. Functions, strings, numbers,
+ * userdata and tables with a metatable stay as they are: a host that
+ * hands out a table with a metatable guards it itself (its __newindex,
+ * __metatable), as the module's types do. A no-op in a state that is no sandbox's. Allocates:
+ * call it where a memory error may be raised. */
+void bw_sandbox_protect_globals(lua_State *L);
+
 /* For C functions the host adds that run a script's code and must clean
  * up whatever happens (include's list of files in flight):
  * bw_sandbox_pcall calls the function below nargs arguments like

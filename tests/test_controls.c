@@ -6,7 +6,7 @@
  * scripts/blink.lua's stream against bw_animator_blink_interval;
  * scripts/envelope.lua against bw_gesture_envelope and hand-derived easing
  * values; reload keeping state, bad edits rejected with file:line while the
- * old version runs; modules the controls require reloading every control
+ * old version runs and every ctx stays as it was; modules the controls require reloading every control
  * that required them (directly or through another module) with their
  * states, a broken module rejected whole with its file:line; the
  * sandbox's module bookkeeping; priority order; no allocation over 10,000
@@ -1973,6 +1973,172 @@ static void a_rejected_reload_leaves_the_running_state_untouched(void)
     unload(sb, c, &p);
 }
 
+/* ---- ctx across a rejected load or reload ---- */
+
+/* keeper.lua shares data through ctx in its init (ctx.shared, a joint in
+ * ctx.overrides) and reads it back with the host's fields each frame:
+ * gaze 1 = shared.n, gaze 2 = #shared.list, gaze 3 = character * 100 +
+ * position x when ctx holds no `extra` and still its rig (else -1);
+ * mod.lua counts its frames into gaze 4. */
+static const char keeper_lua[] = "return {\n"
+                                 "  init = function(ctx)\n"
+                                 "    ctx.shared = { n = 5, list = { 1, 2 } }\n"
+                                 "    ctx.overrides[#ctx.overrides + 1] = 3\n"
+                                 "    return {} end,\n"
+                                 "  update = function(s, pose, ctx)\n"
+                                 "    ctx.gaze[1] = ctx.shared.n; ctx.gaze[2] = #ctx.shared.list\n"
+                                 "    ctx.gaze[3] = (ctx.extra == nil and ctx.rig ~= nil) and\n"
+                                 "      ctx.character * 100 + ctx.position[1] or -1 end }\n";
+static const char counter_mod_lua[] = "return { priority = 1,\n"
+                                      "  init = function(ctx) return { n = 0 } end,\n"
+                                      "  update = function(s, pose, ctx) s.n = s.n + 1; ctx.gaze[4] = s.n end }\n";
+/* What a hostile init or reload does to ctx before it fails: the host's
+ * fields, its tables in place, and the data keeper stored. */
+#define MANGLE_CTX                                                                                    \
+    "    ctx.position = nil; ctx.overrides = {}; ctx.gaze = nil; ctx.rig = nil; ctx.character = 0\n" \
+    "    ctx.arkit[1] = 5; ctx.shared.n = 99; ctx.shared.list[3] = 7; ctx.extra = {}\n"
+
+/* One frame at position x; every control must run. */
+static void frame_at(bw_controls *c, bw_pose *p, float x)
+{
+    const bw_control_input in = {{x, 0, 0}, 0, false, {0, 0, 0}};
+    CHECK_INT(bw_controls_run(c, 0, p, &in, 0.1f), 0);
+}
+
+/* ctx as keeper made it and the host refreshed it at x, and mod's count. */
+static void check_ctx(bw_controls *c, float x, float count, int line)
+{
+    float g[4] = {0}, v[52] = {0};
+    int before = check_failures_in_test;
+    CHECK_INT(bw_controls_read(c, 0, "gaze", g, 4), 4);
+    CHECK_NEAR(g[0], 5, 0);
+    CHECK_NEAR(g[1], 2, 0);
+    CHECK_NEAR(g[2], 100 + x, 0);
+    CHECK_NEAR(g[3], count, 0);
+    CHECK_INT(bw_controls_read(c, 0, "position", v, 3), 3); /* the table the host writes */
+    CHECK_NEAR(v[0], x, 0);
+    CHECK_INT(bw_controls_read(c, 0, "overrides", v, 4), 1);
+    CHECK_NEAR(v[0], 3, 0);
+    CHECK_INT(bw_controls_read(c, 0, "arkit", v, 52), 52);
+    CHECK_NEAR(v[0], 0, 0);
+    CHECK_INT(bw_controls_read(c, 0, "extra", v, 4), 0);
+    if (check_failures_in_test != before) fprintf(stderr, "  (checked from line %d)\n", line);
+}
+
+/* A rejected load or reload leaves every ctx as it was: before, an edit
+ * whose init cleared ctx.position and ctx.gaze and then raised (or
+ * returned 5, or a keep_state reload that did the same, or a new control
+ * doing it as it loaded) was rejected, yet keeper's update failed on
+ * every later frame, the host wrote its position into a table ctx no
+ * longer held, ctx.overrides lost keeper's joint and ctx.shared.n read
+ * 99. Now ctx's fields, its tables (the same tables: the host's writes
+ * reach them) and what another control stored are back by value, and
+ * the running version of mod.lua counts on. */
+static void a_rejected_load_or_reload_leaves_ctx_as_it_was(void)
+{
+    CHECK(make_tmpdir());
+    write_file("keeper.lua", keeper_lua);
+    write_file("mod.lua", counter_mod_lua);
+    bw_sandbox *sb = NULL;
+    bw_controls *c = load_two(&sb, false, "keeper.lua", "mod.lua");
+    bw_pose p = rest_pose();
+    frame_at(c, &p, 1);
+    check_ctx(c, 1, 1, __LINE__);
+    static const struct {
+        const char *text, *want;
+    } edits[] = {
+        {"return { priority = 1,\n  init = function(ctx)\n" MANGLE_CTX "    error('init broke') end,\n"
+         "  update = function() end }\n",
+         "mod.lua:5: init broke"},
+        {"return { priority = 1,\n  init = function(ctx)\n" MANGLE_CTX "    return 5 end,\n"
+         "  update = function() end }\n",
+         "mod.lua:2: init returned a number; return the state table (or nil)"},
+        {"return { priority = 1, keep_state = true,\n  reload = function(s, ctx)\n" MANGLE_CTX
+         "    error('reload broke') end,\n  update = function() end }\n",
+         "mod.lua:5: reload broke"},
+    };
+    float count = 1, x = 1;
+    for (int i = 0; i < 3; i++) {
+        write_file("mod.lua", edits[i].text);
+        CHECK_INT(bw_controls_reload(c, "mod.lua"), BW_CONTROLS_RELOAD_REJECTED);
+        CHECK_STR(bw_controls_error(c), edits[i].want);
+        frame_at(c, &p, ++x);
+        check_ctx(c, x, ++count, __LINE__);
+    }
+    /* a memory stop after the changes: the state at its cap while ctx is put back */
+    write_file("mod.lua", "return { priority = 1,\n  init = function(ctx)\n" MANGLE_CTX
+                          "    local t = {}; while true do t[#t + 1] = {} end end,\n  update = function() end }\n");
+    lua_gc(bw_sandbox_state(sb), LUA_GCCOLLECT);
+    size_t cap = bw_sandbox_memory_used(sb) + (256 << 10);
+    bw_sandbox_set_memory_cap(sb, cap);
+    CHECK_INT(bw_controls_reload(c, "mod.lua"), BW_CONTROLS_RELOAD_REJECTED);
+    char want[256];
+    snprintf(want, sizeof want, "mod.lua:5: memory cap of %zu KiB exceeded: not enough memory, script stopped",
+             cap >> 10);
+    CHECK_STR(bw_controls_error(c), want);
+    bw_sandbox_set_memory_cap(sb, 0);
+    frame_at(c, &p, ++x);
+    check_ctx(c, x, ++count, __LINE__);
+    /* a new control doing the same as it loads: not added, ctx as it was */
+    write_file("bad.lua", "return {\n  init = function(ctx)\n" MANGLE_CTX "    error('load broke') end,\n"
+                          "  update = function() end }\n");
+    char err[512] = "";
+    CHECK_INT(bw_controls_load(c, "bad.lua", NULL, err, sizeof err), -1);
+    CHECK_STR(err, "bad.lua:5: load broke");
+    CHECK_INT(bw_controls_count(c), 2);
+    frame_at(c, &p, ++x);
+    check_ctx(c, x, ++count, __LINE__);
+    /* an edit that goes in keeps what its init stored into ctx */
+    write_file("mod.lua", "return { priority = 1,\n"
+                          "  init = function(ctx) ctx.shared.n = 6; ctx.note = { 8 }; return { n = 100 } end,\n"
+                          "  update = function(s, pose, ctx) s.n = s.n + 1; ctx.gaze[4] = s.n end }\n");
+    CHECK_INT(bw_controls_reload(c, "mod.lua"), BW_CONTROLS_RELOAD_DONE);
+    frame_at(c, &p, ++x);
+    float g[4] = {0};
+    CHECK_INT(bw_controls_read(c, 0, "gaze", g, 4), 4);
+    CHECK_NEAR(g[0], 6, 0);
+    CHECK_NEAR(g[3], 101, 0);
+    CHECK_INT(bw_controls_read(c, 0, "note", g, 4), 1);
+    CHECK_NEAR(g[0], 8, 0);
+    CHECK_INT(bw_controls_failures(c, 0) + bw_controls_failures(c, 1), 0);
+    unload(sb, c, &p);
+}
+
+/* A module's reload is one: a.lua's init goes through (it counts its
+ * inits into ctx.inits) before b.lua refuses the new module, and the
+ * rejection takes a's change back with the rest (before, ctx.inits read
+ * 2 after the rejected reload: a's init of a version that never ran). The
+ * reload that goes in counts again. */
+static void a_rejected_module_reload_takes_back_what_its_other_controls_did(void)
+{
+    CHECK(make_tmpdir());
+    write_file("m.lua", "return { v = 1 }\n");
+    write_file("a.lua", "local m = require('m')\n"
+                        "return { init = function(ctx) ctx.inits = (ctx.inits or 0) + 1; return {} end,\n"
+                        "  update = function(s, pose, ctx) ctx.gaze[1] = ctx.inits * 10 + m.v end }\n");
+    write_file("b.lua", "local m = require('m')\n"
+                        "return { priority = 1,\n"
+                        "  init = function(ctx) if m.v == 2 then error('b refuses') end end,\n"
+                        "  update = function(s, pose, ctx) ctx.gaze[2] = m.v end }\n");
+    bw_sandbox *sb = NULL;
+    bw_controls *c = load_two(&sb, false, "a.lua", "b.lua");
+    bw_pose p = rest_pose();
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 11, 0);
+    write_file("m.lua", "return { v = 2 }\n");
+    CHECK_INT(bw_controls_reload(c, "m.lua"), BW_CONTROLS_RELOAD_REJECTED);
+    CHECK_STR(bw_controls_error(c), "b.lua:3: b refuses");
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 11, 0); /* one init of a, the old module */
+    CHECK_NEAR(gaze(c, 1), 1, 0);
+    write_file("m.lua", "return { v = 3 }\n");
+    CHECK_INT(bw_controls_reload(c, "m.lua"), BW_CONTROLS_RELOAD_DONE);
+    run_frames(c, &p, 1);
+    CHECK_NEAR(gaze(c, 0), 23, 0);
+    CHECK_NEAR(gaze(c, 1), 3, 0);
+    unload(sb, c, &p);
+}
+
 /* init and reload return the state table or nil; anything else is
  * refused with the function's file:line (before, init returning 5 loaded
  * and a reload returning 5 went in, then every frame failed). */
@@ -2321,6 +2487,8 @@ int main(void)
     RUN(a_rejected_edit_cannot_change_the_globals_of_others);
     RUN(a_rejected_reload_leaves_the_running_state_untouched);
     RUN(a_state_that_is_no_table_is_refused);
+    RUN(a_rejected_load_or_reload_leaves_ctx_as_it_was);
+    RUN(a_rejected_module_reload_takes_back_what_its_other_controls_did);
     RUN(a_bad_field_is_reported_at_its_line);
     RUN(a_control_requiring_itself_is_a_loop);
     RUN(a_script_that_ends_at_the_memory_cap_cannot_abort_the_load);

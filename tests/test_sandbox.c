@@ -1194,6 +1194,92 @@ static void a_failed_include_leaves_no_trace(void)
     CHECK_STR(err, "inc_bad.lua:2: bad luck");
 }
 
+/* A host's globals (bw_character_options.setup): the `host` table it
+ * adds, with a list inside, and its own reference to it (the registry) to
+ * read back after the run. */
+#define HOST_KEY "test_sandbox.host"
+
+static int add_host_table(lua_State *L)
+{
+    lua_createtable(L, 0, 2);
+    lua_pushliteral(L, "knight");
+    lua_setfield(L, -2, "name");
+    lua_createtable(L, 2, 0);
+    for (int i = 1; i <= 2; i++) {
+        lua_pushinteger(L, i);
+        lua_rawseti(L, -2, i);
+    }
+    lua_setfield(L, -2, "colors");
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, HOST_KEY);
+    lua_setglobal(L, "host");
+    return 0;
+}
+
+/* After the run: the host's own table as "name colors[1] colors[2]
+ * #colors" (colors read through its view, which now stands in the host's
+ * table: bw_sandbox_protect_globals). */
+static void read_host_table(void *user, lua_State *L, int table, const bw_character *character)
+{
+    (void)table;
+    (void)character;
+    lua_getfield(L, LUA_REGISTRYINDEX, HOST_KEY);
+    lua_getfield(L, -1, "name");
+    lua_getfield(L, -2, "colors");
+    lua_geti(L, -1, 1);
+    lua_geti(L, -2, 2);
+    lua_len(L, -3);
+    snprintf((char *)user, 64, "%s %d %d %d", lua_tostring(L, -5), (int)lua_tointeger(L, -3), (int)lua_tointeger(L, -2),
+             (int)lua_tointeger(L, -1));
+    lua_pop(L, 6);
+}
+
+/* The tables a host adds to the base are read-only to the scripts, as the
+ * libraries are: every file of a load has globals of its own, but the
+ * base is one for all of them, so before, `host.name = 'rogue'` (or a
+ * write into host.colors) in one file went through, an include run after
+ * it saw "rogue", and the host read the script's values back from its own
+ * table. Now each write raises the libraries' error at its line, reads,
+ * ipairs and # see through, and the host's table is as it made it. */
+static void a_hosts_tables_are_read_only(void)
+{
+    static const struct {
+        const char *file, *text, *want;
+    } bad[] = {
+        {"host_name.lua", "local x = host.name\nhost.name = 'rogue'\n", "host_name.lua:2: the library 'host' is read-only"},
+        {"host_list.lua", "\n\nhost.colors[1] = 9\n", "host_list.lua:3: the library 'host' is read-only"},
+        {"host_raw.lua", "rawset(host.colors, 3, 9)\n", "host_raw.lua:1: rawset: the sandbox's libraries are read-only"},
+    };
+    char seen[64] = "", err[1024] = "";
+    bw_character_options opt = {.setup = add_host_table, .read = read_host_table, .user = seen};
+    bw_character *ch = NULL;
+    for (int i = 0; i < 3; i++) {
+        write_text_file(mod_path(bad[i].file), bad[i].text);
+        CHECK(!bw_character_load(mod_path(bad[i].file), &opt, &ch, err, sizeof err));
+        CHECK_STR(err, bad[i].want);
+    }
+    write_text_file(mod_path("host_seen.lua"),
+                    "local n = 0\nfor i, v in ipairs(host.colors) do n = n + v end\n"
+                    "return host.name .. ' ' .. n .. ' ' .. #host.colors .. ' ' .. table.concat(host.colors, ',')\n");
+    write_text_file(mod_path("host_main.lua"),
+                    "local ok, e = pcall(function() host.name = 'rogue' end)\n"
+                    "assert(not ok and e == \"host_main.lua:1: the library 'host' is read-only\", e)\n"
+                    "ok, e = pcall(function() host.colors[1] = 9 end)\n"
+                    "assert(not ok and e == \"host_main.lua:3: the library 'host' is read-only\", e)\n"
+                    "host = { name = 'mine' }\n" /* the file's own global */
+                    "assert(host.name == 'mine')\n"
+                    "local seen = include('host_seen.lua')\n"
+                    "assert(seen == 'knight 3 2 1,2', seen)\n"
+                    "local rig = blendwerk.rig { joints = { { name = 'root' } } }\n"
+                    "local c = blendwerk.clip { name = 'c', joints = { { joint = 'root', keys = { { time = 0, t = { 0, 1, 0 } } } } } }\n"
+                    "return { rig = rig, clips = { c } }\n");
+    err[0] = '\0';
+    CHECK(bw_character_load(mod_path("host_main.lua"), &opt, &ch, err, sizeof err));
+    CHECK_STR(err, "");
+    CHECK_STR(seen, "knight 1 2 2"); /* the host's table as it made it */
+    bw_character_destroy(ch);
+}
+
 int main(void)
 {
     snprintf(parent_dir, sizeof parent_dir, "/tmp/bw_test_sandbox_XXXXXX");
@@ -1264,6 +1350,7 @@ int main(void)
     RUN(requiring_the_running_file_is_a_loop);
     RUN(print_names_the_calling_file);
     RUN(a_failed_include_leaves_no_trace);
+    RUN(a_hosts_tables_are_read_only);
     bw_sandbox_destroy(bystander);
 
     remove_tree(parent_dir);
