@@ -1899,6 +1899,33 @@ static int lines_starting(const char *text, const char *prefix)
     return n;
 }
 
+/* The character's own warnings reach stderr like the animator's: a rig
+ * whose spine rest rotation {0,0,0,2} has length 2 (line 2 of the file)
+ * and a clip whose first rotation key {0,0,0,3} has length 3 (line 3),
+ * each once, in that order, after the file:line of the call. */
+static void a_characters_warnings_are_printed(void)
+{
+    static char out[65536];
+    write_text_file(temp_path("warned.lua"),
+                    "local bw = blendwerk\n"
+                    "local rig = assert(bw.rig { joints = { { name = 'root' }, { name = 'spine', parent = 'root', r = { 0, 0, 0, 2 } } } })\n"
+                    "local clip = assert(bw.clip { name = 'idle', joints = { { joint = 'spine', parent = 'root',\n"
+                    "    keys = { { time = 0, r = { 0, 0, 0, 3 } }, { time = 1, r = { 0, 0, 0, 1 } } } } } })\n"
+                    "return { rig = rig, clips = { clip } }\n");
+    char args[2048];
+    snprintf(args, sizeof args, "--headless --size 64x64 --frames 2 --no-graph --character '%s'", temp_path("warned.lua"));
+    CHECK_INT(run_demo(args, out, sizeof out), 0);
+    char want[1400];
+    snprintf(want, sizeof want,
+             "blendwerk-demo: warning: %s: warned.lua:2: rig: joint 'spine' (index 1): rest rotation had length 2; "
+             "normalized\n"
+             "blendwerk-demo: warning: %s: warned.lua:3: clip \"idle\": track 0 (joint \"spine\" rotation): 1 of 2 keys "
+             "were not unit length (first: key 0, length 3); normalized\n",
+             temp_path("warned.lua"), temp_path("warned.lua"));
+    CHECK_CONTAINS(out, want);
+    CHECK_INT(lines_starting(out, "blendwerk-demo: warning:"), 2);
+}
+
 /* A mod's error message with a line break cannot forge the headless
  * lines tools read: a control whose update raises "boom\ndone frames=1
  * ..." shows in the final "error:" block with every line after the first
@@ -2329,6 +2356,7 @@ int main(void)
     RUN(bad_arguments_and_files_exit_with_the_message);
     RUN(headless_lines_escape_names_with_control_bytes);
     RUN(a_rig_with_two_heads_gets_a_warning);
+    RUN(a_characters_warnings_are_printed);
     RUN(a_message_with_a_line_break_cannot_forge_a_done_line);
     RUN(a_timeline_steps_by_its_own_dt);
     RUN(the_default_summary_rate_is_a_simulated_second);
