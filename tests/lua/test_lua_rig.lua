@@ -154,6 +154,23 @@ test("warnings: an unnormalized rest rotation, after the call's file:line", func
     eq(type(make_rig():warnings()), "table", "an empty list, not nil")
 end)
 
+-- The 16 KiB cap of asset:warnings(): 1024 joints j0000..j1023, each rest
+-- {0,0,0,2}. The core's message for joint i is 68 bytes plus the digits
+-- of i beyond one, and a NUL: 10 x 69 + 90 x 70 + 132 x 71 = 16362 bytes
+-- hold joints 0..231; joint 232 needs 71 more (16433 > 16384), and no later
+-- one is shorter: 232 kept, 792 counted, the count after the call site too.
+test("warnings: at most 16 KiB kept, then a count", function()
+    local src = debug.getinfo(1, "S").short_src
+    local joints = {}
+    for i = 1, 1024 do joints[i] = { name = ("j%04d"):format(i - 1), r = { 0, 0, 0, 2 } } end
+    local rig, line = assert(bw.rig { joints = joints }), debug.getinfo(1, "l").currentline
+    local w = rig:warnings()
+    eq(#w, 233, "232 kept and the count")
+    eq(w[232], src .. ":" .. line .. ": rig: joint 'j0231' (index 231): rest rotation had length 2; normalized",
+        "the last kept")
+    eq(w[233], src .. ":" .. line .. ": (792 more warnings not kept)", "the count")
+end)
+
 test("bad rig tables return nil and a message", function()
     fails("rig: joint 2 'spine': parent 'hip' not found",
         bw.rig { joints = { { name = "hips" }, { name = "spine", parent = "hip" } } })
