@@ -113,8 +113,6 @@ static int add_globals(lua_State *L)
     return 0;
 }
 
-/* ---- copying clips ---- */
-
 /* A malloc copy of `src` named `name`: the exact clone when the names
  * agree, else the same tracks, markers, length and loop flag rebuilt
  * under the new name (the core keeps no other way to rename a clip; the
@@ -140,10 +138,55 @@ static bw_result clone_named(const bw_clip *src, const char *name, bw_clip **out
     return r;
 }
 
+/* ---- warnings ---- */
+
+/* Append to the list at `out` the creation warnings of the Rig or Clip at
+ * `obj` (bw_lua_push_made_warnings), unless the same list was appended
+ * already (`seen`: list -> true): an asset's rig and clips share its one
+ * list, told once. */
+static void gather_warnings(lua_State *L, int obj, int out, int seen)
+{
+    bw_lua_push_made_warnings(L, obj);
+    const int list = lua_gettop(L);
+    if (lua_istable(L, list)) {
+        lua_pushvalue(L, list);
+        if (lua_rawget(L, seen) == LUA_TNIL) {
+            lua_pushvalue(L, list);
+            lua_pushboolean(L, 1);
+            lua_rawset(L, seen);
+            lua_Integer n = (lua_Integer)lua_rawlen(L, list), at = (lua_Integer)lua_rawlen(L, out);
+            for (lua_Integer i = 1; i <= n; i++) {
+                lua_rawgeti(L, list, i);
+                lua_rawseti(L, out, ++at);
+            }
+        }
+    }
+    lua_settop(L, list - 1);
+}
+
+/* Tell the host's logger each message of the list on top (what extract
+ * returned). Strings and raw reads only: nothing here allocates, so it
+ * may run outside a protected call. */
+static void tell_warnings(lua_State *L, const bw_logger *logger)
+{
+    if (!logger->fn || !lua_istable(L, -1)) return;
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, -1, i);
+        const char *message = lua_tostring(L, -1);
+        if (message) logger->fn(logger->user, BW_LOG_WARNING, message);
+        lua_pop(L, 1);
+    }
+}
+
+/* ---- copying clips ---- */
+
 /* The Clip at the top of the stack, copied into the next entry under
  * `name`. `what` names the entry for messages ("clips[2]", "clips.walk");
- * sources[i] is the Clip entry i was copied from. */
-static void add_clip(lua_State *L, bw_character *c, const bw_clip **sources, const char *what, const char *name)
+ * sources[i] is the Clip entry i was copied from; handles[name] = the
+ * Clip (its warnings are gathered in the character's order). */
+static void add_clip(lua_State *L, bw_character *c, const bw_clip **sources, int handles, const char *what,
+                     const char *name)
 {
     bw_lua_clip *lc = (bw_lua_clip *)luaL_testudata(L, -1, BW_LUA_CLIP);
     if (!lc) luaL_error(L, "%s: expected a blendwerk.Clip, got a %s", what, luaL_typename(L, -1));
@@ -165,6 +208,8 @@ static void add_clip(lua_State *L, bw_character *c, const bw_clip **sources, con
         luaL_error(L, "%s: copying clip '%s': %s", what, name, err.message);
     snprintf(cc->name, sizeof cc->name, "%s", name);
     c->clip_count++;
+    lua_pushvalue(L, -1);
+    lua_setfield(L, handles, name);
 }
 
 static int by_name(const void *a, const void *b)
@@ -172,8 +217,8 @@ static int by_name(const void *a, const void *b)
     return strcmp(((const bw_character_clip *)a)->name, ((const bw_character_clip *)b)->name);
 }
 
-/* clips: a list of Clips, or name = Clip. */
-static void read_clips(lua_State *L, int t, bw_character *c, int max_clips)
+/* clips: a list of Clips, or name = Clip; handles[name] = each Clip. */
+static void read_clips(lua_State *L, int t, bw_character *c, int max_clips, int handles)
 {
     char why[256];
     if (bw_lua_raw_field(L, t, "clips") != LUA_TTABLE)
@@ -209,7 +254,7 @@ static void read_clips(lua_State *L, int t, bw_character *c, int max_clips)
             lua_rawgeti(L, list, i);
             bw_lua_clip *lc = (bw_lua_clip *)luaL_testudata(L, -1, BW_LUA_CLIP);
             const char *own = lc && lc->clip && !lc->hdr.destroyed ? bw_clip_name(lc->clip) : "";
-            add_clip(L, c, sources, what, own[0] ? own : unnamed);
+            add_clip(L, c, sources, handles, what, own[0] ? own : unnamed);
             lua_pop(L, 1);
         }
     } else {
@@ -222,7 +267,7 @@ static void read_clips(lua_State *L, int t, bw_character *c, int max_clips)
             if (!key[0]) luaL_error(L, "clips: an empty name");
             /* "x\0y" would be filed as "x": refused, as a rig refuses such joint names */
             if (strlen(key) != len) luaL_error(L, "%s: the name must be a string without NUL bytes", what);
-            add_clip(L, c, sources, what, key);
+            add_clip(L, c, sources, handles, what, key);
             lua_pop(L, 1);
         }
         qsort(c->clips, (size_t)c->clip_count, sizeof *c->clips, by_name);
@@ -230,7 +275,9 @@ static void read_clips(lua_State *L, int t, bw_character *c, int max_clips)
     lua_pop(L, 2); /* sources, the clips table */
 }
 
-/* extract(result, run): validate the returned table and copy it. The
+/* extract(result, run) -> warnings: validate the returned table and copy
+ * it; return the creation warnings of the rig and clips it returned, a
+ * list (the rig's, then the clips' in the character's order). The
  * messages name the field; the caller prefixes the file name. */
 static int extract(lua_State *L)
 {
@@ -255,11 +302,24 @@ static int extract(lua_State *L)
     bw_error err;
     memset(&err, 0, sizeof err);
     if (bw_rig_clone(r->rig, NULL, &c->rig, &err) != BW_OK) luaL_error(L, "rig: copying the rig: %s", err.message);
-    lua_pop(L, 1);
-
-    read_clips(L, t, c, o->max_clips);
+    const int rig = lua_gettop(L);
+    lua_newtable(L); /* the clips by name */
+    const int handles = lua_gettop(L);
+    read_clips(L, t, c, o->max_clips, handles);
     if (o->read) o->read(o->user, L, t, c);
-    return 0;
+
+    lua_newtable(L); /* the warnings */
+    const int out = lua_gettop(L);
+    lua_newtable(L); /* the lists gathered */
+    const int seen = lua_gettop(L);
+    gather_warnings(L, rig, out, seen);
+    for (int i = 0; i < c->clip_count; i++) {
+        lua_getfield(L, handles, c->clips[i].name);
+        gather_warnings(L, lua_gettop(L), out, seen);
+        lua_pop(L, 1);
+    }
+    lua_settop(L, out);
+    return 1;
 }
 
 /* ---- the loader ---- */
@@ -325,8 +385,9 @@ bool bw_character_load(const char *path, const bw_character_options *options, bw
         lua_pushcfunction(L, extract);
         lua_insert(L, -2);
         lua_pushlightuserdata(L, &run);
-        bw_sandbox_status st = bw_sandbox_call(sb, 2, 0);
+        bw_sandbox_status st = bw_sandbox_call(sb, 2, 1);
         ok = st == BW_SANDBOX_OK;
+        if (ok) tell_warnings(L, &run.options->logger);
         /* errors about the table name the field, not a line; stops
          * (budget, time, memory) keep the sandbox's "file:line:" */
         if (st == BW_SANDBOX_ERROR)

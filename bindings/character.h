@@ -57,6 +57,24 @@
  * - any other field is refused ("returned table: unknown field 'x'")
  *   unless it is in options->fields.
  *
+ * Warnings: what the core changed in the character's data while making
+ * it reaches options->logger, after the load succeeded and before
+ * bw_character_load returns, one message per call, in order: the returned
+ * rig's creation warnings, then each clip's in the character's clip
+ * order. They are the objects' own (rig:warnings(), clip:warnings(),
+ * docs/lua-api.md), each after the "file:line: " of the blendwerk.rig or
+ * blendwerk.clip call that made the object, e.g.
+ * "hero.lua:3: rig: joint 'spine' (index 1): rest rotation had length 2;
+ * normalized" or "hero.lua:9: clip "walk": track 0 (joint "spine"
+ * rotation): 1 of 2 keys were not unit length (first: key 0, length 3);
+ * normalized"; a rig or clip of a blendwerk.load asset brings that
+ * asset's loader warnings (asset:warnings(), which name the file and
+ * line), once however many of its objects were returned. Rigs and clips
+ * the script made but did not return are not the character's: their
+ * warnings are not told (the script can read them itself). The text is
+ * the mod's (its names): a host printing it on a terminal escapes it
+ * (blendwerk/text.h).
+ *
  * Errors: on failure false is returned, *out is untouched and `err`
  * holds one line:
  * - "file:line: message" for syntax and runtime errors, failed asserts,
@@ -125,6 +143,8 @@ typedef struct bw_character_options {
                                     may refuse it (a host watching files for reload); may be NULL */
     int max_clips;               /* clips a character may have; 0: BW_CHARACTER_DEFAULT_MAX_CLIPS */
     void *user;                  /* passed to read, setup and on_open */
+    bw_logger logger;            /* optional: the character's warnings (see Warnings above), each
+                                    once, BW_LOG_WARNING, with logger.user; a failed load tells none */
 } bw_character_options;
 
 /* Run the character file at `path` (see above) and build the character.

@@ -732,7 +732,7 @@ static int l_animator(lua_State *L)
     const bw_lua_warnings *warnings = bw_lua_push_warnings(L, &d.logger); /* on top, above the desc's tables */
     bw_result r = bw_animator_create(&d, &a->animator, &errs);
     if (r == BW_OK) {
-        bw_lua_push_warning_list(L, warnings);
+        bw_lua_push_warning_list(L, warnings, NULL);
         lua_setiuservalue(L, 4, UV_WARNINGS);
     }
     lua_pop(L, 1); /* the buffer */

@@ -44,7 +44,7 @@ static const char *const load_fields[] = {"max_bytes", NULL};
  * index `cache`). */
 static void store_warnings(lua_State *L, int cache, const bw_lua_warnings *w)
 {
-    bw_lua_push_warning_list(L, w);
+    bw_lua_push_warning_list(L, w, NULL);
     lua_setfield(L, cache, "warnings");
 }
 

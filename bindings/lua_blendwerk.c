@@ -558,19 +558,61 @@ bw_lua_warnings *bw_lua_push_warnings(lua_State *L, bw_logger *logger)
     return w;
 }
 
-void bw_lua_push_warning_list(lua_State *L, const bw_lua_warnings *w)
+void bw_lua_push_warning_list(lua_State *L, const bw_lua_warnings *w, const char *prefix)
 {
+    if (!prefix) prefix = "";
     lua_createtable(L, w->count + (w->dropped ? 1 : 0), 0);
     const char *p = w->text;
     for (int i = 0; i < w->count; i++) {
-        lua_pushstring(L, p);
+        lua_pushfstring(L, "%s%s", prefix, p);
         lua_rawseti(L, -2, i + 1);
         p += strlen(p) + 1;
     }
     if (w->dropped) {
-        lua_pushfstring(L, "(%d more warning%s not kept)", w->dropped, w->dropped == 1 ? "" : "s");
+        lua_pushfstring(L, "%s(%d more warning%s not kept)", prefix, w->dropped, w->dropped == 1 ? "" : "s");
         lua_rawseti(L, -2, w->count + 1);
     }
+}
+
+bw_lua_warnings *bw_lua_begin_made_warnings(lua_State *L, bw_logger *logger)
+{
+    luaL_where(L, 1);
+    return bw_lua_push_warnings(L, logger);
+}
+
+void bw_lua_keep_made_warnings(lua_State *L, int idx, int slot)
+{
+    idx = lua_absindex(L, idx);
+    const bw_lua_warnings *w = (const bw_lua_warnings *)lua_touserdata(L, -1);
+    if (w->count || w->dropped) {
+        bw_lua_push_warning_list(L, w, lua_tostring(L, -2));
+        lua_setiuservalue(L, idx, slot);
+    }
+    lua_pop(L, 2); /* the buffer, the call site */
+}
+
+void bw_lua_push_made_warnings(lua_State *L, int idx)
+{
+    BW_LUA_STACK_BEGIN(L);
+    idx = lua_absindex(L, idx);
+    const bw_lua_object *o = (const bw_lua_object *)lua_touserdata(L, idx);
+    const bool rig = luaL_testudata(L, idx, BW_LUA_RIG) != NULL;
+    if (!o->borrowed) {
+        lua_getiuservalue(L, idx, rig ? BW_LUA_UV_RIG_WARNINGS : BW_LUA_UV_CLIP_WARNINGS);
+    } else {
+        lua_getiuservalue(L, idx, rig ? BW_LUA_UV_RIG_ASSET : BW_LUA_UV_CLIP_ASSET); /* the owner */
+        if (luaL_testudata(L, -1, BW_LUA_ASSET)) {
+            lua_getiuservalue(L, -1, BW_LUA_UV_ASSET_CACHE);
+            lua_getfield(L, -1, "warnings");
+            lua_replace(L, -3);
+            lua_pop(L, 1);
+        } else {
+            /* a shared twin's owner owns its object: one step */
+            lua_getiuservalue(L, -1, rig ? BW_LUA_UV_RIG_WARNINGS : BW_LUA_UV_CLIP_WARNINGS);
+            lua_remove(L, -2);
+        }
+    }
+    BW_LUA_STACK_END(L, 1);
 }
 
 void bw_lua_push_list_copy(lua_State *L, int idx)

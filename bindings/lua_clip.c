@@ -9,6 +9,10 @@
  *     markers = { {name=, time=}, ... } }
  *   -> Clip | nil, message
  *
+ * clip:warnings() lists what the core warned of while compiling it
+ * (rotation keys that were not unit length, stored normalized), each
+ * message after the "file:line: " of the blendwerk.clip call.
+ *
  * The binding validates everything itself first so that the message can
  * name the clip, the joint and the key as the script wrote them
  * ("clip 'walk': joint 'arm' key 3: time is NaN"); whatever the core still
@@ -41,7 +45,7 @@ static void destroy_clip(bw_lua_object *o)
 bw_lua_clip *bw_lua_push_clip(lua_State *L, bw_clip *clip, int owner_idx)
 {
     if (owner_idx) owner_idx = lua_absindex(L, owner_idx);
-    bw_lua_clip *c = (bw_lua_clip *)bw_lua_new_object(L, sizeof *c, 2, BW_LUA_CLIP, destroy_clip);
+    bw_lua_clip *c = (bw_lua_clip *)bw_lua_new_object(L, sizeof *c, 3, BW_LUA_CLIP, destroy_clip);
     c->clip = clip;
     if (owner_idx) {
         c->hdr.borrowed = true;
@@ -458,6 +462,8 @@ static int l_clip_new(lua_State *L)
     desc.allocator = bw_lua_allocator_value(L);
 
     bw_lua_clip *c = bw_lua_push_clip(L, NULL, 0); /* the empty handle first */
+    const int handle = lua_gettop(L);
+    bw_lua_begin_made_warnings(L, &desc.logger);
     bw_error err;
     memset(&err, 0, sizeof err);
     bw_result res = bw_clip_compile_sequence(&desc, &c->clip, &err);
@@ -467,6 +473,7 @@ static int l_clip_new(lua_State *L)
         bw_lua_push_error(L, p.clip, res, &err);
         return 2;
     }
+    bw_lua_keep_made_warnings(L, handle, BW_LUA_UV_CLIP_WARNINGS);
     return 1;
 }
 
@@ -611,6 +618,16 @@ static int l_sample(lua_State *L)
     return 1;
 }
 
+/* clip:warnings() -> { message, ... }: what blendwerk.clip warned of (a
+ * new list each call, possibly empty; see bw_lua_push_made_warnings) */
+static int l_warnings(lua_State *L)
+{
+    bw_lua_check_clip(L, 1);
+    bw_lua_push_made_warnings(L, 1);
+    bw_lua_push_list_copy(L, -1);
+    return 1;
+}
+
 /* __tostring of a live Clip; close(), __gc and __close are the shared
  * ones (closing is a no-op on a borrowed Clip) */
 static int describe_clip(lua_State *L)
@@ -635,6 +652,7 @@ static const luaL_Reg clip_methods[] = {
     {"markers", l_markers},
     {"bind", l_bind},
     {"sample", l_sample},
+    {"warnings", l_warnings},
     {NULL, NULL},
 };
 

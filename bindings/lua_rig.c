@@ -5,6 +5,10 @@
  *                  curves = { {name=, angle=, rest=}, ... } }
  *     -> Rig | nil, message
  *
+ * rig:warnings() lists what the core warned of while making it (a rest
+ * rotation that was not unit length, stored normalized), each message
+ * after the "file:line: " of the blendwerk.rig call.
+ *
  * Joints are listed parent-first; `parent` is the name of an earlier joint
  * (or its 1-based index), nil / false for a root. Bad descriptions are an
  * expected failure (nil, "rig: joint 3 'arm': parent 'hips' not found");
@@ -24,7 +28,7 @@ static void destroy_rig(bw_lua_object *o)
 bw_lua_rig *bw_lua_push_rig(lua_State *L, bw_rig *rig, int owner_idx)
 {
     if (owner_idx) owner_idx = lua_absindex(L, owner_idx);
-    bw_lua_rig *r = (bw_lua_rig *)bw_lua_new_object(L, sizeof *r, 2, BW_LUA_RIG, destroy_rig);
+    bw_lua_rig *r = (bw_lua_rig *)bw_lua_new_object(L, sizeof *r, 3, BW_LUA_RIG, destroy_rig);
     r->rig = rig;
     if (owner_idx) {
         r->hdr.borrowed = true;
@@ -236,6 +240,8 @@ static int l_rig_new(lua_State *L)
     desc.curve_count = (int)curve_count;
     desc.allocator = bw_lua_allocator_value(L);
     bw_lua_rig *r = bw_lua_push_rig(L, NULL, 0); /* empty handle first, then the rig it owns */
+    const int handle = lua_gettop(L);
+    bw_lua_begin_made_warnings(L, &desc.logger);
     bw_error err;
     memset(&err, 0, sizeof err);
     bw_result res = bw_rig_create(&desc, &r->rig, &err);
@@ -245,6 +251,7 @@ static int l_rig_new(lua_State *L)
         bw_lua_push_error(L, "rig", res, &err);
         return 2;
     }
+    bw_lua_keep_made_warnings(L, handle, BW_LUA_UV_RIG_WARNINGS);
     return 1;
 }
 
@@ -354,6 +361,16 @@ static int l_layout_signature(lua_State *L)
     return 1;
 }
 
+/* rig:warnings() -> { message, ... }: what blendwerk.rig warned of (a new
+ * list each call, possibly empty; see bw_lua_push_made_warnings) */
+static int l_warnings(lua_State *L)
+{
+    bw_lua_check_rig(L, 1);
+    bw_lua_push_made_warnings(L, 1);
+    bw_lua_push_list_copy(L, -1);
+    return 1;
+}
+
 /* rig:pose() -> empty Pose (identity, coverage 0) */
 static int l_pose(lua_State *L)
 {
@@ -398,6 +415,7 @@ static const luaL_Reg rig_methods[] = {
     {"layout_signature", l_layout_signature},
     {"pose", l_pose},
     {"rest_pose", l_rest_pose},
+    {"warnings", l_warnings},
     {NULL, NULL},
 };
 

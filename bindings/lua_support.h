@@ -231,6 +231,8 @@ enum {
     BW_LUA_UV_RIG_SHARED = 2,    /* Rig: its shared twin (bw_lua_push_shared), or nil */
     BW_LUA_UV_CLIP_ASSET = 1,    /* Clip: the Asset (or owned Clip) it is borrowed from, or nil */
     BW_LUA_UV_CLIP_SHARED = 2,   /* Clip: its shared twin (bw_lua_push_shared), or nil */
+    BW_LUA_UV_RIG_WARNINGS = 3,  /* Rig: its creation warnings, a list, or nil (none) */
+    BW_LUA_UV_CLIP_WARNINGS = 3, /* Clip: its creation warnings, a list, or nil (none) */
     BW_LUA_UV_BINDING_CLIP = 1,  /* Binding: its Clip */
     BW_LUA_UV_BINDING_RIG = 2,   /* Binding: its Rig */
     BW_LUA_UV_POSE_RIG = 1,      /* Pose: its Rig */
@@ -397,9 +399,25 @@ typedef struct bw_lua_warnings {
 /* Push an empty buffer (a userdata: Lua frees it whatever happens) and
  * return it with *logger set to collect into it. */
 bw_lua_warnings *bw_lua_push_warnings(lua_State *L, bw_logger *logger);
-/* Push the collected warnings as a list of strings, in order, a last
- * "(N more warnings not kept)" when some did not fit. */
-void bw_lua_push_warning_list(lua_State *L, const bw_lua_warnings *w);
+/* Push the collected warnings as a list of strings, in order, each after
+ * `prefix` (NULL: none), a last "(N more warnings not kept)" when some did
+ * not fit. */
+void bw_lua_push_warning_list(lua_State *L, const bw_lua_warnings *w, const char *prefix);
+/* A Rig's or Clip's creation warnings (rig:warnings(), clip:warnings()),
+ * for the functions that make one from a table (blendwerk.rig,
+ * blendwerk.clip). Before the core call, bw_lua_begin_made_warnings pushes
+ * the Lua call site (luaL_where(L, 1): "file:line: ", or "" when a C
+ * function called) and a buffer, and sets *logger to collect into it;
+ * once the object is made, bw_lua_keep_made_warnings stores them, each
+ * message after the call site, in uservalue `slot` of the handle at `idx`
+ * (nothing when there were none) and pops what begin pushed. */
+bw_lua_warnings *bw_lua_begin_made_warnings(lua_State *L, bw_logger *logger);
+void bw_lua_keep_made_warnings(lua_State *L, int idx, int slot);
+/* Push the creation warnings of the Rig or Clip at idx: a list, or nil
+ * when there were none. A borrowed handle has its owner's: those of the
+ * Rig or Clip it is the shared twin of, or, for an Asset's rig and clips,
+ * the Asset's (the loader's, asset:warnings(): one file, one load). */
+void bw_lua_push_made_warnings(lua_State *L, int idx);
 /* Push a copy of the list at idx (a method's result: the caller may
  * change it freely), or an empty list when idx holds none. */
 void bw_lua_push_list_copy(lua_State *L, int idx);

@@ -82,12 +82,16 @@ static bw_asset *asset_from_character(bw_character *ch)
 
 /* A .lua character file through the shared loader, as untrusted mod code.
  * No host fields: the tools take exactly what the demo takes (a field the
- * demo refuses, such as `scene`, is refused here with the demo's message). */
+ * demo refuses, such as `scene`, is refused here with the demo's message).
+ * The character's warnings (its rig's and clips' creation warnings) go to
+ * stderr as the other loaders' do. */
 static bw_asset *load_character(const char *cmd, const char *path)
 {
     static char err[BW_CLI_ERROR_MAX];
     bw_character *ch = NULL;
     bw_character_options options = {0};
+    options.logger.fn = print_log;
+    options.logger.user = (void *)path;
     if (!bw_character_load(path, &options, &ch, err, sizeof err)) {
         bw_cli_error_line(cmd, err); /* the script's own error text: control bytes as \xNN */
         return NULL;

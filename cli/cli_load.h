@@ -15,7 +15,10 @@
  * nodes (every joint_node is -1) and no frames (frame_time and
  * frame_count 0). Use bw_cli_is_character to tell it apart.
  *
- * Loader warnings go to stderr as "warning: FILE: message", and a failure
+ * Loader warnings go to stderr as "warning: FILE: message" (for a .lua
+ * file the character's warnings, bindings/character.h: what making its
+ * rig and clips warned of, the message starting "NAME:LINE: " at the
+ * blendwerk.rig / blendwerk.clip call), and a failure
  * is reported as "blendwerk CMD: FILE[:LINE]: message (at JSON path)"; for a
  * .lua file "blendwerk CMD: NAME:LINE: message" (NAME the file's name, as
  * the sandbox names chunks) or "blendwerk CMD: NAME: returned value: FIELD:

@@ -246,6 +246,22 @@ static bool watch_included(void *user, const char *path, char *why, size_t why_s
     return true;
 }
 
+/* The character's warnings (its rig's and clips' creation warnings, from
+ * the loader) and the animator's (a default head chain that passes over a
+ * name the rig has twice), one stderr line each: "blendwerk-demo:
+ * warning: CHARACTER: message", the character's name and the message
+ * escaped. Each load of the character and each build of a version (the
+ * first load, each reload) says them again. */
+static void print_warning(void *user, bw_log_level level, const char *message)
+{
+    (void)level;
+    fputs("blendwerk-demo: warning: ", stderr);
+    bw_text_print(stderr, demo_app_label((const demo_app *)user));
+    fputs(": ", stderr);
+    bw_text_print(stderr, message);
+    fputc('\n', stderr);
+}
+
 static bool character_load(demo_app *a, character_ref *out, char *err, size_t err_size)
 {
     memset(out, 0, sizeof *out);
@@ -254,6 +270,7 @@ static bool character_load(demo_app *a, character_ref *out, char *err, size_t er
     opt.limits = a->limits;
     opt.on_open = watch_included;
     opt.user = a->char_watch;
+    opt.logger = (bw_logger){print_warning, a};
     if (!bw_character_load(a->character_path, &opt, &out->owned, err, err_size)) return false;
     bw_character *ch = out->owned;
     if (!character_lists(out, ch->clip_count)) {
@@ -320,20 +337,6 @@ static void find_params(version *v)
     v->p_vx = bw_graph_find_param(v->held, "vx");
     v->p_vz = bw_graph_find_param(v->held, "vz");
     v->p_speed = bw_graph_find_param(v->held, "speed");
-}
-
-/* The animator's creation warnings (a default head chain that passes over
- * a name the rig has twice), one stderr line each: "blendwerk-demo:
- * warning: CHARACTER: message", the character's name escaped. Each build
- * of a version (the first load, each reload) says them again. */
-static void print_warning(void *user, bw_log_level level, const char *message)
-{
-    (void)level;
-    fputs("blendwerk-demo: warning: ", stderr);
-    bw_text_print(stderr, demo_app_label((const demo_app *)user));
-    fputs(": ", stderr);
-    bw_text_print(stderr, message);
-    fputc('\n', stderr);
 }
 
 /* aim_off: a control aims the head (controls_set.owns_aim). On failure

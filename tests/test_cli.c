@@ -434,6 +434,7 @@ static void load_warnings_reach_the_user(void)
                                  "assert(type(w) == 'table')\n"
                                  "print('count ' .. #w)\n"
                                  "for _, m in ipairs(w) do print('warning ' .. m) end\n"
+                                 "assert(a:rig():warnings()[1] == w[1] and a:clips()[1]:warnings()[1] == w[1])\n"
                                  "w[1] = 'changed'\n"
                                  "assert(a:warnings()[1] ~= 'changed')\n"
                                  "local clean = assert(bw.load(arg[2]))\n"
@@ -445,6 +446,25 @@ static void load_warnings_reach_the_user(void)
     snprintf(line, sizeof line, "count 1\nwarning %s:8: the header says Frames: 3 but 2 frames follow; using 2\nclean 0\n",
              short_path);
     CHECK_STR(out, line);
+
+    /* a character file whose rig has a rest rotation of length 2: the
+     * loader passes the rig's warning on, at the blendwerk.rig call (line
+     * 2 of the file, named as the sandbox names it) */
+    static const char character[] =
+        "local bw = blendwerk\n"
+        "local rig = bw.rig { joints = { { name = 'root' }, { name = 'spine', parent = 'root', r = { 0, 0, 0, 2 } } } }\n"
+        "local idle = bw.clip { name = 'idle', joints = { { joint = 'root', keys = { { time = 0, t = { 0, 0, 0 } } } } } }\n"
+        "return { rig = rig, clips = { idle } }\n";
+    CHECK(write_file(lua_path, character));
+    snprintf(cmd, sizeof cmd, "'%s' info '%s'", BIN, lua_path);
+    CHECK_INT(run_stderr(cmd), 0);
+    const char *name = strrchr(lua_path, '/') + 1;
+    snprintf(want, sizeof want, "warning: %s: %s:2: rig: joint 'spine' (index 1): rest rotation had length 2; normalized\n",
+             lua_path, name);
+    CHECK_STR(out, want); /* exactly one line: the warning */
+    CHECK_INT(runf(0, "'" BIN "' info '%s'%s", lua_path, ""), 0);
+    CHECK_CONTAINS(out, "Lua character, 2 joints, 1 clip");
+    CHECK(strstr(out, "normalized") == NULL); /* stdout has only the report */
 }
 
 /* A negative or non-finite WEIGHT is a bad argument (exit 2) named as a

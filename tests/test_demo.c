@@ -1624,6 +1624,16 @@ static int run_demo(const char *args, char *out, size_t size)
     return capture_command(cmd, out, size);
 }
 
+/* Write `script` as the temporary character file `file` and run the demo
+ * headless on it for 2 frames at 64x64 with `flags` (e.g. "--no-graph"). */
+static int run_character_script(const char *file, const char *script, const char *flags, char *out, size_t size)
+{
+    write_text_file(temp_path(file), script);
+    char args[2048];
+    snprintf(args, sizeof args, "--headless --size 64x64 --frames 2 %s --character '%s'", flags, temp_path(file));
+    return run_demo(args, out, size);
+}
+
 typedef struct image {
     unsigned char *px;
     int w, h;
@@ -1865,18 +1875,16 @@ static void headless_lines_escape_names_with_control_bytes(void)
 static void a_rig_with_two_heads_gets_a_warning(void)
 {
     static char out[65536];
-    write_text_file(temp_path("two_heads.lua"),
-                    "local bw = blendwerk\n"
-                    "local rig = assert(bw.rig { joints = { { name = 'root' }, { name = 'neck', parent = 'root' },\n"
-                    "  { name = 'head', parent = 'neck' }, { name = 'arm', parent = 'root' },\n"
-                    "  { name = 'head', parent = 'arm' } } })\n"
-                    "local clip = assert(bw.clip { name = 'idle', joints = { { joint = 'root', parent = '',\n"
-                    "    keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 0, 0, 0 } } } } } })\n"
-                    "return { rig = rig, clips = { clip } }\n");
-    char args[2048];
-    snprintf(args, sizeof args, "--headless --size 64x64 --frames 2 --no-graph --character '%s'",
-             temp_path("two_heads.lua"));
-    CHECK_INT(run_demo(args, out, sizeof out), 0);
+    CHECK_INT(run_character_script("two_heads.lua",
+                                   "local bw = blendwerk\n"
+                                   "local rig = assert(bw.rig { joints = { { name = 'root' }, { name = 'neck', parent = 'root' },\n"
+                                   "  { name = 'head', parent = 'neck' }, { name = 'arm', parent = 'root' },\n"
+                                   "  { name = 'head', parent = 'arm' } } })\n"
+                                   "local clip = assert(bw.clip { name = 'idle', joints = { { joint = 'root', parent = '',\n"
+                                   "    keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 0, 0, 0 } } } } } })\n"
+                                   "return { rig = rig, clips = { clip } }\n",
+                                   "--no-graph", out, sizeof out),
+              0);
     char want[1400];
     snprintf(want, sizeof want,
              "blendwerk-demo: warning: %s: head: the default head chain passes over 'head': the rig has several "
@@ -1897,6 +1905,32 @@ static int lines_starting(const char *text, const char *prefix)
     size_t len = strlen(prefix);
     for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) n += strncmp(p, prefix, len) == 0;
     return n;
+}
+
+/* The character's own warnings reach stderr like the animator's: a rig
+ * whose spine rest rotation {0,0,0,2} has length 2 (line 2 of the file)
+ * and a clip whose first rotation key {0,0,0,3} has length 3 (line 3),
+ * each once, in that order, after the file:line of the call. */
+static void a_characters_warnings_are_printed(void)
+{
+    static char out[65536];
+    CHECK_INT(run_character_script("warned.lua",
+                                   "local bw = blendwerk\n"
+                                   "local rig = assert(bw.rig { joints = { { name = 'root' }, { name = 'spine', parent = 'root', r = { 0, 0, 0, 2 } } } })\n"
+                                   "local clip = assert(bw.clip { name = 'idle', joints = { { joint = 'spine', parent = 'root',\n"
+                                   "    keys = { { time = 0, r = { 0, 0, 0, 3 } }, { time = 1, r = { 0, 0, 0, 1 } } } } } })\n"
+                                   "return { rig = rig, clips = { clip } }\n",
+                                   "--no-graph", out, sizeof out),
+              0);
+    char want[1400];
+    snprintf(want, sizeof want,
+             "blendwerk-demo: warning: %s: warned.lua:2: rig: joint 'spine' (index 1): rest rotation had length 2; "
+             "normalized\n"
+             "blendwerk-demo: warning: %s: warned.lua:3: clip \"idle\": track 0 (joint \"spine\" rotation): 1 of 2 keys "
+             "were not unit length (first: key 0, length 3); normalized\n",
+             temp_path("warned.lua"), temp_path("warned.lua"));
+    CHECK_CONTAINS(out, want);
+    CHECK_INT(lines_starting(out, "blendwerk-demo: warning:"), 2);
 }
 
 /* A mod's error message with a line break cannot forge the headless
@@ -2050,20 +2084,20 @@ static void keys_keep_the_default_walk_unless_they_move(void)
 static void another_character_runs_without_the_default_graph(void)
 {
     static char out[65536];
-    write_text_file(temp_path("two_clips.lua"),
-                    "local bw = blendwerk\n"
-                    "local rig = assert(bw.rig { joints = { { name = 'root' }, { name = 'hips', parent = 'root',\n"
-                    "  t = { 0, 1, 0 } } } })\n"
-                    "local function clip(name, z)\n"
-                    "  return assert(bw.clip { name = name, joints = { { joint = 'root', parent = '',\n"
-                    "    keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 0, 0, z } } } } } })\n"
-                    "end\n"
-                    "return { rig = rig, clips = { clip('idle', 0), clip('walk', 1.5) } }\n");
-    char args[2048];
-    snprintf(args, sizeof args, "--headless --size 64x64 --frames 2 --character '%s'", temp_path("two_clips.lua"));
-    CHECK_INT(run_demo(args, out, sizeof out), 0);
+    CHECK_INT(run_character_script("two_clips.lua",
+                                   "local bw = blendwerk\n"
+                                   "local rig = assert(bw.rig { joints = { { name = 'root' }, { name = 'hips', parent = 'root',\n"
+                                   "  t = { 0, 1, 0 } } } })\n"
+                                   "local function clip(name, z)\n"
+                                   "  return assert(bw.clip { name = name, joints = { { joint = 'root', parent = '',\n"
+                                   "    keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 0, 0, z } } } } } })\n"
+                                   "end\n"
+                                   "return { rig = rig, clips = { clip('idle', 0), clip('walk', 1.5) } }\n",
+                                   "", out, sizeof out),
+              0);
     CHECK_CONTAINS(out, "done frames=2 ");
     CHECK(strstr(out, "error") == NULL);
+    char args[2048];
     snprintf(args, sizeof args, "--headless --size 64x64 --frames 90 --print-every 30 --keys 0:+w --character '%s'",
              temp_path("two_clips.lua"));
     CHECK_INT(run_demo(args, out, sizeof out), 0);
@@ -2329,6 +2363,7 @@ int main(void)
     RUN(bad_arguments_and_files_exit_with_the_message);
     RUN(headless_lines_escape_names_with_control_bytes);
     RUN(a_rig_with_two_heads_gets_a_warning);
+    RUN(a_characters_warnings_are_printed);
     RUN(a_message_with_a_line_break_cannot_forge_a_done_line);
     RUN(a_timeline_steps_by_its_own_dt);
     RUN(the_default_summary_rate_is_a_simulated_second);

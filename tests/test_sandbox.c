@@ -1280,6 +1280,95 @@ static void a_hosts_tables_are_read_only(void)
     bw_character_destroy(ch);
 }
 
+/* What a character load told its logger: the messages, one a line. */
+typedef struct told {
+    char text[4096];
+    int count, other_levels;
+} told;
+
+static void tell(void *user, bw_log_level level, const char *message)
+{
+    told *t = (told *)user;
+    size_t used = strlen(t->text);
+    snprintf(t->text + used, sizeof t->text - used, "%s\n", message);
+    t->count++;
+    t->other_levels += level != BW_LOG_WARNING;
+}
+
+/* Load the mod's character file `name` with its warnings told into *t
+ * (cleared first); false and the message in err when it fails. */
+static bool load_telling(const char *name, told *t, bw_character **ch, char *err, size_t err_size)
+{
+    memset(t, 0, sizeof *t);
+    bw_character_options opt = {.logger = {tell, t}};
+    err[0] = '\0';
+    *ch = NULL;
+    return bw_character_load(mod_path(name), &opt, ch, err, err_size);
+}
+
+/* The warnings of the rig and clips a character file returns reach the
+ * host's logger once each, in order (the rig's, then the clips' by the
+ * character's sorted names: idle has none, walk one), after the
+ * "file:line: " of the call that made them (inc_warn_rig.lua names
+ * itself: the rig is made there); a rig and a clip the script made but
+ * did not return are not told. spine's rest {0,0,0,2} has length 2;
+ * walk's key 0 {0,0,0,3} length 3, key 1 is unit. A load that fails tells
+ * nothing; no logger is fine. An asset's warnings come once. */
+static void a_characters_warnings_reach_the_host(void)
+{
+    write_text_file(mod_path("inc_warn_rig.lua"),
+                    "return blendwerk.rig { joints = { { name = 'root' },\n"
+                    "  { name = 'spine', parent = 'root', r = { 0, 0, 0, 2 } } } }\n");
+    static const char body[] =
+        "local bw = blendwerk\n"
+        "local rig = include('inc_warn_rig.lua')\n"
+        "local spare = bw.rig { joints = { { name = 'x', r = { 0, 0, 2, 0 } } } }\n"
+        "local walk = bw.clip { name = 'walk', joints = { { joint = 'spine', keys = {\n"
+        "  { time = 0, r = { 0, 0, 0, 3 } }, { time = 1, r = { 0, 0, 0, 1 } } } } } }\n"
+        "local idle = bw.clip { name = 'idle', joints = { { joint = 'root', keys = { { time = 0, t = { 0, 0, 0 } } } } } }\n"
+        "local unused = bw.clip { name = 'unused', joints = { { joint = 'root', keys = { { time = 0, r = { 2, 0, 0, 0 } } } } } }\n";
+    char text[2048];
+    snprintf(text, sizeof text, "%sreturn { rig = rig, clips = { walk = walk, idle = idle } }\n", body);
+    write_text_file(mod_path("warn_char.lua"), text);
+    told t;
+    char err[1024];
+    bw_character *ch;
+    CHECK(load_telling("warn_char.lua", &t, &ch, err, sizeof err));
+    CHECK_STR(err, "");
+    CHECK_INT(t.count, 2);
+    CHECK_INT(t.other_levels, 0);
+    CHECK_STR(t.text, "inc_warn_rig.lua:1: rig: joint 'spine' (index 1): rest rotation had length 2; normalized\n"
+                      "warn_char.lua:4: clip \"walk\": track 0 (joint \"spine\" rotation): 1 of 2 keys were not unit "
+                      "length (first: key 0, length 3); normalized\n");
+    bw_character_destroy(ch);
+    ch = NULL;
+    CHECK(bw_character_load(mod_path("warn_char.lua"), NULL, &ch, err, sizeof err)); /* no logger */
+    bw_character_destroy(ch);
+    ch = NULL;
+    /* the same objects, but the returned table is refused: nothing told */
+    snprintf(text, sizeof text, "%sreturn { rig = rig, clips = { walk = walk, idle = idle }, extra = 1 }\n", body);
+    write_text_file(mod_path("warn_bad.lua"), text);
+    CHECK(!load_telling("warn_bad.lua", &t, &ch, err, sizeof err));
+    CHECK_CONTAINS(err, "unknown field 'extra'");
+    CHECK_INT(t.count, 0);
+    CHECK_STR(t.text, "");
+
+    /* a rig and clips of a blendwerk.load asset bring the asset's loader
+     * warnings, once however many of its objects the character returns:
+     * a BVH whose header says 3 frames where 2 follow (line 8) */
+    write_text_file(mod_path("warn_short.bvh"), "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n  CHANNELS 1 Yrotation\n}\n"
+                                                "MOTION\nFrames: 3\nFrame Time: 0.5\n0\n90\n");
+    write_text_file(mod_path("warn_asset.lua"),
+                    "local a = assert(blendwerk.load('warn_short.bvh'))\n"
+                    "local twin = blendwerk.clip { name = 'twin', joints = { { joint = 'Hips', keys = { { time = 0, t = { 0, 0, 0 } } } } } }\n"
+                    "return { rig = a:rig(), clips = { a:clips()[1], twin } }\n");
+    CHECK(load_telling("warn_asset.lua", &t, &ch, err, sizeof err));
+    CHECK_STR(err, "");
+    CHECK_INT(t.count, 1);
+    CHECK_STR(t.text, "warn_short.bvh:8: the header says Frames: 3 but 2 frames follow; using 2\n");
+    bw_character_destroy(ch);
+}
+
 int main(void)
 {
     snprintf(parent_dir, sizeof parent_dir, "/tmp/bw_test_sandbox_XXXXXX");
@@ -1351,6 +1440,7 @@ int main(void)
     RUN(print_names_the_calling_file);
     RUN(a_failed_include_leaves_no_trace);
     RUN(a_hosts_tables_are_read_only);
+    RUN(a_characters_warnings_reach_the_host);
     bw_sandbox_destroy(bystander);
 
     remove_tree(parent_dir);

@@ -589,6 +589,12 @@ function Rig:pose() end
 ---@return blendwerk.Pose the current joint values, coverage 1
 function Rig:rest_pose() end
 
+---What creating the rig warned of without failing (a new list each call),
+---each message after the "file:line: " of the blendwerk.rig call; an
+---Asset's rig gives the asset's warnings.
+---@return string[]
+function Rig:warnings() end
+
 function Rig:close() end
 
 -- ---------------------------------------------------------------------
@@ -641,6 +647,12 @@ function Clip:bind(rig) end
 ---@param pose? blendwerk.Pose
 ---@return blendwerk.Pose
 function Clip:sample(rig, time, pose) end
+
+---What compiling the clip warned of without failing (a new list each
+---call), each message after the "file:line: " of the blendwerk.clip call;
+---an Asset's clip gives the asset's warnings.
+---@return string[]
+function Clip:warnings() end
 
 function Clip:close() end
 

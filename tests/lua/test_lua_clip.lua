@@ -209,6 +209,27 @@ test("binding report: exact, by name, unbound, ambiguous", function()
     eq(amb:track_status(1), "ambiguous", "status")
 end)
 
+-- clip:warnings(): rotation keys that are not unit length are stored
+-- normalized, one warning per track, after the blendwerk.clip call's
+-- file:line. The rotation track is the clip's track 0 (the joint's only
+-- channel); key 0 has length 3, key 1 is unit: 1 of 2 keys.
+test("warnings: unnormalized rotation keys, after the call's file:line", function()
+    local src = debug.getinfo(1, "S").short_src
+    local walk, line = assert(bw.clip { name = "walk", joints = { { joint = "spine", keys = {
+        { time = 0, r = { 0, 0, 0, 3 } }, { time = 1, r = { 0, 0, 0, 1 } } } } } }), debug.getinfo(1, "l").currentline - 1
+    local w = walk:warnings()
+    eq(#w, 1, "one warning")
+    eq(w[1], src .. ":" .. line .. ': clip "walk": track 0 (joint "spine" rotation): 1 of 2 keys were not unit '
+        .. "length (first: key 0, length 3); normalized", "the message")
+    near(select(4, walk:sample_track(1, 0)), 1, 1e-6, "stored normalized")
+    w[1] = "changed"
+    eq(walk:warnings()[1]:sub(-10), "normalized", "a new list each call")
+    local clean = assert(bw.clip { name = "idle", joints = { { joint = "spine", keys = {
+        { time = 0, r = { 0, 0.6, 0, 0.8 } }, { time = 1, t = { 1, 0, 0 } } } } } })
+    eq(type(clean:warnings()), "table", "a list")
+    eq(#clean:warnings(), 0, "a clean clip has none")
+end)
+
 test("bad clip tables return nil and a message naming the problem", function()
     local function keys(k) return { name = "walk", joints = { { joint = "arm", keys = k } } } end
     fails("clip 'walk': joint 'arm' key 3: time is NaN",

@@ -128,6 +128,49 @@ test("pose:set and rig:set_rest refuse unknown fields, naming what they accept",
     rig:set_rest(1, rig:rest(2)) -- what rest returns, set_rest takes back
 end)
 
+-- rig:warnings(): a rest rotation that is not unit length is stored
+-- normalized, and creation says so once, after the blendwerk.rig call's
+-- file:line. {0, 0, 0, 2} has length 2; {0, 0.6, 0, 0.8} is unit (0.36 +
+-- 0.64) and {0, 0, 0, 1.0005} within the 1e-3 tolerance: no warning.
+test("warnings: an unnormalized rest rotation, after the call's file:line", function()
+    local src = debug.getinfo(1, "S").short_src
+    local rig, line = assert(bw.rig { joints = { { name = "hips", r = { 0, 0.6, 0, 0.8 } },
+        { name = "spine", parent = "hips", r = { 0, 0, 0, 2 } } } }), debug.getinfo(1, "l").currentline - 1
+    local w = rig:warnings()
+    eq(#w, 1, "one warning")
+    eq(w[1], src .. ":" .. line .. ": rig: joint 'spine' (index 1): rest rotation had length 2; normalized",
+        "the message")
+    near(rig:rest("spine").r[4], 1, 1e-6, "stored normalized")
+    w[1] = "changed"
+    eq(rig:warnings()[1]:sub(-10), "normalized", "a new list each call")
+    -- a shared handle of the rig (binding:rig()) has the rig's warnings
+    local clip = assert(bw.clip { joints = { { joint = "hips", keys = { { time = 0, t = { 0, 0, 0 } } } } } })
+    eq(bw.bind(clip, rig):rig():warnings()[1], rig:warnings()[1], "the shared handle's")
+    -- called from C (pcall), there is no Lua call site to name
+    local _, bare = pcall(bw.rig, { joints = { { name = "x", r = { 0, 0, 2, 0 } } } })
+    eq(bare:warnings()[1], "rig: joint 'x' (index 0): rest rotation had length 2; normalized", "no position")
+    eq(#make_rig():warnings(), 0, "a clean rig has none")
+    eq(#assert(bw.rig { joints = { { name = "a", r = { 0, 0, 0, 1.0005 } } } }):warnings(), 0, "within tolerance")
+    eq(type(make_rig():warnings()), "table", "an empty list, not nil")
+end)
+
+-- The 16 KiB cap of asset:warnings(): 1024 joints j0000..j1023, each rest
+-- {0,0,0,2}. The core's message for joint i is 68 bytes plus the digits
+-- of i beyond one, and a NUL: 10 x 69 + 90 x 70 + 132 x 71 = 16362 bytes
+-- hold joints 0..231; joint 232 needs 71 more (16433 > 16384), and no later
+-- one is shorter: 232 kept, 792 counted, the count after the call site too.
+test("warnings: at most 16 KiB kept, then a count", function()
+    local src = debug.getinfo(1, "S").short_src
+    local joints = {}
+    for i = 1, 1024 do joints[i] = { name = ("j%04d"):format(i - 1), r = { 0, 0, 0, 2 } } end
+    local rig, line = assert(bw.rig { joints = joints }), debug.getinfo(1, "l").currentline
+    local w = rig:warnings()
+    eq(#w, 233, "232 kept and the count")
+    eq(w[232], src .. ":" .. line .. ": rig: joint 'j0231' (index 231): rest rotation had length 2; normalized",
+        "the last kept")
+    eq(w[233], src .. ":" .. line .. ": (792 more warnings not kept)", "the count")
+end)
+
 test("bad rig tables return nil and a message", function()
     fails("rig: joint 2 'spine': parent 'hip' not found",
         bw.rig { joints = { { name = "hips" }, { name = "spine", parent = "hip" } } })
