@@ -11,7 +11,7 @@
  *
  * For a .lua file the asset's clips are the character's, in its order and
  * under its names (bw_clip_name is the character's name: an unnamed list
- * entry is "#N", N its 1-based position); `kind` is BW_ASSET_GLTF with no
+ * entry is "#N", N its 1-based position); `kind` is BW_ASSET_LUA with no
  * nodes (every joint_node is -1) and no frames (frame_time and
  * frame_count 0). Use bw_cli_is_character to tell it apart.
  *

@@ -703,6 +703,18 @@ static int run_window(host *h)
     return status;
 }
 
+/* The --model loaders' warnings, one stderr line each, "blendwerk-demo:
+ * warning: MESSAGE" (the loader's message names the file and field),
+ * escaped as the other warnings are. */
+static void print_model_warning(void *user, bw_log_level level, const char *message)
+{
+    (void)user;
+    (void)level;
+    fputs("blendwerk-demo: warning: ", stderr);
+    bw_text_print(stderr, message);
+    fputc('\n', stderr);
+}
+
 int main(int argc, char **argv)
 {
     host h;
@@ -722,7 +734,8 @@ int main(int argc, char **argv)
     if (h.opt.model) {
         bw_error e;
         memset(&e, 0, sizeof e);
-        if (demo_model_load(h.opt.model, &h.model, &e) != BW_OK) {
+        const bw_logger model_logger = {print_model_warning, NULL};
+        if (demo_model_load(h.opt.model, &model_logger, &h.model, &e) != BW_OK) {
             /* the loaders' messages name the file already */
             bool named = strncmp(e.message, h.opt.model, strlen(h.opt.model)) == 0;
             fprintf(stderr, "blendwerk-demo: %s%s", named ? "" : h.opt.model, named ? "" : ": ");

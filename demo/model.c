@@ -22,13 +22,16 @@ void demo_model_destroy(demo_model *m)
     free(m);
 }
 
-bw_result demo_model_load(const char *path, demo_model **out, bw_error *err)
+bw_result demo_model_load(const char *path, const bw_logger *logger, demo_model **out, bw_error *err)
 {
     if (!path || !out) return BW_ERR_INVALID_ARGUMENT;
     demo_model *m = calloc(1, sizeof *m);
     if (!m) return BW_ERR_OUT_OF_MEMORY;
-    bw_result r = bw_asset_load_file(path, NULL, &m->asset, err);
-    if (r == BW_OK) r = bw_mesh_load_file(path, m->asset, NULL, &m->mesh, err);
+    bw_asset_options options;
+    memset(&options, 0, sizeof options);
+    if (logger) options.logger = *logger;
+    bw_result r = bw_asset_load_file(path, &options, &m->asset, err);
+    if (r == BW_OK) r = bw_mesh_load_file(path, m->asset, &options, &m->mesh, err);
     if (r != BW_OK) {
         demo_model_destroy(m);
         return r;

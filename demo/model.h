@@ -36,8 +36,10 @@ typedef struct demo_model {
 } demo_model;
 
 /* Load `path` (asset and mesh). *out is set only on success; `err` names
- * the file and field on failure. */
-bw_result demo_model_load(const char *path, demo_model **out, bw_error *err);
+ * the file and field on failure. The loaders' warnings (a renamed joint,
+ * skipped channels or primitives, morph targets the rig has no curves
+ * for) go to `logger` (may be NULL: not told). */
+bw_result demo_model_load(const char *path, const bw_logger *logger, demo_model **out, bw_error *err);
 void demo_model_destroy(demo_model *m); /* NULL is a no-op */
 
 /* Skin the model by `pose` (of the model's rig): a complete pose, as a

@@ -1907,6 +1907,40 @@ static int lines_starting(const char *text, const char *prefix)
     return n;
 }
 
+/* The --model loaders' warnings reach stderr, once each: SimpleSkin.gltf
+ * with a second channel animating the weights of a node that has no morph
+ * targets (the loader skips it and says so; the model still plays). */
+static void a_models_loader_warnings_are_printed(void)
+{
+    char src[1024];
+    snprintf(src, sizeof src, "%s/SimpleSkin.gltf", BW_ASSET_DIR);
+    char *doc = slurp(src);
+    if (!doc) {
+        fprintf(stderr, "skip: %s is absent\n", src);
+        return;
+    }
+    char *edited = replaced(doc, "\"channels\":[{\"sampler\":0,\"target\":{\"node\":2,\"path\":\"rotation\"}}]",
+                            "\"channels\":[{\"sampler\":0,\"target\":{\"node\":2,\"path\":\"rotation\"}},"
+                            "{\"sampler\":0,\"target\":{\"node\":2,\"path\":\"weights\"}}]");
+    free(doc);
+    CHECK(edited != NULL);
+    if (!edited) return;
+    const char *path = temp_path("skin_warn.gltf");
+    CHECK(write_text_file(path, edited));
+    free(edited);
+    static char out[65536];
+    char args[2048], want[2048];
+    snprintf(args, sizeof args, "--headless --frames 2 --size 64x64 --model '%s'", path);
+    CHECK_INT(run_demo(args, out, sizeof out), 0);
+    snprintf(want, sizeof want,
+             "blendwerk-demo: warning: %s: animations[0]: 1 of 2 channels skipped (node not in the rig, no morph "
+             "targets, or unknown path)\n",
+             path);
+    CHECK_CONTAINS(out, want);
+    CHECK_INT(lines_starting(out, "blendwerk-demo: warning: "), 1);
+    CHECK_CONTAINS(out, "done frames=2 ");
+}
+
 /* The character's own warnings reach stderr like the animator's: a rig
  * whose spine rest rotation {0,0,0,2} has length 2 (line 2 of the file)
  * and a clip whose first rotation key {0,0,0,3} has length 3 (line 3),
@@ -2359,6 +2393,7 @@ int main(void)
     RUN(the_character_moved_between_frames_30_and_90);
     RUN(a_jumping_timeline_shows_the_jump_states);
     RUN(model_runs_on_each_shared_asset);
+    RUN(a_models_loader_warnings_are_printed);
     RUN(windowed_mode_under_xvfb);
     RUN(bad_arguments_and_files_exit_with_the_message);
     RUN(headless_lines_escape_names_with_control_bytes);

@@ -841,7 +841,7 @@ static void models_should_draw_inside_their_vertices(void)
         if (access(path, R_OK) != 0) continue;
         demo_model *m = NULL;
         bw_error err = {0};
-        CHECK_INT(demo_model_load(path, &m, &err), BW_OK);
+        CHECK_INT(demo_model_load(path, NULL, &m, &err), BW_OK);
         if (!m) {
             fprintf(stderr, "%s: %s\n", path, err.message);
             continue;
@@ -937,7 +937,7 @@ static void models_should_draw_inside_their_vertices(void)
     /* a missing file: an error naming it */
     demo_model *none = NULL;
     bw_error err = {0};
-    CHECK(demo_model_load("no/such/model.glb", &none, &err) != BW_OK);
+    CHECK(demo_model_load("no/such/model.glb", NULL, &none, &err) != BW_OK);
     CHECK(none == NULL);
     CHECK_CONTAINS(err.message, "no/such/model.glb");
     demo_model_destroy(NULL);

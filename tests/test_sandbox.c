@@ -643,10 +643,15 @@ static void count_report(void *user, const char *message)
 
 /* A sandbox with a callback budget of 20000 instructions and the report
  * counted, that has run module `file` (text: its source) and taken its
- * functions fast, flaky and runaway (the module table stays on the stack). */
+ * functions fast, flaky and runaway (the module table stays on the stack).
+ * The callbacks' time limit is 10 s, not 5 ms, so that only the budget
+ * stops a runaway: on a loaded machine the process can lose the CPU for
+ * longer than 5 ms inside one call (it did, in CI). */
 static bw_sandbox *callbacks_of(const char *file, const char *text, bw_sandbox_callback cb[3])
 {
-    bw_sandbox_desc desc = {.limits = {.callback_instructions = 20000}, .dir = mod_dir, .report = count_report};
+    bw_sandbox_desc desc = {.limits = {.callback_instructions = 20000, .callback_seconds = 10.0},
+                            .dir = mod_dir,
+                            .report = count_report};
     char err[BW_SANDBOX_ERROR_MAX];
     bw_sandbox *sb = bw_sandbox_create(&desc, err, sizeof err);
     CHECK(sb != NULL);
