@@ -479,6 +479,13 @@ static void non_finite_contribution_values_keep_what_lay_below(void)
     bw_contribution one = {&a, 1, 0};
     CHECK_INT(bw_mix_run(m, &base, &one, 1, &out), BW_OK);
     CHECK_NEAR(out.joints[3].t[0], 1.5e38, 1e32);
+    /* three huge finite translations at full coverage are taken as they
+     * are (their sum, 9e38, is past the float range: no finiteness test
+     * may add them up) */
+    for (int k = 0; k < 3; k++) a.joints[3].t[k] = 3e38f;
+    a.coverage[3] = 1.0f;
+    CHECK_INT(bw_mix_run(m, &base, &one, 1, &out), BW_OK);
+    for (int k = 0; k < 3; k++) CHECK_NEAR(out.joints[3].t[k], 3e38, 1e32);
     bw_pose_deinit(&base);
     bw_pose_deinit(&a);
     bw_pose_deinit(&b);
