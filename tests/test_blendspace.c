@@ -351,7 +351,9 @@ static void two_d_weights_take_at_most_max_members_points(void)
     const float x = 0.5f * (pts[0] + pts[2]), y = 0.5f * (pts[1] + pts[3]);
     for (int m = 0; m < 2; m++) {
         CHECK_INT(bw_blend2d_weights(pts, N, x, y, (bw_blend2d_mode)m, w), BW_ERR_LIMIT);
-        for (int k = 0; k < N; k++) CHECK_NEAR(w[k], -7.0, 0);
+        int touched = 0;
+        for (int k = 0; k < N; k++) touched += w[k] != -7.0f;
+        CHECK_INT(touched, 0);
     }
     for (int m = 0; m < 2; m++) {
         CHECK_INT(bw_blend2d_weights(pts, N - 1, x, y, (bw_blend2d_mode)m, w), BW_OK);
