@@ -117,8 +117,9 @@ static bw_result check_node(compiler *c, int index)
                          "cost O(n^2) per evaluation)",
                          n->child_count, BW_BLEND_MAX_MEMBERS);
     if (n->child_count > BW_BLEND_MAX_CHILDREN)
-        return node_fail(c, BW_ERR_LIMIT, index, "%d children, more than the %d a blend node takes (BW_BLEND_MAX_CHILDREN)",
-                         n->child_count, BW_BLEND_MAX_CHILDREN);
+        return node_fail(c, BW_ERR_LIMIT, index,
+                         "%d children, more than the %d a blend node takes (BW_BLEND_MAX_CHILDREN)", n->child_count,
+                         BW_BLEND_MAX_CHILDREN);
     if (!param_ok(d, n->param_x) || (n->kind != BW_BLEND_NODE_1D && !param_ok(d, n->param_y)))
         return node_fail(c, BW_ERR_RANGE, index, "reads a parameter outside [0, %d)", d->param_count);
     if (n->kind == BW_BLEND_NODE_GRID &&

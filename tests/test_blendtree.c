@@ -450,9 +450,9 @@ static void two_d_nodes_take_at_most_max_members_children(void)
         bw_blend_leaf leaves[BW_BLEND_MAX_MEMBERS];
         int n = 0;
         CHECK_INT(bw_blend_tree_scratch_count(tree), 2 * BW_BLEND_MAX_MEMBERS);
-        CHECK_INT(bw_blend_tree_evaluate(tree, params, scratch, 2 * BW_BLEND_MAX_MEMBERS, leaves,
-                                         BW_BLEND_MAX_MEMBERS, &n),
-                  BW_OK);
+        CHECK_INT(
+            bw_blend_tree_evaluate(tree, params, scratch, 2 * BW_BLEND_MAX_MEMBERS, leaves, BW_BLEND_MAX_MEMBERS, &n),
+            BW_OK);
         CHECK_INT(n, 2);
         double sum = 0.0;
         for (int k = 0; k < n; k++) sum += leaves[k].weight;
