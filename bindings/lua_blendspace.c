@@ -13,6 +13,9 @@
  * range; x / threshold for the end members outside it). The query numbers
  * follow the C rules: NaN or infinite counts as 0; a finite number beyond
  * float range clamps to ±FLT_MAX (1e39 is far past the end, not 0).
+ * points holds at most BW_BLEND_MAX_MEMBERS (64) entries, the core's bound
+ * on the O(n²) 2D modes; the other arrays at most BW_BLEND_MAX_CHILDREN
+ * (4096; grids as many cells).
  *
  * Synchronized phase without a tree (blend trees: lua_blendtree.c):
  *   blendwerk.phase_advance(progress, dt, cycle) -> progress'
@@ -34,8 +37,11 @@
 #include "lua_blendwerk.h"
 #include "lua_support.h"
 
-/* Largest member array accepted; the 2D modes are O(n²). */
-#define MAX_MEMBERS 4096
+/* Largest arrays accepted: 1D thresholds and grid cells as many as a
+ * compiled node's children (BW_BLEND_MAX_CHILDREN); 2D points the core's
+ * BW_BLEND_MAX_MEMBERS (its O(n²) bound, checked here to name the
+ * argument); phase leaves as many as 1D members. */
+#define MAX_MEMBERS BW_BLEND_MAX_CHILDREN
 
 static float *scratch(lua_State *L, size_t floats)
 {
@@ -136,7 +142,8 @@ static int l_blend2d_weights(lua_State *L)
     }
     lua_Unsigned n = lua_rawlen(L, 1);
     if (n == 0) luaL_argerror(L, 1, "points is empty");
-    if (n > MAX_MEMBERS) luaL_argerror(L, 1, lua_pushfstring(L, "points has more than %d entries", MAX_MEMBERS));
+    if (n > BW_BLEND_MAX_MEMBERS)
+        luaL_argerror(L, 1, lua_pushfstring(L, "points has more than %d entries", BW_BLEND_MAX_MEMBERS));
     float *p = scratch(L, 3 * (size_t)n), *w = p + 2 * n;
     for (int i = 1; i <= (int)n; i++) {
         lua_rawgeti(L, 1, i);

@@ -42,12 +42,14 @@
 
 #define BW_LUA_BLEND_TREE "blendwerk.BlendTree"
 /* Reading limits (what one description may make the reader do; the core's
- * own limits, such as BW_BLEND_MAX_DEPTH, are checked by the compiler). A
- * Lua table used in several places becomes one node per place, so the node
- * limit also bounds the work a description with heavy sharing can cause;
- * the nesting limit bounds the reader's recursion. */
+ * own limits, such as BW_BLEND_MAX_DEPTH and a 2D node's
+ * BW_BLEND_MAX_MEMBERS, are checked by the compiler). A Lua table used in
+ * several places becomes one node per place, so the node limit also bounds
+ * the work a description with heavy sharing can cause; the nesting limit
+ * bounds the reader's recursion. A list longer than any node may have
+ * (BW_BLEND_MAX_CHILDREN, the core's) is not read at all. */
 #define MAX_TREE_NODES 4096
-#define MAX_MEMBERS 4096
+#define MAX_MEMBERS BW_BLEND_MAX_CHILDREN
 #define MAX_PARAMS 256
 #define MAX_READ_DEPTH 64
 

@@ -59,7 +59,9 @@
 #include "lua_support.h"
 #include "sandbox.h"
 
-#define MAX_SAMPLES 64
+/* A 2D node's own limit (the O(n²) bound, blendspace.h); a grid, which may
+ * hold more cells, is drawn up to the same count (one panel per sample). */
+#define MAX_SAMPLES BW_BLEND_MAX_MEMBERS
 #define NAME_SIZE 64
 #define MEMORY_CAP (64u << 20)
 #define INSTRUCTION_BUDGET 20000000

@@ -334,7 +334,7 @@ bw_result bw_blend2d_weights(const float *points_xy, int count, float x, float y
     if (!points_xy || !out_weights || count < 0) return BW_ERR_INVALID_ARGUMENT;
     if (mode != BW_BLEND2D_CARTESIAN && mode != BW_BLEND2D_DIRECTIONAL) return BW_ERR_INVALID_ARGUMENT;
     if (count == 0) return BW_ERR_EMPTY;
-    if (count > INT_MAX / 2) return BW_ERR_LIMIT;
+    if (count > BW_BLEND_MAX_MEMBERS) return BW_ERR_LIMIT; /* O(n²) per call (header) */
     if (!all_finite(points_xy, 2 * count)) return BW_ERR_NON_FINITE;
     bw_blend2d_weights_checked(points_xy, count, x, y, mode, out_weights);
     return BW_OK;

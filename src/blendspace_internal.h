@@ -2,8 +2,10 @@
  * checks, for callers that checked once already (compiled blend trees:
  * the per-frame walk must not re-validate what the compiler accepted).
  * Preconditions: non-NULL arrays, count / nx / ny >= 1, finite positions,
- * a valid mode; the query coordinates may be anything (non-finite counts
- * as 0, as in the public functions). Not part of the public API. */
+ * a valid mode (the 2D ones run for any count, at O(n²): the limit,
+ * BW_BLEND_MAX_MEMBERS, is the callers' check); the query coordinates
+ * may be anything (non-finite counts as 0, as in the public functions).
+ * Not part of the public API. */
 #ifndef BW_BLENDSPACE_INTERNAL_H
 #define BW_BLENDSPACE_INTERNAL_H
 

@@ -89,7 +89,10 @@ static int position_count(const bw_blend_node *n)
     }
 }
 
-/* What one node must satisfy by itself. */
+/* What one node must satisfy by itself, the member limits included
+ * (blendspace.h: BW_BLEND_MAX_MEMBERS for the O(n²) 2D kinds,
+ * BW_BLEND_MAX_CHILDREN for the others), so that no evaluation of a
+ * compiled tree can cost more than its nodes' limits allow. */
 static bw_result check_node(compiler *c, int index)
 {
     const bw_blend_tree_desc *d = c->desc;
@@ -107,7 +110,16 @@ static bw_result check_node(compiler *c, int index)
     if (n->child_count < 1) return node_fail(c, BW_ERR_EMPTY, index, "children is empty");
     if (!n->children || !n->positions)
         return node_fail(c, BW_ERR_INVALID_ARGUMENT, index, "children or positions are missing (NULL)");
-    if (n->child_count > INT_MAX / 4) return node_fail(c, BW_ERR_LIMIT, index, "too many children");
+    bool band = n->kind == BW_BLEND_NODE_2D || n->kind == BW_BLEND_NODE_DIRECTIONAL;
+    if (band && n->child_count > BW_BLEND_MAX_MEMBERS)
+        return node_fail(c, BW_ERR_LIMIT, index,
+                         "%d children, more than the %d a 2D node takes (BW_BLEND_MAX_MEMBERS: its weights "
+                         "cost O(n^2) per evaluation)",
+                         n->child_count, BW_BLEND_MAX_MEMBERS);
+    if (n->child_count > BW_BLEND_MAX_CHILDREN)
+        return node_fail(c, BW_ERR_LIMIT, index,
+                         "%d children, more than the %d a blend node takes (BW_BLEND_MAX_CHILDREN)", n->child_count,
+                         BW_BLEND_MAX_CHILDREN);
     if (!param_ok(d, n->param_x) || (n->kind != BW_BLEND_NODE_1D && !param_ok(d, n->param_y)))
         return node_fail(c, BW_ERR_RANGE, index, "reads a parameter outside [0, %d)", d->param_count);
     if (n->kind == BW_BLEND_NODE_GRID &&

@@ -328,6 +328,42 @@ static void two_d_bad_input_is_an_error_or_a_defined_result(void)
     }
 }
 
+/* bw_blend2d_weights takes at most BW_BLEND_MAX_MEMBERS (64) points, the
+ * bound on its O(n²) cost: 65 are BW_ERR_LIMIT with the outputs untouched
+ * (the old limit was INT_MAX / 2). 64 points on the unit circle (point k
+ * at angle 2πk/64) queried at the midpoint of the chord from point 0 to
+ * point 1: 1/2 each in both modes, all others 0 (worked out in
+ * tests/test_blendtree.c, two_d_nodes_take_at_most_max_members_children;
+ * the directional query there is on the circle, here on the chord, which
+ * changes only the radial term, (|p| − 1)/1 = cos(π/64) − 1 ≈ −0.0012, in
+ * v_ip: for i = 0, j = 1 it is orthogonal to v_ij = (2δ, 0), so h stays
+ * 1/2, and no other band of points 0 and 1 comes near it). */
+static void two_d_weights_take_at_most_max_members_points(void)
+{
+    enum { N = BW_BLEND_MAX_MEMBERS + 1 };
+    float pts[2 * N], w[N];
+    for (int k = 0; k < N; k++) {
+        double a = 2.0 * M_PI * k / BW_BLEND_MAX_MEMBERS;
+        pts[2 * k] = (float)cos(a);
+        pts[2 * k + 1] = (float)sin(a);
+        w[k] = -7.0f;
+    }
+    const float x = 0.5f * (pts[0] + pts[2]), y = 0.5f * (pts[1] + pts[3]);
+    for (int m = 0; m < 2; m++) {
+        CHECK_INT(bw_blend2d_weights(pts, N, x, y, (bw_blend2d_mode)m, w), BW_ERR_LIMIT);
+        int touched = 0;
+        for (int k = 0; k < N; k++) touched += w[k] != -7.0f;
+        CHECK_INT(touched, 0);
+    }
+    for (int m = 0; m < 2; m++) {
+        CHECK_INT(bw_blend2d_weights(pts, N - 1, x, y, (bw_blend2d_mode)m, w), BW_OK);
+        CHECK_NEAR(w[0], 0.5, TOL);
+        CHECK_NEAR(w[1], 0.5, TOL);
+        for (int k = 2; k < N - 1; k++) CHECK_NEAR(w[k], 0.0, 0);
+        CHECK_NEAR(sum_of(w, N - 1), 1.0, TOL);
+    }
+}
+
 /* -------------------------------------------------------- 2D directional */
 
 /* Idle I = (0,0), forward F = (0,1), right R = (1,0).
@@ -1067,6 +1103,7 @@ int main(void)
     RUN(cartesian_gradient_band_matches_hand_worked_triangle);
     RUN(cartesian_degenerate_layouts_are_defined);
     RUN(two_d_bad_input_is_an_error_or_a_defined_result);
+    RUN(two_d_weights_take_at_most_max_members_points);
     RUN(directional_matches_hand_worked_idle_forward_right);
     RUN(directional_blends_by_angle_not_distance);
     RUN(directional_weighs_angle_twice_and_signs_it);

@@ -381,6 +381,141 @@ static void compile_errors_name_the_node_and_the_problem(void)
     bw_blend_tree_state_destroy(NULL);
 }
 
+/* Member limits (blendspace.h). A ring of `count` leaves on the unit
+ * circle, child k at angle 2πk/count, under a `kind` root (node 0; leaf
+ * k is node k + 1, clip k). */
+enum { RING_MAX = BW_BLEND_MAX_MEMBERS + 1 };
+typedef struct ring {
+    bw_blend_node nodes[RING_MAX + 1];
+    int children[RING_MAX];
+    float points[2 * RING_MAX];
+} ring;
+
+static void ring_nodes(ring *r, bw_blend_node_kind kind, int count)
+{
+    for (int k = 0; k < count; k++) {
+        double a = 2.0 * M_PI * k / count;
+        r->points[2 * k] = (float)cos(a);
+        r->points[2 * k + 1] = (float)sin(a);
+        r->children[k] = k + 1;
+        r->nodes[k + 1] = bw_blend_clip_node(k, 1.0f);
+    }
+    r->nodes[0] = bw_blend_2d_node(kind, r->children, r->points, count, 0, 1);
+}
+
+/* A 2D or directional node takes at most BW_BLEND_MAX_MEMBERS (64)
+ * children: its weights cost O(n²) per evaluation (a hostile 4000 took a
+ * second per update); 65 are refused (the old compiler took any count).
+ * At 64 the tree compiles, and between the ring's samples 0 and 1 the
+ * weights are 1/2 each, all others 0 (δ = 2π/64):
+ * - directional at angle δ/2, radius 1: for i = 0, j = 1 the band vectors
+ *   are v_ij = (2δ, 0), v_ip = (2·δ/2, 0): h = 1 − 2δ²/(4δ²) = 1/2; a
+ *   sample m steps further counter-clockwise gives 1 − 1/(2m) >= 3/4, one
+ *   clockwise 1 + 1/(2m), the opposite one 1 − (δ/2)/π = 63/64; so
+ *   w_0 = 1/2, and w_1 = 1/2 by symmetry. Sample 2 against sample 1 (its
+ *   clockwise neighbour, p 1.5δ beyond it): h = 1 − 2δ·2(1.5δ)/(4δ²) =
+ *   −1/2, so w_2 = 0, and likewise every other sample is cut off by a
+ *   neighbour nearer p.
+ * - cartesian at the chord's midpoint (p_0 + p_1)/2: for i = 0, j = 1,
+ *   h = 1 − 1/2; toward p_2 (inscribed angle δ/2 between the chords, |p_0
+ *   p_2| = 2 sin δ, |p_0 p_1| = 2 sin(δ/2)): h = 1 − 1/4; clockwise
+ *   neighbours give h > 1: w_0 = w_1 = 1/2; p lies beyond p_1 seen from
+ *   p_2, so w_2 = 0 (and so on around the ring).
+ * Either way the two leaves sum to 1. */
+static void two_d_nodes_take_at_most_max_members_children(void)
+{
+    static ring r; /* some KB: off the stack */
+    const bw_blend_node_kind kinds[2] = {BW_BLEND_NODE_DIRECTIONAL, BW_BLEND_NODE_2D};
+    CHECK_INT(BW_BLEND_MAX_MEMBERS, 64);
+    for (int m = 0; m < 2; m++) {
+        ring_nodes(&r, kinds[m], BW_BLEND_MAX_MEMBERS + 1);
+        bw_blend_tree_desc desc = {.nodes = r.nodes, .node_count = BW_BLEND_MAX_MEMBERS + 2, .param_count = 2};
+        bw_blend_tree *sentinel = (bw_blend_tree *)&desc, *t = sentinel;
+        bw_error err = {0};
+        CHECK_INT(bw_blend_tree_compile(&desc, &t, &err), BW_ERR_LIMIT);
+        CHECK(t == sentinel);
+        CHECK_STR(err.message, "blend tree: node 0: 65 children, more than the 64 a 2D node takes "
+                               "(BW_BLEND_MAX_MEMBERS: its weights cost O(n^2) per evaluation)");
+
+        ring_nodes(&r, kinds[m], BW_BLEND_MAX_MEMBERS);
+        bw_blend_tree *tree = compile(r.nodes, BW_BLEND_MAX_MEMBERS + 1, 0, 2);
+        if (!tree) continue;
+        const double half = M_PI / BW_BLEND_MAX_MEMBERS; /* δ/2 */
+        float params[2] = {(float)cos(half), (float)sin(half)};
+        if (kinds[m] == BW_BLEND_NODE_2D) {
+            params[0] = 0.5f * (r.points[0] + r.points[2]);
+            params[1] = 0.5f * (r.points[1] + r.points[3]);
+        }
+        float scratch[2 * BW_BLEND_MAX_MEMBERS];
+        bw_blend_leaf leaves[BW_BLEND_MAX_MEMBERS];
+        int n = 0;
+        CHECK_INT(bw_blend_tree_scratch_count(tree), 2 * BW_BLEND_MAX_MEMBERS);
+        CHECK_INT(
+            bw_blend_tree_evaluate(tree, params, scratch, 2 * BW_BLEND_MAX_MEMBERS, leaves, BW_BLEND_MAX_MEMBERS, &n),
+            BW_OK);
+        CHECK_INT(n, 2);
+        double sum = 0.0;
+        for (int k = 0; k < n; k++) sum += leaves[k].weight;
+        CHECK_NEAR(sum, 1.0, TOL);
+        if (n == 2) {
+            CHECK_INT(leaves[0].clip, 0);
+            CHECK_INT(leaves[1].clip, 1);
+            CHECK_NEAR(leaves[0].weight, 0.5, TOL);
+            CHECK_NEAR(leaves[1].weight, 0.5, TOL);
+        }
+        bw_blend_tree_destroy(tree);
+    }
+}
+
+/* Any other blend node takes at most BW_BLEND_MAX_CHILDREN (4096): 1D and
+ * grid weights cost O(n), so this only bounds a node's scratch (the old
+ * compiler took any count). 4096 thresholds 0..4095 compile, and x = 10.25
+ * lies a quarter of the way from 10 to 11: leaves 10 (3/4) and 11 (1/4). */
+static void other_nodes_take_at_most_max_children(void)
+{
+    enum { N = BW_BLEND_MAX_CHILDREN + 1 };
+    static bw_blend_node nodes[N + 1];
+    static int children[N];
+    static float th[N];
+    CHECK_INT(BW_BLEND_MAX_CHILDREN, 4096);
+    for (int k = 0; k < N; k++) {
+        children[k] = k + 1;
+        th[k] = (float)k;
+        nodes[k + 1] = bw_blend_clip_node(k, 1.0f);
+    }
+    nodes[0] = bw_blend_1d_node(children, th, N, 0, false);
+    bw_blend_tree_desc desc = {.nodes = nodes, .node_count = N + 1, .param_count = 1};
+    bw_blend_tree *t = NULL;
+    bw_error err = {0};
+    CHECK_INT(bw_blend_tree_compile(&desc, &t, &err), BW_ERR_LIMIT);
+    CHECK(t == NULL);
+    CHECK_STR(err.message, "blend tree: node 0: 4097 children, more than the 4096 a blend node takes "
+                           "(BW_BLEND_MAX_CHILDREN)");
+    /* A grid of 4097 cells (17 × 241) is refused alike. */
+    nodes[0] = bw_blend_grid_node(children, th, 17, 241, 0, 0);
+    CHECK_INT(bw_blend_tree_compile(&desc, &t, &err), BW_ERR_LIMIT);
+    CHECK_STR(err.message, "blend tree: node 0: 4097 children, more than the 4096 a blend node takes "
+                           "(BW_BLEND_MAX_CHILDREN)");
+
+    nodes[0] = bw_blend_1d_node(children, th, N - 1, 0, false);
+    bw_blend_tree *tree = compile(nodes, N, 0, 1);
+    if (!tree) return;
+    static float scratch[2 * BW_BLEND_MAX_CHILDREN];
+    static bw_blend_leaf leaves[BW_BLEND_MAX_CHILDREN];
+    const float x[1] = {10.25f};
+    int n = 0;
+    CHECK_INT(bw_blend_tree_evaluate(tree, x, scratch, 2 * BW_BLEND_MAX_CHILDREN, leaves, BW_BLEND_MAX_CHILDREN, &n),
+              BW_OK);
+    CHECK_INT(n, 2);
+    if (n == 2) {
+        CHECK_INT(leaves[0].clip, 10);
+        CHECK_NEAR(leaves[0].weight, 0.75, TOL);
+        CHECK_INT(leaves[1].clip, 11);
+        CHECK_NEAR(leaves[1].weight, 0.25, TOL);
+    }
+    bw_blend_tree_destroy(tree);
+}
+
 /* speed 0 is the default 1 (all-zero means defaults); a negative speed
  * still plays in reverse. Root 1D over a leaf of speed 0 and one of −2, at
  * u = 0.25: rates 1 (0 -> 1) and −2; the compiled copy shows speed 1. */
@@ -862,6 +997,8 @@ int main(void)
     RUN(tree_rejects_bad_structure_and_leaves_outputs_alone);
     RUN(walk_and_run_complete_their_cycles_together);
     RUN(compile_errors_name_the_node_and_the_problem);
+    RUN(two_d_nodes_take_at_most_max_members_children);
+    RUN(other_nodes_take_at_most_max_children);
     RUN(speed_zero_means_the_default_one);
     RUN(update_steps_the_phase_and_gives_from_and_delta);
     RUN(a_state_speed_scales_every_leaf);

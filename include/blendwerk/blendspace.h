@@ -49,7 +49,9 @@
  *   weights[iy × nx + ix]. Each axis follows the 1D rules (any order,
  *   duplicates share).
  *
- * Cost: 1D and grid O(n); the 2D modes O(n²) in the member count.
+ * Cost: 1D and grid O(n); the 2D modes O(n²) in the member count (every
+ * member's band is bounded by every other member), which is why they take
+ * at most BW_BLEND_MAX_MEMBERS members (see below).
  */
 #ifndef BLENDWERK_BLENDSPACE_H
 #define BLENDWERK_BLENDSPACE_H
@@ -66,6 +68,21 @@ extern "C" {
 /* Leaves at or below this weight or |rate| do not count toward a cycle. */
 #define BW_BLEND_NEGLIGIBLE 1e-4f
 
+/* Member limits: what one evaluation may cost, whoever wrote the data.
+ * - BW_BLEND_MAX_MEMBERS: members of a 2D space, cartesian or directional
+ *   (bw_blend2d_weights, and the children of a compiled 2D or directional
+ *   node). Gradient bands cost O(n²) per evaluation: 64 members are at
+ *   most 64 × 63 band tests, while a hostile 4000 were 16 million (about
+ *   a second per update). Real 2D spaces hold 5 to 30 samples (idle and
+ *   8 directions at 3 speeds are 25), so 64 is twice a large one.
+ * - BW_BLEND_MAX_CHILDREN: children of any other compiled blend node (1D,
+ *   grid cells). Those cost O(n) per evaluation (a few passes over the
+ *   thresholds or the cells), so the limit only keeps one node's scratch
+ *   and reading small; the 1D and grid weight functions themselves take
+ *   any count. */
+#define BW_BLEND_MAX_MEMBERS 64
+#define BW_BLEND_MAX_CHILDREN 4096
+
 /* ---- weight functions ---- */
 
 /* 1D weights of `count` members at `thresholds` for input x.
@@ -81,7 +98,8 @@ typedef enum bw_blend2d_mode {
 
 /* 2D weights of `count` members at `points_xy` (interleaved x0, y0, x1,
  * y1, ...: 2 × count floats) for input (x, y). A mode outside the enum is
- * BW_ERR_INVALID_ARGUMENT. */
+ * BW_ERR_INVALID_ARGUMENT; more than BW_BLEND_MAX_MEMBERS members is
+ * BW_ERR_LIMIT (the O(n²) cost). */
 BW_API bw_result bw_blend2d_weights(const float *points_xy, int count, float x, float y, bw_blend2d_mode mode,
                              float *out_weights);
 

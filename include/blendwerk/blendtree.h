@@ -42,7 +42,10 @@
  *
  * Cost: compile O(nodes + children + positions) plus the weight functions'
  * checks; an update costs the weight functions of the visited nodes (1D and
- * grid O(n), 2D O(n²) in a node's child count) plus O(leaves).
+ * grid O(n), 2D O(n²) in a node's child count) plus O(leaves). The
+ * compiler bounds each node's share: a 2D or directional node takes at
+ * most BW_BLEND_MAX_MEMBERS children (64: O(n²)), any other blend node
+ * BW_BLEND_MAX_CHILDREN (4096: O(n)); blendspace.h gives the reasons.
  *
  * Errors: fallible calls return a bw_result and leave their outputs
  * untouched on failure. Compile messages read
@@ -85,7 +88,8 @@ typedef struct bw_blend_node {
     float length;           /* clip length in seconds (>= 0, finite) */
     /* blend nodes */
     const int *children;    /* child_count node indices */
-    int child_count;        /* >= 1 */
+    int child_count;        /* >= 1; at most BW_BLEND_MAX_MEMBERS (2D, directional)
+                               or BW_BLEND_MAX_CHILDREN (1D, grid) */
     const float *positions; /* member positions as described per kind */
     int grid_nx, grid_ny;   /* GRID only */
     int param_x, param_y;   /* parameter indices (param_y: 2D, directional, grid) */
@@ -139,15 +143,19 @@ typedef struct bw_blend_tree bw_blend_tree;
 
 /* Validate `desc` and copy it into one allocation. Checks: node_count >= 1,
  * param_count >= 0, the root and every child index in range, kinds, child
- * counts (>= 1; grid nx × ny = child_count), parameter indices, finite
- * positions, speeds and lengths (length >= 0), parameter names (present,
- * non-empty, distinct) when given, depth <= BW_BLEND_MAX_DEPTH and at most
- * node_count visits per walk. Results: BW_ERR_INVALID_ARGUMENT (NULL desc
- * or out, bad counts, unknown kind, missing arrays, grid shape),
- * BW_ERR_RANGE (an index out of range), BW_ERR_EMPTY (a blend node without
- * children), BW_ERR_NON_FINITE, BW_ERR_DUPLICATE (repeated parameter name),
- * BW_ERR_LIMIT (depth, visits, sizes), BW_ERR_OUT_OF_MEMORY. `err` (may be
- * NULL) names the node. *out is set only on success. */
+ * counts (>= 1; at most BW_BLEND_MAX_MEMBERS for 2D and directional nodes,
+ * BW_BLEND_MAX_CHILDREN for 1D and grid ones; grid nx × ny = child_count),
+ * parameter indices, finite positions, speeds and lengths (length >= 0),
+ * parameter names (present, non-empty, distinct) when given, depth <=
+ * BW_BLEND_MAX_DEPTH and at most node_count visits per walk. Results:
+ * BW_ERR_INVALID_ARGUMENT (NULL desc or out, bad counts, unknown kind,
+ * missing arrays, grid shape), BW_ERR_RANGE (an index out of range),
+ * BW_ERR_EMPTY (a blend node without children), BW_ERR_NON_FINITE,
+ * BW_ERR_DUPLICATE (repeated parameter name), BW_ERR_LIMIT (member limits,
+ * depth, visits, sizes; e.g. "blend tree: node 0: 65 children, more than
+ * the 64 a 2D node takes (BW_BLEND_MAX_MEMBERS: its weights cost O(n^2)
+ * per evaluation)"), BW_ERR_OUT_OF_MEMORY. `err` (may be NULL) names the
+ * node. *out is set only on success. */
 BW_API bw_result bw_blend_tree_compile(const bw_blend_tree_desc *desc, bw_blend_tree **out, bw_error *err);
 /* Free a compiled tree (NULL is a no-op). Destroy its states first. */
 BW_API void bw_blend_tree_destroy(bw_blend_tree *tree);

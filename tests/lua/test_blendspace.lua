@@ -108,6 +108,16 @@ test("misuse raises an error naming the argument", function()
   raises(function() bw.blend2d_weights({ { 0, 0 }, { 1 } }, 1, 2) end, "#1", "points[2]")
   raises(function() bw.blend2d_weights({ { 0, 0 } }, 1) end, "#3", "y must be a number")
   raises(function() bw.blend2d_weights({ { 0, 0 } }, 1, 2, "polar") end, "#4", "mode")
+  -- 65 points: over BW_BLEND_MAX_MEMBERS, the O(n^2) bound (it took 4096)
+  local many = {}
+  for i = 1, 65 do many[i] = { i, 0 } end
+  raises(function() bw.blend2d_weights(many, 1, 0) end, "#1", "points has more than 64 entries")
+  many[65] = nil
+  near_array("64 points", bw.blend2d_weights(many, 64, 0), (function()
+    local w = {}
+    for i = 1, 64 do w[i] = i == 64 and 1 or 0 end
+    return w
+  end)())
   raises(function() bw.grid_weights({ 0, 1 }, {}, 0, 0) end, "#2", "y_values is empty")
   raises(function() bw.grid_weights({ 0, 1 }, { 0 }, "0", 0) end, "#3", "x must be a number")
 end)

@@ -360,6 +360,34 @@ test("bad descriptions return nil and a message naming the node", function()
     kind = "1d", param = "s", rate_scale = 1, children = { { at = 0, clip = "a", length = 1 } } }) -- rate_scale type
 end)
 
+-- A 2d or directional node takes at most 64 children (BW_BLEND_MAX_MEMBERS:
+-- gradient bands cost O(n^2) per evaluation), in the core's words; 64 on
+-- a ring (child k at angle 2*pi*k/64) build, and on the ring halfway
+-- between children 1 and 2 the directional weights are 1/2 each
+-- (tests/test_blendtree.c two_d_nodes_take_at_most_max_members_children
+-- works it out). Before, the reader took 4096 and the compiler any count.
+test("a 2d node takes at most 64 children", function()
+  local function ring(kind, n)
+    local children = {}
+    for k = 0, n - 1 do
+      local a = 2 * math.pi * k / n
+      children[k + 1] = { at = { math.cos(a), math.sin(a) }, clip = "c" .. k, length = 1 }
+    end
+    return { kind = kind, params = { "x", "y" }, children = children }
+  end
+  for _, kind in ipairs({ "2d", "directional" }) do
+    local t, msg = bw.blend_tree(ring(kind, 65))
+    eq(t, nil, kind .. " 65: no tree")
+    eq(msg, "blend tree: root: 65 children, more than the 64 a 2D node takes (BW_BLEND_MAX_MEMBERS: "
+      .. "its weights cost O(n^2) per evaluation)", kind .. " 65: the message")
+  end
+  local t = assert(bw.blend_tree(ring("directional", 64)))
+  local half = math.pi / 64
+  local leaves = t:evaluate({ x = math.cos(half), y = math.sin(half) })
+  leaves_are("64 children", leaves, { { "c0", 0.5, 1 }, { "c1", 0.5, 1 } })
+  t:close()
+end)
+
 -- Unknown fields are refused with the path of the table they are in.
 test("unknown fields name the field and the node's path", function()
   fails({ "blend tree: root.children[2]: unknown field 'sped' of a leaf" }, bw.blend_tree {

@@ -353,6 +353,44 @@ return {
   })
 end)
 
+-- A hostile graph file: a directional state of 65 children (one line
+-- each), one over BW_BLEND_MAX_MEMBERS. Its O(n^2) weights would run on
+-- every parameter change (4000 children took a second per update); the
+-- core refuses it, reported at the node's line (6). Before, it loaded.
+-- The same file with 64 children loads.
+local function ring_graph(name, n)
+  local rows = {}
+  for k = 0, n - 1 do
+    local a = 2 * math.pi * k / n
+    rows[#rows + 1] = string.format("            { at = { %.17g, %.17g }, clip = \"walk\" },", math.cos(a), math.sin(a))
+  end
+  return write(name, [===[
+return {
+  params = { vx = 0, vz = 0 },
+  layers = {
+    { name = "base", entry = "move",
+      states = {
+        move = { blend = { kind = "directional", params = { "vx", "vz" },
+          children = {
+]===] .. table.concat(rows, "\n") .. [===[
+
+          } } },
+      },
+    },
+  },
+}
+]===])
+end
+
+test("a graph file's 2d node of more than 64 children is refused at its line", function()
+  problems_are(ring_graph("ring65.lua", 65), {
+    "6: layers[1].states.move.blend: 65 children, more than the 64 a 2D node takes "
+      .. "(BW_BLEND_MAX_MEMBERS: its weights cost O(n^2) per evaluation)",
+  })
+  local g, errs = bw.graph(ring_graph("ring64.lua", 64), bound)
+  check(g ~= nil, "64 children load: " .. table.concat(errs or {}, "; "))
+end)
+
 -- A string holding a NUL byte anywhere in the file, key or value, is a
 -- problem at its line, in line order, and the read stops there: C would
 -- read "speed\0evil" as "speed" (it said "params.speed: ... not nil", or
