@@ -9,8 +9,9 @@
  * through the desc's allocator. After that, bw_animator_update and the
  * output queries allocate nothing, compare no strings and resolve no
  * names. The rig, the clips and the graph are borrowed and must outlive
- * the animator (a graph: until bw_animator_set_graph replaces it; the
- * rig's topology must not change under it). One animator belongs to one
+ * the animator (a graph: until bw_animator_set_graph replaces it; a clip:
+ * until bw_animator_refresh_clips replaces it; the rig's topology must
+ * not change under it). One animator belongs to one
  * thread at a time.
  *
  * One update, bw_animator_update(a, dt, state, camera):
