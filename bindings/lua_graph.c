@@ -1917,8 +1917,10 @@ static int push_refresh_errors(lua_State *L, const bw_error *errs, int count, in
 }
 
 /* The other hosts among the graph's users at `list` (animators):
- * bw_lua_graph_user.refresh each with `apply`; the first failure's code,
- * problems into errs. */
+ * bw_lua_graph_user.refresh each with `apply`. A check stops at the first
+ * that refuses (its code, its problems in errs: each refresh starts the
+ * list afresh); taking goes on past a failure (out of memory) so the
+ * others still get the clips, and returns the first failure's code. */
 static bw_result refresh_users(lua_State *L, int list, const graph_obj *g, bw_lua_clip *const *objs, bool apply,
                                bw_graph_errors *errs)
 {
@@ -1927,9 +1929,12 @@ static bw_result refresh_users(lua_State *L, int list, const graph_obj *g, bw_lu
     while (lua_next(L, list)) {
         const bw_lua_graph_user *u = lua_islightuserdata(L, -1) ? (const bw_lua_graph_user *)lua_touserdata(L, -1) : NULL;
         lua_pop(L, 1);
-        if (!u) continue;
-        bw_result r = u->refresh(L, lua_gettop(L), g->graph, objs, g->clip_count, apply, errs);
+        bw_result r = u ? u->refresh(L, lua_gettop(L), g->graph, objs, g->clip_count, apply, errs) : BW_OK;
         if (first == BW_OK) first = r;
+        if (r != BW_OK && !apply) {
+            lua_pop(L, 1);
+            break;
+        }
     }
     return first;
 }

@@ -368,6 +368,14 @@ static void updates_after_a_swap_allocate_nothing(void)
 
 /* ---- hot reload of clips: bw_animator_refresh_clips ---- */
 
+/* The graph of WALK alone: graph clip 0, played by its one state idle. */
+static bw_graph *graph_of_walk(void)
+{
+    const bw_clip *walk_only[1] = {clips[WALK]};
+    bw_graph_state_desc idle = {.name = "idle", .clip = 0};
+    return compile(NULL, 0, &idle, 1, NULL, 0, walk_only, 1);
+}
+
 /* A graph of WALK alone (graph clip 0; state idle plays it), run by an
  * animator through desc.graph_clips {WALK} over a binding cache, and a
  * second animator that first played WALK as an explicit clip. WALK is
@@ -380,9 +388,7 @@ static void updates_after_a_swap_allocate_nothing(void)
  * 0.25). The updates after it allocate nothing. */
 static void refresh_clips_rebinds_the_animators_clips_and_cursor(void)
 {
-    const bw_clip *walk_only[1] = {clips[WALK]};
-    bw_graph_state_desc idle = {.name = "idle", .clip = 0};
-    bw_graph *g = compile(NULL, 0, &idle, 1, NULL, 0, walk_only, 1);
+    bw_graph *g = graph_of_walk();
     bw_binding_cache *cache = NULL;
     CHECK_INT(bw_binding_cache_create(NULL, &cache), BW_OK);
     const int map[1] = {WALK};
@@ -452,9 +458,7 @@ static void refresh_clips_rebinds_the_animators_clips_and_cursor(void)
  * 1 s WALK. */
 static void refresh_clips_refuses_a_baked_clip(void)
 {
-    const bw_clip *walk_only[1] = {clips[WALK]};
-    bw_graph_state_desc idle = {.name = "idle", .clip = 0};
-    bw_graph *g = compile(NULL, 0, &idle, 1, NULL, 0, walk_only, 1);
+    bw_graph *g = graph_of_walk();
     const int map[1] = {WALK};
     const bw_locomotion_entry loco[1] = {{WALK, 1.0f}};
     bw_animator_desc d = base_desc(g);
@@ -472,7 +476,8 @@ static void refresh_clips_refuses_a_baked_clip(void)
     CHECK_STR(err[0].message, "the animator's clip 'walk' is also its locomotion clip, baked at creation (make a "
                               "new animator with the new clips)");
     /* the clip it already has is no change: accepted */
-    CHECK_INT(bw_animator_refresh_clips(a, walk_only, 1, NULL), BW_OK);
+    const bw_clip *same[1] = {clips[WALK]};
+    CHECK_INT(bw_animator_refresh_clips(a, same, 1, NULL), BW_OK);
     bw_character_state s = {.velocity = {0}};
     CHECK_INT(bw_animator_update(a, 0.25f, &s, NULL), BW_OK);
     CHECK_NEAR(spine_x(a), 0.25, TOL);

@@ -737,6 +737,12 @@ test("refresh_clips refuses a clip an animator baked, and from inside an update"
   local c = assert(g:cursor())
   local a = assert(bw.animator { rig = rig, clips = { walk = w1 }, graph = g, blink = false, head = { disabled = true },
     locomotion = { { clip = "walk", speed = 1 } } })
+  -- two more animators that could take the new walk: the refusal is still all or nothing
+  local free = {}
+  for i = 1, 2 do
+    free[i] = assert(bw.animator { rig = rig, clips = { walk = w1 }, graph = g, blink = false, head = { disabled = true } })
+    free[i]:update(0.25, {})
+  end
   c:update(0.25); a:update(0.25, {})
   local ok, errs = g:refresh_clips { w4 }
   eq(ok, nil, "refused")
@@ -747,9 +753,16 @@ test("refresh_clips refuses a clip an animator baked, and from inside an update"
   c:update(0.5); a:update(0.5, {})
   near(c:status().progress, 0.75, 1e-6, "the cursor on the old cycle")
   near(spine_y(a), 0.75, 1e-5, "the animator on the old walk")
+  for i = 1, 2 do
+    free[i]:update(0.5, {})
+    near(spine_y(free[i]), 0.75, 1e-5, "the other animators on the old walk too")
+  end
   -- once the animator plays another graph, the refresh goes through
   assert(a:set_graph(nil))
-  eq(g:refresh_clips { w4 }, true, "no animator of the graph left")
+  eq(g:refresh_clips { w4 }, true, "no animator of the graph baked the walk")
+  -- the others took it: p 0.75 + 0.5 / 4 = 0.875, τ 3.5, y 5.25
+  free[1]:update(0.5, {})
+  near(spine_y(free[1]), 5.25, 1e-4, "the new walk")
   -- never from inside an animator's update (its graph's predicate)
   local caught
   local h = assert(bw.graph({ layers = { { name = "base", entry = "walk",
