@@ -294,9 +294,42 @@ static void new_record(lua_State *L, const char *const *keys) { bw_lua_push_keys
 
 /* ---- the graph ---- */
 
+/* graph:refresh_clips's view of an animator (lua_graph.h): busy inside
+ * its own update; `refresh` checks the graph's new clips against it or,
+ * with apply, takes them (bw_animator_refresh_clips), each new Clip
+ * replacing the animator's clip its graph clip played (a use counted). */
+static bool graph_user_busy(lua_State *L, int idx)
+{
+    const lua_animator *a = (const lua_animator *)lua_touserdata(L, idx);
+    return a && a->thread;
+}
+
+static bw_result graph_user_refresh(lua_State *L, int idx, const bw_graph *graph, bw_lua_clip *const *objs, int n,
+                                    bool apply, bw_graph_errors *errors)
+{
+    lua_animator *a = (lua_animator *)lua_touserdata(L, idx);
+    if (!a || !a->animator || a->graph != graph) return BW_OK; /* closed, or on another graph by now */
+    const bw_clip **clips = (const bw_clip **)lua_newuserdatauv(L, sizeof *clips * (size_t)(n + 1), 0);
+    for (int i = 0; i < n; i++) clips[i] = objs[i]->clip;
+    bw_result r = apply ? bw_animator_refresh_clips(a->animator, clips, n, errors)
+                        : bw_animator_refresh_clips_validate(a->animator, clips, n, errors);
+    lua_pop(L, 1);
+    for (int i = 0; apply && r == BW_OK && i < n; i++) {
+        bw_lua_clip **slot = &a->clips[a->graph_clip[i]];
+        if ((*slot)->clip == objs[i]->clip) continue; /* kept, or taken for an earlier graph clip */
+        objs[i]->hdr.users++;
+        bw_lua_object_unuse(&(*slot)->hdr);
+        *slot = objs[i];
+    }
+    return r;
+}
+
+static const bw_lua_graph_user graph_user = {graph_user_busy, graph_user_refresh};
+
 /* Bind the Graph at `gidx` (0: none) to the animator at index 1: its clips
  * by name among the animator's (the same Clip under another name counts
- * too), its parameter names into a table, then bw_animator_set_graph.
+ * too), its parameter names into a table, then bw_animator_set_graph;
+ * the animator becomes one of the graph's users (its refresh_clips).
  * Returns 1, or pushes nothing and writes why (the animator unchanged). */
 static int bind_graph(lua_State *L, lua_animator *a, int gidx, float fade, char *why, size_t why_size)
 {
@@ -374,6 +407,7 @@ static int bind_graph(lua_State *L, lua_animator *a, int gidx, float fade, char 
     a->params = params;
     a->fire = fire;
     a->graph_clip = map;
+    if (g) bw_lua_graph_add_user(L, gidx, 1, &graph_user); /* graph:refresh_clips hands it the new clips */
     lua_settop(L, data);
     lua_setiuservalue(L, 1, UV_GRAPH_DATA);
     if (g) lua_pushvalue(L, gidx);

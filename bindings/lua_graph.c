@@ -1822,6 +1822,28 @@ static void cursor_destroy(bw_lua_object *self)
 
 static cursor_obj *check_cursor(lua_State *L, int arg) { return (cursor_obj *)bw_lua_check_object(L, arg, BW_LUA_CURSOR); }
 
+/* The graph's users, weak: graph:refresh_clips checks and rebinds whoever
+ * is still open. A cursor's value is true, another host's its
+ * bw_lua_graph_user (a light userdata). Pops that value (on top) and keys
+ * the object at uidx by it in the Graph at gidx's list. */
+static void add_user(lua_State *L, int gidx, int uidx)
+{
+    if (lua_getiuservalue(L, gidx, GRAPH_UV_CURSORS) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_pushvalue(L, -1);
+        lua_setiuservalue(L, gidx, GRAPH_UV_CURSORS);
+    }
+    lua_pushvalue(L, uidx);
+    lua_pushvalue(L, -3);
+    lua_rawset(L, -3);
+    lua_pop(L, 2);
+}
+
 /* graph:cursor() -> Cursor */
 static int l_graph_cursor(lua_State *L)
 {
@@ -1860,23 +1882,19 @@ static int l_graph_cursor(lua_State *L)
     lua_setiuservalue(L, obj, CURSOR_UV_POOL);
     lua_newtable(L);
     lua_setiuservalue(L, obj, CURSOR_UV_NAMES);
-    /* the graph's cursor list, weak: graph:refresh_clips rebinds whoever is still open */
-    if (lua_getiuservalue(L, 1, GRAPH_UV_CURSORS) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_newtable(L);
-        lua_createtable(L, 0, 1);
-        lua_pushliteral(L, "k");
-        lua_setfield(L, -2, "__mode");
-        lua_setmetatable(L, -2);
-        lua_pushvalue(L, -1);
-        lua_setiuservalue(L, 1, GRAPH_UV_CURSORS);
-    }
-    lua_pushvalue(L, obj);
     lua_pushboolean(L, 1);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
+    add_user(L, 1, obj);
     lua_pushvalue(L, obj);
     return 1;
+}
+
+void bw_lua_graph_add_user(lua_State *L, int gidx, int uidx, const bw_lua_graph_user *user)
+{
+    gidx = lua_absindex(L, gidx);
+    uidx = lua_absindex(L, uidx);
+    (void)bw_lua_graph_check(L, gidx);
+    lua_pushlightuserdata(L, (void *)user);
+    add_user(L, gidx, uidx);
 }
 
 /* nil, { "clips[i]: message", ... } (1-based clip indices) from a core report. */
@@ -1898,13 +1916,38 @@ static int push_refresh_errors(lua_State *L, const bw_error *errs, int count, in
     return 2;
 }
 
+/* The other hosts among the graph's users at `list` (animators):
+ * bw_lua_graph_user.refresh each with `apply`. A check stops at the first
+ * that refuses (its code, its problems in errs: each refresh starts the
+ * list afresh); taking goes on past a failure (out of memory) so the
+ * others still get the clips, and returns the first failure's code. */
+static bw_result refresh_users(lua_State *L, int list, const graph_obj *g, bw_lua_clip *const *objs, bool apply,
+                               bw_graph_errors *errs)
+{
+    bw_result first = BW_OK;
+    lua_pushnil(L);
+    while (lua_next(L, list)) {
+        const bw_lua_graph_user *u = lua_islightuserdata(L, -1) ? (const bw_lua_graph_user *)lua_touserdata(L, -1) : NULL;
+        lua_pop(L, 1);
+        bw_result r = u ? u->refresh(L, lua_gettop(L), g->graph, objs, g->clip_count, apply, errs) : BW_OK;
+        if (first == BW_OK) first = r;
+        if (r != BW_OK && !apply) {
+            lua_pop(L, 1);
+            break;
+        }
+    }
+    return first;
+}
+
 /* graph:refresh_clips(clips) -> true | nil, errors (graph.h
  * bw_graph_refresh_clips): the same number of clips, each keeping its
  * loop flag and marker names; new lengths and marker times. All or
- * nothing: the new bindings (a bound graph) are made first, then the graph
- * refreshed, then every open cursor of the graph rebound at once, so no
- * cursor plays a clip the graph no longer holds; the old clips are let go
- * last. */
+ * nothing: the new bindings (a bound graph) are made first, every animator
+ * of the graph checked (bw_animator_refresh_clips_validate), then the
+ * graph refreshed, then every animator given the new clips and every open
+ * cursor of the graph rebound at once, so nothing plays a clip the graph
+ * no longer holds; the old clips are let go last. Raises from inside an
+ * update of one of the graph's cursors or animators. */
 static int l_graph_refresh_clips(lua_State *L)
 {
     graph_obj *g = check_graph(L, 1);
@@ -1917,6 +1960,12 @@ static int l_graph_refresh_clips(lua_State *L)
             cursor_obj *c = (cursor_obj *)luaL_testudata(L, -1, BW_LUA_CURSOR);
             if (c && c->delivering)
                 return luaL_error(L, "graph:refresh_clips: called while a cursor of the graph updates");
+            lua_pushvalue(L, -1);
+            lua_rawget(L, -3);
+            const bw_lua_graph_user *u = lua_islightuserdata(L, -1) ? (const bw_lua_graph_user *)lua_touserdata(L, -1) : NULL;
+            lua_pop(L, 1);
+            if (u && u->busy(L, lua_gettop(L)))
+                return luaL_error(L, "graph:refresh_clips: called while an animator of the graph updates");
         }
     }
     lua_settop(L, 2);
@@ -1955,6 +2004,9 @@ static int l_graph_refresh_clips(lua_State *L)
     }
     bw_error errs[16];
     bw_graph_errors list = {errs, 16, 0};
+    const int users = lua_getiuservalue(L, 1, GRAPH_UV_CURSORS) == LUA_TTABLE ? lua_gettop(L) : 0;
+    if (users && refresh_users(L, users, g, objs, false, &list) != BW_OK)
+        return push_refresh_errors(L, errs, list.count, list.count < 16 ? list.count : 16);
     bw_result res = bw_graph_refresh_clips(g->graph, clips, n, &list);
     if (res == BW_ERR_OUT_OF_MEMORY) return luaL_error(L, "graph:refresh_clips(): not enough memory");
     if (res != BW_OK) return push_refresh_errors(L, errs, list.count, list.count < 16 ? list.count : 16);
@@ -1969,18 +2021,21 @@ static int l_graph_refresh_clips(lua_State *L)
     lua_setiuservalue(L, 1, GRAPH_UV_BINDINGS);
     g->clip_objs = objs;
     if (bindings) g->bindings = bindings;
-    if (lua_getiuservalue(L, 1, GRAPH_UV_CURSORS) == LUA_TTABLE) {
+    bw_result taken = BW_OK;
+    if (users) {
+        list.count = 0;
+        taken = refresh_users(L, users, g, objs, true, &list); /* checked: only memory can fail */
         lua_pushnil(L);
-        while (lua_next(L, -2)) {
+        while (lua_next(L, users)) {
             lua_pop(L, 1);
             cursor_obj *c = (cursor_obj *)luaL_testudata(L, -1, BW_LUA_CURSOR);
             if (c && c->cursor && !c->hdr.destroyed)
                 (void)bw_graph_cursor_rebind(c->cursor, g->bindings, g->clip_count, NULL); /* made for the rig: cannot fail */
         }
     }
-    lua_pop(L, 1);
     for (int i = 0; i < n; i++)
         if (old && old[i]) bw_lua_object_unuse(&old[i]->hdr);
+    if (taken != BW_OK) return luaL_error(L, "graph:refresh_clips(): an animator of the graph: %s", bw_result_name(taken));
     lua_pushboolean(L, 1);
     return 1;
 }

@@ -134,4 +134,22 @@ void bw_lua_graph_push_clips(lua_State *L, int idx);
 struct bw_lua_object;
 lua_State *bw_lua_graph_use_thread(struct bw_lua_object *graph, lua_State *L);
 
+/* A host of a cursor of the graph that is not a blendwerk.Cursor (the Lua
+ * animator), as graph:refresh_clips sees it. `busy`: whether the object at
+ * idx is inside its own update (the refresh then raises). `refresh`: the
+ * graph now plays `clips` (graph order, n of them, made for the graph):
+ * with apply false only check (bw_animator_refresh_clips_validate),
+ * with apply true take them (the object keeps them alive); problems into
+ * errors, `where` "clips[i]" 0-based. An object that plays another graph
+ * by now (or is closed) returns BW_OK and does nothing. */
+struct bw_lua_clip;
+typedef struct bw_lua_graph_user {
+    bool (*busy)(lua_State *L, int idx);
+    bw_result (*refresh)(lua_State *L, int idx, const bw_graph *graph, struct bw_lua_clip *const *clips, int n,
+                         bool apply, bw_graph_errors *errors);
+} bw_lua_graph_user;
+/* Register the object at uidx (kept weakly) as a user of the Graph at gidx:
+ * graph:refresh_clips checks it and hands it the new clips. */
+void bw_lua_graph_add_user(lua_State *L, int gidx, int uidx, const bw_lua_graph_user *user);
+
 #endif

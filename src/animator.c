@@ -79,6 +79,7 @@ struct bw_animator {
     const char **names; /* copies of desc.clip_names (NULL entries allowed) */
     bw_binding **bindings;
     bool shared_bindings; /* from desc.binding_cache: not the animator's to destroy */
+    bw_binding_cache *binding_cache; /* desc.binding_cache (borrowed): bw_animator_refresh_clips binds there too */
     bw_mixer *mixer;
     bw_pose pose, sample;
     /* body */
@@ -96,7 +97,8 @@ struct bw_animator {
     bw_graph_cursor_hint hint; /* where the cursor's per-frame state lies (prefetched first) */
     const bw_graph *graph;
     bw_binding **graph_bindings; /* graph_binding_count, one per graph clip (the animator's
-                                    bindings, remapped); NULL: the graph uses a->bindings */
+                                    bindings, remapped), then the map itself (graph_map);
+                                    NULL: the graph uses a->bindings */
     int graph_binding_count;
     /* gesture */
     int gesture_count;
@@ -374,6 +376,26 @@ static bw_result make_body_layer(bw_animator *a)
     return bw_mixer_create(&md, &a->mixer);
 }
 
+/* A binding of `clip` to the animator's rig: from its binding cache (only
+ * ever read, not the animator's to destroy) or its own. `logger` (may be
+ * NULL) hears of a track whose name alone matches several joints. */
+static bw_result bind_clip(bw_animator *a, const bw_clip *clip, const bw_logger *logger, bw_binding **out,
+                           bw_error *err)
+{
+    if (a->binding_cache) {
+        const bw_binding *shared = NULL;
+        bw_result r = bw_binding_cache_get(a->binding_cache, clip, a->rig, 0, &shared, err);
+        *out = (bw_binding *)shared;
+        return r;
+    }
+    bw_binding_desc bd = {0};
+    bd.clip = clip;
+    bd.rig = a->rig;
+    bd.allocator = a->alloc;
+    if (logger) bd.logger = *logger;
+    return bw_binding_create(&bd, out, err);
+}
+
 /* The graph's clip list against the animator's: `map` NULL means the same
  * list; else one index into the animator's clips per graph clip. */
 static void check_graph_clips(const bw_graph *graph, const int *map, int clip_count, const char *prefix,
@@ -398,9 +420,17 @@ static void check_graph_clips(const bw_graph *graph, const int *map, int clip_co
         }
 }
 
+/* The remapped bindings' block of n graph clips: n bindings, then the n
+ * animator clip indices they came from (so a refresh knows which clip of
+ * the animator each graph clip plays). */
+static size_t graph_block_size(int n) { return (size_t)n * (sizeof(bw_binding *) + sizeof(int)); }
+static int *graph_map(bw_binding **block, int n) { return (int *)(void *)(block + n); }
+static void free_graph_block(bw_animator *a, bw_binding **block, int n) { bw_free(&a->alloc, block, graph_block_size(n)); }
+
 /* A cursor of `graph` over the animator's bindings (remapped through `map`
- * into a new array *out_bindings, NULL when map is NULL). Checks the clip
- * lists first; on failure nothing is kept and the problem is reported. */
+ * into a new block *out_bindings, graph_block_size; NULL when map is NULL).
+ * Checks the clip lists first; on failure nothing is kept and the problem
+ * is reported. */
 static bw_result make_graph_cursor(bw_animator *a, const bw_graph *graph, const int *map, const char *where,
                                    bw_graph_report *rep, bw_graph_cursor **out_cursor, bw_binding ***out_bindings)
 {
@@ -413,9 +443,10 @@ static bw_result make_graph_cursor(bw_animator *a, const bw_graph *graph, const 
     int n = bw_graph_clip_count(graph);
     bw_binding **bindings = a->bindings;
     if (map) {
-        bindings = n > 0 ? bw_alloc_zeroed(&a->alloc, (size_t)n * sizeof *bindings) : NULL;
+        bindings = n > 0 ? bw_alloc_zeroed(&a->alloc, graph_block_size(n)) : NULL;
         if (n > 0 && !bindings) return REPORT(rep, BW_ERR_OUT_OF_MEMORY, where, "out of memory");
         for (int i = 0; i < n; i++) bindings[i] = a->bindings[map[i]];
+        if (n > 0) memcpy(graph_map(bindings, n), map, (size_t)n * sizeof *map);
     }
     bw_graph_cursor_desc cd = {0};
     cd.rig = a->rig;
@@ -426,7 +457,7 @@ static bw_result make_graph_cursor(bw_animator *a, const bw_graph *graph, const 
     bw_graph_errors ge = {gerr, 1, 0};
     r = bw_graph_cursor_create(graph, &cd, out_cursor, &ge);
     if (r != BW_OK) {
-        if (map) bw_free(&a->alloc, bindings, (size_t)n * sizeof *bindings);
+        if (map) free_graph_block(a, bindings, n);
         *out_cursor = NULL;
         return REPORT(rep, r, where, "%s", ge.count ? gerr[0].message : bw_result_name(r));
     }
@@ -501,6 +532,8 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
     a->rig = desc->rig;
     a->joint_count = bw_rig_joint_count(desc->rig);
     a->clip_count = desc->clip_count;
+    a->binding_cache = desc->binding_cache;
+    a->shared_bindings = desc->binding_cache != NULL;
     a->graph = desc->graph;
     a->space = *sp;
     a->dim = sp->kind == BW_EXPRESSION_CUSTOM ? sp->dim : BW_ARKIT52_COUNT;
@@ -521,21 +554,8 @@ bw_result bw_animator_create(const bw_animator_desc *desc, bw_animator **out, bw
             a->names[i] = bw_strdup(&a->alloc, desc->clip_names[i]);
             if (!a->names[i]) goto oom;
         }
-        bw_binding_desc bd = {0};
-        bd.clip = desc->clips[i];
-        bd.rig = desc->rig;
-        bd.allocator = a->alloc;
-        bd.logger = desc->logger; /* a track a name the rig has twice leaves unbound says so */
         bw_error err = {0};
-        bw_result r;
-        if (desc->binding_cache) {
-            const bw_binding *shared = NULL;
-            r = bw_binding_cache_get(desc->binding_cache, desc->clips[i], desc->rig, 0, &shared, &err);
-            a->bindings[i] = (bw_binding *)shared; /* only ever read */
-            a->shared_bindings = true;
-        } else {
-            r = bw_binding_create(&bd, &a->bindings[i], &err);
-        }
+        bw_result r = bind_clip(a, desc->clips[i], &desc->logger, &a->bindings[i], &err);
         if (r != BW_OK) {
             snprintf(where, sizeof where, "desc.clips[%d]", i);
             bw_graph_problem(&rep, r, where, "%s", err.message);
@@ -605,7 +625,7 @@ void bw_animator_destroy(bw_animator *a)
 {
     if (!a) return;
     bw_graph_cursor_destroy(a->cursor);
-    bw_free(&a->alloc, a->graph_bindings, (size_t)a->graph_binding_count * sizeof *a->graph_bindings);
+    free_graph_block(a, a->graph_bindings, a->graph_binding_count);
     bw_mixer_destroy(a->mixer);
     bw_track_set_destroy(a->clip_set);
     bw_blend_tree_state_destroy(a->loco_state);
@@ -656,7 +676,7 @@ bw_result bw_animator_set_graph(bw_animator *a, const bw_graph *graph, const int
             r = bw_graph_cursor_carry_over(cursor, a->cursor, fade);
             if (r != BW_OK) {
                 bw_graph_cursor_destroy(cursor);
-                bw_free(&a->alloc, bindings, graph_clips ? (size_t)bw_graph_clip_count(graph) * sizeof *bindings : 0);
+                free_graph_block(a, bindings, graph_clips ? bw_graph_clip_count(graph) : 0);
                 return REPORT(&rep, r, "graph", "the character cannot be carried over (%s)", bw_result_name(r));
             }
         }
@@ -667,7 +687,7 @@ bw_result bw_animator_set_graph(bw_animator *a, const bw_graph *graph, const int
         bw_animator_event *grown = bw_alloc_zeroed(&a->alloc, (size_t)events * sizeof *grown);
         if (!grown) {
             bw_graph_cursor_destroy(cursor);
-            bw_free(&a->alloc, bindings, graph_clips ? (size_t)bw_graph_clip_count(graph) * sizeof *bindings : 0);
+            free_graph_block(a, bindings, graph_clips ? bw_graph_clip_count(graph) : 0);
             return REPORT(&rep, BW_ERR_OUT_OF_MEMORY, "graph", "out of memory");
         }
         bw_free(&a->alloc, a->events, (size_t)a->event_capacity * sizeof *a->events);
@@ -675,7 +695,7 @@ bw_result bw_animator_set_graph(bw_animator *a, const bw_graph *graph, const int
         a->event_capacity = events;
     }
     bw_graph_cursor_destroy(a->cursor);
-    bw_free(&a->alloc, a->graph_bindings, (size_t)a->graph_binding_count * sizeof *a->graph_bindings);
+    free_graph_block(a, a->graph_bindings, a->graph_binding_count);
     a->cursor = cursor;
     a->hint = bw_graph_cursor_hint_of(cursor);
     a->graph = graph;
@@ -684,6 +704,101 @@ bw_result bw_animator_set_graph(bw_animator *a, const bw_graph *graph, const int
     /* the last update's graph events name strings of the old graph */
     a->event_count = 0;
     return BW_OK;
+}
+
+/* ---- hot reload of the graph's clips ---- */
+
+/* The animator clip graph clip i plays. */
+static int graph_slot(const bw_animator *a, int i)
+{
+    return a->graph_bindings ? graph_map(a->graph_bindings, a->graph_binding_count)[i] : i;
+}
+
+/* What else of the animator baked clip k at creation ("locomotion",
+ * "face", "gesture"), or NULL. */
+static const char *baked_use(const bw_animator *a, int k)
+{
+    for (int i = 0; a->loco_tree && i < bw_blend_tree_node_count(a->loco_tree); i++) {
+        const bw_blend_node *n = bw_blend_tree_node(a->loco_tree, i);
+        if (n->kind == BW_BLEND_NODE_CLIP && n->clip == k) return "locomotion";
+    }
+    for (int f = 0; f < a->face_count; f++)
+        if (a->face_clip[f] == k) return "face";
+    for (int g = 0; g < a->gesture_count; g++)
+        if (a->gesture_clip[g] == k) return "gesture";
+    return NULL;
+}
+
+bw_result bw_animator_refresh_clips_validate(const bw_animator *a, const bw_clip *const *clips, int count,
+                                             bw_animator_errors *errors)
+{
+    bw_graph_report rep;
+    bw_graph_report_begin(&rep, errors);
+    if (!a || !a->graph) return REPORT(&rep, BW_ERR_INVALID_ARGUMENT, "animator", "is NULL or has no graph");
+    int n = bw_graph_clip_count(a->graph);
+    if (count != n || (n > 0 && !clips))
+        return REPORT(&rep, BW_ERR_INVALID_ARGUMENT, "clips", "%d clips for a graph of %d", count, n);
+    char where[64];
+    for (int i = 0; i < n; i++) {
+        snprintf(where, sizeof where, "clips[%d]", i);
+        int k = graph_slot(a, i);
+        const char *baked = clips[i] && clips[i] != a->clips[k] ? baked_use(a, k) : NULL;
+        if (!clips[i]) bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, where, "clip is NULL");
+        else if (baked)
+            bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, where,
+                             "the animator's clip '%s' is also its %s clip, baked at creation (make a new "
+                             "animator with the new clips)",
+                             bw_clip_name(a->clips[k]), baked);
+        for (int j = 0; clips[i] && a->graph_bindings && j < i; j++)
+            if (graph_slot(a, j) == k && clips[j] != clips[i]) {
+                bw_graph_problem(&rep, BW_ERR_INVALID_ARGUMENT, where,
+                                 "plays the animator's clip '%s', as an earlier graph clip does, but is another clip",
+                                 bw_clip_name(a->clips[k]));
+                break;
+            }
+    }
+    return rep.first;
+}
+
+bw_result bw_animator_refresh_clips(bw_animator *a, const bw_clip *const *clips, int count, bw_animator_errors *errors)
+{
+    bw_result r = bw_animator_refresh_clips_validate(a, clips, count, errors);
+    if (r != BW_OK) return r;
+    bw_graph_report rep;
+    bw_graph_report_begin(&rep, errors);
+    /* fresh[k]: the new binding of animator clip k (NULL: k keeps its
+       clip); after the swap, the old one, to let go */
+    bw_binding **fresh = a->clip_count > 0 ? bw_alloc_zeroed(&a->alloc, (size_t)a->clip_count * sizeof *fresh) : NULL;
+    if (a->clip_count > 0 && !fresh) return REPORT(&rep, BW_ERR_OUT_OF_MEMORY, "clips", "out of memory");
+    for (int i = 0; i < count && r == BW_OK; i++) {
+        int k = graph_slot(a, i);
+        if (clips[i] == a->clips[k] || fresh[k]) continue;
+        bw_error err = {0};
+        r = bind_clip(a, clips[i], NULL, &fresh[k], &err);
+        if (r != BW_OK) {
+            char where[64];
+            snprintf(where, sizeof where, "clips[%d]", i);
+            bw_graph_problem(&rep, r, where, "%s", err.message);
+        }
+    }
+    /* the swap: clips, bindings, an explicit playback track, the cursor */
+    for (int k = 0; r == BW_OK && k < a->clip_count; k++) {
+        if (!fresh[k]) continue;
+        bw_binding *old = a->bindings[k];
+        a->bindings[k] = fresh[k];
+        fresh[k] = old;
+        a->clips[k] = bw_binding_clip(a->bindings[k]);
+        if (a->clip_set && a->clip_track[k] >= 0 && bw_track_set_alive(a->clip_set, a->clip_track[k]))
+            (void)bw_track_set_rebind(a->clip_set, a->clip_track[k], a->bindings[k]); /* made for the set's rig */
+    }
+    if (r == BW_OK) {
+        for (int i = 0; a->graph_bindings && i < count; i++) a->graph_bindings[i] = a->bindings[graph_slot(a, i)];
+        const bw_binding *const *cb = (const bw_binding *const *)(a->graph_bindings ? a->graph_bindings : a->bindings);
+        (void)bw_graph_cursor_rebind(a->cursor, cb, count, NULL); /* made for the cursor's rig: cannot fail */
+    }
+    for (int k = 0; !a->shared_bindings && k < a->clip_count; k++) bw_binding_destroy(fresh[k]);
+    bw_free(&a->alloc, fresh, (size_t)a->clip_count * sizeof *fresh);
+    return r;
 }
 
 /* ---- validation ---- */

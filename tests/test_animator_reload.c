@@ -366,6 +366,126 @@ static void updates_after_a_swap_allocate_nothing(void)
     bw_graph_destroy(g2);
 }
 
+/* ---- hot reload of clips: bw_animator_refresh_clips ---- */
+
+/* The graph of WALK alone: graph clip 0, played by its one state idle. */
+static bw_graph *graph_of_walk(void)
+{
+    const bw_clip *walk_only[1] = {clips[WALK]};
+    bw_graph_state_desc idle = {.name = "idle", .clip = 0};
+    return compile(NULL, 0, &idle, 1, NULL, 0, walk_only, 1);
+}
+
+/* A graph of WALK alone (graph clip 0; state idle plays it), run by an
+ * animator through desc.graph_clips {WALK} over a binding cache, and a
+ * second animator that first played WALK as an explicit clip. WALK is
+ * re-exported 2 s long, x 0 -> 4 (x = 2τ). The first animator: 0.25 s at
+ * p 0.25 (x 0.25); refreshed, 0.5 s more: p 0.25 + 0.5 / 2 = 0.5, τ 1.0,
+ * x 2.0. The second: explicit WALK for 0.25 s (track time 0.25, x 0.25),
+ * then the graph (entry at p 0) for the refresh; back on explicit clips,
+ * its track rebound keeps time 0.25 and plays 1 s on to 1.25 within the
+ * new 2 s: x = 2 × 1.25 = 2.5 (on the old 1 s length it would wrap to
+ * 0.25). The updates after it allocate nothing. */
+static void refresh_clips_rebinds_the_animators_clips_and_cursor(void)
+{
+    bw_graph *g = graph_of_walk();
+    bw_binding_cache *cache = NULL;
+    CHECK_INT(bw_binding_cache_create(NULL, &cache), BW_OK);
+    const int map[1] = {WALK};
+    alloc_counter c = ALLOC_COUNTER(-1);
+    bw_animator_desc d = base_desc(g);
+    d.graph_clips = map;
+    d.binding_cache = cache;
+    d.allocator = (bw_allocator){alloc_counter_fn, &c};
+    bw_animator *a = make(&d);
+    bw_animator_desc d2 = base_desc(NULL);
+    bw_animator *b = make(&d2);
+    bw_character_state s = {.velocity = {0}};
+    const float walk_weight[CLIPS] = {0.0f, 1.0f, 0.0f};
+    bw_character_state explicit_walk = s;
+    explicit_walk.clip_weights = walk_weight;
+    explicit_walk.clip_weight_count = CLIPS;
+    CHECK_INT(bw_animator_update(a, 0.25f, &s, NULL), BW_OK);
+    CHECK_NEAR(spine_x(a), 0.25, TOL);
+    CHECK_INT(bw_animator_update(b, 0.25f, &explicit_walk, NULL), BW_OK);
+    CHECK_NEAR(spine_x(b), 0.25, TOL);
+    CHECK_INT(bw_animator_set_graph(b, g, map, 0.0f, NULL), BW_OK);
+
+    bw_clip *walk2 = spine_clip("walk", 2.0f, 4.0f);
+    const bw_clip *fresh[1] = {walk2};
+    /* refusals change nothing: a wrong count, a NULL clip, no graph */
+    bw_error err[2];
+    bw_animator_errors errs = {err, 2, 0};
+    CHECK_INT(bw_animator_refresh_clips(a, fresh, 2, &errs), BW_ERR_INVALID_ARGUMENT);
+    CHECK_STR(err[0].where, "clips");
+    CHECK_STR(err[0].message, "2 clips for a graph of 1");
+    const bw_clip *none[1] = {NULL};
+    errs.count = 0;
+    CHECK_INT(bw_animator_refresh_clips_validate(a, none, 1, &errs), BW_ERR_INVALID_ARGUMENT);
+    CHECK_STR(err[0].where, "clips[0]");
+    CHECK_STR(err[0].message, "clip is NULL");
+    bw_animator *plain = make(&d2);
+    errs.count = 0;
+    CHECK_INT(bw_animator_refresh_clips(plain, fresh, 1, &errs), BW_ERR_INVALID_ARGUMENT);
+    CHECK_STR(err[0].where, "animator");
+    bw_animator_destroy(plain);
+    CHECK_INT(bw_animator_refresh_clips_validate(a, fresh, 1, NULL), BW_OK);
+
+    CHECK_INT(bw_graph_refresh_clips(g, fresh, 1, NULL), BW_OK);
+    CHECK_INT(bw_animator_refresh_clips(a, fresh, 1, NULL), BW_OK);
+    CHECK_INT(bw_animator_refresh_clips(b, fresh, 1, NULL), BW_OK);
+    CHECK_NEAR(status(a).progress, 0.25, 1e-6);
+    CHECK_INT(bw_animator_update(a, 0.5f, &s, NULL), BW_OK);
+    CHECK_NEAR(status(a).progress, 0.5, 1e-6);
+    CHECK_NEAR(spine_x(a), 2.0, TOL);
+    CHECK_INT(bw_animator_set_graph(b, NULL, NULL, 0.0f, NULL), BW_OK);
+    CHECK_INT(bw_animator_update(b, 1.0f, &explicit_walk, NULL), BW_OK);
+    CHECK_NEAR(spine_x(b), 2.5, TOL);
+    /* the old WALK is no longer used by either; the frame path allocates nothing */
+    long before = c.allocations;
+    for (int k = 0; k < 1000; k++) bw_animator_update(a, 1.0f / 60.0f, &s, NULL);
+    CHECK_INT((int)(c.allocations - before), 0);
+    bw_animator_destroy(a);
+    CHECK_INT((int)c.live_blocks, 0);
+    bw_animator_destroy(b);
+    bw_graph_destroy(g);
+    bw_binding_cache_destroy(cache);
+    bw_clip_destroy(walk2);
+}
+
+/* A refreshed clip the animator also baked (here a locomotion clip) is
+ * refused, every one reported, and nothing changes: x still follows the
+ * 1 s WALK. */
+static void refresh_clips_refuses_a_baked_clip(void)
+{
+    bw_graph *g = graph_of_walk();
+    const int map[1] = {WALK};
+    const bw_locomotion_entry loco[1] = {{WALK, 1.0f}};
+    bw_animator_desc d = base_desc(g);
+    d.graph_clips = map;
+    d.locomotion = loco;
+    d.locomotion_count = 1;
+    bw_animator *a = make(&d);
+    bw_clip *walk2 = spine_clip("walk", 2.0f, 4.0f);
+    const bw_clip *fresh[1] = {walk2};
+    bw_error err[2];
+    bw_animator_errors errs = {err, 2, 0};
+    CHECK_INT(bw_animator_refresh_clips(a, fresh, 1, &errs), BW_ERR_INVALID_ARGUMENT);
+    CHECK_INT(errs.count, 1);
+    CHECK_STR(err[0].where, "clips[0]");
+    CHECK_STR(err[0].message, "the animator's clip 'walk' is also its locomotion clip, baked at creation (make a "
+                              "new animator with the new clips)");
+    /* the clip it already has is no change: accepted */
+    const bw_clip *same[1] = {clips[WALK]};
+    CHECK_INT(bw_animator_refresh_clips(a, same, 1, NULL), BW_OK);
+    bw_character_state s = {.velocity = {0}};
+    CHECK_INT(bw_animator_update(a, 0.25f, &s, NULL), BW_OK);
+    CHECK_NEAR(spine_x(a), 0.25, TOL);
+    bw_animator_destroy(a);
+    bw_graph_destroy(g);
+    bw_clip_destroy(walk2);
+}
+
 /* ---- the reloader in host mode ---- */
 
 static const char *graph_file(const char *walk, double duration)
@@ -477,6 +597,8 @@ int main(void)
     RUN(an_incompatible_graph_is_refused_and_changes_nothing);
     RUN(refused_set_graph_keeps_the_running_cursor);
     RUN(updates_after_a_swap_allocate_nothing);
+    RUN(refresh_clips_rebinds_the_animators_clips_and_cursor);
+    RUN(refresh_clips_refuses_a_baked_clip);
     RUN(the_reloader_drives_animators_in_host_mode);
     for (int i = 0; i < CLIPS; i++) bw_clip_destroy(clips[i]);
     bw_rig_destroy(rig);

@@ -1102,8 +1102,9 @@ function Graph:states(layer) end
 
 ---Take re-exported clips (same count and order, same loop flags and
 ---marker names; new lengths and marker times) without recompiling, and
----rebind every open cursor of the graph to them. Progress stays
----normalized; fade timers keep their seconds.
+---rebind every open cursor of the graph and every animator running it
+---(the animator's clips those graph clips played become the new ones) to
+---them. Progress stays normalized; fade timers keep their seconds.
 ---@param clips blendwerk.Clip[]
 ---@return true? ok
 ---@return string[]? errors "clips[i]: message" lines; nothing changed

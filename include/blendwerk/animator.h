@@ -9,8 +9,9 @@
  * through the desc's allocator. After that, bw_animator_update and the
  * output queries allocate nothing, compare no strings and resolve no
  * names. The rig, the clips and the graph are borrowed and must outlive
- * the animator (a graph: until bw_animator_set_graph replaces it; the
- * rig's topology must not change under it). One animator belongs to one
+ * the animator (a graph: until bw_animator_set_graph replaces it; a clip:
+ * until bw_animator_refresh_clips replaces it; the rig's topology must
+ * not change under it). One animator belongs to one
  * thread at a time.
  *
  * One update, bw_animator_update(a, dt, state, camera):
@@ -254,6 +255,34 @@ BW_API const bw_graph *bw_animator_graph(const bw_animator *animator);        /*
  * the animator is unchanged (the old graph keeps running). */
 BW_API bw_result bw_animator_set_graph(bw_animator *animator, const bw_graph *graph, const int *graph_clips,
                                        float fade, bw_animator_errors *errors);
+
+/* Hot reload of clips (graph.h bw_graph_refresh_clips): once the
+ * animator's graph took new clips, give the animator the same list
+ * (`clips`: bw_graph_clip_count(graph) clips in the graph's order, the
+ * ones given to bw_graph_refresh_clips). Each graph clip's animator clip
+ * (desc.graph_clips, or the same index) becomes the new clip: a new
+ * binding is made (from desc.binding_cache when the animator has one),
+ * an explicit playback track of that clip is rebound (play.h
+ * bw_track_set_rebind: its time kept), and the graph cursor is rebound
+ * (bw_graph_cursor_rebind: every play keeps its normalized progress, so
+ * the cursor and the animator follow the new lengths and sample the new
+ * clips). Clips already the animator's are left as they are. Afterwards
+ * the old clips are no longer used. Between two updates, at reload:
+ * allocates the bindings; the updates after it allocate nothing.
+ * bw_animator_refresh_clips_validate makes the same checks and changes
+ * nothing (a host refreshing a graph and several animators checks them
+ * all first, then refreshes). Problems go to `errors` (may be NULL), every
+ * one, `where` "animator", "clips" or "clips[i]": BW_ERR_INVALID_ARGUMENT
+ * (NULL animator, no graph, a count that is not the graph's, a NULL clip;
+ * a new clip for an animator clip that is also a locomotion, face or
+ * gesture clip, which creation baked: make a new animator; two graph
+ * clips that play one animator clip given different clips), or the
+ * binding's error (BW_ERR_OUT_OF_MEMORY among them). On any error the
+ * animator is unchanged. */
+BW_API bw_result bw_animator_refresh_clips_validate(const bw_animator *animator, const bw_clip *const *clips,
+                                                   int count, bw_animator_errors *errors);
+BW_API bw_result bw_animator_refresh_clips(bw_animator *animator, const bw_clip *const *clips, int count,
+                                           bw_animator_errors *errors);
 
 /* ---- the character state ---- */
 

@@ -338,7 +338,8 @@ BW_API void bw_graph_destroy(bw_graph *graph); /* NULL is a no-op; no cursor may
  * nothing changes (recompile and carry the cursors over). Allocates (the
  * tree copies): call it at reload, never while a cursor of the graph
  * updates or evaluates; then give each cursor the new clips' bindings
- * with bw_graph_cursor_rebind. */
+ * with bw_graph_cursor_rebind, and each animator running the graph the
+ * new clips with bw_animator_refresh_clips (animator.h). */
 BW_API bw_result bw_graph_refresh_clips(bw_graph *graph, const bw_clip *const *clips, int clip_count,
                                         bw_graph_errors *errors);
 

@@ -682,4 +682,99 @@ test("10,000 updates with a graph allocate nothing (Lua's own count)", function(
   check(seen > 100, "events were delivered: " .. seen)
   eq(grown, 0, "bytes allocated over 10,000 updates")
 end)
+-- ---- graph:refresh_clips and the animators of the graph ----
+
+-- walk: spine y 0 -> 1 over 1 s (y = τ); the re-exported walk: 4 s long,
+-- y 0 -> 6 (y = 1.5 τ). The graph: walk (entry) and step, both playing
+-- walk; walk -> step on the trigger go, at once.
+local function walk_y(length, y1)
+  return assert(bw.clip { name = "walk", length = length, loop = true, joints = { { joint = "spine", parent = "root",
+    keys = { { time = 0, t = { 0, 0, 0 } }, { time = length, t = { 0, y1, 0 } } } } } })
+end
+local refresh_desc = { params = { go = "trigger" }, layers = { { name = "base", entry = "walk",
+  states = { walk = { clip = "walk" }, step = { clip = "walk" } },
+  transitions = { { from = "walk", to = "step", when = { "go" }, duration = 0 } } } } }
+local function spine_y(a) return (select(2, a:pose():t("spine"))) end
+
+test("refresh_clips rebinds the animators of the graph to the new clips", function()
+  local w1, w4 = walk_y(1, 1), walk_y(4, 6)
+  local g = assert(bw.graph(refresh_desc, { rig = rig, clips = { w1 } }))
+  local c = assert(g:cursor())
+  local a = assert(bw.animator { rig = rig, clips = { walk = w1 }, graph = g, blink = false, head = { disabled = true } })
+  c:update(0.3); a:update(0.3, {})          -- both at p 0.3 of the 1 s walk (y 0.3)
+  near(spine_y(a), 0.3, 1e-5, "the old walk before")
+  eq(g:refresh_clips { w4 }, true, "refreshed")
+  near(a:status().progress, 0.3, 1e-6, "the animator keeps its progress")
+  -- 2 s at the new 4 s cycle: p 0.3 + 2 / 4 = 0.8 for both; τ = 3.2 s, y = 1.5 × 3.2 = 4.8
+  for _ = 1, 4 do c:update(0.5); a:update(0.5, {}) end
+  near(c:status().progress, 0.8, 1e-6, "the cursor on the new cycle")
+  near(a:status().progress, 0.8, 1e-6, "the animator on the new cycle")
+  near(spine_y(a), 4.8, 1e-4, "the animator samples the new walk")
+  -- a state entered after the refresh: step at p 0 on the update that
+  -- fires go, then 0.8 s: p 0.2, τ 0.8, y 1.2
+  a:update(0.1, { fire = { "go" } })
+  eq(a:status().state, "step", "step entered"); near(a:status().progress, 0, 0, "at its start")
+  a:update(0.8, {})
+  near(a:status().progress, 0.2, 1e-6, "step on the new length")
+  near(spine_y(a), 1.2, 1e-4, "step samples the new walk")
+  -- the animator took the new clip: its graph binds again, the old clip may go
+  w1:close()
+  collectgarbage(); collectgarbage()
+  assert(a:set_graph(g, 0))
+  eq(a:status().state, "step", "kept by set_graph"); near(a:status().progress, 0.2, 1e-6, "and its progress")
+  a:update(0.4, {})                         -- p 0.3, τ 1.2, y 1.8
+  near(spine_y(a), 1.8, 1e-4, "still the new walk after set_graph")
+  -- a new animator takes the graph with the new clip, not the old one
+  local w1b = walk_y(1, 1)
+  fails("graph: clip 'walk' is 4 s long in the graph, 1 s in the animator",
+    bw.animator { rig = rig, clips = { walk = w1b }, graph = g })
+  assert(bw.animator { rig = rig, clips = { walk = w4 }, graph = g })
+end)
+
+test("refresh_clips refuses a clip an animator baked, and from inside an update", function()
+  local w1, w4 = walk_y(1, 1), walk_y(4, 6)
+  local g = assert(bw.graph(refresh_desc, { rig = rig, clips = { w1 } }))
+  local c = assert(g:cursor())
+  local a = assert(bw.animator { rig = rig, clips = { walk = w1 }, graph = g, blink = false, head = { disabled = true },
+    locomotion = { { clip = "walk", speed = 1 } } })
+  -- two more animators that could take the new walk: the refusal is still all or nothing
+  local free = {}
+  for i = 1, 2 do
+    free[i] = assert(bw.animator { rig = rig, clips = { walk = w1 }, graph = g, blink = false, head = { disabled = true } })
+    free[i]:update(0.25, {})
+  end
+  c:update(0.25); a:update(0.25, {})
+  local ok, errs = g:refresh_clips { w4 }
+  eq(ok, nil, "refused")
+  eq(type(errs) == "table" and #errs, 1, "one problem")
+  eq(errs and errs[1], "clips[1]: the animator's clip 'walk' is also its locomotion clip, baked at creation "
+    .. "(make a new animator with the new clips)", "the problem")
+  -- nothing changed: the old 1 s walk for both, p 0.25 + 0.5 = 0.75, y 0.75
+  c:update(0.5); a:update(0.5, {})
+  near(c:status().progress, 0.75, 1e-6, "the cursor on the old cycle")
+  near(spine_y(a), 0.75, 1e-5, "the animator on the old walk")
+  for i = 1, 2 do
+    free[i]:update(0.5, {})
+    near(spine_y(free[i]), 0.75, 1e-5, "the other animators on the old walk too")
+  end
+  -- once the animator plays another graph, the refresh goes through
+  assert(a:set_graph(nil))
+  eq(g:refresh_clips { w4 }, true, "no animator of the graph baked the walk")
+  -- the others took it: p 0.75 + 0.5 / 4 = 0.875, τ 3.5, y 5.25
+  free[1]:update(0.5, {})
+  near(spine_y(free[1]), 5.25, 1e-4, "the new walk")
+  -- never from inside an animator's update (its graph's predicate)
+  local caught
+  local h = assert(bw.graph({ layers = { { name = "base", entry = "walk",
+    states = { walk = { clip = "walk" }, step = { clip = "walk" } },
+    transitions = { { from = "walk", to = "step", duration = 0, when = { function()
+      if caught == nil then caught = select(2, pcall(g.refresh_clips, g, { w4 })) or false end
+      return false
+    end } } } } } }, { rig = rig, clips = { w4 } }))
+  g = h
+  local b = assert(bw.animator { rig = rig, clips = { walk = w4 }, graph = h, blink = false, head = { disabled = true } })
+  b:update(0.1, {})
+  check(type(caught) == "string" and caught:find("called while an animator of the graph updates", 1, true), tostring(caught))
+end)
+
 finish()
