@@ -588,8 +588,12 @@ static bw_graph_param_desc *read_params(reader *r, int desc, int *out_count)
                 ok = false;
             }
             lua_pop(L, 1);
-            if (bw_lua_raw_field(L, v, "expires") != LUA_TNIL)
+            if (bw_lua_raw_field(L, v, "expires") != LUA_TNIL) {
+                /* an explicit 0 (or a number a float rounds to 0) expires in
+                 * the first update, as SPEC §12.2 reads; absent is never */
+                p[i].has_expires = true;
                 ok = rd_number(r, lua_gettop(L), bw_lua_key_line(L, v, "expires"), path, "expires", &p[i].expires) && ok;
+            }
             lua_pop(L, 1);
         } else {
             rd_error(r, kl, path,

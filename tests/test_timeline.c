@@ -28,7 +28,7 @@ static bw_graph *graph_with_states(bw_clip **clip_out, const char *second)
     static const float times[2] = {0, 1}, values[6] = {0, 0, 0, 1, 0, 0};
     bw_track_desc track = {"", "root", BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 2, times, values, NULL, NULL};
     bw_clip *clip = fixture_clip(&track, 1);
-    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false}};
     bw_graph_state_desc states[2] = {{.name = "idle", .clip = 0}, {.name = second, .clip = 0}};
     bw_graph_layer_desc layer = graph_fixture_layer("base", "idle", states, second ? 2 : 1, NULL, 0);
     bw_graph_desc d = {0};
