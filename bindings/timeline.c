@@ -339,6 +339,14 @@ static void read_entry(bw_timeline *s, lua_State *L, int e, int i)
                 tl_error(s, line, "layer_weight: a weight must be a finite number >= 0 (at most 3.4e38)");
                 l = -1;
             }
+            /* the cursor would refuse it (BW_ERR_INVALID_ARGUMENT) every run:
+             * said once, here, before anything runs */
+            const int follows = bw_graph_layer_weight_param(s->graph, l);
+            if (l >= 0 && follows >= 0) {
+                tl_error(s, line, "layer_weight: the weight of layer '%s' follows the parameter '%s': set it instead",
+                         bw_graph_layer_name(s->graph, l), bw_graph_param_name(s->graph, follows));
+                l = -1;
+            }
             bw_timeline_action *a = l >= 0 ? add_act(t, BW_TL_ACT_WEIGHT, i) : NULL;
             if (a) {
                 a->index = l;
@@ -495,7 +503,9 @@ bool bw_timeline_apply_input(bw_timeline *t, bw_graph_cursor *cursor, bw_timelin
         switch (act->kind) {
         case BW_TL_ACT_SET: bw_graph_cursor_set_param(cursor, act->index, act->value); break;
         case BW_TL_ACT_FIRE: bw_graph_cursor_fire(cursor, act->index); break;
-        case BW_TL_ACT_WEIGHT: bw_graph_cursor_set_layer_weight(cursor, act->index, act->value, act->fade); break;
+        case BW_TL_ACT_WEIGHT: /* read only for a layer with a numeric weight: it cannot fail */
+            bw_graph_cursor_set_layer_weight(cursor, act->index, act->value, act->fade);
+            break;
         case BW_TL_ACT_TRAVEL:
             if (bw_graph_cursor_travel(cursor, act->index, act->state) != BW_OK) {
                 bw_graph_layer_status st;

@@ -896,6 +896,11 @@ const char *bw_graph_layer_name(const bw_graph *g, int layer)
     return g && layer >= 0 && layer < g->layer_count ? g->layers[layer].name : NULL;
 }
 
+int bw_graph_layer_weight_param(const bw_graph *g, int layer)
+{
+    return g && layer >= 0 && layer < g->layer_count ? g->layers[layer].weight_param : -1;
+}
+
 const char *bw_graph_state_name(const bw_graph *g, int layer, int state)
 {
     if (!g || layer < 0 || layer >= g->layer_count || state < 0 || state >= g->layers[layer].state_count) return NULL;

@@ -450,6 +450,20 @@ static void timeline_problems_carry_their_lines(void)
     CHECK_CONTAINS(out, "looptl.lua:2: instruction budget of 50000000 exceeded");
 }
 
+/* A layer_weight on a layer whose weight follows a parameter ran silently
+ * (exit 0, the weight still the parameter's 1): it is a timeline problem
+ * at its line, said before any frame, exit 1. */
+static void a_layer_weight_on_a_parameter_weighted_layer_is_a_timeline_problem(void)
+{
+    write_file("wg.lua", "return { params = { w = 1 }, layers = {\n"
+                         "  { name = \"up\", entry = \"i\", weight = \"w\", states = { i = { clip = \"idle\" } } } } }\n");
+    write_file("wtl.lua", "return { frames = 2,\n"
+                          "  { at = 0, layer_weight = { up = 0 }, fade = 1 },\n"
+                          "}\n");
+    CHECK_INT(simulate("wg.lua", "wtl.lua", "--json 2>&1", 2), 1);
+    CHECK_STR(out, "wtl.lua:2: layer_weight: the weight of layer 'up' follows the parameter 'w': set it instead\n");
+}
+
 /* An entry whose `at` no frame reaches was dropped without a word. 10
  * frames of 0.1 s: frame 9 applies entries up to at = 9 x 0.1 = 0.9, so
  * at = 0.9 applies (speed 2 in frame 9's params) and 0.95 and 3 are named
@@ -640,6 +654,7 @@ int main(void)
     RUN(a_sandboxed_script_keeps_running_past_a_stopped_predicate);
     RUN(timeline_problems_carry_their_lines);
     RUN(entries_past_the_end_are_named);
+    RUN(a_layer_weight_on_a_parameter_weighted_layer_is_a_timeline_problem);
     RUN(bad_arguments_are_usage_errors);
     RUN(a_crossed_marker_prints_its_event_line);
     RUN(a_required_file_names_its_own_lines);

@@ -358,6 +358,10 @@ BW_API const char *bw_graph_param_name(const bw_graph *graph, int param);
 BW_API const char *bw_graph_layer_name(const bw_graph *graph, int layer);
 BW_API const char *bw_graph_state_name(const bw_graph *graph, int layer, int state);
 BW_API bw_graph_param_kind bw_graph_param_kind_of(const bw_graph *graph, int param); /* FLOAT for bad indices */
+/* The parameter a layer's weight follows (its desc's weight_param; such a
+ * weight is not faded by bw_graph_cursor_set_layer_weight), -1 for none or
+ * a bad index. */
+BW_API int bw_graph_layer_weight_param(const bw_graph *graph, int layer);
 /* The most events one update of a cursor of `graph` can queue (0 for
  * NULL): per layer, the most markers one advance of any of its states can
  * cross (the largest marker count of a clip the state plays, 4 times for a
