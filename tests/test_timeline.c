@@ -524,6 +524,54 @@ static void a_layer_weight_on_a_parameter_weighted_layer_is_refused(void)
     bw_clip_destroy(clip);
 }
 
+/* `text` read against tiny_graph with the report recording into *r
+ * (cleared first); each read recorded as failing. */
+static void read_recorded(const char *name, const char *text, reported *r)
+{
+    char file[600];
+    memset(r, 0, sizeof *r);
+    bw_clip *clip = NULL;
+    bw_graph *g = tiny_graph(&clip);
+    bw_sandbox *sb = load_text(name, text, file, sizeof file);
+    if (sb) {
+        bw_timeline tl;
+        memset(&tl, 0, sizeof tl);
+        tl.report = record;
+        tl.report_user = r;
+        CHECK(!bw_timeline_read(&tl, bw_sandbox_state(sb), g, file, -1));
+        CHECK_INT(tl.errors, r->count);
+        bw_timeline_free(&tl);
+        bw_sandbox_destroy(sb);
+    }
+    bw_graph_destroy(g);
+    bw_clip_destroy(clip);
+}
+
+/* A key that is not a string is named, not its type ("unknown field
+ * 'number'" said nothing of which): [3] past a list of 1 (its own line,
+ * 3), [1.5], an entry's list item "x"; and a duration a float cannot hold
+ * is that one problem, no longer also "give one of duration (seconds) or
+ * frames". */
+static void keys_that_are_not_strings_are_named(void)
+{
+    reported r;
+    read_recorded("gap.timeline.lua", "return { frames = 1,\n  [1] = { at = 0 },\n  [3] = { at = 0 },\n}\n", &r);
+    CHECK_INT(r.count, 1);
+    CHECK_INT(r.line[0], 3);
+    CHECK_STR(r.message[0], "entry [3]: the entries are a list 1..N with no gaps");
+    read_recorded("half.timeline.lua", "return { frames = 1,\n  [1.5] = { at = 0 } }\n", &r);
+    CHECK_INT(r.count, 1);
+    CHECK_INT(r.line[0], 2);
+    CHECK_STR(r.message[0], "unexpected number key 1.5 (a timeline has dt, duration or frames, and entries)");
+    read_recorded("dur.timeline.lua", "return { dt = 0.1, duration = 1e300,\n  { at = 0, \"x\" } }\n", &r);
+    CHECK_INT(r.count, 2);
+    CHECK_INT(r.line[0], 1);
+    CHECK_STR(r.message[0], "duration must be a finite number within +-3.4e38");
+    CHECK_INT(r.line[1], 2);
+    CHECK_STR(r.message[1], "entry 1: unexpected list entry [1] (accepted fields: at, set, fire, travel, layer, "
+                            "layer_weight, fade, velocity, yaw, turn, look_at, gesture)");
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/bw_test_timeline_XXXXXX");
@@ -536,6 +584,7 @@ int main(void)
         return 1;
     RUN(a_timeline_reads_into_its_actions);
     RUN(a_layer_weight_on_a_parameter_weighted_layer_is_refused);
+    RUN(keys_that_are_not_strings_are_named);
     RUN(a_timeline_of_too_many_entries_is_refused);
     RUN(a_long_timeline_keeps_every_action);
     RUN(numbers_beyond_a_float_are_refused_at_their_line);
