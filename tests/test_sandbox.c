@@ -1060,12 +1060,9 @@ static void a_predicate_updating_its_cursor_is_named_a_predicate(void)
                     "for _ = 1, 3 do c:update(0.1) end\n"
                     "assert(c:state() == 'a', c:state())\n");
     for (int sandboxed = 1; sandboxed >= 0; sandboxed--) {
-        char cmd[1024], out[1024] = "";
+        char cmd[1024], out[1024];
         snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run %s pred_up.lua 2>&1", mod_dir, BLENDWERK, sandboxed ? "--sandbox" : "");
-        FILE *p = popen(cmd, "r");
-        size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
-        out[n] = '\0';
-        CHECK(p && pclose(p) == 0);
+        CHECK_INT(capture_command(cmd, out, sizeof out), 0);
         CHECK_STR(out, sandboxed ? "pred_up.lua:9: cursor:update: called from a graph predicate during the cursor's own "
                                    "update (reported once; the call counts as false)\n"
                                  : "pred_up.lua:9: cursor:update: called from a graph predicate during the cursor's own "
