@@ -588,8 +588,12 @@ static bw_graph_param_desc *read_params(reader *r, int desc, int *out_count)
                 ok = false;
             }
             lua_pop(L, 1);
-            if (bw_lua_raw_field(L, v, "expires") != LUA_TNIL)
+            if (bw_lua_raw_field(L, v, "expires") != LUA_TNIL) {
+                /* an explicit 0 (or a number a float rounds to 0) expires in
+                 * the first update, as SPEC §12.2 reads; absent is never */
+                p[i].has_expires = true;
                 ok = rd_number(r, lua_gettop(L), bw_lua_key_line(L, v, "expires"), path, "expires", &p[i].expires) && ok;
+            }
             lua_pop(L, 1);
         } else {
             rd_error(r, kl, path,
@@ -763,6 +767,7 @@ static bool make_predicate(reader *r, bw_graph_condition_desc *c)
     memset(p, 0, sizeof *p);
     lua_rawseti(L, r->anchor, (lua_Integer)lua_rawlen(L, r->anchor) + 1); /* the graph keeps it */
     p->cb.ref = luaL_ref(L, LUA_REGISTRYINDEX);                          /* pops the function */
+    p->cb.failed_means = "the condition counts as false";               /* as docs/graphs.md says */
     p->g = r->g;
     p->next = r->g->preds;
     r->g->preds = p;
@@ -1800,7 +1805,8 @@ typedef struct cursor_obj {
     graph_obj *g;
     lua_State *main;                  /* the state's main thread (releases the callbacks) */
     bw_sandbox_callback on[ON_COUNT]; /* ref LUA_NOREF when none */
-    bool delivering;                  /* inside update's event delivery */
+    bool updating;                    /* inside update: its predicates, then its event delivery */
+    bool delivering;                  /* inside update's event delivery (the callbacks of on) */
 } cursor_obj;
 
 /* EVENTS: the last update's list; POOL: event tables reused by later
@@ -1958,7 +1964,7 @@ static int l_graph_refresh_clips(lua_State *L)
         while (lua_next(L, -2)) {
             lua_pop(L, 1);
             cursor_obj *c = (cursor_obj *)luaL_testudata(L, -1, BW_LUA_CURSOR);
-            if (c && c->delivering)
+            if (c && c->updating)
                 return luaL_error(L, "graph:refresh_clips: called while a cursor of the graph updates");
             lua_pushvalue(L, -1);
             lua_rawget(L, -3);
@@ -2208,7 +2214,7 @@ static void deliver_event(void *user, const bw_graph_event *e)
 }
 
 /* Update, evaluate and deliver, protected so that a raised error (memory)
- * cannot leave the cursor marked as delivering: (cursor, pose, list,
+ * cannot leave the cursor marked as updating: (cursor, pose, list,
  * pool, names, drain_ctx light userdata). */
 static int update_protected(lua_State *L)
 {
@@ -2222,6 +2228,7 @@ static int update_protected(lua_State *L)
     bw_graph_cursor_update(c->cursor, d->dt);
     bw_graph_cursor_evaluate(c->cursor, NULL, &pose->pose);
     int before = (int)lua_rawlen(L, d->list);
+    c->delivering = true; /* cleared by l_cursor_update, an error included */
     bw_graph_cursor_drain(c->cursor, deliver_event, d);
     for (int i = before; i > d->n; i--) { /* the list holds this update's events only */
         lua_pushnil(L);
@@ -2235,7 +2242,9 @@ static int l_cursor_update(lua_State *L)
 {
     cursor_obj *c = check_cursor(L, 1);
     float dt = (float)luaL_checknumber(L, 2);
-    if (c->delivering) return luaL_error(L, "cursor:update: called from the cursor's own event callback");
+    if (c->updating)
+        return luaL_error(L, c->delivering ? "cursor:update: called from the cursor's own event callback"
+                                           : "cursor:update: called from a graph predicate during the cursor's own update");
     luaL_checkstack(L, 24, "cursor:update");
     lua_getiuservalue(L, 1, CURSOR_UV_POSE);
     bw_lua_pose *pose = (bw_lua_pose *)bw_lua_test_object(L, -1, BW_LUA_POSE);
@@ -2250,12 +2259,12 @@ static int l_cursor_update(lua_State *L)
     lua_getiuservalue(L, 1, CURSOR_UV_POOL);
     lua_getiuservalue(L, 1, CURSOR_UV_NAMES);
     lua_pushlightuserdata(L, &d);
-    c->delivering = true;
+    c->updating = true;
     /* a use of its own for the update: a callback that closes the cursor
      * (cursor:close() in a predicate) frees it only once the update is over */
     c->hdr.users++;
     int status = lua_pcall(L, 6, 0, 0);
-    c->delivering = false;
+    c->updating = c->delivering = false;
     bw_lua_graph_use_thread(&c->g->hdr, saved);
     bw_lua_object_unuse(&c->hdr);
     if (status != LUA_OK) return lua_error(L);

@@ -1492,7 +1492,7 @@ bool bw_sandbox_callback_call_from(lua_State *L, bw_sandbox_callback *cb, int na
             if (sb) sb->report(sb->report_user, cb->error);
             else {
                 bw_text_print_lines(stderr, cb->error);
-                fputs(" (reported once; the call counts as failed)\n", stderr);
+                fprintf(stderr, " (reported once; %s)\n", cb->failed_means ? cb->failed_means : "the call counts as failed");
             }
         }
         lua_settop(L, base - 1);

@@ -143,6 +143,9 @@ typedef struct bw_sandbox_callback {
     int failures;                      /* calls that failed */
     bool reported;                     /* the first failure was reported */
     char error[BW_SANDBOX_ERROR_MAX];  /* the first failure, "file:line: message" */
+    const char *failed_means;          /* static text: what a failure means, said in a trusted
+                                          state's report (bw_sandbox_callback_call_from);
+                                          NULL: "the call counts as failed" */
 } bw_sandbox_callback;
 
 /* Fill zero (or invalid) fields with the defaults. */
@@ -377,7 +380,9 @@ bool bw_sandbox_predicate(bw_sandbox *sb, bw_sandbox_callback *cb, int nargs);
  * function runs protected with the sandbox's message handler (an error
  * object that is not a string gets the script's line too), a failure
  * counted in cb and reported once: in a coroutine of a sandbox through
- * its report function, in a trusted state on stderr. Returns whether the call succeeded (results on the stack then;
+ * its report function, in a trusted state on stderr as the message and
+ * "(reported once; FAILED_MEANS)", cb->failed_means or "the call counts
+ * as failed". Returns whether the call succeeded (results on the stack then;
  * on failure the arguments are popped and nothing is pushed). */
 bool bw_sandbox_callback_call_from(lua_State *L, bw_sandbox_callback *cb, int nargs, int nresults);
 

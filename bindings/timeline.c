@@ -145,8 +145,31 @@ static bool opt_number(bw_timeline *s, lua_State *L, int idx, const char *key, d
     return present;
 }
 
+/* A key that is not a string, at idx, in words for a problem: "list entry
+ * [3]", "number key 1.5", "boolean key" (its type's name says nothing of
+ * which key it is). */
+static const char *key_words(lua_State *L, int idx, char *buf, size_t size)
+{
+    if (lua_isinteger(L, idx)) snprintf(buf, size, "list entry [%lld]", (long long)lua_tointeger(L, idx));
+    else if (lua_type(L, idx) == LUA_TNUMBER) snprintf(buf, size, "number key %.14g", (double)lua_tonumber(L, idx));
+    else snprintf(buf, size, "%s key", luaL_typename(L, idx));
+    return buf;
+}
+
+/* The line of the value under the key at the top of the stack in the
+ * table at t: its own table's line when it is a table (an entry written
+ * `[3] = { ... }`), else `line`. */
+static int value_line(lua_State *L, int t, int line)
+{
+    lua_pushvalue(L, -1);
+    int at = lua_rawget(L, t) == LUA_TTABLE ? bw_lua_table_line(L, -1) : 0;
+    lua_pop(L, 1);
+    return at > 0 ? at : line;
+}
+
 static const char *const entry_fields[] = {"at",      "set", "fire", "travel",  "layer",   "layer_weight", "fade",
                                            "velocity", "yaw", "turn", "look_at", "gesture", NULL};
+#define ENTRY_FIELDS_TEXT "at, set, fire, travel, layer, layer_weight, fade, velocity, yaw, turn, look_at, gesture"
 
 /* A list of exactly 3 finite numbers at idx into out. */
 static bool vec3(lua_State *L, int idx, float out[3])
@@ -224,11 +247,13 @@ static void read_entry(bw_timeline *s, lua_State *L, int e, int i)
             if (!whole_name(s, L, -1, line, what)) continue;
             for (int k = 0; entry_fields[k] && !known; k++) known = strcmp(entry_fields[k], lua_tostring(L, -1)) == 0;
         }
-        if (!known)
-            tl_error(s, lua_type(L, -1) == LUA_TSTRING ? bw_lua_key_line(L, e, lua_tostring(L, -1)) : line,
-                     "entry %d: unknown field '%s' (accepted fields: at, set, fire, travel, layer, layer_weight, fade, "
-                     "velocity, yaw, turn, look_at, gesture)",
-                     i + 1, lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
+        char key[64];
+        if (!known && lua_type(L, -1) == LUA_TSTRING)
+            tl_error(s, bw_lua_key_line(L, e, lua_tostring(L, -1)), "entry %d: unknown field '%s' (accepted fields: %s)",
+                     i + 1, lua_tostring(L, -1), ENTRY_FIELDS_TEXT);
+        else if (!known)
+            tl_error(s, line, "entry %d: unexpected %s (accepted fields: %s)", i + 1, key_words(L, -1, key, sizeof key),
+                     ENTRY_FIELDS_TEXT);
     }
     double at = 0;
     const bool has_at = bw_lua_raw_field(L, e, "at") != LUA_TNIL;
@@ -339,6 +364,14 @@ static void read_entry(bw_timeline *s, lua_State *L, int e, int i)
                 tl_error(s, line, "layer_weight: a weight must be a finite number >= 0 (at most 3.4e38)");
                 l = -1;
             }
+            /* the cursor would refuse it (BW_ERR_INVALID_ARGUMENT) every run:
+             * said once, here, before anything runs */
+            const int follows = bw_graph_layer_weight_param(s->graph, l);
+            if (l >= 0 && follows >= 0) {
+                tl_error(s, line, "layer_weight: the weight of layer '%s' follows the parameter '%s': set it instead",
+                         bw_graph_layer_name(s->graph, l), bw_graph_param_name(s->graph, follows));
+                l = -1;
+            }
             bw_timeline_action *a = l >= 0 ? add_act(t, BW_TL_ACT_WEIGHT, i) : NULL;
             if (a) {
                 a->index = l;
@@ -371,21 +404,32 @@ static bool read_timeline(bw_timeline *s, lua_State *L)
         const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
         if (k && (!strcmp(k, "dt") || !strcmp(k, "duration") || !strcmp(k, "frames"))) continue;
         if (lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1 && lua_tointeger(L, -1) <= n) continue;
-        tl_error(s, k ? bw_lua_key_line(L, tt, k) : line, "unknown field '%s' (a timeline has dt, duration or frames, and entries)",
-                 k ? k : luaL_typename(L, -1));
+        char key[64];
+        if (k)
+            tl_error(s, bw_lua_key_line(L, tt, k), "unknown field '%s' (a timeline has dt, duration or frames, and entries)", k);
+        else if (lua_isinteger(L, -1)) /* past the list's end, e.g. [3] without [2] */
+            tl_error(s, value_line(L, tt, line), "entry [%lld]: the entries are a list 1..N with no gaps",
+                     (long long)lua_tointeger(L, -1));
+        else
+            tl_error(s, value_line(L, tt, line), "unexpected %s (a timeline has dt, duration or frames, and entries)",
+                     key_words(L, -1, key, sizeof key));
     }
     t->dt = 1.0 / 60.0;
     opt_number(s, L, tt, "dt", &t->dt, bw_lua_key_line(L, tt, "dt"));
     if (!(t->dt > 0)) tl_error(s, bw_lua_key_line(L, tt, "dt"), "dt must be > 0");
     double duration = 0, frames = 0;
+    /* a bad one is its own problem (opt_number says it), not also "give one" */
+    const bool wrote_d = bw_lua_raw_field(L, tt, "duration") != LUA_TNIL;
+    const bool wrote_f = bw_lua_raw_field(L, tt, "frames") != LUA_TNIL;
+    lua_pop(L, 2);
     bool has_d = opt_number(s, L, tt, "duration", &duration, bw_lua_key_line(L, tt, "duration"));
     bool has_f = opt_number(s, L, tt, "frames", &frames, bw_lua_key_line(L, tt, "frames"));
-    if (has_d == has_f) tl_error(s, line, "give one of duration (seconds) or frames");
+    if (wrote_d == wrote_f) tl_error(s, line, "give one of duration (seconds) or frames");
     else if (has_f && (frames < 0 || frames != floor(frames) || frames > BW_TIMELINE_MAX_FRAMES))
         tl_error(s, bw_lua_key_line(L, tt, "frames"), "frames must be a whole number in 0..%d", BW_TIMELINE_MAX_FRAMES);
     else if (has_d && (duration < 0 || (t->dt > 0 && duration / t->dt > BW_TIMELINE_MAX_FRAMES)))
         tl_error(s, bw_lua_key_line(L, tt, "duration"), "duration must be >= 0 and at most %d frames", BW_TIMELINE_MAX_FRAMES);
-    else if (t->dt > 0) /* only a count in range: 1e30 frames is no long */
+    else if (t->dt > 0 && (has_d || has_f)) /* only a count in range: 1e30 frames is no long */
         t->frames = has_f ? (long)frames : (long)ceil(duration / t->dt - BW_TIMELINE_AT_EPSILON);
     if (t->frames < 0) t->frames = 0;
     if (n > BW_TIMELINE_MAX_ENTRIES) {
@@ -495,7 +539,9 @@ bool bw_timeline_apply_input(bw_timeline *t, bw_graph_cursor *cursor, bw_timelin
         switch (act->kind) {
         case BW_TL_ACT_SET: bw_graph_cursor_set_param(cursor, act->index, act->value); break;
         case BW_TL_ACT_FIRE: bw_graph_cursor_fire(cursor, act->index); break;
-        case BW_TL_ACT_WEIGHT: bw_graph_cursor_set_layer_weight(cursor, act->index, act->value, act->fade); break;
+        case BW_TL_ACT_WEIGHT: /* read only for a layer with a numeric weight: it cannot fail */
+            bw_graph_cursor_set_layer_weight(cursor, act->index, act->value, act->fade);
+            break;
         case BW_TL_ACT_TRAVEL:
             if (bw_graph_cursor_travel(cursor, act->index, act->state) != BW_OK) {
                 bw_graph_layer_status st;

@@ -10,7 +10,9 @@
  * as "TIMELINE:LINE: message" on stderr. Every number (dt, duration, at,
  * set values, layer weights, fade, yaw, turn) must be finite and within a
  * float's range (|x| <= FLT_MAX, about 3.4e38: the cursor and the inputs
- * take floats), velocity and look_at components below 1e30. Names
+ * take floats), velocity and look_at components below 1e30; a
+ * layer_weight names a layer with a numeric weight (one that follows a
+ * parameter is a problem: the cursor would not fade it). Names
  * resolve against one graph: after a graph reload, read the same table again against the new graph
  * (bw_timeline_read with `applied_until`, so entries already applied stay
  * applied). */

@@ -23,8 +23,11 @@
  * Numbers print with %.9g; `t` is (k + 1) * dt.
  * The cursor's event queue holds the most events one update can queue
  * (bw_graph_event_bound, at least 64, at most SIMULATE_EVENTS_MAX), so
- * every frame lists all of its events; should one ever be dropped, stderr
- * names the frame and the exit status is 1.
+ * every frame lists all of its events unless the bound is past that cap
+ * (a graph of many layers playing clips of many markers): then a warning
+ * says so before the trace, and a frame that queues more than the cap
+ * drops the rest, stderr names the frame, the cap and the bound, and the
+ * exit status is 1.
  * Exit codes: 0 done, 1 a file failed to load or read (or a travel of the
  * timeline had no route: the trace is complete and the error is on
  * stderr; or events were dropped), 2 bad arguments. */
@@ -48,7 +51,8 @@
 #include "sandbox.h"
 #include "timeline.h"
 
-/* A tool's one cursor may hold a large queue: up to 40 MiB of events. */
+/* A tool's one cursor may hold a large queue: up to 40 MiB of events. A
+ * graph whose bound is past it is warned of (warn_events_past_the_cap). */
 #define SIMULATE_EVENTS_MAX (1 << 20)
 
 static void usage(FILE *to)
@@ -260,12 +264,16 @@ static int run(sim *s, bool json, bool joints)
             bw_graph_cursor_update(cursor, (float)t->dt);
             bw_graph_cursor_evaluate(cursor, NULL, &pose);
             print_frame(s, cursor, k, json, joints, &pose);
-            /* the default queue holds at least bw_graph_event_bound events: a
-             * drop is a bug, never silent (the trace of that frame lacks events) */
+            /* the queue holds bw_graph_event_bound events up to the cap: a
+             * drop (only past the cap) is never silent, the trace of that
+             * frame lacks events */
             int now = bw_graph_cursor_dropped_events(cursor);
             if (now != dropped) {
-                fprintf(stderr, "blendwerk simulate: frame %ld: %d event%s dropped\n", k, now - dropped,
-                        now - dropped == 1 ? "" : "s");
+                fprintf(stderr,
+                        "blendwerk simulate: frame %ld: %d event%s dropped: the event queue holds at most %d "
+                        "(simulate's cap) and one update of this graph can queue up to %d; a smaller dt crosses "
+                        "fewer markers a frame\n",
+                        k, now - dropped, now - dropped == 1 ? "" : "s", SIMULATE_EVENTS_MAX, bw_graph_event_bound(s->graph));
                 dropped = now;
             }
         }
@@ -313,6 +321,22 @@ static void warn_entries_past_the_end(const bw_timeline *t)
     }
 }
 
+/* A graph one update of which can queue more events than the queue's cap
+ * (bw_graph_event_bound past SIMULATE_EVENTS_MAX) may drop some in a long
+ * step: said before the trace, "warning: GRAPH: ...", the exit code
+ * unchanged (a frame that does drop makes it 1). */
+static void warn_events_past_the_cap(const sim *s)
+{
+    const int bound = bw_graph_event_bound(s->graph);
+    if (bound <= SIMULATE_EVENTS_MAX) return;
+    fputs("warning: ", stderr);
+    bw_text_print(stderr, s->graph_path);
+    fprintf(stderr,
+            ": one update can queue up to %d events, more than simulate's event queue holds (%d): a frame that "
+            "queues more drops the rest (exit 1); a smaller dt crosses fewer markers a frame\n",
+            bound, SIMULATE_EVENTS_MAX);
+}
+
 /* Outside the protected call: the Graph at -1; the timeline's table in
  * its own sandbox. */
 static int simulate(lua_State *L, bw_cli_graph *g)
@@ -324,6 +348,7 @@ static int simulate(lua_State *L, bw_cli_graph *g)
     s->tl.report = bw_timeline_report_stderr;
     bool read = bw_timeline_read(&s->tl, bw_sandbox_state(s->tl_sb), s->graph, s->timeline_path, -1);
     if (read) warn_entries_past_the_end(&s->tl);
+    if (read) warn_events_past_the_cap(s);
     int status = read ? run(s, s->json, s->joints) : 1;
     bw_timeline_free(&s->tl);
     return status;

@@ -153,7 +153,7 @@ static void validate_params(bw_graph_report *r, const bw_graph_desc *d)
         if (!isfinite(p->expires) || p->expires < 0.0f)
             bw_graph_problem(r, bw_nonneg_problem_code(p->expires), WHERE("params[%d].expires", i),
                              "expires must be finite and >= 0");
-        else if (p->expires > 0.0f && p->kind != BW_GRAPH_PARAM_TRIGGER)
+        else if ((p->expires > 0.0f || p->has_expires) && p->kind != BW_GRAPH_PARAM_TRIGGER)
             bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("params[%d].expires", i), "only a trigger expires");
     }
 }
@@ -582,7 +582,8 @@ static bw_result copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
         g->params[i].value = p->kind == BW_GRAPH_PARAM_FLOAT  ? p->value
                              : p->kind == BW_GRAPH_PARAM_BOOL ? (p->value != 0.0f ? 1.0f : 0.0f)
                                                               : 0.0f;
-        g->params[i].expires = p->kind == BW_GRAPH_PARAM_TRIGGER ? p->expires : 0.0f;
+        g->params[i].expiring = p->kind == BW_GRAPH_PARAM_TRIGGER && (p->has_expires || p->expires > 0.0f);
+        g->params[i].expires = g->params[i].expiring ? p->expires : 0.0f;
     }
     copy_clips(g, d, strings);
     int e_next = 0;
@@ -893,6 +894,11 @@ const char *bw_graph_param_name(const bw_graph *g, int param)
 const char *bw_graph_layer_name(const bw_graph *g, int layer)
 {
     return g && layer >= 0 && layer < g->layer_count ? g->layers[layer].name : NULL;
+}
+
+int bw_graph_layer_weight_param(const bw_graph *g, int layer)
+{
+    return g && layer >= 0 && layer < g->layer_count ? g->layers[layer].weight_param : -1;
 }
 
 const char *bw_graph_state_name(const bw_graph *g, int layer, int state)

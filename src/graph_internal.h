@@ -14,7 +14,8 @@ typedef struct g_param {
     const char *name;
     bw_graph_param_kind kind;
     float value;   /* default (BOOL 0 / 1, TRIGGER 0) */
-    float expires; /* TRIGGER: seconds, 0 = never */
+    float expires; /* TRIGGER with `expiring`: seconds, >= 0 (0: the first update) */
+    bool expiring; /* TRIGGER: unsets itself `expires` seconds after fire (false: never) */
 } g_param;
 
 typedef struct g_clip {

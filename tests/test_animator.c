@@ -650,7 +650,7 @@ static void head_aim_clamps_relative_to_the_body_through_a_full_turn(void)
  * both instant. */
 static bw_graph *speed_jump_graph(void)
 {
-    bw_graph_param_desc params[2] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}, {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0}};
+    bw_graph_param_desc params[2] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false}, {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0, false}};
     bw_graph_state_desc states[3] = {{.name = "idle", .clip = IDLE}, {.name = "move", .clip = WALK},
                                      {.name = "jump", .clip = RUN}};
     bw_graph_condition_desc fast = {.kind = BW_GRAPH_COND_COMPARE, .param = "speed", .op = BW_GRAPH_GT, .value = 0.1f};

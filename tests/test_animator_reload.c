@@ -81,7 +81,7 @@ static const bw_graph_condition_desc jumped = {.kind = BW_GRAPH_COND_TRUE, .para
 
 static bw_graph *graph_g1(void)
 {
-    bw_graph_param_desc params[2] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}, {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0}};
+    bw_graph_param_desc params[2] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false}, {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0, false}};
     bw_graph_state_desc states[3] = {{.name = "idle", .clip = IDLE}, {.name = "move", .clip = WALK},
                                      {.name = "jump", .clip = RUN}};
     bw_graph_transition_desc tr[2] = {{.from = "idle", .to = "move", .conditions = &fast, .condition_count = 1},
@@ -93,9 +93,9 @@ static bw_graph *graph_g1(void)
  * new state "crouch". */
 static bw_graph *graph_g2(void)
 {
-    bw_graph_param_desc params[3] = {{"lean", BW_GRAPH_PARAM_FLOAT, 0, 0},
-                                     {"speed", BW_GRAPH_PARAM_FLOAT, 0, 0},
-                                     {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0}};
+    bw_graph_param_desc params[3] = {{"lean", BW_GRAPH_PARAM_FLOAT, 0, 0, false},
+                                     {"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false},
+                                     {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0, false}};
     bw_graph_state_desc states[4] = {{.name = "idle", .clip = IDLE}, {.name = "crouch", .clip = IDLE},
                                      {.name = "move", .clip = WALK}, {.name = "jump", .clip = RUN}};
     bw_graph_transition_desc tr[2] = {{.from = "idle", .to = "move", .conditions = &fast, .condition_count = 1},
@@ -204,7 +204,7 @@ static void a_removed_state_restarts_at_the_entry(void)
 {
     bw_graph *g1 = graph_g1();
     /* G3: idle and stroll (WALK), no transitions: "move" is gone */
-    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false}};
     bw_graph_state_desc states[2] = {{.name = "idle", .clip = IDLE}, {.name = "stroll", .clip = WALK}};
     bw_graph *g3 = compile(params, 1, states, 2, NULL, 0, (const bw_clip *const *)clips, CLIPS);
     bw_animator_desc d = base_desc(g1);
@@ -232,7 +232,7 @@ static void an_incompatible_graph_is_refused_and_changes_nothing(void)
     bw_graph *g1 = graph_g1();
     /* G4: its own clip list {walk, idle}: idle plays graph clip 1, move 0 */
     const bw_clip *list[2] = {clips[WALK], clips[IDLE]};
-    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false}};
     bw_graph_state_desc states[2] = {{.name = "idle", .clip = 1}, {.name = "move", .clip = 0}};
     bw_graph *g4 = compile(params, 1, states, 2, NULL, 0, list, 2);
     alloc_counter c = ALLOC_COUNTER(-1);

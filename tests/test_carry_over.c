@@ -96,7 +96,7 @@ static void free_world(void) { graph_fixture_free(clips, bindings, CLIPS, rig); 
 /* Every graph here has the same parameters: go (bool), hop and wave (triggers). */
 enum { GO, HOP, WAVE };
 static const bw_graph_param_desc params[3] = {
-    {"go", BW_GRAPH_PARAM_BOOL, 0, 0}, {"hop", BW_GRAPH_PARAM_TRIGGER, 0, 0}, {"wave", BW_GRAPH_PARAM_TRIGGER, 0, 0}};
+    {"go", BW_GRAPH_PARAM_BOOL, 0, 0, false}, {"hop", BW_GRAPH_PARAM_TRIGGER, 0, 0, false}, {"wave", BW_GRAPH_PARAM_TRIGGER, 0, 0, false}};
 static const bw_graph_condition_desc when_go = {BW_GRAPH_COND_TRUE, "go", BW_GRAPH_LT, 0, NULL, NULL};
 static const bw_graph_condition_desc when_hop = {BW_GRAPH_COND_TRUE, "hop", BW_GRAPH_LT, 0, NULL, NULL};
 static const bw_graph_condition_desc when_wave = {BW_GRAPH_COND_TRUE, "wave", BW_GRAPH_LT, 0, NULL, NULL};

@@ -71,7 +71,7 @@ static bool setup(void)
     bw_blend_tree_desc td = {.nodes = nodes, .node_count = 3, .root = 2, .param_count = 1};
     bw_blend_tree *tree = NULL;
     if (bw_blend_tree_compile(&td, &tree, NULL) != BW_OK) return false;
-    static const bw_graph_param_desc params[] = {{"x", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    static const bw_graph_param_desc params[] = {{"x", BW_GRAPH_PARAM_FLOAT, 0, 0, false}};
     bw_graph_state_desc body[3] = {{.name = "walk", .clip = L20}, {.name = "once", .clip = N30},
                                    {.name = "mix", .blend = tree}};
     bw_graph_state_desc face[1] = {{.name = "still", .clip = Z}};

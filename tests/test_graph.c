@@ -213,7 +213,7 @@ static bw_graph_transition_desc edge(const char *from, const char *to, const bw_
  * source speed, ...). */
 static bw_graph *two_state_graph(const bw_graph_state_desc *states, bw_graph_transition_desc tr, float go0)
 {
-    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, go0, 0}};
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, go0, 0, false}};
     bw_graph_condition_desc go = cond_is("go");
     tr.from = states[0].name;
     tr.to = states[1].name;
@@ -285,9 +285,9 @@ static void check_event(const recorded *r, int i, bw_graph_event_kind kind, int 
 
 static void compile_should_report_every_problem_at_once(void)
 {
-    bw_graph_param_desc params[3] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0},
-                                     {"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}, /* 1: duplicate */
-                                     {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0}};
+    bw_graph_param_desc params[3] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false},
+                                     {"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false}, /* 1: duplicate */
+                                     {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0, false}};
     bw_graph_state_desc states[3] = {{.name = "idle", .clip = IDLE},
                                      {.name = "jump", .clip = 99}, /* 2: clip out of range */
                                      {.name = "move", .clip = MOVE}};
@@ -359,7 +359,7 @@ static void a_non_finite_field_is_non_finite_and_a_negative_one_range(void)
     for (int f = 0; f < FIELDS; f++) {
         for (int b = 0; b < 3; b++) {
             if (f == STATE_SPEED && b == 2) continue; /* a negative speed plays backwards */
-            bw_graph_param_desc params[1] = {{"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0}};
+            bw_graph_param_desc params[1] = {{"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0, false}};
             bw_graph_state_desc states[2] = {{.name = "idle", .clip = IDLE, .speed = 1.0f},
                                              {.name = "move", .clip = MOVE, .speed = 1.0f}};
             bw_graph_condition_desc jump = cond_is("jump");
@@ -403,7 +403,7 @@ static void a_non_finite_field_is_non_finite_and_a_negative_one_range(void)
  *  frame 4: timer 0.3 >= 0.25: over. move 0.15 (τ 0.3): x 0.3, y 10. */
 static void timeline_idle_to_move_should_follow_the_hand_derivation(void)
 {
-    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false}};
     bw_graph_state_desc states[2] = {{.name = "idle", .clip = IDLE}, {.name = "move", .clip = MOVE}};
     bw_graph_condition_desc fast = cond_cmp("speed", BW_GRAPH_GT, 0.1f);
     bw_graph_transition_desc trs[1] = {edge("idle", "move", &fast, 1, 0.25f)};
@@ -500,9 +500,9 @@ static void exit_time_gates_should_follow_the_three_rules(void)
  * another trigger no transition names. */
 static void triggers_should_be_consumed_only_by_the_transition_that_fires(void)
 {
-    bw_graph_param_desc params[3] = {{"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0},
-                                     {"grounded", BW_GRAPH_PARAM_BOOL, 0, 0},
-                                     {"dodge", BW_GRAPH_PARAM_TRIGGER, 0, 0}};
+    bw_graph_param_desc params[3] = {{"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0, false},
+                                     {"grounded", BW_GRAPH_PARAM_BOOL, 0, 0, false},
+                                     {"dodge", BW_GRAPH_PARAM_TRIGGER, 0, 0, false}};
     bw_graph_state_desc states[2] = {{.name = "idle", .clip = IDLE}, {.name = "jump", .clip = JUMP}};
     bw_graph_condition_desc up[2] = {cond_is("jump"), cond_is("grounded")};
     bw_graph_transition_desc trs[2] = {edge("idle", "jump", up, 2, 0.0f), edge("jump", "idle", up, 1, 0.0f)};
@@ -557,7 +557,7 @@ static void triggers_should_be_consumed_only_by_the_transition_that_fires(void)
  * age is 0.1, 0.2, 0.3: it unsets at the end of the third update. */
 static void expiring_trigger_should_unset_itself_at_the_end_of_the_update(void)
 {
-    bw_graph_param_desc params[2] = {{"dodge", BW_GRAPH_PARAM_TRIGGER, 0, 0.25f}, {"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_param_desc params[2] = {{"dodge", BW_GRAPH_PARAM_TRIGGER, 0, 0.25f, false}, {"go", BW_GRAPH_PARAM_BOOL, 0, 0, false}};
     bw_graph_state_desc states[2] = {{.name = "idle", .clip = IDLE}, {.name = "b", .clip = MOVE}};
     bw_graph_condition_desc cs[2] = {cond_is("dodge"), cond_is("go")};
     bw_graph_transition_desc trs[1] = {edge("idle", "b", cs, 2, 0.0f)};
@@ -581,6 +581,34 @@ static void expiring_trigger_should_unset_itself_at_the_end_of_the_update(void)
     bw_graph_destroy(g);
 }
 
+/* expires 0 with has_expires: unset at the end of the first update after
+ * fire (its age, 0.1, reaches 0); without the flag a 0 keeps meaning
+ * never (set after 10 updates); has_expires on a float is an error. */
+static void expires_zero_should_unset_in_the_first_update_only_with_its_flag(void)
+{
+    bw_graph_param_desc params[2] = {{"now", BW_GRAPH_PARAM_TRIGGER, 0, 0, true}, {"never", BW_GRAPH_PARAM_TRIGGER, 0, 0, false}};
+    bw_graph_state_desc states[1] = {{.name = "idle", .clip = IDLE}};
+    bw_graph_layer_desc layers[1] = {layer("base", "idle", states, 1, NULL, 0)};
+    bw_graph_desc d = graph_desc(layers, 1, params, 2);
+    bw_graph *g = compile(&d);
+    bw_graph_cursor *c = cursor_for(g, NULL);
+    CHECK_INT(bw_graph_cursor_fire(c, 0), BW_OK);
+    CHECK_INT(bw_graph_cursor_fire(c, 1), BW_OK);
+    bw_graph_cursor_update(c, 0.1f);
+    CHECK_NEAR(bw_graph_cursor_param(c, 0), 0.0f, 0);
+    CHECK_NEAR(bw_graph_cursor_param(c, 1), 1.0f, 0);
+    for (int i = 0; i < 9; i++) bw_graph_cursor_update(c, 0.1f);
+    CHECK_NEAR(bw_graph_cursor_param(c, 1), 1.0f, 0);
+    bw_graph_cursor_destroy(c);
+    bw_graph_destroy(g);
+
+    params[1] = (bw_graph_param_desc){"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, true};
+    bw_error e;
+    bw_graph_errors one = {&e, 1, 0};
+    CHECK_INT(bw_graph_compile(&d, &g, &one), BW_ERR_INVALID_ARGUMENT);
+    CHECK(one.count == 1 && strcmp(e.where, "params[1].expires") == 0 && strcmp(e.message, "only a trigger expires") == 0);
+}
+
 static int count_enters(bw_graph_cursor *c, int updates, const char *state)
 {
     recorded r = {0};
@@ -597,7 +625,7 @@ static int count_enters(bw_graph_cursor *c, int updates, const char *state)
 /* "*" -> jump when grounded, grounded held true for 50 updates. */
 static void any_state_into_the_current_state_should_need_to_self(void)
 {
-    bw_graph_param_desc params[1] = {{"grounded", BW_GRAPH_PARAM_BOOL, 1, 0}};
+    bw_graph_param_desc params[1] = {{"grounded", BW_GRAPH_PARAM_BOOL, 1, 0, false}};
     bw_graph_state_desc states[2] = {{.name = "idle", .clip = IDLE}, {.name = "jump", .clip = JUMP, .offset = 0.25f}};
     bw_graph_condition_desc cs[1] = {cond_is("grounded")};
     bw_graph_transition_desc trs[1] = {edge("*", "jump", cs, 1, 0.0f)};
@@ -636,7 +664,7 @@ static void any_state_into_the_current_state_should_need_to_self(void)
  * b -> c fires in that same update. */
 static void non_interruptible_fade_should_ignore_conditions_until_it_ends(void)
 {
-    bw_graph_param_desc params[2] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}, {"stop", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_param_desc params[2] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0, false}, {"stop", BW_GRAPH_PARAM_BOOL, 0, 0, false}};
     bw_graph_state_desc states[3] = {
         {.name = "a", .clip = IDLE}, {.name = "b", .clip = MOVE}, {.name = "c", .clip = JUMP}};
     bw_graph_condition_desc go = cond_is("go"), stop = cond_is("stop");
@@ -675,7 +703,7 @@ static void non_interruptible_fade_should_ignore_conditions_until_it_ends(void)
  *     x = 0.75·0.3125 + 0.25·0.125 = 0.265625, y = 0.75·5 + 0.25·20 = 8.75. */
 static void interruption_should_start_from_the_frozen_pose_on_screen(void)
 {
-    bw_graph_param_desc params[2] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}, {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0}};
+    bw_graph_param_desc params[2] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0, false}, {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0, false}};
     bw_graph_state_desc states[3] = {
         {.name = "A", .clip = IDLE}, {.name = "B", .clip = MOVE}, {.name = "C", .clip = JUMP}};
     bw_graph_condition_desc go = cond_is("go"), jump = cond_is("jump");
@@ -754,7 +782,7 @@ static void freeze_and_live_sources_should_differ_as_derived(void)
  * found before a-c-d). e has no incoming edge: no route. */
 static void travel_should_follow_the_first_shortest_route(void)
 {
-    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0, false}};
     bw_graph_state_desc states[5] = {{.name = "a", .clip = IDLE},
                                      {.name = "b", .clip = MOVE},
                                      {.name = "c", .clip = IDLE},
@@ -1091,9 +1119,9 @@ static void huge_rate_times_dt_should_end_without_markers(void)
  * a parameter, a quad fade curve, and dts the update ignores. */
 static void parameters_should_drive_speed_layer_weight_and_curves(void)
 {
-    bw_graph_param_desc params[3] = {{"rate", BW_GRAPH_PARAM_FLOAT, 2, 0},
-                                     {"blend", BW_GRAPH_PARAM_FLOAT, 0.5f, 0},
-                                     {"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_param_desc params[3] = {{"rate", BW_GRAPH_PARAM_FLOAT, 2, 0, false},
+                                     {"blend", BW_GRAPH_PARAM_FLOAT, 0.5f, 0, false},
+                                     {"go", BW_GRAPH_PARAM_BOOL, 0, 0, false}};
     bw_graph_state_desc states[2] = {{.name = "a", .clip = MOVE, .speed = 0.5f, .speed_param = "rate"},
                                      {.name = "b", .clip = IDLE}};
     bw_graph_condition_desc go = cond_is("go");
@@ -1133,7 +1161,7 @@ static void parameters_should_drive_speed_layer_weight_and_curves(void)
  * moves by at most the fade's own step. */
 static void going_back_mid_fade_should_not_jump(void)
 {
-    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 1, 0}};
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 1, 0, false}};
     bw_graph_state_desc states[2] = {{.name = "A", .clip = IDLE}, {.name = "B", .clip = MOVE}};
     bw_graph_condition_desc go = cond_is("go");
     bw_graph_condition_desc stay = {.kind = BW_GRAPH_COND_NOT, .param = "go"};
@@ -1168,7 +1196,7 @@ static void going_back_mid_fade_should_not_jump(void)
  * any-state edge into x itself is excluded. */
 static void travel_should_use_any_state_edges(void)
 {
-    bw_graph_param_desc params[1] = {{"never", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_param_desc params[1] = {{"never", BW_GRAPH_PARAM_BOOL, 0, 0, false}};
     bw_graph_state_desc states[3] = {
         {.name = "a", .clip = IDLE}, {.name = "b", .clip = IDLE}, {.name = "x", .clip = IDLE}};
     bw_graph_condition_desc never = cond_is("never");
@@ -1229,7 +1257,7 @@ static void blend_states_should_advance_by_the_weighted_cycle(void)
     bw_blend_tree *tree = tree_of(nodes, 3, 2, 1);
     for (int k = 0; k < 3; k++) {
         const float speed[3] = {0.75f, 0.25f, 0.75f}, dt[3] = {0.4375f, 0.3125f, 0.21875f};
-        bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, speed[k], 0}};
+        bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, speed[k], 0, false}};
         bw_graph_state_desc states[1] = {{.name = "loco", .blend = tree, .speed = k == 2 ? 2.0f : 0.0f}};
         bw_graph_layer_desc layers[1] = {layer("base", "loco", states, 1, NULL, 0)};
         bw_graph_desc d = graph_desc(layers, 1, params, 1);
@@ -1254,7 +1282,7 @@ static void blend_states_should_advance_by_the_weighted_cycle(void)
     bw_blend_tree_destroy(tree);
     nodes[1].clip = 42;
     tree = tree_of(nodes, 3, 2, 3);
-    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false}};
     bw_graph_state_desc states[1] = {{.name = "loco", .blend = tree}};
     bw_graph_layer_desc layers[1] = {layer("base", "loco", states, 1, NULL, 0)};
     bw_graph_desc d = graph_desc(layers, 1, params, 1);
@@ -1383,7 +1411,7 @@ static void root_motion_should_follow_the_plays_by_their_weights(void)
  * after u1; synced it is at walk's 0.125. */
 static void sync_groups_should_map_phase_between_shared_markers(void)
 {
-    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0, false}};
     bw_graph_state_desc states[2] = {{.name = "walk", .clip = MOVE, .sync = "feet"},
                                      {.name = "run", .clip = RUNC, .sync = "feet"}};
     bw_graph_state_desc arm_states[1] = {{.name = "arm", .clip = ARMC, .sync = "feet"}};
@@ -1423,7 +1451,7 @@ static void sync_groups_should_map_phase_between_shared_markers(void)
 static void a_fade_at_sixty_hertz_should_end_on_the_update_that_reaches_its_duration(void)
 {
     const float dt = 1.0f / 60.0f;
-    bw_graph_param_desc params[2] = {{"go", BW_GRAPH_PARAM_BOOL, 1, 0}, {"next", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_param_desc params[2] = {{"go", BW_GRAPH_PARAM_BOOL, 1, 0, false}, {"next", BW_GRAPH_PARAM_BOOL, 0, 0, false}};
     bw_graph_state_desc states[3] = {
         {.name = "a", .clip = IDLE}, {.name = "b", .clip = MOVE}, {.name = "c", .clip = RUNC}};
     bw_graph_condition_desc go = cond_is("go"), next = cond_is("next");
@@ -1494,7 +1522,7 @@ static void a_layer_weight_fade_at_sixty_hertz_should_end_on_time(void)
  * u17: the fade ends: run alone, 1.1, crossing foot_l. Root x = 0.125. */
 static void a_joining_sync_follower_should_never_move_backwards(void)
 {
-    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0, false}};
     bw_graph_state_desc states[2] = {{.name = "walk", .clip = MOVE, .sync = "feet"},
                                      {.name = "run", .clip = RUNC, .sync = "feet"}};
     bw_graph_condition_desc go = cond_is("go");
@@ -1533,7 +1561,7 @@ static void a_joining_sync_follower_should_never_move_backwards(void)
  * `speed`. */
 static bw_graph_cursor *step_joins_walk(bw_graph **g, float exit_time, float speed)
 {
-    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0, false}};
     bw_graph_state_desc base[2] = {{.name = "idle", .clip = IDLE},
                                    {.name = "step", .clip = STEP, .speed = speed, .sync = "feet"}};
     bw_graph_state_desc upper[1] = {{.name = "walk", .clip = MOVE, .sync = "feet"}};
@@ -1664,10 +1692,10 @@ static unsigned stress_rand(unsigned *s)
  * transition weights and layer weights in range, states in range). */
 static void random_driving_should_keep_every_invariant(void)
 {
-    bw_graph_param_desc params[4] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0},
-                                     {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0.2f},
-                                     {"grounded", BW_GRAPH_PARAM_BOOL, 1, 0},
-                                     {"upper", BW_GRAPH_PARAM_FLOAT, 1, 0}};
+    bw_graph_param_desc params[4] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false},
+                                     {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0.2f, false},
+                                     {"grounded", BW_GRAPH_PARAM_BOOL, 1, 0, false},
+                                     {"upper", BW_GRAPH_PARAM_FLOAT, 1, 0, false}};
     const int children[2] = {0, 1};
     const float thresholds[2] = {0.0f, 2.0f};
     bw_blend_node nodes[3] = {bw_blend_clip_node(MOVE, 0), bw_blend_clip_node(RUNC, 0),
@@ -1765,7 +1793,7 @@ static void carry_over_should_continue_without_a_pop(void)
     bw_graph_cursor_update(a, 0.25f);
     CHECK_ROOT_AFTER(a, &out, 0.25f, 0.375f, 5.0f);
 
-    bw_graph_param_desc params[2] = {{"extra", BW_GRAPH_PARAM_FLOAT, 7, 0}, {"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_param_desc params[2] = {{"extra", BW_GRAPH_PARAM_FLOAT, 7, 0, false}, {"go", BW_GRAPH_PARAM_BOOL, 0, 0, false}};
     bw_graph_state_desc states[2] = {{.name = "rest", .clip = IDLE}, {.name = "move", .clip = MOVE}};
     bw_graph_layer_desc layers[1] = {layer("base", "rest", states, 2, NULL, 0)};
     bw_graph_desc d = graph_desc(layers, 1, params, 2);
@@ -1824,7 +1852,7 @@ static void ten_thousand_frames_should_not_allocate(void)
     alloc_counter counter = ALLOC_COUNTER(-1);
     bw_allocator a = {alloc_counter_fn, &counter};
     int calls = 0;
-    bw_graph_param_desc params[2] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}, {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0.5f}};
+    bw_graph_param_desc params[2] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false}, {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0.5f, false}};
     const int children[2] = {0, 1};
     const float thresholds[2] = {0.0f, 1.0f};
     bw_blend_node nodes[3] = {bw_blend_clip_node(MOVE, 0.0f), bw_blend_clip_node(IDLE, 0.0f),
@@ -2150,7 +2178,7 @@ static void a_blend_state_should_measure_each_leaf_against_its_reference(void)
 {
     bw_blend_tree *tree = blend_1d_of(IDLE, ADDC);
     for (int k = 0; k < 2; k++) {
-        bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0.5f, 0}};
+        bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0.5f, 0, false}};
         bw_graph_state_desc states[1] = {{.name = "mix", .blend = tree}};
         if (k == 1) states[0].reference.kind = BW_GRAPH_REF_REST;
         bw_graph_layer_desc layers[1] = {layer("add", "mix", states, 1, NULL, 0)};
@@ -2213,7 +2241,7 @@ static void references_should_be_checked_at_compile(void)
 static void an_additive_fade_should_mix_references_only_while_it_runs(void)
 {
     bw_graph_state_desc states[2] = {{.name = "a", .clip = ADDC}, {.name = "b", .clip = IDLE}};
-    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 1, 0}};
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 1, 0, false}};
     bw_graph_condition_desc go = cond_is("go");
     bw_graph_transition_desc tr = edge("a", "b", &go, 1, 1.0f);
     bw_graph_layer_desc layers[1] = {layer("add", "a", states, 2, &tr, 1)};
@@ -2245,7 +2273,7 @@ static void an_additive_fade_should_mix_references_only_while_it_runs(void)
 static void a_blend_tree_should_be_evaluated_once_per_update(void)
 {
     bw_blend_tree *tree = blend_1d_of(IDLE, MOVE);
-    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0.5f, 0}};
+    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0.5f, 0, false}};
     bw_graph_state_desc states[1] = {{.name = "loco", .blend = tree}};
     bw_graph_layer_desc layers[1] = {layer("base", "loco", states, 1, NULL, 0)};
     bw_graph_desc d = graph_desc(layers, 1, params, 1);
@@ -2281,7 +2309,7 @@ static void a_blend_tree_should_be_evaluated_once_per_update(void)
 static void the_cursor_leaves_are_the_last_evaluated_ones(void)
 {
     bw_blend_tree *tree = blend_1d_of(IDLE, MOVE);
-    bw_graph_param_desc params[2] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0.25f, 0}, {"stop", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_param_desc params[2] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0.25f, 0, false}, {"stop", BW_GRAPH_PARAM_BOOL, 0, 0, false}};
     bw_graph_state_desc states[2] = {{.name = "loco", .blend = tree}, {.name = "still", .clip = IDLE}};
     bw_graph_condition_desc stop = cond_is("stop");
     bw_graph_transition_desc tr = edge("loco", "still", &stop, 1, 1.0f);
@@ -2377,7 +2405,7 @@ static void the_cursor_leaves_are_the_last_evaluated_ones(void)
 static void refreshed_clips_should_keep_normalized_progress(void)
 {
     bw_graph_state_desc states[2] = {{.name = "idle", .clip = IDLE}, {.name = "move", .clip = MOVE}};
-    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    bw_graph_param_desc params[1] = {{"go", BW_GRAPH_PARAM_BOOL, 0, 0, false}};
     bw_graph_condition_desc go = cond_is("go");
     bw_graph_transition_desc tr = edge("idle", "move", &go, 1, 0.0f);
     bw_graph_layer_desc layers[1] = {layer("base", "idle", states, 2, &tr, 1)};
@@ -2636,6 +2664,7 @@ int main(void)
     RUN(exit_time_gates_should_follow_the_three_rules);
     RUN(triggers_should_be_consumed_only_by_the_transition_that_fires);
     RUN(expiring_trigger_should_unset_itself_at_the_end_of_the_update);
+    RUN(expires_zero_should_unset_in_the_first_update_only_with_its_flag);
     RUN(any_state_into_the_current_state_should_need_to_self);
     RUN(non_interruptible_fade_should_ignore_conditions_until_it_ends);
     RUN(interruption_should_start_from_the_frozen_pose_on_screen);

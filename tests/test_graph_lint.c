@@ -169,10 +169,10 @@ static bool pred_true(void *user, const float *params, int count)
 /* ---- the clean desc ---- */
 
 static const bw_graph_param_desc clean_params[] = {
-    {"speed", BW_GRAPH_PARAM_FLOAT, 0, 0},
-    {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0},
-    {"grounded", BW_GRAPH_PARAM_BOOL, 1, 0},
-    {"wave_weight", BW_GRAPH_PARAM_FLOAT, 1, 0},
+    {"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false},
+    {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0, false},
+    {"grounded", BW_GRAPH_PARAM_BOOL, 1, 0, false},
+    {"wave_weight", BW_GRAPH_PARAM_FLOAT, 1, 0, false},
 };
 static const bw_graph_condition_desc c_moving[] = {CMP("speed", BW_GRAPH_GT, 0.1f)};
 static const bw_graph_condition_desc c_still[] = {CMP("speed", BW_GRAPH_LE, 0.1f)};
@@ -235,7 +235,7 @@ static void compile_errors_are_forwarded_and_the_other_checks_still_run(void)
     /* idle -> "jmup" (no such state) and an unread float "spare": compile
      * reports the unknown state at the transition's `to`; the unused
      * parameter is still found in the same pass. */
-    static const bw_graph_param_desc params[] = {{"spare", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    static const bw_graph_param_desc params[] = {{"spare", BW_GRAPH_PARAM_FLOAT, 0, 0, false}};
     bw_graph_transition_desc ts[1] = {tr("idle", "jmup", NULL, 0, 0.2f)};
     bw_graph_layer_desc layers[1] = {layer_of("base", "idle", clean_states, 3, ts, 1)};
     bw_graph_desc d = desc_of(layers, 1, params, 1);
@@ -290,7 +290,7 @@ static void unreachable_states_are_found_over_any_state_edges_too(void)
         {"jump", ONCE, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
         {"fall", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
     };
-    static const bw_graph_param_desc params[] = {{"go", BW_GRAPH_PARAM_TRIGGER, 0, 0}};
+    static const bw_graph_param_desc params[] = {{"go", BW_GRAPH_PARAM_TRIGGER, 0, 0, false}};
     static const bw_graph_condition_desc go[] = {IS("go")};
     bw_graph_transition_desc ts[3] = {tr("idle", "move", go, 1, 0.2f), tr("*", "jump", go, 1, 0.2f),
                                       tr("fall", "idle", go, 1, 0.2f)};
@@ -313,7 +313,7 @@ static void a_transition_behind_an_always_true_one_is_shadowed(void)
     /* transitions[0] idle -> move has no conditions and no exit time, so
      * idle -> jump (transitions[1]) never fires on its own; move -> idle
      * with an exit time does not shadow move -> jump after it. */
-    static const bw_graph_param_desc params[] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    static const bw_graph_param_desc params[] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false}};
     static const bw_graph_condition_desc fast[] = {CMP("speed", BW_GRAPH_GT, 1)};
     bw_graph_transition_desc ts[4] = {tr("idle", "move", NULL, 0, 0.2f), tr("idle", "jump", fast, 1, 0.2f),
                                       tr("move", "idle", NULL, 0, 0.2f), tr("move", "jump", fast, 1, 0.2f)};
@@ -336,7 +336,7 @@ static void an_always_true_any_state_transition_shadows_other_states_transitions
      * first, so idle -> move and move -> idle are shadowed; from jump it
      * cannot fire (jump is its target), so jump -> idle is not. The later
      * any-state * -> jump with a condition shares the target: shadowed. */
-    static const bw_graph_param_desc params[] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    static const bw_graph_param_desc params[] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false}};
     static const bw_graph_condition_desc fast[] = {CMP("speed", BW_GRAPH_GT, 1)};
     bw_graph_transition_desc ts[5] = {tr("idle", "move", fast, 1, 0.2f), tr("move", "idle", fast, 1, 0.2f),
                                       tr("*", "jump", NULL, 0, 0.2f), tr("jump", "idle", fast, 1, 0.2f),
@@ -358,8 +358,8 @@ static void contradicting_conditions_are_found(void)
     /* speed > 2 and speed < 1: no value; grounded and not grounded: no
      * value; speed == 1 and speed ~= 1: no value; speed > 1 and speed < 2:
      * 1.5 holds both (no finding); speed >= 1 and speed <= 1: 1 (none). */
-    static const bw_graph_param_desc params[] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0},
-                                                 {"grounded", BW_GRAPH_PARAM_BOOL, 0, 0}};
+    static const bw_graph_param_desc params[] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false},
+                                                 {"grounded", BW_GRAPH_PARAM_BOOL, 0, 0, false}};
     static const bw_graph_condition_desc c0[] = {CMP("speed", BW_GRAPH_GT, 2), CMP("speed", BW_GRAPH_LT, 1)};
     static const bw_graph_condition_desc c1[] = {IS("grounded"), NOT("grounded")};
     static const bw_graph_condition_desc c2[] = {CMP("speed", BW_GRAPH_EQ, 1), CMP("speed", BW_GRAPH_NE, 1)};
@@ -388,7 +388,7 @@ static void contradicting_conditions_are_found(void)
  * "speed > FLT_MAX" holds for no finite float. */
 static void huge_and_adjacent_constants_are_judged_as_floats(void)
 {
-    static const bw_graph_param_desc params[] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    static const bw_graph_param_desc params[] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false}};
     static const bw_graph_condition_desc c0[] = {CMP("speed", BW_GRAPH_GT, 1e20f)};
     static const bw_graph_condition_desc c1[] = {CMP("speed", BW_GRAPH_LT, -1e20f)};
     static const bw_graph_condition_desc c2[] = {CMP("speed", BW_GRAPH_GT, 1e20f), CMP("speed", BW_GRAPH_LT, 3e20f)};
@@ -452,7 +452,7 @@ static void exit_times_from_looping_states_that_stand_still_are_found(void)
     cd.loop = true;
     bw_clip *zero = fixture_clip_desc(&cd);
     const bw_clip *list[CLIPS + 1] = {clips[LOOPC], clips[ONCE], clips[ELSEWHERE], zero};
-    static const bw_graph_param_desc params[] = {{"rate", BW_GRAPH_PARAM_FLOAT, 1, 0}};
+    static const bw_graph_param_desc params[] = {{"rate", BW_GRAPH_PARAM_FLOAT, 1, 0, false}};
     bw_graph_state_desc states[5] = {
         {"idle", LOOPC, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
         {"still", CLIPS, NULL, 0, NULL, 0, 0, NULL, {0, 0, 0}, false},
@@ -490,8 +490,8 @@ static void zero_duration_cycles_whose_conditions_can_hold_are_found(void)
      * no cycle. Layer 2: instant but the way back needs a trigger (used up
      * when it fires): none. Layer 3: the way back fades (0.2 s): none.
      * Layer 4: * -> idle, to_self, always true, instant: every update. */
-    static const bw_graph_param_desc params[] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0},
-                                                 {"go", BW_GRAPH_PARAM_TRIGGER, 0, 0}};
+    static const bw_graph_param_desc params[] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false},
+                                                 {"go", BW_GRAPH_PARAM_TRIGGER, 0, 0, false}};
     static const bw_graph_condition_desc fast[] = {CMP("speed", BW_GRAPH_GT, 1)};
     static const bw_graph_condition_desc half[] = {CMP("speed", BW_GRAPH_GT, 0.5f)};
     static const bw_graph_condition_desc slow[] = {CMP("speed", BW_GRAPH_LE, 1)};
@@ -530,10 +530,10 @@ static void parameters_triggers_and_masks_nothing_reads_are_found(void)
      * speed, w by the layer weight, on by a condition. Unread: spare
      * (float), dodge (trigger), mask legs. */
     static const bw_graph_param_desc params[] = {
-        {"vx", BW_GRAPH_PARAM_FLOAT, 0, 0},      {"vz", BW_GRAPH_PARAM_FLOAT, 0, 0},
-        {"rate", BW_GRAPH_PARAM_FLOAT, 1, 0},    {"w", BW_GRAPH_PARAM_FLOAT, 1, 0},
-        {"on", BW_GRAPH_PARAM_BOOL, 0, 0},       {"spare", BW_GRAPH_PARAM_FLOAT, 0, 0},
-        {"dodge", BW_GRAPH_PARAM_TRIGGER, 0, 0},
+        {"vx", BW_GRAPH_PARAM_FLOAT, 0, 0, false},      {"vz", BW_GRAPH_PARAM_FLOAT, 0, 0, false},
+        {"rate", BW_GRAPH_PARAM_FLOAT, 1, 0, false},    {"w", BW_GRAPH_PARAM_FLOAT, 1, 0, false},
+        {"on", BW_GRAPH_PARAM_BOOL, 0, 0, false},       {"spare", BW_GRAPH_PARAM_FLOAT, 0, 0, false},
+        {"dodge", BW_GRAPH_PARAM_TRIGGER, 0, 0, false},
     };
     static const int children[] = {0, 1};
     static const float points[] = {0, 0, 0, 1.5f};
@@ -639,7 +639,7 @@ static void allocation_failure_is_reported_and_leaks_nothing(void)
      * per-layer scratch, the unused-parameter flags): with a budget of n
      * allocations it either finishes (the same findings as with malloc)
      * or returns BW_ERR_OUT_OF_MEMORY; every block comes back. */
-    static const bw_graph_param_desc params[] = {{"spare", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    static const bw_graph_param_desc params[] = {{"spare", BW_GRAPH_PARAM_FLOAT, 0, 0, false}};
     bw_graph_transition_desc ts[1] = {tr("idle", "jmup", NULL, 0, 0.2f)};
     bw_graph_layer_desc layers[1] = {layer_of("base", "idle", clean_states, 3, ts, 1)};
     bw_graph_desc d = desc_of(layers, 1, params, 1);

@@ -1037,6 +1037,39 @@ static void script_text_reaches_stderr_escaped(void)
     }
 }
 
+/* A graph predicate that calls its own cursor's update: that call is an
+ * error of the predicate, said as one (it read "called from the cursor's
+ * own event callback"), and the predicate counts as false (the layer stays
+ * in 'a'); a plain run's report says so as the docs do ("the condition
+ * counts as false"; it read "the call counts as failed"), a sandboxed
+ * run's is the sandbox's report. */
+static void a_predicate_updating_its_cursor_is_named_a_predicate(void)
+{
+    write_text_file(mod_path("pred_up.lua"),
+                    "local bw = require('blendwerk')\n"
+                    "local rig = bw.rig { joints = { { name = 'root' } } }\n"
+                    "local clip = bw.clip { name = 'idle', length = 1, loop = true, joints = { { joint = 'root',\n"
+                    "  keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 1, 0, 0 } } } } } }\n"
+                    "local c\n"
+                    "local g = assert(bw.graph({ layers = { { name = 'base', entry = 'a',\n"
+                    "  states = { a = { clip = 'idle' }, b = { clip = 'idle' } },\n"
+                    "  transitions = { { from = 'a', to = 'b', when = { function(p)\n"
+                    "    c:update(0.1)\n"
+                    "    return true end } } } } } }, { rig = rig, clips = { clip } }))\n"
+                    "c = assert(g:cursor())\n"
+                    "for _ = 1, 3 do c:update(0.1) end\n"
+                    "assert(c:state() == 'a', c:state())\n");
+    for (int sandboxed = 1; sandboxed >= 0; sandboxed--) {
+        char cmd[1024], out[1024];
+        snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run %s pred_up.lua 2>&1", mod_dir, BLENDWERK, sandboxed ? "--sandbox" : "");
+        CHECK_INT(capture_command(cmd, out, sizeof out), 0);
+        CHECK_STR(out, sandboxed ? "pred_up.lua:9: cursor:update: called from a graph predicate during the cursor's own "
+                                   "update (reported once; the call counts as false)\n"
+                                 : "pred_up.lua:9: cursor:update: called from a graph predicate during the cursor's own "
+                                   "update (reported once; the condition counts as false)\n");
+    }
+}
+
 static void host_granted_files_and_watches(void)
 {
     /* blendwerk.load opens a granted path as given, and tells the host */
@@ -1440,6 +1473,7 @@ int main(void)
     RUN(a_callback_in_a_coroutine_reports_like_the_sandbox);
     RUN(host_granted_files_and_watches);
     RUN(script_text_reaches_stderr_escaped);
+    RUN(a_predicate_updating_its_cursor_is_named_a_predicate);
     RUN(a_chunks_globals_are_its_own);
     RUN(requiring_the_running_file_is_a_loop);
     RUN(print_names_the_calling_file);

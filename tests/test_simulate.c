@@ -450,6 +450,20 @@ static void timeline_problems_carry_their_lines(void)
     CHECK_CONTAINS(out, "looptl.lua:2: instruction budget of 50000000 exceeded");
 }
 
+/* A layer_weight on a layer whose weight follows a parameter ran silently
+ * (exit 0, the weight still the parameter's 1): it is a timeline problem
+ * at its line, said before any frame, exit 1. */
+static void a_layer_weight_on_a_parameter_weighted_layer_is_a_timeline_problem(void)
+{
+    write_file("wg.lua", "return { params = { w = 1 }, layers = {\n"
+                         "  { name = \"up\", entry = \"i\", weight = \"w\", states = { i = { clip = \"idle\" } } } } }\n");
+    write_file("wtl.lua", "return { frames = 2,\n"
+                          "  { at = 0, layer_weight = { up = 0 }, fade = 1 },\n"
+                          "}\n");
+    CHECK_INT(simulate("wg.lua", "wtl.lua", "--json 2>&1", 2), 1);
+    CHECK_STR(out, "wtl.lua:2: layer_weight: the weight of layer 'up' follows the parameter 'w': set it instead\n");
+}
+
 /* An entry whose `at` no frame reaches was dropped without a word. 10
  * frames of 0.1 s: frame 9 applies entries up to at = 9 x 0.1 = 0.9, so
  * at = 0.9 applies (speed 2 in frame 9's params) and 0.95 and 3 are named
@@ -615,6 +629,47 @@ static void a_required_file_names_its_own_lines(void)
     CHECK_CONTAINS(out, "req.lua:3: error: layers[1].transitions[1].to: unknown state 'mvoe'\n");
 }
 
+/* simulate's queue holds at most 2^20 = 1048576 events. 64 layers each
+ * playing one looping 1 s clip of 4100 markers: the bound is per layer
+ * 4 x 4100 + 3 = 16403, 64 x 16403 = 1049792 in all, past the cap: warned
+ * of before the trace. dt 10: each layer's first advance crosses its
+ * 4-cycle window, 16400 markers, after its entry's enter: 64 x 16401 =
+ * 1049664 events, 1049664 - 1048576 = 1088 dropped (exit 1); it used to
+ * say only "1088 events dropped", the docs calling a drop impossible.
+ * dt 0.5 crosses 2050 markers a layer: the warning alone, exit 0. */
+static const char cap_char_lua[] =
+    "local rig = assert(blendwerk.rig { joints = { { name = 'root' } } })\n"
+    "local m = {}\n"
+    "for i = 0, 4099 do m[#m + 1] = { name = 'm', time = i / 4100 } end\n"
+    "return { rig = rig, clips = { assert(blendwerk.clip { name = 'M', length = 1, loop = true,\n"
+    "  joints = { { joint = 'root', keys = { { time = 0, t = { 0, 0, 0 } }, { time = 1, t = { 1, 0, 0 } } } } },\n"
+    "  markers = m }) } }\n";
+static const char cap_graph_lua[] = "local layers = {}\n"
+                                    "for i = 1, 64 do layers[i] = { name = 'l' .. i, entry = 'a', states = { a = { clip = 'M' } } } end\n"
+                                    "return { layers = layers }\n";
+
+static void events_past_the_queues_cap_are_warned_of_and_said_why(void)
+{
+    static const char warning[] = "warning: capg.lua: one update can queue up to 1049792 events, more than simulate's "
+                                  "event queue holds (1048576): a frame that queues more drops the rest (exit 1); a "
+                                  "smaller dt crosses fewer markers a frame\n";
+    write_file("capc.lua", cap_char_lua);
+    write_file("capg.lua", cap_graph_lua);
+    write_file("captl.lua", "return { dt = 10, frames = 1 }\n");
+    write_file("captl2.lua", "return { dt = 0.5, frames = 1 }\n");
+    char cmd[2048], want[1024];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' simulate capg.lua --asset capc.lua --timeline captl.lua 2>&1 >/dev/null", dir, BIN);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 1);
+    snprintf(want, sizeof want,
+             "%sblendwerk simulate: frame 0: 1088 events dropped: the event queue holds at most 1048576 (simulate's "
+             "cap) and one update of this graph can queue up to 1049792; a smaller dt crosses fewer markers a frame\n",
+             warning);
+    CHECK_STR(out, want);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' simulate capg.lua --asset capc.lua --timeline captl2.lua 2>&1 >/dev/null", dir, BIN);
+    CHECK_INT(capture_command(cmd, out, sizeof out), 0);
+    CHECK_STR(out, warning);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/bw_simulate_%d", (int)getpid());
@@ -640,10 +695,12 @@ int main(void)
     RUN(a_sandboxed_script_keeps_running_past_a_stopped_predicate);
     RUN(timeline_problems_carry_their_lines);
     RUN(entries_past_the_end_are_named);
+    RUN(a_layer_weight_on_a_parameter_weighted_layer_is_a_timeline_problem);
     RUN(bad_arguments_are_usage_errors);
     RUN(a_crossed_marker_prints_its_event_line);
     RUN(a_required_file_names_its_own_lines);
     RUN(a_long_step_lists_every_marker_of_its_window);
+    RUN(events_past_the_queues_cap_are_warned_of_and_said_why);
     if (!remove_tree(dir)) return 1;
     return check_summary();
 }

@@ -28,7 +28,7 @@ static bw_graph *graph_with_states(bw_clip **clip_out, const char *second)
     static const float times[2] = {0, 1}, values[6] = {0, 0, 0, 1, 0, 0};
     bw_track_desc track = {"", "root", BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 2, times, values, NULL, NULL};
     bw_clip *clip = fixture_clip(&track, 1);
-    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    bw_graph_param_desc params[1] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false}};
     bw_graph_state_desc states[2] = {{.name = "idle", .clip = 0}, {.name = second, .clip = 0}};
     bw_graph_layer_desc layer = graph_fixture_layer("base", "idle", states, second ? 2 : 1, NULL, 0);
     bw_graph_desc d = {0};
@@ -464,6 +464,114 @@ static void a_report_callback_receives_the_raw_problems(void)
     bw_clip_destroy(clip);
 }
 
+/* A layer whose weight follows a parameter ("up", weight "w") is not
+ * faded by the cursor (bw_graph_cursor_set_layer_weight refuses it), so a
+ * layer_weight naming it is a problem of the read at the entry's line, said
+ * before anything runs; it used to read into an action whose apply did
+ * nothing. The entry's other layer, "base" (a numeric weight), still reads:
+ * one action, 0.5 over 1 s. */
+static void a_layer_weight_on_a_parameter_weighted_layer_is_refused(void)
+{
+    static const float times[2] = {0, 1}, values[6] = {0, 0, 0, 1, 0, 0};
+    bw_track_desc track = {"", "root", BW_CHANNEL_TRANSLATION, BW_INTERP_EASED, 2, times, values, NULL, NULL};
+    bw_clip *clip = fixture_clip(&track, 1);
+    bw_graph_param_desc params[1] = {{"w", BW_GRAPH_PARAM_FLOAT, 1, 0, false}};
+    bw_graph_state_desc states[1] = {{.name = "idle", .clip = 0}};
+    bw_graph_layer_desc layers[2] = {graph_fixture_layer("base", "idle", states, 1, NULL, 0),
+                                     graph_fixture_layer("up", "idle", states, 1, NULL, 0)};
+    layers[1].weight_param = "w";
+    bw_graph_desc d = {0};
+    d.params = params;
+    d.param_count = 1;
+    d.layers = layers;
+    d.layer_count = 2;
+    d.clips = (const bw_clip *const *)&clip;
+    d.clip_count = 1;
+    bw_graph *g = graph_fixture_compile(&d);
+    CHECK_INT(bw_graph_layer_weight_param(g, 0), -1);
+    CHECK_INT(bw_graph_layer_weight_param(g, 1), 0);
+    CHECK_INT(bw_graph_layer_weight_param(g, 2), -1);
+    char file[600];
+    bw_sandbox *sb = load_text("weight.timeline.lua",
+                               "return { dt = 0.5, frames = 2,\n"
+                               "  { at = 0, layer_weight = { up = 0 }, fade = 1 },\n"
+                               "  { at = 0.5, layer_weight = { base = 0.5 }, fade = 1 },\n"
+                               "}\n",
+                               file, sizeof file);
+    if (sb && g) {
+        reported r;
+        memset(&r, 0, sizeof r);
+        bw_timeline tl;
+        memset(&tl, 0, sizeof tl);
+        tl.report = record;
+        tl.report_user = &r;
+        CHECK(!bw_timeline_read(&tl, bw_sandbox_state(sb), g, file, -1));
+        CHECK_INT(tl.errors, 1);
+        CHECK_INT(r.count, 1);
+        CHECK_INT(r.line[0], 2);
+        CHECK_STR(r.message[0], "layer_weight: the weight of layer 'up' follows the parameter 'w': set it instead");
+        CHECK_INT(tl.act_count, 1);
+        if (tl.act_count == 1) {
+            CHECK_INT(tl.acts[0].kind, BW_TL_ACT_WEIGHT);
+            CHECK_INT(tl.acts[0].index, 0);
+            CHECK_NEAR(tl.acts[0].value, 0.5f, 0);
+            CHECK_NEAR(tl.acts[0].fade, 1.0f, 0);
+        }
+        bw_timeline_free(&tl);
+    }
+    bw_sandbox_destroy(sb);
+    bw_graph_destroy(g);
+    bw_clip_destroy(clip);
+}
+
+/* `text` read against tiny_graph with the report recording into *r
+ * (cleared first); each read recorded as failing. */
+static void read_recorded(const char *name, const char *text, reported *r)
+{
+    char file[600];
+    memset(r, 0, sizeof *r);
+    bw_clip *clip = NULL;
+    bw_graph *g = tiny_graph(&clip);
+    bw_sandbox *sb = load_text(name, text, file, sizeof file);
+    if (sb) {
+        bw_timeline tl;
+        memset(&tl, 0, sizeof tl);
+        tl.report = record;
+        tl.report_user = r;
+        CHECK(!bw_timeline_read(&tl, bw_sandbox_state(sb), g, file, -1));
+        CHECK_INT(tl.errors, r->count);
+        bw_timeline_free(&tl);
+        bw_sandbox_destroy(sb);
+    }
+    bw_graph_destroy(g);
+    bw_clip_destroy(clip);
+}
+
+/* A key that is not a string is named, not its type ("unknown field
+ * 'number'" said nothing of which): [3] past a list of 1 (its own line,
+ * 3), [1.5], an entry's list item "x"; and a duration a float cannot hold
+ * is that one problem, no longer also "give one of duration (seconds) or
+ * frames". */
+static void keys_that_are_not_strings_are_named(void)
+{
+    reported r;
+    read_recorded("gap.timeline.lua", "return { frames = 1,\n  [1] = { at = 0 },\n  [3] = { at = 0 },\n}\n", &r);
+    CHECK_INT(r.count, 1);
+    CHECK_INT(r.line[0], 3);
+    CHECK_STR(r.message[0], "entry [3]: the entries are a list 1..N with no gaps");
+    read_recorded("half.timeline.lua", "return { frames = 1,\n  [1.5] = { at = 0 } }\n", &r);
+    CHECK_INT(r.count, 1);
+    CHECK_INT(r.line[0], 2);
+    CHECK_STR(r.message[0], "unexpected number key 1.5 (a timeline has dt, duration or frames, and entries)");
+    read_recorded("dur.timeline.lua", "return { dt = 0.1, duration = 1e300,\n  { at = 0, \"x\" } }\n", &r);
+    CHECK_INT(r.count, 2);
+    CHECK_INT(r.line[0], 1);
+    CHECK_STR(r.message[0], "duration must be a finite number within +-3.4e38");
+    CHECK_INT(r.line[1], 2);
+    CHECK_STR(r.message[1], "entry 1: unexpected list entry [1] (accepted fields: at, set, fire, travel, layer, "
+                            "layer_weight, fade, velocity, yaw, turn, look_at, gesture)");
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/bw_test_timeline_XXXXXX");
@@ -475,6 +583,8 @@ int main(void)
                                "}\n"))
         return 1;
     RUN(a_timeline_reads_into_its_actions);
+    RUN(a_layer_weight_on_a_parameter_weighted_layer_is_refused);
+    RUN(keys_that_are_not_strings_are_named);
     RUN(a_timeline_of_too_many_entries_is_refused);
     RUN(a_long_timeline_keeps_every_action);
     RUN(numbers_beyond_a_float_are_refused_at_their_line);

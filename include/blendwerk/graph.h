@@ -49,7 +49,7 @@
  * saturates at 1). Fade weight of the destination: curve(timer /
  * duration); duration 0 completes in the update it fires in. Expiring
  * triggers unset at the end of the update in which their age since fire
- * reaches `expires`.
+ * reaches `expires` (0 with has_expires: the first update after fire).
  *
  * Events: markers come from the dominant leaf (largest weight; the clip
  * of a clip state) of one play per layer: the current state, or
@@ -137,8 +137,10 @@ typedef struct bw_graph_param_desc {
     const char *name; /* required, unique among parameters */
     bw_graph_param_kind kind;
     float value;   /* default, finite (FLOAT; BOOL: non-zero = true; TRIGGER: ignored) */
-    float expires; /* TRIGGER only: seconds after fire it unsets itself, >= 0;
-                      0 = never (waits until consumed or reset) */
+    float expires; /* TRIGGER only: seconds after fire it unsets itself, finite, >= 0;
+                      0 = never (waits until consumed or reset) unless has_expires */
+    bool has_expires; /* TRIGGER only: true: expires as given, 0 included (unset at the
+                         end of the first update after fire) */
 } bw_graph_param_desc;
 
 typedef enum bw_graph_op {
@@ -357,6 +359,10 @@ BW_API const char *bw_graph_param_name(const bw_graph *graph, int param);
 BW_API const char *bw_graph_layer_name(const bw_graph *graph, int layer);
 BW_API const char *bw_graph_state_name(const bw_graph *graph, int layer, int state);
 BW_API bw_graph_param_kind bw_graph_param_kind_of(const bw_graph *graph, int param); /* FLOAT for bad indices */
+/* The parameter a layer's weight follows (its desc's weight_param; such a
+ * weight is not faded by bw_graph_cursor_set_layer_weight), -1 for none or
+ * a bad index. */
+BW_API int bw_graph_layer_weight_param(const bw_graph *graph, int layer);
 /* The most events one update of a cursor of `graph` can queue (0 for
  * NULL): per layer, the most markers one advance of any of its states can
  * cross (the largest marker count of a clip the state plays, 4 times for a

@@ -269,6 +269,28 @@ test("a predicate sees the parameters by name, read-only; a failing one is false
   eq(calls, 2, "the failing one ran every frame")
 end)
 
+-- SPEC §12.2: an expiring trigger unsets at the end of the update in which
+-- its age reaches `expires`. a (expires = 0) and b (1e-46, 0 as a float)
+-- reach it in the first update (age 0.004); c (0.01) in the third (0.012;
+-- the second's 0.008 is short of it); d (no expires) waits for ever. They
+-- used to read 0 as "never": a and b stayed set.
+test("expires = 0 unsets a trigger at the end of the first update; absent never", function()
+  local g = assert(bw.graph({
+    params = { a = { trigger = true, expires = 0 }, b = { trigger = true, expires = 1e-46 },
+               c = { trigger = true, expires = 0.01 }, d = { trigger = true } },
+    layers = { { name = "base", entry = "i", states = { i = { clip = "idle" } } } },
+  }, bound))
+  local c = assert(g:cursor())
+  for _, t in ipairs({ "a", "b", "c", "d" }) do c:fire(t) end
+  local want = { { false, false, true, true }, { false, false, true, true }, { false, false, false, true } }
+  for u = 1, 3 do
+    c:update(0.004)
+    for k, t in ipairs({ "a", "b", "c", "d" }) do eq(c:get(t), want[u][k], t .. " after update " .. u) end
+  end
+  for _ = 1, 100 do c:update(0.004) end
+  eq(c:get("d"), true, "d still set")
+end)
+
 test("a graph without a rig compiles but makes no cursor; options are checked", function()
   local g = assert(bw.graph(write("g3.lua", graph_text), { clips = clips }))
   raises(function() g:cursor() end, "no rig")
