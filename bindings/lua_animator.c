@@ -298,29 +298,34 @@ static void new_record(lua_State *L, const char *const *keys) { bw_lua_push_keys
  * its own update; `refresh` checks the graph's new clips against it or,
  * with apply, takes them (bw_animator_refresh_clips), each new Clip
  * replacing the animator's clip its graph clip played (a use counted). */
-static bool graph_user_busy(lua_State *L, int idx)
+static bool graph_user_busy(lua_State *L, int idx, const bw_graph *graph)
 {
     const lua_animator *a = (const lua_animator *)lua_touserdata(L, idx);
-    return a && a->thread;
+    return a && a->thread && a->graph == graph; /* one that left the graph is not its business */
 }
 
-static bw_result graph_user_refresh(lua_State *L, int idx, const bw_graph *graph, bw_lua_clip *const *objs, int n,
-                                    bool apply, bw_graph_errors *errors)
+static bw_result graph_user_refresh(lua_State *L, int idx, const bw_graph *graph, const bw_clip *const *clips,
+                                    bw_lua_clip *const *objs, int list, int n, bool apply, bw_graph_errors *errors)
 {
     lua_animator *a = (lua_animator *)lua_touserdata(L, idx);
     if (!a || !a->animator || a->graph != graph) return BW_OK; /* closed, or on another graph by now */
-    const bw_clip **clips = (const bw_clip **)lua_newuserdatauv(L, sizeof *clips * (size_t)(n + 1), 0);
-    for (int i = 0; i < n; i++) clips[i] = objs[i]->clip;
     bw_result r = apply ? bw_animator_refresh_clips(a->animator, clips, n, errors)
                         : bw_animator_refresh_clips_validate(a->animator, clips, n, errors);
-    lua_pop(L, 1);
-    for (int i = 0; apply && r == BW_OK && i < n; i++) {
-        bw_lua_clip **slot = &a->clips[a->graph_clip[i]];
+    if (!apply || r != BW_OK || !lua_checkstack(L, 2)) return r;
+    /* the slots' Clips (UV_CLIPS: slot k's userdata at k + 1, an entry that
+     * exists: setting it allocates nothing) */
+    lua_getiuservalue(L, idx, UV_CLIPS);
+    for (int i = 0; i < n; i++) {
+        const int k = a->graph_clip[i];
+        bw_lua_clip **slot = &a->clips[k];
         if ((*slot)->clip == objs[i]->clip) continue; /* kept, or taken for an earlier graph clip */
         objs[i]->hdr.users++;
         bw_lua_object_unuse(&(*slot)->hdr);
         *slot = objs[i];
+        lua_rawgeti(L, list, i + 1);
+        lua_rawseti(L, -2, k + 1);
     }
+    lua_pop(L, 1);
     return r;
 }
 
@@ -591,11 +596,19 @@ static int l_animator(lua_State *L)
     a->next_expression = a->expression + a->expr_cap;
     a->face_clip = (int *)(a->next_expression + a->expr_cap);
     a->names = names;
+    /* the animator's own list of its Clips, slot i's at i + 1 (not the
+     * caller's table, which the caller may change) */
+    lua_createtable(L, n, 0);
+    lua_setiuservalue(L, 4, UV_CLIPS);
     int i = 0;
     lua_pushnil(L);
     while (lua_next(L, 3)) {
         bw_lua_clip *c = (bw_lua_clip *)bw_lua_test_object(L, -1, BW_LUA_CLIP);
         if (!c) return fail(L, "clips.%s is not a blendwerk.Clip", lua_tostring(L, -2));
+        lua_getiuservalue(L, 4, UV_CLIPS);
+        lua_pushvalue(L, -2);
+        lua_rawseti(L, -2, i + 1);
+        lua_pop(L, 1);
         a->clips[i] = c;
         c->hdr.users++; /* dropped in destroy_animator */
         a->clip_count = i + 1;
@@ -780,8 +793,6 @@ static int l_animator(lua_State *L)
     bw_lua_object_use(&a->hdr, &rig->hdr);
     lua_pushvalue(L, 2);
     lua_setiuservalue(L, 4, UV_RIG);
-    lua_pushvalue(L, 3);
-    lua_setiuservalue(L, 4, UV_CLIPS);
     lua_pushvalue(L, 5);
     lua_setiuservalue(L, 4, UV_NAMES);
     /* from here on the animator is at index 1 (the helpers' convention) */

@@ -1927,15 +1927,16 @@ static int push_refresh_errors(lua_State *L, const bw_error *errs, int count, in
  * that refuses (its code, its problems in errs: each refresh starts the
  * list afresh); taking goes on past a failure (out of memory) so the
  * others still get the clips, and returns the first failure's code. */
-static bw_result refresh_users(lua_State *L, int list, const graph_obj *g, bw_lua_clip *const *objs, bool apply,
-                               bw_graph_errors *errs)
+static bw_result refresh_users(lua_State *L, int list, const graph_obj *g, const bw_clip *const *clips,
+                               bw_lua_clip *const *objs, int clip_list, bool apply, bw_graph_errors *errs)
 {
     bw_result first = BW_OK;
     lua_pushnil(L);
     while (lua_next(L, list)) {
         const bw_lua_graph_user *u = lua_islightuserdata(L, -1) ? (const bw_lua_graph_user *)lua_touserdata(L, -1) : NULL;
         lua_pop(L, 1);
-        bw_result r = u ? u->refresh(L, lua_gettop(L), g->graph, objs, g->clip_count, apply, errs) : BW_OK;
+        bw_result r =
+            u ? u->refresh(L, lua_gettop(L), g->graph, clips, objs, clip_list, g->clip_count, apply, errs) : BW_OK;
         if (first == BW_OK) first = r;
         if (r != BW_OK && !apply) {
             lua_pop(L, 1);
@@ -1970,7 +1971,7 @@ static int l_graph_refresh_clips(lua_State *L)
             lua_rawget(L, -3);
             const bw_lua_graph_user *u = lua_islightuserdata(L, -1) ? (const bw_lua_graph_user *)lua_touserdata(L, -1) : NULL;
             lua_pop(L, 1);
-            if (u && u->busy(L, lua_gettop(L)))
+            if (u && u->busy(L, lua_gettop(L), g->graph))
                 return luaL_error(L, "graph:refresh_clips: called while an animator of the graph updates");
         }
     }
@@ -2011,7 +2012,7 @@ static int l_graph_refresh_clips(lua_State *L)
     bw_error errs[16];
     bw_graph_errors list = {errs, 16, 0};
     const int users = lua_getiuservalue(L, 1, GRAPH_UV_CURSORS) == LUA_TTABLE ? lua_gettop(L) : 0;
-    if (users && refresh_users(L, users, g, objs, false, &list) != BW_OK)
+    if (users && refresh_users(L, users, g, clips, objs, 5, false, &list) != BW_OK)
         return push_refresh_errors(L, errs, list.count, list.count < 16 ? list.count : 16);
     bw_result res = bw_graph_refresh_clips(g->graph, clips, n, &list);
     if (res == BW_ERR_OUT_OF_MEMORY) return luaL_error(L, "graph:refresh_clips(): not enough memory");
@@ -2030,7 +2031,7 @@ static int l_graph_refresh_clips(lua_State *L)
     bw_result taken = BW_OK;
     if (users) {
         list.count = 0;
-        taken = refresh_users(L, users, g, objs, true, &list); /* checked: only memory can fail */
+        taken = refresh_users(L, users, g, clips, objs, 5, true, &list); /* checked: only memory can fail */
         lua_pushnil(L);
         while (lua_next(L, users)) {
             lua_pop(L, 1);

@@ -136,17 +136,21 @@ lua_State *bw_lua_graph_use_thread(struct bw_lua_object *graph, lua_State *L);
 
 /* A host of a cursor of the graph that is not a blendwerk.Cursor (the Lua
  * animator), as graph:refresh_clips sees it. `busy`: whether the object at
- * idx is inside its own update (the refresh then raises). `refresh`: the
- * graph now plays `clips` (graph order, n of them, made for the graph):
- * with apply false only check (bw_animator_refresh_clips_validate),
- * with apply true take them (the object keeps them alive); problems into
- * errors, `where` "clips[i]" 0-based. An object that plays another graph
- * by now (or is closed) returns BW_OK and does nothing. */
+ * idx, playing `graph`, is inside its own update (the refresh then
+ * raises). `refresh`: the graph now plays `clips` (graph order, n of them,
+ * made for the graph; `objs` their Clip handles, the list at stack index
+ * `list` the Clip userdata, 1-based): with apply false only check
+ * (bw_animator_refresh_clips_validate), with apply true take them (the
+ * object counts a use of each Clip it takes and anchors its userdata, so
+ * it stays alive as long as the object uses it, whatever becomes of the
+ * graph); problems into errors, `where` "clips[i]" 0-based. Neither
+ * raises or allocates on the Lua state. An object that plays another
+ * graph by now (or is closed) returns false / BW_OK and does nothing. */
 struct bw_lua_clip;
 typedef struct bw_lua_graph_user {
-    bool (*busy)(lua_State *L, int idx);
-    bw_result (*refresh)(lua_State *L, int idx, const bw_graph *graph, struct bw_lua_clip *const *clips, int n,
-                         bool apply, bw_graph_errors *errors);
+    bool (*busy)(lua_State *L, int idx, const bw_graph *graph);
+    bw_result (*refresh)(lua_State *L, int idx, const bw_graph *graph, const bw_clip *const *clips,
+                         struct bw_lua_clip *const *objs, int list, int n, bool apply, bw_graph_errors *errors);
 } bw_lua_graph_user;
 /* Register the object at uidx (kept weakly) as a user of the Graph at gidx:
  * graph:refresh_clips checks it and hands it the new clips. */

@@ -271,8 +271,10 @@ BW_API bw_result bw_animator_set_graph(bw_animator *animator, const bw_graph *gr
  * allocates the bindings; the updates after it allocate nothing.
  * bw_animator_refresh_clips_validate makes the same checks and changes
  * nothing (a host refreshing a graph and several animators checks them
- * all first, then refreshes). Problems go to `errors` (may be NULL), every
- * one, `where` "animator", "clips" or "clips[i]": BW_ERR_INVALID_ARGUMENT
+ * all first, then refreshes). Problems go to `errors` (may be NULL): every
+ * one the checks find, else the first binding that fails (the bindings
+ * are made only once the checks pass, and their making stops there), `where`
+ * "animator", "clips" or "clips[i]": BW_ERR_INVALID_ARGUMENT
  * (NULL animator, no graph, a count that is not the graph's, a NULL clip;
  * a new clip for an animator clip that is also a locomotion, face or
  * gesture clip, which creation baked: make a new animator; two graph

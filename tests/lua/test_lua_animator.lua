@@ -731,6 +731,31 @@ test("refresh_clips rebinds the animators of the graph to the new clips", functi
   assert(bw.animator { rig = rig, clips = { walk = w4 }, graph = g })
 end)
 
+test("an animator keeps the clips it plays alive, whoever else lets them go", function()
+  -- the caller's clips table changed after creation: the animator's clip
+  -- stays (it sampled freed memory once: the table was its only anchor)
+  local t = { walk = walk_y(1, 1) }
+  local a = assert(bw.animator { rig = rig, clips = t, blink = false, head = { disabled = true } })
+  t.walk = nil
+  collectgarbage(); collectgarbage()
+  a:update(0.25, { clips = { walk = 1 } })   -- y = τ = 0.25
+  near(spine_y(a), 0.25, 1e-5, "the walk after its table entry went")
+  -- a clip taken through refresh_clips, after the animator left the graph
+  -- and the graph took yet another: the animator's 4 s walk stays alive
+  local w1 = walk_y(1, 1)
+  local g = assert(bw.graph(refresh_desc, { rig = rig, clips = { w1 } }))
+  local b = assert(bw.animator { rig = rig, clips = { walk = w1 }, graph = g, blink = false, head = { disabled = true } })
+  eq(g:refresh_clips { walk_y(4, 6) }, true, "the animator takes the 4 s walk")
+  assert(b:set_graph(nil))
+  eq(g:refresh_clips { walk_y(2, 2) }, true, "the graph alone takes a 2 s walk")
+  collectgarbage(); collectgarbage()
+  local ok, why = b:set_graph(g, 0)
+  eq(ok, nil, "the lengths differ")
+  eq(why, "animator: graph: clip 'walk' is 2 s long in the graph, 4 s in the animator", "the animator's walk is the 4 s one")
+  b:update(1, { clips = { walk = 1 } })      -- τ 1 of the 4 s walk: y = 1.5
+  near(spine_y(b), 1.5, 1e-4, "and it still samples it")
+end)
+
 test("refresh_clips refuses a clip an animator baked, and from inside an update", function()
   local w1, w4 = walk_y(1, 1), walk_y(4, 6)
   local g = assert(bw.graph(refresh_desc, { rig = rig, clips = { w1 } }))
