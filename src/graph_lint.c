@@ -561,6 +561,7 @@ static void lint_instant_cycles(lint *l, layer_scan *ls)
 {
     const bw_graph_transition_desc *ts = ls->L->transitions;
     char where[64], route[256];
+    ls->work = 0;
     for (int e = 0; e < ls->transitions; e++) {
         if (!ls->instant[e]) continue;
         if (ls->work > BW_GRAPH_LINT_CYCLE_STEPS) {

@@ -2627,6 +2627,127 @@ static void additive_layer_blocks_should_match_the_joint_by_joint_form(void)
     bw_pose_deinit(&slow);
 }
 
+/* ---- size: compile is O(n log n) in the desc ---- */
+
+/* The 30,000-state layer of the audit, with its states listed out of name
+ * order: state k is named "s<m>", m = (7919·k mod 30000) + 1 (7919 is
+ * prime to 30000, so every m from 1 to 30000 appears once), and its sync
+ * group is "g<k mod 3>". Transition i goes from "s<i+1>" to "s<i+2>"
+ * (the last back to "s1"). The old compile compared every state name with
+ * every other and searched the states linearly for each transition end:
+ * about 2.3e9 strcmp calls, minutes under AddressSanitizer. */
+enum { BIG = 30000, BIG_STRIDE = 7919, BIG_INVERSE = 7679 /* 7919 · 7679 = 60,810,001 = 2027 · 30000 + 1 */ };
+
+static char (*big_names)[8];
+static char big_groups[3][4] = {"g0", "g1", "g2"};
+
+static bw_graph_desc big_desc(bw_graph_layer_desc *layer, bw_graph_state_desc *states, bw_graph_transition_desc *ts)
+{
+    for (int k = 0; k < BIG; k++) {
+        snprintf(big_names[k], sizeof big_names[k], "s%d", (int)((long long)BIG_STRIDE * k % BIG) + 1);
+        states[k] = (bw_graph_state_desc){.name = big_names[k], .clip = IDLE, .sync = big_groups[k % 3]};
+    }
+    /* transition i names "s<i+1>": the state k with 7919·k ≡ i (mod 30000) */
+    for (int i = 0; i < BIG; i++) {
+        int from = (int)((long long)BIG_INVERSE * i % BIG), to = (int)((long long)BIG_INVERSE * ((i + 1) % BIG) % BIG);
+        ts[i] = (bw_graph_transition_desc){.from = states[from].name, .to = states[to].name, .duration = 0.2f};
+    }
+    *layer = (bw_graph_layer_desc){.name = "big", .entry = "s1", .states = states, .state_count = BIG,
+                                   .transitions = ts, .transition_count = BIG};
+    return (bw_graph_desc){.layers = layer, .layer_count = 1, .clips = (const bw_clip *const *)clips, .clip_count = CLIPS};
+}
+
+static void a_30000_state_layer_should_compile_with_the_right_indices(void)
+{
+    big_names = calloc(BIG, sizeof *big_names);
+    bw_graph_state_desc *states = calloc(BIG, sizeof *states);
+    bw_graph_transition_desc *ts = calloc(BIG, sizeof *ts);
+    bw_graph_layer_desc layer;
+    bw_graph_desc d = big_desc(&layer, states, ts);
+    bw_graph *g = compile(&d);
+    CHECK_INT(g->layers[0].entry, 0); /* "s1" is state 0 (7919·0 + 1) */
+    /* transition 0: "s1" (state 0) -> "s2": 7919·k ≡ 1, k = 7679 */
+    CHECK_INT(g->transitions[0].from, 0);
+    CHECK_INT(g->transitions[0].to, 7679);
+    /* transition 1: "s2" (7679) -> "s3": k = 2·7679 = 15358 */
+    CHECK_INT(g->transitions[1].from, 7679);
+    CHECK_INT(g->transitions[1].to, 15358);
+    /* transition 29999: "s30000" -> "s1": 7919·k ≡ 29999 ≡ -1, k = 30000 - 7679 = 22321 */
+    CHECK_INT(g->transitions[29999].from, 22321);
+    CHECK_INT(g->transitions[29999].to, 0);
+    /* by name: "s7920" is state 1 (7919·1 + 1) */
+    CHECK_INT(bw_graph_find_state(g, 0, "s7920"), 1);
+    /* sync groups: the first state naming the group, 0, 1, 2 */
+    CHECK_INT(g->states[0].sync, 0);
+    CHECK_INT(g->states[4].sync, 1);
+    CHECK_INT(g->states[29999].sync, 2); /* 29999 mod 3 = 2 */
+    bw_graph_destroy(g);
+
+    /* a duplicate at the end is found, named at its own index */
+    states[BIG - 1].name = "s7920";
+    bw_error errs[4];
+    bw_graph_errors list = {errs, 4, 0};
+    g = NULL;
+    CHECK(bw_graph_compile(&d, &g, &list) == BW_ERR_DUPLICATE);
+    /* and the name it replaced, "s<7919·29999 mod 30000 + 1>" = "s<30000 - 7919 + 1>" = "s22082", is
+     * gone: transitions 22080 (to it) and 22081 (from it) name an unknown state, in that order */
+    CHECK_INT(list.count, 3);
+    CHECK_STR(errs[0].where, "layers[0].states[29999].name");
+    CHECK_STR(errs[0].message, "duplicate state 's7920'");
+    CHECK_STR(errs[1].where, "layers[0].transitions[22080].to");
+    CHECK_STR(errs[1].message, "unknown state 's22082'");
+    CHECK_STR(errs[2].where, "layers[0].transitions[22081].from");
+    CHECK_STR(errs[2].message, "unknown state 's22082'");
+    CHECK(g == NULL);
+    free(ts);
+    free(states);
+    free(big_names);
+}
+
+/* 100,000 markers named a, b, c, d in turn at k / 100000 s of a 1 s
+ * looping clip (all inside the clip: loop order is index order), then a
+ * second clip with "c" and "z". The old compile interned each name by
+ * comparing it with every earlier marker and counted occurrences over
+ * all pairs of the clip: about 1.5e10 comparisons. */
+static void a_clip_with_100000_markers_should_get_its_occurrence_counts(void)
+{
+    enum { M = 100000 };
+    static const char *const names[4] = {"a", "b", "c", "d"};
+    bw_marker_desc *markers = calloc(M, sizeof *markers);
+    for (int k = 0; k < M; k++) markers[k] = (bw_marker_desc){names[k % 4], (float)k / M};
+    const bw_marker_desc second[2] = {{"c", 0.25f}, {"z", 0.5f}};
+    bw_clip *many = make_clip(ROOT, 1, 1.0f, true, 0.0f, 1.0f, markers, M);
+    bw_clip *other = make_clip(ROOT, 1, 1.0f, true, 0.0f, 1.0f, second, 2);
+    const bw_clip *cl[2] = {many, other};
+    bw_graph_state_desc st[1] = {{.name = "one", .clip = 0}};
+    bw_graph_layer_desc layer = {.name = "l", .entry = "one", .states = st, .state_count = 1};
+    bw_graph_desc d = {.layers = &layer, .layer_count = 1, .clips = cl, .clip_count = 2};
+    bw_graph *g = compile(&d);
+    for (int pass = 0; pass < 2; pass++) { /* compiled, then refreshed with the same clips */
+        CHECK_INT(g->marker_count, M + 2);
+        /* marker k: name id k mod 4 (the first of its name), occurrence k div 4, 25,000 of each name */
+        CHECK_INT(g->markers[0].name_id, 0);
+        CHECK_INT(g->markers[0].loop_occ, 0);
+        CHECK_INT(g->markers[7].name_id, 3);
+        CHECK_INT(g->markers[7].loop_occ, 1);
+        CHECK_INT(g->markers[99998].name_id, 2);
+        CHECK_INT(g->markers[99998].loop_occ, 24999);
+        CHECK_INT(g->markers[99998].name_count, 25000);
+        CHECK_INT(g->markers[1].name_count, 25000);
+        /* the second clip: "c" shares id 2 but counts in its own clip; "z" is new (marker M + 1) */
+        CHECK_INT(g->markers[M].name_id, 2);
+        CHECK_INT(g->markers[M].loop_occ, 0);
+        CHECK_INT(g->markers[M].name_count, 1);
+        CHECK_INT(g->markers[M + 1].name_id, M + 1);
+        CHECK_INT(g->markers[M + 1].name_count, 1);
+        if (pass == 0) CHECK(bw_graph_refresh_clips(g, cl, 2, NULL) == BW_OK);
+    }
+    bw_graph_destroy(g);
+    bw_clip_destroy(other);
+    bw_clip_destroy(many);
+    free(markers);
+}
+
 int main(void)
 {
     make_world();
@@ -2677,6 +2798,8 @@ int main(void)
     RUN(ten_thousand_frames_should_not_allocate);
     RUN(allocation_failures_should_be_reported_and_leak_nothing);
     RUN(cursor_create_should_check_its_bindings);
+    RUN(a_30000_state_layer_should_compile_with_the_right_indices);
+    RUN(a_clip_with_100000_markers_should_get_its_occurrence_counts);
     free_world();
     return check_summary();
 }
