@@ -2748,6 +2748,43 @@ static void a_clip_with_100000_markers_should_get_its_occurrence_counts(void)
     free(markers);
 }
 
+/* 4 additive layers of 60,000 states, request q = 60000·layer + state
+ * referencing ADDC's own pose at (q mod 100000) / 1024 s (exact floats):
+ * 100,000 distinct references, request q gets q mod 100000 (the order of
+ * first appearance). The old compile compared each request with every
+ * reference found before it: about 2e10 comparisons. */
+static void a_quarter_million_additive_references_should_be_interned_in_order(void)
+{
+    enum { PER = 60000, LAYERS = 4, DISTINCT = 100000 };
+    char (*names)[8] = calloc(PER, sizeof *names);
+    bw_graph_state_desc *states = calloc((size_t)PER * LAYERS, sizeof *states);
+    bw_graph_layer_desc layers[LAYERS];
+    for (int l = 0; l < LAYERS; l++) {
+        for (int k = 0; k < PER; k++) {
+            int q = l * PER + k;
+            snprintf(names[k], sizeof names[k], "s%d", k + 1);
+            states[q] = (bw_graph_state_desc){.name = names[k], .clip = ADDC,
+                                              .reference = {BW_GRAPH_REF_OWN, 0, (float)(q % DISTINCT) / 1024.0f}};
+        }
+        layers[l] = (bw_graph_layer_desc){.name = big_groups[l % 3], .entry = "s1", .states = states + l * PER,
+                                          .state_count = PER, .mode = BW_GRAPH_ADDITIVE};
+    }
+    layers[3].name = "g3";
+    bw_graph_desc d = {.layers = layers, .layer_count = LAYERS, .clips = (const bw_clip *const *)clips,
+                       .clip_count = CLIPS};
+    bw_graph *g = compile(&d);
+    CHECK_INT(g->ref_count, DISTINCT);
+    CHECK_INT(g->refmap[g->states[0].ref_first], 0);          /* q 0 */
+    CHECK_INT(g->refmap[g->states[99999].ref_first], 99999);  /* layer 1, state 39999 */
+    CHECK_INT(g->refmap[g->states[100000].ref_first], 0);     /* layer 1, state 40000: time 0 again */
+    CHECK_INT(g->refmap[g->states[239999].ref_first], 39999); /* layer 3, state 59999 */
+    CHECK_INT(g->refs[39999].clip, ADDC);
+    CHECK_NEAR(g->refs[39999].time, 39999.0f / 1024.0f, 0.0f);
+    bw_graph_destroy(g);
+    free(states);
+    free(names);
+}
+
 int main(void)
 {
     make_world();
@@ -2800,6 +2837,7 @@ int main(void)
     RUN(cursor_create_should_check_its_bindings);
     RUN(a_30000_state_layer_should_compile_with_the_right_indices);
     RUN(a_clip_with_100000_markers_should_get_its_occurrence_counts);
+    RUN(a_quarter_million_additive_references_should_be_interned_in_order);
     free_world();
     return check_summary();
 }
