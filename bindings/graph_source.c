@@ -706,19 +706,28 @@ static void push_parsed_keys(lua_State *L, int idx)
     lua_replace(L, -2);   /* over the cache */
 }
 
-int bw_lua_key_line(lua_State *L, int idx, const char *key)
+/* The parsed keys of the table at idx pushed (true), with *base the
+ * location base its lines are relative to; false, nothing pushed, for a
+ * value that is not a table or a table with no key list. */
+static bool push_parsed_of(lua_State *L, int idx, int *base)
 {
     idx = lua_absindex(L, idx);
-    if (lua_type(L, idx) != LUA_TTABLE) return 0;
-    int base = bw_lua_table_line(L, idx) / BW_LUA_LINE_FILE_STRIDE * BW_LUA_LINE_FILE_STRIDE;
+    if (lua_type(L, idx) != LUA_TTABLE) return false;
+    *base = bw_lua_table_line(L, idx) / BW_LUA_LINE_FILE_STRIDE * BW_LUA_LINE_FILE_STRIDE;
     push_parsed_keys(L, idx);
-    int line = 0;
-    if (lua_istable(L, -1)) {
+    if (lua_istable(L, -1)) return true;
+    lua_pop(L, 1);
+    return false;
+}
+
+int bw_lua_key_line(lua_State *L, int idx, const char *key)
+{
+    int base = 0, line = 0;
+    if (push_parsed_of(L, idx, &base)) {
         lua_pushstring(L, key);
         if (lua_rawget(L, -2) == LUA_TNUMBER) line = (int)lua_tointeger(L, -1);
-        lua_pop(L, 1);
+        lua_pop(L, 2);
     }
-    lua_pop(L, 1);
     return line ? base + line : bw_lua_table_line(L, idx);
 }
 
@@ -731,23 +740,17 @@ int bw_lua_item_line(lua_State *L, int idx, int item)
 
 int bw_lua_first_duplicate_key(lua_State *L, int idx, char *name, size_t name_size, int *first_line, int *line)
 {
-    idx = lua_absindex(L, idx);
-    if (lua_type(L, idx) != LUA_TTABLE) return 0;
-    int base = bw_lua_table_line(L, idx) / BW_LUA_LINE_FILE_STRIDE * BW_LUA_LINE_FILE_STRIDE;
-    push_parsed_keys(L, idx);
-    int found = 0;
-    if (lua_istable(L, -1)) {
-        if (lua_rawgeti(L, -1, 1) == LUA_TSTRING) {
-            snprintf(name, name_size, "%s", lua_tostring(L, -1));
-            lua_rawgeti(L, -2, 2);
-            lua_rawgeti(L, -3, 3);
-            *first_line = base + (int)lua_tointeger(L, -2);
-            *line = base + (int)lua_tointeger(L, -1);
-            lua_pop(L, 2);
-            found = 1;
-        }
-        lua_pop(L, 1);
+    int base = 0, found = 0;
+    if (!push_parsed_of(L, idx, &base)) return 0;
+    if (lua_rawgeti(L, -1, 1) == LUA_TSTRING) {
+        snprintf(name, name_size, "%s", lua_tostring(L, -1));
+        lua_rawgeti(L, -2, 2);
+        lua_rawgeti(L, -3, 3);
+        *first_line = base + (int)lua_tointeger(L, -2);
+        *line = base + (int)lua_tointeger(L, -1);
+        lua_pop(L, 2);
+        found = 1;
     }
-    lua_pop(L, 1);
+    lua_pop(L, 2);
     return found;
 }

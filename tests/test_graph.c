@@ -2666,15 +2666,15 @@ static void a_30000_state_layer_should_compile_with_the_right_indices(void)
     bw_graph_desc d = big_desc(&layer, states, ts);
     bw_graph *g = compile(&d);
     CHECK_INT(g->layers[0].entry, 0); /* "s1" is state 0 (7919·0 + 1) */
-    /* transition 0: "s1" (state 0) -> "s2": 7919·k ≡ 1, k = 7679 */
-    CHECK_INT(g->transitions[0].from, 0);
-    CHECK_INT(g->transitions[0].to, 7679);
-    /* transition 1: "s2" (7679) -> "s3": k = 2·7679 = 15358 */
-    CHECK_INT(g->transitions[1].from, 7679);
-    CHECK_INT(g->transitions[1].to, 15358);
-    /* transition 29999: "s30000" -> "s1": 7919·k ≡ 29999 ≡ -1, k = 30000 - 7679 = 22321 */
-    CHECK_INT(g->transitions[29999].from, 22321);
-    CHECK_INT(g->transitions[29999].to, 0);
+    static const int want[3][3] = {
+        {0, 0, 7679},         /* "s1" (state 0) -> "s2": 7919·k ≡ 1, k = 7679 */
+        {1, 7679, 15358},     /* "s2" -> "s3": k = 2·7679 = 15358 */
+        {29999, 22321, 0},    /* "s30000" -> "s1": 7919·k ≡ 29999 ≡ -1, k = 30000 - 7679 = 22321 */
+    };
+    for (int i = 0; i < 3; i++) {
+        CHECK_INT(g->transitions[want[i][0]].from, want[i][1]);
+        CHECK_INT(g->transitions[want[i][0]].to, want[i][2]);
+    }
     /* by name: "s7920" is state 1 (7919·1 + 1) */
     CHECK_INT(bw_graph_find_state(g, 0, "s7920"), 1);
     /* sync groups: the first state naming the group, 0, 1, 2 */
@@ -2691,13 +2691,14 @@ static void a_30000_state_layer_should_compile_with_the_right_indices(void)
     CHECK(bw_graph_compile(&d, &g, &list) == BW_ERR_DUPLICATE);
     /* and the name it replaced, "s<7919·29999 mod 30000 + 1>" = "s<30000 - 7919 + 1>" = "s22082", is
      * gone: transitions 22080 (to it) and 22081 (from it) name an unknown state, in that order */
+    static const char *const problems[3][2] = {{"layers[0].states[29999].name", "duplicate state 's7920'"},
+                                               {"layers[0].transitions[22080].to", "unknown state 's22082'"},
+                                               {"layers[0].transitions[22081].from", "unknown state 's22082'"}};
     CHECK_INT(list.count, 3);
-    CHECK_STR(errs[0].where, "layers[0].states[29999].name");
-    CHECK_STR(errs[0].message, "duplicate state 's7920'");
-    CHECK_STR(errs[1].where, "layers[0].transitions[22080].to");
-    CHECK_STR(errs[1].message, "unknown state 's22082'");
-    CHECK_STR(errs[2].where, "layers[0].transitions[22081].from");
-    CHECK_STR(errs[2].message, "unknown state 's22082'");
+    for (int i = 0; i < 3; i++) {
+        CHECK_STR(errs[i].where, problems[i][0]);
+        CHECK_STR(errs[i].message, problems[i][1]);
+    }
     CHECK(g == NULL);
     free(ts);
     free(states);
@@ -2725,21 +2726,17 @@ static void a_clip_with_100000_markers_should_get_its_occurrence_counts(void)
     bw_graph *g = compile(&d);
     for (int pass = 0; pass < 2; pass++) { /* compiled, then refreshed with the same clips */
         CHECK_INT(g->marker_count, M + 2);
-        /* marker k: name id k mod 4 (the first of its name), occurrence k div 4, 25,000 of each name */
-        CHECK_INT(g->markers[0].name_id, 0);
-        CHECK_INT(g->markers[0].loop_occ, 0);
-        CHECK_INT(g->markers[7].name_id, 3);
-        CHECK_INT(g->markers[7].loop_occ, 1);
-        CHECK_INT(g->markers[99998].name_id, 2);
-        CHECK_INT(g->markers[99998].loop_occ, 24999);
-        CHECK_INT(g->markers[99998].name_count, 25000);
-        CHECK_INT(g->markers[1].name_count, 25000);
-        /* the second clip: "c" shares id 2 but counts in its own clip; "z" is new (marker M + 1) */
-        CHECK_INT(g->markers[M].name_id, 2);
-        CHECK_INT(g->markers[M].loop_occ, 0);
-        CHECK_INT(g->markers[M].name_count, 1);
-        CHECK_INT(g->markers[M + 1].name_id, M + 1);
-        CHECK_INT(g->markers[M + 1].name_count, 1);
+        /* marker k of the first clip: name id k mod 4 (the first of its name), occurrence k div 4, 25,000
+         * of each name; the second clip: "c" shares id 2 but counts in its own clip, "z" is new (M + 1) */
+        static const int want[6][4] = {/* marker, name_id, loop_occ, name_count */
+                                       {0, 0, 0, 25000},         {1, 1, 0, 25000}, {7, 3, 1, 25000},
+                                       {99998, 2, 24999, 25000}, {M, 2, 0, 1},     {M + 1, M + 1, 0, 1}};
+        for (int i = 0; i < 6; i++) {
+            const g_marker *mk = &g->markers[want[i][0]];
+            CHECK_INT(mk->name_id, want[i][1]);
+            CHECK_INT(mk->loop_occ, want[i][2]);
+            CHECK_INT(mk->name_count, want[i][3]);
+        }
         if (pass == 0) CHECK(bw_graph_refresh_clips(g, cl, 2, NULL) == BW_OK);
     }
     bw_graph_destroy(g);
