@@ -339,10 +339,9 @@ BW_API void bw_graph_destroy(bw_graph *graph); /* NULL is a no-op; no cursor may
  * loop flag, marker count or marker names (in time order) changed cannot
  * be refreshed: BW_ERR_INVALID_ARGUMENT, every such clip reported, and
  * nothing changes (recompile and carry the cursors over). Allocates (the
- * tree copies and a count per marker; linear in the markers, but for the
- * O(n log n) sort of a clip's wrapped marker times): call it at reload,
- * never while a cursor of the graph updates or evaluates; then give each
- * cursor the new clips' bindings with bw_graph_cursor_rebind. */
+ * tree copies): call it at reload, never while a cursor of the graph
+ * updates or evaluates; then give each cursor the new clips' bindings
+ * with bw_graph_cursor_rebind. */
 BW_API bw_result bw_graph_refresh_clips(bw_graph *graph, const bw_clip *const *clips, int clip_count,
                                         bw_graph_errors *errors);
 
