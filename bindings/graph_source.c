@@ -50,7 +50,7 @@
 #define MAX_SOURCE ((size_t)4 << 20)
 #define MAX_NESTING 200 /* Lua's own limit on nested constructors is about this */
 
-static const char lines_key[] = "blendwerk.graph.lines"; /* registry: { lines = weak, keys = weak } */
+static const char lines_key[] = "blendwerk.graph.lines"; /* registry: { lines, keys, parsed } (weak) */
 static const char files_key[] = "blendwerk.graph.files"; /* registry: id -> file name, name -> id */
 static const char self_key = 0;                          /* a require wrapper's cache: the wrapper */
 
@@ -384,7 +384,8 @@ static void push_weak_table(lua_State *L)
     lua_setmetatable(L, -2);
 }
 
-/* The registry's { lines = weak, keys = weak }, made on first use. */
+/* The registry's { lines = weak, keys = weak, parsed = weak (push_parsed_keys) },
+ * made on first use. */
 static void push_line_tables(lua_State *L)
 {
     if (lua_getfield(L, LUA_REGISTRYINDEX, lines_key) == LUA_TTABLE) return;
@@ -394,6 +395,8 @@ static void push_line_tables(lua_State *L)
     lua_setfield(L, -2, "lines");
     push_weak_table(L);
     lua_setfield(L, -2, "keys");
+    push_weak_table(L);
+    lua_setfield(L, -2, "parsed");
     lua_pushvalue(L, -1);
     lua_setfield(L, LUA_REGISTRYINDEX, lines_key);
 }
@@ -634,27 +637,98 @@ static void push_keys(lua_State *L, int idx)
     lua_pop(L, 1);
 }
 
-int bw_lua_key_line(lua_State *L, int idx, const char *key)
+/* The KEYS string of the table at idx parsed, pushed (or nil): a table
+ * name -> line (relative to the file's base; the last of a name wins, as
+ * in the table), and at [1], [2], [3] the first name (not a positional
+ * "#i") written twice, the line of its first and of its second entry.
+ * Made once per table and cached beside the string, so looking up every
+ * key of a constructor of n keys is O(n), not n scans of the string. */
+static void push_parsed_keys(lua_State *L, int idx)
 {
-    idx = lua_absindex(L, idx);
-    if (lua_type(L, idx) != LUA_TTABLE) return 0;
-    int base = bw_lua_table_line(L, idx) / BW_LUA_LINE_FILE_STRIDE * BW_LUA_LINE_FILE_STRIDE;
+    push_line_tables(L);
+    lua_getfield(L, -1, "parsed");
+    lua_replace(L, -2); /* the cache */
+    lua_pushvalue(L, idx);
+    if (lua_rawget(L, -2) == LUA_TTABLE) {
+        lua_replace(L, -2);
+        return;
+    }
+    lua_pop(L, 1);
     push_keys(L, idx);
-    int line = 0;
     const char *s = lua_tostring(L, -1);
-    size_t klen = strlen(key);
-    while (s && *s) {
+    if (!s) {
+        lua_replace(L, -2); /* nil */
+        return;
+    }
+    lua_newtable(L); /* parsed */
+    lua_newtable(L); /* name -> position of its first entry (scratch) */
+    const int parsed = lua_gettop(L) - 1, firsts = parsed + 1;
+    lua_Integer best = -1; /* the position of the earliest name with a repeat */
+    for (lua_Integer pos = 0; *s; pos++) {
         const char *colon = strchr(s, ':');
         if (!colon) break;
-        if ((size_t)(colon - s) == klen && memcmp(s, key, klen) == 0) {
-            line = base + atoi(colon + 1); /* the last one wins, as in the table */
+        int line = atoi(colon + 1);
+        lua_pushlstring(L, s, (size_t)(colon - s));
+        lua_pushvalue(L, -1);
+        lua_pushinteger(L, line);
+        lua_rawset(L, parsed);
+        lua_pushvalue(L, -1);
+        if (lua_rawget(L, firsts) == LUA_TNIL) {
+            lua_pop(L, 1);
+            lua_pushinteger(L, pos);
+            lua_rawset(L, firsts);
+            lua_pushinteger(L, line); /* the line of position pos, for a later repeat */
+            lua_rawseti(L, firsts, -1 - pos);
+        } else {
+            /* a repeat: the earliest name repeated wins, with its first repeat */
+            lua_Integer first = lua_tointeger(L, -1);
+            lua_pop(L, 1);
+            if (*s != '#' && (best < 0 || first < best)) {
+                best = first;
+                lua_rawseti(L, parsed, 1); /* the name */
+                lua_rawgeti(L, firsts, -1 - first);
+                lua_rawseti(L, parsed, 2);
+                lua_pushinteger(L, line);
+                lua_rawseti(L, parsed, 3);
+            } else {
+                lua_pop(L, 1);
+            }
         }
         const char *space = strchr(colon, ' ');
         if (!space) break;
         s = space + 1;
     }
+    lua_pop(L, 1);        /* firsts */
+    lua_replace(L, -2);   /* over the string */
+    lua_pushvalue(L, idx);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, -4);    /* cached */
+    lua_replace(L, -2);   /* over the cache */
+}
+
+/* The parsed keys of the table at idx pushed (true), with *base the
+ * location base its lines are relative to; false, nothing pushed, for a
+ * value that is not a table or a table with no key list. */
+static bool push_parsed_of(lua_State *L, int idx, int *base)
+{
+    idx = lua_absindex(L, idx);
+    if (lua_type(L, idx) != LUA_TTABLE) return false;
+    *base = bw_lua_table_line(L, idx) / BW_LUA_LINE_FILE_STRIDE * BW_LUA_LINE_FILE_STRIDE;
+    push_parsed_keys(L, idx);
+    if (lua_istable(L, -1)) return true;
     lua_pop(L, 1);
-    return line ? line : bw_lua_table_line(L, idx);
+    return false;
+}
+
+int bw_lua_key_line(lua_State *L, int idx, const char *key)
+{
+    int base = 0, line = 0;
+    if (push_parsed_of(L, idx, &base)) {
+        lua_pushstring(L, key);
+        if (lua_rawget(L, -2) == LUA_TNUMBER) line = (int)lua_tointeger(L, -1);
+        lua_pop(L, 2);
+    }
+    return line ? base + line : bw_lua_table_line(L, idx);
 }
 
 int bw_lua_item_line(lua_State *L, int idx, int item)
@@ -666,34 +740,17 @@ int bw_lua_item_line(lua_State *L, int idx, int item)
 
 int bw_lua_first_duplicate_key(lua_State *L, int idx, char *name, size_t name_size, int *first_line, int *line)
 {
-    idx = lua_absindex(L, idx);
-    if (lua_type(L, idx) != LUA_TTABLE) return 0;
-    int base = bw_lua_table_line(L, idx) / BW_LUA_LINE_FILE_STRIDE * BW_LUA_LINE_FILE_STRIDE;
-    push_keys(L, idx);
-    const char *s = lua_tostring(L, -1);
-    int found = 0;
-    /* names are identifiers: compare "name:" prefixes pairwise (a
-     * constructor has few named keys) */
-    for (const char *a = s; !found && a && *a;) {
-        const char *ac = strchr(a, ':');
-        if (!ac) break;
-        if (*a != '#') {
-            for (const char *b = strchr(ac, ' '); b && b[1] && !found;) {
-                b++;
-                const char *bc = strchr(b, ':');
-                if (!bc) break;
-                if (bc - b == ac - a && memcmp(a, b, (size_t)(ac - a)) == 0) {
-                    snprintf(name, name_size, "%.*s", (int)(ac - a), a);
-                    *first_line = base + atoi(ac + 1);
-                    *line = base + atoi(bc + 1);
-                    found = 1;
-                }
-                b = strchr(bc, ' ');
-            }
-        }
-        const char *space = strchr(ac, ' ');
-        a = space ? space + 1 : NULL;
+    int base = 0, found = 0;
+    if (!push_parsed_of(L, idx, &base)) return 0;
+    if (lua_rawgeti(L, -1, 1) == LUA_TSTRING) {
+        snprintf(name, name_size, "%s", lua_tostring(L, -1));
+        lua_rawgeti(L, -2, 2);
+        lua_rawgeti(L, -3, 3);
+        *first_line = base + (int)lua_tointeger(L, -2);
+        *line = base + (int)lua_tointeger(L, -1);
+        lua_pop(L, 2);
+        found = 1;
     }
-    lua_pop(L, 1);
+    lua_pop(L, 2);
     return found;
 }

@@ -202,6 +202,7 @@ typedef struct reader {
     int bad;      /* stack: set of C where prefixes the reader refused */
     int anchor;   /* stack: list of values that must live until compile ends */
     int names;    /* stack: parameter names in index order */
+    int clip_names; /* stack: clip name -> index (of the first clip with that name) */
     int error_count;
     graph_obj *g;
     const bw_clip *const *clips;
@@ -782,11 +783,15 @@ static bool make_predicate(reader *r, bw_graph_condition_desc *c)
 static const char *const state_fields[] = {"clip", "blend", "speed", "loop", "sync", "offset", "reference", NULL};
 static const char *const reference_fields[] = {"clip", "time", "frame", "fps", NULL};
 
+/* The first clip named `name`, or -1: a table lookup, so reading a graph
+ * stays linear in its states and clips. */
 static int find_clip(reader *r, const char *name)
 {
-    for (int i = 0; i < r->clip_count; i++)
-        if (strcmp(bw_clip_name(r->clips[i]), name) == 0) return i;
-    return -1;
+    lua_State *L = r->L;
+    lua_pushstring(L, name);
+    int ci = lua_rawget(L, r->clip_names) == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : -1;
+    lua_pop(L, 1);
+    return ci;
 }
 
 static void tmp_tree_gc_push(lua_State *L, bw_blend_tree *tree)
@@ -1464,6 +1469,12 @@ static int build(lua_State *L, int desc_idx, const char *file, int default_line,
     lua_setiuservalue(L, obj, GRAPH_UV_ANCHOR); /* predicates and strings live with the graph */
     lua_newtable(L);
     r.names = lua_gettop(L);
+    lua_createtable(L, 0, clip_count);
+    r.clip_names = lua_gettop(L);
+    for (int i = clip_count - 1; i >= 0; i--) { /* the first of equal names written last */
+        lua_pushinteger(L, i);
+        lua_setfield(L, r.clip_names, bw_clip_name(clips[i]));
+    }
 
     bw_graph_desc desc;
     memset(&desc, 0, sizeof desc);

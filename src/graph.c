@@ -2,12 +2,14 @@
  * that reports every problem, name resolution, copying) and the setup-time
  * lookups. The per-character runtime is graph_cursor.c. */
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "blendwerk/clip.h"
 #include "common.h"
 #include "graph_internal.h"
 #include "marker_walk.h"
+#include "name_index.h"
 
 /* ---- problem reports ---- */
 
@@ -57,28 +59,43 @@ static const char *shown(const char *s) { return s ? s : "(null)"; }
 
 /* ---- desc lookups (compile time only) ---- */
 
-static int desc_param(const bw_graph_desc *d, const char *name)
+/* The name indices validation and copying look names up in (the first
+ * match, as a search from index 0 would find): the desc's params, masks
+ * and layers, and the states of the layer being walked. */
+typedef struct names {
+    const bw_allocator *alloc;
+    bw_name_index params, masks, layers, states;
+} names;
+
+static int desc_param(const names *n, const char *name) { return bw_name_index_find(&n->params, name); }
+static int desc_mask(const names *n, const char *name) { return bw_name_index_find(&n->masks, name); }
+static int desc_state(const names *n, const char *name) { return bw_name_index_find(&n->states, name); }
+
+/* Index the names of layer L's states into n->states (replacing the
+ * previous layer's). */
+static bw_result index_states(names *n, const bw_graph_layer_desc *L)
 {
-    if (!name) return -1;
-    for (int i = 0; i < d->param_count; i++)
-        if (d->params[i].name && strcmp(d->params[i].name, name) == 0) return i;
-    return -1;
+    bw_name_index_deinit(&n->states);
+    return bw_name_index_of(&n->states, L->states, L->state_count, sizeof *L->states, 0, n->alloc);
 }
 
-static int desc_mask(const bw_graph_desc *d, const char *name)
+static bw_result names_init(names *n, const bw_graph_desc *d)
 {
-    if (!name) return -1;
-    for (int i = 0; i < d->mask_count; i++)
-        if (d->masks[i].name && strcmp(d->masks[i].name, name) == 0) return i;
-    return -1;
+    memset(n, 0, sizeof *n);
+    n->alloc = &d->allocator;
+    if (bw_name_index_of(&n->params, d->params, d->param_count, sizeof *d->params, 0, n->alloc) != BW_OK ||
+        bw_name_index_of(&n->masks, d->masks, d->mask_count, sizeof *d->masks, 0, n->alloc) != BW_OK ||
+        bw_name_index_of(&n->layers, d->layers, d->layer_count, sizeof *d->layers, 0, n->alloc) != BW_OK)
+        return BW_ERR_OUT_OF_MEMORY;
+    return BW_OK;
 }
 
-static int desc_state(const bw_graph_layer_desc *l, const char *name)
+static void names_deinit(names *n)
 {
-    if (!name || !l->states) return -1;
-    for (int i = 0; i < l->state_count; i++)
-        if (l->states[i].name && strcmp(l->states[i].name, name) == 0) return i;
-    return -1;
+    bw_name_index_deinit(&n->params);
+    bw_name_index_deinit(&n->masks);
+    bw_name_index_deinit(&n->layers);
+    bw_name_index_deinit(&n->states);
 }
 
 /* A list of `count` items at `items` must be present when count > 0 and
@@ -97,32 +114,21 @@ static bool check_list(bw_graph_report *r, const void *items, int count, const c
     return true;
 }
 
-/* Duplicate name i among names[0..i) of an array of structs whose first
- * member is the name (every desc struct with a name starts with it). */
-static bool duplicate_before(const void *items, size_t stride, int i)
+/* Item i of an indexed list: it needs a name, and one no earlier item has. */
+static void check_name(bw_graph_report *r, const bw_name_index *ix, const char *name, int i, const char *where,
+                       const char *what)
 {
-    const char *name = *(const char *const *)((const char *)items + stride * (size_t)i);
-    for (int j = 0; j < i; j++) {
-        const char *other = *(const char *const *)((const char *)items + stride * (size_t)j);
-        if (other && strcmp(other, name) == 0) return true;
-    }
-    return false;
-}
-
-static void check_name(bw_graph_report *r, const void *items, size_t stride, int i, const char *where, const char *what)
-{
-    const char *name = *(const char *const *)((const char *)items + stride * (size_t)i);
     if (!has_name(name)) bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, where, "%s needs a name", what);
-    else if (duplicate_before(items, stride, i))
+    else if (bw_name_index_first(ix, i) != i)
         bw_graph_problem(r, BW_ERR_DUPLICATE, where, "duplicate %s '%s'", what, name);
 }
 
 /* A parameter reference: must name a parameter (kinds allowed as a mask
  * of 1 << kind). Returns its index or -1. */
-static int check_param_ref(bw_graph_report *r, const bw_graph_desc *d, const char *name, unsigned kinds,
-                           const char *where)
+static int check_param_ref(bw_graph_report *r, const bw_graph_desc *d, const names *n, const char *name,
+                           unsigned kinds, const char *where)
 {
-    int p = desc_param(d, name);
+    int p = desc_param(n, name);
     if (p < 0) {
         bw_graph_problem(r, BW_ERR_NOT_FOUND, where, "unknown parameter '%s'", shown(name));
         return -1;
@@ -137,13 +143,13 @@ static int check_param_ref(bw_graph_report *r, const bw_graph_desc *d, const cha
 #define KINDS_NUMERIC ((1u << BW_GRAPH_PARAM_FLOAT) | (1u << BW_GRAPH_PARAM_BOOL))
 #define KINDS_ANY (KINDS_NUMERIC | (1u << BW_GRAPH_PARAM_TRIGGER))
 
-static void validate_params(bw_graph_report *r, const bw_graph_desc *d)
+static void validate_params(bw_graph_report *r, const bw_graph_desc *d, const names *n)
 {
     char where[256];
     if (!check_list(r, d->params, d->param_count, "params", false)) return;
     for (int i = 0; i < d->param_count; i++) {
         const bw_graph_param_desc *p = &d->params[i];
-        check_name(r, d->params, sizeof *p, i, WHERE("params[%d].name", i), "parameter");
+        check_name(r, &n->params, p->name, i, WHERE("params[%d].name", i), "parameter");
         if ((unsigned)p->kind >= BW_GRAPH_PARAM_KIND_COUNT)
             bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("params[%d].kind", i), "unknown parameter kind %d",
                              (int)p->kind);
@@ -158,13 +164,13 @@ static void validate_params(bw_graph_report *r, const bw_graph_desc *d)
     }
 }
 
-static void validate_masks(bw_graph_report *r, const bw_graph_desc *d)
+static void validate_masks(bw_graph_report *r, const bw_graph_desc *d, const names *n)
 {
     char where[256];
     if (!check_list(r, d->masks, d->mask_count, "masks", false)) return;
     for (int i = 0; i < d->mask_count; i++) {
         const bw_graph_mask_desc *m = &d->masks[i];
-        check_name(r, d->masks, sizeof *m, i, WHERE("masks[%d].name", i), "mask");
+        check_name(r, &n->masks, m->name, i, WHERE("masks[%d].name", i), "mask");
         if (!check_list(r, m->entries, m->entry_count, WHERE("masks[%d].entries", i), false)) continue;
         for (int e = 0; e < m->entry_count; e++) {
             if (!has_name(m->entries[e].joint))
@@ -194,11 +200,11 @@ static void validate_blend(bw_graph_report *r, const bw_graph_desc *d, const bw_
     }
 }
 
-static void validate_state(bw_graph_report *r, const bw_graph_desc *d, int l, int s)
+static void validate_state(bw_graph_report *r, const bw_graph_desc *d, const names *n, int l, int s)
 {
     char where[256];
     const bw_graph_state_desc *st = &d->layers[l].states[s];
-    check_name(r, d->layers[l].states, sizeof *st, s, WHERE("layers[%d].states[%d].name", l, s), "state");
+    check_name(r, &n->states, st->name, s, WHERE("layers[%d].states[%d].name", l, s), "state");
     if (st->name && strcmp(st->name, BW_GRAPH_NAME_ANY) == 0)
         bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].states[%d].name", l, s),
                          "'*' is reserved for any-state");
@@ -212,7 +218,7 @@ static void validate_state(bw_graph_report *r, const bw_graph_desc *d, int l, in
     if (!isfinite(st->speed))
         bw_graph_problem(r, BW_ERR_NON_FINITE, WHERE("layers[%d].states[%d].speed", l, s), "speed is not finite");
     if (st->speed_param)
-        check_param_ref(r, d, st->speed_param, KINDS_NUMERIC, WHERE("layers[%d].states[%d].speed_param", l, s));
+        check_param_ref(r, d, n, st->speed_param, KINDS_NUMERIC, WHERE("layers[%d].states[%d].speed_param", l, s));
     if ((unsigned)st->loop >= BW_GRAPH_LOOP_COUNT)
         bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].states[%d].loop", l, s), "unknown loop value %d",
                          (int)st->loop);
@@ -237,20 +243,20 @@ static void validate_state(bw_graph_report *r, const bw_graph_desc *d, int l, in
                          "reference time must be >= 0");
 }
 
-static void validate_condition(bw_graph_report *r, const bw_graph_desc *d, const bw_graph_condition_desc *c,
-                               const char *base)
+static void validate_condition(bw_graph_report *r, const bw_graph_desc *d, const names *n,
+                               const bw_graph_condition_desc *c, const char *base)
 {
     char where[320];
     switch (c->kind) {
     case BW_GRAPH_COND_COMPARE:
-        check_param_ref(r, d, c->param, KINDS_ANY, WHERE("%s.param", base));
+        check_param_ref(r, d, n, c->param, KINDS_ANY, WHERE("%s.param", base));
         if ((unsigned)c->op >= BW_GRAPH_OP_COUNT)
             bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("%s.op", base), "unknown operator %d", (int)c->op);
         if (!isfinite(c->value))
             bw_graph_problem(r, BW_ERR_NON_FINITE, WHERE("%s.value", base), "constant is not finite");
         break;
     case BW_GRAPH_COND_TRUE:
-    case BW_GRAPH_COND_NOT: check_param_ref(r, d, c->param, KINDS_ANY, WHERE("%s.param", base)); break;
+    case BW_GRAPH_COND_NOT: check_param_ref(r, d, n, c->param, KINDS_ANY, WHERE("%s.param", base)); break;
     case BW_GRAPH_COND_PREDICATE:
         if (!c->fn) bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("%s.fn", base), "predicate without a function");
         break;
@@ -259,16 +265,16 @@ static void validate_condition(bw_graph_report *r, const bw_graph_desc *d, const
     }
 }
 
-static void validate_transition(bw_graph_report *r, const bw_graph_desc *d, int l, int t)
+static void validate_transition(bw_graph_report *r, const bw_graph_desc *d, const names *n, int l, int t)
 {
     char where[256], base[256];
     const bw_graph_layer_desc *L = &d->layers[l];
     const bw_graph_transition_desc *tr = &L->transitions[t];
     bool any = tr->from && strcmp(tr->from, BW_GRAPH_NAME_ANY) == 0;
-    if (!any && desc_state(L, tr->from) < 0)
+    if (!any && desc_state(n, tr->from) < 0)
         bw_graph_problem(r, BW_ERR_NOT_FOUND, WHERE("layers[%d].transitions[%d].from", l, t), "unknown state '%s'",
                          shown(tr->from));
-    if (desc_state(L, tr->to) < 0)
+    if (desc_state(n, tr->to) < 0)
         bw_graph_problem(r, BW_ERR_NOT_FOUND, WHERE("layers[%d].transitions[%d].to", l, t), "unknown state '%s'",
                          shown(tr->to));
     if (!isfinite(tr->duration) || tr->duration < 0.0f)
@@ -294,36 +300,40 @@ static void validate_transition(bw_graph_report *r, const bw_graph_desc *d, int 
     for (int c = 0; c < tr->condition_count; c++) {
         char cbase[300];
         snprintf(cbase, sizeof cbase, "%s[%d]", base, c);
-        validate_condition(r, d, &tr->conditions[c], cbase);
+        validate_condition(r, d, n, &tr->conditions[c], cbase);
     }
 }
 
-static void validate_layers(bw_graph_report *r, const bw_graph_desc *d)
+static void validate_layers(bw_graph_report *r, const bw_graph_desc *d, names *n)
 {
     char where[256];
     if (!check_list(r, d->layers, d->layer_count, "layers", true)) return;
     for (int l = 0; l < d->layer_count; l++) {
         const bw_graph_layer_desc *L = &d->layers[l];
-        check_name(r, d->layers, sizeof *L, l, WHERE("layers[%d].name", l), "layer");
+        check_name(r, &n->layers, L->name, l, WHERE("layers[%d].name", l), "layer");
         if ((unsigned)L->mode >= BW_GRAPH_LAYER_MODE_COUNT)
             bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].mode", l), "unknown layer mode %d",
                              (int)L->mode);
         if (!isfinite(L->weight) || L->weight < 0.0f)
             bw_graph_problem(r, bw_nonneg_problem_code(L->weight), WHERE("layers[%d].weight", l),
                              "weight must be finite and >= 0");
-        if (L->weight_param) check_param_ref(r, d, L->weight_param, KINDS_NUMERIC, WHERE("layers[%d].weight_param", l));
-        if (L->mask && desc_mask(d, L->mask) < 0)
+        if (L->weight_param) check_param_ref(r, d, n, L->weight_param, KINDS_NUMERIC, WHERE("layers[%d].weight_param", l));
+        if (L->mask && desc_mask(n, L->mask) < 0)
             bw_graph_problem(r, BW_ERR_NOT_FOUND, WHERE("layers[%d].mask", l), "unknown mask '%s'", L->mask);
         bool states_ok = check_list(r, L->states, L->state_count, WHERE("layers[%d].states", l), true);
+        if (states_ok && index_states(n, L) != BW_OK) {
+            bw_graph_problem(r, BW_ERR_OUT_OF_MEMORY, "", "out of memory (names)");
+            return;
+        }
         if (states_ok)
-            for (int s = 0; s < L->state_count; s++) validate_state(r, d, l, s);
+            for (int s = 0; s < L->state_count; s++) validate_state(r, d, n, l, s);
         if (!has_name(L->entry))
             bw_graph_problem(r, BW_ERR_INVALID_ARGUMENT, WHERE("layers[%d].entry", l), "needs an entry state");
-        else if (states_ok && desc_state(L, L->entry) < 0)
+        else if (states_ok && desc_state(n, L->entry) < 0)
             bw_graph_problem(r, BW_ERR_NOT_FOUND, WHERE("layers[%d].entry", l), "unknown state '%s'", L->entry);
         if (!states_ok) continue;
         if (!check_list(r, L->transitions, L->transition_count, WHERE("layers[%d].transitions", l), false)) continue;
-        for (int t = 0; t < L->transition_count; t++) validate_transition(r, d, l, t);
+        for (int t = 0; t < L->transition_count; t++) validate_transition(r, d, n, l, t);
     }
 }
 
@@ -413,33 +423,37 @@ static const char *pool_copy(pool *p, const char *s)
     return d;
 }
 
-/* The id of marker i's name: the index of the first marker (of any clip,
- * copied so far) with that name, so names compare as ints per frame. */
-static int intern_marker(const bw_graph *g, int i)
-{
-    for (int j = 0; j < i; j++)
-        if (strcmp(g->markers[j].name, g->markers[i].name) == 0) return g->markers[j].name_id;
-    return i;
-}
+/* Scratch for time_markers: one zeroed count per marker of the graph
+ * (a name_id is a marker index); NULL when out of memory. */
+static size_t tally_bytes(const bw_graph *g) { return (size_t)(g->marker_count > 0 ? g->marker_count : 1) * sizeof(int); }
+static int *marker_tally(const bw_graph *g) { return (int *)bw_alloc_zeroed(&g->alloc, tally_bytes(g)); }
+static void marker_tally_free(const bw_graph *g, int *tally) { bw_free(&g->alloc, tally, tally_bytes(g)); }
 
-/* Sync group of a state: the index of the first state (in any layer)
- * naming the same group, -1 for none. */
-static int sync_group(const bw_graph_desc *d, int layer, int state)
+/* Sync group of each state (graph-wide index s_flat): the graph-wide
+ * index of the first state (in any layer) naming the same group, -1 for
+ * none. */
+static bw_result sync_groups(bw_graph *g, const bw_graph_desc *d)
 {
-    const char *name = d->layers[layer].states[state].sync;
-    if (!name) return -1;
+    bw_name_index ix;
+    if (bw_name_index_init(&ix, g->state_count, &g->alloc) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
     int index = 0;
     for (int l = 0; l < d->layer_count; l++)
-        for (int s = 0; s < d->layers[l].state_count; s++, index++) {
-            const char *other = d->layers[l].states[s].sync;
-            if (other && strcmp(other, name) == 0) return index;
-        }
-    return -1; /* not reached: the state itself names the group */
+        for (int s = 0; s < d->layers[l].state_count; s++) bw_name_index_put(&ix, index++, d->layers[l].states[s].sync);
+    bw_name_index_build(&ix);
+    for (int i = 0; i < g->state_count; i++) {
+        g->states[i].sync = bw_name_index_first(&ix, i);
+        if (g->states[i].sync >= 0) g->has_sync = true;
+    }
+    bw_name_index_deinit(&ix);
+    return BW_OK;
 }
 
-static void time_markers(bw_graph *g, g_clip *gc, const bw_clip *clip);
+static void time_markers(bw_graph *g, g_clip *gc, const bw_clip *clip, int *tally);
 
-static void copy_clips(bw_graph *g, const bw_graph_desc *d, pool *strings)
+/* Clip lengths, loop flags and markers. A marker's name_id is the index
+ * of the first marker (of any clip) with its name, so names compare as
+ * ints per frame. Fails only when its scratch cannot be allocated. */
+static bw_result copy_clips(bw_graph *g, const bw_graph_desc *d, pool *strings)
 {
     int m = 0;
     for (int i = 0; i < d->clip_count; i++) {
@@ -450,51 +464,51 @@ static void copy_clips(bw_graph *g, const bw_graph_desc *d, pool *strings)
         gc->loop = bw_clip_loop(clip);
         gc->marker_first = m;
         gc->marker_count = bw_clip_marker_count(clip);
-        for (int k = 0; k < gc->marker_count; k++) {
-            g_marker *mk = &g->markers[m + k];
-            mk->name = pool_copy(strings, bw_clip_marker_name(clip, k));
-            mk->name_id = intern_marker(g, m + k);
-        }
-        time_markers(g, gc, clip);
+        for (int k = 0; k < gc->marker_count; k++)
+            g->markers[m + k].name = pool_copy(strings, bw_clip_marker_name(clip, k));
         m += gc->marker_count;
     }
+    bw_name_index ix;
+    if (bw_name_index_of(&ix, g->markers, g->marker_count, sizeof *g->markers, offsetof(g_marker, name), &g->alloc) !=
+        BW_OK)
+        return BW_ERR_OUT_OF_MEMORY;
+    for (int k = 0; k < g->marker_count; k++) g->markers[k].name_id = bw_name_index_first(&ix, k);
+    bw_name_index_deinit(&ix);
+    int *tally = marker_tally(g);
+    if (!tally) return BW_ERR_OUT_OF_MEMORY;
+    for (int i = 0; i < d->clip_count; i++) time_markers(g, &g->clips[i], d->clips[i], tally);
+    marker_tally_free(g, tally);
+    return BW_OK;
 }
 
 /* A clip's marker times, their loop order and the occurrence counts that
- * depend on it (compile and refresh). */
-static void time_markers(bw_graph *g, g_clip *gc, const bw_clip *clip)
+ * depend on it (compile and refresh). tally: marker_tally(g), all zero,
+ * and left so: a count per name_id, so the counting is linear. */
+static void time_markers(bw_graph *g, g_clip *gc, const bw_clip *clip, int *tally)
 {
     int m = gc->marker_first;
-    {
-        for (int k = 0; k < gc->marker_count; k++) {
-            g->markers[m + k].time = bw_clip_marker_time(clip, k);
-            g->marker_times[m + k] = (double)g->markers[m + k].time;
-        }
-        bw_marker_list_build((double)gc->length, &g->marker_times[m], gc->marker_count, &g->marker_ring[m],
-                             &g->loop_order[m]);
-        /* per marker: its occurrence among equal names in loop order, and their count */
-        for (int a = 0; a < gc->marker_count; a++) {
-            g_marker *mk = &g->markers[m + g->loop_order[m + a]];
-            mk->loop_occ = 0;
-            mk->name_count = 0;
-            for (int b = 0; b < gc->marker_count; b++) {
-                const g_marker *other = &g->markers[m + g->loop_order[m + b]];
-                if (other->name_id != mk->name_id) continue;
-                mk->name_count++;
-                if (b < a) mk->loop_occ++;
-            }
-        }
+    for (int k = 0; k < gc->marker_count; k++) {
+        g->markers[m + k].time = bw_clip_marker_time(clip, k);
+        g->marker_times[m + k] = (double)g->markers[m + k].time;
     }
+    bw_marker_list_build((double)gc->length, &g->marker_times[m], gc->marker_count, &g->marker_ring[m],
+                         &g->loop_order[m]);
+    /* per marker: its occurrence among equal names in loop order, and their count */
+    for (int a = 0; a < gc->marker_count; a++) {
+        g_marker *mk = &g->markers[m + g->loop_order[m + a]];
+        mk->loop_occ = tally[mk->name_id]++;
+    }
+    for (int k = 0; k < gc->marker_count; k++) g->markers[m + k].name_count = tally[g->markers[m + k].name_id];
+    for (int k = 0; k < gc->marker_count; k++) tally[g->markers[m + k].name_id] = 0;
 }
 
-static void copy_transitions(bw_graph *g, const bw_graph_desc *d, const bw_graph_layer_desc *L, int *t_next,
-                             int *c_next)
+static void copy_transitions(bw_graph *g, const names *n, const bw_graph_layer_desc *L, int *t_next, int *c_next)
 {
     for (int t = 0; t < L->transition_count; t++) {
         const bw_graph_transition_desc *td = &L->transitions[t];
         g_transition *gt = &g->transitions[(*t_next)++];
-        gt->from = strcmp(td->from, BW_GRAPH_NAME_ANY) == 0 ? -1 : desc_state(L, td->from);
-        gt->to = desc_state(L, td->to);
+        gt->from = strcmp(td->from, BW_GRAPH_NAME_ANY) == 0 ? -1 : desc_state(n, td->from);
+        gt->to = desc_state(n, td->to);
         gt->cond_first = *c_next;
         gt->cond_count = td->condition_count;
         gt->has_exit_time = td->has_exit_time;
@@ -510,7 +524,7 @@ static void copy_transitions(bw_graph *g, const bw_graph_desc *d, const bw_graph
             const bw_graph_condition_desc *cd = &td->conditions[c];
             g_condition *gc = &g->conditions[(*c_next)++];
             gc->kind = cd->kind;
-            gc->param = cd->kind == BW_GRAPH_COND_PREDICATE ? -1 : desc_param(d, cd->param);
+            gc->param = cd->kind == BW_GRAPH_COND_PREDICATE ? -1 : desc_param(n, cd->param);
             gc->op = cd->op;
             gc->value = cd->value;
             gc->fn = cd->fn;
@@ -571,8 +585,9 @@ static bw_result copy_tree(bw_graph *g, const bw_blend_tree *src, bw_blend_tree 
     return BW_OK;
 }
 
-/* Fills the block; fails only when a blend tree copy runs out of memory. */
-static bw_result copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
+/* Fills the block; fails only when out of memory (a blend tree copy or
+ * the scratch of the name lookups). */
+static bw_result copy_desc(bw_graph *g, const bw_graph_desc *d, names *n, pool *strings)
 {
     g->max_leaves = 1;
     for (int i = 0; i < d->param_count; i++) {
@@ -585,7 +600,7 @@ static bw_result copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
         g->params[i].expiring = p->kind == BW_GRAPH_PARAM_TRIGGER && (p->has_expires || p->expires > 0.0f);
         g->params[i].expires = g->params[i].expiring ? p->expires : 0.0f;
     }
-    copy_clips(g, d, strings);
+    if (copy_clips(g, d, strings) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
     int e_next = 0;
     for (int i = 0; i < d->mask_count; i++) {
         g->masks[i].name = pool_copy(strings, d->masks[i].name);
@@ -601,11 +616,12 @@ static bw_result copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
         const bw_graph_layer_desc *L = &d->layers[l];
         g_layer *gl = &g->layers[l];
         gl->name = pool_copy(strings, L->name);
-        gl->entry = desc_state(L, L->entry);
-        gl->mask = L->mask ? desc_mask(d, L->mask) : -1;
+        if (index_states(n, L) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
+        gl->entry = desc_state(n, L->entry);
+        gl->mask = L->mask ? desc_mask(n, L->mask) : -1;
         gl->additive = L->mode == BW_GRAPH_ADDITIVE;
         gl->weight = L->has_weight || L->weight > 0.0f ? L->weight : 1.0f;
-        gl->weight_param = L->weight_param ? desc_param(d, L->weight_param) : -1;
+        gl->weight_param = L->weight_param ? desc_param(n, L->weight_param) : -1;
         gl->state_first = s_next;
         gl->state_count = L->state_count;
         gl->transition_first = t_next;
@@ -619,33 +635,26 @@ static bw_result copy_desc(bw_graph *g, const bw_graph_desc *d, pool *strings)
             gs->clip = gs->blend ? -1 : sd->clip;
             if (gs->blend && copy_tree(g, sd->blend, &gs->tree) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
             gs->speed = sd->has_speed || sd->speed != 0.0f ? sd->speed : 1.0f;
-            gs->speed_param = sd->speed_param ? desc_param(d, sd->speed_param) : -1;
+            gs->speed_param = sd->speed_param ? desc_param(n, sd->speed_param) : -1;
             bool own_loop = gs->blend || g->clips[sd->clip].loop; /* blends loop */
             gs->loop = sd->loop == BW_GRAPH_LOOP_CLIP ? own_loop : sd->loop == BW_GRAPH_LOOP_YES;
             gs->offset = sd->offset;
-            gs->sync = sync_group(d, l, s);
-            if (gs->sync >= 0) g->has_sync = true;
             gs->ref_first = -1;
             if (gl->additive) copy_reference(g, sd, gs);
         }
-        copy_transitions(g, d, L, &t_next, &c_next);
+        copy_transitions(g, n, L, &t_next, &c_next);
     }
-    return BW_OK;
+    return sync_groups(g, d);
 }
 
-bw_result bw_graph_compile(const bw_graph_desc *desc, bw_graph **out_graph, bw_graph_errors *errors)
+/* Compile a desc whose name indices n holds (bw_graph_compile). */
+static bw_result compile_named(const bw_graph_desc *desc, bw_graph **out_graph, bw_graph_report *r, names *nm)
 {
-    bw_graph_report r;
-    bw_graph_report_begin(&r, errors);
-    if (!desc || !out_graph) {
-        bw_graph_problem(&r, BW_ERR_INVALID_ARGUMENT, "", "NULL %s", desc ? "out_graph" : "desc");
-        return r.first;
-    }
-    validate_params(&r, desc);
-    validate_masks(&r, desc);
-    validate_clips(&r, desc);
-    validate_layers(&r, desc);
-    if (r.count) return r.first;
+    validate_params(r, desc, nm);
+    validate_masks(r, desc, nm);
+    validate_clips(r, desc);
+    validate_layers(r, desc, nm);
+    if (r->count) return r->first;
 
     sizes n = count_desc(desc);
     bw_graph shape = {0};
@@ -656,8 +665,8 @@ bw_result bw_graph_compile(const bw_graph_desc *desc, bw_graph **out_graph, bw_g
     bw_allocator alloc = desc->allocator;
     char *block = (char *)bw_alloc_zeroed(&alloc, total);
     if (!block) {
-        bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory (%zu bytes)", total);
-        return r.first;
+        bw_graph_problem(r, BW_ERR_OUT_OF_MEMORY, "", "out of memory (%zu bytes)", total);
+        return r->first;
     }
     bw_graph *g = (bw_graph *)block;
     c = (bw_carver){block, 0};
@@ -675,17 +684,33 @@ bw_result bw_graph_compile(const bw_graph_desc *desc, bw_graph **out_graph, bw_g
     g->condition_count = n.conditions;
     if (pthread_mutex_init(&g->share_lock, NULL) != 0) {
         bw_free(&alloc, block, total);
-        bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory (lock)");
-        return r.first;
+        bw_graph_problem(r, BW_ERR_OUT_OF_MEMORY, "", "out of memory (lock)");
+        return r->first;
     }
     pool strings = {block + strings_at};
-    if (copy_desc(g, desc, &strings) != BW_OK) {
+    if (copy_desc(g, desc, nm, &strings) != BW_OK) {
         bw_graph_destroy(g);
-        bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory (blend trees)");
-        return r.first;
+        bw_graph_problem(r, BW_ERR_OUT_OF_MEMORY, "", "out of memory (copying)");
+        return r->first;
     }
     *out_graph = g;
     return BW_OK;
+}
+
+bw_result bw_graph_compile(const bw_graph_desc *desc, bw_graph **out_graph, bw_graph_errors *errors)
+{
+    bw_graph_report r;
+    bw_graph_report_begin(&r, errors);
+    if (!desc || !out_graph) {
+        bw_graph_problem(&r, BW_ERR_INVALID_ARGUMENT, "", "NULL %s", desc ? "out_graph" : "desc");
+        return r.first;
+    }
+    names nm;
+    bw_result res = names_init(&nm, desc);
+    if (res != BW_OK) bw_graph_problem(&r, res, "", "out of memory (names)");
+    else res = compile_named(desc, out_graph, &r, &nm);
+    names_deinit(&nm);
+    return res;
 }
 
 bw_result bw_graph_refresh_clips(bw_graph *g, const bw_clip *const *clips, int clip_count, bw_graph_errors *errors)
@@ -725,7 +750,8 @@ bw_result bw_graph_refresh_clips(bw_graph *g, const bw_clip *const *clips, int c
     float *old = (float *)bw_alloc(&g->alloc, (size_t)(clip_count > 0 ? clip_count : 1) * sizeof *old);
     bw_blend_tree **trees =
         (bw_blend_tree **)bw_alloc_zeroed(&g->alloc, (size_t)(g->state_count > 0 ? g->state_count : 1) * sizeof *trees);
-    bool ok = old && trees;
+    int *tally = marker_tally(g);
+    bool ok = old && trees && tally;
     int max_leaves = g->max_leaves, max_scratch = g->max_tree_scratch;
     for (int i = 0; ok && i < clip_count; i++) {
         old[i] = g->clips[i].length;
@@ -739,17 +765,18 @@ bw_result bw_graph_refresh_clips(bw_graph *g, const bw_clip *const *clips, int c
         for (int i = 0; trees && i < g->state_count; i++) bw_blend_tree_destroy(trees[i]);
         g->max_leaves = max_leaves; /* copies of trees that fit cannot need more */
         g->max_tree_scratch = max_scratch;
-        bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory (blend trees)");
+        bw_graph_problem(&r, BW_ERR_OUT_OF_MEMORY, "", "out of memory (refreshing)");
     } else {
         for (int i = 0; i < g->state_count; i++)
             if (g->states[i].blend) {
                 bw_blend_tree_destroy(g->states[i].tree);
                 g->states[i].tree = trees[i];
             }
-        for (int i = 0; i < clip_count; i++) time_markers(g, &g->clips[i], clips[i]);
+        for (int i = 0; i < clip_count; i++) time_markers(g, &g->clips[i], clips[i], tally);
     }
     bw_free(&g->alloc, old, (size_t)(clip_count > 0 ? clip_count : 1) * sizeof *old);
     bw_free(&g->alloc, trees, (size_t)(g->state_count > 0 ? g->state_count : 1) * sizeof *trees);
+    if (tally) marker_tally_free(g, tally);
     return r.count ? r.first : BW_OK;
 }
 

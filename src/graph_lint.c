@@ -9,12 +9,14 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "blendwerk/clip.h"
 #include "blendwerk/rig.h"
 #include "common.h"
 #include "graph_internal.h"
+#include "name_index.h"
 
 typedef struct lint {
     const bw_graph_desc *d;
@@ -23,6 +25,7 @@ typedef struct lint {
     void *user;
     bw_result first; /* the first error's result */
     bool oom;
+    bw_name_index params, masks; /* the walkable ones' names */
 } lint;
 
 #if defined(__GNUC__)
@@ -57,19 +60,8 @@ static bool same(const char *a, const char *b) { return a && b && strcmp(a, b) =
 static bool is_any(const char *s) { return same(s, BW_GRAPH_NAME_ANY); }
 static const char *shown(const char *s) { return s ? s : "(null)"; }
 
-static int find_param(const bw_graph_desc *d, const char *name)
-{
-    for (int i = 0; i < walkable(d->params, d->param_count); i++)
-        if (same(d->params[i].name, name)) return i;
-    return -1;
-}
-
-static int find_state(const bw_graph_layer_desc *L, const char *name)
-{
-    for (int i = 0; i < walkable(L->states, L->state_count); i++)
-        if (same(L->states[i].name, name)) return i;
-    return -1;
-}
+/* The first walkable parameter named `name`, or -1. */
+static int find_param(const lint *l, const char *name) { return bw_name_index_find(&l->params, name); }
 
 static const bw_clip *desc_clip(const bw_graph_desc *d, int clip)
 {
@@ -209,82 +201,140 @@ static void lint_clip_bindings(lint *l)
 
 /* ---- conditions that can hold together ---- */
 
-static bool holds(const bw_graph_condition_desc *c, double v)
-{
-    switch (c->kind) {
-    case BW_GRAPH_COND_TRUE: return v != 0;
-    case BW_GRAPH_COND_NOT: return v == 0;
-    case BW_GRAPH_COND_COMPARE: break;
-    default: return true;
-    }
-    if ((int)c->op < 0 || c->op >= BW_GRAPH_OP_COUNT) return true; /* compile reports it; assume nothing */
-    return bw_graph_compare(c->op, v, c->value);
-}
-
 /* Scratch for satisfiable(): room for every condition of a layer. */
 typedef struct sat_scratch {
     const bw_graph_condition_desc **conds;
-    double *values;
+    double *values;   /* 3 * capacity + 3 */
+    bool *checked;    /* per parameter, all false between calls */
     int capacity;
 } sat_scratch;
+
+/* What every condition on one parameter asks of its value v, folded so
+ * that a candidate is judged in O(log n) instead of against each
+ * condition in turn, with the same answer: TRUE is v != 0, NOT v == 0, a
+ * comparison bw_graph_compare(op, v, constant); other kinds, and unknown
+ * operators (compile reports them), assume nothing. */
+typedef struct param_rule {
+    bool never; /* a comparison with NaN (or two different equalities): nothing holds */
+    bool has_gt, has_ge, has_lt, has_le, has_eq, nonzero, zero;
+    double gt, ge, lt, le, eq; /* the strictest bound of each kind */
+    const double *ne;          /* the constants of != (NaN left out: it always holds), ascending */
+    int ne_count;
+} param_rule;
+
+static int double_cmp(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+/* The first of sorted[0..n) strictly greater than v (n when none). */
+static int first_above(const double *sorted, int n, double v)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (sorted[mid] > v) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+static void fold(param_rule *r, const bw_graph_condition_desc *c, double *ne)
+{
+    if (c->kind == BW_GRAPH_COND_TRUE) r->nonzero = true;
+    else if (c->kind == BW_GRAPH_COND_NOT) r->zero = true;
+    if (c->kind != BW_GRAPH_COND_COMPARE || (int)c->op < 0 || c->op >= BW_GRAPH_OP_COUNT) return;
+    double k = c->value;
+    if (k != k) {
+        r->never |= c->op != BW_GRAPH_NE;
+        return;
+    }
+    switch (c->op) {
+    case BW_GRAPH_GT: r->gt = r->has_gt && r->gt > k ? r->gt : k, r->has_gt = true; break;
+    case BW_GRAPH_GE: r->ge = r->has_ge && r->ge > k ? r->ge : k, r->has_ge = true; break;
+    case BW_GRAPH_LT: r->lt = r->has_lt && r->lt < k ? r->lt : k, r->has_lt = true; break;
+    case BW_GRAPH_LE: r->le = r->has_le && r->le < k ? r->le : k, r->has_le = true; break;
+    case BW_GRAPH_EQ:
+        r->never |= r->has_eq && r->eq != k;
+        r->eq = k, r->has_eq = true;
+        break;
+    default: ne[r->ne_count++] = k; break;
+    }
+}
+
+static bool rule_holds(const param_rule *r, double v)
+{
+    if (r->never || (r->has_gt && !(v > r->gt)) || (r->has_ge && !(v >= r->ge)) || (r->has_lt && !(v < r->lt)) ||
+        (r->has_le && !(v <= r->le)) || (r->has_eq && !(v == r->eq)) || (r->nonzero && !(v != 0)) ||
+        (r->zero && !(v == 0)))
+        return false;
+    int lo = 0, hi = r->ne_count; /* the first != constant >= v */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (r->ne[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return !(lo < r->ne_count && r->ne[lo] == v);
+}
 
 /* Whether some value of parameter p makes every condition on p in
  * conds[0..n) hold. Their truth only changes at the constants they name
  * (and at 0), so a constant, a midpoint between neighbouring constants or
- * a value beyond either end decides; a bool or trigger is 0 or 1. */
-static bool param_satisfiable(const bw_graph_desc *d, int p, const bw_graph_condition_desc *const *conds, int n,
+ * a value beyond either end decides; a bool or trigger is 0 or 1. The
+ * constants are sorted once, so this is O(n log n). values: 3n + 3. */
+static bool param_satisfiable(const lint *l, int p, const bw_graph_condition_desc *const *conds, int n,
                               double *values)
 {
+    double *sorted = values + n + 1, *ne = sorted + n + 1;
+    param_rule rule = {0};
+    rule.ne = ne;
     int m = 0;
     values[m++] = 0;
-    for (int i = 0; i < n; i++)
-        if (conds[i]->kind == BW_GRAPH_COND_COMPARE && find_param(d, conds[i]->param) == p)
-            values[m++] = conds[i]->value;
-    bool binary = d->params[p].kind != BW_GRAPH_PARAM_FLOAT;
-    int constants = m;
-    double lo = values[0], hi = values[0];
-    for (int i = 1; i < constants; i++) {
-        lo = values[i] < lo ? values[i] : lo;
-        hi = values[i] > hi ? values[i] : hi;
+    for (int i = 0; i < n; i++) {
+        if (find_param(l, conds[i]->param) != p) continue;
+        fold(&rule, conds[i], ne);
+        if (conds[i]->kind == BW_GRAPH_COND_COMPARE) values[m++] = conds[i]->value;
     }
-    if (binary) {
-        values[0] = 0;
-        values[1] = 1;
-        m = 2;
-    } else {
-        /* a parameter is a float: the candidates are floats, the next one
-         * beyond either end (hi + 2 was hi itself beyond 2^53, and "x > 1e20"
-         * seemed never to hold) and a float between neighbouring constants
-         * (the midpoint rounded: strictly between unless they are adjacent
-         * floats, and then nothing is) */
-        const double above = hi < FLT_MAX ? nextafterf((float)hi, INFINITY) : hi;
-        for (int i = 0; i < constants; i++) {
-            double next = INFINITY;
-            for (int k = 0; k < constants; k++)
-                if (values[k] > values[i] && values[k] < next) next = values[k];
-            values[m++] = next == INFINITY ? above : (double)(float)((values[i] + next) / 2);
-        }
-        values[m++] = lo > -FLT_MAX ? nextafterf((float)lo, -INFINITY) : lo;
+    qsort(ne, (size_t)rule.ne_count, sizeof *ne, double_cmp);
+    if (l->d->params[p].kind != BW_GRAPH_PARAM_FLOAT) return rule_holds(&rule, 0) || rule_holds(&rule, 1);
+    int k = 0; /* the constants but NaN, ascending: sorted[0] is the lowest, sorted[k - 1] the highest */
+    for (int i = 0; i < m; i++)
+        if (values[i] == values[i]) sorted[k++] = values[i];
+    qsort(sorted, (size_t)k, sizeof *sorted, double_cmp);
+    double lo = sorted[0], hi = sorted[k - 1];
+    /* a parameter is a float: the candidates are floats, the next one
+     * beyond either end (hi + 2 was hi itself beyond 2^53, and "x > 1e20"
+     * seemed never to hold) and a float between neighbouring constants
+     * (the midpoint rounded: strictly between unless they are adjacent
+     * floats, and then nothing is); an infinite neighbour counts as none */
+    const double above = hi < FLT_MAX ? nextafterf((float)hi, INFINITY) : hi;
+    for (int i = 0; i < m; i++) {
+        if (rule_holds(&rule, values[i])) return true;
+        int j = values[i] == values[i] ? first_above(sorted, k, values[i]) : k;
+        double next = j < k ? sorted[j] : INFINITY;
+        if (rule_holds(&rule, next == INFINITY ? above : (double)(float)((values[i] + next) / 2))) return true;
     }
-    for (int v = 0; v < m; v++) {
-        bool all = true;
-        for (int i = 0; i < n && all; i++)
-            if (find_param(d, conds[i]->param) == p) all = holds(conds[i], values[v]);
-        if (all) return true;
-    }
-    return false;
+    return rule_holds(&rule, lo > -FLT_MAX ? nextafterf((float)lo, -INFINITY) : lo);
 }
 
 /* The first parameter that no value satisfies, or -1 when every one can
- * be (predicates and unknown names count as satisfiable). */
-static int unsatisfiable_param(const bw_graph_desc *d, const bw_graph_condition_desc *const *conds, int n,
-                               double *values)
+ * be (predicates and unknown names count as satisfiable). Each parameter
+ * is judged once (s->checked marks it meanwhile). */
+static int unsatisfiable_param(const lint *l, const sat_scratch *s, int n)
 {
-    for (int i = 0; i < n; i++) {
-        int p = conds[i]->kind == BW_GRAPH_COND_PREDICATE ? -1 : find_param(d, conds[i]->param);
-        if (p >= 0 && !param_satisfiable(d, p, conds, n, values)) return p;
+    int found = -1;
+    for (int i = 0; i < n && found < 0; i++) {
+        int p = s->conds[i]->kind == BW_GRAPH_COND_PREDICATE ? -1 : find_param(l, s->conds[i]->param);
+        if (p < 0 || s->checked[p]) continue;
+        s->checked[p] = true;
+        if (!param_satisfiable(l, p, s->conds, n, s->values)) found = p;
     }
-    return -1;
+    for (int i = 0; i < n; i++) {
+        int p = s->conds[i]->kind == BW_GRAPH_COND_PREDICATE ? -1 : find_param(l, s->conds[i]->param);
+        if (p >= 0) s->checked[p] = false;
+    }
+    return found;
 }
 
 /* Append transition t's conditions to the scratch list at *n. */
@@ -300,11 +350,22 @@ typedef struct layer_scan {
     const bw_graph_layer_desc *L;
     int index; /* layer index */
     int states, transitions;
-    int *from, *to;    /* per transition: state index, -1 unknown; from -2 = any */
+    bw_name_index names; /* the layer's state names */
+    int *from, *to;      /* per transition: state index, -1 unknown; from -2 = any */
+    /* the edges (transitions with a known destination) by source: own[own_first[s] ..
+       own_first[s + 1]) leave state s, ascending; any[0 .. any_count) are the any-state ones, ascending */
+    int *own_first, *own, *any;
+    int any_count;
     int *queue, *prev; /* per state: BFS queue, the edge that reached it (-1 none) */
     int *up;           /* per state: the state that edge left */
-    bool *seen;        /* per state */
-    bool *instant;     /* per transition: duration 0, no exit time, no trigger, satisfiable */
+    int *route;        /* per state: a cycle's states, for its message */
+    /* for shadowing(): per state, the first always-firing edge it leaves by
+       (-1 none) and the first always-firing any-state edge into it */
+    int *own_fires, *any_fires_to;
+    int any_fires, any_fires_self, any_fires_other; /* see shadowing() */
+    bool *seen;    /* per state, all false between searches */
+    bool *instant; /* per transition: duration 0, no exit time, no trigger, satisfiable */
+    long long work; /* search steps of the instant-cycle check so far */
     sat_scratch sat;
 } layer_scan;
 
@@ -321,37 +382,68 @@ static bool leaves(const layer_scan *ls, int k, int s)
     return ls->from[k] == s;
 }
 
-/* Breadth-first from `start` over the edges k (k > after) accepted by
- * `use` (NULL: all); seen[] and prev[] say what was reached and how.
- * Returns the states reached. */
-static int bfs(layer_scan *ls, int start, int after, const bool *use)
+/* Edge lists by source (counting sort: each list stays ascending). */
+static void index_edges(layer_scan *ls)
 {
-    for (int s = 0; s < ls->states; s++) {
-        ls->seen[s] = false;
-        ls->prev[s] = -1;
-        ls->up[s] = -1;
+    for (int s = 0; s <= ls->states; s++) ls->own_first[s] = 0;
+    ls->any_count = 0;
+    for (int k = 0; k < ls->transitions; k++)
+        if (ls->to[k] >= 0 && ls->from[k] >= 0) ls->own_first[ls->from[k] + 1]++;
+    for (int s = 0; s < ls->states; s++) ls->own_first[s + 1] += ls->own_first[s];
+    for (int s = 0; s < ls->states; s++) ls->queue[s] = ls->own_first[s]; /* next free slot */
+    for (int k = 0; k < ls->transitions; k++) {
+        if (ls->to[k] < 0) continue;
+        if (ls->from[k] >= 0) ls->own[ls->queue[ls->from[k]]++] = k;
+        else if (ls->from[k] == FROM_ANY) ls->any[ls->any_count++] = k;
     }
+}
+
+/* Breadth-first from `start` over the edges k (k > after) accepted by
+ * `use` (NULL: all); seen[] (until unsee()), prev[] and up[] say what was
+ * reached and how; stops once it reaches a state `until` accepts (NULL:
+ * none). Returns the states reached (queue[0 .. return)). An any-state
+ * edge leaves every state but its destination, so it has done all it can
+ * from the first state (that one is its destination, and so seen, or its
+ * destination is reached): it is followed from there only. */
+static int bfs(layer_scan *ls, int start, int after, const bool *use, bool (*until)(const layer_scan *, int, int),
+               int arg)
+{
     int head = 0, tail = 0;
     ls->seen[start] = true;
+    ls->prev[start] = -1;
+    ls->up[start] = -1;
     ls->queue[tail++] = start;
+    if (until && until(ls, arg, start)) return tail;
     while (head < tail) {
         int s = ls->queue[head++];
-        for (int k = after + 1; k < ls->transitions; k++) {
-            if ((use && !use[k]) || !leaves(ls, k, s) || ls->seen[ls->to[k]]) continue;
-            ls->seen[ls->to[k]] = true;
-            ls->prev[ls->to[k]] = k;
-            ls->up[ls->to[k]] = s;
-            ls->queue[tail++] = ls->to[k];
+        const int *own = ls->own + ls->own_first[s];
+        int n_own = ls->own_first[s + 1] - ls->own_first[s], n_any = head == 1 ? ls->any_count : 0;
+        ls->work += 1 + n_own + n_any;
+        for (int i = 0, j = 0; i < n_own || j < n_any;) {
+            /* both lists ascending: merged, the edges in index order */
+            int k = j >= n_any || (i < n_own && own[i] < ls->any[j]) ? own[i++] : ls->any[j++];
+            if (k <= after || (use && !use[k]) || !leaves(ls, k, s) || ls->seen[ls->to[k]]) continue;
+            int t = ls->to[k];
+            ls->seen[t] = true;
+            ls->prev[t] = k;
+            ls->up[t] = s;
+            ls->queue[tail++] = t;
+            if (until && until(ls, arg, t)) return tail;
         }
     }
     return tail;
 }
 
+static void unsee(layer_scan *ls, int reached)
+{
+    for (int q = 0; q < reached; q++) ls->seen[ls->queue[q]] = false;
+}
+
 static void lint_reachable(lint *l, layer_scan *ls)
 {
-    int entry = find_state(ls->L, ls->L->entry);
+    int entry = bw_name_index_find(&ls->names, ls->L->entry);
     if (entry < 0) return;
-    bfs(ls, entry, -1, NULL);
+    int reached = bfs(ls, entry, -1, NULL, NULL, 0);
     char where[64];
     for (int s = 0; s < ls->states; s++) {
         if (ls->seen[s] || !ls->L->states[s].name) continue;
@@ -359,27 +451,51 @@ static void lint_reachable(lint *l, layer_scan *ls)
         WARN(l, BW_GRAPH_LINT_UNREACHABLE_STATE, where, "state '%s' is unreachable from the entry '%s'",
              ls->L->states[s].name, ls->L->entry);
     }
+    unsee(ls, reached);
 }
 
+/* What shadowing() reads, from one pass over the edges. */
+static void index_firing(layer_scan *ls)
+{
+    const bw_graph_transition_desc *ts = ls->L->transitions;
+    for (int s = 0; s < ls->states; s++) ls->own_fires[s] = ls->any_fires_to[s] = -1;
+    ls->any_fires = ls->any_fires_self = ls->any_fires_other = -1;
+    for (int j = ls->transitions - 1; j >= 0; j--) { /* backwards: each ends as the first */
+        if (ls->to[j] < 0 || !always_fires(&ts[j])) continue;
+        if (ls->from[j] >= 0) ls->own_fires[ls->from[j]] = j;
+        if (ls->from[j] != FROM_ANY) continue;
+        ls->any_fires = j;
+        ls->any_fires_to[ls->to[j]] = j;
+        if (ts[j].to_self) ls->any_fires_self = j;
+    }
+    /* the first always-firing any-state edge that re-enters or leads
+     * elsewhere than the first one does: it shadows the source the first
+     * one leads to */
+    for (int j = ls->any_fires; j >= 0 && j < ls->transitions && ls->any_fires_other < 0; j++)
+        if (ls->to[j] >= 0 && ls->from[j] == FROM_ANY && always_fires(&ts[j]) &&
+            (ts[j].to_self || ls->to[j] != ls->to[ls->any_fires]))
+            ls->any_fires_other = j;
+}
+
+static int earliest(int a, int b) { return a < 0 ? b : b < 0 ? a : a < b ? a : b; }
+
 /* The always-true, gate-less transition that wins before k whenever k's
- * source is current, or -1. */
+ * source is current, or -1: any-state transitions are checked before a
+ * state's own; of two any-state ones, j is checked first only if earlier,
+ * and fires wherever k could when it may re-enter or shares k's target. */
 static int shadowing(const layer_scan *ls, int k)
 {
     const bw_graph_transition_desc *ts = ls->L->transitions;
-    for (int j = 0; j < ls->transitions; j++) {
-        if (j == k || ls->to[j] < 0 || ls->from[j] != FROM_ANY || !always_fires(&ts[j])) continue;
-        if (ls->from[k] == FROM_ANY) {
-            /* both any-state: j is checked first only if earlier; it fires
-             * wherever k could when it may re-enter or shares k's target */
-            if (j < k && (ts[j].to_self || ls->to[j] == ls->to[k])) return j;
-        } else if (ls->from[k] >= 0 && (ts[j].to_self || ls->to[j] != ls->from[k])) {
-            return j; /* any-state transitions are checked before a state's own */
-        }
+    if (ls->from[k] == FROM_ANY) {
+        int j = earliest(ls->any_fires_self, ls->any_fires_to[ls->to[k]]);
+        return j >= 0 && j < k ? j : -1;
     }
     if (ls->from[k] < 0) return -1;
-    for (int j = 0; j < k; j++)
-        if (ls->from[j] == ls->from[k] && ls->to[j] >= 0 && always_fires(&ts[j])) return j;
-    return -1;
+    int a = ls->any_fires;
+    if (a >= 0 && (ts[a].to_self || ls->to[a] != ls->from[k])) return a;
+    if (a >= 0 && ls->any_fires_other >= 0) return ls->any_fires_other; /* a leads to k's source */
+    int j = ls->own_fires[ls->from[k]];
+    return j >= 0 && j < k ? j : -1;
 }
 
 static const char *state_name(const layer_scan *ls, int s) { return s >= 0 ? ls->L->states[s].name : "*"; }
@@ -402,7 +518,7 @@ static void lint_transitions(lint *l, layer_scan *ls)
                  j, shown(ts[j].from), state_name(ls, ls->to[j]));
         int n = 0;
         gather(&ls->sat, t, &n);
-        int p = unsatisfiable_param(d, ls->sat.conds, n, ls->sat.values);
+        int p = unsatisfiable_param(l, &ls->sat, n);
         if (p >= 0)
             WARN(l, BW_GRAPH_LINT_CONTRADICTION, where, "never fires: its conditions on '%s' cannot all hold at once",
                  d->params[p].name);
@@ -424,7 +540,7 @@ static void lint_transitions(lint *l, layer_scan *ls)
         }
         bool trigger = false;
         for (int c = 0; c < walkable(t->conditions, t->condition_count); c++) {
-            int q = t->conditions[c].kind == BW_GRAPH_COND_PREDICATE ? -1 : find_param(d, t->conditions[c].param);
+            int q = t->conditions[c].kind == BW_GRAPH_COND_PREDICATE ? -1 : find_param(l, t->conditions[c].param);
             trigger |= q >= 0 && d->params[q].kind == BW_GRAPH_PARAM_TRIGGER;
         }
         /* a trigger is consumed when it fires, so such an edge cannot repeat by itself */
@@ -432,34 +548,46 @@ static void lint_transitions(lint *l, layer_scan *ls)
     }
 }
 
+/* bfs() stops at a state the instant edge e leaves: the cycle closes. */
+static bool closes(const layer_scan *ls, int e, int s) { return leaves(ls, e, s); }
+
 /* Cycles of instant transitions whose conditions can all hold together,
  * each reported once, at its lowest-numbered transition e: a route of
- * later instant transitions from e's destination back to a state e leaves. */
+ * later instant transitions from e's destination back to a state e leaves
+ * (the first the breadth-first search reaches). One search per instant
+ * transition; past BW_GRAPH_LINT_CYCLE_STEPS steps in a layer the check
+ * stops, and says where. */
 static void lint_instant_cycles(lint *l, layer_scan *ls)
 {
     const bw_graph_transition_desc *ts = ls->L->transitions;
     char where[64], route[256];
+    ls->work = 0;
     for (int e = 0; e < ls->transitions; e++) {
         if (!ls->instant[e]) continue;
-        int v = ls->to[e];
-        int reached = bfs(ls, v, e, ls->instant);
-        int close = -1;
-        for (int q = 0; q < reached && close < 0; q++)
-            if (leaves(ls, e, ls->queue[q])) close = ls->queue[q];
-        if (close < 0) continue;
-        /* the route back, close .. v, into queue (no longer needed) */
-        int n = 0, depth = 0;
-        gather(&ls->sat, &ts[e], &n);
-        for (int s = close; depth < ls->states; s = ls->up[s]) {
-            ls->queue[depth++] = s;
-            if (s == v) break;
-            gather(&ls->sat, &ts[ls->prev[s]], &n);
+        if (ls->work > BW_GRAPH_LINT_CYCLE_STEPS) {
+            snprintf(where, sizeof where, "layers[%d].transitions[%d]", ls->index, e);
+            WARN(l, BW_GRAPH_LINT_INSTANT_CYCLE, where,
+                 "zero-duration cycles not checked from here on: the layer's search passed %d steps", BW_GRAPH_LINT_CYCLE_STEPS);
+            return;
         }
-        if (unsatisfiable_param(l->d, ls->sat.conds, n, ls->sat.values) >= 0) continue;
+        int v = ls->to[e];
+        int reached = bfs(ls, v, e, ls->instant, closes, e);
+        int close = leaves(ls, e, ls->queue[reached - 1]) ? ls->queue[reached - 1] : -1;
+        int n = 0, depth = 0;
+        if (close >= 0) { /* the route back, close .. v */
+            gather(&ls->sat, &ts[e], &n);
+            for (int s = close; depth < ls->states; s = ls->up[s]) {
+                ls->route[depth++] = s;
+                if (s == v) break;
+                gather(&ls->sat, &ts[ls->prev[s]], &n);
+            }
+        }
+        unsee(ls, reached);
+        if (close < 0 || unsatisfiable_param(l, &ls->sat, n) >= 0) continue;
         /* from e's source: close -> v -> ... -> close */
         int len = snprintf(route, sizeof route, "'%s'", state_name(ls, close));
         for (int i = depth - 1; i >= 0 && len > 0 && len < (int)sizeof route; i--)
-            len += snprintf(route + len, sizeof route - (size_t)len, " -> '%s'", state_name(ls, ls->queue[i]));
+            len += snprintf(route + len, sizeof route - (size_t)len, " -> '%s'", state_name(ls, ls->route[i]));
         snprintf(where, sizeof where, "layers[%d].transitions[%d]", ls->index, e);
         WARN(l, BW_GRAPH_LINT_INSTANT_CYCLE, where,
              "zero-duration cycle %s with no exit time: while its conditions hold the layer changes state every "
@@ -472,49 +600,48 @@ static void lint_layer(lint *l, int index)
 {
     const bw_graph_desc *d = l->d;
     const bw_graph_layer_desc *L = &d->layers[index];
-    layer_scan ls = {L,
-                     index,
-                     walkable(L->states, L->state_count),
-                     walkable(L->transitions, L->transition_count),
-                     NULL,
-                     NULL,
-                     NULL,
-                     NULL,
-                     NULL,
-                     NULL,
-                     NULL,
-                     {NULL, NULL, 0}};
+    layer_scan ls;
+    memset(&ls, 0, sizeof ls);
+    ls.L = L;
+    ls.index = index;
+    ls.states = walkable(L->states, L->state_count);
+    ls.transitions = walkable(L->transitions, L->transition_count);
     if (ls.states == 0) return;
     int conds = 0;
     for (int k = 0; k < ls.transitions; k++)
         conds += walkable(L->transitions[k].conditions, L->transitions[k].condition_count);
-    size_t T = (size_t)ls.transitions, S = (size_t)ls.states, C = (size_t)conds;
-    size_t size =
-        sizeof(int) * (2 * T + 3 * S) + sizeof(bool) * (S + T) + sizeof(void *) * C + sizeof(double) * (3 * C + 3) + 16;
+    size_t T = (size_t)ls.transitions, S = (size_t)ls.states, C = (size_t)conds, P = (size_t)l->params.count;
+    size_t ints = 4 * T + 7 * S + 1;
+    size_t size = sizeof(double) * (3 * C + 3) + sizeof(void *) * C + sizeof(int) * ints + sizeof(bool) * (S + T + P);
     char *block = bw_alloc(&d->allocator, size);
-    if (!block) {
+    if (!block || bw_name_index_of(&ls.names, L->states, ls.states, sizeof *L->states, 0, &d->allocator) != BW_OK) {
+        bw_free(&d->allocator, block, size);
         l->oom = true;
         return;
     }
     double *values = (double *)(void *)block; /* first: the strictest alignment */
     const bw_graph_condition_desc **cl = (const bw_graph_condition_desc **)(void *)(values + 3 * C + 3);
-    int *ints = (int *)(void *)(cl + C);
-    ls.from = ints;
-    ls.to = ints + T;
-    ls.queue = ints + 2 * T;
-    ls.prev = ints + 2 * T + S;
-    ls.up = ints + 2 * T + 2 * S;
-    ls.seen = (bool *)(ints + 2 * T + 3 * S);
+    int *next = (int *)(void *)(cl + C);
+    int **lists[] = {&ls.from, &ls.to, &ls.own, &ls.any};
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++, next += T) *lists[i] = next;
+    int **per_state[] = {&ls.queue, &ls.prev, &ls.up, &ls.route, &ls.own_fires, &ls.any_fires_to};
+    for (size_t i = 0; i < sizeof per_state / sizeof per_state[0]; i++, next += S) *per_state[i] = next;
+    ls.own_first = next; /* S + 1 */
+    ls.seen = (bool *)(next + S + 1);
     ls.instant = ls.seen + S;
-    ls.sat = (sat_scratch){cl, values, conds};
+    memset(ls.seen, 0, sizeof(bool) * (S + T + P));
+    ls.sat = (sat_scratch){cl, values, ls.instant + T, conds};
     for (int k = 0; k < ls.transitions; k++) {
         const bw_graph_transition_desc *t = &L->transitions[k];
-        ls.from[k] = is_any(t->from) ? FROM_ANY : find_state(L, t->from);
-        ls.to[k] = find_state(L, t->to);
+        ls.from[k] = is_any(t->from) ? FROM_ANY : bw_name_index_find(&ls.names, t->from);
+        ls.to[k] = bw_name_index_find(&ls.names, t->to);
     }
+    index_edges(&ls);
+    index_firing(&ls);
     lint_reachable(l, &ls);
     lint_transitions(l, &ls);
     lint_instant_cycles(l, &ls);
+    bw_name_index_deinit(&ls.names);
     bw_free(&d->allocator, block, size);
 }
 
@@ -534,12 +661,13 @@ static void lint_unused(lint *l)
     bool predicate = false;
     for (int i = 0; i < walkable(d->layers, d->layer_count); i++) {
         const bw_graph_layer_desc *L = &d->layers[i];
-        int p = find_param(d, L->weight_param);
+        int p = find_param(l, L->weight_param);
         if (p >= 0) read[p] = true;
-        for (int m = 0; m < M; m++) used_mask[m] |= same(d->masks[m].name, L->mask);
+        int m = bw_name_index_find(&l->masks, L->mask); /* marks every mask of that name: see below */
+        if (m >= 0) used_mask[m] = true;
         for (int s = 0; s < walkable(L->states, L->state_count); s++) {
             const bw_graph_state_desc *st = &L->states[s];
-            p = find_param(d, st->speed_param);
+            p = find_param(l, st->speed_param);
             if (p >= 0) read[p] = true;
             if (st->blend) scan_tree(st->blend, read, P, NULL, 0);
         }
@@ -548,14 +676,14 @@ static void lint_unused(lint *l)
             for (int c = 0; c < walkable(t->conditions, t->condition_count); c++) {
                 const bw_graph_condition_desc *cd = &t->conditions[c];
                 if (cd->kind == BW_GRAPH_COND_PREDICATE) predicate = true;
-                else if ((p = find_param(d, cd->param)) >= 0) read[p] = true;
+                else if ((p = find_param(l, cd->param)) >= 0) read[p] = true;
             }
         }
     }
     char where[32];
     for (int p = 0; p < P; p++) {
         const bw_graph_param_desc *pd = &d->params[p];
-        if (read[p] || !pd->name || find_param(d, pd->name) != p) continue; /* duplicates: compile's */
+        if (read[p] || !pd->name || bw_name_index_first(&l->params, p) != p) continue; /* duplicates: compile's */
         snprintf(where, sizeof where, "params[%d]", p);
         if (pd->kind == BW_GRAPH_PARAM_TRIGGER)
             WARN(l, BW_GRAPH_LINT_UNUSED_TRIGGER, where,
@@ -566,7 +694,7 @@ static void lint_unused(lint *l)
                  pd->name);
     }
     for (int m = 0; m < M; m++) {
-        if (used_mask[m] || !d->masks[m].name) continue;
+        if (!d->masks[m].name || used_mask[bw_name_index_first(&l->masks, m)]) continue;
         snprintf(where, sizeof where, "masks[%d]", m);
         WARN(l, BW_GRAPH_LINT_UNUSED_MASK, where, "mask '%s' is not used by any layer", d->masks[m].name);
     }
@@ -578,12 +706,18 @@ static void lint_unused(lint *l)
 bw_result bw_graph_lint(const bw_graph_desc *desc, const bw_rig *rig, bw_graph_lint_fn fn, void *user)
 {
     if (!desc) return BW_ERR_INVALID_ARGUMENT;
-    lint l = {desc, rig, fn, user, BW_OK, false};
-    lint_compile(&l);
+    lint l = {.d = desc, .rig = rig, .fn = fn, .user = user, .first = BW_OK};
+    l.oom = bw_name_index_of(&l.params, desc->params, walkable(desc->params, desc->param_count), sizeof *desc->params, 0,
+                             &desc->allocator) != BW_OK ||
+            bw_name_index_of(&l.masks, desc->masks, walkable(desc->masks, desc->mask_count), sizeof *desc->masks, 0,
+                             &desc->allocator) != BW_OK;
+    if (!l.oom) lint_compile(&l);
     if (rig && !l.oom) lint_mask_joints(&l);
     if (rig && !l.oom) lint_clip_bindings(&l);
     for (int i = 0; i < walkable(desc->layers, desc->layer_count) && !l.oom; i++) lint_layer(&l, i);
     if (!l.oom) lint_unused(&l);
+    bw_name_index_deinit(&l.params);
+    bw_name_index_deinit(&l.masks);
     return l.oom ? BW_ERR_OUT_OF_MEMORY : l.first;
 }
 

@@ -53,22 +53,57 @@ void bw_marker_walk(const bw_marker_list *list, const bw_marker_step *step, void
     }
 }
 
+/* Ring order: by position, equal positions by marker index. */
+static bool ring_before(const double *ring, const int *index, int a, int b)
+{
+    return ring[a] < ring[b] || (ring[a] == ring[b] && index[a] < index[b]);
+}
+
+static void ring_swap(double *ring, int *index, int a, int b)
+{
+    double w = ring[a];
+    ring[a] = ring[b];
+    ring[b] = w;
+    int k = index[a];
+    index[a] = index[b];
+    index[b] = k;
+}
+
+static void ring_sift(double *ring, int *index, int root, int end)
+{
+    for (;;) {
+        int child = 2 * root + 1;
+        if (child >= end) return;
+        if (child + 1 < end && ring_before(ring, index, child, child + 1)) child++;
+        if (!ring_before(ring, index, root, child)) return;
+        ring_swap(ring, index, root, child);
+        root = child;
+    }
+}
+
+/* Heap sort of the two parallel arrays: in place, O(n log n) whatever
+ * the order; the key includes the index, so the result is the stable one. */
+static void ring_sort(double *ring, int *index, int n)
+{
+    for (int i = n / 2 - 1; i >= 0; i--) ring_sift(ring, index, i, n);
+    for (int end = n - 1; end > 0; end--) {
+        ring_swap(ring, index, 0, end);
+        ring_sift(ring, index, 0, end);
+    }
+}
+
 void bw_marker_list_build(double length, const double *times, int count, double *ring, int *ring_index)
 {
+    bool sorted = true;
     for (int k = 0; k < count; k++) {
         double w = 0.0;
         if (length > 0.0) {
             double pass;
             w = bw_marker_pass_of(times[k], length, &pass);
         }
-        /* stable insertion: equal positions keep ascending index */
-        int j = k;
-        while (j > 0 && ring[j - 1] > w) {
-            ring[j] = ring[j - 1];
-            ring_index[j] = ring_index[j - 1];
-            j--;
-        }
-        ring[j] = w;
-        ring_index[j] = k;
+        ring[k] = w;
+        ring_index[k] = k;
+        if (k > 0 && ring[k - 1] > w) sorted = false;
     }
+    if (!sorted) ring_sort(ring, ring_index, count);
 }

@@ -162,8 +162,10 @@ void bw_marker_walk(const bw_marker_list *list, const bw_marker_step *step, void
                     void *user);
 
 /* Fill list->ring and list->ring_index (caller-owned, count entries each)
- * from list->times, which the caller has filled (ascending). Insertion
- * by position: linear when every time lies in [0, length), as usual. */
+ * from list->times, which the caller has filled (ascending): linear when
+ * the positions come out in order (every time in [0, length), as usual),
+ * else an in-place heap sort, O(n log n) (times past the length or below
+ * 0). Allocates nothing. */
 void bw_marker_list_build(double length, const double *times, int count, double *ring, int *ring_index);
 
 #endif

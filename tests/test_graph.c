@@ -2655,6 +2655,161 @@ static void additive_layer_blocks_should_match_the_joint_by_joint_form(void)
     bw_pose_deinit(&slow);
 }
 
+/* ---- size: compile is O(n log n) in the desc ---- */
+
+/* The 30,000-state layer of the audit, with its states listed out of name
+ * order: state k is named "s<m>", m = (7919·k mod 30000) + 1 (7919 is
+ * prime to 30000, so every m from 1 to 30000 appears once), and its sync
+ * group is "g<k mod 3>". Transition i goes from "s<i+1>" to "s<i+2>"
+ * (the last back to "s1"). The old compile compared every state name with
+ * every other and searched the states linearly for each transition end:
+ * about 2.3e9 strcmp calls, minutes under AddressSanitizer. */
+enum { BIG = 30000, BIG_STRIDE = 7919, BIG_INVERSE = 7679 /* 7919 · 7679 = 60,810,001 = 2027 · 30000 + 1 */ };
+
+static char (*big_names)[8];
+static char big_groups[3][4] = {"g0", "g1", "g2"};
+
+static bw_graph_desc big_desc(bw_graph_layer_desc *layer, bw_graph_state_desc *states, bw_graph_transition_desc *ts)
+{
+    for (int k = 0; k < BIG; k++) {
+        snprintf(big_names[k], sizeof big_names[k], "s%d", (int)((long long)BIG_STRIDE * k % BIG) + 1);
+        states[k] = (bw_graph_state_desc){.name = big_names[k], .clip = IDLE, .sync = big_groups[k % 3]};
+    }
+    /* transition i names "s<i+1>": the state k with 7919·k ≡ i (mod 30000) */
+    for (int i = 0; i < BIG; i++) {
+        int from = (int)((long long)BIG_INVERSE * i % BIG), to = (int)((long long)BIG_INVERSE * ((i + 1) % BIG) % BIG);
+        ts[i] = (bw_graph_transition_desc){.from = states[from].name, .to = states[to].name, .duration = 0.2f};
+    }
+    *layer = (bw_graph_layer_desc){.name = "big", .entry = "s1", .states = states, .state_count = BIG,
+                                   .transitions = ts, .transition_count = BIG};
+    return (bw_graph_desc){.layers = layer, .layer_count = 1, .clips = (const bw_clip *const *)clips, .clip_count = CLIPS};
+}
+
+static void a_30000_state_layer_should_compile_with_the_right_indices(void)
+{
+    big_names = calloc(BIG, sizeof *big_names);
+    bw_graph_state_desc *states = calloc(BIG, sizeof *states);
+    bw_graph_transition_desc *ts = calloc(BIG, sizeof *ts);
+    bw_graph_layer_desc layer;
+    bw_graph_desc d = big_desc(&layer, states, ts);
+    bw_graph *g = compile(&d);
+    CHECK_INT(g->layers[0].entry, 0); /* "s1" is state 0 (7919·0 + 1) */
+    static const int want[3][3] = {
+        {0, 0, 7679},         /* "s1" (state 0) -> "s2": 7919·k ≡ 1, k = 7679 */
+        {1, 7679, 15358},     /* "s2" -> "s3": k = 2·7679 = 15358 */
+        {29999, 22321, 0},    /* "s30000" -> "s1": 7919·k ≡ 29999 ≡ -1, k = 30000 - 7679 = 22321 */
+    };
+    for (int i = 0; i < 3; i++) {
+        CHECK_INT(g->transitions[want[i][0]].from, want[i][1]);
+        CHECK_INT(g->transitions[want[i][0]].to, want[i][2]);
+    }
+    /* by name: "s7920" is state 1 (7919·1 + 1) */
+    CHECK_INT(bw_graph_find_state(g, 0, "s7920"), 1);
+    /* sync groups: the first state naming the group, 0, 1, 2 */
+    CHECK_INT(g->states[0].sync, 0);
+    CHECK_INT(g->states[4].sync, 1);
+    CHECK_INT(g->states[29999].sync, 2); /* 29999 mod 3 = 2 */
+    bw_graph_destroy(g);
+
+    /* a duplicate at the end is found, named at its own index */
+    states[BIG - 1].name = "s7920";
+    bw_error errs[4];
+    bw_graph_errors list = {errs, 4, 0};
+    g = NULL;
+    CHECK(bw_graph_compile(&d, &g, &list) == BW_ERR_DUPLICATE);
+    /* and the name it replaced, "s<7919·29999 mod 30000 + 1>" = "s<30000 - 7919 + 1>" = "s22082", is
+     * gone: transitions 22080 (to it) and 22081 (from it) name an unknown state, in that order */
+    static const char *const problems[3][2] = {{"layers[0].states[29999].name", "duplicate state 's7920'"},
+                                               {"layers[0].transitions[22080].to", "unknown state 's22082'"},
+                                               {"layers[0].transitions[22081].from", "unknown state 's22082'"}};
+    CHECK_INT(list.count, 3);
+    for (int i = 0; i < 3; i++) {
+        CHECK_STR(errs[i].where, problems[i][0]);
+        CHECK_STR(errs[i].message, problems[i][1]);
+    }
+    CHECK(g == NULL);
+    free(ts);
+    free(states);
+    free(big_names);
+}
+
+/* 100,000 markers named a, b, c, d in turn at k / 100000 s of a 1 s
+ * looping clip (all inside the clip: loop order is index order), then a
+ * second clip with "c" and "z". The old compile interned each name by
+ * comparing it with every earlier marker and counted occurrences over
+ * all pairs of the clip: about 1.5e10 comparisons. */
+static void a_clip_with_100000_markers_should_get_its_occurrence_counts(void)
+{
+    enum { M = 100000 };
+    static const char *const names[4] = {"a", "b", "c", "d"};
+    bw_marker_desc *markers = calloc(M, sizeof *markers);
+    for (int k = 0; k < M; k++) markers[k] = (bw_marker_desc){names[k % 4], (float)k / M};
+    const bw_marker_desc second[2] = {{"c", 0.25f}, {"z", 0.5f}};
+    bw_clip *many = make_clip(ROOT, 1, 1.0f, true, 0.0f, 1.0f, markers, M);
+    bw_clip *other = make_clip(ROOT, 1, 1.0f, true, 0.0f, 1.0f, second, 2);
+    const bw_clip *cl[2] = {many, other};
+    bw_graph_state_desc st[1] = {{.name = "one", .clip = 0}};
+    bw_graph_layer_desc layer = {.name = "l", .entry = "one", .states = st, .state_count = 1};
+    bw_graph_desc d = {.layers = &layer, .layer_count = 1, .clips = cl, .clip_count = 2};
+    bw_graph *g = compile(&d);
+    for (int pass = 0; pass < 2; pass++) { /* compiled, then refreshed with the same clips */
+        CHECK_INT(g->marker_count, M + 2);
+        /* marker k of the first clip: name id k mod 4 (the first of its name), occurrence k div 4, 25,000
+         * of each name; the second clip: "c" shares id 2 but counts in its own clip, "z" is new (M + 1) */
+        static const int want[6][4] = {/* marker, name_id, loop_occ, name_count */
+                                       {0, 0, 0, 25000},         {1, 1, 0, 25000}, {7, 3, 1, 25000},
+                                       {99998, 2, 24999, 25000}, {M, 2, 0, 1},     {M + 1, M + 1, 0, 1}};
+        for (int i = 0; i < 6; i++) {
+            const g_marker *mk = &g->markers[want[i][0]];
+            CHECK_INT(mk->name_id, want[i][1]);
+            CHECK_INT(mk->loop_occ, want[i][2]);
+            CHECK_INT(mk->name_count, want[i][3]);
+        }
+        if (pass == 0) CHECK(bw_graph_refresh_clips(g, cl, 2, NULL) == BW_OK);
+    }
+    bw_graph_destroy(g);
+    bw_clip_destroy(other);
+    bw_clip_destroy(many);
+    free(markers);
+}
+
+/* 4 additive layers of 60,000 states, request q = 60000·layer + state
+ * referencing ADDC's own pose at (q mod 100000) / 1024 s (exact floats):
+ * 100,000 distinct references, request q gets q mod 100000 (the order of
+ * first appearance). The old compile compared each request with every
+ * reference found before it: about 2e10 comparisons. */
+static void a_quarter_million_additive_references_should_be_interned_in_order(void)
+{
+    enum { PER = 60000, LAYERS = 4, DISTINCT = 100000 };
+    char (*names)[8] = calloc(PER, sizeof *names);
+    bw_graph_state_desc *states = calloc((size_t)PER * LAYERS, sizeof *states);
+    bw_graph_layer_desc layers[LAYERS];
+    for (int l = 0; l < LAYERS; l++) {
+        for (int k = 0; k < PER; k++) {
+            int q = l * PER + k;
+            snprintf(names[k], sizeof names[k], "s%d", k + 1);
+            states[q] = (bw_graph_state_desc){.name = names[k], .clip = ADDC,
+                                              .reference = {BW_GRAPH_REF_OWN, 0, (float)(q % DISTINCT) / 1024.0f}};
+        }
+        layers[l] = (bw_graph_layer_desc){.name = big_groups[l % 3], .entry = "s1", .states = states + l * PER,
+                                          .state_count = PER, .mode = BW_GRAPH_ADDITIVE};
+    }
+    layers[3].name = "g3";
+    bw_graph_desc d = {.layers = layers, .layer_count = LAYERS, .clips = (const bw_clip *const *)clips,
+                       .clip_count = CLIPS};
+    bw_graph *g = compile(&d);
+    CHECK_INT(g->ref_count, DISTINCT);
+    CHECK_INT(g->refmap[g->states[0].ref_first], 0);          /* q 0 */
+    CHECK_INT(g->refmap[g->states[99999].ref_first], 99999);  /* layer 1, state 39999 */
+    CHECK_INT(g->refmap[g->states[100000].ref_first], 0);     /* layer 1, state 40000: time 0 again */
+    CHECK_INT(g->refmap[g->states[239999].ref_first], 39999); /* layer 3, state 59999 */
+    CHECK_INT(g->refs[39999].clip, ADDC);
+    CHECK_NEAR(g->refs[39999].time, 39999.0f / 1024.0f, 0.0f);
+    bw_graph_destroy(g);
+    free(states);
+    free(names);
+}
+
 int main(void)
 {
     make_world();
@@ -2706,6 +2861,9 @@ int main(void)
     RUN(ten_thousand_frames_should_not_allocate);
     RUN(allocation_failures_should_be_reported_and_leak_nothing);
     RUN(cursor_create_should_check_its_bindings);
+    RUN(a_30000_state_layer_should_compile_with_the_right_indices);
+    RUN(a_clip_with_100000_markers_should_get_its_occurrence_counts);
+    RUN(a_quarter_million_additive_references_should_be_interned_in_order);
     free_world();
     return check_summary();
 }

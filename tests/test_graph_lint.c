@@ -659,6 +659,100 @@ static void allocation_failure_is_reported_and_leaks_nothing(void)
     CHECK(finished);
 }
 
+/* ---- size: every check but the cycle search is O(n log n) ---- */
+
+enum { RING = 30000 };
+
+/* A ring s1 -> s2 -> ... -> s30000 -> s1, each transition always true
+ * with the given duration, in states[0 .. RING) and ts[0 .. RING). */
+static void ring_of(char (*names)[8], bw_graph_state_desc *states, bw_graph_transition_desc *ts, float duration)
+{
+    for (int k = 0; k < RING; k++) {
+        snprintf(names[k], sizeof names[k], "s%d", k + 1);
+        states[k] = (bw_graph_state_desc){.name = names[k], .clip = LOOPC};
+    }
+    for (int k = 0; k < RING; k++) ts[k] = tr(names[k], names[(k + 1) % RING], NULL, 0, duration);
+}
+
+/* The old lint searched the states by name for every transition end,
+ * ran its breadth-first search over every transition for each state
+ * reached, compared every transition with every other for shadowing and
+ * judged 20,001 conditions against each other per condition: far beyond
+ * minutes. Here: one unreachable state, three shadowed transitions, one
+ * contradiction among 20,001 conditions and none among another 20,001. */
+static void a_30000_state_ring_is_linted_with_each_finding_once(void)
+{
+    enum { MANY = 20000 };
+    char (*names)[8] = calloc(RING, sizeof *names);
+    bw_graph_state_desc *states = calloc(RING + 1, sizeof *states);
+    bw_graph_transition_desc *ts = calloc(RING + 3, sizeof *ts);
+    bw_graph_condition_desc *never = calloc(MANY + 1, sizeof *never), *can = calloc(MANY + 1, sizeof *can);
+    ring_of(names, states, ts, 0.2f);
+    states[RING] = (bw_graph_state_desc){.name = "island", .clip = LOOPC};
+    ts[RING] = tr("s5", "s7", NULL, 0, 0.2f);
+    /* x > 0, x > 1, ..., x > 19999 and x < 5: no value; and x < 20001: 20000.5 holds */
+    for (int k = 0; k < MANY; k++) never[k] = can[k] = (bw_graph_condition_desc)CMP("x", BW_GRAPH_GT, (float)k);
+    never[MANY] = (bw_graph_condition_desc)CMP("x", BW_GRAPH_LT, 5.0f);
+    can[MANY] = (bw_graph_condition_desc)CMP("x", BW_GRAPH_LT, 20001.0f);
+    ts[RING + 1] = tr("s9", "s10", never, MANY + 1, 0.2f);
+    ts[RING + 2] = tr("s11", "s12", can, MANY + 1, 0.2f);
+    static const bw_graph_param_desc x[1] = {{"x", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    bw_graph_layer_desc layers[1] = {layer_of("ring", "s1", states, RING + 1, ts, RING + 3)};
+    bw_graph_desc d = desc_of(layers, 1, x, 1);
+    findings f;
+    CHECK(lint(&d, rig, &f) == BW_OK);
+    CHECK_INT(f.count, 5);
+    expect(&f, BW_GRAPH_LINT_UNREACHABLE_STATE, "layers[0].states[30000]",
+           "state 'island' is unreachable from the entry 's1'");
+    expect(&f, BW_GRAPH_LINT_SHADOWED_TRANSITION, "layers[0].transitions[30000]",
+           "never fires on its own: transitions[4] ('s5' -> 's6') has no conditions and no exit time and is checked "
+           "first (travel may still take this one)");
+    expect(&f, BW_GRAPH_LINT_SHADOWED_TRANSITION, "layers[0].transitions[30001]",
+           "never fires on its own: transitions[8] ('s9' -> 's10') has no conditions and no exit time and is checked "
+           "first (travel may still take this one)");
+    expect(&f, BW_GRAPH_LINT_SHADOWED_TRANSITION, "layers[0].transitions[30002]",
+           "never fires on its own: transitions[10] ('s11' -> 's12') has no conditions and no exit time and is "
+           "checked first (travel may still take this one)");
+    expect(&f, BW_GRAPH_LINT_CONTRADICTION, "layers[0].transitions[30001]",
+           "never fires: its conditions on 'x' cannot all hold at once");
+    dump(&f);
+    free(can);
+    free(never);
+    free(ts);
+    free(states);
+    free(names);
+}
+
+/* The same ring with duration 0: one cycle, found from transitions[0];
+ * every later transition's search runs from its destination around to
+ * s1 and stops there (transitions[0] is not later): 2 (30000 - e) steps
+ * for transition e >= 1 (a state and its one edge, for the states from
+ * e + 1 to 29999 and s1), 2 · 29999 for transition 0 (stopped on reaching
+ * s1). Before transition e the steps total 2 · 29999 + 2 (e - 1) 30000 -
+ * (e - 1) e: 16,721,878 before 280, 16,781,318 > 2^24 = 16,777,216 before
+ * 281, so the check stops at transitions[281]. */
+static void a_zero_duration_ring_is_one_cycle_and_the_search_stops_at_its_step_limit(void)
+{
+    char (*names)[8] = calloc(RING, sizeof *names);
+    bw_graph_state_desc *states = calloc(RING, sizeof *states);
+    bw_graph_transition_desc *ts = calloc(RING, sizeof *ts);
+    ring_of(names, states, ts, 0.0f);
+    bw_graph_layer_desc layers[1] = {layer_of("ring", "s1", states, RING, ts, RING)};
+    bw_graph_desc d = desc_of(layers, 1, NULL, 0);
+    findings f;
+    CHECK(lint(&d, rig, &f) == BW_OK);
+    CHECK_INT(f.count, 2);
+    const finding *cycle = expect(&f, BW_GRAPH_LINT_INSTANT_CYCLE, "layers[0].transitions[0]", NULL);
+    static const char route[] = "zero-duration cycle 's1' -> 's2' -> 's3' -> 's4' -> ";
+    CHECK(cycle && strncmp(cycle->message, route, sizeof route - 1) == 0);
+    expect(&f, BW_GRAPH_LINT_INSTANT_CYCLE, "layers[0].transitions[281]",
+           "zero-duration cycles not checked from here on: the layer's search passed 16777216 steps");
+    dump(&f);
+    free(ts);
+    free(states);
+    free(names);
+}
+
 static void code_names_are_stable(void)
 {
     CHECK_STR(bw_graph_lint_code_name(BW_GRAPH_LINT_COMPILE), "compile");
@@ -687,6 +781,8 @@ int main(void)
     RUN(mask_joints_and_clips_are_checked_against_the_rig);
     RUN(allocation_failure_is_reported_and_leaks_nothing);
     RUN(code_names_are_stable);
+    RUN(a_30000_state_ring_is_linted_with_each_finding_once);
+    RUN(a_zero_duration_ring_is_one_cycle_and_the_search_stops_at_its_step_limit);
     free_world();
     return check_summary();
 }

@@ -102,6 +102,38 @@ static void the_ring_is_sorted_by_position_modulo_the_length(void)
     }
 }
 
+/* 262,144 times k / 65536 over four lengths of 1 (exact binary
+ * fractions, so the four passes' positions coincide): the ring is each
+ * position j / 65536 four times, by index: j, j + 65536, j + 131072,
+ * j + 196608. The old insertion moved each wrapped time past every later
+ * position already placed: about 1.3e10 moves, minutes under
+ * AddressSanitizer; the heap sort takes n log n steps. */
+static void wrapped_times_are_put_in_ring_order_in_n_log_n(void)
+{
+    enum { PASS = 65536, N = 4 * PASS };
+    double *times = malloc(sizeof(double) * N), *ring = malloc(sizeof(double) * N);
+    int *index = malloc(sizeof(int) * N);
+    for (int k = 0; k < N; k++) times[k] = (double)k / PASS;
+    bw_marker_list_build(1.0, times, N, ring, index);
+    CHECK_NEAR(ring[0], 0.0, 0.0);
+    CHECK_NEAR(ring[3], 0.0, 0.0);
+    CHECK_INT(index[0], 0);
+    CHECK_INT(index[1], 65536);
+    CHECK_INT(index[2], 131072);
+    CHECK_INT(index[3], 196608);
+    CHECK_NEAR(ring[4 * 100 + 2], 100.0 / PASS, 0.0); /* position 100 / 65536, the third pass's */
+    CHECK_INT(index[4 * 100 + 2], 100 + 131072);
+    CHECK_INT(index[N - 1], N - 1);
+    CHECK_NEAR(ring[N - 1], 65535.0 / PASS, 0.0);
+    bool ascending = true;
+    for (int j = 1; j < N; j++)
+        ascending &= ring[j - 1] < ring[j] || (ring[j - 1] == ring[j] && index[j - 1] < index[j]);
+    CHECK(ascending);
+    free(index);
+    free(ring);
+    free(times);
+}
+
 static void forward_within_a_pass_excludes_the_old_endpoint(void)
 {
     markers m = ab();
@@ -511,6 +543,7 @@ int main(void)
     RUN(a_track_visits_every_marker_of_a_step_within_four_lengths);
     RUN(the_animator_takes_looping_marker_times_modulo_the_length);
     RUN(a_fresh_graph_state_fires_at_most_four_cycles);
+    RUN(wrapped_times_are_put_in_ring_order_in_n_log_n);
     bw_rig_destroy(rig);
     return check_summary();
 }

@@ -32,6 +32,14 @@
  * Shadowed transitions can still be taken by travel (which ignores
  * conditions); the warning says so.
  *
+ * Cost: O(n log n) in the desc's size for every check but the cycle
+ * search, which searches once per zero-duration transition that could
+ * close a cycle. A layer's cycle search stops after
+ * BW_GRAPH_LINT_CYCLE_STEPS steps (a step: one state or transition
+ * examined), with one instant-cycle warning at the transition it stopped
+ * before, so a hostile file cannot stall `blendwerk check`; no graph
+ * written by hand comes near it.
+ *
  * Setup-time only: compares strings and allocates (through the desc's
  * allocator) while it runs. */
 #ifndef BLENDWERK_GRAPH_LINT_H
@@ -42,6 +50,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The most search steps one layer's zero-duration cycle check takes. */
+#define BW_GRAPH_LINT_CYCLE_STEPS (1 << 24)
 
 typedef enum bw_graph_lint_severity {
     BW_GRAPH_LINT_WARNING = 0, /* compiles and runs, but almost certainly not what was meant */

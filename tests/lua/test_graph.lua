@@ -868,5 +868,23 @@ test("refresh_clips refuses what needs a recompile and changes nothing", functio
   check(message and message:find("called while a cursor of the graph updates", 1, true), tostring(message))
 end)
 
+-- A constructor of 20,000 named keys: each key's line and the first key
+-- written twice come from one parse of the constructor's key list, not a
+-- scan of the whole list per key (the old reader: about 30 s under
+-- AddressSanitizer for this file). Lines: 1 "return {", 2 "params = {",
+-- p<i> on line i + 2, then p777 again on 20003 and p5 again on 20004.
+-- The earliest name written twice is p5 (line 7; p777 is on 779), with
+-- its first repeat; p5's value is the last one written, "x", on 20004.
+test("a constructor of 20,000 keys: lines and the first duplicate from one parse", function()
+  local parts = { "return {\n  params = {\n" }
+  for i = 1, 20000 do parts[#parts + 1] = string.format("    p%d = 0,\n", i) end
+  parts[#parts + 1] = '    p777 = 1,\n    p5 = "x",\n  },\n'
+  parts[#parts + 1] = '  layers = { { name = "l", entry = "s", states = { s = { clip = "idle" } } } },\n}\n'
+  errors_are(write("many_keys.lua", table.concat(parts)), {
+    "20004: params: 'p5' is defined twice (first at line 7)",
+    "20004: params.p5: a parameter's default is a number, a boolean, \"trigger\" or { trigger = true, expires = s }, not \"x\"",
+  })
+end)
+
 os.execute("rm -rf '" .. dir .. "'")
 finish()
