@@ -696,7 +696,7 @@ static void a_30000_state_ring_is_linted_with_each_finding_once(void)
     can[MANY] = (bw_graph_condition_desc)CMP("x", BW_GRAPH_LT, 20001.0f);
     ts[RING + 1] = tr("s9", "s10", never, MANY + 1, 0.2f);
     ts[RING + 2] = tr("s11", "s12", can, MANY + 1, 0.2f);
-    static const bw_graph_param_desc x[1] = {{"x", BW_GRAPH_PARAM_FLOAT, 0, 0}};
+    static const bw_graph_param_desc x[1] = {{"x", BW_GRAPH_PARAM_FLOAT, 0, 0, false}};
     bw_graph_layer_desc layers[1] = {layer_of("ring", "s1", states, RING + 1, ts, RING + 3)};
     bw_graph_desc d = desc_of(layers, 1, x, 1);
     findings f;
