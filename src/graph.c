@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "blendwerk/clip.h"
 #include "common.h"
@@ -533,16 +534,16 @@ static void copy_transitions(bw_graph *g, const names *n, const bw_graph_layer_d
     }
 }
 
-/* The index of reference (clip, time) in g->refs, added when new. */
-static int intern_ref(bw_graph *g, int clip, float time)
+/* Reference (clip, time) as refmap entry k asks for it: noted in refs[k]
+ * (refs has a place per refmap entry) and interned afterwards
+ * (intern_refs). */
+static int note_ref(bw_graph *g, int clip, float time)
 {
-    for (int i = 0; i < g->ref_count; i++)
-        if (g->refs[i].clip == clip && g->refs[i].time == time) return i;
-    g->refs[g->ref_count] = (g_ref){clip, time};
-    return g->ref_count++;
+    g->refs[g->refmap_count] = (g_ref){clip, time};
+    return g->refmap_count;
 }
 
-/* An additive state's references (graph_internal.h: refmap). */
+/* An additive state's references (graph_internal.h: refmap), noted. */
 static void copy_reference(bw_graph *g, const bw_graph_state_desc *sd, g_state *gs)
 {
     const bw_graph_reference_desc *ref = &sd->reference;
@@ -550,13 +551,69 @@ static void copy_reference(bw_graph *g, const bw_graph_state_desc *sd, g_state *
     gs->ref_per_node = gs->blend && ref->kind == BW_GRAPH_REF_OWN;
     if (!gs->ref_per_node) {
         int clip = ref->kind == BW_GRAPH_REF_REST ? -1 : ref->kind == BW_GRAPH_REF_CLIP ? ref->clip : sd->clip;
-        g->refmap[g->refmap_count++] = intern_ref(g, clip, clip < 0 ? 0.0f : ref->time);
+        g->refmap[g->refmap_count] = note_ref(g, clip, clip < 0 ? 0.0f : ref->time);
+        g->refmap_count++;
         return;
     }
     for (int i = 0; i < bw_blend_tree_node_count(sd->blend); i++) {
         const bw_blend_node *node = bw_blend_tree_node(sd->blend, i);
-        g->refmap[g->refmap_count++] = node->kind == BW_BLEND_NODE_CLIP ? intern_ref(g, node->clip, ref->time) : -1;
+        g->refmap[g->refmap_count] = node->kind == BW_BLEND_NODE_CLIP ? note_ref(g, node->clip, ref->time) : -1;
+        g->refmap_count++;
     }
+}
+
+typedef struct ref_key {
+    int clip;
+    float time;
+    int at; /* its refmap entry */
+} ref_key;
+
+/* By clip, then time (== as floats), then entry: a run of equal
+ * references starts with its first entry. */
+static int ref_key_cmp(const void *pa, const void *pb)
+{
+    const ref_key *a = (const ref_key *)pa, *b = (const ref_key *)pb;
+    if (a->clip != b->clip) return a->clip < b->clip ? -1 : 1;
+    if (a->time < b->time) return -1;
+    if (a->time > b->time) return 1;
+    return (a->at > b->at) - (a->at < b->at);
+}
+
+/* The noted references made distinct: refs[0, ref_count) each (clip, time)
+ * once, numbered in the order of their first entry, and every refmap
+ * entry turned into its reference's number. One sort (the references are
+ * finite, checked with the desc), so a graph of many additive states
+ * compiles in n log n. Fails only when out of memory. */
+static bw_result intern_refs(bw_graph *g)
+{
+    const int n = g->refmap_count;
+    if (n == 0) return BW_OK;
+    size_t bytes = (size_t)n * (sizeof(ref_key) + sizeof(int));
+    ref_key *keys = (ref_key *)bw_alloc(&g->alloc, bytes);
+    if (!keys) return BW_ERR_OUT_OF_MEMORY;
+    int *lead = (int *)(void *)(keys + n); /* per entry: the first entry of its reference */
+    int count = 0;
+    for (int k = 0; k < n; k++)
+        if (g->refmap[k] >= 0) keys[count++] = (ref_key){g->refs[k].clip, g->refs[k].time, k};
+    qsort(keys, (size_t)count, sizeof *keys, ref_key_cmp);
+    for (int i = 0; i < count; i++) {
+        bool repeat = i > 0 && keys[i - 1].clip == keys[i].clip && keys[i - 1].time == keys[i].time;
+        lead[keys[i].at] = repeat ? lead[keys[i - 1].at] : keys[i].at;
+    }
+    /* in entry order: a first entry takes the next number (never above its
+     * own entry, so refs[k] is read before anything is written there) */
+    g->ref_count = 0;
+    for (int k = 0; k < n; k++) {
+        if (g->refmap[k] < 0) continue;
+        if (lead[k] == k) {
+            g->refs[g->ref_count] = g->refs[k];
+            g->refmap[k] = g->ref_count++;
+        } else {
+            g->refmap[k] = g->refmap[lead[k]];
+        }
+    }
+    bw_free(&g->alloc, keys, bytes);
+    return BW_OK;
 }
 
 /* A blend state's own compiled tree: the given tree's nodes with the leaf
@@ -644,6 +701,7 @@ static bw_result copy_desc(bw_graph *g, const bw_graph_desc *d, names *n, pool *
         }
         copy_transitions(g, n, L, &t_next, &c_next);
     }
+    if (intern_refs(g) != BW_OK) return BW_ERR_OUT_OF_MEMORY;
     return sync_groups(g, d);
 }
 
