@@ -670,7 +670,7 @@ void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
     if (g->has_sync) sync_plays(c);
     for (int l = 0; l < g->layer_count; l++) finish_layer(c, l, d);
     for (int i = 0; i < g->param_count; i++) {
-        if (g->params[i].kind != BW_GRAPH_PARAM_TRIGGER || !g->params[i].expiring || c->params[i] == 0.0f)
+        if (!g->params[i].expiring || c->params[i] == 0.0f) /* expiring: a trigger (graph.c) */
             continue;
         c->age[i] += d;
         if (c->age[i] >= g->params[i].expires) {

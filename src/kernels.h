@@ -737,15 +737,23 @@ HOT_INLINE void mix_block(const bw_mix_entry *entries, const int *rank_end, int 
 #define BLEND_Q(i_) n.c[i_] = vf_madd(x.c[i_], a, sum.c[i_], kq);
         FOR_Q(BLEND_Q)
         vf n2 = dot_q(&n, &n);
-        /* One finiteness test per joint: each value times 0 is 0, or NaN
-         * for a NaN or inf, so their sum is 0 unless one is not finite
-         * (then sum − sum is not 0). Summing the values themselves would
-         * overflow for large finite ones (three translations of 3e38). */
+        /* One finiteness test per joint: a NaN or inf anywhere makes the sum
+         * NaN or inf, and then sum − sum is not 0. Large finite values can
+         * make it inf too (three translations of 3e38): when a lane fails,
+         * which is rare, the lanes are judged again with each value times
+         * 0 (0, or NaN for a NaN or inf), which cannot overflow. */
+        vf probe = vf_add(vf_add(vf_add(n.c[TX], n.c[TY]), vf_add(n.c[TZ], n.c[SX])),
+                          vf_add(vf_add(n.c[SY], n.c[SZ]), n2));
+        vi ok = vi_and(has, vf_gt(n2, vf_set1(1e-30f)));
+        vi finite = vf_finite(probe);
+        if (!vi_all(finite)) {
 #define ZEROED(i_) vf_mul(n.c[i_], zero)
-        vf probe = vf_add(vf_add(vf_add(ZEROED(TX), ZEROED(TY)), vf_add(ZEROED(TZ), ZEROED(SX))),
-                          vf_add(vf_add(ZEROED(SY), ZEROED(SZ)), vf_mul(n2, zero)));
+            probe = vf_add(vf_add(vf_add(ZEROED(TX), ZEROED(TY)), vf_add(ZEROED(TZ), ZEROED(SX))),
+                           vf_add(vf_add(ZEROED(SY), ZEROED(SZ)), vf_mul(n2, zero)));
 #undef ZEROED
-        vi ok = vi_and(vi_and(has, vf_gt(n2, vf_set1(1e-30f))), vf_finite(probe));
+            finite = vf_finite(probe);
+        }
+        ok = vi_and(ok, finite);
         vf kn = vf_div(one, vf_sqrt(vf_select(ok, n2, one)));
 #define NORMALIZE_Q(i_) n.c[i_] = vf_mul(n.c[i_], kn);
         FOR_Q(NORMALIZE_Q)
