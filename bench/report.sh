@@ -5,11 +5,21 @@
 # and the growth table. Prints the date, `lscpu` model name and the load
 # before each part, so the README can say under what load it was taken.
 #
-#   bench/report.sh [--build DIR]          ./dev.sh bench --report
+#   bench/report.sh [--build DIR] [--cpu N]     ./dev.sh bench --report [same]
+#
+# --cpu N pins both programs of every x ozz pair to CPU N (vs_ref.sh
+# --cpu); the full character keeps both CPUs (it measures two threads).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build-release
-if [ "${1:-}" = --build ]; then build=$2; shift 2; fi
+pin=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --build) build=$2; shift 2 ;;
+    --cpu) pin=(--cpu "$2"); shift 2 ;;
+    *) echo "usage: bench/report.sh [--build DIR] [--cpu N]" >&2; exit 2 ;;
+    esac
+done
 
 stamp() { echo "== $1: $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 
@@ -18,11 +28,11 @@ cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target blendwerk-be
 echo "lscpu model name: $(lscpu | sed -n 's/^Model name:[[:space:]]*//p')"
 echo "compiler: $(${CC:-cc} --version | head -1)"
 stamp "x ozz, best path"
-bench/vs_ref.sh --build "$build" --pairs 7
+bench/vs_ref.sh --build "$build" --pairs 7 "${pin[@]}"
 stamp "x ozz, avx2 forced"
-bench/vs_ref.sh --build "$build" --pairs 5 --simd avx2
+bench/vs_ref.sh --build "$build" --pairs 5 --simd avx2 "${pin[@]}"
 stamp "x ozz, sse2 forced"
-bench/vs_ref.sh --build "$build" --pairs 5 --simd sse2
+bench/vs_ref.sh --build "$build" --pairs 5 --simd sse2 "${pin[@]}"
 stamp "full character"
 "$build/bench/blendwerk-character-bench"
 stamp "growth"

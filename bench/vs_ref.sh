@@ -6,11 +6,14 @@
 # divides by R = t_ozz / t_ref from the yardstick's README for this CPU,
 # which gives the time as a multiple of ozz-animation 0.16's.
 #
-#   bench/vs_ref.sh [--pairs N] [--simd PATH] [--build DIR] [-- BENCH_ARGS...]
+#   bench/vs_ref.sh [--pairs N] [--simd PATH] [--cpu N] [--build DIR] [-- BENCH_ARGS...]
 #   ./dev.sh bench --vs-ref [same options]
 #
 # --simd forces a kernel path (BW_SIMD=portable|sse2|avx2|avx512); the
-# default is what the CPU has. Both programs run with --quick unless
+# default is what the CPU has. --cpu N runs both programs on CPU N only
+# (taskset): on a shared host one vCPU can run markedly slower than the
+# other for minutes at a time, and a pair whose two programs landed on
+# different vCPUs compares the vCPUs, not the programs. Both programs run with --quick unless
 # BENCH_ARGS are given. A CPU with no calibration in the README gets its
 # ratios to ref_bench and, marked as an estimate, × ozz through the nearest
 # calibrated CPU's R.
@@ -19,18 +22,26 @@ cd "$(dirname "$0")/.."
 
 pairs=5
 simd=
+cpu=
 build=build-release
 args=(--quick)
 while [ $# -gt 0 ]; do
     case "$1" in
     --pairs) pairs=$2; shift 2 ;;
     --simd) simd=$2; shift 2 ;;
+    --cpu) cpu=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --) shift; args=("$@"); break ;;
-    *) echo "usage: bench/vs_ref.sh [--pairs N] [--simd PATH] [--build DIR] [-- BENCH_ARGS...]" >&2; exit 2 ;;
+    *) echo "usage: bench/vs_ref.sh [--pairs N] [--simd PATH] [--cpu N] [--build DIR] [-- BENCH_ARGS...]" >&2; exit 2 ;;
     esac
 done
 [ "$pairs" -ge 5 ] 2>/dev/null || { echo "vs_ref.sh: at least 5 pairs (the yardstick's rule)" >&2; exit 2; }
+pin=()
+if [ -n "$cpu" ]; then
+    command -v taskset >/dev/null || { echo "vs_ref.sh: --cpu needs taskset (util-linux)" >&2; exit 1; }
+    taskset -c "$cpu" true 2>/dev/null || { echo "vs_ref.sh: --cpu $cpu: no such CPU here" >&2; exit 2; }
+    pin=(taskset -c "$cpu")
+fi
 ref_src=../shared/bench-ref/ref_bench.c
 [ -f "$ref_src" ] || { echo "vs_ref.sh: $ref_src not found" >&2; exit 1; }
 
@@ -55,16 +66,16 @@ estimate=$calib
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo "vs_ref: $pairs pairs, ref_bench ${args[*]} / blendwerk-bench ${args[*]}${simd:+ (BW_SIMD=$simd)}"
-echo "cpu: $model_name ($vendor family $family model $model), load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "cpu: $model_name ($vendor family $family model $model), load: $(cut -d' ' -f1-3 /proc/loadavg)${cpu:+, both programs on CPU $cpu}"
 for i in $(seq 1 "$pairs"); do
     # alternate which program goes first, so neither always meets a warm
     # or a cold machine
     if [ $((i % 2)) = 1 ]; then
-        "$build/ref/ref_bench" "${args[@]}" >"$out/ref.$i"
-        BW_SIMD=${simd:-${BW_SIMD:-}} "$build/bench/blendwerk-bench" "${args[@]}" >"$out/bw.$i"
+        "${pin[@]}" "$build/ref/ref_bench" "${args[@]}" >"$out/ref.$i"
+        BW_SIMD=${simd:-${BW_SIMD:-}} "${pin[@]}" "$build/bench/blendwerk-bench" "${args[@]}" >"$out/bw.$i"
     else
-        BW_SIMD=${simd:-${BW_SIMD:-}} "$build/bench/blendwerk-bench" "${args[@]}" >"$out/bw.$i"
-        "$build/ref/ref_bench" "${args[@]}" >"$out/ref.$i"
+        BW_SIMD=${simd:-${BW_SIMD:-}} "${pin[@]}" "$build/bench/blendwerk-bench" "${args[@]}" >"$out/bw.$i"
+        "${pin[@]}" "$build/ref/ref_bench" "${args[@]}" >"$out/ref.$i"
     fi
 done
 grep -h '^check' "$out/bw.1" "$out/ref.1" || true
