@@ -6,23 +6,31 @@
 # divides by R = t_ozz / t_ref from the yardstick's README for this CPU,
 # which gives the time as a multiple of ozz-animation 0.16's.
 #
-#   bench/vs_ref.sh [--pairs N] [--simd PATH] [--cpu N] [--build DIR] [-- BENCH_ARGS...]
+#   bench/vs_ref.sh [--pairs N] [--simd PATH] [--cpu N] [--build DIR] [--against BENCH] [-- BENCH_ARGS...]
 #   ./dev.sh bench --vs-ref [same options]
 #
-# --simd forces a kernel path (BW_SIMD=portable|sse2|avx2|avx512); the
-# default is what the CPU has. --cpu N runs both programs on CPU N only
-# (taskset): on a shared host one vCPU can run markedly slower than the
-# other for minutes at a time, and a pair whose two programs landed on
-# different vCPUs compares the vCPUs, not the programs. Both programs run with --quick unless
-# BENCH_ARGS are given. A CPU with no calibration in the README gets its
-# ratios to ref_bench and, marked as an estimate, × ozz through the nearest
-# calibrated CPU's R.
+# --simd forces a kernel path (BW_SIMD=portable|sse2|avx2|avx512) in both
+# programs; the default is what the CPU has. --cpu N runs both programs on
+# CPU N only (taskset): on a shared host one vCPU can run markedly slower
+# than the other for minutes at a time, and a pair whose two programs
+# landed on different vCPUs compares the vCPUs, not the programs. Both
+# programs run with --quick unless BENCH_ARGS are given. A CPU with no
+# calibration in the README gets its ratios to ref_bench and, marked as an
+# estimate, × ozz through the nearest calibrated CPU's R.
+#
+# --against BENCH pairs this build's blendwerk-bench with another one
+# (BENCH: say, another checkout's build-release/bench/blendwerk-bench)
+# instead of ref_bench, in the same alternating pairs, and reports each
+# measurement as the median of the per-pair ratios t_this / t_other: the
+# side-by-side of two versions of the code, without ref_bench's own noise
+# in between (no × ozz).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pairs=5
 simd=
 cpu=
+against=
 build=build-release
 args=(--quick)
 while [ $# -gt 0 ]; do
@@ -31,8 +39,9 @@ while [ $# -gt 0 ]; do
     --simd) simd=$2; shift 2 ;;
     --cpu) cpu=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
+    --against) against=$2; shift 2 ;;
     --) shift; args=("$@"); break ;;
-    *) echo "usage: bench/vs_ref.sh [--pairs N] [--simd PATH] [--cpu N] [--build DIR] [-- BENCH_ARGS...]" >&2; exit 2 ;;
+    *) echo "usage: bench/vs_ref.sh [--pairs N] [--simd PATH] [--cpu N] [--build DIR] [--against BENCH] [-- BENCH_ARGS...]" >&2; exit 2 ;;
     esac
 done
 [ "$pairs" -ge 5 ] 2>/dev/null || { echo "vs_ref.sh: at least 5 pairs (the yardstick's rule)" >&2; exit 2; }
@@ -42,14 +51,23 @@ if [ -n "$cpu" ]; then
     taskset -c "$cpu" true 2>/dev/null || { echo "vs_ref.sh: --cpu $cpu: no such CPU here" >&2; exit 2; }
     pin=(taskset -c "$cpu")
 fi
-ref_src=../shared/bench-ref/ref_bench.c
-[ -f "$ref_src" ] || { echo "vs_ref.sh: $ref_src not found" >&2; exit 1; }
+if [ -n "$against" ]; then
+    [ -x "$against" ] || { echo "vs_ref.sh: --against $against: not an executable" >&2; exit 2; }
+    other=$against
+else
+    ref_src=../shared/bench-ref/ref_bench.c
+    [ -f "$ref_src" ] || { echo "vs_ref.sh: $ref_src not found" >&2; exit 1; }
+    other=$build/ref/ref_bench
+fi
 
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DBW_BUILD_TESTS=OFF -DBW_BUILD_DEMO=OFF >/dev/null
 cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target blendwerk-bench >/dev/null
-mkdir -p "$build/ref"
-# exactly the yardstick README's command, output in the build folder
-gcc -O2 -std=c11 -o "$build/ref/ref_bench" "$ref_src" -lm
+if [ -z "$against" ]; then
+    mkdir -p "$build/ref"
+    # exactly the yardstick README's command, output in the build folder
+    gcc -O2 -std=c11 -o "$build/ref/ref_bench" "$ref_src" -lm
+fi
+[ -n "$simd" ] && export BW_SIMD=$simd
 
 # ---- which calibration ----
 vendor=$(awk -F': ' '/^vendor_id/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || true)
@@ -65,27 +83,34 @@ estimate=$calib
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-echo "vs_ref: $pairs pairs, ref_bench ${args[*]} / blendwerk-bench ${args[*]}${simd:+ (BW_SIMD=$simd)}"
+echo "vs_ref: $pairs pairs, ${against:-ref_bench} ${args[*]} / blendwerk-bench ${args[*]}${simd:+ (BW_SIMD=$simd)}"
 echo "cpu: $model_name ($vendor family $family model $model), load: $(cut -d' ' -f1-3 /proc/loadavg)${cpu:+, both programs on CPU $cpu}"
 for i in $(seq 1 "$pairs"); do
     # alternate which program goes first, so neither always meets a warm
     # or a cold machine
     if [ $((i % 2)) = 1 ]; then
-        "${pin[@]}" "$build/ref/ref_bench" "${args[@]}" >"$out/ref.$i"
-        BW_SIMD=${simd:-${BW_SIMD:-}} "${pin[@]}" "$build/bench/blendwerk-bench" "${args[@]}" >"$out/bw.$i"
+        "${pin[@]}" "$other" "${args[@]}" >"$out/ref.$i"
+        "${pin[@]}" "$build/bench/blendwerk-bench" "${args[@]}" >"$out/bw.$i"
     else
-        BW_SIMD=${simd:-${BW_SIMD:-}} "${pin[@]}" "$build/bench/blendwerk-bench" "${args[@]}" >"$out/bw.$i"
-        "${pin[@]}" "$build/ref/ref_bench" "${args[@]}" >"$out/ref.$i"
+        "${pin[@]}" "$build/bench/blendwerk-bench" "${args[@]}" >"$out/bw.$i"
+        "${pin[@]}" "$other" "${args[@]}" >"$out/ref.$i"
     fi
 done
-grep -h '^check' "$out/bw.1" "$out/ref.1" || true
+grep -h '^check' "$out/bw.1" || true
+[ -z "$against" ] && { grep -h '^check' "$out/ref.1" || true; }
 grep -h '^blendwerk-bench:' "$out/bw.1" || true
 grep -h '^allocations\|^bytes per' "$out/bw.$pairs" || true
 
-awk -v pairs="$pairs" -v calib="$calib" -v est="$estimate" -v dir="$out" '
+awk -v pairs="$pairs" -v calib="$calib" -v est="$estimate" -v dir="$out" -v against="$against" '
 function median(a, n,   i, j, t) {
     for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+# the pairs of measurement m: c of them, the ratios in a[], this build
+# times in x[], the other program times in y[], the ratios as text in list
+function collect(m,   i) {
+    c = cnt[m]; list = ""
+    for (i = 1; i <= c; i++) { a[i] = ratio[m, i]; list = list sprintf(" %.3f", ratio[m, i]); x[i] = bw[m, i]; y[i] = rf[m, i] }
 }
 function grab(file, tbl,   line, f, k, name, v) {
     while ((getline line < file) > 0) {
@@ -109,9 +134,18 @@ BEGIN {
         delete r; delete b
         grab(dir "/ref." p, r); grab(dir "/bw." p, b)
         for (k = 1; k <= n; k++) {
-            m = names[k]; rm = m == "fused4" ? "pipe4" : m
+            m = names[k]; rm = m == "fused4" && against == "" ? "pipe4" : m
             if ((m in b) && (rm in r) && r[rm] > 0) { cnt[m]++; ratio[m, cnt[m]] = b[m] / r[rm]; bw[m, cnt[m]] = b[m]; rf[m, cnt[m]] = r[rm] }
         }
+    }
+    if (against != "") {
+        printf "%-15s %12s %12s %10s %s\n", "measurement", "this ns", "other ns", "this/other", "per-pair this/other"
+        for (k = 1; k <= n; k++) {
+            m = names[k]; if (!(m in cnt)) continue
+            collect(m)
+            printf "%-15s %12.3f %12.3f %10.3f%s\n", m, median(x, c), median(y, c), median(a, c), list
+        }
+        exit
     }
     if (calib == "none")
         printf "NOTE: this CPU has no calibration in the yardstick README; the x ozz column is an ESTIMATE through the %s R\n", est == "zen4" ? "Zen 4 (family 25)" : "Ice Lake-SP"
@@ -120,8 +154,7 @@ BEGIN {
     printf "%-15s %12s %12s %10s %10s %s\n", "measurement", "bw ns", "ref ns", "x ref", (calib == "none" ? "x ozz(est)" : "x ozz"), "per-pair x ref"
     for (k = 1; k <= n; k++) {
         m = names[k]; if (!(m in cnt)) continue
-        c = cnt[m]; list = ""
-        for (i = 1; i <= c; i++) { a[i] = ratio[m, i]; list = list sprintf(" %.3f", ratio[m, i]); x[i] = bw[m, i]; y[i] = rf[m, i] }
+        collect(m)
         med = median(a, c); mb = median(x, c); mr = median(y, c)
         rm = m == "fused4" ? "pipe4" : m
         oz = "-"
