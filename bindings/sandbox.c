@@ -1115,11 +1115,28 @@ size_t bw_sandbox_set_memory_cap(bw_sandbox *sb, size_t bytes)
 
 int bw_sandbox_modules_loading(const bw_sandbox *sb) { return sb ? sb->loading_depth : 0; }
 
+/* The stderr report of a failed callback: the script's own text (control
+ * bytes as \xNN), then what the failure means. */
+static void print_failure(const char *message, const char *failed_means)
+{
+    bw_text_print_lines(stderr, message);
+    fprintf(stderr, " (reported once; %s)\n", failed_means ? failed_means : "the call counts as failed");
+}
+
 void bw_sandbox_report_stderr(void *user, const char *message)
 {
     (void)user;
-    bw_text_print_lines(stderr, message); /* the script's own text: control bytes as \xNN */
-    fputs(" (reported once; the call counts as false)\n", stderr);
+    print_failure(message, NULL);
+}
+
+/* A callback's first failure, reported: through the host's reporter when
+ * it set one (its wording is its own), else on stderr with what the
+ * callback said a failure means (a predicate: the condition counts as
+ * false), as a trusted state's callback reports. */
+static void report_failure(const bw_sandbox *sb, const bw_sandbox_callback *cb)
+{
+    if (sb && sb->report != bw_sandbox_report_stderr) sb->report(sb->report_user, cb->error);
+    else print_failure(cb->error, cb->failed_means);
 }
 
 void bw_sandbox_set_reporter(bw_sandbox *sb, bw_sandbox_reporter reporter, bw_sandbox_reporter *old)
@@ -1462,7 +1479,7 @@ bw_sandbox_status bw_sandbox_callback_pushed(bw_sandbox *sb, bw_sandbox_callback
         if (!cb->reported) {
             cb->reported = true;
             snprintf(cb->error, sizeof cb->error, "%s", sb->error);
-            sb->report(sb->report_user, cb->error);
+            report_failure(sb, cb);
         }
     }
     return st;
@@ -1489,11 +1506,7 @@ bool bw_sandbox_callback_call_from(lua_State *L, bw_sandbox_callback *cb, int na
             cb->reported = true;
             snprintf(cb->error, sizeof cb->error, "%s", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "error");
             /* a coroutine of a sandbox reports where its state's calls do */
-            if (sb) sb->report(sb->report_user, cb->error);
-            else {
-                bw_text_print_lines(stderr, cb->error);
-                fprintf(stderr, " (reported once; %s)\n", cb->failed_means ? cb->failed_means : "the call counts as failed");
-            }
+            report_failure(sb, cb);
         }
         lua_settop(L, base - 1);
     }

@@ -143,9 +143,9 @@ typedef struct bw_sandbox_callback {
     int failures;                      /* calls that failed */
     bool reported;                     /* the first failure was reported */
     char error[BW_SANDBOX_ERROR_MAX];  /* the first failure, "file:line: message" */
-    const char *failed_means;          /* static text: what a failure means, said in a trusted
-                                          state's report (bw_sandbox_callback_call_from);
-                                          NULL: "the call counts as failed" */
+    const char *failed_means;          /* static text: what a failure means, said in a report on
+                                          stderr (a trusted state's, or a sandbox's default
+                                          report); NULL: "the call counts as failed" */
 } bw_sandbox_callback;
 
 /* Fill zero (or invalid) fields with the defaults. */
@@ -187,7 +187,10 @@ typedef struct bw_sandbox_reporter {
 void bw_sandbox_set_reporter(bw_sandbox *sb, bw_sandbox_reporter reporter, bw_sandbox_reporter *old);
 /* The report of a sandbox whose desc.report is NULL: the message (its
  * control bytes as \xNN, line breaks kept: blendwerk/text.h) and
- * "(reported once; the call counts as false)" on stderr. */
+ * "(reported once; the call counts as failed)" on stderr. A callback's
+ * failure reported this way says the callback's own failed_means instead
+ * (a graph predicate's "the condition counts as false"), as in a trusted
+ * state. */
 void bw_sandbox_report_stderr(void *user, const char *message);
 
 /* Let blendwerk.load open `path` exactly as given (a host-chosen asset
@@ -379,8 +382,8 @@ bool bw_sandbox_predicate(bw_sandbox *sb, bw_sandbox_callback *cb, int nargs);
  * sandbox (whose call's limits apply through the inherited hook), cb's
  * function runs protected with the sandbox's message handler (an error
  * object that is not a string gets the script's line too), a failure
- * counted in cb and reported once: in a coroutine of a sandbox through
- * its report function, in a trusted state on stderr as the message and
+ * counted in cb and reported once: in a coroutine of a sandbox as the
+ * sandbox reports, in a trusted state on stderr as the message and
  * "(reported once; FAILED_MEANS)", cb->failed_means or "the call counts
  * as failed". Returns whether the call succeeded (results on the stack then;
  * on failure the arguments are popped and nothing is pushed). */

@@ -1030,7 +1030,7 @@ static void script_text_reaches_stderr_escaped(void)
         out[n] = '\0';
         CHECK(p && pclose(p) == 0);
         if (sandboxed)
-            CHECK_STR(out, "esc.lua:5: \\x1b]0;pwned\\x07 (reported once; the call counts as false)\n"
+            CHECK_STR(out, "esc.lua:5: \\x1b]0;pwned\\x07 (reported once; the call counts as failed)\n"
                            "[esc.lua] \\x1b[31mred\ta\\x0ab\\x09c\t1\n");
         else /* a plain run's print is Lua's own (the user's script, not a mod) */
             CHECK_STR(out, "esc.lua:5: \\x1b]0;pwned\\x07 (reported once; the call counts as failed)\n");
@@ -1040,9 +1040,9 @@ static void script_text_reaches_stderr_escaped(void)
 /* A graph predicate that calls its own cursor's update: that call is an
  * error of the predicate, said as one (it read "called from the cursor's
  * own event callback"), and the predicate counts as false (the layer stays
- * in 'a'); a plain run's report says so as the docs do ("the condition
- * counts as false"; it read "the call counts as failed"), a sandboxed
- * run's is the sandbox's report. */
+ * in 'a'); the report says so as the docs do ("the condition counts as
+ * false"), in a plain run and a sandboxed one alike (a plain run said "the
+ * call counts as failed", a sandboxed one "the call counts as false"). */
 static void a_predicate_updating_its_cursor_is_named_a_predicate(void)
 {
     write_text_file(mod_path("pred_up.lua"),
@@ -1063,10 +1063,8 @@ static void a_predicate_updating_its_cursor_is_named_a_predicate(void)
         char cmd[1024], out[1024];
         snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run %s pred_up.lua 2>&1", mod_dir, BLENDWERK, sandboxed ? "--sandbox" : "");
         CHECK_INT(capture_command(cmd, out, sizeof out), 0);
-        CHECK_STR(out, sandboxed ? "pred_up.lua:9: cursor:update: called from a graph predicate during the cursor's own "
-                                   "update (reported once; the call counts as false)\n"
-                                 : "pred_up.lua:9: cursor:update: called from a graph predicate during the cursor's own "
-                                   "update (reported once; the condition counts as false)\n");
+        CHECK_STR(out, "pred_up.lua:9: cursor:update: called from a graph predicate during the cursor's own "
+                       "update (reported once; the condition counts as false)\n");
     }
 }
 

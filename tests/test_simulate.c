@@ -423,7 +423,7 @@ static void a_sandboxed_script_keeps_running_past_a_stopped_predicate(void)
     CHECK_INT(capture_command(cmd, out, sizeof out), 0);
     CHECK(strstr(out, "pred.lua:7: instruction budget of 100000 exceeded") ||
           strstr(out, "pred.lua:7: time limit of 0.005 s exceeded"));
-    CHECK_CONTAINS(out, "exceeded: script stopped (reported once; the call counts as false)");
+    CHECK_CONTAINS(out, "exceeded: script stopped (reported once; the condition counts as false)");
     CHECK_CONTAINS(out, "state idle"); /* idle -> move never held */
     CHECK_CONTAINS(out, "outside nil blendwerk.graph '../x.lua'");
 }
