@@ -679,11 +679,18 @@ static bool timeline_read(demo_app *a, double applied_until, char *err, size_t e
 
 /* ---- creation ---- */
 
+/* Whether the demo sets layer l's weight: not when the graph's own
+ * parameter drives it (layer weight_param): the graph's author owns it. */
+static bool demo_sets_weight(const demo_app *a, int l)
+{
+    return l >= 0 && bw_graph_layer_weight_param(graph_of(&a->v), l) < 0;
+}
+
 static void silence_upper(demo_app *a)
 {
     bw_graph_cursor *c = cursor_of(&a->v);
     int l = bw_graph_find_layer(graph_of(&a->v), "upper");
-    if (c && l >= 0) bw_graph_cursor_set_layer_weight(c, l, 0.0f, 0.0f);
+    if (c && demo_sets_weight(a, l)) (void)bw_graph_cursor_set_layer_weight(c, l, 0.0f, 0.0f); /* valid: cannot fail */
 }
 
 /* The face and the model matrices of what the animator shows now (at
@@ -1078,6 +1085,7 @@ bool demo_app_travel(demo_app *a, const char *layer, const char *state)
 bool demo_app_layer_weight(demo_app *a, const char *layer, float weight, float fade)
 {
     int l = bw_graph_find_layer(graph_of(&a->v), layer);
+    if (l >= 0 && !demo_sets_weight(a, l)) return true; /* the graph's parameter drives it */
     if (l < 0 || bw_graph_cursor_set_layer_weight(cursor_of(&a->v), l, weight, fade) != BW_OK) {
         set_error(a, "demo: cannot fade layer '%s'", layer);
         return false;

@@ -173,7 +173,9 @@ bool demo_app_frame(demo_app *app, float dt, double now);
 bool demo_app_fire(demo_app *app, const char *trigger);
 bool demo_app_gesture(demo_app *app, const char *clip);
 bool demo_app_travel(demo_app *app, const char *layer, const char *state);
-/* Fade a graph layer's weight (the demo's wave key fades "upper"). */
+/* Fade a graph layer's weight (the demo's wave key fades "upper"). A
+ * layer whose weight follows a graph parameter (weight_param) is left to
+ * it: true, nothing changed. */
 bool demo_app_layer_weight(demo_app *app, const char *layer, float weight, float fade);
 /* Cycle the face drive to the next face clip (none -> face_* in order). */
 void demo_app_next_face(demo_app *app);

@@ -465,6 +465,38 @@ static void graph_reload_keeps_the_state_and_refuses_broken_edits(void)
     demo_app_destroy(a);
 }
 
+/* A graph whose `upper` layer follows a parameter (weight = "upper_w"):
+ * the demo neither silences it at creation nor fades it on the wave key
+ * (the graph's parameter drives it); the key's fade returns true with no
+ * error (it read "demo: cannot fade layer 'upper'"). */
+static void a_parameter_weighted_upper_layer_is_left_to_its_parameter(void)
+{
+    const char *path = temp_path("param_upper.lua");
+    write_text_file(path, "return {\n"
+                          "  params = { upper_w = 0.5, wave = 'trigger' },\n"
+                          "  layers = {\n"
+                          "    { name = 'base', entry = 'idle', states = { idle = { clip = 'idle' } } },\n"
+                          "    { name = 'upper', entry = 'wave', weight = 'upper_w',\n"
+                          "      states = { wave = { clip = 'wave', loop = false } },\n"
+                          "      transitions = { { from = '*', to = 'wave', when = { 'wave' }, to_self = true } } },\n"
+                          "  },\n"
+                          "}\n");
+    demo_app_desc d = {.character = HUMANOID, .graph = path};
+    demo_app *a = open_app(&d);
+    CHECK(a != NULL);
+    if (!a) return;
+    double now = 0;
+    run_frames(a, 2, &now);
+    CHECK_NEAR(layer(a, 1).weight, 0.5, 1e-6); /* its parameter's value, not silenced */
+    CHECK(demo_app_fire(a, "wave"));
+    CHECK(demo_app_layer_weight(a, "upper", 1.0f, 0.2f));
+    CHECK_STR(demo_app_error(a), "");
+    run_frames(a, 30, &now);
+    CHECK_NEAR(layer(a, 1).weight, 0.5, 1e-6); /* still the parameter's */
+    CHECK(!demo_app_layer_weight(a, "nope", 1.0f, 0.2f)); /* an unknown layer is still an error */
+    demo_app_destroy(a);
+}
+
 static void character_reload_keeps_the_graph_state(void)
 {
     char *orig = live_copy(HUMANOID, "humanoid.lua");
@@ -2365,6 +2397,7 @@ int main(void)
     RUN(timeline_inputs_reach_the_character);
     RUN(clip_weights_follow_the_graph);
     RUN(graph_reload_keeps_the_state_and_refuses_broken_edits);
+    RUN(a_parameter_weighted_upper_layer_is_left_to_its_parameter);
     RUN(character_reload_keeps_the_graph_state);
     RUN(a_frame_allocates_nothing_after_warm_up);
     RUN(hostile_input_is_refused);
