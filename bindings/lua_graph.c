@@ -209,6 +209,7 @@ typedef struct reader {
     int clip_count;
     const char *severity; /* lint mode: "error" or "warning", put before the path */
     int lint_errors;      /* lint mode: messages tagged "error" */
+    int read_problems;    /* lint mode: the reader's own problems, before the lint ran */
 } reader;
 
 #if defined(__GNUC__)
@@ -1418,6 +1419,13 @@ static void lua_indices(const char *message, char *out, size_t size)
 static void rd_lint_item(void *user, const bw_graph_lint_item *it)
 {
     reader *r = (reader *)user;
+    /* What nothing reads, in a file the reader refused parts of, may be
+     * read by a refused part (a blend node with a bad field drops out with
+     * the parameter it names): those findings wait for a file that reads
+     * whole, and the reader's problems come first. */
+    const bool unused = it->code == BW_GRAPH_LINT_UNUSED_PARAM || it->code == BW_GRAPH_LINT_UNUSED_TRIGGER ||
+                        it->code == BW_GRAPH_LINT_UNUSED_MASK;
+    if (unused && r->read_problems > 0) return;
     r->severity = it->severity == BW_GRAPH_LINT_ERROR ? "error" : "warning";
     char message[768];
     lua_indices(it->message && it->message[0] ? it->message : bw_result_name(it->result), message, sizeof message);
@@ -1494,6 +1502,7 @@ static int build(lua_State *L, int desc_idx, const char *file, int default_line,
     desc.clip_count = clip_count;
     desc.allocator = bw_lua_allocator_value(L);
     if (lint) {
+        r.read_problems = r.error_count;
         bw_result lr = nul ? BW_OK : bw_graph_lint(&desc, rig, rd_lint_item, &r);
         if (lr == BW_ERR_OUT_OF_MEMORY) return luaL_error(L, "graph: not enough memory");
         drop_preds(L, g);

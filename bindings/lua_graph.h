@@ -115,7 +115,9 @@ int bw_lua_graph_load_file(lua_State *L, const char *what, const char *name, con
  * PATH: message" (the reader's own problems are errors; PATH and LINE are
  * the Lua entry's, mapped as compile errors are; a clip's entry is the
  * first state that plays it; a message's "transitions[N]" is made 1-based
- * like the paths), and returns how many are errors. */
+ * like the paths; while the reader has problems, the lint's "nothing
+ * uses" findings are held back: a refused part may use it), and returns
+ * how many are errors. */
 int bw_lua_graph_lint(lua_State *L, int desc_idx, const char *file, int default_line, const bw_clip *const *clips,
                       int clip_count, const bw_rig *rig);
 /* The compiled graph of the blendwerk.Graph at idx (raises otherwise). */
