@@ -872,8 +872,13 @@ static void make_readonly(lua_State *L, const char *name)
  * `seen` (a stack index) maps each table done to its proxy, so a table
  * reached twice, or a cycle, gets one proxy. Tables with a metatable are
  * left as they are (their owner guards them, as the module's types do). */
-static void readonly_tree(lua_State *L, const char *name, int seen)
+static void readonly_tree(lua_State *L, const char *name, int seen, int depth)
 {
+    /* one C frame per level: a host table nested deeper than any data
+     * needs is refused before the C stack runs out */
+    if (depth > BW_SANDBOX_MAX_TABLE_DEPTH)
+        luaL_error(L, "the table '%s' nests more than %d tables deep: the sandbox makes it read-only level by level",
+                   name, BW_SANDBOX_MAX_TABLE_DEPTH);
     luaL_checkstack(L, 8, "tables nested too deep");
     int t = lua_gettop(L);
     lua_pushvalue(L, t);
@@ -894,7 +899,7 @@ static void readonly_tree(lua_State *L, const char *name, int seen)
         } else if (lua_getmetatable(L, -1)) {
             lua_pop(L, 2);
         } else {
-            readonly_tree(L, name, seen);
+            readonly_tree(L, name, seen, depth + 1);
             lua_pushvalue(L, -2);
             lua_insert(L, -2);
             lua_rawset(L, t); /* an existing field: allowed while traversing */
@@ -921,7 +926,7 @@ void bw_sandbox_protect_globals(lua_State *L)
             lua_pop(L, 1);
             continue;
         }
-        readonly_tree(L, lua_tostring(L, -2), seen);
+        readonly_tree(L, lua_tostring(L, -2), seen, 1);
         lua_pushvalue(L, -2);
         lua_insert(L, -2);
         lua_rawset(L, g); /* an existing field: allowed while traversing */
@@ -1036,7 +1041,7 @@ static int open_env(lua_State *L)
     int seen = lua_gettop(L);
     for (int i = 0; shared[i]; i++) {
         lua_getfield(L, g, shared[i]);
-        readonly_tree(L, shared[i], seen);
+        readonly_tree(L, shared[i], seen, 1);
         if (strcmp(shared[i], "blendwerk") == 0) { /* require's cache, require("blendwerk") in it */
             lua_createtable(L, 0, 1);
             lua_pushvalue(L, -2);

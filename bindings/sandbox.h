@@ -97,6 +97,7 @@
 #define BW_SANDBOX_DEFAULT_MAX_STRING ((size_t)16 << 20)
 #define BW_SANDBOX_DEFAULT_COROUTINE_DEPTH 64
 #define BW_SANDBOX_MAX_MODULES 64      /* modules the sandbox tracks for reload (below, "Modules") */
+#define BW_SANDBOX_MAX_TABLE_DEPTH 200 /* nesting of a table made read-only (bw_sandbox_protect_globals) */
 #define BW_SANDBOX_MODULE_NAME_MAX 204 /* a module name's bytes with the terminator */
 
 /* Zero fields take the defaults (bw_sandbox_limits_resolve). */
@@ -276,8 +277,12 @@ void bw_sandbox_isolate(lua_State *L, int idx);
  * still reads and writes that table. Functions, strings, numbers,
  * userdata and tables with a metatable stay as they are: a host that
  * hands out a table with a metatable guards it itself (its __newindex,
- * __metatable), as the module's types do. A no-op in a state that is no sandbox's. Allocates:
- * call it where a memory error may be raised. */
+ * __metatable), as the module's types do. A table nested more than
+ * BW_SANDBOX_MAX_TABLE_DEPTH (200) tables deep raises "the table 'NAME'
+ * nests more than 200 tables deep ..." (the walk is one C frame per
+ * level). A no-op in a state that is no sandbox's. Allocates and may
+ * raise: call it where an error may be raised (the character loader runs
+ * it inside the sandbox's protected load). */
 void bw_sandbox_protect_globals(lua_State *L);
 
 /* For C functions the host adds that run a script's code and must clean

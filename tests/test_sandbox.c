@@ -1316,6 +1316,52 @@ static void a_hosts_tables_are_read_only(void)
     bw_character_destroy(ch);
 }
 
+/* A host table nested `user` levels deep, as a global `deep`. */
+static int add_deep_table(lua_State *L)
+{
+    int levels = *(const int *)lua_touserdata(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setglobal(L, "deep");
+    for (int i = 1; i < levels; i++) { /* one table on the stack at a time */
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, -3, "next");
+        lua_remove(L, -2);
+    }
+    lua_pop(L, 1);
+    return 0;
+}
+
+/* The read-only walk over a host's tables is one C frame per level: a
+ * host table nested 200 deep is made read-only all the way down, one of
+ * 100,000 levels is refused with a message and the process goes on
+ * (before, the walk recursed once per level, as deep as the memory cap
+ * let the host nest its tables). */
+static void a_host_table_nested_too_deep_is_refused(void)
+{
+    write_text_file(mod_path("deep_main.lua"),
+                    "local t, n = deep, 1\n"
+                    "while t.next do t, n = t.next, n + 1 end\n"
+                    "assert(n == 200, n)\n"
+                    "assert(not pcall(function() t.x = 1 end))\n"
+                    "local rig = blendwerk.rig { joints = { { name = 'root' } } }\n"
+                    "local c = blendwerk.clip { name = 'c', joints = { { joint = 'root', keys = { { time = 0, t = { 0, 1, 0 } } } } } }\n"
+                    "return { rig = rig, clips = { c } }\n");
+    int levels = BW_SANDBOX_MAX_TABLE_DEPTH;
+    char err[1024] = "";
+    bw_character_options opt = {.setup = add_deep_table, .user = &levels};
+    bw_character *ch = NULL;
+    CHECK(bw_character_load(mod_path("deep_main.lua"), &opt, &ch, err, sizeof err));
+    CHECK_STR(err, "");
+    bw_character_destroy(ch);
+    ch = NULL;
+    levels = 100000;
+    CHECK(!bw_character_load(mod_path("deep_main.lua"), &opt, &ch, err, sizeof err));
+    CHECK(ch == NULL);
+    CHECK_CONTAINS(err, "the table 'deep' nests more than 200 tables deep");
+}
+
 /* What a character load told its logger: the messages, one a line. */
 typedef struct told {
     char text[4096];
@@ -1477,6 +1523,7 @@ int main(void)
     RUN(print_names_the_calling_file);
     RUN(a_failed_include_leaves_no_trace);
     RUN(a_hosts_tables_are_read_only);
+    RUN(a_host_table_nested_too_deep_is_refused);
     RUN(a_characters_warnings_reach_the_host);
     bw_sandbox_destroy(bystander);
 
