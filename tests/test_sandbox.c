@@ -1335,7 +1335,7 @@ static int add_deep_table(lua_State *L)
 
 /* The read-only walk over a host's tables is one C frame per level: a
  * host table nested 200 deep is made read-only all the way down, one of
- * 100,000 levels is refused with a message and the process goes on
+ * 201 or 100,000 levels is refused with a message and the process goes on
  * (before, the walk recursed once per level, as deep as the memory cap
  * let the host nest its tables). */
 static void a_host_table_nested_too_deep_is_refused(void)
@@ -1357,6 +1357,11 @@ static void a_host_table_nested_too_deep_is_refused(void)
     bw_character_destroy(ch);
     ch = NULL;
     levels = 100000;
+    CHECK(!bw_character_load(mod_path("deep_main.lua"), &opt, &ch, err, sizeof err));
+    CHECK(ch == NULL);
+    CHECK_CONTAINS(err, "the table 'deep' nests more than 200 tables deep");
+    levels = BW_SANDBOX_MAX_TABLE_DEPTH + 1; /* the bound itself: one level past it is refused */
+    err[0] = '\0';
     CHECK(!bw_character_load(mod_path("deep_main.lua"), &opt, &ch, err, sizeof err));
     CHECK(ch == NULL);
     CHECK_CONTAINS(err, "the table 'deep' nests more than 200 tables deep");
