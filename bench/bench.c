@@ -297,6 +297,9 @@ static void run_range(void *user, int begin, int end, int worker)
         case PIPE4:
             /* the product path: four playing tracks (clock, fades,
              * signals), composed by the fused mixer, then local-to-model */
+            /* a crowd loop's cache hint: the next character's set is
+             * fetched while this one's frame runs (play.h) */
+            if (i + 1 < end) bw_track_set_prefetch(w->chars[i + 1].set);
             bw_track_set_advance(ch->set, FRAME_DT);
             bw_track_set_compose(ch->set, mixer, NULL, &ch->mixed);
             bw_track_set_drain(ch->set, NULL, NULL);

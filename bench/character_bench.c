@@ -431,7 +431,12 @@ static void run_parts(void *user, int begin, int end, int worker)
     variant *v = job->v;
     for (int p = begin; p < end; p++) {
         int lo = part_first(v, p), hi = part_first(v, p + 1);
-        for (int i = lo; i < hi; i++) character_frame(job->w, &v->chars[i]);
+        for (int i = lo; i < hi; i++) {
+            /* a crowd loop's cache hint: the next character is fetched
+             * while this one's frame runs (animator.h) */
+            if (i + 1 < hi) bw_animator_prefetch(v->chars[i + 1].animator);
+            character_frame(job->w, &v->chars[i]);
+        }
         if (job->count_transitions)
             for (int i = lo; i < hi; i++) v->transition_frames += in_transition(&v->chars[i]);
     }

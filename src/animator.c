@@ -1288,6 +1288,16 @@ static void take_state(bw_animator *a, const bw_character_state *s)
     if (a->has_expr) memcpy(a->state_expr, s->expression, (size_t)s->expression_count * sizeof(float));
 }
 
+void bw_animator_prefetch(const bw_animator *a)
+{
+    if (!a) return;
+    bw_graph_cursor_prefetch(&a->hint);
+    const size_t joints = (size_t)a->pose.joint_count;
+    bw_prefetch_lines(a->pose.joints, joints * sizeof *a->pose.joints, true);
+    bw_prefetch_lines(a->pose.coverage, joints * sizeof *a->pose.coverage, true);
+    bw_track_set_prefetch(a->clip_set);
+}
+
 bw_result bw_animator_update(bw_animator *a, float dt, const bw_character_state *state, const float *camera)
 {
     if (!a || !state) return BW_ERR_INVALID_ARGUMENT;

@@ -98,9 +98,11 @@ static inline void bw_prefetch_lines(const void *p, size_t bytes, bool write)
 {
 #if defined(__GNUC__)
     if (!p) return; /* a zeroed hint */
-    for (const char *at = (const char *)p, *end = at + bytes; at < end; at += 64) {
-        if (write) __builtin_prefetch(at, 1, 3);
-        else __builtin_prefetch(at, 0, 3);
+    /* addresses as integers: a hint may reach past the end of a small
+     * object (bw_track_set_prefetch), which a pointer may not */
+    for (uintptr_t at = (uintptr_t)p, end = at + bytes; at < end; at += 64) {
+        if (write) __builtin_prefetch((const void *)at, 1, 3);
+        else __builtin_prefetch((const void *)at, 0, 3);
     }
 #else
     (void)p;

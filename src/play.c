@@ -27,6 +27,7 @@
 #define SLOT_MASK ((1 << SLOT_BITS) - 1)
 #define MAX_GENERATION (1 << 20)
 #define MAX_LOOPS 16    /* LOOP signals per track per advance (SPEC §4) */
+#define DEFAULT_CAPACITY 16 /* tracks of a set created with capacity 0 */
 
 /* Which end a non-looping track last reported ENDED at. */
 enum { ENDED_NONE = 0, ENDED_AT_END, ENDED_AT_START };
@@ -119,7 +120,7 @@ bw_result bw_track_set_create(const bw_track_set_desc *desc, bw_track_set **out_
 {
     if (!desc || !desc->rig || !out_set || desc->capacity < 0 || desc->signal_capacity < 0)
         return BW_ERR_INVALID_ARGUMENT;
-    int capacity = desc->capacity ? desc->capacity : 16;
+    int capacity = desc->capacity ? desc->capacity : DEFAULT_CAPACITY;
     int signal_capacity = desc->signal_capacity ? desc->signal_capacity : 256;
     if (capacity > BW_TRACK_SET_MAX_CAPACITY || signal_capacity > BW_TRACK_SET_MAX_SIGNALS) return BW_ERR_LIMIT;
 
@@ -277,6 +278,25 @@ static void advance_track(bw_track_set *set, track *tr, float dt)
         advance_once(set, tr, step);
     }
     tr->fresh = false;
+}
+
+/* The bytes bw_track_set_prefetch asks for: the layout of carve_set for
+ * the default capacity up to the first BW_TRACK_SET_PREFETCH_TRACKS
+ * tracks (a larger set's tracks start later: fewer of them are covered). */
+static size_t prefetch_bytes(void)
+{
+    bw_track_set shape = {.capacity = DEFAULT_CAPACITY};
+    bw_carver k = {NULL, 0};
+    bw_carve(&k, sizeof shape, BW_MAX_ALIGN);
+    bw_carve(&k, (size_t)shape.capacity * sizeof *shape.order, BW_MAX_ALIGN);
+    bw_carve(&k, BW_TRACK_SET_PREFETCH_TRACKS * sizeof(track), BW_MAX_ALIGN);
+    return k.used;
+}
+
+void bw_track_set_prefetch(const bw_track_set *set)
+{
+    /* the set starts its line-aligned block (bw_track_set_create) */
+    bw_prefetch_lines(set, prefetch_bytes(), true);
 }
 
 void bw_track_set_advance(bw_track_set *set, float dt)

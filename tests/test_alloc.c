@@ -163,6 +163,7 @@ static void run_frame(world *w, int i)
         int n = bw_track_set_live_handles(w->set, handles, 8);
         if (n > 0) bw_track_set_fade(w->set, handles[n - 1], 0.5f + 0.25f * (float)(i % 3), 0.2f);
     }
+    bw_track_set_prefetch(w->set); /* a crowd loop's cache hint (play.h) */
     bw_track_set_advance(w->set, dt);
     /* the reload primitives and queries are allocation-free too */
     if (i % 7 == 0) {

@@ -737,6 +737,7 @@ static void update_allocates_nothing_over_ten_thousand_frames(void)
         s.clip_weights = k % 1000 < 300 ? cw : NULL;
         s.clip_weight_count = CLIPS;
         if (k % 700 == 0) bw_animator_gesture(a, k % 1400 ? WAVE : NOD, NULL);
+        bw_animator_prefetch(a); /* a crowd loop's cache hint (animator.h) */
         bw_animator_update(a, 1.0f / 60.0f, &s, NULL);
     }
     CHECK_INT((int)(c.allocations - before), 0);

@@ -833,6 +833,41 @@ static void full_queue_drops_and_counts(void)
  * x = 1 everywhere, priority 0, weight 1) under track B (x = 3, priority 1,
  * weight 0.25) gives lerp(1, 3, 0.25) = 1.5; raising A's priority above B
  * gives lerp(3, 1, 1) = 1. Live handles list in play order. */
+/* bw_track_set_prefetch is only a cache hint: a set prefetched before
+ * every advance (of a capacity below the prefetch window, and NULL too)
+ * runs exactly as one that is not, and both as the clip says: bone x is
+ * the clip time, 0.125 s per frame (exact in binary), wrapping at 1 s. */
+static void prefetch_is_only_a_hint(void)
+{
+    clip_and_binding fc = make_ab_clip(true);
+    bw_track_set *plain = make_set(1, 0), *hinted = make_set(1, 0);
+    bw_pose a, b;
+    CHECK_INT(bw_pose_init(&a, rig, NULL), BW_OK);
+    CHECK_INT(bw_pose_init(&b, rig, NULL), BW_OK);
+    int ha = play_at(plain, &fc, 0.0, 1.0f, -1), hb = play_at(hinted, &fc, 0.0, 1.0f, -1);
+    CHECK(ha >= 0 && hb >= 0);
+    bw_track_set_prefetch(NULL);
+    for (int k = 1; k <= 25; k++) {
+        bw_track_set_advance(plain, 0.125f);
+        bw_track_set_prefetch(hinted);
+        bw_track_set_advance(hinted, 0.125f);
+        CHECK_INT(bw_track_set_compose(plain, mixer, NULL, &a), BW_OK);
+        bw_track_set_prefetch(hinted);
+        CHECK_INT(bw_track_set_compose(hinted, mixer, NULL, &b), BW_OK);
+        const double expected = 0.125 * (k % 8);
+        CHECK_NEAR(bw_track_set_time(hinted, hb), expected, 0);
+        CHECK_NEAR(b.joints[1].t[0], expected, 1e-5);
+        CHECK(bw_track_set_time(plain, ha) == bw_track_set_time(hinted, hb));
+        CHECK(memcmp(a.joints, b.joints, 2 * sizeof *a.joints) == 0);
+        CHECK(memcmp(a.coverage, b.coverage, 2 * sizeof *a.coverage) == 0);
+    }
+    bw_pose_deinit(&a);
+    bw_pose_deinit(&b);
+    bw_track_set_destroy(plain);
+    bw_track_set_destroy(hinted);
+    free_clip(&fc);
+}
+
 static void compose_uses_weight_and_priority(void)
 {
     clip_and_binding ca = make_clip(1.0f, true, 1.0f, 1.0f, NULL, 0);
@@ -1458,6 +1493,7 @@ int main(void)
     RUN(zero_length_clips);
     RUN(ten_thousand_loops_keep_precision);
     RUN(marker_times_taken_modulo_length);
+    RUN(prefetch_is_only_a_hint);
     RUN(full_queue_drops_and_counts);
     RUN(compose_uses_weight_and_priority);
     RUN(stopped_callback_may_play);

@@ -356,6 +356,15 @@ BW_API bw_result bw_character_state_validate(const bw_character_state *state, co
  * NULL animator or state (nothing changes). Never allocates. */
 BW_API bw_result bw_animator_update(bw_animator *animator, float dt, const bw_character_state *state,
                                     const float *camera);
+/* A hint for crowd loops: ask the cache for what the animator's next
+ * update reads and writes first (the animator itself, its graph cursor's
+ * and mixer's per-frame state, its pose, its clip tracks), so that a loop
+ * calling it for character i + 1 before it updates character i finds that
+ * character in cache instead of waiting on memory access after access
+ * (bench/character_bench.c: the full character). It reads a few fields of
+ * the animator (one wait at most when it is cold) and changes no value;
+ * NULL does nothing. */
+BW_API void bw_animator_prefetch(const bw_animator *animator);
 /* Problems of the last update's state (count in *out_count; 0 if it was good). */
 BW_API const bw_state_problem *bw_animator_problems(const bw_animator *animator, int *out_count);
 

@@ -249,6 +249,15 @@ BW_API bool bw_track_set_looping(const bw_track_set *set, int track);
  * Returns false for unknown handles. */
 BW_API bool bw_track_set_last_step(const bw_track_set *set, int track, double *from, double *delta);
 
+/* A hint for crowd loops: ask the cache for the part of `set` the next
+ * advance and compose read first (the set itself, its play order and its
+ * first BW_TRACK_SET_PREFETCH_TRACKS track slots, for a set of the default
+ * capacity or less), so that a loop calling it for character i + 1 while
+ * it works on character i finds that set in cache instead of waiting on
+ * memory at its first access. It reads nothing of the set (it cannot stall
+ * on it) and changes no value; NULL does nothing. */
+#define BW_TRACK_SET_PREFETCH_TRACKS 8
+BW_API void bw_track_set_prefetch(const bw_track_set *set);
 /* Advance every track by dt seconds (times, fades) and queue signals.
  * Fades run on dt; clip time moves by speed × dt. */
 BW_API void bw_track_set_advance(bw_track_set *set, float dt);
