@@ -434,11 +434,7 @@ static void run_parts(void *user, int begin, int end, int worker)
         for (int i = lo; i < hi; i++) {
             /* a crowd loop's cache hint: the next character is fetched
              * while this one's frame runs (animator.h) */
-            if (i + 1 < hi) {
-                const character *next = &v->chars[i + 1];
-                bw_animator_prefetch(next->animator);
-                if (next->controls) bw_controls_prefetch(next->controls, next->control_index);
-            }
+            if (i + 1 < hi) bw_animator_prefetch(v->chars[i + 1].animator);
             character_frame(job->w, &v->chars[i]);
         }
         if (job->count_transitions)

@@ -1168,11 +1168,6 @@ static void prefetch_character(const bw_controls *c, int character)
     for (int n = 0; n < c->count; n++) prefetch_span(c->list[n].state_at[character], PREFETCH_TABLE_BYTES);
 }
 
-void bw_controls_prefetch(const bw_controls *c, int character)
-{
-    if (c && character >= 0 && character < c->characters) prefetch_character(c, character);
-}
-
 /* The sandbox's report during a run with desc.report: the running
  * control's update failure (the sandbox reports each version's first
  * once, from the callback's own error text) goes to desc.report with the

@@ -205,15 +205,6 @@ int bw_controls_reloads(const bw_controls *c);
  * frame (all count as failed; ctx.time still advances). */
 int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_control_input *in, float dt);
 
-/* A hint for crowd loops: ask the cache for the Lua tables the next
- * bw_controls_run of `character` reads first (its ctx with the input and
- * gaze tables, each control's state table), so that a loop calling it for
- * character i + 1 before it runs character i finds them in cache instead
- * of waiting on memory (bench/character_bench.c). Reads the runner's own
- * record of their addresses (one wait at most when that is cold), runs no
- * Lua and changes nothing; a bad runner or character does nothing. */
-void bw_controls_prefetch(const bw_controls *c, int character);
-
 /* Copy ctx[field][1..] of `character` into out (up to capacity numbers;
  * non-numbers and non-finite values read as 0). Returns how many numbers
  * the field holds (its length; 0 when it is not a table, or when the

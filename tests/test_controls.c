@@ -258,12 +258,6 @@ static void aim_frame(aim_rig *r, float body_yaw, const float *target, float gaz
     CHECK(bw_animator_update(r->a, 1.0f / 60, &st, NULL) == BW_OK);
     bw_pose_set_rest(&r->pose, rig);
     bw_control_input in = {{0, 0, 0}, body_yaw, true, {target[0], target[1], target[2]}};
-    /* the crowd loop's hint changes nothing (the checks below hold with
-     * it); a bad runner or character is ignored */
-    bw_controls_prefetch(r->c, 0);
-    bw_controls_prefetch(r->c, 1);
-    bw_controls_prefetch(r->c, -1);
-    bw_controls_prefetch(NULL, 0);
     CHECK_INT(bw_controls_run(r->c, 0, &r->pose, &in, 1.0f / 60), 0);
     CHECK_INT(bw_controls_read(r->c, 0, "gaze", gaze_lua, 4), 4);
     memcpy(gaze_c, bw_animator_gaze(r->a), 4 * sizeof(float));
@@ -2411,7 +2405,6 @@ static size_t frames_growth(bw_sandbox *sb, bw_controls *c, int frames)
             bw_control_input in = {{(float)(0.01 * f), 0, 0}, (float)(0.02 * f + ch), true,
                                    {(float)(3 * sin(t)), 1.5f + (float)sin(3 * t), (float)(3 * cos(0.7 * t))}};
             bw_pose_set_rest(&p, humanoid()->rig);
-            bw_controls_prefetch(c, (ch + 1) % 2); /* the crowd loop's hint: no allocation either */
             bad += bw_controls_run(c, ch, &p, &in, 1.0f / 60);
         }
     }
