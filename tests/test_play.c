@@ -829,10 +829,6 @@ static void full_queue_drops_and_counts(void)
     free_clip(&fc);
 }
 
-/* Compose hands the mixer each track's weight and priority: track A (bone
- * x = 1 everywhere, priority 0, weight 1) under track B (x = 3, priority 1,
- * weight 0.25) gives lerp(1, 3, 0.25) = 1.5; raising A's priority above B
- * gives lerp(3, 1, 1) = 1. Live handles list in play order. */
 /* bw_track_set_prefetch is only a cache hint: a set prefetched before
  * every advance (of a capacity below the prefetch window, and NULL too)
  * runs exactly as one that is not, and both as the clip says: bone x is
@@ -868,6 +864,10 @@ static void prefetch_is_only_a_hint(void)
     free_clip(&fc);
 }
 
+/* Compose hands the mixer each track's weight and priority: track A (bone
+ * x = 1 everywhere, priority 0, weight 1) under track B (x = 3, priority 1,
+ * weight 0.25) gives lerp(1, 3, 0.25) = 1.5; raising A's priority above B
+ * gives lerp(3, 1, 1) = 1. Live handles list in play order. */
 static void compose_uses_weight_and_priority(void)
 {
     clip_and_binding ca = make_clip(1.0f, true, 1.0f, 1.0f, NULL, 0);
