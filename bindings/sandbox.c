@@ -39,6 +39,25 @@ double bw_sandbox_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Whether the running call is past its wall-clock limit. The call's clock
+ * starts at its first check (its first count hook, charged operation or
+ * charged allocation), not when it begins: a per-frame callback that ends
+ * before any (most of them: under BW_SANDBOX_HOOK_STEP instructions) never
+ * reads the clock, which on a virtual machine costs as much as a short
+ * callback's own instructions. What runs before that first check is at
+ * most one hook step of instructions or one charged operation, which the
+ * check right after it counts. */
+static bool past_deadline(bw_sandbox *sb)
+{
+    double now = bw_sandbox_now();
+    if (sb->deadline_pending) {
+        sb->deadline_pending = false;
+        sb->deadline = now + sb->seconds;
+        return false;
+    }
+    return now > sb->deadline;
+}
+
 bw_sandbox_limits bw_sandbox_limits_resolve(const bw_sandbox_limits *limits)
 {
     bw_sandbox_limits out = {0};
@@ -178,7 +197,7 @@ void bw_sandbox_charge(lua_State *L, double work)
     }
     sb->spent += (long long)work;
     /* charged calls do C work between hook points: check the clock too */
-    if (bw_sandbox_now() > sb->deadline) {
+    if (past_deadline(sb)) {
         bw_sandbox_set_stop(sb, L, BW_SANDBOX_TIME);
         bw_sandbox_raise_stop(sb, L);
     }
@@ -200,7 +219,7 @@ static void count_hook(lua_State *L, lua_Debug *ar)
         sb->spent += lua_gethookcount(L);
         if (sb->spent > sb->budget)
             bw_sandbox_set_stop(sb, L, BW_SANDBOX_BUDGET);
-        else if (bw_sandbox_now() > sb->deadline)
+        else if (past_deadline(sb))
             bw_sandbox_set_stop(sb, L, BW_SANDBOX_TIME);
         else
             return;
@@ -236,7 +255,7 @@ static bool alloc_allowed(bw_sandbox *sb, size_t grow)
     sb->spent += (long long)(grow / ALLOC_BYTES_PER_INSTRUCTION);
     if (sb->spent > sb->budget)
         bw_sandbox_set_stop(sb, sb->current, BW_SANDBOX_BUDGET);
-    else if (bw_sandbox_now() > sb->deadline)
+    else if (past_deadline(sb))
         bw_sandbox_set_stop(sb, sb->current, BW_SANDBOX_TIME);
     return sb->stop == BW_SANDBOX_OK;
 }
@@ -1212,7 +1231,7 @@ static bw_sandbox_status run_handled(bw_sandbox *sb, int nargs, int nresults, lo
         sb->mem_where[0] = '\0';
         sb->current = L;
         sb->stack_base = (char *)__builtin_frame_address(0);
-        sb->deadline = bw_sandbox_now() + seconds;
+        sb->deadline_pending = true; /* past_deadline starts the clock */
         int step = budget < 10 * BW_SANDBOX_HOOK_STEP ? (int)(budget / 10 > 0 ? budget / 10 : 1) : BW_SANDBOX_HOOK_STEP;
         lua_sethook(L, count_hook, LUA_MASKCOUNT, step);
         sb->running = true;
@@ -1462,11 +1481,16 @@ bw_sandbox_status bw_sandbox_callback_pushed(bw_sandbox *sb, bw_sandbox_callback
          * is collected before the call goes on (a call that itself holds
          * too much stops at its own next allocation). */
         long long budget = sb->budget, spent = sb->spent;
+        double now = bw_sandbox_now();
+        if (sb->deadline_pending) { /* the call's clock starts here at the latest */
+            sb->deadline_pending = false;
+            sb->deadline = now + sb->seconds;
+        }
         double seconds = sb->seconds, deadline = sb->deadline;
         sb->budget = sb->lim.callback_instructions;
         sb->spent = 0;
         sb->seconds = sb->lim.callback_seconds;
-        double own = bw_sandbox_now() + sb->lim.callback_seconds;
+        double own = now + sb->lim.callback_seconds;
         sb->deadline = own < deadline ? own : deadline;
         st = run_handled(sb, nargs, nresults, 0, 0);
         long long used = sb->spent;

@@ -51,7 +51,9 @@
  *   instruction and every pcall, xpcall, coroutine.resume / wrap / close
  *   and load that returns re-raises it, and the host sees the stop when
  *   the call returns even if the script caught the error;
- * - a wall-clock limit checked in the same hook;
+ * - a wall-clock limit checked in the same hook, its clock started at the
+ *   call's first check (a short callback never reads the clock; what ran
+ *   before is at most one hook step or one charged C call);
  * - a memory cap on the whole state through its allocator (the module's
  *   core objects use it too): a memory bomb ends in "not enough memory";
  * - C functions the hook cannot interrupt are bounded: string.rep,

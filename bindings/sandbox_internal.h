@@ -35,6 +35,7 @@ struct bw_sandbox {
     bool running;
     long long budget, spent;
     double seconds, deadline;
+    bool deadline_pending;     /* the call's clock starts at its first check (past_deadline) */
     bw_sandbox_status stop;    /* BW_SANDBOX_OK while the call may run */
     char stop_msg[512];
     int depth;                 /* nested resume / wrap / close */
