@@ -47,12 +47,18 @@ double bw_sandbox_now(void)
  * callback's own instructions. What runs before that first check is at
  * most one hook step of instructions or one charged operation, which the
  * check right after it counts. */
+static void start_clock(bw_sandbox *sb, double now)
+{
+    if (!sb->deadline_pending) return;
+    sb->deadline_pending = false;
+    sb->deadline = now + sb->seconds;
+}
+
 static bool past_deadline(bw_sandbox *sb)
 {
     double now = bw_sandbox_now();
     if (sb->deadline_pending) {
-        sb->deadline_pending = false;
-        sb->deadline = now + sb->seconds;
+        start_clock(sb, now);
         return false;
     }
     return now > sb->deadline;
@@ -1482,10 +1488,7 @@ bw_sandbox_status bw_sandbox_callback_pushed(bw_sandbox *sb, bw_sandbox_callback
          * too much stops at its own next allocation). */
         long long budget = sb->budget, spent = sb->spent;
         double now = bw_sandbox_now();
-        if (sb->deadline_pending) { /* the call's clock starts here at the latest */
-            sb->deadline_pending = false;
-            sb->deadline = now + sb->seconds;
-        }
+        start_clock(sb, now); /* the call's clock starts here at the latest */
         double seconds = sb->seconds, deadline = sb->deadline;
         sb->budget = sb->lim.callback_instructions;
         sb->spent = 0;

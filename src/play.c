@@ -105,13 +105,17 @@ static int handle_of(const bw_track_set *set, const track *tr)
 
 /* Lay the set's block out in k from its (aligned) start, in the order of
  * the struct's comment. With k->base set, the arrays of `set` (the struct
- * at the block's start) are set; with it NULL k only measures. */
-static void carve_set(bw_carver *k, bw_track_set *set)
+ * at the block's start) are set; with it NULL k only measures. With
+ * `first_tracks` >= 0 the layout stops after that many track slots (what
+ * bw_track_set_prefetch asks for). */
+static void carve_set(bw_carver *k, bw_track_set *set, int first_tracks)
 {
     const size_t n = (size_t)set->capacity;
     bw_carve(k, sizeof *set, BW_MAX_ALIGN);
     set->order = (int *)bw_carve(k, n * sizeof *set->order, BW_MAX_ALIGN);
-    set->tracks = (track *)bw_carve(k, n * sizeof *set->tracks, BW_MAX_ALIGN);
+    set->tracks = (track *)bw_carve(k, (first_tracks >= 0 ? (size_t)first_tracks : n) * sizeof *set->tracks,
+                                    BW_MAX_ALIGN);
+    if (first_tracks >= 0) return;
     set->clips = (bw_clip_contribution *)bw_carve(k, n * sizeof *set->clips, BW_MAX_ALIGN);
     set->queue = (bw_signal *)bw_carve(k, (size_t)set->queue_capacity * sizeof *set->queue, BW_MAX_ALIGN);
 }
@@ -126,14 +130,14 @@ bw_result bw_track_set_create(const bw_track_set_desc *desc, bw_track_set **out_
 
     bw_track_set shape = {.capacity = capacity, .queue_capacity = signal_capacity};
     bw_carver k = {NULL, 0};
-    carve_set(&k, &shape);
+    carve_set(&k, &shape, -1);
     const size_t size = k.used + SET_LINE - 1; /* room to start on a line */
     char *block = (char *)bw_alloc_zeroed(&desc->allocator, size);
     if (!block) return BW_ERR_OUT_OF_MEMORY;
     k = (bw_carver){bw_align_ptr(block, SET_LINE), 0};
     bw_track_set *set = (bw_track_set *)k.base;
     *set = shape;
-    carve_set(&k, set);
+    carve_set(&k, set, -1);
     set->allocator = desc->allocator;
     set->block = block;
     set->block_size = size;
@@ -280,16 +284,15 @@ static void advance_track(bw_track_set *set, track *tr, float dt)
     tr->fresh = false;
 }
 
-/* The bytes bw_track_set_prefetch asks for: the layout of carve_set for
- * the default capacity up to the first BW_TRACK_SET_PREFETCH_TRACKS
- * tracks (a larger set's tracks start later: fewer of them are covered). */
+/* The bytes bw_track_set_prefetch asks for: a set of the default
+ * capacity laid out up to its first BW_TRACK_SET_PREFETCH_TRACKS tracks
+ * (a larger set's tracks start later: fewer of them are covered); a
+ * constant the compiler folds. */
 static size_t prefetch_bytes(void)
 {
     bw_track_set shape = {.capacity = DEFAULT_CAPACITY};
     bw_carver k = {NULL, 0};
-    bw_carve(&k, sizeof shape, BW_MAX_ALIGN);
-    bw_carve(&k, (size_t)shape.capacity * sizeof *shape.order, BW_MAX_ALIGN);
-    bw_carve(&k, BW_TRACK_SET_PREFETCH_TRACKS * sizeof(track), BW_MAX_ALIGN);
+    carve_set(&k, &shape, BW_TRACK_SET_PREFETCH_TRACKS);
     return k.used;
 }
 

@@ -357,8 +357,8 @@ BW_API bw_result bw_character_state_validate(const bw_character_state *state, co
 BW_API bw_result bw_animator_update(bw_animator *animator, float dt, const bw_character_state *state,
                                     const float *camera);
 /* A hint for crowd loops: ask the cache for what the animator's next
- * update reads and writes first (the animator itself, its graph cursor's
- * and mixer's per-frame state, its pose, its clip tracks), so that a loop
+ * update reads and writes first (its graph cursor's and mixer's
+ * per-frame state, its pose, its clip tracks), so that a loop
  * calling it for character i + 1 before it updates character i finds that
  * character in cache instead of waiting on memory access after access
  * (bench/character_bench.c: the full character). It reads a few fields of
