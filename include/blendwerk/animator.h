@@ -359,9 +359,11 @@ BW_API bw_result bw_animator_update(bw_animator *animator, float dt, const bw_ch
 /* A hint for crowd loops: ask the cache for what the animator's next
  * update reads and writes first (its graph cursor's and mixer's
  * per-frame state, its pose, its clip tracks), so that a loop
- * calling it for character i + 1 before it updates character i finds that
- * character in cache instead of waiting on memory access after access
- * (bench/character_bench.c: the full character). It reads a few fields of
+ * calling it for character i + 1 while it works on character i (best
+ * after i's update, before what the host does with i's pose:
+ * docs/animator.md "A crowd") finds that character in cache instead of
+ * waiting on memory access after access (bench/character_bench.c: the
+ * full character). It reads a few fields of
  * the animator (one wait at most when it is cold) and changes no value;
  * NULL does nothing. */
 BW_API void bw_animator_prefetch(const bw_animator *animator);
