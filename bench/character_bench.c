@@ -436,9 +436,8 @@ static void run_parts(void *user, int begin, int end, int worker)
     variant *v = job->v;
     for (int p = begin; p < end; p++) {
         int lo = part_first(v, p), hi = part_first(v, p + 1);
-        for (int i = lo; i < hi; i++) {
+        for (int i = lo; i < hi; i++)
             character_frame(job->w, &v->chars[i], i + 1 < hi ? v->chars[i + 1].animator : NULL);
-        }
         if (job->count_transitions)
             for (int i = lo; i < hi; i++) v->transition_frames += in_transition(&v->chars[i]);
     }

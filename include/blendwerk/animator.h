@@ -363,9 +363,8 @@ BW_API bw_result bw_animator_update(bw_animator *animator, float dt, const bw_ch
  * after i's update, before what the host does with i's pose:
  * docs/animator.md "A crowd") finds that character in cache instead of
  * waiting on memory access after access (bench/character_bench.c: the
- * full character). It reads a few fields of
- * the animator (one wait at most when it is cold) and changes no value;
- * NULL does nothing. */
+ * full character). It reads a few fields of the animator (one wait at
+ * most when it is cold) and changes no value; NULL does nothing. */
 BW_API void bw_animator_prefetch(const bw_animator *animator);
 /* Problems of the last update's state (count in *out_count; 0 if it was good). */
 BW_API const bw_state_problem *bw_animator_problems(const bw_animator *animator, int *out_count);
