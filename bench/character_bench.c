@@ -111,6 +111,7 @@ static long long malloc_calls(void) { return 0; }
 #define PROG "blendwerk-character-bench"
 #define FRAME_DT (1.0f / 60.0f)
 #define MAX_PARTS 16
+#define SCRATCH_LAYERS 8 /* the most layers of a graph the bench runs (checked) */
 #define WARMUP_FRAMES 120
 #define BUDGET_NS 16.6e6
 
@@ -130,6 +131,7 @@ typedef struct world {
     bw_rig *rig;
     bw_clip *clips[CLIP_COUNT];
     bw_binding_cache *bindings; /* one binding per clip, shared by every animator */
+    bw_graph_scratch *scratch[MAX_PARTS]; /* the layer poses of each worker (bw_job_fn's `worker`) */
 } world;
 
 static void world_init(world *w)
@@ -148,11 +150,17 @@ static void world_init(world *w)
     }
     bw_result r = bw_binding_cache_create(&counting, &w->bindings);
     if (r != BW_OK) bench_die(PROG, "bw_binding_cache_create", r);
+    bw_graph_scratch_desc sd = {WL_BASE_JOINTS, bw_rig_curve_count(w->rig), SCRATCH_LAYERS, counting};
+    for (int t = 0; t < MAX_PARTS; t++) {
+        r = bw_graph_scratch_create(&sd, &w->scratch[t]);
+        if (r != BW_OK) bench_die(PROG, "bw_graph_scratch_create", r);
+    }
 }
 
 static void world_deinit(world *w)
 {
     bw_binding_cache_destroy(w->bindings);
+    for (int t = 0; t < MAX_PARTS; t++) bw_graph_scratch_destroy(w->scratch[t]);
     for (int c = 0; c < CLIP_COUNT; c++) bw_clip_destroy(w->clips[c]);
     bw_rig_destroy(w->rig);
 }
@@ -296,6 +304,7 @@ static long long character_init(variant *v, const world *w, character *ch, int i
         for (int i = 0; i < list.count && i < 8; i++) fprintf(stderr, "%s: %s\n", errs[i].where, errs[i].message);
         bench_die(PROG, "bw_animator_create", r);
     }
+    if (!bw_graph_scratch_fits(w->scratch[0], graph, w->rig)) bench_die(PROG, "bw_graph_scratch_fits", BW_ERR_LIMIT);
     ch->model = counting_alloc(&stats, NULL, 0, sizeof(float[4][4]) * WL_BASE_JOINTS);
     if (v->lua_aim) {
         ch->controls = v->aims[part].controls;
@@ -333,7 +342,7 @@ static void character_step(character *ch)
     ch->look_phase += 0.9f * FRAME_DT;
 }
 
-static void character_frame(const world *w, character *ch, const bw_animator *next)
+static void character_frame(const world *w, int worker, character *ch, const bw_animator *next)
 {
     character_step(ch);
     ch->params[0].value = ch->v[0];
@@ -349,7 +358,7 @@ static void character_frame(const world *w, character *ch, const bw_animator *ne
     st.look_at[2] = ch->position[2] + 3.0f * cosf(ch->look_phase);
     st.params = ch->params;
     st.param_count = 4;
-    bw_result r = bw_animator_update(ch->animator, FRAME_DT, &st, NULL);
+    bw_result r = bw_animator_update_in(ch->animator, w->scratch[worker], FRAME_DT, &st, NULL);
     if (r != BW_OK) bench_die(PROG, "bw_animator_update", r);
     if (ch->controls) {
         /* the control aims the animator's pose in place (bw_animator_pose_mutable: no copy) */
@@ -431,13 +440,12 @@ typedef struct frame_job {
 /* Items are partitions: partition p is characters [p·n/P, (p+1)·n/P). */
 static void run_parts(void *user, int begin, int end, int worker)
 {
-    (void)worker;
     frame_job *job = (frame_job *)user;
     variant *v = job->v;
     for (int p = begin; p < end; p++) {
         int lo = part_first(v, p), hi = part_first(v, p + 1);
         for (int i = lo; i < hi; i++)
-            character_frame(job->w, &v->chars[i], i + 1 < hi ? v->chars[i + 1].animator : NULL);
+            character_frame(job->w, worker, &v->chars[i], i + 1 < hi ? v->chars[i + 1].animator : NULL);
         if (job->count_transitions)
             for (int i = lo; i < hi; i++) v->transition_frames += in_transition(&v->chars[i]);
     }

@@ -1111,7 +1111,7 @@ static void graph_event(void *user, const bw_graph_event *e)
     push_event((bw_animator *)user, BW_ANIMATOR_EVENT_GRAPH, -1, e);
 }
 
-static void body_layer(bw_animator *a, float dt, const bw_character_state *fresh)
+static void body_layer(bw_animator *a, bw_graph_scratch *scratch, float dt, const bw_character_state *fresh)
 {
     bw_root_delta zero = {0};
     a->root = zero;
@@ -1123,7 +1123,7 @@ static void body_layer(bw_animator *a, float dt, const bw_character_state *fresh
             for (int i = 0; i < fresh->fire_count; i++) bw_graph_cursor_fire(a->cursor, fresh->fire[i]);
         }
         bw_graph_cursor_update(a->cursor, dt);
-        bw_graph_cursor_evaluate(a->cursor, NULL, &a->pose);
+        bw_graph_cursor_evaluate_in(a->cursor, scratch, NULL, &a->pose);
         if (a->joint_count > 0) bw_graph_cursor_root_motion(a->cursor, &a->rm_cfg, &a->root);
         bw_graph_cursor_drain(a->cursor, graph_event, a);
     } else {
@@ -1300,6 +1300,12 @@ void bw_animator_prefetch(const bw_animator *a)
 
 bw_result bw_animator_update(bw_animator *a, float dt, const bw_character_state *state, const float *camera)
 {
+    return bw_animator_update_in(a, NULL, dt, state, camera);
+}
+
+bw_result bw_animator_update_in(bw_animator *a, bw_graph_scratch *scratch, float dt, const bw_character_state *state,
+                                const float *camera)
+{
     if (!a || !state) return BW_ERR_INVALID_ARGUMENT;
     /* the cursor's state arrives while the character state is checked */
     bw_graph_cursor_prefetch(&a->hint);
@@ -1308,7 +1314,7 @@ bw_result bw_animator_update(bw_animator *a, float dt, const bw_character_state 
     bw_result r = bw_character_state_validate(state, a, a->problems, BW_ANIMATOR_MAX_PROBLEMS, &a->problem_count);
     if (r == BW_OK) take_state(a, state);
     a->event_count = 0;
-    body_layer(a, dt, r == BW_OK ? state : NULL);
+    body_layer(a, scratch, dt, r == BW_OK ? state : NULL);
     gesture_layer(a, dt);
     blink_step(a, dt);
     face_layer(a, dt);

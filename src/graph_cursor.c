@@ -78,8 +78,18 @@ typedef struct layer_rt {
     /* layer weight and its fade (its elapsed time in double, as the timer) */
     float weight, w_from, w_to, w_duration;
     double w_elapsed;
-    /* poses */
-    bw_pose pose;              /* the layer's own pose, last evaluated */
+    /* poses. The layer's own pose as last evaluated (what a freeze takes,
+       SPEC §12.2) is `last`: LAST_OWN, in `own`; LAST_SNAPSHOT, equal to
+       `snapshot`; LAST_MIX, evaluated into a shared bw_graph_scratch and
+       gone from there, so mixed again from `rec` (its plays exactly as that
+       evaluation mixed them: bit for bit the same pose) when asked for. */
+    bw_clip_contribution *rec; /* 2 × max_leaves: the last evaluation's plays */
+    int rec_n;
+    bool rec_frozen; /* the last evaluation mixed `snapshot` at 1 − rec_w */
+    float rec_w;
+    unsigned char last; /* LAST_* */
+    bw_pose own;               /* the layer's pose when it is evaluated in the cursor */
+    bw_pose *evaluated;        /* `own` or a scratch's pose: this evaluation's, while it composes */
     bw_pose snapshot;          /* frozen source */
     bw_pose ref, ref_snapshot; /* additive layers: the plays' references, mixed alike */
     int ref_view_id;           /* what the layer's delta is measured from (ref_view): one
@@ -96,9 +106,12 @@ typedef struct layer_rt {
     int cur_state, src_state;
     float *mask;         /* joint_count weights, NULL = every joint at 1 */
     float *masked;       /* joint_count: pose coverage × mask, for composing */
-    bw_pose masked_view; /* `pose`'s transforms and curves with `masked` coverage (borrows
-                            both; never initialised or freed as a pose) */
+    bw_pose masked_view; /* the evaluated pose's transforms and curves with `masked`
+                            coverage (borrows both, set by each evaluation; never
+                            initialised or freed as a pose) */
 } layer_rt;
+
+enum { LAST_OWN, LAST_SNAPSHOT, LAST_MIX };
 
 struct bw_graph_cursor {
     const bw_graph *g;
@@ -114,7 +127,6 @@ struct bw_graph_cursor {
     bw_contribution *contributions; /* layer_count */
     bw_blend_leaf *leaves;          /* max_leaves: one state's leaves */
     float *tree_scratch;            /* max_tree_scratch */
-    bw_clip_contribution *clip_buf; /* 2 × max_leaves: one layer's plays */
     bw_contribution *ref_buf;       /* 2 × max_leaves: their references (additive layers) */
     int *ref_ids;                   /* 2 × max_leaves: which baked reference each is */
     bw_root_play *root_buf;         /* 2 × max_leaves: the first layer's plays (root motion) */
@@ -133,6 +145,7 @@ struct bw_graph_cursor {
     bw_graph_event *events;
     int event_capacity, event_count, dropped;
     bool started;
+    bool shared_last; /* the last evaluation used a bw_graph_scratch (own poses untouched) */
     void *block; /* the one allocation everything above lives in (but the mixer and a shared set) */
     size_t block_size;
     size_t hot_size;  /* bytes from c to the first layer pose: what every frame reads first */
@@ -383,6 +396,8 @@ static int select_transition(bw_graph_cursor *c, int l, step st)
 
 /* ---- fire ---- */
 
+static const bw_pose *last_pose(bw_graph_cursor *worker, const layer_rt *R, bw_pose *tmp);
+
 static void fire(bw_graph_cursor *c, int l, int t)
 {
     layer_rt *R = &c->layers[l];
@@ -399,7 +414,9 @@ static void fire(bw_graph_cursor *c, int l, int t)
     if (tr->duration > 0.0f) {
         R->frozen = R->fading || tr->mode == BW_GRAPH_FREEZE;
         if (R->frozen) {
-            bw_pose_copy(&R->snapshot, &R->pose);
+            const bw_pose *last = last_pose(c, R, &R->own);
+            if (last != &R->snapshot) bw_pose_copy(&R->snapshot, last);
+            R->last = LAST_SNAPSHOT;
             if (layer_of(c, l)->additive) bw_pose_copy(&R->ref_snapshot, ref_view(c, R));
             R->src = (play){-1, 0.0, false};
         } else {
@@ -658,7 +675,8 @@ void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
      * (read by the additive layers) and of the layer poses the evaluation
      * clears and writes next. */
     for (int i = 0; i < g->ref_count; i++) prefetch_pose(&c->ref_use[i], false);
-    for (int l = 0; l < g->layer_count; l++) prefetch_pose(&c->layers[l].pose, true);
+    if (!c->shared_last)
+        for (int l = 0; l < g->layer_count; l++) prefetch_pose(&c->layers[l].own, true);
     if (!c->started) {
         for (int l = 0; l < g->layer_count; l++) push_state_event(c, BW_GRAPH_EVENT_ENTER, l, c->layers[l].cur.state);
         c->started = true;
@@ -683,8 +701,8 @@ void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
 /* ---- evaluation ---- */
 
 /* Append a play's leaves (cache slot `slot`), their weights scaled by
- * `weight`, to c->clip_buf[*n ...] and, for additive layers, their baked
- * references to c->ref_buf / c->ref_ids[*n ...]. */
+ * `weight`, to the layer's record R->rec[*n ...] and, for additive layers,
+ * their baked references to c->ref_buf / c->ref_ids[*n ...]. */
 static void add_play(bw_graph_cursor *c, int l, int slot, const play *pl, float weight, int *n)
 {
     const g_state *s = state_of(c, l, pl->state);
@@ -697,39 +715,40 @@ static void add_play(bw_graph_cursor *c, int l, int slot, const play *pl, float 
             c->ref_ids[*n] = id;
             c->ref_buf[*n] = (bw_contribution){&c->ref_use[id], leaf->weight * weight, 0};
         }
-        c->clip_buf[(*n)++] =
+        c->layers[l].rec[(*n)++] =
             (bw_clip_contribution){c->bindings[leaf->clip], leaf_time(s, leaf, pl->p, rate), leaf->weight * weight, 0};
     }
 }
 
-/* `frozen`: mix the n poses of `buf` (clips, or with `poses` the
- * contributions) into c->scratch, then one weighted mean with the
+/* `frozen`: mix the n plays `clips` (or with them NULL the contributions
+ * c->ref_buf) into c->scratch, then one weighted mean with the
  * snapshot into dst (the same rank rule as two clips); else straight into
  * dst, over an uncovered pose: the mixer's read-only empty view as the
  * base, so the target is written once instead of cleared first and then
  * mixed over (the same numbers bit for bit, tests/test_mix_clips.c); a
  * rig too large for the view clears the target. */
-static bw_result mix_plays(bw_graph_cursor *c, bool poses, int n, bool frozen, float w, const bw_pose *snapshot,
-                           bw_pose *dst)
+static bw_result mix_plays(bw_graph_cursor *c, const bw_clip_contribution *clips, int n, bool frozen, float w,
+                           const bw_pose *snapshot, bw_pose *dst)
 {
     bw_pose *target = frozen ? &c->scratch : dst;
     bw_pose empty;
     const bool viewed = bw_mix_empty_view(c->mixer, &empty);
     const bw_pose *base = viewed ? &empty : NULL;
     if (!viewed) bw_pose_clear(target);
-    bw_result r = poses ? bw_mix_run(c->mixer, base, c->ref_buf, n, target)
-                        : bw_mix_run_clips(c->mixer, c->rig, base, c->clip_buf, n, target);
+    bw_result r = clips ? bw_mix_run_clips(c->mixer, c->rig, base, clips, n, target)
+                        : bw_mix_run(c->mixer, base, c->ref_buf, n, target);
     if (r != BW_OK || !frozen) return r;
     bw_contribution both[2] = {{snapshot, 1.0f - w, 0}, {&c->scratch, w, 0}};
     if (!viewed) bw_pose_clear(dst);
     return bw_mix_run(c->mixer, base, both, 2, dst);
 }
 
-/* A layer's pose: its plays (the live source at 1 − w, the destination at
- * w, or the destination alone against a frozen snapshot) sampled and
- * mixed once; an additive layer's reference from the same leaves, mixed
- * only when they do not all share one baked reference pose. */
-static bw_result evaluate_layer(bw_graph_cursor *c, int l)
+/* A layer's pose into dst (its own pose, or a shared scratch's): its plays
+ * (the live source at 1 − w, the destination at w, or the destination
+ * alone against a frozen snapshot), recorded in R->rec, sampled and mixed
+ * once; an additive layer's reference from the same leaves, mixed only
+ * when they do not all share one baked reference pose. */
+static bw_result evaluate_layer(bw_graph_cursor *c, int l, bw_pose *dst)
 {
     layer_rt *R = &c->layers[l];
     bool frozen = R->fading && R->frozen;
@@ -737,8 +756,12 @@ static bw_result evaluate_layer(bw_graph_cursor *c, int l)
     int n = 0;
     if (R->fading && !R->frozen) add_play(c, l, SLOT_SRC, &R->src, 1.0f - w, &n);
     add_play(c, l, SLOT_CUR, &R->cur, frozen ? 1.0f : w, &n);
+    R->rec_n = n;
+    R->rec_frozen = frozen;
+    R->rec_w = w;
+    R->last = dst == &R->own ? LAST_OWN : LAST_MIX;
     c->counters.layer_mixes++;
-    bw_result r = mix_plays(c, false, n, frozen, w, &R->snapshot, &R->pose);
+    bw_result r = mix_plays(c, R->rec, n, frozen, w, &R->snapshot, dst);
     if (r != BW_OK || !layer_of(c, l)->additive) return r;
     bool shared = n > 0 && !frozen;
     for (int i = 1; i < n && shared; i++) shared = c->ref_ids[i] == c->ref_ids[0];
@@ -748,7 +771,19 @@ static bw_result evaluate_layer(bw_graph_cursor *c, int l)
     }
     c->counters.reference_mixes++;
     R->ref_view_id = -1;
-    return mix_plays(c, true, n, frozen, w, &R->ref_snapshot, &R->ref);
+    return mix_plays(c, NULL, n, frozen, w, &R->ref_snapshot, &R->ref);
+}
+
+/* R's own pose as last evaluated (R a layer of `worker` or of another
+ * cursor on the same rig layout, whose bindings still live): where it is
+ * kept, or mixed again from R->rec by worker's mixer into tmp (not
+ * R->snapshot). Not counted as a layer mix. */
+static const bw_pose *last_pose(bw_graph_cursor *worker, const layer_rt *R, bw_pose *tmp)
+{
+    if (R->last == LAST_OWN) return &R->own;
+    if (R->last == LAST_SNAPSHOT) return &R->snapshot;
+    if (mix_plays(worker, R->rec, R->rec_n, R->rec_frozen, R->rec_w, &R->snapshot, tmp) != BW_OK) bw_pose_clear(tmp);
+    return tmp;
 }
 
 static bool pose_fits_rig(const bw_graph_cursor *c, const bw_pose *p)
@@ -758,12 +793,35 @@ static bool pose_fits_rig(const bw_graph_cursor *c, const bw_pose *p)
            (c->curve_count == 0 || (p->curves && p->curve_coverage));
 }
 
+/* Where layer l is evaluated: the scratch's pose l cut to the cursor's
+ * counts, or the layer's own. */
+static bw_pose *layer_target(bw_graph_cursor *c, bw_graph_scratch *scratch, int l)
+{
+    if (!scratch) return &c->layers[l].own;
+    bw_pose *v = &scratch->views[l];
+    *v = scratch->poses[l];
+    v->joint_count = c->joint_count;
+    v->curve_count = c->curve_count;
+    return v;
+}
+
 bw_result bw_graph_cursor_evaluate(bw_graph_cursor *c, const bw_pose *base, bw_pose *out)
+{
+    return bw_graph_cursor_evaluate_in(c, NULL, base, out);
+}
+
+bw_result bw_graph_cursor_evaluate_in(bw_graph_cursor *c, bw_graph_scratch *scratch, const bw_pose *base, bw_pose *out)
 {
     if (!c || !pose_fits_rig(c, out) || (base && !pose_fits_rig(c, base))) return BW_ERR_INVALID_ARGUMENT;
     int n = c->g->layer_count;
+    if (scratch && (scratch->layer_capacity < n || scratch->joint_capacity < c->joint_count ||
+                    scratch->curve_capacity < c->curve_count))
+        scratch = NULL; /* too small: the cursor's own poses */
+    c->shared_last = scratch != NULL;
     for (int l = 0; l < n; l++) {
-        bw_result r = evaluate_layer(c, l);
+        layer_rt *R = &c->layers[l];
+        R->evaluated = layer_target(c, scratch, l);
+        bw_result r = evaluate_layer(c, l, R->evaluated);
         if (r != BW_OK) return r;
     }
     if (base) {
@@ -777,10 +835,13 @@ bw_result bw_graph_cursor_evaluate(bw_graph_cursor *c, const bw_pose *base, bw_p
     for (int l = 0; l <= n; l++) {
         if (l < n && !layer_of(c, l)->additive) {
             layer_rt *R = &c->layers[l];
-            if (R->mask)
-                for (int j = 0; j < c->joint_count; j++) R->masked[j] = R->pose.coverage[j] * R->mask[j];
+            if (R->mask) {
+                for (int j = 0; j < c->joint_count; j++) R->masked[j] = R->evaluated->coverage[j] * R->mask[j];
+                R->masked_view = *R->evaluated;
+                R->masked_view.coverage = R->masked;
+            }
             c->contributions[pending++] =
-                (bw_contribution){R->mask ? &R->masked_view : &R->pose, layer_weight(c, l), l};
+                (bw_contribution){R->mask ? &R->masked_view : R->evaluated, layer_weight(c, l), l};
             continue;
         }
         if (pending) {
@@ -789,7 +850,7 @@ bw_result bw_graph_cursor_evaluate(bw_graph_cursor *c, const bw_pose *base, bw_p
             pending = 0;
         }
         if (l < n)
-            bw_graph_add_layer(out, &c->layers[l].pose, ref_view(c, &c->layers[l]), c->layers[l].mask, layer_weight(c, l));
+            bw_graph_add_layer(out, c->layers[l].evaluated, ref_view(c, &c->layers[l]), c->layers[l].mask, layer_weight(c, l));
     }
     return BW_OK;
 }
@@ -827,9 +888,13 @@ bw_result bw_graph_cursor_root_motion(bw_graph_cursor *c, const bw_root_motion_c
     return bw_root_motion_extract(c->rig, cfg, c->root_buf, n, out);
 }
 
-const bw_pose *bw_graph_cursor_layer_pose(const bw_graph_cursor *c, int layer)
+const bw_pose *bw_graph_cursor_layer_pose(bw_graph_cursor *c, int layer)
 {
-    return c && layer >= 0 && layer < c->g->layer_count ? &c->layers[layer].pose : NULL;
+    if (!c || layer < 0 || layer >= c->g->layer_count) return NULL;
+    layer_rt *R = &c->layers[layer];
+    const bw_pose *p = last_pose(c, R, &R->own);
+    if (p == &R->own) R->last = LAST_OWN;
+    return p;
 }
 
 const bw_blend_leaf *bw_graph_cursor_leaves(const bw_graph_cursor *c, int layer, bool source, int *count)
@@ -1082,9 +1147,10 @@ static void fade_from_old_pose(bw_graph_cursor *dst, int l, const bw_graph_curso
     R->frozen = true;
     R->src = (play){-1, 0.0, false};
     if (!R->fading) return;
-    bw_pose_copy(&R->snapshot, &O->pose);
+    const bw_pose *old = last_pose(dst, O, &R->snapshot);
+    if (old != &R->snapshot) bw_pose_copy(&R->snapshot, old);
     if (layer_of(dst, l)->additive) /* no delta from a former override layer */
-        bw_pose_copy(&R->ref_snapshot, layer_of(src, ol)->additive ? ref_view(src, O) : &O->pose);
+        bw_pose_copy(&R->ref_snapshot, layer_of(src, ol)->additive ? ref_view(src, O) : &R->snapshot);
 }
 
 /* Carry src's layer ol into dst's layer l (see graph.h). */
@@ -1116,8 +1182,8 @@ static void carry_layer(bw_graph_cursor *dst, int l, const bw_graph_cursor *src,
     /* A steady layer fades only if its state now shows something else
      * (another clip, tree or reference under the same name). */
     R->fading = false;
-    if (evaluate_layer(dst, l) != BW_OK) return;
-    bool differs = poses_differ(&R->pose, &O->pose, CARRY_TOLERANCE);
+    if (evaluate_layer(dst, l, &R->own) != BW_OK) return;
+    bool differs = poses_differ(&R->own, last_pose(dst, O, &R->snapshot), CARRY_TOLERANCE);
     if (!differs && L->additive && layer_of(src, ol)->additive)
         differs = poses_differ(ref_view(dst, R), ref_view(src, O), CARRY_TOLERANCE);
     if (differs) fade_from_old_pose(dst, l, src, ol, fade);
@@ -1176,7 +1242,8 @@ bw_result bw_graph_cursor_carry_over(bw_graph_cursor *dst, const bw_graph_cursor
     }
     /* Every layer's pose as carried: what a freeze snapshot takes if a
      * transition fires before the next evaluation. */
-    for (int l = 0; l < g->layer_count; l++) (void)evaluate_layer(dst, l);
+    for (int l = 0; l < g->layer_count; l++) (void)evaluate_layer(dst, l, &dst->layers[l].own);
+    dst->shared_last = false;
     dst->started = src->started;
     return BW_OK;
 }
@@ -1435,7 +1502,7 @@ static void carve_cursor(bw_carver *k, bw_graph_cursor *c)
     c->leaf_store = (bw_blend_leaf *)CARVE(k, nl * SLOTS * nleaf, c->leaf_store);
     c->leaves = (bw_blend_leaf *)CARVE(k, nleaf, c->leaves);
     c->tree_scratch = (float *)CARVE(k, g->max_tree_scratch, c->tree_scratch);
-    c->clip_buf = (bw_clip_contribution *)CARVE(k, 2 * nleaf, c->clip_buf);
+    for (size_t l = 0; l < nl; l++) LAYER(l)->rec = (bw_clip_contribution *)CARVE(k, 2 * nleaf, LAYER(l)->rec);
     c->ref_buf = (bw_contribution *)CARVE(k, 2 * nleaf, c->ref_buf);
     c->ref_ids = (int *)CARVE(k, 2 * nleaf, c->ref_ids);
     c->root_buf = (bw_root_play *)CARVE(k, 2 * nleaf, c->root_buf);
@@ -1450,7 +1517,7 @@ static void carve_cursor(bw_carver *k, bw_graph_cursor *c)
             LAYER(l)->masked = (float *)CARVE(k, nj, LAYER(l)->masked);
         }
     c->hot_size = k->used; /* c is carved first, at the block's start */
-    for (size_t l = 0; l < nl; l++) carve_pose(k, c, &LAYER(l)->pose);
+    for (size_t l = 0; l < nl; l++) carve_pose(k, c, &LAYER(l)->own);
     c->events = (bw_graph_event *)CARVE(k, c->event_capacity, c->events); /* a few are touched per frame */
     /* cold: fades, travel, references mixed per frame or not shared */
     c->routes = (int *)CARVE(k, nl * ns, c->routes);
@@ -1462,7 +1529,7 @@ static void carve_cursor(bw_carver *k, bw_graph_cursor *c)
         if (g->layers[l].additive) carve_pose(k, c, &LAYER(l)->ref_snapshot);
     }
     carve_pose(k, c, &c->scratch);
-    for (int i = 0; i < g->ref_count; i++) carve_pose(k, c, k->base ? &c->refs[i] : &measuring.pose);
+    for (int i = 0; i < g->ref_count; i++) carve_pose(k, c, k->base ? &c->refs[i] : &measuring.own);
 #undef LAYER
 }
 
@@ -1487,13 +1554,6 @@ static bw_graph_cursor *allocate_cursor(const bw_graph *g, const bw_rig *rig, co
     c->block_size = size;
     carve_cursor(&k, c);
     for (int i = 0; i < g->state_count; i++) c->sync_lead[i] = -1;
-    for (int l = 0; l < g->layer_count; l++) {
-        layer_rt *R = &c->layers[l];
-        if (R->mask) {
-            R->masked_view = R->pose;
-            R->masked_view.coverage = R->masked;
-        }
-    }
     c->ref_use = c->refs;
     int max_contributions = g->layer_count > 2 * g->max_leaves ? g->layer_count : 2 * g->max_leaves;
     if (make_mixer(rig, max_contributions, alloc, &c->mixer) != BW_OK) {
@@ -1542,6 +1602,14 @@ bw_result bw_graph_cursor_rebind(bw_graph_cursor *c, const bw_binding *const *bi
     bw_graph_cursor_desc d = {.rig = c->rig, .bindings = bindings, .binding_count = binding_count};
     check_bindings(c->g, &d, &r);
     if (r.count) return r.first;
+    /* the last evaluated poses kept while the clips they were mixed from live */
+    for (int l = 0; l < c->g->layer_count; l++) {
+        layer_rt *R = &c->layers[l];
+        if (R->last == LAST_MIX) {
+            (void)last_pose(c, R, &R->own);
+            R->last = LAST_OWN;
+        }
+    }
     for (int i = 0; i < c->g->clip_count; i++) c->bindings[i] = bindings[i];
     bake_references(c);
     /* still the shared set's numbers, or another existing set's, or its own
@@ -1611,7 +1679,7 @@ bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_de
             bake_references(c);
             share_attach(c, true);
             /* The entry poses: the freeze snapshot source before the first evaluation. */
-            for (int l = 0; l < graph->layer_count && res == BW_OK; l++) res = evaluate_layer(c, l);
+            for (int l = 0; l < graph->layer_count && res == BW_OK; l++) res = evaluate_layer(c, l, &c->layers[l].own);
         }
         if (res != BW_OK) {
             bw_graph_problem(&r, res, "", "%s", res == BW_ERR_OUT_OF_MEMORY ? "out of memory" : "entry pose failed");

@@ -220,4 +220,15 @@ void bw_graph_problem(bw_graph_report *r, bw_result code, const char *where, con
  * BW_ERR_NON_FINITE for NaN or infinity, BW_ERR_RANGE for a negative. */
 static inline bw_result bw_nonneg_problem_code(float x) { return isfinite(x) ? BW_ERR_RANGE : BW_ERR_NON_FINITE; }
 
+/* Layer poses shared by the cursors one thread evaluates in turn (graph.h):
+ * `poses` are layer_capacity poses of the capacities; `views` the same
+ * storage cut to the counts of the cursor evaluating now. */
+struct bw_graph_scratch {
+    bw_allocator alloc;
+    int joint_capacity, curve_capacity, layer_capacity;
+    bw_pose *poses, *views;
+    void *block;
+    size_t block_size;
+};
+
 #endif

@@ -1690,7 +1690,11 @@ static unsigned stress_rand(unsigned *s)
  * huge, NaN, negative) over every feature at once: the invariants hold on
  * every frame (finite unit-quaternion poses, normalized time in [0, 1],
  * transition weights and layer weights in range, states in range). */
-static void random_driving_should_keep_every_invariant(void)
+/* Three layers over every kind of play: a synced 1D blend, a freezing
+ * any-state jump, a reverse state, an overshooting curve, a
+ * non-interruptible fade; a masked upper layer whose weight follows a
+ * parameter; an additive layer. Parameters: speed, jump, grounded, upper. */
+static bw_graph *stress_graph(void)
 {
     bw_graph_param_desc params[4] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false},
                                      {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0.2f, false},
@@ -1733,20 +1737,32 @@ static void random_driving_should_keep_every_invariant(void)
     d.mask_count = 1;
     bw_graph *g = compile(&d);
     bw_blend_tree_destroy(tree); /* the graph keeps its own copy */
+    return g;
+}
+
+/* One random step of the stress graph's inputs and dt. */
+static float stress_drive(bw_graph_cursor *c, unsigned *seed)
+{
+    unsigned r = stress_rand(seed);
+    if (r % 7 == 0) bw_graph_cursor_set_param(c, 0, (float)(int)(stress_rand(seed) % 7) * 0.5f - 1.5f);
+    if (r % 11 == 0) bw_graph_cursor_fire(c, 1);
+    if (r % 13 == 0) bw_graph_cursor_set_param(c, 2, (float)(stress_rand(seed) % 2));
+    if (r % 17 == 0) bw_graph_cursor_set_param(c, 3, (float)(stress_rand(seed) % 3) * 0.5f);
+    if (r % 19 == 0) bw_graph_cursor_travel(c, 0, (int)(stress_rand(seed) % 4));
+    if (r % 23 == 0) bw_graph_cursor_set_layer_weight(c, 2, (float)(stress_rand(seed) % 3) * 0.5f, 0.25f);
+    const float dts[8] = {1.0f / 60, 1.0f / 30, 0.0f, 1e-6f, 3.7f, NAN, -1.0f, 0.25f};
+    return dts[stress_rand(seed) % 8];
+}
+
+static void random_driving_should_keep_every_invariant(void)
+{
+    bw_graph *g = stress_graph();
     bw_graph_cursor *c = cursor_for(g, NULL);
     bw_pose out = new_pose();
     unsigned seed = 12345u, visited[2] = {0, 0};
     int bad = 0, frozen = 0;
     for (int frame = 0; frame < 20000 && bad < 5; frame++) {
-        unsigned r = stress_rand(&seed);
-        if (r % 7 == 0) bw_graph_cursor_set_param(c, 0, (float)(int)(stress_rand(&seed) % 7) * 0.5f - 1.5f);
-        if (r % 11 == 0) bw_graph_cursor_fire(c, 1);
-        if (r % 13 == 0) bw_graph_cursor_set_param(c, 2, (float)(stress_rand(&seed) % 2));
-        if (r % 17 == 0) bw_graph_cursor_set_param(c, 3, (float)(stress_rand(&seed) % 3) * 0.5f);
-        if (r % 19 == 0) bw_graph_cursor_travel(c, 0, (int)(stress_rand(&seed) % 4));
-        if (r % 23 == 0) bw_graph_cursor_set_layer_weight(c, 2, (float)(stress_rand(&seed) % 3) * 0.5f, 0.25f);
-        const float dts[8] = {1.0f / 60, 1.0f / 30, 0.0f, 1e-6f, 3.7f, NAN, -1.0f, 0.25f};
-        bw_graph_cursor_update(c, dts[stress_rand(&seed) % 8]);
+        bw_graph_cursor_update(c, stress_drive(c, &seed));
         if (bw_graph_cursor_evaluate(c, NULL, &out) != BW_OK) bad++;
         bw_graph_cursor_drain(c, NULL, NULL);
         for (int l = 0; l < 3; l++) {
@@ -1771,6 +1787,110 @@ static void random_driving_should_keep_every_invariant(void)
     CHECK_INT(visited[1], 0x3);
     CHECK(frozen > 10); /* and frozen sources ran */
     teardown(c, g, &out);
+}
+
+static bool poses_bitwise_equal(const bw_pose *a, const bw_pose *b)
+{
+    return a && b && a->joint_count == b->joint_count && a->curve_count == b->curve_count &&
+           memcmp(a->joints, b->joints, (size_t)a->joint_count * sizeof *a->joints) == 0 &&
+           memcmp(a->coverage, b->coverage, (size_t)a->joint_count * sizeof *a->coverage) == 0 &&
+           memcmp(a->curves, b->curves, (size_t)a->curve_count * sizeof *a->curves) == 0 &&
+           memcmp(a->curve_coverage, b->curve_coverage, (size_t)a->curve_count * sizeof *a->curve_coverage) == 0;
+}
+
+/* The independent method is the cursor evaluating in its own poses: a
+ * cursor evaluated in a shared scratch, which a second cursor overwrites
+ * after each of its evaluations, must show the same numbers bit for bit
+ * over the stress graph's random driving (freezing jumps and
+ * interruptions take the last evaluated pose, which is gone from the
+ * scratch by then), through rebinds, layer-pose queries and a reload
+ * carry from it. */
+static void a_shared_scratch_should_give_the_own_poses_results_bit_for_bit(void)
+{
+    bw_graph *g = stress_graph();
+    bw_graph_scratch *scratch = NULL, *small = NULL;
+    bw_graph_scratch_desc sd = {JOINTS, bw_rig_curve_count(rig), 3, {0}};
+    CHECK_INT(bw_graph_scratch_create(&sd, &scratch), BW_OK);
+    CHECK(bw_graph_scratch_fits(scratch, g, rig));
+    sd.layer_capacity = 2; /* one layer short: the cursor's own poses */
+    CHECK_INT(bw_graph_scratch_create(&sd, &small), BW_OK);
+    CHECK(!bw_graph_scratch_fits(small, g, rig));
+    bw_graph_cursor *own = cursor_for(g, NULL), *shared = cursor_for(g, NULL), *other = cursor_for(g, NULL);
+    bw_pose a = new_pose(), b = new_pose(), o = new_pose();
+    unsigned seed_a = 777u, seed_b = 777u, seed_o = 4242u;
+    int differ = 0, layer_differ = 0, frozen = 0;
+    for (int frame = 0; frame < 6000; frame++) {
+        float dt = stress_drive(own, &seed_a);
+        CHECK(stress_drive(shared, &seed_b) == dt || isnan(dt));
+        float dto = stress_drive(other, &seed_o);
+        bw_graph_cursor_update(own, dt);
+        bw_graph_cursor_update(shared, dt);
+        bw_graph_cursor_update(other, dto);
+        CHECK_INT(bw_graph_cursor_evaluate(own, NULL, &a), BW_OK);
+        CHECK_INT(bw_graph_cursor_evaluate_in(shared, scratch, NULL, &b), BW_OK);
+        CHECK_INT(bw_graph_cursor_evaluate_in(other, frame % 2 ? scratch : small, NULL, &o), BW_OK);
+        differ += !poses_bitwise_equal(&a, &b);
+        frozen += status(shared, 0).transition.active && status(shared, 0).transition.frozen;
+        if (frame % 97 == 0)
+            for (int l = 0; l < 3; l++)
+                layer_differ += !poses_bitwise_equal(bw_graph_cursor_layer_pose(own, l),
+                                                     bw_graph_cursor_layer_pose(shared, l));
+        if (frame % 401 == 0) { /* fresh bindings of the same clips, the old ones freed at once
+                                   (AddressSanitizer: nothing reads them later) */
+            bw_binding *fresh[CLIPS];
+            for (int i = 0; i < CLIPS; i++) fresh[i] = fixture_binding(clips[i], rig);
+            CHECK_INT(bw_graph_cursor_rebind(own, (const bw_binding *const *)fresh, CLIPS, NULL), BW_OK);
+            CHECK_INT(bw_graph_cursor_rebind(shared, (const bw_binding *const *)fresh, CLIPS, NULL), BW_OK);
+            CHECK_INT(bw_graph_cursor_rebind(other, (const bw_binding *const *)fresh, CLIPS, NULL), BW_OK);
+            for (int i = 0; i < CLIPS; i++) {
+                bw_binding_destroy(bindings[i]);
+                bindings[i] = fresh[i];
+            }
+        }
+        bw_graph_cursor_drain(own, NULL, NULL);
+        bw_graph_cursor_drain(shared, NULL, NULL);
+        bw_graph_cursor_drain(other, NULL, NULL);
+    }
+    CHECK_INT(differ, 0);
+    CHECK_INT(layer_differ, 0);
+    CHECK(frozen > 100); /* the snapshots were taken */
+    /* A reload carry from each (a shared evaluation last) continues alike. */
+    bw_graph_cursor_update(own, 1.0f / 60);
+    bw_graph_cursor_update(shared, 1.0f / 60);
+    CHECK_INT(bw_graph_cursor_evaluate(own, NULL, &a), BW_OK);
+    CHECK_INT(bw_graph_cursor_evaluate_in(shared, scratch, NULL, &b), BW_OK);
+    CHECK_INT(bw_graph_cursor_evaluate_in(other, scratch, NULL, &o), BW_OK);
+    bw_graph_cursor *own2 = cursor_for(g, NULL), *shared2 = cursor_for(g, NULL);
+    CHECK_INT(bw_graph_cursor_carry_over(own2, own, 0.3f), BW_OK);
+    CHECK_INT(bw_graph_cursor_carry_over(shared2, shared, 0.3f), BW_OK);
+    for (int frame = 0; frame < 60; frame++) {
+        bw_graph_cursor_update(own2, 1.0f / 60);
+        bw_graph_cursor_update(shared2, 1.0f / 60);
+        CHECK_INT(bw_graph_cursor_evaluate(own2, NULL, &a), BW_OK);
+        CHECK_INT(bw_graph_cursor_evaluate_in(shared2, scratch, NULL, &b), BW_OK);
+        differ += !poses_bitwise_equal(&a, &b);
+    }
+    CHECK_INT(differ, 0);
+    /* bad arguments */
+    bw_graph_scratch *none = NULL;
+    CHECK_INT(bw_graph_scratch_create(NULL, &none), BW_ERR_INVALID_ARGUMENT);
+    sd.layer_capacity = -1;
+    CHECK_INT(bw_graph_scratch_create(&sd, &none), BW_ERR_INVALID_ARGUMENT);
+    sd.layer_capacity = 1025;
+    CHECK_INT(bw_graph_scratch_create(&sd, &none), BW_ERR_INVALID_ARGUMENT);
+    CHECK(none == NULL);
+    CHECK(!bw_graph_scratch_fits(NULL, g, rig));
+    CHECK_INT(bw_graph_cursor_evaluate_in(NULL, scratch, NULL, &b), BW_ERR_INVALID_ARGUMENT);
+    bw_graph_scratch_destroy(NULL);
+    bw_graph_cursor_destroy(own2);
+    bw_graph_cursor_destroy(shared2);
+    bw_graph_cursor_destroy(shared);
+    bw_graph_cursor_destroy(other);
+    bw_pose_deinit(&b);
+    bw_pose_deinit(&o);
+    bw_graph_scratch_destroy(scratch);
+    bw_graph_scratch_destroy(small);
+    teardown(own, g, &a);
 }
 
 /* Hot reload mid-transition. Old graph: idle -> move when go (0.5 s).
@@ -2857,6 +2977,7 @@ int main(void)
     RUN(a_backwards_follower_should_keep_its_feet_with_the_leader);
     RUN(a_joining_follower_should_open_its_exit_gate_on_the_phase_it_shows);
     RUN(random_driving_should_keep_every_invariant);
+    RUN(a_shared_scratch_should_give_the_own_poses_results_bit_for_bit);
     RUN(carry_over_should_continue_without_a_pop);
     RUN(ten_thousand_frames_should_not_allocate);
     RUN(allocation_failures_should_be_reported_and_leak_nothing);

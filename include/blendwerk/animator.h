@@ -356,6 +356,13 @@ BW_API bw_result bw_character_state_validate(const bw_character_state *state, co
  * NULL animator or state (nothing changes). Never allocates. */
 BW_API bw_result bw_animator_update(bw_animator *animator, float dt, const bw_character_state *state,
                                     const float *camera);
+/* bw_animator_update with the graph's layer poses in `scratch` (graph.h:
+ * bw_graph_scratch; NULL or one that does not fit: the cursor's own), for
+ * a crowd: one scratch per thread serves every animator that thread
+ * updates, so the layer poses stay in cache (docs/animator.md "A crowd").
+ * The same results bit for bit. */
+BW_API bw_result bw_animator_update_in(bw_animator *animator, bw_graph_scratch *scratch, float dt,
+                                       const bw_character_state *state, const float *camera);
 /* A hint for crowd loops: ask the cache for what the animator's next
  * update reads and writes first (its graph cursor's and mixer's
  * per-frame state, its pose, its clip tracks), so that a loop

@@ -470,6 +470,35 @@ BW_API void bw_graph_cursor_update(bw_graph_cursor *cursor, float dt);
  * feed a character's mixer. `base` may be `out`. BW_ERR_INVALID_ARGUMENT
  * for NULL cursor or out or poses not matching the rig (out untouched). */
 BW_API bw_result bw_graph_cursor_evaluate(bw_graph_cursor *cursor, const bw_pose *base, bw_pose *out);
+
+/* Layer poses that many cursors share: a crowd evaluates its characters
+ * one after another, and each layer pose lives only while its cursor
+ * composes, so one set per thread serves every cursor that thread
+ * evaluates, and stays in cache, instead of each cursor writing its own
+ * set cold every frame (bench/README.md: the full character). One scratch
+ * must not be used by two evaluations at once; give each worker its own
+ * (bw_job_fn's `worker`). The results are the same bit for bit as
+ * evaluating in the cursor: what a later freeze, a reload carry or
+ * bw_graph_cursor_layer_pose needs of an evaluation made here is mixed
+ * again from the plays it recorded. */
+typedef struct bw_graph_scratch bw_graph_scratch;
+typedef struct bw_graph_scratch_desc {
+    int joint_capacity; /* the most joints of a rig it serves, [0, BW_RIG_MAX_JOINTS] */
+    int curve_capacity; /* the most curves, [0, BW_RIG_MAX_CURVES] */
+    int layer_capacity; /* the most layers of a graph it serves, [0, 1024] */
+    bw_allocator allocator; /* copied; fn NULL = malloc */
+} bw_graph_scratch_desc;
+/* BW_ERR_INVALID_ARGUMENT for NULL arguments or a capacity out of range,
+ * BW_ERR_OUT_OF_MEMORY. *out is set only on success. */
+BW_API bw_result bw_graph_scratch_create(const bw_graph_scratch_desc *desc, bw_graph_scratch **out);
+BW_API void bw_graph_scratch_destroy(bw_graph_scratch *scratch); /* NULL is a no-op */
+/* Whether the scratch holds the layer poses of `graph` on `rig`. */
+BW_API bool bw_graph_scratch_fits(const bw_graph_scratch *scratch, const bw_graph *graph, const bw_rig *rig);
+/* bw_graph_cursor_evaluate with the layer poses in `scratch`; a scratch
+ * that is NULL or does not fit the cursor (bw_graph_scratch_fits) means
+ * the cursor's own poses. Same results and errors; never allocates. */
+BW_API bw_result bw_graph_cursor_evaluate_in(bw_graph_cursor *cursor, bw_graph_scratch *scratch, const bw_pose *base,
+                                             bw_pose *out);
 /* Root motion of the last update (SPEC §8), from the first layer's plays:
  * each leaf's clip-time step (from, signed delta) at the weight the pose
  * shows it with: a state that advanced and then fired away counts in
@@ -480,9 +509,12 @@ BW_API bw_result bw_graph_cursor_evaluate(bw_graph_cursor *cursor, const bw_pose
  * bw_root_motion_extract, and BW_ERR_INVALID_ARGUMENT for NULL
  * arguments. Before the first update the delta is zero. */
 BW_API bw_result bw_graph_cursor_root_motion(bw_graph_cursor *cursor, const bw_root_motion_config *cfg, bw_root_delta *out);
-/* A layer's own pose (before layer weight and mask) as last evaluated;
- * NULL for a bad layer. Owned by the cursor. */
-BW_API const bw_pose *bw_graph_cursor_layer_pose(const bw_graph_cursor *cursor, int layer);
+/* A layer's own pose (before layer weight and mask) as last evaluated (a
+ * freeze's snapshot, SPEC §12.2); NULL for a bad layer. Owned by the
+ * cursor, valid until its next update, evaluation or rebind. When that
+ * evaluation was made in a bw_graph_scratch, the pose is mixed again (the
+ * same numbers) into the cursor's own pose: the cost of a layer mix. */
+BW_API const bw_pose *bw_graph_cursor_layer_pose(bw_graph_cursor *cursor, int layer);
 
 /* Work counters since creation (for tests and profiling): each blend tree
  * is evaluated once per play and update (and once for a destination
