@@ -648,17 +648,26 @@ static void head_aim_clamps_relative_to_the_body_through_a_full_turn(void)
 /* Graph: params speed (float), jump (trigger); states idle (IDLE), move
  * (WALK), jump (RUN); idle -> move when speed > 0.1, * -> jump on jump,
  * both instant. */
-static bw_graph *speed_jump_graph(void)
+/* idle -> move when speed > 0.1, any -> jump on the trigger; with fade > 0
+ * both transitions fade that long (the jump a freeze, so an interruption
+ * or a jump takes the last evaluated pose) and jump -> idle ends a jump at
+ * its exit time 0.5. */
+static bw_graph *speed_jump_graph_fading(float fade)
 {
     bw_graph_param_desc params[2] = {{"speed", BW_GRAPH_PARAM_FLOAT, 0, 0, false}, {"jump", BW_GRAPH_PARAM_TRIGGER, 0, 0, false}};
     bw_graph_state_desc states[3] = {{.name = "idle", .clip = IDLE}, {.name = "move", .clip = WALK},
                                      {.name = "jump", .clip = RUN}};
     bw_graph_condition_desc fast = {.kind = BW_GRAPH_COND_COMPARE, .param = "speed", .op = BW_GRAPH_GT, .value = 0.1f};
     bw_graph_condition_desc jump = {.kind = BW_GRAPH_COND_TRUE, .param = "jump"};
-    bw_graph_transition_desc tr[2] = {{.from = "idle", .to = "move", .conditions = &fast, .condition_count = 1},
-                                      {.from = "*", .to = "jump", .conditions = &jump, .condition_count = 1}};
+    bw_graph_transition_desc tr[3] = {{.from = "idle", .to = "move", .conditions = &fast, .condition_count = 1},
+                                      {.from = "*", .to = "jump", .conditions = &jump, .condition_count = 1},
+                                      {.from = "jump", .to = "idle", .has_exit_time = true, .exit_time = 0.5f}};
+    if (fade > 0.0f) {
+        tr[0].duration = tr[1].duration = tr[2].duration = fade;
+        tr[1].mode = BW_GRAPH_FREEZE;
+    }
     bw_graph_layer_desc layer = {.name = "base", .entry = "idle", .states = states, .state_count = 3,
-                                 .transitions = tr, .transition_count = 2};
+                                 .transitions = tr, .transition_count = fade > 0.0f ? 3 : 2};
     bw_graph_desc gd = {0};
     gd.params = params;
     gd.param_count = 2;
@@ -670,6 +679,8 @@ static bw_graph *speed_jump_graph(void)
     CHECK_INT(bw_graph_compile(&gd, &graph, NULL), BW_OK);
     return graph;
 }
+
+static bw_graph *speed_jump_graph(void) { return speed_jump_graph_fading(0.0f); }
 
 static void the_animator_runs_a_graph_with_params_and_triggers(void)
 {
@@ -1222,6 +1233,76 @@ static void animators_on_one_binding_cache_share_bindings_and_numbers(void)
     bw_graph_destroy(graph);
 }
 
+/* A crowd as docs/animator.md "A crowd" runs it: six animators updated by a
+ * two-thread pool, each worker with its own bw_graph_scratch, against six
+ * updated one by one in their own poses (the independent method): bit for
+ * bit the same poses every frame, through fades and freezing jumps. */
+#define CROWD 6
+typedef struct crowd_job {
+    bw_animator **animators;
+    const bw_character_state *states;
+    bw_graph_scratch **scratch; /* one per worker */
+} crowd_job;
+
+static void crowd_part(void *user, int begin, int end, int worker)
+{
+    crowd_job *job = (crowd_job *)user;
+    for (int i = begin; i < end; i++)
+        bw_animator_update_in(job->animators[i], job->scratch[worker], 1.0f / 30.0f, &job->states[i], NULL);
+}
+
+static void a_crowd_on_worker_scratches_matches_one_by_one(void)
+{
+    bw_graph *graph = speed_jump_graph_fading(0.2f);
+    bw_animator_desc d = base_desc();
+    d.graph = graph;
+    bw_animator *own[CROWD], *pooled[CROWD];
+    for (int i = 0; i < CROWD; i++) {
+        own[i] = make(&d);
+        pooled[i] = make(&d);
+    }
+    bw_jobs *jobs = NULL;
+    bw_jobs_desc jd = {.thread_count = 2};
+    CHECK_INT(bw_jobs_create(&jd, &jobs), BW_OK);
+    bw_graph_scratch *scratch[2] = {NULL, NULL};
+    bw_graph_scratch_desc sd = {bw_rig_joint_count(rig), bw_rig_curve_count(rig), 1, {0}};
+    for (int t = 0; t < 2; t++) CHECK_INT(bw_graph_scratch_create(&sd, &scratch[t]), BW_OK);
+    CHECK(bw_graph_scratch_fits(scratch[0], graph, rig));
+    int speed = bw_graph_find_param(graph, "speed"), trig = bw_graph_find_param(graph, "jump");
+    bw_character_param p[CROWD];
+    bw_character_state s[CROWD];
+    int differ = 0, frozen = 0;
+    for (int f = 0; f < 300; f++) {
+        for (int i = 0; i < CROWD; i++) {
+            p[i] = (bw_character_param){speed, ((f / (7 + i)) % 2) ? 1.0f : 0.0f};
+            s[i] = (bw_character_state){.params = &p[i], .param_count = 1};
+            if ((f + 3 * i) % 11 == 0) { /* a jump, often during a fade */
+                s[i].fire = &trig;
+                s[i].fire_count = 1;
+            }
+            bw_animator_update(own[i], 1.0f / 30.0f, &s[i], NULL);
+        }
+        crowd_job job = {pooled, s, scratch};
+        bw_jobs_run(jobs, CROWD, 1, crowd_part, &job);
+        for (int i = 0; i < CROWD; i++) {
+            const bw_pose *a = bw_animator_pose(own[i]), *b = bw_animator_pose(pooled[i]);
+            if (memcmp(a->joints, b->joints, (size_t)a->joint_count * sizeof *a->joints) != 0) differ++;
+            bw_graph_layer_status st;
+            bw_graph_cursor_layer_status(bw_animator_cursor(pooled[i]), 0, &st);
+            frozen += st.transition.active && st.transition.frozen;
+        }
+    }
+    CHECK_INT(differ, 0);
+    CHECK(frozen > 100); /* freezing fades ran */
+    for (int t = 0; t < 2; t++) bw_graph_scratch_destroy(scratch[t]);
+    bw_jobs_destroy(jobs);
+    for (int i = 0; i < CROWD; i++) {
+        bw_animator_destroy(own[i]);
+        bw_animator_destroy(pooled[i]);
+    }
+    bw_graph_destroy(graph);
+}
+
 /* bw_animator_pose_mutable: the pose bw_animator_pose returns, writable;
  * a host's edits between updates (here NaN over every field, as a broken
  * control might leave it) never reach the next update: two animators fed the
@@ -1286,6 +1367,7 @@ int main(void)
     RUN(head_aim_clamps_relative_to_the_body_through_a_full_turn);
     RUN(the_animator_runs_a_graph_with_params_and_triggers);
     RUN(animators_on_one_binding_cache_share_bindings_and_numbers);
+    RUN(a_crowd_on_worker_scratches_matches_one_by_one);
     RUN(host_edits_of_the_mutable_pose_do_not_reach_the_next_update);
     RUN(update_allocates_nothing_over_ten_thousand_frames);
     RUN(validation_names_the_field_of_fifteen_malformed_states);
