@@ -88,10 +88,12 @@ typedef struct layer_rt {
     bool rec_frozen; /* the last evaluation mixed `snapshot` at 1 − rec_w */
     float rec_w;
     unsigned char last; /* LAST_* */
-    bw_pose own;               /* the layer's pose when it is evaluated in the cursor */
-    bw_pose *evaluated;        /* `own` or a scratch's pose: this evaluation's, while it composes */
-    bw_pose snapshot;          /* frozen source */
-    bw_pose ref, ref_snapshot; /* additive layers: the plays' references, mixed alike */
+    /* the poses' records live in the cursor's cold part (pose_store): a
+       steady frame touches none of them, only these pointers */
+    bw_pose *own;                /* the layer's pose when it is evaluated in the cursor */
+    bw_pose *evaluated;          /* `own` or a scratch's pose: this evaluation's, while it composes */
+    bw_pose *snapshot;           /* frozen source */
+    bw_pose *ref, *ref_snapshot; /* additive layers: the plays' references, mixed alike */
     int ref_view_id;           /* what the layer's delta is measured from (ref_view): one
                                   baked reference pose when every leaf shares it, its id;
                                   -1: `ref` */
@@ -134,7 +136,8 @@ struct bw_graph_cursor {
     const bw_pose *ref_use;         /* what evaluation reads: `refs`, or the graph's shared set
                                        `share` when that is bitwise equal to them */
     g_ref_share *share;             /* held (one of its users), or NULL */
-    bw_blend_leaf *leaf_store;      /* layer_count × SLOTS × max_leaves */
+    bw_blend_leaf *leaf_store;      /* layer_count × 2 × max_leaves: SLOT_CUR, SLOT_SRC */
+    bw_blend_leaf *gone_store;      /* layer_count × max_leaves: SLOT_GONE (written by a fire) */
     unsigned gen;                   /* parameter generation: bumped when a float / bool changes */
     int *sync_lead;                 /* state_count: a group's leading play this update, -1 */
     float *sync_w;                  /* state_count: its weight */
@@ -167,7 +170,7 @@ static const g_layer *layer_of(const bw_graph_cursor *c, int l) { return &c->g->
  * in the set the cursor reads now, or its own mixed `ref`. */
 static const bw_pose *ref_view(const bw_graph_cursor *c, const layer_rt *R)
 {
-    return R->ref_view_id >= 0 ? &c->ref_use[R->ref_view_id] : &R->ref;
+    return R->ref_view_id >= 0 ? &c->ref_use[R->ref_view_id] : R->ref;
 }
 static const g_state *state_of(const bw_graph_cursor *c, int l, int s)
 {
@@ -414,10 +417,10 @@ static void fire(bw_graph_cursor *c, int l, int t)
     if (tr->duration > 0.0f) {
         R->frozen = R->fading || tr->mode == BW_GRAPH_FREEZE;
         if (R->frozen) {
-            const bw_pose *last = last_pose(c, R, &R->own);
-            if (last != &R->snapshot) bw_pose_copy(&R->snapshot, last);
+            const bw_pose *last = last_pose(c, R, R->own);
+            if (last != R->snapshot) bw_pose_copy(R->snapshot, last);
             R->last = LAST_SNAPSHOT;
-            if (layer_of(c, l)->additive) bw_pose_copy(&R->ref_snapshot, ref_view(c, R));
+            if (layer_of(c, l)->additive) bw_pose_copy(R->ref_snapshot, ref_view(c, R));
             R->src = (play){-1, 0.0, false};
         } else {
             R->src = R->cur;
@@ -676,7 +679,7 @@ void bw_graph_cursor_update(bw_graph_cursor *c, float dt)
      * clears and writes next. */
     for (int i = 0; i < g->ref_count; i++) prefetch_pose(&c->ref_use[i], false);
     if (!c->shared_last)
-        for (int l = 0; l < g->layer_count; l++) prefetch_pose(&c->layers[l].own, true);
+        for (int l = 0; l < g->layer_count; l++) prefetch_pose(c->layers[l].own, true);
     if (!c->started) {
         for (int l = 0; l < g->layer_count; l++) push_state_event(c, BW_GRAPH_EVENT_ENTER, l, c->layers[l].cur.state);
         c->started = true;
@@ -759,9 +762,9 @@ static bw_result evaluate_layer(bw_graph_cursor *c, int l, bw_pose *dst)
     R->rec_n = n;
     R->rec_frozen = frozen;
     R->rec_w = w;
-    R->last = dst == &R->own ? LAST_OWN : LAST_MIX;
+    R->last = dst == R->own ? LAST_OWN : LAST_MIX;
     c->counters.layer_mixes++;
-    bw_result r = mix_plays(c, R->rec, n, frozen, w, &R->snapshot, dst);
+    bw_result r = mix_plays(c, R->rec, n, frozen, w, R->snapshot, dst);
     if (r != BW_OK || !layer_of(c, l)->additive) return r;
     bool shared = n > 0 && !frozen;
     for (int i = 1; i < n && shared; i++) shared = c->ref_ids[i] == c->ref_ids[0];
@@ -771,7 +774,7 @@ static bw_result evaluate_layer(bw_graph_cursor *c, int l, bw_pose *dst)
     }
     c->counters.reference_mixes++;
     R->ref_view_id = -1;
-    return mix_plays(c, NULL, n, frozen, w, &R->ref_snapshot, &R->ref);
+    return mix_plays(c, NULL, n, frozen, w, R->ref_snapshot, R->ref);
 }
 
 /* R's own pose as last evaluated (R a layer of `worker` or of another
@@ -780,9 +783,9 @@ static bw_result evaluate_layer(bw_graph_cursor *c, int l, bw_pose *dst)
  * R->snapshot). Not counted as a layer mix. */
 static const bw_pose *last_pose(bw_graph_cursor *worker, const layer_rt *R, bw_pose *tmp)
 {
-    if (R->last == LAST_OWN) return &R->own;
-    if (R->last == LAST_SNAPSHOT) return &R->snapshot;
-    if (mix_plays(worker, R->rec, R->rec_n, R->rec_frozen, R->rec_w, &R->snapshot, tmp) != BW_OK) bw_pose_clear(tmp);
+    if (R->last == LAST_OWN) return R->own;
+    if (R->last == LAST_SNAPSHOT) return R->snapshot;
+    if (mix_plays(worker, R->rec, R->rec_n, R->rec_frozen, R->rec_w, R->snapshot, tmp) != BW_OK) bw_pose_clear(tmp);
     return tmp;
 }
 
@@ -797,7 +800,7 @@ static bool pose_fits_rig(const bw_graph_cursor *c, const bw_pose *p)
  * counts, or the layer's own. */
 static bw_pose *layer_target(bw_graph_cursor *c, bw_graph_scratch *scratch, int l)
 {
-    if (!scratch) return &c->layers[l].own;
+    if (!scratch) return c->layers[l].own;
     bw_pose *v = &scratch->views[l];
     *v = scratch->poses[l];
     v->joint_count = c->joint_count;
@@ -892,8 +895,8 @@ const bw_pose *bw_graph_cursor_layer_pose(bw_graph_cursor *c, int layer)
 {
     if (!c || layer < 0 || layer >= c->g->layer_count) return NULL;
     layer_rt *R = &c->layers[layer];
-    const bw_pose *p = last_pose(c, R, &R->own);
-    if (p == &R->own) R->last = LAST_OWN;
+    const bw_pose *p = last_pose(c, R, R->own);
+    if (p == R->own) R->last = LAST_OWN;
     return p;
 }
 
@@ -1103,9 +1106,9 @@ static bool carry_transition(bw_graph_cursor *dst, int l, const bw_graph_cursor 
     }
     R->src = (play){-1, 0.0, false};
     if (R->frozen) {
-        bw_pose_copy(&R->snapshot, &O->snapshot);
+        bw_pose_copy(R->snapshot, O->snapshot);
         if (layer_of(dst, l)->additive)
-            bw_pose_copy(&R->ref_snapshot, layer_of(src, ol)->additive ? &O->ref_snapshot : &O->snapshot);
+            bw_pose_copy(R->ref_snapshot, layer_of(src, ol)->additive ? O->ref_snapshot : O->snapshot);
     } else {
         R->src = (play){source, O->src.p, false};
     }
@@ -1147,10 +1150,10 @@ static void fade_from_old_pose(bw_graph_cursor *dst, int l, const bw_graph_curso
     R->frozen = true;
     R->src = (play){-1, 0.0, false};
     if (!R->fading) return;
-    const bw_pose *old = last_pose(dst, O, &R->snapshot);
-    if (old != &R->snapshot) bw_pose_copy(&R->snapshot, old);
+    const bw_pose *old = last_pose(dst, O, R->snapshot);
+    if (old != R->snapshot) bw_pose_copy(R->snapshot, old);
     if (layer_of(dst, l)->additive) /* no delta from a former override layer */
-        bw_pose_copy(&R->ref_snapshot, layer_of(src, ol)->additive ? ref_view(src, O) : &R->snapshot);
+        bw_pose_copy(R->ref_snapshot, layer_of(src, ol)->additive ? ref_view(src, O) : R->snapshot);
 }
 
 /* Carry src's layer ol into dst's layer l (see graph.h). */
@@ -1182,8 +1185,8 @@ static void carry_layer(bw_graph_cursor *dst, int l, const bw_graph_cursor *src,
     /* A steady layer fades only if its state now shows something else
      * (another clip, tree or reference under the same name). */
     R->fading = false;
-    if (evaluate_layer(dst, l, &R->own) != BW_OK) return;
-    bool differs = poses_differ(&R->own, last_pose(dst, O, &R->snapshot), CARRY_TOLERANCE);
+    if (evaluate_layer(dst, l, R->own) != BW_OK) return;
+    bool differs = poses_differ(R->own, last_pose(dst, O, R->snapshot), CARRY_TOLERANCE);
     if (!differs && L->additive && layer_of(src, ol)->additive)
         differs = poses_differ(ref_view(dst, R), ref_view(src, O), CARRY_TOLERANCE);
     if (differs) fade_from_old_pose(dst, l, src, ol, fade);
@@ -1242,7 +1245,7 @@ bw_result bw_graph_cursor_carry_over(bw_graph_cursor *dst, const bw_graph_cursor
     }
     /* Every layer's pose as carried: what a freeze snapshot takes if a
      * transition fires before the next evaluation. */
-    for (int l = 0; l < g->layer_count; l++) (void)evaluate_layer(dst, l, &dst->layers[l].own);
+    for (int l = 0; l < g->layer_count; l++) (void)evaluate_layer(dst, l, dst->layers[l].own);
     dst->shared_last = false;
     dst->started = src->started;
     return BW_OK;
@@ -1493,13 +1496,17 @@ static void carve_cursor(bw_carver *k, bw_graph_cursor *c)
     const bw_graph *g = c->g;
     size_t nl = (size_t)g->layer_count, nj = (size_t)c->joint_count, ns = (size_t)g->max_states;
     size_t nleaf = (size_t)g->max_leaves;
-    layer_rt measuring; /* stands in for the layers while only measuring */
+    bw_pose no_pose[5];                       /* what `measuring` points at */
+    layer_rt measuring = {.own = &no_pose[0], /* stands in for the layers while only measuring */
+                          .snapshot = &no_pose[1],
+                          .ref = &no_pose[2],
+                          .ref_snapshot = &no_pose[3]};
 #define LAYER(l) (k->base ? &c->layers[l] : &measuring)
     c->layers = (layer_rt *)CARVE(k, nl, c->layers);
     c->params = (float *)CARVE(k, g->param_count, c->params);
     c->bindings = (const bw_binding **)CARVE(k, g->clip_count, c->bindings);
     c->contributions = (bw_contribution *)CARVE(k, nl, c->contributions);
-    c->leaf_store = (bw_blend_leaf *)CARVE(k, nl * SLOTS * nleaf, c->leaf_store);
+    c->leaf_store = (bw_blend_leaf *)CARVE(k, nl * SLOT_GONE * nleaf, c->leaf_store);
     c->leaves = (bw_blend_leaf *)CARVE(k, nleaf, c->leaves);
     c->tree_scratch = (float *)CARVE(k, g->max_tree_scratch, c->tree_scratch);
     for (size_t l = 0; l < nl; l++) LAYER(l)->rec = (bw_clip_contribution *)CARVE(k, 2 * nleaf, LAYER(l)->rec);
@@ -1509,27 +1516,40 @@ static void carve_cursor(bw_carver *k, bw_graph_cursor *c)
     c->sync_lead = (int *)CARVE(k, g->state_count, c->sync_lead);
     c->sync_w = (float *)CARVE(k, g->state_count, c->sync_w);
     c->sync_groups = (int *)CARVE(k, 2 * nl, c->sync_groups);
-    c->age = (double *)CARVE(k, g->param_count, c->age);
-    c->refs = (bw_pose *)CARVE(k, g->ref_count, c->refs);
     for (size_t l = 0; l < nl; l++)
         if (g->layers[l].mask >= 0) {
             LAYER(l)->mask = (float *)CARVE(k, nj, LAYER(l)->mask);
             LAYER(l)->masked = (float *)CARVE(k, nj, LAYER(l)->masked);
         }
     c->hot_size = k->used; /* c is carved first, at the block's start */
-    for (size_t l = 0; l < nl; l++) carve_pose(k, c, &LAYER(l)->own);
     c->events = (bw_graph_event *)CARVE(k, c->event_capacity, c->events); /* a few are touched per frame */
-    /* cold: fades, travel, references mixed per frame or not shared */
+    /* cold: the pose records, fades, travel, expiring triggers, references
+       mixed per frame or not shared, the layer poses of an evaluation in
+       the cursor (each frame without a shared scratch: then the update
+       asks for them ahead) */
+    bw_pose *store = (bw_pose *)CARVE(k, 4 * nl, store);
+    if (k->base)
+        for (size_t l = 0; l < nl; l++) {
+            layer_rt *R = &c->layers[l];
+            R->own = &store[4 * l];
+            R->snapshot = &store[4 * l + 1];
+            R->ref = &store[4 * l + 2];
+            R->ref_snapshot = &store[4 * l + 3];
+        }
+    c->refs = (bw_pose *)CARVE(k, g->ref_count, c->refs);
+    c->gone_store = (bw_blend_leaf *)CARVE(k, nl * nleaf, c->gone_store);
+    c->age = (double *)CARVE(k, g->param_count, c->age);
     c->routes = (int *)CARVE(k, nl * ns, c->routes);
     c->bfs = (int *)CARVE(k, 3 * ns, c->bfs);
+    for (size_t l = 0; l < nl; l++) carve_pose(k, c, LAYER(l)->own);
     for (size_t l = 0; l < nl; l++)
-        if (g->layers[l].additive) carve_pose(k, c, &LAYER(l)->ref);
+        if (g->layers[l].additive) carve_pose(k, c, LAYER(l)->ref);
     for (size_t l = 0; l < nl; l++) {
-        carve_pose(k, c, &LAYER(l)->snapshot);
-        if (g->layers[l].additive) carve_pose(k, c, &LAYER(l)->ref_snapshot);
+        carve_pose(k, c, LAYER(l)->snapshot);
+        if (g->layers[l].additive) carve_pose(k, c, LAYER(l)->ref_snapshot);
     }
     carve_pose(k, c, &c->scratch);
-    for (int i = 0; i < g->ref_count; i++) carve_pose(k, c, k->base ? &c->refs[i] : &measuring.own);
+    for (int i = 0; i < g->ref_count; i++) carve_pose(k, c, k->base ? &c->refs[i] : &no_pose[4]);
 #undef LAYER
 }
 
@@ -1606,7 +1626,7 @@ bw_result bw_graph_cursor_rebind(bw_graph_cursor *c, const bw_binding *const *bi
     for (int l = 0; l < c->g->layer_count; l++) {
         layer_rt *R = &c->layers[l];
         if (R->last == LAST_MIX) {
-            (void)last_pose(c, R, &R->own);
+            (void)last_pose(c, R, R->own);
             R->last = LAST_OWN;
         }
     }
@@ -1638,7 +1658,8 @@ static void reset_state(bw_graph_cursor *c, const bw_graph_cursor_desc *d)
         R->route = c->routes + (size_t)l * (size_t)g->max_states;
         R->ref_view_id = -1;
         for (int k = 0; k < SLOTS; k++) {
-            R->leaves[k] = c->leaf_store + ((size_t)l * SLOTS + (size_t)k) * (size_t)g->max_leaves;
+            R->leaves[k] = k == SLOT_GONE ? c->gone_store + (size_t)l * (size_t)g->max_leaves
+                                          : c->leaf_store + ((size_t)l * SLOT_GONE + (size_t)k) * (size_t)g->max_leaves;
             R->leaf_state[k] = -1;
             R->leaf_n[k] = 0;
         }
@@ -1679,7 +1700,7 @@ bw_result bw_graph_cursor_create(const bw_graph *graph, const bw_graph_cursor_de
             bake_references(c);
             share_attach(c, true);
             /* The entry poses: the freeze snapshot source before the first evaluation. */
-            for (int l = 0; l < graph->layer_count && res == BW_OK; l++) res = evaluate_layer(c, l, &c->layers[l].own);
+            for (int l = 0; l < graph->layer_count && res == BW_OK; l++) res = evaluate_layer(c, l, c->layers[l].own);
         }
         if (res != BW_OK) {
             bw_graph_problem(&r, res, "", "%s", res == BW_ERR_OUT_OF_MEMORY ? "out of memory" : "entry pose failed");
