@@ -658,7 +658,11 @@ static void prefetch_pose(const bw_pose *p, bool write)
 bw_graph_cursor_hint bw_graph_cursor_hint_of(const bw_graph_cursor *c)
 {
     bw_graph_cursor_hint h = {0};
-    if (c) h = (bw_graph_cursor_hint){c, c->mixer, c->hot_size, bw_mixer_hot_bytes(c->mixer)};
+    if (!c) return h;
+    /* a steady frame's runs: one state's leaves per layer, or the layers
+       composed (a live fade's runs, twice the leaves, are rarer) */
+    int steady = c->g->max_leaves > c->g->layer_count ? c->g->max_leaves : c->g->layer_count;
+    h = (bw_graph_cursor_hint){c, c->mixer, c->hot_size, bw_mixer_hot_bytes_for(c->mixer, steady)};
     return h;
 }
 

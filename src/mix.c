@@ -88,9 +88,9 @@ static size_t carve_mixer(bw_carver *k, bw_mixer *m, bool splat)
     size_t nm = (size_t)m->max_contributions, nc = (size_t)m->curve_count, n_ones = (size_t)ones_count(m);
     bw_carve(k, sizeof *m, BW_MAX_ALIGN);
     m->order = (int *)bw_carve(k, nm * sizeof *m->order, BW_MAX_ALIGN);
-    m->entries = (bw_mix_entry *)bw_carve(k, nm * sizeof *m->entries, BW_MAX_ALIGN);
     m->rank_end = (int *)bw_carve(k, nm * sizeof *m->rank_end, BW_MAX_ALIGN);
     m->sampled = (bw_contribution *)bw_carve(k, nm * sizeof *m->sampled, BW_MAX_ALIGN);
+    m->entries = (bw_mix_entry *)bw_carve(k, nm * sizeof *m->entries, BW_MAX_ALIGN); /* last: see hot_bytes_for */
     const size_t hot = k->used;
     m->curve_angle = (unsigned char *)bw_carve(k, nc, BW_MAX_ALIGN);
     m->scratch = (bw_pose *)bw_carve(k, nm * sizeof *m->scratch, BW_MAX_ALIGN);
@@ -142,6 +142,14 @@ bw_result bw_mixer_create(const bw_mixer_desc *desc, bw_mixer **out_mixer)
 }
 
 size_t bw_mixer_hot_bytes(const bw_mixer *mixer) { return mixer ? mixer->hot_bytes : 0; }
+
+size_t bw_mixer_hot_bytes_for(const bw_mixer *m, int contributions)
+{
+    if (!m) return 0;
+    if (contributions < 0) contributions = 0;
+    if (contributions > m->max_contributions) contributions = m->max_contributions;
+    return (size_t)((const char *)(m->entries + contributions) - (const char *)m);
+}
 
 void bw_mixer_destroy(bw_mixer *mixer)
 {

@@ -19,6 +19,10 @@ bw_result bw_mix_run_clips_checked(bw_mixer *mixer, const bw_rig *rig, const bw_
  * cursor's hint) reads this once and keeps it, so the prefetch reads
  * nothing of the (cold) mixer itself. */
 size_t bw_mixer_hot_bytes(const bw_mixer *mixer);
+/* The same for runs of at most `contributions` contributions (the
+ * flattened entries come last in the hot part, so a caller whose steady
+ * runs use fewer than the mixer's maximum asks for fewer lines). */
+size_t bw_mixer_hot_bytes_for(const bw_mixer *mixer, int contributions);
 
 /* Read-only bases. A run reads its base in the same pass that writes
  * every block of `out`, so a caller that would fill `out` first and mix

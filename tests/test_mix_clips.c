@@ -470,6 +470,26 @@ static bool same_pose_bits(const bw_pose *a, const bw_pose *b)
                         memcmp(a->curve_coverage, b->curve_coverage, nc * sizeof *a->curve_coverage) == 0));
 }
 
+/* The mixer's hot part ends with its flattened entries, one per
+ * contribution: a caller asking for runs of n contributions gets the
+ * part before them plus n entries, clamped to [0, max]. */
+static void hot_bytes_for_counts_whole_entries(void)
+{
+    four_clips f = make_four((const float[4]){0.3f, 1.1f, 0.7f, 1.9f});
+    bw_mixer_desc md = {f.rig, 10, {NULL, NULL}, BW_SIMD_PORTABLE};
+    bw_mixer *m = NULL;
+    CHECK_INT(bw_mixer_create(&md, &m), BW_OK);
+    size_t none = bw_mixer_hot_bytes_for(m, 0);
+    CHECK(none > 0);
+    CHECK(bw_mixer_hot_bytes_for(m, 5) == none + 5 * sizeof(bw_mix_entry));
+    CHECK(bw_mixer_hot_bytes_for(m, 10) == bw_mixer_hot_bytes(m));
+    CHECK(bw_mixer_hot_bytes_for(m, 11) == bw_mixer_hot_bytes(m));
+    CHECK(bw_mixer_hot_bytes_for(m, -3) == none);
+    CHECK(bw_mixer_hot_bytes_for(NULL, 5) == 0);
+    bw_mixer_destroy(m);
+    free_four(&f);
+}
+
 static void the_empty_view_equals_a_cleared_pose(void)
 {
     four_clips f = make_four((const float[4]){0.3f, 1.1f, 0.7f, 1.9f});
@@ -549,5 +569,6 @@ int main(void)
     RUN(grid_blocks_of_full_coverage);
     RUN(short_series_grids);
     RUN(the_empty_view_equals_a_cleared_pose);
+    RUN(hot_bytes_for_counts_whole_entries);
     return check_summary();
 }
