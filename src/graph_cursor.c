@@ -88,7 +88,7 @@ typedef struct layer_rt {
     bool rec_frozen; /* the last evaluation mixed `snapshot` at 1 − rec_w */
     float rec_w;
     unsigned char last; /* LAST_* */
-    /* the poses' records live in the cursor's cold part (pose_store): a
+    /* the poses' records live in the cursor's cold part (carve_cursor): a
        steady frame touches none of them, only these pointers */
     bw_pose *own;                /* the layer's pose when it is evaluated in the cursor */
     bw_pose *evaluated;          /* `own` or a scratch's pose: this evaluation's, while it composes */
@@ -151,7 +151,7 @@ struct bw_graph_cursor {
     bool shared_last; /* the last evaluation used a bw_graph_scratch (own poses untouched) */
     void *block; /* the one allocation everything above lives in (but the mixer and a shared set) */
     size_t block_size;
-    size_t hot_size;  /* bytes from c to the first layer pose: what every frame reads first */
+    size_t hot_size;  /* bytes from c to the events: what every frame reads first */
 };
 
 /* ---- the one mixer the cursor makes ---- */
@@ -1474,9 +1474,11 @@ static void check_cursor_desc(const bw_graph *g, const bw_graph_cursor_desc *d, 
 /* ---- the cursor's one block ----
  * The cursor, its arrays and its poses are carved from one allocation in
  * the order a frame touches them: the struct and the small arrays every
- * update reads, packed; then the layer poses every evaluation writes, each
- * on its own cache lines; then what only fades, travel and unshared
- * references touch. A crowd's frame is bound by first touches of cold
+ * update reads, packed (the hot part, which the crowd hint asks for);
+ * the event queue; then what only fades, fires, travel, expiring triggers
+ * and unshared references touch, and the layer poses of an evaluation in
+ * the cursor (a crowd's evaluates in a shared bw_graph_scratch), each pose
+ * on its own cache lines. A crowd's frame is bound by first touches of cold
  * memory: one block puts the hot part of a character on few lines and
  * pages. The poses borrow the block (no allocator of their own: never
  * deinitialised, freed with the block). */
