@@ -1,7 +1,6 @@
 /* graph_scratch.c - layer poses shared by the graph cursors one thread
  * evaluates in turn (graph.h: bw_graph_scratch). One block: the struct,
  * the pose and view records, then each pose on cache lines of its own. */
-#include <limits.h>
 
 #include "common.h"
 #include "graph_internal.h"
