@@ -9,8 +9,8 @@
  * subtracted with making the frame's input), its body turns and its
  * target moves, and the runner runs
  * the control over it. The same frames are then run with the C head aim
- * alone (procedural.h: model position, angles, clamp, chain split; what
- * the animator's head aim does), and with a control whose update does
+ * alone (procedural.h's bw_aim_head: model position, angles, clamp, chain
+ * split; what the animator's head aim does), and with a control whose update does
  * nothing (the runner's and the sandbox's own cost per call: input
  * refresh, budget hook, protected call). Reports ns per character-frame,
  * the best of `rounds` rounds.
@@ -82,12 +82,10 @@ static double timed(bench *b, int mode, int frames)
             if (mode == RUN_LUA || mode == RUN_EMPTY) {
                 b->failed += bw_controls_run(mode == RUN_LUA ? b->head_aim : b->empty, i, pose, &in, 1.0f / 60);
             } else if (mode == RUN_C) {
-                float origin[3], yaw, pitch, aim[4];
-                bw_model_position(b->rig, pose, b->chain[2], origin);
-                bw_aim_angles(in.position, in.yaw, origin, in.target, &yaw, &pitch);
-                bw_aim_clamp(yaw, pitch, b->last[i], &b->limits, aim);
+                float aim[4];
+                bw_aim_head(b->rig, pose, b->chain, b->weights, 3, in.position, in.yaw, in.target, b->last[i], &b->limits,
+                            aim);
                 b->last[i] = aim[0];
-                bw_aim_chain(b->rig, pose, b->chain, b->weights, 3, aim[0], aim[1], NULL);
                 b->sink += aim[2];
             } else {
                 b->sink += in.target[0];

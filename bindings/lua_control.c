@@ -341,8 +341,8 @@ static int l_aim_chain(lua_State *L)
 /* aim(pose, setup, position, body_yaw, target, last_yaw) -> yaw, pitch, eye_yaw, eye_pitch
  * the animator's head-aim step in one call: aim_angles from the setup's
  * head, aim_clamp with its limits, aim_chain over its chain with the
- * clamped yaw and pitch (written into the pose); returns what aim_clamp
- * returns. The same numbers as the three calls. Upvalues: 1 the Pose
+ * clamped yaw and pitch (written into the pose), by bw_aim_head; returns
+ * what aim_clamp returns. The same numbers as the three calls. Upvalues: 1 the Pose
  * metatable, 2 the AimSetup metatable. */
 static int l_aim(lua_State *L)
 {
@@ -350,15 +350,12 @@ static int l_aim(lua_State *L)
     const aim_setup *s = to_setup(L, 2, 2);
     if (!s) return luaL_typeerror(L, 2, BW_LUA_AIM_SETUP);
     check_setup_fits(L, 2, s, p);
-    float position[3], target[3], origin[3], angles[2], out[4];
+    float position[3], target[3], out[4];
     arg_vec3(L, 3, "position", position);
     float body_yaw = arg_float(L, 4, "body_yaw");
     arg_vec3(L, 5, "target", target);
     float last = arg_float(L, 6, "last_yaw");
-    bw_model_position(p->rig->rig, &p->pose, s->chain[s->n - 1], origin);
-    bw_aim_angles(position, body_yaw, origin, target, &angles[0], &angles[1]);
-    bw_aim_clamp(angles[0], angles[1], last, &s->limits, out);
-    bw_aim_chain(p->rig->rig, &p->pose, s->chain, s->weights, s->n, out[0], out[1], NULL);
+    bw_aim_head(p->rig->rig, &p->pose, s->chain, s->weights, s->n, position, body_yaw, target, last, &s->limits, out);
     return push_floats(L, out, 4);
 }
 

@@ -3,8 +3,8 @@
 -- forward (ctx.yaw), and hand what the chain cannot reach to the eyes.
 --
 -- The same numbers as the C animator's head aim (include/blendwerk/
--- animator.h, step 4): both call the helpers of include/blendwerk/
--- procedural.h (blendwerk.aim = aim_angles, aim_clamp and aim_chain).
+-- animator.h, step 4): both run bw_aim_head of include/blendwerk/
+-- procedural.h (blendwerk.aim = aim_angles, aim_clamp and aim_chain in one call).
 --
 -- options (all optional; the animator's defaults; any other field is an error):
 --   chain    = { "neck_01", "neck_02", "head" }  joint names, root-most first,

@@ -1253,19 +1253,19 @@ static void head_layer(bw_animator *a, const float *camera)
     if (a->chain_count == 0) return;
     const float *target = a->has_look_at ? a->look_at : camera;
     if (target) {
-        float origin[3], yaw, pitch, aim[4];
-        bw_model_position(a->rig, &a->pose, a->chain[a->chain_count - 1], origin);
-        bw_aim_angles(a->position, a->yaw, origin, target, &yaw, &pitch);
         const bw_aim_limits limits = {a->yaw_limit, a->pitch_limit, a->eye_yaw_limit, a->eye_pitch_limit,
                                       BW_ANIMATOR_BEHIND_HYSTERESIS};
-        bw_aim_clamp(yaw, pitch, a->prev_yaw, &limits, aim);
+        float aim[4];
+        bw_aim_head(a->rig, &a->pose, a->chain, a->chain_w, a->chain_count, a->position, a->yaw, target, a->prev_yaw,
+                    &limits, aim);
         a->head_yaw = aim[0];
         a->head_pitch = aim[1];
         a->gaze[0] = a->gaze[2] = aim[3];
         a->gaze[1] = a->gaze[3] = aim[2];
+    } else { /* no target: the chain relaxes (its rotations normalized, as with an aim) */
+        bw_aim_chain(a->rig, &a->pose, a->chain, a->chain_w, a->chain_count, 0.0f, 0.0f, NULL);
     }
     a->prev_yaw = a->head_yaw;
-    bw_aim_chain(a->rig, &a->pose, a->chain, a->chain_w, a->chain_count, a->head_yaw, a->head_pitch, NULL);
     publish_overrides(a);
 }
 

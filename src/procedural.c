@@ -184,10 +184,13 @@ void bw_aim_clamp(float yaw, float pitch, float last_yaw, const bw_aim_limits *l
 
 void bw_aim_rotation(float yaw, float pitch, float out[4])
 {
-    float qy[4], qp[4];
-    bw_quat_from_axis_angle(0.0f, 1.0f, 0.0f, yaw, qy);
-    bw_quat_from_axis_angle(1.0f, 0.0f, 0.0f, -pitch, qp);
-    bw_quat_mul(qy, qp, out);
+    /* Ry(yaw) = (0, sy, 0, cy) times Rx(-pitch) = (sp, 0, 0, cp), the
+     * quaternion product without its terms in the zero components */
+    float sy = sinf(yaw * 0.5f), cy = cosf(yaw * 0.5f), sp = sinf(-pitch * 0.5f), cp = cosf(-pitch * 0.5f);
+    out[0] = cy * sp;
+    out[1] = sy * cp;
+    out[2] = -(sy * sp);
+    out[3] = cy * cp;
 }
 
 void bw_rotate_toward(const float body[4], const float dir[3], float yaw_limit, float pitch_limit, float out[4])
@@ -211,23 +214,38 @@ void bw_aim_chain(const bw_rig *rig, bw_pose *pose, const int *chain, const floa
 {
     if (!rig || !pose || pose->joint_count != bw_rig_joint_count(rig)) return;
     const int *parents = bw_rig_parents(rig);
+    /* With P the parent's model rotation and r the joint's rotation,
+     * (P^-1 D P) r = P^-1 (D (P r)): the joint's model rotation M = P r
+     * does not wait for D's sines and cosines, and D M is the joint's new
+     * model rotation, the next joint's P when it is a direct child, so the
+     * chain's dependent work per joint is one product. */
     float rp[4]; /* the parent's model rotation; carried down a chain of direct children */
     int rp_of = -2;
     for (int i = 0; i < count; i++) {
         int j = chain[i];
         if (j < 0 || j >= pose->joint_count) continue;
-        float w = weights[i], d[4], inv[4], tmp[4];
+        float w = weights[i], d[4], inv[4], m[4];
         bw_aim_rotation(w * yaw, w * pitch, d);
         if (rp_of != parents[j]) bw_model_rotation(rig, pose, parents[j], rp);
-        bw_quat_conjugate(rp, inv);
-        bw_quat_mul(inv, d, tmp);
-        bw_quat_mul(tmp, rp, tmp);
         float *r = pose->joints[j].r;
-        bw_quat_mul(tmp, r, r);
+        bw_quat_conjugate(rp, inv);
+        bw_quat_mul(rp, r, m);
+        bw_quat_mul(d, m, rp); /* the joint's model rotation after its turn */
+        bw_quat_mul(inv, rp, r);
         bw_quat_normalize(r);
         if (out_local)
             for (int k = 0; k < 4; k++) out_local[4 * i + k] = r[k];
-        bw_quat_mul(rp, r, rp); /* the model rotation of j, as bw_model_rotation composes it */
         rp_of = j;
     }
+}
+
+void bw_aim_head(const bw_rig *rig, bw_pose *pose, const int *chain, const float *weights, int count,
+                 const float body_position[3], float body_yaw, const float target[3], float last_yaw,
+                 const bw_aim_limits *limits, float out[4])
+{
+    float origin[3] = {0.0f, 0.0f, 0.0f}, yaw, pitch;
+    if (count > 0) bw_model_position(rig, pose, chain[count - 1], origin);
+    bw_aim_angles(body_position, body_yaw, origin, target, &yaw, &pitch);
+    bw_aim_clamp(yaw, pitch, last_yaw, limits, out);
+    bw_aim_chain(rig, pose, chain, weights, count, out[0], out[1], NULL);
 }

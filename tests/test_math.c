@@ -1,9 +1,12 @@
 /* test_math.c - the private quaternion helpers in src/bw_math.h, checked
  * against double-precision formulas written out here independently. */
+#include <string.h>
+
 #include "blendwerk/pose.h"
 #include "blendwerk/procedural.h"
 #include "bw_math.h"
 #include "check.h"
+#include "fixtures.h"
 
 /* Exact slerp in double: shortest arc, sin-weighted. */
 static void slerp_reference(const double *a, const double *b, double u, double *out)
@@ -222,6 +225,157 @@ static void aim_yaw_straight_behind_is_plus_pi(void)
     CHECK_NEAR(yaw, -pi / 2, 1e-7);
 }
 
+/* ---- bw_aim_chain against procedural.h's formula in double ---- */
+#define AIM_JOINTS 8
+static const char *const aim_names[AIM_JOINTS] = {"root", "spine", "chest", "neck", "head", "jaw", "eye", "arm"};
+static const int aim_parents[AIM_JOINTS] = {-1, 0, 1, 2, 3, 4, 4, 2};
+
+/* Unit rotations, each off unit length by up to 5e-4 (as a mixed pose). */
+static void random_rotations(bw_pose *pose, uint32_t *seed)
+{
+    for (int j = 0; j < pose->joint_count; j++) {
+        float *q = pose->joints[j].r;
+        double n = 0;
+        for (int c = 0; c < 4; c++) {
+            *seed = *seed * 1664525u + 1013904223u;
+            q[c] = (float)((*seed >> 8) * (1.0 / 16777216.0) * 2.0 - 1.0);
+            n += (double)q[c] * q[c];
+        }
+        *seed = *seed * 1664525u + 1013904223u;
+        double len = 1.0 + 1e-3 * ((*seed >> 8) * (1.0 / 16777216.0) - 0.5);
+        for (int c = 0; c < 4; c++) q[c] = (float)(q[c] / sqrt(n) * len);
+    }
+}
+static void dquat_mul(const double *a, const double *b, double *o)
+{
+    double x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+    double y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+    double z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+    double w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+    o[0] = x, o[1] = y, o[2] = z, o[3] = w;
+}
+
+static void dquat_unit(double *q)
+{
+    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int i = 0; i < 4; i++) q[i] /= n;
+}
+
+/* r_i = (P^-1 D P) r_i, normalized, in order along the chain: P the
+ * parent's model rotation (the unit rotations of its ancestors composed,
+ * as the pose has them at that point), D = Ry(w yaw) Rx(-w pitch). */
+static void aim_chain_reference(const int *parents, double (*r)[4], const int *chain, const float *w, int count,
+                                double yaw, double pitch)
+{
+    for (int i = 0; i < count; i++) {
+        int j = chain[i];
+        double p[4] = {0, 0, 0, 1};
+        for (int k = parents[j]; k >= 0; k = parents[k]) {
+            double u[4] = {r[k][0], r[k][1], r[k][2], r[k][3]};
+            dquat_unit(u);
+            dquat_mul(u, p, p);
+        }
+        double hy = 0.5 * w[i] * yaw, hp = -0.5 * w[i] * pitch;
+        double qy[4] = {0, sin(hy), 0, cos(hy)}, qp[4] = {sin(hp), 0, 0, cos(hp)}, d[4], pinv[4] = {-p[0], -p[1], -p[2], p[3]};
+        dquat_mul(qy, qp, d);
+        double t[4];
+        dquat_mul(pinv, d, t);
+        dquat_mul(t, p, t);
+        dquat_mul(t, r[j], r[j]);
+        dquat_unit(r[j]);
+    }
+}
+
+/* Chains of direct children (the fast product carried down), a chain
+ * with a gap (the parent's rotation read again), rotations off unit
+ * length by up to 1e-3 and large angles: the same rotations as the
+ * formula to 1e-6 per component, and out_local is what the pose got. */
+static void aim_chain_matches_the_formula_in_double(void)
+{
+    bw_rig *rig = fixture_rig(aim_names, aim_parents, AIM_JOINTS);
+    const int *parents = aim_parents;
+    bw_pose pose;
+    CHECK(bw_pose_init(&pose, rig, NULL) == BW_OK);
+    static const int chains[3][3] = {{2, 3, 4}, {3, 4, 5}, {1, 3, 6}};
+    static const float weights[3] = {0.25f, 0.35f, 0.4f};
+    uint32_t seed = 12345u;
+    float worst = 0.0f;
+    for (int trial = 0; trial < 300; trial++) {
+        double r[AIM_JOINTS][4];
+        random_rotations(&pose, &seed);
+        for (int j = 0; j < AIM_JOINTS; j++)
+            for (int c = 0; c < 4; c++) r[j][c] = pose.joints[j].r[c];
+        const int *chain = chains[trial % 3];
+        float yaw = (float)(((trial * 37) % 100) / 100.0 * 4.0 - 2.0), pitch = (float)(((trial * 53) % 100) / 100.0 * 2.0 - 1.0);
+        float local[12];
+        bw_aim_chain(rig, &pose, chain, weights, 3, yaw, pitch, local);
+        aim_chain_reference(parents, r, chain, weights, 3, yaw, pitch);
+        for (int i = 0; i < 3; i++) {
+            const float *got = pose.joints[chain[i]].r;
+            double sign = got[0] * r[chain[i]][0] + got[1] * r[chain[i]][1] + got[2] * r[chain[i]][2] +
+                                  got[3] * r[chain[i]][3] < 0 ? -1.0 : 1.0;
+            for (int c = 0; c < 4; c++) {
+                float e = (float)fabs(got[c] - sign * r[chain[i]][c]);
+                if (e > worst) worst = e;
+                CHECK_NEAR(local[4 * i + c], got[c], 0);
+            }
+        }
+    }
+    printf("aim chain: worst component error %.2g\n", worst);
+    CHECK_NEAR(worst, 0, 1e-6);
+    bw_pose_deinit(&pose);
+    bw_rig_destroy(rig);
+}
+
+/* bw_aim_head is the four calls in order, bit for bit (the animator and
+ * blendwerk.aim both run it): chains of direct children, through the
+ * root, across branches, and a pose that does not fit the rig. */
+static void aim_head_is_the_four_calls(void)
+{
+    bw_rig *rig = fixture_rig(aim_names, aim_parents, AIM_JOINTS);
+    bw_pose a, b;
+    CHECK(bw_pose_init(&a, rig, NULL) == BW_OK);
+    CHECK(bw_pose_init(&b, rig, NULL) == BW_OK);
+    static const int chains[5][3] = {{2, 3, 4}, {3, 4, 6}, {0, 4, 5}, {4, 7, 7}, {7, 3, 4}};
+    static const int counts[5] = {3, 3, 3, 2, 3};
+    static const float weights[3] = {0.3f, 0.3f, 0.4f};
+    const bw_aim_limits limits = {1.2f, 0.6f, 0.6f, 0.4f, 0.2f};
+    uint32_t seed = 777u;
+    for (int trial = 0; trial < 200; trial++) {
+        random_rotations(&a, &seed);
+        for (int j = 0; j < AIM_JOINTS; j++) a.joints[j].t[1] = 0.1f * (float)j, a.joints[j].s[0] = 1.0f + 0.01f * (float)j;
+        bw_pose_copy(&b, &a);
+        const int *chain = chains[trial % 5], n = counts[trial % 5];
+        const float body[3] = {1.0f, 0.0f, -2.0f}, target[3] = {(float)(trial % 7) - 3.0f, 1.5f, (float)(trial % 5) - 2.0f};
+        float body_yaw = 0.05f * (float)trial, last = trial % 2 ? 0.5f : -0.5f;
+        float got[4], origin[3], yaw, pitch, want[4];
+        bw_aim_head(rig, &a, chain, weights, n, body, body_yaw, target, last, &limits, got);
+        bw_model_position(rig, &b, chain[n - 1], origin);
+        bw_aim_angles(body, body_yaw, origin, target, &yaw, &pitch);
+        bw_aim_clamp(yaw, pitch, last, &limits, want);
+        bw_aim_chain(rig, &b, chain, weights, n, want[0], want[1], NULL);
+        CHECK(memcmp(got, want, sizeof got) == 0);
+        CHECK(memcmp(a.joints, b.joints, sizeof(bw_transform) * AIM_JOINTS) == 0);
+    }
+    /* a pose of another rig: untouched, the aim seen from the model origin */
+    bw_pose small;
+    CHECK(bw_pose_init_counts(&small, 3, 0, NULL) == BW_OK);
+    bw_transform before[3];
+    memcpy(before, small.joints, sizeof before);
+    float got[4], yaw, pitch, want[4];
+    const float zero[3] = {0, 0, 0}, target[3] = {1, 0, 1};
+    bw_aim_head(rig, &small, chains[0], weights, 3, zero, 0.0f, target, 0.0f, &limits, got);
+    bw_aim_angles(zero, 0.0f, zero, target, &yaw, &pitch);
+    bw_aim_clamp(yaw, pitch, 0.0f, &limits, want);
+    CHECK(memcmp(got, want, sizeof got) == 0);
+    CHECK_NEAR(got[0], 0.785398163, 1e-6); /* atan2(1, 1) */
+    CHECK(memcmp(before, small.joints, sizeof before) == 0);
+    bw_pose_deinit(&small);
+    bw_pose_deinit(&a);
+    bw_pose_deinit(&b);
+    bw_rig_destroy(rig);
+}
+
 int main(void)
 {
     RUN(slerp_matches_the_exact_formula_at_every_angle);
@@ -231,5 +385,7 @@ int main(void)
     RUN(swing_twist_takes_any_axis_and_quaternion_size);
     RUN(look_rotation_takes_any_length);
     RUN(aim_yaw_straight_behind_is_plus_pi);
+    RUN(aim_chain_matches_the_formula_in_double);
+    RUN(aim_head_is_the_four_calls);
     return check_summary();
 }

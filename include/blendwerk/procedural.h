@@ -104,6 +104,18 @@ BW_API void bw_rotate_toward(const float body[4], const float dir[3], float yaw_
 BW_API void bw_aim_chain(const bw_rig *rig, bw_pose *pose, const int *chain, const float *weights, int count,
                          float yaw, float pitch, float *out_local);
 
+/* The head-aim step in one call, as the animator runs it (animator.h,
+ * step 4) and blendwerk.aim does: the target's yaw and pitch from the
+ * chain's last joint (bw_model_position, bw_aim_angles), clamped
+ * (bw_aim_clamp with last_yaw and limits; out gets its four values), and
+ * the clamped yaw and pitch split over the chain (bw_aim_chain, into the
+ * pose): those four calls in that order, so both give the same numbers.
+ * A pose that does not fit the rig, or an empty chain: the pose is
+ * untouched and out is the clamp of the aim from the model origin. */
+BW_API void bw_aim_head(const bw_rig *rig, bw_pose *pose, const int *chain, const float *weights, int count,
+                        const float body_position[3], float body_yaw, const float target[3], float last_yaw,
+                        const bw_aim_limits *limits, float out[4]);
+
 #ifdef __cplusplus
 }
 #endif
