@@ -10,8 +10,8 @@
  * target moves, and the runner runs
  * the control over it. The same frames are then run with the C head aim
  * alone (procedural.h's bw_aim_head: model position, angles, clamp, chain
- * split; what the animator's head aim does), and with a control whose update does
- * nothing (the runner's and the sandbox's own cost per call: input
+ * split; what the animator's head aim does), and with a control whose
+ * update does nothing (the runner's and the sandbox's own cost per call: input
  * refresh, budget hook, protected call). Reports ns per character-frame,
  * the best of `rounds` rounds.
  *
