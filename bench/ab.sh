@@ -19,7 +19,8 @@
 #
 # Measurements: character: compiled, lua_predicates, lua_head_aim,
 # no_head_aim (ns per character-frame) and the head aims alone (c_aim,
-# lua_aim: a variant minus no_head_aim); control: lua, c, empty (ns per
+# lua_aim: a variant minus no_head_aim; lua_timed: the Lua control timed
+# in place around its calls); control: lua, c, empty (ns per
 # character-frame).
 set -euo pipefail
 
@@ -70,7 +71,8 @@ measure() {
                 name = $1; sub(/:$/, "", name); print name, $2 }
             /^head aim per character-frame/ {
                 if (match($0, /C \(animator\) [0-9.]+/)) { s = substr($0, RSTART, RLENGTH); n = split(s, f, " "); print "c_aim", f[n] }
-                if (match($0, /Lua control[^0-9]*[0-9.]+/)) { s = substr($0, RSTART, RLENGTH); n = split(s, f, " "); print "lua_aim", f[n] } }'
+                if (match($0, /Lua control[^0-9]*[0-9.]+/)) { s = substr($0, RSTART, RLENGTH); n = split(s, f, " "); print "lua_aim", f[n] } }
+            /^Lua control timed in place: [0-9.]+ ns/ { print "lua_timed", $6 }'
     else
         echo "$out" | awk '
             /^lua head_aim.lua control:/ { print "lua", $(NF - 3) }

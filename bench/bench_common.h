@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 #include "blendwerk/blendwerk.h"
 #include "workload.h"
@@ -163,6 +166,22 @@ static inline double bench_now_ns(clockid_t id)
     clock_gettime(id, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
+
+/* A cheap fine-grained clock for timing short regions inside a measured
+ * loop: the time-stamp counter where there is one (x86: ordered by lfence,
+ * so the region's loads do not move across it), else CLOCK_MONOTONIC in ns.
+ * Its unit is found by timing a whole block against bench_now_ns. */
+#if defined(__x86_64__) || defined(__i386__)
+static inline unsigned long long bench_ticks(void)
+{
+    _mm_lfence();
+    unsigned long long t = __rdtsc();
+    _mm_lfence();
+    return t;
+}
+#else
+static inline unsigned long long bench_ticks(void) { return (unsigned long long)bench_now_ns(CLOCK_MONOTONIC); }
+#endif
 
 static inline int bench_cmp_double(const void *a, const void *b)
 {

@@ -23,7 +23,11 @@
  *             animator's pose in place (bw_animator_pose_mutable) instead
  *   no_head_aim   compiled conditions, no head aim at all: the baseline the
  *             Lua control's own cost is read against (lua_head_aim minus it:
- *             the control alone)
+ *             the control alone, with what it costs the rest of the frame)
+ * The crowd loop gives both crowd hints for the next character after this
+ * one's update and control, before its local-to-model: the animator's
+ * (bw_animator_prefetch) and, with the Lua control, the runner's
+ * (bw_controls_prefetch).
  *
  * Lua states are not thread-safe, so the crowd is split into P partitions
  * (P = the thread count, at least 1), each with its own Lua state and graph
@@ -35,6 +39,13 @@
  * as bench.c), characters per 16.6 ms, the same on `--threads` threads
  * through the job API and the scaling ratio, allocations per frame after
  * warm-up (the exit status is 1 unless 0) and bytes per character instance.
+ * The Lua control is also timed in place: the time-stamp counter read
+ * around each bw_controls_run (bench_ticks, whose own cost, measured with
+ * nothing between, is taken off each call), converted by each one-thread
+ * block's own tick rate; the median over the clean blocks. That is the
+ * control's own time; the variant difference above adds what the control
+ * costs the rest of the frame (the lines it evicts) and the noise of two
+ * medians.
  * Allocations are counted twice: through the bw_allocator of every object
  * and the Lua states (counting_alloc), and, in a glibc build without
  * AddressSanitizer, by this program's own malloc / calloc / realloc, which
@@ -245,10 +256,18 @@ static void lua_aim_unload(lua_aim *la)
 }
 
 /* ---- one character ---- */
+/* Time-stamp ticks spent in the Lua control of one partition (one thread
+ * at a time runs a partition), on a line of its own. */
+typedef struct control_clock {
+    _Alignas(64) unsigned long long ticks;
+    unsigned long long calls;
+} control_clock;
+
 typedef struct character {
     bw_animator *animator;
     bw_controls *controls;
-    int control_index; /* the character's index in its partition's runner */
+    int control_index;           /* the character's index in its partition's runner */
+    control_clock *control_clock; /* its partition's */
     float (*model)[4][4];
     uint32_t rng;
     float v[2], goal[2]; /* planar velocity and where its random walk heads */
@@ -269,6 +288,7 @@ typedef struct variant {
     int param_vx, param_vz, param_speed, param_carry;
     character *chars;
     int count;
+    control_clock clocks[MAX_PARTS]; /* lua_aim: the control timed in place */
     long long bytes_per_character;
     int transition_frames, measured_frames; /* character-frames with a transition in flight */
 } variant;
@@ -309,6 +329,7 @@ static long long character_init(variant *v, const world *w, character *ch, int i
     if (v->lua_aim) {
         ch->controls = v->aims[part].controls;
         ch->control_index = index - part_first(v, part);
+        ch->control_clock = &v->clocks[part];
     }
     ch->rng = 0x9e3779b9u ^ (uint32_t)(index * 2654435761u);
     if (!ch->rng) ch->rng = 1;
@@ -364,8 +385,12 @@ static void character_frame(const world *w, int worker, character *ch, const bw_
         /* the control aims the animator's pose in place (bw_animator_pose_mutable: no copy) */
         bw_control_input in = {{st.position[0], st.position[1], st.position[2]}, st.yaw, true,
                                {st.look_at[0], st.look_at[1], st.look_at[2]}};
-        if (bw_controls_run(ch->controls, ch->control_index, bw_animator_pose_mutable(ch->animator), &in, FRAME_DT) !=
-            0) {
+        unsigned long long t0 = bench_ticks();
+        int failed = bw_controls_run(ch->controls, ch->control_index, bw_animator_pose_mutable(ch->animator), &in,
+                                     FRAME_DT);
+        ch->control_clock->ticks += bench_ticks() - t0;
+        ch->control_clock->calls++;
+        if (failed) {
             fprintf(stderr, "%s: head_aim.lua failed: %s\n", PROG, bw_controls_error(ch->controls));
             exit(1);
         }
@@ -374,7 +399,10 @@ static void character_frame(const world *w, int worker, character *ch, const bw_
      * while this one's local-to-model runs, after its update has taken its
      * own first touches (bench/README.md: 0.94-0.95 x the time of the hint
      * before the update) */
-    if (next) bw_animator_prefetch(next);
+    if (next) {
+        bw_animator_prefetch(next);
+        if (ch->controls) bw_controls_prefetch(ch->controls, ch->control_index + 1); /* next is in this partition */
+    }
     bw_pose_local_to_model(w->rig, bw_animator_pose(ch->animator), ch->model);
 }
 
@@ -462,19 +490,62 @@ static void run_frame(const world *w, variant *v, bw_jobs *jobs, bool count_tran
 typedef struct series {
     double *all, *clean;
     int num_all, num_clean;
+    double *control; /* lua_aim, one thread: the control timed in place, per clean block */
+    int num_control;
 } series;
 
-/* One block: an untimed frame, then `frames` timed ones; ns per character-frame. */
+/* What one bench_ticks() pair costs with nothing between, in ticks: the
+ * median of 101 runs of 1,000 pairs. It is taken off every timed call. */
+static double tick_pair_cost(void)
+{
+    double v[101], med, p10;
+    for (int r = 0; r < 101; r++) {
+        unsigned long long sum = 0;
+        for (int i = 0; i < 1000; i++) {
+            unsigned long long t0 = bench_ticks();
+            sum += bench_ticks() - t0;
+        }
+        v[r] = (double)sum / 1000.0;
+    }
+    bench_median_p10(v, 101, &med, &p10);
+    return med;
+}
+
+static double tick_cost; /* tick_pair_cost(), once at start */
+
+/* The ticks and calls of the control clocks of v's partitions, summed. */
+static void control_totals(const variant *v, unsigned long long *ticks, unsigned long long *calls)
+{
+    *ticks = *calls = 0;
+    for (int p = 0; p < v->parts; p++) {
+        *ticks += v->clocks[p].ticks;
+        *calls += v->clocks[p].calls;
+    }
+}
+
+/* One block: an untimed frame, then `frames` timed ones; ns per
+ * character-frame, and for the Lua control on one thread its own time per
+ * character-frame, the ticks converted by the block's own tick rate. */
 static void run_block(const world *w, variant *v, bw_jobs *jobs, int frames, series *s, bool record)
 {
     run_frame(w, v, jobs, false);
+    unsigned long long ticks0, calls0, ticks1, calls1;
+    control_totals(v, &ticks0, &calls0);
     double c0 = bench_now_ns(CLOCK_THREAD_CPUTIME_ID), t0 = bench_now_ns(CLOCK_MONOTONIC);
+    unsigned long long k0 = bench_ticks();
     for (int f = 0; f < frames; f++) run_frame(w, v, jobs, false);
+    unsigned long long k1 = bench_ticks();
     double t1 = bench_now_ns(CLOCK_MONOTONIC), c1 = bench_now_ns(CLOCK_THREAD_CPUTIME_ID);
     if (!record) return;
     double ns = (t1 - t0) / ((double)frames * v->count);
     s->all[s->num_all++] = ns;
-    if (jobs || (c1 - c0) / (t1 - t0) >= 0.97) s->clean[s->num_clean++] = ns;
+    bool clean = jobs || (c1 - c0) / (t1 - t0) >= 0.97;
+    if (clean) s->clean[s->num_clean++] = ns;
+    if (!v->lua_aim || jobs || !clean || k1 <= k0) return;
+    control_totals(v, &ticks1, &calls1);
+    double ns_per_tick = (t1 - t0) / (double)(k1 - k0);
+    double spent = (double)(ticks1 - ticks0) - tick_cost * (double)(calls1 - calls0);
+    s->control[s->num_control++] = spent * ns_per_tick / ((double)frames * v->count);
 }
 
 static double series_median(series *s, int *used)
@@ -539,9 +610,11 @@ int main(int argc, char **argv)
 
     series one[V_COUNT], many[V_COUNT];
     for (int k = 0; k < V_COUNT; k++) {
-        one[k] = (series){calloc((size_t)reps, sizeof(double)), calloc((size_t)reps, sizeof(double)), 0, 0};
-        many[k] = (series){calloc((size_t)reps, sizeof(double)), calloc((size_t)reps, sizeof(double)), 0, 0};
+        one[k] = (series){calloc((size_t)reps, sizeof(double)), calloc((size_t)reps, sizeof(double)), 0, 0,
+                          calloc((size_t)reps, sizeof(double)), 0};
+        many[k] = (series){calloc((size_t)reps, sizeof(double)), calloc((size_t)reps, sizeof(double)), 0, 0, NULL, 0};
     }
+    tick_cost = tick_pair_cost();
     long long calls_before = stats.calls, malloc_before = malloc_calls();
     long long timed_frames = 0;
     for (int r = 0; r < 1 + reps; r++)
@@ -588,14 +661,31 @@ int main(int argc, char **argv)
     }
     /* head aim alone: each variant minus the one without head aim */
     double c_aim = med[V_COMPILED] - med[V_NO_AIM], l_aim = vs[V_LUA_AIM].available ? med[V_LUA_AIM] - med[V_NO_AIM] : 0;
+    /* the Lua control timed in place, around each bw_controls_run call */
+    double l_timed = 0.0, p10;
+    series *lt = &one[V_LUA_AIM];
+    if (lt->num_control) bench_median_p10(lt->control, lt->num_control, &l_timed, &p10);
+    double tick_ns = 0.0; /* the pair's cost in ns, for the report */
+    {
+        double m0 = bench_now_ns(CLOCK_MONOTONIC);
+        unsigned long long k0 = bench_ticks();
+        while (bench_now_ns(CLOCK_MONOTONIC) - m0 < 2e6) {}
+        unsigned long long k1 = bench_ticks();
+        double m1 = bench_now_ns(CLOCK_MONOTONIC);
+        if (k1 > k0) tick_ns = tick_cost * (m1 - m0) / (double)(k1 - k0);
+    }
     double mallocs_per_frame = timed_frames ? (double)mallocs / (double)timed_frames : 0.0;
     if (json)
-        printf("],\"c_head_aim_ns\":%.1f,\"lua_head_aim_ns\":%.1f,\"allocations_per_frame\":%.3f,"
-               "\"mallocs_per_frame\":%.3f,\"mallocs_counted\":%s}\n",
-               c_aim, l_aim, per_frame, mallocs_per_frame, BENCH_COUNTS_MALLOC ? "true" : "false");
+        printf("],\"c_head_aim_ns\":%.1f,\"lua_head_aim_ns\":%.1f,\"lua_head_aim_timed_ns\":%.1f,"
+               "\"allocations_per_frame\":%.3f,\"mallocs_per_frame\":%.3f,\"mallocs_counted\":%s}\n",
+               c_aim, l_aim, l_timed, per_frame, mallocs_per_frame, BENCH_COUNTS_MALLOC ? "true" : "false");
     else {
         printf("head aim per character-frame (variant minus no_head_aim): C (animator) %.1f ns", c_aim);
         if (vs[V_LUA_AIM].available) printf(", Lua control (in place, no pose copy) %.1f ns", l_aim);
+        if (lt->num_control)
+            printf("\nLua control timed in place: %.1f ns per character-frame (median of %d clean blocks; the "
+                   "clock's own %.1f ns a call taken off)",
+                   l_timed, lt->num_control, tick_ns);
         printf("\nallocations per frame after warm-up: %.3f through the allocators (%lld over %lld crowd frames)", per_frame,
                allocations, timed_frames);
         if (BENCH_COUNTS_MALLOC) printf(", %.3f malloc/calloc/realloc calls of the whole process", mallocs_per_frame);
@@ -604,7 +694,7 @@ int main(int argc, char **argv)
     }
 
     for (int k = 0; k < V_COUNT; k++) {
-        free(one[k].all), free(one[k].clean), free(many[k].all), free(many[k].clean);
+        free(one[k].all), free(one[k].clean), free(one[k].control), free(many[k].all), free(many[k].clean);
         if (vs[k].available) variant_deinit(&vs[k]);
     }
     bw_jobs_destroy(pool);

@@ -1157,8 +1157,9 @@ static void prefetch_span(const void *p, int bytes)
     for (int off = 0; off < bytes; off += 64) __builtin_prefetch((const char *)p + off, 0, 3);
 }
 
-static void prefetch_character(const bw_controls *c, int character)
+void bw_controls_prefetch(const bw_controls *c, int character)
 {
+    if (!c || character < 0 || character >= c->characters) return;
     /* GCC 12 takes a static function of prefetches alone for one without
      * effects and drops its call: an empty volatile asm is an effect */
     __asm__ volatile("");
@@ -1237,7 +1238,7 @@ int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_contr
     static const bw_control_input none = {{0.0f, 0.0f, 0.0f}, 0.0f, false, {0.0f, 0.0f, 0.0f}};
     if (!in) in = &none;
     lua_State *L = c->L;
-    prefetch_character(c, character);
+    bw_controls_prefetch(c, character);
     int top = lua_gettop(L);
     const int *refs = c->slot[character].refs;
     c->slot[character].time += (double)dt;

@@ -205,6 +205,14 @@ int bw_controls_reloads(const bw_controls *c);
  * frame (all count as failed; ctx.time still advances). */
 int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_control_input *in, float dt);
 
+/* A hint for crowd loops: ask the cache for the Lua tables of
+ * `character` that bw_controls_run reads first (its ctx, the input tables,
+ * each control's state), so a loop calling it for character i + 1 while
+ * it works on character i finds them in cache. bw_controls_run asks for
+ * them itself at its start; this asks earlier. Changes nothing; a bad
+ * argument does nothing. */
+void bw_controls_prefetch(const bw_controls *c, int character);
+
 /* Copy ctx[field][1..] of `character` into out (up to capacity numbers;
  * non-numbers and non-finite values read as 0). Returns how many numbers
  * the field holds (its length; 0 when it is not a table, or when the

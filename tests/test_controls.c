@@ -13,6 +13,7 @@
  * frames. */
 #define _POSIX_C_SOURCE 200809L
 #include <lauxlib.h>
+#include <limits.h>
 #include <lua.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -2376,6 +2377,79 @@ static void bad_descs_and_a_small_memory_cap_fail_cleanly(void)
     CHECK(failed > 0); /* the smallest caps did run out */
 }
 
+/* The crowd hint is a hint: two runners of the same controls, one told
+ * about each next character (and given bad arguments, which ASan would
+ * catch reading out of bounds), aim, blink and see their inputs alike bit
+ * for bit. The controls: the shipped head aim and blink, and one that
+ * copies every input into ctx.seen. */
+static void the_crowd_hint_changes_nothing(void)
+{
+    enum { N = 3 };
+    CHECK(make_tmpdir());
+    write_file("seen.lua", "return { init = function(ctx) ctx.seen = { 0, 0, 0, 0, 0, 0, 0, 0 } end,\n"
+                           "  update = function(s, pose, ctx, dt)\n"
+                           "    local v, p, t = ctx.seen, ctx.position, ctx.target\n"
+                           "    v[1], v[2], v[3], v[4] = ctx.time, ctx.yaw, ctx.has_target and 1 or 0, dt\n"
+                           "    v[5], v[6], v[7], v[8] = p[1], p[3], t[1], t[2]\n"
+                           "  end }\n");
+    const char *dirs[2] = {SCRIPTS, tmpdir};
+    bw_sandbox *sb[2][2];
+    bw_controls *c[2][2]; /* [dir][hinted] */
+    char err[512] = "";
+    for (int d = 0; d < 2; d++)
+        for (int k = 0; k < 2; k++) {
+            sb[d][k] = sandbox_in(dirs[d]);
+            c[d][k] = runner(sb[d][k], dirs[d], N, false);
+            if (d == 0) {
+                CHECK_INT(bw_controls_load(c[d][k], "head_aim.lua", NULL, err, sizeof err), 0);
+                CHECK_INT(bw_controls_load(c[d][k], "blink.lua", "{ interval_min = 0.1, interval_max = 0.3 }", err,
+                                           sizeof err),
+                          1);
+            } else {
+                CHECK_INT(bw_controls_load(c[d][k], "seen.lua", NULL, err, sizeof err), 0);
+            }
+        }
+    bw_pose p[2] = {rest_pose(), rest_pose()};
+    int differ = 0, failed = 0, seen = 0;
+    for (int f = 0; f < 120; f++)
+        for (int ch = 0; ch < N; ch++) {
+            double t = f / 60.0;
+            bw_control_input in = {{(float)(0.02 * f), 0, (float)ch}, (float)(0.03 * f - ch), f % 7 != 0,
+                                   {(float)(3 * sin(t + ch)), 1.5f + (float)sin(2 * t), (float)(3 * cos(t))}};
+            float out[2][2][8];
+            for (int d = 0; d < 2; d++) {
+                for (int k = 0; k < 2; k++) {
+                    bw_pose_set_rest(&p[k], humanoid()->rig);
+                    failed += bw_controls_run(c[d][k], ch, &p[k], &in, 1.0f / 60);
+                    if (k == 1) {
+                        bw_controls_prefetch(c[d][k], ch + 1); /* past the last character at ch = N - 1 */
+                        bw_controls_prefetch(c[d][k], -1);
+                        bw_controls_prefetch(c[d][k], INT_MAX);
+                        bw_controls_prefetch(NULL, 0);
+                    }
+                    int n = bw_controls_read(c[d][k], ch, d == 0 ? "gaze" : "seen", out[d][k], 8);
+                    CHECK_INT(n, d == 0 ? 4 : 8);
+                    if (d == 1 && k == 1 && out[d][k][0] > 0.0f) seen++; /* ctx.time went through */
+                }
+                differ += memcmp(out[d][0], out[d][1], sizeof(float) * (d == 0 ? 4 : 8)) != 0;
+                if (d == 0) /* the aimed and blinking poses */
+                    differ += memcmp(p[0].joints, p[1].joints, sizeof(bw_transform) * (size_t)p[0].joint_count) != 0 ||
+                              memcmp(p[0].curves, p[1].curves, sizeof(float) * (size_t)p[0].curve_count) != 0;
+            }
+        }
+    CHECK_INT(failed, 0);
+    CHECK_INT(differ, 0);
+    CHECK_INT(seen, 120 * N);
+    for (int k = 0; k < 2; k++) {
+        bw_pose_deinit(&p[k]);
+        for (int d = 0; d < 2; d++) {
+            bw_controls_destroy(c[d][k]);
+            bw_sandbox_destroy(sb[d][k]);
+        }
+    }
+    remove_tmpdir();
+}
+
 /* ---- no allocation per frame ---- */
 
 static size_t lua_bytes(lua_State *L)
@@ -2406,6 +2480,7 @@ static size_t frames_growth(bw_sandbox *sb, bw_controls *c, int frames)
                                    {(float)(3 * sin(t)), 1.5f + (float)sin(3 * t), (float)(3 * cos(0.7 * t))}};
             bw_pose_set_rest(&p, humanoid()->rig);
             bad += bw_controls_run(c, ch, &p, &in, 1.0f / 60);
+            bw_controls_prefetch(c, ch + 1); /* the crowd hint, as a crowd loop calls it */
         }
     }
     size_t after = lua_bytes(L);
@@ -2493,6 +2568,7 @@ int main(void)
     RUN(a_control_requiring_itself_is_a_loop);
     RUN(a_script_that_ends_at_the_memory_cap_cannot_abort_the_load);
     RUN(bad_descs_and_a_small_memory_cap_fail_cleanly);
+    RUN(the_crowd_hint_changes_nothing);
     RUN(ten_thousand_frames_allocate_nothing);
     bw_character_destroy(humanoid());
     return check_summary();
