@@ -67,7 +67,7 @@ struct bw_controls {
     int order[BW_CONTROLS_MAX]; /* indices into list, run order */
     int ctxs_ref, pose_ref;
     struct slot *slot; /* per character: ctx.time, the prefetch hints and the refs (one block) */
-    int key_ref[3];    /* the interned keys "time", "yaw", "has_target" (no string lookups per frame) */
+    int inputs_ref;    /* write_inputs as a closure over the interned keys "time", "yaw", "has_target" */
     bw_lua_pose *pose;
     int reloads;
     uint64_t pending;   /* changed modules whose reload was rejected: still the old versions run */
@@ -135,6 +135,8 @@ static void destroy_scratch(bw_lua_object *o) { bw_pose_deinit(&((controls_pose 
 /* Between runs the handle shows the scratch pose. */
 static void detach_pose(bw_controls *c) { c->pose->pose = ((controls_pose *)c->pose)->scratch; }
 
+static int write_inputs(lua_State *L);
+
 static int setup_protected(lua_State *L)
 {
     bw_controls *c = (bw_controls *)lua_touserdata(L, 1);
@@ -196,11 +198,13 @@ static int setup_protected(lua_State *L)
         lua_rawseti(L, -2, i);
     }
     c->ctxs_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    static const char *const keys[3] = {"time", "yaw", "has_target"};
-    for (int k = 0; k < 3; k++) {
-        lua_pushstring(L, keys[k]);
-        c->key_ref[k] = luaL_ref(L, LUA_REGISTRYINDEX);
-    }
+    /* the keys as upvalues (KEY_*): no string lookups per frame, and one
+       registry read pushes the writer with all three */
+    lua_pushstring(L, "time");
+    lua_pushstring(L, "yaw");
+    lua_pushstring(L, "has_target");
+    lua_pushcclosure(L, write_inputs, 3);
+    c->inputs_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     return 0;
 }
 
@@ -229,7 +233,7 @@ bw_controls *bw_controls_create(const bw_controls_desc *desc, char *err, size_t 
     c->user = desc->user;
     c->running = -1;
     c->ctxs_ref = c->pose_ref = LUA_NOREF;
-    for (int k = 0; k < 3; k++) c->key_ref[k] = LUA_NOREF;
+    c->inputs_ref = LUA_NOREF;
     snprintf(c->dir, sizeof c->dir, "%s", desc->dir ? desc->dir : ".");
     c->slot = (slot *)mem_alloc(&a, sizeof *c->slot * (size_t)c->characters);
     for (int i = 0; c->slot && i < c->characters; i++)
@@ -281,7 +285,7 @@ void bw_controls_destroy(bw_controls *c)
     unref(c->L, &c->ctxs_ref);
     for (int i = 0; c->slot && i < c->characters; i++)
         for (int r = 0; r < 3; r++) unref(c->L, &c->slot[i].refs[r]);
-    for (int k = 0; k < 3; k++) unref(c->L, &c->key_ref[k]);
+    unref(c->L, &c->inputs_ref);
     const bw_allocator a = c->allocator;
     mem_free(&a, c->slot, sizeof *c->slot * (size_t)c->characters);
     bw_watch_destroy(c->watch);
@@ -1140,7 +1144,7 @@ static void set_vec(lua_State *L, int ref, const float *v)
     lua_pop(L, 1);
 }
 
-enum { KEY_TIME, KEY_YAW, KEY_HAS_TARGET };
+enum { KEY_TIME = 1, KEY_YAW, KEY_HAS_TARGET }; /* write_inputs' upvalues */
 
 /* With a crowd, a character's Lua tables are out of the caches by the time
  * its turn comes (the animation of the others went through them): the
@@ -1182,7 +1186,7 @@ static void report_running(void *user, const char *message)
 }
 
 /* Run f(args) protected on L (args a light userdata at 1); false when it
- * raised (the error dropped). The host's per-frame calls below touch
+ * raised (the error dropped). The host's per-frame calls touch
  * tables a script owns: raw writes and reads there normally reuse what
  * exists, but a script that removed a key (ctx.time = nil) makes the
  * write insert it, and a field name may need a new string, either of
@@ -1203,25 +1207,25 @@ typedef struct inputs_args {
     const bw_control_input *in;
 } inputs_args;
 
-/* The character's inputs into its ctx (protect). */
+/* The character's inputs into its ctx: (args, ctx), called protected
+ * (the closure c->inputs_ref, over the keys). */
 static int write_inputs(lua_State *L)
 {
     const inputs_args *a = (const inputs_args *)lua_touserdata(L, 1);
     bw_controls *c = a->c;
     const bw_control_input *in = a->in;
     const int *refs = c->slot[a->character].refs;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, refs[0]);
-    int ctx = lua_gettop(L);
+    const int ctx = 2;
     /* raw writes through the interned keys: a script cannot make the
      * inputs run a metamethod, and nothing is looked up by C string */
-    lua_rawgeti(L, LUA_REGISTRYINDEX, c->key_ref[KEY_TIME]);
+    lua_pushvalue(L, lua_upvalueindex(KEY_TIME));
     lua_pushnumber(L, (lua_Number)c->slot[a->character].time);
     lua_rawset(L, ctx);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, c->key_ref[KEY_YAW]);
+    lua_pushvalue(L, lua_upvalueindex(KEY_YAW));
     lua_pushnumber(L, (lua_Number)finite_or_zero(in->yaw));
     lua_rawset(L, ctx);
     bool target = in->has_target && isfinite(in->target[0]) && isfinite(in->target[1]) && isfinite(in->target[2]);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, c->key_ref[KEY_HAS_TARGET]);
+    lua_pushvalue(L, lua_upvalueindex(KEY_HAS_TARGET));
     lua_pushboolean(L, target);
     lua_rawset(L, ctx);
     set_vec(L, refs[1], in->position);
@@ -1243,12 +1247,15 @@ int bw_controls_run(bw_controls *c, int character, bw_pose *pose, const bw_contr
     const int *refs = c->slot[character].refs;
     c->slot[character].time += (double)dt;
     inputs_args inputs = {c, character, in};
-    if (!protect(L, write_inputs, &inputs)) { /* out of memory: no control runs this frame */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, refs[0]);
+    int ctx = lua_gettop(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->inputs_ref);
+    lua_pushlightuserdata(L, &inputs);
+    lua_pushvalue(L, ctx);
+    if (lua_pcall(L, 2, 0, 0) != LUA_OK) { /* out of memory: no control runs this frame */
         lua_settop(L, top);
         return c->count;
     }
-    lua_rawgeti(L, LUA_REGISTRYINDEX, refs[0]);
-    int ctx = lua_gettop(L);
 
     c->pose->pose = *pose; /* the handle sees the host's arrays for this call */
     /* with desc.report the sandbox reports to the runner for the run, which
