@@ -39,18 +39,19 @@
  * as bench.c), characters per 16.6 ms, the same on `--threads` threads
  * through the job API and the scaling ratio, allocations per frame after
  * warm-up (the exit status is 1 unless 0) and bytes per character instance.
- * The Lua control is also timed in place: the time-stamp counter read
- * around each bw_controls_run (bench_ticks, whose own cost, measured with
- * nothing between, is taken off each call), converted by each one-thread
- * block's own tick rate; the median over the clean blocks. That is the
- * control's own time; the variant difference above adds what the control
- * costs the rest of the frame (the lines it evicts) and the noise of two
- * medians.
  * Allocations are counted twice: through the bw_allocator of every object
  * and the Lua states (counting_alloc), and, in a glibc build without
  * AddressSanitizer, by this program's own malloc / calloc / realloc, which
  * see every allocation of the process (the sandbox's included, whose
  * allocator may not be replaced).
+ * The Lua control is also timed in place: the time-stamp counter read
+ * around each bw_controls_run (bench_ticks, whose own cost, measured with
+ * nothing between, is taken off each call), converted by each one-thread
+ * block's own tick rate; the median over the blocks, chosen as for the
+ * frame times (the clean ones when there are three or more). That is the
+ * control's own time; the variant difference above adds what the control
+ * costs the rest of the frame (the lines it evicts) and the noise of two
+ * medians.
  *
  *   blendwerk-character-bench [--quick] [--json] [--characters N] [--reps R]
  *                             [--frames F] [--threads N] [--graph FILE]
@@ -490,9 +491,13 @@ static void run_frame(const world *w, variant *v, bw_jobs *jobs, bool count_tran
 typedef struct series {
     double *all, *clean;
     int num_all, num_clean;
-    double *control; /* lua_aim, one thread: the control timed in place, per clean block */
-    int num_control;
 } series;
+
+static void series_add(series *s, double v, bool clean)
+{
+    s->all[s->num_all++] = v;
+    if (clean) s->clean[s->num_clean++] = v;
+}
 
 /* What one bench_ticks() pair costs with nothing between, in ticks: the
  * median of 101 runs of 1,000 pairs. It is taken off every timed call. */
@@ -524,9 +529,10 @@ static void control_totals(const variant *v, unsigned long long *ticks, unsigned
 }
 
 /* One block: an untimed frame, then `frames` timed ones; ns per
- * character-frame, and for the Lua control on one thread its own time per
- * character-frame, the ticks converted by the block's own tick rate. */
-static void run_block(const world *w, variant *v, bw_jobs *jobs, int frames, series *s, bool record)
+ * character-frame into s, and with the Lua control on one thread its own
+ * time per character-frame into ctl, the ticks converted by the block's
+ * own tick rate. */
+static void run_block(const world *w, variant *v, bw_jobs *jobs, int frames, series *s, series *ctl, bool record)
 {
     run_frame(w, v, jobs, false);
     unsigned long long ticks0, calls0, ticks1, calls1;
@@ -538,14 +544,13 @@ static void run_block(const world *w, variant *v, bw_jobs *jobs, int frames, ser
     double t1 = bench_now_ns(CLOCK_MONOTONIC), c1 = bench_now_ns(CLOCK_THREAD_CPUTIME_ID);
     if (!record) return;
     double ns = (t1 - t0) / ((double)frames * v->count);
-    s->all[s->num_all++] = ns;
     bool clean = jobs || (c1 - c0) / (t1 - t0) >= 0.97;
-    if (clean) s->clean[s->num_clean++] = ns;
-    if (!v->lua_aim || jobs || !clean || k1 <= k0) return;
+    series_add(s, ns, clean);
+    if (!v->lua_aim || jobs || k1 <= k0) return;
     control_totals(v, &ticks1, &calls1);
     double ns_per_tick = (t1 - t0) / (double)(k1 - k0);
     double spent = (double)(ticks1 - ticks0) - tick_cost * (double)(calls1 - calls0);
-    s->control[s->num_control++] = spent * ns_per_tick / ((double)frames * v->count);
+    series_add(ctl, spent * ns_per_tick / ((double)frames * v->count), clean);
 }
 
 static double series_median(series *s, int *used)
@@ -609,10 +614,10 @@ int main(int argc, char **argv)
         for (int f = 0; f < WARMUP_FRAMES && vs[k].available; f++) run_frame(&w, &vs[k], NULL, true);
 
     series one[V_COUNT], many[V_COUNT];
+    series control = {calloc((size_t)reps, sizeof(double)), calloc((size_t)reps, sizeof(double)), 0, 0};
     for (int k = 0; k < V_COUNT; k++) {
-        one[k] = (series){calloc((size_t)reps, sizeof(double)), calloc((size_t)reps, sizeof(double)), 0, 0,
-                          calloc((size_t)reps, sizeof(double)), 0};
-        many[k] = (series){calloc((size_t)reps, sizeof(double)), calloc((size_t)reps, sizeof(double)), 0, 0, NULL, 0};
+        one[k] = (series){calloc((size_t)reps, sizeof(double)), calloc((size_t)reps, sizeof(double)), 0, 0};
+        many[k] = (series){calloc((size_t)reps, sizeof(double)), calloc((size_t)reps, sizeof(double)), 0, 0};
     }
     tick_cost = tick_pair_cost();
     long long calls_before = stats.calls, malloc_before = malloc_calls();
@@ -620,8 +625,8 @@ int main(int argc, char **argv)
     for (int r = 0; r < 1 + reps; r++)
         for (int k = 0; k < V_COUNT; k++) {
             if (!vs[k].available) continue;
-            run_block(&w, &vs[k], NULL, frames, &one[k], r >= 1);
-            if (pool) run_block(&w, &vs[k], pool, frames, &many[k], r >= 1);
+            run_block(&w, &vs[k], NULL, frames, &one[k], &control, r >= 1);
+            if (pool) run_block(&w, &vs[k], pool, frames, &many[k], NULL, r >= 1);
             timed_frames += (1 + frames) * (pool ? 2 : 1);
         }
     long long allocations = stats.calls - calls_before, mallocs = malloc_calls() - malloc_before;
@@ -662,9 +667,8 @@ int main(int argc, char **argv)
     /* head aim alone: each variant minus the one without head aim */
     double c_aim = med[V_COMPILED] - med[V_NO_AIM], l_aim = vs[V_LUA_AIM].available ? med[V_LUA_AIM] - med[V_NO_AIM] : 0;
     /* the Lua control timed in place, around each bw_controls_run call */
-    double l_timed = 0.0, p10;
-    series *lt = &one[V_LUA_AIM];
-    if (lt->num_control) bench_median_p10(lt->control, lt->num_control, &l_timed, &p10);
+    int n_timed = 0;
+    double l_timed = control.num_all ? series_median(&control, &n_timed) : 0.0;
     double tick_ns = 0.0; /* the pair's cost in ns, for the report */
     {
         double m0 = bench_now_ns(CLOCK_MONOTONIC);
@@ -682,10 +686,11 @@ int main(int argc, char **argv)
     else {
         printf("head aim per character-frame (variant minus no_head_aim): C (animator) %.1f ns", c_aim);
         if (vs[V_LUA_AIM].available) printf(", Lua control (in place, no pose copy) %.1f ns", l_aim);
-        if (lt->num_control)
-            printf("\nLua control timed in place: %.1f ns per character-frame (median of %d clean blocks; the "
-                   "clock's own %.1f ns a call taken off)",
-                   l_timed, lt->num_control, tick_ns);
+        if (control.num_all)
+            printf("\nLua control timed in place: %.1f ns per character-frame, %.3f of the compiled variant's (median "
+                   "of %d %sblocks; the clock's own %.1f ns a call taken off)",
+                   l_timed, compiled_ns > 0 ? l_timed / compiled_ns : 0.0, n_timed,
+                   n_timed == control.num_clean ? "clean " : "", tick_ns);
         printf("\nallocations per frame after warm-up: %.3f through the allocators (%lld over %lld crowd frames)", per_frame,
                allocations, timed_frames);
         if (BENCH_COUNTS_MALLOC) printf(", %.3f malloc/calloc/realloc calls of the whole process", mallocs_per_frame);
@@ -694,9 +699,10 @@ int main(int argc, char **argv)
     }
 
     for (int k = 0; k < V_COUNT; k++) {
-        free(one[k].all), free(one[k].clean), free(one[k].control), free(many[k].all), free(many[k].clean);
+        free(one[k].all), free(one[k].clean), free(many[k].all), free(many[k].clean);
         if (vs[k].available) variant_deinit(&vs[k]);
     }
+    free(control.all), free(control.clean);
     bw_jobs_destroy(pool);
     world_deinit(&w);
     return allocations == 0 && mallocs == 0 ? 0 : 1;
