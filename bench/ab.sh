@@ -20,8 +20,9 @@
 # Measurements: character: compiled, lua_predicates, lua_head_aim,
 # no_head_aim (ns per character-frame) and the head aims alone (c_aim,
 # lua_aim: a variant minus no_head_aim; lua_timed: the Lua control timed
-# in place around its calls); control: lua, c, empty (ns per
-# character-frame).
+# in place around its calls; lua_timed_share: that as a fraction of the
+# compiled variant's frame in the same run, which a host's speed moves
+# less); control: lua, c, empty (ns per character-frame).
 set -euo pipefail
 
 pairs=7
@@ -72,7 +73,7 @@ measure() {
             /^head aim per character-frame/ {
                 if (match($0, /C \(animator\) [0-9.]+/)) { s = substr($0, RSTART, RLENGTH); n = split(s, f, " "); print "c_aim", f[n] }
                 if (match($0, /Lua control[^0-9]*[0-9.]+/)) { s = substr($0, RSTART, RLENGTH); n = split(s, f, " "); print "lua_aim", f[n] } }
-            /^Lua control timed in place: [0-9.]+ ns/ { print "lua_timed", $6 }'
+            /^Lua control timed in place: [0-9.]+ ns/ { print "lua_timed", $6; print "lua_timed_share", $10 }'
     else
         echo "$out" | awk '
             /^lua head_aim.lua control:/ { print "lua", $(NF - 3) }
@@ -106,5 +107,7 @@ for name in $(awk '{ print $2 }' "$work/A" | awk '!seen[$0]++'); do
     mr=$(echo "$ratios" | median)
     lo=$(echo "$ratios" | sort -g | head -1)
     hi=$(echo "$ratios" | sort -g | tail -1)
-    printf '%-16s %10.1f %10.1f %9.3f %8.3f-%-8.3f\n' "$name" "$ma" "$mb" "$mr" "$lo" "$hi"
+    # ns with one decimal; a share (below 1) with four
+    if awk -v a="$ma" 'BEGIN { exit !(a < 1 && a > -1) }'; then f='%10.4f'; else f='%10.1f'; fi
+    printf "%-16s $f $f %9.3f %8.3f-%-8.3f\n" "$name" "$ma" "$mb" "$mr" "$lo" "$hi"
 done
