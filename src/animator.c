@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -123,8 +124,7 @@ struct bw_animator {
     float *clip_w, *face_w, *state_expr;
     int state_expr_count;
     float look_at[3];
-    bw_state_problem problems[BW_ANIMATOR_MAX_PROBLEMS];
-    int problem_count;
+    int problem_count; /* of the last update's state (the list lies at the end) */
     /* head */
     int chain[BW_ANIMATOR_MAX_CHAIN];
     float chain_w[BW_ANIMATOR_MAX_CHAIN];
@@ -144,6 +144,9 @@ struct bw_animator {
     bw_animator_event *events;
     int event_count, event_capacity;
     bool event_default; /* desc.event_capacity 0: sized by default_events */
+    /* Everything above is the per-frame part bw_animator_prefetch asks
+       for; below, what a good frame never touches. */
+    bw_state_problem problems[BW_ANIMATOR_MAX_PROBLEMS]; /* 2.5 KB */
 };
 
 /* The default event capacity: its cursor's default queue
@@ -1292,6 +1295,7 @@ void bw_animator_prefetch(const bw_animator *a)
 {
     if (!a) return;
     bw_graph_cursor_prefetch(&a->hint);
+    bw_prefetch_lines(a, offsetof(bw_animator, problems), true); /* its own per-frame fields */
     const size_t joints = (size_t)a->pose.joint_count;
     bw_prefetch_lines(a->pose.joints, joints * sizeof *a->pose.joints, true);
     bw_prefetch_lines(a->pose.coverage, joints * sizeof *a->pose.coverage, true);

@@ -364,9 +364,9 @@ BW_API bw_result bw_animator_update(bw_animator *animator, float dt, const bw_ch
 BW_API bw_result bw_animator_update_in(bw_animator *animator, bw_graph_scratch *scratch, float dt,
                                        const bw_character_state *state, const float *camera);
 /* A hint for crowd loops: ask the cache for what the animator's next
- * update reads and writes first (its graph cursor's and mixer's
- * per-frame state, its pose, its clip tracks), so that a loop
- * calling it for character i + 1 while it works on character i (best
+ * update reads and writes first (its own per-frame fields, its graph
+ * cursor's and mixer's per-frame state, its pose, its clip tracks), so
+ * that a loop calling it for character i + 1 while it works on character i (best
  * after i's update, before what the host does with i's pose:
  * docs/animator.md "A crowd") finds that character in cache instead of
  * waiting on memory access after access (bench/character_bench.c: the
