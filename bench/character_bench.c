@@ -516,7 +516,8 @@ static double tick_pair_cost(void)
     return med;
 }
 
-static double tick_cost; /* tick_pair_cost(), once at start */
+static double tick_cost;   /* tick_pair_cost(), once at start */
+static double ns_per_tick; /* the last one-thread block's tick rate (to print tick_cost in ns) */
 
 /* The ticks and calls of the control clocks of v's partitions, summed. */
 static void control_totals(const variant *v, unsigned long long *ticks, unsigned long long *calls)
@@ -548,7 +549,7 @@ static void run_block(const world *w, variant *v, bw_jobs *jobs, int frames, ser
     series_add(s, ns, clean);
     if (!v->lua_aim || jobs || k1 <= k0) return;
     control_totals(v, &ticks1, &calls1);
-    double ns_per_tick = (t1 - t0) / (double)(k1 - k0);
+    ns_per_tick = (t1 - t0) / (double)(k1 - k0);
     double spent = (double)(ticks1 - ticks0) - tick_cost * (double)(calls1 - calls0);
     series_add(ctl, spent * ns_per_tick / ((double)frames * v->count), clean);
 }
@@ -669,15 +670,7 @@ int main(int argc, char **argv)
     /* the Lua control timed in place, around each bw_controls_run call */
     int n_timed = 0;
     double l_timed = control.num_all ? series_median(&control, &n_timed) : 0.0;
-    double tick_ns = 0.0; /* the pair's cost in ns, for the report */
-    {
-        double m0 = bench_now_ns(CLOCK_MONOTONIC);
-        unsigned long long k0 = bench_ticks();
-        while (bench_now_ns(CLOCK_MONOTONIC) - m0 < 2e6) {}
-        unsigned long long k1 = bench_ticks();
-        double m1 = bench_now_ns(CLOCK_MONOTONIC);
-        if (k1 > k0) tick_ns = tick_cost * (m1 - m0) / (double)(k1 - k0);
-    }
+    double tick_ns = tick_cost * ns_per_tick; /* the pair's cost in ns, for the report */
     double mallocs_per_frame = timed_frames ? (double)mallocs / (double)timed_frames : 0.0;
     if (json)
         printf("],\"c_head_aim_ns\":%.1f,\"lua_head_aim_ns\":%.1f,\"lua_head_aim_timed_ns\":%.1f,"
